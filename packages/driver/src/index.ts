@@ -1,0 +1,45 @@
+export type {
+  SandboxMode,
+  AllowDeny,
+  ApprovalMode,
+  ApprovalKind,
+  McpTransport,
+  DriverCapabilities,
+  DriverDescriptor,
+} from "./spi/descriptor.js";
+export type {
+  DriverEvent,
+  TextDeltaEvent,
+  ThinkingDeltaEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  NoticeEvent,
+  ProcessEvent,
+} from "./spi/events.js";
+export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
+export type { DriverRequest } from "./spi/request.js";
+export type {
+  Usage,
+  FailureReason,
+  DriverFailure,
+  TranscriptItem,
+  RawStreams,
+  Checkpoint,
+  DriverResponse,
+} from "./spi/response.js";
+export type { Driver, DriverSink } from "./spi/driver.js";
+export {
+  ErrInvalidDriverConfig,
+  ErrInvalidPolicy,
+  ErrPolicyCapabilityUnsupported,
+  ErrHumanDecisionModeUnsupported,
+  ErrInvalidOutputSchema,
+  ErrStructuredOutputUnsupported,
+  InvalidDriverConfigError,
+  InvalidPolicyError,
+  PolicyCapabilityUnsupportedError,
+  HumanDecisionModeUnsupportedError,
+  InvalidOutputSchemaError,
+  StructuredOutputUnsupportedError,
+  SessionConfigFingerprintError,
+} from "./errors/index.js";

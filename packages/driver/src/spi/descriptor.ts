@@ -1,0 +1,49 @@
+/** Sandbox levels a run policy may request. */
+export type SandboxMode = "read_only" | "workspace_write" | "unrestricted";
+/** Allow or deny a capability such as web search or a browser. */
+export type AllowDeny = "allow" | "deny";
+/** How an approval kind is decided. `inherit` defers to the CLI's own configuration. */
+export type ApprovalMode = "inherit" | "ask" | "auto_approve" | "auto_deny";
+/** The kinds of approval a CLI can ask for. */
+export type ApprovalKind = "permission" | "plan_review" | "question";
+/** MCP transports. */
+export type McpTransport = "stdio" | "http" | "sse";
+
+/**
+ * What a driver can honestly do. A driver declares only what its tests prove against the real
+ * binary (DESIGN.md "Drivers"); the SDK refuses requests outside it before launch.
+ */
+export interface DriverCapabilities {
+  /** Resume and fork of provider sessions. */
+  readonly sessions: { readonly resume: boolean; readonly fork: boolean };
+  /** A live process can serve several turns of one thread. */
+  readonly processReuse: boolean;
+  /** Native JSON Schema enforcement, and prompt instructions plus local validation. */
+  readonly structuredOutput: { readonly native: boolean; readonly prompt: boolean };
+  /** MCP transports the CLI accepts; empty means no MCP. */
+  readonly mcp: { readonly transports: readonly McpTransport[] };
+  /** Policy values the driver can enforce; anything unlisted is refused when explicitly asked for. */
+  readonly policy: {
+    readonly sandbox: readonly SandboxMode[];
+    readonly webSearch: readonly AllowDeny[];
+    readonly browser: readonly AllowDeny[];
+    readonly activeExecutionTimeout: boolean;
+  };
+  /** Approval modes per kind. */
+  readonly approvals: { readonly [K in ApprovalKind]: readonly ApprovalMode[] };
+  /** Streaming detail the driver emits. */
+  readonly streaming: {
+    readonly textDeltas: boolean;
+    readonly thinking: boolean;
+    readonly toolCallArgs: boolean;
+  };
+}
+
+/** A driver's identity and capabilities. Deterministic: the same object for every call. */
+export interface DriverDescriptor {
+  /** Stable type id, e.g. `"claude"`; used in error fields and fingerprints. */
+  readonly type: string;
+  /** Human name, e.g. `"Claude Code"`. */
+  readonly displayName: string;
+  readonly capabilities: DriverCapabilities;
+}

@@ -1,0 +1,38 @@
+import type { ApprovalAsk, ApprovalDecision } from "./approval.js";
+import type { DriverDescriptor } from "./descriptor.js";
+import type { DriverEvent } from "./events.js";
+import type { DriverRequest } from "./request.js";
+import type { DriverResponse } from "./response.js";
+
+/** How a driver reports progress and asks the host for decisions during {@link Driver.run}. */
+export interface DriverSink {
+  /** Emits an event; never throws, never blocks. */
+  emit(event: DriverEvent): void;
+  /**
+   * Asks the host to decide. Always resolves: when the run ends or the host cannot answer, it
+   * resolves with a `deny`, so the CLI is always answered.
+   */
+  requestApproval(ask: ApprovalAsk): Promise<ApprovalDecision>;
+}
+
+/**
+ * A coding-agent CLI adapter (DESIGN.md "Drivers"). Parsing the CLI protocol belongs to the
+ * driver; spawning, framing and kill escalation come from `@adaptor/driver/process`.
+ */
+export interface Driver {
+  readonly descriptor: DriverDescriptor;
+  /**
+   * Checks the captured configuration without I/O; called before every launch.
+   * @throws InvalidDriverConfigError
+   */
+  validateConfig(): void;
+  /**
+   * Runs one invocation. Resolves with a response for success and for classified business
+   * failures (`response.failure`). Rejects with an ordinary error for infrastructure failures:
+   * a missing executable (`DriverError` `NOT_FOUND`), a broken protocol, or `signal` aborting
+   * (then with `signal.reason` in the cause chain), after the process is gone.
+   */
+  run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse>;
+  /** Releases pooled processes; idempotent. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,67 @@
+/**
+ * Events a driver emits through {@link DriverSink.emit}. The SDK adds `meta` (run id, sequence,
+ * time) and the lifecycle events (`run-started`, `approval-request`, `dropped`, `run-finished`).
+ */
+export type DriverEvent =
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | NoticeEvent
+  | ProcessEvent;
+
+/** A piece of assistant text. */
+export interface TextDeltaEvent {
+  readonly type: "text-delta";
+  readonly text: string;
+  /** Provider message id, when known. */
+  readonly messageId?: string;
+}
+
+/** A piece of model reasoning. */
+export interface ThinkingDeltaEvent {
+  readonly type: "thinking-delta";
+  readonly text: string;
+  readonly messageId?: string;
+}
+
+/** A tool call: `start` (name known), `args` (an argument fragment), `end` (complete input). */
+export interface ToolCallEvent {
+  readonly type: "tool-call";
+  readonly phase: "start" | "args" | "end";
+  /** Provider tool call id, e.g. `"toolu_1"`. */
+  readonly id: string;
+  readonly name: string;
+  /** Argument JSON fragment (phase `args`). */
+  readonly argsDelta?: string;
+  /** The complete input (phase `end`). */
+  readonly input?: unknown;
+}
+
+/** The result a tool call produced, as the CLI reported it. */
+export interface ToolResultEvent {
+  readonly type: "tool-result";
+  /** The tool call id this answers. */
+  readonly id: string;
+  readonly name?: string;
+  /** Text content of the result. */
+  readonly output: string;
+  /** True when the tool failed or was denied. */
+  readonly isError: boolean;
+}
+
+/** Lifecycle, audit and transcript notes. `kind` examples: `lifecycle`, `runtime`, `transcript.item`, `approval.requested`. */
+export interface NoticeEvent {
+  readonly type: "notice";
+  readonly kind: string;
+  readonly message?: string;
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/** Process activity: spawn (pid), stderr text, a stdout line that was not JSON. */
+export interface ProcessEvent {
+  readonly type: "process";
+  readonly kind: "spawn" | "stdout" | "stderr" | "exit";
+  readonly text?: string;
+  readonly pid?: number;
+}

@@ -1,0 +1,19 @@
+/** One invocation handed to {@link Driver.run}. */
+export interface DriverRequest {
+  /** UUID v7 of this run. */
+  readonly runId: string;
+  /** The user prompt. Drivers deliver it on stdin, never in argv. */
+  readonly prompt: string;
+  /** Model override for this run. */
+  readonly model?: string;
+  /** Working directory of the CLI (the workspace). */
+  readonly cwd?: string;
+  /** Extra environment for the CLI, merged over the driver's own. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Provider session to continue; absent for a fresh conversation. */
+  readonly session?: { readonly resumeId: string; readonly fork?: boolean };
+  /** JSON Schema the final answer must satisfy, already validated by the SDK. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** Host metadata, passed through for logging. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}

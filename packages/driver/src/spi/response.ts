@@ -1,0 +1,72 @@
+/** Token counts as the CLI reported them. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
+/** Reasons of a classified business failure (seed 002 "Root business failures"); unknown codes pass through. */
+export type FailureReason =
+  | "approval_denied"
+  | "approval_timeout"
+  | "agent_error"
+  | "cancelled"
+  | "policy_violation"
+  | (string & {});
+
+/** A business failure the driver classified; the SDK turns it into a `RunError`. */
+export interface DriverFailure {
+  readonly reason: FailureReason;
+  /** For people; for API errors, the API's own message. */
+  readonly message: string;
+  readonly details?: Readonly<Record<string, unknown>>;
+  readonly cause?: unknown;
+}
+
+/** One item of the driver-parsed transcript (assistant text, tool call, tool result, ...). */
+export interface TranscriptItem {
+  readonly kind: "user" | "assistant" | "thinking" | "tool-call" | "tool-result" | "system";
+  readonly text?: string;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly input?: unknown;
+  readonly isError?: boolean;
+}
+
+/** Everything the CLI wrote, kept for audit. */
+export interface RawStreams {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The official terminal line: its event name and exact JSON text. */
+  readonly terminal?: { readonly event: string; readonly json: string };
+}
+
+/** Where a conversation can be resumed from. */
+export interface Checkpoint {
+  /** The id the CLI resumes by (Claude: `session_id`). */
+  readonly resumeId: string;
+  readonly displayId?: string;
+  readonly data?: unknown;
+}
+
+/** What {@link Driver.run} resolves with, for success and for classified failures alike. */
+export interface DriverResponse {
+  /** Final assistant text (never stdout or terminal JSON). */
+  readonly text: string;
+  /** Natively enforced structured value, when the CLI returned one. */
+  readonly structured?: unknown;
+  readonly model?: string;
+  readonly provider?: string;
+  /** Undefined when the CLI reported none; zeros when it reported zeros. */
+  readonly usage?: Usage;
+  /** Cost in US dollars, when the CLI reports it. */
+  readonly costUsd?: number;
+  readonly transcript: readonly TranscriptItem[];
+  readonly raw: RawStreams;
+  /** Present only after an official success terminal with a resume id. */
+  readonly checkpoint?: Checkpoint;
+  /** Present when the run completed but failed (a business failure). */
+  readonly failure?: DriverFailure;
+  readonly exit?: { readonly code: number | null; readonly signal: string | null };
+}

@@ -1,0 +1,1 @@
+export { ErrInvalidConfig, ErrUnsupported, ErrTransportUnsupported } from "./errors/sentinels.js";

@@ -1,0 +1,20 @@
+import { AdaptorError } from "@adaptor/errors";
+import { ErrSkillKeyConflict } from "./sentinels.js";
+
+/** Two structurally different skills share `key`; matches {@link ErrSkillKeyConflict}. */
+export class SkillKeyConflictError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.SkillKeyConflictError");
+  static override readonly sentinel = ErrSkillKeyConflict;
+  readonly key: string;
+  /** A description of each conflicting source, e.g. `["dir:/a", "inline"]`. */
+  readonly sources: readonly string[];
+  /** What differs. */
+  readonly detail: string;
+
+  constructor(key: string, sources: readonly string[], detail: string) {
+    super(`skill ${JSON.stringify(key)}: conflicting declarations (${sources.join(", ")}): ${detail}`);
+    this.key = key;
+    this.sources = Object.freeze([...sources]);
+    this.detail = detail;
+  }
+}

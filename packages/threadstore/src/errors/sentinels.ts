@@ -1,0 +1,10 @@
+import { sentinel } from "@adaptor/errors";
+
+// threadstore identities (seed 002 "threadstore errors"); the root Thread API translates them.
+
+/** `acquireLease` while another owner holds a live lease. */
+export const ErrBusy = sentinel("adaptor.threadstore.Busy", "lease busy");
+/** `renewLease` or `finalize` after owner, token or expiry validation failed. */
+export const ErrLeaseLost = sentinel("adaptor.threadstore.LeaseLost", "lease lost");
+/** A conditional `finalize` found the key it required to be absent. */
+export const ErrAlreadyExists = sentinel("adaptor.threadstore.AlreadyExists", "already exists");

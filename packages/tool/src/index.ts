@@ -1,0 +1,1 @@
+export { ErrInvalidDefinition, ErrInvalidInput, ErrInvalidOutput } from "./errors/sentinels.js";
