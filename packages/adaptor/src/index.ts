@@ -1,1 +1,97 @@
-export {};
+// Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
+
+export { Agent } from "./agent/agent.js";
+export { Stream } from "./run/stream.js";
+export { Result, type ResultInit } from "./run/result.js";
+export type { AgentOptions, RunOptions, SharedRunOptions } from "./run/run-options.js";
+export type {
+  AgentEvent,
+  EventMeta,
+  EventPayload,
+  RunStartedEvent,
+  ApprovalRequestEvent,
+  DroppedEvent,
+  RunFinishedEvent,
+} from "./events/agent-event.js";
+export { DEFAULT_EVENT_BUFFER } from "./events/event-queue.js";
+export { ApprovalRequest, type ApprovalChoice, type ApprovalRequestInit } from "./approval/approval-request.js";
+export type { ApprovalHandler } from "./approval/approval-broker.js";
+export { RunError, type RunErrorInit } from "./errors/run-error.js";
+
+// Root-owned identities.
+export {
+  ErrAgentClosed,
+  ErrApprovalDenied,
+  ErrApprovalTimeout,
+  ErrAgentFailed,
+  ErrRunCancelled,
+  ErrPolicyViolation,
+  ErrThreadStoreRequired,
+  ErrThreadNotFound,
+  ErrThreadBusy,
+  ErrThreadIncompatible,
+  ErrThreadLeaseLost,
+  ErrThreadCheckpointMissing,
+  ErrThreadAlreadyExists,
+  ErrResumeRejected,
+  ErrApprovalResolved,
+  ErrApprovalExpired,
+  ErrApprovalKindMismatch,
+  ErrApprovalUnavailable,
+} from "./errors/sentinels.js";
+
+// Leaf identities (seed 002 "Root pre-invocation errors"), same objects as their owners'.
+export {
+  ErrSkillNotFound,
+  ErrSkillKeyConflict,
+  ErrSkillMaterializationFailed,
+  ErrSkillSourceMissing,
+  ErrSkillKeyMissing,
+  SkillKeyConflictError,
+  SkillMaterializationError,
+} from "@adaptor/skill";
+export {
+  ErrInvalidConfig as ErrInvalidMCPConfig,
+  ErrUnsupported as ErrMCPUnsupported,
+  ErrTransportUnsupported as ErrMCPTransportUnsupported,
+} from "@adaptor/mcp";
+export {
+  ErrInvalidOutputSchema,
+  ErrStructuredOutputUnsupported,
+  ErrInvalidDriverConfig,
+  ErrInvalidPolicy,
+  ErrPolicyCapabilityUnsupported,
+  ErrHumanDecisionModeUnsupported,
+  InvalidOutputSchemaError,
+  StructuredOutputUnsupportedError,
+  InvalidDriverConfigError,
+  InvalidPolicyError,
+  PolicyCapabilityUnsupportedError,
+  HumanDecisionModeUnsupportedError,
+  SessionConfigFingerprintError,
+} from "@adaptor/driver";
+export type {
+  Driver,
+  DriverSink,
+  DriverRequest,
+  DriverResponse,
+  DriverDescriptor,
+  DriverCapabilities,
+  ApprovalKind,
+  ApprovalMode,
+  ApprovalDecision,
+  Usage,
+  FailureReason,
+  TranscriptItem,
+  RawStreams,
+  Checkpoint,
+  TextDeltaEvent,
+  ThinkingDeltaEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  NoticeEvent,
+  ProcessEvent,
+} from "@adaptor/driver";
+
+// Matching helpers and codes, so hosts need one import.
+export { isError, findError, ErrCode, DriverError, AdaptorError, errorCode, type Sentinel } from "@adaptor/errors";

@@ -1,1 +1,15 @@
-export {};
+import { ClaudeDriver } from "./claude-driver.js";
+import type { ClaudeConfig } from "./config.js";
+
+export { ClaudeDriver, CLAUDE_DESCRIPTOR } from "./claude-driver.js";
+export { OWNED_FLAGS, validateClaudeConfig, type ClaudeConfig } from "./config.js";
+export { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "./command.js";
+
+/**
+ * Makes a Claude Code driver.
+ * @example
+ * const agent = new Agent(claude({ model: "claude-sonnet-4-5", cwd: "/path/to/project" }));
+ */
+export function claude(config: ClaudeConfig = {}): ClaudeDriver {
+  return new ClaudeDriver(config);
+}

@@ -1,0 +1,113 @@
+import { AdaptorError } from "@adaptor/errors";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import type { Driver } from "@adaptor/driver";
+import { v7 as uuidv7 } from "uuid";
+import { ErrAgentClosed } from "../errors/sentinels.js";
+import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
+import { executeRun } from "../run/execute-run.js";
+import type { Result } from "../run/result.js";
+import { mergeRunOptions, type AgentOptions, type RunOptions } from "../run/run-options.js";
+import { Stream } from "../run/stream.js";
+
+/**
+ * Runs prompts through a {@link Driver} (seed 002 "One execution error path"): `stream()` for
+ * events, `run()` for the verdict alone. Close it (or `await using`) to reap every process.
+ *
+ * @example
+ * const agent = new Agent(claude({ model: "claude-sonnet-4-5" }));
+ * const result = await agent.run("Fix the failing test", { onApproval: (r) => r.approve() });
+ * console.log(result.text);
+ * await agent.close();
+ */
+export class Agent implements AsyncDisposable {
+  readonly driver: Driver;
+  readonly #options: AgentOptions;
+  readonly #inflight = new Map<AbortController, Promise<unknown>>();
+  #closing: Promise<void> | undefined;
+
+  /** @throws TypeError when `driver` is missing (a programmer error, not a sentinel). */
+  constructor(driver: Driver, options: AgentOptions = {}) {
+    if (!driver || typeof driver.run !== "function") throw new TypeError("new Agent(driver): a Driver is required");
+    this.driver = driver;
+    this.#options = Object.freeze({ ...options });
+  }
+
+  /**
+   * Starts a run and returns its {@link Stream} at once; never throws. After `close()` began, the
+   * stream's result rejects with `ErrAgentClosed`.
+   */
+  stream(prompt: string, options: RunOptions = {}): Stream {
+    const runId = uuidv7();
+    const controller = new AbortController();
+    const queue = new EventQueue({ runId }, this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER);
+    if (this.#closing) {
+      const closed = new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+      queue.push({ type: "run-finished", ok: false, reason: "error", message: closed.message });
+      queue.close();
+      return new Stream(runId, queue, controller, Promise.reject(closed));
+    }
+    const merged = mergeRunOptions(this.#options, options);
+    const release = linkSignals(controller, this.driver.descriptor.type, merged);
+    const result = Promise.resolve()
+      .then(() => executeRun({ runId, driver: this.driver, prompt, options: merged, queue, controller }))
+      .finally(() => {
+        release();
+        this.#inflight.delete(controller);
+      });
+    this.#inflight.set(controller, result.catch(() => undefined));
+    return new Stream(runId, queue, controller, result);
+  }
+
+  /** `stream(prompt, options)` drained: resolves the `Result` or rejects with the verdict. */
+  async run(prompt: string, options: RunOptions = {}): Promise<Result> {
+    const stream = this.stream(prompt, options);
+    for await (const _event of stream) {
+      // Drained so events never pile up; the verdict comes from result().
+    }
+    return stream.result();
+  }
+
+  /**
+   * Closes the agent: new runs reject with `ErrAgentClosed`, runs in flight are cancelled (their
+   * verdict carries `ErrAgentClosed`) and their processes reaped, then the driver's pool is closed.
+   * Idempotent: every call returns the same promise.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const reason = new AdaptorError("agent closed during the run", { sentinel: ErrAgentClosed });
+      for (const controller of this.#inflight.keys()) controller.abort(reason);
+      await Promise.all(this.#inflight.values());
+      await this.driver.close?.();
+    })();
+    return this.#closing;
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** Wires the caller's signal and the timeout into the run's controller; returns the unlink function. */
+function linkSignals(controller: AbortController, device: string, options: RunOptions): () => void {
+  const cleanups: (() => void)[] = [];
+  const { signal, timeoutMs } = options;
+  if (signal) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else {
+      const onAbort = (): void => controller.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      cleanups.push(() => signal.removeEventListener("abort", onAbort));
+    }
+  }
+  if (timeoutMs !== undefined && timeoutMs >= 0) {
+    const timer = setTimeout(() => {
+      controller.abort(
+        new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}` }),
+      );
+    }, timeoutMs);
+    timer.unref?.();
+    cleanups.push(() => clearTimeout(timer));
+  }
+  return () => cleanups.forEach((cleanup) => cleanup());
+}

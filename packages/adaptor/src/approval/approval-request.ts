@@ -1,0 +1,132 @@
+import { AdaptorError } from "@adaptor/errors";
+import type { ApprovalDecision, ApprovalKind } from "@adaptor/driver";
+import {
+  ErrApprovalExpired,
+  ErrApprovalKindMismatch,
+  ErrApprovalResolved,
+  ErrApprovalUnavailable,
+} from "../errors/sentinels.js";
+import type { ApprovalResponder } from "./approval-responder.js";
+
+/** A choice offered by a `question`. */
+export interface ApprovalChoice {
+  readonly key: string;
+  readonly label: string;
+  readonly description?: string;
+}
+
+/** Fields of an {@link ApprovalRequest}. */
+export interface ApprovalRequestInit {
+  readonly id: string;
+  readonly runId: string;
+  readonly kind: ApprovalKind;
+  readonly title: string;
+  readonly toolName?: string | undefined;
+  readonly toolCallId?: string | undefined;
+  readonly input?: unknown;
+  readonly choices?: readonly ApprovalChoice[] | undefined;
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
+  readonly createdAt: Date;
+  readonly deadline?: Date | undefined;
+  readonly attempt: number;
+}
+
+/**
+ * A decision the CLI waits for (seed 002 "Approval responder errors"). Answer it exactly once with
+ * {@link approve}, {@link deny} or {@link answer}, from an `onApproval` handler or from the
+ * `approval-request` event. The methods are synchronous and throw:
+ * - `ErrApprovalResolved` when another answer already won;
+ * - `ErrApprovalExpired` (also matches `ErrApprovalResolved`) after the deadline or the run's end;
+ * - `ErrApprovalKindMismatch` when the method does not fit the kind;
+ * - `ErrApprovalUnavailable` when the request has no run-owned responder.
+ */
+export class ApprovalRequest {
+  /** UUID v7, new for every attempt. */
+  readonly id: string;
+  readonly runId: string;
+  readonly kind: ApprovalKind;
+  /** One line for people, e.g. `"Bash: npm test"`. */
+  readonly title: string;
+  readonly toolName: string | undefined;
+  readonly toolCallId: string | undefined;
+  /** The input the CLI proposes for the tool. */
+  readonly input: unknown;
+  readonly choices: readonly ApprovalChoice[] | undefined;
+  /** Protocol detail (Claude's `permission_suggestions`, `blocked_path`, a diff). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly createdAt: Date;
+  readonly deadline: Date | undefined;
+  /** 1 for the first ask, then 2, 3, ... on retries. */
+  readonly attempt: number;
+  readonly #responder: ApprovalResponder | undefined;
+
+  /** @internal Requests are made by the SDK; one built by hand has no responder. */
+  constructor(init: ApprovalRequestInit, responder?: ApprovalResponder) {
+    this.id = init.id;
+    this.runId = init.runId;
+    this.kind = init.kind;
+    this.title = init.title;
+    this.toolName = init.toolName;
+    this.toolCallId = init.toolCallId;
+    this.input = init.input;
+    this.choices = init.choices;
+    this.details = init.details;
+    this.createdAt = init.createdAt;
+    this.deadline = init.deadline;
+    this.attempt = init.attempt;
+    this.#responder = responder;
+  }
+
+  /** `"pending"` until answered; then the outcome, or `"expired"`. */
+  get status(): "pending" | "approved" | "denied" | "answered" | "expired" {
+    return this.#responder?.status ?? "pending";
+  }
+
+  /**
+   * Allows the action, optionally with an edited input the CLI will use instead.
+   * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`.
+   */
+  approve(options: { updatedInput?: unknown } = {}): void {
+    if (this.kind === "question") throw this.#mismatch("approve");
+    this.#settle({ outcome: "approve", ...("updatedInput" in options ? { updatedInput: options.updatedInput } : {}) });
+  }
+
+  /**
+   * Refuses the action; `reason` reaches the model as the tool's error text.
+   * @throws see the class comment.
+   */
+  deny(reason = "denied by host"): void {
+    this.#settle({ outcome: "deny", reason });
+  }
+
+  /**
+   * Answers a `question` with a choice key or free text.
+   * @throws see the class comment; `ErrApprovalKindMismatch` for other kinds.
+   */
+  answer(choice: string): void {
+    if (this.kind !== "question") throw this.#mismatch("answer");
+    this.#settle({ outcome: "answer", choice });
+  }
+
+  #settle(decision: ApprovalDecision): void {
+    const responder = this.#responder;
+    if (!responder) {
+      throw new AdaptorError(`approval ${this.id}: no responder`, { sentinel: ErrApprovalUnavailable });
+    }
+    const outcome = responder.settle(decision);
+    if (outcome === "expired") {
+      throw new AdaptorError(`approval ${this.id}: expired`, { sentinel: ErrApprovalExpired });
+    }
+    if (outcome === "resolved") {
+      throw new AdaptorError(`approval ${this.id}: already resolved (${responder.status})`, {
+        sentinel: ErrApprovalResolved,
+      });
+    }
+  }
+
+  #mismatch(method: string): AdaptorError {
+    return new AdaptorError(`approval ${this.id}: ${method}() does not fit kind ${this.kind}`, {
+      sentinel: ErrApprovalKindMismatch,
+    });
+  }
+}

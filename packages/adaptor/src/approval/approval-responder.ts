@@ -1,0 +1,40 @@
+import type { ApprovalDecision } from "@adaptor/driver";
+
+/** How a settle attempt ended: `"won"`, or why it lost. */
+export type SettleOutcome = "won" | "resolved" | "expired";
+
+/**
+ * The exactly-once cell behind one ApprovalRequest: the first of `settle` or `expire` wins, and
+ * everyone sees the same outcome. `decision` resolves with what the CLI must be told.
+ */
+export class ApprovalResponder {
+  #status: "pending" | "approved" | "denied" | "answered" | "expired" = "pending";
+  #resolve!: (decision: ApprovalDecision) => void;
+  /** Settles once with the winning decision (an expiry yields a deny). */
+  readonly decision: Promise<ApprovalDecision>;
+
+  constructor() {
+    this.decision = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  get status(): "pending" | "approved" | "denied" | "answered" | "expired" {
+    return this.#status;
+  }
+
+  /** Tries to answer; loses to an earlier answer or expiry. */
+  settle(decision: ApprovalDecision): SettleOutcome {
+    if (this.#status === "expired") return "expired";
+    if (this.#status !== "pending") return "resolved";
+    this.#status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
+    this.#resolve(decision);
+    return "won";
+  }
+
+  /** Ends a pending request with a deny carrying `reason`; no-op once answered. Returns true if it expired it. */
+  expire(reason: string): boolean {
+    if (this.#status !== "pending") return false;
+    this.#status = "expired";
+    this.#resolve({ outcome: "deny", reason });
+    return true;
+  }
+}

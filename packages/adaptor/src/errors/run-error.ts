@@ -1,0 +1,50 @@
+import { AdaptorError, type Sentinel } from "@adaptor/errors";
+import type { FailureReason } from "@adaptor/driver";
+import type { Result } from "../run/result.js";
+import {
+  ErrAgentFailed,
+  ErrApprovalDenied,
+  ErrApprovalTimeout,
+  ErrPolicyViolation,
+  ErrRunCancelled,
+} from "./sentinels.js";
+
+const REASON_SENTINELS: Readonly<Record<string, Sentinel>> = {
+  approval_denied: ErrApprovalDenied,
+  approval_timeout: ErrApprovalTimeout,
+  agent_error: ErrAgentFailed,
+  cancelled: ErrRunCancelled,
+  policy_violation: ErrPolicyViolation,
+};
+
+/** Fields of a {@link RunError}. */
+export interface RunErrorInit {
+  readonly reason: FailureReason;
+  readonly message: string;
+  readonly details?: Readonly<Record<string, unknown>>;
+  readonly result: Result;
+  readonly cause?: unknown;
+}
+
+/**
+ * A completed business failure (seed 002 "Root business failures"): the run ended, and failed.
+ * Matches the sentinel of its `reason` (`agent_error` → `ErrAgentFailed`, ...); an unknown reason
+ * stays readable on `reason` and matches none of the five. `result` is never null.
+ */
+export class RunError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.RunError");
+  /** Failure reason, e.g. `"agent_error"`. */
+  readonly reason: FailureReason;
+  /** Details the driver classified, e.g. `{ apiErrorStatus: 400 }`. */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** The partial result: text, usage, raw streams, transcript so far. */
+  readonly result: Result;
+
+  constructor(init: RunErrorInit) {
+    const known = REASON_SENTINELS[init.reason];
+    super(init.message, { ...("cause" in init ? { cause: init.cause } : {}), ...(known ? { sentinel: known } : {}) });
+    this.reason = init.reason;
+    this.details = Object.freeze({ ...init.details });
+    this.result = init.result;
+  }
+}

@@ -1,0 +1,52 @@
+import { sentinel } from "@adaptor/errors";
+
+// Root identities owned by `adaptor` (seed 002). Leaf identities are re-exported from their owner
+// packages in ../index.ts, never copied.
+
+/** `agent.close()` has started; new runs on the agent or its threads fail with this (seed 002 "Agent lifecycle"). */
+export const ErrAgentClosed = sentinel("adaptor.AgentClosed", "agent closed");
+
+// Root business failures: every one is carried by a RunError (seed 002 "Root business failures").
+
+/** A host or auto policy denied an approval and the fallback aborted. Reason `approval_denied`. */
+export const ErrApprovalDenied = sentinel("adaptor.ApprovalDenied", "approval denied");
+/** An approval deadline elapsed and the fallback aborted. Reason `approval_timeout`. */
+export const ErrApprovalTimeout = sentinel("adaptor.ApprovalTimeout", "approval timeout");
+/** The driver classified an agent-level failure (bad terminal protocol, non-zero exit, API error). Reason `agent_error`. */
+export const ErrAgentFailed = sentinel("adaptor.AgentFailed", "agent failed");
+/** The driver returned a classified cancellation. Reason `cancelled`. An aborted signal does NOT match this. */
+export const ErrRunCancelled = sentinel("adaptor.RunCancelled", "run cancelled");
+/** A completed invocation violated a run policy (including invalid structured output). Reason `policy_violation`. */
+export const ErrPolicyViolation = sentinel("adaptor.PolicyViolation", "policy violation");
+
+// Root Thread errors (seed 002 "Root Thread errors").
+
+/** A stateful Thread operation was requested without a thread store. */
+export const ErrThreadStoreRequired = sentinel("adaptor.ThreadStoreRequired", "thread store required");
+/** A resume-only key or fork parent has no active record. */
+export const ErrThreadNotFound = sentinel("adaptor.ThreadNotFound", "thread not found");
+/** Another owner holds the thread's lease. */
+export const ErrThreadBusy = sentinel("adaptor.ThreadBusy", "thread busy");
+/** Driver, config, identity or codec compatibility failed. */
+export const ErrThreadIncompatible = sentinel("adaptor.ThreadIncompatible", "thread incompatible");
+/** The run lost its lease, so its state was not persisted. */
+export const ErrThreadLeaseLost = sentinel("adaptor.ThreadLeaseLost", "thread lease lost");
+/** A nominally successful run did not prove a healthy resumable checkpoint. */
+export const ErrThreadCheckpointMissing = sentinel("adaptor.ThreadCheckpointMissing", "thread checkpoint missing");
+/** A fork target key already has an active conversation. */
+export const ErrThreadAlreadyExists = sentinel("adaptor.ThreadAlreadyExists", "thread already exists");
+/** The driver rejected a resume and the mode did not allow a fresh retry. */
+export const ErrResumeRejected = sentinel("adaptor.ResumeRejected", "resume rejected");
+
+// Approval responder errors (seed 002): thrown by ApprovalRequest.approve / deny / answer.
+
+/** A response already won the exactly-once race. */
+export const ErrApprovalResolved = sentinel("adaptor.ApprovalResolved", "approval already resolved");
+/** The deadline or the owning run ended before this response. Also matches {@link ErrApprovalResolved}. */
+export const ErrApprovalExpired = sentinel("adaptor.ApprovalExpired", "approval expired", {
+  also: [ErrApprovalResolved],
+});
+/** The response method does not fit the request kind (approve on a question, answer on a permission). */
+export const ErrApprovalKindMismatch = sentinel("adaptor.ApprovalKindMismatch", "approval kind mismatch");
+/** The request has no run-owned responder. */
+export const ErrApprovalUnavailable = sentinel("adaptor.ApprovalUnavailable", "approval unavailable");

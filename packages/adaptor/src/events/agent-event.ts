@@ -1,0 +1,86 @@
+import type {
+  NoticeEvent,
+  ProcessEvent,
+  TextDeltaEvent,
+  ThinkingDeltaEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  Usage,
+} from "@adaptor/driver";
+import type { ApprovalRequest } from "../approval/approval-request.js";
+
+/** Fields every event carries, assigned by the SDK (DESIGN.md "Events"). */
+export interface EventMeta {
+  /** UUID v7 of the run. */
+  readonly runId: string;
+  /** Thread key, for thread runs. */
+  readonly threadKey?: string;
+  /** Strictly increasing per run, from 1. A gap means events were dropped (see `dropped`). */
+  readonly sequence: number;
+  /** When the SDK emitted the event. */
+  readonly time: Date;
+  /** Provider turn id, when known. */
+  readonly turnId?: string;
+}
+
+/** First event of every run. */
+export interface RunStartedEvent {
+  readonly type: "run-started";
+  /** Driver type, e.g. `"claude"`. */
+  readonly driver: string;
+  readonly model?: string;
+}
+
+/** The CLI asks the host to decide; answer with `request.approve()`, `deny()` or `answer()`. Never dropped. */
+export interface ApprovalRequestEvent {
+  readonly type: "approval-request";
+  readonly request: ApprovalRequest;
+}
+
+/** High-frequency events were dropped under backpressure; the sequence gap is `firstSequence..lastSequence`. */
+export interface DroppedEvent {
+  readonly type: "dropped";
+  readonly count: number;
+  /** Dropped counts per event type. */
+  readonly byType: Readonly<Record<string, number>>;
+  readonly firstSequence: number;
+  readonly lastSequence: number;
+}
+
+/** Always the last event. `ok` mirrors the verdict; read details from `stream.result()`. */
+export interface RunFinishedEvent {
+  readonly type: "run-finished";
+  readonly ok: boolean;
+  /** Business failure reason (`RunError.reason`) or `"error"` for any other failure. */
+  readonly reason?: string;
+  readonly message?: string;
+  readonly usage?: Usage;
+}
+
+type WithMeta<E> = E & { readonly meta: EventMeta };
+
+/** Every event a {@link Stream} yields: a discriminated union on `type`. */
+export type AgentEvent =
+  | WithMeta<RunStartedEvent>
+  | WithMeta<TextDeltaEvent>
+  | WithMeta<ThinkingDeltaEvent>
+  | WithMeta<ToolCallEvent>
+  | WithMeta<ToolResultEvent>
+  | WithMeta<ApprovalRequestEvent>
+  | WithMeta<NoticeEvent>
+  | WithMeta<ProcessEvent>
+  | WithMeta<DroppedEvent>
+  | WithMeta<RunFinishedEvent>;
+
+/** An event before the SDK stamped its `meta`. */
+export type EventPayload =
+  | RunStartedEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | ApprovalRequestEvent
+  | NoticeEvent
+  | ProcessEvent
+  | DroppedEvent
+  | RunFinishedEvent;

@@ -1,0 +1,77 @@
+import { AdaptorError } from "@adaptor/errors";
+import type { RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
+
+/** Fields a {@link Result} is built from. */
+export interface ResultInit {
+  readonly runId: string;
+  readonly model?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly text: string;
+  readonly usage?: Usage | undefined;
+  readonly costUsd?: number | undefined;
+  readonly durationMs: number;
+  readonly structured?: unknown;
+  readonly raw: RawStreams;
+  readonly transcript: readonly TranscriptItem[];
+}
+
+/**
+ * What a run produced. Resolved on success; carried (partial) by `RunError.result` on a business
+ * failure. Immutable.
+ */
+export class Result {
+  /** UUID v7 of the run. */
+  readonly runId: string;
+  /** Model the CLI reported, e.g. `"claude-sonnet-4-5"`. */
+  readonly model: string | undefined;
+  /** Provider, e.g. `"anthropic"`. */
+  readonly provider: string | undefined;
+  /** Final assistant text: never stdout, never the terminal JSON. */
+  readonly text: string;
+  /** Token usage; `undefined` when the CLI reported none, zeros when it reported zeros. */
+  readonly usage: Usage | undefined;
+  /** Cost in US dollars, when the CLI reports it. */
+  readonly costUsd: number | undefined;
+  /** Wall time of the run in ms, from start to verdict. */
+  readonly durationMs: number;
+  readonly #structured: unknown;
+  readonly #raw: RawStreams;
+  readonly #transcript: readonly TranscriptItem[];
+
+  constructor(init: ResultInit) {
+    this.runId = init.runId;
+    this.model = init.model;
+    this.provider = init.provider;
+    this.text = init.text;
+    this.usage = init.usage ? Object.freeze({ ...init.usage }) : undefined;
+    this.costUsd = init.costUsd;
+    this.durationMs = init.durationMs;
+    this.#structured = init.structured;
+    this.#raw = Object.freeze({ ...init.raw });
+    this.#transcript = Object.freeze(init.transcript.map((item) => Object.freeze({ ...item })));
+  }
+
+  /** Full stdout and stderr of the CLI and its official terminal line (`{ event, json }`). */
+  raw(): RawStreams {
+    return this.#raw;
+  }
+
+  /** A copy of the driver-parsed transcript items, in order. */
+  transcript(): TranscriptItem[] {
+    return [...this.#transcript];
+  }
+
+  /**
+   * The final answer as a JSON value: the natively enforced structured value when the CLI
+   * returned one, else `JSON.parse(text)`.
+   * @throws AdaptorError with the `SyntaxError` as `cause` when the text is not one JSON value.
+   */
+  decode<T = unknown>(): T {
+    if (this.#structured !== undefined) return this.#structured as T;
+    try {
+      return JSON.parse(this.text) as T;
+    } catch (cause) {
+      throw new AdaptorError(`result ${this.runId}: final text is not a JSON value`, { cause });
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import { describe, expect, it } from "vitest";
+import {
+  Agent,
+  AdaptorError,
+  DriverError,
+  ErrAgentClosed,
+  ErrAgentFailed,
+  ErrApprovalExpired,
+  ErrApprovalKindMismatch,
+  ErrApprovalResolved,
+  ErrApprovalUnavailable,
+  ErrInvalidDriverConfig,
+  ErrRunCancelled,
+  ApprovalRequest,
+  InvalidDriverConfigError,
+  RunError,
+  findError,
+  isError,
+  type AgentEvent,
+} from "../src/index.js";
+import { scriptedDriver, untilAborted } from "./scripted-driver.js";
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+describe("Agent.stream and run", () => {
+  it("emits run-started first, run-finished last, with strictly increasing sequence", async () => {
+    const driver = scriptedDriver(async (_req, sink) => {
+      sink.emit({ type: "text-delta", text: "hel" });
+      sink.emit({ type: "text-delta", text: "lo" });
+      return { text: "hello", usage: { inputTokens: 3, outputTokens: 2 } };
+    });
+    const stream = new Agent(driver).stream("hi");
+    const events = await collect(stream);
+    expect(events.map((e) => e.type)).toEqual(["run-started", "text-delta", "text-delta", "run-finished"]);
+    expect(events.map((e) => e.meta.sequence)).toEqual([1, 2, 3, 4]);
+    expect(events.every((e) => e.meta.runId === stream.runId)).toBe(true);
+    const result = await stream.result();
+    expect(result.text).toBe("hello");
+    expect(result.usage).toEqual({ inputTokens: 3, outputTokens: 2 });
+    expect(await stream.result()).toBe(result); // repeatable
+  });
+
+  it("uses UUID v7 run ids", async () => {
+    const agent = new Agent(scriptedDriver(async () => ({ text: "x" })));
+    const result = await agent.run("p");
+    expect(result.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("keeps usage undefined when unreported and zeros when reported as zero", async () => {
+    const none = await new Agent(scriptedDriver(async () => ({ text: "a" }))).run("p");
+    const zero = await new Agent(scriptedDriver(async () => ({ text: "a", usage: { inputTokens: 0, outputTokens: 0 } }))).run("p");
+    expect(none.usage).toBeUndefined();
+    expect(zero.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+  });
+
+  it("merges call options over agent defaults and passes them to the driver", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    const agent = new Agent(driver, { model: "m1", env: { A: "1", B: "1" }, metadata: { team: "x" } });
+    await agent.run("p", { model: "m2", env: { B: "2" }, metadata: { job: 7 } });
+    expect(driver.requests[0]).toMatchObject({ prompt: "p", model: "m2", env: { A: "1", B: "2" }, metadata: { team: "x", job: 7 } });
+  });
+
+  it("rejects a classified business failure with RunError carrying the partial Result", async () => {
+    const driver = scriptedDriver(async () => ({
+      text: "",
+      usage: { inputTokens: 5, outputTokens: 0 },
+      failure: { reason: "agent_error", message: "API Error: 400 bad", details: { apiErrorStatus: 400 } },
+    }));
+    const stream = new Agent(driver).stream("p");
+    const events = await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunError);
+    const runError = err as RunError;
+    expect(runError.reason).toBe("agent_error");
+    expect(runError.message).toBe("API Error: 400 bad");
+    expect(runError.details).toEqual({ apiErrorStatus: 400 });
+    expect(runError.result.usage).toEqual({ inputTokens: 5, outputTokens: 0 });
+    expect(isError(err, ErrAgentFailed)).toBe(true);
+    expect(isError(err, ErrRunCancelled)).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "agent_error" });
+  });
+
+  it("rejects an infrastructure failure with the driver's error, cause chain intact", async () => {
+    const boom = new DriverError({ op: "spawn", device: "x", code: "NOT_FOUND", cause: "executable not found on PATH" });
+    const stream = new Agent(scriptedDriver(async () => Promise.reject(boom))).stream("p");
+    await expect(stream.result()).rejects.toBe(boom);
+  });
+
+  it("wraps a validateConfig failure as InvalidDriverConfigError and never runs the driver", async () => {
+    const driver = scriptedDriver(async () => ({ text: "never" }), {
+      validateConfig: () => {
+        throw new Error("bad field");
+      },
+    });
+    const err = await new Agent(driver).run("p").catch((e: unknown) => e);
+    expect(isError(err, ErrInvalidDriverConfig)).toBe(true);
+    expect(findError(err, InvalidDriverConfigError)?.driver).toBe("scripted");
+    expect(driver.requests).toHaveLength(0);
+  });
+});
+
+describe("cancellation, timeout, close", () => {
+  it("cancel() is idempotent and the verdict is an AbortError that does not match ErrRunCancelled", async () => {
+    const stream = new Agent(scriptedDriver((_r, _s, signal) => untilAborted(signal))).stream("p");
+    setTimeout(() => {
+      stream.cancel();
+      stream.cancel();
+    }, 10);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect((err as Error).name).toBe("AbortError");
+    expect(isError(err, ErrRunCancelled)).toBe(false);
+  });
+
+  it("an aborted caller signal cancels the run with the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("host shutdown");
+    const promise = new Agent(scriptedDriver((_r, _s, signal) => untilAborted(signal))).run("p", { signal: controller.signal });
+    controller.abort(reason);
+    await expect(promise).rejects.toBe(reason);
+  });
+
+  it("timeoutMs rejects with a DriverError TIMEOUT", async () => {
+    const err = await new Agent(scriptedDriver((_r, _s, signal) => untilAborted(signal)))
+      .run("p", { timeoutMs: 20 })
+      .catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe("TIMEOUT");
+    expect(isError(err, ErrRunCancelled)).toBe(false);
+  });
+
+  it("breaking out of the event loop cancels the run", async () => {
+    let aborted = false;
+    const stream = new Agent(
+      scriptedDriver(async (_r, sink, signal) => {
+        sink.emit({ type: "text-delta", text: "x" });
+        await untilAborted(signal).catch(() => (aborted = true));
+        throw signal.reason;
+      }),
+    ).stream("p");
+    for await (const event of stream) if (event.type === "text-delta") break;
+    await stream.result().catch(() => undefined);
+    expect(aborted).toBe(true);
+  });
+
+  it("close() cancels runs in flight, is idempotent, and later runs reject with ErrAgentClosed", async () => {
+    let closedDriver = 0;
+    const agent = new Agent(
+      scriptedDriver((_r, _s, signal) => untilAborted(signal), { close: async () => void closedDriver++ }),
+    );
+    const inflight = agent.run("p");
+    await new Promise((r) => setTimeout(r, 5));
+    const first = agent.close();
+    expect(agent.close()).toBe(first);
+    await first;
+    expect(isError(await inflight.catch((e: unknown) => e), ErrAgentClosed)).toBe(true);
+    expect(closedDriver).toBe(1);
+    const later = agent.stream("again");
+    const events = await collect(later);
+    expect(events.map((e) => e.type)).toEqual(["run-finished"]);
+    expect(isError(await later.result().catch((e: unknown) => e), ErrAgentClosed)).toBe(true);
+  });
+
+  it("supports await using", async () => {
+    let closed = false;
+    {
+      await using agent = new Agent(scriptedDriver(async () => ({ text: "x" }), { close: async () => void (closed = true) }));
+      await agent.run("p");
+    }
+    expect(closed).toBe(true);
+  });
+});
+
+describe("approvals, first form", () => {
+  const askTwice = scriptedDriver(async (_r, sink) => {
+    const decision = await sink.requestApproval({ kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "t1", input: { command: "ls" } });
+    return { text: JSON.stringify(decision) };
+  });
+
+  it("an approval-request event answered from the loop reaches the driver exactly once", async () => {
+    const stream = new Agent(askTwice).stream("p");
+    let second: unknown;
+    for await (const event of stream) {
+      if (event.type !== "approval-request") continue;
+      expect(event.request).toMatchObject({ kind: "permission", toolName: "Bash", toolCallId: "t1", attempt: 1 });
+      event.request.approve({ updatedInput: { command: "ls -la" } });
+      try {
+        event.request.deny("late");
+      } catch (e) {
+        second = e;
+      }
+    }
+    expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "approve", updatedInput: { command: "ls -la" } });
+    expect(isError(second, ErrApprovalResolved)).toBe(true);
+    expect(isError(second, ErrApprovalExpired)).toBe(false);
+  });
+
+  it("onApproval handler answers, and audit notices record the outcome", async () => {
+    const stream = new Agent(askTwice, { onApproval: (request) => request.deny("not today") }).stream("p");
+    const events = await collect(stream);
+    expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "deny", reason: "not today" });
+    const notices = events.filter((e) => e.type === "notice").map((e) => (e.type === "notice" ? [e.kind, e.data?.outcome] : []));
+    expect(notices).toEqual([
+      ["approval.requested", undefined],
+      ["approval.resolved", "denied"],
+    ]);
+  });
+
+  it("a request never answered is denied when the run ends, and a late answer is ErrApprovalExpired", async () => {
+    let held: ApprovalRequest | undefined;
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      void sink.requestApproval({ kind: "permission", title: "Write" });
+      await untilAborted(signal);
+      return {};
+    });
+    const stream = new Agent(driver).stream("p", { timeoutMs: 30 });
+    for await (const event of stream) if (event.type === "approval-request") held = event.request;
+    await stream.result().catch(() => undefined);
+    expect(driver.decisions).toEqual([{ outcome: "deny", reason: "run ended" }]);
+    expect(held?.status).toBe("expired");
+    let late: unknown;
+    try {
+      held?.approve();
+    } catch (e) {
+      late = e;
+    }
+    expect(isError(late, ErrApprovalExpired)).toBe(true);
+    expect(isError(late, ErrApprovalResolved)).toBe(true);
+  });
+
+  it("a handler that throws aborts the run with that error as cause, and the CLI is still denied", async () => {
+    const boom = new Error("ui crashed");
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      await sink.requestApproval({ kind: "permission", title: "Write" });
+      await untilAborted(signal);
+      return {};
+    });
+    const err = await new Agent(driver, {
+      onApproval: () => {
+        throw boom;
+      },
+    })
+      .run("p")
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdaptorError);
+    expect((err as Error).cause).toBe(boom);
+    expect(driver.decisions).toEqual([{ outcome: "deny", reason: "approval handler failed" }]);
+  });
+
+  it("answer() on a permission is ErrApprovalKindMismatch; a hand-made request is ErrApprovalUnavailable", () => {
+    const orphan = new ApprovalRequest({ id: "x", runId: "r", kind: "permission", title: "t", createdAt: new Date(), attempt: 1 });
+    expect(() => orphan.answer("yes")).toThrow(expect.objectContaining({ message: expect.stringContaining("does not fit") }));
+    let err: unknown;
+    try {
+      orphan.approve();
+    } catch (e) {
+      err = e;
+    }
+    expect(isError(err, ErrApprovalUnavailable)).toBe(true);
+    try {
+      orphan.answer("x");
+    } catch (e) {
+      err = e;
+    }
+    expect(isError(err, ErrApprovalKindMismatch)).toBe(true);
+  });
+});
+
+describe("backpressure", () => {
+  it("drops only deltas when the buffer is full and reports the gap with one dropped event", async () => {
+    const driver = scriptedDriver(async (_r, sink) => {
+      for (let i = 0; i < 50; i++) sink.emit({ type: "text-delta", text: String(i) });
+      sink.emit({ type: "tool-result", id: "t", output: "kept", isError: false });
+      return { text: "done" };
+    });
+    const stream = new Agent(driver, { eventBuffer: 10 }).stream("p");
+    await stream.result();
+    const events = await collect(stream);
+    const dropped = events.find((e) => e.type === "dropped");
+    expect(dropped).toMatchObject({ type: "dropped", count: 41, byType: { "text-delta": 41 } });
+    expect(events.some((e) => e.type === "tool-result")).toBe(true);
+    expect(events.at(-1)?.type).toBe("run-finished");
+    const seqs = events.map((e) => e.meta.sequence);
+    expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!)).toBe(true);
+  });
+});

@@ -1,0 +1,50 @@
+import type { ApprovalDecision, Driver, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+
+/** A driver whose run is a test-provided async function; records requests. No process involved. */
+export function scriptedDriver(
+  script: (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => Promise<Partial<DriverResponse>>,
+  extra: Partial<Driver> = {},
+): Driver & { requests: DriverRequest[]; decisions: ApprovalDecision[] } {
+  const requests: DriverRequest[] = [];
+  const decisions: ApprovalDecision[] = [];
+  return {
+    descriptor: {
+      type: "scripted",
+      displayName: "Scripted",
+      capabilities: {
+        sessions: { resume: false, fork: false },
+        processReuse: false,
+        structuredOutput: { native: false, prompt: false },
+        mcp: { transports: [] },
+        policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
+        approvals: { permission: ["ask"], plan_review: [], question: [] },
+        streaming: { textDeltas: true, thinking: false, toolCallArgs: false },
+      },
+    },
+    validateConfig: () => undefined,
+    requests,
+    decisions,
+    async run(request, sink, signal) {
+      requests.push(request);
+      const wrapped: DriverSink = {
+        emit: (event) => sink.emit(event),
+        requestApproval: async (ask) => {
+          const decision = await sink.requestApproval(ask);
+          decisions.push(decision);
+          return decision;
+        },
+      };
+      const partial = await script(request, wrapped, signal);
+      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, ...partial };
+    },
+    ...extra,
+  };
+}
+
+/** Resolves when `signal` aborts, rejecting with its reason (what a real driver does after reaping). */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,251 @@
+import type {
+  ApprovalDecision,
+  Driver,
+  DriverDescriptor,
+  DriverRequest,
+  DriverResponse,
+  DriverSink,
+} from "@adaptor/driver";
+import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { defaultClaudeCommand } from "./command.js";
+import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
+import { classifyTurn } from "./protocol/classify.js";
+import {
+  controlError,
+  interruptRequest,
+  permissionResponse,
+  userLine,
+  type CanUseToolRequest,
+} from "./protocol/messages.js";
+import { TurnState } from "./protocol/turn-state.js";
+
+const DEVICE = "claude";
+
+/** Capabilities proved against claude 2.1.332 in this package's tests. */
+export const CLAUDE_DESCRIPTOR: DriverDescriptor = Object.freeze({
+  type: "claude",
+  displayName: "Claude Code",
+  capabilities: Object.freeze({
+    sessions: { resume: false, fork: false },
+    processReuse: false,
+    structuredOutput: { native: false, prompt: false },
+    mcp: { transports: [] },
+    policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
+    approvals: { permission: ["inherit", "ask"], plan_review: ["inherit"], question: ["inherit"] },
+    streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
+  }),
+});
+
+/**
+ * Drives the real `claude` binary in stream-json mode (cli-protocols.md §2): the prompt goes on
+ * stdin as a user line, every `can_use_tool` control request becomes an approval, the first
+ * `result` line is the terminal, cancellation sends the CLI's `interrupt` before signals.
+ */
+export class ClaudeDriver implements Driver {
+  readonly descriptor = CLAUDE_DESCRIPTOR;
+  readonly config: ClaudeConfig;
+  readonly #live = new Set<CliProcess>();
+
+  constructor(config: ClaudeConfig = {}) {
+    this.config = Object.freeze({ ...config, ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}) });
+  }
+
+  /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
+  validateConfig(): void {
+    validateClaudeConfig(this.config);
+  }
+
+  /** Runs one turn in a fresh process; see {@link Driver.run} for the verdict contract. */
+  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    signal.throwIfAborted();
+    const proc = await spawnCli({
+      command: this.config.command ?? defaultClaudeCommand(),
+      args: this.#args(request),
+      cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
+      env: this.#env(request),
+      device: DEVICE,
+      ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
+      ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
+      onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
+    });
+    this.#live.add(proc);
+    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+    const turn = new TurnState((event) => sink.emit(event));
+    const cancel = new Cancellation(proc, this.config.killGraceMs ?? 2000);
+    const onAbort = (): void => cancel.start();
+    signal.addEventListener("abort", onAbort, { once: true });
+    let exit: ExitInfo;
+    try {
+      // A dead child is classified from its exit below; a failed write alone is no verdict.
+      proc.writeJson(userLine(request.prompt)).catch(() => undefined);
+      for await (const line of proc.lines()) {
+        if (line.kind === "text") {
+          sink.emit({ type: "process", kind: "stdout", text: line.text });
+          continue;
+        }
+        const value = line.value;
+        if (typeof value !== "object" || value === null) continue;
+        const message = value as Record<string, unknown>;
+        if (message.type === "control_request") {
+          this.#onControlRequest(proc, sink, message);
+        } else if (message.type === "control_response" || message.type === "keep_alive") {
+          continue;
+        } else if (turn.accept(message, line.text)) {
+          proc.closeStdin();
+        }
+      }
+      exit = await proc.exited;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      await cancel.settled();
+      await proc.close();
+      this.#live.delete(proc);
+    }
+    if (signal.aborted) {
+      const exitInfo = await proc.exited;
+      throw exitInfo.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+    }
+    return this.#response(proc, turn, exit);
+  }
+
+  /** Terminates every live process of this driver. Idempotent. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#live].map((proc) => proc.close()));
+  }
+
+  #onControlRequest(proc: CliProcess, sink: DriverSink, message: Record<string, unknown>): void {
+    const requestId = String(message.request_id);
+    const request = message.request as { subtype?: string } | undefined;
+    if (request?.subtype !== "can_use_tool") {
+      proc.writeJson(controlError(requestId, `unsupported control request ${String(request?.subtype)}`)).catch(() => undefined);
+      return;
+    }
+    const ask = request as CanUseToolRequest;
+    const toolCallId = ask.tool_use_id;
+    sink
+      .requestApproval({
+        kind: "permission",
+        title: approvalTitle(ask),
+        toolName: ask.tool_name,
+        ...(toolCallId ? { toolCallId } : {}),
+        input: ask.input,
+        details: {
+          ...(ask.description ? { description: ask.description } : {}),
+          ...(ask.permission_suggestions ? { permissionSuggestions: ask.permission_suggestions } : {}),
+          ...(ask.blocked_path ? { blockedPath: ask.blocked_path } : {}),
+        },
+      })
+      .then((decision: ApprovalDecision) => {
+        const answer =
+          decision.outcome === "approve"
+            ? { behavior: "allow" as const, updatedInput: "updatedInput" in decision ? decision.updatedInput : ask.input }
+            : { behavior: "deny" as const, message: decision.outcome === "deny" ? decision.reason : decision.choice };
+        return proc.writeJson(permissionResponse(requestId, answer));
+      })
+      .catch(() => undefined); // the process is gone: its exit decides the verdict
+  }
+
+  #response(proc: CliProcess, turn: TurnState, exit: ExitInfo): DriverResponse {
+    const terminal = turn.terminal;
+    const failure = classifyTurn({
+      terminal: terminal?.line,
+      exitCode: exit.code,
+      exitSignal: exit.signal,
+      stderrTail: proc.stderrTail(),
+    });
+    const usage = turn.usage();
+    const line = terminal?.line;
+    const model = turn.model ?? Object.keys(line?.modelUsage ?? {})[0];
+    return {
+      text: line && !line.is_error && typeof line.result === "string" ? line.result : "",
+      ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
+      ...(model ? { model } : {}),
+      provider: "anthropic",
+      ...(usage ? { usage } : {}),
+      ...(typeof line?.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
+      transcript: turn.transcript,
+      raw: {
+        stdout: proc.stdout,
+        stderr: proc.stderr,
+        ...(terminal ? { terminal: { event: "result", json: terminal.json } } : {}),
+      },
+      ...(!failure && turn.sessionId ? { checkpoint: { resumeId: turn.sessionId } } : {}),
+      ...(failure ? { failure } : {}),
+      exit: { code: exit.code, signal: exit.signal },
+    };
+  }
+
+  #args(request: DriverRequest): string[] {
+    const args = [
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--input-format",
+      "stream-json",
+      "--verbose",
+      "--permission-prompt-tool",
+      "stdio",
+    ];
+    if (this.config.partialMessages !== false) args.push("--include-partial-messages");
+    const model = request.model ?? this.config.model;
+    if (model) args.push("--model", model);
+    if (request.session) {
+      args.push("--resume", request.session.resumeId);
+      if (request.session.fork) args.push("--fork-session");
+    }
+    args.push(...(this.config.extraArgs ?? []));
+    return args;
+  }
+
+  #env(request: DriverRequest): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = {
+      ...(this.config.inheritEnv === false ? {} : process.env),
+      ...this.config.env,
+      ...(this.config.configDir ? { CLAUDE_CONFIG_DIR: this.config.configDir } : {}),
+      ...request.env,
+    };
+    return env;
+  }
+}
+
+/** Interrupt first, then SIGTERM/SIGKILL through `terminate()` if the CLI does not end in time. */
+class Cancellation {
+  readonly #proc: CliProcess;
+  readonly #graceMs: number;
+  #done: Promise<unknown> = Promise.resolve();
+  #started = false;
+
+  constructor(proc: CliProcess, graceMs: number) {
+    this.#proc = proc;
+    this.#graceMs = graceMs;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const proc = this.#proc;
+    proc.writeJson(interruptRequest(`interrupt_${Date.now()}`)).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const escalate = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#graceMs);
+      timer.unref();
+    });
+    this.#done = Promise.race([proc.exited.then(() => "exited" as const), escalate.then(() => "timeout" as const)]).then(
+      (how) => {
+        clearTimeout(timer);
+        return how === "timeout" ? proc.terminate() : undefined;
+      },
+    );
+  }
+
+  /** Resolves once any escalation this cancellation started has finished. */
+  settled(): Promise<unknown> {
+    return this.#done;
+  }
+}
+
+function approvalTitle(ask: CanUseToolRequest): string {
+  const input = (ask.input ?? {}) as Record<string, unknown>;
+  const subject = input.command ?? input.file_path ?? input.path ?? input.url ?? ask.description;
+  return typeof subject === "string" && subject ? `${ask.tool_name}: ${subject}` : ask.tool_name;
+}

@@ -1,0 +1,33 @@
+import { existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** The `@anthropic-ai/claude-code` version this package pins and is tested against. */
+export const PINNED_CLAUDE_VERSION = "2.1.332";
+
+// The npm package's bin is a ~500-byte stub until its postinstall links the native binary over it.
+const MIN_NATIVE_BYTES = 1024 * 1024;
+
+/**
+ * The default executable: the pinned binary installed with this package (its postinstall-linked
+ * `bin/claude.exe`, else the platform package's native `claude`), else `"claude"` on PATH.
+ */
+export function defaultClaudeCommand(): string {
+  const require = createRequire(import.meta.url);
+  let root: string;
+  try {
+    root = dirname(require.resolve("@anthropic-ai/claude-code/package.json"));
+  } catch {
+    return "claude";
+  }
+  const linked = join(root, "bin", "claude.exe");
+  if (existsSync(linked) && statSync(linked).size > MIN_NATIVE_BYTES) return linked;
+  try {
+    const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`;
+    const native = join(dirname(createRequire(join(root, "package.json")).resolve(platformPackage)), "claude");
+    if (existsSync(native)) return native;
+  } catch {
+    // fall through to PATH
+  }
+  return "claude";
+}

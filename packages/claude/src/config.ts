@@ -1,0 +1,74 @@
+import { InvalidDriverConfigError } from "@adaptor/driver";
+
+/** Configuration of the Claude Code driver. Captured (copied) at construction; no I/O until a run. */
+export interface ClaudeConfig {
+  /** Executable. Default: the pinned binary of `@anthropic-ai/claude-code` installed with this package, else `claude` on PATH. */
+  readonly command?: string;
+  /** Default model, e.g. `"claude-sonnet-4-5"`; a run's `model` overrides it. */
+  readonly model?: string;
+  /** Working directory (the workspace). Default `process.cwd()`; a run's `cwd` overrides it. */
+  readonly cwd?: string;
+  /** Environment entries merged over the inherited one; `undefined` removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Inherit `process.env` (default true). Tests pass false with a complete `env`. */
+  readonly inheritEnv?: boolean;
+  /** `CLAUDE_CONFIG_DIR` for the CLI: where it keeps settings, sessions and skills. */
+  readonly configDir?: string;
+  /** Extra CLI flags. Flags the driver owns (see {@link OWNED_FLAGS}) are rejected. */
+  readonly extraArgs?: readonly string[];
+  /** Stream text and thinking deltas (`--include-partial-messages`). Default true. */
+  readonly partialMessages?: boolean;
+  /** Grace in ms after the interrupt request and again after SIGTERM before escalating. Default 2000. */
+  readonly killGraceMs?: number;
+  /** Longest stdout line in bytes. Default 64 MiB. */
+  readonly maxLineBytes?: number;
+}
+
+/** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
+export const OWNED_FLAGS: readonly string[] = Object.freeze([
+  "-p",
+  "--print",
+  "--output-format",
+  "--input-format",
+  "--verbose",
+  "--permission-prompt-tool",
+  "--permission-prompts",
+  "--include-partial-messages",
+  "--replay-user-messages",
+  "--model",
+  "--resume",
+  "-r",
+  "--continue",
+  "-c",
+  "--fork-session",
+  "--session-id",
+  "--json-schema",
+  "--mcp-config",
+  "--strict-mcp-config",
+  "--permission-mode",
+  "--dangerously-skip-permissions",
+  "--allow-dangerously-skip-permissions",
+]);
+
+/**
+ * Checks a config without I/O.
+ * @throws InvalidDriverConfigError naming the field: an owned flag in `extraArgs`, a non-string arg,
+ * an empty `command`, a negative `killGraceMs` or a non-positive `maxLineBytes`.
+ */
+export function validateClaudeConfig(config: ClaudeConfig): void {
+  const fail = (reason: string): never => {
+    throw new InvalidDriverConfigError("claude", reason);
+  };
+  if (config.command !== undefined && (typeof config.command !== "string" || config.command.trim() === "")) {
+    fail("command must be a non-empty string");
+  }
+  for (const arg of config.extraArgs ?? []) {
+    if (typeof arg !== "string") fail(`extraArgs must be strings, got ${typeof arg}`);
+    const flag = arg.split("=", 1)[0] ?? arg;
+    if (OWNED_FLAGS.includes(flag) || (/^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)))) {
+      fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
+    }
+  }
+  if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
+  if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+}

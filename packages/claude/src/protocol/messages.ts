@@ -1,0 +1,76 @@
+// The subset of Claude Code's stream-json protocol the driver reads and writes
+// (../shared/notes/cli-protocols.md §2, transcripts in cli-samples/claude-*.jsonl).
+
+/** A content block inside an `assistant` or `user` message. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "tool_result"; tool_use_id: string; content?: string | { type: string; text?: string }[]; is_error?: boolean }
+  | { type: string; [key: string]: unknown };
+
+/** Token counts in the CLI's `result` line. */
+export interface ResultUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+/** The terminal `result` line. */
+export interface ResultLine {
+  type: "result";
+  subtype: string;
+  is_error: boolean;
+  result?: string;
+  session_id?: string;
+  total_cost_usd?: number;
+  usage?: ResultUsage;
+  modelUsage?: Record<string, unknown>;
+  api_error_status?: number | null;
+  terminal_reason?: string;
+  stop_reason?: string | null;
+  num_turns?: number;
+  permission_denials?: unknown[];
+  structured_output?: unknown;
+}
+
+/** A `can_use_tool` control request from the CLI. */
+export interface CanUseToolRequest {
+  subtype: "can_use_tool";
+  tool_name: string;
+  display_name?: string;
+  input: unknown;
+  description?: string;
+  tool_use_id?: string;
+  permission_suggestions?: unknown[];
+  blocked_path?: string;
+}
+
+/** The user line that carries a prompt on stdin. */
+export function userLine(text: string): Record<string, unknown> {
+  return {
+    type: "user",
+    session_id: "",
+    message: { role: "user", content: [{ type: "text", text }] },
+    parent_tool_use_id: null,
+  };
+}
+
+/** The host's answer to a `can_use_tool` control request. */
+export function permissionResponse(
+  requestId: string,
+  decision: { behavior: "allow"; updatedInput: unknown } | { behavior: "deny"; message: string },
+): Record<string, unknown> {
+  return { type: "control_response", response: { subtype: "success", request_id: requestId, response: decision } };
+}
+
+/** The CLI's own interrupt: it ends the turn with an `error_during_execution` result. */
+export function interruptRequest(requestId: string): Record<string, unknown> {
+  return { type: "control_request", request_id: requestId, request: { subtype: "interrupt" } };
+}
+
+/** An error answer to a control request the driver does not handle, so the CLI never waits. */
+export function controlError(requestId: string, error: string): Record<string, unknown> {
+  return { type: "control_response", response: { subtype: "error", request_id: requestId, error } };
+}

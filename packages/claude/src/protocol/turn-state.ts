@@ -1,0 +1,165 @@
+import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import type { ContentBlock, ResultLine } from "./messages.js";
+
+type Emit = (event: DriverEvent) => void;
+
+/**
+ * Translates the stream-json lines of one turn into driver events and keeps what the response
+ * needs: transcript, session id, model, the first `result` line (a second one is ignored).
+ */
+export class TurnState {
+  readonly transcript: TranscriptItem[] = [];
+  sessionId: string | undefined;
+  model: string | undefined;
+  /** The official terminal line and its exact JSON text; set once. */
+  terminal: { line: ResultLine; json: string } | undefined;
+  readonly #emit: Emit;
+  readonly #toolNames = new Map<string, string>();
+  /** Message ids whose text/thinking already streamed as deltas. */
+  readonly #streamed = new Set<string>();
+  /** Content block index → tool call (id, name) of the streaming message. */
+  readonly #streamingTools = new Map<number, { id: string; name: string }>();
+  #streamingMessageId: string | undefined;
+
+  constructor(emit: Emit) {
+    this.#emit = emit;
+  }
+
+  /** Handles one stdout JSON value that is not a control message; returns true for the first `result`. */
+  accept(value: Record<string, unknown>, json: string): boolean {
+    switch (value.type) {
+      case "system":
+        if (value.subtype === "init") {
+          this.sessionId = str(value.session_id) ?? this.sessionId;
+          this.model = str(value.model) ?? this.model;
+          this.#emit({ type: "notice", kind: "lifecycle", message: "init", data: { sessionId: this.sessionId, model: this.model } });
+        } else {
+          this.#emit({ type: "notice", kind: "runtime", message: String(value.subtype), data: value });
+        }
+        return false;
+      case "stream_event":
+        this.#streamEvent(value.event as Record<string, unknown> | undefined);
+        return false;
+      case "assistant":
+        this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
+        return false;
+      case "user":
+        this.#user(value.message as { content?: ContentBlock[] | string } | undefined);
+        return false;
+      case "result":
+        if (this.terminal) {
+          this.#emit({ type: "notice", kind: "runtime", message: "second result line ignored" });
+          return false;
+        }
+        this.terminal = { line: value as unknown as ResultLine, json };
+        this.sessionId = str(value.session_id) ?? this.sessionId;
+        return true;
+      default:
+        this.#emit({ type: "notice", kind: "runtime", message: `unhandled line type ${String(value.type)}` });
+        return false;
+    }
+  }
+
+  /** Usage from the terminal line: undefined when unreported, zeros kept as zeros. */
+  usage(): Usage | undefined {
+    const u = this.terminal?.line.usage;
+    if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return undefined;
+    return {
+      inputTokens: u.input_tokens ?? 0,
+      outputTokens: u.output_tokens ?? 0,
+      ...(u.cache_read_input_tokens !== undefined ? { cacheReadTokens: u.cache_read_input_tokens } : {}),
+      ...(u.cache_creation_input_tokens !== undefined ? { cacheWriteTokens: u.cache_creation_input_tokens } : {}),
+    };
+  }
+
+  /** Name of the tool a call id belongs to. */
+  toolName(toolUseId: string | undefined): string | undefined {
+    return toolUseId ? this.#toolNames.get(toolUseId) : undefined;
+  }
+
+  #streamEvent(event: Record<string, unknown> | undefined): void {
+    if (!event) return;
+    if (event.type === "message_start") {
+      this.#streamingMessageId = str((event.message as { id?: unknown } | undefined)?.id);
+      this.#streamingTools.clear();
+      return;
+    }
+    const messageId = this.#streamingMessageId;
+    const index = typeof event.index === "number" ? event.index : -1;
+    if (event.type === "content_block_start") {
+      const block = event.content_block as { type?: string; id?: string; name?: string } | undefined;
+      if (block?.type === "tool_use" && block.id && block.name) {
+        this.#streamingTools.set(index, { id: block.id, name: block.name });
+        this.#toolNames.set(block.id, block.name);
+        this.#emit({ type: "tool-call", phase: "start", id: block.id, name: block.name });
+      }
+      return;
+    }
+    if (event.type !== "content_block_delta") return;
+    const delta = event.delta as { type?: string; text?: string; thinking?: string; partial_json?: string } | undefined;
+    if (delta?.type === "text_delta" && delta.text) {
+      if (messageId) this.#streamed.add(messageId);
+      this.#emit({ type: "text-delta", text: delta.text, ...(messageId ? { messageId } : {}) });
+    } else if (delta?.type === "thinking_delta" && delta.thinking) {
+      if (messageId) this.#streamed.add(messageId);
+      this.#emit({ type: "thinking-delta", text: delta.thinking, ...(messageId ? { messageId } : {}) });
+    } else if (delta?.type === "input_json_delta" && delta.partial_json) {
+      const tool = this.#streamingTools.get(index);
+      if (tool) this.#emit({ type: "tool-call", phase: "args", id: tool.id, name: tool.name, argsDelta: delta.partial_json });
+    }
+  }
+
+  #assistant(message: { id?: string; content?: ContentBlock[] } | undefined): void {
+    const streamed = message?.id !== undefined && this.#streamed.has(message.id);
+    for (const block of message?.content ?? []) {
+      if (block.type === "text" && typeof block.text === "string") {
+        this.transcript.push({ kind: "assistant", text: block.text });
+        if (!streamed) this.#emit({ type: "text-delta", text: block.text, ...(message?.id ? { messageId: message.id } : {}) });
+      } else if (block.type === "thinking" && typeof block.thinking === "string") {
+        this.transcript.push({ kind: "thinking", text: block.thinking });
+        if (!streamed) this.#emit({ type: "thinking-delta", text: block.thinking });
+      } else if (block.type === "tool_use") {
+        const { id, name, input } = block as { id: string; name: string; input: unknown };
+        const known = this.#toolNames.has(id);
+        this.#toolNames.set(id, name);
+        this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: name, input });
+        if (!known) this.#emit({ type: "tool-call", phase: "start", id, name });
+        this.#emit({ type: "tool-call", phase: "end", id, name, input });
+      }
+    }
+  }
+
+  #user(message: { content?: ContentBlock[] | string } | undefined): void {
+    const content = message?.content;
+    if (typeof content === "string" || !content) {
+      if (typeof content === "string") this.transcript.push({ kind: "user", text: content });
+      return;
+    }
+    for (const block of content) {
+      if (block.type === "tool_result") {
+        const result = block as { tool_use_id: string; content?: unknown; is_error?: boolean };
+        const output = resultText(result.content);
+        const name = this.#toolNames.get(result.tool_use_id);
+        const isError = result.is_error === true;
+        this.transcript.push({ kind: "tool-result", toolCallId: result.tool_use_id, text: output, isError, ...(name ? { toolName: name } : {}) });
+        this.#emit({ type: "tool-result", id: result.tool_use_id, output, isError, ...(name ? { name } : {}) });
+      } else if (block.type === "text" && typeof block.text === "string") {
+        this.transcript.push({ kind: "user", text: block.text });
+      }
+    }
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "object" && part && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .join("");
+  }
+  return "";
+}
