@@ -22,10 +22,10 @@ import { TurnState } from "./protocol/turn-state.js";
 const DEVICE = "claude";
 
 /** Capabilities proved against claude 2.1.332 in this package's tests. */
-export const CLAUDE_DESCRIPTOR: DriverDescriptor = Object.freeze({
+export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   type: "claude",
   displayName: "Claude Code",
-  capabilities: Object.freeze({
+  capabilities: {
     sessions: { resume: false, fork: false },
     processReuse: false,
     structuredOutput: { native: false, prompt: false },
@@ -33,8 +33,16 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = Object.freeze({
     policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
     approvals: { permission: ["inherit", "ask"], plan_review: ["inherit"], question: ["inherit"] },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
-  }),
+  },
 });
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /**
  * Drives the real `claude` binary in stream-json mode (cli-protocols.md §2): the prompt goes on

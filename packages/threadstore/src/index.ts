@@ -2,3 +2,6 @@ export { ErrBusy, ErrLeaseLost, ErrAlreadyExists } from "./errors/sentinels.js";
 export { BusyError } from "./errors/busy-error.js";
 export { LeaseLostError } from "./errors/lease-lost-error.js";
 export { AlreadyExistsError } from "./errors/already-exists-error.js";
+export type { ThreadStatus, CheckpointState, ThreadRecord } from "./contract/thread-record.js";
+export type { Lease } from "./contract/lease.js";
+export type { ThreadStore, ResolveQuery, FinalizeRequest } from "./contract/thread-store.js";

@@ -1,0 +1,32 @@
+/** Lifecycle of a thread record: one `active` record per key at most; replaced ones are `archived`. */
+export type ThreadStatus = "active" | "archived";
+
+/** Where a conversation resumes from (DESIGN.md "Thread stores": checkpoints, never chat history). */
+export interface CheckpointState {
+  /** The id the CLI resumes by (Claude `session_id`, Codex thread id). */
+  readonly resumeId: string;
+  /** A second id for people, when the provider has one. */
+  readonly displayId?: string;
+  /** Driver-specific JSON data, encoded by the record's codec. */
+  readonly data?: unknown;
+}
+
+/** One stored conversation. Times are UTC `Date`s. */
+export interface ThreadRecord {
+  /** Unique id of this record (UUID v7). */
+  readonly id: string;
+  /** The host's thread key; several records may share it, at most one `active`. */
+  readonly key: string;
+  readonly status: ThreadStatus;
+  /** Driver type that produced the checkpoint, e.g. `"claude"`. */
+  readonly driverType: string;
+  /** Host identity the thread belongs to (tenant, user), free-form. */
+  readonly identity: string;
+  /** Compatibility fingerprint (driver type, model, workspace, identity, driver config). */
+  readonly fingerprint: string;
+  /** Name of the codec that encoded `checkpoint.data`, e.g. `"json/v1"`. */
+  readonly codec: string;
+  readonly checkpoint: CheckpointState;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}

@@ -1,0 +1,50 @@
+import type { Lease } from "./lease.js";
+import type { ThreadRecord } from "./thread-record.js";
+
+/** How to find a record: by record id, or the active record of a key (optionally archived ones too). */
+export type ResolveQuery = { readonly id: string } | { readonly key: string; readonly includeArchived?: boolean };
+
+/** One atomic, conditional write (see {@link ThreadStore.finalize}). */
+export interface FinalizeRequest {
+  /** Leases that must all still be valid (owner, token, not expired) for anything to be written. */
+  readonly leases: readonly Lease[];
+  /** The new or updated record. Written as given (upsert by `id`). */
+  readonly record: ThreadRecord;
+  /** Archive this record id in the same transaction (e.g. the previous active record of the key). */
+  readonly archiveId?: string;
+  /** Fail with `AlreadyExistsError` (nothing written) when `record.key` already has another active record. */
+  readonly requireKeyAbsent?: boolean;
+}
+
+/**
+ * Where threads keep checkpoints, fingerprints and leases (never chat history). Implementations
+ * run the public conformance kit `describeThreadStoreConformance` from `@adaptor/threadstore/testing`.
+ *
+ * Every method takes an optional `AbortSignal`. Backend failures reject with ordinary errors
+ * (never `BusyError`), keeping the driver's error as `cause`.
+ */
+export interface ThreadStore {
+  /** The record, or `undefined`. By key: the active one, else (with `includeArchived`) the newest archived. */
+  resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
+  /**
+   * Takes the lease on `target` for `ttlMs` ms with a new, higher fencing token.
+   * An expired lease, or one `owner` already holds, can be taken.
+   * @throws BusyError while another owner's lease is live.
+   */
+  acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease>;
+  /**
+   * Extends a held lease by `ttlMs` from now; the token stays.
+   * @throws LeaseLostError when the lease is expired, taken over, or the token is stale.
+   */
+  renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease>;
+  /** Releases a lease. Idempotent; releasing a stale or unknown lease is a no-op, not an error. */
+  releaseLease(lease: Lease, signal?: AbortSignal): Promise<void>;
+  /**
+   * Atomically writes `record`, optionally archives `archiveId`, keeping at most one active
+   * record per key — only while every lease in `leases` is valid. All or nothing.
+   * @throws LeaseLostError when a lease is no longer valid; AlreadyExistsError for `requireKeyAbsent`.
+   */
+  finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord>;
+  /** Releases connections; idempotent. */
+  close(): Promise<void>;
+}
