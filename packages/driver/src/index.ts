@@ -18,6 +18,7 @@ export type {
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
 export type { DriverRequest } from "./spi/request.js";
+export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export type {
   Usage,
   FailureReason,

@@ -1,3 +1,5 @@
+import type { RunPolicy } from "./policy.js";
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
@@ -14,6 +16,8 @@ export interface DriverRequest {
   readonly session?: { readonly resumeId: string; readonly fork?: boolean };
   /** JSON Schema the final answer must satisfy, already validated by the SDK. */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** Run policy, validated against the descriptor; drivers map it to CLI flags and settings. */
+  readonly policy?: RunPolicy;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }

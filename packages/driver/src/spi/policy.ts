@@ -1,0 +1,18 @@
+import type { AllowDeny, ApprovalKind, ApprovalMode, SandboxMode } from "./descriptor.js";
+
+/** Approval mode per kind; unset means `inherit`. */
+export type ApprovalModes = { readonly [K in ApprovalKind]?: ApprovalMode };
+
+/**
+ * What the host allows a run to do (issue "Approvals and run policy" §3). Unset fields inherit the
+ * CLI's own configuration and are never a capability request. The SDK validates values against
+ * the driver's descriptor before launch; drivers receive only supported values.
+ */
+export interface RunPolicy {
+  readonly sandbox?: SandboxMode;
+  readonly webSearch?: AllowDeny;
+  readonly browser?: AllowDeny;
+  /** Budget of active run time in ms (paused while a human is asked). */
+  readonly activeExecutionTimeoutMs?: number;
+  readonly approvals?: ApprovalModes;
+}
