@@ -7,8 +7,8 @@ import type {
   DriverSink,
 } from "@adaptor/driver";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { defaultClaudeCommand } from "./command.js";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
+import { prepareLaunch } from "./launch/launch.js";
 import { classifyTurn } from "./protocol/classify.js";
 import {
   controlError,
@@ -66,16 +66,23 @@ export class ClaudeDriver implements Driver {
   /** Runs one turn in a fresh process; see {@link Driver.run} for the verdict contract. */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
-    const proc = await spawnCli({
-      command: this.config.command ?? defaultClaudeCommand(),
-      args: this.#args(request),
-      cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
-      env: this.#env(request),
-      device: DEVICE,
-      ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
-      ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
-      onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
-    });
+    const launch = await prepareLaunch(this.config, request);
+    let proc: CliProcess;
+    try {
+      proc = await spawnCli({
+        command: launch.command,
+        args: launch.args,
+        cwd: launch.cwd,
+        env: launch.env,
+        device: DEVICE,
+        ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
+        ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
+        onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
+      });
+    } catch (error) {
+      await launch.cleanup();
+      throw error;
+    }
     this.#live.add(proc);
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     const turn = new TurnState((event) => sink.emit(event));
@@ -108,6 +115,7 @@ export class ClaudeDriver implements Driver {
       await cancel.settled();
       await proc.close();
       this.#live.delete(proc);
+      await launch.cleanup();
     }
     if (signal.aborted) {
       const exitInfo = await proc.exited;
@@ -181,38 +189,6 @@ export class ClaudeDriver implements Driver {
       ...(failure ? { failure } : {}),
       exit: { code: exit.code, signal: exit.signal },
     };
-  }
-
-  #args(request: DriverRequest): string[] {
-    const args = [
-      "-p",
-      "--output-format",
-      "stream-json",
-      "--input-format",
-      "stream-json",
-      "--verbose",
-      "--permission-prompt-tool",
-      "stdio",
-    ];
-    if (this.config.partialMessages !== false) args.push("--include-partial-messages");
-    const model = request.model ?? this.config.model;
-    if (model) args.push("--model", model);
-    if (request.session) {
-      args.push("--resume", request.session.resumeId);
-      if (request.session.fork) args.push("--fork-session");
-    }
-    args.push(...(this.config.extraArgs ?? []));
-    return args;
-  }
-
-  #env(request: DriverRequest): Record<string, string | undefined> {
-    const env: Record<string, string | undefined> = {
-      ...(this.config.inheritEnv === false ? {} : process.env),
-      ...this.config.env,
-      ...(this.config.configDir ? { CLAUDE_CONFIG_DIR: this.config.configDir } : {}),
-      ...request.env,
-    };
-    return env;
   }
 }
 

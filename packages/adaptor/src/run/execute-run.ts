@@ -1,9 +1,10 @@
-import { AdaptorError, findError, walkError } from "@adaptor/errors";
-import { InvalidDriverConfigError, type Driver, type DriverRequest, type DriverResponse } from "@adaptor/driver";
+import { AdaptorError, walkError } from "@adaptor/errors";
+import type { Driver, DriverResponse } from "@adaptor/driver";
 import { ApprovalBroker } from "../approval/approval-broker.js";
 import { RunError } from "../errors/run-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { Result } from "./result.js";
+import { Preparation, prepare } from "./preparation.js";
 import type { RunOptions } from "./run-options.js";
 
 /** Everything one run needs; built by the Stream. */
@@ -39,14 +40,21 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     },
   });
   try {
-    validateDriverConfig(driver);
-    if (controller.signal.aborted) throw controller.signal.reason;
-    const response = await driver.run(
-      toDriverRequest(setup),
-      { emit: (event) => queue.push(event), requestApproval: (ask) => approvals.ask(ask) },
-      controller.signal,
+    const prep = await prepare(
+      new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }),
     );
-    approvals.end("run ended");
+    let response: DriverResponse;
+    try {
+      response = await driver.run(
+        prep.request,
+        { emit: (event) => queue.push(event), requestApproval: (ask) => approvals.ask(ask) },
+        controller.signal,
+      );
+      approvals.end("run ended");
+      response = await prep.finish(response);
+    } finally {
+      await prep.cleanup();
+    }
     if (controller.signal.aborted && (response.failure || handlerFailure)) throw controller.signal.reason;
     const result = toResult(runId, response, performance.now() - started);
     if (response.failure) {
@@ -75,28 +83,6 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
 function abortVerdict(error: unknown, signal: AbortSignal): unknown {
   const reason: unknown = signal.reason;
   return walkError(error, (node) => node === reason) ? error : reason;
-}
-
-function validateDriverConfig(driver: Driver): void {
-  try {
-    driver.validateConfig();
-  } catch (error) {
-    if (findError(error, InvalidDriverConfigError)) throw error;
-    throw new InvalidDriverConfigError(driver.descriptor.type, error instanceof Error ? error.message : String(error), {
-      cause: error,
-    });
-  }
-}
-
-function toDriverRequest({ runId, prompt, options }: RunSetup): DriverRequest {
-  return {
-    runId,
-    prompt,
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.metadata ? { metadata: options.metadata } : {}),
-  };
 }
 
 function toResult(runId: string, response: DriverResponse, durationMs: number): Result {

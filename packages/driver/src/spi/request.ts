@@ -1,3 +1,4 @@
+import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
 
 /** One invocation handed to {@link Driver.run}. */
@@ -18,6 +19,10 @@ export interface DriverRequest {
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** Run policy, validated against the descriptor; drivers map it to CLI flags and settings. */
   readonly policy?: RunPolicy;
+  /** MCP servers for this run (host declarations plus the SDK's host-tool server). */
+  readonly mcpServers?: readonly McpServerConfig[];
+  /** Skills to stage where the CLI loads them, for this run only. */
+  readonly skills?: readonly SkillBundle[];
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }

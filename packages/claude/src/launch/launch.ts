@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DriverRequest } from "@adaptor/driver";
+import { defaultClaudeCommand } from "../command.js";
+import type { ClaudeConfig } from "../config.js";
+import { writeMcpConfig } from "./mcp-config.js";
+
+/** Everything one claude process is started with, plus what to remove after it ends. */
+export interface Launch {
+  readonly command: string;
+  readonly args: string[];
+  readonly env: Record<string, string | undefined>;
+  readonly cwd: string;
+  /** Removes per-run files (private MCP config, staged skills); idempotent. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Builds the launch of one run: the stream-json protocol flags the driver owns
+ * (cli-protocols.md §2), model and session flags, per-run files in a private 0700 directory, then
+ * the host's `extraArgs`. Per-feature parts live beside this file, one per concern.
+ */
+export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest): Promise<Launch> {
+  const args = [
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--input-format",
+    "stream-json",
+    "--verbose",
+    "--permission-prompt-tool",
+    "stdio",
+  ];
+  if (config.partialMessages !== false) args.push("--include-partial-messages");
+  const model = request.model ?? config.model;
+  if (model) args.push("--model", model);
+  if (request.session) {
+    args.push("--resume", request.session.resumeId);
+    if (request.session.fork) args.push("--fork-session");
+  }
+  const env: Record<string, string | undefined> = {
+    ...(config.inheritEnv === false ? {} : process.env),
+    ...config.env,
+    ...(config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : {}),
+    ...request.env,
+  };
+  let privateDir: string | undefined;
+  const privateFile = async (name: string): Promise<string> => {
+    privateDir ??= await mkdtemp(join(env.TMPDIR ?? tmpdir(), "adaptor-claude-"));
+    return join(privateDir, name);
+  };
+  try {
+    if (request.mcpServers?.length) {
+      args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers), "--strict-mcp-config");
+    }
+  } catch (error) {
+    if (privateDir) await rm(privateDir, { recursive: true, force: true });
+    throw error;
+  }
+  args.push(...(config.extraArgs ?? []));
+  return {
+    command: config.command ?? defaultClaudeCommand(),
+    args,
+    env,
+    cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    async cleanup() {
+      const dir = privateDir;
+      privateDir = undefined;
+      if (dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

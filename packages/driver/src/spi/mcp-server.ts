@@ -1,0 +1,29 @@
+/**
+ * An MCP server the CLI should connect to for one run, already validated by the SDK
+ * (`@adaptor/mcp` declarations and the host-tool server both arrive in this shape).
+ */
+export type McpServerConfig =
+  | {
+      readonly name: string;
+      readonly transport: "stdio";
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+      /** A failed connection fails the run instead of being ignored. */
+      readonly required?: boolean;
+    }
+  | {
+      readonly name: string;
+      readonly transport: "http" | "sse";
+      readonly url: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly required?: boolean;
+    };
+
+/** A skill ready to stage: a local folder holding `SKILL.md` (the SDK resolved and unpacked it). */
+export interface SkillBundle {
+  /** Folder name the CLI loads it under (unique per run). */
+  readonly name: string;
+  /** Local directory with `SKILL.md` and its files; the driver copies it, never moves or edits it. */
+  readonly dir: string;
+}
