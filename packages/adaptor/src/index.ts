@@ -15,7 +15,16 @@ export type {
 } from "./events/agent-event.js";
 export { DEFAULT_EVENT_BUFFER } from "./events/event-queue.js";
 export { ApprovalRequest, type ApprovalChoice, type ApprovalRequestInit } from "./approval/approval-request.js";
-export type { ApprovalHandler } from "./approval/approval-broker.js";
+export { approveAll, denyAll, type ApprovalHandler } from "./approval/approval-broker.js";
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approval/approval-settings.js";
+export {
+  policyReadOnly,
+  policyWorkspaceWrite,
+  policyUnrestricted,
+  type Policy,
+  type ApprovalPolicy,
+  type ApprovalFallback,
+} from "./policy/policy.js";
 export { RunError, type RunErrorInit } from "./errors/run-error.js";
 
 // Root-owned identities.

@@ -1,13 +1,15 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { Driver, DriverResponse } from "@adaptor/driver";
+import type { Driver, DriverFailure, DriverResponse } from "@adaptor/driver";
 import { ApprovalBroker } from "../approval/approval-broker.js";
+import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import type { EventQueue } from "../events/event-queue.js";
-import { Result } from "./result.js";
+import { ActiveBudget } from "./active-budget.js";
 import { Preparation, prepare } from "./preparation.js";
+import { Result } from "./result.js";
 import type { RunOptions } from "./run-options.js";
 
-/** Everything one run needs; built by the Stream. */
+/** Everything one run needs; built by the Agent. */
 export interface RunSetup {
   readonly runId: string;
   readonly driver: Driver;
@@ -18,54 +20,78 @@ export interface RunSetup {
   readonly controller: AbortController;
 }
 
+/** Abort reason used when the SDK itself ends a run as a business failure (approval fallback, budget). */
+class BusinessStop extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.internal.BusinessStop");
+}
+
 /**
  * One run top to bottom (DESIGN.md "One run, top to bottom"): pre-invocation checks, the
- * driver, the verdict. Resolves a {@link Result}; rejects with a {@link RunError} for a classified
- * business failure and with an ordinary error (cause chain kept) for everything else. Always
- * closes the queue with `run-finished` last.
+ * driver, response hooks, the verdict. Resolves a {@link Result}; rejects with a {@link RunError}
+ * for a classified business failure (the driver's, or one the SDK decided: an approval fallback
+ * that aborts, an exhausted active-execution budget, a handler that never decided) and with an
+ * ordinary error, cause chain kept, for everything else. Always ends the queue with `run-finished`.
  */
 export async function executeRun(setup: RunSetup): Promise<Result> {
   const { runId, driver, queue, controller, options } = setup;
   const started = performance.now();
   queue.push({ type: "run-started", driver: driver.descriptor.type, ...(options.model ? { model: options.model } : {}) });
-  let handlerFailure: { error: unknown } | undefined;
+  let stopped: DriverFailure | undefined;
+  const stop = (failure: DriverFailure): void => {
+    if (stopped || controller.signal.aborted) return;
+    stopped = failure;
+    controller.abort(new BusinessStop(failure.message));
+  };
+  const budgetMs = options.policy?.activeExecutionTimeoutMs;
+  const budget = budgetMs
+    ? new ActiveBudget(budgetMs, () =>
+        stop({
+          reason: "active_execution_timeout",
+          message: `active execution budget of ${budgetMs} ms exhausted`,
+          details: { limitMs: budgetMs },
+        }),
+      )
+    : undefined;
   const approvals = new ApprovalBroker({
     runId,
     queue,
     handler: options.onApproval,
+    settings: resolveApprovalSettings(options.policy?.approvals),
     signal: controller.signal,
-    onHandlerFailure: (error) => {
-      handlerFailure ??= { error };
-      controller.abort(new AdaptorError("approval handler failed", { cause: error }));
-    },
+    onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
+    onFailure: stop,
+    onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
   });
+  let response: DriverResponse | undefined;
   try {
-    const prep = await prepare(
-      new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }),
-    );
-    let response: DriverResponse;
+    budget?.resume();
+    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }));
     try {
       response = await driver.run(
         prep.request,
         { emit: (event) => queue.push(event), requestApproval: (ask) => approvals.ask(ask) },
         controller.signal,
       );
+      budget?.stop();
       approvals.end("run ended");
-      response = await prep.finish(response);
+      if (!stopped) response = await prep.finish(response);
     } finally {
       await prep.cleanup();
     }
-    if (controller.signal.aborted && (response.failure || handlerFailure)) throw controller.signal.reason;
+    if (stopped) throw controller.signal.reason;
+    if (controller.signal.aborted && response.failure) throw controller.signal.reason;
     const result = toResult(runId, response, performance.now() - started);
-    if (response.failure) {
-      const { reason, message, details, cause } = response.failure;
-      throw new RunError({ reason, message, result, ...(details ? { details } : {}), ...("cause" in response.failure ? { cause } : {}) });
-    }
+    if (response.failure) throw runError(response.failure, result);
     queue.push({ type: "run-finished", ok: true, ...(result.usage ? { usage: result.usage } : {}) });
     return result;
   } catch (error) {
+    budget?.stop();
     approvals.end("run ended");
-    const verdict = error instanceof RunError || !controller.signal.aborted ? error : abortVerdict(error, controller.signal);
+    const verdict = stopped
+      ? runError(stopped, toResult(runId, response, performance.now() - started), error)
+      : error instanceof RunError || !controller.signal.aborted
+        ? error
+        : abortVerdict(error, controller.signal);
     queue.push({
       type: "run-finished",
       ok: false,
@@ -79,23 +105,29 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   }
 }
 
+function runError(failure: DriverFailure, result: Result, fallbackCause?: unknown): RunError {
+  const { reason, message, details } = failure;
+  const cause = "cause" in failure ? failure.cause : fallbackCause;
+  return new RunError({ reason, message, result, ...(details ? { details } : {}), ...(cause !== undefined ? { cause } : {}) });
+}
+
 /** The driver's rejection when its chain carries the abort reason, else the reason itself. */
 function abortVerdict(error: unknown, signal: AbortSignal): unknown {
   const reason: unknown = signal.reason;
   return walkError(error, (node) => node === reason) ? error : reason;
 }
 
-function toResult(runId: string, response: DriverResponse, durationMs: number): Result {
+function toResult(runId: string, response: DriverResponse | undefined, durationMs: number): Result {
   return new Result({
     runId,
-    model: response.model,
-    provider: response.provider,
-    text: response.text,
-    usage: response.usage,
-    costUsd: response.costUsd,
+    model: response?.model,
+    provider: response?.provider,
+    text: response?.text ?? "",
+    usage: response?.usage,
+    costUsd: response?.costUsd,
     durationMs,
-    structured: response.structured,
-    raw: response.raw,
-    transcript: response.transcript,
+    structured: response?.structured,
+    raw: response?.raw ?? { stdout: "", stderr: "" },
+    transcript: response?.transcript ?? [],
   });
 }

@@ -1,4 +1,5 @@
 import type { ApprovalHandler } from "../approval/approval-broker.js";
+import type { Policy } from "../policy/policy.js";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -15,6 +16,8 @@ export interface SharedRunOptions {
   readonly timeoutMs?: number;
   /** Decides approval requests; without it, answer the `approval-request` events. */
   readonly onApproval?: ApprovalHandler;
+  /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
+  readonly policy?: Policy;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }

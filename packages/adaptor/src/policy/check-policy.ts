@@ -1,0 +1,82 @@
+import {
+  HumanDecisionModeUnsupportedError,
+  InvalidPolicyError,
+  PolicyCapabilityUnsupportedError,
+  type ApprovalKind,
+  type ApprovalMode,
+  type RunPolicy,
+} from "@adaptor/driver";
+import type { Preparation } from "../run/preparation.js";
+import type { Policy } from "./policy.js";
+
+const SANDBOX = ["read_only", "workspace_write", "unrestricted"];
+const ALLOW_DENY = ["allow", "deny"];
+const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
+  permission: ["inherit", "ask", "auto_approve", "auto_deny"],
+  plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
+  question: ["inherit", "ask", "auto_deny"],
+};
+const FALLBACKS = ["abort", "continue", "retry"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+
+/**
+ * Preparation step: validates `options.policy` in the contract's order — domain
+ * (`InvalidPolicyError`), then capabilities (`PolicyCapabilityUnsupportedError`), then approval
+ * modes (`HumanDecisionModeUnsupportedError`) — and hands the driver only explicit values.
+ */
+export function checkPolicy(prep: Preparation): void {
+  const policy = prep.options.policy;
+  if (!policy) return;
+  const driver = prep.driver.descriptor.type;
+  const caps = prep.driver.descriptor.capabilities;
+  const invalid = (field: string, value: unknown): never => {
+    throw new InvalidPolicyError(driver, field, String(value));
+  };
+  const oneOf = (field: string, value: unknown, domain: readonly string[]): void => {
+    if (value !== undefined && (typeof value !== "string" || !domain.includes(value))) invalid(field, value);
+  };
+  oneOf("sandbox", policy.sandbox, SANDBOX);
+  oneOf("webSearch", policy.webSearch, ALLOW_DENY);
+  oneOf("browser", policy.browser, ALLOW_DENY);
+  const budget = policy.activeExecutionTimeoutMs;
+  if (budget !== undefined && !(typeof budget === "number" && Number.isFinite(budget) && budget >= 0)) {
+    invalid("activeExecutionTimeoutMs", budget);
+  }
+  const approvals = policy.approvals ?? {};
+  for (const kind of KINDS) oneOf(`approvals.${kind}`, approvals[kind], MODES[kind]);
+  oneOf("approvals.onTimeout", approvals.onTimeout, FALLBACKS);
+  oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
+  if (approvals.timeoutMs !== undefined && !(typeof approvals.timeoutMs === "number" && !Number.isNaN(approvals.timeoutMs))) {
+    invalid("approvals.timeoutMs", approvals.timeoutMs);
+  }
+  const retries = approvals.maxRetries;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);
+
+  const unsupported = (dimension: string, value: string | undefined, supported: readonly string[]): void => {
+    if (value !== undefined && !supported.includes(value)) throw new PolicyCapabilityUnsupportedError(driver, dimension, value);
+  };
+  unsupported("sandbox", policy.sandbox, caps.policy.sandbox);
+  unsupported("webSearch", policy.webSearch, caps.policy.webSearch);
+  unsupported("browser", policy.browser, caps.policy.browser);
+
+  for (const kind of KINDS) {
+    const mode = approvals[kind];
+    // inherit is never a capability request.
+    if (mode !== undefined && mode !== "inherit" && !caps.approvals[kind].includes(mode)) {
+      throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
+    }
+  }
+  prep.request = { ...prep.request, policy: toRunPolicy(policy) };
+}
+
+function toRunPolicy(policy: Policy): RunPolicy {
+  const approvals: { -readonly [K in ApprovalKind]?: ApprovalMode } = {};
+  for (const kind of KINDS) if (policy.approvals?.[kind]) approvals[kind] = policy.approvals[kind];
+  return {
+    ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),
+    ...(policy.webSearch ? { webSearch: policy.webSearch } : {}),
+    ...(policy.browser ? { browser: policy.browser } : {}),
+    ...(policy.activeExecutionTimeoutMs ? { activeExecutionTimeoutMs: policy.activeExecutionTimeoutMs } : {}),
+    ...(Object.keys(approvals).length ? { approvals } : {}),
+  };
+}

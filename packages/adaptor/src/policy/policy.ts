@@ -1,0 +1,43 @@
+import type { AllowDeny, ApprovalModes, SandboxMode } from "@adaptor/driver";
+
+/** What happens when an approval times out or is rejected. */
+export type ApprovalFallback = "abort" | "continue" | "retry";
+
+/**
+ * Approval modes per kind plus deadlines and fallbacks (issue "Approvals and run policy" §2).
+ * Defaults: permission `ask`, plan_review `ask`, question `auto_deny`; `timeoutMs` 30,000 (negative:
+ * no deadline); `onTimeout` `abort`; `onReject` `continue` (the denial reaches the agent);
+ * `maxRetries` 3.
+ */
+export interface ApprovalPolicy extends ApprovalModes {
+  /** Deadline of each ask in ms; negative means none. Default 30,000. */
+  readonly timeoutMs?: number;
+  /** `abort` (RunError `approval_timeout`), `continue` (a deny reaches the agent), `retry` (ask again). Default `abort`. */
+  readonly onTimeout?: ApprovalFallback;
+  /** After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`. */
+  readonly onReject?: ApprovalFallback;
+  /** Extra asks for `retry`, >= 0. Default 3. */
+  readonly maxRetries?: number;
+}
+
+/**
+ * What a run may do. Unset fields inherit the CLI's own configuration and are never a capability
+ * request. Validated before anything starts: an out-of-domain value is `InvalidPolicyError`, a
+ * valid value the driver cannot enforce `PolicyCapabilityUnsupportedError`, an explicit approval
+ * mode it cannot honour `HumanDecisionModeUnsupportedError`. A call's policy replaces the agent's.
+ */
+export interface Policy {
+  readonly sandbox?: SandboxMode;
+  readonly webSearch?: AllowDeny;
+  readonly browser?: AllowDeny;
+  /** Budget of active run time in ms, paused while a human is asked; 0 or unset: unlimited. Exhaustion is RunError `active_execution_timeout`. */
+  readonly activeExecutionTimeoutMs?: number;
+  readonly approvals?: ApprovalPolicy;
+}
+
+/** Read-only sandbox. */
+export const policyReadOnly: Policy = Object.freeze({ sandbox: "read_only" });
+/** Writes confined to the workspace. */
+export const policyWorkspaceWrite: Policy = Object.freeze({ sandbox: "workspace_write" });
+/** No sandbox. */
+export const policyUnrestricted: Policy = Object.freeze({ sandbox: "unrestricted" });
