@@ -17,7 +17,11 @@ export function scriptedDriver(
         structuredOutput: { native: false, prompt: false },
         mcp: { transports: [] },
         policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
-        approvals: { permission: ["ask"], plan_review: [], question: [] },
+        approvals: {
+          permission: ["inherit", "ask", "auto_approve", "auto_deny"],
+          plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
+          question: ["inherit", "ask", "auto_deny"],
+        },
         streaming: { textDeltas: true, thinking: false, toolCallArgs: false },
       },
     },
