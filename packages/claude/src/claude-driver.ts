@@ -9,6 +9,7 @@ import type {
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
+import { toApprovalAsk, toPermissionAnswer } from "./protocol/approvals.js";
 import { classifyTurn } from "./protocol/classify.js";
 import {
   controlError,
@@ -30,8 +31,12 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     processReuse: false,
     structuredOutput: { native: false, prompt: false },
     mcp: { transports: [] },
-    policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
-    approvals: { permission: ["inherit", "ask"], plan_review: ["inherit"], question: ["inherit"] },
+    policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: true },
+    approvals: {
+      permission: ["inherit", "ask", "auto_approve", "auto_deny"],
+      plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
+      question: ["inherit", "ask", "auto_deny"],
+    },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });
@@ -102,7 +107,7 @@ export class ClaudeDriver implements Driver {
         if (typeof value !== "object" || value === null) continue;
         const message = value as Record<string, unknown>;
         if (message.type === "control_request") {
-          this.#onControlRequest(proc, sink, message);
+          this.#onControlRequest(proc, sink, message, turn);
         } else if (message.type === "control_response" || message.type === "keep_alive") {
           continue;
         } else if (turn.accept(message, line.text)) {
@@ -129,7 +134,7 @@ export class ClaudeDriver implements Driver {
     await Promise.all([...this.#live].map((proc) => proc.close()));
   }
 
-  #onControlRequest(proc: CliProcess, sink: DriverSink, message: Record<string, unknown>): void {
+  #onControlRequest(proc: CliProcess, sink: DriverSink, message: Record<string, unknown>, turn: TurnState): void {
     const requestId = String(message.request_id);
     const request = message.request as { subtype?: string } | undefined;
     if (request?.subtype !== "can_use_tool") {
@@ -137,27 +142,9 @@ export class ClaudeDriver implements Driver {
       return;
     }
     const ask = request as CanUseToolRequest;
-    const toolCallId = ask.tool_use_id;
     sink
-      .requestApproval({
-        kind: "permission",
-        title: approvalTitle(ask),
-        toolName: ask.tool_name,
-        ...(toolCallId ? { toolCallId } : {}),
-        input: ask.input,
-        details: {
-          ...(ask.description ? { description: ask.description } : {}),
-          ...(ask.permission_suggestions ? { permissionSuggestions: ask.permission_suggestions } : {}),
-          ...(ask.blocked_path ? { blockedPath: ask.blocked_path } : {}),
-        },
-      })
-      .then((decision: ApprovalDecision) => {
-        const answer =
-          decision.outcome === "approve"
-            ? { behavior: "allow" as const, updatedInput: "updatedInput" in decision ? decision.updatedInput : ask.input }
-            : { behavior: "deny" as const, message: decision.outcome === "deny" ? decision.reason : decision.choice };
-        return proc.writeJson(permissionResponse(requestId, answer));
-      })
+      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
+      .then((decision: ApprovalDecision) => proc.writeJson(permissionResponse(requestId, toPermissionAnswer(ask, decision))))
       .catch(() => undefined); // the process is gone: its exit decides the verdict
   }
 
@@ -226,10 +213,4 @@ class Cancellation {
   settled(): Promise<unknown> {
     return this.#done;
   }
-}
-
-function approvalTitle(ask: CanUseToolRequest): string {
-  const input = (ask.input ?? {}) as Record<string, unknown>;
-  const subject = input.command ?? input.file_path ?? input.path ?? input.url ?? ask.description;
-  return typeof subject === "string" && subject ? `${ask.tool_name}: ${subject}` : ask.tool_name;
 }

@@ -48,6 +48,7 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--permission-mode",
   "--dangerously-skip-permissions",
   "--allow-dangerously-skip-permissions",
+  "--settings",
 ]);
 
 /**

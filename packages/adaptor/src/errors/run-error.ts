@@ -41,7 +41,7 @@ export class RunError extends AdaptorError {
   readonly result: Result;
 
   constructor(init: RunErrorInit) {
-    const known = REASON_SENTINELS[init.reason];
+    const known = Object.hasOwn(REASON_SENTINELS, init.reason) ? REASON_SENTINELS[init.reason] : undefined;
     super(init.message, { ...("cause" in init ? { cause: init.cause } : {}), ...(known ? { sentinel: known } : {}) });
     this.reason = init.reason;
     this.details = Object.freeze({ ...init.details });

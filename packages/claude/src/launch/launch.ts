@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverRequest } from "@adaptor/driver";
 import { defaultClaudeCommand } from "../command.js";
 import type { ClaudeConfig } from "../config.js";
 import { writeMcpConfig } from "./mcp-config.js";
+import { policyLaunch } from "./policy.js";
 
 /** Everything one claude process is started with, plus what to remove after it ends. */
 export interface Launch {
@@ -39,11 +40,14 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     args.push("--resume", request.session.resumeId);
     if (request.session.fork) args.push("--fork-session");
   }
+  const policy = policyLaunch(request.policy);
+  args.push(...policy.args);
   const env: Record<string, string | undefined> = {
     ...(config.inheritEnv === false ? {} : process.env),
     ...config.env,
     ...(config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : {}),
     ...request.env,
+    ...policy.env,
   };
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {
@@ -51,6 +55,11 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     return join(privateDir, name);
   };
   try {
+    if (policy.settings) {
+      const settingsPath = await privateFile("settings.json");
+      await writeFile(settingsPath, JSON.stringify(policy.settings), { mode: 0o600 });
+      args.push("--settings", settingsPath);
+    }
     if (request.mcpServers?.length) {
       args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers), "--strict-mcp-config");
     }

@@ -15,6 +15,7 @@ export class TurnState {
   terminal: { line: ResultLine; json: string } | undefined;
   readonly #emit: Emit;
   readonly #toolNames = new Map<string, string>();
+  readonly #toolInputs = new Map<string, unknown>();
   /** Message ids whose text/thinking already streamed as deltas. */
   readonly #streamed = new Set<string>();
   /** Content block index → tool call (id, name) of the streaming message. */
@@ -72,6 +73,11 @@ export class TurnState {
     };
   }
 
+  /** The input the model gave a tool call, as the assistant message carried it. */
+  toolInput(toolUseId: string | undefined): unknown {
+    return toolUseId ? this.#toolInputs.get(toolUseId) : undefined;
+  }
+
   /** Name of the tool a call id belongs to. */
   toolName(toolUseId: string | undefined): string | undefined {
     return toolUseId ? this.#toolNames.get(toolUseId) : undefined;
@@ -122,6 +128,7 @@ export class TurnState {
         const { id, name, input } = block as { id: string; name: string; input: unknown };
         const known = this.#toolNames.has(id);
         this.#toolNames.set(id, name);
+        this.#toolInputs.set(id, input);
         this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: name, input });
         if (!known) this.#emit({ type: "tool-call", phase: "start", id, name });
         this.#emit({ type: "tool-call", phase: "end", id, name, input });

@@ -1,0 +1,174 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
+import {
+  ErrPolicyCapabilityUnsupported,
+  PolicyCapabilityUnsupportedError,
+  RunError,
+  findError,
+  isError,
+  type AgentEvent,
+} from "adaptor";
+import { alive, harness, spawnedPid, type Harness } from "./support.js";
+
+// Issue "Approvals and run policy" §4–5 on the real claude binary: every policy value the driver
+// claims is proved here, and every refusal happens before a process starts.
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+const askDatabase = {
+  when: whenUserSays("pick a database"),
+  reply: {
+    toolUse: {
+      name: "AskUserQuestion",
+      input: {
+        questions: [
+          {
+            question: "Which database should we use?",
+            header: "Database",
+            multiSelect: false,
+            options: [
+              { label: "PostgreSQL", description: "multi-host" },
+              { label: "SQLite", description: "embedded" },
+            ],
+          },
+        ],
+      },
+    },
+  },
+};
+const echoToolResult = (tool: string) => ({
+  when: whenToolResult(tool),
+  reply: (view: { lastToolResult?: { content: string; isError: boolean } }) => ({
+    text: `${tool} said (${view.lastToolResult?.isError ? "error" : "ok"}): ${view.lastToolResult?.content ?? ""}`,
+  }),
+});
+
+describe("claude approvals and policy on the real binary", () => {
+  it("AskUserQuestion becomes a question with choices, and the chosen answer reaches the model", async () => {
+    h = await harness([askDatabase, echoToolResult("AskUserQuestion")]);
+    const stream = h.agent.stream("please pick a database", { policy: { approvals: { question: "ask" } } });
+    const asked: { kind: string; title: string; choices: string[] }[] = [];
+    for await (const event of stream) {
+      if (event.type !== "approval-request") continue;
+      asked.push({ kind: event.request.kind, title: event.request.title, choices: (event.request.choices ?? []).map((c) => c.key) });
+      event.request.answer("SQLite");
+    }
+    await stream.result();
+    expect(asked).toEqual([{ kind: "question", title: "Which database should we use?", choices: ["PostgreSQL", "SQLite"] }]);
+    const toolResult = h.server.requests.at(-1)?.view.lastToolResult;
+    expect(toolResult?.toolName).toBe("AskUserQuestion");
+    expect(toolResult?.content).toContain("SQLite");
+  });
+
+  it("ExitPlanMode becomes a plan review: approved, then rejected with the reason reaching the model", async () => {
+    // ExitPlanMode only asks in plan mode, so the scripted model enters it first.
+    h = await harness([
+      { when: whenUserSays("make a plan"), reply: { toolUse: { name: "EnterPlanMode", input: {} } } },
+      { when: whenToolResult("EnterPlanMode"), reply: { toolUse: { name: "ExitPlanMode", input: { plan: "1. add tests\n2. fix bug" } } } },
+      echoToolResult("ExitPlanMode"),
+    ]);
+    const kinds: string[] = [];
+    const approved = await h.agent.run("make a plan", {
+      onApproval: (r) => {
+        kinds.push(r.kind);
+        expect(r.details).toMatchObject({ plan: "1. add tests\n2. fix bug" });
+        r.approve();
+      },
+    });
+    expect(kinds).toEqual(["plan_review"]);
+    expect(approved.text).toContain("ExitPlanMode said (ok)");
+    const rejected = await h.agent.run("make a plan again", { onApproval: (r) => r.deny("the plan needs a rollback step") });
+    expect(rejected.text).toContain("ExitPlanMode said (error)");
+    expect(h.server.requests.at(-1)?.view.lastToolResult?.content).toContain("the plan needs a rollback step");
+  });
+
+  it("auto_approve writes without asking; auto_deny refuses without asking", async () => {
+    h = await harness();
+    const approvedFile = join(h.env.workDir, "auto-yes.txt");
+    const stream = h.agent.stream(`WRITE_FILE ${approvedFile}`, { policy: { approvals: { permission: "auto_approve" } } });
+    const events = await collect(stream);
+    await stream.result();
+    expect(existsSync(approvedFile)).toBe(true);
+    expect(events.some((e) => e.type === "approval-request")).toBe(false);
+    const deniedFile = join(h.env.workDir, "auto-no.txt");
+    await h.agent.run(`WRITE_FILE ${deniedFile}`, { policy: { approvals: { permission: "auto_deny" } } });
+    expect(existsSync(deniedFile)).toBe(false);
+    expect(h.server.requests.at(-1)?.view.lastToolResult?.isError).toBe(true);
+  });
+
+  it("read_only sandbox: a write the host would approve never happens", async () => {
+    h = await harness([], {}, { onApproval: (r) => r.approve() });
+    const file = join(h.env.workDir, "must-not-exist.txt");
+    await h.agent.run(`WRITE_FILE ${file}`, { policy: { sandbox: "read_only" } });
+    expect(existsSync(file)).toBe(false);
+    expect(h.server.requests.at(-1)?.view.lastToolResult?.isError).toBe(true);
+  });
+
+  it("webSearch deny: a web fetch the host would approve is refused", async () => {
+    h = await harness(
+      [
+        { when: whenUserSays("fetch the page"), reply: { toolUse: { name: "WebFetch", input: { url: "http://127.0.0.1:9/x", prompt: "summarise" } } } },
+        echoToolResult("WebFetch"),
+      ],
+      {},
+      { onApproval: (r) => r.approve() },
+    );
+    const stream = h.agent.stream("fetch the page", { policy: { webSearch: "deny" } });
+    const events = await collect(stream);
+    await stream.result();
+    expect(events.some((e) => e.type === "approval-request")).toBe(false);
+    const toolResult = h.server.requests.at(-1)?.view.lastToolResult;
+    expect(toolResult?.isError).toBe(true);
+  });
+
+  it("unrestricted: Bash runs without an approval request", async () => {
+    h = await harness();
+    const stream = h.agent.stream("SHELL_CMD echo unrestricted-ok", { policy: { sandbox: "unrestricted" } });
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(events.some((e) => e.type === "approval-request")).toBe(false);
+    expect(result.text).toContain("unrestricted-ok");
+  });
+
+  it("active-execution budget: paused during a 3-second human wait, exhausted by a slow model", async () => {
+    h = await harness([{ when: whenUserSays("slow model"), reply: { text: "late", delayMs: 10_000 } }]);
+    const file = join(h.env.workDir, "budget.txt");
+    // About 1 s of active time plus a 3 s human wait: only a paused budget of 2.5 s survives it.
+    const stream = h.agent.stream(`WRITE_FILE ${file}`, { policy: { activeExecutionTimeoutMs: 2500 } });
+    for await (const event of stream) {
+      if (event.type === "approval-request") setTimeout(() => event.request.approve(), 3000);
+    }
+    await stream.result();
+    expect(existsSync(file)).toBe(true);
+
+    const slow = h.agent.stream("slow model please", { policy: { activeExecutionTimeoutMs: 800 } });
+    const events = await collect(slow);
+    const err = await slow.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunError);
+    expect((err as RunError).reason).toBe("active_execution_timeout");
+    expect(alive(spawnedPid(events)!)).toBe(false);
+  });
+
+  it("an unsupported policy value is refused before any process starts", async () => {
+    h = await harness();
+    const stream = h.agent.stream("hello", { policy: { browser: "allow" } });
+    const events = await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(isError(err, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(findError(err, PolicyCapabilityUnsupportedError)).toMatchObject({ driver: "claude", dimension: "browser", value: "allow" });
+    expect(events.some((e) => e.type === "process")).toBe(false);
+    expect(h.server.requests).toHaveLength(0);
+  });
+});
