@@ -1,1 +1,3 @@
-export {};
+export { fakeCliPath } from "./fake-cli-path.js";
+export type { FakeCliStep } from "./fake-cli-step.js";
+export { fakeCliEnv } from "./fake-cli-env.js";

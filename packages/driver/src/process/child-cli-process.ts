@@ -1,0 +1,295 @@
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import type { CliProcess } from "./cli-process.js";
+import { DEFAULT_STDERR_TAIL_BYTES } from "./constants.js";
+import type { ExitInfo } from "./exit-info.js";
+import { JsonLinesDecoder } from "./json-lines-decoder.js";
+import { signalGroup } from "./kill.js";
+import { trackChild, untrackChild } from "./live-children.js";
+import type { OutputLine } from "./output-line.js";
+import { utf8Tail } from "./stderr-tail.js";
+
+/** Settings of a {@link ChildCliProcess}, defaults already applied. */
+export interface ChildCliProcessInit {
+  device: string;
+  maxLineBytes: number;
+  killGraceMs: number;
+  onStderr?: ((text: string) => void) | undefined;
+}
+
+const EMPTY = Buffer.alloc(0);
+/** After SIGKILL, how long to wait for stdio to close before destroying our ends (a pipe held outside the group). */
+const STDIO_RELEASE_MS = 1000;
+
+/**
+ * {@link CliProcess} over a spawned `ChildProcess` (stdio pipes, `detached: true`, already past its
+ * `'spawn'` event). Internal: build it through `spawnCli`.
+ */
+export class ChildCliProcess implements CliProcess {
+  readonly pid: number;
+  readonly device: string;
+  readonly exited: Promise<ExitInfo>;
+
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #killGraceMs: number;
+  readonly #onStderr: ((text: string) => void) | undefined;
+  #reaped = false;
+  #forceKilled = false;
+  #terminating: Promise<ExitInfo> | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  // stdout
+  #stdoutText = "";
+  readonly #stdoutDecoder = new StringDecoder("utf8");
+  readonly #lineDecoder: JsonLinesDecoder;
+  #queue: OutputLine[] = [];
+  #queueHead = 0;
+  #readError: DriverError | undefined;
+  #stdoutDone = false;
+  #linesTaken = false;
+  #consumerGone = false;
+  #wake: (() => void) | undefined;
+
+  // stderr
+  #stderrText = "";
+  readonly #stderrDecoder = new StringDecoder("utf8");
+
+  // stdin
+  #stdinEnded = false;
+  #stdinGone: unknown;
+  readonly #pendingWrites = new Set<(cause: unknown) => void>();
+
+  constructor(child: ChildProcessWithoutNullStreams, init: ChildCliProcessInit) {
+    if (child.pid === undefined) throw new DriverError({ op: "spawn", device: init.device, code: ErrCode.Internal, cause: "child has no pid" });
+    this.#child = child;
+    this.pid = child.pid;
+    this.device = init.device;
+    this.#killGraceMs = init.killGraceMs;
+    this.#onStderr = init.onStderr;
+    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device });
+    trackChild(this.pid);
+
+    // Late child errors (a signal that could not be delivered) must never go unhandled.
+    child.on("error", () => {});
+
+    const { stdin, stdout, stderr } = child;
+    stdin.on("error", (err) => this.#stdinClosed(err));
+    stdin.on("close", () => this.#stdinClosed("stdin closed"));
+
+    stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    stdout.on("end", () => this.#onStdoutEnd());
+    stdout.on("close", () => this.#onStdoutEnd());
+    stdout.on("error", (err) => {
+      this.#readError ??= new DriverError({ op: "read", device: this.device, code: ErrCode.Internal, cause: err });
+      this.#onStdoutEnd();
+    });
+
+    stderr.on("data", (chunk: Buffer) => this.#onStderrText(this.#stderrDecoder.write(chunk)));
+    stderr.on("end", () => this.#onStderrText(this.#stderrDecoder.end()));
+    stderr.on("error", () => {});
+
+    this.exited = new Promise<ExitInfo>((resolve) => {
+      child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+        this.#reaped = true;
+        untrackChild(this.pid);
+        for (const timer of this.#timers) clearTimeout(timer);
+        this.#timers.clear();
+        this.#stdinClosed("child exited");
+        this.#onStdoutEnd();
+        resolve({ code, signal, forceKilled: this.#forceKilled });
+      });
+    });
+  }
+
+  get stdout(): string {
+    return this.#stdoutText;
+  }
+
+  get stderr(): string {
+    return this.#stderrText;
+  }
+
+  stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
+    return utf8Tail(this.#stderrText, maxBytes);
+  }
+
+  lines(): AsyncIterable<OutputLine> {
+    if (this.#linesTaken) {
+      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "lines() has a single consumer and was already called" });
+    }
+    this.#linesTaken = true;
+    return this.#iterate();
+  }
+
+  writeJson(value: unknown): Promise<void> {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (err) {
+      return Promise.reject(new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: err }));
+    }
+    if (text === undefined) {
+      return Promise.reject(new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: "value is not JSON-serializable" }));
+    }
+    const stdin = this.#child.stdin;
+    if (this.#stdinEnded) return Promise.reject(this.#brokenPipe("stdin already closed"));
+    if (this.#stdinGone !== undefined || stdin.destroyed || !stdin.writable) {
+      return Promise.reject(this.#brokenPipe(this.#stdinGone ?? "stdin closed"));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const settle = (cause: unknown): void => {
+        if (!this.#pendingWrites.delete(settle)) return;
+        if (cause === undefined || cause === null) resolve();
+        else reject(this.#brokenPipe(cause));
+      };
+      this.#pendingWrites.add(settle);
+      stdin.write(`${text}\n`, (err) => settle(err));
+    });
+  }
+
+  closeStdin(): void {
+    if (this.#stdinEnded) return;
+    this.#stdinEnded = true;
+    const stdin = this.#child.stdin;
+    if (!stdin.destroyed && !stdin.writableEnded) stdin.end();
+  }
+
+  terminate(): Promise<ExitInfo> {
+    this.#terminating ??= this.#runTerminate();
+    return this.#terminating;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#runClose();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #runTerminate(): Promise<ExitInfo> {
+    if (this.#reaped) return this.exited;
+    signalGroup(this.pid, "SIGTERM");
+    if (await this.#exitedWithin(this.#killGraceMs)) return this.exited;
+    this.#forceKilled = true;
+    signalGroup(this.pid, "SIGKILL");
+    if (!(await this.#exitedWithin(STDIO_RELEASE_MS))) {
+      // The group is dead but something outside it still holds our pipes: stop waiting for their EOF.
+      this.#child.stdout.destroy();
+      this.#child.stderr.destroy();
+    }
+    return this.exited;
+  }
+
+  async #runClose(): Promise<void> {
+    if (!this.#reaped) await this.terminate();
+    const { stdin, stdout, stderr } = this.#child;
+    stdin.destroy();
+    stdout.destroy();
+    stderr.destroy();
+  }
+
+  /** True when the child was reaped within `ms`; the timer is cleared either way and never holds Node open. */
+  #exitedWithin(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        resolve(false);
+      }, ms);
+      timer.unref();
+      this.#timers.add(timer);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        this.#timers.delete(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  async *#iterate(): AsyncGenerator<OutputLine, void, undefined> {
+    try {
+      for (;;) {
+        if (this.#queueHead < this.#queue.length) {
+          const line = this.#queue[this.#queueHead] as OutputLine;
+          this.#queueHead++;
+          if (this.#queueHead === this.#queue.length) {
+            this.#queue = [];
+            this.#queueHead = 0;
+          }
+          yield line;
+          continue;
+        }
+        if (this.#readError) throw this.#readError;
+        if (this.#stdoutDone) return;
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+      }
+    } finally {
+      this.#consumerGone = true;
+      this.#queue = [];
+      this.#queueHead = 0;
+      this.#wake = undefined;
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #enqueue(lines: readonly OutputLine[]): void {
+    for (const line of lines) this.#queue.push(line);
+  }
+
+  #onStdout(chunk: Buffer): void {
+    this.#stdoutText += this.#stdoutDecoder.write(chunk);
+    if (this.#consumerGone || this.#readError) return;
+    try {
+      const lines = this.#lineDecoder.push(chunk);
+      this.#enqueue(lines);
+      // A line over the limit after complete ones is reported by the next call: surface it now.
+      if (lines.length > 0) this.#lineDecoder.push(EMPTY);
+    } catch (err) {
+      this.#readError = err as DriverError;
+    }
+    this.#notify();
+  }
+
+  #onStdoutEnd(): void {
+    if (this.#stdoutDone) return;
+    this.#stdoutDone = true;
+    this.#stdoutText += this.#stdoutDecoder.end();
+    if (!this.#consumerGone && !this.#readError) {
+      try {
+        this.#enqueue(this.#lineDecoder.end());
+      } catch (err) {
+        this.#readError = err as DriverError;
+      }
+    }
+    this.#notify();
+  }
+
+  #onStderrText(text: string): void {
+    if (text === "") return;
+    this.#stderrText += text;
+    try {
+      this.#onStderr?.(text);
+    } catch {
+      // A throwing observer must not break the pipe plumbing.
+    }
+  }
+
+  #stdinClosed(cause: unknown): void {
+    this.#stdinGone ??= cause;
+    for (const settle of [...this.#pendingWrites]) settle(cause);
+  }
+
+  #brokenPipe(cause: unknown): DriverError {
+    return new DriverError({ op: "write", device: this.device, code: ErrCode.BrokenPipe, cause });
+  }
+}

@@ -1,0 +1,53 @@
+import type { ExitInfo } from "./exit-info.js";
+import type { OutputLine } from "./output-line.js";
+
+/**
+ * A running CLI child started by {@link spawnCli}: the leader of its own process group, with stdio
+ * pipes. Closing it (`close()`, `await using`) terminates the group if still alive and releases
+ * everything; nothing is left running, nothing keeps Node alive.
+ */
+export interface CliProcess extends AsyncDisposable {
+  /** OS process id of the child, also the id of its process group. */
+  readonly pid: number;
+  /** Name used in errors. */
+  readonly device: string;
+  /**
+   * stdout framed as JSON Lines ({@link JsonLinesDecoder}), in order, from the first line. Ends when
+   * stdout ends. Single consumer: a second call throws a DriverError `INVALID` (op `"read"`).
+   * Breaking out of the loop is clean: no error, later lines are dropped (stdout keeps draining).
+   * Lines are queued in memory until read; stdout is never paused, so the child cannot block on it.
+   *
+   * @throws DriverError `RESOURCE_EXHAUSTED` (op `"read"`) from the iterator when a line exceeds
+   * `maxLineBytes`, after every line before it was delivered.
+   */
+  lines(): AsyncIterable<OutputLine>;
+  /**
+   * Writes `JSON.stringify(value) + "\n"` to stdin; resolves once the bytes were handed to the OS
+   * (backpressure is the caller's await).
+   *
+   * @throws (rejects) DriverError `BROKEN_PIPE` (op `"write"`) when stdin was closed by either side or
+   * the child exited; `INTERNAL` when `value` is not JSON-serializable.
+   */
+  writeJson(value: unknown): Promise<void>;
+  /** Ends stdin (EOF for the child). Idempotent: `stdin.end()` runs at most once. */
+  closeStdin(): void;
+  /** Everything read from stdout so far, decoded as UTF-8. */
+  readonly stdout: string;
+  /** Everything read from stderr so far, decoded as UTF-8. */
+  readonly stderr: string;
+  /**
+   * The last `maxBytes` bytes of stderr (never cut inside a character), trimmed; for error messages.
+   *
+   * @param maxBytes - default 4096.
+   */
+  stderrTail(maxBytes?: number): string;
+  /** Settles once the child exited AND its stdout/stderr closed (it was reaped). Never rejects. */
+  readonly exited: Promise<ExitInfo>;
+  /**
+   * SIGTERM to the whole process group, then SIGKILL to the group after `killGraceMs` if it has not
+   * gone (then `forceKilled: true`). Idempotent: every call returns the same promise. Never rejects.
+   */
+  terminate(): Promise<ExitInfo>;
+  /** Terminates the group if alive, waits for it to be reaped, releases the pipes. Idempotent; never rejects. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { CliProcess } from "./cli-process.js";
+import { killLiveChildren } from "./live-children.js";
+import { spawnCli } from "./spawn-cli.js";
+
+const node = process.execPath;
+const hangIgnoringSigterm = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
+
+/** Gone: no such process, or a zombie whose reaper is not us (PID 1 in a container may never reap). */
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  try {
+    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false; // no /proc (not Linux), or it vanished meanwhile: ask again
+  }
+}
+
+async function waitGone(pid: number, ms = 2000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+    if (isGone(pid)) return true;
+  }
+  return isGone(pid);
+}
+
+/**
+ * Runs `body` in a separate Node parent (TypeScript through tsx, workspace packages from `src`) after
+ * it spawned a SIGTERM-ignoring child with spawnCli and printed `{"child":pid}`.
+ */
+async function parentWithChild(body: string): Promise<{ parent: CliProcess; child: number }> {
+  const root = fileURLToPath(new URL("../../../../", import.meta.url));
+  const module = pathToFileURL(fileURLToPath(new URL("./spawn-cli.ts", import.meta.url))).href;
+  const script = `const { spawnCli } = await import(${JSON.stringify(module)});
+const p = await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(hangIgnoringSigterm)}] });
+${body}
+console.log(JSON.stringify({ child: p.pid }));`;
+  const parent = await spawnCli({
+    command: node,
+    args: ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script],
+    cwd: root,
+    device: "parent",
+    killGraceMs: 1000,
+  });
+  for await (const line of parent.lines()) {
+    if (line.kind === "json") return { parent, child: (line.value as { child: number }).child };
+  }
+  throw new Error(`parent printed no child pid: ${parent.stderrTail()}`);
+}
+
+describe("live children", () => {
+  it("installs one process 'exit' listener for any number of children and removes it after the last is reaped", async () => {
+    const before = process.listenerCount("exit");
+    const a = await spawnCli({ command: node, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const b = await spawnCli({ command: node, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const c = await spawnCli({ command: node, args: ["-e", "setInterval(() => {}, 1000)"] });
+    expect(process.listenerCount("exit")).toBe(before + 1);
+    expect(process.listenerCount("SIGTERM")).toBe(1);
+    await Promise.all([a.close(), b.close(), c.close()]);
+    expect(process.listenerCount("exit")).toBe(before);
+    expect(process.listenerCount("SIGTERM")).toBe(0);
+  });
+
+  it("killLiveChildren SIGKILLs the group of every live child", async () => {
+    const proc = await spawnCli({ command: node, args: ["-e", hangIgnoringSigterm] });
+    killLiveChildren();
+    expect(await proc.exited).toEqual({ code: null, signal: "SIGKILL", forceKilled: false });
+    await proc.close();
+  });
+
+  it("a parent process that exits leaves no live child behind", async () => {
+    const { parent, child } = await parentWithChild("setTimeout(() => process.exit(0), 50);");
+    expect((await parent.exited).code).toBe(0);
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("a parent killed by SIGTERM kills its children first and still dies by SIGTERM", async () => {
+    const { parent, child } = await parentWithChild("setInterval(() => {}, 1000);");
+    process.kill(parent.pid, "SIGTERM"); // the parent alone, not its group
+    expect(await parent.exited).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("leaves SIGTERM to an application that handles it; its process.exit() still kills the children", async () => {
+    const { parent, child } = await parentWithChild(
+      "process.on('SIGTERM', () => { console.log(JSON.stringify({ handled: true })); setTimeout(() => process.exit(5), 100); }); setInterval(() => {}, 1000);",
+    );
+    process.kill(parent.pid, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(isGone(child)).toBe(false); // the app is still shutting down
+    expect((await parent.exited).code).toBe(5);
+    expect(parent.stdout).toContain('{"handled":true}');
+    expect(await waitGone(child)).toBe(true);
+  });
+});

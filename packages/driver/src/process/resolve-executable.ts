@@ -1,0 +1,76 @@
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { basename, delimiter, resolve } from "node:path";
+import { DriverError, ErrCode } from "@adaptor/errors";
+
+/** Options of {@link resolveExecutable}. */
+export interface ResolveExecutableOptions {
+  /** Directory that relative paths and relative `PATH` entries resolve against. Default `process.cwd()`. */
+  cwd?: string;
+  /** The `PATH` to search for a bare name (entries split on `path.delimiter`; empty entries skipped). */
+  path?: string;
+  /** Name used in errors. Default: the basename of the command. */
+  device?: string;
+}
+
+type Probe = { kind: "ok" } | { kind: "missing" } | { kind: "directory" } | { kind: "denied"; cause: unknown };
+
+/**
+ * Resolves `command` to the absolute path of an existing, executable regular file, the way `execvp`
+ * would, without starting anything. A command containing a path separator is a path (resolved
+ * against `cwd`); a bare name is searched for on `path`, first match wins.
+ *
+ * @returns the absolute path.
+ * @throws DriverError (op `"spawn"`): `NOT_FOUND` when nothing matches (for a bare name the cause
+ * reads `executable not found on PATH`, for a path `executable not found at <path>`); `PERMISSION`
+ * when a match exists but is not executable or cannot be inspected; `IS_DIRECTORY` when a path names
+ * a directory; `INVALID` when `command` is empty.
+ */
+export async function resolveExecutable(command: string, options: ResolveExecutableOptions = {}): Promise<string> {
+  const device = options.device ?? (basename(command) || command);
+  const cwd = options.cwd ?? process.cwd();
+  const fail = (code: ErrCode, cause: unknown): DriverError => new DriverError({ op: "spawn", device, code, cause });
+  if (command === "") throw fail(ErrCode.Invalid, "empty command");
+
+  if (isPath(command)) {
+    const full = resolve(cwd, command);
+    const probe = await probeExecutable(full);
+    if (probe.kind === "ok") return full;
+    if (probe.kind === "missing") throw fail(ErrCode.NotFound, `executable not found at ${full}`);
+    if (probe.kind === "directory") throw fail(ErrCode.IsDirectory, `${full} is a directory`);
+    throw fail(ErrCode.Permission, probe.cause);
+  }
+
+  let denied: unknown;
+  for (const dir of (options.path ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = resolve(cwd, dir, command);
+    const probe = await probeExecutable(candidate);
+    if (probe.kind === "ok") return candidate;
+    if (probe.kind === "denied") denied ??= probe.cause;
+  }
+  if (denied !== undefined) throw fail(ErrCode.Permission, denied);
+  throw fail(ErrCode.NotFound, "executable not found on PATH");
+}
+
+function isPath(command: string): boolean {
+  return command.includes("/") || (process.platform === "win32" && command.includes("\\"));
+}
+
+async function probeExecutable(file: string): Promise<Probe> {
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) return { kind: "directory" };
+    if (!info.isFile()) return { kind: "denied", cause: `${file} is not a regular file` };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM") return { kind: "denied", cause: err };
+    return { kind: "missing" }; // ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG
+  }
+  try {
+    await access(file, constants.X_OK);
+    return { kind: "ok" };
+  } catch {
+    return { kind: "denied", cause: `${file} is not executable` };
+  }
+}

@@ -1,0 +1,142 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { describe, expect, it, vi } from "vitest";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { forceKilledError } from "./force-killed-error.js";
+import type { OutputLine } from "./output-line.js";
+import { spawnCli } from "./spawn-cli.js";
+
+vi.mock("node:child_process", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:child_process")>();
+  return { ...actual, spawn: vi.fn(actual.spawn) };
+});
+
+const node = process.execPath;
+
+/** Spawns `node -e script` through spawnCli. */
+function nodeScript(script: string, extra: Partial<Parameters<typeof spawnCli>[0]> = {}) {
+  return spawnCli({ command: node, args: ["-e", script], device: "node", killGraceMs: 500, ...extra });
+}
+
+async function collect(lines: AsyncIterable<OutputLine>): Promise<OutputLine[]> {
+  const out: OutputLine[] = [];
+  for await (const line of lines) out.push(line);
+  return out;
+}
+
+describe("spawnCli", () => {
+  it("rejects a missing executable with NOT_FOUND and the exact message before any spawn", async () => {
+    vi.mocked(spawn).mockClear();
+    const err = await spawnCli({ command: "adaptor-no-such-cli", args: [], env: { PATH: "/nonexistent-dir" } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DriverError);
+    expect(err).toMatchObject({ op: "spawn", device: "adaptor-no-such-cli", code: ErrCode.NotFound });
+    expect((err as Error).message).toBe("[NOT_FOUND] spawn: adaptor-no-such-cli (executable not found on PATH)");
+    expect(vi.mocked(spawn)).not.toHaveBeenCalled();
+  });
+
+  it("maps a spawn-time ENOENT error event (missing cwd) to NOT_FOUND", async () => {
+    vi.mocked(spawn).mockClear();
+    const err = await spawnCli({ command: node, args: [], cwd: "/nonexistent-adaptor-cwd", device: "node" }).catch((e: unknown) => e);
+    expect(vi.mocked(spawn)).toHaveBeenCalledTimes(1);
+    expect(err).toMatchObject({ op: "spawn", device: "node", code: ErrCode.NotFound });
+  });
+
+  it("rejects invalid options with INVALID before spawning", async () => {
+    await expect(spawnCli({ command: node, args: [], killGraceMs: -1 })).rejects.toMatchObject({ code: ErrCode.Invalid });
+    await expect(spawnCli({ command: node, args: [], maxLineBytes: 0 })).rejects.toMatchObject({ code: ErrCode.Invalid });
+  });
+
+  it.skipIf(process.platform !== "linux")("passes argv verbatim with no shell, as a detached process group leader", async () => {
+    const args = ["a b", "$HOME", "'q'", "`x`;|&"];
+    const script = "console.log(JSON.stringify({ argv: process.argv.slice(1), stat: require('fs').readFileSync('/proc/self/stat', 'utf8') }))";
+    await using direct = await spawnCli({ command: node, args: ["-e", script, ...args] });
+    const [line] = await collect(direct.lines());
+    const value = line?.kind === "json" ? (line.value as { argv: string[]; stat: string }) : undefined;
+    expect(value?.argv).toEqual(args);
+    const pgid = Number(value?.stat.slice(value.stat.lastIndexOf(")") + 2).split(" ")[2]);
+    expect(pgid).toBe(direct.pid);
+  });
+
+  it("gives the child exactly the env passed, without undefined entries", async () => {
+    await using proc = await nodeScript("console.log(JSON.stringify(Object.keys(process.env).sort()))", {
+      env: { PATH: process.env["PATH"], ADAPTOR_A: "1", ADAPTOR_B: undefined },
+    });
+    const lines = await collect(proc.lines());
+    expect(lines[0]).toMatchObject({ kind: "json", value: ["ADAPTOR_A", "PATH"] });
+  });
+
+  it("closeStdin twice calls stdin.end exactly once and the child sees one EOF", async () => {
+    vi.mocked(spawn).mockClear();
+    await using proc = await nodeScript("let n=0; process.stdin.on('data', d => n += d.length); process.stdin.on('end', () => console.log(JSON.stringify({ eof: n })))");
+    const child = vi.mocked(spawn).mock.results[0]?.value as ChildProcessWithoutNullStreams;
+    const end = vi.spyOn(child.stdin, "end");
+    await proc.writeJson({ hi: 1 });
+    proc.closeStdin();
+    proc.closeStdin();
+    expect(end).toHaveBeenCalledTimes(1);
+    expect(await collect(proc.lines())).toEqual([{ kind: "json", value: { eof: 9 }, text: '{"eof":9}' }]);
+    await expect(proc.writeJson({})).rejects.toMatchObject({ op: "write", code: ErrCode.BrokenPipe });
+    expect((await proc.exited).code).toBe(0);
+  });
+
+  it("round-trips writeJson lines through a child that echoes stdin", async () => {
+    await using proc = await nodeScript("process.stdin.pipe(process.stdout)");
+    await proc.writeJson({ n: 1, s: "é😀" });
+    await proc.writeJson([2]);
+    proc.closeStdin();
+    expect((await collect(proc.lines())).map((l) => (l.kind === "json" ? l.value : l.text))).toEqual([{ n: 1, s: "é😀" }, [2]]);
+    expect(proc.stdout).toBe('{"n":1,"s":"é😀"}\n[2]\n');
+  });
+
+  it("rejects writeJson with INTERNAL for a value JSON cannot encode", async () => {
+    await using proc = await nodeScript("setTimeout(() => {}, 5000)");
+    await expect(proc.writeJson(10n)).rejects.toMatchObject({ op: "write", code: ErrCode.Internal });
+    await expect(proc.writeJson(undefined)).rejects.toMatchObject({ op: "write", code: ErrCode.Internal });
+  });
+
+  it("throws INVALID when lines() is called a second time (single consumer)", async () => {
+    await using proc = await nodeScript("0");
+    proc.lines();
+    expect(() => proc.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+  });
+
+  it("collects stderr, calls onStderr with decoded text, and stderrTail keeps the trimmed last bytes", async () => {
+    const seen: string[] = [];
+    await using proc = await nodeScript("process.stderr.write('first é\\n' + 'x'.repeat(5000) + ' last words\\n')", {
+      onStderr: (text) => {
+        seen.push(text);
+        throw new Error("observer failure is ignored");
+      },
+    });
+    await proc.exited;
+    expect(seen.join("")).toBe(proc.stderr);
+    expect(proc.stderr.startsWith("first é\n")).toBe(true);
+    expect(proc.stderrTail(11)).toBe("last words"); // 10 bytes + the trailing newline, trimmed
+    expect(Buffer.byteLength(proc.stderrTail())).toBeLessThanOrEqual(4096);
+    expect(proc.stderrTail().endsWith("x last words")).toBe(true);
+  });
+
+  it("exited resolves with the exit code and never rejects; terminate after exit returns the same info", async () => {
+    const proc = await nodeScript("process.exit(7)");
+    const info = await proc.exited;
+    expect(info).toEqual({ code: 7, signal: null, forceKilled: false });
+    await expect(proc.terminate()).resolves.toEqual(info);
+    expect(proc.terminate()).toBe(proc.terminate());
+    await proc.close();
+    await proc[Symbol.asyncDispose]();
+  });
+
+  it("terminate sends SIGTERM to a cooperative child, which exits within the grace period", async () => {
+    await using proc = await nodeScript("console.log('{}'); setInterval(() => {}, 1000)");
+    for await (const _ of proc.lines()) break; // ready
+    expect(await proc.terminate()).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
+    expect(() => process.kill(proc.pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" })); // reaped by us
+  });
+
+  it("forceKilledError is a FORCE_KILLED DriverError with op kill", () => {
+    const err = forceKilledError("claude", "no exit 2000 ms after SIGTERM");
+    expect(err).toBeInstanceOf(DriverError);
+    expect(err).toMatchObject({ op: "kill", device: "claude", code: ErrCode.ForceKilled });
+    expect(err.message).toBe("[FORCE_KILLED] kill: claude (no exit 2000 ms after SIGTERM)");
+    expect(forceKilledError("codex").message).toBe("[FORCE_KILLED] kill: codex");
+  });
+});

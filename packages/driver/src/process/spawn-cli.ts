@@ -1,0 +1,107 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { basename } from "node:path";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { ChildCliProcess } from "./child-cli-process.js";
+import type { CliProcess } from "./cli-process.js";
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_LINE_BYTES } from "./constants.js";
+import { resolveExecutable } from "./resolve-executable.js";
+import type { SpawnOptions } from "./spawn-options.js";
+
+/**
+ * Starts a CLI as the leader of its own process group (`detached: true`), with an argv array and no
+ * shell, stdio as pipes. The executable is resolved first (a path must exist and be executable, a
+ * bare name is searched on `PATH`), so a missing CLI fails before anything is started. POSIX only
+ * (process groups).
+ *
+ * The child is tracked until reaped: if the parent process exits first, its group is SIGKILLed.
+ *
+ * @returns the running {@link CliProcess}; resolves once the OS reported the child started.
+ * @throws (rejects) DriverError with op `"spawn"` and the `device` name: `NOT_FOUND`
+ * (`[NOT_FOUND] spawn: <device> (executable not found on PATH)`, also a missing `cwd`),
+ * `PERMISSION` (not executable, EACCES), `IS_DIRECTORY`, `RESOURCE_EXHAUSTED` (E2BIG, EAGAIN, EMFILE),
+ * `INVALID` (bad options), `INTERNAL` (anything else).
+ */
+export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
+  const device = options.device ?? (basename(options.command) || options.command);
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const invalid = (cause: string): DriverError => new DriverError({ op: "spawn", device, code: ErrCode.Invalid, cause });
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw invalid(`maxLineBytes must be a positive integer, got ${String(maxLineBytes)}`);
+  if (!Number.isFinite(killGraceMs) || killGraceMs < 0) throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
+
+  const env = childEnv(options.env ?? process.env);
+  const file = await resolveExecutable(options.command, {
+    device,
+    path: options.env?.["PATH"] ?? process.env["PATH"] ?? "",
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(file, [...options.args], {
+      argv0: options.command,
+      cwd: options.cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+      shell: false,
+      windowsHide: true,
+    });
+  } catch (err) {
+    throw spawnError(device, err);
+  }
+
+  try {
+    await started(child);
+  } catch (err) {
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+    throw spawnError(device, err);
+  }
+  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, onStderr: options.onStderr });
+}
+
+function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+/** Resolves on the child's `'spawn'` event, rejects on a spawn-time `'error'` (ENOENT, EACCES...). */
+function started(child: ChildProcessWithoutNullStreams): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onSpawn = (): void => {
+      child.off("error", onError);
+      resolve();
+    };
+    const onError = (err: Error): void => {
+      child.off("spawn", onSpawn);
+      child.on("error", () => {}); // later errors of a dead child stay handled
+      reject(err);
+    };
+    child.once("spawn", onSpawn);
+    child.once("error", onError);
+  });
+}
+
+const SPAWN_ERROR_CODES: Readonly<Record<string, ErrCode>> = {
+  ENOENT: ErrCode.NotFound,
+  ENOTDIR: ErrCode.NotFound,
+  EACCES: ErrCode.Permission,
+  EPERM: ErrCode.Permission,
+  EISDIR: ErrCode.IsDirectory,
+  E2BIG: ErrCode.ResourceExhausted,
+  EAGAIN: ErrCode.ResourceExhausted,
+  EMFILE: ErrCode.ResourceExhausted,
+  ENFILE: ErrCode.ResourceExhausted,
+  ENOMEM: ErrCode.ResourceExhausted,
+  ERR_INVALID_ARG_TYPE: ErrCode.Invalid,
+  ERR_INVALID_ARG_VALUE: ErrCode.Invalid,
+};
+
+function spawnError(device: string, err: unknown): DriverError {
+  const errno = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = (errno === undefined ? undefined : SPAWN_ERROR_CODES[errno]) ?? ErrCode.Internal;
+  return new DriverError({ op: "spawn", device, code, cause: err });
+}

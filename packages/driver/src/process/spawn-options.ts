@@ -1,0 +1,25 @@
+/** Options of {@link spawnCli}. */
+export interface SpawnOptions {
+  /**
+   * The executable: an absolute path, a relative path (with a `/`, resolved against `cwd`), or a bare
+   * name looked up on `PATH` (`env.PATH`, else `process.env.PATH`). Never run through a shell.
+   */
+  command: string;
+  /** The argv after the command, passed verbatim (no shell, no quoting). */
+  args: readonly string[];
+  /** Working directory of the child. Default: the parent's `process.cwd()`. */
+  cwd?: string;
+  /**
+   * The child's full environment (the caller merges it; nothing is added). Entries whose value is
+   * `undefined` are omitted. Default: `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Name used in errors (`[CODE] op: device (cause)`). Default: the basename of `command`. */
+  device?: string;
+  /** Longest stdout line in bytes, terminator excluded; longer fails `lines()`. Default 64 MiB. */
+  maxLineBytes?: number;
+  /** Milliseconds between SIGTERM and SIGKILL in `terminate()`. Default 2000. */
+  killGraceMs?: number;
+  /** Called with each decoded stderr chunk (UTF-8, never split inside a character). Exceptions are ignored. */
+  onStderr?: (text: string) => void;
+}
