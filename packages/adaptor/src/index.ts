@@ -1,6 +1,9 @@
 // Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
 
-export { Agent } from "./agent/agent.js";
+export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
+export { Thread } from "./thread/thread.js";
+export type { ThreadMode } from "./thread/thread-context.js";
+export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { Result, type ResultInit } from "./run/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./run/run-options.js";
@@ -102,5 +105,48 @@ export type {
   ProcessEvent,
 } from "@adaptor/driver";
 
+// Skills and MCP servers (issue 6): declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.
+export { skillDir, skillInline, skillArchive, skillKey, requireSkill, skillSet } from "@adaptor/skill";
+export type {
+  Skill,
+  SkillSpec,
+  SkillSource,
+  SkillKeyRef,
+  SkillOptions,
+  SkillInlineInit,
+  SkillArchiveOptions,
+  SkillArchiveFormat,
+  SkillArchiveLimits,
+  SkillProvider,
+  SkillCatalog,
+} from "@adaptor/skill";
+export { mcpStdio, mcpHttp, mcpSse } from "@adaptor/mcp";
+export type { McpServer, McpStdioServer, McpHttpServer, McpSseServer, McpTransport, McpStdioOptions, McpRemoteOptions } from "@adaptor/mcp";
+
 // Matching helpers and codes, so hosts need one import.
 export { isError, findError, ErrCode, DriverError, AdaptorError, errorCode, type Sentinel } from "@adaptor/errors";
+
+// Structured output (issue 5 §1).
+export { runAs, type Runner } from "./structured-output/run-as.js";
+export {
+  StructuredOutput,
+  type StructuredOutputInit,
+  type StructuredOutputSource,
+} from "./structured-output/structured-output.js";
+
+// Host tools (issue 5 §2): the leaf API re-exported as the very same objects.
+export { HOST_TOOL_SERVER_NAME } from "./tools/agent-tools.js";
+export { defineTool, reject, asRejection, Tool, ErrInvalidDefinition, ErrInvalidInput, ErrInvalidOutput } from "@adaptor/tool";
+export type {
+  ToolDefinition,
+  ToolAnnotations,
+  ToolContext,
+  ToolOutput,
+  Rejection,
+  SchemaSource,
+  JsonSchemaSource,
+  JsonSchemaObject,
+  StandardSchemaLike,
+  InferSchema,
+  ValidationIssue,
+} from "@adaptor/tool";

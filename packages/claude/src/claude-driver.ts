@@ -1,24 +1,13 @@
-import type {
-  ApprovalDecision,
-  Driver,
-  DriverDescriptor,
-  DriverRequest,
-  DriverResponse,
-  DriverSink,
-} from "@adaptor/driver";
-import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { randomUUID } from "node:crypto";
+import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import { forceKilledError, spawnCli } from "@adaptor/driver/process";
+import PQueue from "p-queue";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
-import { toApprovalAsk, toPermissionAnswer } from "./protocol/approvals.js";
 import { classifyTurn } from "./protocol/classify.js";
-import {
-  controlError,
-  interruptRequest,
-  permissionResponse,
-  userLine,
-  type CanUseToolRequest,
-} from "./protocol/messages.js";
-import { TurnState } from "./protocol/turn-state.js";
+import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
+import { launchSignature } from "./session/launch-signature.js";
+import { SessionPool } from "./session/session-pool.js";
 
 const DEVICE = "claude";
 
@@ -27,10 +16,12 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   type: "claude",
   displayName: "Claude Code",
   capabilities: {
-    sessions: { resume: false, fork: false },
-    processReuse: false,
-    structuredOutput: { native: false, prompt: false },
-    mcp: { transports: [] },
+    sessions: { resume: true, fork: true },
+    processReuse: true,
+    // native: --json-schema, value from the result line's structured_output; prompt: instructions +
+    // final text (test/structured-output.test.ts).
+    structuredOutput: { native: true, prompt: true },
+    mcp: { transports: ["stdio", "http"] },
     policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: true },
     approvals: {
       permission: ["inherit", "ask", "auto_approve", "auto_deny"],
@@ -52,15 +43,21 @@ function deepFreeze<T>(value: T): T {
 /**
  * Drives the real `claude` binary in stream-json mode (cli-protocols.md §2): the prompt goes on
  * stdin as a user line, every `can_use_tool` control request becomes an approval, the first
- * `result` line is the terminal, cancellation sends the CLI's `interrupt` before signals.
+ * `result` line is the terminal, cancellation sends the CLI's `interrupt` before signals. Thread
+ * turns (`request.reuseProcess`) run on a live process parked after the session's previous turn
+ * when every spawn input is unchanged; a prompt written to a process is never written again.
  */
 export class ClaudeDriver implements Driver {
   readonly descriptor = CLAUDE_DESCRIPTOR;
   readonly config: ClaudeConfig;
-  readonly #live = new Set<CliProcess>();
+  readonly #live = new Set<ClaudeSession>();
+  readonly #pool: SessionPool;
+  readonly #spawns: PQueue;
 
   constructor(config: ClaudeConfig = {}) {
     this.config = Object.freeze({ ...config, ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}) });
+    this.#pool = new SessionPool(config.idleMs);
+    this.#spawns = new PQueue({ concurrency: config.maxConcurrentSpawns ?? 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
@@ -68,97 +65,93 @@ export class ClaudeDriver implements Driver {
     validateClaudeConfig(this.config);
   }
 
-  /** Runs one turn in a fresh process; see {@link Driver.run} for the verdict contract. */
+  /** Compatibility-relevant config for thread fingerprints: the executable, config dir and extra flags. */
+  fingerprint(): unknown {
+    return { command: this.config.command ?? null, configDir: this.config.configDir ?? null, extraArgs: this.config.extraArgs ?? [] };
+  }
+
+  /** Number of live processes parked for reuse. */
+  get parkedProcesses(): number {
+    return this.#pool.size;
+  }
+
+  /** Runs one turn; see {@link Driver.run} for the verdict contract. */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
-    const launch = await prepareLaunch(this.config, request);
-    let proc: CliProcess;
+    const signature = launchSignature(this.config, request);
+    const reusable = request.reuseProcess === true && !request.session?.fork;
+    let session: ClaudeSession | undefined;
+    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature);
+    // One writer per session: a fresh process for this session ends the parked one first.
+    else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
+    if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
+    else session = await this.#spawn(request, sink, signature);
+    this.#live.add(session);
+    let outcome: TurnOutcome;
     try {
-      proc = await spawnCli({
-        command: launch.command,
-        args: launch.args,
-        cwd: launch.cwd,
-        env: launch.env,
-        device: DEVICE,
-        ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
-        ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
-        onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
-      });
+      outcome = await session.runTurn(request.prompt, sink, signal, reusable);
+    } catch (error) {
+      await session.close();
+      this.#live.delete(session);
+      throw error;
+    }
+    this.#live.delete(session);
+    const alive = outcome.exit === undefined;
+    if (signal.aborted) {
+      await session.close();
+      const exit = await session.proc.exited;
+      throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+    }
+    const response = this.#response(request, session, outcome);
+    if (alive && !response.failure && session.sessionId) this.#pool.park(session.sessionId, session);
+    else await session.close();
+    return response;
+  }
+
+  /** Ends every live and parked process of this driver. Idempotent. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#live].map((session) => session.close()));
+    await this.#pool.close();
+  }
+
+  async #spawn(request: DriverRequest, sink: DriverSink, signature: string): Promise<ClaudeSession> {
+    // A new conversation gets its id up front (--session-id); the checkpoint still takes the id the CLI reports.
+    const launch = await prepareLaunch(this.config, request, request.session ? undefined : randomUUID());
+    try {
+      const proc = await this.#spawns.add(() =>
+        spawnCli({
+          command: launch.command,
+          args: launch.args,
+          cwd: launch.cwd,
+          env: launch.env,
+          device: DEVICE,
+          ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
+          ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
+          onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
+        }),
+      );
+      sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+      return new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000);
     } catch (error) {
       await launch.cleanup();
       throw error;
     }
-    this.#live.add(proc);
-    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-    const turn = new TurnState((event) => sink.emit(event));
-    const cancel = new Cancellation(proc, this.config.killGraceMs ?? 2000);
-    const onAbort = (): void => cancel.start();
-    signal.addEventListener("abort", onAbort, { once: true });
-    let exit: ExitInfo;
-    try {
-      // A dead child is classified from its exit below; a failed write alone is no verdict.
-      proc.writeJson(userLine(request.prompt)).catch(() => undefined);
-      for await (const line of proc.lines()) {
-        if (line.kind === "text") {
-          sink.emit({ type: "process", kind: "stdout", text: line.text });
-          continue;
-        }
-        const value = line.value;
-        if (typeof value !== "object" || value === null) continue;
-        const message = value as Record<string, unknown>;
-        if (message.type === "control_request") {
-          this.#onControlRequest(proc, sink, message, turn);
-        } else if (message.type === "control_response" || message.type === "keep_alive") {
-          continue;
-        } else if (turn.accept(message, line.text)) {
-          proc.closeStdin();
-        }
-      }
-      exit = await proc.exited;
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      await cancel.settled();
-      await proc.close();
-      this.#live.delete(proc);
-      await launch.cleanup();
-    }
-    if (signal.aborted) {
-      const exitInfo = await proc.exited;
-      throw exitInfo.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
-    }
-    return this.#response(proc, turn, exit);
   }
 
-  /** Terminates every live process of this driver. Idempotent. */
-  async close(): Promise<void> {
-    await Promise.all([...this.#live].map((proc) => proc.close()));
-  }
-
-  #onControlRequest(proc: CliProcess, sink: DriverSink, message: Record<string, unknown>, turn: TurnState): void {
-    const requestId = String(message.request_id);
-    const request = message.request as { subtype?: string } | undefined;
-    if (request?.subtype !== "can_use_tool") {
-      proc.writeJson(controlError(requestId, `unsupported control request ${String(request?.subtype)}`)).catch(() => undefined);
-      return;
-    }
-    const ask = request as CanUseToolRequest;
-    sink
-      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
-      .then((decision: ApprovalDecision) => proc.writeJson(permissionResponse(requestId, toPermissionAnswer(ask, decision))))
-      .catch(() => undefined); // the process is gone: its exit decides the verdict
-  }
-
-  #response(proc: CliProcess, turn: TurnState, exit: ExitInfo): DriverResponse {
+  #response(request: DriverRequest, session: ClaudeSession, outcome: TurnOutcome): DriverResponse {
+    const { turn, exit } = outcome;
     const terminal = turn.terminal;
     const failure = classifyTurn({
       terminal: terminal?.line,
-      exitCode: exit.code,
-      exitSignal: exit.signal,
-      stderrTail: proc.stderrTail(),
+      exitCode: exit ? exit.code : 0,
+      exitSignal: exit ? exit.signal : null,
+      stderrTail: session.proc.stderrTail(),
+      resuming: request.session !== undefined,
     });
     const usage = turn.usage();
     const line = terminal?.line;
     const model = turn.model ?? Object.keys(line?.modelUsage ?? {})[0];
+    const sessionId = turn.sessionId ?? session.sessionId;
     return {
       text: line && !line.is_error && typeof line.result === "string" ? line.result : "",
       ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
@@ -168,49 +161,13 @@ export class ClaudeDriver implements Driver {
       ...(typeof line?.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
       transcript: turn.transcript,
       raw: {
-        stdout: proc.stdout,
-        stderr: proc.stderr,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
         ...(terminal ? { terminal: { event: "result", json: terminal.json } } : {}),
       },
-      ...(!failure && turn.sessionId ? { checkpoint: { resumeId: turn.sessionId } } : {}),
+      ...(!failure && sessionId ? { checkpoint: { resumeId: sessionId } } : {}),
       ...(failure ? { failure } : {}),
-      exit: { code: exit.code, signal: exit.signal },
+      ...(exit ? { exit: { code: exit.code, signal: exit.signal } } : {}),
     };
-  }
-}
-
-/** Interrupt first, then SIGTERM/SIGKILL through `terminate()` if the CLI does not end in time. */
-class Cancellation {
-  readonly #proc: CliProcess;
-  readonly #graceMs: number;
-  #done: Promise<unknown> = Promise.resolve();
-  #started = false;
-
-  constructor(proc: CliProcess, graceMs: number) {
-    this.#proc = proc;
-    this.#graceMs = graceMs;
-  }
-
-  start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    const proc = this.#proc;
-    proc.writeJson(interruptRequest(`interrupt_${Date.now()}`)).catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const escalate = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.#graceMs);
-      timer.unref();
-    });
-    this.#done = Promise.race([proc.exited.then(() => "exited" as const), escalate.then(() => "timeout" as const)]).then(
-      (how) => {
-        clearTimeout(timer);
-        return how === "timeout" ? proc.terminate() : undefined;
-      },
-    );
-  }
-
-  /** Resolves once any escalation this cancellation started has finished. */
-  settled(): Promise<unknown> {
-    return this.#done;
   }
 }

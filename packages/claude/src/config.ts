@@ -22,6 +22,15 @@ export interface ClaudeConfig {
   readonly killGraceMs?: number;
   /** Longest stdout line in bytes. Default 64 MiB. */
   readonly maxLineBytes?: number;
+  /**
+   * Also load the MCP servers of the user's own Claude configuration (user, project, local
+   * scopes). Default false: the CLI sees only the run's servers (`--strict-mcp-config`).
+   */
+  readonly userMcpServers?: boolean;
+  /** Idle time in ms after which a process parked between thread turns is ended. Default 300,000. */
+  readonly idleMs?: number;
+  /** Processes spawned at once by this driver (p-queue). Default 4. */
+  readonly maxConcurrentSpawns?: number;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -72,4 +81,8 @@ export function validateClaudeConfig(config: ClaudeConfig): void {
   }
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+  if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
+  if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
+    fail("maxConcurrentSpawns must be a positive integer");
+  }
 }

@@ -2,12 +2,18 @@ import { AdaptorError } from "@adaptor/errors";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { Driver } from "@adaptor/driver";
 import { v7 as uuidv7 } from "uuid";
-import { ErrAgentClosed } from "../errors/sentinels.js";
+import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
 import { executeRun } from "../run/execute-run.js";
 import type { Result } from "../run/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../run/run-options.js";
 import { Stream } from "../run/stream.js";
+import type { ThreadContext } from "../thread/thread-context.js";
+import { Thread, type ThreadHost } from "../thread/thread.js";
+import { AgentTools } from "../tools/agent-tools.js";
+
+/** Default thread lease time-to-live, in ms. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
 
 /**
  * Runs prompts through a {@link Driver} (seed 002 "One execution error path"): `stream()` for
@@ -23,6 +29,9 @@ export class Agent implements AsyncDisposable {
   readonly driver: Driver;
   readonly #options: AgentOptions;
   readonly #inflight = new Map<AbortController, Promise<unknown>>();
+  readonly #owner: string;
+  /** Host tools and their MCP server (started by the first run with tools, stopped by close()). */
+  readonly #tools: AgentTools;
   #closing: Promise<void> | undefined;
 
   /** @throws TypeError when `driver` is missing (a programmer error, not a sentinel). */
@@ -30,6 +39,8 @@ export class Agent implements AsyncDisposable {
     if (!driver || typeof driver.run !== "function") throw new TypeError("new Agent(driver): a Driver is required");
     this.driver = driver;
     this.#options = Object.freeze({ ...options });
+    this.#owner = options.owner ?? `agent-${uuidv7()}`;
+    this.#tools = new AgentTools(options.tools);
   }
 
   /**
@@ -37,19 +48,79 @@ export class Agent implements AsyncDisposable {
    * stream's result rejects with `ErrAgentClosed`.
    */
   stream(prompt: string, options: RunOptions = {}): Stream {
+    return this.#start(prompt, options, undefined);
+  }
+
+  /**
+   * The thread under `key`: its runs continue the stored conversation, or start one
+   * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
+   * @throws TypeError for an empty key (a programmer error).
+   */
+  thread(key: string, options: { resumeOnly?: boolean } = {}): Thread {
+    return new Thread(this.#threadHost, key, options.resumeOnly ? "resume_only" : "continue_or_start");
+  }
+
+  /**
+   * A fresh conversation under `key`. The previous record is archived only when the first run
+   * produced a valid checkpoint; until then the old conversation stays resumable.
+   * @throws TypeError for an empty key.
+   */
+  newThread(key: string): Thread {
+    return new Thread(this.#threadHost, key, "start_new");
+  }
+
+  readonly #threadHost: ThreadHost = {
+    streamThread: (key, mode, parentKey, prompt, options) => {
+      const store = this.#options.threadStore;
+      if (!store) {
+        return this.#start(prompt, options, new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired }), key);
+      }
+      const context: ThreadContext = {
+        store,
+        key,
+        mode,
+        ...(parentKey !== undefined ? { parentKey } : {}),
+        identity: this.#options.identity ?? "",
+        owner: this.#owner,
+        leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      };
+      return this.#start(prompt, options, context, key);
+    },
+    checkpoint: async (key, signal) => {
+      const store = this.#options.threadStore;
+      if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
+      return store.resolve({ key }, signal);
+    },
+  };
+
+  #start(prompt: string, options: RunOptions, thread: ThreadContext | AdaptorError | undefined, threadKey?: string): Stream {
     const runId = uuidv7();
     const controller = new AbortController();
-    const queue = new EventQueue({ runId }, this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER);
-    if (this.#closing) {
-      const closed = new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
-      queue.push({ type: "run-finished", ok: false, reason: "error", message: closed.message });
+    const queue = new EventQueue(
+      { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
+      this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
+    );
+    const refusal = this.#closing ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed }) : thread instanceof AdaptorError ? thread : undefined;
+    if (refusal) {
+      queue.push({ type: "run-finished", ok: false, reason: "error", message: refusal.message });
       queue.close();
-      return new Stream(runId, queue, controller, Promise.reject(closed));
+      return new Stream(runId, queue, controller, Promise.reject(refusal));
     }
     const merged = mergeRunOptions(this.#options, options);
+    this.#tools.attach(merged, runId, queue);
     const release = linkSignals(controller, this.driver.descriptor.type, merged);
     const result = Promise.resolve()
-      .then(() => executeRun({ runId, driver: this.driver, prompt, options: merged, queue, controller }))
+      .then(() =>
+        executeRun({
+          runId,
+          driver: this.driver,
+          prompt,
+          options: merged,
+          queue,
+          controller,
+          ...(thread && !(thread instanceof AdaptorError) ? { thread } : {}),
+        }),
+      )
       .finally(() => {
         release();
         this.#inflight.delete(controller);
@@ -77,6 +148,7 @@ export class Agent implements AsyncDisposable {
       const reason = new AdaptorError("agent closed during the run", { sentinel: ErrAgentClosed });
       for (const controller of this.#inflight.keys()) controller.abort(reason);
       await Promise.all(this.#inflight.values());
+      await this.#tools.close();
       await this.driver.close?.();
     })();
     return this.#closing;

@@ -1,5 +1,5 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { Driver, DriverFailure, DriverResponse } from "@adaptor/driver";
+import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse } from "@adaptor/driver";
 import { ApprovalBroker } from "../approval/approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
@@ -8,6 +8,8 @@ import { ActiveBudget } from "./active-budget.js";
 import { Preparation, prepare } from "./preparation.js";
 import { Result } from "./result.js";
 import type { RunOptions } from "./run-options.js";
+import type { ThreadContext } from "../thread/thread-context.js";
+import { ThreadTurn } from "../thread/thread-turn.js";
 
 /** Everything one run needs; built by the Agent. */
 export interface RunSetup {
@@ -18,6 +20,8 @@ export interface RunSetup {
   readonly queue: EventQueue;
   /** Aborted by cancel, the caller's signal, the timeout, or agent close; its reason is the verdict's cause. */
   readonly controller: AbortController;
+  /** Present for thread runs. */
+  readonly thread?: ThreadContext;
 }
 
 /** Abort reason used when the SDK itself ends a run as a business failure (approval fallback, budget). */
@@ -66,16 +70,19 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   try {
     budget?.resume();
     const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }));
+    let turn: ThreadTurn | undefined;
     try {
-      response = await driver.run(
-        prep.request,
-        { emit: (event) => queue.push(event), requestApproval: (ask) => approvals.ask(ask) },
-        controller.signal,
-      );
+      if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));
+      const sink = { emit: (event: DriverEvent) => queue.push(event), requestApproval: (ask: ApprovalAsk) => approvals.ask(ask) };
+      const callDriver = (request: DriverRequest): Promise<DriverResponse> => driver.run(request, sink, controller.signal);
+      response = await callDriver(prep.request);
+      if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
       budget?.stop();
       approvals.end("run ended");
       if (!stopped) response = await prep.finish(response);
+      if (turn && !stopped && !response.failure && !controller.signal.aborted) await turn.commit(response, controller.signal);
     } finally {
+      await turn?.end();
       await prep.cleanup();
     }
     if (stopped) throw controller.signal.reason;

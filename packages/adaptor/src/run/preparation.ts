@@ -1,6 +1,10 @@
 import { findError } from "@adaptor/errors";
 import { InvalidDriverConfigError, type Driver, type DriverRequest, type DriverResponse } from "@adaptor/driver";
 import { checkPolicy } from "../policy/check-policy.js";
+import { prepareMcpServers } from "../mcp/prepare-mcp-servers.js";
+import { prepareSkills } from "../skills/prepare-skills.js";
+import { prepareStructuredOutput } from "../structured-output/prepare-structured-output.js";
+import { prepareHostTools } from "../tools/prepare-host-tools.js";
 import type { RunOptions } from "./run-options.js";
 
 /** A hook run on the driver's response before the verdict (e.g. structured output validation). */
@@ -83,7 +87,14 @@ export function checkDriverConfig(prep: Preparation): void {
  * The pre-invocation steps, in order (issue "Approvals and run policy" §3 fixes the policy order:
  * invalid value, then unsupported capability, then unsupported approval mode).
  */
-export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<void>)[] = [checkDriverConfig, checkPolicy];
+export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<void>)[] = [
+  checkDriverConfig,
+  checkPolicy,
+  prepareStructuredOutput,
+  prepareMcpServers,
+  prepareSkills,
+  prepareHostTools,
+];
 
 /** Runs every step; on failure, cleans up what earlier steps staged and rethrows. */
 export async function prepare(prep: Preparation): Promise<Preparation> {

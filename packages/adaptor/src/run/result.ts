@@ -1,5 +1,7 @@
 import { AdaptorError } from "@adaptor/errors";
 import type { RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
+import { formatIssues } from "@adaptor/tool/internal";
+import { StructuredOutput } from "../structured-output/structured-output.js";
 
 /** Fields a {@link Result} is built from. */
 export interface ResultInit {
@@ -62,11 +64,29 @@ export class Result {
   }
 
   /**
-   * The final answer as a JSON value: the natively enforced structured value when the CLI
-   * returned one, else `JSON.parse(text)`.
-   * @throws AdaptorError with the `SyntaxError` as `cause` when the text is not one JSON value.
+   * The checked structured answer, for a run with a schema (`schema` / `schemaJSON`): source,
+   * validity, value and the validation errors. `undefined` for a run without a schema.
+   */
+  get structuredOutput(): StructuredOutput | undefined {
+    return this.#structured instanceof StructuredOutput ? this.#structured : undefined;
+  }
+
+  /**
+   * The final answer as a JSON value. With a schema: the validated value only (zod's parsed output
+   * for a zod schema). Without one: the natively enforced structured value when the CLI returned
+   * one, else `JSON.parse(text)`.
+   * @throws AdaptorError when the run had a schema and its value is missing or invalid (the
+   *   message lists the validation errors; see {@link structuredOutput}), or, without a schema,
+   *   with the `SyntaxError` as `cause` when the text is not one JSON value.
    */
   decode<T = unknown>(): T {
+    const checked = this.structuredOutput;
+    if (checked) {
+      if (checked.valid) return checked.value as T;
+      throw new AdaptorError(
+        `result ${this.runId}: structured output (${checked.source}) is ${checked.present ? "invalid" : "missing"}: ${formatIssues(checked.errors)}`,
+      );
+    }
     if (this.#structured !== undefined) return this.#structured as T;
     try {
       return JSON.parse(this.text) as T;

@@ -1,5 +1,9 @@
 import type { ApprovalHandler } from "../approval/approval-broker.js";
+import type { ThreadStore } from "@adaptor/threadstore";
 import type { Policy } from "../policy/policy.js";
+import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
+import type { McpServer } from "@adaptor/mcp";
+import type { SkillProvider, SkillSpec } from "@adaptor/skill";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -20,24 +24,74 @@ export interface SharedRunOptions {
   readonly policy?: Policy;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * Skills for the run (issue 6 §1): concrete skills (`skillDir`, `skillInline`, `skillArchive`)
+   * and catalogue references (`skillKey`). The agent's and the call's lists append (agent first);
+   * identical duplicates merge, different declarations of one key fail with `SkillKeyConflictError`.
+   */
+  readonly skills?: readonly SkillSpec[];
+  /** Resolves `skillKey` references; its required skills join every run. A call's provider replaces the agent's. */
+  readonly skillProvider?: SkillProvider;
+  /**
+   * MCP servers for the run (issue 6 §2; `mcpStdio`, `mcpHttp`, `mcpSse`). A call's list replaces
+   * the agent's whole list, as in the Go design; an empty list clears it for that call.
+   */
+  readonly mcpServers?: readonly McpServer[];
 }
 
 /** Options of one `agent.run()` / `agent.stream()` call. */
 export interface RunOptions extends SharedRunOptions {
+  /** Thread turns only: force a fresh CLI process instead of reusing a live one. */
+  readonly spawn?: boolean;
   /** Aborting it cancels the run; the verdict is then an ordinary error (never `ErrRunCancelled`). */
   readonly signal?: AbortSignal;
+  /**
+   * Output schema of this call (issue 5 §1), a zod schema (3 or 4) converted to JSON Schema and
+   * compiled (draft 2020-12) before launch. The answer is validated; read it with
+   * `result.decode()` or `runAs()`. A bad schema: `InvalidOutputSchemaError` before any process starts.
+   */
+  readonly schema?: StandardSchemaLike;
+  /** Output schema as a JSON Schema object or its JSON text (exactly one value); not with `schema`. */
+  readonly schemaJSON?: JsonSchemaSource;
+  /** Name of the schema (trimmed), given to the CLI or the prompt instructions. */
+  readonly schemaName?: string;
+  /** Description of the schema (trimmed), given to the CLI or the prompt instructions. */
+  readonly schemaDescription?: string;
+  /**
+   * An invalid or missing structured value makes the run a success whose
+   * `result.structuredOutput` says it is invalid and why, instead of a `RunError`
+   * `policy_violation`. Default false.
+   */
+  readonly returnInvalid?: boolean;
 }
 
 /** Options of `new Agent(driver, options)`. */
 export interface AgentOptions extends SharedRunOptions {
+  /** Where threads keep checkpoints and leases; required by `agent.thread()` runs. */
+  readonly threadStore?: ThreadStore;
+  /** Thread lease time-to-live in ms, renewed every third of it during a run. Default 30,000. */
+  readonly leaseTtlMs?: number;
+  /** Host identity (tenant, user) stored with thread records and part of their fingerprint. Default `""`. */
+  readonly identity?: string;
+  /** Lease owner name of this agent. Default: a UUID v7 per Agent. */
+  readonly owner?: string;
+  /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
+  readonly spawn?: boolean;
   /** Events buffered per stream before high-frequency deltas are dropped. Default 1024. */
   readonly eventBuffer?: number;
+  /**
+   * Host tools the agent may call (issue 5 §2), made with `defineTool`. Served by one MCP server the
+   * Agent owns (127.0.0.1, bearer token), started on the first run and stopped by `close()`. A bad
+   * definition fails each run before the driver starts (`ErrInvalidDefinition`).
+   */
+  readonly tools?: readonly Tool[];
 }
 
 /** Call options merged over agent defaults. */
 export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptions {
   const env = agent.env || call.env ? { ...agent.env, ...call.env } : undefined;
   const metadata = agent.metadata || call.metadata ? { ...agent.metadata, ...call.metadata } : undefined;
-  const { eventBuffer: _ignored, ...shared } = agent;
-  return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}) };
+  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, ...shared } = agent;
+  const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;
+  return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}), ...(skills ? { skills } : {}) };
 }

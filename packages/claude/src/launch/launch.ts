@@ -1,11 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DriverRequest } from "@adaptor/driver";
+import type { DriverRequest, McpServerConfig } from "@adaptor/driver";
 import { defaultClaudeCommand } from "../command.js";
 import type { ClaudeConfig } from "../config.js";
+import { jsonSchemaArgs } from "./json-schema.js";
 import { writeMcpConfig } from "./mcp-config.js";
 import { policyLaunch } from "./policy.js";
+import { stageSkills } from "./skills.js";
 
 /** Everything one claude process is started with, plus what to remove after it ends. */
 export interface Launch {
@@ -13,6 +15,8 @@ export interface Launch {
   readonly args: string[];
   readonly env: Record<string, string | undefined>;
   readonly cwd: string;
+  /** The run's MCP servers, checked against the init line's status (protocol/mcp-status.ts). */
+  readonly mcpServers?: readonly McpServerConfig[];
   /** Removes per-run files (private MCP config, staged skills); idempotent. */
   cleanup(): Promise<void>;
 }
@@ -22,7 +26,7 @@ export interface Launch {
  * (cli-protocols.md §2), model and session flags, per-run files in a private 0700 directory, then
  * the host's `extraArgs`. Per-feature parts live beside this file, one per concern.
  */
-export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest): Promise<Launch> {
+export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest, newSessionId?: string): Promise<Launch> {
   const args = [
     "-p",
     "--output-format",
@@ -39,9 +43,12 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (request.session) {
     args.push("--resume", request.session.resumeId);
     if (request.session.fork) args.push("--fork-session");
+  } else if (newSessionId) {
+    args.push("--session-id", newSessionId);
   }
   const policy = policyLaunch(request.policy);
   args.push(...policy.args);
+  args.push(...jsonSchemaArgs(request));
   const env: Record<string, string | undefined> = {
     ...(config.inheritEnv === false ? {} : process.env),
     ...config.env,
@@ -61,8 +68,11 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       args.push("--settings", settingsPath);
     }
     if (request.mcpServers?.length) {
-      args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers), "--strict-mcp-config");
+      args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers));
     }
+    // Only the run's servers, unless the host opted into the user's own (issue 6 §2).
+    if (!config.userMcpServers) args.push("--strict-mcp-config");
+    if (request.skills?.length) args.push(...(await stageSkills(await privateFile("adaptor"), request.skills)));
   } catch (error) {
     if (privateDir) await rm(privateDir, { recursive: true, force: true });
     throw error;
@@ -73,6 +83,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     args,
     env,
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     async cleanup() {
       const dir = privateDir;
       privateDir = undefined;

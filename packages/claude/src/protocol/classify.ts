@@ -7,13 +7,18 @@ export interface TurnEnd {
   readonly exitCode: number | null;
   readonly exitSignal: string | null;
   readonly stderrTail: string;
+  /** The run asked to resume a session (`--resume`). */
+  readonly resuming?: boolean;
 }
+
+/** What claude 2.1.332 reports for a `--resume` id it has no transcript for (seen on the real binary). */
+const NO_CONVERSATION = /No conversation found with session ID/i;
 
 /**
  * Classifies a finished turn (cli-protocols.md §2 "Interrupt, errors, retries"): a `success`
  * result with a clean exit is no failure; `is_error` results, a missing result line and a
  * non-zero exit are `agent_error` (with the API's message and status); an interrupt the host did
- * not ask for is `cancelled`.
+ * not ask for is `cancelled`; a `--resume` of an unknown session is `resume_rejected`.
  */
 export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
   const { terminal, exitCode, exitSignal, stderrTail } = end;
@@ -23,6 +28,14 @@ export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
       reason: "agent_error",
       message: `claude exited (${how}) without a result line${stderrTail ? `: ${stderrTail}` : ""}`,
       details: { exitCode, exitSignal, stderrTail },
+    };
+  }
+  const errors = Array.isArray(terminal.errors) ? terminal.errors.map(String) : [];
+  if (end.resuming && terminal.is_error && [...errors, stderrTail].some((text) => NO_CONVERSATION.test(text))) {
+    return {
+      reason: "resume_rejected",
+      message: errors.find((text) => NO_CONVERSATION.test(text)) ?? stderrTail,
+      details: { subtype: terminal.subtype, exitCode },
     };
   }
   const details = {
@@ -36,7 +49,7 @@ export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
     const interrupted = terminal.terminal_reason === "aborted_streaming" || terminal.terminal_reason === "aborted_tools";
     return {
       reason: interrupted ? "cancelled" : "agent_error",
-      message: terminal.result || `claude turn failed: ${terminal.subtype}`,
+      message: terminal.result || errors.join("; ") || `claude turn failed: ${terminal.subtype}`,
       details,
     };
   }

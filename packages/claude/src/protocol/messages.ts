@@ -33,6 +33,8 @@ export interface ResultLine {
   num_turns?: number;
   permission_denials?: unknown[];
   structured_output?: unknown;
+  /** Error texts, e.g. `"No conversation found with session ID: …"` for a failed `--resume`. */
+  errors?: unknown[];
 }
 
 /** A `can_use_tool` control request from the CLI. */

@@ -33,6 +33,12 @@ export interface Driver {
    * (then with `signal.reason` in the cause chain), after the process is gone.
    */
   run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse>;
+  /**
+   * The configuration that decides whether a stored conversation can be continued by this driver
+   * (part of a thread's compatibility fingerprint). JSON-like data only; omit secrets and values
+   * that may change without breaking resume (API keys, env). Default: none.
+   */
+  fingerprint?(): unknown;
   /** Releases pooled processes; idempotent. */
   close?(): Promise<void>;
 }

@@ -15,6 +15,11 @@ export interface DriverRequest {
   readonly env?: Readonly<Record<string, string>>;
   /** Provider session to continue; absent for a fresh conversation. */
   readonly session?: { readonly resumeId: string; readonly fork?: boolean };
+  /**
+   * A thread turn that may run on (and leave behind) a live process serving this session, when
+   * the descriptor declares `processReuse`. False or absent: a fresh process that ends with the run.
+   */
+  readonly reuseProcess?: boolean;
   /** JSON Schema the final answer must satisfy, already validated by the SDK. */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** Run policy, validated against the descriptor; drivers map it to CLI flags and settings. */

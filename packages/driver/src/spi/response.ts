@@ -13,6 +13,8 @@ export type FailureReason =
   | "agent_error"
   | "cancelled"
   | "policy_violation"
+  /** The CLI refused to resume `request.session` (unknown or unusable session); the SDK may start fresh. */
+  | "resume_rejected"
   | (string & {});
 
 /** A business failure the driver classified; the SDK turns it into a `RunError`. */

@@ -1,0 +1,19 @@
+import type { ThreadStore } from "@adaptor/threadstore";
+
+/** How a thread run treats the stored conversation (reference-go-sdk.md §1 "SPI modes"). */
+export type ThreadMode = "continue_or_start" | "resume_only" | "start_new" | "fork";
+
+/** What a thread run needs beyond an ordinary run. */
+export interface ThreadContext {
+  readonly store: ThreadStore;
+  readonly key: string;
+  readonly mode: ThreadMode;
+  /** The parent key of a fork. */
+  readonly parentKey?: string;
+  /** Host identity stored with the record and part of the fingerprint. */
+  readonly identity: string;
+  /** Lease owner (this agent). */
+  readonly owner: string;
+  /** Lease time-to-live in ms; renewed every third of it during the run. */
+  readonly leaseTtlMs: number;
+}

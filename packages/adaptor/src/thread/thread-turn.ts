@@ -1,0 +1,220 @@
+import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
+import type { DriverRequest, DriverResponse } from "@adaptor/driver";
+import { AlreadyExistsError, BusyError, LeaseLostError, type Lease, type ThreadRecord } from "@adaptor/threadstore";
+import { v7 as uuidv7 } from "uuid";
+import {
+  ErrResumeRejected,
+  ErrThreadAlreadyExists,
+  ErrThreadBusy,
+  ErrThreadCheckpointMissing,
+  ErrThreadIncompatible,
+  ErrThreadLeaseLost,
+  ErrThreadNotFound,
+} from "../errors/sentinels.js";
+import type { EventQueue } from "../events/event-queue.js";
+import type { Preparation } from "../run/preparation.js";
+import { threadFingerprint } from "./fingerprint.js";
+import type { ThreadContext } from "./thread-context.js";
+
+/** Codec of the checkpoint `data` this SDK writes. */
+export const CHECKPOINT_CODEC = "json/v1";
+
+function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
+  return new AdaptorError(message, { sentinel, ...(cause !== undefined ? { cause } : {}) });
+}
+
+/**
+ * The store side of one thread run (DESIGN.md "One run" steps 3 and 5): lease before the driver
+ * starts, renewal during it, the checkpoint to resume from, the fingerprint check, and the atomic
+ * conditional `finalize` after a healthy run. A failed, cancelled or denied run never writes.
+ * Errors are plain `AdaptorError`s matching the root Thread sentinels, store errors kept as cause.
+ */
+export class ThreadTurn {
+  readonly #ctx: ThreadContext;
+  readonly #lease: Lease;
+  readonly #fingerprint: string;
+  readonly #driverType: string;
+  readonly #queue: EventQueue;
+  readonly #renewal: NodeJS.Timeout;
+  #current: ThreadRecord | undefined;
+  #archiveId: string | undefined;
+  #leaseLost: AdaptorError | undefined;
+
+  private constructor(init: {
+    ctx: ThreadContext;
+    lease: Lease;
+    fingerprint: string;
+    driverType: string;
+    queue: EventQueue;
+    onLeaseLost: (error: AdaptorError) => void;
+  }) {
+    this.#ctx = init.ctx;
+    this.#lease = init.lease;
+    this.#fingerprint = init.fingerprint;
+    this.#driverType = init.driverType;
+    this.#queue = init.queue;
+    let lease = init.lease;
+    this.#renewal = setInterval(() => {
+      init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs).then(
+        (renewed) => (lease = renewed),
+        (cause: unknown) => {
+          clearInterval(this.#renewal);
+          this.#leaseLost ??= threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
+          init.onLeaseLost(this.#leaseLost);
+        },
+      );
+    }, Math.max(10, Math.floor(init.ctx.leaseTtlMs / 3)));
+    this.#renewal.unref();
+  }
+
+  /**
+   * Takes the lease, resolves the record, checks compatibility and sets `prep.request.session`.
+   * @throws ErrThreadBusy, ErrThreadNotFound, ErrThreadIncompatible, ErrThreadAlreadyExists (plain errors).
+   */
+  static async begin(
+    ctx: ThreadContext,
+    prep: Preparation,
+    queue: EventQueue,
+    onLeaseLost: (error: AdaptorError) => void,
+  ): Promise<ThreadTurn> {
+    const { store, key } = ctx;
+    let lease: Lease;
+    try {
+      lease = await store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+    } catch (error) {
+      if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
+      throw error;
+    }
+    const driverType = prep.driver.descriptor.type;
+    const fingerprint = threadFingerprint({
+      driverType,
+      model: prep.options.model,
+      workspace: prep.options.cwd,
+      identity: ctx.identity,
+      driverConfig: prep.driver.fingerprint?.() ?? null,
+    });
+    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost });
+    try {
+      await turn.#resolve(prep);
+      return turn;
+    } catch (error) {
+      await turn.end();
+      throw error;
+    }
+  }
+
+  async #resolve(prep: Preparation): Promise<void> {
+    const { store, key, mode } = this.#ctx;
+    const reuseProcess = prep.options.spawn !== true && mode !== "fork";
+    if (mode === "fork") {
+      const parentKey = this.#ctx.parentKey ?? "";
+      const parent = await store.resolve({ key: parentKey }, prep.signal);
+      if (!parent) throw threadError(ErrThreadNotFound, `thread ${parentKey}: no active record to fork`);
+      this.#checkCompatible(parent);
+      if (await store.resolve({ key }, prep.signal)) {
+        throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
+      }
+      prep.request = { ...prep.request, session: { resumeId: parent.checkpoint.resumeId, fork: true }, reuseProcess: false };
+      return;
+    }
+    const current = await store.resolve({ key }, prep.signal);
+    this.#current = current;
+    if (!current) {
+      if (mode === "resume_only") throw threadError(ErrThreadNotFound, `thread ${key}: no active record`);
+      prep.request = { ...prep.request, reuseProcess };
+      return;
+    }
+    if (mode === "start_new") {
+      this.#archiveId = current.id;
+      prep.request = { ...prep.request, reuseProcess };
+      return;
+    }
+    this.#checkCompatible(current);
+    prep.request = { ...prep.request, session: { resumeId: current.checkpoint.resumeId }, reuseProcess };
+  }
+
+  #checkCompatible(record: ThreadRecord): void {
+    const why =
+      record.driverType !== this.#driverType
+        ? `driver ${record.driverType} != ${this.#driverType}`
+        : record.codec !== CHECKPOINT_CODEC
+          ? `codec ${record.codec} != ${CHECKPOINT_CODEC}`
+          : record.fingerprint !== this.#fingerprint
+            ? "fingerprint changed (driver type, model, workspace, identity or driver config)"
+            : undefined;
+    if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
+  }
+
+  /**
+   * Handles a resume rejection: in continue-or-start mode, one fresh retry through `rerun` (the old
+   * record is archived when the new run commits); otherwise `ErrResumeRejected`.
+   */
+  async afterDriver(
+    request: DriverRequest,
+    response: DriverResponse,
+    rerun: (request: DriverRequest) => Promise<DriverResponse>,
+  ): Promise<DriverResponse> {
+    if (response.failure?.reason !== "resume_rejected") return response;
+    const failure = response.failure;
+    if (this.#ctx.mode !== "continue_or_start" || !this.#current) {
+      throw threadError(ErrResumeRejected, `thread ${this.#ctx.key}: resume rejected: ${failure.message}`, failure.cause ?? failure.message);
+    }
+    this.#queue.push({
+      type: "notice",
+      kind: "lifecycle",
+      message: "resume rejected; starting a fresh conversation",
+      data: { threadKey: this.#ctx.key, reason: failure.message },
+    });
+    this.#archiveId = this.#current.id;
+    const { session: _dropped, ...fresh } = request;
+    return rerun(fresh);
+  }
+
+  /**
+   * Persists the healthy checkpoint atomically under the held lease.
+   * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors).
+   */
+  async commit(response: DriverResponse, signal: AbortSignal): Promise<ThreadRecord> {
+    const { store, key, mode } = this.#ctx;
+    if (this.#leaseLost) throw this.#leaseLost;
+    if (!response.checkpoint?.resumeId) {
+      throw threadError(ErrThreadCheckpointMissing, `thread ${key}: the run succeeded without a resumable checkpoint`);
+    }
+    const now = new Date();
+    const keep = mode === "continue_or_start" && this.#current && this.#archiveId === undefined ? this.#current : undefined;
+    const record: ThreadRecord = {
+      id: keep?.id ?? uuidv7(),
+      key,
+      status: "active",
+      driverType: this.#driverType,
+      identity: this.#ctx.identity,
+      fingerprint: this.#fingerprint,
+      codec: CHECKPOINT_CODEC,
+      checkpoint: response.checkpoint,
+      createdAt: keep?.createdAt ?? now,
+      updatedAt: now,
+    };
+    clearInterval(this.#renewal);
+    try {
+      return await store.finalize(
+        {
+          leases: [this.#lease],
+          record,
+          ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
+          ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
+        },
+        signal,
+      );
+    } catch (error) {
+      if (findError(error, LeaseLostError)) throw threadError(ErrThreadLeaseLost, `thread ${key}: lease lost before finalize`, error);
+      if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
+      throw error;
+    }
+  }
+
+  /** Stops renewal and releases the lease (idempotent, never throws). */
+  async end(): Promise<void> {
+    clearInterval(this.#renewal);
+    await this.#ctx.store.releaseLease(this.#lease).catch(() => undefined);
+  }
+}

@@ -1,0 +1,70 @@
+import type { ThreadRecord } from "@adaptor/threadstore";
+import type { Result } from "../run/result.js";
+import type { RunOptions } from "../run/run-options.js";
+import type { Stream } from "../run/stream.js";
+import type { ThreadMode } from "./thread-context.js";
+
+/** How a Thread reaches its Agent (internal). */
+export interface ThreadHost {
+  streamThread(key: string, mode: ThreadMode, parentKey: string | undefined, prompt: string, options: RunOptions): Stream;
+  checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
+}
+
+/**
+ * A durable conversation under a key (issue "Threads with leases" §4). Runs have the Agent's
+ * verdict; each takes the key's lease first (`ErrThreadBusy` when another owner holds it) and
+ * persists the new checkpoint only after a healthy run.
+ */
+export class Thread {
+  /** The host's key for this conversation. */
+  readonly key: string;
+  readonly #host: ThreadHost;
+  #mode: ThreadMode;
+  readonly #parentKey: string | undefined;
+
+  /** @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`. */
+  constructor(host: ThreadHost, key: string, mode: ThreadMode, parentKey?: string) {
+    if (typeof key !== "string" || key === "") throw new TypeError("a thread key must be a non-empty string");
+    this.#host = host;
+    this.key = key;
+    this.#mode = mode;
+    this.#parentKey = parentKey;
+  }
+
+  /** Starts a turn; see `Agent.stream`. Never throws. */
+  stream(prompt: string, options: RunOptions = {}): Stream {
+    const stream = this.#host.streamThread(this.key, this.#mode, this.#parentKey, prompt, options);
+    // After the first turn of a new thread or a fork, later turns continue the conversation.
+    if (this.#mode === "start_new" || this.#mode === "fork") {
+      stream.result().then(
+        () => (this.#mode = "continue_or_start"),
+        () => undefined,
+      );
+    }
+    return stream;
+  }
+
+  /** `stream()` drained: resolves the Result or rejects with the verdict. */
+  async run(prompt: string, options: RunOptions = {}): Promise<Result> {
+    const stream = this.stream(prompt, options);
+    for await (const _event of stream) {
+      // drained; the verdict comes from result()
+    }
+    return stream.result();
+  }
+
+  /**
+   * A new thread under `newKey` that branches from this thread's checkpoint on its first run; this
+   * thread is untouched. The first run fails with `ErrThreadNotFound` (no parent record) or
+   * `ErrThreadAlreadyExists` (`newKey` taken).
+   * @throws TypeError for an empty key.
+   */
+  fork(newKey: string): Thread {
+    return new Thread(this.#host, newKey, "fork", this.key);
+  }
+
+  /** The active record of this key (diagnostic), or `undefined`. Rejects with `ErrThreadStoreRequired` without a store. */
+  checkpoint(signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    return this.#host.checkpoint(this.key, signal);
+  }
+}

@@ -1,0 +1,31 @@
+import { createHash } from "node:crypto";
+import type { DriverRequest } from "@adaptor/driver";
+import type { ClaudeConfig } from "../config.js";
+
+/**
+ * Hash of every spawn input of a turn except the session flags: command, config, cwd, the merged
+ * environment, model, policy, MCP servers, skills and output schema. A parked process is reused
+ * only for a turn with the same signature (a config change means a fresh process).
+ */
+export function launchSignature(config: ClaudeConfig, request: DriverRequest): string {
+  const inputs = {
+    config: { ...config, env: undefined },
+    env: { ...(config.inheritEnv === false ? {} : process.env), ...config.env, ...request.env },
+    cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    model: request.model ?? config.model,
+    policy: request.policy,
+    mcpServers: request.mcpServers,
+    skills: request.skills,
+    outputSchema: request.outputSchema,
+  };
+  return createHash("sha256").update(stableJson(inputs)).digest("hex");
+}
+
+function stableJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+}
