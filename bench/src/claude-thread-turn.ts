@@ -1,0 +1,54 @@
+// Warm thread turn (the session's live claude process is reused) vs cold turn (a new process
+// resumes the session), on the real claude binary against the scripted server, in one run.
+import { claude } from "@adaptor/claude";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
+import { Agent } from "adaptor";
+
+/** One benchmark's printed figures. */
+export interface BenchFigures {
+  readonly name: string;
+  readonly lines: readonly string[];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Median wall time of `turns` warm and cold turns after one warm-up each; the ratio is cold / warm. */
+export async function benchClaudeThreadTurn(turns = 5): Promise<BenchFigures> {
+  const server = await startAnthropicServer();
+  const env = await claudeTestEnv({ server });
+  const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: new MemoryThreadStore(),
+  });
+  try {
+    const thread = agent.thread("bench");
+    await thread.run("warm-up");
+    const time = async (spawn: boolean): Promise<number> => {
+      const started = performance.now();
+      await thread.run("turn", { spawn });
+      return performance.now() - started;
+    };
+    // Consecutive warm turns reuse the parked process; a cold turn ends it, so cold turns go last.
+    const warm: number[] = [];
+    const cold: number[] = [];
+    for (let i = 0; i < turns; i++) warm.push(await time(false));
+    for (let i = 0; i < turns; i++) cold.push(await time(true));
+    const w = median(warm);
+    const c = median(cold);
+    return {
+      name: "claude thread turn (real binary, scripted model)",
+      lines: [
+        `warm (reused process): median ${w.toFixed(0)} ms over ${turns} turns`,
+        `cold (spawn + resume): median ${c.toFixed(0)} ms over ${turns} turns`,
+        `cold / warm: ${(c / w).toFixed(2)}x`,
+      ],
+    };
+  } finally {
+    await agent.close();
+    await server.close();
+    await env.cleanup();
+  }
+}
