@@ -142,13 +142,14 @@ describe("claude approvals and policy on the real binary", () => {
     expect(result.text).toContain("unrestricted-ok");
   });
 
-  it("active-execution budget: paused during a 3-second human wait, exhausted by a slow model", async () => {
+  it("active-execution budget: paused during a 5-second human wait, exhausted by a slow model", async () => {
     h = await harness([{ when: whenUserSays("slow model"), reply: { text: "late", delayMs: 10_000 } }]);
     const file = join(h.env.workDir, "budget.txt");
-    // About 1 s of active time plus a 3 s human wait: only a paused budget of 2.5 s survives it.
-    const stream = h.agent.stream(`WRITE_FILE ${file}`, { policy: { activeExecutionTimeoutMs: 2500 } });
+    // 1–3 s of active time (spawn included, on a loaded machine) plus a 5 s human wait: only a
+    // budget that pauses while the human is asked survives it with 4 s.
+    const stream = h.agent.stream(`WRITE_FILE ${file}`, { policy: { activeExecutionTimeoutMs: 4000 } });
     for await (const event of stream) {
-      if (event.type === "approval-request") setTimeout(() => event.request.approve(), 3000);
+      if (event.type === "approval-request") setTimeout(() => event.request.approve(), 5000);
     }
     await stream.result();
     expect(existsSync(file)).toBe(true);
@@ -161,14 +162,29 @@ describe("claude approvals and policy on the real binary", () => {
     expect(alive(spawnedPid(events)!)).toBe(false);
   });
 
-  it("an unsupported policy value is refused before any process starts", async () => {
+  it("approval timeout → abort: RunError approval_timeout and the CLI process is stopped", async () => {
     h = await harness();
-    const stream = h.agent.stream("hello", { policy: { browser: "allow" } });
+    const file = join(h.env.workDir, "late.txt");
+    const stream = h.agent.stream(`WRITE_FILE ${file}`, { policy: { approvals: { timeoutMs: 300 } } });
     const events = await collect(stream);
     const err = await stream.result().catch((e: unknown) => e);
-    expect(isError(err, ErrPolicyCapabilityUnsupported)).toBe(true);
-    expect(findError(err, PolicyCapabilityUnsupportedError)).toMatchObject({ driver: "claude", dimension: "browser", value: "allow" });
-    expect(events.some((e) => e.type === "process")).toBe(false);
-    expect(h.server.requests).toHaveLength(0);
+    expect(err).toBeInstanceOf(RunError);
+    expect((err as RunError).reason).toBe("approval_timeout");
+    expect(existsSync(file)).toBe(false);
+    expect(alive(spawnedPid(events)!)).toBe(false);
   });
+
+  for (const policy of [{ browser: "allow" }, { browser: "deny" }, { sandbox: "workspace_write" }, { webSearch: "allow" }] as const) {
+    it(`unsupported ${JSON.stringify(policy)} is refused before any process starts`, async () => {
+      h = await harness();
+      const stream = h.agent.stream("hello", { policy });
+      const events = await collect(stream);
+      const err = await stream.result().catch((e: unknown) => e);
+      expect(isError(err, ErrPolicyCapabilityUnsupported)).toBe(true);
+      const [dimension, value] = Object.entries(policy)[0]!;
+      expect(findError(err, PolicyCapabilityUnsupportedError)).toMatchObject({ driver: "claude", dimension, value });
+      expect(events.some((e) => e.type === "process")).toBe(false);
+      expect(h.server.requests).toHaveLength(0);
+    });
+  }
 });
