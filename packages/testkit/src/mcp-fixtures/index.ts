@@ -1,0 +1,2 @@
+export { mcpFixturePath, mcpFixtureCommand, MCP_FIXTURE_MARKER, type McpFixtureOptions, type McpFixtureLogEntry } from "./mcp-fixture.js";
+export { readMcpFixtureLog } from "./read-log.js";

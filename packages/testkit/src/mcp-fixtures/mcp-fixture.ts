@@ -1,0 +1,48 @@
+import { fileURLToPath } from "node:url";
+
+/**
+ * Absolute path of the stdio MCP fixture server (`src/mcp-fixtures/stdio-server.mjs`), a real MCP
+ * server built with `@modelcontextprotocol/sdk`. Resolved from this module's URL, so it works from
+ * `src` and `dist`.
+ */
+export const mcpFixturePath: string = fileURLToPath(new URL("../../src/mcp-fixtures/stdio-server.mjs", import.meta.url));
+
+/** Text the fixture's `echo` tool appends to every answer, to find it in a request log. */
+export const MCP_FIXTURE_MARKER = "MCP_FIXTURE_OK";
+
+/** Options of {@link mcpFixtureCommand}. */
+export interface McpFixtureOptions {
+  /** Name the server reports in `initialize`. Default `"adaptor-fixture"`. */
+  readonly name?: string;
+  /** File the server appends one JSON line to per event (`start`, `call`, `crash`, `fail-start`). */
+  readonly logFile?: string;
+  /** Every `tools/call` makes the process exit (code 7) before it answers: a crash mid-call. */
+  readonly crashOnCall?: boolean;
+  /** Exit 1 at once, before the MCP handshake: a server that cannot start. */
+  readonly failStart?: boolean;
+}
+
+/**
+ * How to start the fixture: `{ command: process.execPath, args: [path, ...flags] }`, ready for
+ * `mcpStdio(name, command, { args })`. Its tools: `echo { text }` answers
+ * `echo: <text> (MCP_FIXTURE_OK)`; `crash {}` always exits mid-call.
+ */
+export function mcpFixtureCommand(options: McpFixtureOptions = {}): { command: string; args: string[] } {
+  const args = [mcpFixturePath];
+  if (options.name !== undefined) args.push(`--name=${options.name}`);
+  if (options.logFile !== undefined) args.push(`--log=${options.logFile}`);
+  if (options.crashOnCall) args.push("--crash-on-call");
+  if (options.failStart) args.push("--fail-start");
+  return { command: process.execPath, args };
+}
+
+/** One line of the fixture's log file. */
+export interface McpFixtureLogEntry {
+  readonly event: "start" | "call" | "crash" | "fail-start";
+  readonly tool?: string;
+  readonly text?: string;
+  readonly name?: string;
+  readonly pid: number;
+  /** ms since the epoch. */
+  readonly time: number;
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// adaptor MCP fixture: a real stdio MCP server built with @modelcontextprotocol/sdk, for tests that
+// run a CLI against it. Flags (argv, in any order):
+//   --name=<server name>     name it reports in `initialize` (default "adaptor-fixture")
+//   --log=<file>             append one JSON line per event: {"event":"start"|"call"|"crash", ...}
+//   --crash-on-call          every tools/call makes the process exit (code 7) before it answers
+//   --fail-start             exit 1 at once, before the MCP handshake (a server that cannot start)
+// Tools: `echo` {text} → "echo: <text> (MCP_FIXTURE_OK)"; `crash` {} → always exits mid-call.
+import { appendFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+const flags = new Map(
+  process.argv.slice(2).map((arg) => {
+    const eq = arg.indexOf("=");
+    return eq < 0 ? [arg.replace(/^--/, ""), "true"] : [arg.slice(2, eq), arg.slice(eq + 1)];
+  }),
+);
+const name = flags.get("name") ?? "adaptor-fixture";
+const logFile = flags.get("log");
+
+/** @param {Record<string, unknown>} entry */
+function log(entry) {
+  if (logFile) appendFileSync(logFile, `${JSON.stringify({ ...entry, pid: process.pid, time: Date.now() })}\n`);
+}
+
+if (flags.has("fail-start")) {
+  process.stderr.write(`${name}: failing at startup (--fail-start)\n`);
+  log({ event: "fail-start" });
+  process.exit(1);
+}
+
+/** Exits mid-call: the request was received and is never answered. */
+function crash(tool) {
+  log({ event: "crash", tool });
+  process.stderr.write(`${name}: crashing during tools/call ${tool}\n`);
+  process.exit(7);
+}
+
+const server = new McpServer({ name, version: "1.0.0" });
+server.registerTool(
+  "echo",
+  {
+    description: "Echoes the given text back, tagged MCP_FIXTURE_OK.",
+    inputSchema: { text: z.string().describe("Text to echo") },
+  },
+  async ({ text }) => {
+    log({ event: "call", tool: "echo", text });
+    if (flags.has("crash-on-call")) crash("echo");
+    return { content: [{ type: "text", text: `echo: ${text} (MCP_FIXTURE_OK)` }] };
+  },
+);
+server.registerTool("crash", { description: "Crashes the server mid-call." }, async () => crash("crash"));
+
+await server.connect(new StdioServerTransport());
+log({ event: "start", name });
