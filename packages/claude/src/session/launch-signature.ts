@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { DriverRequest } from "@adaptor/driver";
 import type { ClaudeConfig } from "../config.js";
 
@@ -15,10 +17,29 @@ export function launchSignature(config: ClaudeConfig, request: DriverRequest): s
     model: request.model ?? config.model,
     policy: request.policy,
     mcpServers: request.mcpServers,
-    skills: request.skills,
+    // Skills are staged into a new folder every run: compare names and contents, not paths.
+    skills: request.skills?.map((skill) => ({ name: skill.name, content: hashTree(skill.dir) })),
     outputSchema: request.outputSchema,
   };
   return createHash("sha256").update(stableJson(inputs)).digest("hex");
+}
+
+/** sha256 over the relative paths and bytes of every file under `dir`, in sorted order. */
+function hashTree(dir: string): string {
+  const hash = createHash("sha256");
+  const visit = (relative: string): void => {
+    for (const entry of readdirSync(join(dir, relative), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(relative, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) hash.update(path).update("\0").update(readFileSync(join(dir, path))).update("\0");
+    }
+  };
+  try {
+    visit("");
+  } catch {
+    hash.update(`unreadable:${dir}`);
+  }
+  return hash.digest("hex");
 }
 
 function stableJson(value: unknown): string {
