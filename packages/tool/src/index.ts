@@ -1,1 +1,20 @@
+// Public surface of @adaptor/tool: host-defined tools (issue 5 §2, seed 002 "Host-defined Tool errors").
+
 export { ErrInvalidDefinition, ErrInvalidInput, ErrInvalidOutput } from "./errors/sentinels.js";
+export {
+  defineTool,
+  Tool,
+  type ToolDefinition,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolOutput,
+} from "./define-tool.js";
+export { reject, asRejection, type Rejection } from "./rejection.js";
+export type {
+  SchemaSource,
+  JsonSchemaSource,
+  JsonSchemaObject,
+  StandardSchemaLike,
+  InferSchema,
+} from "./schema/schema-source.js";
+export type { ValidationIssue } from "./schema/compile.js";
