@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { whenToolResult, whenUserSays, type LoggedRequest } from "@adaptor/testkit";
 import type { Driver, DriverRequest } from "@adaptor/driver";
-import { Agent, approveAll, defineTool, reject, type AgentEvent, type Result, type ToolContext } from "adaptor";
+import { Agent, defineTool, reject, type AgentEvent, type Result, type ToolContext } from "adaptor";
 import { CLAUDE_DESCRIPTOR, claude } from "../src/index.js";
 import { harness, type Harness } from "./support.js";
 
@@ -11,8 +11,8 @@ import { harness, type Harness } from "./support.js";
 // the binary: the CLI names an MCP tool `mcp__<server>__<tool>` (here `mcp__adaptor__lookup_order`),
 // defers MCP tools behind ToolSearch (they are not in the request's `tools` list, yet a tool_use of
 // the full name works), sends its tool_use id as `_meta["claudecode/toolUseId"]`, and asks a
-// `can_use_tool` approval before every MCP tool call (permission kind, suggestion "addRules"), so
-// the host approves host-tool calls like any other tool. After an error result of a deferred tool
+// `can_use_tool` approval before every MCP tool call unless a permission rule allows it; the driver
+// allows `mcp__adaptor` (the server is marked trusted), so host tools run without asking. After an error result of a deferred tool
 // the CLI may append a note with the tool's input schema to the text the model gets.
 
 const SECRET = "db connect failed: password=hunter2-do-not-leak";
@@ -87,7 +87,7 @@ beforeAll(async () => {
     },
     close: () => driver.close(),
   };
-  agent = new Agent(recording, { tools: [lookup, explode, forged], onApproval: approveAll() });
+  agent = new Agent(recording, { tools: [lookup, explode, forged] });
   const stream = agent.stream("tool tour please");
   for await (const event of stream) events.push(event);
   result = await stream.result();
@@ -123,15 +123,9 @@ describe("host tools called by the real claude CLI", () => {
     expect(toolResultOf("after-ok")).toMatchObject({ toolName: "mcp__adaptor__lookup_order", content: '{"id":"o1","total":42}', isError: false });
   });
 
-  it("the CLI asked a can_use_tool approval for each host-tool call (mcp__adaptor__<tool>)", () => {
+  it("host-tool calls (mcp__adaptor__<tool>) need no approval: the server is trusted", () => {
     const asked = events.flatMap((e) => (e.type === "approval-request" ? [e.request.toolName] : []));
-    expect(asked).toEqual([
-      "mcp__adaptor__lookup_order",
-      "mcp__adaptor__explode",
-      "mcp__adaptor__lookup_order",
-      "mcp__adaptor__lookup_order",
-      "mcp__adaptor__forged",
-    ]);
+    expect(asked).toEqual([]);
   });
 
   it("a handler error holding a secret: the secret is in no request body the server received; the host sees it", () => {

@@ -89,6 +89,8 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
     url: grant.url,
     headers: grant.headers,
     required: true,
+    // The host defined these tools: calling them needs no approval.
+    trusted: true,
   };
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostFailures(response, calls));

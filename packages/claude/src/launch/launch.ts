@@ -46,7 +46,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   } else if (newSessionId) {
     args.push("--session-id", newSessionId);
   }
-  const policy = policyLaunch(request.policy);
+  const policy = policyLaunch(request.policy, request.mcpServers);
   args.push(...policy.args);
   args.push(...jsonSchemaArgs(request));
   const env: Record<string, string | undefined> = {

@@ -1,4 +1,4 @@
-import type { RunPolicy } from "@adaptor/driver";
+import type { McpServerConfig, RunPolicy } from "@adaptor/driver";
 
 /** Tools that can change files or run code; denied under the `read_only` sandbox. */
 const WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
@@ -10,7 +10,7 @@ export interface PolicyLaunch {
   readonly args: string[];
   readonly env: Record<string, string>;
   /** Settings for `--settings <file>`, when the policy needs any. */
-  readonly settings?: { permissions: { deny: string[] } };
+  readonly settings?: { permissions: { deny: string[]; allow: string[] } };
 }
 
 /**
@@ -18,10 +18,13 @@ export interface PolicyLaunch {
  * test/policy.test.ts on the real binary): `read_only` → permission deny rules for every
  * writing or code-running tool; `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root,
  * which the CLI otherwise refuses, cli-protocols.md §2); `webSearch: "deny"` → deny rules for the
- * web tools. Approval modes are applied by the SDK, not the CLI.
+ * web tools; trusted MCP servers (the SDK's host tools) → allow rules. Approval modes are applied
+ * by the SDK, not the CLI.
  */
-export function policyLaunch(policy: RunPolicy | undefined): PolicyLaunch {
+export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly McpServerConfig[] = []): PolicyLaunch {
   const deny: string[] = [];
+  // `mcp__<server>` allows every tool of a trusted server (the SDK's host tools) without asking.
+  const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
   const args: string[] = [];
   const env: Record<string, string> = {};
   if (policy?.sandbox === "read_only") deny.push(...WRITE_TOOLS);
@@ -30,5 +33,5 @@ export function policyLaunch(policy: RunPolicy | undefined): PolicyLaunch {
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
-  return { args, env, ...(deny.length ? { settings: { permissions: { deny } } } : {}) };
+  return { args, env, ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}) };
 }

@@ -11,6 +11,8 @@ export type McpServerConfig =
       readonly env?: Readonly<Record<string, string>>;
       /** A failed connection fails the run instead of being ignored. */
       readonly required?: boolean;
+      /** Calls to this server's tools need no approval (the SDK's own host-tool server). */
+      readonly trusted?: boolean;
     }
   | {
       readonly name: string;
@@ -18,6 +20,7 @@ export type McpServerConfig =
       readonly url: string;
       readonly headers?: Readonly<Record<string, string>>;
       readonly required?: boolean;
+      readonly trusted?: boolean;
     };
 
 /** A skill ready to stage: a local folder holding `SKILL.md` (the SDK resolved and unpacked it). */
