@@ -1,0 +1,17 @@
+// `pnpm bench`: runs every benchmark in order and prints its figures. Each benchmark lives in its
+// own file and is listed below; ratios are always against a baseline measured in the same run.
+import { fmt, type Benchmark } from "./harness.js";
+import { threadStoreLeases } from "./thread-store-leases.js";
+
+const benchmarks: Benchmark[] = [threadStoreLeases];
+
+const started = performance.now();
+for (const benchmark of benchmarks) {
+  console.log(`\n## ${benchmark.name}`);
+  const figures = await benchmark.run();
+  const width = Math.max(...figures.map((f) => f.label.length));
+  for (const f of figures) {
+    console.log(`  ${f.label.padEnd(width)}  ${fmt(f.value).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`);
+  }
+}
+console.log(`\nbench done in ${fmt((performance.now() - started) / 1_000, 1)} s`);

@@ -1,0 +1,1 @@
+export { PostgresThreadStore, type PostgresThreadStoreOptions } from "./postgres-thread-store.js";

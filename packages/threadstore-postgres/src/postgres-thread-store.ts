@@ -1,0 +1,337 @@
+import { DriverError, ErrCode } from "@adaptor/errors";
+import {
+  AlreadyExistsError,
+  BusyError,
+  LeaseLostError,
+  type FinalizeRequest,
+  type FinalizeStep,
+  type Lease,
+  type ResolveQuery,
+  type StoreFaults,
+  type StoreOperation,
+  type ThreadRecord,
+  type ThreadStore,
+} from "@adaptor/threadstore";
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
+
+/** Options of {@link PostgresThreadStore}: exactly one of `pool` and `connectionString`. */
+export interface PostgresThreadStoreOptions {
+  /** A pool the caller owns: `close()` leaves it open. */
+  readonly pool?: pg.Pool;
+  /** A connection string; the store makes its own pool and ends it on `close()`. */
+  readonly connectionString?: string;
+  /** The schema holding the store's tables. Default `"public"`. */
+  readonly schema?: string;
+  /**
+   * Send the store's statements as named prepared statements (parsed and planned once per
+   * connection, about half the cost of each lease statement). Default true. Set false behind a
+   * pooler that cannot keep them, e.g. PgBouncer older than 1.21 in transaction mode.
+   */
+  readonly preparedStatements?: boolean;
+  /** Test-only fault hooks (see `StoreFaults`); production code passes none. */
+  readonly faults?: StoreFaults;
+}
+
+/** The device name in the `DriverError`s this store throws. */
+const DEVICE = "threadstore-postgres";
+
+/** Serialises concurrent `migrate()` calls from several processes (a transaction-scoped advisory lock). */
+const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('adaptor.threadstore.migrate'))";
+
+/**
+ * A durable {@link ThreadStore} in PostgreSQL (`pg`), for many workers on many hosts sharing one
+ * database.
+ *
+ * - Schema: created by {@link migrate} (explicit, idempotent, safe to run from several processes
+ *   at once), tables `adaptor_threads` and `adaptor_thread_leases` in `schema`.
+ * - Lease expiry is judged by the database clock (`now()`, and `clock_timestamp()` inside
+ *   `finalize`), never by the client's, so workers with skewed clocks agree.
+ * - Fencing tokens come from the database: a per-target counter incremented by the same
+ *   `INSERT … ON CONFLICT DO UPDATE … WHERE` statement that checks the current holder, so the
+ *   check and the write are one statement.
+ * - `finalize` is one transaction that locks the lease rows (`SELECT … FOR UPDATE`, in target
+ *   order) before checking them, so no takeover can slip in before its commit; a partial unique
+ *   index keeps at most one active record per key.
+ * - `signal` is checked on entry and again before `COMMIT`; a statement already sent is not cancelled.
+ *
+ * Backend failures reject with a `DriverError` (device `threadstore-postgres`, the `pg` error as
+ * `cause`): `SERVICE_UNAVAILABLE` for connection loss, serialization failures and deadlocks
+ * (retryable), `NOT_FOUND` when the tables are missing (run `migrate()`), `DEVICE_DISCONNECTED`
+ * after `close()`, `INTERNAL` otherwise.
+ *
+ * @example
+ * ```ts
+ * const store = new PostgresThreadStore({ connectionString: process.env.DATABASE_URL });
+ * await store.migrate();
+ * const lease = await store.acquireLease("issue-42", "worker-1", 30_000);
+ * await store.finalize({ leases: [lease], record });
+ * await store.releaseLease(lease);
+ * await store.close();
+ * ```
+ */
+export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
+  readonly #pool: pg.Pool;
+  readonly #owned: boolean;
+  readonly #schema: string;
+  readonly #faults: StoreFaults | undefined;
+  readonly #sql: Statements;
+  #closed = false;
+
+  /** @throws TypeError unless exactly one of `pool` and `connectionString` is given, or for an empty `schema`. */
+  constructor(options: PostgresThreadStoreOptions) {
+    if ((options.pool === undefined) === (options.connectionString === undefined)) {
+      throw new TypeError("PostgresThreadStore: pass exactly one of `pool` and `connectionString`");
+    }
+    const schema = options.schema ?? "public";
+    if (typeof schema !== "string" || schema === "") throw new TypeError("PostgresThreadStore: schema must be a non-empty string");
+    this.#owned = options.pool === undefined;
+    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+    // An idle client of our own pool that loses its connection must not crash the process; the
+    // next query reports the failure.
+    if (this.#owned) this.#pool.on("error", () => {});
+    this.#schema = schema;
+    this.#faults = options.faults;
+    this.#sql = statements(quoteIdent(schema), options.preparedStatements ?? true);
+  }
+
+  /** The schema this store's tables live in. */
+  get schema(): string {
+    return this.#schema;
+  }
+
+  /**
+   * Creates the schema, tables and indexes if missing. Idempotent, and safe to call from several
+   * processes at once (serialised by an advisory lock). Call it once before first use.
+   * @throws DriverError when the database refuses (e.g. no CREATE privilege).
+   */
+  async migrate(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    this.#checkOpen("migrate");
+    await this.#transaction("migrate", signal, async (client) => {
+      await client.query(MIGRATE_LOCK);
+      for (const ddl of schemaDdl(quoteIdent(this.#schema))) await client.query(ddl);
+    });
+  }
+
+  /** See `ThreadStore.resolve`: by key, the active record, else (with `includeArchived`) the archived one created last. */
+  async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    const rows = await this.#query<ThreadRow>(
+      "resolve",
+      signal,
+      "id" in query ? this.#sql.byId : this.#sql.byKey,
+      "id" in query ? [query.id] : [query.key, query.includeArchived === true],
+    );
+    const row = rows[0];
+    return row && recordFromRow(row);
+  }
+
+  /** See `ThreadStore.acquireLease`; the database clock judges expiry. @throws BusyError; TypeError / RangeError; DriverError. */
+  async acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLeaseArgs(target, owner, ttlMs);
+    const rows = await this.#query<{ token: string; expires_at: Date }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
+    const row = rows[0];
+    // No row: the conflicting lease belongs to another owner and is live (the WHERE was false).
+    if (!row) throw new BusyError(target);
+    return { target, owner, token: Number(row.token), expiresAt: row.expires_at };
+  }
+
+  /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
+  async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkTtl(ttlMs);
+    const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [lease.target, lease.owner, lease.token, ttlMs]);
+    const row = rows[0];
+    if (!row) throw new LeaseLostError(lease.target);
+    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: row.expires_at };
+  }
+
+  /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
+  async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    await this.#query("releaseLease", signal, this.#sql.release, [lease.target, lease.owner, lease.token]);
+  }
+
+  /**
+   * See `ThreadStore.finalize`: one transaction locks and checks the leases, checks
+   * `requireKeyAbsent`, archives `archiveId`, upserts the record, and commits. Writing an active
+   * record while another active record of the key remains fails with `AlreadyExistsError`.
+   * @throws LeaseLostError; AlreadyExistsError; TypeError for a malformed request; DriverError.
+   */
+  async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
+    checkFinalizeRequest(request);
+    const { record } = request;
+    const params = recordParams(record);
+    signal?.throwIfAborted();
+    this.#checkOpen("finalize");
+    await this.#transaction("finalize", signal, async (client) => {
+      this.#faults?.beforeOperation?.("finalize");
+      const targets = [...new Set(request.leases.map((l) => l.target))];
+      const held = new Map<string, { owner: string | null; token: string; live: boolean }>();
+      if (targets.length > 0) {
+        const locked = await client.query<{ target: string; owner: string | null; token: string; live: boolean | null }>({ ...this.#sql.lockLeases, values: [targets] });
+        for (const row of locked.rows) held.set(row.target, { owner: row.owner, token: row.token, live: row.live === true });
+      }
+      for (const lease of request.leases) {
+        const row = held.get(lease.target);
+        if (!row || !row.live || row.owner !== lease.owner || row.token !== String(lease.token)) throw new LeaseLostError(lease.target);
+      }
+      this.#step("leases-checked");
+      if (request.requireKeyAbsent && (await client.query({ ...this.#sql.otherActive, values: [record.key, record.id] })).rowCount) {
+        throw new AlreadyExistsError(record.key);
+      }
+      if (request.archiveId !== undefined) await client.query({ ...this.#sql.archive, values: [request.archiveId] });
+      this.#step("archived");
+      // A second active record under the key violates the partial unique index: that is the check.
+      try {
+        await client.query({ ...this.#sql.upsert, values: params });
+      } catch (err) {
+        if (err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX) throw new AlreadyExistsError(record.key);
+        throw err;
+      }
+      this.#step("record-written");
+    });
+    return record;
+  }
+
+  /** Ends the pool when the store made it (`connectionString`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) await this.#pool.end();
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #checkOpen(operation: string): void {
+    if (this.#closed) throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
+  }
+
+  async #query<R extends pg.QueryResultRow>(operation: StoreOperation, signal: AbortSignal | undefined, statement: Statement, values: unknown[]): Promise<R[]> {
+    signal?.throwIfAborted();
+    this.#checkOpen(operation);
+    try {
+      this.#faults?.beforeOperation?.(operation);
+      return (await this.#pool.query<R>({ ...statement, values })).rows;
+    } catch (err) {
+      throw backendError(operation, err);
+    }
+  }
+
+  /** Runs `body` in BEGIN … COMMIT on one client; rolls back on any error; checks `signal` before COMMIT. */
+  async #transaction(operation: string, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (err) {
+      throw backendError(operation, err);
+    }
+    let broken: unknown;
+    try {
+      await client.query("BEGIN");
+      await body(client);
+      if (signal?.aborted) throw signal.reason;
+      await client.query("COMMIT");
+    } catch (err) {
+      try {
+        await client.query("ROLLBACK");
+      } catch (rollbackError) {
+        broken = rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
+      }
+      if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
+      throw backendError(operation, err);
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  #step(step: FinalizeStep): void {
+    this.#faults?.afterFinalizeStep?.(step);
+  }
+}
+
+/** A statement's text and, when prepared statements are on, its name (a hash of the text, so distinct per schema). */
+interface Statement {
+  readonly text: string;
+  readonly name?: string;
+}
+
+type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "lockLeases" | "otherActive" | "archive" | "upsert", Statement>;
+
+function statements(s: string, prepared: boolean): Statements {
+  const threads = `${s}.adaptor_threads`;
+  const leases = `${s}.adaptor_thread_leases`;
+  const texts = {
+    byId: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE id = $1`,
+    byKey: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE key = $1 AND (status = 'active' OR $2::boolean)
+            ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1`,
+    acquire: `INSERT INTO ${leases} AS l (target, owner, token, expires_at)
+              VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
+              ON CONFLICT (target) DO UPDATE
+                SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
+                WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
+              RETURNING token::text AS token, expires_at`,
+    renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
+            WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
+            RETURNING expires_at`,
+    release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
+    lockLeases: `SELECT target, owner, token::text AS token, expires_at > clock_timestamp() AS live
+                 FROM ${leases} WHERE target = ANY($1::text[]) ORDER BY target FOR UPDATE`,
+    otherActive: `SELECT 1 FROM ${threads} WHERE key = $1 AND status = 'active' AND id <> $2 LIMIT 1`,
+    archive: `UPDATE ${threads} SET status = 'archived', updated_at = now() WHERE id = $1 AND status = 'active'`,
+    upsert: `INSERT INTO ${threads} (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::json, $11, $12)
+             ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
+               identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
+               resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
+               created_at = excluded.created_at, updated_at = excluded.updated_at`,
+  };
+  const named = (text: string): Statement =>
+    prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, named(text)])) as Statements;
+}
+
+function isContractError(err: unknown): boolean {
+  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError;
+}
+
+const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+
+function backendError(op: string, cause: unknown): DriverError {
+  return new DriverError({ op, device: DEVICE, code: classify(cause), cause });
+}
+
+function classify(cause: unknown): ErrCode {
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  if (typeof code === "string") {
+    if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return ErrCode.ServiceUnavailable;
+    if (code === "40001" || code === "40P01" || code === "55P03") return ErrCode.ServiceUnavailable;
+    if (code === "42P01" || code === "3F000") return ErrCode.NotFound;
+    if (code === "57014") return ErrCode.Timeout;
+  }
+  if (cause instanceof Error && /Connection terminated|not queryable|after calling end on the pool/i.test(cause.message)) {
+    return ErrCode.ServiceUnavailable;
+  }
+  return ErrCode.Internal;
+}
+
+function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
+  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
+  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
+  checkTtl(ttlMs);
+}
+
+function checkTtl(ttlMs: number): void {
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
+  }
+}
+
+function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
+  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
+  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
+  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
+  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
+}

@@ -1,0 +1,105 @@
+import type { ThreadRecord } from "@adaptor/threadstore";
+
+/** Quotes a PostgreSQL identifier (a schema name). */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * DDL of the PostgreSQL store in schema `s` (already quoted), every statement idempotent. A lease
+ * row is never deleted: release clears `owner`, so the per-target `token` counter (the fencing
+ * token) never resets. The partial unique index keeps at most one active record per key, even
+ * against a writer that skips the store's own checks.
+ */
+export function schemaDdl(s: string): string[] {
+  return [
+    `CREATE SCHEMA IF NOT EXISTS ${s}`,
+    `CREATE TABLE IF NOT EXISTS ${s}.adaptor_threads (
+      id text PRIMARY KEY,
+      key text NOT NULL,
+      status text NOT NULL CHECK (status IN ('active', 'archived')),
+      driver_type text NOT NULL,
+      identity text NOT NULL,
+      fingerprint text NOT NULL,
+      codec text NOT NULL,
+      resume_id text NOT NULL,
+      display_id text,
+      data json,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL
+    )`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_threads_one_active_per_key ON ${s}.adaptor_threads (key) WHERE status = 'active'`,
+    `CREATE INDEX IF NOT EXISTS adaptor_threads_by_key ON ${s}.adaptor_threads (key, created_at DESC)`,
+    `CREATE TABLE IF NOT EXISTS ${s}.adaptor_thread_leases (
+      target text PRIMARY KEY,
+      owner text,
+      token bigint NOT NULL,
+      expires_at timestamptz
+    )`,
+  ];
+}
+
+/** Name of the partial unique index whose violation means "another active record under this key". */
+export const ONE_ACTIVE_INDEX = "adaptor_threads_one_active_per_key";
+
+/** Columns selected for a record; `data` comes back as text so SQL NULL (absent) and JSON `null` differ. */
+export const THREAD_COLUMNS =
+  "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data::text AS data_json, created_at, updated_at";
+
+/** A selected record row. */
+export interface ThreadRow {
+  id: string;
+  key: string;
+  status: string;
+  driver_type: string;
+  identity: string;
+  fingerprint: string;
+  codec: string;
+  resume_id: string;
+  display_id: string | null;
+  data_json: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The record a row holds; absent `displayId` / `data` stay absent. */
+export function recordFromRow(row: ThreadRow): ThreadRecord {
+  const checkpoint: { resumeId: string; displayId?: string; data?: unknown } = { resumeId: row.resume_id };
+  if (row.display_id !== null) checkpoint.displayId = row.display_id;
+  if (row.data_json !== null) checkpoint.data = JSON.parse(row.data_json) as unknown;
+  return {
+    id: row.id,
+    key: row.key,
+    status: row.status === "archived" ? "archived" : "active",
+    driverType: row.driver_type,
+    identity: row.identity,
+    fingerprint: row.fingerprint,
+    codec: row.codec,
+    checkpoint,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Parameters $1..$12 of the upsert, in {@link THREAD_COLUMNS} order. @throws TypeError for bad times or unserialisable data. */
+export function recordParams(record: ThreadRecord): unknown[] {
+  const { checkpoint } = record;
+  for (const field of ["createdAt", "updatedAt"] as const) {
+    const value = record[field];
+    if (!(value instanceof Date) || !Number.isFinite(value.getTime())) throw new TypeError(`finalize: record.${field} must be a valid Date`);
+  }
+  return [
+    record.id,
+    record.key,
+    record.status,
+    record.driverType,
+    record.identity,
+    record.fingerprint,
+    record.codec,
+    checkpoint.resumeId,
+    checkpoint.displayId ?? null,
+    checkpoint.data === undefined ? null : JSON.stringify(checkpoint.data),
+    record.createdAt,
+    record.updatedAt,
+  ];
+}

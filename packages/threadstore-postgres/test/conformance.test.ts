@@ -1,0 +1,25 @@
+import { afterAll } from "vitest";
+import pg from "pg";
+import { describeThreadStoreConformance } from "@adaptor/threadstore/testing";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
+
+// One pool per file; every test gets a fresh schema (migrated, then dropped). Expiry is judged by
+// the database clock, so the kit waits in real time with short TTLs.
+if (!PG_URL) {
+  skipWithoutServer("ThreadStore conformance: postgres");
+} else {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 12 });
+  afterAll(() => pool.end());
+
+  describeThreadStoreConformance("postgres", async ({ faults, broken }) => {
+    if (broken) {
+      // Nothing listens on port 1: every call fails to connect (ECONNREFUSED).
+      return { store: new PostgresThreadStore({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", faults }) };
+    }
+    const schema = freshSchema("kit");
+    const store = new PostgresThreadStore({ pool, schema, faults });
+    await store.migrate();
+    return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
+  });
+}

@@ -1,0 +1,195 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import pg from "pg";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
+import { BusyError, type ThreadRecord } from "@adaptor/threadstore";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+function record(id: string, key: string): ThreadRecord {
+  const t = new Date("2026-03-01T12:00:00.000Z");
+  return {
+    id, key, status: "active", driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1",
+    checkpoint: { resumeId: `r-${id}` }, createdAt: t, updatedAt: t,
+  };
+}
+
+if (!PG_URL) {
+  skipWithoutServer("PostgresThreadStore");
+} else {
+  const url = PG_URL;
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const schemas: string[] = [];
+  const schema = (prefix: string) => {
+    const name = freshSchema(prefix);
+    schemas.push(name);
+    return name;
+  };
+  afterAll(async () => {
+    for (const s of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    await pool.end();
+  });
+
+  describe("PostgresThreadStore", () => {
+    it("migrate() is idempotent, also when three stores run it at once", async () => {
+      const name = schema("migrate");
+      const stores = [0, 1, 2].map(() => new PostgresThreadStore({ pool, schema: name }));
+      await Promise.all(stores.map((s) => s.migrate()));
+      await stores[0]?.migrate();
+      const tables = await pool.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+        [name],
+      );
+      expect(tables.rows.map((r) => r.table_name)).toEqual(["adaptor_thread_leases", "adaptor_threads"]);
+      const index = await pool.query<{ indexdef: string }>(
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'adaptor_threads_one_active_per_key'",
+        [name],
+      );
+      expect(index.rows[0]?.indexdef).toMatch(/UNIQUE INDEX .* \(key\) WHERE \(status = 'active'::text\)/);
+    });
+
+    it("without migrate() calls fail with DriverError NOT_FOUND naming the missing table, and work once migrated", async () => {
+      const single = new pg.Pool({ connectionString: url, max: 1 }); // one connection: the failed prepare and the retry share it
+      const store = new PostgresThreadStore({ pool: single, schema: schema("unmigrated") });
+      try {
+        const err = await store.acquireLease("t", "a", 1_000).catch((e: unknown) => e);
+        expect(err).not.toBeInstanceOf(BusyError);
+        expect(findError(err, DriverError)?.code).toBe(ErrCode.NotFound);
+        expect((err as Error).message).toMatch(/^\[NOT_FOUND\] acquireLease: threadstore-postgres \(relation ".*adaptor_thread_leases" does not exist\)$/);
+        await store.migrate();
+        expect((await store.acquireLease("t", "a", 1_000)).token).toBe(1);
+      } finally {
+        await single.end();
+      }
+    });
+
+    it("works the same with preparedStatements: false (for poolers that cannot keep them)", async () => {
+      const store = new PostgresThreadStore({ pool, schema: schema("unprepared"), preparedStatements: false });
+      await store.migrate();
+      const lease = await store.acquireLease("t", "owner-a", 60_000);
+      await expect(store.acquireLease("t", "owner-b", 60_000)).rejects.toBeInstanceOf(BusyError);
+      await store.finalize({ leases: [lease], record: record("rec-u", "t") });
+      expect((await store.resolve({ key: "t" }))?.id).toBe("rec-u");
+      await store.releaseLease(lease);
+      expect((await store.acquireLease("t", "owner-b", 60_000)).token).toBe(lease.token + 1);
+    });
+
+    it("an unreachable server fails with DriverError SERVICE_UNAVAILABLE keeping the ECONNREFUSED cause", async () => {
+      const store = new PostgresThreadStore({ connectionString: "postgres://postgres@127.0.0.1:1/postgres" });
+      const err = await store.acquireLease("t", "a", 1_000).catch((e: unknown) => e);
+      await store.close();
+      const driverError = findError(err, DriverError);
+      expect(driverError?.code).toBe(ErrCode.ServiceUnavailable);
+      expect(driverError?.device).toBe("threadstore-postgres");
+      expect((driverError?.cause as { code?: string }).code).toBe("ECONNREFUSED");
+    });
+
+    it("lease expiry is judged by the database clock: a process clock 25 years behind changes nothing", async () => {
+      const store = new PostgresThreadStore({ pool, schema: schema("clock") });
+      await store.migrate();
+      const { rows } = await pool.query<{ now: Date }>("SELECT now() AS now");
+      const dbNow = (rows[0] as { now: Date }).now.getTime();
+      vi.useFakeTimers({ now: new Date("2001-01-01T00:00:00.000Z"), toFake: ["Date"] });
+      try {
+        expect(new Date().getFullYear()).toBe(2001);
+        const lease = await store.acquireLease("t-clock", "owner-a", 60_000);
+        expect(Math.abs(lease.expiresAt.getTime() - (dbNow + 60_000))).toBeLessThan(5_000);
+        await expect(store.acquireLease("t-clock", "owner-b", 60_000)).rejects.toBeInstanceOf(BusyError);
+        const renewed = await store.renewLease(lease, 120_000);
+        expect(renewed.expiresAt.getTime()).toBeGreaterThan(dbNow + 100_000);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("stores in different schemas of one database do not see each other's records or leases", async () => {
+      const a = new PostgresThreadStore({ pool, schema: schema("iso_a") });
+      const b = new PostgresThreadStore({ pool, schema: schema("iso_b") });
+      await a.migrate();
+      await b.migrate();
+      expect(a.schema).not.toBe(b.schema);
+      await a.acquireLease("shared-key", "owner-a", 60_000);
+      expect((await b.acquireLease("shared-key", "owner-b", 60_000)).owner).toBe("owner-b");
+      await a.finalize({ leases: [], record: record("rec-a", "shared-key") });
+      expect(await b.resolve({ key: "shared-key" })).toBeUndefined();
+      expect((await a.resolve({ key: "shared-key" }))?.id).toBe("rec-a");
+    });
+
+    it("fencing tokens come from the database: two stores with separate pools continue one counter", async () => {
+      const name = schema("tokens");
+      const first = new PostgresThreadStore({ connectionString: url, schema: name });
+      const second = new PostgresThreadStore({ connectionString: url, schema: name });
+      await first.migrate();
+      const tokens: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        for (const store of [first, second]) {
+          const lease = await store.acquireLease("t-shared", `owner-${i}`, 60_000);
+          tokens.push(lease.token);
+          await store.releaseLease(lease);
+        }
+      }
+      await first.close();
+      await second.close();
+      expect(tokens).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
+    it("4 processes × 25 acquire/finalize cycles through one database: unique increasing tokens, no overlap, no lost update", async () => {
+      const name = schema("procs");
+      await new PostgresThreadStore({ pool, schema: name }).migrate();
+      const WORKERS = 4;
+      const CYCLES = 25;
+      const workers = Array.from({ length: WORKERS }, (_, i) =>
+        spawn(
+          process.execPath,
+          ["--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", url, name, `worker-${i}`, String(CYCLES), "hammered-key"],
+          { cwd: packageDir, timeout: 60_000 },
+        ),
+      );
+      const outputs = workers.map(collect);
+      await Promise.all(outputs.map((o) => o.ready));
+      for (const w of workers) w.stdin.end("go\n");
+      const reports = (await Promise.all(outputs.map((o) => o.done))).map(
+        (text) => JSON.parse(text) as { tokens: number[]; holds: [number, number][]; busy: number; lost: number; finalized: number },
+      );
+      for (const r of reports) {
+        expect(r.finalized).toBe(CYCLES);
+        expect(r.lost).toBe(0);
+        for (let i = 1; i < r.tokens.length; i++) expect(r.tokens[i]).toBeGreaterThan(r.tokens[i - 1] as number);
+      }
+      const all = reports.flatMap((r) => r.tokens);
+      expect(new Set(all).size).toBe(all.length);
+      const holds = reports.flatMap((r) => r.holds).sort((x, y) => x[0] - y[0]);
+      for (let i = 1; i < holds.length; i++) expect(holds[i]?.[0]).toBeGreaterThanOrEqual(holds[i - 1]?.[1] as number);
+      const store = new PostgresThreadStore({ pool, schema: name });
+      const data = (await store.resolve({ key: "hammered-key" }))?.checkpoint.data as { count: number; tokens: number[] };
+      expect(data.count).toBe(WORKERS * CYCLES);
+      expect(data.tokens).toHaveLength(WORKERS * CYCLES);
+      for (let i = 1; i < data.tokens.length; i++) expect(data.tokens[i]).toBeGreaterThan(data.tokens[i - 1] as number);
+      expect(reports.reduce((n, r) => n + r.busy, 0)).toBeGreaterThan(0);
+    });
+  });
+}
+
+/** Resolves `ready` at the worker's "ready" line and `done` with its last stdout line once it exits 0. */
+function collect(child: ChildProcessWithoutNullStreams): { ready: Promise<void>; done: Promise<string> } {
+  let out = "";
+  let err = "";
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.startsWith("ready\n")) onReady();
+  });
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const done = new Promise<string>((resolve, reject) =>
+    child.on("close", (code) => {
+      onReady();
+      if (code === 0) resolve(out.trim().split("\n").at(-1) ?? "");
+      else reject(new Error(`worker exited with ${code}: ${err}`));
+    }),
+  );
+  return { ready, done };
+}

@@ -1,0 +1,1 @@
+export { SqliteThreadStore, type SqliteThreadStoreOptions } from "./sqlite-thread-store.js";

@@ -1,0 +1,98 @@
+import type { ThreadRecord } from "@adaptor/threadstore";
+
+/**
+ * Tables of the SQLite store, created on open with `IF NOT EXISTS` (safe when several processes
+ * open one file at once). Times are integer milliseconds since the Unix epoch (UTC). A lease row is
+ * never deleted: release clears `owner`, so the per-target `token` counter never resets.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS adaptor_threads (
+  id TEXT PRIMARY KEY,
+  key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'archived')),
+  driver_type TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  codec TEXT NOT NULL,
+  resume_id TEXT NOT NULL,
+  display_id TEXT,
+  data_json TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS adaptor_threads_one_active_per_key ON adaptor_threads (key) WHERE status = 'active';
+CREATE INDEX IF NOT EXISTS adaptor_threads_by_key ON adaptor_threads (key, created_at_ms);
+CREATE TABLE IF NOT EXISTS adaptor_thread_leases (
+  target TEXT PRIMARY KEY,
+  owner TEXT,
+  token INTEGER NOT NULL,
+  expires_at_ms INTEGER NOT NULL
+) STRICT;
+`;
+
+/** A row of `adaptor_threads`. */
+export interface ThreadRow {
+  id: string;
+  key: string;
+  status: string;
+  driver_type: string;
+  identity: string;
+  fingerprint: string;
+  codec: string;
+  resume_id: string;
+  display_id: string | null;
+  data_json: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/** A row of `adaptor_thread_leases`. */
+export interface LeaseRow {
+  owner: string | null;
+  token: number;
+  expires_at_ms: number;
+}
+
+/** The record a row holds; absent `displayId` / `data` stay absent. */
+export function recordFromRow(row: ThreadRow): ThreadRecord {
+  const checkpoint: { resumeId: string; displayId?: string; data?: unknown } = { resumeId: row.resume_id };
+  if (row.display_id !== null) checkpoint.displayId = row.display_id;
+  if (row.data_json !== null) checkpoint.data = JSON.parse(row.data_json) as unknown;
+  return {
+    id: row.id,
+    key: row.key,
+    status: row.status === "archived" ? "archived" : "active",
+    driverType: row.driver_type,
+    identity: row.identity,
+    fingerprint: row.fingerprint,
+    codec: row.codec,
+    checkpoint,
+    createdAt: new Date(row.created_at_ms),
+    updatedAt: new Date(row.updated_at_ms),
+  };
+}
+
+/** The row for a record. @throws TypeError when `checkpoint.data` is not JSON-serialisable or a time is invalid. */
+export function rowFromRecord(record: ThreadRecord): ThreadRow {
+  const { checkpoint } = record;
+  return {
+    id: record.id,
+    key: record.key,
+    status: record.status,
+    driver_type: record.driverType,
+    identity: record.identity,
+    fingerprint: record.fingerprint,
+    codec: record.codec,
+    resume_id: checkpoint.resumeId,
+    display_id: checkpoint.displayId ?? null,
+    data_json: checkpoint.data === undefined ? null : JSON.stringify(checkpoint.data),
+    created_at_ms: timeOf(record.createdAt, "createdAt"),
+    updated_at_ms: timeOf(record.updatedAt, "updatedAt"),
+  };
+}
+
+function timeOf(value: Date, field: string): number {
+  const ms = value instanceof Date ? value.getTime() : Number.NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`finalize: record.${field} must be a valid Date`);
+  return ms;
+}

@@ -1,0 +1,283 @@
+import { DriverError, ErrCode } from "@adaptor/errors";
+import {
+  AlreadyExistsError,
+  BusyError,
+  LeaseLostError,
+  type FinalizeRequest,
+  type FinalizeStep,
+  type Lease,
+  type ResolveQuery,
+  type StoreFaults,
+  type StoreOperation,
+  type ThreadRecord,
+  type ThreadStore,
+} from "@adaptor/threadstore";
+import Database from "better-sqlite3";
+import { SCHEMA, recordFromRow, rowFromRecord, type LeaseRow, type ThreadRow } from "./schema.js";
+
+/** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
+export interface SqliteThreadStoreOptions {
+  /** The database file, created if missing. The store opens it and closes it on `close()`. */
+  readonly path?: string;
+  /** An open better-sqlite3 database the caller owns: `close()` leaves it open. */
+  readonly database?: Database.Database;
+  /**
+   * How long, in ms, a transaction waits for another connection's write lock before failing with a
+   * `DriverError` (`TIMEOUT`). Default 5000.
+   */
+  readonly busyTimeoutMs?: number;
+  /** Test-only fault hooks (see `StoreFaults`); production code passes none. */
+  readonly faults?: StoreFaults;
+}
+
+/** The device name in the `DriverError`s this store throws. */
+const DEVICE = "threadstore-sqlite";
+
+const THREAD_COLUMNS =
+  "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data_json, created_at_ms, updated_at_ms";
+
+/**
+ * A durable {@link ThreadStore} in one SQLite file (better-sqlite3): the embedded default.
+ *
+ * Several processes may share the file: it runs in WAL mode with a busy timeout, and every
+ * read-check-write runs in a `BEGIN IMMEDIATE` transaction, which takes the file's write lock
+ * first, so two processes never interleave between a check and its write. Lease expiry is judged
+ * by the clock of the process making the call (`Date.now()`), so every process sharing a file must
+ * run on one host (SQLite over a network filesystem is not supported anyway). Fencing tokens are
+ * a per-target counter in the file that never resets.
+ *
+ * On open it sets `journal_mode = WAL` and `busy_timeout`, and creates its tables if missing
+ * (`adaptor_threads`, `adaptor_thread_leases`). Backend failures reject with a `DriverError`
+ * (device `threadstore-sqlite`, the better-sqlite3 error as `cause`): `TIMEOUT` when the write
+ * lock stayed busy, `DEVICE_DISCONNECTED` after `close()` or on a closed database, `INTERNAL` else.
+ *
+ * @example
+ * ```ts
+ * const store = new SqliteThreadStore({ path: "threads.db" });
+ * const lease = await store.acquireLease("issue-42", "worker-1", 30_000);
+ * await store.finalize({ leases: [lease], record });
+ * await store.releaseLease(lease);
+ * await store.close();
+ * ```
+ */
+export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
+  readonly #db: Database.Database;
+  readonly #owned: boolean;
+  readonly #faults: StoreFaults | undefined;
+  readonly #sql: ReturnType<typeof prepare>;
+  readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
+  readonly #renew: (lease: Lease, ttlMs: number) => Lease;
+  readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => void;
+  #closed = false;
+
+  /**
+   * Opens (or adopts) the database, sets WAL and the busy timeout, and creates the tables.
+   * @throws TypeError unless exactly one of `path` and `database` is given; `DriverError` when the
+   * file cannot be opened or migrated.
+   */
+  constructor(options: SqliteThreadStoreOptions) {
+    if ((options.path === undefined) === (options.database === undefined)) {
+      throw new TypeError("SqliteThreadStore: pass exactly one of `path` and `database`");
+    }
+    this.#faults = options.faults;
+    this.#owned = options.database === undefined;
+    try {
+      this.#db = options.database ?? new Database(options.path as string);
+      this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+      this.#db.pragma("journal_mode = WAL");
+      this.#db.transaction(() => this.#db.exec(SCHEMA)).immediate();
+      this.#sql = prepare(this.#db);
+    } catch (cause) {
+      throw backendError("open", cause);
+    }
+    const sql = this.#sql;
+
+    this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
+      const now = Date.now();
+      const row = sql.getLease.get(target);
+      if (row && row.owner !== null && row.owner !== owner && now < row.expires_at_ms) throw new BusyError(target);
+      const token = (row?.token ?? 0) + 1;
+      const expiresAtMs = now + Math.ceil(ttlMs);
+      sql.putLease.run(target, owner, token, expiresAtMs);
+      return { target, owner, token, expiresAt: new Date(expiresAtMs) };
+    }).immediate;
+
+    this.#renew = this.#db.transaction((lease: Lease, ttlMs: number): Lease => {
+      const now = Date.now();
+      const expiresAtMs = now + Math.ceil(ttlMs);
+      const changed = sql.renewLease.run(expiresAtMs, lease.target, lease.owner, lease.token, now).changes;
+      if (changed !== 1) throw new LeaseLostError(lease.target);
+      return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: new Date(expiresAtMs) };
+    }).immediate;
+
+    this.#finalize = this.#db.transaction((request: FinalizeRequest, row: ThreadRow): void => {
+      const now = Date.now();
+      for (const lease of request.leases) {
+        const held = sql.getLease.get(lease.target);
+        if (!held || held.owner !== lease.owner || held.token !== lease.token || now >= held.expires_at_ms) {
+          throw new LeaseLostError(lease.target);
+        }
+      }
+      this.#step("leases-checked");
+      if (request.requireKeyAbsent && sql.otherActive.get(row.key, row.id)) throw new AlreadyExistsError(row.key);
+      if (request.archiveId !== undefined) sql.archive.run(now, request.archiveId);
+      this.#step("archived");
+      if (row.status === "active" && sql.otherActive.get(row.key, row.id)) throw new AlreadyExistsError(row.key);
+      sql.upsert.run(row);
+      this.#step("record-written");
+    }).immediate;
+  }
+
+  /** See `ThreadStore.resolve`: by key, the active record, else (with `includeArchived`) the archived one created last. */
+  async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    return this.#run("resolve", signal, () => {
+      const row =
+        "id" in query
+          ? this.#sql.byId.get(query.id)
+          : (this.#sql.activeByKey.get(query.key) ?? (query.includeArchived ? this.#sql.newestArchivedByKey.get(query.key) : undefined));
+      return row && recordFromRow(row);
+    });
+  }
+
+  /** See `ThreadStore.acquireLease`. @throws BusyError; TypeError / RangeError for a bad argument; DriverError. */
+  async acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLeaseArgs(target, owner, ttlMs);
+    return this.#run("acquireLease", signal, () => this.#acquire(target, owner, ttlMs));
+  }
+
+  /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
+  async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkTtl(ttlMs);
+    return this.#run("renewLease", signal, () => this.#renew(lease, ttlMs));
+  }
+
+  /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
+  async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    return this.#run("releaseLease", signal, () => {
+      this.#sql.releaseLease.run(lease.target, lease.owner, lease.token);
+    });
+  }
+
+  /**
+   * See `ThreadStore.finalize`: one `BEGIN IMMEDIATE` transaction validates the leases, checks
+   * `requireKeyAbsent`, archives `archiveId`, writes the record. Writing an active record while
+   * another active record of the key remains fails with `AlreadyExistsError` (nothing written).
+   * @throws LeaseLostError; AlreadyExistsError; TypeError for a malformed request; DriverError.
+   */
+  async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
+    checkFinalizeRequest(request);
+    const row = rowFromRecord(request.record);
+    return this.#run("finalize", signal, () => {
+      try {
+        this.#finalize(request, row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new AlreadyExistsError(row.key);
+        throw err;
+      }
+      return request.record;
+    });
+  }
+
+  /** Closes the database when the store opened it (`path`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) this.#db.close();
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Runs one synchronous database step with the signal, closed and fault checks, mapping backend errors. */
+  #run<T>(operation: StoreOperation, signal: AbortSignal | undefined, body: () => T): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.#closed) throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
+    try {
+      this.#faults?.beforeOperation?.(operation);
+      return Promise.resolve(body());
+    } catch (err) {
+      if (isContractError(err)) throw err;
+      throw backendError(operation, err);
+    }
+  }
+
+  #step(step: FinalizeStep): void {
+    this.#faults?.afterFinalizeStep?.(step);
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    getLease: db.prepare<[string], LeaseRow>("SELECT owner, token, expires_at_ms FROM adaptor_thread_leases WHERE target = ?"),
+    putLease: db.prepare<[string, string, number, number]>(
+      `INSERT INTO adaptor_thread_leases (target, owner, token, expires_at_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (target) DO UPDATE SET owner = excluded.owner, token = excluded.token, expires_at_ms = excluded.expires_at_ms`,
+    ),
+    renewLease: db.prepare<[number, string, string, number, number]>(
+      `UPDATE adaptor_thread_leases SET expires_at_ms = ?
+       WHERE target = ? AND owner = ? AND token = ? AND expires_at_ms > ?`,
+    ),
+    releaseLease: db.prepare<[string, string, number]>(
+      "UPDATE adaptor_thread_leases SET owner = NULL, expires_at_ms = 0 WHERE target = ? AND owner = ? AND token = ?",
+    ),
+    byId: db.prepare<[string], ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE id = ?`),
+    activeByKey: db.prepare<[string], ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'active'`),
+    newestArchivedByKey: db.prepare<[string], ThreadRow>(
+      `SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'archived'
+       ORDER BY created_at_ms DESC, id DESC LIMIT 1`,
+    ),
+    otherActive: db.prepare<[string, string], { id: string }>(
+      "SELECT id FROM adaptor_threads WHERE key = ? AND status = 'active' AND id <> ? LIMIT 1",
+    ),
+    archive: db.prepare<[number, string]>(
+      "UPDATE adaptor_threads SET status = 'archived', updated_at_ms = ? WHERE id = ? AND status = 'active'",
+    ),
+    upsert: db.prepare<[ThreadRow]>(
+      `INSERT INTO adaptor_threads (${THREAD_COLUMNS})
+       VALUES (@id, @key, @status, @driver_type, @identity, @fingerprint, @codec, @resume_id, @display_id, @data_json, @created_at_ms, @updated_at_ms)
+       ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
+         identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec, resume_id = excluded.resume_id,
+         display_id = excluded.display_id, data_json = excluded.data_json, created_at_ms = excluded.created_at_ms,
+         updated_at_ms = excluded.updated_at_ms`,
+    ),
+  };
+}
+
+function isContractError(err: unknown): boolean {
+  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Database.SqliteError && err.code.startsWith("SQLITE_CONSTRAINT_UNIQUE");
+}
+
+function backendError(op: string, cause: unknown): DriverError {
+  const code =
+    cause instanceof Database.SqliteError && (cause.code.startsWith("SQLITE_BUSY") || cause.code.startsWith("SQLITE_LOCKED"))
+      ? ErrCode.Timeout
+      : cause instanceof TypeError && /not open/i.test(cause.message)
+        ? ErrCode.DeviceDisconnected
+        : ErrCode.Internal;
+  return new DriverError({ op, device: DEVICE, code, cause });
+}
+
+function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
+  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
+  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
+  checkTtl(ttlMs);
+}
+
+function checkTtl(ttlMs: number): void {
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
+  }
+}
+
+function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
+  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
+  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
+  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
+  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
+}

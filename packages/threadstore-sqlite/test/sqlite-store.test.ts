@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
+import { BusyError, ErrBusy } from "@adaptor/threadstore";
+import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
+
+const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-unit-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = () => join(dir, `store-${n++}.db`);
+
+describe("SqliteThreadStore", () => {
+  it("needs exactly one of path and database (TypeError)", () => {
+    expect(() => new SqliteThreadStore({})).toThrow(TypeError);
+    const database = new Database(":memory:");
+    expect(() => new SqliteThreadStore({ path: file(), database })).toThrow(TypeError);
+    database.close();
+  });
+
+  it("opens the file in WAL mode and creates its two tables", async () => {
+    const path = file();
+    await new SqliteThreadStore({ path }).close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(["adaptor_thread_leases", "adaptor_threads"]);
+    db.close();
+  });
+
+  it("leaves a caller-owned database open on close()", async () => {
+    const database = new Database(file());
+    const store = new SqliteThreadStore({ database });
+    await store.close();
+    expect(database.open).toBe(true);
+    expect(database.prepare("SELECT count(*) FROM adaptor_threads").pluck().get()).toBe(0);
+    database.close();
+  });
+
+  it("two stores on one file share leases and tokens", async () => {
+    const path = file();
+    const a = new SqliteThreadStore({ path });
+    const b = new SqliteThreadStore({ path });
+    const lease = await a.acquireLease("t", "owner-a", 60_000);
+    await expect(b.acquireLease("t", "owner-b", 60_000)).rejects.toBeInstanceOf(BusyError);
+    await a.releaseLease(lease);
+    expect((await b.acquireLease("t", "owner-b", 60_000)).token).toBe(lease.token + 1);
+    await a.close();
+    await b.close();
+  });
+
+  it("a write lock held past busyTimeoutMs is a backend failure (DriverError TIMEOUT), not ErrBusy", async () => {
+    const path = file();
+    const store = new SqliteThreadStore({ path, busyTimeoutMs: 50 });
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      const started = Date.now();
+      const err = await store.acquireLease("t", "owner-a", 60_000).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+      expect(isError(err, ErrBusy)).toBe(false);
+      const driverError = findError(err, DriverError);
+      expect(driverError?.code).toBe(ErrCode.Timeout);
+      expect(driverError?.message).toBe("[TIMEOUT] acquireLease: threadstore-sqlite (database is locked)");
+      expect((driverError?.cause as { code?: string }).code).toBe("SQLITE_BUSY");
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+      await store.close();
+    }
+  });
+
+  it("calls after close() fail with DriverError DEVICE_DISCONNECTED", async () => {
+    const store = new SqliteThreadStore({ path: file() });
+    await store.close();
+    const err = await store.resolve({ id: "x" }).catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe(ErrCode.DeviceDisconnected);
+    expect((err as Error).message).toBe("[DEVICE_DISCONNECTED] resolve: threadstore-sqlite (store closed)");
+  });
+});

@@ -1,0 +1,25 @@
+// Pins the runtime export lists of @adaptor/threadstore and @adaptor/threadstore/testing, so a change
+// of surface shows in review (type-only exports are not runtime keys).
+import { describe, expect, it } from "vitest";
+
+describe("public surface", () => {
+  it("@adaptor/threadstore", async () => {
+    expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
+      "AlreadyExistsError",
+      "BusyError",
+      "ErrAlreadyExists",
+      "ErrBusy",
+      "ErrLeaseLost",
+      "LeaseLostError",
+      "MemoryThreadStore",
+    ]);
+  });
+
+  it("@adaptor/threadstore/testing", async () => {
+    expect(Object.keys(await import("@adaptor/threadstore/testing")).sort()).toEqual([
+      "FaultPlan",
+      "ManualClock",
+      "describeThreadStoreConformance",
+    ]);
+  });
+});

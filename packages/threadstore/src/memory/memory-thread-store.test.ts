@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { describeThreadStoreConformance, ManualClock } from "../testing/index.js";
+import { MemoryThreadStore } from "./memory-thread-store.js";
+
+describeThreadStoreConformance("memory", async ({ faults, broken }) => {
+  const clock = new ManualClock();
+  if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
+  return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
+});
+
+describe("MemoryThreadStore", () => {
+  it("returns copies: mutating a resolved record or its checkpoint data does not change the store", async () => {
+    const store = new MemoryThreadStore();
+    const data = { turns: 1 };
+    const rec = {
+      id: "r1", key: "k", status: "active" as const, driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1",
+      checkpoint: { resumeId: "s1", data }, createdAt: new Date(0), updatedAt: new Date(0),
+    };
+    await store.finalize({ leases: [], record: rec });
+    data.turns = 99;
+    const got = await store.resolve({ id: "r1" });
+    (got?.checkpoint.data as { turns: number }).turns = 42;
+    expect((await store.resolve({ id: "r1" }))?.checkpoint.data).toEqual({ turns: 1 });
+  });
+
+  it("stamps updatedAt of an archived record with the injected clock", async () => {
+    const clock = new ManualClock(new Date("2030-05-05T10:00:00.000Z"));
+    const store = new MemoryThreadStore({ now: clock.now });
+    const base = { driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1", checkpoint: { resumeId: "s" }, createdAt: new Date(0), updatedAt: new Date(0) };
+    await store.finalize({ leases: [], record: { ...base, id: "a", key: "k", status: "active" } });
+    clock.advance(1_500);
+    await store.finalize({ leases: [], record: { ...base, id: "b", key: "k", status: "active" }, archiveId: "a" });
+    expect((await store.resolve({ id: "a" }))?.updatedAt.toISOString()).toBe("2030-05-05T10:00:01.500Z");
+  });
+
+  it("judges expiry by the injected clock, not the wall clock", async () => {
+    const clock = new ManualClock();
+    const store = new MemoryThreadStore({ now: clock.now });
+    const lease = await store.acquireLease("t", "a", 50);
+    expect(lease.expiresAt.toISOString()).toBe("2026-01-01T00:00:00.050Z");
+    await new Promise((r) => setTimeout(r, 80));
+    await expect(store.acquireLease("t", "b", 50)).rejects.toThrow("lease busy: t");
+  });
+});

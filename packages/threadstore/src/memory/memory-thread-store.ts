@@ -1,0 +1,215 @@
+import { DriverError, ErrCode } from "@adaptor/errors";
+import type { Lease } from "../contract/lease.js";
+import type { ThreadRecord } from "../contract/thread-record.js";
+import type { FinalizeRequest, ResolveQuery, ThreadStore } from "../contract/thread-store.js";
+import { AlreadyExistsError } from "../errors/already-exists-error.js";
+import { BusyError } from "../errors/busy-error.js";
+import { LeaseLostError } from "../errors/lease-lost-error.js";
+import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
+
+/** Options of {@link MemoryThreadStore}. */
+export interface MemoryThreadStoreOptions {
+  /**
+   * The clock that judges lease expiry and stamps `updatedAt` on archived records.
+   * Default `() => new Date()`. Tests pass a manual clock (`ManualClock` from `@adaptor/threadstore/testing`).
+   */
+  readonly now?: () => Date;
+  /** Test-only fault hooks (see {@link StoreFaults}); production code passes none. */
+  readonly faults?: StoreFaults;
+}
+
+/** The device name in the `DriverError`s this store throws. */
+const DEVICE = "threadstore-memory";
+
+interface LeaseRow {
+  /** `undefined` once released; the row stays so the token counter never resets. */
+  owner: string | undefined;
+  token: number;
+  expiresAtMs: number;
+}
+
+/**
+ * A {@link ThreadStore} held in this process's memory: for tests, single-process tools and as
+ * the reference implementation of the contract (it passes the conformance kit). Safe for
+ * concurrent callers in one process (every operation completes within one synchronous step);
+ * several processes need a durable store (`@adaptor/threadstore-sqlite`, `-postgres`).
+ *
+ * Records are copied with `structuredClone` on the way in and out, so callers cannot mutate
+ * stored state. A lease is live while `now() < expiresAt`.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryThreadStore();
+ * const lease = await store.acquireLease("issue-42", "worker-1", 30_000);
+ * await store.finalize({ leases: [lease], record });
+ * await store.releaseLease(lease);
+ * ```
+ */
+export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
+  readonly #now: () => Date;
+  readonly #faults: StoreFaults | undefined;
+  readonly #records = new Map<string, ThreadRecord>();
+  readonly #leases = new Map<string, LeaseRow>();
+  #closed = false;
+
+  constructor(options: MemoryThreadStoreOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+    this.#faults = options.faults;
+  }
+
+  /** See {@link ThreadStore.resolve}: by key, the active record, else (with `includeArchived`) the archived one created last. */
+  async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    this.#enter("resolve", signal);
+    if ("id" in query) {
+      const found = this.#records.get(query.id);
+      return found && structuredClone(found);
+    }
+    const found = this.#activeOf(query.key) ?? (query.includeArchived ? this.#newestArchivedOf(query.key) : undefined);
+    return found && structuredClone(found);
+  }
+
+  /** See {@link ThreadStore.acquireLease}. @throws BusyError; TypeError / RangeError for a bad argument. */
+  async acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLeaseArgs(target, owner, ttlMs);
+    this.#enter("acquireLease", signal);
+    const now = this.#nowMs();
+    const row = this.#leases.get(target);
+    if (row && row.owner !== undefined && row.owner !== owner && now < row.expiresAtMs) throw new BusyError(target);
+    const next: LeaseRow = { owner, token: (row?.token ?? 0) + 1, expiresAtMs: now + ttlMs };
+    this.#leases.set(target, next);
+    return { target, owner, token: next.token, expiresAt: new Date(next.expiresAtMs) };
+  }
+
+  /** See {@link ThreadStore.renewLease}. @throws LeaseLostError; RangeError for a bad `ttlMs`. */
+  async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkTtl(ttlMs);
+    this.#enter("renewLease", signal);
+    const now = this.#nowMs();
+    const row = this.#leases.get(lease.target);
+    if (!row || !holds(row, lease, now)) throw new LeaseLostError(lease.target);
+    row.expiresAtMs = now + ttlMs;
+    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: new Date(row.expiresAtMs) };
+  }
+
+  /** See {@link ThreadStore.releaseLease}: a stale, expired-and-taken or unknown lease is a no-op. */
+  async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    this.#enter("releaseLease", signal);
+    const row = this.#leases.get(lease.target);
+    if (!row || row.owner !== lease.owner || row.token !== lease.token) return;
+    row.owner = undefined;
+    row.expiresAtMs = 0;
+  }
+
+  /**
+   * See {@link ThreadStore.finalize}. Steps, all or nothing: every lease valid (else
+   * `LeaseLostError`); with `requireKeyAbsent`, no other active record under `record.key` (else
+   * `AlreadyExistsError`); archive `archiveId` if it is active; write `record`. Writing an active
+   * record while another active record of the key remains (not named by `archiveId`) is refused
+   * with `AlreadyExistsError` rather than leaving two.
+   */
+  async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
+    checkFinalizeRequest(request);
+    this.#enter("finalize", signal);
+    const now = this.#nowMs();
+    const { record, archiveId } = request;
+    for (const lease of request.leases) {
+      const row = this.#leases.get(lease.target);
+      if (!row || !holds(row, lease, now)) throw new LeaseLostError(lease.target);
+    }
+    this.#step("leases-checked");
+    const other = this.#activeOf(record.key, record.id);
+    if (request.requireKeyAbsent && other) throw new AlreadyExistsError(record.key);
+    // Stage every change, run the fault hooks, then commit in one synchronous step.
+    let archived: ThreadRecord | undefined;
+    const previous = archiveId === undefined ? undefined : this.#records.get(archiveId);
+    if (previous?.status === "active") archived = { ...previous, status: "archived", updatedAt: new Date(now) };
+    this.#step("archived");
+    if (record.status === "active" && other && other.id !== archived?.id) throw new AlreadyExistsError(record.key);
+    const written = structuredClone(record);
+    this.#step("record-written");
+    if (archived) this.#records.set(archived.id, archived);
+    this.#records.set(written.id, written);
+    return structuredClone(written);
+  }
+
+  /** Marks the store closed; later calls reject with a `DriverError` (`DEVICE_DISCONNECTED`). Idempotent. Keeps the data. */
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #enter(operation: StoreOperation, signal: AbortSignal | undefined): void {
+    signal?.throwIfAborted();
+    if (this.#closed) {
+      throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
+    }
+    const hook = this.#faults?.beforeOperation;
+    if (!hook) return;
+    try {
+      hook.call(this.#faults, operation);
+    } catch (cause) {
+      throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.Internal, cause });
+    }
+  }
+
+  #step(step: FinalizeStep): void {
+    const hook = this.#faults?.afterFinalizeStep;
+    if (!hook) return;
+    try {
+      hook.call(this.#faults, step);
+    } catch (cause) {
+      throw new DriverError({ op: "finalize", device: DEVICE, code: ErrCode.Internal, cause });
+    }
+  }
+
+  #nowMs(): number {
+    return this.#now().getTime();
+  }
+
+  #activeOf(key: string, exceptId?: string): ThreadRecord | undefined {
+    for (const r of this.#records.values()) if (r.key === key && r.status === "active" && r.id !== exceptId) return r;
+    return undefined;
+  }
+
+  #newestArchivedOf(key: string): ThreadRecord | undefined {
+    let best: ThreadRecord | undefined;
+    for (const r of this.#records.values()) {
+      if (r.key !== key || r.status !== "archived") continue;
+      if (!best || newer(r, best)) best = r;
+    }
+    return best;
+  }
+}
+
+/** Order of "newest archived": later `createdAt`, then the larger `id`. */
+function newer(a: ThreadRecord, b: ThreadRecord): boolean {
+  const d = a.createdAt.getTime() - b.createdAt.getTime();
+  return d !== 0 ? d > 0 : a.id > b.id;
+}
+
+function holds(row: LeaseRow, lease: Lease, nowMs: number): boolean {
+  return row.owner === lease.owner && row.token === lease.token && nowMs < row.expiresAtMs;
+}
+
+function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
+  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
+  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
+  checkTtl(ttlMs);
+}
+
+function checkTtl(ttlMs: number): void {
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
+  }
+}
+
+function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
+  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
+  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
+  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
+  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
+}

@@ -1,0 +1,669 @@
+import { findError, isError, walkError } from "@adaptor/errors";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Lease } from "../contract/lease.js";
+import type { ThreadRecord } from "../contract/thread-record.js";
+import type { ThreadStore } from "../contract/thread-store.js";
+import { AlreadyExistsError } from "../errors/already-exists-error.js";
+import { BusyError } from "../errors/busy-error.js";
+import { LeaseLostError } from "../errors/lease-lost-error.js";
+import { ErrAlreadyExists, ErrBusy, ErrLeaseLost } from "../errors/sentinels.js";
+import { FaultPlan } from "./fault-plan.js";
+
+/** A clock the kit can read and move; `ManualClock` is one. */
+export interface ConformanceClock {
+  /** The store's current time. */
+  now(): Date;
+  /** Moves the store's clock forward by `ms` milliseconds. */
+  advance(ms: number): void | Promise<void>;
+}
+
+/** What a factory returns for one test: a fresh, empty store, and how to move its clock and clean up. */
+export interface ConformanceHarness {
+  readonly store: ThreadStore;
+  /**
+   * The store's clock, when the test can control it (memory). Without one the kit waits in real
+   * time, with short TTLs ({@link ConformanceOptions.shortTtlMs}), for stores whose expiry is judged
+   * by a real clock (the process clock for SQLite, the database clock for PostgreSQL).
+   */
+  readonly clock?: ConformanceClock;
+  /** Called after the test, after `store.close()`: drop the schema, delete the file. */
+  readonly cleanup?: () => void | Promise<void>;
+}
+
+/** What the kit passes to the factory. */
+export interface MakeStoreOptions {
+  /**
+   * Pass this to the store's `faults` option unchanged. The kit arms it to fail inside
+   * `finalize`'s transaction and asserts nothing was written.
+   */
+  readonly faults: FaultPlan;
+  /**
+   * When true, return a store whose backend fails every call the way a real outage does: a closed
+   * connection, an unreachable server, a closed database handle. A store without a backend may
+   * call `faults.failEveryOperation()` instead.
+   */
+  readonly broken: boolean;
+}
+
+/** Makes a fresh, empty store for one test. Called once per test (twice for the broken-backend tests). */
+export type MakeConformanceStore = (options: MakeStoreOptions) => Promise<ConformanceHarness>;
+
+/** Tuning of {@link describeThreadStoreConformance}. */
+export interface ConformanceOptions {
+  /** TTL in ms of the leases meant to lapse during a test when the harness has no clock. Default 200. */
+  readonly shortTtlMs?: number;
+  /** Extra real time in ms waited after a short TTL, to absorb clock granularity and scheduling. Default 80. */
+  readonly expiryMarginMs?: number;
+  /** How far in ms `expiresAt` may stray from the local `now + ttl` when the harness has no clock. Default 5000. */
+  readonly clockToleranceMs?: number;
+}
+
+/** TTL of the leases that must stay live for the whole test. */
+const LONG_TTL = 60_000;
+
+/**
+ * Registers the thread-store contract tests (issue 3 §1–2, DESIGN.md "Thread stores") as a
+ * vitest `describe` block named `ThreadStore conformance: <name>`. Call it at the top level of a
+ * test file; `makeStore` is called before every test and must return a fresh, empty store.
+ *
+ * Choices this kit pins beyond the interface text: a lease is live while `now < expiresAt`;
+ * `finalize` with an empty lease list is unconditional; writing an active record while another
+ * active record of the key remains (not named by `archiveId`) fails with `AlreadyExistsError`;
+ * `requireKeyAbsent` looks at the state before `archiveId` is applied; an unknown or already
+ * archived `archiveId` is ignored; by key with `includeArchived`, the archived record with the
+ * latest `createdAt` (then the larger `id`) wins; backend failures and calls after `close()` reject
+ * with errors that are never `BusyError` / `LeaseLostError` and keep their cause.
+ *
+ * @example
+ * ```ts
+ * describeThreadStoreConformance("memory", async ({ faults, broken }) => {
+ *   const clock = new ManualClock();
+ *   if (broken) faults.failEveryOperation();
+ *   return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
+ * });
+ * ```
+ */
+export function describeThreadStoreConformance(
+  name: string,
+  makeStore: MakeConformanceStore,
+  options: ConformanceOptions = {},
+): void {
+  const shortTtl = options.shortTtlMs ?? 200;
+  const margin = options.expiryMarginMs ?? 80;
+  const tolerance = options.clockToleranceMs ?? 5_000;
+
+  describe(`ThreadStore conformance: ${name}`, () => {
+    let h: ConformanceHarness;
+    let faults: FaultPlan;
+    let store: ThreadStore;
+    /** Harnesses made for the current test, closed and cleaned up after it (each once). */
+    const open: ConformanceHarness[] = [];
+
+    beforeEach(async () => {
+      faults = new FaultPlan();
+      h = await makeStore({ faults, broken: false });
+      open.push(h);
+      store = h.store;
+    });
+
+    afterEach(async () => {
+      for (const harness of open.splice(0)) {
+        await harness.store.close();
+        await harness.cleanup?.();
+      }
+    });
+
+    /** A TTL that lapses by {@link elapse}: long with a manual clock, short in real time. */
+    const lapsingTtl = (): number => (h.clock ? 10_000 : shortTtl);
+    /** Lets a lease of `ttl` ms (granted just now) lapse. */
+    const elapse = async (ttl: number): Promise<void> => {
+      if (h.clock) await h.clock.advance(ttl);
+      else await sleep(ttl + margin);
+    };
+    const now = (): number => (h.clock ? h.clock.now() : new Date()).getTime();
+    const brokenStore = async (): Promise<ThreadStore> => {
+      const harness = await makeStore({ faults: new FaultPlan(), broken: true });
+      open.push(harness);
+      return harness.store;
+    };
+
+    describe("records and resolve", () => {
+      it("resolve returns undefined for an unknown id and an unknown key", async () => {
+        expect(await store.resolve({ id: "no-such-id" })).toBeUndefined();
+        expect(await store.resolve({ key: "no-such-key" })).toBeUndefined();
+        expect(await store.resolve({ key: "no-such-key", includeArchived: true })).toBeUndefined();
+      });
+
+      it("a finalized record resolves by id and by key with every field intact", async () => {
+        const rec = record("k1", {
+          checkpoint: { resumeId: "sess-1", displayId: "Session one", data: { turns: 3, nested: { ok: true, list: [1, "two", null] }, text: "żółw ✓" } },
+        });
+        const returned = await store.finalize({ leases: [], record: rec });
+        expect(returned).toStrictEqual(rec);
+        expect(await store.resolve({ id: rec.id })).toStrictEqual(rec);
+        expect(await store.resolve({ key: "k1" })).toStrictEqual(rec);
+        const got = await store.resolve({ key: "k1" });
+        expect(got?.createdAt).toBeInstanceOf(Date);
+        expect(got?.createdAt.toISOString()).toBe(rec.createdAt.toISOString());
+        expect(got?.updatedAt.toISOString()).toBe(rec.updatedAt.toISOString());
+      });
+
+      it("a checkpoint without displayId or data comes back without them, and data null stays null", async () => {
+        const bare = record("bare", { checkpoint: { resumeId: "r-bare" } });
+        const withNull = record("null-data", { checkpoint: { resumeId: "r-null", data: null } });
+        await store.finalize({ leases: [], record: bare });
+        await store.finalize({ leases: [], record: withNull });
+        const a = await store.resolve({ id: bare.id });
+        const b = await store.resolve({ id: withNull.id });
+        expect(Object.keys(a?.checkpoint ?? {}).sort()).toEqual(["resumeId"]);
+        expect(a?.checkpoint).toStrictEqual({ resumeId: "r-bare" });
+        expect(b?.checkpoint).toStrictEqual({ resumeId: "r-null", data: null });
+      });
+
+      it("finalize upserts by id: writing the same id again replaces the record", async () => {
+        const first = record("k-upsert", { checkpoint: { resumeId: "r1" } });
+        await store.finalize({ leases: [], record: first });
+        const second: ThreadRecord = { ...first, checkpoint: { resumeId: "r2", data: { n: 2 } }, updatedAt: new Date(first.updatedAt.getTime() + 1_000) };
+        await store.finalize({ leases: [], record: second });
+        expect(await store.resolve({ id: first.id })).toStrictEqual(second);
+        expect(await store.resolve({ key: "k-upsert" })).toStrictEqual(second);
+      });
+
+      it("resolve by key skips archived records unless includeArchived is set", async () => {
+        const old = record("k-arch", { status: "archived" });
+        await store.finalize({ leases: [], record: old });
+        expect(await store.resolve({ key: "k-arch" })).toBeUndefined();
+        expect(await store.resolve({ key: "k-arch", includeArchived: false })).toBeUndefined();
+        expect(await store.resolve({ key: "k-arch", includeArchived: true })).toStrictEqual(old);
+        expect(await store.resolve({ id: old.id })).toStrictEqual(old);
+      });
+
+      it("includeArchived still returns the active record when the key has one", async () => {
+        const archived = record("k-both", { status: "archived", createdAt: at(10) });
+        const active = record("k-both", { createdAt: at(5) });
+        await store.finalize({ leases: [], record: archived });
+        await store.finalize({ leases: [], record: active });
+        expect((await store.resolve({ key: "k-both", includeArchived: true }))?.id).toBe(active.id);
+      });
+
+      it("includeArchived returns the archived record created last when no active one exists", async () => {
+        const a = record("k-newest", { status: "archived", createdAt: at(1) });
+        const c = record("k-newest", { status: "archived", createdAt: at(3) });
+        const b = record("k-newest", { status: "archived", createdAt: at(2) });
+        for (const r of [a, c, b]) await store.finalize({ leases: [], record: r });
+        expect((await store.resolve({ key: "k-newest", includeArchived: true }))?.id).toBe(c.id);
+        await store.finalize({ leases: [], record: record("other-key", { status: "archived", createdAt: at(9) }) });
+        expect((await store.resolve({ key: "k-newest", includeArchived: true }))?.id).toBe(c.id);
+      });
+    });
+
+    describe("leases", () => {
+      it("acquireLease returns the target, the owner, a positive integer token and expiresAt = now + ttl", async () => {
+        const before = now();
+        const lease = await store.acquireLease("t-shape", "owner-a", 30_000);
+        const after = now();
+        expect(lease.target).toBe("t-shape");
+        expect(lease.owner).toBe("owner-a");
+        expect(Number.isSafeInteger(lease.token) && lease.token > 0).toBe(true);
+        expect(lease.expiresAt).toBeInstanceOf(Date);
+        const slack = h.clock ? 0 : tolerance;
+        expect(lease.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 30_000 - slack);
+        expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(after + 30_000 + slack);
+      });
+
+      it("busy while live: another owner gets BusyError naming the target", async () => {
+        const held = await store.acquireLease("t-busy", "owner-a", LONG_TTL);
+        const err = await rejection(store.acquireLease("t-busy", "owner-b", LONG_TTL));
+        expect(err).toBeInstanceOf(BusyError);
+        expect(isError(err, ErrBusy)).toBe(true);
+        expect(findError(err, BusyError)?.target).toBe("t-busy");
+        // The holder is untouched: it can still renew.
+        const renewed = await store.renewLease(held, LONG_TTL);
+        expect(renewed.token).toBe(held.token);
+      });
+
+      it("leases on different targets do not block each other", async () => {
+        const a = await store.acquireLease("t-one", "owner-a", LONG_TTL);
+        const b = await store.acquireLease("t-two", "owner-b", LONG_TTL);
+        expect(a.target).toBe("t-one");
+        expect(b.target).toBe("t-two");
+        expect(b.owner).toBe("owner-b");
+      });
+
+      it("takeover after expiry: another owner acquires the lapsed lease with a higher token", async () => {
+        const ttl = lapsingTtl();
+        const old = await store.acquireLease("t-takeover", "owner-a", ttl);
+        await elapse(ttl);
+        const taken = await store.acquireLease("t-takeover", "owner-b", LONG_TTL);
+        expect(taken.owner).toBe("owner-b");
+        expect(taken.token).toBeGreaterThan(old.token);
+        await expect(store.acquireLease("t-takeover", "owner-a", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+      });
+
+      it("the same owner re-acquires its live lease with a higher token, and the old token goes stale", async () => {
+        const first = await store.acquireLease("t-again", "owner-a", LONG_TTL);
+        const second = await store.acquireLease("t-again", "owner-a", LONG_TTL);
+        expect(second.owner).toBe("owner-a");
+        expect(second.token).toBeGreaterThan(first.token);
+        const err = await rejection(store.renewLease(first, LONG_TTL));
+        expect(err).toBeInstanceOf(LeaseLostError);
+        expect((await store.renewLease(second, LONG_TTL)).token).toBe(second.token);
+      });
+
+      it("renewLease keeps the token and moves expiresAt to now + ttl, so the lease outlives its first TTL", async () => {
+        const ttl = h.clock ? 10_000 : shortTtl * 2;
+        const lease = await store.acquireLease("t-renew", "owner-a", ttl);
+        const renewed = await store.renewLease(lease, LONG_TTL);
+        expect(renewed.token).toBe(lease.token);
+        expect(renewed.target).toBe("t-renew");
+        expect(renewed.owner).toBe("owner-a");
+        expect(renewed.expiresAt.getTime()).toBeGreaterThan(lease.expiresAt.getTime() + LONG_TTL - ttl - 1_000);
+        await elapse(ttl);
+        await expect(store.acquireLease("t-renew", "owner-b", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+        expect((await store.renewLease(renewed, LONG_TTL)).token).toBe(lease.token);
+      });
+
+      it("renewLease after expiry fails with LeaseLostError even when nobody took the lease", async () => {
+        const ttl = lapsingTtl();
+        const lease = await store.acquireLease("t-lapsed", "owner-a", ttl);
+        await elapse(ttl);
+        const err = await rejection(store.renewLease(lease, LONG_TTL));
+        expect(err).toBeInstanceOf(LeaseLostError);
+        expect(isError(err, ErrLeaseLost)).toBe(true);
+        expect(findError(err, LeaseLostError)?.target).toBe("t-lapsed");
+      });
+
+      it("renewLease of a lease that was never granted fails with LeaseLostError", async () => {
+        const forged: Lease = { target: "t-forged", owner: "owner-a", token: 7, expiresAt: new Date(now() + LONG_TTL) };
+        await expect(store.renewLease(forged, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+        const real = await store.acquireLease("t-forged", "owner-a", LONG_TTL);
+        await expect(store.renewLease({ ...real, owner: "owner-b" }, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+        await expect(store.renewLease({ ...real, token: real.token + 1 }, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it("after takeover the old holder's renew fails, its finalize fails and writes nothing, its release is a no-op", async () => {
+        const ttl = lapsingTtl();
+        const old = await store.acquireLease("t-stale", "owner-a", ttl);
+        await elapse(ttl);
+        const current = await store.acquireLease("t-stale", "owner-b", LONG_TTL);
+        await expect(store.renewLease(old, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+        const stale = record("t-stale");
+        const err = await rejection(store.finalize({ leases: [old], record: stale }));
+        expect(err).toBeInstanceOf(LeaseLostError);
+        expect(findError(err, LeaseLostError)?.target).toBe("t-stale");
+        expect(await store.resolve({ id: stale.id })).toBeUndefined();
+        expect(await store.resolve({ key: "t-stale" })).toBeUndefined();
+        await expect(store.releaseLease(old)).resolves.toBeUndefined();
+        // The new holder still holds: a third owner is busy, the holder can renew and finalize.
+        await expect(store.acquireLease("t-stale", "owner-c", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+        expect((await store.renewLease(current, LONG_TTL)).token).toBe(current.token);
+        const fresh = record("t-stale");
+        await store.finalize({ leases: [current], record: fresh });
+        expect((await store.resolve({ key: "t-stale" }))?.id).toBe(fresh.id);
+      });
+
+      it("fencing tokens strictly increase across takeovers, releases and re-acquisitions", async () => {
+        const tokens: number[] = [];
+        const ttl = lapsingTtl();
+        let lease = await store.acquireLease("t-fence", "owner-a", ttl);
+        tokens.push(lease.token);
+        await elapse(ttl);
+        lease = await store.acquireLease("t-fence", "owner-b", LONG_TTL); // takeover
+        tokens.push(lease.token);
+        lease = await store.acquireLease("t-fence", "owner-b", LONG_TTL); // same owner again
+        tokens.push(lease.token);
+        await store.releaseLease(lease);
+        lease = await store.acquireLease("t-fence", "owner-c", ttl); // after release
+        tokens.push(lease.token);
+        await elapse(ttl);
+        lease = await store.acquireLease("t-fence", "owner-a", LONG_TTL); // takeover back
+        tokens.push(lease.token);
+        for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1] as number);
+        expect(new Set(tokens).size).toBe(tokens.length);
+      });
+
+      it("tokens never reset: release then acquire by the same owner gives a higher token", async () => {
+        const first = await store.acquireLease("t-reset", "owner-a", LONG_TTL);
+        await store.releaseLease(first);
+        const second = await store.acquireLease("t-reset", "owner-a", LONG_TTL);
+        await store.releaseLease(second);
+        const third = await store.acquireLease("t-reset", "owner-b", LONG_TTL);
+        expect(second.token).toBeGreaterThan(first.token);
+        expect(third.token).toBeGreaterThan(second.token);
+        // The released token stays stale.
+        await expect(store.renewLease(first, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it("releaseLease is idempotent and frees the target for another owner at once", async () => {
+        const lease = await store.acquireLease("t-release", "owner-a", LONG_TTL);
+        await expect(store.releaseLease(lease)).resolves.toBeUndefined();
+        await expect(store.releaseLease(lease)).resolves.toBeUndefined();
+        const next = await store.acquireLease("t-release", "owner-b", LONG_TTL);
+        expect(next.owner).toBe("owner-b");
+        await expect(store.releaseLease(lease)).resolves.toBeUndefined();
+        // The third release of the old lease did not free owner-b's lease.
+        await expect(store.acquireLease("t-release", "owner-c", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+        await expect(store.renewLease(lease, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it("releasing a lease that was never granted, or with a stale token, is a no-op", async () => {
+        const forged: Lease = { target: "t-never", owner: "owner-a", token: 1, expiresAt: new Date(now() + LONG_TTL) };
+        await expect(store.releaseLease(forged)).resolves.toBeUndefined();
+        const held = await store.acquireLease("t-never", "owner-a", LONG_TTL);
+        await expect(store.releaseLease({ ...held, token: held.token - 1 })).resolves.toBeUndefined();
+        await expect(store.releaseLease({ ...held, owner: "owner-z" })).resolves.toBeUndefined();
+        await expect(store.acquireLease("t-never", "owner-b", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+      });
+
+      it("20 concurrent acquirers: exactly one wins, the other 19 get BusyError", async () => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) => store.acquireLease("t-race", `owner-${i}`, LONG_TTL)),
+        );
+        const won = results.filter((r): r is PromiseFulfilledResult<Lease> => r.status === "fulfilled");
+        const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(19);
+        for (const r of lost) {
+          expect(r.reason).toBeInstanceOf(BusyError);
+          expect((r.reason as BusyError).target).toBe("t-race");
+        }
+        const winner = won[0]?.value as Lease;
+        expect((await store.renewLease(winner, LONG_TTL)).owner).toBe(winner.owner);
+      });
+
+      it("acquireLease rejects an empty target or owner (TypeError) and a non-positive ttl (RangeError)", async () => {
+        await expect(store.acquireLease("", "owner-a", LONG_TTL)).rejects.toBeInstanceOf(TypeError);
+        await expect(store.acquireLease("t-args", "", LONG_TTL)).rejects.toBeInstanceOf(TypeError);
+        await expect(store.acquireLease("t-args", "owner-a", 0)).rejects.toBeInstanceOf(RangeError);
+        await expect(store.acquireLease("t-args", "owner-a", -5)).rejects.toBeInstanceOf(RangeError);
+        await expect(store.acquireLease("t-args", "owner-a", Number.NaN)).rejects.toBeInstanceOf(RangeError);
+        // None of them took the lease.
+        expect((await store.acquireLease("t-args", "owner-b", LONG_TTL)).owner).toBe("owner-b");
+      });
+
+      it("a lease is live until the instant before expiresAt and lapses exactly at expiresAt (controllable clock only)", async (ctx) => {
+        if (!h.clock) return ctx.skip();
+        const lease = await store.acquireLease("t-edge", "owner-a", 1_000);
+        await h.clock.advance(999);
+        await expect(store.acquireLease("t-edge", "owner-b", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+        await h.clock.advance(1);
+        await expect(store.renewLease(lease, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+        expect((await store.acquireLease("t-edge", "owner-b", LONG_TTL)).token).toBeGreaterThan(lease.token);
+      });
+    });
+
+    describe("finalize", () => {
+      it("finalize under a valid lease writes the record; with an empty lease list it is unconditional", async () => {
+        const lease = await store.acquireLease("k-fin", "owner-a", LONG_TTL);
+        const rec = record("k-fin");
+        expect(await store.finalize({ leases: [lease], record: rec })).toStrictEqual(rec);
+        expect(await store.resolve({ key: "k-fin" })).toStrictEqual(rec);
+        const free = record("k-free");
+        await store.finalize({ leases: [], record: free });
+        expect(await store.resolve({ key: "k-free" })).toStrictEqual(free);
+      });
+
+      it("finalize with an expired lease fails with LeaseLostError and writes nothing", async () => {
+        const ttl = lapsingTtl();
+        const lease = await store.acquireLease("k-expired", "owner-a", ttl);
+        await elapse(ttl);
+        const rec = record("k-expired");
+        const err = await rejection(store.finalize({ leases: [lease], record: rec }));
+        expect(err).toBeInstanceOf(LeaseLostError);
+        expect(isError(err, ErrLeaseLost)).toBe(true);
+        expect(await store.resolve({ id: rec.id })).toBeUndefined();
+      });
+
+      it("finalize with a released lease fails with LeaseLostError and writes nothing", async () => {
+        const lease = await store.acquireLease("k-released", "owner-a", LONG_TTL);
+        await store.releaseLease(lease);
+        const rec = record("k-released");
+        await expect(store.finalize({ leases: [lease], record: rec })).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await store.resolve({ id: rec.id })).toBeUndefined();
+      });
+
+      it("finalize needs every listed lease: one stale lease among valid ones fails it and writes nothing", async () => {
+        const parent = await store.acquireLease("k-parent", "owner-a", LONG_TTL);
+        const child = await store.acquireLease("k-child", "owner-a", LONG_TTL);
+        const staleChild: Lease = { ...child, token: child.token - 1 };
+        const rec = record("k-child");
+        const err = await rejection(store.finalize({ leases: [parent, staleChild], record: rec }));
+        expect(findError(err, LeaseLostError)?.target).toBe("k-child");
+        expect(await store.resolve({ id: rec.id })).toBeUndefined();
+        await store.finalize({ leases: [parent, child], record: rec });
+        expect((await store.resolve({ key: "k-child" }))?.id).toBe(rec.id);
+      });
+
+      it("archive + rebind: archiveId is archived and the new record becomes the key's active record in one step", async () => {
+        const lease = await store.acquireLease("k-rebind", "owner-a", LONG_TTL);
+        const old = record("k-rebind", { createdAt: at(1) });
+        await store.finalize({ leases: [lease], record: old });
+        const next = record("k-rebind", { createdAt: at(2), checkpoint: { resumeId: "r-next" } });
+        await store.finalize({ leases: [lease], record: next, archiveId: old.id });
+        expect((await store.resolve({ key: "k-rebind" }))?.id).toBe(next.id);
+        const archived = await store.resolve({ id: old.id });
+        expect(archived?.status).toBe("archived");
+        expect(archived?.key).toBe("k-rebind");
+        expect(archived?.checkpoint).toStrictEqual(old.checkpoint);
+        expect(archived?.createdAt.toISOString()).toBe(old.createdAt.toISOString());
+        await store.finalize({ leases: [lease], record: { ...next, status: "archived" } });
+        expect((await store.resolve({ key: "k-rebind", includeArchived: true }))?.id).toBe(next.id);
+      });
+
+      it("one active record per key: a second active record without archiveId fails with AlreadyExistsError and changes nothing", async () => {
+        const first = record("k-one");
+        await store.finalize({ leases: [], record: first });
+        const second = record("k-one");
+        const err = await rejection(store.finalize({ leases: [], record: second }));
+        expect(err).toBeInstanceOf(AlreadyExistsError);
+        expect(isError(err, ErrAlreadyExists)).toBe(true);
+        expect(findError(err, AlreadyExistsError)?.key).toBe("k-one");
+        expect(await store.resolve({ id: second.id })).toBeUndefined();
+        expect(await store.resolve({ key: "k-one" })).toStrictEqual(first);
+      });
+
+      it("archiving the wrong record does not open the way to two active records", async () => {
+        const active = record("k-wrong");
+        const unrelated = record("k-unrelated");
+        await store.finalize({ leases: [], record: active });
+        await store.finalize({ leases: [], record: unrelated });
+        const next = record("k-wrong");
+        await expect(store.finalize({ leases: [], record: next, archiveId: unrelated.id })).rejects.toBeInstanceOf(AlreadyExistsError);
+        // All or nothing: the unrelated record was not archived either.
+        expect((await store.resolve({ id: unrelated.id }))?.status).toBe("active");
+        expect((await store.resolve({ key: "k-wrong" }))?.id).toBe(active.id);
+        expect(await store.resolve({ id: next.id })).toBeUndefined();
+      });
+
+      it("requireKeyAbsent: an active record under the key fails it with AlreadyExistsError, writing and archiving nothing", async () => {
+        const existing = record("k-fork-target");
+        await store.finalize({ leases: [], record: existing });
+        const fork = record("k-fork-target");
+        const err = await rejection(store.finalize({ leases: [], record: fork, requireKeyAbsent: true, archiveId: existing.id }));
+        expect(findError(err, AlreadyExistsError)?.key).toBe("k-fork-target");
+        expect(await store.resolve({ id: fork.id })).toBeUndefined();
+        expect(await store.resolve({ key: "k-fork-target" })).toStrictEqual(existing);
+      });
+
+      it("requireKeyAbsent passes when the key is unused or has only archived records", async () => {
+        const fresh = record("k-fresh");
+        await store.finalize({ leases: [], record: fresh, requireKeyAbsent: true });
+        expect((await store.resolve({ key: "k-fresh" }))?.id).toBe(fresh.id);
+        const gone = record("k-old-fork", { status: "archived" });
+        await store.finalize({ leases: [], record: gone });
+        const again = record("k-old-fork");
+        await store.finalize({ leases: [], record: again, requireKeyAbsent: true });
+        expect((await store.resolve({ key: "k-old-fork" }))?.id).toBe(again.id);
+      });
+
+      it("10 concurrent finalizes with requireKeyAbsent on one fresh key: exactly one wins, nine get AlreadyExistsError", async () => {
+        const candidates = Array.from({ length: 10 }, () => record("k-contested"));
+        const results = await Promise.allSettled(
+          candidates.map((rec) => store.finalize({ leases: [], record: rec, requireKeyAbsent: true })),
+        );
+        const won = results.filter((r) => r.status === "fulfilled");
+        const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(9);
+        for (const r of lost) expect(r.reason).toBeInstanceOf(AlreadyExistsError);
+        const winner = candidates[results.findIndex((r) => r.status === "fulfilled")] as ThreadRecord;
+        expect((await store.resolve({ key: "k-contested" }))?.id).toBe(winner.id);
+      });
+
+      it("an archiveId that is unknown or already archived is ignored", async () => {
+        const old = record("k-ignore", { status: "archived" });
+        await store.finalize({ leases: [], record: old });
+        const rec = record("k-ignore");
+        await store.finalize({ leases: [], record: rec, archiveId: "no-such-record" });
+        const rec2 = record("k-ignore-2");
+        await store.finalize({ leases: [], record: rec2, archiveId: old.id });
+        expect((await store.resolve({ key: "k-ignore" }))?.id).toBe(rec.id);
+        expect((await store.resolve({ key: "k-ignore-2" }))?.id).toBe(rec2.id);
+        expect(await store.resolve({ id: old.id })).toStrictEqual(old);
+      });
+
+      it("writing an archived record beside the key's active record leaves the active one in place", async () => {
+        const active = record("k-side");
+        await store.finalize({ leases: [], record: active });
+        const history = record("k-side", { status: "archived" });
+        await store.finalize({ leases: [], record: history });
+        expect((await store.resolve({ key: "k-side" }))?.id).toBe(active.id);
+        expect((await store.resolve({ id: history.id }))?.status).toBe("archived");
+      });
+
+      it("finalize rejects a malformed request with a TypeError before writing", async () => {
+        const rec = record("k-bad");
+        await expect(store.finalize({ leases: [], record: { ...rec, key: "" } })).rejects.toBeInstanceOf(TypeError);
+        await expect(store.finalize({ leases: [], record: rec, archiveId: rec.id })).rejects.toBeInstanceOf(TypeError);
+        expect(await store.resolve({ id: rec.id })).toBeUndefined();
+      });
+    });
+
+    describe("atomicity under injected faults", () => {
+      async function seeded(): Promise<{ lease: Lease; old: ThreadRecord; next: ThreadRecord }> {
+        const lease = await store.acquireLease("k-atomic", "owner-a", LONG_TTL);
+        const old = record("k-atomic", { createdAt: at(1) });
+        await store.finalize({ leases: [lease], record: old });
+        return { lease, old, next: record("k-atomic", { createdAt: at(2) }) };
+      }
+
+      for (const step of ["leases-checked", "archived", "record-written"] as const) {
+        it(`finalize atomicity: a backend fault after step "${step}" rejects and leaves the old record active and the new one unwritten`, async () => {
+          const { lease, old, next } = await seeded();
+          const injected = faults.failAfterFinalizeStep(step);
+          const err = await rejection(store.finalize({ leases: [lease], record: next, archiveId: old.id }));
+          expect(walkError(err, (node) => node === injected)).toBe(true);
+          expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
+          expect(await store.resolve({ id: old.id })).toStrictEqual(old);
+          expect(await store.resolve({ key: "k-atomic" })).toStrictEqual(old);
+          expect(await store.resolve({ id: next.id })).toBeUndefined();
+        });
+      }
+
+      it("after a failed finalize the store stays usable: the retry under the same lease succeeds", async () => {
+        const { lease, old, next } = await seeded();
+        faults.failAfterFinalizeStep("record-written");
+        await expect(store.finalize({ leases: [lease], record: next, archiveId: old.id })).rejects.toThrow();
+        expect((await store.renewLease(lease, LONG_TTL)).token).toBe(lease.token);
+        await store.finalize({ leases: [lease], record: next, archiveId: old.id });
+        expect((await store.resolve({ key: "k-atomic" }))?.id).toBe(next.id);
+        expect((await store.resolve({ id: old.id }))?.status).toBe("archived");
+      });
+    });
+
+    describe("failures", () => {
+      it("a backend failure is not ErrBusy: acquireLease on a broken backend rejects with an error that keeps its cause", async () => {
+        const broken = await brokenStore();
+        const err = await rejection(broken.acquireLease("t-broken", "owner-a", LONG_TTL));
+        expect(err).toBeInstanceOf(Error);
+        expect(err).not.toBeInstanceOf(BusyError);
+        expect(isError(err, ErrBusy)).toBe(false);
+        expect((err as Error).cause).toBeDefined();
+      });
+
+      it("a broken backend fails resolve, renew, release and finalize with ordinary errors, never Busy, LeaseLost or AlreadyExists", async () => {
+        const broken = await brokenStore();
+        const lease: Lease = { target: "t-broken", owner: "owner-a", token: 1, expiresAt: new Date(now() + LONG_TTL) };
+        const calls: Promise<unknown>[] = [
+          broken.resolve({ key: "t-broken" }),
+          broken.resolve({ id: "some-id" }),
+          broken.renewLease(lease, LONG_TTL),
+          broken.releaseLease(lease),
+          broken.finalize({ leases: [lease], record: record("t-broken") }),
+        ];
+        for (const call of calls) {
+          const err = await rejection(call);
+          expect(err).toBeInstanceOf(Error);
+          expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
+          expect((err as Error).cause).toBeDefined();
+        }
+      });
+
+      it("every method rejects after close(), never with Busy or LeaseLost, and close() is idempotent", async () => {
+        const lease = await store.acquireLease("t-closed", "owner-a", LONG_TTL);
+        await store.close();
+        await expect(store.close()).resolves.toBeUndefined();
+        const calls: Promise<unknown>[] = [
+          store.resolve({ key: "t-closed" }),
+          store.acquireLease("t-closed", "owner-b", LONG_TTL),
+          store.renewLease(lease, LONG_TTL),
+          store.releaseLease(lease),
+          store.finalize({ leases: [lease], record: record("t-closed") }),
+        ];
+        for (const call of calls) {
+          const err = await rejection(call);
+          expect(err).toBeInstanceOf(Error);
+          expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
+        }
+      });
+
+      it("an aborted signal rejects with its reason before anything is taken or written", async () => {
+        const controller = new AbortController();
+        const reason = new Error("caller gave up");
+        controller.abort(reason);
+        await expect(store.acquireLease("t-abort", "owner-a", LONG_TTL, controller.signal)).rejects.toBe(reason);
+        const rec = record("t-abort");
+        await expect(store.finalize({ leases: [], record: rec }, controller.signal)).rejects.toBe(reason);
+        await expect(store.resolve({ id: rec.id }, controller.signal)).rejects.toBe(reason);
+        expect(await store.resolve({ id: rec.id })).toBeUndefined();
+        expect((await store.acquireLease("t-abort", "owner-b", LONG_TTL)).owner).toBe("owner-b");
+      });
+    });
+  });
+}
+
+/** A fresh record under `key`; ids are unique, times are whole seconds in 2026 unless overridden. */
+function record(key: string, patch: Partial<ThreadRecord> = {}): ThreadRecord {
+  const createdAt = patch.createdAt ?? at(0);
+  return {
+    id: globalThis.crypto.randomUUID(),
+    key,
+    status: "active",
+    driverType: "claude",
+    identity: "tenant-1/user-1",
+    fingerprint: "fp-0123456789abcdef",
+    codec: "json/v1",
+    checkpoint: { resumeId: `resume-${key}`, data: { turns: 1 } },
+    createdAt,
+    updatedAt: new Date(createdAt.getTime() + 500),
+    ...patch,
+  };
+}
+
+/** 2026-01-01T00:00:00Z plus `seconds`. */
+function at(seconds: number): Date {
+  return new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to reject, but it resolved");
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

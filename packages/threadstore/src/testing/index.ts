@@ -1,0 +1,10 @@
+export {
+  describeThreadStoreConformance,
+  type ConformanceClock,
+  type ConformanceHarness,
+  type ConformanceOptions,
+  type MakeConformanceStore,
+  type MakeStoreOptions,
+} from "./conformance.js";
+export { FaultPlan } from "./fault-plan.js";
+export { ManualClock } from "./manual-clock.js";
