@@ -4,20 +4,15 @@ import { claude } from "@adaptor/claude";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
 import { Agent } from "adaptor";
-
-/** One benchmark's printed figures. */
-export interface BenchFigures {
-  readonly name: string;
-  readonly lines: readonly string[];
-}
+import type { Benchmark, Figure } from "./harness.js";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Median wall time of `turns` warm and cold turns after one warm-up each; the ratio is cold / warm. */
-export async function benchClaudeThreadTurn(turns = 5): Promise<BenchFigures> {
+/** Median wall time of `turns` warm and cold turns after a warm-up; the ratio is cold / warm. */
+async function measure(turns: number): Promise<Figure[]> {
   const server = await startAnthropicServer();
   const env = await claudeTestEnv({ server });
   const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
@@ -38,17 +33,20 @@ export async function benchClaudeThreadTurn(turns = 5): Promise<BenchFigures> {
     for (let i = 0; i < turns; i++) cold.push(await time(true));
     const w = median(warm);
     const c = median(cold);
-    return {
-      name: "claude thread turn (real binary, scripted model)",
-      lines: [
-        `warm (reused process): median ${w.toFixed(0)} ms over ${turns} turns`,
-        `cold (spawn + resume): median ${c.toFixed(0)} ms over ${turns} turns`,
-        `cold / warm: ${(c / w).toFixed(2)}x`,
-      ],
-    };
+    return [
+      { label: "warm turn (reused process)", value: w, unit: "ms", note: `median of ${turns}` },
+      { label: "cold turn (spawn + --resume)", value: c, unit: "ms", note: `median of ${turns}` },
+      { label: "cold / warm", value: c / w, unit: "x", note: "baseline: the warm turn, same run" },
+    ];
   } finally {
     await agent.close();
     await server.close();
     await env.cleanup();
   }
 }
+
+/** `pnpm bench`: a Claude thread turn on a reused process vs a freshly spawned one. */
+export const claudeThreadTurn: Benchmark = {
+  name: "claude thread turn: warm (reused process) vs cold (spawned), real binary + scripted model",
+  run: () => measure(7),
+};

@@ -1,9 +1,10 @@
 // `pnpm bench`: runs every benchmark in order and prints its figures. Each benchmark lives in its
 // own file and is listed below; ratios are always against a baseline measured in the same run.
 import { fmt, type Benchmark } from "./harness.js";
+import { claudeThreadTurn } from "./claude-thread-turn.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const benchmarks: Benchmark[] = [threadStoreLeases];
+const benchmarks: Benchmark[] = [threadStoreLeases, claudeThreadTurn];
 
 const started = performance.now();
 for (const benchmark of benchmarks) {
