@@ -1,8 +1,6 @@
-// Pins the runtime export list of every stable public entry point, so any change of surface shows
-// up in review as a diff of this file: update the literal list together with the index.ts change.
-// Type-only exports are not runtime keys and are not listed. Not pinned yet, because their surface
-// is still being written: @adaptor/driver/process, @adaptor/claude, @adaptor/testkit (and its
-// ./fake-cli), and packages without a source entry yet.
+// Pins the runtime export list of every public entry point, so any change of surface shows up in
+// review as a diff of this file: update the literal list together with the index.ts change.
+// Type-only exports are not runtime keys and are not listed.
 import { describe, expect, it } from "vitest";
 
 describe("public surface", () => {
@@ -42,16 +40,31 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/driver/process", async () => {
+    expect(Object.keys(await import("@adaptor/driver/process")).sort()).toEqual([
+      "DEFAULT_KILL_GRACE_MS",
+      "DEFAULT_MAX_LINE_BYTES",
+      "JsonLinesDecoder",
+      "forceKilledError",
+      "spawnCli",
+    ]);
+  });
+
   it("@adaptor/tool", async () => {
     expect(Object.keys(await import("@adaptor/tool")).sort()).toEqual([
       "ErrInvalidDefinition",
       "ErrInvalidInput",
       "ErrInvalidOutput",
+      "Tool",
+      "asRejection",
+      "defineTool",
+      "reject",
     ]);
   });
 
   it("@adaptor/skill", async () => {
     expect(Object.keys(await import("@adaptor/skill")).sort()).toEqual([
+      "DEFAULT_SKILL_ARCHIVE_LIMITS",
       "ErrSkillKeyConflict",
       "ErrSkillKeyMissing",
       "ErrSkillMaterializationFailed",
@@ -59,6 +72,14 @@ describe("public surface", () => {
       "ErrSkillSourceMissing",
       "SkillKeyConflictError",
       "SkillMaterializationError",
+      "materializeSkills",
+      "requireSkill",
+      "resolveSkills",
+      "skillArchive",
+      "skillDir",
+      "skillInline",
+      "skillKey",
+      "skillSet",
     ]);
   });
 
@@ -67,6 +88,14 @@ describe("public surface", () => {
       "ErrInvalidConfig",
       "ErrTransportUnsupported",
       "ErrUnsupported",
+      "HOST_TOOL_PATH",
+      "checkMcpSupport",
+      "mcpHttp",
+      "mcpSse",
+      "mcpStdio",
+      "resolveMcpServers",
+      "startHostToolServer",
+      "validateMcpServers",
     ]);
   });
 
@@ -78,6 +107,19 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrLeaseLost",
       "LeaseLostError",
+      "MemoryThreadStore",
+    ]);
+  });
+
+  it("@adaptor/threadstore-sqlite", async () => {
+    expect(Object.keys(await import("@adaptor/threadstore-sqlite")).sort()).toEqual([
+      "SqliteThreadStore",
+    ]);
+  });
+
+  it("@adaptor/threadstore-postgres", async () => {
+    expect(Object.keys(await import("@adaptor/threadstore-postgres")).sort()).toEqual([
+      "PostgresThreadStore",
     ]);
   });
 
@@ -86,8 +128,10 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "ApprovalRequest",
+      "CHECKPOINT_CODEC",
       "DEFAULT_APPROVAL_TIMEOUT_MS",
       "DEFAULT_EVENT_BUFFER",
+      "DEFAULT_LEASE_TTL_MS",
       "DriverError",
       "ErrAgentClosed",
       "ErrAgentFailed",
@@ -99,8 +143,11 @@ describe("public surface", () => {
       "ErrApprovalUnavailable",
       "ErrCode",
       "ErrHumanDecisionModeUnsupported",
+      "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
+      "ErrInvalidInput",
       "ErrInvalidMCPConfig",
+      "ErrInvalidOutput",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
       "ErrMCPTransportUnsupported",
@@ -122,6 +169,7 @@ describe("public surface", () => {
       "ErrThreadLeaseLost",
       "ErrThreadNotFound",
       "ErrThreadStoreRequired",
+      "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
@@ -133,15 +181,31 @@ describe("public surface", () => {
       "SkillKeyConflictError",
       "SkillMaterializationError",
       "Stream",
+      "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "Thread",
+      "Tool",
       "approveAll",
+      "asRejection",
+      "defineTool",
       "denyAll",
       "errorCode",
       "findError",
       "isError",
+      "mcpHttp",
+      "mcpSse",
+      "mcpStdio",
       "policyReadOnly",
       "policyUnrestricted",
       "policyWorkspaceWrite",
+      "reject",
+      "requireSkill",
+      "runAs",
+      "skillArchive",
+      "skillDir",
+      "skillInline",
+      "skillKey",
+      "skillSet",
     ]);
   });
 });

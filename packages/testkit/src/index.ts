@@ -9,3 +9,22 @@ export { whenUserSays, whenToolResult, type ScriptRule } from "./anthropic/scrip
 export type { Reply, TextReply, ToolUseReply, ErrorReply, ReplyTiming, ReplyUsage } from "./anthropic/reply.js";
 export { directiveReply, WRITE_FILE_CONTENT } from "./anthropic/directives.js";
 export { claudeTestEnv, type ClaudeTestEnv, type ClaudeTestEnvOptions } from "./claude-env/claude-test-env.js";
+export {
+  startOpenAIServer,
+  type OpenAIServer,
+  type OpenAIServerOptions,
+  type ResponsesLoggedRequest,
+} from "./openai/server.js";
+export type { ResponsesRequestView, ToolOutputView } from "./openai/request-view.js";
+export { whenPromptSays, whenToolOutput, type ResponsesScriptRule } from "./openai/script-rule.js";
+export type {
+  ResponsesReply,
+  ResponsesTextReply,
+  ResponsesFunctionCallReply,
+  ResponsesCustomToolCallReply,
+  ResponsesErrorReply,
+  ResponsesReplyTiming,
+  ResponsesReplyUsage,
+} from "./openai/reply.js";
+export { responsesDirectiveReply, addFilePatch, PATCH_FILE_CONTENT } from "./openai/directives.js";
+export { codexTestEnv, codexConfigToml, type CodexTestEnv, type CodexTestEnvOptions } from "./codex-env/codex-test-env.js";

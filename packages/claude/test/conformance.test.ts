@@ -1,0 +1,44 @@
+import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
+import { whenUserSays } from "@adaptor/testkit";
+import { claude } from "../src/index.js";
+import { harness, type Harness } from "./support.js";
+
+// The public driver conformance kit against the Claude driver on the real binary (issue 7 §2),
+// through this package's own test harness (scripted Anthropic server, isolated config dir).
+
+interface ClaudeFixture extends DriverFixture {
+  readonly harness: Harness;
+}
+
+const makeDriver = async (): Promise<ClaudeFixture> => {
+  const h = await harness([
+    // --json-schema offers the model a StructuredOutput tool; its input is the value (cli-protocols.md §7).
+    { when: whenUserSays("so-conformance"), reply: { toolUse: { name: "StructuredOutput", input: { answer: "forty-two" } } } },
+  ]);
+  return { driver: h.agent.driver, harness: h, cleanup: () => h.close() };
+};
+
+describeDriverConformance<ClaudeFixture>("claude (real binary)", {
+  makeDriver,
+  scripted: {
+    text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
+    followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
+    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.harness.env.workDir}/conformance.txt` } }),
+    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
+    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
+    structured: () => ({
+      request: {
+        prompt: "so-conformance please",
+        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+      },
+      expectValue: { answer: "forty-two" },
+    }),
+  },
+  concurrent: true,
+  makeForeignDriver: () => claude({ extraArgs: ["--print"] }),
+  makeMissingDriver: () => claude({ command: "/nonexistent/bin/claude" }),
+  cancelAfterMs: 2500,
+  skip: {
+    "1.3": "the Claude driver leaves the refusal of undeclared policy values to the SDK's checkPolicy",
+  },
+});

@@ -1,0 +1,138 @@
+import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
+import type { ApplyPatchApprovalResponse } from "../protocol/generated/ApplyPatchApprovalResponse.js";
+import type { ExecCommandApprovalResponse } from "../protocol/generated/ExecCommandApprovalResponse.js";
+import type { FileChange } from "../protocol/generated/FileChange.js";
+import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
+import type { CommandExecutionRequestApprovalResponse } from "../protocol/generated/v2/CommandExecutionRequestApprovalResponse.js";
+import type { FileChangeRequestApprovalResponse } from "../protocol/generated/v2/FileChangeRequestApprovalResponse.js";
+import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
+import { renderChanges } from "./turn-state.js";
+
+/** The server requests that are approvals (current v2 names and the legacy ones). */
+export const APPROVAL_METHODS: readonly string[] = Object.freeze([
+  "item/commandExecution/requestApproval",
+  "item/fileChange/requestApproval",
+  "execCommandApproval",
+  "applyPatchApproval",
+]);
+
+/** The answer to an approval request, in the shape its method expects. */
+export type ApprovalAnswer =
+  | CommandExecutionRequestApprovalResponse
+  | FileChangeRequestApprovalResponse
+  | ExecCommandApprovalResponse
+  | ApplyPatchApprovalResponse;
+
+function legacyDiff(fileChanges: { [path in string]?: FileChange }): string {
+  return Object.entries(fileChanges)
+    .map(([path, change]) => {
+      if (!change) return path;
+      if (change.type === "update") return `update ${path}${change.move_path ? ` -> ${change.move_path}` : ""}\n${change.unified_diff}`.trimEnd();
+      return `${change.type} ${path}\n${change.content}`.trimEnd();
+    })
+    .join("\n");
+}
+
+/**
+ * The {@link ApprovalAsk} (kind `permission`) for an approval server request, with the command or
+ * the diff in `details`; undefined for any other request. `lookup` finds the thread item a v2
+ * file-change request refers to (codex sends only its `itemId`; the changes came in `item/started`).
+ */
+export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => ThreadItem | undefined): ApprovalAsk | undefined {
+  switch (request.method) {
+    case "item/commandExecution/requestApproval": {
+      const p = request.params;
+      const command = p.command ?? "";
+      return {
+        kind: "permission",
+        title: `shell: ${command}`,
+        toolName: "shell",
+        toolCallId: p.itemId,
+        input: { command, cwd: p.cwd ?? null },
+        details: {
+          method: request.method,
+          command,
+          cwd: p.cwd ?? null,
+          ...(p.reason ? { reason: p.reason } : {}),
+          ...(p.commandActions ? { commandActions: p.commandActions } : {}),
+          ...(p.proposedExecpolicyAmendment ? { proposedExecpolicyAmendment: p.proposedExecpolicyAmendment } : {}),
+        },
+      };
+    }
+    case "item/fileChange/requestApproval": {
+      const p = request.params;
+      const item = lookup(p.itemId);
+      const changes = item?.type === "fileChange" ? item.changes : [];
+      return {
+        kind: "permission",
+        title: `apply_patch: ${changes.map((c) => c.path).join(", ") || p.itemId}`,
+        toolName: "apply_patch",
+        toolCallId: p.itemId,
+        input: { changes },
+        details: {
+          method: request.method,
+          diff: renderChanges(changes),
+          changes,
+          ...(p.reason ? { reason: p.reason } : {}),
+          ...(p.grantRoot ? { grantRoot: p.grantRoot } : {}),
+        },
+      };
+    }
+    case "execCommandApproval": {
+      const p = request.params;
+      const command = p.command.join(" ");
+      return {
+        kind: "permission",
+        title: `shell: ${command}`,
+        toolName: "shell",
+        toolCallId: p.callId,
+        input: { command: p.command, cwd: p.cwd },
+        details: { method: request.method, command, argv: p.command, cwd: p.cwd, ...(p.reason ? { reason: p.reason } : {}) },
+      };
+    }
+    case "applyPatchApproval": {
+      const p = request.params;
+      return {
+        kind: "permission",
+        title: `apply_patch: ${Object.keys(p.fileChanges).join(", ")}`,
+        toolName: "apply_patch",
+        toolCallId: p.callId,
+        input: { fileChanges: p.fileChanges },
+        details: {
+          method: request.method,
+          diff: legacyDiff(p.fileChanges),
+          fileChanges: p.fileChanges,
+          ...(p.reason ? { reason: p.reason } : {}),
+          ...(p.grantRoot ? { grantRoot: p.grantRoot } : {}),
+        },
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const V2_CHOICES = ["accept", "acceptForSession", "decline", "cancel"] as const;
+const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
+
+/**
+ * The answer for `method` given the host's decision: `approve` → `accept` (legacy `approved`);
+ * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes a choice the method
+ * knows (`acceptForSession`, `cancel`; legacy `approved_for_session`, `abort`), else declines.
+ */
+export function approvalAnswer(method: string, decision: ApprovalDecision): ApprovalAnswer {
+  const legacy = method === "execCommandApproval" || method === "applyPatchApproval";
+  if (legacy) {
+    if (decision.outcome === "approve") return { decision: "approved" };
+    if (decision.outcome === "answer" && (LEGACY_CHOICES as readonly string[]).includes(decision.choice)) {
+      return { decision: decision.choice as (typeof LEGACY_CHOICES)[number] };
+    }
+    const rejection = decision.outcome === "deny" ? decision.reason : "declined";
+    return { decision: { denied: { rejection } } };
+  }
+  if (decision.outcome === "approve") return { decision: "accept" };
+  if (decision.outcome === "answer" && (V2_CHOICES as readonly string[]).includes(decision.choice)) {
+    return { decision: decision.choice as (typeof V2_CHOICES)[number] };
+  }
+  return { decision: "decline" };
+}

@@ -1,0 +1,226 @@
+import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
+import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
+import type { Turn } from "../protocol/generated/v2/Turn.js";
+import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
+
+type Emit = (event: DriverEvent) => void;
+
+/** Tool name the driver reports for a codex thread item that is a tool call, else undefined. */
+export function toolNameOf(item: ThreadItem): string | undefined {
+  switch (item.type) {
+    case "commandExecution":
+      return "shell";
+    case "fileChange":
+      return "apply_patch";
+    case "mcpToolCall":
+      return `${item.server}/${item.tool}`;
+    case "dynamicToolCall":
+      return item.tool;
+    case "webSearch":
+      return "web_search";
+    case "imageView":
+      return "view_image";
+    default:
+      return undefined;
+  }
+}
+
+/** The input the driver reports for a tool-call item. */
+function toolInputOf(item: ThreadItem): unknown {
+  switch (item.type) {
+    case "commandExecution":
+      return { command: item.command, cwd: item.cwd };
+    case "fileChange":
+      return { changes: item.changes };
+    case "mcpToolCall":
+    case "dynamicToolCall":
+      return item.arguments;
+    case "imageView":
+      return { path: item.path };
+    default:
+      return {};
+  }
+}
+
+/** A readable rendering of file changes: `<kind> <path>` then the diff, per change. */
+export function renderChanges(changes: readonly FileUpdateChange[]): string {
+  return changes.map((change) => `${change.kind.type} ${change.path}\n${change.diff}`.trimEnd()).join("\n");
+}
+
+function resultOf(item: ThreadItem, streamed: string | undefined): { output: string; isError: boolean } {
+  switch (item.type) {
+    case "commandExecution":
+      return {
+        output: item.aggregatedOutput || streamed || (item.status === "declined" ? "declined" : ""),
+        isError: item.status !== "completed" || (item.exitCode !== null && item.exitCode !== 0),
+      };
+    case "fileChange":
+      return { output: item.status === "declined" ? "declined" : renderChanges(item.changes), isError: item.status !== "completed" };
+    case "mcpToolCall":
+      return { output: JSON.stringify(item.error ?? item.result ?? null), isError: item.status !== "completed" };
+    case "dynamicToolCall":
+      return { output: JSON.stringify(item.contentItems ?? null), isError: item.success === false };
+    default:
+      return { output: "", isError: false };
+  }
+}
+
+/**
+ * Translates `codex app-server` notifications of one turn into driver events
+ * (notes/cli-protocols.md §3) and keeps what the response needs: transcript, token usage of this
+ * turn, the last agent message, the `turn/completed` turn and its exact JSON.
+ *
+ * - `item/agentMessage/delta` → `text-delta`; `item/reasoning/summaryTextDelta` / `textDelta` → `thinking-delta`;
+ * - `item/started` of a command execution / file change / MCP or dynamic tool call → `tool-call`
+ *   `start` and `end` (codex announces the complete input at once); `item/completed` → `tool-result`
+ *   (command output — `aggregatedOutput`, else the `outputDelta`s — and exit code, file changes with their diffs, `isError` for a failure or a decline);
+ * - `thread/tokenUsage/updated` of this turn → usage (sum of `last`); `turn/plan/updated` → notice `plan`;
+ *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`.
+ */
+export class AppServerTurnState {
+  readonly transcript: TranscriptItem[] = [];
+  threadId: string | undefined;
+  turnId: string | undefined;
+  /** The `turn/completed` turn of this run, once it arrived. */
+  completed: Turn | undefined;
+  /** The exact JSON line of `turn/completed`. */
+  completedJson: string | undefined;
+  /** Text of the last completed agent message. */
+  lastAgentText: string | undefined;
+  readonly #emit: Emit;
+  readonly #items = new Map<string, ThreadItem>();
+  readonly #streamed = new Set<string>();
+  /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
+  readonly #commandOutput = new Map<string, string>();
+  #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
+
+  constructor(emit: Emit) {
+    this.#emit = emit;
+  }
+
+  /** A thread item seen in this turn, by id (file-change approvals only carry the item id). */
+  item(id: string): ThreadItem | undefined {
+    return this.#items.get(id);
+  }
+
+  /** Token usage of this turn: undefined when codex reported none. */
+  usage(): Usage | undefined {
+    const u = this.#usage;
+    if (!u) return undefined;
+    return { inputTokens: u.input, outputTokens: u.output, cacheReadTokens: u.cached, cacheWriteTokens: u.cacheWrite };
+  }
+
+  /** Handles one notification; returns true for this turn's `turn/completed`. */
+  accept(message: ServerNotification, json: string): boolean {
+    const params = message.params as { threadId?: unknown };
+    if (this.threadId && typeof params.threadId === "string" && params.threadId !== this.threadId) return false;
+    switch (message.method) {
+      case "turn/started":
+        this.turnId ??= message.params.turn.id;
+        this.#emit({ type: "notice", kind: "lifecycle", message: "turn started", data: { threadId: message.params.threadId, turnId: message.params.turn.id } });
+        return false;
+      case "turn/completed":
+        if (this.turnId && message.params.turn.id !== this.turnId) return false;
+        this.completed = message.params.turn;
+        this.completedJson = json;
+        this.#emit({ type: "notice", kind: "lifecycle", message: "turn completed", data: { turnId: message.params.turn.id, status: message.params.turn.status } });
+        return true;
+      case "item/agentMessage/delta":
+        this.#streamed.add(message.params.itemId);
+        this.#emit({ type: "text-delta", text: message.params.delta, messageId: message.params.itemId });
+        return false;
+      case "item/reasoning/summaryTextDelta":
+      case "item/reasoning/textDelta":
+        this.#streamed.add(message.params.itemId);
+        this.#emit({ type: "thinking-delta", text: message.params.delta, messageId: message.params.itemId });
+        return false;
+      case "item/started":
+        this.#started(message.params.item);
+        return false;
+      case "item/commandExecution/outputDelta":
+        this.#commandOutput.set(message.params.itemId, (this.#commandOutput.get(message.params.itemId) ?? "") + message.params.delta);
+        return false;
+      case "item/completed":
+        this.#completed(message.params.item);
+        return false;
+      case "thread/tokenUsage/updated": {
+        if (this.turnId && message.params.turnId !== this.turnId) return false;
+        const last = message.params.tokenUsage.last;
+        const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0 });
+        u.input += last.inputTokens;
+        u.output += last.outputTokens;
+        u.cached += last.cachedInputTokens;
+        u.cacheWrite += last.cacheWriteInputTokens;
+        return false;
+      }
+      case "turn/plan/updated":
+        this.#emit({ type: "notice", kind: "plan", ...(message.params.explanation ? { message: message.params.explanation } : {}), data: { plan: message.params.plan } });
+        return false;
+      case "turn/diff/updated":
+        this.#emit({ type: "notice", kind: "diff", data: { turnId: message.params.turnId, diff: message.params.diff } });
+        return false;
+      case "error":
+        this.#emit({
+          type: "notice",
+          kind: "error",
+          message: message.params.error.message,
+          data: { willRetry: message.params.willRetry, codexErrorInfo: message.params.error.codexErrorInfo },
+        });
+        return false;
+      case "warning":
+        this.#emit({ type: "notice", kind: "warning", message: message.params.message });
+        return false;
+      case "configWarning":
+      case "deprecationNotice":
+        this.#emit({ type: "notice", kind: "warning", message: message.params.summary, ...(message.params.details ? { data: { details: message.params.details } } : {}) });
+        return false;
+      case "thread/started":
+        this.#emit({ type: "notice", kind: "lifecycle", message: "thread started", data: { threadId: message.params.thread.id } });
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  #started(item: ThreadItem): void {
+    this.#items.set(item.id, item);
+    const name = toolNameOf(item);
+    if (!name) return;
+    const input = toolInputOf(item);
+    this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
+    this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
+    this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
+  }
+
+  #completed(item: ThreadItem): void {
+    const seen = this.#items.has(item.id);
+    this.#items.set(item.id, item);
+    switch (item.type) {
+      case "userMessage": {
+        const text = item.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        this.transcript.push({ kind: "user", text });
+        return;
+      }
+      case "agentMessage":
+        this.lastAgentText = item.text;
+        this.transcript.push({ kind: "assistant", text: item.text });
+        if (!this.#streamed.has(item.id) && item.text) this.#emit({ type: "text-delta", text: item.text, messageId: item.id });
+        return;
+      case "reasoning": {
+        const text = [...item.summary, ...item.content].join("\n");
+        if (text) this.transcript.push({ kind: "thinking", text });
+        if (!this.#streamed.has(item.id) && text) this.#emit({ type: "thinking-delta", text, messageId: item.id });
+        return;
+      }
+      default: {
+        const name = toolNameOf(item);
+        if (!name) return;
+        if (!seen) this.#started(item);
+        const { output, isError } = resultOf(item, this.#commandOutput.get(item.id));
+        this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
+        this.#emit({ type: "tool-result", id: item.id, name, output, isError });
+      }
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import type { DriverFailure } from "@adaptor/driver";
+
+/**
+ * The API's own message inside a codex error message. codex 0.171.0 reports a failed model call as
+ * the raw response body, e.g. `{"error":{"message":"scripted error 400","type":"invalid_request_error",...}}`
+ * (seen for HTTP 400 in both app-server and exec); this returns `"scripted error 400"` for it, the
+ * text itself when it is not such a body.
+ */
+export function apiMessage(text: string): { message: string; apiError?: Record<string, unknown> } {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      const body = JSON.parse(trimmed) as { error?: unknown; message?: unknown };
+      const error = typeof body.error === "object" && body.error !== null ? (body.error as Record<string, unknown>) : undefined;
+      if (error && typeof error.message === "string") return { message: error.message, apiError: error };
+      if (typeof body.message === "string") return { message: body.message };
+    } catch {
+      // not JSON after all
+    }
+  }
+  return { message: text };
+}
+
+/** How a codex turn ended, as the classifier needs it (both transports). */
+export interface CodexTurnEnd {
+  /** Terminal status: app-server `turn.status`, exec `turn.completed` → `"completed"`, `turn.failed` → `"failed"`; undefined when none arrived. */
+  readonly status: "completed" | "interrupted" | "failed" | "inProgress" | undefined;
+  /** The turn's error message (raw), when failed. */
+  readonly errorMessage?: string;
+  /** app-server `codexErrorInfo`, when given. */
+  readonly codexErrorInfo?: unknown;
+  readonly exitCode: number | null;
+  readonly exitSignal: string | null;
+  readonly stderrTail: string;
+}
+
+/**
+ * Classifies a finished codex turn: `completed` is no failure; `failed` is `agent_error` carrying
+ * the API's message ({@link apiMessage}); `interrupted` (not asked for by the host) is `cancelled`;
+ * no terminal at all (codex exited first) is `agent_error` with the exit and the stderr tail.
+ */
+export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined {
+  const { status, exitCode, exitSignal, stderrTail } = end;
+  if (status === "completed") return undefined;
+  if (status === undefined || status === "inProgress") {
+    const how = exitSignal ? `signal ${exitSignal}` : `code ${String(exitCode)}`;
+    return {
+      reason: "agent_error",
+      message: `codex exited (${how}) before the turn completed${stderrTail ? `: ${stderrTail}` : ""}`,
+      details: { exitCode, exitSignal, stderrTail },
+    };
+  }
+  if (status === "interrupted") {
+    return { reason: "cancelled", message: "codex turn interrupted", details: { status, exitCode } };
+  }
+  const raw = end.errorMessage ?? "codex turn failed";
+  const { message, apiError } = apiMessage(raw);
+  return {
+    reason: "agent_error",
+    message,
+    details: {
+      status,
+      ...(end.codexErrorInfo !== undefined && end.codexErrorInfo !== null ? { codexErrorInfo: end.codexErrorInfo } : {}),
+      ...(apiError ? { apiError } : {}),
+      rawMessage: raw,
+      exitCode,
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** The `@openai/codex` version this package pins and is tested against. */
+export const PINNED_CODEX_VERSION = "0.171.0";
+
+const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
+  "linux-x64": { pkg: "@openai/codex-linux-x64", triple: "x86_64-unknown-linux-musl" },
+  "linux-arm64": { pkg: "@openai/codex-linux-arm64", triple: "aarch64-unknown-linux-musl" },
+  "darwin-x64": { pkg: "@openai/codex-darwin-x64", triple: "x86_64-apple-darwin" },
+  "darwin-arm64": { pkg: "@openai/codex-darwin-arm64", triple: "aarch64-apple-darwin" },
+};
+
+/**
+ * The default executable: the pinned native binary installed with this package
+ * (`@openai/codex`'s platform package, `vendor/<triple>/bin/codex`), else `"codex"` on PATH.
+ * The native binary is used rather than the npm launcher `bin/codex.js` because on Node 20 the
+ * launcher stays alive as a second process between us and codex (it only `execve`s on Node ≥ 22.15).
+ */
+export function defaultCodexCommand(): string {
+  const target = TARGETS[`${process.platform}-${process.arch}`];
+  if (!target) return "codex";
+  try {
+    const require = createRequire(import.meta.url);
+    const launcher = require.resolve("@openai/codex/package.json");
+    const platform = createRequire(launcher).resolve(`${target.pkg}/package.json`);
+    const native = join(dirname(platform), "vendor", target.triple, "bin", "codex");
+    if (existsSync(native)) return native;
+  } catch {
+    // fall through to PATH
+  }
+  return "codex";
+}

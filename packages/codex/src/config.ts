@@ -1,0 +1,109 @@
+import { InvalidDriverConfigError } from "@adaptor/driver";
+
+/** How the driver talks to codex. */
+export type CodexTransport = "app-server" | "exec";
+
+/** Configuration of the Codex driver. Captured (copied) at construction; no I/O until a run. */
+export interface CodexConfig {
+  /** Executable. Default: the pinned native binary of `@openai/codex` installed with this package, else `codex` on PATH. */
+  readonly command?: string;
+  /**
+   * `"app-server"` (default): `codex app-server` JSON-RPC with streaming, approvals, resume and fork.
+   * `"exec"`: the batch `codex exec --json` (no approval channel; ask modes are refused before launch).
+   */
+  readonly transport?: CodexTransport;
+  /** Default model slug, e.g. `"gpt-5.5"`; a run's `model` overrides it. Default: codex's own config. */
+  readonly model?: string;
+  /** Working directory (the workspace). Default `process.cwd()`; a run's `cwd` overrides it. */
+  readonly cwd?: string;
+  /** Environment entries merged over the inherited one; `undefined` removes a variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Inherit `process.env` (default true). Tests pass false with a complete `env`. */
+  readonly inheritEnv?: boolean;
+  /** `CODEX_HOME` for the CLI: config.toml, sessions (rollouts), state. */
+  readonly codexHome?: string;
+  /**
+   * Config overrides passed as `-c key=value` (dotted keys; values are TOML-encoded: strings quoted,
+   * numbers and booleans bare). Keys the driver owns (see {@link OWNED_CONFIG_KEYS}) are rejected.
+   */
+  readonly configOverrides?: Readonly<Record<string, string | number | boolean>>;
+  /** Extra CLI flags placed before the subcommand's own. Flags the driver owns (see {@link OWNED_FLAGS}) are rejected. */
+  readonly extraArgs?: readonly string[];
+  /** `clientInfo.name` sent in `initialize` (codex records it as the thread's originator). Default `"adaptor"`. */
+  readonly clientName?: string;
+  /** Grace in ms after `turn/interrupt` and again after SIGTERM before escalating. Default 2000. */
+  readonly killGraceMs?: number;
+  /** Longest stdout line in bytes. Default 64 MiB. */
+  readonly maxLineBytes?: number;
+}
+
+/** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
+export const OWNED_FLAGS: readonly string[] = Object.freeze([
+  "--listen",
+  "--stdio",
+  "--json",
+  "--experimental-json",
+  "--output-schema",
+  "--sandbox",
+  "-s",
+  "--ask-for-approval",
+  "-a",
+  "--model",
+  "-m",
+  "--cd",
+  "-C",
+  "--dangerously-bypass-approvals-and-sandbox",
+  "--approve-for-me",
+  "--search",
+  "--remote",
+  "--last",
+  "--ephemeral",
+]);
+
+/** Config keys the driver sets from the run policy; `configOverrides` may not set them. */
+export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze([
+  "approval_policy",
+  "sandbox_mode",
+  "web_search",
+  "model",
+]);
+
+/**
+ * Checks a config without I/O.
+ * @throws InvalidDriverConfigError naming the field: an unknown transport, an owned flag in
+ * `extraArgs`, an owned key in `configOverrides`, a non-string arg, an empty `command`, a negative
+ * `killGraceMs` or a non-positive `maxLineBytes`.
+ */
+export function validateCodexConfig(config: CodexConfig): void {
+  const fail = (reason: string): never => {
+    throw new InvalidDriverConfigError("codex", reason);
+  };
+  if (typeof config !== "object" || config === null) fail("config must be an object");
+  if (config.command !== undefined && (typeof config.command !== "string" || config.command.trim() === "")) {
+    fail("command must be a non-empty string");
+  }
+  if (config.transport !== undefined && config.transport !== "app-server" && config.transport !== "exec") {
+    fail(`transport must be "app-server" or "exec", got ${JSON.stringify(config.transport)}`);
+  }
+  for (const arg of config.extraArgs ?? []) {
+    if (typeof arg !== "string") fail(`extraArgs must be strings, got ${typeof arg}`);
+    const flag = arg.split("=", 1)[0] ?? arg;
+    if (OWNED_FLAGS.includes(flag)) fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
+  }
+  for (const [key, value] of Object.entries(config.configOverrides ?? {})) {
+    if (OWNED_CONFIG_KEYS.includes(key)) fail(`configOverrides may not set ${JSON.stringify(key)}: the driver owns it`);
+    if (!/^[A-Za-z0-9_.-]+$/.test(key)) fail(`configOverrides key ${JSON.stringify(key)} is not a dotted TOML key`);
+    if (!["string", "number", "boolean"].includes(typeof value)) fail(`configOverrides.${key} must be a string, number or boolean`);
+  }
+  if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
+  if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+}
+
+/** `-c key=value` arguments of `configOverrides`, values TOML-encoded. */
+export function configOverrideArgs(overrides: Readonly<Record<string, string | number | boolean>> | undefined): string[] {
+  const args: string[] = [];
+  for (const [key, value] of Object.entries(overrides ?? {})) {
+    args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+  }
+  return args;
+}

@@ -1,0 +1,57 @@
+import type { DriverDescriptor } from "@adaptor/driver";
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's
+ * real-binary tests (packages/codex/test/): resume and fork in a new process, native structured
+ * output, the three sandbox levels, web search allow/deny, and the four permission modes.
+ */
+export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
+  type: "codex",
+  displayName: "Codex",
+  capabilities: {
+    sessions: { resume: true, fork: true },
+    processReuse: false,
+    structuredOutput: { native: true, prompt: false },
+    mcp: { transports: [] },
+    policy: {
+      sandbox: ["read_only", "workspace_write", "unrestricted"],
+      webSearch: ["allow", "deny"],
+      browser: [],
+      activeExecutionTimeout: false,
+    },
+    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
+  },
+});
+
+/**
+ * Capabilities of the `codex exec --json` batch transport (proved in packages/codex/test/): no
+ * approval channel (only `inherit`, which for exec means codex never asks), no deltas (whole
+ * items), resume in a new process, native structured output, sandbox levels.
+ */
+export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
+  type: "codex",
+  displayName: "Codex (exec)",
+  capabilities: {
+    sessions: { resume: true, fork: false },
+    processReuse: false,
+    structuredOutput: { native: true, prompt: false },
+    mcp: { transports: [] },
+    policy: {
+      sandbox: ["read_only", "workspace_write", "unrestricted"],
+      webSearch: [],
+      browser: [],
+      activeExecutionTimeout: false,
+    },
+    approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+    streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
+  },
+});

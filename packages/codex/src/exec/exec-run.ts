@@ -1,0 +1,151 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { classifyCodexTurn } from "../classify.js";
+import type { CodexConfig } from "../config.js";
+import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
+import type { CodexPolicyPlan } from "../policy.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
+import type { ExecEvent } from "./exec-events.js";
+import { ExecTurnState } from "./exec-turn-state.js";
+
+const DEVICE = "codex";
+
+/** Everything one exec run needs. */
+export interface ExecRunInit {
+  readonly command: string;
+  readonly config: CodexConfig;
+  readonly request: DriverRequest;
+  readonly sink: DriverSink;
+  readonly signal: AbortSignal;
+  readonly plan: CodexPolicyPlan;
+  readonly outputSchema: Record<string, unknown> | undefined;
+  readonly track: (proc: CliProcess) => () => void;
+}
+
+/**
+ * The argv of one `codex exec --json` run: `exec --json --skip-git-repo-check [-m model]
+ * [-s sandbox] [-c approval_policy=…] [--output-schema file] <overrides/extra> [resume <id>] -- <prompt>`.
+ * The prompt is the last argument after `--` (so a prompt starting with `-` is not a flag) because
+ * `CliProcess` can only write JSON lines to stdin; stdin is closed at once.
+ */
+export function execArgs(request: DriverRequest, config: CodexConfig, plan: CodexPolicyPlan, schemaFile: string | undefined): string[] {
+  const model = request.model ?? config.model;
+  return [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    ...(model ? ["-m", model] : []),
+    ...(plan.sandbox ? ["-s", plan.sandbox] : []),
+    ...(plan.approvalPolicy ? ["-c", `approval_policy="${plan.approvalPolicy}"`] : []),
+    ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
+    ...(schemaFile ? ["--output-schema", schemaFile] : []),
+    ...commonArgs(config),
+    ...(request.session ? ["resume", request.session.resumeId] : []),
+    "--",
+    request.prompt,
+  ];
+}
+
+/**
+ * One turn over `codex exec --json` (notes/cli-protocols.md §3): batch, no approval channel, stdin
+ * closed at once; `turn.completed` / `turn.failed` is the terminal; cancellation is SIGTERM then
+ * SIGKILL (exec has no interrupt request). A resume of a thread codex cannot find exits 1 before
+ * `thread.started` and becomes `resume_rejected`.
+ */
+export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
+  const { config, request, sink, signal, plan } = init;
+  let schemaDir: string | undefined;
+  let schemaFile: string | undefined;
+  if (init.outputSchema) {
+    schemaDir = await mkdtemp(join(tmpdir(), "adaptor-codex-schema-"));
+    schemaFile = join(schemaDir, "schema.json");
+    await writeFile(schemaFile, JSON.stringify(init.outputSchema));
+  }
+  try {
+    return await execTurn(init, execArgs(request, config, plan, schemaFile), sink, signal);
+  } finally {
+    if (schemaDir) await rm(schemaDir, { recursive: true, force: true });
+  }
+}
+
+async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+  const { config, request } = init;
+  signal.throwIfAborted();
+  const proc = await spawnCli({
+    command: init.command,
+    args,
+    cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    env: codexEnv(config, request.env),
+    device: DEVICE,
+    ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
+    ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+    onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
+  });
+  const untrack = init.track(proc);
+  sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+  proc.closeStdin();
+  const turn = new ExecTurnState((event) => sink.emit(event));
+  const onAbort = (): void => void proc.terminate();
+  signal.addEventListener("abort", onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  let exit: ExitInfo;
+  try {
+    for await (const line of proc.lines()) {
+      const value = line.kind === "json" ? line.value : undefined;
+      if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
+        turn.accept(value as ExecEvent, line.text);
+      } else {
+        sink.emit({ type: "process", kind: "stdout", text: line.text });
+      }
+    }
+    exit = await proc.exited;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    await proc.close();
+    untrack();
+  }
+  if (signal.aborted) throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+
+  const stderrTail = proc.stderrTail();
+  let failure: DriverFailure | undefined;
+  if (request.session && !turn.threadId && exit.code !== 0) {
+    const message = /Error: (.*)/.exec(stderrTail)?.[1] ?? `codex exec resume failed (code ${String(exit.code)})`;
+    failure = {
+      reason: "resume_rejected",
+      message,
+      details: { resumeId: request.session.resumeId, exitCode: exit.code, stderrTail },
+      cause: new Error(stderrTail || message),
+    };
+  }
+  failure ??= classifyCodexTurn({
+    status: turn.status,
+    ...(turn.errorMessage !== undefined ? { errorMessage: turn.errorMessage } : {}),
+    exitCode: exit.code,
+    exitSignal: exit.signal,
+    stderrTail,
+  });
+  const text = turn.lastAgentText ?? "";
+  let structured: unknown;
+  if (!failure && init.outputSchema && request.outputSchema && text) {
+    try {
+      structured = stripOptionalNulls(JSON.parse(text) as unknown, request.outputSchema);
+    } catch {
+      sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
+    }
+  }
+  const usage = turn.usage();
+  return {
+    text: failure ? "" : text,
+    ...(structured !== undefined ? { structured } : {}),
+    ...(request.model ?? config.model ? { model: request.model ?? config.model } : {}),
+    ...(usage ? { usage } : {}),
+    transcript: turn.transcript,
+    raw: { stdout: proc.stdout, stderr: proc.stderr, ...(turn.terminal ? { terminal: turn.terminal } : {}) },
+    ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId } } : {}),
+    ...(failure ? { failure } : {}),
+    exit: { code: exit.code, signal: exit.signal },
+  };
+}

@@ -1,0 +1,130 @@
+import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
+
+type Emit = (event: DriverEvent) => void;
+
+const TOOL_NAMES: Readonly<Record<string, string>> = {
+  command_execution: "shell",
+  file_change: "apply_patch",
+  mcp_tool_call: "mcp",
+  web_search: "web_search",
+};
+
+/**
+ * Translates `codex exec --json` lines into driver events (whole items, no deltas) and keeps what
+ * the response needs: thread id, terminal line, usage, transcript, last agent message.
+ */
+export class ExecTurnState {
+  readonly transcript: TranscriptItem[] = [];
+  threadId: string | undefined;
+  /** `"completed"` after `turn.completed`, `"failed"` after `turn.failed`. */
+  status: "completed" | "failed" | undefined;
+  errorMessage: string | undefined;
+  terminal: { event: string; json: string } | undefined;
+  lastAgentText: string | undefined;
+  #usage: ExecUsage | undefined;
+  readonly #emit: Emit;
+  readonly #started = new Set<string>();
+
+  constructor(emit: Emit) {
+    this.#emit = emit;
+  }
+
+  /** Usage from `turn.completed`; undefined when none was reported. */
+  usage(): Usage | undefined {
+    const u = this.#usage;
+    if (!u) return undefined;
+    return {
+      inputTokens: u.input_tokens,
+      outputTokens: u.output_tokens,
+      ...(u.cached_input_tokens !== undefined ? { cacheReadTokens: u.cached_input_tokens } : {}),
+      ...(u.cache_write_input_tokens !== undefined ? { cacheWriteTokens: u.cache_write_input_tokens } : {}),
+    };
+  }
+
+  /** Handles one line; returns true for the terminal (`turn.completed` / `turn.failed`). */
+  accept(event: ExecEvent, json: string): boolean {
+    switch (event.type) {
+      case "thread.started":
+        this.threadId = event.thread_id;
+        this.#emit({ type: "notice", kind: "lifecycle", message: "thread started", data: { threadId: event.thread_id } });
+        return false;
+      case "turn.started":
+        this.#emit({ type: "notice", kind: "lifecycle", message: "turn started" });
+        return false;
+      case "item.started":
+        this.#start(event.item);
+        return false;
+      case "item.updated":
+        return false;
+      case "item.completed":
+        this.#complete(event.item);
+        return false;
+      case "turn.completed":
+        this.status = "completed";
+        this.#usage = event.usage;
+        this.terminal = { event: event.type, json };
+        return true;
+      case "turn.failed":
+        this.status = "failed";
+        this.errorMessage = event.error.message;
+        this.terminal = { event: event.type, json };
+        return true;
+      case "error":
+        this.#emit({ type: "notice", kind: "error", message: event.message });
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  #start(item: ExecItem): void {
+    const name = TOOL_NAMES[item.type];
+    if (!name || this.#started.has(item.id)) return;
+    this.#started.add(item.id);
+    const input = item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
+    this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
+    this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
+    this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
+  }
+
+  #complete(item: ExecItem): void {
+    if (item.type === "agent_message" && typeof item.text === "string") {
+      this.lastAgentText = item.text;
+      this.transcript.push({ kind: "assistant", text: item.text });
+      this.#emit({ type: "text-delta", text: item.text, messageId: item.id });
+      return;
+    }
+    if (item.type === "reasoning" && typeof item.text === "string") {
+      this.transcript.push({ kind: "thinking", text: item.text });
+      this.#emit({ type: "thinking-delta", text: item.text, messageId: item.id });
+      return;
+    }
+    if (item.type === "error" && typeof item.message === "string") {
+      this.#emit({ type: "notice", kind: "warning", message: item.message });
+      return;
+    }
+    if (item.type === "todo_list") {
+      this.#emit({ type: "notice", kind: "plan", data: { items: item.items } });
+      return;
+    }
+    const name = TOOL_NAMES[item.type];
+    if (!name) return;
+    this.#start(item);
+    let output = "";
+    let isError = false;
+    if (item.type === "command_execution") {
+      output = String(item.aggregated_output ?? "");
+      isError = item.status !== "completed" || (item.exit_code !== null && item.exit_code !== 0);
+    } else if (item.type === "file_change") {
+      const changes = item.changes as { path: string; kind: string }[];
+      output = changes.map((c) => `${c.kind} ${c.path}`).join("\n");
+      isError = item.status !== "completed";
+    } else {
+      output = JSON.stringify(item);
+      isError = (item as { status?: unknown }).status === "failed";
+    }
+    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
+    this.#emit({ type: "tool-result", id: item.id, name, output, isError });
+  }
+}

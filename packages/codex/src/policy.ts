@@ -1,0 +1,80 @@
+import {
+  HumanDecisionModeUnsupportedError,
+  InvalidPolicyError,
+  PolicyCapabilityUnsupportedError,
+  type ApprovalKind,
+  type DriverDescriptor,
+  type RunPolicy,
+  type SandboxMode,
+} from "@adaptor/driver";
+
+/** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
+export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
+
+/** What a {@link RunPolicy} becomes on the codex side. Unset fields are left to codex's own config. */
+export interface CodexPolicyPlan {
+  readonly sandbox?: CodexSandbox;
+  /** `thread/start` `approvalPolicy` (`-c approval_policy=` for exec). */
+  readonly approvalPolicy?: "untrusted" | "never";
+  /** `web_search` config: `"live"` offers the model the web search tool, `"disabled"` removes it. */
+  readonly webSearch?: "live" | "disabled";
+}
+
+const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
+  read_only: "read-only",
+  workspace_write: "workspace-write",
+  unrestricted: "danger-full-access",
+};
+
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const MODES = ["inherit", "ask", "auto_approve", "auto_deny"];
+
+/**
+ * Maps a run policy to codex settings, refusing before launch what the descriptor does not declare
+ * (the SDK checks first; this is the driver's own guard):
+ * - `sandbox` read_only / workspace_write / unrestricted → `read-only` / `workspace-write` / `danger-full-access`;
+ * - `webSearch` allow / deny → config `web_search = "live"` / `"disabled"`;
+ * - `approvals.permission` picks codex's approval policy; the decisions themselves are the SDK's
+ *   (its approval broker answers auto modes, DESIGN.md "One run"): `ask` and `auto_deny` →
+ *   `untrusted` (codex asks before every command that is not known-safe and before every file
+ *   change; each ask goes to the sink); `auto_approve` → `never` (codex asks nothing and the
+ *   sandbox is the bound, so `read_only` stays read-only); `inherit` / unset → codex's own policy.
+ *   Note: a command the host approves under `ask` runs outside codex's sandbox (codex's semantics).
+ *
+ * @throws InvalidPolicyError for a value outside its domain; PolicyCapabilityUnsupportedError for
+ * a sandbox / web search / browser / active-timeout value the descriptor lacks;
+ * HumanDecisionModeUnsupportedError for an approval mode the descriptor lacks.
+ */
+export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDescriptor): CodexPolicyPlan {
+  const caps = descriptor.capabilities;
+  const driver = descriptor.type;
+  if (!policy) return {};
+  if (policy.sandbox !== undefined) {
+    if (!(policy.sandbox in SANDBOXES)) throw new InvalidPolicyError(driver, "sandbox", String(policy.sandbox));
+    if (!caps.policy.sandbox.includes(policy.sandbox)) throw new PolicyCapabilityUnsupportedError(driver, "sandbox", policy.sandbox);
+  }
+  if (policy.webSearch !== undefined) {
+    if (policy.webSearch !== "allow" && policy.webSearch !== "deny") throw new InvalidPolicyError(driver, "webSearch", String(policy.webSearch));
+    if (!caps.policy.webSearch.includes(policy.webSearch)) throw new PolicyCapabilityUnsupportedError(driver, "webSearch", policy.webSearch);
+  }
+  if (policy.browser !== undefined) {
+    if (policy.browser !== "allow" && policy.browser !== "deny") throw new InvalidPolicyError(driver, "browser", String(policy.browser));
+    if (!caps.policy.browser.includes(policy.browser)) throw new PolicyCapabilityUnsupportedError(driver, "browser", policy.browser);
+  }
+  if (policy.activeExecutionTimeoutMs !== undefined && !caps.policy.activeExecutionTimeout) {
+    throw new PolicyCapabilityUnsupportedError(driver, "activeExecutionTimeoutMs", String(policy.activeExecutionTimeoutMs));
+  }
+  for (const kind of KINDS) {
+    const mode = policy.approvals?.[kind];
+    if (mode === undefined) continue;
+    if (!MODES.includes(mode)) throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode));
+    if (!caps.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
+  }
+  const permission = policy.approvals?.permission;
+  const approvalPolicy = permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
+  return {
+    ...(policy.sandbox ? { sandbox: SANDBOXES[policy.sandbox] } : {}),
+    ...(approvalPolicy ? { approvalPolicy } : {}),
+    ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
+  } as CodexPolicyPlan;
+}

@@ -1,0 +1,102 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runDriver } from "@adaptor/driver/testing";
+import { ErrHumanDecisionModeUnsupported, ErrPolicyCapabilityUnsupported, type RunPolicy } from "@adaptor/driver";
+import { isError } from "@adaptor/errors";
+import { Agent, type AgentEvent } from "adaptor";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// Each policy value the descriptor declares, proved on the real codex binary (issue 7 §1 "Policy").
+
+let h: CodexHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const WRITE_BOTH = "SHELL_CMD echo in > in.txt; echo out > ../outside.txt";
+
+async function writeWith(policy: RunPolicy): Promise<{ inside: boolean; outside: boolean; output: string; asks: number }> {
+  h = await codexHarness({ outsideTmp: true });
+  const run = await runDriver(h.driver, { prompt: WRITE_BOTH, policy });
+  expect(run.response?.failure).toBeUndefined();
+  return {
+    inside: existsSync(join(h.env.workDir, "in.txt")),
+    outside: existsSync(join(h.env.root, "outside.txt")),
+    output: run.recording.ofType("tool-result")[0]?.output ?? "",
+    asks: run.recording.asks.length,
+  };
+}
+
+describe("codex run policy on the real binary", () => {
+  it("sandbox read_only: a command cannot create a file, inside the workspace or out", async () => {
+    const result = await writeWith({ sandbox: "read_only", approvals: { permission: "auto_approve" } });
+    expect(result).toMatchObject({ inside: false, outside: false, asks: 0 });
+    expect(result.output, "the shell's own complaint, when codex reported the output").toMatch(/^$|Read-only file system/);
+  });
+
+  it("sandbox workspace_write: writes inside the workspace, not next to it", async () => {
+    const result = await writeWith({ sandbox: "workspace_write", approvals: { permission: "auto_approve" } });
+    expect(result).toMatchObject({ inside: true, outside: false, asks: 0 });
+  });
+
+  it("sandbox unrestricted: writes outside the workspace too", async () => {
+    const result = await writeWith({ sandbox: "unrestricted", approvals: { permission: "auto_approve" } });
+    expect(result).toMatchObject({ inside: true, outside: true, asks: 0 });
+  });
+
+  it("webSearch deny removes the web_search tool; allow offers it", async () => {
+    h = await codexHarness();
+    await runDriver(h.driver, { prompt: "no web", policy: { webSearch: "deny" } });
+    await runDriver(h.driver, { prompt: "web", policy: { webSearch: "allow" } });
+    const [denied, allowed] = h.server.responses();
+    expect(denied?.view.toolNames).not.toContain("web_search");
+    expect(allowed?.view.toolNames).toContain("web_search");
+  });
+
+  it("permission auto_deny through the SDK: codex asks, the SDK declines, nothing is written", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, { policy: { approvals: { permission: "auto_deny" } } });
+    const stream = agent.stream("SHELL_CMD echo no > no.txt");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(events.some((e) => e.type === "approval-request")).toBe(false);
+    expect(existsSync(join(h.env.workDir, "no.txt"))).toBe(false);
+    expect(events.find((e) => e.type === "tool-result")).toMatchObject({ isError: true });
+    await agent.close();
+  });
+
+  it("permission auto_approve through the SDK: codex asks nothing (approval policy never)", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, { policy: { sandbox: "workspace_write", approvals: { permission: "auto_approve" } } });
+    const stream = agent.stream("SHELL_CMD echo yes > yes.txt");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    expect(events.some((e) => e.type === "approval-request" || (e.type === "notice" && e.kind.startsWith("approval")))).toBe(false);
+    expect(existsSync(join(h.env.workDir, "yes.txt"))).toBe(true);
+    await agent.close();
+  });
+
+  it("permission inherit: codex's own policy decides and what it asks reaches the host", async () => {
+    h = await codexHarness();
+    const run = await runDriver(h.driver, { prompt: "PATCH_FILE inherit.txt", policy: { approvals: { permission: "inherit" }, sandbox: "read_only" } });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks.map((a) => a.toolName)).toEqual(["apply_patch"]);
+    expect(existsSync(join(h.env.workDir, "inherit.txt"))).toBe(true);
+  });
+
+  it("undeclared values are refused before launch with their identities", async () => {
+    h = await codexHarness();
+    const browser = await runDriver(h.driver, { prompt: "x", policy: { browser: "allow" } });
+    expect(isError(browser.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    const timeout = await runDriver(h.driver, { prompt: "x", policy: { activeExecutionTimeoutMs: 1000 } });
+    expect(isError(timeout.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    const question = await runDriver(h.driver, { prompt: "x", policy: { approvals: { question: "ask" } } });
+    expect(isError(question.error, ErrHumanDecisionModeUnsupported)).toBe(true);
+    expect([...browser.recording.events, ...timeout.recording.events, ...question.recording.events]).toEqual([]);
+    expect(h.server.responses()).toHaveLength(0);
+  });
+});

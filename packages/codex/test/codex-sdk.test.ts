@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, ErrPolicyViolation, RunError, isError } from "adaptor";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// The Codex driver under the SDK (`new Agent(codex(...))`): threads and structured output, end to end
+// on the real binary.
+
+let h: CodexHarness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+const answerJSON = { type: "object", properties: { answer: { type: "string" }, note: { type: "string" } }, required: ["answer"] };
+
+describe("codex driver under the SDK on the real binary", () => {
+  it("a thread resumes codex's thread in a new process each turn: the model sees the history", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("chat");
+    const first = await thread.run("first thread turn");
+    const second = await thread.run("second thread turn");
+    expect(first.text).toContain("1 user message(s)");
+    expect(second.text).toContain('2 user message(s); first user text: "first thread turn"');
+    expect(h.server.responses().at(-1)?.view.userTexts).toEqual(["first thread turn", "second thread turn"]);
+  });
+
+  it("structured output: a non-strict schema is honoured natively and validated by the SDK", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const result = await agent.run('JSON_REPLY {"answer":"forty-two","note":null}', { schemaJSON: answerJSON });
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, value: { answer: "forty-two" } });
+  });
+
+  it("structured output the caller's schema rejects: RunError policy_violation from the SDK's validation", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const err = await agent.run('JSON_REPLY {"answer":42}', { schemaJSON: answerJSON }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunError);
+    expect(isError(err, ErrPolicyViolation)).toBe(true);
+    expect((err as RunError).result.structuredOutput).toMatchObject({ valid: false, value: { answer: 42 } });
+  });
+});

@@ -1,0 +1,36 @@
+import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
+import { codex, type CodexConfig } from "../src/index.js";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// The public driver conformance kit against the Codex driver on the real binary (issue 7 §2).
+
+interface CodexFixture extends DriverFixture {
+  readonly harness: CodexHarness;
+}
+
+const makeDriver = async (): Promise<CodexFixture> => {
+  const harness = await codexHarness();
+  return { driver: harness.driver, harness, cleanup: () => harness.close() };
+};
+
+describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
+  makeDriver,
+  scripted: {
+    text: () => ({ request: { prompt: "hello conformance" }, expectText: 'first user text: "hello conformance"' }),
+    followUp: () => ({ request: { prompt: "follow up" }, expectText: /2 user message\(s\)/ }),
+    toolApproval: () => ({ request: { prompt: "SHELL_CMD echo conformance", policy: { approvals: { permission: "ask" } } } }),
+    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
+    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
+    structured: () => ({
+      request: {
+        prompt: 'JSON_REPLY {"answer":"forty-two"}',
+        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+      },
+      expectValue: { answer: "forty-two" },
+    }),
+  },
+  concurrent: true,
+  makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
+  makeMissingDriver: () => codex({ command: "/nonexistent/bin/codex" }),
+  cancelAfterMs: 1200,
+});

@@ -1,0 +1,484 @@
+import { describe, expect, it } from "vitest";
+import { ErrCode, errorCode, isError, walkError } from "@adaptor/errors";
+import {
+  ErrHumanDecisionModeUnsupported,
+  ErrInvalidDriverConfig,
+  ErrPolicyCapabilityUnsupported,
+  ErrStructuredOutputUnsupported,
+} from "../errors/index.js";
+import type { AllowDeny, ApprovalKind, ApprovalMode, DriverCapabilities, SandboxMode } from "../spi/descriptor.js";
+import type { Driver } from "../spi/driver.js";
+import type { RunPolicy } from "../spi/policy.js";
+import type { DriverRequest } from "../spi/request.js";
+import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
+
+/** What `makeDriver` returns: the driver under test, plus whatever its scripted turns need, plus cleanup. */
+export interface DriverFixture {
+  readonly driver: Driver;
+  /** Releases the fixture (servers, temp dirs); called after each clause, after `driver.close()`. */
+  cleanup?(): void | Promise<void>;
+}
+
+/** One scripted turn: the request that makes the driver's backend behave a given way, and what to expect. */
+export interface ScriptedTurn {
+  /** The request (`runId` is filled in by the kit). */
+  readonly request: Omit<DriverRequest, "runId">;
+  /** Text the successful response's `text` must contain (a substring) or match. */
+  readonly expectText?: string | RegExp;
+  /** Failing turn: the failure message must contain or match it. */
+  readonly expectMessage?: string | RegExp;
+  /** Failing turn: the failure reason. Default `"agent_error"`. */
+  readonly expectReason?: string;
+}
+
+/** A structured-output turn: the request carries `outputSchema`; `response.structured` must deep-equal `expectValue`. */
+export interface StructuredTurn extends ScriptedTurn {
+  readonly expectValue: unknown;
+}
+
+/**
+ * The turns a driver's harness provides, each a function of the fixture `makeDriver` made (so a
+ * turn can name a path in the fixture's workspace or a rule of its scripted model server).
+ */
+export interface ScriptedTurns<F extends DriverFixture> {
+  /** A plain text turn that succeeds. */
+  text(fixture: F): ScriptedTurn;
+  /** A turn whose model calls a tool that needs one `permission` approval (policy included in the request if needed). */
+  toolApproval(fixture: F): ScriptedTurn;
+  /** A turn that keeps running (several seconds at least) until cancelled. */
+  slow(fixture: F): ScriptedTurn;
+  /** A turn the backend fails (e.g. the model API answers HTTP 400). */
+  failing(fixture: F): ScriptedTurn;
+  /** A structured-output turn; required when the descriptor declares structured output. */
+  structured?(fixture: F): StructuredTurn;
+  /** The follow-up turn of the resume clauses. Default: `text(fixture)`. */
+  followUp?(fixture: F): ScriptedTurn;
+}
+
+/** Options of {@link describeDriverConformance}. */
+export interface DriverConformanceOptions<F extends DriverFixture> {
+  /** Makes a fresh fixture for one clause. */
+  makeDriver(): F | Promise<F>;
+  readonly scripted: ScriptedTurns<F>;
+  /** A driver of the same type built with a foreign (invalid) config; clause 2.2 is skipped without it. */
+  makeForeignDriver?(): Driver;
+  /** A driver whose executable does not exist; clause 8.2 is skipped without it. */
+  makeMissingDriver?(): Driver;
+  /** Clauses to skip, by number (`"1.3"`), with the reason shown in the test name. */
+  readonly skip?: Readonly<Record<string, string>>;
+  /** Timeout of one clause in ms. Default 60 000. */
+  readonly timeoutMs?: number;
+  /** When the slow turn is cancelled, in ms after `run()` was called. Default 1500. */
+  readonly cancelAfterMs?: number;
+  /**
+   * Run the clauses concurrently (`it.concurrent`, up to vitest's `maxConcurrency`). Each clause has
+   * its own fixture, so this is safe when fixtures share nothing. Default false.
+   */
+  readonly concurrent?: boolean;
+}
+
+const SANDBOXES: readonly SandboxMode[] = ["read_only", "workspace_write", "unrestricted"];
+const ALLOW_DENY: readonly AllowDeny[] = ["allow", "deny"];
+const MODES: readonly ApprovalMode[] = ["inherit", "ask", "auto_approve", "auto_deny"];
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+
+function matches(text: string, pattern: string | RegExp | undefined): boolean {
+  if (pattern === undefined) return true;
+  return typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function withPolicy(turn: ScriptedTurn, policy: RunPolicy): Omit<DriverRequest, "runId"> {
+  return { ...turn.request, policy: { ...turn.request.policy, ...policy } };
+}
+
+function succeeded(run: DriverRun): asserts run is DriverRun & { response: NonNullable<DriverRun["response"]> } {
+  if (run.error !== undefined) throw new Error(`run rejected: ${String((run.error as Error)?.message ?? run.error)}`, { cause: run.error });
+  expect(run.response?.failure, `unexpected failure: ${run.response?.failure?.message}`).toBeUndefined();
+}
+
+/** Capability requests the descriptor does not declare, each with the identity its refusal must match. */
+function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: RunPolicy; outputSchema?: Record<string, unknown>; sentinel: typeof ErrPolicyCapabilityUnsupported }[] {
+  const probes: { name: string; policy?: RunPolicy; outputSchema?: Record<string, unknown>; sentinel: typeof ErrPolicyCapabilityUnsupported }[] = [];
+  for (const value of SANDBOXES) if (!caps.policy.sandbox.includes(value)) probes.push({ name: `sandbox=${value}`, policy: { sandbox: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  for (const value of ALLOW_DENY) if (!caps.policy.webSearch.includes(value)) probes.push({ name: `webSearch=${value}`, policy: { webSearch: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  for (const value of ALLOW_DENY) if (!caps.policy.browser.includes(value)) probes.push({ name: `browser=${value}`, policy: { browser: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  if (!caps.policy.activeExecutionTimeout) probes.push({ name: "activeExecutionTimeoutMs", policy: { activeExecutionTimeoutMs: 60_000 }, sentinel: ErrPolicyCapabilityUnsupported });
+  for (const kind of KINDS) {
+    for (const mode of MODES) {
+      if (!caps.approvals[kind].includes(mode)) probes.push({ name: `approvals.${kind}=${mode}`, policy: { approvals: { [kind]: mode } }, sentinel: ErrHumanDecisionModeUnsupported });
+    }
+  }
+  if (!caps.structuredOutput.native && !caps.structuredOutput.prompt) {
+    probes.push({ name: "outputSchema", outputSchema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] }, sentinel: ErrStructuredOutputUnsupported });
+  }
+  return probes;
+}
+
+/**
+ * Registers the driver conformance suite (issue 7 §2) as vitest `describe`/`it` blocks: numbered
+ * clauses a `Driver` must pass, driven directly through the SPI with a recording sink (no SDK).
+ *
+ * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /
+ *   permission-mode value is accepted for a text turn; 1.3 every undeclared one (and structured
+ *   output when neither native nor prompt) is refused before launch with its identity, emitting nothing.
+ * 2 Config — 2.1 `validateConfig()` accepts the driver's config; 2.2 rejects a foreign config with
+ *   `ErrInvalidDriverConfig`.
+ * 3 Events — 3.1 events only while `run()` is in flight, in order; 3.2 text turn: deltas carry the
+ *   final text, transcript holds it; 3.3 tool turn: tool-call start/end and tool-result well-formed.
+ * 4 Cancel — 4.1 an aborted signal rejects at once without launching; 4.2 cancel mid-turn rejects with
+ *   the abort reason on the cause chain and every spawned process is gone.
+ * 5 Checkpoints — 5.1 a failed run yields none; 5.2 a successful one yields one (when resume is
+ *   declared) that 5.3 resumes in a new run; 5.4 fork yields a different id; 5.5 an unknown id is
+ *   `resume_rejected` without a checkpoint.
+ * 6 Approvals — 6.1 approve: asked once per tool call, awaited, tool succeeds; 6.2 deny: the run
+ *   completes and the tool result is an error; 6.3 `auto_deny` (when declared): the run completes and
+ *   nothing asked about succeeds (asks the driver forwards are denied, as the SDK's broker does).
+ * 7 Structured output — 7.1 the value comes back as `response.structured`.
+ * 8 Error verdicts — 8.1 a failing turn resolves with a classified failure carrying the backend's
+ *   message; 8.2 a missing executable rejects with DriverError `NOT_FOUND`.
+ *
+ * @example
+ * describeDriverConformance("reference", {
+ *   makeDriver: () => ({ driver: new ReferenceDriver() }),
+ *   scripted: REFERENCE_SCRIPTS,
+ * });
+ */
+export function describeDriverConformance<F extends DriverFixture>(name: string, options: DriverConformanceOptions<F>): void {
+  const timeout = options.timeoutMs ?? 60_000;
+  const skip = options.skip ?? {};
+  const test = options.concurrent ? it.concurrent : it;
+
+  const clause = (id: string, title: string, body: (fixture: F) => Promise<void>, applies: (caps: DriverCapabilities) => boolean = () => true): void => {
+    const reason = skip[id];
+    if (reason !== undefined) {
+      it.skip(`${id} ${title} (skipped: ${reason})`, () => undefined);
+      return;
+    }
+    test(
+      `${id} ${title}`,
+      async (context) => {
+        const fixture = await options.makeDriver();
+        try {
+          if (!applies(fixture.driver.descriptor.capabilities)) {
+            context.skip(`not declared by ${fixture.driver.descriptor.type}`);
+            return;
+          }
+          await body(fixture);
+        } finally {
+          await fixture.driver.close?.();
+          await fixture.cleanup?.();
+        }
+      },
+      timeout,
+    );
+  };
+
+  const run = (fixture: F, request: Omit<DriverRequest, "runId">, runOptions: RunDriverOptions = {}): Promise<DriverRun> =>
+    runDriver(fixture.driver, request, runOptions);
+
+  describe(`driver conformance: ${name}`, () => {
+    describe("1 descriptor", () => {
+      clause("1.1", "is deterministic and well-formed", async (fixture) => {
+        const { driver } = fixture;
+        expect(driver.descriptor).toBe(driver.descriptor);
+        const other = await options.makeDriver();
+        try {
+          expect(other.driver.descriptor).toEqual(driver.descriptor);
+        } finally {
+          await other.driver.close?.();
+          await other.cleanup?.();
+        }
+        const { type, displayName, capabilities: caps } = driver.descriptor;
+        expect(type).toMatch(/\S/);
+        expect(displayName).toMatch(/\S/);
+        for (const v of caps.policy.sandbox) expect(SANDBOXES).toContain(v);
+        for (const v of [...caps.policy.webSearch, ...caps.policy.browser]) expect(ALLOW_DENY).toContain(v);
+        for (const kind of KINDS) for (const mode of caps.approvals[kind]) expect(MODES).toContain(mode);
+        expect(typeof caps.sessions.resume).toBe("boolean");
+        expect(typeof caps.sessions.fork).toBe("boolean");
+        if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);
+      });
+
+      clause("1.2", "accepts every declared sandbox, web-search and permission-mode value", async (fixture) => {
+        const caps = fixture.driver.descriptor.capabilities;
+        const sandboxes = caps.policy.sandbox;
+        const web = caps.policy.webSearch;
+        const modes = caps.approvals.permission;
+        const rounds = Math.max(sandboxes.length, web.length, modes.length, 1);
+        const policies = Array.from({ length: rounds }, (_, i): RunPolicy => ({
+          ...(sandboxes.length ? { sandbox: sandboxes[i % sandboxes.length] } : {}),
+          ...(web.length ? { webSearch: web[i % web.length] } : {}),
+          ...(modes.length ? { approvals: { permission: modes[i % modes.length] as ApprovalMode } } : {}),
+        }));
+        // Independent runs, started together (each is its own process for CLI drivers).
+        const results = await Promise.all(
+          policies.map(async (policy) => {
+            const turn = options.scripted.text(fixture);
+            return { policy, turn, result: await run(fixture, withPolicy(turn, policy)) };
+          }),
+        );
+        for (const { policy, turn, result } of results) {
+          succeeded(result);
+          expect(matches(result.response.text, turn.expectText), `text for ${JSON.stringify(policy)}`).toBe(true);
+        }
+      });
+
+      clause("1.3", "refuses every undeclared capability before launch, with its identity", async (fixture) => {
+        const probes = undeclaredProbes(fixture.driver.descriptor.capabilities);
+        for (const probe of probes) {
+          const turn = options.scripted.text(fixture);
+          const request = {
+            ...(probe.policy ? withPolicy(turn, probe.policy) : turn.request),
+            ...(probe.outputSchema ? { outputSchema: probe.outputSchema } : {}),
+          };
+          const result = await run(fixture, request);
+          expect(result.error, `${probe.name} must be refused`).toBeDefined();
+          expect(isError(result.error, probe.sentinel), `${probe.name}: ${String(result.error)}`).toBe(true);
+          expect(result.recording.events, `${probe.name}: nothing may be launched`).toEqual([]);
+        }
+      });
+    });
+
+    describe("2 config", () => {
+      clause("2.1", "validateConfig() accepts the driver's own config", async (fixture) => {
+        expect(() => fixture.driver.validateConfig()).not.toThrow();
+      });
+      if (options.makeForeignDriver) {
+        const makeForeign = options.makeForeignDriver;
+        clause("2.2", "validateConfig() rejects a foreign config with ErrInvalidDriverConfig", async () => {
+          const foreign = makeForeign();
+          let thrown: unknown;
+          try {
+            foreign.validateConfig();
+          } catch (err) {
+            thrown = err;
+          }
+          expect(isError(thrown, ErrInvalidDriverConfig), String(thrown)).toBe(true);
+        });
+      } else {
+        it.skip("2.2 validateConfig() rejects a foreign config (no makeForeignDriver given)", () => undefined);
+      }
+    });
+
+    describe("3 events", () => {
+      clause("3.1", "emits only while run() is in flight, in order", async (fixture) => {
+        const result = await run(fixture, options.scripted.text(fixture).request);
+        succeeded(result);
+        const { events, lateEvents } = result.recording;
+        expect(events.length).toBeGreaterThan(0);
+        events.forEach((e, i) => expect(e.sequence).toBe(i + 1));
+        for (const { event } of events) expect(["text-delta", "thinking-delta", "tool-call", "tool-result", "notice", "process"]).toContain(event.type);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(lateEvents).toEqual([]);
+      });
+
+      clause("3.2", "text turn: deltas carry the final text; transcript and raw hold it", async (fixture) => {
+        const turn = options.scripted.text(fixture);
+        const result = await run(fixture, turn.request);
+        succeeded(result);
+        const { response, recording } = result;
+        expect(response.text).toMatch(/\S/);
+        expect(matches(response.text, turn.expectText), `text ${JSON.stringify(response.text)}`).toBe(true);
+        const deltas = recording.ofType("text-delta");
+        for (const delta of deltas) expect(typeof delta.text).toBe("string");
+        if (fixture.driver.descriptor.capabilities.streaming.textDeltas) {
+          expect(deltas.length).toBeGreaterThan(0);
+          expect(recording.text()).toContain(response.text);
+        }
+        expect(response.transcript.some((item) => item.kind === "assistant" && item.text === response.text)).toBe(true);
+        expect(typeof response.raw.stdout).toBe("string");
+        if (response.usage) {
+          expect(response.usage.inputTokens).toBeGreaterThanOrEqual(0);
+          expect(response.usage.outputTokens).toBeGreaterThanOrEqual(0);
+        }
+      });
+
+      clause("3.3", "tool turn: tool-call start/end and tool-result are well-formed and paired", async (fixture) => {
+        const result = await run(fixture, options.scripted.toolApproval(fixture).request);
+        succeeded(result);
+        const calls = result.recording.ofType("tool-call");
+        const results = result.recording.ofType("tool-result");
+        expect(calls.length).toBeGreaterThan(0);
+        expect(results.length).toBeGreaterThan(0);
+        const started = new Set<string>();
+        for (const call of calls) {
+          expect(call.id).toMatch(/\S/);
+          expect(call.name).toMatch(/\S/);
+          if (call.phase === "start") started.add(call.id);
+          else expect(started.has(call.id), `${call.phase} of ${call.id} before its start`).toBe(true);
+          if (call.phase === "end") expect(call.input).not.toBeUndefined();
+          if (call.phase === "args") expect(typeof call.argsDelta).toBe("string");
+        }
+        for (const toolResult of results) {
+          expect(started.has(toolResult.id), `tool-result ${toolResult.id} without a tool-call`).toBe(true);
+          expect(typeof toolResult.output).toBe("string");
+          expect(typeof toolResult.isError).toBe("boolean");
+        }
+      }, (caps) => caps.approvals.permission.includes("ask") || caps.approvals.permission.includes("inherit"));
+    });
+
+    describe("4 cancel", () => {
+      clause("4.1", "an already aborted signal rejects at once, launching nothing", async (fixture) => {
+        const controller = new AbortController();
+        const reason = new DOMException("aborted before the run", "AbortError");
+        controller.abort(reason);
+        const result = await run(fixture, options.scripted.text(fixture).request, { signal: controller.signal });
+        expect(result.error).toBeDefined();
+        expect(walkError(result.error, (node) => node === result.abortReason)).toBe(true);
+        expect(result.recording.pids()).toEqual([]);
+      });
+
+      clause("4.2", "cancel mid-turn: rejects with the abort reason on the cause chain, every process gone", async (fixture) => {
+        const cancelAfterMs = options.cancelAfterMs ?? 1500;
+        const result = await run(fixture, options.scripted.slow(fixture).request, { cancelAfterMs });
+        expect(result.abortReason).toBeDefined();
+        expect(result.response, "a cancelled run must not resolve").toBeUndefined();
+        expect(walkError(result.error, (node) => node === result.abortReason), String(result.error)).toBe(true);
+        expect(result.durationMs).toBeLessThan(cancelAfterMs + 15_000);
+        for (const pid of result.recording.pids()) expect(alive(pid), `pid ${pid} still alive`).toBe(false);
+        expect(result.recording.lateEvents).toEqual([]);
+      });
+    });
+
+    describe("5 checkpoints", () => {
+      clause("5.1", "a failed run yields no checkpoint", async (fixture) => {
+        const result = await run(fixture, options.scripted.failing(fixture).request);
+        expect(result.error).toBeUndefined();
+        expect(result.response?.failure).toBeDefined();
+        expect(result.response?.checkpoint).toBeUndefined();
+      });
+
+      clause("5.2", "a successful run yields a checkpoint with a resume id", async (fixture) => {
+        const result = await run(fixture, options.scripted.text(fixture).request);
+        succeeded(result);
+        expect(result.response.checkpoint?.resumeId).toMatch(/\S/);
+      }, (caps) => caps.sessions.resume);
+
+      clause("5.3", "the checkpoint resumes in a new run, which yields a checkpoint again", async (fixture) => {
+        const first = await run(fixture, options.scripted.text(fixture).request);
+        succeeded(first);
+        const resumeId = first.response.checkpoint?.resumeId as string;
+        const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
+        const second = await run(fixture, { ...followUp.request, session: { resumeId } });
+        succeeded(second);
+        expect(matches(second.response.text, followUp.expectText)).toBe(true);
+        expect(second.response.checkpoint?.resumeId).toMatch(/\S/);
+      }, (caps) => caps.sessions.resume);
+
+      clause("5.4", "fork yields a checkpoint with a different resume id", async (fixture) => {
+        const first = await run(fixture, options.scripted.text(fixture).request);
+        succeeded(first);
+        const resumeId = first.response.checkpoint?.resumeId as string;
+        const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
+        const forked = await run(fixture, { ...followUp.request, session: { resumeId, fork: true } });
+        succeeded(forked);
+        expect(forked.response.checkpoint?.resumeId).toMatch(/\S/);
+        expect(forked.response.checkpoint?.resumeId).not.toBe(resumeId);
+      }, (caps) => caps.sessions.fork);
+
+      clause("5.5", "an unknown resume id is resume_rejected, without a checkpoint", async (fixture) => {
+        const turn = options.scripted.text(fixture);
+        const result = await run(fixture, { ...turn.request, session: { resumeId: "01a22a7a-0000-7000-8000-000000000000" } });
+        expect(result.error, String(result.error)).toBeUndefined();
+        expect(result.response?.failure?.reason).toBe("resume_rejected");
+        expect(result.response?.checkpoint).toBeUndefined();
+      }, (caps) => caps.sessions.resume);
+    });
+
+    describe("6 approvals", () => {
+      const asks = (caps: DriverCapabilities): boolean => caps.approvals.permission.includes("ask");
+      clause("6.1", "approve: asked once per tool call, awaited, the tool succeeds", async (fixture) => {
+        let answeredAt = 0;
+        const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+          onApproval: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            answeredAt = Date.now();
+            return { outcome: "approve" };
+          },
+        });
+        succeeded(result);
+        const { asks: asked, events } = result.recording;
+        expect(asked.length).toBeGreaterThan(0);
+        for (const ask of asked) {
+          expect(ask.kind).toBe("permission");
+          expect(ask.title).toMatch(/\S/);
+        }
+        const ids = asked.map((ask) => ask.toolCallId).filter((id): id is string => id !== undefined);
+        expect(new Set(ids).size).toBe(ids.length);
+        const approvedResults = events.filter((e) => e.event.type === "tool-result" && (ids.length === 0 || ids.includes(e.event.id)));
+        expect(approvedResults.length).toBeGreaterThan(0);
+        for (const e of approvedResults) {
+          expect(e.time).toBeGreaterThanOrEqual(answeredAt);
+          expect(e.event.type === "tool-result" && e.event.isError).toBe(false);
+        }
+      }, asks);
+
+      clause("6.2", "deny: the run completes and the tool result is an error", async (fixture) => {
+        const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+          onApproval: () => ({ outcome: "deny", reason: "denied by the conformance kit" }),
+        });
+        succeeded(result);
+        expect(result.recording.asks.length).toBeGreaterThan(0);
+        const ids = result.recording.asks.map((ask) => ask.toolCallId);
+        for (const toolResult of result.recording.ofType("tool-result")) {
+          if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
+        }
+      }, asks);
+
+      clause("6.3", "auto_deny: the run completes and nothing asked about succeeds", async (fixture) => {
+        const turn = options.scripted.toolApproval(fixture);
+        // The SDK's approval broker answers auto modes; the kit's sink plays that part for asks the driver forwards.
+        const result = await run(fixture, withPolicy(turn, { approvals: { permission: "auto_deny" } }), {
+          onApproval: () => ({ outcome: "deny", reason: "denied by policy" }),
+        });
+        succeeded(result);
+        const ids = result.recording.asks.map((ask) => ask.toolCallId);
+        for (const toolResult of result.recording.ofType("tool-result")) {
+          if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
+        }
+      }, (caps) => caps.approvals.permission.includes("auto_deny"));
+    });
+
+    describe("7 structured output", () => {
+      clause("7.1", "the value comes back as response.structured", async (fixture) => {
+        const structured = options.scripted.structured;
+        if (!structured) throw new Error("the descriptor declares structured output but scripted.structured is missing");
+        const turn = structured(fixture);
+        expect(turn.request.outputSchema).toBeDefined();
+        const result = await run(fixture, turn.request);
+        succeeded(result);
+        expect(result.response.structured).toEqual(turn.expectValue);
+      }, (caps) => caps.structuredOutput.native || caps.structuredOutput.prompt);
+    });
+
+    describe("8 error verdicts", () => {
+      clause("8.1", "a failing turn resolves with a classified failure carrying the backend's message", async (fixture) => {
+        const turn = options.scripted.failing(fixture);
+        const result = await run(fixture, turn.request);
+        expect(result.error, String(result.error)).toBeUndefined();
+        const failure = result.response?.failure;
+        expect(failure?.reason).toBe(turn.expectReason ?? "agent_error");
+        expect(failure?.message).toMatch(/\S/);
+        expect(matches(failure?.message ?? "", turn.expectMessage), `message ${JSON.stringify(failure?.message)}`).toBe(true);
+      });
+      if (options.makeMissingDriver) {
+        const makeMissing = options.makeMissingDriver;
+        clause("8.2", "a missing executable rejects with DriverError NOT_FOUND", async (fixture) => {
+          const result = await runDriver(makeMissing(), options.scripted.text(fixture).request);
+          expect(errorCode(result.error)).toBe(ErrCode.NotFound);
+        });
+      } else {
+        it.skip("8.2 a missing executable rejects with NOT_FOUND (no makeMissingDriver given)", () => undefined);
+      }
+    });
+  });
+}
