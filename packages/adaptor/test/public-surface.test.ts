@@ -37,6 +37,7 @@ describe("public surface", () => {
       "PolicyCapabilityUnsupportedError",
       "SessionConfigFingerprintError",
       "StructuredOutputUnsupportedError",
+      "assertPolicySupported",
     ]);
   });
 

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import {
+  assertPolicySupported,
+  type Driver,
+  type DriverDescriptor,
+  type DriverRequest,
+  type DriverResponse,
+  type DriverSink,
+} from "@adaptor/driver";
 import { forceKilledError, spawnCli } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
@@ -22,7 +29,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // final text (test/structured-output.test.ts).
     structuredOutput: { native: true, prompt: true },
     mcp: { transports: ["stdio", "http"] },
-    policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: true },
+    policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: false },
     approvals: {
       permission: ["inherit", "ask", "auto_approve", "auto_deny"],
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
@@ -78,6 +85,7 @@ export class ClaudeDriver implements Driver {
   /** Runs one turn; see {@link Driver.run} for the verdict contract. */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
+    assertPolicySupported(this.descriptor, request.policy);
     const signature = launchSignature(this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
     let session: ClaudeSession | undefined;

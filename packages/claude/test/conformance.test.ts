@@ -38,7 +38,4 @@ describeDriverConformance<ClaudeFixture>("claude (real binary)", {
   makeForeignDriver: () => claude({ extraArgs: ["--print"] }),
   makeMissingDriver: () => claude({ command: "/nonexistent/bin/claude" }),
   cancelAfterMs: 2500,
-  skip: {
-    "1.3": "the Claude driver leaves the refusal of undeclared policy values to the SDK's checkPolicy",
-  },
 });

@@ -1,12 +1,4 @@
-import {
-  HumanDecisionModeUnsupportedError,
-  InvalidPolicyError,
-  PolicyCapabilityUnsupportedError,
-  type ApprovalKind,
-  type DriverDescriptor,
-  type RunPolicy,
-  type SandboxMode,
-} from "@adaptor/driver";
+import { assertPolicySupported, type DriverDescriptor, type RunPolicy, type SandboxMode } from "@adaptor/driver";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
 export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
@@ -26,8 +18,6 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
   unrestricted: "danger-full-access",
 };
 
-const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
-const MODES = ["inherit", "ask", "auto_approve", "auto_deny"];
 
 /**
  * Maps a run policy to codex settings, refusing before launch what the descriptor does not declare
@@ -46,30 +36,8 @@ const MODES = ["inherit", "ask", "auto_approve", "auto_deny"];
  * HumanDecisionModeUnsupportedError for an approval mode the descriptor lacks.
  */
 export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDescriptor): CodexPolicyPlan {
-  const caps = descriptor.capabilities;
-  const driver = descriptor.type;
   if (!policy) return {};
-  if (policy.sandbox !== undefined) {
-    if (!(policy.sandbox in SANDBOXES)) throw new InvalidPolicyError(driver, "sandbox", String(policy.sandbox));
-    if (!caps.policy.sandbox.includes(policy.sandbox)) throw new PolicyCapabilityUnsupportedError(driver, "sandbox", policy.sandbox);
-  }
-  if (policy.webSearch !== undefined) {
-    if (policy.webSearch !== "allow" && policy.webSearch !== "deny") throw new InvalidPolicyError(driver, "webSearch", String(policy.webSearch));
-    if (!caps.policy.webSearch.includes(policy.webSearch)) throw new PolicyCapabilityUnsupportedError(driver, "webSearch", policy.webSearch);
-  }
-  if (policy.browser !== undefined) {
-    if (policy.browser !== "allow" && policy.browser !== "deny") throw new InvalidPolicyError(driver, "browser", String(policy.browser));
-    if (!caps.policy.browser.includes(policy.browser)) throw new PolicyCapabilityUnsupportedError(driver, "browser", policy.browser);
-  }
-  if (policy.activeExecutionTimeoutMs !== undefined && !caps.policy.activeExecutionTimeout) {
-    throw new PolicyCapabilityUnsupportedError(driver, "activeExecutionTimeoutMs", String(policy.activeExecutionTimeoutMs));
-  }
-  for (const kind of KINDS) {
-    const mode = policy.approvals?.[kind];
-    if (mode === undefined) continue;
-    if (!MODES.includes(mode)) throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode));
-    if (!caps.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(driver, kind, mode);
-  }
+  assertPolicySupported(descriptor, policy);
   const permission = policy.approvals?.permission;
   const approvalPolicy = permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
   return {

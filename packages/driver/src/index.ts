@@ -19,6 +19,7 @@ export type {
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
 export type { DriverRequest } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
+export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export type { McpServerConfig, SkillBundle } from "./spi/mcp-server.js";
 export type {
   Usage,

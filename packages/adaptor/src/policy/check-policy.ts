@@ -69,6 +69,7 @@ export function checkPolicy(prep: Preparation): void {
   prep.request = { ...prep.request, policy: toRunPolicy(policy) };
 }
 
+/** What the driver enforces; the active-execution budget stays with the SDK, which owns it. */
 function toRunPolicy(policy: Policy): RunPolicy {
   const approvals: { -readonly [K in ApprovalKind]?: ApprovalMode } = {};
   for (const kind of KINDS) if (policy.approvals?.[kind]) approvals[kind] = policy.approvals[kind];
@@ -76,7 +77,6 @@ function toRunPolicy(policy: Policy): RunPolicy {
     ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch } : {}),
     ...(policy.browser ? { browser: policy.browser } : {}),
-    ...(policy.activeExecutionTimeoutMs ? { activeExecutionTimeoutMs: policy.activeExecutionTimeoutMs } : {}),
     ...(Object.keys(approvals).length ? { approvals } : {}),
   };
 }

@@ -44,8 +44,7 @@ export function execArgs(request: DriverRequest, config: CodexConfig, plan: Code
     ...(schemaFile ? ["--output-schema", schemaFile] : []),
     ...commonArgs(config),
     ...(request.session ? ["resume", request.session.resumeId] : []),
-    "--",
-    request.prompt,
+    "-",
   ];
 }
 
@@ -86,7 +85,8 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   });
   const untrack = init.track(proc);
   sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-  proc.closeStdin();
+  // A dead child is classified from its exit; a failed write alone is no verdict.
+  proc.writeText(request.prompt).catch(() => undefined).finally(() => proc.closeStdin());
   const turn = new ExecTurnState((event) => sink.emit(event));
   const onAbort = (): void => void proc.terminate();
   signal.addEventListener("abort", onAbort, { once: true });

@@ -133,6 +133,10 @@ export class ChildCliProcess implements CliProcess {
     if (text === undefined) {
       return Promise.reject(new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: "value is not JSON-serializable" }));
     }
+    return this.writeText(`${text}\n`);
+  }
+
+  writeText(text: string): Promise<void> {
     const stdin = this.#child.stdin;
     if (this.#stdinEnded) return Promise.reject(this.#brokenPipe("stdin already closed"));
     if (this.#stdinGone !== undefined || stdin.destroyed || !stdin.writable) {
@@ -145,7 +149,7 @@ export class ChildCliProcess implements CliProcess {
         else reject(this.#brokenPipe(cause));
       };
       this.#pendingWrites.add(settle);
-      stdin.write(`${text}\n`, (err) => settle(err));
+      stdin.write(text, (err) => settle(err));
     });
   }
 

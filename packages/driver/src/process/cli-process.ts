@@ -29,6 +29,11 @@ export interface CliProcess extends AsyncDisposable {
    * the child exited; `INTERNAL` when `value` is not JSON-serializable.
    */
   writeJson(value: unknown): Promise<void>;
+  /**
+   * Writes `text` to stdin exactly as given (UTF-8, no newline added), e.g. a prompt for a CLI that
+   * reads it to EOF. Rejects like {@link writeJson} with `BROKEN_PIPE`.
+   */
+  writeText(text: string): Promise<void>;
   /** Ends stdin (EOF for the child). Idempotent: `stdin.end()` runs at most once. */
   closeStdin(): void;
   /** Everything read from stdout so far, decoded as UTF-8. */

@@ -114,6 +114,8 @@ function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: Ru
   if (!caps.policy.activeExecutionTimeout) probes.push({ name: "activeExecutionTimeoutMs", policy: { activeExecutionTimeoutMs: 60_000 }, sentinel: ErrPolicyCapabilityUnsupported });
   for (const kind of KINDS) {
     for (const mode of MODES) {
+      // A question has no auto_approve at all: that value is out of domain (InvalidPolicyError), not a capability.
+      if (kind === "question" && mode === "auto_approve") continue;
       if (!caps.approvals[kind].includes(mode)) probes.push({ name: `approvals.${kind}=${mode}`, policy: { approvals: { [kind]: mode } }, sentinel: ErrHumanDecisionModeUnsupported });
     }
   }
