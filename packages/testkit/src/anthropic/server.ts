@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { chooseReply, describe, loggedHeaders, readBody, startLoopbackServer, type LoopbackServer } from "../http/loopback-server.js";
 import { directiveReply } from "./directives.js";
 import { renderMessage } from "./message.js";
 import { errorTypeForStatus, isErrorReply, type ErrorReply, type Reply } from "./reply.js";
@@ -56,34 +56,10 @@ export interface AnthropicServer extends AsyncDisposable {
 
 const SECRET_HEADERS = new Set(["x-api-key", "authorization", "proxy-authorization", "cookie"]);
 
-function loggedHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    headers[name] = SECRET_HEADERS.has(name) ? "<set>" : Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 function errorBody(type: string, message: string): unknown {
   return { type: "error", error: { type, message } };
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Starts a scripted Anthropic Messages API server on 127.0.0.1 with an ephemeral port.
@@ -101,42 +77,14 @@ function describe(err: unknown): string {
 export async function startAnthropicServer(options: AnthropicServerOptions = {}): Promise<AnthropicServer> {
   const rules = [...(options.rules ?? [])];
   const requests: LoggedRequest[] = [];
-  const cancels = new Set<() => void>();
   let messageSeq = 0;
   let toolUseSeq = 0;
   let requestSeq = 0;
-  let closing: Promise<void> | undefined;
-
-  /** Resolves true after `ms`, or false at once when the client goes away or the server closes. */
-  function wait(ms: number, res: ServerResponse): Promise<boolean> {
-    if (!(ms > 0)) return Promise.resolve(!res.destroyed);
-    return new Promise((resolve) => {
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        cancels.delete(cancel);
-        res.off("close", cancel);
-        resolve(ok);
-      };
-      const cancel = (): void => done(false);
-      const timer = setTimeout(() => done(true), ms);
-      cancels.add(cancel);
-      res.once("close", cancel);
-    });
-  }
 
   function choose(view: RequestView): { reply: Reply; rule: string } {
-    for (const [index, rule] of rules.entries()) {
-      const name = rule.name ?? `rules[${index}]`;
-      try {
-        if (!rule.when(view)) continue;
-        return { reply: typeof rule.reply === "function" ? rule.reply(view) : rule.reply, rule: name };
-      } catch (err) {
-        const message = `scripted rule ${name} threw: ${describe(err)}`;
-        return { reply: { error: { status: 500, type: "api_error", message } }, rule: name };
-      }
-    }
-    return { reply: directiveReply(view), rule: "directive" };
+    return chooseReply(rules, view, directiveReply, (message) => ({ error: { status: 500, type: "api_error", message } }));
   }
+
 
   function send(res: ServerResponse, status: number, body: unknown, requestId: string): void {
     res.writeHead(status, { "content-type": "application/json", "request-id": requestId });
@@ -148,14 +96,14 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     send(res, status, errorBody(type ?? errorTypeForStatus(status), message), requestId);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, server: LoopbackServer): Promise<void> {
     const time = Date.now();
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const requestId = `req_fake_${++requestSeq}`;
     const body = await readBody(req);
     const view = buildRequestView(body);
     const method = req.method ?? "";
-    const headers = loggedHeaders(req);
+    const headers = loggedHeaders(req, SECRET_HEADERS);
     const log = (reply: Reply | undefined, rule: string | undefined): void => {
       requests.push({ method, path: url.pathname, query: url.search, headers, body, view, reply, rule, time });
     };
@@ -170,7 +118,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
       }
       const { reply, rule } = choose(view);
       log(reply, rule);
-      if (!(await wait(reply.delayMs ?? 0, res))) return;
+      if (!(await server.wait(reply.delayMs ?? 0, res))) return;
       if (isErrorReply(reply)) {
         sendError(res, reply, requestId);
         return;
@@ -206,32 +154,11 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     send(res, 404, errorBody("not_found_error", `Not found: ${method} ${url.pathname}`), requestId);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent || res.destroyed) res.destroy();
-      else send(res, 500, errorBody("api_error", `fake Anthropic server failed: ${describe(err)}`), "req_fake_error");
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      for (const cancel of [...cancels]) cancel();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    return closing;
-  };
+  const server = await startLoopbackServer(handle, (res, err) => send(res, 500, errorBody("api_error", `fake Anthropic server failed: ${describe(err)}`), "req_fake_error"));
+  const close = (): Promise<void> => server.close();
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     close,
     [Symbol.asyncDispose]: close,

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { chooseReply, describe, loggedHeaders, readBody, startLoopbackServer, type LoopbackServer } from "../http/loopback-server.js";
 import { responsesDirectiveReply } from "./directives.js";
 import { isResponsesErrorReply, openAIErrorType, type ResponsesErrorReply, type ResponsesReply } from "./reply.js";
 import { buildResponsesRequestView, type ResponsesRequestView } from "./request-view.js";
@@ -56,34 +56,10 @@ export interface OpenAIServer extends AsyncDisposable {
 
 const SECRET_HEADERS = new Set(["authorization", "api-key", "proxy-authorization", "cookie"]);
 
-function loggedHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    headers[name] = SECRET_HEADERS.has(name) ? "<set>" : Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 function errorBody(type: string, message: string, code: string | null = null): unknown {
   return { error: { message, type, param: null, code } };
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Starts a scripted OpenAI Responses API server on 127.0.0.1 with an ephemeral port (the model
@@ -100,39 +76,13 @@ function describe(err: unknown): string {
 export async function startOpenAIServer(options: OpenAIServerOptions = {}): Promise<OpenAIServer> {
   const rules = [...(options.rules ?? [])];
   const requests: ResponsesLoggedRequest[] = [];
-  const cancels = new Set<() => void>();
   let seq = 0;
-  let closing: Promise<void> | undefined;
   const next = (prefix: string): string => `${prefix}_${++seq}`;
 
-  function wait(ms: number, res: ServerResponse): Promise<boolean> {
-    if (!(ms > 0)) return Promise.resolve(!res.destroyed);
-    return new Promise((resolve) => {
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        cancels.delete(cancel);
-        res.off("close", cancel);
-        resolve(ok);
-      };
-      const cancel = (): void => done(false);
-      const timer = setTimeout(() => done(true), ms);
-      cancels.add(cancel);
-      res.once("close", cancel);
-    });
+  function choose(view: ResponsesRequestView): { reply: ResponsesReply; rule: string } {
+    return chooseReply(rules, view, responsesDirectiveReply, (message) => ({ error: { status: 500, type: "server_error", message } }));
   }
 
-  function choose(view: ResponsesRequestView): { reply: ResponsesReply; rule: string } {
-    for (const [index, rule] of rules.entries()) {
-      const name = rule.name ?? `rules[${index}]`;
-      try {
-        if (!rule.when(view)) continue;
-        return { reply: typeof rule.reply === "function" ? rule.reply(view) : rule.reply, rule: name };
-      } catch (err) {
-        return { reply: { error: { status: 500, type: "server_error", message: `scripted rule ${name} threw: ${describe(err)}` } }, rule: name };
-      }
-    }
-    return { reply: responsesDirectiveReply(view), rule: "directive" };
-  }
 
   function render(reply: Exclude<ResponsesReply, ResponsesErrorReply>, model: string): ResponseObject {
     const output: ResponseOutputItem[] = [];
@@ -188,13 +138,13 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     send(res, status, errorBody(type ?? openAIErrorType(status), message, code ?? null), requestId);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, server: LoopbackServer): Promise<void> {
     const time = Date.now();
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const requestId = `req_fake_${++seq}`;
     const body = await readBody(req);
     const method = req.method ?? "";
-    const headers = loggedHeaders(req);
+    const headers = loggedHeaders(req, SECRET_HEADERS);
     const isResponses = method === "POST" && url.pathname === "/v1/responses";
     const view = buildResponsesRequestView(isResponses ? body : undefined);
     const log = (reply: ResponsesReply | undefined, rule: string | undefined): void => {
@@ -214,7 +164,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     }
     const { reply, rule } = choose(view);
     log(reply, rule);
-    if (!(await wait(reply.delayMs ?? 0, res))) return;
+    if (!(await server.wait(reply.delayMs ?? 0, res))) return;
     if (isResponsesErrorReply(reply)) {
       sendError(res, reply, requestId);
       return;
@@ -229,34 +179,12 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     res.end();
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent || res.destroyed) res.destroy();
-      else send(res, 500, errorBody("server_error", `fake OpenAI server failed: ${describe(err)}`), "req_fake_error");
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await startLoopbackServer(handle, (res, err) => send(res, 500, errorBody("server_error", `fake OpenAI server failed: ${describe(err)}`), "req_fake_error"));
+  const close = (): Promise<void> => server.close();
 
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
-      for (const cancel of [...cancels]) cancel();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    return closing;
-  };
-
-  const url = `http://127.0.0.1:${port}`;
   return {
-    url,
-    baseUrl: `${url}/v1`,
+    url: server.url,
+    baseUrl: `${server.url}/v1`,
     requests,
     responses: () => requests.filter((r) => r.path === "/v1/responses" && r.method === "POST"),
     close,
