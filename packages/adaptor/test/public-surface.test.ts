@@ -109,6 +109,9 @@ describe("public surface", () => {
       "ErrLeaseLost",
       "LeaseLostError",
       "MemoryThreadStore",
+      "checkFinalizeRequest",
+      "checkLeaseArgs",
+      "checkTtl",
     ]);
   });
 

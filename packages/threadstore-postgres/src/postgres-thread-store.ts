@@ -15,6 +15,7 @@ import {
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
+import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "@adaptor/threadstore";
 
 /** Options of {@link PostgresThreadStore}: exactly one of `pool` and `connectionString`. */
 export interface PostgresThreadStoreOptions {
@@ -317,21 +318,3 @@ function classify(cause: unknown): ErrCode {
   return ErrCode.Internal;
 }
 
-function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
-  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
-  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
-  checkTtl(ttlMs);
-}
-
-function checkTtl(ttlMs: number): void {
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
-  }
-}
-
-function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
-  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
-  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
-  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
-  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
-}

@@ -14,6 +14,7 @@ import {
 } from "@adaptor/threadstore";
 import Database from "better-sqlite3";
 import { SCHEMA, recordFromRow, rowFromRecord, type LeaseRow, type ThreadRow } from "./schema.js";
+import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "@adaptor/threadstore";
 
 /** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
 export interface SqliteThreadStoreOptions {
@@ -263,21 +264,3 @@ function backendError(op: string, cause: unknown): DriverError {
   return new DriverError({ op, device: DEVICE, code, cause });
 }
 
-function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
-  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
-  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
-  checkTtl(ttlMs);
-}
-
-function checkTtl(ttlMs: number): void {
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
-  }
-}
-
-function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
-  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
-  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
-  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
-  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
-}

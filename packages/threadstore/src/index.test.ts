@@ -12,6 +12,9 @@ describe("public surface", () => {
       "ErrLeaseLost",
       "LeaseLostError",
       "MemoryThreadStore",
+      "checkFinalizeRequest",
+      "checkLeaseArgs",
+      "checkTtl",
     ]);
   });
 

@@ -6,6 +6,7 @@ import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
+import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "../contract/argument-checks.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -195,21 +196,3 @@ function holds(row: LeaseRow, lease: Lease, nowMs: number): boolean {
   return row.owner === lease.owner && row.token === lease.token && nowMs < row.expiresAtMs;
 }
 
-function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
-  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
-  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
-  checkTtl(ttlMs);
-}
-
-function checkTtl(ttlMs: number): void {
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`lease ttlMs must be a positive finite number of milliseconds, got ${String(ttlMs)}`);
-  }
-}
-
-function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
-  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
-  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
-  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
-  if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
-}
