@@ -37,7 +37,13 @@ if [ "$(id -u)" -eq 0 ]; then
     log "running as root but there is no 'postgres' user; running without a database (PostgreSQL tests will skip)"
     exec "$@"
   fi
-  as_pg=(runuser -u postgres --)
+  # runuser lives in /usr/sbin or /sbin, which a minimal PATH may lack; su is the fallback.
+  runuser_bin="$(PATH="$PATH:/usr/sbin:/sbin" command -v runuser || true)"
+  if [ -n "$runuser_bin" ]; then
+    as_pg=("$runuser_bin" -u postgres --)
+  else
+    as_pg=(su postgres -s /bin/sh -c '"$0" "$@"')
+  fi
 fi
 
 # As root the cluster dir must be reachable by the postgres user: /tmp, whatever TMPDIR says.
