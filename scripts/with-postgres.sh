@@ -42,7 +42,7 @@ if [ "$(id -u)" -eq 0 ]; then
   if [ -n "$runuser_bin" ]; then
     as_pg=("$runuser_bin" -u postgres --)
   else
-    as_pg=(su postgres -s /bin/sh -c '"$0" "$@"')
+    as_pg=(su -s /bin/sh -c '"$0" "$@"' postgres --)
   fi
 fi
 
