@@ -2,9 +2,10 @@
 // own file and is listed below; ratios are always against a baseline measured in the same run.
 import { fmt, type Benchmark } from "./harness.js";
 import { claudeThreadTurn } from "./claude-thread-turn.js";
+import { codexThreadTurn } from "./codex-thread-turn.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const benchmarks: Benchmark[] = [threadStoreLeases, claudeThreadTurn];
+const benchmarks: Benchmark[] = [threadStoreLeases, claudeThreadTurn, codexThreadTurn];
 
 const started = performance.now();
 for (const benchmark of benchmarks) {

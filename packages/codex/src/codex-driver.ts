@@ -1,25 +1,34 @@
 import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import type { CliProcess } from "@adaptor/driver/process";
-import { runAppServer } from "./app-server/app-server-run.js";
+import PQueue from "p-queue";
+import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
-import { planPolicy } from "./policy.js";
+import { planPolicy, type CodexPolicyPlan } from "./policy.js";
+import { launchSignature } from "./session/launch-signature.js";
+import { SessionPool } from "./session/session-pool.js";
 
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
  * (default): `codex app-server` JSON-RPC with streaming, real approvals, resume and fork
- * (notes/cli-protocols.md §3). Transport `"exec"`: the batch `codex exec --json`. Each run uses a
- * fresh process; the thread id from codex's reply is the resume id.
+ * (notes/cli-protocols.md §3). Transport `"exec"`: the batch `codex exec --json`, one process per
+ * run. The thread id from codex's reply is the resume id. Thread turns (`request.reuseProcess`) on
+ * app-server run on the live process parked after the thread's previous turn when every spawn input
+ * is unchanged — just a `turn/start` on the thread it already has loaded; a prompt written to a
+ * process is never written again.
  */
 export class CodexDriver implements Driver {
   /** {@link CODEX_DESCRIPTOR}, or {@link CODEX_EXEC_DESCRIPTOR} for `transport: "exec"`. */
   readonly descriptor: DriverDescriptor;
   /** The captured configuration (a frozen copy of what was passed). */
   readonly config: CodexConfig;
-  readonly #live = new Set<CliProcess>();
+  /** exec processes and app-server sessions serving a turn right now. */
+  readonly #live = new Set<{ close(): Promise<void> }>();
+  readonly #pool: SessionPool;
+  readonly #spawns: PQueue;
 
   constructor(config: CodexConfig = {}) {
     const copy: CodexConfig = {
@@ -30,6 +39,8 @@ export class CodexDriver implements Driver {
     };
     this.config = Object.freeze(copy);
     this.descriptor = config.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
+    this.#pool = new SessionPool(config.idleMs);
+    this.#spawns = new PQueue({ concurrency: config.maxConcurrentSpawns ?? 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
@@ -37,10 +48,15 @@ export class CodexDriver implements Driver {
     validateCodexConfig(this.config);
   }
 
+  /** Number of live app-server processes parked for reuse. */
+  get parkedProcesses(): number {
+    return this.#pool.size;
+  }
+
   /**
-   * Runs one turn in a fresh process; see {@link Driver.run} for the verdict contract. Before
-   * anything is launched it refuses what the descriptor lacks (policy, approval modes) and output
-   * schemas strict mode cannot express.
+   * Runs one turn; see {@link Driver.run} for the verdict contract. Before anything is launched it
+   * refuses what the descriptor lacks (policy, approval modes) and output schemas strict mode cannot
+   * express.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
    * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError before launch; DriverError
@@ -52,8 +68,10 @@ export class CodexDriver implements Driver {
     this.validateConfig();
     const plan = planPolicy(request.policy, this.descriptor);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
-    const init = {
-      command: this.config.command ?? defaultCodexCommand(),
+    const command = this.config.command ?? defaultCodexCommand();
+    if (this.config.transport !== "exec") return this.#runAppServer(command, request, sink, signal, plan, outputSchema);
+    return runExec({
+      command,
       config: this.config,
       request,
       sink,
@@ -64,8 +82,7 @@ export class CodexDriver implements Driver {
         this.#live.add(proc);
         return () => void this.#live.delete(proc);
       },
-    };
-    return this.config.transport === "exec" ? runExec(init) : runAppServer(init);
+    });
   }
 
   /**
@@ -81,8 +98,47 @@ export class CodexDriver implements Driver {
     };
   }
 
-  /** Terminates every live process of this driver. Idempotent. */
+  /** Ends every live and parked process of this driver. Idempotent. */
   async close(): Promise<void> {
-    await Promise.all([...this.#live].map((proc) => proc.close()));
+    await Promise.all([...this.#live].map((live) => live.close()));
+    await this.#pool.close();
+  }
+
+  /**
+   * A thread turn that may reuse (`request.reuseProcess`, not a fork) takes the thread's parked
+   * process when its launch signature matches; any other turn on an existing thread first ends a
+   * parked process of that thread (one writer per thread), then spawns. A healthy reusable turn
+   * parks its process under the thread id codex reported.
+   */
+  async #runAppServer(
+    command: string,
+    request: DriverRequest,
+    sink: DriverSink,
+    signal: AbortSignal,
+    plan: CodexPolicyPlan,
+    outputSchema: Record<string, unknown> | undefined,
+  ): Promise<DriverResponse> {
+    const signature = launchSignature(command, this.config, request);
+    const reusable = request.reuseProcess === true && !request.session?.fork;
+    let session: AppServerSession | undefined;
+    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature);
+    else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
+    if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
+    else {
+      session = await AppServerSession.spawn(
+        { command, config: this.config, request, signature, schedule: (spawn) => this.#spawns.add(spawn) },
+        sink,
+      );
+    }
+    this.#live.add(session);
+    try {
+      const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable });
+      const threadId = session.threadId;
+      if (alive && threadId && session.usable) this.#pool.park(threadId, session);
+      else if (alive) await session.close();
+      return response;
+    } finally {
+      this.#live.delete(session);
+    }
   }
 }

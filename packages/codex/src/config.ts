@@ -35,6 +35,10 @@ export interface CodexConfig {
   readonly killGraceMs?: number;
   /** Longest stdout line in bytes. Default 64 MiB. */
   readonly maxLineBytes?: number;
+  /** Idle time in ms after which an app-server process parked between thread turns is ended. Default 300,000. */
+  readonly idleMs?: number;
+  /** Processes spawned at once by this driver (p-queue). Default 4. */
+  readonly maxConcurrentSpawns?: number;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -72,7 +76,8 @@ export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze([
  * Checks a config without I/O.
  * @throws InvalidDriverConfigError naming the field: an unknown transport, an owned flag in
  * `extraArgs`, an owned key in `configOverrides`, a non-string arg, an empty `command`, a negative
- * `killGraceMs` or a non-positive `maxLineBytes`.
+ * `killGraceMs` or `idleMs`, a non-positive `maxLineBytes`, or a `maxConcurrentSpawns` that is not a
+ * positive integer.
  */
 export function validateCodexConfig(config: CodexConfig): void {
   const fail = (reason: string): never => {
@@ -97,6 +102,10 @@ export function validateCodexConfig(config: CodexConfig): void {
   }
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+  if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
+  if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
+    fail("maxConcurrentSpawns must be a positive integer");
+  }
 }
 
 /** `-c key=value` arguments of `configOverrides`, values TOML-encoded. */

@@ -10,15 +10,17 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's
- * real-binary tests (packages/codex/test/): resume and fork in a new process, native structured
- * output, the three sandbox levels, web search allow/deny, and the four permission modes.
+ * real-binary tests (packages/codex/test/): resume and fork in a new process, process reuse for
+ * thread turns (codex-reuse.test.ts), native structured output, the three sandbox levels, web
+ * search allow/deny, and the four permission modes.
  */
 export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   type: "codex",
   displayName: "Codex",
   capabilities: {
     sessions: { resume: true, fork: true },
-    processReuse: false,
+    // A thread's app-server process is parked after a healthy turn; the next turn is a turn/start on it.
+    processReuse: true,
     structuredOutput: { native: true, prompt: false },
     mcp: { transports: [] },
     policy: {

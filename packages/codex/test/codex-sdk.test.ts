@@ -19,7 +19,8 @@ const answerJSON = { type: "object", properties: { answer: { type: "string" }, n
 describe("codex driver under the SDK on the real binary", () => {
   it("a thread resumes codex's thread in a new process each turn: the model sees the history", async () => {
     h = await codexHarness();
-    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+    // spawn: true: every turn a fresh process (thread/resume); reuse of a live one is codex-reuse.test.ts.
+    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore(), spawn: true });
     const thread = agent.thread("chat");
     const first = await thread.run("first thread turn");
     const second = await thread.run("second thread turn");

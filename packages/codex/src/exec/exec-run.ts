@@ -27,9 +27,9 @@ export interface ExecRunInit {
 
 /**
  * The argv of one `codex exec --json` run: `exec --json --skip-git-repo-check [-m model]
- * [-s sandbox] [-c approval_policy=…] [--output-schema file] <overrides/extra> [resume <id>] -- <prompt>`.
- * The prompt is the last argument after `--` (so a prompt starting with `-` is not a flag) because
- * `CliProcess` can only write JSON lines to stdin; stdin is closed at once.
+ * [-s sandbox] [-c approval_policy=…] [--output-schema file] <overrides/extra> [resume <id>] -`.
+ * The prompt is never in argv: `-` makes codex read it from stdin, which gets the prompt and is
+ * then closed.
  */
 export function execArgs(request: DriverRequest, config: CodexConfig, plan: CodexPolicyPlan, schemaFile: string | undefined): string[] {
   const model = request.model ?? config.model;

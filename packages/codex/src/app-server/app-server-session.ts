@@ -1,0 +1,400 @@
+import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { classifyCodexTurn } from "../classify.js";
+import type { CodexConfig } from "../config.js";
+import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
+import type { CodexPolicyPlan } from "../policy.js";
+import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
+import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
+import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
+import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
+import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
+import type { ThreadStartParams } from "../protocol/generated/v2/ThreadStartParams.js";
+import type { ThreadStartResponse } from "../protocol/generated/v2/ThreadStartResponse.js";
+import type { TurnStartParams } from "../protocol/generated/v2/TurnStartParams.js";
+import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
+import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
+import { AppServerCancellation } from "./cancellation.js";
+import { CodexRpcError } from "./codex-rpc-error.js";
+import { METHOD_NOT_FOUND, RpcConnection, type ServerRequestMessage } from "./rpc-connection.js";
+import { AppServerTurnState } from "./turn-state.js";
+
+const DEVICE = "codex";
+/** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
+const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
+
+/** What {@link AppServerSession.spawn} needs. */
+export interface AppServerSpawn {
+  readonly command: string;
+  readonly config: CodexConfig;
+  readonly request: DriverRequest;
+  /** The {@link launchSignature} of `request`: a parked process is reused only for an equal one. */
+  readonly signature: string;
+  /** Runs the spawn (the driver bounds concurrent spawns with p-queue). */
+  readonly schedule: (spawn: () => Promise<CliProcess>) => Promise<CliProcess>;
+}
+
+/** One turn on an {@link AppServerSession}. */
+export interface AppServerTurn {
+  readonly request: DriverRequest;
+  readonly sink: DriverSink;
+  readonly signal: AbortSignal;
+  readonly plan: CodexPolicyPlan;
+  /** The strict form of `request.outputSchema` (already normalised), if any. */
+  readonly outputSchema: Record<string, unknown> | undefined;
+  /** Leave the process running after a healthy turn, for the next turn of its thread. */
+  readonly keepAlive: boolean;
+}
+
+/** How a turn on an {@link AppServerSession} ended. */
+export interface AppServerTurnOutcome {
+  readonly response: DriverResponse;
+  /** True when the process is still running with its thread loaded (only after a healthy `keepAlive` turn). */
+  readonly alive: boolean;
+}
+
+type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider">;
+
+/** The turn a session is serving: where its notifications and server requests go. */
+interface ActiveTurn {
+  readonly state: AppServerTurnState;
+  readonly onServerRequest: (message: ServerRequestMessage) => void;
+  readonly sink: DriverSink;
+  readonly markDone: () => void;
+}
+
+/**
+ * One live `codex app-server` process (notes/cli-protocols.md §3) and the thread loaded in it.
+ * The first turn sends `initialize` / `initialized` and opens the thread (`thread/start`, or
+ * `thread/resume` / `thread/fork` for `request.session`); every turn sends `turn/start` with the
+ * prompt (and the strict output schema) and turns notifications into events until its
+ * `turn/completed`. After a healthy `keepAlive` turn the process stays up with the thread loaded,
+ * so the next turn of the thread is only a `turn/start` on the same connection (no second
+ * `thread/resume`); otherwise stdin is closed and codex exits. Every server request is answered,
+ * also between turns (declined). stdout is read by one pump for the life of the process.
+ */
+export class AppServerSession {
+  readonly proc: CliProcess;
+  readonly signature: string;
+  readonly #config: CodexConfig;
+  readonly #cwd: string;
+  readonly #graceMs: number;
+  readonly #rpc: RpcConnection;
+  readonly #pump: Promise<void>;
+  #readError: unknown;
+  /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
+  #lineText = "";
+  #active: ActiveTurn | undefined;
+  #initialized = false;
+  /** The thread opened in this process and the reply that opened it. */
+  #opened: ThreadOpened | undefined;
+  #threadClosed = false;
+  #ended = false;
+  #exited = false;
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Spawns `codex app-server` for `init.request` (its cwd and env) and emits the `process` `spawn`
+   * event on `sink`. @throws DriverError `NOT_FOUND` when the executable is missing.
+   */
+  static async spawn(init: AppServerSpawn, sink: DriverSink): Promise<AppServerSession> {
+    const { config, request } = init;
+    const cwd = request.cwd ?? config.cwd ?? process.cwd();
+    let session: AppServerSession | undefined;
+    const proc = await init.schedule(() =>
+      spawnCli({
+        command: init.command,
+        args: ["app-server", ...commonArgs(config)],
+        cwd,
+        env: codexEnv(config, request.env),
+        device: DEVICE,
+        ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
+        ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+        // stderr goes to the turn being served; between turns it is only kept in `proc.stderr`.
+        onStderr: (text) => session?.emitStderr(text),
+      }),
+    );
+    session = new AppServerSession(proc, init.signature, config, cwd);
+    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+    return session;
+  }
+
+  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string) {
+    this.proc = proc;
+    this.signature = signature;
+    this.#config = config;
+    this.#cwd = cwd;
+    this.#graceMs = config.killGraceMs ?? 2000;
+    this.#rpc = new RpcConnection(proc, {
+      onNotification: (method, params) => this.#onNotification(method, params),
+      onServerRequest: (message) => this.#onServerRequest(message),
+    });
+    void proc.exited.then(() => (this.#exited = true));
+    this.#pump = this.#readLines();
+  }
+
+  /** Reports stderr text to the turn being served, if any (`proc.stderr` keeps it either way). */
+  emitStderr(text: string): void {
+    this.#active?.sink.emit({ type: "process", kind: "stderr", text });
+  }
+
+  /** The thread loaded in this process, once a turn opened it. */
+  get threadId(): string | undefined {
+    return this.#opened?.thread.id;
+  }
+
+  /** True while the process can take another turn of its thread. */
+  get usable(): boolean {
+    return this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && this.#opened !== undefined;
+  }
+
+  /**
+   * Runs one turn; see {@link Driver.run} for the verdict contract. The process is ended unless the
+   * turn was healthy and `keepAlive` was asked for. The prompt is written once, in `turn/start`.
+   *
+   * @throws `signal.reason` (or a `FORCE_KILLED` DriverError carrying it) after a cancel, once the
+   * process is gone; DriverError `DRIVER` when codex answered a request with an error.
+   */
+  async runTurn(turnInit: AppServerTurn): Promise<AppServerTurnOutcome> {
+    const { request, sink, signal, plan } = turnInit;
+    const proc = this.proc;
+    const stdoutStart = proc.stdout.length;
+    const stderrStart = proc.stderr.length;
+    const turn = new AppServerTurnState((event) => sink.emit(event));
+    let markTurnDone: () => void = () => undefined;
+    const turnDone = new Promise<void>((resolve) => {
+      markTurnDone = resolve;
+    });
+    this.#active = { state: turn, sink, markDone: () => markTurnDone(), onServerRequest: this.#approvalsFor(turn, sink) };
+    if (this.#ended) markTurnDone();
+
+    const cancel = new AppServerCancellation(proc, this.#rpc, turnDone, this.#graceMs);
+    const onAbort = (): void => cancel.start();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) cancel.start();
+
+    let opened: ThreadOpened | undefined;
+    let failure: DriverFailure | undefined;
+    let error: unknown;
+    let exit: ExitInfo | undefined;
+    let alive = false;
+    try {
+      if (!this.#initialized) {
+        const initialize: InitializeParams = {
+          clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
+          capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
+        };
+        await this.#rpc.request("initialize", initialize);
+        this.#rpc.notify("initialized");
+        this.#initialized = true;
+      }
+      opened = this.#opened;
+      if (!opened) {
+        try {
+          opened = this.#opened = await openThread(this.#rpc, request, this.#config, plan, this.#cwd);
+        } catch (err) {
+          if (!(request.session && err instanceof CodexRpcError)) throw err;
+          failure = {
+            reason: "resume_rejected",
+            message: err.message,
+            details: { resumeId: request.session.resumeId, fork: request.session.fork === true, code: err.code },
+            cause: err,
+          };
+        }
+      }
+      if (opened) {
+        turn.threadId = opened.thread.id;
+        const params: TurnStartParams = {
+          threadId: opened.thread.id,
+          input: [{ type: "text", text: request.prompt, text_elements: [] }],
+          ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
+        };
+        const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
+        turn.turnId ??= started.turn.id;
+        cancel.turnStarted(opened.thread.id, turn.turnId);
+        if (signal.aborted) cancel.start();
+        await turnDone;
+      }
+      alive = turnInit.keepAlive && !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
+      if (!alive) {
+        proc.closeStdin();
+        exit = await exitOrTerminate(proc, this.#graceMs);
+        await this.#pump;
+      }
+    } catch (err) {
+      error = err;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      await cancel.settled();
+      this.#active = undefined;
+      if (!alive) await this.close();
+    }
+    const exitInfo = alive ? undefined : (exit ?? (await proc.exited));
+    if (signal.aborted) throw exitInfo?.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+    if (error !== undefined && !isDisconnect(error)) {
+      if (error instanceof CodexRpcError) throw new DriverError({ op: error.method, device: DEVICE, code: ErrCode.Driver, cause: error });
+      throw error;
+    }
+    if (this.#readError !== undefined) throw this.#readError;
+
+    const completed = turn.completed;
+    failure ??= classifyCodexTurn({
+      status: completed?.status,
+      ...(completed?.error ? { errorMessage: completed.error.message, codexErrorInfo: completed.error.codexErrorInfo } : {}),
+      exitCode: exitInfo ? exitInfo.code : null,
+      exitSignal: exitInfo ? exitInfo.signal : null,
+      stderrTail: proc.stderrTail(),
+    });
+    const text = turn.lastAgentText ?? "";
+    let structured: unknown;
+    if (!failure && turnInit.outputSchema && request.outputSchema && text) {
+      try {
+        structured = stripOptionalNulls(JSON.parse(text) as unknown, request.outputSchema);
+      } catch {
+        sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
+      }
+    }
+    const usage = turn.usage();
+    const response: DriverResponse = {
+      text: failure ? "" : text,
+      ...(structured !== undefined ? { structured } : {}),
+      ...(opened?.model ? { model: opened.model } : {}),
+      ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
+      ...(usage ? { usage } : {}),
+      transcript: turn.transcript,
+      raw: {
+        stdout: proc.stdout.slice(stdoutStart),
+        stderr: proc.stderr.slice(stderrStart),
+        ...(turn.completedJson ? { terminal: { event: "turn/completed", json: turn.completedJson } } : {}),
+      },
+      ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id } } : {}),
+      ...(failure ? { failure } : {}),
+      ...(exitInfo ? { exit: { code: exitInfo.code, signal: exitInfo.signal } } : {}),
+    };
+    return { response, alive };
+  }
+
+  /**
+   * Ends the process and waits until it is reaped. Idle (parked), it gets EOF on stdin first, the
+   * way codex ends after every turn, and is terminated only when it does not exit within the
+   * grace; serving a turn, it is terminated at once. Idempotent; never rejects.
+   */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      if (!this.#active && !this.#exited) {
+        this.proc.closeStdin();
+        await exitOrTerminate(this.proc, this.#graceMs);
+      }
+      await this.proc.close();
+      await this.#pump;
+    })();
+    return this.#closed;
+  }
+
+  async #readLines(): Promise<void> {
+    try {
+      for await (const line of this.proc.lines()) {
+        this.#lineText = line.text;
+        if (line.kind === "text" || !this.#rpc.accept(line.value)) {
+          this.#active?.sink.emit({ type: "process", kind: "stdout", text: line.text });
+        }
+      }
+    } catch (err) {
+      this.#readError = err;
+    } finally {
+      this.#ended = true;
+      this.#rpc.close();
+      this.#active?.markDone();
+    }
+  }
+
+  #onNotification(method: string, params: unknown): void {
+    if (method === "thread/closed" && (params as { threadId?: unknown } | undefined)?.threadId === this.threadId) {
+      this.#threadClosed = true; // codex unloaded the thread: this process cannot continue it
+    }
+    const active = this.#active;
+    if (active?.state.accept({ method, params } as ServerNotification, this.#lineText)) active.markDone();
+  }
+
+  #onServerRequest(message: ServerRequestMessage): void {
+    if (this.#active) {
+      this.#active.onServerRequest(message);
+      return;
+    }
+    // No turn is running (the process is parked): nobody can decide, so decline.
+    if (APPROVAL_METHODS.includes(message.method)) {
+      void this.#rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "no turn is running" }));
+    } else {
+      void this.#rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
+    }
+  }
+
+  /** The server-request handler of one turn: approvals go to the host, each request is answered once. */
+  #approvalsFor(turn: AppServerTurnState, sink: DriverSink): (message: ServerRequestMessage) => void {
+    const rpc = this.#rpc;
+    const answered = new Set<string | number>();
+    const answer = (id: string | number, send: () => Promise<void>): void => {
+      if (answered.has(id)) return;
+      answered.add(id);
+      void send();
+    };
+    const decline = (message: ServerRequestMessage): void =>
+      answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "declined" })));
+    return (message) => {
+      if (!APPROVAL_METHODS.includes(message.method)) {
+        sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
+        answer(message.id, () => rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
+        return;
+      }
+      try {
+        const ask = approvalAsk(message as ServerRequest, (id) => turn.item(id));
+        if (!ask) {
+          decline(message);
+          return;
+        }
+        sink
+          .requestApproval(ask)
+          .then(
+            (decision) => approvalAnswer(message.method, decision),
+            () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
+          )
+          .then(
+            (result) => answer(message.id, () => rpc.respond(message.id, result)),
+            () => decline(message),
+          );
+      } catch {
+        decline(message);
+      }
+    };
+  }
+}
+
+/** A disconnect (codex gone before answering) is classified from the exit, not thrown. */
+function isDisconnect(err: unknown): boolean {
+  return err instanceof DriverError && err.code === ErrCode.DeviceDisconnected;
+}
+
+async function openThread(
+  rpc: RpcConnection,
+  request: DriverRequest,
+  config: CodexConfig,
+  plan: CodexPolicyPlan,
+  cwd: string,
+): Promise<ThreadOpened> {
+  const model = request.model ?? config.model;
+  const common = {
+    cwd,
+    ...(model ? { model } : {}),
+    ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
+    ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
+    ...(plan.webSearch ? { config: { web_search: plan.webSearch } } : {}),
+  };
+  const session = request.session;
+  if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);
+  if (session.fork) {
+    return rpc.request<ThreadOpened>("thread/fork", { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadForkParams);
+  }
+  return rpc.request<ThreadOpened>("thread/resume", { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams);
+}
