@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { codexTestEnv, startOpenAIServer, type CodexTestEnv, type OpenAIServer, type ResponsesScriptRule } from "@adaptor/testkit";
 import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
 
@@ -20,9 +20,20 @@ export interface CodexHarnessOptions {
   readonly outsideTmp?: boolean;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
 /** A parent dir for temp roots that is not under /tmp (git-ignored node_modules cache of this package). */
-export const NON_TMP_PARENT = join(here, "..", "node_modules", ".cache", "adaptor-codex-test");
+export const NON_TMP_PARENT = nonTmpParent();
+
+/**
+ * A folder outside /tmp and $TMPDIR, which codex's workspace-write sandbox leaves writable: the
+ * home cache, else /var/tmp. (Not the repository: CI may clone it under /tmp.)
+ */
+function nonTmpParent(): string {
+  const tmpRoots = ["/tmp", process.env.TMPDIR ?? "/tmp", tmpdir()].map((dir) => resolve(dir));
+  const under = (dir: string): boolean => tmpRoots.some((root) => dir === root || dir.startsWith(`${root}/`));
+  const candidates = [join(homedir(), ".cache"), "/var/tmp"].map((dir) => resolve(dir));
+  const parent = candidates.find((dir) => !under(dir)) ?? candidates[1]!;
+  return join(parent, "adaptor-codex-test");
+}
 
 export async function codexHarness(options: CodexHarnessOptions = {}): Promise<CodexHarness> {
   const server = await startOpenAIServer({ rules: options.rules ?? [] });
