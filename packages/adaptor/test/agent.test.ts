@@ -208,7 +208,7 @@ describe("approvals, first form", () => {
     ]);
   });
 
-  it("a request never answered is denied when the run ends, and a late answer is ErrApprovalExpired", async () => {
+  it("a request never answered is denied as soon as the run is cancelled, and a late answer is ErrApprovalExpired", async () => {
     let held: ApprovalRequest | undefined;
     const driver = scriptedDriver(async (_r, sink, signal) => {
       void sink.requestApproval({ kind: "permission", title: "Write" });
@@ -218,7 +218,7 @@ describe("approvals, first form", () => {
     const stream = new Agent(driver).stream("p", { timeoutMs: 30 });
     for await (const event of stream) if (event.type === "approval-request") held = event.request;
     await stream.result().catch(() => undefined);
-    expect(driver.decisions).toEqual([{ outcome: "deny", reason: "run ended" }]);
+    expect(driver.decisions).toEqual([{ outcome: "deny", reason: "run cancelled" }]);
     expect(held?.status).toBe("expired");
     let late: unknown;
     try {
@@ -284,5 +284,73 @@ describe("backpressure", () => {
     expect(events.at(-1)?.type).toBe("run-finished");
     const seqs = events.map((e) => e.meta.sequence);
     expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!)).toBe(true);
+  });
+});
+
+describe("input hygiene (found by a new-user trial)", () => {
+  it("a prompt that is not a string rejects through result() instead of hanging", async () => {
+    const driver = scriptedDriver(async () => ({ text: "never" }));
+    const stream = new Agent(driver).stream(42 as unknown as string);
+    const events = await collect(stream);
+    expect(await stream.result().catch((e: unknown) => e)).toBeInstanceOf(TypeError);
+    expect(events.at(-1)?.type).toBe("run-finished");
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("null options and a null approvals policy still end the stream with run-finished", async () => {
+    const agent = new Agent(scriptedDriver(async () => ({ text: "ok" })));
+    expect((await agent.run("p", null as never)).text).toBe("ok");
+    const stream = agent.stream("p", { policy: { approvals: null as never } });
+    const events = await collect(stream);
+    expect(events.at(-1)?.type).toBe("run-finished");
+    expect(await stream.result().catch((e: unknown) => e)).toMatchObject({ name: "InvalidPolicyError" });
+  });
+
+  it("Infinity or huge timeouts mean no deadline, never an instant one; NaN and negative timeouts are refused", async () => {
+    const agent = new Agent(scriptedDriver(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return { text: "done" };
+    }));
+    expect((await agent.run("p", { timeoutMs: Infinity })).text).toBe("done");
+    expect((await agent.run("p", { timeoutMs: 2 ** 31 })).text).toBe("done");
+    expect(await agent.run("p", { timeoutMs: Number.NaN }).catch((e: unknown) => e)).toBeInstanceOf(RangeError);
+    expect(await agent.run("p", { timeoutMs: -1 }).catch((e: unknown) => e)).toBeInstanceOf(RangeError);
+  });
+
+  it("a misspelt or non-object policy is InvalidPolicyError, not silently ignored", async () => {
+    const agent = new Agent(scriptedDriver(async () => ({ text: "ok" })));
+    const typo = await agent.run("p", { policy: { sandboxx: "read_only" } as never }).catch((e: unknown) => e);
+    expect(findError(typo, InvalidDriverConfigError)).toBeUndefined();
+    expect(typo).toMatchObject({ name: "InvalidPolicyError", field: "sandboxx" });
+    const text = await agent.run("p", { policy: "read_only" as never }).catch((e: unknown) => e);
+    expect(text).toMatchObject({ name: "InvalidPolicyError", field: "policy" });
+  });
+
+  it("an approval cannot be answered after the run was cancelled", async () => {
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      void sink.requestApproval({ kind: "permission", title: "Write" });
+      await untilAborted(signal);
+      return {};
+    });
+    const stream = new Agent(driver).stream("p");
+    let late: unknown;
+    for await (const event of stream) {
+      if (event.type !== "approval-request") continue;
+      stream.cancel();
+      try {
+        event.request.approve();
+      } catch (error) {
+        late = error;
+      }
+    }
+    await stream.result().catch(() => undefined);
+    expect(isError(late, ErrApprovalExpired)).toBe(true);
+    expect(driver.decisions).toEqual([{ outcome: "deny", reason: "run cancelled" }]);
+  });
+
+  it("bad eventBuffer and leaseTtlMs are refused at construction", () => {
+    const driver = scriptedDriver(async () => ({ text: "x" }));
+    expect(() => new Agent(driver, { eventBuffer: 0 })).toThrow(RangeError);
+    expect(() => new Agent(driver, { leaseTtlMs: Infinity })).toThrow(RangeError);
   });
 });

@@ -178,4 +178,34 @@ describe("Thread API", () => {
     for await (const event of stream) expect(event.meta.threadKey).toBe("key-9");
     await stream.result();
   });
+
+  it("two turns on one key in the same agent exclude each other: the second fails fast with ErrThreadBusy", async () => {
+    const store = new MemoryThreadStore();
+    const slow = scriptedDriver(async (_r, _s, signal) => untilAborted(signal));
+    const agent = new Agent(slow, { threadStore: store });
+    const first = agent.thread("k").stream("long");
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await agent.thread("k").run("again").catch((e: unknown) => e);
+    expect(isError(second, ErrThreadBusy)).toBe(true);
+    expect(slow.requests).toHaveLength(1);
+    first.cancel();
+    await first.result().catch(() => undefined);
+  });
+
+  it("a live process is reused only while the conversation is where this agent left it", async () => {
+    const store = new MemoryThreadStore();
+    const driverA = sessionDriver();
+    const a = new Agent(driverA, { threadStore: store });
+    await a.thread("k").run("alpha");
+    await a.thread("k").run("alpha-2");
+    expect(driverA.requests.map((r) => r.reuseProcess)).toEqual([true, true]);
+    // Another agent (another worker) continues the thread in between.
+    const driverB = scriptedDriver(async (request) => ({ text: "b", checkpoint: { resumeId: request.session!.resumeId } }));
+    await new Agent(driverB, { threadStore: store }).thread("k").run("beta");
+    expect(driverB.requests[0]?.reuseProcess).toBe(false);
+    await a.thread("k").run("gamma");
+    expect(driverA.requests[2]?.reuseProcess).toBe(false);
+    await a.thread("k").run("delta");
+    expect(driverA.requests[3]?.reuseProcess).toBe(true);
+  });
 });

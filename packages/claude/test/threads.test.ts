@@ -128,4 +128,21 @@ describe("claude threads on the real binary", () => {
     const record = await store.resolve({ key: "chat" });
     expect(record!.checkpoint.resumeId).not.toBe(sessionId);
   });
+
+  it("another agent continuing the thread in between: the parked process is not reused and its turn is seen", async () => {
+    h = await harness();
+    const store = new MemoryThreadStore();
+    extra = threadAgent(h, store);
+    const other = threadAgent(h, store);
+    try {
+      const alpha = await runAndPid(extra.thread("shared").stream("alpha"));
+      await other.thread("shared").run("beta");
+      const gamma = await runAndPid(extra.thread("shared").stream("gamma"));
+      expect(gamma.reused).toBe(false);
+      expect(alive(alpha.pid!)).toBe(false);
+      expect(gamma.text).toMatch(/I saw 5 message/);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -12,6 +12,9 @@ import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "../thread/thread.js";
 import { AgentTools } from "../tools/agent-tools.js";
 
+/** Longest delay a Node timer takes, in ms; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Default thread lease time-to-live, in ms. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
@@ -30,17 +33,29 @@ export class Agent implements AsyncDisposable {
   readonly #options: AgentOptions;
   readonly #inflight = new Map<AbortController, Promise<unknown>>();
   readonly #owner: string;
+  /** Thread key → version of the record this agent committed last (decides process reuse). */
+  readonly #committed = new Map<string, string>();
   /** Host tools and their MCP server (started by the first run with tools, stopped by close()). */
   readonly #tools: AgentTools;
   #closing: Promise<void> | undefined;
 
-  /** @throws TypeError when `driver` is missing (a programmer error, not a sentinel). */
+  /**
+   * @throws TypeError when `driver` is missing; RangeError for an `eventBuffer` below 1 or a
+   * `leaseTtlMs` outside (0, 2^31-1] (programmer errors, not sentinels).
+   */
   constructor(driver: Driver, options: AgentOptions = {}) {
     if (!driver || typeof driver.run !== "function") throw new TypeError("new Agent(driver): a Driver is required");
     this.driver = driver;
     this.#options = Object.freeze({ ...options });
     this.#owner = options.owner ?? `agent-${uuidv7()}`;
     this.#tools = new AgentTools(options.tools);
+    const { eventBuffer, leaseTtlMs } = this.#options;
+    if (eventBuffer !== undefined && !(Number.isInteger(eventBuffer) && eventBuffer >= 1)) {
+      throw new RangeError(`eventBuffer must be an integer >= 1, got ${String(eventBuffer)}`);
+    }
+    if (leaseTtlMs !== undefined && !(Number.isFinite(leaseTtlMs) && leaseTtlMs > 0 && leaseTtlMs <= MAX_TIMER_MS)) {
+      throw new RangeError(`leaseTtlMs must be a number of ms in (0, ${MAX_TIMER_MS}], got ${String(leaseTtlMs)}`);
+    }
   }
 
   /**
@@ -48,7 +63,7 @@ export class Agent implements AsyncDisposable {
    * stream's result rejects with `ErrAgentClosed`.
    */
   stream(prompt: string, options: RunOptions = {}): Stream {
-    return this.#start(prompt, options, undefined);
+    return this.#start(prompt, options ?? {}, undefined);
   }
 
   /**
@@ -83,8 +98,10 @@ export class Agent implements AsyncDisposable {
         identity: this.#options.identity ?? "",
         owner: this.#owner,
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        lastCommitted: this.#committed.get(key),
+        onCommitted: (version) => this.#committed.set(key, version),
       };
-      return this.#start(prompt, options, context, key);
+      return this.#start(prompt, options ?? {}, context, key);
     },
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
@@ -118,7 +135,8 @@ export class Agent implements AsyncDisposable {
           options: merged,
           queue,
           controller,
-          ...(thread && !(thread instanceof AdaptorError) ? { thread } : {}),
+          // One lease owner per run: two turns on one key in this agent exclude each other too.
+          ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),
       )
       .finally(() => {
@@ -172,7 +190,8 @@ function linkSignals(controller: AbortController, device: string, options: RunOp
       cleanups.push(() => signal.removeEventListener("abort", onAbort));
     }
   }
-  if (timeoutMs !== undefined && timeoutMs >= 0) {
+  // Beyond the timer range (about 24.8 days) or Infinity: no deadline. Bad values are rejected by the run.
+  if (typeof timeoutMs === "number" && timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS) {
     const timer = setTimeout(() => {
       controller.abort(
         new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}` }),

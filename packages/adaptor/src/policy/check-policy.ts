@@ -18,6 +18,8 @@ const MODES: Readonly<Record<ApprovalKind, readonly string[]>> = {
 };
 const FALLBACKS = ["abort", "continue", "retry"];
 const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
+const POLICY_FIELDS = ["sandbox", "webSearch", "browser", "activeExecutionTimeoutMs", "approvals"];
+const APPROVAL_FIELDS = [...KINDS, "timeoutMs", "onTimeout", "onReject", "maxRetries"];
 
 /**
  * Preparation step: validates `options.policy` in the contract's order — domain
@@ -26,8 +28,19 @@ const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"]
  */
 export function checkPolicy(prep: Preparation): void {
   const policy = prep.options.policy;
-  if (!policy) return;
+  if (policy === undefined) return;
   const driver = prep.driver.descriptor.type;
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
+    throw new InvalidPolicyError(driver, "policy", policy === null ? "null" : String(policy));
+  }
+  // A misspelt field must not silently fall back to the CLI's defaults.
+  for (const field of Object.keys(policy)) if (!POLICY_FIELDS.includes(field)) throw new InvalidPolicyError(driver, field, "unknown field");
+  if (policy.approvals !== undefined && (typeof policy.approvals !== "object" || policy.approvals === null)) {
+    throw new InvalidPolicyError(driver, "approvals", String(policy.approvals));
+  }
+  for (const field of Object.keys(policy.approvals ?? {})) {
+    if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field");
+  }
   const caps = prep.driver.descriptor.capabilities;
   const invalid = (field: string, value: unknown): never => {
     throw new InvalidPolicyError(driver, field, String(value));
@@ -39,7 +52,7 @@ export function checkPolicy(prep: Preparation): void {
   oneOf("webSearch", policy.webSearch, ALLOW_DENY);
   oneOf("browser", policy.browser, ALLOW_DENY);
   const budget = policy.activeExecutionTimeoutMs;
-  if (budget !== undefined && !(typeof budget === "number" && Number.isFinite(budget) && budget >= 0)) {
+  if (budget !== undefined && !(typeof budget === "number" && budget >= 0 && budget <= 2 ** 31 - 1)) {
     invalid("activeExecutionTimeoutMs", budget);
   }
   const approvals = policy.approvals ?? {};

@@ -17,7 +17,8 @@ export class ActiveBudget {
 
   /** Starts or resumes counting. */
   resume(): void {
-    if (this.#done || this.#since !== undefined) return;
+    // Out of the timer's range (refused by the policy check anyway): never fire early.
+    if (this.#done || this.#since !== undefined || !(this.#limitMs <= 2 ** 31 - 1)) return;
     this.#since = performance.now();
     this.#timer = setTimeout(() => this.#exhaust(), Math.max(0, this.#limitMs - this.#usedMs));
     this.#timer.unref();

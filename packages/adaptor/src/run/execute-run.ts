@@ -46,39 +46,47 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     stopped = failure;
     controller.abort(new BusinessStop(failure.message));
   };
-  const budgetMs = options.policy?.activeExecutionTimeoutMs;
-  const budget = budgetMs
-    ? new ActiveBudget(budgetMs, () =>
-        stop({
-          reason: "active_execution_timeout",
-          message: `active execution budget of ${budgetMs} ms exhausted`,
-          details: { limitMs: budgetMs },
-        }),
-      )
-    : undefined;
-  const approvals = new ApprovalBroker({
-    runId,
-    queue,
-    handler: options.onApproval,
-    settings: resolveApprovalSettings(options.policy?.approvals),
-    signal: controller.signal,
-    onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
-    onFailure: stop,
-    onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
-  });
   let response: DriverResponse | undefined;
+  let budget: ActiveBudget | undefined;
+  let approvals: ApprovalBroker | undefined;
+  // Once the run is cancelled, no pending or later approval can still be answered.
+  const expireApprovals = (): void => approvals?.end("run cancelled");
+  controller.signal.addEventListener("abort", expireApprovals, { once: true });
   try {
+    checkRunInput(setup.prompt, options);
+    const budgetMs = options.policy?.activeExecutionTimeoutMs;
+    budget = budgetMs
+      ? new ActiveBudget(budgetMs, () =>
+          stop({
+            reason: "active_execution_timeout",
+            message: `active execution budget of ${budgetMs} ms exhausted`,
+            details: { limitMs: budgetMs },
+          }),
+        )
+      : undefined;
+    const broker = new ApprovalBroker({
+      runId,
+      queue,
+      handler: options.onApproval,
+      settings: resolveApprovalSettings(options.policy?.approvals ?? undefined),
+      signal: controller.signal,
+      onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
+      onFailure: stop,
+      onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
+    });
+    approvals = broker;
+    if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }));
     let turn: ThreadTurn | undefined;
     try {
       if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));
-      const sink = { emit: (event: DriverEvent) => queue.push(event), requestApproval: (ask: ApprovalAsk) => approvals.ask(ask) };
+      const sink = { emit: (event: DriverEvent) => queue.push(event), requestApproval: (ask: ApprovalAsk) => broker.ask(ask) };
       const callDriver = (request: DriverRequest): Promise<DriverResponse> => driver.run(request, sink, controller.signal);
       response = await callDriver(prep.request);
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
       budget?.stop();
-      approvals.end("run ended");
+      broker.end("run ended");
       if (!stopped) response = await prep.finish(response);
       if (turn && !stopped && !response.failure && !controller.signal.aborted) await turn.commit(response, controller.signal);
     } finally {
@@ -93,7 +101,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     return result;
   } catch (error) {
     budget?.stop();
-    approvals.end("run ended");
+    approvals?.end("run ended");
     const verdict = stopped
       ? runError(stopped, toResult(runId, response, performance.now() - started), error)
       : error instanceof RunError || !controller.signal.aborted
@@ -108,7 +116,21 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     });
     throw verdict;
   } finally {
+    controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();
+  }
+}
+
+/**
+ * Rejects what no driver could run: a prompt that is not a string, and a `timeoutMs` that is not a
+ * non-negative number (Infinity means none).
+ * @throws TypeError / RangeError (programmer errors, reported through the verdict).
+ */
+function checkRunInput(prompt: unknown, options: RunOptions): void {
+  if (typeof prompt !== "string") throw new TypeError(`the prompt must be a string, got ${prompt === null ? "null" : typeof prompt}`);
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs >= 0)) {
+    throw new RangeError(`timeoutMs must be a number >= 0 (ms), got ${String(timeoutMs)}`);
   }
 }
 

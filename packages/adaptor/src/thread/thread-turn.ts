@@ -19,6 +19,11 @@ import type { ThreadContext } from "./thread-context.js";
 /** Codec of the checkpoint `data` this SDK writes. */
 export const CHECKPOINT_CODEC = "json/v1";
 
+/** Identifies one committed state of a record: a new turn by anyone changes `updatedAt`. */
+function recordVersion(record: ThreadRecord): string {
+  return `${record.id}@${record.updatedAt.toISOString()}`;
+}
+
 function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
   return new AdaptorError(message, { sentinel, ...(cause !== undefined ? { cause } : {}) });
 }
@@ -105,7 +110,9 @@ export class ThreadTurn {
 
   async #resolve(prep: Preparation): Promise<void> {
     const { store, key, mode } = this.#ctx;
-    const reuseProcess = prep.options.spawn !== true && mode !== "fork";
+    // A live process may serve the turn only if the conversation is still where this agent left it:
+    // another agent or worker may have continued it since, and a parked process would miss that.
+    const wantsReuse = prep.options.spawn !== true && mode !== "fork";
     if (mode === "fork") {
       const parentKey = this.#ctx.parentKey ?? "";
       const parent = await store.resolve({ key: parentKey }, prep.signal);
@@ -121,15 +128,16 @@ export class ThreadTurn {
     this.#current = current;
     if (!current) {
       if (mode === "resume_only") throw threadError(ErrThreadNotFound, `thread ${key}: no active record`);
-      prep.request = { ...prep.request, reuseProcess };
+      prep.request = { ...prep.request, reuseProcess: wantsReuse };
       return;
     }
     if (mode === "start_new") {
       this.#archiveId = current.id;
-      prep.request = { ...prep.request, reuseProcess };
+      prep.request = { ...prep.request, reuseProcess: wantsReuse };
       return;
     }
     this.#checkCompatible(current);
+    const reuseProcess = wantsReuse && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: { resumeId: current.checkpoint.resumeId }, reuseProcess };
   }
 
@@ -196,7 +204,7 @@ export class ThreadTurn {
     };
     clearInterval(this.#renewal);
     try {
-      return await store.finalize(
+      const written = await store.finalize(
         {
           leases: [this.#lease],
           record,
@@ -205,6 +213,8 @@ export class ThreadTurn {
         },
         signal,
       );
+      this.#ctx.onCommitted?.(recordVersion(written));
+      return written;
     } catch (error) {
       if (findError(error, LeaseLostError)) throw threadError(ErrThreadLeaseLost, `thread ${key}: lease lost before finalize`, error);
       if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
