@@ -64,7 +64,9 @@ export class ClaudeDriver implements Driver {
   constructor(config: ClaudeConfig = {}) {
     this.config = Object.freeze({ ...config, ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}) });
     this.#pool = new SessionPool(config.idleMs);
-    this.#spawns = new PQueue({ concurrency: config.maxConcurrentSpawns ?? 4 });
+    // An invalid value is reported by validateConfig() before any run, not thrown from here.
+    const spawns = config.maxConcurrentSpawns;
+    this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

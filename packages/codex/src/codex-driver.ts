@@ -40,7 +40,9 @@ export class CodexDriver implements Driver {
     this.config = Object.freeze(copy);
     this.descriptor = config.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
     this.#pool = new SessionPool(config.idleMs);
-    this.#spawns = new PQueue({ concurrency: config.maxConcurrentSpawns ?? 4 });
+    // An invalid value is reported by validateConfig() before any run, not thrown from here.
+    const spawns = config.maxConcurrentSpawns;
+    this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

@@ -72,10 +72,23 @@ export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze([
   "model",
 ]);
 
+/** The config key an argument sets: `-c k=v`, `--config k=v`, `--config=k=v` or `-ck=v`; else undefined. */
+function configKeySetBy(arg: string, next: string | undefined): string | undefined {
+  const setting =
+    arg === "-c" || arg === "--config"
+      ? next
+      : arg.startsWith("--config=")
+        ? arg.slice("--config=".length)
+        : arg.startsWith("-c") && !arg.startsWith("--")
+          ? arg.slice(2)
+          : undefined;
+  return setting?.split("=", 1)[0]?.trim() || undefined;
+}
+
 /**
  * Checks a config without I/O.
  * @throws InvalidDriverConfigError naming the field: an unknown transport, an owned flag in
- * `extraArgs`, an owned key in `configOverrides`, a non-string arg, an empty `command`, a negative
+ * `extraArgs` (or an owned config key set there with `-c`/`--config`), an owned key in `configOverrides`, a non-string arg, an empty `command`, a negative
  * `killGraceMs` or `idleMs`, a non-positive `maxLineBytes`, or a `maxConcurrentSpawns` that is not a
  * positive integer.
  */
@@ -90,10 +103,15 @@ export function validateCodexConfig(config: CodexConfig): void {
   if (config.transport !== undefined && config.transport !== "app-server" && config.transport !== "exec") {
     fail(`transport must be "app-server" or "exec", got ${JSON.stringify(config.transport)}`);
   }
-  for (const arg of config.extraArgs ?? []) {
+  const extraArgs = config.extraArgs ?? [];
+  for (const [index, arg] of extraArgs.entries()) {
     if (typeof arg !== "string") fail(`extraArgs must be strings, got ${typeof arg}`);
     const flag = arg.split("=", 1)[0] ?? arg;
     if (OWNED_FLAGS.includes(flag)) fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
+    const key = configKeySetBy(arg, extraArgs[index + 1]);
+    if (key && OWNED_CONFIG_KEYS.some((owned) => key === owned || key.startsWith(`${owned}.`))) {
+      fail(`extraArgs may not set config key ${JSON.stringify(key)}: the driver owns it`);
+    }
   }
   for (const [key, value] of Object.entries(config.configOverrides ?? {})) {
     if (OWNED_CONFIG_KEYS.includes(key)) fail(`configOverrides may not set ${JSON.stringify(key)}: the driver owns it`);
