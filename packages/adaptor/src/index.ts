@@ -52,6 +52,16 @@ export {
   ErrApprovalUnavailable,
 } from "./errors/sentinels.js";
 
+// Store identities for hosts that use a store directly (the Thread API maps them to ErrThread*).
+export {
+  ErrBusy,
+  ErrLeaseLost,
+  ErrAlreadyExists,
+  BusyError,
+  LeaseLostError,
+  AlreadyExistsError,
+} from "@adaptor/threadstore";
+
 // Leaf identities (seed 002 "Root pre-invocation errors"), same objects as their owners'.
 export {
   ErrSkillNotFound,
