@@ -5,11 +5,7 @@ import { MemoryThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import type { Benchmark, Figure } from "./harness.js";
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+import { measureThreadTurns } from "./thread-turns.js";
 
 /** Median wall time of `turns` warm and cold turns after a warm-up; the ratio is cold / warm. */
 async function measure(turns: number): Promise<Figure[]> {
@@ -19,25 +15,7 @@ async function measure(turns: number): Promise<Figure[]> {
     threadStore: new MemoryThreadStore(),
   });
   try {
-    const thread = agent.thread("bench");
-    await thread.run("warm-up");
-    const time = async (spawn: boolean): Promise<number> => {
-      const started = performance.now();
-      await thread.run("turn", { spawn });
-      return performance.now() - started;
-    };
-    // Consecutive warm turns reuse the parked process; a cold turn ends it, so cold turns go last.
-    const warm: number[] = [];
-    const cold: number[] = [];
-    for (let i = 0; i < turns; i++) warm.push(await time(false));
-    for (let i = 0; i < turns; i++) cold.push(await time(true));
-    const w = median(warm);
-    const c = median(cold);
-    return [
-      { label: "warm turn (reused process)", value: w, unit: "ms", note: `median of ${turns}` },
-      { label: "cold turn (spawn + --resume)", value: c, unit: "ms", note: `median of ${turns}` },
-      { label: "cold / warm", value: c / w, unit: "x", note: "baseline: the warm turn, same run" },
-    ];
+    return await measureThreadTurns(agent, turns, "spawn + --resume");
   } finally {
     await agent.close();
     await server.close();
