@@ -103,7 +103,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     budget?.stop();
     approvals?.end("run ended");
     const verdict = stopped
-      ? runError(stopped, toResult(runId, response, performance.now() - started), error)
+      ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
+        runError(stopped, toResult(runId, response, performance.now() - started), error instanceof BusinessStop ? undefined : error)
       : error instanceof RunError || !controller.signal.aborted
         ? error
         : abortVerdict(error, controller.signal);
