@@ -22,7 +22,9 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/threadstore/testing")).sort()).toEqual([
       "FaultPlan",
       "ManualClock",
+      "checkHammerReports",
       "describeThreadStoreConformance",
+      "leaseHammer",
     ]);
   });
 });

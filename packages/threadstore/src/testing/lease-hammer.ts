@@ -1,0 +1,93 @@
+import { performance } from "node:perf_hooks";
+import { BusyError } from "../errors/busy-error.js";
+import { LeaseLostError } from "../errors/lease-lost-error.js";
+import type { ThreadRecord } from "../contract/thread-record.js";
+import type { ThreadStore } from "../contract/thread-store.js";
+
+/** What one {@link leaseHammer} worker saw; check many of them with {@link checkHammerReports}. */
+export interface HammerReport {
+  readonly owner: string;
+  /** Fencing tokens this worker was granted, in order. */
+  readonly tokens: number[];
+  /** Wall-clock [start, end] ms of each lease it held (epoch ms, comparable across processes). */
+  readonly holds: [number, number][];
+  /** Acquires refused with BusyError. */
+  readonly busy: number;
+  /** Finalizes refused with LeaseLostError. */
+  readonly lost: number;
+  readonly finalized: number;
+}
+
+/**
+ * One worker of a multi-process store test: loops acquire → resolve → finalize(count + 1) →
+ * release on `key` until it has finalized `cycles` times, backing off 1–5 ms after a busy lease
+ * (spinning starves the holder on small machines). Run it in several processes against one
+ * database, then pass the reports to {@link checkHammerReports}.
+ */
+export async function leaseHammer(
+  store: ThreadStore,
+  { owner, cycles, key, ttlMs = 10_000 }: { owner: string; cycles: number; key: string; ttlMs?: number },
+): Promise<HammerReport> {
+  const wallNow = (): number => performance.timeOrigin + performance.now();
+  const report = { owner, tokens: [] as number[], holds: [] as [number, number][], busy: 0, lost: 0, finalized: 0 };
+  while (report.finalized < cycles) {
+    let lease;
+    try {
+      lease = await store.acquireLease(key, owner, ttlMs);
+    } catch (err) {
+      if (!(err instanceof BusyError)) throw err;
+      report.busy++;
+      await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4));
+      continue;
+    }
+    const start = wallNow();
+    report.tokens.push(lease.token);
+    const current = await store.resolve({ key });
+    const data = (current?.checkpoint.data ?? { count: 0, tokens: [] }) as { count: number; tokens: number[] };
+    const now = new Date();
+    const next: ThreadRecord = {
+      id: "hammered-record",
+      key,
+      status: "active",
+      driverType: "test",
+      identity: "hammer",
+      fingerprint: "fp",
+      codec: "json/v1",
+      checkpoint: { resumeId: `resume-${lease.token}`, data: { count: data.count + 1, tokens: [...data.tokens, lease.token] } },
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
+    try {
+      await store.finalize({ leases: [lease], record: next });
+      report.finalized++;
+    } catch (err) {
+      if (!(err instanceof LeaseLostError)) throw err;
+      report.lost++;
+    }
+    report.holds.push([start, wallNow()]);
+    await store.releaseLease(lease);
+  }
+  return report;
+}
+
+/**
+ * The invariants of a hammer run: fencing tokens unique and increasing per worker, no two holds
+ * overlapping, and the final record's count equal to the finalizes (no lost update) with its token
+ * list strictly increasing. Returns a list of violations (empty when the store is sound).
+ */
+export function checkHammerReports(reports: readonly HammerReport[], finalRecord: ThreadRecord | undefined): string[] {
+  const problems: string[] = [];
+  const allTokens = reports.flatMap((r) => r.tokens);
+  if (new Set(allTokens).size !== allTokens.length) problems.push("a fencing token was granted twice");
+  for (const r of reports) {
+    if (r.tokens.some((t, i) => i > 0 && t <= r.tokens[i - 1]!)) problems.push(`${r.owner}: tokens did not increase`);
+  }
+  const holds = reports.flatMap((r) => r.holds).sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < holds.length; i++) if (holds[i]![0] < holds[i - 1]![1]) problems.push(`holds overlap at ${i}`);
+  const finalized = reports.reduce((n, r) => n + r.finalized, 0);
+  const data = finalRecord?.checkpoint.data as { count?: number; tokens?: number[] } | undefined;
+  if (data?.count !== finalized) problems.push(`final count ${String(data?.count)} != ${finalized} finalizes (lost update)`);
+  const written = data?.tokens ?? [];
+  if (written.some((t, i) => i > 0 && t <= written[i - 1]!)) problems.push("the recorded tokens are not strictly increasing");
+  return problems;
+}
