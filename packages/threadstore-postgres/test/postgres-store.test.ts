@@ -1,4 +1,3 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import pg from "pg";
@@ -6,7 +5,7 @@ import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { BusyError, type ThreadRecord } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
-import { checkHammerReports, type HammerReport } from "@adaptor/threadstore/testing";
+import { checkHammerReports, runHammerWorkers } from "@adaptor/threadstore/testing";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -142,17 +141,12 @@ if (!PG_URL) {
       await new PostgresThreadStore({ pool, schema: name }).migrate();
       const WORKERS = 4;
       const CYCLES = 25;
-      const workers = Array.from({ length: WORKERS }, (_, i) =>
-        spawn(
-          process.execPath,
-          ["--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", url, name, `worker-${i}`, String(CYCLES), "hammered-key"],
-          { cwd: packageDir, timeout: 60_000 },
-        ),
+      const reports = await runHammerWorkers(
+        Array.from({ length: WORKERS }, (_, i) => [
+          process.execPath, "--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", url, name, `worker-${i}`, String(CYCLES), "hammered-key",
+        ]),
+        { cwd: packageDir },
       );
-      const outputs = workers.map(collect);
-      await Promise.all(outputs.map((o) => o.ready));
-      for (const w of workers) w.stdin.end("go\n");
-      const reports = (await Promise.all(outputs.map((o) => o.done))).map((text) => JSON.parse(text) as HammerReport);
       expect(reports.map((r) => [r.finalized, r.lost])).toEqual(reports.map(() => [CYCLES, 0]));
       const store = new PostgresThreadStore({ pool, schema: name });
       const record = await store.resolve({ key: "hammered-key" });
@@ -164,23 +158,3 @@ if (!PG_URL) {
   });
 }
 
-/** Resolves `ready` at the worker's "ready" line and `done` with its last stdout line once it exits 0. */
-function collect(child: ChildProcessWithoutNullStreams): { ready: Promise<void>; done: Promise<string> } {
-  let out = "";
-  let err = "";
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-    if (out.startsWith("ready\n")) onReady();
-  });
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const done = new Promise<string>((resolve, reject) =>
-    child.on("close", (code) => {
-      onReady();
-      if (code === 0) resolve(out.trim().split("\n").at(-1) ?? "");
-      else reject(new Error(`worker exited with ${code}: ${err}`));
-    }),
-  );
-  return { ready, done };
-}

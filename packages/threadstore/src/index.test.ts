@@ -25,6 +25,7 @@ describe("public surface", () => {
       "checkHammerReports",
       "describeThreadStoreConformance",
       "leaseHammer",
+      "runHammerWorkers",
     ]);
   });
 });

@@ -8,4 +8,4 @@ export {
 } from "./conformance.js";
 export { FaultPlan } from "./fault-plan.js";
 export { ManualClock } from "./manual-clock.js";
-export { leaseHammer, checkHammerReports, type HammerReport } from "./lease-hammer.js";
+export { leaseHammer, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
@@ -90,4 +91,39 @@ export function checkHammerReports(reports: readonly HammerReport[], finalRecord
   const written = data?.tokens ?? [];
   if (written.some((t, i) => i > 0 && t <= written[i - 1]!)) problems.push("the recorded tokens are not strictly increasing");
   return problems;
+}
+
+/**
+ * Starts one worker process per argv (each runs {@link leaseHammer} after printing `ready` and
+ * waiting for a line on stdin), releases them all at once so they really contend, and returns their
+ * reports (each worker's last stdout line, JSON). Rejects when a worker exits non-zero, with its stderr.
+ * @param workers - `[command, ...args]` per worker; `cwd` and `timeoutMs` (default 60,000) apply to all.
+ */
+export async function runHammerWorkers(
+  workers: readonly (readonly string[])[],
+  { cwd, timeoutMs = 60_000 }: { cwd: string; timeoutMs?: number },
+): Promise<HammerReport[]> {
+  const children = workers.map(([command, ...args]) => spawn(command ?? process.execPath, args, { cwd, timeout: timeoutMs }));
+  const outputs = children.map((child) => {
+    let out = "";
+    let err = "";
+    let onReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (onReady = resolve));
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.startsWith("ready\n")) onReady();
+    });
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const done = new Promise<HammerReport>((resolve, reject) =>
+      child.on("close", (code) => {
+        onReady();
+        if (code === 0) resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "") as HammerReport);
+        else reject(new Error(`hammer worker exited with ${code}: ${err}`));
+      }),
+    );
+    return { ready, done };
+  });
+  await Promise.all(outputs.map((o) => o.ready));
+  for (const child of children) child.stdin.end("go\n");
+  return Promise.all(outputs.map((o) => o.done));
 }
