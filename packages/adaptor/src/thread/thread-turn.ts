@@ -24,6 +24,12 @@ function recordVersion(record: ThreadRecord): string {
   return `${record.id}@${record.updatedAt.toISOString()}`;
 }
 
+/** The driver session continuing `record`'s checkpoint (its `data` passed back to the driver). */
+function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverRequest["session"]> {
+  const { resumeId, data } = record.checkpoint;
+  return { resumeId, ...(fork ? { fork: true } : {}), ...(data !== undefined ? { data } : {}) };
+}
+
 function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
   return new AdaptorError(message, { sentinel, ...(cause !== undefined ? { cause } : {}) });
 }
@@ -121,7 +127,7 @@ export class ThreadTurn {
       if (await store.resolve({ key }, prep.signal)) {
         throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
       }
-      prep.request = { ...prep.request, session: { resumeId: parent.checkpoint.resumeId, fork: true }, reuseProcess: false };
+      prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
       return;
     }
     const current = await store.resolve({ key }, prep.signal);
@@ -138,7 +144,7 @@ export class ThreadTurn {
     }
     this.#checkCompatible(current);
     const reuseProcess = wantsReuse && this.#ctx.lastCommitted === recordVersion(current);
-    prep.request = { ...prep.request, session: { resumeId: current.checkpoint.resumeId }, reuseProcess };
+    prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
   }
 
   #checkCompatible(record: ThreadRecord): void {

@@ -13,8 +13,12 @@ export interface DriverRequest {
   readonly cwd?: string;
   /** Extra environment for the CLI, merged over the driver's own. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Provider session to continue; absent for a fresh conversation. */
-  readonly session?: { readonly resumeId: string; readonly fork?: boolean };
+  /**
+   * Provider session to continue; absent for a fresh conversation. `data` is the `data` of the
+   * committed checkpoint being continued (or forked), exactly as the driver returned it: drivers
+   * keep there what they need to start from that checkpoint (e.g. the last committed turn).
+   */
+  readonly session?: { readonly resumeId: string; readonly fork?: boolean; readonly data?: unknown };
   /**
    * A thread turn that may run on (and leave behind) a live process serving this session, when
    * the descriptor declares `processReuse`. False or absent: a fresh process that ends with the run.
