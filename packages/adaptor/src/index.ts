@@ -62,7 +62,7 @@ export {
   AlreadyExistsError,
 } from "@adaptor/threadstore";
 
-// Leaf identities (seed 002 "Root pre-invocation errors"), same objects as their owners'.
+// Leaf pre-invocation identities (docs/errors.md), the same objects as their owners'.
 export {
   ErrSkillNotFound,
   ErrSkillKeyConflict,
@@ -115,7 +115,7 @@ export type {
   ProcessEvent,
 } from "@adaptor/driver";
 
-// Skills and MCP servers (issue 6): declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.
+// Skills and MCP servers: declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.
 export { skillDir, skillInline, skillArchive, skillKey, requireSkill, skillSet } from "@adaptor/skill";
 export type {
   Skill,
@@ -136,7 +136,7 @@ export type { McpServer, McpStdioServer, McpHttpServer, McpSseServer, McpTranspo
 // Matching helpers and codes, so hosts need one import.
 export { isError, findError, ErrCode, DriverError, AdaptorError, errorCode, type Sentinel } from "@adaptor/errors";
 
-// Structured output (issue 5 §1).
+// Structured output.
 export { runAs, type Runner } from "./structured-output/run-as.js";
 export {
   StructuredOutput,
@@ -144,7 +144,7 @@ export {
   type StructuredOutputSource,
 } from "./structured-output/structured-output.js";
 
-// Host tools (issue 5 §2): the leaf API re-exported as the very same objects.
+// Host tools: the leaf API re-exported as the very same objects.
 export { HOST_TOOL_SERVER_NAME } from "./tools/agent-tools.js";
 export { defineTool, reject, asRejection, Tool, ErrInvalidDefinition, ErrInvalidInput, ErrInvalidOutput } from "@adaptor/tool";
 export type {

@@ -48,7 +48,7 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Drives the real `claude` binary in stream-json mode (cli-protocols.md §2): the prompt goes on
+ * Drives the real `claude` binary in stream-json mode (docs/protocols.md "Claude Code"): the prompt goes on
  * stdin as a user line, every `can_use_tool` control request becomes an approval, the first
  * `result` line is the terminal, cancellation sends the CLI's `interrupt` before signals. Thread
  * turns (`request.reuseProcess`) run on a live process parked after the session's previous turn

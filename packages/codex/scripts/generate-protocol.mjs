@@ -2,7 +2,7 @@
 // Regenerates packages/codex/src/protocol/generated/ from the pinned codex binary:
 //   node packages/codex/scripts/generate-protocol.mjs [path/to/codex]
 // It runs `codex app-server generate-ts --out <tmp>` (the binary's own ts-rs bindings of the
-// app-server protocol, notes/cli-protocols.md §3), keeps the files reachable from ROOTS (the
+// app-server protocol, docs/protocols.md), keeps the files reachable from ROOTS (the
 // messages the driver sends and reads), rewrites relative imports to `.js` (NodeNext ESM), and adds
 // an index.ts re-exporting the roots. Never edit the generated files by hand: rerun this script
 // after bumping `@openai/codex`.

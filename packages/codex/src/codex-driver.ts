@@ -14,7 +14,7 @@ import { SessionPool } from "./session/session-pool.js";
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
  * (default): `codex app-server` JSON-RPC with streaming, real approvals, resume and fork
- * (notes/cli-protocols.md §3). Transport `"exec"`: the batch `codex exec --json`, one process per
+ * (docs/protocols.md). Transport `"exec"`: the batch `codex exec --json`, one process per
  * run. The thread id from codex's reply is the resume id. Thread turns (`request.reuseProcess`) on
  * app-server run on the live process parked after the thread's previous turn when every spawn input
  * is unchanged — just a `turn/start` on the thread it already has loaded; a prompt written to a

@@ -25,7 +25,7 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  * - `sandbox` read_only / workspace_write / unrestricted → `read-only` / `workspace-write` / `danger-full-access`;
  * - `webSearch` allow / deny → config `web_search = "live"` / `"disabled"`;
  * - `approvals.permission` picks codex's approval policy; the decisions themselves are the SDK's
- *   (its approval broker answers auto modes, DESIGN.md "One run"): `ask` and `auto_deny` →
+ *   (its approval broker answers auto modes, docs/design.md "Drivers"): `ask` and `auto_deny` →
  *   `untrusted` (codex asks before every command that is not known-safe and before every file
  *   change; each ask goes to the sink); `auto_approve` → `never` (codex asks nothing and the
  *   sandbox is the bound, so `read_only` stays read-only); `inherit` / unset → codex's own policy.

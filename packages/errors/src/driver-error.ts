@@ -8,14 +8,14 @@ export interface DriverErrorInit {
   op: string;
   /** The device: the CLI name or path, an MCP server, a store. */
   device: string;
-  /** Classification (seed 000 §6.1). */
+  /** Classification; one of the 13 {@link ErrCode} values. */
   code: ErrCode;
   /** The underlying error or a short reason. Strings become the parenthesised detail. */
   cause?: unknown;
 }
 
 /**
- * A classified driver or infrastructure failure (seed 000 §6.4). Its message reads
+ * A classified driver or infrastructure failure (docs/errors.md "Infrastructure errors"). Its message reads
  * `[CODE] Op: device (cause)`, e.g. `[NOT_FOUND] spawn: claude (executable not found on PATH)`.
  */
 export class DriverError extends AdaptorError {

@@ -1,7 +1,7 @@
 /**
- * The 13 error classification codes of seed 000 §6.1, shared by every driver and infrastructure
- * error. Keys are the seed's names without the `Err` prefix (`ErrTimeout` → `ErrCode.Timeout`);
- * values are the seed's strings and are what `DriverError.code` holds.
+ * The 13 error classification codes shared by every driver and infrastructure error
+ * (docs/errors.md "Infrastructure errors"). Keys are PascalCase names (`ErrCode.Timeout`);
+ * values are the upper-case strings `DriverError.code` holds (`"TIMEOUT"`).
  */
 export const ErrCode = Object.freeze({
   /** Operation timed out (a stall or a deadline). */

@@ -5,7 +5,7 @@ export const SENTINEL_BRAND: unique symbol = Symbol.for("adaptor.sentinel") as n
 const REGISTRY: unique symbol = Symbol.for("adaptor.sentinel.registry") as never;
 
 /**
- * A unique, frozen error identity owned by one package (DESIGN.md "Errors in TypeScript").
+ * A unique, frozen error identity owned by one package (docs/design.md "Errors in TypeScript").
  * Matched with `isError(err, sentinel)`, never by message. Not thrown bare: thrown errors carry it.
  */
 export interface Sentinel {

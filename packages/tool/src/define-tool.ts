@@ -120,7 +120,7 @@ export function toolInternals(tool: Tool): ToolInternals | undefined {
 }
 
 /**
- * Defines a host tool the agent can call (issue 5 §2). Never throws: a bad name, description,
+ * Defines a host tool the agent can call. Never throws: a bad name, description,
  * handler, annotations, revision or schema is kept as {@link Tool.definitionError}
  * (`ErrInvalidDefinition`, with the reason) and surfaces before the driver runs. Schemas are
  * converted and compiled here, once (zod through zod-to-json-schema or zod 4's own converter; ajv

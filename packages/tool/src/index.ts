@@ -1,4 +1,4 @@
-// Public surface of @adaptor/tool: host-defined tools (issue 5 §2, seed 002 "Host-defined Tool errors").
+// Public surface of @adaptor/tool: host-defined tools and their errors (docs/errors.md "Host tool errors").
 
 export { ErrInvalidDefinition, ErrInvalidInput, ErrInvalidOutput } from "./errors/sentinels.js";
 export {

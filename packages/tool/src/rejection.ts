@@ -32,7 +32,7 @@ class ToolRejection extends Error implements Rejection {
 }
 
 /**
- * Makes the only tool failure the model sees verbatim (seed 002 "Host-defined Tool errors").
+ * Makes the only tool failure the model sees verbatim.
  * Throw it from a handler; every other thrown value reaches the model as generic text.
  *
  * @param code - lower-case code, `[a-z][a-z0-9_.-]*`, at most 64 characters, e.g. `"not_found"`.

@@ -19,7 +19,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
 /**
- * Runs prompts through a {@link Driver} (seed 002 "One execution error path"): `stream()` for
+ * Runs prompts through a {@link Driver} (one verdict per run, docs/errors.md): `stream()` for
  * events, `run()` for the verdict alone. Close it (or `await using`) to reap every process.
  *
  * @example

@@ -32,7 +32,7 @@ export interface ApprovalRequestInit {
 }
 
 /**
- * A decision the CLI waits for (seed 002 "Approval responder errors"). Answer it exactly once with
+ * A decision the CLI waits for (docs/errors.md "Approval responder errors"). Answer it exactly once with
  * {@link approve}, {@link deny} or {@link answer}, from an `onApproval` handler or from the
  * `approval-request` event. The methods are synchronous and throw:
  * - `ErrApprovalResolved` when another answer already won;

@@ -14,7 +14,7 @@ export interface ApprovalSettings {
 /** Default deadline of one approval ask, in ms. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 30_000;
 
-/** Applies the defaults of issue "Approvals and run policy" §2; `inherit` resolves to the kind's default. */
+/** Applies the approval defaults (see {@link ApprovalPolicy}); `inherit` resolves to the kind's default. */
 export function resolveApprovalSettings(policy: ApprovalPolicy = {}): ApprovalSettings {
   const mode = (kind: ApprovalKind, fallback: ApprovalMode): ApprovalMode => {
     const value = policy[kind];

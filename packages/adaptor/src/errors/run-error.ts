@@ -27,7 +27,7 @@ export interface RunErrorInit {
 }
 
 /**
- * A completed business failure (seed 002 "Root business failures"): the run ended, and failed.
+ * A completed business failure (docs/errors.md "Business failures"): the run ended, and failed.
  * Matches the sentinel of its `reason` (`agent_error` → `ErrAgentFailed`, ...); an unknown reason
  * stays readable on `reason` and matches none of the five. `result` is never null.
  */

@@ -1,12 +1,12 @@
 import { sentinel } from "@adaptor/errors";
 
-// Root identities owned by `adaptor` (seed 002). Leaf identities are re-exported from their owner
+// Root identities owned by `adaptor` (docs/errors.md). Leaf identities are re-exported from their owner
 // packages in ../index.ts, never copied.
 
-/** `agent.close()` has started; new runs on the agent or its threads fail with this (seed 002 "Agent lifecycle"). */
+/** `agent.close()` has started; new runs on the agent or its threads fail with this. */
 export const ErrAgentClosed = sentinel("adaptor.AgentClosed", "agent closed");
 
-// Root business failures: every one is carried by a RunError (seed 002 "Root business failures").
+// Root business failures: every one is carried by a RunError.
 
 /** A host or auto policy denied an approval and the fallback aborted. Reason `approval_denied`. */
 export const ErrApprovalDenied = sentinel("adaptor.ApprovalDenied", "approval denied");
@@ -19,7 +19,7 @@ export const ErrRunCancelled = sentinel("adaptor.RunCancelled", "run cancelled")
 /** A completed invocation violated a run policy (including invalid structured output). Reason `policy_violation`. */
 export const ErrPolicyViolation = sentinel("adaptor.PolicyViolation", "policy violation");
 
-// Root Thread errors (seed 002 "Root Thread errors").
+// Root Thread errors: the Thread API translates store failures into these.
 
 /** A stateful Thread operation was requested without a thread store. */
 export const ErrThreadStoreRequired = sentinel("adaptor.ThreadStoreRequired", "thread store required");
@@ -38,7 +38,7 @@ export const ErrThreadAlreadyExists = sentinel("adaptor.ThreadAlreadyExists", "t
 /** The driver rejected a resume and the mode did not allow a fresh retry. */
 export const ErrResumeRejected = sentinel("adaptor.ResumeRejected", "resume rejected");
 
-// Approval responder errors (seed 002): thrown by ApprovalRequest.approve / deny / answer.
+// Approval responder errors: thrown by ApprovalRequest.approve / deny / answer.
 
 /** A response already won the exactly-once race. */
 export const ErrApprovalResolved = sentinel("adaptor.ApprovalResolved", "approval already resolved");

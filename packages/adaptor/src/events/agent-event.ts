@@ -9,7 +9,7 @@ import type {
 } from "@adaptor/driver";
 import type { ApprovalRequest } from "../approval/approval-request.js";
 
-/** Fields every event carries, assigned by the SDK (DESIGN.md "Events"). */
+/** Fields every event carries, assigned by the SDK (docs/events.md). */
 export interface EventMeta {
   /** UUID v7 of the run. */
   readonly runId: string;

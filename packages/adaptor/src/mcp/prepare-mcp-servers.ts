@@ -3,7 +3,7 @@ import { ErrInvalidConfig, checkMcpSupport, resolveMcpServers, validateMcpServer
 import type { Preparation } from "../run/preparation.js";
 
 /**
- * Pre-invocation step (issue 6 §2): validates the run's `mcpServers` declarations, checks them
+ * Pre-invocation step: validates the run's `mcpServers` declarations, checks them
  * against the driver's `capabilities.mcp.transports`, resolves bearer tokens (from the run's `env`,
  * else `process.env`), and appends the servers to the driver request (after any the SDK added
  * itself, such as the host-tool server). Nothing to do when the run declares no servers.

@@ -4,7 +4,7 @@ import type { AllowDeny, ApprovalModes, SandboxMode } from "@adaptor/driver";
 export type ApprovalFallback = "abort" | "continue" | "retry";
 
 /**
- * Approval modes per kind plus deadlines and fallbacks (issue "Approvals and run policy" §2).
+ * Approval modes per kind plus deadlines and fallbacks.
  * Defaults: permission `ask`, plan_review `ask`, question `auto_deny`; `timeoutMs` 30,000 (negative:
  * no deadline); `onTimeout` `abort`; `onReject` `continue` (the denial reaches the agent);
  * `maxRetries` 3.

@@ -1,5 +1,5 @@
 /**
- * The active-execution budget of a run (issue "Approvals and run policy" §3): counts run time,
+ * The active-execution budget of a run (`policy.activeExecutionTimeoutMs`): counts run time,
  * pauses while a human is asked, and calls `onExhausted` once when `limitMs` of active time is used.
  */
 export class ActiveBudget {

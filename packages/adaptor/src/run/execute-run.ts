@@ -30,7 +30,7 @@ class BusinessStop extends AdaptorError {
 }
 
 /**
- * One run top to bottom (DESIGN.md "One run, top to bottom"): pre-invocation checks, the
+ * One run top to bottom (docs/design.md "One run, top to bottom"): pre-invocation checks, the
  * driver, response hooks, the verdict. Resolves a {@link Result}; rejects with a {@link RunError}
  * for a classified business failure (the driver's, or one the SDK decided: an approval fallback
  * that aborts, an exhausted active-execution budget, a handler that never decided) and with an

@@ -11,7 +11,7 @@ import type { RunOptions } from "./run-options.js";
 export type ResponseHook = (response: DriverResponse) => DriverResponse | Promise<DriverResponse>;
 
 /**
- * The pre-invocation stage of one run (DESIGN.md "One run" step 2): each step validates one
+ * The pre-invocation stage of one run (docs/design.md, "One run" step 2): each step validates one
  * concern, may add to the driver request, and may register cleanups and response hooks. A step
  * that throws rejects the run before the driver starts; cleanups registered so far still run.
  */
@@ -84,8 +84,8 @@ export function checkDriverConfig(prep: Preparation): void {
 }
 
 /**
- * The pre-invocation steps, in order (issue "Approvals and run policy" §3 fixes the policy order:
- * invalid value, then unsupported capability, then unsupported approval mode).
+ * The pre-invocation steps, in order (docs/design.md "Pre-invocation order"; the policy check
+ * itself reports an invalid value, then unsupported capability, then unsupported approval mode).
  */
 export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<void>)[] = [
   checkDriverConfig,

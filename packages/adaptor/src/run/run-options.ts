@@ -25,7 +25,7 @@ export interface SharedRunOptions {
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
-   * Skills for the run (issue 6 §1): concrete skills (`skillDir`, `skillInline`, `skillArchive`)
+   * Skills for the run: concrete skills (`skillDir`, `skillInline`, `skillArchive`)
    * and catalogue references (`skillKey`). The agent's and the call's lists append (agent first);
    * identical duplicates merge, different declarations of one key fail with `SkillKeyConflictError`.
    */
@@ -33,7 +33,7 @@ export interface SharedRunOptions {
   /** Resolves `skillKey` references; its required skills join every run. A call's provider replaces the agent's. */
   readonly skillProvider?: SkillProvider;
   /**
-   * MCP servers for the run (issue 6 §2; `mcpStdio`, `mcpHttp`, `mcpSse`). A call's list replaces
+   * MCP servers for the run (`mcpStdio`, `mcpHttp`, `mcpSse`). A call's list replaces
    * the agent's whole list, as in the Go design; an empty list clears it for that call.
    */
   readonly mcpServers?: readonly McpServer[];
@@ -46,7 +46,7 @@ export interface RunOptions extends SharedRunOptions {
   /** Aborting it cancels the run; the verdict is then an ordinary error (never `ErrRunCancelled`). */
   readonly signal?: AbortSignal;
   /**
-   * Output schema of this call (issue 5 §1), a zod schema (3 or 4) converted to JSON Schema and
+   * Output schema of this call, a zod schema (3 or 4) converted to JSON Schema and
    * compiled (draft 2020-12) before launch. The answer is validated; read it with
    * `result.decode()` or `runAs()`. A bad schema: `InvalidOutputSchemaError` before any process starts.
    */
@@ -80,7 +80,7 @@ export interface AgentOptions extends SharedRunOptions {
   /** Events buffered per stream before high-frequency deltas are dropped. Default 1024. */
   readonly eventBuffer?: number;
   /**
-   * Host tools the agent may call (issue 5 §2), made with `defineTool`. Served by one MCP server the
+   * Host tools the agent may call, made with `defineTool`. Served by one MCP server the
    * Agent owns (127.0.0.1, bearer token), started on the first run and stopped by `close()`. A bad
    * definition fails each run before the driver starts (`ErrInvalidDefinition`).
    */

@@ -2,7 +2,7 @@ import { materializeSkills, resolveSkills } from "@adaptor/skill";
 import type { Preparation } from "../run/preparation.js";
 
 /**
- * Pre-invocation step (issue 6 §1): resolves the run's `skills` (agent skills, then call skills)
+ * Pre-invocation step: resolves the run's `skills` (agent skills, then call skills)
  * through `skillProvider` (whose required skills join every run), checks keys, sources and
  * conflicts, stages inline and archive skills in a private folder (removed after the run through
  * `prep.onCleanup`) and hands the driver one `SkillBundle` per skill. Nothing to do without skills

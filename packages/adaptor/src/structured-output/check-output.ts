@@ -5,7 +5,7 @@ import type { OutputSchema } from "./output-schema.js";
 import { StructuredOutput, type StructuredOutputSource } from "./structured-output.js";
 
 /**
- * Checks a run's answer against its schema (issue 5 §1). Native: the value the CLI returned
+ * Checks a run's answer against its schema. Native: the value the CLI returned
  * (`response.structured`), validated again locally. Prompt: only the final text, parsed as exactly
  * one JSON value (no fence stripping, no scanning). Then ajv, then the zod schema when there is
  * one (its parsed output becomes the value). Never throws for a bad value: it is reported in

@@ -2,7 +2,7 @@ import { StructuredOutputUnsupportedError, type DriverDescriptor } from "@adapto
 import type { StructuredOutputSource } from "./structured-output.js";
 
 /**
- * Chooses how a schema is honoured (issue 5 §1; the SDK decides, not the caller): the driver's
+ * Chooses how a schema is honoured (the SDK decides, not the caller): the driver's
  * native JSON Schema enforcement when its descriptor declares it; otherwise instructions in the
  * prompt plus local validation when it declares that; otherwise it refuses.
  *

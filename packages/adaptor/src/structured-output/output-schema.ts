@@ -24,7 +24,7 @@ export interface OutputSchema {
 }
 
 /**
- * Derives and compiles the call's output schema (issue 5 §1), before any process starts.
+ * Derives and compiles the call's output schema, before any process starts.
  * Returns `undefined` when the call has no schema.
  *
  * @throws InvalidOutputSchemaError `{ reason, cause }` (`ErrInvalidOutputSchema`): both `schema` and

@@ -7,7 +7,7 @@ import { resolveOutputSchema } from "./output-schema.js";
 import { withOutputInstructions } from "./prompt-instructions.js";
 
 /**
- * Preparation step for structured output (issue 5 §1): compiles the call's schema
+ * Preparation step for structured output: compiles the call's schema
  * (`InvalidOutputSchemaError`), negotiates native vs prompt (`StructuredOutputUnsupportedError`),
  * then either passes `outputSchema` to the driver or appends instructions to the prompt. After the
  * run, the answer is checked; an invalid or missing value fails the run as `policy_violation`

@@ -9,7 +9,7 @@ export interface Runner {
 
 /**
  * Runs `prompt` with `schema` as the output schema and resolves the validated value, typed by the
- * schema, with its Result (issue 5 §1; Go's `RunAs[T]`).
+ * schema, with its Result (like Go's `RunAs[T]`).
  *
  * @param runner - an `Agent` or a `Thread`.
  * @param schema - a zod schema (3 or 4); `value` is its output type.

@@ -14,7 +14,7 @@ export interface StructuredOutputInit {
 }
 
 /**
- * The checked structured answer of a run with a schema (issue 5 §1): what was found, whether it
+ * The checked structured answer of a run with a schema: what was found, whether it
  * satisfies the schema, and why not. Read it from `result.structuredOutput`; `result.decode()`
  * returns {@link value} only when {@link valid}. Immutable.
  */

@@ -4,7 +4,7 @@ import { SessionConfigFingerprintError } from "@adaptor/driver";
 /**
  * Canonical JSON of `value` (object keys sorted) for fingerprints.
  * @throws SessionConfigFingerprintError for functions, symbols, bigints and cycles; the error names
- * the path with map keys elided and never the values (seed 002 "Driver extension errors").
+ * the path with map keys elided and never the values (docs/errors.md "Driver extension errors").
  */
 export function canonicalJson(value: unknown, path = "config", seen = new Set<object>()): string {
   if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);

@@ -1,6 +1,6 @@
 import type { ThreadStore } from "@adaptor/threadstore";
 
-/** How a thread run treats the stored conversation (reference-go-sdk.md §1 "SPI modes"). */
+/** How a thread run treats the stored conversation (docs/design.md "Thread modes"). */
 export type ThreadMode = "continue_or_start" | "resume_only" | "start_new" | "fork";
 
 /** What a thread run needs beyond an ordinary run. */

@@ -35,7 +35,7 @@ function threadError(sentinel: Sentinel, message: string, cause?: unknown): Adap
 }
 
 /**
- * The store side of one thread run (DESIGN.md "One run" steps 3 and 5): lease before the driver
+ * The store side of one thread run (docs/design.md, "One run" steps 3 and 5): lease before the driver
  * starts, renewal during it, the checkpoint to resume from, the fingerprint check, and the atomic
  * conditional `finalize` after a healthy run. A failed, cancelled or denied run never writes.
  * Errors are plain `AdaptorError`s matching the root Thread sentinels, store errors kept as cause.

@@ -11,7 +11,7 @@ export interface ThreadHost {
 }
 
 /**
- * A durable conversation under a key (issue "Threads with leases" §4). Runs have the Agent's
+ * A durable conversation under a key. Runs have the Agent's
  * verdict; each takes the key's lease first (`ErrThreadBusy` when another owner holds it) and
  * persists the new checkpoint only after a healthy run.
  */

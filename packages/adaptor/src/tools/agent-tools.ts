@@ -28,7 +28,7 @@ export function runToolBinding(options: RunOptions): RunToolBinding | undefined 
 }
 
 /**
- * The host tools of one Agent and the MCP server that serves them (issue 5 §2): the server starts
+ * The host tools of one Agent and the MCP server that serves them: the server starts
  * lazily on the first run that has tools and stops in {@link close}. Each run gets its own grant
  * (bearer token) on it, revoked when the run ends.
  */

@@ -16,7 +16,7 @@ interface HostCall {
 }
 
 /**
- * Preparation step for host tools (issue 5 §2): checks every definition (`ErrInvalidDefinition`,
+ * Preparation step for host tools: checks every definition (`ErrInvalidDefinition`,
  * names unique), that the driver takes HTTP MCP servers (`ErrMCPUnsupported`,
  * `ErrMCPTransportUnsupported`) and that no declared server is named `"adaptor"`
  * (`ErrInvalidMCPConfig`); then starts the agent's server if needed, opens a grant for this run

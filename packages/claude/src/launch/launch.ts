@@ -23,7 +23,7 @@ export interface Launch {
 
 /**
  * Builds the launch of one run: the stream-json protocol flags the driver owns
- * (cli-protocols.md §2), model and session flags, per-run files in a private 0700 directory, then
+ * (docs/protocols.md), model and session flags, per-run files in a private 0700 directory, then
  * the host's `extraArgs`. Per-feature parts live beside this file, one per concern.
  */
 export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest, newSessionId?: string): Promise<Launch> {
@@ -70,7 +70,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     if (request.mcpServers?.length) {
       args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers));
     }
-    // Only the run's servers, unless the host opted into the user's own (issue 6 §2).
+    // Only the run's servers, unless the host opted into the user's own.
     if (!config.userMcpServers) args.push("--strict-mcp-config");
     if (request.skills?.length) args.push(...(await stageSkills(await privateFile("adaptor"), request.skills)));
   } catch (error) {

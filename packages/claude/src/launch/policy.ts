@@ -17,7 +17,7 @@ export interface PolicyLaunch {
  * Maps the enforceable parts of a run policy to Claude flags and settings (each claim proved in
  * test/policy.test.ts on the real binary): `read_only` → permission deny rules for every
  * writing or code-running tool; `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root,
- * which the CLI otherwise refuses, cli-protocols.md §2); `webSearch: "deny"` → deny rules for the
+ * which the CLI otherwise refuses, docs/protocols.md); `webSearch: "deny"` → deny rules for the
  * web tools; trusted MCP servers (the SDK's host tools) → allow rules. Approval modes are applied
  * by the SDK, not the CLI.
  */

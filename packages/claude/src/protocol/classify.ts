@@ -15,7 +15,7 @@ export interface TurnEnd {
 const NO_CONVERSATION = /No conversation found with session ID/i;
 
 /**
- * Classifies a finished turn (cli-protocols.md §2 "Interrupt, errors, retries"): a `success`
+ * Classifies a finished turn (docs/protocols.md "Interrupt, errors, retries"): a `success`
  * result with a clean exit is no failure; `is_error` results, a missing result line and a
  * non-zero exit are `agent_error` (with the API's message and status); an interrupt the host did
  * not ask for is `cancelled`; a `--resume` of an unknown session is `resume_rejected`.

@@ -23,7 +23,7 @@ export function mcpServerStatuses(message: Record<string, unknown>): readonly Mc
 }
 
 /**
- * Reads MCP server status from a claude `system init` line (issue 6 §2); other lines are ignored.
+ * Reads MCP server status from a claude `system init` line; other lines are ignored.
  * claude 2.1.332 prints the line once every server connected, failed, or was still `pending` after
  * its connect timeout, as `"mcp_servers":[{"name":"x","status":"connected","source":"dynamic"}]`
  * (seen on the real binary: a server that exits at start, a missing executable and an unreachable

@@ -1,5 +1,5 @@
 // The subset of Claude Code's stream-json protocol the driver reads and writes
-// (../shared/notes/cli-protocols.md §2, transcripts in cli-samples/claude-*.jsonl).
+// (docs/protocols.md "Claude Code").
 
 /** A content block inside an `assistant` or `user` message. */
 export type ContentBlock =

@@ -4,9 +4,9 @@ import type { ClaudeSession } from "./claude-session.js";
 export const DEFAULT_IDLE_MS = 5 * 60_000;
 
 /**
- * Live claude processes parked between the turns of their session (issue "Threads with leases"
- * §5). `take` hands a process to exactly one writer; a process whose launch signature differs from
- * the new turn's, or that died while parked, is ended instead of reused.
+ * Live claude processes parked between the turns of their session. `take` hands a process to
+ * exactly one writer; a process whose launch signature differs from the new turn's, or that died
+ * while parked, is ended instead of reused.
  */
 export class SessionPool {
   readonly #idleMs: number;

@@ -66,7 +66,7 @@ interface ActiveTurn {
 }
 
 /**
- * One live `codex app-server` process (notes/cli-protocols.md §3) and the thread loaded in it.
+ * One live `codex app-server` process (docs/protocols.md) and the thread loaded in it.
  * The first turn sends `initialize` / `initialized` and opens the thread (`thread/start`, or
  * `thread/resume` / `thread/fork` for `request.session`); every turn sends `turn/start` with the
  * prompt (and the strict output schema) and turns notifications into events until its

@@ -24,7 +24,7 @@ export const METHOD_NOT_FOUND = -32601;
 
 /**
  * The client side of `codex app-server`'s JSON-RPC over stdio: one JSON object per line, and no
- * `"jsonrpc"` member (codex omits it and accepts messages without it; notes/cli-protocols.md §3).
+ * `"jsonrpc"` member (codex omits it and accepts messages without it; docs/protocols.md).
  * Feeds on the lines the driver reads ({@link accept}); writes through `CliProcess.writeJson`.
  */
 export class RpcConnection {

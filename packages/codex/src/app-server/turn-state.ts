@@ -68,7 +68,7 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
 
 /**
  * Translates `codex app-server` notifications of one turn into driver events
- * (notes/cli-protocols.md §3) and keeps what the response needs: transcript, token usage of this
+ * (docs/protocols.md) and keeps what the response needs: transcript, token usage of this
  * turn, the last agent message, the `turn/completed` turn and its exact JSON.
  *
  * - `item/agentMessage/delta` → `text-delta`; `item/reasoning/summaryTextDelta` / `textDelta` → `thinking-delta`;

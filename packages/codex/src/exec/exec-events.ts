@@ -1,6 +1,6 @@
-// The `codex exec --json` event lines the driver reads (notes/cli-protocols.md §3 "codex exec
-// --json", transcripts cli-samples/codex-exec-*.jsonl). They belong to codex's exec crate, not to
-// the app-server protocol, so `app-server generate-ts` does not cover them; this is the subset seen
+// The `codex exec --json` event lines the driver reads (docs/protocols.md "codex exec
+// --json"). They belong to codex's exec crate, not to the app-server protocol, so
+// `app-server generate-ts` does not cover them; this is the subset seen
 // on codex 0.171.0.
 
 /** An item of an exec event. */

@@ -49,7 +49,7 @@ export function execArgs(request: DriverRequest, config: CodexConfig, plan: Code
 }
 
 /**
- * One turn over `codex exec --json` (notes/cli-protocols.md §3): batch, no approval channel, stdin
+ * One turn over `codex exec --json` (docs/protocols.md): batch, no approval channel, stdin
  * closed at once; `turn.completed` / `turn.failed` is the terminal; cancellation is SIGTERM then
  * SIGKILL (exec has no interrupt request). A resume of a thread codex cannot find exits 1 before
  * `thread.started` and becomes `resume_rejected`.

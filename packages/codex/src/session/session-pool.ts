@@ -4,8 +4,8 @@ import type { AppServerSession } from "../app-server/app-server-session.js";
 export const DEFAULT_IDLE_MS = 5 * 60_000;
 
 /**
- * Live `codex app-server` processes parked between the turns of their thread (issue 7 §1, "process
- * reuse for thread turns like the Claude driver"). `take` hands a process to exactly one writer; a
+ * Live `codex app-server` processes parked between the turns of their thread, reused for the
+ * next turn like the Claude driver's. `take` hands a process to exactly one writer; a
  * process whose launch signature differs from the new turn's, or that died (or lost its thread)
  * while parked, is ended instead of reused. Idle timers never hold Node open.
  */

@@ -1,6 +1,6 @@
 import { sentinel } from "@adaptor/errors";
 
-// The six driver pre-invocation identities (seed 002 "Root pre-invocation errors",
+// The six driver pre-invocation identities (docs/errors.md "Pre-invocation errors",
 // "Driver extension errors"). The root `adaptor` package re-exports these very objects.
 
 /** `Driver.validateConfig` rejected the captured configuration. */

@@ -2,7 +2,7 @@ import { AdaptorError } from "@adaptor/errors";
 
 /**
  * A configuration shape that cannot be canonicalised into a session fingerprint. Has no sentinel
- * (seed 002 "Driver extension errors"); match with `findError`. Fields describe the shape only and
+ * (docs/errors.md "Driver extension errors"); match with `findError`. Fields describe the shape only and
  * never expose configuration values or map keys.
  */
 export class SessionConfigFingerprintError extends AdaptorError {

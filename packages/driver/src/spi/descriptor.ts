@@ -11,7 +11,7 @@ export type McpTransport = "stdio" | "http" | "sse";
 
 /**
  * What a driver can honestly do. A driver declares only what its tests prove against the real
- * binary (DESIGN.md "Drivers"); the SDK refuses requests outside it before launch.
+ * binary (docs/design.md "Drivers"); the SDK refuses requests outside it before launch.
  */
 export interface DriverCapabilities {
   /** Resume and fork of provider sessions. */

@@ -16,7 +16,7 @@ export interface DriverSink {
 }
 
 /**
- * A coding-agent CLI adapter (DESIGN.md "Drivers"). Parsing the CLI protocol belongs to the
+ * A coding-agent CLI adapter (docs/design.md "Drivers"). Parsing the CLI protocol belongs to the
  * driver; spawning, framing and kill escalation come from `@adaptor/driver/process`.
  */
 export interface Driver {

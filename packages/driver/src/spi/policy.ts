@@ -4,7 +4,7 @@ import type { AllowDeny, ApprovalKind, ApprovalMode, SandboxMode } from "./descr
 export type ApprovalModes = { readonly [K in ApprovalKind]?: ApprovalMode };
 
 /**
- * What the host allows a run to do (issue "Approvals and run policy" §3). Unset fields inherit the
+ * What the host allows a run to do. Unset fields inherit the
  * CLI's own configuration and are never a capability request. The SDK validates values against
  * the driver's descriptor before launch; drivers receive only supported values.
  */

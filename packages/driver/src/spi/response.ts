@@ -6,7 +6,7 @@ export interface Usage {
   readonly cacheWriteTokens?: number;
 }
 
-/** Reasons of a classified business failure (seed 002 "Root business failures"); unknown codes pass through. */
+/** Reasons of a classified business failure (docs/errors.md "Business failures"); unknown codes pass through. */
 export type FailureReason =
   | "approval_denied"
   | "approval_timeout"

@@ -126,7 +126,7 @@ function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: Ru
 }
 
 /**
- * Registers the driver conformance suite (issue 7 §2) as vitest `describe`/`it` blocks: numbered
+ * Registers the driver conformance suite as vitest `describe`/`it` blocks: numbered
  * clauses a `Driver` must pass, driven directly through the SPI with a recording sink (no SDK).
  *
  * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /

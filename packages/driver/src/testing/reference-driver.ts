@@ -137,7 +137,7 @@ export class ReferenceDriver implements Driver {
       sink.emit({ type: "tool-call", phase: "args", id, name: "shell", argsDelta: JSON.stringify(input) });
       sink.emit({ type: "tool-call", phase: "end", id, name: "shell", input });
       transcript.push({ kind: "tool-call", toolCallId: id, toolName: "shell", input });
-      // Approval modes are applied by the SDK's broker (DESIGN.md "One run"): every ask goes to the sink.
+      // Approval modes are applied by the SDK's broker (docs/design.md "Drivers"): every ask goes to the sink.
       const decision = await sink.requestApproval({ kind: "permission", title: `shell: ${command}`, toolName: "shell", toolCallId: id, input, details: { command } });
       signal.throwIfAborted();
       const ok = decision.outcome === "approve";

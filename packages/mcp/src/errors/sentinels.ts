@@ -1,6 +1,6 @@
 import { sentinel } from "@adaptor/errors";
 
-// MCP identities (seed 002 "Root pre-invocation errors"). Root names: ErrInvalidMCPConfig,
+// MCP identities (docs/errors.md "Pre-invocation errors"). Root names: ErrInvalidMCPConfig,
 // ErrMCPUnsupported, ErrMCPTransportUnsupported are these very objects.
 
 /** A declaration has a missing or duplicate name, a missing command or URL, an unknown transport, or a field of another transport. */

@@ -21,7 +21,7 @@ export interface HostToolServerOptions {
 }
 
 /**
- * An MCP server for host-defined tools (issue 5 §2): Streamable HTTP on 127.0.0.1 with a random
+ * An MCP server for host-defined tools: Streamable HTTP on 127.0.0.1 with a random
  * port, built with the official `@modelcontextprotocol/sdk`. Every request must carry the bearer
  * token of a live {@link HostToolGrant} (else 401), a `Host` of `127.0.0.1:<port>` or
  * `localhost:<port>` and no foreign `Origin` (else 403). Stateless: each request gets a fresh

@@ -12,7 +12,7 @@ export interface McpServerBase {
   readonly transport: McpTransport;
   /**
    * When true, a server the CLI could not connect to fails the run with a typed error instead of
-   * being skipped (issue 6 §2; the Claude driver reads the status from its `system init` line).
+   * being skipped (the Claude driver reads the status from its `system init` line).
    * Default false.
    */
   readonly required?: boolean;

@@ -29,7 +29,7 @@ function checkStringRecord(subject: string, field: string, value: unknown): void
 }
 
 /**
- * Checks MCP declarations (issue 6 §2) and returns them as frozen copies, in order.
+ * Checks MCP declarations and returns them as frozen copies, in order.
  *
  * @throws AdaptorError matching `ErrInvalidConfig` (root `ErrInvalidMCPConfig`) whose message names
  * the server (or its position when the name itself is bad): a declaration that is not an object;

@@ -1,7 +1,7 @@
 import type { Skill } from "../skill/skill.js";
 
 /**
- * Resolves catalogue keys (`skillKey(...)`) into concrete skills before each run (issue 6 §1).
+ * Resolves catalogue keys (`skillKey(...)`) into concrete skills before each run.
  * Hosts implement it over their own store, or use {@link skillSet}.
  */
 export interface SkillProvider {

@@ -1,6 +1,6 @@
 import { sentinel } from "@adaptor/errors";
 
-// Skill identities (seed 002 "Root pre-invocation errors"); the root re-exports these objects.
+// Skill identities (docs/errors.md "Pre-invocation errors"); the root re-exports these objects.
 
 /** A requested catalogue key was not resolved. */
 export const ErrSkillNotFound = sentinel("adaptor.skill.SkillNotFound", "skill not found");

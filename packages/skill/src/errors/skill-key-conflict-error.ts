@@ -2,7 +2,7 @@ import { AdaptorError } from "@adaptor/errors";
 import { ErrSkillKeyConflict } from "./sentinels.js";
 
 /**
- * Two structurally different skills share `key` (seed 002 "Root pre-invocation errors"); matches
+ * Two structurally different skills share `key` (docs/errors.md "Pre-invocation errors"); matches
  * {@link ErrSkillKeyConflict}. Identical duplicates never raise it: they merge. Thrown before the
  * driver runs.
  */

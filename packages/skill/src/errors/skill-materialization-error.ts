@@ -2,7 +2,7 @@ import { AdaptorError } from "@adaptor/errors";
 import { ErrSkillMaterializationFailed } from "./sentinels.js";
 
 /**
- * Staging a skill failed (seed 002 "Root pre-invocation errors"): matches
+ * Staging a skill failed (docs/errors.md "Pre-invocation errors"): matches
  * {@link ErrSkillMaterializationFailed} and keeps the materialiser's error as `cause` (a limit or
  * path rule broken while unpacking, a missing `SKILL.md`, a file system error). Thrown before the
  * driver runs; whatever was staged is removed first.

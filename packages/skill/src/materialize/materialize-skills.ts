@@ -21,7 +21,7 @@ export interface MaterializeSkillsOptions {
 const SKILL_MD = "SKILL.md";
 
 /**
- * Makes every resolved skill available as a local folder holding `SKILL.md` (issue 6 §1): dir
+ * Makes every resolved skill available as a local folder holding `SKILL.md`: dir
  * skills are checked and used in place; inline skills are written and archives unpacked (with
  * limits) into one private 0700 staging folder under `tmpDir`. On any failure everything staged so
  * far is removed first.

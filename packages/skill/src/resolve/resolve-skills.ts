@@ -41,7 +41,7 @@ function checkConcrete(value: unknown, where: string): Concrete {
 }
 
 /**
- * Resolves a run's skill declarations before launch (issue 6 §1): catalogue references through
+ * Resolves a run's skill declarations before launch: catalogue references through
  * `provider` (plus the provider's required skills), each declaration checked, duplicates of one key
  * merged when structurally identical, runtime folder names fixed. No file is read.
  *

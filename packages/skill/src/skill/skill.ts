@@ -44,7 +44,7 @@ export interface SkillArchiveSource {
 export type SkillSource = SkillDirSource | SkillInlineSource | SkillArchiveSource;
 
 /**
- * A concrete skill: identity, source and markers (issue 6 §1). Two skills with the same `key` must
+ * A concrete skill: identity, source and markers. Two skills with the same `key` must
  * be structurally identical (then they merge) or the run fails with `SkillKeyConflictError`.
  */
 export interface Skill {

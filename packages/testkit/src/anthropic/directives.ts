@@ -6,7 +6,7 @@ export const WRITE_FILE_CONTENT = "hello from fake model\n";
 
 /**
  * The built-in reply used when no rule matches, driven by directives in the request
- * (see notes/cli-protocols.md):
+ * (docs/testkit.md "Built-in directives"):
  * - the last message is a tool result → text `Done: <first 200 chars of the result>`;
  * - `HTTP_ERROR <code>` in the last user text → that HTTP status with an Anthropic error body;
  * - `WRITE_FILE <abs path>` → a `Write` tool_use `{ file_path, content: WRITE_FILE_CONTENT }`;

@@ -45,7 +45,7 @@ export interface CodexTestEnv extends AsyncDisposable {
 }
 
 /**
- * The config.toml of {@link codexTestEnv} (notes/cli-protocols.md §3 "Config"): the model, a custom
+ * The config.toml of {@link codexTestEnv} (docs/protocols.md "Configuration"): the model, a custom
  * `fake` provider on `baseUrl` speaking the Responses wire API with retries 0, plugins and remote
  * plugins off (else start-up runs `git ls-remote`), analytics, feedback and update checks off,
  * OpenTelemetry exporter none.

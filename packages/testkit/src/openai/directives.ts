@@ -12,7 +12,7 @@ export function addFilePatch(path: string, content: string = PATCH_FILE_CONTENT)
 
 /**
  * The built-in reply used when no rule matches, driven by directives in the last user prompt
- * (notes/cli-protocols.md, "The fake servers"):
+ * (docs/testkit.md "Built-in directives"):
  * - the last input item is a tool output → text `Done: <first 200 chars of the output, whitespace collapsed>`;
  * - `HTTP_ERROR <code>` → that HTTP status with the message `scripted error <code>`;
  * - `SHELL_CMD <cmd>` (to the end of the line) → a `function_call` of `exec_command` with `{ "cmd": cmd }`;

@@ -63,7 +63,7 @@ function errorBody(type: string, message: string, code: string | null = null): u
 
 /**
  * Starts a scripted OpenAI Responses API server on 127.0.0.1 with an ephemeral port (the model
- * server codex talks to, notes/cli-protocols.md §3).
+ * server codex talks to, docs/protocols.md).
  *
  * Serves `POST /v1/responses`: the reply comes from the first matching {@link ResponsesScriptRule},
  * else from the built-in directives ({@link responsesDirectiveReply}); it is streamed as SSE when

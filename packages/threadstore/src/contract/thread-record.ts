@@ -1,7 +1,7 @@
 /** Lifecycle of a thread record: one `active` record per key at most; replaced ones are `archived`. */
 export type ThreadStatus = "active" | "archived";
 
-/** Where a conversation resumes from (DESIGN.md "Thread stores": checkpoints, never chat history). */
+/** Where a conversation resumes from (docs/design.md "Thread stores": checkpoints, never chat history). */
 export interface CheckpointState {
   /** The id the CLI resumes by (Claude `session_id`, Codex thread id). */
   readonly resumeId: string;

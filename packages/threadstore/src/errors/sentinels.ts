@@ -1,6 +1,6 @@
 import { sentinel } from "@adaptor/errors";
 
-// threadstore identities (seed 002 "threadstore errors"); the root Thread API translates them.
+// threadstore identities (docs/errors.md "Thread store errors"); the root Thread API translates them.
 
 /** `acquireLease` while another owner holds a live lease. */
 export const ErrBusy = sentinel("adaptor.threadstore.Busy", "lease busy");

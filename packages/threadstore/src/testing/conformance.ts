@@ -62,7 +62,7 @@ export interface ConformanceOptions {
 const LONG_TTL = 60_000;
 
 /**
- * Registers the thread-store contract tests (issue 3 §1–2, DESIGN.md "Thread stores") as a
+ * Registers the thread-store contract tests (docs/design.md "Thread stores") as a
  * vitest `describe` block named `ThreadStore conformance: <name>`. Call it at the top level of a
  * test file; `makeStore` is called before every test and must return a fresh, empty store.
  *

@@ -1,6 +1,6 @@
 import { sentinel } from "@adaptor/errors";
 
-// Host-defined Tool errors (seed 002 "Host-defined Tool errors").
+// Host tool errors (docs/errors.md "Host tool errors").
 
 /** The name, description, handler, annotations or schemas cannot form a valid tool. */
 export const ErrInvalidDefinition = sentinel("adaptor.tool.InvalidDefinition", "invalid tool definition");

@@ -29,7 +29,7 @@ export type ToolOutcome =
   | { readonly kind: "failed"; readonly modelText: string; readonly error: unknown };
 
 /**
- * Runs one call of `tool` at the host boundary (seed 002 "Host-defined Tool errors"): validates
+ * Runs one call of `tool` at the host boundary (docs/errors.md "Host tool errors"): validates
  * `args` (omitted → `{}`; ajv, then the zod schema when there is one) → `invalid_input` with a
  * short hint; runs the handler; JSON-encodes and validates its value → `invalid_output`. A
  * {@link reject} rejection reaches the model as `"<code>: <message>"`; every other failure as
