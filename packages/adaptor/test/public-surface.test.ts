@@ -48,6 +48,7 @@ describe("public surface", () => {
       "JsonLinesDecoder",
       "forceKilledError",
       "spawnCli",
+      "stripTerminalEscapes",
     ]);
   });
 

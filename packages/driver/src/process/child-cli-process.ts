@@ -9,6 +9,7 @@ import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
 import { utf8Tail } from "./stderr-tail.js";
+import { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 
 /** Settings of a {@link ChildCliProcess}, defaults already applied. */
 export interface ChildCliProcessInit {
@@ -112,7 +113,7 @@ export class ChildCliProcess implements CliProcess {
   }
 
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
-    return utf8Tail(this.#stderrText, maxBytes);
+    return utf8Tail(stripTerminalEscapes(this.#stderrText), maxBytes);
   }
 
   lines(): AsyncIterable<OutputLine> {

@@ -41,7 +41,8 @@ export interface CliProcess extends AsyncDisposable {
   /** Everything read from stderr so far, decoded as UTF-8. */
   readonly stderr: string;
   /**
-   * The last `maxBytes` bytes of stderr (never cut inside a character), trimmed; for error messages.
+   * The last `maxBytes` bytes of stderr (never cut inside a character), without terminal escape codes
+   * (as `stripTerminalEscapes` does), trimmed; for error messages.
    *
    * @param maxBytes - default 4096.
    */

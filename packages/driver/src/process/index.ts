@@ -6,3 +6,4 @@ export type { OutputLine } from "./output-line.js";
 export { JsonLinesDecoder, type JsonLinesDecoderOptions } from "./json-lines-decoder.js";
 export { forceKilledError } from "./force-killed-error.js";
 export { DEFAULT_MAX_LINE_BYTES, DEFAULT_KILL_GRACE_MS } from "./constants.js";
+export { stripTerminalEscapes } from "./strip-terminal-escapes.js";

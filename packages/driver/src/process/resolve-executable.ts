@@ -22,7 +22,8 @@ type Probe = { kind: "ok" } | { kind: "missing" } | { kind: "directory" } | { ki
  *
  * @returns the absolute path.
  * @throws DriverError (op `"spawn"`): `NOT_FOUND` when nothing matches (for a bare name the cause
- * reads `executable not found on PATH`, for a path `executable not found at <path>`); `PERMISSION`
+ * reads `executable not found on PATH`, or `executable "<command>" not found on PATH` when the device
+ * name differs from the command; for a path `executable not found at <path>`); `PERMISSION`
  * when a match exists but is not executable or cannot be inspected; `IS_DIRECTORY` when a path names
  * a directory; `INVALID` when `command` is empty.
  */
@@ -50,7 +51,8 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
     if (probe.kind === "denied") denied ??= probe.cause;
   }
   if (denied !== undefined) throw fail(ErrCode.Permission, denied);
-  throw fail(ErrCode.NotFound, "executable not found on PATH");
+  // Name the command the caller gave when the device name alone would not show it (a typo).
+  throw fail(ErrCode.NotFound, device === command ? "executable not found on PATH" : `executable ${JSON.stringify(command)} not found on PATH`);
 }
 
 function isPath(command: string): boolean {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError } from "./force-killed-error.js";
@@ -33,11 +34,30 @@ describe("spawnCli", () => {
     expect(vi.mocked(spawn)).not.toHaveBeenCalled();
   });
 
-  it("maps a spawn-time ENOENT error event (missing cwd) to NOT_FOUND", async () => {
+  it("missing cwd: NOT_FOUND names the directory, not the executable, and nothing is spawned", async () => {
     vi.mocked(spawn).mockClear();
-    const err = await spawnCli({ command: node, args: [], cwd: "/nonexistent-adaptor-cwd", device: "node" }).catch((e: unknown) => e);
-    expect(vi.mocked(spawn)).toHaveBeenCalledTimes(1);
-    expect(err).toMatchObject({ op: "spawn", device: "node", code: ErrCode.NotFound });
+    const err = await spawnCli({ command: node, args: [], cwd: "/nonexistent-adaptor-cwd", device: "claude" }).catch((e: unknown) => e);
+    expect(vi.mocked(spawn)).not.toHaveBeenCalled();
+    expect(err).toBeInstanceOf(DriverError);
+    expect(err).toMatchObject({ op: "spawn", device: "/nonexistent-adaptor-cwd", code: ErrCode.NotFound });
+    expect((err as Error).message).toBe("[NOT_FOUND] spawn: /nonexistent-adaptor-cwd (working directory of claude does not exist)");
+  });
+
+  it("non-directory cwd (a regular file): NOT_FOUND naming the file as not a directory, before spawn", async () => {
+    vi.mocked(spawn).mockClear();
+    const file = fileURLToPath(import.meta.url);
+    const err = await spawnCli({ command: node, args: [], cwd: file, device: "claude" }).catch((e: unknown) => e);
+    expect(vi.mocked(spawn)).not.toHaveBeenCalled();
+    expect(err).toMatchObject({ op: "spawn", device: file, code: ErrCode.NotFound });
+    expect((err as Error).message).toBe(`[NOT_FOUND] spawn: ${file} (working directory of claude is not a directory)`);
+  });
+
+  it("command typo: NOT_FOUND names the command the user gave, not only the driver's device name", async () => {
+    vi.mocked(spawn).mockClear();
+    const err = await spawnCli({ command: "claude-typo", args: [], device: "claude", env: { PATH: "/nonexistent-dir" } }).catch((e: unknown) => e);
+    expect(vi.mocked(spawn)).not.toHaveBeenCalled();
+    expect(err).toMatchObject({ op: "spawn", device: "claude", code: ErrCode.NotFound });
+    expect((err as Error).message).toBe('[NOT_FOUND] spawn: claude (executable "claude-typo" not found on PATH)');
   });
 
   it("rejects invalid options with INVALID before spawning", async () => {
@@ -97,6 +117,13 @@ describe("spawnCli", () => {
     await using proc = await nodeScript("0");
     proc.lines();
     expect(() => proc.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+  });
+
+  it("coloured stderr: stderrTail has no ANSI escape codes while stderr keeps the raw bytes", async () => {
+    await using proc = await nodeScript("process.stderr.write('\\u001b[31mError:\\u001b[0m boom\\n')");
+    await proc.exited;
+    expect(proc.stderr).toBe("\u001b[31mError:\u001b[0m boom\n");
+    expect(proc.stderrTail()).toBe("Error: boom");
   });
 
   it("collects stderr, calls onStderr with decoded text, and stderrTail keeps the trimmed last bytes", async () => {

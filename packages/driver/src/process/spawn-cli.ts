@@ -5,19 +5,22 @@ import { ChildCliProcess } from "./child-cli-process.js";
 import type { CliProcess } from "./cli-process.js";
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_LINE_BYTES } from "./constants.js";
 import { resolveExecutable } from "./resolve-executable.js";
+import { checkWorkingDirectory } from "./working-directory.js";
 import type { SpawnOptions } from "./spawn-options.js";
 
 /**
  * Starts a CLI as the leader of its own process group (`detached: true`), with an argv array and no
  * shell, stdio as pipes. The executable is resolved first (a path must exist and be executable, a
- * bare name is searched on `PATH`), so a missing CLI fails before anything is started. POSIX only
- * (process groups).
+ * bare name is searched on `PATH`), and `cwd` must be an existing directory, so a missing CLI or a bad
+ * working directory fails before anything is started. POSIX only (process groups).
  *
  * The child is tracked until reaped: if the parent process exits first, its group is SIGKILLed.
  *
  * @returns the running {@link CliProcess}; resolves once the OS reported the child started.
  * @throws (rejects) DriverError with op `"spawn"` and the `device` name: `NOT_FOUND`
- * (`[NOT_FOUND] spawn: <device> (executable not found on PATH)`, also a missing `cwd`),
+ * (`[NOT_FOUND] spawn: claude (executable "claude-typo" not found on PATH)`, naming the command as
+ * given when it differs from the device); for a missing or non-directory `cwd` a `NOT_FOUND` whose
+ * device is the directory (`[NOT_FOUND] spawn: /abs/dir (working directory of claude does not exist)`);
  * `PERMISSION` (not executable, EACCES), `IS_DIRECTORY`, `RESOURCE_EXHAUSTED` (E2BIG, EAGAIN, EMFILE),
  * `INVALID` (bad options), `INTERNAL` (anything else).
  */
@@ -30,17 +33,18 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
   if (!Number.isFinite(killGraceMs) || killGraceMs < 0) throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
 
   const env = childEnv(options.env ?? process.env);
+  const cwd = options.cwd === undefined ? undefined : await checkWorkingDirectory(options.cwd, device);
   const file = await resolveExecutable(options.command, {
     device,
     path: options.env?.["PATH"] ?? process.env["PATH"] ?? "",
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(cwd === undefined ? {} : { cwd }),
   });
 
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(file, [...options.args], {
       argv0: options.command,
-      cwd: options.cwd,
+      cwd,
       env,
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,

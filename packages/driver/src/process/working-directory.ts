@@ -1,0 +1,30 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { DriverError, ErrCode } from "@adaptor/errors";
+
+/**
+ * Checks that `cwd` names an existing directory before anything is spawned, so a bad working
+ * directory is reported as itself and never as a missing executable.
+ *
+ * @param cwd - the directory (relative paths resolve against `process.cwd()`).
+ * @param device - the CLI name, quoted in the cause.
+ * @returns the absolute path of the directory.
+ * @throws DriverError (op `"spawn"`, device = the absolute directory path): `NOT_FOUND` when
+ * nothing exists there (`[NOT_FOUND] spawn: /abs/dir (working directory of claude does not exist)`)
+ * or when it is not a directory (`... is not a directory`); `PERMISSION` when it cannot be inspected.
+ */
+export async function checkWorkingDirectory(cwd: string, device: string): Promise<string> {
+  const dir = resolve(cwd);
+  const fail = (code: ErrCode, cause: string): DriverError => new DriverError({ op: "spawn", device: dir, code, cause });
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(dir)).isDirectory();
+  } catch (err) {
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "EACCES" || errno === "EPERM") throw fail(ErrCode.Permission, `working directory of ${device} cannot be inspected: ${errno}`);
+    if (errno === "ENOTDIR") throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory (a parent is a file)`);
+    throw fail(ErrCode.NotFound, `working directory of ${device} does not exist`);
+  }
+  if (!isDirectory) throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory`);
+  return dir;
+}
