@@ -30,6 +30,26 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
   return { resumeId, ...(fork ? { fork: true } : {}), ...(data !== undefined ? { data } : {}) };
 }
 
+/**
+ * The thread's compatibility fingerprint for this run.
+ * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
+ * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
+ */
+function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string): string {
+  try {
+    return threadFingerprint({
+      driverType,
+      model: prep.options.model,
+      workspace: prep.options.cwd,
+      identity: ctx.identity,
+      driverConfig: prep.driver.fingerprint?.() ?? null,
+    });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw threadError(ErrThreadIncompatible, `thread ${ctx.key}: the driver config cannot be fingerprinted: ${why}`, error);
+  }
+}
+
 function threadError(sentinel: Sentinel, message: string, cause?: unknown): AdaptorError {
   return new AdaptorError(message, { sentinel, ...(cause !== undefined ? { cause } : {}) });
 }
@@ -50,6 +70,8 @@ export class ThreadTurn {
   #current: ThreadRecord | undefined;
   #archiveId: string | undefined;
   #leaseLost: AdaptorError | undefined;
+  /** Set by {@link end}: a renewal still in flight then reports nothing. */
+  #ended = false;
 
   private constructor(init: {
     ctx: ThreadContext;
@@ -70,6 +92,7 @@ export class ThreadTurn {
         (renewed) => (lease = renewed),
         (cause: unknown) => {
           clearInterval(this.#renewal);
+          if (this.#ended) return;
           this.#leaseLost ??= threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
           init.onLeaseLost(this.#leaseLost);
         },
@@ -79,8 +102,12 @@ export class ThreadTurn {
   }
 
   /**
-   * Takes the lease, resolves the record, checks compatibility and sets `prep.request.session`.
-   * @throws ErrThreadBusy, ErrThreadNotFound, ErrThreadIncompatible, ErrThreadAlreadyExists (plain errors).
+   * Computes the fingerprint, takes the lease, resolves the record, checks compatibility and sets
+   * `prep.request.session`. Nothing is held when it rejects: the fingerprint comes before the lease,
+   * and any failure after the lease was taken (store error, cancellation) releases it.
+   * @throws ErrThreadBusy, ErrThreadNotFound, ErrThreadIncompatible (also for a driver config that
+   * cannot be fingerprinted, the driver's error kept as cause), ErrThreadAlreadyExists (plain
+   * errors); store errors and the abort reason as they are.
    */
   static async begin(
     ctx: ThreadContext,
@@ -89,6 +116,8 @@ export class ThreadTurn {
     onLeaseLost: (error: AdaptorError) => void,
   ): Promise<ThreadTurn> {
     const { store, key } = ctx;
+    const driverType = prep.driver.descriptor.type;
+    const fingerprint = fingerprintOf(ctx, prep, driverType);
     let lease: Lease;
     try {
       lease = await store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
@@ -96,14 +125,6 @@ export class ThreadTurn {
       if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
       throw error;
     }
-    const driverType = prep.driver.descriptor.type;
-    const fingerprint = threadFingerprint({
-      driverType,
-      model: prep.options.model,
-      workspace: prep.options.cwd,
-      identity: ctx.identity,
-      driverConfig: prep.driver.fingerprint?.() ?? null,
-    });
     const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost });
     try {
       await turn.#resolve(prep);
@@ -228,9 +249,30 @@ export class ThreadTurn {
     }
   }
 
-  /** Stops renewal and releases the lease (idempotent, never throws). */
+  /**
+   * Stops renewal and releases the lease; idempotent, never throws. A failed release is tried once
+   * more; if that fails too, a `notice` (kind `lifecycle`) says the key stays busy until the lease
+   * expires (the lease time-to-live from the last renewal).
+   */
   async end(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
     clearInterval(this.#renewal);
-    await this.#ctx.store.releaseLease(this.#lease).catch(() => undefined);
+    const { store, key, leaseTtlMs } = this.#ctx;
+    let failure: unknown;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      try {
+        await store.releaseLease(this.#lease);
+        return;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    this.#queue.push({
+      type: "notice",
+      kind: "lifecycle",
+      message: `lease release failed; thread ${key} stays busy until the lease expires (up to ${leaseTtlMs} ms)`,
+      data: { threadKey: key, error: failure instanceof Error ? failure.message : String(failure) },
+    });
   }
 }
