@@ -49,18 +49,28 @@ export class Stream implements AsyncIterable<AgentEvent> {
   [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
     if (this.#iterated) throw new TypeError(`stream ${this.runId}: events can be iterated once`);
     this.#iterated = true;
-    const events = this.#queue.drain();
+    const queue = this.#queue;
     let finished = false;
+    let stopped = false;
     return {
-      next: async () => {
-        const next = await events.next();
-        if (!next.done && next.value.type === "run-finished") finished = true;
-        return next;
+      next: () => {
+        if (stopped) return Promise.resolve({ done: true, value: undefined });
+        // Fast path without a generator: one settled promise per buffered event.
+        const event = queue.take();
+        if (event) {
+          if (event.type === "run-finished") finished = true;
+          return Promise.resolve({ done: false, value: event });
+        }
+        return queue.next().then((next) => {
+          if (stopped) return { done: true, value: undefined };
+          if (!next.done && next.value.type === "run-finished") finished = true;
+          return next;
+        });
       },
-      return: async () => {
+      return: () => {
         if (!finished) this.cancel(new DOMException("The stream consumer stopped reading", "AbortError"));
-        await events.return();
-        return { done: true, value: undefined };
+        stopped = true;
+        return Promise.resolve({ done: true, value: undefined });
       },
     };
   }

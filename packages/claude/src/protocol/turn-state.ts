@@ -105,10 +105,10 @@ export class TurnState {
     const delta = event.delta as { type?: string; text?: string; thinking?: string; partial_json?: string } | undefined;
     if (delta?.type === "text_delta" && delta.text) {
       if (messageId) this.#streamed.add(messageId);
-      this.#emit({ type: "text-delta", text: delta.text, ...(messageId ? { messageId } : {}) });
+      this.#emit(messageId ? { type: "text-delta", text: delta.text, messageId } : { type: "text-delta", text: delta.text });
     } else if (delta?.type === "thinking_delta" && delta.thinking) {
       if (messageId) this.#streamed.add(messageId);
-      this.#emit({ type: "thinking-delta", text: delta.thinking, ...(messageId ? { messageId } : {}) });
+      this.#emit(messageId ? { type: "thinking-delta", text: delta.thinking, messageId } : { type: "thinking-delta", text: delta.thinking });
     } else if (delta?.type === "input_json_delta" && delta.partial_json) {
       const tool = this.#streamingTools.get(index);
       if (tool) this.#emit({ type: "tool-call", phase: "args", id: tool.id, name: tool.name, argsDelta: delta.partial_json });

@@ -112,6 +112,27 @@ describe("JsonLinesDecoder", () => {
     expect(catchError(() => decoder.end())).toBe(first);
   });
 
+  it("frames the same lines whatever the chunk boundaries (multi-byte text, CRLF, blank and non-JSON lines)", () => {
+    const lines = ['{"t":"héllo 🙂"}', "", '{"t":"日本語"}\r', "   ", "plain text ✓", "[1,2]", '{"t":"x"}\r', '"s"'];
+    const input = bytes(Array.from({ length: 40 }, (_, i) => lines[i % lines.length]).join("\n") + "\n");
+    const expected = decodeAll(new JsonLinesDecoder(), input.toString("utf8").split("\n").map((line) => bytes(`${line}\n`)));
+    expect(expected).toHaveLength(30);
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // A large limit decodes runs of whole lines at once; 24 bytes (every line fits) checks runs line by line.
+    for (const maxLineBytes of [64 * 1024, 24]) {
+      for (let round = 0; round < 20; round++) {
+        const chunks: Buffer[] = [];
+        for (let at = 0; at < input.length; ) {
+          const size = 1 + Math.floor(random() * (round % 2 ? 8 : 200));
+          chunks.push(input.subarray(at, at + size));
+          at += size;
+        }
+        expect(decodeAll(new JsonLinesDecoder({ maxLineBytes }), chunks)).toEqual(expected);
+      }
+    }
+  });
+
   it("rejects a maxLineBytes that is not a positive integer with INVALID", () => {
     expect(catchError(() => new JsonLinesDecoder({ maxLineBytes: 0 }))).toMatchObject({ code: ErrCode.Invalid, op: "decode" });
     expect(catchError(() => new JsonLinesDecoder({ maxLineBytes: 1.5 }))).toMatchObject({ code: ErrCode.Invalid });

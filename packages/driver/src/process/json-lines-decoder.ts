@@ -65,12 +65,27 @@ export class JsonLinesDecoder {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: OutputLine[] = [];
     try {
-      let start = 0;
-      for (let nl = bytes.indexOf(LF, start); nl !== -1; nl = bytes.indexOf(LF, start)) {
-        this.#completeLine(bytes.subarray(start, nl), out);
-        start = nl + 1;
+      const first = bytes.indexOf(LF);
+      if (first === -1) {
+        if (bytes.length > 0) this.#buffer(bytes);
+        return out;
       }
-      if (start < bytes.length) this.#buffer(bytes.subarray(start));
+      this.#completeLine(bytes.subarray(0, first), out);
+      const last = bytes.lastIndexOf(LF);
+      if (last > first) {
+        // Complete lines between the first and the last LF. When their bytes together fit the limit,
+        // no line among them can exceed it: decode them with one call (LF never occurs inside a
+        // multi-byte UTF-8 sequence) and split the string. Otherwise check line by line.
+        if (last - first - 1 <= this.#maxLineBytes) this.#completeRegion(bytes.toString("utf8", first + 1, last), out);
+        else {
+          let start = first + 1;
+          for (let nl = bytes.indexOf(LF, start); nl !== -1 && nl <= last; nl = bytes.indexOf(LF, start)) {
+            this.#completeLine(bytes.subarray(start, nl), out);
+            start = nl + 1;
+          }
+        }
+      }
+      if (last + 1 < bytes.length) this.#buffer(bytes.subarray(last + 1));
     } catch (err) {
       if (out.length === 0) throw err;
     }
@@ -109,9 +124,20 @@ export class JsonLinesDecoder {
     this.#pendingBytes = 0;
     const length = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
     if (length > this.#maxLineBytes) this.#fail();
-    const text = line.toString("utf8", 0, length);
-    if (BLANK.test(text)) return;
-    out.push(parseLine(text));
+    pushText(line.toString("utf8", 0, length), out);
+  }
+
+  /** `region`: complete lines joined by `\n`, each within the limit. */
+  #completeRegion(region: string, out: OutputLine[]): void {
+    let from = 0;
+    for (;;) {
+      const nl = region.indexOf("\n", from);
+      let end = nl === -1 ? region.length : nl;
+      if (end > from && region.charCodeAt(end - 1) === CR) end--;
+      if (end > from) pushText(region.slice(from, end), out);
+      if (nl === -1) return;
+      from = nl + 1;
+    }
   }
 
   #fail(): never {
@@ -125,6 +151,15 @@ export class JsonLinesDecoder {
     });
     throw this.#failure;
   }
+}
+
+const OPEN_BRACE = 0x7b;
+
+/** Appends the framed line `text` (terminator stripped) unless it is blank. */
+function pushText(text: string, out: OutputLine[]): void {
+  // Most lines are JSON objects: skip the blank-line test for them.
+  if (text.charCodeAt(0) !== OPEN_BRACE && BLANK.test(text)) return;
+  out.push(parseLine(text));
 }
 
 function parseLine(text: string): OutputLine {

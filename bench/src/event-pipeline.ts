@@ -1,0 +1,107 @@
+// Event pipeline (one long streamed turn): the SDK's consumer CPU and extra peak memory against a
+// bare line reader, each a separate process measuring itself, interleaved in the same run.
+import { join } from "node:path";
+import { fmt, type Benchmark, type Figure } from "./harness.js";
+import { FIXTURES, bundleAgentConsumer, runConsumer, type ConsumerReport } from "./pipeline/consumer-process.js";
+import { median, range } from "./pipeline/stats.js";
+
+/** Deltas in the long turn. */
+const DELTAS = 200_000;
+/** Measured rounds (after one warm-up round); the figures are medians over these. */
+const ROUNDS = 5;
+
+interface Cli {
+  readonly name: "claude" | "codex";
+  readonly fake: string;
+  /** The bare consumer and the env variable it reads the fake's path from. */
+  readonly bare: { readonly script: string; readonly label: string; readonly envVar: string };
+}
+
+const CLIS: Cli[] = [
+  {
+    name: "claude",
+    fake: join(FIXTURES, "fake-claude-stream.mjs"),
+    bare: { script: join(FIXTURES, "raw-claude-consumer.mjs"), label: "readline + JSON.parse", envVar: "FAKE_CLAUDE" },
+  },
+  {
+    name: "codex",
+    fake: join(FIXTURES, "fake-codex-app-server.mjs"),
+    bare: { script: join(FIXTURES, "raw-codex-consumer.mjs"), label: "JSON-RPC line reader", envVar: "FAKE_CODEX" },
+  },
+];
+
+/** Per-round consumer cost: the run at {@link DELTAS} minus the run at 1 delta (start-up and fixed costs cancel). */
+interface Cost {
+  readonly cpuS: number;
+  readonly rssMiB: number;
+}
+
+function cost(big: ConsumerReport, one: ConsumerReport): Cost {
+  return { cpuS: (big.cpuUs - one.cpuUs) / 1e6, rssMiB: (big.maxRssKb - one.maxRssKb) / 1024 };
+}
+
+/**
+ * One CLI: per round, the bare consumer and the SDK consumer, each at {@link DELTAS} and at 1 delta.
+ * Consumer CPU = cpu(N) - cpu(1) of the consumer process itself; extra peak RSS = maxRSS(N) - maxRSS(1).
+ */
+async function measureCli(cli: Cli, agentScript: string): Promise<{ bare: Cost[]; sdk: Cost[]; sdkReport: ConsumerReport; bareReport: ConsumerReport }> {
+  const bareAt = (n: number) => runConsumer(cli.bare.script, [], { [cli.bare.envVar]: cli.fake, FAKE_N: String(n) });
+  const sdkAt = (n: number) => runConsumer(agentScript, [cli.name], { FAKE_CLI: cli.fake, FAKE_N: String(n) });
+  const bare: Cost[] = [];
+  const sdk: Cost[] = [];
+  let sdkReport: ConsumerReport | undefined;
+  let bareReport: ConsumerReport | undefined;
+  for (let round = 0; round <= ROUNDS; round++) {
+    const b = await bareAt(DELTAS);
+    const b1 = await bareAt(1);
+    const s = await sdkAt(DELTAS);
+    const s1 = await sdkAt(1);
+    if (round === 0) continue; // warm-up: disk caches, first compilation
+    bare.push(cost(b, b1));
+    sdk.push(cost(s, s1));
+    sdkReport = s;
+    bareReport = b;
+  }
+  return { bare, sdk, sdkReport: sdkReport!, bareReport: bareReport! };
+}
+
+function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: number): Figure[] {
+  const s = (v: number) => fmt(v, 2);
+  const mib = (v: number) => fmt(v, 0);
+  const bareCpu = median(m.bare.map((c) => c.cpuS));
+  const sdkCpu = median(m.sdk.map((c) => c.cpuS));
+  const bareRss = median(m.bare.map((c) => c.rssMiB));
+  const sdkRss = median(m.sdk.map((c) => c.rssMiB));
+  const delivered = `${fmt(m.sdkReport.events)} events, ${fmt(m.sdkReport.dropped ?? 0)} dropped`;
+  return [
+    { label: `${cli.name}: bare ${cli.bare.label}, consumer CPU`, value: bareCpu * 1000, unit: "ms", note: `baseline; min–max ${range(m.bare.map((c) => c.cpuS * 1000), mib)} ms` },
+    {
+      label: `${cli.name}: Agent + ${cli.name}(), consumer CPU`,
+      value: sdkCpu * 1000,
+      unit: "ms",
+      note: `${s(sdkCpu / bareCpu)}x the bare reader (goal ≤ ${goal}x); min–max ${range(m.sdk.map((c) => c.cpuS * 1000), mib)} ms; ${delivered}`,
+    },
+    { label: `${cli.name}: bare, extra peak RSS`, value: bareRss, unit: "MiB", note: `baseline; min–max ${range(m.bare.map((c) => c.rssMiB), mib)} MiB` },
+    {
+      label: `${cli.name}: Agent, extra peak RSS`,
+      value: sdkRss,
+      unit: "MiB",
+      note: `${s(sdkRss / bareRss)}x the bare reader (goal ≤ 2x); min–max ${range(m.sdk.map((c) => c.rssMiB), mib)} MiB`,
+    },
+  ];
+}
+
+/** `pnpm bench`: consumer CPU and extra peak RSS of one 200,000-delta turn, SDK vs bare reader, Claude and Codex. */
+export const eventPipeline: Benchmark = {
+  name: `event pipeline: one ${fmt(DELTAS)}-delta turn from a fake CLI, SDK vs bare reader (medians of ${ROUNDS}, consumer process only, N minus 1 delta)`,
+  async run(): Promise<Figure[]> {
+    const bundle = await bundleAgentConsumer();
+    try {
+      const out: Figure[] = [];
+      for (const cli of CLIS) out.push(...figures(cli, await measureCli(cli, bundle.script), cli.name === "claude" ? 1.2 : 1.3));
+      return out;
+    } finally {
+      bundle.cleanup();
+    }
+  },
+};

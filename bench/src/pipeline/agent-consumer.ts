@@ -1,0 +1,29 @@
+// One measured consumer process of the event-pipeline benchmark: an Agent with the claude or codex
+// driver pointed at a fake CLI, `for await` over the stream of one turn. Prints one JSON line:
+// events read, text length, this process's own CPU (µs) and peak RSS (KiB). The fake CLI is a
+// separate process, so its CPU is not counted.
+import { claude } from "@adaptor/claude";
+import { codex } from "@adaptor/codex";
+import { Agent } from "adaptor";
+
+const which = process.argv[2];
+const command = process.env.FAKE_CLI;
+if (!command || (which !== "claude" && which !== "codex")) {
+  process.stderr.write("usage: FAKE_CLI=<fake> agent-consumer.ts claude|codex\n");
+  process.exit(2);
+}
+const driver = which === "claude" ? claude({ command }) : codex({ command });
+const agent = new Agent(driver);
+let events = 0;
+let text = 0;
+let dropped = 0;
+const stream = agent.stream("hi");
+for await (const event of stream) {
+  events++;
+  if (event.type === "text-delta") text += event.text.length;
+  else if (event.type === "dropped") dropped += event.count;
+}
+await stream.result();
+await agent.close();
+const u = process.resourceUsage();
+console.log(JSON.stringify({ events, text, dropped, cpuUs: u.userCPUTime + u.systemCPUTime, maxRssKb: u.maxRSS }));

@@ -1,0 +1,69 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/** Folder of the fake CLIs and the bare consumers (bench/fixtures). */
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures");
+
+/** What one consumer process reports about itself on its last stdout line. */
+export interface ConsumerReport {
+  /** Events (SDK consumer) or lines (bare consumer) read. */
+  readonly events: number;
+  /** Characters of assistant text received. */
+  readonly text: number;
+  /** Deltas the SDK dropped under backpressure (SDK consumer only). */
+  readonly dropped?: number;
+  /** The consumer process's own user + system CPU, µs (the fake CLI is another process). */
+  readonly cpuUs: number;
+  /** The consumer process's peak resident set, KiB. */
+  readonly maxRssKb: number;
+}
+
+/** Runs `node <script> ...args` with `env` added and parses its report. */
+export function runConsumer(script: string, args: readonly string[], env: Record<string, string>): Promise<ConsumerReport> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`${script} ${args.join(" ")} failed: ${stderr.trim() || error.message}`, { cause: error }));
+          return;
+        }
+        const last = stdout.trim().split("\n").pop() ?? "";
+        try {
+          resolve(JSON.parse(last) as ConsumerReport);
+        } catch (cause) {
+          reject(new Error(`${script}: no report on stdout: ${last}`, { cause }));
+        }
+      },
+    );
+  });
+}
+
+/**
+ * Bundles the SDK consumer (`agent-consumer.ts`, the packages from source) into one plain ES module
+ * in a temp folder, so the measured process runs compiled JavaScript as an installed package would,
+ * not a TypeScript loader. Returns its path and a cleanup.
+ */
+export async function bundleAgentConsumer(): Promise<{ script: string; cleanup(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-pipeline-"));
+  const script = join(dir, "agent-consumer.mjs");
+  await build({
+    entryPoints: [join(dirname(fileURLToPath(import.meta.url)), "agent-consumer.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["source"],
+    outfile: script,
+    logLevel: "error",
+    // Bundled CommonJS dependencies call require(); give the ES module one.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  });
+  return { script, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, EventPayload } from "./agent-event.js";
+import { EventQueue } from "./event-queue.js";
+
+async function drainAll(queue: EventQueue): Promise<AgentEvent[]> {
+  const out: AgentEvent[] = [];
+  for await (const event of queue.drain()) out.push(event);
+  return out;
+}
+
+describe("EventQueue", () => {
+  it("stamps run id, thread key, a strictly increasing sequence from 1 and a time on frozen copies", async () => {
+    const queue = new EventQueue({ runId: "run-1", threadKey: "key-1" });
+    const delta: EventPayload = { type: "text-delta", text: "a", messageId: "m1" };
+    const before = Date.now();
+    queue.push(delta);
+    queue.push({ type: "thinking-delta", text: "b" });
+    queue.push({ type: "notice", kind: "runtime", message: "n" });
+    queue.close();
+    const events = await drainAll(queue);
+    expect(events).toEqual([
+      { type: "text-delta", text: "a", messageId: "m1", meta: { runId: "run-1", threadKey: "key-1", sequence: 1, time: expect.any(Date) } },
+      { type: "thinking-delta", text: "b", meta: { runId: "run-1", threadKey: "key-1", sequence: 2, time: expect.any(Date) } },
+      { type: "notice", kind: "runtime", message: "n", meta: { runId: "run-1", threadKey: "key-1", sequence: 3, time: expect.any(Date) } },
+    ]);
+    for (const event of events) {
+      expect(Object.isFrozen(event) && Object.isFrozen(event.meta)).toBe(true);
+      expect(event.meta.time.getTime()).toBeGreaterThanOrEqual(before);
+    }
+    expect(events[0]).not.toBe(delta);
+    expect(delta).toEqual({ type: "text-delta", text: "a", messageId: "m1" }); // the driver's payload is untouched
+    const plain = new EventQueue({ runId: "r" });
+    plain.push({ type: "text-delta", text: "x" });
+    expect(Object.keys(plain.take()?.meta ?? {})).toEqual(["runId", "sequence", "time"]);
+  });
+
+  it("drops only deltas over capacity, reports the gap once with its sequence range, never drops tool results or run-finished", async () => {
+    const queue = new EventQueue({ runId: "r" }, 3);
+    for (let i = 0; i < 5; i++) queue.push({ type: "text-delta", text: String(i) }); // sequences 1..5: 4 and 5 dropped
+    queue.push({ type: "tool-call", phase: "args", id: "t", name: "x", argsDelta: "{" }); // 6: dropped
+    queue.push({ type: "tool-result", id: "t", output: "kept", isError: false }); // gap report 7, then 8
+    queue.push({ type: "run-finished", ok: true }); // 9
+    queue.close();
+    const events = await drainAll(queue);
+    expect(events.map((e) => [e.type, e.meta.sequence])).toEqual([
+      ["text-delta", 1],
+      ["text-delta", 2],
+      ["text-delta", 3],
+      ["dropped", 7],
+      ["tool-result", 8],
+      ["run-finished", 9],
+    ]);
+    expect(events[3]).toMatchObject({ count: 3, byType: { "text-delta": 2, "tool-call": 1 }, firstSequence: 4, lastSequence: 6 });
+  });
+
+  it("reports a gap still open at close before iteration ends", async () => {
+    const queue = new EventQueue({ runId: "r" }, 1);
+    queue.push({ type: "text-delta", text: "a" });
+    queue.push({ type: "text-delta", text: "b" });
+    queue.close();
+    expect((await drainAll(queue)).map((e) => e.type)).toEqual(["text-delta", "dropped"]);
+  });
+
+  it("next() waits for a later push and ends after close once drained; pushes after close are ignored", async () => {
+    const queue = new EventQueue({ runId: "r" });
+    const first = queue.next();
+    const second = queue.next();
+    queue.push({ type: "text-delta", text: "a" });
+    queue.push({ type: "text-delta", text: "b" });
+    expect((await first).value).toMatchObject({ text: "a" });
+    expect((await second).value).toMatchObject({ text: "b" });
+    const third = queue.next();
+    queue.close();
+    queue.push({ type: "text-delta", text: "late" });
+    expect(await third).toEqual({ done: true, value: undefined });
+    expect(queue.size).toBe(0);
+  });
+
+  it("keeps order across buffer compaction over many events taken one by one", async () => {
+    const queue = new EventQueue({ runId: "r" }, 10_000);
+    const taken: number[] = [];
+    for (let i = 0; i < 5_000; i++) {
+      queue.push({ type: "text-delta", text: String(i) });
+      queue.push({ type: "text-delta", text: String(i) });
+      const event = queue.take();
+      if (event?.type === "text-delta") taken.push(Number(event.text));
+    }
+    while (queue.size > 0) {
+      const event = queue.take();
+      if (event?.type === "text-delta") taken.push(Number(event.text));
+    }
+    expect(taken).toEqual(Array.from({ length: 5_000 }, (_, i) => [i, i]).flat());
+  });
+});
