@@ -27,7 +27,7 @@ function sourceAliases(): { find: string; replacement: string }[] {
 export default defineConfig({
   resolve: { alias: sourceAliases().map(({ find, replacement }) => ({ find: new RegExp(`^${find}$`), replacement })) },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -1,0 +1,242 @@
+// The packages as a user gets them: `scripts/pack.mjs` builds and packs every package, the test
+// checks each tarball's manifest and contents, installs all of them with plain `npm` into a scratch
+// project under os.tmpdir() (outside the workspace), runs a Claude run there with plain `node`, and
+// type-checks a user's program against the installed types.
+//
+// Cost: npm downloads the third-party dependencies once (then `--prefer-offline` takes them from
+// npm's cache); `--omit=optional --ignore-scripts` leaves out claude-code's and codex's large
+// native platform packages, so the program runs the workspace's pinned claude binary through the
+// driver's `command` option (ADAPTOR_CLAUDE_COMMAND).
+import { execFile } from "node:child_process";
+import { builtinModules } from "node:module";
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { defaultClaudeCommand } from "@adaptor/claude";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const FIXTURES = join(ROOT, "test", "packaging", "fixtures");
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+
+interface Manifest {
+  name: string;
+  version: string;
+  license?: string;
+  sideEffects?: boolean;
+  type?: string;
+  exports?: Record<string, Record<string, string>>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+interface Packed {
+  tarball: string;
+  manifest: Manifest;
+  /** Paths inside the tarball, without the leading `package/`. */
+  files: string[];
+  /** Where the tarball was unpacked (its `package/` folder). */
+  dir: string;
+}
+
+/** The environment for npm and node children: no pnpm or npm settings inherited from a `pnpm test` run. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_|PNPM_|NODE_OPTIONS$|VITEST|NODE_ENV$)/i.test(key)) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Bare module specifiers imported by a built JS or .d.ts file. */
+function bareImports(source: string): string[] {
+  const specifiers = new Set<string>();
+  const patterns = [/\bfrom\s+["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s+["']([^"']+)["']/gm];
+  for (const pattern of patterns) {
+    for (const match of source.matchAll(pattern)) {
+      const specifier = match[1]!;
+      if (!specifier.startsWith(".") && !specifier.startsWith("node:")) specifiers.add(specifier);
+    }
+  }
+  return [...specifiers];
+}
+
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+const workspacePackages: string[] = [];
+const packed = new Map<string, Packed>();
+let scratch = "";
+let project = "";
+
+beforeAll(async () => {
+  for (const folder of await readdir(join(ROOT, "packages"))) {
+    const manifest = JSON.parse(await readFile(join(ROOT, "packages", folder, "package.json"), "utf8")) as Manifest;
+    workspacePackages.push(manifest.name);
+  }
+  scratch = await mkdtemp(join(tmpdir(), "adaptor-pack-"));
+  const tarballDir = join(scratch, "tarballs");
+  const { stdout } = await run(process.execPath, [join(ROOT, "scripts", "pack.mjs"), tarballDir], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  for (const tarball of stdout.trim().split("\n").filter((line) => line.endsWith(".tgz"))) {
+    const dir = join(scratch, "unpacked", tarball.slice(tarballDir.length + 1, -".tgz".length));
+    await mkdir(dir, { recursive: true });
+    await run("tar", ["-xzf", tarball, "-C", dir]);
+    const listing = await run("tar", ["-tzf", tarball], { maxBuffer: 16 * 1024 * 1024 });
+    const files = listing.stdout.trim().split("\n").map((path) => path.replace(/^package\//, ""));
+    const manifest = JSON.parse(await readFile(join(dir, "package", "package.json"), "utf8")) as Manifest;
+    packed.set(manifest.name, { tarball, manifest, files, dir: join(dir, "package") });
+  }
+
+  // A scratch project outside the workspace that depends on every tarball, installed with plain npm.
+  project = join(scratch, "project");
+  await mkdir(project);
+  const dependencies = Object.fromEntries([...packed.values()].map((p) => [p.manifest.name, `file:${p.tarball}`]));
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module", dependencies }, null, 2));
+  await run(
+    "npm",
+    ["install", "--prefer-offline", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+    { cwd: project, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 },
+  );
+}, 600_000);
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("pnpm pack tarballs", () => {
+  it("packs one tarball per workspace package", () => {
+    expect([...packed.keys()].sort()).toEqual([...workspacePackages].sort());
+  });
+
+  it("rewrites workspace and catalog versions into plain ones", () => {
+    for (const { manifest } of packed.values()) {
+      const versions = { ...manifest.dependencies, ...manifest.peerDependencies };
+      for (const [name, version] of Object.entries(versions)) {
+        expect(version, `${manifest.name} → ${name}`).toMatch(/^\^?~?\d+\.\d+\.\d+/);
+        if (name in Object.fromEntries(packed)) expect(version, `${manifest.name} → ${name}`).toBe(packed.get(name)!.manifest.version);
+      }
+    }
+  });
+
+  it("declares the Apache-2.0 licence, ships the LICENSE file, is ESM and side-effect free", () => {
+    for (const { manifest, files } of packed.values()) {
+      expect(manifest.license, manifest.name).toBe("Apache-2.0");
+      expect(files, manifest.name).toContain("LICENSE");
+      expect(files, manifest.name).toContain("README.md");
+      expect(manifest.type, manifest.name).toBe("module");
+      expect(manifest.sideEffects, manifest.name).toBe(false);
+    }
+  });
+
+  it("lists types first in every export, and every file an export names is in the tarball", () => {
+    for (const { manifest, files } of packed.values()) {
+      expect(Object.keys(manifest.exports ?? {}), manifest.name).toContain(".");
+      for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
+        expect(Object.keys(conditions)[0], `${manifest.name} ${subpath}`).toBe("types");
+        for (const target of Object.values(conditions)) expect(files, `${manifest.name} ${subpath} → ${target}`).toContain(target.replace(/^\.\//, ""));
+      }
+    }
+  });
+
+  it("ships no test files and no build output without a source file", () => {
+    for (const { manifest, files } of packed.values()) {
+      expect(files.filter((file) => /\.test(-d)?\.|(^|\/)test\//.test(file)), manifest.name).toEqual([]);
+      const sources = new Set(files.filter((file) => file.startsWith("src/") && file.endsWith(".ts")));
+      const orphans = files
+        .filter((file) => file.startsWith("dist/") && /\.(js|d\.ts)$/.test(file))
+        .filter((file) => !sources.has(file.replace(/^dist\//, "src/").replace(/(\.d)?\.(js|ts)$/, ".ts")));
+      expect(orphans, manifest.name).toEqual([]);
+    }
+  });
+
+  it("declares as a dependency every package its built JS and .d.ts files import", async () => {
+    const builtins = new Set(builtinModules);
+    for (const { manifest, files, dir } of packed.values()) {
+      const declared = new Set([manifest.name, ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+      const missing = new Set<string>();
+      for (const file of files.filter((path) => path.startsWith("dist/") && /\.(js|d\.ts)$/.test(path))) {
+        for (const specifier of bareImports(await readFile(join(dir, file), "utf8"))) {
+          const name = packageNameOf(specifier);
+          if (!declared.has(name) && !builtins.has(name)) missing.add(`${file} imports ${specifier}`);
+        }
+      }
+      expect([...missing], manifest.name).toEqual([]);
+    }
+  });
+});
+
+describe("the tarballs installed with plain npm outside the workspace", () => {
+  it("runs a Claude run with plain node in which the host approves one tool call", async () => {
+    await copyFile(join(FIXTURES, "claude-approve-one-tool.mjs"), join(project, "program.mjs"));
+    const { stdout } = await run(process.execPath, ["program.mjs"], {
+      cwd: project,
+      env: cleanEnv({ ADAPTOR_CLAUDE_COMMAND: defaultClaudeCommand() }),
+      timeout: 120_000,
+    });
+    const outcome = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    expect(outcome).toEqual({
+      text: "The file is written.",
+      approvals: ["Write"],
+      written: "hello from fake model\n",
+      rules: ["directive", "after-write"],
+    });
+  }, 180_000);
+
+  it("resolves the installed packages from the scratch project, not from the workspace", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ["--input-type=module", "-e", 'console.log(JSON.stringify([import.meta.resolve("adaptor"), import.meta.resolve("@adaptor/testkit/fake-cli")]))'],
+      { cwd: project, env: cleanEnv() },
+    );
+    for (const url of JSON.parse(stdout) as string[]) {
+      expect(fileURLToPath(url).startsWith(join(project, "node_modules"))).toBe(true);
+      expect(url).toMatch(/\/dist\/.*\.js$/);
+    }
+  });
+
+  it("type-checks a user's program with tsc --noEmit, and refuses a misspelt option (typo: `modle`)", async () => {
+    await writeFile(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2023", "ESNext.Disposable"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+        include: ["src"],
+      }),
+    );
+    await mkdir(join(project, "src"), { recursive: true });
+    const program = await readFile(join(FIXTURES, "user-program.ts"), "utf8");
+    await writeFile(join(project, "src", "agent.ts"), program);
+    const clean = await run(process.execPath, [TSC, "-p", "."], { cwd: project, env: cleanEnv() }).then(
+      () => ({ code: 0, output: "" }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+    );
+    expect(clean).toEqual({ code: 0, output: "" });
+
+    expect(program).toContain('model: "claude-sonnet-4-5"');
+    await writeFile(join(project, "src", "agent.ts"), program.replace('model: "claude-sonnet-4-5"', 'modle: "claude-sonnet-4-5"'));
+    const typo = await run(process.execPath, [TSC, "-p", "."], { cwd: project, env: cleanEnv() }).then(
+      () => ({ code: 0, output: "" }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+    );
+    expect(typo.code).not.toBe(0);
+    expect(typo.output).toContain("src/agent.ts");
+    expect(typo.output).toMatch(/'modle' does not exist in type 'ClaudeConfig'/);
+  }, 180_000);
+});
