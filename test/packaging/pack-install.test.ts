@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { defaultClaudeCommand } from "@adaptor/claude";
+// The workspace's pinned claude binary (the same lookup the installed driver would do with its own copy).
+import { defaultClaudeCommand } from "../../packages/claude/src/command.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
