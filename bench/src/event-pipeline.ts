@@ -2,7 +2,7 @@
 // bare line reader, each a separate process measuring itself, interleaved in the same run.
 import { join } from "node:path";
 import { fmt, type Benchmark, type Figure } from "./harness.js";
-import { FIXTURES, bundleAgentConsumer, runConsumer, type ConsumerReport } from "./pipeline/consumer-process.js";
+import { FIXTURES, bundleProgram, runConsumer, type ConsumerReport } from "./pipeline/consumer-process.js";
 import { median, range } from "./pipeline/stats.js";
 
 /** Deltas in the long turn. */
@@ -95,7 +95,7 @@ function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: numb
 export const eventPipeline: Benchmark = {
   name: `event pipeline: one ${fmt(DELTAS)}-delta turn from a fake CLI, SDK vs bare reader (medians of ${ROUNDS}, consumer process only, N minus 1 delta)`,
   async run(): Promise<Figure[]> {
-    const bundle = await bundleAgentConsumer();
+    const bundle = await bundleProgram("pipeline/agent-consumer.ts");
     try {
       const out: Figure[] = [];
       for (const cli of CLIS) out.push(...figures(cli, await measureCli(cli, bundle.script), cli.name === "claude" ? 1.2 : 1.3));

@@ -46,15 +46,17 @@ export function runConsumer(script: string, args: readonly string[], env: Record
 }
 
 /**
- * Bundles the SDK consumer (`agent-consumer.ts`, the packages from source) into one plain ES module
- * in a temp folder, so the measured process runs compiled JavaScript as an installed package would,
+ * Bundles a measured program under bench/src (the packages from source) into one plain ES module in
+ * a temp folder, so the measured process runs compiled JavaScript as an installed package would,
  * not a TypeScript loader. Returns its path and a cleanup.
+ *
+ * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
  */
-export async function bundleAgentConsumer(): Promise<{ script: string; cleanup(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-pipeline-"));
-  const script = join(dir, "agent-consumer.mjs");
+export async function bundleProgram(entry: string): Promise<{ script: string; cleanup(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-"));
+  const script = join(dir, "program.mjs");
   await build({
-    entryPoints: [join(dirname(fileURLToPath(import.meta.url)), "agent-consumer.ts")],
+    entryPoints: [join(dirname(fileURLToPath(import.meta.url)), "..", entry)],
     bundle: true,
     platform: "node",
     format: "esm",

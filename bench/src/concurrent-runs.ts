@@ -1,0 +1,86 @@
+// 100 concurrent runs on one Agent against a fake claude CLI (1,000 deltas and one approval each),
+// measured in a separate process: verdicts, SDK-side memory per in-flight run, memory after the runs,
+// and whether the process exits by itself (no handle left).
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fmt, type Benchmark, type Figure } from "./harness.js";
+import { FIXTURES, bundleProgram } from "./pipeline/consumer-process.js";
+
+const RUNS = 100;
+const DELTAS = 1_000;
+const MAX_SPAWNS = 4;
+/** How long the measured process may take to exit after its report before it counts as held open. */
+const EXIT_WAIT_MS = 10_000;
+
+interface Report {
+  readonly runs: number;
+  readonly correct: number;
+  readonly failures: readonly string[];
+  readonly allInFlight: boolean;
+  readonly deltas: number;
+  readonly beforeRss: number;
+  readonly peakRss: number;
+  readonly afterRss: number;
+  readonly elapsedMs: number;
+  readonly heapUsedBefore: number;
+  readonly heapUsedAfter: number;
+}
+
+/** Runs the consumer; resolves its report and whether it exited by itself within {@link EXIT_WAIT_MS} of reporting. */
+function runConsumer(script: string): Promise<{ report: Report; exitedByItself: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--expose-gc", script], {
+      env: { ...process.env, FAKE_CLI: join(FIXTURES, "fake-claude-approval.mjs"), FAKE_N: String(DELTAS), RUNS: String(RUNS), MAX_SPAWNS: String(MAX_SPAWNS) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let report: Report | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      stdout += text;
+      if (report || !stdout.includes("\n")) return;
+      try {
+        report = JSON.parse(stdout.split("\n")[0] ?? "") as Report;
+      } catch (cause) {
+        reject(new Error(`concurrent runs: bad report ${stdout}`, { cause }));
+        return;
+      }
+      timer = setTimeout(() => child.kill("SIGKILL"), EXIT_WAIT_MS);
+    });
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (!report) reject(new Error(`concurrent runs: exited ${code ?? signal} without a report: ${stderr.trim()}`));
+      else resolve({ report, exitedByItself: signal === null && code === 0 });
+    });
+  });
+}
+
+/** `pnpm bench`: P4, 100 concurrent runs on one Agent. */
+export const concurrentRuns: Benchmark = {
+  name: `concurrent runs: ${RUNS} runs on one Agent, fake claude CLI (${fmt(DELTAS)} deltas + 1 approval each), maxConcurrentSpawns ${MAX_SPAWNS}`,
+  async run(): Promise<Figure[]> {
+    const bundle = await bundleProgram("concurrency/concurrent-runs-consumer.ts");
+    try {
+      const { report, exitedByItself } = await runConsumer(bundle.script);
+      const mib = (bytes: number) => bytes / 2 ** 20;
+      const perRun = mib(report.peakRss - report.beforeRss) / report.runs;
+      const back = report.afterRss / report.beforeRss;
+      return [
+        {
+          label: "correct verdicts",
+          value: report.correct,
+          unit: `of ${report.runs}`,
+          note: `${report.allInFlight ? "all in flight at once" : "NOT all in flight"}; ${fmt(report.deltas)} deltas read; ${fmt(report.elapsedMs / 1000, 1)} s${report.failures.length ? `; e.g. ${report.failures.join("; ")}` : ""}`,
+        },
+        { label: "RSS before the runs (after a warm-up run + GC)", value: mib(report.beforeRss), unit: "MiB", note: "baseline" },
+        { label: "SDK-side memory per in-flight run", value: perRun * 1024, unit: "KiB", note: `(peak ${fmt(mib(report.peakRss))} MiB - before) / ${report.runs}; goal ≤ 1,024 KiB` },
+        { label: "RSS after the runs + close() + GC", value: mib(report.afterRss), unit: "MiB", note: `${fmt(back, 2)}x the start (goal ≤ 1.10x); JS heap in use ${fmt(mib(report.heapUsedBefore), 1)} → ${fmt(mib(report.heapUsedAfter), 1)} MiB` },
+        { label: "exits by itself after close()", value: exitedByItself ? 1 : 0, unit: exitedByItself ? "yes" : "NO (a handle was left)", note: `waited up to ${fmt(EXIT_WAIT_MS / 1000)} s` },
+      ];
+    } finally {
+      bundle.cleanup();
+    }
+  },
+};
