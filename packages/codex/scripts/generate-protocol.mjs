@@ -35,6 +35,10 @@ const ROOTS = [
   "v2/TurnStartResponse",
   "v2/TurnInterruptParams",
   "v2/TurnInterruptResponse",
+  "v2/ThreadTurnsListParams",
+  "v2/ThreadTurnsListResponse",
+  "v2/ThreadRevertParams",
+  "v2/ThreadRevertResponse",
   "v2/CommandExecutionRequestApprovalResponse",
   "v2/FileChangeRequestApprovalResponse",
 ];

@@ -1,4 +1,26 @@
+import { stripVTControlCharacters } from "node:util";
 import type { DriverFailure } from "@adaptor/driver";
+
+/** `text` without terminal escape codes (codex colours its log lines), trimmed. */
+export function plainText(text: string): string {
+  return stripVTControlCharacters(text).trim();
+}
+
+/**
+ * Why codex refused to open a stored thread, from its error text (the `thread/resume` /
+ * `thread/fork` error message, or exec's stderr, which carries the same message):
+ * - `"missing"`: no such thread (`no rollout found for thread id …`): the only case a caller may
+ *   treat as "start a fresh conversation";
+ * - `"busy"`: another process is writing to the thread (`… already has an active writer`,
+ *   a thread-store conflict or lock);
+ * - `"other"`: anything else (transport, auth, config, I/O): an infrastructure failure.
+ */
+export function resumeRefusal(text: string): "missing" | "busy" | "other" {
+  const plain = plainText(text);
+  if (/active writer|thread-store conflict|\block(ed)?\b/i.test(plain)) return "busy";
+  if (/no rollout found|thread not found|no thread (found )?with id|unknown thread/i.test(plain)) return "missing";
+  return "other";
+}
 
 /**
  * The API's own message inside a codex error message. codex 0.171.0 reports a failed model call as
@@ -40,7 +62,8 @@ export interface CodexTurnEnd {
  * no terminal at all (codex exited first) is `agent_error` with the exit and the stderr tail.
  */
 export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined {
-  const { status, exitCode, exitSignal, stderrTail } = end;
+  const { status, exitCode, exitSignal } = end;
+  const stderrTail = plainText(end.stderrTail);
   if (status === "completed") return undefined;
   if (status === undefined || status === "inProgress") {
     const how = exitSignal ? `signal ${exitSignal}` : `code ${String(exitCode)}`;

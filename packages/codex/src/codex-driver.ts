@@ -9,6 +9,7 @@ import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { launchSignature } from "./session/launch-signature.js";
+import { readCheckpointData } from "./session/checkpoint-data.js";
 import { SessionPool } from "./session/session-pool.js";
 
 /**
@@ -123,7 +124,9 @@ export class CodexDriver implements Driver {
     const signature = launchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
     let session: AppServerSession | undefined;
-    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature);
+    if (request.session && reusable) {
+      session = await this.#pool.take(request.session.resumeId, signature, readCheckpointData(request.session.data).lastTurnId);
+    }
     else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
     if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
     else {

@@ -39,6 +39,12 @@ export interface CodexConfig {
   readonly idleMs?: number;
   /** Processes spawned at once by this driver (p-queue). Default 4. */
   readonly maxConcurrentSpawns?: number;
+  /**
+   * app-server: time in ms codex has to answer one JSON-RPC request (`initialize`, `thread/resume`,
+   * `turn/start`, …; not the turn itself) before the run fails with a `TIMEOUT` DriverError.
+   * Default 120,000.
+   */
+  readonly replyTimeoutMs?: number;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -121,6 +127,9 @@ export function validateCodexConfig(config: CodexConfig): void {
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
   if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
+  if (config.replyTimeoutMs !== undefined && !(Number.isFinite(config.replyTimeoutMs) && config.replyTimeoutMs > 0 && config.replyTimeoutMs <= 2_147_483_647)) {
+    fail("replyTimeoutMs must be a positive number of ms, at most 2147483647");
+  }
   if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
     fail("maxConcurrentSpawns must be a positive integer");
   }

@@ -42,7 +42,7 @@ describe("codex app-server driver faults (fake CLI)", () => {
     expect(run.response?.failure).toBeUndefined();
     const answers = echoed(run.recording.ofType("process").filter((p) => p.kind === "stdout").map((p) => p.text ?? ""));
     expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("item/tool/requestUserInput") } }]);
-    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake" });
+    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
   });
 
   it("legacy execCommandApproval and applyPatchApproval are asked and answered in their own vocabulary", async () => {
@@ -91,7 +91,7 @@ describe("codex app-server driver faults (fake CLI)", () => {
   it("a codex that ignores stdin EOF after the turn is terminated within the grace", async () => {
     const driver = fake([...handshake, completed("completed"), { ignoreSigterm: true }, { hang: true }]);
     const run = await runDriver(driver, { prompt: "hi" });
-    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake" });
+    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
     expect(run.response?.exit?.signal).toBe("SIGKILL");
     expect(run.durationMs).toBeLessThan(5_000);
   });

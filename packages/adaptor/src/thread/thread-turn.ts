@@ -181,7 +181,8 @@ export class ThreadTurn {
   }
 
   /**
-   * Handles a resume rejection: in continue-or-start mode, one fresh retry through `rerun` (the old
+   * Handles a session another process is writing to (`session_busy`: `ErrThreadBusy`, nothing
+   * written) and a resume rejection (no such session): in continue-or-start mode, one fresh retry through `rerun` (the old
    * record is archived when the new run commits); otherwise `ErrResumeRejected`.
    */
   async afterDriver(
@@ -189,6 +190,10 @@ export class ThreadTurn {
     response: DriverResponse,
     rerun: (request: DriverRequest) => Promise<DriverResponse>,
   ): Promise<DriverResponse> {
+    if (response.failure?.reason === "session_busy") {
+      // Another process writes to the conversation: nothing ran, the record stays as it is.
+      throw threadError(ErrThreadBusy, `thread ${this.#ctx.key}: busy: ${response.failure.message}`, response.failure.cause ?? response.failure.message);
+    }
     if (response.failure?.reason !== "resume_rejected") return response;
     const failure = response.failure;
     if (this.#ctx.mode !== "continue_or_start" || !this.#current) {

@@ -1,11 +1,12 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { classifyCodexTurn } from "../classify.js";
+import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
 import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
@@ -15,15 +16,22 @@ import type { ThreadStartParams } from "../protocol/generated/v2/ThreadStartPara
 import type { ThreadStartResponse } from "../protocol/generated/v2/ThreadStartResponse.js";
 import type { TurnStartParams } from "../protocol/generated/v2/TurnStartParams.js";
 import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
+import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
+import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
+import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
 import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { METHOD_NOT_FOUND, RpcConnection, type ServerRequestMessage } from "./rpc-connection.js";
-import { AppServerTurnState } from "./turn-state.js";
+import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
+/** What codex logs on stderr when it cannot read a message the driver sent (it never answers that request). */
+const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
+/** Turns listed per `thread/turns/list` page while looking for the committed turn. */
+const TURN_PAGE = 20;
 
 /** What {@link AppServerSession.spawn} needs. */
 export interface AppServerSpawn {
@@ -60,9 +68,16 @@ type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvide
 /** The turn a session is serving: where its notifications and server requests go. */
 interface ActiveTurn {
   readonly state: AppServerTurnState;
-  readonly onServerRequest: (message: ServerRequestMessage) => void;
+  readonly requests: TurnRequests;
   readonly sink: DriverSink;
   readonly markDone: () => void;
+}
+
+/** The server requests of one turn: approvals go to the host, each request is answered once. */
+interface TurnRequests {
+  handle(message: ServerRequestMessage): void;
+  /** The turn id is known: requests held until now are handled or declined. */
+  release(): void;
 }
 
 /**
@@ -91,6 +106,12 @@ export class AppServerSession {
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
+  /** codex could not read a message the driver sent: the process is not reused. */
+  #unreadable = false;
+  /** The last turn this process completed healthily (what a reuse must continue from). */
+  #lastTurnId: string | undefined;
+  /** Start of the stderr line being assembled (bounded). */
+  #stderrLine = "";
   #ended = false;
   #exited = false;
   #closed: Promise<void> | undefined;
@@ -127,17 +148,40 @@ export class AppServerSession {
     this.#config = config;
     this.#cwd = cwd;
     this.#graceMs = config.killGraceMs ?? 2000;
-    this.#rpc = new RpcConnection(proc, {
-      onNotification: (method, params) => this.#onNotification(method, params),
-      onServerRequest: (message) => this.#onServerRequest(message),
-    });
+    this.#rpc = new RpcConnection(
+      proc,
+      {
+        onNotification: (method, params) => this.#onNotification(method, params),
+        onServerRequest: (message) => this.#onServerRequest(message),
+      },
+      config.replyTimeoutMs,
+    );
     void proc.exited.then(() => (this.#exited = true));
     this.#pump = this.#readLines();
   }
 
-  /** Reports stderr text to the turn being served, if any (`proc.stderr` keeps it either way). */
+  /**
+   * Reports stderr text to the turn being served, if any (`proc.stderr` keeps it either way), and
+   * watches it for codex saying it could not read a message: the requests waiting for a reply then
+   * fail with an `INVALID` DriverError at once (codex would never answer them).
+   */
   emitStderr(text: string): void {
     this.#active?.sink.emit({ type: "process", kind: "stderr", text });
+    const lines = (this.#stderrLine + text).split("\n");
+    this.#stderrLine = (lines.pop() ?? "").slice(-4096);
+    for (const line of lines) {
+      const unreadable = UNREADABLE_REQUEST.exec(plainText(line));
+      if (!unreadable) continue;
+      this.#unreadable = true;
+      this.#rpc.failPending(
+        (method) => new DriverError({ op: method, device: DEVICE, code: ErrCode.Invalid, cause: `codex could not read the request: ${unreadable[0]}` }),
+      );
+    }
+  }
+
+  /** The last turn this process completed healthily, if any. */
+  get lastTurnId(): string | undefined {
+    return this.#lastTurnId;
   }
 
   /** The thread loaded in this process, once a turn opened it. */
@@ -147,7 +191,9 @@ export class AppServerSession {
 
   /** True while the process can take another turn of its thread. */
   get usable(): boolean {
-    return this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && this.#opened !== undefined;
+    return (
+      this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && !this.#unreadable && this.#opened !== undefined
+    );
   }
 
   /**
@@ -162,12 +208,14 @@ export class AppServerSession {
     const proc = this.proc;
     const stdoutStart = proc.stdout.length;
     const stderrStart = proc.stderr.length;
+    const data = readCheckpointData(request.session?.data);
     const turn = new AppServerTurnState((event) => sink.emit(event));
     let markTurnDone: () => void = () => undefined;
     const turnDone = new Promise<void>((resolve) => {
       markTurnDone = resolve;
     });
-    this.#active = { state: turn, sink, markDone: () => markTurnDone(), onServerRequest: this.#approvalsFor(turn, sink) };
+    const requests = this.#requestsFor(turn, sink);
+    this.#active = { state: turn, sink, markDone: () => markTurnDone(), requests };
     if (this.#ended) markTurnDone();
 
     const cancel = new AppServerCancellation(proc, this.#rpc, turnDone, this.#graceMs);
@@ -193,15 +241,14 @@ export class AppServerSession {
       opened = this.#opened;
       if (!opened) {
         try {
-          opened = this.#opened = await openThread(this.#rpc, request, this.#config, plan, this.#cwd);
+          opened = this.#opened = await openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
         } catch (err) {
-          if (!(request.session && err instanceof CodexRpcError)) throw err;
-          failure = {
-            reason: "resume_rejected",
-            message: err.message,
-            details: { resumeId: request.session.resumeId, fork: request.session.fork === true, code: err.code },
-            cause: err,
-          };
+          failure = refusedSession(request, err);
+        }
+        // A resumed thread starts from the committed turn: whatever codex recorded after it (a
+        // failed, cancelled or uncommitted turn) is dropped first.
+        if (opened && request.session && !request.session.fork && data.lastTurnId) {
+          await rewindTo(this.#rpc, opened.thread.id, data.lastTurnId, sink);
         }
       }
       if (opened) {
@@ -212,11 +259,13 @@ export class AppServerSession {
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
         };
         const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
-        turn.turnId ??= started.turn.id;
-        cancel.turnStarted(opened.thread.id, turn.turnId);
+        if (turn.setTurnId(started.turn.id)) markTurnDone();
+        requests.release();
+        cancel.turnStarted(opened.thread.id, started.turn.id);
         if (signal.aborted) cancel.start();
         await turnDone;
       }
+      if (!failure && turn.completed?.status === "completed" && !signal.aborted) this.#lastTurnId = turn.completed.id;
       alive = turnInit.keepAlive && !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
       if (!alive) {
         proc.closeStdin();
@@ -257,6 +306,10 @@ export class AppServerSession {
       }
     }
     const usage = turn.usage();
+    if (turn.dropped > 0) {
+      sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
+    }
+    const checkpointData: CodexCheckpointData | undefined = turn.completed ? { lastTurnId: turn.completed.id } : undefined;
     const response: DriverResponse = {
       text: failure ? "" : text,
       ...(structured !== undefined ? { structured } : {}),
@@ -269,7 +322,7 @@ export class AppServerSession {
         stderr: proc.stderr.slice(stderrStart),
         ...(turn.completedJson ? { terminal: { event: "turn/completed", json: turn.completedJson } } : {}),
       },
-      ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id } } : {}),
+      ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
       ...(failure ? { failure } : {}),
       ...(exitInfo ? { exit: { code: exitInfo.code, signal: exitInfo.signal } } : {}),
     };
@@ -320,7 +373,7 @@ export class AppServerSession {
 
   #onServerRequest(message: ServerRequestMessage): void {
     if (this.#active) {
-      this.#active.onServerRequest(message);
+      this.#active.requests.handle(message);
       return;
     }
     // No turn is running (the process is parked): nobody can decide, so decline.
@@ -331,21 +384,43 @@ export class AppServerSession {
     }
   }
 
-  /** The server-request handler of one turn: approvals go to the host, each request is answered once. */
-  #approvalsFor(turn: AppServerTurnState, sink: DriverSink): (message: ServerRequestMessage) => void {
+  /**
+   * The server-request handler of one turn. Approvals of this turn go to the host; each request is
+   * answered once. Requests that name a turn are held until this turn's id is known; one of another
+   * turn, or one that arrives after this turn's `turn/completed`, is declined to codex at once and
+   * recorded in a `notice` (the host is not asked).
+   */
+  #requestsFor(turn: AppServerTurnState, sink: DriverSink): TurnRequests {
     const rpc = this.#rpc;
     const answered = new Set<string | number>();
+    let held: ServerRequestMessage[] | undefined = [];
     const answer = (id: string | number, send: () => Promise<void>): void => {
       if (answered.has(id)) return;
       answered.add(id);
       void send();
     };
-    const decline = (message: ServerRequestMessage): void =>
-      answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "declined" })));
-    return (message) => {
+    const decline = (message: ServerRequestMessage, reason = "declined"): void =>
+      answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason })));
+    const handle = (message: ServerRequestMessage): void => {
       if (!APPROVAL_METHODS.includes(message.method)) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
         answer(message.id, () => rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
+        return;
+      }
+      const requestTurn = turnIdOf(message.params);
+      if (requestTurn !== undefined && turn.turnId === undefined && held) {
+        held.push(message);
+        return;
+      }
+      const late = turn.completed !== undefined ? "after the turn ended" : requestTurn !== undefined && requestTurn !== turn.turnId ? "of another turn" : undefined;
+      if (late) {
+        sink.emit({
+          type: "notice",
+          kind: "runtime",
+          message: `approval request ${late} declined`,
+          data: { id: message.id, method: message.method, ...(requestTurn ? { turnId: requestTurn } : {}) },
+        });
+        decline(message, `approval request ${late}`);
         return;
       }
       try {
@@ -368,6 +443,14 @@ export class AppServerSession {
         decline(message);
       }
     };
+    return {
+      handle,
+      release() {
+        const pending = held ?? [];
+        held = undefined;
+        for (const message of pending) handle(message);
+      },
+    };
   }
 }
 
@@ -376,12 +459,62 @@ function isDisconnect(err: unknown): boolean {
   return err instanceof DriverError && err.code === ErrCode.DeviceDisconnected;
 }
 
+/**
+ * Why codex refused to open `request.session`: no such thread → `resume_rejected`; another process
+ * writing to it → `session_busy`. Anything else (or any error of a fresh `thread/start`) is thrown:
+ * an infrastructure failure, never a reason to start over.
+ */
+function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
+  const session = request.session;
+  if (!session || !(err instanceof CodexRpcError)) throw err;
+  const refusal = resumeRefusal(err.message);
+  if (refusal === "other") throw err;
+  return {
+    reason: refusal === "missing" ? "resume_rejected" : "session_busy",
+    message: err.message,
+    details: { resumeId: session.resumeId, fork: session.fork === true, code: err.code },
+    cause: err,
+  };
+}
+
+/**
+ * Drops the turns codex recorded after `lastTurnId` (newest first in `thread/turns/list`) with
+ * `thread/revert`, and says so in a `notice`. When `lastTurnId` is not in the thread at all, nothing
+ * is dropped and a `warning` notice says so.
+ */
+async function rewindTo(rpc: RpcConnection, threadId: string, lastTurnId: string, sink: DriverSink): Promise<void> {
+  const newer: string[] = [];
+  let found = false;
+  let cursor: string | null = null;
+  do {
+    const params: ThreadTurnsListParams = { threadId, limit: TURN_PAGE, sortDirection: "desc", itemsView: "notLoaded", cursor };
+    const page: ThreadTurnsListResponse = await rpc.request<ThreadTurnsListResponse>("thread/turns/list", params);
+    for (const listed of page.data) {
+      if (listed.id === lastTurnId) {
+        found = true;
+        break;
+      }
+      newer.push(listed.id);
+    }
+    cursor = page.nextCursor;
+  } while (!found && cursor);
+  if (!found) {
+    sink.emit({ type: "notice", kind: "warning", message: "the committed turn is not in codex's thread; nothing dropped", data: { threadId, lastTurnId } });
+    return;
+  }
+  const oldest = newer.at(-1);
+  if (oldest === undefined) return;
+  await rpc.request("thread/revert", { threadId, beforeTurnId: oldest } satisfies ThreadRevertParams);
+  sink.emit({ type: "notice", kind: "lifecycle", message: "uncommitted turns dropped", data: { threadId, turnIds: newer.reverse() } });
+}
+
 async function openThread(
   rpc: RpcConnection,
   request: DriverRequest,
   config: CodexConfig,
   plan: CodexPolicyPlan,
   cwd: string,
+  data: CodexCheckpointData,
 ): Promise<ThreadOpened> {
   const model = request.model ?? config.model;
   const common = {
@@ -394,7 +527,13 @@ async function openThread(
   const session = request.session;
   if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);
   if (session.fork) {
-    return rpc.request<ThreadOpened>("thread/fork", { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadForkParams);
+    // A fork copies the thread only through its committed turn.
+    return rpc.request<ThreadOpened>("thread/fork", {
+      threadId: session.resumeId,
+      excludeTurns: true,
+      ...(data.lastTurnId ? { lastTurnId: data.lastTurnId } : {}),
+      ...common,
+    } satisfies ThreadForkParams);
   }
   return rpc.request<ThreadOpened>("thread/resume", { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams);
 }

@@ -17,7 +17,10 @@ export interface RpcHandlers {
   onServerRequest(request: ServerRequestMessage): void;
 }
 
-type Pending = { method: string; resolve: (value: unknown) => void; reject: (err: unknown) => void };
+type Pending = { method: string; resolve: (value: unknown) => void; reject: (err: unknown) => void; timer: NodeJS.Timeout | undefined };
+
+/** Default time in ms codex has to answer one request before it fails with a `TIMEOUT` DriverError. */
+export const DEFAULT_REPLY_TIMEOUT_MS = 120_000;
 
 /** JSON-RPC error code for a server request the driver does not implement. */
 export const METHOD_NOT_FOUND = -32601;
@@ -31,28 +34,57 @@ export class RpcConnection {
   readonly #proc: CliProcess;
   readonly #handlers: RpcHandlers;
   readonly #pending = new Map<number, Pending>();
+  readonly #replyTimeoutMs: number;
   #nextId = 1;
   #closed: unknown;
 
-  constructor(proc: CliProcess, handlers: RpcHandlers) {
+  /** `replyTimeoutMs`: how long one request may wait for its reply (default {@link DEFAULT_REPLY_TIMEOUT_MS}). */
+  constructor(proc: CliProcess, handlers: RpcHandlers, replyTimeoutMs: number = DEFAULT_REPLY_TIMEOUT_MS) {
     this.#proc = proc;
     this.#handlers = handlers;
+    this.#replyTimeoutMs = replyTimeoutMs;
   }
 
   /**
-   * Sends a request and resolves with its `result`.
+   * Sends a request and resolves with its `result`. No request waits forever: without a reply
+   * within the reply timeout it rejects.
    * @throws (rejects) CodexRpcError for an error answer; DriverError `DEVICE_DISCONNECTED` when codex
-   * exited (or its stdout ended) before answering; DriverError `BROKEN_PIPE` when the write failed.
+   * exited (or its stdout ended) before answering; DriverError `BROKEN_PIPE` when the write failed;
+   * DriverError `TIMEOUT` when no reply came within the reply timeout; the error given to
+   * {@link failPending} (codex could not read a request).
    */
   request<R>(method: string, params: unknown): Promise<R> {
     if (this.#closed !== undefined) return Promise.reject(this.#disconnected(method));
     const id = this.#nextId++;
     return new Promise<R>((resolve, reject) => {
-      this.#pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        if (!this.#pending.delete(id)) return;
+        reject(new DriverError({ op: method, device: this.#proc.device, code: ErrCode.Timeout, cause: `no reply within ${this.#replyTimeoutMs} ms` }));
+      }, this.#replyTimeoutMs);
+      timer.unref();
+      this.#pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject, timer });
       this.#proc.writeJson({ id, method, params }).catch((err: unknown) => {
+        clearTimeout(timer);
         if (this.#pending.delete(id)) reject(err);
       });
     });
+  }
+
+  /** Number of requests still waiting for a reply. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Rejects every request waiting for a reply with `error(method)`: codex reported that it could
+   * not read a message, and it does not say which one, so none of them will be answered.
+   */
+  failPending(error: (method: string) => unknown): void {
+    for (const pending of this.#pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error(pending.method));
+    }
+    this.#pending.clear();
   }
 
   /** Sends a notification; a failed write is ignored (the process exit decides the verdict). */
@@ -91,6 +123,7 @@ export class RpcConnection {
       const pending = this.#pending.get(id);
       if (!pending) return true;
       this.#pending.delete(id);
+      clearTimeout(pending.timer);
       const error = message.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
       if (error) {
         pending.reject(
@@ -112,7 +145,10 @@ export class RpcConnection {
   close(cause: unknown = "codex app-server exited"): void {
     if (this.#closed !== undefined) return;
     this.#closed = cause;
-    for (const pending of this.#pending.values()) pending.reject(this.#disconnected(pending.method));
+    for (const pending of this.#pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(this.#disconnected(pending.method));
+    }
     this.#pending.clear();
   }
 

@@ -6,6 +6,18 @@ import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange
 
 type Emit = (event: DriverEvent) => void;
 
+/** At most this many turn-tagged notifications are held while the turn id is unknown; later ones are dropped. */
+const MAX_HELD = 10_000;
+
+/** The turn a notification names (`params.turnId`, or `params.turn.id` for turn lifecycle), if any. */
+export function turnIdOf(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const p = params as { turnId?: unknown; turn?: { id?: unknown } };
+  if (typeof p.turnId === "string") return p.turnId;
+  if (typeof p.turn === "object" && p.turn !== null && typeof p.turn.id === "string") return p.turn.id;
+  return undefined;
+}
+
 /** Tool name the driver reports for a codex thread item that is a tool call, else undefined. */
 export function toolNameOf(item: ThreadItem): string | undefined {
   switch (item.type) {
@@ -77,11 +89,20 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
  *   (command output — `aggregatedOutput`, else the `outputDelta`s — and exit code, file changes with their diffs, `isError` for a failure or a decline);
  * - `thread/tokenUsage/updated` of this turn → usage (sum of `last`); `turn/plan/updated` → notice `plan`;
  *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`.
+ *
+ * Turn isolation: a notification that names a turn is handled only when it names this turn. Until
+ * this turn's id is known (the `turn/start` reply, {@link setTurnId}), such notifications are held,
+ * then replayed if they belong to this turn and dropped otherwise: codex replays the previous
+ * turn's usage when a thread is resumed, and late events of a previous turn on a reused process
+ * never reach this one. Notifications of another thread are ignored.
  */
 export class AppServerTurnState {
   readonly transcript: TranscriptItem[] = [];
   threadId: string | undefined;
+  /** This turn's id, once {@link setTurnId} ran. */
   turnId: string | undefined;
+  /** Notifications of other turns that were dropped (late events of a previous turn, replayed usage). */
+  dropped = 0;
   /** The `turn/completed` turn of this run, once it arrived. */
   completed: Turn | undefined;
   /** The exact JSON line of `turn/completed`. */
@@ -94,6 +115,7 @@ export class AppServerTurnState {
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
+  #held: { message: ServerNotification; json: string }[] = [];
 
   constructor(emit: Emit) {
     this.#emit = emit;
@@ -111,17 +133,41 @@ export class AppServerTurnState {
     return { inputTokens: u.input, outputTokens: u.output, cacheReadTokens: u.cached, cacheWriteTokens: u.cacheWrite };
   }
 
+  /**
+   * Records this turn's id (from the `turn/start` reply) and replays the held notifications that
+   * belong to it. Returns true when this turn's `turn/completed` was among them.
+   */
+  setTurnId(turnId: string): boolean {
+    if (this.turnId !== undefined) return this.completed !== undefined;
+    this.turnId = turnId;
+    const held = this.#held;
+    this.#held = [];
+    let done = false;
+    for (const { message, json } of held) done = this.accept(message, json) || done;
+    return done;
+  }
+
   /** Handles one notification; returns true for this turn's `turn/completed`. */
   accept(message: ServerNotification, json: string): boolean {
     const params = message.params as { threadId?: unknown };
     if (this.threadId && typeof params.threadId === "string" && params.threadId !== this.threadId) return false;
+    const turnId = turnIdOf(params);
+    if (turnId !== undefined) {
+      if (this.turnId === undefined) {
+        if (this.#held.length < MAX_HELD) this.#held.push({ message, json });
+        else this.dropped++;
+        return false;
+      }
+      if (turnId !== this.turnId) {
+        this.dropped++;
+        return false;
+      }
+    }
     switch (message.method) {
       case "turn/started":
-        this.turnId ??= message.params.turn.id;
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn started", data: { threadId: message.params.threadId, turnId: message.params.turn.id } });
         return false;
       case "turn/completed":
-        if (this.turnId && message.params.turn.id !== this.turnId) return false;
         this.completed = message.params.turn;
         this.completedJson = json;
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn completed", data: { turnId: message.params.turn.id, status: message.params.turn.status } });
@@ -145,7 +191,6 @@ export class AppServerTurnState {
         this.#completed(message.params.item);
         return false;
       case "thread/tokenUsage/updated": {
-        if (this.turnId && message.params.turnId !== this.turnId) return false;
         const last = message.params.tokenUsage.last;
         const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0 });
         u.input += last.inputTokens;

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { classifyCodexTurn } from "../classify.js";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
 import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
+import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 
@@ -109,12 +111,18 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   }
   if (signal.aborted) throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
 
-  const stderrTail = proc.stderrTail();
+  const stderrTail = plainText(proc.stderrTail());
   let failure: DriverFailure | undefined;
   if (request.session && !turn.threadId && exit.code !== 0) {
+    // codex could not open the thread. Only "no such thread" may lead to a fresh start; a thread
+    // another process is writing to is `session_busy`; anything else is an infrastructure error.
     const message = /Error: (.*)/.exec(stderrTail)?.[1] ?? `codex exec resume failed (code ${String(exit.code)})`;
+    const refusal = resumeRefusal(stderrTail);
+    if (refusal === "other") {
+      throw new DriverError({ op: "exec resume", device: DEVICE, code: ErrCode.Driver, cause: new Error(stderrTail || message) });
+    }
     failure = {
-      reason: "resume_rejected",
+      reason: refusal === "missing" ? "resume_rejected" : "session_busy",
       message,
       details: { resumeId: request.session.resumeId, exitCode: exit.code, stderrTail },
       cause: new Error(stderrTail || message),
@@ -136,7 +144,14 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
       sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
     }
   }
-  const usage = turn.usage();
+  // `codex exec resume` reports the thread's running total: the run's own usage is the difference
+  // from the total kept in the checkpoint, unknown when there is none.
+  const total = turn.usage();
+  const usage = total && request.session ? usageSince(total, readCheckpointData(request.session.data).usage) : total;
+  if (total && request.session && !usage) {
+    sink.emit({ type: "notice", kind: "runtime", message: "usage unknown: codex reported the thread's running total and no previous total was recorded", data: { total } });
+  }
+  const data: CodexCheckpointData | undefined = total ? { usage: total } : undefined;
   return {
     text: failure ? "" : text,
     ...(structured !== undefined ? { structured } : {}),
@@ -144,7 +159,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(usage ? { usage } : {}),
     transcript: turn.transcript,
     raw: { stdout: proc.stdout, stderr: proc.stderr, ...(turn.terminal ? { terminal: turn.terminal } : {}) },
-    ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId } } : {}),
+    ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, ...(data ? { data } : {}) } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },
   };

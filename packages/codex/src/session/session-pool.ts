@@ -26,13 +26,18 @@ export class SessionPool {
     this.#parked.set(threadId, { session, timer });
   }
 
-  /** Removes and returns the parked process of `threadId` if it is alive and launched alike. */
-  async take(threadId: string, signature: string): Promise<AppServerSession | undefined> {
+  /**
+   * Removes and returns the parked process of `threadId` if it is alive, launched alike and still at
+   * the committed turn the new turn continues from (`lastTurnId`, when the checkpoint names one): a
+   * process whose last turn was never committed (the run failed after codex completed it) is ended.
+   */
+  async take(threadId: string, signature: string, lastTurnId: string | undefined): Promise<AppServerSession | undefined> {
     const entry = this.#parked.get(threadId);
     if (!entry) return undefined;
     this.#parked.delete(threadId);
     clearTimeout(entry.timer);
-    if (entry.session.usable && entry.session.signature === signature) return entry.session;
+    const current = lastTurnId === undefined || entry.session.lastTurnId === lastTurnId;
+    if (entry.session.usable && entry.session.signature === signature && current) return entry.session;
     await entry.session.close();
     return undefined;
   }

@@ -13,8 +13,13 @@ export type FailureReason =
   | "agent_error"
   | "cancelled"
   | "policy_violation"
-  /** The CLI refused to resume `request.session` (unknown or unusable session); the SDK may start fresh. */
+  /** The CLI has no such session to resume (`request.session` is unknown to it); the SDK may start fresh. */
   | "resume_rejected"
+  /**
+   * The CLI refused to continue `request.session` because another process is writing to it (a
+   * live writer, a lock). Nothing ran; the session is intact. A thread run reports `ErrThreadBusy`.
+   */
+  | "session_busy"
   | (string & {});
 
 /** A business failure the driver classified; the SDK turns it into a `RunError`. */
