@@ -1,9 +1,9 @@
-import { stripVTControlCharacters } from "node:util";
 import type { DriverFailure } from "@adaptor/driver";
+import { stripTerminalEscapes } from "@adaptor/driver/process";
 
 /** `text` without terminal escape codes (codex colours its log lines), trimmed. */
 export function plainText(text: string): string {
-  return stripVTControlCharacters(text).trim();
+  return stripTerminalEscapes(text).trim();
 }
 
 /**

@@ -9,6 +9,9 @@ import { alive } from "./support.js";
 // the conversation; a thread another process is writing to is busy, never "not found"; usage is
 // each run's own on fresh, reused, resumed and forked turns.
 
+/** Several real codex processes per test on a busy machine. */
+const SLOW = { timeout: 180_000 };
+
 let server: OpenAIServer | undefined;
 let env: CodexTestEnv | undefined;
 const closers: (() => Promise<void>)[] = [];
@@ -69,7 +72,7 @@ async function drain(stream: Stream): Promise<Turn> {
 const userTextsFrom = (from: number): (readonly string[])[] => server!.responses().slice(from).map((r) => r.view.userTexts);
 
 describe("codex threads under faults (real binary, app-server)", () => {
-  it("HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again", async () => {
+  it("HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again", SLOW, async () => {
     await setup();
     const store = new MemoryThreadStore();
     const thread = newAgent(store).thread("chat");
@@ -94,7 +97,7 @@ describe("codex threads under faults (real binary, app-server)", () => {
     expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn three", "turn four"]);
   });
 
-  it("fork after a failed turn copies only the committed turns", async () => {
+  it("fork after a failed turn copies only the committed turns", SLOW, async () => {
     await setup();
     const store = new MemoryThreadStore();
     const agent = newAgent(store);
@@ -110,7 +113,7 @@ describe("codex threads under faults (real binary, app-server)", () => {
     expect((await thread.fork("chat-copy").checkpoint())?.checkpoint.resumeId).not.toBe((await thread.checkpoint())?.checkpoint.resumeId);
   });
 
-  it("a turn codex completed but the run failed (the caller's schema rejected it) is not continued: its process is not reused, the turn is dropped", async () => {
+  it("a turn codex completed but the run failed (the caller's schema rejected it) is not continued: its process is not reused, the turn is dropped", SLOW, async () => {
     await setup();
     const thread = newAgent(new MemoryThreadStore()).thread("chat");
     const one = await drain(thread.stream("turn one"));
@@ -132,7 +135,7 @@ describe("codex threads under faults (real binary, app-server)", () => {
     expect(userTextsFrom(before)).toEqual([["turn one", 'turn three JSON_REPLY {"answer":"yes"}']]);
   });
 
-  it("a thread another agent's parked process is writing to: ErrThreadBusy, the record unchanged, never a fresh conversation", async () => {
+  it("a thread another agent's parked process is writing to: ErrThreadBusy, the record unchanged, never a fresh conversation", SLOW, async () => {
     await setup();
     const store = new MemoryThreadStore();
     const first = newAgent(store);
@@ -171,7 +174,7 @@ function usageRules(): ResponsesScriptRule[] {
 const scripted = (n: number): { inputTokens: number; outputTokens: number } => ({ inputTokens: 100 * n + n, outputTokens: 10 * n + 1 });
 
 describe("per-run usage on the real binary", () => {
-  it("app-server: fresh, reused, resumed in a new process and forked turns each report only their own usage", async () => {
+  it("app-server: fresh, reused, resumed in a new process and forked turns each report only their own usage", SLOW, async () => {
     await setup(usageRules());
     const thread = newAgent(new MemoryThreadStore()).thread("usage");
     const fresh = await drain(thread.stream("usage-1"));
@@ -185,7 +188,7 @@ describe("per-run usage on the real binary", () => {
     expect(sum).toEqual({ input: 1010, output: 104 });
   });
 
-  it("exec: a fresh turn and three resumed turns (each a new process) report only their own usage, not the thread's running total", async () => {
+  it("exec: a fresh turn and three resumed turns (each a new process) report only their own usage, not the thread's running total", SLOW, async () => {
     await setup(usageRules());
     const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("usage");
     const turns: Turn[] = [];
