@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { codex } from "../src/index.js";
+import { alive } from "./support.js";
 
 // Fault injection: the testkit's fake CLI plays codex app-server with exact JSON lines, for what the
 // real binary will not do on cue (requests the driver does not handle, legacy approvals, crashes).
@@ -94,5 +96,112 @@ describe("codex app-server driver faults (fake CLI)", () => {
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
     expect(run.response?.exit?.signal).toBe("SIGKILL");
     expect(run.durationMs).toBeLessThan(5_000);
+  });
+});
+
+describe("codex app-server turn isolation and unanswered requests (fake CLI)", () => {
+  it("events and usage of another turn (late, or replayed before the turn id is known) never reach this turn", async () => {
+    const usage = (turnId: string, input: number): FakeCliStep =>
+      line({
+        method: "thread/tokenUsage/updated",
+        params: {
+          threadId: "t-fake",
+          turnId,
+          tokenUsage: {
+            total: { totalTokens: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 },
+            last: { totalTokens: input + 1, inputTokens: input, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 1, reasoningOutputTokens: 0 },
+            modelContextWindow: null,
+          },
+        },
+      });
+    const delta = (turnId: string, text: string): FakeCliStep =>
+      line({ method: "item/agentMessage/delta", params: { threadId: "t-fake", turnId, itemId: `m-${turnId}`, delta: text } });
+    const driver = fake([
+      ...handshake.slice(0, -1),
+      // Before the turn/start reply: the previous turn's late delta and replayed usage, then this turn's first delta.
+      delta("u-old", "stale "),
+      usage("u-old", 900),
+      delta("u-fake", "fresh "),
+      handshake.at(-1)!,
+      delta("u-old", "late "),
+      usage("u-fake", 40),
+      delta("u-fake", "answer"),
+      completed("completed"),
+      { awaitStdinLine: true },
+    ]);
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeUndefined();
+    expect(run.recording.ofType("text-delta").map((d) => d.text)).toEqual(["fresh ", "answer"]);
+    expect(run.response?.usage).toMatchObject({ inputTokens: 40, outputTokens: 1 });
+    expect(run.recording.ofType("notice").find((n) => n.message === "events of another turn ignored")?.data).toEqual({ count: 3 });
+  });
+
+  it("an approval request after the turn's terminal result is declined to codex at once; the host is not asked; a notice records it", async () => {
+    const driver = fake([
+      ...handshake,
+      completed("completed"),
+      line({
+        id: 9,
+        method: "item/commandExecution/requestApproval",
+        params: { threadId: "t-fake", turnId: "u-fake", itemId: "c9", command: "rm -rf /", cwd: "/w", startedAtMs: 0 },
+      }),
+      { awaitStdinLine: true },
+    ]);
+    const asked: unknown[] = [];
+    const run = await runDriver(driver, { prompt: "hi" }, { onApproval: (ask) => (asked.push(ask), { outcome: "approve" }) });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toBeUndefined();
+    expect(asked).toEqual([]);
+    // (The decline is written at once; whether it lands before the driver closes codex's stdin after
+    // the terminal result is up to the pipes, so only the decision is pinned here.)
+    expect(run.recording.ofType("notice").find((n) => n.message === "approval request after the turn ended declined")?.data).toMatchObject({
+      id: 9,
+      turnId: "u-fake",
+    });
+  });
+
+  it("an approval request of another turn is declined without asking the host", async () => {
+    const driver = fake([
+      ...handshake,
+      line({
+        id: 5,
+        method: "item/commandExecution/requestApproval",
+        params: { threadId: "t-fake", turnId: "u-old", itemId: "c5", command: "echo old", cwd: "/w", startedAtMs: 0 },
+      }),
+      { echoStdinLine: true },
+      completed("completed"),
+      { awaitStdinLine: true },
+    ]);
+    const asked: unknown[] = [];
+    const run = await runDriver(driver, { prompt: "hi" }, { onApproval: (ask) => (asked.push(ask), { outcome: "approve" }) });
+    expect(asked).toEqual([]);
+    const answers = echoed(run.recording.ofType("process").filter((p) => p.kind === "stdout").map((p) => p.text ?? ""));
+    expect(answers).toEqual([{ id: 5, result: { decision: "decline" } }]);
+    expect(run.recording.ofType("notice").map((n) => n.message)).toContain("approval request of another turn declined");
+  });
+
+  it("a codex that never answers a request: the run ends with a TIMEOUT DriverError naming the request, no process left", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv([{ awaitStdinLine: true }, { hang: true }]), killGraceMs: 300, replyTimeoutMs: 500 });
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeInstanceOf(DriverError);
+    expect(run.error).toMatchObject({ code: ErrCode.Timeout, op: "initialize" });
+    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+    expect(pid).toBeDefined();
+    expect(alive(pid!)).toBe(false);
+    await driver.close();
+  });
+
+  it("a codex that logs it could not read a request: the waiting request fails with an INVALID DriverError at once, escape codes stripped", async () => {
+    const driver = fake([
+      ...handshake.slice(0, -2),
+      { awaitStdinLine: true },
+      { stderr: "\u001b[2m2026-12-01T10:12:24Z\u001b[0m \u001b[31mERROR\u001b[0m transport: Failed to deserialize JSONRPCMessage: unexpected end of hex escape at line 1 column 133\n" },
+      { hang: true },
+    ]);
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeInstanceOf(DriverError);
+    expect(run.error).toMatchObject({ code: ErrCode.Invalid, op: "turn/start" });
+    expect((run.error as Error).message).toContain("Failed to deserialize JSONRPCMessage: unexpected end of hex escape");
+    expect((run.error as Error).message).not.toContain("\u001b");
   });
 });

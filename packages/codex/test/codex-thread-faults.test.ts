@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { codexTestEnv, startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer, type ResponsesScriptRule } from "@adaptor/testkit";
-import { Agent, ErrThreadBusy, RunError, isError, type AgentEvent, type Result, type Stream } from "adaptor";
+import { Agent, DriverError, ErrCode, ErrThreadBusy, RunError, isError, type AgentEvent, type Result, type Stream } from "adaptor";
+import { runDriver } from "@adaptor/driver/testing";
 import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
 import { alive } from "./support.js";
 
@@ -198,5 +199,36 @@ describe("per-run usage on the real binary", () => {
     for (const [i, usage] of usages.entries()) expect(usage).toMatchObject(scripted(i + 1));
     const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), { input: 0, output: 0 });
     expect(sum).toEqual({ input: 1010, output: 104 });
+  });
+});
+
+describe("requests codex cannot read or answer (real binary)", () => {
+  it("a prompt with a lone surrogate: codex cannot parse turn/start; the run ends with an INVALID DriverError instead of hanging, no process left", SLOW, async () => {
+    await setup();
+    const driver = newDriver();
+    const run = await runDriver(driver, { prompt: "broken \uD800 prompt" });
+    expect(run.error).toBeInstanceOf(DriverError);
+    expect(run.error).toMatchObject({ code: ErrCode.Invalid, op: "turn/start" });
+    expect((run.error as Error).message).toContain("Failed to deserialize JSONRPCMessage");
+    expect((run.error as Error).message).not.toContain("\u001b");
+    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+    expect(alive(pid!)).toBe(false);
+    expect(server!.responses()).toHaveLength(0);
+    // The driver stays usable.
+    const next = await runDriver(driver, { prompt: "well-formed prompt" });
+    expect(next.response?.text).toContain('first user text: "well-formed prompt"');
+  });
+
+  it("exec resume of a thread an app-server process is writing to: session_busy, not resume_rejected", SLOW, async () => {
+    await setup();
+    const store = new MemoryThreadStore();
+    const holder = newAgent(store);
+    await drain(holder.thread("held").stream("turn one"));
+    const resumeId = (await store.resolve({ key: "held" }))!.checkpoint.resumeId;
+    const run = await runDriver(newDriver({ transport: "exec" }), { prompt: "from exec", session: { resumeId } });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toMatchObject({ reason: "session_busy", details: { resumeId } });
+    expect(run.response?.failure?.message).toContain("active writer");
+    expect(run.response?.checkpoint).toBeUndefined();
   });
 });
