@@ -84,7 +84,10 @@ describe("deadlines and fallbacks", () => {
       await untilAborted(signal);
       return {};
     });
-    const err = await new Agent(driver).run("p", { policy: { approvals: { timeoutMs: 30 } } }).catch((e: unknown) => e);
+    // A stream consumer that sees the request and never answers it.
+    const stream = new Agent(driver).stream("p", { policy: { approvals: { timeoutMs: 30 } } });
+    await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunError);
     expect(isError(err, ErrApprovalTimeout)).toBe(true);
     expect((err as RunError).reason).toBe("approval_timeout");
@@ -92,9 +95,9 @@ describe("deadlines and fallbacks", () => {
   });
 
   it("timeout → continue: the run finishes and the denial reaches the agent", async () => {
-    const result = await new Agent(askingDriver()).run("p", {
-      policy: { approvals: { timeoutMs: 20, onTimeout: "continue" } },
-    });
+    const stream = new Agent(askingDriver()).stream("p", { policy: { approvals: { timeoutMs: 20, onTimeout: "continue" } } });
+    await collect(stream);
+    const result = await stream.result();
     expect(JSON.parse(result.text)).toEqual({ outcome: "deny", reason: "approval timed out" });
   });
 

@@ -63,7 +63,7 @@ export class Agent implements AsyncDisposable {
    * stream's result rejects with `ErrAgentClosed`.
    */
   stream(prompt: string, options: RunOptions = {}): Stream {
-    return this.#start(prompt, options ?? {}, undefined);
+    return this.#start(prompt, options ?? {}, undefined, undefined, false);
   }
 
   /**
@@ -85,10 +85,11 @@ export class Agent implements AsyncDisposable {
   }
 
   readonly #threadHost: ThreadHost = {
-    streamThread: (key, mode, parentKey, prompt, options) => {
+    streamThread: (key, mode, parentKey, prompt, options, eventsDrained) => {
       const store = this.#options.threadStore;
       if (!store) {
-        return this.#start(prompt, options, new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired }), key);
+        const missing = new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired });
+        return this.#start(prompt, options, missing, key, eventsDrained);
       }
       const context: ThreadContext = {
         store,
@@ -101,7 +102,7 @@ export class Agent implements AsyncDisposable {
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
       };
-      return this.#start(prompt, options ?? {}, context, key);
+      return this.#start(prompt, options ?? {}, context, key, eventsDrained);
     },
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
@@ -110,7 +111,13 @@ export class Agent implements AsyncDisposable {
     },
   };
 
-  #start(prompt: string, options: RunOptions, thread: ThreadContext | AdaptorError | undefined, threadKey?: string): Stream {
+  #start(
+    prompt: string,
+    options: RunOptions,
+    thread: ThreadContext | AdaptorError | undefined,
+    threadKey: string | undefined,
+    eventsDrained: boolean,
+  ): Stream {
     const runId = uuidv7();
     const controller = new AbortController();
     const queue = new EventQueue(
@@ -135,6 +142,7 @@ export class Agent implements AsyncDisposable {
           options: merged,
           queue,
           controller,
+          eventsDrained,
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),
@@ -147,9 +155,14 @@ export class Agent implements AsyncDisposable {
     return new Stream(runId, queue, controller, result);
   }
 
-  /** `stream(prompt, options)` drained: resolves the `Result` or rejects with the verdict. */
+  /**
+   * `stream(prompt, options)` drained: resolves the `Result` or rejects with the verdict. Nobody
+   * reads the events, so an approval in `ask` mode can only be answered by `onApproval`: without
+   * one, the first such approval ends the run at once with a `RunError` `approval_timeout` saying
+   * what to do (unless `policy.approvals.onTimeout` is `continue`: then it is denied and the run goes on).
+   */
   async run(prompt: string, options: RunOptions = {}): Promise<Result> {
-    const stream = this.stream(prompt, options);
+    const stream = this.#start(prompt, options ?? {}, undefined, undefined, true);
     for await (const _event of stream) {
       // Drained so events never pile up; the verdict comes from result().
     }

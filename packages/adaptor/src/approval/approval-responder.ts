@@ -3,6 +3,9 @@ import type { ApprovalDecision } from "@adaptor/driver";
 /** How a settle attempt ended: `"won"`, or why it lost. */
 export type SettleOutcome = "won" | "resolved" | "expired";
 
+/** Told about an answer that lost: why it lost, and what it tried to decide. */
+export type LateAnswerListener = (outcome: "resolved" | "expired", attempted: ApprovalDecision) => void;
+
 /**
  * The exactly-once cell behind one ApprovalRequest: the first of `settle` or `expire` wins, and
  * everyone sees the same outcome. `decision` resolves with what the CLI must be told.
@@ -10,10 +13,13 @@ export type SettleOutcome = "won" | "resolved" | "expired";
 export class ApprovalResponder {
   #status: "pending" | "approved" | "denied" | "answered" | "expired" = "pending";
   #resolve!: (decision: ApprovalDecision) => void;
+  readonly #onLate: LateAnswerListener | undefined;
   /** Settles once with the winning decision (an expiry yields a deny). */
   readonly decision: Promise<ApprovalDecision>;
 
-  constructor() {
+  /** @param onLate called (synchronously, before `settle` returns) for every answer that lost. */
+  constructor(onLate?: LateAnswerListener) {
+    this.#onLate = onLate;
     this.decision = new Promise((resolve) => (this.#resolve = resolve));
   }
 
@@ -21,10 +27,13 @@ export class ApprovalResponder {
     return this.#status;
   }
 
-  /** Tries to answer; loses to an earlier answer or expiry. */
+  /** Tries to answer; loses to an earlier answer or expiry (and then tells the late-answer listener). */
   settle(decision: ApprovalDecision): SettleOutcome {
-    if (this.#status === "expired") return "expired";
-    if (this.#status !== "pending") return "resolved";
+    if (this.#status !== "pending") {
+      const outcome = this.#status === "expired" ? "expired" : "resolved";
+      this.#onLate?.(outcome, decision);
+      return outcome;
+    }
     this.#status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
     this.#resolve(decision);
     return "won";

@@ -1,5 +1,5 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse } from "@adaptor/driver";
+import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { ApprovalBroker } from "../approval/approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
@@ -22,6 +22,8 @@ export interface RunSetup {
   readonly controller: AbortController;
   /** Present for thread runs. */
   readonly thread?: ThreadContext;
+  /** True when the caller drains the events unread (`run()`): nobody answers an `approval-request` event. */
+  readonly eventsDrained?: boolean;
 }
 
 /** Abort reason used when the SDK itself ends a run as a business failure (approval fallback, budget). */
@@ -33,7 +35,8 @@ class BusinessStop extends AdaptorError {
  * One run top to bottom (docs/design.md "One run, top to bottom"): pre-invocation checks, the
  * driver, response hooks, the verdict. Resolves a {@link Result}; rejects with a {@link RunError}
  * for a classified business failure (the driver's, or one the SDK decided: an approval fallback
- * that aborts, an exhausted active-execution budget, a handler that never decided) and with an
+ * that aborts, an approval nobody can answer, an exhausted active-execution budget, a handler that
+ * never decided) and with an
  * ordinary error, cause chain kept, for everything else. Always ends the queue with `run-finished`.
  */
 export async function executeRun(setup: RunSetup): Promise<Result> {
@@ -68,6 +71,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       runId,
       queue,
       handler: options.onApproval,
+      eventsRead: setup.eventsDrained !== true,
       settings: resolveApprovalSettings(options.policy?.approvals ?? undefined),
       signal: controller.signal,
       onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
@@ -81,8 +85,19 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     let turn: ThreadTurn | undefined;
     try {
       if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));
-      const sink = { emit: (event: DriverEvent) => queue.push(event), requestApproval: (ask: ApprovalAsk) => broker.ask(ask) };
-      const callDriver = (request: DriverRequest): Promise<DriverResponse> => driver.run(request, sink, controller.signal);
+      const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
+        // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
+        let live = true;
+        const sink: DriverSink = {
+          emit: (event: DriverEvent) => queue.push(event),
+          requestApproval: (ask: ApprovalAsk) => (live ? broker.ask(ask) : Promise.resolve(broker.refuse(ask, "after the driver returned"))),
+        };
+        try {
+          return await driver.run(request, sink, controller.signal);
+        } finally {
+          live = false;
+        }
+      };
       response = await callDriver(prep.request);
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
       budget?.stop();

@@ -18,7 +18,11 @@ export interface SharedRunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Wall-clock limit in ms; on expiry the run is cancelled and rejects with a `DriverError` `TIMEOUT`. */
   readonly timeoutMs?: number;
-  /** Decides approval requests; without it, answer the `approval-request` events. */
+  /**
+   * Decides approval requests; without it, answer the `approval-request` events of `stream()`.
+   * `run()` reads no events, so there an approval in `ask` mode without this handler ends the run
+   * at once with a `RunError` `approval_timeout` (see `policy.approvals` to decide automatically).
+   */
   readonly onApproval?: ApprovalHandler;
   /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
   readonly policy?: Policy;

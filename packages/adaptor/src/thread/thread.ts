@@ -6,7 +6,15 @@ import type { ThreadMode } from "./thread-context.js";
 
 /** How a Thread reaches its Agent (internal). */
 export interface ThreadHost {
-  streamThread(key: string, mode: ThreadMode, parentKey: string | undefined, prompt: string, options: RunOptions): Stream;
+  /** `eventsDrained`: the caller drains the events unread (`run()`), so nobody answers an `approval-request` event. */
+  streamThread(
+    key: string,
+    mode: ThreadMode,
+    parentKey: string | undefined,
+    prompt: string,
+    options: RunOptions,
+    eventsDrained: boolean,
+  ): Stream;
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
 }
 
@@ -33,7 +41,11 @@ export class Thread {
 
   /** Starts a turn; see `Agent.stream`. Never throws. */
   stream(prompt: string, options: RunOptions = {}): Stream {
-    const stream = this.#host.streamThread(this.key, this.#mode, this.#parentKey, prompt, options);
+    return this.#stream(prompt, options, false);
+  }
+
+  #stream(prompt: string, options: RunOptions, eventsDrained: boolean): Stream {
+    const stream = this.#host.streamThread(this.key, this.#mode, this.#parentKey, prompt, options, eventsDrained);
     // After the first turn of a new thread or a fork, later turns continue the conversation.
     if (this.#mode === "start_new" || this.#mode === "fork") {
       stream.result().then(
@@ -44,9 +56,12 @@ export class Thread {
     return stream;
   }
 
-  /** `stream()` drained: resolves the Result or rejects with the verdict. */
+  /**
+   * `stream()` drained: resolves the Result or rejects with the verdict. As with `Agent.run`, an
+   * approval in `ask` mode without `onApproval` ends the run at once (`RunError` `approval_timeout`).
+   */
   async run(prompt: string, options: RunOptions = {}): Promise<Result> {
-    const stream = this.stream(prompt, options);
+    const stream = this.#stream(prompt, options, true);
     for await (const _event of stream) {
       // drained; the verdict comes from result()
     }
