@@ -205,3 +205,31 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
     expect((run.error as Error).message).not.toContain("\u001b");
   });
 });
+
+describe("codex exec driver faults (fake CLI)", () => {
+  it("a codex exec that keeps stdout open after turn.completed is ended after the grace; the verdict is the result already read", async () => {
+    const exec = (value: unknown): FakeCliStep => line(value);
+    const driver = codex({
+      command: fakeCliPath,
+      transport: "exec",
+      killGraceMs: 300,
+      env: fakeCliEnv([
+        exec({ type: "thread.started", thread_id: "t-exec" }),
+        exec({ type: "turn.started" }),
+        exec({ type: "item.completed", item: { id: "i0", type: "agent_message", text: "all done" } }),
+        exec({ type: "turn.completed", usage: { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3 } }),
+        { ignoreSigterm: true },
+        { hang: true },
+      ]),
+    });
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.response?.text).toBe("all done");
+    expect(run.response?.usage).toMatchObject({ inputTokens: 7, outputTokens: 3 });
+    expect(run.response?.checkpoint?.resumeId).toBe("t-exec");
+    expect(run.response?.exit?.signal).toBe("SIGKILL");
+    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+    expect(alive(pid!)).toBe(false);
+  });
+});

@@ -8,7 +8,7 @@ import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
 import type { CodexPolicyPlan } from "../policy.js";
-import { codexEnv, commonArgs } from "../process-helpers.js";
+import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { ExecTurnState } from "./exec-turn-state.js";
@@ -94,16 +94,19 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   signal.addEventListener("abort", onAbort, { once: true });
   if (signal.aborted) onAbort();
   let exit: ExitInfo;
+  // Terminal means terminal: after `turn.completed` / `turn.failed` codex gets the kill grace to
+  // exit and close its output, then it is terminated; the verdict is the terminal already read.
+  let afterTerminal: Promise<ExitInfo> | undefined;
   try {
     for await (const line of proc.lines()) {
       const value = line.kind === "json" ? line.value : undefined;
       if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
-        turn.accept(value as ExecEvent, line.text);
+        if (turn.accept(value as ExecEvent, line.text)) afterTerminal ??= exitOrTerminate(proc, config.killGraceMs ?? 2000);
       } else {
         sink.emit({ type: "process", kind: "stdout", text: line.text });
       }
     }
-    exit = await proc.exited;
+    exit = await (afterTerminal ?? proc.exited);
   } finally {
     signal.removeEventListener("abort", onAbort);
     await proc.close();
