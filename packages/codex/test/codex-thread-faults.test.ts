@@ -164,6 +164,25 @@ describe("codex threads under faults (real binary, app-server)", () => {
   });
 });
 
+describe("codex exec threads under faults (real binary)", () => {
+  it("exec: HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again", SLOW, async () => {
+    await setup();
+    const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("chat");
+    const one = await drain(thread.stream("turn one"));
+    expect(one.error).toBeUndefined();
+    const two = await drain(thread.stream("turn two HTTP_ERROR 400"));
+    expect(two.error).toBeInstanceOf(RunError);
+    const before = server!.responses().length;
+    const three = await drain(thread.stream("turn three"));
+    expect(three.error).toBeUndefined();
+    expect(three.notices).toContain("uncommitted turns dropped");
+    expect(userTextsFrom(before)).toEqual([["turn one", "turn three"]]);
+    const four = await drain(thread.stream("turn four"));
+    expect(four.notices).not.toContain("uncommitted turns dropped");
+    expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn three", "turn four"]);
+  });
+});
+
 /** Scripted usage per turn: the prompt `usage-N` gets input 100·N+N, output 10·N+1. */
 function usageRules(): ResponsesScriptRule[] {
   return [1, 2, 3, 4].map((n) => ({

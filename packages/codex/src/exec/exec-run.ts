@@ -11,6 +11,7 @@ import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
+import { rewindExecThread } from "./exec-rewind.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 
 const DEVICE = "codex";
@@ -75,6 +76,12 @@ export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
 async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
   const { config, request } = init;
   signal.throwIfAborted();
+  const previous = readCheckpointData(request.session?.data);
+  // The thread starts from the committed checkpoint: turns codex recorded after it are dropped first.
+  if (request.session && previous.turns !== undefined) {
+    const refused = await rewindExecThread({ command: init.command, config, request: { ...request, session: request.session }, sink, signal, turns: previous.turns });
+    if (refused) return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure: refused };
+  }
   const proc = await spawnCli({
     command: init.command,
     args,
@@ -150,11 +157,12 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   // `codex exec resume` reports the thread's running total: the run's own usage is the difference
   // from the total kept in the checkpoint, unknown when there is none.
   const total = turn.usage();
-  const usage = total && request.session ? usageSince(total, readCheckpointData(request.session.data).usage) : total;
+  const usage = total && request.session ? usageSince(total, previous.usage) : total;
   if (total && request.session && !usage) {
     sink.emit({ type: "notice", kind: "runtime", message: "usage unknown: codex reported the thread's running total and no previous total was recorded", data: { total } });
   }
-  const data: CodexCheckpointData | undefined = total ? { usage: total } : undefined;
+  const turns = request.session ? (previous.turns !== undefined ? previous.turns + 1 : undefined) : 1;
+  const data: CodexCheckpointData = { ...(turns !== undefined ? { turns } : {}), ...(total ? { usage: total } : {}) };
   return {
     text: failure ? "" : text,
     ...(structured !== undefined ? { structured } : {}),
@@ -162,7 +170,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(usage ? { usage } : {}),
     transcript: turn.transcript,
     raw: { stdout: proc.stdout, stderr: proc.stderr, ...(turn.terminal ? { terminal: turn.terminal } : {}) },
-    ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, ...(data ? { data } : {}) } } : {}),
+    ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },
   };

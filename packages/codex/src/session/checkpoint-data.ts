@@ -7,11 +7,14 @@ import type { Usage } from "@adaptor/driver";
  *   first drops any turn codex recorded after it (`thread/revert`); a fork copies the thread only
  *   through it (`thread/fork` with `lastTurnId`); a parked process is reused only while its last
  *   turn is this one.
+ * - `turns` (exec): the number of committed turns of the thread. Before `codex exec resume`, turns
+ *   codex recorded beyond it are dropped (see `rewindExecThread`).
  * - `usage` (exec): the thread's cumulative token usage as codex reported it after that turn
  *   (`codex exec resume` reports the thread's running total; the run's own usage is the difference).
  */
 export interface CodexCheckpointData {
   readonly lastTurnId?: string;
+  readonly turns?: number;
   readonly usage?: Usage;
 }
 
@@ -42,6 +45,7 @@ export function readCheckpointData(data: unknown): CodexCheckpointData {
   const usage = readUsage(d.usage);
   return {
     ...(typeof d.lastTurnId === "string" && d.lastTurnId ? { lastTurnId: d.lastTurnId } : {}),
+    ...(Number.isInteger(d.turns) && (d.turns as number) > 0 ? { turns: d.turns as number } : {}),
     ...(usage ? { usage } : {}),
   };
 }

@@ -1,0 +1,128 @@
+import type { DriverFailure, DriverRequest, DriverSink } from "@adaptor/driver";
+import { spawnCli } from "@adaptor/driver/process";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { CodexRpcError } from "../app-server/codex-rpc-error.js";
+import { METHOD_NOT_FOUND, RpcConnection } from "../app-server/rpc-connection.js";
+import { resumeRefusal } from "../classify.js";
+import type { CodexConfig } from "../config.js";
+import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
+import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
+import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
+import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
+import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
+
+const DEVICE = "codex";
+const PAGE = 100;
+
+/** What {@link rewindExecThread} needs. */
+export interface ExecRewindInit {
+  readonly command: string;
+  readonly config: CodexConfig;
+  readonly request: DriverRequest & { readonly session: NonNullable<DriverRequest["session"]> };
+  readonly sink: DriverSink;
+  readonly signal: AbortSignal;
+  /** Number of committed turns of the thread (from the checkpoint). */
+  readonly turns: number;
+}
+
+/**
+ * Makes a thread start from its committed checkpoint before `codex exec resume` (which cannot
+ * revert): a short-lived `codex app-server` (same command, config, environment and cwd) opens the
+ * thread, counts its turns and, when codex recorded more than `turns` (a failed, cancelled or
+ * uncommitted turn), drops them with `thread/revert`, then exits. Returns the failure when the
+ * thread cannot be opened (no such thread: `resume_rejected`; another process writing to it:
+ * `session_busy`), else undefined.
+ *
+ * @throws DriverError (its cause the `CodexRpcError`) for any other refusal or a failed request:
+ * an infrastructure failure; `signal.reason` after a cancel.
+ */
+export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFailure | undefined> {
+  const { config, request, sink, signal } = init;
+  signal.throwIfAborted();
+  const threadId = request.session.resumeId;
+  const proc = await spawnCli({
+    command: init.command,
+    args: ["app-server", ...commonArgs(config)],
+    cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    env: codexEnv(config, request.env),
+    device: DEVICE,
+    ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
+    ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+  });
+  const rpc: RpcConnection = new RpcConnection(
+    proc,
+    {
+      onNotification: () => undefined,
+      onServerRequest: (message) => void rpc.respondError(message.id, METHOD_NOT_FOUND, "no turn is running"),
+    },
+    config.replyTimeoutMs,
+  );
+  const pump = (async () => {
+    try {
+      for await (const line of proc.lines()) if (line.kind === "json") rpc.accept(line.value);
+    } catch {
+      // the exit decides
+    } finally {
+      rpc.close();
+    }
+  })();
+  const onAbort = (): void => void proc.terminate();
+  signal.addEventListener("abort", onAbort, { once: true });
+  let failure: DriverFailure | undefined;
+  try {
+    failure = await rewind(rpc, init, threadId);
+  } catch (err) {
+    if (err instanceof CodexRpcError) throw new DriverError({ op: err.method, device: DEVICE, code: ErrCode.Driver, cause: err });
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    proc.closeStdin();
+    await exitOrTerminate(proc, config.killGraceMs ?? 2000);
+    await proc.close();
+    await pump;
+  }
+  signal.throwIfAborted();
+  return failure;
+}
+
+async function rewind(rpc: RpcConnection, init: ExecRewindInit, threadId: string): Promise<DriverFailure | undefined> {
+  const { config, sink } = init;
+  const initialize: InitializeParams = {
+    clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },
+    capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: null },
+  };
+  await rpc.request("initialize", initialize);
+  rpc.notify("initialized");
+  try {
+    await rpc.request("thread/resume", { threadId, excludeTurns: true } satisfies ThreadResumeParams);
+  } catch (err) {
+    const refusal = err instanceof CodexRpcError ? resumeRefusal(err.message) : "other";
+    if (refusal === "other") throw err;
+    return {
+      reason: refusal === "missing" ? "resume_rejected" : "session_busy",
+      message: (err as Error).message,
+      details: { resumeId: threadId },
+      cause: err,
+    };
+  }
+  let count = 0;
+  let firstUncommitted: string | undefined;
+  let cursor: string | null = null;
+  do {
+    const params: ThreadTurnsListParams = { threadId, limit: PAGE, sortDirection: "asc", itemsView: "notLoaded", cursor };
+    const page: ThreadTurnsListResponse = await rpc.request<ThreadTurnsListResponse>("thread/turns/list", params);
+    for (const turn of page.data) {
+      if (count === init.turns) firstUncommitted ??= turn.id;
+      count++;
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  if (firstUncommitted) {
+    await rpc.request("thread/revert", { threadId, beforeTurnId: firstUncommitted } satisfies ThreadRevertParams);
+    sink.emit({ type: "notice", kind: "lifecycle", message: "uncommitted turns dropped", data: { threadId, count: count - init.turns } });
+  } else if (count < init.turns) {
+    sink.emit({ type: "notice", kind: "warning", message: "codex's thread has fewer turns than the checkpoint; nothing dropped", data: { threadId, turns: count } });
+  }
+  return undefined;
+}
