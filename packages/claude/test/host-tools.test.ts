@@ -67,7 +67,7 @@ const RULES = [
 let h: Harness;
 let agent: Agent;
 let result: Result;
-let events: AgentEvent[] = [];
+const events: AgentEvent[] = [];
 const requests: DriverRequest[] = [];
 
 function toolResultOf(rule: string): LoggedRequest["view"]["lastToolResult"] {

@@ -15,5 +15,6 @@ export function stripTerminalEscapes(text: string): string {
       return cr === -1 ? trimmed : trimmed.slice(cr + 1);
     })
     .join("\n")
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }

@@ -22,7 +22,7 @@ export interface SkillInlineInit extends Omit<SkillOptions, "key"> {
   readonly description: string;
   /** Markdown body after the front matter. */
   readonly body: string;
-  /** Extra files by relative path; see {@link SkillInlineSource.files}. */
+  /** Extra files by relative path (`/` separators, no `..`, not `SKILL.md`), as UTF-8 text or bytes. */
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
 }
 

@@ -1,0 +1,35 @@
+// The import-boundary rule of eslint.config.mjs: a package's source imports only lower layers
+// (docs/design.md "Packages and layers"). Linted as text under a file path, so no file is written.
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const eslint = new ESLint({ cwd: ROOT });
+
+async function boundaryErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("import boundaries between layers", () => {
+  it("refuses a layer-1 package importing the root SDK (layer violation: driver → adaptor)", async () => {
+    const errors = await boundaryErrors("packages/driver/src/spi/boundary-probe.ts", 'import { Agent } from "adaptor";\nexport const probe = Agent;\n');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("layer violation: @adaptor/driver (layer 1)");
+    expect(errors[0]).toContain("adaptor is layer 3");
+  });
+
+  it("refuses a same-layer import and a subpath of a higher layer (claude → codex, tool → @adaptor/driver/process)", async () => {
+    expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { codex } from "@adaptor/codex";\n')).toHaveLength(1);
+    expect(await boundaryErrors("packages/tool/src/boundary-probe.ts", 'import "@adaptor/driver/process";\n')).toHaveLength(1);
+  });
+
+  it("allows imports from lower layers, and leaves tests and examples free", async () => {
+    expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'export { DriverError } from "@adaptor/errors";\nexport type { Driver } from "@adaptor/driver";\n')).toEqual([]);
+    expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { spawnCli } from "@adaptor/driver/process";\n')).toEqual([]);
+    expect(await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
+    expect(await boundaryErrors("examples/quickstart/src/boundary-probe.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
+  });
+});
