@@ -38,7 +38,7 @@ export interface ExecRewindInit {
  * an infrastructure failure; `signal.reason` after a cancel.
  */
 export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFailure | undefined> {
-  const { config, request, sink, signal } = init;
+  const { config, request, signal } = init;
   signal.throwIfAborted();
   const threadId = request.session.resumeId;
   const proc = await spawnCli({
