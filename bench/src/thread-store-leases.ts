@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryThreadStore, type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
+import { MemoryThreadStore, type ThreadRecordDraft, type ThreadStore } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import pg from "pg";
@@ -71,7 +71,7 @@ export const threadStoreLeases: Benchmark = {
 
 /** Measures acquire → finalize → release cycles on one target of `store`. */
 async function cycles(store: ThreadStore): Promise<Rate> {
-  const base: Omit<ThreadRecord, "checkpoint" | "updatedAt"> = {
+  const base: Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> = {
     id: "bench-record",
     key: "bench-key",
     status: "active",

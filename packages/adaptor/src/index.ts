@@ -62,6 +62,9 @@ export {
   AlreadyExistsError,
 } from "@adaptor/threadstore";
 
+// Thread key rules: one key space for every store, checked where the Agent takes a key.
+export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
+
 // Leaf pre-invocation identities (docs/errors.md), the same objects as their owners'.
 export {
   ErrSkillNotFound,

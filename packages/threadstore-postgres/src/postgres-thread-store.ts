@@ -15,7 +15,7 @@ import {
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
-import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "@adaptor/threadstore";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
 
 /** Options of {@link PostgresThreadStore}: exactly one of `pool` and `connectionString`. */
 export interface PostgresThreadStoreOptions {
@@ -118,6 +118,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See `ThreadStore.resolve`: by key, the active record, else (with `includeArchived`) the archived one created last. */
   async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    checkResolveQuery(query);
     const rows = await this.#query<ThreadRow>(
       "resolve",
       signal,
@@ -140,6 +141,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLease(lease);
     checkTtl(ttlMs);
     const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [lease.target, lease.owner, lease.token, ttlMs]);
     const row = rows[0];
@@ -149,6 +151,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    checkLease(lease);
     await this.#query("releaseLease", signal, this.#sql.release, [lease.target, lease.owner, lease.token]);
   }
 
@@ -164,6 +167,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
     const params = recordParams(record);
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
+    let revision = 0;
     await this.#transaction("finalize", signal, async (client) => {
       this.#faults?.beforeOperation?.("finalize");
       const targets = [...new Set(request.leases.map((l) => l.target))];
@@ -184,14 +188,15 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
       this.#step("archived");
       // A second active record under the key violates the partial unique index: that is the check.
       try {
-        await client.query({ ...this.#sql.upsert, values: params });
+        const written = await client.query<{ revision: string }>({ ...this.#sql.upsert, values: params });
+        revision = Number(written.rows[0]?.revision);
       } catch (err) {
         if (err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX) throw new AlreadyExistsError(record.key);
         throw err;
       }
       this.#step("record-written");
     });
-    return record;
+    return { ...record, revision };
   }
 
   /** Ends the pool when the store made it (`connectionString`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
@@ -281,13 +286,14 @@ function statements(s: string, prepared: boolean): Statements {
     lockLeases: `SELECT target, owner, token::text AS token, expires_at > clock_timestamp() AS live
                  FROM ${leases} WHERE target = ANY($1::text[]) ORDER BY target FOR UPDATE`,
     otherActive: `SELECT 1 FROM ${threads} WHERE key = $1 AND status = 'active' AND id <> $2 LIMIT 1`,
-    archive: `UPDATE ${threads} SET status = 'archived', updated_at = now() WHERE id = $1 AND status = 'active'`,
-    upsert: `INSERT INTO ${threads} (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
+    archive: `UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1 WHERE id = $1 AND status = 'active'`,
+    upsert: `INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::json, $11, $12)
              ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
                identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
                resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
-               created_at = excluded.created_at, updated_at = excluded.updated_at`,
+               created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
+             RETURNING revision::text AS revision`,
   };
   const named = (text: string): Statement =>
     prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };

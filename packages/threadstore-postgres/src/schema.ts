@@ -1,4 +1,4 @@
-import type { ThreadRecord } from "@adaptor/threadstore";
+import type { ThreadRecord, ThreadRecordDraft } from "@adaptor/threadstore";
 
 /** Quotes a PostgreSQL identifier (a schema name). */
 export function quoteIdent(name: string): string {
@@ -26,8 +26,11 @@ export function schemaDdl(s: string): string[] {
       display_id text,
       data json,
       created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL
+      updated_at timestamptz NOT NULL,
+      revision bigint NOT NULL DEFAULT 1
     )`,
+    // Tables made by an earlier version: existing records start at revision 1.
+    `ALTER TABLE ${s}.adaptor_threads ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 1`,
     `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_threads_one_active_per_key ON ${s}.adaptor_threads (key) WHERE status = 'active'`,
     `CREATE INDEX IF NOT EXISTS adaptor_threads_by_key ON ${s}.adaptor_threads (key, created_at DESC)`,
     `CREATE TABLE IF NOT EXISTS ${s}.adaptor_thread_leases (
@@ -44,7 +47,7 @@ export const ONE_ACTIVE_INDEX = "adaptor_threads_one_active_per_key";
 
 /** Columns selected for a record; `data` comes back as text so SQL NULL (absent) and JSON `null` differ. */
 export const THREAD_COLUMNS =
-  "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data::text AS data_json, created_at, updated_at";
+  "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data::text AS data_json, created_at, updated_at, revision::text AS revision";
 
 /** A selected record row. */
 export interface ThreadRow {
@@ -60,6 +63,8 @@ export interface ThreadRow {
   data_json: string | null;
   created_at: Date;
   updated_at: Date;
+  /** A bigint, as text. */
+  revision: string;
 }
 
 /** The record a row holds; absent `displayId` / `data` stay absent. */
@@ -78,11 +83,12 @@ export function recordFromRow(row: ThreadRow): ThreadRecord {
     checkpoint,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    revision: Number(row.revision),
   };
 }
 
-/** Parameters $1..$12 of the upsert, in {@link THREAD_COLUMNS} order. @throws TypeError for bad times or unserialisable data. */
-export function recordParams(record: ThreadRecord): unknown[] {
+/** Parameters $1..$12 of the upsert, in {@link THREAD_COLUMNS} order (`revision` is the store's). @throws TypeError for bad times or unserialisable data. */
+export function recordParams(record: ThreadRecordDraft): unknown[] {
   const { checkpoint } = record;
   for (const field of ["createdAt", "updatedAt"] as const) {
     const value = record[field];

@@ -1,4 +1,4 @@
-import type { ThreadRecord } from "@adaptor/threadstore";
+import type { ThreadRecord, ThreadRecordDraft } from "@adaptor/threadstore";
 
 /**
  * Tables of the SQLite store, created on open with `IF NOT EXISTS` (safe when several processes
@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS adaptor_threads (
   display_id TEXT,
   data_json TEXT,
   created_at_ms INTEGER NOT NULL,
-  updated_at_ms INTEGER NOT NULL
+  updated_at_ms INTEGER NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 1
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS adaptor_threads_one_active_per_key ON adaptor_threads (key) WHERE status = 'active';
 CREATE INDEX IF NOT EXISTS adaptor_threads_by_key ON adaptor_threads (key, created_at_ms);
@@ -30,7 +31,16 @@ CREATE TABLE IF NOT EXISTS adaptor_thread_leases (
 ) STRICT;
 `;
 
-/** A row of `adaptor_threads`. */
+/**
+ * Upgrades a file made by an earlier version, inside the opening transaction: adds the
+ * `revision` column (existing records start at revision 1).
+ */
+export function migrateSchema(db: { prepare(sql: string): { all(): unknown[] }; exec(sql: string): unknown }): void {
+  const columns = db.prepare("PRAGMA table_info(adaptor_threads)").all() as { name: string }[];
+  if (!columns.some((c) => c.name === "revision")) db.exec("ALTER TABLE adaptor_threads ADD COLUMN revision INTEGER NOT NULL DEFAULT 1");
+}
+
+/** A row of `adaptor_threads` as written (the store assigns `revision`). */
 export interface ThreadRow {
   id: string;
   key: string;
@@ -46,6 +56,11 @@ export interface ThreadRow {
   updated_at_ms: number;
 }
 
+/** A row of `adaptor_threads` as read. */
+export interface StoredThreadRow extends ThreadRow {
+  revision: number;
+}
+
 /** A row of `adaptor_thread_leases`. */
 export interface LeaseRow {
   owner: string | null;
@@ -54,7 +69,7 @@ export interface LeaseRow {
 }
 
 /** The record a row holds; absent `displayId` / `data` stay absent. */
-export function recordFromRow(row: ThreadRow): ThreadRecord {
+export function recordFromRow(row: StoredThreadRow): ThreadRecord {
   const checkpoint: { resumeId: string; displayId?: string; data?: unknown } = { resumeId: row.resume_id };
   if (row.display_id !== null) checkpoint.displayId = row.display_id;
   if (row.data_json !== null) checkpoint.data = JSON.parse(row.data_json) as unknown;
@@ -69,11 +84,12 @@ export function recordFromRow(row: ThreadRow): ThreadRecord {
     checkpoint,
     createdAt: new Date(row.created_at_ms),
     updatedAt: new Date(row.updated_at_ms),
+    revision: row.revision,
   };
 }
 
 /** The row for a record. @throws TypeError when `checkpoint.data` is not JSON-serialisable or a time is invalid. */
-export function rowFromRecord(record: ThreadRecord): ThreadRow {
+export function rowFromRecord(record: ThreadRecordDraft): ThreadRow {
   const { checkpoint } = record;
   return {
     id: record.id,

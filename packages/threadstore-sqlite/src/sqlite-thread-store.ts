@@ -13,8 +13,8 @@ import {
   type ThreadStore,
 } from "@adaptor/threadstore";
 import Database from "better-sqlite3";
-import { SCHEMA, recordFromRow, rowFromRecord, type LeaseRow, type ThreadRow } from "./schema.js";
-import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "@adaptor/threadstore";
+import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, type StoredThreadRow, type ThreadRow } from "./schema.js";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
 
 /** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
 export interface SqliteThreadStoreOptions {
@@ -34,8 +34,11 @@ export interface SqliteThreadStoreOptions {
 /** The device name in the `DriverError`s this store throws. */
 const DEVICE = "threadstore-sqlite";
 
+/** Columns the store writes; `revision` is assigned by the store. */
 const THREAD_COLUMNS =
   "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data_json, created_at_ms, updated_at_ms";
+/** Columns read back for a record. */
+const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
 
 /**
  * A durable {@link ThreadStore} in one SQLite file (better-sqlite3): the embedded default.
@@ -68,7 +71,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
   readonly #sql: ReturnType<typeof prepare>;
   readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
   readonly #renew: (lease: Lease, ttlMs: number) => Lease;
-  readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => void;
+  readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => number;
   #closed = false;
 
   /**
@@ -86,7 +89,10 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       this.#db = options.database ?? new Database(options.path as string);
       this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
       this.#db.pragma("journal_mode = WAL");
-      this.#db.transaction(() => this.#db.exec(SCHEMA)).immediate();
+      this.#db.transaction(() => {
+        this.#db.exec(SCHEMA);
+        migrateSchema(this.#db);
+      }).immediate();
       this.#sql = prepare(this.#db);
     } catch (cause) {
       throw backendError("open", cause);
@@ -111,7 +117,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: new Date(expiresAtMs) };
     }).immediate;
 
-    this.#finalize = this.#db.transaction((request: FinalizeRequest, row: ThreadRow): void => {
+    this.#finalize = this.#db.transaction((request: FinalizeRequest, row: ThreadRow): number => {
       const now = Date.now();
       for (const lease of request.leases) {
         const held = sql.getLease.get(lease.target);
@@ -124,13 +130,15 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       if (request.archiveId !== undefined) sql.archive.run(now, request.archiveId);
       this.#step("archived");
       if (row.status === "active" && sql.otherActive.get(row.key, row.id)) throw new AlreadyExistsError(row.key);
-      sql.upsert.run(row);
+      const written = sql.upsert.get(row) as { revision: number };
       this.#step("record-written");
+      return written.revision;
     }).immediate;
   }
 
   /** See `ThreadStore.resolve`: by key, the active record, else (with `includeArchived`) the archived one created last. */
   async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    checkResolveQuery(query);
     return this.#run("resolve", signal, () => {
       const row =
         "id" in query
@@ -148,12 +156,14 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLease(lease);
     checkTtl(ttlMs);
     return this.#run("renewLease", signal, () => this.#renew(lease, ttlMs));
   }
 
   /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    checkLease(lease);
     return this.#run("releaseLease", signal, () => {
       this.#sql.releaseLease.run(lease.target, lease.owner, lease.token);
     });
@@ -169,13 +179,14 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
     checkFinalizeRequest(request);
     const row = rowFromRecord(request.record);
     return this.#run("finalize", signal, () => {
+      let revision: number;
       try {
-        this.#finalize(request, row);
+        revision = this.#finalize(request, row);
       } catch (err) {
         if (isUniqueViolation(err)) throw new AlreadyExistsError(row.key);
         throw err;
       }
-      return request.record;
+      return { ...request.record, revision };
     });
   }
 
@@ -223,25 +234,26 @@ function prepare(db: Database.Database) {
     releaseLease: db.prepare<[string, string, number]>(
       "UPDATE adaptor_thread_leases SET owner = NULL, expires_at_ms = 0 WHERE target = ? AND owner = ? AND token = ?",
     ),
-    byId: db.prepare<[string], ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE id = ?`),
-    activeByKey: db.prepare<[string], ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'active'`),
-    newestArchivedByKey: db.prepare<[string], ThreadRow>(
-      `SELECT ${THREAD_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'archived'
+    byId: db.prepare<[string], StoredThreadRow>(`SELECT ${STORED_COLUMNS} FROM adaptor_threads WHERE id = ?`),
+    activeByKey: db.prepare<[string], StoredThreadRow>(`SELECT ${STORED_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'active'`),
+    newestArchivedByKey: db.prepare<[string], StoredThreadRow>(
+      `SELECT ${STORED_COLUMNS} FROM adaptor_threads WHERE key = ? AND status = 'archived'
        ORDER BY created_at_ms DESC, id DESC LIMIT 1`,
     ),
     otherActive: db.prepare<[string, string], { id: string }>(
       "SELECT id FROM adaptor_threads WHERE key = ? AND status = 'active' AND id <> ? LIMIT 1",
     ),
     archive: db.prepare<[number, string]>(
-      "UPDATE adaptor_threads SET status = 'archived', updated_at_ms = ? WHERE id = ? AND status = 'active'",
+      "UPDATE adaptor_threads SET status = 'archived', updated_at_ms = ?, revision = revision + 1 WHERE id = ? AND status = 'active'",
     ),
-    upsert: db.prepare<[ThreadRow]>(
+    upsert: db.prepare<[ThreadRow], { revision: number }>(
       `INSERT INTO adaptor_threads (${THREAD_COLUMNS})
        VALUES (@id, @key, @status, @driver_type, @identity, @fingerprint, @codec, @resume_id, @display_id, @data_json, @created_at_ms, @updated_at_ms)
        ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
          identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec, resume_id = excluded.resume_id,
          display_id = excluded.display_id, data_json = excluded.data_json, created_at_ms = excluded.created_at_ms,
-         updated_at_ms = excluded.updated_at_ms`,
+         updated_at_ms = excluded.updated_at_ms, revision = adaptor_threads.revision + 1
+       RETURNING revision`,
     ),
   };
 }

@@ -72,6 +72,30 @@ describe("SqliteThreadStore", () => {
     }
   });
 
+  it("a file from before record revisions is upgraded on open: old records read as revision 1 and count on from there", async () => {
+    const path = file();
+    const old = new Database(path);
+    old.exec(`CREATE TABLE adaptor_threads (
+      id TEXT PRIMARY KEY, key TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('active', 'archived')),
+      driver_type TEXT NOT NULL, identity TEXT NOT NULL, fingerprint TEXT NOT NULL, codec TEXT NOT NULL,
+      resume_id TEXT NOT NULL, display_id TEXT, data_json TEXT, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL
+    ) STRICT`);
+    old.prepare("INSERT INTO adaptor_threads VALUES ('old-id', 'old-key', 'active', 'claude', 'u', 'f', 'json/v1', 'r-old', NULL, NULL, 0, 0)").run();
+    old.close();
+    const store = new SqliteThreadStore({ path });
+    const before = await store.resolve({ key: "old-key" });
+    expect(before?.revision).toBe(1);
+    expect(before?.checkpoint).toStrictEqual({ resumeId: "r-old" });
+    const { revision: _revision, ...draft } = before!;
+    expect((await store.finalize({ leases: [], record: draft })).revision).toBe(2);
+    expect((await store.resolve({ id: "old-id" }))?.revision).toBe(2);
+    await store.close();
+    // Opening an upgraded file again changes nothing.
+    const again = new SqliteThreadStore({ path });
+    expect((await again.resolve({ id: "old-id" }))?.revision).toBe(2);
+    await again.close();
+  });
+
   it("calls after close() fail with DriverError DEVICE_DISCONNECTED", async () => {
     const store = new SqliteThreadStore({ path: file() });
     await store.close();

@@ -9,12 +9,19 @@ describe("public surface", () => {
       "BusyError",
       "ErrAlreadyExists",
       "ErrBusy",
+      "ErrInvalidThreadKey",
       "ErrLeaseLost",
+      "InvalidThreadKeyError",
       "LeaseLostError",
+      "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "checkFinalizeRequest",
+      "checkLease",
       "checkLeaseArgs",
+      "checkResolveQuery",
+      "checkThreadKey",
       "checkTtl",
+      "threadKeyProblem",
     ]);
   });
 

@@ -69,7 +69,9 @@ export class Agent implements AsyncDisposable {
   /**
    * The thread under `key`: its runs continue the stored conversation, or start one
    * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
-   * @throws TypeError for an empty key (a programmer error).
+   * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
+   * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, a NUL,
+   * or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
    */
   thread(key: string, options: { resumeOnly?: boolean } = {}): Thread {
     return new Thread(this.#threadHost, key, options.resumeOnly ? "resume_only" : "continue_or_start");
@@ -78,7 +80,8 @@ export class Agent implements AsyncDisposable {
   /**
    * A fresh conversation under `key`. The previous record is archived only when the first run
    * produced a valid checkpoint; until then the old conversation stays resumable.
-   * @throws TypeError for an empty key.
+   * @throws TypeError for an empty key; InvalidThreadKeyError (`ErrInvalidThreadKey`) for a key
+   * that breaks the key rules (see {@link Agent.thread}).
    */
   newThread(key: string): Thread {
     return new Thread(this.#threadHost, key, "start_new");

@@ -16,7 +16,7 @@ export interface ThreadContext {
   readonly owner: string;
   /** Lease time-to-live in ms; renewed every third of it during the run. */
   readonly leaseTtlMs: number;
-  /** Version (`id@updatedAt`) of the record this agent committed last for the key, if any. */
+  /** Exact version (`id#revision`) of the record this agent committed last for the key, if any. */
   readonly lastCommitted?: string | undefined;
   /** Called with the version of the record a run committed. */
   readonly onCommitted?: (version: string) => void;

@@ -1,6 +1,6 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
 import type { DriverRequest, DriverResponse } from "@adaptor/driver";
-import { AlreadyExistsError, BusyError, LeaseLostError, type Lease, type ThreadRecord } from "@adaptor/threadstore";
+import { AlreadyExistsError, BusyError, LeaseLostError, type Lease, type ThreadRecord, type ThreadRecordDraft } from "@adaptor/threadstore";
 import { v7 as uuidv7 } from "uuid";
 import {
   ErrResumeRejected,
@@ -19,9 +19,12 @@ import type { ThreadContext } from "./thread-context.js";
 /** Codec of the checkpoint `data` this SDK writes. */
 export const CHECKPOINT_CODEC = "json/v1";
 
-/** Identifies one committed state of a record: a new turn by anyone changes `updatedAt`. */
+/**
+ * Identifies one committed state of a record exactly: every write of a record by anyone raises its
+ * store-assigned `revision`, and a new record has a new `id` (wall-clock times are never compared).
+ */
 function recordVersion(record: ThreadRecord): string {
-  return `${record.id}@${record.updatedAt.toISOString()}`;
+  return `${record.id}#${record.revision}`;
 }
 
 /** The driver session continuing `record`'s checkpoint (its `data` passed back to the driver). */
@@ -222,7 +225,7 @@ export class ThreadTurn {
     }
     const now = new Date();
     const keep = mode === "continue_or_start" && this.#current && this.#archiveId === undefined ? this.#current : undefined;
-    const record: ThreadRecord = {
+    const record: ThreadRecordDraft = {
       id: keep?.id ?? uuidv7(),
       key,
       status: "active",

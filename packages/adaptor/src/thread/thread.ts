@@ -1,4 +1,4 @@
-import type { ThreadRecord } from "@adaptor/threadstore";
+import { checkThreadKey, type ThreadRecord } from "@adaptor/threadstore";
 import type { Result } from "../run/result.js";
 import type { RunOptions } from "../run/run-options.js";
 import type { Stream } from "../run/stream.js";
@@ -30,9 +30,14 @@ export class Thread {
   #mode: ThreadMode;
   readonly #parentKey: string | undefined;
 
-  /** @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`. */
+  /**
+   * @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`; checks the key
+   * rules (`checkThreadKey`) before any store or CLI is touched.
+   * @throws TypeError for an empty or non-string key; InvalidThreadKeyError for a key with a lone
+   * surrogate or NUL, or longer than 1024 bytes of UTF-8.
+   */
   constructor(host: ThreadHost, key: string, mode: ThreadMode, parentKey?: string) {
-    if (typeof key !== "string" || key === "") throw new TypeError("a thread key must be a non-empty string");
+    checkThreadKey(key);
     this.#host = host;
     this.key = key;
     this.#mode = mode;
@@ -72,7 +77,8 @@ export class Thread {
    * A new thread under `newKey` that branches from this thread's checkpoint on its first run; this
    * thread is untouched. The first run fails with `ErrThreadNotFound` (no parent record) or
    * `ErrThreadAlreadyExists` (`newKey` taken).
-   * @throws TypeError for an empty key.
+   * @throws TypeError for an empty key; InvalidThreadKeyError (`ErrInvalidThreadKey`) for a key
+   * that breaks the key rules (lone surrogate, NUL, over 1024 bytes of UTF-8).
    */
   fork(newKey: string): Thread {
     return new Thread(this.#host, newKey, "fork", this.key);

@@ -1,15 +1,39 @@
-import type { FinalizeRequest } from "./thread-store.js";
+import { checkThreadKey } from "../keys/thread-key.js";
+import type { Lease } from "./lease.js";
+import type { FinalizeRequest, ResolveQuery } from "./thread-store.js";
+
+// Argument checks every store runs first (the conformance kit pins them), exported so custom
+// stores reject bad input the same way, before their backend sees it.
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** @throws TypeError unless `value` is a non-empty, well-formed string without NUL. */
+function checkName(value: unknown, what: string): void {
+  if (typeof value !== "string" || value === "") throw new TypeError(`${what} must be a non-empty string`);
+  if (value.includes("\0") || LONE_SURROGATE.test(value)) throw new TypeError(`${what} must be well-formed Unicode without NUL`);
+}
 
 /**
- * Argument checks every store runs first (the conformance kit pins them), exported so custom
- * stores reject bad input the same way.
- * @throws TypeError for an empty `target` or `owner`; RangeError for a `ttlMs` that is not a
- * positive finite number of milliseconds.
+ * Checks the arguments of `acquireLease`.
+ * @throws TypeError for an empty `target` or an empty or malformed `owner` (lone surrogate, NUL);
+ * InvalidThreadKeyError when `target` breaks the key rules (see `checkThreadKey`); RangeError for
+ * a `ttlMs` that is not a positive finite number of milliseconds.
  */
 export function checkLeaseArgs(target: string, owner: string, ttlMs: number): void {
-  if (typeof target !== "string" || target === "") throw new TypeError("acquireLease: target must be a non-empty string");
-  if (typeof owner !== "string" || owner === "") throw new TypeError("acquireLease: owner must be a non-empty string");
+  checkThreadKey(target, "acquireLease: target");
+  checkName(owner, "acquireLease: owner");
   checkTtl(ttlMs);
+}
+
+/**
+ * Checks a lease passed back to `renewLease` or `releaseLease`: a lease with such a target or
+ * owner can never have been granted, so it is refused rather than looked up.
+ * @throws TypeError for an empty target or a malformed owner; InvalidThreadKeyError when the
+ * target breaks the key rules.
+ */
+export function checkLease(lease: Lease): void {
+  checkThreadKey(lease?.target, "lease.target");
+  checkName(lease.owner, "lease.owner");
 }
 
 /** @throws RangeError for a `ttlMs` that is not a positive finite number of milliseconds. */
@@ -19,10 +43,28 @@ export function checkTtl(ttlMs: number): void {
   }
 }
 
-/** @throws TypeError for an empty record id or key, an unknown status, or `archiveId === record.id`. */
-export function checkFinalizeRequest({ record, archiveId }: FinalizeRequest): void {
-  if (typeof record.id !== "string" || record.id === "") throw new TypeError("finalize: record.id must be a non-empty string");
-  if (typeof record.key !== "string" || record.key === "") throw new TypeError("finalize: record.key must be a non-empty string");
+/**
+ * Checks a `resolve` query: by key, the key rules; by id, a non-empty, well-formed string without NUL.
+ * @throws TypeError for an empty or malformed id or an empty key; InvalidThreadKeyError when the key breaks the key rules.
+ */
+export function checkResolveQuery(query: ResolveQuery): void {
+  if (typeof query !== "object" || query === null) throw new TypeError("resolve: query must be { id } or { key }");
+  if ("id" in query) checkName(query.id, "resolve: id");
+  else checkThreadKey(query.key, "resolve: key");
+}
+
+/**
+ * Checks a `finalize` request.
+ * @throws TypeError for an empty or malformed record id or `archiveId`, an empty key, an unknown
+ * status, `archiveId === record.id`, or a malformed lease; InvalidThreadKeyError when `record.key`
+ * or a lease target breaks the key rules.
+ */
+export function checkFinalizeRequest({ leases, record, archiveId }: FinalizeRequest): void {
+  if (!Array.isArray(leases)) throw new TypeError("finalize: leases must be an array");
+  for (const lease of leases) checkLease(lease);
+  checkName(record.id, "finalize: record.id");
+  checkThreadKey(record.key, "finalize: record.key");
   if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
+  if (archiveId !== undefined) checkName(archiveId, "finalize: archiveId");
   if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
 }

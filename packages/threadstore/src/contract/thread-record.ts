@@ -29,4 +29,18 @@ export interface ThreadRecord {
   readonly checkpoint: CheckpointState;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * Store-assigned write counter of this record: 1 when the record id is first written, then one
+   * more on every later write of it (`finalize` of the same id, or archiving it through
+   * `archiveId`). Together with `id` it names one committed state exactly, even for writes within
+   * one millisecond: compare `id` and `revision` to ask "is the record still as I left it?", never
+   * `updatedAt`.
+   */
+  readonly revision: number;
 }
+
+/**
+ * A record as a caller hands it to `finalize`: a {@link ThreadRecord} whose `revision` the store
+ * assigns (a `revision` given here is ignored).
+ */
+export type ThreadRecordDraft = Omit<ThreadRecord, "revision"> & { readonly revision?: number };

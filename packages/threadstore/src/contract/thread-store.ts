@@ -1,5 +1,5 @@
 import type { Lease } from "./lease.js";
-import type { ThreadRecord } from "./thread-record.js";
+import type { ThreadRecord, ThreadRecordDraft } from "./thread-record.js";
 
 /** How to find a record: by record id, or the active record of a key (optionally archived ones too). */
 export type ResolveQuery = { readonly id: string } | { readonly key: string; readonly includeArchived?: boolean };
@@ -8,8 +8,8 @@ export type ResolveQuery = { readonly id: string } | { readonly key: string; rea
 export interface FinalizeRequest {
   /** Leases that must all still be valid (owner, token, not expired) for anything to be written. */
   readonly leases: readonly Lease[];
-  /** The new or updated record. Written as given (upsert by `id`). */
-  readonly record: ThreadRecord;
+  /** The new or updated record. Written as given (upsert by `id`), except `revision`, which the store assigns. */
+  readonly record: ThreadRecordDraft;
   /** Archive this record id in the same transaction (e.g. the previous active record of the key). */
   readonly archiveId?: string;
   /** Fail with `AlreadyExistsError` (nothing written) when `record.key` already has another active record. */
@@ -41,7 +41,8 @@ export interface ThreadStore {
   releaseLease(lease: Lease, signal?: AbortSignal): Promise<void>;
   /**
    * Atomically writes `record`, optionally archives `archiveId`, keeping at most one active
-   * record per key — only while every lease in `leases` is valid. All or nothing.
+   * record per key — only while every lease in `leases` is valid. All or nothing. Resolves to the
+   * record as stored, with its new `revision` (see {@link ThreadRecord.revision}).
    * @throws LeaseLostError when a lease is no longer valid; AlreadyExistsError for `requireKeyAbsent`.
    */
   finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord>;

@@ -6,7 +6,7 @@ import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
-import { checkFinalizeRequest, checkLeaseArgs, checkTtl } from "../contract/argument-checks.js";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "../contract/argument-checks.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -60,6 +60,7 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See {@link ThreadStore.resolve}: by key, the active record, else (with `includeArchived`) the archived one created last. */
   async resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined> {
+    checkResolveQuery(query);
     this.#enter("resolve", signal);
     if ("id" in query) {
       const found = this.#records.get(query.id);
@@ -83,6 +84,7 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See {@link ThreadStore.renewLease}. @throws LeaseLostError; RangeError for a bad `ttlMs`. */
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
+    checkLease(lease);
     checkTtl(ttlMs);
     this.#enter("renewLease", signal);
     const now = this.#nowMs();
@@ -94,6 +96,7 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
 
   /** See {@link ThreadStore.releaseLease}: a stale, expired-and-taken or unknown lease is a no-op. */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
+    checkLease(lease);
     this.#enter("releaseLease", signal);
     const row = this.#leases.get(lease.target);
     if (!row || row.owner !== lease.owner || row.token !== lease.token) return;
@@ -123,10 +126,10 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
     // Stage every change, run the fault hooks, then commit in one synchronous step.
     let archived: ThreadRecord | undefined;
     const previous = archiveId === undefined ? undefined : this.#records.get(archiveId);
-    if (previous?.status === "active") archived = { ...previous, status: "archived", updatedAt: new Date(now) };
+    if (previous?.status === "active") archived = { ...previous, status: "archived", updatedAt: new Date(now), revision: previous.revision + 1 };
     this.#step("archived");
     if (record.status === "active" && other && other.id !== archived?.id) throw new AlreadyExistsError(record.key);
-    const written = structuredClone(record);
+    const written: ThreadRecord = { ...structuredClone(record), revision: (this.#records.get(record.id)?.revision ?? 0) + 1 };
     this.#step("record-written");
     if (archived) this.#records.set(archived.id, archived);
     this.#records.set(written.id, written);

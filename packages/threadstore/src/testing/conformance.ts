@@ -1,12 +1,14 @@
 import { findError, isError, walkError } from "@adaptor/errors";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Lease } from "../contract/lease.js";
-import type { ThreadRecord } from "../contract/thread-record.js";
+import type { ThreadRecord, ThreadRecordDraft } from "../contract/thread-record.js";
 import type { ThreadStore } from "../contract/thread-store.js";
 import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
-import { ErrAlreadyExists, ErrBusy, ErrLeaseLost } from "../errors/sentinels.js";
+import { InvalidThreadKeyError } from "../errors/invalid-thread-key-error.js";
+import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "../errors/sentinels.js";
+import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
@@ -139,9 +141,9 @@ export function describeThreadStoreConformance(
           checkpoint: { resumeId: "sess-1", displayId: "Session one", data: { turns: 3, nested: { ok: true, list: [1, "two", null] }, text: "żółw ✓" } },
         });
         const returned = await store.finalize({ leases: [], record: rec });
-        expect(returned).toStrictEqual(rec);
-        expect(await store.resolve({ id: rec.id })).toStrictEqual(rec);
-        expect(await store.resolve({ key: "k1" })).toStrictEqual(rec);
+        expect(returned).toStrictEqual(stored(rec));
+        expect(await store.resolve({ id: rec.id })).toStrictEqual(stored(rec));
+        expect(await store.resolve({ key: "k1" })).toStrictEqual(stored(rec));
         const got = await store.resolve({ key: "k1" });
         expect(got?.createdAt).toBeInstanceOf(Date);
         expect(got?.createdAt.toISOString()).toBe(rec.createdAt.toISOString());
@@ -163,10 +165,28 @@ export function describeThreadStoreConformance(
       it("finalize upserts by id: writing the same id again replaces the record", async () => {
         const first = record("k-upsert", { checkpoint: { resumeId: "r1" } });
         await store.finalize({ leases: [], record: first });
-        const second: ThreadRecord = { ...first, checkpoint: { resumeId: "r2", data: { n: 2 } }, updatedAt: new Date(first.updatedAt.getTime() + 1_000) };
+        const second: ThreadRecordDraft = { ...first, checkpoint: { resumeId: "r2", data: { n: 2 } }, updatedAt: new Date(first.updatedAt.getTime() + 1_000) };
         await store.finalize({ leases: [], record: second });
-        expect(await store.resolve({ id: first.id })).toStrictEqual(second);
-        expect(await store.resolve({ key: "k-upsert" })).toStrictEqual(second);
+        expect(await store.resolve({ id: first.id })).toStrictEqual(stored(second, 2));
+        expect(await store.resolve({ key: "k-upsert" })).toStrictEqual(stored(second, 2));
+      });
+
+      it("revision is 1 on the first write and one more on every later write, even with an unchanged updatedAt", async () => {
+        const lease = await store.acquireLease("k-rev", "owner-a", LONG_TTL);
+        const first = record("k-rev");
+        expect((await store.finalize({ leases: [lease], record: first })).revision).toBe(1);
+        // The same record written again within one instant (same times, same checkpoint): only the revision tells.
+        expect((await store.finalize({ leases: [lease], record: first })).revision).toBe(2);
+        expect((await store.finalize({ leases: [lease], record: { ...first, revision: 99 } })).revision).toBe(3);
+        expect(await store.resolve({ key: "k-rev" })).toStrictEqual(stored(first, 3));
+        // A new record starts at 1; archiving the old one through archiveId is a write of it too.
+        const next = record("k-rev", { createdAt: at(5) });
+        expect((await store.finalize({ leases: [lease], record: next, archiveId: first.id })).revision).toBe(1);
+        expect((await store.resolve({ id: first.id }))?.revision).toBe(4);
+        expect((await store.resolve({ key: "k-rev" }))?.revision).toBe(1);
+        // A refused write leaves the revision alone.
+        await expect(store.finalize({ leases: [lease], record: record("k-rev") })).rejects.toBeInstanceOf(AlreadyExistsError);
+        expect((await store.resolve({ id: next.id }))?.revision).toBe(1);
       });
 
       it("resolve by key skips archived records unless includeArchived is set", async () => {
@@ -174,8 +194,8 @@ export function describeThreadStoreConformance(
         await store.finalize({ leases: [], record: old });
         expect(await store.resolve({ key: "k-arch" })).toBeUndefined();
         expect(await store.resolve({ key: "k-arch", includeArchived: false })).toBeUndefined();
-        expect(await store.resolve({ key: "k-arch", includeArchived: true })).toStrictEqual(old);
-        expect(await store.resolve({ id: old.id })).toStrictEqual(old);
+        expect(await store.resolve({ key: "k-arch", includeArchived: true })).toStrictEqual(stored(old));
+        expect(await store.resolve({ id: old.id })).toStrictEqual(stored(old));
       });
 
       it("includeArchived still returns the active record when the key has one", async () => {
@@ -396,11 +416,11 @@ export function describeThreadStoreConformance(
       it("finalize under a valid lease writes the record; with an empty lease list it is unconditional", async () => {
         const lease = await store.acquireLease("k-fin", "owner-a", LONG_TTL);
         const rec = record("k-fin");
-        expect(await store.finalize({ leases: [lease], record: rec })).toStrictEqual(rec);
-        expect(await store.resolve({ key: "k-fin" })).toStrictEqual(rec);
+        expect(await store.finalize({ leases: [lease], record: rec })).toStrictEqual(stored(rec));
+        expect(await store.resolve({ key: "k-fin" })).toStrictEqual(stored(rec));
         const free = record("k-free");
         await store.finalize({ leases: [], record: free });
-        expect(await store.resolve({ key: "k-free" })).toStrictEqual(free);
+        expect(await store.resolve({ key: "k-free" })).toStrictEqual(stored(free));
       });
 
       it("finalize with an expired lease fails with LeaseLostError and writes nothing", async () => {
@@ -459,7 +479,7 @@ export function describeThreadStoreConformance(
         expect(isError(err, ErrAlreadyExists)).toBe(true);
         expect(findError(err, AlreadyExistsError)?.key).toBe("k-one");
         expect(await store.resolve({ id: second.id })).toBeUndefined();
-        expect(await store.resolve({ key: "k-one" })).toStrictEqual(first);
+        expect(await store.resolve({ key: "k-one" })).toStrictEqual(stored(first));
       });
 
       it("archiving the wrong record does not open the way to two active records", async () => {
@@ -482,7 +502,7 @@ export function describeThreadStoreConformance(
         const err = await rejection(store.finalize({ leases: [], record: fork, requireKeyAbsent: true, archiveId: existing.id }));
         expect(findError(err, AlreadyExistsError)?.key).toBe("k-fork-target");
         expect(await store.resolve({ id: fork.id })).toBeUndefined();
-        expect(await store.resolve({ key: "k-fork-target" })).toStrictEqual(existing);
+        expect(await store.resolve({ key: "k-fork-target" })).toStrictEqual(stored(existing));
       });
 
       it("requireKeyAbsent passes when the key is unused or has only archived records", async () => {
@@ -506,7 +526,7 @@ export function describeThreadStoreConformance(
         expect(won).toHaveLength(1);
         expect(lost).toHaveLength(9);
         for (const r of lost) expect(r.reason).toBeInstanceOf(AlreadyExistsError);
-        const winner = candidates[results.findIndex((r) => r.status === "fulfilled")] as ThreadRecord;
+        const winner = candidates[results.findIndex((r) => r.status === "fulfilled")] as ThreadRecordDraft;
         expect((await store.resolve({ key: "k-contested" }))?.id).toBe(winner.id);
       });
 
@@ -519,7 +539,7 @@ export function describeThreadStoreConformance(
         await store.finalize({ leases: [], record: rec2, archiveId: old.id });
         expect((await store.resolve({ key: "k-ignore" }))?.id).toBe(rec.id);
         expect((await store.resolve({ key: "k-ignore-2" }))?.id).toBe(rec2.id);
-        expect(await store.resolve({ id: old.id })).toStrictEqual(old);
+        expect(await store.resolve({ id: old.id })).toStrictEqual(stored(old));
       });
 
       it("writing an archived record beside the key's active record leaves the active one in place", async () => {
@@ -539,8 +559,100 @@ export function describeThreadStoreConformance(
       });
     });
 
+    describe("thread keys", () => {
+      it("every valid key round-trips exactly through finalize, resolve and leases, and no two keys share a record or a lease", async () => {
+        const label = (key: string): string => JSON.stringify(key).slice(0, 60);
+        const records = VALID_KEYS.map((key, i) => record(key, { checkpoint: { resumeId: `resume-${i}` } }));
+        const written = await Promise.all(records.map((rec) => store.finalize({ leases: [], record: rec })));
+        for (const [i, key] of VALID_KEYS.entries()) expect(written[i]?.key === key, label(key)).toBe(true);
+        // Every key gets a lease of its own at once: two keys sharing a lease row would make one busy.
+        const leases = await Promise.all(VALID_KEYS.map((key, i) => store.acquireLease(key, `owner-${i}`, LONG_TTL)));
+        const [byKey, byId, renewed] = await Promise.all([
+          Promise.all(VALID_KEYS.map((key) => store.resolve({ key }))),
+          Promise.all(records.map((rec) => store.resolve({ id: rec.id }))),
+          Promise.all(leases.map((lease) => store.renewLease(lease, LONG_TTL))),
+        ]);
+        for (const [i, key] of VALID_KEYS.entries()) {
+          expect(byKey[i]?.id, label(key)).toBe(records[i]?.id);
+          expect(byKey[i]?.key === key, label(key)).toBe(true);
+          expect(byKey[i]?.checkpoint.resumeId, label(key)).toBe(`resume-${i}`);
+          expect(byId[i]?.key === key, label(key)).toBe(true);
+          expect(leases[i]?.target === key, label(key)).toBe(true);
+          expect(renewed[i]?.token, label(key)).toBe(leases[i]?.token);
+        }
+        // Rebinding every key under its own lease touches only that key.
+        await Promise.all(
+          VALID_KEYS.map((key, i) =>
+            store.finalize({ leases: [leases[i]!], record: record(key, { checkpoint: { resumeId: `next-${i}` }, createdAt: at(60) }), archiveId: records[i]!.id }),
+          ),
+        );
+        const [after, archived] = await Promise.all([
+          Promise.all(VALID_KEYS.map((key) => store.resolve({ key }))),
+          Promise.all(records.map((rec) => store.resolve({ id: rec.id }))),
+        ]);
+        for (const [i, key] of VALID_KEYS.entries()) {
+          expect(after[i]?.checkpoint.resumeId, label(key)).toBe(`next-${i}`);
+          expect(archived[i]?.status, label(key)).toBe("archived");
+        }
+      });
+
+      it("a key of exactly the byte limit is a key; one byte more is refused with InvalidThreadKeyError", async () => {
+        for (const unit of ["x", "\u00e9", "\u20ac", "\u{1F600}"]) {
+          const bytes = Buffer.byteLength(unit, "utf8");
+          const longest = unit.repeat(Math.floor(MAX_THREAD_KEY_BYTES / bytes)) + "x".repeat(MAX_THREAD_KEY_BYTES % bytes);
+          expect(Buffer.byteLength(longest, "utf8")).toBe(MAX_THREAD_KEY_BYTES);
+          const rec = record(longest);
+          await store.finalize({ leases: [], record: rec });
+          expect((await store.resolve({ key: longest }))?.key === longest).toBe(true);
+          const lease = await store.acquireLease(longest, "owner-a", LONG_TTL);
+          expect(lease.target === longest).toBe(true);
+          const over = `${longest}y`;
+          await expect(store.acquireLease(over, "owner-a", LONG_TTL)).rejects.toBeInstanceOf(InvalidThreadKeyError);
+          await expect(store.finalize({ leases: [], record: record(over) })).rejects.toBeInstanceOf(InvalidThreadKeyError);
+        }
+      });
+
+      it("invalid keys (lone surrogates, NUL, 10 kB) are refused with InvalidThreadKeyError by every method, touching nothing", async () => {
+        // Neighbours an invalid key could be folded into by a lossy backend.
+        const neighbours = ["tenant\uFFFD", "tenant", "tenant?", "tenant\uFFFD\uFFFD", "a\uFFFDb", "x".repeat(MAX_THREAD_KEY_BYTES)];
+        const held = new Map<string, Lease>();
+        for (const key of neighbours) {
+          await store.finalize({ leases: [], record: record(key, { checkpoint: { resumeId: `own-${key.length}` } }) });
+          held.set(key, await store.acquireLease(key, "owner-n", LONG_TTL));
+        }
+        for (const key of INVALID_KEYS) {
+          const label = JSON.stringify(key).slice(0, 60);
+          const rec = record(key);
+          const forged: Lease = { target: key, owner: "owner-x", token: 1, expiresAt: new Date(now() + LONG_TTL) };
+          const calls: Promise<unknown>[] = [
+            store.acquireLease(key, "owner-x", LONG_TTL),
+            store.finalize({ leases: [], record: rec }),
+            store.finalize({ leases: [forged], record: record("valid-key-for-forged-lease") }),
+            store.resolve({ key }),
+            store.resolve({ key, includeArchived: true }),
+            store.renewLease(forged, LONG_TTL),
+            store.releaseLease(forged),
+          ];
+          for (const call of calls) {
+            const err = await rejection(call);
+            expect(err, label).toBeInstanceOf(InvalidThreadKeyError);
+            expect(isError(err, ErrInvalidThreadKey), label).toBe(true);
+            expect(findError(err, InvalidThreadKeyError)?.key === key, label).toBe(true);
+          }
+          expect(await store.resolve({ id: rec.id }), label).toBeUndefined();
+        }
+        expect(await store.resolve({ key: "valid-key-for-forged-lease" })).toBeUndefined();
+        // The neighbours kept their records and leases.
+        for (const key of neighbours) {
+          expect((await store.resolve({ key }))?.checkpoint.resumeId).toBe(`own-${key.length}`);
+          expect((await store.renewLease(held.get(key)!, LONG_TTL)).owner).toBe("owner-n");
+          await expect(store.acquireLease(key, "owner-y", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
+        }
+      });
+    });
+
     describe("atomicity under injected faults", () => {
-      async function seeded(): Promise<{ lease: Lease; old: ThreadRecord; next: ThreadRecord }> {
+      async function seeded(): Promise<{ lease: Lease; old: ThreadRecordDraft; next: ThreadRecordDraft }> {
         const lease = await store.acquireLease("k-atomic", "owner-a", LONG_TTL);
         const old = record("k-atomic", { createdAt: at(1) });
         await store.finalize({ leases: [lease], record: old });
@@ -554,8 +666,8 @@ export function describeThreadStoreConformance(
           const err = await rejection(store.finalize({ leases: [lease], record: next, archiveId: old.id }));
           expect(walkError(err, (node) => node === injected)).toBe(true);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
-          expect(await store.resolve({ id: old.id })).toStrictEqual(old);
-          expect(await store.resolve({ key: "k-atomic" })).toStrictEqual(old);
+          expect(await store.resolve({ id: old.id })).toStrictEqual(stored(old));
+          expect(await store.resolve({ key: "k-atomic" })).toStrictEqual(stored(old));
           expect(await store.resolve({ id: next.id })).toBeUndefined();
         });
       }
@@ -632,8 +744,36 @@ export function describeThreadStoreConformance(
   });
 }
 
+/**
+ * Keys every store must keep apart and give back exactly: case variants, NFC / NFD and
+ * compatibility forms (never normalised), U+FFFD, emoji (joiners, flags, modifiers), RTL text and
+ * marks, whitespace and invisible variants, controls other than NUL, SQL and path metacharacters.
+ */
+const VALID_KEYS: readonly string[] = [
+  "tenant", "Tenant", "TENANT", "tEnAnT",
+  "stra\u00dfe", "strasse", "STRASSE", "\u0130stanbul", "i\u0307stanbul", "\u03a3\u03c3\u03c2",
+  "caf\u00e9", "cafe\u0301", "\u00c5", "A\u030a", "\u212b", "\ufb01", "fi", "\uff21", "A",
+  "tenant\uFFFD", "\uFFFD", "\uFFFD\uFFFD", "a\uFFFDb", "\uFEFFtenant", "\uFFFF", "\uFDD0",
+  "\u{1F600}", "\u{1F469}\u200D\u{1F4BB}", "\u{1F469}\u{1F4BB}", "\u{1F1F5}\u{1F1F1}", "\u{1F44D}\u{1F3FD}", "\u{1F44D}", "tenant-\u{1F680}", "\u{10FFFF}", "\u{1D11E}",
+  "\u0645\u0631\u062d\u0628\u0627", "\u05e9\u05dc\u05d5\u05dd", "a\u200Fb", "a\u200Eb", "\u202Eabc", "abc",
+  "a b", "a  b", "a\tb", "a\nb", "a\r\nb", "a\u00a0b", "a\u2003b", "a\u3000b", "a\u200Bb", "ab", " a", "a ", " ", "\t", "\n",
+  "\u0001", "a\u007fb", "\u0085",
+  "%", "_", "a%", "a_b", "axb", "*", "?", "'", "\"", "\\", "a/b", "a\\b", "../x", "x;DROP TABLE t", "$1", ":key", "{}", "[]",
+  "\u4e2d\u6587", "\u65e5\u672c\u8a9e", "\ud55c\uad6d\uc5b4", "\u0928\u092e\u0938\u094d\u0924\u0947",
+];
+
+/**
+ * Keys every store must refuse with `InvalidThreadKeyError`: lone high and low surrogates (what
+ * `key.slice(0, n)` through an emoji produces), a reversed pair, NUL anywhere, a 10 kB key.
+ */
+const INVALID_KEYS: readonly string[] = [
+  "tenant\uD800", "tenant\uDBFF", "tenant\uDC00", "\uDFFF", "\uD83D", "\u{1F600}".slice(0, 1), "a\uDE00b", "\uDC00\uD800",
+  "\u0000", "tenant\u0000", "\u0000tenant", "a\u0000b",
+  "k".repeat(10_240), "\u{1F600}".repeat(2_560),
+];
+
 /** A fresh record under `key`; ids are unique, times are whole seconds in 2026 unless overridden. */
-function record(key: string, patch: Partial<ThreadRecord> = {}): ThreadRecord {
+function record(key: string, patch: Partial<ThreadRecordDraft> = {}): ThreadRecordDraft {
   const createdAt = patch.createdAt ?? at(0);
   return {
     id: globalThis.crypto.randomUUID(),
@@ -648,6 +788,11 @@ function record(key: string, patch: Partial<ThreadRecord> = {}): ThreadRecord {
     updatedAt: new Date(createdAt.getTime() + 500),
     ...patch,
   };
+}
+
+/** `draft` as the store keeps it after its `revision`-th write. */
+function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
+  return { ...draft, revision };
 }
 
 /** 2026-01-01T00:00:00Z plus `seconds`. */

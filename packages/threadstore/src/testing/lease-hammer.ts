@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
-import type { ThreadRecord } from "../contract/thread-record.js";
+import type { ThreadRecord, ThreadRecordDraft } from "../contract/thread-record.js";
 import type { ThreadStore } from "../contract/thread-store.js";
 
 /** What one {@link leaseHammer} worker saw; check many of them with {@link checkHammerReports}. */
@@ -46,7 +46,7 @@ export async function leaseHammer(
     const current = await store.resolve({ key });
     const data = (current?.checkpoint.data ?? { count: 0, tokens: [] }) as { count: number; tokens: number[] };
     const now = new Date();
-    const next: ThreadRecord = {
+    const next: ThreadRecordDraft = {
       id: "hammered-record",
       key,
       status: "active",
@@ -73,8 +73,8 @@ export async function leaseHammer(
 
 /**
  * The invariants of a hammer run: fencing tokens unique and increasing per worker, no two holds
- * overlapping, and the final record's count equal to the finalizes (no lost update) with its token
- * list strictly increasing. Returns a list of violations (empty when the store is sound).
+ * overlapping, the final record's count and revision equal to the finalizes (no lost update) and its
+ * token list strictly increasing. Returns a list of violations (empty when the store is sound).
  */
 export function checkHammerReports(reports: readonly HammerReport[], finalRecord: ThreadRecord | undefined): string[] {
   const problems: string[] = [];
@@ -90,6 +90,7 @@ export function checkHammerReports(reports: readonly HammerReport[], finalRecord
   if (data?.count !== finalized) problems.push(`final count ${String(data?.count)} != ${finalized} finalizes (lost update)`);
   const written = data?.tokens ?? [];
   if (written.some((t, i) => i > 0 && t <= written[i - 1]!)) problems.push("the recorded tokens are not strictly increasing");
+  if (finalized > 0 && finalRecord?.revision !== finalized) problems.push(`final revision ${String(finalRecord?.revision)} != ${finalized} finalizes`);
   return problems;
 }
 
