@@ -164,7 +164,7 @@ if (!PG_URL) {
         Array.from({ length: WORKERS }, (_, i) => [
           process.execPath, "--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", url, name, `worker-${i}`, String(CYCLES), "hammered-key",
         ]),
-        { cwd: packageDir },
+        { cwd: packageDir, timeoutMs: 110_000 },
       );
       expect(reports.map((r) => [r.finalized, r.lost])).toEqual(reports.map(() => [CYCLES, 0]));
       const store = new PostgresThreadStore({ pool, schema: name });

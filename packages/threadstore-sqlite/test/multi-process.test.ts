@@ -24,7 +24,7 @@ describe("SqliteThreadStore shared by several processes", () => {
       Array.from({ length: WORKERS }, (_, i) => [
         process.execPath, "--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", path, `worker-${i}`, String(CYCLES), "hammered-key",
       ]),
-      { cwd: packageDir },
+      { cwd: packageDir, timeoutMs: 110_000 },
     );
     expect(reports.map((r) => [r.finalized, r.lost])).toEqual(reports.map(() => [CYCLES, 0]));
     const store = new SqliteThreadStore({ path });
