@@ -3,7 +3,7 @@ import { SessionConfigFingerprintError } from "@adaptor/driver";
 import { walkError } from "@adaptor/errors";
 import { MemoryThreadStore, type StoreFaults, type StoreOperation, type ThreadStore } from "@adaptor/threadstore";
 import { FaultPlan } from "@adaptor/threadstore/testing";
-import { Agent, ErrResumeRejected, ErrThreadIncompatible, ErrAgentClosed, RunError, findError, isError } from "../src/index.js";
+import { Agent, ErrResumeRejected, ErrThreadIncompatible, ErrThreadLeaseLost, ErrAgentClosed, RunError, findError, isError } from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
 // Every path after the lease is taken must give it back: the proof is a second run on the same
@@ -192,5 +192,43 @@ describe("no lease outlives its run", () => {
     for await (const event of stream) if (event.type === "notice" && event.kind === "lifecycle") notices.push(event.message ?? "");
     expect(((await stream.result().catch((e: unknown) => e)) as RunError).reason).toBe("agent_error");
     expect(notices).toEqual(["lease release failed; thread k stays busy until the lease expires (up to 5000 ms)"]);
+  });
+});
+
+describe("a thread turn's verdict agrees with what was persisted", () => {
+  it("lease lost after the driver finished (renewal failed as the CLI returned): ErrThreadLeaseLost, not a success without a checkpoint", async () => {
+    const inner = new MemoryThreadStore();
+    await new Agent(healthyDriver(), { threadStore: inner }).thread("k").run("first");
+    const before = await inner.resolve({ key: "k" });
+    const failingRenewal: ThreadStore = {
+      resolve: (q, s) => inner.resolve(q, s),
+      acquireLease: (t, o, ttl, s) => inner.acquireLease(t, o, ttl, s),
+      renewLease: () => Promise.reject(new Error("store unreachable")),
+      releaseLease: (l, s) => inner.releaseLease(l, s),
+      finalize: (r, s) => inner.finalize(r, s),
+      close: () => inner.close(),
+    };
+    // The CLI finishes its turn; the lease loss lands just before the driver returns its success.
+    const driver = scriptedDriver(async (request, _sink, signal) => {
+      await untilAborted(signal).catch(() => undefined);
+      return { text: "finished", checkpoint: { resumeId: request.session?.resumeId ?? "s9" } };
+    });
+    const err = await new Agent(driver, { threadStore: failingRenewal, leaseTtlMs: 60 }).thread("k").run("second").catch((e: unknown) => e);
+    expect(isError(err, ErrThreadLeaseLost)).toBe(true);
+    expect(await inner.resolve({ key: "k" })).toEqual(before);
+  });
+
+  it("cancelled after the driver finished, before the checkpoint was written: the verdict is the cancellation and nothing is written", async () => {
+    const store = new MemoryThreadStore();
+    let stream: ReturnType<ReturnType<Agent["thread"]>["stream"]> | undefined;
+    const driver = scriptedDriver(async () => {
+      stream!.cancel(); // the host cancels just as the CLI delivers its result
+      return { text: "finished", checkpoint: { resumeId: "s1" } };
+    });
+    stream = new Agent(driver, { threadStore: store }).thread("k").stream("x");
+    const verdict = await stream.result().catch((e: unknown) => e);
+    expect((verdict as Error).name).toBe("AbortError");
+    expect(await store.resolve({ key: "k" })).toBeUndefined();
+    await secondRunSucceeds(store);
   });
 });

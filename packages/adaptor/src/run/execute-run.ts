@@ -103,7 +103,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       budget?.stop();
       broker.end("run ended");
       if (!stopped) response = await prep.finish(response);
-      if (turn && !stopped && !response.failure && !controller.signal.aborted) await turn.commit(response, controller.signal);
+      if (turn && !stopped && !response.failure) {
+        // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
+        // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
+        controller.signal.throwIfAborted();
+        await turn.commit(response, controller.signal);
+      }
     } finally {
       await turn?.end();
       await prep.cleanup();
