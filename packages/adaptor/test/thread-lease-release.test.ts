@@ -232,3 +232,41 @@ describe("a thread turn's verdict agrees with what was persisted", () => {
     await secondRunSucceeds(store);
   });
 });
+
+describe("lease renewal under store faults", () => {
+  it("one transient store error in renewal is retried: the run keeps its lease, commits, and a notice records the hiccup", async () => {
+    const faults = new OneShotFault();
+    const inner = new MemoryThreadStore({ faults });
+    let renewals = 0;
+    const renewedTwice = deferred();
+    const counting: ThreadStore = {
+      resolve: (q, s) => inner.resolve(q, s),
+      acquireLease: (t, o, ttl, s) => inner.acquireLease(t, o, ttl, s),
+      renewLease: (l, ttl, s) => {
+        if (++renewals === 2) renewedTwice.resolve();
+        return inner.renewLease(l, ttl, s);
+      },
+      releaseLease: (l, s) => inner.releaseLease(l, s),
+      finalize: (r, s) => inner.finalize(r, s),
+      close: () => inner.close(),
+    };
+    faults.arm("renewLease");
+    // The driver runs across two renewals: the first fails (injected), the second succeeds.
+    const driver = scriptedDriver(async (_r, _s, signal) => {
+      await Promise.race([renewedTwice.promise, untilAborted(signal)]);
+      return { text: "done", checkpoint: { resumeId: "s1" } };
+    });
+    const stream = new Agent(driver, { threadStore: counting, leaseTtlMs: 6_000 }).thread("k").stream("x");
+    const notices: string[] = [];
+    for await (const event of stream) if (event.type === "notice" && event.kind === "lifecycle") notices.push(event.message ?? "");
+    expect((await stream.result()).text).toBe("done");
+    expect(notices).toEqual(["lease renewal failed; retrying (thread k)"]);
+    expect((await inner.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
+  });
+});
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

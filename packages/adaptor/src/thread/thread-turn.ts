@@ -90,13 +90,29 @@ export class ThreadTurn {
     this.#driverType = init.driverType;
     this.#queue = init.queue;
     let lease = init.lease;
+    let failures = 0;
+    // Renewed every third of the TTL. A store error is retried at the next tick (the lease still has
+    // two thirds of its time); a definite loss (LeaseLostError) or a second failure in a row, while
+    // the lease is still valid, ends the run as lost.
     this.#renewal = setInterval(() => {
       init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs).then(
-        (renewed) => (lease = renewed),
+        (renewed) => {
+          lease = renewed;
+          failures = 0;
+        },
         (cause: unknown) => {
+          if (this.#ended || this.#leaseLost) return;
+          if (!findError(cause, LeaseLostError) && ++failures < 2) {
+            this.#queue.push({
+              type: "notice",
+              kind: "lifecycle",
+              message: `lease renewal failed; retrying (thread ${init.ctx.key})`,
+              data: { threadKey: init.ctx.key, error: cause instanceof Error ? cause.message : String(cause) },
+            });
+            return;
+          }
           clearInterval(this.#renewal);
-          if (this.#ended) return;
-          this.#leaseLost ??= threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
+          this.#leaseLost = threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
           init.onLeaseLost(this.#leaseLost);
         },
       );
