@@ -12,6 +12,7 @@ import PQueue from "p-queue";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
 import { classifyTurn } from "./protocol/classify.js";
+import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { SessionPool } from "./session/session-pool.js";
@@ -48,11 +49,15 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Drives the real `claude` binary in stream-json mode (docs/protocols.md "Claude Code"): the prompt goes on
- * stdin as a user line, every `can_use_tool` control request becomes an approval, the first
- * `result` line is the terminal, cancellation sends the CLI's `interrupt` before signals. Thread
- * turns (`request.reuseProcess`) run on a live process parked after the session's previous turn
- * when every spawn input is unchanged; a prompt written to a process is never written again.
+ * Drives the real `claude` binary in stream-json mode (docs/protocols.md "Claude Code"): the prompt goes on stdin as a user line,
+ * every `can_use_tool` control request becomes an approval, the first `result` line is the
+ * terminal, cancellation sends the CLI's `interrupt` before signals. Thread turns
+ * (`request.reuseProcess`) run on a live process parked after the session's previous turn when
+ * every spawn input is unchanged and the process's conversation ends at the turn's checkpoint; a
+ * prompt written to a process is never written again. A turn that resumes in a new process starts
+ * at the checkpoint's last message (`--resume-session-at`), so a failed, cancelled or denied turn
+ * leaves no trace in the conversation. `costUsd` is the turn's own cost, never the session's
+ * running total.
  */
 export class ClaudeDriver implements Driver {
   readonly descriptor = CLAUDE_DESCRIPTOR;
@@ -91,7 +96,9 @@ export class ClaudeDriver implements Driver {
     const signature = launchSignature(this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
     let session: ClaudeSession | undefined;
-    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature);
+    // A parked process serves the turn only while its conversation ends at the turn's checkpoint.
+    const checkpoint = readCheckpointData(request.session?.data);
+    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature, checkpoint?.lastMessageId);
     // One writer per session: a fresh process for this session ends the parked one first.
     else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
     if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
@@ -113,7 +120,7 @@ export class ClaudeDriver implements Driver {
       throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
     }
     const response = this.#response(request, session, outcome);
-    if (alive && !response.failure && session.sessionId) this.#pool.park(session.sessionId, session);
+    if (alive && !response.failure && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
     else await session.close();
     return response;
   }
@@ -141,7 +148,7 @@ export class ClaudeDriver implements Driver {
         }),
       );
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-      return new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000);
+      return new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined);
     } catch (error) {
       await launch.cleanup();
       throw error;
@@ -168,14 +175,16 @@ export class ClaudeDriver implements Driver {
       ...(model ? { model } : {}),
       provider: "anthropic",
       ...(usage ? { usage } : {}),
-      ...(typeof line?.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
+      ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
       transcript: turn.transcript,
       raw: {
         stdout: outcome.stdout,
         stderr: outcome.stderr,
         ...(terminal ? { terminal: { event: "result", json: terminal.json } } : {}),
       },
-      ...(!failure && sessionId ? { checkpoint: { resumeId: sessionId } } : {}),
+      ...(!failure && sessionId
+        ? { checkpoint: { resumeId: sessionId, ...(turn.lastMessageId ? { data: checkpointData(turn.lastMessageId) } : {}) } }
+        : {}),
       ...(failure ? { failure } : {}),
       ...(exit ? { exit: { code: exit.code, signal: exit.signal } } : {}),
     };

@@ -50,6 +50,8 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--continue",
   "-c",
   "--fork-session",
+  "--resume-session-at",
+  "--resume-drops-turn",
   "--session-id",
   "--json-schema",
   "--mcp-config",

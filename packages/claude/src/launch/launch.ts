@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { DriverRequest, McpServerConfig } from "@adaptor/driver";
 import { defaultClaudeCommand } from "../command.js";
 import type { ClaudeConfig } from "../config.js";
+import { readCheckpointData } from "../session/checkpoint-data.js";
 import { jsonSchemaArgs } from "./json-schema.js";
 import { writeMcpConfig } from "./mcp-config.js";
 import { policyLaunch } from "./policy.js";
@@ -42,6 +43,9 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   if (model) args.push("--model", model);
   if (request.session) {
     args.push("--resume", request.session.resumeId);
+    // Resume at the checkpoint's last message: what the CLI appended after it is not the conversation.
+    const at = readCheckpointData(request.session.data)?.lastMessageId;
+    if (at) args.push("--resume-session-at", at);
     if (request.session.fork) args.push("--fork-session");
   } else if (newSessionId) {
     args.push("--session-id", newSessionId);

@@ -11,8 +11,11 @@ export interface TurnEnd {
   readonly resuming?: boolean;
 }
 
-/** What claude 2.1.332 reports for a `--resume` id it has no transcript for (seen on the real binary). */
-const NO_CONVERSATION = /No conversation found with session ID/i;
+/**
+ * What claude 2.1.332 reports for a `--resume` id it has no transcript for, and for a
+ * `--resume-session-at` message the transcript does not hold (both seen on the real binary).
+ */
+const NO_CONVERSATION = /No conversation found with session ID|No message found with message\.uuid/i;
 
 /**
  * Classifies a finished turn (docs/protocols.md "Interrupt, errors, retries"): a `success`

@@ -35,6 +35,11 @@ export interface ResultLine {
   structured_output?: unknown;
   /** Error texts, e.g. `"No conversation found with session ID: …"` for a failed `--resume`. */
   errors?: unknown[];
+  /**
+   * Per model, what this turn alone used and cost (`costUSD`), unlike `total_cost_usd` and
+   * `modelUsage`, which are the session's running totals (restored on `--resume`, carried into a fork).
+   */
+  model_usage_since_last_result?: Record<string, { costUSD?: unknown } | undefined>;
 }
 
 /** A `can_use_tool` control request from the CLI. */
@@ -49,11 +54,15 @@ export interface CanUseToolRequest {
   blocked_path?: string;
 }
 
-/** The user line that carries a prompt on stdin. */
-export function userLine(text: string): Record<string, unknown> {
+/**
+ * The user line that carries a prompt on stdin. `uuid` names the prompt: the CLI tags the lines of
+ * the turn it starts with it (`user_message_uuid` / `user_message_uuids`).
+ */
+export function userLine(text: string, uuid?: string): Record<string, unknown> {
   return {
     type: "user",
     session_id: "",
+    ...(uuid ? { uuid } : {}),
     message: { role: "user", content: [{ type: "text", text }] },
     parent_tool_use_id: null,
   };

@@ -11,6 +11,11 @@ export class TurnState {
   readonly transcript: TranscriptItem[] = [];
   sessionId: string | undefined;
   model: string | undefined;
+  /**
+   * `uuid` of the last main-conversation message (assistant or user line, not a subagent's) of the
+   * turn: the point a later turn resumes at.
+   */
+  lastMessageId: string | undefined;
   /** The official terminal line and its exact JSON text; set once. */
   terminal: { line: ResultLine; json: string } | undefined;
   readonly #emit: Emit;
@@ -42,9 +47,11 @@ export class TurnState {
         this.#streamEvent(value.event as Record<string, unknown> | undefined);
         return false;
       case "assistant":
+        this.#noteMessage(value);
         this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
         return false;
       case "user":
+        this.#noteMessage(value);
         this.#user(value.message as { content?: ContentBlock[] | string } | undefined);
         return false;
       case "result":
@@ -81,6 +88,11 @@ export class TurnState {
   /** Name of the tool a call id belongs to. */
   toolName(toolUseId: string | undefined): string | undefined {
     return toolUseId ? this.#toolNames.get(toolUseId) : undefined;
+  }
+
+  #noteMessage(value: Record<string, unknown>): void {
+    const subagent = value.parent_tool_use_id !== undefined && value.parent_tool_use_id !== null;
+    if (!subagent && value.isReplay !== true) this.lastMessageId = str(value.uuid) ?? this.lastMessageId;
   }
 
   #streamEvent(event: Record<string, unknown> | undefined): void {

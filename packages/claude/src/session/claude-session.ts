@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import type { CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import { controlError, interruptRequest, permissionResponse, userLine, type CanUseToolRequest } from "../protocol/messages.js";
+import { attribute } from "../protocol/turn-attribution.js";
+import { turnCostUsd } from "../protocol/turn-cost.js";
 import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 
@@ -14,12 +17,23 @@ export interface TurnOutcome {
   readonly stderr: string;
   /** Set when the process ended; undefined while it stays alive for the next turn. */
   readonly exit: ExitInfo | undefined;
+  /** Cost in US dollars of this turn alone; undefined when its share of the session's running total cannot be known. */
+  readonly costUsd: number | undefined;
 }
+
+/** The answer the CLI gets for an approval request that arrives after its turn's result. */
+const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended";
 
 /**
  * One live claude process in stream-json mode and the files it was launched with. Serves turns
  * one at a time (a user line in, lines out until the `result` line); the process either stays
  * alive for the next turn of its session or is ended. Its launch files live as long as it does.
+ *
+ * Turn isolation: each prompt goes in with its own id, which the CLI tags the turn's lines with.
+ * On a reused process, lines that arrive before the new turn begins (the `init` line or the first
+ * line tagged with its id), and tagged lines of another prompt, are an earlier turn's late output:
+ * they never reach the new turn's events, transcript or usage, and a late approval request is
+ * denied to the CLI at once without asking the host.
  */
 export class ClaudeSession {
   readonly proc: CliProcess;
@@ -27,20 +41,28 @@ export class ClaudeSession {
   readonly #launch: Launch;
   readonly #lines: AsyncIterator<OutputLine>;
   readonly #graceMs: number;
+  /** The process started a new session (no `--resume`), so its running cost began at 0 here. */
+  readonly #freshSession: boolean;
   #closed: Promise<void> | undefined;
+  #exited = false;
+  /** Result lines this process has written (turns served). */
+  #results = 0;
+  /** `total_cost_usd` of the last result line on this process. */
+  #lastTotalCost: number | undefined;
   /** The session id the CLI reported last. */
   sessionId: string | undefined;
+  /** `uuid` of the last conversation message of the last turn this process completed successfully. */
+  lastMessageId: string | undefined;
 
-  constructor(proc: CliProcess, launch: Launch, signature: string, graceMs: number) {
+  constructor(proc: CliProcess, launch: Launch, signature: string, graceMs: number, freshSession: boolean) {
     this.proc = proc;
     this.#launch = launch;
     this.signature = signature;
     this.#graceMs = graceMs;
+    this.#freshSession = freshSession;
     this.#lines = proc.lines()[Symbol.asyncIterator]();
     void proc.exited.then(() => (this.#exited = true));
   }
-
-  #exited = false;
 
   /** True while the process can take another turn. */
   get usable(): boolean {
@@ -49,8 +71,9 @@ export class ClaudeSession {
 
   /**
    * Runs one turn. With `keepAlive`, a clean success leaves the process running (stdin open);
-   * otherwise stdin is closed after the result and the process is drained to its exit. On
-   * `signal` abort the CLI's own interrupt goes first, then SIGTERM/SIGKILL after the grace.
+   * otherwise, after the result, stdin is closed, the CLI gets the grace to exit on its own, then
+   * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
+   * interrupt goes first, then SIGTERM/SIGKILL after the grace.
    */
   async runTurn(prompt: string, sink: DriverSink, signal: AbortSignal, keepAlive: boolean): Promise<TurnOutcome> {
     const proc = this.proc;
@@ -60,10 +83,15 @@ export class ClaudeSession {
     const cancel = new Cancellation(proc, this.#graceMs);
     const onAbort = (): void => cancel.start();
     signal.addEventListener("abort", onAbort, { once: true });
+    const promptId = randomUUID();
+    const late = new LateOutput(sink, proc);
+    // The first turn of a process has no predecessor whose output could still arrive.
+    let begun = this.#results === 0;
     let ended = false;
+    const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
-      proc.writeJson(userLine(prompt)).catch(() => undefined);
+      proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
       for (;;) {
         const next = await this.#lines.next();
         if (next.done) {
@@ -77,21 +105,33 @@ export class ClaudeSession {
         }
         if (typeof line.value !== "object" || line.value === null) continue;
         const message = line.value as Record<string, unknown>;
+        if (message.type === "control_response" || message.type === "keep_alive") continue;
+        const owner = attribute(message, promptId);
+        if (owner === "this" || (!begun && owner === "unknown" && message.type === "system" && message.subtype === "init")) begun = true;
+        if (!begun || owner === "other") {
+          late.accept(message);
+          continue;
+        }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event)); // throws for a failed required server
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
-        else if (message.type === "control_response" || message.type === "keep_alive") continue;
-        else if (turn.accept(message, line.text)) {
-          const healthy = !turn.terminal?.line.is_error && turn.terminal?.line.subtype === "success";
-          if (keepAlive && healthy && !signal.aborted) break;
-          proc.closeStdin();
-        }
+        else if (turn.accept(message, line.text)) break;
       }
-      if (!ended) {
+      late.report();
+      const terminal = turn.terminal?.line;
+      if (terminal) {
+        this.#results += 1;
         this.sessionId = turn.sessionId ?? this.sessionId;
-        return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit: undefined };
+        if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
       }
-      const exit = await proc.exited;
-      return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit };
+      const costUsd = terminal ? turnCostUsd(terminal, baseline) : undefined;
+      const healthy = terminal !== undefined && !terminal.is_error && terminal.subtype === "success";
+      if (!ended && keepAlive && healthy && !signal.aborted) {
+        this.lastMessageId = turn.lastMessageId;
+        return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit: undefined, costUsd };
+      }
+      this.lastMessageId = undefined;
+      const exit = ended ? await proc.exited : await this.#finish(sink);
+      return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit, costUsd };
     } finally {
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
@@ -108,6 +148,41 @@ export class ClaudeSession {
     return this.#closed;
   }
 
+  /**
+   * Ends the process after its terminal result: stdin closed, the grace for the CLI to exit on its
+   * own, then SIGTERM and SIGKILL. Output after the result is not part of the turn: approval
+   * requests are denied at once, a second result is ignored, the rest is dropped.
+   */
+  async #finish(sink: DriverSink): Promise<ExitInfo> {
+    const proc = this.proc;
+    proc.closeStdin();
+    const after = new LateOutput(sink, proc, "after the result");
+    const drain = (async () => {
+      for (;;) {
+        const next = await this.#lines.next().catch(() => ({ done: true as const, value: undefined }));
+        if (next.done) return;
+        if (next.value.kind === "json" && typeof next.value.value === "object" && next.value.value !== null) {
+          after.accept(next.value.value as Record<string, unknown>);
+        }
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<"grace">((resolve) => {
+      timer = setTimeout(() => resolve("grace"), this.#graceMs);
+      timer.unref();
+    });
+    const how = await Promise.race([proc.exited.then(() => "exited" as const), grace]);
+    clearTimeout(timer);
+    if (how === "grace") {
+      sink.emit({ type: "notice", kind: "lifecycle", message: "process still running after its result; terminating", data: { pid: proc.pid } });
+      await proc.terminate();
+    }
+    const exit = await proc.exited;
+    await drain;
+    after.report();
+    return exit;
+  }
+
   #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: TurnState): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
@@ -121,6 +196,60 @@ export class ClaudeSession {
       .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
       .then((decision: ApprovalDecision) => proc.writeJson(permissionResponse(requestId, toPermissionAnswer(ask, decision))))
       .catch(() => undefined); // the process is gone: its exit decides the verdict
+  }
+}
+
+/**
+ * Output that belongs to no live turn: an earlier turn's late lines on a reused process, or lines
+ * after the terminal result. Approval requests are denied to the CLI at once (the host is not
+ * asked) and each is recorded in a notice; other control requests get an error answer; everything
+ * else is counted and reported in one notice.
+ */
+class LateOutput {
+  readonly #sink: DriverSink;
+  readonly #proc: CliProcess;
+  readonly #when: string;
+  readonly #dropped = new Map<string, number>();
+
+  constructor(sink: DriverSink, proc: CliProcess, when = "from an earlier turn") {
+    this.#sink = sink;
+    this.#proc = proc;
+    this.#when = when;
+  }
+
+  accept(message: Record<string, unknown>): void {
+    // Bookkeeping without content: a prompt's "completed" lifecycle line routinely follows its result.
+    if (message.type === "control_response" || message.type === "keep_alive" || message.type === "command_lifecycle") return;
+    if (message.type === "control_request") {
+      const requestId = String(message.request_id);
+      const request = message.request as Partial<CanUseToolRequest> | undefined;
+      if (request?.subtype === "can_use_tool") {
+        this.#proc.writeJson(permissionResponse(requestId, { behavior: "deny", message: LATE_APPROVAL_DENIAL })).catch(() => undefined);
+        this.#sink.emit({
+          type: "notice",
+          kind: "approval.late",
+          message: `approval request ${this.#when} denied without asking`,
+          data: { toolName: request.tool_name, ...(request.tool_use_id ? { toolCallId: request.tool_use_id } : {}) },
+        });
+      } else {
+        this.#proc.writeJson(controlError(requestId, `no turn is running for control request ${String(request?.subtype)}`)).catch(() => undefined);
+      }
+      return;
+    }
+    if (message.type === "result" && this.#when === "after the result") {
+      this.#sink.emit({ type: "notice", kind: "runtime", message: "second result line ignored" });
+      return;
+    }
+    const key = String(message.type);
+    this.#dropped.set(key, (this.#dropped.get(key) ?? 0) + 1);
+  }
+
+  /** Emits one notice for the dropped lines, if any. */
+  report(): void {
+    if (this.#dropped.size === 0) return;
+    const lines = Object.fromEntries(this.#dropped);
+    this.#dropped.clear();
+    this.#sink.emit({ type: "notice", kind: "runtime", message: `output ${this.#when} dropped`, data: { lines } });
   }
 }
 

@@ -25,14 +25,20 @@ export class SessionPool {
     this.#parked.set(sessionId, { session, timer });
   }
 
-  /** Removes and returns the parked process of `sessionId` if it is alive and launched alike. */
-  async take(sessionId: string, signature: string): Promise<ClaudeSession | undefined> {
+  /**
+   * Removes and returns the parked process of `sessionId` if it is alive, launched alike and, when
+   * `atMessageId` is given, its conversation ends exactly at that message (the turn's checkpoint).
+   * A process that does not qualify is ended.
+   */
+  async take(sessionId: string, signature: string, atMessageId?: string): Promise<ClaudeSession | undefined> {
     const entry = this.#parked.get(sessionId);
     if (!entry) return undefined;
     this.#parked.delete(sessionId);
     clearTimeout(entry.timer);
-    if (entry.session.usable && entry.session.signature === signature) return entry.session;
-    await entry.session.close();
+    const { session } = entry;
+    const atCheckpoint = atMessageId === undefined || session.lastMessageId === atMessageId;
+    if (session.usable && session.signature === signature && atCheckpoint) return session;
+    await session.close();
     return undefined;
   }
 

@@ -54,6 +54,10 @@ export interface Checkpoint {
   /** The id the CLI resumes by (Claude: `session_id`). */
   readonly resumeId: string;
   readonly displayId?: string;
+  /**
+   * Driver-owned state at this checkpoint (JSON-serialisable), stored with it and handed back as
+   * `request.session.data` to the turn that resumes or forks from it. Default: none.
+   */
   readonly data?: unknown;
 }
 

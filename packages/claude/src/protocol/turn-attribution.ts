@@ -1,0 +1,19 @@
+/** Which turn a stdout line of a reused process belongs to, as far as the line itself says. */
+export type Attribution = "this" | "other" | "unknown";
+
+/**
+ * Reads the prompt ids the CLI tags a turn's lines with (`user_message_uuid`, `user_message_uuids`,
+ * and `command_uuid` on `command_lifecycle` lines: the `uuid` of the user line that started the
+ * turn) and compares them with `promptId`: `"this"`
+ * when the line names it, `"other"` when it names only other prompts (an earlier turn's late
+ * output), `"unknown"` when it names none (deltas, tool results and control requests carry no tag).
+ */
+export function attribute(message: Record<string, unknown>, promptId: string): Attribution {
+  const ids: unknown[] = [];
+  if (typeof message.user_message_uuid === "string") ids.push(message.user_message_uuid);
+  if (typeof message.command_uuid === "string") ids.push(message.command_uuid);
+  if (Array.isArray(message.user_message_uuids)) ids.push(...(message.user_message_uuids as unknown[]));
+  const named = ids.filter((id): id is string => typeof id === "string" && id !== "");
+  if (named.length === 0) return "unknown";
+  return named.includes(promptId) ? "this" : "other";
+}

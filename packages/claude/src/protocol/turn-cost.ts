@@ -1,0 +1,34 @@
+import type { ResultLine } from "./messages.js";
+
+/** What is known about the session's running cost before a turn, for {@link turnCostUsd}. */
+export interface CostBaseline {
+  /** `total_cost_usd` of the previous result line on the same process, when there was one. */
+  readonly previousTotal?: number;
+  /** The process started a new session (no `--resume`) and this is its first result: the running total starts at 0. */
+  readonly freshSession: boolean;
+}
+
+/**
+ * The cost in US dollars of this turn alone. `total_cost_usd` is the session's running total (a
+ * reused process adds to it, `--resume` restores it, a fork inherits it), so it is never reported
+ * as is for a continued session. In order: the sum of `model_usage_since_last_result[*].costUSD`
+ * (the CLI's own per-turn figure); else `total_cost_usd` minus the previous result's total on the
+ * same process; else `total_cost_usd` when the session began in this process with this turn;
+ * else undefined (the turn's share cannot be known).
+ */
+export function turnCostUsd(line: ResultLine, baseline: CostBaseline): number | undefined {
+  const since = line.model_usage_since_last_result;
+  if (since && typeof since === "object" && !Array.isArray(since)) {
+    const costs = Object.values(since).map((model) => model?.costUSD);
+    if (costs.every((cost): cost is number => typeof cost === "number" && Number.isFinite(cost) && cost >= 0)) {
+      return costs.reduce((sum, cost) => sum + cost, 0);
+    }
+  }
+  const total = line.total_cost_usd;
+  if (typeof total !== "number" || !Number.isFinite(total)) return undefined;
+  if (baseline.previousTotal !== undefined) {
+    const own = total - baseline.previousTotal;
+    return own >= 0 ? own : undefined;
+  }
+  return baseline.freshSession ? total : undefined;
+}
