@@ -52,6 +52,7 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--fork-session",
   "--resume-session-at",
   "--resume-drops-turn",
+  "--system-prompt-snapshot",
   "--session-id",
   "--json-schema",
   "--mcp-config",

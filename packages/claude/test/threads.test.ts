@@ -47,7 +47,7 @@ function transcriptFiles(configDir: string, sessionId: string): string[] {
   );
 }
 
-describe("claude threads on the real binary", () => {
+describe("claude threads on the real binary", { timeout: 120_000 }, () => {
   it("three turns on one live process: the model sees the history grow; close() leaves no process", async () => {
     h = await harness();
     const store = new MemoryThreadStore();

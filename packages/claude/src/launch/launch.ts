@@ -37,6 +37,12 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     "--verbose",
     "--permission-prompt-tool",
     "stdio",
+    // Without a system-prompt snapshot row after it, a turn's last message on stdout is the end of
+    // the session's chain, so a turn resumed at it (`--resume-session-at`) continues that chain
+    // rather than branching beside a trailing row, which a stale process of the same session could
+    // otherwise make the CLI load as the conversation when it exits.
+    "--system-prompt-snapshot",
+    "off",
   ];
   if (config.partialMessages !== false) args.push("--include-partial-messages");
   const model = request.model ?? config.model;
