@@ -202,6 +202,8 @@ describe("per-run usage on the real binary", () => {
     const resumed = await drain(thread.stream("usage-3", { spawn: true }));
     const forked = await drain(thread.fork("usage-fork").stream("usage-4"));
     expect([fresh.reused, reused.reused, resumed.reused, forked.reused]).toEqual([false, true, false, false]);
+    // codex replays the previous turn's usage when the thread is resumed; it was seen and dropped.
+    expect(resumed.notices).toContain("events of another turn ignored");
     const usages = [fresh, reused, resumed, forked].map((t) => t.result?.usage);
     for (const [i, usage] of usages.entries()) expect(usage).toMatchObject(scripted(i + 1));
     const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), { input: 0, output: 0 });
