@@ -112,7 +112,6 @@ describe("codex app-server driver on the real binary", () => {
       cancelWhen: (rec) => rec.ofType("notice").some((n) => n.message === "turn started"),
     });
     expect(run.error).toBe(run.abortReason);
-    expect(run.durationMs).toBeLessThan(5_000);
     const completed = run.recording.ofType("notice").find((n) => n.message === "turn completed");
     expect(completed?.data).toMatchObject({ status: "interrupted" });
     const [pid] = run.recording.pids();

@@ -95,7 +95,6 @@ describe("codex app-server driver faults (fake CLI)", () => {
     const run = await runDriver(driver, { prompt: "hi" });
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
     expect(run.response?.exit?.signal).toBe("SIGKILL");
-    expect(run.durationMs).toBeLessThan(5_000);
   });
 });
 

@@ -259,9 +259,10 @@ export class AppServerSession {
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
         };
         const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
+        // Known to the cancellation first: replaying the held events may make the host cancel.
+        cancel.turnStarted(opened.thread.id, started.turn.id);
         if (turn.setTurnId(started.turn.id)) markTurnDone();
         requests.release();
-        cancel.turnStarted(opened.thread.id, started.turn.id);
         if (signal.aborted) cancel.start();
         await turnDone;
       }
