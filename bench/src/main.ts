@@ -5,9 +5,10 @@ import { claudeThreadTurn } from "./claude-thread-turn.js";
 import { codexThreadTurn } from "./codex-thread-turn.js";
 import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
+import { rawOutputMemory } from "./raw-output-memory.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const all: Benchmark[] = [eventPipeline, concurrentRuns, threadStoreLeases, claudeThreadTurn, codexThreadTurn];
+const all: Benchmark[] = [eventPipeline, concurrentRuns, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());
 const benchmarks = filters.length ? all.filter((b) => filters.some((word) => b.name.toLowerCase().includes(word))) : all;

@@ -144,6 +144,7 @@ export class ClaudeDriver implements Driver {
           device: DEVICE,
           ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
           ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
+          ...(this.config.maxRawBytes !== undefined ? { maxRawBytes: this.config.maxRawBytes } : {}),
           onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
         }),
       );
@@ -178,8 +179,7 @@ export class ClaudeDriver implements Driver {
       ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
       transcript: turn.transcript,
       raw: {
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
+        ...outcome.output,
         ...(terminal ? { terminal: { event: "result", json: terminal.json } } : {}),
       },
       ...(!failure && sessionId

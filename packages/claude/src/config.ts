@@ -23,6 +23,12 @@ export interface ClaudeConfig {
   /** Longest stdout line in bytes. Default 64 MiB. */
   readonly maxLineBytes?: number;
   /**
+   * Bound, in bytes, of the raw stdout and of the raw stderr a run keeps for `result.raw()` (the
+   * tail; older bytes are counted in `stdoutBytes`/`stderrBytes` and flagged `...Truncated`). A
+   * positive integer. Default 1 MiB (1,048,576) each.
+   */
+  readonly maxRawBytes?: number;
+  /**
    * Also load the MCP servers of the user's own Claude configuration (user, project, local
    * scopes). Default false: the CLI sees only the run's servers (`--strict-mcp-config`).
    */
@@ -84,6 +90,9 @@ export function validateClaudeConfig(config: ClaudeConfig): void {
   }
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+  if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {
+    fail(`maxRawBytes must be a positive integer, got ${String(config.maxRawBytes)}`);
+  }
   if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
   if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
     fail("maxConcurrentSpawns must be a positive integer");

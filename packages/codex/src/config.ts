@@ -35,6 +35,12 @@ export interface CodexConfig {
   readonly killGraceMs?: number;
   /** Longest stdout line in bytes. Default 64 MiB. */
   readonly maxLineBytes?: number;
+  /**
+   * Bound, in bytes, of the raw stdout and of the raw stderr a run keeps for `result.raw()` (the
+   * tail; older bytes are counted in `stdoutBytes`/`stderrBytes` and flagged `...Truncated`). A
+   * positive integer. Default 1 MiB (1,048,576) each.
+   */
+  readonly maxRawBytes?: number;
   /** Idle time in ms after which an app-server process parked between thread turns is ended. Default 300,000. */
   readonly idleMs?: number;
   /** Processes spawned at once by this driver (p-queue). Default 4. */
@@ -126,6 +132,9 @@ export function validateCodexConfig(config: CodexConfig): void {
   }
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
+  if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {
+    fail(`maxRawBytes must be a positive integer, got ${String(config.maxRawBytes)}`);
+  }
   if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
   if (config.replyTimeoutMs !== undefined && !(Number.isFinite(config.replyTimeoutMs) && config.replyTimeoutMs > 0 && config.replyTimeoutMs <= 2_147_483_647)) {
     fail("replyTimeoutMs must be a positive number of ms, at most 2147483647");

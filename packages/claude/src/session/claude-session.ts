@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
-import type { CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
+import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import { controlError, interruptRequest, permissionResponse, userLine, type CanUseToolRequest } from "../protocol/messages.js";
@@ -12,9 +12,8 @@ import { checkMcpStatus } from "../protocol/mcp-status.js";
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
   readonly turn: TurnState;
-  /** stdout and stderr written during this turn only. */
-  readonly stdout: string;
-  readonly stderr: string;
+  /** stdout and stderr written during this turn only (bounded tails plus byte counts). */
+  readonly output: CapturedOutput;
   /** Set when the process ended; undefined while it stays alive for the next turn. */
   readonly exit: ExitInfo | undefined;
   /** Cost in US dollars of this turn alone; undefined when its share of the session's running total cannot be known. */
@@ -77,8 +76,7 @@ export class ClaudeSession {
    */
   async runTurn(prompt: string, sink: DriverSink, signal: AbortSignal, keepAlive: boolean): Promise<TurnOutcome> {
     const proc = this.proc;
-    const stdoutStart = proc.stdout.length;
-    const stderrStart = proc.stderr.length;
+    proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const turn = new TurnState((event) => sink.emit(event));
     const cancel = new Cancellation(proc, this.#graceMs);
     const onAbort = (): void => cancel.start();
@@ -127,11 +125,11 @@ export class ClaudeSession {
       const healthy = terminal !== undefined && !terminal.is_error && terminal.subtype === "success";
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit: undefined, costUsd };
+        return { turn, output: proc.takeOutput(), exit: undefined, costUsd };
       }
       this.lastMessageId = undefined;
       const exit = ended ? await proc.exited : await this.#finish(sink);
-      return { turn, stdout: proc.stdout.slice(stdoutStart), stderr: proc.stderr.slice(stderrStart), exit, costUsd };
+      return { turn, output: proc.takeOutput(), exit, costUsd };
     } finally {
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();

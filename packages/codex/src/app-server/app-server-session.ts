@@ -133,7 +133,8 @@ export class AppServerSession {
         device: DEVICE,
         ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
         ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
-        // stderr goes to the turn being served; between turns it is only kept in `proc.stderr`.
+        ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
+        // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
         onStderr: (text) => session?.emitStderr(text),
       }),
     );
@@ -161,9 +162,9 @@ export class AppServerSession {
   }
 
   /**
-   * Reports stderr text to the turn being served, if any (`proc.stderr` keeps it either way), and
-   * watches it for codex saying it could not read a message: the requests waiting for a reply then
-   * fail with an `INVALID` DriverError at once (codex would never answer them).
+   * Reports stderr text to the turn being served, if any (the turn's raw output keeps it either
+   * way), and watches it for codex saying it could not read a message: the requests waiting for a
+   * reply then fail with an `INVALID` DriverError at once (codex would never answer them).
    */
   emitStderr(text: string): void {
     this.#active?.sink.emit({ type: "process", kind: "stderr", text });
@@ -206,8 +207,7 @@ export class AppServerSession {
   async runTurn(turnInit: AppServerTurn): Promise<AppServerTurnOutcome> {
     const { request, sink, signal, plan } = turnInit;
     const proc = this.proc;
-    const stdoutStart = proc.stdout.length;
-    const stderrStart = proc.stderr.length;
+    proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const data = readCheckpointData(request.session?.data);
     const turn = new AppServerTurnState((event) => sink.emit(event));
     let markTurnDone: () => void = () => undefined;
@@ -319,8 +319,7 @@ export class AppServerSession {
       ...(usage ? { usage } : {}),
       transcript: turn.transcript,
       raw: {
-        stdout: proc.stdout.slice(stdoutStart),
-        stderr: proc.stderr.slice(stderrStart),
+        ...proc.takeOutput(),
         ...(turn.completedJson ? { terminal: { event: "turn/completed", json: turn.completedJson } } : {}),
       },
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),

@@ -90,6 +90,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     device: DEVICE,
     ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
     ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+    ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
     onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
   });
   const untrack = init.track(proc);
@@ -169,7 +170,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(request.model ?? config.model ? { model: request.model ?? config.model } : {}),
     ...(usage ? { usage } : {}),
     transcript: turn.transcript,
-    raw: { stdout: proc.stdout, stderr: proc.stderr, ...(turn.terminal ? { terminal: turn.terminal } : {}) },
+    raw: { ...proc.takeOutput(), ...(turn.terminal ? { terminal: turn.terminal } : {}) },
     ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },

@@ -2,12 +2,14 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { CliProcess } from "./cli-process.js";
-import { DEFAULT_STDERR_TAIL_BYTES } from "./constants.js";
+import type { CapturedOutput } from "./captured-output.js";
+import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { JsonLinesDecoder } from "./json-lines-decoder.js";
 import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
+import { OutputTail } from "./output-tail.js";
 import { utf8Tail } from "./stderr-tail.js";
 import { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 
@@ -17,6 +19,7 @@ export interface ChildCliProcessInit {
   maxLineBytes: number;
   killGraceMs: number;
   onStderr?: ((text: string) => void) | undefined;
+  maxRawBytes: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -42,8 +45,7 @@ export class ChildCliProcess implements CliProcess {
   readonly #timers = new Set<NodeJS.Timeout>();
 
   // stdout
-  #stdoutText = "";
-  readonly #stdoutDecoder = new StringDecoder("utf8");
+  readonly #stdoutWindow: OutputTail;
   readonly #lineDecoder: JsonLinesDecoder;
   #queue: OutputLine[] = [];
   #queueHead = 0;
@@ -54,7 +56,9 @@ export class ChildCliProcess implements CliProcess {
   #wake: (() => void) | undefined;
 
   // stderr
-  #stderrText = "";
+  readonly #stderrWindow: OutputTail;
+  /** The latest stderr across windows, for {@link stderrTail}. */
+  readonly #stderrRecent = new OutputTail(MAX_STDERR_TAIL_BYTES);
   readonly #stderrDecoder = new StringDecoder("utf8");
 
   // stdin
@@ -69,6 +73,8 @@ export class ChildCliProcess implements CliProcess {
     this.device = init.device;
     this.#killGraceMs = init.killGraceMs;
     this.#onStderr = init.onStderr;
+    this.#stdoutWindow = new OutputTail(init.maxRawBytes);
+    this.#stderrWindow = new OutputTail(init.maxRawBytes);
     this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device });
     trackChild(this.pid);
 
@@ -87,7 +93,11 @@ export class ChildCliProcess implements CliProcess {
       this.#onStdoutEnd();
     });
 
-    stderr.on("data", (chunk: Buffer) => this.#onStderrText(this.#stderrDecoder.write(chunk)));
+    stderr.on("data", (chunk: Buffer) => {
+      this.#stderrWindow.push(chunk);
+      this.#stderrRecent.push(chunk);
+      this.#onStderrText(this.#stderrDecoder.write(chunk));
+    });
     stderr.on("end", () => this.#onStderrText(this.#stderrDecoder.end()));
     stderr.on("error", () => {});
 
@@ -104,16 +114,21 @@ export class ChildCliProcess implements CliProcess {
     });
   }
 
-  get stdout(): string {
-    return this.#stdoutText;
-  }
-
-  get stderr(): string {
-    return this.#stderrText;
+  takeOutput(): CapturedOutput {
+    const stdout = this.#stdoutWindow.take();
+    const stderr = this.#stderrWindow.take();
+    return {
+      stdout: stdout.text,
+      stderr: stderr.text,
+      stdoutBytes: stdout.bytes,
+      stderrBytes: stderr.bytes,
+      stdoutTruncated: stdout.truncated,
+      stderrTruncated: stderr.truncated,
+    };
   }
 
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
-    return utf8Tail(stripTerminalEscapes(this.#stderrText), maxBytes);
+    return utf8Tail(stripTerminalEscapes(this.#stderrRecent.peek().text), Math.min(maxBytes, MAX_STDERR_TAIL_BYTES));
   }
 
   lines(): AsyncIterable<OutputLine> {
@@ -252,7 +267,7 @@ export class ChildCliProcess implements CliProcess {
   }
 
   #onStdout(chunk: Buffer): void {
-    this.#stdoutText += this.#stdoutDecoder.write(chunk);
+    this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {
       const lines = this.#lineDecoder.push(chunk);
@@ -268,7 +283,6 @@ export class ChildCliProcess implements CliProcess {
   #onStdoutEnd(): void {
     if (this.#stdoutDone) return;
     this.#stdoutDone = true;
-    this.#stdoutText += this.#stdoutDecoder.end();
     if (!this.#consumerGone && !this.#readError) {
       try {
         this.#enqueue(this.#lineDecoder.end());
@@ -281,7 +295,6 @@ export class ChildCliProcess implements CliProcess {
 
   #onStderrText(text: string): void {
     if (text === "") return;
-    this.#stderrText += text;
     try {
       this.#onStderr?.(text);
     } catch {

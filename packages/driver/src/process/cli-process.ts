@@ -1,3 +1,4 @@
+import type { CapturedOutput } from "./captured-output.js";
 import type { ExitInfo } from "./exit-info.js";
 import type { OutputLine } from "./output-line.js";
 
@@ -36,15 +37,19 @@ export interface CliProcess extends AsyncDisposable {
   writeText(text: string): Promise<void>;
   /** Ends stdin (EOF for the child). Idempotent: `stdin.end()` runs at most once. */
   closeStdin(): void;
-  /** Everything read from stdout so far, decoded as UTF-8. */
-  readonly stdout: string;
-  /** Everything read from stderr so far, decoded as UTF-8. */
-  readonly stderr: string;
   /**
-   * The last `maxBytes` bytes of stderr (never cut inside a character), without terminal escape codes
-   * (as `stripTerminalEscapes` does), trimmed; for error messages.
+   * The raw output of the current window, then starts a new, empty one. The first window opens at
+   * spawn; each call closes the current window and opens the next. A driver serving several turns on
+   * one process calls it when a turn starts (dropping what came between turns) and when it ends (the
+   * turn's own output), so a long-lived process holds nothing from earlier turns. Each stream keeps
+   * at most `maxRawBytes` (default 1 MiB) per window, its tail; byte counts cover everything.
+   */
+  takeOutput(): CapturedOutput;
+  /**
+   * The last `maxBytes` bytes of stderr since spawn, across windows (never cut inside a character),
+   * without terminal escape codes (as `stripTerminalEscapes` does), trimmed; for error messages.
    *
-   * @param maxBytes - default 4096.
+   * @param maxBytes - default 4096, at most 65,536 (the process keeps no more stderr for messages).
    */
   stderrTail(maxBytes?: number): string;
   /** Settles once the child exited AND its stdout/stderr closed (it was reaped). Never rejects. */

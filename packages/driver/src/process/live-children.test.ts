@@ -94,7 +94,7 @@ describe("live children", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(isGone(child)).toBe(false); // the app is still shutting down
     expect((await parent.exited).code).toBe(5);
-    expect(parent.stdout).toContain('{"handled":true}');
+    expect(parent.takeOutput().stdout).toContain('{"handled":true}');
     expect(await waitGone(child)).toBe(true);
   });
 });

@@ -104,7 +104,44 @@ describe("spawnCli", () => {
     await proc.writeJson([2]);
     proc.closeStdin();
     expect((await collect(proc.lines())).map((l) => (l.kind === "json" ? l.value : l.text))).toEqual([{ n: 1, s: "é😀" }, [2]]);
-    expect(proc.stdout).toBe('{"n":1,"s":"é😀"}\n[2]\n');
+    expect(proc.takeOutput()).toEqual({
+      stdout: '{"n":1,"s":"é😀"}\n[2]\n',
+      stderr: "",
+      stdoutBytes: Buffer.byteLength('{"n":1,"s":"é😀"}\n[2]\n'),
+      stderrBytes: 0,
+      stdoutTruncated: false,
+      stderrTruncated: false,
+    });
+  });
+
+  it("unbounded raw output: 5 MB of stdout keeps only a maxRawBytes tail with the real byte count", async () => {
+    const script = "const row = 'r'.repeat(1023) + '\\n'; for (let i = 0; i < 5120; i++) process.stdout.write(row); process.stderr.write('e'.repeat(300000))";
+    await using proc = await nodeScript(script, { maxRawBytes: 64 * 1024 });
+    expect((await collect(proc.lines())).length).toBe(5120);
+    await proc.exited;
+    const output = proc.takeOutput();
+    expect(output).toMatchObject({ stdoutBytes: 5 * 1024 * 1024, stderrBytes: 300_000, stdoutTruncated: true, stderrTruncated: true });
+    expect(Buffer.byteLength(output.stdout)).toBe(64 * 1024);
+    expect(output.stdout.endsWith("r\n")).toBe(true);
+    expect(output.stderr).toBe("e".repeat(64 * 1024));
+  });
+
+  it("reused process: each takeOutput() window holds only that turn's output, nothing from earlier turns", async () => {
+    await using proc = await nodeScript("process.stdin.pipe(process.stdout)");
+    const lines = proc.lines()[Symbol.asyncIterator]();
+    const windows = [];
+    for (const turn of [1, 2, 3]) {
+      await proc.writeJson({ turn, pad: "p".repeat(1000 * turn) });
+      await lines.next();
+      windows.push(proc.takeOutput());
+    }
+    expect(windows.map((w) => JSON.parse(w.stdout) as { turn: number }).map((v) => v.turn)).toEqual([1, 2, 3]);
+    expect(windows.map((w) => w.stdoutBytes)).toEqual(windows.map((w) => Buffer.byteLength(w.stdout)));
+  });
+
+  it("rejects a maxRawBytes that is not a positive integer with INVALID before spawning", async () => {
+    await expect(spawnCli({ command: node, args: [], maxRawBytes: 0 })).rejects.toMatchObject({ code: ErrCode.Invalid });
+    await expect(spawnCli({ command: node, args: [], maxRawBytes: Number.NaN })).rejects.toMatchObject({ code: ErrCode.Invalid });
   });
 
   it("rejects writeJson with INTERNAL for a value JSON cannot encode", async () => {
@@ -122,7 +159,7 @@ describe("spawnCli", () => {
   it("coloured stderr: stderrTail has no ANSI escape codes while stderr keeps the raw bytes", async () => {
     await using proc = await nodeScript("process.stderr.write('\\u001b[31mError:\\u001b[0m boom\\n')");
     await proc.exited;
-    expect(proc.stderr).toBe("\u001b[31mError:\u001b[0m boom\n");
+    expect(proc.takeOutput().stderr).toBe("\u001b[31mError:\u001b[0m boom\n");
     expect(proc.stderrTail()).toBe("Error: boom");
   });
 
@@ -135,8 +172,9 @@ describe("spawnCli", () => {
       },
     });
     await proc.exited;
-    expect(seen.join("")).toBe(proc.stderr);
-    expect(proc.stderr.startsWith("first é\n")).toBe(true);
+    const { stderr } = proc.takeOutput();
+    expect(seen.join("")).toBe(stderr);
+    expect(stderr.startsWith("first é\n")).toBe(true);
     expect(proc.stderrTail(11)).toBe("last words"); // 10 bytes + the trailing newline, trimmed
     expect(Buffer.byteLength(proc.stderrTail())).toBeLessThanOrEqual(4096);
     expect(proc.stderrTail().endsWith("x last words")).toBe(true);

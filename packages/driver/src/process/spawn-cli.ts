@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { ChildCliProcess } from "./child-cli-process.js";
 import type { CliProcess } from "./cli-process.js";
-import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_LINE_BYTES } from "./constants.js";
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RAW_BYTES } from "./constants.js";
 import { resolveExecutable } from "./resolve-executable.js";
 import { checkWorkingDirectory } from "./working-directory.js";
 import type { SpawnOptions } from "./spawn-options.js";
@@ -28,8 +28,10 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
   const device = options.device ?? (basename(options.command) || options.command);
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const maxRawBytes = options.maxRawBytes ?? DEFAULT_MAX_RAW_BYTES;
   const invalid = (cause: string): DriverError => new DriverError({ op: "spawn", device, code: ErrCode.Invalid, cause });
   if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw invalid(`maxLineBytes must be a positive integer, got ${String(maxLineBytes)}`);
+  if (!Number.isSafeInteger(maxRawBytes) || maxRawBytes < 1) throw invalid(`maxRawBytes must be a positive integer, got ${String(maxRawBytes)}`);
   if (!Number.isFinite(killGraceMs) || killGraceMs < 0) throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
 
   const env = childEnv(options.env ?? process.env);
@@ -63,7 +65,7 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     child.stderr.destroy();
     throw spawnError(device, err);
   }
-  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, onStderr: options.onStderr });
+  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, onStderr: options.onStderr });
 }
 
 function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

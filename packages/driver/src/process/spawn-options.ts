@@ -18,6 +18,12 @@ export interface SpawnOptions {
   device?: string;
   /** Longest stdout line in bytes, terminator excluded; longer fails `lines()`. Default 64 MiB. */
   maxLineBytes?: number;
+  /**
+   * Bound, in bytes, of the raw stdout and of the raw stderr kept per output window
+   * (`CliProcess.takeOutput()`); older bytes are counted, not kept. A positive safe integer.
+   * Default 1 MiB (`DEFAULT_MAX_RAW_BYTES`).
+   */
+  maxRawBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL in `terminate()`. Default 2000. */
   killGraceMs?: number;
   /** Called with each decoded stderr chunk (UTF-8, never split inside a character). Exceptions are ignored. */

@@ -41,10 +41,24 @@ export interface TranscriptItem {
   readonly isError?: boolean;
 }
 
-/** Everything the CLI wrote, kept for audit. */
+/**
+ * What the CLI wrote during the run, kept for audit. Drivers keep a bounded tail of each stream (the
+ * built-in drivers: the last `maxRawBytes`, default 1 MiB, of each) and report the real byte counts,
+ * so a long run never holds its whole output in memory.
+ */
 export interface RawStreams {
+  /** stdout of the run, or its last bytes when `stdoutTruncated` (UTF-8; a character cut at the bound is dropped). */
   readonly stdout: string;
+  /** stderr of the run, or its last bytes when `stderrTruncated`. */
   readonly stderr: string;
+  /** Bytes the CLI wrote to stdout during the run, kept or not. Absent when the driver did not count. */
+  readonly stdoutBytes?: number;
+  /** Bytes the CLI wrote to stderr during the run, kept or not. Absent when the driver did not count. */
+  readonly stderrBytes?: number;
+  /** True when `stdout` holds only the tail of the run's stdout (older bytes were dropped). */
+  readonly stdoutTruncated?: boolean;
+  /** True when `stderr` holds only the tail of the run's stderr. */
+  readonly stderrTruncated?: boolean;
   /** The official terminal line: its event name and exact JSON text. */
   readonly terminal?: { readonly event: string; readonly json: string };
 }

@@ -78,7 +78,7 @@ describe("spawnCli with the fake CLI: framing faults", () => {
     ]);
     const lines = await collect(proc.lines());
     expect(lines).toEqual([{ kind: "json", value: { type: "text", text: "split 😀 here" }, text: '{"type":"text","text":"split 😀 here"}' }]);
-    expect(proc.stdout).toBe(line.toString("utf8"));
+    expect(proc.takeOutput().stdout).toBe(line.toString("utf8"));
   });
 
   it("returns a non-JSON line as text and still delivers the JSON lines around it", async () => {
@@ -135,7 +135,7 @@ describe("spawnCli with the fake CLI: framing faults", () => {
         break;
       }
       expect((await proc.exited).code).toBe(4); // 2 MB exceed any pipe buffer: stdout kept draining
-      expect(proc.stdout.length).toBeGreaterThan(2_000_000);
+      expect(proc.takeOutput().stdoutBytes).toBeGreaterThan(2_000_000);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -183,8 +183,9 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
   it("exited resolves with the exit code after stdout and stderr were read", async () => {
     await using proc = await fake([{ write: '{"type":"done"}\n' }, { stderr: "bye\n" }, { exit: 42 }]);
     expect(await proc.exited).toEqual({ code: 42, signal: null, forceKilled: false });
-    expect(proc.stdout).toBe('{"type":"done"}\n');
-    expect(proc.stderr).toBe("bye\n");
+    const output = proc.takeOutput();
+    expect(output.stdout).toBe('{"type":"done"}\n');
+    expect(output.stderr).toBe("bye\n");
   });
 
   it("escalates to SIGKILL when the child ignores SIGTERM: forceKilled within killGraceMs + 1000 ms, pid gone", async () => {

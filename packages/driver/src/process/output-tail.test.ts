@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { OutputTail } from "./output-tail.js";
+
+describe("OutputTail", () => {
+  it("unbounded growth: 10,000 chunks keep only the last maxBytes, count every byte and say truncated", () => {
+    const tail = new OutputTail(1000);
+    for (let i = 0; i < 10_000; i++) tail.push(Buffer.from(`line ${String(i).padStart(5, "0")}\n`)); // 11 bytes each
+    const out = tail.take();
+    expect(out.bytes).toBe(110_000);
+    expect(out.truncated).toBe(true);
+    expect(Buffer.byteLength(out.text)).toBe(1000);
+    expect(out.text.endsWith("line 09999\n")).toBe(true);
+  });
+
+  it("a single chunk larger than the bound keeps its last maxBytes", () => {
+    const tail = new OutputTail(4);
+    tail.push(Buffer.from("abcdefgh"));
+    expect(tail.take()).toEqual({ text: "efgh", bytes: 8, truncated: true });
+  });
+
+  it("split UTF-8 at the bound: a character cut at the start of the tail is dropped, never a U+FFFD", () => {
+    const tail = new OutputTail(5);
+    tail.push(Buffer.from("x😀yz")); // 😀 is 4 bytes; the last 5 bytes start inside it
+    const out = tail.take();
+    expect(out).toEqual({ text: "yz", bytes: 7, truncated: true });
+  });
+
+  it("take() starts a new window: nothing from the previous window is kept or counted", () => {
+    const tail = new OutputTail(100);
+    tail.push(Buffer.from("turn one\n"));
+    expect(tail.take()).toEqual({ text: "turn one\n", bytes: 9, truncated: false });
+    tail.push(Buffer.from("turn two\n"));
+    expect(tail.peek()).toEqual({ text: "turn two\n", bytes: 9, truncated: false });
+    expect(tail.take()).toEqual({ text: "turn two\n", bytes: 9, truncated: false });
+    expect(tail.take()).toEqual({ text: "", bytes: 0, truncated: false });
+  });
+});
