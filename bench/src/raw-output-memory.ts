@@ -31,7 +31,7 @@ async function measure(): Promise<Figure[]> {
     const thread = agent.thread("raw-output-memory");
     for (let turn = 1; turn <= TURNS; turn++) {
       const stream = thread.stream(`turn ${turn}`);
-      for await (const event of stream) if (event.type === "process" && event.kind === "spawn") pids.add(event.pid);
+      for await (const event of stream) if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) pids.add(event.pid);
       const result = await stream.result();
       const raw = result.raw();
       rawBytes = Math.max(rawBytes, Buffer.byteLength(raw.stdout));
