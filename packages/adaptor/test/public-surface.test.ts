@@ -45,8 +45,14 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/driver/process")).sort()).toEqual([
       "DEFAULT_KILL_GRACE_MS",
       "DEFAULT_MAX_LINE_BYTES",
+      "DEFAULT_MAX_RAW_BYTES",
       "JsonLinesDecoder",
+      "SAFE_ENV_BASE",
+      "envNameMatches",
       "forceKilledError",
+      "inheritEnvProblem",
+      "isolateStdioServer",
+      "mergeChildEnv",
       "spawnCli",
       "stripTerminalEscapes",
     ]);

@@ -1,4 +1,27 @@
 import { InvalidDriverConfigError } from "@adaptor/driver";
+import { SAFE_ENV_BASE, inheritEnvProblem, type InheritEnv } from "@adaptor/driver/process";
+
+/**
+ * The host variables the claude CLI inherits when `inheritEnv` is unset: the safe base
+ * (`SAFE_ENV_BASE`: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ, TERM, TMPDIR, TMP,
+ * TEMP, XDG_* directories, proxies, CA certificates) plus what the CLI reads for its own
+ * authentication and settings: `ANTHROPIC_*`, `CLAUDE_*`, `DISABLE_*`, `MCP_TIMEOUT`,
+ * `MCP_TOOL_TIMEOUT`, `MAX_THINKING_TOKENS`, `BASH_DEFAULT_TIMEOUT_MS`, `BASH_MAX_TIMEOUT_MS`,
+ * `BASH_MAX_OUTPUT_LENGTH`. Extend it for Bedrock or Vertex, e.g.
+ * `inheritEnv: [...CLAUDE_INHERITED_ENV, "AWS_PROFILE", "AWS_REGION"]`.
+ */
+export const CLAUDE_INHERITED_ENV: readonly string[] = Object.freeze([
+  ...SAFE_ENV_BASE,
+  "ANTHROPIC_*",
+  "CLAUDE_*",
+  "DISABLE_*",
+  "MCP_TIMEOUT",
+  "MCP_TOOL_TIMEOUT",
+  "MAX_THINKING_TOKENS",
+  "BASH_DEFAULT_TIMEOUT_MS",
+  "BASH_MAX_TIMEOUT_MS",
+  "BASH_MAX_OUTPUT_LENGTH",
+]);
 
 /** Configuration of the Claude Code driver. Captured (copied) at construction; no I/O until a run. */
 export interface ClaudeConfig {
@@ -10,8 +33,14 @@ export interface ClaudeConfig {
   readonly cwd?: string;
   /** Environment entries merged over the inherited one; `undefined` removes a variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Inherit `process.env` (default true). Tests pass false with a complete `env`. */
-  readonly inheritEnv?: boolean;
+  /**
+   * Which host variables the CLI (and so its Bash tool, whose output goes back to the model)
+   * inherits: an allowlist of names (a trailing `*` matches a prefix), `true` for the whole
+   * `process.env`, `false` for none (pass a complete `env`). Default {@link CLAUDE_INHERITED_ENV}: a
+   * safe base plus the CLI's own `ANTHROPIC_*`/`CLAUDE_*` settings, so cloud keys, tokens and
+   * database URLs of the host stay home unless asked for.
+   */
+  readonly inheritEnv?: InheritEnv;
   /** `CLAUDE_CONFIG_DIR` for the CLI: where it keeps settings, sessions and skills. */
   readonly configDir?: string;
   /** Extra CLI flags. Flags the driver owns (see {@link OWNED_FLAGS}) are rejected. */
@@ -88,6 +117,8 @@ export function validateClaudeConfig(config: ClaudeConfig): void {
       fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
     }
   }
+  const inheritProblem = inheritEnvProblem(config.inheritEnv);
+  if (inheritProblem) fail(`inheritEnv ${inheritProblem}`);
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
   if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {

@@ -2,7 +2,7 @@ import { ClaudeDriver } from "./claude-driver.js";
 import type { ClaudeConfig } from "./config.js";
 
 export { ClaudeDriver, CLAUDE_DESCRIPTOR } from "./claude-driver.js";
-export { OWNED_FLAGS, validateClaudeConfig, type ClaudeConfig } from "./config.js";
+export { CLAUDE_INHERITED_ENV, OWNED_FLAGS, validateClaudeConfig, type ClaudeConfig } from "./config.js";
 export { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "./command.js";
 
 /**

@@ -7,6 +7,7 @@ describe("public surface", () => {
   it("@adaptor/claude", async () => {
     expect(Object.keys(await import("@adaptor/claude")).sort()).toEqual([
       "CLAUDE_DESCRIPTOR",
+      "CLAUDE_INHERITED_ENV",
       "ClaudeDriver",
       "OWNED_FLAGS",
       "PINNED_CLAUDE_VERSION",

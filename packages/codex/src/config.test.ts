@@ -27,6 +27,14 @@ describe("validateCodexConfig", () => {
     expect(refusal({ extraArgs: ["-c", "model_reasoning_effort=high"] })).toBeUndefined();
   });
 
+  it("refuses a malformed inheritEnv (a string, a bad name) and a non-integer maxRawBytes, naming the field", () => {
+    expect(refusal({ inheritEnv: "PATH" as never })).toContain("inheritEnv must be true, false or an array");
+    expect(refusal({ inheritEnv: ["PATH", "A=B"] })).toContain('inheritEnv entry "A=B"');
+    expect(refusal({ inheritEnv: ["PATH", "OPENAI_*"] })).toBeUndefined();
+    expect(refusal({ maxRawBytes: 0 })).toContain("maxRawBytes must be a positive integer");
+    expect(refusal({ maxRawBytes: 1.5 })).toContain("maxRawBytes");
+  });
+
   it("refuses maxConcurrentSpawns 0 at validation, not with a constructor crash", () => {
     expect(refusal({ maxConcurrentSpawns: 0 })).toContain("maxConcurrentSpawns");
   });

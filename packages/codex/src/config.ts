@@ -1,4 +1,14 @@
 import { InvalidDriverConfigError } from "@adaptor/driver";
+import { SAFE_ENV_BASE, inheritEnvProblem, type InheritEnv } from "@adaptor/driver/process";
+
+/**
+ * The host variables the codex CLI inherits when `inheritEnv` is unset: the safe base
+ * (`SAFE_ENV_BASE`: PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ, TERM, TMPDIR, TMP,
+ * TEMP, XDG_* directories, proxies, CA certificates) plus what the CLI reads for its own
+ * authentication and settings: `OPENAI_*`, `CODEX_*`, `RUST_LOG`. Extend it for other providers,
+ * e.g. `inheritEnv: [...CODEX_INHERITED_ENV, "AZURE_OPENAI_API_KEY"]`.
+ */
+export const CODEX_INHERITED_ENV: readonly string[] = Object.freeze([...SAFE_ENV_BASE, "OPENAI_*", "CODEX_*", "RUST_LOG"]);
 
 /** How the driver talks to codex. */
 export type CodexTransport = "app-server" | "exec";
@@ -18,8 +28,14 @@ export interface CodexConfig {
   readonly cwd?: string;
   /** Environment entries merged over the inherited one; `undefined` removes a variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Inherit `process.env` (default true). Tests pass false with a complete `env`. */
-  readonly inheritEnv?: boolean;
+  /**
+   * Which host variables the CLI (and so its shell tool, whose output goes back to the model)
+   * inherits: an allowlist of names (a trailing `*` matches a prefix), `true` for the whole
+   * `process.env`, `false` for none (pass a complete `env`). Default {@link CODEX_INHERITED_ENV}: a
+   * safe base plus the CLI's own `OPENAI_*`/`CODEX_*` settings, so cloud keys, tokens and database
+   * URLs of the host stay home unless asked for.
+   */
+  readonly inheritEnv?: InheritEnv;
   /** `CODEX_HOME` for the CLI: config.toml, sessions (rollouts), state. */
   readonly codexHome?: string;
   /**
@@ -130,6 +146,8 @@ export function validateCodexConfig(config: CodexConfig): void {
     if (!/^[A-Za-z0-9_.-]+$/.test(key)) fail(`configOverrides key ${JSON.stringify(key)} is not a dotted TOML key`);
     if (!["string", "number", "boolean"].includes(typeof value)) fail(`configOverrides.${key} must be a string, number or boolean`);
   }
+  const inheritProblem = inheritEnvProblem(config.inheritEnv);
+  if (inheritProblem) fail(`inheritEnv ${inheritProblem}`);
   if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
   if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
   if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {

@@ -4,6 +4,7 @@ import type { CodexConfig } from "./config.js";
 export { CodexDriver } from "./codex-driver.js";
 export { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 export {
+  CODEX_INHERITED_ENV,
   OWNED_FLAGS,
   OWNED_CONFIG_KEYS,
   validateCodexConfig,

@@ -1,14 +1,16 @@
-import type { CliProcess, ExitInfo } from "@adaptor/driver/process";
-import { configOverrideArgs, type CodexConfig } from "./config.js";
+import { mergeChildEnv, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { CODEX_INHERITED_ENV, configOverrideArgs, type CodexConfig } from "./config.js";
 
-/** The child environment: `process.env` (unless `inheritEnv: false`), then `config.env`, `CODEX_HOME`, then the run's `env`. */
+/**
+ * The child environment: the inherited host variables (`inheritEnv`, default
+ * {@link CODEX_INHERITED_ENV}), then `config.env`, `CODEX_HOME`, then the run's `env`.
+ */
 export function codexEnv(config: CodexConfig, runEnv: Readonly<Record<string, string>> | undefined): Record<string, string | undefined> {
-  return {
-    ...(config.inheritEnv === false ? {} : process.env),
-    ...config.env,
-    ...(config.codexHome ? { CODEX_HOME: config.codexHome } : {}),
-    ...runEnv,
-  };
+  return mergeChildEnv({
+    inheritEnv: config.inheritEnv,
+    defaultInherit: CODEX_INHERITED_ENV,
+    layers: [config.env, config.codexHome ? { CODEX_HOME: config.codexHome } : undefined, runEnv],
+  });
 }
 
 /** `-c` overrides of the config plus its extra args, placed after the subcommand. */

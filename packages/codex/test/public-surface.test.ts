@@ -10,6 +10,7 @@ describe("public surface", () => {
     expect(Object.keys(codexModule).sort()).toEqual([
       "CODEX_DESCRIPTOR",
       "CODEX_EXEC_DESCRIPTOR",
+      "CODEX_INHERITED_ENV",
       "CodexDriver",
       "CodexRpcError",
       "OWNED_CONFIG_KEYS",

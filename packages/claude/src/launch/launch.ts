@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverRequest, McpServerConfig } from "@adaptor/driver";
 import { defaultClaudeCommand } from "../command.js";
-import type { ClaudeConfig } from "../config.js";
+import { mergeChildEnv } from "@adaptor/driver/process";
+import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
 import { jsonSchemaArgs } from "./json-schema.js";
 import { writeMcpConfig } from "./mcp-config.js";
@@ -59,13 +60,11 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   const policy = policyLaunch(request.policy, request.mcpServers);
   args.push(...policy.args);
   args.push(...jsonSchemaArgs(request));
-  const env: Record<string, string | undefined> = {
-    ...(config.inheritEnv === false ? {} : process.env),
-    ...config.env,
-    ...(config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : {}),
-    ...request.env,
-    ...policy.env,
-  };
+  const env = mergeChildEnv({
+    inheritEnv: config.inheritEnv,
+    defaultInherit: CLAUDE_INHERITED_ENV,
+    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, request.env, policy.env],
+  });
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {
     privateDir ??= await mkdtemp(join(env.TMPDIR ?? tmpdir(), "adaptor-claude-"));
@@ -78,7 +77,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       args.push("--settings", settingsPath);
     }
     if (request.mcpServers?.length) {
-      args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers));
+      args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers, env));
     }
     // Only the run's servers, unless the host opted into the user's own.
     if (!config.userMcpServers) args.push("--strict-mcp-config");

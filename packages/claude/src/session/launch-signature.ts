@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DriverRequest } from "@adaptor/driver";
-import type { ClaudeConfig } from "../config.js";
+import { mergeChildEnv } from "@adaptor/driver/process";
+import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 
 /**
  * Hash of every spawn input of a turn except the session flags: command, config, cwd, the merged
@@ -12,7 +13,7 @@ import type { ClaudeConfig } from "../config.js";
 export function launchSignature(config: ClaudeConfig, request: DriverRequest): string {
   const inputs = {
     config: { ...config, env: undefined },
-    env: { ...(config.inheritEnv === false ? {} : process.env), ...config.env, ...request.env },
+    env: mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: CLAUDE_INHERITED_ENV, layers: [config.env, request.env] }),
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     model: request.model ?? config.model,
     policy: request.policy,

@@ -9,6 +9,12 @@ export type McpServerConfig =
       readonly command: string;
       readonly args?: readonly string[];
       readonly env?: Readonly<Record<string, string>>;
+      /**
+       * Which variables of the CLI's environment the server keeps besides `env`: `true` all, `false`
+       * none, an allowlist of names (trailing `*` = prefix). Default: the safe base set
+       * (`SAFE_ENV_BASE` of `@adaptor/driver/process`), never the whole environment.
+       */
+      readonly inheritEnv?: boolean | readonly string[];
       /** A failed connection fails the run instead of being ignored. */
       readonly required?: boolean;
       /** Calls to this server's tools need no approval (the SDK's own host-tool server). */

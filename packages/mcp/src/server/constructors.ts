@@ -4,8 +4,10 @@ import type { McpHttpServer, McpSseServer, McpStdioServer } from "./mcp-server.j
 export interface McpStdioOptions {
   /** Arguments of `command`, passed as is (no shell). */
   readonly args?: readonly string[];
-  /** Environment of the server process. */
+  /** Variables of the server process, given on top of a safe base (see {@link McpStdioServer.env}). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Which variables of the CLI's environment the server keeps besides `env` (see {@link McpStdioServer.inheritEnv}). */
+  readonly inheritEnv?: boolean | readonly string[];
   /** Fail the run when the server cannot connect. Default false. */
   readonly required?: boolean;
 }

@@ -25,8 +25,19 @@ export interface McpStdioServer extends McpServerBase {
   readonly command: string;
   /** Arguments, passed as is (no shell). */
   readonly args?: readonly string[];
-  /** Environment of the server process, merged by the CLI over its own. */
+  /**
+   * Variables the server is started with. The server gets these plus a safe base of the CLI's
+   * environment (PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TZ, TERM, TMPDIR, XDG directories,
+   * proxies, CA certificates), never the CLI's credentials or other host variables unless
+   * `inheritEnv` asks for them.
+   */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Which variables of the CLI's environment the server keeps besides `env`: `true` all of them,
+   * `false` none, an allowlist of names (a trailing `*` matches a prefix, e.g. `["PATH", "AWS_*"]`).
+   * Default: the safe base above.
+   */
+  readonly inheritEnv?: boolean | readonly string[];
 }
 
 /** A remote MCP server reached over Streamable HTTP (`http`) or SSE (`sse`). Built by `mcpHttp` / `mcpSse`. */
@@ -68,6 +79,7 @@ export type ResolvedMcpServer =
       readonly command: string;
       readonly args?: readonly string[];
       readonly env?: Readonly<Record<string, string>>;
+      readonly inheritEnv?: boolean | readonly string[];
       readonly required?: boolean;
     }
   | {

@@ -24,6 +24,7 @@ export function resolveMcpServers(
         command: server.command,
         ...(server.args ? { args: [...server.args] } : {}),
         ...(server.env ? { env: { ...server.env } } : {}),
+        ...(server.inheritEnv !== undefined ? { inheritEnv: typeof server.inheritEnv === "boolean" ? server.inheritEnv : [...server.inheritEnv] } : {}),
         ...required,
       };
     }

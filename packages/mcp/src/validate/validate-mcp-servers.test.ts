@@ -86,6 +86,17 @@ describe("validateMcpServers → ErrInvalidConfig naming the server", () => {
     expect(invalid([mcpHttp("a", "http://x", { bearerTokenEnv: "not a var" })])).toContain("bearerTokenEnv must be");
     expect(invalid([null])).toBe("MCP server #1: declaration must be an object");
   });
+
+  it("inheritEnv on a stdio server: booleans and name lists pass through resolution; a bad entry or a remote server is refused", () => {
+    expect(validateMcpServers([mcpStdio("a", "node", { inheritEnv: ["PATH", "AWS_*"] })])[0]).toMatchObject({ inheritEnv: ["PATH", "AWS_*"] });
+    expect(resolveMcpServers(validateMcpServers([mcpStdio("a", "node", { inheritEnv: ["PATH"] })]))).toEqual([
+      { name: "a", transport: "stdio", command: "node", inheritEnv: ["PATH"] },
+    ]);
+    expect(invalid([mcpStdio("a", "node", { inheritEnv: ["A B"] })])).toBe(
+      'MCP server "a": inheritEnv must be true, false or an array of variable names (a trailing * matches a prefix)',
+    );
+    expect(invalid([{ ...mcpHttp("a", "http://x"), inheritEnv: true }])).toBe('MCP server "a": field inheritEnv does not apply to transport http');
+  });
 });
 
 describe("checkMcpSupport", () => {

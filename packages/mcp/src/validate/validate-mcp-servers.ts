@@ -7,7 +7,10 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Environment variable names. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-const STDIO_FIELDS = new Set(["command", "args", "env"]);
+/** `inheritEnv` entries: a variable name with an optional trailing `*` (a prefix). */
+const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
+
+const STDIO_FIELDS = new Set(["command", "args", "env", "inheritEnv"]);
 const REMOTE_FIELDS = new Set(["url", "headers", "bearerTokenEnv"]);
 const COMMON_FIELDS = new Set(["name", "transport", "required"]);
 const TRANSPORTS = new Set(["stdio", "http", "sse"]);
@@ -35,7 +38,7 @@ function checkStringRecord(subject: string, field: string, value: unknown): void
  * the server (or its position when the name itself is bad): a declaration that is not an object;
  * a missing, malformed (see {@link McpServerBase.name}) or duplicate name; an unknown transport; a
  * missing or empty `command` (stdio) or a missing or non-`http(s):` `url` (http, sse); `args`,
- * `env`, `headers` of the wrong type; a malformed `bearerTokenEnv`; a non-boolean `required`; a
+ * `env`, `headers`, `inheritEnv` of the wrong type; a malformed `bearerTokenEnv`; a non-boolean `required`; a
  * field of one transport on another (`url` on stdio, `command` on http); an unknown field.
  */
 export function validateMcpServers(servers: readonly unknown[]): readonly McpServer[] {
@@ -68,6 +71,14 @@ export function validateMcpServers(servers: readonly unknown[]): readonly McpSer
           fail(subject, "args must be an array of strings");
         }
         checkStringRecord(subject, "env", server.env);
+        const inherit = server.inheritEnv;
+        if (
+          inherit !== undefined &&
+          typeof inherit !== "boolean" &&
+          (!Array.isArray(inherit) || inherit.some((entry) => typeof entry !== "string" || !ENV_PATTERN.test(entry)))
+        ) {
+          fail(subject, "inheritEnv must be true, false or an array of variable names (a trailing * matches a prefix)");
+        }
       } else {
         if (typeof server.url !== "string" || server.url.trim() === "") fail(subject, "missing url");
         let url: URL;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { SAFE_ENV_BASE, envNameMatches, inheritEnvProblem, mergeChildEnv } from "./child-env.js";
+
+const host = { PATH: "/bin", HOME: "/home/u", LC_ALL: "C", AWS_SECRET_ACCESS_KEY: "s3cr3t", DATABASE_URL: "postgres://x", ANTHROPIC_API_KEY: "k" };
+
+describe("mergeChildEnv", () => {
+  it("host secrets stay home by default: only the default allowlist is inherited", () => {
+    const env = mergeChildEnv({ defaultInherit: [...SAFE_ENV_BASE, "ANTHROPIC_*"], hostEnv: host });
+    expect(env).toEqual({ PATH: "/bin", HOME: "/home/u", LC_ALL: "C", ANTHROPIC_API_KEY: "k" });
+  });
+
+  it("inheritEnv: true passes the whole host environment; false none", () => {
+    expect(mergeChildEnv({ inheritEnv: true, defaultInherit: [], hostEnv: host })).toEqual(host);
+    expect(mergeChildEnv({ inheritEnv: false, defaultInherit: SAFE_ENV_BASE, hostEnv: host })).toEqual({});
+  });
+
+  it("an allowlist inherits exactly the named variables and prefixes, not the default set", () => {
+    expect(mergeChildEnv({ inheritEnv: ["PATH", "AWS_*"], defaultInherit: SAFE_ENV_BASE, hostEnv: host })).toEqual({
+      PATH: "/bin",
+      AWS_SECRET_ACCESS_KEY: "s3cr3t",
+    });
+  });
+
+  it("layers merge in order over the inherited part; undefined removes a variable", () => {
+    const env = mergeChildEnv({
+      defaultInherit: SAFE_ENV_BASE,
+      hostEnv: host,
+      layers: [{ A: "1", HOME: "/h2" }, undefined, { A: "2", PATH: undefined }],
+    });
+    expect(env).toEqual({ HOME: "/h2", LC_ALL: "C", A: "2", PATH: undefined });
+  });
+});
+
+describe("inheritEnvProblem / envNameMatches", () => {
+  it("accepts booleans and name lists; refuses a string, non-strings and malformed names", () => {
+    expect(inheritEnvProblem(true)).toBeUndefined();
+    expect(inheritEnvProblem(["PATH", "LC_*"])).toBeUndefined();
+    expect(inheritEnvProblem("PATH")).toContain("must be true, false or an array");
+    expect(inheritEnvProblem([1])).toContain("strings");
+    expect(inheritEnvProblem(["A=B"])).toContain('"A=B" is not a variable name');
+    expect(inheritEnvProblem(["*X"])).toContain("is not a variable name");
+  });
+
+  it("matches exact names and trailing-* prefixes, case-sensitively", () => {
+    expect(envNameMatches("LC_ALL", ["LC_*"])).toBe(true);
+    expect(envNameMatches("path", ["PATH"])).toBe(false);
+    expect(envNameMatches("PATHX", ["PATH"])).toBe(false);
+  });
+});
