@@ -60,7 +60,9 @@ function deepFreeze<T>(value: T): T {
  * running total.
  */
 export class ClaudeDriver implements Driver {
+  /** What this driver can do (see the README's capability table). */
   readonly descriptor = CLAUDE_DESCRIPTOR;
+  /** The configuration captured at construction. */
   readonly config: ClaudeConfig;
   readonly #live = new Set<ClaudeSession>();
   readonly #pool: SessionPool;

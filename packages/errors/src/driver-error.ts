@@ -20,8 +20,11 @@ export interface DriverErrorInit {
  */
 export class DriverError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.DriverError");
+  /** The operation that failed, e.g. `"spawn"`. */
   readonly op: string;
+  /** What it failed on, e.g. the command or a path. */
   readonly device: string;
+  /** Classification; one of the 13 {@link ErrCode} values. */
   readonly code: ErrCode;
 
   constructor(init: DriverErrorInit, options: Omit<AdaptorErrorOptions, "cause"> = {}) {

@@ -54,6 +54,7 @@ export interface ToolDefinition<IS extends SchemaSource, OS extends SchemaSource
    * {@link reject} for a failure the model may read; any other throw reaches the model as generic text.
    */
   readonly handler: (input: InferSchema<IS>, context: ToolContext) => ToolOutput<OS> | Promise<ToolOutput<OS>>;
+  /** MCP tool annotations (read-only, destructive, idempotent, open-world hints). */
   readonly annotations?: ToolAnnotations;
   /** Version of the tool's behaviour, e.g. `"2"`; threads use it in their compatibility check. */
   readonly revision?: string;

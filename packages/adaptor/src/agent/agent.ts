@@ -29,6 +29,7 @@ export const DEFAULT_LEASE_TTL_MS = 30_000;
  * await agent.close();
  */
 export class Agent implements AsyncDisposable {
+  /** The driver this agent runs prompts through. */
   readonly driver: Driver;
   readonly #options: AgentOptions;
   readonly #inflight = new Map<AbortController, Promise<unknown>>();

@@ -10,24 +10,39 @@ import type { ApprovalResponder } from "./approval-responder.js";
 
 /** A choice offered by a `question`. */
 export interface ApprovalChoice {
+  /** The value to pass to `answer()`. */
   readonly key: string;
+  /** Short text for people. */
   readonly label: string;
+  /** Longer explanation, when the CLI gives one. */
   readonly description?: string;
 }
 
 /** Fields of an {@link ApprovalRequest}. */
 export interface ApprovalRequestInit {
+  /** See {@link ApprovalRequest.id}. */
   readonly id: string;
+  /** See {@link ApprovalRequest.runId}. */
   readonly runId: string;
+  /** See {@link ApprovalRequest.kind}. */
   readonly kind: ApprovalKind;
+  /** See {@link ApprovalRequest.title}. */
   readonly title: string;
+  /** See {@link ApprovalRequest.toolName}. */
   readonly toolName?: string | undefined;
+  /** See {@link ApprovalRequest.toolCallId}. */
   readonly toolCallId?: string | undefined;
+  /** See {@link ApprovalRequest.input}. */
   readonly input?: unknown;
+  /** See {@link ApprovalRequest.choices}. */
   readonly choices?: readonly ApprovalChoice[] | undefined;
+  /** See {@link ApprovalRequest.details}. */
   readonly details?: Readonly<Record<string, unknown>> | undefined;
+  /** See {@link ApprovalRequest.createdAt}. */
   readonly createdAt: Date;
+  /** See {@link ApprovalRequest.deadline}. */
   readonly deadline?: Date | undefined;
+  /** See {@link ApprovalRequest.attempt}. */
   readonly attempt: number;
 }
 
@@ -43,18 +58,25 @@ export interface ApprovalRequestInit {
 export class ApprovalRequest {
   /** UUID v7, new for every attempt. */
   readonly id: string;
+  /** UUID v7 of the run that asks. */
   readonly runId: string;
+  /** What is asked: `permission`, `plan_review` or `question`. */
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;
+  /** The tool that wants to run, when the ask is about a tool call. */
   readonly toolName: string | undefined;
+  /** The id of the `tool-call` event this ask belongs to. */
   readonly toolCallId: string | undefined;
   /** The input the CLI proposes for the tool. */
   readonly input: unknown;
+  /** The options of a `question`; undefined for other kinds. */
   readonly choices: readonly ApprovalChoice[] | undefined;
   /** Protocol detail (Claude's `permission_suggestions`, `blocked_path`, a diff). */
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** When the SDK made the request. */
   readonly createdAt: Date;
+  /** When the request expires (`policy.approvals.timeoutMs`); undefined without a deadline. */
   readonly deadline: Date | undefined;
   /** 1 for the first ask, then 2, 3, ... on retries. */
   readonly attempt: number;

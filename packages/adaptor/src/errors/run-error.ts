@@ -19,10 +19,15 @@ const REASON_SENTINELS: Readonly<Record<string, Sentinel>> = {
 
 /** Fields of a {@link RunError}. */
 export interface RunErrorInit {
+  /** See {@link RunError.reason}. */
   readonly reason: FailureReason;
+  /** The error message, for people. */
   readonly message: string;
+  /** See {@link RunError.details}. */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** See {@link RunError.result}. */
   readonly result: Result;
+  /** The underlying error, kept on `cause`. */
   readonly cause?: unknown;
 }
 

@@ -28,32 +28,40 @@ export interface RunStartedEvent {
   readonly type: "run-started";
   /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
+  /** The run's `model` option, when set. */
   readonly model?: string;
 }
 
 /** The CLI asks the host to decide; answer with `request.approve()`, `deny()` or `answer()`. Never dropped. */
 export interface ApprovalRequestEvent {
   readonly type: "approval-request";
+  /** The request to answer exactly once (`approve`, `deny` or `answer`). */
   readonly request: ApprovalRequest;
 }
 
 /** High-frequency events were dropped under backpressure; the sequence gap is `firstSequence..lastSequence`. */
 export interface DroppedEvent {
   readonly type: "dropped";
+  /** Number of events dropped. */
   readonly count: number;
   /** Dropped counts per event type. */
   readonly byType: Readonly<Record<string, number>>;
+  /** First missing `meta.sequence`. */
   readonly firstSequence: number;
+  /** Last missing `meta.sequence`. */
   readonly lastSequence: number;
 }
 
 /** Always the last event. `ok` mirrors the verdict; read details from `stream.result()`. */
 export interface RunFinishedEvent {
   readonly type: "run-finished";
+  /** True when `stream.result()` resolves with a Result. */
   readonly ok: boolean;
   /** Business failure reason (`RunError.reason`) or `"error"` for any other failure. */
   readonly reason?: string;
+  /** The failure's message, when the run failed. */
   readonly message?: string;
+  /** Token counts of the run, when the CLI reported them. */
   readonly usage?: Usage;
 }
 

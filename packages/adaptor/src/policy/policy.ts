@@ -27,11 +27,19 @@ export interface ApprovalPolicy extends ApprovalModes {
  * mode it cannot honour `HumanDecisionModeUnsupportedError`. A call's policy replaces the agent's.
  */
 export interface Policy {
+  /**
+   * File-system and process sandbox: `read_only`, `workspace_write` or `unrestricted`. Unset: the
+   * CLI's own setting. An unknown value is `InvalidPolicyError`; one the driver cannot enforce
+   * `PolicyCapabilityUnsupportedError`.
+   */
   readonly sandbox?: SandboxMode;
+  /** Whether the agent may search the web (`allow`/`deny`). Unset: the CLI's own setting. */
   readonly webSearch?: AllowDeny;
+  /** Whether the agent may drive a browser (`allow`/`deny`). Unset: the CLI's own setting. */
   readonly browser?: AllowDeny;
   /** Budget of active run time in ms, paused while a human is asked; 0 or unset: unlimited. Exhaustion is RunError `active_execution_timeout`. */
   readonly activeExecutionTimeoutMs?: number;
+  /** Approval modes per kind, deadline and fallbacks; see {@link ApprovalPolicy}. */
   readonly approvals?: ApprovalPolicy;
 }
 

@@ -5,15 +5,25 @@ import { StructuredOutput } from "../structured-output/structured-output.js";
 
 /** Fields a {@link Result} is built from. */
 export interface ResultInit {
+  /** UUID v7 of the run. */
   readonly runId: string;
+  /** Model the CLI reported, when it did. */
   readonly model?: string | undefined;
+  /** Model provider the CLI reported, when it did. */
   readonly provider?: string | undefined;
+  /** Final assistant text. */
   readonly text: string;
+  /** Token counts, when the CLI reported them. */
   readonly usage?: Usage | undefined;
+  /** Cost in US dollars, when the CLI reported it. */
   readonly costUsd?: number | undefined;
+  /** Wall-clock duration of the run in ms. */
   readonly durationMs: number;
+  /** The natively enforced structured value, when the CLI returned one. */
   readonly structured?: unknown;
+  /** Everything the CLI wrote on stdout and stderr. */
   readonly raw: RawStreams;
+  /** The driver-parsed transcript, in order. */
   readonly transcript: readonly TranscriptItem[];
 }
 

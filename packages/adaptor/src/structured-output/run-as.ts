@@ -4,6 +4,7 @@ import type { RunOptions } from "../run/run-options.js";
 
 /** Anything that runs a prompt to a {@link Result}: an `Agent` or a `Thread`. */
 export interface Runner {
+  /** Runs a prompt to its verdict, as `Agent.run` and `Thread.run` do. */
   run(prompt: string, options?: RunOptions): Promise<Result>;
 }
 

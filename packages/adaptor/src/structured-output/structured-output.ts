@@ -5,11 +5,17 @@ export type StructuredOutputSource = "native" | "prompt";
 
 /** Fields of a {@link StructuredOutput}. */
 export interface StructuredOutputInit {
+  /** See {@link StructuredOutput.source}. */
   readonly source: StructuredOutputSource;
+  /** See {@link StructuredOutput.schema}. */
   readonly schema: JsonSchemaObject;
+  /** See {@link StructuredOutput.schemaName}. */
   readonly schemaName?: string | undefined;
+  /** See {@link StructuredOutput.present}. */
   readonly present: boolean;
+  /** See {@link StructuredOutput.value}. */
   readonly value?: unknown;
+  /** See {@link StructuredOutput.errors}. */
   readonly errors: readonly ValidationIssue[];
 }
 

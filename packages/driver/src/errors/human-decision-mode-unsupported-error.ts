@@ -5,6 +5,7 @@ import { ErrHumanDecisionModeUnsupported } from "./sentinels.js";
 export class HumanDecisionModeUnsupportedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.HumanDecisionModeUnsupportedError");
   static override readonly sentinel = ErrHumanDecisionModeUnsupported;
+  /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
   /** Approval kind: `"permission"`, `"plan_review"`, `"question"`. */
   readonly kind: string;

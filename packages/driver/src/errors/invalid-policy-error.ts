@@ -5,6 +5,7 @@ import { ErrInvalidPolicy } from "./sentinels.js";
 export class InvalidPolicyError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.InvalidPolicyError");
   static override readonly sentinel = ErrInvalidPolicy;
+  /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
   /** Dotted policy path, e.g. `"sandbox"` or `"approvals.permission"`. */
   readonly field: string;

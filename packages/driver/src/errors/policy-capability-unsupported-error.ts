@@ -5,9 +5,11 @@ import { ErrPolicyCapabilityUnsupported } from "./sentinels.js";
 export class PolicyCapabilityUnsupportedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.PolicyCapabilityUnsupportedError");
   static override readonly sentinel = ErrPolicyCapabilityUnsupported;
+  /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
   /** `"sandbox"`, `"webSearch"`, `"browser"`, `"activeExecutionTimeoutMs"`. */
   readonly dimension: string;
+  /** The value the driver cannot enforce. */
   readonly value: string;
 
   constructor(driver: string, dimension: string, value: string) {

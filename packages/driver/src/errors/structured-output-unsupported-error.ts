@@ -5,7 +5,9 @@ import { ErrStructuredOutputUnsupported } from "./sentinels.js";
 export class StructuredOutputUnsupportedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.StructuredOutputUnsupportedError");
   static override readonly sentinel = ErrStructuredOutputUnsupported;
+  /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
+  /** Why neither native nor prompt-based structured output can be used. */
   readonly reason: string;
 
   constructor(driver: string, reason: string) {

@@ -4,7 +4,10 @@
  * normal exit), `forceKilled` true when a SIGTERM had to be escalated to SIGKILL.
  */
 export interface ExitInfo {
+  /** Exit code, or null when a signal ended the process. */
   readonly code: number | null;
+  /** The signal that ended the process, or null. */
   readonly signal: NodeJS.Signals | null;
+  /** True when SIGTERM was not enough and the process group got SIGKILL. */
   readonly forceKilled: boolean;
 }

@@ -2,10 +2,13 @@ import type { ApprovalKind } from "./descriptor.js";
 
 /** What a driver asks the host to decide (becomes an `ApprovalRequest` in the SDK). */
 export interface ApprovalAsk {
+  /** What is asked: `permission`, `plan_review` or `question`. */
   readonly kind: ApprovalKind;
   /** One line for people, e.g. `"Bash: npm test"`. */
   readonly title: string;
+  /** The tool that wants to run, when the ask is about a tool call. */
   readonly toolName?: string;
+  /** Provider id of that tool call. */
   readonly toolCallId?: string;
   /** The tool input the CLI proposes. */
   readonly input?: unknown;

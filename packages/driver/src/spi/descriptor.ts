@@ -45,5 +45,6 @@ export interface DriverDescriptor {
   readonly type: string;
   /** Human name, e.g. `"Claude Code"`. */
   readonly displayName: string;
+  /** What the driver has proved against the real binary; the SDK refuses requests outside it. */
   readonly capabilities: DriverCapabilities;
 }

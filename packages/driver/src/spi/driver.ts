@@ -20,6 +20,7 @@ export interface DriverSink {
  * driver; spawning, framing and kill escalation come from `@adaptor/driver/process`.
  */
 export interface Driver {
+  /** Type, display name and the capabilities this driver has proved. */
   readonly descriptor: DriverDescriptor;
   /**
    * Checks the captured configuration without I/O; called before every launch.

@@ -13,6 +13,7 @@ export type DriverEvent =
 /** A piece of assistant text. */
 export interface TextDeltaEvent {
   readonly type: "text-delta";
+  /** A piece of assistant text; the deltas of a message concatenate to its text. */
   readonly text: string;
   /** Provider message id, when known. */
   readonly messageId?: string;
@@ -21,16 +22,20 @@ export interface TextDeltaEvent {
 /** A piece of model reasoning. */
 export interface ThinkingDeltaEvent {
   readonly type: "thinking-delta";
+  /** A piece of model reasoning. */
   readonly text: string;
+  /** Provider message id, when known. */
   readonly messageId?: string;
 }
 
 /** A tool call: `start` (name known), `args` (an argument fragment), `end` (complete input). */
 export interface ToolCallEvent {
   readonly type: "tool-call";
+  /** `start` (the name is known), `args` (an argument fragment), `end` (the complete input). */
   readonly phase: "start" | "args" | "end";
   /** Provider tool call id, e.g. `"toolu_1"`. */
   readonly id: string;
+  /** Tool name as the CLI knows it, e.g. `"Bash"`. */
   readonly name: string;
   /** Argument JSON fragment (phase `args`). */
   readonly argsDelta?: string;
@@ -43,6 +48,7 @@ export interface ToolResultEvent {
   readonly type: "tool-result";
   /** The tool call id this answers. */
   readonly id: string;
+  /** Tool name, when known. */
   readonly name?: string;
   /** Text content of the result. */
   readonly output: string;
@@ -53,15 +59,21 @@ export interface ToolResultEvent {
 /** Lifecycle, audit and transcript notes. `kind` examples: `lifecycle`, `runtime`, `transcript.item`, `approval.requested`. */
 export interface NoticeEvent {
   readonly type: "notice";
+  /** What the note is about, e.g. `lifecycle`, `runtime`, `approval.requested`, `mcp.status`. */
   readonly kind: string;
+  /** For people. */
   readonly message?: string;
+  /** Structured detail. */
   readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /** Process activity: spawn (pid), stderr text, a stdout line that was not JSON. */
 export interface ProcessEvent {
   readonly type: "process";
+  /** `spawn` (a CLI process started), `stdout` (a line that was not protocol JSON), `stderr` (stderr text), `exit`. */
   readonly kind: "spawn" | "stdout" | "stderr" | "exit";
+  /** The line or text, for `stdout` and `stderr`. */
   readonly text?: string;
+  /** Process id, for `spawn`. */
   readonly pid?: number;
 }

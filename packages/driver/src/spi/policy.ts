@@ -9,10 +9,14 @@ export type ApprovalModes = { readonly [K in ApprovalKind]?: ApprovalMode };
  * the driver's descriptor before launch; drivers receive only supported values.
  */
 export interface RunPolicy {
+  /** Sandbox to enforce; unset: the CLI's own setting. */
   readonly sandbox?: SandboxMode;
+  /** Web search allowed or denied; unset: the CLI's own setting. */
   readonly webSearch?: AllowDeny;
+  /** Browser use allowed or denied; unset: the CLI's own setting. */
   readonly browser?: AllowDeny;
   /** Budget of active run time in ms (paused while a human is asked). */
   readonly activeExecutionTimeoutMs?: number;
+  /** Approval mode per kind, as resolved by the SDK; unset kinds inherit. */
   readonly approvals?: ApprovalModes;
 }

@@ -1,8 +1,12 @@
 /** Token counts as the CLI reported them. */
 export interface Usage {
+  /** Prompt tokens. */
   readonly inputTokens: number;
+  /** Completion tokens. */
   readonly outputTokens: number;
+  /** Prompt tokens read from the provider's cache, when reported. */
   readonly cacheReadTokens?: number;
+  /** Prompt tokens written to the provider's cache, when reported. */
   readonly cacheWriteTokens?: number;
 }
 
@@ -24,20 +28,29 @@ export type FailureReason =
 
 /** A business failure the driver classified; the SDK turns it into a `RunError`. */
 export interface DriverFailure {
+  /** Failure reason; becomes `RunError.reason`. */
   readonly reason: FailureReason;
   /** For people; for API errors, the API's own message. */
   readonly message: string;
+  /** Structured detail, e.g. `{ apiErrorStatus: 400 }`; becomes `RunError.details`. */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** The underlying error, when there is one; becomes `RunError.cause`. */
   readonly cause?: unknown;
 }
 
 /** One item of the driver-parsed transcript (assistant text, tool call, tool result, ...). */
 export interface TranscriptItem {
+  /** What the item is. */
   readonly kind: "user" | "assistant" | "thinking" | "tool-call" | "tool-result" | "system";
+  /** Text of a message, thinking block or tool result. */
   readonly text?: string;
+  /** Provider tool call id, for tool calls and results. */
   readonly toolCallId?: string;
+  /** Tool name, for tool calls and results. */
   readonly toolName?: string;
+  /** Tool input, for tool calls. */
   readonly input?: unknown;
+  /** True for a failed or denied tool result. */
   readonly isError?: boolean;
 }
 
@@ -67,6 +80,7 @@ export interface RawStreams {
 export interface Checkpoint {
   /** The id the CLI resumes by (Claude: `session_id`). */
   readonly resumeId: string;
+  /** A second id for people, when the CLI has one. */
   readonly displayId?: string;
   /**
    * Driver-owned state at this checkpoint (JSON-serialisable), stored with it and handed back as
@@ -81,17 +95,22 @@ export interface DriverResponse {
   readonly text: string;
   /** Natively enforced structured value, when the CLI returned one. */
   readonly structured?: unknown;
+  /** Model the CLI reported. */
   readonly model?: string;
+  /** Model provider the CLI reported. */
   readonly provider?: string;
   /** Undefined when the CLI reported none; zeros when it reported zeros. */
   readonly usage?: Usage;
   /** Cost in US dollars, when the CLI reports it. */
   readonly costUsd?: number;
+  /** The parsed transcript, in order. */
   readonly transcript: readonly TranscriptItem[];
+  /** The CLI's raw output, for audit. */
   readonly raw: RawStreams;
   /** Present only after an official success terminal with a resume id. */
   readonly checkpoint?: Checkpoint;
   /** Present when the run completed but failed (a business failure). */
   readonly failure?: DriverFailure;
+  /** How the CLI process ended, when it ended during the run (a reused process has not). */
   readonly exit?: { readonly code: number | null; readonly signal: string | null };
 }

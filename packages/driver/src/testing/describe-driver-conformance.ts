@@ -14,6 +14,7 @@ import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.j
 
 /** What `makeDriver` returns: the driver under test, plus whatever its scripted turns need, plus cleanup. */
 export interface DriverFixture {
+  /** The driver under test. */
   readonly driver: Driver;
   /** Releases the fixture (servers, temp dirs); called after each clause, after `driver.close()`. */
   cleanup?(): void | Promise<void>;
@@ -33,6 +34,7 @@ export interface ScriptedTurn {
 
 /** A structured-output turn: the request carries `outputSchema`; `response.structured` must deep-equal `expectValue`. */
 export interface StructuredTurn extends ScriptedTurn {
+  /** The structured value the turn must produce. */
   readonly expectValue: unknown;
 }
 
@@ -59,6 +61,7 @@ export interface ScriptedTurns<F extends DriverFixture> {
 export interface DriverConformanceOptions<F extends DriverFixture> {
   /** Makes a fresh fixture for one clause. */
   makeDriver(): F | Promise<F>;
+  /** Prompts and expectations for the scripted turns the suite runs. */
   readonly scripted: ScriptedTurns<F>;
   /** A driver of the same type built with a foreign (invalid) config; clause 2.2 is skipped without it. */
   makeForeignDriver?(): Driver;

@@ -7,8 +7,11 @@ export type ApprovalPolicyFn = (ask: ApprovalAsk, index: number) => ApprovalDeci
 
 /** One event as the recording sink saw it: a strictly increasing `sequence` from 1 and the arrival time. */
 export interface RecordedEvent {
+  /** Arrival order, from 1. */
   readonly sequence: number;
+  /** Arrival time in ms since the epoch. */
   readonly time: number;
+  /** The event as the driver emitted it. */
   readonly event: DriverEvent;
 }
 
@@ -19,6 +22,7 @@ export interface RecordedEvent {
  * the SDK guarantees (`requestApproval` always resolves).
  */
 export interface RecordingSink {
+  /** The sink to pass to `driver.run`. */
   readonly sink: DriverSink;
   /** Everything emitted, in order. */
   readonly events: RecordedEvent[];

@@ -17,8 +17,11 @@ export interface RunDriverOptions {
 
 /** The outcome of {@link runDriver}: exactly one of `response` / `error`, the recording, the abort reason if any. */
 export interface DriverRun {
+  /** What `driver.run` resolved with, if it resolved. */
   readonly response?: DriverResponse;
+  /** What `driver.run` rejected with, if it rejected. */
   readonly error?: unknown;
+  /** Every event, ask and decision of the run. */
   readonly recording: RecordingSink;
   /** The reason the run was aborted with, when it was. */
   readonly abortReason?: unknown;

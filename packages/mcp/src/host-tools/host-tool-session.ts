@@ -1,9 +1,14 @@
 /** MCP tool annotations (hints for the agent), in the protocol's own names. */
 export interface HostToolAnnotations {
+  /** Title for people. */
   readonly title?: string;
+  /** The tool does not change its environment. */
   readonly readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite data. */
   readonly destructiveHint?: boolean;
+  /** Calling it again with the same input has no further effect. */
   readonly idempotentHint?: boolean;
+  /** The tool reaches outside systems (network, services). */
   readonly openWorldHint?: boolean;
 }
 
@@ -11,11 +16,13 @@ export interface HostToolAnnotations {
 export interface HostToolSpec {
   /** Name the CLI calls; Claude shows it to the model as `mcp__<server name>__<name>`. */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
   /** JSON Schema of the arguments; its root is `type: "object"`. */
   readonly inputSchema: Readonly<Record<string, unknown>>;
   /** JSON Schema of `structuredContent`, when the tool declares one (root `type: "object"`). */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** MCP tool annotations (hints for the client). */
   readonly annotations?: HostToolAnnotations;
 }
 
@@ -33,13 +40,17 @@ export interface HostToolCall {
 
 /** What the model receives for a call: one text block, the error flag, optional structured content. */
 export interface HostToolReply {
+  /** The text the model sees. */
   readonly text: string;
+  /** True when the call failed. */
   readonly isError: boolean;
+  /** The structured result, for tools with an output schema. */
   readonly structuredContent?: Readonly<Record<string, unknown>>;
 }
 
 /** The tools one grant exposes and how their calls are answered. */
 export interface HostToolSession {
+  /** The tools this session serves. */
   readonly tools: readonly HostToolSpec[];
   /**
    * Answers one call. Should not throw; if it does, the model gets a generic error text and the

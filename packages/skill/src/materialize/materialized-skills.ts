@@ -12,6 +12,7 @@ export interface MaterializedSkill {
 
 /** What {@link materializeSkills} staged for one run; dispose it after the run. */
 export interface MaterializedSkills extends AsyncDisposable {
+  /** The staged skills, in order. */
   readonly skills: readonly MaterializedSkill[];
   /** The private staging folder (0700), or `undefined` when nothing needed staging. */
   readonly root: string | undefined;

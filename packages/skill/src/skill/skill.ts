@@ -2,6 +2,7 @@ import type { SkillArchiveLimits } from "../materialize/archive-limits.js";
 
 /** A local folder holding `SKILL.md` and its files. Built by `skillDir`. */
 export interface SkillDirSource {
+  /** Source kind discriminator. */
   readonly kind: "dir";
   /** The folder; used in place (never copied or edited by the SDK). */
   readonly path: string;
@@ -9,6 +10,7 @@ export interface SkillDirSource {
 
 /** A skill written from memory. Built by `skillInline`. */
 export interface SkillInlineSource {
+  /** Source kind discriminator. */
   readonly kind: "inline";
   /** `description` of the generated `SKILL.md` front matter: what the model sees before loading the skill. */
   readonly description: string;
@@ -26,6 +28,7 @@ export type SkillArchiveFormat = "zip" | "tar" | "tgz";
 
 /** A zip, tar or tar.gz archive, unpacked per run under limits. Built by `skillArchive`. */
 export interface SkillArchiveSource {
+  /** Source kind discriminator. */
   readonly kind: "archive";
   /** The archive: a file path, or its bytes. */
   readonly archive: string | Uint8Array;

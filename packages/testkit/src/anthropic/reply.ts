@@ -31,6 +31,7 @@ export interface TextReply extends ReplyTiming {
 
 /** A tool call: optional text block, then one `tool_use` block; `stop_reason: "tool_use"`. */
 export interface ToolUseReply extends ReplyTiming {
+  /** The one tool call of this reply. */
   readonly toolUse: {
     /** Tool name as the CLI offers it, e.g. `"Write"`, `"Bash"`. */
     readonly name: string;
@@ -50,6 +51,7 @@ export interface ToolUseReply extends ReplyTiming {
  * beta headers / tools before it gives up, so a matching rule sees all of those requests.
  */
 export interface ErrorReply extends ReplyTiming {
+  /** The HTTP error to answer with. */
   readonly error: {
     /** HTTP status, e.g. 400, 429, 529. */
     readonly status: number;

@@ -38,10 +38,15 @@ export function mcpFixtureCommand(options: McpFixtureOptions = {}): { command: s
 
 /** One line of the fixture's log file. */
 export interface McpFixtureLogEntry {
+  /** What happened: the server started, a tool was called, it crashed, or it failed to start. */
   readonly event: "start" | "call" | "crash" | "fail-start";
+  /** Tool name, for `call` and `crash`. */
   readonly tool?: string;
+  /** The `echo` input text, for `call`. */
   readonly text?: string;
+  /** The server name given with `--name`. */
   readonly name?: string;
+  /** Process id of the fixture server. */
   readonly pid: number;
   /** ms since the epoch. */
   readonly time: number;

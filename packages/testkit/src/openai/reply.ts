@@ -31,6 +31,7 @@ export interface ResponsesTextReply extends ResponsesReplyTiming {
 
 /** A `function_call` output item, e.g. codex's shell tool `exec_command` with `{ "cmd": "..." }`. */
 export interface ResponsesFunctionCallReply extends ResponsesReplyTiming {
+  /** The one function call of this reply (e.g. `exec_command`). */
   readonly functionCall: {
     /** Tool name as offered in the request, e.g. `"exec_command"`. */
     readonly name: string;
@@ -43,6 +44,7 @@ export interface ResponsesFunctionCallReply extends ResponsesReplyTiming {
 
 /** A `custom_tool_call` output item (freeform input), e.g. codex's `apply_patch`. */
 export interface ResponsesCustomToolCallReply extends ResponsesReplyTiming {
+  /** The one custom tool call of this reply (e.g. `apply_patch`). */
   readonly customToolCall: {
     /** Tool name, e.g. `"apply_patch"`. */
     readonly name: string;
@@ -58,6 +60,7 @@ export interface ResponsesCustomToolCallReply extends ResponsesReplyTiming {
  * `{"error":{"message":message,"type":type,"code":code,"param":null}}` (the OpenAI error shape).
  */
 export interface ResponsesErrorReply extends ResponsesReplyTiming {
+  /** The HTTP error to answer with. */
   readonly error: {
     /** HTTP status, e.g. 400, 429, 500. */
     readonly status: number;

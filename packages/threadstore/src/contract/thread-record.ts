@@ -17,6 +17,7 @@ export interface ThreadRecord {
   readonly id: string;
   /** The host's thread key; several records may share it, at most one `active`. */
   readonly key: string;
+  /** `active` (the key's current conversation) or `archived` (replaced). */
   readonly status: ThreadStatus;
   /** Driver type that produced the checkpoint, e.g. `"claude"`. */
   readonly driverType: string;
@@ -26,8 +27,11 @@ export interface ThreadRecord {
   readonly fingerprint: string;
   /** Name of the codec that encoded `checkpoint.data`, e.g. `"json/v1"`. */
   readonly codec: string;
+  /** Where the conversation resumes from. */
   readonly checkpoint: CheckpointState;
+  /** When the record was first stored. */
   readonly createdAt: Date;
+  /** When the record was last finalized; part of its version. */
   readonly updatedAt: Date;
   /**
    * Store-assigned write counter of this record: 1 when the record id is first written, then one

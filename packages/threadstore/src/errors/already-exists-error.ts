@@ -5,6 +5,7 @@ import { ErrAlreadyExists } from "./sentinels.js";
 export class AlreadyExistsError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.AlreadyExistsError");
   static override readonly sentinel = ErrAlreadyExists;
+  /** The key that already has an active record. */
   readonly key: string;
 
   constructor(key: string) {

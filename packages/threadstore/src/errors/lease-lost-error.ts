@@ -5,6 +5,7 @@ import { ErrLeaseLost } from "./sentinels.js";
 export class LeaseLostError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.LeaseLostError");
   static override readonly sentinel = ErrLeaseLost;
+  /** The lease target, e.g. `"thread:<key>"`. */
   readonly target: string;
 
   constructor(target: string) {

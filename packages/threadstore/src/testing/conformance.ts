@@ -21,6 +21,7 @@ export interface ConformanceClock {
 
 /** What a factory returns for one test: a fresh, empty store, and how to move its clock and clean up. */
 export interface ConformanceHarness {
+  /** The store under test. */
   readonly store: ThreadStore;
   /**
    * The store's clock, when the test can control it (memory). Without one the kit waits in real

@@ -7,6 +7,7 @@ import type { ThreadStore } from "../contract/thread-store.js";
 
 /** What one {@link leaseHammer} worker saw; check many of them with {@link checkHammerReports}. */
 export interface HammerReport {
+  /** The worker's lease owner name. */
   readonly owner: string;
   /** Fencing tokens this worker was granted, in order. */
   readonly tokens: number[];
@@ -16,6 +17,7 @@ export interface HammerReport {
   readonly busy: number;
   /** Finalizes refused with LeaseLostError. */
   readonly lost: number;
+  /** Number of successful finalizes by this worker. */
   readonly finalized: number;
 }
 
