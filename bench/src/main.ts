@@ -5,10 +5,11 @@ import { claudeThreadTurn } from "./claude-thread-turn.js";
 import { codexThreadTurn } from "./codex-thread-turn.js";
 import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
+import { firstTurn } from "./first-turn.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const all: Benchmark[] = [eventPipeline, concurrentRuns, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory];
+const all: Benchmark[] = [eventPipeline, concurrentRuns, firstTurn, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());
 const benchmarks = filters.length ? all.filter((b) => filters.some((word) => b.name.toLowerCase().includes(word))) : all;
@@ -19,7 +20,7 @@ for (const benchmark of benchmarks) {
   const figures = await benchmark.run();
   const width = Math.max(...figures.map((f) => f.label.length));
   for (const f of figures) {
-    console.log(`  ${f.label.padEnd(width)}  ${fmt(f.value).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`);
+    console.log(`  ${f.label.padEnd(width)}  ${fmt(f.value, Math.abs(f.value) < 10 && !Number.isInteger(f.value) ? 2 : 0).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`);
   }
 }
 console.log(`\nbench done in ${fmt((performance.now() - started) / 1_000, 1)} s`);

@@ -6,6 +6,7 @@ import {
   type DriverRequest,
   type DriverResponse,
   type DriverSink,
+  type PrewarmRequest,
 } from "@adaptor/driver";
 import { forceKilledError, spawnCli } from "@adaptor/driver/process";
 import PQueue from "p-queue";
@@ -15,7 +16,8 @@ import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { launchSignature } from "./session/launch-signature.js";
-import { SessionPool } from "./session/session-pool.js";
+import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { WarmPool } from "./session/warm-pool.js";
 
 const DEVICE = "claude";
 
@@ -48,6 +50,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Where a pre-warmed process's events go before a run takes it: nowhere. */
+const NO_SINK: DriverSink = {
+  emit: () => undefined,
+  requestApproval: () => Promise.resolve({ outcome: "deny", reason: "no run is being served" }),
+};
+
 /**
  * Drives the real `claude` binary in stream-json mode (docs/protocols.md "Claude Code"): the prompt goes on stdin as a user line,
  * every `can_use_tool` control request becomes an approval, the first `result` line is the
@@ -66,11 +74,15 @@ export class ClaudeDriver implements Driver {
   readonly config: ClaudeConfig;
   readonly #live = new Set<ClaudeSession>();
   readonly #pool: SessionPool;
+  readonly #warm: WarmPool;
   readonly #spawns: PQueue;
+  /** Where each process's stderr goes: the sink of the run it serves now. */
+  readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
 
   constructor(config: ClaudeConfig = {}) {
     this.config = Object.freeze({ ...config, ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}) });
     this.#pool = new SessionPool(config.idleMs);
+    this.#warm = new WarmPool(config.idleMs ?? DEFAULT_IDLE_MS);
     // An invalid value is reported by validateConfig() before any run, not thrown from here.
     const spawns = config.maxConcurrentSpawns;
     this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
@@ -91,6 +103,47 @@ export class ClaudeDriver implements Driver {
     return this.#pool.size;
   }
 
+  /** Number of pre-warmed processes waiting for their first turn (see {@link prewarm}). */
+  get prewarmedProcesses(): number {
+    return this.#warm.size;
+  }
+
+  /**
+   * Starts one claude process for a future first turn launched from `request`'s inputs and
+   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin).
+   * A run of a fresh conversation (no `session`) with the same launch signature takes it instead
+   * of spawning (a `notice` `process reused` with `prewarmed: true` says so); a run with any other
+   * config, cwd, env, model, policy, MCP servers, skills or output schema never does. An unused
+   * process ends after `idleMs` (default 5 minutes) and on {@link close}.
+   *
+   * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch; DriverError
+   * `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
+   * it is ready; `signal.reason` when aborted (the process is ended).
+   */
+  async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    signal.throwIfAborted();
+    this.validateConfig();
+    assertPolicySupported(this.descriptor, request.policy);
+    const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
+    const signature = launchSignature(this.config, first);
+    const session = await this.#spawn(first, NO_SINK, signature);
+    this.#live.add(session); // close() during the handshake ends it
+    try {
+      await session.initialize(signal);
+    } catch (error) {
+      await session.close();
+      throw error;
+    } finally {
+      this.#live.delete(session);
+    }
+    if (!session.usable) {
+      await session.close();
+      throw signal.reason ?? new Error("claude process ended before it was ready");
+    }
+    this.#warm.add(signature, session);
+    return true;
+  }
+
   /** Runs one turn; see {@link Driver.run} for the verdict contract. */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
@@ -103,8 +156,14 @@ export class ClaudeDriver implements Driver {
     if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature, checkpoint?.lastMessageId);
     // One writer per session: a fresh process for this session ends the parked one first.
     else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
-    if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
-    else session = await this.#spawn(request, sink, signature);
+    // A fresh conversation may take a pre-warmed process launched alike.
+    if (!request.session) {
+      session = await this.#warm.take(signature);
+      if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid, prewarmed: true } });
+    } else if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
+    session ??= await this.#spawn(request, sink, signature);
+    const stderr = this.#stderrTo.get(session);
+    if (stderr) stderr.sink = sink;
     this.#live.add(session);
     let outcome: TurnOutcome;
     try {
@@ -130,12 +189,13 @@ export class ClaudeDriver implements Driver {
   /** Ends every live and parked process of this driver. Idempotent. */
   async close(): Promise<void> {
     await Promise.all([...this.#live].map((session) => session.close()));
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#warm.close()]);
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string): Promise<ClaudeSession> {
     // A new conversation gets its id up front (--session-id); the checkpoint still takes the id the CLI reports.
     const launch = await prepareLaunch(this.config, request, request.session ? undefined : randomUUID());
+    const stderr = { sink };
     try {
       const proc = await this.#spawns.add(() =>
         spawnCli({
@@ -147,11 +207,13 @@ export class ClaudeDriver implements Driver {
           ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
           ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
           ...(this.config.maxRawBytes !== undefined ? { maxRawBytes: this.config.maxRawBytes } : {}),
-          onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
+          onStderr: (text) => stderr.sink.emit({ type: "process", kind: "stderr", text }),
         }),
       );
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-      return new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined);
+      const session = new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined);
+      this.#stderrTo.set(session, stderr);
+      return session;
     } catch (error) {
       await launch.cleanup();
       throw error;

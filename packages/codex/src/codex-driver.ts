@@ -1,4 +1,4 @@
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
 import type { CliProcess } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -10,7 +10,14 @@ import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
-import { SessionPool } from "./session/session-pool.js";
+import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { WarmPool } from "./session/warm-pool.js";
+
+/** Where a pre-warmed process's events go before a run takes it: nowhere. */
+const NO_SINK: DriverSink = {
+  emit: () => undefined,
+  requestApproval: () => Promise.resolve({ outcome: "deny", reason: "no run is being served" }),
+};
 
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
@@ -29,6 +36,7 @@ export class CodexDriver implements Driver {
   /** exec processes and app-server sessions serving a turn right now. */
   readonly #live = new Set<{ close(): Promise<void> }>();
   readonly #pool: SessionPool;
+  readonly #warm: WarmPool;
   readonly #spawns: PQueue;
 
   constructor(config: CodexConfig = {}) {
@@ -41,6 +49,7 @@ export class CodexDriver implements Driver {
     this.config = Object.freeze(copy);
     this.descriptor = config.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
     this.#pool = new SessionPool(config.idleMs);
+    this.#warm = new WarmPool(config.idleMs ?? DEFAULT_IDLE_MS);
     // An invalid value is reported by validateConfig() before any run, not thrown from here.
     const spawns = config.maxConcurrentSpawns;
     this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
@@ -101,10 +110,58 @@ export class CodexDriver implements Driver {
     };
   }
 
-  /** Ends every live and parked process of this driver. Idempotent. */
+  /** Number of pre-warmed app-server processes waiting for their first turn (see {@link prewarm}). */
+  get prewarmedProcesses(): number {
+    return this.#warm.size;
+  }
+
+  /**
+   * Starts one `codex app-server` process for a future first turn launched from `request`'s inputs
+   * and resolves `true` once it answered `initialize` and opened a new thread for it. A run of a
+   * fresh thread (no `session`) with the same launch signature takes it instead of spawning (a
+   * `notice` `process reused` with `prewarmed: true` says so) and only starts its turn; a run with any other config, cwd, env,
+   * model, policy, MCP servers or output schema never does. An unused process ends after `idleMs`
+   * (default 5 minutes) and on {@link close}. Transport `exec` cannot be pre-warmed: resolves
+   * `false`, nothing started.
+   *
+   * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError before
+   * launch; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED`
+   * when codex exits before it is ready; `signal.reason` when aborted (the process is ended).
+   */
+  async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    signal.throwIfAborted();
+    this.validateConfig();
+    if (this.config.transport === "exec") return false;
+    const plan = planPolicy(request.policy, this.descriptor);
+    if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
+    const command = this.config.command ?? defaultCodexCommand();
+    const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
+    const signature = launchSignature(command, this.config, first);
+    const session = await AppServerSession.spawn(
+      { command, config: this.config, request: first, signature, schedule: (spawn) => this.#spawns.add(spawn) },
+      NO_SINK,
+    );
+    this.#live.add(session); // close() during the handshake ends it
+    try {
+      await session.prewarm(first, plan, signal);
+    } catch (error) {
+      await session.close();
+      throw error;
+    } finally {
+      this.#live.delete(session);
+    }
+    if (!session.warm) {
+      await session.close();
+      throw signal.reason ?? new Error("codex app-server ended before it was ready");
+    }
+    this.#warm.add(signature, session);
+    return true;
+  }
+
+  /** Ends every live, parked and pre-warmed process of this driver. Idempotent. */
   async close(): Promise<void> {
     await Promise.all([...this.#live].map((live) => live.close()));
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#warm.close()]);
   }
 
   /**
@@ -129,7 +186,10 @@ export class CodexDriver implements Driver {
     }
     else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
     if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
-    else {
+    // A fresh thread may take a pre-warmed process launched alike.
+    else if (!request.session && (session = await this.#warm.take(signature))) {
+      sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid, prewarmed: true } });
+    } else {
       session = await AppServerSession.spawn(
         { command, config: this.config, request, signature, schedule: (spawn) => this.#spawns.add(spawn) },
         sink,

@@ -17,7 +17,7 @@ export type {
   ProcessEvent,
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
-export type { DriverRequest } from "./spi/request.js";
+export type { DriverRequest, PrewarmRequest } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export type { McpServerConfig, SkillBundle } from "./spi/mcp-server.js";

@@ -1,10 +1,11 @@
 import { AdaptorError } from "@adaptor/errors";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import type { Driver } from "@adaptor/driver";
+import type { Driver, PrewarmRequest } from "@adaptor/driver";
 import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
 import { executeRun } from "../run/execute-run.js";
+import { Preparation, prepare } from "../run/preparation.js";
 import type { Result } from "../run/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../run/run-options.js";
 import { Stream } from "../run/stream.js";
@@ -171,6 +172,60 @@ export class Agent implements AsyncDisposable {
       // Drained so events never pile up; the verdict comes from result().
     }
     return stream.result();
+  }
+
+  /**
+   * Starts CLI processes ahead of time, so that the first turn of a later run skips the CLI's
+   * start-up (like the Claude Agent SDK's `startup()`). `options` are the run options of the runs
+   * to serve, merged over the Agent's defaults as a run's are; a run (or a thread's first turn)
+   * whose resulting spawn inputs are the same (driver config, cwd, env, model, policy, MCP servers,
+   * skills, output schema) takes a waiting process instead of spawning, any other run spawns as
+   * usual. Processes nobody took end after the driver's idle time and on {@link close}.
+   *
+   * @param options.count - processes to start, an integer >= 1; default 1.
+   * @returns how many processes were started: 0 when the driver cannot pre-warm (or not in this
+   * configuration, e.g. codex `exec`), or when the Agent has host tools (each run then has its own
+   * tool grant, so it always spawns).
+   * @throws RangeError for a bad `count`; `ErrAgentClosed` after close(); the pre-invocation error a
+   * run with these options would reject with (invalid config, policy, schema, MCP, skills);
+   * DriverError `NOT_FOUND` for a missing executable; `options.signal`'s reason when aborted.
+   */
+  async prewarm(options: RunOptions & { readonly count?: number } = {}): Promise<number> {
+    const { count = 1, ...runOptions } = options ?? {};
+    if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`count must be an integer >= 1, got ${String(count)}`);
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    const driver = this.driver;
+    if (typeof driver.prewarm !== "function" || this.#options.tools?.length) return 0;
+    const controller = new AbortController();
+    const release = linkSignals(controller, driver.descriptor.type, mergeRunOptions(this.#options, runOptions));
+    const closing = Promise.resolve().then(async (): Promise<number> => {
+      const merged = mergeRunOptions(this.#options, runOptions);
+      const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
+      try {
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills } = prep.request;
+        const request: PrewarmRequest = {
+          ...(model !== undefined ? { model } : {}),
+          ...(cwd !== undefined ? { cwd } : {}),
+          ...(env !== undefined ? { env } : {}),
+          ...(outputSchema !== undefined ? { outputSchema } : {}),
+          ...(policy !== undefined ? { policy } : {}),
+          ...(mcpServers !== undefined ? { mcpServers } : {}),
+          ...(skills !== undefined ? { skills } : {}),
+        };
+        const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
+        return started.filter(Boolean).length;
+      } finally {
+        await prep.cleanup();
+      }
+    });
+    // close() cancels a pre-warm in flight like a run, and waits for it.
+    this.#inflight.set(controller, closing.catch(() => undefined));
+    try {
+      return await closing;
+    } finally {
+      release();
+      this.#inflight.delete(controller);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
@@ -133,6 +134,42 @@ export class ClaudeSession {
     } finally {
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+    }
+  }
+
+  /**
+   * Sends the CLI's `initialize` control request and waits for its answer: the process is then up
+   * and reading stdin. Used before any turn (pre-warming); lines before the answer are not turn
+   * output and are dropped.
+   *
+   * @throws DriverError `DEVICE_DISCONNECTED` (op `initialize`) when stdout ends first, `DRIVER`
+   * for an error answer; `signal.reason` when aborted.
+   */
+  async initialize(signal: AbortSignal): Promise<void> {
+    const requestId = `adaptor_init_${randomUUID()}`;
+    this.proc.writeJson({ type: "control_request", request_id: requestId, request: { subtype: "initialize" } }).catch(() => undefined);
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      for (;;) {
+        const next = await Promise.race([this.#lines.next(), aborted]);
+        if (next.done) {
+          throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.DeviceDisconnected, cause: this.proc.stderrTail() || "stdout ended before the CLI was ready" });
+        }
+        if (next.value.kind !== "json") continue;
+        const message = next.value.value as { type?: unknown; response?: { subtype?: unknown; request_id?: unknown; error?: unknown } } | null;
+        if (message?.type !== "control_response" || message.response?.request_id !== requestId) continue;
+        if (message.response.subtype === "error") {
+          throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
+        }
+        return;
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
   }
 

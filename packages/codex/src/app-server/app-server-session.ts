@@ -103,6 +103,10 @@ export class AppServerSession {
   #lineText = "";
   #active: ActiveTurn | undefined;
   #initialized = false;
+  /** Initialized and its thread opened ahead of any turn. */
+  #prewarmed = false;
+  /** Turns started on this process. */
+  #turns = 0;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -197,6 +201,49 @@ export class AppServerSession {
     );
   }
 
+  /** True while the process is pre-warmed (see {@link prewarm}) and has served no turn yet. */
+  get warm(): boolean {
+    return this.#prewarmed && this.#turns === 0 && this.usable;
+  }
+
+  /**
+   * Pre-warming: sends `initialize` / `initialized` and opens a new thread (`thread/start`) for a
+   * future first turn of `request`'s spawn inputs, so that turn only sends `turn/start`.
+   *
+   * @throws DriverError `DEVICE_DISCONNECTED` when codex exits first; CodexRpcError for an error
+   * answer; `signal.reason` when aborted.
+   */
+  async prewarm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    const ready = (async () => {
+      await this.#initialize();
+      this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
+      this.#prewarmed = true;
+    })();
+    ready.catch(() => undefined);
+    try {
+      await Promise.race([ready, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #initialize(): Promise<void> {
+    if (this.#initialized) return;
+    const initialize: InitializeParams = {
+      clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
+      capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
+    };
+    await this.#rpc.request("initialize", initialize);
+    this.#rpc.notify("initialized");
+    this.#initialized = true;
+  }
+
   /**
    * Runs one turn; see {@link Driver.run} for the verdict contract. The process is ended unless the
    * turn was healthy and `keepAlive` was asked for. The prompt is written once, in `turn/start`.
@@ -228,16 +275,9 @@ export class AppServerSession {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
+    this.#turns += 1;
     try {
-      if (!this.#initialized) {
-        const initialize: InitializeParams = {
-          clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
-          capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
-        };
-        await this.#rpc.request("initialize", initialize);
-        this.#rpc.notify("initialized");
-        this.#initialized = true;
-      }
+      await this.#initialize();
       opened = this.#opened;
       if (!opened) {
         try {

@@ -1,7 +1,7 @@
 import type { ApprovalAsk, ApprovalDecision } from "./approval.js";
 import type { DriverDescriptor } from "./descriptor.js";
 import type { DriverEvent } from "./events.js";
-import type { DriverRequest } from "./request.js";
+import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
 
 /** How a driver reports progress and asks the host for decisions during {@link Driver.run}. */
@@ -40,6 +40,19 @@ export interface Driver {
    * that may change without breaking resume (API keys, env). Default: none.
    */
   fingerprint?(): unknown;
+  /**
+   * Starts one CLI process ahead of time for a first turn launched from `request`'s inputs and
+   * resolves `true` once it is ready to take a prompt (`false`: this configuration cannot be
+   * pre-warmed, nothing was started). A later run of a fresh conversation (no `session`)
+   * whose launch signature is the same takes it instead of spawning; a run with any other spawn
+   * input never does. Unused processes end after the driver's idle time and on {@link close}.
+   * Optional: a driver without it always spawns.
+   *
+   * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError like
+   * `run`; DriverError `NOT_FOUND` for a missing executable; a DriverError when the process ends
+   * before it is ready; `signal.reason` when aborted (the process is then ended).
+   */
+  prewarm?(request: PrewarmRequest, signal: AbortSignal): Promise<boolean>;
   /** Releases pooled processes; idempotent. */
   close?(): Promise<void>;
 }

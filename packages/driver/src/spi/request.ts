@@ -35,3 +35,10 @@ export interface DriverRequest {
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * What {@link Driver.prewarm} starts a process for: the spawn inputs of a future first turn (a
+ * fresh conversation). A run takes a pre-warmed process only when the request it builds from the
+ * same inputs has the same launch signature.
+ */
+export type PrewarmRequest = Pick<DriverRequest, "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills">;
