@@ -41,7 +41,8 @@ async function turn(stream: Stream): Promise<{ text: string; spawned: boolean; p
   return { text: (await stream.result()).text, spawned, prewarmedPid };
 }
 
-describe("pre-warmed claude processes on the real binary", () => {
+// Several real processes per test on a busy machine: generous time, no timing assertion.
+describe("pre-warmed claude processes on the real binary", { timeout: 180_000 }, () => {
   it("a first turn runs on the pre-warmed process; a run with another model spawns its own and leaves it waiting", async () => {
     h = await harness();
     const driver = h.agent.driver as ClaudeDriver;

@@ -42,7 +42,8 @@ async function turn(stream: Stream): Promise<{ text: string; spawned: boolean; p
   return { text: (await stream.result()).text, spawned, prewarmedPid };
 }
 
-describe("pre-warmed codex app-server processes on the real binary", () => {
+// Several real processes per test on a busy machine: generous time, no timing assertion.
+describe("pre-warmed codex app-server processes on the real binary", { timeout: 180_000 }, () => {
   it("a first turn runs on the pre-warmed process; a run with another model spawns its own and leaves it waiting", async () => {
     h = await codexHarness({ config: { model: "gpt-5.5" } });
     agent = new Agent(h.driver);
