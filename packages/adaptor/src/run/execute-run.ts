@@ -36,8 +36,8 @@ class BusinessStop extends AdaptorError {
  * driver, response hooks, the verdict. Resolves a {@link Result}; rejects with a {@link RunError}
  * for a classified business failure (the driver's, or one the SDK decided: an approval fallback
  * that aborts, an approval nobody can answer, an exhausted active-execution budget, a handler that
- * never decided) and with an
- * ordinary error, cause chain kept, for everything else. Always ends the queue with `run-finished`.
+ * never decided) and with an ordinary error, cause chain kept, for everything else. Always ends the
+ * queue with `run-finished`.
  */
 export async function executeRun(setup: RunSetup): Promise<Result> {
   const { runId, driver, queue, controller, options } = setup;
