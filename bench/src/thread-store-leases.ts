@@ -6,84 +6,146 @@ import { MemoryThreadStore, type ThreadRecordDraft, type ThreadStore } from "@ad
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import pg from "pg";
-import { fmt, measureRate, type Benchmark, type Figure, type Rate } from "./harness.js";
+import { fmt, measureRate, type Benchmark, type Figure } from "./harness.js";
 
-/** Timed window per store, ms. Four windows plus warm-ups keep the benchmark near 10 s. */
-const DURATION_MS = 2_000;
+/** Timed window of one measurement, ms. */
+const WINDOW_MS = 700;
+/** Rounds per store; each figure is the median of the rounds (min–max shown beside it). */
+const ROUNDS = 5;
 
 /**
- * Lease cycles per second for each thread store: `acquireLease` → `finalize` (upsert one record
- * under the lease) → `releaseLease`, one caller, back to back. PostgreSQL (when
- * ADAPTOR_TEST_PG_URL is set, e.g. under scripts/with-postgres.sh) is compared with a baseline
- * measured in the same run: two bare `SELECT 1` round trips through the same kind of pool.
+ * Lease cycles for each thread store: `acquireLease` → `finalize` (upsert one record under the
+ * lease) → `releaseLease`, one caller, back to back. PostgreSQL (when ADAPTOR_TEST_PG_URL is set,
+ * e.g. under scripts/with-postgres.sh) is compared with a baseline measured in the same run: two
+ * bare `SELECT 1` round trips through the same pool. Baseline and store windows alternate, round
+ * by round, so a busy machine slows both alike; each round gives one ratio, and the figure is the
+ * median of {@link ROUNDS}. `pnpm bench lease` runs only this benchmark.
  */
 export const threadStoreLeases: Benchmark = {
   name: "thread store: lease acquire + finalize + release",
   async run(): Promise<Figure[]> {
-    const rates = new Map<string, Rate>();
+    const figures: Figure[] = [];
+    const line = (label: string, us: number[], extra = ""): Figure => ({
+      label,
+      value: 1e6 / median(us),
+      unit: "cycles/s",
+      note: `median ${fmt(median(us))} µs/cycle, min–max ${fmt(Math.min(...us))}–${fmt(Math.max(...us))} over ${us.length} rounds${extra}`,
+    });
 
-    rates.set("memory", await cycles(new MemoryThreadStore()));
+    const memory = new MemoryThreadStore();
+    figures.push(line("memory", await rounds(() => cycles(memory, "memory"))));
 
     const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-"));
     try {
       const sqlite = new SqliteThreadStore({ path: join(dir, "bench.db") });
-      rates.set("sqlite (WAL, temp file)", await cycles(sqlite));
+      figures.push(line("sqlite (WAL, temp file)", await rounds(() => cycles(sqlite, "sqlite"))));
       await sqlite.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
 
     const url = process.env.ADAPTOR_TEST_PG_URL;
-    let baseline: Rate | undefined;
-    let settings = "";
-    if (url) {
-      const pool = new pg.Pool({ connectionString: url });
-      const schema = `bench_${randomBytes(5).toString("hex")}`;
-      try {
-        const shown = await pool.query<{ s: string; f: string }>("SELECT current_setting('synchronous_commit') AS s, current_setting('fsync') AS f");
-        settings = `server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`;
-        baseline = await measureRate(async () => {
-          await pool.query("SELECT 1");
-          await pool.query("SELECT 1");
-        }, { durationMs: DURATION_MS });
-        const store = new PostgresThreadStore({ pool, schema });
-        await store.migrate();
-        rates.set("postgres", await cycles(store));
-      } finally {
-        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
-        await pool.end();
-      }
-    } else {
+    if (!url) {
       process.stderr.write("bench: ADAPTOR_TEST_PG_URL not set, skipping PostgreSQL (run under scripts/with-postgres.sh)\n");
+      return figures;
     }
-
-    const figures: Figure[] = [];
-    if (baseline) {
-      figures.push({ label: "baseline: 2 × SELECT 1 (postgres)", value: baseline.perSecond, unit: "cycles/s", note: `${fmt(baseline.meanUs)} µs/cycle; ${settings}` });
-    }
-    for (const [store, rate] of rates) {
-      const ratio = baseline ? `, ${fmt(rate.meanUs / baseline.meanUs, 2)}× the baseline's time` : "";
-      figures.push({ label: `${store}`, value: rate.perSecond, unit: "cycles/s", note: `${fmt(rate.meanUs)} µs/cycle${ratio}` });
+    const pool = new pg.Pool({ connectionString: url });
+    const schema = `bench_${randomBytes(5).toString("hex")}`;
+    try {
+      const shown = await pool.query<{ s: string; f: string }>("SELECT current_setting('synchronous_commit') AS s, current_setting('fsync') AS f");
+      const store = new PostgresThreadStore({ pool, schema });
+      await store.migrate();
+      const baseline: number[] = [];
+      const cycle: number[] = [];
+      const ops = { acquire: [] as number[], finalize: [] as number[], release: [] as number[] };
+      for (let r = 0; r < ROUNDS; r++) {
+        baseline.push(await roundTrips(pool));
+        cycle.push(await cycles(store, "postgres"));
+        const each = await perOperation(store);
+        ops.acquire.push(each.acquire);
+        ops.finalize.push(each.finalize);
+        ops.release.push(each.release);
+      }
+      const ratios = cycle.map((us, i) => us / baseline[i]!);
+      figures.push(line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`));
+      figures.push({
+        label: "postgres",
+        value: 1e6 / median(cycle),
+        unit: "cycles/s",
+        note: `median ${fmt(median(cycle))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
+      });
+      for (const [name, us] of Object.entries(ops)) {
+        const share = us.map((u, i) => u / (baseline[i]! / 2));
+        figures.push({
+          label: `  postgres ${name}`,
+          value: 1e6 / median(us),
+          unit: "ops/s",
+          note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip`,
+        });
+      }
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+      await pool.end();
     }
     return figures;
   },
 };
 
-/** Measures acquire → finalize → release cycles on one target of `store`. */
-async function cycles(store: ThreadStore): Promise<Rate> {
-  const base: Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> = {
-    id: "bench-record",
-    key: "bench-key",
-    status: "active",
-    driverType: "bench",
-    identity: "bench",
-    fingerprint: "fp",
-    codec: "json/v1",
-    createdAt: new Date(),
-  };
-  return measureRate(async (i) => {
-    const lease = await store.acquireLease("bench-key", "bench-owner", 30_000);
+/** Runs `measure` {@link ROUNDS} times; returns µs per cycle of each round. */
+async function rounds(measure: () => Promise<number>): Promise<number[]> {
+  const out: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) out.push(await measure());
+  return out;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** µs per two bare `SELECT 1` round trips through `pool`. */
+async function roundTrips(pool: pg.Pool): Promise<number> {
+  const rate = await measureRate(async () => {
+    await pool.query("SELECT 1");
+    await pool.query("SELECT 1");
+  }, { durationMs: WINDOW_MS, warmupMs: 100 });
+  return rate.meanUs;
+}
+
+function draft(key: string): Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> {
+  return { id: `bench-record-${key}`, key, status: "active", driverType: "bench", identity: "bench", fingerprint: "fp", codec: "json/v1", createdAt: new Date() };
+}
+
+/** µs per acquire → finalize → release cycle on one target of `store`. */
+async function cycles(store: ThreadStore, key: string): Promise<number> {
+  const base = draft(`bench-key-${key}`);
+  const rate = await measureRate(async (i) => {
+    const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
     await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() } });
     await store.releaseLease(lease);
-  }, { durationMs: DURATION_MS });
+  }, { durationMs: WINDOW_MS, warmupMs: 100 });
+  return rate.meanUs;
+}
+
+/** µs of each operation of the cycle, timed apart. */
+async function perOperation(store: ThreadStore): Promise<{ acquire: number; finalize: number; release: number }> {
+  const base = draft("bench-key-ops");
+  const spent = { acquire: 0, finalize: 0, release: 0 };
+  let n = 0;
+  const end = performance.now() + WINDOW_MS;
+  while (performance.now() < end || n < 20) {
+    const t0 = performance.now();
+    const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
+    const t1 = performance.now();
+    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() } });
+    const t2 = performance.now();
+    await store.releaseLease(lease);
+    const t3 = performance.now();
+    spent.acquire += t1 - t0;
+    spent.finalize += t2 - t1;
+    spent.release += t3 - t2;
+    n++;
+  }
+  return { acquire: (spent.acquire * 1e3) / n, finalize: (spent.finalize * 1e3) / n, release: (spent.release * 1e3) / n };
 }

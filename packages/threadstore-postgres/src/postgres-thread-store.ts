@@ -52,10 +52,11 @@ const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('adaptor.threadstore
  * - Fencing tokens come from the database: a per-target counter incremented by the same
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE` statement that checks the current holder, so the
  *   check and the write are one statement.
- * - `finalize` is one transaction that locks the lease rows (`SELECT … FOR UPDATE`, in target
- *   order) before checking them, so no takeover can slip in before its commit; a partial unique
- *   index keeps at most one active record per key.
- * - `signal` is checked on entry and again before `COMMIT`; a statement already sent is not cancelled.
+ * - Every operation is one statement, one round trip (no BEGIN/COMMIT round trips). `finalize`'s
+ *   statement locks the lease rows (`FOR UPDATE`, in target order) before checking them, so no
+ *   takeover can slip in before it commits, and writes only when every check passed; a partial
+ *   unique index keeps at most one active record per key.
+ * - `signal` is checked on entry; a statement already sent is not cancelled.
  *
  * Backend failures reject with a `DriverError` (device `threadstore-postgres`, the `pg` error as
  * `cause`): `SERVICE_UNAVAILABLE` for connection loss, serialization failures and deadlocks
@@ -156,44 +157,61 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
   }
 
   /**
-   * See `ThreadStore.finalize`: one transaction locks and checks the leases, checks
-   * `requireKeyAbsent`, archives `archiveId`, upserts the record, and commits. Writing an active
-   * record while another active record of the key remains fails with `AlreadyExistsError`.
+   * See `ThreadStore.finalize`: one statement (one round trip) locks and checks the leases
+   * (`FOR UPDATE`, in target order, liveness by `clock_timestamp()`), checks `requireKeyAbsent`,
+   * archives `archiveId` and upserts the record, writing nothing unless every check passed; a
+   * statement is atomic, so there is no separate BEGIN/COMMIT. Writing an active record while
+   * another active record of the key remains fails with `AlreadyExistsError` (the partial unique
+   * index). While a test fault hook is armed (`faults.afterFinalizeStep`, see
+   * `StoreFaults.finalizeStepArmed`) the same statement runs inside BEGIN … COMMIT so the hook can
+   * fail it after its steps and the rollback is observable.
    * @throws LeaseLostError; AlreadyExistsError; TypeError for a malformed request; DriverError.
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
     const { record } = request;
-    const params = recordParams(record);
+    const values = [
+      ...recordParams(record),
+      request.archiveId ?? null,
+      request.requireKeyAbsent === true,
+      request.leases.map((l) => l.target),
+      request.leases.map((l) => l.owner),
+      request.leases.map((l) => String(l.token)),
+    ];
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
+    const outcome = (row: FinalizeRow | undefined): number => {
+      if (!row) throw new Error("finalize returned no row");
+      if (row.lost_target !== null) throw new LeaseLostError(row.lost_target);
+      if (row.key_taken) throw new AlreadyExistsError(record.key);
+      if (row.revision === null) throw new Error("finalize wrote no record");
+      return Number(row.revision);
+    };
+    const alreadyExists = (err: unknown): boolean =>
+      err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX;
     let revision = 0;
+    const faults = this.#faults;
+    if (!faults?.afterFinalizeStep || faults.finalizeStepArmed?.() === false) {
+      try {
+        this.#faults?.beforeOperation?.("finalize");
+        revision = outcome((await this.#pool.query<FinalizeRow>({ ...this.#sql.finalize, values })).rows[0]);
+      } catch (err) {
+        if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
+        if (isContractError(err)) throw err;
+        throw backendError("finalize", err);
+      }
+      return { ...record, revision };
+    }
     await this.#transaction("finalize", signal, async (client) => {
       this.#faults?.beforeOperation?.("finalize");
-      const targets = [...new Set(request.leases.map((l) => l.target))];
-      const held = new Map<string, { owner: string | null; token: string; live: boolean }>();
-      if (targets.length > 0) {
-        const locked = await client.query<{ target: string; owner: string | null; token: string; live: boolean | null }>({ ...this.#sql.lockLeases, values: [targets] });
-        for (const row of locked.rows) held.set(row.target, { owner: row.owner, token: row.token, live: row.live === true });
-      }
-      for (const lease of request.leases) {
-        const row = held.get(lease.target);
-        if (!row || !row.live || row.owner !== lease.owner || row.token !== String(lease.token)) throw new LeaseLostError(lease.target);
-      }
-      this.#step("leases-checked");
-      if (request.requireKeyAbsent && (await client.query({ ...this.#sql.otherActive, values: [record.key, record.id] })).rowCount) {
-        throw new AlreadyExistsError(record.key);
-      }
-      if (request.archiveId !== undefined) await client.query({ ...this.#sql.archive, values: [request.archiveId] });
-      this.#step("archived");
-      // A second active record under the key violates the partial unique index: that is the check.
       try {
-        const written = await client.query<{ revision: string }>({ ...this.#sql.upsert, values: params });
-        revision = Number(written.rows[0]?.revision);
+        revision = outcome((await client.query<FinalizeRow>({ ...this.#sql.finalize, values })).rows[0]);
       } catch (err) {
-        if (err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX) throw new AlreadyExistsError(record.key);
+        if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
         throw err;
       }
+      this.#step("leases-checked");
+      this.#step("archived");
       this.#step("record-written");
     });
     return { ...record, revision };
@@ -264,7 +282,17 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "lockLeases" | "otherActive" | "archive" | "upsert", Statement>;
+type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "finalize", Statement>;
+
+/** The one row of the finalize statement. */
+interface FinalizeRow {
+  /** The first lease (in request order) that is not valid, or null. */
+  lost_target: string | null;
+  /** `requireKeyAbsent` found another active record under the key. */
+  key_taken: boolean;
+  /** The written record's new revision (a bigint, as text), or null when nothing was written. */
+  revision: string | null;
+}
 
 function statements(s: string, prepared: boolean): Statements {
   const threads = `${s}.adaptor_threads`;
@@ -283,17 +311,38 @@ function statements(s: string, prepared: boolean): Statements {
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING expires_at`,
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
-    lockLeases: `SELECT target, owner, token::text AS token, expires_at > clock_timestamp() AS live
-                 FROM ${leases} WHERE target = ANY($1::text[]) ORDER BY target FOR UPDATE`,
-    otherActive: `SELECT 1 FROM ${threads} WHERE key = $1 AND status = 'active' AND id <> $2 LIMIT 1`,
-    archive: `UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1 WHERE id = $1 AND status = 'active'`,
-    upsert: `INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::json, $11, $12)
-             ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
-               identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
-               resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
-               created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
-             RETURNING revision::text AS revision`,
+    // $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases' targets,
+    // owners and tokens. Every write is gated on `ok`; `arch` is read before the upsert so the old
+    // record is archived before the new one meets the one-active-per-key index.
+    finalize: `WITH want AS (
+                 SELECT w.target, w.owner, w.token::bigint AS token, w.n
+                 FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n)),
+               held AS (
+                 SELECT target, owner, token, expires_at > clock_timestamp() AS live
+                 FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE),
+               lost AS (
+                 SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
+                 WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
+                 ORDER BY want.n LIMIT 1),
+               taken AS (
+                 SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1),
+               ok AS (
+                 SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AS go),
+               arch AS (
+                 UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
+                 WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
+                 RETURNING id),
+               up AS (
+                 INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
+                 SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
+                 WHERE (SELECT go FROM ok) AND (SELECT count(*) FROM arch) >= 0
+                 ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
+                   identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
+                   resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
+                   created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
+                 RETURNING revision)
+               SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
+                      (SELECT revision::text FROM up) AS revision`,
   };
   const named = (text: string): Statement =>
     prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };

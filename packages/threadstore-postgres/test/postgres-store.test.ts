@@ -124,6 +124,40 @@ if (!PG_URL) {
       expect((await store.resolve({ id: "old-id" }))?.revision).toBe(2);
     });
 
+    it("acquire, finalize (with archive) and release are one statement each: no BEGIN/COMMIT, no checked-out client", async () => {
+      const store0 = new PostgresThreadStore({ pool, schema: schema("one_stmt") });
+      await store0.migrate();
+      const sent: string[] = [];
+      const counting = new Proxy(pool, {
+        get(target, name, receiver) {
+          if (name === "query") {
+            return (config: { text?: string } | string, ...rest: unknown[]) => {
+              sent.push(typeof config === "string" ? config : (config.text ?? ""));
+              return (target.query as (...a: unknown[]) => unknown).call(target, config, ...rest);
+            };
+          }
+          if (name === "connect") return () => Promise.reject(new Error("finalize must not check out a client"));
+          return Reflect.get(target, name, receiver) as unknown;
+        },
+      });
+      const store = new PostgresThreadStore({ pool: counting, schema: store0.schema });
+      const lease = await store.acquireLease("k-one", "owner-a", 60_000);
+      const first = await store.finalize({ leases: [lease], record: record("rec-1", "k-one") });
+      const second = await store.finalize({ leases: [lease], record: record("rec-2", "k-one"), archiveId: "rec-1" });
+      await store.releaseLease(lease);
+      expect(sent).toHaveLength(4);
+      expect(sent.some((text) => /^\s*(BEGIN|COMMIT|ROLLBACK)/i.test(text))).toBe(false);
+      expect([first.revision, second.revision]).toEqual([1, 1]);
+      expect((await store.resolve({ id: "rec-1" }))?.status).toBe("archived");
+      expect((await store.resolve({ id: "rec-1" }))?.revision).toBe(2);
+      expect((await store.resolve({ key: "k-one" }))?.id).toBe("rec-2");
+      // A refused finalize is one statement too, and writes nothing.
+      sent.length = 0;
+      await expect(store.finalize({ leases: [lease], record: record("rec-3", "k-one"), archiveId: "rec-2" })).rejects.toThrow(/lease lost/);
+      expect(sent).toHaveLength(1);
+      expect((await store.resolve({ key: "k-one" }))?.id).toBe("rec-2");
+    });
+
     it("stores in different schemas of one database do not see each other's records or leases", async () => {
       const a = new PostgresThreadStore({ pool, schema: schema("iso_a") });
       const b = new PostgresThreadStore({ pool, schema: schema("iso_b") });

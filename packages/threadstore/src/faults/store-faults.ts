@@ -21,4 +21,10 @@ export interface StoreFaults {
   beforeOperation?(operation: StoreOperation): void;
   /** Called inside `finalize`'s transaction after each {@link FinalizeStep}, before commit. */
   afterFinalizeStep?(step: FinalizeStep): void;
+  /**
+   * Whether {@link afterFinalizeStep} may throw in the next `finalize`. A store that writes in
+   * one statement without an explicit transaction (PostgreSQL) opens one only then, so the hook
+   * can fail it after its steps; absent means "maybe".
+   */
+  finalizeStepArmed?(): boolean;
 }

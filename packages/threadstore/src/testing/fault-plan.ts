@@ -35,6 +35,11 @@ export class FaultPlan implements StoreFaults {
     if (this.#operationError) throw this.#operationError;
   }
 
+  /** {@link StoreFaults.finalizeStepArmed}: true while a {@link failAfterFinalizeStep} fault is pending. */
+  finalizeStepArmed(): boolean {
+    return this.#step !== undefined;
+  }
+
   /** {@link StoreFaults.afterFinalizeStep}: throws once at the armed step. */
   afterFinalizeStep(step: FinalizeStep): void {
     if (step !== this.#step || !this.#stepError) return;
