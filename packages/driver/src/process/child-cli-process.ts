@@ -6,6 +6,7 @@ import type { CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { JsonLinesDecoder } from "./json-lines-decoder.js";
+import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
@@ -20,6 +21,8 @@ export interface ChildCliProcessInit {
   killGraceMs: number;
   onStderr?: ((text: string) => void) | undefined;
   maxRawBytes: number;
+  /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
+  processTag?: string | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -42,6 +45,8 @@ export class ChildCliProcess implements CliProcess {
   #forceKilled = false;
   #terminating: Promise<ExitInfo> | undefined;
   #closing: Promise<void> | undefined;
+  readonly #descendants: DescendantTracker;
+  #descendantsEnded: Promise<void> | undefined;
   readonly #timers = new Set<NodeJS.Timeout>();
 
   // stdout
@@ -76,6 +81,8 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
     this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device });
+    this.#descendants = new DescendantTracker(this.pid, init.processTag);
+    watchDescendants(this.#descendants);
     trackChild(this.pid);
 
     // Late child errors (a signal that could not be delivered) must never go unhandled.
@@ -104,6 +111,8 @@ export class ChildCliProcess implements CliProcess {
     this.exited = new Promise<ExitInfo>((resolve) => {
       child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
         this.#reaped = true;
+        // Whatever the CLI left running (tools in their own session) ends with it.
+        void this.#endDescendants();
         untrackChild(this.pid);
         for (const timer of this.#timers) clearTimeout(timer);
         this.#timers.clear();
@@ -191,21 +200,55 @@ export class ChildCliProcess implements CliProcess {
   }
 
   async #runTerminate(): Promise<ExitInfo> {
-    if (this.#reaped) return this.exited;
+    if (this.#reaped) {
+      await this.#endDescendants();
+      return this.exited;
+    }
+    // Scan while the CLI is alive: its tools are still its children and can be found.
+    this.#descendants.refresh(undefined, true);
     signalGroup(this.pid, "SIGTERM");
-    if (await this.#exitedWithin(this.#killGraceMs)) return this.exited;
+    this.#descendants.signalAll("SIGTERM");
+    if (await this.#exitedWithin(this.#killGraceMs)) {
+      await this.#endDescendants();
+      return this.exited;
+    }
     this.#forceKilled = true;
+    this.#descendants.refresh(undefined, true);
     signalGroup(this.pid, "SIGKILL");
+    this.#descendants.signalAll("SIGKILL");
     if (!(await this.#exitedWithin(STDIO_RELEASE_MS))) {
       // The group is dead but something outside it still holds our pipes: stop waiting for their EOF.
       this.#child.stdout.destroy();
       this.#child.stderr.destroy();
     }
+    await this.#endDescendants();
     return this.exited;
+  }
+
+  /**
+   * Ends every remembered descendant once the CLI is gone: SIGTERM, then SIGKILL to those still
+   * there after `killGraceMs`. Idempotent; never rejects; the wait never keeps Node alive.
+   */
+  #endDescendants(): Promise<void> {
+    this.#descendantsEnded ??= (async () => {
+      unwatchDescendants(this.#descendants);
+      this.#descendants.refresh(undefined, true);
+      if (this.#descendants.signalAll("SIGTERM") > 0) {
+        for (const end = Date.now() + this.#killGraceMs; Date.now() < end; ) {
+          await new Promise<void>((resolve) => setTimeout(resolve, 100).unref());
+          this.#descendants.refresh();
+          if (this.#descendants.pids.length === 0) break;
+        }
+        this.#descendants.signalAll("SIGKILL");
+      }
+      releaseDescendants(this.#descendants);
+    })();
+    return this.#descendantsEnded;
   }
 
   async #runClose(): Promise<void> {
     if (!this.#reaped) await this.terminate();
+    await this.#endDescendants();
     const { stdin, stdout, stderr } = this.#child;
     stdin.destroy();
     stdout.destroy();

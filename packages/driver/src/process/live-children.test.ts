@@ -87,14 +87,19 @@ describe("live children", () => {
   });
 
   it("leaves SIGTERM to an application that handles it; its process.exit() still kills the children", async () => {
+    // The app's handler reports, then waits for our go-ahead (a stdin line) before its process.exit(5).
     const { parent, child } = await parentWithChild(
-      "process.on('SIGTERM', () => { console.log(JSON.stringify({ handled: true })); setTimeout(() => process.exit(5), 100); }); setInterval(() => {}, 1000);",
+      "process.on('SIGTERM', () => { console.log(JSON.stringify({ handled: true })); process.stdin.once('data', () => process.exit(5)); }); setInterval(() => {}, 1000);",
     );
     process.kill(parent.pid, "SIGTERM");
-    await new Promise((r) => setTimeout(r, 50));
-    expect(isGone(child)).toBe(false); // the app is still shutting down
+    let seen = "";
+    for (const end = Date.now() + 15_000; !seen.includes('{"handled":true}') && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      seen += parent.takeOutput().stdout;
+    }
+    expect(seen).toContain('{"handled":true}');
+    expect(isGone(child)).toBe(false); // the app is still shutting down: the SDK left SIGTERM to it
+    await parent.writeText("go\n");
     expect((await parent.exited).code).toBe(5);
-    expect(parent.takeOutput().stdout).toContain('{"handled":true}');
     expect(await waitGone(child)).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { killAllDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 
 /** Signals whose default action ends the parent; children in their own groups would not get them. */
@@ -18,7 +19,9 @@ const state: LiveChildren = ((globalThis as { [KEY]?: LiveChildren })[KEY] ??= c
 function createState(): LiveChildren {
   const live = new Set<number>();
   const killAll = (): void => {
+    killAllDescendants(); // scans while the CLIs still live, so their trees are found
     for (const pid of live) signalGroup(pid, "SIGKILL");
+    killAllDescendants();
   };
   const onSignal = new Map<NodeJS.Signals, () => void>();
   const self: LiveChildren = { live, onExit: killAll, onSignal };

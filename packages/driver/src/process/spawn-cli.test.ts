@@ -76,12 +76,12 @@ describe("spawnCli", () => {
     expect(pgid).toBe(direct.pid);
   });
 
-  it("gives the child exactly the env passed, without undefined entries", async () => {
+  it("gives the child exactly the env passed, without undefined entries, plus its process tag", async () => {
     await using proc = await nodeScript("console.log(JSON.stringify(Object.keys(process.env).sort()))", {
       env: { PATH: process.env["PATH"], ADAPTOR_A: "1", ADAPTOR_B: undefined },
     });
     const lines = await collect(proc.lines());
-    expect(lines[0]).toMatchObject({ kind: "json", value: ["ADAPTOR_A", "PATH"] });
+    expect(lines[0]).toMatchObject({ kind: "json", value: ["ADAPTOR_A", "ADAPTOR_PROCESS_TAG", "PATH"] });
   });
 
   it("closeStdin twice calls stdin.end exactly once and the child sees one EOF", async () => {

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { ChildCliProcess } from "./child-cli-process.js";
 import type { CliProcess } from "./cli-process.js";
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_RAW_BYTES } from "./constants.js";
+import { PROCESS_TAG_VAR } from "./descendants.js";
 import { resolveExecutable } from "./resolve-executable.js";
 import { checkWorkingDirectory } from "./working-directory.js";
 import type { SpawnOptions } from "./spawn-options.js";
@@ -34,7 +36,9 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
   if (!Number.isSafeInteger(maxRawBytes) || maxRawBytes < 1) throw invalid(`maxRawBytes must be a positive integer, got ${String(maxRawBytes)}`);
   if (!Number.isFinite(killGraceMs) || killGraceMs < 0) throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
 
-  const env = childEnv(options.env ?? process.env);
+  const processTag = randomUUID();
+  // Every process the CLI starts inherits the tag, so it can be found and ended with the CLI.
+  const env = { ...childEnv(options.env ?? process.env), [PROCESS_TAG_VAR]: processTag };
   const cwd = options.cwd === undefined ? undefined : await checkWorkingDirectory(options.cwd, device);
   const file = await resolveExecutable(options.command, {
     device,
@@ -65,7 +69,7 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     child.stderr.destroy();
     throw spawnError(device, err);
   }
-  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, onStderr: options.onStderr });
+  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, processTag, onStderr: options.onStderr });
 }
 
 function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -10,8 +10,9 @@ export interface SpawnOptions {
   /** Working directory of the child. Default: the parent's `process.cwd()`. */
   cwd?: string;
   /**
-   * The child's full environment (the caller merges it; nothing is added). Entries whose value is
-   * `undefined` are omitted. Default: `process.env`.
+   * The child's full environment (the caller merges it). Entries whose value is `undefined` are
+   * omitted. Only `ADAPTOR_PROCESS_TAG` (a fresh UUID) is added: everything the child starts
+   * inherits it, which is how its processes are found and ended with it. Default: `process.env`.
    */
   env?: Readonly<Record<string, string | undefined>>;
   /** Name used in errors (`[CODE] op: device (cause)`). Default: the basename of `command`. */

@@ -1,4 +1,5 @@
 import { envNameMatches, SAFE_ENV_BASE, type InheritEnv } from "./child-env.js";
+import { PROCESS_TAG_VAR } from "./descendants.js";
 
 /** A stdio server (an MCP server) a CLI starts itself, with the environment rules that apply to it. */
 export interface StdioServerLaunch {
@@ -38,7 +39,7 @@ export function isolateStdioServer(server: StdioServerLaunch, cliEnv: Readonly<R
   const declared = new Set(Object.keys(server.env ?? {}));
   const unset: string[] = [];
   for (const [name, value] of Object.entries(cliEnv)) {
-    if (value === undefined || declared.has(name)) continue;
+    if (value === undefined || declared.has(name) || name === PROCESS_TAG_VAR) continue;
     if (inherit === false || !envNameMatches(name, inherit)) unset.push("-u", name);
   }
   // `env` reads a leading NAME=VALUE operand as an assignment: start such a command through sh.

@@ -1,0 +1,128 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { CliProcess } from "./cli-process.js";
+import { spawnCli } from "./spawn-cli.js";
+
+// Process containment on Linux: whatever a CLI starts, even in its own session (setsid) and even
+// after its parent exited, ends when the CLI ends, is terminated, is force-killed, or the host exits.
+
+const node = process.execPath;
+
+/** Live (non-zombie) processes whose command line contains `marker`. */
+function survivors(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      if (!cmdline.includes(marker)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Polls until no process carries `marker` (true) or `ms` passed (false). */
+async function noSurvivors(marker: string, ms = 8000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    if (survivors(marker).length === 0) return true;
+  }
+  return survivors(marker).length === 0;
+}
+
+/** Polls until a process carries `marker`. */
+async function appeared(marker: string, ms = 15000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    if (survivors(marker).length > 0) return true;
+  }
+  return false;
+}
+
+/** A node "tool" that lives forever, recognisable by `marker` on its command line. */
+const tool = (marker: string): string => JSON.stringify(["-e", "setInterval(() => {}, 1000)", marker]);
+
+/** CLI scripts: start a tool in its own session (setsid), or as a background job whose shell exits at once. */
+const startSetsidTool = (marker: string): string =>
+  `require("child_process").spawn(process.execPath, ${tool(marker)}, { detached: true, stdio: "ignore" }).unref();`;
+const startOrphanedJob = (marker: string): string =>
+  `require("child_process").spawn("/bin/sh", ["-c", ${JSON.stringify(`"${node}" -e "setInterval(() => {}, 1000)" ${marker} >/dev/null 2>&1 &`)}], { detached: true, stdio: "ignore" });`;
+
+function cli(script: string, killGraceMs = 500): Promise<CliProcess> {
+  return spawnCli({ command: node, args: ["-e", script], device: "node", killGraceMs });
+}
+
+describe.skipIf(process.platform !== "linux")("process containment", () => {
+  it("setsid tool survives a SIGKILL of the CLI: now ended once the CLI is gone", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(`${startSetsidTool(marker)} setInterval(() => {}, 1000);`);
+    expect(await appeared(marker)).toBe(true);
+    process.kill(proc.pid, "SIGKILL"); // not sent by the SDK
+    expect((await proc.exited).signal).toBe("SIGKILL");
+    expect(await noSurvivors(marker)).toBe(true);
+  });
+
+  it("orphaned background job at run end: a job whose shell already exited ends when the CLI exits", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(`${startOrphanedJob(marker)} setTimeout(() => process.exit(0), 300);`);
+    expect(await appeared(marker)).toBe(true);
+    expect((await proc.exited).code).toBe(0);
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  it("terminate() (cancel) ends a setsid tool of a live CLI before it resolves", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(`${startSetsidTool(marker)} setInterval(() => {}, 1000);`);
+    expect(await appeared(marker)).toBe(true);
+    await proc.terminate();
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  it("force-kill: a CLI ignoring SIGTERM and its setsid tool ignoring SIGTERM are both SIGKILLed", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    const stubborn = JSON.stringify(["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", marker]);
+    await using proc = await cli(
+      `process.on("SIGTERM", () => {}); require("child_process").spawn(process.execPath, ${stubborn}, { detached: true, stdio: "ignore" }).unref(); setInterval(() => {}, 1000);`,
+    );
+    expect(await appeared(marker)).toBe(true);
+    expect(await proc.terminate()).toMatchObject({ forceKilled: true });
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  it("a tool that cleared its environment (no tag) in its own session is still found through the CLI's tree", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(
+      `require("child_process").spawn("/usr/bin/env", ["-i", process.execPath, ...${tool(marker)}], { detached: true, stdio: "ignore" }).unref(); setInterval(() => {}, 1000);`,
+    );
+    expect(await appeared(marker)).toBe(true);
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  it.each(["exit", "SIGTERM", "SIGINT"] as const)("host ends by %s: the CLI's setsid tool is ended too", async (how) => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    const module = pathToFileURL(fileURLToPath(new URL("./spawn-cli.ts", import.meta.url))).href;
+    const root = fileURLToPath(new URL("../../../../", import.meta.url));
+    const script = `const { spawnCli } = await import(${JSON.stringify(module)});
+await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(`${startSetsidTool(marker)} setInterval(() => {}, 1000);`)}] });
+process.stdin.on("data", () => process.exit(0));
+console.log("ready");
+setInterval(() => {}, 1000);`;
+    await using host = await spawnCli({ command: node, args: ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script], cwd: root, device: "host", killGraceMs: 3000 });
+    for await (const line of host.lines()) if (line.text === "ready") break;
+    expect(await appeared(marker)).toBe(true);
+    if (how === "exit") await host.writeText("exit\n");
+    else process.kill(host.pid, how);
+    const exit = await host.exited;
+    expect(how === "exit" ? exit.code : exit.signal).toBe(how === "exit" ? 0 : how);
+    expect(await noSurvivors(marker)).toBe(true);
+  });
+});

@@ -1,0 +1,203 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One process as `/proc/<pid>/stat` describes it. */
+interface ProcStat {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+  /** Start time in clock ticks since boot: with the pid, identifies the process (pids are reused). */
+  readonly start: string;
+}
+
+const PROC = "/proc";
+
+/**
+ * The variable every CLI child is started with (a fresh UUID per process). Its descendants inherit
+ * it, so they are found even after they left the CLI's tree (a background job whose shell exited).
+ */
+export const PROCESS_TAG_VAR = "ADAPTOR_PROCESS_TAG";
+/** How often live CLIs' process trees are scanned, in ms. */
+export const DESCENDANT_POLL_MS = 500;
+
+/** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
+function environHas(pid: number, needle: Buffer): boolean {
+  try {
+    const environ = readFileSync(`${PROC}/${pid}/environ`);
+    for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
+      const end = at + needle.length;
+      if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
+    }
+  } catch {
+    // gone, or another user's process
+  }
+  return false;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`${PROC}/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp session ... starttime(22nd field)"; comm may hold spaces and ')'.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  if (state === "Z" || state === "X") return undefined; // dead, only waiting to be reaped
+  return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "" };
+}
+
+/** Every live process, by pid; empty where there is no `/proc`. */
+function scan(): Map<number, ProcStat> {
+  const all = new Map<number, ProcStat>();
+  let names: string[];
+  try {
+    names = readdirSync(PROC);
+  } catch {
+    return all;
+  }
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    const stat = readStat(pid);
+    if (stat) all.set(pid, stat);
+  }
+  return all;
+}
+
+/**
+ * The processes a CLI started, however deep and whatever session or process group they moved to
+ * (a shell tool that calls `setsid` leaves the group the driver signals): while the CLI lives, its
+ * tree is walked through the parent links in `/proc` every {@link DESCENDANT_POLL_MS} and before
+ * every signal; before ending them, every process whose environment carries the CLI's
+ * {@link PROCESS_TAG_VAR} is added too (a background job whose shell already exited). Every process
+ * found is remembered with its start time, so it is still found after its parent died and a reused
+ * pid is never signalled. Linux only; elsewhere it finds nothing.
+ */
+export class DescendantTracker {
+  readonly #root: number;
+  readonly #tag: Buffer | undefined;
+  readonly #known = new Map<number, string>();
+
+  /** @param tag - the value of {@link PROCESS_TAG_VAR} the CLI was started with, if any. */
+  constructor(root: number, tag?: string) {
+    this.#root = root;
+    this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
+  }
+
+  /** Remembered descendants still alive (pids). */
+  get pids(): number[] {
+    return [...this.#known.keys()];
+  }
+
+  /**
+   * Rescans `/proc`: adds every process below the CLI or below a remembered one (and with `deep`,
+   * every process carrying the CLI's tag), forgets the dead.
+   */
+  refresh(all: Map<number, ProcStat> = scan(), deep = false): void {
+    for (const [pid, start] of this.#known) if (all.get(pid)?.start !== start) this.#known.delete(pid);
+    if (deep && this.#tag) {
+      for (const stat of all.values()) {
+        if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
+        if (environHas(stat.pid, this.#tag)) this.#known.set(stat.pid, stat.start);
+      }
+    }
+    const children = new Map<number, number[]>();
+    for (const stat of all.values()) {
+      const list = children.get(stat.ppid);
+      if (list) list.push(stat.pid);
+      else children.set(stat.ppid, [stat.pid]);
+    }
+    const queue = [this.#root, ...this.#known.keys()];
+    while (queue.length > 0) {
+      const parent = queue.pop() as number;
+      for (const pid of children.get(parent) ?? []) {
+        if (pid === this.#root || this.#known.has(pid)) continue;
+        this.#known.set(pid, (all.get(pid) as ProcStat).start);
+        queue.push(pid);
+      }
+    }
+  }
+
+  /**
+   * Sends `signal` to every remembered descendant that is still the same process, and to its
+   * process group when it leads one (what it started since the last scan is in that group).
+   * Synchronous; never throws. @returns how many were signalled.
+   */
+  signalAll(signal: NodeJS.Signals): number {
+    let sent = 0;
+    for (const [pid, start] of this.#known) {
+      const stat = readStat(pid);
+      if (stat?.start !== start) {
+        this.#known.delete(pid);
+        continue;
+      }
+      try {
+        if (stat.pgid === pid) process.kill(-pid, signal);
+        else process.kill(pid, signal);
+        sent++;
+      } catch {
+        try {
+          process.kill(pid, signal);
+          sent++;
+        } catch {
+          this.#known.delete(pid);
+        }
+      }
+    }
+    return sent;
+  }
+}
+
+/** Trackers of live CLIs, scanned together on one timer that never keeps Node alive. */
+const KEY = Symbol.for("adaptor.driver.process.descendantTrackers");
+interface Poller {
+  /** Trackers of CLIs still running: scanned on the timer. */
+  readonly trackers: Set<DescendantTracker>;
+  /** Trackers whose descendants may still be alive (from spawn until they were ended). */
+  readonly owned: Set<DescendantTracker>;
+  timer: NodeJS.Timeout | undefined;
+}
+const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
+
+/** Scans every watched tracker now (one `/proc` scan for all). */
+export function refreshAllTrackers(): void {
+  if (poller.trackers.size === 0) return;
+  const all = scan();
+  for (const tracker of poller.trackers) tracker.refresh(all);
+}
+
+/** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */
+export function watchDescendants(tracker: DescendantTracker): void {
+  poller.trackers.add(tracker);
+  poller.owned.add(tracker);
+  if (poller.timer === undefined && process.platform === "linux") {
+    poller.timer = setInterval(refreshAllTrackers, DESCENDANT_POLL_MS);
+    poller.timer.unref();
+  }
+}
+
+/** Stops polling `tracker` (its CLI exited); the last one stops the timer. */
+export function unwatchDescendants(tracker: DescendantTracker): void {
+  poller.trackers.delete(tracker);
+  if (poller.trackers.size === 0 && poller.timer !== undefined) {
+    clearInterval(poller.timer);
+    poller.timer = undefined;
+  }
+}
+
+/** Forgets `tracker` once its descendants were ended. */
+export function releaseDescendants(tracker: DescendantTracker): void {
+  unwatchDescendants(tracker);
+  poller.owned.delete(tracker);
+}
+
+/** SIGKILLs the descendants of every CLI, synchronously, after a last scan: what the host-exit hook runs. */
+export function killAllDescendants(): void {
+  if (poller.owned.size === 0) return;
+  const all = scan();
+  for (const tracker of poller.owned) {
+    tracker.refresh(all, true);
+    tracker.signalAll("SIGKILL");
+  }
+}
