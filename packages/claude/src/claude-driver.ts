@@ -211,7 +211,7 @@ export class ClaudeDriver implements Driver {
         }),
       );
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-      const session = new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined);
+      const session = new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined, this.config.askForEveryTool === true);
       this.#stderrTo.set(session, stderr);
       return session;
     } catch (error) {

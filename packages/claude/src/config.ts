@@ -66,6 +66,14 @@ export interface ClaudeConfig {
   readonly idleMs?: number;
   /** Processes spawned at once by this driver (p-queue). Default 4. */
   readonly maxConcurrentSpawns?: number;
+  /**
+   * Ask the host for every tool call, including those the CLI allows by itself (reads inside the
+   * working directory, read-only shell commands such as `ls`): the driver registers a `PreToolUse`
+   * hook over the control protocol that answers "ask" for each call, so each one becomes an
+   * approval. Tools of trusted MCP servers (the SDK's host tools) stay allowed without asking, and
+   * the sandbox's deny rules still refuse before anyone is asked. Default false.
+   */
+  readonly askForEveryTool?: boolean;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -128,4 +136,5 @@ export function validateClaudeConfig(config: ClaudeConfig): void {
   if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
     fail("maxConcurrentSpawns must be a positive integer");
   }
+  if (config.askForEveryTool !== undefined && typeof config.askForEveryTool !== "boolean") fail("askForEveryTool must be a boolean");
 }

@@ -85,3 +85,29 @@ export function interruptRequest(requestId: string): Record<string, unknown> {
 export function controlError(requestId: string, error: string): Record<string, unknown> {
   return { type: "control_response", response: { subtype: "error", request_id: requestId, error } };
 }
+
+/** The hook callback id the driver registers to ask the host for every tool call. */
+export const ASK_EVERY_TOOL_HOOK = "adaptor_ask_every_tool";
+
+/**
+ * The `initialize` control request registering a `PreToolUse` hook for every tool (matcher `*`),
+ * answered through `hook_callback` control requests with {@link ASK_EVERY_TOOL_HOOK}.
+ */
+export function askEveryToolInitialize(requestId: string): Record<string, unknown> {
+  return {
+    type: "control_request",
+    request_id: requestId,
+    request: { subtype: "initialize", hooks: { PreToolUse: [{ matcher: "*", hookCallbackIds: [ASK_EVERY_TOOL_HOOK] }] } },
+  };
+}
+
+/**
+ * The answer to a `PreToolUse` hook callback: `"ask"` makes the CLI ask the host (`can_use_tool`)
+ * even for a call it would allow by itself; no decision leaves the call to the CLI's own rules.
+ */
+export function preToolUseAnswer(requestId: string, ask: boolean): Record<string, unknown> {
+  const response = ask
+    ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "the host asks for every tool call" } }
+    : {};
+  return { type: "control_response", response: { subtype: "success", request_id: requestId, response } };
+}

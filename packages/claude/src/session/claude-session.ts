@@ -4,7 +4,16 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
-import { controlError, interruptRequest, permissionResponse, userLine, type CanUseToolRequest } from "../protocol/messages.js";
+import {
+  ASK_EVERY_TOOL_HOOK,
+  askEveryToolInitialize,
+  controlError,
+  interruptRequest,
+  permissionResponse,
+  preToolUseAnswer,
+  userLine,
+  type CanUseToolRequest,
+} from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { TurnState } from "../protocol/turn-state.js";
@@ -54,14 +63,35 @@ export class ClaudeSession {
   /** `uuid` of the last conversation message of the last turn this process completed successfully. */
   lastMessageId: string | undefined;
 
-  constructor(proc: CliProcess, launch: Launch, signature: string, graceMs: number, freshSession: boolean) {
+  /** Tool-name prefixes (`mcp__<server>__`) of trusted MCP servers, never asked for by the every-tool hook. */
+  readonly #trustedPrefixes: string[];
+
+  /**
+   * @param askForEveryTool - register the `PreToolUse` hook that makes the CLI ask the host for
+   * every tool call (written before the first prompt, so it covers every turn of the process).
+   */
+  constructor(proc: CliProcess, launch: Launch, signature: string, graceMs: number, freshSession: boolean, askForEveryTool = false) {
     this.proc = proc;
     this.#launch = launch;
     this.signature = signature;
     this.#graceMs = graceMs;
     this.#freshSession = freshSession;
+    this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
     this.#lines = proc.lines()[Symbol.asyncIterator]();
     void proc.exited.then(() => (this.#exited = true));
+    this.#askForEveryTool = askForEveryTool;
+  }
+
+  /** Register the every-tool `PreToolUse` hook with the process's `initialize` request. */
+  readonly #askForEveryTool: boolean;
+  /** The `initialize` control request was written (by {@link initialize} or before the first turn). */
+  #initializeSent = false;
+
+  #initializeRequest(requestId: string): Record<string, unknown> {
+    this.#initializeSent = true;
+    return this.#askForEveryTool
+      ? askEveryToolInitialize(requestId)
+      : { type: "control_request", request_id: requestId, request: { subtype: "initialize" } };
   }
 
   /** True while the process can take another turn. */
@@ -90,6 +120,10 @@ export class ClaudeSession {
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
+      // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
+      if (this.#askForEveryTool && !this.#initializeSent) {
+        proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
+      }
       proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
       for (;;) {
         const next = await this.#lines.next();
@@ -147,7 +181,7 @@ export class ClaudeSession {
    */
   async initialize(signal: AbortSignal): Promise<void> {
     const requestId = `adaptor_init_${randomUUID()}`;
-    this.proc.writeJson({ type: "control_request", request_id: requestId, request: { subtype: "initialize" } }).catch(() => undefined);
+    this.proc.writeJson(this.#initializeRequest(requestId)).catch(() => undefined);
     let onAbort: () => void = () => undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal.reason);
@@ -221,7 +255,13 @@ export class ClaudeSession {
   #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: TurnState): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
-    const request = message.request as { subtype?: string } | undefined;
+    const request = message.request as { subtype?: string; callback_id?: unknown; input?: { tool_name?: unknown } } | undefined;
+    if (request?.subtype === "hook_callback" && request.callback_id === ASK_EVERY_TOOL_HOOK) {
+      const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
+      const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
+      proc.writeJson(preToolUseAnswer(requestId, !trusted)).catch(() => undefined);
+      return;
+    }
     if (request?.subtype !== "can_use_tool") {
       proc.writeJson(controlError(requestId, `unsupported control request ${String(request?.subtype)}`)).catch(() => undefined);
       return;
