@@ -22,7 +22,8 @@ async function settledRss(): Promise<number> {
   return rss();
 }
 
-const agent = new Agent(claude({ command, maxConcurrentSpawns: MAX_SPAWNS }));
+// The child environment is an allowlist: hand the fake its delta count explicitly.
+const agent = new Agent(claude({ command, maxConcurrentSpawns: MAX_SPAWNS, env: { FAKE_N: process.env.FAKE_N ?? "1000" } }));
 const policy = { approvals: { timeoutMs: 600_000 } };
 
 /** One run: its events counted, its verdict checked against the decision its handler made. */

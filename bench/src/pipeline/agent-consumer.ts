@@ -12,7 +12,9 @@ if (!command || (which !== "claude" && which !== "codex")) {
   process.stderr.write("usage: FAKE_CLI=<fake> agent-consumer.ts claude|codex\n");
   process.exit(2);
 }
-const driver = which === "claude" ? claude({ command }) : codex({ command });
+// The child environment is an allowlist: hand the fake its delta count explicitly.
+const env = { FAKE_N: process.env.FAKE_N ?? "200000" };
+const driver = which === "claude" ? claude({ command, env }) : codex({ command, env });
 const agent = new Agent(driver);
 let events = 0;
 let text = 0;

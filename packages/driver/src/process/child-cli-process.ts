@@ -26,6 +26,7 @@ export interface ChildCliProcessInit {
 }
 
 const EMPTY = Buffer.alloc(0);
+const LINES_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 /** After SIGKILL, how long to wait for stdio to close before destroying our ends (a pipe held outside the group). */
 const STDIO_RELEASE_MS = 1000;
 
@@ -59,6 +60,7 @@ export class ChildCliProcess implements CliProcess {
   #linesTaken = false;
   #consumerGone = false;
   #wake: (() => void) | undefined;
+  #waiting: Promise<void> | undefined;
 
   // stderr
   readonly #stderrWindow: OutputTail;
@@ -272,40 +274,70 @@ export class ChildCliProcess implements CliProcess {
     });
   }
 
-  async *#iterate(): AsyncGenerator<OutputLine, void, undefined> {
-    try {
-      for (;;) {
-        if (this.#queueHead < this.#queue.length) {
-          const line = this.#queue[this.#queueHead] as OutputLine;
-          this.#queueHead++;
-          if (this.#queueHead === this.#queue.length) {
-            this.#queue = [];
-            this.#queueHead = 0;
-          }
-          yield line;
-          continue;
-        }
-        if (this.#readError) throw this.#readError;
-        if (this.#stdoutDone) return;
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-      }
-    } finally {
+  /**
+   * The single consumer's iterator, written out instead of an async generator: a line already
+   * queued costs one settled promise, no generator resumption. Concurrent `next()` calls are
+   * served in call order.
+   */
+  #iterate(): AsyncIterableIterator<OutputLine> {
+    let finished = false;
+    const finish = (): void => {
+      finished = true;
       this.#consumerGone = true;
       this.#queue = [];
       this.#queueHead = 0;
-      this.#wake = undefined;
-    }
+      this.#notify();
+    };
+    const next = (): Promise<IteratorResult<OutputLine, undefined>> => {
+      if (finished) return Promise.resolve(LINES_DONE);
+      if (this.#queueHead < this.#queue.length) {
+        const line = this.#queue[this.#queueHead] as OutputLine;
+        this.#queueHead++;
+        if (this.#queueHead === this.#queue.length) {
+          this.#queue = [];
+          this.#queueHead = 0;
+        }
+        return Promise.resolve({ done: false, value: line });
+      }
+      if (this.#readError) {
+        const error = this.#readError;
+        finish();
+        return Promise.reject(error);
+      }
+      if (this.#stdoutDone) {
+        finish();
+        return Promise.resolve(LINES_DONE);
+      }
+      this.#waiting ??= new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      return this.#waiting.then(next);
+    };
+    const iterator: AsyncIterableIterator<OutputLine> = {
+      next,
+      return: () => {
+        if (!finished) finish();
+        return Promise.resolve(LINES_DONE);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
   }
 
   #notify(): void {
     const wake = this.#wake;
     this.#wake = undefined;
+    this.#waiting = undefined;
     wake?.();
   }
 
-  #enqueue(lines: readonly OutputLine[]): void {
+  #enqueue(lines: OutputLine[]): void {
+    // Nothing waiting: take the decoder's fresh array as the queue instead of copying it.
+    if (this.#queueHead === this.#queue.length) {
+      this.#queue = lines;
+      this.#queueHead = 0;
+      return;
+    }
     for (const line of lines) this.#queue.push(line);
   }
 
