@@ -139,6 +139,17 @@ export type { McpServer, McpStdioServer, McpHttpServer, McpSseServer, McpTranspo
 // Matching helpers and codes, so hosts need one import.
 export { isError, findError, ErrCode, DriverError, AdaptorError, errorCode, type Sentinel } from "@adaptor/errors";
 
+// Option and input refusals (unknown keys, wrong types, empty values, text a CLI cannot carry).
+export {
+  ErrInvalidOption,
+  InvalidOptionError,
+  MalformedStringError,
+  MAX_TIMER_MS,
+  type InvalidOptionInit,
+  type StringFlawKind,
+} from "@adaptor/errors";
+export type { ThreadOptions } from "./options/check-input.js";
+
 // Structured output.
 export { runAs, type Runner } from "./structured-output/run-as.js";
 export {

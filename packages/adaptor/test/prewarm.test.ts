@@ -37,10 +37,11 @@ describe("agent.prewarm()", () => {
     expect(warmed).toEqual([]);
   });
 
-  it("rejects like a run: a bad count (RangeError), an unsupported policy, a closed agent (ErrAgentClosed)", async () => {
+  it("rejects like a run: a bad count (InvalidOptionError), an unsupported policy, a closed agent (ErrAgentClosed)", async () => {
     const { driver, warmed } = warmingDriver();
     const agent = new Agent(driver);
-    await expect(agent.prewarm({ count: 0 })).rejects.toBeInstanceOf(RangeError);
+    await expect(agent.prewarm({ count: 0 })).rejects.toMatchObject({ name: "InvalidOptionError", field: "count" });
+    await expect(agent.prewarm({ coutn: 2 } as never)).rejects.toMatchObject({ name: "InvalidOptionError", suggestion: "count" });
     await expect(agent.prewarm({ policy: { sandbox: "bogus" as never } })).rejects.toBeInstanceOf(InvalidPolicyError);
     await agent.close();
     expect(isError(await agent.prewarm().catch((e: unknown) => e), ErrAgentClosed)).toBe(true);

@@ -78,18 +78,26 @@ export class ClaudeDriver implements Driver {
   readonly #spawns: PQueue;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
+  /** Why the config given to the constructor was refused, if it was. */
+  readonly #invalid: unknown;
 
   constructor(config: ClaudeConfig = {}) {
-    this.config = Object.freeze({ ...config, ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}) });
-    this.#pool = new SessionPool(config.idleMs);
-    this.#warm = new WarmPool(config.idleMs ?? DEFAULT_IDLE_MS);
-    // An invalid value is reported by validateConfig() before any run, not thrown from here.
-    const spawns = config.maxConcurrentSpawns;
-    this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
+    // An invalid config is reported by validateConfig() before any run, not thrown from here.
+    let checked: ClaudeConfig = Object.freeze({});
+    try {
+      checked = validateClaudeConfig(config);
+    } catch (error) {
+      this.#invalid = error;
+    }
+    this.config = checked;
+    this.#pool = new SessionPool(checked.idleMs);
+    this.#warm = new WarmPool(checked.idleMs ?? DEFAULT_IDLE_MS);
+    this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
   validateConfig(): void {
+    if (this.#invalid !== undefined) throw this.#invalid;
     validateClaudeConfig(this.config);
   }
 

@@ -1,5 +1,6 @@
-import { InvalidDriverConfigError } from "@adaptor/driver";
-import { SAFE_ENV_BASE, inheritEnvProblem, type InheritEnv } from "@adaptor/driver/process";
+import { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "@adaptor/driver";
+import { optionChecks, type OptionShape } from "@adaptor/errors";
+import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
 /**
  * The host variables the claude CLI inherits when `inheritEnv` is unset: the safe base
@@ -106,35 +107,50 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--settings",
 ]);
 
+const is = optionChecks;
+
+/** Every option of {@link ClaudeConfig} with its runtime check; a key not listed here is refused. */
+const CLAUDE_CONFIG_SHAPE: OptionShape = {
+  command: is.string({ nonEmpty: true }),
+  model: is.string({ nonEmpty: true }),
+  cwd: is.string({ nonEmpty: true }),
+  env: is.env({ allowUndefined: true }),
+  inheritEnv: inheritEnvOption,
+  configDir: is.string({ nonEmpty: true }),
+  extraArgs: is.arrayOf(is.string(), "an array of strings"),
+  partialMessages: is.boolean(),
+  killGraceMs: is.timerMs(),
+  maxLineBytes: is.integer(1),
+  maxRawBytes: is.integer(1),
+  userMcpServers: is.boolean(),
+  idleMs: is.timerMs(),
+  maxConcurrentSpawns: is.integer(1),
+  askForEveryTool: is.boolean(),
+};
+
 /**
- * Checks a config without I/O.
- * @throws InvalidDriverConfigError naming the field: an owned flag in `extraArgs`, a non-string arg,
- * an empty `command`, a negative `killGraceMs` or a non-positive `maxLineBytes`.
+ * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`
+ * and `env` copied). `undefined` means "no options".
+ * @throws InvalidDriverConfigError (matches `ErrInvalidDriverConfig`; its `cause` is an
+ * `InvalidOptionError` naming the field): an unknown key (with the closest known one suggested),
+ * a value of the wrong type, an `inheritEnv` that is not true, false or an array of variable
+ * names, an empty `command`, `model`, `cwd` or `configDir`, a string holding NUL or a lone UTF-16
+ * surrogate, a `killGraceMs` or `idleMs` outside [0, 2^31-1] ms (a Node timer cannot wait longer),
+ * a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, or an
+ * owned flag in `extraArgs`.
  */
-export function validateClaudeConfig(config: ClaudeConfig): void {
-  const fail = (reason: string): never => {
-    throw new InvalidDriverConfigError("claude", reason);
-  };
-  if (config.command !== undefined && (typeof config.command !== "string" || config.command.trim() === "")) {
-    fail("command must be a non-empty string");
-  }
-  for (const arg of config.extraArgs ?? []) {
-    if (typeof arg !== "string") fail(`extraArgs must be strings, got ${typeof arg}`);
+export function validateClaudeConfig(config: ClaudeConfig | undefined): ClaudeConfig {
+  const checked = checkDriverConfig<ClaudeConfig>("claude", config, CLAUDE_CONFIG_SHAPE);
+  for (const [index, arg] of (checked.extraArgs ?? []).entries()) {
     const flag = arg.split("=", 1)[0] ?? arg;
     if (OWNED_FLAGS.includes(flag) || (/^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)))) {
-      fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
+      throw driverConfigRefusal("claude", `extraArgs[${index}]`, `may not set ${JSON.stringify(arg)}: the driver owns it`);
     }
   }
-  const inheritProblem = inheritEnvProblem(config.inheritEnv);
-  if (inheritProblem) fail(`inheritEnv ${inheritProblem}`);
-  if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
-  if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
-  if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {
-    fail(`maxRawBytes must be a positive integer, got ${String(config.maxRawBytes)}`);
-  }
-  if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
-  if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
-    fail("maxConcurrentSpawns must be a positive integer");
-  }
-  if (config.askForEveryTool !== undefined && typeof config.askForEveryTool !== "boolean") fail("askForEveryTool must be a boolean");
+  return Object.freeze({
+    ...checked,
+    ...(checked.extraArgs ? { extraArgs: Object.freeze([...checked.extraArgs]) } : {}),
+    ...(checked.env ? { env: Object.freeze({ ...checked.env }) } : {}),
+    ...(Array.isArray(checked.inheritEnv) ? { inheritEnv: Object.freeze([...checked.inheritEnv]) } : {}),
+  });
 }

@@ -38,25 +38,27 @@ export class CodexDriver implements Driver {
   readonly #pool: SessionPool;
   readonly #warm: WarmPool;
   readonly #spawns: PQueue;
+  /** Why the config given to the constructor was refused, if it was. */
+  readonly #invalid: unknown;
 
   constructor(config: CodexConfig = {}) {
-    const copy: CodexConfig = {
-      ...config,
-      ...(config.extraArgs ? { extraArgs: [...config.extraArgs] } : {}),
-      ...(config.env ? { env: { ...config.env } } : {}),
-      ...(config.configOverrides ? { configOverrides: { ...config.configOverrides } } : {}),
-    };
-    this.config = Object.freeze(copy);
-    this.descriptor = config.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
-    this.#pool = new SessionPool(config.idleMs);
-    this.#warm = new WarmPool(config.idleMs ?? DEFAULT_IDLE_MS);
-    // An invalid value is reported by validateConfig() before any run, not thrown from here.
-    const spawns = config.maxConcurrentSpawns;
-    this.#spawns = new PQueue({ concurrency: Number.isInteger(spawns) && spawns! > 0 ? spawns! : 4 });
+    // An invalid config is reported by validateConfig() before any run, not thrown from here.
+    let checked: CodexConfig = Object.freeze({});
+    try {
+      checked = validateCodexConfig(config);
+    } catch (error) {
+      this.#invalid = error;
+    }
+    this.config = checked;
+    this.descriptor = checked.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
+    this.#pool = new SessionPool(checked.idleMs);
+    this.#warm = new WarmPool(checked.idleMs ?? DEFAULT_IDLE_MS);
+    this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
   validateConfig(): void {
+    if (this.#invalid !== undefined) throw this.#invalid;
     validateCodexConfig(this.config);
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { findError } from "@adaptor/errors";
-import { InvalidDriverConfigError } from "@adaptor/driver";
-import { validateCodexConfig } from "./config.js";
+import { findError, InvalidOptionError, isError } from "@adaptor/errors";
+import { ErrInvalidDriverConfig, InvalidDriverConfigError } from "@adaptor/driver";
+import { CodexDriver } from "./codex-driver.js";
+import { validateCodexConfig, type CodexConfig } from "./config.js";
 
 function refusal(config: Parameters<typeof validateCodexConfig>[0]): string | undefined {
   try {
@@ -37,5 +38,52 @@ describe("validateCodexConfig", () => {
 
   it("refuses maxConcurrentSpawns 0 at validation, not with a constructor crash", () => {
     expect(refusal({ maxConcurrentSpawns: 0 })).toContain("maxConcurrentSpawns");
+  });
+});
+
+describe("validateCodexConfig: options", () => {
+  function option(config: unknown): InvalidOptionError {
+    let caught: unknown;
+    try {
+      validateCodexConfig(config as Parameters<typeof validateCodexConfig>[0]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isError(caught, ErrInvalidDriverConfig)).toBe(true);
+    const found = findError(caught, InvalidOptionError);
+    if (!found) throw new Error(`not refused with an InvalidOptionError: ${String(caught)}`);
+    expect(found.subject).toBe("codex config");
+    return found;
+  }
+
+  it.each([
+    ["comand", "command"],
+    ["modle", "model"],
+    ["trasport", "transport"],
+    ["codexHom", "codexHome"],
+  ])("refuses the misspelt key %s, suggesting %s", (typo, known) => {
+    expect(option({ [typo]: "x" })).toMatchObject({ field: typo, suggestion: known });
+  });
+
+  it.each([
+    [{ model: "" }, "model"],
+    [{ model: 123 }, "model"],
+    [{ env: "str" }, "env"],
+    [{ transport: "grpc" }, "transport"],
+    [{ extraArgs: "abc" }, "extraArgs"],
+    [{ configOverrides: { "a.b": null } }, "configOverrides.a.b"],
+    [{ configOverrides: { model: "x" } }, "configOverrides.model"],
+    [{ idleMs: 1e12 }, "idleMs"],
+    [{ killGraceMs: Infinity }, "killGraceMs"],
+    [{ clientName: "" }, "clientName"],
+    [{ cwd: "/tmp/\uDC00" }, "cwd"],
+  ])("refuses the bad value %j naming %s", (config, field) => {
+    expect(option(config).field).toBe(field);
+  });
+
+  it("keeps a refused config out of the driver (a string extraArgs is never spread into argv)", () => {
+    const driver = new CodexDriver({ extraArgs: "abc" } as unknown as CodexConfig);
+    expect(driver.config.extraArgs).toBeUndefined();
+    expect(() => driver.validateConfig()).toThrow(InvalidDriverConfigError);
   });
 });

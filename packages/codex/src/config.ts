@@ -1,5 +1,6 @@
-import { InvalidDriverConfigError } from "@adaptor/driver";
-import { SAFE_ENV_BASE, inheritEnvProblem, type InheritEnv } from "@adaptor/driver/process";
+import { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "@adaptor/driver";
+import { optionChecks, type OptionShape } from "@adaptor/errors";
+import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
 /**
  * The host variables the codex CLI inherits when `inheritEnv` is unset: the safe base
@@ -113,53 +114,65 @@ function configKeySetBy(arg: string, next: string | undefined): string | undefin
   return setting?.split("=", 1)[0]?.trim() || undefined;
 }
 
+const is = optionChecks;
+
+/** Every option of {@link CodexConfig} with its runtime check; a key not listed here is refused. */
+const CODEX_CONFIG_SHAPE: OptionShape = {
+  command: is.string({ nonEmpty: true }),
+  transport: is.oneOf("app-server", "exec"),
+  model: is.string({ nonEmpty: true }),
+  cwd: is.string({ nonEmpty: true }),
+  env: is.env({ allowUndefined: true }),
+  inheritEnv: inheritEnvOption,
+  codexHome: is.string({ nonEmpty: true }),
+  configOverrides: is.recordOf(is.anyOf("a string, a finite number or a boolean", is.string(), is.number(), is.boolean())),
+  extraArgs: is.arrayOf(is.string(), "an array of strings"),
+  clientName: is.string({ nonEmpty: true }),
+  killGraceMs: is.timerMs(),
+  maxLineBytes: is.integer(1),
+  maxRawBytes: is.integer(1),
+  idleMs: is.timerMs(),
+  replyTimeoutMs: is.timerMs({ positive: true }),
+  maxConcurrentSpawns: is.integer(1),
+};
+
 /**
- * Checks a config without I/O.
- * @throws InvalidDriverConfigError naming the field: an unknown transport, an owned flag in
- * `extraArgs` (or an owned config key set there with `-c`/`--config`), an owned key in `configOverrides`, a non-string arg, an empty `command`, a negative
- * `killGraceMs` or `idleMs`, a non-positive `maxLineBytes`, or a `maxConcurrentSpawns` that is not a
- * positive integer.
+ * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`,
+ * `env` and `configOverrides` copied). `undefined` means "no options".
+ * @throws InvalidDriverConfigError (matches `ErrInvalidDriverConfig`; its `cause` is an
+ * `InvalidOptionError` naming the field): an unknown key (with the closest known one suggested),
+ * a value of the wrong type, an `inheritEnv` that is not true, false or an array of variable
+ * names, an unknown transport, an empty `command`, `model`, `cwd`, `codexHome`
+ * or `clientName`, a string holding NUL or a lone UTF-16 surrogate, a `killGraceMs` or `idleMs`
+ * outside [0, 2^31-1] ms or a `replyTimeoutMs` outside (0, 2^31-1] ms (a Node timer cannot wait
+ * longer), a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, an owned flag in `extraArgs` (or an owned
+ * config key set there with `-c`/`--config`), or an owned or malformed key in `configOverrides`.
  */
-export function validateCodexConfig(config: CodexConfig): void {
-  const fail = (reason: string): never => {
-    throw new InvalidDriverConfigError("codex", reason);
+export function validateCodexConfig(config: CodexConfig | undefined): CodexConfig {
+  const checked = checkDriverConfig<CodexConfig>("codex", config, CODEX_CONFIG_SHAPE);
+  const fail = (field: string, reason: string): never => {
+    throw driverConfigRefusal("codex", field, reason);
   };
-  if (typeof config !== "object" || config === null) fail("config must be an object");
-  if (config.command !== undefined && (typeof config.command !== "string" || config.command.trim() === "")) {
-    fail("command must be a non-empty string");
-  }
-  if (config.transport !== undefined && config.transport !== "app-server" && config.transport !== "exec") {
-    fail(`transport must be "app-server" or "exec", got ${JSON.stringify(config.transport)}`);
-  }
-  const extraArgs = config.extraArgs ?? [];
+  const extraArgs = checked.extraArgs ?? [];
   for (const [index, arg] of extraArgs.entries()) {
-    if (typeof arg !== "string") fail(`extraArgs must be strings, got ${typeof arg}`);
     const flag = arg.split("=", 1)[0] ?? arg;
-    if (OWNED_FLAGS.includes(flag)) fail(`extraArgs may not set ${JSON.stringify(arg)}: the driver owns it`);
+    if (OWNED_FLAGS.includes(flag)) fail(`extraArgs[${index}]`, `may not set ${JSON.stringify(arg)}: the driver owns it`);
     const key = configKeySetBy(arg, extraArgs[index + 1]);
     if (key && OWNED_CONFIG_KEYS.some((owned) => key === owned || key.startsWith(`${owned}.`))) {
-      fail(`extraArgs may not set config key ${JSON.stringify(key)}: the driver owns it`);
+      fail(`extraArgs[${index}]`, `may not set config key ${JSON.stringify(key)}: the driver owns it`);
     }
   }
-  for (const [key, value] of Object.entries(config.configOverrides ?? {})) {
-    if (OWNED_CONFIG_KEYS.includes(key)) fail(`configOverrides may not set ${JSON.stringify(key)}: the driver owns it`);
-    if (!/^[A-Za-z0-9_.-]+$/.test(key)) fail(`configOverrides key ${JSON.stringify(key)} is not a dotted TOML key`);
-    if (!["string", "number", "boolean"].includes(typeof value)) fail(`configOverrides.${key} must be a string, number or boolean`);
+  for (const key of Object.keys(checked.configOverrides ?? {})) {
+    if (OWNED_CONFIG_KEYS.includes(key)) fail(`configOverrides.${key}`, `may not be set: the driver owns it`);
+    if (!/^[A-Za-z0-9_.-]+$/.test(key)) fail(`configOverrides key ${JSON.stringify(key)}`, "is not a dotted TOML key");
   }
-  const inheritProblem = inheritEnvProblem(config.inheritEnv);
-  if (inheritProblem) fail(`inheritEnv ${inheritProblem}`);
-  if (config.killGraceMs !== undefined && !(config.killGraceMs >= 0)) fail("killGraceMs must be >= 0");
-  if (config.maxLineBytes !== undefined && !(config.maxLineBytes > 0)) fail("maxLineBytes must be > 0");
-  if (config.maxRawBytes !== undefined && !(Number.isSafeInteger(config.maxRawBytes) && config.maxRawBytes > 0)) {
-    fail(`maxRawBytes must be a positive integer, got ${String(config.maxRawBytes)}`);
-  }
-  if (config.idleMs !== undefined && !(config.idleMs >= 0)) fail("idleMs must be >= 0");
-  if (config.replyTimeoutMs !== undefined && !(Number.isFinite(config.replyTimeoutMs) && config.replyTimeoutMs > 0 && config.replyTimeoutMs <= 2_147_483_647)) {
-    fail("replyTimeoutMs must be a positive number of ms, at most 2147483647");
-  }
-  if (config.maxConcurrentSpawns !== undefined && !(Number.isInteger(config.maxConcurrentSpawns) && config.maxConcurrentSpawns > 0)) {
-    fail("maxConcurrentSpawns must be a positive integer");
-  }
+  return Object.freeze({
+    ...checked,
+    ...(checked.extraArgs ? { extraArgs: Object.freeze([...checked.extraArgs]) } : {}),
+    ...(checked.env ? { env: Object.freeze({ ...checked.env }) } : {}),
+    ...(checked.configOverrides ? { configOverrides: Object.freeze({ ...checked.configOverrides }) } : {}),
+    ...(Array.isArray(checked.inheritEnv) ? { inheritEnv: Object.freeze([...checked.inheritEnv]) } : {}),
+  });
 }
 
 /** `-c key=value` arguments of `configOverrides`, values TOML-encoded. */

@@ -1,5 +1,4 @@
-import { AdaptorError } from "@adaptor/errors";
-import { DriverError, ErrCode } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
 import type { Driver, PrewarmRequest } from "@adaptor/driver";
 import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
@@ -8,13 +7,18 @@ import { executeRun } from "../run/execute-run.js";
 import { Preparation, prepare } from "../run/preparation.js";
 import type { Result } from "../run/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../run/run-options.js";
+import {
+  checkAgentOptions,
+  checkPrewarmOptions,
+  checkPrompt,
+  checkRunOptions,
+  checkThreadOptions,
+  type ThreadOptions,
+} from "../options/check-input.js";
 import { Stream } from "../run/stream.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "../thread/thread.js";
 import { AgentTools } from "../tools/agent-tools.js";
-
-/** Longest delay a Node timer takes, in ms; longer ones fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Default thread lease time-to-live, in ms. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -42,30 +46,31 @@ export class Agent implements AsyncDisposable {
   #closing: Promise<void> | undefined;
 
   /**
-   * @throws TypeError when `driver` is missing; RangeError for an `eventBuffer` below 1 or a
-   * `leaseTtlMs` outside (0, 2^31-1] (programmer errors, not sentinels).
+   * @throws InvalidOptionError (subject `"Agent options"`, matches `ErrInvalidOption`) naming the
+   * field, before anything starts: `driver` missing (field `driver`); `options` not an object (also
+   * `null`); an unknown key (with the closest known one suggested, or where a run-only key belongs);
+   * a value of the wrong type; an empty `model`, `cwd` or `owner`; a string holding NUL or a lone
+   * UTF-16 surrogate; an `eventBuffer` below 1; a `leaseTtlMs` outside (0, 2^31-1] ms; a
+   * `timeoutMs` outside [0, 2^31-1] ms (Infinity: none).
    */
   constructor(driver: Driver, options: AgentOptions = {}) {
-    if (!driver || typeof driver.run !== "function") throw new TypeError("new Agent(driver): a Driver is required");
+    if (typeof driver !== "object" || driver === null || typeof driver.run !== "function") {
+      throw new InvalidOptionError({ subject: "new Agent(driver)", field: "driver", reason: "must be a Driver (e.g. claude() or codex())" });
+    }
     this.driver = driver;
-    this.#options = Object.freeze({ ...options });
-    this.#owner = options.owner ?? `agent-${uuidv7()}`;
-    this.#tools = new AgentTools(options.tools);
-    const { eventBuffer, leaseTtlMs } = this.#options;
-    if (eventBuffer !== undefined && !(Number.isInteger(eventBuffer) && eventBuffer >= 1)) {
-      throw new RangeError(`eventBuffer must be an integer >= 1, got ${String(eventBuffer)}`);
-    }
-    if (leaseTtlMs !== undefined && !(Number.isFinite(leaseTtlMs) && leaseTtlMs > 0 && leaseTtlMs <= MAX_TIMER_MS)) {
-      throw new RangeError(`leaseTtlMs must be a number of ms in (0, ${MAX_TIMER_MS}], got ${String(leaseTtlMs)}`);
-    }
+    this.#options = checkAgentOptions(options);
+    this.#owner = this.#options.owner ?? `agent-${uuidv7()}`;
+    this.#tools = new AgentTools(this.#options.tools);
   }
 
   /**
-   * Starts a run and returns its {@link Stream} at once; never throws. After `close()` began, the
-   * stream's result rejects with `ErrAgentClosed`.
+   * Starts a run and returns its {@link Stream} at once; never throws. Anything wrong with the
+   * prompt or the options (an `InvalidOptionError` or `MalformedStringError` naming the field, see
+   * `RunOptions`), and after `close()` began `ErrAgentClosed`, arrives through `result()` and a
+   * final `run-finished` event; nothing starts.
    */
   stream(prompt: string, options: RunOptions = {}): Stream {
-    return this.#start(prompt, options ?? {}, undefined, undefined, false);
+    return this.#start(prompt, options, undefined, undefined, false);
   }
 
   /**
@@ -74,9 +79,11 @@ export class Agent implements AsyncDisposable {
    * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
    * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, a NUL,
    * or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
+   * InvalidOptionError (subject `"thread options"`) for an unknown or mistyped option.
    */
-  thread(key: string, options: { resumeOnly?: boolean } = {}): Thread {
-    return new Thread(this.#threadHost, key, options.resumeOnly ? "resume_only" : "continue_or_start");
+  thread(key: string, options: ThreadOptions = {}): Thread {
+    const { resumeOnly } = checkThreadOptions(options);
+    return new Thread(this.#threadHost, key, resumeOnly ? "resume_only" : "continue_or_start");
   }
 
   /**
@@ -107,7 +114,7 @@ export class Agent implements AsyncDisposable {
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
       };
-      return this.#start(prompt, options ?? {}, context, key, eventsDrained);
+      return this.#start(prompt, options, context, key, eventsDrained);
     },
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
@@ -129,15 +136,27 @@ export class Agent implements AsyncDisposable {
       { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
     );
-    const refusal = this.#closing ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed }) : thread instanceof AdaptorError ? thread : undefined;
-    if (refusal) {
-      queue.push({ type: "run-finished", ok: false, reason: "error", message: refusal.message });
+    let refusal: unknown = this.#closing ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed }) : thread instanceof AdaptorError ? thread : undefined;
+    let merged: RunOptions = {};
+    let release = (): void => undefined;
+    if (refusal === undefined) {
+      // Nothing below may throw out of stream(): a refusal becomes the verdict.
+      try {
+        const call = checkRunOptions(options);
+        checkPrompt(prompt);
+        merged = mergeRunOptions(this.#options, call);
+        this.#tools.attach(merged, runId, queue);
+        release = linkSignals(controller, this.driver.descriptor.type, merged);
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    if (refusal !== undefined) {
+      const message = refusal instanceof Error ? refusal.message : String(refusal);
+      queue.push({ type: "run-finished", ok: false, reason: "error", message });
       queue.close();
       return new Stream(runId, queue, controller, Promise.reject(refusal));
     }
-    const merged = mergeRunOptions(this.#options, options);
-    this.#tools.attach(merged, runId, queue);
-    const release = linkSignals(controller, this.driver.descriptor.type, merged);
     const result = Promise.resolve()
       .then(() =>
         executeRun({
@@ -186,13 +205,13 @@ export class Agent implements AsyncDisposable {
    * @returns how many processes were started: 0 when the driver cannot pre-warm (or not in this
    * configuration, e.g. codex `exec`), or when the Agent has host tools (each run then has its own
    * tool grant, so it always spawns).
-   * @throws RangeError for a bad `count`; `ErrAgentClosed` after close(); the pre-invocation error a
+   * @throws InvalidOptionError (subject `"prewarm options"`) for a `count` that is not a positive
+   * integer or a refused run option (as a run's); `ErrAgentClosed` after close(); the pre-invocation error a
    * run with these options would reject with (invalid config, policy, schema, MCP, skills);
    * DriverError `NOT_FOUND` for a missing executable; `options.signal`'s reason when aborted.
    */
   async prewarm(options: RunOptions & { readonly count?: number } = {}): Promise<number> {
-    const { count = 1, ...runOptions } = options ?? {};
-    if (!(Number.isInteger(count) && count >= 1)) throw new RangeError(`count must be an integer >= 1, got ${String(count)}`);
+    const { count = 1, ...runOptions } = checkPrewarmOptions(options);
     if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
     const driver = this.driver;
     if (typeof driver.prewarm !== "function" || this.#options.tools?.length) return 0;
@@ -262,7 +281,7 @@ function linkSignals(controller: AbortController, device: string, options: RunOp
       cleanups.push(() => signal.removeEventListener("abort", onAbort));
     }
   }
-  // Beyond the timer range (about 24.8 days) or Infinity: no deadline. Bad values are rejected by the run.
+  // Infinity: no deadline (anything else beyond the timer range was refused with the options).
   if (typeof timeoutMs === "number" && timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS) {
     const timer = setTimeout(() => {
       controller.abort(

@@ -56,7 +56,6 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   const expireApprovals = (): void => approvals?.end("run cancelled");
   controller.signal.addEventListener("abort", expireApprovals, { once: true });
   try {
-    checkRunInput(setup.prompt, options);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
@@ -139,19 +138,6 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   } finally {
     controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();
-  }
-}
-
-/**
- * Rejects what no driver could run: a prompt that is not a string, and a `timeoutMs` that is not a
- * non-negative number (Infinity means none).
- * @throws TypeError / RangeError (programmer errors, reported through the verdict).
- */
-function checkRunInput(prompt: unknown, options: RunOptions): void {
-  if (typeof prompt !== "string") throw new TypeError(`the prompt must be a string, got ${prompt === null ? "null" : typeof prompt}`);
-  const { timeoutMs } = options;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs >= 0)) {
-    throw new RangeError(`timeoutMs must be a number >= 0 (ms), got ${String(timeoutMs)}`);
   }
 }
 

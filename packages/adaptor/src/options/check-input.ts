@@ -1,0 +1,68 @@
+import { assertWellFormedString, checkOptions, InvalidOptionError } from "@adaptor/errors";
+import type { AgentOptions, RunOptions } from "../run/run-options.js";
+import {
+  AGENT_ONLY_HINTS,
+  AGENT_OPTIONS_SHAPE,
+  RUN_ONLY_HINTS,
+  PREWARM_OPTIONS_SHAPE,
+  RUN_OPTIONS_SHAPE,
+  THREAD_OPTIONS_SHAPE,
+} from "./option-shapes.js";
+
+/** Options of `agent.thread(key, options)`. */
+export interface ThreadOptions {
+  /** Fail the first run with `ErrThreadNotFound` instead of starting a conversation. Default false. */
+  readonly resumeOnly?: boolean;
+}
+
+/**
+ * Checks the options of `new Agent(driver, options)` and returns a frozen snapshot.
+ * @throws InvalidOptionError (subject `"Agent options"`) naming the field: see {@link checkRunOptions}.
+ */
+export function checkAgentOptions(options: unknown): AgentOptions {
+  return checkOptions<AgentOptions>("Agent options", options, AGENT_OPTIONS_SHAPE, { elsewhere: RUN_ONLY_HINTS });
+}
+
+/**
+ * Checks the options of one `agent.run()` / `agent.stream()` / `thread.run()` call and returns a
+ * frozen snapshot (each option read once). `undefined` and `null` mean none.
+ * @throws InvalidOptionError (subject `"run options"`) naming the field: an unknown key (with the
+ * closest known one suggested, or where an Agent-only key belongs), a getter that throws, a value
+ * of the wrong type, an empty `model` or `cwd`, a string holding NUL or a lone UTF-16 surrogate, a
+ * `timeoutMs` that is not a number of ms in [0, 2^31-1] or Infinity.
+ */
+export function checkRunOptions(options: unknown): RunOptions {
+  return checkOptions<RunOptions>("run options", options, RUN_OPTIONS_SHAPE, { allowNull: true, elsewhere: AGENT_ONLY_HINTS });
+}
+
+/**
+ * Checks the options of `agent.prewarm(options)` (the run options plus `count`, a positive
+ * integer) and returns a frozen snapshot. `undefined` and `null` mean none.
+ * @throws InvalidOptionError (subject `"prewarm options"`) naming the field.
+ */
+export function checkPrewarmOptions(options: unknown): RunOptions & { readonly count?: number } {
+  return checkOptions<RunOptions & { readonly count?: number }>("prewarm options", options, PREWARM_OPTIONS_SHAPE, {
+    allowNull: true,
+    elsewhere: AGENT_ONLY_HINTS,
+  });
+}
+
+/**
+ * Checks the options of `agent.thread(key, options)`.
+ * @throws InvalidOptionError (subject `"thread options"`) naming the field.
+ */
+export function checkThreadOptions(options: unknown): ThreadOptions {
+  return checkOptions<ThreadOptions>("thread options", options, THREAD_OPTIONS_SHAPE);
+}
+
+/**
+ * Checks a prompt: a string without lone UTF-16 surrogates (NUL is carried, inside JSON).
+ * @throws InvalidOptionError (`run: prompt must be a string`) or `MalformedStringError`.
+ */
+export function checkPrompt(prompt: unknown): string {
+  if (typeof prompt !== "string") {
+    throw new InvalidOptionError({ subject: "run", field: "prompt", reason: `must be a string, got ${prompt === null ? "null" : typeof prompt}` });
+  }
+  assertWellFormedString("run", "prompt", prompt, { allowNul: true });
+  return prompt;
+}

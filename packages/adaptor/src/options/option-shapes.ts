@@ -1,0 +1,71 @@
+import { optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
+
+/** Accepts any value: the option is checked later by its own step, with its own typed error. */
+const checkedLater: OptionCheck = () => undefined;
+
+/** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
+const SHARED: OptionShape = {
+  model: is.string({ nonEmpty: true }),
+  cwd: is.string({ nonEmpty: true }),
+  env: is.env(),
+  timeoutMs: is.timerMs({ allowInfinity: true }),
+  onApproval: is.func(),
+  // Domain, capability and approval-mode checks: InvalidPolicyError and friends, before launch.
+  policy: checkedLater,
+  metadata: is.object(),
+  // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
+  skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
+  skillProvider: is.object("a SkillProvider", ["getSkills"]),
+  // Each entry is checked before launch (ErrInvalidMCPConfig).
+  mcpServers: is.arrayOf(checkedLater, "an array of MCP servers (mcpStdio, mcpHttp, mcpSse)"),
+};
+
+/** Every key of `RunOptions` with its runtime check. */
+export const RUN_OPTIONS_SHAPE: OptionShape = {
+  ...SHARED,
+  spawn: is.boolean(),
+  signal: is.abortSignal(),
+  // Output schemas are checked before launch (InvalidOutputSchemaError).
+  schema: checkedLater,
+  schemaJSON: checkedLater,
+  schemaName: is.string(),
+  schemaDescription: is.string(),
+  returnInvalid: is.boolean(),
+};
+
+/** Every key of `AgentOptions` with its runtime check. */
+export const AGENT_OPTIONS_SHAPE: OptionShape = {
+  ...SHARED,
+  threadStore: is.object("a ThreadStore", ["resolve", "acquireLease", "renewLease", "releaseLease", "finalize"]),
+  leaseTtlMs: is.timerMs({ positive: true }),
+  identity: is.string(),
+  owner: is.string({ nonEmpty: true }),
+  spawn: is.boolean(),
+  eventBuffer: is.integer(1),
+  // Each definition is checked before each run (ErrInvalidDefinition).
+  tools: is.arrayOf(checkedLater, "an array of tools (defineTool)"),
+};
+
+/** Every key of the options of `agent.prewarm()`: the run options plus `count`. */
+export const PREWARM_OPTIONS_SHAPE: OptionShape = {
+  ...RUN_OPTIONS_SHAPE,
+  count: is.integer(1),
+};
+
+/** Every key of the options of `agent.thread()`. */
+export const THREAD_OPTIONS_SHAPE: OptionShape = {
+  resumeOnly: is.boolean(),
+};
+
+const AGENT_ONLY = Object.keys(AGENT_OPTIONS_SHAPE).filter((key) => !(key in RUN_OPTIONS_SHAPE));
+const RUN_ONLY = Object.keys(RUN_OPTIONS_SHAPE).filter((key) => !(key in AGENT_OPTIONS_SHAPE));
+
+/** Agent-only keys found in run options, and where they belong. */
+export const AGENT_ONLY_HINTS: Readonly<Record<string, string>> = Object.fromEntries(
+  AGENT_ONLY.map((key) => [key, "an Agent option (new Agent(driver, { ... }))"]),
+);
+
+/** Run-only keys found in Agent options, and where they belong. */
+export const RUN_ONLY_HINTS: Readonly<Record<string, string>> = Object.fromEntries(
+  RUN_ONLY.map((key) => [key, "a run option (agent.run(prompt, { ... }))"]),
+);

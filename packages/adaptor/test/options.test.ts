@@ -1,0 +1,208 @@
+// Options and inputs are refused before anything starts, with a typed error naming the field:
+// misspelt keys (with the closest known one suggested), wrong types, empty required strings,
+// timers longer than Node can wait, and text a CLI cannot carry. stream() never throws.
+import { describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import {
+  Agent,
+  ErrInvalidOption,
+  InvalidOptionError,
+  MalformedStringError,
+  findError,
+  isError,
+  type AgentEvent,
+  type AgentOptions,
+  type RunOptions,
+  type Stream,
+} from "../src/index.js";
+import { scriptedDriver } from "./scripted-driver.js";
+
+async function refusedRun(stream: Stream): Promise<{ error: InvalidOptionError; events: AgentEvent[] }> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const verdict = await stream.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  const error = findError(verdict, InvalidOptionError);
+  if (!error) throw new Error(`run was not refused with an InvalidOptionError: ${String(verdict)}`);
+  expect(isError(verdict, ErrInvalidOption)).toBe(true);
+  return { error, events };
+}
+
+function constructionRefusal(run: () => unknown): InvalidOptionError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof InvalidOptionError) return error;
+    throw error;
+  }
+  throw new Error("accepted");
+}
+
+const okDriver = () => scriptedDriver(async () => ({ text: "ok" }));
+
+describe("misspelt options are refused with a suggestion before anything starts", () => {
+  it.each([
+    ["modle", "model"],
+    ["onAproval", "onApproval"],
+    ["timeoutMS", "timeoutMs"],
+    ["threadstore", "threadStore"],
+  ])("Agent options: %s → did you mean %s", (typo, known) => {
+    const error = constructionRefusal(() => new Agent(okDriver(), { [typo]: "x" } as AgentOptions));
+    expect(error).toMatchObject({ subject: "Agent options", field: typo, suggestion: known });
+    expect(error.message).toBe(`Agent options: ${typo} is not a known option; did you mean "${known}"?`);
+  });
+
+  it.each([
+    ["modle", "model"],
+    ["onAproval", "onApproval"],
+    ["timeoutMS", "timeoutMs"],
+    ["singal", "signal"],
+  ])("run options: %s → did you mean %s, through result() and run-finished, driver never called", async (typo, known) => {
+    const driver = okDriver();
+    const { error, events } = await refusedRun(new Agent(driver).stream("p", { [typo]: 1 } as RunOptions));
+    expect(error).toMatchObject({ subject: "run options", field: typo, suggestion: known });
+    expect(events.map((e) => e.type)).toEqual(["run-finished"]);
+    expect(events[0]).toMatchObject({ ok: false, reason: "error", message: error.message });
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("run options: an Agent-only key is refused and said to be an Agent option", async () => {
+    const { error } = await refusedRun(new Agent(okDriver()).stream("p", { threadStore: new MemoryThreadStore() } as RunOptions));
+    expect(error.message).toBe("run options: threadStore is not a known option; it is an Agent option (new Agent(driver, { ... }))");
+  });
+
+  it("thread options: resumeonly → did you mean resumeOnly, thrown by agent.thread()", () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    const error = constructionRefusal(() => agent.thread("t", { resumeonly: true } as never));
+    expect(error).toMatchObject({ subject: "thread options", field: "resumeonly", suggestion: "resumeOnly" });
+    expect(constructionRefusal(() => agent.thread("t", { resumeOnly: "yes" } as never)).field).toBe("resumeOnly");
+  });
+
+  it("thread runs check their run options too", async () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    const { error } = await refusedRun(agent.thread("t").stream("p", { modle: "x" } as RunOptions));
+    expect(error.suggestion).toBe("model");
+  });
+});
+
+describe("values of the wrong type or empty are refused, never defaulted", () => {
+  it('Agent options: model "" , model 123, env "str", identity 5, eventBuffer 0, leaseTtlMs 1e12', () => {
+    const driver = okDriver();
+    const cases: [AgentOptions, string][] = [
+      [{ model: "" }, "model"],
+      [{ model: 123 as never }, "model"],
+      [{ env: "str" as never }, "env"],
+      [{ env: { A: 1 as never } }, "env.A"],
+      [{ identity: 5 as never }, "identity"],
+      [{ eventBuffer: 0 }, "eventBuffer"],
+      [{ leaseTtlMs: 1e12 }, "leaseTtlMs"],
+      [{ owner: "" }, "owner"],
+      [{ threadStore: {} as never }, "threadStore"],
+      [{ tools: "x" as never }, "tools"],
+      [{ skills: 5 as never }, "skills"],
+    ];
+    for (const [options, field] of cases) {
+      expect(constructionRefusal(() => new Agent(driver, options)), JSON.stringify(options)).toMatchObject({ subject: "Agent options", field });
+    }
+  });
+
+  it("new Agent(driver, null) and new Agent(undefined) name what is wrong", () => {
+    expect(constructionRefusal(() => new Agent(okDriver(), null as never)).message).toBe("Agent options: must be an object, got null");
+    expect(constructionRefusal(() => new Agent(undefined as never)).field).toBe("driver");
+  });
+
+  it.each([
+    [{ model: "" }, "model"],
+    [{ model: 123 }, "model"],
+    [{ cwd: "" }, "cwd"],
+    [{ env: "str" }, "env"],
+    [{ timeoutMs: 1e12 }, "timeoutMs"],
+    [{ onApproval: "approve" }, "onApproval"],
+    [{ spawn: 1 }, "spawn"],
+    [{ mcpServers: {} }, "mcpServers"],
+    [{ skillProvider: {} }, "skillProvider"],
+    [{ schemaName: 5 }, "schemaName"],
+  ])("run options %j are refused naming %s", async (options, field) => {
+    const driver = okDriver();
+    const { error } = await refusedRun(new Agent(driver).stream("p", options as RunOptions));
+    expect(error.field).toBe(field);
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("an agent's valid options still run, and null run options mean none", async () => {
+    const driver = okDriver();
+    const agent = new Agent(driver, { model: "m", env: { A: "1" }, timeoutMs: Infinity, leaseTtlMs: 2 ** 31 - 1 });
+    expect((await agent.run("p", null as never)).text).toBe("ok");
+    expect(driver.requests[0]).toMatchObject({ model: "m", env: { A: "1" } });
+  });
+});
+
+describe("stream() never throws: every refusal arrives through result() and a final run-finished", () => {
+  const bad: [string, () => RunOptions, string][] = [
+    ["a signal that is not an AbortSignal", () => ({ signal: {} as AbortSignal }), "signal"],
+    ["a signal of the wrong type", () => ({ signal: "abort" as never }), "signal"],
+    ["skills: 5", () => ({ skills: 5 as never }), "skills"],
+    [
+      "an option getter that throws",
+      () =>
+        ({
+          get model(): string {
+            throw new Error("getter exploded");
+          },
+        }) as RunOptions,
+      "model",
+    ],
+    ["options that are a string", () => "fast" as never, ""],
+  ];
+
+  it.each(bad)("%s", async (_name, options, field) => {
+    const driver = okDriver();
+    const agent = new Agent(driver, { skills: [] });
+    let stream: Stream | undefined;
+    expect(() => (stream = agent.stream("p", options()))).not.toThrow();
+    const { error, events } = await refusedRun(stream!);
+    expect(error.field).toBe(field);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("a throwing getter's error is kept as the cause", async () => {
+    const boom = new Error("getter exploded");
+    const stream = new Agent(okDriver()).stream("p", {
+      get cwd(): string {
+        throw boom;
+      },
+    } as RunOptions);
+    const { error } = await refusedRun(stream);
+    expect(error.cause).toBe(boom);
+  });
+});
+
+describe("strings a CLI cannot carry are refused before any driver runs", () => {
+  it("a prompt with a lone surrogate (a string cut through an emoji) is refused with MalformedStringError", async () => {
+    const driver = okDriver();
+    const prompt = "summarise 😀".slice(0, -1);
+    const { error, events } = await refusedRun(new Agent(driver).stream(prompt));
+    expect(error).toBeInstanceOf(MalformedStringError);
+    expect(error).toMatchObject({ subject: "run", field: "prompt", kind: "lone-surrogate", index: prompt.length - 1 });
+    expect(error.message).toBe(`run: prompt holds a lone UTF-16 surrogate (U+D83D) at index ${prompt.length - 1}, which a CLI cannot carry`);
+    expect(events.map((e) => e.type)).toEqual(["run-finished"]);
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("a prompt with a surrogate pair or a NUL is carried (it travels inside JSON)", async () => {
+    const driver = okDriver();
+    await new Agent(driver).run("ok 😀 a\0b");
+    expect(driver.requests[0]?.prompt).toBe("ok 😀 a\0b");
+  });
+
+  it("a model, cwd or env value with a lone surrogate or NUL is refused", async () => {
+    const agent = new Agent(okDriver());
+    expect((await refusedRun(agent.stream("p", { model: "sonnet\uDC00" }))).error).toMatchObject({ field: "model", kind: "lone-surrogate" });
+    expect((await refusedRun(agent.stream("p", { cwd: "/tmp/a\0b" }))).error).toMatchObject({ field: "cwd", kind: "nul" });
+    expect((await refusedRun(agent.stream("p", { env: { KEY: "v\uD800" } }))).error).toMatchObject({ field: "env.KEY" });
+    expect(constructionRefusal(() => new Agent(okDriver(), { identity: "tenant\uD800" }))).toBeInstanceOf(MalformedStringError);
+  });
+});
