@@ -206,3 +206,13 @@ describe("strings a CLI cannot carry are refused before any driver runs", () => 
     expect(constructionRefusal(() => new Agent(okDriver(), { identity: "tenant\uD800" }))).toBeInstanceOf(MalformedStringError);
   });
 });
+
+describe("timers longer than Node can wait", () => {
+  it("an approval deadline above 2^31-1 ms is InvalidPolicyError; negative and Infinity still mean none", async () => {
+    const agent = new Agent(okDriver());
+    const error = await agent.run("p", { policy: { approvals: { timeoutMs: 1e12 } } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "InvalidPolicyError", field: "approvals.timeoutMs" });
+    expect((await agent.run("p", { policy: { approvals: { timeoutMs: Infinity } } })).text).toBe("ok");
+    expect((await agent.run("p", { policy: { approvals: { timeoutMs: -1 } } })).text).toBe("ok");
+  });
+});

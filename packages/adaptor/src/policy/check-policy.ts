@@ -6,6 +6,7 @@ import {
   type ApprovalMode,
   type RunPolicy,
 } from "@adaptor/driver";
+import { MAX_TIMER_MS } from "@adaptor/errors";
 import type { Preparation } from "../run/preparation.js";
 import type { Policy } from "./policy.js";
 
@@ -52,15 +53,17 @@ export function checkPolicy(prep: Preparation): void {
   oneOf("webSearch", policy.webSearch, ALLOW_DENY);
   oneOf("browser", policy.browser, ALLOW_DENY);
   const budget = policy.activeExecutionTimeoutMs;
-  if (budget !== undefined && !(typeof budget === "number" && budget >= 0 && budget <= 2 ** 31 - 1)) {
+  if (budget !== undefined && !(typeof budget === "number" && budget >= 0 && budget <= MAX_TIMER_MS)) {
     invalid("activeExecutionTimeoutMs", budget);
   }
   const approvals = policy.approvals ?? {};
   for (const kind of KINDS) oneOf(`approvals.${kind}`, approvals[kind], MODES[kind]);
   oneOf("approvals.onTimeout", approvals.onTimeout, FALLBACKS);
   oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
-  if (approvals.timeoutMs !== undefined && !(typeof approvals.timeoutMs === "number" && !Number.isNaN(approvals.timeoutMs))) {
-    invalid("approvals.timeoutMs", approvals.timeoutMs);
+  // Negative or Infinity: no deadline. A finite deadline longer than a Node timer can wait is refused.
+  const deadline = approvals.timeoutMs;
+  if (deadline !== undefined && !(typeof deadline === "number" && !Number.isNaN(deadline) && !(Number.isFinite(deadline) && deadline > MAX_TIMER_MS))) {
+    invalid("approvals.timeoutMs", deadline);
   }
   const retries = approvals.maxRetries;
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);

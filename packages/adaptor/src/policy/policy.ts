@@ -10,7 +10,10 @@ export type ApprovalFallback = "abort" | "continue" | "retry";
  * `maxRetries` 3.
  */
 export interface ApprovalPolicy extends ApprovalModes {
-  /** Deadline of each ask in ms; negative means none. Default 30,000. */
+  /**
+   * Deadline of each ask in ms; negative or `Infinity` means none. Default 30,000. A finite value
+   * above 2^31-1 (longer than a Node timer can wait) is `InvalidPolicyError`.
+   */
   readonly timeoutMs?: number;
   /** `abort` (RunError `approval_timeout`), `continue` (a deny reaches the agent), `retry` (ask again). Default `abort`. */
   readonly onTimeout?: ApprovalFallback;

@@ -8,15 +8,22 @@ import type { SkillProvider, SkillSpec } from "@adaptor/skill";
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
  * values; `env` and `metadata` merge by key, the call's keys winning.
+ *
+ * Every option is checked at runtime before anything starts; an unknown key (with the closest
+ * known one suggested), a wrong type, an empty required string, an out-of-range timer or a string
+ * a CLI cannot carry (NUL, a lone UTF-16 surrogate) is an `InvalidOptionError` naming the field.
  */
 export interface SharedRunOptions {
-  /** Model id passed to the CLI, e.g. `"claude-sonnet-4-5"`. */
+  /** Model id passed to the CLI, e.g. `"claude-sonnet-4-5"`. Non-empty. */
   readonly model?: string;
-  /** Working directory of the CLI (the workspace). Default: the driver's, else `process.cwd()`. */
+  /** Working directory of the CLI (the workspace), non-empty. Default: the driver's, else `process.cwd()`. */
   readonly cwd?: string;
-  /** Extra environment for the CLI, merged over the driver's. */
+  /** Extra environment for the CLI, merged over the driver's. Names non-empty without `=`; no NUL anywhere. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Wall-clock limit in ms; on expiry the run is cancelled and rejects with a `DriverError` `TIMEOUT`. */
+  /**
+   * Wall-clock limit in ms, in [0, 2^31-1] (the longest a Node timer waits), or `Infinity` for
+   * none (the default). On expiry the run is cancelled and rejects with a `DriverError` `TIMEOUT`.
+   */
   readonly timeoutMs?: number;
   /**
    * Decides approval requests; without it, answer the `approval-request` events of `stream()`.
@@ -69,19 +76,19 @@ export interface RunOptions extends SharedRunOptions {
   readonly returnInvalid?: boolean;
 }
 
-/** Options of `new Agent(driver, options)`. */
+/** Options of `new Agent(driver, options)`; checked by the constructor (`InvalidOptionError`). */
 export interface AgentOptions extends SharedRunOptions {
   /** Where threads keep checkpoints and leases; required by `agent.thread()` runs. */
   readonly threadStore?: ThreadStore;
-  /** Thread lease time-to-live in ms, renewed every third of it during a run. Default 30,000. */
+  /** Thread lease time-to-live in ms, in (0, 2^31-1], renewed every third of it during a run. Default 30,000. */
   readonly leaseTtlMs?: number;
   /** Host identity (tenant, user) stored with thread records and part of their fingerprint. Default `""`. */
   readonly identity?: string;
-  /** Lease owner name of this agent. Default: a UUID v7 per Agent. */
+  /** Lease owner name of this agent, non-empty. Default: a UUID v7 per Agent. */
   readonly owner?: string;
   /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
   readonly spawn?: boolean;
-  /** Events buffered per stream before high-frequency deltas are dropped. Default 1024. */
+  /** Events buffered per stream before high-frequency deltas are dropped, an integer >= 1. Default 1024. */
   readonly eventBuffer?: number;
   /**
    * Host tools the agent may call, made with `defineTool`. Served by one MCP server the

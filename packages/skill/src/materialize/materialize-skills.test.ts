@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { Header } from "tar";
 import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findError, isError } from "@adaptor/errors";
+import { ErrInvalidOption, findError, InvalidOptionError, isError } from "@adaptor/errors";
 import {
   ErrSkillMaterializationFailed,
   SkillMaterializationError,
@@ -231,6 +231,37 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
     expect((await failure([await archive(tarBytes(big), "huge.tar", { limits: { maxArchiveBytes: 100 } })])).message).toContain(
       "limit maxArchiveBytes",
     );
+  });
+
+  it.each([
+    ["maxTotalBytes", Number.NaN],
+    ["maxEntries", Number.NaN],
+    ["maxArchiveBytes", Number.NaN],
+    ["maxTotalBytes", Infinity],
+    ["maxEntries", -1],
+    ["maxEntries", 0],
+    ["maxTotalBytes", 1.5],
+    ["maxEntries", "10"],
+  ])("a nonsense limit %s=%s is refused naming the field, never read as no limit", async (field, value) => {
+    const ok = tarBytes([{ path: "SKILL.md", content: SKILL_MD }]);
+    const error = await failure([await archive(ok, "kit.tar", { limits: { [field]: value } as never })]);
+    const option = findError(error, InvalidOptionError);
+    expect(option).toMatchObject({ subject: "skillArchive limits", field });
+    expect(isError(error, ErrInvalidOption)).toBe(true);
+    expect(error.message).toContain(`skillArchive limits: ${field} must be an integer >= 1, got`);
+  });
+
+  it("a misspelt limit is refused with the known name suggested", async () => {
+    const ok = tarBytes([{ path: "SKILL.md", content: SKILL_MD }]);
+    const error = await failure([await archive(ok, "kit.tar", { limits: { maxEntry: 3 } as never })]);
+    expect(findError(error, InvalidOptionError)).toMatchObject({ field: "maxEntry", suggestion: "maxEntries" });
+  });
+
+  it("valid limits given as undefined take the defaults", async () => {
+    const ok = tarBytes([{ path: "SKILL.md", content: SKILL_MD }]);
+    const staged = await materialize([await archive(ok, "kit.tar", { limits: { maxEntries: undefined, maxTotalBytes: 10_000 } })]);
+    expect(staged.skills).toHaveLength(1);
+    await staged.cleanup();
   });
 
   it("a gzip bomb stops at the unpacked-size limit", async () => {
