@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isError } from "@adaptor/errors";
+import { findError, isError, MalformedStringError } from "@adaptor/errors";
 import {
   ErrInvalidConfig,
   ErrTransportUnsupported,
@@ -139,5 +139,23 @@ describe("resolveMcpServers", () => {
   it("an unset bearer token variable → ErrInvalidConfig naming the server", () => {
     const servers = validateMcpServers([mcpSse("remote", "http://x/sse", { bearerTokenEnv: "ADAPTOR_TEST_UNSET_TOKEN" })]);
     expect(() => resolveMcpServers(servers, {})).toThrow('MCP server "remote": bearer token variable ADAPTOR_TEST_UNSET_TOKEN is not set');
+  });
+});
+
+describe("validateMcpServers: text a process cannot be given", () => {
+  it.each([
+    [{ name: "a", transport: "stdio", command: "srv\0" }, "command"],
+    [{ name: "a", transport: "stdio", command: "srv", args: ["ok", "x\uD800"] }, "args[1]"],
+    [{ name: "a", transport: "stdio", command: "srv", env: { K: "v\uDC00" } }, "env.K"],
+    [{ name: "a", transport: "http", url: "http://127.0.0.1/", headers: { "X-A": "b\0" } }, "headers.X-A"],
+  ])("refuses %j naming %s, as ErrInvalidConfig caused by a MalformedStringError", (server, field) => {
+    let caught: unknown;
+    try {
+      validateMcpServers([server]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isError(caught, ErrInvalidConfig)).toBe(true);
+    expect(findError(caught, MalformedStringError)?.field).toBe(field);
   });
 });

@@ -1,4 +1,4 @@
-import { AdaptorError } from "@adaptor/errors";
+import { AdaptorError, findStringFlaw, MalformedStringError } from "@adaptor/errors";
 import { ErrInvalidConfig } from "../errors/sentinels.js";
 import type { McpServer } from "../server/mcp-server.js";
 
@@ -19,6 +19,14 @@ function fail(subject: string, problem: string): never {
   throw new AdaptorError(`MCP server ${subject}: ${problem}`, { sentinel: ErrInvalidConfig });
 }
 
+/** Refuses text a process cannot be given (NUL, a lone UTF-16 surrogate); the cause is a `MalformedStringError`. */
+function checkText(subject: string, field: string, value: string): void {
+  const flaw = findStringFlaw(value);
+  if (!flaw) return;
+  const cause = new MalformedStringError(`MCP server ${subject}`, field, flaw);
+  throw new AdaptorError(`MCP server ${subject}: ${field} ${cause.reason}`, { sentinel: ErrInvalidConfig, cause });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -28,6 +36,8 @@ function checkStringRecord(subject: string, field: string, value: unknown): void
   if (!isRecord(value)) fail(subject, `${field} must be an object of strings`);
   for (const [key, entry] of Object.entries(value)) {
     if (typeof entry !== "string") fail(subject, `${field}.${key} must be a string, got ${typeof entry}`);
+    checkText(subject, `${field} name ${JSON.stringify(key)}`, key);
+    checkText(subject, `${field}.${key}`, entry);
   }
 }
 
@@ -39,7 +49,9 @@ function checkStringRecord(subject: string, field: string, value: unknown): void
  * a missing, malformed (see {@link McpServerBase.name}) or duplicate name; an unknown transport; a
  * missing or empty `command` (stdio) or a missing or non-`http(s):` `url` (http, sse); `args`,
  * `env`, `headers`, `inheritEnv` of the wrong type; a malformed `bearerTokenEnv`; a non-boolean `required`; a
- * field of one transport on another (`url` on stdio, `command` on http); an unknown field.
+ * field of one transport on another (`url` on stdio, `command` on http); an unknown field; a
+ * `command`, `args`, `env` or `headers` string holding NUL or a lone UTF-16 surrogate (the
+ * `cause` is then a `MalformedStringError` naming the field).
  */
 export function validateMcpServers(servers: readonly unknown[]): readonly McpServer[] {
   if (!Array.isArray(servers)) fail("list", "mcpServers must be an array");
@@ -70,6 +82,8 @@ export function validateMcpServers(servers: readonly unknown[]): readonly McpSer
         if (server.args !== undefined && (!Array.isArray(server.args) || server.args.some((arg) => typeof arg !== "string"))) {
           fail(subject, "args must be an array of strings");
         }
+        checkText(subject, "command", server.command);
+        (server.args as string[] | undefined)?.forEach((arg, i) => checkText(subject, `args[${i}]`, arg));
         checkStringRecord(subject, "env", server.env);
         const inherit = server.inheritEnv;
         if (
