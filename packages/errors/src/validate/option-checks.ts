@@ -39,8 +39,9 @@ function boolean(): OptionCheck {
 function integer(min: number, max: number = Number.MAX_SAFE_INTEGER): OptionCheck {
   return (value, field, subject) => {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
-      refuse(subject, field, `must be an integer ${range}, got ${describeValue(value)}`);
+      const wanted =
+        max !== Number.MAX_SAFE_INTEGER ? `an integer in [${min}, ${max}]` : min === 1 ? "a positive integer" : `an integer >= ${min}`;
+      refuse(subject, field, `must be ${wanted}, got ${describeValue(value)}`);
     }
   };
 }

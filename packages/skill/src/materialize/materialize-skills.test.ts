@@ -248,7 +248,7 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
     const option = findError(error, InvalidOptionError);
     expect(option).toMatchObject({ subject: "skillArchive limits", field });
     expect(isError(error, ErrInvalidOption)).toBe(true);
-    expect(error.message).toContain(`skillArchive limits: ${field} must be an integer >= 1, got`);
+    expect(error.message).toContain(`skillArchive limits: ${field} must be a positive integer, got`);
   });
 
   it("a misspelt limit is refused with the known name suggested", async () => {
