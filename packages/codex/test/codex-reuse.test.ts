@@ -177,7 +177,7 @@ describe("codex process reuse for thread turns (real binary)", () => {
     const thread = (await threadAgent({ config: { idleMs: 200 } })).thread("chat");
     const one = await turn(thread.stream("one"));
     expect(parked()).toBe(1);
-    await expect.poll(() => alive(one.pid!), { timeout: 5_000, interval: 50 }).toBe(false);
+    await expect.poll(() => alive(one.pid!), { timeout: 60_000, interval: 50 }).toBe(false);
     expect(parked()).toBe(0);
     const two = await turn(thread.stream("two"));
     expect(two.reused).toBe(false);
@@ -188,7 +188,7 @@ describe("codex process reuse for thread turns (real binary)", () => {
     const thread = (await threadAgent()).thread("chat");
     const one = await turn(thread.stream("one"));
     process.kill(one.pid!, "SIGKILL");
-    await expect.poll(() => alive(one.pid!), { timeout: 5_000, interval: 20 }).toBe(false);
+    await expect.poll(() => alive(one.pid!), { timeout: 60_000, interval: 20 }).toBe(false);
     const two = await turn(thread.stream("two"));
     expect(two.error).toBeUndefined();
     expect(two.reused).toBe(false);

@@ -31,7 +31,7 @@ const BASE_ARGS = [
   "--model",
   "claude-sonnet-4-5",
 ];
-const LINE_TIMEOUT_MS = 15_000;
+const LINE_TIMEOUT_MS = 90_000; // a safety net only: a loaded 2-core machine may take many seconds to start the CLI
 
 type Message = { type: string; subtype?: string; [key: string]: unknown };
 

@@ -248,7 +248,7 @@ describe("startAnthropicServer", () => {
     const closing = Date.now();
     await Promise.all([close(), close()]);
     await close();
-    expect(Date.now() - closing).toBeLessThan(1_000);
+    expect(Date.now() - closing).toBeLessThan(20_000); // close() cancels the 60 s delay: no wait for it
     expect(await hanging).toBe("failed");
   });
 });

@@ -188,7 +188,7 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
     expect(output.stderr).toBe("bye\n");
   });
 
-  it("escalates to SIGKILL when the child ignores SIGTERM: forceKilled within killGraceMs + 1000 ms, pid gone", async () => {
+  it("escalates to SIGKILL when the child ignores SIGTERM: forceKilled after killGraceMs, pid gone", async () => {
     const killGraceMs = 300;
     const proc = await fake([{ ignoreSigterm: true }, { write: '{"type":"ready"}\n' }, { hang: true }], { killGraceMs });
     await readUntil(proc.lines()[Symbol.asyncIterator](), isType("ready"));
@@ -197,7 +197,8 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
     const elapsed = performance.now() - started;
     expect(info).toEqual({ code: null, signal: "SIGKILL", forceKilled: true });
     expect(elapsed).toBeGreaterThanOrEqual(killGraceMs - 5);
-    expect(elapsed).toBeLessThan(killGraceMs + 1000);
+    // An upper bound only guards against a hang; a busy machine may take seconds to deliver the kill.
+    expect(elapsed).toBeLessThan(killGraceMs + 20_000);
     expect(() => process.kill(proc.pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
     expect(proc.terminate()).toBe(proc.terminate());
     await expect(proc.exited).resolves.toBe(info);

@@ -142,7 +142,7 @@ describe("startOpenAIServer", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = Date.now();
     await Promise.all([close(), close()]);
-    expect(Date.now() - closing).toBeLessThan(1_000);
+    expect(Date.now() - closing).toBeLessThan(20_000); // close() cancels the 60 s delay: no wait for it
     expect(await hanging).toBe("failed");
   });
 });
