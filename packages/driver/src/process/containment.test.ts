@@ -10,14 +10,14 @@ import { spawnCli } from "./spawn-cli.js";
 
 const node = process.execPath;
 
-/** Live (non-zombie) processes whose command line contains `marker`. */
+/** Live (non-zombie) processes with `marker` as one whole argument. */
 function survivors(marker: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (!cmdline.includes(marker)) continue;
+      if (!cmdline.split("\0").includes(marker)) continue; // a whole argument: the CLI's own script only mentions it
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
       found.push(Number(name));
