@@ -96,7 +96,7 @@ if (!PG_URL) {
       try {
         expect(new Date().getFullYear()).toBe(2001);
         const lease = await store.acquireLease("t-clock", "owner-a", 60_000);
-        expect(Math.abs(lease.expiresAt.getTime() - (dbNow + 60_000))).toBeLessThan(5_000);
+        expect(Math.abs(lease.expiresAt.getTime() - (dbNow + 60_000))).toBeLessThan(30_000); // a 25-year skew would show; a slow machine must not
         await expect(store.acquireLease("t-clock", "owner-b", 60_000)).rejects.toBeInstanceOf(BusyError);
         const renewed = await store.renewLease(lease, 120_000);
         expect(renewed.expiresAt.getTime()).toBeGreaterThan(dbNow + 100_000);
