@@ -59,6 +59,7 @@ describe("public surface", () => {
       "DEFAULT_MAX_RAW_BYTES",
       "JsonLinesDecoder",
       "SAFE_ENV_BASE",
+      "WarmPool",
       "envNameMatches",
       "forceKilledError",
       "inheritEnvProblem",

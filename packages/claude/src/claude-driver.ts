@@ -8,7 +8,7 @@ import {
   type DriverSink,
   type PrewarmRequest,
 } from "@adaptor/driver";
-import { forceKilledError, spawnCli } from "@adaptor/driver/process";
+import { forceKilledError, spawnCli, WarmPool } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
@@ -17,7 +17,6 @@ import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
-import { WarmPool } from "./session/warm-pool.js";
 
 const DEVICE = "claude";
 
@@ -74,7 +73,7 @@ export class ClaudeDriver implements Driver {
   readonly config: ClaudeConfig;
   readonly #live = new Set<ClaudeSession>();
   readonly #pool: SessionPool;
-  readonly #warm: WarmPool;
+  readonly #warm: WarmPool<ClaudeSession>;
   readonly #spawns: PQueue;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
@@ -91,7 +90,7 @@ export class ClaudeDriver implements Driver {
     }
     this.config = checked;
     this.#pool = new SessionPool(checked.idleMs);
-    this.#warm = new WarmPool(checked.idleMs ?? DEFAULT_IDLE_MS);
+    this.#warm = new WarmPool<ClaudeSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.usable);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
   }
 

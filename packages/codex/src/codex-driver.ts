@@ -1,5 +1,5 @@
 import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
-import type { CliProcess } from "@adaptor/driver/process";
+import { WarmPool, type CliProcess } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
@@ -11,7 +11,6 @@ import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
-import { WarmPool } from "./session/warm-pool.js";
 
 /** Where a pre-warmed process's events go before a run takes it: nowhere. */
 const NO_SINK: DriverSink = {
@@ -36,7 +35,7 @@ export class CodexDriver implements Driver {
   /** exec processes and app-server sessions serving a turn right now. */
   readonly #live = new Set<{ close(): Promise<void> }>();
   readonly #pool: SessionPool;
-  readonly #warm: WarmPool;
+  readonly #warm: WarmPool<AppServerSession>;
   readonly #spawns: PQueue;
   /** Why the config given to the constructor was refused, if it was. */
   readonly #invalid: unknown;
@@ -52,7 +51,7 @@ export class CodexDriver implements Driver {
     this.config = checked;
     this.descriptor = checked.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
     this.#pool = new SessionPool(checked.idleMs);
-    this.#warm = new WarmPool(checked.idleMs ?? DEFAULT_IDLE_MS);
+    this.#warm = new WarmPool<AppServerSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.warm);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
   }
 

@@ -10,3 +10,4 @@ export { DEFAULT_MAX_LINE_BYTES, DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_RAW_BYTES } 
 export { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 export { mergeChildEnv, inheritEnvProblem, envNameMatches, SAFE_ENV_BASE, type InheritEnv, type MergeChildEnvOptions } from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
+export { WarmPool, type WarmProcess } from "./warm-pool.js";
