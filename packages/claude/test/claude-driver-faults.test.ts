@@ -43,6 +43,23 @@ describe("claude driver faults (fake CLI)", () => {
     await agent.close();
   });
 
+  it("a CLI killed by a signal the SDK did not send is an agent failure naming the signal", async () => {
+    const agent = fakeAgent([{ awaitStdinLine: true }, { write: init }, { hang: true }]);
+    const stream = agent.stream("hi");
+    for await (const event of stream) {
+      // Kill the CLI from outside once it runs, as the OOM killer or an operator would.
+      if (event.type === "process" && event.kind === "spawn") process.kill(event.pid, "SIGKILL");
+    }
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunError);
+    expect(isError(err, ErrAgentFailed)).toBe(true);
+    const runError = err as RunError;
+    expect(runError.reason).toBe("agent_error");
+    expect(runError.message).toContain("killed by SIGKILL, a signal the SDK did not send");
+    expect(runError.details).toMatchObject({ exitSignal: "SIGKILL" });
+    await agent.close();
+  });
+
   it("a second result line is ignored: the first terminal decides", async () => {
     const agent = fakeAgent([{ awaitStdinLine: true }, { write: init }, { write: result("first") }, { write: result("second") }]);
     const stream = agent.stream("hi");

@@ -59,14 +59,15 @@ export interface CodexTurnEnd {
 /**
  * Classifies a finished codex turn: `completed` is no failure; `failed` is `agent_error` carrying
  * the API's message ({@link apiMessage}); `interrupted` (not asked for by the host) is `cancelled`;
- * no terminal at all (codex exited first) is `agent_error` with the exit and the stderr tail.
+ * no terminal at all (codex exited first, or was killed by a signal the SDK did not send) is
+ * `agent_error` with the exit code or signal and the stderr tail (escape codes stripped).
  */
 export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined {
   const { status, exitCode, exitSignal } = end;
   const stderrTail = plainText(end.stderrTail);
   if (status === "completed") return undefined;
   if (status === undefined || status === "inProgress") {
-    const how = exitSignal ? `signal ${exitSignal}` : `code ${String(exitCode)}`;
+    const how = exitSignal ? `killed by ${exitSignal}, a signal the SDK did not send` : `code ${String(exitCode)}`;
     return {
       reason: "agent_error",
       message: `codex exited (${how}) before the turn completed${stderrTail ? `: ${stderrTail}` : ""}`,

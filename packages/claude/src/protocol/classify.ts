@@ -20,13 +20,14 @@ const NO_CONVERSATION = /No conversation found with session ID|No message found 
 /**
  * Classifies a finished turn (docs/protocols.md "Interrupt, errors, retries"): a `success`
  * result with a clean exit is no failure; `is_error` results, a missing result line and a
- * non-zero exit are `agent_error` (with the API's message and status); an interrupt the host did
+ * non-zero exit — or a death by a signal the SDK did not send (the OOM killer, an operator) — are
+ * `agent_error` (with the API's message and status, or the signal in `details.exitSignal`); an interrupt the host did
  * not ask for is `cancelled`; a `--resume` of an unknown session is `resume_rejected`.
  */
 export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
   const { terminal, exitCode, exitSignal, stderrTail } = end;
   if (!terminal) {
-    const how = exitSignal ? `signal ${exitSignal}` : `code ${String(exitCode)}`;
+    const how = exitSignal ? `killed by ${exitSignal}, a signal the SDK did not send` : `code ${String(exitCode)}`;
     return {
       reason: "agent_error",
       message: `claude exited (${how}) without a result line${stderrTail ? `: ${stderrTail}` : ""}`,
