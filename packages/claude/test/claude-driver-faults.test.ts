@@ -48,7 +48,7 @@ describe("claude driver faults (fake CLI)", () => {
     const stream = agent.stream("hi");
     for await (const event of stream) {
       // Kill the CLI from outside once it runs, as the OOM killer or an operator would.
-      if (event.type === "process" && event.kind === "spawn") process.kill(event.pid, "SIGKILL");
+      if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) process.kill(event.pid, "SIGKILL");
     }
     const err = await stream.result().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunError);
