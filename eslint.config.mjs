@@ -19,6 +19,7 @@ export const LAYERS = {
   "@adaptor/claude": 2,
   "@adaptor/codex": 2,
   "@adaptor/testkit": 2,
+  "@adaptor/sessionrecorder": 2,
   adaptor: 3,
 };
 
@@ -35,6 +36,7 @@ const FOLDERS = {
   claude: "@adaptor/claude",
   codex: "@adaptor/codex",
   testkit: "@adaptor/testkit",
+  sessionrecorder: "@adaptor/sessionrecorder",
   adaptor: "adaptor",
 };
 

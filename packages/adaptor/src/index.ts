@@ -65,6 +65,17 @@ export {
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
 export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
 
+// Session recorder identities (the recorder itself is @adaptor/sessionrecorder), the same objects as the leaf's.
+export {
+  ErrInvalidSessionKey,
+  ErrJSONLEventBackendClosed,
+  ErrJSONLEventLogCorrupt,
+  ErrEventLogLocked,
+  InvalidSessionKeyError,
+  EventLogCorruptError,
+  EventLogLockedError,
+} from "@adaptor/sessionrecorder";
+
 // Leaf pre-invocation identities (docs/errors.md), the same objects as their owners'.
 export {
   ErrSkillNotFound,

@@ -22,6 +22,7 @@ const REQUIRED_MODULES = [
   "@adaptor/threadstore",
   "@adaptor/claude",
   "@adaptor/testkit",
+  "@adaptor/sessionrecorder",
   "adaptor",
 ];
 
@@ -206,7 +207,7 @@ describe("public surfaces are branded", () => {
       ]),
     );
     const seedIds = [...new Set(SEED_ROWS.map((row) => sentinelOf(row, original)?.id).filter((id) => id !== undefined))];
-    expect(seedIds).toHaveLength(38);
+    expect(seedIds).toHaveLength(41);
     expect(report.sentinelIds).toEqual(expect.arrayContaining(seedIds));
   });
 });

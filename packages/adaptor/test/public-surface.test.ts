@@ -153,6 +153,26 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/sessionrecorder", async () => {
+    expect(Object.keys(await import("@adaptor/sessionrecorder")).sort()).toEqual([
+      "DEFAULT_MAX_RECORD_BYTES",
+      "ErrEventLogLocked",
+      "ErrInvalidSessionKey",
+      "ErrJSONLEventBackendClosed",
+      "ErrJSONLEventLogCorrupt",
+      "EventLogCorruptError",
+      "EventLogLockedError",
+      "InvalidSessionKeyError",
+      "JsonlEventBackend",
+      "MAX_SESSION_KEY_LENGTH",
+      "MemoryEventBackend",
+      "SessionRecorder",
+      "checkSessionKey",
+      "sessionKeyProblem",
+      "toJsonEvent",
+    ]);
+  });
+
   it("adaptor", async () => {
     expect(Object.keys(await import("adaptor")).sort()).toEqual([
       "AdaptorError",
@@ -176,6 +196,7 @@ describe("public surface", () => {
       "ErrApprovalUnavailable",
       "ErrBusy",
       "ErrCode",
+      "ErrEventLogLocked",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -185,7 +206,10 @@ describe("public surface", () => {
       "ErrInvalidOutput",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
+      "ErrInvalidSessionKey",
       "ErrInvalidThreadKey",
+      "ErrJSONLEventBackendClosed",
+      "ErrJSONLEventLogCorrupt",
       "ErrLeaseLost",
       "ErrMCPTransportUnsupported",
       "ErrMCPUnsupported",
@@ -206,12 +230,15 @@ describe("public surface", () => {
       "ErrThreadLeaseLost",
       "ErrThreadNotFound",
       "ErrThreadStoreRequired",
+      "EventLogCorruptError",
+      "EventLogLockedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOptionError",
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
+      "InvalidSessionKeyError",
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",

@@ -105,11 +105,12 @@ describe("seed 002 public errors", () => {
       "Root Thread errors": 8,
       "Approval responder errors": 4,
       "threadstore errors": 3,
+      "Hosttool errors": 3,
       "Driver extension errors": 7,
     });
-    // 1 + 5 + 14 + 3 + 8 + 4 + 3 distinct identities; the driver extension rows reuse pre-invocation ones.
-    expect(SENTINELS).toHaveLength(38);
-    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(38);
+    // 1 + 5 + 14 + 3 + 8 + 4 + 3 + 3 distinct identities; the driver extension rows reuse pre-invocation ones.
+    expect(SENTINELS).toHaveLength(41);
+    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(41);
     for (const s of SENTINELS) {
       expect(isSentinel(s), s.id).toBe(true);
       expect(Object.isFrozen(s), s.id).toBe(true);
@@ -223,6 +224,16 @@ describe("seed 002 public errors", () => {
       expect(isError(causeChain(new AdaptorError("x", { sentinel: b })), a)).toBe(false);
       expect(isError(a, b)).toBe(false);
       expect(isError(b, a)).toBe(false);
+    });
+
+    it("ErrEventLogLocked (a second writer refused) is the leaf's object in the root and matches none of the seed identities", () => {
+      expect(original.root.ErrEventLogLocked).toBe(original.sessionrecorder.ErrEventLogLocked);
+      expect(original.root.EventLogLockedError).toBe(original.sessionrecorder.EventLogLockedError);
+      const err = new original.sessionrecorder.EventLogLockedError("run-42", { pid: 4242, hostname: "build-1", acquiredAt: "2026-01-01T00:00:00.000Z" });
+      expect(isError(causeChain(err), original.root.ErrEventLogLocked)).toBe(true);
+      expect(findError(aggregated(err), original.root.EventLogLockedError)?.holder?.pid).toBe(4242);
+      expect(SENTINELS.filter((s) => isError(causeChain(err), s))).toEqual([]);
+      expect(isError(causeChain(err), original.threadstore.ErrBusy)).toBe(false);
     });
 
     it("a store's BusyError is not the root ErrThreadBusy until the Thread API translates it", () => {

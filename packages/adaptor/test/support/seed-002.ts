@@ -1,5 +1,5 @@
 // Seed 002 ("Public errors") as data: one entry per row of every table except "A2A client errors"
-// and "Hosttool errors". Each row knows how to build a realistic thrown error from any Surface,
+// and the a2adelegation line of "Hosttool errors" (neither package exists yet). Each row knows how to build a realistic thrown error from any Surface,
 // so the same table runs against the original modules and against a bundled second copy.
 import type { Sentinel } from "@adaptor/errors";
 import { exported, PACKAGE_OF, type Surface, type SurfaceKey } from "./surface.js";
@@ -236,6 +236,30 @@ const alreadyExists: TypedSpec = {
   fields: { key: "thread:acme/issue-43" },
 };
 
+const invalidSessionKey: TypedSpec = {
+  className: "InvalidSessionKeyError",
+  owner: "sessionrecorder",
+  inRoot: true,
+  make: (s) => new s.sessionrecorder.InvalidSessionKeyError("../../etc/passwd", "contains a path separator"),
+  fields: { key: "../../etc/passwd", reason: "contains a path separator" },
+};
+
+const eventLogCorrupt: TypedSpec = {
+  className: "EventLogCorruptError",
+  owner: "sessionrecorder",
+  inRoot: true,
+  make: (s) => new s.sessionrecorder.EventLogCorruptError({ key: "run-42", kind: "torn-final-line", line: 18, offset: 40960 }),
+  fields: { key: "run-42", kind: "torn-final-line", line: 18, offset: 40960, repairable: true },
+};
+
+const hosttool = (name: string, typed?: TypedSpec): SeedRow => ({
+  table: "Hosttool errors",
+  name,
+  root: name,
+  leaf: { owner: "sessionrecorder", name },
+  ...(typed ? { typed } : {}),
+});
+
 // ---- The tables. --------------------------------------------------------------------------------
 
 export const SEED_ROWS: readonly SeedRow[] = [
@@ -305,6 +329,11 @@ export const SEED_ROWS: readonly SeedRow[] = [
   leafOnly("threadstore errors", "threadstore", "ErrBusy", busy),
   leafOnly("threadstore errors", "threadstore", "ErrLeaseLost", leaseLost),
   leafOnly("threadstore errors", "threadstore", "ErrAlreadyExists", alreadyExists),
+
+  // Hosttool errors: hosttools/sessionrecorder is @adaptor/sessionrecorder.
+  hosttool("ErrInvalidSessionKey", invalidSessionKey),
+  hosttool("ErrJSONLEventBackendClosed"),
+  hosttool("ErrJSONLEventLogCorrupt", eventLogCorrupt),
 
   // Driver extension errors: the typed forms from @adaptor/driver.
   { table: "Driver extension errors", name: "@adaptor/driver InvalidDriverConfigError", leaf: { owner: "driver", name: "ErrInvalidDriverConfig" }, typed: invalidDriverConfig },

@@ -4,6 +4,7 @@ import * as root from "adaptor";
 import * as driver from "@adaptor/driver";
 import * as errors from "@adaptor/errors";
 import * as mcp from "@adaptor/mcp";
+import * as sessionrecorder from "@adaptor/sessionrecorder";
 import * as skill from "@adaptor/skill";
 import * as threadstore from "@adaptor/threadstore";
 import * as tool from "@adaptor/tool";
@@ -17,6 +18,7 @@ export interface Surface {
   readonly mcp: typeof mcp;
   readonly tool: typeof tool;
   readonly threadstore: typeof threadstore;
+  readonly sessionrecorder: typeof sessionrecorder;
 }
 
 /** The package name behind each {@link Surface} key. */
@@ -28,12 +30,13 @@ export const PACKAGE_OF = {
   mcp: "@adaptor/mcp",
   tool: "@adaptor/tool",
   threadstore: "@adaptor/threadstore",
+  sessionrecorder: "@adaptor/sessionrecorder",
 } as const satisfies Record<keyof Surface, string>;
 
 export type SurfaceKey = keyof typeof PACKAGE_OF;
 
 /** The modules as the rest of the test suite imports them. */
-export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore };
+export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore, sessionrecorder };
 
 /** `surface[key][name]`, read without the compiler knowing `name`. */
 export function exported(surface: Surface, key: SurfaceKey, name: string): unknown {
