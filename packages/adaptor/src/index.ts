@@ -127,6 +127,12 @@ export type {
   ToolResultEvent,
   NoticeEvent,
   ProcessEvent,
+  DriverInspection,
+  InspectOptions,
+  InspectCheck,
+  InspectCheckName,
+  InspectFailureReason,
+  InspectModels,
 } from "@adaptor/driver";
 
 // Skills and MCP servers: declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.

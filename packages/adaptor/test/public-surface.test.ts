@@ -57,16 +57,21 @@ describe("public surface", () => {
       "DEFAULT_KILL_GRACE_MS",
       "DEFAULT_MAX_LINE_BYTES",
       "DEFAULT_MAX_RAW_BYTES",
+      "DEFAULT_PROBE_TIMEOUT_MS",
       "JsonLinesDecoder",
       "SAFE_ENV_BASE",
       "WarmPool",
       "envNameMatches",
       "forceKilledError",
       "inheritEnvProblem",
+      "inspectCli",
       "isolateStdioServer",
       "mergeChildEnv",
+      "parseVersion",
+      "probeFailure",
       "spawnCli",
       "stripTerminalEscapes",
+      "withDeadline",
     ]);
   });
 

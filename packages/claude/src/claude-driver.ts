@@ -7,6 +7,8 @@ import {
   type DriverResponse,
   type DriverSink,
   type PrewarmRequest,
+  type DriverInspection,
+  type InspectOptions,
 } from "@adaptor/driver";
 import { forceKilledError, spawnCli, WarmPool } from "@adaptor/driver/process";
 import PQueue from "p-queue";
@@ -17,6 +19,7 @@ import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { inspectClaude } from "./inspect/inspect-claude.js";
 
 const DEVICE = "claude";
 
@@ -92,6 +95,11 @@ export class ClaudeDriver implements Driver {
     this.#pool = new SessionPool(checked.idleMs);
     this.#warm = new WarmPool<ClaudeSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.usable);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+  }
+
+  /** Checks the host without a model call; see `Driver.inspect`. */
+  inspect(options?: InspectOptions): Promise<DriverInspection> {
+    return inspectClaude(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

@@ -1,4 +1,4 @@
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
+import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest, DriverInspection, InspectOptions } from "@adaptor/driver";
 import { WarmPool, type CliProcess } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -11,6 +11,7 @@ import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { inspectCodex } from "./inspect/inspect-codex.js";
 
 /** Where a pre-warmed process's events go before a run takes it: nowhere. */
 const NO_SINK: DriverSink = {
@@ -53,6 +54,11 @@ export class CodexDriver implements Driver {
     this.#pool = new SessionPool(checked.idleMs);
     this.#warm = new WarmPool<AppServerSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.warm);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+  }
+
+  /** Checks the host without a model call; see `Driver.inspect`. */
+  inspect(options?: InspectOptions): Promise<DriverInspection> {
+    return inspectCodex(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */

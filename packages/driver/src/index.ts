@@ -32,6 +32,14 @@ export type {
   DriverResponse,
 } from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
+export type {
+  DriverInspection,
+  InspectOptions,
+  InspectCheck,
+  InspectCheckName,
+  InspectFailureReason,
+  InspectModels,
+} from "./spi/inspect.js";
 export {
   ErrInvalidDriverConfig,
   ErrInvalidPolicy,

@@ -1,5 +1,6 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
-import type { Driver, PrewarmRequest } from "@adaptor/driver";
+import type { Driver, DriverInspection, InspectOptions, PrewarmRequest } from "@adaptor/driver";
+import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
@@ -191,6 +192,18 @@ export class Agent implements AsyncDisposable {
       // Drained so events never pile up; the verdict comes from result().
     }
     return stream.result();
+  }
+
+  /**
+   * Checks the host for this agent's driver without a model call and without cost: the CLI's
+   * executable and version against the pinned one, whether credentials are present (never their
+   * value), the models it can list, MCP and skills support, and every failed check with a typed
+   * reason (`DriverInspection.failed`). A driver without `inspect` yields an inspection saying so.
+   * @throws `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
+   */
+  async inspect(options: InspectOptions = {}): Promise<DriverInspection> {
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    return inspectDriver(this.driver, options);
   }
 
   /**

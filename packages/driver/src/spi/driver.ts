@@ -1,6 +1,7 @@
 import type { ApprovalAsk, ApprovalDecision } from "./approval.js";
 import type { DriverDescriptor } from "./descriptor.js";
 import type { DriverEvent } from "./events.js";
+import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
 
@@ -53,6 +54,14 @@ export interface Driver {
    * before it is ready; `signal.reason` when aborted (the process is then ended).
    */
   prewarm?(request: PrewarmRequest, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Checks the host without a model call and without cost: the executable and its version against
+   * the pinned one, whether credentials are present (never their value), the models the CLI can
+   * list, MCP and skills support. Probes that fail are reported in `failed` with a typed reason,
+   * never thrown. Optional: a driver without it cannot be inspected.
+   * @throws only `signal.reason` when aborted (the probe processes are then ended).
+   */
+  inspect?(options?: InspectOptions): Promise<DriverInspection>;
   /** Releases pooled processes; idempotent. */
   close?(): Promise<void>;
 }
