@@ -12,7 +12,7 @@ import {
   ErrThreadNotFound,
 } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { Preparation } from "../run/preparation.js";
+import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
 

@@ -4,8 +4,8 @@ import { ErrInvalidConfig, ErrTransportUnsupported, ErrUnsupported, type HostToo
 import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
 import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
 import { v7 as uuidv7 } from "uuid";
-import type { Preparation } from "../run/preparation.js";
-import { HOST_TOOL_SERVER_NAME, runToolBinding } from "./agent-tools.js";
+import type { Preparation } from "./preparation.js";
+import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 
 /** One finished host-tool call of a run, as the host sees it. */
 interface HostCall {
@@ -29,7 +29,7 @@ interface HostCall {
  * the Result's transcript after the CLI's item, with the full error text.
  */
 export async function prepareHostTools(prep: Preparation): Promise<void> {
-  const binding = runToolBinding(prep.options);
+  const binding = prep.tools;
   if (!binding) return;
   const byName = new Map<string, Tool>();
   for (const [index, tool] of binding.tools.entries()) {

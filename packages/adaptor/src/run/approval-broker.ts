@@ -3,19 +3,11 @@ import type { ApprovalAsk, ApprovalDecision, ApprovalKind, DriverFailure } from 
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
-import { ApprovalRequest } from "./approval-request.js";
-import { ApprovalResponder } from "./approval-responder.js";
-import type { ApprovalSettings } from "./approval-settings.js";
+import type { ApprovalHandler } from "../approval/approval-handler.js";
+import { ApprovalRequest } from "../approval/approval-request.js";
+import { ApprovalResponder } from "../approval/approval-responder.js";
+import type { ApprovalSettings } from "../approval/approval-settings.js";
 
-/**
- * Host-side approval handler: decide by calling `request.approve()`, `deny()` or `answer()`.
- * Throwing before the request was decided aborts the run with the thrown value as cause;
- * returning without deciding is an agent failure. Either way the CLI is answered with a deny.
- * Once the request was decided (by this handler, another answer, the deadline's fallback or the
- * run's end), the run has moved on: a throw then, such as the `ErrApprovalExpired` of an answer
- * that came too late, only adds a `notice` (kind `approval.handler-error`) and never fails the run.
- */
-export type ApprovalHandler = (request: ApprovalRequest, context: { readonly signal: AbortSignal }) => void | Promise<void>;
 
 /** How the broker reaches the run it serves. */
 export interface ApprovalBrokerInit {
@@ -264,17 +256,4 @@ export class ApprovalBroker {
 /** The auto modes a host can set for `kind`, for messages. */
 function autoModes(kind: ApprovalKind): string {
   return kind === "question" ? '"auto_deny"' : '"auto_approve" or "auto_deny"';
-}
-
-/** Handler that approves every permission and plan review and denies questions (nobody to answer them). */
-export function approveAll(): ApprovalHandler {
-  return (request) => {
-    if (request.kind === "question") request.deny("no one is available to answer questions");
-    else request.approve();
-  };
-}
-
-/** Handler that denies everything with `reason`. */
-export function denyAll(reason = "denied by host"): ApprovalHandler {
-  return (request) => request.deny(reason);
 }

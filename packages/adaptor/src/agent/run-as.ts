@@ -1,6 +1,6 @@
 import type { InferSchema, StandardSchemaLike } from "@adaptor/tool";
-import type { Result } from "../run/result.js";
-import type { RunOptions } from "../run/run-options.js";
+import type { Result } from "../result/result.js";
+import type { RunOptions } from "../options/run-options.js";
 
 /** Anything that runs a prompt to a {@link Result}: an `Agent` or a `Thread`. */
 export interface Runner {

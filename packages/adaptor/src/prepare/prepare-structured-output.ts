@@ -1,10 +1,10 @@
 import type { DriverResponse } from "@adaptor/driver";
 import { formatIssues } from "@adaptor/tool/internal";
-import type { Preparation } from "../run/preparation.js";
-import { checkStructuredOutput } from "./check-output.js";
-import { negotiateStructuredOutput } from "./negotiate.js";
-import { resolveOutputSchema } from "./output-schema.js";
-import { withOutputInstructions } from "./prompt-instructions.js";
+import type { Preparation } from "./preparation.js";
+import { checkStructuredOutput } from "../structured-output/check-output.js";
+import { negotiateStructuredOutput } from "../structured-output/negotiate.js";
+import { resolveOutputSchema } from "../structured-output/output-schema.js";
+import { withOutputInstructions } from "../structured-output/prompt-instructions.js";
 
 /**
  * Preparation step for structured output: compiles the call's schema

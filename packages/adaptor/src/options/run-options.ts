@@ -1,4 +1,4 @@
-import type { ApprovalHandler } from "../approval/approval-broker.js";
+import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";

@@ -1,11 +1,6 @@
-import { findError } from "@adaptor/errors";
-import { InvalidDriverConfigError, type Driver, type DriverRequest, type DriverResponse } from "@adaptor/driver";
-import { checkPolicy } from "../policy/check-policy.js";
-import { prepareMcpServers } from "../mcp/prepare-mcp-servers.js";
-import { prepareSkills } from "../skills/prepare-skills.js";
-import { prepareStructuredOutput } from "../structured-output/prepare-structured-output.js";
-import { prepareHostTools } from "../tools/prepare-host-tools.js";
-import type { RunOptions } from "./run-options.js";
+import type { Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
+import type { RunOptions } from "../options/run-options.js";
+import type { RunToolBinding } from "../tools/agent-tools.js";
 
 /** A hook run on the driver's response before the verdict (e.g. structured output validation). */
 export type ResponseHook = (response: DriverResponse) => DriverResponse | Promise<DriverResponse>;
@@ -20,13 +15,23 @@ export class Preparation {
   readonly driver: Driver;
   readonly options: RunOptions;
   readonly signal: AbortSignal;
+  /** The agent's host tools as this run sees them; absent when the agent has none. */
+  readonly tools: RunToolBinding | undefined;
   /** The request being built; steps add their fields. */
   request: DriverRequest;
   readonly #cleanups: (() => Promise<void> | void)[] = [];
   readonly #hooks: ResponseHook[] = [];
 
-  constructor(init: { runId: string; driver: Driver; options: RunOptions; signal: AbortSignal; prompt: string }) {
+  constructor(init: {
+    runId: string;
+    driver: Driver;
+    options: RunOptions;
+    signal: AbortSignal;
+    prompt: string;
+    tools?: RunToolBinding | undefined;
+  }) {
     this.runId = init.runId;
+    this.tools = init.tools;
     this.driver = init.driver;
     this.options = init.options;
     this.signal = init.signal;
@@ -67,45 +72,5 @@ export class Preparation {
         // Cleanup is best effort: the verdict is already decided.
       }
     }
-  }
-}
-
-/** Step: `driver.validateConfig()`; any failure becomes an `InvalidDriverConfigError` keeping its cause. */
-export function checkDriverConfig(prep: Preparation): void {
-  const { driver } = prep;
-  try {
-    driver.validateConfig();
-  } catch (error) {
-    if (findError(error, InvalidDriverConfigError)) throw error;
-    throw new InvalidDriverConfigError(driver.descriptor.type, error instanceof Error ? error.message : String(error), {
-      cause: error,
-    });
-  }
-}
-
-/**
- * The pre-invocation steps, in order (docs/design.md "Pre-invocation order"; the policy check
- * itself reports an invalid value, then unsupported capability, then unsupported approval mode).
- */
-export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<void>)[] = [
-  checkDriverConfig,
-  checkPolicy,
-  prepareStructuredOutput,
-  prepareMcpServers,
-  prepareSkills,
-  prepareHostTools,
-];
-
-/** Runs every step; on failure, cleans up what earlier steps staged and rethrows. */
-export async function prepare(prep: Preparation): Promise<Preparation> {
-  try {
-    for (const step of PREPARATION_STEPS) {
-      prep.signal.throwIfAborted();
-      await step(prep);
-    }
-    return prep;
-  } catch (error) {
-    await prep.cleanup();
-    throw error;
   }
 }

@@ -7,8 +7,8 @@ import {
   type RunPolicy,
 } from "@adaptor/driver";
 import { MAX_TIMER_MS } from "@adaptor/errors";
-import type { Preparation } from "../run/preparation.js";
-import type { Policy } from "./policy.js";
+import type { Preparation } from "./preparation.js";
+import type { Policy } from "../policy/policy.js";
 
 const SANDBOX = ["read_only", "workspace_write", "unrestricted"];
 const ALLOW_DENY = ["allow", "deny"];

@@ -1,8 +1,8 @@
 import { checkThreadKey, type ThreadRecord } from "@adaptor/threadstore";
-import type { Result } from "../run/result.js";
-import type { RunOptions } from "../run/run-options.js";
+import type { Result } from "../result/result.js";
+import type { RunOptions } from "../options/run-options.js";
 import type { Stream } from "../run/stream.js";
-import type { ThreadMode } from "./thread-context.js";
+import type { ThreadMode } from "../thread/thread-context.js";
 
 /** How a Thread reaches its Agent (internal). */
 export interface ThreadHost {

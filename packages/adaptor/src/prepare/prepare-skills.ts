@@ -1,5 +1,5 @@
 import { materializeSkills, resolveSkills } from "@adaptor/skill";
-import type { Preparation } from "../run/preparation.js";
+import type { Preparation } from "./preparation.js";
 
 /**
  * Pre-invocation step: resolves the run's `skills` (agent skills, then call skills)

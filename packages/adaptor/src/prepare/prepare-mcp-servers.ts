@@ -1,6 +1,6 @@
 import { AdaptorError } from "@adaptor/errors";
 import { ErrInvalidConfig, checkMcpSupport, resolveMcpServers, validateMcpServers } from "@adaptor/mcp";
-import type { Preparation } from "../run/preparation.js";
+import type { Preparation } from "./preparation.js";
 
 /**
  * Pre-invocation step: validates the run's `mcpServers` declarations, checks them
