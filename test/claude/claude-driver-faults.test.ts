@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { Agent, DriverError, ErrAgentFailed, RunError, findError, isError, type AgentEvent } from "adaptor";
-import { claude } from "../src/index.js";
+import { claude } from "@adaptor/claude";
 import { alive, spawnedPid } from "./support.js";
 
 // Fault injection: a fake CLI replays exact stream-json bytes in place of claude. The real-binary

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenUserSays, type LoggedRequest, type ScriptRule } from "@adaptor/testkit";
 import { Agent, RunError, type AgentEvent, type Stream } from "adaptor";
-import { claude } from "../src/index.js";
+import { claude } from "@adaptor/claude";
 import { alive, harness, type Harness } from "./support.js";
 
 // A failed turn leaves no trace in the conversation, on the real claude binary: the CLI appends

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { whenToolResult, whenUserSays, type LoggedRequest } from "@adaptor/testkit";
 import type { Driver, DriverRequest } from "@adaptor/driver";
 import { Agent, defineTool, reject, type AgentEvent, type Result, type ToolContext } from "adaptor";
-import { CLAUDE_DESCRIPTOR, claude } from "../src/index.js";
+import { CLAUDE_DESCRIPTOR, claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
 // Host tools called by the real claude binary (pinned 2.1.332) over the Agent's MCP server. Seen on

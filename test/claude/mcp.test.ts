@@ -19,7 +19,7 @@ import {
   mcpStdio,
   type AgentEvent,
 } from "adaptor";
-import { CLAUDE_DESCRIPTOR, claude } from "../src/index.js";
+import { CLAUDE_DESCRIPTOR, claude } from "@adaptor/claude";
 import { alive, harness, spawnedPid, type Harness } from "./support.js";
 
 let h: Harness | undefined;

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, type AgentEvent, type Stream } from "adaptor";
-import { claude, type ClaudeDriver } from "../src/index.js";
+import { claude, type ClaudeDriver } from "@adaptor/claude";
 import { alive, harness, type Harness } from "./support.js";
 
 // Pre-warmed processes on the real claude binary: a first turn takes one launched alike, never one

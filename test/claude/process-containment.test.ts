@@ -130,9 +130,9 @@ describe.skipIf(process.platform !== "linux")("claude tool processes end with th
   it.each(["process.exit", "SIGTERM", "SIGINT"] as const)("host ends by %s while the Bash command runs: it is ended too", async (how) => {
     h = await harness();
     const m = marker();
-    const root = fileURLToPath(new URL("../../../", import.meta.url));
-    const adaptorUrl = pathToFileURL(fileURLToPath(new URL("../../adaptor/src/index.ts", import.meta.url))).href;
-    const claudeUrl = pathToFileURL(fileURLToPath(new URL("../src/index.ts", import.meta.url))).href;
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    const adaptorUrl = pathToFileURL(fileURLToPath(new URL("../../packages/adaptor/src/index.ts", import.meta.url))).href;
+    const claudeUrl = pathToFileURL(fileURLToPath(new URL("../../packages/claude/src/index.ts", import.meta.url))).href;
     const config = { cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" };
     const script = `const { Agent } = await import(${JSON.stringify(adaptorUrl)});
 const { claude } = await import(${JSON.stringify(claudeUrl)});

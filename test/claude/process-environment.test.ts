@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { Agent } from "adaptor";
-import { claude, type ClaudeConfig } from "../src/index.js";
+import { claude, type ClaudeConfig } from "@adaptor/claude";
 
 // Real claude binary (pinned 2.1.332) against the scripted Anthropic server: what the CLI and its
 // Bash tool see of the host environment, and how much raw output a run keeps.

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import { Agent, type AgentEvent, type Result, type Stream } from "adaptor";
-import { claude } from "../src/index.js";
+import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
 // Per-run cost and usage on the real claude binary. The CLI's `total_cost_usd` is the session's

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import type { Driver, DriverRequest, SkillBundle } from "@adaptor/driver";
 import { Agent, skillArchive, skillDir, skillInline, skillKey, skillSet } from "adaptor";
-import { claude } from "../src/index.js";
+import { claude } from "@adaptor/claude";
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

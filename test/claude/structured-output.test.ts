@@ -13,7 +13,7 @@ import {
   type AgentEvent,
   type RunOptions,
 } from "adaptor";
-import { CLAUDE_DESCRIPTOR, claude } from "../src/index.js";
+import { CLAUDE_DESCRIPTOR, claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
 // Real claude binary (pinned 2.1.332) against the scripted Anthropic server. Seen on the binary:

@@ -1,13 +1,11 @@
-import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv, type ScriptRule } from "@adaptor/testkit";
+import type { ScriptRule } from "@adaptor/testkit";
+import type { ClaudeConfig } from "@adaptor/claude";
 import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
-import { claude, type ClaudeConfig } from "../src/index.js";
+import { driverHarness, type DriverHarness } from "../../packages/claude/test/support.js";
 
 /** A scripted server, an isolated claude environment and an Agent on the real binary. */
-export interface Harness {
-  readonly server: AnthropicServer;
-  readonly env: ClaudeTestEnv;
+export interface Harness extends Omit<DriverHarness, "driver"> {
   readonly agent: Agent;
-  close(): Promise<void>;
 }
 
 export async function harness(
@@ -15,20 +13,15 @@ export async function harness(
   config: ClaudeConfig = {},
   options: AgentOptions = {},
 ): Promise<Harness> {
-  const server = await startAnthropicServer({ rules });
-  const env = await claudeTestEnv({ server });
-  const agent = new Agent(
-    claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5", ...config }),
-    options,
-  );
+  const { server, env, driver, close } = await driverHarness(rules, config);
+  const agent = new Agent(driver, options);
   return {
     server,
     env,
     agent,
     async close() {
       await agent.close();
-      await server.close();
-      await env.cleanup();
+      await close();
     },
   };
 }

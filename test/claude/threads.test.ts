@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenUserSays } from "@adaptor/testkit";
 import { Agent, ErrResumeRejected, ErrThreadNotFound, isError, type AgentEvent, type Stream } from "adaptor";
-import { claude, type ClaudeDriver } from "../src/index.js";
+import { claude, type ClaudeDriver } from "@adaptor/claude";
 import { alive, harness, type Harness } from "./support.js";
 
 // Issue "Threads with leases" §5–6 on the real claude binary: sessions resume, fork and are

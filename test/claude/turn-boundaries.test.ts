@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { Agent, approveAll, type AgentEvent, type Stream } from "adaptor";
-import { claude } from "../src/index.js";
+import { claude } from "@adaptor/claude";
 import { alive, spawnedPid } from "./support.js";
 
 // Turn boundaries under faults the real binary will not produce on cue, replayed by the fake CLI:

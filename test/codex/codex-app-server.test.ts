@@ -6,7 +6,7 @@ import { ErrInvalidOutputSchema } from "@adaptor/driver";
 import { findError, isError } from "@adaptor/errors";
 import { PATCH_FILE_CONTENT, whenPromptSays } from "@adaptor/testkit";
 import { Agent, type AgentEvent } from "adaptor";
-import { CodexRpcError } from "../src/index.js";
+import { CodexRpcError } from "@adaptor/codex";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 
 // Real codex binary (pinned 0.171.0) over `codex app-server`, against the testkit's scripted OpenAI

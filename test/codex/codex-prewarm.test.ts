@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent, type AgentEvent, type Stream } from "adaptor";
-import { codex, type CodexDriver } from "../src/index.js";
+import { codex, type CodexDriver } from "@adaptor/codex";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 
 // Pre-warmed app-server processes on the real codex binary: a first turn takes one launched alike

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
-import type { CodexConfig, CodexDriver } from "../src/index.js";
+import type { CodexConfig, CodexDriver } from "@adaptor/codex";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 
 // Process reuse for Codex thread turns (issue 7 §1, issue 3 §5) on the real binary: a thread's

@@ -3,7 +3,7 @@ import { MemoryThreadStore } from "@adaptor/threadstore";
 import { codexTestEnv, startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer, type ResponsesScriptRule } from "@adaptor/testkit";
 import { Agent, DriverError, ErrCode, ErrThreadBusy, RunError, isError, type AgentEvent, type Result, type Stream } from "adaptor";
 import { runDriver } from "@adaptor/driver/testing";
-import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
+import { codex, type CodexConfig, type CodexDriver } from "@adaptor/codex";
 import { alive } from "./support.js";
 
 // Threads under faults on the real codex binary: a failed (or uncommitted) turn leaves no trace in
