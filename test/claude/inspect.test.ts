@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { Agent } from "adaptor";
-import { CLAUDE_DESCRIPTOR, PINNED_CLAUDE_VERSION, claude } from "../src/index.js";
+import { CLAUDE_DESCRIPTOR, PINNED_CLAUDE_VERSION, claude } from "@adaptor/claude";
 
 const SECRET = "sk-ant-inspect-secret-7f3a";
 let server: AnthropicServer;

@@ -3,7 +3,7 @@
 // so no model call (the scripted server sees no request).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
-import { CODEX_DESCRIPTOR, PINNED_CODEX_VERSION, codex } from "../src/index.js";
+import { CODEX_DESCRIPTOR, PINNED_CODEX_VERSION, codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness;
