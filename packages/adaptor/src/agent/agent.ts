@@ -1,6 +1,7 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
 import type { Driver, DriverInspection, InspectOptions, PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
+import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
@@ -133,6 +134,8 @@ export class Agent implements AsyncDisposable {
     eventsDrained: boolean,
   ): Stream {
     const runId = uuidv7();
+    // The host's active span (if any) becomes the run's parent.
+    const parentContext = context.active();
     const controller = new AbortController();
     const queue = new EventQueue(
       { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
@@ -169,6 +172,7 @@ export class Agent implements AsyncDisposable {
           controller,
           eventsDrained,
           tools: this.#tools.binding(runId, queue),
+          telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),

@@ -4,6 +4,7 @@ import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
 import type { SkillProvider, SkillSpec } from "@adaptor/skill";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -96,13 +97,19 @@ export interface AgentOptions extends SharedRunOptions {
    * definition fails each run before the driver starts (`ErrInvalidDefinition`).
    */
   readonly tools?: readonly Tool[];
+  /**
+   * OpenTelemetry: the tracer for the run's spans (default: the global provider's `"adaptor"`
+   * tracer, a no-op until a host registers an SDK) and whether spans may carry content (prompt,
+   * tool inputs, messages; default false). See docs/observability.md for the spans.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Call options merged over agent defaults. */
 export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptions {
   const env = agent.env || call.env ? { ...agent.env, ...call.env } : undefined;
   const metadata = agent.metadata || call.metadata ? { ...agent.metadata, ...call.metadata } : undefined;
-  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, ...shared } = agent;
+  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, telemetry: _t, ...shared } = agent;
   const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;
   return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}), ...(skills ? { skills } : {}) };
 }

@@ -15,6 +15,8 @@ import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
+import type { RunTelemetry } from "../telemetry/run-telemetry.js";
+import { SPAN } from "../telemetry/span-names.js";
 
 /** Codec of the checkpoint `data` this SDK writes. */
 export const CHECKPOINT_CODEC = "json/v1";
@@ -70,6 +72,7 @@ export class ThreadTurn {
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
+  readonly #telemetry: RunTelemetry | undefined;
   #current: ThreadRecord | undefined;
   #archiveId: string | undefined;
   #leaseLost: AdaptorError | undefined;
@@ -83,8 +86,10 @@ export class ThreadTurn {
     driverType: string;
     queue: EventQueue;
     onLeaseLost: (error: AdaptorError) => void;
+    telemetry: RunTelemetry | undefined;
   }) {
     this.#ctx = init.ctx;
+    this.#telemetry = init.telemetry;
     this.#lease = init.lease;
     this.#fingerprint = init.fingerprint;
     this.#driverType = init.driverType;
@@ -95,7 +100,8 @@ export class ThreadTurn {
     // two thirds of its time); a definite loss (LeaseLostError) or a second failure in a row, while
     // the lease is still valid, ends the run as lost.
     this.#renewal = setInterval(() => {
-      init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs).then(
+      const renew = (): Promise<Lease> => init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs);
+      (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, lease), renew) : renew()).then(
         (renewed) => {
           lease = renewed;
           failures = 0;
@@ -139,12 +145,15 @@ export class ThreadTurn {
     const fingerprint = fingerprintOf(ctx, prep, driverType);
     let lease: Lease;
     try {
-      lease = await store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+      const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+      lease = prep.telemetry
+        ? await prep.telemetry.span(SPAN.leaseAcquire, { "adaptor.thread.key": key, "adaptor.lease.ttl_ms": ctx.leaseTtlMs }, acquire, (taken) => ({ "adaptor.lease.token": taken.token }))
+        : await acquire();
     } catch (error) {
       if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
       throw error;
     }
-    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost });
+    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost, telemetry: prep.telemetry });
     try {
       await turn.#resolve(prep);
       return turn;
@@ -258,15 +267,19 @@ export class ThreadTurn {
     };
     clearInterval(this.#renewal);
     try {
-      const written = await store.finalize(
-        {
-          leases: [this.#lease],
-          record,
-          ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
-          ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
-        },
-        signal,
-      );
+      const finalize = (): Promise<ThreadRecord> =>
+        store.finalize(
+          {
+            leases: [this.#lease],
+            record,
+            ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
+            ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
+          },
+          signal,
+        );
+      const written = this.#telemetry
+        ? await this.#telemetry.span(SPAN.leaseFinalize, { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode }, finalize)
+        : await finalize();
       this.#ctx.onCommitted?.(recordVersion(written));
       return written;
     } catch (error) {
@@ -302,4 +315,9 @@ export class ThreadTurn {
       data: { threadKey: key, error: failure instanceof Error ? failure.message : String(failure) },
     });
   }
+}
+
+/** Span attributes of a lease step: the key, the fencing token and the time-to-live. */
+function leaseAttributes(ctx: ThreadContext, lease: Lease): Record<string, string | number> {
+  return { "adaptor.thread.key": ctx.key, "adaptor.lease.token": lease.token, "adaptor.lease.ttl_ms": ctx.leaseTtlMs };
 }
