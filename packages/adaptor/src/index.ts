@@ -7,6 +7,7 @@ export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
+export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 export type {
   AgentEvent,
   EventMeta,
