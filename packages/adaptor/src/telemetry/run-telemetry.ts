@@ -190,13 +190,12 @@ export class RunTelemetry {
 }
 
 function usageAttributes(usage: Usage): Attributes {
-  const attributes: Attributes = {};
-  const u = usage as unknown as Readonly<Record<string, unknown>>;
-  if (typeof u.inputTokens === "number") attributes["gen_ai.usage.input_tokens"] = u.inputTokens;
-  if (typeof u.outputTokens === "number") attributes["gen_ai.usage.output_tokens"] = u.outputTokens;
-  if (typeof u.cacheReadTokens === "number") attributes["adaptor.usage.cache_read_tokens"] = u.cacheReadTokens;
-  if (typeof u.cacheWriteTokens === "number") attributes["adaptor.usage.cache_write_tokens"] = u.cacheWriteTokens;
-  return attributes;
+  return {
+    "gen_ai.usage.input_tokens": usage.inputTokens,
+    "gen_ai.usage.output_tokens": usage.outputTokens,
+    ...(usage.cacheReadTokens !== undefined ? { "adaptor.usage.cache_read_tokens": usage.cacheReadTokens } : {}),
+    ...(usage.cacheWriteTokens !== undefined ? { "adaptor.usage.cache_write_tokens": usage.cacheWriteTokens } : {}),
+  };
 }
 
 function safeJson(value: unknown): string {
