@@ -70,6 +70,15 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/driver/kit", async () => {
+    expect(Object.keys(await import("@adaptor/driver/kit")).sort()).toEqual([
+      "DEFAULT_REPLY_TIMEOUT_MS",
+      "JSON_RPC_METHOD_NOT_FOUND",
+      "JsonRpcConnection",
+      "JsonRpcError",
+    ]);
+  });
+
   it("@adaptor/tool", async () => {
     expect(Object.keys(await import("@adaptor/tool")).sort()).toEqual([
       "ErrInvalidDefinition",

@@ -1,6 +1,7 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { JSON_RPC_METHOD_NOT_FOUND, type JsonRpcConnection, type JsonRpcServerRequest } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
@@ -22,7 +23,7 @@ import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTur
 import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
-import { METHOD_NOT_FOUND, RpcConnection, type ServerRequestMessage } from "./rpc-connection.js";
+import { codexRpc } from "./codex-rpc.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
@@ -75,7 +76,7 @@ interface ActiveTurn {
 
 /** The server requests of one turn: approvals go to the host, each request is answered once. */
 interface TurnRequests {
-  handle(message: ServerRequestMessage): void;
+  handle(message: JsonRpcServerRequest): void;
   /** The turn id is known: requests held until now are handled or declined. */
   release(): void;
 }
@@ -96,7 +97,7 @@ export class AppServerSession {
   readonly #config: CodexConfig;
   readonly #cwd: string;
   readonly #graceMs: number;
-  readonly #rpc: RpcConnection;
+  readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
   #readError: unknown;
   /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
@@ -153,7 +154,7 @@ export class AppServerSession {
     this.#config = config;
     this.#cwd = cwd;
     this.#graceMs = config.killGraceMs ?? 2000;
-    this.#rpc = new RpcConnection(
+    this.#rpc = codexRpc(
       proc,
       {
         onNotification: (method, params) => this.#onNotification(method, params),
@@ -398,7 +399,7 @@ export class AppServerSession {
       this.#readError = err;
     } finally {
       this.#ended = true;
-      this.#rpc.close();
+      this.#rpc.close("codex app-server exited");
       this.#active?.markDone();
     }
   }
@@ -411,7 +412,7 @@ export class AppServerSession {
     if (active?.state.accept({ method, params } as ServerNotification, this.#lineText)) active.markDone();
   }
 
-  #onServerRequest(message: ServerRequestMessage): void {
+  #onServerRequest(message: JsonRpcServerRequest): void {
     if (this.#active) {
       this.#active.requests.handle(message);
       return;
@@ -420,7 +421,7 @@ export class AppServerSession {
     if (APPROVAL_METHODS.includes(message.method)) {
       void this.#rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "no turn is running" }));
     } else {
-      void this.#rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
+      void this.#rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
     }
   }
 
@@ -433,18 +434,18 @@ export class AppServerSession {
   #requestsFor(turn: AppServerTurnState, sink: DriverSink): TurnRequests {
     const rpc = this.#rpc;
     const answered = new Set<string | number>();
-    let held: ServerRequestMessage[] | undefined = [];
+    let held: JsonRpcServerRequest[] | undefined = [];
     const answer = (id: string | number, send: () => Promise<void>): void => {
       if (answered.has(id)) return;
       answered.add(id);
       void send();
     };
-    const decline = (message: ServerRequestMessage, reason = "declined"): void =>
+    const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason })));
-    const handle = (message: ServerRequestMessage): void => {
+    const handle = (message: JsonRpcServerRequest): void => {
       if (!APPROVAL_METHODS.includes(message.method)) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
-        answer(message.id, () => rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
+        answer(message.id, () => rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
         return;
       }
       const requestTurn = turnIdOf(message.params);
@@ -522,7 +523,7 @@ function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
  * `thread/revert`, and says so in a `notice`. When `lastTurnId` is not in the thread at all, nothing
  * is dropped and a `warning` notice says so.
  */
-async function rewindTo(rpc: RpcConnection, threadId: string, lastTurnId: string, sink: DriverSink): Promise<void> {
+async function rewindTo(rpc: JsonRpcConnection, threadId: string, lastTurnId: string, sink: DriverSink): Promise<void> {
   const newer: string[] = [];
   let found = false;
   let cursor: string | null = null;
@@ -549,7 +550,7 @@ async function rewindTo(rpc: RpcConnection, threadId: string, lastTurnId: string
 }
 
 async function openThread(
-  rpc: RpcConnection,
+  rpc: JsonRpcConnection,
   request: DriverRequest,
   config: CodexConfig,
   plan: CodexPolicyPlan,

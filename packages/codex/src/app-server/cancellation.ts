@@ -1,6 +1,6 @@
 import type { CliProcess } from "@adaptor/driver/process";
 import { exitOrTerminate, within } from "../process-helpers.js";
-import type { RpcConnection } from "./rpc-connection.js";
+import type { JsonRpcConnection } from "@adaptor/driver/kit";
 
 /**
  * Cancels an app-server run the polite way first: `turn/interrupt` for the running turn (codex
@@ -10,14 +10,14 @@ import type { RpcConnection } from "./rpc-connection.js";
  */
 export class AppServerCancellation {
   readonly #proc: CliProcess;
-  readonly #rpc: RpcConnection;
+  readonly #rpc: JsonRpcConnection;
   readonly #graceMs: number;
   readonly #turnDone: Promise<unknown>;
   #turn: { threadId: string; turnId: string } | undefined;
   #done: Promise<unknown> = Promise.resolve();
   #started = false;
 
-  constructor(proc: CliProcess, rpc: RpcConnection, turnDone: Promise<unknown>, graceMs: number) {
+  constructor(proc: CliProcess, rpc: JsonRpcConnection, turnDone: Promise<unknown>, graceMs: number) {
     this.#proc = proc;
     this.#rpc = rpc;
     this.#turnDone = turnDone;
