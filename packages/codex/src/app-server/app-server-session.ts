@@ -1,12 +1,12 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { JSON_RPC_METHOD_NOT_FOUND, type JsonRpcConnection, type JsonRpcServerRequest } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
+import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
-import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
@@ -39,9 +39,9 @@ export interface AppServerSpawn {
   readonly command: string;
   readonly config: CodexConfig;
   readonly request: DriverRequest;
-  /** The {@link launchSignature} of `request`: a parked process is reused only for an equal one. */
+  /** The {@link codexLaunchSignature} of `request`: a parked process is reused only for an equal one. */
   readonly signature: string;
-  /** Runs the spawn (the driver bounds concurrent spawns with p-queue). */
+  /** Runs the spawn (the driver bounds concurrent spawns through its ProcessPool). */
   readonly schedule: (spawn: () => Promise<CliProcess>) => Promise<CliProcess>;
 }
 
@@ -91,7 +91,7 @@ interface TurnRequests {
  * `thread/resume`); otherwise stdin is closed and codex exits. Every server request is answered,
  * also between turns (declined). stdout is read by one pump for the life of the process.
  */
-export class AppServerSession {
+export class AppServerSession implements PooledProcess {
   readonly proc: CliProcess;
   readonly signature: string;
   readonly #config: CodexConfig;
@@ -104,10 +104,6 @@ export class AppServerSession {
   #lineText = "";
   #active: ActiveTurn | undefined;
   #initialized = false;
-  /** Initialized and its thread opened ahead of any turn. */
-  #prewarmed = false;
-  /** Turns started on this process. */
-  #turns = 0;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -136,9 +132,7 @@ export class AppServerSession {
         cwd,
         env: codexEnv(config, request.env),
         device: DEVICE,
-        ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-        ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
-        ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
+        ...spawnLimits(config),
         // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
         onStderr: (text) => session?.emitStderr(text),
       }),
@@ -153,7 +147,7 @@ export class AppServerSession {
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;
-    this.#graceMs = config.killGraceMs ?? 2000;
+    this.#graceMs = graceMs(config);
     this.#rpc = codexRpc(
       proc,
       {
@@ -190,6 +184,16 @@ export class AppServerSession {
     return this.#lastTurnId;
   }
 
+  /** OS process id of codex. */
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** Where the thread stands for reuse: {@link lastTurnId}. */
+  get version(): string | undefined {
+    return this.#lastTurnId;
+  }
+
   /** The thread loaded in this process, once a turn opened it. */
   get threadId(): string | undefined {
     return this.#opened?.thread.id;
@@ -200,11 +204,6 @@ export class AppServerSession {
     return (
       this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && !this.#unreadable && this.#opened !== undefined
     );
-  }
-
-  /** True while the process is pre-warmed (see {@link prewarm}) and has served no turn yet. */
-  get warm(): boolean {
-    return this.#prewarmed && this.#turns === 0 && this.usable;
   }
 
   /**
@@ -224,7 +223,6 @@ export class AppServerSession {
     const ready = (async () => {
       await this.#initialize();
       this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
-      this.#prewarmed = true;
     })();
     ready.catch(() => undefined);
     try {
@@ -276,7 +274,6 @@ export class AppServerSession {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
-    this.#turns += 1;
     try {
       await this.#initialize();
       opened = this.#opened;
@@ -339,14 +336,7 @@ export class AppServerSession {
       stderrTail: proc.stderrTail(),
     });
     const text = turn.lastAgentText ?? "";
-    let structured: unknown;
-    if (!failure && turnInit.outputSchema && request.outputSchema && text) {
-      try {
-        structured = stripOptionalNulls(JSON.parse(text) as unknown, request.outputSchema);
-      } catch {
-        sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
-      }
-    }
+    const structured = !failure && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
     const usage = turn.usage();
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });

@@ -2,11 +2,11 @@ import type { DriverFailure, DriverRequest, DriverSink } from "@adaptor/driver";
 import { spawnCli } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { CodexRpcError } from "../app-server/codex-rpc-error.js";
-import { JSON_RPC_METHOD_NOT_FOUND, type JsonRpcConnection } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection } from "@adaptor/driver/kit";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import { resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
@@ -48,8 +48,7 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     env: codexEnv(config, request.env),
     device: DEVICE,
-    ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-    ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+    ...spawnLimits(config),
   });
   const rpc: JsonRpcConnection = codexRpc(
     proc,
@@ -79,7 +78,7 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
   } finally {
     signal.removeEventListener("abort", onAbort);
     proc.closeStdin();
-    await exitOrTerminate(proc, config.killGraceMs ?? 2000);
+    await exitOrTerminate(proc, graceMs(config));
     await proc.close();
     await pump;
   }
