@@ -8,7 +8,7 @@ import {
   type DriverSink,
   type PrewarmRequest,
 } from "@adaptor/driver";
-import { captureConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
+import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, spawnCli } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
@@ -60,21 +60,19 @@ export class ClaudeDriver implements Driver {
   readonly #pool: ProcessPool<ClaudeSession>;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
-  /** Rethrows the refusal of the config given to the constructor, else checks it again. */
-  readonly #validate: () => void;
+  /** The config as captured (a refusal is kept for {@link validateConfig}). */
+  readonly #captured: CapturedConfig<ClaudeConfig>;
 
   constructor(config: ClaudeConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
-    const captured = captureConfig(validateClaudeConfig, config);
-    const checked = captured.config;
-    this.config = checked;
-    this.#validate = captured.validate;
+    this.#captured = captureConfig(validateClaudeConfig, config);
+    const checked = (this.config = this.#captured.config);
     this.#pool = new ProcessPool<ClaudeSession>(checked);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
   validateConfig(): void {
-    this.#validate();
+    this.#captured.validate();
   }
 
   /** Compatibility-relevant config for thread fingerprints: the executable, config dir and extra flags. */

@@ -1,5 +1,5 @@
 import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
-import { captureConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
+import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
@@ -27,22 +27,20 @@ export class CodexDriver implements Driver {
   readonly config: CodexConfig;
   /** Parked, pre-warmed and live app-server processes (and live exec processes), and the spawn limit. */
   readonly #pool: ProcessPool<AppServerSession>;
-  /** Rethrows the refusal of the config given to the constructor, else checks it again. */
-  readonly #validate: () => void;
+  /** The config as captured (a refusal is kept for {@link validateConfig}). */
+  readonly #captured: CapturedConfig<CodexConfig>;
 
   constructor(config: CodexConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
-    const captured = captureConfig(validateCodexConfig, config);
-    const checked = captured.config;
-    this.config = checked;
-    this.#validate = captured.validate;
+    this.#captured = captureConfig(validateCodexConfig, config);
+    const checked = (this.config = this.#captured.config);
     this.descriptor = checked.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
     this.#pool = new ProcessPool<AppServerSession>(checked);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
   validateConfig(): void {
-    this.#validate();
+    this.#captured.validate();
   }
 
   /** Number of live app-server processes parked for reuse. */
