@@ -92,6 +92,28 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     }
   });
 
+  it("a client gone before its run started (while the runner was picked) still gets its run cancelled", async () => {
+    const agent = referenceAgent();
+    let picked: () => void = () => undefined;
+    const picking = new Promise<void>((resolve) => (picked = resolve));
+    served = await serve({
+      runner: async ({ request }) => {
+        picked();
+        // Hand out the runner only once the server saw the client's socket close.
+        while (!request.socket.destroyed) await new Promise((resolve) => setTimeout(resolve, 50));
+        return agent;
+      },
+      reconnectGraceMs: 0,
+    });
+    const gone = new AbortController();
+    const request = postJson(`${served.url}/runs`, { prompt: "SLOW" }, { signal: gone.signal }).catch(() => undefined);
+    await picking;
+    gone.abort();
+    await request;
+    while (served.settled.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((served.settled[0]!.error as Error).name).toBe("AbortError");
+  });
+
   it("sends no CORS headers unless configured; configured, it answers preflights for allowed origins only", async () => {
     served = await serve({ runner: referenceAgent() });
     const plain = await postJson(`${served.url}/runs`, { prompt: "hi" }, { headers: { origin: "https://app.example", "content-type": "application/json" } });

@@ -29,6 +29,8 @@ export class SseConnection {
     res.on("close", () => this.#finish());
     res.on("drain", () => this.#drained());
     res.on("error", () => this.#finish());
+    // The client may have gone while the request was read or the runner picked: no close event comes then.
+    if (res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed) this.#closed = true;
   }
 
   /** True once the response ended or the client went away. */
@@ -44,6 +46,7 @@ export class SseConnection {
 
   /** Sends the status line and headers, and starts the pings. */
   open(headers: Record<string, string>): void {
+    if (this.#closed) return;
     this.#res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
