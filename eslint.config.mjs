@@ -21,6 +21,7 @@ export const LAYERS = {
   "@adaptor/codex": 2,
   "@adaptor/testkit": 2,
   adaptor: 3,
+  "@adaptor/bridge": 4,
 };
 
 /** Folder under packages/ → npm name. */
@@ -37,6 +38,7 @@ const FOLDERS = {
   codex: "@adaptor/codex",
   testkit: "@adaptor/testkit",
   adaptor: "adaptor",
+  bridge: "@adaptor/bridge",
 };
 
 /** One config per package: its non-test source may not import a package of its own layer or above. */

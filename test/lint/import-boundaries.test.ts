@@ -26,6 +26,13 @@ describe("import boundaries between layers", () => {
     expect(await boundaryErrors("packages/tool/src/boundary-probe.ts", 'import "@adaptor/driver/process";\n')).toHaveLength(1);
   });
 
+  it("puts @adaptor/bridge above the root SDK: the bridge may import adaptor, adaptor may not import the bridge", async () => {
+    expect(await boundaryErrors("packages/bridge/src/boundary-probe.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
+    const errors = await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'export { Bridge } from "@adaptor/bridge";\n');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("@adaptor/bridge is layer 4");
+  });
+
   it("refuses a package's test importing a workspace package its package.json does not list (claude test → adaptor)", async () => {
     const errors = await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { Agent } from "adaptor";\n');
     expect(errors).toHaveLength(1);
