@@ -19,7 +19,9 @@ export const LAYERS = {
   "@adaptor/claude": 2,
   "@adaptor/codex": 2,
   "@adaptor/testkit": 2,
+  "@adaptor/a2a-client": 2,
   adaptor: 3,
+  "@adaptor/a2a": 4,
 };
 
 /** Folder under packages/ → npm name. */
@@ -35,7 +37,9 @@ const FOLDERS = {
   claude: "@adaptor/claude",
   codex: "@adaptor/codex",
   testkit: "@adaptor/testkit",
+  "a2a-client": "@adaptor/a2a-client",
   adaptor: "adaptor",
+  a2a: "@adaptor/a2a",
 };
 
 /** One config per package: its non-test source may not import a package of its own layer or above. */
