@@ -9,7 +9,7 @@ import {
 } from "@a2a-js/sdk/client";
 import { AdaptorError, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
-import { ErrInvalidAgentCard, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
 import { classify } from "./classify.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
@@ -272,16 +272,18 @@ export class A2AClient {
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         const classified = classify(attempts === 0 ? op : "tasks/resubscribe", error, this.#secrets, signal);
-        if (taskId === undefined || isError(classified, ErrUnauthorized) || isError(classified, ErrUntrustedOrigin) || isError(classified, ErrInvalidAgentCard)) {
-          if (attempts === 0) throw classified;
-          throw new StreamRecoveryError(taskId ?? "", classified, attempts);
-        }
-        if (attempts > 0 && isError(classified, ErrUnsupported)) {
+        if (attempts > 0 && taskId !== undefined && isError(classified, ErrUnsupported)) {
           // The task reached a final state while we were away: read it once.
           const task = await this.getTask(taskId, { signal });
           const event = toEvent({ payload: { $case: "task", value: task } });
           if (event) yield event;
           return;
+        }
+        // Resubscribing cannot mend a refused credential, an unknown task or an unsupported request.
+        const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) => isError(classified, category));
+        if (taskId === undefined || fatal) {
+          if (attempts === 0) throw classified;
+          throw new StreamRecoveryError(taskId ?? "", classified, attempts);
         }
         lost = classified;
       }
@@ -312,13 +314,14 @@ function checkCard(raw: unknown, text: string, secrets: readonly string[]): Agen
     if (typeof item !== "object" || item === null || typeof item["url"] !== "string" || typeof item["protocolBinding"] !== "string") {
       throw invalidCard(`supportedInterfaces[${index}] needs a url and a protocolBinding`, text, secrets);
     }
+    if (!(BINDINGS as readonly string[]).includes(item["protocolBinding"])) continue;
     let parsed: URL;
     try {
       parsed = new URL(item["url"]);
     } catch {
       throw invalidCard(`supportedInterfaces[${index}].url is not an absolute URL`, text, secrets);
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:" && item["protocolBinding"] !== "GRPC") {
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw invalidCard(`supportedInterfaces[${index}].url must be http or https`, text, secrets);
     }
   }

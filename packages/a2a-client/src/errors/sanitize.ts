@@ -5,7 +5,7 @@ export const MAX_RAW_CHARS = 2048;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // eslint-disable-next-line no-control-regex -- removing terminal escapes is the point
 const TERMINAL_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]/g;
-const AUTH_VALUE = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi;
+const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const SECRET_FIELD = /("(?:authorization|api[-_]?key|x-api-key|token|access[-_]?token|password|secret|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
 
 /**
