@@ -62,7 +62,7 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
   try {
     const sendOptions = { ...(options.contextId ? { contextId: options.contextId } : {}), ...(signal ? { signal } : {}) };
     let final: Task | undefined;
-    const artifacts: string[] = [];
+    const artifacts = new Map<string, string>();
     if (client.card.capabilities?.streaming) {
       for await (const event of client.stream(task, sendOptions)) {
         taskId ??= event.taskId;
@@ -75,7 +75,7 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
       const reply = await client.send(task, sendOptions);
       if ("parts" in reply) return { taskId: reply.taskId, contextId: reply.contextId, text: textOf(reply.parts) };
       final = reply;
-      for (const artifact of reply.artifacts) artifacts.push(textOf(artifact.parts));
+      for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts));
     }
     if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
     return outcome(final, artifacts);
@@ -89,9 +89,11 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
   }
 }
 
-function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"], artifacts: string[]): void {
+function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"], artifacts: Map<string, string>): void {
   if (event.kind === "artifact-update") {
-    if (event.text) artifacts.push(event.text);
+    // A chunk with `append` extends its artifact; one without replaces it.
+    const id = event.update.artifact?.artifactId ?? "";
+    artifacts.set(id, event.update.append ? (artifacts.get(id) ?? "") + event.text : event.text);
     onProgress?.({ kind: "artifact", taskId: event.taskId, text: event.text });
   } else if (event.kind === "status-update") {
     onProgress?.({ kind: "status", taskId: event.taskId, state: taskStateName(event.state), ...(event.text ? { text: event.text } : {}) });
@@ -102,12 +104,12 @@ function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"]
   }
 }
 
-function outcome(task: Task, artifacts: readonly string[]): DelegationResult {
+function outcome(task: Task, artifacts: ReadonlyMap<string, string>): DelegationResult {
   const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   const statusText = textOf(task.status?.message?.parts ?? []);
   if (state === TaskState.TASK_STATE_COMPLETED) {
     const fromTask = task.artifacts.map((artifact) => textOf(artifact.parts)).join("");
-    return { taskId: task.id, contextId: task.contextId, text: fromTask || artifacts.join("") || statusText };
+    return { taskId: task.id, contextId: task.contextId, text: fromTask || [...artifacts.values()].join("") || statusText };
   }
   const failure = task.status?.message?.metadata?.[FAILURE_METADATA_KEY] as { code?: unknown; retryable?: unknown } | undefined;
   const metadata = {
