@@ -4,7 +4,7 @@
 // progress arrives as notices of the parent run; a remote failure reaches the model as the
 // DelegationError's code and message.
 import { claude } from "@adaptor/claude";
-import { claudeTestEnv, startAnthropicServer, whenToolResult, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { claudeTestEnv, startAnthropicServer, whenToolResult, whenUserSays, type AnthropicServer, type ClaudeTestEnv, type ScriptRule } from "@adaptor/testkit";
 import { Agent, type AgentEvent } from "adaptor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aDelegation, DELEGATION_NOTICE } from "../src/index.js";
@@ -17,7 +17,7 @@ interface ClaudeSide {
   close(): Promise<void>;
 }
 
-async function claudeAgent(rules: Parameters<typeof startAnthropicServer>[0]["rules"], options: ConstructorParameters<typeof Agent>[1] = {}): Promise<ClaudeSide> {
+async function claudeAgent(rules: ScriptRule[], options: ConstructorParameters<typeof Agent>[1] = {}): Promise<ClaudeSide> {
   const server = await startAnthropicServer({ rules });
   const env = await claudeTestEnv({ server });
   const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), options);
