@@ -3,6 +3,8 @@
 // business and infrastructure failures with closed codes, get and cancel.
 import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,6 +145,59 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     const task = asTask(await rest.sendMessage(send([text("over rest")])));
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(partsText(task.artifacts[0]?.parts)).toBe("Reference reply #1: over rest");
+  });
+});
+
+describe("run settings that still apply behind A2A", () => {
+  it("the run's approval deadline and fallback apply while the task is input-required: abort ends it failed with approval_timeout", async () => {
+    const served = await serve(undefined, { runOptions: { policy: { approvals: { timeoutMs: 1000, onTimeout: "abort" } } } });
+    try {
+      const client = await sdkClient(served.url);
+      let taskId = "";
+      let lastState: TaskState | undefined;
+      for await (const event of client.sendMessageStream(send([text("TOOL sleep 100")]))) {
+        const payload = event.payload;
+        if (payload?.$case === "task") taskId = payload.value.id;
+        if (payload?.$case === "statusUpdate") lastState = payload.value.status?.state;
+      }
+      expect(lastState).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      // Nobody answers; the deadline passes and the abort fallback ends the run. Follow the task to
+      // its end (or read it, when it ended before the resubscription).
+      let final: Task | undefined;
+      try {
+        for await (const event of client.resubscribeTask({ tenant: "", id: taskId })) {
+          if (event.payload?.$case === "task") final = event.payload.value;
+          if (event.payload?.$case === "statusUpdate" && event.payload.value.status) final = { ...final!, status: event.payload.value.status };
+        }
+      } catch (error) {
+        expect(error).toMatchObject({ reason: "UNSUPPORTED_OPERATION" });
+      }
+      if (final?.status?.state !== TaskState.TASK_STATE_FAILED) final = await client.getTask({ tenant: "", id: taskId });
+      expect(final?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(final?.status?.message?.metadata?.[FAILURE_METADATA_KEY]).toEqual({ code: "approval_timeout", retryable: true });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a runner per conversation: messages of one contextId continue one thread", async () => {
+    const agent = new Agent(new ReferenceDriver(), { threadStore: new MemoryThreadStore() });
+    const served = await serve(({ contextId }) => agent.thread(`a2a:${contextId}`));
+    try {
+      const client = await sdkClient(served.url);
+      const first = asTask(await client.sendMessage(send([text("first question")])));
+      expect(partsText(first.artifacts[0]?.parts)).toBe("Reference reply #1: first question");
+      const followUp = { tenant: "", message: { ...userMessage([text("second question")]), contextId: first.contextId }, configuration: undefined, metadata: undefined };
+      const second = asTask(await client.sendMessage(followUp));
+      expect(second.contextId).toBe(first.contextId);
+      expect(second.id).not.toBe(first.id);
+      expect(partsText(second.artifacts[0]?.parts)).toBe("Reference reply #2: second question");
+      const other = asTask(await client.sendMessage(send([text("another conversation")])));
+      expect(partsText(other.artifacts[0]?.parts)).toBe("Reference reply #1: another conversation");
+    } finally {
+      await served.close();
+      await agent.close();
+    }
   });
 });
 

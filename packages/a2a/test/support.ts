@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
 import type { Driver } from "@adaptor/driver";
 import { Agent, type AgentOptions } from "adaptor";
-import { a2aServer, type A2AServer, type A2AServerOptions, type StreamRunner } from "../src/index.js";
+import { a2aServer, type A2AServer, type A2AServerOptions, type RunnerFor, type StreamRunner } from "../src/index.js";
 
 /** An HTTP server on 127.0.0.1 whose handler is set after it listens (the card needs the URL). */
 export interface Listening {
@@ -45,7 +45,7 @@ export interface Served {
 }
 
 export async function serve(
-  runner?: StreamRunner,
+  runner?: StreamRunner | RunnerFor,
   options: Partial<A2AServerOptions> = {},
   agentOptions: AgentOptions = {},
 ): Promise<Served> {

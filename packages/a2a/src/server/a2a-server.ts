@@ -21,6 +21,13 @@ export interface StreamRunner {
   stream(prompt: string, options?: RunOptions): Stream;
 }
 
+/**
+ * Picks the runner of each new task from its A2A conversation, e.g.
+ * `({ contextId }) => agent.thread(\`a2a:${contextId}\`)` so that the messages of one `contextId`
+ * continue one thread. Called once per new task, before its run starts.
+ */
+export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
+
 /** The card fields a host chooses; the rest (interfaces, capabilities, modes) the server fills in. */
 export interface A2AServerCard {
   /** The agent's name, e.g. `"Code reviewer"`. */
@@ -65,7 +72,8 @@ export interface A2AServer {
 }
 
 /**
- * Serves `runner` as an A2A agent (protocol 1.0) with the official `@a2a-js/sdk` server: agent
+ * Serves `runner` (one `Agent` or `Thread` for every task, or a {@link RunnerFor} that picks one
+ * per conversation) as an A2A agent (protocol 1.0) with the official `@a2a-js/sdk` server: agent
  * card, `SendMessage` (blocking) and `SendStreamingMessage`, `GetTask`, `CancelTask`,
  * `SubscribeToTask`, over JSON-RPC and HTTP+JSON.
  *
@@ -85,7 +93,7 @@ export interface A2AServer {
  * const server = a2aServer(agent, { url: "http://127.0.0.1:4000", card: { name: "Fixer", description: "Fixes failing tests" } });
  * http.createServer(server.handler).listen(4000, "127.0.0.1");
  */
-export function a2aServer(runner: StreamRunner, options: A2AServerOptions): A2AServer {
+export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
   const base = new URL(options.url);
   if (base.protocol !== "http:" && base.protocol !== "https:") throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
   const url = base.href.replace(/\/$/, "");
@@ -148,7 +156,8 @@ export function a2aServer(runner: StreamRunner, options: A2AServerOptions): A2AS
       }
       let stream: Stream;
       try {
-        stream = runner.stream(prompt, { ...options.runOptions });
+        const target = typeof runner === "function" ? runner({ contextId, taskId }) : runner;
+        stream = target.stream(prompt, { ...options.runOptions });
       } catch {
         bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }), timestamp: new Date().toISOString() }, metadata: undefined }));
         return;
