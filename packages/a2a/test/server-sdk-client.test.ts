@@ -19,6 +19,15 @@ const data = (value: unknown): Part => ({ content: { $case: "data", value }, met
 const send = (parts: Part[], taskId = "") => ({ tenant: "", message: userMessage(parts, taskId), configuration: undefined, metadata: undefined });
 const partsText = (parts: readonly Part[] = []): string => parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 
+/** Calls `read` until `done` holds for its value (every 50 ms, at most 60 s, a safety net). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (const started = Date.now(); ; ) {
+    const value = await read();
+    if (done(value) || Date.now() - started > 60_000) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function asTask(result: Task | Message): Task {
   if (!("status" in result)) throw new Error(`expected a task, got a message: ${JSON.stringify(result)}`);
   return result;
@@ -161,20 +170,30 @@ describe("run settings that still apply behind A2A", () => {
         if (payload?.$case === "statusUpdate") lastState = payload.value.status?.state;
       }
       expect(lastState).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      // Nobody answers; the deadline passes and the abort fallback ends the run. Follow the task to
-      // its end (or read it, when it ended before the resubscription).
-      let final: Task | undefined;
-      try {
-        for await (const event of client.resubscribeTask({ tenant: "", id: taskId })) {
-          if (event.payload?.$case === "task") final = event.payload.value;
-          if (event.payload?.$case === "statusUpdate" && event.payload.value.status) final = { ...final!, status: event.payload.value.status };
-        }
-      } catch (error) {
-        expect(error).toMatchObject({ reason: "UNSUPPORTED_OPERATION" });
-      }
-      if (final?.status?.state !== TaskState.TASK_STATE_FAILED) final = await client.getTask({ tenant: "", id: taskId });
+      // Nobody answers and no request is open; the deadline passes, the abort fallback ends the
+      // run, and the task store records it.
+      const final = await until(() => client.getTask({ tenant: "", id: taskId }), (task) => task.status?.state === TaskState.TASK_STATE_FAILED);
       expect(final?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
       expect(final?.status?.message?.metadata?.[FAILURE_METADATA_KEY]).toEqual({ code: "approval_timeout", retryable: true });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a run that finishes after its client went away is recorded: getTask reads the completed task and its answer", async () => {
+    const served = await serve();
+    try {
+      const client = await sdkClient(served.url);
+      let taskId = "";
+      for await (const event of client.sendMessageStream(send([text("SLOW_MS 300 late answer")]))) {
+        if (event.payload?.$case === "task") {
+          taskId = event.payload.value.id;
+          break; // the client disconnects
+        }
+      }
+      const task = await until(() => client.getTask({ tenant: "", id: taskId }), (t) => t.status?.state === TaskState.TASK_STATE_COMPLETED);
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(partsText(task.artifacts[0]?.parts)).toBe("Reference reply #1: SLOW_MS 300 late answer");
     } finally {
       await served.close();
     }

@@ -99,6 +99,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const url = base.href.replace(/\/$/, "");
   const card = buildCard(url, options.card);
   const runs = new Map<string, TaskRun>();
+  const taskStore = new InMemoryTaskStore();
   let closed = false;
 
   const executor: AgentExecutor = {
@@ -162,7 +163,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }), timestamp: new Date().toISOString() }, metadata: undefined }));
         return;
       }
-      const run = new TaskRun({ taskId, contextId, bus, stream, onDone: () => runs.delete(taskId) });
+      const run = new TaskRun({ taskId, contextId, bus, stream, store: taskStore, callContext: context.context, onDone: () => runs.delete(taskId) });
       runs.set(taskId, run);
       await run.nextStop();
     },
@@ -175,7 +176,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     },
   };
 
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const requestHandler = new DefaultRequestHandler(card, taskStore, executor);
   const app = express();
   app.disable("x-powered-by");
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));

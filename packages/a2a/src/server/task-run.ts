@@ -1,5 +1,5 @@
 import { TaskState, type Message, type Task } from "@a2a-js/sdk";
-import { AgentEvent, type ExecutionEventBus } from "@a2a-js/sdk/server";
+import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import type { ApprovalRequest, Stream } from "adaptor";
 import { taskFailure } from "./failure.js";
@@ -7,6 +7,10 @@ import { agentMessage, dataPart, textPart } from "./parts.js";
 
 /** The artifact that carries the run's answer. */
 export const RESPONSE_ARTIFACT_ID = "response";
+
+function responseArtifact(text: string) {
+  return { artifactId: RESPONSE_ARTIFACT_ID, name: "response", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] };
+}
 
 /** What a client sends to answer an `input-required` task, as a data part. */
 export interface ApprovalAnswer {
@@ -31,12 +35,26 @@ export class TaskRun {
   #streamed = false;
   readonly done: Promise<void>;
 
-  constructor(init: { taskId: string; contextId: string; bus: ExecutionEventBus; stream: Stream; onDone: () => void }) {
+  readonly #store: TaskStore;
+  readonly #callContext: ServerCallContext;
+  #persisting: Promise<void> = Promise.resolve();
+
+  constructor(init: {
+    taskId: string;
+    contextId: string;
+    bus: ExecutionEventBus;
+    stream: Stream;
+    store: TaskStore;
+    callContext: ServerCallContext;
+    onDone: () => void;
+  }) {
     this.taskId = init.taskId;
     this.contextId = init.contextId;
     this.bus = init.bus;
     this.#stream = init.stream;
-    this.done = this.#pump().finally(() => {
+    this.#store = init.store;
+    this.#callContext = init.callContext;
+    this.done = this.#pump().then(() => this.#persisting).finally(() => {
       this.#release();
       init.onDone();
     });
@@ -78,16 +96,21 @@ export class TaskRun {
     return true;
   }
 
-  /** Publishes a status update of this task. */
-  status(state: TaskState, message?: Message): void {
-    this.bus.publish(
-      AgentEvent.statusUpdate({
-        taskId: this.taskId,
-        contextId: this.contextId,
-        status: { state, message, timestamp: new Date().toISOString() },
-        metadata: undefined,
-      }),
-    );
+  /**
+   * Publishes a status update of this task, and records it in the task store itself: a run goes on
+   * after its requests returned (an approval deadline, a client that went away), and the SDK
+   * records only what a live request consumes.
+   */
+  status(state: TaskState, message?: Message, artifactText?: string): void {
+    const status = { state, message, timestamp: new Date().toISOString() };
+    this.bus.publish(AgentEvent.statusUpdate({ taskId: this.taskId, contextId: this.contextId, status, metadata: undefined }));
+    const artifacts = artifactText === undefined ? [] : [responseArtifact(artifactText)];
+    const snapshot: Task = { id: this.taskId, contextId: this.contextId, status, artifacts, history: [], metadata: undefined };
+    // A task event merges by artifact id and keeps the stored history, so recording it after a live
+    // request did the same is harmless. Serialised, so the last state written is the last published.
+    this.#persisting = this.#persisting
+      .then(() => new ResultManager(this.#store, this.#callContext).processEvent(AgentEvent.task(snapshot)))
+      .catch(() => undefined);
   }
 
   /** The task as first published. */
@@ -109,16 +132,7 @@ export class TaskRun {
   }
 
   #artifact(text: string, append: boolean, lastChunk: boolean): void {
-    this.bus.publish(
-      AgentEvent.artifactUpdate({
-        taskId: this.taskId,
-        contextId: this.contextId,
-        artifact: { artifactId: RESPONSE_ARTIFACT_ID, name: "response", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] },
-        append,
-        lastChunk,
-        metadata: undefined,
-      }),
-    );
+    this.bus.publish(AgentEvent.artifactUpdate({ taskId: this.taskId, contextId: this.contextId, artifact: responseArtifact(text), append, lastChunk, metadata: undefined }));
   }
 
   async #pump(): Promise<void> {
@@ -156,7 +170,7 @@ export class TaskRun {
       }
       const result = await this.#stream.result();
       this.#artifact(result.text, false, true);
-      this.status(TaskState.TASK_STATE_COMPLETED);
+      this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
     } catch (error) {
       this.#pending = undefined;
       const failure = taskFailure(error);
