@@ -1,20 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AGENT_CARD_PATH, type AgentCard, type AgentSkill, type Message } from "@a2a-js/sdk";
-import { TaskState } from "@a2a-js/sdk";
+import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message } from "@a2a-js/sdk";
 import {
+  AgentEvent,
   DefaultRequestHandler,
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { AgentEvent } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import type { RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
 import { TaskRun, type ApprovalAnswer } from "./task-run.js";
-import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
@@ -160,7 +159,19 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         const target = typeof runner === "function" ? runner({ contextId, taskId }) : runner;
         stream = target.stream(prompt, { ...options.runOptions });
       } catch {
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_FAILED, message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }), timestamp: new Date().toISOString() }, metadata: undefined }));
+        // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: {
+              state: TaskState.TASK_STATE_FAILED,
+              message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }),
+              timestamp: new Date().toISOString(),
+            },
+            metadata: undefined,
+          }),
+        );
         return;
       }
       const run = new TaskRun({ taskId, contextId, bus, stream, store: taskStore, callContext: context.context, onDone: () => runs.delete(taskId) });
