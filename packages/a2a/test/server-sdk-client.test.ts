@@ -240,6 +240,30 @@ describe("infrastructure failures leave no detail", () => {
     }
   });
 
+  it("HTTP-level refusals answer in JSON without a stack: a body over 100 kB is 413, an unknown path 404, bad JSON a JSON-RPC parse error", async () => {
+    const served = await serve();
+    try {
+      const post = (path: string, body: string) =>
+        fetch(`${served.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body });
+      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x".repeat(200_000) }] } } });
+      const tooLarge = await post("", big);
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({ error: "request body too large" });
+      const missing = await fetch(`${served.url}/nothing/here`);
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ error: "not found" });
+      const bad = await post("", "{bad json");
+      expect(await bad.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+      const restBad = await post("/rest/v1/message:send", "{bad json");
+      expect(restBad.status).toBe(400);
+      for (const body of [JSON.stringify(await (await post("", big)).json()), await (await post("/rest/v1/message:send", "{bad")).text()]) {
+        expect(body).not.toMatch(/\bat .+:\d+:\d+|node_modules/);
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
   it("a message without text is rejected, not run", async () => {
     const served = await serve();
     try {

@@ -204,6 +204,19 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   }
   app.use("/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use("/", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  // Express's own fallbacks answer in HTML, its error page with the stack trace: answer in JSON,
+  // with the status's short text only.
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).json({ error: "not found" });
+  });
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = httpStatusOf(error);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json({ error: status === 413 ? "request body too large" : status < 500 ? "bad request" : "internal error" });
+  });
 
   return {
     handler: (req, res) => app(req as never, res as never),
@@ -218,6 +231,12 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       await this.close();
     },
   };
+}
+
+/** The HTTP status an Express error asks for (body-parser sets `status`), else 500. */
+function httpStatusOf(error: unknown): number {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
 }
 
 function buildCard(url: string, card: A2AServerCard): AgentCard {
