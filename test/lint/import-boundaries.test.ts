@@ -39,6 +39,14 @@ describe("import boundaries between layers", () => {
     expect(errors[0]).toContain("undeclared test dependency: @adaptor/claude's tests import adaptor");
   });
 
+  it("keeps the A2A split: the client package may not import the root SDK, the server package may", async () => {
+    const errors = await boundaryErrors("packages/a2a-client/src/boundary-probe.ts", 'import { Agent } from "adaptor";\nexport const probe = Agent;\n');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("layer violation: @adaptor/a2a-client (layer 2)");
+    expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'import "@adaptor/a2a";\n')).toHaveLength(1);
+    expect(await boundaryErrors("packages/a2a/src/boundary-probe.ts", 'export { Agent } from "adaptor";\nexport { A2AClient } from "@adaptor/a2a-client";\n')).toEqual([]);
+  });
+
   it("allows imports from lower layers, declared test dependencies, the cross-package suites and examples", async () => {
     expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'export { DriverError } from "@adaptor/errors";\nexport type { Driver } from "@adaptor/driver";\n')).toEqual([]);
     expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { spawnCli } from "@adaptor/driver/process";\n')).toEqual([]);
