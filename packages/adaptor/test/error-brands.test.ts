@@ -23,6 +23,8 @@ const REQUIRED_MODULES = [
   "@adaptor/claude",
   "@adaptor/testkit",
   "@adaptor/sessionrecorder",
+  "@adaptor/a2a-client",
+  "@adaptor/a2a",
   "adaptor",
 ];
 
@@ -204,10 +206,13 @@ describe("public surfaces are branded", () => {
         "BusyError",
         "LeaseLostError",
         "AlreadyExistsError",
+        "ProtocolError",
+        "StreamRecoveryError",
+        "DelegationError",
       ]),
     );
     const seedIds = [...new Set(SEED_ROWS.map((row) => sentinelOf(row, original)?.id).filter((id) => id !== undefined))];
-    expect(seedIds).toHaveLength(41);
+    expect(seedIds).toHaveLength(47);
     expect(report.sentinelIds).toEqual(expect.arrayContaining(seedIds));
   });
 });
