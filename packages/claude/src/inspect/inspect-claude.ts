@@ -1,5 +1,6 @@
 import type { DriverDescriptor, DriverInspection, InspectCheck, InspectOptions } from "@adaptor/driver";
-import { inspectCli, mergeChildEnv, type ProbeContext, type ProbeFindings } from "@adaptor/driver/process";
+import { inspectCli, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import { mergeChildEnv } from "@adaptor/driver/process";
 import { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "../command.js";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 

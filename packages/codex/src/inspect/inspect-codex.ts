@@ -1,13 +1,6 @@
 import type { DriverDescriptor, DriverInspection, InspectCheck, InspectModels, InspectOptions } from "@adaptor/driver";
-import {
-  DEFAULT_PROBE_TIMEOUT_MS,
-  inspectCli,
-  probeFailure,
-  withDeadline,
-  type CliProcess,
-  type ProbeContext,
-  type ProbeFindings,
-} from "@adaptor/driver/process";
+import { DEFAULT_PROBE_TIMEOUT_MS, inspectCli, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import type { CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
 import { configOverrideArgs, type CodexConfig } from "../config.js";

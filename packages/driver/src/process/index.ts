@@ -11,4 +11,3 @@ export { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 export { mergeChildEnv, inheritEnvProblem, envNameMatches, SAFE_ENV_BASE, type InheritEnv, type MergeChildEnvOptions } from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
-export { inspectCli, parseVersion, probeFailure, withDeadline, DEFAULT_PROBE_TIMEOUT_MS, type CliInspectionPlan, type ProbeContext, type ProbeFindings, type ProbeOutput } from "./inspect-cli.js";

@@ -1,9 +1,9 @@
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
-import type { DriverDescriptor } from "../spi/descriptor.js";
-import type { DriverInspection, InspectCheck, InspectModels } from "../spi/inspect.js";
-import type { CliProcess } from "./cli-process.js";
-import { resolveExecutable } from "./resolve-executable.js";
-import { spawnCli } from "./spawn-cli.js";
+import type { DriverDescriptor } from "../../spi/descriptor.js";
+import type { DriverInspection, InspectCheck, InspectModels } from "../../spi/inspect.js";
+import type { CliProcess } from "../../process/cli-process.js";
+import { resolveExecutable } from "../../process/resolve-executable.js";
+import { spawnCli } from "../../process/spawn-cli.js";
 
 /** Default deadline of one inspect probe, in ms. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 30_000;
