@@ -134,6 +134,27 @@ describe("JsonlEventBackend", () => {
     await backend.close();
   });
 
+  it("a tear at every byte of the last record is reported as a torn final line and repaired back to the records before it", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("cut");
+    for (const text of ["first", "second", "third \u00e9\u{1F600} with multi-byte text"]) await writer.append({ text });
+    await writer.close();
+    const bytes = await readFile(join(root, "cut.jsonl"));
+    const boundary = bytes.subarray(0, bytes.length - 1).lastIndexOf(0x0a) + 1;
+    let cuts = 0;
+    for (let cut = boundary + 1; cut < bytes.length; cut++) {
+      await writeFile(join(root, "cut-copy.jsonl"), bytes.subarray(0, cut));
+      const { records, error } = await replayError(backend, "cut-copy");
+      expect([records.length, error.kind, error.line, error.offset]).toEqual([2, "torn-final-line", 3, boundary]);
+      expect(await backend.repair("cut-copy")).toEqual({ key: "cut-copy", truncatedBytes: cut - boundary, lastSequence: 2 });
+      expect((await replayAll(backend, "cut-copy")).map((r) => r.event)).toEqual([{ text: "first" }, { text: "second" }]);
+      cuts++;
+    }
+    expect(cuts).toBe(bytes.length - boundary - 1);
+    await backend.close();
+  });
+
   it("a complete final record without its newline is still a torn line (its append never resolved)", async () => {
     const root = freshRoot();
     const backend = new JsonlEventBackend({ root });
