@@ -1,7 +1,7 @@
 import type { DriverDescriptor, DriverInspection, InspectCheck, InspectModels, InspectOptions } from "@adaptor/driver";
-import { DEFAULT_PROBE_TIMEOUT_MS, inspectCli, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import { DEFAULT_PROBE_TIMEOUT_MS, JSON_RPC_METHOD_NOT_FOUND, inspectCli, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import { codexRpc } from "../app-server/codex-rpc.js";
 import type { CliProcess } from "@adaptor/driver/process";
-import { DriverError, ErrCode } from "@adaptor/errors";
 import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
 import { configOverrideArgs, type CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
@@ -48,36 +48,28 @@ async function probeAppServer(context: ProbeContext, config: CodexConfig): Promi
 }
 
 async function converse(child: CliProcess, context: ProbeContext, config: CodexConfig): Promise<ProbeFindings> {
-  const replies = new Map<number, (message: { result?: unknown; error?: { message?: string } }) => void>();
-  const reader = (async () => {
-    for await (const line of child.lines()) {
-      if (line.kind !== "json" || typeof line.value !== "object" || line.value === null) continue;
-      const message = line.value as { id?: unknown; result?: unknown; error?: { message?: string } };
-      if (typeof message.id === "number" && !("method" in message)) replies.get(message.id)?.(message);
-    }
-  })();
-  let next = 0;
-  const request = async (method: string, params: unknown): Promise<unknown> => {
-    const id = ++next;
-    const reply = new Promise<{ result?: unknown; error?: { message?: string } }>((resolve) => replies.set(id, resolve));
-    await child.writeJson({ id, method, params });
-    const message = await Promise.race([
-      reply,
-      reader.then(() => {
-        throw new DriverError({ op: "inspect", device: "codex app-server", code: ErrCode.DeviceDisconnected, cause: child.stderrTail(512) || "exited before answering" });
-      }),
-    ]);
-    if (message.error) throw new DriverError({ op: "inspect", device: `codex app-server ${method}`, code: ErrCode.Driver, cause: message.error.message ?? "error" });
-    return message.result;
-  };
+  const rpc = codexRpc(
+    child,
+    {
+      onNotification: () => undefined,
+      // The app-server asks nothing of a client that starts no turn; refuse anything it might.
+      onServerRequest: (request) => void rpc.respondError(request.id, JSON_RPC_METHOD_NOT_FOUND, "not served during inspect").catch(() => undefined),
+    },
+    DEFAULT_PROBE_TIMEOUT_MS,
+  );
+  void (async () => {
+    for await (const line of child.lines()) if (line.kind === "json") rpc.accept(line.value);
+    rpc.close();
+  })().catch((error: unknown) => rpc.close(error));
+  const request = <R>(method: string, params: unknown): Promise<R> => rpc.request<R>(method, params);
   await request("initialize", { clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" }, capabilities: { experimentalApi: false } });
-  await child.writeJson({ method: "initialized" });
+  rpc.notify("initialized");
   const failed: InspectCheck[] = [];
 
-  const read = (await request("config/read", { includeLayers: false })) as { config?: { model?: string | null; model_provider?: string | null; model_providers?: Record<string, ProviderConfig> } };
+  const read = await request<{ config?: { model?: string | null; model_provider?: string | null; model_providers?: Record<string, ProviderConfig> } }>("config/read", { includeLayers: false });
   const providerName = read.config?.model_provider ?? "openai";
   const provider = read.config?.model_providers?.[providerName];
-  const status = (await request("getAuthStatus", { includeToken: false, refreshToken: false })) as { authMethod?: string | null };
+  const status = await request<{ authMethod?: string | null }>("getAuthStatus", { includeToken: false, refreshToken: false });
   let authentication: DriverInspection["authentication"] = { present: false };
   if (typeof status.authMethod === "string") authentication = { present: true, method: status.authMethod, source: "codex login" };
   else if (provider?.experimental_bearer_token) authentication = { present: true, method: "bearer_token", source: `model_providers.${providerName}.experimental_bearer_token` };
@@ -93,7 +85,7 @@ async function converse(child: CliProcess, context: ProbeContext, config: CodexC
 
   let models: InspectModels;
   try {
-    const list = (await request("model/list", {})) as { data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[] };
+    const list = await request<{ data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[] }>("model/list", {});
     const visible = (list.data ?? []).filter((m) => m.hidden !== true);
     const ids = visible.map((m) => (typeof m.model === "string" ? m.model : String(m.id)));
     const fallback = visible.find((m) => m.isDefault === true);
