@@ -15,7 +15,7 @@ import { classify } from "./classify.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
 import { isFinalState, type A2AStreamEvent } from "./stream-event.js";
 
-/** Where a card is looked up when the URL given to {@link A2AClient.connect} is not itself a card. */
+/** Where a card is looked up, below the URL given to {@link A2AClient.connect}, when that URL is not itself a card. */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 
 /** Default number of resubscriptions a stream attempts after a disconnect. */
@@ -100,7 +100,8 @@ export class A2AClient {
 
   /**
    * Fetches the agent card at `url` (the card itself when the path ends in `.json`, else
-   * `/.well-known/agent-card.json` of its origin), checks it, selects the first JSON-RPC or
+   * `<url>/.well-known/agent-card.json`: at the origin's root for a bare origin, below the path of
+   * an agent mounted under one), checks it, selects the first JSON-RPC or
    * HTTP+JSON interface and makes a client for it.
    *
    * @throws ProtocolError (op `"agent-card"`) matching `ErrInvalidAgentCard` (not JSON, missing
@@ -112,7 +113,7 @@ export class A2AClient {
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
     const cardUrl = new URL(url);
     if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:") throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
-    if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = AGENT_CARD_PATH;
+    if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = cardUrl.pathname.replace(/\/+$/, "") + AGENT_CARD_PATH;
     const credentials = { ...(options.headers ?? {}) };
     const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
     const secrets = Object.values(credentials);
