@@ -68,11 +68,19 @@ describe("delegate() through our client to our server", () => {
     expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
-  it("an abort of the caller's signal is thrown as is, not as a DelegationError", async () => {
+  it("an abort of the caller's signal is thrown as is, not as a DelegationError, and cancels the remote task", async () => {
     const controller = new AbortController();
-    const pending = delegate(client, "SLOW", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("host shutting down")), 200);
+    let taskId = "";
+    const pending = delegate(client, "SLOW", {
+      signal: controller.signal,
+      onProgress: (progress) => {
+        taskId = progress.taskId;
+        controller.abort(new Error("host shutting down"));
+      },
+    });
     await expect(pending).rejects.toThrow("host shutting down");
+    expect(findError(await pending.catch((e: unknown) => e), DelegationError)).toBeUndefined();
+    expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 });
 
