@@ -22,7 +22,7 @@ export interface StreamRunner {
 
 /**
  * Picks the runner of each new task from its A2A conversation, e.g.
- * `({ contextId }) => agent.thread(\`a2a:${contextId}\`)` so that the messages of one `contextId`
+ * `({ contextId }) => agent.thread("a2a:" + contextId)` so that the messages of one `contextId`
  * continue one thread. Called once per new task, before its run starts.
  */
 export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
