@@ -79,9 +79,10 @@ export interface A2AServer {
  * Each new message starts a run with its text parts as the prompt. The answer streams as the
  * `response` artifact (text deltas appended, then the whole text as the last chunk) and the task
  * ends `completed`. An approval the run asks for puts the task in `input-required` with the
- * request in a data part (`{ approval: { id, kind, title, toolName, input, choices } }`); a
- * message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
- * or `{ decision: "answer", choice }` (or the text `approve` / `deny`) answers it, and the run's own
+ * request in a data part (`{ approval: { id, kind, title, toolName, input, choices, waiting } }`);
+ * a message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
+ * or `{ decision: "answer", choice }`, optionally with the approval's `id` (else the oldest waiting
+ * approval is answered), or the text `approve` / `deny`, answers it, and the run's own
  * approval deadline and fallback still apply. A business failure ends the task `failed` with its
  * reason as text and a closed failure code under `metadata["adaptor.failure"]` (see
  * {@link A2AFailureCode}); `cancelled`, and a `CancelTask`, end it `canceled`; any other error
@@ -288,6 +289,7 @@ function parseAnswer(message: Message): ApprovalAnswer | undefined {
   if (decision === "approve" || decision === "deny" || decision === "answer") {
     return {
       decision,
+      ...(typeof data?.["id"] === "string" ? { id: data["id"] } : {}),
       ...(typeof data?.["reason"] === "string" ? { reason: data["reason"] } : {}),
       ...(typeof data?.["choice"] === "string" ? { choice: data["choice"] } : {}),
     };
