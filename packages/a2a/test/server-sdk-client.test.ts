@@ -116,7 +116,8 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     const first = asTask(await client.sendMessage(send([text("TOOL make")])));
     const wrong = asTask(await client.sendMessage(send([text("maybe later")], first.id)));
     expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(partsText(wrong.status?.message?.parts)).toContain('decision: "approve"');
+    expect(partsText(wrong.status?.message?.parts)).toBe('that answer does not fit the waiting approval. shell: make (answer with { decision: "approve" } or { decision: "deny", reason })');
+    expect(wrong.status?.message?.parts.some((p) => p.content?.$case === "data")).toBe(true);
     const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });

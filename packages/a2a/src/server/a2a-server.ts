@@ -110,12 +110,15 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         live.bus = bus;
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
         const stop = live.nextStop();
+        if (live.pending.length === 0) {
+          // Nothing waits for an answer (a deadline resolved it): the task goes on.
+          live.status(TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart("no approval is waiting; the task goes on")]));
+          await stop;
+          return;
+        }
         const answer = parseAnswer(context.userMessage);
         if (!answer || !live.answer(answer)) {
-          live.status(
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-            agentMessage(taskId, contextId, [textPart('the task waits for an approval: send { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice }')]),
-          );
+          live.reask("that answer does not fit the waiting approval");
           return;
         }
         await stop;

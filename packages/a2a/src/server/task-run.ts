@@ -36,6 +36,7 @@ export class TaskRun {
   /** The task is `input-required`. */
   #waiting = false;
   #waiters: (() => void)[] = [];
+  #ended = false;
   #cancelRequested = false;
   #streamed = false;
   readonly done: Promise<void>;
@@ -60,6 +61,7 @@ export class TaskRun {
     this.#store = init.store;
     this.#callContext = init.callContext;
     this.done = this.#pump().then(() => this.#persisting).finally(() => {
+      this.#ended = true;
       this.#release();
       init.onDone();
     });
@@ -71,9 +73,17 @@ export class TaskRun {
     return [...this.#pending.values()];
   }
 
-  /** Resolves at the next `input-required` state or when the run has ended. */
+  /** Resolves at the next `input-required` state or when the run has ended (at once if it has). */
   nextStop(): Promise<void> {
+    if (this.#ended) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Shows the oldest waiting approval again, with `note` first (an answer that did not fit). */
+  reask(note: string): void {
+    this.#prune();
+    const next = this.#pending.values().next().value;
+    if (next) this.#askFor(next, note);
   }
 
   /** Cancels the run; the task ends `canceled`. */
@@ -117,7 +127,7 @@ export class TaskRun {
   }
 
   /** Puts the task in `input-required` for `request` and wakes the executes waiting for a stop. */
-  #askFor(request: ApprovalRequest): void {
+  #askFor(request: ApprovalRequest, note?: string): void {
     const approval = {
       id: request.id,
       kind: request.kind,
@@ -129,7 +139,8 @@ export class TaskRun {
       waiting: this.#pending.size,
     };
     const hint = request.kind === "question" ? 'answer with { decision: "answer", choice }' : 'answer with { decision: "approve" } or { decision: "deny", reason }';
-    this.status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(this.taskId, this.contextId, [textPart(`${request.title} (${hint})`), dataPart({ approval })]));
+    const text = `${note ? `${note}. ` : ""}${request.title} (${hint})`;
+    this.status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(this.taskId, this.contextId, [textPart(text), dataPart({ approval })]));
     this.#release();
   }
 
