@@ -17,6 +17,7 @@ import { TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
+  /** Starts a run and returns its stream at once, as `Agent.stream` and `Thread.stream` do. */
   stream(prompt: string, options?: RunOptions): Stream;
 }
 
@@ -49,8 +50,12 @@ export interface A2AServerOptions {
    * interface `<url>/rest`, the card `<url>/.well-known/agent-card.json`.
    */
   readonly url: string;
+  /** The card fields the host chooses. */
   readonly card: A2AServerCard;
-  /** Options for every run (policy, timeouts, tools). `onApproval` and `signal` are set by the server. */
+  /**
+   * Options for every run (policy, timeouts, model). No `onApproval` (approvals go to the A2A
+   * client) and no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs).
+   */
   readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
   /**
    * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP

@@ -16,8 +16,11 @@ function responseArtifact(text: string) {
 export interface ApprovalAnswer {
   /** The approval's `id` (from the `input-required` message); default: the oldest waiting one. */
   readonly id?: string;
+  /** `approve` or `deny` a permission or plan review; `answer` a question with `choice`. */
   readonly decision: "approve" | "deny" | "answer";
+  /** Why, for `deny`; the agent reads it as the tool's error text. */
   readonly reason?: string;
+  /** The chosen key, for `answer`. */
   readonly choice?: string;
 }
 
