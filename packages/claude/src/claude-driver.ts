@@ -7,6 +7,7 @@ import {
   type DriverResponse,
   type DriverSink,
   type PrewarmRequest,
+  type SessionTransfer,
 } from "@adaptor/driver";
 import { forceKilledError, spawnCli, WarmPool } from "@adaptor/driver/process";
 import PQueue from "p-queue";
@@ -17,6 +18,7 @@ import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { claudeSessionTransfer } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
 
@@ -79,6 +81,8 @@ export class ClaudeDriver implements Driver {
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
   /** Why the config given to the constructor was refused, if it was. */
   readonly #invalid: unknown;
+  /** Exports and imports session transcripts, so a thread continues on another host (see `claudeSessionTransfer`). */
+  readonly sessions: SessionTransfer;
 
   constructor(config: ClaudeConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
@@ -92,6 +96,7 @@ export class ClaudeDriver implements Driver {
     this.#pool = new SessionPool(checked.idleMs);
     this.#warm = new WarmPool<ClaudeSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.usable);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+    this.sessions = claudeSessionTransfer(checked, (resumeId) => this.#pool.evict(resumeId));
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
@@ -100,9 +105,14 @@ export class ClaudeDriver implements Driver {
     validateClaudeConfig(this.config);
   }
 
-  /** Compatibility-relevant config for thread fingerprints: the executable, config dir and extra flags. */
-  fingerprint(): unknown {
-    return { command: this.config.command ?? null, configDir: this.config.configDir ?? null, extraArgs: this.config.extraArgs ?? [] };
+  /**
+   * Compatibility-relevant config for thread fingerprints: the executable, config dir and extra
+   * flags. With portable sessions the config dir is left out: the transcript travels with the
+   * checkpoint.
+   */
+  fingerprint(context?: { readonly portableSessions?: boolean }): unknown {
+    const configDir = context?.portableSessions ? null : (this.config.configDir ?? null);
+    return { command: this.config.command ?? null, configDir, extraArgs: this.config.extraArgs ?? [] };
   }
 
   /** Number of live processes parked for reuse. */

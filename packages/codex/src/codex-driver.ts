@@ -1,4 +1,4 @@
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
+import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest, SessionTransfer } from "@adaptor/driver";
 import { WarmPool, type CliProcess } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -11,6 +11,7 @@ import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { launchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /** Where a pre-warmed process's events go before a run takes it: nowhere. */
 const NO_SINK: DriverSink = {
@@ -39,6 +40,8 @@ export class CodexDriver implements Driver {
   readonly #spawns: PQueue;
   /** Why the config given to the constructor was refused, if it was. */
   readonly #invalid: unknown;
+  /** Exports and imports thread rollouts, so a thread continues on another host (see `codexSessionTransfer`). */
+  readonly sessions: SessionTransfer;
 
   constructor(config: CodexConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
@@ -53,6 +56,7 @@ export class CodexDriver implements Driver {
     this.#pool = new SessionPool(checked.idleMs);
     this.#warm = new WarmPool<AppServerSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.warm);
     this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+    this.sessions = codexSessionTransfer(checked, (threadId) => this.#pool.evict(threadId));
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
@@ -101,13 +105,14 @@ export class CodexDriver implements Driver {
   /**
    * What decides whether a stored codex thread can be continued by this driver (part of a thread's
    * fingerprint): the driver type, transport, model and `CODEX_HOME` (where the rollouts live).
+   * With portable sessions `CODEX_HOME` is left out: the rollout travels with the checkpoint.
    */
-  fingerprint(): unknown {
+  fingerprint(context?: { readonly portableSessions?: boolean }): unknown {
     return {
       type: "codex",
       transport: this.config.transport ?? "app-server",
       model: this.config.model ?? null,
-      codexHome: this.config.codexHome ?? this.config.env?.["CODEX_HOME"] ?? null,
+      codexHome: context?.portableSessions ? null : (this.config.codexHome ?? this.config.env?.["CODEX_HOME"] ?? null),
     };
   }
 

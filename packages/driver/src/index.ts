@@ -32,6 +32,7 @@ export type {
   DriverResponse,
 } from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
+export type { SessionFile, SessionLocation, SessionTransfer } from "./spi/session-transfer.js";
 export {
   ErrInvalidDriverConfig,
   ErrInvalidPolicy,
