@@ -26,10 +26,17 @@ describe("import boundaries between layers", () => {
     expect(await boundaryErrors("packages/tool/src/boundary-probe.ts", 'import "@adaptor/driver/process";\n')).toHaveLength(1);
   });
 
-  it("allows imports from lower layers, and leaves tests and examples free", async () => {
+  it("refuses a package's test importing a workspace package its package.json does not list (claude test → adaptor)", async () => {
+    const errors = await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { Agent } from "adaptor";\n');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("undeclared test dependency: @adaptor/claude's tests import adaptor");
+  });
+
+  it("allows imports from lower layers, declared test dependencies, the cross-package suites and examples", async () => {
     expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'export { DriverError } from "@adaptor/errors";\nexport type { Driver } from "@adaptor/driver";\n')).toEqual([]);
     expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { spawnCli } from "@adaptor/driver/process";\n')).toEqual([]);
-    expect(await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
+    expect(await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { startAnthropicServer } from "@adaptor/testkit";\n')).toEqual([]);
+    expect(await boundaryErrors("test/claude/boundary-probe.test.ts", 'export { Agent } from "adaptor";\nexport { claude } from "@adaptor/claude";\n')).toEqual([]);
     expect(await boundaryErrors("examples/quickstart/src/boundary-probe.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
   });
 });

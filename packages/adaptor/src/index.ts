@@ -2,12 +2,12 @@
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
 export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sessions.js";
-export { Thread } from "./thread/thread.js";
+export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
-export { Result, type ResultInit } from "./run/result.js";
-export type { AgentOptions, RunOptions, SharedRunOptions } from "./run/run-options.js";
+export { Result, type ResultInit } from "./result/result.js";
+export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
 export type {
   AgentEvent,
   EventMeta,
@@ -19,7 +19,7 @@ export type {
 } from "./events/agent-event.js";
 export { DEFAULT_EVENT_BUFFER } from "./events/event-queue.js";
 export { ApprovalRequest, type ApprovalChoice, type ApprovalRequestInit } from "./approval/approval-request.js";
-export { approveAll, denyAll, type ApprovalHandler } from "./approval/approval-broker.js";
+export { approveAll, denyAll, type ApprovalHandler } from "./approval/approval-handler.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approval/approval-settings.js";
 export {
   policyReadOnly,
@@ -156,7 +156,7 @@ export {
 export type { ThreadOptions } from "./options/check-input.js";
 
 // Structured output.
-export { runAs, type Runner } from "./structured-output/run-as.js";
+export { runAs, type Runner } from "./agent/run-as.js";
 export {
   StructuredOutput,
   type StructuredOutputInit,

@@ -72,6 +72,30 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/driver/kit", async () => {
+    expect(Object.keys(await import("@adaptor/driver/kit")).sort()).toEqual([
+      "COMMON_CONFIG_SHAPE",
+      "DEFAULT_IDLE_MS",
+      "DEFAULT_MAX_CONCURRENT_SPAWNS",
+      "DEFAULT_REPLY_TIMEOUT_MS",
+      "IDLE_SINK",
+      "InterruptEscalation",
+      "JSON_RPC_METHOD_NOT_FOUND",
+      "JsonRpcConnection",
+      "JsonRpcError",
+      "ProcessPool",
+      "captureConfig",
+      "deepFreeze",
+      "exitOrTerminate",
+      "graceMs",
+      "launchSignature",
+      "spawnLimits",
+      "stableJson",
+      "validateDriverConfig",
+      "within",
+    ]);
+  });
+
   it("@adaptor/tool", async () => {
     expect(Object.keys(await import("@adaptor/tool")).sort()).toEqual([
       "ErrInvalidDefinition",

@@ -24,7 +24,7 @@ import {
 } from "../errors/sentinels.js";
 import { PortableSessions } from "../session-state/portable-sessions.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { Preparation } from "../run/preparation.js";
+import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
 
@@ -309,7 +309,10 @@ export class ThreadTurn {
     if (!response.checkpoint?.resumeId) {
       throw threadError(ErrThreadCheckpointMissing, `thread ${key}: the run succeeded without a resumable checkpoint`);
     }
-    const keep = mode === "continue_or_start" && this.#current && this.#archiveId === undefined ? this.#current : undefined;
+    // A continued conversation (continue-or-start or resume-only) keeps its record's identity; a new
+    // one (start-new, fork, a fresh retry after a rejected resume) gets a new id.
+    const continued = mode === "continue_or_start" || mode === "resume_only";
+    const keep = continued && this.#current && this.#archiveId === undefined ? this.#current : undefined;
     let sessionState: SessionStateWrite | undefined;
     if (this.#portable) {
       const { resumeId, data } = response.checkpoint;
