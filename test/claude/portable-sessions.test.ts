@@ -68,6 +68,22 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(transcripts(b.env.configDir)[0]).toContain(b.env.workDir.replace(/[^a-zA-Z0-9]/g, "-"));
   });
 
+  it("a host whose own transcript diverged (a turn failed there while another host committed) takes the stored one and continues it", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await expect(a.agent.thread("chat").run("turn two fails HTTP_ERROR 400 [chat-lost]")).rejects.toThrow();
+    await drain(b.agent.thread("chat").stream("turn two [chat-t2]"));
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
+    expect(last).not.toContain("[chat-lost]");
+  });
+
   it("a deleted local transcript is restored from the store instead of starting a fresh conversation", async () => {
     const s = await server();
     const store = new MemoryThreadStore();

@@ -48,4 +48,21 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const last = JSON.stringify(s.requests.at(-1)!.body);
     for (let t = 1; t <= 4; t++) expect(last).toContain(`[chat-t${t}]`);
   });
+
+  it("a host whose own rollout diverged (a turn failed there while another host committed) takes the stored one and continues it", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.thread("chat").stream("turn one [chat-t1]"));
+    await expect(a.thread("chat").run("turn two fails HTTP_ERROR 400 [chat-lost]")).rejects.toThrow();
+    await drain(b.thread("chat").stream("turn two [chat-t2]"));
+    const three = await drain(a.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices).toContain("session restored");
+    expect(three.text).toMatch(/3 user message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
+    expect(last).not.toContain("[chat-lost]");
+  });
 });
