@@ -12,10 +12,10 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function host(s: OpenAIServer, store: MemoryThreadStore): Promise<Agent> {
+async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-server" | "exec" = "app-server"): Promise<Agent> {
   const env = await codexTestEnv({ server: s });
   open.push({ close: () => env.cleanup() });
-  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000 }), {
+  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
     threadStore: store,
     cwd: env.workDir,
     workspace: "git@example.com:acme/app.git",
@@ -64,5 +64,16 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const last = JSON.stringify(s.requests.at(-1)!.body);
     for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
     expect(last).not.toContain("[chat-lost]");
+  });
+
+  it("exec transport: turns alternate between two hosts and each carries the whole thread", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await host(s, store, "exec");
+    const b = await host(s, store, "exec");
+    const users: string[] = [];
+    for (const agent of [a, b, a, b]) users.push(/(\d+) user message/.exec((await agent.thread("chat").run(`turn ${users.length + 1}`)).text)?.[1] ?? "?");
+    expect(users).toEqual(["1", "2", "3", "4"]);
   });
 });
