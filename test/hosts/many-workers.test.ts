@@ -95,6 +95,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+if (!PG_URL) {
+  console.warn(
+    '[many-workers] ADAPTOR_TEST_PG_URL is not set: skipping. Run under scripts/with-postgres.sh to start a throwaway PostgreSQL server.',
+  );
+}
+
 describe.skipIf(!PG_URL)("many workers, one PostgreSQL store (real binaries)", () => {
   for (const kind of ["claude", "codex"] as const) {
     it(`${kind}: 3 workers serve 5 threads × 6 turns in random order with each thread's whole history; a worker killed mid-turn is replaced after the lease lapses`, { timeout: 400_000 }, async () => {
