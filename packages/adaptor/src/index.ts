@@ -1,6 +1,7 @@
 // Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
+export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sessions.js";
 export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
@@ -47,6 +48,8 @@ export {
   ErrThreadCheckpointMissing,
   ErrThreadAlreadyExists,
   ErrResumeRejected,
+  ErrThreadSessionUnavailable,
+  ErrThreadSessionTooLarge,
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
@@ -58,9 +61,11 @@ export {
   ErrBusy,
   ErrLeaseLost,
   ErrAlreadyExists,
+  ErrSessionStateTooLarge,
   BusyError,
   LeaseLostError,
   AlreadyExistsError,
+  SessionStateTooLargeError,
 } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.

@@ -21,6 +21,7 @@ import {
 import { Stream } from "../run/stream.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "./thread.js";
+import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -114,6 +115,8 @@ export class Agent implements AsyncDisposable {
         identity: this.#options.identity ?? "",
         owner: this.#owner,
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        workspace: this.#options.workspace,
+        sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
       };

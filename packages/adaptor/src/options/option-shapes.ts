@@ -40,6 +40,8 @@ export const AGENT_OPTIONS_SHAPE: OptionShape = {
   leaseTtlMs: is.timerMs({ positive: true }),
   identity: is.string(),
   owner: is.string({ nonEmpty: true }),
+  workspace: is.string({ nonEmpty: true }),
+  sessionStateLimitBytes: is.integer(1),
   spawn: is.boolean(),
   eventBuffer: is.integer(1),
   // Each definition is checked before each run (ErrInvalidDefinition).
