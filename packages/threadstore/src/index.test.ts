@@ -6,8 +6,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -15,12 +18,16 @@ describe("public surface", () => {
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -30,6 +37,7 @@ describe("public surface", () => {
       "FaultPlan",
       "ManualClock",
       "checkHammerReports",
+      "describePendingApprovalsConformance",
       "describeThreadStoreConformance",
       "leaseHammer",
       "runHammerWorkers",

@@ -7,6 +7,8 @@ import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "../contract/argument-checks.js";
+import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "../contract/pending-approvals.js";
+import { MemoryPendingApprovals } from "./memory-pending-approvals.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -46,16 +48,52 @@ interface LeaseRow {
  * await store.releaseLease(lease);
  * ```
  */
-export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
+export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
   readonly #now: () => Date;
   readonly #faults: StoreFaults | undefined;
   readonly #records = new Map<string, ThreadRecord>();
   readonly #leases = new Map<string, LeaseRow>();
   #closed = false;
+  readonly #approvals = new MemoryPendingApprovals({
+    now: () => this.#nowMs(),
+    holds: (lease) => {
+      const row = this.#leases.get(lease.target);
+      return row !== undefined && holds(row, lease, this.#nowMs());
+    },
+    enter: (signal) => {
+      signal?.throwIfAborted();
+      if (this.#closed) throw new DriverError({ op: "pendingApprovals", device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
+    },
+  });
 
   constructor(options: MemoryThreadStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
     this.#faults = options.faults;
+  }
+
+  /** See `PendingApprovalStore.savePendingApproval`. */
+  savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.save(approval, lease, signal);
+  }
+
+  /** See `PendingApprovalStore.listPendingApprovals`. */
+  listPendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]> {
+    return this.#approvals.list(key, signal);
+  }
+
+  /** See `PendingApprovalStore.getPendingApproval`. */
+  getPendingApproval(id: string, signal?: AbortSignal): Promise<PendingApproval | undefined> {
+    return this.#approvals.get(id, signal);
+  }
+
+  /** See `PendingApprovalStore.answerPendingApproval`. */
+  answerPendingApproval(id: string, decision: StoredApprovalDecision, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.answer(id, decision, signal);
+  }
+
+  /** See `PendingApprovalStore.closePendingApproval`. */
+  closePendingApproval(id: string, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.close(id, lease, signal);
   }
 
   /** See {@link ThreadStore.resolve}: by key, the active record, else (with `includeArchived`) the archived one created last. */
