@@ -15,6 +15,7 @@ export {
   supportsPendingApprovals,
   DEADLINE_PASSED_REASON,
   type PendingApprovalStore,
+  type PendingApprovalOperation,
   type PendingApproval,
   type PendingApprovalDraft,
   type PendingApprovalStatus,

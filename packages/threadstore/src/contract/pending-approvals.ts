@@ -86,7 +86,8 @@ export interface PendingApprovalStore {
    * Stores a new approval (status `pending`) while `lease` (on `approval.key`) is valid: the
    * check and the write are one atomic step.
    * @throws LeaseLostError when the lease is no longer valid (nothing written); TypeError for a
-   * malformed draft or an id already stored; InvalidThreadKeyError for a bad key.
+   * malformed draft; InvalidThreadKeyError for a bad key; an id already stored is refused (a
+   * TypeError or the backend's key-constraint error) and the stored approval kept.
    */
   savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval>;
   /** The key's approvals that are not `closed`, oldest first (by `createdAt`, then `id`). */
@@ -110,6 +111,9 @@ export interface PendingApprovalStore {
 
 /** Names of the {@link PendingApprovalStore} methods, for capability checks. */
 const METHODS = ["savePendingApproval", "listPendingApprovals", "getPendingApproval", "answerPendingApproval", "closePendingApproval"] as const;
+
+/** The {@link PendingApprovalStore} operations a store's fault hooks see (`StoreFaults.beforeOperation`). */
+export type PendingApprovalOperation = (typeof METHODS)[number];
 
 /** True when `store` implements every method of {@link PendingApprovalStore}. */
 export function supportsPendingApprovals(store: ThreadStore): store is ThreadStore & PendingApprovalStore {

@@ -1,5 +1,7 @@
+import type { PendingApprovalOperation } from "../contract/pending-approvals.js";
+
 /** The store operations a {@link StoreFaults.beforeOperation} hook sees, named after the `ThreadStore` methods. */
-export type StoreOperation = "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize";
+export type StoreOperation = "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize" | PendingApprovalOperation;
 
 /**
  * The points inside `finalize`'s transaction at which a store calls {@link StoreFaults.afterFinalizeStep}:

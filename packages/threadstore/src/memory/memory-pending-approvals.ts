@@ -1,6 +1,6 @@
 import type { Lease } from "../contract/lease.js";
 import { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "../contract/pending-approval-checks.js";
-import { DEADLINE_PASSED_REASON, type PendingApproval, type PendingApprovalDraft, type StoredApprovalDecision } from "../contract/pending-approvals.js";
+import { DEADLINE_PASSED_REASON, type PendingApprovalOperation, type PendingApproval, type PendingApprovalDraft, type StoredApprovalDecision } from "../contract/pending-approvals.js";
 import { ApprovalNotPendingError } from "../errors/approval-not-pending-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import { checkLease } from "../contract/argument-checks.js";
@@ -10,7 +10,7 @@ import { checkThreadKey } from "../keys/thread-key.js";
 export interface MemoryPendingApprovalsHost {
   readonly now: () => number;
   readonly holds: (lease: Lease) => boolean;
-  readonly enter: (signal: AbortSignal | undefined) => void;
+  readonly enter: (operation: PendingApprovalOperation, signal: AbortSignal | undefined) => void;
 }
 
 /** The pending-approvals capability of `MemoryThreadStore` (see `PendingApprovalStore`). */
@@ -25,7 +25,7 @@ export class MemoryPendingApprovals {
   async save(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
     checkPendingApprovalDraft(approval);
     checkLease(lease);
-    this.#host.enter(signal);
+    this.#host.enter("savePendingApproval", signal);
     if (lease.target !== approval.key || !this.#host.holds(lease)) throw new LeaseLostError(lease.target);
     if (this.#rows.has(approval.id)) throw new TypeError(`savePendingApproval: id ${approval.id} is already stored`);
     const row: PendingApproval = { ...structuredClone(approval), status: "pending" };
@@ -35,7 +35,7 @@ export class MemoryPendingApprovals {
 
   async list(key: string, signal?: AbortSignal): Promise<PendingApproval[]> {
     checkThreadKey(key, "listPendingApprovals: key");
-    this.#host.enter(signal);
+    this.#host.enter("listPendingApprovals", signal);
     const rows = [...this.#rows.values()].filter((row) => row.key === key).map((row) => this.#expire(row));
     return rows
       .filter((row) => row.status !== "closed")
@@ -45,7 +45,7 @@ export class MemoryPendingApprovals {
 
   async get(id: string, signal?: AbortSignal): Promise<PendingApproval | undefined> {
     checkApprovalId(id);
-    this.#host.enter(signal);
+    this.#host.enter("getPendingApproval", signal);
     const row = this.#rows.get(id);
     return row && structuredClone(this.#expire(row));
   }
@@ -53,7 +53,7 @@ export class MemoryPendingApprovals {
   async answer(id: string, decision: StoredApprovalDecision, signal?: AbortSignal): Promise<PendingApproval> {
     checkApprovalId(id);
     checkStoredDecision(decision);
-    this.#host.enter(signal);
+    this.#host.enter("answerPendingApproval", signal);
     const found = this.#rows.get(id);
     if (!found) throw new ApprovalNotPendingError(id, "unknown");
     const row = this.#expire(found);
@@ -66,7 +66,7 @@ export class MemoryPendingApprovals {
   async close(id: string, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
     checkApprovalId(id);
     checkLease(lease);
-    this.#host.enter(signal);
+    this.#host.enter("closePendingApproval", signal);
     const found = this.#rows.get(id);
     if (!found) throw new ApprovalNotPendingError(id, "unknown");
     if (lease.target !== found.key || !this.#host.holds(lease)) throw new LeaseLostError(lease.target);

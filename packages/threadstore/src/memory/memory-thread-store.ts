@@ -60,10 +60,7 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
       const row = this.#leases.get(lease.target);
       return row !== undefined && holds(row, lease, this.#nowMs());
     },
-    enter: (signal) => {
-      signal?.throwIfAborted();
-      if (this.#closed) throw new DriverError({ op: "pendingApprovals", device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
-    },
+    enter: (operation, signal) => this.#enter(operation, signal),
   });
 
   constructor(options: MemoryThreadStoreOptions = {}) {
