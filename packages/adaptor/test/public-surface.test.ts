@@ -122,8 +122,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -131,12 +134,16 @@ describe("public surface", () => {
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -158,6 +165,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
       "CHECKPOINT_CODEC",
@@ -171,6 +179,7 @@ describe("public surface", () => {
       "ErrApprovalDenied",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
+      "ErrApprovalNotPending",
       "ErrApprovalResolved",
       "ErrApprovalTimeout",
       "ErrApprovalUnavailable",
@@ -199,6 +208,7 @@ describe("public surface", () => {
       "ErrSkillNotFound",
       "ErrSkillSourceMissing",
       "ErrStructuredOutputUnsupported",
+      "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
       "ErrThreadCheckpointMissing",
@@ -226,6 +236,7 @@ describe("public surface", () => {
       "Stream",
       "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "SuspendUnsupportedError",
       "Thread",
       "Tool",
       "approveAll",
@@ -249,6 +260,7 @@ describe("public surface", () => {
       "skillInline",
       "skillKey",
       "skillSet",
+      "supportsPendingApprovals",
     ]);
   });
 });
