@@ -6,13 +6,47 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, whenToolResult, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { PendingApprovalStore, ThreadStore } from "@adaptor/threadstore";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { alive } from "./support.js";
 
 // A turn that waits on a human survives a restart, on the real claude binary: host A (its own Node
 // process and CLI home) suspends a turn on its Write approval and exits; host B (another process,
-// another CLI home, the same SQLite store) lists the approval, approves it, and the turn completes
-// there: the file is written once and the checkpoint advances once.
+// another CLI home, the same SQLite or PostgreSQL store) lists the approval, approves it, and the
+// turn completes there: the file is written once and the checkpoint advances once. The PostgreSQL
+// variant needs ADAPTOR_TEST_PG_URL (scripts/with-postgres.sh) and skips without it.
+// Host B's CLI home gets host A's Claude transcript by a copy in the test: the store does not yet
+// carry sessions between homes (portable sessions).
+
+const PG_URL = process.env.ADAPTOR_TEST_PG_URL;
+
+type StoreJob = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string; schema: string };
+
+/** A fresh store of `kind` for both hosts: its job description and a handle for the test itself. */
+async function freshStore(kind: "sqlite" | "postgres", dir: string): Promise<{ job: StoreJob; open: () => ThreadStore & PendingApprovalStore; drop: () => Promise<void> }> {
+  if (kind === "sqlite") {
+    const path = join(dir, "threads.db");
+    await new SqliteThreadStore({ path }).close();
+    return { job: { kind, path }, open: () => new SqliteThreadStore({ path }), drop: async () => undefined };
+  }
+  const schema = `suspend_${randomBytes(6).toString("hex")}`;
+  const admin = new PostgresThreadStore({ connectionString: PG_URL!, schema });
+  await admin.migrate();
+  await admin.close();
+  return {
+    job: { kind, url: PG_URL!, schema },
+    open: () => new PostgresThreadStore({ connectionString: PG_URL!, schema }),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_URL! });
+      await client.connect();
+      await client.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
 
 const run = promisify(execFile);
 const testDir = fileURLToPath(new URL("..", import.meta.url));
@@ -47,8 +81,8 @@ function copySessions(from: ClaudeTestEnv, to: ClaudeTestEnv): void {
   cpSync(join(from.configDir, "projects"), join(to.configDir, "projects"), { recursive: true });
 }
 
-describe("a suspended turn resumes on another host", { timeout: 240_000 }, () => {
-  it("host A suspends on a Write approval and exits; host B lists it, approves it, the file is written once and the checkpoint advances once", async () => {
+describe.each(["sqlite", "postgres"] as const)("a suspended turn resumes on another host (%s store)", { timeout: 240_000 }, (kind) => {
+  it.skipIf(kind === "postgres" && !PG_URL)("host A suspends on a Write approval and exits; host B lists it, approves it, the file is written once and the checkpoint advances once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "adaptor-suspend-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     let notes = "";
@@ -64,10 +98,10 @@ describe("a suspended turn resumes on another host", { timeout: 240_000 }, () =>
     const cwd = envA.workDir; // one workspace: the thread's fingerprint includes it
     notes = join(cwd, "notes.md");
     const hostEnv = (env: ClaudeTestEnv): Record<string, string> => env.env;
-    const storePath = join(dir, "threads.db");
-    await new SqliteThreadStore({ path: storePath }).close();
+    const shared = await freshStore(kind, dir);
+    cleanups.push(() => shared.drop());
 
-    const a = await host({ role: "start", storePath, key: "notes-thread", cwd, env: hostEnv(envA) });
+    const a = await host({ role: "start", store: shared.job, key: "notes-thread", cwd, env: hostEnv(envA) });
     expect(alive(a.pid)).toBe(false);
     expect(a.firstText).toMatch(/Fake reply/);
     expect(a.status).toBe("suspended");
@@ -79,7 +113,7 @@ describe("a suspended turn resumes on another host", { timeout: 240_000 }, () =>
     expect(existsSync(notes)).toBe(false);
 
     copySessions(envA, envB);
-    const b = await host({ role: "answer", storePath, key: "notes-thread", cwd, env: hostEnv(envB) });
+    const b = await host({ role: "answer", store: shared.job, key: "notes-thread", cwd, env: hostEnv(envB) });
     expect(alive(b.pid)).toBe(false);
     expect((b.listed as { id: string }[]).map((l) => l.id)).toEqual([pending.id]);
     expect(b.status).toBe("completed");
@@ -95,7 +129,7 @@ describe("a suspended turn resumes on another host", { timeout: 240_000 }, () =>
     // The model call of the suspended turn was made twice (once per host), the first turn's once.
     expect(server.requests.filter((r) => r.rule === "write")).toHaveLength(2);
 
-    const store = new SqliteThreadStore({ path: storePath });
+    const store = shared.open();
     cleanups.push(() => store.close());
     expect((await store.getPendingApproval(pending.id))?.status).toBe("closed");
   });
