@@ -196,6 +196,7 @@ export class ApprovalBroker {
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, suspend: true });
     await suspend(ask);
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "suspended", attempt: 1 });
     return { outcome: "deny", reason: "the turn is suspended until this approval is answered" };
   }
 
