@@ -7,6 +7,7 @@ import {
   ApprovalNotPendingError,
   ErrApprovalNotPending,
   ErrSuspendUnsupported,
+  ErrThreadBusy,
   InvalidOptionError,
   SuspendUnsupportedError,
   findError,
@@ -180,6 +181,41 @@ describe("suspended turns", () => {
     const error = await thread.answer(suspended.pendingApproval!.id, { outcome: "approve" }).catch((e: unknown) => e);
     expect(findError(error, ApprovalNotPendingError)?.status).toBe("closed");
     expect(await thread.pendingApprovals()).toEqual([]);
+  });
+
+  it("answering while another host runs a turn on the key fails with ErrThreadBusy and records nothing", async () => {
+    const store = new MemoryThreadStore();
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("b1").run("go", { suspend: {} });
+    const lease = await store.acquireLease("b1", "another-host", 60_000);
+    const busy = await agent.thread("b1").answer(suspended.pendingApproval!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    expect(isError(busy, ErrThreadBusy)).toBe(true);
+    expect((await store.getPendingApproval(suspended.pendingApproval!.id))?.status).toBe("pending");
+    await store.releaseLease(lease);
+    expect((await agent.thread("b1").answer(suspended.pendingApproval!.id, { outcome: "approve" })).status).toBe("completed");
+  });
+
+  it("two hosts answering at once: one answer is recorded and its turn runs, the other gets ApprovalNotPendingError or ErrThreadBusy", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE]);
+    await using agentA = new Agent(a.driver, { threadStore: store });
+    const suspended = await agentA.thread("r1").run("go", { suspend: {} });
+    const b = toolDriver([WRITE]);
+    const c = toolDriver([WRITE]);
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    await using agentC = new Agent(c.driver, { threadStore: store });
+    const id = suspended.pendingApproval!.id;
+    const outcomes = await Promise.allSettled([
+      agentB.thread("r1").answer(id, { outcome: "approve" }),
+      agentC.thread("r1").answer(id, { outcome: "deny", reason: "no" }),
+    ]);
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    const lost = (outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult).reason;
+    expect(isError(lost, ErrApprovalNotPending) || isError(lost, ErrThreadBusy)).toBe(true);
+    expect([...b.effects, ...c.effects].length).toBeLessThanOrEqual(1);
+    expect((await store.resolve({ key: "r1" }))?.revision).toBe(1);
   });
 
   it("a store without the capability refuses suspension with SuspendUnsupportedError before the driver starts", async () => {
