@@ -20,7 +20,10 @@ export const LAYERS = {
   "@adaptor/claude": 2,
   "@adaptor/codex": 2,
   "@adaptor/testkit": 2,
+  "@adaptor/a2a-client": 2,
   adaptor: 3,
+  "@adaptor/bridge": 4,
+  "@adaptor/a2a": 4,
 };
 
 /** Folder under packages/ → npm name. */
@@ -36,7 +39,10 @@ const FOLDERS = {
   claude: "@adaptor/claude",
   codex: "@adaptor/codex",
   testkit: "@adaptor/testkit",
+  "a2a-client": "@adaptor/a2a-client",
   adaptor: "adaptor",
+  bridge: "@adaptor/bridge",
+  a2a: "@adaptor/a2a",
 };
 
 /** One config per package: its non-test source may not import a package of its own layer or above. */

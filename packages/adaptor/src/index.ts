@@ -125,6 +125,20 @@ export type {
   ProcessEvent,
 } from "@adaptor/driver";
 
+// A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),
+// the same objects as @adaptor/a2a-client's; the `A2A` prefix names their package in the root.
+export {
+  ErrInvalidAgentCard as ErrA2AInvalidAgentCard,
+  ErrProtocol as ErrA2AProtocol,
+  ErrUnauthorized as ErrA2AUnauthorized,
+  ErrNotFound as ErrA2ANotFound,
+  ErrUnsupported as ErrA2AUnsupported,
+  ErrUntrustedOrigin as ErrA2AUntrustedOrigin,
+  ProtocolError as A2AProtocolError,
+  StreamRecoveryError as A2AStreamRecoveryError,
+  DelegationError,
+} from "@adaptor/a2a-client";
+
 // Skills and MCP servers: declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.
 export { skillDir, skillInline, skillArchive, skillKey, requireSkill, skillSet } from "@adaptor/skill";
 export type {

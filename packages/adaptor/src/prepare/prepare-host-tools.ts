@@ -69,7 +69,16 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         const tool = byName.get(call.name);
         const toolCallId = call.toolCallId ?? `host_${uuidv7()}`;
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
-        const outcome = await invokeTool(tool, call.arguments, { signal: call.signal, runId: binding.runId, toolCallId });
+        const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
+          if (typeof kind !== "string" || kind === "") return;
+          binding.queue.push({
+            type: "notice",
+            kind,
+            ...(typeof message === "string" ? { message } : {}),
+            ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
+          });
+        };
+        const outcome = await invokeTool(tool, call.arguments, { signal: call.signal, runId: binding.runId, toolCallId, notice });
         const hostText = hostView(outcome);
         calls.push({ toolCallId, tool: tool.name, outcome, hostText });
         binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: hostText, isError: outcome.kind !== "success" });
