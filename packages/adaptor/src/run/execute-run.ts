@@ -13,8 +13,7 @@ import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
-import { checkSuspend, claimResume, loadResumeTurn, pendingStore, saveSuspension, SuspendStop } from "../suspend/suspension.js";
-import { StoredAnswers, type StoredAnswer } from "../suspend/turn-data.js";
+import { TurnSuspension } from "../suspend/turn-suspension.js";
 
 /** Everything one run needs; built by the Agent. */
 export interface RunSetup {
@@ -62,60 +61,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   // Once the run is cancelled, no pending or later approval can still be answered.
   const expireApprovals = (): void => approvals?.end("run cancelled");
   controller.signal.addEventListener("abort", expireApprovals, { once: true });
-  let turn: ThreadTurn | undefined;
-  // Suspended turns: the approval this turn stored, the one it resumes, and the answers it applies again.
-  let suspendedOn: PendingApproval | undefined;
-  let resumed: PendingApproval | undefined;
-  let resumeAnswers: readonly StoredAnswer[] = [];
-  const replay = new StoredAnswers();
+  let suspension: TurnSuspension | undefined;
   try {
-    let thread = setup.thread;
-    let prompt = setup.prompt;
-    if (thread?.resume) {
-      // The turn runs again with its own prompt and mode; the checks that count run under the lease.
-      const stored = await loadResumeTurn(thread.store, thread.key, thread.resume.approvalId, controller.signal);
-      prompt = stored.prompt;
-      thread = { ...thread, mode: stored.mode };
-    }
-    const suspendSettings = checkSuspend(options, thread);
-    let suspending = false;
-    const suspend =
-      suspendSettings && thread
-        ? async (ask: ApprovalAsk): Promise<void> => {
-            const held = turn;
-            if (suspending || !held || controller.signal.aborted) return;
-            suspending = true;
-            const store = pendingStore(thread.store);
-            try {
-              const approval = await saveSuspension({
-                store,
-                lease: held.lease,
-                key: thread.key,
-                ask,
-                startedFrom: held.startedFrom,
-                settings: suspendSettings,
-                turn: { v: 1, prompt, mode: thread.mode, answers: resumeAnswers },
-              });
-              if (controller.signal.aborted) {
-                // The run ended another way meanwhile: the question is not left behind.
-                await store.closePendingApproval(approval.id, held.lease).catch(() => undefined);
-                return;
-              }
-              // The new approval carries the answer of the one this turn resumed.
-              if (resumed) await store.closePendingApproval(resumed.id, held.lease);
-              suspendedOn = approval;
-              queue.push({
-                type: "notice",
-                kind: "approval.suspended",
-                message: `${ask.title}: the turn is suspended until approval ${approval.id} is answered`,
-                data: { id: approval.id, kind: ask.kind, toolName: ask.toolName, ...(approval.deadline ? { deadline: approval.deadline.toISOString() } : {}) },
-              });
-              controller.abort(new SuspendStop("the turn suspended waiting for an approval"));
-            } catch (error) {
-              controller.abort(new AdaptorError("suspending the turn failed", { cause: error }));
-            }
-          }
-        : undefined;
+    // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
+    suspension = await TurnSuspension.prepare({ thread: setup.thread, prompt: setup.prompt, options, queue, controller });
+    const { thread, prompt } = suspension;
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
@@ -136,21 +86,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
       onFailure: stop,
       onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
-      replay,
-      suspend,
+      replay: suspension.replay,
+      suspend: suspension.suspender,
     });
     approvals = broker;
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools }));
+    let turn: ThreadTurn | undefined;
     try {
       if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
-      if (turn && thread?.resume) {
-        const claimed = await claimResume({ store: thread.store, lease: turn.lease, key: thread.key, spec: thread.resume, current: turn.startedFrom, signal: controller.signal });
-        resumed = claimed.approval;
-        resumeAnswers = claimed.answers;
-        replay.add(claimed.answers);
-      }
+      if (turn) await suspension.begin(turn);
       const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;
@@ -174,15 +120,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         await turn.commit(response, controller.signal);
-        if (resumed && thread) {
-          // Not atomic with the commit; an approval left open here is closed by its next resume,
-          // which finds the checkpoint moved on.
-          await pendingStore(thread.store)
-            .closePendingApproval(resumed.id, turn.lease)
-            .catch((error: unknown) =>
-              queue.push({ type: "notice", kind: "lifecycle", message: `approval ${resumed?.id}: closing it after the commit failed`, data: { error: String(error) } }),
-            );
-        }
+        await suspension.committed();
       }
     } finally {
       await turn?.end();
@@ -197,6 +135,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   } catch (error) {
     budget?.stop();
     approvals?.end("run ended");
+    const suspendedOn = suspension?.suspendedOn;
     if (suspendedOn) {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
       const result = toResult(runId, response, performance.now() - started, suspendedOn);
