@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,8 +18,7 @@ import { alive } from "./support.js";
 // another CLI home, the same SQLite or PostgreSQL store) lists the approval, approves it, and the
 // turn completes there: the file is written once and the checkpoint advances once. The PostgreSQL
 // variant needs ADAPTOR_TEST_PG_URL (scripts/with-postgres.sh) and skips without it.
-// Host B's CLI home gets host A's Claude transcript by a copy in the test: the store does not yet
-// carry sessions between homes (portable sessions).
+// Host B's CLI home starts empty: the conversation reaches it through the store (portable sessions).
 
 const PG_URL = process.env.ADAPTOR_TEST_PG_URL;
 
@@ -76,11 +75,6 @@ async function host(job: Record<string, unknown>): Promise<HostReport> {
   return JSON.parse(lines[lines.length - 1]!) as HostReport;
 }
 
-/** Copies host A's Claude transcripts into host B's CLI home (what portable sessions will do through the store). */
-function copySessions(from: ClaudeTestEnv, to: ClaudeTestEnv): void {
-  cpSync(join(from.configDir, "projects"), join(to.configDir, "projects"), { recursive: true });
-}
-
 describe.each(["sqlite", "postgres"] as const)("a suspended turn resumes on another host (%s store)", { timeout: 240_000 }, (kind) => {
   it.skipIf(kind === "postgres" && !PG_URL)("host A suspends on a Write approval and exits; host B lists it, approves it, the file is written once and the checkpoint advances once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "adaptor-suspend-"));
@@ -112,7 +106,7 @@ describe.each(["sqlite", "postgres"] as const)("a suspended turn resumes on anot
     expect(a.afterSecond).toEqual({ id: afterFirst.id, revision: afterFirst.revision }); // nothing committed by the suspension
     expect(existsSync(notes)).toBe(false);
 
-    copySessions(envA, envB);
+    expect(existsSync(join(envB.configDir, "projects"))).toBe(false); // host B has never seen the conversation
     const b = await host({ role: "answer", store: shared.job, key: "notes-thread", cwd, env: hostEnv(envB) });
     expect(alive(b.pid)).toBe(false);
     expect((b.listed as { id: string }[]).map((l) => l.id)).toEqual([pending.id]);
@@ -120,6 +114,7 @@ describe.each(["sqlite", "postgres"] as const)("a suspended turn resumes on anot
     expect(b.text).toBe("Wrote the notes.");
     expect(b.asked).toEqual([]); // the stored answer was applied without asking
     expect(b.notices).toContain("approval.replayed");
+    expect(b.lifecycle).toContain("session restored"); // turn 1's transcript came from the store
     expect(b.pendingAfter).toEqual([]);
     expect(b.after).toEqual({ id: afterFirst.id, revision: afterFirst.revision + 1, resumeId: afterFirst.resumeId });
     expect(readFileSync(notes, "utf8")).toBe("written once\n");

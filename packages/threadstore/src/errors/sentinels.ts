@@ -12,3 +12,5 @@ export const ErrAlreadyExists = sentinel("adaptor.threadstore.AlreadyExists", "a
 export const ErrInvalidThreadKey = sentinel("adaptor.threadstore.InvalidThreadKey", "invalid thread key");
 /** A stored approval is not pending: already answered, expired, closed or unknown (see `ApprovalNotPendingError`). */
 export const ErrApprovalNotPending = sentinel("adaptor.threadstore.ApprovalNotPending", "approval not pending");
+/** A `finalize` whose session state would exceed its `limitBytes` (see `SessionStateWrite`); nothing was written. */
+export const ErrSessionStateTooLarge = sentinel("adaptor.threadstore.SessionStateTooLarge", "session state too large");
