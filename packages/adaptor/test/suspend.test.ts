@@ -1,3 +1,4 @@
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, DriverRequest, DriverSink } from "@adaptor/driver";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
@@ -216,6 +217,17 @@ describe("suspended turns", () => {
     expect(isError(lost, ErrApprovalNotPending) || isError(lost, ErrThreadBusy)).toBe(true);
     expect([...b.effects, ...c.effects].length).toBeLessThanOrEqual(1);
     expect((await store.resolve({ key: "r1" }))?.revision).toBe(1);
+  });
+
+  it("a suspended turn ends its run span (verdict ok) like a completed one", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: new MemoryThreadStore(), telemetry: { tracer: provider.getTracer("adaptor") } });
+    const result = await agent.thread("s1").run("go", { suspend: {} });
+    expect(result.status).toBe("suspended");
+    const runs = exporter.getFinishedSpans().filter((s) => s.name === "adaptor.run");
+    expect(runs.map((s) => s.attributes["adaptor.verdict"])).toEqual(["ok"]);
   });
 
   it("a store without the capability refuses suspension with SuspendUnsupportedError before the driver starts", async () => {

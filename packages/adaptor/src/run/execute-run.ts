@@ -167,6 +167,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
       const result = toResult(runId, response, performance.now() - started, suspendedOn);
       queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
+      telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
       return result;
     }
     const verdict = stopped
