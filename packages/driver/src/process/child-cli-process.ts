@@ -23,6 +23,8 @@ export interface ChildCliProcessInit {
   maxRawBytes: number;
   /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
   processTag?: string | undefined;
+  /** The stdout line parser (default `JSON.parse`). */
+  parseLine?: ((text: string) => unknown) | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -82,7 +84,7 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
-    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device });
+    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device, ...(init.parseLine ? { parse: init.parseLine } : {}) });
     this.#descendants = new DescendantTracker(this.pid, init.processTag);
     watchDescendants(this.#descendants);
     trackChild(this.pid);
@@ -143,11 +145,20 @@ export class ChildCliProcess implements CliProcess {
   }
 
   lines(): AsyncIterable<OutputLine> {
+    this.#takeLines();
+    return this.#iterate();
+  }
+
+  lineBatches(): AsyncIterable<readonly OutputLine[]> {
+    this.#takeLines();
+    return this.#iterateBatches();
+  }
+
+  #takeLines(): void {
     if (this.#linesTaken) {
-      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "lines() has a single consumer and was already called" });
+      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken" });
     }
     this.#linesTaken = true;
-    return this.#iterate();
   }
 
   writeJson(value: unknown): Promise<void> {
@@ -314,6 +325,53 @@ export class ChildCliProcess implements CliProcess {
       return this.#waiting.then(next);
     };
     const iterator: AsyncIterableIterator<OutputLine> = {
+      next,
+      return: () => {
+        if (!finished) finish();
+        return Promise.resolve(LINES_DONE);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /**
+   * The batch iterator: each `next()` hands over every line queued so far (the decoder's own
+   * arrays, no copy), so a consumer that dispatches lines synchronously pays one settled promise
+   * per stdout chunk instead of one per line.
+   */
+  #iterateBatches(): AsyncIterableIterator<readonly OutputLine[]> {
+    let finished = false;
+    const finish = (): void => {
+      finished = true;
+      this.#consumerGone = true;
+      this.#queue = [];
+      this.#queueHead = 0;
+      this.#notify();
+    };
+    const next = (): Promise<IteratorResult<readonly OutputLine[], undefined>> => {
+      if (finished) return Promise.resolve(LINES_DONE);
+      if (this.#queueHead < this.#queue.length) {
+        const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
+        this.#queue = [];
+        this.#queueHead = 0;
+        return Promise.resolve({ done: false, value: batch });
+      }
+      if (this.#readError) {
+        const error = this.#readError;
+        finish();
+        return Promise.reject(error);
+      }
+      if (this.#stdoutDone) {
+        finish();
+        return Promise.resolve(LINES_DONE);
+      }
+      this.#waiting ??= new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      return this.#waiting.then(next);
+    };
+    const iterator: AsyncIterableIterator<readonly OutputLine[]> = {
       next,
       return: () => {
         if (!finished) finish();
