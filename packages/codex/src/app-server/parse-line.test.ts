@@ -46,3 +46,17 @@ describe("parseAppServerLine", () => {
     }
   });
 });
+
+describe("parseAppServerLine on lines that only look like a delta", () => {
+  it("an id holding an escaped quote followed by what looks like the next key is not JSON, and is refused like JSON.parse refuses it", () => {
+    const line = '{"method":"item/agentMessage/delta","params":{"threadId":"a\\","turnId":"x","turnId":"u","itemId":"i","delta":"d"}}';
+    expect(() => JSON.parse(line)).toThrow();
+    expect(() => parseAppServerLine(line)).toThrow();
+  });
+
+  it("consecutive lines with different ids each get their own", () => {
+    const a = delta("one", {}, { threadId: "t1", turnId: "u1", itemId: "i1" });
+    const b = delta("two", {}, { threadId: "t2", turnId: "u2", itemId: "i2" });
+    expect([parseAppServerLine(a), parseAppServerLine(b), parseAppServerLine(a)]).toEqual([JSON.parse(a), JSON.parse(b), JSON.parse(a)]);
+  });
+});

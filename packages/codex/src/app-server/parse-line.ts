@@ -22,13 +22,15 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.parse gives
 
-/** An id between `from` and the next quote, when it holds no escape; else undefined. */
+/** The end of an id starting at `from`: its closing quote, which `key` must follow; else -1. */
 function idEnd(text: string, from: number, key: string): number {
   const end = text.indexOf('"', from);
-  if (end === -1 || !text.startsWith(key, end)) return -1;
-  const backslash = text.indexOf("\\", from);
-  return backslash !== -1 && backslash < end ? -1 : end;
+  return end !== -1 && text.startsWith(key, end) ? end : -1;
 }
+
+/** A raw control character, which JSON does not allow inside a string. */
+// eslint-disable-next-line no-control-regex -- exactly the characters JSON refuses raw inside a string
+const CONTROL = /[\u0000-\u001f]/g;
 
 function parseDelta(text: string): unknown {
   const threadStart = DELTA_PREFIX.length;
@@ -41,21 +43,16 @@ function parseDelta(text: string): unknown {
   const itemEnd = idEnd(text, itemStart, DELTA_KEY);
   if (itemEnd === -1) return undefined;
   const deltaStart = itemEnd + DELTA_KEY.length;
-  // The closing quote of the delta: the first quote not escaped by a backslash.
-  let escaped = false;
-  let deltaEnd = -1;
-  for (let i = deltaStart; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      deltaEnd = i;
-      break;
-    }
-    if (c === BACKSLASH) {
-      escaped = true;
-      i++; // skip the escaped character
-    } else if (c < 0x20) return undefined; // a raw control character: not JSON, let JSON.parse say so
-  }
+  // Native searches, no loop per character: an escape before the delta (in an id, where a quote
+  // could hide) is not this shape; one inside the delta needs the careful scan below.
+  const backslash = text.indexOf("\\", threadStart);
+  if (backslash !== -1 && backslash < deltaStart) return undefined;
+  const escaped = backslash !== -1;
+  const deltaEnd = escaped ? closingQuote(text, deltaStart) : text.indexOf('"', deltaStart);
   if (deltaEnd === -1) return undefined;
+  CONTROL.lastIndex = deltaStart;
+  const control = CONTROL.exec(text);
+  if (control !== null && control.index < deltaEnd) return undefined; // not JSON: let JSON.parse say so
   let emittedAtMs: number | undefined;
   const rest = deltaEnd + 1;
   if (text.length === rest + 2 && text.endsWith("}}")) {
@@ -69,4 +66,14 @@ function parseDelta(text: string): unknown {
   const delta = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
   const params = { threadId: text.slice(threadStart, threadEnd), turnId: text.slice(turnStart, turnEnd), itemId: text.slice(itemStart, itemEnd), delta };
   return emittedAtMs === undefined ? { method: DELTA_METHOD, params } : { method: DELTA_METHOD, params, emittedAtMs };
+}
+
+/** The first quote from `from` on that no backslash escapes, else -1. */
+function closingQuote(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH) i++; // skip the escaped character
+  }
+  return -1;
 }
