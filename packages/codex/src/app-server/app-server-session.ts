@@ -1,7 +1,7 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, raceAbort, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
@@ -215,22 +215,11 @@ export class AppServerSession implements PooledProcess {
    * answer; `signal.reason` when aborted.
    */
   async prewarm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
-    let onAbort: () => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
     const ready = (async () => {
       await this.#initialize();
       this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
     })();
-    ready.catch(() => undefined);
-    try {
-      await Promise.race([ready, aborted]);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+    await raceAbort(ready, signal);
   }
 
   async #initialize(): Promise<void> {

@@ -145,16 +145,16 @@ export class ChildCliProcess implements CliProcess {
   }
 
   lines(): AsyncIterable<OutputLine> {
-    this.#takeLines();
-    return this.#iterate();
+    this.#claimStdout();
+    return this.#iterate(() => this.#takeLine());
   }
 
   lineBatches(): AsyncIterable<readonly OutputLine[]> {
-    this.#takeLines();
-    return this.#iterateBatches();
+    this.#claimStdout();
+    return this.#iterate(() => this.#takeBatch());
   }
 
-  #takeLines(): void {
+  #claimStdout(): void {
     if (this.#linesTaken) {
       throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken" });
     }
@@ -286,11 +286,12 @@ export class ChildCliProcess implements CliProcess {
   }
 
   /**
-   * The single consumer's iterator, written out instead of an async generator: a line already
-   * queued costs one settled promise, no generator resumption. Concurrent `next()` calls are
+   * The single consumer's iterator, written out instead of an async generator: what is queued
+   * costs one settled promise per step, no generator resumption. `take` hands over the next step's
+   * value from the non-empty queue (one line, or every queued line). Concurrent `next()` calls are
    * served in call order.
    */
-  #iterate(): AsyncIterableIterator<OutputLine> {
+  #iterate<T>(take: () => T): AsyncIterableIterator<T> {
     let finished = false;
     const finish = (): void => {
       finished = true;
@@ -299,17 +300,9 @@ export class ChildCliProcess implements CliProcess {
       this.#queueHead = 0;
       this.#notify();
     };
-    const next = (): Promise<IteratorResult<OutputLine, undefined>> => {
+    const next = (): Promise<IteratorResult<T, undefined>> => {
       if (finished) return Promise.resolve(LINES_DONE);
-      if (this.#queueHead < this.#queue.length) {
-        const line = this.#queue[this.#queueHead] as OutputLine;
-        this.#queueHead++;
-        if (this.#queueHead === this.#queue.length) {
-          this.#queue = [];
-          this.#queueHead = 0;
-        }
-        return Promise.resolve({ done: false, value: line });
-      }
+      if (this.#queueHead < this.#queue.length) return Promise.resolve({ done: false, value: take() });
       if (this.#readError) {
         const error = this.#readError;
         finish();
@@ -324,7 +317,7 @@ export class ChildCliProcess implements CliProcess {
       });
       return this.#waiting.then(next);
     };
-    const iterator: AsyncIterableIterator<OutputLine> = {
+    const iterator: AsyncIterableIterator<T> = {
       next,
       return: () => {
         if (!finished) finish();
@@ -335,51 +328,23 @@ export class ChildCliProcess implements CliProcess {
     return iterator;
   }
 
-  /**
-   * The batch iterator: each `next()` hands over every line queued so far (the decoder's own
-   * arrays, no copy), so a consumer that dispatches lines synchronously pays one settled promise
-   * per stdout chunk instead of one per line.
-   */
-  #iterateBatches(): AsyncIterableIterator<readonly OutputLine[]> {
-    let finished = false;
-    const finish = (): void => {
-      finished = true;
-      this.#consumerGone = true;
+  /** The next queued line (the queue is not empty). */
+  #takeLine(): OutputLine {
+    const line = this.#queue[this.#queueHead] as OutputLine;
+    this.#queueHead++;
+    if (this.#queueHead === this.#queue.length) {
       this.#queue = [];
       this.#queueHead = 0;
-      this.#notify();
-    };
-    const next = (): Promise<IteratorResult<readonly OutputLine[], undefined>> => {
-      if (finished) return Promise.resolve(LINES_DONE);
-      if (this.#queueHead < this.#queue.length) {
-        const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
-        this.#queue = [];
-        this.#queueHead = 0;
-        return Promise.resolve({ done: false, value: batch });
-      }
-      if (this.#readError) {
-        const error = this.#readError;
-        finish();
-        return Promise.reject(error);
-      }
-      if (this.#stdoutDone) {
-        finish();
-        return Promise.resolve(LINES_DONE);
-      }
-      this.#waiting ??= new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      return this.#waiting.then(next);
-    };
-    const iterator: AsyncIterableIterator<readonly OutputLine[]> = {
-      next,
-      return: () => {
-        if (!finished) finish();
-        return Promise.resolve(LINES_DONE);
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+    }
+    return line;
+  }
+
+  /** Every queued line (the queue is not empty): the decoder's own array when nothing was taken from it, no copy. */
+  #takeBatch(): readonly OutputLine[] {
+    const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
+    this.#queue = [];
+    this.#queueHead = 0;
+    return batch;
   }
 
   #notify(): void {
