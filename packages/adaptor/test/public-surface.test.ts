@@ -95,6 +95,7 @@ describe("public surface", () => {
       "launchSignature",
       "parseVersion",
       "probeFailure",
+      "raceAbort",
       "spawnLimits",
       "stableJson",
       "validateDriverConfig",
@@ -155,8 +156,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -166,14 +170,18 @@ describe("public surface", () => {
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -246,6 +254,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
       "CHECKPOINT_CODEC",
@@ -267,6 +276,7 @@ describe("public surface", () => {
       "ErrApprovalDenied",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
+      "ErrApprovalNotPending",
       "ErrApprovalResolved",
       "ErrApprovalTimeout",
       "ErrApprovalUnavailable",
@@ -300,6 +310,7 @@ describe("public surface", () => {
       "ErrSkillNotFound",
       "ErrSkillSourceMissing",
       "ErrStructuredOutputUnsupported",
+      "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
       "ErrThreadCheckpointMissing",
@@ -333,6 +344,7 @@ describe("public surface", () => {
       "Stream",
       "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "SuspendUnsupportedError",
       "Thread",
       "Tool",
       "approveAll",
@@ -356,6 +368,7 @@ describe("public surface", () => {
       "skillInline",
       "skillKey",
       "skillSet",
+      "supportsPendingApprovals",
     ]);
   });
 });
