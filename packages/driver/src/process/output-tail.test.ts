@@ -34,4 +34,12 @@ describe("OutputTail", () => {
     expect(tail.take()).toEqual({ text: "turn two\n", bytes: 9, truncated: false });
     expect(tail.take()).toEqual({ text: "", bytes: 0, truncated: false });
   });
+
+  it("a multi-byte character split across two chunks comes back whole, and a stray byte as U+FFFD as a decoder would", () => {
+    const tail = new OutputTail(100);
+    const bytes = Buffer.from("é😀 done", "utf8");
+    tail.push(bytes.subarray(0, 3)); // "é" and the first byte of 😀
+    tail.push(Buffer.concat([bytes.subarray(3), Buffer.from([0xff, 0x0a])]));
+    expect(tail.take()).toEqual({ text: "é😀 done\ufffd\n", bytes: bytes.length + 2, truncated: false });
+  });
 });
