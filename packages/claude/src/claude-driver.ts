@@ -8,7 +8,7 @@ import {
   type DriverSink,
   type PrewarmRequest,
 } from "@adaptor/driver";
-import { forceKilledError, spawnCli, WarmPool } from "@adaptor/driver/process";
+import { forceKilledError, spawnCli, waitForCpuIdle, WarmPool } from "@adaptor/driver/process";
 import PQueue from "p-queue";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
@@ -117,7 +117,9 @@ export class ClaudeDriver implements Driver {
 
   /**
    * Starts one claude process for a future first turn launched from `request`'s inputs and
-   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin).
+   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin)
+   * and the start-up work it does after that answer has settled (on Linux: no CPU used for 150 ms,
+   * waited for at most 2 s), so that work is not paid in the first turn.
    * A run of a fresh conversation (no `session`) with the same launch signature takes it instead
    * of spawning (a `notice` `process reused` with `prewarmed: true` says so); a run with any other
    * config, cwd, env, model, policy, MCP servers, skills or output schema never does. An unused
@@ -137,6 +139,9 @@ export class ClaudeDriver implements Driver {
     this.#live.add(session); // close() during the handshake ends it
     try {
       await session.initialize(signal);
+      // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks):
+      // let it finish here rather than in the first turn.
+      await waitForCpuIdle(session.proc.pid, { signal });
     } catch (error) {
       await session.close();
       throw error;
