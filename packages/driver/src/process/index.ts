@@ -12,3 +12,4 @@ export { mergeChildEnv, inheritEnvProblem, envNameMatches, SAFE_ENV_BASE, type I
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
+export { readSessionFile, writeSessionFile } from "./session-files.js";
