@@ -18,6 +18,7 @@ export const LAYERS = {
   "@adaptor/threadstore-postgres": 2,
   "@adaptor/claude": 2,
   "@adaptor/codex": 2,
+  "@adaptor/acp": 2,
   "@adaptor/testkit": 2,
   adaptor: 3,
 };
@@ -34,6 +35,7 @@ const FOLDERS = {
   "threadstore-postgres": "@adaptor/threadstore-postgres",
   claude: "@adaptor/claude",
   codex: "@adaptor/codex",
+  acp: "@adaptor/acp",
   testkit: "@adaptor/testkit",
   adaptor: "adaptor",
 };

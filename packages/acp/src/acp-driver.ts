@@ -1,0 +1,393 @@
+import { RequestError, type McpServer, type PromptResponse, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import {
+  assertPolicySupported,
+  PolicyCapabilityUnsupportedError,
+  type Driver,
+  type DriverCapabilities,
+  type DriverDescriptor,
+  type DriverFailure,
+  type DriverRequest,
+  type DriverResponse,
+  type DriverSink,
+  type McpServerConfig,
+} from "@adaptor/driver";
+import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
+import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
+import { AcpProcess } from "./connection/acp-process.js";
+import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
+import { toolNameOf } from "./turn/tool-call.js";
+import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
+
+const DEFAULT_IDLE_MS = 300_000;
+const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
+function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
+  const modes = typeof config.sandboxModes === "object" && config.sandboxModes !== null ? config.sandboxModes : {};
+  const sandbox = (["read_only", "workspace_write", "unrestricted"] as const).filter((level) => typeof modes[level] === "string");
+  return {
+    sessions: { resume: config.loadSession !== false, fork: false },
+    processReuse: true,
+    structuredOutput: { native: false, prompt: true },
+    mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
+    policy: { sandbox, webSearch: [], browser: [], activeExecutionTimeout: false },
+    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** How a preset adapts {@link AcpDriver} to its agent. */
+export interface AcpDriverOptions {
+  /** Turns the preset's own config into the ACP config, checking it. Default: `validateAcpConfig` of the config given. */
+  readonly resolve?: () => AcpConfig;
+  /** The tool's name from a tool call. Default: ACP `name`, a `_meta` `toolName`, the title, the kind. */
+  readonly toolName?: (call: ToolCallUpdate) => string;
+}
+
+interface Parked {
+  readonly process: AcpProcess;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * A driver for any agent that speaks the Agent Client Protocol on stdio, on the official
+ * `@agentclientprotocol/sdk` client. Build it with {@link acp} (or a preset such as `gemini`).
+ */
+export class AcpDriver implements Driver {
+  readonly descriptor: DriverDescriptor;
+  readonly #resolve: () => AcpConfig;
+  readonly #toolName: (call: ToolCallUpdate) => string;
+  readonly #parked = new Map<string, Parked>();
+  readonly #live = new Set<AcpProcess>();
+
+  /**
+   * @param config - the ACP configuration (checked by `validateConfig()` and before every run, never here).
+   * @param options - how a preset resolves its config and names tools (see {@link AcpDriverOptions}).
+   */
+  constructor(config: unknown, options: AcpDriverOptions = {}) {
+    const partial = (typeof config === "object" && config !== null ? config : {}) as Partial<AcpConfig>;
+    const type = typeof partial.type === "string" && partial.type !== "" ? partial.type : "acp";
+    const displayName = typeof partial.displayName === "string" && partial.displayName !== "" ? partial.displayName : "ACP agent";
+    this.descriptor = deepFreeze({ type, displayName, capabilities: capabilitiesOf(partial) });
+    this.#resolve = options.resolve ?? (() => validateAcpConfig(type, config));
+    this.#toolName = options.toolName ?? toolNameOf;
+  }
+
+  /** The checked configuration. @throws InvalidDriverConfigError */
+  get config(): AcpConfig {
+    return this.#resolve();
+  }
+
+  validateConfig(): void {
+    void this.config;
+  }
+
+  fingerprint(): unknown {
+    const c = this.config;
+    return { type: this.descriptor.type, command: c.command, args: c.args ?? [], model: c.model ?? null, sandboxModes: c.sandboxModes ?? {} };
+  }
+
+  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    signal.throwIfAborted();
+    const config = this.config;
+    assertPolicySupported(this.descriptor, request.policy);
+    if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
+      throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sessions.fork", "true");
+    }
+    const cwd = request.cwd ?? config.cwd ?? process.cwd();
+    const model = request.model ?? config.model;
+    const resumeId = request.session?.resumeId;
+
+    let proc: AcpProcess | undefined;
+    if (resumeId !== undefined && request.reuseProcess === true) proc = this.#take(resumeId);
+    else if (resumeId !== undefined) await this.#evict(resumeId);
+    if (proc) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: proc.child.pid } });
+    if (!proc && resumeId !== undefined && config.loadSession === false) {
+      return emptyResponse({
+        reason: "resume_rejected",
+        message:
+          config.loadSessionUnsupportedReason ??
+          `${this.descriptor.displayName} cannot continue session ${resumeId} in a new process (session/load is off for this agent)`,
+        details: { sessionId: resumeId },
+      });
+    }
+
+    const stderrTo = { sink };
+    if (!proc) {
+      proc = await AcpProcess.start({
+        command: config.command,
+        args: [...(config.args ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
+        cwd,
+        env: this.#env(config, request),
+        device: this.descriptor.type,
+        killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+        ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+        ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
+        onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+      });
+      proc.stderrTo = stderrTo;
+      sink.emit({ type: "process", kind: "spawn", pid: proc.child.pid });
+    } else if (proc.stderrTo) {
+      proc.stderrTo.sink = sink;
+    }
+    this.#live.add(proc);
+    try {
+      const response = await this.#turn(proc, config, request, sink, signal, cwd, model);
+      const reusable = request.reuseProcess === true && proc.alive && !response.failure && response.checkpoint !== undefined;
+      if (reusable) this.#park(response.checkpoint!.resumeId, proc, config.idleMs ?? DEFAULT_IDLE_MS);
+      else await proc.close();
+      return reusable ? response : { ...response, ...(await exitOf(proc)) };
+    } catch (error) {
+      await proc.close();
+      const exit = await proc.child.exited;
+      if (signal.aborted) throw exit.forceKilled ? forceKilledError(this.descriptor.type, signal.reason) : signal.reason;
+      throw error;
+    } finally {
+      this.#live.delete(proc);
+    }
+  }
+
+  async close(): Promise<void> {
+    const parked = [...this.#parked.values()];
+    this.#parked.clear();
+    for (const entry of parked) clearTimeout(entry.timer);
+    await Promise.all([...parked.map((entry) => entry.process.close()), ...[...this.#live].map((proc) => proc.close())]);
+  }
+
+  #env(config: AcpConfig, request: DriverRequest): Record<string, string | undefined> {
+    return mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
+  }
+
+  #take(sessionId: string): AcpProcess | undefined {
+    const entry = this.#parked.get(sessionId);
+    if (!entry) return undefined;
+    this.#parked.delete(sessionId);
+    clearTimeout(entry.timer);
+    if (entry.process.alive) return entry.process;
+    void entry.process.close();
+    return undefined;
+  }
+
+  async #evict(sessionId: string): Promise<void> {
+    const entry = this.#parked.get(sessionId);
+    if (!entry) return;
+    this.#parked.delete(sessionId);
+    clearTimeout(entry.timer);
+    await entry.process.close();
+  }
+
+  #park(sessionId: string, proc: AcpProcess, idleMs: number): void {
+    const timer = setTimeout(() => void this.#evict(sessionId), idleMs);
+    timer.unref();
+    this.#parked.set(sessionId, { process: proc, timer });
+  }
+
+  /** One prompt turn on `proc`: initialize (a new process), open or load the session, set its mode, prompt. */
+  async #turn(
+    proc: AcpProcess,
+    config: AcpConfig,
+    request: DriverRequest,
+    sink: DriverSink,
+    signal: AbortSignal,
+    cwd: string,
+    model: string | undefined,
+  ): Promise<DriverResponse> {
+    const turn = new AcpTurn(sink, this.#toolName);
+    const agent = proc.connection.agent;
+    let aborted!: (reason: unknown) => void;
+    const abortion = new Promise<never>((_, reject) => (aborted = reject));
+    abortion.catch(() => undefined);
+    let sessionId: string | undefined = request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
+    let prompting = false;
+    const killGraceMs = config.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    let killTimer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      turn.end();
+      if (prompting && sessionId !== undefined) {
+        // ACP cancel first; the kill escalation follows if the turn does not end in time.
+        void agent.notify("session/cancel", { sessionId }).catch(() => undefined);
+        killTimer = setTimeout(() => aborted(signal.reason), killGraceMs);
+      } else aborted(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    const step = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, abortion]);
+    let detach: (() => void) | undefined;
+    try {
+      const init = proc.initialized ?? (await step(proc.initialize(signal)));
+      const caps = init.agentCapabilities ?? {};
+      const mcpServers = this.#mcpServers(request.mcpServers ?? [], proc, caps.mcpCapabilities ?? {});
+      if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
+
+      if (sessionId === undefined) {
+        if (request.session) {
+          if (!caps.loadSession) {
+            return finish(proc, turn, {
+              reason: "resume_rejected",
+              message: `${this.descriptor.displayName} does not offer session/load, so session ${request.session.resumeId} cannot be continued in a new process`,
+              details: { sessionId: request.session.resumeId },
+            });
+          }
+          const id = request.session.resumeId;
+          // Replayed history arrives as updates during session/load; it is not this turn's output.
+          try {
+            await step(agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }));
+          } catch (error) {
+            if (signal.aborted) throw error;
+            return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
+          }
+          sessionId = id;
+        } else {
+          try {
+            const created = await step(agent.request("session/new", { cwd, mcpServers: mcpServers.servers }));
+            sessionId = created.sessionId;
+          } catch (error) {
+            if (signal.aborted) throw error;
+            return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
+          }
+        }
+        proc.sessions.add(sessionId);
+        sink.emit({ type: "notice", kind: "lifecycle", message: request.session ? "session loaded" : "session started", data: { sessionId } });
+        const mode = request.policy?.sandbox !== undefined ? config.sandboxModes?.[request.policy.sandbox] : undefined;
+        if (mode !== undefined) await step(agent.request("session/set_mode", { sessionId, modeId: mode }));
+        if (model !== undefined && !config.modelFlag) await step(agent.request("session/set_model", { sessionId, modelId: model }));
+      }
+      detach = proc.attach(sessionId, turn);
+      proc.child.takeOutput();
+      const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
+      turn.transcript.push({ kind: "user", text: request.prompt });
+      prompting = true;
+      let answer: PromptResponse;
+      try {
+        answer = await step(agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] }));
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (!(error instanceof RequestError)) {
+          const exit = await proc.child.exited;
+          return finish(proc, turn, {
+            reason: "agent_error",
+            message: `${this.descriptor.displayName} ended during the turn (${exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`})${tail(proc)}`,
+            details: { exitCode: exit.code, exitSignal: exit.signal },
+            cause: error,
+          });
+        }
+        return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
+      } finally {
+        prompting = false;
+      }
+      if (signal.aborted) throw signal.reason;
+      const failure = stopReasonFailure(answer.stopReason);
+      const usage = promptUsage(answer);
+      return finish(proc, turn, failure, {
+        ...(usage ? { usage } : {}),
+        ...(model !== undefined ? { model } : {}),
+        ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
+        ...(failure ? {} : { checkpoint: { resumeId: sessionId } }),
+      });
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(killTimer);
+      turn.end();
+      detach?.();
+    }
+  }
+
+  #mcpServers(
+    servers: readonly McpServerConfig[],
+    proc: AcpProcess,
+    caps: { readonly http?: boolean; readonly sse?: boolean },
+  ): { servers: McpServer[] } | { failure: DriverFailure } {
+    const out: McpServer[] = [];
+    for (const server of servers) {
+      if (server.transport === "stdio") {
+        const launch = isolateStdioServer(server, proc.env);
+        out.push({
+          name: server.name,
+          command: launch.command,
+          args: launch.args,
+          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+        });
+        continue;
+      }
+      if (!caps[server.transport]) return { failure: ErrMCPTransportUnsupportedFailure(this.descriptor.displayName, server.name, server.transport) };
+      out.push({
+        type: server.transport,
+        name: server.name,
+        url: server.url,
+        headers: Object.entries(server.headers ?? {}).map(([name, value]) => ({ name, value })),
+      });
+    }
+    return { servers: out };
+  }
+}
+
+function tail(proc: AcpProcess): string {
+  const text = proc.child.stderrTail(2048);
+  return text === "" ? "" : `: ${text}`;
+}
+
+/** The API's own error of a JSON error body some agents put in the message (`{"error":{"code","message"}}`). */
+function apiError(message: string): { message: string; status?: number } | undefined {
+  const start = message.indexOf("{");
+  if (start < 0) return undefined;
+  try {
+    const body = JSON.parse(message.slice(start)) as { error?: { message?: unknown; code?: unknown } };
+    if (typeof body.error?.message !== "string") return undefined;
+    return { message: body.error.message, ...(typeof body.error.code === "number" ? { status: body.error.code } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+function rpcMessage(error: unknown): string {
+  if (error instanceof RequestError) {
+    const api = apiError(error.message);
+    if (api) return api.message;
+    const data = error.data as Record<string, unknown> | string | undefined;
+    const detail = typeof data === "string" ? data : typeof data?.["details"] === "string" ? data["details"] : undefined;
+    return detail !== undefined && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function rpcDetails(error: unknown): Record<string, unknown> {
+  if (!(error instanceof RequestError)) return {};
+  const status = apiError(error.message)?.status;
+  return { rpcCode: error.code, ...(status !== undefined ? { apiErrorStatus: status } : {}), ...(error.data !== undefined ? { rpcData: error.data } : {}) };
+}
+
+async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {
+  const exit = await proc.child.exited;
+  return { exit: { code: exit.code, signal: exit.signal } };
+}
+
+function emptyResponse(failure: DriverFailure): DriverResponse {
+  return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure };
+}
+
+function finish(proc: AcpProcess, turn: AcpTurn, failure: DriverFailure | undefined, extra: Partial<DriverResponse> = {}): DriverResponse {
+  turn.end();
+  const out = proc.child.takeOutput();
+  return {
+    text: turn.text,
+    transcript: turn.transcript,
+    raw: {
+      stdout: out.stdout,
+      stderr: out.stderr,
+      stdoutBytes: out.stdoutBytes,
+      stderrBytes: out.stderrBytes,
+      stdoutTruncated: out.stdoutTruncated,
+      stderrTruncated: out.stderrTruncated,
+    },
+    ...extra,
+    ...(failure ? { failure } : {}),
+  };
+}
