@@ -347,20 +347,27 @@ function apiError(message: string): { message: string; status?: number } | undef
   }
 }
 
+/** The agent's error text: the JSON-RPC message, or the `message` / `details` it carries in `data`. */
+function rpcText(error: RequestError): string {
+  const data = error.data as Record<string, unknown> | string | undefined;
+  if (typeof data === "string") return data;
+  for (const key of ["message", "details"]) if (typeof data?.[key] === "string") return data[key];
+  return error.message;
+}
+
 function rpcMessage(error: unknown): string {
   if (error instanceof RequestError) {
-    const api = apiError(error.message);
+    const text = rpcText(error);
+    const api = apiError(text) ?? apiError(error.message);
     if (api) return api.message;
-    const data = error.data as Record<string, unknown> | string | undefined;
-    const detail = typeof data === "string" ? data : typeof data?.["details"] === "string" ? data["details"] : undefined;
-    return detail !== undefined && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+    return text === error.message || error.message.includes(text) ? error.message : `${error.message}: ${text}`;
   }
   return error instanceof Error ? error.message : String(error);
 }
 
 function rpcDetails(error: unknown): Record<string, unknown> {
   if (!(error instanceof RequestError)) return {};
-  const status = apiError(error.message)?.status;
+  const status = (apiError(rpcText(error)) ?? apiError(error.message))?.status;
   return { rpcCode: error.code, ...(status !== undefined ? { apiErrorStatus: status } : {}), ...(error.data !== undefined ? { rpcData: error.data } : {}) };
 }
 
