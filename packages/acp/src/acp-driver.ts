@@ -341,7 +341,10 @@ function apiError(message: string): { message: string; status?: number } | undef
   try {
     const body = JSON.parse(message.slice(start)) as { error?: { message?: unknown; code?: unknown } };
     if (typeof body.error?.message !== "string") return undefined;
-    return { message: body.error.message, ...(typeof body.error.code === "number" ? { status: body.error.code } : {}) };
+    // The HTTP status: Google's `error.code`, else a status before the body ("API Error: 400 {...}").
+    const before = /\b([45]\d\d)\b/.exec(message.slice(0, start))?.[1];
+    const status = typeof body.error.code === "number" ? body.error.code : before !== undefined ? Number(before) : undefined;
+    return { message: body.error.message, ...(status !== undefined ? { status } : {}) };
   } catch {
     return undefined;
   }

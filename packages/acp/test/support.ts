@@ -1,7 +1,25 @@
-import { geminiTestEnv, startGeminiServer, type GeminiScriptRule, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import {
+  claudeTestEnv,
+  codexTestEnv,
+  geminiTestEnv,
+  startAnthropicServer,
+  startGeminiServer,
+  startOpenAIServer,
+  type AnthropicServer,
+  type ClaudeTestEnv,
+  type CodexTestEnv,
+  type GeminiScriptRule,
+  type GeminiServer,
+  type GeminiTestEnv,
+  type OpenAIServer,
+  type ResponsesScriptRule,
+  type ScriptRule,
+} from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
-import { gemini, type GeminiConfig } from "../src/index.js";
+import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
 
 /** A scripted Gemini API server, an isolated gemini-cli environment and an Agent on the real binary. */
 export interface GeminiHarness {
@@ -68,4 +86,76 @@ export async function processesWith(marker: string): Promise<number[]> {
     }
   }
   return pids;
+}
+
+/** The Claude Code ACP adapter (`@zed-industries/claude-code-acp`, pinned 0.16.2) installed as a dev dependency. */
+export const CLAUDE_ACP_ENTRY = fileURLToPath(new URL("../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url));
+/** The Codex ACP adapter (`@zed-industries/codex-acp`, pinned 0.16.0; its launcher starts the platform binary). */
+export const CODEX_ACP_ENTRY = fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp/bin/codex-acp.js", import.meta.url));
+
+/** `acp()` for Claude Code through its ACP adapter, in an isolated claude environment. */
+export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
+  return acp({
+    type: "claude-code-acp",
+    displayName: "Claude Code (ACP adapter)",
+    command: process.execPath,
+    args: [CLAUDE_ACP_ENTRY],
+    cwd: env.workDir,
+    env: env.env,
+    inheritEnv: false,
+    mcpTransports: ["stdio", "http", "sse"],
+    ...extra,
+  });
+}
+
+/** `acp()` for Codex through its ACP adapter, in an isolated codex environment. */
+export function codexAcp(env: CodexTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
+  return acp({
+    type: "codex-acp",
+    displayName: "Codex (ACP adapter)",
+    command: process.execPath,
+    args: [CODEX_ACP_ENTRY],
+    cwd: env.workDir,
+    env: env.env,
+    inheritEnv: false,
+    mcpTransports: ["stdio", "http"],
+    ...extra,
+  });
+}
+
+/** A codex environment whose commands need approval (`approval_policy = "untrusted"`), as the ACP adapter reads it from config.toml. */
+export async function codexAcpEnv(server: OpenAIServer): Promise<CodexTestEnv> {
+  const env = await codexTestEnv({ server });
+  await writeFile(env.configPath, `approval_policy = "untrusted"\n${await readFile(env.configPath, "utf8")}`);
+  return env;
+}
+
+/** A scripted model server, an isolated environment and an Agent on a real ACP adapter. */
+export interface AdapterHarness<S> {
+  readonly server: S;
+  readonly env: { readonly workDir: string; readonly home: string };
+  readonly agent: Agent;
+  close(): Promise<void>;
+}
+
+export async function claudeAcpHarness(rules: ScriptRule[] = [], options: AgentOptions = {}): Promise<AdapterHarness<AnthropicServer>> {
+  const server = await startAnthropicServer({ rules });
+  const env = await claudeTestEnv({ server });
+  const agent = new Agent(claudeAcp(env), { threadStore: new MemoryThreadStore(), ...options });
+  return { server, env, agent, close: closer(agent, server, env) };
+}
+
+export async function codexAcpHarness(rules: ResponsesScriptRule[] = [], options: AgentOptions = {}): Promise<AdapterHarness<OpenAIServer>> {
+  const server = await startOpenAIServer({ rules });
+  const env = await codexAcpEnv(server);
+  const agent = new Agent(codexAcp(env), { threadStore: new MemoryThreadStore(), ...options });
+  return { server, env, agent, close: closer(agent, server, env) };
+}
+
+function closer(agent: Agent, server: { close(): Promise<void> }, env: { cleanup(): Promise<void> }): () => Promise<void> {
+  return async () => {
+    await agent.close();
+    await server.close();
+    await env.cleanup();
+  };
 }

@@ -72,7 +72,8 @@ export class AcpTurn implements SessionHandler {
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     if (this.#ended || signal.aborted) return CANCELLED;
     const call = request.toolCall;
-    const name = this.#nameOf(call);
+    // The name the call's own updates gave wins (a permission request may carry less, e.g. no `_meta`).
+    const name = this.#tools.get(call.toolCallId)?.name ?? this.#nameOf(call);
     this.#toolCall(call.toolCallId, name, call.rawInput, undefined, true);
     const ask: ApprovalAsk = {
       kind: "permission",
@@ -100,7 +101,7 @@ export class AcpTurn implements SessionHandler {
         }
         const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
         const option = kinds.map((kind) => request.options.find((o) => o.kind === kind)).find((o) => o !== undefined);
-        if (decision.outcome === "deny") this.#denied(call.toolCallId, name, decision.reason);
+        if (decision.outcome === "deny") this.#denied(call.toolCallId, decision.reason);
         return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
       });
       return await Promise.race([answered, cancelled]);
@@ -171,13 +172,13 @@ export class AcpTurn implements SessionHandler {
     this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError });
   }
 
-  #denied(id: string, name: string, reason: string): void {
+  #denied(id: string, reason: string): void {
     const tool = this.#tools.get(id);
     if (!tool || tool.resulted) return;
     tool.resulted = true;
     const output = reason === "" ? "denied" : `denied: ${reason}`;
-    this.transcript.push({ kind: "tool-result", toolCallId: id, toolName: name, text: output, isError: true });
-    this.#sink.emit({ type: "tool-result", id, name, output, isError: true });
+    this.transcript.push({ kind: "tool-result", toolCallId: id, toolName: tool.name, text: output, isError: true });
+    this.#sink.emit({ type: "tool-result", id, name: tool.name, output, isError: true });
   }
 }
 
