@@ -284,7 +284,11 @@ export class AcpDriver implements Driver {
         prompting = false;
       }
       if (signal.aborted) throw signal.reason;
-      const failure = stopReasonFailure(answer.stopReason);
+      // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):
+      // a turn the agent cancelled right after a host denial ended by that denial, not by a failure.
+      const endedByDenial = answer.stopReason === "cancelled" && turn.denied > 0;
+      if (endedByDenial) sink.emit({ type: "notice", kind: "lifecycle", message: "the agent ended the turn at the denied tool call", data: { stopReason: answer.stopReason } });
+      const failure = endedByDenial ? undefined : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       return finish(proc, turn, failure, {
         ...(usage ? { usage } : {}),

@@ -26,6 +26,8 @@ export class AcpTurn implements SessionHandler {
   #ended = false;
   /** Text of the last assistant message. */
   text = "";
+  /** Tool calls the host denied during this turn. */
+  denied = 0;
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
 
@@ -173,6 +175,7 @@ export class AcpTurn implements SessionHandler {
   }
 
   #denied(id: string, reason: string): void {
+    this.denied += 1;
     const tool = this.#tools.get(id);
     if (!tool || tool.resulted) return;
     tool.resulted = true;
