@@ -201,7 +201,8 @@ export class AcpDriver implements Driver {
     cwd: string,
     model: string | undefined,
   ): Promise<DriverResponse> {
-    const turn = new AcpTurn(sink, this.#toolName);
+    const trusted = (request.mcpServers ?? []).filter((server) => server.trusted === true).map((server) => server.name);
+    const turn = new AcpTurn(sink, this.#toolName, trusted);
     const agent = proc.connection.agent;
     let aborted!: (reason: unknown) => void;
     const abortion = new Promise<never>((_, reject) => (aborted = reject));

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
 import type { SessionHandler } from "../connection/acp-process.js";
-import { toolCallText, toolNameOf } from "./tool-call.js";
+import { callsServer, toolCallText, toolNameOf } from "./tool-call.js";
 
 interface ToolState {
   readonly name: string;
@@ -30,10 +30,16 @@ export class AcpTurn implements SessionHandler {
   denied = 0;
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
+  readonly #trusted: readonly string[];
 
-  constructor(sink: DriverSink, nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf) {
+  /**
+   * @param nameOf - the tool's name from a call (a preset's naming rule).
+   * @param trustedServers - MCP servers whose tools are allowed without asking (the SDK's host tools).
+   */
+  constructor(sink: DriverSink, nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf, trustedServers: readonly string[] = []) {
     this.#sink = sink;
     this.#nameOf = nameOf;
+    this.#trusted = trustedServers;
   }
 
   onText(line: string): void {
@@ -77,6 +83,10 @@ export class AcpTurn implements SessionHandler {
     // The name the call's own updates gave wins (a permission request may carry less, e.g. no `_meta`).
     const name = this.#tools.get(call.toolCallId)?.name ?? this.#nameOf(call);
     this.#toolCall(call.toolCallId, name, call.rawInput, undefined, true);
+    if (callsServer(call, name, this.#trusted)) {
+      const allow = request.options.find((o) => o.kind === "allow_once") ?? request.options.find((o) => o.kind === "allow_always");
+      if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
+    }
     const ask: ApprovalAsk = {
       kind: "permission",
       title: call.title ?? name,

@@ -28,3 +28,21 @@ export function toolCallText(update: acp.ToolCallUpdate): string {
   const output = (raw as Record<string, unknown>)["output"];
   return typeof output === "string" ? output : JSON.stringify(raw);
 }
+
+/**
+ * Whether a tool call belongs to one of `servers` (the run's trusted MCP servers, e.g. the SDK's
+ * host-tool server), by the names agents give MCP tools: `mcp__<server>__<tool>` (Claude Code),
+ * `mcp_<server>_<tool>` (Gemini CLI), a title `Tool: <server>/<tool>` or a `server_name` / `server`
+ * input field (Codex).
+ */
+export function callsServer(call: acp.ToolCallUpdate, name: string, servers: readonly string[]): boolean {
+  const input = (typeof call.rawInput === "object" && call.rawInput !== null ? call.rawInput : {}) as Record<string, unknown>;
+  return servers.some(
+    (server) =>
+      name.startsWith(`mcp__${server}__`) ||
+      name.startsWith(`mcp_${server}_`) ||
+      (call.title ?? "").startsWith(`Tool: ${server}/`) ||
+      input["server_name"] === server ||
+      input["server"] === server,
+  );
+}
