@@ -1,4 +1,4 @@
-import { RequestError, type McpServer, type PromptResponse, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { RequestError, type ClientContext, type McpServer, type NewSessionResponse, type PromptResponse, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import {
   assertPolicySupported,
   PolicyCapabilityUnsupportedError,
@@ -27,7 +27,7 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
   const modes = typeof config.sandboxModes === "object" && config.sandboxModes !== null ? config.sandboxModes : {};
   const sandbox = (["read_only", "workspace_write", "unrestricted"] as const).filter((level) => typeof modes[level] === "string");
   return {
-    sessions: { resume: config.loadSession !== false, fork: false },
+    sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
@@ -209,6 +209,7 @@ export class AcpDriver implements Driver {
     abortion.catch(() => undefined);
     let sessionId: string | undefined = request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
     let prompting = false;
+    let offered: NewSessionResponse | undefined;
     const killGraceMs = config.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
@@ -229,7 +230,24 @@ export class AcpDriver implements Driver {
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
 
       if (sessionId === undefined) {
-        if (request.session) {
+        if (request.session?.fork) {
+          const parent = request.session.resumeId;
+          if (!caps.sessionCapabilities?.["fork" as keyof typeof caps.sessionCapabilities]) {
+            return finish(proc, turn, {
+              reason: "agent_error",
+              message: `${this.descriptor.displayName} does not offer session/fork (no sessionCapabilities.fork in its initialize answer)`,
+              details: { sessionId: parent },
+            });
+          }
+          try {
+            const forked = await step(agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers }));
+            sessionId = forked.sessionId;
+            offered = forked;
+          } catch (error) {
+            if (signal.aborted) throw error;
+            return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
+          }
+        } else if (request.session) {
           if (!caps.loadSession) {
             return finish(proc, turn, {
               reason: "resume_rejected",
@@ -240,7 +258,7 @@ export class AcpDriver implements Driver {
           const id = request.session.resumeId;
           // Replayed history arrives as updates during session/load; it is not this turn's output.
           try {
-            await step(agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }));
+            offered = (await step(agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }))) as NewSessionResponse;
           } catch (error) {
             if (signal.aborted) throw error;
             return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
@@ -250,16 +268,21 @@ export class AcpDriver implements Driver {
           try {
             const created = await step(agent.request("session/new", { cwd, mcpServers: mcpServers.servers }));
             sessionId = created.sessionId;
+            offered = created;
           } catch (error) {
             if (signal.aborted) throw error;
             return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
           }
         }
         proc.sessions.add(sessionId);
-        sink.emit({ type: "notice", kind: "lifecycle", message: request.session ? "session loaded" : "session started", data: { sessionId } });
+        const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
+        sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         const mode = request.policy?.sandbox !== undefined ? config.sandboxModes?.[request.policy.sandbox] : undefined;
         if (mode !== undefined) await step(agent.request("session/set_mode", { sessionId, modeId: mode }));
-        if (model !== undefined && !config.modelFlag) await step(agent.request("session/set_model", { sessionId, modelId: model }));
+        if (model !== undefined && !config.modelFlag) {
+          const failure = await step(this.#selectModel(agent, sessionId, model, offered));
+          if (failure) return finish(proc, turn, failure);
+        }
       }
       detach = proc.attach(sessionId, turn);
       proc.child.takeOutput();
@@ -303,6 +326,22 @@ export class AcpDriver implements Driver {
       turn.end();
       detach?.();
     }
+  }
+
+  /**
+   * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
+   * when it lists one, else the unstable `session/set_model` when it lists models.
+   */
+  async #selectModel(agent: ClientContext, sessionId: string, model: string, offered: NewSessionResponse | undefined): Promise<DriverFailure | undefined> {
+    const option = offered?.configOptions?.find((o) => o.category === "model");
+    try {
+      if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
+      else if ((offered as { models?: unknown } | undefined)?.models !== undefined) await agent.request("session/set_model", { sessionId, modelId: model });
+      else return { reason: "agent_error", message: `${this.descriptor.displayName} offers no model selection for model ${JSON.stringify(model)}` };
+    } catch (error) {
+      return { reason: "agent_error", message: rpcMessage(error), details: { ...rpcDetails(error), model }, cause: error };
+    }
+    return undefined;
   }
 
   #mcpServers(

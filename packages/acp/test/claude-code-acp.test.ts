@@ -116,6 +116,20 @@ describe("claude-code-acp on the real adapter", () => {
     expect(last).toContain("second turn");
   });
 
+  it("thread.fork() continues the parent's history in a new session through session/fork", async () => {
+    h = await claudeAcpHarness();
+    const parent = h.agent.thread("parent");
+    await parent.run("parent turn");
+    const stream = parent.fork("child").stream("child turn");
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(events.some((e) => e.type === "notice" && e.message === "session forked")).toBe(true);
+    const last = bodies(h.server).at(-1) ?? "";
+    expect(last).toContain("parent turn");
+    expect(last).toContain("child turn");
+    expect(result.text).toMatch(/Fake reply/);
+  });
+
   it("HTTP 400 from the model: RunError agent_error with the API's message and status", async () => {
     h = await claudeAcpHarness([{ when: whenUserSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);

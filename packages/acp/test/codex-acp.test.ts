@@ -25,6 +25,12 @@ describe("codex-acp on the real adapter", () => {
     expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(result.text);
   });
 
+  it("a run's model is selected through the agent's model config option", async () => {
+    h = await codexAcpHarness();
+    await h.agent.run("which model?", { model: "gpt-5.4" });
+    expect(h.server.responses().map((r) => r.view.model)).toEqual(["gpt-5.4"]);
+  });
+
   it("tool approved: the shell command is asked about once, runs, and its output reaches the model", async () => {
     h = await codexAcpHarness();
     const file = join(h.env.workDir, "approved.txt");

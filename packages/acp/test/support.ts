@@ -104,6 +104,7 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
     env: env.env,
     inheritEnv: false,
     mcpTransports: ["stdio", "http", "sse"],
+    fork: true,
     ...extra,
   });
 }

@@ -43,6 +43,12 @@ export interface AcpConfig {
   readonly loadSession?: boolean;
   /** Why `session/load` is off, for the `resume_rejected` message. Default a generic sentence. */
   readonly loadSessionUnsupportedReason?: string;
+  /**
+   * Fork a stored session with the agent's `session/fork` (an unstable ACP method), for
+   * `thread.fork()`. Default false: forks are refused before launch. At run time an agent whose
+   * `initialize` answer offers no `sessionCapabilities.fork` fails the run (`agent_error`).
+   */
+  readonly fork?: boolean;
   /** MCP transports the agent accepts in `session/new` (ACP requires stdio). Default `["stdio"]`. */
   readonly mcpTransports?: readonly McpTransport[];
   /** Milliseconds between SIGTERM and SIGKILL, and the wait after `session/cancel`. Default 2000. */
@@ -72,6 +78,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   sandboxModes: is.recordOf(is.string({ nonEmpty: true }), { key: is.oneOf(...SANDBOX_LEVELS) }),
   loadSession: is.boolean(),
   loadSessionUnsupportedReason: is.string({ nonEmpty: true }),
+  fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), "an array of \"stdio\", \"http\", \"sse\""),
   killGraceMs: is.timerMs(),
   maxLineBytes: is.integer(1),
