@@ -83,6 +83,19 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     expect(h.server.turns().at(-1)?.view.userTexts).toEqual(["third turn"]);
   });
 
+  it("thread.fork() is refused before launch: gemini-cli offers no session/fork", async () => {
+    h = await geminiHarness();
+    await h.agent.thread("parent").run("parent turn");
+    const turns = h.server.turns().length;
+    const stream = h.agent.thread("parent").fork("child").stream("child turn");
+    const events = await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(isError(err, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(findError(err, PolicyCapabilityUnsupportedError)?.dimension).toBe("sessions.fork");
+    expect(events.filter((e) => e.type === "process")).toEqual([]);
+    expect(h.server.turns().length).toBe(turns);
+  });
+
   it("structured output: prompt instructions, the JSON answer validated locally", async () => {
     h = await geminiHarness();
     const result = await h.agent.run('JSON_REPLY {"answer":"forty-two"}', { schema: z.object({ answer: z.string() }) });
