@@ -55,7 +55,17 @@ export interface AcpDriverOptions {
 
 interface Parked {
   readonly process: AcpProcess;
+  readonly signature: string;
   readonly timer: NodeJS.Timeout;
+}
+
+/** JSON with object keys sorted, so equal inputs give equal text. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    typeof inner === "object" && inner !== null && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
 }
 
 /**
@@ -107,8 +117,11 @@ export class AcpDriver implements Driver {
     const model = request.model ?? config.model;
     const resumeId = request.session?.resumeId;
 
+    const env = this.#env(config, request);
+    // A parked process serves a turn only if it was launched, and its session opened, exactly alike.
+    const signature = sortedJson({ command: config.command, args: config.args ?? [], cwd, env, model: model ?? null, sandbox: request.policy?.sandbox ?? null, mcp: request.mcpServers ?? [] });
     let proc: AcpProcess | undefined;
-    if (resumeId !== undefined && request.reuseProcess === true) proc = this.#take(resumeId);
+    if (resumeId !== undefined && request.reuseProcess === true) proc = await this.#take(resumeId, signature);
     else if (resumeId !== undefined) await this.#evict(resumeId);
     if (proc) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: proc.child.pid } });
     if (!proc && resumeId !== undefined && config.loadSession === false) {
@@ -127,7 +140,7 @@ export class AcpDriver implements Driver {
         command: config.command,
         args: [...(config.args ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
         cwd,
-        env: this.#env(config, request),
+        env,
         device: this.descriptor.type,
         killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
         ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
@@ -143,7 +156,7 @@ export class AcpDriver implements Driver {
     try {
       const response = await this.#turn(proc, config, request, sink, signal, cwd, model);
       const reusable = request.reuseProcess === true && proc.alive && !response.failure && response.checkpoint !== undefined;
-      if (reusable) this.#park(response.checkpoint!.resumeId, proc, config.idleMs ?? DEFAULT_IDLE_MS);
+      if (reusable) this.#park(response.checkpoint!.resumeId, proc, signature, config.idleMs ?? DEFAULT_IDLE_MS);
       else await proc.close();
       return reusable ? response : { ...response, ...(await exitOf(proc)) };
     } catch (error) {
@@ -167,13 +180,14 @@ export class AcpDriver implements Driver {
     return mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
   }
 
-  #take(sessionId: string): AcpProcess | undefined {
+  async #take(sessionId: string, signature: string): Promise<AcpProcess | undefined> {
     const entry = this.#parked.get(sessionId);
     if (!entry) return undefined;
     this.#parked.delete(sessionId);
     clearTimeout(entry.timer);
-    if (entry.process.alive) return entry.process;
-    void entry.process.close();
+    if (entry.process.alive && entry.signature === signature) return entry.process;
+    // One writer per session: a process launched otherwise ends before a new one opens the session.
+    await entry.process.close();
     return undefined;
   }
 
@@ -185,10 +199,10 @@ export class AcpDriver implements Driver {
     await entry.process.close();
   }
 
-  #park(sessionId: string, proc: AcpProcess, idleMs: number): void {
+  #park(sessionId: string, proc: AcpProcess, signature: string, idleMs: number): void {
     const timer = setTimeout(() => void this.#evict(sessionId), idleMs);
     timer.unref();
-    this.#parked.set(sessionId, { process: proc, timer });
+    this.#parked.set(sessionId, { process: proc, signature, timer });
   }
 
   /** One prompt turn on `proc`: initialize (a new process), open or load the session, set its mode, prompt. */

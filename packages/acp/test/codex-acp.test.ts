@@ -120,6 +120,21 @@ describe("codex-acp on the real adapter", () => {
     expect(h.server.responses().at(-1)?.view.userTexts.slice(-2)).toEqual(["first turn", "second turn"]);
   });
 
+  it("a thread turn launched otherwise (another env) does not take the parked process: a new one loads the session", async () => {
+    h = await codexAcpHarness();
+    const thread = h.agent.thread("changed");
+    const first = spawnedPids(await collect(thread.stream("first turn")));
+    const stream = thread.stream("second turn", { env: { ADAPTOR_TEST_MARK: "changed" } });
+    const events = await collect(stream);
+    await stream.result();
+    const second = spawnedPids(events);
+    expect(second).toHaveLength(1);
+    expect(second[0]).not.toBe(first[0]);
+    expect(alive(first[0]!)).toBe(false);
+    expect(events.some((e) => e.type === "notice" && e.message === "session loaded")).toBe(true);
+    expect(h.server.responses().at(-1)?.view.userTexts.slice(-2)).toEqual(["first turn", "second turn"]);
+  });
+
   it("HTTP 400 from the model: RunError agent_error with the API's message", async () => {
     h = await codexAcpHarness([{ when: whenPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);
