@@ -20,6 +20,7 @@ import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
 const DEFAULT_IDLE_MS = 300_000;
+const IDLE_SINK: Pick<DriverSink, "emit"> = { emit: () => undefined };
 const DEFAULT_KILL_GRACE_MS = 2_000;
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
@@ -134,7 +135,7 @@ export class AcpDriver implements Driver {
       });
     }
 
-    const stderrTo = { sink };
+    const stderrTo: { sink: Pick<DriverSink, "emit"> } = { sink };
     if (!proc) {
       proc = await AcpProcess.start({
         command: config.command,
@@ -149,15 +150,18 @@ export class AcpDriver implements Driver {
       });
       proc.stderrTo = stderrTo;
       sink.emit({ type: "process", kind: "spawn", pid: proc.child.pid });
-    } else if (proc.stderrTo) {
-      proc.stderrTo.sink = sink;
     }
+    const stderr = proc.stderrTo ?? stderrTo;
+    stderr.sink = sink;
     this.#live.add(proc);
     try {
       const response = await this.#turn(proc, config, request, sink, signal, cwd, model);
       const reusable = request.reuseProcess === true && proc.alive && !response.failure && response.checkpoint !== undefined;
-      if (reusable) this.#park(response.checkpoint!.resumeId, proc, signature, config.idleMs ?? DEFAULT_IDLE_MS);
-      else await proc.close();
+      if (reusable) {
+        // A parked process's stderr belongs to no run until the next turn takes it.
+        stderr.sink = IDLE_SINK;
+        this.#park(response.checkpoint!.resumeId, proc, signature, config.idleMs ?? DEFAULT_IDLE_MS);
+      } else await proc.close();
       return reusable ? response : { ...response, ...(await exitOf(proc)) };
     } catch (error) {
       await proc.close();
@@ -235,6 +239,7 @@ export class AcpDriver implements Driver {
       } else aborted(signal.reason);
     };
     signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
     const step = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, abortion]);
     let detach: (() => void) | undefined;
     try {
@@ -308,7 +313,8 @@ export class AcpDriver implements Driver {
         answer = await step(agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] }));
       } catch (error) {
         if (signal.aborted) throw error;
-        if (!(error instanceof RequestError)) {
+        // The connection closed under the request: the agent's process ended during the turn.
+        if (!(error instanceof RequestError) || proc.connection.signal.aborted) {
           const exit = await proc.child.exited;
           return finish(proc, turn, {
             reason: "agent_error",

@@ -1,4 +1,6 @@
+import { realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   claudeTestEnv,
@@ -90,8 +92,18 @@ export async function processesWith(marker: string): Promise<number[]> {
 
 /** The Claude Code ACP adapter (`@zed-industries/claude-code-acp`, pinned 0.16.2) installed as a dev dependency. */
 export const CLAUDE_ACP_ENTRY = fileURLToPath(new URL("../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url));
-/** The Codex ACP adapter (`@zed-industries/codex-acp`, pinned 0.16.0; its launcher starts the platform binary). */
-export const CODEX_ACP_ENTRY = fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp/bin/codex-acp.js", import.meta.url));
+/**
+ * The Codex ACP adapter's native binary (`@zed-industries/codex-acp`, pinned 0.16.0), next to the
+ * package in the store: run directly, not through the package's Node launcher, which would keep
+ * running as a second process and outlive a kill of the agent.
+ */
+export const CODEX_ACP_BINARY = join(
+  realpathSync(fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp", import.meta.url))),
+  "..",
+  `codex-acp-${process.platform}-${process.arch}`,
+  "bin",
+  "codex-acp",
+);
 
 /** `acp()` for Claude Code through its ACP adapter, in an isolated claude environment. */
 export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
@@ -114,8 +126,7 @@ export function codexAcp(env: CodexTestEnv, extra: Partial<AcpConfig> = {}): Acp
   return acp({
     type: "codex-acp",
     displayName: "Codex (ACP adapter)",
-    command: process.execPath,
-    args: [CODEX_ACP_ENTRY],
+    command: CODEX_ACP_BINARY,
     cwd: env.workDir,
     env: env.env,
     inheritEnv: false,

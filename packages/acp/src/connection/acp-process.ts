@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
+import type { DriverEvent } from "@adaptor/driver";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { messageStream } from "./message-stream.js";
 
@@ -38,7 +39,7 @@ export class AcpProcess {
   /** The environment the agent was started with (stdio MCP servers are isolated from it). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where the agent's stderr goes: the sink of the run it serves now. */
-  stderrTo: { sink: { emit(event: { type: "process"; kind: "stderr"; text: string }): void } } | undefined;
+  stderrTo: { sink: { emit(event: DriverEvent): void } } | undefined;
   readonly connection: acp.ClientConnection;
   /** The agent's `initialize` answer. */
   initialized: acp.InitializeResponse | undefined;
