@@ -3,6 +3,7 @@
 //   stays fast), with the few rules this codebase deliberately departs from turned off below.
 // - Import boundaries: a package's source may import only packages of a lower layer (see
 //   docs/design.md "Packages and layers"); an import of the same or a higher layer is an error.
+import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -20,7 +21,10 @@ export const LAYERS = {
   "@adaptor/codex": 2,
   "@adaptor/acp": 2,
   "@adaptor/testkit": 2,
+  "@adaptor/a2a-client": 2,
   adaptor: 3,
+  "@adaptor/bridge": 4,
+  "@adaptor/a2a": 4,
 };
 
 /** Folder under packages/ → npm name. */
@@ -37,7 +41,10 @@ const FOLDERS = {
   codex: "@adaptor/codex",
   acp: "@adaptor/acp",
   testkit: "@adaptor/testkit",
+  "a2a-client": "@adaptor/a2a-client",
   adaptor: "adaptor",
+  bridge: "@adaptor/bridge",
+  a2a: "@adaptor/a2a",
 };
 
 /** One config per package: its non-test source may not import a package of its own layer or above. */
@@ -55,6 +62,33 @@ function boundaries() {
             patterns: forbidden.map((other) => ({
               group: [other, `${other}/*`],
               message: `layer violation: ${name} (layer ${layer}) may import only lower layers; ${other} is layer ${LAYERS[other]} (docs/design.md "Packages and layers").`,
+            })),
+          },
+        ],
+      },
+    };
+  });
+}
+
+/**
+ * One config per package for its tests: a test imports only workspace packages its own
+ * package.json lists (dependencies or devDependencies). Suites that need the root SDK and a driver
+ * together live in the private package under test/.
+ */
+function testDependencies() {
+  return Object.entries(FOLDERS).map(([folder, name]) => {
+    const manifest = JSON.parse(readFileSync(new URL(`./packages/${folder}/package.json`, import.meta.url), "utf8"));
+    const declared = new Set([name, ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})]);
+    const undeclared = Object.keys(LAYERS).filter((other) => !declared.has(other));
+    return {
+      files: [`packages/${folder}/test/**/*.ts`, `packages/${folder}/src/**/*.test.ts`, `packages/${folder}/src/**/*.test-d.ts`],
+      rules: {
+        "no-restricted-imports": [
+          "error",
+          {
+            patterns: undeclared.map((other) => ({
+              group: [other, `${other}/*`],
+              message: `undeclared test dependency: ${name}'s tests import ${other}, which its package.json does not list; a suite that needs it belongs in the private test package under test/.`,
             })),
           },
         ],
@@ -103,4 +137,5 @@ export default tseslint.config(
     },
   },
   ...boundaries(),
+  ...testDependencies(),
 );

@@ -1,17 +1,21 @@
 // TypeDoc plugin: names each entry-point module after its import specifier (`@adaptor/driver/process`)
 // instead of its path (`driver/src/process`), from the `exports` of the package that owns the file.
+// Source links are off (see typedoc.config.mjs), so a module is recognised by the name TypeDoc
+// derives from its entry file: the path below packages/ without `.ts` and a trailing `/index`.
 import { readFileSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Converter, ReflectionKind } from "typedoc";
 
-/** Absolute source path → import specifier, for every `exports` entry with a `source` condition. */
+/** Module name TypeDoc derives (`adaptor/src`) → import specifier, for every `exports` entry with a `source` condition. */
 function specifiers(root) {
   const map = new Map();
   for (const folder of readdirSync(join(root, "packages"))) {
     const dir = join(root, "packages", folder);
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
-      if (target.source) map.set(resolve(dir, target.source), manifest.name + subpath.slice(1));
+      if (!target.source) continue;
+      const derived = join(folder, target.source).replace(/\.ts$/, "").replace(/\/index$/, "");
+      map.set(derived, manifest.name + subpath.slice(1));
     }
   }
   return map;
@@ -22,8 +26,7 @@ export function load(app) {
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
     const names = specifiers(process.cwd());
     for (const module of context.project.getReflectionsByKind(ReflectionKind.Module)) {
-      const file = module.sources?.[0]?.fullFileName;
-      const name = file === undefined ? undefined : names.get(resolve(file));
+      const name = names.get(module.name);
       if (name !== undefined) module.name = name;
     }
   });

@@ -1,12 +1,12 @@
 // Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
-export { Thread } from "./thread/thread.js";
+export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
-export { Result, type ResultInit } from "./run/result.js";
-export type { AgentOptions, RunOptions, SharedRunOptions } from "./run/run-options.js";
+export { Result, type ResultInit } from "./result/result.js";
+export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
 export type {
   AgentEvent,
   EventMeta,
@@ -18,7 +18,7 @@ export type {
 } from "./events/agent-event.js";
 export { DEFAULT_EVENT_BUFFER } from "./events/event-queue.js";
 export { ApprovalRequest, type ApprovalChoice, type ApprovalRequestInit } from "./approval/approval-request.js";
-export { approveAll, denyAll, type ApprovalHandler } from "./approval/approval-broker.js";
+export { approveAll, denyAll, type ApprovalHandler } from "./approval/approval-handler.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS } from "./approval/approval-settings.js";
 export {
   policyReadOnly,
@@ -118,6 +118,20 @@ export type {
   ProcessEvent,
 } from "@adaptor/driver";
 
+// A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),
+// the same objects as @adaptor/a2a-client's; the `A2A` prefix names their package in the root.
+export {
+  ErrInvalidAgentCard as ErrA2AInvalidAgentCard,
+  ErrProtocol as ErrA2AProtocol,
+  ErrUnauthorized as ErrA2AUnauthorized,
+  ErrNotFound as ErrA2ANotFound,
+  ErrUnsupported as ErrA2AUnsupported,
+  ErrUntrustedOrigin as ErrA2AUntrustedOrigin,
+  ProtocolError as A2AProtocolError,
+  StreamRecoveryError as A2AStreamRecoveryError,
+  DelegationError,
+} from "@adaptor/a2a-client";
+
 // Skills and MCP servers: declarations hosts pass as `skills`, `skillProvider`, `mcpServers`.
 export { skillDir, skillInline, skillArchive, skillKey, requireSkill, skillSet } from "@adaptor/skill";
 export type {
@@ -151,7 +165,7 @@ export {
 export type { ThreadOptions } from "./options/check-input.js";
 
 // Structured output.
-export { runAs, type Runner } from "./structured-output/run-as.js";
+export { runAs, type Runner } from "./agent/run-as.js";
 export {
   StructuredOutput,
   type StructuredOutputInit,

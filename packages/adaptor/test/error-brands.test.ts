@@ -22,6 +22,8 @@ const REQUIRED_MODULES = [
   "@adaptor/threadstore",
   "@adaptor/claude",
   "@adaptor/testkit",
+  "@adaptor/a2a-client",
+  "@adaptor/a2a",
   "adaptor",
 ];
 
@@ -203,10 +205,13 @@ describe("public surfaces are branded", () => {
         "BusyError",
         "LeaseLostError",
         "AlreadyExistsError",
+        "ProtocolError",
+        "StreamRecoveryError",
+        "DelegationError",
       ]),
     );
     const seedIds = [...new Set(SEED_ROWS.map((row) => sentinelOf(row, original)?.id).filter((id) => id !== undefined))];
-    expect(seedIds).toHaveLength(38);
+    expect(seedIds).toHaveLength(44);
     expect(report.sentinelIds).toEqual(expect.arrayContaining(seedIds));
   });
 });

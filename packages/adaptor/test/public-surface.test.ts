@@ -70,6 +70,30 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/driver/kit", async () => {
+    expect(Object.keys(await import("@adaptor/driver/kit")).sort()).toEqual([
+      "COMMON_CONFIG_SHAPE",
+      "DEFAULT_IDLE_MS",
+      "DEFAULT_MAX_CONCURRENT_SPAWNS",
+      "DEFAULT_REPLY_TIMEOUT_MS",
+      "IDLE_SINK",
+      "InterruptEscalation",
+      "JSON_RPC_METHOD_NOT_FOUND",
+      "JsonRpcConnection",
+      "JsonRpcError",
+      "ProcessPool",
+      "captureConfig",
+      "deepFreeze",
+      "exitOrTerminate",
+      "graceMs",
+      "launchSignature",
+      "spawnLimits",
+      "stableJson",
+      "validateDriverConfig",
+      "within",
+    ]);
+  });
+
   it("@adaptor/tool", async () => {
     expect(Object.keys(await import("@adaptor/tool")).sort()).toEqual([
       "ErrInvalidDefinition",
@@ -153,8 +177,39 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/a2a-client", async () => {
+    expect(Object.keys(await import("@adaptor/a2a-client")).sort()).toEqual([
+      "A2AClient",
+      "AGENT_CARD_PATH",
+      "DEFAULT_DELEGATION_TIMEOUT_MS",
+      "DEFAULT_MAX_REDIRECTS",
+      "DEFAULT_RECOVERY_ATTEMPTS",
+      "DEFAULT_RECOVERY_DELAY_MS",
+      "DELEGATION_NOTICE",
+      "DelegationError",
+      "ErrInvalidAgentCard",
+      "ErrNotFound",
+      "ErrProtocol",
+      "ErrUnauthorized",
+      "ErrUnsupported",
+      "ErrUntrustedOrigin",
+      "FAILURE_METADATA_KEY",
+      "MAX_RAW_CHARS",
+      "ProtocolError",
+      "StreamRecoveryError",
+      "a2aDelegation",
+      "delegate",
+      "isFinalState",
+      "sanitizeRaw",
+      "taskStateName",
+      "textOf",
+    ]);
+  });
+
   it("adaptor", async () => {
     expect(Object.keys(await import("adaptor")).sort()).toEqual([
+      "A2AProtocolError",
+      "A2AStreamRecoveryError",
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
@@ -164,7 +219,14 @@ describe("public surface", () => {
       "DEFAULT_APPROVAL_TIMEOUT_MS",
       "DEFAULT_EVENT_BUFFER",
       "DEFAULT_LEASE_TTL_MS",
+      "DelegationError",
       "DriverError",
+      "ErrA2AInvalidAgentCard",
+      "ErrA2ANotFound",
+      "ErrA2AProtocol",
+      "ErrA2AUnauthorized",
+      "ErrA2AUnsupported",
+      "ErrA2AUntrustedOrigin",
       "ErrAgentClosed",
       "ErrAgentFailed",
       "ErrAlreadyExists",

@@ -74,7 +74,7 @@ function title(row: SeedRow): string {
     return `${row.name}: root === ${packageName(row.leaf.owner)}${leafName}, ${matches}${find}`;
   }
   if (row.root) return `${row.name}: root-owned, ${matches}`;
-  if (row.typed && row.table === "Driver extension errors") {
+  if (row.typed && (row.table === "Driver extension errors" || !row.leaf)) {
     const what = row.leaf ? `${row.leaf.name} ${matches}` : `no sentinel, found through cause chain and AggregateError`;
     return `${row.name}: ${what}${find}, root re-exports the same class`;
   }
@@ -106,10 +106,13 @@ describe("seed 002 public errors", () => {
       "Approval responder errors": 4,
       "threadstore errors": 3,
       "Driver extension errors": 7,
+      "A2A client errors": 8,
+      "Hosttool errors": 1,
     });
-    // 1 + 5 + 14 + 3 + 8 + 4 + 3 distinct identities; the driver extension rows reuse pre-invocation ones.
-    expect(SENTINELS).toHaveLength(38);
-    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(38);
+    // 1 + 5 + 14 + 3 + 8 + 4 + 3 + 6 distinct identities; the driver extension rows reuse
+    // pre-invocation ones; ProtocolError, StreamRecoveryError and DelegationError have none of their own.
+    expect(SENTINELS).toHaveLength(44);
+    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(44);
     for (const s of SENTINELS) {
       expect(isSentinel(s), s.id).toBe(true);
       expect(Object.isFrozen(s), s.id).toBe(true);
@@ -125,7 +128,7 @@ describe("seed 002 public errors", () => {
             expect(exported(original, "root", row.root)).toBe(exported(original, row.leaf.owner, row.leaf.name));
           }
           if (row.typed?.inRoot && row.typed.owner !== "root") {
-            expect(classOf(original, "root", row.typed.className)).toBe(
+            expect(classOf(original, "root", row.typed.rootName ?? row.typed.className)).toBe(
               classOf(original, row.typed.owner, row.typed.className),
             );
           }
@@ -201,7 +204,7 @@ describe("seed 002 public errors", () => {
       expect(isError(ErrApprovalResolved, ErrApprovalExpired)).toBe(false);
     });
 
-    const pairs: readonly (readonly [string, Sentinel, string, Sentinel])[] = [
+    const pairs: (readonly [string, Sentinel, string, Sentinel])[] = [
       ["root ErrThreadBusy", original.root.ErrThreadBusy, "threadstore ErrBusy", original.threadstore.ErrBusy],
       ["root ErrThreadLeaseLost", original.root.ErrThreadLeaseLost, "threadstore ErrLeaseLost", original.threadstore.ErrLeaseLost],
       ["root ErrThreadAlreadyExists", original.root.ErrThreadAlreadyExists, "threadstore ErrAlreadyExists", original.threadstore.ErrAlreadyExists],
@@ -215,6 +218,12 @@ describe("seed 002 public errors", () => {
       ["tool ErrInvalidInput", original.tool.ErrInvalidInput, "tool ErrInvalidOutput", original.tool.ErrInvalidOutput],
       ["tool ErrInvalidDefinition", original.tool.ErrInvalidDefinition, "ErrInvalidDriverConfig", original.root.ErrInvalidDriverConfig],
     ];
+    pairs.push(
+      ["ErrA2ANotFound", original.root.ErrA2ANotFound, "ErrThreadNotFound", original.root.ErrThreadNotFound],
+      ["ErrA2AUnsupported", original.root.ErrA2AUnsupported, "ErrMCPUnsupported", original.root.ErrMCPUnsupported],
+      ["ErrA2AProtocol", original.root.ErrA2AProtocol, "ErrA2AInvalidAgentCard", original.root.ErrA2AInvalidAgentCard],
+      ["ErrA2AUnauthorized", original.root.ErrA2AUnauthorized, "ErrA2AUntrustedOrigin", original.root.ErrA2AUntrustedOrigin],
+    );
     const pairRows = pairs.map(([aName, a, bName, b]) => ({ aName, a, bName, b }));
     it.each(pairRows)("$aName and $bName are different identities, in both directions", ({ a, b }) => {
       expect(a).not.toBe(b);
@@ -273,6 +282,30 @@ describe("seed 002 public errors", () => {
       const chained = new SkillMaterializationError("code-review", "code-review-3f2a", missing);
       expect(isError(aggregated(chained), ErrSkillMaterializationFailed)).toBe(true);
       expect(isError(aggregated(chained), ErrSkillSourceMissing)).toBe(true);
+    });
+
+    it("A2AProtocolError matches its cause's identity, or ErrA2AProtocol when it has no cause", () => {
+      const bare = new original.a2a.ProtocolError({ op: "message/stream", reason: "stream event without a payload" });
+      expect(SENTINELS.filter((s) => isError(causeChain(bare), s)).map((s) => s.id)).toEqual(["adaptor.a2a.Protocol"]);
+      const notFound = new AdaptorError("no such task", { sentinel: original.root.ErrA2ANotFound });
+      const withCause = new original.root.A2AProtocolError({ op: "tasks/get", reason: "task not found", cause: notFound });
+      expect(withCause.cause).toBe(notFound);
+      expect(SENTINELS.filter((s) => isError(aggregated(withCause), s)).map((s) => s.id)).toEqual(["adaptor.a2a.NotFound"]);
+      expect(findError(causeChain(withCause), original.root.A2AProtocolError)?.op).toBe("tasks/get");
+    });
+
+    it("A2AStreamRecoveryError has no sentinel and unwraps the recovery cause; DelegationError has neither sentinel nor cause", () => {
+      const cause = new original.a2a.ProtocolError({ op: "tasks/resubscribe", reason: "unauthorized", cause: new AdaptorError("HTTP 401", { sentinel: original.a2a.ErrUnauthorized }) });
+      const lost = new original.root.A2AStreamRecoveryError("task-9", cause, 2);
+      expect(lost.sentinels).toEqual([]);
+      expect(lost.cause).toBe(cause);
+      expect(isError(causeChain(lost), original.root.ErrA2AUnauthorized)).toBe(true);
+      expect(findError(causeChain(lost), original.root.A2AProtocolError)).toBe(cause);
+      const delegationError = new original.root.DelegationError({ code: "unreachable", message: "the remote agent is unreachable", retryable: true });
+      expect(delegationError.sentinels).toEqual([]);
+      expect(delegationError.cause).toBeUndefined();
+      expect(SENTINELS.filter((s) => isError(delegationError, s))).toEqual([]);
+      expect(delegationError).toMatchObject({ remoteStatus: undefined, metadata: {} });
     });
 
     it("SessionConfigFingerprintError has no sentinel and stays discoverable inside an ErrThreadIncompatible chain", () => {

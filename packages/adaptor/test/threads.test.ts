@@ -62,6 +62,19 @@ describe("Thread API", () => {
     expect(driver.requests).toHaveLength(0);
   });
 
+  it("resumeOnly on an existing key continues the conversation and keeps the record's identity", async () => {
+    const store = new MemoryThreadStore();
+    const agent = new Agent(sessionDriver(), { threadStore: store });
+    expect((await agent.thread("k").run("a")).text).toBe("a");
+    const before = await store.resolve({ key: "k" });
+    expect((await agent.thread("k", { resumeOnly: true }).run("b")).text).toBe("a|b");
+    expect((await agent.thread("k", { resumeOnly: true }).run("c")).text).toBe("a|b|c");
+    const after = await store.resolve({ key: "k" });
+    expect(after?.id).toBe(before?.id);
+    expect(after?.checkpoint).toEqual({ resumeId: "s1" });
+    expect(after?.revision).not.toBe(before?.revision);
+  });
+
   it("busy: a second run on a leased key fails fast with ErrThreadBusy without starting the driver", async () => {
     const store = new MemoryThreadStore();
     const slow = scriptedDriver(async (_r, _s, signal) => untilAborted(signal));

@@ -140,6 +140,37 @@ describe("host tools through the Agent", () => {
     await expect(status(url)).rejects.toThrow(/ECONNREFUSED/);
   });
 
+  it("a handler's context.notice adds a notice event to the calling run, with the tool and call id in its data", async () => {
+    const progress = defineTool({
+      name: "long_job",
+      description: "Reports progress",
+      input: { type: "object", properties: {} },
+      handler: (_input, context) => {
+        context.notice("job.progress", "half way", { percent: 50 });
+        context.notice("job.progress");
+        return "finished";
+      },
+    });
+    const driver = capabilityDriver(HTTP_MCP, async (request) => {
+      const client = await mcpClient(hostEntry(request));
+      await client.callTool({ name: "long_job", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_9" } });
+      await client.close();
+      return { text: "done", transcript: [], raw: { stdout: "", stderr: "" } };
+    });
+    await using agent = new Agent(driver, { tools: [progress] });
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    const notices = events.flatMap((e) => (e.type === "notice" && e.kind === "job.progress" ? [e] : []));
+    expect(notices.map((n) => [n.message, n.data])).toEqual([
+      ["half way", { percent: 50, tool: "long_job", toolCallId: "toolu_9" }],
+      [undefined, { tool: "long_job", toolCallId: "toolu_9" }],
+    ]);
+    const resultAt = events.findIndex((e) => e.type === "tool-result" && e.name === "long_job");
+    expect(events.indexOf(notices[1]!)).toBeLessThan(resultAt);
+  });
+
   it("no server is started for an agent without tools, nor before the first run", async () => {
     const driver = capabilityDriver(HTTP_MCP);
     const agent = new Agent(driver);

@@ -8,15 +8,14 @@ import {
   type DriverSink,
   type PrewarmRequest,
 } from "@adaptor/driver";
-import { forceKilledError, spawnCli, WarmPool } from "@adaptor/driver/process";
-import PQueue from "p-queue";
+import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
+import { forceKilledError, spawnCli } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
-import { launchSignature } from "./session/launch-signature.js";
-import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
+import { claudeLaunchSignature } from "./session/launch-signature.js";
 
 const DEVICE = "claude";
 
@@ -41,20 +40,6 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   },
 });
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** Where a pre-warmed process's events go before a run takes it: nowhere. */
-const NO_SINK: DriverSink = {
-  emit: () => undefined,
-  requestApproval: () => Promise.resolve({ outcome: "deny", reason: "no run is being served" }),
-};
-
 /**
  * Drives the real `claude` binary in stream-json mode (docs/protocols.md "Claude Code"): the prompt goes on stdin as a user line,
  * every `can_use_tool` control request becomes an approval, the first `result` line is the
@@ -71,33 +56,23 @@ export class ClaudeDriver implements Driver {
   readonly descriptor = CLAUDE_DESCRIPTOR;
   /** The configuration captured at construction. */
   readonly config: ClaudeConfig;
-  readonly #live = new Set<ClaudeSession>();
-  readonly #pool: SessionPool;
-  readonly #warm: WarmPool<ClaudeSession>;
-  readonly #spawns: PQueue;
+  /** Parked, pre-warmed and live processes, and the spawn limit. */
+  readonly #pool: ProcessPool<ClaudeSession>;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
-  /** Why the config given to the constructor was refused, if it was. */
-  readonly #invalid: unknown;
+  /** The config as captured (a refusal is kept for {@link validateConfig}). */
+  readonly #captured: CapturedConfig<ClaudeConfig>;
 
   constructor(config: ClaudeConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
-    let checked: ClaudeConfig = Object.freeze({});
-    try {
-      checked = validateClaudeConfig(config);
-    } catch (error) {
-      this.#invalid = error;
-    }
-    this.config = checked;
-    this.#pool = new SessionPool(checked.idleMs);
-    this.#warm = new WarmPool<ClaudeSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.usable);
-    this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+    this.#captured = captureConfig(validateClaudeConfig, config);
+    const checked = (this.config = this.#captured.config);
+    this.#pool = new ProcessPool<ClaudeSession>(checked);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
   validateConfig(): void {
-    if (this.#invalid !== undefined) throw this.#invalid;
-    validateClaudeConfig(this.config);
+    this.#captured.validate();
   }
 
   /** Compatibility-relevant config for thread fingerprints: the executable, config dir and extra flags. */
@@ -107,12 +82,12 @@ export class ClaudeDriver implements Driver {
 
   /** Number of live processes parked for reuse. */
   get parkedProcesses(): number {
-    return this.#pool.size;
+    return this.#pool.parkedCount;
   }
 
   /** Number of pre-warmed processes waiting for their first turn (see {@link prewarm}). */
   get prewarmedProcesses(): number {
-    return this.#warm.size;
+    return this.#pool.prewarmedCount;
   }
 
   /**
@@ -132,22 +107,8 @@ export class ClaudeDriver implements Driver {
     this.validateConfig();
     assertPolicySupported(this.descriptor, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
-    const signature = launchSignature(this.config, first);
-    const session = await this.#spawn(first, NO_SINK, signature);
-    this.#live.add(session); // close() during the handshake ends it
-    try {
-      await session.initialize(signal);
-    } catch (error) {
-      await session.close();
-      throw error;
-    } finally {
-      this.#live.delete(session);
-    }
-    if (!session.usable) {
-      await session.close();
-      throw signal.reason ?? new Error("claude process ended before it was ready");
-    }
-    this.#warm.add(signature, session);
+    const signature = claudeLaunchSignature(this.config, first);
+    await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), (session) => session.initialize(signal), signal, "claude process");
     return true;
   }
 
@@ -155,32 +116,21 @@ export class ClaudeDriver implements Driver {
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     assertPolicySupported(this.descriptor, request.policy);
-    const signature = launchSignature(this.config, request);
+    const signature = claudeLaunchSignature(this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
-    let session: ClaudeSession | undefined;
     // A parked process serves the turn only while its conversation ends at the turn's checkpoint.
-    const checkpoint = readCheckpointData(request.session?.data);
-    if (request.session && reusable) session = await this.#pool.take(request.session.resumeId, signature, checkpoint?.lastMessageId);
-    // One writer per session: a fresh process for this session ends the parked one first.
-    else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
-    // A fresh conversation may take a pre-warmed process launched alike.
-    if (!request.session) {
-      session = await this.#warm.take(signature);
-      if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid, prewarmed: true } });
-    } else if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
-    session ??= await this.#spawn(request, sink, signature);
+    const version = readCheckpointData(request.session?.data)?.lastMessageId;
+    const session = (await this.#pool.acquire({ request, signature, version, sink })) ?? (await this.#spawn(request, sink, signature));
     const stderr = this.#stderrTo.get(session);
     if (stderr) stderr.sink = sink;
-    this.#live.add(session);
-    let outcome: TurnOutcome;
-    try {
-      outcome = await session.runTurn(request.prompt, sink, signal, reusable);
-    } catch (error) {
-      await session.close();
-      this.#live.delete(session);
-      throw error;
-    }
-    this.#live.delete(session);
+    const outcome = await this.#pool.serve(session, async () => {
+      try {
+        return await session.runTurn(request.prompt, sink, signal, reusable);
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+    });
     const alive = outcome.exit === undefined;
     if (signal.aborted) {
       await session.close();
@@ -195,8 +145,7 @@ export class ClaudeDriver implements Driver {
 
   /** Ends every live and parked process of this driver. Idempotent. */
   async close(): Promise<void> {
-    await Promise.all([...this.#live].map((session) => session.close()));
-    await Promise.all([this.#pool.close(), this.#warm.close()]);
+    await this.#pool.close();
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string): Promise<ClaudeSession> {
@@ -204,21 +153,19 @@ export class ClaudeDriver implements Driver {
     const launch = await prepareLaunch(this.config, request, request.session ? undefined : randomUUID());
     const stderr = { sink };
     try {
-      const proc = await this.#spawns.add(() =>
+      const proc = await this.#pool.spawn(() =>
         spawnCli({
           command: launch.command,
           args: launch.args,
           cwd: launch.cwd,
           env: launch.env,
           device: DEVICE,
-          ...(this.config.killGraceMs !== undefined ? { killGraceMs: this.config.killGraceMs } : {}),
-          ...(this.config.maxLineBytes !== undefined ? { maxLineBytes: this.config.maxLineBytes } : {}),
-          ...(this.config.maxRawBytes !== undefined ? { maxRawBytes: this.config.maxRawBytes } : {}),
+          ...spawnLimits(this.config),
           onStderr: (text) => stderr.sink.emit({ type: "process", kind: "stderr", text }),
         }),
       );
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-      const session = new ClaudeSession(proc, launch, signature, this.config.killGraceMs ?? 2000, request.session === undefined, this.config.askForEveryTool === true);
+      const session = new ClaudeSession(proc, launch, signature, graceMs(this.config), request.session === undefined, this.config.askForEveryTool === true);
       this.#stderrTo.set(session, stderr);
       return session;
     } catch (error) {

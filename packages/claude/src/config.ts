@@ -1,4 +1,4 @@
-import { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "@adaptor/driver";
+import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
@@ -24,16 +24,16 @@ export const CLAUDE_INHERITED_ENV: readonly string[] = Object.freeze([
   "BASH_MAX_OUTPUT_LENGTH",
 ]);
 
-/** Configuration of the Claude Code driver. Captured (copied) at construction; no I/O until a run. */
-export interface ClaudeConfig {
+/**
+ * Configuration of the Claude Code driver: the kit's common fields (`CommonDriverConfig`: command,
+ * model, cwd, env, inheritEnv, extraArgs, killGraceMs, maxLineBytes, maxRawBytes, idleMs,
+ * maxConcurrentSpawns) plus Claude's own. Captured (copied) at construction; no I/O until a run.
+ */
+export interface ClaudeConfig extends CommonDriverConfig {
   /** Executable. Default: the pinned binary of `@anthropic-ai/claude-code` installed with this package, else `claude` on PATH. */
   readonly command?: string;
   /** Default model, e.g. `"claude-sonnet-4-5"`; a run's `model` overrides it. */
   readonly model?: string;
-  /** Working directory (the workspace). Default `process.cwd()`; a run's `cwd` overrides it. */
-  readonly cwd?: string;
-  /** Environment entries merged over the inherited one; `undefined` removes a variable. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * Which host variables the CLI (and so its Bash tool, whose output goes back to the model)
    * inherits: an allowlist of names (a trailing `*` matches a prefix), `true` for the whole
@@ -48,25 +48,11 @@ export interface ClaudeConfig {
   readonly extraArgs?: readonly string[];
   /** Stream text and thinking deltas (`--include-partial-messages`). Default true. */
   readonly partialMessages?: boolean;
-  /** Grace in ms after the interrupt request and again after SIGTERM before escalating. Default 2000. */
-  readonly killGraceMs?: number;
-  /** Longest stdout line in bytes. Default 64 MiB. */
-  readonly maxLineBytes?: number;
-  /**
-   * Bound, in bytes, of the raw stdout and of the raw stderr a run keeps for `result.raw()` (the
-   * tail; older bytes are counted in `stdoutBytes`/`stderrBytes` and flagged `...Truncated`). A
-   * positive integer. Default 1 MiB (1,048,576) each.
-   */
-  readonly maxRawBytes?: number;
   /**
    * Also load the MCP servers of the user's own Claude configuration (user, project, local
    * scopes). Default false: the CLI sees only the run's servers (`--strict-mcp-config`).
    */
   readonly userMcpServers?: boolean;
-  /** Idle time in ms after which a process parked between thread turns is ended. Default 300,000. */
-  readonly idleMs?: number;
-  /** Processes spawned at once by this driver (p-queue). Default 4. */
-  readonly maxConcurrentSpawns?: number;
   /**
    * Ask the host for every tool call, including those the CLI allows by itself (reads inside the
    * working directory, read-only shell commands such as `ls`): the driver registers a `PreToolUse`
@@ -109,22 +95,11 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
 
 const is = optionChecks;
 
-/** Every option of {@link ClaudeConfig} with its runtime check; a key not listed here is refused. */
+/** Claude's own options with their runtime checks (the common ones come from the kit); a key not listed is refused. */
 const CLAUDE_CONFIG_SHAPE: OptionShape = {
-  command: is.string({ nonEmpty: true }),
-  model: is.string({ nonEmpty: true }),
-  cwd: is.string({ nonEmpty: true }),
-  env: is.env({ allowUndefined: true }),
-  inheritEnv: inheritEnvOption,
   configDir: is.string({ nonEmpty: true }),
-  extraArgs: is.arrayOf(is.string(), "an array of strings"),
   partialMessages: is.boolean(),
-  killGraceMs: is.timerMs(),
-  maxLineBytes: is.integer(1),
-  maxRawBytes: is.integer(1),
   userMcpServers: is.boolean(),
-  idleMs: is.timerMs(),
-  maxConcurrentSpawns: is.integer(1),
   askForEveryTool: is.boolean(),
 };
 
@@ -137,20 +112,12 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
  * names, an empty `command`, `model`, `cwd` or `configDir`, a string holding NUL or a lone UTF-16
  * surrogate, a `killGraceMs` or `idleMs` outside [0, 2^31-1] ms (a Node timer cannot wait longer),
  * a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, or an
- * owned flag in `extraArgs`.
+ * owned flag in `extraArgs` (also inside a group of short flags such as `-pc`).
  */
 export function validateClaudeConfig(config: ClaudeConfig | undefined): ClaudeConfig {
-  const checked = checkDriverConfig<ClaudeConfig>("claude", config, CLAUDE_CONFIG_SHAPE);
-  for (const [index, arg] of (checked.extraArgs ?? []).entries()) {
-    const flag = arg.split("=", 1)[0] ?? arg;
-    if (OWNED_FLAGS.includes(flag) || (/^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)))) {
-      throw driverConfigRefusal("claude", `extraArgs[${index}]`, `may not set ${JSON.stringify(arg)}: the driver owns it`);
-    }
-  }
-  return Object.freeze({
-    ...checked,
-    ...(checked.extraArgs ? { extraArgs: Object.freeze([...checked.extraArgs]) } : {}),
-    ...(checked.env ? { env: Object.freeze({ ...checked.env }) } : {}),
-    ...(Array.isArray(checked.inheritEnv) ? { inheritEnv: Object.freeze([...checked.inheritEnv]) } : {}),
+  return validateDriverConfig("claude", config, {
+    shape: CLAUDE_CONFIG_SHAPE,
+    ownedFlags: OWNED_FLAGS,
+    checkArg: (arg) => (/^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)) ? `may not set ${JSON.stringify(arg)}: the driver owns it` : undefined),
   });
 }

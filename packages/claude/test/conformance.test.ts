@@ -1,21 +1,21 @@
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { whenUserSays } from "@adaptor/testkit";
 import { claude } from "../src/index.js";
-import { harness, type Harness } from "./support.js";
+import { driverHarness, type DriverHarness } from "./support.js";
 
 // The public driver conformance kit against the Claude driver on the real binary (issue 7 §2),
 // through this package's own test harness (scripted Anthropic server, isolated config dir).
 
 interface ClaudeFixture extends DriverFixture {
-  readonly harness: Harness;
+  readonly harness: DriverHarness;
 }
 
 const makeDriver = async (): Promise<ClaudeFixture> => {
-  const h = await harness([
+  const h = await driverHarness([
     // --json-schema offers the model a StructuredOutput tool; its input is the value (cli-protocols.md §7).
     { when: whenUserSays("so-conformance"), reply: { toolUse: { name: "StructuredOutput", input: { answer: "forty-two" } } } },
   ]);
-  return { driver: h.agent.driver, harness: h, cleanup: () => h.close() };
+  return { driver: h.driver, harness: h, cleanup: () => h.close() };
 };
 
 describeDriverConformance<ClaudeFixture>("claude (real binary)", {

@@ -1,50 +1,27 @@
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv, type ScriptRule } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
-import { claude, type ClaudeConfig } from "../src/index.js";
+import { claude, type ClaudeConfig, type ClaudeDriver } from "../src/index.js";
 
-/** A scripted server, an isolated claude environment and an Agent on the real binary. */
-export interface Harness {
+/** A scripted server, an isolated claude environment and a driver on the real binary. */
+export interface DriverHarness {
   readonly server: AnthropicServer;
   readonly env: ClaudeTestEnv;
-  readonly agent: Agent;
+  readonly driver: ClaudeDriver;
   close(): Promise<void>;
 }
 
-export async function harness(
-  rules: ScriptRule[] = [],
-  config: ClaudeConfig = {},
-  options: AgentOptions = {},
-): Promise<Harness> {
+/** Starts a scripted Anthropic server and an isolated claude home; `config` is merged over the defaults. */
+export async function driverHarness(rules: ScriptRule[] = [], config: ClaudeConfig = {}): Promise<DriverHarness> {
   const server = await startAnthropicServer({ rules });
   const env = await claudeTestEnv({ server });
-  const agent = new Agent(
-    claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5", ...config }),
-    options,
-  );
+  const driver = claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5", ...config });
   return {
     server,
     env,
-    agent,
+    driver,
     async close() {
-      await agent.close();
+      await driver.close();
       await server.close();
       await env.cleanup();
     },
   };
-}
-
-/** The pid from the stream's `process` spawn event. */
-export function spawnedPid(events: readonly AgentEvent[]): number | undefined {
-  for (const event of events) if (event.type === "process" && event.kind === "spawn") return event.pid;
-  return undefined;
-}
-
-/** True while a process with `pid` exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

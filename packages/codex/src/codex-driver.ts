@@ -1,6 +1,6 @@
 import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
-import { WarmPool, type CliProcess } from "@adaptor/driver/process";
-import PQueue from "p-queue";
+import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
+import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
@@ -8,15 +8,8 @@ import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { planPolicy, type CodexPolicyPlan } from "./policy.js";
-import { launchSignature } from "./session/launch-signature.js";
+import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
-import { DEFAULT_IDLE_MS, SessionPool } from "./session/session-pool.js";
-
-/** Where a pre-warmed process's events go before a run takes it: nowhere. */
-const NO_SINK: DriverSink = {
-  emit: () => undefined,
-  requestApproval: () => Promise.resolve({ outcome: "deny", reason: "no run is being served" }),
-};
 
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
@@ -32,38 +25,27 @@ export class CodexDriver implements Driver {
   readonly descriptor: DriverDescriptor;
   /** The captured configuration (a frozen copy of what was passed). */
   readonly config: CodexConfig;
-  /** exec processes and app-server sessions serving a turn right now. */
-  readonly #live = new Set<{ close(): Promise<void> }>();
-  readonly #pool: SessionPool;
-  readonly #warm: WarmPool<AppServerSession>;
-  readonly #spawns: PQueue;
-  /** Why the config given to the constructor was refused, if it was. */
-  readonly #invalid: unknown;
+  /** Parked, pre-warmed and live app-server processes (and live exec processes), and the spawn limit. */
+  readonly #pool: ProcessPool<AppServerSession>;
+  /** The config as captured (a refusal is kept for {@link validateConfig}). */
+  readonly #captured: CapturedConfig<CodexConfig>;
 
   constructor(config: CodexConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
-    let checked: CodexConfig = Object.freeze({});
-    try {
-      checked = validateCodexConfig(config);
-    } catch (error) {
-      this.#invalid = error;
-    }
-    this.config = checked;
+    this.#captured = captureConfig(validateCodexConfig, config);
+    const checked = (this.config = this.#captured.config);
     this.descriptor = checked.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
-    this.#pool = new SessionPool(checked.idleMs);
-    this.#warm = new WarmPool<AppServerSession>(checked.idleMs ?? DEFAULT_IDLE_MS, (session) => session.warm);
-    this.#spawns = new PQueue({ concurrency: checked.maxConcurrentSpawns ?? 4 });
+    this.#pool = new ProcessPool<AppServerSession>(checked);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
   validateConfig(): void {
-    if (this.#invalid !== undefined) throw this.#invalid;
-    validateCodexConfig(this.config);
+    this.#captured.validate();
   }
 
   /** Number of live app-server processes parked for reuse. */
   get parkedProcesses(): number {
-    return this.#pool.size;
+    return this.#pool.parkedCount;
   }
 
   /**
@@ -91,10 +73,7 @@ export class CodexDriver implements Driver {
       signal,
       plan,
       outputSchema,
-      track: (proc: CliProcess) => {
-        this.#live.add(proc);
-        return () => void this.#live.delete(proc);
-      },
+      track: (proc: CliProcess) => this.#pool.track(proc),
     });
   }
 
@@ -113,7 +92,7 @@ export class CodexDriver implements Driver {
 
   /** Number of pre-warmed app-server processes waiting for their first turn (see {@link prewarm}). */
   get prewarmedProcesses(): number {
-    return this.#warm.size;
+    return this.#pool.prewarmedCount;
   }
 
   /**
@@ -137,32 +116,20 @@ export class CodexDriver implements Driver {
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
-    const signature = launchSignature(command, this.config, first);
-    const session = await AppServerSession.spawn(
-      { command, config: this.config, request: first, signature, schedule: (spawn) => this.#spawns.add(spawn) },
-      NO_SINK,
+    const signature = codexLaunchSignature(command, this.config, first);
+    await this.#pool.prewarm(
+      signature,
+      () => AppServerSession.spawn({ command, config: this.config, request: first, signature, schedule: (spawn) => this.#pool.spawn(spawn) }, IDLE_SINK),
+      (session) => session.prewarm(first, plan, signal),
+      signal,
+      "codex app-server",
     );
-    this.#live.add(session); // close() during the handshake ends it
-    try {
-      await session.prewarm(first, plan, signal);
-    } catch (error) {
-      await session.close();
-      throw error;
-    } finally {
-      this.#live.delete(session);
-    }
-    if (!session.warm) {
-      await session.close();
-      throw signal.reason ?? new Error("codex app-server ended before it was ready");
-    }
-    this.#warm.add(signature, session);
     return true;
   }
 
   /** Ends every live, parked and pre-warmed process of this driver. Idempotent. */
   async close(): Promise<void> {
-    await Promise.all([...this.#live].map((live) => live.close()));
-    await Promise.all([this.#pool.close(), this.#warm.close()]);
+    await this.#pool.close();
   }
 
   /**
@@ -179,32 +146,18 @@ export class CodexDriver implements Driver {
     plan: CodexPolicyPlan,
     outputSchema: Record<string, unknown> | undefined,
   ): Promise<DriverResponse> {
-    const signature = launchSignature(command, this.config, request);
+    const signature = codexLaunchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
-    let session: AppServerSession | undefined;
-    if (request.session && reusable) {
-      session = await this.#pool.take(request.session.resumeId, signature, readCheckpointData(request.session.data).lastTurnId);
-    }
-    else if (request.session && !request.session.fork) await this.#pool.evict(request.session.resumeId);
-    if (session) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid } });
-    // A fresh thread may take a pre-warmed process launched alike.
-    else if (!request.session && (session = await this.#warm.take(signature))) {
-      sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: session.proc.pid, prewarmed: true } });
-    } else {
-      session = await AppServerSession.spawn(
-        { command, config: this.config, request, signature, schedule: (spawn) => this.#spawns.add(spawn) },
-        sink,
-      );
-    }
-    this.#live.add(session);
-    try {
+    const version = readCheckpointData(request.session?.data).lastTurnId;
+    const session =
+      (await this.#pool.acquire({ request, signature, version, sink })) ??
+      (await AppServerSession.spawn({ command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) }, sink));
+    return this.#pool.serve(session, async () => {
       const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable });
       const threadId = session.threadId;
       if (alive && threadId && session.usable) this.#pool.park(threadId, session);
       else if (alive) await session.close();
       return response;
-    } finally {
-      this.#live.delete(session);
-    }
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "@adaptor/driver";
+import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
@@ -14,8 +14,12 @@ export const CODEX_INHERITED_ENV: readonly string[] = Object.freeze([...SAFE_ENV
 /** How the driver talks to codex. */
 export type CodexTransport = "app-server" | "exec";
 
-/** Configuration of the Codex driver. Captured (copied) at construction; no I/O until a run. */
-export interface CodexConfig {
+/**
+ * Configuration of the Codex driver: the kit's common fields (`CommonDriverConfig`: command,
+ * model, cwd, env, inheritEnv, extraArgs, killGraceMs, maxLineBytes, maxRawBytes, idleMs,
+ * maxConcurrentSpawns) plus Codex's own. Captured (copied) at construction; no I/O until a run.
+ */
+export interface CodexConfig extends CommonDriverConfig {
   /** Executable. Default: the pinned native binary of `@openai/codex` installed with this package, else `codex` on PATH. */
   readonly command?: string;
   /**
@@ -25,10 +29,6 @@ export interface CodexConfig {
   readonly transport?: CodexTransport;
   /** Default model slug, e.g. `"gpt-5.5"`; a run's `model` overrides it. Default: codex's own config. */
   readonly model?: string;
-  /** Working directory (the workspace). Default `process.cwd()`; a run's `cwd` overrides it. */
-  readonly cwd?: string;
-  /** Environment entries merged over the inherited one; `undefined` removes a variable. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * Which host variables the CLI (and so its shell tool, whose output goes back to the model)
    * inherits: an allowlist of names (a trailing `*` matches a prefix), `true` for the whole
@@ -48,20 +48,6 @@ export interface CodexConfig {
   readonly extraArgs?: readonly string[];
   /** `clientInfo.name` sent in `initialize` (codex records it as the thread's originator). Default `"adaptor"`. */
   readonly clientName?: string;
-  /** Grace in ms after `turn/interrupt` and again after SIGTERM before escalating. Default 2000. */
-  readonly killGraceMs?: number;
-  /** Longest stdout line in bytes. Default 64 MiB. */
-  readonly maxLineBytes?: number;
-  /**
-   * Bound, in bytes, of the raw stdout and of the raw stderr a run keeps for `result.raw()` (the
-   * tail; older bytes are counted in `stdoutBytes`/`stderrBytes` and flagged `...Truncated`). A
-   * positive integer. Default 1 MiB (1,048,576) each.
-   */
-  readonly maxRawBytes?: number;
-  /** Idle time in ms after which an app-server process parked between thread turns is ended. Default 300,000. */
-  readonly idleMs?: number;
-  /** Processes spawned at once by this driver (p-queue). Default 4. */
-  readonly maxConcurrentSpawns?: number;
   /**
    * app-server: time in ms codex has to answer one JSON-RPC request (`initialize`, `thread/resume`,
    * `turn/start`, …; not the turn itself) before the run fails with a `TIMEOUT` DriverError.
@@ -116,24 +102,13 @@ function configKeySetBy(arg: string, next: string | undefined): string | undefin
 
 const is = optionChecks;
 
-/** Every option of {@link CodexConfig} with its runtime check; a key not listed here is refused. */
+/** Codex's own options with their runtime checks (the common ones come from the kit); a key not listed is refused. */
 const CODEX_CONFIG_SHAPE: OptionShape = {
-  command: is.string({ nonEmpty: true }),
   transport: is.oneOf("app-server", "exec"),
-  model: is.string({ nonEmpty: true }),
-  cwd: is.string({ nonEmpty: true }),
-  env: is.env({ allowUndefined: true }),
-  inheritEnv: inheritEnvOption,
   codexHome: is.string({ nonEmpty: true }),
   configOverrides: is.recordOf(is.anyOf("a string, a finite number or a boolean", is.string(), is.number(), is.boolean())),
-  extraArgs: is.arrayOf(is.string(), "an array of strings"),
   clientName: is.string({ nonEmpty: true }),
-  killGraceMs: is.timerMs(),
-  maxLineBytes: is.integer(1),
-  maxRawBytes: is.integer(1),
-  idleMs: is.timerMs(),
   replyTimeoutMs: is.timerMs({ positive: true }),
-  maxConcurrentSpawns: is.integer(1),
 };
 
 /**
@@ -149,29 +124,21 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
  * config key set there with `-c`/`--config`), or an owned or malformed key in `configOverrides`.
  */
 export function validateCodexConfig(config: CodexConfig | undefined): CodexConfig {
-  const checked = checkDriverConfig<CodexConfig>("codex", config, CODEX_CONFIG_SHAPE);
-  const fail = (field: string, reason: string): never => {
-    throw driverConfigRefusal("codex", field, reason);
-  };
-  const extraArgs = checked.extraArgs ?? [];
-  for (const [index, arg] of extraArgs.entries()) {
-    const flag = arg.split("=", 1)[0] ?? arg;
-    if (OWNED_FLAGS.includes(flag)) fail(`extraArgs[${index}]`, `may not set ${JSON.stringify(arg)}: the driver owns it`);
-    const key = configKeySetBy(arg, extraArgs[index + 1]);
-    if (key && OWNED_CONFIG_KEYS.some((owned) => key === owned || key.startsWith(`${owned}.`))) {
-      fail(`extraArgs[${index}]`, `may not set config key ${JSON.stringify(key)}: the driver owns it`);
-    }
-  }
-  for (const key of Object.keys(checked.configOverrides ?? {})) {
-    if (OWNED_CONFIG_KEYS.includes(key)) fail(`configOverrides.${key}`, `may not be set: the driver owns it`);
-    if (!/^[A-Za-z0-9_.-]+$/.test(key)) fail(`configOverrides key ${JSON.stringify(key)}`, "is not a dotted TOML key");
-  }
-  return Object.freeze({
-    ...checked,
-    ...(checked.extraArgs ? { extraArgs: Object.freeze([...checked.extraArgs]) } : {}),
-    ...(checked.env ? { env: Object.freeze({ ...checked.env }) } : {}),
-    ...(checked.configOverrides ? { configOverrides: Object.freeze({ ...checked.configOverrides }) } : {}),
-    ...(Array.isArray(checked.inheritEnv) ? { inheritEnv: Object.freeze([...checked.inheritEnv]) } : {}),
+  return validateDriverConfig("codex", config, {
+    shape: CODEX_CONFIG_SHAPE,
+    ownedFlags: OWNED_FLAGS,
+    checkArg: (arg, next) => {
+      const key = configKeySetBy(arg, next);
+      return key && OWNED_CONFIG_KEYS.some((owned) => key === owned || key.startsWith(`${owned}.`))
+        ? `may not set config key ${JSON.stringify(key)}: the driver owns it`
+        : undefined;
+    },
+    check: (checked, refuse) => {
+      for (const key of Object.keys((checked as CodexConfig).configOverrides ?? {})) {
+        if (OWNED_CONFIG_KEYS.includes(key)) refuse(`configOverrides.${key}`, `may not be set: the driver owns it`);
+        if (!/^[A-Za-z0-9_.-]+$/.test(key)) refuse(`configOverrides key ${JSON.stringify(key)}`, "is not a dotted TOML key");
+      }
+    },
   });
 }
 

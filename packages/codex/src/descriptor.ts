@@ -1,12 +1,6 @@
 import type { DriverDescriptor } from "@adaptor/driver";
+import { deepFreeze } from "@adaptor/driver/kit";
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /**
  * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's

@@ -33,6 +33,12 @@ export interface ToolContext {
   readonly runId: string;
   /** The CLI's id of this call (Claude: the model's `tool_use` id, e.g. `"toolu_1"`), else an SDK id. */
   readonly toolCallId: string;
+  /**
+   * Adds a `notice` event to the run that called the tool (never dropped), e.g. the progress of
+   * work the tool hands on: `notice("a2a.delegation.progress", "working", { taskId })`. `data`
+   * should be JSON-serialisable. A no-op after the run ended.
+   */
+  notice(kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void;
 }
 
 /** The value a handler resolves: the output schema's type, `unknown` without one. */

@@ -4,9 +4,10 @@ import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
 import { executeRun } from "../run/execute-run.js";
-import { Preparation, prepare } from "../run/preparation.js";
-import type { Result } from "../run/result.js";
-import { mergeRunOptions, type AgentOptions, type RunOptions } from "../run/run-options.js";
+import { Preparation } from "../prepare/preparation.js";
+import { prepare } from "../prepare/prepare-run.js";
+import type { Result } from "../result/result.js";
+import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
 import {
   checkAgentOptions,
   checkPrewarmOptions,
@@ -17,7 +18,7 @@ import {
 } from "../options/check-input.js";
 import { Stream } from "../run/stream.js";
 import type { ThreadContext } from "../thread/thread-context.js";
-import { Thread, type ThreadHost } from "../thread/thread.js";
+import { Thread, type ThreadHost } from "./thread.js";
 import { AgentTools } from "../tools/agent-tools.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -145,7 +146,6 @@ export class Agent implements AsyncDisposable {
         const call = checkRunOptions(options);
         checkPrompt(prompt);
         merged = mergeRunOptions(this.#options, call);
-        this.#tools.attach(merged, runId, queue);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {
         refusal = error;
@@ -167,6 +167,7 @@ export class Agent implements AsyncDisposable {
           queue,
           controller,
           eventsDrained,
+          tools: this.#tools.binding(runId, queue),
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),

@@ -1,6 +1,6 @@
 import { AdaptorError, type Sentinel } from "@adaptor/errors";
 import type { FailureReason } from "@adaptor/driver";
-import type { Result } from "../run/result.js";
+import type { Result } from "../result/result.js";
 import {
   ErrAgentFailed,
   ErrApprovalDenied,

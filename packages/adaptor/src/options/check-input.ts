@@ -1,5 +1,5 @@
 import { assertWellFormedString, checkOptions, InvalidOptionError } from "@adaptor/errors";
-import type { AgentOptions, RunOptions } from "../run/run-options.js";
+import type { AgentOptions, RunOptions } from "./run-options.js";
 import {
   AGENT_ONLY_HINTS,
   AGENT_OPTIONS_SHAPE,

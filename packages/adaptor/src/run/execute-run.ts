@@ -1,15 +1,17 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
 import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
-import { ApprovalBroker } from "../approval/approval-broker.js";
+import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
-import { Preparation, prepare } from "./preparation.js";
-import { Result } from "./result.js";
-import type { RunOptions } from "./run-options.js";
+import { Preparation } from "../prepare/preparation.js";
+import { prepare } from "../prepare/prepare-run.js";
+import { Result } from "../result/result.js";
+import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
+import type { RunToolBinding } from "../tools/agent-tools.js";
 
 /** Everything one run needs; built by the Agent. */
 export interface RunSetup {
@@ -24,6 +26,8 @@ export interface RunSetup {
   readonly thread?: ThreadContext;
   /** True when the caller drains the events unread (`run()`): nobody answers an `approval-request` event. */
   readonly eventsDrained?: boolean;
+  /** The agent's host tools for this run; absent when the agent has none. */
+  readonly tools?: RunToolBinding | undefined;
 }
 
 /** Abort reason used when the SDK itself ends a run as a business failure (approval fallback, budget). */
@@ -80,7 +84,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     approvals = broker;
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
-    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt }));
+    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt, tools: setup.tools }));
     let turn: ThreadTurn | undefined;
     try {
       if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../events/agent-event.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { Result } from "./result.js";
+import type { Result } from "../result/result.js";
 
 /**
  * A run in flight: an `AsyncIterable` of {@link AgentEvent}s (`run-finished` always last) and

@@ -12,7 +12,7 @@ import {
   ErrThreadNotFound,
 } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { Preparation } from "../run/preparation.js";
+import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
 
@@ -240,7 +240,10 @@ export class ThreadTurn {
       throw threadError(ErrThreadCheckpointMissing, `thread ${key}: the run succeeded without a resumable checkpoint`);
     }
     const now = new Date();
-    const keep = mode === "continue_or_start" && this.#current && this.#archiveId === undefined ? this.#current : undefined;
+    // A continued conversation (continue-or-start or resume-only) keeps its record's identity; a new
+    // one (start-new, fork, a fresh retry after a rejected resume) gets a new id.
+    const continued = mode === "continue_or_start" || mode === "resume_only";
+    const keep = continued && this.#current && this.#archiveId === undefined ? this.#current : undefined;
     const record: ThreadRecordDraft = {
       id: keep?.id ?? uuidv7(),
       key,

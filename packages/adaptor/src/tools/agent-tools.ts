@@ -1,7 +1,6 @@
 import { startHostToolServer, type HostToolServer } from "@adaptor/mcp";
 import type { Tool } from "@adaptor/tool";
 import type { EventQueue } from "../events/event-queue.js";
-import type { RunOptions } from "../run/run-options.js";
 
 /**
  * Name of the SDK's host-tool MCP server in a run's `mcpServers`. Claude shows a host tool `x`
@@ -18,15 +17,6 @@ export interface RunToolBinding {
   server(): Promise<HostToolServer>;
 }
 
-// Keyed by the run's merged options object (the one the Preparation receives), so a binding lives
-// exactly as long as its run and needs no removal.
-const BINDINGS = new WeakMap<RunOptions, RunToolBinding>();
-
-/** The tool binding of the run whose merged options are `options`, if its agent has tools. */
-export function runToolBinding(options: RunOptions): RunToolBinding | undefined {
-  return BINDINGS.get(options);
-}
-
 /**
  * The host tools of one Agent and the MCP server that serves them: the server starts
  * lazily on the first run that has tools and stops in {@link close}. Each run gets its own grant
@@ -41,10 +31,10 @@ export class AgentTools {
     this.#tools = Object.freeze([...(tools ?? [])]);
   }
 
-  /** Makes the agent's tools reachable from the run whose merged options are `options`. No-op without tools. */
-  attach(options: RunOptions, runId: string, queue: EventQueue): void {
-    if (this.#tools.length === 0) return;
-    BINDINGS.set(options, { runId, queue, tools: this.#tools, server: () => this.#start() });
+  /** The agent's tools as run `runId` sees them (its events go to `queue`); `undefined` without tools. */
+  binding(runId: string, queue: EventQueue): RunToolBinding | undefined {
+    if (this.#tools.length === 0) return undefined;
+    return { runId, queue, tools: this.#tools, server: () => this.#start() };
   }
 
   #start(): Promise<HostToolServer> {

@@ -1,5 +1,5 @@
-// Seed 002 ("Public errors") as data: one entry per row of every table except "A2A client errors"
-// and "Hosttool errors". Each row knows how to build a realistic thrown error from any Surface,
+// Seed 002 ("Public errors") as data: one entry per row of every table (the "Hosttool errors"
+// table only for its delegation row; the session recorder has no package yet). Each row knows how to build a realistic thrown error from any Surface,
 // so the same table runs against the original modules and against a bundled second copy.
 import type { Sentinel } from "@adaptor/errors";
 import { exported, PACKAGE_OF, type Surface, type SurfaceKey } from "./surface.js";
@@ -14,6 +14,8 @@ export interface TypedSpec {
   readonly owner: LeafKey | "root";
   /** The root re-exports the class (it must then be the very same object). */
   readonly inRoot: boolean;
+  /** The root's name for the class, when it differs from `className` (`A2AProtocolError`). */
+  readonly rootName?: string;
   /** A realistic instance made with `surface`'s classes. */
   make(surface: Surface): Error;
   /** Documented fields and the values `make` gives them. */
@@ -236,6 +238,62 @@ const alreadyExists: TypedSpec = {
   fields: { key: "thread:acme/issue-43" },
 };
 
+/** A dropped connection, as the A2A client keeps it under a ProtocolError. */
+export const connectionCause = (s: Surface): Error =>
+  new s.errors.DriverError({ op: "message/send", device: "a2a", code: s.errors.ErrCode.ServiceUnavailable, cause: "ECONNRESET" });
+
+const protocolError: TypedSpec = {
+  className: "ProtocolError",
+  owner: "a2a",
+  inRoot: true,
+  rootName: "A2AProtocolError",
+  make: (s) =>
+    new s.a2a.ProtocolError({
+      op: "message/send",
+      reason: "connection failed",
+      cause: connectionCause(s),
+      raw: 'upstream said: {"token":"abc123"}',
+    }),
+  fields: { op: "message/send", reason: "connection failed", raw: 'upstream said: {"token":"<redacted>"}' },
+};
+
+const streamRecovery: TypedSpec = {
+  className: "StreamRecoveryError",
+  owner: "a2a",
+  inRoot: true,
+  rootName: "A2AStreamRecoveryError",
+  make: (s) => new s.a2a.StreamRecoveryError("task-42", connectionCause(s), 3),
+  fields: { taskId: "task-42" },
+};
+
+const delegation: TypedSpec = {
+  className: "DelegationError",
+  owner: "a2a",
+  inRoot: true,
+  make: (s) =>
+    new s.a2a.DelegationError({
+      code: "remote_failed",
+      message: "remote agent: agent_error: tests fail",
+      retryable: false,
+      remoteStatus: "failed",
+      metadata: { taskId: "task-42", failure: "agent_error" },
+    }),
+  fields: {
+    code: "remote_failed",
+    message: "remote agent: agent_error: tests fail",
+    retryable: false,
+    remoteStatus: "failed",
+    metadata: { taskId: "task-42", failure: "agent_error" },
+  },
+};
+
+const a2aRow = (name: string): SeedRow => ({
+  table: "A2A client errors",
+  name: name.replace(/^Err/, "ErrA2A"),
+  root: name.replace(/^Err/, "ErrA2A"),
+  leaf: { owner: "a2a", name },
+});
+
 // ---- The tables. --------------------------------------------------------------------------------
 
 export const SEED_ROWS: readonly SeedRow[] = [
@@ -314,6 +372,19 @@ export const SEED_ROWS: readonly SeedRow[] = [
   { table: "Driver extension errors", name: "@adaptor/driver InvalidOutputSchemaError", leaf: { owner: "driver", name: "ErrInvalidOutputSchema" }, typed: invalidOutputSchema },
   { table: "Driver extension errors", name: "@adaptor/driver StructuredOutputUnsupportedError", leaf: { owner: "driver", name: "ErrStructuredOutputUnsupported" }, typed: structuredOutputUnsupported },
   { table: "Driver extension errors", name: "@adaptor/driver SessionConfigFingerprintError", typed: sessionConfigFingerprint },
+
+  // A2A client errors: leaf names in @adaptor/a2a-client, `ErrA2A…` / `A2A…Error` in the root.
+  a2aRow("ErrInvalidAgentCard"),
+  a2aRow("ErrProtocol"),
+  a2aRow("ErrUnauthorized"),
+  a2aRow("ErrNotFound"),
+  a2aRow("ErrUnsupported"),
+  a2aRow("ErrUntrustedOrigin"),
+  { table: "A2A client errors", name: "@adaptor/a2a-client ProtocolError", typed: protocolError },
+  { table: "A2A client errors", name: "@adaptor/a2a-client StreamRecoveryError", typed: streamRecovery },
+
+  // Hosttool errors: the delegation tool's typed error (no sentinel, no unwrap contract).
+  { table: "Hosttool errors", name: "@adaptor/a2a-client DelegationError", typed: delegation },
 ];
 
 // ---- Reading a row against a surface. -----------------------------------------------------------

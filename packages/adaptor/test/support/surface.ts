@@ -1,6 +1,7 @@
 // The public surfaces the identity tests read, gathered in one object so the same table can be
 // run against the original modules and against a second, separately bundled copy (./copy.ts).
 import * as root from "adaptor";
+import * as a2a from "@adaptor/a2a-client";
 import * as driver from "@adaptor/driver";
 import * as errors from "@adaptor/errors";
 import * as mcp from "@adaptor/mcp";
@@ -17,6 +18,7 @@ export interface Surface {
   readonly mcp: typeof mcp;
   readonly tool: typeof tool;
   readonly threadstore: typeof threadstore;
+  readonly a2a: typeof a2a;
 }
 
 /** The package name behind each {@link Surface} key. */
@@ -28,12 +30,13 @@ export const PACKAGE_OF = {
   mcp: "@adaptor/mcp",
   tool: "@adaptor/tool",
   threadstore: "@adaptor/threadstore",
+  a2a: "@adaptor/a2a-client",
 } as const satisfies Record<keyof Surface, string>;
 
 export type SurfaceKey = keyof typeof PACKAGE_OF;
 
 /** The modules as the rest of the test suite imports them. */
-export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore };
+export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore, a2a };
 
 /** `surface[key][name]`, read without the compiler knowing `name`. */
 export function exported(surface: Surface, key: SurfaceKey, name: string): unknown {

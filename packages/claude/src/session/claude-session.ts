@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
+import { exitOrTerminate, InterruptEscalation, type PooledProcess } from "@adaptor/driver/kit";
 import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
@@ -44,7 +45,7 @@ const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended
  * they never reach the new turn's events, transcript or usage, and a late approval request is
  * denied to the CLI at once without asking the host.
  */
-export class ClaudeSession {
+export class ClaudeSession implements PooledProcess {
   readonly proc: CliProcess;
   readonly signature: string;
   readonly #launch: Launch;
@@ -94,6 +95,16 @@ export class ClaudeSession {
       : { type: "control_request", request_id: requestId, request: { subtype: "initialize" } };
   }
 
+  /** OS process id of the CLI. */
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** Where the conversation stands for reuse: {@link lastMessageId}. */
+  get version(): string | undefined {
+    return this.lastMessageId;
+  }
+
   /** True while the process can take another turn. */
   get usable(): boolean {
     return this.#closed === undefined && !this.#exited;
@@ -109,7 +120,14 @@ export class ClaudeSession {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const turn = new TurnState((event) => sink.emit(event));
-    const cancel = new Cancellation(proc, this.#graceMs);
+    // Interrupt first; SIGTERM/SIGKILL only if the CLI has not exited within the grace.
+    const cancel = new InterruptEscalation(proc, {
+      graceMs: this.#graceMs,
+      interrupt: () => {
+        proc.writeJson(interruptRequest(`interrupt_${Date.now()}`)).catch(() => undefined);
+        return true;
+      },
+    });
     const onAbort = (): void => cancel.start();
     signal.addEventListener("abort", onAbort, { once: true });
     const promptId = randomUUID();
@@ -235,17 +253,9 @@ export class ClaudeSession {
         }
       }
     })();
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<"grace">((resolve) => {
-      timer = setTimeout(() => resolve("grace"), this.#graceMs);
-      timer.unref();
-    });
-    const how = await Promise.race([proc.exited.then(() => "exited" as const), grace]);
-    clearTimeout(timer);
-    if (how === "grace") {
-      sink.emit({ type: "notice", kind: "lifecycle", message: "process still running after its result; terminating", data: { pid: proc.pid } });
-      await proc.terminate();
-    }
+    await exitOrTerminate(proc, this.#graceMs, () =>
+      sink.emit({ type: "notice", kind: "lifecycle", message: "process still running after its result; terminating", data: { pid: proc.pid } }),
+    );
     const exit = await proc.exited;
     await drain;
     after.report();
@@ -325,41 +335,5 @@ class LateOutput {
     const lines = Object.fromEntries(this.#dropped);
     this.#dropped.clear();
     this.#sink.emit({ type: "notice", kind: "runtime", message: `output ${this.#when} dropped`, data: { lines } });
-  }
-}
-
-/** Interrupt first, then SIGTERM/SIGKILL through `terminate()` if the CLI does not end in time. */
-class Cancellation {
-  readonly #proc: CliProcess;
-  readonly #graceMs: number;
-  #done: Promise<unknown> = Promise.resolve();
-  #started = false;
-
-  constructor(proc: CliProcess, graceMs: number) {
-    this.#proc = proc;
-    this.#graceMs = graceMs;
-  }
-
-  start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    const proc = this.#proc;
-    proc.writeJson(interruptRequest(`interrupt_${Date.now()}`)).catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const escalate = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.#graceMs);
-      timer.unref();
-    });
-    this.#done = Promise.race([proc.exited.then(() => "exited" as const), escalate.then(() => "timeout" as const)]).then(
-      (how) => {
-        clearTimeout(timer);
-        return how === "timeout" ? proc.terminate() : undefined;
-      },
-    );
-  }
-
-  /** Resolves once any escalation this cancellation started has finished. */
-  settled(): Promise<unknown> {
-    return this.#done;
   }
 }

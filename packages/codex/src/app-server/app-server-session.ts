@@ -1,11 +1,12 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
+import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
-import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
@@ -22,7 +23,7 @@ import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTur
 import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
-import { METHOD_NOT_FOUND, RpcConnection, type ServerRequestMessage } from "./rpc-connection.js";
+import { codexRpc } from "./codex-rpc.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
@@ -38,9 +39,9 @@ export interface AppServerSpawn {
   readonly command: string;
   readonly config: CodexConfig;
   readonly request: DriverRequest;
-  /** The {@link launchSignature} of `request`: a parked process is reused only for an equal one. */
+  /** The {@link codexLaunchSignature} of `request`: a parked process is reused only for an equal one. */
   readonly signature: string;
-  /** Runs the spawn (the driver bounds concurrent spawns with p-queue). */
+  /** Runs the spawn (the driver bounds concurrent spawns through its ProcessPool). */
   readonly schedule: (spawn: () => Promise<CliProcess>) => Promise<CliProcess>;
 }
 
@@ -75,7 +76,7 @@ interface ActiveTurn {
 
 /** The server requests of one turn: approvals go to the host, each request is answered once. */
 interface TurnRequests {
-  handle(message: ServerRequestMessage): void;
+  handle(message: JsonRpcServerRequest): void;
   /** The turn id is known: requests held until now are handled or declined. */
   release(): void;
 }
@@ -90,23 +91,19 @@ interface TurnRequests {
  * `thread/resume`); otherwise stdin is closed and codex exits. Every server request is answered,
  * also between turns (declined). stdout is read by one pump for the life of the process.
  */
-export class AppServerSession {
+export class AppServerSession implements PooledProcess {
   readonly proc: CliProcess;
   readonly signature: string;
   readonly #config: CodexConfig;
   readonly #cwd: string;
   readonly #graceMs: number;
-  readonly #rpc: RpcConnection;
+  readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
   #readError: unknown;
   /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
   #lineText = "";
   #active: ActiveTurn | undefined;
   #initialized = false;
-  /** Initialized and its thread opened ahead of any turn. */
-  #prewarmed = false;
-  /** Turns started on this process. */
-  #turns = 0;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -135,9 +132,7 @@ export class AppServerSession {
         cwd,
         env: codexEnv(config, request.env),
         device: DEVICE,
-        ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-        ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
-        ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
+        ...spawnLimits(config),
         // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
         onStderr: (text) => session?.emitStderr(text),
       }),
@@ -152,8 +147,8 @@ export class AppServerSession {
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;
-    this.#graceMs = config.killGraceMs ?? 2000;
-    this.#rpc = new RpcConnection(
+    this.#graceMs = graceMs(config);
+    this.#rpc = codexRpc(
       proc,
       {
         onNotification: (method, params) => this.#onNotification(method, params),
@@ -189,6 +184,16 @@ export class AppServerSession {
     return this.#lastTurnId;
   }
 
+  /** OS process id of codex. */
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  /** Where the thread stands for reuse: {@link lastTurnId}. */
+  get version(): string | undefined {
+    return this.#lastTurnId;
+  }
+
   /** The thread loaded in this process, once a turn opened it. */
   get threadId(): string | undefined {
     return this.#opened?.thread.id;
@@ -199,11 +204,6 @@ export class AppServerSession {
     return (
       this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && !this.#unreadable && this.#opened !== undefined
     );
-  }
-
-  /** True while the process is pre-warmed (see {@link prewarm}) and has served no turn yet. */
-  get warm(): boolean {
-    return this.#prewarmed && this.#turns === 0 && this.usable;
   }
 
   /**
@@ -223,7 +223,6 @@ export class AppServerSession {
     const ready = (async () => {
       await this.#initialize();
       this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
-      this.#prewarmed = true;
     })();
     ready.catch(() => undefined);
     try {
@@ -275,7 +274,6 @@ export class AppServerSession {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
-    this.#turns += 1;
     try {
       await this.#initialize();
       opened = this.#opened;
@@ -338,14 +336,7 @@ export class AppServerSession {
       stderrTail: proc.stderrTail(),
     });
     const text = turn.lastAgentText ?? "";
-    let structured: unknown;
-    if (!failure && turnInit.outputSchema && request.outputSchema && text) {
-      try {
-        structured = stripOptionalNulls(JSON.parse(text) as unknown, request.outputSchema);
-      } catch {
-        sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
-      }
-    }
+    const structured = !failure && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
     const usage = turn.usage();
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
@@ -398,7 +389,7 @@ export class AppServerSession {
       this.#readError = err;
     } finally {
       this.#ended = true;
-      this.#rpc.close();
+      this.#rpc.close("codex app-server exited");
       this.#active?.markDone();
     }
   }
@@ -411,7 +402,7 @@ export class AppServerSession {
     if (active?.state.accept({ method, params } as ServerNotification, this.#lineText)) active.markDone();
   }
 
-  #onServerRequest(message: ServerRequestMessage): void {
+  #onServerRequest(message: JsonRpcServerRequest): void {
     if (this.#active) {
       this.#active.requests.handle(message);
       return;
@@ -420,7 +411,7 @@ export class AppServerSession {
     if (APPROVAL_METHODS.includes(message.method)) {
       void this.#rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "no turn is running" }));
     } else {
-      void this.#rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
+      void this.#rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
     }
   }
 
@@ -433,18 +424,18 @@ export class AppServerSession {
   #requestsFor(turn: AppServerTurnState, sink: DriverSink): TurnRequests {
     const rpc = this.#rpc;
     const answered = new Set<string | number>();
-    let held: ServerRequestMessage[] | undefined = [];
+    let held: JsonRpcServerRequest[] | undefined = [];
     const answer = (id: string | number, send: () => Promise<void>): void => {
       if (answered.has(id)) return;
       answered.add(id);
       void send();
     };
-    const decline = (message: ServerRequestMessage, reason = "declined"): void =>
+    const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason })));
-    const handle = (message: ServerRequestMessage): void => {
+    const handle = (message: JsonRpcServerRequest): void => {
       if (!APPROVAL_METHODS.includes(message.method)) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
-        answer(message.id, () => rpc.respondError(message.id, METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
+        answer(message.id, () => rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
         return;
       }
       const requestTurn = turnIdOf(message.params);
@@ -522,7 +513,7 @@ function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
  * `thread/revert`, and says so in a `notice`. When `lastTurnId` is not in the thread at all, nothing
  * is dropped and a `warning` notice says so.
  */
-async function rewindTo(rpc: RpcConnection, threadId: string, lastTurnId: string, sink: DriverSink): Promise<void> {
+async function rewindTo(rpc: JsonRpcConnection, threadId: string, lastTurnId: string, sink: DriverSink): Promise<void> {
   const newer: string[] = [];
   let found = false;
   let cursor: string | null = null;
@@ -549,7 +540,7 @@ async function rewindTo(rpc: RpcConnection, threadId: string, lastTurnId: string
 }
 
 async function openThread(
-  rpc: RpcConnection,
+  rpc: JsonRpcConnection,
   request: DriverRequest,
   config: CodexConfig,
   plan: CodexPolicyPlan,

@@ -1,27 +1,27 @@
+import { InterruptEscalation, type JsonRpcConnection } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
-import { exitOrTerminate, within } from "../process-helpers.js";
-import type { RpcConnection } from "./rpc-connection.js";
 
 /**
- * Cancels an app-server run the polite way first: `turn/interrupt` for the running turn (codex
- * answers `{}` and ends the turn with status `interrupted`), then stdin closed so codex exits; only
- * when that does not happen within the grace is the process group terminated (SIGTERM, then SIGKILL
- * after another grace). Before a turn is known, it goes straight to terminate.
+ * Cancels an app-server run the polite way first (the kit's {@link InterruptEscalation}):
+ * `turn/interrupt` for the running turn (codex answers `{}` and ends the turn with status
+ * `interrupted`), then stdin closed so codex exits; when the turn does not end within the grace, or
+ * codex does not exit within the next, the process group is terminated (SIGTERM, then SIGKILL).
+ * Before a turn is known, it goes straight to terminate.
  */
 export class AppServerCancellation {
-  readonly #proc: CliProcess;
-  readonly #rpc: RpcConnection;
-  readonly #graceMs: number;
-  readonly #turnDone: Promise<unknown>;
+  readonly #escalation: InterruptEscalation;
   #turn: { threadId: string; turnId: string } | undefined;
-  #done: Promise<unknown> = Promise.resolve();
-  #started = false;
 
-  constructor(proc: CliProcess, rpc: RpcConnection, turnDone: Promise<unknown>, graceMs: number) {
-    this.#proc = proc;
-    this.#rpc = rpc;
-    this.#turnDone = turnDone;
-    this.#graceMs = graceMs;
+  constructor(proc: CliProcess, rpc: JsonRpcConnection, turnDone: Promise<unknown>, graceMs: number) {
+    this.#escalation = new InterruptEscalation(proc, {
+      graceMs,
+      honoured: turnDone,
+      interrupt: () => {
+        if (!this.#turn) return false;
+        rpc.request("turn/interrupt", this.#turn).catch(() => undefined);
+        return true;
+      },
+    });
   }
 
   /** Records the running turn, so a cancel can interrupt it. */
@@ -31,30 +31,16 @@ export class AppServerCancellation {
 
   /** True once {@link start} ran. */
   get started(): boolean {
-    return this.#started;
+    return this.#escalation.started;
   }
 
   /** Starts cancelling; idempotent. */
   start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    const proc = this.#proc;
-    const turn = this.#turn;
-    if (!turn) {
-      proc.closeStdin();
-      this.#done = proc.terminate();
-      return;
-    }
-    this.#rpc.request("turn/interrupt", turn).catch(() => undefined);
-    this.#done = (async () => {
-      await within(this.#turnDone, this.#graceMs);
-      proc.closeStdin();
-      await exitOrTerminate(proc, this.#graceMs);
-    })();
+    this.#escalation.start();
   }
 
   /** Resolves once everything this cancellation started has finished. */
   settled(): Promise<unknown> {
-    return this.#done;
+    return this.#escalation.settled();
   }
 }

@@ -2,10 +2,11 @@ import type { DriverFailure, DriverRequest, DriverSink } from "@adaptor/driver";
 import { spawnCli } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { CodexRpcError } from "../app-server/codex-rpc-error.js";
-import { METHOD_NOT_FOUND, RpcConnection } from "../app-server/rpc-connection.js";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection } from "@adaptor/driver/kit";
+import { codexRpc } from "../app-server/codex-rpc.js";
 import { resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
@@ -47,14 +48,13 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     env: codexEnv(config, request.env),
     device: DEVICE,
-    ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-    ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
+    ...spawnLimits(config),
   });
-  const rpc: RpcConnection = new RpcConnection(
+  const rpc: JsonRpcConnection = codexRpc(
     proc,
     {
       onNotification: () => undefined,
-      onServerRequest: (message) => void rpc.respondError(message.id, METHOD_NOT_FOUND, "no turn is running"),
+      onServerRequest: (message) => void rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, "no turn is running"),
     },
     config.replyTimeoutMs,
   );
@@ -64,7 +64,7 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
     } catch {
       // the exit decides
     } finally {
-      rpc.close();
+      rpc.close("codex app-server exited");
     }
   })();
   const onAbort = (): void => void proc.terminate();
@@ -78,7 +78,7 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
   } finally {
     signal.removeEventListener("abort", onAbort);
     proc.closeStdin();
-    await exitOrTerminate(proc, config.killGraceMs ?? 2000);
+    await exitOrTerminate(proc, graceMs(config));
     await proc.close();
     await pump;
   }
@@ -86,7 +86,7 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
   return failure;
 }
 
-async function rewind(rpc: RpcConnection, init: ExecRewindInit, threadId: string): Promise<DriverFailure | undefined> {
+async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: string): Promise<DriverFailure | undefined> {
   const { config, sink } = init;
   const initialize: InitializeParams = {
     clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },

@@ -6,9 +6,10 @@ import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@ada
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
-import { stripOptionalNulls } from "../output-schema/strict-output-schema.js";
+import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
-import { codexEnv, commonArgs, exitOrTerminate } from "../process-helpers.js";
+import { codexEnv, commonArgs } from "../process-helpers.js";
+import { exitOrTerminate, graceMs, spawnLimits } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread } from "./exec-rewind.js";
@@ -88,9 +89,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     env: codexEnv(config, request.env),
     device: DEVICE,
-    ...(config.killGraceMs !== undefined ? { killGraceMs: config.killGraceMs } : {}),
-    ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
-    ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
+    ...spawnLimits(config),
     onStderr: (text) => sink.emit({ type: "process", kind: "stderr", text }),
   });
   const untrack = init.track(proc);
@@ -109,7 +108,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     for await (const line of proc.lines()) {
       const value = line.kind === "json" ? line.value : undefined;
       if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
-        if (turn.accept(value as ExecEvent, line.text)) afterTerminal ??= exitOrTerminate(proc, config.killGraceMs ?? 2000);
+        if (turn.accept(value as ExecEvent, line.text)) afterTerminal ??= exitOrTerminate(proc, graceMs(config));
       } else {
         sink.emit({ type: "process", kind: "stdout", text: line.text });
       }
@@ -147,14 +146,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     stderrTail,
   });
   const text = turn.lastAgentText ?? "";
-  let structured: unknown;
-  if (!failure && init.outputSchema && request.outputSchema && text) {
-    try {
-      structured = stripOptionalNulls(JSON.parse(text) as unknown, request.outputSchema);
-    } catch {
-      sink.emit({ type: "notice", kind: "runtime", message: "structured output: the final message is not JSON" });
-    }
-  }
+  const structured = !failure && init.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
   // `codex exec resume` reports the thread's running total: the run's own usage is the difference
   // from the total kept in the checkpoint, unknown when there is none.
   const total = turn.usage();

@@ -6,7 +6,7 @@ import { ErrInvalidInput, ErrInvalidOutput } from "../errors/sentinels.js";
 import { reject } from "../rejection.js";
 import { GENERIC_FAILURE_TEXT, invokeTool } from "./invoke-tool.js";
 
-const context = { signal: new AbortController().signal, runId: "run-1", toolCallId: "toolu_1" };
+const context = { signal: new AbortController().signal, runId: "run-1", toolCallId: "toolu_1", notice: () => undefined };
 
 describe("invokeTool", () => {
   it("validates input (zod parse applied), runs the handler with the context, delivers JSON text", async () => {

@@ -1,0 +1,102 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { Bridge } from "@adaptor/bridge";
+import { claude } from "@adaptor/claude";
+import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
+import { Agent } from "adaptor";
+import { webChatScript } from "./scripted-model.js";
+
+const PUBLIC = resolve(dirname(fileURLToPath(import.meta.url)), "../public");
+/** eventsource-parser's browser build (plain ES modules), served to the page under /vendor/eventsource-parser/. */
+const PARSER_DIST = join(dirname(createRequire(import.meta.url).resolve("eventsource-parser/package.json")), "dist");
+
+/** Options of {@link startWebChat}. */
+export interface WebChatOptions {
+  /** Use your own Claude setup instead of the scripted model on 127.0.0.1. Default false. */
+  readonly live?: boolean;
+  /** Port on 127.0.0.1; 0 picks a free one. Default 0. */
+  readonly port?: number;
+}
+
+/** A running web chat. */
+export interface WebChat {
+  /** The page's URL, e.g. `http://127.0.0.1:5173/`. */
+  readonly url: string;
+  /** The scratch project the agent works in. */
+  readonly projectDir: string;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+
+async function serveFile(res: ServerResponse, root: string, name: string): Promise<void> {
+  const file = resolve(root, name);
+  if (!file.startsWith(root + "/")) {
+    res.writeHead(404).end();
+    return;
+  }
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": TYPES[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream", "cache-control": "no-store" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+}
+
+/**
+ * Starts the web chat: a Claude Code agent behind `@adaptor/bridge` at `/api/`, and the page at
+ * `/`. The agent works in a fresh scratch project (with a `build/` folder to tempt it).
+ */
+export async function startWebChat(options: WebChatOptions = {}): Promise<WebChat> {
+  const projectDir = await mkdtemp(join(tmpdir(), "adaptor-web-chat-"));
+  const cleanups: (() => Promise<void>)[] = [() => rm(projectDir, { recursive: true, force: true })];
+  await mkdir(join(projectDir, "build"));
+  await writeFile(join(projectDir, "build", "old-bundle.js"), "// stale\n");
+  try {
+    let driver = claude({ cwd: projectDir });
+    if (!options.live) {
+      const model = await startAnthropicServer({ rules: webChatScript(projectDir) });
+      cleanups.push(() => model.close());
+      const env = await claudeTestEnv({ server: model });
+      cleanups.push(() => env.cleanup());
+      driver = claude({ cwd: projectDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+    }
+    // Approvals wait for the person at the page: five minutes each, then the run stops.
+    const agent = new Agent(driver, { timeoutMs: options.live ? 900_000 : 120_000, policy: { approvals: { timeoutMs: 300_000 } } });
+    cleanups.push(() => agent.close());
+    const bridge = new Bridge({ runner: agent, basePath: "/api/" });
+    cleanups.push(() => bridge.close());
+
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const path = new URL(req.url ?? "/", "http://web-chat.invalid").pathname;
+      if (path.startsWith("/api/")) return bridge.handler(req, res);
+      if (req.method !== "GET") return void res.writeHead(405).end();
+      if (path === "/") return void serveFile(res, PUBLIC, "index.html");
+      if (path.startsWith("/vendor/eventsource-parser/")) return void serveFile(res, PARSER_DIST, path.slice("/vendor/eventsource-parser/".length));
+      return void serveFile(res, PUBLIC, path.slice(1));
+    });
+    await new Promise<void>((done) => server.listen(options.port ?? 0, "127.0.0.1", done));
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    });
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/`,
+      projectDir,
+      async close() {
+        for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    throw error;
+  }
+}

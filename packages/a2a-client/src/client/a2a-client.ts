@@ -1,0 +1,396 @@
+import { randomUUID } from "node:crypto";
+import { AgentCard, Role, TaskState, type AgentInterface, type Message, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from "@a2a-js/sdk/client";
+import { AdaptorError, isError } from "@adaptor/errors";
+import { ProtocolError } from "../errors/protocol-error.js";
+import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
+import { classify } from "./classify.js";
+import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
+import { isFinalState, type A2AStreamEvent } from "./stream-event.js";
+
+/** Where a card is looked up when the URL given to {@link A2AClient.connect} is not itself a card. */
+export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
+
+/** Default number of resubscriptions a stream attempts after a disconnect. */
+export const DEFAULT_RECOVERY_ATTEMPTS = 3;
+
+/** Default pause before the first resubscription, in milliseconds; each next attempt waits one more such step. */
+export const DEFAULT_RECOVERY_DELAY_MS = 250;
+
+/** The interface bindings this client speaks. */
+const BINDINGS = ["JSONRPC", "HTTP+JSON"] as const;
+
+/** Options of {@link A2AClient.connect}. */
+export interface A2AClientOptions {
+  /**
+   * Credential headers (e.g. `{ authorization: "Bearer …" }`), sent only to trusted origins: the
+   * origin of the URL given to `connect` and those in {@link trustedOrigins}. While any is set, a
+   * request to another origin (an interface URL in the card, a redirect) fails with
+   * `ErrUntrustedOrigin` before it is sent.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** More origins (`https://agents.example.com`) that may receive the credential headers. Default: none. */
+  readonly trustedOrigins?: readonly string[];
+  /** Redirects one request may follow (each hop is checked against the trusted origins). Default 5. */
+  readonly maxRedirects?: number;
+  /** Resubscriptions a stream attempts after a disconnect before it fails with `StreamRecoveryError`. Default 3. */
+  readonly recoveryAttempts?: number;
+  /** Milliseconds before the first resubscription; attempt n waits n times this. Default 250. */
+  readonly recoveryDelayMs?: number;
+  /** The `fetch` to use. Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Aborts fetching the card. */
+  readonly signal?: AbortSignal;
+}
+
+/** What to send: text, or A2A parts. */
+export type MessageInput = string | { readonly parts: readonly Part[]; readonly metadata?: Readonly<Record<string, unknown>> };
+
+/** Options of one send or stream. */
+export interface SendOptions {
+  /** Continue this conversation (`Task.contextId`). */
+  readonly contextId?: string;
+  /** Continue this task (e.g. answer an `input-required` task). */
+  readonly taskId?: string;
+  /** Aborts the request; for a stream, also the recovery. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * An A2A client (protocol 1.0, JSON-RPC or HTTP+JSON binding) on the official `@a2a-js/sdk`
+ * client, with this SDK's rules: credentials only to trusted origins, typed errors
+ * (`ProtocolError` carrying `ErrUnauthorized`, `ErrNotFound`, `ErrUnsupported`,
+ * `ErrUntrustedOrigin`, or `ErrProtocol`), and streams that survive a disconnect by resubscribing
+ * to their task.
+ *
+ * @example
+ * await using client = await A2AClient.connect("https://agents.example.com", {
+ *   headers: { authorization: `Bearer ${token}` },
+ * });
+ * for await (const event of client.stream("Summarise the open issues")) {
+ *   if (event.kind === "status-update") console.log(event.state, event.text);
+ * }
+ */
+export class A2AClient {
+  /** The agent card, as fetched and checked. */
+  readonly card: AgentCard;
+  /** The interface in use: its URL and binding (`"JSONRPC"` or `"HTTP+JSON"`). */
+  readonly agentInterface: Readonly<AgentInterface>;
+  readonly #sdk: Client;
+  readonly #secrets: readonly string[];
+  readonly #attempts: number;
+  readonly #delayMs: number;
+  readonly #closing = new AbortController();
+
+  private constructor(card: AgentCard, agentInterface: AgentInterface, sdk: Client, secrets: readonly string[], options: A2AClientOptions) {
+    this.card = card;
+    this.agentInterface = Object.freeze({ ...agentInterface });
+    this.#sdk = sdk;
+    this.#secrets = secrets;
+    this.#attempts = options.recoveryAttempts ?? DEFAULT_RECOVERY_ATTEMPTS;
+    this.#delayMs = options.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
+  }
+
+  /**
+   * Fetches the agent card at `url` (the card itself when the path ends in `.json`, else
+   * `/.well-known/agent-card.json` of its origin), checks it, selects the first JSON-RPC or
+   * HTTP+JSON interface and makes a client for it.
+   *
+   * @throws ProtocolError (op `"agent-card"`) matching `ErrInvalidAgentCard` (not JSON, missing
+   *   name or interfaces, a malformed interface URL, HTTP 404), `ErrUnsupported` (no interface
+   *   this client speaks), `ErrUntrustedOrigin` (credentials set and the card's interface, or a
+   *   redirect, is on another origin), `ErrUnauthorized` (HTTP 401/403); a `TypeError` for a bad
+   *   `url` or option.
+   */
+  static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
+    const cardUrl = new URL(url);
+    if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:") throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
+    if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = AGENT_CARD_PATH;
+    const credentials = { ...(options.headers ?? {}) };
+    const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
+    const secrets = Object.values(credentials);
+    const fetchImpl = guardedFetch({
+      base: options.fetch ?? globalThis.fetch,
+      credentials,
+      trusted,
+      maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    });
+    const op = "agent-card";
+    let raw: unknown;
+    let text = "";
+    try {
+      const response = await fetchImpl(cardUrl, { headers: { accept: "application/json", "a2a-version": "1.0" }, ...(options.signal ? { signal: options.signal } : {}) });
+      text = await response.text();
+      if (!response.ok) throw invalidCard(`HTTP ${response.status} for ${cardUrl.href}`, text, secrets);
+      raw = JSON.parse(text) as unknown;
+    } catch (error) {
+      if (error instanceof SyntaxError) throw invalidCard("the card is not JSON", text, secrets);
+      throw classify(op, error, secrets, options.signal);
+    }
+    const card = checkCard(raw, text, secrets);
+    const selected = card.supportedInterfaces.find((candidate) => (BINDINGS as readonly string[]).includes(candidate.protocolBinding));
+    if (!selected) {
+      throw new ProtocolError({
+        op,
+        reason: `no interface this client speaks (${BINDINGS.join(", ")}); the card offers ${card.supportedInterfaces.map((i) => i.protocolBinding).join(", ")}`,
+        cause: new AdaptorError("no supported A2A interface", { sentinel: ErrUnsupported }),
+        secrets,
+      });
+    }
+    if (secrets.length > 0 && !trusted.has(new URL(selected.url).origin)) {
+      throw new ProtocolError({
+        op,
+        reason: `the card's interface ${new URL(selected.url).origin} is not a trusted origin`,
+        cause: new AdaptorError(`refusing to send credentials to ${new URL(selected.url).origin}: not a trusted origin`, { sentinel: ErrUntrustedOrigin }),
+        secrets,
+      });
+    }
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        preferredTransports: [selected.protocolBinding as (typeof BINDINGS)[number]],
+      }),
+    );
+    const sdk = await factory.createFromAgentCard({ ...card, supportedInterfaces: [selected] });
+    return new A2AClient(card, selected, sdk, secrets, options);
+  }
+
+  /**
+   * Sends a message and waits (blocking send) for the task to reach a final or interrupted state,
+   * or for the agent's direct reply.
+   *
+   * @returns the `Task` (any final state, `input-required`, `auth-required`) or a `Message`.
+   * @throws ProtocolError (op `"message/send"`); the signal's reason when aborted.
+   */
+  async send(input: MessageInput, options: SendOptions = {}): Promise<Task | Message> {
+    const signal = this.#signal(options.signal);
+    try {
+      return await this.#sdk.sendMessage(request(input, options), { signal });
+    } catch (error) {
+      throw classify("message/send", error, this.#secrets, signal);
+    }
+  }
+
+  /**
+   * Sends a message and streams the task's events until a final or interrupted state (or the
+   * agent's direct `message`). When the connection drops after the task is known, the stream
+   * resubscribes to the task (up to `recoveryAttempts` times) and yields a `recovered` event
+   * before the resumed events; a task that finished meanwhile is read once with `tasks/get`.
+   * Breaking out of the loop closes the connection (the remote task keeps running; cancel it with
+   * {@link cancelTask}).
+   *
+   * @throws ProtocolError (op `"message/stream"`) before the task is known;
+   *   StreamRecoveryError (`taskId`) when every recovery failed; the signal's reason when aborted.
+   */
+  async *stream(input: MessageInput, options: SendOptions = {}): AsyncGenerator<A2AStreamEvent, void, undefined> {
+    const signal = this.#signal(options.signal);
+    yield* this.#follow("message/stream", this.#sdk.sendMessageStream(request(input, options), { signal }), signal, undefined);
+  }
+
+  /**
+   * Streams the events of a running task, from a snapshot of its current state, with the same
+   * recovery as {@link stream}.
+   *
+   * @throws ProtocolError (op `"tasks/resubscribe"`) matching `ErrNotFound` (no such task) or
+   *   `ErrUnsupported` (the task already finished, or the agent does not stream).
+   */
+  async *resubscribe(taskId: string, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<A2AStreamEvent, void, undefined> {
+    const signal = this.#signal(options.signal);
+    yield* this.#follow("tasks/resubscribe", this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal }), signal, taskId);
+  }
+
+  /**
+   * The task's current state.
+   *
+   * @throws ProtocolError (op `"tasks/get"`) matching `ErrNotFound` for an unknown task.
+   */
+  async getTask(taskId: string, options: { readonly signal?: AbortSignal; readonly historyLength?: number } = {}): Promise<Task> {
+    const signal = this.#signal(options.signal);
+    try {
+      return await this.#sdk.getTask({ tenant: "", id: taskId, ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}) }, { signal });
+    } catch (error) {
+      throw classify("tasks/get", error, this.#secrets, signal);
+    }
+  }
+
+  /**
+   * Asks the agent to cancel the task and returns its state after the request.
+   *
+   * @throws ProtocolError (op `"tasks/cancel"`) matching `ErrNotFound` (unknown task) or
+   *   `ErrUnsupported` (the task cannot be canceled, e.g. it already finished).
+   */
+  async cancelTask(taskId: string, options: { readonly signal?: AbortSignal } = {}): Promise<Task> {
+    const signal = this.#signal(options.signal);
+    try {
+      return await this.#sdk.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal });
+    } catch (error) {
+      throw classify("tasks/cancel", error, this.#secrets, signal);
+    }
+  }
+
+  /** Aborts every request and stream of this client. Idempotent. */
+  async close(): Promise<void> {
+    this.#closing.abort(new AdaptorError("A2A client closed"));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #signal(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+  }
+
+  async *#follow(
+    op: string,
+    first: AsyncGenerator<StreamResponse, void, undefined>,
+    signal: AbortSignal,
+    knownTaskId: string | undefined,
+  ): AsyncGenerator<A2AStreamEvent, void, undefined> {
+    let source = first;
+    let taskId = knownTaskId;
+    let attempts = 0;
+    let lastCause: unknown;
+    for (;;) {
+      let lost: unknown;
+      try {
+        for await (const response of source) {
+          const event = toEvent(response);
+          if (!event) throw new ProtocolError({ op, reason: "stream event without a payload", raw: JSON.stringify(response), secrets: this.#secrets });
+          taskId ??= event.taskId;
+          yield event;
+          if (event.final) return;
+        }
+        lost = new ProtocolError({ op, reason: "the stream ended before the task reached a final state", secrets: this.#secrets });
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const classified = classify(attempts === 0 ? op : "tasks/resubscribe", error, this.#secrets, signal);
+        if (attempts > 0 && taskId !== undefined && isError(classified, ErrUnsupported)) {
+          // The task reached a final state while we were away: read it once.
+          const task = await this.getTask(taskId, { signal });
+          const event = toEvent({ payload: { $case: "task", value: task } });
+          if (event) yield event;
+          return;
+        }
+        // Resubscribing cannot mend a refused credential, an unknown task or an unsupported request.
+        const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) => isError(classified, category));
+        if (taskId === undefined || fatal) {
+          if (attempts === 0) throw classified;
+          throw new StreamRecoveryError(taskId ?? "", classified, attempts);
+        }
+        lost = classified;
+      }
+      if (taskId === undefined) throw lost;
+      lastCause = lost;
+      if (attempts >= this.#attempts) throw new StreamRecoveryError(taskId, lastCause, attempts);
+      attempts++;
+      await pause(this.#delayMs * attempts, signal);
+      yield { kind: "recovered", taskId, attempt: attempts, cause: lastCause, final: false };
+      source = this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal });
+    }
+  }
+}
+
+function invalidCard(reason: string, raw: string, secrets: readonly string[]): ProtocolError {
+  return new ProtocolError({ op: "agent-card", reason, cause: new AdaptorError(reason, { sentinel: ErrInvalidAgentCard }), raw, secrets });
+}
+
+/** The card as the SDK's type, after the checks this client relies on. */
+function checkCard(raw: unknown, text: string, secrets: readonly string[]): AgentCard {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalidCard("the card is not a JSON object", text, secrets);
+  const fields = raw as Record<string, unknown>;
+  if (typeof fields["name"] !== "string" || fields["name"].trim() === "") throw invalidCard("the card has no name", text, secrets);
+  const interfaces = fields["supportedInterfaces"];
+  if (!Array.isArray(interfaces) || interfaces.length === 0) throw invalidCard("the card lists no supportedInterfaces", text, secrets);
+  for (const [index, entry] of interfaces.entries()) {
+    const item = entry as Record<string, unknown> | null;
+    if (typeof item !== "object" || item === null || typeof item["url"] !== "string" || typeof item["protocolBinding"] !== "string") {
+      throw invalidCard(`supportedInterfaces[${index}] needs a url and a protocolBinding`, text, secrets);
+    }
+    if (!(BINDINGS as readonly string[]).includes(item["protocolBinding"])) continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(item["url"]);
+    } catch {
+      throw invalidCard(`supportedInterfaces[${index}].url is not an absolute URL`, text, secrets);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw invalidCard(`supportedInterfaces[${index}].url must be http or https`, text, secrets);
+    }
+  }
+  try {
+    return AgentCard.fromJSON(raw);
+  } catch (cause) {
+    throw new ProtocolError({ op: "agent-card", reason: "the card does not parse", cause: new AdaptorError("card does not parse", { sentinel: ErrInvalidAgentCard, cause }), raw: text, secrets });
+  }
+}
+
+function request(input: MessageInput, options: SendOptions) {
+  const parts: Part[] =
+    typeof input === "string"
+      ? [{ content: { $case: "text", value: input }, metadata: undefined, filename: "", mediaType: "text/plain" }]
+      : [...input.parts];
+  if (parts.length === 0) throw new TypeError("an A2A message needs at least one part");
+  const message: Message = {
+    messageId: randomUUID(),
+    contextId: options.contextId ?? "",
+    taskId: options.taskId ?? "",
+    role: Role.ROLE_USER,
+    parts,
+    metadata: typeof input === "string" ? undefined : input.metadata ? { ...input.metadata } : undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+  return { tenant: "", message, configuration: undefined, metadata: undefined };
+}
+
+/** Our event for one SDK stream response, or `undefined` when it carries no payload. */
+export function toEvent(response: StreamResponse): A2AStreamEvent | undefined {
+  const payload = response.payload;
+  switch (payload?.$case) {
+    case "task": {
+      const task = payload.value;
+      const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+      return { kind: "task", task, taskId: task.id, state, final: isFinalState(state) };
+    }
+    case "message":
+      return { kind: "message", message: payload.value, taskId: payload.value.taskId || undefined, final: true };
+    case "statusUpdate": {
+      const update = payload.value;
+      const state = update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+      return { kind: "status-update", update, taskId: update.taskId, state, text: textOf(update.status?.message?.parts ?? []), final: isFinalState(state) };
+    }
+    case "artifactUpdate":
+      return { kind: "artifact-update", update: payload.value, taskId: payload.value.taskId, text: textOf(payload.value.artifact?.parts ?? []), final: false };
+    default:
+      return undefined;
+  }
+}
+
+/** The text parts of `parts`, joined. */
+export function textOf(parts: readonly Part[]): string {
+  return parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+

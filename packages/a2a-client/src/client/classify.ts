@@ -1,0 +1,66 @@
+import { A2AError } from "@a2a-js/sdk/errors";
+import { AdaptorError, DriverError, ErrCode, findError, isError } from "@adaptor/errors";
+import { ProtocolError } from "../errors/protocol-error.js";
+import { ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { HttpFailure } from "./trust.js";
+
+const UNSUPPORTED_REASONS = new Set([
+  "UNSUPPORTED_OPERATION",
+  "CONTENT_TYPE_NOT_SUPPORTED",
+  "PUSH_NOTIFICATION_NOT_SUPPORTED",
+  "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+  "EXTENSION_SUPPORT_REQUIRED",
+  "VERSION_NOT_SUPPORTED",
+  "TASK_NOT_CANCELABLE",
+]);
+
+/** True for the failures `fetch` reports when a connection cannot be made or breaks. */
+function isConnectionFailure(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === "TypeError" && /fetch failed|terminated|network|socket/i.test(err.message)) return true;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code);
+}
+
+/**
+ * The `ProtocolError` for a failure of client operation `op`: the A2A SDK's errors, HTTP
+ * failures and trust refusals keep their identity as the cause; a broken connection is a
+ * `DriverError` coded `SERVICE_UNAVAILABLE`; anything else is a protocol violation
+ * (`ErrProtocol`). An abort of `signal` is returned unchanged (it is the caller's, not the remote's).
+ */
+export function classify(op: string, err: unknown, secrets: readonly string[], signal?: AbortSignal): unknown {
+  if (signal?.aborted && (err === signal.reason || (err instanceof Error && err.name === "AbortError"))) return signal.reason ?? err;
+  const existing = findError(err, ProtocolError);
+  if (existing && existing === err) return err;
+  if (isError(err, ErrUntrustedOrigin)) return new ProtocolError({ op, reason: "untrusted origin", cause: err, secrets });
+  const http = findError(err, HttpFailure);
+  if (http && isError(http, ErrUnauthorized)) {
+    return new ProtocolError({ op, reason: http.message, cause: http, ...(http.raw !== undefined ? { raw: http.raw } : {}), secrets });
+  }
+  if (http) return new ProtocolError({ op, reason: http.message, ...(http.raw !== undefined ? { raw: http.raw } : {}), secrets });
+  const remote = findA2AError(err);
+  if (remote) {
+    const raw = remote.message;
+    if (remote.reason === "TASK_NOT_FOUND") {
+      return new ProtocolError({ op, reason: "task not found", cause: new AdaptorError(remote.message, { sentinel: ErrNotFound, cause: remote }), raw, secrets });
+    }
+    if (UNSUPPORTED_REASONS.has(remote.reason)) {
+      const reason = remote.reason.toLowerCase().replaceAll("_", " ");
+      return new ProtocolError({ op, reason, cause: new AdaptorError(remote.message, { sentinel: ErrUnsupported, cause: remote }), raw, secrets });
+    }
+    return new ProtocolError({ op, reason: remote.reason.toLowerCase().replaceAll("_", " "), cause: new AdaptorError(remote.message, { sentinel: ErrProtocol, cause: remote }), raw, secrets });
+  }
+  if (isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown } | undefined)?.cause)) {
+    const cause = new DriverError({ op, device: "a2a", code: ErrCode.ServiceUnavailable, cause: err });
+    return new ProtocolError({ op, reason: "connection failed", cause, secrets });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProtocolError({ op, reason: "unexpected response", cause: new AdaptorError(message, { sentinel: ErrProtocol, cause: err }), raw: message, secrets });
+}
+
+function findA2AError(err: unknown): A2AError | undefined {
+  for (let node: unknown = err, depth = 0; node instanceof Error && depth < 8; node = node.cause, depth++) {
+    if (node instanceof A2AError) return node;
+  }
+  return undefined;
+}

@@ -1,0 +1,163 @@
+import { TaskState, type Task } from "@a2a-js/sdk";
+import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
+import type { A2AClient } from "../client/a2a-client.js";
+import { textOf } from "../client/a2a-client.js";
+import { taskStateName, type A2AStreamEvent } from "../client/stream-event.js";
+import { ProtocolError } from "../errors/protocol-error.js";
+import { ErrInvalidAgentCard, ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
+import { DelegationError, type DelegationErrorCode } from "./delegation-error.js";
+
+/** Metadata key under which an adaptor A2A server reports a failed task's closed failure code. */
+export const FAILURE_METADATA_KEY = "adaptor.failure";
+
+/** A completed delegation. */
+export interface DelegationResult {
+  /** The remote task. */
+  readonly taskId: string;
+  /** The remote conversation, for a follow-up delegation. */
+  readonly contextId: string;
+  /** The remote agent's answer: its artifacts' text, else its final status message's text. */
+  readonly text: string;
+}
+
+/** Progress of a delegation, as {@link delegate} reports it. */
+export interface DelegationProgress {
+  /** `status` (a state change, with its message text), `artifact` (output text), `recovered` (a resubscription after a disconnect). */
+  readonly kind: "status" | "artifact" | "recovered";
+  readonly taskId: string;
+  /** The remote state's short name, for `status`. */
+  readonly state?: string;
+  readonly text?: string;
+  /** The resubscription number, for `recovered`. */
+  readonly attempt?: number;
+}
+
+/** Options of {@link delegate}. */
+export interface DelegateOptions {
+  /** Continue a remote conversation. */
+  readonly contextId?: string;
+  /** Aborts the delegation; the abort reason is thrown as is (not a `DelegationError`). */
+  readonly signal?: AbortSignal;
+  /** Deadline for the whole delegation, in milliseconds; then the remote task is canceled and `DelegationError` `timeout` thrown. Default: none. */
+  readonly timeoutMs?: number;
+  /** Called with each progress event. */
+  readonly onProgress?: (progress: DelegationProgress) => void;
+}
+
+/**
+ * Sends `task` to the remote agent (streaming when its card says it streams) and waits for the
+ * remote task to complete.
+ *
+ * @returns the remote answer when the task completed.
+ * @throws DelegationError for every remote or business failure (a task that failed, was
+ *   rejected or canceled, needs input or authentication; an unreachable agent, a refused
+ *   credential, a protocol violation, a lost stream, the deadline); the signal's reason when
+ *   `signal` aborts.
+ */
+export async function delegate(client: A2AClient, task: string, options: DelegateOptions = {}): Promise<DelegationResult> {
+  const deadline = options.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const signal = anySignal(options.signal, deadline);
+  let taskId: string | undefined;
+  try {
+    const sendOptions = { ...(options.contextId ? { contextId: options.contextId } : {}), ...(signal ? { signal } : {}) };
+    let final: Task | undefined;
+    const artifacts = new Map<string, string>();
+    if (client.card.capabilities?.streaming) {
+      for await (const event of client.stream(task, sendOptions)) {
+        taskId ??= event.taskId;
+        report(event, options.onProgress, artifacts);
+        if (event.kind === "message") return { taskId: event.taskId ?? "", contextId: event.message.contextId, text: textOf(event.message.parts) };
+        if (event.kind === "task") final = event.task;
+        if (event.kind === "status-update" && event.final) final = { ...(final ?? emptyTask(event.taskId, event.update.contextId)), status: event.update.status };
+      }
+    } else {
+      const reply = await client.send(task, sendOptions);
+      if ("parts" in reply) return { taskId: reply.taskId, contextId: reply.contextId, text: textOf(reply.parts) };
+      final = reply;
+      for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts));
+    }
+    if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
+    return outcome(final, artifacts);
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (deadline?.aborted) {
+      if (taskId) await client.cancelTask(taskId).catch(() => undefined);
+      throw new DelegationError({ code: "timeout", message: `the remote agent did not finish within ${options.timeoutMs} ms`, retryable: true, metadata: taskId ? { taskId } : {} });
+    }
+    throw toDelegationError(error, taskId);
+  }
+}
+
+function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"], artifacts: Map<string, string>): void {
+  if (event.kind === "artifact-update") {
+    // A chunk with `append` extends its artifact; one without replaces it.
+    const id = event.update.artifact?.artifactId ?? "";
+    artifacts.set(id, event.update.append ? (artifacts.get(id) ?? "") + event.text : event.text);
+    onProgress?.({ kind: "artifact", taskId: event.taskId, text: event.text });
+  } else if (event.kind === "status-update") {
+    onProgress?.({ kind: "status", taskId: event.taskId, state: taskStateName(event.state), ...(event.text ? { text: event.text } : {}) });
+  } else if (event.kind === "recovered") {
+    onProgress?.({ kind: "recovered", taskId: event.taskId, attempt: event.attempt });
+  } else if (event.kind === "task") {
+    onProgress?.({ kind: "status", taskId: event.taskId, state: taskStateName(event.state) });
+  }
+}
+
+function outcome(task: Task, artifacts: ReadonlyMap<string, string>): DelegationResult {
+  const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+  const statusText = textOf(task.status?.message?.parts ?? []);
+  if (state === TaskState.TASK_STATE_COMPLETED) {
+    const fromTask = task.artifacts.map((artifact) => textOf(artifact.parts)).join("");
+    return { taskId: task.id, contextId: task.contextId, text: fromTask || [...artifacts.values()].join("") || statusText };
+  }
+  const failure = task.status?.message?.metadata?.[FAILURE_METADATA_KEY] as { code?: unknown; retryable?: unknown } | undefined;
+  const metadata = {
+    taskId: task.id,
+    contextId: task.contextId,
+    ...(typeof failure?.code === "string" ? { failure: failure.code } : {}),
+  };
+  const remoteStatus = taskStateName(state);
+  const codes: Partial<Record<TaskState, DelegationErrorCode>> = {
+    [TaskState.TASK_STATE_FAILED]: "remote_failed",
+    [TaskState.TASK_STATE_REJECTED]: "rejected",
+    [TaskState.TASK_STATE_CANCELED]: "canceled",
+    [TaskState.TASK_STATE_INPUT_REQUIRED]: "input_required",
+    [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth_required",
+  };
+  const code = codes[state] ?? "protocol";
+  const message = statusText || `the remote task ended ${remoteStatus}`;
+  throw new DelegationError({ code, message: `remote agent: ${message}`, retryable: failure?.retryable === true, remoteStatus, metadata });
+}
+
+/** The DelegationError for a client failure of a delegation. */
+export function toDelegationError(error: unknown, taskId: string | undefined): DelegationError {
+  const existing = findError(error, DelegationError);
+  if (existing) return existing;
+  const protocol = findError(error, ProtocolError);
+  const metadata: Record<string, unknown> = { ...(taskId ? { taskId } : {}), ...(protocol ? { op: protocol.op } : {}) };
+  const lost = findError(error, StreamRecoveryError);
+  if (lost) return new DelegationError({ code: "stream_lost", message: "the connection to the remote agent was lost and could not be resumed", retryable: true, metadata: { ...metadata, taskId: lost.taskId } });
+  const pick = (): [DelegationErrorCode, boolean, string] => {
+    if (isError(error, ErrUntrustedOrigin)) return ["untrusted_origin", false, "the remote agent's address is not a trusted origin"];
+    if (isError(error, ErrUnauthorized)) return ["unauthorized", false, "the remote agent refused the credentials"];
+    if (isError(error, ErrInvalidAgentCard)) return ["invalid_agent_card", false, "the remote agent's card is invalid"];
+    if (isError(error, ErrNotFound)) return ["not_found", false, "the remote task does not exist"];
+    if (isError(error, ErrUnsupported)) return ["unsupported", false, "the remote agent does not support this request"];
+    const driver = findError(error, DriverError);
+    if (driver?.code === ErrCode.ServiceUnavailable) return ["unreachable", true, "the remote agent is unreachable"];
+    if (isError(error, ErrProtocol)) return ["protocol", false, "the remote agent broke the A2A protocol"];
+    return ["protocol", false, "the delegation failed"];
+  };
+  const [code, retryable, message] = pick();
+  return new DelegationError({ code, message, retryable, metadata });
+}
+
+function emptyTask(id: string, contextId: string): Task {
+  return { id, contextId, status: undefined, artifacts: [], history: [], metadata: undefined };
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+}

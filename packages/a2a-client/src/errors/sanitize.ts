@@ -1,0 +1,26 @@
+/** Longest `raw` text a {@link ProtocolError} keeps, in UTF-16 code units. */
+export const MAX_RAW_CHARS = 2048;
+
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex -- removing terminal escapes is the point
+const TERMINAL_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]/g;
+const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const SECRET_FIELD = /("(?:authorization|api[-_]?key|x-api-key|token|access[-_]?token|password|secret|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
+/**
+ * Text received from a remote agent, made safe to keep on an error: each of `secrets` (credential
+ * values the client sent) and anything that looks like an authorization value or a secret JSON
+ * field becomes `<redacted>`; terminal escapes and control characters (except newline and tab) are
+ * removed; the result is cut to {@link MAX_RAW_CHARS} with a trailing `…`.
+ */
+export function sanitizeRaw(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("<redacted>");
+  out = out
+    .replace(TERMINAL_ESCAPE, "")
+    .replace(CONTROL, "")
+    .replace(AUTH_VALUE, "$1 <redacted>")
+    .replace(SECRET_FIELD, '$1"<redacted>"');
+  return out.length > MAX_RAW_CHARS ? `${out.slice(0, MAX_RAW_CHARS - 1)}…` : out;
+}

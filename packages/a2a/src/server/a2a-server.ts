@@ -1,0 +1,299 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
+import type { RunOptions, Stream } from "adaptor";
+import express from "express";
+import { agentMessage, messageData, messageText, textPart } from "./parts.js";
+import { TaskRun, type ApprovalAnswer } from "./task-run.js";
+
+/** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
+export interface StreamRunner {
+  stream(prompt: string, options?: RunOptions): Stream;
+}
+
+/**
+ * Picks the runner of each new task from its A2A conversation, e.g.
+ * `({ contextId }) => agent.thread(\`a2a:${contextId}\`)` so that the messages of one `contextId`
+ * continue one thread. Called once per new task, before its run starts.
+ */
+export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
+
+/** The card fields a host chooses; the rest (interfaces, capabilities, modes) the server fills in. */
+export interface A2AServerCard {
+  /** The agent's name, e.g. `"Code reviewer"`. */
+  readonly name: string;
+  /** What it does, for clients and their models. */
+  readonly description: string;
+  /** The agent's version. Default `"1.0.0"`. */
+  readonly version?: string;
+  /** Skills to advertise. Default: one skill named after the agent. */
+  readonly skills?: readonly Partial<AgentSkill>[];
+  /** The organisation behind the agent. */
+  readonly provider?: { readonly organization: string; readonly url: string };
+}
+
+/** Options of {@link a2aServer}. */
+export interface A2AServerOptions {
+  /**
+   * The public base URL where {@link A2AServer.handler} is mounted, e.g.
+   * `"https://agents.example.com/reviewer"`: the JSON-RPC interface is this URL, the HTTP+JSON
+   * interface `<url>/rest`, the card `<url>/.well-known/agent-card.json`.
+   */
+  readonly url: string;
+  readonly card: A2AServerCard;
+  /** Options for every run (policy, timeouts, tools). `onApproval` and `signal` are set by the server. */
+  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
+  /**
+   * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP
+   * 401 before the request is read. Default: every request is accepted.
+   */
+  readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+}
+
+/** An A2A agent serving a runner; mount {@link handler} in `http.createServer`, Express, Fastify or Hono's Node adapter. */
+export interface A2AServer {
+  /** The Node request handler: the card, JSON-RPC and HTTP+JSON endpoints. */
+  readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
+  /** The agent card the server publishes. */
+  readonly card: AgentCard;
+  /** Cancels every running task and waits for their runs to end. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Serves `runner` (one `Agent` or `Thread` for every task, or a {@link RunnerFor} that picks one
+ * per conversation) as an A2A agent (protocol 1.0) with the official `@a2a-js/sdk` server: agent
+ * card, `SendMessage` (blocking) and `SendStreamingMessage`, `GetTask`, `CancelTask`,
+ * `SubscribeToTask`, over JSON-RPC and HTTP+JSON.
+ *
+ * Each new message starts a run with its text parts as the prompt. The answer streams as the
+ * `response` artifact (text deltas appended, then the whole text as the last chunk) and the task
+ * ends `completed`. An approval the run asks for puts the task in `input-required` with the
+ * request in a data part (`{ approval: { id, kind, title, toolName, input, choices } }`); a
+ * message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
+ * or `{ decision: "answer", choice }` (or the text `approve` / `deny`) answers it, and the run's own
+ * approval deadline and fallback still apply. A business failure ends the task `failed` with its
+ * reason as text and a closed failure code under `metadata["adaptor.failure"]` (see
+ * {@link A2AFailureCode}); `cancelled`, and a `CancelTask`, end it `canceled`; any other error
+ * ends it `failed` with code `error` and no detail. Nothing of an error's message beyond its first
+ * line, and never a stack trace, leaves the host.
+ *
+ * @example
+ * const server = a2aServer(agent, { url: "http://127.0.0.1:4000", card: { name: "Fixer", description: "Fixes failing tests" } });
+ * http.createServer(server.handler).listen(4000, "127.0.0.1");
+ */
+export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
+  const base = new URL(options.url);
+  if (base.protocol !== "http:" && base.protocol !== "https:") throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
+  const url = base.href.replace(/\/$/, "");
+  const card = buildCard(url, options.card);
+  const runs = new Map<string, TaskRun>();
+  const taskStore = new InMemoryTaskStore();
+  let closed = false;
+
+  const executor: AgentExecutor = {
+    async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+      const { taskId, contextId } = context;
+      const live = runs.get(taskId);
+      if (live) {
+        live.bus = bus;
+        bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
+        const stop = live.nextStop();
+        const answer = parseAnswer(context.userMessage);
+        if (!answer || !live.answer(answer)) {
+          live.status(
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            agentMessage(taskId, contextId, [textPart('the task waits for an approval: send { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice }')]),
+          );
+          return;
+        }
+        await stop;
+        return;
+      }
+      if (context.task) {
+        // A task of this server that no run serves any more (it ended, or the server restarted).
+        bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_FAILED)));
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: {
+              state: TaskState.TASK_STATE_FAILED,
+              message: agentMessage(taskId, contextId, [textPart("error: the task is no longer running")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: false } }),
+              timestamp: new Date().toISOString(),
+            },
+            metadata: undefined,
+          }),
+        );
+        return;
+      }
+      bus.publish(AgentEvent.task(TaskRun.initialTask(taskId, contextId, context.userMessage)));
+      const prompt = messageText(context.userMessage);
+      if (closed || prompt.trim() === "") {
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: {
+              state: TaskState.TASK_STATE_REJECTED,
+              message: agentMessage(taskId, contextId, [textPart(closed ? "the agent is shutting down" : "the message has no text part")]),
+              timestamp: new Date().toISOString(),
+            },
+            metadata: undefined,
+          }),
+        );
+        return;
+      }
+      let stream: Stream;
+      try {
+        const target = typeof runner === "function" ? runner({ contextId, taskId }) : runner;
+        stream = target.stream(prompt, { ...options.runOptions });
+      } catch {
+        // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: {
+              state: TaskState.TASK_STATE_FAILED,
+              message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }),
+              timestamp: new Date().toISOString(),
+            },
+            metadata: undefined,
+          }),
+        );
+        return;
+      }
+      const run = new TaskRun({ taskId, contextId, bus, stream, store: taskStore, callContext: context.context, onDone: () => runs.delete(taskId) });
+      runs.set(taskId, run);
+      await run.nextStop();
+    },
+    async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+      const run = runs.get(taskId);
+      if (!run) return;
+      run.bus = bus;
+      run.cancel();
+      await run.done;
+    },
+  };
+
+  const requestHandler = new DefaultRequestHandler(card, taskStore, executor);
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  if (options.authorize) {
+    const authorize = options.authorize;
+    app.use((req, res, next) => {
+      Promise.resolve()
+        .then(() => authorize(req))
+        .then(
+          (ok) => (ok ? next() : res.status(401).json({ error: "unauthorized" })),
+          () => res.status(401).json({ error: "unauthorized" }),
+        );
+    });
+  }
+  app.use("/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use("/", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  // Express's own fallbacks answer in HTML, its error page with the stack trace: answer in JSON,
+  // with the status's short text only.
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).json({ error: "not found" });
+  });
+  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = httpStatusOf(error);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json({ error: status === 413 ? "request body too large" : status < 500 ? "bad request" : "internal error" });
+  });
+
+  return {
+    handler: (req, res) => app(req as never, res as never),
+    card,
+    async close() {
+      closed = true;
+      const live = [...runs.values()];
+      for (const run of live) run.cancel();
+      await Promise.all(live.map((run) => run.done));
+    },
+    async [Symbol.asyncDispose]() {
+      await this.close();
+    },
+  };
+}
+
+/** The HTTP status an Express error asks for (body-parser sets `status`), else 500. */
+function httpStatusOf(error: unknown): number {
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
+}
+
+function buildCard(url: string, card: A2AServerCard): AgentCard {
+  const skills: AgentSkill[] = (card.skills && card.skills.length > 0 ? card.skills : [{}]).map((skill, index) => ({
+    id: skill.id ?? (index === 0 ? "default" : `skill-${index}`),
+    name: skill.name ?? card.name,
+    description: skill.description ?? card.description,
+    tags: [...(skill.tags ?? [])],
+    examples: [...(skill.examples ?? [])],
+    inputModes: [...(skill.inputModes ?? [])],
+    outputModes: [...(skill.outputModes ?? [])],
+    securityRequirements: [...(skill.securityRequirements ?? [])],
+  }));
+  return {
+    name: card.name,
+    description: card.description,
+    supportedInterfaces: [
+      { url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+      { url: `${url}/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" },
+    ],
+    provider: card.provider ? { organization: card.provider.organization, url: card.provider.url } : undefined,
+    version: card.version ?? "1.0.0",
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain"],
+    skills,
+    signatures: [],
+  };
+}
+
+function snapshot(context: RequestContext, state: TaskState) {
+  const task = context.task;
+  return {
+    id: context.taskId,
+    contextId: context.contextId,
+    status: { state, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: task ? [...task.artifacts] : [],
+    history: [...(task?.history ?? []), context.userMessage],
+    metadata: task?.metadata,
+  };
+}
+
+/** The approval answer a client message carries: a data part `{ decision, reason?, choice? }`, or the text `approve`/`deny`. */
+function parseAnswer(message: Message): ApprovalAnswer | undefined {
+  const data = messageData(message);
+  const decision = data?.["decision"];
+  if (decision === "approve" || decision === "deny" || decision === "answer") {
+    return {
+      decision,
+      ...(typeof data?.["reason"] === "string" ? { reason: data["reason"] } : {}),
+      ...(typeof data?.["choice"] === "string" ? { choice: data["choice"] } : {}),
+    };
+  }
+  const text = messageText(message).trim().toLowerCase();
+  if (text === "approve" || text === "yes") return { decision: "approve" };
+  if (text === "deny" || text === "no") return { decision: "deny" };
+  return undefined;
+}

@@ -1,0 +1,47 @@
+import { RunError } from "adaptor";
+
+/**
+ * The closed set of failure codes an A2A task of this server can end with, under the status
+ * message's `metadata["adaptor.failure"].code`. Business failures of the run keep their reason
+ * (`approval_denied`, `approval_timeout`, `agent_error`, `policy_violation`,
+ * `active_execution_timeout`; `cancelled` ends the task `canceled`); an unknown reason is
+ * `agent_error`; anything that is not a business failure (a CLI that cannot start, a timeout of
+ * the SDK, a store failure) is `error`, with no detail.
+ */
+export type A2AFailureCode =
+  | "approval_denied"
+  | "approval_timeout"
+  | "agent_error"
+  | "policy_violation"
+  | "active_execution_timeout"
+  | "cancelled"
+  | "error";
+
+const BUSINESS = new Set<string>(["approval_denied", "approval_timeout", "agent_error", "policy_violation", "active_execution_timeout", "cancelled"]);
+
+/** Longest failure message a task carries, in characters. */
+export const MAX_FAILURE_MESSAGE_CHARS = 500;
+
+/** A run's failure as the task reports it: the code, and a message fit for a remote client. */
+export interface TaskFailure {
+  readonly code: A2AFailureCode;
+  readonly message: string;
+  /** True when the same request may succeed later (an approval that timed out, an internal error). */
+  readonly retryable: boolean;
+}
+
+/**
+ * Maps a run's rejection to its {@link TaskFailure}. A `RunError` keeps its reason and the first
+ * line of its message (control characters removed, cut to 500 characters); any other error is
+ * `error` with the fixed message `"internal error"`: no message, stack or cause of it leaves the host.
+ */
+export function taskFailure(error: unknown): TaskFailure {
+  if (error instanceof RunError) {
+    const code = (BUSINESS.has(error.reason) ? error.reason : "agent_error") as A2AFailureCode;
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    const line = (error.message.split("\n")[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim();
+    const message = line.length > MAX_FAILURE_MESSAGE_CHARS ? `${line.slice(0, MAX_FAILURE_MESSAGE_CHARS - 1)}…` : line;
+    return { code, message: `${code}: ${message || "the run failed"}`, retryable: code === "approval_timeout" };
+  }
+  return { code: "error", message: "error: internal error", retryable: true };
+}

@@ -1,0 +1,184 @@
+import { TaskState, type Message, type Task } from "@a2a-js/sdk";
+import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
+import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
+import type { ApprovalRequest, Stream } from "adaptor";
+import { taskFailure } from "./failure.js";
+import { agentMessage, dataPart, textPart } from "./parts.js";
+
+/** The artifact that carries the run's answer. */
+export const RESPONSE_ARTIFACT_ID = "response";
+
+function responseArtifact(text: string) {
+  return { artifactId: RESPONSE_ARTIFACT_ID, name: "response", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] };
+}
+
+/** What a client sends to answer an `input-required` task, as a data part. */
+export interface ApprovalAnswer {
+  readonly decision: "approve" | "deny" | "answer";
+  readonly reason?: string;
+  readonly choice?: string;
+}
+
+/**
+ * One run behind one A2A task: pumps the run's events onto the task's event bus and holds the
+ * approval it is waiting for. Each `execute` of the task waits for {@link nextStop}: the next
+ * `input-required` state, or the end of the run.
+ */
+export class TaskRun {
+  readonly taskId: string;
+  readonly contextId: string;
+  bus: ExecutionEventBus;
+  #stream: Stream;
+  #pending: ApprovalRequest | undefined;
+  #waiters: (() => void)[] = [];
+  #cancelRequested = false;
+  #streamed = false;
+  readonly done: Promise<void>;
+
+  readonly #store: TaskStore;
+  readonly #callContext: ServerCallContext;
+  #persisting: Promise<void> = Promise.resolve();
+
+  constructor(init: {
+    taskId: string;
+    contextId: string;
+    bus: ExecutionEventBus;
+    stream: Stream;
+    store: TaskStore;
+    callContext: ServerCallContext;
+    onDone: () => void;
+  }) {
+    this.taskId = init.taskId;
+    this.contextId = init.contextId;
+    this.bus = init.bus;
+    this.#stream = init.stream;
+    this.#store = init.store;
+    this.#callContext = init.callContext;
+    this.done = this.#pump().then(() => this.#persisting).finally(() => {
+      this.#release();
+      init.onDone();
+    });
+  }
+
+  /** The approval the run waits for, if any. */
+  get pending(): ApprovalRequest | undefined {
+    return this.#pending;
+  }
+
+  /** Resolves at the next `input-required` state or when the run has ended. */
+  nextStop(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Cancels the run; the task ends `canceled`. */
+  cancel(): void {
+    this.#cancelRequested = true;
+    this.#stream.cancel();
+  }
+
+  /**
+   * Answers the pending approval. Returns false (and changes nothing) when nothing is pending or
+   * the answer does not fit the request.
+   */
+  answer(answer: ApprovalAnswer): boolean {
+    const request = this.#pending;
+    if (!request) return false;
+    try {
+      if (answer.decision === "approve") request.approve();
+      else if (answer.decision === "deny") request.deny(answer.reason);
+      else if (typeof answer.choice === "string") request.answer(answer.choice);
+      else return false;
+    } catch {
+      return false;
+    }
+    this.#pending = undefined;
+    this.status(TaskState.TASK_STATE_WORKING);
+    return true;
+  }
+
+  /**
+   * Publishes a status update of this task, and records it in the task store itself: a run goes on
+   * after its requests returned (an approval deadline, a client that went away), and the SDK
+   * records only what a live request consumes.
+   */
+  status(state: TaskState, message?: Message, artifactText?: string): void {
+    const status = { state, message, timestamp: new Date().toISOString() };
+    this.bus.publish(AgentEvent.statusUpdate({ taskId: this.taskId, contextId: this.contextId, status, metadata: undefined }));
+    const artifacts = artifactText === undefined ? [] : [responseArtifact(artifactText)];
+    const snapshot: Task = { id: this.taskId, contextId: this.contextId, status, artifacts, history: [], metadata: undefined };
+    // A task event merges by artifact id and keeps the stored history, so recording it after a live
+    // request did the same is harmless. Serialised, so the last state written is the last published.
+    this.#persisting = this.#persisting
+      .then(() => new ResultManager(this.#store, this.#callContext).processEvent(AgentEvent.task(snapshot)))
+      .catch(() => undefined);
+  }
+
+  /** The task as first published. */
+  static initialTask(taskId: string, contextId: string, userMessage: Message, history: readonly Message[] = []): Task {
+    return {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [...history, userMessage],
+      metadata: undefined,
+    };
+  }
+
+  #release(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  #artifact(text: string, append: boolean, lastChunk: boolean): void {
+    this.bus.publish(AgentEvent.artifactUpdate({ taskId: this.taskId, contextId: this.contextId, artifact: responseArtifact(text), append, lastChunk, metadata: undefined }));
+  }
+
+  async #pump(): Promise<void> {
+    let waiting = false;
+    try {
+      for await (const event of this.#stream) {
+        if (waiting && event.type !== "approval-request" && event.type !== "notice" && event.type !== "process") {
+          waiting = false;
+          if (!this.#pending) this.status(TaskState.TASK_STATE_WORKING);
+        }
+        if (event.type === "text-delta" && event.text) {
+          this.#artifact(event.text, this.#streamed, false);
+          this.#streamed = true;
+        } else if (event.type === "approval-request") {
+          const request = event.request;
+          if (request.status !== "pending") continue;
+          this.#pending = request;
+          waiting = true;
+          const approval = {
+            id: request.id,
+            kind: request.kind,
+            title: request.title,
+            ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
+            ...(request.input !== undefined ? { input: request.input } : {}),
+            ...(request.choices ? { choices: request.choices } : {}),
+            ...(request.deadline ? { deadline: request.deadline.toISOString() } : {}),
+          };
+          const hint = request.kind === "question" ? "answer with { decision: \"answer\", choice }" : "answer with { decision: \"approve\" } or { decision: \"deny\", reason }";
+          this.status(
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            agentMessage(this.taskId, this.contextId, [textPart(`${request.title} (${hint})`), dataPart({ approval })]),
+          );
+          this.#release();
+        }
+      }
+      const result = await this.#stream.result();
+      this.#artifact(result.text, false, true);
+      this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
+    } catch (error) {
+      this.#pending = undefined;
+      const failure = taskFailure(error);
+      const canceled = this.#cancelRequested || failure.code === "cancelled";
+      const message = agentMessage(this.taskId, this.contextId, [textPart(canceled ? "cancelled: the task was canceled" : failure.message)], {
+        [FAILURE_METADATA_KEY]: { code: canceled ? "cancelled" : failure.code, retryable: canceled ? false : failure.retryable },
+      });
+      this.status(canceled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, message);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
+import type { Driver } from "@adaptor/driver";
+import { Agent, type AgentOptions } from "adaptor";
+import { a2aServer, type A2AServer, type A2AServerOptions, type RunnerFor, type StreamRunner } from "../src/index.js";
+
+/** An HTTP server on 127.0.0.1 whose handler is set after it listens (the card needs the URL). */
+export interface Listening {
+  readonly url: string;
+  readonly http: Server;
+  handle(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+  close(): Promise<void>;
+}
+
+export async function listen(): Promise<Listening> {
+  let current: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const http = createServer((req, res) => {
+    if (current) current(req, res);
+    else res.writeHead(503).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    http,
+    handle: (handler) => {
+      current = handler;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+/** Our A2A server on a reference-driver Agent, listening on 127.0.0.1. */
+export interface Served {
+  readonly url: string;
+  readonly server: A2AServer;
+  readonly agent: Agent | undefined;
+  readonly listening: Listening;
+  close(): Promise<void>;
+}
+
+export async function serve(
+  runner?: StreamRunner | RunnerFor,
+  options: Partial<A2AServerOptions> = {},
+  agentOptions: AgentOptions = {},
+): Promise<Served> {
+  const listening = await listen();
+  const agent = runner ? undefined : new Agent(new ReferenceDriver(), agentOptions);
+  const server = a2aServer(runner ?? agent!, {
+    url: listening.url,
+    card: { name: "Reference agent", description: "Answers from a scripted driver" },
+    ...options,
+  });
+  listening.handle(server.handler);
+  return {
+    url: listening.url,
+    server,
+    agent,
+    listening,
+    async close() {
+      await server.close();
+      await agent?.close();
+      await listening.close();
+    },
+  };
+}
+
+/** A driver whose every run throws an infrastructure error with secrets in its message and stack. */
+export function throwingDriver(): Driver {
+  return {
+    descriptor: REFERENCE_DESCRIPTOR,
+    validateConfig() {},
+    async run() {
+      throw new Error("connect ECONNREFUSED /var/run/secret.sock token=sk-live-12345");
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { ApprovalHandler } from "../approval/approval-handler.js";
+import type { ThreadStore } from "@adaptor/threadstore";
+import type { Policy } from "../policy/policy.js";
+import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
+import type { McpServer } from "@adaptor/mcp";
+import type { SkillProvider, SkillSpec } from "@adaptor/skill";
+
+/**
+ * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
+ * values; `env` and `metadata` merge by key, the call's keys winning.
+ *
+ * Every option is checked at runtime before anything starts; an unknown key (with the closest
+ * known one suggested), a wrong type, an empty required string, an out-of-range timer or a string
+ * a CLI cannot carry (NUL, a lone UTF-16 surrogate) is an `InvalidOptionError` naming the field.
+ */
+export interface SharedRunOptions {
+  /** Model id passed to the CLI, e.g. `"claude-sonnet-4-5"`. Non-empty. */
+  readonly model?: string;
+  /** Working directory of the CLI (the workspace), non-empty. Default: the driver's, else `process.cwd()`. */
+  readonly cwd?: string;
+  /** Extra environment for the CLI, merged over the driver's. Names non-empty without `=`; no NUL anywhere. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Wall-clock limit in ms, in [0, 2^31-1] (the longest a Node timer waits), or `Infinity` for
+   * none (the default). On expiry the run is cancelled and rejects with a `DriverError` `TIMEOUT`.
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Decides approval requests; without it, answer the `approval-request` events of `stream()`.
+   * `run()` reads no events, so there an approval in `ask` mode without this handler ends the run
+   * at once with a `RunError` `approval_timeout` (see `policy.approvals` to decide automatically).
+   */
+  readonly onApproval?: ApprovalHandler;
+  /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
+  readonly policy?: Policy;
+  /** Host metadata, merged by key and passed to the driver. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * Skills for the run: concrete skills (`skillDir`, `skillInline`, `skillArchive`)
+   * and catalogue references (`skillKey`). The agent's and the call's lists append (agent first);
+   * identical duplicates merge, different declarations of one key fail with `SkillKeyConflictError`.
+   */
+  readonly skills?: readonly SkillSpec[];
+  /** Resolves `skillKey` references; its required skills join every run. A call's provider replaces the agent's. */
+  readonly skillProvider?: SkillProvider;
+  /**
+   * MCP servers for the run (`mcpStdio`, `mcpHttp`, `mcpSse`). A call's list replaces
+   * the agent's whole list, as in the Go design; an empty list clears it for that call.
+   */
+  readonly mcpServers?: readonly McpServer[];
+}
+
+/** Options of one `agent.run()` / `agent.stream()` call. */
+export interface RunOptions extends SharedRunOptions {
+  /** Thread turns only: force a fresh CLI process instead of reusing a live one. */
+  readonly spawn?: boolean;
+  /** Aborting it cancels the run; the verdict is then an ordinary error (never `ErrRunCancelled`). */
+  readonly signal?: AbortSignal;
+  /**
+   * Output schema of this call, a zod schema (3 or 4) converted to JSON Schema and
+   * compiled (draft 2020-12) before launch. The answer is validated; read it with
+   * `result.decode()` or `runAs()`. A bad schema: `InvalidOutputSchemaError` before any process starts.
+   */
+  readonly schema?: StandardSchemaLike;
+  /** Output schema as a JSON Schema object or its JSON text (exactly one value); not with `schema`. */
+  readonly schemaJSON?: JsonSchemaSource;
+  /** Name of the schema (trimmed), given to the CLI or the prompt instructions. */
+  readonly schemaName?: string;
+  /** Description of the schema (trimmed), given to the CLI or the prompt instructions. */
+  readonly schemaDescription?: string;
+  /**
+   * An invalid or missing structured value makes the run a success whose
+   * `result.structuredOutput` says it is invalid and why, instead of a `RunError`
+   * `policy_violation`. Default false.
+   */
+  readonly returnInvalid?: boolean;
+}
+
+/** Options of `new Agent(driver, options)`; checked by the constructor (`InvalidOptionError`). */
+export interface AgentOptions extends SharedRunOptions {
+  /** Where threads keep checkpoints and leases; required by `agent.thread()` runs. */
+  readonly threadStore?: ThreadStore;
+  /** Thread lease time-to-live in ms, in (0, 2^31-1], renewed every third of it during a run. Default 30,000. */
+  readonly leaseTtlMs?: number;
+  /** Host identity (tenant, user) stored with thread records and part of their fingerprint. Default `""`. */
+  readonly identity?: string;
+  /** Lease owner name of this agent, non-empty. Default: a UUID v7 per Agent. */
+  readonly owner?: string;
+  /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
+  readonly spawn?: boolean;
+  /** Events buffered per stream before high-frequency deltas are dropped, an integer >= 1. Default 1024. */
+  readonly eventBuffer?: number;
+  /**
+   * Host tools the agent may call, made with `defineTool`. Served by one MCP server the
+   * Agent owns (127.0.0.1, bearer token), started on the first run and stopped by `close()`. A bad
+   * definition fails each run before the driver starts (`ErrInvalidDefinition`).
+   */
+  readonly tools?: readonly Tool[];
+}
+
+/** Call options merged over agent defaults. */
+export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptions {
+  const env = agent.env || call.env ? { ...agent.env, ...call.env } : undefined;
+  const metadata = agent.metadata || call.metadata ? { ...agent.metadata, ...call.metadata } : undefined;
+  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, ...shared } = agent;
+  const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;
+  return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}), ...(skills ? { skills } : {}) };
+}

@@ -1,0 +1,170 @@
+import { AdaptorError } from "@adaptor/errors";
+import type { DriverResponse, McpServerConfig, TranscriptItem } from "@adaptor/driver";
+import { ErrInvalidConfig, ErrTransportUnsupported, ErrUnsupported, type HostToolReply, type HostToolSpec } from "@adaptor/mcp";
+import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
+import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
+import { v7 as uuidv7 } from "uuid";
+import type { Preparation } from "./preparation.js";
+import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
+
+/** One finished host-tool call of a run, as the host sees it. */
+interface HostCall {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly outcome: ToolOutcome;
+  readonly hostText: string;
+}
+
+/**
+ * Preparation step for host tools: checks every definition (`ErrInvalidDefinition`,
+ * names unique), that the driver takes HTTP MCP servers (`ErrMCPUnsupported`,
+ * `ErrMCPTransportUnsupported`) and that no declared server is named `"adaptor"`
+ * (`ErrInvalidMCPConfig`); then starts the agent's server if needed, opens a grant for this run
+ * (revoked at its end) and adds it to `request.mcpServers` as an `http` entry whose
+ * `Authorization` header carries the token.
+ *
+ * Each call emits a `tool-result` event with the host's view: `name` is the tool's own name and,
+ * for a failure, `output` holds the full error text the model never sees (the CLI's own
+ * `tool-result` for the same id follows, with the model's text). Failed calls are also added to
+ * the Result's transcript after the CLI's item, with the full error text.
+ */
+export async function prepareHostTools(prep: Preparation): Promise<void> {
+  const binding = prep.tools;
+  if (!binding) return;
+  const byName = new Map<string, Tool>();
+  for (const [index, tool] of binding.tools.entries()) {
+    if (!(tool instanceof Tool)) {
+      throw new AdaptorError(`tools[${index}] is not a tool made by defineTool`, { sentinel: ErrInvalidDefinition });
+    }
+    if (tool.definitionError) throw tool.definitionError;
+    if (byName.has(tool.name)) {
+      throw new AdaptorError(`tool ${JSON.stringify(tool.name)}: invalid definition: the name is used by two tools`, {
+        sentinel: ErrInvalidDefinition,
+      });
+    }
+    byName.set(tool.name, tool);
+  }
+  const { type, capabilities } = prep.driver.descriptor;
+  if (capabilities.mcp.transports.length === 0) {
+    throw new AdaptorError(`driver ${type} does not support MCP servers, which host tools need`, { sentinel: ErrUnsupported });
+  }
+  if (!capabilities.mcp.transports.includes("http")) {
+    throw new AdaptorError(`driver ${type} does not support MCP transport http, which host tools need`, {
+      sentinel: ErrTransportUnsupported,
+    });
+  }
+  const declared = prep.request.mcpServers ?? [];
+  if (declared.some((server) => server.name === HOST_TOOL_SERVER_NAME)) {
+    throw new AdaptorError(`MCP server name ${JSON.stringify(HOST_TOOL_SERVER_NAME)} is reserved for host tools`, {
+      sentinel: ErrInvalidConfig,
+    });
+  }
+
+  const calls: HostCall[] = [];
+  const server = await binding.server();
+  const grant = server.open(
+    {
+      tools: [...byName.values()].map(toSpec),
+      async call(call): Promise<HostToolReply> {
+        const tool = byName.get(call.name);
+        const toolCallId = call.toolCallId ?? `host_${uuidv7()}`;
+        if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
+        const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
+          if (typeof kind !== "string" || kind === "") return;
+          binding.queue.push({
+            type: "notice",
+            kind,
+            ...(typeof message === "string" ? { message } : {}),
+            ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
+          });
+        };
+        const outcome = await invokeTool(tool, call.arguments, { signal: call.signal, runId: binding.runId, toolCallId, notice });
+        const hostText = hostView(outcome);
+        calls.push({ toolCallId, tool: tool.name, outcome, hostText });
+        binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: hostText, isError: outcome.kind !== "success" });
+        return {
+          text: outcome.modelText,
+          isError: outcome.kind !== "success",
+          ...(outcome.kind === "success" && outcome.structured ? { structuredContent: outcome.structured } : {}),
+        };
+      },
+    },
+    prep.signal,
+  );
+  prep.onCleanup(() => grant.revoke());
+  const entry: McpServerConfig = {
+    name: HOST_TOOL_SERVER_NAME,
+    transport: "http",
+    url: grant.url,
+    headers: grant.headers,
+    required: true,
+    // The host defined these tools: calling them needs no approval.
+    trusted: true,
+  };
+  prep.request = { ...prep.request, mcpServers: [...declared, entry] };
+  prep.onResponse((response) => withHostFailures(response, calls));
+}
+
+function toSpec(tool: Tool): HostToolSpec {
+  const { title, readOnly, destructive, idempotent, openWorld } = tool.annotations;
+  const annotations = {
+    ...(title !== undefined ? { title } : {}),
+    ...(readOnly !== undefined ? { readOnlyHint: readOnly } : {}),
+    ...(destructive !== undefined ? { destructiveHint: destructive } : {}),
+    ...(idempotent !== undefined ? { idempotentHint: idempotent } : {}),
+    ...(openWorld !== undefined ? { openWorldHint: openWorld } : {}),
+  };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema ?? { type: "object" },
+    ...(tool.outputSchema?.type === "object" ? { outputSchema: tool.outputSchema } : {}),
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+  };
+}
+
+/** The host's text for an outcome: what the model saw, except failures, which keep the full error. */
+function hostView(outcome: ToolOutcome): string {
+  switch (outcome.kind) {
+    case "success":
+    case "rejected":
+      return outcome.modelText;
+    case "invalid_input":
+    case "invalid_output":
+      return describeError(outcome.error);
+    case "failed":
+      return describeError(outcome.error);
+  }
+}
+
+/** `Name: message`, then each `cause` the same way, joined by `" <- "`. */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let node: unknown = error; node !== undefined && node !== null && !seen.has(node) && parts.length < 8; ) {
+    seen.add(node);
+    parts.push(node instanceof Error ? `${node.name}: ${node.message}` : String(node));
+    node = node instanceof Error ? node.cause : undefined;
+  }
+  return parts.join(" <- ");
+}
+
+/** Adds a host-view transcript item after the CLI's item of each failed call (or at the end). */
+function withHostFailures(response: DriverResponse, calls: readonly HostCall[]): DriverResponse {
+  const failed = calls.filter((call) => call.outcome.kind !== "success" && call.outcome.kind !== "rejected");
+  if (failed.length === 0) return response;
+  const transcript: TranscriptItem[] = [...response.transcript];
+  for (const call of failed) {
+    const item: TranscriptItem = { kind: "tool-result", toolCallId: call.toolCallId, toolName: call.tool, text: call.hostText, isError: true };
+    let at = -1;
+    for (let i = transcript.length - 1; i >= 0; i--) {
+      if (transcript[i]?.kind === "tool-result" && transcript[i]?.toolCallId === call.toolCallId) {
+        at = i;
+        break;
+      }
+    }
+    if (at === -1) transcript.push(item);
+    else transcript.splice(at + 1, 0, item);
+  }
+  return { ...response, transcript };
+}

@@ -1,0 +1,44 @@
+import type { DriverResponse } from "@adaptor/driver";
+import { formatIssues } from "@adaptor/tool/internal";
+import type { Preparation } from "./preparation.js";
+import { checkStructuredOutput } from "../structured-output/check-output.js";
+import { negotiateStructuredOutput } from "../structured-output/negotiate.js";
+import { resolveOutputSchema } from "../structured-output/output-schema.js";
+import { withOutputInstructions } from "../structured-output/prompt-instructions.js";
+
+/**
+ * Preparation step for structured output: compiles the call's schema
+ * (`InvalidOutputSchemaError`), negotiates native vs prompt (`StructuredOutputUnsupportedError`),
+ * then either passes `outputSchema` to the driver or appends instructions to the prompt. After the
+ * run, the answer is checked; an invalid or missing value fails the run as `policy_violation`
+ * (`details`: `validationErrors`, `source`, `schemaName`) with the Result kept, unless
+ * `returnInvalid` is set. The checked value is on `result.structuredOutput`.
+ */
+export function prepareStructuredOutput(prep: Preparation): void {
+  const schema = resolveOutputSchema(prep.options);
+  if (!schema) return;
+  const source = negotiateStructuredOutput(prep.driver.descriptor);
+  prep.request =
+    source === "native"
+      ? { ...prep.request, outputSchema: schema.json }
+      : { ...prep.request, prompt: withOutputInstructions(prep.request.prompt, schema) };
+  const returnInvalid = prep.options.returnInvalid === true;
+  prep.onResponse(async (response): Promise<DriverResponse> => {
+    if (response.failure) return response;
+    const checked = await checkStructuredOutput(schema, source, response);
+    if (checked.valid || returnInvalid) return { ...response, structured: checked };
+    return {
+      ...response,
+      structured: checked,
+      failure: {
+        reason: "policy_violation",
+        message: `structured output (${source}) is ${checked.present ? "invalid" : "missing"}: ${formatIssues(checked.errors)}`,
+        details: {
+          validationErrors: checked.errors,
+          source,
+          ...(schema.name ? { schemaName: schema.name } : {}),
+        },
+      },
+    };
+  });
+}

@@ -1,0 +1,259 @@
+import { isError } from "@adaptor/errors";
+import type { ApprovalAsk, ApprovalDecision, ApprovalKind, DriverFailure } from "@adaptor/driver";
+import { v7 as uuidv7 } from "uuid";
+import { ErrApprovalResolved } from "../errors/sentinels.js";
+import type { EventQueue } from "../events/event-queue.js";
+import type { ApprovalHandler } from "../approval/approval-handler.js";
+import { ApprovalRequest } from "../approval/approval-request.js";
+import { ApprovalResponder } from "../approval/approval-responder.js";
+import type { ApprovalSettings } from "../approval/approval-settings.js";
+
+
+/** How the broker reaches the run it serves. */
+export interface ApprovalBrokerInit {
+  readonly runId: string;
+  readonly queue: EventQueue;
+  readonly handler: ApprovalHandler | undefined;
+  /**
+   * Whether someone reads the run's `approval-request` events (a `stream()` consumer). False for
+   * `run()`, which drains them unread: without a handler, an `ask` then has nobody to answer it.
+   */
+  readonly eventsRead: boolean;
+  readonly settings: ApprovalSettings;
+  readonly signal: AbortSignal;
+  /** The handler threw: abort the run with this cause. */
+  readonly onHandlerFailure: (error: unknown) => void;
+  /** A fallback decided the run must end as a business failure. */
+  readonly onFailure: (failure: DriverFailure) => void;
+  /** A human is being asked (pauses the active-execution budget) / no longer. */
+  readonly onWaiting: (waiting: boolean) => void;
+}
+
+/**
+ * Turns a driver's {@link ApprovalAsk} into {@link ApprovalRequest}s under the run's approval
+ * settings: auto modes decide at once; `ask` emits the `approval-request` event, runs the
+ * `onApproval` handler, applies the deadline and the timeout/reject fallbacks (abort, continue,
+ * retry with a new id). Every ask resolves: the driver always gets a decision to forward.
+ *
+ * Edge cases, each recorded in a `notice` event:
+ * - an ask after the broker ended (the run is over) or one the run refuses ({@link refuse}, e.g.
+ *   after the driver returned) is denied at once and never reaches the host
+ *   (`approval.late-request`);
+ * - an `ask` that nobody can answer (no handler and the events are drained unread) is treated as
+ *   an immediate timeout (`approval.unanswerable`): denied at once, and unless `onTimeout` is
+ *   `continue` the run ends with a `RunError` `approval_timeout` whose message says what to do
+ *   (`retry` cannot help, so it aborts too);
+ * - an answer that loses to another answer or to an expiry throws to its caller as usual and is
+ *   recorded (`approval.late-answer`).
+ */
+export class ApprovalBroker {
+  readonly #init: ApprovalBrokerInit;
+  readonly #pending = new Set<ApprovalResponder>();
+  #waiting = 0;
+  #ended = false;
+
+  constructor(init: ApprovalBrokerInit) {
+    this.#init = init;
+  }
+
+  /** Decides one ask; always resolves (a deny when the run ends first). */
+  async ask(ask: ApprovalAsk): Promise<ApprovalDecision> {
+    if (this.#ended) return this.refuse(ask, "after the run ended");
+    const { settings } = this.#init;
+    const mode = settings.modes[ask.kind];
+    if (mode === "auto_approve" && ask.kind !== "question") return this.#auto(ask, { outcome: "approve" });
+    if (mode === "auto_deny") {
+      const decision = this.#auto(ask, { outcome: "deny", reason: "denied by policy" });
+      if (settings.onReject === "abort") this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
+      return decision;
+    }
+    if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
+    for (let attempt = 1; ; attempt++) {
+      const { decision, timedOut } = await this.#askOnce(ask, attempt);
+      if (decision.outcome !== "deny" || this.#ended) return decision;
+      const fallback = timedOut ? settings.onTimeout : settings.onReject;
+      if (fallback === "continue") return decision;
+      if (fallback === "retry" && attempt <= settings.maxRetries) continue;
+      if (fallback === "retry") this.#notice("lifecycle", { warning: "approval_retries_exhausted", attempt });
+      this.#fail(
+        timedOut ? "approval_timeout" : "approval_denied",
+        timedOut ? `${ask.title}: approval timed out` : `${ask.title}: ${decision.reason}`,
+        ask,
+        attempt,
+      );
+      return decision;
+    }
+  }
+
+  /**
+   * Denies `ask` at once without asking anyone, because it came too late (`when`, e.g. "after the
+   * driver returned"); a `notice` of kind `approval.late-request` records it. Never throws (after
+   * the run's events closed, nothing is recorded).
+   */
+  refuse(ask: ApprovalAsk, when: string): ApprovalDecision {
+    const reason = `approval requested ${when}; denied without asking`;
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.late-request",
+      message: `${ask.title}: ${reason}`,
+      data: { kind: ask.kind, title: ask.title, toolName: ask.toolName, toolCallId: ask.toolCallId, when },
+    });
+    return { outcome: "deny", reason };
+  }
+
+  /** Expires every pending request (the driver receives a deny); later asks are refused at once. */
+  end(reason: string): void {
+    this.#ended = true;
+    for (const responder of this.#pending) responder.expire(reason);
+    this.#pending.clear();
+  }
+
+  async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {
+    const { settings, handler, signal } = this.#init;
+    const id = uuidv7();
+    const responder = new ApprovalResponder((lost, attempted) =>
+      this.#init.queue.push({
+        type: "notice",
+        kind: "approval.late-answer",
+        message: `approval ${id}: a ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
+        data: { id, kind: ask.kind, attempt, lost, attempted: attempted.outcome, status: responder.status },
+      }),
+    );
+    const createdAt = new Date();
+    const deadline = settings.timeoutMs === undefined ? undefined : new Date(createdAt.getTime() + settings.timeoutMs);
+    const request = new ApprovalRequest(
+      {
+        id,
+        runId: this.#init.runId,
+        kind: ask.kind,
+        title: ask.title,
+        toolName: ask.toolName,
+        toolCallId: ask.toolCallId,
+        input: ask.input,
+        choices: ask.choices,
+        details: ask.details,
+        createdAt,
+        deadline,
+        attempt,
+      },
+      responder,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    if (this.#ended) responder.expire("run ended");
+    else {
+      this.#pending.add(responder);
+      if (settings.timeoutMs !== undefined) {
+        timer = setTimeout(() => (timedOut = responder.expire("approval timed out")), settings.timeoutMs);
+        timer.unref();
+      }
+    }
+    this.#notice("approval.requested", { id: request.id, kind: request.kind, toolName: request.toolName, attempt });
+    this.#init.queue.push({ type: "approval-request", request });
+    this.#setWaiting(+1);
+    if (handler && !this.#ended) this.#runHandler(handler, request, responder, signal);
+    try {
+      const decision = await responder.decision;
+      this.#notice("approval.resolved", {
+        id: request.id,
+        kind: request.kind,
+        outcome: timedOut ? "timeout" : responder.status,
+        ...(decision.outcome === "answer" ? { choice: decision.choice } : {}),
+        attempt,
+      });
+      return { decision, timedOut };
+    } finally {
+      clearTimeout(timer);
+      this.#pending.delete(responder);
+      this.#setWaiting(-1);
+    }
+  }
+
+  #auto(ask: ApprovalAsk, decision: ApprovalDecision): ApprovalDecision {
+    const id = uuidv7();
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, auto: true });
+    this.#notice("approval.resolved", {
+      id,
+      kind: ask.kind,
+      outcome: decision.outcome === "approve" ? "approved" : "denied",
+      attempt: 1,
+      auto: true,
+    });
+    return decision;
+  }
+
+  /** No handler and nobody reads the events: an immediate timeout, with a message that says what to do. */
+  #unanswerable(ask: ApprovalAsk): ApprovalDecision {
+    const { settings } = this.#init;
+    const id = uuidv7();
+    const message =
+      `${ask.title}: nobody can answer this ${ask.kind} request: the run was started with run(), which drains its events, ` +
+      `and has no onApproval handler. Pass onApproval, or use stream() and answer the approval-request event, ` +
+      `or set policy.approvals.${ask.kind} to ${autoModes(ask.kind)}`;
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1 });
+    this.#init.queue.push({ type: "notice", kind: "approval.unanswerable", message, data: { id, kind: ask.kind, toolName: ask.toolName } });
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "unanswerable", attempt: 1 });
+    if (settings.onTimeout !== "continue") {
+      this.#init.onFailure({
+        reason: "approval_timeout",
+        message,
+        details: { kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, attempt: 1, unanswerable: true },
+      });
+    }
+    return { outcome: "deny", reason: "nobody can answer approvals in this run" };
+  }
+
+  #fail(reason: "approval_denied" | "approval_timeout", message: string, ask: ApprovalAsk, attempt: number): void {
+    this.#init.onFailure({
+      reason,
+      message,
+      details: { kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, attempt },
+    });
+  }
+
+  #runHandler(handler: ApprovalHandler, request: ApprovalRequest, responder: ApprovalResponder, signal: AbortSignal): void {
+    Promise.resolve()
+      .then(() => handler(request, { signal }))
+      .then(
+        () => {
+          if (responder.expire("approval handler returned without a decision") && !signal.aborted) {
+            this.#init.onFailure({
+              reason: "agent_error",
+              message: `approval handler returned without deciding ${request.kind} ${JSON.stringify(request.title)}`,
+              details: { approvalId: request.id },
+            });
+          }
+        },
+        (error: unknown) => {
+          if (responder.expire("approval handler failed")) {
+            this.#init.onHandlerFailure(error);
+            return;
+          }
+          // Already decided: the run has moved on. A late answer's own error was recorded when it lost.
+          if (isError(error, ErrApprovalResolved)) return;
+          this.#init.queue.push({
+            type: "notice",
+            kind: "approval.handler-error",
+            message: `approval ${request.id}: the handler threw after the request was decided; ignored`,
+            data: { id: request.id, kind: request.kind, status: request.status, error: error instanceof Error ? error.message : String(error) },
+          });
+        },
+      );
+  }
+
+  #setWaiting(delta: number): void {
+    const before = this.#waiting;
+    this.#waiting += delta;
+    if (before === 0 && this.#waiting > 0) this.#init.onWaiting(true);
+    if (before > 0 && this.#waiting === 0) this.#init.onWaiting(false);
+  }
+
+  #notice(kind: string, data: Record<string, unknown>): void {
+    this.#init.queue.push({ type: "notice", kind, data });
+  }
+}
+
+/** The auto modes a host can set for `kind`, for messages. */
+function autoModes(kind: ApprovalKind): string {
+  return kind === "question" ? '"auto_deny"' : '"auto_approve" or "auto_deny"';
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { ErrApprovalExpired, ErrApprovalKindMismatch, ErrApprovalResolved, isError, type ApprovalRequest } from "adaptor";
+import { HttpError } from "../http/http-error.js";
+
+/** The body of `POST approvals/<id>`: one decision. */
+export type ApprovalAnswer =
+  | { readonly decision: "approve"; readonly updatedInput?: unknown }
+  | { readonly decision: "deny"; readonly reason?: string }
+  | { readonly decision: "answer"; readonly choice: string };
+
+const ANSWER = z.discriminatedUnion("decision", [
+  z.object({ decision: z.literal("approve"), updatedInput: z.unknown().optional() }).strict(),
+  z.object({ decision: z.literal("deny"), reason: z.string().max(4_096).optional() }).strict(),
+  z.object({ decision: z.literal("answer"), choice: z.string().max(4_096) }).strict(),
+]);
+
+/**
+ * Applies a client's answer to `request`, exactly once.
+ * @throws HttpError 400 for a malformed body, 409 when another answer already won, 410 when the
+ *   request expired (its deadline passed or its run ended), 422 when the decision does not fit
+ *   the request's kind.
+ */
+export function answerApproval(request: ApprovalRequest, body: unknown): { readonly id: string; readonly status: string } {
+  const parsed = ANSWER.safeParse(body);
+  if (!parsed.success) {
+    throw new HttpError(400, "bad_request", 'expected { "decision": "approve" | "deny" | "answer", ... }: ' + parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
+  }
+  const answer = parsed.data;
+  try {
+    if (answer.decision === "approve") request.approve("updatedInput" in answer && answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {});
+    else if (answer.decision === "deny") request.deny(answer.reason);
+    else request.answer(answer.choice);
+  } catch (error) {
+    // Expired also matches resolved: test it first.
+    if (isError(error, ErrApprovalExpired)) throw new HttpError(410, "approval_expired", `approval ${request.id} expired`, { status: request.status });
+    if (isError(error, ErrApprovalResolved)) throw new HttpError(409, "approval_resolved", `approval ${request.id} was already answered`, { status: request.status });
+    if (isError(error, ErrApprovalKindMismatch)) throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${request.kind} request`);
+    throw error;
+  }
+  return { id: request.id, status: request.status };
+}

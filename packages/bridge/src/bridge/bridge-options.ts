@@ -1,0 +1,151 @@
+import type { IncomingMessage } from "node:http";
+import type { RunAgentInput } from "@ag-ui/core";
+import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck } from "@adaptor/errors";
+import type { Result, RunOptions, Stream } from "adaptor";
+import type { CorsOptions } from "../http/cors.js";
+
+/** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
+export interface BridgeRunner {
+  /** Starts a run, as `Agent.stream` and `Thread.stream` do. */
+  stream(prompt: string, options?: RunOptions): Stream;
+}
+
+/** The wire protocol of a run: `raw` (the SDK's events as JSON) or `ag-ui` (AG-UI events). */
+export type BridgeProtocol = "raw" | "ag-ui";
+
+/** What the bridge knows about a run request when it picks the runner and the run options. */
+export interface BridgeRunContext {
+  readonly protocol: BridgeProtocol;
+  /** The prompt (`raw`: the body's `prompt`; `ag-ui`: the text of the last user message). */
+  readonly prompt: string;
+  /** `raw`: the body's `threadKey`; `ag-ui`: the input's `threadId`. */
+  readonly threadKey: string | undefined;
+  /** The AG-UI input, for `ag-ui` runs. */
+  readonly input: RunAgentInput | undefined;
+  /** The HTTP request (headers, the authenticated user a middleware put on it). */
+  readonly request: IncomingMessage;
+}
+
+/** How a run ended, for the host's own logs (error events on the wire carry only a public message). */
+export interface BridgeRunSettled {
+  /** The key clients reconnect with: the run id (`raw`) or the AG-UI `runId`. */
+  readonly key: string;
+  readonly protocol: BridgeProtocol;
+  /** The Result, on success. */
+  readonly result?: Result;
+  /** The verdict's error (a `RunError`, an `AbortError` when the client went away, ...), on failure. */
+  readonly error?: unknown;
+}
+
+/** Options of {@link Bridge}. Durations are milliseconds. */
+export interface BridgeOptions {
+  /** The runner, or a function that picks one per request (e.g. `({ threadKey }) => agent.thread(threadKey)`). */
+  readonly runner: BridgeRunner | ((context: BridgeRunContext) => BridgeRunner | Promise<BridgeRunner>);
+  /** Run options for every run, or a function of the request. Default none. */
+  readonly runOptions?: RunOptions | ((context: BridgeRunContext) => RunOptions | Promise<RunOptions>);
+  /** Path prefix the routes live under when the handler sees full URLs. Default `"/"`. */
+  readonly basePath?: string;
+  /** Cross-origin access. Default off: no CORS headers, preflights answered 404. */
+  readonly cors?: CorsOptions;
+  /** Largest request body, bytes. Default 1,048,576 (1 MiB); larger bodies get 413. */
+  readonly maxBodyBytes?: number;
+  /** Interval of keep-alive `: ping` comments. Default 15,000. */
+  readonly pingIntervalMs?: number;
+  /** How long one write may wait for a slow client before the connection is dropped (and counts as a disconnect). Default 30,000. */
+  readonly writeTimeoutMs?: number;
+  /** How long a run lives on after its client disconnected, waiting for a reconnect with `Last-Event-ID`; then it is cancelled. 0: cancelled at once. Default 5,000. */
+  readonly reconnectGraceMs?: number;
+  /** Frames kept per run for replay. Default 1,024. */
+  readonly replayFrames?: number;
+  /** Bytes of frames kept per run for replay. Default 4,194,304 (4 MiB). */
+  readonly replayBytes?: number;
+  /** How long a finished run stays reachable (replay, 410 for late approval answers). Default 60,000. */
+  readonly retainFinishedMs?: number;
+  /** Finished runs kept at most; the oldest are forgotten first. Default 256. */
+  readonly maxRetainedRuns?: number;
+  /** Called once per run with its verdict (for logs; never sent to clients). */
+  readonly onRunSettled?: (settled: BridgeRunSettled) => void;
+}
+
+/** Resolved settings. */
+export interface BridgeSettings {
+  readonly runner: BridgeOptions["runner"];
+  readonly runOptions: BridgeOptions["runOptions"];
+  readonly basePath: string;
+  readonly cors: CorsOptions | undefined;
+  readonly maxBodyBytes: number;
+  readonly pingIntervalMs: number;
+  readonly writeTimeoutMs: number;
+  readonly reconnectGraceMs: number;
+  readonly replayFrames: number;
+  readonly replayBytes: number;
+  readonly retainFinishedMs: number;
+  readonly maxRetainedRuns: number;
+  readonly onRunSettled: BridgeOptions["onRunSettled"];
+}
+
+const SUBJECT = "bridge options";
+
+const runnerCheck: OptionCheck = (value, field, subject) => {
+  if (typeof value === "function") return;
+  if (typeof value === "object" && value !== null && typeof (value as { stream?: unknown }).stream === "function") return;
+  throw new InvalidOptionError({ subject, field, reason: "must be an Agent, a Thread (an object with stream()) or a function returning one" });
+};
+
+const corsCheck: OptionCheck = (value, field, subject) => {
+  const cors = checkOptions<CorsOptions>(
+    subject,
+    value,
+    {
+      origins: is.anyOf('"*" or an array of origins', is.oneOf("*"), is.arrayOf(is.string({ nonEmpty: true }))),
+      credentials: is.boolean(),
+      maxAgeSeconds: is.integer(0, 86_400),
+    },
+    { path: field },
+  );
+  if (cors.origins === undefined) throw new InvalidOptionError({ subject, field: `${field}.origins`, reason: "is required" });
+  if (cors.origins === "*" && cors.credentials) throw new InvalidOptionError({ subject, field: `${field}.credentials`, reason: 'cannot be true with origins "*"' });
+};
+
+const SHAPE = {
+  runner: runnerCheck,
+  runOptions: is.anyOf("run options or a function", is.func(), is.object()),
+  basePath: is.string({ nonEmpty: true }),
+  cors: corsCheck,
+  maxBodyBytes: is.integer(1),
+  pingIntervalMs: is.timerMs({ positive: true }),
+  writeTimeoutMs: is.timerMs({ positive: true }),
+  reconnectGraceMs: is.timerMs(),
+  replayFrames: is.integer(1),
+  replayBytes: is.integer(1),
+  retainFinishedMs: is.timerMs(),
+  maxRetainedRuns: is.integer(0),
+  onRunSettled: is.func(),
+};
+
+/**
+ * Checks bridge options and fills in the defaults.
+ * @throws InvalidOptionError naming the field: an unknown key, a wrong type, no `runner`.
+ */
+export function resolveBridgeOptions(options: unknown): BridgeSettings {
+  const checked = checkOptions<BridgeOptions>(SUBJECT, options, SHAPE);
+  if (checked.runner === undefined) throw new InvalidOptionError({ subject: SUBJECT, field: "runner", reason: "is required" });
+  let basePath = checked.basePath ?? "/";
+  if (!basePath.startsWith("/")) basePath = `/${basePath}`;
+  if (!basePath.endsWith("/")) basePath = `${basePath}/`;
+  return {
+    runner: checked.runner,
+    runOptions: checked.runOptions,
+    basePath,
+    cors: checked.cors,
+    maxBodyBytes: checked.maxBodyBytes ?? 1_048_576,
+    pingIntervalMs: checked.pingIntervalMs ?? 15_000,
+    writeTimeoutMs: checked.writeTimeoutMs ?? 30_000,
+    reconnectGraceMs: checked.reconnectGraceMs ?? 5_000,
+    replayFrames: checked.replayFrames ?? 1_024,
+    replayBytes: checked.replayBytes ?? 4_194_304,
+    retainFinishedMs: checked.retainFinishedMs ?? 60_000,
+    maxRetainedRuns: checked.maxRetainedRuns ?? 256,
+    onRunSettled: checked.onRunSettled,
+  };
+}

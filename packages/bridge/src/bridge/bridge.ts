@@ -1,0 +1,236 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { EventType } from "@ag-ui/core";
+import type { ApprovalRequest, RunOptions } from "adaptor";
+import { answerApproval } from "../approvals/answer-approval.js";
+import { corsHeaders } from "../http/cors.js";
+import { HttpError, sendError, sendJson } from "../http/http-error.js";
+import { readJsonBody } from "../http/read-body.js";
+import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
+import { parseAgUiInput } from "../protocols/ag-ui-input.js";
+import { sseEvent } from "../protocols/frame.js";
+import { encodeRaw } from "../protocols/raw.js";
+import { secretEnvValues } from "../protocols/public-error.js";
+import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
+import { SseConnection } from "../sse/sse-connection.js";
+import { resolveBridgeOptions, type BridgeOptions, type BridgeProtocol, type BridgeRunContext, type BridgeSettings } from "./bridge-options.js";
+
+interface ChannelEntry {
+  readonly channel: RunChannel;
+  readonly protocol: BridgeProtocol;
+  readonly approvals: Set<string>;
+  retention?: NodeJS.Timeout;
+}
+
+/** A request handler in the style of Node's `http` (and Express/Connect middleware). */
+export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
+ * `basePath`:
+ * - `POST runs`: body `{ "prompt": string, "threadKey"?: string }`, answered with the run as
+ *   SSE in the `raw` protocol (each event as JSON, `id` = its sequence);
+ * - `POST ag-ui`: body an AG-UI `RunAgentInput`, answered with AG-UI events as SSE (what
+ *   `@ag-ui/client`'s `HttpAgent` consumes);
+ * - `GET runs/<key>/events`: reconnect; replays the frames after the `Last-Event-ID` header
+ *   from a bounded buffer, then continues live;
+ * - `POST approvals/<id>`: body `{ "decision": "approve" | "deny" | "answer", ... }`; 200 with
+ *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
+ *
+ * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
+ * (which reaps the CLI). Refusals before a stream starts are JSON `{ error: { code, message } }`.
+ *
+ * @example
+ * const agent = new Agent(claude({ cwd: "/srv/project" }));
+ * const bridge = new Bridge({ runner: agent });
+ * http.createServer(bridge.handler).listen(8080, "127.0.0.1");
+ * @throws InvalidOptionError from the constructor for refused options.
+ */
+export class Bridge implements AsyncDisposable {
+  readonly #settings: BridgeSettings;
+  readonly #secrets = secretEnvValues();
+  readonly #channels = new Map<string, ChannelEntry>();
+  readonly #retained: string[] = [];
+  readonly #approvals = new Map<string, { request: ApprovalRequest; key: string }>();
+  readonly #pending = new Set<Promise<void>>();
+  #closed = false;
+
+  /** The request handler, bound: pass it to `http.createServer`, `app.use(...)` or a framework's Node adapter. */
+  readonly handler: BridgeHandler = (req, res, next) => {
+    const work = this.#handle(req, res, next).catch((error: unknown) => sendError(res, error));
+    this.#track(work);
+  };
+
+  constructor(options: BridgeOptions) {
+    this.#settings = resolveBridgeOptions(options);
+  }
+
+  /** Runs in flight or still retained (finished, reachable for replay). */
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  /**
+   * Stops taking runs (new ones get 503), cancels every run in flight, ends every stream and
+   * forgets retained runs. Idempotent; resolves when every run has settled.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const entry of this.#channels.values()) entry.channel.cancel(new DOMException("The bridge closed", "AbortError"));
+    await Promise.allSettled([...this.#channels.values()].map((entry) => entry.channel.done));
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    for (const key of [...this.#channels.keys()]) this.#forget(key);
+  }
+
+  /** {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #track(work: Promise<void>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, next: ((error?: unknown) => void) | undefined): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://bridge.invalid");
+    const base = this.#settings.basePath;
+    if (!url.pathname.startsWith(base) && url.pathname !== base.slice(0, -1)) return this.#unmatched(req, res, next);
+    const route = url.pathname.slice(base.length).replace(/\/+$/, "");
+    const method = req.method ?? "GET";
+    const reconnect = /^runs\/([^/]+)\/events$/.exec(route);
+    const approval = /^approvals\/([^/]+)$/.exec(route);
+    const known = route === "runs" || route === "ag-ui" || reconnect !== null || approval !== null;
+    if (!known) return this.#unmatched(req, res, next);
+
+    if (method === "OPTIONS") {
+      const headers = corsHeaders(this.#settings.cors, req, true);
+      if (Object.keys(headers).length === 0) throw new HttpError(404, "not_found", "no such route for this origin");
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+    const cors = corsHeaders(this.#settings.cors, req, false);
+    try {
+      if ((route === "runs" || route === "ag-ui") && method === "POST") return await this.#startRun(req, res, route === "runs" ? "raw" : "ag-ui", cors);
+      if (reconnect && method === "GET") return await this.#reconnect(req, res, decodeURIComponent(reconnect[1]!), cors);
+      if (approval && method === "POST") return await this.#answer(req, res, decodeURIComponent(approval[1]!), cors);
+      throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
+    } catch (error) {
+      const tooLarge = error instanceof HttpError && error.status === 413;
+      sendError(res, error, tooLarge ? { ...cors, connection: "close" } : cors);
+      if (tooLarge) res.once("finish", () => req.destroy());
+    }
+  }
+
+  #unmatched(req: IncomingMessage, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
+    if (next) next();
+    else sendError(res, new HttpError(404, "not_found", "no such route"), corsHeaders(this.#settings.cors, req, false));
+  }
+
+  async #startRun(req: IncomingMessage, res: ServerResponse, protocol: BridgeProtocol, cors: Record<string, string>): Promise<void> {
+    if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
+    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    let context: BridgeRunContext;
+    if (protocol === "raw") {
+      const { prompt, threadKey } = parseRawBody(body);
+      context = { protocol, prompt, threadKey, input: undefined, request: req };
+    } else {
+      const { input, prompt } = parseAgUiInput(body);
+      if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
+      context = { protocol, prompt, threadKey: input.threadId, input, request: req };
+    }
+    const settings = this.#settings;
+    const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner;
+    const runOptions: RunOptions = typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
+    if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
+    const stream = runner.stream(context.prompt, runOptions);
+    const input = context.input;
+    const key = input ? input.runId : stream.runId;
+    if (this.#channels.has(key)) {
+      stream.cancel();
+      throw new HttpError(409, "run_id_in_use", `run ${key} is already known to this bridge`);
+    }
+    const mapper = input ? new AgUiMapper({ threadId: input.threadId, runId: input.runId, state: input.state, secrets: this.#secrets }) : undefined;
+    const approvals = new Set<string>();
+    const channel = new RunChannel({
+      key,
+      stream,
+      encode: mapper ? (event, verdict) => mapper.frames(event, verdict) : (event) => [encodeRaw(event, this.#secrets)],
+      encodeGap: mapper
+        ? (gap) => mapper.frame({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.replayGap, value: gap } as never).text.replace(/^id: \d+\n/, "")
+        : (gap) => sseEvent({ type: "replay-gap", ...gap }, undefined, "replay-gap"),
+      replayFrames: settings.replayFrames,
+      replayBytes: settings.replayBytes,
+      reconnectGraceMs: settings.reconnectGraceMs,
+      onApproval: (request) => {
+        approvals.add(request.id);
+        this.#approvals.set(request.id, { request, key });
+      },
+      onSettled: (verdict) => this.#settled(key, protocol, verdict),
+    });
+    this.#channels.set(key, { channel, protocol, approvals });
+    this.#track(channel.done.catch(() => undefined));
+    const connection = new SseConnection(res, settings);
+    connection.open({ ...cors, "x-adaptor-run-id": key });
+    await channel.attach(connection, 0);
+  }
+
+  async #reconnect(req: IncomingMessage, res: ServerResponse, key: string, cors: Record<string, string>): Promise<void> {
+    const entry = this.#channels.get(key);
+    if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
+    const header = req.headers["last-event-id"];
+    const lastId = header === undefined || header === "" ? 0 : Number(header);
+    if (!Number.isInteger(lastId) || lastId < 0) throw new HttpError(400, "bad_request", "Last-Event-ID must be a non-negative integer");
+    const connection = new SseConnection(res, this.#settings);
+    connection.open({ ...cors, "x-adaptor-run-id": key });
+    await entry.channel.attach(connection, lastId);
+  }
+
+  async #answer(req: IncomingMessage, res: ServerResponse, id: string, cors: Record<string, string>): Promise<void> {
+    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    const known = this.#approvals.get(id);
+    if (!known) throw new HttpError(404, "not_found", `no approval ${id} (unknown, or its run was forgotten)`);
+    sendJson(res, 200, answerApproval(known.request, body), cors);
+  }
+
+  #settled(key: string, protocol: BridgeProtocol, verdict: ChannelVerdict): void {
+    try {
+      this.#settings.onRunSettled?.({ key, protocol, ...(verdict.ok ? { result: verdict.result } : { error: verdict.error }) });
+    } catch {
+      // A throwing log hook must not break the bridge.
+    }
+    const entry = this.#channels.get(key);
+    if (!entry) return;
+    if (this.#closed) return;
+    if (this.#settings.retainFinishedMs === 0 || this.#settings.maxRetainedRuns === 0) {
+      // A connected client still reads the end: the channel object lives on in its handler.
+      this.#forget(key);
+      return;
+    }
+    entry.retention = setTimeout(() => this.#forget(key), this.#settings.retainFinishedMs);
+    entry.retention.unref();
+    this.#retained.push(key);
+    while (this.#retained.length > this.#settings.maxRetainedRuns) this.#forget(this.#retained[0]!);
+  }
+
+  #forget(key: string): void {
+    const entry = this.#channels.get(key);
+    const index = this.#retained.indexOf(key);
+    if (index >= 0) this.#retained.splice(index, 1);
+    if (!entry) return;
+    clearTimeout(entry.retention);
+    entry.channel.dispose();
+    for (const id of entry.approvals) this.#approvals.delete(id);
+    this.#channels.delete(key);
+  }
+}
+
+function parseRawBody(body: unknown): { prompt: string; threadKey: string | undefined } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", 'expected { "prompt": string }');
+  const { prompt, threadKey, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new HttpError(400, "bad_request", `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string }`);
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
+  if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === "")) throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
+  return { prompt, threadKey: threadKey as string | undefined };
+}

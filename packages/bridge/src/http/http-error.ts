@@ -1,0 +1,45 @@
+import type { ServerResponse } from "node:http";
+
+/** The `error.code` values of the bridge's JSON error responses. */
+export type BridgeErrorCode =
+  | "bad_request"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "run_id_in_use"
+  | "approval_resolved"
+  | "approval_expired"
+  | "approval_kind_mismatch"
+  | "bridge_closed"
+  | "internal";
+
+/** A refusal the bridge answers with a JSON body `{ error: { code, message } }` before any stream starts. */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  constructor(
+    readonly status: number,
+    readonly code: BridgeErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Writes a JSON response. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)), "cache-control": "no-store", ...headers });
+  res.end(text);
+}
+
+/** Writes an {@link HttpError} (or, for anything else, a generic 500 without detail). */
+export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const http = error instanceof HttpError ? error : new HttpError(500, "internal", "internal error");
+  sendJson(res, http.status, { error: { code: http.code, message: http.message, ...http.extra } }, headers);
+}

@@ -1,0 +1,10 @@
+// Public surface of `@adaptor/bridge`: a Runner over HTTP with Server-Sent Events.
+
+export { Bridge, type BridgeHandler } from "./bridge/bridge.js";
+export type { BridgeOptions, BridgeRunner, BridgeProtocol, BridgeRunContext, BridgeRunSettled } from "./bridge/bridge-options.js";
+export type { CorsOptions } from "./http/cors.js";
+export type { BridgeErrorCode } from "./http/http-error.js";
+export type { ApprovalAnswer } from "./approvals/answer-approval.js";
+export type { WireApproval } from "./protocols/raw.js";
+export { AG_UI_CUSTOM_EVENTS, type AgUiApprovalState } from "./protocols/ag-ui.js";
+export { publicMessage, MAX_PUBLIC_MESSAGE_CHARS } from "./protocols/public-error.js";

@@ -1,0 +1,245 @@
+import { randomUUID } from "node:crypto";
+import { EventType, type BaseEvent, type TokenUsage } from "@ag-ui/core";
+import { EventEncoder } from "@ag-ui/encoder";
+import type { AgentEvent, Result, Usage } from "adaptor";
+import type { Frame } from "./frame.js";
+import { failureCode, isAbort, publicMessage } from "./public-error.js";
+import { wireApproval } from "./raw.js";
+
+/** `CUSTOM` event names the `ag-ui` protocol emits. */
+export const AG_UI_CUSTOM_EVENTS = Object.freeze({
+  /** `value`: the approval request's fields (as in the `raw` protocol); answer it at `approvals/<value.id>`. */
+  approvalRequest: "adaptor.approval-request",
+  /** `value`: `{ kind, message?, data? }` of a `notice` event. */
+  notice: "adaptor.notice",
+  /** `value`: `{ count, byType, firstSequence, lastSequence }` of a `dropped` event (text deltas lost under backpressure). */
+  dropped: "adaptor.dropped",
+  /** `value`: `{ firstId, lastId }`: frames a reconnecting client missed that the replay buffer no longer holds. */
+  replayGap: "adaptor.replay-gap",
+});
+
+/** Where the run's approvals live in the AG-UI state: `state.adaptor.approvals[<id>]`. */
+export interface AgUiApprovalState {
+  readonly id: string;
+  readonly kind: string;
+  readonly title: string;
+  readonly toolName?: string;
+  readonly toolCallId?: string;
+  /** `pending`, then `approved`, `denied`, `answered`, `expired` or `timeout`. */
+  readonly status: string;
+}
+
+type Verdict = { readonly ok: true; readonly result: Result } | { readonly ok: false; readonly error: unknown };
+
+function tokenUsage(usage: Usage | undefined, model: string | undefined): TokenUsage[] | undefined {
+  if (!usage) return undefined;
+  return [
+    {
+      ...(model !== undefined ? { model } : {}),
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      totalTokens: usage.inputTokens + usage.outputTokens,
+      ...(usage.cacheReadTokens !== undefined ? { cachedInputTokens: usage.cacheReadTokens } : {}),
+      ...(usage.cacheWriteTokens !== undefined ? { cacheWriteInputTokens: usage.cacheWriteTokens } : {}),
+    },
+  ];
+}
+
+/**
+ * Translates one run's events into AG-UI events (stateful: it opens and closes text messages,
+ * reasoning spans and tool calls so the client's event verifier accepts the sequence) and encodes
+ * them as SSE frames numbered from 1.
+ */
+export class AgUiMapper {
+  readonly #threadId: string;
+  readonly #runId: string;
+  readonly #clientState: Record<string, unknown>;
+  readonly #secrets: readonly string[];
+  readonly #encoder = new EventEncoder();
+  #frameId = 0;
+  #text: string | undefined;
+  #reasoning: string | undefined;
+  #lastTextId: string | undefined;
+  readonly #usedMessageIds = new Set<string>();
+  readonly #openToolCalls = new Map<string, { streamedArgs: boolean }>();
+  readonly #approvals = new Set<string>();
+
+  constructor(init: { threadId: string; runId: string; state: unknown; secrets: readonly string[] }) {
+    this.#threadId = init.threadId;
+    this.#runId = init.runId;
+    this.#clientState = typeof init.state === "object" && init.state !== null && !Array.isArray(init.state) ? { ...(init.state as Record<string, unknown>) } : {};
+    this.#secrets = init.secrets;
+  }
+
+  /** The frames for one event; `run-finished` needs the verdict (`stream.result()`). */
+  frames(event: AgentEvent, verdict?: Verdict): Frame[] {
+    return this.#map(event, verdict).map((agUi) => this.frame(agUi));
+  }
+
+  /** Encodes one AG-UI event as the next frame. */
+  frame(event: BaseEvent): Frame {
+    const id = ++this.#frameId;
+    return { id, text: `id: ${id}\n${this.#encoder.encodeSSE(event)}` };
+  }
+
+  #map(event: AgentEvent, verdict: Verdict | undefined): BaseEvent[] {
+    const timestamp = event.meta.time.getTime();
+    const out: BaseEvent[] = [];
+    const push = (agUi: Record<string, unknown> & { type: EventType }): void => {
+      out.push({ ...agUi, timestamp } as BaseEvent);
+    };
+    switch (event.type) {
+      case "run-started":
+        push({ type: EventType.RUN_STARTED, threadId: this.#threadId, runId: this.#runId });
+        push({ type: EventType.STATE_SNAPSHOT, snapshot: { ...this.#clientState, adaptor: { approvals: {} } } });
+        break;
+      case "text-delta": {
+        this.#closeReasoning(push);
+        const wanted = event.messageId ?? this.#text ?? randomUUID();
+        if (this.#text !== undefined && this.#text !== wanted && event.messageId !== undefined) this.#closeText(push);
+        if (this.#text === undefined) {
+          this.#text = this.#freshMessageId(wanted);
+          this.#lastTextId = this.#text;
+          push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" });
+        }
+        if (event.text !== "") push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta: event.text });
+        break;
+      }
+      case "thinking-delta":
+        this.#closeText(push);
+        if (this.#reasoning === undefined) {
+          this.#reasoning = this.#freshMessageId(event.messageId !== undefined ? `${event.messageId}-reasoning` : randomUUID());
+          push({ type: EventType.REASONING_START, messageId: this.#reasoning });
+          push({ type: EventType.REASONING_MESSAGE_START, messageId: this.#reasoning, role: "reasoning" });
+        }
+        if (event.text !== "") push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: this.#reasoning, delta: event.text });
+        break;
+      case "tool-call": {
+        this.#closeText(push);
+        this.#closeReasoning(push);
+        let open = this.#openToolCalls.get(event.id);
+        if (!open) {
+          if (event.phase !== "start" && this.#seenToolCall(event.id)) break;
+          open = { streamedArgs: false };
+          this.#openToolCalls.set(event.id, open);
+          push({
+            type: EventType.TOOL_CALL_START,
+            toolCallId: event.id,
+            toolCallName: event.name,
+            ...(this.#lastTextId !== undefined ? { parentMessageId: this.#lastTextId } : {}),
+          });
+        }
+        if (event.phase === "args" && event.argsDelta) {
+          open.streamedArgs = true;
+          push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: event.argsDelta });
+        } else if (event.phase === "end") {
+          if (!open.streamedArgs) push({ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: JSON.stringify(event.input ?? {}) });
+          push({ type: EventType.TOOL_CALL_END, toolCallId: event.id });
+          this.#openToolCalls.delete(event.id);
+          this.#endedToolCalls.add(event.id);
+        }
+        break;
+      }
+      case "tool-result":
+        this.#closeText(push);
+        this.#closeReasoning(push);
+        if (this.#openToolCalls.has(event.id)) {
+          push({ type: EventType.TOOL_CALL_END, toolCallId: event.id });
+          this.#openToolCalls.delete(event.id);
+          this.#endedToolCalls.add(event.id);
+        }
+        push({ type: EventType.TOOL_CALL_RESULT, messageId: randomUUID(), toolCallId: event.id, content: event.output, role: "tool" });
+        break;
+      case "approval-request": {
+        const request = event.request;
+        const state: AgUiApprovalState = {
+          id: request.id,
+          kind: request.kind,
+          title: request.title,
+          ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
+          ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+          status: "pending",
+        };
+        this.#approvals.add(request.id);
+        push({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.approvalRequest, value: wireApproval(request) });
+        push({ type: EventType.STATE_DELTA, delta: [{ op: "add", path: `/adaptor/approvals/${pointer(request.id)}`, value: state }] });
+        break;
+      }
+      case "notice": {
+        push({
+          type: EventType.CUSTOM,
+          name: AG_UI_CUSTOM_EVENTS.notice,
+          value: { kind: event.kind, ...(event.message !== undefined ? { message: event.message } : {}), ...(event.data !== undefined ? { data: event.data } : {}) },
+        });
+        const id = event.data?.["id"];
+        const outcome = event.data?.["outcome"];
+        if (event.kind === "approval.resolved" && typeof id === "string" && typeof outcome === "string" && this.#approvals.has(id)) {
+          push({ type: EventType.STATE_DELTA, delta: [{ op: "replace", path: `/adaptor/approvals/${pointer(id)}/status`, value: outcome }] });
+        }
+        break;
+      }
+      case "dropped":
+        push({
+          type: EventType.CUSTOM,
+          name: AG_UI_CUSTOM_EVENTS.dropped,
+          value: { count: event.count, byType: event.byType, firstSequence: event.firstSequence, lastSequence: event.lastSequence },
+        });
+        break;
+      case "process":
+        break;
+      case "run-finished": {
+        this.#closeText(push);
+        this.#closeReasoning(push);
+        for (const id of [...this.#openToolCalls.keys()]) {
+          push({ type: EventType.TOOL_CALL_END, toolCallId: id });
+          this.#openToolCalls.delete(id);
+        }
+        const result = verdict?.ok ? verdict.result : undefined;
+        const failure: { error: unknown } | undefined = verdict && !verdict.ok ? { error: verdict.error } : undefined;
+        const usage = tokenUsage(event.usage, result?.model);
+        const base = { threadId: this.#threadId, runId: this.#runId, ...(usage ? { usage } : {}) };
+        if (result || (!failure && event.ok)) {
+          push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "success" }, ...(result ? { result: { text: result.text } } : {}) });
+        } else if (failure && isAbort(failure.error)) {
+          push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "cancelled" } });
+        } else {
+          const message = publicMessage(event.message ?? "the run failed", this.#secrets) || "the run failed";
+          push({ type: EventType.RUN_ERROR, message, code: failure ? failureCode(failure.error) : (event.reason ?? "error"), ...(usage ? { usage } : {}) });
+        }
+        break;
+      }
+    }
+    return out;
+  }
+
+  readonly #endedToolCalls = new Set<string>();
+
+  #seenToolCall(id: string): boolean {
+    return this.#endedToolCalls.has(id);
+  }
+
+  #freshMessageId(wanted: string): string {
+    let id = wanted;
+    for (let n = 2; this.#usedMessageIds.has(id); n++) id = `${wanted}-${n}`;
+    this.#usedMessageIds.add(id);
+    return id;
+  }
+
+  #closeText(push: (event: Record<string, unknown> & { type: EventType }) => void): void {
+    if (this.#text === undefined) return;
+    push({ type: EventType.TEXT_MESSAGE_END, messageId: this.#text });
+    this.#text = undefined;
+  }
+
+  #closeReasoning(push: (event: Record<string, unknown> & { type: EventType }) => void): void {
+    if (this.#reasoning === undefined) return;
+    push({ type: EventType.REASONING_MESSAGE_END, messageId: this.#reasoning });
+    push({ type: EventType.REASONING_END, messageId: this.#reasoning });
+    this.#reasoning = undefined;
+  }
+}
+
+/** Escapes one JSON Pointer segment (RFC 6901). */
+function pointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}

@@ -1,0 +1,55 @@
+import type { AgentEvent, ApprovalRequest } from "adaptor";
+import { sseEvent, type Frame } from "./frame.js";
+import { publicMessage } from "./public-error.js";
+
+/** An `ApprovalRequest` as it crosses the wire: its fields, without the methods. */
+export interface WireApproval {
+  readonly id: string;
+  readonly runId: string;
+  readonly kind: ApprovalRequest["kind"];
+  readonly title: string;
+  readonly toolName?: string;
+  readonly toolCallId?: string;
+  readonly input?: unknown;
+  readonly choices?: ApprovalRequest["choices"];
+  readonly details?: ApprovalRequest["details"];
+  readonly createdAt: string;
+  readonly deadline?: string;
+  readonly attempt: number;
+}
+
+/** The wire form of an approval request. */
+export function wireApproval(request: ApprovalRequest): WireApproval {
+  return {
+    id: request.id,
+    runId: request.runId,
+    kind: request.kind,
+    title: request.title,
+    ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
+    ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+    ...(request.input !== undefined ? { input: request.input } : {}),
+    ...(request.choices !== undefined ? { choices: request.choices } : {}),
+    ...(request.details !== undefined ? { details: request.details } : {}),
+    createdAt: request.createdAt.toISOString(),
+    ...(request.deadline !== undefined ? { deadline: request.deadline.toISOString() } : {}),
+    attempt: request.attempt,
+  };
+}
+
+/**
+ * The `raw` protocol: each event as JSON, one SSE event each, `id` = `meta.sequence`. An
+ * `approval-request` carries the request's fields (`request.id` is what the client answers);
+ * `process` stdout/stderr events lose their `text` (CLI output stays on the server); a failed
+ * `run-finished` carries a public message (first line, credentials redacted).
+ */
+export function encodeRaw(event: AgentEvent, secrets: readonly string[]): Frame {
+  let data: unknown = event;
+  if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
+  else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
+    const { text: _text, ...rest } = event;
+    data = rest;
+  } else if (event.type === "run-finished" && event.message !== undefined) {
+    data = { ...event, message: publicMessage(event.message, secrets) };
+  }
+  return { id: event.meta.sequence, text: sseEvent(data, event.meta.sequence) };
+}

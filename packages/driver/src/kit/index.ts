@@ -1,0 +1,32 @@
+export {
+  JsonRpcConnection,
+  DEFAULT_REPLY_TIMEOUT_MS,
+  JSON_RPC_METHOD_NOT_FOUND,
+  type JsonRpcConnectionOptions,
+  type JsonRpcHandlers,
+  type JsonRpcServerRequest,
+  type JsonRpcTransport,
+} from "./json-rpc/json-rpc-connection.js";
+export { JsonRpcError, type JsonRpcErrorObject } from "./json-rpc/json-rpc-error.js";
+export {
+  ProcessPool,
+  DEFAULT_IDLE_MS,
+  DEFAULT_MAX_CONCURRENT_SPAWNS,
+  type Closable,
+  type PooledProcess,
+  type PoolTurn,
+  type ProcessPoolOptions,
+} from "./pool/process-pool.js";
+export { launchSignature, stableJson, type LaunchInputs } from "./launch/launch-signature.js";
+export {
+  COMMON_CONFIG_SHAPE,
+  validateDriverConfig,
+  spawnLimits,
+  graceMs,
+  type CommonDriverConfig,
+  type DriverConfigRules,
+} from "./config/common-config.js";
+export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
+export { deepFreeze } from "./deep-freeze.js";
+export { InterruptEscalation, exitOrTerminate, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
+export { IDLE_SINK } from "./idle-sink.js";

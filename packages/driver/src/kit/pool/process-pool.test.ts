@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import type { DriverEvent } from "../../spi/events.js";
+import type { DriverSink } from "../../spi/driver.js";
+import { ProcessPool, type PooledProcess } from "./process-pool.js";
+
+class FakeProcess implements PooledProcess {
+  static next = 1;
+  readonly pid = FakeProcess.next++;
+  closed = 0;
+  alive = true;
+  constructor(
+    readonly signature: string,
+    public version: string | undefined = undefined,
+  ) {}
+  get usable(): boolean {
+    return this.alive && this.closed === 0;
+  }
+  close(): Promise<void> {
+    this.closed++;
+    return Promise.resolve();
+  }
+}
+
+function sink(): DriverSink & { events: DriverEvent[] } {
+  const events: DriverEvent[] = [];
+  return { events, emit: (e) => void events.push(e), requestApproval: () => Promise.resolve({ outcome: "deny", reason: "test" }) };
+}
+
+const resume = (resumeId: string, extra: { fork?: boolean } = {}) => ({ session: { resumeId, ...extra }, reuseProcess: true });
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe("ProcessPool", () => {
+  it("hands a parked process to exactly one turn of its conversation launched alike and at the checkpoint's version", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const p = new FakeProcess("sig", "m2");
+    pool.park("t1", p);
+    const s = sink();
+    expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m2", sink: s })).toBe(p);
+    expect(s.events).toEqual([{ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: p.pid } }]);
+    expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m2", sink: s })).toBeUndefined(); // single writer
+    expect(pool.parkedCount).toBe(0);
+    await pool.close();
+    expect(p.closed).toBe(0); // taken: the driver owns it now
+  });
+
+  it("replaces instead of reusing: another signature, another version, a dead process; each is ended", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const cases: [FakeProcess, { signature: string; version?: string }][] = [
+      [new FakeProcess("old"), { signature: "new" }],
+      [new FakeProcess("sig", "m1"), { signature: "sig", version: "m2" }],
+      [Object.assign(new FakeProcess("sig"), { alive: false }), { signature: "sig" }],
+    ];
+    for (const [process, turn] of cases) {
+      pool.park("t", process);
+      expect(await pool.acquire({ request: resume("t"), ...turn, sink: sink() })).toBeUndefined();
+      expect(process.closed).toBe(1);
+    }
+  });
+
+  it("a turn of the conversation in a fresh process ends the parked one first (single writer); a fork leaves it", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const parked = new FakeProcess("sig");
+    pool.park("t", parked);
+    expect(await pool.acquire({ request: resume("t", { fork: true }), signature: "sig", sink: sink() })).toBeUndefined();
+    expect(parked.closed).toBe(0);
+    expect(await pool.acquire({ request: { session: { resumeId: "t" } }, signature: "sig", sink: sink() })).toBeUndefined();
+    expect(parked.closed).toBe(1);
+    expect(pool.parkedCount).toBe(0);
+  });
+
+  it("parking another process under the same conversation ends the first", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const first = new FakeProcess("sig");
+    const second = new FakeProcess("sig");
+    pool.park("t", first);
+    pool.park("t", second);
+    await until(() => first.closed === 1);
+    expect(pool.parkedCount).toBe(1);
+    await pool.close();
+    expect(second.closed).toBe(1);
+  });
+
+  it("a fresh conversation takes a pre-warmed process of its signature only, announced as prewarmed", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const warm = new FakeProcess("sig");
+    await pool.prewarm("sig", () => Promise.resolve(warm), () => Promise.resolve(), new AbortController().signal, "fake");
+    expect(pool.prewarmedCount).toBe(1);
+    expect(await pool.acquire({ request: {}, signature: "other", sink: sink() })).toBeUndefined();
+    const s = sink();
+    expect(await pool.acquire({ request: {}, signature: "sig", sink: s })).toBe(warm);
+    expect(s.events[0]).toMatchObject({ message: "process reused", data: { pid: warm.pid, prewarmed: true } });
+    expect(pool.prewarmedCount).toBe(0);
+  });
+
+  it("prewarm ends the process and rethrows when the handshake fails, and refuses one that died during it", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const failing = new FakeProcess("sig");
+    const boom = new Error("handshake failed");
+    await expect(pool.prewarm("sig", () => Promise.resolve(failing), () => Promise.reject(boom), new AbortController().signal, "fake")).rejects.toBe(boom);
+    expect(failing.closed).toBe(1);
+    const dying = new FakeProcess("sig");
+    const ready = async (p: FakeProcess) => void (p.alive = false);
+    await expect(pool.prewarm("sig", () => Promise.resolve(dying), ready, new AbortController().signal, "fake")).rejects.toThrow("fake ended before it was ready");
+    expect(dying.closed).toBe(1);
+    expect(pool.prewarmedCount).toBe(0);
+  });
+
+  it("idle parked and pre-warmed processes are ended after idleMs", async () => {
+    const pool = new ProcessPool<FakeProcess>({ idleMs: 20 });
+    const parked = new FakeProcess("sig");
+    const warm = new FakeProcess("sig");
+    pool.park("t", parked);
+    await pool.prewarm("sig", () => Promise.resolve(warm), () => Promise.resolve(), new AbortController().signal, "fake");
+    await until(() => parked.closed === 1 && warm.closed === 1);
+    expect(pool.parkedCount + pool.prewarmedCount).toBe(0);
+  });
+
+  it("close() ends live, parked and pre-warmed processes; spawn() runs at most maxConcurrentSpawns at once", async () => {
+    const pool = new ProcessPool<FakeProcess>({ maxConcurrentSpawns: 2 });
+    const live = new FakeProcess("a");
+    const parked = new FakeProcess("b");
+    pool.park("t", parked);
+    let running = 0;
+    let peak = 0;
+    const release: (() => void)[] = [];
+    const spawns = Array.from({ length: 5 }, () =>
+      pool.spawn(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise<void>((resolve) => release.push(resolve));
+        running--;
+      }),
+    );
+    await until(() => release.length === 2);
+    while (release.length > 0 || running > 0) {
+      release.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(spawns);
+    expect(peak).toBe(2);
+    const served = pool.serve(live, () => pool.close());
+    await served;
+    expect([live.closed, parked.closed]).toEqual([1, 1]);
+  });
+});

@@ -1,0 +1,146 @@
+// MCP servers on the real claude binary (pinned 2.1.332) against the scripted Anthropic server, with
+// the testkit's stdio MCP fixture (@modelcontextprotocol/sdk). Issue 6 §2-§3.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { whenUserSays } from "@adaptor/testkit";
+import { MCP_FIXTURE_MARKER, mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
+import {
+  Agent,
+  DriverError,
+  ErrCode,
+  ErrMCPTransportUnsupported,
+  Result,
+  errorCode,
+  findError,
+  isError,
+  mcpSse,
+  mcpStdio,
+  type AgentEvent,
+} from "adaptor";
+import { CLAUDE_DESCRIPTOR, claude } from "@adaptor/claude";
+import { alive, harness, spawnedPid, type Harness } from "./support.js";
+
+let h: Harness | undefined;
+let work: string;
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), "claude-mcp-"));
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await rm(work, { recursive: true, force: true });
+});
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** The `mcp.status` notice the driver emits from the init line. */
+function mcpStatus(events: readonly AgentEvent[]): { name: string; status: string; source?: string }[] | undefined {
+  const notice = events.find((event) => event.type === "notice" && event.kind === "mcp.status");
+  return notice?.type === "notice" ? (notice.data?.servers as { name: string; status: string }[]) : undefined;
+}
+
+const callEcho = { when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } };
+
+describe("MCP servers on the real claude binary", () => {
+  it("stdio server: the scripted model calls its tool and the result reaches the model; only our servers load", async () => {
+    h = await harness([callEcho], {}, { onApproval: (request) => request.approve() });
+    // The user's own (user-scope) server must not load by default (--strict-mcp-config).
+    await writeFile(join(h.env.configDir, ".claude.json"), JSON.stringify({ mcpServers: { users: { type: "stdio", ...mcpFixtureCommand() } } }));
+    const log = join(work, "fixture.jsonl");
+    const fixture = mcpFixtureCommand({ logFile: log });
+    const broken = mcpFixtureCommand({ failStart: true });
+    const stream = h.agent.stream("CALL_ECHO please", {
+      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true }), mcpStdio("optional", broken.command, { args: broken.args })],
+    });
+    const events = await collect(stream);
+    const result = await stream.result();
+
+    expect(mcpStatus(events)).toEqual([
+      { name: "fixture", status: "connected", source: "dynamic" },
+      { name: "optional", status: "failed", source: "dynamic" },
+    ]);
+    const toolResult = events.find((event) => event.type === "tool-result");
+    expect(toolResult).toMatchObject({ name: "mcp__fixture__echo", isError: false, output: `echo: ping (${MCP_FIXTURE_MARKER})` });
+    // The model got the server's answer (request log of the scripted server).
+    const last = h.server.requests.at(-1)?.view.lastToolResult;
+    expect(last).toMatchObject({ toolName: "mcp__fixture__echo", isError: false, content: `echo: ping (${MCP_FIXTURE_MARKER})` });
+    expect(result.text).toBe(`Done: echo: ping (${MCP_FIXTURE_MARKER})`);
+    expect((await readMcpFixtureLog(log)).filter((entry) => entry.event === "call")).toMatchObject([{ tool: "echo", text: "ping" }]);
+  });
+
+  it("userMcpServers: true also loads the user's own servers", async () => {
+    h = await harness([], { userMcpServers: true });
+    // Servers that exit at once keep this run short; their listing is what counts.
+    const quick = mcpFixtureCommand({ failStart: true });
+    await writeFile(join(h.env.configDir, ".claude.json"), JSON.stringify({ mcpServers: { users: { type: "stdio", ...quick } } }));
+    const fixture = quick;
+    const events = await collect(h.agent.stream("hello", { mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })] }));
+    expect(mcpStatus(events)?.map(({ name, source }) => `${name}:${source}`).sort()).toEqual(["fixture:dynamic", "users:user"]);
+  });
+
+  it("server crashing mid-call: classified verdict within the timeout, no hang, no unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      h = await harness([callEcho], {}, { onApproval: (request) => request.approve() });
+      const log = join(work, "crash.jsonl");
+      const fixture = mcpFixtureCommand({ logFile: log, crashOnCall: true });
+      const started = Date.now();
+      const stream = h.agent.stream("CALL_ECHO now", {
+        timeoutMs: 90_000,
+        mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true })],
+      });
+      const events = await collect(stream);
+      const verdict: unknown = await stream.result().catch((error: unknown) => error);
+      expect(Date.now() - started).toBeLessThan(90_000);
+      expect((await readMcpFixtureLog(log)).map((entry) => entry.event)).toEqual(["start", "call", "crash"]);
+      // claude reports the lost server to the model as an error tool result and finishes the turn.
+      expect(verdict).toBeInstanceOf(Result);
+      expect(events.find((event) => event.type === "tool-result")).toMatchObject({ name: "mcp__fixture__echo", isError: true, output: "Connection closed" });
+      expect(h.server.requests.at(-1)?.view.lastToolResult).toMatchObject({ isError: true, content: "Connection closed" });
+      expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
+      const pid = spawnedPid(events);
+      expect(pid !== undefined && alive(pid)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("a required server that cannot start fails the run: DriverError DEVICE_DISCONNECTED naming it, process gone", async () => {
+    h = await harness();
+    const broken = mcpFixtureCommand({ failStart: true });
+    const stream = h.agent.stream("hello", { mcpServers: [mcpStdio("broken", broken.command, { args: broken.args, required: true })] });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(errorCode(error)).toBe(ErrCode.DeviceDisconnected);
+    const driverError = findError(error, DriverError);
+    expect(driverError).toMatchObject({ op: "mcp connect", device: "broken" });
+    expect((error as Error).message).toBe('[DEVICE_DISCONNECTED] mcp connect: broken (required MCP server reported status "failed")');
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
+    const pid = spawnedPid(events);
+    expect(pid).toBeDefined();
+    expect(alive(pid ?? 0)).toBe(false);
+  });
+
+  it("a transport claude does not declare (sse) is refused before launch: ErrMCPTransportUnsupported, no process started", async () => {
+    expect(CLAUDE_DESCRIPTOR.capabilities.mcp.transports).not.toContain("sse");
+    // A command that would fail loudly (DriverError NOT_FOUND) if it were ever spawned.
+    const agent = new Agent(claude({ command: join(work, "must-not-spawn"), inheritEnv: false }));
+    const stream = agent.stream("hello", { mcpServers: [mcpStdio("local", "node"), mcpSse("legacy", "http://127.0.0.1:9/sse")] });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(isError(error, ErrMCPTransportUnsupported)).toBe(true);
+    expect((error as Error).message).toBe('MCP server "legacy": driver claude does not support transport sse (supported: ' + CLAUDE_DESCRIPTOR.capabilities.mcp.transports.join(", ") + ")");
+    expect(events.some((event) => event.type === "process")).toBe(false);
+    await agent.close();
+  });
+});
