@@ -11,6 +11,7 @@ import {
   type DriverSink,
   type McpServerConfig,
 } from "@adaptor/driver";
+import { deepFreeze, graceMs, IDLE_SINK, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
@@ -19,9 +20,6 @@ import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
-const DEFAULT_IDLE_MS = 300_000;
-const IDLE_SINK: Pick<DriverSink, "emit"> = { emit: () => undefined };
-const DEFAULT_KILL_GRACE_MS = 2_000;
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
@@ -38,35 +36,12 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
   };
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 /** How a preset adapts {@link AcpDriver} to its agent. */
 export interface AcpDriverOptions {
   /** Turns the preset's own config into the ACP config, checking it. Default: `validateAcpConfig` of the config given. */
   readonly resolve?: () => AcpConfig;
   /** The tool's name from a tool call. Default: ACP `name`, a `_meta` `toolName`, the title, the kind. */
   readonly toolName?: (call: ToolCallUpdate) => string;
-}
-
-interface Parked {
-  readonly process: AcpProcess;
-  readonly signature: string;
-  readonly timer: NodeJS.Timeout;
-}
-
-/** JSON with object keys sorted, so equal inputs give equal text. */
-function sortedJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    typeof inner === "object" && inner !== null && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
 }
 
 /**
@@ -77,8 +52,7 @@ export class AcpDriver implements Driver {
   readonly descriptor: DriverDescriptor;
   readonly #resolve: () => AcpConfig;
   readonly #toolName: (call: ToolCallUpdate) => string;
-  readonly #parked = new Map<string, Parked>();
-  readonly #live = new Set<AcpProcess>();
+  readonly #pool: ProcessPool<AcpProcess>;
 
   /**
    * @param config - the ACP configuration (checked by `validateConfig()` and before every run, never here).
@@ -91,6 +65,13 @@ export class AcpDriver implements Driver {
     this.descriptor = deepFreeze({ type, displayName, capabilities: capabilitiesOf(partial) });
     this.#resolve = options.resolve ?? (() => validateAcpConfig(type, config));
     this.#toolName = options.toolName ?? toolNameOf;
+    let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
+    try {
+      limits = this.#resolve();
+    } catch {
+      // refused again by validateConfig() before any run
+    }
+    this.#pool = new ProcessPool<AcpProcess>(limits);
   }
 
   /** The checked configuration. @throws InvalidDriverConfigError */
@@ -116,97 +97,69 @@ export class AcpDriver implements Driver {
     }
     const cwd = request.cwd ?? config.cwd ?? process.cwd();
     const model = request.model ?? config.model;
-    const resumeId = request.session?.resumeId;
 
     const env = this.#env(config, request);
     // A parked process serves a turn only if it was launched, and its session opened, exactly alike.
-    const signature = sortedJson({ command: config.command, args: config.args ?? [], cwd, env, model: model ?? null, sandbox: request.policy?.sandbox ?? null, mcp: request.mcpServers ?? [] });
-    let proc: AcpProcess | undefined;
-    if (resumeId !== undefined && request.reuseProcess === true) proc = await this.#take(resumeId, signature);
-    else if (resumeId !== undefined) await this.#evict(resumeId);
-    if (proc) sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: proc.child.pid } });
-    if (!proc && resumeId !== undefined && config.loadSession === false) {
+    const signature = launchSignature({ config, env, request });
+    let proc = await this.#pool.acquire({ request, signature, sink });
+    if (!proc && request.session && !request.session.fork && config.loadSession === false) {
       return emptyResponse({
         reason: "resume_rejected",
         message:
           config.loadSessionUnsupportedReason ??
-          `${this.descriptor.displayName} cannot continue session ${resumeId} in a new process (session/load is off for this agent)`,
-        details: { sessionId: resumeId },
+          `${this.descriptor.displayName} cannot continue session ${request.session.resumeId} in a new process (session/load is off for this agent)`,
+        details: { sessionId: request.session.resumeId },
       });
     }
-
-    const stderrTo: { sink: Pick<DriverSink, "emit"> } = { sink };
     if (!proc) {
-      proc = await AcpProcess.start({
-        command: config.command,
-        args: [...(config.args ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
-        cwd,
-        env,
-        device: this.descriptor.type,
-        killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-        ...(config.maxLineBytes !== undefined ? { maxLineBytes: config.maxLineBytes } : {}),
-        ...(config.maxRawBytes !== undefined ? { maxRawBytes: config.maxRawBytes } : {}),
-        onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
-      });
-      proc.stderrTo = stderrTo;
-      sink.emit({ type: "process", kind: "spawn", pid: proc.child.pid });
+      const stderrTo: { sink: Pick<DriverSink, "emit"> } = { sink };
+      proc = await this.#pool.spawn(() =>
+        AcpProcess.start(
+          {
+            command: config.command,
+            args: [...(config.args ?? []), ...(config.extraArgs ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
+            cwd,
+            env,
+            device: this.descriptor.type,
+            ...spawnLimits(config),
+            onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+          },
+          signature,
+          stderrTo,
+        ),
+      );
+      sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     }
-    const stderr = proc.stderrTo ?? stderrTo;
-    stderr.sink = sink;
-    this.#live.add(proc);
-    try {
-      const response = await this.#turn(proc, config, request, sink, signal, cwd, model);
-      const reusable = request.reuseProcess === true && proc.alive && !response.failure && response.checkpoint !== undefined;
-      if (reusable) {
+    const served = proc;
+    served.stderrTo.sink = sink;
+    return this.#pool.serve(served, async () => {
+      try {
+        const response = await this.#turn(served, config, request, sink, signal, cwd, model);
+        const reusable = request.reuseProcess === true && served.usable && !response.failure && response.checkpoint !== undefined;
+        if (!reusable) {
+          await served.close();
+          return { ...response, ...(await exitOf(served)) };
+        }
         // A parked process's stderr belongs to no run until the next turn takes it.
-        stderr.sink = IDLE_SINK;
-        this.#park(response.checkpoint!.resumeId, proc, signature, config.idleMs ?? DEFAULT_IDLE_MS);
-      } else await proc.close();
-      return reusable ? response : { ...response, ...(await exitOf(proc)) };
-    } catch (error) {
-      await proc.close();
-      const exit = await proc.child.exited;
-      if (signal.aborted) throw exit.forceKilled ? forceKilledError(this.descriptor.type, signal.reason) : signal.reason;
-      throw error;
-    } finally {
-      this.#live.delete(proc);
-    }
+        served.stderrTo.sink = IDLE_SINK;
+        this.#pool.park(response.checkpoint!.resumeId, served);
+        return response;
+      } catch (error) {
+        await served.close();
+        const exit = await served.child.exited;
+        if (signal.aborted) throw exit.forceKilled ? forceKilledError(this.descriptor.type, signal.reason) : signal.reason;
+        throw error;
+      }
+    });
   }
 
+  /** Ends every live and parked agent process of this driver. Idempotent. */
   async close(): Promise<void> {
-    const parked = [...this.#parked.values()];
-    this.#parked.clear();
-    for (const entry of parked) clearTimeout(entry.timer);
-    await Promise.all([...parked.map((entry) => entry.process.close()), ...[...this.#live].map((proc) => proc.close())]);
+    await this.#pool.close();
   }
 
   #env(config: AcpConfig, request: DriverRequest): Record<string, string | undefined> {
     return mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
-  }
-
-  async #take(sessionId: string, signature: string): Promise<AcpProcess | undefined> {
-    const entry = this.#parked.get(sessionId);
-    if (!entry) return undefined;
-    this.#parked.delete(sessionId);
-    clearTimeout(entry.timer);
-    if (entry.process.alive && entry.signature === signature) return entry.process;
-    // One writer per session: a process launched otherwise ends before a new one opens the session.
-    await entry.process.close();
-    return undefined;
-  }
-
-  async #evict(sessionId: string): Promise<void> {
-    const entry = this.#parked.get(sessionId);
-    if (!entry) return;
-    this.#parked.delete(sessionId);
-    clearTimeout(entry.timer);
-    await entry.process.close();
-  }
-
-  #park(sessionId: string, proc: AcpProcess, signature: string, idleMs: number): void {
-    const timer = setTimeout(() => void this.#evict(sessionId), idleMs);
-    timer.unref();
-    this.#parked.set(sessionId, { process: proc, signature, timer });
   }
 
   /** One prompt turn on `proc`: initialize (a new process), open or load the session, set its mode, prompt. */
@@ -228,7 +181,7 @@ export class AcpDriver implements Driver {
     let sessionId: string | undefined = request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
     let prompting = false;
     let offered: NewSessionResponse | undefined;
-    const killGraceMs = config.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const killGraceMs = graceMs(config);
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
       turn.end();

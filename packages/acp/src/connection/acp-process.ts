@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { DriverEvent } from "@adaptor/driver";
+import type { PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { messageStream } from "./message-stream.js";
 
@@ -34,12 +35,16 @@ const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false,
  * `session/update` and `session/request_permission` are routed to the handler of their session;
  * a permission request for a session without a handler is answered `cancelled`.
  */
-export class AcpProcess {
+export class AcpProcess implements PooledProcess {
   readonly child: CliProcess;
   /** The environment the agent was started with (stdio MCP servers are isolated from it). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The launch signature it was started with (a parked process serves only turns launched alike). */
+  readonly signature: string;
   /** Where the agent's stderr goes: the sink of the run it serves now. */
-  stderrTo: { sink: { emit(event: DriverEvent): void } } | undefined;
+  readonly stderrTo: { sink: { emit(event: DriverEvent): void } };
+  /** Unknown: a parked process continues the session wherever it stands. */
+  readonly version = undefined;
   readonly connection: acp.ClientConnection;
   /** The agent's `initialize` answer. */
   initialized: acp.InitializeResponse | undefined;
@@ -49,9 +54,11 @@ export class AcpProcess {
   #closing: Promise<void> | undefined;
   #exited = false;
 
-  private constructor(child: CliProcess, env: Readonly<Record<string, string | undefined>>) {
+  private constructor(child: CliProcess, env: Readonly<Record<string, string | undefined>>, signature: string, stderrTo: AcpProcess["stderrTo"]) {
     this.child = child;
     this.env = env;
+    this.signature = signature;
+    this.stderrTo = stderrTo;
     const app = acp
       .client({ name: "adaptor" })
       .onNotification("session/update", ({ params }) => {
@@ -75,7 +82,7 @@ export class AcpProcess {
    * @throws DriverError from `spawnCli` (`NOT_FOUND`, ...); the SDK's error when `initialize` fails
    * (the process is then ended).
    */
-  static async start(launch: AcpLaunch): Promise<AcpProcess> {
+  static async start(launch: AcpLaunch, signature: string, stderrTo: AcpProcess["stderrTo"]): Promise<AcpProcess> {
     const child = await spawnCli({
       command: launch.command,
       args: launch.args,
@@ -87,7 +94,7 @@ export class AcpProcess {
       ...(launch.maxLineBytes !== undefined ? { maxLineBytes: launch.maxLineBytes } : {}),
       ...(launch.maxRawBytes !== undefined ? { maxRawBytes: launch.maxRawBytes } : {}),
     });
-    return new AcpProcess(child, launch.env);
+    return new AcpProcess(child, launch.env, signature, stderrTo);
   }
 
   /** Sends `initialize` (protocol version 1, no fs or terminal capabilities). */
@@ -108,8 +115,13 @@ export class AcpProcess {
     };
   }
 
+  /** OS process id of the agent. */
+  get pid(): number {
+    return this.child.pid;
+  }
+
   /** True while the child runs and the connection is open. */
-  get alive(): boolean {
+  get usable(): boolean {
     return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited;
   }
 

@@ -1,8 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "@adaptor/driver";
-import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
-import { optionChecks, type OptionShape } from "@adaptor/errors";
+import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { AcpDriver } from "../acp-driver.js";
 import { toolNameOf } from "../turn/tool-call.js";
@@ -29,43 +28,14 @@ export const GEMINI_RESUME_LIMIT =
 /** Flags the preset sets itself; `extraArgs` may not contain them. */
 const OWNED_FLAGS: readonly string[] = Object.freeze(["--acp", "--experimental-acp", "-m", "--model", "-p", "--prompt", "-i", "--prompt-interactive", "--approval-mode", "-y", "--yolo", "-r", "--resume"]);
 
-/** Configuration of {@link gemini}. */
-export interface GeminiConfig {
-  /** Executable. Default: Node running the pinned `@google/gemini-cli` bundle installed with this package, else `gemini` on PATH. */
-  readonly command?: string;
-  /** Model (`-m`), e.g. `"gemini-2.5-flash"`; a run's `model` overrides it. Default: the CLI's own (`auto`, which first asks a router model). */
-  readonly model?: string;
-  /** Working directory (a run's `cwd` overrides it). Default `process.cwd()`. */
-  readonly cwd?: string;
-  /** Variables merged over the inherited environment; `undefined` removes one. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Which host variables the CLI inherits (allowlist, `true`, `false`). Default {@link GEMINI_INHERITED_ENV}. */
-  readonly inheritEnv?: InheritEnv;
-  /** More arguments after `--acp` (not the flags the preset owns). */
-  readonly extraArgs?: readonly string[];
-  /** Milliseconds between SIGTERM and SIGKILL, and the wait after `session/cancel`. Default 2000. */
-  readonly killGraceMs?: number;
-  /** Longest stdout message in bytes. Default 64 MiB. */
-  readonly maxLineBytes?: number;
-  /** Raw stdout/stderr kept per run, in bytes per stream. Default 1 MiB. */
-  readonly maxRawBytes?: number;
-  /** How long a process parked between thread turns waits for the next one, in ms. Default 300,000. */
-  readonly idleMs?: number;
-}
-
-const is = optionChecks;
-const GEMINI_CONFIG_SHAPE: OptionShape = {
-  command: is.string({ nonEmpty: true }),
-  model: is.string({ nonEmpty: true }),
-  cwd: is.string({ nonEmpty: true }),
-  env: is.env({ allowUndefined: true }),
-  inheritEnv: inheritEnvOption,
-  extraArgs: is.arrayOf(is.string(), "an array of strings"),
-  killGraceMs: is.timerMs(),
-  maxLineBytes: is.integer(1),
-  maxRawBytes: is.integer(1),
-  idleMs: is.timerMs(),
-};
+/**
+ * Configuration of {@link gemini}: the common driver fields. `command` defaults to Node running the
+ * pinned `@google/gemini-cli` bundle installed with this package (else `gemini` on PATH); `model`
+ * is passed as `-m` (default: the CLI's own, `auto`, which first asks a router model);
+ * `inheritEnv` defaults to {@link GEMINI_INHERITED_ENV}; `extraArgs` follow `--acp` and may not
+ * hold the flags the preset owns.
+ */
+export type GeminiConfig = CommonDriverConfig;
 
 /** The pinned bundle's path, or undefined when the package is not installed. */
 function geminiBundle(): string | undefined {
@@ -93,26 +63,17 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
  * @throws InvalidDriverConfigError for a refused field (see {@link GeminiConfig}), or an owned flag in `extraArgs`.
  */
 export function geminiAcpConfig(config: GeminiConfig | undefined): AcpConfig {
-  const checked = checkDriverConfig<GeminiConfig>("gemini", config, GEMINI_CONFIG_SHAPE);
-  for (const [index, arg] of (checked.extraArgs ?? []).entries()) {
-    if (OWNED_FLAGS.includes(arg.split("=", 1)[0] ?? arg)) throw driverConfigRefusal("gemini", `extraArgs[${index}]`, `may not set ${JSON.stringify(arg)}: the driver owns it`);
-  }
+  const checked = validateDriverConfig<GeminiConfig>("gemini", config, { ownedFlags: OWNED_FLAGS });
   const bundle = checked.command === undefined ? geminiBundle() : undefined;
   const base = bundle ? { command: process.execPath, args: [bundle, "--acp"] } : { command: checked.command ?? "gemini", args: ["--acp"] };
   return validateAcpConfig("gemini", {
+    ...checked,
     ...DESCRIPTOR_CONFIG,
     command: base.command,
-    args: [...base.args, ...(checked.extraArgs ?? [])],
+    args: base.args,
     modelFlag: "-m",
     loadSessionUnsupportedReason: GEMINI_RESUME_LIMIT,
     inheritEnv: checked.inheritEnv ?? GEMINI_INHERITED_ENV,
-    ...(checked.model !== undefined ? { model: checked.model } : {}),
-    ...(checked.cwd !== undefined ? { cwd: checked.cwd } : {}),
-    ...(checked.env !== undefined ? { env: checked.env } : {}),
-    ...(checked.killGraceMs !== undefined ? { killGraceMs: checked.killGraceMs } : {}),
-    ...(checked.maxLineBytes !== undefined ? { maxLineBytes: checked.maxLineBytes } : {}),
-    ...(checked.maxRawBytes !== undefined ? { maxRawBytes: checked.maxRawBytes } : {}),
-    ...(checked.idleMs !== undefined ? { idleMs: checked.idleMs } : {}),
   });
 }
 
