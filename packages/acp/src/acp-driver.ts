@@ -11,7 +11,7 @@ import {
   type DriverSink,
   type McpServerConfig,
 } from "@adaptor/driver";
-import { deepFreeze, graceMs, IDLE_SINK, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
+import { deepFreeze, graceMs, IDLE_SINK, InterruptEscalation, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
@@ -176,20 +176,27 @@ export class AcpDriver implements Driver {
     const turn = new AcpTurn(sink, this.#toolName, trusted);
     const agent = proc.connection.agent;
     let aborted!: (reason: unknown) => void;
+    let honoured!: (value: unknown) => void;
     const abortion = new Promise<never>((_, reject) => (aborted = reject));
     abortion.catch(() => undefined);
     let sessionId: string | undefined = request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
-    let prompting = false;
+    let prompting: Promise<unknown> | undefined;
     let offered: NewSessionResponse | undefined;
-    const killGraceMs = graceMs(config);
-    let killTimer: NodeJS.Timeout | undefined;
+    // The kit's escalation: ACP's session/cancel first, then (turn over or not) stdin closed, SIGTERM, SIGKILL.
+    const escalation = new InterruptEscalation(proc.child, {
+      graceMs: graceMs(config),
+      interrupt: () => {
+        if (!prompting || sessionId === undefined) return false;
+        void agent.notify("session/cancel", { sessionId }).catch(() => undefined);
+        return true;
+      },
+      honoured: new Promise((resolve) => (honoured = resolve)),
+    });
     const onAbort = (): void => {
       turn.end();
-      if (prompting && sessionId !== undefined) {
-        // ACP cancel first; the kill escalation follows if the turn does not end in time.
-        void agent.notify("session/cancel", { sessionId }).catch(() => undefined);
-        killTimer = setTimeout(() => aborted(signal.reason), killGraceMs);
-      } else aborted(signal.reason);
+      escalation.start();
+      // A prompt in flight ends by the agent's answer or the process's end; anything else at once.
+      if (!prompting) aborted(signal.reason);
     };
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
@@ -260,12 +267,16 @@ export class AcpDriver implements Driver {
       proc.child.takeOutput();
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
-      prompting = true;
       let answer: PromptResponse;
+      const prompted = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] });
+      prompting = prompted.then(honoured, honoured);
       try {
-        answer = await step(agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] }));
+        answer = await prompted;
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (signal.aborted) {
+          await escalation.settled();
+          throw signal.reason;
+        }
         // The connection closed under the request: the agent's process ended during the turn.
         if (!(error instanceof RequestError) || proc.connection.signal.aborted) {
           const exit = await proc.child.exited;
@@ -278,9 +289,12 @@ export class AcpDriver implements Driver {
         }
         return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
       } finally {
-        prompting = false;
+        prompting = undefined;
       }
-      if (signal.aborted) throw signal.reason;
+      if (signal.aborted) {
+        await escalation.settled();
+        throw signal.reason;
+      }
       // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):
       // a turn the agent cancelled right after a host denial ended by that denial, not by a failure.
       const endedByDenial = answer.stopReason === "cancelled" && turn.denied > 0;
@@ -295,7 +309,6 @@ export class AcpDriver implements Driver {
       });
     } finally {
       signal.removeEventListener("abort", onAbort);
-      clearTimeout(killTimer);
       turn.end();
       detach?.();
     }
