@@ -8,6 +8,7 @@ import {
   type DriverFailure,
   type DriverRequest,
   type DriverResponse,
+  type PrewarmRequest,
   type DriverSink,
   type McpServerConfig,
 } from "@adaptor/driver";
@@ -112,22 +113,7 @@ export class AcpDriver implements Driver {
       });
     }
     if (!proc) {
-      const stderrTo: { sink: Pick<DriverSink, "emit"> } = { sink };
-      proc = await this.#pool.spawn(() =>
-        AcpProcess.start(
-          {
-            command: config.command,
-            args: [...(config.args ?? []), ...(config.extraArgs ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
-            cwd,
-            env,
-            device: this.descriptor.type,
-            ...spawnLimits(config),
-            onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
-          },
-          signature,
-          stderrTo,
-        ),
-      );
+      proc = await this.#start(config, request, signature, sink);
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     }
     const served = proc;
@@ -153,7 +139,58 @@ export class AcpDriver implements Driver {
     });
   }
 
-  /** Ends every live and parked agent process of this driver. Idempotent. */
+  /**
+   * Starts the agent for a future first turn built from `request` and sends `initialize`; a fresh
+   * run launched alike (same launch signature) takes it and only opens its session. Resolves true
+   * once it is ready. It waits at most `idleMs`, then ends.
+   * @throws like `run` for a refused config or policy; the spawn's `DriverError`; the SDK's error
+   * when `initialize` fails; `signal.reason` when aborted (the process is then ended).
+   */
+  async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    signal.throwIfAborted();
+    const config = this.config;
+    assertPolicySupported(this.descriptor, request.policy);
+    const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
+    const signature = launchSignature({ config, env: this.#env(config, first), request: first });
+    await this.#pool.prewarm(
+      signature,
+      () => this.#start(config, first, signature, IDLE_SINK),
+      async (proc) => {
+        const abort = (): void => void proc.close();
+        signal.addEventListener("abort", abort, { once: true });
+        try {
+          await proc.initialize(signal);
+        } finally {
+          signal.removeEventListener("abort", abort);
+        }
+      },
+      signal,
+      this.descriptor.type,
+    );
+    return true;
+  }
+
+  #start(config: AcpConfig, request: DriverRequest, signature: string, sink: Pick<DriverSink, "emit">): Promise<AcpProcess> {
+    const model = request.model ?? config.model;
+    const stderrTo = { sink };
+    return this.#pool.spawn(() =>
+      AcpProcess.start(
+        {
+          command: config.command,
+          args: [...(config.args ?? []), ...(config.extraArgs ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
+          cwd: request.cwd ?? config.cwd ?? process.cwd(),
+          env: this.#env(config, request),
+          device: this.descriptor.type,
+          ...spawnLimits(config),
+          onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+        },
+        signature,
+        stderrTo,
+      ),
+    );
+  }
+
+  /** Ends every live, parked and pre-warmed agent process of this driver. Idempotent. */
   async close(): Promise<void> {
     await this.#pool.close();
   }

@@ -135,6 +135,16 @@ describe("codex-acp on the real adapter", () => {
     expect(h.server.responses().at(-1)?.view.userTexts.slice(-2)).toEqual(["first turn", "second turn"]);
   });
 
+  it("agent.prewarm(): the first turn takes the pre-warmed, initialized process", async () => {
+    h = await codexAcpHarness();
+    expect(await h.agent.prewarm()).toBe(1);
+    const stream = h.agent.stream("hello after prewarm");
+    const events = await collect(stream);
+    await stream.result();
+    expect(spawnedPids(events)).toEqual([]);
+    expect(events.some((e) => e.type === "notice" && e.message === "process reused" && e.data?.["prewarmed"] === true)).toBe(true);
+  });
+
   it("HTTP 400 from the model: RunError agent_error with the API's message", async () => {
     h = await codexAcpHarness([{ when: whenPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);
