@@ -1,5 +1,6 @@
 import type { GeminiReply } from "./reply.js";
 import type { GeminiRequestView } from "./request-view.js";
+import { textMatches } from "../http/text-matches.js";
 
 /**
  * One scripted behaviour of the Gemini API server. Rules are checked in order for every model
@@ -15,19 +16,13 @@ export interface GeminiScriptRule {
   readonly reply: GeminiReply | ((view: GeminiRequestView) => GeminiReply);
 }
 
-function matches(text: string, pattern: string | RegExp): boolean {
-  if (typeof pattern === "string") return text.includes(pattern);
-  pattern.lastIndex = 0;
-  return pattern.test(text);
-}
-
 /**
  * Matcher: a streamed turn whose last user prompt ({@link GeminiRequestView.lastUserText})
  * contains `pattern` or matches it. Helper calls (`generateContent`) and follow-ups after a
  * function response do not match.
  */
 export function whenGeminiPromptSays(pattern: string | RegExp): (view: GeminiRequestView) => boolean {
-  return (view) => view.method === "stream" && matches(view.lastUserText, pattern);
+  return (view) => view.method === "stream" && textMatches(view.lastUserText, pattern);
 }
 
 /** Matcher: the last content is the response of function `name`, and (when given) its output contains or matches `pattern`. */
@@ -35,5 +30,5 @@ export function whenFunctionResponse(name: string, pattern?: string | RegExp): (
   return (view) =>
     view.lastFunctionResponse !== undefined &&
     view.lastFunctionResponse.name === name &&
-    (pattern === undefined || matches(view.lastFunctionResponse.output, pattern));
+    (pattern === undefined || textMatches(view.lastFunctionResponse.output, pattern));
 }
