@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { whenUserSays, type AnthropicServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { alive, claudeAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
+import { alive, cancelOnceStarted, threeTurns, claudeAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
 
 // Claude Code through its ACP adapter (@zed-industries/claude-code-acp 0.16.2, which runs Claude Code
 // through the Claude Agent SDK) against the testkit's scripted Anthropic server on 127.0.0.1.
@@ -62,17 +62,11 @@ describe("claude-code-acp on the real adapter", () => {
 
   it("cancel mid-turn: session/cancel, then no process is left; the verdict is the abort", async () => {
     h = await claudeAcpHarness([{ when: whenUserSays("slow"), reply: { text: "too late", delayMs: 30_000 } }]);
-    const stream = h.agent.stream("slow one");
-    const events = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "notice" && event.message === "session started") stream.cancel();
-    }
-    const err = await stream.result().catch((e: unknown) => e);
+    const { error: err, pids } = await cancelOnceStarted(h.agent, "slow one");
     expect((err as Error).name).toBe("AbortError");
     expect(err).not.toBeInstanceOf(RunError);
-    const [pid] = spawnedPids(events);
-    expect(alive(pid!)).toBe(false);
+    expect(pids).toHaveLength(1);
+    expect(alive(pids[0]!)).toBe(false);
     expect(await processesWith(h.env.home)).toEqual([]);
   });
 
@@ -90,14 +84,7 @@ describe("claude-code-acp on the real adapter", () => {
 
   it("three-turn thread: one process serves every turn and the model sees the whole history", async () => {
     h = await claudeAcpHarness();
-    const thread = h.agent.thread("chat");
-    const pids: number[] = [];
-    for (const prompt of ["first turn", "second turn", "third turn"]) {
-      const stream = thread.stream(prompt);
-      pids.push(...spawnedPids(await collect(stream)));
-      await stream.result();
-    }
-    expect(pids).toHaveLength(1);
+    expect(await threeTurns(h.agent)).toHaveLength(1);
     const last = bodies(h.server).at(-1) ?? "";
     for (const prompt of ["first turn", "second turn", "third turn"]) expect(last).toContain(prompt);
   });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GEMINI_WRITE_FILE_CONTENT, whenGeminiPromptSays } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { alive, collect, geminiHarness, processesWith, spawnedPids, type GeminiHarness } from "./support.js";
+import { alive, cancelOnceStarted, threeTurns, collect, geminiHarness, processesWith, type GeminiHarness } from "./support.js";
 
 // Real gemini-cli (pinned 0.61.0, `gemini --acp`) against the testkit's scripted Gemini API server on 127.0.0.1.
 
@@ -61,18 +61,11 @@ describe("gemini over ACP on the real binary", () => {
 
   it("cancel mid-turn: session/cancel, then the process group is gone; the verdict is the abort", async () => {
     h = await geminiHarness([{ when: whenGeminiPromptSays("slow"), reply: { text: "too late", delayMs: 30_000 } }]);
-    const stream = h.agent.stream("slow one");
-    const events = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "notice" && event.message === "session started") stream.cancel();
-    }
-    const err = await stream.result().catch((e: unknown) => e);
+    const { error: err, pids } = await cancelOnceStarted(h.agent, "slow one");
     expect((err as Error).name).toBe("AbortError");
     expect(err).not.toBeInstanceOf(RunError);
-    const [pid] = spawnedPids(events);
-    expect(pid).toBeGreaterThan(0);
-    expect(alive(pid!)).toBe(false);
+    expect(pids).toHaveLength(1);
+    expect(alive(pids[0]!)).toBe(false);
     expect(await processesWith(h.env.home)).toEqual([]);
   });
 
@@ -96,14 +89,7 @@ describe("gemini over ACP on the real binary", () => {
 
   it("three-turn thread: one process serves every turn and the model sees the whole history", async () => {
     h = await geminiHarness();
-    const thread = h.agent.thread("chat");
-    const pids: number[] = [];
-    for (const prompt of ["first turn", "second turn", "third turn"]) {
-      const stream = thread.stream(prompt);
-      pids.push(...spawnedPids(await collect(stream)));
-      await stream.result();
-    }
-    expect(pids).toHaveLength(1);
+    expect(await threeTurns(h.agent)).toHaveLength(1);
     const last = h.server.turns().at(-1)?.view;
     expect(last?.userTexts.slice(-3)).toEqual(["first turn", "second turn", "third turn"]);
   });

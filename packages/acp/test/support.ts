@@ -171,3 +171,33 @@ function closer(agent: Agent, server: { close(): Promise<void> }, env: { cleanup
     await env.cleanup();
   };
 }
+
+/**
+ * Streams `prompt` and cancels it once the agent's session started; resolves with the verdict and
+ * the spawned pids once the stream ended.
+ */
+export async function cancelOnceStarted(agent: Agent, prompt: string): Promise<{ error: unknown; pids: number[] }> {
+  const stream = agent.stream(prompt);
+  const events: AgentEvent[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (event.type === "notice" && event.message === "session started") stream.cancel();
+  }
+  const error = await stream.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, pids: spawnedPids(events) };
+}
+
+/** Runs three turns on one thread; resolves with the pids spawned for them. */
+export async function threeTurns(agent: Agent, key = "chat"): Promise<number[]> {
+  const thread = agent.thread(key);
+  const pids: number[] = [];
+  for (const prompt of ["first turn", "second turn", "third turn"]) {
+    const stream = thread.stream(prompt);
+    pids.push(...spawnedPids(await collect(stream)));
+    await stream.result();
+  }
+  return pids;
+}
