@@ -29,6 +29,16 @@ describe("gemini over ACP on the real binary", () => {
     expect(result.transcript().some((item) => item.kind === "assistant" && item.text === result.text)).toBe(true);
   });
 
+  it("no model set: gemini-cli asks its router model first, and the scripted server's answer picks the turn's model", async () => {
+    h = await geminiHarness([], { model: undefined });
+    const result = await h.agent.run("route me");
+    expect(result.text).toContain('first user text: "route me"');
+    const router = h.server.requests.find((r) => r.view.method === "generate" && r.view.responseSchema !== undefined);
+    expect(router?.view.model).toMatch(/lite/);
+    expect(h.server.turns()).toHaveLength(1);
+    expect(h.server.turns()[0]?.view.model).not.toBe(router?.view.model);
+  });
+
   it("tool approved: write_file is asked about once, runs, and its result reaches the model", async () => {
     h = await geminiHarness();
     const file = join(h.env.workDir, "approved.txt");

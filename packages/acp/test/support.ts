@@ -37,7 +37,9 @@ export const GEMINI_TEST_MODEL = "gemini-2.5-flash";
 export async function geminiHarness(rules: GeminiScriptRule[] = [], config: GeminiConfig = {}, options: AgentOptions = {}): Promise<GeminiHarness> {
   const server = await startGeminiServer({ rules });
   const env = await geminiTestEnv({ server });
-  const agent = new Agent(gemini({ cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL, ...config }), {
+  const settings: GeminiConfig = { cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL, ...config };
+  // `model: undefined` in `config` means the CLI's own default.
+  const agent = new Agent(gemini(Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined))), {
     threadStore: new MemoryThreadStore(),
     ...options,
   });
