@@ -104,6 +104,16 @@ describe("gemini over ACP on the real binary", () => {
     expect(last?.userTexts.slice(-3)).toEqual(["first turn", "second turn", "third turn"]);
   });
 
+  it("agent.prewarm(): the first turn takes the pre-warmed, initialized process", async () => {
+    h = await geminiHarness();
+    expect(await h.agent.prewarm()).toBe(1);
+    const stream = h.agent.stream("hello after prewarm");
+    const events = await collect(stream);
+    await stream.result();
+    expect(events.filter((e) => e.type === "process" && e.kind === "spawn")).toEqual([]);
+    expect(events.some((e) => e.type === "notice" && e.message === "process reused" && e.data?.["prewarmed"] === true)).toBe(true);
+  });
+
   it("HTTP 400 from the model: RunError agent_error with the API's message and status", async () => {
     h = await geminiHarness([{ when: whenGeminiPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);
