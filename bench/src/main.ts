@@ -6,10 +6,11 @@ import { codexThreadTurn } from "./codex-thread-turn.js";
 import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
 import { firstTurn } from "./first-turn.js";
+import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const all: Benchmark[] = [eventPipeline, concurrentRuns, firstTurn, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory];
+const all: Benchmark[] = [eventPipeline, concurrentRuns, firstTurn, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory, portableSessions];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());
 const benchmarks = filters.length ? all.filter((b) => filters.some((word) => b.name.toLowerCase().includes(word))) : all;

@@ -111,9 +111,10 @@ describe("claude threads on the real binary", { timeout: 120_000 }, () => {
     expect(events.some((e) => e.type === "process")).toBe(false);
   });
 
-  it("transcript deleted between turns: resume-only → ErrResumeRejected; continue-or-start falls back to a fresh session", async () => {
+  it("transcript deleted between turns, store without session state: resume-only → ErrResumeRejected; continue-or-start falls back to a fresh session", async () => {
     h = await harness();
-    const store = new MemoryThreadStore();
+    // A checkpoint-only store; with portable sessions the transcript is restored instead (portable-sessions.test.ts).
+    const store = new MemoryThreadStore({ sessionState: false });
     extra = threadAgent(h, store, true);
     await extra.thread("chat").run("before deletion");
     const sessionId = (await store.resolve({ key: "chat" }))!.checkpoint.resumeId;

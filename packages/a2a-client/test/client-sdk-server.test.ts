@@ -278,6 +278,40 @@ describe("stream recovery", () => {
     expect(remote.requests.map((r) => r.rpcMethod).filter(Boolean)).toEqual(["SendStreamingMessage", "SubscribeToTask"]);
   });
 
+  it("recoveryAttempts counts consecutive failures: a stream that makes progress between two cuts recovers from both", async () => {
+    const remote = await agent();
+    let subscriptions = 0;
+    remote.intercept((req, res, next) => {
+      const method = (req.body as { method?: string } | undefined)?.method;
+      const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      if (method === "SendStreamingMessage") {
+        res.write = ((chunk: unknown, ...rest: unknown[]) => {
+          const ok = write(chunk, ...rest);
+          if (String(chunk).includes("halfway")) setImmediate(() => res.socket?.destroy());
+          return ok;
+        }) as typeof res.write;
+      }
+      if (method === "SubscribeToTask" && ++subscriptions === 1) {
+        let cut = false;
+        res.write = ((chunk: unknown, ...rest: unknown[]) => {
+          if (cut) return true; // what follows "part two" (the completed status) never reaches the client
+          const ok = write(chunk, ...rest);
+          if (String(chunk).includes("part two")) {
+            cut = true;
+            setImmediate(() => res.socket?.destroy());
+          } else remote.release();
+          return ok;
+        }) as typeof res.write;
+      }
+      next();
+    });
+    await using client = await A2AClient.connect(remote.url, { recoveryDelayMs: 10, recoveryAttempts: 1 });
+    const events = await drain(client.stream("gated"));
+    expect(events.filter((e) => e.kind === "recovered").map((e) => (e.kind === "recovered" ? e.attempt : 0))).toEqual([1, 1]);
+    expect(events.at(-1)).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, final: true });
+    expect(subscriptions).toBe(2);
+  });
+
   it("a task that finished while the stream was down is read once with getTask", async () => {
     const remote = await agent();
     remote.intercept((req, res, next) => {

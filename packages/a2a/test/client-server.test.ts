@@ -4,7 +4,10 @@ import { findError } from "@adaptor/errors";
 import { TaskState } from "@a2a-js/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { A2AClient, DelegationError, delegate, type DelegationProgress } from "../src/index.js";
-import { serve, type Served } from "./support.js";
+import { Agent } from "adaptor";
+import { ReferenceDriver } from "@adaptor/driver/testing";
+import { a2aServer } from "../src/index.js";
+import { listen, serve, type Served } from "./support.js";
 
 async function delegationError(promise: Promise<unknown>): Promise<DelegationError> {
   try {
@@ -65,11 +68,43 @@ describe("delegate() through our client to our server", () => {
     expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
-  it("an abort of the caller's signal is thrown as is, not as a DelegationError", async () => {
+  it("an abort of the caller's signal is thrown as is, not as a DelegationError, and cancels the remote task", async () => {
     const controller = new AbortController();
-    const pending = delegate(client, "SLOW", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("host shutting down")), 200);
+    let taskId = "";
+    const pending = delegate(client, "SLOW", {
+      signal: controller.signal,
+      onProgress: (progress) => {
+        taskId = progress.taskId;
+        controller.abort(new Error("host shutting down"));
+      },
+    });
     await expect(pending).rejects.toThrow("host shutting down");
+    expect(findError(await pending.catch((e: unknown) => e), DelegationError)).toBeUndefined();
+    expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe("an agent mounted under a path", () => {
+  it("the client finds the card below the path and talks to the mounted endpoints", async () => {
+    const listening = await listen();
+    const agent = new Agent(new ReferenceDriver());
+    const server = a2aServer(agent, { url: `${listening.url}/agents/reviewer/`, card: { name: "Mounted", description: "Under a path" } });
+    listening.handle((req, res) => {
+      const prefix = "/agents/reviewer";
+      if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
+      req.url = req.url.slice(prefix.length) || "/";
+      server.handler(req, res);
+    });
+    try {
+      await using client = await A2AClient.connect(`${listening.url}/agents/reviewer`);
+      expect(client.card.name).toBe("Mounted");
+      expect(client.agentInterface.url).toBe(`${listening.url}/agents/reviewer`);
+      expect((await delegate(client, "mounted hello")).text).toBe("Reference reply #1: mounted hello");
+    } finally {
+      await server.close();
+      await agent.close();
+      await listening.close();
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { Agent } from "adaptor";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAILURE_METADATA_KEY, RESPONSE_ARTIFACT_ID } from "../src/index.js";
-import { serve, throwingDriver, type Served } from "./support.js";
+import { serve, throwingDriver, twoApprovalsDriver, type Served } from "./support.js";
 
 function userMessage(parts: Part[], taskId = ""): Message {
   return { messageId: randomUUID(), contextId: "", taskId, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
@@ -116,9 +116,41 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     const first = asTask(await client.sendMessage(send([text("TOOL make")])));
     const wrong = asTask(await client.sendMessage(send([text("maybe later")], first.id)));
     expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(partsText(wrong.status?.message?.parts)).toContain('decision: "approve"');
+    expect(partsText(wrong.status?.message?.parts)).toBe('that answer does not fit the waiting approval. shell: make (answer with { decision: "approve" } or { decision: "deny", reason })');
+    expect(wrong.status?.message?.parts.some((p) => p.content?.$case === "data")).toBe(true);
     const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("two approvals at once: each is shown in turn and answered by id; the task completes when both are", async () => {
+    const agent = new Agent(twoApprovalsDriver());
+    const two = await serve(agent);
+    try {
+      const twoClient = await sdkClient(two.url);
+      const approvalOf = (task: Task) => {
+        const part = task.status?.message?.parts.find((p) => p.content?.$case === "data");
+        return (part?.content?.$case === "data" ? (part.content.value as { approval: { id: string; title: string; waiting: number } }).approval : undefined)!;
+      };
+      const first = asTask(await twoClient.sendMessage(send([text("build it")])));
+      expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const firstAsk = approvalOf(first);
+      // Both asks are pending by now or soon; answer the second one by id first when it is known.
+      const fetched = await until(() => twoClient.getTask({ tenant: "", id: first.id }), (t) => approvalOf(t)?.waiting === 2);
+      const secondAsk = approvalOf(fetched);
+      expect(secondAsk.id).not.toBe(firstAsk.id);
+      expect([firstAsk.title, secondAsk.title].sort()).toEqual(["shell: make", "shell: make test"]);
+      const afterOne = asTask(await twoClient.sendMessage(send([data({ decision: "deny", id: secondAsk.id, reason: "not now" })], first.id)));
+      expect(afterOne.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(approvalOf(afterOne).id).toBe(firstAsk.id);
+      const done = asTask(await twoClient.sendMessage(send([data({ decision: "approve" })], first.id)));
+      expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const answer = partsText(done.artifacts[0]?.parts);
+      expect(answer).toContain(`${firstAsk.title.slice(7)}: approve`);
+      expect(answer).toContain(`${secondAsk.title.slice(7)}: deny`);
+    } finally {
+      await two.close();
+      await agent.close();
+    }
   });
 
   it("a business failure ends the task failed with its reason and the closed code agent_error", async () => {

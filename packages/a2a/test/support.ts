@@ -80,3 +80,19 @@ export function throwingDriver(): Driver {
     },
   };
 }
+
+/** A driver whose run asks two permissions at once, then reports both outcomes as its answer. */
+export function twoApprovalsDriver(): Driver {
+  return {
+    descriptor: REFERENCE_DESCRIPTOR,
+    validateConfig() {},
+    async run(_request, sink) {
+      const ask = (command: string, id: string) =>
+        sink.requestApproval({ kind: "permission", title: `shell: ${command}`, toolName: "shell", toolCallId: id, input: { command } });
+      const [make, test] = await Promise.all([ask("make", "call_1"), ask("make test", "call_2")]);
+      const text = `make: ${make.outcome}, make test: ${test.outcome}`;
+      sink.emit({ type: "text-delta", text });
+      return { text, transcript: [], raw: { stdout: "", stderr: "" } };
+    },
+  };
+}

@@ -1,12 +1,14 @@
 // Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
+export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sessions.js";
 export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
+export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 export type {
   AgentEvent,
   EventMeta,
@@ -46,6 +48,8 @@ export {
   ErrThreadCheckpointMissing,
   ErrThreadAlreadyExists,
   ErrResumeRejected,
+  ErrThreadSessionUnavailable,
+  ErrThreadSessionTooLarge,
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
@@ -57,13 +61,26 @@ export {
   ErrBusy,
   ErrLeaseLost,
   ErrAlreadyExists,
+  ErrSessionStateTooLarge,
   BusyError,
   LeaseLostError,
   AlreadyExistsError,
+  SessionStateTooLargeError,
 } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
 export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
+
+// Session recorder identities (the recorder itself is @adaptor/sessionrecorder), the same objects as the leaf's.
+export {
+  ErrInvalidSessionKey,
+  ErrJSONLEventBackendClosed,
+  ErrJSONLEventLogCorrupt,
+  ErrEventLogLocked,
+  InvalidSessionKeyError,
+  EventLogCorruptError,
+  EventLogLockedError,
+} from "@adaptor/sessionrecorder";
 
 // Leaf pre-invocation identities (docs/errors.md), the same objects as their owners'.
 export {
@@ -116,6 +133,12 @@ export type {
   ToolResultEvent,
   NoticeEvent,
   ProcessEvent,
+  DriverInspection,
+  InspectOptions,
+  InspectCheck,
+  InspectCheckName,
+  InspectFailureReason,
+  InspectModels,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),

@@ -22,6 +22,7 @@ const REQUIRED_MODULES = [
   "@adaptor/threadstore",
   "@adaptor/claude",
   "@adaptor/testkit",
+  "@adaptor/sessionrecorder",
   "@adaptor/a2a-client",
   "@adaptor/a2a",
   "adaptor",
@@ -211,7 +212,7 @@ describe("public surfaces are branded", () => {
       ]),
     );
     const seedIds = [...new Set(SEED_ROWS.map((row) => sentinelOf(row, original)?.id).filter((id) => id !== undefined))];
-    expect(seedIds).toHaveLength(44);
+    expect(seedIds).toHaveLength(47);
     expect(report.sentinelIds).toEqual(expect.arrayContaining(seedIds));
   });
 });

@@ -65,8 +65,10 @@ describe("public surface", () => {
       "inheritEnvProblem",
       "isolateStdioServer",
       "mergeChildEnv",
+      "readSessionFile",
       "spawnCli",
       "stripTerminalEscapes",
+      "writeSessionFile",
     ]);
   });
 
@@ -75,6 +77,7 @@ describe("public surface", () => {
       "COMMON_CONFIG_SHAPE",
       "DEFAULT_IDLE_MS",
       "DEFAULT_MAX_CONCURRENT_SPAWNS",
+      "DEFAULT_PROBE_TIMEOUT_MS",
       "DEFAULT_REPLY_TIMEOUT_MS",
       "IDLE_SINK",
       "InterruptEscalation",
@@ -86,10 +89,14 @@ describe("public surface", () => {
       "deepFreeze",
       "exitOrTerminate",
       "graceMs",
+      "inspectCli",
       "launchSignature",
+      "parseVersion",
+      "probeFailure",
       "spawnLimits",
       "stableJson",
       "validateDriverConfig",
+      "withDeadline",
       "within",
     ]);
   });
@@ -151,16 +158,20 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
+      "ErrSessionStateTooLarge",
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "SessionStateTooLargeError",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
       "checkResolveQuery",
+      "checkSessionStateWrite",
       "checkThreadKey",
       "checkTtl",
+      "sessionStateBytesAfter",
       "threadKeyProblem",
     ]);
   });
@@ -174,6 +185,26 @@ describe("public surface", () => {
   it("@adaptor/threadstore-postgres", async () => {
     expect(Object.keys(await import("@adaptor/threadstore-postgres")).sort()).toEqual([
       "PostgresThreadStore",
+    ]);
+  });
+
+  it("@adaptor/sessionrecorder", async () => {
+    expect(Object.keys(await import("@adaptor/sessionrecorder")).sort()).toEqual([
+      "DEFAULT_MAX_RECORD_BYTES",
+      "ErrEventLogLocked",
+      "ErrInvalidSessionKey",
+      "ErrJSONLEventBackendClosed",
+      "ErrJSONLEventLogCorrupt",
+      "EventLogCorruptError",
+      "EventLogLockedError",
+      "InvalidSessionKeyError",
+      "JsonlEventBackend",
+      "MAX_SESSION_KEY_LENGTH",
+      "MemoryEventBackend",
+      "SessionRecorder",
+      "checkSessionKey",
+      "sessionKeyProblem",
+      "toJsonEvent",
     ]);
   });
 
@@ -219,6 +250,7 @@ describe("public surface", () => {
       "DEFAULT_APPROVAL_TIMEOUT_MS",
       "DEFAULT_EVENT_BUFFER",
       "DEFAULT_LEASE_TTL_MS",
+      "DEFAULT_SESSION_STATE_LIMIT_BYTES",
       "DelegationError",
       "DriverError",
       "ErrA2AInvalidAgentCard",
@@ -238,6 +270,7 @@ describe("public surface", () => {
       "ErrApprovalUnavailable",
       "ErrBusy",
       "ErrCode",
+      "ErrEventLogLocked",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -247,7 +280,10 @@ describe("public surface", () => {
       "ErrInvalidOutput",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
+      "ErrInvalidSessionKey",
       "ErrInvalidThreadKey",
+      "ErrJSONLEventBackendClosed",
+      "ErrJSONLEventLogCorrupt",
       "ErrLeaseLost",
       "ErrMCPTransportUnsupported",
       "ErrMCPUnsupported",
@@ -255,6 +291,7 @@ describe("public surface", () => {
       "ErrPolicyViolation",
       "ErrResumeRejected",
       "ErrRunCancelled",
+      "ErrSessionStateTooLarge",
       "ErrSkillKeyConflict",
       "ErrSkillKeyMissing",
       "ErrSkillMaterializationFailed",
@@ -267,13 +304,18 @@ describe("public surface", () => {
       "ErrThreadIncompatible",
       "ErrThreadLeaseLost",
       "ErrThreadNotFound",
+      "ErrThreadSessionTooLarge",
+      "ErrThreadSessionUnavailable",
       "ErrThreadStoreRequired",
+      "EventLogCorruptError",
+      "EventLogLockedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOptionError",
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
+      "InvalidSessionKeyError",
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
@@ -283,6 +325,7 @@ describe("public surface", () => {
       "Result",
       "RunError",
       "SessionConfigFingerprintError",
+      "SessionStateTooLargeError",
       "SkillKeyConflictError",
       "SkillMaterializationError",
       "Stream",

@@ -107,12 +107,12 @@ describe("seed 002 public errors", () => {
       "threadstore errors": 3,
       "Driver extension errors": 7,
       "A2A client errors": 8,
-      "Hosttool errors": 1,
+      "Hosttool errors": 4,
     });
-    // 1 + 5 + 14 + 3 + 8 + 4 + 3 + 6 distinct identities; the driver extension rows reuse
+    // 1 + 5 + 14 + 3 + 8 + 4 + 3 + 6 + 3 distinct identities; the driver extension rows reuse
     // pre-invocation ones; ProtocolError, StreamRecoveryError and DelegationError have none of their own.
-    expect(SENTINELS).toHaveLength(44);
-    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(44);
+    expect(SENTINELS).toHaveLength(47);
+    expect(new Set(SENTINELS.map((s) => s.id)).size).toBe(47);
     for (const s of SENTINELS) {
       expect(isSentinel(s), s.id).toBe(true);
       expect(Object.isFrozen(s), s.id).toBe(true);
@@ -232,6 +232,16 @@ describe("seed 002 public errors", () => {
       expect(isError(causeChain(new AdaptorError("x", { sentinel: b })), a)).toBe(false);
       expect(isError(a, b)).toBe(false);
       expect(isError(b, a)).toBe(false);
+    });
+
+    it("ErrEventLogLocked (a second writer refused) is the leaf's object in the root and matches none of the seed identities", () => {
+      expect(original.root.ErrEventLogLocked).toBe(original.sessionrecorder.ErrEventLogLocked);
+      expect(original.root.EventLogLockedError).toBe(original.sessionrecorder.EventLogLockedError);
+      const err = new original.sessionrecorder.EventLogLockedError("run-42", { pid: 4242, hostname: "build-1", acquiredAt: "2026-01-01T00:00:00.000Z" });
+      expect(isError(causeChain(err), original.root.ErrEventLogLocked)).toBe(true);
+      expect(findError(aggregated(err), original.root.EventLogLockedError)?.holder?.pid).toBe(4242);
+      expect(SENTINELS.filter((s) => isError(causeChain(err), s))).toEqual([]);
+      expect(isError(causeChain(err), original.threadstore.ErrBusy)).toBe(false);
     });
 
     it("a store's BusyError is not the root ErrThreadBusy until the Thread API translates it", () => {

@@ -7,6 +7,9 @@ import {
   type DriverResponse,
   type DriverSink,
   type PrewarmRequest,
+  type DriverInspection,
+  type InspectOptions,
+  type SessionTransfer,
 } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, spawnCli } from "@adaptor/driver/process";
@@ -16,6 +19,8 @@ import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
+import { inspectClaude } from "./inspect/inspect-claude.js";
+import { claudeSessionTransfer } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
 
@@ -62,12 +67,20 @@ export class ClaudeDriver implements Driver {
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
   /** The config as captured (a refusal is kept for {@link validateConfig}). */
   readonly #captured: CapturedConfig<ClaudeConfig>;
+  /** Exports and imports session transcripts, so a thread continues on another host (see `claudeSessionTransfer`). */
+  readonly sessions: SessionTransfer;
 
   constructor(config: ClaudeConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
     this.#captured = captureConfig(validateClaudeConfig, config);
     const checked = (this.config = this.#captured.config);
     this.#pool = new ProcessPool<ClaudeSession>(checked);
+    this.sessions = claudeSessionTransfer(checked, (resumeId) => this.#pool.evict(resumeId));
+  }
+
+  /** Checks the host without a model call; see `Driver.inspect`. */
+  inspect(options?: InspectOptions): Promise<DriverInspection> {
+    return inspectClaude(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */
@@ -75,9 +88,14 @@ export class ClaudeDriver implements Driver {
     this.#captured.validate();
   }
 
-  /** Compatibility-relevant config for thread fingerprints: the executable, config dir and extra flags. */
-  fingerprint(): unknown {
-    return { command: this.config.command ?? null, configDir: this.config.configDir ?? null, extraArgs: this.config.extraArgs ?? [] };
+  /**
+   * Compatibility-relevant config for thread fingerprints: the executable, config dir and extra
+   * flags. With portable sessions the config dir is left out: the transcript travels with the
+   * checkpoint.
+   */
+  fingerprint(context?: { readonly portableSessions?: boolean }): unknown {
+    const configDir = context?.portableSessions ? null : (this.config.configDir ?? null);
+    return { command: this.config.command ?? null, configDir, extraArgs: this.config.extraArgs ?? [] };
   }
 
   /** Number of live processes parked for reuse. */

@@ -1,4 +1,4 @@
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest } from "@adaptor/driver";
+import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest, DriverInspection, InspectOptions, SessionTransfer } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -10,6 +10,8 @@ import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
+import { inspectCodex } from "./inspect/inspect-codex.js";
+import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /**
  * Drives the real `codex` binary (pinned `@openai/codex` 0.171.0). Transport `"app-server"`
@@ -29,6 +31,8 @@ export class CodexDriver implements Driver {
   readonly #pool: ProcessPool<AppServerSession>;
   /** The config as captured (a refusal is kept for {@link validateConfig}). */
   readonly #captured: CapturedConfig<CodexConfig>;
+  /** Exports and imports thread rollouts, so a thread continues on another host (see `codexSessionTransfer`). */
+  readonly sessions: SessionTransfer;
 
   constructor(config: CodexConfig = {}) {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
@@ -36,6 +40,12 @@ export class CodexDriver implements Driver {
     const checked = (this.config = this.#captured.config);
     this.descriptor = checked.transport === "exec" ? CODEX_EXEC_DESCRIPTOR : CODEX_DESCRIPTOR;
     this.#pool = new ProcessPool<AppServerSession>(checked);
+    this.sessions = codexSessionTransfer(checked, (threadId) => this.#pool.evict(threadId));
+  }
+
+  /** Checks the host without a model call; see `Driver.inspect`. */
+  inspect(options?: InspectOptions): Promise<DriverInspection> {
+    return inspectCodex(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
@@ -80,13 +90,14 @@ export class CodexDriver implements Driver {
   /**
    * What decides whether a stored codex thread can be continued by this driver (part of a thread's
    * fingerprint): the driver type, transport, model and `CODEX_HOME` (where the rollouts live).
+   * With portable sessions `CODEX_HOME` is left out: the rollout travels with the checkpoint.
    */
-  fingerprint(): unknown {
+  fingerprint(context?: { readonly portableSessions?: boolean }): unknown {
     return {
       type: "codex",
       transport: this.config.transport ?? "app-server",
       model: this.config.model ?? null,
-      codexHome: this.config.codexHome ?? this.config.env?.["CODEX_HOME"] ?? null,
+      codexHome: context?.portableSessions ? null : (this.config.codexHome ?? this.config.env?.["CODEX_HOME"] ?? null),
     };
   }
 

@@ -32,6 +32,15 @@ export type {
   DriverResponse,
 } from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
+export type {
+  DriverInspection,
+  InspectOptions,
+  InspectCheck,
+  InspectCheckName,
+  InspectFailureReason,
+  InspectModels,
+} from "./spi/inspect.js";
+export type { SessionFile, SessionLocation, SessionTransfer } from "./spi/session-transfer.js";
 export {
   ErrInvalidDriverConfig,
   ErrInvalidPolicy,

@@ -7,6 +7,9 @@ import {
   type FinalizeStep,
   type Lease,
   type ResolveQuery,
+  SessionStateTooLargeError,
+  type SessionStateStore,
+  type StoredSessionState,
   type StoreFaults,
   type StoreOperation,
   type ThreadRecord,
@@ -33,6 +36,12 @@ export interface PostgresThreadStoreOptions {
   readonly preparedStatements?: boolean;
   /** Test-only fault hooks (see `StoreFaults`); production code passes none. */
   readonly faults?: StoreFaults;
+  /**
+   * Whether the store offers the session-state capability (`sessionState`, tables
+   * `adaptor_thread_sessions` and `adaptor_thread_session_segments`, made by {@link PostgresThreadStore.migrate}).
+   * Default true; false gives a checkpoint-only store.
+   */
+  readonly sessionState?: boolean;
 }
 
 /** The device name in the `DriverError`s this store throws. */
@@ -81,6 +90,13 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
   readonly #sql: Statements;
   #closed = false;
 
+  /**
+   * Session state kept with each record (see `SessionStateStore`), written by `finalize`'s one
+   * statement with the record: segments are rows of `adaptor_thread_session_segments`, so an
+   * append inserts only the new rows.
+   */
+  readonly sessionState: SessionStateStore | undefined;
+
   /** @throws TypeError unless exactly one of `pool` and `connectionString` is given, or for an empty `schema`. */
   constructor(options: PostgresThreadStoreOptions) {
     if ((options.pool === undefined) === (options.connectionString === undefined)) {
@@ -96,6 +112,20 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
     this.#schema = schema;
     this.#faults = options.faults;
     this.#sql = statements(quoteIdent(schema), options.preparedStatements ?? true);
+    this.sessionState =
+      options.sessionState === false
+        ? undefined
+        : {
+            read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> => {
+              const rows = await this.#query<{ manifest: string; segments: string; bytes: string }>("sessionState", signal, this.#sql.sessionOf, [recordId]);
+              const row = rows[0];
+              return row && { manifest: JSON.parse(row.manifest) as unknown, segments: Number(row.segments), bytes: Number(row.bytes) };
+            },
+            segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> => {
+              const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segments, [recordId]);
+              return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+            },
+          };
   }
 
   /** The schema this store's tables live in. */
@@ -170,6 +200,9 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
     const { record } = request;
+    const state = request.sessionState;
+    if (state && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
+    const segments = (state?.segments ?? []).map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
     const values = [
       ...recordParams(record),
       request.archiveId ?? null,
@@ -177,6 +210,12 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
       request.leases.map((l) => l.target),
       request.leases.map((l) => l.owner),
       request.leases.map((l) => String(l.token)),
+      state !== undefined,
+      state?.mode ?? "append",
+      segments,
+      state ? JSON.stringify(state.manifest) : null,
+      String(state?.limitBytes ?? 0),
+      String(segments.reduce((sum, segment) => sum + segment.byteLength, 0)),
     ];
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
@@ -184,6 +223,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
       if (!row) throw new Error("finalize returned no row");
       if (row.lost_target !== null) throw new LeaseLostError(row.lost_target);
       if (row.key_taken) throw new AlreadyExistsError(record.key);
+      if (row.too_big) throw new SessionStateTooLargeError(record.key, Number(row.session_bytes), state?.limitBytes ?? 0);
       if (row.revision === null) throw new Error("finalize wrote no record");
       return Number(row.revision);
     };
@@ -282,7 +322,7 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "finalize", Statement>;
+type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "finalize" | "sessionOf" | "segments", Statement>;
 
 /** The one row of the finalize statement. */
 interface FinalizeRow {
@@ -292,11 +332,17 @@ interface FinalizeRow {
   key_taken: boolean;
   /** The written record's new revision (a bigint, as text), or null when nothing was written. */
   revision: string | null;
+  /** The session state would exceed its limit (nothing written). */
+  too_big: boolean;
+  /** Bytes the record's session state would hold after the write (a bigint, as text). */
+  session_bytes: string;
 }
 
 function statements(s: string, prepared: boolean): Statements {
   const threads = `${s}.adaptor_threads`;
   const leases = `${s}.adaptor_thread_leases`;
+  const sessions = `${s}.adaptor_thread_sessions`;
+  const segments = `${s}.adaptor_thread_session_segments`;
   const texts = {
     byId: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE id = $1`,
     byKey: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE key = $1 AND (status = 'active' OR $2::boolean)
@@ -311,9 +357,14 @@ function statements(s: string, prepared: boolean): Statements {
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING expires_at`,
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
+    sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
+    segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
     // $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases' targets,
-    // owners and tokens. Every write is gated on `ok`; `arch` is read before the upsert so the old
-    // record is archived before the new one meets the one-active-per-key index.
+    // owners and tokens; $18 whether session state is written, $19 its mode, $20 its segments,
+    // $21 its manifest, $22 its limit, $23 the segments' total bytes. Every write is gated on `ok`;
+    // `arch` is read before the upsert so the old record is archived before the new one meets the
+    // one-active-per-key index. New segments are numbered from the record's `next_seq`, so a replace
+    // deletes only numbers below it.
     finalize: `WITH want AS (
                  SELECT w.target, w.owner, w.token::bigint AS token, w.n
                  FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n)),
@@ -326,8 +377,35 @@ function statements(s: string, prepared: boolean): Statements {
                  ORDER BY want.n LIMIT 1),
                taken AS (
                  SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1),
+               cur AS (
+                 SELECT first_seq, next_seq, bytes FROM ${sessions} WHERE $18::boolean AND record_id = $1::text FOR UPDATE),
+               sz AS (
+                 SELECT (CASE WHEN $19::text = 'replace' THEN 0 ELSE coalesce((SELECT bytes FROM cur), 0) END) + $23::bigint AS total,
+                        coalesce((SELECT next_seq FROM cur), 0) AS base,
+                        coalesce((SELECT first_seq FROM cur), 0) AS first),
+               big AS (
+                 SELECT $18::boolean AND (SELECT total FROM sz) > $22::bigint AS over),
                ok AS (
-                 SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AS go),
+                 SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AND NOT (SELECT over FROM big) AS go),
+               sdel AS (
+                 DELETE FROM ${segments} WHERE $18::boolean AND $19::text = 'replace' AND (SELECT go FROM ok)
+                   AND record_id = $1::text AND seq < (SELECT base FROM sz)
+                 RETURNING 1),
+               sins AS (
+                 INSERT INTO ${segments} (record_id, seq, data)
+                 SELECT $1::text, (SELECT base FROM sz) + g.n - 1, g.data
+                 FROM unnest($20::bytea[]) WITH ORDINALITY AS g(data, n)
+                 WHERE $18::boolean AND (SELECT go FROM ok)
+                 RETURNING 1),
+               sup AS (
+                 INSERT INTO ${sessions} (record_id, manifest, first_seq, next_seq, bytes)
+                 SELECT $1::text, $21::json,
+                        CASE WHEN $19::text = 'replace' THEN (SELECT base FROM sz) ELSE (SELECT first FROM sz) END,
+                        (SELECT base FROM sz) + coalesce(cardinality($20::bytea[]), 0), (SELECT total FROM sz)
+                 WHERE $18::boolean AND (SELECT go FROM ok)
+                 ON CONFLICT (record_id) DO UPDATE SET manifest = excluded.manifest, first_seq = excluded.first_seq,
+                   next_seq = excluded.next_seq, bytes = excluded.bytes
+                 RETURNING 1),
                arch AS (
                  UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
                  WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
@@ -342,7 +420,8 @@ function statements(s: string, prepared: boolean): Statements {
                    created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
                  RETURNING revision)
                SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
-                      (SELECT revision::text FROM up) AS revision`,
+                      (SELECT revision::text FROM up) AS revision, (SELECT over FROM big) AS too_big,
+                      (SELECT total FROM sz)::text AS session_bytes`,
   };
   const named = (text: string): Statement =>
     prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
@@ -350,7 +429,7 @@ function statements(s: string, prepared: boolean): Statements {
 }
 
 function isContractError(err: unknown): boolean {
-  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError;
+  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError;
 }
 
 const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);

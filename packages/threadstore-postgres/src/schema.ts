@@ -39,6 +39,22 @@ export function schemaDdl(s: string): string[] {
       token bigint NOT NULL,
       expires_at timestamptz
     )`,
+    // Session state per record: segments are numbered by a per-record counter that never goes
+    // back (`next_seq`), so a replace inserts after the old numbers and deletes them in the same
+    // statement without the two ever meeting on the primary key.
+    `CREATE TABLE IF NOT EXISTS ${s}.adaptor_thread_sessions (
+      record_id text PRIMARY KEY,
+      manifest json NOT NULL,
+      first_seq bigint NOT NULL,
+      next_seq bigint NOT NULL,
+      bytes bigint NOT NULL
+    )`,
+    `CREATE TABLE IF NOT EXISTS ${s}.adaptor_thread_session_segments (
+      record_id text NOT NULL,
+      seq bigint NOT NULL,
+      data bytea NOT NULL,
+      PRIMARY KEY (record_id, seq)
+    )`,
   ];
 }
 

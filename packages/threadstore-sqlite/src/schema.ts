@@ -3,7 +3,8 @@ import type { ThreadRecord, ThreadRecordDraft } from "@adaptor/threadstore";
 /**
  * Tables of the SQLite store, created on open with `IF NOT EXISTS` (safe when several processes
  * open one file at once). Times are integer milliseconds since the Unix epoch (UTC). A lease row is
- * never deleted: release clears `owner`, so the per-target `token` counter never resets.
+ * never deleted: release clears `owner`, so the per-target `token` counter never resets. Session
+ * state (the optional capability) is one row per record plus its numbered segments.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS adaptor_threads (
@@ -28,6 +29,18 @@ CREATE TABLE IF NOT EXISTS adaptor_thread_leases (
   owner TEXT,
   token INTEGER NOT NULL,
   expires_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS adaptor_thread_sessions (
+  record_id TEXT PRIMARY KEY,
+  manifest_json TEXT NOT NULL,
+  segments INTEGER NOT NULL,
+  bytes INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS adaptor_thread_session_segments (
+  record_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (record_id, seq)
 ) STRICT;
 `;
 

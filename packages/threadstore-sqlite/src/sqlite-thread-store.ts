@@ -7,6 +7,10 @@ import {
   type FinalizeStep,
   type Lease,
   type ResolveQuery,
+  SessionStateTooLargeError,
+  sessionStateBytesAfter,
+  type SessionStateStore,
+  type StoredSessionState,
   type StoreFaults,
   type StoreOperation,
   type ThreadRecord,
@@ -29,6 +33,12 @@ export interface SqliteThreadStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Test-only fault hooks (see `StoreFaults`); production code passes none. */
   readonly faults?: StoreFaults;
+  /**
+   * Whether the store offers the session-state capability (`sessionState`, tables
+   * `adaptor_thread_sessions` and `adaptor_thread_session_segments`). Default true; false gives a
+   * checkpoint-only store.
+   */
+  readonly sessionState?: boolean;
 }
 
 /** The device name in the `DriverError`s this store throws. */
@@ -75,6 +85,12 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
   #closed = false;
 
   /**
+   * Session state kept with each record (see `SessionStateStore`), written in `finalize`'s
+   * transaction: one row per segment, so an append inserts only the new ones.
+   */
+  readonly sessionState: SessionStateStore | undefined;
+
+  /**
    * Opens (or adopts) the database, sets WAL and the busy timeout, and creates the tables.
    * @throws TypeError unless exactly one of `path` and `database` is given; `DriverError` when the
    * file cannot be opened or migrated.
@@ -98,6 +114,20 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       throw backendError("open", cause);
     }
     const sql = this.#sql;
+    this.sessionState =
+      options.sessionState === false
+        ? undefined
+        : {
+            read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> =>
+              this.#run("sessionState", signal, () => {
+                const found = sql.sessionOf.get(recordId);
+                return found && { manifest: JSON.parse(found.manifest_json) as unknown, segments: found.segments, bytes: found.bytes };
+              }),
+            segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> =>
+              this.#run("sessionState", signal, () =>
+                sql.segmentsOf.all(recordId).map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
+              ),
+          };
 
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
       const now = Date.now();
@@ -131,6 +161,16 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       this.#step("archived");
       if (row.status === "active" && sql.otherActive.get(row.key, row.id)) throw new AlreadyExistsError(row.key);
       const written = sql.upsert.get(row) as { revision: number };
+      const state = request.sessionState;
+      if (state) {
+        const stored = sql.sessionOf.get(row.id);
+        const bytes = sessionStateBytesAfter(stored?.bytes ?? 0, state);
+        if (bytes > state.limitBytes) throw new SessionStateTooLargeError(row.key, bytes, state.limitBytes);
+        let seq = state.mode === "append" ? (stored?.segments ?? 0) : 0;
+        if (state.mode === "replace") sql.dropSegments.run(row.id);
+        for (const segment of state.segments) sql.putSegment.run(row.id, seq++, Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
+        sql.putSession.run(row.id, JSON.stringify(state.manifest), seq, bytes);
+      }
       this.#step("record-written");
       return written.revision;
     }).immediate;
@@ -177,6 +217,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
+    if (request.sessionState && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
     const row = rowFromRecord(request.record);
     return this.#run("finalize", signal, () => {
       let revision: number;
@@ -246,6 +287,16 @@ function prepare(db: Database.Database) {
     archive: db.prepare<[number, string]>(
       "UPDATE adaptor_threads SET status = 'archived', updated_at_ms = ?, revision = revision + 1 WHERE id = ? AND status = 'active'",
     ),
+    sessionOf: db.prepare<[string], { manifest_json: string; segments: number; bytes: number }>(
+      "SELECT manifest_json, segments, bytes FROM adaptor_thread_sessions WHERE record_id = ?",
+    ),
+    segmentsOf: db.prepare<[string], { data: Buffer }>("SELECT data FROM adaptor_thread_session_segments WHERE record_id = ? ORDER BY seq"),
+    dropSegments: db.prepare<[string]>("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?"),
+    putSegment: db.prepare<[string, number, Buffer]>("INSERT INTO adaptor_thread_session_segments (record_id, seq, data) VALUES (?, ?, ?)"),
+    putSession: db.prepare<[string, string, number, number]>(
+      `INSERT INTO adaptor_thread_sessions (record_id, manifest_json, segments, bytes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (record_id) DO UPDATE SET manifest_json = excluded.manifest_json, segments = excluded.segments, bytes = excluded.bytes`,
+    ),
     upsert: db.prepare<[ThreadRow], { revision: number }>(
       `INSERT INTO adaptor_threads (${THREAD_COLUMNS})
        VALUES (@id, @key, @status, @driver_type, @identity, @fingerprint, @codec, @resume_id, @display_id, @data_json, @created_at_ms, @updated_at_ms)
@@ -259,7 +310,7 @@ function prepare(db: Database.Database) {
 }
 
 function isContractError(err: unknown): boolean {
-  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError;
+  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError;
 }
 
 function isUniqueViolation(err: unknown): boolean {

@@ -20,13 +20,13 @@ describe("SqliteThreadStore", () => {
     database.close();
   });
 
-  it("opens the file in WAL mode and creates its two tables", async () => {
+  it("opens the file in WAL mode and creates its tables (records, leases, session state and its segments)", async () => {
     const path = file();
     await new SqliteThreadStore({ path }).close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["adaptor_thread_leases", "adaptor_threads"]);
+    expect(tables).toEqual(["adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
     db.close();
   });
 

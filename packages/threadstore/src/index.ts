@@ -1,12 +1,22 @@
-export { ErrBusy, ErrLeaseLost, ErrAlreadyExists, ErrInvalidThreadKey } from "./errors/sentinels.js";
+export { ErrBusy, ErrLeaseLost, ErrAlreadyExists, ErrInvalidThreadKey, ErrSessionStateTooLarge } from "./errors/sentinels.js";
 export { BusyError } from "./errors/busy-error.js";
 export { LeaseLostError } from "./errors/lease-lost-error.js";
 export { AlreadyExistsError } from "./errors/already-exists-error.js";
 export { InvalidThreadKeyError } from "./errors/invalid-thread-key-error.js";
+export { SessionStateTooLargeError } from "./errors/session-state-too-large-error.js";
+export type { SessionStateWrite, StoredSessionState, SessionStateStore } from "./session-state/session-state.js";
 export { MAX_THREAD_KEY_BYTES, threadKeyProblem, checkThreadKey } from "./keys/thread-key.js";
 export type { ThreadStatus, CheckpointState, ThreadRecord, ThreadRecordDraft } from "./contract/thread-record.js";
 export type { Lease } from "./contract/lease.js";
 export type { ThreadStore, ResolveQuery, FinalizeRequest } from "./contract/thread-store.js";
-export { checkLeaseArgs, checkLease, checkTtl, checkResolveQuery, checkFinalizeRequest } from "./contract/argument-checks.js";
+export {
+  checkLeaseArgs,
+  checkLease,
+  checkTtl,
+  checkResolveQuery,
+  checkFinalizeRequest,
+  checkSessionStateWrite,
+  sessionStateBytesAfter,
+} from "./contract/argument-checks.js";
 export type { StoreFaults, StoreOperation, FinalizeStep } from "./faults/store-faults.js";
 export { MemoryThreadStore, type MemoryThreadStoreOptions } from "./memory/memory-thread-store.js";

@@ -15,7 +15,7 @@ import { classify } from "./classify.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
 import { isFinalState, type A2AStreamEvent } from "./stream-event.js";
 
-/** Where a card is looked up when the URL given to {@link A2AClient.connect} is not itself a card. */
+/** Where a card is looked up, below the URL given to {@link A2AClient.connect}, when that URL is not itself a card. */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
 
 /** Default number of resubscriptions a stream attempts after a disconnect. */
@@ -40,7 +40,7 @@ export interface A2AClientOptions {
   readonly trustedOrigins?: readonly string[];
   /** Redirects one request may follow (each hop is checked against the trusted origins). Default 5. */
   readonly maxRedirects?: number;
-  /** Resubscriptions a stream attempts after a disconnect before it fails with `StreamRecoveryError`. Default 3. */
+  /** Consecutive resubscriptions (without a status or artifact event between them) a stream attempts before it fails with `StreamRecoveryError`. Default 3. */
   readonly recoveryAttempts?: number;
   /** Milliseconds before the first resubscription; attempt n waits n times this. Default 250. */
   readonly recoveryDelayMs?: number;
@@ -100,7 +100,8 @@ export class A2AClient {
 
   /**
    * Fetches the agent card at `url` (the card itself when the path ends in `.json`, else
-   * `/.well-known/agent-card.json` of its origin), checks it, selects the first JSON-RPC or
+   * `<url>/.well-known/agent-card.json`: at the origin's root for a bare origin, below the path of
+   * an agent mounted under one), checks it, selects the first JSON-RPC or
    * HTTP+JSON interface and makes a client for it.
    *
    * @throws ProtocolError (op `"agent-card"`) matching `ErrInvalidAgentCard` (not JSON, missing
@@ -112,7 +113,7 @@ export class A2AClient {
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
     const cardUrl = new URL(url);
     if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:") throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
-    if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = AGENT_CARD_PATH;
+    if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = cardUrl.pathname.replace(/\/+$/, "") + AGENT_CARD_PATH;
     const credentials = { ...(options.headers ?? {}) };
     const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
     const secrets = Object.values(credentials);
@@ -181,7 +182,7 @@ export class A2AClient {
   /**
    * Sends a message and streams the task's events until a final or interrupted state (or the
    * agent's direct `message`). When the connection drops after the task is known, the stream
-   * resubscribes to the task (up to `recoveryAttempts` times) and yields a `recovered` event
+   * resubscribes to the task (up to `recoveryAttempts` times in a row) and yields a `recovered` event
    * before the resumed events; a task that finished meanwhile is read once with `tasks/get`.
    * Breaking out of the loop closes the connection (the remote task keeps running; cancel it with
    * {@link cancelTask}).
@@ -256,7 +257,10 @@ export class A2AClient {
   ): AsyncGenerator<A2AStreamEvent, void, undefined> {
     let source = first;
     let taskId = knownTaskId;
+    /** Resubscriptions since the stream last made progress (a status or artifact event). */
     let attempts = 0;
+    /** The current source is a resubscription made by this loop. */
+    let resubscribed = false;
     let lastCause: unknown;
     for (;;) {
       let lost: unknown;
@@ -265,14 +269,15 @@ export class A2AClient {
           const event = toEvent(response);
           if (!event) throw new ProtocolError({ op, reason: "stream event without a payload", raw: JSON.stringify(response), secrets: this.#secrets });
           taskId ??= event.taskId;
+          if (event.kind !== "task") attempts = 0;
           yield event;
           if (event.final) return;
         }
         lost = new ProtocolError({ op, reason: "the stream ended before the task reached a final state", secrets: this.#secrets });
       } catch (error) {
         if (signal.aborted) throw signal.reason;
-        const classified = classify(attempts === 0 ? op : "tasks/resubscribe", error, this.#secrets, signal);
-        if (attempts > 0 && taskId !== undefined && isError(classified, ErrUnsupported)) {
+        const classified = classify(resubscribed ? "tasks/resubscribe" : op, error, this.#secrets, signal);
+        if (resubscribed && taskId !== undefined && isError(classified, ErrUnsupported)) {
           // The task reached a final state while we were away: read it once.
           const task = await this.getTask(taskId, { signal });
           const event = toEvent({ payload: { $case: "task", value: task } });
@@ -282,7 +287,7 @@ export class A2AClient {
         // Resubscribing cannot mend a refused credential, an unknown task or an unsupported request.
         const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) => isError(classified, category));
         if (taskId === undefined || fatal) {
-          if (attempts === 0) throw classified;
+          if (!resubscribed) throw classified;
           throw new StreamRecoveryError(taskId ?? "", classified, attempts);
         }
         lost = classified;
@@ -293,6 +298,7 @@ export class A2AClient {
       attempts++;
       await pause(this.#delayMs * attempts, signal);
       yield { kind: "recovered", taskId, attempt: attempts, cause: lastCause, final: false };
+      resubscribed = true;
       source = this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal });
     }
   }

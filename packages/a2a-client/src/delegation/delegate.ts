@@ -11,6 +11,9 @@ import { DelegationError, type DelegationErrorCode } from "./delegation-error.js
 /** Metadata key under which an adaptor A2A server reports a failed task's closed failure code. */
 export const FAILURE_METADATA_KEY = "adaptor.failure";
 
+/** How long a delegation that ends early waits for the remote agent to accept its cancel request, in milliseconds. */
+const CANCEL_TIMEOUT_MS = 5_000;
+
 /** A completed delegation. */
 export interface DelegationResult {
   /** The remote task. */
@@ -37,7 +40,7 @@ export interface DelegationProgress {
 export interface DelegateOptions {
   /** Continue a remote conversation. */
   readonly contextId?: string;
-  /** Aborts the delegation; the abort reason is thrown as is (not a `DelegationError`). */
+  /** Aborts the delegation and cancels the remote task; the abort reason is thrown as is (not a `DelegationError`). */
   readonly signal?: AbortSignal;
   /** Deadline for the whole delegation, in milliseconds; then the remote task is canceled and `DelegationError` `timeout` thrown. Default: none. */
   readonly timeoutMs?: number;
@@ -80,9 +83,13 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
     if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
     return outcome(final, artifacts);
   } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason;
+    if (options.signal?.aborted) {
+      // The caller gave up (e.g. the parent run was cancelled): the remote task goes too.
+      if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+      throw options.signal.reason;
+    }
     if (deadline?.aborted) {
-      if (taskId) await client.cancelTask(taskId).catch(() => undefined);
+      if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
       throw new DelegationError({ code: "timeout", message: `the remote agent did not finish within ${options.timeoutMs} ms`, retryable: true, metadata: taskId ? { taskId } : {} });
     }
     throw toDelegationError(error, taskId);

@@ -25,10 +25,15 @@ export type DelegationErrorCode =
 
 /** Fields of a {@link DelegationError}. */
 export interface DelegationErrorInit {
+  /** Why the delegation failed. */
   readonly code: DelegationErrorCode;
+  /** For people and the model; nothing secret. */
   readonly message: string;
+  /** Whether trying again may help. */
   readonly retryable: boolean;
+  /** The remote task's state name, when the failure came from one. */
   readonly remoteStatus?: string | undefined;
+  /** Structured detail (copied and frozen). */
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
 }
 

@@ -17,12 +17,13 @@ import { TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
+  /** Starts a run and returns its stream at once, as `Agent.stream` and `Thread.stream` do. */
   stream(prompt: string, options?: RunOptions): Stream;
 }
 
 /**
  * Picks the runner of each new task from its A2A conversation, e.g.
- * `({ contextId }) => agent.thread(\`a2a:${contextId}\`)` so that the messages of one `contextId`
+ * `({ contextId }) => agent.thread("a2a:" + contextId)` so that the messages of one `contextId`
  * continue one thread. Called once per new task, before its run starts.
  */
 export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
@@ -49,8 +50,12 @@ export interface A2AServerOptions {
    * interface `<url>/rest`, the card `<url>/.well-known/agent-card.json`.
    */
   readonly url: string;
+  /** The card fields the host chooses. */
   readonly card: A2AServerCard;
-  /** Options for every run (policy, timeouts, tools). `onApproval` and `signal` are set by the server. */
+  /**
+   * Options for every run (policy, timeouts, model). No `onApproval` (approvals go to the A2A
+   * client) and no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs).
+   */
   readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
   /**
    * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP
@@ -79,9 +84,10 @@ export interface A2AServer {
  * Each new message starts a run with its text parts as the prompt. The answer streams as the
  * `response` artifact (text deltas appended, then the whole text as the last chunk) and the task
  * ends `completed`. An approval the run asks for puts the task in `input-required` with the
- * request in a data part (`{ approval: { id, kind, title, toolName, input, choices } }`); a
- * message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
- * or `{ decision: "answer", choice }` (or the text `approve` / `deny`) answers it, and the run's own
+ * request in a data part (`{ approval: { id, kind, title, toolName, input, choices, waiting } }`);
+ * a message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
+ * or `{ decision: "answer", choice }`, optionally with the approval's `id` (else the oldest waiting
+ * approval is answered), or the text `approve` / `deny`, answers it, and the run's own
  * approval deadline and fallback still apply. A business failure ends the task `failed` with its
  * reason as text and a closed failure code under `metadata["adaptor.failure"]` (see
  * {@link A2AFailureCode}); `cancelled`, and a `CancelTask`, end it `canceled`; any other error
@@ -109,12 +115,15 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         live.bus = bus;
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
         const stop = live.nextStop();
+        if (live.pending.length === 0) {
+          // Nothing waits for an answer (a deadline resolved it): the task goes on.
+          live.status(TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart("no approval is waiting; the task goes on")]));
+          await stop;
+          return;
+        }
         const answer = parseAnswer(context.userMessage);
         if (!answer || !live.answer(answer)) {
-          live.status(
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-            agentMessage(taskId, contextId, [textPart('the task waits for an approval: send { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice }')]),
-          );
+          live.reask("that answer does not fit the waiting approval");
           return;
         }
         await stop;
@@ -288,6 +297,7 @@ function parseAnswer(message: Message): ApprovalAnswer | undefined {
   if (decision === "approve" || decision === "deny" || decision === "answer") {
     return {
       decision,
+      ...(typeof data?.["id"] === "string" ? { id: data["id"] } : {}),
       ...(typeof data?.["reason"] === "string" ? { reason: data["reason"] } : {}),
       ...(typeof data?.["choice"] === "string" ? { choice: data["choice"] } : {}),
     };

@@ -24,7 +24,9 @@ export const MAX_FAILURE_MESSAGE_CHARS = 500;
 
 /** A run's failure as the task reports it: the code, and a message fit for a remote client. */
 export interface TaskFailure {
+  /** The closed failure code. */
   readonly code: A2AFailureCode;
+  /** `"<code>: <first line of the message>"`, or `"error: internal error"`. */
   readonly message: string;
   /** True when the same request may succeed later (an approval that timed out, an internal error). */
   readonly retryable: boolean;

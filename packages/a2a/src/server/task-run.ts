@@ -14,8 +14,13 @@ function responseArtifact(text: string) {
 
 /** What a client sends to answer an `input-required` task, as a data part. */
 export interface ApprovalAnswer {
+  /** The approval's `id` (from the `input-required` message); default: the oldest waiting one. */
+  readonly id?: string;
+  /** `approve` or `deny` a permission or plan review; `answer` a question with `choice`. */
   readonly decision: "approve" | "deny" | "answer";
+  /** Why, for `deny`; the agent reads it as the tool's error text. */
   readonly reason?: string;
+  /** The chosen key, for `answer`. */
   readonly choice?: string;
 }
 
@@ -29,8 +34,12 @@ export class TaskRun {
   readonly contextId: string;
   bus: ExecutionEventBus;
   #stream: Stream;
-  #pending: ApprovalRequest | undefined;
+  /** Approvals the run waits for, oldest first. */
+  readonly #pending = new Map<string, ApprovalRequest>();
+  /** The task is `input-required`. */
+  #waiting = false;
   #waiters: (() => void)[] = [];
+  #ended = false;
   #cancelRequested = false;
   #streamed = false;
   readonly done: Promise<void>;
@@ -55,19 +64,29 @@ export class TaskRun {
     this.#store = init.store;
     this.#callContext = init.callContext;
     this.done = this.#pump().then(() => this.#persisting).finally(() => {
+      this.#ended = true;
       this.#release();
       init.onDone();
     });
   }
 
-  /** The approval the run waits for, if any. */
-  get pending(): ApprovalRequest | undefined {
-    return this.#pending;
+  /** The approvals the run waits for, oldest first. */
+  get pending(): readonly ApprovalRequest[] {
+    this.#prune();
+    return [...this.#pending.values()];
   }
 
-  /** Resolves at the next `input-required` state or when the run has ended. */
+  /** Resolves at the next `input-required` state or when the run has ended (at once if it has). */
   nextStop(): Promise<void> {
+    if (this.#ended) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Shows the oldest waiting approval again, with `note` first (an answer that did not fit). */
+  reask(note: string): void {
+    this.#prune();
+    const next = this.#pending.values().next().value;
+    if (next) this.#askFor(next, note);
   }
 
   /** Cancels the run; the task ends `canceled`. */
@@ -81,7 +100,8 @@ export class TaskRun {
    * the answer does not fit the request.
    */
   answer(answer: ApprovalAnswer): boolean {
-    const request = this.#pending;
+    this.#prune();
+    const request = answer.id !== undefined ? this.#pending.get(answer.id) : this.#pending.values().next().value;
     if (!request) return false;
     try {
       if (answer.decision === "approve") request.approve();
@@ -91,9 +111,40 @@ export class TaskRun {
     } catch {
       return false;
     }
-    this.#pending = undefined;
-    this.status(TaskState.TASK_STATE_WORKING);
+    this.#pending.delete(request.id);
+    this.#prune();
+    const next = this.#pending.values().next().value;
+    if (next) {
+      // Another approval still waits: the task stays input-required and shows it.
+      this.#askFor(next);
+    } else {
+      this.#waiting = false;
+      this.status(TaskState.TASK_STATE_WORKING);
+    }
     return true;
+  }
+
+  /** Forgets approvals that were resolved elsewhere (their deadline and fallback, the run's end). */
+  #prune(): void {
+    for (const [id, request] of this.#pending) if (request.status !== "pending") this.#pending.delete(id);
+  }
+
+  /** Puts the task in `input-required` for `request` and wakes the executes waiting for a stop. */
+  #askFor(request: ApprovalRequest, note?: string): void {
+    const approval = {
+      id: request.id,
+      kind: request.kind,
+      title: request.title,
+      ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
+      ...(request.input !== undefined ? { input: request.input } : {}),
+      ...(request.choices ? { choices: request.choices } : {}),
+      ...(request.deadline ? { deadline: request.deadline.toISOString() } : {}),
+      waiting: this.#pending.size,
+    };
+    const hint = request.kind === "question" ? 'answer with { decision: "answer", choice }' : 'answer with { decision: "approve" } or { decision: "deny", reason }';
+    const text = `${note ? `${note}. ` : ""}${request.title} (${hint})`;
+    this.status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(this.taskId, this.contextId, [textPart(text), dataPart({ approval })]));
+    this.#release();
   }
 
   /**
@@ -136,12 +187,15 @@ export class TaskRun {
   }
 
   async #pump(): Promise<void> {
-    let waiting = false;
     try {
       for await (const event of this.#stream) {
-        if (waiting && event.type !== "approval-request" && event.type !== "notice" && event.type !== "process") {
-          waiting = false;
-          if (!this.#pending) this.status(TaskState.TASK_STATE_WORKING);
+        if (this.#waiting && event.type !== "approval-request") {
+          this.#prune();
+          if (this.#pending.size === 0) {
+            // Resolved without an A2A answer (a deadline and its fallback): the run goes on.
+            this.#waiting = false;
+            this.status(TaskState.TASK_STATE_WORKING);
+          }
         }
         if (event.type === "text-delta" && event.text) {
           this.#artifact(event.text, this.#streamed, false);
@@ -149,30 +203,16 @@ export class TaskRun {
         } else if (event.type === "approval-request") {
           const request = event.request;
           if (request.status !== "pending") continue;
-          this.#pending = request;
-          waiting = true;
-          const approval = {
-            id: request.id,
-            kind: request.kind,
-            title: request.title,
-            ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
-            ...(request.input !== undefined ? { input: request.input } : {}),
-            ...(request.choices ? { choices: request.choices } : {}),
-            ...(request.deadline ? { deadline: request.deadline.toISOString() } : {}),
-          };
-          const hint = request.kind === "question" ? "answer with { decision: \"answer\", choice }" : "answer with { decision: \"approve\" } or { decision: \"deny\", reason }";
-          this.status(
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-            agentMessage(this.taskId, this.contextId, [textPart(`${request.title} (${hint})`), dataPart({ approval })]),
-          );
-          this.#release();
+          this.#pending.set(request.id, request);
+          this.#waiting = true;
+          this.#askFor(request);
         }
       }
       const result = await this.#stream.result();
       this.#artifact(result.text, false, true);
       this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
     } catch (error) {
-      this.#pending = undefined;
+      this.#pending.clear();
       const failure = taskFailure(error);
       const canceled = this.#cancelRequested || failure.code === "cancelled";
       const message = agentMessage(this.taskId, this.contextId, [textPart(canceled ? "cancelled: the task was canceled" : failure.message)], {

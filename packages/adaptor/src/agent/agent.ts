@@ -1,5 +1,7 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
-import type { Driver, PrewarmRequest } from "@adaptor/driver";
+import type { Driver, DriverInspection, InspectOptions, PrewarmRequest } from "@adaptor/driver";
+import { inspectDriver } from "./inspect-driver.js";
+import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
@@ -19,6 +21,7 @@ import {
 import { Stream } from "../run/stream.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "./thread.js";
+import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -112,6 +115,8 @@ export class Agent implements AsyncDisposable {
         identity: this.#options.identity ?? "",
         owner: this.#owner,
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        workspace: this.#options.workspace,
+        sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
       };
@@ -132,6 +137,8 @@ export class Agent implements AsyncDisposable {
     eventsDrained: boolean,
   ): Stream {
     const runId = uuidv7();
+    // The host's active span (if any) becomes the run's parent.
+    const parentContext = context.active();
     const controller = new AbortController();
     const queue = new EventQueue(
       { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
@@ -168,6 +175,7 @@ export class Agent implements AsyncDisposable {
           controller,
           eventsDrained,
           tools: this.#tools.binding(runId, queue),
+          telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),
@@ -192,6 +200,18 @@ export class Agent implements AsyncDisposable {
       // Drained so events never pile up; the verdict comes from result().
     }
     return stream.result();
+  }
+
+  /**
+   * Checks the host for this agent's driver without a model call and without cost: the CLI's
+   * executable and version against the pinned one, whether credentials are present (never their
+   * value), the models it can list, MCP and skills support, and every failed check with a typed
+   * reason (`DriverInspection.failed`). A driver without `inspect` yields an inspection saying so.
+   * @throws `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
+   */
+  async inspect(options: InspectOptions = {}): Promise<DriverInspection> {
+    if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
+    return inspectDriver(this.driver, options);
   }
 
   /**

@@ -37,6 +37,13 @@ export const ErrThreadCheckpointMissing = sentinel("adaptor.ThreadCheckpointMiss
 export const ErrThreadAlreadyExists = sentinel("adaptor.ThreadAlreadyExists", "thread already exists");
 /** The driver rejected a resume and the mode did not allow a fresh retry. */
 export const ErrResumeRejected = sentinel("adaptor.ResumeRejected", "resume rejected");
+/**
+ * Portable sessions: the CLI's session files of a committed turn could not be exported (nothing is
+ * committed), or the stored ones could not be restored on this host (the run does not start).
+ */
+export const ErrThreadSessionUnavailable = sentinel("adaptor.ThreadSessionUnavailable", "thread session unavailable");
+/** Portable sessions: a turn's session state would exceed the per-thread limit; the previous checkpoint is kept. */
+export const ErrThreadSessionTooLarge = sentinel("adaptor.ThreadSessionTooLarge", "thread session too large");
 
 // Approval responder errors: thrown by ApprovalRequest.approve / deny / answer.
 

@@ -40,10 +40,13 @@ export const AGENT_OPTIONS_SHAPE: OptionShape = {
   leaseTtlMs: is.timerMs({ positive: true }),
   identity: is.string(),
   owner: is.string({ nonEmpty: true }),
+  workspace: is.string({ nonEmpty: true }),
+  sessionStateLimitBytes: is.integer(1),
   spawn: is.boolean(),
   eventBuffer: is.integer(1),
   // Each definition is checked before each run (ErrInvalidDefinition).
   tools: is.arrayOf(checkedLater, "an array of tools (defineTool)"),
+  telemetry: is.shape({ tracer: is.object("an OpenTelemetry Tracer", ["startSpan"]), recordContent: is.boolean() }),
 };
 
 /** Every key of the options of `agent.prewarm()`: the run options plus `count`. */

@@ -4,6 +4,7 @@ import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
 import type { SkillProvider, SkillSpec } from "@adaptor/skill";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -86,6 +87,18 @@ export interface AgentOptions extends SharedRunOptions {
   readonly identity?: string;
   /** Lease owner name of this agent, non-empty. Default: a UUID v7 per Agent. */
   readonly owner?: string;
+  /**
+   * The workspace's name in thread fingerprints, non-empty, e.g. a repository URL. Default: the
+   * run's `cwd`. Workers that run one repository from different checkouts give the same name so
+   * each continues the others' threads (with portable sessions; see the README "Many workers").
+   */
+  readonly workspace?: string;
+  /**
+   * Portable sessions: the most bytes (compressed, summed over the turns) one thread's stored
+   * session state may hold, a positive integer. A turn that would go over it fails its commit with
+   * `ErrThreadSessionTooLarge`, keeping the previous checkpoint. Default 67,108,864 (64 MiB).
+   */
+  readonly sessionStateLimitBytes?: number;
   /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
   readonly spawn?: boolean;
   /** Events buffered per stream before high-frequency deltas are dropped, an integer >= 1. Default 1024. */
@@ -96,13 +109,19 @@ export interface AgentOptions extends SharedRunOptions {
    * definition fails each run before the driver starts (`ErrInvalidDefinition`).
    */
   readonly tools?: readonly Tool[];
+  /**
+   * OpenTelemetry: the tracer for the run's spans (default: the global provider's `"adaptor"`
+   * tracer, a no-op until a host registers an SDK) and whether spans may carry content (prompt,
+   * tool inputs, messages; default false). See docs/observability.md for the spans.
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Call options merged over agent defaults. */
 export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptions {
   const env = agent.env || call.env ? { ...agent.env, ...call.env } : undefined;
   const metadata = agent.metadata || call.metadata ? { ...agent.metadata, ...call.metadata } : undefined;
-  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, ...shared } = agent;
+  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, telemetry: _t, workspace: _w, sessionStateLimitBytes: _m, ...shared } = agent;
   const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;
   return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}), ...(skills ? { skills } : {}) };
 }

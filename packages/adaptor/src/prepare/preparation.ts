@@ -1,6 +1,7 @@
 import type { Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
 import type { RunOptions } from "../options/run-options.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
+import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 
 /** A hook run on the driver's response before the verdict (e.g. structured output validation). */
 export type ResponseHook = (response: DriverResponse) => DriverResponse | Promise<DriverResponse>;
@@ -17,6 +18,8 @@ export class Preparation {
   readonly signal: AbortSignal;
   /** The agent's host tools as this run sees them; absent when the agent has none. */
   readonly tools: RunToolBinding | undefined;
+  /** The run's spans; absent when the run records none. */
+  readonly telemetry: RunTelemetry | undefined;
   /** The request being built; steps add their fields. */
   request: DriverRequest;
   readonly #cleanups: (() => Promise<void> | void)[] = [];
@@ -29,8 +32,10 @@ export class Preparation {
     signal: AbortSignal;
     prompt: string;
     tools?: RunToolBinding | undefined;
+    telemetry?: RunTelemetry | undefined;
   }) {
     this.runId = init.runId;
+    this.telemetry = init.telemetry;
     this.tools = init.tools;
     this.driver = init.driver;
     this.options = init.options;

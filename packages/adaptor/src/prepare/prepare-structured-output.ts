@@ -5,6 +5,8 @@ import { checkStructuredOutput } from "../structured-output/check-output.js";
 import { negotiateStructuredOutput } from "../structured-output/negotiate.js";
 import { resolveOutputSchema } from "../structured-output/output-schema.js";
 import { withOutputInstructions } from "../structured-output/prompt-instructions.js";
+import type { StructuredOutput } from "../structured-output/structured-output.js";
+import { SPAN } from "../telemetry/span-names.js";
 
 /**
  * Preparation step for structured output: compiles the call's schema
@@ -25,7 +27,14 @@ export function prepareStructuredOutput(prep: Preparation): void {
   const returnInvalid = prep.options.returnInvalid === true;
   prep.onResponse(async (response): Promise<DriverResponse> => {
     if (response.failure) return response;
-    const checked = await checkStructuredOutput(schema, source, response);
+    const check = (): Promise<StructuredOutput> => checkStructuredOutput(schema, source, response);
+    const checked = prep.telemetry
+      ? await prep.telemetry.span(SPAN.structuredOutput, { "adaptor.structured_output.source": source, ...(schema.name ? { "adaptor.structured_output.schema": schema.name } : {}) }, check, (result) => ({
+          "adaptor.structured_output.present": result.present,
+          "adaptor.structured_output.valid": result.valid,
+          "adaptor.structured_output.error_count": result.errors.length,
+        }))
+      : await check();
     if (checked.valid || returnInvalid) return { ...response, structured: checked };
     return {
       ...response,

@@ -12,6 +12,9 @@ import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
+import type { Context } from "@opentelemetry/api";
+import { RunTelemetry } from "../telemetry/run-telemetry.js";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /** Everything one run needs; built by the Agent. */
 export interface RunSetup {
@@ -28,6 +31,8 @@ export interface RunSetup {
   readonly eventsDrained?: boolean;
   /** The agent's host tools for this run; absent when the agent has none. */
   readonly tools?: RunToolBinding | undefined;
+  /** Where the run's spans go and the host context that is their parent. */
+  readonly telemetry?: { readonly parent: Context; readonly options?: TelemetryOptions };
 }
 
 /** Abort reason used when the SDK itself ends a run as a business failure (approval fallback, budget). */
@@ -46,6 +51,17 @@ class BusinessStop extends AdaptorError {
 export async function executeRun(setup: RunSetup): Promise<Result> {
   const { runId, driver, queue, controller, options } = setup;
   const started = performance.now();
+  const telemetry = setup.telemetry
+    ? new RunTelemetry({
+        runId,
+        driver: driver.descriptor.type,
+        model: options.model,
+        threadKey: setup.thread?.key,
+        prompt: setup.prompt,
+        parent: setup.telemetry.parent,
+        options: setup.telemetry.options,
+      })
+    : undefined;
   queue.push({ type: "run-started", driver: driver.descriptor.type, ...(options.model ? { model: options.model } : {}) });
   let stopped: DriverFailure | undefined;
   const stop = (failure: DriverFailure): void => {
@@ -84,7 +100,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     approvals = broker;
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
-    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt, tools: setup.tools }));
+    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt, tools: setup.tools, telemetry }));
     let turn: ThreadTurn | undefined;
     try {
       if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));
@@ -92,11 +108,21 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;
         const sink: DriverSink = {
-          emit: (event: DriverEvent) => queue.push(event),
-          requestApproval: (ask: ApprovalAsk) => (live ? broker.ask(ask) : Promise.resolve(broker.refuse(ask, "after the driver returned"))),
+          emit: (event: DriverEvent) => {
+            telemetry?.onEvent(event);
+            queue.push(event);
+          },
+          requestApproval: (ask: ApprovalAsk) => {
+            if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
+            return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);
+          },
         };
+        const traceparent = telemetry?.traceparent();
+        const tracestate = telemetry?.tracestate();
+        const traced: DriverRequest = traceparent ? { ...request, traceparent, ...(tracestate ? { tracestate } : {}) } : request;
+        telemetry?.driverCalled();
         try {
-          return await driver.run(request, sink, controller.signal);
+          return await driver.run(traced, sink, controller.signal);
         } finally {
           live = false;
         }
@@ -121,6 +147,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const result = toResult(runId, response, performance.now() - started);
     if (response.failure) throw runError(response.failure, result);
     queue.push({ type: "run-finished", ok: true, ...(result.usage ? { usage: result.usage } : {}) });
+    telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
     return result;
   } catch (error) {
     budget?.stop();
@@ -138,6 +165,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       message: verdict instanceof Error ? verdict.message : String(verdict),
       ...(verdict instanceof RunError && verdict.result.usage ? { usage: verdict.result.usage } : {}),
     });
+    telemetry?.end(
+      verdict instanceof RunError
+        ? { kind: "business_failure", reason: verdict.reason, message: verdict.message, usage: verdict.result.usage, costUsd: verdict.result.costUsd, model: verdict.result.model }
+        : { kind: "error", error: verdict },
+    );
     throw verdict;
   } finally {
     controller.signal.removeEventListener("abort", expireApprovals);

@@ -16,6 +16,10 @@ export interface ThreadContext {
   readonly owner: string;
   /** Lease time-to-live in ms; renewed every third of it during the run. */
   readonly leaseTtlMs: number;
+  /** The workspace's name in the fingerprint; default the run's cwd. */
+  readonly workspace?: string | undefined;
+  /** The most bytes (compressed) a thread's stored session state may hold (portable sessions). */
+  readonly sessionStateLimitBytes: number;
   /** Exact version (`id#revision`) of the record this agent committed last for the key, if any. */
   readonly lastCommitted?: string | undefined;
   /** Called with the version of the record a run committed. */

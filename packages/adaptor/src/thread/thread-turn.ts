@@ -1,6 +1,16 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
 import type { DriverRequest, DriverResponse } from "@adaptor/driver";
-import { AlreadyExistsError, BusyError, LeaseLostError, type Lease, type ThreadRecord, type ThreadRecordDraft } from "@adaptor/threadstore";
+import {
+  AlreadyExistsError,
+  BusyError,
+  LeaseLostError,
+  SessionStateTooLargeError,
+  type Lease,
+  type SessionStateWrite,
+  type StoredSessionState,
+  type ThreadRecord,
+  type ThreadRecordDraft,
+} from "@adaptor/threadstore";
 import { v7 as uuidv7 } from "uuid";
 import {
   ErrResumeRejected,
@@ -10,11 +20,15 @@ import {
   ErrThreadIncompatible,
   ErrThreadLeaseLost,
   ErrThreadNotFound,
+  ErrThreadSessionTooLarge,
 } from "../errors/sentinels.js";
+import { PortableSessions } from "../session-state/portable-sessions.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
+import type { RunTelemetry } from "../telemetry/run-telemetry.js";
+import { SPAN } from "../telemetry/span-names.js";
 
 /** Codec of the checkpoint `data` this SDK writes. */
 export const CHECKPOINT_CODEC = "json/v1";
@@ -38,14 +52,14 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
  * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
  * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
  */
-function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string): string {
+function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): string {
   try {
     return threadFingerprint({
       driverType,
       model: prep.options.model,
-      workspace: prep.options.cwd,
+      workspace: ctx.workspace ?? prep.options.cwd,
       identity: ctx.identity,
-      driverConfig: prep.driver.fingerprint?.() ?? null,
+      driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
     });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -70,9 +84,18 @@ export class ThreadTurn {
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
+  readonly #telemetry: RunTelemetry | undefined;
   #current: ThreadRecord | undefined;
   #archiveId: string | undefined;
   #leaseLost: AdaptorError | undefined;
+  /** Portable sessions, when both the store and the driver have them. */
+  readonly #portable: PortableSessions | undefined;
+  /** The session state stored for {@link #current} when the turn began. */
+  #stored: StoredSessionState | undefined;
+  /** Where the CLI runs on this host (cwd, env), for exporting and importing its session files. */
+  #where: { cwd?: string; env?: Readonly<Record<string, string>> } = {};
+  /** The resumed session's files were not on this host and could not be restored (typed fallback). */
+  #sessionMissing = false;
   /** Set by {@link end}: a renewal still in flight then reports nothing. */
   #ended = false;
 
@@ -83,8 +106,12 @@ export class ThreadTurn {
     driverType: string;
     queue: EventQueue;
     onLeaseLost: (error: AdaptorError) => void;
+    telemetry: RunTelemetry | undefined;
+    portable: PortableSessions | undefined;
   }) {
     this.#ctx = init.ctx;
+    this.#telemetry = init.telemetry;
+    this.#portable = init.portable;
     this.#lease = init.lease;
     this.#fingerprint = init.fingerprint;
     this.#driverType = init.driverType;
@@ -95,7 +122,8 @@ export class ThreadTurn {
     // two thirds of its time); a definite loss (LeaseLostError) or a second failure in a row, while
     // the lease is still valid, ends the run as lost.
     this.#renewal = setInterval(() => {
-      init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs).then(
+      const renew = (): Promise<Lease> => init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs);
+      (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, lease), renew) : renew()).then(
         (renewed) => {
           lease = renewed;
           failures = 0;
@@ -136,15 +164,20 @@ export class ThreadTurn {
   ): Promise<ThreadTurn> {
     const { store, key } = ctx;
     const driverType = prep.driver.descriptor.type;
-    const fingerprint = fingerprintOf(ctx, prep, driverType);
+    const transfer = prep.driver.sessions;
+    const portable = store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes) : undefined;
+    const fingerprint = fingerprintOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
-      lease = await store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+      const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+      lease = prep.telemetry
+        ? await prep.telemetry.span(SPAN.leaseAcquire, { "adaptor.thread.key": key, "adaptor.lease.ttl_ms": ctx.leaseTtlMs }, acquire, (taken) => ({ "adaptor.lease.token": taken.token }))
+        : await acquire();
     } catch (error) {
       if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
       throw error;
     }
-    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost });
+    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
     try {
       await turn.#resolve(prep);
       return turn;
@@ -159,6 +192,10 @@ export class ThreadTurn {
     // A live process may serve the turn only if the conversation is still where this agent left it:
     // another agent or worker may have continued it since, and a parked process would miss that.
     const wantsReuse = prep.options.spawn !== true && mode !== "fork";
+    this.#where = {
+      ...(prep.request.cwd !== undefined ? { cwd: prep.request.cwd } : {}),
+      ...(prep.request.env !== undefined ? { env: prep.request.env } : {}),
+    };
     if (mode === "fork") {
       const parentKey = this.#ctx.parentKey ?? "";
       const parent = await store.resolve({ key: parentKey }, prep.signal);
@@ -167,6 +204,7 @@ export class ThreadTurn {
       if (await store.resolve({ key }, prep.signal)) {
         throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
       }
+      await this.#restore(parent, prep);
       prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
       return;
     }
@@ -183,8 +221,44 @@ export class ThreadTurn {
       return;
     }
     this.#checkCompatible(current);
-    const reuseProcess = wantsReuse && this.#ctx.lastCommitted === recordVersion(current);
+    const restored = await this.#restore(current, prep);
+    this.#stored = restored.stored;
+    const reuseProcess = wantsReuse && restored.outcome !== "restored" && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
+  }
+
+  /**
+   * Portable sessions: puts `record`'s stored session files into this host's CLI home when it
+   * lacks them or holds other bytes (a `notice` `session restored` says so). Without portable
+   * sessions (or with no stored state), notes whether this host lacks the session's files, so the
+   * fresh-conversation fallback says why.
+   * @throws ErrThreadSessionUnavailable when stored files cannot be restored.
+   */
+  async #restore(record: ThreadRecord, prep: Preparation): Promise<{ stored?: StoredSessionState; outcome: "none" | "local" | "restored" }> {
+    const location = { ...this.#where, resumeId: record.checkpoint.resumeId, ...(record.checkpoint.data !== undefined ? { data: record.checkpoint.data } : {}) };
+    const stored = this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
+    if (this.#portable && stored) {
+      const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
+      if (outcome === "restored") {
+        this.#queue.push({
+          type: "notice",
+          kind: "lifecycle",
+          message: "session restored",
+          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes },
+        });
+      }
+      return { stored, outcome };
+    }
+    const transfer = prep.driver.sessions;
+    if (transfer) {
+      const { data: _asTheyAre, ...now } = location;
+      try {
+        this.#sessionMissing = (await transfer.exportSession(now, prep.signal)) === undefined;
+      } catch {
+        // Unreadable here: the CLI will say what it makes of it.
+      }
+    }
+    return { outcome: "none" };
   }
 
   #checkCompatible(record: ThreadRecord): void {
@@ -222,7 +296,12 @@ export class ThreadTurn {
       type: "notice",
       kind: "lifecycle",
       message: "resume rejected; starting a fresh conversation",
-      data: { threadKey: this.#ctx.key, reason: failure.message },
+      data: {
+        threadKey: this.#ctx.key,
+        reason: failure.message,
+        // Typed: why the stored conversation could not be continued on this host.
+        cause: this.#sessionMissing ? "session_files_missing" : "resume_rejected",
+      },
     });
     this.#archiveId = this.#current.id;
     const { session: _dropped, ...fresh } = request;
@@ -239,11 +318,17 @@ export class ThreadTurn {
     if (!response.checkpoint?.resumeId) {
       throw threadError(ErrThreadCheckpointMissing, `thread ${key}: the run succeeded without a resumable checkpoint`);
     }
-    const now = new Date();
     // A continued conversation (continue-or-start or resume-only) keeps its record's identity; a new
     // one (start-new, fork, a fresh retry after a rejected resume) gets a new id.
     const continued = mode === "continue_or_start" || mode === "resume_only";
     const keep = continued && this.#current && this.#archiveId === undefined ? this.#current : undefined;
+    let sessionState: SessionStateWrite | undefined;
+    if (this.#portable) {
+      const { resumeId, data } = response.checkpoint;
+      sessionState = await this.#portable.capture(keep ? this.#stored : undefined, { ...this.#where, resumeId, ...(data !== undefined ? { data } : {}) }, signal);
+      if (this.#leaseLost) throw this.#leaseLost;
+    }
+    const now = new Date();
     const record: ThreadRecordDraft = {
       id: keep?.id ?? uuidv7(),
       key,
@@ -258,20 +343,29 @@ export class ThreadTurn {
     };
     clearInterval(this.#renewal);
     try {
-      const written = await store.finalize(
-        {
-          leases: [this.#lease],
-          record,
-          ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
-          ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
-        },
-        signal,
-      );
+      const finalize = (): Promise<ThreadRecord> =>
+        store.finalize(
+          {
+            leases: [this.#lease],
+            record,
+            ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
+            ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
+            ...(sessionState ? { sessionState } : {}),
+          },
+          signal,
+        );
+      const written = this.#telemetry
+        ? await this.#telemetry.span(SPAN.leaseFinalize, { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode }, finalize)
+        : await finalize();
       this.#ctx.onCommitted?.(recordVersion(written));
       return written;
     } catch (error) {
       if (findError(error, LeaseLostError)) throw threadError(ErrThreadLeaseLost, `thread ${key}: lease lost before finalize`, error);
       if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
+      const tooLarge = findError(error, SessionStateTooLargeError);
+      if (tooLarge) {
+        throw threadError(ErrThreadSessionTooLarge, `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`, error);
+      }
       throw error;
     }
   }
@@ -302,4 +396,9 @@ export class ThreadTurn {
       data: { threadKey: key, error: failure instanceof Error ? failure.message : String(failure) },
     });
   }
+}
+
+/** Span attributes of a lease step: the key, the fencing token and the time-to-live. */
+function leaseAttributes(ctx: ThreadContext, lease: Lease): Record<string, string | number> {
+  return { "adaptor.thread.key": ctx.key, "adaptor.lease.token": lease.token, "adaptor.lease.ttl_ms": ctx.leaseTtlMs };
 }

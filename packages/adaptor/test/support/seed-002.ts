@@ -1,5 +1,5 @@
-// Seed 002 ("Public errors") as data: one entry per row of every table (the "Hosttool errors"
-// table only for its delegation row; the session recorder has no package yet). Each row knows how to build a realistic thrown error from any Surface,
+// Seed 002 ("Public errors") as data: one entry per row of every table ("Hosttool errors": the
+// session recorder's three sentinels and the delegation row). Each row knows how to build a realistic thrown error from any Surface,
 // so the same table runs against the original modules and against a bundled second copy.
 import type { Sentinel } from "@adaptor/errors";
 import { exported, PACKAGE_OF, type Surface, type SurfaceKey } from "./surface.js";
@@ -238,6 +238,30 @@ const alreadyExists: TypedSpec = {
   fields: { key: "thread:acme/issue-43" },
 };
 
+const invalidSessionKey: TypedSpec = {
+  className: "InvalidSessionKeyError",
+  owner: "sessionrecorder",
+  inRoot: true,
+  make: (s) => new s.sessionrecorder.InvalidSessionKeyError("../../etc/passwd", "contains a path separator"),
+  fields: { key: "../../etc/passwd", reason: "contains a path separator" },
+};
+
+const eventLogCorrupt: TypedSpec = {
+  className: "EventLogCorruptError",
+  owner: "sessionrecorder",
+  inRoot: true,
+  make: (s) => new s.sessionrecorder.EventLogCorruptError({ key: "run-42", kind: "torn-final-line", line: 18, offset: 40960 }),
+  fields: { key: "run-42", kind: "torn-final-line", line: 18, offset: 40960, repairable: true },
+};
+
+const hosttool = (name: string, typed?: TypedSpec): SeedRow => ({
+  table: "Hosttool errors",
+  name,
+  root: name,
+  leaf: { owner: "sessionrecorder", name },
+  ...(typed ? { typed } : {}),
+});
+
 /** A dropped connection, as the A2A client keeps it under a ProtocolError. */
 export const connectionCause = (s: Surface): Error =>
   new s.errors.DriverError({ op: "message/send", device: "a2a", code: s.errors.ErrCode.ServiceUnavailable, cause: "ECONNRESET" });
@@ -363,6 +387,11 @@ export const SEED_ROWS: readonly SeedRow[] = [
   leafOnly("threadstore errors", "threadstore", "ErrBusy", busy),
   leafOnly("threadstore errors", "threadstore", "ErrLeaseLost", leaseLost),
   leafOnly("threadstore errors", "threadstore", "ErrAlreadyExists", alreadyExists),
+
+  // Hosttool errors: hosttools/sessionrecorder is @adaptor/sessionrecorder.
+  hosttool("ErrInvalidSessionKey", invalidSessionKey),
+  hosttool("ErrJSONLEventBackendClosed"),
+  hosttool("ErrJSONLEventLogCorrupt", eventLogCorrupt),
 
   // Driver extension errors: the typed forms from @adaptor/driver.
   { table: "Driver extension errors", name: "@adaptor/driver InvalidDriverConfigError", leaf: { owner: "driver", name: "ErrInvalidDriverConfig" }, typed: invalidDriverConfig },

@@ -5,6 +5,7 @@ import * as a2a from "@adaptor/a2a-client";
 import * as driver from "@adaptor/driver";
 import * as errors from "@adaptor/errors";
 import * as mcp from "@adaptor/mcp";
+import * as sessionrecorder from "@adaptor/sessionrecorder";
 import * as skill from "@adaptor/skill";
 import * as threadstore from "@adaptor/threadstore";
 import * as tool from "@adaptor/tool";
@@ -18,6 +19,7 @@ export interface Surface {
   readonly mcp: typeof mcp;
   readonly tool: typeof tool;
   readonly threadstore: typeof threadstore;
+  readonly sessionrecorder: typeof sessionrecorder;
   readonly a2a: typeof a2a;
 }
 
@@ -30,13 +32,14 @@ export const PACKAGE_OF = {
   mcp: "@adaptor/mcp",
   tool: "@adaptor/tool",
   threadstore: "@adaptor/threadstore",
+  sessionrecorder: "@adaptor/sessionrecorder",
   a2a: "@adaptor/a2a-client",
 } as const satisfies Record<keyof Surface, string>;
 
 export type SurfaceKey = keyof typeof PACKAGE_OF;
 
 /** The modules as the rest of the test suite imports them. */
-export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore, a2a };
+export const original: Surface = { root, errors, driver, skill, mcp, tool, threadstore, sessionrecorder, a2a };
 
 /** `surface[key][name]`, read without the compiler knowing `name`. */
 export function exported(surface: Surface, key: SurfaceKey, name: string): unknown {

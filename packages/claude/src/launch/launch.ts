@@ -63,7 +63,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   const env = mergeChildEnv({
     inheritEnv: config.inheritEnv,
     defaultInherit: CLAUDE_INHERITED_ENV,
-    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, request.env, policy.env],
+    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, request.env, policy.env, traceEnv(request)],
   });
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {
@@ -99,4 +99,10 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       if (dir) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `TRACEPARENT` / `TRACESTATE` for the CLI, from the run's trace context (not a spawn input). */
+function traceEnv(request: DriverRequest): Record<string, string> | undefined {
+  if (!request.traceparent) return undefined;
+  return { TRACEPARENT: request.traceparent, ...(request.tracestate ? { TRACESTATE: request.tracestate } : {}) };
 }

@@ -1,8 +1,10 @@
 import type { ApprovalAsk, ApprovalDecision } from "./approval.js";
 import type { DriverDescriptor } from "./descriptor.js";
 import type { DriverEvent } from "./events.js";
+import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
+import type { SessionTransfer } from "./session-transfer.js";
 
 /** How a driver reports progress and asks the host for decisions during {@link Driver.run}. */
 export interface DriverSink {
@@ -37,9 +39,16 @@ export interface Driver {
   /**
    * The configuration that decides whether a stored conversation can be continued by this driver
    * (part of a thread's compatibility fingerprint). JSON-like data only; omit secrets and values
-   * that may change without breaking resume (API keys, env). Default: none.
+   * that may change without breaking resume (API keys, env). Default: none. With
+   * `portableSessions` the thread's session files travel with its checkpoint (see
+   * {@link sessions}), so where this host keeps them (its CLI home) must not be part of it.
    */
-  fingerprint?(): unknown;
+  fingerprint?(context?: { readonly portableSessions?: boolean }): unknown;
+  /**
+   * Exports and imports the CLI's session files, so a thread continues on any host (see
+   * {@link SessionTransfer}). Optional: without it a thread resumes only where its CLI home is.
+   */
+  readonly sessions?: SessionTransfer;
   /**
    * Starts one CLI process ahead of time for a first turn launched from `request`'s inputs and
    * resolves `true` once it is ready to take a prompt (`false`: this configuration cannot be
@@ -53,6 +62,14 @@ export interface Driver {
    * before it is ready; `signal.reason` when aborted (the process is then ended).
    */
   prewarm?(request: PrewarmRequest, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Checks the host without a model call and without cost: the executable and its version against
+   * the pinned one, whether credentials are present (never their value), the models the CLI can
+   * list, MCP and skills support. Probes that fail are reported in `failed` with a typed reason,
+   * never thrown. Optional: a driver without it cannot be inspected.
+   * @throws only `signal.reason` when aborted (the probe processes are then ended).
+   */
+  inspect?(options?: InspectOptions): Promise<DriverInspection>;
   /** Releases pooled processes; idempotent. */
   close?(): Promise<void>;
 }

@@ -34,6 +34,14 @@ export interface DriverRequest {
   readonly skills?: readonly SkillBundle[];
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * W3C trace context of the run's span (`traceparent` header value), when the host records traces.
+   * A driver whose CLI reads `TRACEPARENT` puts it in the environment of a process it spawns for
+   * this run; it is not a spawn input (a reused process keeps the one it was started with).
+   */
+  readonly traceparent?: string;
+  /** W3C `tracestate` that goes with {@link traceparent}, when there is one. */
+  readonly tracestate?: string;
 }
 
 /**

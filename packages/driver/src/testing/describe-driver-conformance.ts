@@ -7,6 +7,7 @@ import {
   ErrStructuredOutputUnsupported,
 } from "../errors/index.js";
 import type { AllowDeny, ApprovalKind, ApprovalMode, DriverCapabilities, SandboxMode } from "../spi/descriptor.js";
+import type { InspectFailureReason } from "../spi/inspect.js";
 import type { Driver } from "../spi/driver.js";
 import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
@@ -136,7 +137,8 @@ function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: Ru
  *   permission-mode value is accepted for a text turn; 1.3 every undeclared one (and structured
  *   output when neither native nor prompt) is refused before launch with its identity, emitting nothing.
  * 2 Config — 2.1 `validateConfig()` accepts the driver's config; 2.2 rejects a foreign config with
- *   `ErrInvalidDriverConfig`.
+ *   `ErrInvalidDriverConfig`; 2.3 `inspect()` (when the driver has it) returns a well-formed
+ *   inspection whose failed checks carry known reasons.
  * 3 Events — 3.1 events only while `run()` is in flight, in order; 3.2 text turn: deltas carry the
  *   final text, transcript holds it; 3.3 tool turn: tool-call start/end and tool-result well-formed.
  * 4 Cancel — 4.1 an aborted signal rejects at once without launching; 4.2 cancel mid-turn rejects with
@@ -157,6 +159,18 @@ function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: Ru
  *   scripted: REFERENCE_SCRIPTS,
  * });
  */
+/** Every `InspectFailureReason`. */
+const INSPECT_REASONS: readonly InspectFailureReason[] = [
+  "invalid_config",
+  "executable_not_found",
+  "executable_not_runnable",
+  "version_unreadable",
+  "version_mismatch",
+  "unauthenticated",
+  "probe_failed",
+  "probe_timeout",
+];
+
 export function describeDriverConformance<F extends DriverFixture>(name: string, options: DriverConformanceOptions<F>): void {
   const timeout = options.timeoutMs ?? 60_000;
   const skip = options.skip ?? {};
@@ -272,6 +286,32 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
       } else {
         it.skip("2.2 validateConfig() rejects a foreign config (no makeForeignDriver given)", () => undefined);
       }
+    });
+
+    describe("2 config: inspect", () => {
+      clause(
+        "2.3",
+        "inspect(), when the driver has it, returns a well-formed inspection and names every failure with a known reason",
+        async (fixture) => {
+          const { driver } = fixture;
+          if (!driver.inspect) return; // optional member: nothing to check
+          const inspection = await driver.inspect();
+          const caps = driver.descriptor.capabilities;
+          expect(inspection.driver).toBe(driver.descriptor.type);
+          expect(inspection.ok).toBe(inspection.failed.length === 0);
+          expect(inspection.mcp).toEqual({ supported: caps.mcp.transports.length > 0, transports: caps.mcp.transports });
+          expect(typeof inspection.authentication.present).toBe("boolean");
+          expect(typeof inspection.skills.supported).toBe("boolean");
+          for (const failure of inspection.failed) {
+            expect(INSPECT_REASONS, failure.message).toContain(failure.reason);
+            expect(failure.message).toMatch(/\S/);
+          }
+          if (inspection.models.supported) for (const model of inspection.models.models) expect(model).toMatch(/\S/);
+          else expect(inspection.models.reason).toMatch(/\S/);
+          if (inspection.version.matches !== undefined) expect(inspection.version.matches).toBe(inspection.version.found === inspection.version.pinned);
+        },
+        () => true,
+      );
     });
 
     describe("3 events", () => {

@@ -1,5 +1,6 @@
 import { checkThreadKey } from "../keys/thread-key.js";
 import type { Lease } from "./lease.js";
+import type { SessionStateWrite } from "../session-state/session-state.js";
 import type { FinalizeRequest, ResolveQuery } from "./thread-store.js";
 
 // Argument checks every store runs first (the conformance kit pins them), exported so custom
@@ -59,7 +60,7 @@ export function checkResolveQuery(query: ResolveQuery): void {
  * status, `archiveId === record.id`, or a malformed lease; InvalidThreadKeyError when `record.key`
  * or a lease target breaks the key rules.
  */
-export function checkFinalizeRequest({ leases, record, archiveId }: FinalizeRequest): void {
+export function checkFinalizeRequest({ leases, record, archiveId, sessionState }: FinalizeRequest): void {
   if (!Array.isArray(leases)) throw new TypeError("finalize: leases must be an array");
   for (const lease of leases) checkLease(lease);
   checkName(record.id, "finalize: record.id");
@@ -67,4 +68,28 @@ export function checkFinalizeRequest({ leases, record, archiveId }: FinalizeRequ
   if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
   if (archiveId !== undefined) checkName(archiveId, "finalize: archiveId");
   if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
+  if (sessionState !== undefined) checkSessionStateWrite(sessionState);
+}
+
+/**
+ * Checks a `finalize` request's `sessionState`.
+ * @throws TypeError for an unknown `mode`, segments that are not `Uint8Array`s, or a manifest that
+ * is not JSON-serialisable; RangeError for a `limitBytes` that is not a positive safe integer.
+ */
+export function checkSessionStateWrite(write: SessionStateWrite): void {
+  if (typeof write !== "object" || write === null) throw new TypeError("finalize: sessionState must be an object");
+  if (write.mode !== "append" && write.mode !== "replace") throw new TypeError(`finalize: bad sessionState.mode ${String(write.mode)}`);
+  if (!Array.isArray(write.segments) || !write.segments.every((s) => s instanceof Uint8Array)) {
+    throw new TypeError("finalize: sessionState.segments must be an array of Uint8Array");
+  }
+  if (!Number.isSafeInteger(write.limitBytes) || write.limitBytes <= 0) {
+    throw new RangeError(`finalize: sessionState.limitBytes must be a positive safe integer, got ${String(write.limitBytes)}`);
+  }
+  if (write.manifest === undefined || JSON.stringify(write.manifest) === undefined) throw new TypeError("finalize: sessionState.manifest must be JSON");
+}
+
+/** Bytes a record's session state holds after `write`, given the `storedBytes` it holds now. */
+export function sessionStateBytesAfter(storedBytes: number, write: SessionStateWrite): number {
+  const added = write.segments.reduce((sum, segment) => sum + segment.byteLength, 0);
+  return (write.mode === "replace" ? 0 : storedBytes) + added;
 }

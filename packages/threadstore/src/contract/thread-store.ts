@@ -1,3 +1,4 @@
+import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
 import type { Lease } from "./lease.js";
 import type { ThreadRecord, ThreadRecordDraft } from "./thread-record.js";
 
@@ -14,6 +15,12 @@ export interface FinalizeRequest {
   readonly archiveId?: string;
   /** Fail with `AlreadyExistsError` (nothing written) when `record.key` already has another active record. */
   readonly requireKeyAbsent?: boolean;
+  /**
+   * Session state to keep with `record` (only for a store with {@link ThreadStore.sessionState}),
+   * written in the same transaction: both or neither. Over its `limitBytes` →
+   * `SessionStateTooLargeError`, nothing written.
+   */
+  readonly sessionState?: SessionStateWrite;
 }
 
 /**
@@ -46,6 +53,12 @@ export interface ThreadStore {
    * @throws LeaseLostError when a lease is no longer valid; AlreadyExistsError for `requireKeyAbsent`.
    */
   finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord>;
+  /**
+   * The optional session-state capability: present when the store keeps the CLI's session files
+   * with each checkpoint (see {@link SessionStateStore}). Absent: `finalize` must not be given a
+   * `sessionState`, and conversations live only in each host's CLI home.
+   */
+  readonly sessionState?: SessionStateStore;
   /** Releases connections; idempotent. */
   close(): Promise<void>;
 }

@@ -10,3 +10,5 @@ export const ErrLeaseLost = sentinel("adaptor.threadstore.LeaseLost", "lease los
 export const ErrAlreadyExists = sentinel("adaptor.threadstore.AlreadyExists", "already exists");
 /** A thread key breaks the key rules (lone surrogate, NUL, over the length limit); see `checkThreadKey`. */
 export const ErrInvalidThreadKey = sentinel("adaptor.threadstore.InvalidThreadKey", "invalid thread key");
+/** A `finalize` whose session state would exceed its `limitBytes` (see `SessionStateWrite`); nothing was written. */
+export const ErrSessionStateTooLarge = sentinel("adaptor.threadstore.SessionStateTooLarge", "session state too large");

@@ -1,5 +1,8 @@
-/** The store operations a {@link StoreFaults.beforeOperation} hook sees, named after the `ThreadStore` methods. */
-export type StoreOperation = "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize";
+/**
+ * The store operations a {@link StoreFaults.beforeOperation} hook sees, named after the `ThreadStore`
+ * methods (`sessionState`: either read of the session-state capability).
+ */
+export type StoreOperation = "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize" | "sessionState";
 
 /**
  * The points inside `finalize`'s transaction at which a store calls {@link StoreFaults.afterFinalizeStep}:

@@ -6,6 +6,12 @@ describeThreadStoreConformance("memory", async ({ faults, broken }) => {
   const clock = new ManualClock();
   if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
   return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
+}, { sessionState: true });
+
+describeThreadStoreConformance("memory without session state", async ({ faults, broken }) => {
+  const clock = new ManualClock();
+  if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
+  return { store: new MemoryThreadStore({ now: clock.now, faults, sessionState: false }), clock };
 });
 
 describe("MemoryThreadStore", () => {

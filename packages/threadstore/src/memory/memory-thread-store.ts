@@ -2,11 +2,13 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import type { Lease } from "../contract/lease.js";
 import type { ThreadRecord } from "../contract/thread-record.js";
 import type { FinalizeRequest, ResolveQuery, ThreadStore } from "../contract/thread-store.js";
+import type { SessionStateStore, StoredSessionState } from "../session-state/session-state.js";
+import { SessionStateTooLargeError } from "../errors/session-state-too-large-error.js";
 import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
-import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "../contract/argument-checks.js";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, sessionStateBytesAfter } from "../contract/argument-checks.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -17,10 +19,22 @@ export interface MemoryThreadStoreOptions {
   readonly now?: () => Date;
   /** Test-only fault hooks (see {@link StoreFaults}); production code passes none. */
   readonly faults?: StoreFaults;
+  /**
+   * Whether the store has the session-state capability (`sessionState`, see `SessionStateStore`).
+   * Default true; false gives a checkpoint-only store, as a store without the capability behaves.
+   */
+  readonly sessionState?: boolean;
 }
 
 /** The device name in the `DriverError`s this store throws. */
 const DEVICE = "threadstore-memory";
+
+/** One record's session state: the manifest and the segments (copies), in order. */
+interface SessionRow {
+  manifest: unknown;
+  segments: Uint8Array[];
+  bytes: number;
+}
 
 interface LeaseRow {
   /** `undefined` once released; the row stays so the token counter never resets. */
@@ -51,11 +65,29 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
   readonly #faults: StoreFaults | undefined;
   readonly #records = new Map<string, ThreadRecord>();
   readonly #leases = new Map<string, LeaseRow>();
+  readonly #sessions = new Map<string, SessionRow>();
   #closed = false;
+
+  /**
+   * Session state kept with each record (see `SessionStateStore`): the segments are copied in and
+   * out, so callers cannot change stored bytes.
+   */
+  readonly sessionState: SessionStateStore | undefined = {
+    read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> => {
+      this.#enter("sessionState", signal);
+      const row = this.#sessions.get(recordId);
+      return row && { manifest: structuredClone(row.manifest), segments: row.segments.length, bytes: row.bytes };
+    },
+    segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> => {
+      this.#enter("sessionState", signal);
+      return (this.#sessions.get(recordId)?.segments ?? []).map((segment) => segment.slice());
+    },
+  };
 
   constructor(options: MemoryThreadStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
     this.#faults = options.faults;
+    if (options.sessionState === false) this.sessionState = undefined;
   }
 
   /** See {@link ThreadStore.resolve}: by key, the active record, else (with `includeArchived`) the archived one created last. */
@@ -113,6 +145,7 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
+    if (request.sessionState && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
     this.#enter("finalize", signal);
     const now = this.#nowMs();
     const { record, archiveId } = request;
@@ -130,9 +163,11 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
     this.#step("archived");
     if (record.status === "active" && other && other.id !== archived?.id) throw new AlreadyExistsError(record.key);
     const written: ThreadRecord = { ...structuredClone(record), revision: (this.#records.get(record.id)?.revision ?? 0) + 1 };
+    const session = this.#stageSession(request);
     this.#step("record-written");
     if (archived) this.#records.set(archived.id, archived);
     this.#records.set(written.id, written);
+    if (session) this.#sessions.set(written.id, session);
     return structuredClone(written);
   }
 
@@ -168,6 +203,18 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
     } catch (cause) {
       throw new DriverError({ op: "finalize", device: DEVICE, code: ErrCode.Internal, cause });
     }
+  }
+
+  /** The session row `request.sessionState` leaves, copied; @throws SessionStateTooLargeError over its limit. */
+  #stageSession(request: FinalizeRequest): SessionRow | undefined {
+    const write = request.sessionState;
+    if (!write) return undefined;
+    const stored = this.#sessions.get(request.record.id);
+    const bytes = sessionStateBytesAfter(stored?.bytes ?? 0, write);
+    if (bytes > write.limitBytes) throw new SessionStateTooLargeError(request.record.key, bytes, write.limitBytes);
+    const added = write.segments.map((segment) => segment.slice());
+    const segments = write.mode === "append" ? [...(stored?.segments ?? []), ...added] : added;
+    return { manifest: structuredClone(write.manifest), segments, bytes };
   }
 
   #nowMs(): number {

@@ -10,6 +10,7 @@ import { InvalidThreadKeyError } from "../errors/invalid-thread-key-error.js";
 import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "../errors/sentinels.js";
 import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
+import { describeSessionStateConformance } from "./session-state-conformance.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
 export interface ConformanceClock {
@@ -59,6 +60,12 @@ export interface ConformanceOptions {
   readonly expiryMarginMs?: number;
   /** How far in ms `expiresAt` may stray from the local `now + ttl` when the harness has no clock. Default 5000. */
   readonly clockToleranceMs?: number;
+  /**
+   * The store has the optional session-state capability (`ThreadStore.sessionState`): the kit then
+   * checks it (round trip, append and replace, atomic with `finalize`, the size limit, a stale lease
+   * cannot write). Default false: the kit checks that the store does not claim it.
+   */
+  readonly sessionState?: boolean;
 }
 
 /** TTL of the leases that must stay live for the whole test. */
@@ -129,6 +136,22 @@ export function describeThreadStoreConformance(
       open.push(harness);
       return harness.store;
     };
+
+    it(options.sessionState ? "the store has the session-state capability" : "the store does not claim the session-state capability", () => {
+      expect(store.sessionState !== undefined).toBe(options.sessionState === true);
+    });
+
+    if (options.sessionState) {
+      describeSessionStateConformance({
+        store: () => store,
+        faults: () => faults,
+        brokenStore,
+        lapsingTtl,
+        elapse,
+        record,
+        rejection,
+      });
+    }
 
     describe("records and resolve", () => {
       it("resolve returns undefined for an unknown id and an unknown key", async () => {

@@ -1,0 +1,68 @@
+import type { DriverDescriptor, DriverInspection, InspectCheck, InspectOptions } from "@adaptor/driver";
+import { inspectCli, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import { mergeChildEnv } from "@adaptor/driver/process";
+import { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "../command.js";
+import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
+
+/** What `claude auth status` prints (claude 2.1.332): JSON, exit 0 when logged in, 1 when not. */
+interface AuthStatus {
+  readonly loggedIn?: unknown;
+  readonly authMethod?: unknown;
+  readonly apiKeySource?: unknown;
+  readonly apiProvider?: unknown;
+}
+
+/** Why the Claude driver reports no model list. */
+export const CLAUDE_MODELS_UNSUPPORTED =
+  "claude has no command that lists models without a model call; any model id the account can use works as `model`";
+
+/**
+ * The Claude driver's `inspect()`: `claude --version` against the pinned version, then
+ * `claude auth status` (which prints the login state and the name of the key's source, never the
+ * key). No model call. Claude Code cannot list models offline, so `models` is unsupported.
+ */
+export function inspectClaude(
+  driver: { readonly descriptor: DriverDescriptor; readonly config: ClaudeConfig; validateConfig(): void },
+  options: InspectOptions = {},
+): Promise<DriverInspection> {
+  const { config } = driver;
+  const env = mergeChildEnv({
+    inheritEnv: config.inheritEnv,
+    defaultInherit: CLAUDE_INHERITED_ENV,
+    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined],
+  });
+  return inspectCli({
+    descriptor: driver.descriptor,
+    validate: () => driver.validateConfig(),
+    command: config.command ?? defaultClaudeCommand(),
+    env,
+    ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+    pinnedVersion: PINNED_CLAUDE_VERSION,
+    versionArgs: ["--version"],
+    skills: true,
+    ...(options.signal ? { signal: options.signal } : {}),
+    probe: probeAuthentication,
+  });
+}
+
+async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings> {
+  const models = { supported: false, reason: CLAUDE_MODELS_UNSUPPORTED } as const;
+  const output = await context.run(["auth", "status"]);
+  let status: AuthStatus;
+  try {
+    status = JSON.parse(output.stdout) as AuthStatus;
+  } catch {
+    const failed: InspectCheck = { check: "authentication", reason: "probe_failed", message: `claude auth status printed no JSON (exit ${output.exitCode})` };
+    return { authentication: { present: false }, models, failed: [failed] };
+  }
+  const present = status.loggedIn === true;
+  const authentication = {
+    present,
+    ...(typeof status.authMethod === "string" && status.authMethod !== "none" ? { method: status.authMethod } : {}),
+    ...(typeof status.apiKeySource === "string" ? { source: status.apiKeySource } : {}),
+  };
+  const failed: InspectCheck[] = present
+    ? []
+    : [{ check: "authentication", reason: "unauthenticated", message: "claude is not logged in and sees no API key (set ANTHROPIC_API_KEY or run `claude auth login`)" }];
+  return { authentication, models, failed };
+}

@@ -1,0 +1,90 @@
+import { readdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import { mergeChildEnv, readSessionFile, writeSessionFile } from "@adaptor/driver/process";
+import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
+import { readCheckpointData } from "../session/checkpoint-data.js";
+
+/** The export layout: one file, the session transcript. */
+export const CLAUDE_SESSION_FORMAT = "claude-session/v1";
+/** The logical name of the transcript in an export. */
+const TRANSCRIPT = "transcript.jsonl";
+/** Session ids are UUIDs; anything else never becomes part of a path. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Longest project folder name the CLI uses before it shortens a path and adds a hash. */
+const MAX_PROJECT_DIR = 200;
+
+/**
+ * The project folder the CLI keeps a cwd's transcripts in: every character other than an ASCII
+ * letter or digit becomes `-`. A longer name than the CLI keeps whole gets our own suffix instead
+ * of the CLI's hash; `--resume` still finds it, because the CLI looks for a session id in every
+ * project folder.
+ */
+export function claudeProjectDir(cwd: string): string {
+  const name = cwd.replace(/[^a-zA-Z0-9]/g, "-");
+  return name.length <= MAX_PROJECT_DIR ? name : `${name.slice(0, MAX_PROJECT_DIR)}-adaptor`;
+}
+
+/**
+ * Moves a Claude session between hosts: the transcript `$CLAUDE_CONFIG_DIR/projects/<cwd
+ * folder>/<session id>.jsonl` (config dir: `configDir`, else `CLAUDE_CONFIG_DIR` of the run's env,
+ * else `~/.claude`). An import writes it under this host's cwd folder, removing copies in other
+ * project folders, so workers with different working directories continue one conversation.
+ * Subagent transcripts, file-edit history and todos are not carried: `--resume` does not need them.
+ */
+export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: string) => Promise<void>): SessionTransfer {
+  const where = (location: SessionLocation): { projects: string; own: string } => {
+    if (!SESSION_ID.test(location.resumeId)) throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
+    const env = mergeChildEnv({
+      inheritEnv: config.inheritEnv,
+      defaultInherit: CLAUDE_INHERITED_ENV,
+      layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, location.env],
+    });
+    const configDir = env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".claude");
+    const projects = join(configDir, "projects");
+    const cwd = location.cwd ?? config.cwd ?? process.cwd();
+    return { projects, own: join(projects, claudeProjectDir(cwd), `${location.resumeId}.jsonl`) };
+  };
+  const copies = async (projects: string, resumeId: string): Promise<string[]> => {
+    let folders: string[];
+    try {
+      folders = await readdir(projects);
+    } catch {
+      return [];
+    }
+    const found: string[] = [];
+    for (const folder of folders) {
+      try {
+        if ((await readdir(join(projects, folder))).includes(`${resumeId}.jsonl`)) found.push(join(projects, folder, `${resumeId}.jsonl`));
+      } catch {
+        // not a folder
+      }
+    }
+    return found;
+  };
+  return {
+    format: CLAUDE_SESSION_FORMAT,
+    async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
+      const { projects, own } = where(location);
+      const last = readCheckpointData(location.data)?.lastMessageId;
+      const marker = last ? Buffer.from(`"uuid":"${last}"`) : undefined;
+      const holds = (content: Buffer): boolean => marker === undefined || content.includes(marker);
+      const found = await copies(projects, location.resumeId);
+      for (const path of [own, ...found.filter((p) => p !== own)]) {
+        const content = await readSessionFile(path, holds, signal);
+        if (content) return [{ name: TRANSCRIPT, content }];
+      }
+      return undefined;
+    },
+    async importSession(location, files, signal): Promise<void> {
+      signal?.throwIfAborted();
+      const transcript = files.find((file) => file.name === TRANSCRIPT);
+      const unknown = files.find((file) => file.name !== TRANSCRIPT);
+      if (!transcript || unknown) throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
+      const { projects, own } = where(location);
+      await evict(location.resumeId);
+      await writeSessionFile(own, transcript.content, await copies(projects, location.resumeId));
+    },
+  };
+}

@@ -1,0 +1,222 @@
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
+import type { DriverDescriptor } from "../../spi/descriptor.js";
+import type { DriverInspection, InspectCheck, InspectModels } from "../../spi/inspect.js";
+import type { CliProcess } from "../../process/cli-process.js";
+import { resolveExecutable } from "../../process/resolve-executable.js";
+import { spawnCli } from "../../process/spawn-cli.js";
+
+/** Default deadline of one inspect probe, in ms. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 30_000;
+
+/** The output of a finished probe command. */
+export interface ProbeOutput {
+  /** Exit code, or null when a signal ended it. */
+  readonly exitCode: number | null;
+  /** stdout, UTF-8 (at most 1 MiB, its tail). */
+  readonly stdout: string;
+}
+
+/** What a driver's own probes may use. */
+export interface ProbeContext {
+  /** Absolute path of the executable. */
+  readonly path: string;
+  /** The environment the CLI would get for a run. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory for probes, when configured. */
+  readonly cwd?: string;
+  /** Aborted when the host aborts or a probe's deadline passes. */
+  readonly signal: AbortSignal;
+  /** Runs the executable with `args` to its exit (stdin closed) within the deadline. */
+  run(args: readonly string[]): Promise<ProbeOutput>;
+  /** Starts the executable with `args` for an interactive probe; the caller closes it. */
+  spawn(args: readonly string[]): Promise<CliProcess>;
+}
+
+/** What a driver's probes found about credentials and models; failures go to `failed`. */
+export interface ProbeFindings {
+  readonly authentication: DriverInspection["authentication"];
+  readonly models: InspectModels;
+  readonly failed: readonly InspectCheck[];
+}
+
+/** What {@link inspectCli} needs to know about a driver. */
+export interface CliInspectionPlan {
+  readonly descriptor: DriverDescriptor;
+  /** Checks the driver configuration (the driver's `validateConfig`). */
+  readonly validate: () => void;
+  /** The executable as configured. */
+  readonly command: string;
+  /** The environment the CLI would get for a run. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** The version the driver is pinned to. */
+  readonly pinnedVersion?: string;
+  /** Arguments that print the version, e.g. `["--version"]`. */
+  readonly versionArgs: readonly string[];
+  /** Whether the driver hands skills to the CLI. */
+  readonly skills: boolean;
+  /** Deadline of each probe in ms. Default {@link DEFAULT_PROBE_TIMEOUT_MS}. */
+  readonly probeTimeoutMs?: number;
+  /** The driver's own probes (credentials, models), run once the executable answered its version. */
+  readonly probe: (context: ProbeContext) => Promise<ProbeFindings>;
+  readonly signal?: AbortSignal;
+}
+
+const SEMVER = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/;
+
+/** The first `major.minor.patch` in `text`. */
+export function parseVersion(text: string): string | undefined {
+  return SEMVER.exec(text)?.[1];
+}
+
+/** The typed reason of a spawn failure. */
+function spawnReason(error: unknown): InspectCheck["reason"] {
+  const code = findError(error, DriverError)?.code;
+  return code === ErrCode.NotFound ? "executable_not_found" : "executable_not_runnable";
+}
+
+/**
+ * The shared steps of a CLI driver's `inspect()`: configuration, executable, version against the
+ * pinned one, then the driver's own probes. Nothing is thrown except `signal.reason`: every
+ * failure is a check in `failed`. No model call is made by these steps.
+ */
+export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspection> {
+  const { descriptor, signal } = plan;
+  signal?.throwIfAborted();
+  const failed: InspectCheck[] = [];
+  const mcp = { supported: descriptor.capabilities.mcp.transports.length > 0, transports: descriptor.capabilities.mcp.transports };
+  const base = {
+    driver: descriptor.type,
+    mcp,
+    skills: { supported: plan.skills },
+  };
+  const notProbed: InspectModels = { supported: false, reason: "not probed: an earlier check failed" };
+  const finish = (rest: Omit<DriverInspection, "driver" | "mcp" | "skills" | "failed" | "ok">): DriverInspection => ({
+    ...base,
+    ...rest,
+    failed,
+    ok: failed.length === 0,
+  });
+  try {
+    plan.validate();
+  } catch (error) {
+    failed.push({ check: "config", reason: "invalid_config", message: error instanceof Error ? error.message : String(error) });
+    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+  }
+  let path: string;
+  try {
+    path = await resolveExecutable(plan.command, {
+      path: plan.env["PATH"] ?? "",
+      ...(plan.cwd !== undefined ? { cwd: plan.cwd } : {}),
+      device: descriptor.type,
+    });
+  } catch (error) {
+    failed.push({ check: "executable", reason: spawnReason(error), message: error instanceof Error ? error.message : String(error) });
+    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+  }
+  const executable = { command: plan.command, path, found: true };
+  const timeoutMs = plan.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+  const context = probeContext(plan, path, timeoutMs);
+
+  let found: string | undefined;
+  try {
+    const output = await context.run(plan.versionArgs);
+    found = parseVersion(output.stdout);
+    if (found === undefined) {
+      failed.push({ check: "version", reason: "version_unreadable", message: `${plan.command} ${plan.versionArgs.join(" ")} printed no version (exit ${output.exitCode})` });
+    }
+  } catch (error) {
+    signal?.throwIfAborted();
+    failed.push(probeFailure("version", error));
+    return finish({ executable, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+  }
+  const version = versionOf(plan, found);
+  if (version.matches === false) {
+    failed.push({ check: "version", reason: "version_mismatch", message: `found ${found}, the driver is pinned to and tested against ${plan.pinnedVersion}` });
+  }
+  let findings: ProbeFindings;
+  try {
+    findings = await plan.probe(context);
+  } catch (error) {
+    signal?.throwIfAborted();
+    failed.push(probeFailure("authentication", error));
+    return finish({ executable, version, authentication: { present: false }, models: notProbed });
+  }
+  failed.push(...findings.failed);
+  return finish({ executable, version, authentication: findings.authentication, models: findings.models });
+}
+
+function versionOf(plan: CliInspectionPlan, found: string | undefined): DriverInspection["version"] {
+  return {
+    ...(found !== undefined ? { found } : {}),
+    ...(plan.pinnedVersion !== undefined ? { pinned: plan.pinnedVersion } : {}),
+    ...(found !== undefined && plan.pinnedVersion !== undefined ? { matches: found === plan.pinnedVersion } : {}),
+  };
+}
+
+/** A failed probe as a check: a timeout, a spawn failure, or anything else. */
+export function probeFailure(check: InspectCheck["check"], error: unknown): InspectCheck {
+  const message = error instanceof Error ? error.message : String(error);
+  if (findError(error, DriverError)?.code === ErrCode.Timeout) return { check, reason: "probe_timeout", message };
+  if (findError(error, DriverError)?.op === "spawn") return { check, reason: spawnReason(error), message };
+  return { check, reason: "probe_failed", message };
+}
+
+function probeContext(plan: CliInspectionPlan, path: string, timeoutMs: number): ProbeContext {
+  const spawnProbe = (args: readonly string[]): Promise<CliProcess> =>
+    spawnCli({
+      command: path,
+      args,
+      env: plan.env,
+      device: plan.descriptor.type,
+      killGraceMs: 1000,
+      ...(plan.cwd !== undefined ? { cwd: plan.cwd } : {}),
+    });
+  const signal = plan.signal ?? new AbortController().signal;
+  return {
+    path,
+    env: plan.env,
+    ...(plan.cwd !== undefined ? { cwd: plan.cwd } : {}),
+    signal,
+    spawn: spawnProbe,
+    async run(args) {
+      const child = await spawnProbe(args);
+      try {
+        child.closeStdin();
+        const ended = await withDeadline(child, child.exited, timeoutMs, signal, args);
+        return { exitCode: ended.code, stdout: child.takeOutput().stdout };
+      } finally {
+        await child.close();
+      }
+    },
+  };
+}
+
+/**
+ * `promise`, or a DriverError coded `TIMEOUT` once `timeoutMs` passed (`signal.reason` when
+ * aborted); either way the probe process is terminated.
+ */
+export async function withDeadline<T>(child: CliProcess, promise: Promise<T>, timeoutMs: number, signal: AbortSignal, args: readonly string[]): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          void child.terminate();
+          reject(new DriverError({ op: "inspect", device: `${child.device} ${args.join(" ")}`, code: ErrCode.Timeout, cause: `no answer within ${timeoutMs} ms` }));
+        }, timeoutMs);
+        onAbort = () => {
+          void child.terminate();
+          reject(signal.reason);
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,44 @@
+/** One file of a CLI session as a driver exports it: a driver-chosen logical name and the exact bytes. */
+export interface SessionFile {
+  /** Logical name (never a host path), e.g. `"transcript.jsonl"`; unique within one export. */
+  readonly name: string;
+  /** The file's bytes. */
+  readonly content: Uint8Array;
+}
+
+/** Which session on which host: the conversation id and the launch inputs that decide where its files live. */
+export interface SessionLocation {
+  /** The id the CLI resumes by (the checkpoint's `resumeId`). */
+  readonly resumeId: string;
+  /** The checkpoint's `data`, as the driver returned it. */
+  readonly data?: unknown;
+  /** Working directory the CLI runs in on this host. */
+  readonly cwd?: string;
+  /** The run's extra environment (it may name the CLI's home, e.g. `CLAUDE_CONFIG_DIR`, `CODEX_HOME`). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Moves a CLI's session state between hosts (the optional `Driver.sessions`): after a committed
+ * turn the SDK exports the session's files and keeps them in a thread store that has the
+ * session-state capability; before a resume on a host whose CLI home lacks them (or holds other
+ * bytes), it imports them where this host's CLI looks for them, so the CLI resumes as if it had run
+ * there.
+ */
+export interface SessionTransfer {
+  /** Names the export layout, e.g. `"claude-session/v1"`; an import refuses files of another format. */
+  readonly format: string;
+  /**
+   * Reads the session's files from this host's CLI home, complete through the checkpoint in
+   * `location.data`. Resolves `undefined` when this host has no copy of the session.
+   * @throws for an unreadable file (the I/O error as is).
+   */
+  exportSession(location: SessionLocation, signal?: AbortSignal): Promise<readonly SessionFile[] | undefined>;
+  /**
+   * Writes `files` (from {@link exportSession}, on any host) where this host's CLI resumes the
+   * session from, replacing a local copy, and ends a live process of this driver still serving the
+   * session (its conversation is no longer the stored one).
+   * @throws for files this driver cannot place (an unknown name) or a failed write.
+   */
+  importSession(location: SessionLocation, files: readonly SessionFile[], signal?: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,113 @@
+import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
+import { checkSessionKey } from "../keys/session-key.js";
+
+/** Turns a host event into the JSON value a backend stores. */
+export type EventEncoder<E> = (event: E) => JsonValue;
+
+/**
+ * The default {@link EventEncoder}: the event's JSON form, as `JSON.stringify` writes it (a
+ * `Date` becomes its ISO string, an object with `toJSON` its result, functions and `undefined`
+ * fields are left out). An SDK event becomes its public fields: an `approval-request` keeps the
+ * request's id, kind, title, tool, input and times, never its responder.
+ */
+export function toJsonEvent(event: unknown): JsonValue {
+  const text = JSON.stringify(event);
+  return text === undefined ? null : (JSON.parse(text) as JsonValue);
+}
+
+/** Options of a {@link SessionRecorder}. */
+export interface SessionRecorderOptions<E> {
+  /** Where the events go: a `MemoryEventBackend` or a `JsonlEventBackend`. The recorder does not close it. */
+  readonly backend: EventBackend;
+  /** How an event becomes JSON. Default {@link toJsonEvent}. */
+  readonly encode?: EventEncoder<E>;
+  /** Most appends of one {@link SessionRecorder.record} call awaiting storage before it waits (default 256). */
+  readonly maxPendingAppends?: number;
+}
+
+/**
+ * Records a run's or a thread's events into an {@link EventBackend} and replays them. `record()`
+ * tees an event stream (an SDK `Stream`, or any `AsyncIterable`) into a session key's log while the
+ * host consumes it.
+ *
+ * @example
+ * ```ts
+ * const recorder = new SessionRecorder({ backend: new JsonlEventBackend({ root: "./sessions" }) });
+ * const stream = agent.stream("Fix the failing test");
+ * for await (const event of recorder.record("fix-test-1", stream)) {
+ *   if (event.type === "text-delta") process.stdout.write(event.text);
+ * }
+ * const result = await stream.result();
+ * for await (const { sequence, event } of recorder.replay("fix-test-1")) console.log(sequence, event);
+ * ```
+ */
+export class SessionRecorder<E = unknown> {
+  /** The backend the events go to. */
+  readonly backend: EventBackend;
+  readonly #encode: EventEncoder<E>;
+  readonly #maxPending: number;
+
+  constructor(options: SessionRecorderOptions<E>) {
+    this.backend = options.backend;
+    this.#encode = options.encode ?? (toJsonEvent as EventEncoder<E>);
+    const max = options.maxPendingAppends ?? 256;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError("maxPendingAppends must be a positive integer");
+    this.#maxPending = max;
+  }
+
+  /**
+   * Yields `events` unchanged while appending each one to `target`'s log: a session key (its
+   * writer is taken for the iteration and released at its end, also on `break`) or a writer the
+   * host keeps open across runs. Appends overlap the host's loop (at most `maxPendingAppends`
+   * wait for storage); the iteration ends only after every append is stored.
+   *
+   * @throws the first failed append's error at the next event (the source's iterator is then
+   * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`.
+   */
+  async *record<T extends E>(target: string | EventLogWriter, events: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+    const owned = !isWriter(target);
+    const writer = owned ? await this.backend.openWriter(checkSessionKey(target)) : target;
+    const pending: Promise<RecordedEvent>[] = [];
+    let failure: { error: unknown } | undefined;
+    const settle = (p: Promise<RecordedEvent>): void => {
+      p.catch((error: unknown) => {
+        failure ??= { error };
+      });
+    };
+    try {
+      for await (const event of events) {
+        if (failure) throw failure.error;
+        const appended = writer.append(this.#encode(event));
+        settle(appended);
+        pending.push(appended);
+        if (pending.length >= this.#maxPending) await pending.shift()!.catch(() => undefined);
+        if (failure) throw (failure as { error: unknown }).error;
+        yield event;
+      }
+      await Promise.allSettled(pending);
+      if (failure) throw (failure as { error: unknown }).error;
+    } finally {
+      await Promise.allSettled(pending);
+      if (owned) await writer.close();
+    }
+  }
+
+  /** The key's recorded events in order; see {@link EventBackend.replay}. */
+  replay(key: string, options?: BackendCallOptions): AsyncIterable<RecordedEvent> {
+    return this.backend.replay(key, options);
+  }
+
+  /** Cuts a torn final line off the key's log; see {@link EventBackend.repair}. */
+  repair(key: string, options?: BackendCallOptions): Promise<RepairReport> {
+    return this.backend.repair(key, options);
+  }
+
+  /** Takes the key's writer, to record several runs (a thread's turns) with one continuing sequence. */
+  open(key: string, options?: BackendCallOptions): Promise<EventLogWriter> {
+    return this.backend.openWriter(key, options);
+  }
+}
+
+function isWriter(value: unknown): value is EventLogWriter {
+  return typeof value === "object" && value !== null && typeof (value as EventLogWriter).append === "function";
+}

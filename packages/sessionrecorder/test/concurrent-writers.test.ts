@@ -1,0 +1,140 @@
+// One writer per session key: a second writer is refused in the same backend, in a second backend
+// on the same root, and from another process; a lock left by a dead process is taken over.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findError, isError } from "@adaptor/errors";
+import {
+  ErrEventLogLocked,
+  EventLogLockedError,
+  JsonlEventBackend,
+  MemoryEventBackend,
+  type RecordedEvent,
+} from "@adaptor/sessionrecorder";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+let dir: string;
+let holderScript: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "adaptor-writers-"));
+  holderScript = join(dir, "hold-writer.mjs");
+  await build({
+    stdin: {
+      contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
+const [root, key] = process.argv.slice(2);
+const writer = await new JsonlEventBackend({ root }).openWriter(key);
+await writer.append({ from: "other process" });
+process.stdout.write("holding\\n");
+setInterval(() => undefined, 1000);`,
+      resolveDir: HERE,
+      loader: "ts",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outfile: holderScript,
+    logLevel: "silent",
+    alias: { "@adaptor/sessionrecorder": fileURLToPath(new URL("../src/index.ts", import.meta.url)) },
+  });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+function freshRoot(): string {
+  const root = join(dir, `root-${++n}`);
+  mkdirSync(root);
+  return root;
+}
+
+async function replayAll(backend: JsonlEventBackend, key: string): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const record of backend.replay(key)) out.push(record);
+  return out;
+}
+
+describe("one writer per session key", () => {
+  it("memory backend: a second openWriter on the key is refused until the first closes", async () => {
+    const backend = new MemoryEventBackend();
+    const first = await backend.openWriter("k");
+    const err = await backend.openWriter("k").catch((e: unknown) => e);
+    expect(isError(err, ErrEventLogLocked)).toBe(true);
+    expect(findError(err, EventLogLockedError)?.holder?.pid).toBe(process.pid);
+    expect(isError(await backend.repair("k").catch((e: unknown) => e), ErrEventLogLocked)).toBe(true);
+    const other = await backend.openWriter("other-key");
+    await first.close();
+    const second = await backend.openWriter("k");
+    await Promise.all([second.close(), other.close()]);
+    await backend.close();
+  });
+
+  it("JSONL: a second writer in the same backend and in a second backend on the same root is refused; repair too", async () => {
+    const root = freshRoot();
+    const a = new JsonlEventBackend({ root });
+    const b = new JsonlEventBackend({ root });
+    const writer = await a.openWriter("k");
+    const refusals = await Promise.all([a.openWriter("k"), b.openWriter("k"), b.repair("k")].map((p) => p.catch((e: unknown) => e)));
+    for (const err of refusals) {
+      expect(findError(err, EventLogLockedError)?.holder).toMatchObject({ pid: process.pid, hostname: hostname() });
+    }
+    await writer.append("still the only writer");
+    await writer.close();
+    const next = await b.openWriter("k");
+    expect(next.lastSequence).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+    expect(readdirSync(root)).toEqual(["k.jsonl"]); // locks released, no temporary files left
+  });
+
+  it("many concurrent openWriter calls on one key: exactly one wins", async () => {
+    const root = freshRoot();
+    const backends = Array.from({ length: 8 }, () => new JsonlEventBackend({ root }));
+    const outcomes = await Promise.allSettled(backends.map((b) => b.openWriter("contended")));
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    for (const o of outcomes) if (o.status === "rejected") expect(isError(o.reason, ErrEventLogLocked)).toBe(true);
+    await Promise.all(backends.map((b) => b.close()));
+  });
+
+  it("another process holding the key refuses this one; once it is killed its stale lock is taken over", async () => {
+    const root = freshRoot();
+    const child = spawn(process.execPath, [holderScript, root, "shared"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve) => createInterface({ input: child.stdout }).once("line", () => resolve()));
+    const backend = new JsonlEventBackend({ root });
+    const err = await backend.openWriter("shared").catch((e: unknown) => e);
+    expect(findError(err, EventLogLockedError)?.holder?.pid).toBe(child.pid);
+    // A replay while the other process writes is allowed.
+    expect((await replayAll(backend, "shared")).map((r) => r.event)).toEqual([{ from: "other process" }]);
+    child.kill("SIGKILL");
+    await exited;
+    const writer = await backend.openWriter("shared");
+    expect((await writer.append({ from: "this process" })).sequence).toBe(2);
+    await backend.close();
+  });
+
+  it("a lock naming a dead pid on this host is stale; one naming another host never is", async () => {
+    const root = freshRoot();
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
+    const lock = (host: string, pid: number): string =>
+      JSON.stringify({ pid, hostname: host, acquiredAt: "2026-01-01T00:00:00.000Z", token: "t" });
+    writeFileSync(join(root, "a.jsonl.lock"), lock(hostname(), dead));
+    writeFileSync(join(root, "b.jsonl.lock"), lock("some-other-machine", dead));
+    writeFileSync(join(root, "c.jsonl.lock"), "not a lock");
+    const backend = new JsonlEventBackend({ root });
+    const taken = await backend.openWriter("a");
+    await taken.close();
+    const foreign = await backend.openWriter("b").catch((e: unknown) => e);
+    expect(findError(foreign, EventLogLockedError)?.holder).toMatchObject({ hostname: "some-other-machine", pid: dead });
+    const unreadable = await backend.openWriter("c").catch((e: unknown) => e);
+    expect(findError(unreadable, EventLogLockedError)?.holder).toBeUndefined();
+    await backend.close();
+  });
+});

@@ -1,0 +1,257 @@
+// The durable JSONL backend: faithful replay, the sequence across restarts, each kind of
+// corruption reported precisely, explicit repair of a torn final line only, closed-backend errors.
+import { mkdirSync } from "node:fs";
+import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DriverError, ErrCode, InvalidOptionError, findError, isError } from "@adaptor/errors";
+import {
+  ErrJSONLEventBackendClosed,
+  ErrJSONLEventLogCorrupt,
+  EventLogCorruptError,
+  JsonlEventBackend,
+  type JsonValue,
+  type RecordedEvent,
+} from "@adaptor/sessionrecorder";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "adaptor-jsonl-backend-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+/** A new, existing root directory. */
+function freshRoot(): string {
+  const root = join(dir, `root-${++n}`);
+  mkdirSync(root);
+  return root;
+}
+
+async function replayAll(backend: JsonlEventBackend, key: string): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const record of backend.replay(key)) out.push(record);
+  return out;
+}
+
+async function replayError(backend: JsonlEventBackend, key: string): Promise<{ records: RecordedEvent[]; error: EventLogCorruptError }> {
+  const records: RecordedEvent[] = [];
+  try {
+    for await (const record of backend.replay(key)) records.push(record);
+  } catch (error) {
+    const corrupt = findError(error, EventLogCorruptError);
+    if (!corrupt) throw error;
+    expect(isError(error, ErrJSONLEventLogCorrupt)).toBe(true);
+    return { records, error: corrupt };
+  }
+  throw new Error("replay did not report corruption");
+}
+
+const line = (sequence: number, event: unknown = { n: sequence }): string =>
+  JSON.stringify({ sequence, recordedAt: "2026-01-01T00:00:00.000Z", event }) + "\n";
+
+describe("JsonlEventBackend", () => {
+  it("replays exactly the events written, in order, as JSON values", async () => {
+    const backend = new JsonlEventBackend({ root: freshRoot() });
+    const writer = await backend.openWriter("run-1");
+    const events: JsonValue[] = [
+      { type: "run-started", driver: "claude", meta: { sequence: 1, time: "2026-01-01T00:00:00.000Z" } },
+      { type: "text-delta", text: "héllo \u2028 \"quoted\"\n😀" },
+      { type: "tool-call", phase: "end", id: "toolu_1", name: "Bash", input: { command: "ls", nested: [1, null, true] } },
+      null,
+      42,
+      "plain string",
+    ];
+    const records = await Promise.all(events.map((e) => writer.append(e)));
+    expect(records.map((r) => r.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
+    await writer.close();
+    const replayed = await replayAll(backend, "run-1");
+    expect(replayed.map((r) => r.event)).toEqual(events);
+    expect(replayed.map((r) => r.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(replayed.every((r) => !Number.isNaN(Date.parse(r.recordedAt)))).toBe(true);
+    await backend.close();
+  });
+
+  it("a missing log replays as empty", async () => {
+    const backend = new JsonlEventBackend({ root: freshRoot() });
+    expect(await replayAll(backend, "never-written")).toEqual([]);
+    await backend.close();
+  });
+
+  it("the sequence continues across writers and across a restart (a new backend on the same root)", async () => {
+    const root = freshRoot();
+    const first = new JsonlEventBackend({ root });
+    const w1 = await first.openWriter("thread-7");
+    await w1.append("turn 1 a");
+    await w1.append("turn 1 b");
+    await w1.close();
+    const w2 = await first.openWriter("thread-7");
+    expect(w2.lastSequence).toBe(2);
+    expect((await w2.append("turn 2")).sequence).toBe(3);
+    await first.close();
+    const restarted = new JsonlEventBackend({ root, fsync: "never" });
+    const w3 = await restarted.openWriter("thread-7");
+    expect(w3.lastSequence).toBe(3);
+    expect((await w3.append("after restart")).sequence).toBe(4);
+    await w3.close();
+    expect((await replayAll(restarted, "thread-7")).map((r) => [r.sequence, r.event])).toEqual([
+      [1, "turn 1 a"],
+      [2, "turn 1 b"],
+      [3, "turn 2"],
+      [4, "after restart"],
+    ]);
+    await restarted.close();
+  });
+
+  it("a replay while the writer is open yields what was written so far", async () => {
+    const backend = new JsonlEventBackend({ root: freshRoot() });
+    const writer = await backend.openWriter("live");
+    await writer.append("one");
+    await writer.append("two");
+    expect((await replayAll(backend, "live")).map((r) => r.event)).toEqual(["one", "two"]);
+    await writer.close();
+    await backend.close();
+  });
+
+  it("torn final line: openWriter and replay report it (repairable), repair() cuts it, the sequence continues", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    await writeFile(join(root, "torn.jsonl"), line(1) + line(2) + '{"sequence":3,"recordedAt":"2026-01-01T00:0');
+    const open = await backend.openWriter("torn").catch((e: unknown) => e);
+    expect(findError(open, EventLogCorruptError)).toMatchObject({ kind: "torn-final-line", repairable: true, key: "torn" });
+    const { records, error } = await replayError(backend, "torn");
+    expect(records.map((r) => r.sequence)).toEqual([1, 2]);
+    expect([error.kind, error.line, error.offset, error.repairable]).toEqual(["torn-final-line", 3, line(1).length * 2, true]);
+    const report = await backend.repair("torn");
+    expect(report).toEqual({ key: "torn", truncatedBytes: '{"sequence":3,"recordedAt":"2026-01-01T00:0'.length, lastSequence: 2 });
+    expect(await readFile(join(root, "torn.jsonl"), "utf8")).toBe(line(1) + line(2));
+    expect(await backend.repair("torn")).toEqual({ key: "torn", truncatedBytes: 0, lastSequence: 2 });
+    const writer = await backend.openWriter("torn");
+    expect((await writer.append("next")).sequence).toBe(3);
+    await backend.close();
+  });
+
+  it("a tear at every byte of the last record is reported as a torn final line and repaired back to the records before it", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("cut");
+    for (const text of ["first", "second", "third \u00e9\u{1F600} with multi-byte text"]) await writer.append({ text });
+    await writer.close();
+    const bytes = await readFile(join(root, "cut.jsonl"));
+    const boundary = bytes.subarray(0, bytes.length - 1).lastIndexOf(0x0a) + 1;
+    let cuts = 0;
+    for (let cut = boundary + 1; cut < bytes.length; cut++) {
+      await writeFile(join(root, "cut-copy.jsonl"), bytes.subarray(0, cut));
+      const { records, error } = await replayError(backend, "cut-copy");
+      expect([records.length, error.kind, error.line, error.offset]).toEqual([2, "torn-final-line", 3, boundary]);
+      expect(await backend.repair("cut-copy")).toEqual({ key: "cut-copy", truncatedBytes: cut - boundary, lastSequence: 2 });
+      expect((await replayAll(backend, "cut-copy")).map((r) => r.event)).toEqual([{ text: "first" }, { text: "second" }]);
+      cuts++;
+    }
+    expect(cuts).toBe(bytes.length - boundary - 1);
+    await backend.close();
+  });
+
+  it("a complete final record without its newline is still a torn line (its append never resolved)", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    await writeFile(join(root, "k.jsonl"), line(1) + line(2).trimEnd());
+    const { records, error } = await replayError(backend, "k");
+    expect([records.length, error.kind]).toEqual([1, "torn-final-line"]);
+    expect((await backend.repair("k")).lastSequence).toBe(1);
+    await backend.close();
+  });
+
+  const faults: readonly (readonly [string, string, string, number, number | undefined, number | undefined])[] = [
+    ["malformed line in the middle", line(1) + "{not json\n" + line(2), "malformed-line", 2, undefined, undefined],
+    ["record without a sequence", line(1) + '{"recordedAt":"x","event":1}\n', "malformed-line", 2, undefined, undefined],
+    ["sequence gap", line(1) + line(2) + line(4), "sequence-gap", 3, 3, 4],
+    ["duplicated sequence", line(1) + line(2) + line(2), "duplicate-sequence", 3, 3, 2],
+    ["log not starting at 1", line(2), "sequence-gap", 1, 1, 2],
+    ["blank line", line(1) + "\n" + line(2), "malformed-line", 2, undefined, undefined],
+  ];
+  it.each(faults)("%s: replay yields the records before it, then throws with kind, line and offset; repair refuses and changes nothing", async (_name, content, kind, lineNo, expected, found) => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    await writeFile(join(root, "bad.jsonl"), content);
+    const { records, error } = await replayError(backend, "bad");
+    expect(records).toHaveLength(lineNo - 1);
+    expect([error.kind, error.line, error.repairable, error.expectedSequence, error.foundSequence]).toEqual([kind, lineNo, false, expected, found]);
+    expect(error.offset).toBe(content.split("\n").slice(0, lineNo - 1).join("\n").length + (lineNo > 1 ? 1 : 0));
+    const repair = await backend.repair("bad").catch((e: unknown) => e);
+    expect(findError(repair, EventLogCorruptError)?.kind).toBe(kind);
+    expect(await readFile(join(root, "bad.jsonl"), "utf8")).toBe(content);
+    await backend.close();
+  });
+
+  it("an append that is not JSON (a BigInt, a cycle) is refused with INVALID and uses no sequence", async () => {
+    const backend = new JsonlEventBackend({ root: freshRoot() });
+    const writer = await backend.openWriter("k");
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const bad of [{ big: 1n }, cyclic, undefined]) {
+      const err = await writer.append(bad as never).catch((e: unknown) => e);
+      expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
+    }
+    expect((await writer.append("ok")).sequence).toBe(1);
+    await backend.close();
+  });
+
+  it("a record longer than maxLineBytes is refused with RESOURCE_EXHAUSTED", async () => {
+    const backend = new JsonlEventBackend({ root: freshRoot(), maxLineBytes: 1024 });
+    const writer = await backend.openWriter("k");
+    const err = await writer.append("x".repeat(2000)).catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe(ErrCode.ResourceExhausted);
+    expect(writer.lastSequence).toBe(0);
+    await backend.close();
+  });
+
+  it("after close(): every operation, and the writers it closed, fail with ErrJSONLEventBackendClosed", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("k");
+    const pending = writer.append("stored before close");
+    await backend.close();
+    expect((await pending).sequence).toBe(1);
+    await backend.close(); // idempotent
+    const errors = await Promise.all([
+      backend.openWriter("k").catch((e: unknown) => e),
+      backend.repair("k").catch((e: unknown) => e),
+      replayAll(backend, "k").catch((e: unknown) => e),
+      writer.append("late").catch((e: unknown) => e),
+    ]);
+    for (const err of errors) expect(isError(err, ErrJSONLEventBackendClosed)).toBe(true);
+    const reopened = new JsonlEventBackend({ root });
+    expect((await replayAll(reopened, "k")).map((r) => r.event)).toEqual(["stored before close"]);
+    await reopened.close();
+  });
+
+  it("refuses bad options with InvalidOptionError naming the field", () => {
+    const field = (fn: () => unknown): string | undefined => {
+      try {
+        fn();
+      } catch (error) {
+        return findError(error, InvalidOptionError)?.field;
+      }
+      return undefined;
+    };
+    expect(field(() => new JsonlEventBackend({ root: "" }))).toBe("root");
+    expect(field(() => new JsonlEventBackend({} as never))).toBe("root");
+    expect(field(() => new JsonlEventBackend({ root: dir, fsync: "sometimes" as never }))).toBe("fsync");
+    expect(field(() => new JsonlEventBackend({ root: dir, maxLineBytes: 0 }))).toBe("maxLineBytes");
+    expect(field(() => new JsonlEventBackend({ root: dir, fsynk: "always" } as never))).toBe("fsynk");
+  });
+
+  it("appends after an earlier process's records on disk continue its sequence (host-side sequence survives restarts)", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    await writeFile(join(root, "k.jsonl"), line(1) + line(2));
+    await appendFile(join(root, "k.jsonl"), line(3));
+    const writer = await backend.openWriter("k");
+    expect((await writer.append("4th")).sequence).toBe(4);
+    await backend.close();
+  });
+});

@@ -1,0 +1,143 @@
+// SessionRecorder.record tees an event stream into a log while the host consumes it; the memory
+// backend behaves like the JSONL one (same record shapes, one writer per key, closed errors).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isError } from "@adaptor/errors";
+import {
+  ErrEventLogLocked,
+  ErrJSONLEventBackendClosed,
+  JsonlEventBackend,
+  MemoryEventBackend,
+  SessionRecorder,
+  toJsonEvent,
+  type EventBackend,
+  type RecordedEvent,
+} from "@adaptor/sessionrecorder";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "adaptor-recorder-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Ev {
+  readonly type: string;
+  readonly meta: { readonly sequence: number; readonly time: Date };
+  readonly text?: string;
+}
+const ev = (sequence: number, text?: string): Ev => ({ type: "text-delta", meta: { sequence, time: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)) }, ...(text ? { text } : {}) });
+
+async function* source(events: readonly Ev[], onReturn?: () => void): AsyncGenerator<Ev> {
+  try {
+    for (const e of events) yield e;
+  } finally {
+    onReturn?.();
+  }
+}
+
+async function replayAll(recorder: SessionRecorder<Ev>, key: string): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const record of recorder.replay(key)) out.push(record);
+  return out;
+}
+
+const BACKENDS: readonly (readonly [string, () => EventBackend])[] = [
+  ["memory", () => new MemoryEventBackend()],
+  ["JSONL", () => new JsonlEventBackend({ root: join(dir, `jsonl-${Math.random().toString(36).slice(2)}`) })],
+];
+
+describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
+  it("record() yields the events unchanged and stores their JSON form (Dates as ISO strings), in order", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<Ev>({ backend });
+    const events = Array.from({ length: 300 }, (_, i) => ev(i + 1, `t${i}`));
+    const seen: Ev[] = [];
+    for await (const e of recorder.record("run-1", source(events))) seen.push(e);
+    expect(seen).toEqual(events);
+    expect(seen[0]).toBe(events[0]);
+    const records = await replayAll(recorder, "run-1");
+    expect(records.map((r) => r.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(records.map((r) => r.event)).toEqual(events.map((e) => toJsonEvent(e)));
+    expect((records[0]!.event as { meta: { time: string } }).meta.time).toBe("2026-01-01T00:00:01.000Z");
+    // The key's writer was released at the end: another recording continues the sequence.
+    for await (const _ of recorder.record("run-1", source([ev(1, "second run")]))) {
+      // drained
+    }
+    expect((await replayAll(recorder, "run-1")).at(-1)?.sequence).toBe(301);
+    await backend.close();
+  });
+
+  it("breaking out of the loop stores what was yielded, returns the source and releases the key", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<Ev>({ backend });
+    let returned = false;
+    for await (const e of recorder.record("run-2", source([ev(1), ev(2), ev(3)], () => (returned = true)))) {
+      if (e.meta.sequence === 2) break;
+    }
+    expect(returned).toBe(true);
+    expect((await replayAll(recorder, "run-2")).map((r) => r.sequence)).toEqual([1, 2]);
+    const writer = await recorder.open("run-2");
+    await writer.close();
+    await backend.close();
+  });
+
+  it("a writer kept open records several runs (a thread's turns) with one sequence, and refuses a second recorder meanwhile", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<Ev>({ backend });
+    const writer = await recorder.open("thread-1");
+    for (const turn of [1, 2]) {
+      for await (const _ of recorder.record(writer, source([ev(1, `turn ${turn}`), ev(2, `turn ${turn}`)]))) {
+        // drained
+      }
+    }
+    const err = await (async () => {
+      for await (const _ of recorder.record("thread-1", source([ev(1)]))) {
+        // not reached
+      }
+    })().catch((e: unknown) => e);
+    expect(isError(err, ErrEventLogLocked)).toBe(true);
+    await writer.close();
+    expect((await replayAll(recorder, "thread-1")).map((r) => [r.sequence, (r.event as { text: string }).text])).toEqual([
+      [1, "turn 1"],
+      [2, "turn 1"],
+      [3, "turn 2"],
+      [4, "turn 2"],
+    ]);
+    await backend.close();
+  });
+
+  it("a failing append ends the iteration with its error and returns the source", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<Ev>({ backend, encode: (e) => (e.meta.sequence === 3 ? ({ big: 1n } as never) : toJsonEvent(e)) });
+    let returned = false;
+    const seen: number[] = [];
+    const err = await (async () => {
+      for await (const e of recorder.record("run-3", source([ev(1), ev(2), ev(3), ev(4), ev(5)], () => (returned = true)))) seen.push(e.meta.sequence);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(seen).not.toContain(4);
+    expect(returned).toBe(true);
+    await backend.close();
+  });
+
+  it("after the backend is closed, record, replay and open fail with ErrJSONLEventBackendClosed", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<Ev>({ backend });
+    await backend.close();
+    const errors = await Promise.all([
+      recorder.open("k").catch((e: unknown) => e),
+      replayAll(recorder, "k").catch((e: unknown) => e),
+      recorder.repair("k").catch((e: unknown) => e),
+      (async () => {
+        for await (const _ of recorder.record("k", source([ev(1)]))) {
+          // not reached
+        }
+      })().catch((e: unknown) => e),
+    ]);
+    for (const err of errors) expect(isError(err, ErrJSONLEventBackendClosed)).toBe(true);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * One write of a thread's session state (the CLI's own files a resume needs, as the SDK encoded
+ * them), committed by `finalize` in the same transaction as the record: both are written or
+ * neither. The store keeps it per record id and treats segments and manifest as opaque.
+ */
+export interface SessionStateWrite {
+  /**
+   * `"append"`: `segments` follow the segments already stored for the record (none stored: they
+   * are the first). `"replace"`: they replace every segment stored for the record.
+   */
+  readonly mode: "append" | "replace";
+  /** Opaque bytes, in order; may be empty (only the manifest changes). */
+  readonly segments: readonly Uint8Array[];
+  /** JSON-serialisable description of the whole state after this write; stored and returned as is. */
+  readonly manifest: unknown;
+  /**
+   * The most bytes the record's segments may hold after this write (the sum of all stored segment
+   * lengths), a positive safe integer. Over it, `finalize` rejects with `SessionStateTooLargeError`
+   * and writes nothing (neither the record nor the state).
+   */
+  readonly limitBytes: number;
+}
+
+/** What a store holds for one record's session state (without the segment bytes). */
+export interface StoredSessionState {
+  /** The manifest of the last write. */
+  readonly manifest: unknown;
+  /** Number of stored segments. */
+  readonly segments: number;
+  /** Sum of the stored segments' byte lengths. */
+  readonly bytes: number;
+}
+
+/**
+ * The optional session-state capability of a thread store (`ThreadStore.sessionState`). A store
+ * that has it accepts `FinalizeRequest.sessionState` and keeps it atomically with the record; the
+ * conformance kit checks it (round trip, append, atomic with `finalize`, limit, stale lease).
+ * A store without it keeps checkpoints only: conversations then live in each host's CLI home.
+ */
+export interface SessionStateStore {
+  /** The state stored for record `recordId`, or `undefined` when there is none. @throws DriverError for backend failures. */
+  read(recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined>;
+  /** Every stored segment of record `recordId`, in order (`[]` when none). @throws DriverError for backend failures. */
+  segments(recordId: string, signal?: AbortSignal): Promise<Uint8Array[]>;
+}

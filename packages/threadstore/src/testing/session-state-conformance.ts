@@ -1,0 +1,193 @@
+import { findError, isError, walkError } from "@adaptor/errors";
+import { describe, expect, it } from "vitest";
+import type { Lease } from "../contract/lease.js";
+import type { ThreadRecordDraft } from "../contract/thread-record.js";
+import type { ThreadStore } from "../contract/thread-store.js";
+import { AlreadyExistsError } from "../errors/already-exists-error.js";
+import { LeaseLostError } from "../errors/lease-lost-error.js";
+import { SessionStateTooLargeError } from "../errors/session-state-too-large-error.js";
+import { ErrBusy, ErrLeaseLost, ErrSessionStateTooLarge } from "../errors/sentinels.js";
+import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
+import type { FaultPlan } from "./fault-plan.js";
+
+/** What the session-state block needs from the surrounding conformance suite, read per test. */
+export interface SessionStateKitContext {
+  store(): ThreadStore;
+  faults(): FaultPlan;
+  brokenStore(): Promise<ThreadStore>;
+  lapsingTtl(): number;
+  elapse(ttl: number): Promise<void>;
+  record(key: string, patch?: Partial<ThreadRecordDraft>): ThreadRecordDraft;
+  rejection(promise: Promise<unknown>): Promise<unknown>;
+}
+
+const LONG_TTL = 60_000;
+const LIMIT = 1_000_000;
+
+/** Every byte value, so a backend that treats segments as text fails the round trip. */
+const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
+
+function bytes(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+function write(mode: SessionStateWrite["mode"], segments: Uint8Array[], manifest: unknown, limitBytes = LIMIT): SessionStateWrite {
+  return { mode, segments, manifest, limitBytes };
+}
+
+/** Registers the checks of the optional session-state capability (`ThreadStore.sessionState`). */
+export function describeSessionStateConformance(ctx: SessionStateKitContext): void {
+  const cap = (): SessionStateStore => {
+    const found = ctx.store().sessionState;
+    if (!found) throw new Error("the store has no sessionState capability, but the kit was told it has");
+    return found;
+  };
+  const segmentsOf = async (recordId: string): Promise<number[][]> => (await cap().segments(recordId)).map((s) => [...s]);
+
+  describe("session state", () => {
+    it("round trip: finalize keeps the segments byte for byte with the manifest; a record without state has none", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-round", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-round");
+      const manifest = { v: 1, files: [{ name: "transcript.jsonl", bytes: 261, text: "żółw ✓" }] };
+      const written = await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [ALL_BYTES, new Uint8Array(0), bytes("hello")], manifest) });
+      expect(written.revision).toBe(1);
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest, segments: 3, bytes: 261 });
+      expect(await segmentsOf(rec.id)).toStrictEqual([[...ALL_BYTES], [], [...bytes("hello")]]);
+      const bare = ctx.record("s-bare");
+      await store.finalize({ leases: [], record: bare });
+      expect(await cap().read(bare.id)).toBeUndefined();
+      expect(await cap().segments(bare.id)).toStrictEqual([]);
+      expect(await cap().read("no-such-record")).toBeUndefined();
+    });
+
+    it("append adds segments after the stored ones; replace drops them; a write without state leaves the state alone", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-append", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-append");
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("append", [bytes("a1")], { n: 1 }) });
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("append", [bytes("b22"), bytes("c333")], { n: 2 }) });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 2 }, segments: 3, bytes: 9 });
+      expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("a1")], [...bytes("b22")], [...bytes("c333")]]);
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("append", [], { n: 3 }) });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 3 }, segments: 3, bytes: 9 });
+      await store.finalize({ leases: [lease], record: rec });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 3 }, segments: 3, bytes: 9 });
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [bytes("fresh")], { n: 4 }) });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 4 }, segments: 1, bytes: 5 });
+      expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("fresh")]]);
+      // The state belongs to its record: a new record of the key starts with none; the archived one keeps its own.
+      const next = ctx.record("s-append");
+      await store.finalize({ leases: [lease], record: next, archiveId: rec.id, sessionState: write("append", [bytes("n")], { n: 5 }) });
+      expect(await segmentsOf(next.id)).toStrictEqual([[...bytes("n")]]);
+      expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("fresh")]]);
+    });
+
+    for (const step of ["leases-checked", "archived", "record-written"] as const) {
+      it(`atomic with finalize: a backend fault after step "${step}" writes neither the record nor its state`, async () => {
+        const store = ctx.store();
+        const lease = await store.acquireLease("s-atomic", "owner-a", LONG_TTL);
+        const rec = ctx.record("s-atomic");
+        const first = await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [bytes("one")], { n: 1 }) });
+        const injected = ctx.faults().failAfterFinalizeStep(step);
+        const err = await ctx.rejection(
+          store.finalize({ leases: [lease], record: { ...rec, checkpoint: { resumeId: "r2" } }, sessionState: write("append", [bytes("two")], { n: 2 }) }),
+        );
+        expect(walkError(err, (node) => node === injected)).toBe(true);
+        expect((await store.resolve({ id: rec.id }))?.revision).toBe(first.revision);
+        expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 1, bytes: 3 });
+        expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("one")]]);
+        // A fresh record whose finalize fails leaves no state behind either.
+        const other = ctx.record("s-atomic-new");
+        ctx.faults().failAfterFinalizeStep(step);
+        await expect(store.finalize({ leases: [], record: other, sessionState: write("replace", [bytes("x")], { n: 9 }) })).rejects.toThrow();
+        expect(await cap().read(other.id)).toBeUndefined();
+      });
+    }
+
+    it("a finalize refused with AlreadyExistsError writes no state", async () => {
+      const store = ctx.store();
+      await store.finalize({ leases: [], record: ctx.record("s-taken") });
+      const rival = ctx.record("s-taken");
+      await expect(store.finalize({ leases: [], record: rival, requireKeyAbsent: true, sessionState: write("replace", [bytes("r")], {}) })).rejects.toBeInstanceOf(
+        AlreadyExistsError,
+      );
+      expect(await cap().read(rival.id)).toBeUndefined();
+    });
+
+    it("limit enforced: over limitBytes finalize rejects with SessionStateTooLargeError and keeps the previous record and state", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-limit", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-limit", { checkpoint: { resumeId: "r1" } });
+      // Exactly the limit is allowed.
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [new Uint8Array(60), new Uint8Array(40)], { n: 1 }, 100) });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 2, bytes: 100 });
+      // An append counts what is stored: 100 + 1 > 100.
+      const err = await ctx.rejection(
+        store.finalize({ leases: [lease], record: { ...rec, checkpoint: { resumeId: "r2" } }, sessionState: write("append", [new Uint8Array(1)], { n: 2 }, 100) }),
+      );
+      expect(err).toBeInstanceOf(SessionStateTooLargeError);
+      expect(isError(err, ErrSessionStateTooLarge)).toBe(true);
+      expect(findError(err, SessionStateTooLargeError)).toMatchObject({ key: "s-limit", bytes: 101, limitBytes: 100 });
+      const kept = await store.resolve({ key: "s-limit" });
+      expect(kept?.checkpoint.resumeId).toBe("r1");
+      expect(kept?.revision).toBe(1);
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 2, bytes: 100 });
+      // A replace counts only its own segments.
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [new Uint8Array(90)], { n: 3 }, 100) });
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 3 }, segments: 1, bytes: 90 });
+      // A new record over the limit is not written at all.
+      const big = ctx.record("s-limit-new");
+      await expect(store.finalize({ leases: [], record: big, sessionState: write("replace", [new Uint8Array(11)], {}, 10) })).rejects.toBeInstanceOf(
+        SessionStateTooLargeError,
+      );
+      expect(await store.resolve({ id: big.id })).toBeUndefined();
+      expect(await cap().read(big.id)).toBeUndefined();
+    });
+
+    it("a stale lease cannot write session state: LeaseLostError, nothing written; the new holder can", async () => {
+      const store = ctx.store();
+      const ttl = ctx.lapsingTtl();
+      const holder = await store.acquireLease("s-stale", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-stale");
+      await store.finalize({ leases: [holder], record: rec, sessionState: write("replace", [bytes("base")], { n: 1 }) });
+      await store.releaseLease(holder);
+      const old: Lease = await store.acquireLease("s-stale", "owner-a", ttl);
+      await ctx.elapse(ttl);
+      const current = await store.acquireLease("s-stale", "owner-b", LONG_TTL);
+      const err = await ctx.rejection(store.finalize({ leases: [old], record: rec, sessionState: write("append", [bytes("stale")], { n: 2 }) }));
+      expect(err).toBeInstanceOf(LeaseLostError);
+      expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 1, bytes: 4 });
+      await store.finalize({ leases: [current], record: rec, sessionState: write("append", [bytes("new")], { n: 3 }) });
+      expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("base")], [...bytes("new")]]);
+    });
+
+    it("a malformed sessionState is refused before anything is written", async () => {
+      const store = ctx.store();
+      const rec = ctx.record("s-bad");
+      const bad: unknown[] = [
+        { mode: "merge", segments: [], manifest: {}, limitBytes: 10 },
+        { mode: "append", segments: ["text"], manifest: {}, limitBytes: 10 },
+        { mode: "append", segments: [], manifest: {}, limitBytes: 0 },
+        { mode: "append", segments: [], manifest: {}, limitBytes: 1.5 },
+      ];
+      for (const sessionState of bad) {
+        const err = await ctx.rejection(store.finalize({ leases: [], record: rec, sessionState: sessionState as SessionStateWrite }));
+        expect(err instanceof TypeError || err instanceof RangeError).toBe(true);
+      }
+      expect(await store.resolve({ id: rec.id })).toBeUndefined();
+      expect(await cap().read(rec.id)).toBeUndefined();
+    });
+
+    it("a broken backend fails both reads with ordinary errors that keep their cause", async () => {
+      const broken = (await ctx.brokenStore()).sessionState;
+      expect(broken).toBeDefined();
+      for (const call of [broken!.read("some-id"), broken!.segments("some-id")]) {
+        const err = await ctx.rejection(call);
+        expect(err).toBeInstanceOf(Error);
+        expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
+        expect((err as Error).cause).toBeDefined();
+      }
+    });
+  });
+}

@@ -1,0 +1,137 @@
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { Agent, ErrThreadIncompatible, ErrThreadSessionTooLarge, isError, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
+import { claude } from "@adaptor/claude";
+
+// Portable sessions on the real claude binary: two hosts (own CLI home, own working directory) share
+// one store; each turn lands on either host and continues the same conversation.
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function server(): Promise<AnthropicServer> {
+  const s = await startAnthropicServer({ rules: [] });
+  open.push(s);
+  return s;
+}
+
+async function host(s: AnthropicServer, store: MemoryThreadStore, options: AgentOptions = {}, shareWorkspace = true): Promise<{ env: ClaudeTestEnv; agent: Agent }> {
+  const env = await claudeTestEnv({ server: s });
+  open.push({ close: () => env.cleanup() });
+  // The cwd is an Agent option, so it is part of each thread's fingerprint unless `workspace` names the workspace.
+  const agent = new Agent(claude({ env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: store,
+    cwd: env.workDir,
+    ...(shareWorkspace ? { workspace: "git@example.com:acme/app.git" } : {}),
+    ...options,
+  });
+  open.push(agent);
+  return { env, agent };
+}
+
+async function drain(stream: Stream): Promise<{ text: string; notices: { message: string; data?: Record<string, unknown> }[] }> {
+  const notices: { message: string; data?: Record<string, unknown> }[] = [];
+  for await (const event of stream as AsyncIterable<AgentEvent>) {
+    if (event.type === "notice") notices.push({ message: event.message ?? "", ...(event.data ? { data: event.data } : {}) });
+  }
+  return { text: (await stream.result()).text, notices };
+}
+
+function transcripts(configDir: string): string[] {
+  const projects = join(configDir, "projects");
+  return readdirSync(projects).flatMap((dir) => readdirSync(join(projects, dir)).filter((f) => f.endsWith(".jsonl")).map((f) => join(projects, dir, f)));
+}
+
+describe("claude portable sessions on the real binary", { timeout: 120_000 }, () => {
+  it("turns alternate between two hosts with different CLI homes and working directories; the model sees the whole history every turn", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    const order = [a, b, b, a, b];
+    const seen: string[] = [];
+    for (const [i, at] of order.entries()) {
+      const turn = await drain(at.agent.thread("chat").stream(`turn ${i + 1} [chat-t${i + 1}]`));
+      seen.push(turn.text);
+      if (i > 0 && order[i - 1] !== at) expect(turn.notices.map((n) => n.message)).toContain("session restored");
+    }
+    expect(seen.map((text) => /I saw (\d+) message/.exec(text)?.[1])).toEqual(["1", "3", "5", "7", "9"]);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (let t = 1; t <= 5; t++) expect(last).toContain(`[chat-t${t}]`);
+    // Each host holds one copy, under its own working directory's project folder.
+    expect(transcripts(b.env.configDir)).toHaveLength(1);
+    expect(transcripts(b.env.configDir)[0]).toContain(b.env.workDir.replace(/[^a-zA-Z0-9]/g, "-"));
+  });
+
+  it("a host whose own transcript diverged (a turn failed there while another host committed) takes the stored one and continues it", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await expect(a.agent.thread("chat").run("turn two fails HTTP_ERROR 400 [chat-lost]")).rejects.toThrow();
+    await drain(b.agent.thread("chat").stream("turn two [chat-t2]"));
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
+    expect(last).not.toContain("[chat-lost]");
+  });
+
+  it("a deleted local transcript is restored from the store instead of starting a fresh conversation", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("k").stream("one"));
+    await drain(a.agent.thread("k").stream("two", { spawn: true }));
+    for (const file of transcripts(a.env.configDir)) rmSync(file);
+    const third = await drain(a.agent.thread("k").stream("three", { spawn: true }));
+    expect(third.notices.map((n) => n.message)).toContain("session restored");
+    expect(third.text).toMatch(/I saw 5 message/);
+  });
+
+  it("without the store capability a missing transcript falls back to a fresh conversation with a typed notice", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore({ sessionState: false });
+    const a = await host(s, store);
+    await drain(a.agent.thread("k").stream("one"));
+    for (const file of transcripts(a.env.configDir)) rmSync(file);
+    const second = await drain(a.agent.thread("k").stream("two", { spawn: true }));
+    const fallback = second.notices.find((n) => n.message === "resume rejected; starting a fresh conversation");
+    expect(fallback?.data).toMatchObject({ threadKey: "k", cause: "session_files_missing" });
+    expect(second.text).toMatch(/I saw 1 message/);
+  });
+
+  it("over the per-thread size limit the commit fails with ErrThreadSessionTooLarge and the previous checkpoint is kept", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store, { sessionStateLimitBytes: 120_000 });
+    await drain(a.agent.thread("k").stream("short"));
+    const before = await store.resolve({ key: "k" });
+    const stored = await store.sessionState!.read(before!.id);
+    expect(stored!.bytes).toBeLessThanOrEqual(120_000);
+    // Random text does not compress: this turn's transcript lines alone are over the limit.
+    const noise = Array.from({ length: 200_000 }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join("");
+    const err = await a.agent.thread("k").run(`long ${noise}`).catch((e: unknown) => e);
+    expect(isError(err, ErrThreadSessionTooLarge)).toBe(true);
+    const after = await store.resolve({ key: "k" });
+    expect(after?.revision).toBe(before?.revision);
+    expect(after?.checkpoint).toStrictEqual(before?.checkpoint);
+  });
+
+  it("without a shared workspace name, two working directories are incompatible (typed), not silently forked", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store, {}, false);
+    const b = await host(s, store, {}, false);
+    await drain(a.agent.thread("k").stream("one"));
+    const err = await b.agent.thread("k").run("two").catch((e: unknown) => e);
+    expect(isError(err, ErrThreadIncompatible)).toBe(true);
+  });
+});

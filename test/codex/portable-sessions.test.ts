@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { codexTestEnv, startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
+import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { codex } from "@adaptor/codex";
+
+// Portable sessions on the real codex binary: two hosts (own CODEX_HOME, own working directory)
+// share one store; each turn lands on either host and continues the same thread.
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-server" | "exec" = "app-server"): Promise<Agent> {
+  const env = await codexTestEnv({ server: s });
+  open.push({ close: () => env.cleanup() });
+  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
+    threadStore: store,
+    cwd: env.workDir,
+    workspace: "git@example.com:acme/app.git",
+  });
+  open.push(agent);
+  return agent;
+}
+
+async function drain(stream: Stream): Promise<{ text: string; notices: string[] }> {
+  const notices: string[] = [];
+  for await (const event of stream as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event.message ?? "");
+  return { text: (await stream.result()).text, notices };
+}
+
+describe("codex portable sessions on the real binary", { timeout: 120_000 }, () => {
+  it("turns alternate between two hosts with different CODEX_HOMEs and working directories; every turn carries the whole thread", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    const order = [a, b, b, a];
+    const users: string[] = [];
+    for (const [i, agent] of order.entries()) {
+      const turn = await drain(agent.thread("chat").stream(`turn ${i + 1} [chat-t${i + 1}]`));
+      if (i > 0 && order[i - 1] !== agent) expect(turn.notices).toContain("session restored");
+      users.push(/(\d+) user message/.exec(turn.text)?.[1] ?? "?");
+    }
+    expect(users).toEqual(["1", "2", "3", "4"]);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (let t = 1; t <= 4; t++) expect(last).toContain(`[chat-t${t}]`);
+  });
+
+  it("a host whose own rollout diverged (a turn failed there while another host committed) takes the stored one and continues it", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.thread("chat").stream("turn one [chat-t1]"));
+    await expect(a.thread("chat").run("turn two fails HTTP_ERROR 400 [chat-lost]")).rejects.toThrow();
+    await drain(b.thread("chat").stream("turn two [chat-t2]"));
+    const three = await drain(a.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices).toContain("session restored");
+    expect(three.text).toMatch(/3 user message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
+    expect(last).not.toContain("[chat-lost]");
+  });
+
+  it("exec transport: turns alternate between two hosts and each carries the whole thread", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await host(s, store, "exec");
+    const b = await host(s, store, "exec");
+    const users: string[] = [];
+    for (const agent of [a, b, a, b]) users.push(/(\d+) user message/.exec((await agent.thread("chat").run(`turn ${users.length + 1}`)).text)?.[1] ?? "?");
+    expect(users).toEqual(["1", "2", "3", "4"]);
+  });
+});
