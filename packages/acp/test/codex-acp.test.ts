@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
+import { startOpenAIServer, whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
-import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { alive, cancelOnceStarted, threeTurns, codexAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
+import { Agent, ErrAgentFailed, ErrMCPTransportUnsupported, RunError, isError, mcpSse, mcpStdio } from "adaptor";
+import { alive, cancelOnceStarted, threeTurns, codexAcp, codexAcpEnv, codexAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
 
 // Codex through its ACP adapter (@zed-industries/codex-acp 0.16.0, a native binary) against the
 // testkit's scripted OpenAI Responses server on 127.0.0.1.
@@ -130,6 +130,19 @@ describe("codex-acp on the real adapter", () => {
     await stream.result();
     expect(spawnedPids(events)).toEqual([]);
     expect(events.some((e) => e.type === "notice" && e.message === "process reused" && e.data?.["prewarmed"] === true)).toBe(true);
+  });
+
+  it("an MCP transport the agent's initialize answer does not offer (sse) fails the run before its session opens", async () => {
+    const server = await startOpenAIServer();
+    const env = await codexAcpEnv(server);
+    await using agent = new Agent(codexAcp(env, { mcpTransports: ["stdio", "http", "sse"] }));
+    const err = await agent.run("hello", { mcpServers: [mcpSse("remote", "http://127.0.0.1:9/sse")] }).catch((e: unknown) => e);
+    await server.close();
+    await env.cleanup();
+    expect(err).toBeInstanceOf(RunError);
+    expect((err as RunError).reason).toBe("agent_error");
+    expect(isError(err, ErrMCPTransportUnsupported)).toBe(true);
+    expect(server.responses()).toEqual([]);
   });
 
   it("HTTP 400 from the model: RunError agent_error with the API's message", async () => {

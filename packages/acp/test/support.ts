@@ -117,7 +117,7 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
     cwd: env.workDir,
     env: env.env,
     inheritEnv: false,
-    mcpTransports: ["stdio", "http", "sse"],
+    mcpTransports: ["stdio", "http"],
     fork: true,
     ...extra,
   });

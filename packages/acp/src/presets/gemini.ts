@@ -55,7 +55,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   displayName: "Gemini CLI",
   sandboxModes: GEMINI_SANDBOX_MODES,
   loadSession: false,
-  mcpTransports: ["stdio", "http", "sse"],
+  mcpTransports: ["stdio", "http"],
 };
 
 /**
@@ -86,8 +86,8 @@ function geminiToolName(call: ToolCallUpdate): string {
 /**
  * The Gemini CLI driver: gemini-cli 0.61.0 over ACP (`gemini --acp`). Sandbox levels map to its
  * session modes (`read_only` → `plan`, `workspace_write` → `autoEdit`, `unrestricted` → `yolo`);
- * thread turns continue on the live process only ({@link GEMINI_RESUME_LIMIT}); MCP over stdio,
- * HTTP and SSE; structured output by prompt instructions and local validation.
+ * thread turns continue on the live process only ({@link GEMINI_RESUME_LIMIT}); MCP over stdio
+ * and HTTP; structured output by prompt instructions and local validation.
  */
 export function gemini(config?: GeminiConfig): AcpDriver {
   return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => geminiAcpConfig(config), toolName: geminiToolName });
