@@ -93,6 +93,7 @@ describe("public surface", () => {
       "launchSignature",
       "parseVersion",
       "probeFailure",
+      "raceAbort",
       "spawnLimits",
       "stableJson",
       "validateDriverConfig",
@@ -153,8 +154,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -164,14 +168,18 @@ describe("public surface", () => {
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -244,6 +252,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
       "CHECKPOINT_CODEC",
@@ -265,6 +274,7 @@ describe("public surface", () => {
       "ErrApprovalDenied",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
+      "ErrApprovalNotPending",
       "ErrApprovalResolved",
       "ErrApprovalTimeout",
       "ErrApprovalUnavailable",
@@ -298,6 +308,7 @@ describe("public surface", () => {
       "ErrSkillNotFound",
       "ErrSkillSourceMissing",
       "ErrStructuredOutputUnsupported",
+      "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
       "ErrThreadCheckpointMissing",
@@ -331,6 +342,7 @@ describe("public surface", () => {
       "Stream",
       "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "SuspendUnsupportedError",
       "Thread",
       "Tool",
       "approveAll",
@@ -354,6 +366,7 @@ describe("public surface", () => {
       "skillInline",
       "skillKey",
       "skillSet",
+      "supportsPendingApprovals",
     ]);
   });
 });
