@@ -19,6 +19,7 @@ describe("public surface", () => {
 
   it("@adaptor/testkit", async () => {
     expect(Object.keys(await import("@adaptor/testkit")).sort()).toEqual([
+      "GEMINI_WRITE_FILE_CONTENT",
       "PATCH_FILE_CONTENT",
       "WRITE_FILE_CONTENT",
       "addFilePatch",
@@ -26,9 +27,15 @@ describe("public surface", () => {
       "codexConfigToml",
       "codexTestEnv",
       "directiveReply",
+      "geminiDirectiveReply",
+      "geminiSettings",
+      "geminiTestEnv",
       "responsesDirectiveReply",
       "startAnthropicServer",
+      "startGeminiServer",
       "startOpenAIServer",
+      "whenFunctionResponse",
+      "whenGeminiPromptSays",
       "whenPromptSays",
       "whenToolOutput",
       "whenToolResult",

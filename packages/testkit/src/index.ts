@@ -28,3 +28,14 @@ export type {
 } from "./openai/reply.js";
 export { responsesDirectiveReply, addFilePatch, PATCH_FILE_CONTENT } from "./openai/directives.js";
 export { codexTestEnv, codexConfigToml, type CodexTestEnv, type CodexTestEnvOptions } from "./codex-env/codex-test-env.js";
+export {
+  startGeminiServer,
+  type GeminiServer,
+  type GeminiServerOptions,
+  type GeminiLoggedRequest,
+} from "./gemini/server.js";
+export type { GeminiRequestView, FunctionResponseView } from "./gemini/request-view.js";
+export { whenGeminiPromptSays, whenFunctionResponse, type GeminiScriptRule } from "./gemini/script-rule.js";
+export type { GeminiReply, GeminiTextReply, GeminiFunctionCallReply, GeminiErrorReply, GeminiReplyTiming, GeminiReplyUsage } from "./gemini/reply.js";
+export { geminiDirectiveReply, GEMINI_WRITE_FILE_CONTENT } from "./gemini/directives.js";
+export { geminiTestEnv, geminiSettings, type GeminiTestEnv, type GeminiTestEnvOptions } from "./gemini-env/gemini-test-env.js";

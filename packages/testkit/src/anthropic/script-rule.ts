@@ -1,5 +1,6 @@
 import type { Reply } from "./reply.js";
 import type { RequestView } from "./request-view.js";
+import { textMatches } from "../http/text-matches.js";
 
 /**
  * One scripted behaviour of the Anthropic server. Rules are checked in order for every
@@ -15,19 +16,13 @@ export interface ScriptRule {
   readonly reply: Reply | ((view: RequestView) => Reply);
 }
 
-function matches(text: string, pattern: string | RegExp): boolean {
-  if (typeof pattern === "string") return text.includes(pattern);
-  pattern.lastIndex = 0;
-  return pattern.test(text);
-}
-
 /**
  * Matcher: the last user message's text ({@link RequestView.lastUserText}) contains `pattern`
  * (a substring) or matches it (a RegExp). Does not match follow-up requests that carry only a
  * tool result.
  */
 export function whenUserSays(pattern: string | RegExp): (view: RequestView) => boolean {
-  return (view) => matches(view.lastUserText, pattern);
+  return (view) => textMatches(view.lastUserText, pattern);
 }
 
 /**
@@ -39,5 +34,5 @@ export function whenToolResult(toolName: string, pattern?: string | RegExp): (vi
   return (view) =>
     view.lastToolResult !== undefined &&
     view.lastToolResult.toolName === toolName &&
-    (pattern === undefined || matches(view.lastToolResult.content, pattern));
+    (pattern === undefined || textMatches(view.lastToolResult.content, pattern));
 }

@@ -39,6 +39,8 @@ export interface ResponsesFunctionCallReply extends ResponsesReplyTiming {
     readonly arguments: unknown;
     /** `call_id`. Default `call_<n>`, unique per server. */
     readonly callId?: string;
+    /** The tool namespace the function belongs to, e.g. `"mcp__fixture"` for an MCP server's tool. Default none. */
+    readonly namespace?: string;
   };
 }
 

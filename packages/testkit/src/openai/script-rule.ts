@@ -1,5 +1,6 @@
 import type { ResponsesReply } from "./reply.js";
 import type { ResponsesRequestView } from "./request-view.js";
+import { textMatches } from "../http/text-matches.js";
 
 /**
  * One scripted behaviour of the OpenAI Responses server. Rules are checked in order for every
@@ -15,18 +16,12 @@ export interface ResponsesScriptRule {
   readonly reply: ResponsesReply | ((view: ResponsesRequestView) => ResponsesReply);
 }
 
-function matches(text: string, pattern: string | RegExp): boolean {
-  if (typeof pattern === "string") return text.includes(pattern);
-  pattern.lastIndex = 0;
-  return pattern.test(text);
-}
-
 /**
  * Matcher: the last user prompt ({@link ResponsesRequestView.lastUserText}) contains `pattern` (a
  * substring) or matches it (a RegExp). Does not match follow-up requests after a tool output.
  */
 export function whenPromptSays(pattern: string | RegExp): (view: ResponsesRequestView) => boolean {
-  return (view) => matches(view.lastUserText, pattern);
+  return (view) => textMatches(view.lastUserText, pattern);
 }
 
 /**
@@ -37,5 +32,5 @@ export function whenToolOutput(toolName: string, pattern?: string | RegExp): (vi
   return (view) =>
     view.lastToolOutput !== undefined &&
     view.lastToolOutput.toolName === toolName &&
-    (pattern === undefined || matches(view.lastToolOutput.output, pattern));
+    (pattern === undefined || textMatches(view.lastToolOutput.output, pattern));
 }

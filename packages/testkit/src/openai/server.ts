@@ -93,6 +93,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
         id: next("fc"),
         call_id: reply.functionCall.callId ?? next("call"),
         name: reply.functionCall.name,
+        ...(reply.functionCall.namespace !== undefined ? { namespace: reply.functionCall.namespace } : {}),
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
         status: "completed",
       });

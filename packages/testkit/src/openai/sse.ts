@@ -10,7 +10,7 @@ export type ResponseOutputItem =
       role: "assistant";
       content: { type: "output_text"; text: string; annotations: [] }[];
     }
-  | { type: "function_call"; id: string; call_id: string; name: string; arguments: string; status: "completed" }
+  | { type: "function_call"; id: string; call_id: string; name: string; namespace?: string; arguments: string; status: "completed" }
   | { type: "custom_tool_call"; id: string; call_id: string; name: string; input: string; status: "completed" };
 
 /** A complete response object, as carried by `response.completed`. */

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type * as acpSchema from "@agentclientprotocol/sdk";
+import { ErrInvalidDriverConfig, type ApprovalAsk, type ApprovalDecision, type DriverEvent, type DriverSink } from "@adaptor/driver";
+import { findError, InvalidOptionError, isError } from "@adaptor/errors";
+import { acp, gemini } from "./index.js";
+import { AcpTurn } from "./turn/acp-turn.js";
+import { parseStructured, stopReasonFailure } from "./turn/verdict.js";
+
+function refusal(run: () => void): InvalidOptionError | undefined {
+  try {
+    run();
+  } catch (error) {
+    expect(isError(error, ErrInvalidDriverConfig)).toBe(true);
+    return findError(error, InvalidOptionError);
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("acp config and descriptor", () => {
+  it("refuses a missing command, a misspelt key and an unknown sandbox level, naming the field", () => {
+    expect(refusal(() => acp({} as never).validateConfig())?.field).toBe("command");
+    const misspelt = refusal(() => acp({ command: "agent", argz: [] } as never).validateConfig());
+    expect(misspelt?.suggestion).toBe("args");
+    expect(refusal(() => acp({ command: "agent", sandboxModes: { sandboxed: "x" } as never }).validateConfig())?.field).toContain("sandboxModes");
+    expect(refusal(() => gemini({ extraArgs: ["--yolo"] }).validateConfig())?.field).toBe("extraArgs[0]");
+  });
+
+  it("declares sandbox levels from sandboxModes, resume unless loadSession is off, never fork", () => {
+    const generic = acp({ command: "agent" }).descriptor;
+    expect(generic.type).toBe("acp");
+    expect(generic.capabilities.policy.sandbox).toEqual([]);
+    expect(generic.capabilities.sessions).toEqual({ resume: true, fork: false });
+    expect(generic.capabilities.mcp.transports).toEqual(["stdio"]);
+    const mapped = acp({ command: "agent", sandboxModes: { read_only: "plan" }, loadSession: false }).descriptor;
+    expect(mapped.capabilities.policy.sandbox).toEqual(["read_only"]);
+    expect(mapped.capabilities.sessions.resume).toBe(false);
+    const preset = gemini().descriptor;
+    expect(preset).toMatchObject({ type: "gemini", displayName: "Gemini CLI" });
+    expect(preset.capabilities.policy.sandbox).toEqual(["read_only", "workspace_write", "unrestricted"]);
+    expect(Object.isFrozen(preset.capabilities.policy.sandbox)).toBe(true);
+  });
+});
+
+describe("stop reasons and structured answers", () => {
+  it("end_turn succeeds; cancelled is cancelled; refusal and the limits are agent_error with the stop reason", () => {
+    expect(stopReasonFailure("end_turn")).toBeUndefined();
+    expect(stopReasonFailure("cancelled")?.reason).toBe("cancelled");
+    for (const stop of ["refusal", "max_tokens", "max_turn_requests"]) {
+      expect(stopReasonFailure(stop)).toMatchObject({ reason: "agent_error", details: { stopReason: stop } });
+    }
+  });
+
+  it("parses one JSON value, fenced or not, and leaves prose alone", () => {
+    expect(parseStructured('{"a":1}')).toEqual({ structured: { a: 1 } });
+    expect(parseStructured('```json\n{"a":1}\n```')).toEqual({ structured: { a: 1 } });
+    expect(parseStructured("not json")).toEqual({});
+  });
+});
+
+function recordingSink(decide: (ask: ApprovalAsk) => Promise<ApprovalDecision>): DriverSink & { events: DriverEvent[]; asks: ApprovalAsk[] } {
+  const events: DriverEvent[] = [];
+  const asks: ApprovalAsk[] = [];
+  return {
+    events,
+    asks,
+    emit: (event) => events.push(event),
+    requestApproval: (ask) => {
+      asks.push(ask);
+      return decide(ask);
+    },
+  };
+}
+
+const OPTIONS: acpSchema.PermissionOption[] = [
+  { optionId: "always", name: "Always", kind: "allow_always" },
+  { optionId: "once", name: "Allow", kind: "allow_once" },
+  { optionId: "no", name: "Reject", kind: "reject_once" },
+];
+const request = (id: string): acpSchema.RequestPermissionRequest => ({
+  sessionId: "s",
+  toolCall: { toolCallId: id, title: "Write a.txt", rawInput: { path: "a.txt" } },
+  options: OPTIONS,
+});
+
+describe("permission requests", () => {
+  it("approve selects allow_once, deny selects reject_once and reports the call as a failed result", async () => {
+    const sink = recordingSink(async (ask) => (ask.toolCallId === "t1" ? { outcome: "approve" } : { outcome: "deny", reason: "no" }));
+    const turn = new AcpTurn(sink);
+    const signal = new AbortController().signal;
+    expect(await turn.onPermission(request("t1"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
+    expect(await turn.onPermission(request("t2"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
+    expect(sink.asks.map((ask) => [ask.toolCallId, ask.input])).toEqual([["t1", { path: "a.txt" }], ["t2", { path: "a.txt" }]]);
+    expect(sink.events.filter((e) => e.type === "tool-result")).toEqual([{ type: "tool-result", id: "t2", name: "Write a.txt", output: "denied: no", isError: true }]);
+  });
+
+  it("an open request is answered cancelled when the turn ends, and the host's late answer is ignored", async () => {
+    let decide!: (decision: ApprovalDecision) => void;
+    const sink = recordingSink(() => new Promise((resolve) => (decide = resolve)));
+    const turn = new AcpTurn(sink);
+    const answer = turn.onPermission(request("t1"), new AbortController().signal);
+    await Promise.resolve();
+    turn.end();
+    expect(await answer).toEqual({ outcome: { outcome: "cancelled" } });
+    decide({ outcome: "approve" });
+    expect(await turn.onPermission(request("t2"), new AbortController().signal)).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(sink.asks).toHaveLength(1);
+  });
+
+  it("a request the agent withdraws ($/cancel_request) is answered cancelled", async () => {
+    const sink = recordingSink(() => new Promise(() => undefined));
+    const turn = new AcpTurn(sink);
+    const withdrawn = new AbortController();
+    const answer = turn.onPermission(request("t1"), withdrawn.signal);
+    withdrawn.abort();
+    expect(await answer).toEqual({ outcome: { outcome: "cancelled" } });
+  });
+});

@@ -1,0 +1,215 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
+import type { SessionHandler } from "../connection/acp-process.js";
+import { callsServer, toolCallText, toolNameOf } from "./tool-call.js";
+
+interface ToolState {
+  readonly name: string;
+  ended: boolean;
+  resulted: boolean;
+}
+
+const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+
+/**
+ * One prompt turn of one session: turns `session/update` notifications into driver events and a
+ * transcript, and `session/request_permission` requests into approvals through the sink, each
+ * answered exactly once; {@link end} answers every still-open one `cancelled`.
+ */
+export class AcpTurn implements SessionHandler {
+  readonly #sink: DriverSink;
+  readonly transcript: TranscriptItem[] = [];
+  readonly #tools = new Map<string, ToolState>();
+  readonly #open = new Set<(response: acp.RequestPermissionResponse) => void>();
+  #message: { text: string } | undefined;
+  #thinking: { text: string } | undefined;
+  #ended = false;
+  /** Text of the last assistant message. */
+  text = "";
+  /** Tool calls the host denied during this turn. */
+  denied = 0;
+
+  readonly #nameOf: (call: acp.ToolCallUpdate) => string;
+  readonly #trusted: readonly string[];
+
+  /**
+   * @param nameOf - the tool's name from a call (a preset's naming rule).
+   * @param trustedServers - MCP servers whose tools are allowed without asking (the SDK's host tools).
+   */
+  constructor(sink: DriverSink, nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf, trustedServers: readonly string[] = []) {
+    this.#sink = sink;
+    this.#nameOf = nameOf;
+    this.#trusted = trustedServers;
+  }
+
+  onText(line: string): void {
+    if (!this.#ended) this.#sink.emit({ type: "process", kind: "stdout", text: line });
+  }
+
+  onUpdate(update: acp.SessionUpdate): void {
+    if (this.#ended) return;
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        if (update.content.type === "text") this.#appendText(update.content.text, update.messageId ?? undefined);
+        return;
+      case "agent_thought_chunk":
+        if (update.content.type === "text") this.#appendThinking(update.content.text, update.messageId ?? undefined);
+        return;
+      case "tool_call":
+        this.#toolCall(update.toolCallId, this.#nameOf(update), update.rawInput, update.status ?? undefined);
+        this.#toolUpdate(update);
+        return;
+      case "tool_call_update":
+        this.#toolCall(update.toolCallId, this.#nameOf(update), update.rawInput, update.status ?? undefined);
+        this.#toolUpdate(update);
+        return;
+      case "plan":
+        this.#sink.emit({ type: "notice", kind: "plan", message: "plan updated", data: { entries: update.entries } });
+        return;
+      case "current_mode_update":
+        this.#sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${update.currentModeId}`, data: { modeId: update.currentModeId } });
+        return;
+      case "user_message_chunk":
+      case "available_commands_update":
+        return;
+      default:
+        this.#sink.emit({ type: "notice", kind: "runtime", message: `session/update ${update.sessionUpdate}`, data: { update } });
+    }
+  }
+
+  async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    if (this.#ended || signal.aborted) return CANCELLED;
+    const call = request.toolCall;
+    // The name the call's own updates gave wins (a permission request may carry less, e.g. no `_meta`).
+    const name = this.#tools.get(call.toolCallId)?.name ?? this.#nameOf(call);
+    this.#toolCall(call.toolCallId, name, call.rawInput, undefined, true);
+    if (callsServer(call, name, this.#trusted)) {
+      const allow = request.options.find((o) => o.kind === "allow_once") ?? request.options.find((o) => o.kind === "allow_always");
+      if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
+    }
+    const ask: ApprovalAsk = {
+      kind: "permission",
+      title: call.title ?? name,
+      toolName: name,
+      toolCallId: call.toolCallId,
+      input: call.rawInput ?? call.content ?? {},
+      details: {
+        options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+        ...(call.kind ? { toolKind: call.kind } : {}),
+        ...(call.content ? { content: call.content } : {}),
+        ...(call.locations ? { locations: call.locations } : {}),
+      },
+    };
+    let settle!: (response: acp.RequestPermissionResponse) => void;
+    const cancelled = new Promise<acp.RequestPermissionResponse>((resolve) => (settle = resolve));
+    this.#open.add(settle);
+    const onAbort = (): void => settle(CANCELLED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answered = this.#sink.requestApproval(ask).then((decision): acp.RequestPermissionResponse => {
+        if (decision.outcome === "answer") {
+          const option = request.options.find((o) => o.optionId === decision.choice);
+          return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
+        }
+        const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+        const option = kinds.map((kind) => request.options.find((o) => o.kind === kind)).find((o) => o !== undefined);
+        if (decision.outcome === "deny") this.#denied(call.toolCallId, decision.reason);
+        return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
+      });
+      return await Promise.race([answered, cancelled]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.#open.delete(settle);
+    }
+  }
+
+  /** Stops taking updates and answers every open permission request `cancelled`. */
+  end(): void {
+    this.#ended = true;
+    for (const settle of [...this.#open]) settle(CANCELLED);
+    this.#open.clear();
+  }
+
+  #appendText(text: string, messageId: string | undefined): void {
+    if (text === "") return;
+    this.#thinking = undefined;
+    if (!this.#message) {
+      this.#message = { text: "" };
+      this.transcript.push({ kind: "assistant", text: "" });
+    }
+    this.#message.text += text;
+    this.text = this.#message.text;
+    (this.transcript.at(-1) as { text: string }).text = this.#message.text;
+    this.#sink.emit({ type: "text-delta", text, ...(messageId ? { messageId } : {}) });
+  }
+
+  #appendThinking(text: string, messageId: string | undefined): void {
+    if (text === "") return;
+    if (!this.#thinking) {
+      this.#thinking = { text: "" };
+      this.transcript.push({ kind: "thinking", text: "" });
+    }
+    this.#thinking.text += text;
+    (this.transcript.at(-1) as { text: string }).text = this.#thinking.text;
+    this.#sink.emit({ type: "thinking-delta", text, ...(messageId ? { messageId } : {}) });
+  }
+
+  /** Emits the call's start once, and its end once its input is known (or it is asked about or done). */
+  #toolCall(id: string, name: string, rawInput: unknown, status: string | undefined, asking = false): void {
+    let tool = this.#tools.get(id);
+    if (!tool) {
+      this.#message = undefined;
+      this.#thinking = undefined;
+      tool = { name, ended: false, resulted: false };
+      this.#tools.set(id, tool);
+      this.#sink.emit({ type: "tool-call", phase: "start", id, name });
+    }
+    const done = status === "completed" || status === "failed";
+    if (!tool.ended && (rawInput !== undefined || asking || done)) {
+      tool.ended = true;
+      const input = rawInput ?? {};
+      this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
+      this.#sink.emit({ type: "tool-call", phase: "end", id, name: tool.name, input });
+    }
+  }
+
+  #toolUpdate(update: acp.ToolCallUpdate): void {
+    const tool = this.#tools.get(update.toolCallId);
+    if (!tool || tool.resulted) return;
+    if (update.status !== "completed" && update.status !== "failed") return;
+    tool.resulted = true;
+    const output = toolCallText(update);
+    const isError = update.status === "failed";
+    this.transcript.push({ kind: "tool-result", toolCallId: update.toolCallId, toolName: tool.name, text: output, isError });
+    this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError });
+  }
+
+  #denied(id: string, reason: string): void {
+    this.denied += 1;
+    const tool = this.#tools.get(id);
+    if (!tool || tool.resulted) return;
+    tool.resulted = true;
+    const output = reason === "" ? "denied" : `denied: ${reason}`;
+    this.transcript.push({ kind: "tool-result", toolCallId: id, toolName: tool.name, text: output, isError: true });
+    this.#sink.emit({ type: "tool-result", id, name: tool.name, output, isError: true });
+  }
+}
+
+/** Token counts of a `session/prompt` answer: the ACP `usage` field, else Gemini CLI's `_meta.quota.token_count`. */
+export function promptUsage(response: acp.PromptResponse): Usage | undefined {
+  const record = response as Record<string, unknown>;
+  const usage = record["usage"] as Record<string, unknown> | undefined;
+  if (usage && typeof usage["inputTokens"] === "number" && typeof usage["outputTokens"] === "number") {
+    return {
+      inputTokens: usage["inputTokens"],
+      outputTokens: usage["outputTokens"],
+      ...(typeof usage["cachedReadTokens"] === "number" ? { cacheReadTokens: usage["cachedReadTokens"] } : {}),
+      ...(typeof usage["cachedWriteTokens"] === "number" ? { cacheWriteTokens: usage["cachedWriteTokens"] } : {}),
+    };
+  }
+  const quota = (response._meta?.["quota"] as Record<string, unknown> | undefined)?.["token_count"] as Record<string, unknown> | undefined;
+  if (quota && typeof quota["input_tokens"] === "number" && typeof quota["output_tokens"] === "number") {
+    return { inputTokens: quota["input_tokens"], outputTokens: quota["output_tokens"] };
+  }
+  return undefined;
+}

@@ -1,0 +1,48 @@
+import type * as acp from "@agentclientprotocol/sdk";
+
+/**
+ * The tool's name as the agent knows it: the ACP `name` field, else a `toolName` an adapter puts in
+ * `_meta` (Claude Code's ACP adapter: `_meta.claudeCode.toolName`), else the title, else `kind`.
+ */
+export function toolNameOf(call: acp.ToolCallUpdate | acp.ToolCall): string {
+  if (typeof call.name === "string" && call.name !== "") return call.name;
+  for (const value of Object.values(call._meta ?? {})) {
+    const name = (value as Record<string, unknown> | null)?.["toolName"];
+    if (typeof name === "string" && name !== "") return name;
+  }
+  return call.title || call.kind || "tool";
+}
+
+/** The text of a finished tool call: its text content, diffs by path, else its raw output as JSON. */
+export function toolCallText(update: acp.ToolCallUpdate): string {
+  const parts: string[] = [];
+  for (const item of update.content ?? []) {
+    if (item.type === "content" && item.content.type === "text") parts.push(item.content.text);
+    else if (item.type === "diff") parts.push(`diff ${item.path}`);
+    else if (item.type === "terminal") parts.push(`terminal ${item.terminalId}`);
+  }
+  if (parts.length > 0) return parts.join("\n");
+  const raw = update.rawOutput;
+  if (raw === undefined || raw === null) return "";
+  if (typeof raw === "string") return raw;
+  const output = (raw as Record<string, unknown>)["output"];
+  return typeof output === "string" ? output : JSON.stringify(raw);
+}
+
+/**
+ * Whether a tool call belongs to one of `servers` (the run's trusted MCP servers, e.g. the SDK's
+ * host-tool server), by the names agents give MCP tools: `mcp__<server>__<tool>` (Claude Code),
+ * `mcp_<server>_<tool>` (Gemini CLI), a title `Tool: <server>/<tool>` or a `server_name` / `server`
+ * input field (Codex).
+ */
+export function callsServer(call: acp.ToolCallUpdate, name: string, servers: readonly string[]): boolean {
+  const input = (typeof call.rawInput === "object" && call.rawInput !== null ? call.rawInput : {}) as Record<string, unknown>;
+  return servers.some(
+    (server) =>
+      name.startsWith(`mcp__${server}__`) ||
+      name.startsWith(`mcp_${server}_`) ||
+      (call.title ?? "").startsWith(`Tool: ${server}/`) ||
+      input["server_name"] === server ||
+      input["server"] === server,
+  );
+}

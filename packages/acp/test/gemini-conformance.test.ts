@@ -1,0 +1,47 @@
+import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
+import { geminiTestEnv, startGeminiServer, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
+import { gemini } from "../src/index.js";
+import { GEMINI_TEST_MODEL } from "./support.js";
+
+// The public driver conformance kit against the gemini preset on the real gemini-cli 0.61.0.
+
+interface GeminiFixture extends DriverFixture {
+  readonly server: GeminiServer;
+  readonly env: GeminiTestEnv;
+}
+
+const makeDriver = async (): Promise<GeminiFixture> => {
+  const server = await startGeminiServer();
+  const env = await geminiTestEnv({ server });
+  const driver = gemini({ cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL });
+  return {
+    driver,
+    server,
+    env,
+    cleanup: async () => {
+      await server.close();
+      await env.cleanup();
+    },
+  };
+};
+
+describeDriverConformance<GeminiFixture>("gemini over ACP (real binary)", {
+  makeDriver,
+  scripted: {
+    text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
+    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
+    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
+    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
+    structured: () => ({
+      request: {
+        prompt: 'JSON_REPLY {"answer":"forty-two"}',
+        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+      },
+      expectValue: { answer: "forty-two" },
+    }),
+  },
+  concurrent: true,
+  makeForeignDriver: () => gemini({ extraArgs: ["--acp"] }),
+  makeMissingDriver: () => gemini({ command: "/nonexistent/bin/gemini" }),
+  cancelAfterMs: 4000,
+});

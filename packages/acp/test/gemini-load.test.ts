@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { geminiTestEnv, startGeminiServer, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
+import { Agent, ErrResumeRejected, isError } from "adaptor";
+import { acp, geminiAcpConfig } from "../src/index.js";
+import { collect, GEMINI_TEST_MODEL } from "./support.js";
+
+async function sessionFiles(home: string): Promise<string[]> {
+  const { readdir } = await import("node:fs/promises");
+  const entries = await readdir(home, { recursive: true });
+  return entries.filter((entry) => /chats\/session-.*\.jsonl$/.test(entry));
+}
+
+// Pins why the gemini preset sets loadSession: false. With session/load allowed, a thread turn in a
+// new gemini-cli 0.61.0 process is refused by the CLI itself. If an upgrade fixes this, this test
+// fails: then turn loadSession on in the preset and declare resume.
+
+let server: GeminiServer | undefined;
+let env: GeminiTestEnv | undefined;
+afterEach(async () => {
+  await server?.close();
+  await env?.cleanup();
+});
+
+describe("gemini-cli 0.61.0 session/load in a new process", () => {
+  it("is refused by the CLI (-32603), although the session's file was saved", async () => {
+    server = await startGeminiServer();
+    env = await geminiTestEnv({ server });
+    const preset = geminiAcpConfig({ cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL });
+    await using agent = new Agent(acp({ ...preset, loadSession: true }), { threadStore: new MemoryThreadStore() });
+    await agent.thread("chat").run("first turn");
+    const sessionId = (await agent.thread("chat").checkpoint())?.checkpoint.resumeId ?? "";
+    const saved = await sessionFiles(env.home);
+    expect(saved.some((file) => file.endsWith(`-${sessionId.slice(0, 8)}.jsonl`))).toBe(true);
+    const stream = agent.thread("chat", { resumeOnly: true }).stream("second turn", { spawn: true });
+    const events = await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(events.filter((e) => e.type === "process" && e.kind === "spawn")).toHaveLength(1);
+    expect(isError(err, ErrResumeRejected)).toBe(true);
+    expect((err as Error).message).toMatch(/No previous sessions found for this project|Invalid session identifier/);
+  });
+});

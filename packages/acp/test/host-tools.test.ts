@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { whenPromptSays, whenUserSays } from "@adaptor/testkit";
+import { defineTool, type Result } from "adaptor";
+import { claudeAcpHarness, codexAcpHarness, collect, geminiHarness } from "./support.js";
+
+// Host tools reach each ACP agent through the Agent's MCP server (Streamable HTTP on 127.0.0.1),
+// and calls to them are allowed without asking the host: the host defined them.
+
+const calls: string[] = [];
+const lookup = defineTool({
+  name: "lookup",
+  description: "Looks up a word",
+  input: z.object({ word: z.string() }),
+  handler: async ({ word }) => {
+    calls.push(word);
+    return { meaning: `meaning of ${word}` };
+  },
+});
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+  calls.length = 0;
+});
+
+async function runUnasked(agent: { stream(prompt: string): AsyncIterable<{ type: string }> & { result(): Promise<Result> } }): Promise<Result> {
+  const stream = agent.stream("LOOKUP acp");
+  const events = await collect(stream as never);
+  expect(events.filter((e) => e.type === "approval-request")).toEqual([]);
+  return stream.result();
+}
+
+describe("host tools through the Agent's MCP server on real ACP agents", () => {
+  it("gemini-cli: mcp_adaptor_lookup runs unasked and its value reaches the model", async () => {
+    const h = await geminiHarness(
+      [{ when: (view) => view.method === "stream" && view.lastUserText.includes("LOOKUP"), reply: { functionCall: { name: "mcp_adaptor_lookup", args: { word: "acp" } } } }],
+      {},
+      { tools: [lookup] },
+    );
+    close = h.close;
+    const result = await runUnasked(h.agent);
+    expect(calls).toEqual(["acp"]);
+    expect(h.server.turns().at(-1)?.view.lastFunctionResponse?.output).toContain("meaning of acp");
+    expect(result.text).toContain("meaning of acp");
+  });
+
+  it("claude-code-acp: mcp__adaptor__lookup runs unasked and its value reaches the model", async () => {
+    const h = await claudeAcpHarness([{ when: whenUserSays("LOOKUP"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { word: "acp" } } } }], { tools: [lookup] });
+    close = h.close;
+    const result = await runUnasked(h.agent);
+    expect(calls).toEqual(["acp"]);
+    expect(h.server.requests.at(-1)?.view.lastToolResult?.content).toContain("meaning of acp");
+    expect(result.text).toContain("meaning of acp");
+  });
+
+  it("codex-acp: the adaptor namespace's lookup runs unasked and its value reaches the model", async () => {
+    const h = await codexAcpHarness([{ when: whenPromptSays("LOOKUP"), reply: { functionCall: { name: "lookup", namespace: "mcp__adaptor", arguments: { word: "acp" } } } }], { tools: [lookup] });
+    close = h.close;
+    const result = await runUnasked(h.agent);
+    expect(calls).toEqual(["acp"]);
+    expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("meaning of acp");
+    expect(result.text).toContain("meaning of acp");
+  });
+});

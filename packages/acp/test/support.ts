@@ -1,0 +1,205 @@
+import { realpathSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  claudeTestEnv,
+  codexTestEnv,
+  geminiTestEnv,
+  startAnthropicServer,
+  startGeminiServer,
+  startOpenAIServer,
+  type AnthropicServer,
+  type ClaudeTestEnv,
+  type CodexTestEnv,
+  type GeminiScriptRule,
+  type GeminiServer,
+  type GeminiTestEnv,
+  type OpenAIServer,
+  type ResponsesScriptRule,
+  type ScriptRule,
+} from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
+import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
+
+/** A scripted Gemini API server, an isolated gemini-cli environment and an Agent on the real binary. */
+export interface GeminiHarness {
+  readonly server: GeminiServer;
+  readonly env: GeminiTestEnv;
+  readonly agent: Agent;
+  close(): Promise<void>;
+}
+
+/** The model the harness pins (`-m`), so no router call precedes a turn. */
+export const GEMINI_TEST_MODEL = "gemini-2.5-flash";
+
+export async function geminiHarness(rules: GeminiScriptRule[] = [], config: GeminiConfig = {}, options: AgentOptions = {}): Promise<GeminiHarness> {
+  const server = await startGeminiServer({ rules });
+  const env = await geminiTestEnv({ server });
+  const settings: GeminiConfig = { cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL, ...config };
+  // `model: undefined` in `config` means the CLI's own default.
+  const agent = new Agent(gemini(Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined))), {
+    threadStore: new MemoryThreadStore(),
+    ...options,
+  });
+  return {
+    server,
+    env,
+    agent,
+    async close() {
+      await agent.close();
+      await server.close();
+      await env.cleanup();
+    },
+  };
+}
+
+export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** The pids from the stream's `process` spawn events. */
+export function spawnedPids(events: readonly AgentEvent[]): number[] {
+  return events.flatMap((event) => (event.type === "process" && event.kind === "spawn" && event.pid !== undefined ? [event.pid] : []));
+}
+
+/** True while a process with `pid` exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pids of live processes whose environment carries `marker` (to find every process an agent started). */
+export async function processesWith(marker: string): Promise<number[]> {
+  const { readdir, readFile } = await import("node:fs/promises");
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = await readFile(`/proc/${entry}/environ`, "latin1");
+      if (environ.includes(marker)) pids.push(Number(entry));
+    } catch {
+      // gone or not ours
+    }
+  }
+  return pids;
+}
+
+/** The Claude Code ACP adapter (`@zed-industries/claude-code-acp`, pinned 0.16.2) installed as a dev dependency. */
+export const CLAUDE_ACP_ENTRY = fileURLToPath(new URL("../node_modules/@zed-industries/claude-code-acp/dist/index.js", import.meta.url));
+/**
+ * The Codex ACP adapter's native binary (`@zed-industries/codex-acp`, pinned 0.16.0), next to the
+ * package in the store: run directly, not through the package's Node launcher, which would keep
+ * running as a second process and outlive a kill of the agent.
+ */
+export const CODEX_ACP_BINARY = join(
+  realpathSync(fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp", import.meta.url))),
+  "..",
+  `codex-acp-${process.platform}-${process.arch}`,
+  "bin",
+  "codex-acp",
+);
+
+/** `acp()` for Claude Code through its ACP adapter, in an isolated claude environment. */
+export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
+  return acp({
+    type: "claude-code-acp",
+    displayName: "Claude Code (ACP adapter)",
+    command: process.execPath,
+    args: [CLAUDE_ACP_ENTRY],
+    cwd: env.workDir,
+    env: env.env,
+    inheritEnv: false,
+    mcpTransports: ["stdio", "http"],
+    fork: true,
+    ...extra,
+  });
+}
+
+/** `acp()` for Codex through its ACP adapter, in an isolated codex environment. */
+export function codexAcp(env: CodexTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
+  return acp({
+    type: "codex-acp",
+    displayName: "Codex (ACP adapter)",
+    command: CODEX_ACP_BINARY,
+    cwd: env.workDir,
+    env: env.env,
+    inheritEnv: false,
+    mcpTransports: ["stdio", "http"],
+    ...extra,
+  });
+}
+
+/** A codex environment whose commands need approval (`approval_policy = "untrusted"`), as the ACP adapter reads it from config.toml. */
+export async function codexAcpEnv(server: OpenAIServer): Promise<CodexTestEnv> {
+  const env = await codexTestEnv({ server });
+  await writeFile(env.configPath, `approval_policy = "untrusted"\n${await readFile(env.configPath, "utf8")}`);
+  return env;
+}
+
+/** A scripted model server, an isolated environment and an Agent on a real ACP adapter. */
+export interface AdapterHarness<S> {
+  readonly server: S;
+  readonly env: { readonly workDir: string; readonly home: string };
+  readonly agent: Agent;
+  close(): Promise<void>;
+}
+
+export async function claudeAcpHarness(rules: ScriptRule[] = [], options: AgentOptions = {}): Promise<AdapterHarness<AnthropicServer>> {
+  const server = await startAnthropicServer({ rules });
+  const env = await claudeTestEnv({ server });
+  const agent = new Agent(claudeAcp(env), { threadStore: new MemoryThreadStore(), ...options });
+  return { server, env, agent, close: closer(agent, server, env) };
+}
+
+export async function codexAcpHarness(rules: ResponsesScriptRule[] = [], options: AgentOptions = {}): Promise<AdapterHarness<OpenAIServer>> {
+  const server = await startOpenAIServer({ rules });
+  const env = await codexAcpEnv(server);
+  const agent = new Agent(codexAcp(env), { threadStore: new MemoryThreadStore(), ...options });
+  return { server, env, agent, close: closer(agent, server, env) };
+}
+
+function closer(agent: Agent, server: { close(): Promise<void> }, env: { cleanup(): Promise<void> }): () => Promise<void> {
+  return async () => {
+    await agent.close();
+    await server.close();
+    await env.cleanup();
+  };
+}
+
+/**
+ * Streams `prompt` and cancels it once the agent's session started; resolves with the verdict and
+ * the spawned pids once the stream ended.
+ */
+export async function cancelOnceStarted(agent: Agent, prompt: string): Promise<{ error: unknown; pids: number[] }> {
+  const stream = agent.stream(prompt);
+  const events: AgentEvent[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (event.type === "notice" && event.message === "session started") stream.cancel();
+  }
+  const error = await stream.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, pids: spawnedPids(events) };
+}
+
+/** Runs three turns on one thread; resolves with the pids spawned for them. */
+export async function threeTurns(agent: Agent, key = "chat"): Promise<number[]> {
+  const thread = agent.thread(key);
+  const pids: number[] = [];
+  for (const prompt of ["first turn", "second turn", "third turn"]) {
+    const stream = thread.stream(prompt);
+    pids.push(...spawnedPids(await collect(stream)));
+    await stream.result();
+  }
+  return pids;
+}
