@@ -15,11 +15,14 @@ const ROUNDS = 5;
 
 /**
  * Lease cycles for each thread store: `acquireLease` → `finalize` (upsert one record under the
- * lease) → `releaseLease`, one caller, back to back. PostgreSQL (when ADAPTOR_TEST_PG_URL is set,
- * e.g. under scripts/with-postgres.sh) is compared with a baseline measured in the same run: two
- * bare `SELECT 1` round trips through the same pool. Baseline and store windows alternate, round
- * by round, so a busy machine slows both alike; each round gives one ratio, and the figure is the
- * median of {@link ROUNDS}. `pnpm bench lease` runs only this benchmark.
+ * lease) → `releaseLease`, one caller, back to back, in two forms measured in alternating rounds:
+ * as a thread turn runs it (finalize with `releaseLeases`, so the store releases the lease in the
+ * same write and answers the following `releaseLease` without one) and with the release as a write
+ * of its own. PostgreSQL (when ADAPTOR_TEST_PG_URL is set, e.g. under scripts/with-postgres.sh) is
+ * compared with a baseline measured in the same run: two bare `SELECT 1` round trips through the
+ * same pool. Baseline and store windows alternate, round by round, so a busy machine slows both
+ * alike; each round gives one ratio, and the figure is the median of {@link ROUNDS}.
+ * `pnpm bench lease` runs only this benchmark.
  */
 export const threadStoreLeases: Benchmark = {
   name: "thread store: lease acquire + finalize + release",
@@ -31,14 +34,22 @@ export const threadStoreLeases: Benchmark = {
       unit: "cycles/s",
       note: `median ${fmt(median(us))} µs/cycle, min–max ${fmt(Math.min(...us))}–${fmt(Math.max(...us))} over ${us.length} rounds${extra}`,
     });
+    const both = async (name: string, store: ThreadStore): Promise<void> => {
+      const releasing: number[] = [];
+      const apart: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        releasing.push(await cycles(store, name, true));
+        apart.push(await cycles(store, name, false));
+      }
+      figures.push(line(`${name}, finalize releases`, releasing), line(`${name}, release apart`, apart));
+    };
 
-    const memory = new MemoryThreadStore();
-    figures.push(line("memory", await rounds(() => cycles(memory, "memory"))));
+    await both("memory", new MemoryThreadStore());
 
     const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-"));
     try {
       const sqlite = new SqliteThreadStore({ path: join(dir, "bench.db") });
-      figures.push(line("sqlite (WAL, temp file)", await rounds(() => cycles(sqlite, "sqlite"))));
+      await both("sqlite (WAL, temp file)", sqlite);
       await sqlite.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -56,32 +67,35 @@ export const threadStoreLeases: Benchmark = {
       const store = new PostgresThreadStore({ pool, schema });
       await store.migrate();
       const baseline: number[] = [];
-      const cycle: number[] = [];
-      const ops = { acquire: [] as number[], finalize: [] as number[], release: [] as number[] };
+      const forms = { releasing: true, apart: false } as const;
+      const cycle = { releasing: [] as number[], apart: [] as number[] };
+      const ops = { releasing: [] as Operations[], apart: [] as Operations[] };
       for (let r = 0; r < ROUNDS; r++) {
         baseline.push(await roundTrips(pool));
-        cycle.push(await cycles(store, "postgres"));
-        const each = await perOperation(store);
-        ops.acquire.push(each.acquire);
-        ops.finalize.push(each.finalize);
-        ops.release.push(each.release);
+        for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][]) {
+          cycle[form].push(await cycles(store, "postgres", release));
+          ops[form].push(await perOperation(store, release));
+        }
       }
-      const ratios = cycle.map((us, i) => us / baseline[i]!);
       figures.push(line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`));
-      figures.push({
-        label: "postgres",
-        value: 1e6 / median(cycle),
-        unit: "cycles/s",
-        note: `median ${fmt(median(cycle))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
-      });
-      for (const [name, us] of Object.entries(ops)) {
-        const share = us.map((u, i) => u / (baseline[i]! / 2));
+      for (const form of Object.keys(forms) as (keyof typeof forms)[]) {
+        const ratios = cycle[form].map((us, i) => us / baseline[i]!);
         figures.push({
-          label: `  postgres ${name}`,
-          value: 1e6 / median(us),
-          unit: "ops/s",
-          note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip`,
+          label: form === "releasing" ? "postgres, finalize releases" : "postgres, release apart",
+          value: 1e6 / median(cycle[form]),
+          unit: "cycles/s",
+          note: `median ${fmt(median(cycle[form]))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
         });
+        for (const name of ["acquire", "finalize", "release"] as const) {
+          const us = ops[form].map((each) => each[name]);
+          const share = us.map((u, i) => u / (baseline[i]! / 2));
+          figures.push({
+            label: `  ${name}`,
+            value: 1e6 / median(us),
+            unit: "ops/s",
+            note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip (min–max ${fmt(Math.min(...share), 2)}–${fmt(Math.max(...share), 2)})`,
+          });
+        }
       }
     } finally {
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
@@ -91,11 +105,11 @@ export const threadStoreLeases: Benchmark = {
   },
 };
 
-/** Runs `measure` {@link ROUNDS} times; returns µs per cycle of each round. */
-async function rounds(measure: () => Promise<number>): Promise<number[]> {
-  const out: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) out.push(await measure());
-  return out;
+/** µs of each operation of one cycle. */
+interface Operations {
+  readonly acquire: number;
+  readonly finalize: number;
+  readonly release: number;
 }
 
 function median(values: readonly number[]): number {
@@ -117,19 +131,19 @@ function draft(key: string): Omit<ThreadRecordDraft, "checkpoint" | "updatedAt">
   return { id: `bench-record-${key}`, key, status: "active", driverType: "bench", identity: "bench", fingerprint: "fp", codec: "json/v1", createdAt: new Date() };
 }
 
-/** µs per acquire → finalize → release cycle on one target of `store`. */
-async function cycles(store: ThreadStore, key: string): Promise<number> {
+/** µs per acquire → finalize → release cycle on one target of `store`; `release`: finalize releases the lease. */
+async function cycles(store: ThreadStore, key: string, release: boolean): Promise<number> {
   const base = draft(`bench-key-${key}`);
   const rate = await measureRate(async (i) => {
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() } });
+    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() }, releaseLeases: release });
     await store.releaseLease(lease);
   }, { durationMs: WINDOW_MS, warmupMs: 100 });
   return rate.meanUs;
 }
 
 /** µs of each operation of the cycle, timed apart. */
-async function perOperation(store: ThreadStore): Promise<{ acquire: number; finalize: number; release: number }> {
+async function perOperation(store: ThreadStore, release: boolean): Promise<Operations> {
   const base = draft("bench-key-ops");
   const spent = { acquire: 0, finalize: 0, release: 0 };
   let n = 0;
@@ -138,7 +152,7 @@ async function perOperation(store: ThreadStore): Promise<{ acquire: number; fina
     const t0 = performance.now();
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
     const t1 = performance.now();
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() } });
+    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() }, releaseLeases: release });
     const t2 = performance.now();
     await store.releaseLease(lease);
     const t3 = performance.now();

@@ -18,7 +18,7 @@ import {
 } from "@adaptor/threadstore";
 import Database from "better-sqlite3";
 import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, type StoredThreadRow, type ThreadRow } from "./schema.js";
-import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, ReleasedLeases } from "@adaptor/threadstore";
 
 /** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
 export interface SqliteThreadStoreOptions {
@@ -82,6 +82,8 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
   readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
   readonly #renew: (lease: Lease, ttlMs: number) => Lease;
   readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => number;
+  /** Leases released by `finalize`, so their holder's `releaseLease` needs no write. */
+  readonly #released = new ReleasedLeases();
   #closed = false;
 
   /**
@@ -172,6 +174,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
         sql.putSession.run(row.id, JSON.stringify(state.manifest), seq, bytes);
       }
       this.#step("record-written");
+      if (request.releaseLeases) for (const lease of request.leases) sql.releaseLease.run(lease.target, lease.owner, lease.token);
       return written.revision;
     }).immediate;
   }
@@ -201,18 +204,23 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
     return this.#run("renewLease", signal, () => this.#renew(lease, ttlMs));
   }
 
-  /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
+  /**
+   * See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op, and so is a lease this
+   * store's `finalize` just released (`releaseLeases`), answered without a write. @throws DriverError.
+   */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
     checkLease(lease);
     return this.#run("releaseLease", signal, () => {
+      if (this.#released.take(lease)) return;
       this.#sql.releaseLease.run(lease.target, lease.owner, lease.token);
     });
   }
 
   /**
    * See `ThreadStore.finalize`: one `BEGIN IMMEDIATE` transaction validates the leases, checks
-   * `requireKeyAbsent`, archives `archiveId`, writes the record. Writing an active record while
-   * another active record of the key remains fails with `AlreadyExistsError` (nothing written).
+   * `requireKeyAbsent`, archives `archiveId`, writes the record (and its session state) and, with
+   * `releaseLeases`, releases the leases. Writing an active record while another active record of
+   * the key remains fails with `AlreadyExistsError` (nothing written).
    * @throws LeaseLostError; AlreadyExistsError; TypeError for a malformed request; DriverError.
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
@@ -227,6 +235,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
         if (isUniqueViolation(err)) throw new AlreadyExistsError(row.key);
         throw err;
       }
+      if (request.releaseLeases) this.#released.add(request.leases);
       return { ...request.record, revision };
     });
   }

@@ -16,6 +16,7 @@ describe("public surface", () => {
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "ReleasedLeases",
       "SessionStateTooLargeError",
       "checkFinalizeRequest",
       "checkLease",

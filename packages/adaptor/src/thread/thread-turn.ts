@@ -351,6 +351,9 @@ export class ThreadTurn {
             ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
             ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
             ...(sessionState ? { sessionState } : {}),
+            // Nothing runs under the lease after the write: a store that can release it in the
+            // same transaction saves the release's own write, and answers end()'s releaseLease at once.
+            releaseLeases: true,
           },
           signal,
         );
