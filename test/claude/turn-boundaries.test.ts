@@ -65,7 +65,8 @@ describe("turn isolation on a reused process (fake CLI)", () => {
     ];
     const onApproval = vi.fn(approveAll());
     const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), {
-      threadStore: new MemoryThreadStore(),
+      // The fake CLI writes no transcript, so there is no session state to carry between hosts.
+      threadStore: new MemoryThreadStore({ sessionState: false }),
       onApproval,
     });
     try {

@@ -93,6 +93,7 @@ describe("public surface", () => {
       "launchSignature",
       "parseVersion",
       "probeFailure",
+      "raceAbort",
       "spawnLimits",
       "stableJson",
       "validateDriverConfig",

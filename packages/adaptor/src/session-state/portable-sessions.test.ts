@@ -70,6 +70,22 @@ describe("PortableSessions", () => {
     expect(diverged.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
   });
 
+  it("a stored segment that is not valid gzip (a corrupted store row) is ErrThreadSessionUnavailable with the zlib error as cause", async () => {
+    const store = new MemoryThreadStore();
+    const a = new FakeHome();
+    a.files.set("t.jsonl", Buffer.from("one\n"));
+    const state = await new PortableSessions(store.sessionState!, a, 1_000_000).capture(undefined, where);
+    const corrupted = Buffer.from(state.segments[0]!);
+    corrupted[corrupted.length - 6] = corrupted[corrupted.length - 6]! ^ 0xff;
+    await store.finalize({ leases: [], record: record(), sessionState: { ...state, segments: [corrupted] } });
+    const err = await new PortableSessions(store.sessionState!, new FakeHome(), 1_000_000)
+      .restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)
+      .catch((e: unknown) => e);
+    expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
+    expect((err as Error).message).toContain("t.jsonl: segment 0 is not valid gzip");
+    expect(((err as Error).cause as NodeJS.ErrnoException).code).toMatch(/^Z_/);
+  });
+
   it("a checkpoint with no session files on this host, or stored state of another format, is ErrThreadSessionUnavailable", async () => {
     const store = new MemoryThreadStore();
     const empty = new FakeHome();

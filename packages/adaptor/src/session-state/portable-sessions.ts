@@ -75,7 +75,11 @@ export class PortableSessions {
         file.segments.map(async (index) => {
           const segment = segments[index];
           if (!segment) throw unavailable(`stored session file ${file.name} misses segment ${index}`);
-          return decompress(segment);
+          try {
+            return await decompress(segment);
+          } catch (cause) {
+            throw unavailable(`stored session file ${file.name}: segment ${index} is not valid gzip`, cause);
+          }
         }),
       );
       const content = Buffer.concat(parts);

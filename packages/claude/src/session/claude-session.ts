@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { exitOrTerminate, InterruptEscalation, type PooledProcess } from "@adaptor/driver/kit";
+import { exitOrTerminate, InterruptEscalation, raceAbort, type PooledProcess } from "@adaptor/driver/kit";
 import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
@@ -200,28 +200,23 @@ export class ClaudeSession implements PooledProcess {
   async initialize(signal: AbortSignal): Promise<void> {
     const requestId = `adaptor_init_${randomUUID()}`;
     this.proc.writeJson(this.#initializeRequest(requestId)).catch(() => undefined);
-    let onAbort: () => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      for (;;) {
-        const next = await Promise.race([this.#lines.next(), aborted]);
-        if (next.done) {
-          throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.DeviceDisconnected, cause: this.proc.stderrTail() || "stdout ended before the CLI was ready" });
-        }
-        if (next.value.kind !== "json") continue;
-        const message = next.value.value as { type?: unknown; response?: { subtype?: unknown; request_id?: unknown; error?: unknown } } | null;
-        if (message?.type !== "control_response" || message.response?.request_id !== requestId) continue;
-        if (message.response.subtype === "error") {
-          throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
-        }
-        return;
+    // An abort ends the wait; the caller then closes the process, which ends the loop too.
+    await raceAbort(this.#awaitInitialized(requestId), signal);
+  }
+
+  async #awaitInitialized(requestId: string): Promise<void> {
+    for (;;) {
+      const next = await this.#lines.next();
+      if (next.done) {
+        throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.DeviceDisconnected, cause: this.proc.stderrTail() || "stdout ended before the CLI was ready" });
       }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
+      if (next.value.kind !== "json") continue;
+      const message = next.value.value as { type?: unknown; response?: { subtype?: unknown; request_id?: unknown; error?: unknown } } | null;
+      if (message?.type !== "control_response" || message.response?.request_id !== requestId) continue;
+      if (message.response.subtype === "error") {
+        throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
+      }
+      return;
     }
   }
 

@@ -1,7 +1,7 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, raceAbort, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
@@ -9,7 +9,6 @@ import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
-import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
@@ -24,6 +23,7 @@ import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
+import { parseAppServerLine } from "./parse-line.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
@@ -133,6 +133,7 @@ export class AppServerSession implements PooledProcess {
         env: codexEnv(config, request.env),
         device: DEVICE,
         ...spawnLimits(config),
+        parseLine: parseAppServerLine,
         // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
         onStderr: (text) => session?.emitStderr(text),
       }),
@@ -214,22 +215,11 @@ export class AppServerSession implements PooledProcess {
    * answer; `signal.reason` when aborted.
    */
   async prewarm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
-    let onAbort: () => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    });
     const ready = (async () => {
       await this.#initialize();
       this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
     })();
-    ready.catch(() => undefined);
-    try {
-      await Promise.race([ready, aborted]);
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
+    await raceAbort(ready, signal);
   }
 
   async #initialize(): Promise<void> {
@@ -379,10 +369,13 @@ export class AppServerSession implements PooledProcess {
 
   async #readLines(): Promise<void> {
     try {
-      for await (const line of this.proc.lines()) {
-        this.#lineText = line.text;
-        if (line.kind === "text" || !this.#rpc.accept(line.value)) {
-          this.#active?.sink.emit({ type: "process", kind: "stdout", text: line.text });
+      // Every line is dispatched synchronously: one settled promise per stdout chunk, not per line.
+      for await (const batch of this.proc.lineBatches()) {
+        for (const line of batch) {
+          this.#lineText = line.text;
+          if (line.kind === "text" || !this.#rpc.accept(line.value)) {
+            this.#active?.sink.emit({ type: "process", kind: "stdout", text: line.text });
+          }
         }
       }
     } catch (err) {
@@ -399,7 +392,7 @@ export class AppServerSession implements PooledProcess {
       this.#threadClosed = true; // codex unloaded the thread: this process cannot continue it
     }
     const active = this.#active;
-    if (active?.state.accept({ method, params } as ServerNotification, this.#lineText)) active.markDone();
+    if (active?.state.accept(method, params, this.#lineText)) active.markDone();
   }
 
   #onServerRequest(message: JsonRpcServerRequest): void {

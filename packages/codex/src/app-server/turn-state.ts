@@ -1,5 +1,6 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
+import type { AgentMessageDeltaNotification } from "../protocol/generated/v2/AgentMessageDeltaNotification.js";
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
 import type { Turn } from "../protocol/generated/v2/Turn.js";
 import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
@@ -115,7 +116,7 @@ export class AppServerTurnState {
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
-  #held: { message: ServerNotification; json: string }[] = [];
+  #held: { method: string; params: unknown; json: string }[] = [];
 
   constructor(emit: Emit) {
     this.#emit = emit;
@@ -143,18 +144,21 @@ export class AppServerTurnState {
     const held = this.#held;
     this.#held = [];
     let done = false;
-    for (const { message, json } of held) done = this.accept(message, json) || done;
+    for (const { method, params, json } of held) done = this.accept(method, params, json) || done;
     return done;
   }
 
-  /** Handles one notification; returns true for this turn's `turn/completed`. */
-  accept(message: ServerNotification, json: string): boolean {
-    const params = message.params as { threadId?: unknown };
-    if (this.threadId && typeof params.threadId === "string" && params.threadId !== this.threadId) return false;
-    const turnId = turnIdOf(params);
+  /**
+   * Handles one notification (`params` as codex sent it, `json` its exact line); returns true for
+   * this turn's `turn/completed`.
+   */
+  accept(method: string, params: unknown, json: string): boolean {
+    const p = params as { threadId?: unknown; turnId?: unknown };
+    if (this.threadId && typeof p?.threadId === "string" && p.threadId !== this.threadId) return false;
+    const turnId = typeof p?.turnId === "string" ? p.turnId : turnIdOf(params);
     if (turnId !== undefined) {
       if (this.turnId === undefined) {
-        if (this.#held.length < MAX_HELD) this.#held.push({ message, json });
+        if (this.#held.length < MAX_HELD) this.#held.push({ method, params, json });
         else this.dropped++;
         return false;
       }
@@ -163,6 +167,14 @@ export class AppServerTurnState {
         return false;
       }
     }
+    // The line a long turn is made of, first: no further dispatch.
+    if (method === "item/agentMessage/delta") {
+      const delta = params as AgentMessageDeltaNotification;
+      this.#streamed.add(delta.itemId);
+      this.#emit({ type: "text-delta", text: delta.delta, messageId: delta.itemId });
+      return false;
+    }
+    const message = { method, params } as ServerNotification;
     switch (message.method) {
       case "turn/started":
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn started", data: { threadId: message.params.threadId, turnId: message.params.turn.id } });
@@ -172,10 +184,6 @@ export class AppServerTurnState {
         this.completedJson = json;
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn completed", data: { turnId: message.params.turn.id, status: message.params.turn.status } });
         return true;
-      case "item/agentMessage/delta":
-        this.#streamed.add(message.params.itemId);
-        this.#emit({ type: "text-delta", text: message.params.delta, messageId: message.params.itemId });
-        return false;
       case "item/reasoning/summaryTextDelta":
       case "item/reasoning/textDelta":
         this.#streamed.add(message.params.itemId);

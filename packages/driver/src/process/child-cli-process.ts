@@ -23,6 +23,8 @@ export interface ChildCliProcessInit {
   maxRawBytes: number;
   /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
   processTag?: string | undefined;
+  /** The stdout line parser (default `JSON.parse`). */
+  parseLine?: ((text: string) => unknown) | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -82,7 +84,7 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
-    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device });
+    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device, ...(init.parseLine ? { parse: init.parseLine } : {}) });
     this.#descendants = new DescendantTracker(this.pid, init.processTag);
     watchDescendants(this.#descendants);
     trackChild(this.pid);
@@ -143,11 +145,20 @@ export class ChildCliProcess implements CliProcess {
   }
 
   lines(): AsyncIterable<OutputLine> {
+    this.#claimStdout();
+    return this.#iterate(() => this.#takeLine());
+  }
+
+  lineBatches(): AsyncIterable<readonly OutputLine[]> {
+    this.#claimStdout();
+    return this.#iterate(() => this.#takeBatch());
+  }
+
+  #claimStdout(): void {
     if (this.#linesTaken) {
-      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "lines() has a single consumer and was already called" });
+      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken" });
     }
     this.#linesTaken = true;
-    return this.#iterate();
   }
 
   writeJson(value: unknown): Promise<void> {
@@ -275,11 +286,12 @@ export class ChildCliProcess implements CliProcess {
   }
 
   /**
-   * The single consumer's iterator, written out instead of an async generator: a line already
-   * queued costs one settled promise, no generator resumption. Concurrent `next()` calls are
+   * The single consumer's iterator, written out instead of an async generator: what is queued
+   * costs one settled promise per step, no generator resumption. `take` hands over the next step's
+   * value from the non-empty queue (one line, or every queued line). Concurrent `next()` calls are
    * served in call order.
    */
-  #iterate(): AsyncIterableIterator<OutputLine> {
+  #iterate<T>(take: () => T): AsyncIterableIterator<T> {
     let finished = false;
     const finish = (): void => {
       finished = true;
@@ -288,17 +300,9 @@ export class ChildCliProcess implements CliProcess {
       this.#queueHead = 0;
       this.#notify();
     };
-    const next = (): Promise<IteratorResult<OutputLine, undefined>> => {
+    const next = (): Promise<IteratorResult<T, undefined>> => {
       if (finished) return Promise.resolve(LINES_DONE);
-      if (this.#queueHead < this.#queue.length) {
-        const line = this.#queue[this.#queueHead] as OutputLine;
-        this.#queueHead++;
-        if (this.#queueHead === this.#queue.length) {
-          this.#queue = [];
-          this.#queueHead = 0;
-        }
-        return Promise.resolve({ done: false, value: line });
-      }
+      if (this.#queueHead < this.#queue.length) return Promise.resolve({ done: false, value: take() });
       if (this.#readError) {
         const error = this.#readError;
         finish();
@@ -313,7 +317,7 @@ export class ChildCliProcess implements CliProcess {
       });
       return this.#waiting.then(next);
     };
-    const iterator: AsyncIterableIterator<OutputLine> = {
+    const iterator: AsyncIterableIterator<T> = {
       next,
       return: () => {
         if (!finished) finish();
@@ -322,6 +326,25 @@ export class ChildCliProcess implements CliProcess {
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
+  }
+
+  /** The next queued line (the queue is not empty). */
+  #takeLine(): OutputLine {
+    const line = this.#queue[this.#queueHead] as OutputLine;
+    this.#queueHead++;
+    if (this.#queueHead === this.#queue.length) {
+      this.#queue = [];
+      this.#queueHead = 0;
+    }
+    return line;
+  }
+
+  /** Every queued line (the queue is not empty): the decoder's own array when nothing was taken from it, no copy. */
+  #takeBatch(): readonly OutputLine[] {
+    const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
+    this.#queue = [];
+    this.#queueHead = 0;
+    return batch;
   }
 
   #notify(): void {

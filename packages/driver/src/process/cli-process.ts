@@ -23,6 +23,17 @@ export interface CliProcess extends AsyncDisposable {
    */
   lines(): AsyncIterable<OutputLine>;
   /**
+   * The same lines as {@link lines}, in order, handed over in batches: each step yields every line
+   * decoded since the previous one (at least one). For a consumer that dispatches each line
+   * synchronously (a JSON-RPC pump): one settled promise per stdout chunk instead of one per line.
+   * stdout has a single consumer: calling this after {@link lines} (or twice) throws a DriverError
+   * `INVALID` (op `"read"`). Breaking out of the loop is clean, as with {@link lines}.
+   *
+   * @throws DriverError `RESOURCE_EXHAUSTED` (op `"read"`) from the iterator when a line exceeds
+   * `maxLineBytes`, after every line before it was delivered.
+   */
+  lineBatches(): AsyncIterable<readonly OutputLine[]>;
+  /**
    * Writes `JSON.stringify(value) + "\n"` to stdin; resolves once the bytes were handed to the OS
    * (backpressure is the caller's await).
    *

@@ -12,6 +12,12 @@ export interface JsonLinesDecoderOptions {
   maxLineBytes?: number;
   /** Name used in errors. Default `"stdout"`. */
   device?: string;
+  /**
+   * Parses one line (terminator stripped, not blank): must return what `JSON.parse(text)` returns
+   * and throw where it throws (the line is then `kind: "text"`). Default `JSON.parse`. A driver
+   * passes one with a fast path for the line its CLI writes most.
+   */
+  parse?: (text: string) => unknown;
 }
 
 /**
@@ -30,6 +36,7 @@ export interface JsonLinesDecoderOptions {
 export class JsonLinesDecoder {
   readonly #maxLineBytes: number;
   readonly #device: string;
+  readonly #parse: (text: string) => unknown;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #failure: DriverError | undefined;
@@ -37,10 +44,12 @@ export class JsonLinesDecoder {
   /**
    * @param opts.maxLineBytes - positive integer, bytes; default 64 MiB.
    * @param opts.device - name used in errors; default `"stdout"`.
+   * @param opts.parse - the line parser; default `JSON.parse`.
    * @throws DriverError `INVALID` (op `"decode"`) when `maxLineBytes` is not a positive integer.
    */
   constructor(opts: JsonLinesDecoderOptions = {}) {
     this.#device = opts.device ?? "stdout";
+    this.#parse = opts.parse ?? JSON.parse;
     const max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     if (!Number.isSafeInteger(max) || max < 1) {
       throw new DriverError({
@@ -124,7 +133,7 @@ export class JsonLinesDecoder {
     this.#pendingBytes = 0;
     const length = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
     if (length > this.#maxLineBytes) this.#fail();
-    pushText(line.toString("utf8", 0, length), out);
+    this.#pushText(line.toString("utf8", 0, length), out);
   }
 
   /** `region`: complete lines joined by `\n`, each within the limit. */
@@ -134,10 +143,24 @@ export class JsonLinesDecoder {
       const nl = region.indexOf("\n", from);
       let end = nl === -1 ? region.length : nl;
       if (end > from && region.charCodeAt(end - 1) === CR) end--;
-      if (end > from) pushText(region.slice(from, end), out);
+      if (end > from) this.#pushText(region.slice(from, end), out);
       if (nl === -1) return;
       from = nl + 1;
     }
+  }
+
+  /** Appends the framed line `text` (terminator stripped) unless it is blank. */
+  #pushText(text: string, out: OutputLine[]): void {
+    // Most lines are JSON objects: skip the blank-line test for them.
+    if (text.charCodeAt(0) !== OPEN_BRACE && BLANK.test(text)) return;
+    let value: unknown;
+    try {
+      value = this.#parse(text);
+    } catch {
+      out.push({ kind: "text", text });
+      return;
+    }
+    out.push({ kind: "json", value, text });
   }
 
   #fail(): never {
@@ -154,18 +177,3 @@ export class JsonLinesDecoder {
 }
 
 const OPEN_BRACE = 0x7b;
-
-/** Appends the framed line `text` (terminator stripped) unless it is blank. */
-function pushText(text: string, out: OutputLine[]): void {
-  // Most lines are JSON objects: skip the blank-line test for them.
-  if (text.charCodeAt(0) !== OPEN_BRACE && BLANK.test(text)) return;
-  out.push(parseLine(text));
-}
-
-function parseLine(text: string): OutputLine {
-  try {
-    return { kind: "json", value: JSON.parse(text) as unknown, text };
-  } catch {
-    return { kind: "text", text };
-  }
-}

@@ -156,6 +156,47 @@ describe("spawnCli", () => {
     expect(() => proc.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
   });
 
+  it("lineBatches() delivers the same lines as lines(), in order, then the over-long line's RESOURCE_EXHAUSTED", async () => {
+    const script = "for (let i = 0; i < 3000; i++) process.stdout.write(JSON.stringify({ i }) + '\\n'); process.stdout.write('plain text\\n' + 'x'.repeat(300) + '\\n')";
+    await using proc = await nodeScript(script, { maxLineBytes: 200 });
+    const seen: OutputLine[] = [];
+    let error: unknown;
+    try {
+      for await (const batch of proc.lineBatches()) {
+        expect(batch.length).toBeGreaterThan(0);
+        seen.push(...batch);
+      }
+    } catch (err) {
+      error = err;
+    }
+    expect(seen.length).toBe(3001);
+    expect(seen.slice(0, 3000).map((line) => (line.kind === "json" ? (line.value as { i: number }).i : -1))).toEqual([...Array(3000).keys()]);
+    expect(seen[3000]).toEqual({ kind: "text", text: "plain text" });
+    expect(error).toMatchObject({ op: "read", code: ErrCode.ResourceExhausted });
+  });
+
+  it("stdout has one consumer: lineBatches() after lines() (or the other way) throws INVALID", async () => {
+    await using a = await nodeScript("0");
+    a.lines();
+    expect(() => a.lineBatches()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+    await using b = await nodeScript("0");
+    b.lineBatches();
+    expect(() => b.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+  });
+
+  it("parseLine replaces JSON.parse for every line: its value is delivered, a throw makes the line text", async () => {
+    const parseLine = (text: string): unknown => {
+      if (text === "special") return { special: true };
+      return JSON.parse(text) as unknown;
+    };
+    await using proc = await nodeScript("process.stdout.write('{\"a\":1}\\nspecial\\nnot json\\n')", { parseLine });
+    expect(await collect(proc.lines())).toEqual([
+      { kind: "json", value: { a: 1 }, text: '{"a":1}' },
+      { kind: "json", value: { special: true }, text: "special" },
+      { kind: "text", text: "not json" },
+    ]);
+  });
+
   it("coloured stderr: stderrTail has no ANSI escape codes while stderr keeps the raw bytes", async () => {
     await using proc = await nodeScript("process.stderr.write('\\u001b[31mError:\\u001b[0m boom\\n')");
     await proc.exited;

@@ -69,7 +69,7 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     child.stderr.destroy();
     throw spawnError(device, err);
   }
-  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, processTag, onStderr: options.onStderr });
+  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, processTag, onStderr: options.onStderr, parseLine: options.parseLine });
 }
 
 function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

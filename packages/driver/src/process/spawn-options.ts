@@ -20,6 +20,12 @@ export interface SpawnOptions {
   /** Longest stdout line in bytes, terminator excluded; longer fails `lines()`. Default 64 MiB. */
   maxLineBytes?: number;
   /**
+   * Parses each stdout line for `lines()` / `lineBatches()`: must return what `JSON.parse` returns
+   * and throw where it throws (the line is then `kind: "text"`). Default `JSON.parse`; a driver may
+   * pass one with a fast path for its CLI's most frequent line.
+   */
+  parseLine?: (text: string) => unknown;
+  /**
    * Bound, in bytes, of the raw stdout and of the raw stderr kept per output window
    * (`CliProcess.takeOutput()`); older bytes are counted, not kept. A positive safe integer.
    * Default 1 MiB (`DEFAULT_MAX_RAW_BYTES`).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../../process/spawn-cli.js";
-import { exitOrTerminate, InterruptEscalation, within } from "./escalation.js";
+import { exitOrTerminate, InterruptEscalation, raceAbort, within } from "./escalation.js";
 
 /** A node child running `script` (which ignores SIGTERM), resolved once its handlers are installed (it printed "ready"). */
 async function child(script: string) {
@@ -70,5 +70,26 @@ describe("exitOrTerminate", () => {
     await using deaf = await child(DEAF);
     expect((await exitOrTerminate(deaf, 20, () => (told = true))).forceKilled).toBe(true);
     expect(told).toBe(true);
+  });
+});
+
+describe("raceAbort", () => {
+  it("settles like the work when no abort comes, and leaves no listener behind", async () => {
+    const controller = new AbortController();
+    await expect(raceAbort(Promise.resolve(7), controller.signal)).resolves.toBe(7);
+    const boom = new Error("boom");
+    await expect(raceAbort(Promise.reject(boom), controller.signal)).rejects.toBe(boom);
+  });
+
+  it("rejects with the abort reason when the signal aborts first, or already did; the work's later failure stays handled", async () => {
+    const controller = new AbortController();
+    let fail!: (e: unknown) => void;
+    const work = new Promise<never>((_, reject) => (fail = reject));
+    const raced = raceAbort(work, controller.signal);
+    const reason = new Error("cancelled");
+    controller.abort(reason);
+    await expect(raced).rejects.toBe(reason);
+    fail(new Error("late")); // must not be an unhandled rejection
+    await expect(raceAbort(new Promise(() => undefined), controller.signal)).rejects.toBe(reason);
   });
 });

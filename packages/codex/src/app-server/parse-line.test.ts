@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { parseAppServerLine } from "./parse-line.js";
+
+const delta = (d: string, extra: Record<string, unknown> = {}, ids = { threadId: "019a0000-0000-7000-8000-000000000001", turnId: "019a-turn", itemId: "msg_1" }) =>
+  JSON.stringify({ method: "item/agentMessage/delta", params: { ...ids, delta: d }, ...extra });
+
+/** Deltas that exercise every escape JSON has, quotes, backslashes, control characters, non-BMP text and lone surrogates. */
+const DELTAS = ["token1 ", "", 'say "hi"', "back\\slash", "\\", "\\\"", "tab\tnew\nline\r", "\u0000\u001f", "é ü ß", "😀 emoji", "\ud83d", "\udc00 lone", "}} ", '","delta":"x', "\u2028\u2029", "a".repeat(10_000)];
+
+describe("parseAppServerLine", () => {
+  it("gives exactly what JSON.parse gives for delta lines, with or without emittedAtMs", () => {
+    for (const d of DELTAS) {
+      for (const extra of [{}, { emittedAtMs: 1796009019157 }, { emittedAtMs: 0 }]) {
+        const line = delta(d, extra);
+        expect(parseAppServerLine(line), line.slice(0, 120)).toEqual(JSON.parse(line));
+      }
+    }
+  });
+
+  it("hands anything off the exact shape to JSON.parse, so the value is still equal", () => {
+    const lines = [
+      delta("x", { emittedAtMs: 1.5 }),
+      delta("x", { emittedAtMs: -1 }),
+      delta("x", { emittedAtMs: 2 ** 60 }), // more digits than a plain integer below 2^53
+      delta("x", { emittedAtMs: "soon" }),
+      delta("x", { other: true }),
+      delta("x", {}, { threadId: 'quo"te', turnId: "t", itemId: "i" }),
+      delta("x", {}, { threadId: "t", turnId: "back\\slash", itemId: "i" }),
+      JSON.stringify({ method: "item/agentMessage/delta", params: { itemId: "i", threadId: "t", turnId: "u", delta: "reordered" } }),
+      JSON.stringify({ method: "item/agentMessage/delta", params: { threadId: "t", turnId: "u", itemId: "i", delta: "d", extra: 1 } }),
+      '{"method":"item/agentMessage/delta","params":{"threadId":"t","turnId":"u","itemId":"i","delta":"spaced"} }',
+      JSON.stringify({ method: "turn/completed", params: { threadId: "t", turn: { id: "u", status: "completed" } } }),
+      JSON.stringify({ id: 3, result: { ok: true } }),
+      "[1,2,3]",
+      "42",
+    ];
+    for (const line of lines) expect(parseAppServerLine(line), line).toEqual(JSON.parse(line));
+  });
+
+  it("throws where JSON.parse throws: a truncated line, a raw control character, a bad escape", () => {
+    const good = delta("hello");
+    const bad = [good.slice(0, -1), good.slice(0, -3), good.replace("hello", "hel\u0001lo"), good.replace("hello", "hel\\qlo"), `${good}x`, "not json"];
+    for (const line of bad) {
+      expect(() => JSON.parse(line), line).toThrow();
+      expect(() => parseAppServerLine(line), line).toThrow();
+    }
+  });
+});
+
+describe("parseAppServerLine on lines that only look like a delta", () => {
+  it("an id holding an escaped quote followed by what looks like the next key is not JSON, and is refused like JSON.parse refuses it", () => {
+    const line = '{"method":"item/agentMessage/delta","params":{"threadId":"a\\","turnId":"x","turnId":"u","itemId":"i","delta":"d"}}';
+    expect(() => JSON.parse(line)).toThrow();
+    expect(() => parseAppServerLine(line)).toThrow();
+  });
+
+  it("consecutive lines with different ids each get their own", () => {
+    const a = delta("one", {}, { threadId: "t1", turnId: "u1", itemId: "i1" });
+    const b = delta("two", {}, { threadId: "t2", turnId: "u2", itemId: "i2" });
+    expect([parseAppServerLine(a), parseAppServerLine(b), parseAppServerLine(a)]).toEqual([JSON.parse(a), JSON.parse(b), JSON.parse(a)]);
+  });
+});
