@@ -154,8 +154,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -165,14 +168,18 @@ describe("public surface", () => {
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -245,6 +252,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
       "CHECKPOINT_CODEC",
@@ -266,6 +274,7 @@ describe("public surface", () => {
       "ErrApprovalDenied",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
+      "ErrApprovalNotPending",
       "ErrApprovalResolved",
       "ErrApprovalTimeout",
       "ErrApprovalUnavailable",
@@ -299,6 +308,7 @@ describe("public surface", () => {
       "ErrSkillNotFound",
       "ErrSkillSourceMissing",
       "ErrStructuredOutputUnsupported",
+      "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
       "ErrThreadCheckpointMissing",
@@ -332,6 +342,7 @@ describe("public surface", () => {
       "Stream",
       "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "SuspendUnsupportedError",
       "Thread",
       "Tool",
       "approveAll",
@@ -355,6 +366,7 @@ describe("public surface", () => {
       "skillInline",
       "skillKey",
       "skillSet",
+      "supportsPendingApprovals",
     ]);
   });
 });

@@ -6,8 +6,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -18,14 +21,18 @@ describe("public surface", () => {
       "MemoryThreadStore",
       "ReleasedLeases",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -35,6 +42,7 @@ describe("public surface", () => {
       "FaultPlan",
       "ManualClock",
       "checkHammerReports",
+      "describePendingApprovalsConformance",
       "describeThreadStoreConformance",
       "leaseHammer",
       "runHammerWorkers",

@@ -148,6 +148,16 @@ export class ThreadTurn {
     this.#renewal.unref();
   }
 
+  /** The lease this turn holds (its first grant; renewals keep the token). */
+  get lease(): Lease {
+    return this.#lease;
+  }
+
+  /** The key's committed record the turn started from (`undefined`: none, or a fork). */
+  get startedFrom(): ThreadRecord | undefined {
+    return this.#current;
+  }
+
   /**
    * Computes the fingerprint, takes the lease, resolves the record, checks compatibility and sets
    * `prep.request.session`. Nothing is held when it rejects: the fingerprint comes before the lease,
@@ -309,10 +319,11 @@ export class ThreadTurn {
   }
 
   /**
-   * Persists the healthy checkpoint atomically under the held lease.
+   * Persists the healthy checkpoint atomically under the held lease; with `releaseLease` (default
+   * true) the same write releases the lease (`releaseLeases`), for when nothing runs under it after.
    * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors).
    */
-  async commit(response: DriverResponse, signal: AbortSignal): Promise<ThreadRecord> {
+  async commit(response: DriverResponse, signal: AbortSignal, { releaseLease = true }: { releaseLease?: boolean } = {}): Promise<ThreadRecord> {
     const { store, key, mode } = this.#ctx;
     if (this.#leaseLost) throw this.#leaseLost;
     if (!response.checkpoint?.resumeId) {
@@ -351,9 +362,10 @@ export class ThreadTurn {
             ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
             ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
             ...(sessionState ? { sessionState } : {}),
-            // Nothing runs under the lease after the write: a store that can release it in the
-            // same transaction saves the release's own write, and answers end()'s releaseLease at once.
-            releaseLeases: true,
+            // Unless the caller still works under the lease after the write, a store that can
+            // release it in the same transaction saves the release's own write, and answers
+            // end()'s releaseLease at once.
+            ...(releaseLease ? { releaseLeases: true } : {}),
           },
           signal,
         );

@@ -11,6 +11,7 @@ import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "..
 import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
 import { describeReleaseConformance } from "./release-conformance.js";
+import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance } from "./session-state-conformance.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
@@ -785,6 +786,9 @@ export function describeThreadStoreConformance(
       });
     });
   });
+
+  // Optional capabilities: each section skips its tests for a store without the capability.
+  describePendingApprovalsConformance(name, makeStore, options);
 }
 
 /**
