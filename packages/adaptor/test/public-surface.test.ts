@@ -47,6 +47,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "assertPolicySupported",
       "checkDriverConfig",
+      "checkInspectOptions",
       "driverConfigRefusal",
       "inheritEnvOption",
     ]);
@@ -84,6 +85,7 @@ describe("public surface", () => {
       "JSON_RPC_METHOD_NOT_FOUND",
       "JsonRpcConnection",
       "JsonRpcError",
+      "NOT_PROBED",
       "ProcessPool",
       "captureConfig",
       "deepFreeze",

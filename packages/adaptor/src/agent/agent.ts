@@ -1,5 +1,5 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
-import type { Driver, DriverInspection, InspectOptions, PrewarmRequest } from "@adaptor/driver";
+import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
@@ -214,11 +214,15 @@ export class Agent implements AsyncDisposable {
    * executable and version against the pinned one, whether credentials are present (never their
    * value), the models it can list, MCP and skills support, and every failed check with a typed
    * reason (`DriverInspection.failed`). A driver without `inspect` yields an inspection saying so.
-   * @throws `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
+   * @param options.signal - aborts the probes.
+   * @throws InvalidOptionError (subject `"inspect options"`) naming the field: options that are
+   * not an object, an unknown key (with the closest known one suggested), a `signal` that is not
+   * an `AbortSignal`; `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
    */
   async inspect(options: InspectOptions = {}): Promise<DriverInspection> {
+    const checked = checkInspectOptions(options);
     if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
-    return inspectDriver(this.driver, options);
+    return inspectDriver(this.driver, checked);
   }
 
   /**
