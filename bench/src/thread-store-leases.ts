@@ -8,18 +8,24 @@ import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import pg from "pg";
 import { fmt, measureRate, type Benchmark, type Figure } from "./harness.js";
 
-/** Timed window of one measurement, ms. */
+/** Timed window of one measurement (per step when steps are interleaved), ms. */
 const WINDOW_MS = 700;
+/** Calls of one step before the next step's batch (see {@link interleaved}). */
+const BATCH = 10;
 /** Rounds per store; each figure is the median of the rounds (min–max shown beside it). */
 const ROUNDS = 5;
 
 /**
  * Lease cycles for each thread store: `acquireLease` → `finalize` (upsert one record under the
- * lease) → `releaseLease`, one caller, back to back. PostgreSQL (when ADAPTOR_TEST_PG_URL is set,
- * e.g. under scripts/with-postgres.sh) is compared with a baseline measured in the same run: two
- * bare `SELECT 1` round trips through the same pool. Baseline and store windows alternate, round
- * by round, so a busy machine slows both alike; each round gives one ratio, and the figure is the
- * median of {@link ROUNDS}. `pnpm bench lease` runs only this benchmark.
+ * lease) → `releaseLease`, one caller, back to back, in two forms measured in alternating rounds:
+ * as a thread turn runs it (finalize with `releaseLeases`, so the store releases the lease in the
+ * same write and answers the following `releaseLease` without one) and with the release as a write
+ * of its own. PostgreSQL (when ADAPTOR_TEST_PG_URL is set, e.g. under scripts/with-postgres.sh) is
+ * compared with a baseline measured in the same run: two bare `SELECT 1` round trips through the
+ * same pool. Within each round the baseline and both cycle forms run in alternating batches of
+ * {@link BATCH}, so a busy machine slows them alike; each round gives one ratio, and the figure is
+ * the median of {@link ROUNDS}.
+ * `pnpm bench lease` runs only this benchmark.
  */
 export const threadStoreLeases: Benchmark = {
   name: "thread store: lease acquire + finalize + release",
@@ -31,14 +37,23 @@ export const threadStoreLeases: Benchmark = {
       unit: "cycles/s",
       note: `median ${fmt(median(us))} µs/cycle, min–max ${fmt(Math.min(...us))}–${fmt(Math.max(...us))} over ${us.length} rounds${extra}`,
     });
+    const both = async (name: string, store: ThreadStore): Promise<void> => {
+      const releasing: number[] = [];
+      const apart: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const [a, b] = await interleaved([cycle(store, name, true), cycle(store, name, false)]);
+        releasing.push(a!);
+        apart.push(b!);
+      }
+      figures.push(line(`${name}, finalize releases`, releasing), line(`${name}, release apart`, apart));
+    };
 
-    const memory = new MemoryThreadStore();
-    figures.push(line("memory", await rounds(() => cycles(memory, "memory"))));
+    await both("memory", new MemoryThreadStore());
 
     const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-"));
     try {
       const sqlite = new SqliteThreadStore({ path: join(dir, "bench.db") });
-      figures.push(line("sqlite (WAL, temp file)", await rounds(() => cycles(sqlite, "sqlite"))));
+      await both("sqlite (WAL, temp file)", sqlite);
       await sqlite.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -56,32 +71,35 @@ export const threadStoreLeases: Benchmark = {
       const store = new PostgresThreadStore({ pool, schema });
       await store.migrate();
       const baseline: number[] = [];
-      const cycle: number[] = [];
-      const ops = { acquire: [] as number[], finalize: [] as number[], release: [] as number[] };
+      const forms = { releasing: true, apart: false } as const;
+      const cycles = { releasing: [] as number[], apart: [] as number[] };
+      const ops = { releasing: [] as Operations[], apart: [] as Operations[] };
       for (let r = 0; r < ROUNDS; r++) {
-        baseline.push(await roundTrips(pool));
-        cycle.push(await cycles(store, "postgres"));
-        const each = await perOperation(store);
-        ops.acquire.push(each.acquire);
-        ops.finalize.push(each.finalize);
-        ops.release.push(each.release);
+        const [base, releasing, apart] = await interleaved([roundTrips(pool), cycle(store, "postgres", true), cycle(store, "postgres", false)]);
+        baseline.push(base!);
+        cycles.releasing.push(releasing!);
+        cycles.apart.push(apart!);
+        for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][]) ops[form].push(await perOperation(store, release));
       }
-      const ratios = cycle.map((us, i) => us / baseline[i]!);
       figures.push(line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`));
-      figures.push({
-        label: "postgres",
-        value: 1e6 / median(cycle),
-        unit: "cycles/s",
-        note: `median ${fmt(median(cycle))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
-      });
-      for (const [name, us] of Object.entries(ops)) {
-        const share = us.map((u, i) => u / (baseline[i]! / 2));
+      for (const form of Object.keys(forms) as (keyof typeof forms)[]) {
+        const ratios = cycles[form].map((us, i) => us / baseline[i]!);
         figures.push({
-          label: `  postgres ${name}`,
-          value: 1e6 / median(us),
-          unit: "ops/s",
-          note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip`,
+          label: form === "releasing" ? "postgres, finalize releases" : "postgres, release apart",
+          value: 1e6 / median(cycles[form]),
+          unit: "cycles/s",
+          note: `median ${fmt(median(cycles[form]))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
         });
+        for (const name of ["acquire", "finalize", "release"] as const) {
+          const us = ops[form].map((each) => each[name]);
+          const share = us.map((u, i) => u / (baseline[i]! / 2));
+          figures.push({
+            label: `  ${name}`,
+            value: 1e6 / median(us),
+            unit: "ops/s",
+            note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip (min–max ${fmt(Math.min(...share), 2)}–${fmt(Math.max(...share), 2)})`,
+          });
+        }
       }
     } finally {
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
@@ -91,11 +109,11 @@ export const threadStoreLeases: Benchmark = {
   },
 };
 
-/** Runs `measure` {@link ROUNDS} times; returns µs per cycle of each round. */
-async function rounds(measure: () => Promise<number>): Promise<number[]> {
-  const out: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) out.push(await measure());
-  return out;
+/** µs of each operation of one cycle. */
+interface Operations {
+  readonly acquire: number;
+  readonly finalize: number;
+  readonly release: number;
 }
 
 function median(values: readonly number[]): number {
@@ -104,32 +122,54 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** µs per two bare `SELECT 1` round trips through `pool`. */
-async function roundTrips(pool: pg.Pool): Promise<number> {
-  const rate = await measureRate(async () => {
+/** Two bare `SELECT 1` round trips through `pool`. */
+function roundTrips(pool: pg.Pool): Step {
+  return async () => {
     await pool.query("SELECT 1");
     await pool.query("SELECT 1");
-  }, { durationMs: WINDOW_MS, warmupMs: 100 });
-  return rate.meanUs;
+  };
+}
+
+/** One step of a measurement (`i` counts the step's calls). */
+type Step = (i: number) => Promise<void>;
+
+/**
+ * Runs `steps` in alternating batches of {@link BATCH} calls each for {@link WINDOW_MS} (after a
+ * warm-up of every step), so a busy machine slows each alike within the round; returns µs per call
+ * of each step.
+ */
+async function interleaved(steps: readonly Step[]): Promise<number[]> {
+  const spent = steps.map(() => 0);
+  const calls = steps.map(() => 0);
+  for (const step of steps) await measureRate(step, { durationMs: 0, warmupMs: 100, minIterations: 1 });
+  const end = performance.now() + WINDOW_MS * steps.length;
+  while (performance.now() < end || calls.some((n) => n < 20)) {
+    for (const [k, step] of steps.entries()) {
+      const t0 = performance.now();
+      for (let b = 0; b < BATCH; b++) await step(calls[k]! + b);
+      spent[k]! += performance.now() - t0;
+      calls[k]! += BATCH;
+    }
+  }
+  return spent.map((ms, k) => (ms * 1e3) / calls[k]!);
 }
 
 function draft(key: string): Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> {
   return { id: `bench-record-${key}`, key, status: "active", driverType: "bench", identity: "bench", fingerprint: "fp", codec: "json/v1", createdAt: new Date() };
 }
 
-/** µs per acquire → finalize → release cycle on one target of `store`. */
-async function cycles(store: ThreadStore, key: string): Promise<number> {
-  const base = draft(`bench-key-${key}`);
-  const rate = await measureRate(async (i) => {
+/** One acquire → finalize → release cycle on one target of `store`; `release`: finalize releases the lease. */
+function cycle(store: ThreadStore, key: string, release: boolean): Step {
+  const base = draft(`bench-key-${key}-${release ? "releasing" : "apart"}`);
+  return async (i) => {
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() } });
+    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() }, releaseLeases: release });
     await store.releaseLease(lease);
-  }, { durationMs: WINDOW_MS, warmupMs: 100 });
-  return rate.meanUs;
+  };
 }
 
 /** µs of each operation of the cycle, timed apart. */
-async function perOperation(store: ThreadStore): Promise<{ acquire: number; finalize: number; release: number }> {
+async function perOperation(store: ThreadStore, release: boolean): Promise<Operations> {
   const base = draft("bench-key-ops");
   const spent = { acquire: 0, finalize: 0, release: 0 };
   let n = 0;
@@ -138,7 +178,7 @@ async function perOperation(store: ThreadStore): Promise<{ acquire: number; fina
     const t0 = performance.now();
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
     const t1 = performance.now();
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() } });
+    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() }, releaseLeases: release });
     const t2 = performance.now();
     await store.releaseLease(lease);
     const t3 = performance.now();

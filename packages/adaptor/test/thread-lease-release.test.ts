@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SessionConfigFingerprintError } from "@adaptor/driver";
 import { walkError } from "@adaptor/errors";
-import { MemoryThreadStore, type StoreFaults, type StoreOperation, type ThreadStore } from "@adaptor/threadstore";
+import { BusyError, MemoryThreadStore, type Lease, type StoreFaults, type StoreOperation, type ThreadStore } from "@adaptor/threadstore";
 import { FaultPlan } from "@adaptor/threadstore/testing";
 import { Agent, ErrResumeRejected, ErrThreadIncompatible, ErrThreadLeaseLost, ErrAgentClosed, RunError, findError, isError } from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
@@ -192,6 +192,63 @@ describe("no lease outlives its run", () => {
     for await (const event of stream) if (event.type === "notice" && event.kind === "lifecycle") notices.push(event.message ?? "");
     expect(((await stream.result().catch((e: unknown) => e)) as RunError).reason).toBe("agent_error");
     expect(notices).toEqual(["lease release failed; thread k stays busy until the lease expires (up to 5000 ms)"]);
+  });
+});
+
+describe("a committed turn releases its lease in finalize", () => {
+  /** `inner` behind a store that logs each call (`finalize` with its releaseLeases flag). */
+  function logged(inner: ThreadStore, calls: string[], strip = false): ThreadStore {
+    return {
+      resolve: (q, s) => inner.resolve(q, s),
+      acquireLease: (t, o, ttl, s) => (calls.push("acquireLease"), inner.acquireLease(t, o, ttl, s)),
+      renewLease: (l, ttl, s) => inner.renewLease(l, ttl, s),
+      releaseLease: (l, s) => (calls.push("releaseLease"), inner.releaseLease(l, s)),
+      finalize: ({ releaseLeases, ...request }, s) => {
+        calls.push(`finalize releaseLeases=${String(releaseLeases)}`);
+        return inner.finalize(strip ? request : { ...request, releaseLeases }, s);
+      },
+      close: () => inner.close(),
+    };
+  }
+
+  it("finalize is asked to release the lease, the turn's releaseLease follows as a no-op, and the key is free at once", async () => {
+    const inner = new MemoryThreadStore();
+    const calls: string[] = [];
+    const store = logged(inner, calls);
+    // Another worker may take the key as soon as finalize returned, before the turn's own releaseLease,
+    // and that releaseLease leaves the other worker's lease alone.
+    let other: Lease | undefined;
+    const peek: ThreadStore = {
+      ...store,
+      releaseLease: async (l, s) => {
+        other = await inner.acquireLease("k", "other-worker", 30_000);
+        await store.releaseLease(l, s);
+        await expect(inner.acquireLease("k", "third-worker", 30_000)).rejects.toBeInstanceOf(BusyError);
+      },
+    };
+    expect((await new Agent(healthyDriver(), { threadStore: peek }).thread("k").run("x")).text).toBe("ok:x");
+    expect(calls).toEqual(["acquireLease", "finalize releaseLeases=true", "releaseLease"]);
+    await inner.releaseLease(other!);
+    await secondRunSucceeds(inner);
+  });
+
+  it("a store that ignores releaseLeases: the turn's releaseLease frees the key", async () => {
+    const inner = new MemoryThreadStore();
+    const calls: string[] = [];
+    const store = logged(inner, calls, true);
+    expect((await new Agent(healthyDriver(), { threadStore: store }).thread("k").run("x")).text).toBe("ok:x");
+    expect(calls).toEqual(["acquireLease", "finalize releaseLeases=true", "releaseLease"]);
+    await secondRunSucceeds(inner);
+  });
+
+  it("a failed turn does not finalize: releaseLease gives the lease back", async () => {
+    const inner = new MemoryThreadStore();
+    const calls: string[] = [];
+    const driver = scriptedDriver(async () => ({ failure: { reason: "agent_error", message: "boom" } }));
+    const err = await new Agent(driver, { threadStore: logged(inner, calls) }).thread("k").run("x").catch((e: unknown) => e);
+    expect((err as RunError).reason).toBe("agent_error");
+    expect(calls).toEqual(["acquireLease", "releaseLease"]);
+    await secondRunSucceeds(inner);
   });
 });
 

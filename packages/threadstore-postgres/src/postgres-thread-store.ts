@@ -18,7 +18,7 @@ import {
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
-import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, ReleasedLeases } from "@adaptor/threadstore";
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
 import { PostgresPendingApprovals, isPendingApprovalError, pendingApprovalsDdl } from "./pending-approvals.js";
 
@@ -90,6 +90,8 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   readonly #schema: string;
   readonly #faults: StoreFaults | undefined;
   readonly #sql: Statements;
+  /** Leases released by `finalize`, so their holder's `releaseLease` needs no round trip. */
+  readonly #released = new ReleasedLeases();
   readonly #approvals: PostgresPendingApprovals;
   #closed = false;
 
@@ -193,17 +195,26 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: row.expires_at };
   }
 
-  /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
+  /**
+   * See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op, and so is a lease this
+   * store's `finalize` just released (`releaseLeases`), answered without a round trip.
+   * @throws DriverError.
+   */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
     checkLease(lease);
+    signal?.throwIfAborted();
+    this.#checkOpen("releaseLease");
+    if (this.#released.take(lease)) return;
     await this.#query("releaseLease", signal, this.#sql.release, [lease.target, lease.owner, lease.token]);
   }
 
   /**
    * See `ThreadStore.finalize`: one statement (one round trip) locks and checks the leases
    * (`FOR UPDATE`, in target order, liveness by `clock_timestamp()`), checks `requireKeyAbsent`,
-   * archives `archiveId` and upserts the record, writing nothing unless every check passed; a
-   * statement is atomic, so there is no separate BEGIN/COMMIT. Writing an active record while
+   * archives `archiveId`, upserts the record (and its session state) and, with `releaseLeases`,
+   * releases the leases, writing nothing unless every check passed; a statement is atomic, so
+   * there is no separate BEGIN/COMMIT. Each request shape (session state or not, releasing or not)
+   * is a statement of its own that carries only its steps. Writing an active record while
    * another active record of the key remains fails with `AlreadyExistsError` (the partial unique
    * index). While a test fault hook is armed (`faults.afterFinalizeStep`, see
    * `StoreFaults.finalizeStepArmed`) the same statement runs inside BEGIN … COMMIT so the hook can
@@ -215,7 +226,6 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     const { record } = request;
     const state = request.sessionState;
     if (state && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
-    const segments = (state?.segments ?? []).map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
     const values = [
       ...recordParams(record),
       request.archiveId ?? null,
@@ -223,13 +233,14 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       request.leases.map((l) => l.target),
       request.leases.map((l) => l.owner),
       request.leases.map((l) => String(l.token)),
-      state !== undefined,
-      state?.mode ?? "append",
-      segments,
-      state ? JSON.stringify(state.manifest) : null,
-      String(state?.limitBytes ?? 0),
-      String(segments.reduce((sum, segment) => sum + segment.byteLength, 0)),
     ];
+    if (state) {
+      const segments = state.segments.map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
+      values.push(state.mode, segments, JSON.stringify(state.manifest), String(state.limitBytes), String(segments.reduce((sum, segment) => sum + segment.byteLength, 0)));
+    }
+    const release = request.releaseLeases === true;
+    const sql = this.#sql;
+    const statement = state ? (release ? sql.finalizeSessionReleasing : sql.finalizeSession) : release ? sql.finalizeReleasing : sql.finalize;
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
     const outcome = (row: FinalizeRow | undefined): number => {
@@ -247,18 +258,19 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     if (!faults?.afterFinalizeStep || faults.finalizeStepArmed?.() === false) {
       try {
         this.#faults?.beforeOperation?.("finalize");
-        revision = outcome((await this.#pool.query<FinalizeRow>({ ...this.#sql.finalize, values })).rows[0]);
+        revision = outcome((await this.#pool.query<FinalizeRow>({ ...statement, values })).rows[0]);
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
         if (isContractError(err)) throw err;
         throw backendError("finalize", err);
       }
+      if (release) this.#released.add(request.leases);
       return { ...record, revision };
     }
     await this.#transaction("finalize", signal, async (client) => {
       this.#faults?.beforeOperation?.("finalize");
       try {
-        revision = outcome((await client.query<FinalizeRow>({ ...this.#sql.finalize, values })).rows[0]);
+        revision = outcome((await client.query<FinalizeRow>({ ...statement, values })).rows[0]);
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
         throw err;
@@ -267,6 +279,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       this.#step("archived");
       this.#step("record-written");
     });
+    if (release) this.#released.add(request.leases);
     return { ...record, revision };
   }
 
@@ -360,7 +373,10 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "finalize" | "sessionOf" | "segments", Statement>;
+type Statements = Record<
+  "byId" | "byKey" | "acquire" | "renew" | "release" | "sessionOf" | "segments" | "finalize" | "finalizeReleasing" | "finalizeSession" | "finalizeSessionReleasing",
+  Statement
+>;
 
 /** The one row of the finalize statement. */
 interface FinalizeRow {
@@ -397,73 +413,109 @@ function statements(s: string, prepared: boolean): Statements {
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
-    // $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases' targets,
-    // owners and tokens; $18 whether session state is written, $19 its mode, $20 its segments,
-    // $21 its manifest, $22 its limit, $23 the segments' total bytes. Every write is gated on `ok`;
-    // `arch` is read before the upsert so the old record is archived before the new one meets the
-    // one-active-per-key index. New segments are numbered from the record's `next_seq`, so a replace
-    // deletes only numbers below it.
-    finalize: `WITH want AS (
-                 SELECT w.target, w.owner, w.token::bigint AS token, w.n
-                 FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n)),
-               held AS (
-                 SELECT target, owner, token, expires_at > clock_timestamp() AS live
-                 FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE),
-               lost AS (
-                 SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
-                 WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
-                 ORDER BY want.n LIMIT 1),
-               taken AS (
-                 SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1),
-               cur AS (
-                 SELECT first_seq, next_seq, bytes FROM ${sessions} WHERE $18::boolean AND record_id = $1::text FOR UPDATE),
-               sz AS (
-                 SELECT (CASE WHEN $19::text = 'replace' THEN 0 ELSE coalesce((SELECT bytes FROM cur), 0) END) + $23::bigint AS total,
-                        coalesce((SELECT next_seq FROM cur), 0) AS base,
-                        coalesce((SELECT first_seq FROM cur), 0) AS first),
-               big AS (
-                 SELECT $18::boolean AND (SELECT total FROM sz) > $22::bigint AS over),
-               ok AS (
-                 SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AND NOT (SELECT over FROM big) AS go),
-               sdel AS (
-                 DELETE FROM ${segments} WHERE $18::boolean AND $19::text = 'replace' AND (SELECT go FROM ok)
-                   AND record_id = $1::text AND seq < (SELECT base FROM sz)
-                 RETURNING 1),
-               sins AS (
-                 INSERT INTO ${segments} (record_id, seq, data)
-                 SELECT $1::text, (SELECT base FROM sz) + g.n - 1, g.data
-                 FROM unnest($20::bytea[]) WITH ORDINALITY AS g(data, n)
-                 WHERE $18::boolean AND (SELECT go FROM ok)
-                 RETURNING 1),
-               sup AS (
-                 INSERT INTO ${sessions} (record_id, manifest, first_seq, next_seq, bytes)
-                 SELECT $1::text, $21::json,
-                        CASE WHEN $19::text = 'replace' THEN (SELECT base FROM sz) ELSE (SELECT first FROM sz) END,
-                        (SELECT base FROM sz) + coalesce(cardinality($20::bytea[]), 0), (SELECT total FROM sz)
-                 WHERE $18::boolean AND (SELECT go FROM ok)
-                 ON CONFLICT (record_id) DO UPDATE SET manifest = excluded.manifest, first_seq = excluded.first_seq,
-                   next_seq = excluded.next_seq, bytes = excluded.bytes
-                 RETURNING 1),
-               arch AS (
-                 UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
-                 WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
-                 RETURNING id),
-               up AS (
-                 INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
-                 SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
-                 WHERE (SELECT go FROM ok) AND (SELECT count(*) FROM arch) >= 0
-                 ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
-                   identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
-                   resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
-                   created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
-                 RETURNING revision)
-               SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
-                      (SELECT revision::text FROM up) AS revision, (SELECT over FROM big) AS too_big,
-                      (SELECT total FROM sz)::text AS session_bytes`,
+  };
+  const finalize = {
+    finalize: finalizeText(s, { session: false, release: false }),
+    finalizeReleasing: finalizeText(s, { session: false, release: true }),
+    finalizeSession: finalizeText(s, { session: true, release: false }),
+    finalizeSessionReleasing: finalizeText(s, { session: true, release: true }),
   };
   const named = (text: string): Statement =>
     prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
-  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, named(text)])) as Statements;
+  return Object.fromEntries(Object.entries({ ...texts, ...finalize }).map(([key, text]) => [key, named(text)])) as Statements;
+}
+
+/**
+ * The finalize statement for one request shape: with or without session state, with or without
+ * releasing the leases. Each shape is its own prepared statement, so a request pays only for the
+ * steps it has. $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases'
+ * targets, owners and tokens; with session state $18 its mode, $19 its segments, $20 its manifest,
+ * $21 its limit, $22 the segments' total bytes. Every write is gated on `ok`; `arch` is read before
+ * the upsert so the old record is archived before the new one meets the one-active-per-key index.
+ * New segments are numbered from the record's `next_seq`, so a replace deletes only numbers below
+ * it. The release updates the lease rows `held` locked and `lost` found valid, so it cannot touch
+ * another holder's lease.
+ */
+function finalizeText(s: string, shape: { session: boolean; release: boolean }): string {
+  const threads = `${s}.adaptor_threads`;
+  const leases = `${s}.adaptor_thread_leases`;
+  const sessions = `${s}.adaptor_thread_sessions`;
+  const segments = `${s}.adaptor_thread_session_segments`;
+  const steps = [
+    `want AS (
+       SELECT w.target, w.owner, w.token::bigint AS token, w.n
+       FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n))`,
+    `held AS (
+       SELECT target, owner, token, expires_at > clock_timestamp() AS live
+       FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE)`,
+    `lost AS (
+       SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
+       WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
+       ORDER BY want.n LIMIT 1)`,
+    `taken AS (
+       SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`,
+  ];
+  if (shape.session) {
+    steps.push(
+      `cur AS (
+         SELECT first_seq, next_seq, bytes FROM ${sessions} WHERE record_id = $1::text FOR UPDATE)`,
+      `sz AS (
+         SELECT (CASE WHEN $18::text = 'replace' THEN 0 ELSE coalesce((SELECT bytes FROM cur), 0) END) + $22::bigint AS total,
+                coalesce((SELECT next_seq FROM cur), 0) AS base,
+                coalesce((SELECT first_seq FROM cur), 0) AS first)`,
+      `big AS (
+         SELECT (SELECT total FROM sz) > $21::bigint AS over)`,
+      `ok AS (
+         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AND NOT (SELECT over FROM big) AS go)`,
+      `sdel AS (
+         DELETE FROM ${segments} WHERE $18::text = 'replace' AND (SELECT go FROM ok)
+           AND record_id = $1::text AND seq < (SELECT base FROM sz)
+         RETURNING 1)`,
+      `sins AS (
+         INSERT INTO ${segments} (record_id, seq, data)
+         SELECT $1::text, (SELECT base FROM sz) + g.n - 1, g.data
+         FROM unnest($19::bytea[]) WITH ORDINALITY AS g(data, n)
+         WHERE (SELECT go FROM ok)
+         RETURNING 1)`,
+      `sup AS (
+         INSERT INTO ${sessions} (record_id, manifest, first_seq, next_seq, bytes)
+         SELECT $1::text, $20::json,
+                CASE WHEN $18::text = 'replace' THEN (SELECT base FROM sz) ELSE (SELECT first FROM sz) END,
+                (SELECT base FROM sz) + coalesce(cardinality($19::bytea[]), 0), (SELECT total FROM sz)
+         WHERE (SELECT go FROM ok)
+         ON CONFLICT (record_id) DO UPDATE SET manifest = excluded.manifest, first_seq = excluded.first_seq,
+           next_seq = excluded.next_seq, bytes = excluded.bytes
+         RETURNING 1)`,
+    );
+  } else {
+    steps.push(`ok AS (
+         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AS go)`);
+  }
+  steps.push(
+    `arch AS (
+       UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
+       WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
+       RETURNING id)`,
+    `up AS (
+       INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
+       WHERE (SELECT go FROM ok) AND (SELECT count(*) FROM arch) >= 0
+       ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
+         identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
+         resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
+         created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
+       RETURNING revision)`,
+  );
+  if (shape.release) {
+    steps.push(`rel AS (
+       UPDATE ${leases} SET owner = NULL, expires_at = NULL
+       WHERE target = ANY($15::text[]) AND (SELECT go FROM ok)
+       RETURNING 1)`);
+  }
+  const size = shape.session ? "(SELECT over FROM big) AS too_big, (SELECT total FROM sz)::text AS session_bytes" : "false AS too_big, '0' AS session_bytes";
+  return `WITH ${steps.join(",\n     ")}
+     SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
+            (SELECT revision::text FROM up) AS revision, ${size}`;
 }
 
 function isContractError(err: unknown): boolean {

@@ -21,5 +21,5 @@ if (!PG_URL) {
     const store = new PostgresThreadStore({ pool, schema, faults });
     await store.migrate();
     return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
-  }, { sessionState: true });
+  }, { sessionState: true, releaseLeases: true });
 }

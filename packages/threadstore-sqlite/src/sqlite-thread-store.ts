@@ -18,7 +18,7 @@ import {
 } from "@adaptor/threadstore";
 import Database from "better-sqlite3";
 import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, type StoredThreadRow, type ThreadRow } from "./schema.js";
-import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
+import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, ReleasedLeases } from "@adaptor/threadstore";
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
 import { PENDING_APPROVALS_SCHEMA, SqlitePendingApprovals, isPendingApprovalError } from "./pending-approvals.js";
 
@@ -84,6 +84,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
   readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
   readonly #renew: (lease: Lease, ttlMs: number) => Lease;
   readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => number;
+  /** Leases released by `finalize`, so their holder's `releaseLease` needs no write. */
+  readonly #released = new ReleasedLeases();
   readonly #approvals: SqlitePendingApprovals;
   #closed = false;
 
@@ -177,6 +179,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
         sql.putSession.run(row.id, JSON.stringify(state.manifest), seq, bytes);
       }
       this.#step("record-written");
+      if (request.releaseLeases) for (const lease of request.leases) sql.releaseLease.run(lease.target, lease.owner, lease.token);
       return written.revision;
     }).immediate;
   }
@@ -206,18 +209,23 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
     return this.#run("renewLease", signal, () => this.#renew(lease, ttlMs));
   }
 
-  /** See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op. @throws DriverError. */
+  /**
+   * See `ThreadStore.releaseLease`: a stale or unknown lease is a no-op, and so is a lease this
+   * store's `finalize` just released (`releaseLeases`), answered without a write. @throws DriverError.
+   */
   async releaseLease(lease: Lease, signal?: AbortSignal): Promise<void> {
     checkLease(lease);
     return this.#run("releaseLease", signal, () => {
+      if (this.#released.take(lease)) return;
       this.#sql.releaseLease.run(lease.target, lease.owner, lease.token);
     });
   }
 
   /**
    * See `ThreadStore.finalize`: one `BEGIN IMMEDIATE` transaction validates the leases, checks
-   * `requireKeyAbsent`, archives `archiveId`, writes the record. Writing an active record while
-   * another active record of the key remains fails with `AlreadyExistsError` (nothing written).
+   * `requireKeyAbsent`, archives `archiveId`, writes the record (and its session state) and, with
+   * `releaseLeases`, releases the leases. Writing an active record while another active record of
+   * the key remains fails with `AlreadyExistsError` (nothing written).
    * @throws LeaseLostError; AlreadyExistsError; TypeError for a malformed request; DriverError.
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
@@ -232,6 +240,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
         if (isUniqueViolation(err)) throw new AlreadyExistsError(row.key);
         throw err;
       }
+      if (request.releaseLeases) this.#released.add(request.leases);
       return { ...request.record, revision };
     });
   }

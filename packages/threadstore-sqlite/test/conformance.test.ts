@@ -18,4 +18,4 @@ describeThreadStoreConformance("sqlite", async ({ faults, broken }) => {
     return { store, cleanup };
   }
   return { store: new SqliteThreadStore({ path: join(dir, "threads.db"), faults }), cleanup };
-}, { sessionState: true });
+}, { sessionState: true, releaseLeases: true });

@@ -19,6 +19,7 @@ describe("public surface", () => {
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "ReleasedLeases",
       "SessionStateTooLargeError",
       "checkApprovalId",
       "checkFinalizeRequest",

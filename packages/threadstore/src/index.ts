@@ -19,6 +19,7 @@ export {
   checkSessionStateWrite,
   sessionStateBytesAfter,
 } from "./contract/argument-checks.js";
+export { ReleasedLeases } from "./released-leases/released-leases.js";
 export type { StoreFaults, StoreOperation, FinalizeStep } from "./faults/store-faults.js";
 export { MemoryThreadStore, type MemoryThreadStoreOptions } from "./memory/memory-thread-store.js";
 export {

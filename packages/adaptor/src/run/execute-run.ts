@@ -145,7 +145,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
-        await turn.commit(response, controller.signal);
+        // The lease goes with the commit's own write unless the suspension still works under it.
+        await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
         await suspension.committed();
       }
     } finally {

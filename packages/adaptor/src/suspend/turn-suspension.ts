@@ -56,6 +56,11 @@ export class TurnSuspension {
   }
 
   /** The approval this turn stored when it suspended; undefined while it has not. */
+  /** Whether {@link committed} still needs the turn's lease (it closes a resumed approval under it). */
+  get needsLeaseAfterCommit(): boolean {
+    return this.#resumed !== undefined;
+  }
+
   get suspendedOn(): PendingApproval | undefined {
     return this.#suspendedOn;
   }

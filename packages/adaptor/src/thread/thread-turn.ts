@@ -319,10 +319,11 @@ export class ThreadTurn {
   }
 
   /**
-   * Persists the healthy checkpoint atomically under the held lease.
+   * Persists the healthy checkpoint atomically under the held lease; with `releaseLease` (default
+   * true) the same write releases the lease (`releaseLeases`), for when nothing runs under it after.
    * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors).
    */
-  async commit(response: DriverResponse, signal: AbortSignal): Promise<ThreadRecord> {
+  async commit(response: DriverResponse, signal: AbortSignal, { releaseLease = true }: { releaseLease?: boolean } = {}): Promise<ThreadRecord> {
     const { store, key, mode } = this.#ctx;
     if (this.#leaseLost) throw this.#leaseLost;
     if (!response.checkpoint?.resumeId) {
@@ -361,6 +362,10 @@ export class ThreadTurn {
             ...(this.#archiveId ? { archiveId: this.#archiveId } : {}),
             ...(mode === "fork" ? { requireKeyAbsent: true } : {}),
             ...(sessionState ? { sessionState } : {}),
+            // Unless the caller still works under the lease after the write, a store that can
+            // release it in the same transaction saves the release's own write, and answers
+            // end()'s releaseLease at once.
+            ...(releaseLease ? { releaseLeases: true } : {}),
           },
           signal,
         );

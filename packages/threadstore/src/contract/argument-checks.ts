@@ -57,10 +57,10 @@ export function checkResolveQuery(query: ResolveQuery): void {
 /**
  * Checks a `finalize` request.
  * @throws TypeError for an empty or malformed record id or `archiveId`, an empty key, an unknown
- * status, `archiveId === record.id`, or a malformed lease; InvalidThreadKeyError when `record.key`
- * or a lease target breaks the key rules.
+ * status, `archiveId === record.id`, a malformed lease or a `releaseLeases` that is not a boolean;
+ * InvalidThreadKeyError when `record.key` or a lease target breaks the key rules.
  */
-export function checkFinalizeRequest({ leases, record, archiveId, sessionState }: FinalizeRequest): void {
+export function checkFinalizeRequest({ leases, record, archiveId, sessionState, releaseLeases }: FinalizeRequest): void {
   if (!Array.isArray(leases)) throw new TypeError("finalize: leases must be an array");
   for (const lease of leases) checkLease(lease);
   checkName(record.id, "finalize: record.id");
@@ -69,6 +69,7 @@ export function checkFinalizeRequest({ leases, record, archiveId, sessionState }
   if (archiveId !== undefined) checkName(archiveId, "finalize: archiveId");
   if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
   if (sessionState !== undefined) checkSessionStateWrite(sessionState);
+  if (releaseLeases !== undefined && typeof releaseLeases !== "boolean") throw new TypeError("finalize: releaseLeases must be a boolean");
 }
 
 /**

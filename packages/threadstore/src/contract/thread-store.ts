@@ -21,6 +21,14 @@ export interface FinalizeRequest {
    * `SessionStateTooLargeError`, nothing written.
    */
   readonly sessionState?: SessionStateWrite;
+  /**
+   * Release every lease in `leases` in the same transaction, once everything else is written (a
+   * finalize that fails releases none). Saves the separate `releaseLease` write after a healthy
+   * turn. Optional for a store: one that ignores it leaves the leases held, so callers still call
+   * `releaseLease` afterwards; that stays idempotent, and a store that released the lease here may
+   * answer it without touching its backend. Default false.
+   */
+  readonly releaseLeases?: boolean;
 }
 
 /**

@@ -1,17 +1,34 @@
 import { describe, expect, it } from "vitest";
 import { describeThreadStoreConformance, ManualClock } from "../testing/index.js";
+import type { ThreadStore } from "../contract/thread-store.js";
 import { MemoryThreadStore } from "./memory-thread-store.js";
 
 describeThreadStoreConformance("memory", async ({ faults, broken }) => {
   const clock = new ManualClock();
   if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
   return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
-}, { sessionState: true });
+}, { sessionState: true, releaseLeases: true });
 
 describeThreadStoreConformance("memory without session state", async ({ faults, broken }) => {
   const clock = new ManualClock();
   if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
   return { store: new MemoryThreadStore({ now: clock.now, faults, sessionState: false }), clock };
+}, { releaseLeases: true });
+
+// A store written before `releaseLeases` existed passes the kit too: it ignores the flag.
+describeThreadStoreConformance("a store that ignores releaseLeases", async ({ faults, broken }) => {
+  const clock = new ManualClock();
+  if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
+  const inner = new MemoryThreadStore({ now: clock.now, faults, sessionState: false });
+  const store: ThreadStore = {
+    resolve: (query, signal) => inner.resolve(query, signal),
+    acquireLease: (target, owner, ttlMs, signal) => inner.acquireLease(target, owner, ttlMs, signal),
+    renewLease: (lease, ttlMs, signal) => inner.renewLease(lease, ttlMs, signal),
+    releaseLease: (lease, signal) => inner.releaseLease(lease, signal),
+    finalize: ({ releaseLeases: _ignored, ...request }, signal) => inner.finalize(request, signal),
+    close: () => inner.close(),
+  };
+  return { store, clock };
 });
 
 describe("MemoryThreadStore", () => {

@@ -167,16 +167,16 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
     this.#enter("releaseLease", signal);
     const row = this.#leases.get(lease.target);
     if (!row || row.owner !== lease.owner || row.token !== lease.token) return;
-    row.owner = undefined;
-    row.expiresAtMs = 0;
+    release(row);
   }
 
   /**
    * See {@link ThreadStore.finalize}. Steps, all or nothing: every lease valid (else
    * `LeaseLostError`); with `requireKeyAbsent`, no other active record under `record.key` (else
-   * `AlreadyExistsError`); archive `archiveId` if it is active; write `record`. Writing an active
-   * record while another active record of the key remains (not named by `archiveId`) is refused
-   * with `AlreadyExistsError` rather than leaving two.
+   * `AlreadyExistsError`); archive `archiveId` if it is active; write `record`; with
+   * `releaseLeases`, release the leases. Writing an active record while another active record of
+   * the key remains (not named by `archiveId`) is refused with `AlreadyExistsError` rather than
+   * leaving two.
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
@@ -203,6 +203,12 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
     if (archived) this.#records.set(archived.id, archived);
     this.#records.set(written.id, written);
     if (session) this.#sessions.set(written.id, session);
+    if (request.releaseLeases) {
+      for (const lease of request.leases) {
+        const row = this.#leases.get(lease.target);
+        if (row) release(row);
+      }
+    }
     return structuredClone(written);
   }
 
@@ -275,6 +281,12 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
 function newer(a: ThreadRecord, b: ThreadRecord): boolean {
   const d = a.createdAt.getTime() - b.createdAt.getTime();
   return d !== 0 ? d > 0 : a.id > b.id;
+}
+
+/** Releases a lease row; the row and its token stay, so tokens never reset. */
+function release(row: LeaseRow): void {
+  row.owner = undefined;
+  row.expiresAtMs = 0;
 }
 
 function holds(row: LeaseRow, lease: Lease, nowMs: number): boolean {

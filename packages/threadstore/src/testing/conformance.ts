@@ -10,6 +10,7 @@ import { InvalidThreadKeyError } from "../errors/invalid-thread-key-error.js";
 import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "../errors/sentinels.js";
 import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
+import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance } from "./session-state-conformance.js";
 
@@ -67,6 +68,15 @@ export interface ConformanceOptions {
    * cannot write). Default false: the kit checks that the store does not claim it.
    */
   readonly sessionState?: boolean;
+  /**
+   * The store honours `FinalizeRequest.releaseLeases` (releases the leases in `finalize`'s
+   * transaction): the kit then checks the leases are free at once, a released lease can neither
+   * renew nor finalize, the holder's later `releaseLease` leaves a new holder alone, and a new lease
+   * of the same owner is really released. Default false: the kit checks the store ignores the flag
+   * (the leases stay held until `releaseLease`). Either way it checks a finalize with the flag
+   * writes as usual and that a failed one releases nothing.
+   */
+  readonly releaseLeases?: boolean;
 }
 
 /** TTL of the leases that must stay live for the whole test. */
@@ -153,6 +163,15 @@ export function describeThreadStoreConformance(
         rejection,
       });
     }
+
+    describeReleaseConformance({
+      store: () => store,
+      faults: () => faults,
+      record,
+      rejection,
+      honoured: options.releaseLeases === true,
+      sessionState: options.sessionState === true,
+    });
 
     describe("records and resolve", () => {
       it("resolve returns undefined for an unknown id and an unknown key", async () => {
