@@ -43,7 +43,7 @@ if (!PG_URL) {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
         [name],
       );
-      expect(tables.rows.map((r) => r.table_name)).toEqual(["adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(["adaptor_pending_approvals", "adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
       const index = await pool.query<{ indexdef: string }>(
         "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'adaptor_threads_one_active_per_key'",
         [name],

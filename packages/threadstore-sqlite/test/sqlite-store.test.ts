@@ -26,7 +26,7 @@ describe("SqliteThreadStore", () => {
     const db = new Database(path, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
+    expect(tables).toEqual(["adaptor_pending_approvals", "adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
     db.close();
   });
 
