@@ -42,7 +42,7 @@ describe("cross-site request forgery", () => {
     const { id, messages } = await waitingApproval(served);
     const body = JSON.stringify({ prompt: "hi" });
     for (const path of ["/runs", "/ag-ui", `/approvals/${id}`]) {
-      for (const headers of [{}, { "content-type": "text/plain;charset=UTF-8" }, { "content-type": "application/x-www-form-urlencoded" }, { "content-type": "multipart/form-data; boundary=x" }]) {
+      for (const headers of <Record<string, string>[]>[{}, { "content-type": "text/plain;charset=UTF-8" }, { "content-type": "application/x-www-form-urlencoded" }, { "content-type": "multipart/form-data; boundary=x" }]) {
         const answer = await rawRequest(served.url, path, { headers, body: path.startsWith("/approvals") ? JSON.stringify({ decision: "approve" }) : body });
         expect([path, answer.status, answer.body]).toMatchObject([path, 415, { error: { code: "unsupported_media_type" } }]);
       }
