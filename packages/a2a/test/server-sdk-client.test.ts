@@ -122,6 +122,28 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("an answer naming an unknown approval id says the id is unknown and which ids wait; the task stays input-required", async () => {
+    const first = asTask(await client.sendMessage(send([text("TOOL make")])));
+    const wrong = asTask(await client.sendMessage(send([data({ decision: "approve", id: "no-such-approval" })], first.id)));
+    expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const said = partsText(wrong.status?.message?.parts);
+    expect(said).toMatch(/^no waiting approval has the id "no-such-approval" \(waiting: [^)]+\)\. shell: make/);
+    expect(said).not.toContain("does not fit");
+    const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("a message on a finished task is refused naming its state (completed), not its number", async () => {
+    const done = asTask(await client.sendMessage(send([text("hello")])));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const refused = await client.sendMessage(send([text("one more thing")], done.id)).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refused?.message).toContain(`Task ${done.id} is in a terminal state (completed)`);
+    expect(refused?.message).not.toMatch(/\(\d+\)/);
+  });
+
   it("two approvals at once: each is shown in turn and answered by id; the task completes when both are", async () => {
     const agent = new Agent(twoApprovalsDriver());
     const two = await serve(agent);
