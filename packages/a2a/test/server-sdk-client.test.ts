@@ -133,6 +133,13 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("a raw HTTP caller needs the A2A-Version: 1.0 header: without it the SDK refuses the request as protocol 0.3", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } } });
+    const post = (headers: Record<string, string>) => fetch(`${served.url}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    expect(await post({})).toMatchObject({ error: { code: -32009, message: expect.stringContaining("'0.3' is not supported") } });
+    expect(await post({ "A2A-Version": "1.0" })).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+
   it("a message on a finished task is refused naming its state (completed), not its number", async () => {
     const done = asTask(await client.sendMessage(send([text("hello")])));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
