@@ -38,7 +38,10 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
  *
  * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
- * (which reaps the CLI). Refusals before a stream starts are JSON `{ error: { code, message } }`.
+ * (which reaps the CLI); the run ends as cancelled on both protocols. Refusals before a stream
+ * starts are JSON `{ error: { code, message } }`. Against cross-site requests, every POST must
+ * carry `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
+ * bridge's own nor allowed by `cors` is refused with 403.
  *
  * @example
  * const agent = new Agent(claude({ cwd: "/srv/project" }));
