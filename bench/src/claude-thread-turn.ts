@@ -26,5 +26,5 @@ async function measure(turns: number): Promise<Figure[]> {
 /** `pnpm bench`: a Claude thread turn on a reused process vs a freshly spawned one. */
 export const claudeThreadTurn: Benchmark = {
   name: "claude thread turn: warm (reused process) vs cold (spawned), real binary + scripted model",
-  run: () => measure(7),
+  run: () => measure(5),
 };

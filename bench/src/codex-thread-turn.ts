@@ -27,5 +27,5 @@ async function measure(turns: number): Promise<Figure[]> {
 /** `pnpm bench`: a Codex thread turn on a reused app-server process vs a freshly spawned one. */
 export const codexThreadTurn: Benchmark = {
   name: "codex thread turn: warm (reused process) vs cold (spawned), real binary + scripted model",
-  run: () => measure(7),
+  run: () => measure(5),
 };

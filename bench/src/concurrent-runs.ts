@@ -21,6 +21,10 @@ interface Report {
   readonly beforeRss: number;
   readonly peakRss: number;
   readonly afterRss: number;
+  readonly newSpaceAfter: number;
+  readonly afterIdleRss: number;
+  readonly newSpaceAfterIdle: number;
+  readonly idleWaitMs: number;
   readonly elapsedMs: number;
   readonly heapUsedBefore: number;
   readonly heapUsedAfter: number;
@@ -76,7 +80,18 @@ export const concurrentRuns: Benchmark = {
         },
         { label: "RSS before the runs (after a warm-up run + GC)", value: mib(report.beforeRss), unit: "MiB", note: "baseline" },
         { label: "SDK-side memory per in-flight run", value: perRun * 1024, unit: "KiB", note: `(peak ${fmt(mib(report.peakRss))} MiB - before) / ${report.runs}; goal ≤ 1,024 KiB` },
-        { label: "RSS after the runs + close() + GC", value: mib(report.afterRss), unit: "MiB", note: `${fmt(back, 2)}x the start (goal ≤ 1.10x); JS heap in use ${fmt(mib(report.heapUsedBefore), 1)} → ${fmt(mib(report.heapUsedAfter), 1)} MiB` },
+        {
+          label: "RSS after the runs + close() + GC",
+          value: mib(report.afterRss),
+          unit: "MiB",
+          note: `${fmt(back, 2)}x the start; JS heap in use ${fmt(mib(report.heapUsedBefore), 1)} → ${fmt(mib(report.heapUsedAfter), 1)} MiB; V8 young generation still ${fmt(mib(report.newSpaceAfter))} MiB`,
+        },
+        {
+          label: "RSS once idle (V8 shrank its young generation) + GC",
+          value: mib(report.afterIdleRss),
+          unit: "MiB",
+          note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle`,
+        },
         { label: "exits by itself after close()", value: exitedByItself ? 1 : 0, unit: exitedByItself ? "yes" : "NO (a handle was left)", note: `waited up to ${fmt(EXIT_WAIT_MS / 1000)} s` },
       ];
     } finally {

@@ -18,10 +18,12 @@ const benchmarks = filters.length ? all.filter((b) => filters.some((word) => b.n
 const started = performance.now();
 for (const benchmark of benchmarks) {
   console.log(`\n## ${benchmark.name}`);
+  const begun = performance.now();
   const figures = await benchmark.run();
   const width = Math.max(...figures.map((f) => f.label.length));
   for (const f of figures) {
     console.log(`  ${f.label.padEnd(width)}  ${fmt(f.value, Math.abs(f.value) < 10 && !Number.isInteger(f.value) ? 2 : 0).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`);
   }
+  console.log(`  (${fmt((performance.now() - begun) / 1_000, 1)} s)`);
 }
 console.log(`\nbench done in ${fmt((performance.now() - started) / 1_000, 1)} s`);

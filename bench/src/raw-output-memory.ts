@@ -21,7 +21,8 @@ async function measure(): Promise<Figure[]> {
   chmodSync(command, 0o755);
   const agent = new Agent(
     claude({ command, inheritEnv: false, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", BIG_TURN_BYTES: String(TURN_BYTES) } }),
-    { threadStore: new MemoryThreadStore() },
+    // The fake CLI writes no transcript, so there is no session state to carry between hosts.
+    { threadStore: new MemoryThreadStore({ sessionState: false }) },
   );
   const rss: number[] = [];
   const pids = new Set<number>();

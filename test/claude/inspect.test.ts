@@ -1,12 +1,14 @@
 // agent.inspect() / driver.inspect() on the real claude binary: executable, version against the
 // pin, credentials present (never their value), an honest "unsupported" for models, typed failed
 // checks; no model call (the scripted server sees no request).
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { InvalidOptionError, findError, isError } from "@adaptor/errors";
+import { NOT_PROBED } from "@adaptor/driver/kit";
+import { Agent, ErrAgentClosed } from "adaptor";
 import { CLAUDE_DESCRIPTOR, PINNED_CLAUDE_VERSION, claude } from "@adaptor/claude";
 
 const SECRET = "sk-ant-inspect-secret-7f3a";
@@ -60,16 +62,53 @@ describe("claude inspect", () => {
     expect(inspection.models).toMatchObject({ supported: false });
   });
 
-  it("another version is `version_mismatch`; a CLI whose auth probe prints no JSON is `probe_failed`", async () => {
+  it("another version is `version_mismatch`, and the later probes are skipped, not run against that binary", async () => {
     const fake = join(dir, "old-claude");
     await writeFile(fake, '#!/bin/sh\necho "2.0.1 (Claude Code)"\n');
     await chmod(fake, 0o755);
     const inspection = await claude({ command: fake, env: env.env, inheritEnv: false }).inspect();
     expect(inspection.version).toEqual({ found: "2.0.1", pinned: PINNED_CLAUDE_VERSION, matches: false });
-    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([
-      ["version", "version_mismatch"],
-      ["authentication", "probe_failed"],
-    ]);
+    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["version", "version_mismatch"]]);
+    expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
+    expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });
+  });
+
+  it("the pinned version whose auth probe prints no JSON is `probe_failed`, with what it printed on stderr", async () => {
+    const fake = join(dir, "odd-claude");
+    await writeFile(fake, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${PINNED_CLAUDE_VERSION} (Claude Code)"; exit 0; fi\necho "auth store locked" >&2\n`);
+    await chmod(fake, 0o755);
+    const inspection = await claude({ command: fake, env: env.env, inheritEnv: false }).inspect();
+    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["authentication", "probe_failed"]]);
+    expect(inspection.failed[0]!.message).toBe("claude auth status printed no JSON (exit 0): auth store locked");
+  });
+
+  it("refuses bad inspect options with InvalidOptionError naming the field, before any probe", async () => {
+    const driver = claude({ cwd: env.workDir, env: env.env, inheritEnv: false });
+    await using agent = new Agent(driver);
+    for (const inspect of [(o: unknown) => agent.inspect(o as never), (o: unknown) => driver.inspect(o as never)]) {
+      const typo = findError(await inspect({ sgnal: AbortSignal.abort() }).catch((e: unknown) => e), InvalidOptionError);
+      expect(typo).toMatchObject({ subject: "inspect options", field: "sgnal", suggestion: "signal" });
+      expect(typo?.message).toContain('did you mean "signal"?');
+      expect(findError(await inspect(5).catch((e: unknown) => e), InvalidOptionError)?.message).toContain("must be an object");
+      expect(findError(await inspect({ signal: {} }).catch((e: unknown) => e), InvalidOptionError)).toMatchObject({ field: "signal" });
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("the docs name the MCP transports the driver declares, as inspect() reports them", async () => {
+    const declared = [...CLAUDE_DESCRIPTOR.capabilities.mcp.transports].sort();
+    const observability = await readFile(new URL("../../docs/observability.md", import.meta.url), "utf8");
+    const row = /^\| MCP \| from the descriptor \(([^)]*)\)/m.exec(observability)?.[1] ?? "";
+    expect(row.split(",").map((t) => t.trim()).sort()).toEqual(declared);
+    const readme = await readFile(new URL("../../packages/claude/README.md", import.meta.url), "utf8");
+    const cell = /^\| MCP \| ([^|]*)\|/m.exec(readme)?.[1] ?? "";
+    expect([...cell.matchAll(/`([a-z]+)`/g)].map((m) => m[1]).sort()).toEqual(declared);
+  });
+
+  it("a closed agent rejects inspect() with ErrAgentClosed", async () => {
+    const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false }));
+    await agent.close();
+    expect(isError(await agent.inspect().catch((e: unknown) => e), ErrAgentClosed)).toBe(true);
   });
 
   it("a refused configuration is `invalid_config`", async () => {

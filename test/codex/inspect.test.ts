@@ -1,7 +1,11 @@
 // driver.inspect() on the real codex binary: version against the pin, credentials present by name
 // (the testkit's provider key), the models `codex app-server` lists, typed failed checks; no turn,
 // so no model call (the scripted server sees no request).
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InvalidOptionError, findError } from "@adaptor/errors";
+import { NOT_PROBED } from "@adaptor/driver/kit";
 import { Agent } from "adaptor";
 import { CODEX_DESCRIPTOR, PINNED_CODEX_VERSION, codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
@@ -49,5 +53,36 @@ describe("codex inspect", () => {
   it("a missing executable is `executable_not_found`", async () => {
     const inspection = await codex({ command: "/nonexistent/codex", env: h.env.env, inheritEnv: false }).inspect();
     expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["executable", "executable_not_found"]]);
+  });
+
+  it("a CODEX_HOME that does not exist: the failed check carries the CLI's own stderr", async () => {
+    const missing = join(h.env.workDir, "nope");
+    const inspection = await codex({ cwd: h.env.workDir, env: { ...h.env.env, CODEX_HOME: missing }, inheritEnv: false }).inspect();
+    expect(inspection.ok).toBe(false);
+    const messages = inspection.failed.map((f) => f.message).join("\n");
+    expect(messages).toContain(`CODEX_HOME points to "${missing}", but that path does not exist`);
+    expect(messages).not.toContain("\u001b[");
+    expect(h.server.requests).toHaveLength(0);
+  });
+
+  it("another version is `version_mismatch`, and the app-server probe is skipped, not run against that binary", async () => {
+    const fake = join(h.env.workDir, "old-codex");
+    await writeFile(fake, '#!/bin/sh\necho "codex-cli 0.1.0"\n');
+    await chmod(fake, 0o755);
+    const inspection = await codex({ command: fake, env: h.env.env, inheritEnv: false }).inspect();
+    expect(inspection.version).toEqual({ found: "0.1.0", pinned: PINNED_CODEX_VERSION, matches: false });
+    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["version", "version_mismatch"]]);
+    expect(inspection.authentication).toEqual({ present: false, reason: NOT_PROBED });
+    expect(inspection.models).toEqual({ supported: false, reason: NOT_PROBED });
+  });
+
+  it("refuses bad inspect options with InvalidOptionError naming the field, before any probe", async () => {
+    await using agent = new Agent(h.driver);
+    for (const inspect of [(o: unknown) => agent.inspect(o as never), (o: unknown) => h.driver.inspect(o as never)]) {
+      const typo = findError(await inspect({ sgnal: AbortSignal.abort() }).catch((e: unknown) => e), InvalidOptionError);
+      expect(typo).toMatchObject({ subject: "inspect options", field: "sgnal", suggestion: "signal" });
+      expect(findError(await inspect(5).catch((e: unknown) => e), InvalidOptionError)?.message).toContain("must be an object");
+      expect(findError(await inspect({ signal: {} }).catch((e: unknown) => e), InvalidOptionError)).toMatchObject({ field: "signal" });
+    }
   });
 });

@@ -3,6 +3,7 @@
 // Every handler waits until all runs asked (so all are in flight at once), then approves even
 // runs and denies odd ones. Prints one JSON line and then must exit by itself: a handle left
 // open keeps it alive, which the parent reports.
+import { getHeapSpaceStatistics } from "node:v8";
 import { claude } from "@adaptor/claude";
 import { Agent, type ApprovalRequest } from "adaptor";
 
@@ -20,6 +21,26 @@ async function settledRss(): Promise<number> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   return rss();
+}
+
+/** How long to wait, at most, for V8's idle memory reducer after the runs. */
+const IDLE_WAIT_MS = 15_000;
+const newSpaceBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0;
+
+/**
+ * Under load V8 grows its young generation (up to 2 x 16 MiB of semi-spaces) and keeps that capacity
+ * through full GCs until it sees the allocation rate low: then a GC shrinks it. Waits idle, with a
+ * GC every 500 ms, until the young generation shrank below `grown` or {@link IDLE_WAIT_MS} passed,
+ * then measures again. Resolves the RSS and the wait, ms.
+ */
+async function idleRss(grown: number): Promise<{ rss: number; waitedMs: number }> {
+  const started = performance.now();
+  while (newSpaceBytes() >= grown && performance.now() - started < IDLE_WAIT_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gc!();
+  }
+  const waitedMs = performance.now() - started;
+  return { rss: await settledRss(), waitedMs };
 }
 
 // The child environment is an allowlist: hand the fake its delta count explicitly.
@@ -85,6 +106,8 @@ clearInterval(sampler);
 peak = Math.max(peak, rss());
 await agent.close();
 const after = await settledRss();
+const newSpaceAfter = newSpaceBytes();
+const idle = await idleRss(newSpaceAfter);
 const failures = outcomes.filter((o) => !o.ok).map((o) => o.detail);
 console.log(
   JSON.stringify({
@@ -96,6 +119,10 @@ console.log(
     beforeRss: before,
     peakRss: peak,
     afterRss: after,
+    newSpaceAfter,
+    afterIdleRss: idle.rss,
+    newSpaceAfterIdle: newSpaceBytes(),
+    idleWaitMs: idle.waitedMs,
     elapsedMs,
     heapUsedBefore: heapBefore,
     heapUsedAfter: process.memoryUsage().heapUsed,

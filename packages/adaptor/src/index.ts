@@ -8,6 +8,8 @@ export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
+export type { SuspendOptions } from "./suspend/suspend-options.js";
+export { SuspendUnsupportedError } from "./errors/suspend-unsupported-error.js";
 export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 export type {
   AgentEvent,
@@ -54,6 +56,7 @@ export {
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
   ErrApprovalUnavailable,
+  ErrSuspendUnsupported,
 } from "./errors/sentinels.js";
 
 // Store identities for hosts that use a store directly (the Thread API maps them to ErrThread*).
@@ -67,6 +70,10 @@ export {
   AlreadyExistsError,
   SessionStateTooLargeError,
 } from "@adaptor/threadstore";
+
+// Suspended turns: the stored approvals a Thread lists and answers.
+export { ErrApprovalNotPending, ApprovalNotPendingError, supportsPendingApprovals } from "@adaptor/threadstore";
+export type { PendingApproval, PendingApprovalStatus, StoredApprovalDecision } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
 export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";

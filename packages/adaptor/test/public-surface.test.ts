@@ -47,6 +47,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "assertPolicySupported",
       "checkDriverConfig",
+      "checkInspectOptions",
       "driverConfigRefusal",
       "inheritEnvOption",
     ]);
@@ -84,6 +85,7 @@ describe("public surface", () => {
       "JSON_RPC_METHOD_NOT_FOUND",
       "JsonRpcConnection",
       "JsonRpcError",
+      "NOT_PROBED",
       "ProcessPool",
       "captureConfig",
       "deepFreeze",
@@ -154,8 +156,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -165,14 +170,18 @@ describe("public surface", () => {
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -245,6 +254,7 @@ describe("public surface", () => {
       "AdaptorError",
       "Agent",
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "ApprovalRequest",
       "BusyError",
       "CHECKPOINT_CODEC",
@@ -266,6 +276,7 @@ describe("public surface", () => {
       "ErrApprovalDenied",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
+      "ErrApprovalNotPending",
       "ErrApprovalResolved",
       "ErrApprovalTimeout",
       "ErrApprovalUnavailable",
@@ -299,6 +310,7 @@ describe("public surface", () => {
       "ErrSkillNotFound",
       "ErrSkillSourceMissing",
       "ErrStructuredOutputUnsupported",
+      "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
       "ErrThreadCheckpointMissing",
@@ -332,6 +344,7 @@ describe("public surface", () => {
       "Stream",
       "StructuredOutput",
       "StructuredOutputUnsupportedError",
+      "SuspendUnsupportedError",
       "Thread",
       "Tool",
       "approveAll",
@@ -355,6 +368,7 @@ describe("public surface", () => {
       "skillInline",
       "skillKey",
       "skillSet",
+      "supportsPendingApprovals",
     ]);
   });
 });

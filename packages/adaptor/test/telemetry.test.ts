@@ -4,9 +4,9 @@
 import { SpanStatusCode, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
-import { DriverError, ErrCode, InvalidOptionError, findError } from "@adaptor/errors";
+import { DriverError, ErrCode, InvalidOptionError, findError, isError } from "@adaptor/errors";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent } from "adaptor";
+import { Agent, ErrThreadBusy, ErrThreadNotFound } from "adaptor";
 import { scriptedDriver } from "./scripted-driver.js";
 import { capabilityDriver } from "./support/capability-driver.js";
 
@@ -98,6 +98,36 @@ describe("run telemetry", () => {
     expect(recorded.events.map((e) => e.name)).toEqual(["exception"]);
     expect(JSON.stringify(recorded.events)).toContain("hunter2");
     await verbose.close();
+  });
+
+  it("a thread error names its sentinel on the run span, so a busy key and a missing one tell apart", async () => {
+    const store = new MemoryThreadStore();
+    let release!: () => void;
+    let started = false;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holder = new Agent(
+      scriptedDriver(async () => {
+        started = true;
+        await held;
+        return { text: "done", checkpoint: { resumeId: "s1" } };
+      }),
+      { threadStore: store, owner: "holder" },
+    );
+    const first = holder.thread("acme-7").run("hold the lease");
+    await until(() => started);
+    const other = new Agent(scriptedDriver(async () => ({ text: "never" })), { threadStore: store, owner: "other", telemetry: { tracer } });
+    const busy = await other.thread("acme-7").run("second owner").catch((error: unknown) => error);
+    expect(isError(busy, ErrThreadBusy)).toBe(true);
+    expect(only("adaptor.run").attributes).toMatchObject({ "adaptor.verdict": "error", "adaptor.error.sentinel": "adaptor.ThreadBusy" });
+    release();
+    await first;
+
+    exporter.reset();
+    const missing = await other.thread("no-such-key", { resumeOnly: true }).run("resume").catch((error: unknown) => error);
+    expect(isError(missing, ErrThreadNotFound)).toBe(true);
+    expect(only("adaptor.run").attributes).toMatchObject({ "adaptor.verdict": "error", "adaptor.error.sentinel": "adaptor.ThreadNotFound" });
+    await other.close();
+    await holder.close();
   });
 
   it("without a tracer option the global provider's tracer is used; the driver gets the run's traceparent", async () => {

@@ -12,7 +12,7 @@ import {
   type SessionTransfer,
 } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
-import { forceKilledError, spawnCli } from "@adaptor/driver/process";
+import { forceKilledError, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
 import { classifyTurn } from "./protocol/classify.js";
@@ -110,7 +110,9 @@ export class ClaudeDriver implements Driver {
 
   /**
    * Starts one claude process for a future first turn launched from `request`'s inputs and
-   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin).
+   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin)
+   * and the start-up work it does after that answer has settled (on Linux: no CPU used for 150 ms,
+   * waited for at most 2 s), so that work is not paid in the first turn.
    * A run of a fresh conversation (no `session`) with the same launch signature takes it instead
    * of spawning (a `notice` `process reused` with `prewarmed: true` says so); a run with any other
    * config, cwd, env, model, policy, MCP servers, skills or output schema never does. An unused
@@ -126,7 +128,13 @@ export class ClaudeDriver implements Driver {
     assertPolicySupported(this.descriptor, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = claudeLaunchSignature(this.config, first);
-    await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), (session) => session.initialize(signal), signal, "claude process");
+    // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks):
+    // let it finish here rather than in the first turn.
+    const ready = async (session: ClaudeSession): Promise<void> => {
+      await session.initialize(signal);
+      await waitForCpuIdle(session.proc.pid, { signal });
+    };
+    await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), ready, signal, "claude process");
     return true;
   }
 

@@ -21,6 +21,7 @@ export type { DriverRequest, PrewarmRequest } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
+export { checkInspectOptions } from "./spi/check-inspect-options.js";
 export type { McpServerConfig, SkillBundle } from "./spi/mcp-server.js";
 export type {
   Usage,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findError, isError } from "@adaptor/errors";
 import {
+  ErrEventLogLocked,
   ErrInvalidSessionKey,
   InvalidSessionKeyError,
   JsonlEventBackend,
@@ -126,6 +127,23 @@ describe("hostile session keys", () => {
     const backend = new JsonlEventBackend({ root });
     const err = await backend.openWriter("k").catch((e: unknown) => e);
     expect(findError(err, InvalidSessionKeyError)?.reason).toContain("directory");
+    await backend.close();
+  });
+});
+
+describe("a lock path that is not a regular file", () => {
+  it("a symbolic link at the lock path is not followed: the writer is refused with a message saying what is there", async () => {
+    const root = join(dir, "planted-lock");
+    mkdirSync(root);
+    const target = join(dir, "lock-target.txt");
+    writeFileSync(target, "not a lock\n");
+    symlinkSync(target, join(root, "k.jsonl.lock"));
+    const backend = new JsonlEventBackend({ root });
+    const err = await backend.openWriter("k").catch((e: unknown) => e);
+    expect(isError(err, ErrEventLogLocked)).toBe(true);
+    expect(String(err)).toContain("a lock path that is not a regular file");
+    expect(String(err)).not.toContain("unreadable lock file");
+    expect(readFileSync(target, "utf8")).toBe("not a lock\n");
     await backend.close();
   });
 });

@@ -81,6 +81,31 @@ describe("JsonlEventBackend", () => {
     await backend.close();
   });
 
+  it("a root that does not exist yet is created with its missing parents on first use", async () => {
+    const root = join(dir, `deep-${++n}`, "a", "b");
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("k");
+    await writer.append({ n: 1 });
+    await writer.close();
+    expect(await readFile(join(root, "k.jsonl"), "utf8")).toContain('"event":{"n":1}');
+    await backend.close();
+  });
+
+  it("lines ending in CRLF are accepted: replay yields them and a writer continues their sequence", async () => {
+    const root = freshRoot();
+    await writeFile(join(root, "crlf.jsonl"), line(1).replace("\n", "\r\n") + line(2).replace("\n", "\r\n"));
+    const backend = new JsonlEventBackend({ root });
+    expect((await replayAll(backend, "crlf")).map((r) => [r.sequence, r.event])).toEqual([
+      [1, { n: 1 }],
+      [2, { n: 2 }],
+    ]);
+    const writer = await backend.openWriter("crlf");
+    expect((await writer.append({ n: 3 })).sequence).toBe(3);
+    await writer.close();
+    expect((await replayAll(backend, "crlf")).map((r) => r.sequence)).toEqual([1, 2, 3]);
+    await backend.close();
+  });
+
   it("the sequence continues across writers and across a restart (a new backend on the same root)", async () => {
     const root = freshRoot();
     const first = new JsonlEventBackend({ root });

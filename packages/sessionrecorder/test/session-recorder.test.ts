@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isError } from "@adaptor/errors";
+import { findError, InvalidOptionError, isError } from "@adaptor/errors";
 import {
   ErrEventLogLocked,
   ErrJSONLEventBackendClosed,
@@ -139,5 +139,30 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
       })().catch((e: unknown) => e),
     ]);
     for (const err of errors) expect(isError(err, ErrJSONLEventBackendClosed)).toBe(true);
+  });
+});
+
+describe("SessionRecorder options", () => {
+  const refusal = (options: unknown): InvalidOptionError | undefined => {
+    try {
+      new SessionRecorder(options as never);
+    } catch (error) {
+      return findError(error, InvalidOptionError);
+    }
+    return undefined;
+  };
+
+  it("refuses bad options at construction, naming the field: a missing backend, a bad encode, an unknown key with its closest match", () => {
+    const backend = new MemoryEventBackend();
+    expect(refusal({})).toMatchObject({ subject: "SessionRecorder options", field: "backend" });
+    expect(refusal(undefined)).toMatchObject({ field: "backend" });
+    expect(refusal(5)?.message).toContain("must be an object");
+    expect(refusal({ backend: {} })?.message).toMatch(/backend.*openWriter\(\)/);
+    expect(refusal({ backend, encode: 5 })).toMatchObject({ field: "encode" });
+    expect(refusal({ backend, maxPendingAppends: 0 })).toMatchObject({ field: "maxPendingAppends" });
+    const unknown = refusal({ backend, encoder: toJsonEvent });
+    expect(unknown).toMatchObject({ field: "encoder", suggestion: "encode" });
+    expect(unknown?.message).toContain('did you mean "encode"?');
+    expect(refusal({ backend, encode: toJsonEvent, maxPendingAppends: 8 })).toBeUndefined();
   });
 });

@@ -19,6 +19,8 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
+import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
+import { PostgresPendingApprovals, isPendingApprovalError, pendingApprovalsDdl } from "./pending-approvals.js";
 
 /** Options of {@link PostgresThreadStore}: exactly one of `pool` and `connectionString`. */
 export interface PostgresThreadStoreOptions {
@@ -82,12 +84,13 @@ const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('adaptor.threadstore
  * await store.close();
  * ```
  */
-export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
+export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
   readonly #pool: pg.Pool;
   readonly #owned: boolean;
   readonly #schema: string;
   readonly #faults: StoreFaults | undefined;
   readonly #sql: Statements;
+  readonly #approvals: PostgresPendingApprovals;
   #closed = false;
 
   /**
@@ -112,6 +115,16 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
     this.#schema = schema;
     this.#faults = options.faults;
     this.#sql = statements(quoteIdent(schema), options.preparedStatements ?? true);
+    this.#approvals = new PostgresPendingApprovals(quoteIdent(schema), async (operation, signal, body) => {
+      signal?.throwIfAborted();
+      this.#checkOpen(operation);
+      let out: Awaited<ReturnType<typeof body>> | undefined;
+      await this.#transaction(operation, signal, async (client) => {
+        this.#faults?.beforeOperation?.(operation);
+        out = await body(client);
+      });
+      return out as Awaited<ReturnType<typeof body>>;
+    });
     this.sessionState =
       options.sessionState === false
         ? undefined
@@ -143,7 +156,7 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
     this.#checkOpen("migrate");
     await this.#transaction("migrate", signal, async (client) => {
       await client.query(MIGRATE_LOCK);
-      for (const ddl of schemaDdl(quoteIdent(this.#schema))) await client.query(ddl);
+      for (const ddl of [...schemaDdl(quoteIdent(this.#schema)), ...pendingApprovalsDdl(quoteIdent(this.#schema))]) await client.query(ddl);
     });
   }
 
@@ -255,6 +268,31 @@ export class PostgresThreadStore implements ThreadStore, AsyncDisposable {
       this.#step("record-written");
     });
     return { ...record, revision };
+  }
+
+  /** See `PendingApprovalStore.savePendingApproval`: the lease row is locked and checked in the inserting transaction. */
+  savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.save(approval, lease, signal);
+  }
+
+  /** See `PendingApprovalStore.listPendingApprovals` (overdue approvals of the key expire first, judged by the database clock). */
+  listPendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]> {
+    return this.#approvals.list(key, signal);
+  }
+
+  /** See `PendingApprovalStore.getPendingApproval`. */
+  getPendingApproval(id: string, signal?: AbortSignal): Promise<PendingApproval | undefined> {
+    return this.#approvals.get(id, signal);
+  }
+
+  /** See `PendingApprovalStore.answerPendingApproval`: a conditional update, so exactly one answer wins across workers. */
+  answerPendingApproval(id: string, decision: StoredApprovalDecision, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.answer(id, decision, signal);
+  }
+
+  /** See `PendingApprovalStore.closePendingApproval`. */
+  closePendingApproval(id: string, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.close(id, lease, signal);
   }
 
   /** Ends the pool when the store made it (`connectionString`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
@@ -429,7 +467,9 @@ function statements(s: string, prepared: boolean): Statements {
 }
 
 function isContractError(err: unknown): boolean {
-  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError;
+  return (
+    err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError || isPendingApprovalError(err)
+  );
 }
 
 const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);

@@ -19,6 +19,8 @@ import {
 import Database from "better-sqlite3";
 import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, type StoredThreadRow, type ThreadRow } from "./schema.js";
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl } from "@adaptor/threadstore";
+import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
+import { PENDING_APPROVALS_SCHEMA, SqlitePendingApprovals, isPendingApprovalError } from "./pending-approvals.js";
 
 /** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
 export interface SqliteThreadStoreOptions {
@@ -74,7 +76,7 @@ const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
  * await store.close();
  * ```
  */
-export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
+export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
   readonly #db: Database.Database;
   readonly #owned: boolean;
   readonly #faults: StoreFaults | undefined;
@@ -82,6 +84,7 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
   readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
   readonly #renew: (lease: Lease, ttlMs: number) => Lease;
   readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => number;
+  readonly #approvals: SqlitePendingApprovals;
   #closed = false;
 
   /**
@@ -107,9 +110,11 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
       this.#db.pragma("journal_mode = WAL");
       this.#db.transaction(() => {
         this.#db.exec(SCHEMA);
+        this.#db.exec(PENDING_APPROVALS_SCHEMA);
         migrateSchema(this.#db);
       }).immediate();
       this.#sql = prepare(this.#db);
+      this.#approvals = new SqlitePendingApprovals(this.#db, (operation, signal, body) => this.#run(operation, signal, body));
     } catch (cause) {
       throw backendError("open", cause);
     }
@@ -231,6 +236,31 @@ export class SqliteThreadStore implements ThreadStore, AsyncDisposable {
     });
   }
 
+  /** See `PendingApprovalStore.savePendingApproval`: the lease check and the insert are one `BEGIN IMMEDIATE` transaction. */
+  savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.save(approval, lease, signal);
+  }
+
+  /** See `PendingApprovalStore.listPendingApprovals` (overdue approvals of the key expire first, judged by `Date.now()`). */
+  listPendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]> {
+    return this.#approvals.list(key, signal);
+  }
+
+  /** See `PendingApprovalStore.getPendingApproval`. */
+  getPendingApproval(id: string, signal?: AbortSignal): Promise<PendingApproval | undefined> {
+    return this.#approvals.get(id, signal);
+  }
+
+  /** See `PendingApprovalStore.answerPendingApproval`: one conditional update, so exactly one answer wins across processes. */
+  answerPendingApproval(id: string, decision: StoredApprovalDecision, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.answer(id, decision, signal);
+  }
+
+  /** See `PendingApprovalStore.closePendingApproval`. */
+  closePendingApproval(id: string, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.close(id, lease, signal);
+  }
+
   /** Closes the database when the store opened it (`path`); later calls reject with `DEVICE_DISCONNECTED`. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -310,7 +340,9 @@ function prepare(db: Database.Database) {
 }
 
 function isContractError(err: unknown): boolean {
-  return err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError;
+  return (
+    err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError || isPendingApprovalError(err)
+  );
 }
 
 function isUniqueViolation(err: unknown): boolean {

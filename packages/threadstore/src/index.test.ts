@@ -6,8 +6,11 @@ describe("public surface", () => {
   it("@adaptor/threadstore", async () => {
     expect(Object.keys(await import("@adaptor/threadstore")).sort()).toEqual([
       "AlreadyExistsError",
+      "ApprovalNotPendingError",
       "BusyError",
+      "DEADLINE_PASSED_REASON",
       "ErrAlreadyExists",
+      "ErrApprovalNotPending",
       "ErrBusy",
       "ErrInvalidThreadKey",
       "ErrLeaseLost",
@@ -17,14 +20,18 @@ describe("public surface", () => {
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
       "SessionStateTooLargeError",
+      "checkApprovalId",
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
+      "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
       "sessionStateBytesAfter",
+      "supportsPendingApprovals",
       "threadKeyProblem",
     ]);
   });
@@ -34,6 +41,7 @@ describe("public surface", () => {
       "FaultPlan",
       "ManualClock",
       "checkHammerReports",
+      "describePendingApprovalsConformance",
       "describeThreadStoreConformance",
       "leaseHammer",
       "runHammerWorkers",

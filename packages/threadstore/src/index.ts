@@ -1,4 +1,5 @@
-export { ErrBusy, ErrLeaseLost, ErrAlreadyExists, ErrInvalidThreadKey, ErrSessionStateTooLarge } from "./errors/sentinels.js";
+export { ErrBusy, ErrLeaseLost, ErrAlreadyExists, ErrInvalidThreadKey, ErrSessionStateTooLarge, ErrApprovalNotPending } from "./errors/sentinels.js";
+export { ApprovalNotPendingError } from "./errors/approval-not-pending-error.js";
 export { BusyError } from "./errors/busy-error.js";
 export { LeaseLostError } from "./errors/lease-lost-error.js";
 export { AlreadyExistsError } from "./errors/already-exists-error.js";
@@ -20,3 +21,15 @@ export {
 } from "./contract/argument-checks.js";
 export type { StoreFaults, StoreOperation, FinalizeStep } from "./faults/store-faults.js";
 export { MemoryThreadStore, type MemoryThreadStoreOptions } from "./memory/memory-thread-store.js";
+export {
+  supportsPendingApprovals,
+  DEADLINE_PASSED_REASON,
+  type PendingApprovalStore,
+  type PendingApprovalOperation,
+  type PendingApproval,
+  type PendingApprovalDraft,
+  type PendingApprovalStatus,
+  type StoredApprovalDecision,
+  type ApprovalCheckpointRef,
+} from "./contract/pending-approvals.js";
+export { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "./contract/pending-approval-checks.js";

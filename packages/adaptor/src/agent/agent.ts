@@ -1,5 +1,5 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
-import type { Driver, DriverInspection, InspectOptions, PrewarmRequest } from "@adaptor/driver";
+import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
@@ -23,6 +23,7 @@ import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "./thread.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
+import { pendingStore } from "../suspend/suspension.js";
 
 /** Default thread lease time-to-live, in ms. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -101,7 +102,7 @@ export class Agent implements AsyncDisposable {
   }
 
   readonly #threadHost: ThreadHost = {
-    streamThread: (key, mode, parentKey, prompt, options, eventsDrained) => {
+    streamThread: (key, mode, parentKey, prompt, options, eventsDrained, resume) => {
       const store = this.#options.threadStore;
       if (!store) {
         const missing = new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired });
@@ -119,6 +120,7 @@ export class Agent implements AsyncDisposable {
         sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
+        ...(resume ? { resume } : {}),
       };
       return this.#start(prompt, options, context, key, eventsDrained);
     },
@@ -126,6 +128,11 @@ export class Agent implements AsyncDisposable {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
       return store.resolve({ key }, signal);
+    },
+    pendingApprovals: async (key, signal) => {
+      const store = this.#options.threadStore;
+      if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
+      return pendingStore(store).listPendingApprovals(key, signal);
     },
   };
 
@@ -207,11 +214,15 @@ export class Agent implements AsyncDisposable {
    * executable and version against the pinned one, whether credentials are present (never their
    * value), the models it can list, MCP and skills support, and every failed check with a typed
    * reason (`DriverInspection.failed`). A driver without `inspect` yields an inspection saying so.
-   * @throws `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
+   * @param options.signal - aborts the probes.
+   * @throws InvalidOptionError (subject `"inspect options"`) naming the field: options that are
+   * not an object, an unknown key (with the closest known one suggested), a `signal` that is not
+   * an `AbortSignal`; `ErrAgentClosed` after close(); `options.signal`'s reason when aborted.
    */
   async inspect(options: InspectOptions = {}): Promise<DriverInspection> {
+    const checked = checkInspectOptions(options);
     if (this.#closing) throw new AdaptorError("agent is closed", { sentinel: ErrAgentClosed });
-    return inspectDriver(this.driver, options);
+    return inspectDriver(this.driver, checked);
   }
 
   /**

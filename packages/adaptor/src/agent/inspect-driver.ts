@@ -1,12 +1,15 @@
-import type { Driver, DriverInspection, InspectOptions } from "@adaptor/driver";
+import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions } from "@adaptor/driver";
 
 /**
  * `driver.inspect(options)`, or, for a driver without `inspect`, an inspection that says so: what
  * the descriptor tells (MCP transports) and one failed check of reason `probe_failed`.
+ * @throws InvalidOptionError (subject `"inspect options"`) for refused options (see
+ * `checkInspectOptions`); `options.signal`'s reason when aborted.
  */
 export async function inspectDriver(driver: Driver, options: InspectOptions = {}): Promise<DriverInspection> {
-  options.signal?.throwIfAborted();
-  if (driver.inspect) return driver.inspect(options);
+  const checked = checkInspectOptions(options);
+  checked.signal?.throwIfAborted();
+  if (driver.inspect) return driver.inspect(checked);
   const transports = driver.descriptor.capabilities.mcp.transports;
   return {
     driver: driver.descriptor.type,

@@ -1,8 +1,9 @@
-import { checkThreadKey, type ThreadRecord } from "@adaptor/threadstore";
+import type { ApprovalDecision } from "@adaptor/driver";
+import { checkThreadKey, type PendingApproval, type ThreadRecord } from "@adaptor/threadstore";
 import type { Result } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { Stream } from "../run/stream.js";
-import type { ThreadMode } from "../thread/thread-context.js";
+import type { ResumeSpec, ThreadMode } from "../thread/thread-context.js";
 
 /** How a Thread reaches its Agent (internal). */
 export interface ThreadHost {
@@ -14,8 +15,10 @@ export interface ThreadHost {
     prompt: string,
     options: RunOptions,
     eventsDrained: boolean,
+    resume?: ResumeSpec,
   ): Stream;
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
+  pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
 }
 
 /**
@@ -84,8 +87,67 @@ export class Thread {
     return new Thread(this.#host, newKey, "fork", this.key);
   }
 
+  /**
+   * The approvals this thread's suspended turns wait for (turns run with the `suspend` option),
+   * oldest first: `pending` ones, `answered` ones whose turn has not completed yet, and `expired`
+   * ones (their deadline passed: the store recorded the fallback at this access if no host was
+   * running at that moment). Any host sharing the store sees them.
+   * @throws ErrThreadStoreRequired without a store; SuspendUnsupportedError for a store without
+   * the pending-approvals capability; the store's errors.
+   */
+  pendingApprovals(signal?: AbortSignal): Promise<PendingApproval[]> {
+    return this.#host.pendingApprovals(this.key, signal);
+  }
+
+  /**
+   * Answers a stored approval and resumes its turn on this host: records `decision` (exactly
+   * once across every host), takes the lease, and runs the turn again from the checkpoint it
+   * started from, with its own prompt and this call's options. When the CLI asks again for the
+   * same tool with the same input, the stored answer is applied without asking anyone (a `notice`
+   * `approval.replayed`); anything new is asked as usual (or suspends again, with `suspend`). The
+   * verdict is the resumed turn's, as for `run()`: its events are drained, so pass `onApproval`
+   * (or `suspend`) for new asks, or use {@link streamAnswer}.
+   *
+   * The turn's model call is made again from the checkpoint, so it costs what the original turn
+   * cost up to the question (tokens, time), and a model that does not repeat the same tool call
+   * gets no use of the answer.
+   *
+   * Rejects with `ApprovalNotPendingError` (`ErrApprovalNotPending`) when the approval is not
+   * pending: already answered (use {@link resume}), expired (its deadline passed), closed, unknown
+   * to this thread, or the thread's record changed since the turn suspended (then it is closed);
+   * `ErrThreadBusy` while another host runs a turn on the key (nothing is recorded);
+   * `SuspendUnsupportedError` for a store without the capability; else as `run()`.
+   */
+  answer(approvalId: string, decision: ApprovalDecision, options: RunOptions = {}): Promise<Result> {
+    return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId, decision }));
+  }
+
+  /** {@link answer} with the resumed turn's events: see `Agent.stream`. Never throws. */
+  streamAnswer(approvalId: string, decision: ApprovalDecision, options: RunOptions = {}): Stream {
+    return this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, false, { approvalId, decision });
+  }
+
+  /**
+   * Resumes the turn of an approval that already has its decision: `answered` (e.g. the resumed
+   * turn failed, or its host stopped before running it) or `expired` with the `deny` fallback
+   * (the turn continues with the denial). Otherwise as {@link answer}; `ApprovalNotPendingError`
+   * for one still `pending` (answer it first), `closed`, or expired with the `abort` fallback
+   * (then it is closed).
+   */
+  resume(approvalId: string, options: RunOptions = {}): Promise<Result> {
+    return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId }));
+  }
+
   /** The active record of this key (diagnostic), or `undefined`. Rejects with `ErrThreadStoreRequired` without a store. */
   checkpoint(signal?: AbortSignal): Promise<ThreadRecord | undefined> {
     return this.#host.checkpoint(this.key, signal);
   }
+}
+
+/** Drains a stream's events and returns its verdict. */
+async function drain(stream: Stream): Promise<Result> {
+  for await (const _event of stream) {
+    // drained; the verdict comes from result()
+  }
+  return stream.result();
 }

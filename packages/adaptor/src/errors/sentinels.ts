@@ -57,3 +57,8 @@ export const ErrApprovalExpired = sentinel("adaptor.ApprovalExpired", "approval 
 export const ErrApprovalKindMismatch = sentinel("adaptor.ApprovalKindMismatch", "approval kind mismatch");
 /** The request has no run-owned responder. */
 export const ErrApprovalUnavailable = sentinel("adaptor.ApprovalUnavailable", "approval unavailable");
+
+// Suspended turns.
+
+/** A run asked to suspend (`suspend` option) or a thread's pending approvals were used where that cannot work: see `SuspendUnsupportedError`. */
+export const ErrSuspendUnsupported = sentinel("adaptor.SuspendUnsupported", "suspend unsupported");

@@ -63,6 +63,8 @@ export interface RunFinishedEvent {
   readonly message?: string;
   /** Token counts of the run, when the CLI reported them. */
   readonly usage?: Usage;
+  /** True when the turn suspended waiting for an approval (`result.status === "suspended"`); absent otherwise. */
+  readonly suspended?: true;
 }
 
 type WithMeta<E> = E & { readonly meta: EventMeta };

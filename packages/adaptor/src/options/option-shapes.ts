@@ -31,6 +31,7 @@ export const RUN_OPTIONS_SHAPE: OptionShape = {
   schemaName: is.string(),
   schemaDescription: is.string(),
   returnInvalid: is.boolean(),
+  suspend: is.shape({ deadlineMs: is.timerMs({ allowInfinity: true }), onDeadline: is.oneOf("deny", "abort") }),
 };
 
 /** Every key of `AgentOptions` with its runtime check. */

@@ -4,6 +4,7 @@ import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
 import type { SkillProvider, SkillSpec } from "@adaptor/skill";
+import type { SuspendOptions } from "../suspend/suspend-options.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /**
@@ -75,6 +76,14 @@ export interface RunOptions extends SharedRunOptions {
    * `policy_violation`. Default false.
    */
   readonly returnInvalid?: boolean;
+  /**
+   * Thread turns only: when an approval would be asked (mode `ask`), suspend the turn instead of
+   * waiting: the question is stored, the CLI ended, the lease released, and the verdict is a
+   * `Result` with `status: "suspended"` and the stored `pendingApproval`. Answer it later, from any
+   * host, with `thread.answer()`. Needs a store with the pending-approvals capability
+   * (`SuspendUnsupportedError` before the run starts otherwise). Default: none (approvals wait).
+   */
+  readonly suspend?: SuspendOptions;
 }
 
 /** Options of `new Agent(driver, options)`; checked by the constructor (`InvalidOptionError`). */

@@ -1,6 +1,7 @@
 import { AdaptorError } from "@adaptor/errors";
 import type { RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
 import { formatIssues } from "@adaptor/tool/internal";
+import type { PendingApproval } from "@adaptor/threadstore";
 import { StructuredOutput } from "../structured-output/structured-output.js";
 
 /** Fields a {@link Result} is built from. */
@@ -25,6 +26,8 @@ export interface ResultInit {
   readonly raw: RawStreams;
   /** The driver-parsed transcript, in order. */
   readonly transcript: readonly TranscriptItem[];
+  /** Set when the turn suspended: the approval it stored (see {@link Result.pendingApproval}). */
+  readonly pendingApproval?: PendingApproval | undefined;
 }
 
 /**
@@ -46,6 +49,16 @@ export class Result {
   readonly costUsd: number | undefined;
   /** Wall time of the run in ms, from start to verdict. */
   readonly durationMs: number;
+  /**
+   * `"completed"`: the run finished. `"suspended"`: a thread turn run with the `suspend` option
+   * stopped to wait for an approval; nothing was committed, the CLI was ended and the lease
+   * released, and {@link pendingApproval} is the stored question. Answer it, from any host, with
+   * `thread.answer(result.pendingApproval.id, decision)`; `text`, `usage` and the transcript cover
+   * only what ran before the suspension.
+   */
+  readonly status: "completed" | "suspended";
+  /** The stored approval a suspended turn waits for; `undefined` when `status` is `"completed"`. */
+  readonly pendingApproval: PendingApproval | undefined;
   readonly #structured: unknown;
   readonly #raw: RawStreams;
   readonly #transcript: readonly TranscriptItem[];
@@ -58,6 +71,8 @@ export class Result {
     this.usage = init.usage ? Object.freeze({ ...init.usage }) : undefined;
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;
+    this.pendingApproval = init.pendingApproval;
+    this.status = init.pendingApproval ? "suspended" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });
     this.#transcript = Object.freeze(init.transcript.map((item) => Object.freeze({ ...item })));

@@ -7,6 +7,7 @@ import type { ApprovalHandler } from "../approval/approval-handler.js";
 import { ApprovalRequest } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
+import type { StoredAnswers } from "../suspend/turn-data.js";
 
 
 /** How the broker reaches the run it serves. */
@@ -27,6 +28,10 @@ export interface ApprovalBrokerInit {
   readonly onFailure: (failure: DriverFailure) => void;
   /** A human is being asked (pauses the active-execution budget) / no longer. */
   readonly onWaiting: (waiting: boolean) => void;
+  /** A resumed turn's stored answers: an ask that matches one is decided by it, without asking anyone. */
+  readonly replay?: StoredAnswers | undefined;
+  /** Set for a turn run with `suspend`: an `ask` is stored and the run stopped instead (never rejects). */
+  readonly suspend?: ((ask: ApprovalAsk) => Promise<void>) | undefined;
 }
 
 /**
@@ -59,6 +64,8 @@ export class ApprovalBroker {
   /** Decides one ask; always resolves (a deny when the run ends first). */
   async ask(ask: ApprovalAsk): Promise<ApprovalDecision> {
     if (this.#ended) return this.refuse(ask, "after the run ended");
+    const stored = this.#init.replay?.take(ask);
+    if (stored) return this.#replayed(ask, stored);
     const { settings } = this.#init;
     const mode = settings.modes[ask.kind];
     if (mode === "auto_approve" && ask.kind !== "question") return this.#auto(ask, { outcome: "approve" });
@@ -67,6 +74,7 @@ export class ApprovalBroker {
       if (settings.onReject === "abort") this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
       return decision;
     }
+    if (this.#init.suspend) return this.#suspend(ask, this.#init.suspend);
     if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
     for (let attempt = 1; ; attempt++) {
       const { decision, timedOut } = await this.#askOnce(ask, attempt);
@@ -169,6 +177,29 @@ export class ApprovalBroker {
     }
   }
 
+  /** A stored answer of a suspended turn decides an ask the CLI repeats (`approval.replayed`). */
+  #replayed(ask: ApprovalAsk, decision: ApprovalDecision): ApprovalDecision {
+    const id = uuidv7();
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, replayed: true });
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.replayed",
+      message: `${ask.title}: the stored answer (${decision.outcome}) applied without asking`,
+      data: { id, kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, outcome: decision.outcome },
+    });
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: resolvedOutcome(decision), attempt: 1, replayed: true });
+    return decision;
+  }
+
+  /** Stores the ask and stops the run; the CLI, being ended, is told a denial. */
+  async #suspend(ask: ApprovalAsk, suspend: (ask: ApprovalAsk) => Promise<void>): Promise<ApprovalDecision> {
+    const id = uuidv7();
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, suspend: true });
+    await suspend(ask);
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "suspended", attempt: 1 });
+    return { outcome: "deny", reason: "the turn is suspended until this approval is answered" };
+  }
+
   #auto(ask: ApprovalAsk, decision: ApprovalDecision): ApprovalDecision {
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, auto: true });
@@ -251,6 +282,11 @@ export class ApprovalBroker {
   #notice(kind: string, data: Record<string, unknown>): void {
     this.#init.queue.push({ type: "notice", kind, data });
   }
+}
+
+/** The `approval.resolved` outcome of a decision. */
+function resolvedOutcome(decision: ApprovalDecision): "approved" | "denied" | "answered" {
+  return decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
 }
 
 /** The auto modes a host can set for `kind`, for messages. */

@@ -12,6 +12,8 @@ import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
+import type { PendingApproval } from "@adaptor/threadstore";
+import { TurnSuspension } from "../suspend/turn-suspension.js";
 import type { Context } from "@opentelemetry/api";
 import { RunTelemetry } from "../telemetry/run-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
@@ -75,7 +77,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   // Once the run is cancelled, no pending or later approval can still be answered.
   const expireApprovals = (): void => approvals?.end("run cancelled");
   controller.signal.addEventListener("abort", expireApprovals, { once: true });
+  let suspension: TurnSuspension | undefined;
   try {
+    // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
+    suspension = await TurnSuspension.prepare({ thread: setup.thread, prompt: setup.prompt, options, queue, controller });
+    const { thread, prompt } = suspension;
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
@@ -96,14 +102,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
       onFailure: stop,
       onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
+      replay: suspension.replay,
+      suspend: suspension.suspender,
     });
     approvals = broker;
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
-    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt: setup.prompt, tools: setup.tools, telemetry }));
+    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools, telemetry }));
     let turn: ThreadTurn | undefined;
     try {
-      if (setup.thread) turn = await ThreadTurn.begin(setup.thread, prep, queue, (lost) => controller.abort(lost));
+      if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
+      if (turn) await suspension.begin(turn);
       const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;
@@ -137,6 +146,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         await turn.commit(response, controller.signal);
+        await suspension.committed();
       }
     } finally {
       await turn?.end();
@@ -152,6 +162,14 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   } catch (error) {
     budget?.stop();
     approvals?.end("run ended");
+    const suspendedOn = suspension?.suspendedOn;
+    if (suspendedOn) {
+      // The turn suspended: however the CLI ended after that, the verdict is the suspension.
+      const result = toResult(runId, response, performance.now() - started, suspendedOn);
+      queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
+      telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
+      return result;
+    }
     const verdict = stopped
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
         runError(stopped, toResult(runId, response, performance.now() - started), error instanceof BusinessStop ? undefined : error)
@@ -189,7 +207,7 @@ function abortVerdict(error: unknown, signal: AbortSignal): unknown {
   return walkError(error, (node) => node === reason) ? error : reason;
 }
 
-function toResult(runId: string, response: DriverResponse | undefined, durationMs: number): Result {
+function toResult(runId: string, response: DriverResponse | undefined, durationMs: number, pendingApproval?: PendingApproval): Result {
   return new Result({
     runId,
     model: response?.model,
@@ -201,5 +219,6 @@ function toResult(runId: string, response: DriverResponse | undefined, durationM
     structured: response?.structured,
     raw: response?.raw ?? { stdout: "", stderr: "" },
     transcript: response?.transcript ?? [],
+    ...(pendingApproval ? { pendingApproval } : {}),
   });
 }

@@ -1,5 +1,5 @@
 import { SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
-import { errorCode } from "@adaptor/errors";
+import { AdaptorError, errorCode, walkError } from "@adaptor/errors";
 import type { ApprovalAsk, ApprovalDecision, DriverEvent, Usage } from "@adaptor/driver";
 import { SPAN } from "./span-names.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
@@ -179,14 +179,35 @@ export class RunTelemetry {
     span.end();
   }
 
-  /** Marks `span` failed with the error's code or name (its message only with `recordContent`). */
+  /**
+   * Marks `span` failed with the error's code, its sentinel's id and its name (its message only
+   * with `recordContent`).
+   */
   #fail(span: Span, error: unknown): void {
     const code = errorCode(error);
+    const sentinel = sentinelId(error);
     const type = error instanceof Error ? error.name : typeof error;
-    span.setAttributes({ "error.type": type, ...(code !== undefined ? { "adaptor.error.code": code } : {}) });
+    span.setAttributes({
+      "error.type": type,
+      ...(code !== undefined ? { "adaptor.error.code": code } : {}),
+      ...(sentinel !== undefined ? { "adaptor.error.sentinel": sentinel } : {}),
+    });
     span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? type });
     if (this.#content && error instanceof Error) span.recordException(error);
   }
+}
+
+/**
+ * The id of the first sentinel on `error`'s chain, outermost first (e.g. `"adaptor.ThreadBusy"`):
+ * the identity `isError` matches, stable across releases.
+ */
+function sentinelId(error: unknown): string | undefined {
+  let id: string | undefined;
+  walkError(error, (node) => {
+    if (node instanceof AdaptorError && node.sentinels.length > 0) id = node.sentinels[0]!.id;
+    return id !== undefined;
+  });
+  return id;
 }
 
 function usageAttributes(usage: Usage): Attributes {

@@ -1,4 +1,11 @@
+import type { ApprovalDecision } from "@adaptor/driver";
 import type { ThreadStore } from "@adaptor/threadstore";
+
+/** A turn that continues a suspended one: which stored approval, and the answer to record first (none: use the stored answer). */
+export interface ResumeSpec {
+  readonly approvalId: string;
+  readonly decision?: ApprovalDecision;
+}
 
 /** How a thread run treats the stored conversation (docs/design.md "Thread modes"). */
 export type ThreadMode = "continue_or_start" | "resume_only" | "start_new" | "fork";
@@ -24,4 +31,6 @@ export interface ThreadContext {
   readonly lastCommitted?: string | undefined;
   /** Called with the version of the record a run committed. */
   readonly onCommitted?: (version: string) => void;
+  /** Present when the turn continues a suspended one (`thread.answer()`, `thread.resume()`). */
+  readonly resume?: ResumeSpec;
 }

@@ -148,6 +148,16 @@ export class ThreadTurn {
     this.#renewal.unref();
   }
 
+  /** The lease this turn holds (its first grant; renewals keep the token). */
+  get lease(): Lease {
+    return this.#lease;
+  }
+
+  /** The key's committed record the turn started from (`undefined`: none, or a fork). */
+  get startedFrom(): ThreadRecord | undefined {
+    return this.#current;
+  }
+
   /**
    * Computes the fingerprint, takes the lease, resolves the record, checks compatibility and sets
    * `prep.request.session`. Nothing is held when it rejects: the fingerprint comes before the lease,

@@ -1,4 +1,4 @@
-import type { DriverDescriptor, DriverInspection, InspectCheck, InspectOptions } from "@adaptor/driver";
+import { checkInspectOptions, type DriverDescriptor, type DriverInspection, type InspectCheck, type InspectOptions } from "@adaptor/driver";
 import { inspectCli, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
 import { mergeChildEnv } from "@adaptor/driver/process";
 import { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "../command.js";
@@ -21,10 +21,11 @@ export const CLAUDE_MODELS_UNSUPPORTED =
  * `claude auth status` (which prints the login state and the name of the key's source, never the
  * key). No model call. Claude Code cannot list models offline, so `models` is unsupported.
  */
-export function inspectClaude(
+export async function inspectClaude(
   driver: { readonly descriptor: DriverDescriptor; readonly config: ClaudeConfig; validateConfig(): void },
   options: InspectOptions = {},
 ): Promise<DriverInspection> {
+  const { signal } = checkInspectOptions(options);
   const { config } = driver;
   const env = mergeChildEnv({
     inheritEnv: config.inheritEnv,
@@ -40,7 +41,7 @@ export function inspectClaude(
     pinnedVersion: PINNED_CLAUDE_VERSION,
     versionArgs: ["--version"],
     skills: true,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...(signal ? { signal } : {}),
     probe: probeAuthentication,
   });
 }
@@ -52,7 +53,7 @@ async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings
   try {
     status = JSON.parse(output.stdout) as AuthStatus;
   } catch {
-    const failed: InspectCheck = { check: "authentication", reason: "probe_failed", message: `claude auth status printed no JSON (exit ${output.exitCode})` };
+    const failed: InspectCheck = { check: "authentication", reason: "probe_failed", message: `claude auth status printed no JSON (exit ${output.exitCode})${output.stderr ? `: ${output.stderr}` : ""}` };
     return { authentication: { present: false }, models, failed: [failed] };
   }
   const present = status.loggedIn === true;

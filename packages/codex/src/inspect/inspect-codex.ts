@@ -1,5 +1,5 @@
-import type { DriverDescriptor, DriverInspection, InspectCheck, InspectModels, InspectOptions } from "@adaptor/driver";
-import { DEFAULT_PROBE_TIMEOUT_MS, JSON_RPC_METHOD_NOT_FOUND, inspectCli, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import { checkInspectOptions, type DriverDescriptor, type DriverInspection, type InspectCheck, type InspectModels, type InspectOptions } from "@adaptor/driver";
+import { DEFAULT_PROBE_TIMEOUT_MS, JSON_RPC_METHOD_NOT_FOUND, inspectCli, NOT_PROBED, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import type { CliProcess } from "@adaptor/driver/process";
 import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
@@ -18,10 +18,11 @@ interface ProviderConfig {
  * `codex app-server` session (`initialize`, `config/read`, `getAuthStatus` without the token,
  * `model/list`), ended at once. No turn is started, so no model call is made.
  */
-export function inspectCodex(
+export async function inspectCodex(
   driver: { readonly descriptor: DriverDescriptor; readonly config: CodexConfig; validateConfig(): void },
   options: InspectOptions = {},
 ): Promise<DriverInspection> {
+  const { signal } = checkInspectOptions(options);
   const { config } = driver;
   return inspectCli({
     descriptor: driver.descriptor,
@@ -32,7 +33,7 @@ export function inspectCodex(
     pinnedVersion: PINNED_CODEX_VERSION,
     versionArgs: ["--version"],
     skills: false,
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...(signal ? { signal } : {}),
     probe: (context) => probeAppServer(context, config),
   });
 }
@@ -42,6 +43,11 @@ async function probeAppServer(context: ProbeContext, config: CodexConfig): Promi
   const child = await context.spawn(args);
   try {
     return await withDeadline(child, converse(child, context, config), DEFAULT_PROBE_TIMEOUT_MS, context.signal, args);
+  } catch (error) {
+    context.signal.throwIfAborted();
+    // The CLI's stderr says why it stopped (a bad CODEX_HOME, a config it refused): keep its tail.
+    await child.close();
+    return { authentication: { present: false }, models: { supported: false, reason: NOT_PROBED }, failed: [probeFailure("authentication", error, child.stderrTail())] };
   } finally {
     await child.close();
   }

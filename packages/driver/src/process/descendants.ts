@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 
 /** One process as `/proc/<pid>/stat` describes it. */
 interface ProcStat {
@@ -19,29 +19,61 @@ export const PROCESS_TAG_VAR = "ADAPTOR_PROCESS_TAG";
 /** How often live CLIs' process trees are scanned, in ms. */
 export const DESCENDANT_POLL_MS = 500;
 
-/** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
-function environHas(pid: number, needle: Buffer): boolean {
+/**
+ * The buffer every `/proc` read goes through. A scan reads two small files per process on the host,
+ * and `readFileSync` would allocate fresh 8 KiB buffers for each (a `/proc` file's size reads as 0):
+ * hundreds of allocations per scan that pile up in the native heap between collections.
+ */
+const SCRATCH = Buffer.allocUnsafeSlow(16 * 1024);
+
+/**
+ * The whole content of the `/proc` file at `path`, in {@link SCRATCH} (or a larger one-off buffer when
+ * it does not fit), valid until the next call; undefined when unreadable (gone, another user's).
+ */
+function readProcFile(path: string): Buffer | undefined {
+  let fd: number;
   try {
-    const environ = readFileSync(`${PROC}/${pid}/environ`);
-    for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
-      const end = at + needle.length;
-      if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    let buffer = SCRATCH;
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        const grown = Buffer.allocUnsafeSlow(buffer.length * 2);
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) return buffer.subarray(0, length);
+      length += read;
     }
   } catch {
-    // gone, or another user's process
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
+function environHas(pid: number, needle: Buffer): boolean {
+  const environ = readProcFile(`${PROC}/${pid}/environ`);
+  if (!environ) return false;
+  for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
   }
   return false;
 }
 
 function readStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`${PROC}/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
+  const stat = readProcFile(`${PROC}/${pid}/stat`);
+  if (!stat) return undefined;
   // "pid (comm) state ppid pgrp session ... starttime(22nd field)"; comm may hold spaces and ')'.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // Everything after comm is ASCII, and ')' (0x29) is never part of a multi-byte UTF-8 character.
+  const fields = stat.toString("latin1", stat.lastIndexOf(0x29) + 2).split(" ");
   const state = fields[0];
   if (state === "Z" || state === "X") return undefined; // dead, only waiting to be reaped
   return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "" };
@@ -78,11 +110,14 @@ export class DescendantTracker {
   readonly #root: number;
   readonly #tag: Buffer | undefined;
   readonly #known = new Map<number, string>();
+  /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
+  readonly #rootStart: number;
 
   /** @param tag - the value of {@link PROCESS_TAG_VAR} the CLI was started with, if any. */
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
+    this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
   }
 
   /** Remembered descendants still alive (pids). */
@@ -92,13 +127,14 @@ export class DescendantTracker {
 
   /**
    * Rescans `/proc`: adds every process below the CLI or below a remembered one (and with `deep`,
-   * every process carrying the CLI's tag), forgets the dead.
+   * every process started since the CLI that carries its tag), forgets the dead.
    */
   refresh(all: Map<number, ProcStat> = scan(), deep = false): void {
     for (const [pid, start] of this.#known) if (all.get(pid)?.start !== start) this.#known.delete(pid);
     if (deep && this.#tag) {
       for (const stat of all.values()) {
         if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
+        if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
         if (environHas(stat.pid, this.#tag)) this.#known.set(stat.pid, stat.start);
       }
     }

@@ -11,4 +11,5 @@ export { stripTerminalEscapes } from "./strip-terminal-escapes.js";
 export { mergeChildEnv, inheritEnvProblem, envNameMatches, SAFE_ENV_BASE, type InheritEnv, type MergeChildEnvOptions } from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
+export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
 export { readSessionFile, writeSessionFile } from "./session-files.js";

@@ -34,4 +34,30 @@ describe("OutputTail", () => {
     expect(tail.take()).toEqual({ text: "turn two\n", bytes: 9, truncated: false });
     expect(tail.take()).toEqual({ text: "", bytes: 0, truncated: false });
   });
+
+  it("a multi-byte character split across two chunks comes back whole, and a stray byte as U+FFFD as a decoder would", () => {
+    const tail = new OutputTail(100);
+    const bytes = Buffer.from("é😀 done", "utf8");
+    tail.push(bytes.subarray(0, 3)); // "é" and the first byte of 😀
+    tail.push(Buffer.concat([bytes.subarray(3), Buffer.from([0xff, 0x0a])]));
+    expect(tail.take()).toEqual({ text: "é😀 done\ufffd\n", bytes: bytes.length + 2, truncated: false });
+  });
+
+  it("chunks of every size, wrapping the ring again and again: the tail is exactly the last maxBytes bytes", () => {
+    const tail = new OutputTail(1000);
+    const all: Buffer[] = [];
+    let seed = 7;
+    for (let i = 0; i < 500; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const size = 1 + (seed % 1500); // below, at and above the bound
+      const chunk = Buffer.alloc(size, String.fromCharCode(97 + (i % 26)));
+      chunk.write(String(i), 0); // each chunk distinct
+      all.push(chunk);
+      tail.push(chunk);
+      if (i % 50 === 0) expect(tail.peek().text).toBe(Buffer.concat(all).subarray(-1000).toString("latin1"));
+    }
+    const out = tail.take();
+    expect(out.text).toBe(Buffer.concat(all).subarray(-1000).toString("latin1"));
+    expect(out.bytes).toBe(Buffer.concat(all).length);
+  });
 });

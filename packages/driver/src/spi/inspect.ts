@@ -72,9 +72,10 @@ export interface DriverInspection {
   /**
    * Whether the CLI has credentials it would use. `method` and `source` name them
    * (`"api_key"`, `"ANTHROPIC_API_KEY"`), never their value. `present` is false when the probe
-   * could not tell (see `failed`).
+   * could not tell (see `failed`). `reason` says why it was not probed, when it was not (e.g.
+   * `"not probed: an earlier check failed"` after a failed executable or version check).
    */
-  readonly authentication: { readonly present: boolean; readonly method?: string; readonly source?: string };
+  readonly authentication: { readonly present: boolean; readonly method?: string; readonly source?: string; readonly reason?: string };
   /** The models the CLI lists, or an honest `supported: false`. */
   readonly models: InspectModels;
   /** MCP support (from the descriptor: the transports the driver has proved). */

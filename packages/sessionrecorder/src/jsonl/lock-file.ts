@@ -5,7 +5,7 @@
 // stale and is taken over; any other lock refuses the second writer.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, open, readFile, rename, unlink } from "node:fs/promises";
+import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { EventLogLockedError, type LockHolder } from "../errors/event-log-locked-error.js";
 
@@ -54,8 +54,10 @@ function parseLock(text: string): LockContent | undefined {
 }
 
 /** The lock at `path`: undefined when absent, "malformed" when it is not a lock. */
-async function readLock(path: string): Promise<LockContent | "malformed" | undefined> {
+async function readLock(path: string): Promise<LockContent | "malformed" | "not_a_file" | undefined> {
   try {
+    // A symbolic link, a directory or a device at the lock path is never followed nor read.
+    if (!(await lstat(path)).isFile()) return "not_a_file";
     return parseLock(await readFile(path, "utf8")) ?? "malformed";
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
@@ -76,11 +78,11 @@ export function holderIsLive(holder: LockContent): boolean {
   return now === undefined || now === holder.startTime;
 }
 
-/** True when the lock at `path` exists and its holder is live (a malformed lock counts as live). */
+/** True when the lock at `path` exists and its holder is live (a malformed lock, or a lock path that is not a regular file, counts as live). */
 export async function lockIsHeld(path: string): Promise<boolean> {
   const holder = await readLock(path);
   if (holder === undefined) return false;
-  return holder === "malformed" || holderIsLive(holder);
+  return holder === "malformed" || holder === "not_a_file" || holderIsLive(holder);
 }
 
 const holderOf = (c: LockContent): LockHolder => ({ pid: c.pid, hostname: c.hostname, acquiredAt: c.acquiredAt });
@@ -117,6 +119,9 @@ export async function acquireLock(path: string, key: string): Promise<HeldLock> 
       const holder = await readLock(path);
       if (holder === undefined) continue;
       if (holder === "malformed") throw new EventLogLockedError(key, undefined, `an unreadable lock file ${path}`);
+      if (holder === "not_a_file") {
+        throw new EventLogLockedError(key, undefined, `a lock path that is not a regular file (a symbolic link, a directory, ...): ${path}; remove it by hand`);
+      }
       if (holderIsLive(holder)) throw new EventLogLockedError(key, holderOf(holder));
       await breakStaleLock(path, key, holder, token);
     }
@@ -140,7 +145,7 @@ async function breakStaleLock(path: string, key: string, stale: LockContent, tok
     throw error;
   }
   const moved = await readLock(aside);
-  if (moved !== undefined && moved !== "malformed" && moved.token !== stale.token) {
+  if (typeof moved === "object" && moved.token !== stale.token) {
     await link(aside, path).catch(() => undefined);
     await unlink(aside).catch(() => undefined);
     throw new EventLogLockedError(key, holderOf(moved));
@@ -150,6 +155,6 @@ async function breakStaleLock(path: string, key: string, stale: LockContent, tok
 
 async function releaseLock(path: string, token: string): Promise<void> {
   const holder = await readLock(path).catch(() => undefined);
-  if (holder === undefined || holder === "malformed" || holder.token !== token) return;
+  if (typeof holder !== "object" || holder.token !== token) return;
   await unlink(path).catch(() => undefined);
 }

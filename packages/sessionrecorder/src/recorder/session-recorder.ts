@@ -1,3 +1,4 @@
+import { checkOptions, InvalidOptionError, optionChecks } from "@adaptor/errors";
 import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { checkSessionKey } from "../keys/session-key.js";
 
@@ -25,6 +26,14 @@ export interface SessionRecorderOptions<E> {
   readonly maxPendingAppends?: number;
 }
 
+const OPTIONS_SUBJECT = "SessionRecorder options";
+
+const OPTION_SHAPE = {
+  backend: optionChecks.object("an EventBackend", ["openWriter", "replay", "repair"]),
+  encode: optionChecks.func(),
+  maxPendingAppends: optionChecks.integer(1),
+};
+
 /**
  * Records a run's or a thread's events into an {@link EventBackend} and replays them. `record()`
  * tees an event stream (an SDK `Stream`, or any `AsyncIterable`) into a session key's log while the
@@ -47,12 +56,18 @@ export class SessionRecorder<E = unknown> {
   readonly #encode: EventEncoder<E>;
   readonly #maxPending: number;
 
+  /**
+   * @throws InvalidOptionError (subject `"SessionRecorder options"`) naming the field: options that
+   * are not an object, a missing `backend` or one without `openWriter`/`replay`/`repair`,
+   * an `encode` that is not a function, a `maxPendingAppends` that is not a positive integer, an
+   * unknown key (with the closest known one suggested).
+   */
   constructor(options: SessionRecorderOptions<E>) {
-    this.backend = options.backend;
-    this.#encode = options.encode ?? (toJsonEvent as EventEncoder<E>);
-    const max = options.maxPendingAppends ?? 256;
-    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError("maxPendingAppends must be a positive integer");
-    this.#maxPending = max;
+    const checked = checkOptions<SessionRecorderOptions<E>>(OPTIONS_SUBJECT, options, OPTION_SHAPE);
+    if (checked.backend === undefined) throw new InvalidOptionError({ subject: OPTIONS_SUBJECT, field: "backend", reason: "is required" });
+    this.backend = checked.backend;
+    this.#encode = checked.encode ?? (toJsonEvent as EventEncoder<E>);
+    this.#maxPending = checked.maxPendingAppends ?? 256;
   }
 
   /**

@@ -10,5 +10,7 @@ export const ErrLeaseLost = sentinel("adaptor.threadstore.LeaseLost", "lease los
 export const ErrAlreadyExists = sentinel("adaptor.threadstore.AlreadyExists", "already exists");
 /** A thread key breaks the key rules (lone surrogate, NUL, over the length limit); see `checkThreadKey`. */
 export const ErrInvalidThreadKey = sentinel("adaptor.threadstore.InvalidThreadKey", "invalid thread key");
+/** A stored approval is not pending: already answered, expired, closed or unknown (see `ApprovalNotPendingError`). */
+export const ErrApprovalNotPending = sentinel("adaptor.threadstore.ApprovalNotPending", "approval not pending");
 /** A `finalize` whose session state would exceed its `limitBytes` (see `SessionStateWrite`); nothing was written. */
 export const ErrSessionStateTooLarge = sentinel("adaptor.threadstore.SessionStateTooLarge", "session state too large");

@@ -8,6 +8,8 @@ import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
+import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "../contract/pending-approvals.js";
+import { MemoryPendingApprovals } from "./memory-pending-approvals.js";
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, sessionStateBytesAfter } from "../contract/argument-checks.js";
 
 /** Options of {@link MemoryThreadStore}. */
@@ -60,13 +62,21 @@ interface LeaseRow {
  * await store.releaseLease(lease);
  * ```
  */
-export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
+export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
   readonly #now: () => Date;
   readonly #faults: StoreFaults | undefined;
   readonly #records = new Map<string, ThreadRecord>();
   readonly #leases = new Map<string, LeaseRow>();
   readonly #sessions = new Map<string, SessionRow>();
   #closed = false;
+  readonly #approvals = new MemoryPendingApprovals({
+    now: () => this.#nowMs(),
+    holds: (lease) => {
+      const row = this.#leases.get(lease.target);
+      return row !== undefined && holds(row, lease, this.#nowMs());
+    },
+    enter: (operation, signal) => this.#enter(operation, signal),
+  });
 
   /**
    * Session state kept with each record (see `SessionStateStore`): the segments are copied in and
@@ -88,6 +98,31 @@ export class MemoryThreadStore implements ThreadStore, AsyncDisposable {
     this.#now = options.now ?? (() => new Date());
     this.#faults = options.faults;
     if (options.sessionState === false) this.sessionState = undefined;
+  }
+
+  /** See `PendingApprovalStore.savePendingApproval`. */
+  savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.save(approval, lease, signal);
+  }
+
+  /** See `PendingApprovalStore.listPendingApprovals`. */
+  listPendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]> {
+    return this.#approvals.list(key, signal);
+  }
+
+  /** See `PendingApprovalStore.getPendingApproval`. */
+  getPendingApproval(id: string, signal?: AbortSignal): Promise<PendingApproval | undefined> {
+    return this.#approvals.get(id, signal);
+  }
+
+  /** See `PendingApprovalStore.answerPendingApproval`. */
+  answerPendingApproval(id: string, decision: StoredApprovalDecision, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.answer(id, decision, signal);
+  }
+
+  /** See `PendingApprovalStore.closePendingApproval`. */
+  closePendingApproval(id: string, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
+    return this.#approvals.close(id, lease, signal);
   }
 
   /** See {@link ThreadStore.resolve}: by key, the active record, else (with `includeArchived`) the archived one created last. */

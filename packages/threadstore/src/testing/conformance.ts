@@ -10,6 +10,7 @@ import { InvalidThreadKeyError } from "../errors/invalid-thread-key-error.js";
 import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "../errors/sentinels.js";
 import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
+import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance } from "./session-state-conformance.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
@@ -766,6 +767,9 @@ export function describeThreadStoreConformance(
       });
     });
   });
+
+  // Optional capabilities: each section skips its tests for a store without the capability.
+  describePendingApprovalsConformance(name, makeStore, options);
 }
 
 /**

@@ -9,3 +9,4 @@ export {
 export { FaultPlan } from "./fault-plan.js";
 export { ManualClock } from "./manual-clock.js";
 export { leaseHammer, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";
+export { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";

@@ -14,6 +14,8 @@ export interface ProbeOutput {
   readonly exitCode: number | null;
   /** stdout, UTF-8 (at most 1 MiB, its tail). */
   readonly stdout: string;
+  /** The tail of stderr, terminal escape codes stripped (at most 4 KiB); `""` when it printed none. */
+  readonly stderr: string;
 }
 
 /** What a driver's own probes may use. */
@@ -62,6 +64,9 @@ export interface CliInspectionPlan {
   readonly signal?: AbortSignal;
 }
 
+/** What a check that did not run says: `authentication.reason`, `models.reason`. */
+export const NOT_PROBED = "not probed: an earlier check failed";
+
 const SEMVER = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/;
 
 /** The first `major.minor.patch` in `text`. */
@@ -78,7 +83,10 @@ function spawnReason(error: unknown): InspectCheck["reason"] {
 /**
  * The shared steps of a CLI driver's `inspect()`: configuration, executable, version against the
  * pinned one, then the driver's own probes. Nothing is thrown except `signal.reason`: every
- * failure is a check in `failed`. No model call is made by these steps.
+ * failure is a check in `failed`. One skip rule: once the configuration, the executable or the
+ * version check failed (including a version that differs from the pinned one), no later probe
+ * runs, and `authentication` and `models` say {@link NOT_PROBED}. No model call is made by these
+ * steps.
  */
 export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspection> {
   const { descriptor, signal } = plan;
@@ -90,7 +98,8 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     mcp,
     skills: { supported: plan.skills },
   };
-  const notProbed: InspectModels = { supported: false, reason: "not probed: an earlier check failed" };
+  const models: InspectModels = { supported: false, reason: NOT_PROBED };
+  const authentication = { present: false, reason: NOT_PROBED };
   const finish = (rest: Omit<DriverInspection, "driver" | "mcp" | "skills" | "failed" | "ok">): DriverInspection => ({
     ...base,
     ...rest,
@@ -101,7 +110,7 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     plan.validate();
   } catch (error) {
     failed.push({ check: "config", reason: "invalid_config", message: error instanceof Error ? error.message : String(error) });
-    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication, models });
   }
   let path: string;
   try {
@@ -112,7 +121,7 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     });
   } catch (error) {
     failed.push({ check: "executable", reason: spawnReason(error), message: error instanceof Error ? error.message : String(error) });
-    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+    return finish({ executable: { command: plan.command, found: false }, version: versionOf(plan, undefined), authentication, models });
   }
   const executable = { command: plan.command, path, found: true };
   const timeoutMs = plan.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
@@ -123,16 +132,20 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     const output = await context.run(plan.versionArgs);
     found = parseVersion(output.stdout);
     if (found === undefined) {
-      failed.push({ check: "version", reason: "version_unreadable", message: `${plan.command} ${plan.versionArgs.join(" ")} printed no version (exit ${output.exitCode})` });
+      const said = output.stderr ? `: ${output.stderr}` : "";
+      failed.push({ check: "version", reason: "version_unreadable", message: `${plan.command} ${plan.versionArgs.join(" ")} printed no version (exit ${output.exitCode})${said}` });
+      return finish({ executable, version: versionOf(plan, undefined), authentication, models });
     }
   } catch (error) {
     signal?.throwIfAborted();
     failed.push(probeFailure("version", error));
-    return finish({ executable, version: versionOf(plan, undefined), authentication: { present: false }, models: notProbed });
+    return finish({ executable, version: versionOf(plan, undefined), authentication, models });
   }
   const version = versionOf(plan, found);
   if (version.matches === false) {
     failed.push({ check: "version", reason: "version_mismatch", message: `found ${found}, the driver is pinned to and tested against ${plan.pinnedVersion}` });
+    // Probing another version would only add failures of its own: one skip rule for every check.
+    return finish({ executable, version, authentication, models });
   }
   let findings: ProbeFindings;
   try {
@@ -140,7 +153,7 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
   } catch (error) {
     signal?.throwIfAborted();
     failed.push(probeFailure("authentication", error));
-    return finish({ executable, version, authentication: { present: false }, models: notProbed });
+    return finish({ executable, version, authentication: { present: false }, models });
   }
   failed.push(...findings.failed);
   return finish({ executable, version, authentication: findings.authentication, models: findings.models });
@@ -154,9 +167,14 @@ function versionOf(plan: CliInspectionPlan, found: string | undefined): DriverIn
   };
 }
 
-/** A failed probe as a check: a timeout, a spawn failure, or anything else. */
-export function probeFailure(check: InspectCheck["check"], error: unknown): InspectCheck {
-  const message = error instanceof Error ? error.message : String(error);
+/**
+ * A failed probe as a check: a timeout, a spawn failure, or anything else.
+ * @param stderr - the tail of what the probe process printed on stderr (escape codes stripped,
+ * e.g. `CliProcess.stderrTail()`); appended to the message when not empty, since the CLI's own
+ * words usually say what is wrong.
+ */
+export function probeFailure(check: InspectCheck["check"], error: unknown, stderr = ""): InspectCheck {
+  const message = (error instanceof Error ? error.message : String(error)) + (stderr ? `; stderr: ${stderr}` : "");
   if (findError(error, DriverError)?.code === ErrCode.Timeout) return { check, reason: "probe_timeout", message };
   if (findError(error, DriverError)?.op === "spawn") return { check, reason: spawnReason(error), message };
   return { check, reason: "probe_failed", message };
@@ -184,7 +202,7 @@ function probeContext(plan: CliInspectionPlan, path: string, timeoutMs: number):
       try {
         child.closeStdin();
         const ended = await withDeadline(child, child.exited, timeoutMs, signal, args);
-        return { exitCode: ended.code, stdout: child.takeOutput().stdout };
+        return { exitCode: ended.code, stdout: child.takeOutput().stdout, stderr: child.stderrTail() };
       } finally {
         await child.close();
       }

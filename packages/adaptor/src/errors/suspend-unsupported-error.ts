@@ -1,0 +1,20 @@
+import { AdaptorError } from "@adaptor/errors";
+import { ErrSuspendUnsupported } from "./sentinels.js";
+
+/**
+ * A turn cannot suspend, or a thread's pending approvals cannot be used, because `reason`: the
+ * Agent's thread store lacks the optional pending-approvals capability (`supportsPendingApprovals`
+ * is false), or the run is a fork's first turn. Reported before the run starts (nothing ran, no
+ * lease was taken). Matches {@link ErrSuspendUnsupported}.
+ */
+export class SuspendUnsupportedError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.SuspendUnsupportedError");
+  static override readonly sentinel = ErrSuspendUnsupported;
+  /** Why, for people: `"store"` (no capability) or `"fork"` (a fork's first turn). */
+  readonly reason: "store" | "fork";
+
+  constructor(reason: "store" | "fork", message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}

@@ -1,0 +1,158 @@
+import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
+import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
+import {
+  ApprovalNotPendingError,
+  supportsPendingApprovals,
+  type Lease,
+  type PendingApproval,
+  type PendingApprovalStore,
+  type ThreadRecord,
+  type ThreadStore,
+} from "@adaptor/threadstore";
+import { v7 as uuidv7 } from "uuid";
+import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
+import type { RunOptions } from "../options/run-options.js";
+import type { ResumeSpec, ThreadContext } from "../thread/thread-context.js";
+import { readTurnData, type StoredAnswer, type TurnData } from "./turn-data.js";
+
+/** The `suspend` option with its defaults applied. */
+export interface SuspendSettings {
+  /** ms from suspension to the deadline; undefined: none. */
+  readonly deadlineMs: number | undefined;
+  readonly onDeadline: "deny" | "abort";
+}
+
+
+/** The store of `ctx`, when it has the pending-approvals capability. @throws SuspendUnsupportedError otherwise. */
+export function pendingStore(store: ThreadStore): ThreadStore & PendingApprovalStore {
+  if (!supportsPendingApprovals(store)) {
+    throw new SuspendUnsupportedError(
+      "store",
+      "this thread store has no pending-approvals capability (savePendingApproval, listPendingApprovals, ...), so a turn cannot suspend on it; " +
+        "use MemoryThreadStore, SqliteThreadStore or PostgresThreadStore, or implement PendingApprovalStore",
+    );
+  }
+  return store;
+}
+
+/**
+ * The run's suspend settings, checked before anything starts.
+ * @throws InvalidOptionError (field `suspend`) for a run that is not a thread turn;
+ * SuspendUnsupportedError for a store without the capability or a fork's first turn.
+ */
+export function checkSuspend(options: RunOptions, thread: ThreadContext | undefined): SuspendSettings | undefined {
+  const value = options.suspend;
+  if (value === undefined) return undefined;
+  if (!thread) {
+    throw new InvalidOptionError({ subject: "run options", field: "suspend", reason: "only thread turns can suspend (agent.thread(key).run(prompt, { suspend: {} }))" });
+  }
+  if (thread.mode === "fork") throw new SuspendUnsupportedError("fork", "a fork's first turn cannot suspend; run it without `suspend`, then suspend later turns");
+  pendingStore(thread.store);
+  const deadlineMs = value.deadlineMs === undefined || value.deadlineMs === Infinity ? undefined : value.deadlineMs;
+  return { deadlineMs, onDeadline: value.onDeadline ?? "abort" };
+}
+
+/** The exact committed version a turn starts from (`undefined` for a key without a record). */
+function refOf(record: ThreadRecord | undefined): PendingApproval["checkpoint"] {
+  return record ? { recordId: record.id, revision: record.revision } : undefined;
+}
+
+/**
+ * Stores the approval `ask` of a suspending turn under the turn's lease.
+ * @throws LeaseLostError (the lease was lost: nothing stored); the store's errors.
+ */
+export async function saveSuspension(init: {
+  readonly store: ThreadStore;
+  readonly lease: Lease;
+  readonly key: string;
+  readonly ask: ApprovalAsk;
+  readonly startedFrom: ThreadRecord | undefined;
+  readonly settings: SuspendSettings;
+  readonly turn: TurnData;
+}): Promise<PendingApproval> {
+  const { ask, settings } = init;
+  const createdAt = new Date();
+  const checkpoint = refOf(init.startedFrom);
+  return pendingStore(init.store).savePendingApproval(
+    {
+      id: uuidv7(),
+      key: init.key,
+      kind: ask.kind,
+      title: ask.title,
+      ...(ask.toolName !== undefined ? { toolName: ask.toolName } : {}),
+      ...(ask.toolCallId !== undefined ? { toolCallId: ask.toolCallId } : {}),
+      ...(ask.input !== undefined ? { input: ask.input } : {}),
+      ...(ask.choices !== undefined ? { choices: ask.choices } : {}),
+      createdAt,
+      ...(settings.deadlineMs !== undefined ? { deadline: new Date(createdAt.getTime() + settings.deadlineMs) } : {}),
+      onDeadline: settings.onDeadline,
+      ...(checkpoint ? { checkpoint } : {}),
+      turn: init.turn,
+    },
+    init.lease,
+  );
+}
+
+/**
+ * Reads the stored turn of an approval before the resumed run starts (its prompt and mode), without
+ * a lease: the checks that count run again under the lease in {@link claimResume}.
+ * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError.
+ */
+export async function loadResumeTurn(store: ThreadStore, key: string, approvalId: string, signal: AbortSignal): Promise<TurnData> {
+  const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
+  if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
+  return readTurnData(approval.turn, approvalId);
+}
+
+/**
+ * Under the resumed turn's lease: records the answer (when one is given), checks that the
+ * approval can continue the turn, and returns the answers the turn applies without asking.
+ * An approval that can never continue (its deadline fallback aborts, or the thread moved on since
+ * it was asked) is closed on the way.
+ * @throws ApprovalNotPendingError: already answered or expired (with a `decision`), still pending
+ * (without one), closed, expired with the `abort` fallback, or the thread's record changed since
+ * the turn suspended (status `closed`).
+ */
+export async function claimResume(init: {
+  readonly store: ThreadStore;
+  readonly lease: Lease;
+  readonly key: string;
+  readonly spec: ResumeSpec;
+  readonly current: ThreadRecord | undefined;
+  readonly signal: AbortSignal;
+}): Promise<{ approval: PendingApproval; answers: readonly StoredAnswer[] }> {
+  const { lease, key, spec, signal } = init;
+  const store = pendingStore(init.store);
+  const id = spec.approvalId;
+  let approval = spec.decision
+    ? await store.answerPendingApproval(id, spec.decision, signal)
+    : await store.getPendingApproval(id, signal);
+  if (!approval || approval.key !== key) throw new ApprovalNotPendingError(id, "unknown", `thread ${key} has no such approval`);
+  if (approval.status === "pending") throw new ApprovalNotPendingError(id, "pending", "answer it first (thread.answer)");
+  if (approval.status === "closed") throw new ApprovalNotPendingError(id, "closed");
+  if (approval.status === "expired" && approval.onDeadline === "abort") {
+    await store.closePendingApproval(id, lease, signal);
+    throw new ApprovalNotPendingError(id, "expired", "its deadline passed and its fallback aborts the turn");
+  }
+  const started = approval.checkpoint;
+  const now = refOf(init.current);
+  if (started?.recordId !== now?.recordId || started?.revision !== now?.revision) {
+    await store.closePendingApproval(id, lease, signal);
+    throw new ApprovalNotPendingError(id, "closed", `thread ${key} moved on since the turn suspended; run a new turn instead`);
+  }
+  const turn = readTurnData(approval.turn, id);
+  const decision = approval.decision as ApprovalDecision;
+  approval = { ...approval };
+  return {
+    approval,
+    answers: [
+      ...turn.answers,
+      { kind: approval.kind, ...(approval.toolName !== undefined ? { toolName: approval.toolName } : {}), ...(approval.input !== undefined ? { input: approval.input } : {}), decision },
+    ],
+  };
+}
+
+/** A stop of the run by the SDK because the turn suspended (the abort reason; never a verdict). */
+export class SuspendStop extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.internal.SuspendStop");
+}

@@ -1,0 +1,149 @@
+import type { ApprovalAsk } from "@adaptor/driver";
+import { AdaptorError } from "@adaptor/errors";
+import type { PendingApproval } from "@adaptor/threadstore";
+import type { EventQueue } from "../events/event-queue.js";
+import type { RunOptions } from "../options/run-options.js";
+import type { ThreadContext } from "../thread/thread-context.js";
+import type { ThreadTurn } from "../thread/thread-turn.js";
+import { checkSuspend, claimResume, loadResumeTurn, pendingStore, saveSuspension, SuspendStop, type SuspendSettings } from "./suspension.js";
+import { StoredAnswers, type StoredAnswer } from "./turn-data.js";
+
+/**
+ * The suspend/resume side of one run (docs/suspend.md): built before the run prepares, it gives
+ * the approval broker the stored answers to apply and the function that suspends; the run calls
+ * {@link begin} once the thread's lease is held, {@link committed} after the commit, and reads
+ * {@link suspendedOn} for the verdict. For a run without `suspend` that resumes nothing it does nothing.
+ */
+export class TurnSuspension {
+  /** The thread context the run uses (a resumed turn takes its stored mode). */
+  readonly thread: ThreadContext | undefined;
+  /** The prompt the run uses (a resumed turn's own). */
+  readonly prompt: string;
+  /** Answers the broker applies without asking (filled by {@link begin} for a resumed turn). */
+  readonly replay = new StoredAnswers();
+  readonly #settings: SuspendSettings | undefined;
+  readonly #queue: EventQueue;
+  readonly #controller: AbortController;
+  #turn: ThreadTurn | undefined;
+  #resumed: PendingApproval | undefined;
+  #answers: readonly StoredAnswer[] = [];
+  #suspending = false;
+  #suspendedOn: PendingApproval | undefined;
+
+  private constructor(init: { thread: ThreadContext | undefined; prompt: string; settings: SuspendSettings | undefined; queue: EventQueue; controller: AbortController }) {
+    this.thread = init.thread;
+    this.prompt = init.prompt;
+    this.#settings = init.settings;
+    this.#queue = init.queue;
+    this.#controller = init.controller;
+  }
+
+  /**
+   * Reads a resumed turn's prompt and mode, and checks the `suspend` option, before anything starts.
+   * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
+   * for an approval the thread does not have; the store's errors.
+   */
+  static async prepare(init: { thread: ThreadContext | undefined; prompt: string; options: RunOptions; queue: EventQueue; controller: AbortController }): Promise<TurnSuspension> {
+    let { thread, prompt } = init;
+    if (thread?.resume) {
+      // The turn runs again with its own prompt and mode; the checks that count run under the lease.
+      const stored = await loadResumeTurn(thread.store, thread.key, thread.resume.approvalId, init.controller.signal);
+      prompt = stored.prompt;
+      thread = { ...thread, mode: stored.mode };
+    }
+    const settings = checkSuspend(init.options, thread);
+    return new TurnSuspension({ thread, prompt, settings, queue: init.queue, controller: init.controller });
+  }
+
+  /** The approval this turn stored when it suspended; undefined while it has not. */
+  get suspendedOn(): PendingApproval | undefined {
+    return this.#suspendedOn;
+  }
+
+  /** For the broker: suspends instead of asking, when the run has `suspend`. */
+  get suspender(): ((ask: ApprovalAsk) => Promise<void>) | undefined {
+    return this.#settings ? (ask) => this.#suspend(ask) : undefined;
+  }
+
+  /**
+   * Under the turn's lease: for a resumed turn, records or checks the approval's decision and
+   * loads the answers to apply again (see `claimResume`).
+   * @throws ApprovalNotPendingError; the store's errors.
+   */
+  async begin(turn: ThreadTurn): Promise<void> {
+    this.#turn = turn;
+    const thread = this.thread;
+    if (!thread?.resume) return;
+    const claimed = await claimResume({
+      store: thread.store,
+      lease: turn.lease,
+      key: thread.key,
+      spec: thread.resume,
+      current: turn.startedFrom,
+      signal: this.#controller.signal,
+    });
+    this.#resumed = claimed.approval;
+    this.#answers = claimed.answers;
+    this.replay.add(claimed.answers);
+  }
+
+  /**
+   * After the turn committed: closes the approval it resumed. Never throws: closing is not atomic
+   * with the commit, and an approval left open is closed by its next resume, which finds the
+   * checkpoint moved on (a `notice` records the failure).
+   */
+  async committed(): Promise<void> {
+    const resumed = this.#resumed;
+    const turn = this.#turn;
+    if (!resumed || !turn || !this.thread) return;
+    try {
+      await pendingStore(this.thread.store).closePendingApproval(resumed.id, turn.lease);
+    } catch (error) {
+      this.#queue.push({
+        type: "notice",
+        kind: "lifecycle",
+        message: `approval ${resumed.id}: closing it after the commit failed; its next resume closes it`,
+        data: { id: resumed.id, error: error instanceof Error ? error.message : String(error) },
+      });
+    }
+  }
+
+  /** Stores `ask` under the lease and stops the run (the first ask only); a failure to store stops the run with that error. */
+  async #suspend(ask: ApprovalAsk): Promise<void> {
+    const turn = this.#turn;
+    const thread = this.thread;
+    const settings = this.#settings;
+    const controller = this.#controller;
+    if (this.#suspending || !turn || !thread || !settings || controller.signal.aborted) return;
+    this.#suspending = true;
+    const store = pendingStore(thread.store);
+    try {
+      const approval = await saveSuspension({
+        store,
+        lease: turn.lease,
+        key: thread.key,
+        ask,
+        startedFrom: turn.startedFrom,
+        settings,
+        turn: { v: 1, prompt: this.prompt, mode: thread.mode, answers: this.#answers },
+      });
+      if (controller.signal.aborted) {
+        // The run ended another way meanwhile: the question is not left behind.
+        await store.closePendingApproval(approval.id, turn.lease).catch(() => undefined);
+        return;
+      }
+      // The new approval carries the answer of the one this turn resumed.
+      if (this.#resumed) await store.closePendingApproval(this.#resumed.id, turn.lease);
+      this.#suspendedOn = approval;
+      this.#queue.push({
+        type: "notice",
+        kind: "approval.suspended",
+        message: `${ask.title}: the turn is suspended until approval ${approval.id} is answered`,
+        data: { id: approval.id, kind: ask.kind, toolName: ask.toolName, ...(approval.deadline ? { deadline: approval.deadline.toISOString() } : {}) },
+      });
+      controller.abort(new SuspendStop("the turn suspended waiting for an approval"));
+    } catch (error) {
+      controller.abort(new AdaptorError("suspending the turn failed", { cause: error }));
+    }
+  }
+}

@@ -1,0 +1,251 @@
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it } from "vitest";
+import type { ApprovalAsk, DriverRequest, DriverSink } from "@adaptor/driver";
+import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
+import { ManualClock } from "@adaptor/threadstore/testing";
+import {
+  Agent,
+  ApprovalNotPendingError,
+  ErrApprovalNotPending,
+  ErrSuspendUnsupported,
+  ErrThreadBusy,
+  InvalidOptionError,
+  SuspendUnsupportedError,
+  findError,
+  isError,
+  type AgentEvent,
+} from "../src/index.js";
+import { scriptedDriver, untilAborted } from "./scripted-driver.js";
+
+const WRITE: ApprovalAsk = { kind: "permission", title: "Write: notes.md", toolName: "Write", toolCallId: "call-1", input: { file_path: "notes.md", content: "hi\n" } };
+const BASH: ApprovalAsk = { kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "call-2", input: { command: "ls" } };
+
+/**
+ * A driver whose turn asks for `asks` in order (each waits for its decision or the abort), "runs"
+ * every approved tool by appending to `effects`, and continues the session `s1`.
+ */
+function toolDriver(asks: readonly ApprovalAsk[]) {
+  const effects: string[] = [];
+  const driver = scriptedDriver(async (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => {
+    const outcomes: string[] = [];
+    for (const ask of asks) {
+      const decision = await Promise.race([sink.requestApproval(ask), untilAborted(signal)]);
+      outcomes.push(`${ask.toolName}:${decision.outcome}`);
+      if (decision.outcome === "approve") effects.push(`${ask.toolName} for ${request.prompt}`);
+    }
+    return { text: outcomes.join(" "), checkpoint: { resumeId: request.session?.resumeId ?? "s1", data: { turn: request.prompt } } };
+  });
+  return { driver, effects };
+}
+
+/** A thread store with only the base contract: no pending approvals. */
+function baseOnly(store: ThreadStore): ThreadStore {
+  return {
+    resolve: (q, s) => store.resolve(q, s),
+    acquireLease: (t, o, ttl, s) => store.acquireLease(t, o, ttl, s),
+    renewLease: (l, ttl, s) => store.renewLease(l, ttl, s),
+    releaseLease: (l, s) => store.releaseLease(l, s),
+    finalize: (r, s) => store.finalize(r, s),
+    close: () => store.close(),
+  };
+}
+
+describe("suspended turns", () => {
+  it("a turn suspends on an approval: the question is stored, the lease released, nothing committed, and the verdict is a suspended Result", async () => {
+    const store = new MemoryThreadStore();
+    const { driver, effects } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const thread = agent.thread("t1");
+    await thread.run("first", { onApproval: (r) => r.approve() });
+    const before = await thread.checkpoint();
+    const events: AgentEvent[] = [];
+    const stream = thread.stream("second", { suspend: { deadlineMs: 3_600_000, onDeadline: "deny" } });
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    expect(result.status).toBe("suspended");
+    const pending = result.pendingApproval!;
+    expect(pending).toMatchObject({
+      key: "t1", kind: "permission", title: "Write: notes.md", toolName: "Write", toolCallId: "call-1",
+      input: WRITE.input, status: "pending", onDeadline: "deny", checkpoint: { recordId: before!.id, revision: before!.revision },
+    });
+    expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBe(3_600_000);
+    expect(events.some((e) => e.type === "approval-request")).toBe(false);
+    expect(events.find((e) => e.type === "notice" && e.kind === "approval.suspended")).toBeDefined();
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true, suspended: true });
+    expect(effects).toEqual(["Write for first"]);
+    expect(await thread.checkpoint()).toEqual(before);
+    expect(await thread.pendingApprovals()).toEqual([pending]);
+    // The lease is free: another owner takes it at once.
+    const lease = await store.acquireLease("t1", "someone-else", 1_000);
+    await store.releaseLease(lease);
+  });
+
+  it("another agent on the same store answers it: the turn runs again from its checkpoint, the stored answer is applied without asking, the checkpoint advances once", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE]);
+    const agentA = new Agent(a.driver, { threadStore: store });
+    await agentA.thread("t2").run("first", { onApproval: (r) => r.approve() });
+    const suspended = await agentA.thread("t2").run("second", { suspend: {} });
+    await agentA.close();
+    const before = (await store.resolve({ key: "t2" }))!;
+
+    const b = toolDriver([WRITE]);
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    const threadB = agentB.thread("t2");
+    const [listed] = await threadB.pendingApprovals();
+    expect(listed?.id).toBe(suspended.pendingApproval!.id);
+    const asked: string[] = [];
+    const stream = threadB.streamAnswer(listed!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.title), r.deny("no")) });
+    const notices: string[] = [];
+    for await (const event of stream) if (event.type === "notice") notices.push(event.kind);
+    const result = await stream.result();
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Write:approve");
+    expect(asked).toEqual([]);
+    expect(notices).toContain("approval.replayed");
+    expect(b.effects).toEqual(["Write for second"]);
+    expect(b.driver.requests).toHaveLength(1);
+    expect(b.driver.requests[0]!.prompt).toBe("second");
+    expect(b.driver.requests[0]!.session).toMatchObject({ resumeId: "s1", data: { turn: "first" } });
+    const after = (await store.resolve({ key: "t2" }))!;
+    expect(after.id).toBe(before.id);
+    expect(after.revision).toBe(before.revision + 1);
+    expect(after.checkpoint.data).toEqual({ turn: "second" });
+    expect(await threadB.pendingApprovals()).toEqual([]);
+    expect((await store.getPendingApproval(listed!.id))?.status).toBe("closed");
+    // Answering again: not pending any more.
+    const again = await threadB.answer(listed!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    expect(findError(again, ApprovalNotPendingError)?.status).toBe("closed");
+  });
+
+  it("anything new in the resumed turn is asked as usual; with suspend it suspends again and the next resume applies both answers", async () => {
+    const store = new MemoryThreadStore();
+    const first = toolDriver([WRITE, BASH]);
+    await using agent = new Agent(first.driver, { threadStore: store });
+    const thread = agent.thread("t3");
+    const one = await thread.run("go", { suspend: {} });
+    const two = await thread.answer(one.pendingApproval!.id, { outcome: "approve" }, { suspend: {} });
+    expect(two.status).toBe("suspended");
+    expect(two.pendingApproval).toMatchObject({ toolName: "Bash", input: { command: "ls" } });
+    expect((await store.getPendingApproval(one.pendingApproval!.id))?.status).toBe("closed");
+    const asked: string[] = [];
+    const done = await thread.answer(two.pendingApproval!.id, { outcome: "deny", reason: "no shell" }, { onApproval: (r) => (asked.push(r.title), r.approve()) });
+    expect(done.text).toBe("Write:approve Bash:deny");
+    expect(asked).toEqual([]);
+    // Each resume runs the turn again from its checkpoint: the Write approved in the first resume runs again in the second.
+    expect(first.effects).toEqual(["Write for go", "Write for go"]);
+    expect(await thread.pendingApprovals()).toEqual([]);
+  });
+
+  it("a repeated ask with a different input is not covered by the stored answer and is asked", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE]);
+    await using agentA = new Agent(a.driver, { threadStore: store });
+    const suspended = await agentA.thread("t4").run("go", { suspend: {} });
+    const b = toolDriver([{ ...WRITE, input: { file_path: "other.md", content: "hi\n" } }]);
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    const asked: unknown[] = [];
+    const result = await agentB.thread("t4").answer(suspended.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.input), r.deny("asked")) });
+    expect(asked).toEqual([{ file_path: "other.md", content: "hi\n" }]);
+    expect(result.text).toBe("Write:deny");
+  });
+
+  it("past its deadline the fallback is recorded once at the next access: deny lets resume() continue with a denial, abort closes it", async () => {
+    const clock = new ManualClock(new Date()); // the SDK sets deadlines from its own clock
+    const store = new MemoryThreadStore({ now: clock.now });
+    const { driver, effects } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store, leaseTtlMs: 3_600_000 });
+    const deny = await agent.thread("d1").run("go", { suspend: { deadlineMs: 1_000, onDeadline: "deny" } });
+    const abort = await agent.thread("d2").run("go", { suspend: { deadlineMs: 1_000 } });
+    clock.advance(120_000); // the deadlines pass while nobody looks
+    const [expired] = await agent.thread("d1").pendingApprovals();
+    expect(expired).toMatchObject({ id: deny.pendingApproval!.id, status: "expired", decision: { outcome: "deny" } });
+    const late = await agent.thread("d1").answer(expired!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    expect(isError(late, ErrApprovalNotPending)).toBe(true);
+    expect(findError(late, ApprovalNotPendingError)?.status).toBe("expired");
+    const resumed = await agent.thread("d1").resume(expired!.id);
+    expect(resumed.text).toBe("Write:deny");
+    expect(effects).toEqual([]);
+    const aborted = await agent.thread("d2").resume(abort.pendingApproval!.id).catch((e: unknown) => e);
+    expect(findError(aborted, ApprovalNotPendingError)?.status).toBe("expired");
+    expect((await store.getPendingApproval(abort.pendingApproval!.id))?.status).toBe("closed");
+    expect(driver.requests).toHaveLength(3);
+  });
+
+  it("an approval whose thread moved on cannot continue: answering it closes it", async () => {
+    const store = new MemoryThreadStore();
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const thread = agent.thread("m1");
+    const suspended = await thread.run("go", { suspend: {} });
+    await thread.run("another turn", { onApproval: (r) => r.approve() });
+    const error = await thread.answer(suspended.pendingApproval!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    expect(findError(error, ApprovalNotPendingError)?.status).toBe("closed");
+    expect(await thread.pendingApprovals()).toEqual([]);
+  });
+
+  it("answering while another host runs a turn on the key fails with ErrThreadBusy and records nothing", async () => {
+    const store = new MemoryThreadStore();
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("b1").run("go", { suspend: {} });
+    const lease = await store.acquireLease("b1", "another-host", 60_000);
+    const busy = await agent.thread("b1").answer(suspended.pendingApproval!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    expect(isError(busy, ErrThreadBusy)).toBe(true);
+    expect((await store.getPendingApproval(suspended.pendingApproval!.id))?.status).toBe("pending");
+    await store.releaseLease(lease);
+    expect((await agent.thread("b1").answer(suspended.pendingApproval!.id, { outcome: "approve" })).status).toBe("completed");
+  });
+
+  it("two hosts answering at once: one answer is recorded and its turn runs, the other gets ApprovalNotPendingError or ErrThreadBusy", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE]);
+    await using agentA = new Agent(a.driver, { threadStore: store });
+    const suspended = await agentA.thread("r1").run("go", { suspend: {} });
+    const b = toolDriver([WRITE]);
+    const c = toolDriver([WRITE]);
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    await using agentC = new Agent(c.driver, { threadStore: store });
+    const id = suspended.pendingApproval!.id;
+    const outcomes = await Promise.allSettled([
+      agentB.thread("r1").answer(id, { outcome: "approve" }),
+      agentC.thread("r1").answer(id, { outcome: "deny", reason: "no" }),
+    ]);
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    const lost = (outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult).reason;
+    expect(isError(lost, ErrApprovalNotPending) || isError(lost, ErrThreadBusy)).toBe(true);
+    expect([...b.effects, ...c.effects].length).toBeLessThanOrEqual(1);
+    expect((await store.resolve({ key: "r1" }))?.revision).toBe(1);
+  });
+
+  it("a suspended turn ends its run span (verdict ok) like a completed one", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: new MemoryThreadStore(), telemetry: { tracer: provider.getTracer("adaptor") } });
+    const result = await agent.thread("s1").run("go", { suspend: {} });
+    expect(result.status).toBe("suspended");
+    const runs = exporter.getFinishedSpans().filter((s) => s.name === "adaptor.run");
+    expect(runs.map((s) => s.attributes["adaptor.verdict"])).toEqual(["ok"]);
+  });
+
+  it("a store without the capability refuses suspension with SuspendUnsupportedError before the driver starts", async () => {
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: baseOnly(new MemoryThreadStore()) });
+    const error = await agent.thread("u1").run("go", { suspend: {} }).catch((e: unknown) => e);
+    expect(isError(error, ErrSuspendUnsupported)).toBe(true);
+    expect(findError(error, SuspendUnsupportedError)?.reason).toBe("store");
+    expect(driver.requests).toHaveLength(0);
+    await expect(agent.thread("u1").pendingApprovals()).rejects.toBeInstanceOf(SuspendUnsupportedError);
+  });
+
+  it("suspend outside a thread, or with a bad value, is an InvalidOptionError before anything starts", async () => {
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    expect(findError(await agent.run("go", { suspend: {} }).catch((e: unknown) => e), InvalidOptionError)?.field).toBe("suspend");
+    const bad = await agent.thread("x").run("go", { suspend: { onDeadline: "later" } as never }).catch((e: unknown) => e);
+    expect(findError(bad, InvalidOptionError)?.field).toBe("suspend.onDeadline");
+    expect(driver.requests).toHaveLength(0);
+  });
+});
