@@ -1,9 +1,21 @@
 import { join } from "node:path";
-import type { ScriptRule } from "@adaptor/testkit";
+import type { RequestView, ScriptRule } from "@adaptor/testkit";
+
+/**
+ * The task's working directory: the first `<projectDir>/task-<suffix>` path the request names
+ * (Claude Code puts its working directory in what it sends), else `projectDir`.
+ */
+function taskDirectory(view: RequestView, projectDir: string): string {
+  const escaped = projectDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const named = new RegExp(`${escaped}/task-[A-Za-z0-9]+`).exec(JSON.stringify(view.raw))?.[0];
+  return named ?? projectDir;
+}
 
 /**
  * What the scripted model does with any task, decided from each request (never from a queue):
- * write NOTES.md with the task, then ask to run `rm -rf ./build`, then report what happened.
+ * write NOTES.md with the task into the task's own folder under `projectDir` (the working
+ * directory the CLI names in its request), then ask to run `rm -rf ./build`, then report what
+ * happened.
  */
 export function webChatScript(projectDir: string): ScriptRule[] {
   return [
@@ -26,7 +38,7 @@ export function webChatScript(projectDir: string): ScriptRule[] {
       when: (view) => view.lastToolResult === undefined && view.lastUserText.trim() !== "",
       reply: (view) => ({
         text: "Let me start by writing down the task.",
-        toolUse: { name: "Write", input: { file_path: join(projectDir, "NOTES.md"), content: `# Task\n\n${view.lastUserText.trim()}\n` } },
+        toolUse: { name: "Write", input: { file_path: join(taskDirectory(view, projectDir), "NOTES.md"), content: `# Task\n\n${view.lastUserText.trim()}\n` } },
       }),
     },
   ];

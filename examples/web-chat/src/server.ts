@@ -28,8 +28,12 @@ export interface WebChatOptions {
 export interface WebChat {
   /** The page's URL, e.g. `http://127.0.0.1:5173/`. */
   readonly url: string;
-  /** The scratch project the agent works in. */
+  /** The scratch folder: each task works in its own fresh subfolder of it (see {@link taskDirs}). */
   readonly projectDir: string;
+  /** The working directory of each task so far, in the order they started. */
+  readonly taskDirs: readonly string[];
+  /** The bridge serving `/api/` (its `size` counts the runs it holds). */
+  readonly bridge: Bridge;
   close(): Promise<void>;
 }
 
@@ -52,13 +56,20 @@ async function serveFile(res: ServerResponse, root: string, name: string): Promi
 
 /**
  * Starts the web chat: a Claude Code agent behind `@adaptor/bridge` at `/api/`, and the page at
- * `/`. The agent works in a fresh scratch project (with a `build/` folder to tempt it).
+ * `/`. Each task works in its own fresh folder under a scratch folder (with a `build/` folder to
+ * tempt the agent), so every task starts from the same files.
  */
 export async function startWebChat(options: WebChatOptions = {}): Promise<WebChat> {
   const projectDir = await mkdtemp(join(tmpdir(), "adaptor-web-chat-"));
   const cleanups: (() => Promise<void>)[] = [() => rm(projectDir, { recursive: true, force: true })];
-  await mkdir(join(projectDir, "build"));
-  await writeFile(join(projectDir, "build", "old-bundle.js"), "// stale\n");
+  const taskDirs: string[] = [];
+  const taskDir = async (): Promise<string> => {
+    const dir = await mkdtemp(join(projectDir, "task-"));
+    await mkdir(join(dir, "build"));
+    await writeFile(join(dir, "build", "old-bundle.js"), "// stale\n");
+    taskDirs.push(dir);
+    return dir;
+  };
   try {
     let driver = claude({ cwd: projectDir });
     if (!options.live) {
@@ -71,7 +82,7 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
     // Approvals wait for the person at the page: five minutes each, then the run stops.
     const agent = new Agent(driver, { timeoutMs: options.live ? 900_000 : 120_000, policy: { approvals: { timeoutMs: 300_000 } } });
     cleanups.push(() => agent.close());
-    const bridge = new Bridge({ runner: agent, basePath: "/api/" });
+    const bridge = new Bridge({ runner: agent, basePath: "/api/", runOptions: async () => ({ cwd: await taskDir() }) });
     cleanups.push(() => bridge.close());
 
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -91,6 +102,8 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
     return {
       url: `http://127.0.0.1:${port}/`,
       projectDir,
+      taskDirs,
+      bridge,
       async close() {
         for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       },

@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebChat, type WebChat } from "../src/server.js";
 
@@ -43,37 +45,101 @@ describe("web chat in a real browser (real claude binary, scripted model)", { ti
   it("types a task, approves the Write, denies the Bash call, and shows the final text", async (ctx) => {
     if (!hasChromium) return ctx.skip(SKIP_REASON);
     const page = await context!.newPage();
-    await page.goto(chat!.url);
-    await page.getByLabel("Task").fill("Write down that the release notes need a tidy-up.");
-    await page.getByRole("button", { name: "Send" }).click();
-
-    const first = page.locator(".approval").nth(0);
-    await first.getByRole("button", { name: "Approve" }).click({ timeout: 120_000 });
-    await expectText(first.locator(".status"), "approved");
-    expect(await first.locator(".title").textContent()).toMatch(/^Allow Write/);
-
-    const second = page.locator(".approval").nth(1);
-    await second.getByRole("button", { name: "Deny" }).click({ timeout: 120_000 });
-    await expectText(second.locator(".status"), "denied");
-    expect(await second.locator(".title").textContent()).toBe("Allow Bash: rm -rf ./build?");
-
-    await page.locator(".verdict").waitFor({ timeout: 120_000 });
-    expect(await page.locator(".verdict").textContent()).toBe("✓ Done");
-    const said = await page.locator(".assistant").allTextContents();
-    expect(said.at(-1)).toBe("I wrote NOTES.md with your task. You declined `rm -rf ./build`, so the build folder is untouched.");
-    expect(await page.locator(".tool.ok .name").first().textContent()).toBe("Write");
-    expect(await page.locator(".tool.error .name").first().textContent()).toBe("Bash");
-
-    expect(await readFile(join(chat!.projectDir, "NOTES.md"), "utf8")).toContain("release notes need a tidy-up");
-    expect(existsSync(join(chat!.projectDir, "build", "old-bundle.js"))).toBe(true);
+    await tellStory(page, "Write down that the release notes need a tidy-up.");
+    const dir = chat!.taskDirs.at(-1)!;
+    expect(dirname(dir)).toBe(chat!.projectDir);
+    expect(await readFile(join(dir, "NOTES.md"), "utf8")).toContain("release notes need a tidy-up");
+    expect(existsSync(join(dir, "build", "old-bundle.js"))).toBe(true);
 
     await mkdir(dirname(SCREENSHOT), { recursive: true });
     // Tall enough for the whole conversation above the sticky composer.
     await page.setViewportSize({ width: 1000, height: 1500 });
     await page.screenshot({ path: SCREENSHOT });
     expect(existsSync(SCREENSHOT)).toBe(true);
+    await page.close();
+  });
+
+  it("a second task after a reload works in its own folder and shows the same two approvals and the same final text", async (ctx) => {
+    if (!hasChromium) return ctx.skip(SKIP_REASON);
+    const before = chat!.taskDirs.length;
+    const page = await context!.newPage();
+    await tellStory(page, "Write down that the changelog needs dates.");
+    expect(chat!.taskDirs.length).toBe(before + 1);
+    const dir = chat!.taskDirs.at(-1)!;
+    expect(await readFile(join(dir, "NOTES.md"), "utf8")).toContain("changelog needs dates");
+    await page.close();
+  });
+
+  it("a page on another origin cannot start a run or answer an approval: its no-cors POSTs are refused and the bridge holds no new run", async (ctx) => {
+    if (!hasChromium) return ctx.skip(SKIP_REASON);
+    const attacker: Server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end("<!doctype html><title>elsewhere</title><p>another site</p>");
+    });
+    await new Promise<void>((done) => attacker.listen(0, "127.0.0.1", done));
+    try {
+      const page = await context!.newPage();
+      await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      const held = chat!.bridge.size;
+      const target = new URL("api/", chat!.url).href;
+      const statuses: number[] = [];
+      page.on("response", (response) => {
+        if (response.url().startsWith(target)) statuses.push(response.status());
+      });
+      const outcomes = await page.evaluate(async (api) => {
+        const body = JSON.stringify({ prompt: "Write down that this page owns you." });
+        const attempts: [string, RequestInit][] = [
+          ["runs", { method: "POST", mode: "no-cors", body: new Blob([body]) }],
+          ["runs", { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body }],
+          ["approvals/some-id", { method: "POST", mode: "no-cors", body: new Blob([JSON.stringify({ decision: "approve" })]) }],
+          ["runs", { method: "POST", headers: { "content-type": "application/json" }, body }],
+        ];
+        const seen: string[] = [];
+        for (const [path, init] of attempts) {
+          try {
+            const response = await fetch(api + path, init);
+            seen.push(response.type);
+          } catch (error) {
+            seen.push(`refused: ${(error as Error).name}`);
+          }
+        }
+        return seen;
+      }, target);
+      // The three simple requests reach the bridge (opaque answers); the JSON one fails its preflight.
+      expect(outcomes).toEqual(["opaque", "opaque", "opaque", "refused: TypeError"]);
+      expect(statuses).toEqual([403, 403, 403]);
+      expect(chat!.bridge.size).toBe(held);
+      await page.close();
+    } finally {
+      attacker.closeAllConnections();
+      await new Promise<void>((done) => attacker.close(() => done()));
+    }
   });
 });
+
+/** Types `task` into a fresh web chat page, approves the Write, denies the Bash call and checks the final text. */
+async function tellStory(page: Page, task: string): Promise<void> {
+  await page.goto(chat!.url);
+  await page.getByLabel("Task").fill(task);
+  await page.getByRole("button", { name: "Send" }).click();
+
+  const first = page.locator(".approval").nth(0);
+  await first.getByRole("button", { name: "Approve" }).click({ timeout: 120_000 });
+  await expectText(first.locator(".status"), "approved");
+  expect(await first.locator(".title").textContent()).toMatch(/^Allow Write/);
+
+  const second = page.locator(".approval").nth(1);
+  await second.getByRole("button", { name: "Deny" }).click({ timeout: 120_000 });
+  await expectText(second.locator(".status"), "denied");
+  expect(await second.locator(".title").textContent()).toBe("Allow Bash: rm -rf ./build?");
+
+  await page.locator(".verdict").waitFor({ timeout: 120_000 });
+  expect(await page.locator(".verdict").textContent()).toBe("✓ Done");
+  const said = await page.locator(".assistant").allTextContents();
+  expect(said.at(-1)).toBe("I wrote NOTES.md with your task. You declined `rm -rf ./build`, so the build folder is untouched.");
+  expect(await page.locator(".tool.ok .name").first().textContent()).toBe("Write");
+  expect(await page.locator(".tool.error .name").first().textContent()).toBe("Bash");
+}
 
 /** Waits until `locator`'s text is `text` (the page updates after the answer's POST returns). */
 async function expectText(locator: import("playwright-core").Locator, text: string): Promise<void> {

@@ -122,6 +122,35 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("an answer naming an unknown approval id says the id is unknown and which ids wait; the task stays input-required", async () => {
+    const first = asTask(await client.sendMessage(send([text("TOOL make")])));
+    const wrong = asTask(await client.sendMessage(send([data({ decision: "approve", id: "no-such-approval" })], first.id)));
+    expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const said = partsText(wrong.status?.message?.parts);
+    expect(said).toMatch(/^no waiting approval has the id "no-such-approval" \(waiting: [^)]+\)\. shell: make/);
+    expect(said).not.toContain("does not fit");
+    const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("a raw HTTP caller needs the A2A-Version: 1.0 header: without it the SDK refuses the request as protocol 0.3", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } } });
+    const post = (headers: Record<string, string>) => fetch(`${served.url}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    expect(await post({})).toMatchObject({ error: { code: -32009, message: expect.stringContaining("'0.3' is not supported") } });
+    expect(await post({ "A2A-Version": "1.0" })).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+  });
+
+  it("a message on a finished task is refused naming its state (completed), not its number", async () => {
+    const done = asTask(await client.sendMessage(send([text("hello")])));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const refused = await client.sendMessage(send([text("one more thing")], done.id)).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refused?.message).toContain(`Task ${done.id} is in a terminal state (completed)`);
+    expect(refused?.message).not.toMatch(/\(\d+\)/);
+  });
+
   it("two approvals at once: each is shown in turn and answered by id; the task completes when both are", async () => {
     const agent = new Agent(twoApprovalsDriver());
     const two = await serve(agent);

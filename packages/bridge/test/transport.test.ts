@@ -117,6 +117,7 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
   it("sends no CORS headers unless configured; configured, it answers preflights for allowed origins only", async () => {
     served = await serve({ runner: referenceAgent() });
     const plain = await postJson(`${served.url}/runs`, { prompt: "hi" }, { headers: { origin: "https://app.example", "content-type": "application/json" } });
+    expect(plain.status).toBe(403);
     expect(plain.headers.get("access-control-allow-origin")).toBeNull();
     await plain.body?.cancel();
     expect((await fetch(`${served.url}/runs`, { method: "OPTIONS", headers: { origin: "https://app.example" } })).status).toBe(404);

@@ -9,7 +9,7 @@ import {
   type RequestContext,
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
+import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
 import type { RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
@@ -122,6 +122,11 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
           return;
         }
         const answer = parseAnswer(context.userMessage);
+        if (answer?.id !== undefined && !live.pending.some((request) => request.id === answer.id)) {
+          const waiting = live.pending.map((request) => request.id).join(", ");
+          live.reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${waiting})`);
+          return;
+        }
         if (!answer || !live.answer(answer)) {
           live.reask("that answer does not fit the waiting approval");
           return;
@@ -196,7 +201,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     },
   };
 
-  const requestHandler = new DefaultRequestHandler(card, taskStore, executor);
+  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor);
   const app = express();
   app.disable("x-powered-by");
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
@@ -240,6 +245,42 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       await this.close();
     },
   };
+}
+
+/**
+ * The SDK's request handler, with the refusals of a task in a terminal state naming the state
+ * (`completed`, `canceled`, ...) instead of its number.
+ */
+class StateNamingRequestHandler extends DefaultRequestHandler {
+  override async sendMessage(...args: Parameters<DefaultRequestHandler["sendMessage"]>): ReturnType<DefaultRequestHandler["sendMessage"]> {
+    try {
+      return await super.sendMessage(...args);
+    } catch (error) {
+      throw namingState(error);
+    }
+  }
+
+  override async *sendMessageStream(...args: Parameters<DefaultRequestHandler["sendMessageStream"]>): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
+    try {
+      return yield* super.sendMessageStream(...args);
+    } catch (error) {
+      throw namingState(error);
+    }
+  }
+
+  override async *resubscribe(...args: Parameters<DefaultRequestHandler["resubscribe"]>): ReturnType<DefaultRequestHandler["resubscribe"]> {
+    try {
+      return yield* super.resubscribe(...args);
+    } catch (error) {
+      throw namingState(error);
+    }
+  }
+}
+
+/** The same error (its class and code kept), its "terminal state (3)" made "terminal state (completed)". */
+function namingState(error: unknown): unknown {
+  if (error instanceof Error) error.message = error.message.replace(/\bterminal state \((\d+)\)/, (_match, state: string) => `terminal state (${taskStateName(Number(state) as TaskState)})`);
+  return error;
 }
 
 /** The HTTP status an Express error asks for (body-parser sets `status`), else 500. */

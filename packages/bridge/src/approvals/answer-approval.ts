@@ -4,19 +4,19 @@ import { HttpError } from "../http/http-error.js";
 
 /** The body of `POST approvals/<id>`: one decision. */
 export type ApprovalAnswer =
-  | { readonly decision: "approve"; readonly updatedInput?: unknown }
+  | { readonly decision: "approve"; readonly updatedInput?: Readonly<Record<string, unknown>> }
   | { readonly decision: "deny"; readonly reason?: string }
   | { readonly decision: "answer"; readonly choice: string };
 
 const ANSWER = z.discriminatedUnion("decision", [
-  z.object({ decision: z.literal("approve"), updatedInput: z.unknown().optional() }).strict(),
+  z.object({ decision: z.literal("approve"), updatedInput: z.record(z.string(), z.unknown()).optional() }).strict(),
   z.object({ decision: z.literal("deny"), reason: z.string().max(4_096).optional() }).strict(),
   z.object({ decision: z.literal("answer"), choice: z.string().max(4_096) }).strict(),
 ]);
 
 /**
  * Applies a client's answer to `request`, exactly once.
- * @throws HttpError 400 for a malformed body, 409 when another answer already won, 410 when the
+ * @throws HttpError 400 for a malformed body (an `updatedInput` that is not a plain object too), 409 when another answer already won, 410 when the
  *   request expired (its deadline passed or its run ended), 422 when the decision does not fit
  *   the request's kind.
  */

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
 import type { ApprovalRequest, RunOptions } from "adaptor";
 import { answerApproval } from "../approvals/answer-approval.js";
-import { corsHeaders } from "../http/cors.js";
+import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
+import { corsHeaders, originAllowed } from "../http/cors.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
 import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
@@ -37,7 +38,10 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
  *
  * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
- * (which reaps the CLI). Refusals before a stream starts are JSON `{ error: { code, message } }`.
+ * (which reaps the CLI); the run ends as cancelled on both protocols. Refusals before a stream
+ * starts are JSON `{ error: { code, message } }`. Against cross-site requests, every POST must
+ * carry `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
+ * bridge's own nor allowed by `cors` is refused with 403.
  *
  * @example
  * const agent = new Agent(claude({ cwd: "/srv/project" }));
@@ -111,9 +115,10 @@ export class Bridge implements AsyncDisposable {
     }
     const cors = corsHeaders(this.#settings.cors, req, false);
     try {
+      if (!originAllowed(this.#settings.cors, req)) throw new HttpError(403, "forbidden_origin", `origin ${String(req.headers.origin)} is not allowed to call this bridge`);
       if ((route === "runs" || route === "ag-ui") && method === "POST") return await this.#startRun(req, res, route === "runs" ? "raw" : "ag-ui", cors);
-      if (reconnect && method === "GET") return await this.#reconnect(req, res, decodeURIComponent(reconnect[1]!), cors);
-      if (approval && method === "POST") return await this.#answer(req, res, decodeURIComponent(approval[1]!), cors);
+      if (reconnect && method === "GET") return await this.#reconnect(req, res, decodePathSegment(reconnect[1]!), cors);
+      if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
     } catch (error) {
       const tooLarge = error instanceof HttpError && error.status === 413;
@@ -136,6 +141,7 @@ export class Bridge implements AsyncDisposable {
       context = { protocol, prompt, threadKey, input: undefined, request: req };
     } else {
       const { input, prompt } = parseAgUiInput(body);
+      checkPromptText(prompt);
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
       context = { protocol, prompt, threadKey: input.threadId, input, request: req };
     }
@@ -155,7 +161,7 @@ export class Bridge implements AsyncDisposable {
     const channel = new RunChannel({
       key,
       stream,
-      encode: mapper ? (event, verdict) => mapper.frames(event, verdict) : (event) => [encodeRaw(event, this.#secrets)],
+      encode: mapper ? (event, verdict) => mapper.frames(event, verdict) : (event, verdict) => [encodeRaw(event, this.#secrets, verdict)],
       encodeGap: mapper
         ? (gap) => mapper.frame({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.replayGap, value: gap } as never).text.replace(/^id: \d+\n/, "")
         : (gap) => sseEvent({ type: "replay-gap", ...gap }, undefined, "replay-gap"),
@@ -178,9 +184,7 @@ export class Bridge implements AsyncDisposable {
   async #reconnect(req: IncomingMessage, res: ServerResponse, key: string, cors: Record<string, string>): Promise<void> {
     const entry = this.#channels.get(key);
     if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
-    const header = req.headers["last-event-id"];
-    const lastId = header === undefined || header === "" ? 0 : Number(header);
-    if (!Number.isInteger(lastId) || lastId < 0) throw new HttpError(400, "bad_request", "Last-Event-ID must be a non-negative integer");
+    const lastId = parseLastEventId(req.headers["last-event-id"]);
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });
     await entry.channel.attach(connection, lastId);
@@ -231,6 +235,35 @@ function parseRawBody(body: unknown): { prompt: string; threadKey: string | unde
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw new HttpError(400, "bad_request", `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string }`);
   if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
+  checkPromptText(prompt);
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === "")) throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
   return { prompt, threadKey: threadKey as string | undefined };
+}
+
+/** Refuses a prompt no CLI can carry (a lone UTF-16 surrogate) before a run starts. */
+function checkPromptText(prompt: string): void {
+  try {
+    assertWellFormedString("run", "prompt", prompt, { allowNul: true });
+  } catch (error) {
+    if (error instanceof MalformedStringError) throw new HttpError(400, "bad_request", error.message);
+    throw error;
+  }
+}
+
+/** Decodes one percent-encoded path segment; malformed encoding is a 400. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, "bad_request", "the path holds malformed percent-encoding");
+  }
+}
+
+/** The `Last-Event-ID` header as a frame id: absent or empty is 0; anything but a non-negative safe decimal integer is a 400. */
+function parseLastEventId(header: string | string[] | undefined): number {
+  if (header === undefined || header === "") return 0;
+  const value = Array.isArray(header) ? undefined : header.trim();
+  const id = value !== undefined && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw new HttpError(400, "bad_request", "Last-Event-ID must be a non-negative decimal integer");
+  return id;
 }

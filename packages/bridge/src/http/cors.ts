@@ -29,3 +29,23 @@ export function corsHeaders(cors: CorsOptions | undefined, req: IncomingMessage,
   }
   return headers;
 }
+
+/**
+ * Whether a request may act on the bridge: one without an `Origin` header (not a browser, or a
+ * same-origin GET), one from the bridge's own origin (the `Origin` host is the `Host` header), or
+ * one from an origin `cors` allows. A browser sends "simple" cross-origin POSTs without a
+ * preflight, so this check (with the JSON content type) is what keeps other sites' pages out.
+ */
+export function originAllowed(cors: CorsOptions | undefined, req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (cors && (cors.origins === "*" || cors.origins.includes(origin))) return true;
+  const host = req.headers.host;
+  if (host === undefined || origin === "null") return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}

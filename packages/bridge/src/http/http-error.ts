@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 /** The `error.code` values of the bridge's JSON error responses. */
 export type BridgeErrorCode =
   | "bad_request"
+  | "forbidden_origin"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"

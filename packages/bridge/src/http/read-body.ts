@@ -4,16 +4,17 @@ import { HttpError } from "./http-error.js";
 /**
  * Reads a JSON request body of at most `maxBytes` bytes. A body a framework already parsed
  * (`req.body`, as Express's `json()` leaves it) is taken as is.
- * @throws HttpError 413 for a larger body (the rest is not read), 415 for a non-JSON content
- *   type, 400 for malformed JSON.
+ * @throws HttpError 413 for a larger body (the rest is not read), 415 for a missing or non-JSON
+ *   content type, 400 for malformed JSON.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  // A missing type is refused too: browsers send bodies without one (or as text/plain) cross-origin without a preflight.
+  const type = req.headers["content-type"];
+  if (type === undefined || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    throw new HttpError(415, "unsupported_media_type", "the body must be sent with content-type application/json");
+  }
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (parsed !== undefined && typeof parsed === "object" && parsed !== null && !Buffer.isBuffer(parsed)) return parsed;
-  const type = req.headers["content-type"];
-  if (type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    throw new HttpError(415, "unsupported_media_type", "the body must be application/json");
-  }
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
     throw new HttpError(413, "payload_too_large", `the body is larger than ${maxBytes} bytes`);

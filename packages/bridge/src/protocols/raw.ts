@@ -1,6 +1,7 @@
 import type { AgentEvent, ApprovalRequest } from "adaptor";
 import { sseEvent, type Frame } from "./frame.js";
-import { publicMessage } from "./public-error.js";
+import type { ChannelVerdict } from "../run/run-channel.js";
+import { isAbort, publicMessage } from "./public-error.js";
 
 /** An `ApprovalRequest` as it crosses the wire: its fields, without the methods. */
 export interface WireApproval {
@@ -40,16 +41,21 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
  * The `raw` protocol: each event as JSON, one SSE event each, `id` = `meta.sequence`. An
  * `approval-request` carries the request's fields (`request.id` is what the client answers);
  * `process` stdout/stderr events lose their `text` (CLI output stays on the server); a failed
- * `run-finished` carries a public message (first line, credentials redacted).
+ * `run-finished` carries a public message (first line, credentials redacted), and one whose run
+ * was cancelled (the client went away, the bridge closed) says `reason: "cancelled"`, as the
+ * `ag-ui` protocol's `RUN_FINISHED` outcome `cancelled` does.
  */
-export function encodeRaw(event: AgentEvent, secrets: readonly string[]): Frame {
+export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict): Frame {
   let data: unknown = event;
   if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
   else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
     const { text: _text, ...rest } = event;
     data = rest;
-  } else if (event.type === "run-finished" && event.message !== undefined) {
-    data = { ...event, message: publicMessage(event.message, secrets) };
+  } else if (event.type === "run-finished") {
+    const cancelled = !event.ok && verdict !== undefined && !verdict.ok && isAbort(verdict.error);
+    if (cancelled || event.message !== undefined) {
+      data = { ...event, ...(cancelled ? { reason: "cancelled" } : {}), ...(event.message !== undefined ? { message: publicMessage(event.message, secrets) } : {}) };
+    }
   }
   return { id: event.meta.sequence, text: sseEvent(data, event.meta.sequence) };
 }
