@@ -69,6 +69,7 @@ describe("public surface", () => {
       "readSessionFile",
       "spawnCli",
       "stripTerminalEscapes",
+      "waitForCpuIdle",
       "writeSessionFile",
     ]);
   });
@@ -169,6 +170,7 @@ describe("public surface", () => {
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
       "MemoryThreadStore",
+      "ReleasedLeases",
       "SessionStateTooLargeError",
       "checkApprovalId",
       "checkFinalizeRequest",
