@@ -101,7 +101,16 @@ function testDependencies() {
 
 export default tseslint.config(
   {
-    ignores: ["**/node_modules/**", "**/dist/**", "docs/api/**", ".packs/**", ".scratch/**", "coverage/**", "packages/codex/src/protocol/generated/**", "**/*.d.ts"],
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "docs/api/**",
+      ".packs/**",
+      ".scratch/**",
+      "coverage/**",
+      "packages/codex/src/protocol/generated/**",
+      "**/*.d.ts",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

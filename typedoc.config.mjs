@@ -33,7 +33,22 @@ export default {
   sort: ["kind", "instance-first", "alphabetical-ignoring-documents"],
   validation: { notExported: true, invalidLink: true, rewrittenLink: true, notDocumented: false, unusedMergeModuleWith: true },
   projectDocuments: ["docs/*.md"],
-  highlightLanguages: ["bash", "sh", "console", "css", "html", "javascript", "js", "json", "jsonc", "ts", "tsx", "typescript", "toml", "yaml"],
+  highlightLanguages: [
+    "bash",
+    "sh",
+    "console",
+    "css",
+    "html",
+    "javascript",
+    "js",
+    "json",
+    "jsonc",
+    "ts",
+    "tsx",
+    "typescript",
+    "toml",
+    "yaml",
+  ],
   // No "defined in" source links: they need a hosted git remote, and a clone (CI's, a user's)
   // has none, which typedoc reports as a warning.
   disableSources: true,

@@ -20,7 +20,10 @@ const pkg = {
   dependencies: Object.fromEntries(deps.map((d) => [d, "workspace:*"])),
 };
 if (!existsSync(join(dir, "package.json"))) writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
-const rel = folder.split("/").map(() => "..").join("/");
+const rel = folder
+  .split("/")
+  .map(() => "..")
+  .join("/");
 const tsconfig = {
   extends: `${rel}/tsconfig.base.json`,
   compilerOptions: { rootDir: "src", outDir: "dist" },

@@ -56,5 +56,7 @@ execFileSync("npx", [...PNPM, "--recursive", "--filter", "./packages/*", "pack",
   cwd: root,
   stdio: ["ignore", "ignore", "inherit"],
 });
-const tarballs = readdirSync(destination).filter((file) => file.endsWith(".tgz")).sort();
+const tarballs = readdirSync(destination)
+  .filter((file) => file.endsWith(".tgz"))
+  .sort();
 for (const file of tarballs) console.log(join(destination, file));

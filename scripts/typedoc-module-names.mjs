@@ -14,7 +14,9 @@ function specifiers(root) {
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       if (!target.source) continue;
-      const derived = join(folder, target.source).replace(/\.ts$/, "").replace(/\/index$/, "");
+      const derived = join(folder, target.source)
+        .replace(/\.ts$/, "")
+        .replace(/\/index$/, "");
       map.set(derived, manifest.name + subpath.slice(1));
     }
   }

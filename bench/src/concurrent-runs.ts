@@ -34,7 +34,13 @@ interface Report {
 function runConsumer(script: string): Promise<{ report: Report; exitedByItself: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--expose-gc", script], {
-      env: { ...process.env, FAKE_CLI: join(FIXTURES, "fake-claude-approval.mjs"), FAKE_N: String(DELTAS), RUNS: String(RUNS), MAX_SPAWNS: String(MAX_SPAWNS) },
+      env: {
+        ...process.env,
+        FAKE_CLI: join(FIXTURES, "fake-claude-approval.mjs"),
+        FAKE_N: String(DELTAS),
+        RUNS: String(RUNS),
+        MAX_SPAWNS: String(MAX_SPAWNS),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -79,7 +85,12 @@ export const concurrentRuns: Benchmark = {
           note: `${report.allInFlight ? "all in flight at once" : "NOT all in flight"}; ${fmt(report.deltas)} deltas read; ${fmt(report.elapsedMs / 1000, 1)} s${report.failures.length ? `; e.g. ${report.failures.join("; ")}` : ""}`,
         },
         { label: "RSS before the runs (after a warm-up run + GC)", value: mib(report.beforeRss), unit: "MiB", note: "baseline" },
-        { label: "SDK-side memory per in-flight run", value: perRun * 1024, unit: "KiB", note: `(peak ${fmt(mib(report.peakRss))} MiB - before) / ${report.runs}; goal ≤ 1,024 KiB` },
+        {
+          label: "SDK-side memory per in-flight run",
+          value: perRun * 1024,
+          unit: "KiB",
+          note: `(peak ${fmt(mib(report.peakRss))} MiB - before) / ${report.runs}; goal ≤ 1,024 KiB`,
+        },
         {
           label: "RSS after the runs + close() + GC",
           value: mib(report.afterRss),
@@ -92,7 +103,12 @@ export const concurrentRuns: Benchmark = {
           unit: "MiB",
           note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle`,
         },
-        { label: "exits by itself after close()", value: exitedByItself ? 1 : 0, unit: exitedByItself ? "yes" : "NO (a handle was left)", note: `waited up to ${fmt(EXIT_WAIT_MS / 1000)} s` },
+        {
+          label: "exits by itself after close()",
+          value: exitedByItself ? 1 : 0,
+          unit: exitedByItself ? "yes" : "NO (a handle was left)",
+          note: `waited up to ${fmt(EXIT_WAIT_MS / 1000)} s`,
+        },
       ];
     } finally {
       bundle.cleanup();

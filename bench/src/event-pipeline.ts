@@ -44,7 +44,10 @@ function cost(big: ConsumerReport, one: ConsumerReport): Cost {
  * One CLI: per round, the bare consumer and the SDK consumer, each at {@link DELTAS} and at 1 delta.
  * Consumer CPU = cpu(N) - cpu(1) of the consumer process itself; extra peak RSS = maxRSS(N) - maxRSS(1).
  */
-async function measureCli(cli: Cli, agentScript: string): Promise<{ bare: Cost[]; sdk: Cost[]; sdkReport: ConsumerReport; bareReport: ConsumerReport }> {
+async function measureCli(
+  cli: Cli,
+  agentScript: string,
+): Promise<{ bare: Cost[]; sdk: Cost[]; sdkReport: ConsumerReport; bareReport: ConsumerReport }> {
   const bareAt = (n: number) => runConsumer(cli.bare.script, [], { [cli.bare.envVar]: cli.fake, FAKE_N: String(n) });
   const sdkAt = (n: number) => runConsumer(agentScript, [cli.name], { FAKE_CLI: cli.fake, FAKE_N: String(n) });
   const bare: Cost[] = [];
@@ -74,19 +77,41 @@ function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: numb
   const sdkRss = median(m.sdk.map((c) => c.rssMiB));
   const delivered = `${fmt(m.sdkReport.events)} events, ${fmt(m.sdkReport.dropped ?? 0)} dropped`;
   return [
-    { label: `${cli.name}: bare ${cli.bare.label}, consumer CPU`, value: bareCpu * 1000, unit: "ms", note: `baseline; min–max ${range(m.bare.map((c) => c.cpuS * 1000), mib)} ms` },
+    {
+      label: `${cli.name}: bare ${cli.bare.label}, consumer CPU`,
+      value: bareCpu * 1000,
+      unit: "ms",
+      note: `baseline; min–max ${range(
+        m.bare.map((c) => c.cpuS * 1000),
+        mib,
+      )} ms`,
+    },
     {
       label: `${cli.name}: Agent + ${cli.name}(), consumer CPU`,
       value: sdkCpu * 1000,
       unit: "ms",
-      note: `${s(sdkCpu / bareCpu)}x the bare reader (goal ≤ ${goal}x); min–max ${range(m.sdk.map((c) => c.cpuS * 1000), mib)} ms; ${delivered}`,
+      note: `${s(sdkCpu / bareCpu)}x the bare reader (goal ≤ ${goal}x); min–max ${range(
+        m.sdk.map((c) => c.cpuS * 1000),
+        mib,
+      )} ms; ${delivered}`,
     },
-    { label: `${cli.name}: bare, extra peak RSS`, value: bareRss, unit: "MiB", note: `baseline; min–max ${range(m.bare.map((c) => c.rssMiB), mib)} MiB` },
+    {
+      label: `${cli.name}: bare, extra peak RSS`,
+      value: bareRss,
+      unit: "MiB",
+      note: `baseline; min–max ${range(
+        m.bare.map((c) => c.rssMiB),
+        mib,
+      )} MiB`,
+    },
     {
       label: `${cli.name}: Agent, extra peak RSS`,
       value: sdkRss,
       unit: "MiB",
-      note: `${s(sdkRss / bareRss)}x the bare reader (goal ≤ 2x); min–max ${range(m.sdk.map((c) => c.rssMiB), mib)} MiB`,
+      note: `${s(sdkRss / bareRss)}x the bare reader (goal ≤ 2x); min–max ${range(
+        m.sdk.map((c) => c.rssMiB),
+        mib,
+      )} MiB`,
     },
   ];
 }

@@ -10,7 +10,16 @@ import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
-const all: Benchmark[] = [eventPipeline, concurrentRuns, firstTurn, threadStoreLeases, claudeThreadTurn, codexThreadTurn, rawOutputMemory, portableSessions];
+const all: Benchmark[] = [
+  eventPipeline,
+  concurrentRuns,
+  firstTurn,
+  threadStoreLeases,
+  claudeThreadTurn,
+  codexThreadTurn,
+  rawOutputMemory,
+  portableSessions,
+];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());
 const benchmarks = filters.length ? all.filter((b) => filters.some((word) => b.name.toLowerCase().includes(word))) : all;
@@ -22,7 +31,9 @@ for (const benchmark of benchmarks) {
   const figures = await benchmark.run();
   const width = Math.max(...figures.map((f) => f.label.length));
   for (const f of figures) {
-    console.log(`  ${f.label.padEnd(width)}  ${fmt(f.value, Math.abs(f.value) < 10 && !Number.isInteger(f.value) ? 2 : 0).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`);
+    console.log(
+      `  ${f.label.padEnd(width)}  ${fmt(f.value, Math.abs(f.value) < 10 && !Number.isInteger(f.value) ? 2 : 0).padStart(9)} ${f.unit}${f.note ? `  (${f.note})` : ""}`,
+    );
   }
   console.log(`  (${fmt((performance.now() - begun) / 1_000, 1)} s)`);
 }

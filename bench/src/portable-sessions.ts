@@ -52,10 +52,25 @@ async function measure(name: string, host: () => Promise<Host>, store: MemoryThr
     const later = added.slice(1);
     return [
       { label: `${name}: stored, first turn`, value: added[0]!, unit: "B", note: "gzip" },
-      { label: `${name}: stored per later turn`, value: median(later), unit: "B", note: `median of turns 2–${TURNS}, min–max ${range(later, (v) => fmt(v, 0))} B` },
+      {
+        label: `${name}: stored per later turn`,
+        value: median(later),
+        unit: "B",
+        note: `median of turns 2–${TURNS}, min–max ${range(later, (v) => fmt(v, 0))} B`,
+      },
       { label: `${name}: stored after ${TURNS} turns`, value: before, unit: "B" },
-      { label: `${name}: resume on the same host (new process)`, value: median(atHome), unit: "ms", note: `baseline; min–max ${range(atHome, ms)} ms` },
-      { label: `${name}: resume on a fresh host (restore + new process)`, value: median(fresh), unit: "ms", note: `min–max ${range(fresh, ms)} ms` },
+      {
+        label: `${name}: resume on the same host (new process)`,
+        value: median(atHome),
+        unit: "ms",
+        note: `baseline; min–max ${range(atHome, ms)} ms`,
+      },
+      {
+        label: `${name}: resume on a fresh host (restore + new process)`,
+        value: median(fresh),
+        unit: "ms",
+        note: `min–max ${range(fresh, ms)} ms`,
+      },
       { label: `${name}: fresh host / same host`, value: median(fresh) / median(atHome), unit: "x" },
     ];
   } finally {
@@ -71,7 +86,11 @@ async function claudeSessions(): Promise<Figure[]> {
       "claude",
       async () => {
         const env = await claudeTestEnv({ server });
-        const agent = new Agent(claude({ env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), { threadStore: store, cwd: env.workDir, workspace: "bench" });
+        const agent = new Agent(claude({ env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+          threadStore: store,
+          cwd: env.workDir,
+          workspace: "bench",
+        });
         return { agent, close: async () => (await agent.close(), await env.cleanup()) };
       },
       store,
@@ -89,7 +108,11 @@ async function codexSessions(): Promise<Figure[]> {
       "codex",
       async () => {
         const env = await codexTestEnv({ server });
-        const agent = new Agent(codex({ env: env.env, inheritEnv: false, model: env.model }), { threadStore: store, cwd: env.workDir, workspace: "bench" });
+        const agent = new Agent(codex({ env: env.env, inheritEnv: false, model: env.model }), {
+          threadStore: store,
+          cwd: env.workDir,
+          workspace: "bench",
+        });
         return { agent, close: async () => (await agent.close(), await env.cleanup()) };
       },
       store,

@@ -32,7 +32,8 @@ async function measure(): Promise<Figure[]> {
     const thread = agent.thread("raw-output-memory");
     for (let turn = 1; turn <= TURNS; turn++) {
       const stream = thread.stream(`turn ${turn}`);
-      for await (const event of stream) if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) pids.add(event.pid);
+      for await (const event of stream)
+        if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) pids.add(event.pid);
       const result = await stream.result();
       const raw = result.raw();
       rawBytes = Math.max(rawBytes, Buffer.byteLength(raw.stdout));
@@ -48,7 +49,12 @@ async function measure(): Promise<Figure[]> {
   const last = rss.at(-1) ?? Number.NaN;
   const peak = Math.max(...rss);
   return [
-    { label: "turns served by one parked process", value: TURNS, unit: "turns", note: `${pids.size} process(es) spawned, ${TURN_BYTES / MiB} MiB stdout each` },
+    {
+      label: "turns served by one parked process",
+      value: TURNS,
+      unit: "turns",
+      note: `${pids.size} process(es) spawned, ${TURN_BYTES / MiB} MiB stdout each`,
+    },
     { label: "turns whose raw() was bounded and counted", value: truncated, unit: "turns" },
     { label: "largest raw().stdout kept", value: rawBytes / 1024, unit: "KiB", note: "bound: 1 MiB" },
     { label: "host RSS after turn 1", value: first, unit: "MiB" },

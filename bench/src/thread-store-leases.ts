@@ -67,7 +67,9 @@ export const threadStoreLeases: Benchmark = {
     const pool = new pg.Pool({ connectionString: url });
     const schema = `bench_${randomBytes(5).toString("hex")}`;
     try {
-      const shown = await pool.query<{ s: string; f: string }>("SELECT current_setting('synchronous_commit') AS s, current_setting('fsync') AS f");
+      const shown = await pool.query<{ s: string; f: string }>(
+        "SELECT current_setting('synchronous_commit') AS s, current_setting('fsync') AS f",
+      );
       const store = new PostgresThreadStore({ pool, schema });
       await store.migrate();
       const baseline: number[] = [];
@@ -75,13 +77,20 @@ export const threadStoreLeases: Benchmark = {
       const cycles = { releasing: [] as number[], apart: [] as number[] };
       const ops = { releasing: [] as Operations[], apart: [] as Operations[] };
       for (let r = 0; r < ROUNDS; r++) {
-        const [base, releasing, apart] = await interleaved([roundTrips(pool), cycle(store, "postgres", true), cycle(store, "postgres", false)]);
+        const [base, releasing, apart] = await interleaved([
+          roundTrips(pool),
+          cycle(store, "postgres", true),
+          cycle(store, "postgres", false),
+        ]);
         baseline.push(base!);
         cycles.releasing.push(releasing!);
         cycles.apart.push(apart!);
-        for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][]) ops[form].push(await perOperation(store, release));
+        for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][])
+          ops[form].push(await perOperation(store, release));
       }
-      figures.push(line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`));
+      figures.push(
+        line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`),
+      );
       for (const form of Object.keys(forms) as (keyof typeof forms)[]) {
         const ratios = cycles[form].map((us, i) => us / baseline[i]!);
         figures.push({
@@ -155,7 +164,16 @@ async function interleaved(steps: readonly Step[]): Promise<number[]> {
 }
 
 function draft(key: string): Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> {
-  return { id: `bench-record-${key}`, key, status: "active", driverType: "bench", identity: "bench", fingerprint: "fp", codec: "json/v1", createdAt: new Date() };
+  return {
+    id: `bench-record-${key}`,
+    key,
+    status: "active",
+    driverType: "bench",
+    identity: "bench",
+    fingerprint: "fp",
+    codec: "json/v1",
+    createdAt: new Date(),
+  };
 }
 
 /** One acquire → finalize → release cycle on one target of `store`; `release`: finalize releases the lease. */
@@ -163,7 +181,11 @@ function cycle(store: ThreadStore, key: string, release: boolean): Step {
   const base = draft(`bench-key-${key}-${release ? "releasing" : "apart"}`);
   return async (i) => {
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() }, releaseLeases: release });
+    await store.finalize({
+      leases: [lease],
+      record: { ...base, checkpoint: { resumeId: `resume-${i}`, data: { turn: i } }, updatedAt: new Date() },
+      releaseLeases: release,
+    });
     await store.releaseLease(lease);
   };
 }
@@ -178,7 +200,11 @@ async function perOperation(store: ThreadStore, release: boolean): Promise<Opera
     const t0 = performance.now();
     const lease = await store.acquireLease(base.key, "bench-owner", 30_000);
     const t1 = performance.now();
-    await store.finalize({ leases: [lease], record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() }, releaseLeases: release });
+    await store.finalize({
+      leases: [lease],
+      record: { ...base, checkpoint: { resumeId: `resume-${n}` }, updatedAt: new Date() },
+      releaseLeases: release,
+    });
     const t2 = performance.now();
     await store.releaseLease(lease);
     const t3 = performance.now();

@@ -2,14 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import {
-  ErrPolicyCapabilityUnsupported,
-  PolicyCapabilityUnsupportedError,
-  RunError,
-  findError,
-  isError,
-  type AgentEvent,
-} from "adaptor";
+import { ErrPolicyCapabilityUnsupported, PolicyCapabilityUnsupportedError, RunError, findError, isError, type AgentEvent } from "adaptor";
 import { alive, harness, spawnedPid, type Harness } from "./support.js";
 
 // Issue "Approvals and run policy" §4–5 on the real claude binary: every policy value the driver
@@ -119,7 +112,10 @@ describe("claude approvals and policy on the real binary", () => {
   it("webSearch deny: a web fetch the host would approve is refused", async () => {
     h = await harness(
       [
-        { when: whenUserSays("fetch the page"), reply: { toolUse: { name: "WebFetch", input: { url: "http://127.0.0.1:9/x", prompt: "summarise" } } } },
+        {
+          when: whenUserSays("fetch the page"),
+          reply: { toolUse: { name: "WebFetch", input: { url: "http://127.0.0.1:9/x", prompt: "summarise" } } },
+        },
         echoToolResult("WebFetch"),
       ],
       {},

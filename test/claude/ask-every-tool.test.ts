@@ -16,8 +16,14 @@ afterEach(async () => {
 
 function rules(workDir: string): ScriptRule[] {
   return [
-    { when: (view) => view.lastUserText.includes("read-inside"), reply: { toolUse: { name: "Read", input: { file_path: join(workDir, "notes.txt") } } } },
-    { when: (view) => view.lastUserText.includes("list-files"), reply: { toolUse: { name: "Bash", input: { command: "ls", description: "List files" } } } },
+    {
+      when: (view) => view.lastUserText.includes("read-inside"),
+      reply: { toolUse: { name: "Read", input: { file_path: join(workDir, "notes.txt") } } },
+    },
+    {
+      when: (view) => view.lastUserText.includes("list-files"),
+      reply: { toolUse: { name: "Bash", input: { command: "ls", description: "List files" } } },
+    },
   ];
 }
 
@@ -57,12 +63,18 @@ describe("tool calls the CLI allows by itself, and askForEveryTool (real binary)
 async function harnessWithRules(onApproval: ApprovalHandler, askForEveryTool = false): Promise<Harness> {
   let workDir = "";
   const lazy: ScriptRule[] = [
-    { when: (view) => rules(workDir).some((rule) => rule.when(view)), reply: (view) => {
-      const rule = rules(workDir).find((candidate) => candidate.when(view))!;
-      return typeof rule.reply === "function" ? rule.reply(view) : rule.reply;
-    } },
+    {
+      when: (view) => rules(workDir).some((rule) => rule.when(view)),
+      reply: (view) => {
+        const rule = rules(workDir).find((candidate) => candidate.when(view))!;
+        return typeof rule.reply === "function" ? rule.reply(view) : rule.reply;
+      },
+    },
   ];
-  const harnessed = await harness(lazy, askForEveryTool ? { askForEveryTool } : {}, { onApproval, policy: { approvals: { timeoutMs: 60_000 } } });
+  const harnessed = await harness(lazy, askForEveryTool ? { askForEveryTool } : {}, {
+    onApproval,
+    policy: { approvals: { timeoutMs: 60_000 } },
+  });
   workDir = harnessed.env.workDir;
   writeFileSync(join(workDir, "notes.txt"), "secret notes\n");
   return harnessed;

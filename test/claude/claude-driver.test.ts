@@ -30,9 +30,12 @@ describe("claude driver on the real binary", () => {
     expect(result.provider).toBe("anthropic");
     expect(result.usage?.outputTokens).toBeGreaterThan(0);
     expect(result.costUsd).toBeGreaterThan(0);
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(
-      "Hello from the scripted model.",
-    );
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe("Hello from the scripted model.");
     expect(events[0]?.type).toBe("run-started");
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
     const terminal = JSON.parse(result.raw().terminal?.json ?? "{}") as { type?: string; subtype?: string };
@@ -73,22 +76,30 @@ describe("claude driver on the real binary", () => {
   });
 
   it("approve with updatedInput: the CLI uses the host's edited input", async () => {
-    h = await harness([], {}, {
-      onApproval: (request) => {
-        const input = request.input as { file_path: string; content: string };
-        request.approve({ updatedInput: { ...input, content: "edited by the host\n" } });
+    h = await harness(
+      [],
+      {},
+      {
+        onApproval: (request) => {
+          const input = request.input as { file_path: string; content: string };
+          request.approve({ updatedInput: { ...input, content: "edited by the host\n" } });
+        },
       },
-    });
+    );
     const file = join(h.env.workDir, "edited.txt");
     await h.agent.run(`WRITE_FILE ${file}`);
     expect(readFileSync(file, "utf8")).toBe("edited by the host\n");
   });
 
   it("tool calls stream start, args and end phases and a tool-result event", async () => {
-    h = await harness([
-      { when: whenUserSays("list"), reply: { toolUse: { name: "Bash", input: { command: "echo listed-ok", description: "echo" } } } },
-      { when: whenToolResult("Bash"), reply: { text: "seen" } },
-    ], {}, { onApproval: (r) => r.approve() });
+    h = await harness(
+      [
+        { when: whenUserSays("list"), reply: { toolUse: { name: "Bash", input: { command: "echo listed-ok", description: "echo" } } } },
+        { when: whenToolResult("Bash"), reply: { text: "seen" } },
+      ],
+      {},
+      { onApproval: (r) => r.approve() },
+    );
     const stream = h.agent.stream("list files");
     const events = await collect(stream);
     await stream.result();

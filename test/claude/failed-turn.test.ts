@@ -19,10 +19,9 @@ afterEach(async () => {
 });
 
 function threadAgent(harnessed: Harness, store: MemoryThreadStore): Agent {
-  return new Agent(
-    claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }),
-    { threadStore: store },
-  );
+  return new Agent(claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: store,
+  });
 }
 
 /** Every request the model server got for a turn whose prompt contains `marker`. */

@@ -100,10 +100,18 @@ afterAll(async () => {
 
 function post(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: "POST", agent: false, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }));
   });
@@ -112,7 +120,14 @@ function post(url: string, headers: Record<string, string>): Promise<number> {
 describe("host tools called by the real claude CLI", () => {
   it("the run walked every step and finished", () => {
     expect(result.text).toBe("tour done");
-    expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "after-ok", "after-explode", "after-reject", "after-invalid", "after-forged"]);
+    expect(h.server.requests.map((r) => r.rule)).toEqual([
+      "start",
+      "after-ok",
+      "after-explode",
+      "after-reject",
+      "after-invalid",
+      "after-forged",
+    ]);
   });
 
   it("the handler runs with validated input and the CLI's tool_use id; its result reaches the model", () => {
@@ -120,7 +135,11 @@ describe("host tools called by the real claude CLI", () => {
     expect(first).toMatchObject({ tool: "lookup_order", input: { id: "o1" }, context: { runId: result.runId } });
     const callEvent = events.find((e) => e.type === "tool-call" && e.phase === "end" && e.name === "mcp__adaptor__lookup_order");
     expect(callEvent?.type === "tool-call" && callEvent.id).toBe(first?.context.toolCallId);
-    expect(toolResultOf("after-ok")).toMatchObject({ toolName: "mcp__adaptor__lookup_order", content: '{"id":"o1","total":42}', isError: false });
+    expect(toolResultOf("after-ok")).toMatchObject({
+      toolName: "mcp__adaptor__lookup_order",
+      content: '{"id":"o1","total":42}',
+      isError: false,
+    });
   });
 
   it("host-tool calls (mcp__adaptor__<tool>) need no approval: the server is trusted", () => {
@@ -138,11 +157,17 @@ describe("host tools called by the real claude CLI", () => {
 
   it('reject("not_found", "no such order"): the model sees the code and the message', () => {
     // The CLI may append its own note about deferred MCP tool schemas after an error result.
-    expect(toolResultOf("after-reject")).toMatchObject({ isError: true, content: expect.stringMatching(/^not_found: no such order(\n|$)/) });
+    expect(toolResultOf("after-reject")).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^not_found: no such order(\n|$)/),
+    });
   });
 
   it("invalid input from the model: an invalid_input hint, the handler not run", () => {
-    expect(toolResultOf("after-invalid")).toMatchObject({ isError: true, content: expect.stringMatching(/^invalid_input: \/id: must be string(\n|$)/) });
+    expect(toolResultOf("after-invalid")).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^invalid_input: \/id: must be string(\n|$)/),
+    });
     expect(calls.filter((c) => c.tool === "lookup_order").map((c) => c.input)).toEqual([{ id: "o1" }, { id: "missing" }]);
   });
 

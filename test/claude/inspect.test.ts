@@ -75,7 +75,10 @@ describe("claude inspect", () => {
 
   it("the pinned version whose auth probe prints no JSON is `probe_failed`, with what it printed on stderr", async () => {
     const fake = join(dir, "odd-claude");
-    await writeFile(fake, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${PINNED_CLAUDE_VERSION} (Claude Code)"; exit 0; fi\necho "auth store locked" >&2\n`);
+    await writeFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${PINNED_CLAUDE_VERSION} (Claude Code)"; exit 0; fi\necho "auth store locked" >&2\n`,
+    );
     await chmod(fake, 0o755);
     const inspection = await claude({ command: fake, env: env.env, inheritEnv: false }).inspect();
     expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["authentication", "probe_failed"]]);
@@ -99,7 +102,12 @@ describe("claude inspect", () => {
     const declared = [...CLAUDE_DESCRIPTOR.capabilities.mcp.transports].sort();
     const observability = await readFile(new URL("../../docs/observability.md", import.meta.url), "utf8");
     const row = /^\| MCP \| from the descriptor \(([^)]*)\)/m.exec(observability)?.[1] ?? "";
-    expect(row.split(",").map((t) => t.trim()).sort()).toEqual(declared);
+    expect(
+      row
+        .split(",")
+        .map((t) => t.trim())
+        .sort(),
+    ).toEqual(declared);
     const readme = await readFile(new URL("../../packages/claude/README.md", import.meta.url), "utf8");
     const cell = /^\| MCP \| ([^|]*)\|/m.exec(readme)?.[1] ?? "";
     expect([...cell.matchAll(/`([a-z]+)`/g)].map((m) => m[1]).sort()).toEqual(declared);

@@ -51,12 +51,18 @@ describe("MCP servers on the real claude binary", () => {
   it("stdio server: the scripted model calls its tool and the result reaches the model; only our servers load", async () => {
     h = await harness([callEcho], {}, { onApproval: (request) => request.approve() });
     // The user's own (user-scope) server must not load by default (--strict-mcp-config).
-    await writeFile(join(h.env.configDir, ".claude.json"), JSON.stringify({ mcpServers: { users: { type: "stdio", ...mcpFixtureCommand() } } }));
+    await writeFile(
+      join(h.env.configDir, ".claude.json"),
+      JSON.stringify({ mcpServers: { users: { type: "stdio", ...mcpFixtureCommand() } } }),
+    );
     const log = join(work, "fixture.jsonl");
     const fixture = mcpFixtureCommand({ logFile: log });
     const broken = mcpFixtureCommand({ failStart: true });
     const stream = h.agent.stream("CALL_ECHO please", {
-      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true }), mcpStdio("optional", broken.command, { args: broken.args })],
+      mcpServers: [
+        mcpStdio("fixture", fixture.command, { args: fixture.args, required: true }),
+        mcpStdio("optional", broken.command, { args: broken.args }),
+      ],
     });
     const events = await collect(stream);
     const result = await stream.result();
@@ -81,7 +87,11 @@ describe("MCP servers on the real claude binary", () => {
     await writeFile(join(h.env.configDir, ".claude.json"), JSON.stringify({ mcpServers: { users: { type: "stdio", ...quick } } }));
     const fixture = quick;
     const events = await collect(h.agent.stream("hello", { mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })] }));
-    expect(mcpStatus(events)?.map(({ name, source }) => `${name}:${source}`).sort()).toEqual(["fixture:dynamic", "users:user"]);
+    expect(
+      mcpStatus(events)
+        ?.map(({ name, source }) => `${name}:${source}`)
+        .sort(),
+    ).toEqual(["fixture:dynamic", "users:user"]);
   });
 
   it("server crashing mid-call: classified verdict within the timeout, no hang, no unhandled rejection", async () => {
@@ -103,7 +113,11 @@ describe("MCP servers on the real claude binary", () => {
       expect((await readMcpFixtureLog(log)).map((entry) => entry.event)).toEqual(["start", "call", "crash"]);
       // claude reports the lost server to the model as an error tool result and finishes the turn.
       expect(verdict).toBeInstanceOf(Result);
-      expect(events.find((event) => event.type === "tool-result")).toMatchObject({ name: "mcp__fixture__echo", isError: true, output: "Connection closed" });
+      expect(events.find((event) => event.type === "tool-result")).toMatchObject({
+        name: "mcp__fixture__echo",
+        isError: true,
+        output: "Connection closed",
+      });
       expect(h.server.requests.at(-1)?.view.lastToolResult).toMatchObject({ isError: true, content: "Connection closed" });
       expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
       const pid = spawnedPid(events);
@@ -139,7 +153,11 @@ describe("MCP servers on the real claude binary", () => {
     const events = await collect(stream);
     const error = await stream.result().catch((e: unknown) => e);
     expect(isError(error, ErrMCPTransportUnsupported)).toBe(true);
-    expect((error as Error).message).toBe('MCP server "legacy": driver claude does not support transport sse (supported: ' + CLAUDE_DESCRIPTOR.capabilities.mcp.transports.join(", ") + ")");
+    expect((error as Error).message).toBe(
+      'MCP server "legacy": driver claude does not support transport sse (supported: ' +
+        CLAUDE_DESCRIPTOR.capabilities.mcp.transports.join(", ") +
+        ")",
+    );
     expect(events.some((event) => event.type === "process")).toBe(false);
     await agent.close();
   });

@@ -20,7 +20,12 @@ async function server(): Promise<AnthropicServer> {
   return s;
 }
 
-async function host(s: AnthropicServer, store: MemoryThreadStore, options: AgentOptions = {}, shareWorkspace = true): Promise<{ env: ClaudeTestEnv; agent: Agent }> {
+async function host(
+  s: AnthropicServer,
+  store: MemoryThreadStore,
+  options: AgentOptions = {},
+  shareWorkspace = true,
+): Promise<{ env: ClaudeTestEnv; agent: Agent }> {
   const env = await claudeTestEnv({ server: s });
   open.push({ close: () => env.cleanup() });
   // The cwd is an Agent option, so it is part of each thread's fingerprint unless `workspace` names the workspace.
@@ -44,7 +49,11 @@ async function drain(stream: Stream): Promise<{ text: string; notices: { message
 
 function transcripts(configDir: string): string[] {
   const projects = join(configDir, "projects");
-  return readdirSync(projects).flatMap((dir) => readdirSync(join(projects, dir)).filter((f) => f.endsWith(".jsonl")).map((f) => join(projects, dir, f)));
+  return readdirSync(projects).flatMap((dir) =>
+    readdirSync(join(projects, dir))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(projects, dir, f)),
+  );
 }
 
 describe("claude portable sessions on the real binary", { timeout: 120_000 }, () => {
@@ -118,7 +127,10 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(stored!.bytes).toBeLessThanOrEqual(120_000);
     // Random text does not compress: this turn's transcript lines alone are over the limit.
     const noise = Array.from({ length: 200_000 }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join("");
-    const err = await a.agent.thread("k").run(`long ${noise}`).catch((e: unknown) => e);
+    const err = await a.agent
+      .thread("k")
+      .run(`long ${noise}`)
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadSessionTooLarge)).toBe(true);
     const after = await store.resolve({ key: "k" });
     expect(after?.revision).toBe(before?.revision);
@@ -131,7 +143,10 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const a = await host(s, store, {}, false);
     const b = await host(s, store, {}, false);
     await drain(a.agent.thread("k").stream("one"));
-    const err = await b.agent.thread("k").run("two").catch((e: unknown) => e);
+    const err = await b.agent
+      .thread("k")
+      .run("two")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
   });
 });

@@ -36,7 +36,8 @@ async function turn(stream: Stream): Promise<{ text: string; spawned: boolean; p
   let prewarmedPid: number | undefined;
   for await (const event of stream as AsyncIterable<AgentEvent>) {
     if (event.type === "process" && event.kind === "spawn") spawned = true;
-    if (event.type === "notice" && event.message === "process reused" && event.data?.prewarmed === true) prewarmedPid = event.data.pid as number;
+    if (event.type === "notice" && event.message === "process reused" && event.data?.prewarmed === true)
+      prewarmedPid = event.data.pid as number;
   }
   return { text: (await stream.result()).text, spawned, prewarmedPid };
 }

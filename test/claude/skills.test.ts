@@ -45,11 +45,19 @@ describe("skills on the real claude binary", () => {
     const server: AnthropicServer = await startAnthropicServer({ rules: [] });
     const env = await claudeTestEnv({ server });
     const work = await mkdtemp(join(tmpdir(), "claude-skills-"));
-    cleanups.push(() => server.close(), () => env.cleanup(), () => rm(work, { recursive: true, force: true }));
+    cleanups.push(
+      () => server.close(),
+      () => env.cleanup(),
+      () => rm(work, { recursive: true, force: true }),
+    );
 
     // The user's own skills: one in the config dir, one in the workspace. Claude loads both places
     // (shown below), so the driver writes to neither.
-    const userSkill = await writeSkill(join(env.configDir, "skills", "house-style"), "house-style", "USER_HOUSE_STYLE the user's own rules");
+    const userSkill = await writeSkill(
+      join(env.configDir, "skills", "house-style"),
+      "house-style",
+      "USER_HOUSE_STYLE the user's own rules",
+    );
     await writeSkill(join(env.workDir, ".claude", "skills", "repo-skill"), "repo-skill", "USER_REPO_SKILL the repository's skill");
     const userSkillMd = readFileSync(join(userSkill, "SKILL.md"), "utf8");
 
@@ -80,11 +88,27 @@ describe("skills on the real claude binary", () => {
       .filter((line) => line.includes('"subtype":"init"'))
       .map((line) => JSON.parse(line) as { skills: string[]; additional_directories?: string[] })[0];
     expect(init?.skills).toEqual(
-      expect.arrayContaining(["from-dir", "from-inline", "from-archive", "from-catalog", "house-style", "adaptor:house-style", "repo-skill"]),
+      expect.arrayContaining([
+        "from-dir",
+        "from-inline",
+        "from-archive",
+        "from-catalog",
+        "house-style",
+        "adaptor:house-style",
+        "repo-skill",
+      ]),
     );
     // The model was offered every skill (the CLI's skill listing in the request).
     const request = JSON.stringify(server.requests[0]?.body);
-    for (const marker of ["SRC_DIR", "SRC_INLINE", "SRC_ARCHIVE", "SRC_CATALOG", "SRC_OURS_HOUSE_STYLE", "USER_HOUSE_STYLE", "USER_REPO_SKILL"]) {
+    for (const marker of [
+      "SRC_DIR",
+      "SRC_INLINE",
+      "SRC_ARCHIVE",
+      "SRC_CATALOG",
+      "SRC_OURS_HOUSE_STYLE",
+      "USER_HOUSE_STYLE",
+      "USER_REPO_SKILL",
+    ]) {
       expect(request).toContain(marker);
     }
 

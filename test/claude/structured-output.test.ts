@@ -23,7 +23,12 @@ import { harness, type Harness } from "./support.js";
 // breaks only a `format` reaches the SDK, whose local validation fails it.
 
 const Answer = z.object({ answer: z.string().email() });
-const answerJSON = { type: "object", properties: { answer: { type: "string", format: "email" } }, required: ["answer"], additionalProperties: false };
+const answerJSON = {
+  type: "object",
+  properties: { answer: { type: "string", format: "email" } },
+  required: ["answer"],
+  additionalProperties: false,
+};
 
 const RULES: ScriptRule[] = [
   { when: whenUserSays("so-native-valid"), reply: { toolUse: { name: "StructuredOutput", input: { answer: "a@b.co" } } } },
@@ -131,7 +136,11 @@ describe("structured output on the real claude binary", () => {
   it("bad schemas fail before any process starts: a recursive $ref (claude dialect), an unknown format", async () => {
     h = await harness(RULES);
     const recursive: RunOptions = {
-      schemaJSON: { type: "object", properties: { node: { $ref: "#/$defs/node" } }, $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } } },
+      schemaJSON: {
+        type: "object",
+        properties: { node: { $ref: "#/$defs/node" } },
+        $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } },
+      },
     };
     for (const options of [recursive, { schemaJSON: { type: "object", properties: { d: { type: "string", format: "sometime" } } } }]) {
       const stream = h.agent.stream("so-native-valid", options);

@@ -8,11 +8,7 @@ export interface Harness extends Omit<DriverHarness, "driver"> {
   readonly agent: Agent;
 }
 
-export async function harness(
-  rules: ScriptRule[] = [],
-  config: ClaudeConfig = {},
-  options: AgentOptions = {},
-): Promise<Harness> {
+export async function harness(rules: ScriptRule[] = [], config: ClaudeConfig = {}, options: AgentOptions = {}): Promise<Harness> {
   const { server, env, driver, close } = await driverHarness(rules, config);
   const agent = new Agent(driver, options);
   return {

@@ -33,7 +33,10 @@ const PROMPT = "print the trace context please";
 const byName = (spans: readonly ReadableSpan[], name: string): ReadableSpan[] => spans.filter((s) => s.name === name);
 const one = (spans: readonly ReadableSpan[], name: string): ReadableSpan => {
   const found = byName(spans, name);
-  expect(found.map((s) => s.name), name).toEqual([name]);
+  expect(
+    found.map((s) => s.name),
+    name,
+  ).toEqual([name]);
   return found[0]!;
 };
 const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId;
@@ -42,7 +45,10 @@ describe("OpenTelemetry spans of a claude run", () => {
   it("host span → adaptor.run → spawn, tool call → approval; attributes, no prompt text, TRACEPARENT in the CLI", async () => {
     h = await harness(
       [
-        { when: whenUserSays("print the trace"), reply: { toolUse: { name: "Bash", input: { command: 'echo "tp=$TRACEPARENT"', description: "print" } } } },
+        {
+          when: whenUserSays("print the trace"),
+          reply: { toolUse: { name: "Bash", input: { command: 'echo "tp=$TRACEPARENT"', description: "print" } } },
+        },
         { when: whenToolResult("Bash"), reply: { text: "printed" } },
       ],
       { askForEveryTool: true },
@@ -108,10 +114,16 @@ describe("OpenTelemetry spans of a claude run", () => {
   });
 
   it("with no tracer provider registered nothing is recorded and the CLI gets no TRACEPARENT", async () => {
-    h = await harness([
-      { when: whenUserSays("print the trace"), reply: { toolUse: { name: "Bash", input: { command: 'echo "tp=[$TRACEPARENT]"', description: "print" } } } },
-      { when: whenToolResult("Bash"), reply: { text: "printed" } },
-    ], { askForEveryTool: true });
+    h = await harness(
+      [
+        {
+          when: whenUserSays("print the trace"),
+          reply: { toolUse: { name: "Bash", input: { command: 'echo "tp=[$TRACEPARENT]"', description: "print" } } },
+        },
+        { when: whenToolResult("Bash"), reply: { text: "printed" } },
+      ],
+      { askForEveryTool: true },
+    );
     const result = await h.agent.run(PROMPT, { onApproval: (request) => request.approve() });
     expect(result.text).toBe("printed");
     expect(exporter.getFinishedSpans()).toEqual([]);

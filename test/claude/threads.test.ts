@@ -32,10 +32,10 @@ async function runAndPid(stream: Stream): Promise<{ text: string; pid: number | 
 }
 
 function threadAgent(harnessed: Harness, store: MemoryThreadStore, spawn = false): Agent {
-  return new Agent(
-    claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }),
-    { threadStore: store, spawn },
-  );
+  return new Agent(claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: store,
+    spawn,
+  });
 }
 
 function transcriptFiles(configDir: string, sessionId: string): string[] {
@@ -121,7 +121,10 @@ describe("claude threads on the real binary", { timeout: 120_000 }, () => {
     const files = transcriptFiles(h.env.configDir, sessionId);
     expect(files).toHaveLength(1);
     for (const file of files) rmSync(file);
-    const strict = await extra.thread("chat", { resumeOnly: true }).run("strict").catch((e: unknown) => e);
+    const strict = await extra
+      .thread("chat", { resumeOnly: true })
+      .run("strict")
+      .catch((e: unknown) => e);
     expect(isError(strict, ErrResumeRejected)).toBe(true);
     expect((await store.resolve({ key: "chat" }))!.checkpoint.resumeId).toBe(sessionId);
     const fallback = await extra.thread("chat").run("after deletion");

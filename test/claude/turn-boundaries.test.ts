@@ -12,7 +12,13 @@ import { alive, spawnedPid } from "./support.js";
 const line = (value: unknown): FakeCliStep => ({ write: JSON.stringify(value) + "\n" });
 const init = line({ type: "system", subtype: "init", session_id: "s-1", model: "fake-model" });
 const assistant = (uuid: string, text: string): FakeCliStep =>
-  line({ type: "assistant", uuid, parent_tool_use_id: null, session_id: "s-1", message: { id: `msg-${uuid}`, content: [{ type: "text", text }] } });
+  line({
+    type: "assistant",
+    uuid,
+    parent_tool_use_id: null,
+    session_id: "s-1",
+    message: { id: `msg-${uuid}`, content: [{ type: "text", text }] },
+  });
 const result = (text: string, totalCostUsd: number, inputTokens: number, outputTokens: number): FakeCliStep =>
   line({
     type: "result",
@@ -89,9 +95,14 @@ describe("turn isolation on a reused process (fake CLI)", () => {
       );
       // Everything before turn 2's init is turn 1's (the fake's echo of the deny answer included).
       const dropped = { stream_event: 2, assistant: 1, result: 1, echo: 1 };
-      expect(events).toContainEqual(expect.objectContaining({ type: "notice", message: "output from an earlier turn dropped", data: { lines: dropped } }));
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "notice", message: "output from an earlier turn dropped", data: { lines: dropped } }),
+      );
       // The CLI got its answer at once: a deny for the late request.
-      const echoed = res.raw().stdout.split("\n").find((l) => l.includes('"type":"echo"'));
+      const echoed = res
+        .raw()
+        .stdout.split("\n")
+        .find((l) => l.includes('"type":"echo"'));
       expect(JSON.parse(echoed ?? "{}")).toMatchObject({
         line: { type: "control_response", response: { request_id: "late-approval", response: { behavior: "deny" } } },
       });
@@ -104,14 +115,22 @@ describe("turn isolation on a reused process (fake CLI)", () => {
 
 describe("terminal means terminal (fake CLI)", () => {
   it("result then stdout kept open: the verdict is the result, the process is ended and gone", async () => {
-    const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv([{ awaitStdinLine: true }, init, result("done", 0.1, 1, 1), { hang: true }]), killGraceMs: 300 }));
+    const agent = new Agent(
+      claude({
+        command: fakeCliPath,
+        env: fakeCliEnv([{ awaitStdinLine: true }, init, result("done", 0.1, 1, 1), { hang: true }]),
+        killGraceMs: 300,
+      }),
+    );
     try {
       const stream = agent.stream("hi");
       const events = await drain(stream);
       const res = await stream.result();
       expect(res.text).toBe("done");
       expect(res.costUsd).toBe(0.1); // a new session's first result: its running total is its own
-      expect(events).toContainEqual(expect.objectContaining({ type: "notice", message: "process still running after its result; terminating" }));
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "notice", message: "process still running after its result; terminating" }),
+      );
       expect(alive(spawnedPid(events)!)).toBe(false);
     } finally {
       await agent.close();
@@ -138,7 +157,11 @@ describe("terminal means terminal (fake CLI)", () => {
       init,
       result("first", 0.1, 1, 1),
       result("second", 0.2, 2, 2),
-      line({ type: "control_request", request_id: "after", request: { subtype: "can_use_tool", tool_name: "Write", input: {}, tool_use_id: "toolu_9" } }),
+      line({
+        type: "control_request",
+        request_id: "after",
+        request: { subtype: "can_use_tool", tool_name: "Write", input: {}, tool_use_id: "toolu_9" },
+      }),
       { hang: true },
     ];
     const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), { onApproval });
@@ -149,7 +172,9 @@ describe("terminal means terminal (fake CLI)", () => {
       expect(res.text).toBe("first");
       expect(res.usage).toEqual({ inputTokens: 1, outputTokens: 1 });
       expect(events.some((e) => e.type === "notice" && e.message === "second result line ignored")).toBe(true);
-      expect(events).toContainEqual(expect.objectContaining({ type: "notice", kind: "approval.late", data: { toolName: "Write", toolCallId: "toolu_9" } }));
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "notice", kind: "approval.late", data: { toolName: "Write", toolCallId: "toolu_9" } }),
+      );
       expect(onApproval).not.toHaveBeenCalled();
       expect(alive(spawnedPid(events)!)).toBe(false);
     } finally {

@@ -29,14 +29,25 @@ describe("codex app-server driver on the real binary", () => {
     for await (const event of stream) events.push(event);
     const result = await stream.result();
     expect(result.text).toBe('Fake reply. I saw 4 input item(s), 1 user message(s); first user text: "say hello THINK"');
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(result.text);
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe(result.text);
     expect(events.some((e) => e.type === "thinking-delta" && e.text.length > 0)).toBe(true);
     expect(result.model).toBe("gpt-5.5");
     expect(result.provider).toBe("fake");
     expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 });
-    expect(JSON.parse(result.raw().terminal?.json ?? "{}")).toMatchObject({ method: "turn/completed", params: { turn: { status: "completed" } } });
+    expect(JSON.parse(result.raw().terminal?.json ?? "{}")).toMatchObject({
+      method: "turn/completed",
+      params: { turn: { status: "completed" } },
+    });
     expect(result.transcript()).toEqual(
-      expect.arrayContaining([{ kind: "user", text: "say hello THINK" }, { kind: "assistant", text: result.text }]),
+      expect.arrayContaining([
+        { kind: "user", text: "say hello THINK" },
+        { kind: "assistant", text: result.text },
+      ]),
     );
     await agent.close();
   });
@@ -55,7 +66,10 @@ describe("codex app-server driver on the real binary", () => {
     h = await codexHarness();
     // workspace_write: whether codex 0.171.0 runs an approved command inside a read-only sandbox varied
     // between runs, so the sandbox here allows the write either way; the ask is what is under test.
-    const run = await runDriver(h.driver, { prompt: "SHELL_CMD echo approved > a.txt; cat a.txt", policy: { ...ASK, sandbox: "workspace_write" } });
+    const run = await runDriver(h.driver, {
+      prompt: "SHELL_CMD echo approved > a.txt; cat a.txt",
+      policy: { ...ASK, sandbox: "workspace_write" },
+    });
     expect(run.response?.failure).toBeUndefined();
     const [ask] = run.recording.asks;
     expect(run.recording.asks).toHaveLength(1);
@@ -71,9 +85,13 @@ describe("codex app-server driver on the real binary", () => {
 
   it("command declined: nothing runs, the tool result is an error, codex tells the model", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, { prompt: "SHELL_CMD echo declined > d.txt", policy: ASK }, {
-      onApproval: () => ({ outcome: "deny", reason: "not here" }),
-    });
+    const run = await runDriver(
+      h.driver,
+      { prompt: "SHELL_CMD echo declined > d.txt", policy: ASK },
+      {
+        onApproval: () => ({ outcome: "deny", reason: "not here" }),
+      },
+    );
     expect(run.response?.failure).toBeUndefined();
     expect(run.recording.asks).toHaveLength(1);
     expect(existsSync(join(h.env.workDir, "d.txt"))).toBe(false);
@@ -93,14 +111,20 @@ describe("codex app-server driver on the real binary", () => {
     const toolResult = run.recording.ofType("tool-result").find((r) => r.name === "apply_patch");
     expect(toolResult).toMatchObject({ isError: false });
     expect(toolResult?.output).toContain("patched.txt");
-    expect(run.recording.ofType("notice").some((n) => n.kind === "diff" && String(n.data?.diff).includes("+hello from fake codex model"))).toBe(true);
+    expect(
+      run.recording.ofType("notice").some((n) => n.kind === "diff" && String(n.data?.diff).includes("+hello from fake codex model")),
+    ).toBe(true);
   });
 
   it("a host approval that fails is answered with a decline (the request never goes unanswered)", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, { prompt: "SHELL_CMD echo boom > b.txt", policy: ASK }, {
-      onApproval: () => Promise.reject(new Error("host crashed")),
-    });
+    const run = await runDriver(
+      h.driver,
+      { prompt: "SHELL_CMD echo boom > b.txt", policy: ASK },
+      {
+        onApproval: () => Promise.reject(new Error("host crashed")),
+      },
+    );
     expect(run.response?.failure).toBeUndefined();
     expect(existsSync(join(h.env.workDir, "b.txt"))).toBe(false);
     expect(run.recording.ofType("tool-result")[0]?.isError).toBe(true);
@@ -108,9 +132,13 @@ describe("codex app-server driver on the real binary", () => {
 
   it("interrupt: turn/interrupt ends the slow turn, the run rejects with the abort reason, codex is gone", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, { prompt: "SLOW_MS 20000 slow one" }, {
-      cancelWhen: (rec) => rec.ofType("notice").some((n) => n.message === "turn started"),
-    });
+    const run = await runDriver(
+      h.driver,
+      { prompt: "SLOW_MS 20000 slow one" },
+      {
+        cancelWhen: (rec) => rec.ofType("notice").some((n) => n.message === "turn started"),
+      },
+    );
     expect(run.error).toBe(run.abortReason);
     const completed = run.recording.ofType("notice").find((n) => n.message === "turn completed");
     expect(completed?.data).toMatchObject({ status: "interrupted" });
@@ -180,14 +208,19 @@ describe("codex app-server driver on the real binary", () => {
 
   it("an output schema strict mode cannot express is refused before launch", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, { prompt: "x", outputSchema: { type: "object", properties: { a: { oneOf: [{ type: "string" }] } } } });
+    const run = await runDriver(h.driver, {
+      prompt: "x",
+      outputSchema: { type: "object", properties: { a: { oneOf: [{ type: "string" }] } } },
+    });
     expect(isError(run.error, ErrInvalidOutputSchema)).toBe(true);
     expect(run.recording.events).toEqual([]);
     expect(h.server.responses()).toHaveLength(0);
   });
 
   it("HTTP 400 from the model API: failure agent_error carrying the API's message", async () => {
-    h = await codexHarness({ rules: [{ when: whenPromptSays("break"), reply: { error: { status: 400, message: "scripted bad request" } } }] });
+    h = await codexHarness({
+      rules: [{ when: whenPromptSays("break"), reply: { error: { status: 400, message: "scripted bad request" } } }],
+    });
     const run = await runDriver(h.driver, { prompt: "break please" });
     expect(run.error).toBeUndefined();
     expect(run.response?.failure).toMatchObject({

@@ -82,7 +82,10 @@ describe("codex run policy on the real binary", () => {
 
   it("permission inherit: codex's own policy decides and what it asks reaches the host", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, { prompt: "PATCH_FILE inherit.txt", policy: { approvals: { permission: "inherit" }, sandbox: "read_only" } });
+    const run = await runDriver(h.driver, {
+      prompt: "PATCH_FILE inherit.txt",
+      policy: { approvals: { permission: "inherit" }, sandbox: "read_only" },
+    });
     expect(run.response?.failure).toBeUndefined();
     expect(run.recording.asks.map((a) => a.toolName)).toEqual(["apply_patch"]);
     expect(existsSync(join(h.env.workDir, "inherit.txt"))).toBe(true);

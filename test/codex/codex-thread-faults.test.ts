@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { codexTestEnv, startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer, type ResponsesScriptRule } from "@adaptor/testkit";
+import {
+  codexTestEnv,
+  startOpenAIServer,
+  whenPromptSays,
+  type CodexTestEnv,
+  type OpenAIServer,
+  type ResponsesScriptRule,
+} from "@adaptor/testkit";
 import { Agent, DriverError, ErrCode, ErrThreadBusy, RunError, isError, type AgentEvent, type Result, type Stream } from "adaptor";
 import { runDriver } from "@adaptor/driver/testing";
 import { codex, type CodexConfig, type CodexDriver } from "@adaptor/codex";
@@ -70,7 +77,11 @@ async function drain(stream: Stream): Promise<Turn> {
 }
 
 /** The user texts of every model request made after the request at `from`. */
-const userTextsFrom = (from: number): (readonly string[])[] => server!.responses().slice(from).map((r) => r.view.userTexts);
+const userTextsFrom = (from: number): (readonly string[])[] =>
+  server!
+    .responses()
+    .slice(from)
+    .map((r) => r.view.userTexts);
 
 describe("codex threads under faults (real binary, app-server)", () => {
   it("HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again", SLOW, async () => {
@@ -114,73 +125,85 @@ describe("codex threads under faults (real binary, app-server)", () => {
     expect((await thread.fork("chat-copy").checkpoint())?.checkpoint.resumeId).not.toBe((await thread.checkpoint())?.checkpoint.resumeId);
   });
 
-  it("a turn codex completed but the run failed (the caller's schema rejected it) is not continued: its process is not reused, the turn is dropped", SLOW, async () => {
-    await setup();
-    const thread = newAgent(new MemoryThreadStore()).thread("chat");
-    const one = await drain(thread.stream("turn one"));
-    expect(one.error).toBeUndefined();
-    const committed = await thread.checkpoint();
-    const schemaJSON = { type: "object", properties: { answer: { type: "string", enum: ["yes"] } }, required: ["answer"] };
-    const rejected = await drain(thread.stream('turn two JSON_REPLY {"answer":"no"}', { schemaJSON }));
-    expect(rejected.error).toBeInstanceOf(RunError);
-    expect((rejected.error as RunError).reason).toBe("policy_violation");
-    expect(await thread.checkpoint()).toEqual(committed);
+  it(
+    "a turn codex completed but the run failed (the caller's schema rejected it) is not continued: its process is not reused, the turn is dropped",
+    SLOW,
+    async () => {
+      await setup();
+      const thread = newAgent(new MemoryThreadStore()).thread("chat");
+      const one = await drain(thread.stream("turn one"));
+      expect(one.error).toBeUndefined();
+      const committed = await thread.checkpoint();
+      const schemaJSON = { type: "object", properties: { answer: { type: "string", enum: ["yes"] } }, required: ["answer"] };
+      const rejected = await drain(thread.stream('turn two JSON_REPLY {"answer":"no"}', { schemaJSON }));
+      expect(rejected.error).toBeInstanceOf(RunError);
+      expect((rejected.error as RunError).reason).toBe("policy_violation");
+      expect(await thread.checkpoint()).toEqual(committed);
 
-    // Same launch inputs as turn two, so only the uncommitted turn stands in the way of reuse.
-    const before = server!.responses().length;
-    const three = await drain(thread.stream('turn three JSON_REPLY {"answer":"yes"}', { schemaJSON }));
-    expect(three.error).toBeUndefined();
-    expect(three.reused).toBe(false);
-    expect(alive(rejected.pid!)).toBe(false);
-    expect(three.notices).toContain("uncommitted turns dropped");
-    expect(userTextsFrom(before)).toEqual([["turn one", 'turn three JSON_REPLY {"answer":"yes"}']]);
-  });
+      // Same launch inputs as turn two, so only the uncommitted turn stands in the way of reuse.
+      const before = server!.responses().length;
+      const three = await drain(thread.stream('turn three JSON_REPLY {"answer":"yes"}', { schemaJSON }));
+      expect(three.error).toBeUndefined();
+      expect(three.reused).toBe(false);
+      expect(alive(rejected.pid!)).toBe(false);
+      expect(three.notices).toContain("uncommitted turns dropped");
+      expect(userTextsFrom(before)).toEqual([["turn one", 'turn three JSON_REPLY {"answer":"yes"}']]);
+    },
+  );
 
-  it("a thread another agent's parked process is writing to: ErrThreadBusy, the record unchanged, never a fresh conversation", SLOW, async () => {
-    await setup();
-    const store = new MemoryThreadStore();
-    const first = newAgent(store);
-    const second = newAgent(store);
-    const one = await drain(first.thread("shared").stream("turn one"));
-    expect(one.error).toBeUndefined();
-    const record = await store.resolve({ key: "shared" });
-    expect((first.driver as CodexDriver).parkedProcesses).toBe(1);
+  it(
+    "a thread another agent's parked process is writing to: ErrThreadBusy, the record unchanged, never a fresh conversation",
+    SLOW,
+    async () => {
+      await setup();
+      const store = new MemoryThreadStore();
+      const first = newAgent(store);
+      const second = newAgent(store);
+      const one = await drain(first.thread("shared").stream("turn one"));
+      expect(one.error).toBeUndefined();
+      const record = await store.resolve({ key: "shared" });
+      expect((first.driver as CodexDriver).parkedProcesses).toBe(1);
 
-    const requests = server!.responses().length;
-    const busy = await drain(second.thread("shared").stream("from the second agent"));
-    expect(isError(busy.error, ErrThreadBusy)).toBe(true);
-    expect(busy.error).not.toBeInstanceOf(RunError);
-    expect(String((busy.error as Error).message)).toContain("active writer");
-    expect(server!.responses().length).toBe(requests); // nothing reached the model
-    expect(await store.resolve({ key: "shared" })).toEqual(record);
+      const requests = server!.responses().length;
+      const busy = await drain(second.thread("shared").stream("from the second agent"));
+      expect(isError(busy.error, ErrThreadBusy)).toBe(true);
+      expect(busy.error).not.toBeInstanceOf(RunError);
+      expect(String((busy.error as Error).message)).toContain("active writer");
+      expect(server!.responses().length).toBe(requests); // nothing reached the model
+      expect(await store.resolve({ key: "shared" })).toEqual(record);
 
-    // Once the first agent lets go, the second continues the same conversation.
-    await first.close();
-    expect(alive(one.pid!)).toBe(false);
-    const two = await drain(second.thread("shared").stream("turn two"));
-    expect(two.error).toBeUndefined();
-    expect((await store.resolve({ key: "shared" }))?.checkpoint.resumeId).toBe(record?.checkpoint.resumeId);
-    expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn two"]);
-  });
+      // Once the first agent lets go, the second continues the same conversation.
+      await first.close();
+      expect(alive(one.pid!)).toBe(false);
+      const two = await drain(second.thread("shared").stream("turn two"));
+      expect(two.error).toBeUndefined();
+      expect((await store.resolve({ key: "shared" }))?.checkpoint.resumeId).toBe(record?.checkpoint.resumeId);
+      expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn two"]);
+    },
+  );
 });
 
 describe("codex exec threads under faults (real binary)", () => {
-  it("exec: HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again", SLOW, async () => {
-    await setup();
-    const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("chat");
-    const one = await drain(thread.stream("turn one"));
-    expect(one.error).toBeUndefined();
-    const two = await drain(thread.stream("turn two HTTP_ERROR 400"));
-    expect(two.error).toBeInstanceOf(RunError);
-    const before = server!.responses().length;
-    const three = await drain(thread.stream("turn three"));
-    expect(three.error).toBeUndefined();
-    expect(three.notices).toContain("uncommitted turns dropped");
-    expect(userTextsFrom(before)).toEqual([["turn one", "turn three"]]);
-    const four = await drain(thread.stream("turn four"));
-    expect(four.notices).not.toContain("uncommitted turns dropped");
-    expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn three", "turn four"]);
-  });
+  it(
+    "exec: HTTP 400 in turn 2 leaves no trace: turn 3 resumes from turn 1 and the model never sees turn 2's prompt again",
+    SLOW,
+    async () => {
+      await setup();
+      const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("chat");
+      const one = await drain(thread.stream("turn one"));
+      expect(one.error).toBeUndefined();
+      const two = await drain(thread.stream("turn two HTTP_ERROR 400"));
+      expect(two.error).toBeInstanceOf(RunError);
+      const before = server!.responses().length;
+      const three = await drain(thread.stream("turn three"));
+      expect(three.error).toBeUndefined();
+      expect(three.notices).toContain("uncommitted turns dropped");
+      expect(userTextsFrom(before)).toEqual([["turn one", "turn three"]]);
+      const four = await drain(thread.stream("turn four"));
+      expect(four.notices).not.toContain("uncommitted turns dropped");
+      expect(server!.responses().at(-1)?.view.userTexts).toEqual(["turn one", "turn three", "turn four"]);
+    },
+  );
 });
 
 /** Scripted usage per turn: the prompt `usage-N` gets input 100·N+N, output 10·N+1. */
@@ -206,39 +229,53 @@ describe("per-run usage on the real binary", () => {
     expect(resumed.notices).toContain("events of another turn ignored");
     const usages = [fresh, reused, resumed, forked].map((t) => t.result?.usage);
     for (const [i, usage] of usages.entries()) expect(usage).toMatchObject(scripted(i + 1));
-    const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), { input: 0, output: 0 });
+    const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), {
+      input: 0,
+      output: 0,
+    });
     expect(sum).toEqual({ input: 1010, output: 104 });
   });
 
-  it("exec: a fresh turn and three resumed turns (each a new process) report only their own usage, not the thread's running total", SLOW, async () => {
-    await setup(usageRules());
-    const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("usage");
-    const turns: Turn[] = [];
-    for (const n of [1, 2, 3, 4]) turns.push(await drain(thread.stream(`usage-${n}`)));
-    for (const t of turns) expect(t.error).toBeUndefined();
-    const usages = turns.map((t) => t.result?.usage);
-    for (const [i, usage] of usages.entries()) expect(usage).toMatchObject(scripted(i + 1));
-    const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), { input: 0, output: 0 });
-    expect(sum).toEqual({ input: 1010, output: 104 });
-  });
+  it(
+    "exec: a fresh turn and three resumed turns (each a new process) report only their own usage, not the thread's running total",
+    SLOW,
+    async () => {
+      await setup(usageRules());
+      const thread = newAgent(new MemoryThreadStore(), { transport: "exec" }).thread("usage");
+      const turns: Turn[] = [];
+      for (const n of [1, 2, 3, 4]) turns.push(await drain(thread.stream(`usage-${n}`)));
+      for (const t of turns) expect(t.error).toBeUndefined();
+      const usages = turns.map((t) => t.result?.usage);
+      for (const [i, usage] of usages.entries()) expect(usage).toMatchObject(scripted(i + 1));
+      const sum = usages.reduce((acc, u) => ({ input: acc.input + (u?.inputTokens ?? 0), output: acc.output + (u?.outputTokens ?? 0) }), {
+        input: 0,
+        output: 0,
+      });
+      expect(sum).toEqual({ input: 1010, output: 104 });
+    },
+  );
 });
 
 describe("requests codex cannot read or answer (real binary)", () => {
-  it("a prompt with a lone surrogate: codex cannot parse turn/start; the run ends with an INVALID DriverError instead of hanging, no process left", SLOW, async () => {
-    await setup();
-    const driver = newDriver();
-    const run = await runDriver(driver, { prompt: "broken \uD800 prompt" });
-    expect(run.error).toBeInstanceOf(DriverError);
-    expect(run.error).toMatchObject({ code: ErrCode.Invalid, op: "turn/start" });
-    expect((run.error as Error).message).toContain("Failed to deserialize JSONRPCMessage");
-    expect((run.error as Error).message).not.toContain("\u001b");
-    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
-    expect(alive(pid!)).toBe(false);
-    expect(server!.responses()).toHaveLength(0);
-    // The driver stays usable.
-    const next = await runDriver(driver, { prompt: "well-formed prompt" });
-    expect(next.response?.text).toContain('first user text: "well-formed prompt"');
-  });
+  it(
+    "a prompt with a lone surrogate: codex cannot parse turn/start; the run ends with an INVALID DriverError instead of hanging, no process left",
+    SLOW,
+    async () => {
+      await setup();
+      const driver = newDriver();
+      const run = await runDriver(driver, { prompt: "broken \uD800 prompt" });
+      expect(run.error).toBeInstanceOf(DriverError);
+      expect(run.error).toMatchObject({ code: ErrCode.Invalid, op: "turn/start" });
+      expect((run.error as Error).message).toContain("Failed to deserialize JSONRPCMessage");
+      expect((run.error as Error).message).not.toContain("\u001b");
+      const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+      expect(alive(pid!)).toBe(false);
+      expect(server!.responses()).toHaveLength(0);
+      // The driver stays usable.
+      const next = await runDriver(driver, { prompt: "well-formed prompt" });
+      expect(next.response?.text).toContain('first user text: "well-formed prompt"');
+    },
+  );
 
   it("exec resume of a thread an app-server process is writing to: session_busy, not resume_rejected", SLOW, async () => {
     await setup();

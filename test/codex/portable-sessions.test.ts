@@ -73,7 +73,8 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const a = await host(s, store, "exec");
     const b = await host(s, store, "exec");
     const users: string[] = [];
-    for (const agent of [a, b, a, b]) users.push(/(\d+) user message/.exec((await agent.thread("chat").run(`turn ${users.length + 1}`)).text)?.[1] ?? "?");
+    for (const agent of [a, b, a, b])
+      users.push(/(\d+) user message/.exec((await agent.thread("chat").run(`turn ${users.length + 1}`)).text)?.[1] ?? "?");
     expect(users).toEqual(["1", "2", "3", "4"]);
   });
 });

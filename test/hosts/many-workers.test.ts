@@ -30,7 +30,10 @@ class Worker {
   readonly ready: Promise<void>;
   #next = 0;
 
-  constructor(readonly name: string, config: WorkerConfig) {
+  constructor(
+    readonly name: string,
+    config: WorkerConfig,
+  ) {
     this.child = fork(WORKER, [], {
       cwd: ROOT,
       execArgv: ["--conditions=source", "--import", "tsx"],
@@ -97,124 +100,149 @@ afterEach(async () => {
 
 if (!PG_URL) {
   console.warn(
-    '[many-workers] ADAPTOR_TEST_PG_URL is not set: skipping. Run under scripts/with-postgres.sh to start a throwaway PostgreSQL server.',
+    "[many-workers] ADAPTOR_TEST_PG_URL is not set: skipping. Run under scripts/with-postgres.sh to start a throwaway PostgreSQL server.",
   );
 }
 
 describe.skipIf(!PG_URL)("many workers, one PostgreSQL store (real binaries)", () => {
   for (const kind of ["claude", "codex"] as const) {
-    it(`${kind}: 3 workers serve 5 threads × 6 turns in random order with each thread's whole history; a worker killed mid-turn is replaced after the lease lapses`, { timeout: 400_000 }, async () => {
-      const anthropic = kind === "claude" ? await startAnthropicServer({ rules: [] }) : undefined;
-      const openai = kind === "codex" ? await startOpenAIServer({ rules: [] }) : undefined;
-      const server = (anthropic ?? openai)!;
-      cleanups.push(() => server.close());
-      const schema = `many_${kind}_${Date.now().toString(36)}`;
-      const admin = new PostgresThreadStore({ connectionString: PG_URL!, schema });
-      await admin.migrate();
-      cleanups.push(async () => {
-        await admin.close();
-        const client = new pg.Client({ connectionString: PG_URL! });
-        await client.connect();
-        await client.query(`DROP SCHEMA "${schema}" CASCADE`);
-        await client.end();
-      });
-      // The repository every worker has its own checkout of.
-      const repo = mkdtempSync(join(tmpdir(), "adaptor-repo-"));
-      cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
-      mkdirSync(join(repo, "src"));
-      writeFileSync(join(repo, "README.md"), "# app\n");
-      writeFileSync(join(repo, "src", "app.txt"), "hello\n");
-
-      const workers: Worker[] = [];
-      for (let i = 0; i < 3; i++) {
-        const env = anthropic ? await claudeTestEnv({ server: anthropic }) : await codexTestEnv({ server: openai! });
-        cleanups.push(() => env.cleanup());
-        cpSync(repo, env.workDir, { recursive: true });
-        const worker = new Worker(`worker-${i}`, {
-          driver: kind,
-          pgUrl: PG_URL!,
-          schema,
-          owner: `worker-${i}`,
-          cwd: env.workDir,
-          env: { ...env.env },
-          leaseTtlMs: LEASE_TTL_MS,
-        });
-        workers.push(worker);
+    it(
+      `${kind}: 3 workers serve 5 threads × 6 turns in random order with each thread's whole history; a worker killed mid-turn is replaced after the lease lapses`,
+      { timeout: 400_000 },
+      async () => {
+        const anthropic = kind === "claude" ? await startAnthropicServer({ rules: [] }) : undefined;
+        const openai = kind === "codex" ? await startOpenAIServer({ rules: [] }) : undefined;
+        const server = (anthropic ?? openai)!;
+        cleanups.push(() => server.close());
+        const schema = `many_${kind}_${Date.now().toString(36)}`;
+        const admin = new PostgresThreadStore({ connectionString: PG_URL!, schema });
+        await admin.migrate();
         cleanups.push(async () => {
-          await worker.stop();
-          for (const pid of worker.pids) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-              // already gone
-            }
-          }
+          await admin.close();
+          const client = new pg.Client({ connectionString: PG_URL! });
+          await client.connect();
+          await client.query(`DROP SCHEMA "${schema}" CASCADE`);
+          await client.end();
         });
-      }
-      await Promise.all(workers.map((w) => w.ready));
+        // The repository every worker has its own checkout of.
+        const repo = mkdtempSync(join(tmpdir(), "adaptor-repo-"));
+        cleanups.push(() => rmSync(repo, { recursive: true, force: true }));
+        mkdirSync(join(repo, "src"));
+        writeFileSync(join(repo, "README.md"), "# app\n");
+        writeFileSync(join(repo, "src", "app.txt"), "hello\n");
 
-      const seed = Date.now();
-      const next = random(seed);
-      const label = `seed ${seed}`;
-      const served: { key: string; turn: number; worker: string; ok: boolean; restored: boolean; error?: string }[] = [];
-      for (let turn = 1; turn <= TURNS; turn++) {
-        await Promise.all(
-          KEYS.map(async (key) => {
-            const worker = workers[Math.floor(next() * workers.length)]!;
-            const outcome = await worker.run(key, prompt(key, turn));
-            served.push({ key, turn, worker: worker.name, ok: outcome.ok, restored: outcome.ok && outcome.restored, ...(outcome.ok ? {} : { error: outcome.error }) });
-          }),
-        );
-      }
-      expect(served.filter((s) => !s.ok), label).toEqual([]);
-      expect(served).toHaveLength(KEYS.length * TURNS);
-      // A turn on another worker than the thread's previous one restored the session there.
-      expect(served.some((s) => s.restored), label).toBe(true);
-
-      // The request log: every request belongs to one thread and carries that thread's turns 1..n.
-      const requests = server.requests.filter((r) => r.method === "POST");
-      const servedTurns = new Set<string>();
-      for (const request of requests) {
-        const markers = markersOf(request.body);
-        if (markers.size === 0) continue; // a helper request of the CLI, not a turn
-        expect([...markers.keys()], label).toHaveLength(1);
-        const [key, turns] = [...markers.entries()][0]!;
-        const numbers = [...turns].map(Number).sort((a, b) => a - b);
-        expect(numbers, `${label} ${key}`).toEqual(numbers.map((_, i) => i + 1));
-        servedTurns.add(marker(key, numbers.at(-1)!));
-      }
-      for (const key of KEYS) for (let turn = 1; turn <= TURNS; turn++) expect(servedTurns.has(marker(key, turn)), `${label} ${marker(key, turn)}`).toBe(true);
-
-      // SIGKILL a worker while its turn waits on the model; another continues after the lease lapses.
-      const victim = workers[Math.floor(next() * workers.length)]!;
-      const heir = workers.find((w) => w !== victim)!;
-      void victim.run("k1", `${prompt("k1", "lost")} SLOW_MS 60000`);
-      await expect.poll(() => server.requests.some((r) => JSON.stringify(r.body).includes(marker("k1", "lost"))), { timeout: 90_000, interval: 100 }).toBe(true);
-      victim.child.kill("SIGKILL");
-      await new Promise((resolve) => victim.child.once("exit", resolve));
-      for (const pid of victim.pids) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
+        const workers: Worker[] = [];
+        for (let i = 0; i < 3; i++) {
+          const env = anthropic ? await claudeTestEnv({ server: anthropic }) : await codexTestEnv({ server: openai! });
+          cleanups.push(() => env.cleanup());
+          cpSync(repo, env.workDir, { recursive: true });
+          const worker = new Worker(`worker-${i}`, {
+            driver: kind,
+            pgUrl: PG_URL!,
+            schema,
+            owner: `worker-${i}`,
+            cwd: env.workDir,
+            env: { ...env.env },
+            leaseTtlMs: LEASE_TTL_MS,
+          });
+          workers.push(worker);
+          cleanups.push(async () => {
+            await worker.stop();
+            for (const pid of worker.pids) {
+              try {
+                process.kill(pid, "SIGKILL");
+              } catch {
+                // already gone
+              }
+            }
+          });
         }
-      }
-      let busy = 0;
-      let after: WorkerMessage & { type: "done" };
-      for (;;) {
-        after = await heir.run("k1", prompt("k1", TURNS + 1));
-        if (after.ok || !after.busy) break;
-        busy++;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(after.ok, `${label} ${after.ok ? "" : after.error}`).toBe(true);
-      const last = requests.length;
-      const continued = server.requests.slice(last).filter((r) => JSON.stringify(r.body).includes(marker("k1", TURNS + 1)));
-      expect(continued.length).toBeGreaterThan(0);
-      const markers = markersOf(continued.at(-1)!.body);
-      expect([...markers.keys()]).toEqual(["k1"]);
-      expect([...markers.get("k1")!].sort()).toEqual(["1", "2", "3", "4", "5", "6", "7"]);
-      console.log(`[many-workers ${kind}] ${label}: ${served.filter((s) => s.restored).length} of ${served.length} turns restored a session; ${busy} busy retries after the kill`);
-    });
+        await Promise.all(workers.map((w) => w.ready));
+
+        const seed = Date.now();
+        const next = random(seed);
+        const label = `seed ${seed}`;
+        const served: { key: string; turn: number; worker: string; ok: boolean; restored: boolean; error?: string }[] = [];
+        for (let turn = 1; turn <= TURNS; turn++) {
+          await Promise.all(
+            KEYS.map(async (key) => {
+              const worker = workers[Math.floor(next() * workers.length)]!;
+              const outcome = await worker.run(key, prompt(key, turn));
+              served.push({
+                key,
+                turn,
+                worker: worker.name,
+                ok: outcome.ok,
+                restored: outcome.ok && outcome.restored,
+                ...(outcome.ok ? {} : { error: outcome.error }),
+              });
+            }),
+          );
+        }
+        expect(
+          served.filter((s) => !s.ok),
+          label,
+        ).toEqual([]);
+        expect(served).toHaveLength(KEYS.length * TURNS);
+        // A turn on another worker than the thread's previous one restored the session there.
+        expect(
+          served.some((s) => s.restored),
+          label,
+        ).toBe(true);
+
+        // The request log: every request belongs to one thread and carries that thread's turns 1..n.
+        const requests = server.requests.filter((r) => r.method === "POST");
+        const servedTurns = new Set<string>();
+        for (const request of requests) {
+          const markers = markersOf(request.body);
+          if (markers.size === 0) continue; // a helper request of the CLI, not a turn
+          expect([...markers.keys()], label).toHaveLength(1);
+          const [key, turns] = [...markers.entries()][0]!;
+          const numbers = [...turns].map(Number).sort((a, b) => a - b);
+          expect(numbers, `${label} ${key}`).toEqual(numbers.map((_, i) => i + 1));
+          servedTurns.add(marker(key, numbers.at(-1)!));
+        }
+        for (const key of KEYS)
+          for (let turn = 1; turn <= TURNS; turn++) expect(servedTurns.has(marker(key, turn)), `${label} ${marker(key, turn)}`).toBe(true);
+
+        // SIGKILL a worker while its turn waits on the model; another continues after the lease lapses.
+        const victim = workers[Math.floor(next() * workers.length)]!;
+        const heir = workers.find((w) => w !== victim)!;
+        void victim.run("k1", `${prompt("k1", "lost")} SLOW_MS 60000`);
+        await expect
+          .poll(() => server.requests.some((r) => JSON.stringify(r.body).includes(marker("k1", "lost"))), {
+            timeout: 90_000,
+            interval: 100,
+          })
+          .toBe(true);
+        victim.child.kill("SIGKILL");
+        await new Promise((resolve) => victim.child.once("exit", resolve));
+        for (const pid of victim.pids) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+        }
+        let busy = 0;
+        let after: WorkerMessage & { type: "done" };
+        for (;;) {
+          after = await heir.run("k1", prompt("k1", TURNS + 1));
+          if (after.ok || !after.busy) break;
+          busy++;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(after.ok, `${label} ${after.ok ? "" : after.error}`).toBe(true);
+        const last = requests.length;
+        const continued = server.requests.slice(last).filter((r) => JSON.stringify(r.body).includes(marker("k1", TURNS + 1)));
+        expect(continued.length).toBeGreaterThan(0);
+        const markers = markersOf(continued.at(-1)!.body);
+        expect([...markers.keys()]).toEqual(["k1"]);
+        expect([...markers.get("k1")!].sort()).toEqual(["1", "2", "3", "4", "5", "6", "7"]);
+        console.log(
+          `[many-workers ${kind}] ${label}: ${served.filter((s) => s.restored).length} of ${served.length} turns restored a session; ${busy} busy retries after the kill`,
+        );
+      },
+    );
   }
 });

@@ -53,18 +53,28 @@ process.on("message", (order: TurnOrder) => {
     try {
       const stream = agent.thread(order.key).stream(order.prompt);
       for await (const event of stream as AsyncIterable<AgentEvent>) {
-        if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) send({ type: "spawned", id: order.id, pid: event.pid });
+        if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined)
+          send({ type: "spawned", id: order.id, pid: event.pid });
         if (event.type === "notice" && event.message === "session restored") restored = true;
       }
       send({ type: "done", id: order.id, ok: true, text: (await stream.result()).text, restored });
     } catch (error) {
-      send({ type: "done", id: order.id, ok: false, busy: isError(error, ErrThreadBusy), error: error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error) });
+      send({
+        type: "done",
+        id: order.id,
+        ok: false,
+        busy: isError(error, ErrThreadBusy),
+        error: error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error),
+      });
     }
   })();
 });
 
 process.on("disconnect", () => {
-  void agent.close().then(() => store.close()).finally(() => process.exit(0));
+  void agent
+    .close()
+    .then(() => store.close())
+    .finally(() => process.exit(0));
 });
 
 send({ type: "ready" });

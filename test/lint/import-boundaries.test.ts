@@ -15,7 +15,10 @@ async function boundaryErrors(file: string, code: string): Promise<string[]> {
 
 describe("import boundaries between layers", () => {
   it("refuses a layer-1 package importing the root SDK (layer violation: driver → adaptor)", async () => {
-    const errors = await boundaryErrors("packages/driver/src/spi/boundary-probe.ts", 'import { Agent } from "adaptor";\nexport const probe = Agent;\n');
+    const errors = await boundaryErrors(
+      "packages/driver/src/spi/boundary-probe.ts",
+      'import { Agent } from "adaptor";\nexport const probe = Agent;\n',
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("layer violation: @adaptor/driver (layer 1)");
     expect(errors[0]).toContain("adaptor is layer 3");
@@ -40,18 +43,40 @@ describe("import boundaries between layers", () => {
   });
 
   it("keeps the A2A split: the client package may not import the root SDK, the server package may", async () => {
-    const errors = await boundaryErrors("packages/a2a-client/src/boundary-probe.ts", 'import { Agent } from "adaptor";\nexport const probe = Agent;\n');
+    const errors = await boundaryErrors(
+      "packages/a2a-client/src/boundary-probe.ts",
+      'import { Agent } from "adaptor";\nexport const probe = Agent;\n',
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("layer violation: @adaptor/a2a-client (layer 2)");
     expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'import "@adaptor/a2a";\n')).toHaveLength(1);
-    expect(await boundaryErrors("packages/a2a/src/boundary-probe.ts", 'export { Agent } from "adaptor";\nexport { A2AClient } from "@adaptor/a2a-client";\n')).toEqual([]);
+    expect(
+      await boundaryErrors(
+        "packages/a2a/src/boundary-probe.ts",
+        'export { Agent } from "adaptor";\nexport { A2AClient } from "@adaptor/a2a-client";\n',
+      ),
+    ).toEqual([]);
   });
 
   it("allows imports from lower layers, declared test dependencies, the cross-package suites and examples", async () => {
-    expect(await boundaryErrors("packages/adaptor/src/boundary-probe.ts", 'export { DriverError } from "@adaptor/errors";\nexport type { Driver } from "@adaptor/driver";\n')).toEqual([]);
-    expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { spawnCli } from "@adaptor/driver/process";\n')).toEqual([]);
-    expect(await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { startAnthropicServer } from "@adaptor/testkit";\n')).toEqual([]);
-    expect(await boundaryErrors("test/claude/boundary-probe.test.ts", 'export { Agent } from "adaptor";\nexport { claude } from "@adaptor/claude";\n')).toEqual([]);
+    expect(
+      await boundaryErrors(
+        "packages/adaptor/src/boundary-probe.ts",
+        'export { DriverError } from "@adaptor/errors";\nexport type { Driver } from "@adaptor/driver";\n',
+      ),
+    ).toEqual([]);
+    expect(await boundaryErrors("packages/claude/src/boundary-probe.ts", 'export { spawnCli } from "@adaptor/driver/process";\n')).toEqual(
+      [],
+    );
+    expect(
+      await boundaryErrors("packages/claude/test/boundary-probe.test.ts", 'export { startAnthropicServer } from "@adaptor/testkit";\n'),
+    ).toEqual([]);
+    expect(
+      await boundaryErrors(
+        "test/claude/boundary-probe.test.ts",
+        'export { Agent } from "adaptor";\nexport { claude } from "@adaptor/claude";\n',
+      ),
+    ).toEqual([]);
     expect(await boundaryErrors("examples/quickstart/src/boundary-probe.ts", 'export { Agent } from "adaptor";\n')).toEqual([]);
   });
 });

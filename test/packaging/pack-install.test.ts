@@ -87,12 +87,18 @@ beforeAll(async () => {
     env: cleanEnv(),
     maxBuffer: 16 * 1024 * 1024,
   });
-  for (const tarball of stdout.trim().split("\n").filter((line) => line.endsWith(".tgz"))) {
+  for (const tarball of stdout
+    .trim()
+    .split("\n")
+    .filter((line) => line.endsWith(".tgz"))) {
     const dir = join(scratch, "unpacked", tarball.slice(tarballDir.length + 1, -".tgz".length));
     await mkdir(dir, { recursive: true });
     await run("tar", ["-xzf", tarball, "-C", dir]);
     const listing = await run("tar", ["-tzf", tarball], { maxBuffer: 16 * 1024 * 1024 });
-    const files = listing.stdout.trim().split("\n").map((path) => path.replace(/^package\//, ""));
+    const files = listing.stdout
+      .trim()
+      .split("\n")
+      .map((path) => path.replace(/^package\//, ""));
     const manifest = JSON.parse(await readFile(join(dir, "package", "package.json"), "utf8")) as Manifest;
     packed.set(manifest.name, { tarball, manifest, files, dir: join(dir, "package") });
   }
@@ -102,11 +108,11 @@ beforeAll(async () => {
   await mkdir(project);
   const dependencies = Object.fromEntries([...packed.values()].map((p) => [p.manifest.name, `file:${p.tarball}`]));
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module", dependencies }, null, 2));
-  await run(
-    "npm",
-    ["install", "--prefer-offline", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-    { cwd: project, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 },
-  );
+  await run("npm", ["install", "--prefer-offline", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: project,
+    env: cleanEnv(),
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -143,14 +149,18 @@ describe("pnpm pack tarballs", () => {
       expect(Object.keys(manifest.exports ?? {}), manifest.name).toContain(".");
       for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
         expect(Object.keys(conditions)[0], `${manifest.name} ${subpath}`).toBe("types");
-        for (const target of Object.values(conditions)) expect(files, `${manifest.name} ${subpath} → ${target}`).toContain(target.replace(/^\.\//, ""));
+        for (const target of Object.values(conditions))
+          expect(files, `${manifest.name} ${subpath} → ${target}`).toContain(target.replace(/^\.\//, ""));
       }
     }
   });
 
   it("ships no test files and no build output without a source file", () => {
     for (const { manifest, files } of packed.values()) {
-      expect(files.filter((file) => /\.test(-d)?\.|(^|\/)test\//.test(file)), manifest.name).toEqual([]);
+      expect(
+        files.filter((file) => /\.test(-d)?\.|(^|\/)test\//.test(file)),
+        manifest.name,
+      ).toEqual([]);
       const sources = new Set(files.filter((file) => file.startsWith("src/") && file.endsWith(".ts")));
       const orphans = files
         .filter((file) => file.startsWith("dist/") && /\.(js|d\.ts)$/.test(file))
@@ -162,7 +172,11 @@ describe("pnpm pack tarballs", () => {
   it("declares as a dependency every package its built JS and .d.ts files import", async () => {
     const builtins = new Set(builtinModules);
     for (const { manifest, files, dir } of packed.values()) {
-      const declared = new Set([manifest.name, ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+      const declared = new Set([
+        manifest.name,
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
       const missing = new Set<string>();
       for (const file of files.filter((path) => path.startsWith("dist/") && /\.(js|d\.ts)$/.test(path))) {
         for (const specifier of bareImports(await readFile(join(dir, file), "utf8"))) {
@@ -195,7 +209,11 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
     const { stdout } = await run(
       process.execPath,
-      ["--input-type=module", "-e", 'console.log(JSON.stringify([import.meta.resolve("adaptor"), import.meta.resolve("@adaptor/testkit/fake-cli")]))'],
+      [
+        "--input-type=module",
+        "-e",
+        'console.log(JSON.stringify([import.meta.resolve("adaptor"), import.meta.resolve("@adaptor/testkit/fake-cli")]))',
+      ],
       { cwd: project, env: cleanEnv() },
     );
     for (const url of JSON.parse(stdout) as string[]) {

@@ -48,7 +48,11 @@ const agent = new Agent(claude({ command, maxConcurrentSpawns: MAX_SPAWNS, env: 
 const policy = { approvals: { timeoutMs: 600_000 } };
 
 /** One run: its events counted, its verdict checked against the decision its handler made. */
-async function run(name: string, onApproval: (request: ApprovalRequest) => Promise<void>, expected: string): Promise<{ ok: boolean; deltas: number; detail: string }> {
+async function run(
+  name: string,
+  onApproval: (request: ApprovalRequest) => Promise<void>,
+  expected: string,
+): Promise<{ ok: boolean; deltas: number; detail: string }> {
   const stream = agent.stream(name, { onApproval, policy });
   let deltas = 0;
   let approvals = 0;
@@ -65,10 +69,12 @@ async function run(name: string, onApproval: (request: ApprovalRequest) => Promi
   }
 }
 
-const decide = (i: number) => async (request: ApprovalRequest): Promise<void> => {
-  if (i % 2 === 0) request.approve();
-  else request.deny("odd run");
-};
+const decide =
+  (i: number) =>
+  async (request: ApprovalRequest): Promise<void> => {
+    if (i % 2 === 0) request.approve();
+    else request.deny("odd run");
+  };
 const expectation = (i: number, name: string): string => (i % 2 === 0 ? `allowed ${name}` : `denied ${name}`);
 
 // Warm-up: one run, so code compiled on first use is not counted as per-run memory.

@@ -25,23 +25,18 @@ export interface ConsumerReport {
 /** Runs `node <script> ...args` with `env` added and parses its report. */
 export function runConsumer(script: string, args: readonly string[], env: Record<string, string>): Promise<ConsumerReport> {
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [script, ...args],
-      { env: { ...process.env, ...env }, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(new Error(`${script} ${args.join(" ")} failed: ${stderr.trim() || error.message}`, { cause: error }));
-          return;
-        }
-        const last = stdout.trim().split("\n").pop() ?? "";
-        try {
-          resolve(JSON.parse(last) as ConsumerReport);
-        } catch (cause) {
-          reject(new Error(`${script}: no report on stdout: ${last}`, { cause }));
-        }
-      },
-    );
+    execFile(process.execPath, [script, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) {
+        reject(new Error(`${script} ${args.join(" ")} failed: ${stderr.trim() || error.message}`, { cause: error }));
+        return;
+      }
+      const last = stdout.trim().split("\n").pop() ?? "";
+      try {
+        resolve(JSON.parse(last) as ConsumerReport);
+      } catch (cause) {
+        reject(new Error(`${script}: no report on stdout: ${last}`, { cause }));
+      }
+    });
   });
 }
 

@@ -9,7 +9,9 @@ const portFlag = process.argv.indexOf("--port");
 const port = portFlag >= 0 ? Number(process.argv[portFlag + 1]) : 5173;
 
 const chat = await startWebChat({ live, port });
-console.log(`web chat: ${chat.url}  (${live ? "your Claude setup" : "scripted model on 127.0.0.1"}; each task in a fresh folder under ${chat.projectDir})`);
+console.log(
+  `web chat: ${chat.url}  (${live ? "your Claude setup" : "scripted model on 127.0.0.1"}; each task in a fresh folder under ${chat.projectDir})`,
+);
 console.log("press Ctrl+C to stop");
 const stop = (): void => {
   void chat.close().then(() => process.exit(0));

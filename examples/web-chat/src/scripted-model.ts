@@ -31,14 +31,20 @@ export function webChatScript(projectDir: string): ScriptRule[] {
     {
       name: "clean the build",
       when: (view) => view.lastToolResult?.toolName === "Write",
-      reply: { text: "Notes are written. Now I would like to clear out the old build output.", toolUse: { name: "Bash", input: { command: "rm -rf ./build", description: "Remove the build folder" } } },
+      reply: {
+        text: "Notes are written. Now I would like to clear out the old build output.",
+        toolUse: { name: "Bash", input: { command: "rm -rf ./build", description: "Remove the build folder" } },
+      },
     },
     {
       name: "write notes",
       when: (view) => view.lastToolResult === undefined && view.lastUserText.trim() !== "",
       reply: (view) => ({
         text: "Let me start by writing down the task.",
-        toolUse: { name: "Write", input: { file_path: join(taskDirectory(view, projectDir), "NOTES.md"), content: `# Task\n\n${view.lastUserText.trim()}\n` } },
+        toolUse: {
+          name: "Write",
+          input: { file_path: join(taskDirectory(view, projectDir), "NOTES.md"), content: `# Task\n\n${view.lastUserText.trim()}\n` },
+        },
       }),
     },
   ];

@@ -37,7 +37,11 @@ export interface WebChat {
   close(): Promise<void>;
 }
 
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+};
 
 async function serveFile(res: ServerResponse, root: string, name: string): Promise<void> {
   const file = resolve(root, name);
@@ -47,7 +51,10 @@ async function serveFile(res: ServerResponse, root: string, name: string): Promi
   }
   try {
     const body = await readFile(file);
-    res.writeHead(200, { "content-type": TYPES[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream", "cache-control": "no-store" });
+    res.writeHead(200, {
+      "content-type": TYPES[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream",
+      "cache-control": "no-store",
+    });
     res.end(body);
   } catch {
     res.writeHead(404).end();
@@ -90,7 +97,8 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
       if (path.startsWith("/api/")) return bridge.handler(req, res);
       if (req.method !== "GET") return void res.writeHead(405).end();
       if (path === "/") return void serveFile(res, PUBLIC, "index.html");
-      if (path.startsWith("/vendor/eventsource-parser/")) return void serveFile(res, PARSER_DIST, path.slice("/vendor/eventsource-parser/".length));
+      if (path.startsWith("/vendor/eventsource-parser/"))
+        return void serveFile(res, PARSER_DIST, path.slice("/vendor/eventsource-parser/".length));
       return void serveFile(res, PUBLIC, path.slice(1));
     });
     await new Promise<void>((done) => server.listen(options.port ?? 0, "127.0.0.1", done));

@@ -1,14 +1,7 @@
 // Public surface of @adaptor/a2a-client: an Agent2Agent (A2A) client with trusted-origin
 // credentials and stream recovery, its error identities, and the a2aDelegation host tool.
 
-export {
-  ErrInvalidAgentCard,
-  ErrProtocol,
-  ErrUnauthorized,
-  ErrNotFound,
-  ErrUnsupported,
-  ErrUntrustedOrigin,
-} from "./errors/sentinels.js";
+export { ErrInvalidAgentCard, ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin } from "./errors/sentinels.js";
 export { ProtocolError, type ProtocolErrorInit } from "./errors/protocol-error.js";
 export { StreamRecoveryError } from "./errors/stream-recovery-error.js";
 export { sanitizeRaw, MAX_RAW_CHARS } from "./errors/sanitize.js";
@@ -32,9 +25,4 @@ export {
   type DelegationProgress,
   type DelegationResult,
 } from "./delegation/delegate.js";
-export {
-  a2aDelegation,
-  DEFAULT_DELEGATION_TIMEOUT_MS,
-  DELEGATION_NOTICE,
-  type A2ADelegationOptions,
-} from "./delegation/a2a-delegation.js";
+export { a2aDelegation, DEFAULT_DELEGATION_TIMEOUT_MS, DELEGATION_NOTICE, type A2ADelegationOptions } from "./delegation/a2a-delegation.js";

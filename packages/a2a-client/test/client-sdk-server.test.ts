@@ -73,11 +73,18 @@ describe("A2AClient against the @a2a-js/sdk server", () => {
     const remote = await agent();
     await using client = await A2AClient.connect(remote.url);
     const events = await drain(client.stream("input"));
-    expect(events.at(-1)).toMatchObject({ kind: "status-update", state: TaskState.TASK_STATE_INPUT_REQUIRED, text: "which branch?", final: true });
+    expect(events.at(-1)).toMatchObject({
+      kind: "status-update",
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      text: "which branch?",
+      final: true,
+    });
   });
 
   it("speaks HTTP+JSON when the card offers only that", async () => {
-    const remote = await agent({ card: (card) => ({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === "HTTP+JSON") }) });
+    const remote = await agent({
+      card: (card) => ({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === "HTTP+JSON") }),
+    });
     await using client = await A2AClient.connect(remote.url);
     expect(client.agentInterface.protocolBinding).toBe("HTTP+JSON");
     const task = await client.send("echo rest");
@@ -89,9 +96,17 @@ describe("A2A client error rows", () => {
   it("ErrInvalidAgentCard: a card that is not JSON, has no name, lists no interfaces, or is not there (404)", async () => {
     const cases: [string, number, string][] = [
       ["the card is not JSON", 200, "<html>hello</html>"],
-      ["the card has no name", 200, JSON.stringify({ description: "x", supportedInterfaces: [{ url: "http://127.0.0.1:1", protocolBinding: "JSONRPC" }] })],
+      [
+        "the card has no name",
+        200,
+        JSON.stringify({ description: "x", supportedInterfaces: [{ url: "http://127.0.0.1:1", protocolBinding: "JSONRPC" }] }),
+      ],
       ["the card lists no supportedInterfaces", 200, JSON.stringify({ name: "x", supportedInterfaces: [] })],
-      ["supportedInterfaces[0].url is not an absolute URL", 200, JSON.stringify({ name: "x", supportedInterfaces: [{ url: "/a2a", protocolBinding: "JSONRPC" }] })],
+      [
+        "supportedInterfaces[0].url is not an absolute URL",
+        200,
+        JSON.stringify({ name: "x", supportedInterfaces: [{ url: "/a2a", protocolBinding: "JSONRPC" }] }),
+      ],
       ["HTTP 404", 404, "no card here"],
     ];
     for (const [reason, status, body] of cases) {
@@ -102,7 +117,8 @@ describe("A2A client error rows", () => {
       expect(protocol?.op).toBe("agent-card");
       expect(protocol?.reason).toContain(reason);
       expect(protocol?.raw).toBe(body);
-      for (const other of [ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin]) expect(isError(err, other)).toBe(false);
+      for (const other of [ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
+        expect(isError(err, other)).toBe(false);
     }
   });
 
@@ -113,7 +129,8 @@ describe("A2A client error rows", () => {
     const err = await rejection(client.send("echo x"));
     expect(isError(err, ErrProtocol)).toBe(true);
     expect(findError(err, ProtocolError)).toMatchObject({ op: "message/send" });
-    for (const other of [ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin]) expect(isError(err, other)).toBe(false);
+    for (const other of [ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
+      expect(isError(err, other)).toBe(false);
   });
 
   it("ErrUnauthorized: HTTP 401 on a call, with the sent credential redacted from raw", async () => {
@@ -157,7 +174,12 @@ describe("A2A client error rows", () => {
   });
 
   it("ErrUnsupported: a card with no JSON-RPC or HTTP+JSON interface; canceling a finished task", async () => {
-    const grpcOnly = await agent({ card: (card) => ({ ...card, supportedInterfaces: [{ url: "127.0.0.1:50051", protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }] }) });
+    const grpcOnly = await agent({
+      card: (card) => ({
+        ...card,
+        supportedInterfaces: [{ url: "127.0.0.1:50051", protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }],
+      }),
+    });
     const err = await rejection(A2AClient.connect(grpcOnly.url));
     expect(isError(err, ErrUnsupported)).toBe(true);
     expect(isError(err, ErrInvalidAgentCard)).toBe(false);
@@ -178,7 +200,8 @@ describe("A2A client error rows", () => {
     expect(findError(err, ProtocolError)).toMatchObject({ op: "message/send", reason: "connection failed" });
     expect(errorCode(err)).toBe(ErrCode.ServiceUnavailable);
     expect(findError(err, DriverError)).toBeDefined();
-    for (const category of [ErrProtocol, ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin]) expect(isError(err, category)).toBe(false);
+    for (const category of [ErrProtocol, ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
+      expect(isError(err, category)).toBe(false);
   });
 });
 
@@ -187,7 +210,12 @@ describe("credentials go only to trusted origins", () => {
 
   it("a card whose interface is on another origin fails with ErrUntrustedOrigin before any request reaches that origin", async () => {
     const other = await agent();
-    const remote = await agent({ card: (card) => ({ ...card, supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }] }) });
+    const remote = await agent({
+      card: (card) => ({
+        ...card,
+        supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+      }),
+    });
     const err = await rejection(A2AClient.connect(remote.url, credentials));
     expect(isError(err, ErrUntrustedOrigin)).toBe(true);
     expect(findError(err, ProtocolError)).toMatchObject({ op: "agent-card" });
@@ -196,7 +224,12 @@ describe("credentials go only to trusted origins", () => {
 
   it("the same card is accepted when its origin is listed in trustedOrigins, and the credential reaches it", async () => {
     const other = await agent();
-    const remote = await agent({ card: (card) => ({ ...card, supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }] }) });
+    const remote = await agent({
+      card: (card) => ({
+        ...card,
+        supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+      }),
+    });
     await using client = await A2AClient.connect(remote.url, { ...credentials, trustedOrigins: [other.url] });
     await client.send("echo across");
     expect(other.requests.map((r) => [r.rpcMethod, r.authorization])).toEqual([["SendMessage", "Bearer secret-cred-4242"]]);
@@ -204,7 +237,12 @@ describe("credentials go only to trusted origins", () => {
 
   it("without credentials there is nothing to leak: a cross-origin interface is used", async () => {
     const other = await agent();
-    const remote = await agent({ card: (card) => ({ ...card, supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }] }) });
+    const remote = await agent({
+      card: (card) => ({
+        ...card,
+        supportedInterfaces: [{ url: other.url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+      }),
+    });
     await using client = await A2AClient.connect(remote.url);
     await client.send("echo anonymous");
     expect(other.requests.map((r) => [r.rpcMethod, r.authorization])).toEqual([["SendMessage", undefined]]);
@@ -238,7 +276,9 @@ describe("credentials go only to trusted origins", () => {
     await using client = await A2AClient.connect(remote.url, { ...credentials, trustedOrigins: [target.url] });
     const task = await client.send("echo followed");
     expect("status" in task && task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(target.requests.map((r) => [r.method, r.rpcMethod, r.authorization])).toEqual([["POST", "SendMessage", "Bearer secret-cred-4242"]]);
+    expect(target.requests.map((r) => [r.method, r.rpcMethod, r.authorization])).toEqual([
+      ["POST", "SendMessage", "Bearer secret-cred-4242"],
+    ]);
   });
 });
 
@@ -270,10 +310,21 @@ describe("stream recovery", () => {
     });
     await using client = await A2AClient.connect(remote.url, { recoveryDelayMs: 10 });
     const events = await drain(client.stream("gated"));
-    expect(events.map((e) => e.kind)).toEqual(["task", "artifact-update", "status-update", "recovered", "task", "artifact-update", "status-update"]);
+    expect(events.map((e) => e.kind)).toEqual([
+      "task",
+      "artifact-update",
+      "status-update",
+      "recovered",
+      "task",
+      "artifact-update",
+      "status-update",
+    ]);
     const recovered = events[3];
     expect(recovered).toMatchObject({ kind: "recovered", attempt: 1, taskId: events[0]!.taskId });
-    expect(events.filter((e) => e.kind === "artifact-update").map((e) => (e.kind === "artifact-update" ? e.text : ""))).toEqual(["part one, ", "part two"]);
+    expect(events.filter((e) => e.kind === "artifact-update").map((e) => (e.kind === "artifact-update" ? e.text : ""))).toEqual([
+      "part one, ",
+      "part two",
+    ]);
     expect(events.at(-1)).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, final: true });
     expect(remote.requests.map((r) => r.rpcMethod).filter(Boolean)).toEqual(["SendStreamingMessage", "SubscribeToTask"]);
   });
@@ -329,7 +380,8 @@ describe("stream recovery", () => {
       }
       if (method === "SubscribeToTask") {
         // Answer only once the task is terminal, so the resubscription meets a finished task.
-        const poll = (): void => void client.getTask(taskId).then((t) => (t.status?.state === TaskState.TASK_STATE_COMPLETED ? next() : setTimeout(poll, 20)));
+        const poll = (): void =>
+          void client.getTask(taskId).then((t) => (t.status?.state === TaskState.TASK_STATE_COMPLETED ? next() : setTimeout(poll, 20)));
         return poll();
       }
       next();
@@ -376,13 +428,16 @@ describe("stream recovery", () => {
     expect(findError(recovery?.cause, ProtocolError)).toMatchObject({ op: "tasks/resubscribe", reason: "connection failed" });
     expect(errorCode(thrown)).toBe(ErrCode.ServiceUnavailable);
     expect(remote.requests.filter((r) => r.rpcMethod === "SubscribeToTask")).toHaveLength(2);
-    for (const category of [ErrProtocol, ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin]) expect(isError(thrown, category)).toBe(false);
+    for (const category of [ErrProtocol, ErrInvalidAgentCard, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
+      expect(isError(thrown, category)).toBe(false);
     remote.release();
   });
 
   it("an error before the task is known is not recovered: the ProtocolError itself", async () => {
     const remote = await agent();
-    remote.intercept((req, res, next) => ((req.body as { method?: string } | undefined)?.method === "SendStreamingMessage" ? void res.socket?.destroy() : next()));
+    remote.intercept((req, res, next) =>
+      (req.body as { method?: string } | undefined)?.method === "SendStreamingMessage" ? void res.socket?.destroy() : next(),
+    );
     await using client = await A2AClient.connect(remote.url);
     const err = await rejection(drain(client.stream("echo x")));
     expect(findError(err, ProtocolError)).toBe(err);

@@ -16,10 +16,24 @@ import {
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express, { type RequestHandler } from "express";
 
-export const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
+export const text = (value: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain",
+});
 
 function agentMessage(taskId: string, contextId: string, value: string, metadata?: Record<string, unknown>): Message {
-  return { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [text(value)], metadata, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [text(value)],
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** One logged HTTP request. */
@@ -109,7 +123,14 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
       };
       bus.publish(AgentEvent.task(task));
       const status = (state: TaskState, message?: Message) =>
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined }));
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: { state, message, timestamp: new Date().toISOString() },
+            metadata: undefined,
+          }),
+        );
       const artifact = (value: string, append: boolean) =>
         bus.publish(
           AgentEvent.artifactUpdate({
@@ -122,7 +143,10 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
           }),
         );
       if (prompt.startsWith("fail")) {
-        status(TaskState.TASK_STATE_FAILED, agentMessage(taskId, contextId, prompt.slice(5) || "failed", { "adaptor.failure": { code: "agent_error", retryable: false } }));
+        status(
+          TaskState.TASK_STATE_FAILED,
+          agentMessage(taskId, contextId, prompt.slice(5) || "failed", { "adaptor.failure": { code: "agent_error", retryable: false } }),
+        );
         return;
       }
       if (prompt === "input") {
@@ -141,7 +165,14 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
       status(TaskState.TASK_STATE_COMPLETED);
     },
     async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId: "",
+          status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
     },
   };
 
@@ -183,8 +214,12 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
     agentCardHandler({ agentCardProvider: requestHandler() })(req, res, next),
   );
   app.use(authorized);
-  app.use("/rest", (req, res, next) => restHandler({ requestHandler: requestHandler(), userBuilder: UserBuilder.noAuthentication })(req, res, next));
-  app.use("/", (req, res, next) => jsonRpcHandler({ requestHandler: requestHandler(), userBuilder: UserBuilder.noAuthentication })(req, res, next));
+  app.use("/rest", (req, res, next) =>
+    restHandler({ requestHandler: requestHandler(), userBuilder: UserBuilder.noAuthentication })(req, res, next),
+  );
+  app.use("/", (req, res, next) =>
+    jsonRpcHandler({ requestHandler: requestHandler(), userBuilder: UserBuilder.noAuthentication })(req, res, next),
+  );
   const server = createServer(app);
   holder.url = await listen(server);
   return {

@@ -1,7 +1,14 @@
 // Public surface of @adaptor/a2a: serve an Agent or Thread as an A2A agent; the A2A client, its
 // errors and the delegation tool are re-exported from @adaptor/a2a-client as the same objects.
 
-export { a2aServer, type A2AServer, type A2AServerOptions, type A2AServerCard, type StreamRunner, type RunnerFor } from "./server/a2a-server.js";
+export {
+  a2aServer,
+  type A2AServer,
+  type A2AServerOptions,
+  type A2AServerCard,
+  type StreamRunner,
+  type RunnerFor,
+} from "./server/a2a-server.js";
 export { taskFailure, MAX_FAILURE_MESSAGE_CHARS, type A2AFailureCode, type TaskFailure } from "./server/failure.js";
 export { RESPONSE_ARTIFACT_ID, type ApprovalAnswer } from "./server/task-run.js";
 export {

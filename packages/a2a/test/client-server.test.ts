@@ -57,7 +57,14 @@ describe("delegate() through our client to our server", () => {
     expect(err).toMatchObject({ code: "input_required", retryable: false, remoteStatus: "input-required" });
     const taskId = String(err.metadata["taskId"]);
     expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const answered = await client.send({ parts: [{ content: { $case: "data", value: { decision: "approve" } }, metadata: undefined, filename: "", mediaType: "application/json" }] }, { taskId });
+    const answered = await client.send(
+      {
+        parts: [
+          { content: { $case: "data", value: { decision: "approve" } }, metadata: undefined, filename: "", mediaType: "application/json" },
+        ],
+      },
+      { taskId },
+    );
     expect("status" in answered && answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 

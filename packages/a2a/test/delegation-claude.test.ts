@@ -4,7 +4,15 @@
 // progress arrives as notices of the parent run; a remote failure reaches the model as the
 // DelegationError's code and message.
 import { claude } from "@adaptor/claude";
-import { claudeTestEnv, startAnthropicServer, whenToolResult, whenUserSays, type AnthropicServer, type ClaudeTestEnv, type ScriptRule } from "@adaptor/testkit";
+import {
+  claudeTestEnv,
+  startAnthropicServer,
+  whenToolResult,
+  whenUserSays,
+  type AnthropicServer,
+  type ClaudeTestEnv,
+  type ScriptRule,
+} from "@adaptor/testkit";
 import { Agent, type AgentEvent } from "adaptor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aDelegation, DELEGATION_NOTICE } from "../src/index.js";
@@ -34,7 +42,8 @@ async function claudeAgent(rules: ScriptRule[], options: ConstructorParameters<t
 }
 
 const delegateCall = (task: string) => ({ toolUse: { name: "mcp__adaptor__delegate", input: { task } } });
-const notices = (events: readonly AgentEvent[]) => events.flatMap((e) => (e.type === "notice" && e.kind.startsWith("a2a.delegation.") ? [e] : []));
+const notices = (events: readonly AgentEvent[]) =>
+  events.flatMap((e) => (e.type === "notice" && e.kind.startsWith("a2a.delegation.") ? [e] : []));
 
 describe("a real claude agent delegates to a second agent over A2A", () => {
   let child: ClaudeSide;
@@ -43,15 +52,33 @@ describe("a real claude agent delegates to a second agent over A2A", () => {
   let parent: ClaudeSide;
 
   beforeAll(async () => {
-    child = await claudeAgent([{ name: "review", when: whenUserSays("Check math.js for bugs"), reply: { text: "math.js: add() returns a - b; it should return a + b." } }]);
+    child = await claudeAgent([
+      {
+        name: "review",
+        when: whenUserSays("Check math.js for bugs"),
+        reply: { text: "math.js: add() returns a - b; it should return a + b." },
+      },
+    ]);
     childServed = await serve(child.agent, { card: { name: "Reviewer", description: "Reviews code" } });
     failing = await serve(undefined, { card: { name: "Broken reviewer", description: "Always fails" } });
     parent = await claudeAgent(
       [
         { name: "delegate", when: whenUserSays("review the patch"), reply: delegateCall("Check math.js for bugs") },
-        { name: "delegate-broken", when: whenUserSays("ask the broken reviewer"), reply: { toolUse: { name: "mcp__adaptor__delegate_broken", input: { task: "FAIL the reviewer crashed" } } } },
-        { name: "relay", when: whenToolResult("mcp__adaptor__delegate"), reply: (view) => ({ text: `Reviewer said: ${view.lastToolResult?.content ?? ""}` }) },
-        { name: "relay-broken", when: whenToolResult("mcp__adaptor__delegate_broken"), reply: (view) => ({ text: `Delegation failed: ${view.lastToolResult?.content ?? ""}` }) },
+        {
+          name: "delegate-broken",
+          when: whenUserSays("ask the broken reviewer"),
+          reply: { toolUse: { name: "mcp__adaptor__delegate_broken", input: { task: "FAIL the reviewer crashed" } } },
+        },
+        {
+          name: "relay",
+          when: whenToolResult("mcp__adaptor__delegate"),
+          reply: (view) => ({ text: `Reviewer said: ${view.lastToolResult?.content ?? ""}` }),
+        },
+        {
+          name: "relay-broken",
+          when: whenToolResult("mcp__adaptor__delegate_broken"),
+          reply: (view) => ({ text: `Delegation failed: ${view.lastToolResult?.content ?? ""}` }),
+        },
       ],
       {
         tools: [
@@ -94,7 +121,10 @@ describe("a real claude agent delegates to a second agent over A2A", () => {
     expect(callAt).toBeGreaterThanOrEqual(0);
     expect(startedAt).toBeGreaterThan(callAt);
     const hostResult = events.find((e) => e.type === "tool-result" && e.name === "delegate");
-    expect(hostResult?.type === "tool-result" && JSON.parse(hostResult.output)).toMatchObject({ taskId, text: "math.js: add() returns a - b; it should return a + b." });
+    expect(hostResult?.type === "tool-result" && JSON.parse(hostResult.output)).toMatchObject({
+      taskId,
+      text: "math.js: add() returns a - b; it should return a + b.",
+    });
   });
 
   it("a remote business failure reaches the model as the DelegationError's code and message, with a failed notice; the run completes", async () => {

@@ -12,16 +12,35 @@ import { FAILURE_METADATA_KEY, RESPONSE_ARTIFACT_ID } from "../src/index.js";
 import { serve, throwingDriver, twoApprovalsDriver, type Served } from "./support.js";
 
 function userMessage(parts: Part[], taskId = ""): Message {
-  return { messageId: randomUUID(), contextId: "", taskId, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId,
+    role: Role.ROLE_USER,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
-const data = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
-const send = (parts: Part[], taskId = "") => ({ tenant: "", message: userMessage(parts, taskId), configuration: undefined, metadata: undefined });
+const data = (value: unknown): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json",
+});
+const send = (parts: Part[], taskId = "") => ({
+  tenant: "",
+  message: userMessage(parts, taskId),
+  configuration: undefined,
+  metadata: undefined,
+});
 const partsText = (parts: readonly Part[] = []): string => parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 
 /** Calls `read` until `done` holds for its value (every 50 ms, at most 60 s, a safety net). */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     const value = await read();
     if (done(value) || Date.now() - started > 60_000) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -77,7 +96,12 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(events[0]?.$case).toBe("task");
     const chunks = events.filter((e) => e?.$case === "artifactUpdate").map((e) => (e?.$case === "artifactUpdate" ? e.value : undefined));
     expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.slice(0, -1).map((c) => partsText(c?.artifact?.parts)).join("")).toBe("Reference reply #1: stream please");
+    expect(
+      chunks
+        .slice(0, -1)
+        .map((c) => partsText(c?.artifact?.parts))
+        .join(""),
+    ).toBe("Reference reply #1: stream please");
     expect(chunks.slice(1, -1).every((c) => c?.append === true)).toBe(true);
     const last = chunks.at(-1);
     expect(last).toMatchObject({ append: false, lastChunk: true });
@@ -94,7 +118,7 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
       if (payload?.$case === "task") taskId = payload.value.id;
       if (payload?.$case === "statusUpdate" && payload.value.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
         const part = payload.value.status.message?.parts.find((p) => p.content?.$case === "data");
-        approval = (part?.content?.$case === "data" ? (part.content.value as { approval: Record<string, unknown> }).approval : undefined);
+        approval = part?.content?.$case === "data" ? (part.content.value as { approval: Record<string, unknown> }).approval : undefined;
       }
     }
     expect(approval).toMatchObject({ kind: "permission", toolName: "shell", input: { command: "ls -la" } });
@@ -116,7 +140,9 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     const first = asTask(await client.sendMessage(send([text("TOOL make")])));
     const wrong = asTask(await client.sendMessage(send([text("maybe later")], first.id)));
     expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(partsText(wrong.status?.message?.parts)).toBe('that answer does not fit the waiting approval. shell: make (answer with { decision: "approve" } or { decision: "deny", reason })');
+    expect(partsText(wrong.status?.message?.parts)).toBe(
+      'that answer does not fit the waiting approval. shell: make (answer with { decision: "approve" } or { decision: "deny", reason })',
+    );
     expect(wrong.status?.message?.parts.some((p) => p.content?.$case === "data")).toBe(true);
     const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -134,8 +160,16 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
   });
 
   it("a raw HTTP caller needs the A2A-Version: 1.0 header: without it the SDK refuses the request as protocol 0.3", async () => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } } });
-    const post = (headers: Record<string, string>) => fetch(`${served.url}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } },
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${served.url}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(
+        (r) => r.json() as Promise<Record<string, unknown>>,
+      );
     expect(await post({})).toMatchObject({ error: { code: -32009, message: expect.stringContaining("'0.3' is not supported") } });
     expect(await post({ "A2A-Version": "1.0" })).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
   });
@@ -158,17 +192,26 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
       const twoClient = await sdkClient(two.url);
       const approvalOf = (task: Task) => {
         const part = task.status?.message?.parts.find((p) => p.content?.$case === "data");
-        return (part?.content?.$case === "data" ? (part.content.value as { approval: { id: string; title: string; waiting: number } }).approval : undefined)!;
+        return (
+          part?.content?.$case === "data"
+            ? (part.content.value as { approval: { id: string; title: string; waiting: number } }).approval
+            : undefined
+        )!;
       };
       const first = asTask(await twoClient.sendMessage(send([text("build it")])));
       expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       const firstAsk = approvalOf(first);
       // Both asks are pending by now or soon; answer the second one by id first when it is known.
-      const fetched = await until(() => twoClient.getTask({ tenant: "", id: first.id }), (t) => approvalOf(t)?.waiting === 2);
+      const fetched = await until(
+        () => twoClient.getTask({ tenant: "", id: first.id }),
+        (t) => approvalOf(t)?.waiting === 2,
+      );
       const secondAsk = approvalOf(fetched);
       expect(secondAsk.id).not.toBe(firstAsk.id);
       expect([firstAsk.title, secondAsk.title].sort()).toEqual(["shell: make", "shell: make test"]);
-      const afterOne = asTask(await twoClient.sendMessage(send([data({ decision: "deny", id: secondAsk.id, reason: "not now" })], first.id)));
+      const afterOne = asTask(
+        await twoClient.sendMessage(send([data({ decision: "deny", id: secondAsk.id, reason: "not now" })], first.id)),
+      );
       expect(afterOne.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       expect(approvalOf(afterOne).id).toBe(firstAsk.id);
       const done = asTask(await twoClient.sendMessage(send([data({ decision: "approve" })], first.id)));
@@ -206,7 +249,9 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
 
   it("GetTask and CancelTask of an unknown task fail with the SDK's TaskNotFoundError", async () => {
     await expect(client.getTask({ tenant: "", id: "no-such-task" })).rejects.toMatchObject({ reason: "TASK_NOT_FOUND" });
-    await expect(client.cancelTask({ tenant: "", id: "no-such-task", metadata: undefined })).rejects.toMatchObject({ reason: "TASK_NOT_FOUND" });
+    await expect(client.cancelTask({ tenant: "", id: "no-such-task", metadata: undefined })).rejects.toMatchObject({
+      reason: "TASK_NOT_FOUND",
+    });
   });
 
   it("the HTTP+JSON interface serves the same agent", async () => {
@@ -233,7 +278,10 @@ describe("run settings that still apply behind A2A", () => {
       expect(lastState).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       // Nobody answers and no request is open; the deadline passes, the abort fallback ends the
       // run, and the task store records it.
-      const final = await until(() => client.getTask({ tenant: "", id: taskId }), (task) => task.status?.state === TaskState.TASK_STATE_FAILED);
+      const final = await until(
+        () => client.getTask({ tenant: "", id: taskId }),
+        (task) => task.status?.state === TaskState.TASK_STATE_FAILED,
+      );
       expect(final?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
       expect(final?.status?.message?.metadata?.[FAILURE_METADATA_KEY]).toEqual({ code: "approval_timeout", retryable: true });
     } finally {
@@ -252,7 +300,10 @@ describe("run settings that still apply behind A2A", () => {
           break; // the client disconnects
         }
       }
-      const task = await until(() => client.getTask({ tenant: "", id: taskId }), (t) => t.status?.state === TaskState.TASK_STATE_COMPLETED);
+      const task = await until(
+        () => client.getTask({ tenant: "", id: taskId }),
+        (t) => t.status?.state === TaskState.TASK_STATE_COMPLETED,
+      );
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(partsText(task.artifacts[0]?.parts)).toBe("Reference reply #1: SLOW_MS 300 late answer");
     } finally {
@@ -267,7 +318,12 @@ describe("run settings that still apply behind A2A", () => {
       const client = await sdkClient(served.url);
       const first = asTask(await client.sendMessage(send([text("first question")])));
       expect(partsText(first.artifacts[0]?.parts)).toBe("Reference reply #1: first question");
-      const followUp = { tenant: "", message: { ...userMessage([text("second question")]), contextId: first.contextId }, configuration: undefined, metadata: undefined };
+      const followUp = {
+        tenant: "",
+        message: { ...userMessage([text("second question")]), contextId: first.contextId },
+        configuration: undefined,
+        metadata: undefined,
+      };
       const second = asTask(await client.sendMessage(followUp));
       expect(second.contextId).toBe(first.contextId);
       expect(second.id).not.toBe(first.id);
@@ -306,7 +362,12 @@ describe("infrastructure failures leave no detail", () => {
     try {
       const post = (path: string, body: string) =>
         fetch(`${served.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body });
-      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x".repeat(200_000) }] } } });
+      const big = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x".repeat(200_000) }] } },
+      });
       const tooLarge = await post("", big);
       expect(tooLarge.status).toBe(413);
       expect(await tooLarge.json()).toEqual({ error: "request body too large" });

@@ -1,4 +1,11 @@
-import { RequestError, type ClientContext, type McpServer, type NewSessionResponse, type PromptResponse, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import {
+  RequestError,
+  type ClientContext,
+  type McpServer,
+  type NewSessionResponse,
+  type PromptResponse,
+  type ToolCallUpdate,
+} from "@agentclientprotocol/sdk";
 import {
   assertPolicySupported,
   PolicyCapabilityUnsupportedError,
@@ -20,7 +27,6 @@ import { AcpProcess } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
-
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
@@ -86,7 +92,13 @@ export class AcpDriver implements Driver {
 
   fingerprint(): unknown {
     const c = this.config;
-    return { type: this.descriptor.type, command: c.command, args: c.args ?? [], model: c.model ?? null, sandboxModes: c.sandboxModes ?? {} };
+    return {
+      type: this.descriptor.type,
+      command: c.command,
+      args: c.args ?? [],
+      model: c.model ?? null,
+      sandboxModes: c.sandboxModes ?? {},
+    };
   }
 
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
@@ -177,7 +189,11 @@ export class AcpDriver implements Driver {
       AcpProcess.start(
         {
           command: config.command,
-          args: [...(config.args ?? []), ...(config.extraArgs ?? []), ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : [])],
+          args: [
+            ...(config.args ?? []),
+            ...(config.extraArgs ?? []),
+            ...(model !== undefined && config.modelFlag ? [config.modelFlag, model] : []),
+          ],
           cwd: request.cwd ?? config.cwd ?? process.cwd(),
           env: this.#env(config, request),
           device: this.descriptor.type,
@@ -216,7 +232,8 @@ export class AcpDriver implements Driver {
     let honoured!: (value: unknown) => void;
     const abortion = new Promise<never>((_, reject) => (aborted = reject));
     abortion.catch(() => undefined);
-    let sessionId: string | undefined = request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
+    let sessionId: string | undefined =
+      request.session?.resumeId !== undefined && proc.sessions.has(request.session.resumeId) ? request.session.resumeId : undefined;
     let prompting: Promise<unknown> | undefined;
     let offered: NewSessionResponse | undefined;
     // The kit's escalation: ACP's session/cancel first, then (turn over or not) stdin closed, SIGTERM, SIGKILL.
@@ -256,7 +273,9 @@ export class AcpDriver implements Driver {
             });
           }
           try {
-            const forked = await step(agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers }));
+            const forked = await step(
+              agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers }),
+            );
             sessionId = forked.sessionId;
             offered = forked;
           } catch (error) {
@@ -274,7 +293,9 @@ export class AcpDriver implements Driver {
           const id = request.session.resumeId;
           // Replayed history arrives as updates during session/load; it is not this turn's output.
           try {
-            offered = (await step(agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }))) as NewSessionResponse;
+            offered = (await step(
+              agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }),
+            )) as NewSessionResponse;
           } catch (error) {
             if (signal.aborted) throw error;
             return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
@@ -335,7 +356,13 @@ export class AcpDriver implements Driver {
       // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):
       // a turn the agent cancelled right after a host denial ended by that denial, not by a failure.
       const endedByDenial = answer.stopReason === "cancelled" && turn.denied > 0;
-      if (endedByDenial) sink.emit({ type: "notice", kind: "lifecycle", message: "the agent ended the turn at the denied tool call", data: { stopReason: answer.stopReason } });
+      if (endedByDenial)
+        sink.emit({
+          type: "notice",
+          kind: "lifecycle",
+          message: "the agent ended the turn at the denied tool call",
+          data: { stopReason: answer.stopReason },
+        });
       const failure = endedByDenial ? undefined : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       return finish(proc, turn, failure, {
@@ -355,12 +382,22 @@ export class AcpDriver implements Driver {
    * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
    * when it lists one, else the unstable `session/set_model` when it lists models.
    */
-  async #selectModel(agent: ClientContext, sessionId: string, model: string, offered: NewSessionResponse | undefined): Promise<DriverFailure | undefined> {
+  async #selectModel(
+    agent: ClientContext,
+    sessionId: string,
+    model: string,
+    offered: NewSessionResponse | undefined,
+  ): Promise<DriverFailure | undefined> {
     const option = offered?.configOptions?.find((o) => o.category === "model");
     try {
       if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
-      else if ((offered as { models?: unknown } | undefined)?.models !== undefined) await agent.request("session/set_model", { sessionId, modelId: model });
-      else return { reason: "agent_error", message: `${this.descriptor.displayName} offers no model selection for model ${JSON.stringify(model)}` };
+      else if ((offered as { models?: unknown } | undefined)?.models !== undefined)
+        await agent.request("session/set_model", { sessionId, modelId: model });
+      else
+        return {
+          reason: "agent_error",
+          message: `${this.descriptor.displayName} offers no model selection for model ${JSON.stringify(model)}`,
+        };
     } catch (error) {
       return { reason: "agent_error", message: rpcMessage(error), details: { ...rpcDetails(error), model }, cause: error };
     }
@@ -384,7 +421,8 @@ export class AcpDriver implements Driver {
         });
         continue;
       }
-      if (!caps[server.transport]) return { failure: ErrMCPTransportUnsupportedFailure(this.descriptor.displayName, server.name, server.transport) };
+      if (!caps[server.transport])
+        return { failure: ErrMCPTransportUnsupportedFailure(this.descriptor.displayName, server.name, server.transport) };
       out.push({
         type: server.transport,
         name: server.name,
@@ -438,7 +476,11 @@ function rpcMessage(error: unknown): string {
 function rpcDetails(error: unknown): Record<string, unknown> {
   if (!(error instanceof RequestError)) return {};
   const status = (apiError(rpcText(error)) ?? apiError(error.message))?.status;
-  return { rpcCode: error.code, ...(status !== undefined ? { apiErrorStatus: status } : {}), ...(error.data !== undefined ? { rpcData: error.data } : {}) };
+  return {
+    rpcCode: error.code,
+    ...(status !== undefined ? { apiErrorStatus: status } : {}),
+    ...(error.data !== undefined ? { rpcData: error.data } : {}),
+  };
 }
 
 async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {

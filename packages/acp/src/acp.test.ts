@@ -21,7 +21,9 @@ describe("acp config and descriptor", () => {
     expect(refusal(() => acp({} as never).validateConfig())?.field).toBe("command");
     const misspelt = refusal(() => acp({ command: "agent", argz: [] } as never).validateConfig());
     expect(misspelt?.suggestion).toBe("args");
-    expect(refusal(() => acp({ command: "agent", sandboxModes: { sandboxed: "x" } as never }).validateConfig())?.field).toContain("sandboxModes");
+    expect(refusal(() => acp({ command: "agent", sandboxModes: { sandboxed: "x" } as never }).validateConfig())?.field).toContain(
+      "sandboxModes",
+    );
     expect(refusal(() => gemini({ extraArgs: ["--yolo"] }).validateConfig())?.field).toBe("extraArgs[0]");
   });
 
@@ -57,7 +59,9 @@ describe("stop reasons and structured answers", () => {
   });
 });
 
-function recordingSink(decide: (ask: ApprovalAsk) => Promise<ApprovalDecision>): DriverSink & { events: DriverEvent[]; asks: ApprovalAsk[] } {
+function recordingSink(
+  decide: (ask: ApprovalAsk) => Promise<ApprovalDecision>,
+): DriverSink & { events: DriverEvent[]; asks: ApprovalAsk[] } {
   const events: DriverEvent[] = [];
   const asks: ApprovalAsk[] = [];
   return {
@@ -89,8 +93,13 @@ describe("permission requests", () => {
     const signal = new AbortController().signal;
     expect(await turn.onPermission(request("t1"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
     expect(await turn.onPermission(request("t2"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
-    expect(sink.asks.map((ask) => [ask.toolCallId, ask.input])).toEqual([["t1", { path: "a.txt" }], ["t2", { path: "a.txt" }]]);
-    expect(sink.events.filter((e) => e.type === "tool-result")).toEqual([{ type: "tool-result", id: "t2", name: "Write a.txt", output: "denied: no", isError: true }]);
+    expect(sink.asks.map((ask) => [ask.toolCallId, ask.input])).toEqual([
+      ["t1", { path: "a.txt" }],
+      ["t2", { path: "a.txt" }],
+    ]);
+    expect(sink.events.filter((e) => e.type === "tool-result")).toEqual([
+      { type: "tool-result", id: "t2", name: "Write a.txt", output: "denied: no", isError: true },
+    ]);
   });
 
   it("an open request is answered cancelled when the turn ends, and the host's late answer is ignored", async () => {

@@ -8,5 +8,10 @@ import { AdaptorError } from "@adaptor/errors";
  */
 export function ErrMCPTransportUnsupportedFailure(agent: string, server: string, transport: string): DriverFailure {
   const message = `${agent} does not accept ${transport} MCP servers (its initialize answer offers no mcpCapabilities.${transport}); server ${JSON.stringify(server)} was not started`;
-  return { reason: "agent_error", message, details: { mcpServer: server, transport }, cause: new AdaptorError(message, { sentinel: ErrTransportUnsupported }) };
+  return {
+    reason: "agent_error",
+    message,
+    details: { mcpServer: server, transport },
+    cause: new AdaptorError(message, { sentinel: ErrTransportUnsupported }),
+  };
 }

@@ -11,7 +11,9 @@ interface Fixture extends DriverFixture {
 }
 
 const makeDriver = async (): Promise<Fixture> => {
-  const server = await startAnthropicServer({ rules: [{ when: whenUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } }] });
+  const server = await startAnthropicServer({
+    rules: [{ when: whenUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } }],
+  });
   const env = await claudeTestEnv({ server });
   return {
     driver: claudeAcp(env),

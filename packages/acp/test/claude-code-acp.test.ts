@@ -4,7 +4,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { whenUserSays, type AnthropicServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { alive, cancelOnceStarted, threeTurns, claudeAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
+import {
+  alive,
+  cancelOnceStarted,
+  threeTurns,
+  claudeAcpHarness,
+  collect,
+  processesWith,
+  spawnedPids,
+  type AdapterHarness,
+} from "./support.js";
 
 // Claude Code through its ACP adapter (@zed-industries/claude-code-acp 0.16.2, which runs Claude Code
 // through the Claude Agent SDK) against the testkit's scripted Anthropic server on 127.0.0.1.
@@ -15,7 +24,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-const bodies = (server: AnthropicServer): string[] => server.requests.filter((r) => r.path === "/v1/messages").map((r) => JSON.stringify(r.body));
+const bodies = (server: AnthropicServer): string[] =>
+  server.requests.filter((r) => r.path === "/v1/messages").map((r) => JSON.stringify(r.body));
 
 describe("claude-code-acp on the real adapter", () => {
   it("text turn: deltas, the final text and a session checkpoint", async () => {
@@ -24,7 +34,12 @@ describe("claude-code-acp on the real adapter", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(result.text);
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe(result.text);
     expect(result.transcript().some((item) => item.kind === "assistant" && item.text === result.text)).toBe(true);
   });
 
@@ -72,7 +87,9 @@ describe("claude-code-acp on the real adapter", () => {
 
   it("MCP server: the model calls the stdio fixture's tool and its result comes back", async () => {
     const fixture = mcpFixtureCommand();
-    h = await claudeAcpHarness([{ when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } }]);
+    h = await claudeAcpHarness([
+      { when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } },
+    ]);
     const result = await h.agent.run("CALL_ECHO please", {
       mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
       onApproval: (request) => request.approve(),

@@ -4,7 +4,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { Agent, ErrAgentFailed, ErrMCPTransportUnsupported, RunError, isError, mcpSse, mcpStdio } from "adaptor";
-import { alive, cancelOnceStarted, threeTurns, codexAcp, codexAcpEnv, codexAcpHarness, collect, processesWith, spawnedPids, type AdapterHarness } from "./support.js";
+import {
+  alive,
+  cancelOnceStarted,
+  threeTurns,
+  codexAcp,
+  codexAcpEnv,
+  codexAcpHarness,
+  collect,
+  processesWith,
+  spawnedPids,
+  type AdapterHarness,
+} from "./support.js";
 
 // Codex through its ACP adapter (@zed-industries/codex-acp 0.16.0, a native binary) against the
 // testkit's scripted OpenAI Responses server on 127.0.0.1.
@@ -22,7 +33,12 @@ describe("codex-acp on the real adapter", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(result.text);
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe(result.text);
   });
 
   it("a run's model is selected through the agent's model config option", async () => {
@@ -146,7 +162,9 @@ describe("codex-acp on the real adapter", () => {
   });
 
   it("HTTP 400 from the model: RunError agent_error with the API's message", async () => {
-    h = await codexAcpHarness([{ when: whenPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
+    h = await codexAcpHarness([
+      { when: whenPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } },
+    ]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunError);
     expect(isError(err, ErrAgentFailed)).toBe(true);

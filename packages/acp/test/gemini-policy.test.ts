@@ -19,13 +19,19 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     h = await geminiHarness();
     const file = join(h.env.workDir, "plan.txt");
     const asked: string[] = [];
-    await h.agent.run(`WRITE_FILE ${file}`, { policy: { sandbox: "read_only" }, onApproval: (r) => (asked.push(r.toolName ?? ""), r.approve()) });
+    await h.agent.run(`WRITE_FILE ${file}`, {
+      policy: { sandbox: "read_only" },
+      onApproval: (r) => (asked.push(r.toolName ?? ""), r.approve()),
+    });
     expect(existsSync(file)).toBe(false);
     // Plan mode writes only plan files under the CLI's own home.
     expect(h.server.turns().at(-1)?.view.lastFunctionResponse).toMatchObject({ name: "write_file", isError: true });
     expect(h.server.turns().at(-1)?.view.lastFunctionResponse?.output).toContain("must be within the designated plans directory");
     const marker = join(h.env.workDir, "plan-shell.txt");
-    await h.agent.run(`SHELL_CMD touch ${marker}`, { policy: { sandbox: "read_only" }, onApproval: (r) => (asked.push(r.toolName ?? ""), r.approve()) });
+    await h.agent.run(`SHELL_CMD touch ${marker}`, {
+      policy: { sandbox: "read_only" },
+      onApproval: (r) => (asked.push(r.toolName ?? ""), r.approve()),
+    });
     expect(existsSync(marker)).toBe(false);
     expect(h.server.turns().at(-1)?.view.lastFunctionResponse?.output).toContain('Tool "run_shell_command" not found');
     expect(asked).toEqual([]);

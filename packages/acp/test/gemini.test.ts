@@ -21,7 +21,12 @@ describe("gemini over ACP on the real binary", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe('Fake reply. I saw 1 content(s), 1 user prompt(s); first user text: "hello there THINK"');
-    expect(events.filter((e) => e.type === "text-delta").map((e) => (e.type === "text-delta" ? e.text : "")).join("")).toBe(result.text);
+    expect(
+      events
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e.type === "text-delta" ? e.text : ""))
+        .join(""),
+    ).toBe(result.text);
     expect(events.some((e) => e.type === "thinking-delta" && e.text.includes("Thinking about: hello there"))).toBe(true);
     expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
     expect(result.model).toBe("gemini-2.5-flash");
@@ -84,7 +89,9 @@ describe("gemini over ACP on the real binary", () => {
     h = await geminiHarness([
       {
         when: whenGeminiPromptSays("CALL_ECHO"),
-        reply: (view) => ({ functionCall: { name: view.toolNames.find((name) => name.includes("echo")) ?? "missing_echo", args: { text: "ping" } } }),
+        reply: (view) => ({
+          functionCall: { name: view.toolNames.find((name) => name.includes("echo")) ?? "missing_echo", args: { text: "ping" } },
+        }),
       },
     ]);
     const result = await h.agent.run("CALL_ECHO please", {
@@ -115,7 +122,9 @@ describe("gemini over ACP on the real binary", () => {
   });
 
   it("HTTP 400 from the model: RunError agent_error with the API's message and status", async () => {
-    h = await geminiHarness([{ when: whenGeminiPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } }]);
+    h = await geminiHarness([
+      { when: whenGeminiPromptSays("fail please"), reply: { error: { status: 400, message: "scripted bad request" } } },
+    ]);
     const err = await h.agent.run("fail please").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunError);
     expect(isError(err, ErrAgentFailed)).toBe(true);

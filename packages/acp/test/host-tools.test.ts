@@ -25,7 +25,9 @@ afterEach(async () => {
   calls.length = 0;
 });
 
-async function runUnasked(agent: { stream(prompt: string): AsyncIterable<{ type: string }> & { result(): Promise<Result> } }): Promise<Result> {
+async function runUnasked(agent: {
+  stream(prompt: string): AsyncIterable<{ type: string }> & { result(): Promise<Result> };
+}): Promise<Result> {
   const stream = agent.stream("LOOKUP acp");
   const events = await collect(stream as never);
   expect(events.filter((e) => e.type === "approval-request")).toEqual([]);
@@ -35,7 +37,12 @@ async function runUnasked(agent: { stream(prompt: string): AsyncIterable<{ type:
 describe("host tools through the Agent's MCP server on real ACP agents", () => {
   it("gemini-cli: mcp_adaptor_lookup runs unasked and its value reaches the model", async () => {
     const h = await geminiHarness(
-      [{ when: (view) => view.method === "stream" && view.lastUserText.includes("LOOKUP"), reply: { functionCall: { name: "mcp_adaptor_lookup", args: { word: "acp" } } } }],
+      [
+        {
+          when: (view) => view.method === "stream" && view.lastUserText.includes("LOOKUP"),
+          reply: { functionCall: { name: "mcp_adaptor_lookup", args: { word: "acp" } } },
+        },
+      ],
       {},
       { tools: [lookup] },
     );
@@ -47,7 +54,10 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
   });
 
   it("claude-code-acp: mcp__adaptor__lookup runs unasked and its value reaches the model", async () => {
-    const h = await claudeAcpHarness([{ when: whenUserSays("LOOKUP"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { word: "acp" } } } }], { tools: [lookup] });
+    const h = await claudeAcpHarness(
+      [{ when: whenUserSays("LOOKUP"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { word: "acp" } } } }],
+      { tools: [lookup] },
+    );
     close = h.close;
     const result = await runUnasked(h.agent);
     expect(calls).toEqual(["acp"]);
@@ -56,7 +66,15 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
   });
 
   it("codex-acp: the adaptor namespace's lookup runs unasked and its value reaches the model", async () => {
-    const h = await codexAcpHarness([{ when: whenPromptSays("LOOKUP"), reply: { functionCall: { name: "lookup", namespace: "mcp__adaptor", arguments: { word: "acp" } } } }], { tools: [lookup] });
+    const h = await codexAcpHarness(
+      [
+        {
+          when: whenPromptSays("LOOKUP"),
+          reply: { functionCall: { name: "lookup", namespace: "mcp__adaptor", arguments: { word: "acp" } } },
+        },
+      ],
+      { tools: [lookup] },
+    );
     close = h.close;
     const result = await runUnasked(h.agent);
     expect(calls).toEqual(["acp"]);

@@ -34,7 +34,11 @@ export interface GeminiHarness {
 /** The model the harness pins (`-m`), so no router call precedes a turn. */
 export const GEMINI_TEST_MODEL = "gemini-2.5-flash";
 
-export async function geminiHarness(rules: GeminiScriptRule[] = [], config: GeminiConfig = {}, options: AgentOptions = {}): Promise<GeminiHarness> {
+export async function geminiHarness(
+  rules: GeminiScriptRule[] = [],
+  config: GeminiConfig = {},
+  options: AgentOptions = {},
+): Promise<GeminiHarness> {
   const server = await startGeminiServer({ rules });
   const env = await geminiTestEnv({ server });
   const settings: GeminiConfig = { cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL, ...config };
@@ -159,7 +163,10 @@ export async function claudeAcpHarness(rules: ScriptRule[] = [], options: AgentO
   return { server, env, agent, close: closer(agent, server, env) };
 }
 
-export async function codexAcpHarness(rules: ResponsesScriptRule[] = [], options: AgentOptions = {}): Promise<AdapterHarness<OpenAIServer>> {
+export async function codexAcpHarness(
+  rules: ResponsesScriptRule[] = [],
+  options: AgentOptions = {},
+): Promise<AdapterHarness<OpenAIServer>> {
   const server = await startOpenAIServer({ rules });
   const env = await codexAcpEnv(server);
   const agent = new Agent(codexAcp(env), { threadStore: new MemoryThreadStore(), ...options });

@@ -196,11 +196,7 @@ export type { ThreadOptions } from "./options/check-input.js";
 
 // Structured output.
 export { runAs, type Runner } from "./agent/run-as.js";
-export {
-  StructuredOutput,
-  type StructuredOutputInit,
-  type StructuredOutputSource,
-} from "./structured-output/structured-output.js";
+export { StructuredOutput, type StructuredOutputInit, type StructuredOutputSource } from "./structured-output/structured-output.js";
 
 // Host tools: the leaf API re-exported as the very same objects.
 export { HOST_TOOL_SERVER_NAME } from "./tools/agent-tools.js";

@@ -148,9 +148,7 @@ describe("cancellation, timeout, close", () => {
 
   it("close() cancels runs in flight, is idempotent, and later runs reject with ErrAgentClosed", async () => {
     let closedDriver = 0;
-    const agent = new Agent(
-      scriptedDriver((_r, _s, signal) => untilAborted(signal), { close: async () => void closedDriver++ }),
-    );
+    const agent = new Agent(scriptedDriver((_r, _s, signal) => untilAborted(signal), { close: async () => void closedDriver++ }));
     const inflight = agent.run("p");
     await new Promise((r) => setTimeout(r, 5));
     const first = agent.close();
@@ -176,7 +174,13 @@ describe("cancellation, timeout, close", () => {
 
 describe("approvals, first form", () => {
   const askTwice = scriptedDriver(async (_r, sink) => {
-    const decision = await sink.requestApproval({ kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "t1", input: { command: "ls" } });
+    const decision = await sink.requestApproval({
+      kind: "permission",
+      title: "Bash: ls",
+      toolName: "Bash",
+      toolCallId: "t1",
+      input: { command: "ls" },
+    });
     return { text: JSON.stringify(decision) };
   });
 
@@ -308,13 +312,18 @@ describe("input hygiene (found by a new-user trial)", () => {
   });
 
   it("Infinity means no deadline; NaN, negative and longer-than-a-timer timeouts are refused, never an instant deadline", async () => {
-    const agent = new Agent(scriptedDriver(async () => {
-      await new Promise((r) => setTimeout(r, 20));
-      return { text: "done" };
-    }));
+    const agent = new Agent(
+      scriptedDriver(async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        return { text: "done" };
+      }),
+    );
     expect((await agent.run("p", { timeoutMs: Infinity })).text).toBe("done");
     for (const timeoutMs of [2 ** 31, Number.NaN, -1]) {
-      expect(await agent.run("p", { timeoutMs }).catch((e: unknown) => e)).toMatchObject({ name: "InvalidOptionError", field: "timeoutMs" });
+      expect(await agent.run("p", { timeoutMs }).catch((e: unknown) => e)).toMatchObject({
+        name: "InvalidOptionError",
+        field: "timeoutMs",
+      });
     }
   });
 

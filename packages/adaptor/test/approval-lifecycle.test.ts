@@ -110,7 +110,9 @@ describe("late answers are harmless", () => {
   });
 
   it("two answers race from the event loop: the loser gets ErrApprovalResolved, a notice records it, the winner stands", async () => {
-    const driver = scriptedDriver(async (_r, sink) => ({ text: JSON.stringify(await sink.requestApproval({ kind: "permission", title: "Bash: ls" })) }));
+    const driver = scriptedDriver(async (_r, sink) => ({
+      text: JSON.stringify(await sink.requestApproval({ kind: "permission", title: "Bash: ls" })),
+    }));
     const stream = new Agent(driver).stream("p");
     const events: AgentEvent[] = [];
     let loser: unknown;
@@ -178,7 +180,9 @@ describe("late answers are harmless", () => {
     const onApproval = (): void => {
       throw boom;
     };
-    const err = await new Agent(driver, { onApproval }).run("p", { policy: { approvals: { onTimeout: "continue" } } }).catch((e: unknown) => e);
+    const err = await new Agent(driver, { onApproval })
+      .run("p", { policy: { approvals: { onTimeout: "continue" } } })
+      .catch((e: unknown) => e);
     expect((err as Error).message).toBe("approval handler failed");
     expect((err as Error).cause).toBe(boom);
   });
@@ -201,7 +205,12 @@ describe("approvals after the driver returned or the run ended", () => {
       releaseLease: (l, s) => inner.releaseLease(l, s),
       finalize: async (r, s) => {
         // The CLI sends one more permission request after its terminal result.
-        lateDecision = await captured!.requestApproval({ kind: "permission", title: "Bash: rm -rf /", toolName: "Bash", toolCallId: "late-1" });
+        lateDecision = await captured!.requestApproval({
+          kind: "permission",
+          title: "Bash: rm -rf /",
+          toolName: "Bash",
+          toolCallId: "late-1",
+        });
         return inner.finalize(r, s);
       },
       close: () => inner.close(),
@@ -294,7 +303,10 @@ describe("an approval nobody can answer fails at once", () => {
 
   it("thread.run() without onApproval fails the same way, and the lease is released", async () => {
     const store = new MemoryThreadStore();
-    const err = await new Agent(askingDriver(), { threadStore: store }).thread("k").run("p", { policy: noDeadline }).catch((e: unknown) => e);
+    const err = await new Agent(askingDriver(), { threadStore: store })
+      .thread("k")
+      .run("p", { policy: noDeadline })
+      .catch((e: unknown) => e);
     expect(isError(err, ErrApprovalTimeout)).toBe(true);
     expect((err as RunError).details).toMatchObject({ unanswerable: true });
     const ok = scriptedDriver(async () => ({ text: "ok", checkpoint: { resumeId: "s" } }));
@@ -320,7 +332,9 @@ describe("an approval nobody can answer fails at once", () => {
   });
 
   it("run() with onTimeout continue: denied at once and the run goes on", async () => {
-    const driver = scriptedDriver(async (_r, sink) => ({ text: JSON.stringify(await sink.requestApproval({ kind: "permission", title: "Write" })) }));
+    const driver = scriptedDriver(async (_r, sink) => ({
+      text: JSON.stringify(await sink.requestApproval({ kind: "permission", title: "Write" })),
+    }));
     const result = await new Agent(driver).run("p", { policy: { approvals: { timeoutMs: -1, onTimeout: "continue" } } });
     expect(JSON.parse(result.text)).toEqual({ outcome: "deny", reason: "nobody can answer approvals in this run" });
   });

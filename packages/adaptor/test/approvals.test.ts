@@ -67,7 +67,10 @@ describe("exactly once under load", () => {
             else throw error;
           }
         });
-      answers.push(attempt(() => request.approve()), attempt(() => request.deny("racing")));
+      answers.push(
+        attempt(() => request.approve()),
+        attempt(() => request.deny("racing")),
+      );
     }
     await Promise.all(answers);
     expect((await stream.result()).text).toBe(String(N));
@@ -161,10 +164,7 @@ describe("modes and helpers", () => {
     const events = await collect(stream);
     expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "approve" });
     expect(events.some((e) => e.type === "approval-request")).toBe(false);
-    expect(events.filter((e) => e.type === "notice").map((e) => e.type === "notice" && e.data?.outcome)).toEqual([
-      undefined,
-      "approved",
-    ]);
+    expect(events.filter((e) => e.type === "notice").map((e) => e.type === "notice" && e.data?.outcome)).toEqual([undefined, "approved"]);
     const denied = await new Agent(askingDriver()).run("p", { policy: { approvals: { permission: "auto_deny" } } });
     expect(JSON.parse(denied.text)).toEqual({ outcome: "deny", reason: "denied by policy" });
   });
@@ -202,7 +202,12 @@ describe("run policy validation before launch", () => {
     ["negative budget", { activeExecutionTimeoutMs: -5 }, InvalidPolicyError, { field: "activeExecutionTimeoutMs" }],
     ["unsupported sandbox", policyReadOnly, PolicyCapabilityUnsupportedError, { dimension: "sandbox", value: "read_only" }],
     ["unsupported web search", { webSearch: "deny" }, PolicyCapabilityUnsupportedError, { dimension: "webSearch" }],
-    ["unsupported approval mode", { approvals: { plan_review: "auto_deny" } }, HumanDecisionModeUnsupportedError, { kind: "plan_review", mode: "auto_deny" }],
+    [
+      "unsupported approval mode",
+      { approvals: { plan_review: "auto_deny" } },
+      HumanDecisionModeUnsupportedError,
+      { kind: "plan_review", mode: "auto_deny" },
+    ],
   ];
   for (const [name, policy, ErrorClass, fields] of cases) {
     it(`${name} is refused before the driver runs`, async () => {
@@ -216,9 +221,13 @@ describe("run policy validation before launch", () => {
   }
   it("checks the domain before capabilities, and capabilities before approval modes", async () => {
     const driver = driverWith({});
-    const both = await new Agent(driver).run("p", { policy: { sandbox: "read_only", webSearch: "maybe" as never } }).catch((e: unknown) => e);
+    const both = await new Agent(driver)
+      .run("p", { policy: { sandbox: "read_only", webSearch: "maybe" as never } })
+      .catch((e: unknown) => e);
     expect(isError(both, ErrInvalidPolicy)).toBe(true);
-    const capsFirst = await new Agent(driver).run("p", { policy: { sandbox: "read_only", approvals: { permission: "auto_deny" } } }).catch((e: unknown) => e);
+    const capsFirst = await new Agent(driver)
+      .run("p", { policy: { sandbox: "read_only", approvals: { permission: "auto_deny" } } })
+      .catch((e: unknown) => e);
     expect(isError(capsFirst, ErrPolicyCapabilityUnsupported)).toBe(true);
     expect(isError(capsFirst, ErrHumanDecisionModeUnsupported)).toBe(false);
   });

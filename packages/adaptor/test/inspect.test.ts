@@ -31,7 +31,12 @@ describe("agent.inspect()", () => {
   it("a driver without inspect(): an inspection saying so, with what the descriptor tells", async () => {
     const agent = new Agent(scriptedDriver(async () => ({})));
     const inspection = await agent.inspect();
-    expect(inspection).toMatchObject({ driver: "scripted", ok: false, executable: { found: false }, mcp: { supported: false, transports: [] } });
+    expect(inspection).toMatchObject({
+      driver: "scripted",
+      ok: false,
+      executable: { found: false },
+      mcp: { supported: false, transports: [] },
+    });
     expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["executable", "probe_failed"]]);
     await agent.close();
   });

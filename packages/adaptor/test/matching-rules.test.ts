@@ -39,13 +39,10 @@ const BUSINESS: readonly (readonly [reason: string, name: string, sentinel: Sent
 ];
 
 /** Names of the business sentinels `err` matches. */
-const businessMatches = (err: unknown): string[] =>
-  BUSINESS.filter(([, , sentinel]) => isError(err, sentinel)).map(([, name]) => name);
+const businessMatches = (err: unknown): string[] => BUSINESS.filter(([, , sentinel]) => isError(err, sentinel)).map(([, name]) => name);
 
 /** Every sentinel the root exports. */
-const ROOT_SENTINELS = Object.entries(original.root).filter(
-  (entry): entry is [string, Sentinel] => original.errors.isSentinel(entry[1]),
-);
+const ROOT_SENTINELS = Object.entries(original.root).filter((entry): entry is [string, Sentinel] => original.errors.isSentinel(entry[1]));
 const rootMatches = (err: unknown): string[] => ROOT_SENTINELS.filter(([, s]) => isError(err, s)).map(([n]) => n);
 
 const runError = (reason: string, extra: { cause?: unknown } = {}): RunError =>
@@ -150,9 +147,7 @@ describe("RunError reasons select exactly one business sentinel", () => {
   );
 
   it("a driver failure with an unknown code reaches the host as RunError.reason, matching none of the five", async () => {
-    const agent = new Agent(
-      fakeDriver(async () => ({ failure: { reason: "quota_exhausted", message: "monthly quota exhausted" } })),
-    );
+    const agent = new Agent(fakeDriver(async () => ({ failure: { reason: "quota_exhausted", message: "monthly quota exhausted" } })));
     const err = await rejectionOf(agent.run("hello"));
     await agent.close();
     expect(err).toBeInstanceOf(RunError);
@@ -162,9 +157,7 @@ describe("RunError reasons select exactly one business sentinel", () => {
   });
 
   it("a driver-classified cancellation reaches the host as ErrRunCancelled only", async () => {
-    const agent = new Agent(
-      fakeDriver(async () => ({ failure: { reason: "cancelled", message: "turn interrupted by the CLI" } })),
-    );
+    const agent = new Agent(fakeDriver(async () => ({ failure: { reason: "cancelled", message: "turn interrupted by the CLI" } })));
     const err = await rejectionOf(agent.run("hello"));
     await agent.close();
     expect(rootMatches(err)).toEqual(["ErrRunCancelled"]);
@@ -190,19 +183,22 @@ describe("malformed policy is ErrInvalidPolicy, never ErrPolicyViolation", () =>
     [{ sandbox: "wide_open" }, "sandbox", "wide_open"],
     [{ approvals: { permission: "sometimes" } }, "approvals.permission", "sometimes"],
     [{ approvals: { maxRetries: -1 } }, "approvals.maxRetries", "-1"],
-  ])("agent.run with malformed policy %o rejects with InvalidPolicyError(%s), never ErrPolicyViolation", async (policy, fieldName, value) => {
-    let ran = false;
-    const agent = new Agent(fakeDriver(async () => ((ran = true), {})));
-    const err = await rejectionOf(agent.run("hello", { policy } as unknown as RunOptions));
-    await agent.close();
-    expect(ran).toBe(false);
-    expect(isError(err, ErrInvalidPolicy)).toBe(true);
-    expect(isError(err, ErrPolicyViolation)).toBe(false);
-    expect(businessMatches(err)).toEqual([]);
-    expect(findError(err, RunError)).toBeUndefined();
-    const found = findError(err, InvalidPolicyError);
-    expect([found?.driver, found?.field, found?.value]).toEqual(["fake", fieldName, value]);
-  });
+  ])(
+    "agent.run with malformed policy %o rejects with InvalidPolicyError(%s), never ErrPolicyViolation",
+    async (policy, fieldName, value) => {
+      let ran = false;
+      const agent = new Agent(fakeDriver(async () => ((ran = true), {})));
+      const err = await rejectionOf(agent.run("hello", { policy } as unknown as RunOptions));
+      await agent.close();
+      expect(ran).toBe(false);
+      expect(isError(err, ErrInvalidPolicy)).toBe(true);
+      expect(isError(err, ErrPolicyViolation)).toBe(false);
+      expect(businessMatches(err)).toEqual([]);
+      expect(findError(err, RunError)).toBeUndefined();
+      const found = findError(err, InvalidPolicyError);
+      expect([found?.driver, found?.field, found?.value]).toEqual(["fake", fieldName, value]);
+    },
+  );
 
   it("an InvalidPolicyError from validateConfig reaches the host matching ErrInvalidPolicy, with its fields", async () => {
     const rejected = new InvalidPolicyError("fake", "approvals.permission", "sometimes");
@@ -275,9 +271,7 @@ describe("RunError.result is never null and the cause chain is kept", () => {
   });
 
   it("a driver failure without a cause still carries a non-null Result", async () => {
-    const agent = new Agent(
-      fakeDriver(async () => ({ failure: { reason: "approval_denied", message: "denied: Bash rm -rf /" } })),
-    );
+    const agent = new Agent(fakeDriver(async () => ({ failure: { reason: "approval_denied", message: "denied: Bash rm -rf /" } })));
     const err = await rejectionOf(agent.run("hello"));
     await agent.close();
     expect(err).toBeInstanceOf(RunError);
@@ -306,11 +300,23 @@ describe("matching is by identity, never by message", () => {
 
 describe("DriverError formats as [CODE] Op: device (cause)", () => {
   it.each([
-    [{ op: "spawn", device: "claude", code: ErrCode.NotFound, cause: "executable not found on PATH" }, "[NOT_FOUND] spawn: claude (executable not found on PATH)"],
+    [
+      { op: "spawn", device: "claude", code: ErrCode.NotFound, cause: "executable not found on PATH" },
+      "[NOT_FOUND] spawn: claude (executable not found on PATH)",
+    ],
     [{ op: "kill", device: "claude", code: ErrCode.ForceKilled }, "[FORCE_KILLED] kill: claude"],
-    [{ op: "write", device: "claude", code: ErrCode.BrokenPipe, cause: new Error("write EPIPE") }, "[BROKEN_PIPE] write: claude (write EPIPE)"],
-    [{ op: "read", device: "mcp:github", code: ErrCode.DeviceDisconnected, cause: "child exited with code 1" }, "[DEVICE_DISCONNECTED] read: mcp:github (child exited with code 1)"],
-    [{ op: "run", device: "codex", code: ErrCode.Timeout, cause: "no output for 120000ms" }, "[TIMEOUT] run: codex (no output for 120000ms)"],
+    [
+      { op: "write", device: "claude", code: ErrCode.BrokenPipe, cause: new Error("write EPIPE") },
+      "[BROKEN_PIPE] write: claude (write EPIPE)",
+    ],
+    [
+      { op: "read", device: "mcp:github", code: ErrCode.DeviceDisconnected, cause: "child exited with code 1" },
+      "[DEVICE_DISCONNECTED] read: mcp:github (child exited with code 1)",
+    ],
+    [
+      { op: "run", device: "codex", code: ErrCode.Timeout, cause: "no output for 120000ms" },
+      "[TIMEOUT] run: codex (no output for 120000ms)",
+    ],
   ] as const)("%o → %s", (init, message) => {
     const err = new DriverError(init);
     expect(err.message).toBe(message);

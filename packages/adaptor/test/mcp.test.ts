@@ -36,8 +36,16 @@ describe("MCP declarations: errors before the driver runs", () => {
     ["duplicate name", [mcpStdio("files", "node"), mcpStdio("files", "deno")], 'MCP server "files": duplicate name'],
     ["missing command", [mcpStdio("files", "")], 'MCP server "files": missing command'],
     ["missing URL", [mcpHttp("web", "")], 'MCP server "web": missing url'],
-    ["unknown transport", [{ name: "ws", transport: "websocket", url: "ws://x" } as unknown as McpServer], 'MCP server "ws": unknown transport "websocket"'],
-    ["a field of another transport", [{ ...mcpHttp("web", "http://127.0.0.1:1/mcp"), args: ["x"] } as unknown as McpServer], 'MCP server "web": field args does not apply to transport http'],
+    [
+      "unknown transport",
+      [{ name: "ws", transport: "websocket", url: "ws://x" } as unknown as McpServer],
+      'MCP server "ws": unknown transport "websocket"',
+    ],
+    [
+      "a field of another transport",
+      [{ ...mcpHttp("web", "http://127.0.0.1:1/mcp"), args: ["x"] } as unknown as McpServer],
+      'MCP server "web": field args does not apply to transport http',
+    ],
   ];
   for (const [what, servers, message] of cases) {
     it(`${what} → ErrInvalidMCPConfig naming the server, no driver run`, async () => {
@@ -51,7 +59,11 @@ describe("MCP declarations: errors before the driver runs", () => {
 
   it("an unset bearer token variable → ErrInvalidMCPConfig, no driver run", async () => {
     const driver = driverWith(["http"]);
-    const error = await rejection(new Agent(driver).run("hi", { mcpServers: [mcpHttp("web", "http://127.0.0.1:1/mcp", { bearerTokenEnv: "ADAPTOR_TEST_NO_SUCH_TOKEN" })] }));
+    const error = await rejection(
+      new Agent(driver).run("hi", {
+        mcpServers: [mcpHttp("web", "http://127.0.0.1:1/mcp", { bearerTokenEnv: "ADAPTOR_TEST_NO_SUCH_TOKEN" })],
+      }),
+    );
     expect(isError(error, ErrInvalidMCPConfig)).toBe(true);
     expect(driver.requests).toHaveLength(0);
   });
@@ -66,7 +78,9 @@ describe("MCP declarations: errors before the driver runs", () => {
 
   it("a transport the driver lacks → ErrMCPTransportUnsupported naming the server, no driver run", async () => {
     const driver = driverWith(["stdio"]);
-    const error = await rejection(new Agent(driver).run("hi", { mcpServers: [mcpStdio("files", "node"), mcpSse("legacy", "http://127.0.0.1:1/sse")] }));
+    const error = await rejection(
+      new Agent(driver).run("hi", { mcpServers: [mcpStdio("files", "node"), mcpSse("legacy", "http://127.0.0.1:1/sse")] }),
+    );
     expect(isError(error, ErrMCPTransportUnsupported)).toBe(true);
     expect(error.message).toContain('MCP server "legacy"');
     expect(driver.requests).toHaveLength(0);
@@ -87,7 +101,10 @@ describe("MCP servers reach the driver", () => {
     const driver = driverWith(["stdio", "http"]);
     await new Agent(driver).run("hi", {
       env: { ISSUES_TOKEN: "t-123" },
-      mcpServers: [mcpStdio("files", "node", { args: ["srv.js"], required: true }), mcpHttp("issues", "https://mcp.example.com/mcp", { bearerTokenEnv: "ISSUES_TOKEN" })],
+      mcpServers: [
+        mcpStdio("files", "node", { args: ["srv.js"], required: true }),
+        mcpHttp("issues", "https://mcp.example.com/mcp", { bearerTokenEnv: "ISSUES_TOKEN" }),
+      ],
     });
     expect(driver.requests[0]?.mcpServers).toEqual([
       { name: "files", transport: "stdio", command: "node", args: ["srv.js"], required: true },

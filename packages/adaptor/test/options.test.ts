@@ -104,7 +104,10 @@ describe("values of the wrong type or empty are refused, never defaulted", () =>
       [{ skills: 5 as never }, "skills"],
     ];
     for (const [options, field] of cases) {
-      expect(constructionRefusal(() => new Agent(driver, options)), JSON.stringify(options)).toMatchObject({ subject: "Agent options", field });
+      expect(
+        constructionRefusal(() => new Agent(driver, options)),
+        JSON.stringify(options),
+      ).toMatchObject({ subject: "Agent options", field });
     }
   });
 
@@ -187,7 +190,9 @@ describe("strings a CLI cannot carry are refused before any driver runs", () => 
     const { error, events } = await refusedRun(new Agent(driver).stream(prompt));
     expect(error).toBeInstanceOf(MalformedStringError);
     expect(error).toMatchObject({ subject: "run", field: "prompt", kind: "lone-surrogate", index: prompt.length - 1 });
-    expect(error.message).toBe(`run: prompt holds a lone UTF-16 surrogate (U+D83D) at index ${prompt.length - 1}, which a CLI cannot carry`);
+    expect(error.message).toBe(
+      `run: prompt holds a lone UTF-16 surrogate (U+D83D) at index ${prompt.length - 1}, which a CLI cannot carry`,
+    );
     expect(events.map((e) => e.type)).toEqual(["run-finished"]);
     expect(driver.requests).toHaveLength(0);
   });
@@ -200,7 +205,10 @@ describe("strings a CLI cannot carry are refused before any driver runs", () => 
 
   it("a model, cwd or env value with a lone surrogate or NUL is refused", async () => {
     const agent = new Agent(okDriver());
-    expect((await refusedRun(agent.stream("p", { model: "sonnet\uDC00" }))).error).toMatchObject({ field: "model", kind: "lone-surrogate" });
+    expect((await refusedRun(agent.stream("p", { model: "sonnet\uDC00" }))).error).toMatchObject({
+      field: "model",
+      kind: "lone-surrogate",
+    });
     expect((await refusedRun(agent.stream("p", { cwd: "/tmp/a\0b" }))).error).toMatchObject({ field: "cwd", kind: "nul" });
     expect((await refusedRun(agent.stream("p", { env: { KEY: "v\uD800" } }))).error).toMatchObject({ field: "env.KEY" });
     expect(constructionRefusal(() => new Agent(okDriver(), { identity: "tenant\uD800" }))).toBeInstanceOf(MalformedStringError);

@@ -189,15 +189,11 @@ describe("public surface", () => {
   });
 
   it("@adaptor/threadstore-sqlite", async () => {
-    expect(Object.keys(await import("@adaptor/threadstore-sqlite")).sort()).toEqual([
-      "SqliteThreadStore",
-    ]);
+    expect(Object.keys(await import("@adaptor/threadstore-sqlite")).sort()).toEqual(["SqliteThreadStore"]);
   });
 
   it("@adaptor/threadstore-postgres", async () => {
-    expect(Object.keys(await import("@adaptor/threadstore-postgres")).sort()).toEqual([
-      "PostgresThreadStore",
-    ]);
+    expect(Object.keys(await import("@adaptor/threadstore-postgres")).sort()).toEqual(["PostgresThreadStore"]);
   });
 
   it("@adaptor/sessionrecorder", async () => {

@@ -61,9 +61,7 @@ const SENTINELS: readonly Sentinel[] = [
   ...new Set(SEED_ROWS.map((row) => sentinelOf(row, original)).filter((s): s is Sentinel => s !== undefined)),
 ];
 /** Every distinct typed class the tables name. */
-const TYPED_CLASSES: readonly TypedClass[] = [
-  ...new Set(SEED_ROWS.filter((row) => row.typed).map((row) => typedClassOf(row, original))),
-];
+const TYPED_CLASSES: readonly TypedClass[] = [...new Set(SEED_ROWS.filter((row) => row.typed).map((row) => typedClassOf(row, original)))];
 
 function title(row: SeedRow): string {
   const matches = "matches through cause chain and AggregateError";
@@ -181,7 +179,12 @@ describe("seed 002 public errors", () => {
             ...(row.alsoMatches ?? []).map((name) => exported(original, "root", name) as Sentinel),
           ]);
           const matched = SENTINELS.filter((s) => isError(err, s)).map((s) => s.id);
-          expect(matched.sort()).toEqual([...allowed].filter((s) => s !== undefined).map((s) => s.id).sort());
+          expect(matched.sort()).toEqual(
+            [...allowed]
+              .filter((s) => s !== undefined)
+              .map((s) => s.id)
+              .sort(),
+          );
           const ownClass = row.typed ? typedClassOf(row, original) : undefined;
           for (const Other of TYPED_CLASSES) {
             if (Other === ownClass) continue;
@@ -207,7 +210,12 @@ describe("seed 002 public errors", () => {
     const pairs: (readonly [string, Sentinel, string, Sentinel])[] = [
       ["root ErrThreadBusy", original.root.ErrThreadBusy, "threadstore ErrBusy", original.threadstore.ErrBusy],
       ["root ErrThreadLeaseLost", original.root.ErrThreadLeaseLost, "threadstore ErrLeaseLost", original.threadstore.ErrLeaseLost],
-      ["root ErrThreadAlreadyExists", original.root.ErrThreadAlreadyExists, "threadstore ErrAlreadyExists", original.threadstore.ErrAlreadyExists],
+      [
+        "root ErrThreadAlreadyExists",
+        original.root.ErrThreadAlreadyExists,
+        "threadstore ErrAlreadyExists",
+        original.threadstore.ErrAlreadyExists,
+      ],
       ["ErrInvalidPolicy", original.root.ErrInvalidPolicy, "ErrPolicyViolation", original.root.ErrPolicyViolation],
       ["ErrRunCancelled", original.root.ErrRunCancelled, "ErrAgentClosed", original.root.ErrAgentClosed],
       ["ErrApprovalTimeout", original.root.ErrApprovalTimeout, "ErrApprovalExpired", original.root.ErrApprovalExpired],
@@ -237,7 +245,11 @@ describe("seed 002 public errors", () => {
     it("ErrEventLogLocked (a second writer refused) is the leaf's object in the root and matches none of the seed identities", () => {
       expect(original.root.ErrEventLogLocked).toBe(original.sessionrecorder.ErrEventLogLocked);
       expect(original.root.EventLogLockedError).toBe(original.sessionrecorder.EventLogLockedError);
-      const err = new original.sessionrecorder.EventLogLockedError("run-42", { pid: 4242, hostname: "build-1", acquiredAt: "2026-01-01T00:00:00.000Z" });
+      const err = new original.sessionrecorder.EventLogLockedError("run-42", {
+        pid: 4242,
+        hostname: "build-1",
+        acquiredAt: "2026-01-01T00:00:00.000Z",
+      });
       expect(isError(causeChain(err), original.root.ErrEventLogLocked)).toBe(true);
       expect(findError(aggregated(err), original.root.EventLogLockedError)?.holder?.pid).toBe(4242);
       expect(SENTINELS.filter((s) => isError(causeChain(err), s))).toEqual([]);
@@ -305,13 +317,21 @@ describe("seed 002 public errors", () => {
     });
 
     it("A2AStreamRecoveryError has no sentinel and unwraps the recovery cause; DelegationError has neither sentinel nor cause", () => {
-      const cause = new original.a2a.ProtocolError({ op: "tasks/resubscribe", reason: "unauthorized", cause: new AdaptorError("HTTP 401", { sentinel: original.a2a.ErrUnauthorized }) });
+      const cause = new original.a2a.ProtocolError({
+        op: "tasks/resubscribe",
+        reason: "unauthorized",
+        cause: new AdaptorError("HTTP 401", { sentinel: original.a2a.ErrUnauthorized }),
+      });
       const lost = new original.root.A2AStreamRecoveryError("task-9", cause, 2);
       expect(lost.sentinels).toEqual([]);
       expect(lost.cause).toBe(cause);
       expect(isError(causeChain(lost), original.root.ErrA2AUnauthorized)).toBe(true);
       expect(findError(causeChain(lost), original.root.A2AProtocolError)).toBe(cause);
-      const delegationError = new original.root.DelegationError({ code: "unreachable", message: "the remote agent is unreachable", retryable: true });
+      const delegationError = new original.root.DelegationError({
+        code: "unreachable",
+        message: "the remote agent is unreachable",
+        retryable: true,
+      });
       expect(delegationError.sentinels).toEqual([]);
       expect(delegationError.cause).toBeUndefined();
       expect(SENTINELS.filter((s) => isError(delegationError, s))).toEqual([]);
@@ -359,8 +379,18 @@ describe("identities as the SDK raises them", () => {
   });
 
   it("ErrApprovalKindMismatch: approve() on a question and answer() on a permission", () => {
-    expect(isError(thrownBy(() => request("question").approve()), ErrApprovalKindMismatch)).toBe(true);
-    expect(isError(thrownBy(() => request("permission").answer("main")), ErrApprovalKindMismatch)).toBe(true);
+    expect(
+      isError(
+        thrownBy(() => request("question").approve()),
+        ErrApprovalKindMismatch,
+      ),
+    ).toBe(true);
+    expect(
+      isError(
+        thrownBy(() => request("permission").answer("main")),
+        ErrApprovalKindMismatch,
+      ),
+    ).toBe(true);
   });
 
   it("ErrAgentClosed: a run started after close() rejects with it, and it is not ErrRunCancelled", async () => {
@@ -444,13 +474,18 @@ describe("identity survives two copies of a package in one process", () => {
   }
 
   it("causes made by the copy stay findable with the original classes", () => {
-    const fromCopy = thrownFor(
-      SEED_ROWS.find((row) => row.name === "ErrSkillMaterializationFailed") ?? SEED_ROWS[0]!,
-      second,
-    );
+    const fromCopy = thrownFor(SEED_ROWS.find((row) => row.name === "ErrSkillMaterializationFailed") ?? SEED_ROWS[0]!, second);
     expect(findError(causeChain(fromCopy), DriverError)?.code).toBe(ErrCode.Permission);
     expect(errorCode(fromCopy)).toBe(ErrCode.Permission);
-    const runError = findError(aggregated(thrownFor(SEED_ROWS.find((row) => row.reason === "agent_error")!, second)), RunError);
+    const runError = findError(
+      aggregated(
+        thrownFor(
+          SEED_ROWS.find((row) => row.reason === "agent_error")!,
+          second,
+        ),
+      ),
+      RunError,
+    );
     expect(runError?.reason).toBe("agent_error");
     expect(runError?.result.text).toBe("I started reviewing the diff");
     expect(isError(runError, original.root.ErrAgentFailed)).toBe(true);

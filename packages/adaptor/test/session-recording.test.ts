@@ -26,13 +26,28 @@ function toolDriver(): Driver {
     ...base,
     descriptor: {
       ...base.descriptor,
-      capabilities: { ...base.descriptor.capabilities, approvals: { permission: ["ask", "auto_approve", "auto_deny"], plan_review: [], question: [] } },
+      capabilities: {
+        ...base.descriptor.capabilities,
+        approvals: { permission: ["ask", "auto_approve", "auto_deny"], plan_review: [], question: [] },
+      },
     },
     async run(request, sink, signal) {
       sink.emit({ type: "text-delta", text: "Let me look." });
       sink.emit({ type: "tool-call", phase: "start", id: "toolu_1", name: "Bash" });
-      const decision = await sink.requestApproval({ kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "toolu_1", input: { command: "ls" } });
-      sink.emit({ type: "tool-result", id: "toolu_1", name: "Bash", output: decision.outcome === "approve" ? "a.txt" : "denied", isError: decision.outcome !== "approve" });
+      const decision = await sink.requestApproval({
+        kind: "permission",
+        title: "Bash: ls",
+        toolName: "Bash",
+        toolCallId: "toolu_1",
+        input: { command: "ls" },
+      });
+      sink.emit({
+        type: "tool-result",
+        id: "toolu_1",
+        name: "Bash",
+        output: decision.outcome === "approve" ? "a.txt" : "denied",
+        isError: decision.outcome !== "approve",
+      });
       sink.emit({ type: "text-delta", text: " Done." });
       return base.run(request, sink, signal);
     },
@@ -62,7 +77,14 @@ describe("recording an Agent run", () => {
     expect(stored[0]).toMatchObject({ type: "run-started", driver: "fake" });
     expect(stored.at(-1)).toMatchObject({ type: "run-finished", ok: true });
     const approval = stored.find((e) => e.type === "approval-request") as unknown as { request: Record<string, unknown> };
-    expect(approval.request).toMatchObject({ kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "toolu_1", input: { command: "ls" }, attempt: 1 });
+    expect(approval.request).toMatchObject({
+      kind: "permission",
+      title: "Bash: ls",
+      toolName: "Bash",
+      toolCallId: "toolu_1",
+      input: { command: "ls" },
+      attempt: 1,
+    });
     expect(typeof approval.request.createdAt).toBe("string");
     expect(Object.keys(approval.request)).not.toContain("responder");
     expect(stored.find((e) => e.type === "tool-result")).toMatchObject({ output: "a.txt", isError: false });

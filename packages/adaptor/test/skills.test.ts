@@ -93,14 +93,20 @@ describe("skills: errors before the driver runs", () => {
     const agent = new Agent(driver, { skills: [inline("style", "Agent rules.")] });
     const error = await rejection(agent.run("hi", { skills: [inline("style", "Call rules.")] }));
     expect(isError(error, ErrSkillKeyConflict)).toBe(true);
-    expect(findError(error, SkillKeyConflictError)).toMatchObject({ key: "style", sources: ["inline", "inline"], detail: "inline body differs" });
+    expect(findError(error, SkillKeyConflictError)).toMatchObject({
+      key: "style",
+      sources: ["inline", "inline"],
+      detail: "inline body differs",
+    });
     expect(driver.requests).toHaveLength(0);
   });
 
   it("staging fails → SkillMaterializationError { key, runtimeName, cause }", async () => {
     const driver = recordingDriver();
     const error = await rejection(
-      new Agent(driver).run("hi", { skills: [inline("fine"), skillArchive(Buffer.from("garbage"), { key: "broken", runtimeName: "broken-kit" })] }),
+      new Agent(driver).run("hi", {
+        skills: [inline("fine"), skillArchive(Buffer.from("garbage"), { key: "broken", runtimeName: "broken-kit" })],
+      }),
     );
     expect(isError(error, ErrSkillMaterializationFailed)).toBe(true);
     const typed = findError(error, SkillMaterializationError);

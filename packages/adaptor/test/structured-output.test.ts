@@ -21,7 +21,12 @@ import { capabilityDriver } from "./support/capability-driver.js";
 
 const NATIVE = { structuredOutput: { native: true, prompt: true } };
 const PROMPT = { structuredOutput: { native: false, prompt: true } };
-const answer = { type: "object", properties: { answer: { type: "string", format: "email" } }, required: ["answer"], additionalProperties: false };
+const answer = {
+  type: "object",
+  properties: { answer: { type: "string", format: "email" } },
+  required: ["answer"],
+  additionalProperties: false,
+};
 
 async function verdict(agent: Agent, prompt: string, options: RunOptions): Promise<unknown> {
   return agent.run(prompt, options).then(
@@ -35,7 +40,11 @@ describe("structured output: schema errors before launch", () => {
     ["not JSON", { schemaJSON: "{type: object}" }, /^not JSON$/],
     ["several values", { schemaJSON: '{"type":"object"}\n{"type":"object"}' }, /^several JSON values$/],
     ["empty document", { schemaJSON: "   " }, /^empty document$/],
-    ["unknown format", { schemaJSON: { type: "object", properties: { d: { type: "string", format: "date-ish" } } } }, /unknown format "date-ish"/],
+    [
+      "unknown format",
+      { schemaJSON: { type: "object", properties: { d: { type: "string", format: "date-ish" } } } },
+      /unknown format "date-ish"/,
+    ],
     ["unknown keyword", { schemaJSON: { type: "object", requried: ["a"] } }, /unknown keyword/],
     ["dangling $ref", { schemaJSON: { type: "object", properties: { a: { $ref: "#/$defs/none" } } } }, /can't resolve reference|resolve/],
     ["root not an object", { schemaJSON: "[1]" }, /must be a JSON object/],
@@ -113,7 +122,9 @@ describe("structured output: verdict", () => {
     expect(isError(err, ErrPolicyViolation)).toBe(true);
     expect(runError.message).toMatch(/structured output \(native\) is invalid: \/answer: must match format "email"/);
     expect(runError.details).toMatchObject({ source: "native", schemaName: "Answer" });
-    expect(runError.details.validationErrors).toEqual([{ path: "/answer", message: 'must match format "email"', keyword: "format" }] satisfies ValidationIssue[]);
+    expect(runError.details.validationErrors).toEqual([
+      { path: "/answer", message: 'must match format "email"', keyword: "format" },
+    ] satisfies ValidationIssue[]);
     expect(runError.result).toBeInstanceOf(Result);
     expect(runError.result.structuredOutput).toMatchObject({ valid: false, present: true, value: { answer: "nope" } });
     expect(() => runError.result.decode()).toThrow(/structured output \(native\) is invalid/);
@@ -152,7 +163,10 @@ describe("structured output: verdict", () => {
   });
 
   it("zod schemas also run zod's own checks (refinements) and decode to zod's parsed output", async () => {
-    const schema = z.object({ n: z.number().refine((n) => n % 2 === 0, "must be even"), tag: z.string().transform((s) => s.toUpperCase()) });
+    const schema = z.object({
+      n: z.number().refine((n) => n % 2 === 0, "must be even"),
+      tag: z.string().transform((s) => s.toUpperCase()),
+    });
     const good = capabilityDriver(NATIVE, async () => ({ structured: { n: 2, tag: "ok" } }));
     expect((await new Agent(good).run("p", { schema })).decode()).toEqual({ n: 2, tag: "OK" });
     const odd = capabilityDriver(NATIVE, async () => ({ structured: { n: 3, tag: "ok" } }));

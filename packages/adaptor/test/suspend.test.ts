@@ -17,7 +17,13 @@ import {
 } from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
-const WRITE: ApprovalAsk = { kind: "permission", title: "Write: notes.md", toolName: "Write", toolCallId: "call-1", input: { file_path: "notes.md", content: "hi\n" } };
+const WRITE: ApprovalAsk = {
+  kind: "permission",
+  title: "Write: notes.md",
+  toolName: "Write",
+  toolCallId: "call-1",
+  input: { file_path: "notes.md", content: "hi\n" },
+};
 const BASH: ApprovalAsk = { kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "call-2", input: { command: "ls" } };
 
 /**
@@ -65,8 +71,15 @@ describe("suspended turns", () => {
     expect(result.status).toBe("suspended");
     const pending = result.pendingApproval!;
     expect(pending).toMatchObject({
-      key: "t1", kind: "permission", title: "Write: notes.md", toolName: "Write", toolCallId: "call-1",
-      input: WRITE.input, status: "pending", onDeadline: "deny", checkpoint: { recordId: before!.id, revision: before!.revision },
+      key: "t1",
+      kind: "permission",
+      title: "Write: notes.md",
+      toolName: "Write",
+      toolCallId: "call-1",
+      input: WRITE.input,
+      status: "pending",
+      onDeadline: "deny",
+      checkpoint: { recordId: before!.id, revision: before!.revision },
     });
     expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBe(3_600_000);
     expect(events.some((e) => e.type === "approval-request")).toBe(false);
@@ -129,7 +142,11 @@ describe("suspended turns", () => {
     expect(two.pendingApproval).toMatchObject({ toolName: "Bash", input: { command: "ls" } });
     expect((await store.getPendingApproval(one.pendingApproval!.id))?.status).toBe("closed");
     const asked: string[] = [];
-    const done = await thread.answer(two.pendingApproval!.id, { outcome: "deny", reason: "no shell" }, { onApproval: (r) => (asked.push(r.title), r.approve()) });
+    const done = await thread.answer(
+      two.pendingApproval!.id,
+      { outcome: "deny", reason: "no shell" },
+      { onApproval: (r) => (asked.push(r.title), r.approve()) },
+    );
     expect(done.text).toBe("Write:approve Bash:deny");
     expect(asked).toEqual([]);
     // Each resume runs the turn again from its checkpoint: the Write approved in the first resume runs again in the second.
@@ -145,7 +162,9 @@ describe("suspended turns", () => {
     const b = toolDriver([{ ...WRITE, input: { file_path: "other.md", content: "hi\n" } }]);
     await using agentB = new Agent(b.driver, { threadStore: store });
     const asked: unknown[] = [];
-    const result = await agentB.thread("t4").answer(suspended.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.input), r.deny("asked")) });
+    const result = await agentB
+      .thread("t4")
+      .answer(suspended.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.input), r.deny("asked")) });
     expect(asked).toEqual([{ file_path: "other.md", content: "hi\n" }]);
     expect(result.text).toBe("Write:deny");
   });
@@ -160,13 +179,19 @@ describe("suspended turns", () => {
     clock.advance(120_000); // the deadlines pass while nobody looks
     const [expired] = await agent.thread("d1").pendingApprovals();
     expect(expired).toMatchObject({ id: deny.pendingApproval!.id, status: "expired", decision: { outcome: "deny" } });
-    const late = await agent.thread("d1").answer(expired!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    const late = await agent
+      .thread("d1")
+      .answer(expired!.id, { outcome: "approve" })
+      .catch((e: unknown) => e);
     expect(isError(late, ErrApprovalNotPending)).toBe(true);
     expect(findError(late, ApprovalNotPendingError)?.status).toBe("expired");
     const resumed = await agent.thread("d1").resume(expired!.id);
     expect(resumed.text).toBe("Write:deny");
     expect(effects).toEqual([]);
-    const aborted = await agent.thread("d2").resume(abort.pendingApproval!.id).catch((e: unknown) => e);
+    const aborted = await agent
+      .thread("d2")
+      .resume(abort.pendingApproval!.id)
+      .catch((e: unknown) => e);
     expect(findError(aborted, ApprovalNotPendingError)?.status).toBe("expired");
     expect((await store.getPendingApproval(abort.pendingApproval!.id))?.status).toBe("closed");
     expect(driver.requests).toHaveLength(3);
@@ -190,7 +215,10 @@ describe("suspended turns", () => {
     await using agent = new Agent(driver, { threadStore: store });
     const suspended = await agent.thread("b1").run("go", { suspend: {} });
     const lease = await store.acquireLease("b1", "another-host", 60_000);
-    const busy = await agent.thread("b1").answer(suspended.pendingApproval!.id, { outcome: "approve" }).catch((e: unknown) => e);
+    const busy = await agent
+      .thread("b1")
+      .answer(suspended.pendingApproval!.id, { outcome: "approve" })
+      .catch((e: unknown) => e);
     expect(isError(busy, ErrThreadBusy)).toBe(true);
     expect((await store.getPendingApproval(suspended.pendingApproval!.id))?.status).toBe("pending");
     await store.releaseLease(lease);
@@ -233,7 +261,10 @@ describe("suspended turns", () => {
   it("a store without the capability refuses suspension with SuspendUnsupportedError before the driver starts", async () => {
     const { driver } = toolDriver([WRITE]);
     await using agent = new Agent(driver, { threadStore: baseOnly(new MemoryThreadStore()) });
-    const error = await agent.thread("u1").run("go", { suspend: {} }).catch((e: unknown) => e);
+    const error = await agent
+      .thread("u1")
+      .run("go", { suspend: {} })
+      .catch((e: unknown) => e);
     expect(isError(error, ErrSuspendUnsupported)).toBe(true);
     expect(findError(error, SuspendUnsupportedError)?.reason).toBe("store");
     expect(driver.requests).toHaveLength(0);
@@ -244,7 +275,10 @@ describe("suspended turns", () => {
     const { driver } = toolDriver([WRITE]);
     await using agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
     expect(findError(await agent.run("go", { suspend: {} }).catch((e: unknown) => e), InvalidOptionError)?.field).toBe("suspend");
-    const bad = await agent.thread("x").run("go", { suspend: { onDeadline: "later" } as never }).catch((e: unknown) => e);
+    const bad = await agent
+      .thread("x")
+      .run("go", { suspend: { onDeadline: "later" } as never })
+      .catch((e: unknown) => e);
     expect(findError(bad, InvalidOptionError)?.field).toBe("suspend.onDeadline");
     expect(driver.requests).toHaveLength(0);
   });

@@ -45,14 +45,22 @@ describe("run telemetry", () => {
     const renew = named("adaptor.lease.renew")[0]!;
     for (const span of [acquire, finalize, renew]) {
       expect(childOf(span, run)).toBe(true);
-      expect(span.attributes).toMatchObject({ "adaptor.thread.key": "acme-42", "adaptor.lease.ttl_ms": 3000, "adaptor.lease.token": expect.any(Number) });
+      expect(span.attributes).toMatchObject({
+        "adaptor.thread.key": "acme-42",
+        "adaptor.lease.ttl_ms": 3000,
+        "adaptor.lease.token": expect.any(Number),
+      });
     }
     expect(finalize.attributes["adaptor.lease.token"]).toBe(acquire.attributes["adaptor.lease.token"]);
     expect(finalize.attributes["adaptor.thread.mode"]).toBe("continue_or_start");
   });
 
   it("structured output validation is a span; an invalid answer makes the run a business failure with its reason", async () => {
-    const driver = capabilityDriver({ structuredOutput: { native: false, prompt: true } }, async () => ({ text: "not json", usage: { inputTokens: 7, outputTokens: 3 }, costUsd: 0.01 }));
+    const driver = capabilityDriver({ structuredOutput: { native: false, prompt: true } }, async () => ({
+      text: "not json",
+      usage: { inputTokens: 7, outputTokens: 3 },
+      costUsd: 0.01,
+    }));
     const agent = new Agent(driver, { telemetry: { tracer } });
     await agent.run("answer", { schemaJSON: { type: "object" }, schemaName: "Answer" }).catch(() => undefined);
     const run = only("adaptor.run");
@@ -115,17 +123,29 @@ describe("run telemetry", () => {
     );
     const first = holder.thread("acme-7").run("hold the lease");
     await until(() => started);
-    const other = new Agent(scriptedDriver(async () => ({ text: "never" })), { threadStore: store, owner: "other", telemetry: { tracer } });
-    const busy = await other.thread("acme-7").run("second owner").catch((error: unknown) => error);
+    const other = new Agent(
+      scriptedDriver(async () => ({ text: "never" })),
+      { threadStore: store, owner: "other", telemetry: { tracer } },
+    );
+    const busy = await other
+      .thread("acme-7")
+      .run("second owner")
+      .catch((error: unknown) => error);
     expect(isError(busy, ErrThreadBusy)).toBe(true);
     expect(only("adaptor.run").attributes).toMatchObject({ "adaptor.verdict": "error", "adaptor.error.sentinel": "adaptor.ThreadBusy" });
     release();
     await first;
 
     exporter.reset();
-    const missing = await other.thread("no-such-key", { resumeOnly: true }).run("resume").catch((error: unknown) => error);
+    const missing = await other
+      .thread("no-such-key", { resumeOnly: true })
+      .run("resume")
+      .catch((error: unknown) => error);
     expect(isError(missing, ErrThreadNotFound)).toBe(true);
-    expect(only("adaptor.run").attributes).toMatchObject({ "adaptor.verdict": "error", "adaptor.error.sentinel": "adaptor.ThreadNotFound" });
+    expect(only("adaptor.run").attributes).toMatchObject({
+      "adaptor.verdict": "error",
+      "adaptor.error.sentinel": "adaptor.ThreadNotFound",
+    });
     await other.close();
     await holder.close();
   });
@@ -157,7 +177,10 @@ describe("run telemetry", () => {
   it("refuses a telemetry option that is not a tracer or a boolean, naming the field", () => {
     const field = (telemetry: unknown): string | undefined => {
       try {
-        new Agent(scriptedDriver(async () => ({})), { telemetry } as never);
+        new Agent(
+          scriptedDriver(async () => ({})),
+          { telemetry } as never,
+        );
       } catch (error) {
         return findError(error, InvalidOptionError)?.field;
       }

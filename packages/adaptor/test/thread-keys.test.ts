@@ -79,10 +79,14 @@ describe("thread keys at the API boundary", () => {
 
   it("the message names the rule and shows the key escaped, shortened for long keys", () => {
     const surrogate = thrownBy(() => new Agent(historyDriver()).thread("tenant\uD800")) as InvalidThreadKeyError;
-    expect(surrogate.message).toBe('invalid thread key "tenant\\ud800": contains a lone UTF-16 surrogate at index 6 (not well-formed Unicode)');
+    expect(surrogate.message).toBe(
+      'invalid thread key "tenant\\ud800": contains a lone UTF-16 surrogate at index 6 (not well-formed Unicode)',
+    );
     expect(surrogate.reason).toBe("contains a lone UTF-16 surrogate at index 6 (not well-formed Unicode)");
     const long = thrownBy(() => new Agent(historyDriver()).thread("k".repeat(10_240))) as InvalidThreadKeyError;
-    expect(long.message).toBe(`invalid thread key "${"k".repeat(40)}"… (10240 UTF-16 units): longer than 1024 bytes of UTF-8 (10240 UTF-16 units)`);
+    expect(long.message).toBe(
+      `invalid thread key "${"k".repeat(40)}"… (10240 UTF-16 units): longer than 1024 bytes of UTF-8 (10240 UTF-16 units)`,
+    );
   });
 
   it("an empty key stays a programmer error (TypeError, no sentinel)", () => {
@@ -102,7 +106,18 @@ describe("thread keys at the API boundary", () => {
 
   it("keys a lossy backend could fold together stay separate conversations end to end", async () => {
     const agent = new Agent(historyDriver(), { threadStore: new MemoryThreadStore() });
-    const keys = ["tenant\uFFFD", "tenant", "Tenant", "caf\u00e9", "cafe\u0301", "a b", "a\u00a0b", "\u{1F469}\u200D\u{1F4BB}", "\u05e9\u05dc\u05d5\u05dd", "\u00e9".repeat(MAX_THREAD_KEY_BYTES / 2)];
+    const keys = [
+      "tenant\uFFFD",
+      "tenant",
+      "Tenant",
+      "caf\u00e9",
+      "cafe\u0301",
+      "a b",
+      "a\u00a0b",
+      "\u{1F469}\u200D\u{1F4BB}",
+      "\u05e9\u05dc\u05d5\u05dd",
+      "\u00e9".repeat(MAX_THREAD_KEY_BYTES / 2),
+    ];
     for (const [i, key] of keys.entries()) expect((await agent.thread(key).run(`first-${i}`)).text).toBe(`first-${i}`);
     for (const [i, key] of keys.entries()) expect((await agent.thread(key).run(`second-${i}`)).text).toBe(`first-${i}|second-${i}`);
     for (const key of keys) expect((await agent.thread(key).checkpoint())?.key === key).toBe(true);

@@ -3,7 +3,16 @@ import { SessionConfigFingerprintError } from "@adaptor/driver";
 import { walkError } from "@adaptor/errors";
 import { BusyError, MemoryThreadStore, type Lease, type StoreFaults, type StoreOperation, type ThreadStore } from "@adaptor/threadstore";
 import { FaultPlan } from "@adaptor/threadstore/testing";
-import { Agent, ErrResumeRejected, ErrThreadIncompatible, ErrThreadLeaseLost, ErrAgentClosed, RunError, findError, isError } from "../src/index.js";
+import {
+  Agent,
+  ErrResumeRejected,
+  ErrThreadIncompatible,
+  ErrThreadLeaseLost,
+  ErrAgentClosed,
+  RunError,
+  findError,
+  isError,
+} from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
 // Every path after the lease is taken must give it back: the proof is a second run on the same
@@ -40,7 +49,10 @@ describe("no lease outlives its run", () => {
     const driver = scriptedDriver(async () => {
       throw new Error("driver exploded");
     });
-    const err = await new Agent(driver, { threadStore: store }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: store })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect((err as Error).message).toBe("driver exploded");
     await secondRunSucceeds(store);
   });
@@ -48,7 +60,10 @@ describe("no lease outlives its run", () => {
   it("fingerprint that cannot be serialised (a function in the driver config): ErrThreadIncompatible, lease never held", async () => {
     const store = new MemoryThreadStore();
     const driver = scriptedDriver(async () => ({ text: "never" }), { fingerprint: () => ({ onEvent: () => undefined }) });
-    const err = await new Agent(driver, { threadStore: store }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: store })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
     expect(findError(err, SessionConfigFingerprintError)).toMatchObject({ path: "config.*.*", kind: "function" });
     expect(driver.requests).toHaveLength(0);
@@ -63,7 +78,10 @@ describe("no lease outlives its run", () => {
         throw broken;
       },
     });
-    const err = await new Agent(driver, { threadStore: store }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: store })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
     expect(walkError(err, (e) => e === broken)).toBe(true);
     await secondRunSucceeds(store);
@@ -74,7 +92,10 @@ describe("no lease outlives its run", () => {
     const store = new MemoryThreadStore({ faults });
     faults.arm("resolve");
     const driver = healthyDriver();
-    const err = await new Agent(driver, { threadStore: store }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: store })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(walkError(err, (e) => e instanceof Error && e.message === "injected resolve failure")).toBe(true);
     expect(driver.requests).toHaveLength(0);
     await secondRunSucceeds(store);
@@ -84,7 +105,10 @@ describe("no lease outlives its run", () => {
     const faults = new FaultPlan();
     const store = new MemoryThreadStore({ faults });
     const injected = faults.failAfterFinalizeStep("record-written");
-    const err = await new Agent(healthyDriver(), { threadStore: store }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(healthyDriver(), { threadStore: store })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(walkError(err, (e) => e === injected)).toBe(true);
     expect(await store.resolve({ key: "k" })).toBeUndefined();
     await secondRunSucceeds(store);
@@ -94,7 +118,10 @@ describe("no lease outlives its run", () => {
     const store = new MemoryThreadStore();
     await new Agent(healthyDriver(), { threadStore: store }).thread("k").run("first");
     const rejecting = scriptedDriver(async () => ({ failure: { reason: "resume_rejected", message: "no such session" } }));
-    const err = await new Agent(rejecting, { threadStore: store }).thread("k", { resumeOnly: true }).run("x").catch((e: unknown) => e);
+    const err = await new Agent(rejecting, { threadStore: store })
+      .thread("k", { resumeOnly: true })
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrResumeRejected)).toBe(true);
     await secondRunSucceeds(store);
   });
@@ -245,7 +272,10 @@ describe("a committed turn releases its lease in finalize", () => {
     const inner = new MemoryThreadStore();
     const calls: string[] = [];
     const driver = scriptedDriver(async () => ({ failure: { reason: "agent_error", message: "boom" } }));
-    const err = await new Agent(driver, { threadStore: logged(inner, calls) }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: logged(inner, calls) })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect((err as RunError).reason).toBe("agent_error");
     expect(calls).toEqual(["acquireLease", "releaseLease"]);
     await secondRunSucceeds(inner);
@@ -270,7 +300,10 @@ describe("a thread turn's verdict agrees with what was persisted", () => {
       await untilAborted(signal).catch(() => undefined);
       return { text: "finished", checkpoint: { resumeId: request.session?.resumeId ?? "s9" } };
     });
-    const err = await new Agent(driver, { threadStore: failingRenewal, leaseTtlMs: 60 }).thread("k").run("second").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: failingRenewal, leaseTtlMs: 60 })
+      .thread("k")
+      .run("second")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadLeaseLost)).toBe(true);
     expect(await inner.resolve({ key: "k" })).toEqual(before);
   });

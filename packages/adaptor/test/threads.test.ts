@@ -51,13 +51,19 @@ describe("Thread API", () => {
   it("an empty key throws TypeError at once; no store → ErrThreadStoreRequired", async () => {
     const agent = new Agent(sessionDriver());
     expect(() => agent.thread("")).toThrow(TypeError);
-    const err = await agent.thread("k").run("x").catch((e: unknown) => e);
+    const err = await agent
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadStoreRequired)).toBe(true);
   });
 
   it("resumeOnly on a missing key → ErrThreadNotFound and the driver never runs", async () => {
     const driver = sessionDriver();
-    const err = await new Agent(driver, { threadStore: new MemoryThreadStore() }).thread("missing", { resumeOnly: true }).run("x").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: new MemoryThreadStore() })
+      .thread("missing", { resumeOnly: true })
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadNotFound)).toBe(true);
     expect(driver.requests).toHaveLength(0);
   });
@@ -82,7 +88,10 @@ describe("Thread API", () => {
     const stream = first.thread("k").stream("long");
     await new Promise((r) => setTimeout(r, 20));
     const other = sessionDriver();
-    const err = await new Agent(other, { threadStore: store, owner: "w2" }).thread("k").run("x").catch((e: unknown) => e);
+    const err = await new Agent(other, { threadStore: store, owner: "w2" })
+      .thread("k")
+      .run("x")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadBusy)).toBe(true);
     expect(other.requests).toHaveLength(0);
     stream.cancel();
@@ -102,14 +111,22 @@ describe("Thread API", () => {
     const agent = new Agent(driver, { threadStore: store });
     await agent.thread("k").run("a");
     fail = true;
-    expect(await agent.thread("k").run("b").catch((e: unknown) => e)).toBeInstanceOf(RunError);
+    expect(
+      await agent
+        .thread("k")
+        .run("b")
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(RunError);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });
 
   it("a successful run without a checkpoint → ErrThreadCheckpointMissing, previous record kept", async () => {
     const store = new MemoryThreadStore();
     await new Agent(sessionDriver(), { threadStore: store }).thread("k").run("a");
-    const err = await new Agent(sessionDriver({ noCheckpoint: true }), { threadStore: store }).thread("k").run("b").catch((e: unknown) => e);
+    const err = await new Agent(sessionDriver({ noCheckpoint: true }), { threadStore: store })
+      .thread("k")
+      .run("b")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadCheckpointMissing)).toBe(true);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });
@@ -118,7 +135,10 @@ describe("Thread API", () => {
     const store = new MemoryThreadStore();
     const driver = sessionDriver();
     await new Agent(driver, { threadStore: store, model: "m1" }).thread("k").run("a");
-    const err = await new Agent(driver, { threadStore: store, model: "m2" }).thread("k").run("b").catch((e: unknown) => e);
+    const err = await new Agent(driver, { threadStore: store, model: "m2" })
+      .thread("k")
+      .run("b")
+      .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });
@@ -143,9 +163,16 @@ describe("Thread API", () => {
     expect((await child.run("b")).text).toBe("a|b");
     expect((await parent.run("x")).text).toBe("a|x");
     expect((await child.run("c")).text).toBe("a|b|c");
-    const taken = await parent.fork("c").run("again").catch((e: unknown) => e);
+    const taken = await parent
+      .fork("c")
+      .run("again")
+      .catch((e: unknown) => e);
     expect(isError(taken, ErrThreadAlreadyExists)).toBe(true);
-    const orphan = await agent.thread("none").fork("z").run("q").catch((e: unknown) => e);
+    const orphan = await agent
+      .thread("none")
+      .fork("z")
+      .run("q")
+      .catch((e: unknown) => e);
     expect(isError(orphan, ErrThreadNotFound)).toBe(true);
   });
 
@@ -156,7 +183,10 @@ describe("Thread API", () => {
     const agent = new Agent(driver, { threadStore: store });
     await agent.thread("k").run("a");
     reject = true;
-    const strict = await agent.thread("k", { resumeOnly: true }).run("b").catch((e: unknown) => e);
+    const strict = await agent
+      .thread("k", { resumeOnly: true })
+      .run("b")
+      .catch((e: unknown) => e);
     expect(isError(strict, ErrResumeRejected)).toBe(true);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
     const result = await agent.thread("k").run("c");
@@ -175,10 +205,13 @@ describe("Thread API", () => {
       finalize: (r, s) => store.finalize(r, s),
       close: () => store.close(),
     };
-    const err = await new Agent(scriptedDriver(async (_r, _s, signal) => untilAborted(signal)), {
-      threadStore: failing,
-      leaseTtlMs: 60,
-    })
+    const err = await new Agent(
+      scriptedDriver(async (_r, _s, signal) => untilAborted(signal)),
+      {
+        threadStore: failing,
+        leaseTtlMs: 60,
+      },
+    )
       .thread("k")
       .run("b")
       .catch((e: unknown) => e);
@@ -198,7 +231,10 @@ describe("Thread API", () => {
     const agent = new Agent(slow, { threadStore: store });
     const first = agent.thread("k").stream("long");
     await new Promise((r) => setTimeout(r, 20));
-    const second = await agent.thread("k").run("again").catch((e: unknown) => e);
+    const second = await agent
+      .thread("k")
+      .run("again")
+      .catch((e: unknown) => e);
     expect(isError(second, ErrThreadBusy)).toBe(true);
     expect(slow.requests).toHaveLength(1);
     first.cancel();

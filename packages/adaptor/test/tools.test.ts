@@ -40,7 +40,11 @@ function status(url: string, headers: Record<string, string> = {}): Promise<numb
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
-      { method: "POST", agent: false, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+      {
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -110,8 +114,15 @@ describe("host tools through the Agent", () => {
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     const result = await stream.result();
-    const seen = JSON.parse(result.raw().stdout) as Record<string, { content: { text: string }[]; isError?: boolean; structuredContent?: unknown }>;
-    expect(seen.ok).toMatchObject({ content: [{ text: '{"id":"o1","total":42}' }], isError: false, structuredContent: { id: "o1", total: 42 } });
+    const seen = JSON.parse(result.raw().stdout) as Record<
+      string,
+      { content: { text: string }[]; isError?: boolean; structuredContent?: unknown }
+    >;
+    expect(seen.ok).toMatchObject({
+      content: [{ text: '{"id":"o1","total":42}' }],
+      isError: false,
+      structuredContent: { id: "o1", total: 42 },
+    });
     expect(seen.rejected).toMatchObject({ content: [{ text: "not_found: no such order" }], isError: true });
     expect(seen.failed?.isError).toBe(true);
     expect(JSON.stringify(seen.failed)).not.toContain("hunter2");
@@ -130,10 +141,12 @@ describe("host tools through the Agent", () => {
     expect(toolResults[0]?.id).toBe("toolu_7");
     expect(toolResults[2]?.output).toContain("password=hunter2");
     expect(toolResults[3]?.output).toMatch(/invalid input: \/id: must be string/);
-    expect(result.transcript().filter((item) => item.toolName === "lookup_order").map((item) => item.text)).toEqual([
-      expect.stringContaining("password=hunter2"),
-      expect.stringMatching(/invalid input/),
-    ]);
+    expect(
+      result
+        .transcript()
+        .filter((item) => item.toolName === "lookup_order")
+        .map((item) => item.text),
+    ).toEqual([expect.stringContaining("password=hunter2"), expect.stringMatching(/invalid input/)]);
 
     expect(await status(url, { authorization: hostEntry(driver.requests[0]).headers?.Authorization ?? "" })).toBe(401);
     await agent.close();
@@ -199,7 +212,9 @@ describe("host tools through the Agent", () => {
     const none = capabilityDriver({ mcp: { transports: [] } });
     expect(isError(await new Agent(none, { tools: [lookup] }).run("p").catch((e: unknown) => e), ErrMCPUnsupported)).toBe(true);
     const stdioOnly = capabilityDriver({ mcp: { transports: ["stdio"] } });
-    expect(isError(await new Agent(stdioOnly, { tools: [lookup] }).run("p").catch((e: unknown) => e), ErrMCPTransportUnsupported)).toBe(true);
+    expect(isError(await new Agent(stdioOnly, { tools: [lookup] }).run("p").catch((e: unknown) => e), ErrMCPTransportUnsupported)).toBe(
+      true,
+    );
     expect(none.requests.length + stdioOnly.requests.length).toBe(0);
   });
 

@@ -48,21 +48,27 @@ describe("ag-ui protocol: @ag-ui/client's HttpAgent", () => {
           expect(answer.status).toBe(200);
         },
         onStateChanged: ({ state }) => {
-          for (const approval of Object.values((state as { adaptor: { approvals: Record<string, { status: string }> } }).adaptor.approvals)) statuses.push(approval.status);
+          for (const approval of Object.values((state as { adaptor: { approvals: Record<string, { status: string }> } }).adaptor.approvals))
+            statuses.push(approval.status);
         },
       },
     );
     expect(statuses[0]).toBe("pending");
     expect(statuses.at(-1)).toBe("approved");
     const call = newMessages.find((m) => m.role === "assistant" && m.toolCalls?.length);
-    expect(call?.role === "assistant" && call.toolCalls?.[0]).toMatchObject({ function: { name: "shell", arguments: JSON.stringify({ command: "npm test" }) } });
+    expect(call?.role === "assistant" && call.toolCalls?.[0]).toMatchObject({
+      function: { name: "shell", arguments: JSON.stringify({ command: "npm test" }) },
+    });
     expect(newMessages.find((m) => m.role === "tool")).toMatchObject({ content: "ran npm test" });
     expect(newMessages.at(-1)).toMatchObject({ role: "assistant", content: "Done: ran npm test" });
   });
 
   it("a failed run ends with RUN_ERROR: code = the reason, a redacted one-line message", async () => {
     served = await serve({ runner: referenceAgent() });
-    const agent = new HttpAgent({ url: `${served.url}/ag-ui`, initialMessages: [userMessage("FAIL bad token=abc123def456ghi\n    at x (/srv/y.js:1:1)")] });
+    const agent = new HttpAgent({
+      url: `${served.url}/ag-ui`,
+      initialMessages: [userMessage("FAIL bad token=abc123def456ghi\n    at x (/srv/y.js:1:1)")],
+    });
     const errors: BaseEvent[] = [];
     const { newMessages } = await agent.runAgent({}, { onRunErrorEvent: ({ event }) => void errors.push(event) });
     expect(newMessages).toEqual([]);

@@ -37,8 +37,16 @@ function twoWrites(workDir: () => string): ScriptRule[] {
       when: (view) => view.lastToolResult?.toolName === "Write" && view.lastToolResult.isError,
       reply: (view) => ({ text: `one.txt is written; two.txt was refused (${view.lastToolResult?.content.slice(0, 60)}).` }),
     },
-    { name: "write two", when: (view) => view.lastToolResult?.toolName === "Write" && /one\.txt/.test(view.lastToolResult.content), reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir(), "two.txt"), content: "two\n" } } }) },
-    { name: "write one", when: (view) => view.lastUserText.includes("two files"), reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir(), "one.txt"), content: "one\n" } } }) },
+    {
+      name: "write two",
+      when: (view) => view.lastToolResult?.toolName === "Write" && /one\.txt/.test(view.lastToolResult.content),
+      reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir(), "two.txt"), content: "two\n" } } }),
+    },
+    {
+      name: "write one",
+      when: (view) => view.lastUserText.includes("two files"),
+      reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir(), "one.txt"), content: "one\n" } } }),
+    },
   ];
 }
 
@@ -47,7 +55,9 @@ async function makeRig(options: { reconnectGraceMs?: number } = {}): Promise<Rig
   const server = await startAnthropicServer({ rules: twoWrites(() => workDir) });
   const env = await claudeTestEnv({ server });
   workDir = env.workDir;
-  const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), { policy: { approvals: { timeoutMs: 60_000 } } });
+  const agent = new Agent(claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    policy: { approvals: { timeoutMs: 60_000 } },
+  });
   const served = await serve({ runner: agent, ...options });
   return { server, env, agent, served };
 }
@@ -75,7 +85,10 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
         const request = message.data["request"] as { id: string; toolName: string; input: { file_path: string } };
         const first = answered.length === 0;
         answered.push(`${request.toolName} ${request.input.file_path.split("/").pop()}`);
-        const reply = await postJson(`${rig.served.url}/approvals/${request.id}`, first ? { decision: "approve" } : { decision: "deny", reason: "not that one" });
+        const reply = await postJson(
+          `${rig.served.url}/approvals/${request.id}`,
+          first ? { decision: "approve" } : { decision: "deny", reason: "not that one" },
+        );
         expect(reply.status).toBe(200);
       }
       if (message.data["type"] === "run-finished") {
@@ -90,7 +103,11 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
     expect(existsSync(join(rig.env.workDir, "two.txt"))).toBe(false);
     const settled = await rig.served.settledRun(response.headers.get("x-adaptor-run-id")!);
     expect(settled.result?.text).toMatch(/^one\.txt is written; two\.txt was refused \(.*not that one/);
-    expect(rig.server.requests.filter((r) => r.rule !== undefined && !r.rule.startsWith("directive")).map((r) => r.rule)).toEqual(["write one", "write two", "report"]);
+    expect(rig.server.requests.filter((r) => r.rule !== undefined && !r.rule.startsWith("directive")).map((r) => r.rule)).toEqual([
+      "write one",
+      "write two",
+      "report",
+    ]);
   });
 
   it("ag-ui through @ag-ui/client's HttpAgent: the same approvals answered from onCustomEvent; messages hold the calls, results and final text", async () => {
@@ -104,7 +121,10 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
         onCustomEvent: async ({ event }) => {
           if (event.name !== AG_UI_CUSTOM_EVENTS.approvalRequest) return;
           const id = (event.value as { id: string }).id;
-          const reply = await postJson(`${url}/approvals/${id}`, asked++ === 0 ? { decision: "approve" } : { decision: "deny", reason: "not that one" });
+          const reply = await postJson(
+            `${url}/approvals/${id}`,
+            asked++ === 0 ? { decision: "approve" } : { decision: "deny", reason: "not that one" },
+          );
           expect(reply.status).toBe(200);
         },
       },
@@ -114,7 +134,9 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
     expect(toolCalls.map((call) => call.function.name)).toEqual(["Write", "Write"]);
     expect(newMessages.filter((m) => m.role === "tool")).toHaveLength(2);
     expect((result as { text: string }).text).toMatch(/^one\.txt is written; two\.txt was refused/);
-    const approvals = Object.values((agent.state as { adaptor: { approvals: Record<string, { status: string; toolName: string }> } }).adaptor.approvals);
+    const approvals = Object.values(
+      (agent.state as { adaptor: { approvals: Record<string, { status: string; toolName: string }> } }).adaptor.approvals,
+    );
     expect(approvals.map((a) => `${a.toolName} ${a.status}`)).toEqual(["Write approved", "Write denied"]);
     expect(existsSync(join(rig.env.workDir, "two.txt"))).toBe(false);
   });
@@ -127,7 +149,8 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
     const pid = Number(read.at(-1)!.data["pid"]);
     expect(alive(pid)).toBe(true);
     // Wait until the CLI asked the model (the turn is in flight), then go away.
-    while (rig.server.requests.filter((r) => r.path === "/v1/messages").length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (rig.server.requests.filter((r) => r.path === "/v1/messages").length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     disconnect.abort();
     const settled = await rig.served.settledRun(response.headers.get("x-adaptor-run-id")!);
     expect((settled.error as Error).name).toBe("AbortError");

@@ -3,6 +3,11 @@ import { describe, expect, it } from "vitest";
 
 describe("public surface", () => {
   it("@adaptor/bridge", async () => {
-    expect(Object.keys(await import("@adaptor/bridge")).sort()).toEqual(["AG_UI_CUSTOM_EVENTS", "Bridge", "MAX_PUBLIC_MESSAGE_CHARS", "publicMessage"]);
+    expect(Object.keys(await import("@adaptor/bridge")).sort()).toEqual([
+      "AG_UI_CUSTOM_EVENTS",
+      "Bridge",
+      "MAX_PUBLIC_MESSAGE_CHARS",
+      "publicMessage",
+    ]);
   });
 });

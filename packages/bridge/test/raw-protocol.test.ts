@@ -20,7 +20,10 @@ describe("raw protocol: the SDK's events as SSE", () => {
     const messages = await readUntil(sseMessages(response), (m) => m.data["type"] === "run-finished");
     expect(messages[0]!.data).toMatchObject({ type: "run-started", driver: "reference", meta: { runId, sequence: 1 } });
     expect(messages.map((m) => Number(m.id))).toEqual(messages.map((m) => (m.data["meta"] as { sequence: number }).sequence));
-    const text = messages.filter((m) => m.data["type"] === "text-delta").map((m) => m.data["text"]).join("");
+    const text = messages
+      .filter((m) => m.data["type"] === "text-delta")
+      .map((m) => m.data["text"])
+      .join("");
     expect(text).toBe("Reference reply #1: hello bridge");
     expect(messages.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
     expect((await served.settledRun(runId!)).result?.text).toBe("Reference reply #1: hello bridge");
@@ -32,7 +35,13 @@ describe("raw protocol: the SDK's events as SSE", () => {
     const messages = sseMessages(response);
     const [asked] = (await readUntil(messages, (m) => m.data["type"] === "approval-request")).slice(-1);
     const request = asked!.data["request"] as Record<string, unknown>;
-    expect(request).toMatchObject({ kind: "permission", title: "shell: echo hi", toolName: "shell", input: { command: "echo hi" }, attempt: 1 });
+    expect(request).toMatchObject({
+      kind: "permission",
+      title: "shell: echo hi",
+      toolName: "shell",
+      input: { command: "echo hi" },
+      attempt: 1,
+    });
     expect(typeof request["deadline"]).toBe("string");
 
     const approve = await postJson(`${served.url}/approvals/${String(request["id"])}`, { decision: "approve" });
@@ -92,7 +101,8 @@ describe("raw protocol: the SDK's events as SSE", () => {
   it("a failure's error event says the reason and a one-line message with credentials redacted, never a stack", async () => {
     served = await serve({ runner: referenceAgent() });
     const response = await postJson(`${served.url}/runs`, {
-      prompt: "FAIL upstream refused key sk-ant-api03-abcdefghijklmnop with Authorization: Bearer abcdefghijklmnop123\n    at callModel (/srv/app/model.js:10:5)\n    at run (/srv/app/run.js:3:1)",
+      prompt:
+        "FAIL upstream refused key sk-ant-api03-abcdefghijklmnop with Authorization: Bearer abcdefghijklmnop123\n    at callModel (/srv/app/model.js:10:5)\n    at run (/srv/app/run.js:3:1)",
     });
     const finished = (await readUntil(sseMessages(response), (m) => m.data["type"] === "run-finished")).at(-1)!;
     expect(finished.data).toMatchObject({ ok: false, reason: "agent_error" });
@@ -108,8 +118,16 @@ describe("raw protocol: the SDK's events as SSE", () => {
     const cases: [Promise<Response>, number, string][] = [
       [postJson(`${served.url}/runs`, { prompt: "" }), 400, "bad_request"],
       [postJson(`${served.url}/runs`, { prompt: "hi", model: "x" }), 400, "bad_request"],
-      [fetch(`${served.url}/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }), 400, "bad_request"],
-      [fetch(`${served.url}/runs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hi" }), 415, "unsupported_media_type"],
+      [
+        fetch(`${served.url}/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }),
+        400,
+        "bad_request",
+      ],
+      [
+        fetch(`${served.url}/runs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hi" }),
+        415,
+        "unsupported_media_type",
+      ],
       [postJson(`${served.url}/runs`, { prompt: "x".repeat(1_000) }), 413, "payload_too_large"],
       [fetch(`${served.url}/runs`), 405, "method_not_allowed"],
       [fetch(`${served.url}/elsewhere`), 404, "not_found"],

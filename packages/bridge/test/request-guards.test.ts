@@ -12,7 +12,11 @@ afterEach(async () => {
 });
 
 /** A raw HTTP request (fetch cannot send a malformed path or a POST without content type). */
-function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+function rawRequest(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method: init.method ?? "POST", headers: init.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -42,8 +46,16 @@ describe("cross-site request forgery", () => {
     const { id, messages } = await waitingApproval(served);
     const body = JSON.stringify({ prompt: "hi" });
     for (const path of ["/runs", "/ag-ui", `/approvals/${id}`]) {
-      for (const headers of <Record<string, string>[]>[{}, { "content-type": "text/plain;charset=UTF-8" }, { "content-type": "application/x-www-form-urlencoded" }, { "content-type": "multipart/form-data; boundary=x" }]) {
-        const answer = await rawRequest(served.url, path, { headers, body: path.startsWith("/approvals") ? JSON.stringify({ decision: "approve" }) : body });
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { "content-type": "text/plain;charset=UTF-8" },
+        { "content-type": "application/x-www-form-urlencoded" },
+        { "content-type": "multipart/form-data; boundary=x" },
+      ]) {
+        const answer = await rawRequest(served.url, path, {
+          headers,
+          body: path.startsWith("/approvals") ? JSON.stringify({ decision: "approve" }) : body,
+        });
         expect([path, answer.status, answer.body]).toMatchObject([path, 415, { error: { code: "unsupported_media_type" } }]);
       }
     }
@@ -118,7 +130,15 @@ describe("malformed input is a 400 before anything happens", () => {
     const raw = await postJson(`${served.url}/runs`, { prompt: "cut \uD83D through an emoji" });
     expect(raw.status).toBe(400);
     expect(await raw.json()).toMatchObject({ error: { code: "bad_request", message: expect.stringContaining("lone UTF-16 surrogate") } });
-    const agUi = await postJson(`${served.url}/ag-ui`, { threadId: "t", runId: "r", state: {}, messages: [{ id: "m", role: "user", content: "cut \uDE00 here" }], tools: [], context: [], forwardedProps: {} });
+    const agUi = await postJson(`${served.url}/ag-ui`, {
+      threadId: "t",
+      runId: "r",
+      state: {},
+      messages: [{ id: "m", role: "user", content: "cut \uDE00 here" }],
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    });
     expect(agUi.status).toBe(400);
     expect(served.settled).toEqual([]);
     expect(served.bridge.size).toBe(0);

@@ -79,7 +79,12 @@ export async function* sseMessages(response: Response, onComment?: (comment: str
 
 /** POSTs JSON. */
 export function postJson(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify(body), ...init });
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    ...init,
+  });
 }
 
 /** Reads `messages` until `stop` matches one (included); returns what was read. */

@@ -57,7 +57,10 @@ describe("reconnect with Last-Event-ID", () => {
     const all = await readUntil(sseMessages(response), (m) => m.data["type"] === "run-finished");
     expect(all.length).toBeGreaterThan(3);
 
-    const replay = await readUntil(sseMessages(await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": "0" } })), (m) => m.data["type"] === "run-finished");
+    const replay = await readUntil(
+      sseMessages(await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": "0" } })),
+      (m) => m.data["type"] === "run-finished",
+    );
     expect(replay[0]).toMatchObject({ event: "replay-gap", data: { type: "replay-gap", firstId: 1, lastId: Number(all.at(-4)!.id) } });
     expect(replay.slice(1).map((m) => m.id)).toEqual(all.slice(-3).map((m) => m.id));
   });
@@ -82,7 +85,9 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     const { port } = new URL(served.url);
     const socket = connect(Number(port), "127.0.0.1");
     const body = JSON.stringify({ prompt: "flood" });
-    socket.write(`POST /runs HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /runs HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
     socket.pause(); // never read: the server's writes back up
     try {
       while (served.settled.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -116,7 +121,11 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
 
   it("sends no CORS headers unless configured; configured, it answers preflights for allowed origins only", async () => {
     served = await serve({ runner: referenceAgent() });
-    const plain = await postJson(`${served.url}/runs`, { prompt: "hi" }, { headers: { origin: "https://app.example", "content-type": "application/json" } });
+    const plain = await postJson(
+      `${served.url}/runs`,
+      { prompt: "hi" },
+      { headers: { origin: "https://app.example", "content-type": "application/json" } },
+    );
     expect(plain.status).toBe(403);
     expect(plain.headers.get("access-control-allow-origin")).toBeNull();
     await plain.body?.cancel();
@@ -124,14 +133,21 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     await served.close();
 
     served = await serve({ runner: referenceAgent(), cors: { origins: ["https://app.example"] } });
-    const preflight = await fetch(`${served.url}/runs`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+    const preflight = await fetch(`${served.url}/runs`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("last-event-id");
     const other = await fetch(`${served.url}/runs`, { method: "OPTIONS", headers: { origin: "https://evil.example" } });
     expect(other.status).toBe(404);
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
-    const allowed = await postJson(`${served.url}/runs`, { prompt: "hi" }, { headers: { origin: "https://app.example", "content-type": "application/json" } });
+    const allowed = await postJson(
+      `${served.url}/runs`,
+      { prompt: "hi" },
+      { headers: { origin: "https://app.example", "content-type": "application/json" } },
+    );
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
     expect(allowed.headers.get("access-control-expose-headers")).toBe("x-adaptor-run-id");
     await readUntil(sseMessages(allowed), (m) => m.data["type"] === "run-finished");

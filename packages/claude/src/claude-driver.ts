@@ -191,7 +191,14 @@ export class ClaudeDriver implements Driver {
         }),
       );
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-      const session = new ClaudeSession(proc, launch, signature, graceMs(this.config), request.session === undefined, this.config.askForEveryTool === true);
+      const session = new ClaudeSession(
+        proc,
+        launch,
+        signature,
+        graceMs(this.config),
+        request.session === undefined,
+        this.config.askForEveryTool === true,
+      );
       this.#stderrTo.set(session, stderr);
       return session;
     } catch (error) {

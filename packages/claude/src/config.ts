@@ -118,6 +118,7 @@ export function validateClaudeConfig(config: ClaudeConfig | undefined): ClaudeCo
   return validateDriverConfig("claude", config, {
     shape: CLAUDE_CONFIG_SHAPE,
     ownedFlags: OWNED_FLAGS,
-    checkArg: (arg) => (/^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)) ? `may not set ${JSON.stringify(arg)}: the driver owns it` : undefined),
+    checkArg: (arg) =>
+      /^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)) ? `may not set ${JSON.stringify(arg)}: the driver owns it` : undefined,
   });
 }

@@ -1,4 +1,14 @@
-import type { Driver, DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PrewarmRequest, DriverInspection, InspectOptions, SessionTransfer } from "@adaptor/driver";
+import type {
+  Driver,
+  DriverDescriptor,
+  DriverRequest,
+  DriverResponse,
+  DriverSink,
+  PrewarmRequest,
+  DriverInspection,
+  InspectOptions,
+  SessionTransfer,
+} from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -130,7 +140,11 @@ export class CodexDriver implements Driver {
     const signature = codexLaunchSignature(command, this.config, first);
     await this.#pool.prewarm(
       signature,
-      () => AppServerSession.spawn({ command, config: this.config, request: first, signature, schedule: (spawn) => this.#pool.spawn(spawn) }, IDLE_SINK),
+      () =>
+        AppServerSession.spawn(
+          { command, config: this.config, request: first, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
+          IDLE_SINK,
+        ),
       (session) => session.prewarm(first, plan, signal),
       signal,
       "codex app-server",
@@ -162,7 +176,10 @@ export class CodexDriver implements Driver {
     const version = readCheckpointData(request.session?.data).lastTurnId;
     const session =
       (await this.#pool.acquire({ request, signature, version, sink })) ??
-      (await AppServerSession.spawn({ command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) }, sink));
+      (await AppServerSession.spawn(
+        { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
+        sink,
+      ));
     return this.#pool.serve(session, async () => {
       const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable });
       const threadId = session.threadId;

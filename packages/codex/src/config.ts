@@ -80,12 +80,7 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
 ]);
 
 /** Config keys the driver sets from the run policy; `configOverrides` may not set them. */
-export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze([
-  "approval_policy",
-  "sandbox_mode",
-  "web_search",
-  "model",
-]);
+export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze(["approval_policy", "sandbox_mode", "web_search", "model"]);
 
 /** The config key an argument sets: `-c k=v`, `--config k=v`, `--config=k=v` or `-ck=v`; else undefined. */
 function configKeySetBy(arg: string, next: string | undefined): string | undefined {

@@ -1,7 +1,6 @@
 import type { DriverDescriptor } from "@adaptor/driver";
 import { deepFreeze } from "@adaptor/driver/kit";
 
-
 /**
  * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's
  * real-binary tests (packages/codex/test/): resume and fork in a new process, process reuse for

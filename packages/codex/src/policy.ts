@@ -18,7 +18,6 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
   unrestricted: "danger-full-access",
 };
 
-
 /**
  * Maps a run policy to codex settings, refusing before launch what the descriptor does not declare
  * (the SDK checks first; this is the driver's own guard):
@@ -39,7 +38,8 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
   if (!policy) return {};
   assertPolicySupported(descriptor, policy);
   const permission = policy.approvals?.permission;
-  const approvalPolicy = permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
+  const approvalPolicy =
+    permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
   return {
     ...(policy.sandbox ? { sandbox: SANDBOXES[policy.sandbox] } : {}),
     ...(approvalPolicy ? { approvalPolicy } : {}),

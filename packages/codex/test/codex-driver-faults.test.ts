@@ -28,21 +28,33 @@ function fake(steps: FakeCliStep[]) {
 
 /** The driver's answers, as the fake echoed them back (`{"type":"echo","line":...}` on stdout). */
 function echoed(stdout: string[]): unknown[] {
-  return stdout.map((text) => JSON.parse(text) as { type: string; line: unknown }).filter((e) => e.type === "echo").map((e) => e.line);
+  return stdout
+    .map((text) => JSON.parse(text) as { type: string; line: unknown })
+    .filter((e) => e.type === "echo")
+    .map((e) => e.line);
 }
 
 describe("codex app-server driver faults (fake CLI)", () => {
   it("an unknown server request gets a JSON-RPC method-not-found error, never silence", async () => {
     const driver = fake([
       ...handshake,
-      line({ id: "srv-1", method: "item/tool/requestUserInput", params: { threadId: "t-fake", turnId: "u-fake", itemId: "i", questions: [] } }),
+      line({
+        id: "srv-1",
+        method: "item/tool/requestUserInput",
+        params: { threadId: "t-fake", turnId: "u-fake", itemId: "i", questions: [] },
+      }),
       { echoStdinLine: true },
       completed("completed"),
       { awaitStdinLine: true },
     ]);
     const run = await runDriver(driver, { prompt: "hi" });
     expect(run.response?.failure).toBeUndefined();
-    const answers = echoed(run.recording.ofType("process").filter((p) => p.kind === "stdout").map((p) => p.text ?? ""));
+    const answers = echoed(
+      run.recording
+        .ofType("process")
+        .filter((p) => p.kind === "stdout")
+        .map((p) => p.text ?? ""),
+    );
     expect(answers).toEqual([{ id: "srv-1", error: { code: -32601, message: expect.stringContaining("item/tool/requestUserInput") } }]);
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
   });
@@ -50,25 +62,52 @@ describe("codex app-server driver faults (fake CLI)", () => {
   it("legacy execCommandApproval and applyPatchApproval are asked and answered in their own vocabulary", async () => {
     const driver = fake([
       ...handshake,
-      line({ id: 7, method: "execCommandApproval", params: { conversationId: "t-fake", callId: "c1", approvalId: null, command: ["echo", "hi"], cwd: "/w", reason: null, parsedCmd: [] } }),
+      line({
+        id: 7,
+        method: "execCommandApproval",
+        params: {
+          conversationId: "t-fake",
+          callId: "c1",
+          approvalId: null,
+          command: ["echo", "hi"],
+          cwd: "/w",
+          reason: null,
+          parsedCmd: [],
+        },
+      }),
       { echoStdinLine: true },
       line({
         id: 8,
         method: "applyPatchApproval",
-        params: { conversationId: "t-fake", callId: "c2", fileChanges: { "/w/a.txt": { type: "add", content: "hello\n" } }, reason: null, grantRoot: null },
+        params: {
+          conversationId: "t-fake",
+          callId: "c2",
+          fileChanges: { "/w/a.txt": { type: "add", content: "hello\n" } },
+          reason: null,
+          grantRoot: null,
+        },
       }),
       { echoStdinLine: true },
       completed("completed"),
       { awaitStdinLine: true },
     ]);
-    const run = await runDriver(driver, { prompt: "hi" }, {
-      onApproval: (ask) => (ask.toolName === "shell" ? { outcome: "approve" } : { outcome: "deny", reason: "no patches" }),
-    });
+    const run = await runDriver(
+      driver,
+      { prompt: "hi" },
+      {
+        onApproval: (ask) => (ask.toolName === "shell" ? { outcome: "approve" } : { outcome: "deny", reason: "no patches" }),
+      },
+    );
     expect(run.recording.asks.map((a) => [a.toolName, a.details?.command ?? a.details?.diff])).toEqual([
       ["shell", "echo hi"],
       ["apply_patch", "add /w/a.txt\nhello"],
     ]);
-    const answers = echoed(run.recording.ofType("process").filter((p) => p.kind === "stdout").map((p) => p.text ?? ""));
+    const answers = echoed(
+      run.recording
+        .ofType("process")
+        .filter((p) => p.kind === "stdout")
+        .map((p) => p.text ?? ""),
+    );
     expect(answers).toEqual([
       { id: 7, result: { decision: "approved" } },
       { id: 8, result: { decision: { denied: { rejection: "no patches" } } } },
@@ -107,8 +146,22 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
           threadId: "t-fake",
           turnId,
           tokenUsage: {
-            total: { totalTokens: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0 },
-            last: { totalTokens: input + 1, inputTokens: input, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 1, reasoningOutputTokens: 0 },
+            total: {
+              totalTokens: 0,
+              inputTokens: 0,
+              cachedInputTokens: 0,
+              cacheWriteInputTokens: 0,
+              outputTokens: 0,
+              reasoningOutputTokens: 0,
+            },
+            last: {
+              totalTokens: input + 1,
+              inputTokens: input,
+              cachedInputTokens: 0,
+              cacheWriteInputTokens: 0,
+              outputTokens: 1,
+              reasoningOutputTokens: 0,
+            },
             modelContextWindow: null,
           },
         },
@@ -174,13 +227,23 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
     const asked: unknown[] = [];
     const run = await runDriver(driver, { prompt: "hi" }, { onApproval: (ask) => (asked.push(ask), { outcome: "approve" }) });
     expect(asked).toEqual([]);
-    const answers = echoed(run.recording.ofType("process").filter((p) => p.kind === "stdout").map((p) => p.text ?? ""));
+    const answers = echoed(
+      run.recording
+        .ofType("process")
+        .filter((p) => p.kind === "stdout")
+        .map((p) => p.text ?? ""),
+    );
     expect(answers).toEqual([{ id: 5, result: { decision: "decline" } }]);
     expect(run.recording.ofType("notice").map((n) => n.message)).toContain("approval request of another turn declined");
   });
 
   it("a codex that never answers a request: the run ends with a TIMEOUT DriverError naming the request, no process left", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv([{ awaitStdinLine: true }, { hang: true }]), killGraceMs: 300, replyTimeoutMs: 500 });
+    const driver = codex({
+      command: fakeCliPath,
+      env: fakeCliEnv([{ awaitStdinLine: true }, { hang: true }]),
+      killGraceMs: 300,
+      replyTimeoutMs: 500,
+    });
     const run = await runDriver(driver, { prompt: "hi" });
     expect(run.error).toBeInstanceOf(DriverError);
     expect(run.error).toMatchObject({ code: ErrCode.Timeout, op: "initialize" });
@@ -194,7 +257,10 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
     const driver = fake([
       ...handshake.slice(0, -2),
       { awaitStdinLine: true },
-      { stderr: "\u001b[2m2026-12-01T10:12:24Z\u001b[0m \u001b[31mERROR\u001b[0m transport: Failed to deserialize JSONRPCMessage: unexpected end of hex escape at line 1 column 133\n" },
+      {
+        stderr:
+          "\u001b[2m2026-12-01T10:12:24Z\u001b[0m \u001b[31mERROR\u001b[0m transport: Failed to deserialize JSONRPCMessage: unexpected end of hex escape at line 1 column 133\n",
+      },
       { hang: true },
     ]);
     const run = await runDriver(driver, { prompt: "hi" });

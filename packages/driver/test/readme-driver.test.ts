@@ -29,7 +29,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function workspacePaths(): Record<string, string[]> {
   const paths: Record<string, string[]> = {};
   for (const folder of ["errors", "driver"]) {
-    const manifest = JSON.parse(readFileSync(join(repo, "packages", folder, "package.json"), "utf8")) as { name: string; exports: Record<string, { source?: string }> };
+    const manifest = JSON.parse(readFileSync(join(repo, "packages", folder, "package.json"), "utf8")) as {
+      name: string;
+      exports: Record<string, { source?: string }>;
+    };
     for (const [subpath, target] of Object.entries(manifest.exports)) {
       if (target.source) paths[manifest.name + subpath.slice(1)] = [join(repo, "packages", folder, target.source)];
     }
@@ -53,7 +56,10 @@ describe("README: Writing a driver", () => {
     });
     const problems = ts
       .getPreEmitDiagnostics(program)
-      .map((d) => `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+      .map(
+        (d) =>
+          `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+      );
     expect(problems).toEqual([]);
   });
 });

@@ -47,7 +47,7 @@ export class AdaptorError extends Error {
   constructor(message: string, options: AdaptorErrorOptions = {}) {
     super(message, "cause" in options ? { cause: options.cause } : undefined);
     const sentinels: Sentinel[] = [];
-    for (let ctor = new.target as unknown as BrandedErrorClass | undefined; ctor && "brand" in ctor; ) {
+    for (let ctor = new.target as unknown as BrandedErrorClass | undefined; ctor && "brand" in ctor;) {
       if (Object.hasOwn(ctor, "brand")) Object.defineProperty(this, ctor.brand, { value: true });
       if (Object.hasOwn(ctor, "sentinel") && ctor.sentinel) sentinels.push(ctor.sentinel);
       ctor = Object.getPrototypeOf(ctor) as BrandedErrorClass | undefined;

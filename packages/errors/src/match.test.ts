@@ -54,7 +54,21 @@ describe("DriverError", () => {
   });
   it("has exactly the 13 codes of seed 000", () => {
     expect(Object.values(ErrCode).sort()).toEqual(
-      ["TIMEOUT","NOT_FOUND","PERMISSION","INTERNAL","DRIVER","INVALID","IS_DIRECTORY","BROKEN_PIPE","SERVICE_UNAVAILABLE","ALREADY_MOUNTED","RESOURCE_EXHAUSTED","FORCE_KILLED","DEVICE_DISCONNECTED"].sort(),
+      [
+        "TIMEOUT",
+        "NOT_FOUND",
+        "PERMISSION",
+        "INTERNAL",
+        "DRIVER",
+        "INVALID",
+        "IS_DIRECTORY",
+        "BROKEN_PIPE",
+        "SERVICE_UNAVAILABLE",
+        "ALREADY_MOUNTED",
+        "RESOURCE_EXHAUSTED",
+        "FORCE_KILLED",
+        "DEVICE_DISCONNECTED",
+      ].sort(),
     );
   });
 });

@@ -13,12 +13,7 @@ export type {
 export { validateMcpServers } from "./validate/validate-mcp-servers.js";
 export { checkMcpSupport } from "./validate/check-mcp-support.js";
 export { resolveMcpServers } from "./validate/resolve-mcp-servers.js";
-export {
-  startHostToolServer,
-  HOST_TOOL_PATH,
-  type HostToolServer,
-  type HostToolServerOptions,
-} from "./host-tools/host-tool-server.js";
+export { startHostToolServer, HOST_TOOL_PATH, type HostToolServer, type HostToolServerOptions } from "./host-tools/host-tool-server.js";
 export type {
   HostToolSpec,
   HostToolAnnotations,

@@ -140,6 +140,8 @@ describe("JSONL backend under a writer killed mid-append", () => {
     await Promise.all(Array.from({ length: KEYS }, (_, k) => lane(k)));
     await backend.close();
     expect(stats.torn + stats.clean).toBe(KEYS * CRASHES_PER_KEY);
-    console.log(`crash test: ${stats.torn} torn final lines repaired, ${stats.clean} clean logs, ${stats.unacknowledgedKept} unacknowledged records kept`);
+    console.log(
+      `crash test: ${stats.torn} torn final lines repaired, ${stats.clean} clean logs, ${stats.unacknowledgedKept} unacknowledged records kept`,
+    );
   });
 });

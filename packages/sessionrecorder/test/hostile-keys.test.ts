@@ -93,11 +93,22 @@ describe("hostile session keys", () => {
         backend.openWriter(key as string).catch((e: unknown) => e),
         drain(backend.replay(key as string)).catch((e: unknown) => e),
         backend.repair(key as string).catch((e: unknown) => e),
-        drain(recorder.record(key as string, (async function* () { yield { type: "x" }; })())).catch((e: unknown) => e),
+        drain(
+          recorder.record(
+            key as string,
+            (async function* () {
+              yield { type: "x" };
+            })(),
+          ),
+        ).catch((e: unknown) => e),
       ]);
       for (const err of errors) expect(isError(err, ErrInvalidSessionKey), `${name}: ${String(err)}`).toBe(true);
     }
-    expect(readdirSync(dir).filter((name) => name !== "jsonl-root").sort()).toEqual(before.filter((name) => name !== "jsonl-root"));
+    expect(
+      readdirSync(dir)
+        .filter((name) => name !== "jsonl-root")
+        .sort(),
+    ).toEqual(before.filter((name) => name !== "jsonl-root"));
     if (root) expect(existsSync(root) ? readdirSync(root) : []).toEqual([]);
     await backend.close();
   });

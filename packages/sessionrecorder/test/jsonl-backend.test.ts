@@ -59,7 +59,7 @@ describe("JsonlEventBackend", () => {
     const writer = await backend.openWriter("run-1");
     const events: JsonValue[] = [
       { type: "run-started", driver: "claude", meta: { sequence: 1, time: "2026-01-01T00:00:00.000Z" } },
-      { type: "text-delta", text: "héllo \u2028 \"quoted\"\n😀" },
+      { type: "text-delta", text: 'héllo \u2028 "quoted"\n😀' },
       { type: "tool-call", phase: "end", id: "toolu_1", name: "Bash", input: { command: "ls", nested: [1, null, true] } },
       null,
       42,
@@ -198,19 +198,33 @@ describe("JsonlEventBackend", () => {
     ["log not starting at 1", line(2), "sequence-gap", 1, 1, 2],
     ["blank line", line(1) + "\n" + line(2), "malformed-line", 2, undefined, undefined],
   ];
-  it.each(faults)("%s: replay yields the records before it, then throws with kind, line and offset; repair refuses and changes nothing", async (_name, content, kind, lineNo, expected, found) => {
-    const root = freshRoot();
-    const backend = new JsonlEventBackend({ root });
-    await writeFile(join(root, "bad.jsonl"), content);
-    const { records, error } = await replayError(backend, "bad");
-    expect(records).toHaveLength(lineNo - 1);
-    expect([error.kind, error.line, error.repairable, error.expectedSequence, error.foundSequence]).toEqual([kind, lineNo, false, expected, found]);
-    expect(error.offset).toBe(content.split("\n").slice(0, lineNo - 1).join("\n").length + (lineNo > 1 ? 1 : 0));
-    const repair = await backend.repair("bad").catch((e: unknown) => e);
-    expect(findError(repair, EventLogCorruptError)?.kind).toBe(kind);
-    expect(await readFile(join(root, "bad.jsonl"), "utf8")).toBe(content);
-    await backend.close();
-  });
+  it.each(faults)(
+    "%s: replay yields the records before it, then throws with kind, line and offset; repair refuses and changes nothing",
+    async (_name, content, kind, lineNo, expected, found) => {
+      const root = freshRoot();
+      const backend = new JsonlEventBackend({ root });
+      await writeFile(join(root, "bad.jsonl"), content);
+      const { records, error } = await replayError(backend, "bad");
+      expect(records).toHaveLength(lineNo - 1);
+      expect([error.kind, error.line, error.repairable, error.expectedSequence, error.foundSequence]).toEqual([
+        kind,
+        lineNo,
+        false,
+        expected,
+        found,
+      ]);
+      expect(error.offset).toBe(
+        content
+          .split("\n")
+          .slice(0, lineNo - 1)
+          .join("\n").length + (lineNo > 1 ? 1 : 0),
+      );
+      const repair = await backend.repair("bad").catch((e: unknown) => e);
+      expect(findError(repair, EventLogCorruptError)?.kind).toBe(kind);
+      expect(await readFile(join(root, "bad.jsonl"), "utf8")).toBe(content);
+      await backend.close();
+    },
+  );
 
   it("an append that is not JSON (a BigInt, a cycle) is refused with INVALID and uses no sequence", async () => {
     const backend = new JsonlEventBackend({ root: freshRoot() });

@@ -29,7 +29,11 @@ interface Ev {
   readonly meta: { readonly sequence: number; readonly time: Date };
   readonly text?: string;
 }
-const ev = (sequence: number, text?: string): Ev => ({ type: "text-delta", meta: { sequence, time: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)) }, ...(text ? { text } : {}) });
+const ev = (sequence: number, text?: string): Ev => ({
+  type: "text-delta",
+  meta: { sequence, time: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)) },
+  ...(text ? { text } : {}),
+});
 
 async function* source(events: readonly Ev[], onReturn?: () => void): AsyncGenerator<Ev> {
   try {
@@ -75,7 +79,10 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
     const backend = make();
     const recorder = new SessionRecorder<Ev>({ backend });
     let returned = false;
-    for await (const e of recorder.record("run-2", source([ev(1), ev(2), ev(3)], () => (returned = true)))) {
+    for await (const e of recorder.record(
+      "run-2",
+      source([ev(1), ev(2), ev(3)], () => (returned = true)),
+    )) {
       if (e.meta.sequence === 2) break;
     }
     expect(returned).toBe(true);
@@ -116,7 +123,11 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
     let returned = false;
     const seen: number[] = [];
     const err = await (async () => {
-      for await (const e of recorder.record("run-3", source([ev(1), ev(2), ev(3), ev(4), ev(5)], () => (returned = true)))) seen.push(e.meta.sequence);
+      for await (const e of recorder.record(
+        "run-3",
+        source([ev(1), ev(2), ev(3), ev(4), ev(5)], () => (returned = true)),
+      ))
+        seen.push(e.meta.sequence);
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(seen).not.toContain(4);

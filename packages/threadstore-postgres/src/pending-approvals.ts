@@ -52,7 +52,11 @@ interface Row {
 type Body = Omit<PendingApprovalDraft, "id" | "key" | "createdAt" | "deadline">;
 
 /** Runs `body` in one BEGIN … COMMIT with the store's closed, signal and fault checks and its error mapping. */
-export type PostgresStep = <T>(operation: PendingApprovalOperation, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+export type PostgresStep = <T>(
+  operation: PendingApprovalOperation,
+  signal: AbortSignal | undefined,
+  body: (client: pg.PoolClient) => Promise<T>,
+) => Promise<T>;
 
 const EXPIRED_DECISION = JSON.stringify({ outcome: "deny", reason: DEADLINE_PASSED_REASON });
 
@@ -99,7 +103,10 @@ export class PostgresPendingApprovals {
          WHERE key = $1 AND status = 'pending' AND deadline <= now()`,
         [key, EXPIRED_DECISION],
       );
-      const rows = await client.query<Row>(`SELECT ${COLUMNS} FROM ${this.#t} WHERE key = $1 AND status <> 'closed' ORDER BY created_at, id`, [key]);
+      const rows = await client.query<Row>(
+        `SELECT ${COLUMNS} FROM ${this.#t} WHERE key = $1 AND status <> 'closed' ORDER BY created_at, id`,
+        [key],
+      );
       return rows.rows.map(approvalOf);
     });
   }

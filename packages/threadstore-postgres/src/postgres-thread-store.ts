@@ -132,7 +132,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
         ? undefined
         : {
             read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> => {
-              const rows = await this.#query<{ manifest: string; segments: string; bytes: string }>("sessionState", signal, this.#sql.sessionOf, [recordId]);
+              const rows = await this.#query<{ manifest: string; segments: string; bytes: string }>(
+                "sessionState",
+                signal,
+                this.#sql.sessionOf,
+                [recordId],
+              );
               const row = rows[0];
               return row && { manifest: JSON.parse(row.manifest) as unknown, segments: Number(row.segments), bytes: Number(row.bytes) };
             },
@@ -189,7 +194,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
     checkLease(lease);
     checkTtl(ttlMs);
-    const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [lease.target, lease.owner, lease.token, ttlMs]);
+    const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [
+      lease.target,
+      lease.owner,
+      lease.token,
+      ttlMs,
+    ]);
     const row = rows[0];
     if (!row) throw new LeaseLostError(lease.target);
     return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: row.expires_at };
@@ -236,11 +246,23 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     ];
     if (state) {
       const segments = state.segments.map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
-      values.push(state.mode, segments, JSON.stringify(state.manifest), String(state.limitBytes), String(segments.reduce((sum, segment) => sum + segment.byteLength, 0)));
+      values.push(
+        state.mode,
+        segments,
+        JSON.stringify(state.manifest),
+        String(state.limitBytes),
+        String(segments.reduce((sum, segment) => sum + segment.byteLength, 0)),
+      );
     }
     const release = request.releaseLeases === true;
     const sql = this.#sql;
-    const statement = state ? (release ? sql.finalizeSessionReleasing : sql.finalizeSession) : release ? sql.finalizeReleasing : sql.finalize;
+    const statement = state
+      ? release
+        ? sql.finalizeSessionReleasing
+        : sql.finalizeSession
+      : release
+        ? sql.finalizeReleasing
+        : sql.finalize;
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
     const outcome = (row: FinalizeRow | undefined): number => {
@@ -324,7 +346,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     if (this.#closed) throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
   }
 
-  async #query<R extends pg.QueryResultRow>(operation: StoreOperation, signal: AbortSignal | undefined, statement: Statement, values: unknown[]): Promise<R[]> {
+  async #query<R extends pg.QueryResultRow>(
+    operation: StoreOperation,
+    signal: AbortSignal | undefined,
+    statement: Statement,
+    values: unknown[],
+  ): Promise<R[]> {
     signal?.throwIfAborted();
     this.#checkOpen(operation);
     try {
@@ -374,7 +401,17 @@ interface Statement {
 }
 
 type Statements = Record<
-  "byId" | "byKey" | "acquire" | "renew" | "release" | "sessionOf" | "segments" | "finalize" | "finalizeReleasing" | "finalizeSession" | "finalizeSessionReleasing",
+  | "byId"
+  | "byKey"
+  | "acquire"
+  | "renew"
+  | "release"
+  | "sessionOf"
+  | "segments"
+  | "finalize"
+  | "finalizeReleasing"
+  | "finalizeSession"
+  | "finalizeSessionReleasing",
   Statement
 >;
 
@@ -512,7 +549,9 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
        WHERE target = ANY($15::text[]) AND (SELECT go FROM ok)
        RETURNING 1)`);
   }
-  const size = shape.session ? "(SELECT over FROM big) AS too_big, (SELECT total FROM sz)::text AS session_bytes" : "false AS too_big, '0' AS session_bytes";
+  const size = shape.session
+    ? "(SELECT over FROM big) AS too_big, (SELECT total FROM sz)::text AS session_bytes"
+    : "false AS too_big, '0' AS session_bytes";
   return `WITH ${steps.join(",\n     ")}
      SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
             (SELECT revision::text FROM up) AS revision, ${size}`;
@@ -520,7 +559,11 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
 
 function isContractError(err: unknown): boolean {
   return (
-    err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError || isPendingApprovalError(err)
+    err instanceof BusyError ||
+    err instanceof LeaseLostError ||
+    err instanceof AlreadyExistsError ||
+    err instanceof SessionStateTooLargeError ||
+    isPendingApprovalError(err)
   );
 }
 
@@ -543,4 +586,3 @@ function classify(cause: unknown): ErrCode {
   }
   return ErrCode.Internal;
 }
-

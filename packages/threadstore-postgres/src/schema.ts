@@ -108,7 +108,8 @@ export function recordParams(record: ThreadRecordDraft): unknown[] {
   const { checkpoint } = record;
   for (const field of ["createdAt", "updatedAt"] as const) {
     const value = record[field];
-    if (!(value instanceof Date) || !Number.isFinite(value.getTime())) throw new TypeError(`finalize: record.${field} must be a valid Date`);
+    if (!(value instanceof Date) || !Number.isFinite(value.getTime()))
+      throw new TypeError(`finalize: record.${field} must be a valid Date`);
   }
   return [
     record.id,

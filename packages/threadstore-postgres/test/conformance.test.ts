@@ -12,14 +12,18 @@ if (!PG_URL) {
   const pool = new pg.Pool({ connectionString: PG_URL, max: 12 });
   afterAll(() => pool.end());
 
-  describeThreadStoreConformance("postgres", async ({ faults, broken }) => {
-    if (broken) {
-      // Nothing listens on port 1: every call fails to connect (ECONNREFUSED).
-      return { store: new PostgresThreadStore({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", faults }) };
-    }
-    const schema = freshSchema("kit");
-    const store = new PostgresThreadStore({ pool, schema, faults });
-    await store.migrate();
-    return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
-  }, { sessionState: true, releaseLeases: true });
+  describeThreadStoreConformance(
+    "postgres",
+    async ({ faults, broken }) => {
+      if (broken) {
+        // Nothing listens on port 1: every call fails to connect (ECONNREFUSED).
+        return { store: new PostgresThreadStore({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", faults }) };
+      }
+      const schema = freshSchema("kit");
+      const store = new PostgresThreadStore({ pool, schema, faults });
+      await store.migrate();
+      return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
+    },
+    { sessionState: true, releaseLeases: true },
+  );
 }

@@ -12,8 +12,16 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url));
 function record(id: string, key: string): ThreadRecordDraft {
   const t = new Date("2026-03-01T12:00:00.000Z");
   return {
-    id, key, status: "active", driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1",
-    checkpoint: { resumeId: `r-${id}` }, createdAt: t, updatedAt: t,
+    id,
+    key,
+    status: "active",
+    driverType: "claude",
+    identity: "u",
+    fingerprint: "f",
+    codec: "json/v1",
+    checkpoint: { resumeId: `r-${id}` },
+    createdAt: t,
+    updatedAt: t,
   };
 }
 
@@ -43,7 +51,13 @@ if (!PG_URL) {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
         [name],
       );
-      expect(tables.rows.map((r) => r.table_name)).toEqual(["adaptor_pending_approvals", "adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
+      expect(tables.rows.map((r) => r.table_name)).toEqual([
+        "adaptor_pending_approvals",
+        "adaptor_thread_leases",
+        "adaptor_thread_session_segments",
+        "adaptor_thread_sessions",
+        "adaptor_threads",
+      ]);
       const index = await pool.query<{ indexdef: string }>(
         "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'adaptor_threads_one_active_per_key'",
         [name],
@@ -58,7 +72,9 @@ if (!PG_URL) {
         const err = await store.acquireLease("t", "a", 1_000).catch((e: unknown) => e);
         expect(err).not.toBeInstanceOf(BusyError);
         expect(findError(err, DriverError)?.code).toBe(ErrCode.NotFound);
-        expect((err as Error).message).toMatch(/^\[NOT_FOUND\] acquireLease: threadstore-postgres \(relation ".*adaptor_thread_leases" does not exist\)$/);
+        expect((err as Error).message).toMatch(
+          /^\[NOT_FOUND\] acquireLease: threadstore-postgres \(relation ".*adaptor_thread_leases" does not exist\)$/,
+        );
         await store.migrate();
         expect((await store.acquireLease("t", "a", 1_000)).token).toBe(1);
       } finally {
@@ -112,7 +128,9 @@ if (!PG_URL) {
         id text PRIMARY KEY, key text NOT NULL, status text NOT NULL CHECK (status IN ('active', 'archived')),
         driver_type text NOT NULL, identity text NOT NULL, fingerprint text NOT NULL, codec text NOT NULL,
         resume_id text NOT NULL, display_id text, data json, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`);
-      await pool.query(`INSERT INTO "${name}".adaptor_threads VALUES ('old-id', 'old-key', 'active', 'claude', 'u', 'f', 'json/v1', 'r-old', NULL, NULL, now(), now())`);
+      await pool.query(
+        `INSERT INTO "${name}".adaptor_threads VALUES ('old-id', 'old-key', 'active', 'claude', 'u', 'f', 'json/v1', 'r-old', NULL, NULL, now(), now())`,
+      );
       const store = new PostgresThreadStore({ pool, schema: name });
       await store.migrate();
       await store.migrate();
@@ -196,7 +214,16 @@ if (!PG_URL) {
       const CYCLES = 25;
       const reports = await runHammerWorkers(
         Array.from({ length: WORKERS }, (_, i) => [
-          process.execPath, "--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", url, name, `worker-${i}`, String(CYCLES), "hammered-key",
+          process.execPath,
+          "--conditions=source",
+          "--import",
+          "tsx",
+          "test/support/hammer-worker.ts",
+          url,
+          name,
+          `worker-${i}`,
+          String(CYCLES),
+          "hammered-key",
         ]),
         { cwd: packageDir, timeoutMs: 110_000 },
       );
@@ -210,4 +237,3 @@ if (!PG_URL) {
     }, 120_000); // four worker processes start slowly on a busy machine
   });
 }
-

@@ -110,11 +110,13 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
       this.#db = options.database ?? new Database(options.path as string);
       this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
       this.#db.pragma("journal_mode = WAL");
-      this.#db.transaction(() => {
-        this.#db.exec(SCHEMA);
-        this.#db.exec(PENDING_APPROVALS_SCHEMA);
-        migrateSchema(this.#db);
-      }).immediate();
+      this.#db
+        .transaction(() => {
+          this.#db.exec(SCHEMA);
+          this.#db.exec(PENDING_APPROVALS_SCHEMA);
+          migrateSchema(this.#db);
+        })
+        .immediate();
       this.#sql = prepare(this.#db);
       this.#approvals = new SqlitePendingApprovals(this.#db, (operation, signal, body) => this.#run(operation, signal, body));
     } catch (cause) {
@@ -132,7 +134,9 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
               }),
             segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> =>
               this.#run("sessionState", signal, () =>
-                sql.segmentsOf.all(recordId).map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
+                sql.segmentsOf
+                  .all(recordId)
+                  .map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
               ),
           };
 
@@ -175,7 +179,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
         if (bytes > state.limitBytes) throw new SessionStateTooLargeError(row.key, bytes, state.limitBytes);
         let seq = state.mode === "append" ? (stored?.segments ?? 0) : 0;
         if (state.mode === "replace") sql.dropSegments.run(row.id);
-        for (const segment of state.segments) sql.putSegment.run(row.id, seq++, Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
+        for (const segment of state.segments)
+          sql.putSegment.run(row.id, seq++, Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
         sql.putSession.run(row.id, JSON.stringify(state.manifest), seq, bytes);
       }
       this.#step("record-written");
@@ -230,7 +235,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
-    if (request.sessionState && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
+    if (request.sessionState && !this.sessionState)
+      throw new TypeError("finalize: this store was made without the session-state capability");
     const row = rowFromRecord(request.record);
     return this.#run("finalize", signal, () => {
       let revision: number;
@@ -350,7 +356,11 @@ function prepare(db: Database.Database) {
 
 function isContractError(err: unknown): boolean {
   return (
-    err instanceof BusyError || err instanceof LeaseLostError || err instanceof AlreadyExistsError || err instanceof SessionStateTooLargeError || isPendingApprovalError(err)
+    err instanceof BusyError ||
+    err instanceof LeaseLostError ||
+    err instanceof AlreadyExistsError ||
+    err instanceof SessionStateTooLargeError ||
+    isPendingApprovalError(err)
   );
 }
 
@@ -367,4 +377,3 @@ function backendError(op: string, cause: unknown): DriverError {
         : ErrCode.Internal;
   return new DriverError({ op, device: DEVICE, code, cause });
 }
-

@@ -7,15 +7,19 @@ import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 
 // Every test gets its own file in a fresh temp dir; expiry is judged by the process clock, so the
 // kit waits in real time with short TTLs.
-describeThreadStoreConformance("sqlite", async ({ faults, broken }) => {
-  const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-kit-"));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  if (broken) {
-    // A handle closed behind the store's back: every statement fails like a lost connection.
-    const database = new Database(join(dir, "broken.db"));
-    const store = new SqliteThreadStore({ database, faults });
-    database.close();
-    return { store, cleanup };
-  }
-  return { store: new SqliteThreadStore({ path: join(dir, "threads.db"), faults }), cleanup };
-}, { sessionState: true, releaseLeases: true });
+describeThreadStoreConformance(
+  "sqlite",
+  async ({ faults, broken }) => {
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-kit-"));
+    const cleanup = () => rmSync(dir, { recursive: true, force: true });
+    if (broken) {
+      // A handle closed behind the store's back: every statement fails like a lost connection.
+      const database = new Database(join(dir, "broken.db"));
+      const store = new SqliteThreadStore({ database, faults });
+      database.close();
+      return { store, cleanup };
+    }
+    return { store: new SqliteThreadStore({ path: join(dir, "threads.db"), faults }), cleanup };
+  },
+  { sessionState: true, releaseLeases: true },
+);

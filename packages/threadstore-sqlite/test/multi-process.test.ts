@@ -10,8 +10,6 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-procs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
-
 const WORKERS = 4;
 const CYCLES = 30;
 
@@ -22,7 +20,15 @@ describe("SqliteThreadStore shared by several processes", () => {
     await new SqliteThreadStore({ path }).close();
     const reports = await runHammerWorkers(
       Array.from({ length: WORKERS }, (_, i) => [
-        process.execPath, "--conditions=source", "--import", "tsx", "test/support/hammer-worker.ts", path, `worker-${i}`, String(CYCLES), "hammered-key",
+        process.execPath,
+        "--conditions=source",
+        "--import",
+        "tsx",
+        "test/support/hammer-worker.ts",
+        path,
+        `worker-${i}`,
+        String(CYCLES),
+        "hammered-key",
       ]),
       { cwd: packageDir, timeoutMs: 110_000 },
     );

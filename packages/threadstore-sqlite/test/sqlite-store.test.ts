@@ -26,7 +26,13 @@ describe("SqliteThreadStore", () => {
     const db = new Database(path, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["adaptor_pending_approvals", "adaptor_thread_leases", "adaptor_thread_session_segments", "adaptor_thread_sessions", "adaptor_threads"]);
+    expect(tables).toEqual([
+      "adaptor_pending_approvals",
+      "adaptor_thread_leases",
+      "adaptor_thread_session_segments",
+      "adaptor_thread_sessions",
+      "adaptor_threads",
+    ]);
     db.close();
   });
 
@@ -80,7 +86,11 @@ describe("SqliteThreadStore", () => {
       driver_type TEXT NOT NULL, identity TEXT NOT NULL, fingerprint TEXT NOT NULL, codec TEXT NOT NULL,
       resume_id TEXT NOT NULL, display_id TEXT, data_json TEXT, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL
     ) STRICT`);
-    old.prepare("INSERT INTO adaptor_threads VALUES ('old-id', 'old-key', 'active', 'claude', 'u', 'f', 'json/v1', 'r-old', NULL, NULL, 0, 0)").run();
+    old
+      .prepare(
+        "INSERT INTO adaptor_threads VALUES ('old-id', 'old-key', 'active', 'claude', 'u', 'f', 'json/v1', 'r-old', NULL, NULL, 0, 0)",
+      )
+      .run();
     old.close();
     const store = new SqliteThreadStore({ path });
     const before = await store.resolve({ key: "old-key" });

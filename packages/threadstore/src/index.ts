@@ -1,4 +1,11 @@
-export { ErrBusy, ErrLeaseLost, ErrAlreadyExists, ErrInvalidThreadKey, ErrSessionStateTooLarge, ErrApprovalNotPending } from "./errors/sentinels.js";
+export {
+  ErrBusy,
+  ErrLeaseLost,
+  ErrAlreadyExists,
+  ErrInvalidThreadKey,
+  ErrSessionStateTooLarge,
+  ErrApprovalNotPending,
+} from "./errors/sentinels.js";
 export { ApprovalNotPendingError } from "./errors/approval-not-pending-error.js";
 export { BusyError } from "./errors/busy-error.js";
 export { LeaseLostError } from "./errors/lease-lost-error.js";

@@ -8,7 +8,13 @@ const ok = { name: "lookup_order", description: "Find an order", input: z.object
 
 describe("defineTool", () => {
   it("builds a tool: JSON Schemas made once, annotations and revision kept, no definition error", () => {
-    const tool = defineTool({ ...ok, output: z.object({ id: z.string() }), annotations: { readOnly: true, title: "Lookup" }, revision: "2", handler: ({ id }) => ({ id }) });
+    const tool = defineTool({
+      ...ok,
+      output: z.object({ id: z.string() }),
+      annotations: { readOnly: true, title: "Lookup" },
+      revision: "2",
+      handler: ({ id }) => ({ id }),
+    });
     expect(tool.definitionError).toBeUndefined();
     expect(tool.inputSchema).toMatchObject({ type: "object", required: ["id"] });
     expect(tool.outputSchema).toMatchObject({ type: "object" });

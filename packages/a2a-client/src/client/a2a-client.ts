@@ -1,12 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AgentCard, Role, TaskState, type AgentInterface, type Message, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type Client,
-} from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { AdaptorError, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
@@ -112,7 +106,8 @@ export class A2AClient {
    */
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
     const cardUrl = new URL(url);
-    if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:") throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
+    if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:")
+      throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
     if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = cardUrl.pathname.replace(/\/+$/, "") + AGENT_CARD_PATH;
     const credentials = { ...(options.headers ?? {}) };
     const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
@@ -127,7 +122,10 @@ export class A2AClient {
     let raw: unknown;
     let text = "";
     try {
-      const response = await fetchImpl(cardUrl, { headers: { accept: "application/json", "a2a-version": "1.0" }, ...(options.signal ? { signal: options.signal } : {}) });
+      const response = await fetchImpl(cardUrl, {
+        headers: { accept: "application/json", "a2a-version": "1.0" },
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       text = await response.text();
       if (!response.ok) throw invalidCard(`HTTP ${response.status} for ${cardUrl.href}`, text, secrets);
       raw = JSON.parse(text) as unknown;
@@ -149,7 +147,9 @@ export class A2AClient {
       throw new ProtocolError({
         op,
         reason: `the card's interface ${new URL(selected.url).origin} is not a trusted origin`,
-        cause: new AdaptorError(`refusing to send credentials to ${new URL(selected.url).origin}: not a trusted origin`, { sentinel: ErrUntrustedOrigin }),
+        cause: new AdaptorError(`refusing to send credentials to ${new URL(selected.url).origin}: not a trusted origin`, {
+          sentinel: ErrUntrustedOrigin,
+        }),
         secrets,
       });
     }
@@ -215,7 +215,10 @@ export class A2AClient {
   async getTask(taskId: string, options: { readonly signal?: AbortSignal; readonly historyLength?: number } = {}): Promise<Task> {
     const signal = this.#signal(options.signal);
     try {
-      return await this.#sdk.getTask({ tenant: "", id: taskId, ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}) }, { signal });
+      return await this.#sdk.getTask(
+        { tenant: "", id: taskId, ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}) },
+        { signal },
+      );
     } catch (error) {
       throw classify("tasks/get", error, this.#secrets, signal);
     }
@@ -267,7 +270,13 @@ export class A2AClient {
       try {
         for await (const response of source) {
           const event = toEvent(response);
-          if (!event) throw new ProtocolError({ op, reason: "stream event without a payload", raw: JSON.stringify(response), secrets: this.#secrets });
+          if (!event)
+            throw new ProtocolError({
+              op,
+              reason: "stream event without a payload",
+              raw: JSON.stringify(response),
+              secrets: this.#secrets,
+            });
           taskId ??= event.taskId;
           if (event.kind !== "task") attempts = 0;
           yield event;
@@ -285,7 +294,9 @@ export class A2AClient {
           return;
         }
         // Resubscribing cannot mend a refused credential, an unknown task or an unsupported request.
-        const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) => isError(classified, category));
+        const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) =>
+          isError(classified, category),
+        );
         if (taskId === undefined || fatal) {
           if (!resubscribed) throw classified;
           throw new StreamRecoveryError(taskId ?? "", classified, attempts);
@@ -334,7 +345,13 @@ function checkCard(raw: unknown, text: string, secrets: readonly string[]): Agen
   try {
     return AgentCard.fromJSON(raw);
   } catch (cause) {
-    throw new ProtocolError({ op: "agent-card", reason: "the card does not parse", cause: new AdaptorError("card does not parse", { sentinel: ErrInvalidAgentCard, cause }), raw: text, secrets });
+    throw new ProtocolError({
+      op: "agent-card",
+      reason: "the card does not parse",
+      cause: new AdaptorError("card does not parse", { sentinel: ErrInvalidAgentCard, cause }),
+      raw: text,
+      secrets,
+    });
   }
 }
 
@@ -371,10 +388,23 @@ export function toEvent(response: StreamResponse): A2AStreamEvent | undefined {
     case "statusUpdate": {
       const update = payload.value;
       const state = update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-      return { kind: "status-update", update, taskId: update.taskId, state, text: textOf(update.status?.message?.parts ?? []), final: isFinalState(state) };
+      return {
+        kind: "status-update",
+        update,
+        taskId: update.taskId,
+        state,
+        text: textOf(update.status?.message?.parts ?? []),
+        final: isFinalState(state),
+      };
     }
     case "artifactUpdate":
-      return { kind: "artifact-update", update: payload.value, taskId: payload.value.taskId, text: textOf(payload.value.artifact?.parts ?? []), final: false };
+      return {
+        kind: "artifact-update",
+        update: payload.value,
+        taskId: payload.value.taskId,
+        text: textOf(payload.value.artifact?.parts ?? []),
+        final: false,
+      };
     default:
       return undefined;
   }
@@ -399,4 +429,3 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
-

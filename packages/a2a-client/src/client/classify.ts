@@ -42,20 +42,44 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
   if (remote) {
     const raw = remote.message;
     if (remote.reason === "TASK_NOT_FOUND") {
-      return new ProtocolError({ op, reason: "task not found", cause: new AdaptorError(remote.message, { sentinel: ErrNotFound, cause: remote }), raw, secrets });
+      return new ProtocolError({
+        op,
+        reason: "task not found",
+        cause: new AdaptorError(remote.message, { sentinel: ErrNotFound, cause: remote }),
+        raw,
+        secrets,
+      });
     }
     if (UNSUPPORTED_REASONS.has(remote.reason)) {
       const reason = remote.reason.toLowerCase().replaceAll("_", " ");
-      return new ProtocolError({ op, reason, cause: new AdaptorError(remote.message, { sentinel: ErrUnsupported, cause: remote }), raw, secrets });
+      return new ProtocolError({
+        op,
+        reason,
+        cause: new AdaptorError(remote.message, { sentinel: ErrUnsupported, cause: remote }),
+        raw,
+        secrets,
+      });
     }
-    return new ProtocolError({ op, reason: remote.reason.toLowerCase().replaceAll("_", " "), cause: new AdaptorError(remote.message, { sentinel: ErrProtocol, cause: remote }), raw, secrets });
+    return new ProtocolError({
+      op,
+      reason: remote.reason.toLowerCase().replaceAll("_", " "),
+      cause: new AdaptorError(remote.message, { sentinel: ErrProtocol, cause: remote }),
+      raw,
+      secrets,
+    });
   }
   if (isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown } | undefined)?.cause)) {
     const cause = new DriverError({ op, device: "a2a", code: ErrCode.ServiceUnavailable, cause: err });
     return new ProtocolError({ op, reason: "connection failed", cause, secrets });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new ProtocolError({ op, reason: "unexpected response", cause: new AdaptorError(message, { sentinel: ErrProtocol, cause: err }), raw: message, secrets });
+  return new ProtocolError({
+    op,
+    reason: "unexpected response",
+    cause: new AdaptorError(message, { sentinel: ErrProtocol, cause: err }),
+    raw: message,
+    secrets,
+  });
 }
 
 function findA2AError(err: unknown): A2AError | undefined {

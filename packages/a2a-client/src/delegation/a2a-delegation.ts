@@ -57,7 +57,9 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
   };
   return defineTool({
     name,
-    description: description ?? `Delegate a self-contained sub-task to the remote agent at ${url} and get its answer. Describe the task fully: the remote agent sees nothing else.`,
+    description:
+      description ??
+      `Delegate a self-contained sub-task to the remote agent at ${url} and get its answer. Describe the task fully: the remote agent sees nothing else.`,
     input: {
       type: "object",
       properties: {
@@ -81,7 +83,10 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
           ...(contextId ? { contextId } : {}),
           onProgress: (progress: DelegationProgress) => context.notice(DELEGATION_NOTICE.progress, progress.text, { ...progress }),
         });
-        context.notice(DELEGATION_NOTICE.finished, `${remote.card.name} completed task ${result.taskId}`, { taskId: result.taskId, contextId: result.contextId });
+        context.notice(DELEGATION_NOTICE.finished, `${remote.card.name} completed task ${result.taskId}`, {
+          taskId: result.taskId,
+          contextId: result.contextId,
+        });
         return { taskId: result.taskId, contextId: result.contextId, text: result.text };
       } catch (error) {
         if (context.signal.aborted || !(error instanceof DelegationError)) throw error;

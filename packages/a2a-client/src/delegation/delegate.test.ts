@@ -17,7 +17,15 @@ describe("toDelegationError: each client failure becomes one DelegationError cod
     ["not_found", false, failed("tasks/get", ErrNotFound)],
     ["unsupported", false, failed("message/send", ErrUnsupported)],
     ["protocol", false, failed("message/stream")],
-    ["unreachable", true, new ProtocolError({ op: "message/send", reason: "connection failed", cause: new DriverError({ op: "message/send", device: "a2a", code: ErrCode.ServiceUnavailable }) })],
+    [
+      "unreachable",
+      true,
+      new ProtocolError({
+        op: "message/send",
+        reason: "connection failed",
+        cause: new DriverError({ op: "message/send", device: "a2a", code: ErrCode.ServiceUnavailable }),
+      }),
+    ],
     ["stream_lost", true, new StreamRecoveryError("task-3", new Error("socket hang up"), 3)],
   ] as const)("%s (retryable %s)", (code, retryable, error) => {
     const result = toDelegationError(error, "task-3");

@@ -70,9 +70,11 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
       for await (const event of client.stream(task, sendOptions)) {
         taskId ??= event.taskId;
         report(event, options.onProgress, artifacts);
-        if (event.kind === "message") return { taskId: event.taskId ?? "", contextId: event.message.contextId, text: textOf(event.message.parts) };
+        if (event.kind === "message")
+          return { taskId: event.taskId ?? "", contextId: event.message.contextId, text: textOf(event.message.parts) };
         if (event.kind === "task") final = event.task;
-        if (event.kind === "status-update" && event.final) final = { ...(final ?? emptyTask(event.taskId, event.update.contextId)), status: event.update.status };
+        if (event.kind === "status-update" && event.final)
+          final = { ...(final ?? emptyTask(event.taskId, event.update.contextId)), status: event.update.status };
       }
     } else {
       const reply = await client.send(task, sendOptions);
@@ -90,7 +92,12 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
     }
     if (deadline?.aborted) {
       if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
-      throw new DelegationError({ code: "timeout", message: `the remote agent did not finish within ${options.timeoutMs} ms`, retryable: true, metadata: taskId ? { taskId } : {} });
+      throw new DelegationError({
+        code: "timeout",
+        message: `the remote agent did not finish within ${options.timeoutMs} ms`,
+        retryable: true,
+        metadata: taskId ? { taskId } : {},
+      });
     }
     throw toDelegationError(error, taskId);
   }
@@ -144,7 +151,13 @@ export function toDelegationError(error: unknown, taskId: string | undefined): D
   const protocol = findError(error, ProtocolError);
   const metadata: Record<string, unknown> = { ...(taskId ? { taskId } : {}), ...(protocol ? { op: protocol.op } : {}) };
   const lost = findError(error, StreamRecoveryError);
-  if (lost) return new DelegationError({ code: "stream_lost", message: "the connection to the remote agent was lost and could not be resumed", retryable: true, metadata: { ...metadata, taskId: lost.taskId } });
+  if (lost)
+    return new DelegationError({
+      code: "stream_lost",
+      message: "the connection to the remote agent was lost and could not be resumed",
+      retryable: true,
+      metadata: { ...metadata, taskId: lost.taskId },
+    });
   const pick = (): [DelegationErrorCode, boolean, string] => {
     if (isError(error, ErrUntrustedOrigin)) return ["untrusted_origin", false, "the remote agent's address is not a trusted origin"];
     if (isError(error, ErrUnauthorized)) return ["unauthorized", false, "the remote agent refused the credentials"];

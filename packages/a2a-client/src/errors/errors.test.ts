@@ -50,14 +50,20 @@ describe("ProtocolError", () => {
 
 describe("StreamRecoveryError", () => {
   it("exposes taskId, has no sentinel of its own and unwraps the disconnection or recovery cause", () => {
-    const cause = new ProtocolError({ op: "tasks/resubscribe", reason: "task not found", cause: new AdaptorError("gone", { sentinel: ErrNotFound }) });
+    const cause = new ProtocolError({
+      op: "tasks/resubscribe",
+      reason: "task not found",
+      cause: new AdaptorError("gone", { sentinel: ErrNotFound }),
+    });
     const err = new StreamRecoveryError("task-7", cause, 3);
     expect(err.taskId).toBe("task-7");
     expect(err.cause).toBe(cause);
     expect(err.sentinels).toEqual([]);
     expect(matched(err)).toEqual(["adaptor.a2a.NotFound"]);
     expect(findError(new Error("wrapped", { cause: err }), StreamRecoveryError)).toBe(err);
-    expect(err.message).toBe("a2a stream of task task-7 lost; not recovered after 3 attempt(s): a2a tasks/resubscribe: task not found (gone)");
+    expect(err.message).toBe(
+      "a2a stream of task task-7 lost; not recovered after 3 attempt(s): a2a tasks/resubscribe: task not found (gone)",
+    );
   });
 });
 
@@ -70,7 +76,12 @@ describe("DelegationError", () => {
       remoteStatus: "failed",
       metadata: { taskId: "t1", failure: "agent_error" },
     });
-    expect(err).toMatchObject({ code: "remote_failed", retryable: false, remoteStatus: "failed", metadata: { taskId: "t1", failure: "agent_error" } });
+    expect(err).toMatchObject({
+      code: "remote_failed",
+      retryable: false,
+      remoteStatus: "failed",
+      metadata: { taskId: "t1", failure: "agent_error" },
+    });
     expect(err.message).toBe("remote agent: agent_error: the build is broken");
     expect(err.sentinels).toEqual([]);
     expect(err.cause).toBeUndefined();

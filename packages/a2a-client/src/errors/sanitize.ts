@@ -17,10 +17,6 @@ const SECRET_FIELD = /("(?:authorization|api[-_]?key|x-api-key|token|access[-_]?
 export function sanitizeRaw(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("<redacted>");
-  out = out
-    .replace(TERMINAL_ESCAPE, "")
-    .replace(CONTROL, "")
-    .replace(AUTH_VALUE, "$1 <redacted>")
-    .replace(SECRET_FIELD, '$1"<redacted>"');
+  out = out.replace(TERMINAL_ESCAPE, "").replace(CONTROL, "").replace(AUTH_VALUE, "$1 <redacted>").replace(SECRET_FIELD, '$1"<redacted>"');
   return out.length > MAX_RAW_CHARS ? `${out.slice(0, MAX_RAW_CHARS - 1)}…` : out;
 }

@@ -100,7 +100,8 @@ export interface A2AServer {
  */
 export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
   const base = new URL(options.url);
-  if (base.protocol !== "http:" && base.protocol !== "https:") throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
+  if (base.protocol !== "http:" && base.protocol !== "https:")
+    throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
   const url = base.href.replace(/\/$/, "");
   const card = buildCard(url, options.card);
   const runs = new Map<string, TaskRun>();
@@ -117,7 +118,10 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         const stop = live.nextStop();
         if (live.pending.length === 0) {
           // Nothing waits for an answer (a deadline resolved it): the task goes on.
-          live.status(TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart("no approval is waiting; the task goes on")]));
+          live.status(
+            TaskState.TASK_STATE_WORKING,
+            agentMessage(taskId, contextId, [textPart("no approval is waiting; the task goes on")]),
+          );
           await stop;
           return;
         }
@@ -143,7 +147,9 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
             contextId,
             status: {
               state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: the task is no longer running")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: false } }),
+              message: agentMessage(taskId, contextId, [textPart("error: the task is no longer running")], {
+                [FAILURE_METADATA_KEY]: { code: "error", retryable: false },
+              }),
               timestamp: new Date().toISOString(),
             },
             metadata: undefined,
@@ -180,7 +186,9 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
             contextId,
             status: {
               state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: internal error")], { [FAILURE_METADATA_KEY]: { code: "error", retryable: true } }),
+              message: agentMessage(taskId, contextId, [textPart("error: internal error")], {
+                [FAILURE_METADATA_KEY]: { code: "error", retryable: true },
+              }),
               timestamp: new Date().toISOString(),
             },
             metadata: undefined,
@@ -188,7 +196,15 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         );
         return;
       }
-      const run = new TaskRun({ taskId, contextId, bus, stream, store: taskStore, callContext: context.context, onDone: () => runs.delete(taskId) });
+      const run = new TaskRun({
+        taskId,
+        contextId,
+        bus,
+        stream,
+        store: taskStore,
+        callContext: context.context,
+        onDone: () => runs.delete(taskId),
+      });
       runs.set(taskId, run);
       await run.nextStop();
     },
@@ -260,7 +276,9 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
     }
   }
 
-  override async *sendMessageStream(...args: Parameters<DefaultRequestHandler["sendMessageStream"]>): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
+  override async *sendMessageStream(
+    ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
+  ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
     try {
       return yield* super.sendMessageStream(...args);
     } catch (error) {
@@ -279,13 +297,18 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
 
 /** The same error (its class and code kept), its "terminal state (3)" made "terminal state (completed)". */
 function namingState(error: unknown): unknown {
-  if (error instanceof Error) error.message = error.message.replace(/\bterminal state \((\d+)\)/, (_match, state: string) => `terminal state (${taskStateName(Number(state) as TaskState)})`);
+  if (error instanceof Error)
+    error.message = error.message.replace(
+      /\bterminal state \((\d+)\)/,
+      (_match, state: string) => `terminal state (${taskStateName(Number(state) as TaskState)})`,
+    );
   return error;
 }
 
 /** The HTTP status an Express error asks for (body-parser sets `status`), else 500. */
 function httpStatusOf(error: unknown): number {
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
 }
 

@@ -9,15 +9,16 @@ import { RunError } from "adaptor";
  * the SDK, a store failure) is `error`, with no detail.
  */
 export type A2AFailureCode =
-  | "approval_denied"
-  | "approval_timeout"
-  | "agent_error"
-  | "policy_violation"
-  | "active_execution_timeout"
-  | "cancelled"
-  | "error";
+  "approval_denied" | "approval_timeout" | "agent_error" | "policy_violation" | "active_execution_timeout" | "cancelled" | "error";
 
-const BUSINESS = new Set<string>(["approval_denied", "approval_timeout", "agent_error", "policy_violation", "active_execution_timeout", "cancelled"]);
+const BUSINESS = new Set<string>([
+  "approval_denied",
+  "approval_timeout",
+  "agent_error",
+  "policy_violation",
+  "active_execution_timeout",
+  "cancelled",
+]);
 
 /** Longest failure message a task carries, in characters. */
 export const MAX_FAILURE_MESSAGE_CHARS = 500;

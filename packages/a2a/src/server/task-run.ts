@@ -9,7 +9,14 @@ import { agentMessage, dataPart, textPart } from "./parts.js";
 export const RESPONSE_ARTIFACT_ID = "response";
 
 function responseArtifact(text: string) {
-  return { artifactId: RESPONSE_ARTIFACT_ID, name: "response", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] };
+  return {
+    artifactId: RESPONSE_ARTIFACT_ID,
+    name: "response",
+    description: "",
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 /** What a client sends to answer an `input-required` task, as a data part. */
@@ -63,11 +70,13 @@ export class TaskRun {
     this.#stream = init.stream;
     this.#store = init.store;
     this.#callContext = init.callContext;
-    this.done = this.#pump().then(() => this.#persisting).finally(() => {
-      this.#ended = true;
-      this.#release();
-      init.onDone();
-    });
+    this.done = this.#pump()
+      .then(() => this.#persisting)
+      .finally(() => {
+        this.#ended = true;
+        this.#release();
+        init.onDone();
+      });
   }
 
   /** The approvals the run waits for, oldest first. */
@@ -141,7 +150,10 @@ export class TaskRun {
       ...(request.deadline ? { deadline: request.deadline.toISOString() } : {}),
       waiting: this.#pending.size,
     };
-    const hint = request.kind === "question" ? 'answer with { decision: "answer", choice }' : 'answer with { decision: "approve" } or { decision: "deny", reason }';
+    const hint =
+      request.kind === "question"
+        ? 'answer with { decision: "answer", choice }'
+        : 'answer with { decision: "approve" } or { decision: "deny", reason }';
     const text = `${note ? `${note}. ` : ""}${request.title} (${hint})`;
     this.status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(this.taskId, this.contextId, [textPart(text), dataPart({ approval })]));
     this.#release();
@@ -183,7 +195,16 @@ export class TaskRun {
   }
 
   #artifact(text: string, append: boolean, lastChunk: boolean): void {
-    this.bus.publish(AgentEvent.artifactUpdate({ taskId: this.taskId, contextId: this.contextId, artifact: responseArtifact(text), append, lastChunk, metadata: undefined }));
+    this.bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId: this.taskId,
+        contextId: this.contextId,
+        artifact: responseArtifact(text),
+        append,
+        lastChunk,
+        metadata: undefined,
+      }),
+    );
   }
 
   async #pump(): Promise<void> {
@@ -215,9 +236,14 @@ export class TaskRun {
       this.#pending.clear();
       const failure = taskFailure(error);
       const canceled = this.#cancelRequested || failure.code === "cancelled";
-      const message = agentMessage(this.taskId, this.contextId, [textPart(canceled ? "cancelled: the task was canceled" : failure.message)], {
-        [FAILURE_METADATA_KEY]: { code: canceled ? "cancelled" : failure.code, retryable: canceled ? false : failure.retryable },
-      });
+      const message = agentMessage(
+        this.taskId,
+        this.contextId,
+        [textPart(canceled ? "cancelled: the task was canceled" : failure.message)],
+        {
+          [FAILURE_METADATA_KEY]: { code: canceled ? "cancelled" : failure.code, retryable: canceled ? false : failure.retryable },
+        },
+      );
       this.status(canceled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, message);
     }
   }

@@ -65,7 +65,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   loadSession: is.boolean(),
   loadSessionUnsupportedReason: is.string({ nonEmpty: true }),
   fork: is.boolean(),
-  mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), "an array of \"stdio\", \"http\", \"sse\""),
+  mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
 };
 
 /**

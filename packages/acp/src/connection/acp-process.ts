@@ -54,7 +54,12 @@ export class AcpProcess implements PooledProcess {
   #closing: Promise<void> | undefined;
   #exited = false;
 
-  private constructor(child: CliProcess, env: Readonly<Record<string, string | undefined>>, signature: string, stderrTo: AcpProcess["stderrTo"]) {
+  private constructor(
+    child: CliProcess,
+    env: Readonly<Record<string, string | undefined>>,
+    signature: string,
+    stderrTo: AcpProcess["stderrTo"],
+  ) {
     this.child = child;
     this.env = env;
     this.signature = signature;

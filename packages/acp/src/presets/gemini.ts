@@ -23,10 +23,24 @@ export const GEMINI_INHERITED_ENV: readonly string[] = Object.freeze([...SAFE_EN
  * fails across processes, so its conversations continue only on the live process that ran them.
  */
 export const GEMINI_RESUME_LIMIT =
-  "gemini-cli 0.61.0 cannot continue a session in a new process (its session/load answers -32603, \"No previous sessions found for this project.\" or \"Invalid session identifier\", although the session file exists); a Gemini thread continues only on the live process of its previous turn (same Agent, within idleMs, no spawn: true)";
+  'gemini-cli 0.61.0 cannot continue a session in a new process (its session/load answers -32603, "No previous sessions found for this project." or "Invalid session identifier", although the session file exists); a Gemini thread continues only on the live process of its previous turn (same Agent, within idleMs, no spawn: true)';
 
 /** Flags the preset sets itself; `extraArgs` may not contain them. */
-const OWNED_FLAGS: readonly string[] = Object.freeze(["--acp", "--experimental-acp", "-m", "--model", "-p", "--prompt", "-i", "--prompt-interactive", "--approval-mode", "-y", "--yolo", "-r", "--resume"]);
+const OWNED_FLAGS: readonly string[] = Object.freeze([
+  "--acp",
+  "--experimental-acp",
+  "-m",
+  "--model",
+  "-p",
+  "--prompt",
+  "-i",
+  "--prompt-interactive",
+  "--approval-mode",
+  "-y",
+  "--yolo",
+  "-r",
+  "--resume",
+]);
 
 /**
  * Configuration of {@link gemini}: the common driver fields. `command` defaults to Node running the

@@ -67,7 +67,12 @@ export class AcpTurn implements SessionHandler {
         this.#sink.emit({ type: "notice", kind: "plan", message: "plan updated", data: { entries: update.entries } });
         return;
       case "current_mode_update":
-        this.#sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${update.currentModeId}`, data: { modeId: update.currentModeId } });
+        this.#sink.emit({
+          type: "notice",
+          kind: "lifecycle",
+          message: `session mode ${update.currentModeId}`,
+          data: { modeId: update.currentModeId },
+        });
         return;
       case "user_message_chunk":
       case "available_commands_update":

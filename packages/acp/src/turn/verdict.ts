@@ -17,7 +17,11 @@ export function stopReasonFailure(stopReason: StopReason | string): DriverFailur
     case "max_tokens":
       return { reason: "agent_error", message: "the model reached its token limit (stop reason max_tokens)", details: { stopReason } };
     case "max_turn_requests":
-      return { reason: "agent_error", message: "the turn reached the agent's limit of model requests (stop reason max_turn_requests)", details: { stopReason } };
+      return {
+        reason: "agent_error",
+        message: "the turn reached the agent's limit of model requests (stop reason max_turn_requests)",
+        details: { stopReason },
+      };
     default:
       return { reason: "agent_error", message: `the turn ended with stop reason ${JSON.stringify(stopReason)}`, details: { stopReason } };
   }

@@ -60,7 +60,11 @@ export class Agent implements AsyncDisposable {
    */
   constructor(driver: Driver, options: AgentOptions = {}) {
     if (typeof driver !== "object" || driver === null || typeof driver.run !== "function") {
-      throw new InvalidOptionError({ subject: "new Agent(driver)", field: "driver", reason: "must be a Driver (e.g. claude() or codex())" });
+      throw new InvalidOptionError({
+        subject: "new Agent(driver)",
+        field: "driver",
+        reason: "must be a Driver (e.g. claude() or codex())",
+      });
     }
     this.driver = driver;
     this.#options = checkAgentOptions(options);
@@ -151,7 +155,11 @@ export class Agent implements AsyncDisposable {
       { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
     );
-    let refusal: unknown = this.#closing ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed }) : thread instanceof AdaptorError ? thread : undefined;
+    let refusal: unknown = this.#closing
+      ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed })
+      : thread instanceof AdaptorError
+        ? thread
+        : undefined;
     let merged: RunOptions = {};
     let release = (): void => undefined;
     if (refusal === undefined) {
@@ -191,7 +199,10 @@ export class Agent implements AsyncDisposable {
         release();
         this.#inflight.delete(controller);
       });
-    this.#inflight.set(controller, result.catch(() => undefined));
+    this.#inflight.set(
+      controller,
+      result.catch(() => undefined),
+    );
     return new Stream(runId, queue, controller, result);
   }
 
@@ -270,7 +281,10 @@ export class Agent implements AsyncDisposable {
       }
     });
     // close() cancels a pre-warm in flight like a run, and waits for it.
-    this.#inflight.set(controller, closing.catch(() => undefined));
+    this.#inflight.set(
+      controller,
+      closing.catch(() => undefined),
+    );
     try {
       return await closing;
     } finally {
@@ -316,9 +330,7 @@ function linkSignals(controller: AbortController, device: string, options: RunOp
   // Infinity: no deadline (anything else beyond the timer range was refused with the options).
   if (typeof timeoutMs === "number" && timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS) {
     const timer = setTimeout(() => {
-      controller.abort(
-        new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}` }),
-      );
+      controller.abort(new DriverError({ op: "run", device, code: ErrCode.Timeout, cause: `exceeded timeoutMs=${timeoutMs}` }));
     }, timeoutMs);
     timer.unref?.();
     cleanups.push(() => clearTimeout(timer));

@@ -1,11 +1,6 @@
 import { AdaptorError } from "@adaptor/errors";
 import type { ApprovalDecision, ApprovalKind } from "@adaptor/driver";
-import {
-  ErrApprovalExpired,
-  ErrApprovalKindMismatch,
-  ErrApprovalResolved,
-  ErrApprovalUnavailable,
-} from "../errors/sentinels.js";
+import { ErrApprovalExpired, ErrApprovalKindMismatch, ErrApprovalResolved, ErrApprovalUnavailable } from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
 
 /** A choice offered by a `question`. */

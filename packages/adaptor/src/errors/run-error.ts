@@ -1,13 +1,7 @@
 import { AdaptorError, type Sentinel } from "@adaptor/errors";
 import type { FailureReason } from "@adaptor/driver";
 import type { Result } from "../result/result.js";
-import {
-  ErrAgentFailed,
-  ErrApprovalDenied,
-  ErrApprovalTimeout,
-  ErrPolicyViolation,
-  ErrRunCancelled,
-} from "./sentinels.js";
+import { ErrAgentFailed, ErrApprovalDenied, ErrApprovalTimeout, ErrPolicyViolation, ErrRunCancelled } from "./sentinels.js";
 
 const REASON_SENTINELS: Readonly<Record<string, Sentinel>> = {
   approval_denied: ErrApprovalDenied,

@@ -1,12 +1,4 @@
-import type {
-  NoticeEvent,
-  ProcessEvent,
-  TextDeltaEvent,
-  ThinkingDeltaEvent,
-  ToolCallEvent,
-  ToolResultEvent,
-  Usage,
-} from "@adaptor/driver";
+import type { NoticeEvent, ProcessEvent, TextDeltaEvent, ThinkingDeltaEvent, ToolCallEvent, ToolResultEvent, Usage } from "@adaptor/driver";
 import type { ApprovalRequest } from "../approval/approval-request.js";
 
 /** Fields every event carries, assigned by the SDK (docs/events.md). */

@@ -151,9 +151,7 @@ export class EventQueue {
     if (event.type === "text-delta" || event.type === "thinking-delta") {
       const { messageId } = event;
       return Object.freeze(
-        messageId === undefined
-          ? { type: event.type, text: event.text, meta }
-          : { type: event.type, text: event.text, messageId, meta },
+        messageId === undefined ? { type: event.type, text: event.text, meta } : { type: event.type, text: event.text, messageId, meta },
       ) as AgentEvent;
     }
     return Object.freeze({ ...event, meta }) as AgentEvent;

@@ -61,7 +61,11 @@ export function checkThreadOptions(options: unknown): ThreadOptions {
  */
 export function checkPrompt(prompt: unknown): string {
   if (typeof prompt !== "string") {
-    throw new InvalidOptionError({ subject: "run", field: "prompt", reason: `must be a string, got ${prompt === null ? "null" : typeof prompt}` });
+    throw new InvalidOptionError({
+      subject: "run",
+      field: "prompt",
+      reason: `must be a string, got ${prompt === null ? "null" : typeof prompt}`,
+    });
   }
   assertWellFormedString("run", "prompt", prompt, { allowNul: true });
   return prompt;

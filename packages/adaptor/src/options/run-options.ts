@@ -130,7 +130,17 @@ export interface AgentOptions extends SharedRunOptions {
 export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptions {
   const env = agent.env || call.env ? { ...agent.env, ...call.env } : undefined;
   const metadata = agent.metadata || call.metadata ? { ...agent.metadata, ...call.metadata } : undefined;
-  const { eventBuffer: _b, threadStore: _s, leaseTtlMs: _l, identity: _i, owner: _o, telemetry: _t, workspace: _w, sessionStateLimitBytes: _m, ...shared } = agent;
+  const {
+    eventBuffer: _b,
+    threadStore: _s,
+    leaseTtlMs: _l,
+    identity: _i,
+    owner: _o,
+    telemetry: _t,
+    workspace: _w,
+    sessionStateLimitBytes: _m,
+    ...shared
+  } = agent;
   const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;
   return { ...shared, ...call, ...(env ? { env } : {}), ...(metadata ? { metadata } : {}), ...(skills ? { skills } : {}) };
 }

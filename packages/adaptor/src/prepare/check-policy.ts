@@ -62,7 +62,10 @@ export function checkPolicy(prep: Preparation): void {
   oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
   // Negative or Infinity: no deadline. A finite deadline longer than a Node timer can wait is refused.
   const deadline = approvals.timeoutMs;
-  if (deadline !== undefined && !(typeof deadline === "number" && !Number.isNaN(deadline) && !(Number.isFinite(deadline) && deadline > MAX_TIMER_MS))) {
+  if (
+    deadline !== undefined &&
+    !(typeof deadline === "number" && !Number.isNaN(deadline) && !(Number.isFinite(deadline) && deadline > MAX_TIMER_MS))
+  ) {
     invalid("approvals.timeoutMs", deadline);
   }
   const retries = approvals.maxRetries;

@@ -141,7 +141,7 @@ function hostView(outcome: ToolOutcome): string {
 function describeError(error: unknown): string {
   const parts: string[] = [];
   const seen = new Set<unknown>();
-  for (let node: unknown = error; node !== undefined && node !== null && !seen.has(node) && parts.length < 8; ) {
+  for (let node: unknown = error; node !== undefined && node !== null && !seen.has(node) && parts.length < 8;) {
     seen.add(node);
     parts.push(node instanceof Error ? `${node.name}: ${node.message}` : String(node));
     node = node instanceof Error ? node.cause : undefined;
@@ -155,7 +155,13 @@ function withHostFailures(response: DriverResponse, calls: readonly HostCall[]):
   if (failed.length === 0) return response;
   const transcript: TranscriptItem[] = [...response.transcript];
   for (const call of failed) {
-    const item: TranscriptItem = { kind: "tool-result", toolCallId: call.toolCallId, toolName: call.tool, text: call.hostText, isError: true };
+    const item: TranscriptItem = {
+      kind: "tool-result",
+      toolCallId: call.toolCallId,
+      toolName: call.tool,
+      text: call.hostText,
+      isError: true,
+    };
     let at = -1;
     for (let i = transcript.length - 1; i >= 0; i--) {
       if (transcript[i]?.kind === "tool-result" && transcript[i]?.toolCallId === call.toolCallId) {

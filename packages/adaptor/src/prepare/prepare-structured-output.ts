@@ -29,11 +29,16 @@ export function prepareStructuredOutput(prep: Preparation): void {
     if (response.failure) return response;
     const check = (): Promise<StructuredOutput> => checkStructuredOutput(schema, source, response);
     const checked = prep.telemetry
-      ? await prep.telemetry.span(SPAN.structuredOutput, { "adaptor.structured_output.source": source, ...(schema.name ? { "adaptor.structured_output.schema": schema.name } : {}) }, check, (result) => ({
-          "adaptor.structured_output.present": result.present,
-          "adaptor.structured_output.valid": result.valid,
-          "adaptor.structured_output.error_count": result.errors.length,
-        }))
+      ? await prep.telemetry.span(
+          SPAN.structuredOutput,
+          { "adaptor.structured_output.source": source, ...(schema.name ? { "adaptor.structured_output.schema": schema.name } : {}) },
+          check,
+          (result) => ({
+            "adaptor.structured_output.present": result.present,
+            "adaptor.structured_output.valid": result.valid,
+            "adaptor.structured_output.error_count": result.errors.length,
+          }),
+        )
       : await check();
     if (checked.valid || returnInvalid) return { ...response, structured: checked };
     return {

@@ -9,7 +9,6 @@ import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 
-
 /** How the broker reaches the run it serves. */
 export interface ApprovalBrokerInit {
   readonly runId: string;
@@ -266,7 +265,12 @@ export class ApprovalBroker {
             type: "notice",
             kind: "approval.handler-error",
             message: `approval ${request.id}: the handler threw after the request was decided; ignored`,
-            data: { id: request.id, kind: request.kind, status: request.status, error: error instanceof Error ? error.message : String(error) },
+            data: {
+              id: request.id,
+              kind: request.kind,
+              status: request.status,
+              error: error instanceof Error ? error.message : String(error),
+            },
           });
         },
       );

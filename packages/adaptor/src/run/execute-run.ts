@@ -108,7 +108,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     approvals = broker;
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
-    const prep = await prepare(new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools, telemetry }));
+    const prep = await prepare(
+      new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools, telemetry }),
+    );
     let turn: ThreadTurn | undefined;
     try {
       if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
@@ -186,7 +188,14 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     });
     telemetry?.end(
       verdict instanceof RunError
-        ? { kind: "business_failure", reason: verdict.reason, message: verdict.message, usage: verdict.result.usage, costUsd: verdict.result.costUsd, model: verdict.result.model }
+        ? {
+            kind: "business_failure",
+            reason: verdict.reason,
+            message: verdict.message,
+            usage: verdict.result.usage,
+            costUsd: verdict.result.costUsd,
+            model: verdict.result.model,
+          }
         : { kind: "error", error: verdict },
     );
     throw verdict;

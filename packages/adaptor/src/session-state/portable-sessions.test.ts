@@ -25,7 +25,18 @@ const where: SessionLocation = { resumeId: "s-1" };
 
 function record(): ThreadRecordDraft {
   const now = new Date();
-  return { id: "rec-1", key: "k", status: "active", driverType: "fake", identity: "", fingerprint: "f", codec: "json/v1", checkpoint: { resumeId: "s-1" }, createdAt: now, updatedAt: now };
+  return {
+    id: "rec-1",
+    key: "k",
+    status: "active",
+    driverType: "fake",
+    identity: "",
+    fingerprint: "f",
+    codec: "json/v1",
+    checkpoint: { resumeId: "s-1" },
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 describe("PortableSessions", () => {
@@ -55,7 +66,11 @@ describe("PortableSessions", () => {
     a.files.set("t.jsonl", Buffer.from("one\n"));
     await store.finalize({ leases: [], record: record(), sessionState: await portable(a).capture(undefined, where) });
     a.files.set("t.jsonl", Buffer.from("one\ntwo\n"));
-    await store.finalize({ leases: [], record: record(), sessionState: await portable(a).capture(await store.sessionState!.read("rec-1"), where) });
+    await store.finalize({
+      leases: [],
+      record: record(),
+      sessionState: await portable(a).capture(await store.sessionState!.read("rec-1"), where),
+    });
     const stored = (await store.sessionState!.read("rec-1"))!;
     const fresh = new FakeHome();
     expect(await portable(fresh).restore("rec-1", stored, where)).toBe("restored");

@@ -83,7 +83,8 @@ export class PortableSessions {
         }),
       );
       const content = Buffer.concat(parts);
-      if (content.byteLength !== file.bytes || sha256(content) !== file.sha256) throw unavailable(`stored session file ${file.name} does not match its checksum`);
+      if (content.byteLength !== file.bytes || sha256(content) !== file.sha256)
+        throw unavailable(`stored session file ${file.name} does not match its checksum`);
       files.push({ name: file.name, content });
     }
     try {
@@ -129,7 +130,10 @@ export class PortableSessions {
 }
 
 function unavailable(message: string, cause?: unknown): AdaptorError {
-  return new AdaptorError(`session state: ${message}`, { sentinel: ErrThreadSessionUnavailable, ...(cause !== undefined ? { cause } : {}) });
+  return new AdaptorError(`session state: ${message}`, {
+    sentinel: ErrThreadSessionUnavailable,
+    ...(cause !== undefined ? { cause } : {}),
+  });
 }
 
 function grewFrom(manifest: SessionManifest, file: SessionFile): boolean {

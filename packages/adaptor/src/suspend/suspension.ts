@@ -22,7 +22,6 @@ export interface SuspendSettings {
   readonly onDeadline: "deny" | "abort";
 }
 
-
 /** The store of `ctx`, when it has the pending-approvals capability. @throws SuspendUnsupportedError otherwise. */
 export function pendingStore(store: ThreadStore): ThreadStore & PendingApprovalStore {
   if (!supportsPendingApprovals(store)) {
@@ -44,9 +43,14 @@ export function checkSuspend(options: RunOptions, thread: ThreadContext | undefi
   const value = options.suspend;
   if (value === undefined) return undefined;
   if (!thread) {
-    throw new InvalidOptionError({ subject: "run options", field: "suspend", reason: "only thread turns can suspend (agent.thread(key).run(prompt, { suspend: {} }))" });
+    throw new InvalidOptionError({
+      subject: "run options",
+      field: "suspend",
+      reason: "only thread turns can suspend (agent.thread(key).run(prompt, { suspend: {} }))",
+    });
   }
-  if (thread.mode === "fork") throw new SuspendUnsupportedError("fork", "a fork's first turn cannot suspend; run it without `suspend`, then suspend later turns");
+  if (thread.mode === "fork")
+    throw new SuspendUnsupportedError("fork", "a fork's first turn cannot suspend; run it without `suspend`, then suspend later turns");
   pendingStore(thread.store);
   const deadlineMs = value.deadlineMs === undefined || value.deadlineMs === Infinity ? undefined : value.deadlineMs;
   return { deadlineMs, onDeadline: value.onDeadline ?? "abort" };
@@ -124,9 +128,7 @@ export async function claimResume(init: {
   const { lease, key, spec, signal } = init;
   const store = pendingStore(init.store);
   const id = spec.approvalId;
-  let approval = spec.decision
-    ? await store.answerPendingApproval(id, spec.decision, signal)
-    : await store.getPendingApproval(id, signal);
+  let approval = spec.decision ? await store.answerPendingApproval(id, spec.decision, signal) : await store.getPendingApproval(id, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(id, "unknown", `thread ${key} has no such approval`);
   if (approval.status === "pending") throw new ApprovalNotPendingError(id, "pending", "answer it first (thread.answer)");
   if (approval.status === "closed") throw new ApprovalNotPendingError(id, "closed");
@@ -147,7 +149,12 @@ export async function claimResume(init: {
     approval,
     answers: [
       ...turn.answers,
-      { kind: approval.kind, ...(approval.toolName !== undefined ? { toolName: approval.toolName } : {}), ...(approval.input !== undefined ? { input: approval.input } : {}), decision },
+      {
+        kind: approval.kind,
+        ...(approval.toolName !== undefined ? { toolName: approval.toolName } : {}),
+        ...(approval.input !== undefined ? { input: approval.input } : {}),
+        decision,
+      },
     ],
   };
 }

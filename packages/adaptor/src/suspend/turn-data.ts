@@ -26,8 +26,12 @@ export interface TurnData {
 export function readTurnData(turn: unknown, approvalId: string): TurnData {
   const data = turn as Partial<TurnData> | null;
   if (
-    typeof data !== "object" || data === null || data.v !== 1 || typeof data.prompt !== "string" ||
-    (data.mode !== "continue_or_start" && data.mode !== "resume_only" && data.mode !== "start_new") || !Array.isArray(data.answers)
+    typeof data !== "object" ||
+    data === null ||
+    data.v !== 1 ||
+    typeof data.prompt !== "string" ||
+    (data.mode !== "continue_or_start" && data.mode !== "resume_only" && data.mode !== "start_new") ||
+    !Array.isArray(data.answers)
   ) {
     throw new AdaptorError(`approval ${approvalId}: its stored turn is not one this SDK can resume`);
   }

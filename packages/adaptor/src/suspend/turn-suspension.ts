@@ -5,7 +5,15 @@ import type { EventQueue } from "../events/event-queue.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import type { ThreadTurn } from "../thread/thread-turn.js";
-import { checkSuspend, claimResume, loadResumeTurn, pendingStore, saveSuspension, SuspendStop, type SuspendSettings } from "./suspension.js";
+import {
+  checkSuspend,
+  claimResume,
+  loadResumeTurn,
+  pendingStore,
+  saveSuspension,
+  SuspendStop,
+  type SuspendSettings,
+} from "./suspension.js";
 import { StoredAnswers, type StoredAnswer } from "./turn-data.js";
 
 /**
@@ -30,7 +38,13 @@ export class TurnSuspension {
   #suspending = false;
   #suspendedOn: PendingApproval | undefined;
 
-  private constructor(init: { thread: ThreadContext | undefined; prompt: string; settings: SuspendSettings | undefined; queue: EventQueue; controller: AbortController }) {
+  private constructor(init: {
+    thread: ThreadContext | undefined;
+    prompt: string;
+    settings: SuspendSettings | undefined;
+    queue: EventQueue;
+    controller: AbortController;
+  }) {
     this.thread = init.thread;
     this.prompt = init.prompt;
     this.#settings = init.settings;
@@ -43,7 +57,13 @@ export class TurnSuspension {
    * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
    * for an approval the thread does not have; the store's errors.
    */
-  static async prepare(init: { thread: ThreadContext | undefined; prompt: string; options: RunOptions; queue: EventQueue; controller: AbortController }): Promise<TurnSuspension> {
+  static async prepare(init: {
+    thread: ThreadContext | undefined;
+    prompt: string;
+    options: RunOptions;
+    queue: EventQueue;
+    controller: AbortController;
+  }): Promise<TurnSuspension> {
     let { thread, prompt } = init;
     if (thread?.resume) {
       // The turn runs again with its own prompt and mode; the checks that count run under the lease.
@@ -144,7 +164,12 @@ export class TurnSuspension {
         type: "notice",
         kind: "approval.suspended",
         message: `${ask.title}: the turn is suspended until approval ${approval.id} is answered`,
-        data: { id: approval.id, kind: ask.kind, toolName: ask.toolName, ...(approval.deadline ? { deadline: approval.deadline.toISOString() } : {}) },
+        data: {
+          id: approval.id,
+          kind: ask.kind,
+          toolName: ask.toolName,
+          ...(approval.deadline ? { deadline: approval.deadline.toISOString() } : {}),
+        },
       });
       controller.abort(new SuspendStop("the turn suspended waiting for an approval"));
     } catch (error) {

@@ -22,7 +22,14 @@ export interface RunTelemetryInit {
 /** How a run ended, for the run span. */
 export type RunOutcome =
   | { readonly kind: "ok"; readonly usage?: Usage | undefined; readonly costUsd?: number | undefined; readonly model?: string | undefined }
-  | { readonly kind: "business_failure"; readonly reason: string; readonly message: string; readonly usage?: Usage | undefined; readonly costUsd?: number | undefined; readonly model?: string | undefined }
+  | {
+      readonly kind: "business_failure";
+      readonly reason: string;
+      readonly message: string;
+      readonly usage?: Usage | undefined;
+      readonly costUsd?: number | undefined;
+      readonly model?: string | undefined;
+    }
   | { readonly kind: "error"; readonly error: unknown };
 
 /**
@@ -81,7 +88,11 @@ export class RunTelemetry {
   onEvent(event: DriverEvent): void {
     if (event.type === "process" && event.kind === "spawn") {
       const started = this.#driverCalled ?? Date.now();
-      const span = this.#tracer.startSpan(SPAN.spawn, { startTime: started, attributes: event.pid !== undefined ? { "process.pid": event.pid } : {} }, this.#context);
+      const span = this.#tracer.startSpan(
+        SPAN.spawn,
+        { startTime: started, attributes: event.pid !== undefined ? { "process.pid": event.pid } : {} },
+        this.#context,
+      );
       span.end();
     } else if (event.type === "tool-call" && (event.phase === "start" || event.phase === "end")) {
       let open = this.#tools.get(event.id);

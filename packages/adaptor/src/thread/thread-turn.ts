@@ -121,30 +121,33 @@ export class ThreadTurn {
     // Renewed every third of the TTL. A store error is retried at the next tick (the lease still has
     // two thirds of its time); a definite loss (LeaseLostError) or a second failure in a row, while
     // the lease is still valid, ends the run as lost.
-    this.#renewal = setInterval(() => {
-      const renew = (): Promise<Lease> => init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs);
-      (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, lease), renew) : renew()).then(
-        (renewed) => {
-          lease = renewed;
-          failures = 0;
-        },
-        (cause: unknown) => {
-          if (this.#ended || this.#leaseLost) return;
-          if (!findError(cause, LeaseLostError) && ++failures < 2) {
-            this.#queue.push({
-              type: "notice",
-              kind: "lifecycle",
-              message: `lease renewal failed; retrying (thread ${init.ctx.key})`,
-              data: { threadKey: init.ctx.key, error: cause instanceof Error ? cause.message : String(cause) },
-            });
-            return;
-          }
-          clearInterval(this.#renewal);
-          this.#leaseLost = threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
-          init.onLeaseLost(this.#leaseLost);
-        },
-      );
-    }, Math.max(10, Math.floor(init.ctx.leaseTtlMs / 3)));
+    this.#renewal = setInterval(
+      () => {
+        const renew = (): Promise<Lease> => init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs);
+        (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, lease), renew) : renew()).then(
+          (renewed) => {
+            lease = renewed;
+            failures = 0;
+          },
+          (cause: unknown) => {
+            if (this.#ended || this.#leaseLost) return;
+            if (!findError(cause, LeaseLostError) && ++failures < 2) {
+              this.#queue.push({
+                type: "notice",
+                kind: "lifecycle",
+                message: `lease renewal failed; retrying (thread ${init.ctx.key})`,
+                data: { threadKey: init.ctx.key, error: cause instanceof Error ? cause.message : String(cause) },
+              });
+              return;
+            }
+            clearInterval(this.#renewal);
+            this.#leaseLost = threadError(ErrThreadLeaseLost, `thread ${init.ctx.key}: lease lost during the run`, cause);
+            init.onLeaseLost(this.#leaseLost);
+          },
+        );
+      },
+      Math.max(10, Math.floor(init.ctx.leaseTtlMs / 3)),
+    );
     this.#renewal.unref();
   }
 
@@ -175,13 +178,19 @@ export class ThreadTurn {
     const { store, key } = ctx;
     const driverType = prep.driver.descriptor.type;
     const transfer = prep.driver.sessions;
-    const portable = store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes) : undefined;
+    const portable =
+      store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes) : undefined;
     const fingerprint = fingerprintOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
       const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
       lease = prep.telemetry
-        ? await prep.telemetry.span(SPAN.leaseAcquire, { "adaptor.thread.key": key, "adaptor.lease.ttl_ms": ctx.leaseTtlMs }, acquire, (taken) => ({ "adaptor.lease.token": taken.token }))
+        ? await prep.telemetry.span(
+            SPAN.leaseAcquire,
+            { "adaptor.thread.key": key, "adaptor.lease.ttl_ms": ctx.leaseTtlMs },
+            acquire,
+            (taken) => ({ "adaptor.lease.token": taken.token }),
+          )
         : await acquire();
     } catch (error) {
       if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
@@ -244,8 +253,15 @@ export class ThreadTurn {
    * fresh-conversation fallback says why.
    * @throws ErrThreadSessionUnavailable when stored files cannot be restored.
    */
-  async #restore(record: ThreadRecord, prep: Preparation): Promise<{ stored?: StoredSessionState; outcome: "none" | "local" | "restored" }> {
-    const location = { ...this.#where, resumeId: record.checkpoint.resumeId, ...(record.checkpoint.data !== undefined ? { data: record.checkpoint.data } : {}) };
+  async #restore(
+    record: ThreadRecord,
+    prep: Preparation,
+  ): Promise<{ stored?: StoredSessionState; outcome: "none" | "local" | "restored" }> {
+    const location = {
+      ...this.#where,
+      resumeId: record.checkpoint.resumeId,
+      ...(record.checkpoint.data !== undefined ? { data: record.checkpoint.data } : {}),
+    };
     const stored = this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
     if (this.#portable && stored) {
       const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
@@ -295,12 +311,20 @@ export class ThreadTurn {
   ): Promise<DriverResponse> {
     if (response.failure?.reason === "session_busy") {
       // Another process writes to the conversation: nothing ran, the record stays as it is.
-      throw threadError(ErrThreadBusy, `thread ${this.#ctx.key}: busy: ${response.failure.message}`, response.failure.cause ?? response.failure.message);
+      throw threadError(
+        ErrThreadBusy,
+        `thread ${this.#ctx.key}: busy: ${response.failure.message}`,
+        response.failure.cause ?? response.failure.message,
+      );
     }
     if (response.failure?.reason !== "resume_rejected") return response;
     const failure = response.failure;
     if (this.#ctx.mode !== "continue_or_start" || !this.#current) {
-      throw threadError(ErrResumeRejected, `thread ${this.#ctx.key}: resume rejected: ${failure.message}`, failure.cause ?? failure.message);
+      throw threadError(
+        ErrResumeRejected,
+        `thread ${this.#ctx.key}: resume rejected: ${failure.message}`,
+        failure.cause ?? failure.message,
+      );
     }
     this.#queue.push({
       type: "notice",
@@ -323,7 +347,11 @@ export class ThreadTurn {
    * true) the same write releases the lease (`releaseLeases`), for when nothing runs under it after.
    * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors).
    */
-  async commit(response: DriverResponse, signal: AbortSignal, { releaseLease = true }: { releaseLease?: boolean } = {}): Promise<ThreadRecord> {
+  async commit(
+    response: DriverResponse,
+    signal: AbortSignal,
+    { releaseLease = true }: { releaseLease?: boolean } = {},
+  ): Promise<ThreadRecord> {
     const { store, key, mode } = this.#ctx;
     if (this.#leaseLost) throw this.#leaseLost;
     if (!response.checkpoint?.resumeId) {
@@ -336,7 +364,11 @@ export class ThreadTurn {
     let sessionState: SessionStateWrite | undefined;
     if (this.#portable) {
       const { resumeId, data } = response.checkpoint;
-      sessionState = await this.#portable.capture(keep ? this.#stored : undefined, { ...this.#where, resumeId, ...(data !== undefined ? { data } : {}) }, signal);
+      sessionState = await this.#portable.capture(
+        keep ? this.#stored : undefined,
+        { ...this.#where, resumeId, ...(data !== undefined ? { data } : {}) },
+        signal,
+      );
       if (this.#leaseLost) throw this.#leaseLost;
     }
     const now = new Date();
@@ -370,7 +402,11 @@ export class ThreadTurn {
           signal,
         );
       const written = this.#telemetry
-        ? await this.#telemetry.span(SPAN.leaseFinalize, { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode }, finalize)
+        ? await this.#telemetry.span(
+            SPAN.leaseFinalize,
+            { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode },
+            finalize,
+          )
         : await finalize();
       this.#ctx.onCommitted?.(recordVersion(written));
       return written;
@@ -379,7 +415,11 @@ export class ThreadTurn {
       if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
       const tooLarge = findError(error, SessionStateTooLargeError);
       if (tooLarge) {
-        throw threadError(ErrThreadSessionTooLarge, `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`, error);
+        throw threadError(
+          ErrThreadSessionTooLarge,
+          `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`,
+          error,
+        );
       }
       throw error;
     }

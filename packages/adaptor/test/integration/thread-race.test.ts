@@ -69,14 +69,18 @@ async function finalCount(store: ThreadStore): Promise<number | undefined> {
 }
 
 describe("thread race across worker processes", () => {
-  it.skipIf(!pgUrl)("8 processes × 50 turns on one key through PostgreSQL: no overlap, no lost checkpoint, losers get ErrThreadBusy", async () => {
-    const schema = `race_${process.pid}`;
-    const setup = new PostgresThreadStore({ connectionString: pgUrl!, schema });
-    await setup.migrate();
-    await setup.close();
-    const result = await race("postgres", pgUrl!, 8, 50, schema);
-    assertRace(result, 8, 50, await finalCount(new PostgresThreadStore({ connectionString: pgUrl!, schema })));
-  }, 180_000);
+  it.skipIf(!pgUrl)(
+    "8 processes × 50 turns on one key through PostgreSQL: no overlap, no lost checkpoint, losers get ErrThreadBusy",
+    async () => {
+      const schema = `race_${process.pid}`;
+      const setup = new PostgresThreadStore({ connectionString: pgUrl!, schema });
+      await setup.migrate();
+      await setup.close();
+      const result = await race("postgres", pgUrl!, 8, 50, schema);
+      assertRace(result, 8, 50, await finalCount(new PostgresThreadStore({ connectionString: pgUrl!, schema })));
+    },
+    180_000,
+  );
 
   it("4 processes × 50 turns on one SQLite file: no overlap, no lost checkpoint, losers get ErrThreadBusy", async () => {
     const file = join(dir, "race.db");

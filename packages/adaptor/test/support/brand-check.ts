@@ -67,7 +67,9 @@ export function checkBrands(modules: Readonly<Record<string, Readonly<Record<str
         classes.add(value);
         const expected = Symbol.for(ERROR_BRAND_PREFIX + value.name);
         if (!Object.hasOwn(value, "brand")) {
-          problems.push(`${where}: error class ${value.name} has no own static brand (expected Symbol.for("${ERROR_BRAND_PREFIX}${value.name}"))`);
+          problems.push(
+            `${where}: error class ${value.name} has no own static brand (expected Symbol.for("${ERROR_BRAND_PREFIX}${value.name}"))`,
+          );
           continue;
         }
         const brand: unknown = (value as unknown as { brand: unknown }).brand;
@@ -76,7 +78,9 @@ export function checkBrands(modules: Readonly<Record<string, Readonly<Record<str
           continue;
         }
         if (brand !== expected) {
-          problems.push(`${where}: error class ${value.name} has brand ${String(brand)}, expected Symbol.for("${ERROR_BRAND_PREFIX}${value.name}")`);
+          problems.push(
+            `${where}: error class ${value.name} has brand ${String(brand)}, expected Symbol.for("${ERROR_BRAND_PREFIX}${value.name}")`,
+          );
         }
         if (!extendsAdaptorError(value)) {
           problems.push(`${where}: error class ${value.name} does not extend AdaptorError, so its instances carry no brand`);
@@ -100,7 +104,8 @@ export function checkBrands(modules: Readonly<Record<string, Readonly<Record<str
         problems.push(`${where}: looks like a sentinel but lacks the Symbol.for("adaptor.sentinel") brand`);
         continue;
       }
-      if (brandValue !== id) problems.push(`${where}: sentinel brand ${JSON.stringify(brandValue)} differs from its id ${JSON.stringify(id)}`);
+      if (brandValue !== id)
+        problems.push(`${where}: sentinel brand ${JSON.stringify(brandValue)} differs from its id ${JSON.stringify(id)}`);
       if (!Object.isFrozen(value)) problems.push(`${where}: sentinel ${brandValue} is not frozen`);
       const owner = idOwner.get(brandValue);
       if (owner && owner.value !== value) {

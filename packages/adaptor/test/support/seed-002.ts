@@ -65,8 +65,7 @@ const business = (name: string, reason: string, message: string): SeedRow => ({
     className: "RunError",
     owner: "root",
     inRoot: true,
-    make: (s) =>
-      new s.root.RunError({ reason, message, details: { terminalReason: reason }, result: partialResult(s) }),
+    make: (s) => new s.root.RunError({ reason, message, details: { terminalReason: reason }, result: partialResult(s) }),
     fields: { reason, message, details: { terminalReason: reason } },
   },
 });
@@ -99,12 +98,7 @@ const skillKeyConflict: TypedSpec = {
   className: "SkillKeyConflictError",
   owner: "skill",
   inRoot: true,
-  make: (s) =>
-    new s.skill.SkillKeyConflictError(
-      "code-review",
-      ["dir:/repo/.skills/code-review", "inline"],
-      "SKILL.md bodies differ",
-    ),
+  make: (s) => new s.skill.SkillKeyConflictError("code-review", ["dir:/repo/.skills/code-review", "inline"], "SKILL.md bodies differ"),
   fields: {
     key: "code-review",
     sources: ["dir:/repo/.skills/code-review", "inline"],
@@ -151,8 +145,7 @@ const structuredOutputUnsupported: TypedSpec = {
   className: "StructuredOutputUnsupportedError",
   owner: "driver",
   inRoot: true,
-  make: (s) =>
-    new s.driver.StructuredOutputUnsupportedError("claude", "neither native enforcement nor prompt validation"),
+  make: (s) => new s.driver.StructuredOutputUnsupportedError("claude", "neither native enforcement nor prompt validation"),
   fields: { driver: "claude", reason: "neither native enforcement nor prompt validation" },
 };
 
@@ -341,26 +334,11 @@ export const SEED_ROWS: readonly SeedRow[] = [
   preInvocation("ErrMCPUnsupported", "mcp", "ErrUnsupported"),
   preInvocation("ErrMCPTransportUnsupported", "mcp", "ErrTransportUnsupported"),
   preInvocation("ErrInvalidOutputSchema", "driver", "ErrInvalidOutputSchema", invalidOutputSchema),
-  preInvocation(
-    "ErrStructuredOutputUnsupported",
-    "driver",
-    "ErrStructuredOutputUnsupported",
-    structuredOutputUnsupported,
-  ),
+  preInvocation("ErrStructuredOutputUnsupported", "driver", "ErrStructuredOutputUnsupported", structuredOutputUnsupported),
   preInvocation("ErrInvalidDriverConfig", "driver", "ErrInvalidDriverConfig", invalidDriverConfig),
   preInvocation("ErrInvalidPolicy", "driver", "ErrInvalidPolicy", invalidPolicy),
-  preInvocation(
-    "ErrPolicyCapabilityUnsupported",
-    "driver",
-    "ErrPolicyCapabilityUnsupported",
-    policyCapabilityUnsupported,
-  ),
-  preInvocation(
-    "ErrHumanDecisionModeUnsupported",
-    "driver",
-    "ErrHumanDecisionModeUnsupported",
-    humanDecisionModeUnsupported,
-  ),
+  preInvocation("ErrPolicyCapabilityUnsupported", "driver", "ErrPolicyCapabilityUnsupported", policyCapabilityUnsupported),
+  preInvocation("ErrHumanDecisionModeUnsupported", "driver", "ErrHumanDecisionModeUnsupported", humanDecisionModeUnsupported),
 
   // Host-defined Tool errors (leaf only)
   leafOnly("Host-defined Tool errors", "tool", "ErrInvalidDefinition"),
@@ -394,12 +372,42 @@ export const SEED_ROWS: readonly SeedRow[] = [
   hosttool("ErrJSONLEventLogCorrupt", eventLogCorrupt),
 
   // Driver extension errors: the typed forms from @adaptor/driver.
-  { table: "Driver extension errors", name: "@adaptor/driver InvalidDriverConfigError", leaf: { owner: "driver", name: "ErrInvalidDriverConfig" }, typed: invalidDriverConfig },
-  { table: "Driver extension errors", name: "@adaptor/driver InvalidPolicyError", leaf: { owner: "driver", name: "ErrInvalidPolicy" }, typed: invalidPolicy },
-  { table: "Driver extension errors", name: "@adaptor/driver PolicyCapabilityUnsupportedError", leaf: { owner: "driver", name: "ErrPolicyCapabilityUnsupported" }, typed: policyCapabilityUnsupported },
-  { table: "Driver extension errors", name: "@adaptor/driver HumanDecisionModeUnsupportedError", leaf: { owner: "driver", name: "ErrHumanDecisionModeUnsupported" }, typed: humanDecisionModeUnsupported },
-  { table: "Driver extension errors", name: "@adaptor/driver InvalidOutputSchemaError", leaf: { owner: "driver", name: "ErrInvalidOutputSchema" }, typed: invalidOutputSchema },
-  { table: "Driver extension errors", name: "@adaptor/driver StructuredOutputUnsupportedError", leaf: { owner: "driver", name: "ErrStructuredOutputUnsupported" }, typed: structuredOutputUnsupported },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver InvalidDriverConfigError",
+    leaf: { owner: "driver", name: "ErrInvalidDriverConfig" },
+    typed: invalidDriverConfig,
+  },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver InvalidPolicyError",
+    leaf: { owner: "driver", name: "ErrInvalidPolicy" },
+    typed: invalidPolicy,
+  },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver PolicyCapabilityUnsupportedError",
+    leaf: { owner: "driver", name: "ErrPolicyCapabilityUnsupported" },
+    typed: policyCapabilityUnsupported,
+  },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver HumanDecisionModeUnsupportedError",
+    leaf: { owner: "driver", name: "ErrHumanDecisionModeUnsupported" },
+    typed: humanDecisionModeUnsupported,
+  },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver InvalidOutputSchemaError",
+    leaf: { owner: "driver", name: "ErrInvalidOutputSchema" },
+    typed: invalidOutputSchema,
+  },
+  {
+    table: "Driver extension errors",
+    name: "@adaptor/driver StructuredOutputUnsupportedError",
+    leaf: { owner: "driver", name: "ErrStructuredOutputUnsupported" },
+    typed: structuredOutputUnsupported,
+  },
   { table: "Driver extension errors", name: "@adaptor/driver SessionConfigFingerprintError", typed: sessionConfigFingerprint },
 
   // A2A client errors: leaf names in @adaptor/a2a-client, `ErrA2A…` / `A2A…Error` in the root.

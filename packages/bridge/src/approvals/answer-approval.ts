@@ -23,18 +23,27 @@ const ANSWER = z.discriminatedUnion("decision", [
 export function answerApproval(request: ApprovalRequest, body: unknown): { readonly id: string; readonly status: string } {
   const parsed = ANSWER.safeParse(body);
   if (!parsed.success) {
-    throw new HttpError(400, "bad_request", 'expected { "decision": "approve" | "deny" | "answer", ... }: ' + parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
+    throw new HttpError(
+      400,
+      "bad_request",
+      'expected { "decision": "approve" | "deny" | "answer", ... }: ' +
+        parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "),
+    );
   }
   const answer = parsed.data;
   try {
-    if (answer.decision === "approve") request.approve("updatedInput" in answer && answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {});
+    if (answer.decision === "approve")
+      request.approve("updatedInput" in answer && answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {});
     else if (answer.decision === "deny") request.deny(answer.reason);
     else request.answer(answer.choice);
   } catch (error) {
     // Expired also matches resolved: test it first.
-    if (isError(error, ErrApprovalExpired)) throw new HttpError(410, "approval_expired", `approval ${request.id} expired`, { status: request.status });
-    if (isError(error, ErrApprovalResolved)) throw new HttpError(409, "approval_resolved", `approval ${request.id} was already answered`, { status: request.status });
-    if (isError(error, ErrApprovalKindMismatch)) throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${request.kind} request`);
+    if (isError(error, ErrApprovalExpired))
+      throw new HttpError(410, "approval_expired", `approval ${request.id} expired`, { status: request.status });
+    if (isError(error, ErrApprovalResolved))
+      throw new HttpError(409, "approval_resolved", `approval ${request.id} was already answered`, { status: request.status });
+    if (isError(error, ErrApprovalKindMismatch))
+      throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${request.kind} request`);
     throw error;
   }
   return { id: request.id, status: request.status };

@@ -89,7 +89,11 @@ const SUBJECT = "bridge options";
 const runnerCheck: OptionCheck = (value, field, subject) => {
   if (typeof value === "function") return;
   if (typeof value === "object" && value !== null && typeof (value as { stream?: unknown }).stream === "function") return;
-  throw new InvalidOptionError({ subject, field, reason: "must be an Agent, a Thread (an object with stream()) or a function returning one" });
+  throw new InvalidOptionError({
+    subject,
+    field,
+    reason: "must be an Agent, a Thread (an object with stream()) or a function returning one",
+  });
 };
 
 const corsCheck: OptionCheck = (value, field, subject) => {
@@ -104,7 +108,8 @@ const corsCheck: OptionCheck = (value, field, subject) => {
     { path: field },
   );
   if (cors.origins === undefined) throw new InvalidOptionError({ subject, field: `${field}.origins`, reason: "is required" });
-  if (cors.origins === "*" && cors.credentials) throw new InvalidOptionError({ subject, field: `${field}.credentials`, reason: 'cannot be true with origins "*"' });
+  if (cors.origins === "*" && cors.credentials)
+    throw new InvalidOptionError({ subject, field: `${field}.credentials`, reason: 'cannot be true with origins "*"' });
 };
 
 const SHAPE = {

@@ -13,7 +13,13 @@ import { encodeRaw } from "../protocols/raw.js";
 import { secretEnvValues } from "../protocols/public-error.js";
 import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
-import { resolveBridgeOptions, type BridgeOptions, type BridgeProtocol, type BridgeRunContext, type BridgeSettings } from "./bridge-options.js";
+import {
+  resolveBridgeOptions,
+  type BridgeOptions,
+  type BridgeProtocol,
+  type BridgeRunContext,
+  type BridgeSettings,
+} from "./bridge-options.js";
 
 interface ChannelEntry {
   readonly channel: RunChannel;
@@ -115,8 +121,10 @@ export class Bridge implements AsyncDisposable {
     }
     const cors = corsHeaders(this.#settings.cors, req, false);
     try {
-      if (!originAllowed(this.#settings.cors, req)) throw new HttpError(403, "forbidden_origin", `origin ${String(req.headers.origin)} is not allowed to call this bridge`);
-      if ((route === "runs" || route === "ag-ui") && method === "POST") return await this.#startRun(req, res, route === "runs" ? "raw" : "ag-ui", cors);
+      if (!originAllowed(this.#settings.cors, req))
+        throw new HttpError(403, "forbidden_origin", `origin ${String(req.headers.origin)} is not allowed to call this bridge`);
+      if ((route === "runs" || route === "ag-ui") && method === "POST")
+        return await this.#startRun(req, res, route === "runs" ? "raw" : "ag-ui", cors);
       if (reconnect && method === "GET") return await this.#reconnect(req, res, decodePathSegment(reconnect[1]!), cors);
       if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
@@ -147,7 +155,8 @@ export class Bridge implements AsyncDisposable {
     }
     const settings = this.#settings;
     const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner;
-    const runOptions: RunOptions = typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
+    const runOptions: RunOptions =
+      typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
     const stream = runner.stream(context.prompt, runOptions);
     const input = context.input;
@@ -156,14 +165,19 @@ export class Bridge implements AsyncDisposable {
       stream.cancel();
       throw new HttpError(409, "run_id_in_use", `run ${key} is already known to this bridge`);
     }
-    const mapper = input ? new AgUiMapper({ threadId: input.threadId, runId: input.runId, state: input.state, secrets: this.#secrets }) : undefined;
+    const mapper = input
+      ? new AgUiMapper({ threadId: input.threadId, runId: input.runId, state: input.state, secrets: this.#secrets })
+      : undefined;
     const approvals = new Set<string>();
     const channel = new RunChannel({
       key,
       stream,
       encode: mapper ? (event, verdict) => mapper.frames(event, verdict) : (event, verdict) => [encodeRaw(event, this.#secrets, verdict)],
       encodeGap: mapper
-        ? (gap) => mapper.frame({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.replayGap, value: gap } as never).text.replace(/^id: \d+\n/, "")
+        ? (gap) =>
+            mapper
+              .frame({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.replayGap, value: gap } as never)
+              .text.replace(/^id: \d+\n/, "")
         : (gap) => sseEvent({ type: "replay-gap", ...gap }, undefined, "replay-gap"),
       replayFrames: settings.replayFrames,
       replayBytes: settings.replayBytes,
@@ -230,13 +244,20 @@ export class Bridge implements AsyncDisposable {
 }
 
 function parseRawBody(body: unknown): { prompt: string; threadKey: string | undefined } {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError(400, "bad_request", 'expected { "prompt": string }');
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new HttpError(400, "bad_request", 'expected { "prompt": string }');
   const { prompt, threadKey, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw new HttpError(400, "bad_request", `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string }`);
+  if (unknown.length > 0)
+    throw new HttpError(
+      400,
+      "bad_request",
+      `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string }`,
+    );
   if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
   checkPromptText(prompt);
-  if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === "")) throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
+  if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
+    throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
   return { prompt, threadKey: threadKey as string | undefined };
 }
 

@@ -24,7 +24,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) {
-        throw new HttpError(413, "payload_too_large", `the body is larger than ${maxBytes} bytes`);
+      throw new HttpError(413, "payload_too_large", `the body is larger than ${maxBytes} bytes`);
     }
     chunks.push(chunk);
   }

@@ -10,7 +10,15 @@ import { HttpError } from "../http/http-error.js";
 export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; readonly prompt: string } {
   const parsed = RunAgentInputSchema.safeParse(body);
   if (!parsed.success) {
-    throw new HttpError(400, "bad_request", "not an AG-UI RunAgentInput: " + parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
+    throw new HttpError(
+      400,
+      "bad_request",
+      "not an AG-UI RunAgentInput: " +
+        parsed.error.issues
+          .slice(0, 3)
+          .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
+          .join("; "),
+    );
   }
   const input = parsed.data as RunAgentInput;
   const last = input.messages.at(-1);

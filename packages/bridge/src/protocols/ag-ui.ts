@@ -67,7 +67,10 @@ export class AgUiMapper {
   constructor(init: { threadId: string; runId: string; state: unknown; secrets: readonly string[] }) {
     this.#threadId = init.threadId;
     this.#runId = init.runId;
-    this.#clientState = typeof init.state === "object" && init.state !== null && !Array.isArray(init.state) ? { ...(init.state as Record<string, unknown>) } : {};
+    this.#clientState =
+      typeof init.state === "object" && init.state !== null && !Array.isArray(init.state)
+        ? { ...(init.state as Record<string, unknown>) }
+        : {};
     this.#secrets = init.secrets;
   }
 
@@ -169,12 +172,19 @@ export class AgUiMapper {
         push({
           type: EventType.CUSTOM,
           name: AG_UI_CUSTOM_EVENTS.notice,
-          value: { kind: event.kind, ...(event.message !== undefined ? { message: event.message } : {}), ...(event.data !== undefined ? { data: event.data } : {}) },
+          value: {
+            kind: event.kind,
+            ...(event.message !== undefined ? { message: event.message } : {}),
+            ...(event.data !== undefined ? { data: event.data } : {}),
+          },
         });
         const id = event.data?.["id"];
         const outcome = event.data?.["outcome"];
         if (event.kind === "approval.resolved" && typeof id === "string" && typeof outcome === "string" && this.#approvals.has(id)) {
-          push({ type: EventType.STATE_DELTA, delta: [{ op: "replace", path: `/adaptor/approvals/${pointer(id)}/status`, value: outcome }] });
+          push({
+            type: EventType.STATE_DELTA,
+            delta: [{ op: "replace", path: `/adaptor/approvals/${pointer(id)}/status`, value: outcome }],
+          });
         }
         break;
       }
@@ -199,12 +209,22 @@ export class AgUiMapper {
         const usage = tokenUsage(event.usage, result?.model);
         const base = { threadId: this.#threadId, runId: this.#runId, ...(usage ? { usage } : {}) };
         if (result || (!failure && event.ok)) {
-          push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "success" }, ...(result ? { result: { text: result.text } } : {}) });
+          push({
+            type: EventType.RUN_FINISHED,
+            ...base,
+            outcome: { type: "success" },
+            ...(result ? { result: { text: result.text } } : {}),
+          });
         } else if (failure && isAbort(failure.error)) {
           push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "cancelled" } });
         } else {
           const message = publicMessage(event.message ?? "the run failed", this.#secrets) || "the run failed";
-          push({ type: EventType.RUN_ERROR, message, code: failure ? failureCode(failure.error) : (event.reason ?? "error"), ...(usage ? { usage } : {}) });
+          push({
+            type: EventType.RUN_ERROR,
+            message,
+            code: failure ? failureCode(failure.error) : (event.reason ?? "error"),
+            ...(usage ? { usage } : {}),
+          });
         }
         break;
       }

@@ -27,7 +27,10 @@ export function publicMessage(message: string, secrets: readonly string[] = []):
   text = text
     .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "[redacted]")
     .replace(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
-    .replace(/\b([A-Za-z0-9_]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)]+)/gi, "$1$2[redacted]")
+    .replace(
+      /\b([A-Za-z0-9_]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)]+)/gi,
+      "$1$2[redacted]",
+    )
     .replace(/:\/\/[^/\s:@]+:[^/\s@]+@/g, "://[redacted]@")
     .trim();
   return text.length > MAX_PUBLIC_MESSAGE_CHARS ? `${text.slice(0, MAX_PUBLIC_MESSAGE_CHARS - 1)}…` : text;

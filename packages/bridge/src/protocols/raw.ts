@@ -54,7 +54,11 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
   } else if (event.type === "run-finished") {
     const cancelled = !event.ok && verdict !== undefined && !verdict.ok && isAbort(verdict.error);
     if (cancelled || event.message !== undefined) {
-      data = { ...event, ...(cancelled ? { reason: "cancelled" } : {}), ...(event.message !== undefined ? { message: publicMessage(event.message, secrets) } : {}) };
+      data = {
+        ...event,
+        ...(cancelled ? { reason: "cancelled" } : {}),
+        ...(event.message !== undefined ? { message: publicMessage(event.message, secrets) } : {}),
+      };
     }
   }
   return { id: event.meta.sequence, text: sseEvent(data, event.meta.sequence) };

@@ -53,7 +53,11 @@ async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings
   try {
     status = JSON.parse(output.stdout) as AuthStatus;
   } catch {
-    const failed: InspectCheck = { check: "authentication", reason: "probe_failed", message: `claude auth status printed no JSON (exit ${output.exitCode})${output.stderr ? `: ${output.stderr}` : ""}` };
+    const failed: InspectCheck = {
+      check: "authentication",
+      reason: "probe_failed",
+      message: `claude auth status printed no JSON (exit ${output.exitCode})${output.stderr ? `: ${output.stderr}` : ""}`,
+    };
     return { authentication: { present: false }, models, failed: [failed] };
   }
   const present = status.loggedIn === true;
@@ -64,6 +68,12 @@ async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings
   };
   const failed: InspectCheck[] = present
     ? []
-    : [{ check: "authentication", reason: "unauthenticated", message: "claude is not logged in and sees no API key (set ANTHROPIC_API_KEY or run `claude auth login`)" }];
+    : [
+        {
+          check: "authentication",
+          reason: "unauthenticated",
+          message: "claude is not logged in and sees no API key (set ANTHROPIC_API_KEY or run `claude auth login`)",
+        },
+      ];
   return { authentication, models, failed };
 }

@@ -31,7 +31,9 @@ export function jsonSchemaArgs(request: DriverRequest): string[] {
   if (!request.outputSchema) return [];
   const text = JSON.stringify(toClaudeJsonSchema(request.outputSchema));
   if (Buffer.byteLength(text) > MAX_JSON_SCHEMA_BYTES) {
-    throw new InvalidOutputSchemaError(`schema is ${Buffer.byteLength(text)} bytes inlined, over the ${MAX_JSON_SCHEMA_BYTES}-byte limit of --json-schema`);
+    throw new InvalidOutputSchemaError(
+      `schema is ${Buffer.byteLength(text)} bytes inlined, over the ${MAX_JSON_SCHEMA_BYTES}-byte limit of --json-schema`,
+    );
   }
   return ["--json-schema", text];
 }
@@ -40,7 +42,8 @@ function inline(node: unknown, root: Readonly<Record<string, unknown>>, expandin
   if (Array.isArray(node)) return node.map((item) => inline(item, root, expanding));
   if (typeof node !== "object" || node === null) return node;
   const object = node as Record<string, unknown>;
-  if (typeof object.$dynamicRef === "string") throw new InvalidOutputSchemaError(`$dynamicRef ${JSON.stringify(object.$dynamicRef)} is not supported`);
+  if (typeof object.$dynamicRef === "string")
+    throw new InvalidOutputSchemaError(`$dynamicRef ${JSON.stringify(object.$dynamicRef)} is not supported`);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
     if (key === "$ref" && typeof value === "string") continue;

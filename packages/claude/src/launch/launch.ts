@@ -63,7 +63,13 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   const env = mergeChildEnv({
     inheritEnv: config.inheritEnv,
     defaultInherit: CLAUDE_INHERITED_ENV,
-    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, request.env, policy.env, traceEnv(request)],
+    layers: [
+      config.env,
+      config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined,
+      request.env,
+      policy.env,
+      traceEnv(request),
+    ],
   });
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {

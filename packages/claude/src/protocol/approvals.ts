@@ -34,7 +34,9 @@ export function toApprovalAsk(request: CanUseToolRequest, modelInput?: unknown):
       title: first?.question ?? "Question",
       ...common,
       choices: (first?.options ?? []).flatMap((option) =>
-        option.label ? [{ key: option.label, label: option.label, ...(option.description ? { description: option.description } : {}) }] : [],
+        option.label
+          ? [{ key: option.label, label: option.label, ...(option.description ? { description: option.description } : {}) }]
+          : [],
       ),
       details: { questions },
     };

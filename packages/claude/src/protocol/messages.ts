@@ -107,7 +107,13 @@ export function askEveryToolInitialize(requestId: string): Record<string, unknow
  */
 export function preToolUseAnswer(requestId: string, ask: boolean): Record<string, unknown> {
   const response = ask
-    ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "the host asks for every tool call" } }
+    ? {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "ask",
+          permissionDecisionReason: "the host asks for every tool call",
+        },
+      }
     : {};
   return { type: "control_response", response: { subtype: "success", request_id: requestId, response } };
 }

@@ -10,7 +10,8 @@ export type Attribution = "this" | "other" | "unknown";
  */
 export function attribute(message: Record<string, unknown>, promptId: string): Attribution {
   // Most lines (every delta) carry no tag: answer without allocating.
-  if (message.user_message_uuid === undefined && message.command_uuid === undefined && message.user_message_uuids === undefined) return "unknown";
+  if (message.user_message_uuid === undefined && message.command_uuid === undefined && message.user_message_uuids === undefined)
+    return "unknown";
   const ids: unknown[] = [];
   if (typeof message.user_message_uuid === "string") ids.push(message.user_message_uuid);
   if (typeof message.command_uuid === "string") ids.push(message.command_uuid);

@@ -120,7 +120,9 @@ export class TurnState {
       this.#emit(messageId ? { type: "text-delta", text: delta.text, messageId } : { type: "text-delta", text: delta.text });
     } else if (delta?.type === "thinking_delta" && delta.thinking) {
       if (messageId) this.#streamed.add(messageId);
-      this.#emit(messageId ? { type: "thinking-delta", text: delta.thinking, messageId } : { type: "thinking-delta", text: delta.thinking });
+      this.#emit(
+        messageId ? { type: "thinking-delta", text: delta.thinking, messageId } : { type: "thinking-delta", text: delta.thinking },
+      );
     } else if (delta?.type === "input_json_delta" && delta.partial_json) {
       const tool = this.#streamingTools.get(index);
       if (tool) this.#emit({ type: "tool-call", phase: "args", id: tool.id, name: tool.name, argsDelta: delta.partial_json });
@@ -160,7 +162,13 @@ export class TurnState {
         const output = resultText(result.content);
         const name = this.#toolNames.get(result.tool_use_id);
         const isError = result.is_error === true;
-        this.transcript.push({ kind: "tool-result", toolCallId: result.tool_use_id, text: output, isError, ...(name ? { toolName: name } : {}) });
+        this.transcript.push({
+          kind: "tool-result",
+          toolCallId: result.tool_use_id,
+          text: output,
+          isError,
+          ...(name ? { toolName: name } : {}),
+        });
         this.#emit({ type: "tool-result", id: result.tool_use_id, output, isError, ...(name ? { name } : {}) });
       } else if (block.type === "text" && typeof block.text === "string") {
         this.transcript.push({ kind: "user", text: block.text });
@@ -177,7 +185,9 @@ function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (typeof part === "object" && part && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .map((part) =>
+        typeof part === "object" && part && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "",
+      )
       .join("");
   }
   return "";

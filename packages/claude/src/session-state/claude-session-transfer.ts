@@ -35,7 +35,8 @@ export function claudeProjectDir(cwd: string): string {
  */
 export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: string) => Promise<void>): SessionTransfer {
   const where = (location: SessionLocation): { projects: string; own: string } => {
-    if (!SESSION_ID.test(location.resumeId)) throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
+    if (!SESSION_ID.test(location.resumeId))
+      throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
     const env = mergeChildEnv({
       inheritEnv: config.inheritEnv,
       defaultInherit: CLAUDE_INHERITED_ENV,
@@ -81,7 +82,8 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
       signal?.throwIfAborted();
       const transcript = files.find((file) => file.name === TRANSCRIPT);
       const unknown = files.find((file) => file.name !== TRANSCRIPT);
-      if (!transcript || unknown) throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
+      if (!transcript || unknown)
+        throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
       const { projects, own } = where(location);
       await evict(location.resumeId);
       await writeSessionFile(own, transcript.content, await copies(projects, location.resumeId));

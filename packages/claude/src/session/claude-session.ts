@@ -208,10 +208,18 @@ export class ClaudeSession implements PooledProcess {
     for (;;) {
       const next = await this.#lines.next();
       if (next.done) {
-        throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.DeviceDisconnected, cause: this.proc.stderrTail() || "stdout ended before the CLI was ready" });
+        throw new DriverError({
+          op: "initialize",
+          device: "claude",
+          code: ErrCode.DeviceDisconnected,
+          cause: this.proc.stderrTail() || "stdout ended before the CLI was ready",
+        });
       }
       if (next.value.kind !== "json") continue;
-      const message = next.value.value as { type?: unknown; response?: { subtype?: unknown; request_id?: unknown; error?: unknown } } | null;
+      const message = next.value.value as {
+        type?: unknown;
+        response?: { subtype?: unknown; request_id?: unknown; error?: unknown };
+      } | null;
       if (message?.type !== "control_response" || message.response?.request_id !== requestId) continue;
       if (message.response.subtype === "error") {
         throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
@@ -249,7 +257,12 @@ export class ClaudeSession implements PooledProcess {
       }
     })();
     await exitOrTerminate(proc, this.#graceMs, () =>
-      sink.emit({ type: "notice", kind: "lifecycle", message: "process still running after its result; terminating", data: { pid: proc.pid } }),
+      sink.emit({
+        type: "notice",
+        kind: "lifecycle",
+        message: "process still running after its result; terminating",
+        data: { pid: proc.pid },
+      }),
     );
     const exit = await proc.exited;
     await drain;
@@ -312,7 +325,9 @@ class LateOutput {
           data: { toolName: request.tool_name, ...(request.tool_use_id ? { toolCallId: request.tool_use_id } : {}) },
         });
       } else {
-        this.#proc.writeJson(controlError(requestId, `no turn is running for control request ${String(request?.subtype)}`)).catch(() => undefined);
+        this.#proc
+          .writeJson(controlError(requestId, `no turn is running for control request ${String(request?.subtype)}`))
+          .catch(() => undefined);
       }
       return;
     }

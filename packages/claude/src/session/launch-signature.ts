@@ -28,7 +28,12 @@ function hashTree(dir: string): string {
     for (const entry of readdirSync(join(dir, relative), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(relative, entry.name);
       if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) hash.update(path).update("\0").update(readFileSync(join(dir, path))).update("\0");
+      else if (entry.isFile())
+        hash
+          .update(path)
+          .update("\0")
+          .update(readFileSync(join(dir, path)))
+          .update("\0");
     }
   };
   try {

@@ -1,7 +1,16 @@
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
-import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, raceAbort, spawnLimits, type JsonRpcConnection, type JsonRpcServerRequest, type PooledProcess } from "@adaptor/driver/kit";
+import {
+  exitOrTerminate,
+  graceMs,
+  JSON_RPC_METHOD_NOT_FOUND,
+  raceAbort,
+  spawnLimits,
+  type JsonRpcConnection,
+  type JsonRpcServerRequest,
+  type PooledProcess,
+} from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
@@ -175,7 +184,13 @@ export class AppServerSession implements PooledProcess {
       if (!unreadable) continue;
       this.#unreadable = true;
       this.#rpc.failPending(
-        (method) => new DriverError({ op: method, device: DEVICE, code: ErrCode.Invalid, cause: `codex could not read the request: ${unreadable[0]}` }),
+        (method) =>
+          new DriverError({
+            op: method,
+            device: DEVICE,
+            code: ErrCode.Invalid,
+            cause: `codex could not read the request: ${unreadable[0]}`,
+          }),
       );
     }
   }
@@ -428,7 +443,9 @@ export class AppServerSession implements PooledProcess {
     const handle = (message: JsonRpcServerRequest): void => {
       if (!APPROVAL_METHODS.includes(message.method)) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
-        answer(message.id, () => rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`));
+        answer(message.id, () =>
+          rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`),
+        );
         return;
       }
       const requestTurn = turnIdOf(message.params);
@@ -436,7 +453,12 @@ export class AppServerSession implements PooledProcess {
         held.push(message);
         return;
       }
-      const late = turn.completed !== undefined ? "after the turn ended" : requestTurn !== undefined && requestTurn !== turn.turnId ? "of another turn" : undefined;
+      const late =
+        turn.completed !== undefined
+          ? "after the turn ended"
+          : requestTurn !== undefined && requestTurn !== turn.turnId
+            ? "of another turn"
+            : undefined;
       if (late) {
         sink.emit({
           type: "notice",
@@ -523,7 +545,12 @@ async function rewindTo(rpc: JsonRpcConnection, threadId: string, lastTurnId: st
     cursor = page.nextCursor;
   } while (!found && cursor);
   if (!found) {
-    sink.emit({ type: "notice", kind: "warning", message: "the committed turn is not in codex's thread; nothing dropped", data: { threadId, lastTurnId } });
+    sink.emit({
+      type: "notice",
+      kind: "warning",
+      message: "the committed turn is not in codex's thread; nothing dropped",
+      data: { threadId, lastTurnId },
+    });
     return;
   }
   const oldest = newer.at(-1);
@@ -559,5 +586,9 @@ async function openThread(
       ...common,
     } satisfies ThreadForkParams);
   }
-  return rpc.request<ThreadOpened>("thread/resume", { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams);
+  return rpc.request<ThreadOpened>("thread/resume", {
+    threadId: session.resumeId,
+    excludeTurns: true,
+    ...common,
+  } satisfies ThreadResumeParams);
 }

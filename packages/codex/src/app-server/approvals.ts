@@ -18,16 +18,14 @@ export const APPROVAL_METHODS: readonly string[] = Object.freeze([
 
 /** The answer to an approval request, in the shape its method expects. */
 export type ApprovalAnswer =
-  | CommandExecutionRequestApprovalResponse
-  | FileChangeRequestApprovalResponse
-  | ExecCommandApprovalResponse
-  | ApplyPatchApprovalResponse;
+  CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse | ExecCommandApprovalResponse | ApplyPatchApprovalResponse;
 
 function legacyDiff(fileChanges: { [path in string]?: FileChange }): string {
   return Object.entries(fileChanges)
     .map(([path, change]) => {
       if (!change) return path;
-      if (change.type === "update") return `update ${path}${change.move_path ? ` -> ${change.move_path}` : ""}\n${change.unified_diff}`.trimEnd();
+      if (change.type === "update")
+        return `update ${path}${change.move_path ? ` -> ${change.move_path}` : ""}\n${change.unified_diff}`.trimEnd();
       return `${change.type} ${path}\n${change.content}`.trimEnd();
     })
     .join("\n");

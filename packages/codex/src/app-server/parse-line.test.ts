@@ -1,11 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { parseAppServerLine } from "./parse-line.js";
 
-const delta = (d: string, extra: Record<string, unknown> = {}, ids = { threadId: "019a0000-0000-7000-8000-000000000001", turnId: "019a-turn", itemId: "msg_1" }) =>
-  JSON.stringify({ method: "item/agentMessage/delta", params: { ...ids, delta: d }, ...extra });
+const delta = (
+  d: string,
+  extra: Record<string, unknown> = {},
+  ids = { threadId: "019a0000-0000-7000-8000-000000000001", turnId: "019a-turn", itemId: "msg_1" },
+) => JSON.stringify({ method: "item/agentMessage/delta", params: { ...ids, delta: d }, ...extra });
 
 /** Deltas that exercise every escape JSON has, quotes, backslashes, control characters, non-BMP text and lone surrogates. */
-const DELTAS = ["token1 ", "", 'say "hi"', "back\\slash", "\\", "\\\"", "tab\tnew\nline\r", "\u0000\u001f", "é ü ß", "😀 emoji", "\ud83d", "\udc00 lone", "}} ", '","delta":"x', "\u2028\u2029", "a".repeat(10_000)];
+const DELTAS = [
+  "token1 ",
+  "",
+  'say "hi"',
+  "back\\slash",
+  "\\",
+  '\\"',
+  "tab\tnew\nline\r",
+  "\u0000\u001f",
+  "é ü ß",
+  "😀 emoji",
+  "\ud83d",
+  "\udc00 lone",
+  "}} ",
+  '","delta":"x',
+  "\u2028\u2029",
+  "a".repeat(10_000),
+];
 
 describe("parseAppServerLine", () => {
   it("gives exactly what JSON.parse gives for delta lines, with or without emittedAtMs", () => {
@@ -39,7 +59,14 @@ describe("parseAppServerLine", () => {
 
   it("throws where JSON.parse throws: a truncated line, a raw control character, a bad escape", () => {
     const good = delta("hello");
-    const bad = [good.slice(0, -1), good.slice(0, -3), good.replace("hello", "hel\u0001lo"), good.replace("hello", "hel\\qlo"), `${good}x`, "not json"];
+    const bad = [
+      good.slice(0, -1),
+      good.slice(0, -3),
+      good.replace("hello", "hel\u0001lo"),
+      good.replace("hello", "hel\\qlo"),
+      `${good}x`,
+      "not json",
+    ];
     for (const line of bad) {
       expect(() => JSON.parse(line), line).toThrow();
       expect(() => parseAppServerLine(line), line).toThrow();

@@ -64,7 +64,12 @@ function parseDelta(text: string): unknown {
   } else return undefined;
   const raw = text.slice(deltaStart, deltaEnd);
   const delta = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
-  const params = { threadId: text.slice(threadStart, threadEnd), turnId: text.slice(turnStart, turnEnd), itemId: text.slice(itemStart, itemEnd), delta };
+  const params = {
+    threadId: text.slice(threadStart, threadEnd),
+    turnId: text.slice(turnStart, turnEnd),
+    itemId: text.slice(itemStart, itemEnd),
+    delta,
+  };
   return emittedAtMs === undefined ? { method: DELTA_METHOD, params } : { method: DELTA_METHOD, params, emittedAtMs };
 }
 

@@ -177,12 +177,22 @@ export class AppServerTurnState {
     const message = { method, params } as ServerNotification;
     switch (message.method) {
       case "turn/started":
-        this.#emit({ type: "notice", kind: "lifecycle", message: "turn started", data: { threadId: message.params.threadId, turnId: message.params.turn.id } });
+        this.#emit({
+          type: "notice",
+          kind: "lifecycle",
+          message: "turn started",
+          data: { threadId: message.params.threadId, turnId: message.params.turn.id },
+        });
         return false;
       case "turn/completed":
         this.completed = message.params.turn;
         this.completedJson = json;
-        this.#emit({ type: "notice", kind: "lifecycle", message: "turn completed", data: { turnId: message.params.turn.id, status: message.params.turn.status } });
+        this.#emit({
+          type: "notice",
+          kind: "lifecycle",
+          message: "turn completed",
+          data: { turnId: message.params.turn.id, status: message.params.turn.status },
+        });
         return true;
       case "item/reasoning/summaryTextDelta":
       case "item/reasoning/textDelta":
@@ -208,7 +218,12 @@ export class AppServerTurnState {
         return false;
       }
       case "turn/plan/updated":
-        this.#emit({ type: "notice", kind: "plan", ...(message.params.explanation ? { message: message.params.explanation } : {}), data: { plan: message.params.plan } });
+        this.#emit({
+          type: "notice",
+          kind: "plan",
+          ...(message.params.explanation ? { message: message.params.explanation } : {}),
+          data: { plan: message.params.plan },
+        });
         return false;
       case "turn/diff/updated":
         this.#emit({ type: "notice", kind: "diff", data: { turnId: message.params.turnId, diff: message.params.diff } });
@@ -226,7 +241,12 @@ export class AppServerTurnState {
         return false;
       case "configWarning":
       case "deprecationNotice":
-        this.#emit({ type: "notice", kind: "warning", message: message.params.summary, ...(message.params.details ? { data: { details: message.params.details } } : {}) });
+        this.#emit({
+          type: "notice",
+          kind: "warning",
+          message: message.params.summary,
+          ...(message.params.details ? { data: { details: message.params.details } } : {}),
+        });
         return false;
       case "thread/started":
         this.#emit({ type: "notice", kind: "lifecycle", message: "thread started", data: { threadId: message.params.thread.id } });

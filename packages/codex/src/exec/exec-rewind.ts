@@ -122,7 +122,12 @@ async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: st
     await rpc.request("thread/revert", { threadId, beforeTurnId: firstUncommitted } satisfies ThreadRevertParams);
     sink.emit({ type: "notice", kind: "lifecycle", message: "uncommitted turns dropped", data: { threadId, count: count - init.turns } });
   } else if (count < init.turns) {
-    sink.emit({ type: "notice", kind: "warning", message: "codex's thread has fewer turns than the checkpoint; nothing dropped", data: { threadId, turns: count } });
+    sink.emit({
+      type: "notice",
+      kind: "warning",
+      message: "codex's thread has fewer turns than the checkpoint; nothing dropped",
+      data: { threadId, turns: count },
+    });
   }
   return undefined;
 }

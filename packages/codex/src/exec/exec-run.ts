@@ -80,7 +80,14 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   const previous = readCheckpointData(request.session?.data);
   // The thread starts from the committed checkpoint: turns codex recorded after it are dropped first.
   if (request.session && previous.turns !== undefined) {
-    const refused = await rewindExecThread({ command: init.command, config, request: { ...request, session: request.session }, sink, signal, turns: previous.turns });
+    const refused = await rewindExecThread({
+      command: init.command,
+      config,
+      request: { ...request, session: request.session },
+      sink,
+      signal,
+      turns: previous.turns,
+    });
     if (refused) return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure: refused };
   }
   const proc = await spawnCli({
@@ -95,7 +102,10 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   const untrack = init.track(proc);
   sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
   // A dead child is classified from its exit; a failed write alone is no verdict.
-  proc.writeText(request.prompt).catch(() => undefined).finally(() => proc.closeStdin());
+  proc
+    .writeText(request.prompt)
+    .catch(() => undefined)
+    .finally(() => proc.closeStdin());
   const turn = new ExecTurnState((event) => sink.emit(event));
   const onAbort = (): void => void proc.terminate();
   signal.addEventListener("abort", onAbort, { once: true });
@@ -152,14 +162,19 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   const total = turn.usage();
   const usage = total && request.session ? usageSince(total, previous.usage) : total;
   if (total && request.session && !usage) {
-    sink.emit({ type: "notice", kind: "runtime", message: "usage unknown: codex reported the thread's running total and no previous total was recorded", data: { total } });
+    sink.emit({
+      type: "notice",
+      kind: "runtime",
+      message: "usage unknown: codex reported the thread's running total and no previous total was recorded",
+      data: { total },
+    });
   }
   const turns = request.session ? (previous.turns !== undefined ? previous.turns + 1 : undefined) : 1;
   const data: CodexCheckpointData = { ...(turns !== undefined ? { turns } : {}), ...(total ? { usage: total } : {}) };
   return {
     text: failure ? "" : text,
     ...(structured !== undefined ? { structured } : {}),
-    ...(request.model ?? config.model ? { model: request.model ?? config.model } : {}),
+    ...((request.model ?? config.model) ? { model: request.model ?? config.model } : {}),
     ...(usage ? { usage } : {}),
     transcript: turn.transcript,
     raw: { ...proc.takeOutput(), ...(turn.terminal ? { terminal: turn.terminal } : {}) },

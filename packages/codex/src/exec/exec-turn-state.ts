@@ -82,7 +82,8 @@ export class ExecTurnState {
     const name = TOOL_NAMES[item.type];
     if (!name || this.#started.has(item.id)) return;
     this.#started.add(item.id);
-    const input = item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
+    const input =
+      item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
     this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
     this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });

@@ -1,5 +1,21 @@
-import { checkInspectOptions, type DriverDescriptor, type DriverInspection, type InspectCheck, type InspectModels, type InspectOptions } from "@adaptor/driver";
-import { DEFAULT_PROBE_TIMEOUT_MS, JSON_RPC_METHOD_NOT_FOUND, inspectCli, NOT_PROBED, probeFailure, withDeadline, type ProbeContext, type ProbeFindings } from "@adaptor/driver/kit";
+import {
+  checkInspectOptions,
+  type DriverDescriptor,
+  type DriverInspection,
+  type InspectCheck,
+  type InspectModels,
+  type InspectOptions,
+} from "@adaptor/driver";
+import {
+  DEFAULT_PROBE_TIMEOUT_MS,
+  JSON_RPC_METHOD_NOT_FOUND,
+  inspectCli,
+  NOT_PROBED,
+  probeFailure,
+  withDeadline,
+  type ProbeContext,
+  type ProbeFindings,
+} from "@adaptor/driver/kit";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import type { CliProcess } from "@adaptor/driver/process";
 import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
@@ -47,7 +63,11 @@ async function probeAppServer(context: ProbeContext, config: CodexConfig): Promi
     context.signal.throwIfAborted();
     // The CLI's stderr says why it stopped (a bad CODEX_HOME, a config it refused): keep its tail.
     await child.close();
-    return { authentication: { present: false }, models: { supported: false, reason: NOT_PROBED }, failed: [probeFailure("authentication", error, child.stderrTail())] };
+    return {
+      authentication: { present: false },
+      models: { supported: false, reason: NOT_PROBED },
+      failed: [probeFailure("authentication", error, child.stderrTail())],
+    };
   } finally {
     await child.close();
   }
@@ -59,7 +79,8 @@ async function converse(child: CliProcess, context: ProbeContext, config: CodexC
     {
       onNotification: () => undefined,
       // The app-server asks nothing of a client that starts no turn; refuse anything it might.
-      onServerRequest: (request) => void rpc.respondError(request.id, JSON_RPC_METHOD_NOT_FOUND, "not served during inspect").catch(() => undefined),
+      onServerRequest: (request) =>
+        void rpc.respondError(request.id, JSON_RPC_METHOD_NOT_FOUND, "not served during inspect").catch(() => undefined),
     },
     DEFAULT_PROBE_TIMEOUT_MS,
   );
@@ -68,34 +89,50 @@ async function converse(child: CliProcess, context: ProbeContext, config: CodexC
     rpc.close();
   })().catch((error: unknown) => rpc.close(error));
   const request = <R>(method: string, params: unknown): Promise<R> => rpc.request<R>(method, params);
-  await request("initialize", { clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" }, capabilities: { experimentalApi: false } });
+  await request("initialize", {
+    clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },
+    capabilities: { experimentalApi: false },
+  });
   rpc.notify("initialized");
   const failed: InspectCheck[] = [];
 
-  const read = await request<{ config?: { model?: string | null; model_provider?: string | null; model_providers?: Record<string, ProviderConfig> } }>("config/read", { includeLayers: false });
+  const read = await request<{
+    config?: { model?: string | null; model_provider?: string | null; model_providers?: Record<string, ProviderConfig> };
+  }>("config/read", { includeLayers: false });
   const providerName = read.config?.model_provider ?? "openai";
   const provider = read.config?.model_providers?.[providerName];
   const status = await request<{ authMethod?: string | null }>("getAuthStatus", { includeToken: false, refreshToken: false });
   let authentication: DriverInspection["authentication"] = { present: false };
   if (typeof status.authMethod === "string") authentication = { present: true, method: status.authMethod, source: "codex login" };
-  else if (provider?.experimental_bearer_token) authentication = { present: true, method: "bearer_token", source: `model_providers.${providerName}.experimental_bearer_token` };
-  else if (provider?.env_key && context.env[provider.env_key]) authentication = { present: true, method: "api_key", source: provider.env_key };
-  else if (provider?.requires_openai_auth === false && !provider.env_key) authentication = { present: true, method: "none_required", source: `model_providers.${providerName}` };
+  else if (provider?.experimental_bearer_token)
+    authentication = { present: true, method: "bearer_token", source: `model_providers.${providerName}.experimental_bearer_token` };
+  else if (provider?.env_key && context.env[provider.env_key])
+    authentication = { present: true, method: "api_key", source: provider.env_key };
+  else if (provider?.requires_openai_auth === false && !provider.env_key)
+    authentication = { present: true, method: "none_required", source: `model_providers.${providerName}` };
   else {
     const variable = ["CODEX_API_KEY", "OPENAI_API_KEY"].find((name) => context.env[name]);
     if (variable) authentication = { present: true, method: "api_key", source: variable };
   }
   if (!authentication.present) {
-    failed.push({ check: "authentication", reason: "unauthenticated", message: `codex is not logged in and provider ${JSON.stringify(providerName)} has no key in the environment (run \`codex login\` or set its key)` });
+    failed.push({
+      check: "authentication",
+      reason: "unauthenticated",
+      message: `codex is not logged in and provider ${JSON.stringify(providerName)} has no key in the environment (run \`codex login\` or set its key)`,
+    });
   }
 
   let models: InspectModels;
   try {
-    const list = await request<{ data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[] }>("model/list", {});
+    const list = await request<{ data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[] }>(
+      "model/list",
+      {},
+    );
     const visible = (list.data ?? []).filter((m) => m.hidden !== true);
     const ids = visible.map((m) => (typeof m.model === "string" ? m.model : String(m.id)));
     const fallback = visible.find((m) => m.isDefault === true);
-    const configured = read.config?.model ?? (fallback ? (typeof fallback.model === "string" ? fallback.model : String(fallback.id)) : undefined);
+    const configured =
+      read.config?.model ?? (fallback ? (typeof fallback.model === "string" ? fallback.model : String(fallback.id)) : undefined);
     models = { supported: true, models: ids, ...(configured ? { defaultModel: configured } : {}) };
   } catch (error) {
     failed.push(probeFailure("models", error));

@@ -103,7 +103,18 @@ describe("stripOptionalNulls", () => {
 
   it("drops nulls the strict form allowed where the original does not, and keeps the rest", () => {
     expect(
-      stripOptionalNulls({ answer: "a", note: null, maybe: null, items: [{ n: 1, label: null }, { n: 2, label: "x" }] }, schema),
+      stripOptionalNulls(
+        {
+          answer: "a",
+          note: null,
+          maybe: null,
+          items: [
+            { n: 1, label: null },
+            { n: 2, label: "x" },
+          ],
+        },
+        schema,
+      ),
     ).toEqual({ answer: "a", maybe: null, items: [{ n: 1 }, { n: 2, label: "x" }] });
   });
 

@@ -74,9 +74,7 @@ function normalise(schema: Schema, path: string): Schema {
   }
   for (const defs of ["$defs", "definitions"]) {
     if (isSchema(out[defs])) {
-      out[defs] = Object.fromEntries(
-        Object.entries(out[defs]).map(([name, sub]) => [name, normaliseSub(sub, `${path}/${defs}/${name}`)]),
-      );
+      out[defs] = Object.fromEntries(Object.entries(out[defs]).map(([name, sub]) => [name, normaliseSub(sub, `${path}/${defs}/${name}`)]));
     }
   }
   if (Array.isArray(out.anyOf)) out.anyOf = out.anyOf.map((sub, i) => normaliseSub(sub, `${path}/anyOf/${i}`));

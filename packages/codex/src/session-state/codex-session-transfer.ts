@@ -85,15 +85,20 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
         }
         if (files.length === 0) return undefined;
         if (files.some((file) => holds(Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength)))) return files;
-        if (Date.now() >= deadline) throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
+        if (Date.now() >= deadline)
+          throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
         await sleep(50, undefined, signal ? { signal } : undefined);
       }
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();
-      const bad = files.find((file) => !ROLLOUT_NAME.test(file.name) || !isRolloutOf(file.name.slice(file.name.lastIndexOf("/") + 1), location.resumeId));
+      const bad = files.find(
+        (file) => !ROLLOUT_NAME.test(file.name) || !isRolloutOf(file.name.slice(file.name.lastIndexOf("/") + 1), location.resumeId),
+      );
       if (files.length === 0 || bad) {
-        throw new TypeError(`codex session import: expected rollouts of thread ${location.resumeId}, got ${files.map((f) => f.name).join(", ")}`);
+        throw new TypeError(
+          `codex session import: expected rollouts of thread ${location.resumeId}, got ${files.map((f) => f.name).join(", ")}`,
+        );
       }
       const home = homeOf(location);
       await evict(location.resumeId);

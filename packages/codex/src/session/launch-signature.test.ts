@@ -9,7 +9,13 @@ const request: DriverRequest = { runId: "r1", prompt: "hi", session: { resumeId:
 describe("codexLaunchSignature", () => {
   it("ignores the prompt, run id, session and key order; equal spawn inputs hash equally", () => {
     const base = codexLaunchSignature("codex", config, request);
-    expect(codexLaunchSignature("codex", { ...config, env: { B: "2", A: "1" } }, { ...request, runId: "r2", prompt: "other", session: { resumeId: "t2" } })).toBe(base);
+    expect(
+      codexLaunchSignature(
+        "codex",
+        { ...config, env: { B: "2", A: "1" } },
+        { ...request, runId: "r2", prompt: "other", session: { resumeId: "t2" } },
+      ),
+    ).toBe(base);
   });
 
   it("every spawn input changes it: command, config, env, cwd, model, policy, MCP servers, output schema", () => {

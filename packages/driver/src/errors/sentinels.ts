@@ -8,19 +8,10 @@ export const ErrInvalidDriverConfig = sentinel("adaptor.driver.InvalidDriverConf
 /** A policy enum, action, or retry value is out of domain. */
 export const ErrInvalidPolicy = sentinel("adaptor.driver.InvalidPolicy", "invalid policy");
 /** A valid, explicitly selected sandbox, web-search or browser value is unsupported by the driver. */
-export const ErrPolicyCapabilityUnsupported = sentinel(
-  "adaptor.driver.PolicyCapabilityUnsupported",
-  "policy capability unsupported",
-);
+export const ErrPolicyCapabilityUnsupported = sentinel("adaptor.driver.PolicyCapabilityUnsupported", "policy capability unsupported");
 /** An explicit approval mode is absent from the driver's descriptor. */
-export const ErrHumanDecisionModeUnsupported = sentinel(
-  "adaptor.driver.HumanDecisionModeUnsupported",
-  "human decision mode unsupported",
-);
+export const ErrHumanDecisionModeUnsupported = sentinel("adaptor.driver.HumanDecisionModeUnsupported", "human decision mode unsupported");
 /** An output schema cannot be derived, parsed, normalised or compiled. */
 export const ErrInvalidOutputSchema = sentinel("adaptor.driver.InvalidOutputSchema", "invalid output schema");
 /** Neither native enforcement nor prompt instructions plus local validation can honour the schema. */
-export const ErrStructuredOutputUnsupported = sentinel(
-  "adaptor.driver.StructuredOutputUnsupported",
-  "structured output unsupported",
-);
+export const ErrStructuredOutputUnsupported = sentinel("adaptor.driver.StructuredOutputUnsupported", "structured output unsupported");

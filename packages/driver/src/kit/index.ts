@@ -30,4 +30,15 @@ export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
 export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
-export { inspectCli, parseVersion, probeFailure, withDeadline, DEFAULT_PROBE_TIMEOUT_MS, NOT_PROBED, type CliInspectionPlan, type ProbeContext, type ProbeFindings, type ProbeOutput } from "./inspect/inspect-cli.js";
+export {
+  inspectCli,
+  parseVersion,
+  probeFailure,
+  withDeadline,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  NOT_PROBED,
+  type CliInspectionPlan,
+  type ProbeContext,
+  type ProbeFindings,
+  type ProbeOutput,
+} from "./inspect/inspect-cli.js";

@@ -1,8 +1,4 @@
-import {
-  HumanDecisionModeUnsupportedError,
-  InvalidPolicyError,
-  PolicyCapabilityUnsupportedError,
-} from "../errors/index.js";
+import { HumanDecisionModeUnsupportedError, InvalidPolicyError, PolicyCapabilityUnsupportedError } from "../errors/index.js";
 import type { ApprovalKind, DriverDescriptor } from "../spi/descriptor.js";
 import type { RunPolicy } from "../spi/policy.js";
 

@@ -76,7 +76,8 @@ export class ChildCliProcess implements CliProcess {
   readonly #pendingWrites = new Set<(cause: unknown) => void>();
 
   constructor(child: ChildProcessWithoutNullStreams, init: ChildCliProcessInit) {
-    if (child.pid === undefined) throw new DriverError({ op: "spawn", device: init.device, code: ErrCode.Internal, cause: "child has no pid" });
+    if (child.pid === undefined)
+      throw new DriverError({ op: "spawn", device: init.device, code: ErrCode.Internal, cause: "child has no pid" });
     this.#child = child;
     this.pid = child.pid;
     this.device = init.device;
@@ -84,7 +85,11 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
-    this.#lineDecoder = new JsonLinesDecoder({ maxLineBytes: init.maxLineBytes, device: init.device, ...(init.parseLine ? { parse: init.parseLine } : {}) });
+    this.#lineDecoder = new JsonLinesDecoder({
+      maxLineBytes: init.maxLineBytes,
+      device: init.device,
+      ...(init.parseLine ? { parse: init.parseLine } : {}),
+    });
     this.#descendants = new DescendantTracker(this.pid, init.processTag);
     watchDescendants(this.#descendants);
     trackChild(this.pid);
@@ -156,7 +161,12 @@ export class ChildCliProcess implements CliProcess {
 
   #claimStdout(): void {
     if (this.#linesTaken) {
-      throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken" });
+      throw new DriverError({
+        op: "read",
+        device: this.device,
+        code: ErrCode.Invalid,
+        cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken",
+      });
     }
     this.#linesTaken = true;
   }
@@ -169,7 +179,9 @@ export class ChildCliProcess implements CliProcess {
       return Promise.reject(new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: err }));
     }
     if (text === undefined) {
-      return Promise.reject(new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: "value is not JSON-serializable" }));
+      return Promise.reject(
+        new DriverError({ op: "write", device: this.device, code: ErrCode.Internal, cause: "value is not JSON-serializable" }),
+      );
     }
     return this.writeText(`${text}\n`);
   }
@@ -247,7 +259,7 @@ export class ChildCliProcess implements CliProcess {
       unwatchDescendants(this.#descendants);
       this.#descendants.refresh(undefined, true);
       if (this.#descendants.signalAll("SIGTERM") > 0) {
-        for (const end = Date.now() + this.#killGraceMs; Date.now() < end; ) {
+        for (const end = Date.now() + this.#killGraceMs; Date.now() < end;) {
           await new Promise<void>((resolve) => setTimeout(resolve, 100).unref());
           this.#descendants.refresh();
           if (this.#descendants.pids.length === 0) break;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { SAFE_ENV_BASE, envNameMatches, inheritEnvProblem, mergeChildEnv } from "./child-env.js";
 
-const host = { PATH: "/bin", HOME: "/home/u", LC_ALL: "C", AWS_SECRET_ACCESS_KEY: "s3cr3t", DATABASE_URL: "postgres://x", ANTHROPIC_API_KEY: "k" };
+const host = {
+  PATH: "/bin",
+  HOME: "/home/u",
+  LC_ALL: "C",
+  AWS_SECRET_ACCESS_KEY: "s3cr3t",
+  DATABASE_URL: "postgres://x",
+  ANTHROPIC_API_KEY: "k",
+};
 
 describe("mergeChildEnv", () => {
   it("host secrets stay home by default: only the default allowlist is inherited", () => {

@@ -52,7 +52,8 @@ export function inheritEnvProblem(value: unknown): string | undefined {
   if (!Array.isArray(value)) return `must be true, false or an array of variable names, got ${typeof value}`;
   for (const entry of value as unknown[]) {
     if (typeof entry !== "string") return `entries must be strings, got ${typeof entry}`;
-    if (!ENV_PATTERN.test(entry)) return `entry ${JSON.stringify(entry)} is not a variable name (letters, digits, _; an optional trailing *)`;
+    if (!ENV_PATTERN.test(entry))
+      return `entry ${JSON.stringify(entry)} is not a variable name (letters, digits, _; an optional trailing *)`;
   }
   return undefined;
 }

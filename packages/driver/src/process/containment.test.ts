@@ -116,7 +116,13 @@ await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(`${sta
 process.stdin.on("data", () => process.exit(0));
 console.log("ready");
 setInterval(() => {}, 1000);`;
-    await using host = await spawnCli({ command: node, args: ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script], cwd: root, device: "host", killGraceMs: 3000 });
+    await using host = await spawnCli({
+      command: node,
+      args: ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script],
+      cwd: root,
+      device: "host",
+      killGraceMs: 3000,
+    });
     for await (const line of host.lines()) if (line.text === "ready") break;
     expect(await appeared(marker)).toBe(true);
     if (how === "exit") await host.writeText("exit\n");

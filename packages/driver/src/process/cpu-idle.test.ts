@@ -8,9 +8,13 @@ const node = process.execPath;
 describe.skipIf(process.platform !== "linux")("waitForCpuIdle", () => {
   it("a process busy with start-up work counts as idle only after that work ended", async () => {
     // Spins for 2 s of wall time, says so, then waits doing nothing.
-    const child = spawn(node, ["-e", "const end = Date.now() + 2000; while (Date.now() < end); console.log('spun'); setInterval(() => {}, 1000);"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const child = spawn(
+      node,
+      ["-e", "const end = Date.now() + 2000; while (Date.now() < end); console.log('spun'); setInterval(() => {}, 1000);"],
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
     let spun = false;
     child.stdout.on("data", () => (spun = true));
     try {

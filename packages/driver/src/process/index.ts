@@ -8,7 +8,14 @@ export { JsonLinesDecoder, type JsonLinesDecoderOptions } from "./json-lines-dec
 export { forceKilledError } from "./force-killed-error.js";
 export { DEFAULT_MAX_LINE_BYTES, DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_RAW_BYTES } from "./constants.js";
 export { stripTerminalEscapes } from "./strip-terminal-escapes.js";
-export { mergeChildEnv, inheritEnvProblem, envNameMatches, SAFE_ENV_BASE, type InheritEnv, type MergeChildEnvOptions } from "./child-env.js";
+export {
+  mergeChildEnv,
+  inheritEnvProblem,
+  envNameMatches,
+  SAFE_ENV_BASE,
+  type InheritEnv,
+  type MergeChildEnvOptions,
+} from "./child-env.js";
 export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";

@@ -47,7 +47,9 @@ describe("JsonLinesDecoder", () => {
   });
 
   it("skips blank lines (empty, CR only, whitespace only)", () => {
-    expect(decodeAll(new JsonLinesDecoder(), [bytes('\n\r\n   \n{"a":1}\n\n')])).toEqual([{ kind: "json", value: { a: 1 }, text: '{"a":1}' }]);
+    expect(decodeAll(new JsonLinesDecoder(), [bytes('\n\r\n   \n{"a":1}\n\n')])).toEqual([
+      { kind: "json", value: { a: 1 }, text: '{"a":1}' },
+    ]);
   });
 
   it("returns a non-JSON line as text between JSON lines", () => {
@@ -59,7 +61,12 @@ describe("JsonLinesDecoder", () => {
   });
 
   it("keeps any valid JSON value (array, string, number, null) as kind json", () => {
-    expect(new JsonLinesDecoder().push(bytes('[1,2]\n"s"\n42\nnull\n')).map((l) => (l.kind === "json" ? l.value : l))).toEqual([[1, 2], "s", 42, null]);
+    expect(new JsonLinesDecoder().push(bytes('[1,2]\n"s"\n42\nnull\n')).map((l) => (l.kind === "json" ? l.value : l))).toEqual([
+      [1, 2],
+      "s",
+      42,
+      null,
+    ]);
   });
 
   it("delivers an unterminated final line on end() and resets", () => {
@@ -115,7 +122,13 @@ describe("JsonLinesDecoder", () => {
   it("frames the same lines whatever the chunk boundaries (multi-byte text, CRLF, blank and non-JSON lines)", () => {
     const lines = ['{"t":"héllo 🙂"}', "", '{"t":"日本語"}\r', "   ", "plain text ✓", "[1,2]", '{"t":"x"}\r', '"s"'];
     const input = bytes(Array.from({ length: 40 }, (_, i) => lines[i % lines.length]).join("\n") + "\n");
-    const expected = decodeAll(new JsonLinesDecoder(), input.toString("utf8").split("\n").map((line) => bytes(`${line}\n`)));
+    const expected = decodeAll(
+      new JsonLinesDecoder(),
+      input
+        .toString("utf8")
+        .split("\n")
+        .map((line) => bytes(`${line}\n`)),
+    );
     expect(expected).toHaveLength(30);
     let seed = 7;
     const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -123,7 +136,7 @@ describe("JsonLinesDecoder", () => {
     for (const maxLineBytes of [64 * 1024, 24]) {
       for (let round = 0; round < 20; round++) {
         const chunks: Buffer[] = [];
-        for (let at = 0; at < input.length; ) {
+        for (let at = 0; at < input.length;) {
           const size = 1 + Math.floor(random() * (round % 2 ? 8 : 200));
           chunks.push(input.subarray(at, at + size));
           at += size;

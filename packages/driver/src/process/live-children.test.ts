@@ -93,7 +93,11 @@ describe("live children", () => {
     );
     process.kill(parent.pid, "SIGTERM");
     let seen = "";
-    for (const end = Date.now() + 15_000; !seen.includes('{"handled":true}') && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    for (
+      const end = Date.now() + 15_000;
+      !seen.includes('{"handled":true}') && Date.now() < end;
+      await new Promise((r) => setTimeout(r, 50))
+    ) {
       seen += parent.takeOutput().stdout;
     }
     expect(seen).toContain('{"handled":true}');

@@ -4,5 +4,4 @@
  * terminator (`\n` or `\r\n`).
  */
 export type OutputLine =
-  | { readonly kind: "json"; readonly value: unknown; readonly text: string }
-  | { readonly kind: "text"; readonly text: string };
+  { readonly kind: "json"; readonly value: unknown; readonly text: string } | { readonly kind: "text"; readonly text: string };

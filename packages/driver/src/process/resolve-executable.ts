@@ -52,7 +52,10 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
   }
   if (denied !== undefined) throw fail(ErrCode.Permission, denied);
   // Name the command the caller gave when the device name alone would not show it (a typo).
-  throw fail(ErrCode.NotFound, device === command ? "executable not found on PATH" : `executable ${JSON.stringify(command)} not found on PATH`);
+  throw fail(
+    ErrCode.NotFound,
+    device === command ? "executable not found on PATH" : `executable ${JSON.stringify(command)} not found on PATH`,
+  );
 }
 
 function isPath(command: string): boolean {

@@ -15,7 +15,11 @@ const POLL_MS = 50;
  * @throws Error when the file never holds `marker`; the I/O error for an unreadable file;
  * `signal.reason` when aborted.
  */
-export async function readSessionFile(path: string, marker: (content: Buffer) => boolean, signal?: AbortSignal): Promise<Buffer | undefined> {
+export async function readSessionFile(
+  path: string,
+  marker: (content: Buffer) => boolean,
+  signal?: AbortSignal,
+): Promise<Buffer | undefined> {
   const deadline = Date.now() + SETTLE_MS;
   for (;;) {
     signal?.throwIfAborted();

@@ -54,7 +54,9 @@ describe("spawnCli", () => {
 
   it("command typo: NOT_FOUND names the command the user gave, not only the driver's device name", async () => {
     vi.mocked(spawn).mockClear();
-    const err = await spawnCli({ command: "claude-typo", args: [], device: "claude", env: { PATH: "/nonexistent-dir" } }).catch((e: unknown) => e);
+    const err = await spawnCli({ command: "claude-typo", args: [], device: "claude", env: { PATH: "/nonexistent-dir" } }).catch(
+      (e: unknown) => e,
+    );
     expect(vi.mocked(spawn)).not.toHaveBeenCalled();
     expect(err).toMatchObject({ op: "spawn", device: "claude", code: ErrCode.NotFound });
     expect((err as Error).message).toBe('[NOT_FOUND] spawn: claude (executable "claude-typo" not found on PATH)');
@@ -67,7 +69,8 @@ describe("spawnCli", () => {
 
   it.skipIf(process.platform !== "linux")("passes argv verbatim with no shell, as a detached process group leader", async () => {
     const args = ["a b", "$HOME", "'q'", "`x`;|&"];
-    const script = "console.log(JSON.stringify({ argv: process.argv.slice(1), stat: require('fs').readFileSync('/proc/self/stat', 'utf8') }))";
+    const script =
+      "console.log(JSON.stringify({ argv: process.argv.slice(1), stat: require('fs').readFileSync('/proc/self/stat', 'utf8') }))";
     await using direct = await spawnCli({ command: node, args: ["-e", script, ...args] });
     const [line] = await collect(direct.lines());
     const value = line?.kind === "json" ? (line.value as { argv: string[]; stat: string }) : undefined;
@@ -86,7 +89,9 @@ describe("spawnCli", () => {
 
   it("closeStdin twice calls stdin.end exactly once and the child sees one EOF", async () => {
     vi.mocked(spawn).mockClear();
-    await using proc = await nodeScript("let n=0; process.stdin.on('data', d => n += d.length); process.stdin.on('end', () => console.log(JSON.stringify({ eof: n })))");
+    await using proc = await nodeScript(
+      "let n=0; process.stdin.on('data', d => n += d.length); process.stdin.on('end', () => console.log(JSON.stringify({ eof: n })))",
+    );
     const child = vi.mocked(spawn).mock.results[0]?.value as ChildProcessWithoutNullStreams;
     const end = vi.spyOn(child.stdin, "end");
     await proc.writeJson({ hi: 1 });
@@ -115,7 +120,8 @@ describe("spawnCli", () => {
   });
 
   it("unbounded raw output: 5 MB of stdout keeps only a maxRawBytes tail with the real byte count", async () => {
-    const script = "const row = 'r'.repeat(1023) + '\\n'; for (let i = 0; i < 5120; i++) process.stdout.write(row); process.stderr.write('e'.repeat(300000))";
+    const script =
+      "const row = 'r'.repeat(1023) + '\\n'; for (let i = 0; i < 5120; i++) process.stdout.write(row); process.stderr.write('e'.repeat(300000))";
     await using proc = await nodeScript(script, { maxRawBytes: 64 * 1024 });
     expect((await collect(proc.lines())).length).toBe(5120);
     await proc.exited;
@@ -157,7 +163,8 @@ describe("spawnCli", () => {
   });
 
   it("lineBatches() delivers the same lines as lines(), in order, then the over-long line's RESOURCE_EXHAUSTED", async () => {
-    const script = "for (let i = 0; i < 3000; i++) process.stdout.write(JSON.stringify({ i }) + '\\n'); process.stdout.write('plain text\\n' + 'x'.repeat(300) + '\\n')";
+    const script =
+      "for (let i = 0; i < 3000; i++) process.stdout.write(JSON.stringify({ i }) + '\\n'); process.stdout.write('plain text\\n' + 'x'.repeat(300) + '\\n')";
     await using proc = await nodeScript(script, { maxLineBytes: 200 });
     const seen: OutputLine[] = [];
     let error: unknown;
@@ -170,7 +177,9 @@ describe("spawnCli", () => {
       error = err;
     }
     expect(seen.length).toBe(3001);
-    expect(seen.slice(0, 3000).map((line) => (line.kind === "json" ? (line.value as { i: number }).i : -1))).toEqual([...Array(3000).keys()]);
+    expect(seen.slice(0, 3000).map((line) => (line.kind === "json" ? (line.value as { i: number }).i : -1))).toEqual([
+      ...Array(3000).keys(),
+    ]);
     expect(seen[3000]).toEqual({ kind: "text", text: "plain text" });
     expect(error).toMatchObject({ op: "read", code: ErrCode.ResourceExhausted });
   });

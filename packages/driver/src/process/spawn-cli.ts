@@ -32,9 +32,12 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const maxRawBytes = options.maxRawBytes ?? DEFAULT_MAX_RAW_BYTES;
   const invalid = (cause: string): DriverError => new DriverError({ op: "spawn", device, code: ErrCode.Invalid, cause });
-  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw invalid(`maxLineBytes must be a positive integer, got ${String(maxLineBytes)}`);
-  if (!Number.isSafeInteger(maxRawBytes) || maxRawBytes < 1) throw invalid(`maxRawBytes must be a positive integer, got ${String(maxRawBytes)}`);
-  if (!Number.isFinite(killGraceMs) || killGraceMs < 0) throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1)
+    throw invalid(`maxLineBytes must be a positive integer, got ${String(maxLineBytes)}`);
+  if (!Number.isSafeInteger(maxRawBytes) || maxRawBytes < 1)
+    throw invalid(`maxRawBytes must be a positive integer, got ${String(maxRawBytes)}`);
+  if (!Number.isFinite(killGraceMs) || killGraceMs < 0)
+    throw invalid(`killGraceMs must be a finite number >= 0, got ${String(killGraceMs)}`);
 
   const processTag = randomUUID();
   // Every process the CLI starts inherits the tag, so it can be found and ended with the CLI.
@@ -69,7 +72,15 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     child.stderr.destroy();
     throw spawnError(device, err);
   }
-  return new ChildCliProcess(child, { device, maxLineBytes, killGraceMs, maxRawBytes, processTag, onStderr: options.onStderr, parseLine: options.parseLine });
+  return new ChildCliProcess(child, {
+    device,
+    maxLineBytes,
+    killGraceMs,
+    maxRawBytes,
+    processTag,
+    onStderr: options.onStderr,
+    parseLine: options.parseLine,
+  });
 }
 
 function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -6,27 +6,37 @@ const node = process.execPath;
 const printEnv = ["-e", "console.log(JSON.stringify(process.env))"];
 
 /** Runs the isolated command line the way a CLI would: its own environment, the server's declared env over it. */
-function runAsCli(line: { command: string; args: string[] }, cliEnv: Record<string, string>, declared: Record<string, string> = {}): Record<string, string> {
+function runAsCli(
+  line: { command: string; args: string[] },
+  cliEnv: Record<string, string>,
+  declared: Record<string, string> = {},
+): Record<string, string> {
   return JSON.parse(execFileSync(line.command, line.args, { env: { ...cliEnv, ...declared }, encoding: "utf8" })) as Record<string, string>;
 }
 
 const cliEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/home/u", ANTHROPIC_API_KEY: "cli-key", HOST_SECRET: "s3cr3t" };
 
 describe("isolateStdioServer", () => {
-  it.skipIf(process.platform === "win32")("stdio MCP server env leak: the server sees its declared env and the safe base, not the CLI's secrets", () => {
-    const declared = { ROOT: "/srv", TOKEN: "declared" };
-    const env = runAsCli(isolateStdioServer({ command: node, args: printEnv, env: declared }, cliEnv), cliEnv, declared);
-    expect(env).toMatchObject({ PATH: cliEnv.PATH, HOME: "/home/u", ROOT: "/srv", TOKEN: "declared" });
-    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
-    expect(env.HOST_SECRET).toBeUndefined();
-  });
+  it.skipIf(process.platform === "win32")(
+    "stdio MCP server env leak: the server sees its declared env and the safe base, not the CLI's secrets",
+    () => {
+      const declared = { ROOT: "/srv", TOKEN: "declared" };
+      const env = runAsCli(isolateStdioServer({ command: node, args: printEnv, env: declared }, cliEnv), cliEnv, declared);
+      expect(env).toMatchObject({ PATH: cliEnv.PATH, HOME: "/home/u", ROOT: "/srv", TOKEN: "declared" });
+      expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+      expect(env.HOST_SECRET).toBeUndefined();
+    },
+  );
 
-  it.skipIf(process.platform === "win32")("a declaration that asks for named variables gets exactly those, and inheritEnv: true the whole CLI env", () => {
-    const named = runAsCli(isolateStdioServer({ command: node, args: printEnv, inheritEnv: ["PATH", "HOST_*"] }, cliEnv), cliEnv);
-    expect(named.HOST_SECRET).toBe("s3cr3t");
-    expect(named.HOME).toBeUndefined();
-    expect(isolateStdioServer({ command: node, args: printEnv, inheritEnv: true }, cliEnv)).toEqual({ command: node, args: printEnv });
-  });
+  it.skipIf(process.platform === "win32")(
+    "a declaration that asks for named variables gets exactly those, and inheritEnv: true the whole CLI env",
+    () => {
+      const named = runAsCli(isolateStdioServer({ command: node, args: printEnv, inheritEnv: ["PATH", "HOST_*"] }, cliEnv), cliEnv);
+      expect(named.HOST_SECRET).toBe("s3cr3t");
+      expect(named.HOME).toBeUndefined();
+      expect(isolateStdioServer({ command: node, args: printEnv, inheritEnv: true }, cliEnv)).toEqual({ command: node, args: printEnv });
+    },
+  );
 
   it("puts only variable names on the command line, never values", () => {
     const line = isolateStdioServer({ command: "srv", args: ["--x"], env: { TOKEN: "declared-value" } }, cliEnv);

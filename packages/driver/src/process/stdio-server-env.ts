@@ -32,7 +32,10 @@ const ENV_BINARY = "/usr/bin/env";
  * @param cliEnv - the environment the CLI is launched with (`undefined` values are removed ones).
  * @returns the command and args to give the CLI in place of the declaration's.
  */
-export function isolateStdioServer(server: StdioServerLaunch, cliEnv: Readonly<Record<string, string | undefined>>): { command: string; args: string[] } {
+export function isolateStdioServer(
+  server: StdioServerLaunch,
+  cliEnv: Readonly<Record<string, string | undefined>>,
+): { command: string; args: string[] } {
   const args = [...(server.args ?? [])];
   const inherit = server.inheritEnv ?? SAFE_ENV_BASE;
   if (inherit === true) return { command: server.command, args };

@@ -7,14 +7,16 @@ import { stripVTControlCharacters } from "node:util";
  * including non-ASCII, is kept as is.
  */
 export function stripTerminalEscapes(text: string): string {
-  return stripVTControlCharacters(text)
-    .split("\n")
-    .map((line) => {
-      const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
-      const cr = trimmed.lastIndexOf("\r");
-      return cr === -1 ? trimmed : trimmed.slice(cr + 1);
-    })
-    .join("\n")
-    // eslint-disable-next-line no-control-regex -- removing control characters is the point
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+  return (
+    stripVTControlCharacters(text)
+      .split("\n")
+      .map((line) => {
+        const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+        const cr = trimmed.lastIndexOf("\r");
+        return cr === -1 ? trimmed : trimmed.slice(cr + 1);
+      })
+      .join("\n")
+      // eslint-disable-next-line no-control-regex -- removing control characters is the point
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "")
+  );
 }

@@ -21,7 +21,8 @@ export async function checkWorkingDirectory(cwd: string, device: string): Promis
     isDirectory = (await stat(dir)).isDirectory();
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
-    if (errno === "EACCES" || errno === "EPERM") throw fail(ErrCode.Permission, `working directory of ${device} cannot be inspected: ${errno}`);
+    if (errno === "EACCES" || errno === "EPERM")
+      throw fail(ErrCode.Permission, `working directory of ${device} cannot be inspected: ${errno}`);
     if (errno === "ENOTDIR") throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory (a parent is a file)`);
     throw fail(ErrCode.NotFound, `working directory of ${device} does not exist`);
   }

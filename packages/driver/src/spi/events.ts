@@ -2,13 +2,7 @@
  * Events a driver emits through {@link DriverSink.emit}. The SDK adds `meta` (run id, sequence,
  * time) and the lifecycle events (`run-started`, `approval-request`, `dropped`, `run-finished`).
  */
-export type DriverEvent =
-  | TextDeltaEvent
-  | ThinkingDeltaEvent
-  | ToolCallEvent
-  | ToolResultEvent
-  | NoticeEvent
-  | ProcessEvent;
+export type DriverEvent = TextDeltaEvent | ThinkingDeltaEvent | ToolCallEvent | ToolResultEvent | NoticeEvent | ProcessEvent;
 
 /** A piece of assistant text. */
 export interface TextDeltaEvent {

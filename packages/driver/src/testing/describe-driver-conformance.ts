@@ -110,21 +110,48 @@ function succeeded(run: DriverRun): asserts run is DriverRun & { response: NonNu
 }
 
 /** Capability requests the descriptor does not declare, each with the identity its refusal must match. */
-function undeclaredProbes(caps: DriverCapabilities): { name: string; policy?: RunPolicy; outputSchema?: Record<string, unknown>; sentinel: typeof ErrPolicyCapabilityUnsupported }[] {
-  const probes: { name: string; policy?: RunPolicy; outputSchema?: Record<string, unknown>; sentinel: typeof ErrPolicyCapabilityUnsupported }[] = [];
-  for (const value of SANDBOXES) if (!caps.policy.sandbox.includes(value)) probes.push({ name: `sandbox=${value}`, policy: { sandbox: value }, sentinel: ErrPolicyCapabilityUnsupported });
-  for (const value of ALLOW_DENY) if (!caps.policy.webSearch.includes(value)) probes.push({ name: `webSearch=${value}`, policy: { webSearch: value }, sentinel: ErrPolicyCapabilityUnsupported });
-  for (const value of ALLOW_DENY) if (!caps.policy.browser.includes(value)) probes.push({ name: `browser=${value}`, policy: { browser: value }, sentinel: ErrPolicyCapabilityUnsupported });
-  if (!caps.policy.activeExecutionTimeout) probes.push({ name: "activeExecutionTimeoutMs", policy: { activeExecutionTimeoutMs: 60_000 }, sentinel: ErrPolicyCapabilityUnsupported });
+function undeclaredProbes(
+  caps: DriverCapabilities,
+): { name: string; policy?: RunPolicy; outputSchema?: Record<string, unknown>; sentinel: typeof ErrPolicyCapabilityUnsupported }[] {
+  const probes: {
+    name: string;
+    policy?: RunPolicy;
+    outputSchema?: Record<string, unknown>;
+    sentinel: typeof ErrPolicyCapabilityUnsupported;
+  }[] = [];
+  for (const value of SANDBOXES)
+    if (!caps.policy.sandbox.includes(value))
+      probes.push({ name: `sandbox=${value}`, policy: { sandbox: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  for (const value of ALLOW_DENY)
+    if (!caps.policy.webSearch.includes(value))
+      probes.push({ name: `webSearch=${value}`, policy: { webSearch: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  for (const value of ALLOW_DENY)
+    if (!caps.policy.browser.includes(value))
+      probes.push({ name: `browser=${value}`, policy: { browser: value }, sentinel: ErrPolicyCapabilityUnsupported });
+  if (!caps.policy.activeExecutionTimeout)
+    probes.push({
+      name: "activeExecutionTimeoutMs",
+      policy: { activeExecutionTimeoutMs: 60_000 },
+      sentinel: ErrPolicyCapabilityUnsupported,
+    });
   for (const kind of KINDS) {
     for (const mode of MODES) {
       // A question has no auto_approve at all: that value is out of domain (InvalidPolicyError), not a capability.
       if (kind === "question" && mode === "auto_approve") continue;
-      if (!caps.approvals[kind].includes(mode)) probes.push({ name: `approvals.${kind}=${mode}`, policy: { approvals: { [kind]: mode } }, sentinel: ErrHumanDecisionModeUnsupported });
+      if (!caps.approvals[kind].includes(mode))
+        probes.push({
+          name: `approvals.${kind}=${mode}`,
+          policy: { approvals: { [kind]: mode } },
+          sentinel: ErrHumanDecisionModeUnsupported,
+        });
     }
   }
   if (!caps.structuredOutput.native && !caps.structuredOutput.prompt) {
-    probes.push({ name: "outputSchema", outputSchema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] }, sentinel: ErrStructuredOutputUnsupported });
+    probes.push({
+      name: "outputSchema",
+      outputSchema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      sentinel: ErrStructuredOutputUnsupported,
+    });
   }
   return probes;
 }
@@ -176,7 +203,12 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
   const skip = options.skip ?? {};
   const test = options.concurrent ? it.concurrent : it;
 
-  const clause = (id: string, title: string, body: (fixture: F) => Promise<void>, applies: (caps: DriverCapabilities) => boolean = () => true): void => {
+  const clause = (
+    id: string,
+    title: string,
+    body: (fixture: F) => Promise<void>,
+    applies: (caps: DriverCapabilities) => boolean = () => true,
+  ): void => {
     const reason = skip[id];
     if (reason !== undefined) {
       it.skip(`${id} ${title} (skipped: ${reason})`, () => undefined);
@@ -308,7 +340,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           }
           if (inspection.models.supported) for (const model of inspection.models.models) expect(model).toMatch(/\S/);
           else expect(inspection.models.reason).toMatch(/\S/);
-          if (inspection.version.matches !== undefined) expect(inspection.version.matches).toBe(inspection.version.found === inspection.version.pinned);
+          if (inspection.version.matches !== undefined)
+            expect(inspection.version.matches).toBe(inspection.version.found === inspection.version.pinned);
         },
         () => true,
       );
@@ -321,7 +354,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         const { events, lateEvents } = result.recording;
         expect(events.length).toBeGreaterThan(0);
         events.forEach((e, i) => expect(e.sequence).toBe(i + 1));
-        for (const { event } of events) expect(["text-delta", "thinking-delta", "tool-call", "tool-result", "notice", "process"]).toContain(event.type);
+        for (const { event } of events)
+          expect(["text-delta", "thinking-delta", "tool-call", "tool-result", "notice", "process"]).toContain(event.type);
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(lateEvents).toEqual([]);
       });
@@ -347,28 +381,33 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         }
       });
 
-      clause("3.3", "tool turn: tool-call start/end and tool-result are well-formed and paired", async (fixture) => {
-        const result = await run(fixture, options.scripted.toolApproval(fixture).request);
-        succeeded(result);
-        const calls = result.recording.ofType("tool-call");
-        const results = result.recording.ofType("tool-result");
-        expect(calls.length).toBeGreaterThan(0);
-        expect(results.length).toBeGreaterThan(0);
-        const started = new Set<string>();
-        for (const call of calls) {
-          expect(call.id).toMatch(/\S/);
-          expect(call.name).toMatch(/\S/);
-          if (call.phase === "start") started.add(call.id);
-          else expect(started.has(call.id), `${call.phase} of ${call.id} before its start`).toBe(true);
-          if (call.phase === "end") expect(call.input).not.toBeUndefined();
-          if (call.phase === "args") expect(typeof call.argsDelta).toBe("string");
-        }
-        for (const toolResult of results) {
-          expect(started.has(toolResult.id), `tool-result ${toolResult.id} without a tool-call`).toBe(true);
-          expect(typeof toolResult.output).toBe("string");
-          expect(typeof toolResult.isError).toBe("boolean");
-        }
-      }, (caps) => caps.approvals.permission.includes("ask") || caps.approvals.permission.includes("inherit"));
+      clause(
+        "3.3",
+        "tool turn: tool-call start/end and tool-result are well-formed and paired",
+        async (fixture) => {
+          const result = await run(fixture, options.scripted.toolApproval(fixture).request);
+          succeeded(result);
+          const calls = result.recording.ofType("tool-call");
+          const results = result.recording.ofType("tool-result");
+          expect(calls.length).toBeGreaterThan(0);
+          expect(results.length).toBeGreaterThan(0);
+          const started = new Set<string>();
+          for (const call of calls) {
+            expect(call.id).toMatch(/\S/);
+            expect(call.name).toMatch(/\S/);
+            if (call.phase === "start") started.add(call.id);
+            else expect(started.has(call.id), `${call.phase} of ${call.id} before its start`).toBe(true);
+            if (call.phase === "end") expect(call.input).not.toBeUndefined();
+            if (call.phase === "args") expect(typeof call.argsDelta).toBe("string");
+          }
+          for (const toolResult of results) {
+            expect(started.has(toolResult.id), `tool-result ${toolResult.id} without a tool-call`).toBe(true);
+            expect(typeof toolResult.output).toBe("string");
+            expect(typeof toolResult.isError).toBe("boolean");
+          }
+        },
+        (caps) => caps.approvals.permission.includes("ask") || caps.approvals.permission.includes("inherit"),
+      );
     });
 
     describe("4 cancel", () => {
@@ -387,7 +426,10 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         const result = await run(fixture, options.scripted.slow(fixture).request, { cancelAfterMs });
         expect(result.abortReason).toBeDefined();
         expect(result.response, "a cancelled run must not resolve").toBeUndefined();
-        expect(walkError(result.error, (node) => node === result.abortReason), String(result.error)).toBe(true);
+        expect(
+          walkError(result.error, (node) => node === result.abortReason),
+          String(result.error),
+        ).toBe(true);
         expect(result.durationMs).toBeLessThan(cancelAfterMs + 15_000);
         for (const pid of result.recording.pids()) expect(alive(pid), `pid ${pid} still alive`).toBe(false);
         expect(result.recording.lateEvents).toEqual([]);
@@ -402,107 +444,147 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         expect(result.response?.checkpoint).toBeUndefined();
       });
 
-      clause("5.2", "a successful run yields a checkpoint with a resume id", async (fixture) => {
-        const result = await run(fixture, options.scripted.text(fixture).request);
-        succeeded(result);
-        expect(result.response.checkpoint?.resumeId).toMatch(/\S/);
-      }, (caps) => caps.sessions.resume);
+      clause(
+        "5.2",
+        "a successful run yields a checkpoint with a resume id",
+        async (fixture) => {
+          const result = await run(fixture, options.scripted.text(fixture).request);
+          succeeded(result);
+          expect(result.response.checkpoint?.resumeId).toMatch(/\S/);
+        },
+        (caps) => caps.sessions.resume,
+      );
 
-      clause("5.3", "the checkpoint resumes in a new run, which yields a checkpoint again", async (fixture) => {
-        const first = await run(fixture, options.scripted.text(fixture).request);
-        succeeded(first);
-        const resumeId = first.response.checkpoint?.resumeId as string;
-        const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
-        const second = await run(fixture, { ...followUp.request, session: { resumeId } });
-        succeeded(second);
-        expect(matches(second.response.text, followUp.expectText)).toBe(true);
-        expect(second.response.checkpoint?.resumeId).toMatch(/\S/);
-      }, (caps) => caps.sessions.resume);
+      clause(
+        "5.3",
+        "the checkpoint resumes in a new run, which yields a checkpoint again",
+        async (fixture) => {
+          const first = await run(fixture, options.scripted.text(fixture).request);
+          succeeded(first);
+          const resumeId = first.response.checkpoint?.resumeId as string;
+          const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
+          const second = await run(fixture, { ...followUp.request, session: { resumeId } });
+          succeeded(second);
+          expect(matches(second.response.text, followUp.expectText)).toBe(true);
+          expect(second.response.checkpoint?.resumeId).toMatch(/\S/);
+        },
+        (caps) => caps.sessions.resume,
+      );
 
-      clause("5.4", "fork yields a checkpoint with a different resume id", async (fixture) => {
-        const first = await run(fixture, options.scripted.text(fixture).request);
-        succeeded(first);
-        const resumeId = first.response.checkpoint?.resumeId as string;
-        const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
-        const forked = await run(fixture, { ...followUp.request, session: { resumeId, fork: true } });
-        succeeded(forked);
-        expect(forked.response.checkpoint?.resumeId).toMatch(/\S/);
-        expect(forked.response.checkpoint?.resumeId).not.toBe(resumeId);
-      }, (caps) => caps.sessions.fork);
+      clause(
+        "5.4",
+        "fork yields a checkpoint with a different resume id",
+        async (fixture) => {
+          const first = await run(fixture, options.scripted.text(fixture).request);
+          succeeded(first);
+          const resumeId = first.response.checkpoint?.resumeId as string;
+          const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
+          const forked = await run(fixture, { ...followUp.request, session: { resumeId, fork: true } });
+          succeeded(forked);
+          expect(forked.response.checkpoint?.resumeId).toMatch(/\S/);
+          expect(forked.response.checkpoint?.resumeId).not.toBe(resumeId);
+        },
+        (caps) => caps.sessions.fork,
+      );
 
-      clause("5.5", "an unknown resume id is resume_rejected, without a checkpoint", async (fixture) => {
-        const turn = options.scripted.text(fixture);
-        const result = await run(fixture, { ...turn.request, session: { resumeId: "01a22a7a-0000-7000-8000-000000000000" } });
-        expect(result.error, String(result.error)).toBeUndefined();
-        expect(result.response?.failure?.reason).toBe("resume_rejected");
-        expect(result.response?.checkpoint).toBeUndefined();
-      }, (caps) => caps.sessions.resume);
+      clause(
+        "5.5",
+        "an unknown resume id is resume_rejected, without a checkpoint",
+        async (fixture) => {
+          const turn = options.scripted.text(fixture);
+          const result = await run(fixture, { ...turn.request, session: { resumeId: "01a22a7a-0000-7000-8000-000000000000" } });
+          expect(result.error, String(result.error)).toBeUndefined();
+          expect(result.response?.failure?.reason).toBe("resume_rejected");
+          expect(result.response?.checkpoint).toBeUndefined();
+        },
+        (caps) => caps.sessions.resume,
+      );
     });
 
     describe("6 approvals", () => {
       const asks = (caps: DriverCapabilities): boolean => caps.approvals.permission.includes("ask");
-      clause("6.1", "approve: asked once per tool call, awaited, the tool succeeds", async (fixture) => {
-        let answeredAt = 0;
-        const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
-          onApproval: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 150));
-            answeredAt = Date.now();
-            return { outcome: "approve" };
-          },
-        });
-        succeeded(result);
-        const { asks: asked, events } = result.recording;
-        expect(asked.length).toBeGreaterThan(0);
-        for (const ask of asked) {
-          expect(ask.kind).toBe("permission");
-          expect(ask.title).toMatch(/\S/);
-        }
-        const ids = asked.map((ask) => ask.toolCallId).filter((id): id is string => id !== undefined);
-        expect(new Set(ids).size).toBe(ids.length);
-        const approvedResults = events.filter((e) => e.event.type === "tool-result" && (ids.length === 0 || ids.includes(e.event.id)));
-        expect(approvedResults.length).toBeGreaterThan(0);
-        for (const e of approvedResults) {
-          expect(e.time).toBeGreaterThanOrEqual(answeredAt);
-          expect(e.event.type === "tool-result" && e.event.isError).toBe(false);
-        }
-      }, asks);
+      clause(
+        "6.1",
+        "approve: asked once per tool call, awaited, the tool succeeds",
+        async (fixture) => {
+          let answeredAt = 0;
+          const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+            onApproval: async () => {
+              await new Promise((resolve) => setTimeout(resolve, 150));
+              answeredAt = Date.now();
+              return { outcome: "approve" };
+            },
+          });
+          succeeded(result);
+          const { asks: asked, events } = result.recording;
+          expect(asked.length).toBeGreaterThan(0);
+          for (const ask of asked) {
+            expect(ask.kind).toBe("permission");
+            expect(ask.title).toMatch(/\S/);
+          }
+          const ids = asked.map((ask) => ask.toolCallId).filter((id): id is string => id !== undefined);
+          expect(new Set(ids).size).toBe(ids.length);
+          const approvedResults = events.filter((e) => e.event.type === "tool-result" && (ids.length === 0 || ids.includes(e.event.id)));
+          expect(approvedResults.length).toBeGreaterThan(0);
+          for (const e of approvedResults) {
+            expect(e.time).toBeGreaterThanOrEqual(answeredAt);
+            expect(e.event.type === "tool-result" && e.event.isError).toBe(false);
+          }
+        },
+        asks,
+      );
 
-      clause("6.2", "deny: the run completes and the tool result is an error", async (fixture) => {
-        const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
-          onApproval: () => ({ outcome: "deny", reason: "denied by the conformance kit" }),
-        });
-        succeeded(result);
-        expect(result.recording.asks.length).toBeGreaterThan(0);
-        const ids = result.recording.asks.map((ask) => ask.toolCallId);
-        for (const toolResult of result.recording.ofType("tool-result")) {
-          if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
-        }
-      }, asks);
+      clause(
+        "6.2",
+        "deny: the run completes and the tool result is an error",
+        async (fixture) => {
+          const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+            onApproval: () => ({ outcome: "deny", reason: "denied by the conformance kit" }),
+          });
+          succeeded(result);
+          expect(result.recording.asks.length).toBeGreaterThan(0);
+          const ids = result.recording.asks.map((ask) => ask.toolCallId);
+          for (const toolResult of result.recording.ofType("tool-result")) {
+            if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
+          }
+        },
+        asks,
+      );
 
-      clause("6.3", "auto_deny: the run completes and nothing asked about succeeds", async (fixture) => {
-        const turn = options.scripted.toolApproval(fixture);
-        // The SDK's approval broker answers auto modes; the kit's sink plays that part for asks the driver forwards.
-        const result = await run(fixture, withPolicy(turn, { approvals: { permission: "auto_deny" } }), {
-          onApproval: () => ({ outcome: "deny", reason: "denied by policy" }),
-        });
-        succeeded(result);
-        const ids = result.recording.asks.map((ask) => ask.toolCallId);
-        for (const toolResult of result.recording.ofType("tool-result")) {
-          if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
-        }
-      }, (caps) => caps.approvals.permission.includes("auto_deny"));
+      clause(
+        "6.3",
+        "auto_deny: the run completes and nothing asked about succeeds",
+        async (fixture) => {
+          const turn = options.scripted.toolApproval(fixture);
+          // The SDK's approval broker answers auto modes; the kit's sink plays that part for asks the driver forwards.
+          const result = await run(fixture, withPolicy(turn, { approvals: { permission: "auto_deny" } }), {
+            onApproval: () => ({ outcome: "deny", reason: "denied by policy" }),
+          });
+          succeeded(result);
+          const ids = result.recording.asks.map((ask) => ask.toolCallId);
+          for (const toolResult of result.recording.ofType("tool-result")) {
+            if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
+          }
+        },
+        (caps) => caps.approvals.permission.includes("auto_deny"),
+      );
     });
 
     describe("7 structured output", () => {
-      clause("7.1", "the value comes back as response.structured", async (fixture) => {
-        const structured = options.scripted.structured;
-        if (!structured) throw new Error("the descriptor declares structured output but scripted.structured is missing");
-        const turn = structured(fixture);
-        expect(turn.request.outputSchema).toBeDefined();
-        const result = await run(fixture, turn.request);
-        succeeded(result);
-        expect(result.response.structured).toEqual(turn.expectValue);
-      }, (caps) => caps.structuredOutput.native || caps.structuredOutput.prompt);
+      clause(
+        "7.1",
+        "the value comes back as response.structured",
+        async (fixture) => {
+          const structured = options.scripted.structured;
+          if (!structured) throw new Error("the descriptor declares structured output but scripted.structured is missing");
+          const turn = structured(fixture);
+          expect(turn.request.outputSchema).toBeDefined();
+          const result = await run(fixture, turn.request);
+          succeeded(result);
+          expect(result.response.structured).toEqual(turn.expectValue);
+        },
+        (caps) => caps.structuredOutput.native || caps.structuredOutput.prompt,
+      );
     });
 
     describe("8 error verdicts", () => {

@@ -82,7 +82,8 @@ export function createRecordingSink(options: { onApproval?: ApprovalPolicyFn } =
     lateEvents,
     ofType: <T extends DriverEvent["type"]>(type: T) =>
       events.map((e) => e.event).filter((e): e is Extract<DriverEvent, { type: T }> => e.type === type),
-    pids: () => events.flatMap((e) => (e.event.type === "process" && e.event.kind === "spawn" && e.event.pid !== undefined ? [e.event.pid] : [])),
+    pids: () =>
+      events.flatMap((e) => (e.event.type === "process" && e.event.kind === "spawn" && e.event.pid !== undefined ? [e.event.pid] : [])),
     text: () => events.map((e) => (e.event.type === "text-delta" ? e.event.text : "")).join(""),
     seal: () => {
       sealed = true;

@@ -29,11 +29,15 @@ describe("conformance kit harness", () => {
   });
 
   it("a throwing approval handler is answered with a deny, as the SDK guarantees", async () => {
-    const result = await runDriver(new ReferenceDriver(), { prompt: "TOOL rm -rf /" }, {
-      onApproval: () => {
-        throw new Error("host handler broke");
+    const result = await runDriver(
+      new ReferenceDriver(),
+      { prompt: "TOOL rm -rf /" },
+      {
+        onApproval: () => {
+          throw new Error("host handler broke");
+        },
       },
-    });
+    );
     expect(result.recording.decisions).toEqual([{ outcome: "deny", reason: "approval handler failed" }]);
     expect(result.response?.text).toContain("denied");
   });

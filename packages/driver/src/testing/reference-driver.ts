@@ -35,7 +35,12 @@ export const REFERENCE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
     mcp: { transports: [] },
-    policy: { sandbox: ["read_only", "workspace_write", "unrestricted"], webSearch: ["allow", "deny"], browser: [], activeExecutionTimeout: false },
+    policy: {
+      sandbox: ["read_only", "workspace_write", "unrestricted"],
+      webSearch: ["allow", "deny"],
+      browser: [],
+      activeExecutionTimeout: false,
+    },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
     streaming: { textDeltas: true, thinking: false, toolCallArgs: true },
   },
@@ -110,7 +115,11 @@ export class ReferenceDriver implements Driver {
           text: "",
           transcript,
           raw,
-          failure: { reason: "resume_rejected", message: `unknown session ${request.session.resumeId}`, details: { resumeId: request.session.resumeId } },
+          failure: {
+            reason: "resume_rejected",
+            message: `unknown session ${request.session.resumeId}`,
+            details: { resumeId: request.session.resumeId },
+          },
         };
       }
       history = [...known];
@@ -138,7 +147,14 @@ export class ReferenceDriver implements Driver {
       sink.emit({ type: "tool-call", phase: "end", id, name: "shell", input });
       transcript.push({ kind: "tool-call", toolCallId: id, toolName: "shell", input });
       // Approval modes are applied by the SDK's broker (docs/design.md "Drivers"): every ask goes to the sink.
-      const decision = await sink.requestApproval({ kind: "permission", title: `shell: ${command}`, toolName: "shell", toolCallId: id, input, details: { command } });
+      const decision = await sink.requestApproval({
+        kind: "permission",
+        title: `shell: ${command}`,
+        toolName: "shell",
+        toolCallId: id,
+        input,
+        details: { command },
+      });
       signal.throwIfAborted();
       const ok = decision.outcome === "approve";
       const output = ok ? `ran ${command}` : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
@@ -174,9 +190,12 @@ export class ReferenceDriver implements Driver {
   #refuseUndeclared(request: DriverRequest): void {
     const { type, capabilities: caps } = this.descriptor;
     const policy = request.policy;
-    if (policy?.sandbox !== undefined && !caps.policy.sandbox.includes(policy.sandbox)) throw new PolicyCapabilityUnsupportedError(type, "sandbox", policy.sandbox);
-    if (policy?.webSearch !== undefined && !caps.policy.webSearch.includes(policy.webSearch)) throw new PolicyCapabilityUnsupportedError(type, "webSearch", policy.webSearch);
-    if (policy?.browser !== undefined && !caps.policy.browser.includes(policy.browser)) throw new PolicyCapabilityUnsupportedError(type, "browser", policy.browser);
+    if (policy?.sandbox !== undefined && !caps.policy.sandbox.includes(policy.sandbox))
+      throw new PolicyCapabilityUnsupportedError(type, "sandbox", policy.sandbox);
+    if (policy?.webSearch !== undefined && !caps.policy.webSearch.includes(policy.webSearch))
+      throw new PolicyCapabilityUnsupportedError(type, "webSearch", policy.webSearch);
+    if (policy?.browser !== undefined && !caps.policy.browser.includes(policy.browser))
+      throw new PolicyCapabilityUnsupportedError(type, "browser", policy.browser);
     if (policy?.activeExecutionTimeoutMs !== undefined && !caps.policy.activeExecutionTimeout) {
       throw new PolicyCapabilityUnsupportedError(type, "activeExecutionTimeoutMs", String(policy.activeExecutionTimeoutMs));
     }

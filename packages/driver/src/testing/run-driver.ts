@@ -34,7 +34,11 @@ export interface DriverRun {
  * (without the SDK): fills `runId`, wires cancellation, records, and seals the sink when `run()`
  * settles. Never throws: a rejection is returned as `error`.
  */
-export async function runDriver(driver: Driver, request: Omit<DriverRequest, "runId"> & { runId?: string }, options: RunDriverOptions = {}): Promise<DriverRun> {
+export async function runDriver(
+  driver: Driver,
+  request: Omit<DriverRequest, "runId"> & { runId?: string },
+  options: RunDriverOptions = {},
+): Promise<DriverRun> {
   const recording = createRecordingSink(options.onApproval ? { onApproval: options.onApproval } : {});
   const controller = new AbortController();
   let abortReason: unknown;
@@ -58,7 +62,11 @@ export async function runDriver(driver: Driver, request: Omit<DriverRequest, "ru
     : recording.sink;
   const started = performance.now();
   try {
-    const response = await driver.run({ runId: request.runId ?? `run-${Date.now()}-${Math.random().toString(16).slice(2)}`, ...request }, sink, controller.signal);
+    const response = await driver.run(
+      { runId: request.runId ?? `run-${Date.now()}-${Math.random().toString(16).slice(2)}`, ...request },
+      sink,
+      controller.signal,
+    );
     return { response, recording, ...(abortReason !== undefined ? { abortReason } : {}), durationMs: performance.now() - started };
   } catch (error) {
     return { error, recording, ...(abortReason !== undefined ? { abortReason } : {}), durationMs: performance.now() - started };

@@ -77,7 +77,11 @@ describe("checkOptions: values", () => {
     [{ count: 0 }, "count", "must be a positive integer, got number 0"],
     [{ count: 1.5 }, "count", "must be a positive integer, got number 1.5"],
     [{ idleMs: NaN }, "idleMs", `must be a number of ms in [0, ${MAX_TIMER_MS}], got number NaN`],
-    [{ idleMs: Infinity }, "idleMs", `must be a number of ms in [0, ${MAX_TIMER_MS}], got number Infinity (longer than a Node timer can wait)`],
+    [
+      { idleMs: Infinity },
+      "idleMs",
+      `must be a number of ms in [0, ${MAX_TIMER_MS}], got number Infinity (longer than a Node timer can wait)`,
+    ],
     [{ idleMs: -1 }, "idleMs", `must be a number of ms in [0, ${MAX_TIMER_MS}], got number -1`],
     [{ approvals: { timeoutMs: "10" } }, "approvals.timeoutMs", `must be a number of ms in [0, ${MAX_TIMER_MS}], got string "10"`],
   ])("refuses %j naming %s", (value, field, reason) => {
@@ -105,12 +109,16 @@ describe("checkOptions: values", () => {
 
   it("returns a frozen snapshot that reads each getter once", () => {
     let reads = 0;
-    const snapshot = checkOptions<{ model?: string }>("t", {
-      get model(): string {
-        reads += 1;
-        return `m${reads}`;
+    const snapshot = checkOptions<{ model?: string }>(
+      "t",
+      {
+        get model(): string {
+          reads += 1;
+          return `m${reads}`;
+        },
       },
-    }, shape);
+      shape,
+    );
     expect(snapshot.model).toBe("m1");
     expect(snapshot.model).toBe("m1");
     expect(reads).toBe(1);

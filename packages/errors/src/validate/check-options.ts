@@ -36,7 +36,12 @@ export interface CheckOptionsSettings {
  * @param subject - what the options are, for messages: `"run options"`, `"claude config"`.
  * @throws InvalidOptionError (or its subclass `MalformedStringError`) naming the field.
  */
-export function checkOptions<T extends object>(subject: string, value: unknown, shape: OptionShape, settings: CheckOptionsSettings = {}): T {
+export function checkOptions<T extends object>(
+  subject: string,
+  value: unknown,
+  shape: OptionShape,
+  settings: CheckOptionsSettings = {},
+): T {
   if (value === undefined || (value === null && settings.allowNull)) return Object.freeze({}) as T;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidOptionError({ subject, field: settings.path ?? "", reason: `must be an object, got ${describeValue(value)}` });

@@ -50,7 +50,11 @@ function integer(min: number, max: number = Number.MAX_SAFE_INTEGER): OptionChec
 function number(min = -Number.MAX_VALUE, max = Number.MAX_VALUE): OptionCheck {
   return (value, field, subject) => {
     if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-      refuse(subject, field, `must be a finite number${min === -Number.MAX_VALUE ? "" : ` >= ${min}`}${max === Number.MAX_VALUE ? "" : ` <= ${max}`}, got ${describeValue(value)}`);
+      refuse(
+        subject,
+        field,
+        `must be a finite number${min === -Number.MAX_VALUE ? "" : ` >= ${min}`}${max === Number.MAX_VALUE ? "" : ` <= ${max}`}, got ${describeValue(value)}`,
+      );
     }
   };
 }
@@ -87,7 +91,8 @@ function timerMs(settings: TimerCheckSettings = {}): OptionCheck {
 /** One of the given literal values. */
 function oneOf(...values: readonly unknown[]): OptionCheck {
   return (value, field, subject) => {
-    if (!values.includes(value)) refuse(subject, field, `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(value)}`);
+    if (!values.includes(value))
+      refuse(subject, field, `must be one of ${values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(value)}`);
   };
 }
 
@@ -128,7 +133,7 @@ function recordOf(entry: OptionCheck, settings: RecordCheckSettings = {}): Optio
 function env(settings: { readonly allowUndefined?: boolean } = {}): OptionCheck {
   const name: OptionCheck = (value, field, subject) => {
     string({ nonEmpty: true })(value, field, subject);
-    if ((value as string).includes("=")) refuse(subject, field, "must not contain \"=\"");
+    if ((value as string).includes("=")) refuse(subject, field, 'must not contain "="');
   };
   return recordOf(string(), { key: name, ...settings });
 }
@@ -142,7 +147,8 @@ function func(): OptionCheck {
 /** A non-null object (not an array); with `methods`, one that has those functions. */
 function object(what = "an object", methods: readonly string[] = []): OptionCheck {
   return (value, field, subject) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) refuse(subject, field, `must be ${what}, got ${describeValue(value)}`);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      refuse(subject, field, `must be ${what}, got ${describeValue(value)}`);
     const missing = methods.filter((method) => typeof (value as Record<string, unknown>)[method] !== "function");
     if (missing.length > 0) refuse(subject, field, `must be ${what} (missing ${missing.map((m) => `${m}()`).join(", ")})`);
   };
@@ -165,7 +171,8 @@ function abortSignal(): OptionCheck {
 /** A nested options object checked with {@link checkOptions} (unknown keys refused), named `field.key`. */
 function shape(inner: OptionShape): OptionCheck {
   return (value, field, subject) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) refuse(subject, field, `must be an object, got ${describeValue(value)}`);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      refuse(subject, field, `must be an object, got ${describeValue(value)}`);
     checkOptions(subject, value, inner, { path: field });
   };
 }

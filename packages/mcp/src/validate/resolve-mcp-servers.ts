@@ -24,7 +24,9 @@ export function resolveMcpServers(
         command: server.command,
         ...(server.args ? { args: [...server.args] } : {}),
         ...(server.env ? { env: { ...server.env } } : {}),
-        ...(server.inheritEnv !== undefined ? { inheritEnv: typeof server.inheritEnv === "boolean" ? server.inheritEnv : [...server.inheritEnv] } : {}),
+        ...(server.inheritEnv !== undefined
+          ? { inheritEnv: typeof server.inheritEnv === "boolean" ? server.inheritEnv : [...server.inheritEnv] }
+          : {}),
         ...required,
       };
     }
@@ -32,10 +34,9 @@ export function resolveMcpServers(
     if (server.bearerTokenEnv) {
       const token = env[server.bearerTokenEnv] ?? process.env[server.bearerTokenEnv];
       if (!token) {
-        throw new AdaptorError(
-          `MCP server ${JSON.stringify(server.name)}: bearer token variable ${server.bearerTokenEnv} is not set`,
-          { sentinel: ErrInvalidConfig },
-        );
+        throw new AdaptorError(`MCP server ${JSON.stringify(server.name)}: bearer token variable ${server.bearerTokenEnv} is not set`, {
+          sentinel: ErrInvalidConfig,
+        });
       }
       const hasAuthorization = Object.keys(headers ?? {}).some((key) => key.toLowerCase() === "authorization");
       if (!hasAuthorization) headers = { ...headers, Authorization: `Bearer ${token}` };

@@ -69,8 +69,12 @@ describe("validateMcpServers → ErrInvalidConfig naming the server", () => {
   });
 
   it("a field of one transport on another, and unknown fields", () => {
-    expect(invalid([{ ...mcpStdio("files", "node"), url: "http://x" }])).toBe('MCP server "files": field url does not apply to transport stdio');
-    expect(invalid([{ ...mcpHttp("web", "http://x/mcp"), command: "node" }])).toBe('MCP server "web": field command does not apply to transport http');
+    expect(invalid([{ ...mcpStdio("files", "node"), url: "http://x" }])).toBe(
+      'MCP server "files": field url does not apply to transport stdio',
+    );
+    expect(invalid([{ ...mcpHttp("web", "http://x/mcp"), command: "node" }])).toBe(
+      'MCP server "web": field command does not apply to transport http',
+    );
     expect(invalid([{ ...mcpSse("web", "http://x/sse"), env: {} }])).toBe('MCP server "web": field env does not apply to transport sse');
     expect(invalid([{ ...mcpStdio("files", "node"), bearerTokenEnv: "T" }])).toBe(
       'MCP server "files": field bearerTokenEnv does not apply to transport stdio',
@@ -80,7 +84,9 @@ describe("validateMcpServers → ErrInvalidConfig naming the server", () => {
 
   it("wrong types of args, env, headers, required, bearerTokenEnv; not an object", () => {
     expect(invalid([mcpStdio("a", "node", { args: [1 as unknown as string] })])).toBe('MCP server "a": args must be an array of strings');
-    expect(invalid([mcpStdio("a", "node", { env: { X: 1 as unknown as string } })])).toBe('MCP server "a": env.X must be a string, got number');
+    expect(invalid([mcpStdio("a", "node", { env: { X: 1 as unknown as string } })])).toBe(
+      'MCP server "a": env.X must be a string, got number',
+    );
     expect(invalid([mcpHttp("a", "http://x", { headers: [] as unknown as Record<string, string> })])).toContain("headers must be");
     expect(invalid([{ ...mcpStdio("a", "node"), required: "yes" }])).toBe('MCP server "a": required must be a boolean');
     expect(invalid([mcpHttp("a", "http://x", { bearerTokenEnv: "not a var" })])).toContain("bearerTokenEnv must be");
@@ -88,14 +94,18 @@ describe("validateMcpServers → ErrInvalidConfig naming the server", () => {
   });
 
   it("inheritEnv on a stdio server: booleans and name lists pass through resolution; a bad entry or a remote server is refused", () => {
-    expect(validateMcpServers([mcpStdio("a", "node", { inheritEnv: ["PATH", "AWS_*"] })])[0]).toMatchObject({ inheritEnv: ["PATH", "AWS_*"] });
+    expect(validateMcpServers([mcpStdio("a", "node", { inheritEnv: ["PATH", "AWS_*"] })])[0]).toMatchObject({
+      inheritEnv: ["PATH", "AWS_*"],
+    });
     expect(resolveMcpServers(validateMcpServers([mcpStdio("a", "node", { inheritEnv: ["PATH"] })]))).toEqual([
       { name: "a", transport: "stdio", command: "node", inheritEnv: ["PATH"] },
     ]);
     expect(invalid([mcpStdio("a", "node", { inheritEnv: ["A B"] })])).toBe(
       'MCP server "a": inheritEnv must be true, false or an array of variable names (a trailing * matches a prefix)',
     );
-    expect(invalid([{ ...mcpHttp("a", "http://x"), inheritEnv: true }])).toBe('MCP server "a": field inheritEnv does not apply to transport http');
+    expect(invalid([{ ...mcpHttp("a", "http://x"), inheritEnv: true }])).toBe(
+      'MCP server "a": field inheritEnv does not apply to transport http',
+    );
   });
 });
 

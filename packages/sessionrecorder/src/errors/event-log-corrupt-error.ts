@@ -52,8 +52,7 @@ export class EventLogCorruptError extends AdaptorError {
 
   constructor(init: EventLogCorruptInit) {
     const where = `line ${init.line} (byte ${init.offset})`;
-    const seq =
-      init.expectedSequence !== undefined ? `: expected sequence ${init.expectedSequence}, found ${init.foundSequence}` : "";
+    const seq = init.expectedSequence !== undefined ? `: expected sequence ${init.expectedSequence}, found ${init.foundSequence}` : "";
     super(`event log ${init.key} corrupt at ${where}: ${init.kind}${seq}${init.detail ? ` (${init.detail})` : ""}`);
     this.key = init.key;
     this.kind = init.kind;

@@ -6,10 +6,7 @@ import { sentinel } from "@adaptor/errors";
 /** A recorder or backend key validator, or the mandatory path-containment check, refused a session key. */
 export const ErrInvalidSessionKey = sentinel("adaptor.sessionrecorder.InvalidSessionKey", "invalid session key");
 /** An operation was attempted after the event backend (or the writer) was closed. */
-export const ErrJSONLEventBackendClosed = sentinel(
-  "adaptor.sessionrecorder.JSONLEventBackendClosed",
-  "event backend closed",
-);
+export const ErrJSONLEventBackendClosed = sentinel("adaptor.sessionrecorder.JSONLEventBackendClosed", "event backend closed");
 /** A malformed, truncated or inconsistent JSONL event log could not be replayed faithfully. */
 export const ErrJSONLEventLogCorrupt = sentinel("adaptor.sessionrecorder.JSONLEventLogCorrupt", "event log corrupt");
 /** Another writer (in this or another process) holds the session key's log. */

@@ -3,13 +3,7 @@ import { lstat, mkdir, open, realpath, type FileHandle } from "node:fs/promises"
 import { basename, dirname, join, relative, sep } from "node:path";
 import { checkOptions, InvalidOptionError, optionChecks } from "@adaptor/errors";
 import { throwIfAborted } from "../backend/abort.js";
-import type {
-  BackendCallOptions,
-  EventBackend,
-  EventLogWriter,
-  RecordedEvent,
-  RepairReport,
-} from "../backend/event-backend.js";
+import type { BackendCallOptions, EventBackend, EventLogWriter, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { closedError } from "../errors/closed.js";
 import { EventLogCorruptError } from "../errors/event-log-corrupt-error.js";
 import { InvalidSessionKeyError } from "../errors/invalid-session-key-error.js";

@@ -94,7 +94,7 @@ export class JsonlWriter implements EventLogWriter {
         try {
           if (this.#failure !== undefined) throw this.#failure;
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
-          for (let done = 0; done < bytes.length; ) {
+          for (let done = 0; done < bytes.length;) {
             const { bytesWritten } = await this.#init.handle.write(bytes, done, bytes.length - done);
             done += bytesWritten;
             this.#committedBytes += bytesWritten;

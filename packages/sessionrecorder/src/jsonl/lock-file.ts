@@ -120,7 +120,11 @@ export async function acquireLock(path: string, key: string): Promise<HeldLock> 
       if (holder === undefined) continue;
       if (holder === "malformed") throw new EventLogLockedError(key, undefined, `an unreadable lock file ${path}`);
       if (holder === "not_a_file") {
-        throw new EventLogLockedError(key, undefined, `a lock path that is not a regular file (a symbolic link, a directory, ...): ${path}; remove it by hand`);
+        throw new EventLogLockedError(
+          key,
+          undefined,
+          `a lock path that is not a regular file (a symbolic link, a directory, ...): ${path}; remove it by hand`,
+        );
       }
       if (holderIsLive(holder)) throw new EventLogLockedError(key, holderOf(holder));
       await breakStaleLock(path, key, holder, token);

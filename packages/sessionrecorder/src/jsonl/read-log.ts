@@ -125,7 +125,7 @@ export async function readTail(handle: FileHandle, key: string, size: number, ma
 /** Offset of the last newline before `end`, or -1; a line longer than `maxLineBytes` is corrupt. */
 async function findNewlineBefore(handle: FileHandle, key: string, end: number, maxLineBytes: number): Promise<number> {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (let stop = end; stop > 0; ) {
+  for (let stop = end; stop > 0;) {
     const start = Math.max(0, stop - CHUNK_BYTES);
     const chunk = buffer.subarray(0, stop - start);
     await readFully(handle, chunk, start);
@@ -133,16 +133,23 @@ async function findNewlineBefore(handle: FileHandle, key: string, end: number, m
     if (at !== -1) return start + at;
     stop = start;
     if (end - stop > maxLineBytes + 1) {
-      throw new EventLogCorruptError({ key, kind: "malformed-line", line: 0, offset: stop, detail: `line longer than ${maxLineBytes} bytes` });
+      throw new EventLogCorruptError({
+        key,
+        kind: "malformed-line",
+        line: 0,
+        offset: stop,
+        detail: `line longer than ${maxLineBytes} bytes`,
+      });
     }
   }
   return -1;
 }
 
 async function readFully(handle: FileHandle, into: Buffer, position: number): Promise<void> {
-  for (let done = 0; done < into.length; ) {
+  for (let done = 0; done < into.length;) {
     const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
-    if (bytesRead === 0) throw new DriverError({ op: "read", device: "event log", code: ErrCode.Internal, cause: "the log shrank while being read" });
+    if (bytesRead === 0)
+      throw new DriverError({ op: "read", device: "event log", code: ErrCode.Internal, cause: "the log shrank while being read" });
     done += bytesRead;
   }
 }

@@ -2,14 +2,7 @@ import { closedError } from "../errors/closed.js";
 import { EventLogLockedError } from "../errors/event-log-locked-error.js";
 import { throwIfAborted } from "../backend/abort.js";
 import { decodeRecord, encodeRecord } from "../backend/encode-record.js";
-import type {
-  BackendCallOptions,
-  EventBackend,
-  EventLogWriter,
-  JsonValue,
-  RecordedEvent,
-  RepairReport,
-} from "../backend/event-backend.js";
+import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { checkSessionKey } from "../keys/session-key.js";
 import { hostname } from "node:os";
 

@@ -7,10 +7,7 @@ export const ErrSkillNotFound = sentinel("adaptor.skill.SkillNotFound", "skill n
 /** Structurally different skill declarations use the same key. */
 export const ErrSkillKeyConflict = sentinel("adaptor.skill.SkillKeyConflict", "skill key conflict");
 /** A resolved skill could not be staged for the driver. */
-export const ErrSkillMaterializationFailed = sentinel(
-  "adaptor.skill.SkillMaterializationFailed",
-  "skill materialization failed",
-);
+export const ErrSkillMaterializationFailed = sentinel("adaptor.skill.SkillMaterializationFailed", "skill materialization failed");
 /** A concrete skill has no source. */
 export const ErrSkillSourceMissing = sentinel("adaptor.skill.SkillSourceMissing", "skill source missing");
 /** A concrete skill has an empty key. */

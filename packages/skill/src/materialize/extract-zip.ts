@@ -41,7 +41,9 @@ export async function extractZip(file: string, dest: string, budget: UnpackBudge
         continue;
       }
       if (entry.uncompressedSize > budget.limits.maxTotalBytes) {
-        throw new UnpackRefusal(`entry ${JSON.stringify(name)} declares ${entry.uncompressedSize} bytes, more than ${budget.limits.maxTotalBytes} (limit maxTotalBytes)`);
+        throw new UnpackRefusal(
+          `entry ${JSON.stringify(name)} declares ${entry.uncompressedSize} bytes, more than ${budget.limits.maxTotalBytes} (limit maxTotalBytes)`,
+        );
       }
       await mkdir(dirname(target), { recursive: true });
       const executable = ((entry.externalFileAttributes >>> 16) & 0o111) !== 0;
@@ -55,7 +57,12 @@ export async function extractZip(file: string, dest: string, budget: UnpackBudge
           }
         },
       });
-      await pipeline(await zip.openReadStreamPromise(entry), counter, createWriteStream(target, { flags: "wx", mode: executable ? 0o755 : 0o644 }), { signal });
+      await pipeline(
+        await zip.openReadStreamPromise(entry),
+        counter,
+        createWriteStream(target, { flags: "wx", mode: executable ? 0o755 : 0o644 }),
+        { signal },
+      );
     }
   } finally {
     zip.close();

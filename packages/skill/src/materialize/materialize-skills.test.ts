@@ -135,9 +135,19 @@ describe("materializeSkills: each source kind", () => {
   });
 
   it("zip, tar and tar.gz archives (path and bytes), root or single top-level folder or subpath", async () => {
-    const zip = await zipBytes([{ path: "SKILL.md", content: SKILL_MD }, { path: "ref/notes.md", content: "notes" }]);
-    const tar = tarBytes([{ path: "kit/", type: "Directory" }, { path: "kit/SKILL.md", content: SKILL_MD }, { path: "kit/a.txt", content: "a" }]);
-    const nested = tarBytes([{ path: "pkg/skills/deep/SKILL.md", content: SKILL_MD }, { path: "pkg/README", content: "x" }]);
+    const zip = await zipBytes([
+      { path: "SKILL.md", content: SKILL_MD },
+      { path: "ref/notes.md", content: "notes" },
+    ]);
+    const tar = tarBytes([
+      { path: "kit/", type: "Directory" },
+      { path: "kit/SKILL.md", content: SKILL_MD },
+      { path: "kit/a.txt", content: "a" },
+    ]);
+    const nested = tarBytes([
+      { path: "pkg/skills/deep/SKILL.md", content: SKILL_MD },
+      { path: "pkg/README", content: "x" },
+    ]);
     const staged = await materialize([
       await archive(zip, "zipkit.zip"),
       await archive(tar, "tarkit.tar"),
@@ -203,12 +213,18 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
 
   it("zip path traversal, absolute names and symlinks are refused", async () => {
     // yazl refuses such names itself, so write a same-length safe name and patch the bytes.
-    const traversal = await zipBytes([{ path: "SKILL.md", content: SKILL_MD }, { path: "zz/evil.txt", content: "x" }]);
+    const traversal = await zipBytes([
+      { path: "SKILL.md", content: SKILL_MD },
+      { path: "zz/evil.txt", content: "x" },
+    ]);
     const patched = Buffer.from(traversal.toString("latin1").replaceAll("zz/evil.txt", "../evil.txt"), "latin1");
     expect((await failure([await archive(patched, "bad.zip")])).message).toContain("path traversal");
     const absolute = Buffer.from(traversal.toString("latin1").replaceAll("zz/evil.txt", "/z/evil.txt"), "latin1");
     expect((await failure([await archive(absolute, "abs.zip")])).message).toContain("absolute path");
-    const symlink = await zipBytes([{ path: "SKILL.md", content: SKILL_MD }, { path: "link", content: "/etc/passwd", mode: 0o120777 }]);
+    const symlink = await zipBytes([
+      { path: "SKILL.md", content: SKILL_MD },
+      { path: "link", content: "/etc/passwd", mode: 0o120777 },
+    ]);
     expect((await failure([await archive(symlink, "link.zip")])).message).toContain("links are refused");
     expect(existsSync(join(work, "evil.txt"))).toBe(false);
   });
@@ -221,7 +237,10 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
     expect((await failure([await archive(tarBytes(many), "many.tar", { limits: { maxEntries: 3 } })])).message).toContain(
       "limit maxEntries",
     );
-    const big = [{ path: "SKILL.md", content: SKILL_MD }, { path: "big.txt", content: "y".repeat(5000) }];
+    const big = [
+      { path: "SKILL.md", content: SKILL_MD },
+      { path: "big.txt", content: "y".repeat(5000) },
+    ];
     expect((await failure([await archive(await zipBytes(big), "big.zip", { limits: { maxTotalBytes: 1000 } })])).message).toContain(
       "limit maxTotalBytes",
     );
@@ -272,7 +291,15 @@ describe("materializeSkills: failures → SkillMaterializationError { key, runti
   });
 
   it("an archive without SKILL.md", async () => {
-    const error = await failure([await archive(tarBytes([{ path: "a/README", content: "x" }, { path: "b/README", content: "y" }]), "none.tar")]);
+    const error = await failure([
+      await archive(
+        tarBytes([
+          { path: "a/README", content: "x" },
+          { path: "b/README", content: "y" },
+        ]),
+        "none.tar",
+      ),
+    ]);
     expect(error.message).toContain("archive has no SKILL.md");
   });
 });

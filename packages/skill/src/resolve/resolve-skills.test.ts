@@ -124,7 +124,12 @@ describe("resolveSkills: errors before anything is staged", () => {
 
 describe("resolveSkills: merging, catalogue, runtime names", () => {
   it("identical duplicates merge silently, required if any declaration is", async () => {
-    const resolved = await resolveSkills([inline("style"), requireSkill(inline("style"), "always"), skillDir("/srv/a/x"), skillDir("/srv/a/x/")]);
+    const resolved = await resolveSkills([
+      inline("style"),
+      requireSkill(inline("style"), "always"),
+      skillDir("/srv/a/x"),
+      skillDir("/srv/a/x/"),
+    ]);
     expect(resolved.map((skill) => skill.key)).toEqual(["style", "x"]);
     expect(resolved[0]).toMatchObject({ required: true, reason: "always", runtimeName: "style", origin: "inline" });
   });

@@ -29,7 +29,10 @@ function checkConcrete(value: unknown, where: string): Concrete {
   if (!isObject(value)) throw new AdaptorError(`${where}: not a skill declaration`, { sentinel: ErrSkillSourceMissing });
   const skill = value as Partial<Skill>;
   const source = skill.source as Partial<SkillSource> | undefined;
-  const origin = isObject(source) && typeof source.kind === "string" && SOURCE_KINDS.has(source.kind) ? describeSource(source as SkillSource) : "no source";
+  const origin =
+    isObject(source) && typeof source.kind === "string" && SOURCE_KINDS.has(source.kind)
+      ? describeSource(source as SkillSource)
+      : "no source";
   if (typeof skill.key !== "string" || skill.key.trim() === "") {
     throw new AdaptorError(`${where} (${origin}): empty skill key`, { sentinel: ErrSkillKeyMissing });
   }
@@ -107,7 +110,8 @@ function merge(skills: readonly Concrete[]): Concrete[] {
     if (difference !== undefined) {
       throw new SkillKeyConflictError(skill.key, [describeSource(known.source), describeSource(skill.source)], difference);
     }
-    if (skill.required && !known.required) byKey.set(skill.key, { ...known, required: true, ...(skill.reason !== undefined ? { reason: skill.reason } : {}) });
+    if (skill.required && !known.required)
+      byKey.set(skill.key, { ...known, required: true, ...(skill.reason !== undefined ? { reason: skill.reason } : {}) });
   }
   return [...byKey.values()];
 }

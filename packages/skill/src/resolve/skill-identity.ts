@@ -29,7 +29,10 @@ function identityFields(skill: Skill & { source: SkillSource }): [string, string
     case "inline": {
       fields.push(["inline description", source.description], ["inline body", source.body]);
       const files = Object.entries(source.files ?? {})
-        .map(([path, content]) => `${path}=${typeof content === "string" ? `text:${digest(Buffer.from(content))}` : `bytes:${digest(content)}`}`)
+        .map(
+          ([path, content]) =>
+            `${path}=${typeof content === "string" ? `text:${digest(Buffer.from(content))}` : `bytes:${digest(content)}`}`,
+        )
         .sort();
       fields.push(["inline files", files.join("\n")]);
       break;

@@ -58,7 +58,12 @@ function keyFromPath(path: string): string {
  * skillDir("./skills/release-notes")
  */
 export function skillDir(path: string, options: SkillOptions = {}): Skill {
-  return Object.freeze({ kind: "skill" as const, key: options.key ?? keyFromPath(path), source: Object.freeze({ kind: "dir" as const, path }), ...markers(options) });
+  return Object.freeze({
+    kind: "skill" as const,
+    key: options.key ?? keyFromPath(path),
+    source: Object.freeze({ kind: "dir" as const, path }),
+    ...markers(options),
+  });
 }
 
 /**

@@ -61,9 +61,7 @@ export function renderMessage(reply: TextReply | ToolUseReply, context: RenderCo
     content.push({ type: "text", text: reply.text });
   }
   const outputText = content
-    .map((block) =>
-      block.type === "text" ? block.text : block.type === "thinking" ? block.thinking : JSON.stringify(block.input),
-    )
+    .map((block) => (block.type === "text" ? block.text : block.type === "thinking" ? block.thinking : JSON.stringify(block.input)))
     .join("");
   return {
     id: context.id,

@@ -20,7 +20,13 @@ function body(messages: unknown[], extra: Record<string, unknown> = {}): Record<
 }
 
 function user(text: string): unknown {
-  return { role: "user", content: [{ type: "text", text: REMINDER }, { type: "text", text }] };
+  return {
+    role: "user",
+    content: [
+      { type: "text", text: REMINDER },
+      { type: "text", text },
+    ],
+  };
 }
 
 async function post(url: string, payload: unknown, path = "/v1/messages?beta=true", headers: Record<string, string> = {}) {
@@ -97,8 +103,16 @@ describe("startAnthropicServer", () => {
       { type: "tool_use", id: "toolu_1", name: "Write", input: {} },
     ]);
     const deltas = frames.filter((f) => f.event === "content_block_delta").map((f) => f.data.delta as Record<string, string>);
-    expect(deltas.filter((d) => d.type === "text_delta").map((d) => d.text).join("")).toBe("Writing.");
-    const json = deltas.filter((d) => d.type === "input_json_delta").map((d) => d.partial_json).join("");
+    expect(
+      deltas
+        .filter((d) => d.type === "text_delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe("Writing.");
+    const json = deltas
+      .filter((d) => d.type === "input_json_delta")
+      .map((d) => d.partial_json)
+      .join("");
     expect(JSON.parse(json)).toEqual(input);
     expect(frames.at(-2)?.data).toMatchObject({
       delta: { stop_reason: "tool_use" },
@@ -115,7 +129,12 @@ describe("startAnthropicServer", () => {
     const thinking = deltas.filter((d) => d.index === 0);
     expect(thinking.map((d) => d.delta.type)).toEqual(["thinking_delta", "thinking_delta", "thinking_delta", "signature_delta"]);
     expect(thinking.map((d) => d.delta.thinking ?? "").join("")).toBe("Hmm, let me see.");
-    expect(deltas.filter((d) => d.index === 1).map((d) => d.delta.text).join("")).toBe("Answer.");
+    expect(
+      deltas
+        .filter((d) => d.index === 1)
+        .map((d) => d.delta.text)
+        .join(""),
+    ).toBe("Answer.");
   });
 
   test("rules are checked in order against the request, not a queue; function replies see the view", async () => {
@@ -157,7 +176,15 @@ describe("startAnthropicServer", () => {
 
   test("a rule that throws answers 500 naming the rule", async () => {
     const { url } = await start({
-      rules: [{ name: "broken", when: () => true, reply: () => { throw new Error("boom"); } }],
+      rules: [
+        {
+          name: "broken",
+          when: () => true,
+          reply: () => {
+            throw new Error("boom");
+          },
+        },
+      ],
     });
     const response = await post(url, body([user("x")]));
     expect(response.status).toBe(500);
@@ -187,11 +214,14 @@ describe("startAnthropicServer", () => {
       text: 'Fake reply. I saw 1 message(s); first user text: "hello"',
     });
 
-    const result = await post(url, body([
-      user("x"),
-      { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "x".repeat(300) }] }] },
-    ]));
+    const result = await post(
+      url,
+      body([
+        user("x"),
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "x".repeat(300) }] }] },
+      ]),
+    );
     expect(((await result.json()) as { content: { text: string }[] }).content[0]?.text).toBe(`Done: ${"x".repeat(200)}`);
 
     const error = await post(url, body([user("HTTP_ERROR 529")], { stream: true }));

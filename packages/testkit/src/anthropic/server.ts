@@ -60,7 +60,6 @@ function errorBody(type: string, message: string): unknown {
   return { type: "error", error: { type, message } };
 }
 
-
 /**
  * Starts a scripted Anthropic Messages API server on 127.0.0.1 with an ephemeral port.
  *
@@ -84,7 +83,6 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
   function choose(view: RequestView): { reply: Reply; rule: string } {
     return chooseReply(rules, view, directiveReply, (message) => ({ error: { status: 500, type: "api_error", message } }));
   }
-
 
   function send(res: ServerResponse, status: number, body: unknown, requestId: string): void {
     res.writeHead(status, { "content-type": "application/json", "request-id": requestId });
@@ -154,7 +152,9 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     send(res, 404, errorBody("not_found_error", `Not found: ${method} ${url.pathname}`), requestId);
   }
 
-  const server = await startLoopbackServer(handle, (res, err) => send(res, 500, errorBody("api_error", `fake Anthropic server failed: ${describe(err)}`), "req_fake_error"));
+  const server = await startLoopbackServer(handle, (res, err) =>
+    send(res, 500, errorBody("api_error", `fake Anthropic server failed: ${describe(err)}`), "req_fake_error"),
+  );
   const close = (): Promise<void> => server.close();
 
   return {

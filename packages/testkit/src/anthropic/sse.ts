@@ -18,8 +18,7 @@ export function splitChunks(text: string, parts = 3): string[] {
 function blockFrames(block: ContentBlock, index: number): string[] {
   const start = (contentBlock: unknown): string =>
     sseFrame("content_block_start", { type: "content_block_start", index, content_block: contentBlock });
-  const delta = (payload: unknown): string =>
-    sseFrame("content_block_delta", { type: "content_block_delta", index, delta: payload });
+  const delta = (payload: unknown): string => sseFrame("content_block_delta", { type: "content_block_delta", index, delta: payload });
   const frames: string[] = [];
   switch (block.type) {
     case "thinking":

@@ -34,12 +34,22 @@ describe("fake CLI", () => {
   });
 
   it("writes exact bytes to stdout and stderr and exits with the scenario's code", async () => {
-    const result = await run(fakeCliEnv([{ write: "é\n" }, { writeBase64: Buffer.from([0x7b, 0x7d, 0x0a]).toString("base64") }, { stderr: "warn\n" }, { exit: 9 }]));
+    const result = await run(
+      fakeCliEnv([
+        { write: "é\n" },
+        { writeBase64: Buffer.from([0x7b, 0x7d, 0x0a]).toString("base64") },
+        { stderr: "warn\n" },
+        { exit: 9 },
+      ]),
+    );
     expect(result).toEqual({ code: 9, stdout: "é\n{}\n", stderr: "warn\n" });
   });
 
   it("echoes stdin lines as JSON or string and exits 0 after the last step", async () => {
-    const result = await run(fakeCliEnv([{ echoStdinLine: true }, { awaitStdinLine: true }, { echoStdinLine: true }]), '{"a":1}\nskip\nplain text\r\n');
+    const result = await run(
+      fakeCliEnv([{ echoStdinLine: true }, { awaitStdinLine: true }, { echoStdinLine: true }]),
+      '{"a":1}\nskip\nplain text\r\n',
+    );
     expect(result).toEqual({ code: 0, stderr: "", stdout: '{"type":"echo","line":{"a":1}}\n{"type":"echo","line":"plain text"}\n' });
   });
 

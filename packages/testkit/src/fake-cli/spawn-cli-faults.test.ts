@@ -77,7 +77,9 @@ describe("spawnCli with the fake CLI: framing faults", () => {
       { writeBase64: line.subarray(cut).toString("base64") },
     ]);
     const lines = await collect(proc.lines());
-    expect(lines).toEqual([{ kind: "json", value: { type: "text", text: "split 😀 here" }, text: '{"type":"text","text":"split 😀 here"}' }]);
+    expect(lines).toEqual([
+      { kind: "json", value: { type: "text", text: "split 😀 here" }, text: '{"type":"text","text":"split 😀 here"}' },
+    ]);
     expect(proc.takeOutput().stdout).toBe(line.toString("utf8"));
   });
 
@@ -91,7 +93,13 @@ describe("spawnCli with the fake CLI: framing faults", () => {
   });
 
   it("strips CRLF line endings", async () => {
-    await using proc = await fake([{ write: '{"a":1}\r\n' }, { write: "text\r\n" }, { write: '{"b":2}\r' }, { sleepMs: 20 }, { write: "\n" }]);
+    await using proc = await fake([
+      { write: '{"a":1}\r\n' },
+      { write: "text\r\n" },
+      { write: '{"b":2}\r' },
+      { sleepMs: 20 },
+      { write: "\n" },
+    ]);
     expect((await collect(proc.lines())).map((l) => l.text)).toEqual(['{"a":1}', "text", '{"b":2}']);
   });
 
@@ -173,7 +181,9 @@ describe("spawnCli with the fake CLI: stdin faults", () => {
     proc.closeStdin();
     proc.closeStdin();
     await expect(proc.writeJson({ q: "late" })).rejects.toMatchObject({ code: ErrCode.BrokenPipe });
-    expect(await collect(proc.lines())).toEqual([{ kind: "json", value: { type: "echo", line: { q: "hello" } }, text: '{"type":"echo","line":{"q":"hello"}}' }]);
+    expect(await collect(proc.lines())).toEqual([
+      { kind: "json", value: { type: "echo", line: { q: "hello" } }, text: '{"type":"echo","line":{"q":"hello"}}' },
+    ]);
     expect(await proc.exited).toEqual({ code: 3, signal: null, forceKilled: false }); // the fake's "stdin ended" exit
     expect(proc.stderrTail()).toBe("fake-cli: stdin ended before a line arrived");
   });

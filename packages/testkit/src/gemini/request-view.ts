@@ -92,7 +92,8 @@ export function buildGeminiRequestView(model: string, method: "stream" | "genera
   const toolNames: string[] = [];
   for (const tool of Array.isArray(b["tools"]) ? b["tools"] : []) {
     const decls = isObject(tool) ? tool["functionDeclarations"] : undefined;
-    for (const decl of Array.isArray(decls) ? decls : []) if (isObject(decl) && typeof decl["name"] === "string") toolNames.push(decl["name"]);
+    for (const decl of Array.isArray(decls) ? decls : [])
+      if (isObject(decl) && typeof decl["name"] === "string") toolNames.push(decl["name"]);
   }
   const system = partsOf(b["systemInstruction"])
     .map((part) => part["text"])

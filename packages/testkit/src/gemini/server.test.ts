@@ -11,10 +11,16 @@ afterEach(async () => {
 const user = (text: string) => ({ role: "user", parts: [{ text }] });
 
 async function post(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server!.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": "k" }, body: JSON.stringify(body) });
+  return fetch(`${server!.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-goog-api-key": "k" },
+    body: JSON.stringify(body),
+  });
 }
 
-function frames(text: string): { candidates: { content: { parts: Record<string, unknown>[] }; finishReason?: string }[]; usageMetadata?: unknown }[] {
+function frames(
+  text: string,
+): { candidates: { content: { parts: Record<string, unknown>[] }; finishReason?: string }[]; usageMetadata?: unknown }[] {
   return text
     .split("\r\n\r\n")
     .filter((chunk) => chunk.startsWith("data: "))
@@ -24,14 +30,29 @@ function frames(text: string): { candidates: { content: { parts: Record<string, 
 describe("scripted Gemini API server", () => {
   it("streams a text answer as SSE frames, the last with finishReason and usage, and logs the request", async () => {
     server = await startGeminiServer();
-    const res = await post("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", { contents: [user("<session_context>ctx</session_context>"), user("hello THINK")] });
+    const res = await post("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", {
+      contents: [user("<session_context>ctx</session_context>"), user("hello THINK")],
+    });
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const all = frames(await res.text());
     const parts = all.flatMap((f) => f.candidates[0]!.content.parts);
     expect(parts[0]).toMatchObject({ thought: true });
-    expect(parts.filter((p) => !p["thought"]).map((p) => p["text"]).join("")).toBe('Fake reply. I saw 2 content(s), 1 user prompt(s); first user text: "hello THINK"');
-    expect(all.at(-1)).toMatchObject({ candidates: [{ finishReason: "STOP" }], usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10 } });
-    expect(server.requests[0]).toMatchObject({ path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent", query: "?alt=sse", rule: "directive", headers: { "x-goog-api-key": "<set>" } });
+    expect(
+      parts
+        .filter((p) => !p["thought"])
+        .map((p) => p["text"])
+        .join(""),
+    ).toBe('Fake reply. I saw 2 content(s), 1 user prompt(s); first user text: "hello THINK"');
+    expect(all.at(-1)).toMatchObject({
+      candidates: [{ finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10 },
+    });
+    expect(server.requests[0]).toMatchObject({
+      path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+      query: "?alt=sse",
+      rule: "directive",
+      headers: { "x-goog-api-key": "<set>" },
+    });
     expect(server.turns()).toHaveLength(1);
   });
 
@@ -56,8 +77,16 @@ describe("scripted Gemini API server", () => {
     });
     const call = frames(await (await post("/v1beta/models/m:streamGenerateContent", { contents: [user("go")] })).text());
     expect(call[0]!.candidates[0]!.content.parts[0]).toMatchObject({ functionCall: { name: "read_file", args: { path: "a" } } });
-    const followUp = { contents: [user("go"), { role: "model", parts: [{ functionCall: { name: "read_file" } }] }, { role: "user", parts: [{ functionResponse: { name: "read_file", response: { output: "the contents" } } }] }] };
-    expect(frames(await (await post("/v1beta/models/m:streamGenerateContent", followUp)).text())[0]!.candidates[0]!.content.parts[0]).toEqual({ text: "read it" });
+    const followUp = {
+      contents: [
+        user("go"),
+        { role: "model", parts: [{ functionCall: { name: "read_file" } }] },
+        { role: "user", parts: [{ functionResponse: { name: "read_file", response: { output: "the contents" } } }] },
+      ],
+    };
+    expect(
+      frames(await (await post("/v1beta/models/m:streamGenerateContent", followUp)).text())[0]!.candidates[0]!.content.parts[0],
+    ).toEqual({ text: "read it" });
     const failed = await post("/v1beta/models/m:streamGenerateContent", { contents: [user("fail")] });
     expect(failed.status).toBe(400);
     expect(await failed.json()).toEqual({ error: { code: 400, message: "bad", status: "INVALID_ARGUMENT" } });

@@ -134,7 +134,10 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     const all = frames(reply);
     if (kind === "generate") {
       // One JSON response: the text in one part (a JSON helper answer must parse as a whole).
-      const parts = "functionCall" in reply ? all.flat() : [...(reply.thinking !== undefined ? [{ text: reply.thinking, thought: true }] : []), { text: reply.text }];
+      const parts =
+        "functionCall" in reply
+          ? all.flat()
+          : [...(reply.thinking !== undefined ? [{ text: reply.thinking, thought: true }] : []), { text: reply.text }];
       send(res, 200, response(parts, reply, true, view.model));
       return;
     }

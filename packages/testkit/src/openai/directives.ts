@@ -6,7 +6,10 @@ export const PATCH_FILE_CONTENT = "hello from fake codex model\n";
 
 /** The `apply_patch` envelope that adds `path` with `content` (one `+` line per line). */
 export function addFilePatch(path: string, content: string = PATCH_FILE_CONTENT): string {
-  const lines = content.replace(/\n$/, "").split("\n").map((line) => `+${line}`);
+  const lines = content
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => `+${line}`);
   return ["*** Begin Patch", `*** Add File: ${path}`, ...lines, "*** End Patch", ""].join("\n");
 }
 

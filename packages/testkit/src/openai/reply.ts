@@ -76,11 +76,7 @@ export interface ResponsesErrorReply extends ResponsesReplyTiming {
 }
 
 /** What the scripted server answers to one `POST /v1/responses`. */
-export type ResponsesReply =
-  | ResponsesTextReply
-  | ResponsesFunctionCallReply
-  | ResponsesCustomToolCallReply
-  | ResponsesErrorReply;
+export type ResponsesReply = ResponsesTextReply | ResponsesFunctionCallReply | ResponsesCustomToolCallReply | ResponsesErrorReply;
 
 /** True when `reply` is a {@link ResponsesErrorReply}. */
 export function isResponsesErrorReply(reply: ResponsesReply): reply is ResponsesErrorReply {

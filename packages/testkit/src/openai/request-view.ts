@@ -55,7 +55,8 @@ function isObject(value: unknown): value is Json {
 }
 
 /** Context blocks codex sends as user messages; they are not prompts. */
-const CONTEXT_MESSAGE = /^\s*(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions|<skills_instructions>|<turn_aborted>|<user_shell_command>)/;
+const CONTEXT_MESSAGE =
+  /^\s*(<environment_context>|<user_instructions>|<INSTRUCTIONS>|# AGENTS\.md instructions|<skills_instructions>|<turn_aborted>|<user_shell_command>)/;
 
 function partsText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -112,15 +113,18 @@ export function buildResponsesRequestView(body: unknown): ResponsesRequestView {
   const last = input.at(-1);
   if (last && isToolOutput(last)) {
     const callId = typeof last.call_id === "string" ? last.call_id : "";
-    const call = input.find(
-      (item) => (item.type === "function_call" || item.type === "custom_tool_call") && item.call_id === callId,
-    );
+    const call = input.find((item) => (item.type === "function_call" || item.type === "custom_tool_call") && item.call_id === callId);
     const output = last.output;
     lastToolOutput = {
       callId,
       toolName: typeof call?.name === "string" ? call.name : undefined,
       kind: last.type === "function_call_output" ? "function" : "custom",
-      output: (typeof output === "string" ? output : isObject(output) ? partsText(output.content ?? output.body) : partsText(output)).trim(),
+      output: (typeof output === "string"
+        ? output
+        : isObject(output)
+          ? partsText(output.content ?? output.body)
+          : partsText(output)
+      ).trim(),
     };
   }
 

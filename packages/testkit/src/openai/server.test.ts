@@ -14,12 +14,22 @@ async function start(options?: OpenAIServerOptions): Promise<OpenAIServer> {
   return server;
 }
 
-const CONTEXT = { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }] };
+const CONTEXT = {
+  type: "message",
+  role: "user",
+  content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }],
+};
 const developer = { type: "message", role: "developer", content: [{ type: "input_text", text: "You are Codex." }] };
 const user = (text: string): unknown => ({ type: "message", role: "user", content: [{ type: "input_text", text }] });
 
 function body(input: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model: "gpt-5.5", stream: true, input, tools: [{ type: "function", name: "exec_command" }, { type: "custom", name: "apply_patch" }, { type: "web_search" }], ...extra };
+  return {
+    model: "gpt-5.5",
+    stream: true,
+    input,
+    tools: [{ type: "function", name: "exec_command" }, { type: "custom", name: "apply_patch" }, { type: "web_search" }],
+    ...extra,
+  };
 }
 
 async function post(url: string, payload: unknown, path = "/v1/responses") {
@@ -65,14 +75,25 @@ describe("startOpenAIServer", () => {
     ]);
     frames.forEach((f, i) => expect(f.data.sequence_number).toBe(i));
     const text = 'Fake reply. I saw 3 input item(s), 1 user message(s); first user text: "hello"';
-    expect(frames.filter((f) => f.event === "response.output_text.delta").map((f) => f.data.delta).join("")).toBe(text);
+    expect(
+      frames
+        .filter((f) => f.event === "response.output_text.delta")
+        .map((f) => f.data.delta)
+        .join(""),
+    ).toBe(text);
     expect(frames.at(-1)?.data.response).toMatchObject({
       status: "completed",
       model: "gpt-5.5",
       output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }],
       usage: { input_tokens: 100, output_tokens: 10, total_tokens: 110 },
     });
-    expect(responses()[0]?.view).toMatchObject({ inputCount: 3, messageCount: 3, userMessageCount: 1, lastUserText: "hello", toolNames: ["exec_command", "apply_patch", "web_search"] });
+    expect(responses()[0]?.view).toMatchObject({
+      inputCount: 3,
+      messageCount: 3,
+      userMessageCount: 1,
+      lastUserText: "hello",
+      toolNames: ["exec_command", "apply_patch", "web_search"],
+    });
     expect(responses()[0]?.headers.authorization).toBe("<set>");
     expect(JSON.stringify(responses())).not.toContain("secret");
   });
@@ -85,10 +106,20 @@ describe("startOpenAIServer", () => {
     expect(JSON.parse(done.arguments as string)).toEqual({ cmd: "echo hi > f.txt" });
     expect(frames.some((f) => f.event === "response.function_call_arguments.delta")).toBe(true);
 
-    const followUp = [CONTEXT, user("SHELL_CMD echo hi > f.txt"), done, { type: "function_call_output", call_id: done.call_id, output: "Process exited with code 0\nOutput:\nhi" }];
+    const followUp = [
+      CONTEXT,
+      user("SHELL_CMD echo hi > f.txt"),
+      done,
+      { type: "function_call_output", call_id: done.call_id, output: "Process exited with code 0\nOutput:\nhi" },
+    ];
     const second = await events(await post(url, body(followUp)));
-    expect(second.at(-1)?.data.response).toMatchObject({ output: [{ content: [{ text: "Done: Process exited with code 0 Output: hi" }] }] });
-    expect(responses()[1]?.view).toMatchObject({ lastUserText: "", lastToolOutput: { toolName: "exec_command", kind: "function", output: "Process exited with code 0\nOutput:\nhi" } });
+    expect(second.at(-1)?.data.response).toMatchObject({
+      output: [{ content: [{ text: "Done: Process exited with code 0 Output: hi" }] }],
+    });
+    expect(responses()[1]?.view).toMatchObject({
+      lastUserText: "",
+      lastToolOutput: { toolName: "exec_command", kind: "function", output: "Process exited with code 0\nOutput:\nhi" },
+    });
   });
 
   test("PATCH_FILE → a custom_tool_call of apply_patch with an Add File patch", async () => {
@@ -108,10 +139,26 @@ describe("startOpenAIServer", () => {
       ],
     });
     const schema = { type: "object", properties: {}, required: [], additionalProperties: false };
-    const frames = await events(await post(url, body([user("think hard")], { text: { format: { type: "json_schema", strict: true, schema, name: "s" } } })));
-    expect(frames.filter((f) => f.event === "response.reasoning_summary_text.delta").map((f) => f.data.delta).join("")).toBe("pondering");
+    const frames = await events(
+      await post(url, body([user("think hard")], { text: { format: { type: "json_schema", strict: true, schema, name: "s" } } })),
+    );
+    expect(
+      frames
+        .filter((f) => f.event === "response.reasoning_summary_text.delta")
+        .map((f) => f.data.delta)
+        .join(""),
+    ).toBe("pondering");
     expect(responses()[0]).toMatchObject({ rule: "think", view: { outputSchema: schema } });
-    await events(await post(url, body([user("x"), { type: "function_call", call_id: "c", name: "exec_command", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "all ok" }])));
+    await events(
+      await post(
+        url,
+        body([
+          user("x"),
+          { type: "function_call", call_id: "c", name: "exec_command", arguments: "{}" },
+          { type: "function_call_output", call_id: "c", output: "all ok" },
+        ]),
+      ),
+    );
     expect(responses()[1]?.rule).toBe("after-shell");
   });
 
@@ -119,7 +166,9 @@ describe("startOpenAIServer", () => {
     const { url } = await start();
     const failed = await post(url, body([user("HTTP_ERROR 400")]));
     expect(failed.status).toBe(400);
-    expect(await failed.json()).toEqual({ error: { message: "scripted error 400", type: "invalid_request_error", param: null, code: null } });
+    expect(await failed.json()).toEqual({
+      error: { message: "scripted error 400", type: "invalid_request_error", param: null, code: null },
+    });
     const plain = await post(url, body([user("hi")], { stream: false }));
     expect(await plain.json()).toMatchObject({ object: "response", status: "completed", output: [{ type: "message" }] });
     const missing = await fetch(`${url}/v1/models`);
@@ -127,7 +176,17 @@ describe("startOpenAIServer", () => {
   });
 
   test("a throwing rule answers HTTP 500 naming the rule", async () => {
-    const { url } = await start({ rules: [{ name: "broken", when: () => { throw new Error("boom"); }, reply: { text: "x" } }] });
+    const { url } = await start({
+      rules: [
+        {
+          name: "broken",
+          when: () => {
+            throw new Error("boom");
+          },
+          reply: { text: "x" },
+        },
+      ],
+    });
     const response = await post(url, body([user("hi")]));
     expect(response.status).toBe(500);
     expect(JSON.stringify(await response.json())).toContain("scripted rule broken threw: boom");
@@ -138,7 +197,10 @@ describe("startOpenAIServer", () => {
     const began = Date.now();
     await (await post(url, body([user("quick")]))).text();
     expect(Date.now() - began).toBeGreaterThanOrEqual(140);
-    const hanging = post(url, body([user("SLOW_MS 60000 forever")])).then(() => "answered", () => "failed");
+    const hanging = post(url, body([user("SLOW_MS 60000 forever")])).then(
+      () => "answered",
+      () => "failed",
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = Date.now();
     await Promise.all([close(), close()]);

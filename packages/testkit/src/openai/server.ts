@@ -60,7 +60,6 @@ function errorBody(type: string, message: string, code: string | null = null): u
   return { error: { message, type, param: null, code } };
 }
 
-
 /**
  * Starts a scripted OpenAI Responses API server on 127.0.0.1 with an ephemeral port (the model
  * server codex talks to, docs/protocols.md).
@@ -82,7 +81,6 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
   function choose(view: ResponsesRequestView): { reply: ResponsesReply; rule: string } {
     return chooseReply(rules, view, responsesDirectiveReply, (message) => ({ error: { status: 500, type: "server_error", message } }));
   }
-
 
   function render(reply: Exclude<ResponsesReply, ResponsesErrorReply>, model: string): ResponseObject {
     const output: ResponseOutputItem[] = [];
@@ -180,7 +178,9 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     res.end();
   }
 
-  const server = await startLoopbackServer(handle, (res, err) => send(res, 500, errorBody("server_error", `fake OpenAI server failed: ${describe(err)}`), "req_fake_error"));
+  const server = await startLoopbackServer(handle, (res, err) =>
+    send(res, 500, errorBody("server_error", `fake OpenAI server failed: ${describe(err)}`), "req_fake_error"),
+  );
   const close = (): Promise<void> => server.close();
 
   return {

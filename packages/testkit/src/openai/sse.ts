@@ -74,7 +74,12 @@ export function responseToSse(response: ResponseObject): string[] {
       case "reasoning": {
         frame("response.output_item.added", { output_index, item: { ...item, summary: [] } });
         item.summary.forEach((part, summary_index) => {
-          frame("response.reasoning_summary_part.added", { item_id, output_index, summary_index, part: { type: "summary_text", text: "" } });
+          frame("response.reasoning_summary_part.added", {
+            item_id,
+            output_index,
+            summary_index,
+            part: { type: "summary_text", text: "" },
+          });
           for (const delta of splitChunks(part.text)) {
             frame("response.reasoning_summary_text.delta", { item_id, output_index, summary_index, delta });
           }

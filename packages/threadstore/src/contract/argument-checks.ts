@@ -65,7 +65,8 @@ export function checkFinalizeRequest({ leases, record, archiveId, sessionState, 
   for (const lease of leases) checkLease(lease);
   checkName(record.id, "finalize: record.id");
   checkThreadKey(record.key, "finalize: record.key");
-  if (record.status !== "active" && record.status !== "archived") throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
+  if (record.status !== "active" && record.status !== "archived")
+    throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
   if (archiveId !== undefined) checkName(archiveId, "finalize: archiveId");
   if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
   if (sessionState !== undefined) checkSessionStateWrite(sessionState);
@@ -86,7 +87,8 @@ export function checkSessionStateWrite(write: SessionStateWrite): void {
   if (!Number.isSafeInteger(write.limitBytes) || write.limitBytes <= 0) {
     throw new RangeError(`finalize: sessionState.limitBytes must be a positive safe integer, got ${String(write.limitBytes)}`);
   }
-  if (write.manifest === undefined || JSON.stringify(write.manifest) === undefined) throw new TypeError("finalize: sessionState.manifest must be JSON");
+  if (write.manifest === undefined || JSON.stringify(write.manifest) === undefined)
+    throw new TypeError("finalize: sessionState.manifest must be JSON");
 }
 
 /** Bytes a record's session state holds after `write`, given the `storedBytes` it holds now. */

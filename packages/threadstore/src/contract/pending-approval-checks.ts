@@ -29,7 +29,8 @@ export function checkPendingApprovalDraft(draft: PendingApprovalDraft): void {
   if (typeof draft.title !== "string") throw new TypeError("savePendingApproval: title must be a string");
   checkDate(draft.createdAt, "savePendingApproval: createdAt");
   if (draft.deadline !== undefined) checkDate(draft.deadline, "savePendingApproval: deadline");
-  if (draft.onDeadline !== "deny" && draft.onDeadline !== "abort") throw new TypeError(`savePendingApproval: bad onDeadline ${String(draft.onDeadline)}`);
+  if (draft.onDeadline !== "deny" && draft.onDeadline !== "abort")
+    throw new TypeError(`savePendingApproval: bad onDeadline ${String(draft.onDeadline)}`);
   if (draft.checkpoint !== undefined) {
     checkApprovalId(draft.checkpoint.recordId, "savePendingApproval: checkpoint.recordId");
     if (!Number.isSafeInteger(draft.checkpoint.revision) || draft.checkpoint.revision < 1) {

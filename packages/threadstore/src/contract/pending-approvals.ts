@@ -110,7 +110,13 @@ export interface PendingApprovalStore {
 }
 
 /** Names of the {@link PendingApprovalStore} methods, for capability checks. */
-const METHODS = ["savePendingApproval", "listPendingApprovals", "getPendingApproval", "answerPendingApproval", "closePendingApproval"] as const;
+const METHODS = [
+  "savePendingApproval",
+  "listPendingApprovals",
+  "getPendingApproval",
+  "answerPendingApproval",
+  "closePendingApproval",
+] as const;
 
 /** The {@link PendingApprovalStore} operations a store's fault hooks see (`StoreFaults.beforeOperation`). */
 export type PendingApprovalOperation = (typeof METHODS)[number];

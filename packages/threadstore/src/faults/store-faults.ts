@@ -5,7 +5,8 @@ import type { PendingApprovalOperation } from "../contract/pending-approvals.js"
  * methods (`sessionState`: either read of the session-state capability; the pending-approvals
  * methods by their names).
  */
-export type StoreOperation = "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize" | "sessionState" | PendingApprovalOperation;
+export type StoreOperation =
+  "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize" | "sessionState" | PendingApprovalOperation;
 
 /**
  * The points inside `finalize`'s transaction at which a store calls {@link StoreFaults.afterFinalizeStep}:

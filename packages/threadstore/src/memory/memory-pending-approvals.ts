@@ -1,6 +1,12 @@
 import type { Lease } from "../contract/lease.js";
 import { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "../contract/pending-approval-checks.js";
-import { DEADLINE_PASSED_REASON, type PendingApprovalOperation, type PendingApproval, type PendingApprovalDraft, type StoredApprovalDecision } from "../contract/pending-approvals.js";
+import {
+  DEADLINE_PASSED_REASON,
+  type PendingApprovalOperation,
+  type PendingApproval,
+  type PendingApprovalDraft,
+  type StoredApprovalDecision,
+} from "../contract/pending-approvals.js";
 import { ApprovalNotPendingError } from "../errors/approval-not-pending-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import { checkLease } from "../contract/argument-checks.js";
@@ -58,7 +64,12 @@ export class MemoryPendingApprovals {
     if (!found) throw new ApprovalNotPendingError(id, "unknown");
     const row = this.#expire(found);
     if (row.status !== "pending") throw new ApprovalNotPendingError(id, row.status);
-    const answered: PendingApproval = { ...row, status: "answered", decision: structuredClone(decision), resolvedAt: new Date(this.#host.now()) };
+    const answered: PendingApproval = {
+      ...row,
+      status: "answered",
+      decision: structuredClone(decision),
+      resolvedAt: new Date(this.#host.now()),
+    };
     this.#rows.set(id, answered);
     return structuredClone(answered);
   }
@@ -79,7 +90,12 @@ export class MemoryPendingApprovals {
   #expire(row: PendingApproval): PendingApproval {
     const now = this.#host.now();
     if (row.status !== "pending" || row.deadline === undefined || now < row.deadline.getTime()) return row;
-    const expired: PendingApproval = { ...row, status: "expired", decision: { outcome: "deny", reason: DEADLINE_PASSED_REASON }, resolvedAt: new Date(now) };
+    const expired: PendingApproval = {
+      ...row,
+      status: "expired",
+      decision: { outcome: "deny", reason: DEADLINE_PASSED_REASON },
+      resolvedAt: new Date(now),
+    };
     this.#rows.set(row.id, expired);
     return expired;
   }

@@ -3,17 +3,25 @@ import { describeThreadStoreConformance, ManualClock } from "../testing/index.js
 import type { ThreadStore } from "../contract/thread-store.js";
 import { MemoryThreadStore } from "./memory-thread-store.js";
 
-describeThreadStoreConformance("memory", async ({ faults, broken }) => {
-  const clock = new ManualClock();
-  if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
-  return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
-}, { sessionState: true, releaseLeases: true });
+describeThreadStoreConformance(
+  "memory",
+  async ({ faults, broken }) => {
+    const clock = new ManualClock();
+    if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
+    return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
+  },
+  { sessionState: true, releaseLeases: true },
+);
 
-describeThreadStoreConformance("memory without session state", async ({ faults, broken }) => {
-  const clock = new ManualClock();
-  if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
-  return { store: new MemoryThreadStore({ now: clock.now, faults, sessionState: false }), clock };
-}, { releaseLeases: true });
+describeThreadStoreConformance(
+  "memory without session state",
+  async ({ faults, broken }) => {
+    const clock = new ManualClock();
+    if (broken) faults.failEveryOperation(new Error("memory backend unavailable (injected)"));
+    return { store: new MemoryThreadStore({ now: clock.now, faults, sessionState: false }), clock };
+  },
+  { releaseLeases: true },
+);
 
 // A store written before `releaseLeases` existed passes the kit too: it ignores the flag.
 describeThreadStoreConformance("a store that ignores releaseLeases", async ({ faults, broken }) => {
@@ -36,8 +44,16 @@ describe("MemoryThreadStore", () => {
     const store = new MemoryThreadStore();
     const data = { turns: 1 };
     const rec = {
-      id: "r1", key: "k", status: "active" as const, driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1",
-      checkpoint: { resumeId: "s1", data }, createdAt: new Date(0), updatedAt: new Date(0),
+      id: "r1",
+      key: "k",
+      status: "active" as const,
+      driverType: "claude",
+      identity: "u",
+      fingerprint: "f",
+      codec: "json/v1",
+      checkpoint: { resumeId: "s1", data },
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
     };
     await store.finalize({ leases: [], record: rec });
     data.turns = 99;
@@ -49,7 +65,15 @@ describe("MemoryThreadStore", () => {
   it("stamps updatedAt of an archived record with the injected clock", async () => {
     const clock = new ManualClock(new Date("2030-05-05T10:00:00.000Z"));
     const store = new MemoryThreadStore({ now: clock.now });
-    const base = { driverType: "claude", identity: "u", fingerprint: "f", codec: "json/v1", checkpoint: { resumeId: "s" }, createdAt: new Date(0), updatedAt: new Date(0) };
+    const base = {
+      driverType: "claude",
+      identity: "u",
+      fingerprint: "f",
+      codec: "json/v1",
+      checkpoint: { resumeId: "s" },
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+    };
     await store.finalize({ leases: [], record: { ...base, id: "a", key: "k", status: "active" } });
     clock.advance(1_500);
     await store.finalize({ leases: [], record: { ...base, id: "b", key: "k", status: "active" }, archiveId: "a" });

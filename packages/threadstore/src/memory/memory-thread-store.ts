@@ -10,7 +10,14 @@ import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-faults.js";
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "../contract/pending-approvals.js";
 import { MemoryPendingApprovals } from "./memory-pending-approvals.js";
-import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, sessionStateBytesAfter } from "../contract/argument-checks.js";
+import {
+  checkFinalizeRequest,
+  checkLease,
+  checkLeaseArgs,
+  checkResolveQuery,
+  checkTtl,
+  sessionStateBytesAfter,
+} from "../contract/argument-checks.js";
 
 /** Options of {@link MemoryThreadStore}. */
 export interface MemoryThreadStoreOptions {
@@ -180,7 +187,8 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
    */
   async finalize(request: FinalizeRequest, signal?: AbortSignal): Promise<ThreadRecord> {
     checkFinalizeRequest(request);
-    if (request.sessionState && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
+    if (request.sessionState && !this.sessionState)
+      throw new TypeError("finalize: this store was made without the session-state capability");
     this.#enter("finalize", signal);
     const now = this.#nowMs();
     const { record, archiveId } = request;
@@ -194,7 +202,8 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
     // Stage every change, run the fault hooks, then commit in one synchronous step.
     let archived: ThreadRecord | undefined;
     const previous = archiveId === undefined ? undefined : this.#records.get(archiveId);
-    if (previous?.status === "active") archived = { ...previous, status: "archived", updatedAt: new Date(now), revision: previous.revision + 1 };
+    if (previous?.status === "active")
+      archived = { ...previous, status: "archived", updatedAt: new Date(now), revision: previous.revision + 1 };
     this.#step("archived");
     if (record.status === "active" && other && other.id !== archived?.id) throw new AlreadyExistsError(record.key);
     const written: ThreadRecord = { ...structuredClone(record), revision: (this.#records.get(record.id)?.revision ?? 0) + 1 };
@@ -292,4 +301,3 @@ function release(row: LeaseRow): void {
 function holds(row: LeaseRow, lease: Lease, nowMs: number): boolean {
   return row.owner === lease.owner && row.token === lease.token && nowMs < row.expiresAtMs;
 }
-

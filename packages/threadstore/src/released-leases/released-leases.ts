@@ -29,7 +29,8 @@ export class ReleasedLeases {
 
   /** @throws RangeError unless `capacity` is a positive safe integer. */
   constructor(capacity = DEFAULT_CAPACITY) {
-    if (!Number.isSafeInteger(capacity) || capacity <= 0) throw new RangeError(`ReleasedLeases: capacity must be a positive safe integer, got ${String(capacity)}`);
+    if (!Number.isSafeInteger(capacity) || capacity <= 0)
+      throw new RangeError(`ReleasedLeases: capacity must be a positive safe integer, got ${String(capacity)}`);
     this.#capacity = capacity;
   }
 

@@ -104,11 +104,7 @@ const LONG_TTL = 60_000;
  * });
  * ```
  */
-export function describeThreadStoreConformance(
-  name: string,
-  makeStore: MakeConformanceStore,
-  options: ConformanceOptions = {},
-): void {
+export function describeThreadStoreConformance(name: string, makeStore: MakeConformanceStore, options: ConformanceOptions = {}): void {
   const shortTtl = options.shortTtlMs ?? 200;
   const margin = options.expiryMarginMs ?? 80;
   const tolerance = options.clockToleranceMs ?? 5_000;
@@ -148,9 +144,12 @@ export function describeThreadStoreConformance(
       return harness.store;
     };
 
-    it(options.sessionState ? "the store has the session-state capability" : "the store does not claim the session-state capability", () => {
-      expect(store.sessionState !== undefined).toBe(options.sessionState === true);
-    });
+    it(
+      options.sessionState ? "the store has the session-state capability" : "the store does not claim the session-state capability",
+      () => {
+        expect(store.sessionState !== undefined).toBe(options.sessionState === true);
+      },
+    );
 
     if (options.sessionState) {
       describeSessionStateConformance({
@@ -182,7 +181,11 @@ export function describeThreadStoreConformance(
 
       it("a finalized record resolves by id and by key with every field intact", async () => {
         const rec = record("k1", {
-          checkpoint: { resumeId: "sess-1", displayId: "Session one", data: { turns: 3, nested: { ok: true, list: [1, "two", null] }, text: "żółw ✓" } },
+          checkpoint: {
+            resumeId: "sess-1",
+            displayId: "Session one",
+            data: { turns: 3, nested: { ok: true, list: [1, "two", null] }, text: "żółw ✓" },
+          },
         });
         const returned = await store.finalize({ leases: [], record: rec });
         expect(returned).toStrictEqual(stored(rec));
@@ -209,7 +212,11 @@ export function describeThreadStoreConformance(
       it("finalize upserts by id: writing the same id again replaces the record", async () => {
         const first = record("k-upsert", { checkpoint: { resumeId: "r1" } });
         await store.finalize({ leases: [], record: first });
-        const second: ThreadRecordDraft = { ...first, checkpoint: { resumeId: "r2", data: { n: 2 } }, updatedAt: new Date(first.updatedAt.getTime() + 1_000) };
+        const second: ThreadRecordDraft = {
+          ...first,
+          checkpoint: { resumeId: "r2", data: { n: 2 } },
+          updatedAt: new Date(first.updatedAt.getTime() + 1_000),
+        };
         await store.finalize({ leases: [], record: second });
         expect(await store.resolve({ id: first.id })).toStrictEqual(stored(second, 2));
         expect(await store.resolve({ key: "k-upsert" })).toStrictEqual(stored(second, 2));
@@ -627,7 +634,11 @@ export function describeThreadStoreConformance(
         // Rebinding every key under its own lease touches only that key.
         await Promise.all(
           VALID_KEYS.map((key, i) =>
-            store.finalize({ leases: [leases[i]!], record: record(key, { checkpoint: { resumeId: `next-${i}` }, createdAt: at(60) }), archiveId: records[i]!.id }),
+            store.finalize({
+              leases: [leases[i]!],
+              record: record(key, { checkpoint: { resumeId: `next-${i}` }, createdAt: at(60) }),
+              archiveId: records[i]!.id,
+            }),
           ),
         );
         const [after, archived] = await Promise.all([
@@ -797,16 +808,87 @@ export function describeThreadStoreConformance(
  * marks, whitespace and invisible variants, controls other than NUL, SQL and path metacharacters.
  */
 const VALID_KEYS: readonly string[] = [
-  "tenant", "Tenant", "TENANT", "tEnAnT",
-  "stra\u00dfe", "strasse", "STRASSE", "\u0130stanbul", "i\u0307stanbul", "\u03a3\u03c3\u03c2",
-  "caf\u00e9", "cafe\u0301", "\u00c5", "A\u030a", "\u212b", "\ufb01", "fi", "\uff21", "A",
-  "tenant\uFFFD", "\uFFFD", "\uFFFD\uFFFD", "a\uFFFDb", "\uFEFFtenant", "\uFFFF", "\uFDD0",
-  "\u{1F600}", "\u{1F469}\u200D\u{1F4BB}", "\u{1F469}\u{1F4BB}", "\u{1F1F5}\u{1F1F1}", "\u{1F44D}\u{1F3FD}", "\u{1F44D}", "tenant-\u{1F680}", "\u{10FFFF}", "\u{1D11E}",
-  "\u0645\u0631\u062d\u0628\u0627", "\u05e9\u05dc\u05d5\u05dd", "a\u200Fb", "a\u200Eb", "\u202Eabc", "abc",
-  "a b", "a  b", "a\tb", "a\nb", "a\r\nb", "a\u00a0b", "a\u2003b", "a\u3000b", "a\u200Bb", "ab", " a", "a ", " ", "\t", "\n",
-  "\u0001", "a\u007fb", "\u0085",
-  "%", "_", "a%", "a_b", "axb", "*", "?", "'", "\"", "\\", "a/b", "a\\b", "../x", "x;DROP TABLE t", "$1", ":key", "{}", "[]",
-  "\u4e2d\u6587", "\u65e5\u672c\u8a9e", "\ud55c\uad6d\uc5b4", "\u0928\u092e\u0938\u094d\u0924\u0947",
+  "tenant",
+  "Tenant",
+  "TENANT",
+  "tEnAnT",
+  "stra\u00dfe",
+  "strasse",
+  "STRASSE",
+  "\u0130stanbul",
+  "i\u0307stanbul",
+  "\u03a3\u03c3\u03c2",
+  "caf\u00e9",
+  "cafe\u0301",
+  "\u00c5",
+  "A\u030a",
+  "\u212b",
+  "\ufb01",
+  "fi",
+  "\uff21",
+  "A",
+  "tenant\uFFFD",
+  "\uFFFD",
+  "\uFFFD\uFFFD",
+  "a\uFFFDb",
+  "\uFEFFtenant",
+  "\uFFFF",
+  "\uFDD0",
+  "\u{1F600}",
+  "\u{1F469}\u200D\u{1F4BB}",
+  "\u{1F469}\u{1F4BB}",
+  "\u{1F1F5}\u{1F1F1}",
+  "\u{1F44D}\u{1F3FD}",
+  "\u{1F44D}",
+  "tenant-\u{1F680}",
+  "\u{10FFFF}",
+  "\u{1D11E}",
+  "\u0645\u0631\u062d\u0628\u0627",
+  "\u05e9\u05dc\u05d5\u05dd",
+  "a\u200Fb",
+  "a\u200Eb",
+  "\u202Eabc",
+  "abc",
+  "a b",
+  "a  b",
+  "a\tb",
+  "a\nb",
+  "a\r\nb",
+  "a\u00a0b",
+  "a\u2003b",
+  "a\u3000b",
+  "a\u200Bb",
+  "ab",
+  " a",
+  "a ",
+  " ",
+  "\t",
+  "\n",
+  "\u0001",
+  "a\u007fb",
+  "\u0085",
+  "%",
+  "_",
+  "a%",
+  "a_b",
+  "axb",
+  "*",
+  "?",
+  "'",
+  '"',
+  "\\",
+  "a/b",
+  "a\\b",
+  "../x",
+  "x;DROP TABLE t",
+  "$1",
+  ":key",
+  "{}",
+  "[]",
+  "\u4e2d\u6587",
+  "\u65e5\u672c\u8a9e",
+  "\ud55c\uad6d\uc5b4",
+  "\u0928\u092e\u0938\u094d\u0924\u0947",
 ];
 
 /**
@@ -814,9 +896,20 @@ const VALID_KEYS: readonly string[] = [
  * `key.slice(0, n)` through an emoji produces), a reversed pair, NUL anywhere, a 10 kB key.
  */
 const INVALID_KEYS: readonly string[] = [
-  "tenant\uD800", "tenant\uDBFF", "tenant\uDC00", "\uDFFF", "\uD83D", "\u{1F600}".slice(0, 1), "a\uDE00b", "\uDC00\uD800",
-  "\u0000", "tenant\u0000", "\u0000tenant", "a\u0000b",
-  "k".repeat(10_240), "\u{1F600}".repeat(2_560),
+  "tenant\uD800",
+  "tenant\uDBFF",
+  "tenant\uDC00",
+  "\uDFFF",
+  "\uD83D",
+  "\u{1F600}".slice(0, 1),
+  "a\uDE00b",
+  "\uDC00\uD800",
+  "\u0000",
+  "tenant\u0000",
+  "\u0000tenant",
+  "a\u0000b",
+  "k".repeat(10_240),
+  "\u{1F600}".repeat(2_560),
 ];
 
 /** A fresh record under `key`; ids are unique, times are whole seconds in 2026 unless overridden. */

@@ -11,11 +11,30 @@ describe("leaseHammer and checkHammerReports", () => {
   });
 
   it("reports a duplicated token, overlapping holds, a lost update and a lost revision", () => {
-    const a: HammerReport = { owner: "a", tokens: [1, 2], holds: [[0, 10], [20, 30]], busy: 0, lost: 0, finalized: 2 };
+    const a: HammerReport = {
+      owner: "a",
+      tokens: [1, 2],
+      holds: [
+        [0, 10],
+        [20, 30],
+      ],
+      busy: 0,
+      lost: 0,
+      finalized: 2,
+    };
     const b: HammerReport = { owner: "b", tokens: [2], holds: [[5, 8]], busy: 0, lost: 0, finalized: 1 };
     const record = {
-      id: "r", key: "k", status: "active" as const, driverType: "t", identity: "", fingerprint: "", codec: "json/v1",
-      checkpoint: { resumeId: "x", data: { count: 2, tokens: [1, 2] } }, createdAt: new Date(), updatedAt: new Date(), revision: 2,
+      id: "r",
+      key: "k",
+      status: "active" as const,
+      driverType: "t",
+      identity: "",
+      fingerprint: "",
+      codec: "json/v1",
+      checkpoint: { resumeId: "x", data: { count: 2, tokens: [1, 2] } },
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      revision: 2,
     };
     expect(checkHammerReports([a, b], record)).toEqual([
       "a fencing token was granted twice",

@@ -92,7 +92,8 @@ export function checkHammerReports(reports: readonly HammerReport[], finalRecord
   if (data?.count !== finalized) problems.push(`final count ${String(data?.count)} != ${finalized} finalizes (lost update)`);
   const written = data?.tokens ?? [];
   if (written.some((t, i) => i > 0 && t <= written[i - 1]!)) problems.push("the recorded tokens are not strictly increasing");
-  if (finalized > 0 && finalRecord?.revision !== finalized) problems.push(`final revision ${String(finalRecord?.revision)} != ${finalized} finalizes`);
+  if (finalized > 0 && finalRecord?.revision !== finalized)
+    problems.push(`final revision ${String(finalRecord?.revision)} != ${finalized} finalizes`);
   return problems;
 }
 

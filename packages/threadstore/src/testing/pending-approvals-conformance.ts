@@ -32,7 +32,10 @@ function draft(key: string, overrides: Partial<PendingApprovalDraft> = {}): Pend
     toolName: "Write",
     toolCallId: "toolu_01",
     input: { file_path: "/work/notes.md", content: "héllo\n😀", nested: [1, null, { deep: true }] },
-    choices: [{ key: "yes", label: "Yes", description: "do it" }, { key: "no", label: "No" }],
+    choices: [
+      { key: "yes", label: "Yes", description: "do it" },
+      { key: "no", label: "No" },
+    ],
     createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
     onDeadline: "deny",
     checkpoint: { recordId: "rec-1", revision: 3 },
@@ -94,7 +97,15 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
     it("a minimal approval (no tool, input, choices, deadline or checkpoint) comes back without them", async (ctx) => {
       need(ctx);
       const lease = await store.acquireLease("pa-min", "worker-a", LONG_TTL);
-      const d: PendingApprovalDraft = { id: `pa-min-${Date.now()}`, key: "pa-min", kind: "question", title: "", createdAt: new Date(1_000), onDeadline: "abort", turn: null };
+      const d: PendingApprovalDraft = {
+        id: `pa-min-${Date.now()}`,
+        key: "pa-min",
+        kind: "question",
+        title: "",
+        createdAt: new Date(1_000),
+        onDeadline: "abort",
+        turn: null,
+      };
       await store.savePendingApproval(d, lease);
       const got = await store.getPendingApproval(d.id);
       expect(got).toEqual({ ...d, status: "pending" });
@@ -127,7 +138,9 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       const ttl = h.clock ? 10_000 : shortTtl;
       const lapsing = await store.acquireLease("pa-lease-lapse", "worker-b", ttl);
       await elapse(ttl);
-      expect(findError(await store.savePendingApproval(draft("pa-lease-lapse"), lapsing).catch((e: unknown) => e), LeaseLostError)).toBeDefined();
+      expect(
+        findError(await store.savePendingApproval(draft("pa-lease-lapse"), lapsing).catch((e: unknown) => e), LeaseLostError),
+      ).toBeDefined();
       expect(await store.listPendingApprovals("pa-lease")).toEqual([]);
       expect(await store.listPendingApprovals("pa-lease-lapse")).toEqual([]);
       expect(await store.getPendingApproval(d1.id)).toBeUndefined();
@@ -143,7 +156,10 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       expect(answered.status).toBe("answered");
       expect(answered.decision).toEqual({ outcome: "approve", updatedInput: { file_path: "/x", content: "y" } });
       expect(answered.resolvedAt).toBeInstanceOf(Date);
-      const second = findError(await store.answerPendingApproval(d.id, { outcome: "deny", reason: "no" }).catch((e: unknown) => e), ApprovalNotPendingError);
+      const second = findError(
+        await store.answerPendingApproval(d.id, { outcome: "deny", reason: "no" }).catch((e: unknown) => e),
+        ApprovalNotPendingError,
+      );
       expect(second?.status).toBe("answered");
       expect(second?.id).toBe(d.id);
       expect(await store.getPendingApproval(d.id)).toEqual(answered);
@@ -152,7 +168,10 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
 
     it("answering an unknown id fails with ApprovalNotPendingError (unknown)", async (ctx) => {
       need(ctx);
-      const error = findError(await store.answerPendingApproval("no-such-approval", { outcome: "answer", choice: "yes" }).catch((e: unknown) => e), ApprovalNotPendingError);
+      const error = findError(
+        await store.answerPendingApproval("no-such-approval", { outcome: "answer", choice: "yes" }).catch((e: unknown) => e),
+        ApprovalNotPendingError,
+      );
       expect(error?.status).toBe("unknown");
     });
 
@@ -194,7 +213,10 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       await elapse(h.clock ? 5_000 : 50);
       // Once: later accesses see the same record, not a second expiry.
       expect(await store.getPendingApproval(d.id)).toEqual(expired);
-      const late = findError(await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e), ApprovalNotPendingError);
+      const late = findError(
+        await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e),
+        ApprovalNotPendingError,
+      );
       expect(late?.status).toBe("expired");
       expect(await store.getPendingApproval(d.id)).toEqual(expired);
     });
@@ -206,7 +228,10 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       const d = draft("pa-deadline-2", { deadline: new Date(now() + wait) });
       await store.savePendingApproval(d, lease);
       await elapse(wait);
-      const late = findError(await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e), ApprovalNotPendingError);
+      const late = findError(
+        await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e),
+        ApprovalNotPendingError,
+      );
       expect(late?.status).toBe("expired");
       expect((await store.getPendingApproval(d.id))?.decision).toEqual({ outcome: "deny", reason: DEADLINE_PASSED_REASON });
     });
@@ -227,22 +252,31 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       expect(await store.closePendingApproval(d.id, next)).toEqual(closed);
       expect(await store.listPendingApprovals("pa-close")).toEqual([]);
       expect(await store.getPendingApproval(d.id)).toEqual(closed);
-      expect(findError(await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e), ApprovalNotPendingError)?.status).toBe("closed");
-      expect(findError(await store.closePendingApproval("no-such-approval", next).catch((e: unknown) => e), ApprovalNotPendingError)?.status).toBe("unknown");
+      expect(
+        findError(await store.answerPendingApproval(d.id, { outcome: "approve" }).catch((e: unknown) => e), ApprovalNotPendingError)
+          ?.status,
+      ).toBe("closed");
+      expect(
+        findError(await store.closePendingApproval("no-such-approval", next).catch((e: unknown) => e), ApprovalNotPendingError)?.status,
+      ).toBe("unknown");
     });
 
     it("bad input is refused before the backend: an invalid key (InvalidThreadKeyError), an empty id or a bad decision (TypeError); a duplicate id is refused", async (ctx) => {
       need(ctx);
       const lease = await store.acquireLease("pa-bad", "worker-a", LONG_TTL);
       expect(findError(await store.listPendingApprovals("bad\0key").catch((e: unknown) => e), InvalidThreadKeyError)).toBeDefined();
-      expect(findError(await store.savePendingApproval(draft("\ud800"), lease).catch((e: unknown) => e), InvalidThreadKeyError)).toBeDefined();
+      expect(
+        findError(await store.savePendingApproval(draft("\ud800"), lease).catch((e: unknown) => e), InvalidThreadKeyError),
+      ).toBeDefined();
       const d = draft("pa-bad");
       await store.savePendingApproval(d, lease);
       // A second save of one id is refused (by the check or the backend's key constraint), the first kept.
       await expect(store.savePendingApproval({ ...d, title: "changed" }, lease)).rejects.toThrow();
       await expect(store.getPendingApproval("")).rejects.toBeInstanceOf(TypeError);
       await expect(store.answerPendingApproval(d.id, { outcome: "maybe" } as never)).rejects.toBeInstanceOf(TypeError);
-      await expect(store.savePendingApproval({ ...draft("pa-bad"), onDeadline: "later" } as never, lease)).rejects.toBeInstanceOf(TypeError);
+      await expect(store.savePendingApproval({ ...draft("pa-bad"), onDeadline: "later" } as never, lease)).rejects.toBeInstanceOf(
+        TypeError,
+      );
       expect(await store.getPendingApproval(d.id)).toEqual({ ...d, status: "pending" });
     });
   });

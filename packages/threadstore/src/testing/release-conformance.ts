@@ -64,7 +64,9 @@ export function describeReleaseConformance(ctx: ReleaseKitContext): void {
       await store.finalize({ leases: [], record: ctx.record("r-taken") });
       const taken = await store.acquireLease("r-taken", "owner-a", LONG_TTL);
       const second = ctx.record("r-taken");
-      await expect(store.finalize({ leases: [taken], record: second, requireKeyAbsent: true, releaseLeases: true })).rejects.toBeInstanceOf(AlreadyExistsError);
+      await expect(store.finalize({ leases: [taken], record: second, requireKeyAbsent: true, releaseLeases: true })).rejects.toBeInstanceOf(
+        AlreadyExistsError,
+      );
       await expect(store.finalize({ leases: [taken], record: second, releaseLeases: true })).rejects.toBeInstanceOf(AlreadyExistsError);
       expect(await store.resolve({ id: second.id })).toBeUndefined();
       await stillHeld(taken);
@@ -102,7 +104,9 @@ export function describeReleaseConformance(ctx: ReleaseKitContext): void {
         expect(nextA.token).toBeGreaterThan(a.token);
         expect(nextB.token).toBeGreaterThan(b.token);
         await expect(store.renewLease(a, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
-        await expect(store.finalize({ leases: [a], record: { ...rec, checkpoint: { resumeId: "late" } } })).rejects.toBeInstanceOf(LeaseLostError);
+        await expect(store.finalize({ leases: [a], record: { ...rec, checkpoint: { resumeId: "late" } } })).rejects.toBeInstanceOf(
+          LeaseLostError,
+        );
         await store.releaseLease(a);
         await store.releaseLease(b);
         await stillHeld(nextA);

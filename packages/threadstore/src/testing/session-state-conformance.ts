@@ -50,7 +50,11 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const lease = await store.acquireLease("s-round", "owner-a", LONG_TTL);
       const rec = ctx.record("s-round");
       const manifest = { v: 1, files: [{ name: "transcript.jsonl", bytes: 261, text: "żółw ✓" }] };
-      const written = await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [ALL_BYTES, new Uint8Array(0), bytes("hello")], manifest) });
+      const written = await store.finalize({
+        leases: [lease],
+        record: rec,
+        sessionState: write("replace", [ALL_BYTES, new Uint8Array(0), bytes("hello")], manifest),
+      });
       expect(written.revision).toBe(1);
       expect(await cap().read(rec.id)).toStrictEqual({ manifest, segments: 3, bytes: 261 });
       expect(await segmentsOf(rec.id)).toStrictEqual([[...ALL_BYTES], [], [...bytes("hello")]]);
@@ -91,7 +95,11 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
         const first = await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [bytes("one")], { n: 1 }) });
         const injected = ctx.faults().failAfterFinalizeStep(step);
         const err = await ctx.rejection(
-          store.finalize({ leases: [lease], record: { ...rec, checkpoint: { resumeId: "r2" } }, sessionState: write("append", [bytes("two")], { n: 2 }) }),
+          store.finalize({
+            leases: [lease],
+            record: { ...rec, checkpoint: { resumeId: "r2" } },
+            sessionState: write("append", [bytes("two")], { n: 2 }),
+          }),
         );
         expect(walkError(err, (node) => node === injected)).toBe(true);
         expect((await store.resolve({ id: rec.id }))?.revision).toBe(first.revision);
@@ -100,7 +108,9 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
         // A fresh record whose finalize fails leaves no state behind either.
         const other = ctx.record("s-atomic-new");
         ctx.faults().failAfterFinalizeStep(step);
-        await expect(store.finalize({ leases: [], record: other, sessionState: write("replace", [bytes("x")], { n: 9 }) })).rejects.toThrow();
+        await expect(
+          store.finalize({ leases: [], record: other, sessionState: write("replace", [bytes("x")], { n: 9 }) }),
+        ).rejects.toThrow();
         expect(await cap().read(other.id)).toBeUndefined();
       });
     }
@@ -109,9 +119,9 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const store = ctx.store();
       await store.finalize({ leases: [], record: ctx.record("s-taken") });
       const rival = ctx.record("s-taken");
-      await expect(store.finalize({ leases: [], record: rival, requireKeyAbsent: true, sessionState: write("replace", [bytes("r")], {}) })).rejects.toBeInstanceOf(
-        AlreadyExistsError,
-      );
+      await expect(
+        store.finalize({ leases: [], record: rival, requireKeyAbsent: true, sessionState: write("replace", [bytes("r")], {}) }),
+      ).rejects.toBeInstanceOf(AlreadyExistsError);
       expect(await cap().read(rival.id)).toBeUndefined();
     });
 
@@ -120,11 +130,19 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const lease = await store.acquireLease("s-limit", "owner-a", LONG_TTL);
       const rec = ctx.record("s-limit", { checkpoint: { resumeId: "r1" } });
       // Exactly the limit is allowed.
-      await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", [new Uint8Array(60), new Uint8Array(40)], { n: 1 }, 100) });
+      await store.finalize({
+        leases: [lease],
+        record: rec,
+        sessionState: write("replace", [new Uint8Array(60), new Uint8Array(40)], { n: 1 }, 100),
+      });
       expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 2, bytes: 100 });
       // An append counts what is stored: 100 + 1 > 100.
       const err = await ctx.rejection(
-        store.finalize({ leases: [lease], record: { ...rec, checkpoint: { resumeId: "r2" } }, sessionState: write("append", [new Uint8Array(1)], { n: 2 }, 100) }),
+        store.finalize({
+          leases: [lease],
+          record: { ...rec, checkpoint: { resumeId: "r2" } },
+          sessionState: write("append", [new Uint8Array(1)], { n: 2 }, 100),
+        }),
       );
       expect(err).toBeInstanceOf(SessionStateTooLargeError);
       expect(isError(err, ErrSessionStateTooLarge)).toBe(true);
@@ -138,9 +156,9 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 3 }, segments: 1, bytes: 90 });
       // A new record over the limit is not written at all.
       const big = ctx.record("s-limit-new");
-      await expect(store.finalize({ leases: [], record: big, sessionState: write("replace", [new Uint8Array(11)], {}, 10) })).rejects.toBeInstanceOf(
-        SessionStateTooLargeError,
-      );
+      await expect(
+        store.finalize({ leases: [], record: big, sessionState: write("replace", [new Uint8Array(11)], {}, 10) }),
+      ).rejects.toBeInstanceOf(SessionStateTooLargeError);
       expect(await store.resolve({ id: big.id })).toBeUndefined();
       expect(await cap().read(big.id)).toBeUndefined();
     });
@@ -155,7 +173,9 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const old: Lease = await store.acquireLease("s-stale", "owner-a", ttl);
       await ctx.elapse(ttl);
       const current = await store.acquireLease("s-stale", "owner-b", LONG_TTL);
-      const err = await ctx.rejection(store.finalize({ leases: [old], record: rec, sessionState: write("append", [bytes("stale")], { n: 2 }) }));
+      const err = await ctx.rejection(
+        store.finalize({ leases: [old], record: rec, sessionState: write("append", [bytes("stale")], { n: 2 }) }),
+      );
       expect(err).toBeInstanceOf(LeaseLostError);
       expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 1, bytes: 4 });
       await store.finalize({ leases: [current], record: rec, sessionState: write("append", [bytes("new")], { n: 3 }) });

@@ -37,13 +37,27 @@ describe("invokeTool", () => {
   });
 
   it("reject() reaches the model verbatim as code and message", async () => {
-    const tool = defineTool({ name: "t", description: "d", input: { type: "object" }, handler: () => { throw reject("not_found", "no such order"); } });
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      input: { type: "object" },
+      handler: () => {
+        throw reject("not_found", "no such order");
+      },
+    });
     expect(await invokeTool(tool, {}, context)).toMatchObject({ kind: "rejected", modelText: "not_found: no such order" });
   });
 
   it("secret in a thrown message: the model gets generic text, the host keeps the error", async () => {
     const secret = new Error("connect failed: password=hunter2");
-    const tool = defineTool({ name: "t", description: "d", input: { type: "object" }, handler: () => { throw new Error("wrapped", { cause: secret }); } });
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      input: { type: "object" },
+      handler: () => {
+        throw new Error("wrapped", { cause: secret });
+      },
+    });
     const outcome = await invokeTool(tool, {}, context);
     expect(outcome.kind).toBe("failed");
     expect(outcome.modelText).toBe(GENERIC_FAILURE_TEXT);
@@ -52,7 +66,13 @@ describe("invokeTool", () => {
   });
 
   it("invalid output or a value that is not JSON: ErrInvalidOutput, generic text for the model", async () => {
-    const bad = defineTool({ name: "t", description: "d", input: { type: "object" }, output: z.object({ n: z.number() }), handler: () => ({ n: "one" }) as never });
+    const bad = defineTool({
+      name: "t",
+      description: "d",
+      input: { type: "object" },
+      output: z.object({ n: z.number() }),
+      handler: () => ({ n: "one" }) as never,
+    });
     const outcome = await invokeTool(bad, {}, context);
     expect(outcome).toMatchObject({ kind: "invalid_output", modelText: GENERIC_FAILURE_TEXT });
     expect("error" in outcome && isError(outcome.error, ErrInvalidOutput)).toBe(true);

@@ -25,7 +25,12 @@ export type ToolOutcome =
       readonly structured?: Readonly<Record<string, unknown>>;
     }
   | { readonly kind: "rejected"; readonly modelText: string; readonly error: Rejection }
-  | { readonly kind: "invalid_input" | "invalid_output"; readonly modelText: string; readonly error: AdaptorError; readonly issues: readonly ValidationIssue[] }
+  | {
+      readonly kind: "invalid_input" | "invalid_output";
+      readonly modelText: string;
+      readonly error: AdaptorError;
+      readonly issues: readonly ValidationIssue[];
+    }
   | { readonly kind: "failed"; readonly modelText: string; readonly error: unknown };
 
 /**
@@ -38,7 +43,11 @@ export type ToolOutcome =
 export async function invokeTool(tool: Tool, args: unknown, context: ToolContext): Promise<ToolOutcome> {
   const internals = toolInternals(tool);
   if (!internals || tool.definitionError) {
-    return { kind: "failed", modelText: GENERIC_FAILURE_TEXT, error: tool.definitionError ?? new Error("not a tool of this @adaptor/tool copy") };
+    return {
+      kind: "failed",
+      modelText: GENERIC_FAILURE_TEXT,
+      error: tool.definitionError ?? new Error("not a tool of this @adaptor/tool copy"),
+    };
   }
   const input = args === undefined || args === null ? {} : args;
   const inputIssues = [...(internals.input?.validate(input) ?? [])];

@@ -73,7 +73,12 @@ describe("compileJsonSchema", () => {
       additionalProperties: false,
     });
     const value = { b: 0, c: true };
-    expect(compiled.validate(value).map((i) => `${i.path}:${i.keyword}`).sort()).toEqual(["/b:minimum", ":additionalProperties", ":required"]);
+    expect(
+      compiled
+        .validate(value)
+        .map((i) => `${i.path}:${i.keyword}`)
+        .sort(),
+    ).toEqual(["/b:minimum", ":additionalProperties", ":required"]);
     expect(value).toEqual({ b: 0, c: true });
   });
 });

@@ -4,7 +4,12 @@ import { exitOrTerminate, InterruptEscalation, raceAbort, within } from "./escal
 
 /** A node child running `script` (which ignores SIGTERM), resolved once its handlers are installed (it printed "ready"). */
 async function child(script: string) {
-  const proc = await spawnCli({ command: process.execPath, args: ["-e", `${script} console.log("ready");`], device: "child", killGraceMs: 200 });
+  const proc = await spawnCli({
+    command: process.execPath,
+    args: ["-e", `${script} console.log("ready");`],
+    device: "child",
+    killGraceMs: 200,
+  });
   const lines = proc.lines()[Symbol.asyncIterator]();
   while ((await lines.next()).value?.text !== "ready");
   return Object.assign(proc, { rest: lines });

@@ -8,7 +8,11 @@ interface MyConfig extends CommonDriverConfig {
   readonly flavour?: string;
 }
 
-const rules = { shape: { flavour: optionChecks.string({ nonEmpty: true }) }, ownedFlags: ["--json"], checkArg: (arg: string) => (arg === "-x" ? "may not be -x" : undefined) };
+const rules = {
+  shape: { flavour: optionChecks.string({ nonEmpty: true }) },
+  ownedFlags: ["--json"],
+  checkArg: (arg: string) => (arg === "-x" ? "may not be -x" : undefined),
+};
 
 function refusal(config: unknown): InvalidOptionError {
   try {
@@ -34,7 +38,10 @@ describe("validateDriverConfig", () => {
   });
 
   it("refuses owned flags (also as --flag=value) and what checkArg refuses, naming the entry", () => {
-    expect(refusal({ extraArgs: ["--ok", "--json=1"] })).toMatchObject({ field: "extraArgs[1]", reason: 'may not set "--json=1": the driver owns it' });
+    expect(refusal({ extraArgs: ["--ok", "--json=1"] })).toMatchObject({
+      field: "extraArgs[1]",
+      reason: 'may not set "--json=1": the driver owns it',
+    });
     expect(refusal({ extraArgs: ["-x"] })).toMatchObject({ field: "extraArgs[0]", reason: "may not be -x" });
   });
 
@@ -43,13 +50,19 @@ describe("validateDriverConfig", () => {
     const extraArgs = ["--ok"];
     const checked = validateDriverConfig<MyConfig>("mine", { env, extraArgs, inheritEnv: ["PATH"] }, rules);
     expect(checked).toEqual({ env: { A: "1" }, extraArgs: ["--ok"], inheritEnv: ["PATH"] });
-    expect(Object.isFrozen(checked) && Object.isFrozen(checked.env) && Object.isFrozen(checked.extraArgs) && Object.isFrozen(checked.inheritEnv)).toBe(true);
+    expect(
+      Object.isFrozen(checked) && Object.isFrozen(checked.env) && Object.isFrozen(checked.extraArgs) && Object.isFrozen(checked.inheritEnv),
+    ).toBe(true);
     expect(Object.isFrozen(env) || Object.isFrozen(extraArgs)).toBe(false);
   });
 
   it("spawnLimits passes only the limits that were set", () => {
     expect(spawnLimits({})).toEqual({});
-    expect(spawnLimits({ killGraceMs: 5, maxLineBytes: 10, maxRawBytes: 20, idleMs: 1 })).toEqual({ killGraceMs: 5, maxLineBytes: 10, maxRawBytes: 20 });
+    expect(spawnLimits({ killGraceMs: 5, maxLineBytes: 10, maxRawBytes: 20, idleMs: 1 })).toEqual({
+      killGraceMs: 5,
+      maxLineBytes: 10,
+      maxRawBytes: 20,
+    });
   });
 });
 

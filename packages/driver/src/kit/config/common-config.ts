@@ -103,7 +103,11 @@ function copyData<T>(value: T): T {
  * a value that fails {@link COMMON_CONFIG_SHAPE} or `rules.shape`, an owned flag in `extraArgs`, or
  * what `rules.checkArg` / `rules.check` refuse.
  */
-export function validateDriverConfig<T extends CommonDriverConfig>(driver: string, config: T | undefined, rules: DriverConfigRules = {}): T {
+export function validateDriverConfig<T extends CommonDriverConfig>(
+  driver: string,
+  config: T | undefined,
+  rules: DriverConfigRules = {},
+): T {
   const checked = checkDriverConfig<T>(driver, config, { ...COMMON_CONFIG_SHAPE, ...rules.shape });
   const refuse = (field: string, reason: string): never => {
     throw driverConfigRefusal(driver, field, reason);

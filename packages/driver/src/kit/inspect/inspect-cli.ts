@@ -133,7 +133,11 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     found = parseVersion(output.stdout);
     if (found === undefined) {
       const said = output.stderr ? `: ${output.stderr}` : "";
-      failed.push({ check: "version", reason: "version_unreadable", message: `${plan.command} ${plan.versionArgs.join(" ")} printed no version (exit ${output.exitCode})${said}` });
+      failed.push({
+        check: "version",
+        reason: "version_unreadable",
+        message: `${plan.command} ${plan.versionArgs.join(" ")} printed no version (exit ${output.exitCode})${said}`,
+      });
       return finish({ executable, version: versionOf(plan, undefined), authentication, models });
     }
   } catch (error) {
@@ -143,7 +147,11 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
   }
   const version = versionOf(plan, found);
   if (version.matches === false) {
-    failed.push({ check: "version", reason: "version_mismatch", message: `found ${found}, the driver is pinned to and tested against ${plan.pinnedVersion}` });
+    failed.push({
+      check: "version",
+      reason: "version_mismatch",
+      message: `found ${found}, the driver is pinned to and tested against ${plan.pinnedVersion}`,
+    });
     // Probing another version would only add failures of its own: one skip rule for every check.
     return finish({ executable, version, authentication, models });
   }
@@ -214,7 +222,13 @@ function probeContext(plan: CliInspectionPlan, path: string, timeoutMs: number):
  * `promise`, or a DriverError coded `TIMEOUT` once `timeoutMs` passed (`signal.reason` when
  * aborted); either way the probe process is terminated.
  */
-export async function withDeadline<T>(child: CliProcess, promise: Promise<T>, timeoutMs: number, signal: AbortSignal, args: readonly string[]): Promise<T> {
+export async function withDeadline<T>(
+  child: CliProcess,
+  promise: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal,
+  args: readonly string[],
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   try {
@@ -223,7 +237,14 @@ export async function withDeadline<T>(child: CliProcess, promise: Promise<T>, ti
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           void child.terminate();
-          reject(new DriverError({ op: "inspect", device: `${child.device} ${args.join(" ")}`, code: ErrCode.Timeout, cause: `no answer within ${timeoutMs} ms` }));
+          reject(
+            new DriverError({
+              op: "inspect",
+              device: `${child.device} ${args.join(" ")}`,
+              code: ErrCode.Timeout,
+              cause: `no answer within ${timeoutMs} ms`,
+            }),
+          );
         }, timeoutMs);
         onAbort = () => {
           void child.terminate();

@@ -21,7 +21,11 @@ function connection(options: ConstructorParameters<typeof JsonRpcConnection>[2] 
   const t = transport(fail);
   const notifications: [string, unknown][] = [];
   const requests: JsonRpcServerRequest[] = [];
-  const rpc = new JsonRpcConnection(t, { onNotification: (m, p) => notifications.push([m, p]), onServerRequest: (r) => requests.push(r) }, options);
+  const rpc = new JsonRpcConnection(
+    t,
+    { onNotification: (m, p) => notifications.push([m, p]), onServerRequest: (r) => requests.push(r) },
+    options,
+  );
   return { rpc, written: t.written, notifications, requests };
 }
 
@@ -73,7 +77,8 @@ describe("JsonRpcConnection", () => {
 
   it("says false for what is not a JSON-RPC message, and ignores a response nobody waits for", () => {
     const { rpc } = connection();
-    for (const stray of [null, 3, "text", [1], { hello: "world" }, { id: 1 }, { id: "x", result: 1 }]) expect(rpc.accept(stray)).toBe(false);
+    for (const stray of [null, 3, "text", [1], { hello: "world" }, { id: 1 }, { id: "x", result: 1 }])
+      expect(rpc.accept(stray)).toBe(false);
     expect(rpc.accept({ id: 99, result: "late" })).toBe(true);
   });
 
@@ -83,7 +88,12 @@ describe("JsonRpcConnection", () => {
     rpc.accept({ id: 1, error: { code: -32600, message: "no rollout found", data: { id: "t" } } });
     const err = await pending.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JsonRpcError);
-    expect(err).toMatchObject({ method: "thread/resume", code: -32600, data: { id: "t" }, message: "peer thread/resume: no rollout found (JSON-RPC -32600)" });
+    expect(err).toMatchObject({
+      method: "thread/resume",
+      code: -32600,
+      data: { id: "t" },
+      message: "peer thread/resume: no rollout found (JSON-RPC -32600)",
+    });
 
     class MyRpcError extends JsonRpcError {
       static override readonly brand: symbol = Symbol.for("adaptor.error.MyRpcError");

@@ -105,7 +105,14 @@ export class JsonRpcConnection {
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.#pending.delete(id)) return;
-        reject(new DriverError({ op: method, device: this.#transport.device, code: ErrCode.Timeout, cause: `no reply within ${this.#replyTimeoutMs} ms` }));
+        reject(
+          new DriverError({
+            op: method,
+            device: this.#transport.device,
+            code: ErrCode.Timeout,
+            cause: `no reply within ${this.#replyTimeoutMs} ms`,
+          }),
+        );
       }, this.#replyTimeoutMs);
       timer.unref();
       this.#pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject, timer });
@@ -145,7 +152,9 @@ export class JsonRpcConnection {
 
   /** Answers a request of the peer with an error; a failed write is ignored. */
   respondError(id: string | number, code: number, message: string, data?: unknown): Promise<void> {
-    return this.#transport.writeJson(this.#message({ id, error: { code, message, ...(data === undefined ? {} : { data }) } })).catch(() => undefined);
+    return this.#transport
+      .writeJson(this.#message({ id, error: { code, message, ...(data === undefined ? {} : { data }) } }))
+      .catch(() => undefined);
   }
 
   /**

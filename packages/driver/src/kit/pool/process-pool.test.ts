@@ -86,7 +86,13 @@ describe("ProcessPool", () => {
   it("a fresh conversation takes a pre-warmed process of its signature only, announced as prewarmed", async () => {
     const pool = new ProcessPool<FakeProcess>();
     const warm = new FakeProcess("sig");
-    await pool.prewarm("sig", () => Promise.resolve(warm), () => Promise.resolve(), new AbortController().signal, "fake");
+    await pool.prewarm(
+      "sig",
+      () => Promise.resolve(warm),
+      () => Promise.resolve(),
+      new AbortController().signal,
+      "fake",
+    );
     expect(pool.prewarmedCount).toBe(1);
     expect(await pool.acquire({ request: {}, signature: "other", sink: sink() })).toBeUndefined();
     const s = sink();
@@ -99,11 +105,21 @@ describe("ProcessPool", () => {
     const pool = new ProcessPool<FakeProcess>();
     const failing = new FakeProcess("sig");
     const boom = new Error("handshake failed");
-    await expect(pool.prewarm("sig", () => Promise.resolve(failing), () => Promise.reject(boom), new AbortController().signal, "fake")).rejects.toBe(boom);
+    await expect(
+      pool.prewarm(
+        "sig",
+        () => Promise.resolve(failing),
+        () => Promise.reject(boom),
+        new AbortController().signal,
+        "fake",
+      ),
+    ).rejects.toBe(boom);
     expect(failing.closed).toBe(1);
     const dying = new FakeProcess("sig");
     const ready = async (p: FakeProcess) => void (p.alive = false);
-    await expect(pool.prewarm("sig", () => Promise.resolve(dying), ready, new AbortController().signal, "fake")).rejects.toThrow("fake ended before it was ready");
+    await expect(pool.prewarm("sig", () => Promise.resolve(dying), ready, new AbortController().signal, "fake")).rejects.toThrow(
+      "fake ended before it was ready",
+    );
     expect(dying.closed).toBe(1);
     expect(pool.prewarmedCount).toBe(0);
   });
@@ -113,7 +129,13 @@ describe("ProcessPool", () => {
     const parked = new FakeProcess("sig");
     const warm = new FakeProcess("sig");
     pool.park("t", parked);
-    await pool.prewarm("sig", () => Promise.resolve(warm), () => Promise.resolve(), new AbortController().signal, "fake");
+    await pool.prewarm(
+      "sig",
+      () => Promise.resolve(warm),
+      () => Promise.resolve(),
+      new AbortController().signal,
+      "fake",
+    );
     await until(() => parked.closed === 1 && warm.closed === 1);
     expect(pool.parkedCount + pool.prewarmedCount).toBe(0);
   });

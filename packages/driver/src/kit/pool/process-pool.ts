@@ -119,7 +119,12 @@ export class ProcessPool<P extends PooledProcess> {
       prewarmed = process !== undefined;
     }
     if (process) {
-      turn.sink.emit({ type: "notice", kind: "lifecycle", message: "process reused", data: { pid: process.pid, ...(prewarmed ? { prewarmed: true } : {}) } });
+      turn.sink.emit({
+        type: "notice",
+        kind: "lifecycle",
+        message: "process reused",
+        data: { pid: process.pid, ...(prewarmed ? { prewarmed: true } : {}) },
+      });
     }
     return process;
   }
@@ -153,7 +158,13 @@ export class ProcessPool<P extends PooledProcess> {
    * else "`<device>` ended before it was ready") is thrown. Otherwise it waits for a run
    * ({@link acquire}) for at most `idleMs`.
    */
-  async prewarm(signature: string, start: () => Promise<P>, ready: (process: P) => Promise<void>, signal: AbortSignal, device: string): Promise<void> {
+  async prewarm(
+    signature: string,
+    start: () => Promise<P>,
+    ready: (process: P) => Promise<void>,
+    signal: AbortSignal,
+    device: string,
+  ): Promise<void> {
     const process = await start();
     const untrack = this.track(process);
     try {
