@@ -4,16 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { whenUserSays, type AnthropicServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import {
-  alive,
-  cancelOnceStarted,
-  threeTurns,
-  claudeAcpHarness,
-  collect,
-  processesWith,
-  spawnedPids,
-  type AdapterHarness,
-} from "./support.js";
+import { expectCancelLeavesNothing, threeTurns, claudeAcpHarness, collect, spawnedPids, type AdapterHarness } from "./support.js";
 
 // Claude Code through its ACP adapter (@zed-industries/claude-code-acp 0.16.2, which runs Claude Code
 // through the Claude Agent SDK) against the testkit's scripted Anthropic server on 127.0.0.1.
@@ -77,12 +68,7 @@ describe("claude-code-acp on the real adapter", () => {
 
   it("cancel mid-turn: session/cancel, then no process is left; the verdict is the abort", async () => {
     h = await claudeAcpHarness([{ when: whenUserSays("slow"), reply: { text: "too late", delayMs: 30_000 } }]);
-    const { error: err, pids } = await cancelOnceStarted(h.agent, "slow one");
-    expect((err as Error).name).toBe("AbortError");
-    expect(err).not.toBeInstanceOf(RunError);
-    expect(pids).toHaveLength(1);
-    expect(alive(pids[0]!)).toBe(false);
-    expect(await processesWith(h.env.home)).toEqual([]);
+    await expectCancelLeavesNothing(h.agent, "slow one", h.env.home);
   });
 
   it("MCP server: the model calls the stdio fixture's tool and its result comes back", async () => {

@@ -20,7 +20,8 @@ import {
   type ScriptRule,
 } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
+import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
+import { expect } from "vitest";
 import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
 
 /** A scripted Gemini API server, an isolated gemini-cli environment and an Agent on the real binary. */
@@ -197,6 +198,19 @@ export async function cancelOnceStarted(agent: Agent, prompt: string): Promise<{
     (e: unknown) => e,
   );
   return { error, pids: spawnedPids(events) };
+}
+
+/**
+ * Cancels a slow turn once its session started and checks the verdict is the abort (an ordinary
+ * error, not a `RunError`), from exactly one process, and that nothing is left running under `home`.
+ */
+export async function expectCancelLeavesNothing(agent: Agent, prompt: string, home: string): Promise<void> {
+  const { error, pids } = await cancelOnceStarted(agent, prompt);
+  expect((error as Error).name).toBe("AbortError");
+  expect(error).not.toBeInstanceOf(RunError);
+  expect(pids).toHaveLength(1);
+  expect(alive(pids[0]!)).toBe(false);
+  expect(await processesWith(home)).toEqual([]);
 }
 
 /** Runs three turns on one thread; resolves with the pids spawned for them. */
