@@ -1,6 +1,6 @@
-import { readFileSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { Agent } from "adaptor";
+import { childrenMentioning, prewarmTurn } from "../support/prewarm.js";
 import { claude, type ClaudeDriver } from "@adaptor/claude";
 import { alive, harness, type Harness } from "./support.js";
 
@@ -15,49 +15,22 @@ afterEach(async () => {
   h = extra = undefined;
 });
 
-/** Pids of this process's live children whose command line mentions claude. */
-function claudeChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("claude")) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return pids;
-}
-
-async function turn(stream: Stream): Promise<{ text: string; spawned: boolean; prewarmedPid: number | undefined }> {
-  let spawned = false;
-  let prewarmedPid: number | undefined;
-  for await (const event of stream as AsyncIterable<AgentEvent>) {
-    if (event.type === "process" && event.kind === "spawn") spawned = true;
-    if (event.type === "notice" && event.message === "process reused" && event.data?.prewarmed === true)
-      prewarmedPid = event.data.pid as number;
-  }
-  return { text: (await stream.result()).text, spawned, prewarmedPid };
-}
-
 // Several real processes per test on a busy machine: generous time, no timing assertion.
 describe("pre-warmed claude processes on the real binary", { timeout: 180_000 }, () => {
   it("a first turn runs on the pre-warmed process; a run with another model spawns its own and leaves it waiting", async () => {
     h = await harness();
     const driver = h.agent.driver as ClaudeDriver;
-    const before = new Set(claudeChildren());
+    const before = new Set(childrenMentioning("claude"));
     expect(await h.agent.prewarm()).toBe(1);
-    const warm = claudeChildren().filter((pid) => !before.has(pid));
+    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
     expect(warm).toHaveLength(1);
     expect(driver.prewarmedProcesses).toBe(1);
 
-    const other = await turn(h.agent.stream("hello from another model", { model: "claude-opus-4-1" }));
+    const other = await prewarmTurn(h.agent.stream("hello from another model", { model: "claude-opus-4-1" }));
     expect(other).toMatchObject({ spawned: true, prewarmedPid: undefined });
     expect(driver.prewarmedProcesses).toBe(1);
 
-    const first = await turn(h.agent.stream("hello on the warm process"));
+    const first = await prewarmTurn(h.agent.stream("hello on the warm process"));
     expect(first.spawned).toBe(false);
     expect(first.prewarmedPid).toBe(warm[0]);
     expect(first.text).toMatch(/I saw 1 message\(s\); first user text: "hello on the warm process"/);
@@ -67,16 +40,16 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
   it("a pre-warmed process is never taken by a run with another configuration (a different env)", async () => {
     h = await harness();
     expect(await h.agent.prewarm()).toBe(1);
-    const result = await turn(h.agent.stream("with a different env", { env: { ADAPTOR_TEST_MARKER: "1" } }));
+    const result = await prewarmTurn(h.agent.stream("with a different env", { env: { ADAPTOR_TEST_MARKER: "1" } }));
     expect(result).toMatchObject({ spawned: true, prewarmedPid: undefined });
     expect((h.agent.driver as ClaudeDriver).prewarmedProcesses).toBe(1);
   });
 
   it("close() ends a pre-warmed process nobody took", async () => {
     h = await harness();
-    const before = new Set(claudeChildren());
+    const before = new Set(childrenMentioning("claude"));
     await h.agent.prewarm({ count: 2 });
-    const warm = claudeChildren().filter((pid) => !before.has(pid));
+    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
     expect(warm).toHaveLength(2);
     await h.agent.close();
     expect(warm.filter(alive)).toEqual([]);
@@ -86,9 +59,9 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
   it("idle eviction ends a pre-warmed process nobody took within idleMs", async () => {
     h = await harness();
     extra = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5", idleMs: 200 }));
-    const before = new Set(claudeChildren());
+    const before = new Set(childrenMentioning("claude"));
     await extra.prewarm();
-    const warm = claudeChildren().filter((pid) => !before.has(pid));
+    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
     expect(warm).toHaveLength(1);
     await vi.waitFor(() => expect(warm.filter(alive)).toEqual([]), { timeout: 30_000, interval: 100 });
     expect((extra.driver as ClaudeDriver).prewarmedProcesses).toBe(0);
