@@ -44,6 +44,7 @@ describe("public surface", () => {
       "checkHammerReports",
       "describePendingApprovalsConformance",
       "describeThreadStoreConformance",
+      "hammerWorkerMain",
       "leaseHammer",
       "runHammerWorkers",
     ]);

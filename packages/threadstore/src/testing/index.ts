@@ -8,5 +8,5 @@ export {
 } from "./conformance.js";
 export { FaultPlan } from "./fault-plan.js";
 export { ManualClock } from "./manual-clock.js";
-export { leaseHammer, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";
+export { leaseHammer, hammerWorkerMain, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";
 export { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";

@@ -25,11 +25,18 @@ export interface HammerReport {
  * One worker of a multi-process store test: loops acquire → resolve → finalize(count + 1) →
  * release on `key` until it has finalized `cycles` times, backing off 1–5 ms after a busy lease
  * (spinning starves the holder on small machines). Run it in several processes against one
- * database, then pass the reports to {@link checkHammerReports}.
+ * database, then pass the reports to {@link checkHammerReports}. `onFirstBusy` is called once, on
+ * the first acquire refused with BusyError.
  */
 export async function leaseHammer(
   store: ThreadStore,
-  { owner, cycles, key, ttlMs = 10_000 }: { owner: string; cycles: number; key: string; ttlMs?: number },
+  {
+    owner,
+    cycles,
+    key,
+    ttlMs = 10_000,
+    onFirstBusy,
+  }: { owner: string; cycles: number; key: string; ttlMs?: number; onFirstBusy?: () => void },
 ): Promise<HammerReport> {
   const wallNow = (): number => performance.timeOrigin + performance.now();
   const report = { owner, tokens: [] as number[], holds: [] as [number, number][], busy: 0, lost: 0, finalized: 0 };
@@ -39,7 +46,7 @@ export async function leaseHammer(
       lease = await store.acquireLease(key, owner, ttlMs);
     } catch (err) {
       if (!(err instanceof BusyError)) throw err;
-      report.busy++;
+      if (report.busy++ === 0) onFirstBusy?.();
       await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4));
       continue;
     }
@@ -97,37 +104,70 @@ export function checkHammerReports(reports: readonly HammerReport[], finalRecord
   return problems;
 }
 
+/** A promise and the function that resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /**
- * Starts one worker process per argv (each runs {@link leaseHammer} after printing `ready` and
- * waiting for a line on stdin), releases them all at once so they really contend, and returns their
- * reports (each worker's last stdout line, JSON). Rejects when a worker exits non-zero, with its stderr.
+ * The body of one hammer worker process, for {@link runHammerWorkers}: prints `ready`, waits for a
+ * line on stdin, runs {@link leaseHammer} (printing `busy` at its first BusyError), closes the store
+ * and prints the report as the last stdout line (JSON).
+ */
+export async function hammerWorkerMain(store: ThreadStore, options: { owner: string; cycles: number; key: string }): Promise<void> {
+  process.stdout.write("ready\n");
+  await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
+  process.stdin.pause();
+  const report = await leaseHammer(store, { ...options, onFirstBusy: () => process.stdout.write("busy\n") });
+  await store.close();
+  process.stdout.write(JSON.stringify(report) + "\n");
+}
+
+/**
+ * Starts one worker process per argv (each runs {@link hammerWorkerMain}) and returns their reports
+ * (each worker's last stdout line, JSON). Rejects when a worker exits non-zero, with its stderr.
+ *
+ * So that the workers really contend whatever the machine's speed, the caller's `holder` (a store
+ * on the same database) holds the lease on `key` while the workers start: only after every worker
+ * has been refused once (printed `busy`) is that lease released. Every report therefore has
+ * `busy >= 1`.
  * @param workers - `[command, ...args]` per worker; `cwd` and `timeoutMs` (default 60,000) apply to all.
  */
 export async function runHammerWorkers(
   workers: readonly (readonly string[])[],
-  { cwd, timeoutMs = 60_000 }: { cwd: string; timeoutMs?: number },
+  { cwd, timeoutMs = 60_000, holder, key }: { cwd: string; timeoutMs?: number; holder: ThreadStore; key: string },
 ): Promise<HammerReport[]> {
   const children = workers.map(([command, ...args]) => spawn(command ?? process.execPath, args, { cwd, timeout: timeoutMs }));
   const outputs = children.map((child) => {
     let out = "";
     let err = "";
-    let onReady: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => (onReady = resolve));
+    const signals = { ready: signal(), busy: signal() };
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.startsWith("ready\n")) onReady();
+      const lines = out.split("\n");
+      if (lines.includes("ready")) signals.ready.resolve();
+      if (lines.includes("busy")) signals.busy.resolve();
     });
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     const done = new Promise<HammerReport>((resolve, reject) =>
       child.on("close", (code) => {
-        onReady();
+        signals.ready.resolve();
+        signals.busy.resolve();
         if (code === 0) resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "") as HammerReport);
         else reject(new Error(`hammer worker exited with ${code}: ${err}`));
       }),
     );
-    return { ready, done };
+    return { ...signals, done };
   });
-  await Promise.all(outputs.map((o) => o.ready));
-  for (const child of children) child.stdin.end("go\n");
+  const lease = await holder.acquireLease(key, "hammer-holder", timeoutMs);
+  try {
+    await Promise.all(outputs.map((o) => o.ready.promise));
+    for (const child of children) child.stdin.end("go\n");
+    await Promise.all(outputs.map((o) => o.busy.promise));
+  } finally {
+    await holder.releaseLease(lease);
+  }
   return Promise.all(outputs.map((o) => o.done));
 }
