@@ -3,6 +3,8 @@
 // Before the bound, the process kept every byte in one string: 600 MB exceed V8's string limit.
 import { chmodSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { claude } from "@adaptor/claude";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent } from "adaptor";
@@ -11,6 +13,10 @@ import type { Benchmark, Figure } from "./harness.js";
 const TURNS = 20;
 const TURN_BYTES = 30 * 1024 * 1024;
 const MiB = 1024 * 1024;
+
+// A full GC before each reading, so the figure is what stays, not garbage not yet collected.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 function rssMiB(): number {
   return process.memoryUsage().rss / MiB;
@@ -38,7 +44,7 @@ async function measure(): Promise<Figure[]> {
       const raw = result.raw();
       rawBytes = Math.max(rawBytes, Buffer.byteLength(raw.stdout));
       if (raw.stdoutTruncated === true && (raw.stdoutBytes ?? 0) >= TURN_BYTES) truncated++;
-      globalThis.gc?.();
+      gc();
       rss.push(rssMiB());
       process.stderr.write(`  turn ${turn}: rss ${rss.at(-1)?.toFixed(0)} MiB\n`);
     }
