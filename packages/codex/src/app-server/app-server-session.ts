@@ -352,7 +352,7 @@ export class AppServerSession implements PooledProcess {
       if (!failure && turn.completed?.status === "completed" && !signal.aborted) this.#lastTurnId = turn.completed.id;
       const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
       // Handed back only with nothing left to end: what the turn started must not outlive its run.
-      alive = healthy && (turnInit.keepAlive || (turnInit.handBack === true && (await this.#nothingLeftRunning())));
+      alive = healthy && (turnInit.keepAlive || (turnInit.handBack === true && (await this.#nothingLeftRunning()) && !signal.aborted));
       if (!alive) {
         proc.closeStdin();
         exit = await exitOrTerminate(proc, this.#graceMs);
