@@ -352,7 +352,9 @@ export class AppServerSession implements PooledProcess {
       if (!failure && turn.completed?.status === "completed" && !signal.aborted) this.#lastTurnId = turn.completed.id;
       const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
       // Handed back only with nothing left to end: what the turn started must not outlive its run.
-      alive = healthy && (turnInit.keepAlive || (turnInit.handBack === true && (await this.#nothingLeftRunning()) && !signal.aborted));
+      const settled = healthy && !turnInit.keepAlive && turnInit.handBack === true && (await this.#nothingLeftRunning());
+      // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
+      alive = healthy && (turnInit.keepAlive || settled) && !signal.aborted && this.usable;
       if (!alive) {
         proc.closeStdin();
         exit = await exitOrTerminate(proc, this.#graceMs);
