@@ -57,8 +57,9 @@ function freshForm(driver: () => Driver): Form {
 /**
  * One Agent pre-warmed once: from the second round on its first turn takes the process the previous
  * turn handed back (codex: a healthy run that left nothing running puts its process back among the
- * pre-warmed ones with a new thread); prepare() waits until it is back. When it did not come back
- * within 5 s (the turn left a process running), prepare() pre-warms a new one and counts a miss.
+ * pre-warmed ones with a new thread, in the background). after() waits until it is back (at most
+ * 5 s), so that work never overlaps another form's timed turn; when it did not come back (the turn
+ * left a process running), prepare() pre-warms a new one and counts a miss.
  */
 function handedBackForm(driver: () => CodexDriver): Form & { misses: number } {
   const d = driver();
@@ -69,14 +70,16 @@ function handedBackForm(driver: () => CodexDriver): Form & { misses: number } {
     prewarmed: true,
     misses: 0,
     async prepare() {
-      const end = Date.now() + 5_000;
-      while (started && d.prewarmedProcesses < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
       if (d.prewarmedProcesses < 1) {
         if (started) form.misses += 1;
         if ((await agent.prewarm()) !== 1) throw new Error("prewarm started no process");
       }
       started = true;
       return agent;
+    },
+    async after() {
+      const end = Date.now() + 5_000;
+      while (d.prewarmedProcesses < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
     },
     close: () => agent.close(),
   };
