@@ -25,6 +25,7 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
     const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
     expect(warm).toHaveLength(1);
     expect(driver.prewarmedProcesses).toBe(1);
+    expect(h.server.requests).toEqual([]); // pre-warming (initialize, get_context_usage) asks the model nothing
 
     const other = await prewarmTurn(h.agent.stream("hello from another model", { model: "claude-opus-4-1" }));
     expect(other).toMatchObject({ spawned: true, prewarmedPid: undefined });

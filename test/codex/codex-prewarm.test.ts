@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "adaptor";
-import { childrenMentioning, prewarmTurn } from "../support/prewarm.js";
+import { childrenMentioning, prewarmTurn, processesWithArgument } from "../support/prewarm.js";
 import { codex, type CodexDriver } from "@adaptor/codex";
+import { whenPromptSays } from "@adaptor/testkit";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 
 // Pre-warmed app-server processes on the real codex binary: a first turn takes one launched alike
 // (initialized, its thread already open), never one launched with another configuration, and
-// close() / idle eviction end the ones nobody took.
+// close() / idle eviction end the ones nobody took. After a healthy run that left nothing running
+// the process goes back among them with a new thread; any other run ends it.
 
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
@@ -35,8 +37,90 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
     expect(first.spawned).toBe(false);
     expect(first.prewarmedPid).toBe(warm[0]);
     expect(first.text).not.toBe("");
+    // Healthy, nothing left running: the process goes back among the pre-warmed ones (a new thread opened).
+    await vi.waitFor(() => expect(h!.driver.prewarmedProcesses).toBe(1), { timeout: 30_000, interval: 50 });
+    expect(childrenMentioning("codex").filter((pid) => !before.has(pid))).toEqual(warm);
+  });
+
+  it("a healthy run hands its pre-warmed process back: the next first turn runs there in a new thread of its own, with nothing of the first", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const before = new Set(childrenMentioning("codex"));
+    await agent.prewarm();
+    const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+    expect(warm).toHaveLength(1);
+
+    const first = await prewarmTurn(agent.stream("the first conversation"));
+    expect(first.prewarmedPid).toBe(warm[0]);
+    expect(alive(warm[0]!)).toBe(true); // the run did not end it
+    await vi.waitFor(() => expect(h!.driver.prewarmedProcesses).toBe(1), { timeout: 30_000, interval: 50 });
+
+    const second = await prewarmTurn(agent.stream("the second conversation"));
+    expect(second).toMatchObject({ spawned: false, prewarmedPid: warm[0] });
+    const threads = h.server.responses().map((r) => (r.body as { client_metadata?: { thread_id?: string } }).client_metadata?.thread_id);
+    expect(threads).toHaveLength(2);
+    expect(threads[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(threads[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(threads[1]).not.toBe(threads[0]);
+    // The second conversation starts empty: the model sees what it saw in the first, with its own prompt.
+    const seen = (text: string) => /I saw (\d+) input item\(s\), (\d+) user message\(s\)/.exec(text)?.slice(1);
+    expect(seen(second.text)).toEqual(seen(first.text));
+    expect(JSON.stringify(h.server.responses()[1]?.body)).not.toContain("the first conversation");
+
+    await vi.waitFor(() => expect(h!.driver.prewarmedProcesses).toBe(1), { timeout: 30_000, interval: 50 });
+    await agent.close(); // close() ends a handed-back process
+    expect(alive(warm[0]!)).toBe(false);
     expect(h.driver.prewarmedProcesses).toBe(0);
   });
+
+  it("a handed-back process is never taken by a run with another configuration, and idle eviction ends it", async () => {
+    h = await codexHarness();
+    agent = new Agent(codex({ ...h.driver.config, idleMs: 10_000 }));
+    const driver = agent.driver as CodexDriver;
+    const before = new Set(childrenMentioning("codex"));
+    await agent.prewarm();
+    const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+    expect((await prewarmTurn(agent.stream("first"))).prewarmedPid).toBe(warm[0]);
+    await vi.waitFor(() => expect(driver.prewarmedProcesses).toBe(1), { timeout: 30_000, interval: 50 });
+
+    const other = await prewarmTurn(agent.stream("another env", { env: { ADAPTOR_TEST_MARKER: "1" } }));
+    expect(other).toMatchObject({ spawned: true, prewarmedPid: undefined });
+    const model = await prewarmTurn(agent.stream("another model", { model: "gpt-5.4" }));
+    expect(model).toMatchObject({ spawned: true, prewarmedPid: undefined });
+    expect(driver.prewarmedProcesses).toBe(1);
+
+    await vi.waitFor(() => expect(alive(warm[0]!)).toBe(false), { timeout: 60_000, interval: 100 });
+    expect(driver.prewarmedProcesses).toBe(0);
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "a run that leaves a process running is not handed back: its pre-warmed process exits and ends that process",
+    async () => {
+      const marker = `adaptor-prewarm-marker-${process.pid}-${Date.now()}`;
+      // A command still running when codex answers (yield_time_ms): codex keeps it in an exec session past the turn.
+      const cmd = `node -e "setInterval(() => {}, 1000)" ${marker}`;
+      h = await codexHarness({
+        rules: [
+          {
+            name: "long job",
+            when: whenPromptSays("LONG_JOB"),
+            reply: { functionCall: { name: "exec_command", arguments: { cmd, yield_time_ms: 1000 } } },
+          },
+        ],
+      });
+      agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
+      const before = new Set(childrenMentioning("codex"));
+      await agent.prewarm();
+      const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+      const job = await prewarmTurn(agent.stream("LONG_JOB"));
+      expect(job.prewarmedPid).toBe(warm[0]);
+      expect(h.server.responses().map((r) => r.rule)).toEqual(["long job", "directive"]);
+      expect(job.text).toMatch(/^Done: /);
+      expect(alive(warm[0]!)).toBe(false);
+      await vi.waitFor(() => expect(processesWithArgument(marker)).toEqual([]), { timeout: 10_000, interval: 100 });
+      expect(h.driver.prewarmedProcesses).toBe(0);
+    },
+  );
 
   it("a pre-warmed process is never taken by a run with another configuration (a different env)", async () => {
     h = await codexHarness();

@@ -17,6 +17,22 @@ export function childrenMentioning(word: string): number[] {
   return pids;
 }
 
+/** Live (non-zombie) processes with `text` as one whole argument (Linux `/proc`). */
+export function processesWithArgument(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(text)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (!stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
 /** Drains a turn: its text, whether it spawned a process, and the pre-warmed process it took, if any. */
 export async function prewarmTurn(stream: Stream): Promise<{ text: string; spawned: boolean; prewarmedPid: number | undefined }> {
   let spawned = false;

@@ -110,9 +110,11 @@ export class ClaudeDriver implements Driver {
 
   /**
    * Starts one claude process for a future first turn launched from `request`'s inputs and
-   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin)
-   * and the start-up work it does after that answer has settled (on Linux: no CPU used for 150 ms,
-   * waited for at most 2 s), so that work is not paid in the first turn.
+   * resolves `true` once the CLI answered its `initialize` control request (it is then reading stdin),
+   * assembled the first prompt's context (a `get_context_usage` control request answered locally:
+   * no model call, nothing written to the conversation) and the start-up work it does after that has
+   * settled (on Linux: no CPU used for 150 ms, waited for at most 2 s), so that work is not paid in
+   * the first turn.
    * A run of a fresh conversation (no `session`) with the same launch signature takes it instead
    * of spawning (a `notice` `process reused` with `prewarmed: true` says so); a run with any other
    * config, cwd, env, model, policy, MCP servers, skills or output schema never does. An unused
@@ -128,10 +130,11 @@ export class ClaudeDriver implements Driver {
     assertPolicySupported(this.descriptor, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = claudeLaunchSignature(this.config, first);
-    // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks):
-    // let it finish here rather than in the first turn.
+    // The CLI goes on with start-up work after answering initialize (settings, plugins, hooks), and
+    // assembles the first prompt's context lazily: let both happen here rather than in the first turn.
     const ready = async (session: ClaudeSession): Promise<void> => {
       await session.initialize(signal);
+      await session.warmContext(signal);
       await waitForCpuIdle(session.proc.pid, { signal });
     };
     await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), ready, signal, "claude process");

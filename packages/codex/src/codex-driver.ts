@@ -121,9 +121,12 @@ export class CodexDriver implements Driver {
    * and resolves `true` once it answered `initialize` and opened a new thread for it. A run of a
    * fresh thread (no `session`) with the same launch signature takes it instead of spawning (a
    * `notice` `process reused` with `prewarmed: true` says so) and only starts its turn; a run with any other config, cwd, env,
-   * model, policy, MCP servers or output schema never does. An unused process ends after `idleMs`
-   * (default 5 minutes) and on {@link close}. Transport `exec` cannot be pre-warmed: resolves
-   * `false`, nothing started.
+   * model, policy, MCP servers or output schema never does. After a healthy run (not a thread turn,
+   * no MCP servers) that left no process of its own running, the process does not exit: it unloads
+   * that run's thread, opens a new one and waits for the next such first turn (the run's response
+   * then has no `exit`); any other run ends it as usual, together with what its turn started. An
+   * unused process ends after `idleMs` (default 5 minutes) and on {@link close}. Transport `exec`
+   * cannot be pre-warmed: resolves `false`, nothing started.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError before
    * launch; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED`
@@ -174,18 +177,39 @@ export class CodexDriver implements Driver {
     const signature = codexLaunchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
     const version = readCheckpointData(request.session?.data).lastTurnId;
+    const acquired = await this.#pool.acquire({ request, signature, version, sink });
+    // A fresh conversation takes only a pre-warmed process; one without MCP servers (whose processes
+    // belong to the run) goes back to the pre-warmed ones after a healthy turn instead of exiting.
+    const handBack = acquired !== undefined && !request.session && !reusable && !request.mcpServers?.length;
     const session =
-      (await this.#pool.acquire({ request, signature, version, sink })) ??
+      acquired ??
       (await AppServerSession.spawn(
         { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
         sink,
       ));
-    return this.#pool.serve(session, async () => {
-      const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable });
+    const { response, rearm } = await this.#pool.serve(session, async () => {
+      const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable, handBack });
       const threadId = session.threadId;
+      if (alive && handBack) return { response, rearm: true };
       if (alive && threadId && session.usable) this.#pool.park(threadId, session);
       else if (alive) await session.close();
-      return response;
+      return { response, rearm: false };
     });
+    if (rearm) this.#rearm(signature, session, request, plan);
+    return response;
+  }
+
+  /**
+   * Puts a pre-warmed process whose run is over back among the pre-warmed ones, with a new thread
+   * opened for the next first turn of `signature` (in the background: the run's verdict does not
+   * wait). It is ended when that fails, on {@link close} and after `idleMs` unused.
+   */
+  #rearm(signature: string, session: AppServerSession, request: DriverRequest, plan: CodexPolicyPlan): void {
+    const next: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
+    const ready = (process: AppServerSession): Promise<void> => process.rearm(next, plan, new AbortController().signal);
+    // A failure has already ended the process (ProcessPool.prewarm); the next first turn spawns.
+    this.#pool
+      .prewarm(signature, () => Promise.resolve(session), ready, new AbortController().signal, "codex app-server")
+      .catch(() => undefined);
   }
 }

@@ -242,7 +242,9 @@ export class Agent implements AsyncDisposable {
    * to serve, merged over the Agent's defaults as a run's are; a run (or a thread's first turn)
    * whose resulting spawn inputs are the same (driver config, cwd, env, model, policy, MCP servers,
    * skills, output schema) takes a waiting process instead of spawning, any other run spawns as
-   * usual. Processes nobody took end after the driver's idle time and on {@link close}.
+   * usual. Processes nobody took end after the driver's idle time and on {@link close}. A codex
+   * app-server process goes back to waiting, with a new thread, after a healthy run that left
+   * nothing running, so one pre-warmed process serves first turns one after another.
    *
    * @param options.count - processes to start, an integer >= 1; default 1.
    * @returns how many processes were started: 0 when the driver cannot pre-warm (or not in this

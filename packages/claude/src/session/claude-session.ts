@@ -201,15 +201,33 @@ export class ClaudeSession implements PooledProcess {
     const requestId = `adaptor_init_${randomUUID()}`;
     this.proc.writeJson(this.#initializeRequest(requestId)).catch(() => undefined);
     // An abort ends the wait; the caller then closes the process, which ends the loop too.
-    await raceAbort(this.#awaitInitialized(requestId), signal);
+    await raceAbort(this.#awaitControlResponse("initialize", requestId), signal);
   }
 
-  async #awaitInitialized(requestId: string): Promise<void> {
+  /**
+   * Pre-warming, after {@link initialize}: asks the CLI for its context usage (the `get_context_usage`
+   * control request, detail `summary`: answered from local estimates, no model call), which makes it
+   * assemble what a first prompt needs (system prompt, tools, memory files) now rather than in the
+   * first turn. Nothing is written to the conversation.
+   *
+   * @throws DriverError `DEVICE_DISCONNECTED` (op `get_context_usage`) when stdout ends first, `DRIVER`
+   * for an error answer; `signal.reason` when aborted.
+   */
+  async warmContext(signal: AbortSignal): Promise<void> {
+    const requestId = `adaptor_warm_${randomUUID()}`;
+    this.proc
+      .writeJson({ type: "control_request", request_id: requestId, request: { subtype: "get_context_usage", detail: "summary" } })
+      .catch(() => undefined);
+    await raceAbort(this.#awaitControlResponse("get_context_usage", requestId), signal);
+  }
+
+  /** Reads lines until the control response to `requestId`; lines before it are not turn output and are dropped. */
+  async #awaitControlResponse(op: string, requestId: string): Promise<void> {
     for (;;) {
       const next = await this.#lines.next();
       if (next.done) {
         throw new DriverError({
-          op: "initialize",
+          op,
           device: "claude",
           code: ErrCode.DeviceDisconnected,
           cause: this.proc.stderrTail() || "stdout ended before the CLI was ready",
@@ -222,7 +240,7 @@ export class ClaudeSession implements PooledProcess {
       } | null;
       if (message?.type !== "control_response" || message.response?.request_id !== requestId) continue;
       if (message.response.subtype === "error") {
-        throw new DriverError({ op: "initialize", device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
+        throw new DriverError({ op, device: "claude", code: ErrCode.Driver, cause: String(message.response.error) });
       }
       return;
     }

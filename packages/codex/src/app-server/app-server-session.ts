@@ -40,6 +40,12 @@ const DEVICE = "codex";
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
 /** What codex logs on stderr when it cannot read a message the driver sent (it never answers that request). */
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
+/**
+ * ms the processes codex itself runs beside a turn (e.g. the `git` commands that describe the
+ * working directory) get to end after it, before a pre-warmed process counts as having left
+ * something running (and is not handed back).
+ */
+const HAND_BACK_SETTLE_MS = 1000;
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
 const TURN_PAGE = 20;
 
@@ -64,6 +70,11 @@ export interface AppServerTurn {
   readonly outputSchema: Record<string, unknown> | undefined;
   /** Leave the process running after a healthy turn, for the next turn of its thread. */
   readonly keepAlive: boolean;
+  /**
+   * Leave the process running after a healthy turn that left no process of its own running, so it
+   * can be made ready for another first turn ({@link AppServerSession.rearm}); otherwise it ends as usual.
+   */
+  readonly handBack?: boolean;
 }
 
 /** How a turn on an {@link AppServerSession} ended. */
@@ -237,6 +248,35 @@ export class AppServerSession implements PooledProcess {
     await raceAbort(ready, signal);
   }
 
+  /**
+   * Makes a process whose run is over ready for another first turn: the finished thread is unloaded
+   * (`thread/unsubscribe`: codex keeps nothing of it in this process, its rollout stays on disk), then
+   * a new thread is opened for `request`'s spawn inputs as {@link prewarm} does. The finished thread
+   * is never continued here: it is no longer this process's thread before the unsubscribe is sent.
+   *
+   * @throws like {@link prewarm}.
+   */
+  async rearm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
+    const finished = this.#opened?.thread.id;
+    this.#opened = undefined;
+    this.#lastTurnId = undefined;
+    if (finished !== undefined) await raceAbort(this.#rpc.request("thread/unsubscribe", { threadId: finished }), signal);
+    await this.prewarm(request, plan, signal);
+  }
+
+  /**
+   * True once no process codex started is running (helpers it runs after a turn end by themselves
+   * within {@link HAND_BACK_SETTLE_MS}); false when one still runs then, or where that cannot be known.
+   */
+  async #nothingLeftRunning(): Promise<boolean> {
+    for (const end = Date.now() + HAND_BACK_SETTLE_MS; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const live = this.proc.liveDescendants();
+      if (live === undefined) return false;
+      if (live.length === 0) return true;
+      if (Date.now() >= end) return false;
+    }
+  }
+
   async #initialize(): Promise<void> {
     if (this.#initialized) return;
     const initialize: InitializeParams = {
@@ -310,7 +350,11 @@ export class AppServerSession implements PooledProcess {
         await turnDone;
       }
       if (!failure && turn.completed?.status === "completed" && !signal.aborted) this.#lastTurnId = turn.completed.id;
-      alive = turnInit.keepAlive && !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
+      const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
+      // Handed back only with nothing left to end: what the turn started must not outlive its run.
+      const settled = healthy && !turnInit.keepAlive && turnInit.handBack === true && (await this.#nothingLeftRunning());
+      // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
+      alive = healthy && (turnInit.keepAlive || settled) && !signal.aborted && this.usable;
       if (!alive) {
         proc.closeStdin();
         exit = await exitOrTerminate(proc, this.#graceMs);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -224,6 +225,13 @@ export class ChildCliProcess implements CliProcess {
     return this.close();
   }
 
+  liveDescendants(): number[] | undefined {
+    if (process.platform !== "linux") return undefined;
+    this.#descendants.refresh(undefined, true);
+    // A zombie has ended; only its parent's wait is left.
+    return this.#descendants.pids.filter((pid) => !isZombie(pid));
+  }
+
   async #runTerminate(): Promise<ExitInfo> {
     if (this.#reaped) {
       await this.#endDescendants();
@@ -419,5 +427,15 @@ export class ChildCliProcess implements CliProcess {
 
   #brokenPipe(cause: unknown): DriverError {
     return new DriverError({ op: "write", device: this.device, code: ErrCode.BrokenPipe, cause });
+  }
+}
+
+/** True when `pid` has ended and waits to be reaped (state `Z` in `/proc/<pid>/stat`), or is gone. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
   }
 }

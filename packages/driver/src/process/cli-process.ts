@@ -63,6 +63,12 @@ export interface CliProcess extends AsyncDisposable {
    * @param maxBytes - default 4096, at most 65,536 (the process keeps no more stderr for messages).
    */
   stderrTail(maxBytes?: number): string;
+  /**
+   * Pids of the live processes the CLI started (its process tree, and every process carrying its
+   * process tag), from a fresh `/proc` scan: what ending the CLI would end now. Undefined where they
+   * cannot be found (not Linux). Synchronous; never throws.
+   */
+  liveDescendants(): number[] | undefined;
   /** Settles once the child exited AND its stdout/stderr closed (it was reaped). Never rejects. */
   readonly exited: Promise<ExitInfo>;
   /**

@@ -54,8 +54,10 @@ export interface Driver {
    * resolves `true` once it is ready to take a prompt (`false`: this configuration cannot be
    * pre-warmed, nothing was started). A later run of a fresh conversation (no `session`)
    * whose launch signature is the same takes it instead of spawning; a run with any other spawn
-   * input never does. Unused processes end after the driver's idle time and on {@link close}.
-   * Optional: a driver without it always spawns.
+   * input never does. A driver whose CLI can host several conversations in one process may, after
+   * a healthy run that left nothing of its own running, make that process ready again for another
+   * such first turn instead of ending it (the response then has no `exit`). Unused processes end
+   * after the driver's idle time and on {@link close}. Optional: a driver without it always spawns.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError like
    * `run`; DriverError `NOT_FOUND` for a missing executable; a DriverError when the process ends

@@ -21,7 +21,9 @@ export interface DriverRequest {
   readonly session?: { readonly resumeId: string; readonly fork?: boolean; readonly data?: unknown };
   /**
    * A thread turn that may run on (and leave behind) a live process serving this session, when
-   * the descriptor declares `processReuse`. False or absent: a fresh process that ends with the run.
+   * the descriptor declares `processReuse`. False or absent: a fresh process (or a pre-warmed one,
+   * see `Driver.prewarm`) that ends with the run, unless the driver makes a pre-warmed one ready for
+   * another first turn.
    */
   readonly reuseProcess?: boolean;
   /** JSON Schema the final answer must satisfy, already validated by the SDK. */

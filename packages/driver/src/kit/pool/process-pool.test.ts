@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import type { DriverEvent } from "../../spi/events.js";
 import type { DriverSink } from "../../spi/driver.js";
 import { ProcessPool, type PooledProcess } from "./process-pool.js";
@@ -121,6 +122,37 @@ describe("ProcessPool", () => {
       "fake ended before it was ready",
     );
     expect(dying.closed).toBe(1);
+    expect(pool.prewarmedCount).toBe(0);
+  });
+
+  it("prewarm after close() ends the process instead of keeping it, and one readied while close() runs too", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    let release: (() => void) | undefined;
+    const slow = new FakeProcess("sig");
+    const slowReady = pool.prewarm(
+      "sig",
+      () => Promise.resolve(slow),
+      () => new Promise<void>((resolve) => (release = resolve)),
+      new AbortController().signal,
+      "fake",
+    );
+    await until(() => release !== undefined);
+    const closing = pool.close(); // ends the process being readied (tracked as live)
+    release!();
+    await closing;
+    await expect(slowReady).rejects.toSatisfy((e: unknown) => findError(e, DriverError)?.code === ErrCode.ServiceUnavailable);
+    const late = new FakeProcess("sig");
+    await expect(
+      pool.prewarm(
+        "sig",
+        () => Promise.resolve(late),
+        () => Promise.resolve(),
+        new AbortController().signal,
+        "fake",
+      ),
+    ).rejects.toSatisfy((e: unknown) => findError(e, DriverError)?.code === ErrCode.ServiceUnavailable);
+    expect(slow.closed).toBeGreaterThan(0);
+    expect(late.closed).toBe(1);
     expect(pool.prewarmedCount).toBe(0);
   });
 

@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import type { DriverSink } from "../../spi/driver.js";
 import type { DriverRequest } from "../../spi/request.js";
 import { WarmPool } from "../../process/warm-pool.js";
@@ -77,6 +78,7 @@ export class ProcessPool<P extends PooledProcess> {
   readonly #warm: WarmPool<P>;
   readonly #live = new Set<Closable>();
   readonly #spawns: PQueue;
+  #closed = false;
 
   constructor(options: ProcessPoolOptions = {}) {
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
@@ -156,7 +158,9 @@ export class ProcessPool<P extends PooledProcess> {
    * process is tracked as live meanwhile, so {@link close} ends it; when `ready` throws, or the
    * process is no longer usable after it, the process is ended and the error (or `signal.reason`,
    * else "`<device>` ended before it was ready") is thrown. Otherwise it waits for a run
-   * ({@link acquire}) for at most `idleMs`.
+   * ({@link acquire}) for at most `idleMs`. `start` may also return a process that already served a
+   * run, to be made ready for another first turn (a driver whose process can host several
+   * conversations). After {@link close} the process is ended and a DriverError `SERVICE_UNAVAILABLE` thrown.
    */
   async prewarm(
     signature: string,
@@ -174,6 +178,10 @@ export class ProcessPool<P extends PooledProcess> {
       throw error;
     } finally {
       untrack();
+    }
+    if (this.#closed) {
+      await process.close();
+      throw new DriverError({ op: "prewarm", device, code: ErrCode.ServiceUnavailable, cause: "the driver was closed" });
     }
     if (!process.usable) {
       await process.close();
@@ -200,6 +208,7 @@ export class ProcessPool<P extends PooledProcess> {
 
   /** Ends every live, parked and pre-warmed process. Idempotent. */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#live].map((process) => process.close()));
     await Promise.all([...this.#parked.keys()].map((key) => this.evict(key)));
     await this.#warm.close();
