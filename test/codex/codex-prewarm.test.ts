@@ -10,6 +10,10 @@ import { alive, codexHarness, type CodexHarness } from "./support.js";
 // close() / idle eviction end the ones nobody took. After a healthy run that left nothing running
 // the process goes back among them with a new thread; any other run ends it.
 
+// Codex's own helpers (the `git` commands describing the working directory) end by themselves; on a
+// busy machine they may need more than the default second, and a run must not miss its hand-back then.
+const SETTLE = { handBackSettleMs: 60_000 };
+
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
 afterEach(async () => {
@@ -21,7 +25,7 @@ afterEach(async () => {
 // Several real processes per test on a busy machine: generous time, no timing assertion.
 describe("pre-warmed codex app-server processes on the real binary", { timeout: 180_000 }, () => {
   it("a first turn runs on the pre-warmed process; a run with another model spawns its own and leaves it waiting", async () => {
-    h = await codexHarness({ config: { model: "gpt-5.5" } });
+    h = await codexHarness({ config: { model: "gpt-5.5", ...SETTLE } });
     agent = new Agent(h.driver);
     const before = new Set(childrenMentioning("codex"));
     expect(await agent.prewarm()).toBe(1);
@@ -43,7 +47,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   });
 
   it("a healthy run hands its pre-warmed process back: the next first turn runs there in a new thread of its own, with nothing of the first", async () => {
-    h = await codexHarness();
+    h = await codexHarness({ config: SETTLE });
     agent = new Agent(h.driver);
     const before = new Set(childrenMentioning("codex"));
     await agent.prewarm();
@@ -74,7 +78,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   });
 
   it("a handed-back process is never taken by a run with another configuration, and idle eviction ends it", async () => {
-    h = await codexHarness();
+    h = await codexHarness({ config: SETTLE });
     agent = new Agent(codex({ ...h.driver.config, idleMs: 10_000 }));
     const driver = agent.driver as CodexDriver;
     const before = new Set(childrenMentioning("codex"));
@@ -123,7 +127,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   );
 
   it("a pre-warmed process is never taken by a run with another configuration (a different env)", async () => {
-    h = await codexHarness();
+    h = await codexHarness({ config: SETTLE });
     agent = new Agent(h.driver);
     expect(await agent.prewarm()).toBe(1);
     const result = await prewarmTurn(agent.stream("with a different env", { env: { ADAPTOR_TEST_MARKER: "1" } }));
@@ -132,7 +136,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   });
 
   it("close() ends a pre-warmed process nobody took; idle eviction ends one after idleMs", async () => {
-    h = await codexHarness();
+    h = await codexHarness({ config: SETTLE });
     agent = new Agent(h.driver);
     const before = new Set(childrenMentioning("codex"));
     await agent.prewarm();

@@ -61,6 +61,7 @@ describe("validateCodexConfig: options", () => {
     ["modle", "model"],
     ["trasport", "transport"],
     ["codexHom", "codexHome"],
+    ["handBackSettleM", "handBackSettleMs"],
   ])("refuses the misspelt key %s, suggesting %s", (typo, known) => {
     expect(option({ [typo]: "x" })).toMatchObject({ field: typo, suggestion: known });
   });
@@ -75,6 +76,8 @@ describe("validateCodexConfig: options", () => {
     [{ configOverrides: { model: "x" } }, "configOverrides.model"],
     [{ idleMs: 1e12 }, "idleMs"],
     [{ killGraceMs: Infinity }, "killGraceMs"],
+    [{ handBackSettleMs: -1 }, "handBackSettleMs"],
+    [{ handBackSettleMs: "1000" }, "handBackSettleMs"],
     [{ clientName: "" }, "clientName"],
     [{ cwd: "/tmp/\uDC00" }, "cwd"],
   ])("refuses the bad value %j naming %s", (config, field) => {

@@ -54,6 +54,14 @@ export interface CodexConfig extends CommonDriverConfig {
    * Default 120,000.
    */
   readonly replyTimeoutMs?: number;
+  /**
+   * app-server: how long, in ms, the processes codex runs beside a turn (such as the `git` commands
+   * that describe the working directory) get to end after a healthy run on a pre-warmed process.
+   * With nothing left running, the process is handed back to wait for the next first turn; with
+   * something still running then, it is ended (and what it started with it), as after any other run.
+   * Only such runs wait, and only while something is still running. Default 1,000.
+   */
+  readonly handBackSettleMs?: number;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -104,6 +112,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
   configOverrides: is.recordOf(is.anyOf("a string, a finite number or a boolean", is.string(), is.number(), is.boolean())),
   clientName: is.string({ nonEmpty: true }),
   replyTimeoutMs: is.timerMs({ positive: true }),
+  handBackSettleMs: is.timerMs(),
 };
 
 /**
@@ -113,8 +122,8 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
  * `InvalidOptionError` naming the field): an unknown key (with the closest known one suggested),
  * a value of the wrong type, an `inheritEnv` that is not true, false or an array of variable
  * names, an unknown transport, an empty `command`, `model`, `cwd`, `codexHome`
- * or `clientName`, a string holding NUL or a lone UTF-16 surrogate, a `killGraceMs` or `idleMs`
- * outside [0, 2^31-1] ms or a `replyTimeoutMs` outside (0, 2^31-1] ms (a Node timer cannot wait
+ * or `clientName`, a string holding NUL or a lone UTF-16 surrogate, a `killGraceMs`, `idleMs`
+ * or `handBackSettleMs` outside [0, 2^31-1] ms or a `replyTimeoutMs` outside (0, 2^31-1] ms (a Node timer cannot wait
  * longer), a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, an owned flag in `extraArgs` (or an owned
  * config key set there with `-c`/`--config`), or an owned or malformed key in `configOverrides`.
  */

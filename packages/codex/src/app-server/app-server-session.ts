@@ -40,11 +40,7 @@ const DEVICE = "codex";
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
 /** What codex logs on stderr when it cannot read a message the driver sent (it never answers that request). */
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
-/**
- * ms the processes codex itself runs beside a turn (e.g. the `git` commands that describe the
- * working directory) get to end after it, before a pre-warmed process counts as having left
- * something running (and is not handed back).
- */
+/** Default of `CodexConfig.handBackSettleMs`, ms. */
 const HAND_BACK_SETTLE_MS = 1000;
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
 const TURN_PAGE = 20;
@@ -266,10 +262,14 @@ export class AppServerSession implements PooledProcess {
 
   /**
    * True once no process codex started is running (helpers it runs after a turn end by themselves
-   * within {@link HAND_BACK_SETTLE_MS}); false when one still runs then, or where that cannot be known.
+   * within `handBackSettleMs`); false when one still runs then, or where that cannot be known.
    */
   async #nothingLeftRunning(): Promise<boolean> {
-    for (const end = Date.now() + HAND_BACK_SETTLE_MS; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    for (
+      const end = Date.now() + (this.#config.handBackSettleMs ?? HAND_BACK_SETTLE_MS);
+      ;
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    ) {
       const live = this.proc.liveDescendants();
       if (live === undefined) return false;
       if (live.length === 0) return true;
