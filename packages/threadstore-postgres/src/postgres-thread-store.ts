@@ -183,18 +183,19 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   /** See `ThreadStore.acquireLease`; the database clock judges expiry. @throws BusyError; TypeError / RangeError; DriverError. */
   async acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
     checkLeaseArgs(target, owner, ttlMs);
-    const rows = await this.#query<{ token: string; expires_at: Date }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
+    const rows = await this.#query<{ lease: string }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
     const row = rows[0];
     // No row: the conflicting lease belongs to another owner and is live (the WHERE was false).
     if (!row) throw new BusyError(target);
-    return { target, owner, token: Number(row.token), expiresAt: row.expires_at };
+    const space = row.lease.indexOf(" ");
+    return { target, owner, token: Number(row.lease.slice(0, space)), expiresAt: new Date(Number(row.lease.slice(space + 1))) };
   }
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
     checkLease(lease);
     checkTtl(ttlMs);
-    const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [
+    const rows = await this.#query<{ expires_ms: string }>("renewLease", signal, this.#sql.renew, [
       lease.target,
       lease.owner,
       lease.token,
@@ -202,7 +203,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     ]);
     const row = rows[0];
     if (!row) throw new LeaseLostError(lease.target);
-    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: row.expires_at };
+    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: new Date(Number(row.expires_ms)) };
   }
 
   /**
@@ -236,14 +237,17 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     const { record } = request;
     const state = request.sessionState;
     if (state && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
-    const values = [
-      ...recordParams(record),
-      request.archiveId ?? null,
-      request.requireKeyAbsent === true,
-      request.leases.map((l) => l.target),
-      request.leases.map((l) => l.owner),
-      request.leases.map((l) => String(l.token)),
-    ];
+    const { leases } = request;
+    const one = leases.length === 1 ? leases[0] : undefined;
+    const values = recordParams(record);
+    values.push(request.archiveId ?? null, request.requireKeyAbsent === true);
+    if (one) values.push(one.target, one.owner, String(one.token));
+    else
+      values.push(
+        leases.map((l) => l.target),
+        leases.map((l) => l.owner),
+        leases.map((l) => String(l.token)),
+      );
     if (state) {
       const segments = state.segments.map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
       values.push(
@@ -256,43 +260,42 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     }
     const release = request.releaseLeases === true;
     const sql = this.#sql;
-    const statement = state
-      ? release
-        ? sql.finalizeSessionReleasing
-        : sql.finalizeSession
-      : release
-        ? sql.finalizeReleasing
-        : sql.finalize;
+    const statement = one
+      ? state
+        ? release
+          ? sql.finalizeOneSessionReleasing
+          : sql.finalizeOneSession
+        : release
+          ? sql.finalizeOneReleasing
+          : sql.finalizeOne
+      : state
+        ? release
+          ? sql.finalizeSessionReleasing
+          : sql.finalizeSession
+        : release
+          ? sql.finalizeReleasing
+          : sql.finalize;
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
-    const outcome = (row: FinalizeRow | undefined): number => {
-      if (!row) throw new Error("finalize returned no row");
-      if (row.lost_target !== null) throw new LeaseLostError(row.lost_target);
-      if (row.key_taken) throw new AlreadyExistsError(record.key);
-      if (row.too_big) throw new SessionStateTooLargeError(record.key, Number(row.session_bytes), state?.limitBytes ?? 0);
-      if (row.revision === null) throw new Error("finalize wrote no record");
-      return Number(row.revision);
-    };
-    const alreadyExists = (err: unknown): boolean =>
-      err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX;
     let revision = 0;
     const faults = this.#faults;
     if (!faults?.afterFinalizeStep || faults.finalizeStepArmed?.() === false) {
+      let row: FinalizeRow | undefined;
       try {
-        this.#faults?.beforeOperation?.("finalize");
-        revision = outcome((await this.#pool.query<FinalizeRow>({ ...statement, values })).rows[0]);
+        faults?.beforeOperation?.("finalize");
+        row = (await this.#pool.query<FinalizeRow>({ text: statement.text, name: statement.name, values })).rows[0];
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
-        if (isContractError(err)) throw err;
         throw backendError("finalize", err);
       }
-      if (release) this.#released.add(request.leases);
+      revision = finalizeOutcome(row, record.key, state);
+      if (release) this.#released.add(leases);
       return { ...record, revision };
     }
     await this.#transaction("finalize", signal, async (client) => {
-      this.#faults?.beforeOperation?.("finalize");
+      faults.beforeOperation?.("finalize");
       try {
-        revision = outcome((await client.query<FinalizeRow>({ ...statement, values })).rows[0]);
+        revision = finalizeOutcome((await client.query<FinalizeRow>({ ...statement, values })).rows[0], record.key, state);
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
         throw err;
@@ -301,7 +304,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       this.#step("archived");
       this.#step("record-written");
     });
-    if (release) this.#released.add(request.leases);
+    if (release) this.#released.add(leases);
     return { ...record, revision };
   }
 
@@ -411,23 +414,30 @@ type Statements = Record<
   | "finalize"
   | "finalizeReleasing"
   | "finalizeSession"
-  | "finalizeSessionReleasing",
+  | "finalizeSessionReleasing"
+  | "finalizeOne"
+  | "finalizeOneReleasing"
+  | "finalizeOneSession"
+  | "finalizeOneSessionReleasing",
   Statement
 >;
 
-/** The one row of the finalize statement. */
+/**
+ * The one row of the finalize statement: one column, `outcome`, the first check that failed or the
+ * revision written. `l<target>`: that lease (the first in request order) is not valid; `k`:
+ * `requireKeyAbsent` found another active record under the key; `b<bytes>`: the session state would
+ * exceed its limit, holding that many bytes; `r<revision>`: written, with that new revision; null:
+ * nothing was written.
+ */
 interface FinalizeRow {
-  /** The first lease (in request order) that is not valid, or null. */
-  lost_target: string | null;
-  /** `requireKeyAbsent` found another active record under the key. */
-  key_taken: boolean;
-  /** The written record's new revision (a bigint, as text), or null when nothing was written. */
-  revision: string | null;
-  /** The session state would exceed its limit (nothing written). */
-  too_big: boolean;
-  /** Bytes the record's session state would hold after the write (a bigint, as text). */
-  session_bytes: string;
+  outcome: string | null;
 }
+
+/**
+ * A lease's `expires_at` as text of whole milliseconds since the epoch (what a `Date` holds), which
+ * the client turns into a `Date` without parsing a timestamp.
+ */
+const EPOCH_MS = "floor(extract(epoch FROM expires_at) * 1000)::text";
 
 function statements(s: string, prepared: boolean): Statements {
   const threads = `${s}.adaptor_threads`;
@@ -443,10 +453,10 @@ function statements(s: string, prepared: boolean): Statements {
               ON CONFLICT (target) DO UPDATE
                 SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
                 WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
-              RETURNING token::text AS token, expires_at`,
+              RETURNING token::text || ' ' || ${EPOCH_MS} AS lease`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
-            RETURNING expires_at`,
+            RETURNING ${EPOCH_MS} AS expires_ms`,
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
@@ -456,6 +466,10 @@ function statements(s: string, prepared: boolean): Statements {
     finalizeReleasing: finalizeText(s, { session: false, release: true }),
     finalizeSession: finalizeText(s, { session: true, release: false }),
     finalizeSessionReleasing: finalizeText(s, { session: true, release: true }),
+    finalizeOne: finalizeText(s, { session: false, release: false, one: true }),
+    finalizeOneReleasing: finalizeText(s, { session: false, release: true, one: true }),
+    finalizeOneSession: finalizeText(s, { session: true, release: false, one: true }),
+    finalizeOneSessionReleasing: finalizeText(s, { session: true, release: true, one: true }),
   };
   const named = (text: string): Statement =>
     prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
@@ -464,34 +478,75 @@ function statements(s: string, prepared: boolean): Statements {
 
 /**
  * The finalize statement for one request shape: with or without session state, with or without
- * releasing the leases. Each shape is its own prepared statement, so a request pays only for the
- * steps it has. $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases'
- * targets, owners and tokens; with session state $18 its mode, $19 its segments, $20 its manifest,
- * $21 its limit, $22 the segments' total bytes. Every write is gated on `ok`; `arch` is read before
- * the upsert so the old record is archived before the new one meets the one-active-per-key index.
- * New segments are numbered from the record's `next_seq`, so a replace deletes only numbers below
- * it. The release updates the lease rows `held` locked and `lost` found valid, so it cannot touch
- * another holder's lease.
+ * releasing the leases, for one lease or any number. Each shape is its own prepared statement, so
+ * a request pays only for the steps it has. $1..$12 the record, $13 archiveId, $14
+ * requireKeyAbsent; $15..$17 the lease's target, owner and token (for one lease), else arrays of
+ * the leases' targets, owners and tokens; with session state $18 its mode, $19 its segments, $20
+ * its manifest, $21 its limit, $22 the segments' total bytes. Every write is gated on `ok`; `arch`
+ * is read before the upsert so the old record is archived before the new one meets the
+ * one-active-per-key index. New segments are numbered from the record's `next_seq`, so a replace
+ * deletes only numbers below it. The lease rows are locked (`FOR UPDATE`, in target order) and
+ * checked before anything else is locked; the release updates only rows found valid. For one
+ * lease released without session state, one `UPDATE` locks, checks and releases the lease (when
+ * no other check failed; else the lease is only locked and checked, to say which check failed).
+ * The statement returns one text column, `outcome` (see {@link FinalizeRow}), so the client parses
+ * one field.
  */
-function finalizeText(s: string, shape: { session: boolean; release: boolean }): string {
+function finalizeText(s: string, shape: { session: boolean; release: boolean; one?: boolean }): string {
   const threads = `${s}.adaptor_threads`;
   const leases = `${s}.adaptor_thread_leases`;
   const sessions = `${s}.adaptor_thread_sessions`;
   const segments = `${s}.adaptor_thread_session_segments`;
-  const steps = [
-    `want AS (
-       SELECT w.target, w.owner, w.token::bigint AS token, w.n
-       FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n))`,
-    `held AS (
-       SELECT target, owner, token, expires_at > clock_timestamp() AS live
-       FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE)`,
-    `lost AS (
-       SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
-       WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
-       ORDER BY want.n LIMIT 1)`,
-    `taken AS (
-       SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`,
-  ];
+  const valid = "target = $15::text AND owner = $16::text AND token = $17::bigint AND expires_at > clock_timestamp()";
+  const taken = `taken AS (
+       SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`;
+  // One lease released, no session state: the release is the lock and the check.
+  const merged = shape.one === true && shape.release && !shape.session;
+  const steps: string[] = [];
+  /** When a lease is not valid, and which one. */
+  let lost: string;
+  let lostTarget: string;
+  let go: string;
+  if (merged) {
+    steps.push(
+      taken,
+      `rel AS (
+         UPDATE ${leases} SET owner = NULL, expires_at = NULL
+         WHERE ${valid} AND NOT EXISTS (SELECT 1 FROM taken)
+         RETURNING 1)`,
+      `chk AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} AND EXISTS (SELECT 1 FROM taken) FOR UPDATE)`,
+    );
+    lost = "NOT EXISTS (SELECT 1 FROM rel) AND NOT EXISTS (SELECT 1 FROM chk)";
+    lostTarget = "$15::text";
+    go = "EXISTS (SELECT 1 FROM rel)";
+  } else if (shape.one === true) {
+    steps.push(
+      `held AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} FOR UPDATE)`,
+      taken,
+    );
+    lost = "NOT EXISTS (SELECT 1 FROM held)";
+    lostTarget = "$15::text";
+    go = "EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM taken)";
+  } else {
+    steps.push(
+      `want AS (
+         SELECT w.target, w.owner, w.token::bigint AS token, w.n
+         FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n))`,
+      `held AS (
+         SELECT target, owner, token, expires_at > clock_timestamp() AS live
+         FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE)`,
+      `lost AS (
+         SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
+         WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
+         ORDER BY want.n LIMIT 1)`,
+      taken,
+    );
+    lost = "EXISTS (SELECT 1 FROM lost)";
+    lostTarget = "(SELECT target FROM lost)";
+    go = "NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken)";
+  }
   if (shape.session) {
     steps.push(
       `cur AS (
@@ -503,7 +558,7 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
       `big AS (
          SELECT (SELECT total FROM sz) > $21::bigint AS over)`,
       `ok AS (
-         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AND NOT (SELECT over FROM big) AS go)`,
+         SELECT ${go} AND NOT (SELECT over FROM big) AS go)`,
       `sdel AS (
          DELETE FROM ${segments} WHERE $18::text = 'replace' AND (SELECT go FROM ok)
            AND record_id = $1::text AND seq < (SELECT base FROM sz)
@@ -526,7 +581,7 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
     );
   } else {
     steps.push(`ok AS (
-         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AS go)`);
+         SELECT ${go} AS go)`);
   }
   steps.push(
     `arch AS (
@@ -543,18 +598,41 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
          created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
        RETURNING revision)`,
   );
-  if (shape.release) {
+  if (shape.release && !merged) {
     steps.push(`rel AS (
        UPDATE ${leases} SET owner = NULL, expires_at = NULL
-       WHERE target = ANY($15::text[]) AND (SELECT go FROM ok)
+       WHERE target = ${shape.one === true ? "$15::text" : "ANY($15::text[])"} AND (SELECT go FROM ok)
        RETURNING 1)`);
   }
-  const size = shape.session
-    ? "(SELECT over FROM big) AS too_big, (SELECT total FROM sz)::text AS session_bytes"
-    : "false AS too_big, '0' AS session_bytes";
+  const big = shape.session ? " WHEN (SELECT over FROM big) THEN 'b' || (SELECT total FROM sz)" : "";
   return `WITH ${steps.join(",\n     ")}
-     SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
-            (SELECT revision::text FROM up) AS revision, ${size}`;
+     SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget} WHEN EXISTS (SELECT 1 FROM taken) THEN 'k'${big}
+                 ELSE 'r' || (SELECT revision FROM up) END AS outcome`;
+}
+
+/** The revision `finalize` wrote, from its statement's row. @throws LeaseLostError, AlreadyExistsError, SessionStateTooLargeError. */
+function finalizeOutcome(row: FinalizeRow | undefined, key: string, state: FinalizeRequest["sessionState"]): number {
+  if (!row) throw new Error("finalize returned no row");
+  const { outcome } = row;
+  if (outcome === null) throw new Error("finalize wrote no record");
+  const value = outcome.slice(1);
+  switch (outcome[0]) {
+    case "r":
+      return Number(value);
+    case "l":
+      throw new LeaseLostError(value);
+    case "k":
+      throw new AlreadyExistsError(key);
+    case "b":
+      throw new SessionStateTooLargeError(key, Number(value), state?.limitBytes ?? 0);
+    default:
+      throw new Error(`finalize: unexpected outcome ${outcome}`);
+  }
+}
+
+/** The partial unique index refused a second active record under the key. */
+function alreadyExists(err: unknown): boolean {
+  return err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX;
 }
 
 function isContractError(err: unknown): boolean {
