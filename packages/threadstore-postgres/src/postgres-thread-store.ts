@@ -90,6 +90,8 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   readonly #schema: string;
   readonly #faults: StoreFaults | undefined;
   readonly #sql: Statements;
+  /** The finalize statement of each request shape, by {@link finalizeShapeKey}. */
+  readonly #finalize: Readonly<Record<string, Statement>>;
   /** Leases released by `finalize`, so their holder's `releaseLease` needs no round trip. */
   readonly #released = new ReleasedLeases();
   readonly #approvals: PostgresPendingApprovals;
@@ -117,6 +119,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     this.#schema = schema;
     this.#faults = options.faults;
     this.#sql = statements(quoteIdent(schema), options.preparedStatements ?? true);
+    this.#finalize = finalizeStatements(quoteIdent(schema), options.preparedStatements ?? true);
     this.#approvals = new PostgresPendingApprovals(quoteIdent(schema), async (operation, signal, body) => {
       signal?.throwIfAborted();
       this.#checkOpen(operation);
@@ -259,22 +262,9 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       );
     }
     const release = request.releaseLeases === true;
-    const sql = this.#sql;
-    const statement = one
-      ? state
-        ? release
-          ? sql.finalizeOneSessionReleasing
-          : sql.finalizeOneSession
-        : release
-          ? sql.finalizeOneReleasing
-          : sql.finalizeOne
-      : state
-        ? release
-          ? sql.finalizeSessionReleasing
-          : sql.finalizeSession
-        : release
-          ? sql.finalizeReleasing
-          : sql.finalize;
+    // A turn's usual request: no record to archive, no key check: a statement without those steps.
+    const plain = one !== undefined && request.archiveId === undefined && request.requireKeyAbsent !== true;
+    const statement = this.#finalize[finalizeShapeKey({ one: one !== undefined, session: state !== undefined, release, plain })]!;
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
     let revision = 0;
@@ -403,24 +393,7 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<
-  | "byId"
-  | "byKey"
-  | "acquire"
-  | "renew"
-  | "release"
-  | "sessionOf"
-  | "segments"
-  | "finalize"
-  | "finalizeReleasing"
-  | "finalizeSession"
-  | "finalizeSessionReleasing"
-  | "finalizeOne"
-  | "finalizeOneReleasing"
-  | "finalizeOneSession"
-  | "finalizeOneSessionReleasing",
-  Statement
->;
+type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "sessionOf" | "segments", Statement>;
 
 /**
  * The one row of the finalize statement: one column, `outcome`, the first check that failed or the
@@ -461,74 +434,95 @@ function statements(s: string, prepared: boolean): Statements {
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
   };
-  const finalize = {
-    finalize: finalizeText(s, { session: false, release: false }),
-    finalizeReleasing: finalizeText(s, { session: false, release: true }),
-    finalizeSession: finalizeText(s, { session: true, release: false }),
-    finalizeSessionReleasing: finalizeText(s, { session: true, release: true }),
-    finalizeOne: finalizeText(s, { session: false, release: false, one: true }),
-    finalizeOneReleasing: finalizeText(s, { session: false, release: true, one: true }),
-    finalizeOneSession: finalizeText(s, { session: true, release: false, one: true }),
-    finalizeOneSessionReleasing: finalizeText(s, { session: true, release: true, one: true }),
-  };
-  const named = (text: string): Statement =>
-    prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
-  return Object.fromEntries(Object.entries({ ...texts, ...finalize }).map(([key, text]) => [key, named(text)])) as Statements;
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, named(text, prepared)])) as Statements;
+}
+
+/** A statement of `text`, named by a hash of it when `prepared` (so distinct per schema). */
+function named(text: string, prepared: boolean): Statement {
+  return prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
+}
+
+/** A finalize request shape (see {@link finalizeText}). */
+interface FinalizeShape {
+  /** Exactly one lease (scalar lease parameters), else any number (arrays). */
+  readonly one: boolean;
+  readonly session: boolean;
+  readonly release: boolean;
+  /** One lease, no `archiveId`, no `requireKeyAbsent`: the statement has neither step. */
+  readonly plain: boolean;
+}
+
+function finalizeShapeKey(shape: FinalizeShape): string {
+  return `${+shape.one}${+shape.session}${+shape.release}${+shape.plain}`;
+}
+
+/** The finalize statement of every shape, by {@link finalizeShapeKey}. */
+function finalizeStatements(s: string, prepared: boolean): Record<string, Statement> {
+  const out: Record<string, Statement> = {};
+  for (const one of [false, true])
+    for (const session of [false, true])
+      for (const release of [false, true])
+        for (const plain of one ? [false, true] : [false]) {
+          const shape = { one, session, release, plain };
+          out[finalizeShapeKey(shape)] = named(finalizeText(s, shape), prepared);
+        }
+  return out;
 }
 
 /**
- * The finalize statement for one request shape: with or without session state, with or without
- * releasing the leases, for one lease or any number. Each shape is its own prepared statement, so
- * a request pays only for the steps it has. $1..$12 the record, $13 archiveId, $14
- * requireKeyAbsent; $15..$17 the lease's target, owner and token (for one lease), else arrays of
- * the leases' targets, owners and tokens; with session state $18 its mode, $19 its segments, $20
- * its manifest, $21 its limit, $22 the segments' total bytes. Every write is gated on `ok`; `arch`
- * is read before the upsert so the old record is archived before the new one meets the
- * one-active-per-key index. New segments are numbered from the record's `next_seq`, so a replace
- * deletes only numbers below it. The lease rows are locked (`FOR UPDATE`, in target order) and
- * checked before anything else is locked; the release updates only rows found valid. For one
+ * The finalize statement for one request shape (see {@link FinalizeShape}). Each shape is its own
+ * prepared statement, so a request pays only for the steps it has. $1..$12 the record, $13
+ * archiveId, $14 requireKeyAbsent; $15..$17 the lease's target, owner and token (for one lease),
+ * else arrays of the leases' targets, owners and tokens; with session state $18 its mode, $19 its
+ * segments, $20 its manifest, $21 its limit, $22 the segments' total bytes. Every write is gated on
+ * `ok`; `arch` is read before the upsert so the old record is archived before the new one meets
+ * the one-active-per-key index. New segments are numbered from the record's `next_seq`, so a
+ * replace deletes only numbers below it. The lease rows are locked (`FOR UPDATE`, in target order)
+ * and checked before anything else is locked; the release updates only rows found valid. For one
  * lease released without session state, one `UPDATE` locks, checks and releases the lease (when
  * no other check failed; else the lease is only locked and checked, to say which check failed).
+ * A plain shape has no key check and no archive step; it still requires $13 null and $14 false.
  * The statement returns one text column, `outcome` (see {@link FinalizeRow}), so the client parses
  * one field.
  */
-function finalizeText(s: string, shape: { session: boolean; release: boolean; one?: boolean }): string {
+function finalizeText(s: string, shape: FinalizeShape): string {
   const threads = `${s}.adaptor_threads`;
   const leases = `${s}.adaptor_thread_leases`;
   const sessions = `${s}.adaptor_thread_sessions`;
   const segments = `${s}.adaptor_thread_session_segments`;
+  const { one, plain } = shape;
   const valid = "target = $15::text AND owner = $16::text AND token = $17::bigint AND expires_at > clock_timestamp()";
-  const taken = `taken AS (
+  const takenStep = `taken AS (
        SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`;
+  // What the checks other than the leases' ask, as a condition.
+  const notTaken = plain ? "$13::text IS NULL AND NOT $14::boolean" : "NOT EXISTS (SELECT 1 FROM taken)";
   // One lease released, no session state: the release is the lock and the check.
-  const merged = shape.one === true && shape.release && !shape.session;
+  const merged = one && shape.release && !shape.session;
   const steps: string[] = [];
   /** When a lease is not valid, and which one. */
   let lost: string;
-  let lostTarget: string;
+  let lostTarget = "$15::text";
   let go: string;
   if (merged) {
-    steps.push(
-      taken,
-      `rel AS (
+    if (!plain) steps.push(takenStep);
+    steps.push(`rel AS (
          UPDATE ${leases} SET owner = NULL, expires_at = NULL
-         WHERE ${valid} AND NOT EXISTS (SELECT 1 FROM taken)
-         RETURNING 1)`,
-      `chk AS (
-         SELECT 1 FROM ${leases} WHERE ${valid} AND EXISTS (SELECT 1 FROM taken) FOR UPDATE)`,
-    );
-    lost = "NOT EXISTS (SELECT 1 FROM rel) AND NOT EXISTS (SELECT 1 FROM chk)";
-    lostTarget = "$15::text";
+         WHERE ${valid} AND ${notTaken}
+         RETURNING 1)`);
+    if (plain) {
+      lost = "NOT EXISTS (SELECT 1 FROM rel)";
+    } else {
+      steps.push(`chk AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} AND EXISTS (SELECT 1 FROM taken) FOR UPDATE)`);
+      lost = "NOT EXISTS (SELECT 1 FROM rel) AND NOT EXISTS (SELECT 1 FROM chk)";
+    }
     go = "EXISTS (SELECT 1 FROM rel)";
-  } else if (shape.one === true) {
-    steps.push(
-      `held AS (
-         SELECT 1 FROM ${leases} WHERE ${valid} FOR UPDATE)`,
-      taken,
-    );
+  } else if (one) {
+    steps.push(`held AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} FOR UPDATE)`);
+    if (!plain) steps.push(takenStep);
     lost = "NOT EXISTS (SELECT 1 FROM held)";
-    lostTarget = "$15::text";
-    go = "EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM taken)";
+    go = `EXISTS (SELECT 1 FROM held) AND ${notTaken}`;
   } else {
     steps.push(
       `want AS (
@@ -541,11 +535,11 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean; on
          SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
          WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
          ORDER BY want.n LIMIT 1)`,
-      taken,
+      takenStep,
     );
     lost = "EXISTS (SELECT 1 FROM lost)";
     lostTarget = "(SELECT target FROM lost)";
-    go = "NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken)";
+    go = `NOT EXISTS (SELECT 1 FROM lost) AND ${notTaken}`;
   }
   if (shape.session) {
     steps.push(
@@ -583,15 +577,16 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean; on
     steps.push(`ok AS (
          SELECT ${go} AS go)`);
   }
-  steps.push(
-    `arch AS (
+  if (!plain)
+    steps.push(`arch AS (
        UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
        WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
-       RETURNING id)`,
+       RETURNING id)`);
+  steps.push(
     `up AS (
        INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
-       WHERE (SELECT go FROM ok) AND (SELECT count(*) FROM arch) >= 0
+       WHERE (SELECT go FROM ok)${plain ? "" : " AND (SELECT count(*) FROM arch) >= 0"}
        ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
          identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
          resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
@@ -601,12 +596,13 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean; on
   if (shape.release && !merged) {
     steps.push(`rel AS (
        UPDATE ${leases} SET owner = NULL, expires_at = NULL
-       WHERE target = ${shape.one === true ? "$15::text" : "ANY($15::text[])"} AND (SELECT go FROM ok)
+       WHERE target = ${one ? "$15::text" : "ANY($15::text[])"} AND (SELECT go FROM ok)
        RETURNING 1)`);
   }
+  const taken = plain ? "" : " WHEN EXISTS (SELECT 1 FROM taken) THEN 'k'";
   const big = shape.session ? " WHEN (SELECT over FROM big) THEN 'b' || (SELECT total FROM sz)" : "";
   return `WITH ${steps.join(",\n     ")}
-     SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget} WHEN EXISTS (SELECT 1 FROM taken) THEN 'k'${big}
+     SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget}${taken}${big}
                  ELSE 'r' || (SELECT revision FROM up) END AS outcome`;
 }
 
