@@ -145,22 +145,23 @@ type Step = (i: number) => Promise<void>;
 /**
  * Runs `steps` in alternating batches of {@link BATCH} calls each for {@link WINDOW_MS} (after a
  * warm-up of every step), so a busy machine slows each alike within the round; returns µs per call
- * of each step.
+ * of each step: the median over its batches, so a batch that a load spike hit (another job taking
+ * the CPU for a few milliseconds) moves the figure no more than any other batch.
  */
 async function interleaved(steps: readonly Step[]): Promise<number[]> {
-  const spent = steps.map(() => 0);
-  const calls = steps.map(() => 0);
+  const batches = steps.map((): number[] => []);
+  let calls = 0;
   for (const step of steps) await measureRate(step, { durationMs: 0, warmupMs: 100, minIterations: 1 });
   const end = performance.now() + WINDOW_MS * steps.length;
-  while (performance.now() < end || calls.some((n) => n < 20)) {
+  while (performance.now() < end || calls < 20) {
     for (const [k, step] of steps.entries()) {
       const t0 = performance.now();
-      for (let b = 0; b < BATCH; b++) await step(calls[k]! + b);
-      spent[k]! += performance.now() - t0;
-      calls[k]! += BATCH;
+      for (let b = 0; b < BATCH; b++) await step(calls + b);
+      batches[k]!.push(((performance.now() - t0) * 1e3) / BATCH);
     }
+    calls += BATCH;
   }
-  return spent.map((ms, k) => (ms * 1e3) / calls[k]!);
+  return batches.map(median);
 }
 
 function draft(key: string): Omit<ThreadRecordDraft, "checkpoint" | "updatedAt"> {
@@ -190,10 +191,10 @@ function cycle(store: ThreadStore, key: string, release: boolean): Step {
   };
 }
 
-/** µs of each operation of the cycle, timed apart. */
+/** µs of each operation of the cycle, timed apart: the median over the cycles of a window. */
 async function perOperation(store: ThreadStore, release: boolean): Promise<Operations> {
   const base = draft("bench-key-ops");
-  const spent = { acquire: 0, finalize: 0, release: 0 };
+  const spent = { acquire: [] as number[], finalize: [] as number[], release: [] as number[] };
   let n = 0;
   const end = performance.now() + WINDOW_MS;
   while (performance.now() < end || n < 20) {
@@ -208,10 +209,10 @@ async function perOperation(store: ThreadStore, release: boolean): Promise<Opera
     const t2 = performance.now();
     await store.releaseLease(lease);
     const t3 = performance.now();
-    spent.acquire += t1 - t0;
-    spent.finalize += t2 - t1;
-    spent.release += t3 - t2;
+    spent.acquire.push((t1 - t0) * 1e3);
+    spent.finalize.push((t2 - t1) * 1e3);
+    spent.release.push((t3 - t2) * 1e3);
     n++;
   }
-  return { acquire: (spent.acquire * 1e3) / n, finalize: (spent.finalize * 1e3) / n, release: (spent.release * 1e3) / n };
+  return { acquire: median(spent.acquire), finalize: median(spent.finalize), release: median(spent.release) };
 }

@@ -90,6 +90,8 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   readonly #schema: string;
   readonly #faults: StoreFaults | undefined;
   readonly #sql: Statements;
+  /** The finalize statement of each request shape, by {@link finalizeShapeKey}. */
+  readonly #finalize: Readonly<Record<string, Statement>>;
   /** Leases released by `finalize`, so their holder's `releaseLease` needs no round trip. */
   readonly #released = new ReleasedLeases();
   readonly #approvals: PostgresPendingApprovals;
@@ -117,6 +119,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     this.#schema = schema;
     this.#faults = options.faults;
     this.#sql = statements(quoteIdent(schema), options.preparedStatements ?? true);
+    this.#finalize = finalizeStatements(quoteIdent(schema), options.preparedStatements ?? true);
     this.#approvals = new PostgresPendingApprovals(quoteIdent(schema), async (operation, signal, body) => {
       signal?.throwIfAborted();
       this.#checkOpen(operation);
@@ -183,18 +186,19 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
   /** See `ThreadStore.acquireLease`; the database clock judges expiry. @throws BusyError; TypeError / RangeError; DriverError. */
   async acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
     checkLeaseArgs(target, owner, ttlMs);
-    const rows = await this.#query<{ token: string; expires_at: Date }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
+    const rows = await this.#query<{ lease: string }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
     const row = rows[0];
     // No row: the conflicting lease belongs to another owner and is live (the WHERE was false).
     if (!row) throw new BusyError(target);
-    return { target, owner, token: Number(row.token), expiresAt: row.expires_at };
+    const space = row.lease.indexOf(" ");
+    return { target, owner, token: Number(row.lease.slice(0, space)), expiresAt: new Date(Number(row.lease.slice(space + 1))) };
   }
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
   async renewLease(lease: Lease, ttlMs: number, signal?: AbortSignal): Promise<Lease> {
     checkLease(lease);
     checkTtl(ttlMs);
-    const rows = await this.#query<{ expires_at: Date }>("renewLease", signal, this.#sql.renew, [
+    const rows = await this.#query<{ expires_ms: string }>("renewLease", signal, this.#sql.renew, [
       lease.target,
       lease.owner,
       lease.token,
@@ -202,7 +206,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     ]);
     const row = rows[0];
     if (!row) throw new LeaseLostError(lease.target);
-    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: row.expires_at };
+    return { target: lease.target, owner: lease.owner, token: lease.token, expiresAt: new Date(Number(row.expires_ms)) };
   }
 
   /**
@@ -236,14 +240,17 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     const { record } = request;
     const state = request.sessionState;
     if (state && !this.sessionState) throw new TypeError("finalize: this store was made without the session-state capability");
-    const values = [
-      ...recordParams(record),
-      request.archiveId ?? null,
-      request.requireKeyAbsent === true,
-      request.leases.map((l) => l.target),
-      request.leases.map((l) => l.owner),
-      request.leases.map((l) => String(l.token)),
-    ];
+    const { leases } = request;
+    const one = leases.length === 1 ? leases[0] : undefined;
+    const values = recordParams(record);
+    values.push(request.archiveId ?? null, request.requireKeyAbsent === true);
+    if (one) values.push(one.target, one.owner, String(one.token));
+    else
+      values.push(
+        leases.map((l) => l.target),
+        leases.map((l) => l.owner),
+        leases.map((l) => String(l.token)),
+      );
     if (state) {
       const segments = state.segments.map((segment) => Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
       values.push(
@@ -255,44 +262,30 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       );
     }
     const release = request.releaseLeases === true;
-    const sql = this.#sql;
-    const statement = state
-      ? release
-        ? sql.finalizeSessionReleasing
-        : sql.finalizeSession
-      : release
-        ? sql.finalizeReleasing
-        : sql.finalize;
+    // A turn's usual request: no record to archive, no key check: a statement without those steps.
+    const plain = one !== undefined && request.archiveId === undefined && request.requireKeyAbsent !== true;
+    const statement = this.#finalize[finalizeShapeKey({ one: one !== undefined, session: state !== undefined, release, plain })]!;
     signal?.throwIfAborted();
     this.#checkOpen("finalize");
-    const outcome = (row: FinalizeRow | undefined): number => {
-      if (!row) throw new Error("finalize returned no row");
-      if (row.lost_target !== null) throw new LeaseLostError(row.lost_target);
-      if (row.key_taken) throw new AlreadyExistsError(record.key);
-      if (row.too_big) throw new SessionStateTooLargeError(record.key, Number(row.session_bytes), state?.limitBytes ?? 0);
-      if (row.revision === null) throw new Error("finalize wrote no record");
-      return Number(row.revision);
-    };
-    const alreadyExists = (err: unknown): boolean =>
-      err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX;
     let revision = 0;
     const faults = this.#faults;
     if (!faults?.afterFinalizeStep || faults.finalizeStepArmed?.() === false) {
+      let row: FinalizeRow | undefined;
       try {
-        this.#faults?.beforeOperation?.("finalize");
-        revision = outcome((await this.#pool.query<FinalizeRow>({ ...statement, values })).rows[0]);
+        faults?.beforeOperation?.("finalize");
+        row = (await this.#pool.query<FinalizeRow>({ text: statement.text, name: statement.name, values })).rows[0];
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
-        if (isContractError(err)) throw err;
         throw backendError("finalize", err);
       }
-      if (release) this.#released.add(request.leases);
+      revision = finalizeOutcome(row, record.key, state);
+      if (release) this.#released.add(leases);
       return { ...record, revision };
     }
     await this.#transaction("finalize", signal, async (client) => {
-      this.#faults?.beforeOperation?.("finalize");
+      faults.beforeOperation?.("finalize");
       try {
-        revision = outcome((await client.query<FinalizeRow>({ ...statement, values })).rows[0]);
+        revision = finalizeOutcome((await client.query<FinalizeRow>({ ...statement, values })).rows[0], record.key, state);
       } catch (err) {
         if (alreadyExists(err)) throw new AlreadyExistsError(record.key);
         throw err;
@@ -301,7 +294,7 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
       this.#step("archived");
       this.#step("record-written");
     });
-    if (release) this.#released.add(request.leases);
+    if (release) this.#released.add(leases);
     return { ...record, revision };
   }
 
@@ -400,34 +393,24 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<
-  | "byId"
-  | "byKey"
-  | "acquire"
-  | "renew"
-  | "release"
-  | "sessionOf"
-  | "segments"
-  | "finalize"
-  | "finalizeReleasing"
-  | "finalizeSession"
-  | "finalizeSessionReleasing",
-  Statement
->;
+type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "sessionOf" | "segments", Statement>;
 
-/** The one row of the finalize statement. */
+/**
+ * The one row of the finalize statement: one column, `outcome`, the first check that failed or the
+ * revision written. `l<target>`: that lease (the first in request order) is not valid; `k`:
+ * `requireKeyAbsent` found another active record under the key; `b<bytes>`: the session state would
+ * exceed its limit, holding that many bytes; `r<revision>`: written, with that new revision; null:
+ * nothing was written.
+ */
 interface FinalizeRow {
-  /** The first lease (in request order) that is not valid, or null. */
-  lost_target: string | null;
-  /** `requireKeyAbsent` found another active record under the key. */
-  key_taken: boolean;
-  /** The written record's new revision (a bigint, as text), or null when nothing was written. */
-  revision: string | null;
-  /** The session state would exceed its limit (nothing written). */
-  too_big: boolean;
-  /** Bytes the record's session state would hold after the write (a bigint, as text). */
-  session_bytes: string;
+  outcome: string | null;
 }
+
+/**
+ * A lease's `expires_at` as text of whole milliseconds since the epoch (what a `Date` holds), which
+ * the client turns into a `Date` without parsing a timestamp.
+ */
+const EPOCH_MS = "floor(extract(epoch FROM expires_at) * 1000)::text";
 
 function statements(s: string, prepared: boolean): Statements {
   const threads = `${s}.adaptor_threads`;
@@ -443,55 +426,121 @@ function statements(s: string, prepared: boolean): Statements {
               ON CONFLICT (target) DO UPDATE
                 SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
                 WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
-              RETURNING token::text AS token, expires_at`,
+              RETURNING token::text || ' ' || ${EPOCH_MS} AS lease`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
-            RETURNING expires_at`,
+            RETURNING ${EPOCH_MS} AS expires_ms`,
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
   };
-  const finalize = {
-    finalize: finalizeText(s, { session: false, release: false }),
-    finalizeReleasing: finalizeText(s, { session: false, release: true }),
-    finalizeSession: finalizeText(s, { session: true, release: false }),
-    finalizeSessionReleasing: finalizeText(s, { session: true, release: true }),
-  };
-  const named = (text: string): Statement =>
-    prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
-  return Object.fromEntries(Object.entries({ ...texts, ...finalize }).map(([key, text]) => [key, named(text)])) as Statements;
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, named(text, prepared)])) as Statements;
+}
+
+/** A statement of `text`, named by a hash of it when `prepared` (so distinct per schema). */
+function named(text: string, prepared: boolean): Statement {
+  return prepared ? { text, name: `adaptor_ts_${createHash("sha1").update(text).digest("hex").slice(0, 20)}` } : { text };
+}
+
+/** A finalize request shape (see {@link finalizeText}). */
+interface FinalizeShape {
+  /** Exactly one lease (scalar lease parameters), else any number (arrays). */
+  readonly one: boolean;
+  readonly session: boolean;
+  readonly release: boolean;
+  /** One lease, no `archiveId`, no `requireKeyAbsent`: the statement has neither step. */
+  readonly plain: boolean;
+}
+
+function finalizeShapeKey(shape: FinalizeShape): string {
+  return `${+shape.one}${+shape.session}${+shape.release}${+shape.plain}`;
+}
+
+/** The finalize statement of every shape, by {@link finalizeShapeKey}. */
+function finalizeStatements(s: string, prepared: boolean): Record<string, Statement> {
+  const out: Record<string, Statement> = {};
+  for (const one of [false, true])
+    for (const session of [false, true])
+      for (const release of [false, true])
+        for (const plain of one ? [false, true] : [false]) {
+          const shape = { one, session, release, plain };
+          out[finalizeShapeKey(shape)] = named(finalizeText(s, shape), prepared);
+        }
+  return out;
 }
 
 /**
- * The finalize statement for one request shape: with or without session state, with or without
- * releasing the leases. Each shape is its own prepared statement, so a request pays only for the
- * steps it has. $1..$12 the record, $13 archiveId, $14 requireKeyAbsent, $15..$17 the leases'
- * targets, owners and tokens; with session state $18 its mode, $19 its segments, $20 its manifest,
- * $21 its limit, $22 the segments' total bytes. Every write is gated on `ok`; `arch` is read before
- * the upsert so the old record is archived before the new one meets the one-active-per-key index.
- * New segments are numbered from the record's `next_seq`, so a replace deletes only numbers below
- * it. The release updates the lease rows `held` locked and `lost` found valid, so it cannot touch
- * another holder's lease.
+ * The finalize statement for one request shape (see {@link FinalizeShape}). Each shape is its own
+ * prepared statement, so a request pays only for the steps it has. $1..$12 the record, $13
+ * archiveId, $14 requireKeyAbsent; $15..$17 the lease's target, owner and token (for one lease),
+ * else arrays of the leases' targets, owners and tokens; with session state $18 its mode, $19 its
+ * segments, $20 its manifest, $21 its limit, $22 the segments' total bytes. Every write is gated on
+ * `ok`; `arch` is read before the upsert so the old record is archived before the new one meets
+ * the one-active-per-key index. New segments are numbered from the record's `next_seq`, so a
+ * replace deletes only numbers below it. The lease rows are locked (`FOR UPDATE`, in target order)
+ * and checked before anything else is locked; the release updates only rows found valid. For one
+ * lease released without session state, one `UPDATE` locks, checks and releases the lease (when
+ * no other check failed; else the lease is only locked and checked, to say which check failed).
+ * A plain shape has no key check and no archive step; it still requires $13 null and $14 false.
+ * The statement returns one text column, `outcome` (see {@link FinalizeRow}), so the client parses
+ * one field.
  */
-function finalizeText(s: string, shape: { session: boolean; release: boolean }): string {
+function finalizeText(s: string, shape: FinalizeShape): string {
   const threads = `${s}.adaptor_threads`;
   const leases = `${s}.adaptor_thread_leases`;
   const sessions = `${s}.adaptor_thread_sessions`;
   const segments = `${s}.adaptor_thread_session_segments`;
-  const steps = [
-    `want AS (
-       SELECT w.target, w.owner, w.token::bigint AS token, w.n
-       FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n))`,
-    `held AS (
-       SELECT target, owner, token, expires_at > clock_timestamp() AS live
-       FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE)`,
-    `lost AS (
-       SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
-       WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
-       ORDER BY want.n LIMIT 1)`,
-    `taken AS (
-       SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`,
-  ];
+  const { one, plain } = shape;
+  const valid = "target = $15::text AND owner = $16::text AND token = $17::bigint AND expires_at > clock_timestamp()";
+  const takenStep = `taken AS (
+       SELECT 1 FROM ${threads} WHERE $14::boolean AND key = $2::text AND status = 'active' AND id <> $1::text LIMIT 1)`;
+  // What the checks other than the leases' ask, as a condition.
+  const notTaken = plain ? "$13::text IS NULL AND NOT $14::boolean" : "NOT EXISTS (SELECT 1 FROM taken)";
+  // One lease released, no session state: the release is the lock and the check.
+  const merged = one && shape.release && !shape.session;
+  const steps: string[] = [];
+  /** When a lease is not valid, and which one. */
+  let lost: string;
+  let lostTarget = "$15::text";
+  let go: string;
+  if (merged) {
+    if (!plain) steps.push(takenStep);
+    steps.push(`rel AS (
+         UPDATE ${leases} SET owner = NULL, expires_at = NULL
+         WHERE ${valid} AND ${notTaken}
+         RETURNING 1)`);
+    if (plain) {
+      lost = "NOT EXISTS (SELECT 1 FROM rel)";
+    } else {
+      steps.push(`chk AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} AND EXISTS (SELECT 1 FROM taken) FOR UPDATE)`);
+      lost = "NOT EXISTS (SELECT 1 FROM rel) AND NOT EXISTS (SELECT 1 FROM chk)";
+    }
+    go = "EXISTS (SELECT 1 FROM rel)";
+  } else if (one) {
+    steps.push(`held AS (
+         SELECT 1 FROM ${leases} WHERE ${valid} FOR UPDATE)`);
+    if (!plain) steps.push(takenStep);
+    lost = "NOT EXISTS (SELECT 1 FROM held)";
+    go = `EXISTS (SELECT 1 FROM held) AND ${notTaken}`;
+  } else {
+    steps.push(
+      `want AS (
+         SELECT w.target, w.owner, w.token::bigint AS token, w.n
+         FROM unnest($15::text[], $16::text[], $17::text[]) WITH ORDINALITY AS w(target, owner, token, n))`,
+      `held AS (
+         SELECT target, owner, token, expires_at > clock_timestamp() AS live
+         FROM ${leases} WHERE target = ANY($15::text[]) ORDER BY target FOR UPDATE)`,
+      `lost AS (
+         SELECT want.target FROM want LEFT JOIN held ON held.target = want.target
+         WHERE held.target IS NULL OR held.live IS NOT TRUE OR held.owner IS DISTINCT FROM want.owner OR held.token <> want.token
+         ORDER BY want.n LIMIT 1)`,
+      takenStep,
+    );
+    lost = "EXISTS (SELECT 1 FROM lost)";
+    lostTarget = "(SELECT target FROM lost)";
+    go = `NOT EXISTS (SELECT 1 FROM lost) AND ${notTaken}`;
+  }
   if (shape.session) {
     steps.push(
       `cur AS (
@@ -503,7 +552,7 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
       `big AS (
          SELECT (SELECT total FROM sz) > $21::bigint AS over)`,
       `ok AS (
-         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AND NOT (SELECT over FROM big) AS go)`,
+         SELECT ${go} AND NOT (SELECT over FROM big) AS go)`,
       `sdel AS (
          DELETE FROM ${segments} WHERE $18::text = 'replace' AND (SELECT go FROM ok)
            AND record_id = $1::text AND seq < (SELECT base FROM sz)
@@ -526,35 +575,60 @@ function finalizeText(s: string, shape: { session: boolean; release: boolean }):
     );
   } else {
     steps.push(`ok AS (
-         SELECT NOT EXISTS (SELECT 1 FROM lost) AND NOT EXISTS (SELECT 1 FROM taken) AS go)`);
+         SELECT ${go} AS go)`);
   }
-  steps.push(
-    `arch AS (
+  if (!plain)
+    steps.push(`arch AS (
        UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
        WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
-       RETURNING id)`,
+       RETURNING id)`);
+  steps.push(
     `up AS (
        INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
-       WHERE (SELECT go FROM ok) AND (SELECT count(*) FROM arch) >= 0
+       WHERE (SELECT go FROM ok)${plain ? "" : " AND (SELECT count(*) FROM arch) >= 0"}
        ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
          identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
          resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
          created_at = excluded.created_at, updated_at = excluded.updated_at, revision = t.revision + 1
        RETURNING revision)`,
   );
-  if (shape.release) {
+  if (shape.release && !merged) {
     steps.push(`rel AS (
        UPDATE ${leases} SET owner = NULL, expires_at = NULL
-       WHERE target = ANY($15::text[]) AND (SELECT go FROM ok)
+       WHERE target = ${one ? "$15::text" : "ANY($15::text[])"} AND (SELECT go FROM ok)
        RETURNING 1)`);
   }
-  const size = shape.session
-    ? "(SELECT over FROM big) AS too_big, (SELECT total FROM sz)::text AS session_bytes"
-    : "false AS too_big, '0' AS session_bytes";
+  const taken = plain ? "" : " WHEN EXISTS (SELECT 1 FROM taken) THEN 'k'";
+  const big = shape.session ? " WHEN (SELECT over FROM big) THEN 'b' || (SELECT total FROM sz)" : "";
   return `WITH ${steps.join(",\n     ")}
-     SELECT (SELECT target FROM lost) AS lost_target, EXISTS (SELECT 1 FROM taken) AS key_taken,
-            (SELECT revision::text FROM up) AS revision, ${size}`;
+     SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget}${taken}${big}
+                 ELSE 'r' || (SELECT revision FROM up) END AS outcome`;
+}
+
+/** The revision `finalize` wrote, from its statement's row. @throws LeaseLostError, AlreadyExistsError, SessionStateTooLargeError. */
+function finalizeOutcome(row: FinalizeRow | undefined, key: string, state: FinalizeRequest["sessionState"]): number {
+  if (!row) throw new Error("finalize returned no row");
+  const { outcome } = row;
+  if (outcome === null) throw new Error("finalize wrote no record");
+  const value = outcome.slice(1);
+  switch (outcome[0]) {
+    case "r":
+      return Number(value);
+    case "l":
+      throw new LeaseLostError(value);
+    case "k":
+      throw new AlreadyExistsError(key);
+    case "b":
+      throw new SessionStateTooLargeError(key, Number(value), state?.limitBytes ?? 0);
+    default:
+      throw new Error(`finalize: unexpected outcome ${outcome}`);
+  }
+}
+
+/** The partial unique index refused a second active record under the key. */
+function alreadyExists(err: unknown): boolean {
+  return err instanceof pg.DatabaseError && err.code === "23505" && err.constraint === ONE_ACTIVE_INDEX;
 }
 
 function isContractError(err: unknown): boolean {

@@ -122,7 +122,8 @@ export function recordParams(record: ThreadRecordDraft): unknown[] {
     checkpoint.resumeId,
     checkpoint.displayId ?? null,
     checkpoint.data === undefined ? null : JSON.stringify(checkpoint.data),
-    record.createdAt,
-    record.updatedAt,
+    // ISO 8601 in UTC: the same instant `pg` would send for the Date, without its local-time formatting.
+    record.createdAt.toISOString(),
+    record.updatedAt.toISOString(),
   ];
 }

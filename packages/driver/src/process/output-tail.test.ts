@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OUTPUT_BLOCK_BYTES, OutputBlockPool } from "./output-blocks.js";
 import { OutputTail } from "./output-tail.js";
 
 describe("OutputTail", () => {
@@ -59,5 +60,68 @@ describe("OutputTail", () => {
     const out = tail.take();
     expect(out.text).toBe(Buffer.concat(all).subarray(-1000).toString("latin1"));
     expect(out.bytes).toBe(Buffer.concat(all).length);
+  });
+});
+
+describe("OutputTail over several blocks", () => {
+  it("a bound of several blocks: the tail is exactly the last maxBytes bytes and the tail holds at most one block more than the bound", () => {
+    const pool = new OutputBlockPool();
+    const max = 3 * OUTPUT_BLOCK_BYTES + 1234;
+    const tail = new OutputTail(max, pool);
+    const all: Buffer[] = [];
+    let seed = 11;
+    for (let i = 0; i < 300; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const size = 1 + (seed % (2 * OUTPUT_BLOCK_BYTES)); // within a block, across blocks, across the bound
+      const chunk = Buffer.alloc(size, String.fromCharCode(97 + (i % 26)));
+      chunk.write(String(i), 0);
+      all.push(chunk);
+      tail.push(chunk);
+      expect(tail.blocks).toBeLessThanOrEqual(Math.ceil(max / OUTPUT_BLOCK_BYTES) + 1);
+      expect(pool.blocksInUse).toBe(tail.blocks);
+      if (i % 30 === 0) expect(tail.peek().text).toBe(Buffer.concat(all).subarray(-max).toString("latin1"));
+    }
+    const out = tail.take();
+    expect(out.text).toBe(Buffer.concat(all).subarray(-max).toString("latin1"));
+    expect(out.bytes).toBe(Buffer.concat(all).length);
+    expect(out.truncated).toBe(true);
+  });
+
+  it("take() gives every block back, and the pool drops its slab once no block is in use", () => {
+    const pool = new OutputBlockPool();
+    const a = new OutputTail(1024 * 1024, pool);
+    const b = new OutputTail(1024 * 1024, pool);
+    a.push(Buffer.alloc(5 * OUTPUT_BLOCK_BYTES + 1, "a"));
+    b.push(Buffer.alloc(10, "b"));
+    expect(a.blocks).toBe(6);
+    expect(b.blocks).toBe(1);
+    expect(pool.blocksInUse).toBe(7);
+    expect(pool.slabs).toBe(1);
+    expect(a.take().bytes).toBe(5 * OUTPUT_BLOCK_BYTES + 1);
+    expect(pool.blocksInUse).toBe(1);
+    expect(pool.slabs).toBe(1);
+    expect(b.take()).toEqual({ text: "b".repeat(10), bytes: 10, truncated: false });
+    expect(pool.blocksInUse).toBe(0);
+    expect(pool.slabs).toBe(0);
+  });
+
+  it("a block given back is handed out again before a fresh one", () => {
+    const pool = new OutputBlockPool();
+    const first = pool.acquire();
+    const second = pool.acquire();
+    pool.release(first);
+    const again = pool.acquire();
+    expect(again.index).toBe(first.index);
+    expect(again.bytes.byteOffset).toBe(first.bytes.byteOffset);
+    expect(again.index).not.toBe(second.index);
+    expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
+  });
+
+  it("a tail with no bound keeps nothing and takes no block, but counts every byte", () => {
+    const pool = new OutputBlockPool();
+    const tail = new OutputTail(0, pool);
+    tail.push(Buffer.from("ignored"));
+    expect(pool.blocksInUse).toBe(0);
+    expect(tail.take()).toEqual({ text: "", bytes: 7, truncated: true });
   });
 });

@@ -1,34 +1,45 @@
-/**
- * First capacity of the ring, bytes (or `maxBytes` when smaller): above the C allocator's mmap
- * threshold (128 KiB by default), so the ring is a mapping of its own whose untouched pages cost no
- * memory and which goes back to the system when freed.
- */
-const INITIAL_CAPACITY = 256 * 1024;
+import { OUTPUT_BLOCK_BYTES, outputBlocks, type OutputBlock, type OutputBlockPool } from "./output-blocks.js";
+
+/** Returns the blocks of a tail collected while still holding some (one that was never taken). */
+const abandoned = new FinalizationRegistry<{ readonly pool: OutputBlockPool; readonly blocks: OutputBlock[] }>(({ pool, blocks }) => {
+  for (const block of blocks.splice(0)) pool.release(block);
+});
 
 /**
  * The last `maxBytes` bytes of a byte stream plus the count of every byte seen. Memory stays within
- * `maxBytes`, however much is written. Internal to the process plumbing.
+ * `maxBytes` plus one block ({@link OUTPUT_BLOCK_BYTES}), however much is written. Internal to the
+ * process plumbing.
  *
- * The bytes are copied into a ring buffer of its own (allocated on the first byte, grown by doubling
- * up to `maxBytes`), never kept as the chunks pushed: a pipe's chunks are native read buffers of
- * 64 KiB cut down to what was read, and keeping them for a whole run among short-lived allocations
- * fragments the native heap, whose pages then stay resident after the run.
+ * The bytes are copied into blocks of a shared {@link OutputBlockPool} (taken on demand, oldest
+ * first, a block whose bytes all fell out of the bound given back before the next is taken), never
+ * kept as the chunks pushed: a pipe's chunks are native read buffers of 64 KiB cut down to what was
+ * read, and keeping them, or a buffer per run, among short-lived allocations fragments the native
+ * heap, whose pages then stay resident after the run. {@link take} gives the blocks back; a tail
+ * collected without it gives them back then.
  */
 export class OutputTail {
   readonly #maxBytes: number;
-  #ring: Buffer | undefined;
-  /** Index in the ring of the oldest kept byte. */
+  readonly #pool: OutputBlockPool;
+  /** Blocks in stream order; `#start` is the index in the first of the oldest kept byte. */
+  readonly #blocks: OutputBlock[] = [];
+  #registered = false;
   #start = 0;
   #kept = 0;
   #total = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, pool: OutputBlockPool = outputBlocks) {
     this.#maxBytes = maxBytes;
+    this.#pool = pool;
   }
 
   /** Bytes seen since construction or the last {@link take}. */
   get totalBytes(): number {
     return this.#total;
+  }
+
+  /** Blocks this tail holds now. */
+  get blocks(): number {
+    return this.#blocks.length;
   }
 
   push(chunk: Buffer): void {
@@ -37,20 +48,26 @@ export class OutputTail {
     const max = this.#maxBytes;
     if (max === 0) return;
     const data = chunk.length > max ? chunk.subarray(chunk.length - max) : chunk;
-    const ring = this.#reserve(Math.min(max, this.#kept + data.length));
-    const capacity = ring.length;
-    // Write at the end of the kept bytes, wrapping; what does not fit overwrites the oldest.
-    let at = (this.#start + this.#kept) % capacity;
-    const first = Math.min(data.length, capacity - at);
-    data.copy(ring, at, 0, first);
-    if (first < data.length) data.copy(ring, 0, first);
-    at = (at + data.length) % capacity;
-    const kept = this.#kept + data.length;
-    if (kept > capacity) {
-      this.#start = at;
-      this.#kept = capacity;
-    } else {
-      this.#kept = kept;
+    // Drop what the new bytes push out of the bound first, so its blocks are reused for them.
+    const drop = this.#kept + data.length - max;
+    if (drop > 0) {
+      this.#start += drop;
+      this.#kept -= drop;
+      while (this.#start >= OUTPUT_BLOCK_BYTES) {
+        this.#pool.release(this.#blocks.shift()!);
+        this.#start -= OUTPUT_BLOCK_BYTES;
+      }
+    }
+    let written = 0;
+    while (written < data.length) {
+      const at = this.#start + this.#kept;
+      const index = Math.floor(at / OUTPUT_BLOCK_BYTES);
+      if (index === this.#blocks.length) this.#blocks.push(this.#acquire());
+      const offset = at - index * OUTPUT_BLOCK_BYTES;
+      const n = Math.min(data.length - written, OUTPUT_BLOCK_BYTES - offset);
+      data.copy(this.#blocks[index]!.bytes, offset, written, written + n);
+      written += n;
+      this.#kept += n;
     }
   }
 
@@ -69,35 +86,34 @@ export class OutputTail {
     return { text: tail.toString("utf8"), bytes: this.#total, truncated };
   }
 
-  /** {@link peek}, then starts over empty (nothing kept, count zero, the ring released). */
+  /** {@link peek}, then starts over empty (nothing kept, count zero, the blocks given back). */
   take(): { text: string; bytes: number; truncated: boolean } {
     const result = this.peek();
-    this.#ring = undefined;
+    for (const block of this.#blocks.splice(0)) this.#pool.release(block);
     this.#start = 0;
     this.#kept = 0;
     this.#total = 0;
     return result;
   }
 
-  /** The kept bytes, oldest first (a view of the ring when they do not wrap). */
-  #ordered(): Buffer {
-    const ring = this.#ring;
-    if (!ring || this.#kept === 0) return Buffer.alloc(0);
-    const end = this.#start + this.#kept;
-    if (end <= ring.length) return ring.subarray(this.#start, end);
-    return Buffer.concat([ring.subarray(this.#start), ring.subarray(0, end - ring.length)], this.#kept);
+  #acquire(): OutputBlock {
+    if (!this.#registered) {
+      this.#registered = true;
+      abandoned.register(this, { pool: this.#pool, blocks: this.#blocks });
+    }
+    return this.#pool.acquire();
   }
 
-  /** The ring, grown (kept bytes moved to its start) to hold at least `bytes`. */
-  #reserve(bytes: number): Buffer {
-    const ring = this.#ring;
-    if (ring && ring.length >= bytes) return ring;
-    let capacity = Math.min(this.#maxBytes, Math.max(ring?.length ?? 0, INITIAL_CAPACITY));
-    while (capacity < bytes) capacity = Math.min(this.#maxBytes, capacity * 2);
-    const grown = Buffer.allocUnsafeSlow(capacity);
-    this.#ordered().copy(grown);
-    this.#ring = grown;
-    this.#start = 0;
-    return grown;
+  /** The kept bytes, oldest first (a view of one block when they lie in one). */
+  #ordered(): Buffer {
+    if (this.#kept === 0) return Buffer.alloc(0);
+    const end = this.#start + this.#kept;
+    if (end <= OUTPUT_BLOCK_BYTES) return this.#blocks[0]!.bytes.subarray(this.#start, end);
+    const parts: Buffer[] = [];
+    for (let i = 0; i * OUTPUT_BLOCK_BYTES < end; i++) {
+      const to = Math.min(OUTPUT_BLOCK_BYTES, end - i * OUTPUT_BLOCK_BYTES);
+      parts.push(this.#blocks[i]!.bytes.subarray(i === 0 ? this.#start : 0, to));
+    }
+    return Buffer.concat(parts, this.#kept);
   }
 }
