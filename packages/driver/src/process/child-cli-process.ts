@@ -5,7 +5,8 @@ import type { CliProcess } from "./cli-process.js";
 import type { CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
-import { JsonLinesDecoder } from "./json-lines-decoder.js";
+import { toOutputLine } from "./json-lines-decoder.js";
+import { LineFramer } from "./line-framer.js";
 import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
@@ -54,8 +55,10 @@ export class ChildCliProcess implements CliProcess {
 
   // stdout
   readonly #stdoutWindow: OutputTail;
-  readonly #lineDecoder: JsonLinesDecoder;
-  #queue: OutputLine[] = [];
+  readonly #framer: LineFramer;
+  readonly #parseLine: (text: string) => unknown;
+  /** Framed lines not yet taken, as text: parsed when `lines()` / `lineBatches()` hand them over. */
+  #queue: string[] = [];
   #queueHead = 0;
   #readError: DriverError | undefined;
   #stdoutDone = false;
@@ -85,11 +88,8 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
-    this.#lineDecoder = new JsonLinesDecoder({
-      maxLineBytes: init.maxLineBytes,
-      device: init.device,
-      ...(init.parseLine ? { parse: init.parseLine } : {}),
-    });
+    this.#framer = new LineFramer(init.maxLineBytes, init.device);
+    this.#parseLine = init.parseLine ?? JSON.parse;
     this.#descendants = new DescendantTracker(this.pid, init.processTag);
     watchDescendants(this.#descendants);
     trackChild(this.pid);
@@ -156,7 +156,13 @@ export class ChildCliProcess implements CliProcess {
 
   lineBatches(): AsyncIterable<readonly OutputLine[]> {
     this.#claimStdout();
-    return this.#iterate(() => this.#takeBatch());
+    const parse = this.#parseLine;
+    return this.#iterate(() => this.#takeTexts().map((text) => toOutputLine(text, parse)));
+  }
+
+  textBatches(): AsyncIterable<readonly string[]> {
+    this.#claimStdout();
+    return this.#iterate(() => this.#takeTexts());
   }
 
   #claimStdout(): void {
@@ -165,7 +171,7 @@ export class ChildCliProcess implements CliProcess {
         op: "read",
         device: this.device,
         code: ErrCode.Invalid,
-        cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken",
+        cause: "stdout has a single consumer (lines(), lineBatches() or textBatches()) and was already taken",
       });
     }
     this.#linesTaken = true;
@@ -340,19 +346,19 @@ export class ChildCliProcess implements CliProcess {
     return iterator;
   }
 
-  /** The next queued line (the queue is not empty). */
+  /** The next queued line, parsed (the queue is not empty). */
   #takeLine(): OutputLine {
-    const line = this.#queue[this.#queueHead] as OutputLine;
+    const text = this.#queue[this.#queueHead] as string;
     this.#queueHead++;
     if (this.#queueHead === this.#queue.length) {
       this.#queue = [];
       this.#queueHead = 0;
     }
-    return line;
+    return toOutputLine(text, this.#parseLine);
   }
 
-  /** Every queued line (the queue is not empty): the decoder's own array when nothing was taken from it, no copy. */
-  #takeBatch(): readonly OutputLine[] {
+  /** Every queued line's text (the queue is not empty): the framer's own array when nothing was taken from it, no copy. */
+  #takeTexts(): string[] {
     const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
     this.#queue = [];
     this.#queueHead = 0;
@@ -366,8 +372,8 @@ export class ChildCliProcess implements CliProcess {
     wake?.();
   }
 
-  #enqueue(lines: OutputLine[]): void {
-    // Nothing waiting: take the decoder's fresh array as the queue instead of copying it.
+  #enqueue(lines: string[]): void {
+    // Nothing waiting: take the framer's fresh array as the queue instead of copying it.
     if (this.#queueHead === this.#queue.length) {
       this.#queue = lines;
       this.#queueHead = 0;
@@ -380,10 +386,10 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {
-      const lines = this.#lineDecoder.push(chunk);
+      const lines = this.#framer.push(chunk);
       this.#enqueue(lines);
       // A line over the limit after complete ones is reported by the next call: surface it now.
-      if (lines.length > 0) this.#lineDecoder.push(EMPTY);
+      if (lines.length > 0) this.#framer.push(EMPTY);
     } catch (err) {
       this.#readError = err as DriverError;
     }
@@ -395,7 +401,7 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutDone = true;
     if (!this.#consumerGone && !this.#readError) {
       try {
-        this.#enqueue(this.#lineDecoder.end());
+        this.#enqueue(this.#framer.end());
       } catch (err) {
         this.#readError = err as DriverError;
       }
