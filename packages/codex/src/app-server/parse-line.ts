@@ -26,6 +26,8 @@ export class DeltaLineReader {
   delta = "";
   /** Everything up to the item id, or undefined when an id would need escapes (no line is accepted). */
   readonly #prefix: string | undefined;
+  /** {@link #prefix}, {@link itemId} and the delta key: the start of a line of the same item as the line before. */
+  #sameItem: string | undefined;
 
   constructor(threadId: string, turnId: string) {
     this.#prefix = plainId(threadId) && plainId(turnId) ? `${DELTA_PREFIX}${threadId}${TURN_KEY}${turnId}${ITEM_KEY}` : undefined;
@@ -34,10 +36,16 @@ export class DeltaLineReader {
   /** True when `text` is a delta line of this thread and turn; {@link itemId} and {@link delta} are then its values. */
   read(text: string): boolean {
     const prefix = this.#prefix;
-    if (prefix === undefined || !hasAt(text, prefix, 0)) return false;
+    if (prefix === undefined) return false;
     const itemStart = prefix.length;
-    const itemEnd = idEnd(text, itemStart, DELTA_KEY);
-    if (itemEnd === -1) return false;
+    // Most lines continue the item of the line before: one compare for everything before the delta.
+    const sameItem = this.#sameItem !== undefined && hasAt(text, this.#sameItem, 0);
+    let itemEnd = itemStart + this.itemId.length;
+    if (!sameItem) {
+      if (!hasAt(text, prefix, 0)) return false;
+      itemEnd = idEnd(text, itemStart, DELTA_KEY);
+      if (itemEnd === -1) return false;
+    }
     const deltaStart = itemEnd + DELTA_KEY.length;
     const backslash = text.indexOf("\\", itemStart);
     if (backslash !== -1 && backslash < deltaStart) return false;
@@ -50,8 +58,10 @@ export class DeltaLineReader {
     } catch {
       return false; // a bad escape: not JSON, the caller's parse says so
     }
-    const itemId = text.slice(itemStart, itemEnd);
-    if (itemId !== this.itemId) this.itemId = itemId; // the item of the line before: the same string again
+    if (!sameItem) {
+      this.itemId = text.slice(itemStart, itemEnd);
+      this.#sameItem = text.slice(0, deltaStart);
+    }
     this.delta = delta;
     return true;
   }
@@ -71,6 +81,8 @@ const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.par
 const PLAIN_TAIL = 0;
 const EMITTED_TAIL = 1;
 const BAD_TAIL = -1;
+/** Deltas up to this many UTF-16 units are checked for raw control characters by a loop. */
+const SHORT_DELTA = 24;
 
 /**
  * True when `key` occurs in `text` at `at`. Not `startsWith`: a framed line is usually a slice of
@@ -105,6 +117,11 @@ function closingQuoteOf(text: string, deltaStart: number, escaped: boolean): num
   // Native searches, no loop per character, unless the delta holds an escape.
   const deltaEnd = escaped ? closingQuote(text, deltaStart) : text.indexOf('"', deltaStart);
   if (deltaEnd === -1) return -1;
+  if (deltaEnd - deltaStart <= SHORT_DELTA) {
+    // A short delta (the usual token): a loop costs less than a regular expression call.
+    for (let i = deltaStart; i < deltaEnd; i++) if (text.charCodeAt(i) < 0x20) return -1;
+    return deltaEnd;
+  }
   CONTROL.lastIndex = deltaStart;
   const control = CONTROL.exec(text);
   return control !== null && control.index < deltaEnd ? -1 : deltaEnd;
