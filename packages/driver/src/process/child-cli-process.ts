@@ -57,8 +57,14 @@ export class ChildCliProcess implements CliProcess {
   readonly #stdoutWindow: OutputTail;
   readonly #framer: LineFramer;
   readonly #parseLine: (text: string) => unknown;
-  /** Framed lines not yet taken, as text: parsed when `lines()` / `lineBatches()` hand them over. */
-  #queue: string[] = [];
+  /**
+   * Framed lines not yet taken: their texts until stdout is claimed, then parsed lines for
+   * `lines()` / `lineBatches()` (each parsed as it is framed: one tight loop per chunk) or texts
+   * for `textBatches()`.
+   */
+  #queue: (string | OutputLine)[] = [];
+  /** True once `lines()` or `lineBatches()` claimed stdout: the queue holds parsed lines. */
+  #parsing = false;
   #queueHead = 0;
   #readError: DriverError | undefined;
   #stdoutDone = false;
@@ -150,22 +156,22 @@ export class ChildCliProcess implements CliProcess {
   }
 
   lines(): AsyncIterable<OutputLine> {
-    this.#claimStdout();
-    return this.#iterate(() => this.#takeLine());
+    this.#claimStdout(true);
+    return this.#iterate(() => this.#takeLine() as OutputLine);
   }
 
   lineBatches(): AsyncIterable<readonly OutputLine[]> {
-    this.#claimStdout();
-    const parse = this.#parseLine;
-    return this.#iterate(() => this.#takeTexts().map((text) => toOutputLine(text, parse)));
+    this.#claimStdout(true);
+    return this.#iterate(() => this.#takeBatch() as OutputLine[]);
   }
 
   textBatches(): AsyncIterable<readonly string[]> {
-    this.#claimStdout();
-    return this.#iterate(() => this.#takeTexts());
+    this.#claimStdout(false);
+    return this.#iterate(() => this.#takeBatch() as string[]);
   }
 
-  #claimStdout(): void {
+  /** Claims stdout for its single consumer; `parsing`: lines are handed over parsed. */
+  #claimStdout(parsing: boolean): void {
     if (this.#linesTaken) {
       throw new DriverError({
         op: "read",
@@ -175,6 +181,11 @@ export class ChildCliProcess implements CliProcess {
       });
     }
     this.#linesTaken = true;
+    if (!parsing) return;
+    this.#parsing = true;
+    const head = this.#queueHead;
+    this.#queue = this.#queue.slice(head).map((text) => toOutputLine(text as string, this.#parseLine));
+    this.#queueHead = 0;
   }
 
   writeJson(value: unknown): Promise<void> {
@@ -346,19 +357,19 @@ export class ChildCliProcess implements CliProcess {
     return iterator;
   }
 
-  /** The next queued line, parsed (the queue is not empty). */
-  #takeLine(): OutputLine {
-    const text = this.#queue[this.#queueHead] as string;
+  /** The next queued line (the queue is not empty). */
+  #takeLine(): string | OutputLine {
+    const line = this.#queue[this.#queueHead] as string | OutputLine;
     this.#queueHead++;
     if (this.#queueHead === this.#queue.length) {
       this.#queue = [];
       this.#queueHead = 0;
     }
-    return toOutputLine(text, this.#parseLine);
+    return line;
   }
 
-  /** Every queued line's text (the queue is not empty): the framer's own array when nothing was taken from it, no copy. */
-  #takeTexts(): string[] {
+  /** Every queued line (the queue is not empty): the array given to {@link #enqueue} when nothing was taken from it, no copy. */
+  #takeBatch(): (string | OutputLine)[] {
     const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
     this.#queue = [];
     this.#queueHead = 0;
@@ -372,14 +383,22 @@ export class ChildCliProcess implements CliProcess {
     wake?.();
   }
 
-  #enqueue(lines: string[]): void {
-    // Nothing waiting: take the framer's fresh array as the queue instead of copying it.
+  #enqueue(texts: string[]): void {
+    const lines = this.#parsing ? this.#parsed(texts) : texts;
+    // Nothing waiting: take the fresh array as the queue instead of copying it.
     if (this.#queueHead === this.#queue.length) {
       this.#queue = lines;
       this.#queueHead = 0;
       return;
     }
     for (const line of lines) this.#queue.push(line);
+  }
+
+  #parsed(texts: readonly string[]): OutputLine[] {
+    const parse = this.#parseLine;
+    const lines: OutputLine[] = [];
+    for (const text of texts) lines.push(toOutputLine(text, parse));
+    return lines;
   }
 
   #onStdout(chunk: Buffer): void {
