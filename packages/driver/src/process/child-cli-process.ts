@@ -5,8 +5,7 @@ import type { CliProcess } from "./cli-process.js";
 import type { CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
-import { toOutputLine } from "./json-lines-decoder.js";
-import { LineFramer } from "./line-framer.js";
+import { LineFramer, toOutputLine } from "./line-framer.js";
 import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
@@ -383,8 +382,7 @@ export class ChildCliProcess implements CliProcess {
     wake?.();
   }
 
-  #enqueue(texts: string[]): void {
-    const lines = this.#parsing ? this.#parsed(texts) : texts;
+  #enqueue(lines: (string | OutputLine)[]): void {
     // Nothing waiting: take the fresh array as the queue instead of copying it.
     if (this.#queueHead === this.#queue.length) {
       this.#queue = lines;
@@ -394,18 +392,11 @@ export class ChildCliProcess implements CliProcess {
     for (const line of lines) this.#queue.push(line);
   }
 
-  #parsed(texts: readonly string[]): OutputLine[] {
-    const parse = this.#parseLine;
-    const lines: OutputLine[] = [];
-    for (const text of texts) lines.push(toOutputLine(text, parse));
-    return lines;
-  }
-
   #onStdout(chunk: Buffer): void {
     this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {
-      const lines = this.#framer.push(chunk);
+      const lines = this.#parsing ? this.#framer.push(chunk, this.#parseLine) : this.#framer.push(chunk);
       this.#enqueue(lines);
       // A line over the limit after complete ones is reported by the next call: surface it now.
       if (lines.length > 0) this.#framer.push(EMPTY);
@@ -420,7 +411,7 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutDone = true;
     if (!this.#consumerGone && !this.#readError) {
       try {
-        this.#enqueue(this.#framer.end());
+        this.#enqueue(this.#parsing ? this.#framer.end(this.#parseLine) : this.#framer.end());
       } catch (err) {
         this.#readError = err as DriverError;
       }

@@ -51,7 +51,7 @@ export class JsonLinesDecoder {
    * (`push(Buffer.alloc(0))` surfaces it at once); with none before it, this call throws.
    */
   push(chunk: Uint8Array): OutputLine[] {
-    return this.#framer.push(chunk).map((text) => toOutputLine(text, this.#parse));
+    return this.#framer.push(chunk, this.#parse);
   }
 
   /**
@@ -60,17 +60,6 @@ export class JsonLinesDecoder {
    * @throws DriverError `RESOURCE_EXHAUSTED` when the decoder failed or that last line is over the limit.
    */
   end(): OutputLine[] {
-    return this.#framer.end().map((text) => toOutputLine(text, this.#parse));
+    return this.#framer.end(this.#parse);
   }
-}
-
-/** The framed line `text` parsed by `parse`: `kind: "json"` with its value, or `kind: "text"` where `parse` throws. */
-export function toOutputLine(text: string, parse: (text: string) => unknown): OutputLine {
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch {
-    return { kind: "text", text };
-  }
-  return { kind: "json", value, text };
 }
