@@ -188,6 +188,52 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
     expect(run.recording.ofType("notice").find((n) => n.message === "events of another turn ignored")?.data).toEqual({ count: 3 });
   });
 
+  it("deltas of this turn give the same text-delta events in codex's own shape and in any other; a line that only looks like one is stdout", async () => {
+    const params = (itemId: string, delta: string) => ({ threadId: "t-fake", turnId: "u-fake", itemId, delta });
+    const raw = (text: string): FakeCliStep => ({ write: `${text}\n` });
+    const exact = JSON.stringify({ method: "item/agentMessage/delta", params: params("m-1", "plain ") });
+    const driver = fake([
+      ...handshake,
+      // Usually lets the driver learn the turn id first, so the lines below take the direct way
+      // rather than being held and replayed; the events must be the same either way.
+      { sleepMs: 300 },
+      raw(exact),
+      line({ method: "item/agentMessage/delta", params: params("m-1", 'esc "\\\n😀 '), emittedAtMs: 1796009019157 }),
+      line({ method: "item/agentMessage/delta", params: { delta: "reordered ", itemId: "m-1", turnId: "u-fake", threadId: "t-fake" } }),
+      raw(exact.replace("plain ", "spaced ").replace('{"threadId"', '{ "threadId"')),
+      raw(exact.replace("plain ", "bad\\q")), // not JSON
+      line({ method: "item/agentMessage/delta", params: { ...params("m-1", "other thread "), threadId: "t-other" } }),
+      line({ method: "item/agentMessage/delta", params: params("m-2", "second") }),
+      line({
+        method: "item/completed",
+        params: { threadId: "t-fake", turnId: "u-fake", item: { type: "agentMessage", id: "m-1", text: "one" } },
+      }),
+      line({
+        method: "item/completed",
+        params: { threadId: "t-fake", turnId: "u-fake", item: { type: "agentMessage", id: "m-3", text: "unstreamed" } },
+      }),
+      completed("completed"),
+      { awaitStdinLine: true },
+    ]);
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeUndefined();
+    expect(run.recording.ofType("text-delta").map((d) => [d.messageId, d.text])).toEqual([
+      ["m-1", "plain "],
+      ["m-1", 'esc "\\\n😀 '],
+      ["m-1", "reordered "],
+      ["m-1", "spaced "],
+      ["m-2", "second"],
+      ["m-3", "unstreamed"], // m-1 was streamed: its completed text is not repeated
+    ]);
+    const stdout = run.recording
+      .ofType("process")
+      .filter((p) => p.kind === "stdout")
+      .map((p) => p.text);
+    expect(stdout).toEqual([exact.replace("plain ", "bad\\q")]);
+    expect(run.recording.ofType("notice").find((n) => n.message === "events of another turn ignored")).toBeUndefined();
+    expect(run.response?.text).toBe("unstreamed");
+  });
+
   it("an approval request after the turn's terminal result is declined to codex at once; the host is not asked; a notice records it", async () => {
     const driver = fake([
       ...handshake,

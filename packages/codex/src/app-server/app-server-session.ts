@@ -149,7 +149,6 @@ export class AppServerSession implements PooledProcess {
         env: codexEnv(config, request.env),
         device: DEVICE,
         ...spawnLimits(config),
-        parseLine: parseAppServerLine,
         // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
         onStderr: (text) => session?.emitStderr(text),
       }),
@@ -429,12 +428,10 @@ export class AppServerSession implements PooledProcess {
   async #readLines(): Promise<void> {
     try {
       // Every line is dispatched synchronously: one settled promise per stdout chunk, not per line.
-      for await (const batch of this.proc.lineBatches()) {
-        for (const line of batch) {
-          this.#lineText = line.text;
-          if (line.kind === "text" || !this.#rpc.accept(line.value)) {
-            this.#active?.sink.emit({ type: "process", kind: "stdout", text: line.text });
-          }
+      for await (const batch of this.proc.textBatches()) {
+        for (const text of batch) {
+          // A delta of the turn being served goes straight to it, without a parsed value.
+          if (this.#active?.state.acceptLine(text) !== true) this.#dispatch(text);
         }
       }
     } catch (err) {
@@ -444,6 +441,19 @@ export class AppServerSession implements PooledProcess {
       this.#rpc.close("codex app-server exited");
       this.#active?.markDone();
     }
+  }
+
+  /** One stdout line through JSON-RPC; a line that is not JSON, or not JSON-RPC, is reported as stdout. */
+  #dispatch(text: string): void {
+    this.#lineText = text;
+    let value: unknown;
+    try {
+      value = parseAppServerLine(text);
+    } catch {
+      this.#active?.sink.emit({ type: "process", kind: "stdout", text });
+      return;
+    }
+    if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
   }
 
   #onNotification(method: string, params: unknown): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAppServerLine } from "./parse-line.js";
+import { DeltaLineReader, parseAppServerLine } from "./parse-line.js";
 
 const delta = (
   d: string,
@@ -85,5 +85,74 @@ describe("parseAppServerLine on lines that only look like a delta", () => {
     const a = delta("one", {}, { threadId: "t1", turnId: "u1", itemId: "i1" });
     const b = delta("two", {}, { threadId: "t2", turnId: "u2", itemId: "i2" });
     expect([parseAppServerLine(a), parseAppServerLine(b), parseAppServerLine(a)]).toEqual([JSON.parse(a), JSON.parse(b), JSON.parse(a)]);
+  });
+});
+
+describe("DeltaLineReader", () => {
+  const ids = { threadId: "019a0000-0000-7000-8000-000000000001", turnId: "019a-turn", itemId: "msg_1" };
+
+  /** What `JSON.parse` gives for the reader's params when it accepts `line`, else undefined. */
+  function read(reader: DeltaLineReader, line: string): { itemId: string; delta: string } | undefined {
+    return reader.read(line) ? { itemId: reader.itemId, delta: reader.delta } : undefined;
+  }
+
+  it("accepts a delta line of its thread and turn, with or without emittedAtMs, holding exactly what JSON.parse gives", () => {
+    const reader = new DeltaLineReader(ids.threadId, ids.turnId);
+    for (const d of DELTAS) {
+      for (const extra of [{}, { emittedAtMs: 1796009019157 }, { emittedAtMs: 0 }]) {
+        const line = delta(d, extra);
+        const { params } = JSON.parse(line) as { params: { itemId: string; delta: string } };
+        expect(read(reader, line), line.slice(0, 120)).toEqual({ itemId: params.itemId, delta: params.delta });
+      }
+    }
+  });
+
+  it("refuses a line of another thread or turn, another shape, or not JSON, leaving it to the caller", () => {
+    const reader = new DeltaLineReader(ids.threadId, ids.turnId);
+    const good = delta("hello");
+    const refused = [
+      delta("x", {}, { ...ids, threadId: "019a0000-0000-7000-8000-000000000002" }),
+      delta("x", {}, { ...ids, turnId: "019a-turn-2" }),
+      delta("x", {}, { ...ids, turnId: "019a-tur" }),
+      delta("x", {}, { ...ids, itemId: 'quo"te' }),
+      delta("x", {}, { ...ids, itemId: "back\\slash" }),
+      delta("x", { emittedAtMs: 1.5 }),
+      delta("x", { emittedAtMs: 2 ** 60 }),
+      delta("x", { other: true }),
+      JSON.stringify({ method: "item/agentMessage/delta", params: { ...ids, delta: "d", extra: 1 } }),
+      JSON.stringify({
+        method: "item/agentMessage/delta",
+        params: { turnId: ids.turnId, threadId: ids.threadId, itemId: "i", delta: "r" },
+      }),
+      JSON.stringify({ method: "item/reasoning/textDelta", params: { ...ids, delta: "thinking" } }),
+      `${good} `,
+      good.slice(0, -1),
+      good.replace("hello", "hel\u0001lo"),
+      good.replace("hello", "hel\\qlo"),
+      `${good}x`,
+      "not json",
+    ];
+    for (const line of refused) expect(reader.read(line), line).toBe(false);
+    expect(read(reader, good)).toEqual({ itemId: "msg_1", delta: "hello" });
+  });
+
+  it("consecutive lines of one item share one itemId string; a new item gets its own", () => {
+    const reader = new DeltaLineReader(ids.threadId, ids.turnId);
+    expect(reader.read(delta("a"))).toBe(true);
+    const first = reader.itemId;
+    expect(reader.read(delta("b"))).toBe(true);
+    expect(reader.itemId).toBe(first);
+    expect(read(reader, delta("c", {}, { ...ids, itemId: "msg_2" }))).toEqual({ itemId: "msg_2", delta: "c" });
+  });
+
+  it("accepts nothing when the thread or turn id would need escapes in JSON", () => {
+    for (const [threadId, turnId] of [
+      ['t"1', "u"],
+      ["t", "u\\1"],
+      ["t", "u\n"],
+    ] as const) {
+      const reader = new DeltaLineReader(threadId, turnId);
+      expect(reader.read(delta("x", {}, { threadId, turnId, itemId: "i" })), threadId + turnId).toBe(false);
+    }
   });
 });

@@ -9,7 +9,62 @@
  * text that is not JSON throws like `JSON.parse`.
  */
 export function parseAppServerLine(text: string): unknown {
-  return text.startsWith(DELTA_PREFIX) ? (parseDelta(text) ?? JSON.parse(text)) : JSON.parse(text);
+  return hasAt(text, DELTA_PREFIX, 0) ? (parseDelta(text) ?? JSON.parse(text)) : JSON.parse(text);
+}
+
+/**
+ * Reads the `item/agentMessage/delta` lines of one thread and turn without building their parsed
+ * value: {@link read} accepts a line only when it has exactly the shape {@link parseAppServerLine}
+ * reads fast and names this thread and turn, and then holds what `JSON.parse` would give as
+ * `params.itemId` and `params.delta`. Any other line (another turn, another shape, not JSON) is
+ * refused and left to the caller. Consecutive lines of one item share one `itemId` string.
+ */
+export class DeltaLineReader {
+  /** `params.itemId` of the line {@link read} accepted last. */
+  itemId = "";
+  /** `params.delta` of the line {@link read} accepted last. */
+  delta = "";
+  /** Everything up to the item id, or undefined when an id would need escapes (no line is accepted). */
+  readonly #prefix: string | undefined;
+  /** {@link #prefix}, {@link itemId} and the delta key: the start of a line of the same item as the line before. */
+  #sameItem: string | undefined;
+
+  constructor(threadId: string, turnId: string) {
+    this.#prefix = plainId(threadId) && plainId(turnId) ? `${DELTA_PREFIX}${threadId}${TURN_KEY}${turnId}${ITEM_KEY}` : undefined;
+  }
+
+  /** True when `text` is a delta line of this thread and turn; {@link itemId} and {@link delta} are then its values. */
+  read(text: string): boolean {
+    const prefix = this.#prefix;
+    if (prefix === undefined) return false;
+    const itemStart = prefix.length;
+    // Most lines continue the item of the line before: one compare for everything before the delta.
+    const sameItem = this.#sameItem !== undefined && hasAt(text, this.#sameItem, 0);
+    let itemEnd = itemStart + this.itemId.length;
+    if (!sameItem) {
+      if (!hasAt(text, prefix, 0)) return false;
+      itemEnd = idEnd(text, itemStart, DELTA_KEY);
+      if (itemEnd === -1) return false;
+    }
+    const deltaStart = itemEnd + DELTA_KEY.length;
+    const backslash = text.indexOf("\\", itemStart);
+    if (backslash !== -1 && backslash < deltaStart) return false;
+    const escaped = backslash !== -1;
+    const deltaEnd = closingQuoteOf(text, deltaStart, escaped);
+    if (deltaEnd === -1 || tailOf(text, deltaEnd + 1) === BAD_TAIL) return false;
+    let delta: string;
+    try {
+      delta = deltaOf(text, deltaStart, deltaEnd, escaped);
+    } catch {
+      return false; // a bad escape: not JSON, the caller's parse says so
+    }
+    if (!sameItem) {
+      this.itemId = text.slice(itemStart, itemEnd);
+      this.#sameItem = text.slice(0, deltaStart);
+    }
+    this.delta = delta;
+    return true;
+  }
 }
 
 const DELTA_METHOD = "item/agentMessage/delta";
@@ -18,19 +73,74 @@ const TURN_KEY = '","turnId":"';
 const ITEM_KEY = '","itemId":"';
 const DELTA_KEY = '","delta":"';
 const EMITTED_KEY = ',"emittedAtMs":';
+const EMITTED_TAIL_START = `}${EMITTED_KEY}`;
 const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
 const BACKSLASH = 0x5c;
 const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.parse gives
+const PLAIN_TAIL = 0;
+const EMITTED_TAIL = 1;
+const BAD_TAIL = -1;
+/** Deltas up to this many UTF-16 units are checked for raw control characters by a loop. */
+const SHORT_DELTA = 24;
+
+/**
+ * True when `key` occurs in `text` at `at`. Not `startsWith`: a framed line is usually a slice of
+ * a larger string, which `startsWith` compares far more slowly than a slice and `===`.
+ */
+function hasAt(text: string, key: string, at: number): boolean {
+  return text.length >= at + key.length && text.slice(at, at + key.length) === key;
+}
 
 /** The end of an id starting at `from`: its closing quote, which `key` must follow; else -1. */
 function idEnd(text: string, from: number, key: string): number {
   const end = text.indexOf('"', from);
-  return end !== -1 && text.startsWith(key, end) ? end : -1;
+  return end !== -1 && hasAt(text, key, end) ? end : -1;
 }
 
 /** A raw control character, which JSON does not allow inside a string. */
 // eslint-disable-next-line no-control-regex -- exactly the characters JSON refuses raw inside a string
 const CONTROL = /[\u0000-\u001f]/g;
+// eslint-disable-next-line no-control-regex -- an id JSON writes without escapes: no quote, backslash or control character
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/** True when JSON writes `id` as it is, between quotes. */
+function plainId(id: string): boolean {
+  return !NEEDS_ESCAPE.test(id);
+}
+
+/**
+ * The closing quote of the delta string starting at `deltaStart` (`escaped`: a backslash occurs at
+ * or after it), or -1 when there is none or a raw control character comes before it (not JSON).
+ */
+function closingQuoteOf(text: string, deltaStart: number, escaped: boolean): number {
+  // Native searches, no loop per character, unless the delta holds an escape.
+  const deltaEnd = escaped ? closingQuote(text, deltaStart) : text.indexOf('"', deltaStart);
+  if (deltaEnd === -1) return -1;
+  if (deltaEnd - deltaStart <= SHORT_DELTA) {
+    // A short delta (the usual token): a loop costs less than a regular expression call.
+    for (let i = deltaStart; i < deltaEnd; i++) if (text.charCodeAt(i) < 0x20) return -1;
+    return deltaEnd;
+  }
+  CONTROL.lastIndex = deltaStart;
+  const control = CONTROL.exec(text);
+  return control !== null && control.index < deltaEnd ? -1 : deltaEnd;
+}
+
+/** What follows the delta string at `rest`: `}}` ({@link PLAIN_TAIL}), `},"emittedAtMs":<plain integer>}` ({@link EMITTED_TAIL}), else {@link BAD_TAIL}. */
+function tailOf(text: string, rest: number): number {
+  const length = text.length;
+  if (length === rest + 2 && text.charCodeAt(rest) === CLOSE_BRACE && text.charCodeAt(rest + 1) === CLOSE_BRACE) return PLAIN_TAIL;
+  if (!hasAt(text, EMITTED_TAIL_START, rest) || text.charCodeAt(length - 1) !== CLOSE_BRACE) return BAD_TAIL;
+  const digits = text.slice(rest + 1 + EMITTED_KEY.length, -1);
+  return digits.length === 0 || digits.length > MAX_PLAIN_INTEGER_DIGITS || !/^(0|[1-9][0-9]*)$/.test(digits) ? BAD_TAIL : EMITTED_TAIL;
+}
+
+/** The delta's value: the raw text, or its escapes decoded. */
+function deltaOf(text: string, deltaStart: number, deltaEnd: number, escaped: boolean): string {
+  const raw = text.slice(deltaStart, deltaEnd);
+  return escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+}
 
 function parseDelta(text: string): unknown {
   const threadStart = DELTA_PREFIX.length;
@@ -43,34 +153,24 @@ function parseDelta(text: string): unknown {
   const itemEnd = idEnd(text, itemStart, DELTA_KEY);
   if (itemEnd === -1) return undefined;
   const deltaStart = itemEnd + DELTA_KEY.length;
-  // Native searches, no loop per character: an escape before the delta (in an id, where a quote
-  // could hide) is not this shape; one inside the delta needs the careful scan below.
+  // An escape before the delta (in an id, where a quote could hide) is not this shape; one inside
+  // the delta needs the careful scan.
   const backslash = text.indexOf("\\", threadStart);
   if (backslash !== -1 && backslash < deltaStart) return undefined;
   const escaped = backslash !== -1;
-  const deltaEnd = escaped ? closingQuote(text, deltaStart) : text.indexOf('"', deltaStart);
-  if (deltaEnd === -1) return undefined;
-  CONTROL.lastIndex = deltaStart;
-  const control = CONTROL.exec(text);
-  if (control !== null && control.index < deltaEnd) return undefined; // not JSON: let JSON.parse say so
-  let emittedAtMs: number | undefined;
-  const rest = deltaEnd + 1;
-  if (text.length === rest + 2 && text.endsWith("}}")) {
-    // {"method":…,"params":{…}}
-  } else if (text.startsWith("}" + EMITTED_KEY, rest) && text.endsWith("}")) {
-    const digits = text.slice(rest + 1 + EMITTED_KEY.length, -1);
-    if (digits.length === 0 || digits.length > MAX_PLAIN_INTEGER_DIGITS || !/^(0|[1-9][0-9]*)$/.test(digits)) return undefined;
-    emittedAtMs = Number(digits);
-  } else return undefined;
-  const raw = text.slice(deltaStart, deltaEnd);
-  const delta = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+  const deltaEnd = closingQuoteOf(text, deltaStart, escaped);
+  if (deltaEnd === -1) return undefined; // not this shape, or not JSON: let JSON.parse say so
+  const tail = tailOf(text, deltaEnd + 1);
+  if (tail === BAD_TAIL) return undefined;
   const params = {
     threadId: text.slice(threadStart, threadEnd),
     turnId: text.slice(turnStart, turnEnd),
     itemId: text.slice(itemStart, itemEnd),
-    delta,
+    delta: deltaOf(text, deltaStart, deltaEnd, escaped),
   };
-  return emittedAtMs === undefined ? { method: DELTA_METHOD, params } : { method: DELTA_METHOD, params, emittedAtMs };
+  return tail === PLAIN_TAIL
+    ? { method: DELTA_METHOD, params }
+    : { method: DELTA_METHOD, params, emittedAtMs: Number(text.slice(deltaEnd + 2 + EMITTED_KEY.length, -1)) };
 }
 
 /** The first quote from `from` on that no backslash escapes, else -1. */

@@ -4,6 +4,7 @@ import type { AgentMessageDeltaNotification } from "../protocol/generated/v2/Age
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
 import type { Turn } from "../protocol/generated/v2/Turn.js";
 import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
+import { DeltaLineReader } from "./parse-line.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -113,6 +114,10 @@ export class AppServerTurnState {
   readonly #emit: Emit;
   readonly #items = new Map<string, ThreadItem>();
   readonly #streamed = new Set<string>();
+  /** The item id added to {@link #streamed} last (consecutive deltas of one message skip the set). */
+  #lastStreamed: string | undefined;
+  /** Reads this turn's delta lines straight from their text, once the thread and turn are known. */
+  #deltaLines: DeltaLineReader | undefined;
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
@@ -141,11 +146,32 @@ export class AppServerTurnState {
   setTurnId(turnId: string): boolean {
     if (this.turnId !== undefined) return this.completed !== undefined;
     this.turnId = turnId;
+    if (this.threadId !== undefined) this.#deltaLines = new DeltaLineReader(this.threadId, turnId);
     const held = this.#held;
     this.#held = [];
     let done = false;
     for (const { method, params, json } of held) done = this.accept(method, params, json) || done;
     return done;
+  }
+
+  /**
+   * Handles the stdout line `text` when it is an `item/agentMessage/delta` notification of this
+   * thread and turn in the shape codex writes (what {@link accept} would do with its parsed value,
+   * without parsing it); returns false for any other line, which the caller parses and dispatches.
+   */
+  acceptLine(text: string): boolean {
+    const reader = this.#deltaLines;
+    if (reader === undefined || !reader.read(text)) return false;
+    this.#textDelta(reader.itemId, reader.delta);
+    return true;
+  }
+
+  #textDelta(itemId: string, text: string): void {
+    if (itemId !== this.#lastStreamed) {
+      this.#streamed.add(itemId);
+      this.#lastStreamed = itemId;
+    }
+    this.#emit({ type: "text-delta", text, messageId: itemId });
   }
 
   /**
@@ -170,8 +196,7 @@ export class AppServerTurnState {
     // The line a long turn is made of, first: no further dispatch.
     if (method === "item/agentMessage/delta") {
       const delta = params as AgentMessageDeltaNotification;
-      this.#streamed.add(delta.itemId);
-      this.#emit({ type: "text-delta", text: delta.delta, messageId: delta.itemId });
+      this.#textDelta(delta.itemId, delta.delta);
       return false;
     }
     const message = { method, params } as ServerNotification;

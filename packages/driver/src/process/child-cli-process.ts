@@ -6,7 +6,7 @@ import type { CliProcess } from "./cli-process.js";
 import type { CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
-import { JsonLinesDecoder } from "./json-lines-decoder.js";
+import { LineFramer, toOutputLine } from "./line-framer.js";
 import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { trackChild, untrackChild } from "./live-children.js";
@@ -55,8 +55,16 @@ export class ChildCliProcess implements CliProcess {
 
   // stdout
   readonly #stdoutWindow: OutputTail;
-  readonly #lineDecoder: JsonLinesDecoder;
-  #queue: OutputLine[] = [];
+  readonly #framer: LineFramer;
+  readonly #parseLine: (text: string) => unknown;
+  /**
+   * Framed lines not yet taken: their texts until stdout is claimed, then parsed lines for
+   * `lines()` / `lineBatches()` (each parsed as it is framed: one tight loop per chunk) or texts
+   * for `textBatches()`.
+   */
+  #queue: (string | OutputLine)[] = [];
+  /** True once `lines()` or `lineBatches()` claimed stdout: the queue holds parsed lines. */
+  #parsing = false;
   #queueHead = 0;
   #readError: DriverError | undefined;
   #stdoutDone = false;
@@ -86,11 +94,8 @@ export class ChildCliProcess implements CliProcess {
     this.#onStderr = init.onStderr;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
-    this.#lineDecoder = new JsonLinesDecoder({
-      maxLineBytes: init.maxLineBytes,
-      device: init.device,
-      ...(init.parseLine ? { parse: init.parseLine } : {}),
-    });
+    this.#framer = new LineFramer(init.maxLineBytes, init.device);
+    this.#parseLine = init.parseLine ?? JSON.parse;
     this.#descendants = new DescendantTracker(this.pid, init.processTag);
     watchDescendants(this.#descendants);
     trackChild(this.pid);
@@ -151,25 +156,36 @@ export class ChildCliProcess implements CliProcess {
   }
 
   lines(): AsyncIterable<OutputLine> {
-    this.#claimStdout();
-    return this.#iterate(() => this.#takeLine());
+    this.#claimStdout(true);
+    return this.#iterate(() => this.#takeLine() as OutputLine);
   }
 
   lineBatches(): AsyncIterable<readonly OutputLine[]> {
-    this.#claimStdout();
-    return this.#iterate(() => this.#takeBatch());
+    this.#claimStdout(true);
+    return this.#iterate(() => this.#takeBatch() as OutputLine[]);
   }
 
-  #claimStdout(): void {
+  textBatches(): AsyncIterable<readonly string[]> {
+    this.#claimStdout(false);
+    return this.#iterate(() => this.#takeBatch() as string[]);
+  }
+
+  /** Claims stdout for its single consumer; `parsing`: lines are handed over parsed. */
+  #claimStdout(parsing: boolean): void {
     if (this.#linesTaken) {
       throw new DriverError({
         op: "read",
         device: this.device,
         code: ErrCode.Invalid,
-        cause: "stdout has a single consumer (lines() or lineBatches()) and was already taken",
+        cause: "stdout has a single consumer (lines(), lineBatches() or textBatches()) and was already taken",
       });
     }
     this.#linesTaken = true;
+    if (!parsing) return;
+    this.#parsing = true;
+    const head = this.#queueHead;
+    this.#queue = this.#queue.slice(head).map((text) => toOutputLine(text as string, this.#parseLine));
+    this.#queueHead = 0;
   }
 
   writeJson(value: unknown): Promise<void> {
@@ -349,8 +365,8 @@ export class ChildCliProcess implements CliProcess {
   }
 
   /** The next queued line (the queue is not empty). */
-  #takeLine(): OutputLine {
-    const line = this.#queue[this.#queueHead] as OutputLine;
+  #takeLine(): string | OutputLine {
+    const line = this.#queue[this.#queueHead] as string | OutputLine;
     this.#queueHead++;
     if (this.#queueHead === this.#queue.length) {
       this.#queue = [];
@@ -359,8 +375,8 @@ export class ChildCliProcess implements CliProcess {
     return line;
   }
 
-  /** Every queued line (the queue is not empty): the decoder's own array when nothing was taken from it, no copy. */
-  #takeBatch(): readonly OutputLine[] {
+  /** Every queued line (the queue is not empty): the array given to {@link #enqueue} when nothing was taken from it, no copy. */
+  #takeBatch(): (string | OutputLine)[] {
     const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
     this.#queue = [];
     this.#queueHead = 0;
@@ -374,8 +390,8 @@ export class ChildCliProcess implements CliProcess {
     wake?.();
   }
 
-  #enqueue(lines: OutputLine[]): void {
-    // Nothing waiting: take the decoder's fresh array as the queue instead of copying it.
+  #enqueue(lines: (string | OutputLine)[]): void {
+    // Nothing waiting: take the fresh array as the queue instead of copying it.
     if (this.#queueHead === this.#queue.length) {
       this.#queue = lines;
       this.#queueHead = 0;
@@ -388,10 +404,10 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {
-      const lines = this.#lineDecoder.push(chunk);
+      const lines = this.#parsing ? this.#framer.push(chunk, this.#parseLine) : this.#framer.push(chunk);
       this.#enqueue(lines);
       // A line over the limit after complete ones is reported by the next call: surface it now.
-      if (lines.length > 0) this.#lineDecoder.push(EMPTY);
+      if (lines.length > 0) this.#framer.push(EMPTY);
     } catch (err) {
       this.#readError = err as DriverError;
     }
@@ -403,7 +419,7 @@ export class ChildCliProcess implements CliProcess {
     this.#stdoutDone = true;
     if (!this.#consumerGone && !this.#readError) {
       try {
-        this.#enqueue(this.#lineDecoder.end());
+        this.#enqueue(this.#parsing ? this.#framer.end(this.#parseLine) : this.#framer.end());
       } catch (err) {
         this.#readError = err as DriverError;
       }

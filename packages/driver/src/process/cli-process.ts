@@ -34,6 +34,18 @@ export interface CliProcess extends AsyncDisposable {
    */
   lineBatches(): AsyncIterable<readonly OutputLine[]>;
   /**
+   * The same lines as {@link lineBatches}, unparsed: each step yields the text of every line framed
+   * since the previous one (at least one; terminator stripped, blank lines skipped, as
+   * {@link lines} frames them). For a consumer that parses by itself and can read its most
+   * frequent line without building the parsed value. stdout has a single consumer: calling this
+   * after {@link lines} or {@link lineBatches} (or twice) throws a DriverError `INVALID`
+   * (op `"read"`). Breaking out of the loop is clean, as with {@link lines}.
+   *
+   * @throws DriverError `RESOURCE_EXHAUSTED` (op `"read"`) from the iterator when a line exceeds
+   * `maxLineBytes`, after every line before it was delivered.
+   */
+  textBatches(): AsyncIterable<readonly string[]>;
+  /**
    * Writes `JSON.stringify(value) + "\n"` to stdin; resolves once the bytes were handed to the OS
    * (backpressure is the caller's await).
    *

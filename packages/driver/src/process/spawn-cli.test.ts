@@ -184,13 +184,42 @@ describe("spawnCli", () => {
     expect(error).toMatchObject({ op: "read", code: ErrCode.ResourceExhausted });
   });
 
-  it("stdout has one consumer: lineBatches() after lines() (or the other way) throws INVALID", async () => {
+  it("textBatches() delivers the texts lines() frames (CRLF stripped, blanks skipped, split UTF-8 whole), then the over-long line's RESOURCE_EXHAUSTED", async () => {
+    // The emoji's four bytes are written in two parts, the CRLF's CR and LF too.
+    const script = [
+      "const out = process.stdout;",
+      "for (let i = 0; i < 3000; i++) out.write(JSON.stringify({ i }) + '\\n');",
+      'const emoji = Buffer.from(\'{"t":"a😀b"}\\r\\n\');',
+      "out.write(emoji.subarray(0, 8));",
+      "setTimeout(() => { out.write(emoji.subarray(8, -1)); setTimeout(() => { out.write(emoji.subarray(-1)); out.write('\\n  \\nnot json\\n' + 'x'.repeat(300) + '\\n'); }, 50); }, 50);",
+    ].join(" ");
+    await using proc = await nodeScript(script, { maxLineBytes: 200 });
+    const seen: string[] = [];
+    let error: unknown;
+    try {
+      for await (const batch of proc.textBatches()) {
+        expect(batch.length).toBeGreaterThan(0);
+        seen.push(...batch);
+      }
+    } catch (err) {
+      error = err;
+    }
+    expect(seen).toEqual([...Array.from({ length: 3000 }, (_, i) => JSON.stringify({ i })), '{"t":"a😀b"}', "not json"]);
+    expect(error).toMatchObject({ op: "read", code: ErrCode.ResourceExhausted });
+  });
+
+  it("stdout has one consumer: any two of lines(), lineBatches() and textBatches() throw INVALID", async () => {
     await using a = await nodeScript("0");
     a.lines();
     expect(() => a.lineBatches()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+    expect(() => a.textBatches()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
     await using b = await nodeScript("0");
     b.lineBatches();
     expect(() => b.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+    await using c = await nodeScript("0");
+    c.textBatches();
+    expect(() => c.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+    expect(() => c.textBatches()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
   });
 
   it("parseLine replaces JSON.parse for every line: its value is delivered, a throw makes the line text", async () => {
