@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { performance } from "node:perf_hooks";
 import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import type { ThreadRecord, ThreadRecordDraft } from "../contract/thread-record.js";
@@ -11,7 +10,12 @@ export interface HammerReport {
   readonly owner: string;
   /** Fencing tokens this worker was granted, in order. */
   readonly tokens: number[];
-  /** Wall-clock [start, end] ms of each lease it held (epoch ms, comparable across processes). */
+  /**
+   * [start, end] of each lease it held, in ms of the system's monotonic clock (`process.hrtime`),
+   * which every process on one machine shares, so holds compare across processes. (Node's
+   * `performance.timeOrigin` is fixed per process within about a millisecond, too coarse for holds
+   * handed over at once.)
+   */
   readonly holds: [number, number][];
   /** Acquires refused with BusyError. */
   readonly busy: number;
@@ -38,7 +42,7 @@ export async function leaseHammer(
     onFirstBusy,
   }: { owner: string; cycles: number; key: string; ttlMs?: number; onFirstBusy?: () => void },
 ): Promise<HammerReport> {
-  const wallNow = (): number => performance.timeOrigin + performance.now();
+  const monotonicNow = (): number => Number(process.hrtime.bigint()) / 1e6;
   const report = { owner, tokens: [] as number[], holds: [] as [number, number][], busy: 0, lost: 0, finalized: 0 };
   while (report.finalized < cycles) {
     let lease;
@@ -50,7 +54,7 @@ export async function leaseHammer(
       await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4));
       continue;
     }
-    const start = wallNow();
+    const start = monotonicNow();
     report.tokens.push(lease.token);
     const current = await store.resolve({ key });
     const data = (current?.checkpoint.data ?? { count: 0, tokens: [] }) as { count: number; tokens: number[] };
@@ -74,7 +78,7 @@ export async function leaseHammer(
       if (!(err instanceof LeaseLostError)) throw err;
       report.lost++;
     }
-    report.holds.push([start, wallNow()]);
+    report.holds.push([start, monotonicNow()]);
     await store.releaseLease(lease);
   }
   return report;
