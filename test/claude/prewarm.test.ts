@@ -38,6 +38,23 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
     expect(driver.prewarmedProcesses).toBe(0);
   });
 
+  it("a first turn on a pre-warmed process sends the model the same request as a cold first turn (apart from ids)", async () => {
+    h = await harness();
+    extra = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+    const cold = await prewarmTurn(extra.stream("the same first turn"));
+    expect(cold.spawned).toBe(true);
+    const coldRequests = h.server.requests.splice(0);
+
+    expect(await h.agent.prewarm()).toBe(1);
+    expect(h.server.requests).toEqual([]);
+    const warm = await prewarmTurn(h.agent.stream("the same first turn"));
+    expect(warm.prewarmedPid).toBeGreaterThan(0);
+    expect(warm.text).toBe(cold.text);
+    const shape = (requests: typeof coldRequests) => requests.map((r) => ({ method: r.method, path: r.path, query: r.query, body: withoutIds(r.body) }));
+    expect(shape(h.server.requests)).toEqual(shape(coldRequests));
+    expect(coldRequests.filter((r) => r.path === "/v1/messages")).toHaveLength(1);
+  });
+
   it("a pre-warmed process is never taken by a run with another configuration (a different env)", async () => {
     h = await harness();
     expect(await h.agent.prewarm()).toBe(1);
@@ -68,3 +85,8 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
     expect((extra.driver as ClaudeDriver).prewarmedProcesses).toBe(0);
   });
 });
+
+/** `body` as JSON with every UUID (session, message, request ids) replaced by one placeholder. */
+function withoutIds(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>"));
+}
