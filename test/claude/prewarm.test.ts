@@ -56,7 +56,7 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
     expect(warm.prewarmedPid).toBeGreaterThan(0);
     expect(warm.text).toBe(cold.text);
     const shape = (requests: readonly LoggedRequest[]) =>
-      requests.map((r) => ({ method: r.method, path: r.path, query: r.query, body: withoutIds(r.body) }));
+      requests.map((r) => ({ method: r.method, path: r.path, query: r.query, headers: withoutIds(r.headers), body: withoutIds(r.body) }));
     expect(shape(h.server.requests.slice(coldRequests.length))).toEqual(shape(coldRequests));
     expect(coldRequests.filter((r) => r.path === "/v1/messages")).toHaveLength(1);
   });
