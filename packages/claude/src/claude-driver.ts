@@ -65,6 +65,8 @@ export class ClaudeDriver implements Driver {
   readonly #pool: ProcessPool<ClaudeSession>;
   /** Where each process's stderr goes: the sink of the run it serves now. */
   readonly #stderrTo = new WeakMap<ClaudeSession, { sink: DriverSink }>();
+  /** Pre-warmed processes that have not served a turn yet. */
+  readonly #prewarmed = new WeakSet<ClaudeSession>();
   /** The config as captured (a refusal is kept for {@link validateConfig}). */
   readonly #captured: CapturedConfig<ClaudeConfig>;
   /** Exports and imports session transcripts, so a thread continues on another host (see `claudeSessionTransfer`). */
@@ -118,7 +120,10 @@ export class ClaudeDriver implements Driver {
    * A run of a fresh conversation (no `session`) with the same launch signature takes it instead
    * of spawning (a `notice` `process reused` with `prewarmed: true` says so); a run with any other
    * config, cwd, env, model, policy, MCP servers, skills or output schema never does. An unused
-   * process ends after `idleMs` (default 5 minutes) and on {@link close}.
+   * process ends after `idleMs` (default 5 minutes) and on {@link close}. A turn on it answers as
+   * soon as its result is in: a thread turn that may reuse its process parks it as usual; any other
+   * healthy turn ends it in the background as a one-shot turn would (stdin closed, the grace, then
+   * SIGTERM; {@link close} ends it at once), so its response has no `exit`.
    *
    * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch; DriverError
    * `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
@@ -136,6 +141,7 @@ export class ClaudeDriver implements Driver {
       await session.initialize(signal);
       await session.warmContext(signal);
       await waitForCpuIdle(session.proc.pid, { signal });
+      this.#prewarmed.add(session);
     };
     await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), ready, signal, "claude process");
     return true;
@@ -150,11 +156,13 @@ export class ClaudeDriver implements Driver {
     // A parked process serves the turn only while its conversation ends at the turn's checkpoint.
     const version = readCheckpointData(request.session?.data)?.lastMessageId;
     const session = (await this.#pool.acquire({ request, signature, version, sink })) ?? (await this.#spawn(request, sink, signature));
+    // A pre-warmed process answers as soon as its result is in; it then ends in the background.
+    const handOver = this.#prewarmed.delete(session);
     const stderr = this.#stderrTo.get(session);
     if (stderr) stderr.sink = sink;
     const outcome = await this.#pool.serve(session, async () => {
       try {
-        return await session.runTurn(request.prompt, sink, signal, reusable);
+        return await session.runTurn(request.prompt, sink, signal, reusable || handOver);
       } catch (error) {
         await session.close();
         throw error;
@@ -167,7 +175,8 @@ export class ClaudeDriver implements Driver {
       throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
     }
     const response = this.#response(request, session, outcome);
-    if (alive && !response.failure && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
+    if (alive && !response.failure && reusable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
+    else if (alive && !response.failure && !reusable) this.#finishInBackground(session);
     else await session.close();
     return response;
   }
@@ -175,6 +184,18 @@ export class ClaudeDriver implements Driver {
   /** Ends every live and parked process of this driver. Idempotent. */
   async close(): Promise<void> {
     await this.#pool.close();
+  }
+
+  /** Ends `session`'s process without waiting for it (as after a one-shot turn); {@link close} still ends it. */
+  #finishInBackground(session: ClaudeSession): void {
+    const untrack = this.#pool.track(session);
+    const stderr = this.#stderrTo.get(session);
+    if (stderr) stderr.sink = IDLE_SINK;
+    void session
+      .finish(IDLE_SINK)
+      .catch(() => undefined)
+      .then(() => session.close())
+      .finally(untrack);
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string): Promise<ClaudeSession> {

@@ -257,6 +257,15 @@ export class ClaudeSession implements PooledProcess {
   }
 
   /**
+   * Ends the process after a turn that kept it alive, as {@link runTurn} ends a one-shot turn's
+   * (stdin closed, the grace, then SIGTERM and SIGKILL); what it writes meanwhile goes to `sink`.
+   * Resolves with how it ended.
+   */
+  finish(sink: DriverSink): Promise<ExitInfo> {
+    return this.#finish(sink);
+  }
+
+  /**
    * Ends the process after its terminal result: stdin closed, the grace for the CLI to exit on its
    * own, then SIGTERM and SIGKILL. Output after the result is not part of the turn: approval
    * requests are denied at once, a second result is ignored, the rest is dropped.
