@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import type { LoggedRequest } from "@adaptor/testkit";
-import { childrenMentioning, prewarmTurn } from "../support/prewarm.js";
+import { childrenMentioning, childrenStartedBy, prewarmTurn } from "../support/prewarm.js";
 import { claude, type ClaudeDriver } from "@adaptor/claude";
 import { alive, harness, type Harness } from "./support.js";
 
@@ -22,9 +22,7 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
   it("a first turn runs on the pre-warmed process; a run with another model spawns its own and leaves it waiting", async () => {
     h = await harness();
     const driver = h.agent.driver as ClaudeDriver;
-    const before = new Set(childrenMentioning("claude"));
-    expect(await h.agent.prewarm()).toBe(1);
-    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("claude", async () => expect(await h!.agent.prewarm()).toBe(1));
     expect(warm).toHaveLength(1);
     expect(driver.prewarmedProcesses).toBe(1);
     expect(h.server.requests).toEqual([]); // pre-warming (initialize, get_context_usage) asks the model nothing
@@ -110,9 +108,7 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
 
   it("close() ends a pre-warmed process nobody took", async () => {
     h = await harness();
-    const before = new Set(childrenMentioning("claude"));
-    await h.agent.prewarm({ count: 2 });
-    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("claude", () => h!.agent.prewarm({ count: 2 }));
     expect(warm).toHaveLength(2);
     await h.agent.close();
     expect(warm.filter(alive)).toEqual([]);
@@ -122,9 +118,7 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
   it("idle eviction ends a pre-warmed process nobody took within idleMs", async () => {
     h = await harness();
     extra = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5", idleMs: 200 }));
-    const before = new Set(childrenMentioning("claude"));
-    await extra.prewarm();
-    const warm = childrenMentioning("claude").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("claude", () => extra!.prewarm());
     expect(warm).toHaveLength(1);
     await vi.waitFor(() => expect(warm.filter(alive)).toEqual([]), { timeout: 30_000, interval: 100 });
     expect((extra.driver as ClaudeDriver).prewarmedProcesses).toBe(0);

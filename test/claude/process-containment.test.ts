@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import type { AgentEvent } from "adaptor";
 import { harness, spawnedPid, type Harness } from "./support.js";
+import { processesWithArgument } from "../support/prewarm.js";
 
 // Real claude binary (pinned 2.1.332): its Bash tool starts commands in their own session, outside
 // the process group the driver signals. Every such command must end with the run, a cancel, a
@@ -27,25 +27,9 @@ function marker(): string {
 /** The long-running Bash command: a node process carrying `m` as an argument. */
 const longCommand = (m: string): string => `node -e "setInterval(() => {}, 1000)" ${m}`;
 
-/** Live (non-zombie) processes with `text` as one whole argument (a script merely mentioning it does not count). */
-function survivors(text: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes(text)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (!stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
 async function appeared(text: string, ms = 60_000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    if (survivors(text).length > 0) return true;
+    if (processesWithArgument(text).length > 0) return true;
   }
   return false;
 }
@@ -53,9 +37,9 @@ async function appeared(text: string, ms = 60_000): Promise<boolean> {
 /** Survivors after up to `ms` of waiting for them to go. */
 async function survivorsAfter(text: string, ms = 10_000): Promise<number[]> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    if (survivors(text).length === 0) return [];
+    if (processesWithArgument(text).length === 0) return [];
   }
-  return survivors(text);
+  return processesWithArgument(text);
 }
 
 const unrestricted = { policy: { sandbox: "unrestricted" as const } };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "adaptor";
-import { childrenMentioning, prewarmTurn, processesWithArgument } from "../support/prewarm.js";
+import { childrenMentioning, childrenStartedBy, prewarmTurn, processesWithArgument } from "../support/prewarm.js";
 import { codex, type CodexDriver } from "@adaptor/codex";
 import { whenPromptSays } from "@adaptor/testkit";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
@@ -49,9 +49,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   it("a healthy run hands its pre-warmed process back: the next first turn runs there in a new thread of its own, with nothing of the first", async () => {
     h = await codexHarness({ config: SETTLE });
     agent = new Agent(h.driver);
-    const before = new Set(childrenMentioning("codex"));
-    await agent.prewarm();
-    const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("codex", () => agent!.prewarm());
     expect(warm).toHaveLength(1);
 
     const first = await prewarmTurn(agent.stream("the first conversation"));
@@ -81,9 +79,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
     h = await codexHarness({ config: SETTLE });
     agent = new Agent(codex({ ...h.driver.config, idleMs: 10_000 }));
     const driver = agent.driver as CodexDriver;
-    const before = new Set(childrenMentioning("codex"));
-    await agent.prewarm();
-    const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("codex", () => agent!.prewarm());
     expect((await prewarmTurn(agent.stream("first"))).prewarmedPid).toBe(warm[0]);
     await vi.waitFor(() => expect(driver.prewarmedProcesses).toBe(1), { timeout: 30_000, interval: 50 });
 
@@ -113,9 +109,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
         ],
       });
       agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
-      const before = new Set(childrenMentioning("codex"));
-      await agent.prewarm();
-      const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+      const warm = await childrenStartedBy("codex", () => agent!.prewarm());
       const job = await prewarmTurn(agent.stream("LONG_JOB"));
       expect(job.prewarmedPid).toBe(warm[0]);
       expect(h.server.responses().map((r) => r.rule)).toEqual(["long job", "directive"]);
@@ -138,9 +132,7 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
   it("close() ends a pre-warmed process nobody took; idle eviction ends one after idleMs", async () => {
     h = await codexHarness({ config: SETTLE });
     agent = new Agent(h.driver);
-    const before = new Set(childrenMentioning("codex"));
-    await agent.prewarm();
-    const warm = childrenMentioning("codex").filter((pid) => !before.has(pid));
+    const warm = await childrenStartedBy("codex", () => agent!.prewarm());
     expect(warm).toHaveLength(1);
     await agent.close();
     expect(warm.filter(alive)).toEqual([]);

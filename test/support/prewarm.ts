@@ -17,6 +17,13 @@ export function childrenMentioning(word: string): number[] {
   return pids;
 }
 
+/** Pids of the children (see {@link childrenMentioning}) that appeared while `action` ran, such as a pre-warm. */
+export async function childrenStartedBy(word: string, action: () => Promise<unknown>): Promise<number[]> {
+  const before = new Set(childrenMentioning(word));
+  await action();
+  return childrenMentioning(word).filter((pid) => !before.has(pid));
+}
+
 /** Live (non-zombie) processes with `text` as one whole argument (Linux `/proc`). */
 export function processesWithArgument(text: string): number[] {
   const found: number[] = [];
