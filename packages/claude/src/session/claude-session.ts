@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { exitOrTerminate, InterruptEscalation, raceAbort, type PooledProcess } from "@adaptor/driver/kit";
-import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
+import type { CapturedOutput, CliProcess, ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import {
@@ -19,6 +19,8 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
+import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
+import { parseLine, StdoutLines } from "./stdout-lines.js";
 
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
@@ -49,7 +51,9 @@ export class ClaudeSession implements PooledProcess {
   readonly proc: CliProcess;
   readonly signature: string;
   readonly #launch: Launch;
-  readonly #lines: AsyncIterator<OutputLine>;
+  readonly #lines: StdoutLines;
+  /** Reads the text-delta lines of a turn without parsing them. */
+  readonly #deltaLines = new TextDeltaLineReader();
   readonly #graceMs: number;
   /** The process started a new session (no `--resume`), so its running cost began at 0 here. */
   readonly #freshSession: boolean;
@@ -78,7 +82,7 @@ export class ClaudeSession implements PooledProcess {
     this.#graceMs = graceMs;
     this.#freshSession = freshSession;
     this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
-    this.#lines = proc.lines()[Symbol.asyncIterator]();
+    this.#lines = new StdoutLines(proc);
     void proc.exited.then(() => (this.#exited = true));
     this.#askForEveryTool = askForEveryTool;
   }
@@ -143,13 +147,24 @@ export class ClaudeSession implements PooledProcess {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
+      // One await per batch of lines; a text delta of the running turn is read without a parse.
+      const lines = this.#lines;
+      const deltaLines = this.#deltaLines;
       for (;;) {
-        const next = await this.#lines.next();
-        if (next.done) {
+        const text = lines.take();
+        if (text === undefined) {
+          if (await lines.fill()) continue;
           ended = true;
           break;
         }
-        const line = next.value;
+        if (begun) {
+          const delta = deltaLines.read(text);
+          if (delta !== undefined) {
+            turn.textDelta(delta);
+            continue;
+          }
+        }
+        const line = parseLine(text);
         if (line.kind === "text") {
           sink.emit({ type: "process", kind: "stdout", text: line.text });
           continue;
