@@ -18,7 +18,7 @@ function deltaLine(text: string, tail: Record<string, unknown> = {}, index = 0):
 
 const TEXTS = [
   "token1 ",
-  "Streaming \"works",
+  'Streaming "works',
   '" in é several\n ',
   "small pieces 😀.",
   "tab\tand\\backslash and \u2028 line separator",
@@ -76,10 +76,31 @@ describe("TextDeltaLineReader", () => {
       deltaLine("x", { uuid: "back\\slash" }),
       deltaLine("x", { parent_tool_use_id: 7 }),
       deltaLine("x", { type: "stream_event", extra: true }),
-      JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "t" } } }),
-      JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x", more: 1 } }, session_id: SESSION, parent_tool_use_id: null, uuid: "u" }),
-      JSON.stringify({ event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x" } }, type: "stream_event", session_id: SESSION, parent_tool_use_id: null, uuid: "u" }),
-      JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x" } }, uuid: "u", session_id: SESSION, parent_tool_use_id: null }),
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "t" } },
+      }),
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x", more: 1 } },
+        session_id: SESSION,
+        parent_tool_use_id: null,
+        uuid: "u",
+      }),
+      JSON.stringify({
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x" } },
+        type: "stream_event",
+        session_id: SESSION,
+        parent_tool_use_id: null,
+        uuid: "u",
+      }),
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x" } },
+        uuid: "u",
+        session_id: SESSION,
+        parent_tool_use_id: null,
+      }),
       good.replace('"index":0', '"index":01'),
       good.replace('"index":0', '"index":-1'),
       good.replace('"index":0', '"index":1.5'),
@@ -102,7 +123,7 @@ describe("TextDeltaLineReader", () => {
   it("after a line was accepted, no mutation of the next line is accepted unless JSON.parse reads the same", () => {
     // Every single-character deletion, and insertion or replacement of characters that matter to
     // JSON, at every position: what the reader accepts must parse to an untagged text delta with that text.
-    const bases = [deltaLine("tok \\ \" é"), deltaLine("token1 ", { api_message_id: undefined })];
+    const bases = [deltaLine('tok \\ " é'), deltaLine("token1 ", { api_message_id: undefined })];
     const inserts = ['"', "\\", "}", "{", ",", " ", "\u0001", "0", "a", ":"];
     let accepted = 0;
     for (const base of bases) {
@@ -121,7 +142,10 @@ describe("TextDeltaLineReader", () => {
         if (text === undefined) continue;
         accepted++;
         expect(text, line).toBe(parsedText(line));
-        expect(Object.keys(JSON.parse(line) as object).every((key) => ALLOWED_KEYS.includes(key)), line).toBe(true);
+        expect(
+          Object.keys(JSON.parse(line) as object).every((key) => ALLOWED_KEYS.includes(key)),
+          line,
+        ).toBe(true);
       }
     }
     expect(accepted).toBeGreaterThan(100); // changes inside the text and ids are still read fast

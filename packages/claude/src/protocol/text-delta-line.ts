@@ -82,7 +82,10 @@ const UUID_KEY = ',"uuid":"';
 /** A string JSON writes as it is: no quote, backslash or control character. */
 const PLAIN = String.raw`"[^"\\\u0000-\u001f]*"`;
 /** Everything after the event, as claude writes it, to the end of the line. */
-const TAIL = new RegExp(String.raw`,"session_id":${PLAIN},"parent_tool_use_id":(?:null|${PLAIN}),"uuid":${PLAIN}(?:,"api_message_id":${PLAIN})?\}`, "y");
+const TAIL = new RegExp(
+  String.raw`,"session_id":${PLAIN},"parent_tool_use_id":(?:null|${PLAIN}),"uuid":${PLAIN}(?:,"api_message_id":${PLAIN})?\}`,
+  "y",
+);
 /** Deltas up to this many UTF-16 units are checked for raw control characters by a loop. */
 const SHORT_SPAN = 32;
 // eslint-disable-next-line no-control-regex -- exactly the characters JSON refuses raw inside a string
