@@ -100,4 +100,19 @@ describe("claude text-delta lines (fake CLI)", () => {
       await agent.close();
     }
   });
+  it("a host that keeps up loses no delta even with a small event buffer: lines are taken one at a time, in step with its loop", async () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `t${i} `);
+    const body = texts.map((text) => (delta(text) as { write: string }).write).join("");
+    const steps: FakeCliStep[] = [{ awaitStdinLine: true }, init, { write: body }, result("done"), { hang: true }];
+    const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), { eventBuffer: 4 });
+    try {
+      const stream = agent.stream("go");
+      const events = await drain(stream);
+      await stream.result();
+      expect(events.filter((e) => e.type === "dropped")).toEqual([]);
+      expect(events.filter((e) => e.type === "text-delta").map((e) => e.text)).toEqual(texts);
+    } finally {
+      await agent.close();
+    }
+  });
 });

@@ -33,6 +33,9 @@ export interface TurnOutcome {
   readonly costUsd: number | undefined;
 }
 
+/** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
+const ONE_TURN = Promise.resolve();
+
 /** The answer the CLI gets for an approval request that arrives after its turn's result. */
 const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended";
 
@@ -147,16 +150,19 @@ export class ClaudeSession implements PooledProcess {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
-      // One await per batch of lines; a text delta of the running turn is read without a parse.
+      // A text delta of the running turn is read without a parse. One await per line, as with
+      // lines(): the host's loop takes its events in step, so its queue stays short.
       const lines = this.#lines;
       const deltaLines = this.#deltaLines;
       for (;;) {
-        const text = lines.take();
-        if (text === undefined) {
-          if (await lines.fill()) continue;
+        let text = lines.take();
+        if (text !== undefined) await ONE_TURN;
+        else if (await lines.fill()) text = lines.take();
+        else {
           ended = true;
           break;
         }
+        if (text === undefined) continue;
         if (begun) {
           const delta = deltaLines.read(text);
           if (delta !== undefined) {
