@@ -3,11 +3,11 @@ import type { CliProcess, OutputLine } from "@adaptor/driver/process";
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
- * The claude process's stdout lines, read in the batches {@link CliProcess.textBatches} hands over
- * (one settled promise per batch, not per line) and taken one at a time: {@link take} gives the
- * next line of the batch at hand without waiting, {@link fill} waits for the next batch, and
- * {@link next} gives lines parsed as {@link CliProcess.lines} gives them. A line is read once, by
- * whichever of these takes it; what one reader leaves stays for the next, in order.
+ * The claude process's stdout lines, unparsed, in the batches {@link CliProcess.textBatches} hands
+ * over, taken one at a time: {@link take} gives the next line of the batch at hand without waiting
+ * (the caller decides whether to parse it), {@link fill} waits for the next batch, and {@link next}
+ * gives lines parsed as {@link CliProcess.lines} gives them. A line is read once, by whichever of
+ * these takes it; what one reader leaves stays for the next, in order.
  */
 export class StdoutLines {
   readonly #batches: AsyncIterator<readonly string[]>;
