@@ -116,8 +116,7 @@ export class TurnState {
     if (event.type !== "content_block_delta") return;
     const delta = event.delta as { type?: string; text?: string; thinking?: string; partial_json?: string } | undefined;
     if (delta?.type === "text_delta" && delta.text) {
-      if (messageId) this.#streamed.add(messageId);
-      this.#emit(messageId ? { type: "text-delta", text: delta.text, messageId } : { type: "text-delta", text: delta.text });
+      this.textDelta(delta.text);
     } else if (delta?.type === "thinking_delta" && delta.thinking) {
       if (messageId) this.#streamed.add(messageId);
       this.#emit(
@@ -127,6 +126,16 @@ export class TurnState {
       const tool = this.#streamingTools.get(index);
       if (tool) this.#emit({ type: "tool-call", phase: "args", id: tool.id, name: tool.name, argsDelta: delta.partial_json });
     }
+  }
+
+  /**
+   * Handles the `text_delta` of a `content_block_delta` stream event (non-empty `text`), as
+   * {@link accept} does for such a line: a `text-delta` event of the streaming message.
+   */
+  textDelta(text: string): void {
+    const messageId = this.#streamingMessageId;
+    if (messageId) this.#streamed.add(messageId);
+    this.#emit(messageId ? { type: "text-delta", text, messageId } : { type: "text-delta", text });
   }
 
   #assistant(message: { id?: string; content?: ContentBlock[] } | undefined): void {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { exitOrTerminate, InterruptEscalation, raceAbort, type PooledProcess } from "@adaptor/driver/kit";
-import type { CapturedOutput, CliProcess, ExitInfo, OutputLine } from "@adaptor/driver/process";
+import type { CapturedOutput, CliProcess, ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import {
@@ -19,6 +19,8 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
+import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
+import { parseLine, StdoutLines } from "./stdout-lines.js";
 
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
@@ -30,6 +32,9 @@ export interface TurnOutcome {
   /** Cost in US dollars of this turn alone; undefined when its share of the session's running total cannot be known. */
   readonly costUsd: number | undefined;
 }
+
+/** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
+const ONE_TURN = Promise.resolve();
 
 /** The answer the CLI gets for an approval request that arrives after its turn's result. */
 const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended";
@@ -49,7 +54,9 @@ export class ClaudeSession implements PooledProcess {
   readonly proc: CliProcess;
   readonly signature: string;
   readonly #launch: Launch;
-  readonly #lines: AsyncIterator<OutputLine>;
+  readonly #lines: StdoutLines;
+  /** Reads the text-delta lines of a turn without parsing them. */
+  readonly #deltaLines = new TextDeltaLineReader();
   readonly #graceMs: number;
   /** The process started a new session (no `--resume`), so its running cost began at 0 here. */
   readonly #freshSession: boolean;
@@ -78,7 +85,7 @@ export class ClaudeSession implements PooledProcess {
     this.#graceMs = graceMs;
     this.#freshSession = freshSession;
     this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
-    this.#lines = proc.lines()[Symbol.asyncIterator]();
+    this.#lines = new StdoutLines(proc);
     void proc.exited.then(() => (this.#exited = true));
     this.#askForEveryTool = askForEveryTool;
   }
@@ -143,13 +150,27 @@ export class ClaudeSession implements PooledProcess {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
+      // A text delta of the running turn is read without a parse. One await per line, as with
+      // lines(): the host's loop takes its events in step, so its queue stays short.
+      const lines = this.#lines;
+      const deltaLines = this.#deltaLines;
       for (;;) {
-        const next = await this.#lines.next();
-        if (next.done) {
+        let text = lines.take();
+        if (text !== undefined) await ONE_TURN;
+        else if (await lines.fill()) text = lines.take();
+        else {
           ended = true;
           break;
         }
-        const line = next.value;
+        if (text === undefined) continue;
+        if (begun) {
+          const delta = deltaLines.read(text);
+          if (delta !== undefined) {
+            turn.textDelta(delta);
+            continue;
+          }
+        }
+        const line = parseLine(text);
         if (line.kind === "text") {
           sink.emit({ type: "process", kind: "stdout", text: line.text });
           continue;

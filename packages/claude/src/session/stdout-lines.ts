@@ -1,0 +1,68 @@
+import type { CliProcess, OutputLine } from "@adaptor/driver/process";
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * The claude process's stdout lines, unparsed, in the batches {@link CliProcess.textBatches} hands
+ * over, taken one at a time: {@link take} gives the next line of the batch at hand without waiting
+ * (the caller decides whether to parse it), {@link fill} waits for the next batch, and {@link next}
+ * gives lines parsed as {@link CliProcess.lines} gives them. A line is read once, by whichever of
+ * these takes it; what one reader leaves stays for the next, in order.
+ */
+export class StdoutLines {
+  readonly #batches: AsyncIterator<readonly string[]>;
+  #batch: readonly string[] = [];
+  #index = 0;
+
+  constructor(proc: CliProcess) {
+    this.#batches = proc.textBatches()[Symbol.asyncIterator]();
+  }
+
+  /** The next line of the batch at hand (its text, unparsed), or undefined when it is used up. */
+  take(): string | undefined {
+    return this.#index < this.#batch.length ? this.#batch[this.#index++] : undefined;
+  }
+
+  /**
+   * Waits for the next batch (call when {@link take} gave undefined); false once stdout ended.
+   *
+   * @throws DriverError `RESOURCE_EXHAUSTED` (op `"read"`) when a line exceeds the process's
+   * `maxLineBytes`, after every line before it was handed over.
+   */
+  async fill(): Promise<boolean> {
+    const next = await this.#batches.next();
+    if (next.done === true) return false;
+    this.#batch = next.value;
+    this.#index = 0;
+    return true;
+  }
+
+  /** The next line, parsed as `lines()` parses it (`json` with its value, or `text`); done once stdout ended. */
+  async next(): Promise<IteratorResult<OutputLine, undefined>> {
+    let text = this.take();
+    while (text === undefined) {
+      if (!(await this.fill())) return DONE;
+      text = this.take();
+    }
+    return { done: false, value: parseLine(text) };
+  }
+
+  /** Stops reading: later lines are dropped (stdout keeps draining). */
+  async return(): Promise<IteratorResult<OutputLine, undefined>> {
+    this.#batch = [];
+    this.#index = 0;
+    await this.#batches.return?.();
+    return DONE;
+  }
+}
+
+/** A framed line as `lines()` delivers it: `json` when it parses, else `text`. */
+export function parseLine(text: string): OutputLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "text", text };
+  }
+  return { kind: "json", value, text };
+}
