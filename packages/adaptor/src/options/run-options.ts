@@ -110,7 +110,11 @@ export interface AgentOptions extends SharedRunOptions {
   readonly sessionStateLimitBytes?: number;
   /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
   readonly spawn?: boolean;
-  /** Events buffered per stream before high-frequency deltas are dropped, an integer >= 1. Default 1024. */
+  /**
+   * Events buffered per stream before high-frequency deltas are dropped (each gap reported by a
+   * `dropped` event), an integer >= 1. Default 1024. A driver may emit a whole stdout chunk at once
+   * (Codex: a few hundred deltas), so a much smaller value can drop deltas for a consumer that keeps up.
+   */
   readonly eventBuffer?: number;
   /**
    * Host tools the agent may call, made with `defineTool`. Served by one MCP server the
