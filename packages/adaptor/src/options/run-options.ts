@@ -112,8 +112,9 @@ export interface AgentOptions extends SharedRunOptions {
   readonly spawn?: boolean;
   /**
    * Events buffered per stream before high-frequency deltas are dropped (each gap reported by a
-   * `dropped` event), an integer >= 1. Default 1024. A driver may emit a whole stdout chunk at once
-   * (Codex: a few hundred deltas), so a much smaller value can drop deltas for a consumer that keeps up.
+   * `dropped` event), an integer >= 1. Default 1024. The Claude and Codex drivers hand over one
+   * stdout line per turn of the microtask queue, so a consumer that keeps up loses nothing even with
+   * a small value.
    */
   readonly eventBuffer?: number;
   /**

@@ -42,6 +42,8 @@ const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed",
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
 /** Default of `CodexConfig.handBackSettleMs`, ms. */
 const HAND_BACK_SETTLE_MS = 1000;
+/** Awaited between two lines of a stdout chunk: one turn of the microtask queue, for the host's loop. */
+const ONE_TURN = Promise.resolve();
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
 const TURN_PAGE = 20;
 
@@ -427,10 +429,14 @@ export class AppServerSession implements PooledProcess {
 
   async #readLines(): Promise<void> {
     try {
-      // Every line is dispatched synchronously: one settled promise per stdout chunk, not per line.
+      // stdout is taken a chunk at a time; between two lines of a chunk one turn of the microtask
+      // queue goes to the host's loop, which so takes its events in step (a small eventBuffer is not
+      // overrun by a chunk's hundreds of deltas) while no new stdout is read in between.
       for await (const batch of this.proc.textBatches()) {
-        for (const text of batch) {
+        for (let i = 0; i < batch.length; i++) {
+          if (i > 0) await ONE_TURN;
           // A delta of the turn being served goes straight to it, without a parsed value.
+          const text = batch[i]!;
           if (this.#active?.state.acceptLine(text) !== true) this.#dispatch(text);
         }
       }
