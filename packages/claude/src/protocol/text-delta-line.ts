@@ -1,3 +1,4 @@
+import { closingQuote, hasRawControl } from "@adaptor/driver/kit";
 /**
  * Reads the line a long streamed turn is made of, a text delta, without parsing it: a
  * `stream_event` line holding a `content_block_delta` whose delta is a `text_delta`, exactly as
@@ -36,7 +37,7 @@ export class TextDeltaLineReader {
     const textEnd = escaped ? closingQuote(line, textStart) : line.indexOf('"', textStart);
     if (textEnd <= textStart) return undefined; // no closing quote, or an empty text (no event: the parse path says so)
     if (escaped && line.indexOf("\\", textEnd) !== -1) return undefined; // an escape after the text: an id needs the parse
-    if (hasControl(line, textStart, textEnd)) return undefined;
+    if (hasRawControl(line, textStart, textEnd)) return undefined;
     const tailStart = textEnd + BLOCK_END.length;
     if (!hasAt(line, BLOCK_END, textEnd)) return undefined;
     if (!this.#sameTail(line, tailStart) && !this.#newTail(line, tailStart)) return undefined;
@@ -86,10 +87,6 @@ const TAIL = new RegExp(
   String.raw`,"session_id":${PLAIN},"parent_tool_use_id":(?:null|${PLAIN}),"uuid":${PLAIN}(?:,"api_message_id":${PLAIN})?\}`,
   "y",
 );
-/** Deltas up to this many UTF-16 units are checked for raw control characters by a loop. */
-const SHORT_SPAN = 32;
-// eslint-disable-next-line no-control-regex -- exactly the characters JSON refuses raw inside a string
-const CONTROL = /[\u0000-\u001f]/g;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ZERO = 0x30;
@@ -118,27 +115,6 @@ function headEnd(line: string): number {
   const digits = i - digitsStart;
   if (digits === 0 || digits > MAX_INDEX_DIGITS || (digits > 1 && line.charCodeAt(digitsStart) === ZERO)) return -1;
   return hasAt(line, DELTA_KEY, i) ? i + DELTA_KEY.length : -1;
-}
-
-/** The first quote from `from` on that no backslash escapes, else -1. */
-function closingQuote(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) return i;
-    if (c === BACKSLASH) i++; // skip the escaped character
-  }
-  return -1;
-}
-
-/** A raw control character (which JSON refuses inside a string) between `from` and `to`. */
-function hasControl(text: string, from: number, to: number): boolean {
-  if (to - from <= SHORT_SPAN) {
-    for (let i = from; i < to; i++) if (text.charCodeAt(i) < 0x20) return true;
-    return false;
-  }
-  CONTROL.lastIndex = from;
-  const control = CONTROL.exec(text);
-  return control !== null && control.index < to;
 }
 
 /** No quote, backslash or control character between `from` and `to`. */

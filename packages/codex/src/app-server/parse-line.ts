@@ -1,3 +1,4 @@
+import { closingQuote, hasRawControl } from "@adaptor/driver/kit";
 /**
  * Parses one `codex app-server` stdout line exactly as `JSON.parse` would, with a fast path for
  * the line a long turn is made of: an `item/agentMessage/delta` notification
@@ -74,15 +75,11 @@ const ITEM_KEY = '","itemId":"';
 const DELTA_KEY = '","delta":"';
 const EMITTED_KEY = ',"emittedAtMs":';
 const EMITTED_TAIL_START = `}${EMITTED_KEY}`;
-const QUOTE = 0x22;
 const CLOSE_BRACE = 0x7d;
-const BACKSLASH = 0x5c;
 const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.parse gives
 const PLAIN_TAIL = 0;
 const EMITTED_TAIL = 1;
 const BAD_TAIL = -1;
-/** Deltas up to this many UTF-16 units are checked for raw control characters by a loop. */
-const SHORT_DELTA = 24;
 
 /**
  * True when `key` occurs in `text` at `at`. Not `startsWith`: a framed line is usually a slice of
@@ -98,9 +95,6 @@ function idEnd(text: string, from: number, key: string): number {
   return end !== -1 && hasAt(text, key, end) ? end : -1;
 }
 
-/** A raw control character, which JSON does not allow inside a string. */
-// eslint-disable-next-line no-control-regex -- exactly the characters JSON refuses raw inside a string
-const CONTROL = /[\u0000-\u001f]/g;
 // eslint-disable-next-line no-control-regex -- an id JSON writes without escapes: no quote, backslash or control character
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
@@ -117,14 +111,7 @@ function closingQuoteOf(text: string, deltaStart: number, escaped: boolean): num
   // Native searches, no loop per character, unless the delta holds an escape.
   const deltaEnd = escaped ? closingQuote(text, deltaStart) : text.indexOf('"', deltaStart);
   if (deltaEnd === -1) return -1;
-  if (deltaEnd - deltaStart <= SHORT_DELTA) {
-    // A short delta (the usual token): a loop costs less than a regular expression call.
-    for (let i = deltaStart; i < deltaEnd; i++) if (text.charCodeAt(i) < 0x20) return -1;
-    return deltaEnd;
-  }
-  CONTROL.lastIndex = deltaStart;
-  const control = CONTROL.exec(text);
-  return control !== null && control.index < deltaEnd ? -1 : deltaEnd;
+  return hasRawControl(text, deltaStart, deltaEnd) ? -1 : deltaEnd;
 }
 
 /** What follows the delta string at `rest`: `}}` ({@link PLAIN_TAIL}), `},"emittedAtMs":<plain integer>}` ({@link EMITTED_TAIL}), else {@link BAD_TAIL}. */
@@ -171,14 +158,4 @@ function parseDelta(text: string): unknown {
   return tail === PLAIN_TAIL
     ? { method: DELTA_METHOD, params }
     : { method: DELTA_METHOD, params, emittedAtMs: Number(text.slice(deltaEnd + 2 + EMITTED_KEY.length, -1)) };
-}
-
-/** The first quote from `from` on that no backslash escapes, else -1. */
-function closingQuote(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) return i;
-    if (c === BACKSLASH) i++; // skip the escaped character
-  }
-  return -1;
 }
