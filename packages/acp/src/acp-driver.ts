@@ -19,6 +19,7 @@ import {
   type DriverSink,
   type McpServerConfig,
 } from "@adaptor/driver";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { deepFreeze, graceMs, IDLE_SINK, InterruptEscalation, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
@@ -370,6 +371,18 @@ export class AcpDriver implements Driver {
         ...(model !== undefined ? { model } : {}),
         ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
         ...(failure ? {} : { checkpoint: { resumeId: sessionId } }),
+      });
+    } catch (error) {
+      // The agent's process ended while the session was being set up (before the prompt): say how it
+      // ended and what it last wrote on stderr, not only that the connection closed.
+      if (signal.aborted || error instanceof RequestError || !proc.connection.signal.aborted) throw error;
+      const exit = await proc.child.exited;
+      const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`;
+      throw new DriverError({
+        op: "session setup",
+        device: this.descriptor.type,
+        code: ErrCode.DeviceDisconnected,
+        cause: new Error(`${this.descriptor.displayName} ended before its turn began (${how})${tail(proc)}`, { cause: error }),
       });
     } finally {
       signal.removeEventListener("abort", onAbort);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type * as acpSchema from "@agentclientprotocol/sdk";
 import { ErrInvalidDriverConfig, type ApprovalAsk, type ApprovalDecision, type DriverEvent, type DriverSink } from "@adaptor/driver";
-import { findError, InvalidOptionError, isError } from "@adaptor/errors";
+import { DriverError, ErrCode, findError, InvalidOptionError, isError } from "@adaptor/errors";
+import { runDriver } from "@adaptor/driver/testing";
+import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { acp, gemini } from "./index.js";
 import { AcpTurn } from "./turn/acp-turn.js";
 import { parseStructured, stopReasonFailure } from "./turn/verdict.js";
@@ -122,5 +124,23 @@ describe("permission requests", () => {
     const answer = turn.onPermission(request("t1"), withdrawn.signal);
     withdrawn.abort();
     expect(await answer).toEqual({ outcome: { outcome: "cancelled" } });
+  });
+});
+
+describe("an agent that ends before its turn begins (fake CLI)", () => {
+  it("the run rejects with DriverError DEVICE_DISCONNECTED naming how the agent ended and its last stderr", async () => {
+    const steps: FakeCliStep[] = [{ awaitStdinLine: true }, { stderr: "fatal: could not load the model config\n" }, { exit: 7 }];
+    const driver = acp({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      const error = findError(run.error, DriverError);
+      expect(error?.code).toBe(ErrCode.DeviceDisconnected);
+      expect(error?.op).toBe("session setup");
+      expect(String((error?.cause as Error | undefined)?.message)).toMatch(
+        /ended before its turn began \(exit code 7\): fatal: could not load the model config/,
+      );
+    } finally {
+      await driver.close();
+    }
   });
 });
