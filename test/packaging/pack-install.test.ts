@@ -32,6 +32,7 @@ interface Manifest {
   exports?: Record<string, Record<string, string>>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 interface Packed {
@@ -132,6 +133,13 @@ describe("pnpm pack tarballs", () => {
         if (name in Object.fromEntries(packed)) expect(version, `${manifest.name} → ${name}`).toBe(packed.get(name)!.manifest.version);
       }
     }
+  });
+
+  it("leaves gemini-cli to the user: @adaptor/acp lists it as an optional peer, not as a dependency", () => {
+    const acp = packed.get("@adaptor/acp")!.manifest;
+    expect(acp.dependencies).not.toHaveProperty("@google/gemini-cli");
+    expect(acp.peerDependencies?.["@google/gemini-cli"]).toBe("0.61.0");
+    expect(acp.peerDependenciesMeta?.["@google/gemini-cli"]?.optional).toBe(true);
   });
 
   it("declares the Apache-2.0 licence, ships the LICENSE file, is ESM and side-effect free", () => {

@@ -44,7 +44,8 @@ const OWNED_FLAGS: readonly string[] = Object.freeze([
 
 /**
  * Configuration of {@link gemini}: the common driver fields. `command` defaults to Node running the
- * pinned `@google/gemini-cli` bundle installed with this package (else `gemini` on PATH); `model`
+ * pinned `@google/gemini-cli` bundle when that optional peer dependency is installed next to this
+ * package (else `gemini` on PATH; a run with neither fails with a `NOT_FOUND` DriverError); `model`
  * is passed as `-m` (default: the CLI's own, `auto`, which first asks a router model);
  * `inheritEnv` defaults to {@link GEMINI_INHERITED_ENV}; `extraArgs` follow `--acp` and may not
  * hold the flags the preset owns.
