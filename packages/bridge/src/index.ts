@@ -5,6 +5,8 @@ export type { BridgeOptions, BridgeRunner, BridgeProtocol, BridgeRunContext, Bri
 export type { CorsOptions } from "./http/cors.js";
 export type { BridgeErrorCode } from "./http/http-error.js";
 export type { ApprovalAnswer } from "./approvals/answer-approval.js";
-export type { WireApproval } from "./protocols/raw.js";
+export type { WireApproval, WirePendingApproval } from "./protocols/raw.js";
 export { AG_UI_CUSTOM_EVENTS, type AgUiApprovalState } from "./protocols/ag-ui.js";
+export { AG_UI_APPROVAL_INTERRUPT, INTERRUPT_CANCELLED_REASON } from "./protocols/ag-ui-interrupt.js";
+export { DENIED_BY_CLIENT_REASON } from "./approvals/answer-approval.js";
 export { publicMessage, MAX_PUBLIC_MESSAGE_CHARS } from "./protocols/public-error.js";

@@ -4,8 +4,11 @@ import { describe, expect, it } from "vitest";
 describe("public surface", () => {
   it("@adaptor/bridge", async () => {
     expect(Object.keys(await import("@adaptor/bridge")).sort()).toEqual([
+      "AG_UI_APPROVAL_INTERRUPT",
       "AG_UI_CUSTOM_EVENTS",
       "Bridge",
+      "DENIED_BY_CLIENT_REASON",
+      "INTERRUPT_CANCELLED_REASON",
       "MAX_PUBLIC_MESSAGE_CHARS",
       "publicMessage",
     ]);

@@ -10,6 +10,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
+import { InvalidOptionError } from "@adaptor/errors";
 import type { RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
@@ -54,9 +55,11 @@ export interface A2AServerOptions {
   readonly card: A2AServerCard;
   /**
    * Options for every run (policy, timeouts, model). No `onApproval` (approvals go to the A2A
-   * client) and no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs).
+   * client), no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs) and no `suspend`
+   * (a task waits for its approvals in `input-required` with the run open; a suspended turn's
+   * Result would otherwise end the task `completed`): `InvalidOptionError` names it.
    */
-  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
+  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal" | "suspend">;
   /**
    * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP
    * 401 before the request is read. Default: every request is accepted.
@@ -94,11 +97,19 @@ export interface A2AServer {
  * ends it `failed` with code `error` and no detail. Nothing of an error's message beyond its first
  * line, and never a stack trace, leaves the host.
  *
+ * @throws TypeError for a `url` that is not http(s); `InvalidOptionError` for `runOptions.suspend`.
+ *
  * @example
  * const server = a2aServer(agent, { url: "http://127.0.0.1:4000", card: { name: "Fixer", description: "Fixes failing tests" } });
  * http.createServer(server.handler).listen(4000, "127.0.0.1");
  */
 export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
+  if ((options.runOptions as RunOptions | undefined)?.suspend !== undefined)
+    throw new InvalidOptionError({
+      subject: "a2aServer",
+      field: "runOptions.suspend",
+      reason: "is not supported: an A2A task waits for its approvals in input-required while its run stays open",
+    });
   const base = new URL(options.url);
   if (base.protocol !== "http:" && base.protocol !== "https:")
     throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);

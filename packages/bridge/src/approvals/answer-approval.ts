@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { ErrApprovalExpired, ErrApprovalKindMismatch, ErrApprovalResolved, isError, type ApprovalRequest } from "adaptor";
+import {
+  ErrApprovalExpired,
+  ErrApprovalKindMismatch,
+  ErrApprovalResolved,
+  isError,
+  type ApprovalDecision,
+  type ApprovalRequest,
+} from "adaptor";
 import { HttpError } from "../http/http-error.js";
 
 /** The body of `POST approvals/<id>`: one decision. */
@@ -8,11 +15,39 @@ export type ApprovalAnswer =
   | { readonly decision: "deny"; readonly reason?: string }
   | { readonly decision: "answer"; readonly choice: string };
 
-const ANSWER = z.discriminatedUnion("decision", [
+const APPROVAL_ANSWER = z.discriminatedUnion("decision", [
   z.object({ decision: z.literal("approve"), updatedInput: z.record(z.string(), z.unknown()).optional() }).strict(),
   z.object({ decision: z.literal("deny"), reason: z.string().max(4_096).optional() }).strict(),
   z.object({ decision: z.literal("answer"), choice: z.string().max(4_096) }).strict(),
 ]);
+
+/** The reason recorded when an answer denies without one. */
+export const DENIED_BY_CLIENT_REASON = "denied by the client";
+
+/**
+ * Checks that `value` is an {@link ApprovalAnswer} (`what` names it in the message).
+ * @throws HttpError 400 naming what is wrong.
+ */
+export function parseApprovalAnswer(value: unknown, what: string): ApprovalAnswer {
+  const parsed = APPROVAL_ANSWER.safeParse(value);
+  if (!parsed.success) {
+    throw new HttpError(
+      400,
+      "bad_request",
+      `expected { "decision": "approve" | "deny" | "answer", ... }${what === "body" ? "" : ` as ${what}`}: ` +
+        parsed.error.issues.map((issue) => `${issue.path.join(".") || what}: ${issue.message}`).join("; "),
+    );
+  }
+  return parsed.data;
+}
+
+/** The decision an {@link ApprovalAnswer} makes (a denial without a reason gets {@link DENIED_BY_CLIENT_REASON}). */
+export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  if (answer.decision === "approve")
+    return { outcome: "approve", ...(answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {}) };
+  if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? DENIED_BY_CLIENT_REASON };
+  return { outcome: "answer", choice: answer.choice };
+}
 
 /**
  * Applies a client's answer to `request`, exactly once.
@@ -21,16 +56,7 @@ const ANSWER = z.discriminatedUnion("decision", [
  *   the request's kind.
  */
 export function answerApproval(request: ApprovalRequest, body: unknown): { readonly id: string; readonly status: string } {
-  const parsed = ANSWER.safeParse(body);
-  if (!parsed.success) {
-    throw new HttpError(
-      400,
-      "bad_request",
-      'expected { "decision": "approve" | "deny" | "answer", ... }: ' +
-        parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "),
-    );
-  }
-  const answer = parsed.data;
+  const answer = parseApprovalAnswer(body, "body");
   try {
     if (answer.decision === "approve")
       request.approve("updatedInput" in answer && answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {});

@@ -1,13 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import type { RunAgentInput } from "@ag-ui/core";
 import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck } from "@adaptor/errors";
-import type { Result, RunOptions, Stream } from "adaptor";
+import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
 import type { CorsOptions } from "../http/cors.js";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
 export interface BridgeRunner {
   /** Starts a run, as `Agent.stream` and `Thread.stream` do. */
   stream(prompt: string, options?: RunOptions): Stream;
+  /**
+   * Answers a suspended turn's stored approval and resumes the turn, as `Thread.streamAnswer`
+   * does: what an AG-UI run with `resume` entries calls. A runner without it (an `Agent`) refuses
+   * such a run with 422.
+   */
+  streamAnswer?(approvalId: string, decision: ApprovalDecision, options?: RunOptions): Stream;
 }
 
 /** The wire protocol of a run: `raw` (the SDK's events as JSON) or `ag-ui` (AG-UI events). */
@@ -22,6 +28,8 @@ export interface BridgeRunContext {
   readonly threadKey: string | undefined;
   /** The AG-UI input, for `ag-ui` runs. */
   readonly input: RunAgentInput | undefined;
+  /** A resume run: the stored approval it answers and the decision (the prompt is then `""`). */
+  readonly resume?: { readonly approvalId: string; readonly decision: ApprovalDecision };
   /** The HTTP request (headers, the authenticated user a middleware put on it). */
   readonly request: IncomingMessage;
 }

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import type { ApprovalRequest, RunOptions } from "adaptor";
-import { answerApproval } from "../approvals/answer-approval.js";
+import type { ApprovalDecision, ApprovalRequest, RunOptions } from "adaptor";
+import { answerApproval, decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
 import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
 import { parseAgUiInput } from "../protocols/ag-ui-input.js";
+import { resumeAnswer } from "../protocols/ag-ui-interrupt.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
 import { secretEnvValues } from "../protocols/public-error.js";
@@ -145,20 +146,30 @@ export class Bridge implements AsyncDisposable {
     const body = await readJsonBody(req, this.#settings.maxBodyBytes);
     let context: BridgeRunContext;
     if (protocol === "raw") {
-      const { prompt, threadKey } = parseRawBody(body);
-      context = { protocol, prompt, threadKey, input: undefined, request: req };
+      const { prompt, threadKey, resume } = parseRawBody(body);
+      context = { protocol, prompt, threadKey, input: undefined, request: req, ...(resume ? { resume } : {}) };
     } else {
       const { input, prompt } = parseAgUiInput(body);
-      checkPromptText(prompt);
+      const resume = input.resume !== undefined && input.resume.length > 0 ? resumeAnswer(input.resume) : undefined;
+      if (!resume) checkPromptText(prompt);
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
-      context = { protocol, prompt, threadKey: input.threadId, input, request: req };
+      context = { protocol, prompt, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
     }
     const settings = this.#settings;
     const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner;
     const runOptions: RunOptions =
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
-    const stream = runner.stream(context.prompt, runOptions);
+    const resume = context.resume;
+    if (resume && typeof runner.streamAnswer !== "function")
+      throw new HttpError(
+        422,
+        "resume_unsupported",
+        "this bridge's runner cannot resume a suspended turn (it has no streamAnswer: use a Thread)",
+      );
+    const stream = resume
+      ? runner.streamAnswer!(resume.approvalId, resume.decision, runOptions)
+      : runner.stream(context.prompt, runOptions);
     const input = context.input;
     const key = input ? input.runId : stream.runId;
     if (this.#channels.has(key)) {
@@ -243,22 +254,39 @@ export class Bridge implements AsyncDisposable {
   }
 }
 
-function parseRawBody(body: unknown): { prompt: string; threadKey: string | undefined } {
+function parseRawBody(body: unknown): {
+  prompt: string;
+  threadKey: string | undefined;
+  resume: { approvalId: string; decision: ApprovalDecision } | undefined;
+} {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new HttpError(400, "bad_request", 'expected { "prompt": string }');
-  const { prompt, threadKey, ...rest } = body as Record<string, unknown>;
+  const { prompt, threadKey, resume, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0)
     throw new HttpError(
       400,
       "bad_request",
-      `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string }`,
+      `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string } or { "threadKey": string, "resume": { "approvalId": string, "decision": ... } }`,
     );
-  if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
-  checkPromptText(prompt);
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
-  return { prompt, threadKey: threadKey as string | undefined };
+  if (resume !== undefined) {
+    if (prompt !== undefined) throw new HttpError(400, "bad_request", "a resume continues the suspended turn's own prompt: send no prompt");
+    if (typeof resume !== "object" || resume === null || Array.isArray(resume))
+      throw new HttpError(400, "bad_request", 'resume must be { "approvalId": string, "decision": ... }');
+    const { approvalId, ...answer } = resume as Record<string, unknown>;
+    if (typeof approvalId !== "string" || approvalId === "")
+      throw new HttpError(400, "bad_request", "resume.approvalId must be a non-empty string");
+    return {
+      prompt: "",
+      threadKey: threadKey as string | undefined,
+      resume: { approvalId, decision: decisionOf(parseApprovalAnswer(answer, "resume")) },
+    };
+  }
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
+  checkPromptText(prompt);
+  return { prompt, threadKey: threadKey as string | undefined, resume: undefined };
 }
 
 /** Refuses a prompt no CLI can carry (a lone UTF-16 surrogate) before a run starts. */

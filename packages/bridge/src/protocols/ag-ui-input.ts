@@ -4,7 +4,9 @@ import { HttpError } from "../http/http-error.js";
 
 /**
  * Checks an AG-UI `RunAgentInput` and takes the prompt from its last message, which must be a
- * user message with text (text parts are joined; other parts are refused).
+ * user message with text (text parts are joined; other parts are refused). A resume run (one with
+ * `resume` entries) continues a suspended turn with its own prompt, so it needs none: its prompt
+ * is `""` and its messages are not read.
  * @throws HttpError 400 naming what is wrong.
  */
 export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; readonly prompt: string } {
@@ -21,6 +23,7 @@ export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; 
     );
   }
   const input = parsed.data as RunAgentInput;
+  if (input.resume !== undefined && input.resume.length > 0) return { input, prompt: "" };
   const last = input.messages.at(-1);
   if (!last || last.role !== "user") throw new HttpError(400, "bad_request", "the last message must be a user message with the prompt");
   const content: unknown = last.content;

@@ -3,6 +3,7 @@ import { EventType, type BaseEvent, type TokenUsage } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
 import type { AgentEvent, Result, Usage } from "adaptor";
 import type { Frame } from "./frame.js";
+import { approvalInterrupt } from "./ag-ui-interrupt.js";
 import { failureCode, isAbort, publicMessage } from "./public-error.js";
 import { wireApproval } from "./raw.js";
 
@@ -208,7 +209,15 @@ export class AgUiMapper {
         const failure: { error: unknown } | undefined = verdict && !verdict.ok ? { error: verdict.error } : undefined;
         const usage = tokenUsage(event.usage, result?.model);
         const base = { threadId: this.#threadId, runId: this.#runId, ...(usage ? { usage } : {}) };
-        if (result || (!failure && event.ok)) {
+        if (result?.pendingApproval) {
+          // A suspended turn: the run is paused on its stored approval; a resume run answers it.
+          push({
+            type: EventType.RUN_FINISHED,
+            ...base,
+            outcome: { type: "interrupt", interrupts: [approvalInterrupt(result.pendingApproval)] },
+            result: { text: result.text },
+          });
+        } else if (result || (!failure && event.ok)) {
           push({
             type: EventType.RUN_FINISHED,
             ...base,

@@ -1,4 +1,4 @@
-import type { AgentEvent, ApprovalRequest } from "adaptor";
+import type { AgentEvent, ApprovalRequest, PendingApproval } from "adaptor";
 import { sseEvent, type Frame } from "./frame.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
 import { isAbort, publicMessage } from "./public-error.js";
@@ -37,13 +37,49 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
   };
 }
 
+/** A suspended turn's stored approval as it crosses the wire (dates as ISO 8601; the SDK's turn data stays on the server). */
+export interface WirePendingApproval {
+  readonly id: string;
+  readonly key: string;
+  readonly kind: string;
+  readonly title: string;
+  readonly toolName?: string;
+  readonly toolCallId?: string;
+  readonly input?: unknown;
+  readonly choices?: PendingApproval["choices"];
+  readonly createdAt: string;
+  readonly deadline?: string;
+  readonly onDeadline: PendingApproval["onDeadline"];
+  readonly status: PendingApproval["status"];
+}
+
+/** The wire form of a stored approval: its fields without the turn data and the checkpoint reference. */
+export function wirePendingApproval(pending: PendingApproval): WirePendingApproval {
+  return {
+    id: pending.id,
+    key: pending.key,
+    kind: pending.kind,
+    title: pending.title,
+    ...(pending.toolName !== undefined ? { toolName: pending.toolName } : {}),
+    ...(pending.toolCallId !== undefined ? { toolCallId: pending.toolCallId } : {}),
+    ...(pending.input !== undefined ? { input: pending.input } : {}),
+    ...(pending.choices !== undefined ? { choices: pending.choices } : {}),
+    createdAt: pending.createdAt.toISOString(),
+    ...(pending.deadline !== undefined ? { deadline: pending.deadline.toISOString() } : {}),
+    onDeadline: pending.onDeadline,
+    status: pending.status,
+  };
+}
+
 /**
  * The `raw` protocol: each event as JSON, one SSE event each, `id` = `meta.sequence`. An
  * `approval-request` carries the request's fields (`request.id` is what the client answers);
  * `process` stdout/stderr events lose their `text` (CLI output stays on the server); a failed
  * `run-finished` carries a public message (first line, credentials redacted), and one whose run
  * was cancelled (the client went away, the bridge closed) says `reason: "cancelled"`, as the
- * `ag-ui` protocol's `RUN_FINISHED` outcome `cancelled` does.
+ * `ag-ui` protocol's `RUN_FINISHED` outcome `cancelled` does; one whose turn suspended
+ * (`suspended: true`) carries the stored approval as `pendingApproval` ({@link WirePendingApproval}),
+ * which a run with `resume` answers.
  */
 export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict): Frame {
   let data: unknown = event;
@@ -53,11 +89,13 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
     data = rest;
   } else if (event.type === "run-finished") {
     const cancelled = !event.ok && verdict !== undefined && !verdict.ok && isAbort(verdict.error);
-    if (cancelled || event.message !== undefined) {
+    const pending = verdict?.ok ? verdict.result.pendingApproval : undefined;
+    if (cancelled || event.message !== undefined || pending) {
       data = {
         ...event,
         ...(cancelled ? { reason: "cancelled" } : {}),
         ...(event.message !== undefined ? { message: publicMessage(event.message, secrets) } : {}),
+        ...(pending ? { pendingApproval: wirePendingApproval(pending) } : {}),
       };
     }
   }

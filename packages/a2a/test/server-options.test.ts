@@ -1,0 +1,26 @@
+import { ReferenceDriver } from "@adaptor/driver/testing";
+import { Agent, ErrInvalidOption, InvalidOptionError, isError } from "adaptor";
+import { describe, expect, it } from "vitest";
+import { a2aServer } from "../src/index.js";
+
+describe("a2aServer options", () => {
+  it("refuses runOptions.suspend with InvalidOptionError naming it: a task waits in input-required with its run open", async () => {
+    await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }));
+    const make = (): unknown =>
+      a2aServer(agent, { url: "http://127.0.0.1:1", card: { name: "n", description: "d" }, runOptions: { suspend: {} } as never });
+    expect(make).toThrow(InvalidOptionError);
+    let error: unknown;
+    try {
+      make();
+    } catch (err) {
+      error = err;
+    }
+    expect(isError(error, ErrInvalidOption)).toBe(true);
+    expect((error as InvalidOptionError).field).toBe("runOptions.suspend");
+  });
+
+  it("refuses a url that is not http or https", async () => {
+    await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }));
+    expect(() => a2aServer(agent, { url: "ftp://127.0.0.1/x", card: { name: "n", description: "d" } })).toThrow(TypeError);
+  });
+});
