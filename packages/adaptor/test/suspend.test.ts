@@ -1,4 +1,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, DriverRequest, DriverSink } from "@adaptor/driver";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
@@ -167,6 +170,51 @@ describe("suspended turns", () => {
       .answer(suspended.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.input), r.deny("asked")) });
     expect(asked).toEqual([{ file_path: "other.md", content: "hi\n" }]);
     expect(result.text).toBe("Write:deny");
+  });
+
+  it("a host whose checkout lives elsewhere: its asks name its own working directory and the stored answer still applies; another path under it is asked", async () => {
+    const store = new MemoryThreadStore();
+    const dirA = mkdtempSync(join(tmpdir(), "suspend-a-"));
+    const dirB = mkdtempSync(join(tmpdir(), "suspend-b-"));
+    /** Asks to write `${cwd}/<file>` (a CLI names absolute paths in its asks), as codex does. */
+    const pathDriver = (file: string) =>
+      scriptedDriver(async (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => {
+        const path = `${request.cwd}/${file}`;
+        const ask: ApprovalAsk = {
+          kind: "permission",
+          title: `Write: ${path}`,
+          toolName: "Write",
+          input: { file_path: path, note: `in ${request.cwd}` },
+        };
+        const decision = await Promise.race([sink.requestApproval(ask), untilAborted(signal)]);
+        return { text: `${decision.outcome} ${path}`, checkpoint: { resumeId: "s1" } };
+      });
+    try {
+      const options = { threadStore: store, workspace: "git@example.com:acme/app.git" };
+      await using agentA = new Agent(pathDriver("notes.md"), { ...options, cwd: dirA });
+      const suspended = await agentA.thread("t-cwd").run("go", { suspend: {} });
+      expect(suspended.pendingApproval?.input).toEqual({ file_path: `${dirA}/notes.md`, note: `in ${dirA}` });
+
+      await using agentB = new Agent(pathDriver("notes.md"), { ...options, cwd: dirB });
+      const asked: unknown[] = [];
+      const result = await agentB
+        .thread("t-cwd")
+        .answer(suspended.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (asked.push(r.input), r.deny("asked")) });
+      expect(asked).toEqual([]);
+      expect(result.text).toBe(`approve ${dirB}/notes.md`);
+
+      const again = await agentA.thread("t-cwd-2").run("go", { suspend: {} });
+      await using agentC = new Agent(pathDriver("other.md"), { ...options, cwd: dirB });
+      const otherAsked: unknown[] = [];
+      const other = await agentC
+        .thread("t-cwd-2")
+        .answer(again.pendingApproval!.id, { outcome: "approve" }, { onApproval: (r) => (otherAsked.push(r.input), r.deny("asked")) });
+      expect(otherAsked).toEqual([{ file_path: `${dirB}/other.md`, note: `in ${dirB}` }]);
+      expect(other.text).toBe(`deny ${dirB}/other.md`);
+    } finally {
+      rmSync(dirA, { recursive: true, force: true });
+      rmSync(dirB, { recursive: true, force: true });
+    }
   });
 
   it("past its deadline the fallback is recorded once at the next access: deny lets resume() continue with a denial, abort closes it", async () => {

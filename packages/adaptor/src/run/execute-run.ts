@@ -114,7 +114,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     let turn: ThreadTurn | undefined;
     try {
       if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
-      if (turn) await suspension.begin(turn);
+      if (turn) await suspension.begin(turn, prep.request.cwd);
       const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;

@@ -153,6 +153,7 @@ export async function claimResume(init: {
         kind: approval.kind,
         ...(approval.toolName !== undefined ? { toolName: approval.toolName } : {}),
         ...(approval.input !== undefined ? { input: approval.input } : {}),
+        ...(turn.cwd !== undefined ? { cwd: turn.cwd } : {}),
         decision,
       },
     ],

@@ -37,6 +37,8 @@ export class TurnSuspension {
   #answers: readonly StoredAnswer[] = [];
   #suspending = false;
   #suspendedOn: PendingApproval | undefined;
+  /** The run's working directory (its request's `cwd`), when the SDK knows it. */
+  #cwd: string | undefined;
 
   private constructor(init: {
     thread: ThreadContext | undefined;
@@ -92,11 +94,13 @@ export class TurnSuspension {
 
   /**
    * Under the turn's lease: for a resumed turn, records or checks the approval's decision and
-   * loads the answers to apply again (see `claimResume`).
+   * loads the answers to apply again (see `claimResume`). `cwd` is the run's working directory
+   * (the request's), when known: stored with a suspension, and what resumed asks are matched in.
    * @throws ApprovalNotPendingError; the store's errors.
    */
-  async begin(turn: ThreadTurn): Promise<void> {
+  async begin(turn: ThreadTurn, cwd?: string): Promise<void> {
     this.#turn = turn;
+    this.#cwd = cwd;
     const thread = this.thread;
     if (!thread?.resume) return;
     const claimed = await claimResume({
@@ -109,7 +113,7 @@ export class TurnSuspension {
     });
     this.#resumed = claimed.approval;
     this.#answers = claimed.answers;
-    this.replay.add(claimed.answers);
+    this.replay.add(claimed.answers, cwd);
   }
 
   /**
@@ -150,7 +154,13 @@ export class TurnSuspension {
         ask,
         startedFrom: turn.startedFrom,
         settings,
-        turn: { v: 1, prompt: this.prompt, mode: thread.mode, answers: this.#answers },
+        turn: {
+          v: 1,
+          prompt: this.prompt,
+          mode: thread.mode,
+          answers: this.#answers,
+          ...(this.#cwd !== undefined ? { cwd: this.#cwd } : {}),
+        },
       });
       if (controller.signal.aborted) {
         // The run ended another way meanwhile: the question is not left behind.
