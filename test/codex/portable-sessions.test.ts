@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { codexTestEnv, startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
-import { codex } from "@adaptor/codex";
+import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
+import type { Agent, AgentEvent, Stream } from "adaptor";
+import { codexHost } from "./support.js";
 
 // Portable sessions on the real codex binary: two hosts (own CODEX_HOME, own working directory)
 // share one store; each turn lands on either host and continues the same thread.
@@ -13,15 +13,7 @@ afterEach(async () => {
 });
 
 async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-server" | "exec" = "app-server"): Promise<Agent> {
-  const env = await codexTestEnv({ server: s });
-  open.push({ close: () => env.cleanup() });
-  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
-    threadStore: store,
-    cwd: env.workDir,
-    workspace: "git@example.com:acme/app.git",
-  });
-  open.push(agent);
-  return agent;
+  return (await codexHost(s, store, (item) => open.push(item), transport)).agent;
 }
 
 async function drain(stream: Stream): Promise<{ text: string; notices: string[] }> {

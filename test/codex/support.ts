@@ -1,3 +1,32 @@
 // The codex package's own test harness (scripted OpenAI server, isolated codex home), shared by
 // these cross-package suites.
+import type { ThreadStore } from "@adaptor/threadstore";
+import { codexTestEnv, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
+import { Agent } from "adaptor";
+import { codex } from "@adaptor/codex";
 export { alive, codexHarness, NON_TMP_PARENT, type CodexHarness, type CodexHarnessOptions } from "../../packages/codex/test/support.js";
+
+/** What a suite closes after each test, last opened first. */
+export type Closer = (item: { close(): Promise<void> }) => void;
+
+/**
+ * One host of a thread shared across hosts: its own CODEX_HOME and working directory (a fresh
+ * `codexTestEnv` on `server`), an Agent on `store` with the workspace `git@example.com:acme/app.git`
+ * (so its checkout may live anywhere). `track` gets the env and the Agent to close.
+ */
+export async function codexHost(
+  server: OpenAIServer,
+  store: ThreadStore,
+  track: Closer,
+  transport: "app-server" | "exec" = "app-server",
+): Promise<{ agent: Agent; env: CodexTestEnv }> {
+  const env = await codexTestEnv({ server });
+  track({ close: () => env.cleanup() });
+  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
+    threadStore: store,
+    cwd: env.workDir,
+    workspace: "git@example.com:acme/app.git",
+  });
+  track(agent);
+  return { agent, env };
+}

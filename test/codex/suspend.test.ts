@@ -2,10 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { codexTestEnv, PATCH_FILE_CONTENT, startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
-import { codex } from "@adaptor/codex";
-import { alive } from "./support.js";
+import { PATCH_FILE_CONTENT, startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
+import type { AgentEvent, Stream } from "adaptor";
+import { alive, codexHost } from "./support.js";
 
 // A suspended turn on the real codex binary: host A suspends a thread turn on codex's file-change
 // approval (the CLI ends, nothing is written, nothing is committed); host B (its own CODEX_HOME and
@@ -20,17 +19,7 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function host(server: OpenAIServer, store: MemoryThreadStore): Promise<{ agent: Agent; env: CodexTestEnv }> {
-  const env = await codexTestEnv({ server });
-  open.push({ close: () => env.cleanup() });
-  const agent = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000 }), {
-    threadStore: store,
-    cwd: env.workDir,
-    workspace: "git@example.com:acme/app.git",
-  });
-  open.push(agent);
-  return { agent, env };
-}
+const host = (server: OpenAIServer, store: MemoryThreadStore) => codexHost(server, store, (item) => open.push(item));
 
 /** Drains `stream`: its events, the pids it spawned, and its Result. */
 async function drain(stream: Stream) {
