@@ -47,6 +47,9 @@ export function readTurnData(turn: unknown, approvalId: string): TurnData {
   return data as TurnData;
 }
 
+/** What may follow a working directory where it is one: a separator, the end, space, a quote or punctuation. */
+const CWD_END = String.raw`(?=$|[/\\\s"'\x60;:,)\]}])`;
+
 /** Stands for a run's working directory in the inputs compared by {@link StoredAnswers}. */
 const CWD_TOKEN = "\u0000cwd\u0000";
 
@@ -55,8 +58,10 @@ function withCwdToken(value: unknown, cwd: string | undefined): unknown {
   // "/" alone (or no cwd) would rewrite every path: such inputs are compared as they are.
   if (cwd === undefined || cwd.length < 2) return value;
   const root = cwd.endsWith("/") ? cwd.slice(0, -1) : cwd;
+  // The directory itself, not a longer name it begins (`/a/repo` in `/a/repo/x`, not in `/a/repo2`).
+  const pattern = new RegExp(root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + CWD_END, "g");
   const walk = (node: unknown): unknown => {
-    if (typeof node === "string") return node.split(root).join(CWD_TOKEN);
+    if (typeof node === "string") return node.replace(pattern, CWD_TOKEN);
     if (Array.isArray(node)) return node.map(walk);
     if (typeof node === "object" && node !== null)
       return Object.fromEntries(Object.entries(node).map(([k, v]) => [walk(k) as string, walk(v)]));
