@@ -9,6 +9,7 @@ import { ManualClock } from "@adaptor/threadstore/testing";
 import {
   Agent,
   ApprovalNotPendingError,
+  ErrApprovalKindMismatch,
   ErrApprovalNotPending,
   ErrSuspendUnsupported,
   ErrThreadBusy,
@@ -215,6 +216,23 @@ describe("suspended turns", () => {
       rmSync(dirA, { recursive: true, force: true });
       rmSync(dirB, { recursive: true, force: true });
     }
+  });
+
+  it("a decision that does not fit the approval's kind is refused with ErrApprovalKindMismatch and records nothing", async () => {
+    const store = new MemoryThreadStore();
+    const { driver } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("t-kind").run("go", { suspend: {} });
+    const id = suspended.pendingApproval!.id;
+    const error = await agent
+      .thread("t-kind")
+      .answer(id, { outcome: "answer", choice: "x" })
+      .catch((e: unknown) => e);
+    expect(isError(error, ErrApprovalKindMismatch)).toBe(true);
+    expect((await store.getPendingApproval(id))?.status).toBe("pending");
+    expect(driver.requests).toHaveLength(1);
+    const approved = await agent.thread("t-kind").answer(id, { outcome: "approve" });
+    expect(approved.text).toBe("Write:approve");
   });
 
   it("past its deadline the fallback is recorded once at the next access: deny lets resume() continue with a denial, abort closes it", async () => {

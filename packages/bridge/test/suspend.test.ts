@@ -24,6 +24,13 @@ function userMessage(content: string): Message {
   return { id: randomUUID(), role: "user", content };
 }
 
+/** The `run-finished` event of a `raw` run's stream. */
+async function finished(response: Response): Promise<Record<string, unknown>> {
+  let last: Record<string, unknown> | undefined;
+  for await (const message of sseMessages(response)) if (message.data.type === "run-finished") last = message.data;
+  return last!;
+}
+
 /** A bridge whose runs are turns of the thread named by the request, suspended on their first ask. */
 async function suspendingBridge(): Promise<{ served: Served; agent: Agent }> {
   const a = referenceAgent({ threadStore: new MemoryThreadStore() });
@@ -97,13 +104,30 @@ describe("suspended turns through the bridge", () => {
     await plain.close();
   });
 
+  it("a resume that cannot go on ends its run with a code saying why: approval_not_pending, approval_kind_mismatch; a raw resume needs its threadKey", async () => {
+    ({ served, agent } = await suspendingBridge());
+    const url = served.url;
+    const first = await finished(await postJson(`${url}/runs`, { threadKey: "thread-c", prompt: "TOOL ls" }));
+    const id = (first.pendingApproval as { id: string }).id;
+    const resume = (body: Record<string, unknown>) =>
+      postJson(`${url}/runs`, { threadKey: "thread-c", resume: { approvalId: id, ...body } });
+    expect(await finished(await resume({ decision: "answer", choice: "x" }))).toMatchObject({ ok: false, code: "approval_kind_mismatch" });
+    expect(await finished(await resume({ decision: "approve" }))).toMatchObject({ ok: true });
+    expect(await finished(await resume({ decision: "approve" }))).toMatchObject({ ok: false, code: "approval_not_pending" });
+    const noKey = await postJson(`${served.url}/runs`, { resume: { approvalId: id, decision: "approve" } });
+    expect(noKey.status).toBe(400);
+
+    const client = new HttpAgent({ url: `${served.url}/ag-ui`, threadId: "thread-c", initialMessages: [userMessage("x")] });
+    const codes: string[] = [];
+    await client.runAgent(
+      { runId: "late", resume: [{ interruptId: id, status: "resolved", payload: { decision: "approve" } }] },
+      { onRunErrorEvent: ({ event }) => void codes.push(String(event.code)) },
+    );
+    expect(codes).toEqual(["approval_not_pending"]);
+  });
+
   it("raw: run-finished carries the stored approval; a run with resume answers it, and a resume with a prompt is 400", async () => {
     ({ served, agent } = await suspendingBridge());
-    const finished = async (response: Response): Promise<Record<string, unknown>> => {
-      let last: Record<string, unknown> | undefined;
-      for await (const message of sseMessages(response)) if (message.data.type === "run-finished") last = message.data;
-      return last!;
-    };
     const first = await finished(await postJson(`${served.url}/runs`, { threadKey: "thread-r", prompt: "TOOL ls" }));
     const pending = first.pendingApproval as { id: string; key: string; toolName: string; status: string; createdAt: string };
     expect(first).toMatchObject({ ok: true, suspended: true });

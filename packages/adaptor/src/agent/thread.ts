@@ -116,7 +116,9 @@ export class Thread {
    * pending: already answered (use {@link resume}), expired (its deadline passed), closed, unknown
    * to this thread, or the thread's record changed since the turn suspended (then it is closed);
    * `ErrThreadBusy` while another host runs a turn on the key (nothing is recorded);
-   * `SuspendUnsupportedError` for a store without the capability; else as `run()`.
+   * `ErrApprovalKindMismatch` for a decision that does not fit the approval's kind (approve on a
+   * `question`, answer on any other kind; nothing is recorded); `SuspendUnsupportedError` for a
+   * store without the capability; else as `run()`.
    */
   answer(approvalId: string, decision: ApprovalDecision, options: RunOptions = {}): Promise<Result> {
     return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId, decision }));

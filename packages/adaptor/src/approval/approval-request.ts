@@ -104,7 +104,8 @@ export class ApprovalRequest {
    * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`.
    */
   approve(options: { updatedInput?: unknown } = {}): void {
-    if (this.kind === "question") throw this.#mismatch("approve");
+    const mismatch = kindMismatch(this.id, this.kind, "approve");
+    if (mismatch) throw mismatch;
     this.#settle({ outcome: "approve", ...("updatedInput" in options ? { updatedInput: options.updatedInput } : {}) });
   }
 
@@ -121,7 +122,8 @@ export class ApprovalRequest {
    * @throws see the class comment; `ErrApprovalKindMismatch` for other kinds.
    */
   answer(choice: string): void {
-    if (this.kind !== "question") throw this.#mismatch("answer");
+    const mismatch = kindMismatch(this.id, this.kind, "answer");
+    if (mismatch) throw mismatch;
     this.#settle({ outcome: "answer", choice });
   }
 
@@ -140,10 +142,14 @@ export class ApprovalRequest {
       });
     }
   }
+}
 
-  #mismatch(method: string): AdaptorError {
-    return new AdaptorError(`approval ${this.id}: ${method}() does not fit kind ${this.kind}`, {
-      sentinel: ErrApprovalKindMismatch,
-    });
-  }
+/**
+ * The `ErrApprovalKindMismatch` error for a decision whose `outcome` does not fit an approval of
+ * `kind` (approve on a `question`, answer on any other kind; deny fits every kind), or undefined
+ * when it fits. Live requests and stored (suspended) approvals are held to the same rule.
+ */
+export function kindMismatch(id: string, kind: string, outcome: ApprovalDecision["outcome"]): AdaptorError | undefined {
+  const fits = outcome === "deny" || (outcome === "approve" ? kind !== "question" : kind === "question");
+  return fits ? undefined : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
 }

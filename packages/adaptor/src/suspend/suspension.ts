@@ -10,6 +10,7 @@ import {
   type ThreadStore,
 } from "@adaptor/threadstore";
 import { v7 as uuidv7 } from "uuid";
+import { kindMismatch } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ResumeSpec, ThreadContext } from "../thread/thread-context.js";
@@ -99,12 +100,21 @@ export async function saveSuspension(init: {
 
 /**
  * Reads the stored turn of an approval before the resumed run starts (its prompt and mode), without
- * a lease: the checks that count run again under the lease in {@link claimResume}.
- * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError.
+ * a lease: the checks that count run again under the lease in {@link claimResume}. A `decision`
+ * that does not fit the approval's kind is refused here, before anything is recorded.
+ * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError;
+ * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind).
  */
-export async function loadResumeTurn(store: ThreadStore, key: string, approvalId: string, signal: AbortSignal): Promise<TurnData> {
+export async function loadResumeTurn(
+  store: ThreadStore,
+  spec: { readonly key: string; readonly approvalId: string; readonly decision?: ApprovalDecision | undefined },
+  signal: AbortSignal,
+): Promise<TurnData> {
+  const { key, approvalId, decision } = spec;
   const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
+  const mismatch = decision ? kindMismatch(approvalId, approval.kind, decision.outcome) : undefined;
+  if (mismatch) throw mismatch;
   return readTurnData(approval.turn, approvalId);
 }
 

@@ -57,7 +57,8 @@ export class TurnSuspension {
   /**
    * Reads a resumed turn's prompt and mode, and checks the `suspend` option, before anything starts.
    * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
-   * for an approval the thread does not have; the store's errors.
+   * for an approval the thread does not have; `ErrApprovalKindMismatch` for a decision that does not
+   * fit its kind; the store's errors.
    */
   static async prepare(init: {
     thread: ThreadContext | undefined;
@@ -69,7 +70,11 @@ export class TurnSuspension {
     let { thread, prompt } = init;
     if (thread?.resume) {
       // The turn runs again with its own prompt and mode; the checks that count run under the lease.
-      const stored = await loadResumeTurn(thread.store, thread.key, thread.resume.approvalId, init.controller.signal);
+      const stored = await loadResumeTurn(
+        thread.store,
+        { key: thread.key, approvalId: thread.resume.approvalId, decision: thread.resume.decision },
+        init.controller.signal,
+      );
       prompt = stored.prompt;
       thread = { ...thread, mode: stored.mode };
     }

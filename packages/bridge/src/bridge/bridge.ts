@@ -218,7 +218,12 @@ export class Bridge implements AsyncDisposable {
   async #answer(req: IncomingMessage, res: ServerResponse, id: string, cors: Record<string, string>): Promise<void> {
     const body = await readJsonBody(req, this.#settings.maxBodyBytes);
     const known = this.#approvals.get(id);
-    if (!known) throw new HttpError(404, "not_found", `no approval ${id} (unknown, or its run was forgotten)`);
+    if (!known)
+      throw new HttpError(
+        404,
+        "not_found",
+        `no approval ${id} (unknown, or its run was forgotten; a suspended turn's approval is answered by a resume run instead)`,
+      );
     sendJson(res, 200, answerApproval(known.request, body), cors);
   }
 
@@ -273,6 +278,7 @@ function parseRawBody(body: unknown): {
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
   if (resume !== undefined) {
     if (prompt !== undefined) throw new HttpError(400, "bad_request", "a resume continues the suspended turn's own prompt: send no prompt");
+    if (threadKey === undefined) throw new HttpError(400, "bad_request", "a resume needs the threadKey of the suspended turn's thread");
     if (typeof resume !== "object" || resume === null || Array.isArray(resume))
       throw new HttpError(400, "bad_request", 'resume must be { "approvalId": string, "decision": ... }');
     const { approvalId, ...answer } = resume as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { RunError, errorCode } from "adaptor";
+import { ErrApprovalKindMismatch, ErrApprovalNotPending, ErrThreadBusy, RunError, errorCode, isError } from "adaptor";
 
 /** Longest error message an error event carries, in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
@@ -36,10 +36,18 @@ export function publicMessage(message: string, secrets: readonly string[] = []):
   return text.length > MAX_PUBLIC_MESSAGE_CHARS ? `${text.slice(0, MAX_PUBLIC_MESSAGE_CHARS - 1)}…` : text;
 }
 
-/** A short machine-readable code for a failed verdict: the `RunError` reason, `cancelled` for an abort, else the `ErrCode` or `error`. */
+/**
+ * A short machine-readable code for a failed verdict: the `RunError` reason, `cancelled` for an
+ * abort, `approval_not_pending` / `approval_kind_mismatch` / `thread_busy` for what a resume can
+ * meet, else the `ErrCode` or `error`.
+ */
 export function failureCode(error: unknown): string {
   if (error instanceof RunError) return error.reason;
   if (isAbort(error)) return "cancelled";
+  // What a resume can meet, so a client can tell them apart without reading the message.
+  if (isError(error, ErrApprovalNotPending)) return "approval_not_pending";
+  if (isError(error, ErrApprovalKindMismatch)) return "approval_kind_mismatch";
+  if (isError(error, ErrThreadBusy)) return "thread_busy";
   return errorCode(error) ?? "error";
 }
 
