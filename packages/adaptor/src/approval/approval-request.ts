@@ -151,5 +151,7 @@ export class ApprovalRequest {
  */
 export function kindMismatch(id: string, kind: string, outcome: ApprovalDecision["outcome"]): AdaptorError | undefined {
   const fits = outcome === "deny" || (outcome === "approve" ? kind !== "question" : kind === "question");
-  return fits ? undefined : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
+  return fits
+    ? undefined
+    : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
 }
