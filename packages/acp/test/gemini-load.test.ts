@@ -36,7 +36,7 @@ describe("gemini-cli 0.61.0 session/load in a new process", () => {
     const events = await collect(stream);
     const err = await stream.result().catch((e: unknown) => e);
     expect(events.filter((e) => e.type === "process" && e.kind === "spawn")).toHaveLength(1);
-    expect(isError(err, ErrResumeRejected)).toBe(true);
+    expect(isError(err, ErrResumeRejected), `the verdict: ${String(err)}; cause: ${String((err as { cause?: unknown }).cause)}`).toBe(true);
     expect((err as Error).message).toMatch(/No previous sessions found for this project|Invalid session identifier/);
   });
 });
