@@ -88,6 +88,11 @@ describe("suspended turns", () => {
     expect(pending.deadline!.getTime() - pending.createdAt.getTime()).toBe(3_600_000);
     expect(events.some((e) => e.type === "approval-request")).toBe(false);
     expect(events.find((e) => e.type === "notice" && e.kind === "approval.suspended")).toBeDefined();
+    // One id for the question: the run's approval notices carry the stored approval's id.
+    const approvalNotices = events.filter(
+      (e) => e.type === "notice" && (e.kind === "approval.requested" || e.kind === "approval.resolved"),
+    );
+    expect(approvalNotices.map((e) => (e.type === "notice" ? e.data?.id : undefined))).toEqual([pending.id, pending.id]);
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true, suspended: true });
     expect(effects).toEqual(["Write for first"]);
     expect(await thread.checkpoint()).toEqual(before);

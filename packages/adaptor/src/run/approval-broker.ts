@@ -29,8 +29,11 @@ export interface ApprovalBrokerInit {
   readonly onWaiting: (waiting: boolean) => void;
   /** A resumed turn's stored answers: an ask that matches one is decided by it, without asking anyone. */
   readonly replay?: StoredAnswers | undefined;
-  /** Set for a turn run with `suspend`: an `ask` is stored and the run stopped instead (never rejects). */
-  readonly suspend?: ((ask: ApprovalAsk) => Promise<void>) | undefined;
+  /**
+   * Set for a turn run with `suspend`: an `ask` is stored under `id` (the id its `approval.*`
+   * notices carry) and the run stopped instead (never rejects).
+   */
+  readonly suspend?: ((ask: ApprovalAsk, id: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -191,10 +194,10 @@ export class ApprovalBroker {
   }
 
   /** Stores the ask and stops the run; the CLI, being ended, is told a denial. */
-  async #suspend(ask: ApprovalAsk, suspend: (ask: ApprovalAsk) => Promise<void>): Promise<ApprovalDecision> {
+  async #suspend(ask: ApprovalAsk, suspend: (ask: ApprovalAsk, id: string) => Promise<void>): Promise<ApprovalDecision> {
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, suspend: true });
-    await suspend(ask);
+    await suspend(ask, id);
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "suspended", attempt: 1 });
     return { outcome: "deny", reason: "the turn is suspended until this approval is answered" };
   }

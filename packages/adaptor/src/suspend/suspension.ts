@@ -9,7 +9,6 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "@adaptor/threadstore";
-import { v7 as uuidv7 } from "uuid";
 import { kindMismatch } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
@@ -63,10 +62,12 @@ function refOf(record: ThreadRecord | undefined): PendingApproval["checkpoint"] 
 }
 
 /**
- * Stores the approval `ask` of a suspending turn under the turn's lease.
+ * Stores the approval `ask` of a suspending turn under the turn's lease, as approval `id` (the id
+ * the run's `approval.*` notices gave it).
  * @throws LeaseLostError (the lease was lost: nothing stored); the store's errors.
  */
 export async function saveSuspension(init: {
+  readonly id: string;
   readonly store: ThreadStore;
   readonly lease: Lease;
   readonly key: string;
@@ -80,7 +81,7 @@ export async function saveSuspension(init: {
   const checkpoint = refOf(init.startedFrom);
   return pendingStore(init.store).savePendingApproval(
     {
-      id: uuidv7(),
+      id: init.id,
       key: init.key,
       kind: ask.kind,
       title: ask.title,

@@ -93,8 +93,8 @@ export class TurnSuspension {
   }
 
   /** For the broker: suspends instead of asking, when the run has `suspend`. */
-  get suspender(): ((ask: ApprovalAsk) => Promise<void>) | undefined {
-    return this.#settings ? (ask) => this.#suspend(ask) : undefined;
+  get suspender(): ((ask: ApprovalAsk, id: string) => Promise<void>) | undefined {
+    return this.#settings ? (ask, id) => this.#suspend(ask, id) : undefined;
   }
 
   /**
@@ -142,8 +142,8 @@ export class TurnSuspension {
     }
   }
 
-  /** Stores `ask` under the lease and stops the run (the first ask only); a failure to store stops the run with that error. */
-  async #suspend(ask: ApprovalAsk): Promise<void> {
+  /** Stores `ask` as approval `id` under the lease and stops the run (the first ask only); a failure to store stops the run with that error. */
+  async #suspend(ask: ApprovalAsk, id: string): Promise<void> {
     const turn = this.#turn;
     const thread = this.thread;
     const settings = this.#settings;
@@ -153,6 +153,7 @@ export class TurnSuspension {
     const store = pendingStore(thread.store);
     try {
       const approval = await saveSuspension({
+        id,
         store,
         lease: turn.lease,
         key: thread.key,
