@@ -4,7 +4,7 @@ export { Bridge, type BridgeHandler } from "./bridge/bridge.js";
 export type { BridgeOptions, BridgeRunner, BridgeProtocol, BridgeRunContext, BridgeRunSettled } from "./bridge/bridge-options.js";
 export type { CorsOptions } from "./http/cors.js";
 export type { BridgeErrorCode } from "./http/http-error.js";
-export type { ApprovalAnswer } from "./approvals/answer-approval.js";
+export type { ApprovalAnswer, BridgeResume } from "./approvals/answer-approval.js";
 export type { WireApproval, WirePendingApproval } from "./protocols/raw.js";
 export { AG_UI_CUSTOM_EVENTS, type AgUiApprovalState } from "./protocols/ag-ui.js";
 export { AG_UI_APPROVAL_INTERRUPT, INTERRUPT_CANCELLED_REASON } from "./protocols/ag-ui-interrupt.js";

@@ -64,6 +64,14 @@ describe("suspended turns through the bridge", () => {
       }),
     ]);
     expect(client.pendingInterrupts.map((interrupt) => interrupt.id)).toEqual([pending!.id]);
+    // The answer's JSON Schema, derived from what the bridge accepts: one object per decision.
+    const variants = (interrupts[0]!.responseSchema as { anyOf: { properties: { decision: { const: string } }; required: string[] }[] })
+      .anyOf;
+    expect(variants.map((v) => [v.properties.decision.const, v.required])).toEqual([
+      ["approve", ["decision"]],
+      ["deny", ["decision"]],
+      ["answer", ["decision", "choice"]],
+    ]);
     expect((await served.settledRun("run-1")).result?.status).toBe("suspended");
 
     const { newMessages } = await client.runAgent(

@@ -7,6 +7,7 @@ import {
   type ApprovalDecision,
   type ApprovalRequest,
 } from "adaptor";
+import { toJsonSchema } from "@adaptor/tool/internal";
 import { HttpError } from "../http/http-error.js";
 
 /** The body of `POST approvals/<id>`: one decision. */
@@ -15,11 +16,25 @@ export type ApprovalAnswer =
   | { readonly decision: "deny"; readonly reason?: string }
   | { readonly decision: "answer"; readonly choice: string };
 
+/** What a resume run answers: a suspended turn's stored approval, by id, and the decision. */
+export interface BridgeResume {
+  readonly approvalId: string;
+  readonly decision: ApprovalDecision;
+}
+
 const APPROVAL_ANSWER = z.discriminatedUnion("decision", [
   z.object({ decision: z.literal("approve"), updatedInput: z.record(z.string(), z.unknown()).optional() }).strict(),
   z.object({ decision: z.literal("deny"), reason: z.string().max(4_096).optional() }).strict(),
   z.object({ decision: z.literal("answer"), choice: z.string().max(4_096) }).strict(),
 ]);
+
+let answerJsonSchema: Readonly<Record<string, unknown>> | undefined;
+
+/** The JSON Schema of an {@link ApprovalAnswer}, derived from the schema the bridge checks answers with (built once, on first use). */
+export function approvalAnswerJsonSchema(): Readonly<Record<string, unknown>> {
+  answerJsonSchema ??= Object.freeze(toJsonSchema(APPROVAL_ANSWER));
+  return answerJsonSchema;
+}
 
 /** The reason recorded when an answer denies without one. */
 export const DENIED_BY_CLIENT_REASON = "denied by the client";

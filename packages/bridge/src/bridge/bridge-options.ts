@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { RunAgentInput } from "@ag-ui/core";
 import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck } from "@adaptor/errors";
 import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
+import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
@@ -29,7 +30,7 @@ export interface BridgeRunContext {
   /** The AG-UI input, for `ag-ui` runs. */
   readonly input: RunAgentInput | undefined;
   /** A resume run: the stored approval it answers and the decision (the prompt is then `""`). */
-  readonly resume?: { readonly approvalId: string; readonly decision: ApprovalDecision };
+  readonly resume?: BridgeResume;
   /** The HTTP request (headers, the authenticated user a middleware put on it). */
   readonly request: IncomingMessage;
 }

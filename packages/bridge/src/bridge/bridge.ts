@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import type { ApprovalDecision, ApprovalRequest, RunOptions } from "adaptor";
-import { answerApproval, decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
+import type { ApprovalRequest, RunOptions } from "adaptor";
+import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
@@ -262,7 +262,7 @@ export class Bridge implements AsyncDisposable {
 function parseRawBody(body: unknown): {
   prompt: string;
   threadKey: string | undefined;
-  resume: { approvalId: string; decision: ApprovalDecision } | undefined;
+  resume: BridgeResume | undefined;
 } {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw new HttpError(400, "bad_request", 'expected { "prompt": string }');

@@ -1,6 +1,6 @@
 import type { Interrupt, ResumeEntry } from "@ag-ui/core";
-import type { ApprovalDecision, PendingApproval } from "adaptor";
-import { decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
+import type { PendingApproval } from "adaptor";
+import { approvalAnswerJsonSchema, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { HttpError } from "../http/http-error.js";
 
 /** The `reason` of the AG-UI interrupt a suspended turn ends its run with. */
@@ -9,35 +9,11 @@ export const AG_UI_APPROVAL_INTERRUPT = "adaptor.approval";
 /** The reason recorded in the denial a resume entry with status `cancelled` makes. */
 export const INTERRUPT_CANCELLED_REASON = "the client cancelled the interrupt";
 
-/** JSON Schema of a resume payload (an `ApprovalAnswer`), carried in the interrupt so a client can build its form. */
-const RESPONSE_SCHEMA = Object.freeze({
-  oneOf: [
-    {
-      type: "object",
-      properties: { decision: { const: "approve" }, updatedInput: { type: "object" } },
-      required: ["decision"],
-      additionalProperties: false,
-    },
-    {
-      type: "object",
-      properties: { decision: { const: "deny" }, reason: { type: "string", maxLength: 4096 } },
-      required: ["decision"],
-      additionalProperties: false,
-    },
-    {
-      type: "object",
-      properties: { decision: { const: "answer" }, choice: { type: "string", maxLength: 4096 } },
-      required: ["decision", "choice"],
-      additionalProperties: false,
-    },
-  ],
-});
-
 /**
  * The AG-UI interrupt of a suspended turn's stored approval: `id` is the approval's id (a resume
  * entry answers it by that id), `reason` {@link AG_UI_APPROVAL_INTERRUPT}, `message` its title,
- * `toolCallId`, `expiresAt` its deadline (ISO 8601), `responseSchema` the decision a resume
- * payload holds, and `metadata` `{ kind, toolName?, input?, choices? }`.
+ * `toolCallId`, `expiresAt` its deadline (ISO 8601), `responseSchema` the JSON Schema of the
+ * decision a resume payload holds, and `metadata` `{ kind, toolName?, input?, choices? }`.
  */
 export function approvalInterrupt(pending: PendingApproval): Interrupt {
   return {
@@ -46,7 +22,7 @@ export function approvalInterrupt(pending: PendingApproval): Interrupt {
     message: pending.title,
     ...(pending.toolCallId !== undefined ? { toolCallId: pending.toolCallId } : {}),
     ...(pending.deadline !== undefined ? { expiresAt: pending.deadline.toISOString() } : {}),
-    responseSchema: RESPONSE_SCHEMA,
+    responseSchema: approvalAnswerJsonSchema(),
     metadata: {
       kind: pending.kind,
       ...(pending.toolName !== undefined ? { toolName: pending.toolName } : {}),
@@ -65,7 +41,7 @@ export function approvalInterrupt(pending: PendingApproval): Interrupt {
  *
  * @throws HttpError 400 for more than one entry or a payload that is not such a decision.
  */
-export function resumeAnswer(resume: readonly ResumeEntry[]): { readonly approvalId: string; readonly decision: ApprovalDecision } {
+export function resumeAnswer(resume: readonly ResumeEntry[]): BridgeResume {
   if (resume.length !== 1)
     throw new HttpError(400, "bad_request", `a resume answers the one approval a suspended turn waits for, got ${resume.length} entries`);
   const entry = resume[0]!;
