@@ -106,12 +106,8 @@ export async function saveSuspension(init: {
  * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError;
  * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind).
  */
-export async function loadResumeTurn(
-  store: ThreadStore,
-  spec: { readonly key: string; readonly approvalId: string; readonly decision?: ApprovalDecision | undefined },
-  signal: AbortSignal,
-): Promise<TurnData> {
-  const { key, approvalId, decision } = spec;
+export async function loadResumeTurn(store: ThreadStore, key: string, spec: ResumeSpec, signal: AbortSignal): Promise<TurnData> {
+  const { approvalId, decision } = spec;
   const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
   const mismatch = decision ? kindMismatch(approvalId, approval.kind, decision.outcome) : undefined;

@@ -70,11 +70,7 @@ export class TurnSuspension {
     let { thread, prompt } = init;
     if (thread?.resume) {
       // The turn runs again with its own prompt and mode; the checks that count run under the lease.
-      const stored = await loadResumeTurn(
-        thread.store,
-        { key: thread.key, approvalId: thread.resume.approvalId, decision: thread.resume.decision },
-        init.controller.signal,
-      );
+      const stored = await loadResumeTurn(thread.store, thread.key, thread.resume, init.controller.signal);
       prompt = stored.prompt;
       thread = { ...thread, mode: stored.mode };
     }
