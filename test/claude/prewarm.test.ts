@@ -117,7 +117,8 @@ describe("pre-warmed claude processes on the real binary", { timeout: 180_000 },
 
   it("idle eviction ends a pre-warmed process nobody took within idleMs", async () => {
     h = await harness();
-    extra = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5", idleMs: 200 }));
+    // idleMs well over a second: the check right after the turn must see the process before eviction, also on a busy machine.
+    extra = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5", idleMs: 3_000 }));
     const warm = await childrenStartedBy("claude", () => extra!.prewarm());
     expect(warm).toHaveLength(1);
     await vi.waitFor(() => expect(warm.filter(alive)).toEqual([]), { timeout: 30_000, interval: 100 });

@@ -138,7 +138,8 @@ describe("pre-warmed codex app-server processes on the real binary", { timeout: 
     expect(warm.filter(alive)).toEqual([]);
     expect(h.driver.prewarmedProcesses).toBe(0);
 
-    const idle = new Agent(codex({ ...h.driver.config, idleMs: 200 }));
+    // idleMs well over a second: the check right after the turn must see the process before eviction, also on a busy machine.
+    const idle = new Agent(codex({ ...h.driver.config, idleMs: 3_000 }));
     try {
       const seen = new Set(childrenMentioning("codex"));
       await idle.prewarm();

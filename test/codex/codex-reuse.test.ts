@@ -174,7 +174,8 @@ describe("codex process reuse for thread turns (real binary)", () => {
   });
 
   it("a parked process is ended after idleMs; the next turn resumes the thread in a new process", async () => {
-    const thread = (await threadAgent({ config: { idleMs: 200 } })).thread("chat");
+    // idleMs well over a second: the check right after the turn must see the process before eviction, also on a busy machine.
+    const thread = (await threadAgent({ config: { idleMs: 3_000 } })).thread("chat");
     const one = await turn(thread.stream("one"));
     expect(parked()).toBe(1);
     await expect.poll(() => alive(one.pid!), { timeout: 60_000, interval: 50 }).toBe(false);
