@@ -37,21 +37,14 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
   };
 }
 
-/** A suspended turn's stored approval as it crosses the wire (dates as ISO 8601; the SDK's turn data stays on the server). */
-export interface WirePendingApproval {
-  readonly id: string;
-  readonly key: string;
-  readonly kind: string;
-  readonly title: string;
-  readonly toolName?: string;
-  readonly toolCallId?: string;
-  readonly input?: unknown;
-  readonly choices?: PendingApproval["choices"];
+/**
+ * A suspended turn's stored approval as it crosses the wire: the fields of `PendingApproval`
+ * without the SDK's turn data, the checkpoint reference and the answer, dates as ISO 8601.
+ */
+export type WirePendingApproval = Omit<PendingApproval, "turn" | "checkpoint" | "decision" | "resolvedAt" | "createdAt" | "deadline"> & {
   readonly createdAt: string;
   readonly deadline?: string;
-  readonly onDeadline: PendingApproval["onDeadline"];
-  readonly status: PendingApproval["status"];
-}
+};
 
 /** The wire form of a stored approval: its fields without the turn data and the checkpoint reference. */
 export function wirePendingApproval(pending: PendingApproval): WirePendingApproval {
