@@ -341,6 +341,8 @@ describe("public surface", () => {
       "InvalidSessionKeyError",
       "InvalidThreadKeyError",
       "LeaseLostError",
+      "MAX_PROMPT_IMAGES",
+      "MAX_PROMPT_IMAGE_BYTES",
       "MAX_THREAD_KEY_BYTES",
       "MAX_TIMER_MS",
       "MalformedStringError",
