@@ -1,9 +1,20 @@
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, ErrThreadIncompatible, ErrThreadSessionTooLarge, isError, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
+import {
+  Agent,
+  ErrThreadIncompatible,
+  ErrThreadSessionRewritten,
+  ErrThreadSessionTooLarge,
+  ThreadSessionError,
+  findError,
+  isError,
+  type AgentEvent,
+  type AgentOptions,
+  type Stream,
+} from "adaptor";
 import { claude } from "@adaptor/claude";
 
 // Portable sessions on the real claude binary: two hosts (own CLI home, own working directory) share
@@ -117,24 +128,65 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(second.text).toMatch(/I saw 1 message/);
   });
 
-  it("over the per-thread size limit the commit fails with ErrThreadSessionTooLarge and the previous checkpoint is kept", async () => {
+  it("over the per-thread size limit: best effort commits the checkpoint without the session files (notice cause too_large); strict fails with ErrThreadSessionTooLarge carrying the Result and keeps the previous checkpoint", async () => {
     const s = await server();
-    const store = new MemoryThreadStore();
-    const a = await host(s, store, { sessionStateLimitBytes: 120_000 });
-    await drain(a.agent.thread("k").stream("short"));
-    const before = await store.resolve({ key: "k" });
-    const stored = await store.sessionState!.read(before!.id);
-    expect(stored!.bytes).toBeLessThanOrEqual(120_000);
     // Random text does not compress: this turn's transcript lines alone are over the limit.
     const noise = Array.from({ length: 200_000 }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join("");
+    const store = new MemoryThreadStore();
+    const lenient = await host(s, store, { sessionStateLimitBytes: 120_000 });
+    await drain(lenient.agent.thread("k").stream("short"));
+    const big = await drain(lenient.agent.thread("k").stream(`long ${noise}`));
+    expect(big.text).toMatch(/I saw 3 message/);
+    expect(big.notices.find((n) => n.message === "session not stored")?.data).toMatchObject({ threadKey: "k", cause: "too_large" });
+    expect((await store.resolve({ key: "k" }))?.codec).toBe("json/v1;session=local");
+    expect((await lenient.agent.thread("k").run("after")).text).toMatch(/I saw 5 message/);
+
+    const strictStore = new MemoryThreadStore();
+    const a = await host(s, strictStore, { sessionStateLimitBytes: 120_000, sessionPortability: "strict" });
+    await drain(a.agent.thread("k").stream("short"));
+    const before = await strictStore.resolve({ key: "k" });
+    const stored = await strictStore.sessionState!.read(before!.id);
+    expect(stored!.bytes).toBeLessThanOrEqual(120_000);
     const err = await a.agent
       .thread("k")
       .run(`long ${noise}`)
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadSessionTooLarge)).toBe(true);
-    const after = await store.resolve({ key: "k" });
+    expect(findError(err, ThreadSessionError)?.result?.text).toMatch(/I saw 3 message/);
+    const after = await strictStore.resolve({ key: "k" });
     expect(after?.revision).toBe(before?.revision);
     expect(after?.checkpoint).toStrictEqual(before?.checkpoint);
+  });
+
+  it("a transcript the CLI rewrote mid-turn (deleted, then written again with only the turn's tail) is never stored: ErrThreadSessionRewritten with the turn's Result; another host's next turn sees the whole committed history", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const before = await store.resolve({ key: "chat" });
+    const stored = await store.sessionState!.read(before!.id);
+    const [file] = transcripts(a.env.configDir);
+    const storedBytes = statSync(file!).size;
+    // The turn's own tool call deletes the transcript; the CLI goes on writing the turn's tail.
+    const err = await a.agent
+      .thread("chat")
+      .run(`SHELL_CMD rm -f ${file}`, { policy: { sandbox: "unrestricted" } })
+      .catch((e: unknown) => e);
+    expect(statSync(file!).size).toBeLessThan(storedBytes);
+    const typed = findError(err, ThreadSessionError);
+    expect(typed?.reason).toBe("rewritten");
+    expect(isError(err, ErrThreadSessionRewritten)).toBe(true);
+    expect(typed?.result?.text).toMatch(/^Done:/);
+    const after = await store.resolve({ key: "chat" });
+    expect(after?.revision).toBe(before?.revision);
+    expect(await store.sessionState!.read(before!.id)).toStrictEqual(stored);
+    const three = await drain(b.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
   });
 
   it("without a shared workspace name, two working directories are incompatible (typed), not silently forked", async () => {
