@@ -162,6 +162,7 @@ describe("public surface", () => {
       "ApprovalNotPendingError",
       "BusyError",
       "DEADLINE_PASSED_REASON",
+      "DEFAULT_THREAD_PAGE_LIMIT",
       "ErrAlreadyExists",
       "ErrApprovalNotPending",
       "ErrBusy",
@@ -171,6 +172,7 @@ describe("public surface", () => {
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
+      "MAX_THREAD_PAGE_LIMIT",
       "MemoryThreadStore",
       "ReleasedLeases",
       "SessionStateTooLargeError",
@@ -178,14 +180,17 @@ describe("public surface", () => {
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkListThreadsQuery",
       "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
       "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "compareKeys",
       "sessionStateBytesAfter",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
       "threadKeyProblem",
     ]);
   });
@@ -313,6 +318,7 @@ describe("public surface", () => {
       "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
+      "ErrThreadCatalogUnsupported",
       "ErrThreadCheckpointMissing",
       "ErrThreadIncompatible",
       "ErrThreadLeaseLost",
@@ -346,6 +352,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "SuspendUnsupportedError",
       "Thread",
+      "ThreadCatalogUnsupportedError",
       "Tool",
       "approveAll",
       "asRejection",
@@ -369,6 +376,7 @@ describe("public surface", () => {
       "skillKey",
       "skillSet",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
     ]);
   });
 });
