@@ -114,16 +114,31 @@ describe("portable sessions (SDK)", () => {
     expect(b.home.files.get("00000000-0000-4000-8000-000000000001")?.toString()).toBe("user: one\nuser: two\nuser: four\n");
   });
 
-  it("session files the CLI did not write: best effort commits the checkpoint without them with a notice; this host continues, another gets local_only until a turn stores them again", async () => {
+  it("a first turn whose CLI wrote no session files commits the checkpoint without them (notice cause not_exported, codec session=local)", async () => {
+    const store = new MemoryThreadStore();
+    const a = host(store);
+    a.home.mode = "none";
+    const one = await drain(a.agent.thread("k").stream("one"));
+    expect(one.text).toBe("saw 1");
+    expect(one.notices.find((n) => n.message === "session not stored")?.data).toMatchObject({ threadKey: "k", cause: "not_exported" });
+    expect((await store.resolve({ key: "k" }))?.codec).toBe("json/v1;session=local");
+  });
+
+  it("session files that cannot be read after a turn: best effort commits the checkpoint without them with a notice; this host continues, another gets local_only until a turn stores them again", async () => {
     const store = new MemoryThreadStore();
     const a = host(store);
     const b = host(store);
     await a.agent.thread("k").run("one");
     const exportless = a.home.exportSession.bind(a.home);
-    a.home.exportSession = () => Promise.resolve(undefined);
+    a.home.exportSession = () => Promise.reject(new Error("EACCES: permission denied"));
     const two = await drain(a.agent.thread("k").stream("two"));
     expect(two.text).toBe("saw 2");
-    expect(two.notices.find((n) => n.message === "session not stored")?.data).toMatchObject({ threadKey: "k", cause: "not_exported" });
+    expect(two.notices.find((n) => n.message === "session not stored")?.data).toMatchObject({
+      threadKey: "k",
+      cause: "not_exported",
+      error: "EACCES: permission denied",
+    });
+    a.home.exportSession = exportless;
     const record = await store.resolve({ key: "k" });
     expect(record?.codec).toBe("json/v1;session=local");
     const elsewhere = await failure(b.agent.thread("k").run("three on b"));
@@ -132,7 +147,6 @@ describe("portable sessions (SDK)", () => {
     expect(isError(elsewhere, ErrThreadSessionUnavailable)).toBe(true);
     expect(isError(elsewhere, ErrThreadSessionCorrupt)).toBe(false);
     expect((await store.resolve({ key: "k" }))?.revision).toBe(record?.revision);
-    a.home.exportSession = exportless;
     expect((await a.agent.thread("k").run("three")).text).toBe("saw 3");
     expect((await store.resolve({ key: "k" }))?.codec).toBe("json/v1;session=stored");
     const four = await drain(b.agent.thread("k").stream("four"));

@@ -1,11 +1,6 @@
 import { AdaptorError, type Sentinel } from "@adaptor/errors";
 import type { Result } from "../result/result.js";
-import {
-  ErrThreadSessionCorrupt,
-  ErrThreadSessionRewritten,
-  ErrThreadSessionTooLarge,
-  ErrThreadSessionUnavailable,
-} from "./sentinels.js";
+import { ErrThreadSessionCorrupt, ErrThreadSessionRewritten, ErrThreadSessionTooLarge, ErrThreadSessionUnavailable } from "./sentinels.js";
 
 /**
  * Why a thread's portable session failed (docs/errors.md "Thread errors"):

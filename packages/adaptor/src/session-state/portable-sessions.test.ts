@@ -47,7 +47,11 @@ function written(capture: SessionCapture): SessionStateWrite {
 }
 
 /** A store with one record whose stored state is `home`'s files at two turns ("one\n", then "one\ntwo\n"). */
-async function twoTurns(): Promise<{ store: MemoryThreadStore; stored: StoredSessionState; portable: (home: FakeHome) => PortableSessions }> {
+async function twoTurns(): Promise<{
+  store: MemoryThreadStore;
+  stored: StoredSessionState;
+  portable: (home: FakeHome) => PortableSessions;
+}> {
   const store = new MemoryThreadStore();
   const portable = (home: FakeHome): PortableSessions => new PortableSessions(store.sessionState!, home, 1_000_000, "k");
   const a = new FakeHome();
@@ -84,8 +88,17 @@ describe("PortableSessions", () => {
     await store.finalize({ leases: [], record: record(), sessionState: second });
     const fresh = new FakeHome();
     expect(await portable.restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)).toBe("local");
-    expect(await new PortableSessions(store.sessionState!, fresh, 1_000_000, "k").restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)).toBe("restored");
-    expect(Object.fromEntries([...fresh.files].map(([n, c]) => [n, c.toString()]))).toEqual({ "t.jsonl": "line 1\nline 2\n", "u.jsonl": "other\n" });
+    expect(
+      await new PortableSessions(store.sessionState!, fresh, 1_000_000, "k").restore(
+        "rec-1",
+        (await store.sessionState!.read("rec-1"))!,
+        where,
+      ),
+    ).toBe("restored");
+    expect(Object.fromEntries([...fresh.files].map(([n, c]) => [n, c.toString()]))).toEqual({
+      "t.jsonl": "line 1\nline 2\n",
+      "u.jsonl": "other\n",
+    });
   });
 
   it("a stored file that shrank, no longer begins with the stored bytes, or is gone is a rewrite: nothing to store", async () => {
@@ -191,7 +204,12 @@ describe("PortableSessions", () => {
   it("state stored by an earlier version (whole-file sha256, no segment hashes) still restores, and its next capture replaces it once", async () => {
     const store = new MemoryThreadStore();
     const content = Buffer.from("one\ntwo\n");
-    const manifest = { v: 1, format: "fake/v1", compression: "gzip", files: [{ name: "t.jsonl", bytes: 8, sha256: sha256(content), segments: [0, 1] }] };
+    const manifest = {
+      v: 1,
+      format: "fake/v1",
+      compression: "gzip",
+      files: [{ name: "t.jsonl", bytes: 8, sha256: sha256(content), segments: [0, 1] }],
+    };
     await store.finalize({
       leases: [],
       record: record(),

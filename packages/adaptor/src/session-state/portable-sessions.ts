@@ -141,16 +141,17 @@ export class PortableSessions {
    * unless `previous` was written by an earlier version (then once the whole file).
    */
   async capture(previous: StoredSessionState | undefined, location: SessionLocation, signal?: AbortSignal): Promise<SessionCapture> {
-    let files: readonly SessionFile[] | undefined;
+    let files: readonly SessionFile[];
     try {
-      files = await this.#transfer.exportSession(location, signal);
+      files = (await this.#transfer.exportSession(location, signal)) ?? [];
     } catch (cause) {
       signal?.throwIfAborted();
       return { kind: "skipped", reason: "not_exported", message: "the session files could not be exported", cause };
     }
-    if (!files || files.length === 0)
-      return { kind: "skipped", reason: "not_exported", message: `no session files of ${location.resumeId} on this host` };
     const before = previous && readManifest(previous.manifest, this.#transfer.format);
+    // Files the last turn stored and this one removed count as rewritten, not as never written.
+    if (files.length === 0 && !before?.files.length)
+      return { kind: "skipped", reason: "not_exported", message: `no session files of ${location.resumeId} on this host` };
     for (const old of before?.files ?? []) {
       const now = files.find((file) => file.name === old.name);
       if (!now || !grewFrom(old, now.content)) {

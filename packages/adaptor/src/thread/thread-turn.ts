@@ -445,7 +445,9 @@ export class ThreadTurn {
             threadKey: key,
             cause: captured.reason,
             reason: captured.message,
-            ...(captured.cause !== undefined ? { error: captured.cause instanceof Error ? captured.cause.message : String(captured.cause) } : {}),
+            ...(captured.cause !== undefined
+              ? { error: captured.cause instanceof Error ? captured.cause.message : String(captured.cause) }
+              : {}),
           },
         });
       }
