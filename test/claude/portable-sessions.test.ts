@@ -1,11 +1,16 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryThreadStore } from "@adaptor/threadstore";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import Database from "better-sqlite3";
+import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
+import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import {
   Agent,
   ErrThreadIncompatible,
+  ErrThreadSessionCorrupt,
   ErrThreadSessionRewritten,
   ErrThreadSessionTooLarge,
   ThreadSessionError,
@@ -33,7 +38,7 @@ async function server(): Promise<AnthropicServer> {
 
 async function host(
   s: AnthropicServer,
-  store: MemoryThreadStore,
+  store: ThreadStore,
   options: AgentOptions = {},
   shareWorkspace = true,
 ): Promise<{ env: ClaudeTestEnv; agent: Agent }> {
@@ -200,5 +205,42 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
       .run("two")
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
+  });
+
+  it("damaged stored state in SQLite (the state row deleted, a segment truncated) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {
+    const s = await server();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const path = join(dir, "threads.db");
+    const store = new SqliteThreadStore({ path });
+    open.push(store);
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("gone").stream("one [gone-1]"));
+    await drain(a.agent.thread("cut").stream("one [cut-1]"));
+    const db = new Database(path);
+    const idOf = async (key: string): Promise<string> => (await store.resolve({ key }))!.id;
+    db.prepare("DELETE FROM adaptor_thread_sessions WHERE record_id = ?").run(await idOf("gone"));
+    db.prepare("UPDATE adaptor_thread_session_segments SET data = substr(data, 1, 20) WHERE record_id = ?").run(await idOf("cut"));
+    db.close();
+    const requests = s.requests.length;
+    for (const [key, reason] of [
+      ["gone", "missing"],
+      ["cut", "damaged"],
+    ] as const) {
+      const err = await b.agent
+        .thread(key)
+        .run("two")
+        .catch((e: unknown) => e);
+      expect(findError(err, ThreadSessionError)?.reason).toBe(reason);
+      expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    }
+    expect(s.requests.length).toBe(requests);
+    const own = await drain(a.agent.thread("gone").stream("two [gone-2]", { spawn: true }));
+    expect(own.notices.map((n) => n.message)).toContain("session state missing; continuing from this host's copy");
+    expect(own.text).toMatch(/I saw 3 message/);
+    const three = await drain(b.agent.thread("gone").stream("three [gone-3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
   });
 });

@@ -190,7 +190,7 @@ describe("portable sessions (SDK)", () => {
     expect(await strictStore.resolve({ key: "k" })).toStrictEqual(before);
   });
 
-  it("a record whose stored session state is gone (state row deleted) is ThreadSessionError missing (ErrThreadSessionCorrupt); the CLI is not started and no fresh conversation begins", async () => {
+  it("a record whose stored session state is gone (state row deleted) is ThreadSessionError missing (ErrThreadSessionCorrupt) on a host without the files, never a fresh conversation; a host that holds them continues and stores them anew", async () => {
     const store = new MemoryThreadStore();
     const a = host(store);
     await a.agent.thread("k").run("one");
@@ -206,6 +206,16 @@ describe("portable sessions (SDK)", () => {
     expect(err.message).toContain(`record ${before!.id}`);
     expect(driver.requests).toHaveLength(0);
     expect(await store.resolve({ key: "k" })).toStrictEqual(before);
+    // The host whose CLI home still holds the checkpoint continues from it, says so, and stores the files anew.
+    const own = new Agent(hostDriver(a.home), { threadStore: gone });
+    const two = await drain(own.thread("k").stream("two"));
+    expect(two.text).toBe("saw 2");
+    expect(two.notices.find((n) => n.message === "session state missing; continuing from this host's copy")?.data).toMatchObject({
+      cause: "missing",
+    });
+    const healed = await store.sessionState!.read(before!.id);
+    expect(healed?.segments).toBe(1);
+    expect((await store.resolve({ key: "k" }))?.codec).toBe("json/v1;session=stored");
   });
 
   it("a stored segment lost or corrupted is ThreadSessionError damaged (ErrThreadSessionCorrupt) before the CLI starts", async () => {

@@ -272,7 +272,8 @@ export class ThreadTurn {
   /**
    * Portable sessions: puts `record`'s stored session files into this host's CLI home when it
    * lacks them or holds other bytes (a `notice` `session restored` says so). A record committed
-   * without its files (`session=local`) continues only where the CLI home holds its checkpoint.
+   * without its files (`session=local`), or whose stored files are gone, continues only where the
+   * CLI home holds its checkpoint (the next commit stores the files again).
    * Without portable sessions (or a record written without them), notes whether this host lacks
    * the session's files, so the fresh-conversation fallback says why.
    * @throws ThreadSessionError: `missing` / `damaged` (`ErrThreadSessionCorrupt`) when the record's
@@ -299,6 +300,16 @@ export class ThreadTurn {
       });
     }
     if (this.#portable && !stored && at === "stored") {
+      // This host's own copy still holds the checkpoint: continue from it; the commit stores it anew.
+      if (await this.#portable.holdsCheckpoint(location, prep.signal)) {
+        this.#queue.push({
+          type: "notice",
+          kind: "lifecycle",
+          message: "session state missing; continuing from this host's copy",
+          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, cause: "missing" },
+        });
+        return { outcome: "local" };
+      }
       throw new ThreadSessionError({
         key: this.#ctx.key,
         reason: "missing",
