@@ -8,6 +8,7 @@ import {
   ErrThreadSessionRewritten,
   ErrThreadSessionTooLarge,
   ErrThreadSessionUnavailable,
+  InvalidOptionError,
   ThreadSessionError,
   findError,
   isError,
@@ -236,5 +237,9 @@ describe("portable sessions (SDK)", () => {
       expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
       expect(driver.requests).toHaveLength(0);
     }
+  });
+
+  it("sessionPortability other than best_effort or strict is an InvalidOptionError at construction", () => {
+    expect(() => new Agent(hostDriver(new Home()), { sessionPortability: "loose" as "strict" })).toThrow(InvalidOptionError);
   });
 });
