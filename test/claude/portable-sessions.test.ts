@@ -207,7 +207,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
   });
 
-  it("damaged stored state in SQLite (the state row deleted, a segment truncated) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {
+  it("damaged stored state in SQLite (the state row deleted, a segment truncated, the manifest cut short) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {
     const s = await server();
     const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
     open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
@@ -218,15 +218,18 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const b = await host(s, store);
     await drain(a.agent.thread("gone").stream("one [gone-1]"));
     await drain(a.agent.thread("cut").stream("one [cut-1]"));
+    await drain(a.agent.thread("garbled").stream("one [garbled-1]"));
     const db = new Database(path);
     const idOf = async (key: string): Promise<string> => (await store.resolve({ key }))!.id;
     db.prepare("DELETE FROM adaptor_thread_sessions WHERE record_id = ?").run(await idOf("gone"));
     db.prepare("UPDATE adaptor_thread_session_segments SET data = substr(data, 1, 20) WHERE record_id = ?").run(await idOf("cut"));
+    db.prepare('UPDATE adaptor_thread_sessions SET manifest_json = \'{"v":1,"fi\' WHERE record_id = ?').run(await idOf("garbled"));
     db.close();
     const requests = s.requests.length;
     for (const [key, reason] of [
       ["gone", "missing"],
       ["cut", "damaged"],
+      ["garbled", "damaged"],
     ] as const) {
       const err = await b.agent
         .thread(key)

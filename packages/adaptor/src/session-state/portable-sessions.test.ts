@@ -177,6 +177,7 @@ describe("PortableSessions", () => {
       ],
       [portable(new FakeHome()), { ...stored, manifest: { v: 1, format: "fake/v1", files: "?" } }, "not one of this driver's format"],
       [portable(new FakeHome()), { ...stored, manifest: { ...manifest, format: "other/v1" } }, "not one of this driver's format"],
+      [portable(new FakeHome()), { ...stored, manifest: '{"v":1,"files":[{"na' }, "not one of this driver's format"],
     ];
     for (const [sessions, state, message] of cases) {
       const err = await restoreFails(sessions, state);
