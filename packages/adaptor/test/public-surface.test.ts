@@ -32,12 +32,14 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
       "ErrPolicyCapabilityUnsupported",
       "ErrStructuredOutputUnsupported",
+      "FeatureUnsupportedError",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
@@ -288,6 +290,7 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrCode",
       "ErrEventLogLocked",
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -330,6 +333,7 @@ describe("public surface", () => {
       "ErrThreadStoreRequired",
       "EventLogCorruptError",
       "EventLogLockedError",
+      "FeatureUnsupportedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
