@@ -17,6 +17,7 @@ import {
   type Stream,
 } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
+import { baseOnly } from "./support/base-store.js";
 
 // Portable sessions at the SDK level: each host is a scripted "CLI" whose session is one file in
 // its own home (a map), appended to by every turn, like claude's transcript or codex's rollout.
@@ -80,15 +81,7 @@ async function failure(promise: Promise<unknown>): Promise<ThreadSessionError> {
 
 /** `store` with its session-state capability replaced (a row deleted, a segment lost...). */
 function withSessionState(store: MemoryThreadStore, sessionState: SessionStateStore): ThreadStore {
-  return {
-    resolve: (q, s) => store.resolve(q, s),
-    acquireLease: (t, o, ttl, s) => store.acquireLease(t, o, ttl, s),
-    renewLease: (l, ttl, s) => store.renewLease(l, ttl, s),
-    releaseLease: (l, s) => store.releaseLease(l, s),
-    finalize: (r, s) => store.finalize(r, s),
-    close: () => store.close(),
-    sessionState,
-  };
+  return { ...baseOnly(store), sessionState };
 }
 
 describe("portable sessions (SDK)", () => {
