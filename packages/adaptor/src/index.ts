@@ -133,6 +133,7 @@ export type {
   DriverSink,
   DriverRequest,
   SystemPrompt,
+  SubagentDefinition,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,
