@@ -36,6 +36,7 @@ export {
   type ApprovalFallback,
 } from "./policy/policy.js";
 export { RunError, type RunErrorInit } from "./errors/run-error.js";
+export { ThreadSessionError, type ThreadSessionErrorInit, type ThreadSessionFailure } from "./errors/thread-session-error.js";
 
 // Root-owned identities.
 export {
@@ -55,6 +56,8 @@ export {
   ErrResumeRejected,
   ErrThreadSessionUnavailable,
   ErrThreadSessionTooLarge,
+  ErrThreadSessionCorrupt,
+  ErrThreadSessionRewritten,
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,

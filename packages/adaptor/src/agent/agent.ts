@@ -173,6 +173,7 @@ export class Agent implements AsyncDisposable {
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         workspace: this.#options.workspace,
         sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
+        sessionPortability: this.#options.sessionPortability ?? "best_effort",
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
         ...(resume ? { resume } : {}),

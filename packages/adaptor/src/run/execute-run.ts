@@ -3,6 +3,7 @@ import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, Dr
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
+import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
 import { RunTally } from "./run-budget.js";
@@ -164,7 +165,13 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         // The lease goes with the commit's own write unless the suspension still works under it.
-        await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        try {
+          await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        } catch (error) {
+          // The turn ran and only its commit was refused: the error carries what it produced.
+          if (error instanceof ThreadSessionError) throw error.withResult(toResult(runId, response, performance.now() - started));
+          throw error;
+        }
         await suspension.committed();
       }
     } finally {
