@@ -86,7 +86,7 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     const socket = connect(Number(port), "127.0.0.1");
     const body = JSON.stringify({ prompt: "flood" });
     socket.write(
-      `POST /runs HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      `POST /runs HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
     );
     socket.pause(); // never read: the server's writes back up
     try {

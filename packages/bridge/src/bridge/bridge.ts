@@ -4,6 +4,7 @@ import type { ApprovalRequest, RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
+import { forbiddenHost, hostAllowed } from "../http/host-check.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
 import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
@@ -112,6 +113,7 @@ export class Bridge implements AsyncDisposable {
     const approval = /^approvals\/([^/]+)$/.exec(route);
     const known = route === "runs" || route === "ag-ui" || reconnect !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
+    if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
 
     if (method === "OPTIONS") {
       const headers = corsHeaders(this.#settings.cors, req, true);

@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 export type BridgeErrorCode =
   | "bad_request"
   | "forbidden_origin"
+  | "forbidden_host"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
