@@ -72,7 +72,13 @@ export interface BridgeOptions {
   readonly pingIntervalMs?: number;
   /** How long one write may wait for a slow client before the connection is dropped (and counts as a disconnect). Default 30,000. */
   readonly writeTimeoutMs?: number;
-  /** How long a run lives on after its client disconnected, waiting for a reconnect with `Last-Event-ID`; then it is cancelled. 0: cancelled at once. Default 5,000. */
+  /**
+   * How long a run lives on after its client disconnected, waiting for a reconnect with
+   * `Last-Event-ID`; then it is cancelled. While one of the run's approvals is pending the run is
+   * not cancelled (the approval's own deadline, `policy.approvals.timeoutMs`, bounds that wait),
+   * and answering an approval starts a fresh grace. 0: cancelled at once, approvals or not.
+   * Default 5,000.
+   */
   readonly reconnectGraceMs?: number;
   /** Frames kept per run for replay. Default 1,024. */
   readonly replayFrames?: number;

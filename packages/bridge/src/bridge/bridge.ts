@@ -46,7 +46,9 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
  *
  * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
- * (which reaps the CLI); the run ends as cancelled on both protocols. Refusals before a stream
+ * (which reaps the CLI); the run ends as cancelled on both protocols. A run waiting on one of
+ * its approvals is not cancelled while that approval is pending (its own deadline,
+ * `policy.approvals.timeoutMs`, bounds the wait), and an answer gives it a fresh grace. Refusals before a stream
  * starts are JSON `{ error: { code, message } }`. Against cross-site requests, every POST must
  * carry `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
  * bridge's own nor allowed by `cors` is refused with 403.
@@ -226,7 +228,9 @@ export class Bridge implements AsyncDisposable {
         "not_found",
         `no approval ${id} (unknown, or its run was forgotten; a suspended turn's approval is answered by a resume run instead)`,
       );
-    sendJson(res, 200, answerApproval(known.request, body), cors);
+    const answered = answerApproval(known.request, body);
+    this.#channels.get(known.key)?.channel.approvalAnswered();
+    sendJson(res, 200, answered, cors);
   }
 
   #settled(key: string, protocol: BridgeProtocol, verdict: ChannelVerdict): void {
