@@ -68,6 +68,8 @@ export interface BridgeOptions {
   readonly allowedHosts?: readonly string[] | "*";
   /** Largest request body, bytes. Default 1,048,576 (1 MiB); larger bodies get 413. */
   readonly maxBodyBytes?: number;
+  /** Longest time a request body may take to arrive; a slower one (a client trickling it byte by byte) gets 408 and the connection is closed. Default 30,000. */
+  readonly bodyTimeoutMs?: number;
   /** Interval of keep-alive `: ping` comments. Default 15,000. */
   readonly pingIntervalMs?: number;
   /** How long one write may wait for a slow client before the connection is dropped (and counts as a disconnect). Default 30,000. */
@@ -100,6 +102,7 @@ export interface BridgeSettings {
   readonly cors: CorsOptions | undefined;
   readonly allowedHosts: readonly string[] | "*";
   readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
   readonly pingIntervalMs: number;
   readonly writeTimeoutMs: number;
   readonly reconnectGraceMs: number;
@@ -158,6 +161,7 @@ const SHAPE = {
   cors: corsCheck,
   allowedHosts: allowedHostsCheck,
   maxBodyBytes: is.integer(1),
+  bodyTimeoutMs: is.timerMs({ positive: true }),
   pingIntervalMs: is.timerMs({ positive: true }),
   writeTimeoutMs: is.timerMs({ positive: true }),
   reconnectGraceMs: is.timerMs(),
@@ -185,6 +189,7 @@ export function resolveBridgeOptions(options: unknown): BridgeSettings {
     cors: checked.cors,
     allowedHosts: checked.allowedHosts ?? [],
     maxBodyBytes: checked.maxBodyBytes ?? 1_048_576,
+    bodyTimeoutMs: checked.bodyTimeoutMs ?? 30_000,
     pingIntervalMs: checked.pingIntervalMs ?? 15_000,
     writeTimeoutMs: checked.writeTimeoutMs ?? 30_000,
     reconnectGraceMs: checked.reconnectGraceMs ?? 5_000,

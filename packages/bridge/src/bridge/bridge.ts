@@ -10,6 +10,7 @@ import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
 import { parseAgUiInput } from "../protocols/ag-ui-input.js";
 import { resumeAnswer } from "../protocols/ag-ui-interrupt.js";
+import { checkWireId } from "../protocols/wire-id.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
 import { secretEnvValues } from "../protocols/public-error.js";
@@ -134,9 +135,10 @@ export class Bridge implements AsyncDisposable {
       if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
     } catch (error) {
-      const tooLarge = error instanceof HttpError && error.status === 413;
-      sendError(res, error, tooLarge ? { ...cors, connection: "close" } : cors);
-      if (tooLarge) res.once("finish", () => req.destroy());
+      // The rest of a body too large or too slow is not read: the connection closes after the answer.
+      const unread = error instanceof HttpError && (error.status === 413 || error.status === 408);
+      sendError(res, error, unread ? { ...cors, connection: "close" } : cors);
+      if (unread) res.once("finish", () => req.destroy());
     }
   }
 
@@ -147,7 +149,7 @@ export class Bridge implements AsyncDisposable {
 
   async #startRun(req: IncomingMessage, res: ServerResponse, protocol: BridgeProtocol, cors: Record<string, string>): Promise<void> {
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
-    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
     let context: BridgeRunContext;
     if (protocol === "raw") {
       const { prompt, threadKey, resume } = parseRawBody(body);
@@ -155,6 +157,7 @@ export class Bridge implements AsyncDisposable {
     } else {
       const { input, prompt } = parseAgUiInput(body);
       const resume = input.resume !== undefined && input.resume.length > 0 ? resumeAnswer(input.resume) : undefined;
+      if (resume) checkWireId("resume[0].interruptId", resume.approvalId);
       if (!resume) checkPromptText(prompt);
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
       context = { protocol, prompt, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
@@ -220,7 +223,7 @@ export class Bridge implements AsyncDisposable {
   }
 
   async #answer(req: IncomingMessage, res: ServerResponse, id: string, cors: Record<string, string>): Promise<void> {
-    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
     const known = this.#approvals.get(id);
     if (!known)
       throw new HttpError(
@@ -282,6 +285,7 @@ function parseRawBody(body: unknown): {
     );
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
+  if (threadKey !== undefined) checkWireId("threadKey", threadKey);
   if (resume !== undefined) {
     if (prompt !== undefined) throw new HttpError(400, "bad_request", "a resume continues the suspended turn's own prompt: send no prompt");
     if (threadKey === undefined) throw new HttpError(400, "bad_request", "a resume needs the threadKey of the suspended turn's thread");
@@ -290,6 +294,7 @@ function parseRawBody(body: unknown): {
     const { approvalId, ...answer } = resume as Record<string, unknown>;
     if (typeof approvalId !== "string" || approvalId === "")
       throw new HttpError(400, "bad_request", "resume.approvalId must be a non-empty string");
+    checkWireId("resume.approvalId", approvalId);
     return {
       prompt: "",
       threadKey: threadKey as string | undefined,

@@ -8,6 +8,8 @@ export type BridgeErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
+  | "request_timeout"
+  | "invalid_id"
   | "unsupported_media_type"
   | "run_id_in_use"
   | "approval_resolved"
