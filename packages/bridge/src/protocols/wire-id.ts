@@ -17,7 +17,7 @@ export function checkWireId(field: string, value: string, options: { readonly vi
         ? `is ${value.length} characters long; the limit is ${MAX_WIRE_ID_LENGTH}`
         : options.visibleAscii && !/^[\x21-\x7e]+$/.test(value)
           ? "may hold printable ASCII characters only (no spaces)"
-          : /[\u0000-\u001f\u007f]|\p{Cs}/u.test(value)
+          : /\p{Cc}|\p{Cs}/u.test(value)
             ? "holds a control character or a lone UTF-16 surrogate"
             : undefined;
   if (problem !== undefined) throw new HttpError(400, "invalid_id", `${field} ${problem}`);
