@@ -41,6 +41,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    systemPrompt: ["replace", "append"],
+    // --agents: the Task tool offers them (test/claude/subagents.test.ts).
+    subagents: true,
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });

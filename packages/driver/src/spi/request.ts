@@ -1,6 +1,26 @@
 import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
 
+/** A system prompt for one run; see {@link DriverRequest.systemPrompt}. */
+export interface SystemPrompt {
+  /** `replace`: instead of the CLI's own system prompt; `append`: after it. */
+  readonly mode: "replace" | "append";
+  /** The text, non-empty. */
+  readonly text: string;
+}
+
+/** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
+export interface SubagentDefinition {
+  /** When to use it, for the model choosing a subagent. Non-empty. */
+  readonly description: string;
+  /** The subagent's system prompt. Non-empty. */
+  readonly prompt: string;
+  /** Tool names it may use; absent: the same tools as the main agent. */
+  readonly tools?: readonly string[];
+  /** Its model (an id or an alias the CLI knows); absent: the main agent's. */
+  readonly model?: string;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
@@ -34,6 +54,18 @@ export interface DriverRequest {
   readonly mcpServers?: readonly McpServerConfig[];
   /** Skills to stage where the CLI loads them, for this run only. */
   readonly skills?: readonly SkillBundle[];
+  /**
+   * The run's system prompt: `replace` swaps the CLI's own system prompt for `text`, `append` adds
+   * `text` after it. Only sent to a driver whose descriptor lists the mode
+   * (`DriverCapabilities.systemPrompt`); a spawn input (a parked process started with another one
+   * is not reused).
+   */
+  readonly systemPrompt?: SystemPrompt;
+  /**
+   * Subagents the agent may delegate to for this run, by name. Only sent to a driver whose
+   * descriptor declares `subagents`; a spawn input.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -51,4 +83,7 @@ export interface DriverRequest {
  * fresh conversation). A run takes a pre-warmed process only when the request it builds from the
  * same inputs has the same launch signature.
  */
-export type PrewarmRequest = Pick<DriverRequest, "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills">;
+export type PrewarmRequest = Pick<
+  DriverRequest,
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents"
+>;
