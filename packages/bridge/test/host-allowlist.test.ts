@@ -1,9 +1,9 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrInvalidOption, isError } from "adaptor";
 import { Bridge } from "../src/index.js";
-import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
+import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // DNS rebinding: a page on a name the attacker controls (evil.example), made to resolve to
 // 127.0.0.1, calls the bridge as its own origin. Its requests carry `Host: evil.example:<port>`
@@ -22,19 +22,7 @@ function withHost(
   host: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method: init.method ?? "POST", headers: { ...init.headers, host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text } });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(init.body);
-  });
+  return rawRequest(url, path, { ...init, headers: { ...init.headers, host } });
 }
 
 const portOf = (url: string): number => Number(new URL(url).port);

@@ -1,7 +1,6 @@
-import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
+import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // What the bridge refuses before a run starts or an approval is answered: cross-site requests
 // (no JSON content type, a foreign Origin), malformed paths, headers, answers and prompts.
@@ -11,27 +10,6 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
-
-/** A raw HTTP request (fetch cannot send a malformed path or a POST without content type). */
-function rawRequest(
-  url: string,
-  path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method: init.method ?? "POST", headers: init.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text } });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(init.body);
-  });
-}
 
 /** Starts a run that waits for an approval; returns its key, the approval id and the rest of the stream. */
 async function waitingApproval(s: Served): Promise<{ key: string; id: string; messages: ReturnType<typeof sseMessages> }> {

@@ -7,8 +7,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findError, isError } from "@adaptor/errors";
 import {
@@ -18,31 +16,20 @@ import {
   MemoryEventBackend,
   type RecordedEvent,
 } from "@adaptor/sessionrecorder";
+import { bundleScript } from "./support/bundle-script.js";
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
 let dir: string;
 let holderScript: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "adaptor-writers-"));
   holderScript = join(dir, "hold-writer.mjs");
-  await build({
-    stdin: {
-      contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
+  await bundleScript(holderScript, {
+    contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
 const [root, key] = process.argv.slice(2);
 const writer = await new JsonlEventBackend({ root }).openWriter(key);
 await writer.append({ from: "other process" });
 process.stdout.write("holding\\n");
 setInterval(() => undefined, 1000);`,
-      resolveDir: HERE,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: holderScript,
-    logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": fileURLToPath(new URL("../src/index.ts", import.meta.url)) },
   });
 });
 afterAll(async () => {

@@ -152,13 +152,16 @@ describe("a log path that is not a regular file", () => {
     const backend = new JsonlEventBackend({ root });
     const unrelated = join(dir, "unrelated.txt");
     writeFileSync(unrelated, "still readable\n");
-    const attempts = [...Array.from({ length: 5 }, () => drain(backend.replay("k"))), backend.openWriter("k"), backend.repair("k")].map(
-      (attempt) =>
-        attempt.then(
-          () => "completed",
-          (e: unknown) => e,
-        ),
-    );
+    const settled = (attempt: Promise<unknown>): Promise<unknown> =>
+      attempt.then(
+        () => "completed",
+        (e: unknown) => e,
+      );
+    // openWriter and repair take the key's lock: one after the other, so neither is refused for the other's lock.
+    const attempts = [
+      ...Array.from({ length: 5 }, () => settled(drain(backend.replay("k")))),
+      settled(backend.openWriter("k")).then(async (first) => [first, await settled(backend.repair("k"))]),
+    ];
     let stuck: NodeJS.Timeout | undefined;
     try {
       // Safety net only: before the fix the replays block in open(2) until a writer shows up.
@@ -166,8 +169,9 @@ describe("a log path that is not a regular file", () => {
       const io = [...Array.from({ length: 8 }, () => readFile(unrelated, "utf8")), ...attempts];
       const outcome = await Promise.race([Promise.all(io), timedOut]);
       expect(outcome).not.toBe("timed out");
-      const results = outcome as unknown[];
+      const results = (outcome as unknown[]).flat();
       expect(results.slice(0, 8)).toEqual(Array.from({ length: 8 }, () => "still readable\n"));
+      expect(results).toHaveLength(8 + 7);
       for (const err of results.slice(8)) {
         expect(isError(err, ErrInvalidSessionKey), String(err)).toBe(true);
         expect(findError(err, InvalidSessionKeyError)?.reason).toBe("its log is not a regular file (a FIFO)");

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JsonlEventBackend, type RecordedEvent } from "@adaptor/sessionrecorder";
+import { bundleScript } from "./support/bundle-script.js";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const PROCESSES = 6;
@@ -23,42 +23,8 @@ let dir: string;
 let contenderScript: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "adaptor-lock-race-"));
-  contenderScript = join(dir, "contender.mjs");
-  await build({
-    stdin: {
-      contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
-const backend = new JsonlEventBackend({ root: process.argv[2], fsync: "never" });
-let writer;
-process.on("message", async (message) => {
-  if (message.type === "take") {
-    try {
-      writer = await backend.openWriter(message.key);
-      const record = await writer.append({ pid: process.pid, round: message.round });
-      process.send({ type: "took", sequence: record.sequence });
-    } catch (error) {
-      process.send({ type: "refused", name: error.name, message: error.message });
-    }
-  } else if (message.type === "release") {
-    await writer?.close();
-    writer = undefined;
-    process.send({ type: "released" });
-  } else {
-    await backend.close();
-    process.disconnect();
-  }
-});
-process.send({ type: "ready" });`,
-      resolveDir: HERE,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: contenderScript,
-    logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": fileURLToPath(new URL("../src/index.ts", import.meta.url)) },
-  });
+  contenderScript = join(dir, "lock-contender.mjs");
+  await bundleScript(contenderScript, { entry: join(HERE, "support/lock-contender.ts") });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
