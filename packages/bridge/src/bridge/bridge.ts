@@ -50,8 +50,10 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  * (which reaps the CLI); the run ends as cancelled on both protocols. A run waiting on one of
  * its approvals is not cancelled while that approval is pending (its own deadline,
  * `policy.approvals.timeoutMs`, bounds the wait), and an answer gives it a fresh grace. Refusals before a stream
- * starts are JSON `{ error: { code, message } }`. Against cross-site requests, every POST must
- * carry `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
+ * starts are JSON `{ error: { code, message } }`. Against DNS rebinding, a request whose `Host` is
+ * neither a loopback name on the port it arrived on nor in `allowedHosts` is refused with 403
+ * `forbidden_host`. Against cross-site requests, every POST must carry
+ * `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
  * bridge's own nor allowed by `cors` is refused with 403.
  *
  * @example
