@@ -14,6 +14,7 @@ export { RESPONSE_ARTIFACT_ID, type ApprovalAnswer } from "./server/task-run.js"
 export {
   A2AClient,
   AGENT_CARD_PATH,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,
   DEFAULT_MAX_REDIRECTS,

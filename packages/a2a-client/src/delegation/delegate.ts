@@ -59,7 +59,39 @@ export interface DelegateOptions {
  *   `signal` aborts.
  */
 export async function delegate(client: A2AClient, task: string, options: DelegateOptions = {}): Promise<DelegationResult> {
-  const deadline = options.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const { timeoutMs, ...rest } = options;
+  return delegateBy(client, task, rest, timeoutMs !== undefined ? deadlineOf(timeoutMs) : undefined);
+}
+
+/** A delegation's deadline: the signal that fires at it, and its length for the error message. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  readonly ms: number;
+}
+
+/** A {@link Deadline} `ms` milliseconds from now. */
+export function deadlineOf(ms: number): Deadline {
+  return { signal: AbortSignal.timeout(ms), ms };
+}
+
+/** The `timeout` DelegationError of a delegation that passed its deadline of `ms` milliseconds. */
+export function delegationTimeout(ms: number, taskId: string | undefined, op?: string): DelegationError {
+  return new DelegationError({
+    code: "timeout",
+    message: `the remote agent did not finish within ${ms} ms`,
+    retryable: true,
+    metadata: { ...(taskId ? { taskId } : {}), ...(op ? { op } : {}) },
+  });
+}
+
+/** {@link delegate} against a deadline that may have started earlier (e.g. before the client connected). */
+export async function delegateBy(
+  client: A2AClient,
+  task: string,
+  options: Omit<DelegateOptions, "timeoutMs">,
+  deadlineAt: Deadline | undefined,
+): Promise<DelegationResult> {
+  const deadline = deadlineAt?.signal;
   const signal = anySignal(options.signal, deadline);
   let taskId: string | undefined;
   try {
@@ -92,12 +124,7 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
     }
     if (deadline?.aborted) {
       if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
-      throw new DelegationError({
-        code: "timeout",
-        message: `the remote agent did not finish within ${options.timeoutMs} ms`,
-        retryable: true,
-        metadata: taskId ? { taskId } : {},
-      });
+      throw delegationTimeout(deadlineAt!.ms, taskId);
     }
     throw toDelegationError(error, taskId);
   }
@@ -166,6 +193,7 @@ export function toDelegationError(error: unknown, taskId: string | undefined): D
     if (isError(error, ErrUnsupported)) return ["unsupported", false, "the remote agent does not support this request"];
     const driver = findError(error, DriverError);
     if (driver?.code === ErrCode.ServiceUnavailable) return ["unreachable", true, "the remote agent is unreachable"];
+    if (driver?.code === ErrCode.Timeout) return ["timeout", true, "the remote agent did not answer in time"];
     if (isError(error, ErrProtocol)) return ["protocol", false, "the remote agent broke the A2A protocol"];
     return ["protocol", false, "the delegation failed"];
   };
