@@ -159,6 +159,26 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("two clients answering one input-required task at once: in every round exactly one wins, the other gets an A2A error", async () => {
+    const [alice, bob] = [await sdkClient(served.url), await sdkClient(served.url, "HTTP+JSON")];
+    for (let round = 0; round < 12; round++) {
+      const first = asTask(await client.sendMessage(send([text(`TOOL make round-${round}`)])));
+      expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const answers = [
+        alice.sendMessage(send([data({ decision: "approve" })], first.id)),
+        bob.sendMessage(send([data({ decision: "deny", reason: "no" })], first.id)),
+      ];
+      const settled = await Promise.allSettled(round % 2 === 0 ? answers : answers.reverse());
+      const won = settled.filter((s): s is PromiseFulfilledResult<Task | Message> => s.status === "fulfilled");
+      const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+      expect({ round, won: won.length, lost: lost.length }).toEqual({ round, won: 1, lost: 1 });
+      expect(asTask(won[0]!.value).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((lost[0]!.reason as Error).message).toMatch(
+        /already answered by another message|is not waiting for input|terminal state \(completed\)/,
+      );
+    }
+  });
+
   it("a raw HTTP caller needs the A2A-Version: 1.0 header: without it the SDK refuses the request as protocol 0.3", async () => {
     const body = JSON.stringify({
       jsonrpc: "2.0",

@@ -7,7 +7,9 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type TaskStore,
 } from "@a2a-js/sdk/server";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
@@ -127,6 +129,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         live.bus = bus;
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
         const stop = live.nextStop();
+        const claimed = live.takeClaim(context.userMessage.messageId);
         if (live.pending.length === 0) {
           // Nothing waits for an answer (a deadline resolved it): the task goes on.
           live.status(
@@ -136,7 +139,11 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
           await stop;
           return;
         }
-        const answer = parseAnswer(context.userMessage);
+        if (claimed && live.answer(claimed)) {
+          await stop;
+          return;
+        }
+        const answer = claimed ?? parseAnswer(context.userMessage);
         if (answer?.id !== undefined && !live.pending.some((request) => request.id === answer.id)) {
           const waiting = live.pending.map((request) => request.id).join(", ");
           live.reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${waiting})`);
@@ -228,7 +235,18 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     },
   };
 
-  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor);
+  // Of two answers racing for one approval, the first to arrive claims it before any await; the
+  // other is refused here, as an A2A error, instead of being told its answer was taken.
+  const claimAnswer = (message: Message | undefined): void => {
+    const live = message?.taskId ? runs.get(message.taskId) : undefined;
+    if (!live || !message) return;
+    const refused = live.claim(message.messageId, parseAnswer(message));
+    if (refused !== undefined) throw new UnsupportedOperationError(refused);
+  };
+  const releaseClaim = (message: Message | undefined): void => {
+    if (message?.taskId) runs.get(message.taskId)?.takeClaim(message.messageId);
+  };
+  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, claimAnswer, releaseClaim);
   const app = express();
   app.disable("x-powered-by");
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
@@ -279,10 +297,27 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
  * (`completed`, `canceled`, ...) instead of its number.
  */
 class StateNamingRequestHandler extends DefaultRequestHandler {
+  readonly #claim: (message: Message | undefined) => void;
+  readonly #release: (message: Message | undefined) => void;
+
+  constructor(
+    card: AgentCard,
+    store: TaskStore,
+    executor: AgentExecutor,
+    claim: (message: Message | undefined) => void,
+    release: (message: Message | undefined) => void,
+  ) {
+    super(card, store, executor);
+    this.#claim = claim;
+    this.#release = release;
+  }
+
   override async sendMessage(...args: Parameters<DefaultRequestHandler["sendMessage"]>): ReturnType<DefaultRequestHandler["sendMessage"]> {
+    this.#claim(args[0].message);
     try {
       return await super.sendMessage(...args);
     } catch (error) {
+      this.#release(args[0].message);
       throw namingState(error);
     }
   }
@@ -290,9 +325,11 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
   override async *sendMessageStream(
     ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
   ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
+    this.#claim(args[0].message);
     try {
       return yield* super.sendMessageStream(...args);
     } catch (error) {
+      this.#release(args[0].message);
       throw namingState(error);
     }
   }

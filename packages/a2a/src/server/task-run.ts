@@ -45,6 +45,10 @@ export class TaskRun {
   readonly #pending = new Map<string, ApprovalRequest>();
   /** The task is `input-required`. */
   #waiting = false;
+  /** Approvals an accepted answer is about to answer, by the answering message's id. */
+  readonly #claims = new Map<string, { readonly request: ApprovalRequest; readonly answer: ApprovalAnswer }>();
+  /** Ids of the approvals an A2A answer has answered. */
+  readonly #answered = new Set<string>();
   #waiters: (() => void)[] = [];
   #ended = false;
   #cancelRequested = false;
@@ -105,6 +109,35 @@ export class TaskRun {
   }
 
   /**
+   * Reserves the approval `answer` targets for the message `messageId`, at once (before the
+   * message is processed), so that of two answers racing for one approval exactly one wins.
+   * Returns why the message is refused, or `undefined` when it may go on: claimed (see
+   * {@link takeClaim}), or left for the run to re-ask (an answer that does not parse or names an
+   * approval this run never had).
+   */
+  claim(messageId: string, answer: ApprovalAnswer | undefined): string | undefined {
+    this.#prune();
+    const claimed = new Set([...this.#claims.values()].map((claim) => claim.request.id));
+    if (answer?.id !== undefined && (claimed.has(answer.id) || this.#answered.has(answer.id)))
+      return `approval ${answer.id} of task ${this.taskId} was already answered by another message`;
+    if (!this.#waiting || this.#pending.size === 0)
+      return `task ${this.taskId} is not waiting for input (an earlier answer was accepted and the run goes on)`;
+    if (!answer) return undefined;
+    const request = answer.id !== undefined ? this.#pending.get(answer.id) : this.#pending.values().next().value;
+    if (!request) return undefined;
+    if (claimed.has(request.id)) return `approval ${request.id} of task ${this.taskId} was already answered by another message`;
+    this.#claims.set(messageId, { request, answer: { ...answer, id: request.id } });
+    return undefined;
+  }
+
+  /** The answer {@link claim} reserved for `messageId`, removed from the reservations. */
+  takeClaim(messageId: string): ApprovalAnswer | undefined {
+    const claim = this.#claims.get(messageId);
+    this.#claims.delete(messageId);
+    return claim?.answer;
+  }
+
+  /**
    * Answers the pending approval. Returns false (and changes nothing) when nothing is pending or
    * the answer does not fit the request.
    */
@@ -121,6 +154,7 @@ export class TaskRun {
       return false;
     }
     this.#pending.delete(request.id);
+    this.#answered.add(request.id);
     this.#prune();
     const next = this.#pending.values().next().value;
     if (next) {
