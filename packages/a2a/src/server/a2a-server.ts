@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message } from "@a2a-js/sdk";
+import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message, type Task } from "@a2a-js/sdk";
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -13,15 +13,20 @@ import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import type { RunOptions, Stream } from "adaptor";
+import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
-import { TaskRun, type ApprovalAnswer } from "./task-run.js";
+import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
   /** Starts a run and returns its stream at once, as `Agent.stream` and `Thread.stream` do. */
   stream(prompt: string, options?: RunOptions): Stream;
+  /**
+   * Answers a suspended turn's stored approval and resumes the turn, as `Thread.streamAnswer`
+   * does: needed to serve `runOptions.suspend` (a `Thread` has it, an `Agent` does not).
+   */
+  streamAnswer?(approvalId: string, decision: ApprovalDecision, options?: RunOptions): Stream;
 }
 
 /**
@@ -56,12 +61,23 @@ export interface A2AServerOptions {
   /** The card fields the host chooses. */
   readonly card: A2AServerCard;
   /**
-   * Options for every run (policy, timeouts, model). No `onApproval` (approvals go to the A2A
-   * client), no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs) and no `suspend`
-   * (a task waits for its approvals in `input-required` with the run open; a suspended turn's
-   * Result would otherwise end the task `completed`): `InvalidOptionError` names it.
+   * Options for every run (policy, timeouts, model, `suspend`). No `onApproval` (approvals go to
+   * the A2A client) and no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs).
+   *
+   * Without `suspend`, a task waits for its approvals in `input-required` with its run open. With
+   * `suspend` (runners must be `Thread`s on a store with pending approvals), a turn that asks a
+   * human suspends: its approval goes to the thread store, the run ends, and the task waits in
+   * `input-required` (the approval data part has `suspended: true`); the task's next message
+   * answers it and resumes the turn with `Thread.streamAnswer`, on this server or, with a durable
+   * {@link taskStore} and the same thread store, on another one or after a restart.
    */
-  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal" | "suspend">;
+  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
+  /**
+   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g. its
+   * `DatabaseTaskStore` from `@a2a-js/sdk/server/database`). Default: a new `InMemoryTaskStore`,
+   * whose tasks a restart forgets. A suspended task survives a restart only in a durable one.
+   */
+  readonly taskStore?: TaskStore;
   /**
    * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP
    * 401 before the request is read. Default: every request is accepted.
@@ -99,18 +115,19 @@ export interface A2AServer {
  * ends it `failed` with code `error` and no detail. Nothing of an error's message beyond its first
  * line, and never a stack trace, leaves the host.
  *
- * @throws TypeError for a `url` that is not http(s); `InvalidOptionError` for `runOptions.suspend`.
+ * @throws TypeError for a `url` that is not http(s); `InvalidOptionError` for `runOptions.suspend`
+ *   with a runner that cannot resume a suspended turn (an `Agent`: it has no `streamAnswer`).
  *
  * @example
  * const server = a2aServer(agent, { url: "http://127.0.0.1:4000", card: { name: "Fixer", description: "Fixes failing tests" } });
  * http.createServer(server.handler).listen(4000, "127.0.0.1");
  */
 export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
-  if ((options.runOptions as RunOptions | undefined)?.suspend !== undefined)
+  if (options.runOptions?.suspend !== undefined && typeof runner !== "function" && typeof runner.streamAnswer !== "function")
     throw new InvalidOptionError({
       subject: "a2aServer",
       field: "runOptions.suspend",
-      reason: "is not supported: an A2A task waits for its approvals in input-required while its run stays open",
+      reason: "needs runners that can resume a suspended turn (Thread.streamAnswer): serve a Thread, or a RunnerFor that picks threads",
     });
   const base = new URL(options.url);
   if (base.protocol !== "http:" && base.protocol !== "https:")
@@ -118,8 +135,12 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const url = base.href.replace(/\/$/, "");
   const card = buildCard(url, options.card);
   const runs = new Map<string, TaskRun>();
-  const taskStore = new InMemoryTaskStore();
+  const taskStore = options.taskStore ?? new InMemoryTaskStore();
+  /** Tasks a message is resuming (a suspended turn's answer), until its run is registered in `runs`. */
+  const resuming = new Set<string>();
   let closed = false;
+  const runnerOf = (task: { readonly contextId: string; readonly taskId: string }): StreamRunner =>
+    typeof runner === "function" ? runner(task) : runner;
 
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -154,6 +175,11 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
           return;
         }
         await stop;
+        return;
+      }
+      const suspended = suspendedApproval(context.task);
+      if (suspended) {
+        await resume(context, bus, suspended);
         return;
       }
       if (context.task) {
@@ -194,8 +220,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       }
       let stream: Stream;
       try {
-        const target = typeof runner === "function" ? runner({ contextId, taskId }) : runner;
-        stream = target.stream(prompt, { ...options.runOptions });
+        stream = runnerOf({ contextId, taskId }).stream(prompt, { ...options.runOptions });
       } catch {
         // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
         bus.publish(
@@ -235,16 +260,73 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     },
   };
 
+  /** Resumes a suspended turn with the answer `context.userMessage` carries. */
+  async function resume(context: RequestContext, bus: ExecutionEventBus, approval: SuspendedApproval): Promise<void> {
+    const { taskId, contextId } = context;
+    const reask = (note: string) => {
+      bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: {
+            state: TaskState.TASK_STATE_INPUT_REQUIRED,
+            message: approvalMessage(taskId, contextId, { ...approval, waiting: 1, suspended: true }, note),
+            timestamp: new Date().toISOString(),
+          },
+          metadata: undefined,
+        }),
+      );
+    };
+    const answer = parseAnswer(context.userMessage);
+    if (answer?.id !== undefined && answer.id !== approval.id)
+      return reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${approval.id})`);
+    const fits =
+      answer && (approval.kind === "question" ? answer.decision === "answer" && answer.choice !== undefined : answer.decision !== "answer");
+    if (!answer || !fits) return reask("that answer does not fit the waiting approval");
+    let stream: Stream;
+    try {
+      if (closed) throw new Error("closed");
+      const target = runnerOf({ contextId, taskId });
+      if (typeof target.streamAnswer !== "function") throw new TypeError("the runner cannot resume a suspended turn");
+      stream = target.streamAnswer(approval.id, decisionOf(answer), { ...options.runOptions });
+    } catch {
+      return reask(closed ? "the agent is shutting down; answer again later" : "error: this agent cannot resume the turn");
+    }
+    bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_WORKING)));
+    const run = new TaskRun({
+      taskId,
+      contextId,
+      bus,
+      stream,
+      store: taskStore,
+      callContext: context.context,
+      onDone: () => runs.delete(taskId),
+    });
+    runs.set(taskId, run);
+    resuming.delete(taskId);
+    await run.nextStop();
+  }
+
   // Of two answers racing for one approval, the first to arrive claims it before any await; the
   // other is refused here, as an A2A error, instead of being told its answer was taken.
   const claimAnswer = (message: Message | undefined): void => {
-    const live = message?.taskId ? runs.get(message.taskId) : undefined;
-    if (!live || !message) return;
+    if (!message?.taskId) return;
+    const live = runs.get(message.taskId);
+    if (!live) {
+      // No run: the task may be a suspended turn this message resumes; one message at a time.
+      if (resuming.has(message.taskId))
+        throw new UnsupportedOperationError(`task ${message.taskId} is already being resumed by another message`);
+      resuming.add(message.taskId);
+      return;
+    }
     const refused = live.claim(message.messageId, parseAnswer(message));
     if (refused !== undefined) throw new UnsupportedOperationError(refused);
   };
   const releaseClaim = (message: Message | undefined): void => {
-    if (message?.taskId) runs.get(message.taskId)?.takeClaim(message.messageId);
+    if (!message?.taskId) return;
+    resuming.delete(message.taskId);
+    runs.get(message.taskId)?.takeClaim(message.messageId);
   };
   const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, claimAnswer, releaseClaim);
   const app = express();
@@ -317,8 +399,9 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
     try {
       return await super.sendMessage(...args);
     } catch (error) {
-      this.#release(args[0].message);
       throw namingState(error);
+    } finally {
+      this.#release(args[0].message);
     }
   }
 
@@ -329,8 +412,9 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
     try {
       return yield* super.sendMessageStream(...args);
     } catch (error) {
-      this.#release(args[0].message);
       throw namingState(error);
+    } finally {
+      this.#release(args[0].message);
     }
   }
 
@@ -418,4 +502,36 @@ function parseAnswer(message: Message): ApprovalAnswer | undefined {
   if (text === "approve" || text === "yes") return { decision: "approve" };
   if (text === "deny" || text === "no") return { decision: "deny" };
   return undefined;
+}
+
+/** A suspended turn's approval, as the task's `input-required` status shows it. */
+interface SuspendedApproval {
+  readonly id: string;
+  readonly kind: string;
+  readonly title: string;
+  readonly toolName?: string;
+  readonly input?: unknown;
+  readonly choices?: readonly unknown[];
+}
+
+/** The approval a task waits for when it is `input-required` on a suspended turn (its data part says `suspended: true`). */
+function suspendedApproval(task: Task | undefined): SuspendedApproval | undefined {
+  if (task?.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) return undefined;
+  const approval = messageData(task.status.message)?.["approval"] as Record<string, unknown> | undefined;
+  if (approval?.["suspended"] !== true || typeof approval["id"] !== "string" || typeof approval["title"] !== "string") return undefined;
+  return {
+    id: approval["id"],
+    kind: typeof approval["kind"] === "string" ? approval["kind"] : "permission",
+    title: approval["title"],
+    ...(typeof approval["toolName"] === "string" ? { toolName: approval["toolName"] } : {}),
+    ...(approval["input"] !== undefined ? { input: approval["input"] } : {}),
+    ...(Array.isArray(approval["choices"]) ? { choices: approval["choices"] as unknown[] } : {}),
+  };
+}
+
+/** The decision an answer makes; a denial without a reason is denied "by the A2A client". */
+function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  if (answer.decision === "approve") return { outcome: "approve" };
+  if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? "denied by the A2A client" };
+  return { outcome: "answer", choice: answer.choice ?? "" };
 }
