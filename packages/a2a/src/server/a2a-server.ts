@@ -16,6 +16,7 @@ import { InvalidOptionError } from "@adaptor/errors";
 import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
+import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
@@ -83,6 +84,13 @@ export interface A2AServerOptions {
    * 401 before the request is read. Default: every request is accepted.
    */
   readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Where the server's diagnostics go, one line per refused or failed request (no stack trace,
+   * credentials redacted): the `@a2a-js/sdk` server's own `console` output is routed here while it
+   * handles this server's requests. Default: each line to `console.warn`, prefixed
+   * `a2a server: `. `() => {}` silences it.
+   */
+  readonly log?: A2AServerLog;
 }
 
 /** An A2A agent serving a runner; mount {@link handler} in `http.createServer`, Express, Fastify or Hono's Node adapter. */
@@ -139,8 +147,9 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   /** Tasks a message is resuming (a suspended turn's answer), until its run is registered in `runs`. */
   const resuming = new Set<string>();
   let closed = false;
+  const log = options.log ?? consoleWarnLog;
   const runnerOf = (task: { readonly contextId: string; readonly taskId: string }): StreamRunner =>
-    typeof runner === "function" ? runner(task) : runner;
+    typeof runner === "function" ? outsideServerLog(() => runner(task)) : runner;
 
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -220,7 +229,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       }
       let stream: Stream;
       try {
-        stream = runnerOf({ contextId, taskId }).stream(prompt, { ...options.runOptions });
+        const target = runnerOf({ contextId, taskId });
+        stream = outsideServerLog(() => target.stream(prompt, { ...options.runOptions }));
       } catch {
         // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
         bus.publish(
@@ -289,7 +299,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       if (closed) throw new Error("closed");
       const target = runnerOf({ contextId, taskId });
       if (typeof target.streamAnswer !== "function") throw new TypeError("the runner cannot resume a suspended turn");
-      stream = target.streamAnswer(approval.id, decisionOf(answer), { ...options.runOptions });
+      const streamAnswer = target.streamAnswer.bind(target);
+      stream = outsideServerLog(() => streamAnswer(approval.id, decisionOf(answer), { ...options.runOptions }));
     } catch {
       return reask(closed ? "the agent is shutting down; answer again later" : "error: this agent cannot resume the turn");
     }
@@ -336,7 +347,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     const authorize = options.authorize;
     app.use((req, res, next) => {
       Promise.resolve()
-        .then(() => authorize(req))
+        .then(() => outsideServerLog(() => authorize(req)))
         .then(
           (ok) => (ok ? next() : res.status(401).json({ error: "unauthorized" })),
           () => res.status(401).json({ error: "unauthorized" }),
@@ -360,7 +371,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   });
 
   return {
-    handler: (req, res) => app(req as never, res as never),
+    handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
     card,
     async close() {
       closed = true;
