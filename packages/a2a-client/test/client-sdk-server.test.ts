@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   A2AClient,
   a2aDelegation,
+  delegate,
+  DelegationError,
   ErrInvalidAgentCard,
   ErrNotFound,
   ErrProtocol,
@@ -200,6 +202,13 @@ describe("A2A client error rows", () => {
       expect(text).not.toContain("tok-echoed-4242");
       expect(text).not.toContain("key-echoed-7777");
     }
+  });
+
+  it("a failed remote task whose status echoes the credential: the DelegationError message (what the model reads) has it redacted", async () => {
+    const remote = await agent({ token: "Bearer tok-del-5555" });
+    await using client = await A2AClient.connect(remote.url, { headers: { authorization: "Bearer tok-del-5555" } });
+    const err = await rejection(delegate(client, "fail you sent tok-del-5555"));
+    expect(findError(err, DelegationError)).toMatchObject({ code: "remote_failed", message: "remote agent: you sent <redacted>" });
   });
 
   it("ErrUnauthorized: HTTP 401 on a protected card; the right credential passes", async () => {

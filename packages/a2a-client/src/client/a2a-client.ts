@@ -21,6 +21,14 @@ export const DEFAULT_RECOVERY_DELAY_MS = 250;
 /** Default deadline of {@link A2AClient.connect} (fetching and reading the agent card), in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
+/** The credential values each client sends, for redacting remote text outside the class (delegation messages). */
+const SECRETS = new WeakMap<A2AClient, readonly string[]>();
+
+/** The credential values `client` sends (its header values), to redact from text a remote sent. */
+export function secretsOf(client: A2AClient): readonly string[] {
+  return SECRETS.get(client) ?? [];
+}
+
 /** The interface bindings this client speaks. */
 const BINDINGS = ["JSONRPC", "HTTP+JSON"] as const;
 
@@ -97,6 +105,7 @@ export class A2AClient {
     this.agentInterface = Object.freeze({ ...agentInterface });
     this.#sdk = sdk;
     this.#secrets = secrets;
+    SECRETS.set(this, secrets);
     this.#attempts = options.recoveryAttempts ?? DEFAULT_RECOVERY_ATTEMPTS;
     this.#delayMs = options.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
   }

@@ -1,7 +1,8 @@
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import type { A2AClient } from "../client/a2a-client.js";
-import { textOf } from "../client/a2a-client.js";
+import { secretsOf, textOf } from "../client/a2a-client.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { taskStateName, type A2AStreamEvent } from "../client/stream-event.js";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
@@ -115,7 +116,7 @@ export async function delegateBy(
       for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts));
     }
     if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
-    return outcome(final, artifacts);
+    return outcome(final, artifacts, secretsOf(client));
   } catch (error) {
     if (options.signal?.aborted) {
       // The caller gave up (e.g. the parent run was cancelled): the remote task goes too.
@@ -145,7 +146,7 @@ function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"]
   }
 }
 
-function outcome(task: Task, artifacts: ReadonlyMap<string, string>): DelegationResult {
+function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: readonly string[]): DelegationResult {
   const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   const statusText = textOf(task.status?.message?.parts ?? []);
   if (state === TaskState.TASK_STATE_COMPLETED) {
@@ -167,7 +168,8 @@ function outcome(task: Task, artifacts: ReadonlyMap<string, string>): Delegation
     [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth_required",
   };
   const code = codes[state] ?? "protocol";
-  const message = statusText || `the remote task ended ${remoteStatus}`;
+  // The remote's status text reaches the model: credentials it echoes are redacted first.
+  const message = redactCredentials(statusText, secrets) || `the remote task ended ${remoteStatus}`;
   throw new DelegationError({ code, message: `remote agent: ${message}`, retryable: failure?.retryable === true, remoteStatus, metadata });
 }
 
