@@ -116,8 +116,12 @@ export interface A2AServer {
  * request in a data part (`{ approval: { id, kind, title, toolName, input, choices, waiting } }`);
  * a message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
  * or `{ decision: "answer", choice }`, optionally with the approval's `id` (else the oldest waiting
- * approval is answered), or the text `approve` / `deny`, answers it, and the run's own
- * approval deadline and fallback still apply. A business failure ends the task `failed` with its
+ * approval is answered), or the text `approve` / `deny`, answers it exactly once (a second answer
+ * racing for the same approval is refused with the SDK's `UnsupportedOperationError`), and the
+ * run's own approval deadline and fallback still apply. With `runOptions.suspend`, a thread turn
+ * that asks a human suspends instead: the task waits `input-required` with no run open, and its
+ * next message resumes the turn (`Thread.streamAnswer`). The SDK server's console diagnostics go
+ * to `options.log`, one line each. A business failure ends the task `failed` with its
  * reason as text and a closed failure code under `metadata["adaptor.failure"]` (see
  * {@link A2AFailureCode}); `cancelled`, and a `CancelTask`, end it `canceled`; any other error
  * ends it `failed` with code `error` and no detail. Nothing of an error's message beyond its first
