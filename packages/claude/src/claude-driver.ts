@@ -41,6 +41,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    systemPrompt: ["replace", "append"],
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });

@@ -1,7 +1,14 @@
-import { optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
+import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
 const checkedLater: OptionCheck = () => undefined;
+
+/** `{ append: text }` with a non-empty `append` and no other key. */
+const appendedPrompt: OptionCheck = (value, field, subject) => {
+  is.shape({ append: is.string({ nonEmpty: true }) })(value, field, subject);
+  if ((value as { append?: unknown }).append === undefined)
+    throw new InvalidOptionError({ subject, field: `${field}.append`, reason: "is required" });
+};
 
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
 const SHARED: OptionShape = {
@@ -13,6 +20,11 @@ const SHARED: OptionShape = {
   // Domain, capability and approval-mode checks: InvalidPolicyError and friends, before launch.
   policy: checkedLater,
   metadata: is.object(),
+  systemPrompt: is.anyOf(
+    "a non-empty string (replaces the system prompt) or { append: string } (adds to it)",
+    is.string({ nonEmpty: true }),
+    appendedPrompt,
+  ),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

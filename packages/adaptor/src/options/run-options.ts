@@ -35,6 +35,13 @@ export interface SharedRunOptions {
   readonly onApproval?: ApprovalHandler;
   /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
   readonly policy?: Policy;
+  /**
+   * The system prompt: a string replaces the agent's own system prompt, `{ append }` adds text
+   * after it. Non-empty, no NUL. Refused before launch with `FeatureUnsupportedError` (feature
+   * `systemPrompt`) by a driver that cannot deliver that mode (see the README's agent table).
+   * Default: the agent's own.
+   */
+  readonly systemPrompt?: string | { readonly append: string };
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

@@ -82,6 +82,12 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       await writeFile(settingsPath, JSON.stringify(policy.settings), { mode: 0o600 });
       args.push("--settings", settingsPath);
     }
+    if (request.systemPrompt) {
+      // From a file: no argv length limit, and text starting with "-" is not read as a flag.
+      const promptPath = await privateFile("system-prompt.txt");
+      await writeFile(promptPath, request.systemPrompt.text, { mode: 0o600 });
+      args.push(request.systemPrompt.mode === "replace" ? "--system-prompt-file" : "--append-system-prompt-file", promptPath);
+    }
     if (request.mcpServers?.length) {
       args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers, env));
     }

@@ -31,6 +31,11 @@ export interface DriverCapabilities {
   };
   /** Approval modes per kind. */
   readonly approvals: { readonly [K in ApprovalKind]: readonly ApprovalMode[] };
+  /**
+   * System prompt modes the driver delivers (`DriverRequest.systemPrompt`); absent or empty: none,
+   * and a run with a system prompt is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly systemPrompt?: readonly ("replace" | "append")[];
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

@@ -1,6 +1,14 @@
 import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
 
+/** A system prompt for one run; see {@link DriverRequest.systemPrompt}. */
+export interface SystemPrompt {
+  /** `replace`: instead of the CLI's own system prompt; `append`: after it. */
+  readonly mode: "replace" | "append";
+  /** The text, non-empty. */
+  readonly text: string;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
@@ -34,6 +42,13 @@ export interface DriverRequest {
   readonly mcpServers?: readonly McpServerConfig[];
   /** Skills to stage where the CLI loads them, for this run only. */
   readonly skills?: readonly SkillBundle[];
+  /**
+   * The run's system prompt: `replace` swaps the CLI's own system prompt for `text`, `append` adds
+   * `text` after it. Only sent to a driver whose descriptor lists the mode
+   * (`DriverCapabilities.systemPrompt`); a spawn input (a parked process started with another one
+   * is not reused).
+   */
+  readonly systemPrompt?: SystemPrompt;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -51,4 +66,7 @@ export interface DriverRequest {
  * fresh conversation). A run takes a pre-warmed process only when the request it builds from the
  * same inputs has the same launch signature.
  */
-export type PrewarmRequest = Pick<DriverRequest, "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills">;
+export type PrewarmRequest = Pick<
+  DriverRequest,
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt"
+>;

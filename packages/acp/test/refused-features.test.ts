@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
+import { acp } from "../src/index.js";
+
+// What ACP cannot carry is refused before launch: the protocol has no system prompt, so a run that
+// asks for one fails with FeatureUnsupportedError and no agent process starts (the command below
+// does not exist: a spawn would fail with NOT_FOUND instead).
+
+describe("ACP refuses what its protocol cannot carry", () => {
+  it("a system prompt (replace or append) is refused with FeatureUnsupportedError before any process starts", async () => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    for (const systemPrompt of ["You are a bot.", { append: "Be brief." }]) {
+      const events: AgentEvent[] = [];
+      const stream = agent.stream("hi", { systemPrompt });
+      for await (const event of stream) events.push(event);
+      const refused = await stream.result().catch((e: unknown) => e);
+      expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "systemPrompt" });
+      expect(events.some((e) => e.type === "process")).toBe(false);
+    }
+  });
+});

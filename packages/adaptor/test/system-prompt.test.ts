@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, InvalidOptionError, findError, isError } from "../src/index.js";
+import { scriptedDriver } from "./scripted-driver.js";
+
+/** A scripted driver whose descriptor lists `modes` as its system prompt capability. */
+function driverWith(modes: readonly ("replace" | "append")[] | undefined) {
+  const driver = scriptedDriver(async () => ({ text: "ok" }));
+  const capabilities = { ...driver.descriptor.capabilities, ...(modes ? { systemPrompt: modes } : {}) };
+  return Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities } });
+}
+
+describe("the systemPrompt run option", () => {
+  it("reaches the driver as replace (a string) or append ({ append }); a call's value replaces the agent's", async () => {
+    const driver = driverWith(["replace", "append"]);
+    await using agent = new Agent(driver, { systemPrompt: { append: "agent default" } });
+    await agent.run("one");
+    await agent.run("two", { systemPrompt: "You are the release bot." });
+    expect(driver.requests.map((r) => r.systemPrompt)).toEqual([
+      { mode: "append", text: "agent default" },
+      { mode: "replace", text: "You are the release bot." },
+    ]);
+  });
+
+  it("a driver that cannot deliver the mode refuses the run before it starts with FeatureUnsupportedError", async () => {
+    const none = driverWith(undefined);
+    await using agent = new Agent(none);
+    const refused = await agent.run("hi", { systemPrompt: "x" }).catch((e: unknown) => e);
+    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "systemPrompt" });
+    expect(none.requests).toHaveLength(0);
+
+    const appendOnly = driverWith(["append"]);
+    await using other = new Agent(appendOnly);
+    expect(findError(await other.run("hi", { systemPrompt: "x" }).catch((e: unknown) => e), FeatureUnsupportedError)?.reason).toMatch(
+      /cannot replace the system prompt \(it can only append it\)/,
+    );
+    await other.run("hi", { systemPrompt: { append: "x" } });
+    expect(appendOnly.requests).toHaveLength(1);
+  });
+
+  it("an empty text, an object without append, an unknown key or a NUL is refused with a typed error naming the field", async () => {
+    await using agent = new Agent(driverWith(["replace", "append"]));
+    for (const value of ["", "   ", {}, { append: "" }, { append: "x", extra: 1 }, 42, "a\u0000b", { append: "a\u0000b" }]) {
+      const refused = await agent.run("hi", { systemPrompt: value as string }).catch((e: unknown) => e);
+      expect(findError(refused, InvalidOptionError)?.field).toMatch(/^systemPrompt/);
+    }
+  });
+});
