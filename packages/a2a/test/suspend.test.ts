@@ -2,52 +2,19 @@
 // human, run with `suspend`, ends its task input-required with no run open; the task's next
 // message answers the stored approval and resumes the turn (Thread.streamAnswer), here on a
 // second server that shares the task store and the thread store with the first, closed one.
-import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
+import { TaskState, type Message, type Task } from "@a2a-js/sdk";
 import { InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { ReferenceDriver } from "@adaptor/driver/testing";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent } from "adaptor";
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { RESPONSE_ARTIFACT_ID } from "../src/index.js";
-import { serve } from "./support.js";
+import { asTask, data, partsText, sdkClient, send, serve, text } from "./support.js";
 
-const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
-const data = (value: unknown): Part => ({
-  content: { $case: "data", value },
-  metadata: undefined,
-  filename: "",
-  mediaType: "application/json",
-});
-const send = (parts: Part[], taskId = "") => ({
-  tenant: "",
-  message: {
-    messageId: randomUUID(),
-    contextId: "",
-    taskId,
-    role: Role.ROLE_USER,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  } satisfies Message,
-  configuration: undefined,
-  metadata: undefined,
-});
-const partsText = (parts: readonly Part[] = []): string => parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 const approvalOf = (task: Task) => {
   const part = task.status?.message?.parts.find((p) => p.content?.$case === "data");
   return part?.content?.$case === "data" ? (part.content.value as { approval: Record<string, unknown> }).approval : undefined;
 };
-function asTask(result: Task | Message): Task {
-  if (!("status" in result)) throw new Error(`expected a task, got a message: ${JSON.stringify(result)}`);
-  return result;
-}
-async function sdkClient(url: string): Promise<Client> {
-  return new ClientFactory(ClientFactoryOptions.default).createFromUrl(url);
-}
-
 /** A server whose tasks are turns of the thread `a2a:<contextId>`, suspended on their first ask. */
 async function host(threadStore: MemoryThreadStore, taskStore: InMemoryTaskStore) {
   const agent = new Agent(new ReferenceDriver(), { threadStore });

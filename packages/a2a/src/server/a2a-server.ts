@@ -253,17 +253,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         );
         return;
       }
-      const run = new TaskRun({
-        taskId,
-        contextId,
-        bus,
-        stream,
-        store: taskStore,
-        callContext: context.context,
-        onDone: () => runs.delete(taskId),
-      });
-      runs.set(taskId, run);
-      await run.nextStop();
+      await startRun(context, bus, stream);
     },
     async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
       const run = runs.get(taskId);
@@ -309,6 +299,12 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       return reask(closed ? "the agent is shutting down; answer again later" : "error: this agent cannot resume the turn");
     }
     bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_WORKING)));
+    await startRun(context, bus, stream);
+  }
+
+  /** Serves `stream` as the run of the task and waits for its first stop (input-required, or its end). */
+  async function startRun(context: RequestContext, bus: ExecutionEventBus, stream: Stream): Promise<void> {
+    const { taskId, contextId } = context;
     const run = new TaskRun({
       taskId,
       contextId,
