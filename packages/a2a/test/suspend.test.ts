@@ -98,6 +98,26 @@ describe("suspended turns behind A2A", () => {
     }
   });
 
+  it("an answer to a suspended task whose approval another server already answered is refused; the task stays input-required", async () => {
+    const threadStore = new MemoryThreadStore();
+    const served = await host(threadStore, new InMemoryTaskStore());
+    try {
+      const client = await sdkClient(served.served.url);
+      const asked = asTask(await client.sendMessage(send([text("TOOL make")])));
+      const id = String(approvalOf(asked)?.["id"]);
+      // Another server, sharing the thread store, recorded its answer and resumes the turn there.
+      await threadStore.answerPendingApproval(id, { outcome: "approve" });
+      const refused = await client.sendMessage(send([data({ decision: "deny" })], asked.id)).then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+      expect(refused?.message).toContain(`approval ${id} of task ${asked.id} was already answered by another message`);
+      expect((await client.getTask({ tenant: "", id: asked.id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    } finally {
+      await served.close();
+    }
+  });
+
   it("two answers racing for one suspended task: exactly one resumes it, the other gets an A2A error", async () => {
     const served = await host(new MemoryThreadStore(), new InMemoryTaskStore());
     try {

@@ -7,6 +7,7 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
@@ -28,12 +29,18 @@ export interface StreamRunner {
    * does: needed to serve `runOptions.suspend` (a `Thread` has it, an `Agent` does not).
    */
   streamAnswer?(approvalId: string, decision: ApprovalDecision, options?: RunOptions): Stream;
+  /**
+   * The stored approvals of the runner's thread, as `Thread.pendingApprovals` lists them: lets
+   * the server refuse an answer to a suspended task whose approval another server already answered.
+   */
+  pendingApprovals?(): Promise<readonly { readonly id: string; readonly status: string }[]>;
 }
 
 /**
  * Picks the runner of each new task from its A2A conversation, e.g.
  * `({ contextId }) => agent.thread("a2a:" + contextId)` so that the messages of one `contextId`
- * continue one thread. Called once per new task, before its run starts.
+ * continue one thread. Called once per new task, before its run starts, and again for each
+ * message that resumes a suspended turn of the task.
  */
 export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
 
@@ -334,12 +341,30 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     const refused = live.claim(message.messageId, parseAnswer(message));
     if (refused !== undefined) throw new UnsupportedOperationError(refused);
   };
+  // Across servers sharing the stores, the thread store records one answer; an answer arriving
+  // after another server's was recorded is refused too, before it could fail the task.
+  const checkResume = async (message: Message | undefined, context: ServerCallContext): Promise<void> => {
+    if (!message?.taskId || runs.has(message.taskId)) return;
+    const task = await taskStore.load(message.taskId, context);
+    const approval = suspendedApproval(task);
+    if (!task || !approval) return;
+    const target = runnerOf({ contextId: task.contextId, taskId: task.id });
+    if (typeof target.pendingApprovals !== "function") return;
+    const list = target.pendingApprovals.bind(target);
+    const stored = (await outsideServerLog(list)).find((candidate) => candidate.id === approval.id);
+    if (stored?.status === "answered")
+      throw new UnsupportedOperationError(`approval ${approval.id} of task ${task.id} was already answered by another message`);
+  };
   const releaseClaim = (message: Message | undefined): void => {
     if (!message?.taskId) return;
     resuming.delete(message.taskId);
     runs.get(message.taskId)?.takeClaim(message.messageId);
   };
-  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, claimAnswer, releaseClaim);
+  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, {
+    claim: claimAnswer,
+    check: checkResume,
+    release: releaseClaim,
+  });
   const app = express();
   app.disable("x-powered-by");
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
@@ -386,46 +411,51 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
 }
 
 /**
- * The SDK's request handler, with the refusals of a task in a terminal state naming the state
+ * What a message on an existing task passes before the SDK handles it: `claim` (synchronous, so
+ * that of two racing answers one wins), `check` (the stores), and `release` when it was handled.
+ */
+interface AnswerGate {
+  readonly claim: (message: Message | undefined) => void;
+  readonly check: (message: Message | undefined, context: ServerCallContext) => Promise<void>;
+  readonly release: (message: Message | undefined) => void;
+}
+
+/**
+ * The SDK's request handler, with each message on a task through the {@link AnswerGate} first,
+ * and the refusals of a task in a terminal state naming the state
  * (`completed`, `canceled`, ...) instead of its number.
  */
 class StateNamingRequestHandler extends DefaultRequestHandler {
-  readonly #claim: (message: Message | undefined) => void;
-  readonly #release: (message: Message | undefined) => void;
+  readonly #gate: AnswerGate;
 
-  constructor(
-    card: AgentCard,
-    store: TaskStore,
-    executor: AgentExecutor,
-    claim: (message: Message | undefined) => void,
-    release: (message: Message | undefined) => void,
-  ) {
+  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate) {
     super(card, store, executor);
-    this.#claim = claim;
-    this.#release = release;
+    this.#gate = gate;
   }
 
   override async sendMessage(...args: Parameters<DefaultRequestHandler["sendMessage"]>): ReturnType<DefaultRequestHandler["sendMessage"]> {
-    this.#claim(args[0].message);
+    this.#gate.claim(args[0].message);
     try {
+      await this.#gate.check(args[0].message, args[1]);
       return await super.sendMessage(...args);
     } catch (error) {
       throw namingState(error);
     } finally {
-      this.#release(args[0].message);
+      this.#gate.release(args[0].message);
     }
   }
 
   override async *sendMessageStream(
     ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
   ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
-    this.#claim(args[0].message);
+    this.#gate.claim(args[0].message);
     try {
+      await this.#gate.check(args[0].message, args[1]);
       return yield* super.sendMessageStream(...args);
     } catch (error) {
       throw namingState(error);
     } finally {
-      this.#release(args[0].message);
+      this.#gate.release(args[0].message);
     }
   }
 
