@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
 import { acp } from "../src/index.js";
 
-// What ACP cannot carry is refused before launch: the protocol has no system prompt, so a run that
-// asks for one fails with FeatureUnsupportedError and no agent process starts (the command below
+// What ACP cannot carry is refused before launch: the protocol has no system prompt and no
+// subagent definitions, so a run that asks for one fails with FeatureUnsupportedError and no agent process starts (the command below
 // does not exist: a spawn would fail with NOT_FOUND instead).
 
 describe("ACP refuses what its protocol cannot carry", () => {
@@ -18,5 +18,13 @@ describe("ACP refuses what its protocol cannot carry", () => {
       expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "systemPrompt" });
       expect(events.some((e) => e.type === "process")).toBe(false);
     }
+  });
+
+  it("subagent definitions are refused with FeatureUnsupportedError before any process starts", async () => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    const refused = await agent
+      .run("hi", { agents: { reviewer: { description: "Reviews", prompt: "You review." } } })
+      .catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "agents" });
   });
 });

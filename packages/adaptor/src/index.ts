@@ -130,6 +130,7 @@ export type {
   DriverSink,
   DriverRequest,
   SystemPrompt,
+  SubagentDefinition,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,

@@ -42,6 +42,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       question: ["inherit", "ask", "auto_deny"],
     },
     systemPrompt: ["replace", "append"],
+    // --agents: the Task tool offers them (test/claude/subagents.test.ts).
+    subagents: true,
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });

@@ -324,7 +324,7 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt } = prep.request;
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents } = prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -334,6 +334,7 @@ export class Agent implements AsyncDisposable {
           ...(mcpServers !== undefined ? { mcpServers } : {}),
           ...(skills !== undefined ? { skills } : {}),
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+          ...(agents !== undefined ? { agents } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;

@@ -10,6 +10,20 @@ const appendedPrompt: OptionCheck = (value, field, subject) => {
     throw new InvalidOptionError({ subject, field: `${field}.append`, reason: "is required" });
 };
 
+/** A subagent definition: non-empty `description` and `prompt`, optional `tools` and `model`. */
+const subagent: OptionCheck = (value, field, subject) => {
+  is.shape({
+    description: is.string({ nonEmpty: true }),
+    prompt: is.string({ nonEmpty: true }),
+    tools: is.arrayOf(is.string({ nonEmpty: true }), "an array of tool names"),
+    model: is.string({ nonEmpty: true }),
+  })(value, field, subject);
+  for (const key of ["description", "prompt"] as const) {
+    if ((value as Record<string, unknown>)[key] === undefined)
+      throw new InvalidOptionError({ subject, field: `${field}.${key}`, reason: "is required" });
+  }
+};
+
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
 const SHARED: OptionShape = {
   model: is.string({ nonEmpty: true }),
@@ -25,6 +39,7 @@ const SHARED: OptionShape = {
     is.string({ nonEmpty: true }),
     appendedPrompt,
   ),
+  agents: is.recordOf(subagent, { key: is.string({ nonEmpty: true }) }),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

@@ -1,5 +1,6 @@
 import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
+import type { SubagentDefinition } from "@adaptor/driver";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
@@ -42,6 +43,14 @@ export interface SharedRunOptions {
    * Default: the agent's own.
    */
   readonly systemPrompt?: string | { readonly append: string };
+  /**
+   * Subagents the agent may delegate to, by name (non-empty, no NUL): each with a `description`
+   * (when to use it) and a `prompt` (its system prompt), optionally the `tools` it may use and its
+   * `model`. A call's record replaces the agent's. Refused before launch with
+   * `FeatureUnsupportedError` (feature `agents`) by a driver without subagents (see the README's
+   * agent table). Default: none.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

@@ -88,6 +88,11 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       await writeFile(promptPath, request.systemPrompt.text, { mode: 0o600 });
       args.push(request.systemPrompt.mode === "replace" ? "--system-prompt-file" : "--append-system-prompt-file", promptPath);
     }
+    if (request.agents) {
+      const agentsPath = await privateFile("agents.json");
+      await writeFile(agentsPath, JSON.stringify(request.agents), { mode: 0o600 });
+      args.push("--agents", agentsPath);
+    }
     if (request.mcpServers?.length) {
       args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers, env));
     }

@@ -36,6 +36,11 @@ export interface DriverCapabilities {
    * and a run with a system prompt is refused before launch (`FeatureUnsupportedError`).
    */
   readonly systemPrompt?: readonly ("replace" | "append")[];
+  /**
+   * The driver delivers subagent definitions (`DriverRequest.agents`); absent or false: a run with
+   * `agents` is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly subagents?: boolean;
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

@@ -9,6 +9,18 @@ export interface SystemPrompt {
   readonly text: string;
 }
 
+/** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
+export interface SubagentDefinition {
+  /** When to use it, for the model choosing a subagent. Non-empty. */
+  readonly description: string;
+  /** The subagent's system prompt. Non-empty. */
+  readonly prompt: string;
+  /** Tool names it may use; absent: the same tools as the main agent. */
+  readonly tools?: readonly string[];
+  /** Its model (an id or an alias the CLI knows); absent: the main agent's. */
+  readonly model?: string;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
@@ -49,6 +61,11 @@ export interface DriverRequest {
    * is not reused).
    */
   readonly systemPrompt?: SystemPrompt;
+  /**
+   * Subagents the agent may delegate to for this run, by name. Only sent to a driver whose
+   * descriptor declares `subagents`; a spawn input.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -68,5 +85,5 @@ export interface DriverRequest {
  */
 export type PrewarmRequest = Pick<
   DriverRequest,
-  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt"
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents"
 >;

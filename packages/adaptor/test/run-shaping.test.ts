@@ -46,3 +46,47 @@ describe("the systemPrompt run option", () => {
     }
   });
 });
+
+describe("the agents run option (subagent definitions)", () => {
+  const reviewer = { description: "Reviews release notes", prompt: "You are the reviewer." };
+
+  it("reaches a driver that declares subagents, copied; a call's record replaces the agent's", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, subagents: true } } });
+    const tools = ["Read"];
+    await using agent = new Agent(driver, { agents: { reviewer } });
+    await agent.run("one");
+    await agent.run("two", { agents: { writer: { description: "Writes", prompt: "You write.", tools, model: "haiku" } } });
+    tools.push("Bash");
+    expect(driver.requests.map((r) => r.agents)).toEqual([
+      { reviewer },
+      { writer: { description: "Writes", prompt: "You write.", tools: ["Read"], model: "haiku" } },
+    ]);
+  });
+
+  it("a driver without subagents refuses a run with agents before it starts; an empty record is no request", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    await using agent = new Agent(driver);
+    const refused = await agent.run("hi", { agents: { reviewer } }).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "agents" });
+    expect(driver.requests).toHaveLength(0);
+    await agent.run("hi", { agents: {} });
+    expect(driver.requests[0]?.agents).toBeUndefined();
+  });
+
+  it("a definition without description or prompt, an empty name or an unknown key is refused naming the field", async () => {
+    await using agent = new Agent(scriptedDriver(async () => ({ text: "ok" })));
+    const cases: [unknown, RegExp][] = [
+      [{ reviewer: { prompt: "p" } }, /^agents\.reviewer\.description$/],
+      [{ reviewer: { description: "d" } }, /^agents\.reviewer\.prompt$/],
+      [{ reviewer: { ...reviewer, color: "red" } }, /^agents\.reviewer/],
+      [{ reviewer: { ...reviewer, tools: "Read" } }, /^agents\.reviewer\.tools$/],
+      [{ "": reviewer }, /^agents/],
+      [[reviewer], /^agents$/],
+    ];
+    for (const [agents, field] of cases) {
+      const refused = await agent.run("hi", { agents: agents as Record<string, typeof reviewer> }).catch((e: unknown) => e);
+      expect(findError(refused, InvalidOptionError)?.field).toMatch(field);
+    }
+  });
+});
