@@ -29,6 +29,14 @@ async function host(threadStore: MemoryThreadStore, taskStore: InMemoryTaskStore
   };
 }
 
+/** A server as {@link host} (own task store) and a task of it suspended on `shell: make`, with its approval id. */
+async function suspendedTask(threadStore: MemoryThreadStore) {
+  const served = await host(threadStore, new InMemoryTaskStore());
+  const client = await sdkClient(served.served.url);
+  const asked = asTask(await client.sendMessage(send([text("TOOL make")])));
+  return { served, client, asked, id: String(approvalOf(asked)?.["id"]) };
+}
+
 describe("suspended turns behind A2A", () => {
   it("a turn waiting on a human ends input-required with no run open; the answer resumes it on a restarted server and the task completes", async () => {
     const threadStore = new MemoryThreadStore();
@@ -78,12 +86,8 @@ describe("suspended turns behind A2A", () => {
   });
 
   it("an answer that does not fit the suspended approval, or names another id, leaves it waiting and says so; nothing is recorded", async () => {
-    const threadStore = new MemoryThreadStore();
-    const served = await host(threadStore, new InMemoryTaskStore());
+    const { served, client, asked, id } = await suspendedTask(new MemoryThreadStore());
     try {
-      const client = await sdkClient(served.served.url);
-      const asked = asTask(await client.sendMessage(send([text("TOOL make")])));
-      const id = String(approvalOf(asked)?.["id"]);
       const wrongId = asTask(await client.sendMessage(send([data({ decision: "approve", id: "nope" })], asked.id)));
       expect(wrongId.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       expect(partsText(wrongId.status?.message?.parts)).toMatch(/^no waiting approval has the id "nope" \(waiting: [^)]+\)\. shell: make/);
@@ -100,11 +104,8 @@ describe("suspended turns behind A2A", () => {
 
   it("an answer to a suspended task whose approval another server already answered is refused; the task stays input-required", async () => {
     const threadStore = new MemoryThreadStore();
-    const served = await host(threadStore, new InMemoryTaskStore());
+    const { served, client, asked, id } = await suspendedTask(threadStore);
     try {
-      const client = await sdkClient(served.served.url);
-      const asked = asTask(await client.sendMessage(send([text("TOOL make")])));
-      const id = String(approvalOf(asked)?.["id"]);
       // Another server, sharing the thread store, recorded its answer and resumes the turn there.
       await threadStore.answerPendingApproval(id, { outcome: "approve" });
       const refused = await client.sendMessage(send([data({ decision: "deny" })], asked.id)).then(

@@ -51,12 +51,13 @@ export const DELEGATION_NOTICE = {
  */
 export function a2aDelegation(options: A2ADelegationOptions): Tool {
   const { url, name = "delegate", description, timeoutMs = DEFAULT_DELEGATION_TIMEOUT_MS, ...clientOptions } = options;
-  let client: Promise<A2AClient> | undefined;
-  const connect = (): Promise<A2AClient> => {
-    client ??= A2AClient.connect(url, clientOptions).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
+  let client: A2AClient | undefined;
+  // Each call that finds no client connects under its own deadline and signal (so a card that
+  // never comes is given up at the call's deadline); the first client made is kept.
+  const connect = async (signal: AbortSignal): Promise<A2AClient> => {
+    if (client) return client;
+    const connected = await A2AClient.connect(url, { ...clientOptions, signal });
+    client ??= connected;
     return client;
   };
   return defineTool({
@@ -78,7 +79,7 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
       const { task, contextId } = input as { task: string; contextId?: string };
       const deadline = deadlineOf(timeoutMs);
       try {
-        const remote = await settleBefore(connect(), AbortSignal.any([context.signal, deadline.signal])).catch((error: unknown) => {
+        const remote = await connect(AbortSignal.any([context.signal, deadline.signal])).catch((error: unknown) => {
           if (context.signal.aborted) throw error;
           if (deadline.signal.aborted) throw delegationTimeout(timeoutMs, undefined, "agent-card");
           throw toDelegationError(error, undefined);
@@ -111,24 +112,5 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
         throw reject(error.code, error.retryable ? `${error.message} (retryable)` : error.message);
       }
     },
-  });
-}
-
-/** `promise`, or the signal's reason as soon as `signal` aborts (the promise then settles unobserved). */
-function settleBefore<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error as Error);
-      },
-    );
   });
 }
