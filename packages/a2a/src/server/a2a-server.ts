@@ -155,8 +155,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const card = buildCard(url, options.card);
   const runs = new Map<string, TaskRun>();
   const taskStore = options.taskStore ?? new InMemoryTaskStore();
-  /** Tasks a message is resuming (a suspended turn's answer), until its run is registered in `runs`. */
-  const resuming = new Set<string>();
+  /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
+  const resuming = new Map<string, string>();
   let closed = false;
   const log = options.log ?? consoleWarnLog;
   const runnerOf = (task: { readonly contextId: string; readonly taskId: string }): StreamRunner =>
@@ -335,7 +335,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       // No run: the task may be a suspended turn this message resumes; one message at a time.
       if (resuming.has(message.taskId))
         throw new UnsupportedOperationError(`task ${message.taskId} is already being resumed by another message`);
-      resuming.add(message.taskId);
+      resuming.set(message.taskId, message.messageId);
       return;
     }
     const refused = live.claim(message.messageId, parseAnswer(message));
@@ -357,7 +357,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   };
   const releaseClaim = (message: Message | undefined): void => {
     if (!message?.taskId) return;
-    resuming.delete(message.taskId);
+    if (resuming.get(message.taskId) === message.messageId) resuming.delete(message.taskId);
     runs.get(message.taskId)?.takeClaim(message.messageId);
   };
   const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, {
