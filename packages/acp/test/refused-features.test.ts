@@ -27,4 +27,18 @@ describe("ACP refuses what its protocol cannot carry", () => {
       .catch((e: unknown) => e);
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "agents" });
   });
+
+  it("turn and cost budgets are refused (no per-response event, no cost); a tool-call budget is accepted", async () => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    for (const [budget, feature] of [
+      [{ maxTurns: 2 }, "budget.maxTurns"],
+      [{ maxCostUsd: 1 }, "budget.maxCostUsd"],
+    ] as const) {
+      const refused = await agent.run("hi", { budget }).catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
+    }
+    // Accepted: the run gets as far as starting the (missing) agent.
+    const started = await agent.run("hi", { budget: { maxToolCalls: 2 } }).catch((e: unknown) => e);
+    expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
+  });
 });

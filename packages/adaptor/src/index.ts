@@ -131,6 +131,7 @@ export type {
   DriverRequest,
   SystemPrompt,
   SubagentDefinition,
+  RunBudget,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, InvalidOptionError, findError, isError } from "../src/index.js";
+import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, InvalidOptionError, RunError, findError, isError } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
 /** A scripted driver whose descriptor lists `modes` as its system prompt capability. */
@@ -87,6 +87,62 @@ describe("the agents run option (subagent definitions)", () => {
     for (const [agents, field] of cases) {
       const refused = await agent.run("hi", { agents: agents as Record<string, typeof reviewer> }).catch((e: unknown) => e);
       expect(findError(refused, InvalidOptionError)?.field).toMatch(field);
+    }
+  });
+});
+
+describe("the budget run option", () => {
+  /** A driver that streams text, starts `tools` tool calls (one model response each) and answers. */
+  function toolCaller(tools: number, capabilities: { turns?: boolean; costUsd?: boolean } = {}, costUsd?: number) {
+    const driver = scriptedDriver(async (_request, sink, signal) => {
+      sink.emit({ type: "text-delta", text: "working. " });
+      for (let i = 1; i <= tools; i++) {
+        sink.emit({ type: "notice", kind: "model.response", data: { messageId: `m${i}` } });
+        sink.emit({ type: "tool-call", phase: "start", id: `call-${i}`, name: "Bash" });
+        sink.emit({ type: "tool-call", phase: "start", id: `call-${i}`, name: "Bash" });
+        await new Promise((resolve) => setImmediate(resolve));
+        signal.throwIfAborted(); // as a real driver does once the SDK stops the run
+      }
+      return { text: "done", ...(costUsd !== undefined ? { costUsd } : {}) };
+    });
+    Object.assign(driver, {
+      descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, budgets: capabilities } },
+    });
+    return driver;
+  }
+
+  it("maxToolCalls counts distinct tool calls on any driver and ends the run at the first one over, keeping the streamed text", async () => {
+    await using agent = new Agent(toolCaller(3));
+    const err = findError(await agent.run("go", { budget: { maxToolCalls: 2 } }).catch((e: unknown) => e), RunError);
+    expect(err?.reason).toBe("budget_exceeded");
+    expect(err?.details).toEqual({ budget: "maxToolCalls", limit: 2, used: 3 });
+    expect(err?.result.text).toBe("working. ");
+    expect((await agent.run("go", { budget: { maxToolCalls: 3 } })).text).toBe("done");
+  });
+
+  it("maxTurns counts model.response notices; maxCostUsd judges the reported cost; both refused where the driver reports neither", async () => {
+    await using counted = new Agent(toolCaller(2, { turns: true, costUsd: true }, 0.5));
+    const turns = findError(await counted.run("go", { budget: { maxTurns: 1 } }).catch((e: unknown) => e), RunError);
+    expect(turns?.details).toEqual({ budget: "maxTurns", limit: 1, used: 2 });
+    const cost = findError(await counted.run("go", { budget: { maxCostUsd: 0.25 } }).catch((e: unknown) => e), RunError);
+    expect(cost?.details).toEqual({ budget: "maxCostUsd", limit: 0.25, used: 0.5 });
+    expect(cost?.result.text).toBe("done");
+    expect((await counted.run("go", { budget: { maxTurns: 2, maxCostUsd: 0.5 } })).costUsd).toBe(0.5);
+
+    const silent = toolCaller(1);
+    await using refused = new Agent(silent);
+    for (const budget of [{ maxTurns: 1 }, { maxCostUsd: 1 }]) {
+      const error = await refused.run("go", { budget }).catch((e: unknown) => e);
+      expect(findError(error, FeatureUnsupportedError)?.feature).toBe(`budget.${Object.keys(budget)[0]}`);
+    }
+    expect(silent.requests).toHaveLength(0);
+  });
+
+  it("limits that are not positive are refused naming the field", async () => {
+    await using agent = new Agent(toolCaller(0, { turns: true, costUsd: true }));
+    for (const budget of [{ maxTurns: 0 }, { maxToolCalls: 1.5 }, { maxCostUsd: 0 }, { maxCostUsd: -1 }, { maxSteps: 3 }]) {
+      const refused = await agent.run("go", { budget: budget as { maxTurns: number } }).catch((e: unknown) => e);
+      expect(findError(refused, InvalidOptionError)?.field).toMatch(/^budget/);
     }
   });
 });

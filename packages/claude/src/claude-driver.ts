@@ -44,6 +44,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     systemPrompt: ["replace", "append"],
     // --agents: the Task tool offers them (test/claude/subagents.test.ts).
     subagents: true,
+    // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
+    budgets: { turns: true, costUsd: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });

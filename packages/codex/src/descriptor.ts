@@ -24,6 +24,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
+    // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
+    budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   },
 });

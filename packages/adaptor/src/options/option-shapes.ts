@@ -40,6 +40,11 @@ const SHARED: OptionShape = {
     appendedPrompt,
   ),
   agents: is.recordOf(subagent, { key: is.string({ nonEmpty: true }) }),
+  budget: is.shape({
+    maxTurns: is.integer(1),
+    maxToolCalls: is.integer(1),
+    maxCostUsd: is.anyOf("a number of US dollars > 0", is.number(Number.MIN_VALUE)),
+  }),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

@@ -1,6 +1,6 @@
 import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
-import type { SubagentDefinition } from "@adaptor/driver";
+import type { RunBudget, SubagentDefinition } from "@adaptor/driver";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
@@ -51,6 +51,16 @@ export interface SharedRunOptions {
    * agent table). Default: none.
    */
   readonly agents?: Readonly<Record<string, SubagentDefinition>>;
+  /**
+   * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
+   * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a
+   * `RunError` `budget_exceeded` (`details.budget` names it, `details.limit` and `details.used`)
+   * with the partial Result. Tool calls are counted on every driver; turns and cost only where the
+   * driver reports them, else the run is refused before launch with `FeatureUnsupportedError`
+   * (feature `budget.maxTurns` / `budget.maxCostUsd`). A call's budget replaces the agent's.
+   * Default: none.
+   */
+  readonly budget?: RunBudget;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

@@ -42,3 +42,20 @@ export function prepareSubagents(prep: Preparation): void {
   }
   prep.request = { ...prep.request, agents: copied };
 }
+
+/**
+ * Pre-invocation step: checks the run's `budget` against what the driver reports (model responses
+ * for `maxTurns`, cost for `maxCostUsd`; tool calls are counted for every driver) and hands it to
+ * the driver, which may enforce it natively too. Nothing to do without the option.
+ * @throws FeatureUnsupportedError (feature `budget.maxTurns` or `budget.maxCostUsd`); the driver is never started.
+ */
+export function prepareBudget(prep: Preparation): void {
+  const budget = prep.options.budget;
+  if (budget === undefined) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (budget.maxTurns !== undefined && capabilities.budgets?.turns !== true)
+    throw new FeatureUnsupportedError(type, "budget.maxTurns", "it does not report its model responses");
+  if (budget.maxCostUsd !== undefined && capabilities.budgets?.costUsd !== true)
+    throw new FeatureUnsupportedError(type, "budget.maxCostUsd", "it does not report the run's cost");
+  prep.request = { ...prep.request, budget: { ...budget } };
+}

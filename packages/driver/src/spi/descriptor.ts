@@ -41,6 +41,14 @@ export interface DriverCapabilities {
    * `agents` is refused before launch (`FeatureUnsupportedError`).
    */
   readonly subagents?: boolean;
+  /**
+   * Which budgets (`DriverRequest.budget`) the run can be held to beyond tool calls, which the SDK
+   * counts for every driver: `turns` when the driver emits a `notice` of kind `model.response` for
+   * every model response (and may stop at the limit natively); `costUsd` when it reports the run's
+   * cost (and may stop at the limit natively). Absent: a run with that budget is refused before
+   * launch (`FeatureUnsupportedError`).
+   */
+  readonly budgets?: { readonly turns?: boolean; readonly costUsd?: boolean };
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

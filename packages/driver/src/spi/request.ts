@@ -21,6 +21,20 @@ export interface SubagentDefinition {
   readonly model?: string;
 }
 
+/**
+ * Limits of one run, each ending it as a business failure (`RunError` `budget_exceeded`, with
+ * `details.budget` naming the limit) when passed. The SDK counts tool calls for every driver, and
+ * model responses and cost from what a driver reports; a driver may also enforce them natively.
+ */
+export interface RunBudget {
+  /** Most model responses (round trips to the model), an integer >= 1. */
+  readonly maxTurns?: number;
+  /** Most tool calls the agent starts, an integer >= 1. */
+  readonly maxToolCalls?: number;
+  /** Most cost in US dollars, a number > 0. */
+  readonly maxCostUsd?: number;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
@@ -66,6 +80,11 @@ export interface DriverRequest {
    * descriptor declares `subagents`; a spawn input.
    */
   readonly agents?: Readonly<Record<string, SubagentDefinition>>;
+  /**
+   * The run's limits, for a driver that enforces them natively too (e.g. a CLI's own turn or cost
+   * limit); the SDK enforces them either way (see {@link RunBudget}).
+   */
+  readonly budget?: RunBudget;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
