@@ -10,6 +10,7 @@ import {
   type DriverInspection,
   type InspectOptions,
   type SessionTransfer,
+  type TranscriptItem,
 } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
@@ -46,6 +47,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     subagents: true,
     // Base64 image blocks before the text of the user line (test/claude/images.test.ts).
     images: true,
+    // interrupt: the `interrupt` control request, the process kept; send: a user line during the
+    // turn; setModel: the `set_model` control request (test/claude/during-turn.test.ts).
+    turnControl: { interrupt: true, send: true, setModel: true },
     // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
     budgets: { turns: true, costUsd: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
@@ -241,19 +245,24 @@ export class ClaudeDriver implements Driver {
   #response(request: DriverRequest, session: ClaudeSession, outcome: TurnOutcome): DriverResponse {
     const { turn, exit } = outcome;
     const terminal = turn.terminal;
-    const failure = classifyTurn({
-      terminal: terminal?.line,
-      exitCode: exit ? exit.code : 0,
-      exitSignal: exit ? exit.signal : null,
-      stderrTail: session.proc.stderrTail(),
-      resuming: request.session !== undefined,
-    });
+    // An interrupt the host asked for ends the turn with an error result that is no failure.
+    const interrupted = outcome.interrupted;
+    const failure = interrupted
+      ? undefined
+      : classifyTurn({
+          terminal: terminal?.line,
+          exitCode: exit ? exit.code : 0,
+          exitSignal: exit ? exit.signal : null,
+          stderrTail: session.proc.stderrTail(),
+          resuming: request.session !== undefined,
+        });
     const usage = turn.usage();
     const line = terminal?.line;
     const model = turn.model ?? Object.keys(line?.modelUsage ?? {})[0];
     const sessionId = turn.sessionId ?? session.sessionId;
     return {
-      text: line && !line.is_error && typeof line.result === "string" ? line.result : "",
+      text: line && !line.is_error && typeof line.result === "string" ? line.result : interrupted ? partialText(turn.transcript) : "",
+      ...(interrupted ? { interrupted: true } : {}),
       ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
       ...(model ? { model } : {}),
       provider: "anthropic",
@@ -271,4 +280,14 @@ export class ClaudeDriver implements Driver {
       ...(exit ? { exit: { code: exit.code, signal: exit.signal } } : {}),
     };
   }
+}
+
+/** The assistant text an interrupted turn wrote after its last user message. */
+function partialText(transcript: readonly TranscriptItem[]): string {
+  const parts: string[] = [];
+  for (let i = transcript.length - 1; i >= 0 && transcript[i]!.kind !== "user"; i--) {
+    const item = transcript[i]!;
+    if (item.kind === "assistant" && item.text) parts.unshift(item.text);
+  }
+  return parts.join("");
 }

@@ -33,6 +33,7 @@ export { checkInspectOptions } from "./spi/check-inspect-options.js";
 export type { McpServerConfig, SkillBundle } from "./spi/mcp-server.js";
 export type { Usage, FailureReason, DriverFailure, TranscriptItem, RawStreams, Checkpoint, DriverResponse } from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
+export type { TurnControl } from "./spi/turn-control.js";
 export type {
   DriverInspection,
   InspectOptions,

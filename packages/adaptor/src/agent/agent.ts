@@ -23,6 +23,7 @@ import { prepare } from "../prepare/prepare-run.js";
 import type { Result } from "../result/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
 import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
+import { TurnControls } from "../run/turn-controls.js";
 import { Stream } from "../run/stream.js";
 import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
@@ -204,6 +205,7 @@ export class Agent implements AsyncDisposable {
     // The host's active span (if any) becomes the run's parent.
     const parentContext = context.active();
     const controller = new AbortController();
+    const controls = new TurnControls(this.driver.descriptor);
     const queue = new EventQueue(
       { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
@@ -232,7 +234,8 @@ export class Agent implements AsyncDisposable {
       const message = refusal instanceof Error ? refusal.message : String(refusal);
       queue.push({ type: "run-finished", ok: false, reason: "error", message });
       queue.close();
-      return new Stream(runId, queue, controller, Promise.reject(refusal));
+      controls.end();
+      return new Stream(runId, queue, controller, Promise.reject(refusal), controls);
     }
     const result = Promise.resolve()
       .then(() =>
@@ -244,6 +247,7 @@ export class Agent implements AsyncDisposable {
           options: merged,
           queue,
           controller,
+          controls,
           eventsDrained,
           tools: this.#tools.binding(runId, queue),
           telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
@@ -259,7 +263,7 @@ export class Agent implements AsyncDisposable {
       controller,
       result.catch(() => undefined),
     );
-    return new Stream(runId, queue, controller, result);
+    return new Stream(runId, queue, controller, result, controls);
   }
 
   /**

@@ -57,6 +57,8 @@ export interface RunFinishedEvent {
   readonly usage?: Usage;
   /** True when the turn suspended waiting for an approval (`result.status === "suspended"`); absent otherwise. */
   readonly suspended?: true;
+  /** True when the host interrupted the turn (`result.status === "interrupted"`); absent otherwise. */
+  readonly interrupted?: true;
 }
 
 type WithMeta<E> = E & { readonly meta: EventMeta };

@@ -28,6 +28,8 @@ export interface ResultInit {
   readonly transcript: readonly TranscriptItem[];
   /** Set when the turn suspended: the approval it stored (see {@link Result.pendingApproval}). */
   readonly pendingApproval?: PendingApproval | undefined;
+  /** Set when the host interrupted the turn (`stream.interrupt()`). */
+  readonly interrupted?: boolean | undefined;
 }
 
 /**
@@ -54,9 +56,11 @@ export class Result {
    * stopped to wait for an approval; nothing was committed, the CLI was ended and the lease
    * released, and {@link pendingApproval} is the stored question. Answer it, from any host, with
    * `thread.answer(result.pendingApproval.id, decision)`; `text`, `usage` and the transcript cover
-   * only what ran before the suspension.
+   * only what ran before the suspension. `"interrupted"`: the host interrupted the turn
+   * (`stream.interrupt()`); `text`, `usage` and the transcript are what it did until then, and a
+   * thread committed it as its checkpoint.
    */
-  readonly status: "completed" | "suspended";
+  readonly status: "completed" | "suspended" | "interrupted";
   /** The stored approval a suspended turn waits for; `undefined` when `status` is `"completed"`. */
   readonly pendingApproval: PendingApproval | undefined;
   readonly #structured: unknown;
@@ -72,7 +76,7 @@ export class Result {
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;
     this.pendingApproval = init.pendingApproval;
-    this.status = init.pendingApproval ? "suspended" : "completed";
+    this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });
     this.#transcript = Object.freeze(init.transcript.map((item) => Object.freeze({ ...item })));

@@ -1,11 +1,21 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type {
+  ApprovalAsk,
+  TurnControl,
+  Driver,
+  DriverEvent,
+  DriverFailure,
+  DriverRequest,
+  DriverResponse,
+  DriverSink,
+} from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
 import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
@@ -33,6 +43,8 @@ export interface RunSetup {
   readonly queue: EventQueue;
   /** Aborted by cancel, the caller's signal, the timeout, or agent close; its reason is the verdict's cause. */
   readonly controller: AbortController;
+  /** Where the stream's turn requests (interrupt, send, setModel) go; ended with the run. */
+  readonly controls?: TurnControls;
   /** Present for thread runs. */
   readonly thread?: ThreadContext;
   /** True when the caller drains the events unread (`run()`): nobody answers an `approval-request` event. */
@@ -142,6 +154,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
             return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);
           },
+          ...(setup.controls
+            ? { attachControl: (control: TurnControl) => (live ? setup.controls!.attach(control) : () => undefined) }
+            : {}),
         };
         const traceparent = telemetry?.traceparent();
         const tracestate = telemetry?.tracestate();
@@ -159,7 +174,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       broker.end("run ended");
       const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
       if (overCost) response = { ...response, failure: overCost };
-      if (!stopped) response = await prep.finish(response);
+      // An interrupted turn's partial answer is not held to the response hooks (structured output).
+      if (!stopped && !response.interrupted) response = await prep.finish(response);
       if (turn && !stopped && !response.failure) {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
@@ -182,7 +198,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (controller.signal.aborted && response.failure) throw controller.signal.reason;
     const result = toResult(runId, response, performance.now() - started);
     if (response.failure) throw runError(response.failure, result);
-    queue.push({ type: "run-finished", ok: true, ...(result.usage ? { usage: result.usage } : {}) });
+    queue.push({
+      type: "run-finished",
+      ok: true,
+      ...(result.status === "interrupted" ? { interrupted: true as const } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
+    });
     telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
     return result;
   } catch (error) {
@@ -227,6 +248,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     );
     throw verdict;
   } finally {
+    setup.controls?.end();
     controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();
   }
@@ -262,5 +284,6 @@ function toResult(
     raw: response?.raw ?? { stdout: "", stderr: "" },
     transcript: response?.transcript ?? [],
     ...(pendingApproval ? { pendingApproval } : {}),
+    ...(response?.interrupted === true && !response.failure ? { interrupted: true } : {}),
   });
 }

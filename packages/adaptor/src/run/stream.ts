@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../events/agent-event.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Result } from "../result/result.js";
+import type { TurnControls } from "./turn-controls.js";
 
 /**
  * A run in flight: an `AsyncIterable` of {@link AgentEvent}s (`run-finished` always last) and
@@ -15,14 +16,16 @@ export class Stream implements AsyncIterable<AgentEvent> {
   readonly #queue: EventQueue;
   readonly #result: Promise<Result>;
   readonly #controller: AbortController;
+  readonly #controls: TurnControls;
   #iterated = false;
 
   /** @internal Streams are made by `Agent.stream()`. */
-  constructor(runId: string, queue: EventQueue, controller: AbortController, result: Promise<Result>) {
+  constructor(runId: string, queue: EventQueue, controller: AbortController, result: Promise<Result>, controls: TurnControls) {
     this.runId = runId;
     this.#queue = queue;
     this.#controller = controller;
     this.#result = result;
+    this.#controls = controls;
     // The verdict is always observable through result(); never an unhandled rejection.
     result.catch(() => undefined);
   }
@@ -43,6 +46,57 @@ export class Stream implements AsyncIterable<AgentEvent> {
   cancel(reason?: unknown): void {
     if (this.#controller.signal.aborted) return;
     this.#controller.abort(reason ?? new DOMException("The run was cancelled", "AbortError"));
+  }
+
+  /**
+   * Interrupts the running turn, unlike {@link cancel} keeping the conversation and the CLI process:
+   * the CLI stops the turn, the verdict resolves a {@link Result} with `status: "interrupted"` (the
+   * partial text, usage and transcript; `run-finished` has `interrupted: true`), and a thread
+   * commits the interrupted turn as its checkpoint, so its next turn continues after what the
+   * interrupted one did (on the same process when it is reused). Waits for the turn to start when
+   * called early.
+   *
+   * @returns `true` once the CLI took the interrupt; `false` when the run had ended (nothing to
+   * interrupt).
+   * @throws FeatureUnsupportedError (rejected) when the driver cannot interrupt a turn
+   * (`capabilities.turnControl.interrupt`).
+   */
+  interrupt(): Promise<boolean> {
+    return this.#controls.request("interrupt", (control) => control.interrupt?.());
+  }
+
+  /**
+   * Gives the running turn another user message, which the agent takes in at its next model request
+   * of the same turn; a `notice` of kind `input.accepted` (`data.text`) marks where. Waits for the
+   * turn to start when called early.
+   *
+   * @param text - the message, non-empty.
+   * @returns `true` once the CLI took the message; `false` when the run had ended (not delivered).
+   * @throws TypeError (rejected) for an empty `text`; FeatureUnsupportedError (rejected) when the
+   * driver cannot take a message during a turn (`capabilities.turnControl.send`).
+   */
+  send(text: string): Promise<boolean> {
+    if (typeof text !== "string" || text.trim() === "") {
+      return Promise.reject(new TypeError(`stream ${this.runId}: send() needs a non-empty text`));
+    }
+    return this.#controls.request("send", (control) => control.send?.(text));
+  }
+
+  /**
+   * Switches the model for the rest of the running turn (and, on a thread whose process is reused,
+   * for its later turns on that process). Waits for the turn to start when called early.
+   *
+   * @param model - a model id or an alias the CLI knows, non-empty.
+   * @returns `true` once the CLI accepted the model; `false` when the run had ended.
+   * @throws TypeError (rejected) for an empty `model`; FeatureUnsupportedError (rejected) when the
+   * driver cannot switch models during a turn (`capabilities.turnControl.setModel`); a DriverError
+   * when the CLI refused the model.
+   */
+  setModel(model: string): Promise<boolean> {
+    if (typeof model !== "string" || model.trim() === "") {
+      return Promise.reject(new TypeError(`stream ${this.runId}: setModel() needs a non-empty model`));
+    }
+    return this.#controls.request("setModel", (control) => control.setModel?.(model));
   }
 
   /** Yields the run's events in order. A second iteration throws `TypeError`. */

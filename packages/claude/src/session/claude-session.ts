@@ -21,6 +21,7 @@ import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
+import { ControlAnswers } from "./control-answers.js";
 
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
@@ -31,6 +32,8 @@ export interface TurnOutcome {
   readonly exit: ExitInfo | undefined;
   /** Cost in US dollars of this turn alone; undefined when its share of the session's running total cannot be known. */
   readonly costUsd: number | undefined;
+  /** True when the host interrupted the turn and the CLI ended it for that (not a failure). */
+  readonly interrupted: boolean;
 }
 
 /** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
@@ -144,9 +147,16 @@ export class ClaudeSession implements PooledProcess {
     const onAbort = (): void => cancel.start();
     signal.addEventListener("abort", onAbort, { once: true });
     const promptId = randomUUID();
+    // Every user line of this turn: its prompt and the messages the host sent into it.
+    const promptIds = new Set([promptId]);
+    /** Messages the host sent into the turn, by their line's uuid, until the CLI takes them in. */
+    const sent = new Map<string, string>();
+    const answers = new ControlAnswers();
+    let interruptedByHost = false;
     const late = new LateOutput(sink, proc);
     // The first turn of a process has no predecessor whose output could still arrive.
     let begun = this.#results === 0;
+    let detach: (() => void) | undefined;
     let ended = false;
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
     try {
@@ -156,6 +166,27 @@ export class ClaudeSession implements PooledProcess {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
+      detach = sink.attachControl?.({
+        interrupt: async () => {
+          interruptedByHost = true;
+          const id = `adaptor_interrupt_${randomUUID()}`;
+          const answered = answers.wait(id, "interrupt");
+          await proc.writeJson(interruptRequest(id));
+          await answered;
+        },
+        send: async (text) => {
+          const id = randomUUID();
+          promptIds.add(id);
+          sent.set(id, text);
+          await proc.writeJson(userLine(text, id));
+        },
+        setModel: async (model) => {
+          const id = `adaptor_set_model_${randomUUID()}`;
+          const answered = answers.wait(id, "set_model");
+          await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
+          await answered;
+        },
+      });
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
       const lines = this.#lines;
@@ -183,8 +214,26 @@ export class ClaudeSession implements PooledProcess {
         }
         if (typeof line.value !== "object" || line.value === null) continue;
         const message = line.value as Record<string, unknown>;
-        if (message.type === "control_response" || message.type === "keep_alive") continue;
-        const owner = attribute(message, promptId);
+        if (message.type === "control_response") {
+          answers.settle(message);
+          continue;
+        }
+        if (message.type === "keep_alive") continue;
+        // The CLI queues a message sent during the turn and starts it ("started") when it adds it
+        // to the turn's next model request.
+        if (message.type === "command_lifecycle" && typeof message.command_uuid === "string" && sent.has(message.command_uuid)) {
+          if (message.state === "started") {
+            sink.emit({
+              type: "notice",
+              kind: "input.accepted",
+              message: "message taken into the running turn",
+              data: { text: sent.get(message.command_uuid) },
+            });
+            sent.delete(message.command_uuid);
+          }
+          continue;
+        }
+        const owner = attribute(message, promptIds);
         if (owner === "this" || (!begun && owner === "unknown" && message.type === "system" && message.subtype === "init")) begun = true;
         if (!begun || owner === "other") {
           late.accept(message);
@@ -202,15 +251,19 @@ export class ClaudeSession implements PooledProcess {
         if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
       }
       const costUsd = terminal ? turnCostUsd(terminal, baseline) : undefined;
-      const healthy = terminal !== undefined && !terminal.is_error && terminal.subtype === "success";
+      // The host's interrupt ends the turn with this result; the process takes the next turn.
+      const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
+      const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, output: proc.takeOutput(), exit: undefined, costUsd };
+        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted };
       }
       this.lastMessageId = undefined;
       const exit = ended ? await proc.exited : await this.#finish(sink);
-      return { turn, output: proc.takeOutput(), exit, costUsd };
+      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted };
     } finally {
+      detach?.();
+      answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
     }

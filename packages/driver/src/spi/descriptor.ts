@@ -54,6 +54,13 @@ export interface DriverCapabilities {
    * launch (`FeatureUnsupportedError`).
    */
   readonly budgets?: { readonly turns?: boolean; readonly costUsd?: boolean };
+  /**
+   * What a host can do to a running turn (see `TurnControl`): `interrupt` stops it and keeps the
+   * conversation and process for the next turn; `send` gives it another user message; `setModel`
+   * switches its model. Absent or false: the stream's matching method is refused
+   * (`FeatureUnsupportedError`).
+   */
+  readonly turnControl?: { readonly interrupt?: boolean; readonly send?: boolean; readonly setModel?: boolean };
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

@@ -5,6 +5,7 @@ import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
 import type { SessionTransfer } from "./session-transfer.js";
+import type { TurnControl } from "./turn-control.js";
 
 /** How a driver reports progress and asks the host for decisions during {@link Driver.run}. */
 export interface DriverSink {
@@ -15,6 +16,12 @@ export interface DriverSink {
    * resolves with a `deny`, so the CLI is always answered.
    */
   requestApproval(ask: ApprovalAsk): Promise<ApprovalDecision>;
+  /**
+   * Offers the host the running turn's controls (see {@link TurnControl}), once the turn can take
+   * them; returns the function that withdraws them, which the driver calls when the turn ends.
+   * Optional: a host without it never controls a turn.
+   */
+  attachControl?(control: TurnControl): () => void;
 }
 
 /**

@@ -109,6 +109,11 @@ export interface DriverResponse {
   readonly raw: RawStreams;
   /** Present only after an official success terminal with a resume id. */
   readonly checkpoint?: Checkpoint;
+  /**
+   * True when the host interrupted the turn (`TurnControl.interrupt`) and the CLI stopped it: a
+   * success carrying the partial output and the checkpoint after it, never a `failure`.
+   */
+  readonly interrupted?: boolean;
   /** Present when the run completed but failed (a business failure). */
   readonly failure?: DriverFailure;
   /** How the CLI process ended, when it ended during the run (a reused process has not). */

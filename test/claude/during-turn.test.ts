@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
+import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { claude } from "@adaptor/claude";
+import { harness, type Harness } from "./support.js";
+
+// What a host does during a running turn, on the real claude binary: interrupt it (the
+// conversation and the process stay), send it another message, switch its model.
+
+let h: Harness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+/** Drains `stream`, returning its events. */
+async function drain(stream: Stream): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+function pidOf(events: readonly AgentEvent[]): number | undefined {
+  for (const event of events) {
+    if (event.type === "process" && event.kind === "spawn") return event.pid;
+    if (event.type === "notice" && event.message === "process reused") return event.data?.pid as number;
+  }
+  return undefined;
+}
+
+function threadAgent(harnessed: Harness, store: MemoryThreadStore): Agent {
+  return new Agent(claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: store,
+  });
+}
+
+/** The texts of every user message of a Messages request body, in order. */
+function userTexts(body: unknown): string[] {
+  const messages = (body as { messages: { role: string; content: string | { type: string; text?: string }[] }[] }).messages;
+  return messages
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : m.content.map((c) => c.text ?? `[${c.type}]`).join(" | ")));
+}
+
+describe("during a turn on the real claude binary", { timeout: 120_000 }, () => {
+  it("interrupt stops a slow turn, resolves status interrupted, and the next turn reuses the process with the history", async () => {
+    h = await harness([
+      { name: "after", when: whenUserSays("after the interrupt"), reply: { text: "answered after" } },
+      { name: "slow", when: whenUserSays("slow question"), reply: { text: "never seen", delayMs: 60_000 } },
+    ]);
+    const store = new MemoryThreadStore();
+    agent = threadAgent(h, store);
+    const thread = agent.thread("chat");
+    const first = thread.stream("first turn");
+    await drain(first);
+    const slow = thread.stream("slow question");
+    const events = drain(slow);
+    // Interrupt once the model request of the slow turn is in.
+    await vi.waitFor(() => expect(h!.server.requests.some((r) => r.rule === "slow")).toBe(true), { timeout: 60_000, interval: 100 });
+    await expect(slow.interrupt()).resolves.toBe(true);
+    const slowEvents = await events;
+    const result = await slow.result();
+    expect(result.status).toBe("interrupted");
+    expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    const next = thread.stream("after the interrupt");
+    const nextEvents = await drain(next);
+    expect((await next.result()).status).toBe("completed");
+    expect(pidOf(nextEvents)).toBe(pidOf(slowEvents));
+    expect((await next.result()).text).toBe("answered after");
+    // The next model request carries the first turn and, merged into one user message by the CLI,
+    // the interrupted prompt, the CLI's interruption marker and the new prompt.
+    const last = h.server.requests.at(-1)!;
+    expect(last.rule).toBe("after");
+    const texts = userTexts(last.body);
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toContain("first turn");
+    expect(texts[1]).toMatch(/slow question[\s\S]*\[Request interrupted by user\][\s\S]*after the interrupt/);
+    // After the run, there is nothing to interrupt.
+    await expect(slow.interrupt()).resolves.toBe(false);
+  });
+
+  it("send gives the running turn another user message, which its next model request carries", async () => {
+    h = await harness([
+      { name: "tool", when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
+      { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "listed them" } },
+    ]);
+    const stream = h.agent.stream("list the files", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "approval-request") {
+        // While the tool call waits for its approval, the turn is certainly still running.
+        await expect(stream.send("also mention bananas")).resolves.toBe(true);
+        event.request.approve();
+      }
+    }
+    const result = await stream.result();
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("listed them");
+    // One turn, two model requests: the message is not in the first and is in the second, which
+    // the CLI sends with the tool's result (it surfaces the message there, beside the result).
+    expect(h.server.requests.map((r) => r.rule)).toEqual(["tool", "after-tool"]);
+    expect(JSON.stringify(h.server.requests[0]!.body)).not.toContain("also mention bananas");
+    const lastMessage = JSON.stringify((h.server.requests[1]!.body as { messages: unknown[] }).messages.at(-1));
+    expect(lastMessage).toContain("also mention bananas");
+    expect(lastMessage).toContain("tool_result");
+    // The notice marks where the turn took it in: after the approval, before the second response.
+    const marks = events.flatMap((e) =>
+      e.type === "notice" && ["approval.resolved", "input.accepted", "model.response"].includes(e.kind) ? [e.kind] : [],
+    );
+    expect(marks).toEqual(["model.response", "approval.resolved", "input.accepted", "model.response"]);
+    const accepted = events.find((e) => e.type === "notice" && e.kind === "input.accepted");
+    expect(accepted).toMatchObject({ data: { text: "also mention bananas" } });
+  });
+
+  it("setModel switches the model for the rest of the turn: its next model request names the new model", async () => {
+    h = await harness([
+      { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
+      { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
+    ]);
+    const stream = h.agent.stream("make a folder", { model: "claude-sonnet-4-5", policy: { approvals: { permission: "ask" } } });
+    for await (const event of stream) {
+      if (event.type === "approval-request") {
+        await expect(stream.setModel("claude-haiku-4-5")).resolves.toBe(true);
+        event.request.approve();
+      }
+    }
+    expect((await stream.result()).text).toBe("made it");
+    // The CLI's own side requests (answered by the server's directives) are not the turn's.
+    const turnRequests = h.server.requests.filter((r) => r.rule !== "directive");
+    expect(turnRequests.map((r) => [r.rule, r.view.model])).toEqual([
+      ["tool", "claude-sonnet-4-5"],
+      ["after-tool", "claude-haiku-4-5"],
+    ]);
+  });
+});
