@@ -26,6 +26,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     systemPrompt: ["replace", "append"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
+    // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
+    turnControl: { interrupt: true, send: true },
     // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
     budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },

@@ -321,6 +321,9 @@ export class AppServerSession implements PooledProcess {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
+    let interruptedByHost = false;
+    let interrupted = false;
+    let detach: (() => void) | undefined;
     try {
       await this.#initialize();
       opened = this.#opened;
@@ -353,13 +356,31 @@ export class AppServerSession implements PooledProcess {
         const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
         // Known to the cancellation first: replaying the held events may make the host cancel.
         cancel.turnStarted(opened.thread.id, started.turn.id);
+        const running = { threadId: opened.thread.id, turnId: started.turn.id };
+        detach = sink.attachControl?.({
+          interrupt: async () => {
+            interruptedByHost = true;
+            await this.#rpc.request("turn/interrupt", running);
+          },
+          send: async (text) => {
+            await this.#rpc.request("turn/steer", {
+              threadId: running.threadId,
+              expectedTurnId: running.turnId,
+              input: [{ type: "text", text, text_elements: [] }],
+            });
+            sink.emit({ type: "notice", kind: "input.accepted", message: "message taken into the running turn", data: { text } });
+          },
+        });
         if (turn.setTurnId(started.turn.id)) markTurnDone();
         requests.release();
         if (signal.aborted) cancel.start();
         await turnDone;
       }
-      if (!failure && turn.completed?.status === "completed" && !signal.aborted) this.#lastTurnId = turn.completed.id;
-      const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
+      // A turn the host interrupted ends with status interrupted: kept, like a completed one.
+      interrupted = interruptedByHost && turn.completed?.status === "interrupted";
+      const ended = turn.completed?.status === "completed" || interrupted;
+      if (!failure && ended && !signal.aborted) this.#lastTurnId = turn.completed!.id;
+      const healthy = !failure && ended && !signal.aborted && this.usable;
       // Handed back only with nothing left to end: what the turn started must not outlive its run.
       const settled = healthy && !turnInit.keepAlive && turnInit.handBack === true && (await this.#nothingLeftRunning());
       // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
@@ -372,6 +393,7 @@ export class AppServerSession implements PooledProcess {
     } catch (err) {
       error = err;
     } finally {
+      detach?.();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
       this.#active = undefined;
@@ -386,15 +408,16 @@ export class AppServerSession implements PooledProcess {
     if (this.#readError !== undefined) throw this.#readError;
 
     const completed = turn.completed;
-    failure ??= classifyCodexTurn({
-      status: completed?.status,
-      ...(completed?.error ? { errorMessage: completed.error.message, codexErrorInfo: completed.error.codexErrorInfo } : {}),
-      exitCode: exitInfo ? exitInfo.code : null,
-      exitSignal: exitInfo ? exitInfo.signal : null,
-      stderrTail: proc.stderrTail(),
-    });
+    if (!interrupted)
+      failure ??= classifyCodexTurn({
+        status: completed?.status,
+        ...(completed?.error ? { errorMessage: completed.error.message, codexErrorInfo: completed.error.codexErrorInfo } : {}),
+        exitCode: exitInfo ? exitInfo.code : null,
+        exitSignal: exitInfo ? exitInfo.signal : null,
+        stderrTail: proc.stderrTail(),
+      });
     const text = turn.lastAgentText ?? "";
-    const structured = !failure && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
+    const structured = !failure && !interrupted && turnInit.outputSchema ? structuredAnswer(text, request.outputSchema, sink) : undefined;
     const usage = turn.usage();
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
@@ -402,6 +425,7 @@ export class AppServerSession implements PooledProcess {
     const checkpointData: CodexCheckpointData | undefined = turn.completed ? { lastTurnId: turn.completed.id } : undefined;
     const response: DriverResponse = {
       text: failure ? "" : text,
+      ...(interrupted ? { interrupted: true } : {}),
       ...(structured !== undefined ? { structured } : {}),
       ...(opened?.model ? { model: opened.model } : {}),
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),

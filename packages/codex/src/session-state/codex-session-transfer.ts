@@ -65,13 +65,15 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
     async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
       const home = homeOf(location);
       const lastTurnId = readCheckpointData(location.data).lastTurnId;
-      // The turn is in the rollout once its completion line is.
+      // The turn is in the rollout once its completion line is (`turn_aborted` for an interrupted turn).
       const holds = (content: Buffer): boolean => {
         if (!lastTurnId) return true;
-        for (let at = content.indexOf("task_complete"); at !== -1; at = content.indexOf("task_complete", at + 1)) {
-          const end = content.indexOf("\n", at);
-          const start = content.lastIndexOf("\n", at) + 1;
-          if (content.subarray(start, end === -1 ? content.length : end).includes(lastTurnId)) return true;
+        for (const marker of ["task_complete", "turn_aborted"]) {
+          for (let at = content.indexOf(marker); at !== -1; at = content.indexOf(marker, at + 1)) {
+            const end = content.indexOf("\n", at);
+            const start = content.lastIndexOf("\n", at) + 1;
+            if (content.subarray(start, end === -1 ? content.length : end).includes(lastTurnId)) return true;
+          }
         }
         return false;
       };

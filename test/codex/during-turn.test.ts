@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, ErrFeatureUnsupported, isError, type AgentEvent, type Stream } from "adaptor";
+import { codex } from "@adaptor/codex";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// What a host does during a running turn, on the real codex app-server: interrupt it (the thread
+// and the process stay), steer it with another message; what the app-server cannot do is refused.
+
+let h: CodexHarness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+async function drain(stream: Stream): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+function pidOf(events: readonly AgentEvent[]): number | undefined {
+  for (const event of events) {
+    if (event.type === "process" && event.kind === "spawn") return event.pid;
+    if (event.type === "notice" && event.message === "process reused") return event.data?.pid as number;
+  }
+  return undefined;
+}
+
+describe("during a turn on the real codex app-server", { timeout: 120_000 }, () => {
+  it("interrupt stops a slow turn, resolves status interrupted, and the next turn reuses the process with the history", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("chat");
+    await drain(thread.stream("first turn"));
+    const slow = thread.stream("SLOW_MS 60000 slow question");
+    const events = drain(slow);
+    await vi.waitFor(() => expect(h!.server.responses().some((r) => r.view.lastUserText.includes("slow question"))).toBe(true), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    await expect(slow.interrupt()).resolves.toBe(true);
+    const slowEvents = await events;
+    expect((await slow.result()).status).toBe("interrupted");
+    expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    const next = thread.stream("after the interrupt");
+    const nextEvents = await drain(next);
+    const result = await next.result();
+    expect(result.status).toBe("completed");
+    expect(pidOf(nextEvents)).toBe(pidOf(slowEvents));
+    // The thread's history keeps the interrupted prompt as a user message of its own.
+    expect(h.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "SLOW_MS 60000 slow question", "after the interrupt"]);
+    expect(result.text).toContain("3 user message(s)");
+    await expect(slow.interrupt()).resolves.toBe(false);
+  });
+
+  it("send steers the running turn: the message is in the turn's next model request", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" }, sandbox: "workspace_write" } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "approval-request") {
+        await expect(stream.send("also mention bananas")).resolves.toBe(true);
+        event.request.approve();
+      }
+    }
+    const result = await stream.result();
+    expect(result.status).toBe("completed");
+    // One turn, two model requests: the steered message is in the second, after the command's output.
+    const views = h.server.responses().map((r) => r.view);
+    expect(views.map((v) => v.userTexts)).toEqual([["SHELL_CMD echo hi"], ["SHELL_CMD echo hi", "also mention bananas"]]);
+    const marks = events.flatMap((e) =>
+      e.type === "notice" && ["approval.resolved", "input.accepted", "model.response"].includes(e.kind) ? [e.kind] : [],
+    );
+    expect(marks.slice(0, 2)).toEqual(["input.accepted", "approval.resolved"]);
+    expect(events.find((e) => e.type === "notice" && e.kind === "input.accepted")).toMatchObject({
+      data: { text: "also mention bananas" },
+    });
+  });
+
+  it("what codex cannot do during a turn is refused with FeatureUnsupportedError: setModel; everything on exec", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const stream = agent.stream("hello");
+    const refused = await stream.setModel("gpt-5.5").catch((error: unknown) => error);
+    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+    expect(refused).toMatchObject({ driver: "codex", feature: "setModel" });
+    await drain(stream);
+    await stream.result();
+    const exec = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, transport: "exec" }));
+    try {
+      const batch = exec.stream("hello");
+      for (const call of [() => batch.interrupt(), () => batch.send("more"), () => batch.setModel("gpt-5.5")]) {
+        expect(isError(await call().catch((error: unknown) => error), ErrFeatureUnsupported)).toBe(true);
+      }
+      await drain(batch);
+      expect((await batch.result()).status).toBe("completed");
+    } finally {
+      await exec.close();
+    }
+  });
+});
