@@ -82,6 +82,30 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     await expect(slow.interrupt()).resolves.toBe(false);
   });
 
+  it("an interrupted turn is the thread's checkpoint: a turn resumed in a new process continues after it", async () => {
+    h = await harness([
+      { name: "after", when: whenUserSays("in a new process"), reply: { text: "resumed" } },
+      { name: "slow", when: whenUserSays("slow question"), reply: { text: "never seen", delayMs: 60_000 } },
+    ]);
+    agent = threadAgent(h, new MemoryThreadStore());
+    const thread = agent.thread("chat");
+    await drain(thread.stream("first turn"));
+    const slow = thread.stream("slow question");
+    const slowEvents = drain(slow);
+    await vi.waitFor(() => expect(h!.server.requests.some((r) => r.rule === "slow")).toBe(true), { timeout: 60_000, interval: 100 });
+    await slow.interrupt();
+    expect((await slow.result()).status).toBe("interrupted");
+    const next = thread.stream("in a new process", { spawn: true });
+    const nextEvents = await drain(next);
+    expect((await next.result()).text).toBe("resumed");
+    expect(pidOf(nextEvents)).not.toBe(pidOf(await slowEvents));
+    // The same history as on the reused process: the interrupted prompt and the CLI's marker stay.
+    const texts = userTexts(h.server.requests.at(-1)!.body);
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toContain("first turn");
+    expect(texts[1]).toMatch(/slow question[\s\S]*\[Request interrupted by user\][\s\S]*in a new process/);
+  });
+
   it("send gives the running turn another user message, which its next model request carries", async () => {
     h = await harness([
       { name: "tool", when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },

@@ -133,6 +133,7 @@ export {
 export type {
   Driver,
   DriverSink,
+  TurnControl,
   DriverRequest,
   SystemPrompt,
   SubagentDefinition,

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import type { Driver, DriverResponse, TurnControl } from "@adaptor/driver";
+import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, isError } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { scriptedDriver, untilAborted } from "./scripted-driver.js";
+
+// The stream's turn controls (interrupt, send, setModel) against a scripted driver: what reaches
+// the driver, when, and the verdict and checkpoint of an interrupted turn.
+
+/** A driver declaring `turnControl`, whose turn attaches `control` and ends when `done` settles. */
+function controllable(turnControl: { interrupt?: boolean; send?: boolean; setModel?: boolean }) {
+  const calls: string[] = [];
+  let interrupted!: () => void;
+  const stop = new Promise<void>((resolve) => (interrupted = resolve));
+  let attached!: () => void;
+  const ready = new Promise<void>((resolve) => (attached = resolve));
+  const base = scriptedDriver(async () => ({}));
+  const driver: Driver = {
+    ...base,
+    descriptor: {
+      ...base.descriptor,
+      capabilities: { ...base.descriptor.capabilities, sessions: { resume: true, fork: false }, turnControl },
+    },
+    async run(_request, sink, signal): Promise<DriverResponse> {
+      await Promise.race([ready, untilAborted(signal)]); // the test decides when the turn can take requests
+      const control: TurnControl = {
+        interrupt: () => {
+          calls.push("interrupt");
+          interrupted();
+          return Promise.resolve();
+        },
+        send: (text) => {
+          calls.push(`send ${text}`);
+          return Promise.resolve();
+        },
+        setModel: (model) => {
+          calls.push(`setModel ${model}`);
+          return Promise.resolve();
+        },
+      };
+      const detach = sink.attachControl?.(control);
+      try {
+        await Promise.race([stop, untilAborted(signal)]);
+      } finally {
+        detach?.();
+      }
+      return { text: "partial", transcript: [], raw: { stdout: "", stderr: "" }, interrupted: true, checkpoint: { resumeId: "s1" } };
+    },
+  };
+  return { driver, calls, attach: () => attached() };
+}
+
+describe("stream turn controls", () => {
+  it("a request made before the turn can take it waits for it; interrupt resolves a Result with status interrupted", async () => {
+    const { driver, calls, attach } = controllable({ interrupt: true, send: true, setModel: true });
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    const sent = stream.send("more");
+    const model = stream.setModel("m2");
+    attach();
+    await expect(sent).resolves.toBe(true);
+    await expect(model).resolves.toBe(true);
+    await expect(stream.interrupt()).resolves.toBe(true);
+    const result = await stream.result();
+    expect(result.status).toBe("interrupted");
+    expect(result.text).toBe("partial");
+    expect(calls).toEqual(["send more", "setModel m2", "interrupt"]);
+    const events = [];
+    for await (const event of stream) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    // After the run: nothing reaches the driver any more.
+    await expect(stream.send("late")).resolves.toBe(false);
+    expect(calls).toHaveLength(3);
+  });
+
+  it("an interrupted thread turn is committed as the thread's checkpoint", async () => {
+    const { driver, attach } = controllable({ interrupt: true });
+    const store = new MemoryThreadStore();
+    await using agent = new Agent(driver, { threadStore: store });
+    const stream = agent.thread("chat").stream("go");
+    attach();
+    await stream.interrupt();
+    await stream.result();
+    expect((await store.resolve({ key: "chat" }))?.checkpoint.resumeId).toBe("s1");
+  });
+
+  it("a request the driver does not declare is refused with FeatureUnsupportedError, whatever the turn does", async () => {
+    const { driver, calls, attach } = controllable({});
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    for (const [name, call] of [
+      ["interrupt", () => stream.interrupt()],
+      ["send", () => stream.send("more")],
+      ["setModel", () => stream.setModel("m2")],
+    ] as const) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FeatureUnsupportedError);
+      expect(isError(error, ErrFeatureUnsupported)).toBe(true);
+      expect(error).toMatchObject({ driver: "scripted", feature: name });
+    }
+    expect(calls).toEqual([]);
+    attach();
+    stream.cancel();
+    await expect(stream.result()).rejects.toThrow();
+  });
+
+  it("send and setModel refuse empty text with TypeError; a request pending when the run ends resolves false", async () => {
+    const { driver, calls } = controllable({ send: true, setModel: true });
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    await expect(stream.send("  ")).rejects.toBeInstanceOf(TypeError);
+    await expect(stream.setModel("")).rejects.toBeInstanceOf(TypeError);
+    const pending = stream.send("never attached");
+    stream.cancel();
+    await expect(pending).resolves.toBe(false);
+    await expect(stream.result()).rejects.toThrow();
+    expect(calls).toEqual([]);
+  });
+});
