@@ -48,4 +48,18 @@ describe("ACP refuses what its protocol cannot carry", () => {
     const refused = await agent.run([{ type: "image", data: png }, "describe"]).catch((e: unknown) => e);
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "images" });
   });
+
+  it("interrupt, send and setModel during a turn are refused with FeatureUnsupportedError", async () => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    const stream = agent.stream("hi");
+    for (const [feature, call] of [
+      ["interrupt", () => stream.interrupt()],
+      ["send", () => stream.send("more")],
+      ["setModel", () => stream.setModel("m")],
+    ] as const) {
+      const refused = await call().catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
+    }
+    await stream.result().catch(() => undefined);
+  });
 });
