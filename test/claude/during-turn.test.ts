@@ -160,4 +160,37 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
       ["after-tool", "claude-haiku-4-5"],
     ]);
   });
+
+  it("setApprovalMode applies to the rest of the turn: after auto_approve the next tool call is approved without asking", async () => {
+    h = await harness([
+      { name: "first", when: whenUserSays("make two folders"), reply: { toolUse: { name: "Bash", input: { command: "mkdir one" } } } },
+      // The first tool result (user, assistant, tool result: 3 messages) gets the second call.
+      {
+        name: "second",
+        when: (view) => view.lastToolResult?.toolName === "Bash" && view.messageCount === 3,
+        reply: { toolUse: { name: "Bash", input: { command: "mkdir two" } } },
+      },
+      { name: "done", when: whenToolResult("Bash"), reply: { text: "made both" } },
+    ]);
+    const stream = h.agent.stream("make two folders", { policy: { approvals: { permission: "ask" } } });
+    const asked: string[] = [];
+    const resolved: string[] = [];
+    for await (const event of stream) {
+      if (event.type === "notice" && event.kind === "approval.resolved") resolved.push(event.data?.auto === true ? "auto" : "asked");
+      if (event.type === "approval-request") {
+        asked.push(JSON.stringify(event.request.details?.input ?? event.request.title));
+        await expect(stream.setApprovalMode({ permission: "auto_approve" })).resolves.toBe(true);
+        event.request.approve();
+      }
+    }
+    expect((await stream.result()).text).toBe("made both");
+    expect(asked).toHaveLength(1);
+    // The first ask went to the host; the second was approved by the new mode without asking.
+    expect(resolved).toEqual(["asked", "auto"]);
+    expect(h.server.requests.filter((r) => r.rule !== "directive").map((r) => r.view.lastToolResult?.isError ?? null)).toEqual([
+      null,
+      false,
+      false,
+    ]);
+  });
 });

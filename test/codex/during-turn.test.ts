@@ -89,6 +89,9 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     const refused = await stream.setModel("gpt-5.5").catch((error: unknown) => error);
     expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
     expect(refused).toMatchObject({ driver: "codex", feature: "setModel" });
+    // codex fixes at thread start which commands it asks about (approval policy never/untrusted).
+    const modes = await stream.setApprovalMode({ permission: "auto_approve" }).catch((error: unknown) => error);
+    expect(modes).toMatchObject({ driver: "codex", feature: "setApprovalMode" });
     await drain(stream);
     await stream.result();
     const exec = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, transport: "exec" }));

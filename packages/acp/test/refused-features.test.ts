@@ -49,13 +49,14 @@ describe("ACP refuses what its protocol cannot carry", () => {
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "images" });
   });
 
-  it("interrupt, send and setModel during a turn are refused with FeatureUnsupportedError", async () => {
+  it("interrupt, send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError", async () => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     const stream = agent.stream("hi");
     for (const [feature, call] of [
       ["interrupt", () => stream.interrupt()],
       ["send", () => stream.send("more")],
       ["setModel", () => stream.setModel("m")],
+      ["setApprovalMode", () => stream.setApprovalMode({ permission: "ask" })],
     ] as const) {
       const refused = await call().catch((e: unknown) => e);
       expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });

@@ -145,6 +145,7 @@ export type {
   DriverCapabilities,
   ApprovalKind,
   ApprovalMode,
+  ApprovalModes,
   ApprovalDecision,
   Usage,
   FailureReason,

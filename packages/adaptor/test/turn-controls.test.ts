@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Driver, DriverResponse, TurnControl } from "@adaptor/driver";
-import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, isError } from "adaptor";
+import { Agent, ErrFeatureUnsupported, ErrHumanDecisionModeUnsupported, FeatureUnsupportedError, isError } from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
@@ -92,6 +92,7 @@ describe("stream turn controls", () => {
       ["interrupt", () => stream.interrupt()],
       ["send", () => stream.send("more")],
       ["setModel", () => stream.setModel("m2")],
+      ["setApprovalMode", () => stream.setApprovalMode({ permission: "auto_approve" })],
     ] as const) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FeatureUnsupportedError);
@@ -115,5 +116,40 @@ describe("stream turn controls", () => {
     await expect(pending).resolves.toBe(false);
     await expect(stream.result()).rejects.toThrow();
     expect(calls).toEqual([]);
+  });
+
+  it("setApprovalMode decides the asks after it; a mode the driver lacks is refused with HumanDecisionModeUnsupportedError", async () => {
+    const base = scriptedDriver(async (_request, sink) => {
+      const first = await sink.requestApproval({ kind: "permission", title: "first", toolName: "Bash" });
+      const second = await sink.requestApproval({ kind: "permission", title: "second", toolName: "Bash" });
+      return { text: `${first.outcome} ${second.outcome}` };
+    });
+    const driver: Driver = {
+      ...base,
+      descriptor: {
+        ...base.descriptor,
+        capabilities: {
+          ...base.descriptor.capabilities,
+          approvals: { ...base.descriptor.capabilities.approvals, question: ["inherit", "ask"] },
+          turnControl: { approvalMode: true },
+        },
+      },
+    };
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go", { policy: { approvals: { permission: "ask" } } });
+    const refused = await stream.setApprovalMode({ question: "auto_deny" }).catch((e: unknown) => e);
+    expect(isError(refused, ErrHumanDecisionModeUnsupported)).toBe(true);
+    await expect(stream.setApprovalMode({ nonsense: "ask" } as never)).rejects.toBeInstanceOf(TypeError);
+    const asked: string[] = [];
+    for await (const event of stream) {
+      if (event.type === "approval-request") {
+        asked.push(event.request.title);
+        await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+        event.request.approve();
+      }
+    }
+    expect(asked).toEqual(["first"]);
+    expect((await stream.result()).text).toBe("approve deny");
+    await expect(stream.setApprovalMode({ permission: "ask" })).resolves.toBe(false);
   });
 });

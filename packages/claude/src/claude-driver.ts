@@ -48,8 +48,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // Base64 image blocks before the text of the user line (test/claude/images.test.ts).
     images: true,
     // interrupt: the `interrupt` control request, the process kept; send: a user line during the
-    // turn; setModel: the `set_model` control request (test/claude/during-turn.test.ts).
-    turnControl: { interrupt: true, send: true, setModel: true },
+    // turn; setModel: the `set_model` control request; approvalMode: the CLI asks the same whatever
+    // the modes, which the SDK applies (test/claude/during-turn.test.ts).
+    turnControl: { interrupt: true, send: true, setModel: true, approvalMode: true },
     // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
     budgets: { turns: true, costUsd: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },

@@ -58,9 +58,17 @@ export class ApprovalBroker {
   readonly #pending = new Set<ApprovalResponder>();
   #waiting = 0;
   #ended = false;
+  /** The mode per kind, from the settings until {@link setModes} changes them. */
+  #modes: ApprovalSettings["modes"];
 
   constructor(init: ApprovalBrokerInit) {
     this.#init = init;
+    this.#modes = init.settings.modes;
+  }
+
+  /** Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on. */
+  setModes(modes: Partial<ApprovalSettings["modes"]>): void {
+    this.#modes = { ...this.#modes, ...modes };
   }
 
   /** Decides one ask; always resolves (a deny when the run ends first). */
@@ -69,7 +77,7 @@ export class ApprovalBroker {
     const stored = this.#init.replay?.take(ask);
     if (stored) return this.#replayed(ask, stored);
     const { settings } = this.#init;
-    const mode = settings.modes[ask.kind];
+    const mode = this.#modes[ask.kind];
     if (mode === "auto_approve" && ask.kind !== "question") return this.#auto(ask, { outcome: "approve" });
     if (mode === "auto_deny") {
       const decision = this.#auto(ask, { outcome: "deny", reason: "denied by policy" });

@@ -132,6 +132,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       suspend: suspension.suspender,
     });
     approvals = broker;
+    setup.controls?.onApprovalModes((modes) => broker.setModes(modes));
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(

@@ -1,3 +1,4 @@
+import type { ApprovalModes } from "@adaptor/driver";
 import type { AgentEvent } from "../events/agent-event.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Result } from "../result/result.js";
@@ -97,6 +98,27 @@ export class Stream implements AsyncIterable<AgentEvent> {
       return Promise.reject(new TypeError(`stream ${this.runId}: setModel() needs a non-empty model`));
     }
     return this.#controls.request("setModel", (control) => control.setModel?.(model));
+  }
+
+  /**
+   * Changes how the rest of the run's approvals are decided, as `policy.approvals` does at launch
+   * (kinds left out keep their mode; `inherit` is the kind's default). Asks already waiting for the
+   * host keep waiting; later ones follow the new modes (e.g. `{ permission: "auto_approve" }`
+   * approves the next tool calls without an `approval-request` event, recorded in the
+   * `approval.resolved` notice with `data.auto`). Only for a driver whose CLI sends the SDK every
+   * ask whatever the modes it was launched with (`capabilities.turnControl.approvalMode`).
+   *
+   * @returns `true` once applied; `false` when the run had ended.
+   * @throws FeatureUnsupportedError (rejected) when the driver does not declare it;
+   * HumanDecisionModeUnsupportedError (rejected) for a mode the driver does not support for that
+   * kind; TypeError (rejected) for an unknown kind.
+   */
+  setApprovalMode(modes: ApprovalModes): Promise<boolean> {
+    try {
+      return Promise.resolve(this.#controls.approvalModes(modes));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   /** Yields the run's events in order. A second iteration throws `TypeError`. */

@@ -1,4 +1,17 @@
-import { FeatureUnsupportedError, type DriverDescriptor, type TurnControl } from "@adaptor/driver";
+import {
+  FeatureUnsupportedError,
+  HumanDecisionModeUnsupportedError,
+  type ApprovalKind,
+  type ApprovalMode,
+  type ApprovalModes,
+  type DriverDescriptor,
+  type TurnControl,
+} from "@adaptor/driver";
+import { resolveApprovalSettings } from "../approval/approval-settings.js";
+
+/** Approval modes per kind, as the SDK's approval broker applies them. */
+type Modes = { -readonly [K in ApprovalKind]?: ApprovalMode };
+const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"];
 
 /** The stream methods that act on a running turn, by their descriptor flag. */
 export type TurnControlName = "interrupt" | "send" | "setModel";
@@ -13,6 +26,8 @@ export class TurnControls {
   #control: TurnControl | undefined;
   #ended = false;
   #waiters: (() => void)[] = [];
+  #applyModes: ((modes: Modes) => void) | undefined;
+  #pendingModes: Modes | undefined;
 
   constructor(descriptor: DriverDescriptor) {
     this.#descriptor = descriptor;
@@ -32,6 +47,7 @@ export class TurnControls {
   end(): void {
     this.#ended = true;
     this.#control = undefined;
+    this.#applyModes = undefined;
     this.#wake();
   }
 
@@ -56,6 +72,40 @@ export class TurnControls {
       }
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
+  }
+
+  /** For the run: where approval mode changes go (its approval broker); earlier changes are applied now. */
+  onApprovalModes(apply: (modes: Modes) => void): void {
+    this.#applyModes = apply;
+    if (this.#pendingModes) apply(this.#pendingModes);
+    this.#pendingModes = undefined;
+  }
+
+  /**
+   * Applies `modes` to the asks of the rest of the run: `true` once applied (before the run's
+   * approval broker exists: kept for it), `false` when the run has ended. `inherit` is the kind's
+   * default, as at launch.
+   * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
+   * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for an
+   * unknown kind.
+   */
+  approvalModes(modes: ApprovalModes): boolean {
+    const { type, capabilities } = this.#descriptor;
+    if (capabilities.turnControl?.approvalMode !== true) {
+      throw new FeatureUnsupportedError(type, "setApprovalMode", "its CLI decides at launch which tool calls it asks about");
+    }
+    const defaults = resolveApprovalSettings().modes;
+    const resolved: Modes = {};
+    for (const [kind, mode] of Object.entries(modes ?? {}) as [ApprovalKind, ApprovalMode | undefined][]) {
+      if (!KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
+      if (mode === undefined) continue;
+      if (mode !== "inherit" && !capabilities.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);
+      resolved[kind] = mode === "inherit" ? defaults[kind] : mode;
+    }
+    if (this.#ended) return false;
+    if (this.#applyModes) this.#applyModes(resolved);
+    else this.#pendingModes = { ...this.#pendingModes, ...resolved };
+    return true;
   }
 
   #wake(): void {

@@ -57,10 +57,16 @@ export interface DriverCapabilities {
   /**
    * What a host can do to a running turn (see `TurnControl`): `interrupt` stops it and keeps the
    * conversation and process for the next turn; `send` gives it another user message; `setModel`
-   * switches its model. Absent or false: the stream's matching method is refused
-   * (`FeatureUnsupportedError`).
+   * switches its model; `approvalMode`: the CLI sends the SDK every ask whatever the approval modes
+   * it was launched with, so the SDK can apply new modes to the rest of the run. Absent or false:
+   * the stream's matching method is refused (`FeatureUnsupportedError`).
    */
-  readonly turnControl?: { readonly interrupt?: boolean; readonly send?: boolean; readonly setModel?: boolean };
+  readonly turnControl?: {
+    readonly interrupt?: boolean;
+    readonly send?: boolean;
+    readonly setModel?: boolean;
+    readonly approvalMode?: boolean;
+  };
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;
