@@ -47,6 +47,7 @@ export class ChildCliProcess implements CliProcess {
   readonly #onStderr: ((text: string) => void) | undefined;
   #reaped = false;
   #forceKilled = false;
+  #outputBytes = 0;
   #terminating: Promise<ExitInfo> | undefined;
   #closing: Promise<void> | undefined;
   readonly #descendants: DescendantTracker;
@@ -116,6 +117,7 @@ export class ChildCliProcess implements CliProcess {
     });
 
     stderr.on("data", (chunk: Buffer) => {
+      this.#outputBytes += chunk.length;
       this.#stderrWindow.push(chunk);
       this.#stderrRecent.push(chunk);
       this.#onStderrText(this.#stderrDecoder.write(chunk));
@@ -136,6 +138,10 @@ export class ChildCliProcess implements CliProcess {
         resolve({ code, signal, forceKilled: this.#forceKilled });
       });
     });
+  }
+
+  get outputBytes(): number {
+    return this.#outputBytes;
   }
 
   takeOutput(): CapturedOutput {
@@ -401,6 +407,7 @@ export class ChildCliProcess implements CliProcess {
   }
 
   #onStdout(chunk: Buffer): void {
+    this.#outputBytes += chunk.length;
     this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {
