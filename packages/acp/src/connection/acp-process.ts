@@ -1,7 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { DriverEvent } from "@adaptor/driver";
-import type { PooledProcess } from "@adaptor/driver/kit";
+import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
@@ -21,6 +22,10 @@ export interface AcpLaunch {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly device: string;
+  /** Human name of the agent, for messages. */
+  readonly displayName: string;
+  /** ms an agent whose stdout ended has to exit before it counts as alive (and is ended). */
+  readonly graceMs: number;
   readonly killGraceMs?: number;
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
@@ -50,6 +55,14 @@ export class AcpProcess implements PooledProcess {
   initialized: acp.InitializeResponse | undefined;
   /** Sessions this process created or loaded. */
   readonly sessions = new Set<string>();
+  /**
+   * Settles once the connection closed, the process being ended in every case: with the stream's
+   * own error when that is what ended it (a line over `maxLineBytes`: `RESOURCE_EXHAUSTED`; a
+   * JSON-RPC message cut off: `DRIVER`; stdout closed while the agent kept running past the grace:
+   * `DEVICE_DISCONNECTED`, op `"read"`), or `undefined` when the agent exited (its exit is the
+   * verdict) or the driver closed it. Never rejects.
+   */
+  readonly ended: Promise<DriverError | undefined>;
   readonly #handlers = new Map<string, SessionHandler>();
   #closing: Promise<void> | undefined;
   #exited = false;
@@ -59,6 +72,7 @@ export class AcpProcess implements PooledProcess {
     env: Readonly<Record<string, string | undefined>>,
     signature: string,
     stderrTo: AcpProcess["stderrTo"],
+    launch: Pick<AcpLaunch, "displayName" | "graceMs">,
   ) {
     this.child = child;
     this.env = env;
@@ -75,11 +89,28 @@ export class AcpProcess implements PooledProcess {
         return handler.onPermission(params, signal);
       });
     this.connection = app.connect(messageStream(child, (line) => this.#onText(line)));
-    // A closed connection rejects pending requests; the run that awaits them reports it.
-    this.connection.closed.catch(() => undefined);
     void child.exited.then(() => {
       this.#exited = true;
     });
+    // A closed connection rejects pending requests; the run that awaits them reports `ended`.
+    this.ended = Promise.resolve(this.connection.closed).then(async () => {
+      if (this.#closing) return undefined;
+      const reason: unknown = this.connection.signal.reason;
+      let error = reason instanceof DriverError ? reason : undefined;
+      if (!error) {
+        // stdout ended: an agent on its way out exits now; one that stays is cut off from us.
+        if (this.#exited || (await within(child.exited, launch.graceMs))) return undefined;
+        error = new DriverError({
+          op: "read",
+          device: child.device,
+          code: ErrCode.DeviceDisconnected,
+          cause: `${launch.displayName} closed its stdout but kept running`,
+        });
+      }
+      await this.close();
+      return error;
+    });
+    this.ended.catch(() => undefined);
   }
 
   /**
@@ -99,7 +130,7 @@ export class AcpProcess implements PooledProcess {
       ...(launch.maxLineBytes !== undefined ? { maxLineBytes: launch.maxLineBytes } : {}),
       ...(launch.maxRawBytes !== undefined ? { maxRawBytes: launch.maxRawBytes } : {}),
     });
-    return new AcpProcess(child, launch.env, signature, stderrTo);
+    return new AcpProcess(child, launch.env, signature, stderrTo, launch);
   }
 
   /** Sends `initialize` (protocol version 1, no fs or terminal capabilities). */
