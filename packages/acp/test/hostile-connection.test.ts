@@ -9,9 +9,9 @@ async function verdictOf(scenario: HostileScenario, extra: Parameters<typeof hos
   const driver = hostileAcp(scenario, extra);
   try {
     const run = await runDriver(driver, { prompt: "hi" });
-    const pid = run.recording.events.find((e) => e.type === "process" && e.kind === "spawn");
-    const error = findError(run.error, DriverError);
-    return { run, error, pid: pid?.type === "process" ? pid.pid : undefined };
+    const [pid] = run.recording.pids();
+    expect(pid).toBeGreaterThan(0);
+    return { run, error: findError(run.error, DriverError), pid: pid! };
   } finally {
     await driver.close();
   }
@@ -23,19 +23,19 @@ describe("a hostile ACP agent never keeps a run open (the stream's own error is 
     expect(run.response).toBeUndefined();
     expect([error?.code, error?.op]).toEqual([ErrCode.DeviceDisconnected, "read"]);
     expect(String(error?.cause)).toContain("closed its stdout but kept running");
-    expect(alive(pid!)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("stdout closed during initialize while the agent stays alive: DEVICE_DISCONNECTED (op read)", async () => {
     const { error, pid } = await verdictOf({ initialize: [{ closeStdout: true }, { hang: true }] });
     expect([error?.code, error?.op]).toEqual([ErrCode.DeviceDisconnected, "read"]);
-    expect(alive(pid!)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("a line over maxLineBytes while the agent stays alive: RESOURCE_EXHAUSTED at once", async () => {
     const { error, pid } = await verdictOf({ "session/prompt": [[{ longLine: 200_000 }, { hang: true }]] }, { maxLineBytes: 100_000 });
     expect([error?.code, error?.op]).toEqual([ErrCode.ResourceExhausted, "read"]);
-    expect(alive(pid!)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("an answer cut off (a JSON-RPC line that is not JSON) while the agent stays alive: DRIVER (op read)", async () => {
@@ -44,7 +44,7 @@ describe("a hostile ACP agent never keeps a run open (the stream's own error is 
     });
     expect([error?.code, error?.op]).toEqual([ErrCode.Driver, "read"]);
     expect(String(error?.cause)).toContain("cut off");
-    expect(alive(pid!)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("an answer cut off by the end of stdout (no newline): DRIVER (op read)", async () => {
@@ -57,7 +57,7 @@ describe("a hostile ACP agent never keeps a run open (the stream's own error is 
   it("initialize never answered: TIMEOUT (op initialize) after handshakeTimeoutMs", async () => {
     const { error, pid } = await verdictOf({ initialize: [{ hang: true }] }, { handshakeTimeoutMs: 2_000 });
     expect([error?.code, error?.op]).toEqual([ErrCode.Timeout, "initialize"]);
-    expect(alive(pid!)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("session/new never answered: TIMEOUT (op session/new) after handshakeTimeoutMs", async () => {
