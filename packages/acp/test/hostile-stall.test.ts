@@ -24,7 +24,16 @@ describe("the stall watchdog on an ACP agent (stallTimeoutMs 2 s)", () => {
 
   it("a 5 s wait on the host's approval does not count as a stall", async () => {
     const driver = hostileAcp(
-      { "session/prompt": [[{ update: { sessionUpdate: "tool_call", ...TOOL } }, { permission: TOOL }, text("done"), { respond: { stopReason: "end_turn" } }]] },
+      {
+        "session/prompt": [
+          [
+            { update: { sessionUpdate: "tool_call", ...TOOL } },
+            { permission: TOOL },
+            text("done"),
+            { respond: { stopReason: "end_turn" } },
+          ],
+        ],
+      },
       { stallTimeoutMs: 2_000 },
     );
     try {
