@@ -323,7 +323,9 @@ export class AcpDriver implements Driver {
             });
           }
           const id = request.session.resumeId;
-          // Replayed history arrives as updates during session/load; it is not this turn's output.
+          // Replayed history arrives as updates during session/load (or after its answer): the turn
+          // takes them from now on but keeps none of them until its prompt is sent.
+          detach = proc.attach(id, turn);
           try {
             offered = (await step(
               "session/load",
@@ -333,6 +335,9 @@ export class AcpDriver implements Driver {
             if (signal.aborted || !(error instanceof RequestError)) throw error;
             return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
           }
+          // An agent that handles requests in order and answers session/load before replaying the
+          // history replays it before answering its next request: one round trip fences the replay off.
+          await step("session/load", replayFence(agent));
           sessionId = id;
         } else {
           try {
@@ -355,7 +360,15 @@ export class AcpDriver implements Driver {
         }
       }
       endHandshake();
-      detach = proc.attach(sessionId, turn);
+      detach ??= proc.attach(sessionId, turn);
+      if (turn.replayed > 0)
+        sink.emit({
+          type: "notice",
+          kind: "runtime",
+          message: `session/load replayed ${turn.replayed} updates of the session's history (not this turn's output)`,
+          data: { replayed: turn.replayed },
+        });
+      turn.beginPrompt();
       proc.child.takeOutput();
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
@@ -592,4 +605,15 @@ async function withHandshakeDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * One round trip after `session/load`: an extension request (`_adaptor/fence`; an agent that does
+ * not know it answers method-not-found, which is as good). An agent that handles requests in order
+ * and replays after answering `session/load` sends the replay before this answer. Resolves either way.
+ */
+async function replayFence(agent: ClientContext): Promise<void> {
+  await agent.request("_adaptor/fence", {}).catch((error: unknown) => {
+    if (!(error instanceof RequestError)) throw error;
+  });
 }

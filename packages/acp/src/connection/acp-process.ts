@@ -7,8 +7,8 @@ import { messageStream } from "./message-stream.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
-  /** A `session/update` notification. */
-  onUpdate(update: acp.SessionUpdate): void;
+  /** A `session/update` notification; false when it came too late (the handler's turn has ended). */
+  onUpdate(update: acp.SessionUpdate): boolean;
   /** A `session/request_permission` request; resolves with the answer (exactly once). */
   onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** A stdout line that was not JSON. */
@@ -31,6 +31,15 @@ export interface AcpLaunch {
   readonly maxRawBytes?: number;
   readonly onStderr: (text: string) => void;
 }
+
+/** Updates that carry a turn's output (text, thinking, tool calls, plan): what must never land in another turn. */
+const OUTPUT_UPDATES: ReadonlySet<string> = new Set([
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
 
 /** The client capabilities offered: no file system, no terminal (the agent uses its own tools, which ask for permission). */
 const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
@@ -66,6 +75,7 @@ export class AcpProcess implements PooledProcess {
   readonly #handlers = new Map<string, SessionHandler>();
   #closing: Promise<void> | undefined;
   #exited = false;
+  #unfenced = false;
 
   private constructor(
     child: CliProcess,
@@ -81,7 +91,11 @@ export class AcpProcess implements PooledProcess {
     const app = acp
       .client({ name: "adaptor" })
       .onNotification("session/update", ({ params }) => {
-        this.#handlers.get(params.sessionId)?.onUpdate(params.update);
+        const handler = this.#handlers.get(params.sessionId);
+        const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
+        // Output about one of its sessions while no turn is open: the agent kept writing after its
+        // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
+        if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
       })
       .onRequest("session/request_permission", ({ params, signal }) => {
         const handler = this.#handlers.get(params.sessionId);
@@ -156,9 +170,12 @@ export class AcpProcess implements PooledProcess {
     return this.child.pid;
   }
 
-  /** True while the child runs and the connection is open. */
+  /**
+   * True while the child runs, the connection is open and the agent never wrote a turn's output
+   * (text, thinking, tool calls, plan) for one of its sessions while no turn was open there.
+   */
   get usable(): boolean {
-    return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited;
+    return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited && !this.#unfenced;
   }
 
   #onText(line: string): void {

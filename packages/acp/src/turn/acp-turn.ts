@@ -24,6 +24,10 @@ export class AcpTurn implements SessionHandler {
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
   #ended = false;
+  /** False until the prompt is sent: updates before it are not this turn's output. */
+  #prompting = false;
+  /** Output updates dropped before the prompt was sent (a `session/load` replaying history). */
+  replayed = 0;
   /** Text of the last assistant message. */
   text = "";
   /** Tool calls the host denied during this turn. */
@@ -46,8 +50,22 @@ export class AcpTurn implements SessionHandler {
     if (!this.#ended) this.#sink.emit({ type: "process", kind: "stdout", text: line });
   }
 
-  onUpdate(update: acp.SessionUpdate): void {
-    if (this.#ended) return;
+  /** The prompt is being sent: from now on the session's updates are this turn's output. */
+  beginPrompt(): void {
+    this.#prompting = true;
+  }
+
+  onUpdate(update: acp.SessionUpdate): boolean {
+    if (this.#ended) return false;
+    if (!this.#prompting) {
+      if (update.sessionUpdate !== "available_commands_update" && update.sessionUpdate !== "current_mode_update") this.replayed += 1;
+      return true;
+    }
+    this.#accept(update);
+    return true;
+  }
+
+  #accept(update: acp.SessionUpdate): void {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
         if (update.content.type === "text") this.#appendText(update.content.text, update.messageId ?? undefined);
@@ -83,7 +101,7 @@ export class AcpTurn implements SessionHandler {
   }
 
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    if (this.#ended || signal.aborted) return CANCELLED;
+    if (this.#ended || !this.#prompting || signal.aborted) return CANCELLED;
     const call = request.toolCall;
     // The name the call's own updates gave wins (a permission request may carry less, e.g. no `_meta`).
     const name = this.#tools.get(call.toolCallId)?.name ?? this.#nameOf(call);

@@ -2,10 +2,12 @@
 // A scripted ACP agent for fault injection: it speaks JSON-RPC on stdio by hand (no SDK), so it can
 // break the protocol on purpose. The scenario is JSON in HOSTILE_ACP_SCENARIO: for each method a
 // list of steps run when the request arrives (for "session/prompt" a list of such lists, one per
-// prompt, the last one repeating). A method without steps is answered with a plain result.
+// prompt, the last one repeating; "session/prompt:<text>" holds the steps for a prompt with that
+// exact text, first). A method without steps is answered with a plain result.
 //
 // Steps (one key each, run in order):
 //   { "respond": result }          answer the request with this result
+//   { "respondThen": { result, updates } }  answer, and write these session/updates in the same write
 //   { "error": { code, message } } answer the request with this error
 //   { "update": update }           session/update notification for the request's session
 //   { "permission": toolCall }     session/request_permission; waits for the answer
@@ -47,8 +49,10 @@ const defaults = {
   "session/prompt": { stopReason: "end_turn" },
 };
 
-function stepsFor(method) {
+function stepsFor(method, params) {
   if (method === "session/prompt") {
+    const byText = scenario[`session/prompt:${params?.prompt?.[0]?.text}`];
+    if (byText) return byText;
     const all = scenario["session/prompt"] ?? [];
     const index = Math.min(prompts++, all.length - 1);
     return all[index] ?? [];
@@ -61,6 +65,11 @@ async function run(steps, id, sessionId, state) {
     if ("respond" in step) {
       state.answered = true;
       await send({ id, result: step.respond });
+    } else if ("respondThen" in step) {
+      state.answered = true;
+      const lines = [{ id, result: step.respondThen.result }];
+      for (const update of step.respondThen.updates) lines.push({ method: "session/update", params: { sessionId, update } });
+      await write(lines.map((line) => `${JSON.stringify({ jsonrpc: "2.0", ...line })}\n`).join(""));
     } else if ("error" in step) {
       state.answered = true;
       await send({ id, error: step.error });
@@ -111,7 +120,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const { id, method } = message;
     const sessionId = message.params?.sessionId ?? "hostile-session";
     const state = { answered: false, later: [] };
-    await run(stepsFor(method), id, sessionId, state);
+    await run(stepsFor(method, message.params), id, sessionId, state);
     if (!state.answered) {
       if (method in defaults) await send({ id, result: defaults[method] });
       else await send({ id, error: { code: -32601, message: `no method ${method}` } });
