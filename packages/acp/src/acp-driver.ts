@@ -415,11 +415,15 @@ export class AcpDriver implements Driver {
         });
       const failure = endedByDenial ? undefined : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
+      const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
         ...(usage ? { usage } : {}),
+        ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
         ...(model !== undefined ? { model } : {}),
         ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
-        ...(failure ? {} : { checkpoint: { resumeId: sessionId } }),
+        ...(failure
+          ? {}
+          : { checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) } }),
       });
     } catch (error) {
       // The agent's process ended while the session was being set up (before the prompt): say how it
@@ -446,6 +450,8 @@ export class AcpDriver implements Driver {
   /**
    * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
    * when it lists one, else the unstable `session/set_model` when it lists models.
+   * @throws DriverError `INVALID` (op `"model selection"`) when the agent offers no model selection,
+   * or offers models and `model` is not among them (the message lists what it offers).
    */
   async #selectModel(
     agent: ClientContext,
@@ -454,15 +460,25 @@ export class AcpDriver implements Driver {
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
     const option = offered?.configOptions?.find((o) => o.category === "model");
+    const models = (offered as { models?: { availableModels?: readonly { modelId: string }[] } } | undefined)?.models;
+    const choices: string[] | undefined =
+      option?.type === "select"
+        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))
+        : option
+          ? undefined
+          : models?.availableModels?.map((m) => m.modelId);
+    const refuse = (why: string): never => {
+      throw new DriverError({ op: "model selection", device: this.descriptor.type, code: ErrCode.Invalid, cause: why });
+    };
+    if (!option && models === undefined)
+      refuse(`${this.descriptor.displayName} offers no model selection (model ${JSON.stringify(model)})`);
+    if (choices !== undefined && !choices.includes(model))
+      refuse(
+        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (it offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
+      );
     try {
       if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
-      else if ((offered as { models?: unknown } | undefined)?.models !== undefined)
-        await agent.request("session/set_model", { sessionId, modelId: model });
-      else
-        return {
-          reason: "agent_error",
-          message: `${this.descriptor.displayName} offers no model selection for model ${JSON.stringify(model)}`,
-        };
+      else await agent.request("session/set_model", { sessionId, modelId: model });
     } catch (error) {
       return { reason: "agent_error", message: rpcMessage(error), details: { ...rpcDetails(error), model }, cause: error };
     }
@@ -616,4 +632,21 @@ async function replayFence(agent: ClientContext): Promise<void> {
   await agent.request("_adaptor/fence", {}).catch((error: unknown) => {
     if (!(error instanceof RequestError)) throw error;
   });
+}
+
+/**
+ * The turn's cost in USD from the session's cumulative cost (`usage_update.cost`, currency USD):
+ * what it rose by since the turn's baseline (the session's last turn on this process, a replayed
+ * `usage_update`, the checkpoint's `sessionCostUsd`, or 0 for a new session). Undefined when the
+ * agent reported no cost during the turn, or no baseline is known.
+ */
+function turnCost(turn: AcpTurn, proc: AcpProcess, sessionId: string, request: DriverRequest): { costUsd?: number; total?: number } {
+  const latest = turn.sessionCost;
+  if (!latest || latest.currency.toUpperCase() !== "USD" || latest === turn.costBeforePrompt) return {};
+  const stored = (request.session?.data as { sessionCostUsd?: unknown } | undefined)?.sessionCostUsd;
+  const replayed = turn.costBeforePrompt?.currency.toUpperCase() === "USD" ? turn.costBeforePrompt.amount : undefined;
+  const baseline =
+    proc.sessionCosts.get(sessionId) ?? replayed ?? (typeof stored === "number" ? stored : undefined) ?? (request.session ? undefined : 0);
+  proc.sessionCosts.set(sessionId, latest.amount);
+  return { total: latest.amount, ...(baseline !== undefined ? { costUsd: Math.max(0, latest.amount - baseline) } : {}) };
 }

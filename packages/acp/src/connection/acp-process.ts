@@ -64,6 +64,8 @@ export class AcpProcess implements PooledProcess {
   initialized: acp.InitializeResponse | undefined;
   /** Sessions this process created or loaded. */
   readonly sessions = new Set<string>();
+  /** The cumulative cost in USD each session's last turn on this process ended at (from `usage_update`). */
+  readonly sessionCosts = new Map<string, number>();
   /**
    * Settles once the connection closed, the process being ended in every case: with the stream's
    * own error when that is what ended it (a line over `maxLineBytes`: `RESOURCE_EXHAUSTED`; a

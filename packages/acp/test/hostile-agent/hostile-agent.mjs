@@ -14,6 +14,7 @@
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "stderr": text }             write text to stderr
+//   { "stderrParams": true }       write the request's method and params to stderr as one JSON line
 //   { "sleepMs": n }               wait n ms
 //   { "closeStdout": true }        close stdout and stay alive
 //   { "awaitCancel": true }        wait for session/cancel
@@ -60,7 +61,7 @@ function stepsFor(method, params) {
   return scenario[method] ?? [];
 }
 
-async function run(steps, id, sessionId, state) {
+async function run(steps, id, sessionId, state, request = {}) {
   for (const step of steps) {
     if ("respond" in step) {
       state.answered = true;
@@ -92,6 +93,10 @@ async function run(steps, id, sessionId, state) {
       await answered;
     } else if ("raw" in step) await write(step.raw);
     else if ("longLine" in step) await send({ method: "session/update", params: { sessionId, filler: "x".repeat(step.longLine) } });
+    else if ("stderrParams" in step)
+      await new Promise((resolve) =>
+        process.stderr.write(`${JSON.stringify({ method: request.method, params: request.params })}\n`, () => resolve()),
+      );
     else if ("stderr" in step) await new Promise((resolve) => process.stderr.write(step.stderr, () => resolve()));
     else if ("sleepMs" in step) await new Promise((resolve) => setTimeout(resolve, step.sleepMs));
     else if ("closeStdout" in step) {
@@ -120,7 +125,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     const { id, method } = message;
     const sessionId = message.params?.sessionId ?? "hostile-session";
     const state = { answered: false, later: [] };
-    await run(stepsFor(method, message.params), id, sessionId, state);
+    await run(stepsFor(method, message.params), id, sessionId, state, message);
     if (!state.answered) {
       if (method in defaults) await send({ id, result: defaults[method] });
       else await send({ id, error: { code: -32601, message: `no method ${method}` } });
