@@ -575,6 +575,14 @@ function emptyResponse(failure: DriverFailure): DriverResponse {
 
 function finish(proc: AcpProcess, turn: AcpTurn, failure: DriverFailure | undefined, extra: Partial<DriverResponse> = {}): DriverResponse {
   turn.end();
+  const dropped = proc.sdkLog.takeDropped();
+  if (dropped > 0)
+    proc.stderrTo.sink.emit({
+      type: "notice",
+      kind: "runtime",
+      message: `ACP SDK: ${dropped} further log lines dropped`,
+      data: { dropped },
+    });
   const out = proc.child.takeOutput();
   return {
     text: turn.text,

@@ -4,6 +4,7 @@ import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
+import { BoundedSdkLog, withSdkLog } from "./sdk-log.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
@@ -64,6 +65,12 @@ export class AcpProcess implements PooledProcess {
   initialized: acp.InitializeResponse | undefined;
   /** Sessions this process created or loaded. */
   readonly sessions = new Set<string>();
+  /**
+   * What the ACP SDK logs for this connection (e.g. a reply to a request never sent): the first 20
+   * lines of a turn as `notice` events (`message` "ACP SDK: ...", `data.level`) to the run served,
+   * the rest only counted (`takeDropped()`), never the host's console.
+   */
+  readonly sdkLog: BoundedSdkLog;
   /** The cumulative cost in USD each session's last turn on this process ended at (from `usage_update`). */
   readonly sessionCosts = new Map<string, number>();
   /**
@@ -104,7 +111,10 @@ export class AcpProcess implements PooledProcess {
         if (!handler) return { outcome: { outcome: "cancelled" } };
         return handler.onPermission(params, signal);
       });
-    this.connection = app.connect(messageStream(child, (line) => this.#onText(line)));
+    this.sdkLog = new BoundedSdkLog((level, text) =>
+      this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
+    );
+    this.connection = withSdkLog(this.sdkLog, () => app.connect(messageStream(child, (line) => this.#onText(line))));
     void child.exited.then(() => {
       this.#exited = true;
     });

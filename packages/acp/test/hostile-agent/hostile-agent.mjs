@@ -13,6 +13,7 @@
 //   { "permission": toolCall }     session/request_permission; waits for the answer
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
+//   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
 //   { "stderr": text }             write text to stderr
 //   { "stderrParams": true }       write the request's method and params to stderr as one JSON line
 //   { "sleepMs": n }               wait n ms
@@ -92,7 +93,11 @@ async function run(steps, id, sessionId, state, request = {}) {
       });
       await answered;
     } else if ("raw" in step) await write(step.raw);
-    else if ("longLine" in step) await send({ method: "session/update", params: { sessionId, filler: "x".repeat(step.longLine) } });
+    else if ("bogusReplies" in step) {
+      const lines = [];
+      for (let n = 0; n < step.bogusReplies; n += 1) lines.push(`{"jsonrpc":"2.0","id":${1_000_000 + n},"result":{}}\n`);
+      await write(lines.join(""));
+    } else if ("longLine" in step) await send({ method: "session/update", params: { sessionId, filler: "x".repeat(step.longLine) } });
     else if ("stderrParams" in step)
       await new Promise((resolve) =>
         process.stderr.write(`${JSON.stringify({ method: request.method, params: request.params })}\n`, () => resolve()),
