@@ -128,6 +128,9 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
   });
 }
 
+/** The Codex ACP adapter's Node launcher (`bin/codex-acp.js`), which runs the native binary as its child (spawnSync). */
+export const CODEX_ACP_LAUNCHER = fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp/bin/codex-acp.js", import.meta.url));
+
 /** `acp()` for Codex through its ACP adapter, in an isolated codex environment. */
 export function codexAcp(env: CodexTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
   return acp({

@@ -103,6 +103,9 @@ export class ChildCliProcess implements CliProcess {
 
     // Late child errors (a signal that could not be delivered) must never go unhandled.
     child.on("error", () => {});
+    // What the CLI started ends with it, at its exit: a child that inherited its stdio (a launcher
+    // that runs the real binary) would otherwise keep the pipes open and serve on without it.
+    child.once("exit", () => void this.#endDescendants());
 
     const { stdin, stdout, stderr } = child;
     stdin.on("error", (err) => this.#stdinClosed(err));
