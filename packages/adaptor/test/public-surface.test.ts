@@ -32,12 +32,14 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
       "ErrPolicyCapabilityUnsupported",
       "ErrStructuredOutputUnsupported",
+      "FeatureUnsupportedError",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
@@ -164,6 +166,7 @@ describe("public surface", () => {
       "ApprovalNotPendingError",
       "BusyError",
       "DEADLINE_PASSED_REASON",
+      "DEFAULT_THREAD_PAGE_LIMIT",
       "ErrAlreadyExists",
       "ErrApprovalNotPending",
       "ErrBusy",
@@ -173,6 +176,7 @@ describe("public surface", () => {
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
+      "MAX_THREAD_PAGE_LIMIT",
       "MemoryThreadStore",
       "ReleasedLeases",
       "SessionStateTooLargeError",
@@ -180,14 +184,17 @@ describe("public surface", () => {
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkListThreadsQuery",
       "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
       "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "compareKeys",
       "sessionStateBytesAfter",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
       "threadKeyProblem",
     ]);
   });
@@ -285,6 +292,7 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrCode",
       "ErrEventLogLocked",
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -315,6 +323,7 @@ describe("public surface", () => {
       "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
+      "ErrThreadCatalogUnsupported",
       "ErrThreadCheckpointMissing",
       "ErrThreadIncompatible",
       "ErrThreadLeaseLost",
@@ -324,6 +333,7 @@ describe("public surface", () => {
       "ErrThreadStoreRequired",
       "EventLogCorruptError",
       "EventLogLockedError",
+      "FeatureUnsupportedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
@@ -348,6 +358,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "SuspendUnsupportedError",
       "Thread",
+      "ThreadCatalogUnsupportedError",
       "Tool",
       "approveAll",
       "asRejection",
@@ -371,6 +382,7 @@ describe("public surface", () => {
       "skillKey",
       "skillSet",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
     ]);
   });
 });
