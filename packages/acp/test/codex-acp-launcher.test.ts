@@ -2,7 +2,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { codexTestEnv, startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError } from "adaptor";
-import { alive, CODEX_ACP_LAUNCHER, codexAcp, collect, expectCancelLeavesNothing, processesWith, spawnedPids } from "./support.js";
+import {
+  alive,
+  CODEX_ACP_LAUNCHER,
+  codexAcp,
+  collect,
+  expectCancelLeavesNothing,
+  killOnceStarted,
+  processesWith,
+  spawnedPids,
+} from "./support.js";
 
 // codex-acp through its package's Node launcher (`node bin/codex-acp.js`), which runs the native
 // binary as a child: the driver kit contains the pair like any CLI (own process group, its tree and
@@ -47,13 +56,7 @@ describe("codex-acp through its Node launcher: no process outlives the run", () 
 
   it("the launcher killed from outside (SIGKILL, not its group): agent_error, and its native child is ended too", async () => {
     const { agent, home } = await launcherAgent();
-    const stream = agent.stream("slow one");
-    let pid: number | undefined;
-    for await (const event of stream) {
-      if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-      if (event.type === "notice" && event.message === "session started") process.kill(pid!, "SIGKILL");
-    }
-    const err = await stream.result().catch((e: unknown) => e);
+    const err = await killOnceStarted(agent, "slow one");
     expect(err).toBeInstanceOf(RunError);
     expect((err as RunError).details).toMatchObject({ exitSignal: "SIGKILL" });
     expect(await processesWith(home)).toEqual([]);

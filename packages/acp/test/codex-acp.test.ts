@@ -8,6 +8,7 @@ import { Agent, ErrAgentFailed, ErrMCPTransportUnsupported, RunError, isError, m
 import {
   alive,
   expectCancelLeavesNothing,
+  killOnceStarted,
   threeTurns,
   codexAcp,
   codexAcpEnv,
@@ -189,13 +190,7 @@ describe("codex-acp on the real adapter", () => {
 describe("codex-acp faults", () => {
   it("an agent killed from outside mid-turn: RunError agent_error naming the signal, nothing left running", async () => {
     h = await codexAcpHarness([{ when: whenPromptSays("slow"), reply: { text: "too late", delayMs: 30_000 } }]);
-    const stream = h.agent.stream("slow one");
-    let pid: number | undefined;
-    for await (const event of stream) {
-      if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-      if (event.type === "notice" && event.message === "session started") process.kill(pid!, "SIGKILL");
-    }
-    const err = await stream.result().catch((e: unknown) => e);
+    const err = await killOnceStarted(h.agent, "slow one");
     expect(err).toBeInstanceOf(RunError);
     expect((err as RunError).reason).toBe("agent_error");
     expect((err as RunError).details).toMatchObject({ exitSignal: "SIGKILL" });

@@ -18,7 +18,7 @@ describe("the ACP SDK's logging goes through the driver, bounded (hostile agent)
       expect(run.error).toBeUndefined();
       expect(run.response?.text).toBe("still here");
       expect(consoleCalls.reduce((sum, spy) => sum + spy.mock.calls.length, 0)).toBe(0);
-      const sdk = run.recording.ofType("notice").filter((n) => n.message.startsWith("ACP SDK: "));
+      const sdk = run.recording.ofType("notice").filter((n) => (n.message ?? "").startsWith("ACP SDK: "));
       expect(sdk).toHaveLength(21);
       expect(sdk[0]?.message).toBe("ACP SDK: Got response to unknown request 1000000");
       expect(sdk.at(-1)?.data).toEqual({ dropped: 99_980 });

@@ -204,6 +204,20 @@ export async function cancelOnceStarted(agent: Agent, prompt: string): Promise<{
 }
 
 /**
+ * Streams `prompt` and SIGKILLs the agent's process (only it, not its group) once its session
+ * started, as something outside the SDK would; resolves with the verdict once the stream ended.
+ */
+export async function killOnceStarted(agent: Agent, prompt: string): Promise<unknown> {
+  const stream = agent.stream(prompt);
+  let pid: number | undefined;
+  for await (const event of stream) {
+    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
+    if (event.type === "notice" && event.message === "session started") process.kill(pid!, "SIGKILL");
+  }
+  return stream.result().catch((e: unknown) => e);
+}
+
+/**
  * Cancels a slow turn once its session started and checks the verdict is the abort (an ordinary
  * error, not a `RunError`), from exactly one process, and that nothing is left running under `home`.
  */
