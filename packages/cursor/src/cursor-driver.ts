@@ -16,6 +16,7 @@ import {
   InterruptEscalation,
   ProcessPool,
   spawnLimits,
+  StallWatchdog,
   type PooledProcess,
 } from "@adaptor/driver/kit";
 import { forceKilledError, mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
@@ -107,10 +108,13 @@ export class CursorDriver implements Driver {
 
   async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     const turn = new CursorTurn((event) => sink.emit(event));
+    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (print mode asks nothing).
+    const watchdog = new StallWatchdog(proc, { timeoutMs: this.config.stallTimeoutMs, device: "cursor" });
+    const runSignal = AbortSignal.any([signal, watchdog.signal]);
     const cancel = new InterruptEscalation(proc, { graceMs: graceMs(this.config), interrupt: () => false });
     const onAbort = (): void => cancel.start();
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) cancel.start();
+    runSignal.addEventListener("abort", onAbort, { once: true });
+    if (runSignal.aborted) cancel.start();
     try {
       proc.writeText(request.prompt).catch(() => undefined);
       proc.closeStdin();
@@ -122,11 +126,12 @@ export class CursorDriver implements Driver {
         }
       }
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      watchdog.close();
+      runSignal.removeEventListener("abort", onAbort);
     }
     await cancel.settled();
     const exit = await exitOrTerminate(proc, graceMs(this.config));
-    if (signal.aborted) throw exit.forceKilled ? forceKilledError("cursor", signal.reason) : signal.reason;
+    if (runSignal.aborted) throw exit.forceKilled ? forceKilledError("cursor", runSignal.reason) : runSignal.reason;
     const failure = turn.failure() ?? (turn.terminal ? undefined : exitFailure(request, exit.code, exit.signal, proc.stderrTail()));
     return {
       text: turn.text,

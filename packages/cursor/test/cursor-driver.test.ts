@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Agent, runAs, type AgentEvent } from "adaptor";
+import { Agent, DriverError, ErrCode, findError, runAs, type AgentEvent } from "adaptor";
 import { cursor, cursorArgs } from "../src/index.js";
 
 // The Cursor driver through the SDK, on the fake CLI that replays the documented format.
@@ -58,5 +58,12 @@ describe("cursor driver (fake CLI, documented format)", () => {
     // The fake echoes the prompt, so the answer is the instructions' text: not valid JSON.
     const failed = await runAs(a, "give me JSON", z.object({ ok: z.boolean() })).catch((e: unknown) => e);
     expect((failed as { reason?: string }).reason).toBe("policy_violation");
+  });
+
+  it("a CLI that goes silent mid-run is ended by the stall watchdog with a TIMEOUT verdict", async () => {
+    home = mkdtempSync(join(tmpdir(), "adaptor-fake-cursor-"));
+    await using a = new Agent(cursor({ command: FAKE, env: { FAKE_CURSOR_HOME: home }, killGraceMs: 1000, stallTimeoutMs: 2000 }));
+    const stalled = await a.run("SLOW").catch((e: unknown) => e);
+    expect(findError(stalled, DriverError)?.code).toBe(ErrCode.Timeout);
   });
 });
