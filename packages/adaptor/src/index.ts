@@ -96,8 +96,10 @@ export {
   ErrSkillMaterializationFailed,
   ErrSkillSourceMissing,
   ErrSkillKeyMissing,
+  ErrSkillsUnsupported,
   SkillKeyConflictError,
   SkillMaterializationError,
+  SkillsUnsupportedError,
 } from "@adaptor/skill";
 export {
   ErrInvalidConfig as ErrInvalidMCPConfig,
