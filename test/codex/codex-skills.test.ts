@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Driver, DriverRequest } from "@adaptor/driver";
 import { Agent, ErrSkillsUnsupported, SkillsUnsupportedError, findError, isError, skillInline } from "adaptor";
-import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness | undefined;
