@@ -189,7 +189,7 @@ export class Agent implements AsyncDisposable {
           queue,
           controller,
           eventsDrained,
-          tools: this.#tools.binding(runId, queue),
+          tools: this.#tools.binding(runId, queue, thread && !(thread instanceof AdaptorError) ? thread.key : undefined),
           telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
@@ -248,8 +248,9 @@ export class Agent implements AsyncDisposable {
    *
    * @param options.count - processes to start, an integer >= 1; default 1.
    * @returns how many processes were started: 0 when the driver cannot pre-warm (or not in this
-   * configuration, e.g. codex `exec`), or when the Agent has host tools (each run then has its own
-   * tool grant, so it always spawns).
+   * configuration, e.g. codex `exec`), or when the Agent has host tools (the host-tool token is in
+   * the CLI's MCP config, fixed at spawn, and belongs to one run or one thread, which is not known
+   * yet when pre-warming).
    * @throws InvalidOptionError (subject `"prewarm options"`) for a `count` that is not a positive
    * integer or a refused run option (as a run's); `ErrAgentClosed` after close(); the pre-invocation error a
    * run with these options would reject with (invalid config, policy, schema, MCP, skills);
