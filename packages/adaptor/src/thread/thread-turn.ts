@@ -60,6 +60,7 @@ function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string
       workspace: ctx.workspace ?? prep.options.cwd,
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
+      hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
     });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -294,7 +295,7 @@ export class ThreadTurn {
         : record.codec !== CHECKPOINT_CODEC
           ? `codec ${record.codec} != ${CHECKPOINT_CODEC}`
           : record.fingerprint !== this.#fingerprint
-            ? "fingerprint changed (driver type, model, workspace, identity or driver config)"
+            ? "fingerprint changed (driver type, model, workspace, identity, driver config or host tools and their revisions)"
             : undefined;
     if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
   }
