@@ -48,7 +48,10 @@ export class Agent implements AsyncDisposable {
   readonly #committed = new Map<string, string>();
   /** Host tools and their MCP server (started by the first run with tools, stopped by close()). */
   readonly #tools: AgentTools;
+  /** Set by the first close(): from then on runs are refused. The latest close attempt. */
   #closing: Promise<void> | undefined;
+  /** The latest close attempt failed: the next close() tries again. */
+  #closeFailed = false;
 
   /**
    * @throws InvalidOptionError (subject `"Agent options"`, matches `ErrInvalidOption`) naming the
@@ -298,18 +301,27 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Closes the agent: new runs reject with `ErrAgentClosed`, runs in flight are cancelled (their
-   * verdict carries `ErrAgentClosed`) and their processes reaped, then the driver's pool is closed.
-   * Idempotent: every call returns the same promise.
+   * verdict carries `ErrAgentClosed`) and their processes reaped, then the host-tool server and the
+   * driver's pool are closed. Idempotent: calls share one promise while it is pending or once it
+   * resolved. When it rejects (the driver's `close()` failed), the agent stays closed to runs and
+   * the next call tries again (the driver's `close()` is called again).
+   * @throws what the driver's `close()` threw.
    */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
+    if (this.#closing && !this.#closeFailed) return this.#closing;
+    this.#closeFailed = false;
+    const attempt = (async () => {
       const reason = new AdaptorError("agent closed during the run", { sentinel: ErrAgentClosed });
       for (const controller of this.#inflight.keys()) controller.abort(reason);
       await Promise.all(this.#inflight.values());
       await this.#tools.close();
       await this.driver.close?.();
     })();
-    return this.#closing;
+    this.#closing = attempt;
+    attempt.catch(() => {
+      if (this.#closing === attempt) this.#closeFailed = true;
+    });
+    return attempt;
   }
 
   /** Same as {@link close}. */
