@@ -155,7 +155,7 @@ export class Agent implements AsyncDisposable {
     const parentContext = context.active();
     const controller = new AbortController();
     const queue = new EventQueue(
-      { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
+      { runId, ...(threadKey !== undefined ? { threadKey, turnId: uuidv7() } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
     );
     let refusal: unknown = this.#closing
