@@ -60,6 +60,8 @@ describe("event meta on the real claude binary", { timeout: 120_000 }, () => {
     h = await harness();
     const events = await collect(h.agent.stream("say hello"));
     expect(events.every((event) => event.meta.turnId === undefined)).toBe(true);
+    // claude's command_lifecycle lines (queued, started, completed) are known: no "unhandled line" notice.
+    expect(events.filter((event) => event.type === "notice" && /unhandled line type/.test(event.message ?? ""))).toEqual([]);
     const spawn = events.find((event) => event.type === "process" && event.kind === "spawn");
     const exits = events.filter((event) => event.type === "process" && event.kind === "exit");
     expect(exits).toHaveLength(1);
