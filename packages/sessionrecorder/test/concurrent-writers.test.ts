@@ -41,7 +41,8 @@ setInterval(() => undefined, 1000);`,
     target: "node20",
     outfile: holderScript,
     logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": fileURLToPath(new URL("../src/index.ts", import.meta.url)) },
+    // Workspace packages from their `source` export condition (src/*.ts): no build needed first.
+    conditions: ["source"],
   });
 });
 afterAll(async () => {

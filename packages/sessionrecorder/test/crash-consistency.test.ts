@@ -15,7 +15,6 @@ import { EventLogCorruptError, JsonlEventBackend, type RecordedEvent } from "@ad
 import { crashEvent } from "./support/crash-event.js";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
-const SOURCE = fileURLToPath(new URL("../src/index.ts", import.meta.url));
 const KEYS = 5;
 const CRASHES_PER_KEY = 10;
 
@@ -26,6 +25,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "adaptor-recorder-crash-"));
   writerScript = join(dir, "crash-writer.mjs");
   // One bundle (Node built-ins only), so each of the 50 processes starts in tens of milliseconds.
+  // Workspace packages resolve through their `source` export condition (src/*.ts), as the tests
+  // do, so no build is needed first.
   await build({
     entryPoints: [join(HERE, "support/crash-writer.ts")],
     bundle: true,
@@ -34,7 +35,7 @@ beforeAll(async () => {
     target: "node20",
     outfile: writerScript,
     logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": SOURCE },
+    conditions: ["source"],
   });
 });
 afterAll(async () => {
