@@ -32,12 +32,14 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
       "ErrPolicyCapabilityUnsupported",
       "ErrStructuredOutputUnsupported",
+      "FeatureUnsupportedError",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
@@ -166,6 +168,7 @@ describe("public surface", () => {
       "ApprovalNotPendingError",
       "BusyError",
       "DEADLINE_PASSED_REASON",
+      "DEFAULT_THREAD_PAGE_LIMIT",
       "ErrAlreadyExists",
       "ErrApprovalNotPending",
       "ErrBusy",
@@ -175,6 +178,7 @@ describe("public surface", () => {
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
+      "MAX_THREAD_PAGE_LIMIT",
       "MemoryThreadStore",
       "ReleasedLeases",
       "SessionStateTooLargeError",
@@ -182,14 +186,17 @@ describe("public surface", () => {
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkListThreadsQuery",
       "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
       "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "compareKeys",
       "sessionStateBytesAfter",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
       "threadKeyProblem",
     ]);
   });
@@ -287,6 +294,7 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrCode",
       "ErrEventLogLocked",
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -318,6 +326,7 @@ describe("public surface", () => {
       "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
+      "ErrThreadCatalogUnsupported",
       "ErrThreadCheckpointMissing",
       "ErrThreadIncompatible",
       "ErrThreadLeaseLost",
@@ -327,6 +336,7 @@ describe("public surface", () => {
       "ErrThreadStoreRequired",
       "EventLogCorruptError",
       "EventLogLockedError",
+      "FeatureUnsupportedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
@@ -352,6 +362,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "SuspendUnsupportedError",
       "Thread",
+      "ThreadCatalogUnsupportedError",
       "Tool",
       "approveAll",
       "asRejection",
@@ -375,6 +386,7 @@ describe("public surface", () => {
       "skillKey",
       "skillSet",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
     ]);
   });
 });
