@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Driver, DriverRequest } from "@adaptor/driver";
-import { Agent, ErrSkillsUnsupported, SkillsUnsupportedError, findError, isError, skillInline } from "adaptor";
+import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, skillInline } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness | undefined;
@@ -70,12 +70,12 @@ describe("skills on the real codex binary", () => {
     await agent.close();
   });
 
-  it("the exec transport refuses a run with skills before launch (SkillsUnsupportedError)", async () => {
+  it("the exec transport refuses a run with skills before launch (FeatureUnsupportedError)", async () => {
     h = await codexHarness({ config: { transport: "exec" } });
     const agent = new Agent(h.driver);
     const err = await agent.run("hello", { skills: [SKILL] }).catch((error: unknown) => error);
-    expect(isError(err, ErrSkillsUnsupported)).toBe(true);
-    expect(findError(err, SkillsUnsupportedError)).toMatchObject({ driver: "codex" });
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "skills" });
     expect(h.server.responses()).toEqual([]);
     await agent.close();
   });

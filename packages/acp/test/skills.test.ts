@@ -1,7 +1,7 @@
 // Skills over ACP: the protocol has no way for a client to hand an agent skills, so a run that asks
 // for one is refused before launch with a typed error (never run with the skill silently dropped).
 import { afterEach, describe, expect, it } from "vitest";
-import { ErrSkillsUnsupported, SkillsUnsupportedError, findError, isError, skillInline, type AgentEvent } from "adaptor";
+import { ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, skillInline, type AgentEvent } from "adaptor";
 import { geminiHarness, type GeminiHarness } from "./support.js";
 
 let h: GeminiHarness | undefined;
@@ -11,15 +11,15 @@ afterEach(async () => {
 });
 
 describe("skills on an ACP agent (gemini-cli 0.61.0)", () => {
-  it("a run with a skill is refused before launch: SkillsUnsupportedError, no process, no model request", async () => {
+  it("a run with a skill is refused before launch: FeatureUnsupportedError, no process, no model request", async () => {
     h = await geminiHarness();
     const skill = skillInline({ name: "release-notes", description: "ACP_SKILL_MARKER house notes", body: "Bullets." });
     const stream = h.agent.stream("hello", { skills: [skill] });
     const events: AgentEvent[] = [];
     for await (const event of stream) events.push(event);
     const err = await stream.result().catch((error: unknown) => error);
-    expect(isError(err, ErrSkillsUnsupported)).toBe(true);
-    expect(findError(err, SkillsUnsupportedError)).toMatchObject({ driver: "gemini", skills: ["release-notes"] });
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "gemini", feature: "skills" });
     expect(events.filter((event) => event.type === "process")).toEqual([]);
     expect(h.server.requests).toEqual([]);
   });

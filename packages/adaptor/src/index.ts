@@ -100,10 +100,8 @@ export {
   ErrSkillMaterializationFailed,
   ErrSkillSourceMissing,
   ErrSkillKeyMissing,
-  ErrSkillsUnsupported,
   SkillKeyConflictError,
   SkillMaterializationError,
-  SkillsUnsupportedError,
 } from "@adaptor/skill";
 export {
   ErrInvalidConfig as ErrInvalidMCPConfig,

@@ -13,10 +13,10 @@ import {
   ErrSkillMaterializationFailed,
   ErrSkillNotFound,
   ErrSkillSourceMissing,
-  ErrSkillsUnsupported,
+  ErrFeatureUnsupported,
   SkillKeyConflictError,
   SkillMaterializationError,
-  SkillsUnsupportedError,
+  FeatureUnsupportedError,
   findError,
   isError,
   requireSkill,
@@ -163,13 +163,13 @@ describe("skills reach the driver", () => {
 });
 
 describe("skills on a driver without the capability", () => {
-  it("a run with a skill is refused before launch with SkillsUnsupportedError; the driver never runs", async () => {
+  it("a run with a skill is refused before launch with FeatureUnsupportedError; the driver never runs", async () => {
     const driver = capabilityDriver({ skills: false });
     const err = await new Agent(driver)
       .run("p", { skills: [skillInline({ name: "notes", description: "d", body: "b" })] })
       .catch((error: unknown) => error);
-    expect(isError(err, ErrSkillsUnsupported)).toBe(true);
-    expect(findError(err, SkillsUnsupportedError)).toMatchObject({ driver: "capability", skills: ["notes"] });
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "capability", feature: "skills" });
     expect(driver.requests).toEqual([]);
   });
 

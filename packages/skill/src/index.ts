@@ -4,11 +4,9 @@ export {
   ErrSkillMaterializationFailed,
   ErrSkillSourceMissing,
   ErrSkillKeyMissing,
-  ErrSkillsUnsupported,
 } from "./errors/sentinels.js";
 export { SkillKeyConflictError } from "./errors/skill-key-conflict-error.js";
 export { SkillMaterializationError } from "./errors/skill-materialization-error.js";
-export { SkillsUnsupportedError } from "./errors/skills-unsupported-error.js";
 export type {
   Skill,
   SkillSource,

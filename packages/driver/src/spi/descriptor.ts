@@ -22,10 +22,10 @@ export interface DriverCapabilities {
   readonly structuredOutput: { readonly native: boolean; readonly prompt: boolean };
   /**
    * The driver stages `DriverRequest.skills` where its CLI loads them, so their names and
-   * descriptions reach the model. When false, the SDK refuses a run with skills before launch
-   * (`SkillsUnsupportedError`).
+   * descriptions reach the model; absent or false: a run with skills is refused before launch
+   * (`FeatureUnsupportedError`, feature `"skills"`).
    */
-  readonly skills: boolean;
+  readonly skills?: boolean;
   /** MCP transports the CLI accepts; empty means no MCP. */
   readonly mcp: { readonly transports: readonly McpTransport[] };
   /** Policy values the driver can enforce; anything unlisted is refused when explicitly asked for. */

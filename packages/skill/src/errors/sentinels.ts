@@ -12,5 +12,3 @@ export const ErrSkillMaterializationFailed = sentinel("adaptor.skill.SkillMateri
 export const ErrSkillSourceMissing = sentinel("adaptor.skill.SkillSourceMissing", "skill source missing");
 /** A concrete skill has an empty key. */
 export const ErrSkillKeyMissing = sentinel("adaptor.skill.SkillKeyMissing", "skill key missing");
-/** The run asks for skills and its driver has no way to deliver them to the agent. */
-export const ErrSkillsUnsupported = sentinel("adaptor.skill.SkillsUnsupported", "skills unsupported");
