@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Driver, DriverRequest } from "@adaptor/driver";
-import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, skillInline } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, type AgentEvent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, skillInline } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness | undefined;
@@ -60,6 +61,24 @@ describe("skills on the real codex binary", () => {
 
     await agent.close();
     expect(stagedSkillDirs().filter((name) => !before.has(name))).toEqual([]);
+  });
+
+  it("a thread with a skill keeps its process between turns, and every turn's request lists the skill", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, { threadStore: new MemoryThreadStore(), skills: [SKILL] });
+    const thread = agent.thread("notes");
+    const spawned: number[] = [];
+    for (const prompt of ["first turn", "second turn"]) {
+      const stream = thread.stream(prompt);
+      for await (const event of stream as AsyncIterable<AgentEvent>) {
+        if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined) spawned.push(event.pid);
+      }
+      await stream.result();
+    }
+    expect(spawned).toHaveLength(1);
+    const listed = h.server.responses().map((entry) => JSON.stringify(entry.body).includes("- release-notes: CODEX_SKILL_MARKER"));
+    expect(listed).toEqual([true, true]);
+    await agent.close();
   });
 
   it("a run without skills lists none of ours", async () => {
