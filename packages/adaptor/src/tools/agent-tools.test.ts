@@ -31,3 +31,36 @@ describe("AgentTools grants", () => {
     await tools.close();
   });
 });
+
+/** A `tools/call` of `echo` over HTTP with `grant`'s header; resolves the reply text. */
+async function callEcho(grant: { url: string; headers: Readonly<Record<string, string>> }): Promise<string> {
+  const response = await fetch(grant.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...grant.headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }),
+  });
+  const body = (await response.json()) as { result?: { content?: { text?: string }[] } };
+  return body.result?.content?.[0]?.text ?? `status ${response.status}`;
+}
+
+describe("a thread's grant between turns", () => {
+  it("a call reaches the turn being served, is refused between turns; after close() nothing answers", async () => {
+    const tools = new AgentTools([tool]);
+    const withEcho = (text: string): HostToolSession => ({
+      tools: [{ name: "echo", description: "Echo", inputSchema: { type: "object" } }],
+      call: () => Promise.resolve({ text, isError: false }),
+    });
+    const first = new AbortController();
+    const grant = await tools.binding("r1", queue(), "t")!.open(withEcho("turn one"), first.signal);
+    expect(await callEcho(grant)).toBe("turn one");
+    first.abort();
+    expect(await callEcho(grant)).toBe("tool_error: no turn of this thread is running");
+    const second = new AbortController();
+    const again = await tools.binding("r2", queue(), "t")!.open(withEcho("turn two"), second.signal);
+    expect(again.headers).toEqual(grant.headers);
+    expect(await callEcho(grant)).toBe("turn two");
+    second.abort();
+    await tools.close();
+    await expect(callEcho(grant)).rejects.toThrow();
+  });
+});
