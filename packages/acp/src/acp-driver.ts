@@ -47,6 +47,8 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
+    // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
+    skills: false,
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
     policy: { sandbox, webSearch: [], browser: [], activeExecutionTimeout: false },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },

@@ -43,6 +43,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
     structuredOutput: { native: true, prompt: true },
+    skills: true,
     mcp: { transports: ["stdio", "http"] },
     policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: false },
     approvals: {

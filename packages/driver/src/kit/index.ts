@@ -18,6 +18,7 @@ export {
   type ProcessPoolOptions,
 } from "./pool/process-pool.js";
 export { launchSignature, stableJson, type LaunchInputs } from "./launch/launch-signature.js";
+export { skillsDigest, stageSkillFolders } from "./skills/stage-skills.js";
 export {
   COMMON_CONFIG_SHAPE,
   validateDriverConfig,
