@@ -55,6 +55,7 @@ export {
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
+  ErrApprovalEditUnsupported,
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
 } from "./errors/sentinels.js";

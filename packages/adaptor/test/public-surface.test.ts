@@ -274,6 +274,7 @@ describe("public surface", () => {
       "ErrAgentFailed",
       "ErrAlreadyExists",
       "ErrApprovalDenied",
+      "ErrApprovalEditUnsupported",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
       "ErrApprovalNotPending",

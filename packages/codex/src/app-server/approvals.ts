@@ -117,8 +117,14 @@ const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
  * The answer for `method` given the host's decision: `approve` → `accept` (legacy `approved`);
  * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes a choice the method
  * knows (`acceptForSession`, `cancel`; legacy `approved_for_session`, `abort`), else declines.
+ * An `approve` with an `updatedInput` declines: no codex approval answer can carry an edited
+ * command or patch, and accepting would run the original (the asks are not `inputEditable`, so the
+ * SDK refuses such an approve before it gets here).
  */
 export function approvalAnswer(method: string, decision: ApprovalDecision): ApprovalAnswer {
+  if (decision.outcome === "approve" && decision.updatedInput !== undefined) {
+    return approvalAnswer(method, { outcome: "deny", reason: "an edited input cannot be run by codex" });
+  }
   const legacy = method === "execCommandApproval" || method === "applyPatchApproval";
   if (legacy) {
     if (decision.outcome === "approve") return { decision: "approved" };
