@@ -39,6 +39,8 @@ const ROOTS = [
   "v2/ThreadTurnsListResponse",
   "v2/ThreadRevertParams",
   "v2/ThreadRevertResponse",
+  "v2/ThreadInjectItemsParams",
+  "v2/ThreadInjectItemsResponse",
   "v2/CommandExecutionRequestApprovalResponse",
   "v2/FileChangeRequestApprovalResponse",
 ];

@@ -1,4 +1,4 @@
-import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
@@ -28,7 +28,8 @@ import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartRespon
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
-import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
+import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
+import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
@@ -484,6 +485,33 @@ export class AppServerSession implements PooledProcess {
   }
 
   /**
+   * Carries a host's deny reason to the model: codex's v2 approval answer is a bare `decline` (the
+   * model then reads only "rejected by user"), so before answering, the reason goes into the
+   * thread's model-visible history as a developer message (`thread/inject_items`); codex places it
+   * after the declined call's output in the next model request. Legacy requests carry the reason in
+   * their answer. A failure here never blocks the decline: it is recorded in a `notice`.
+   */
+  async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
+    const threadId = this.threadId;
+    if (!V2_APPROVAL_METHODS.includes(message.method) || !threadId) return;
+    const text = `The host denied ${ask.title}: ${reason}`;
+    const params: ThreadInjectItemsParams = {
+      threadId,
+      items: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }],
+    };
+    try {
+      await this.#rpc.request("thread/inject_items", params);
+    } catch (error) {
+      sink.emit({
+        type: "notice",
+        kind: "runtime",
+        message: "the deny reason could not be passed to the model",
+        data: { id: message.id, error: error instanceof Error ? error.message : String(error) },
+      });
+    }
+  }
+
+  /**
    * The server-request handler of one turn. Approvals of this turn go to the host; each request is
    * answered once. Requests that name a turn are held until this turn's id is known; one of another
    * turn, or one that arrives after this turn's `turn/completed`, is declined to codex at once and
@@ -538,7 +566,11 @@ export class AppServerSession implements PooledProcess {
         sink
           .requestApproval(ask)
           .then(
-            (decision) => approvalAnswer(message.method, decision),
+            async (decision) => {
+              const effective = effectiveDecision(decision);
+              if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+              return approvalAnswer(message.method, effective);
+            },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
           )
           .then(
