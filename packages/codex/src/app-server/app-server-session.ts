@@ -1,7 +1,8 @@
 import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { descendantBaseline, forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
+  endTurnBackground,
   exitOrTerminate,
   graceMs,
   JSON_RPC_METHOD_NOT_FOUND,
@@ -321,6 +322,7 @@ export class AppServerSession implements PooledProcess {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
+    let baseline: ReadonlySet<number> | undefined;
     try {
       await this.#initialize();
       opened = this.#opened;
@@ -338,6 +340,8 @@ export class AppServerSession implements PooledProcess {
       }
       if (opened) {
         turn.threadId = opened.thread.id;
+        // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
+        baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
           input: [{ type: "text", text: request.prompt, text_elements: [] }],
@@ -355,6 +359,14 @@ export class AppServerSession implements PooledProcess {
       const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
       // Handed back only with nothing left to end: what the turn started must not outlive its run.
       const settled = healthy && !turnInit.keepAlive && turnInit.handBack === true && (await this.#nothingLeftRunning());
+      // A process kept for the thread's next turn keeps nothing the turn started (a background
+      // command): ended now, as the end of the process would end it.
+      if (healthy && turnInit.keepAlive) {
+        await endTurnBackground(proc, baseline, sink, {
+          settleMs: this.#config.handBackSettleMs ?? HAND_BACK_SETTLE_MS,
+          graceMs: this.#graceMs,
+        });
+      }
       // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
       alive = healthy && (turnInit.keepAlive || settled) && !signal.aborted && this.usable;
       if (!alive) {

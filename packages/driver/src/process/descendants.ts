@@ -57,6 +57,31 @@ function readProcFile(path: string): Buffer | undefined {
   }
 }
 
+/** True when the initial environment of `pid` holds the entry `NAME=value`; false when unreadable. */
+export function processEnvHas(pid: number, entry: string): boolean {
+  return environHas(pid, Buffer.from(entry));
+}
+
+/**
+ * Sends `signal` to `pid`, and to its process group when it leads one (what it started is in that
+ * group). Never throws. @returns false when the process is gone (or not ours to signal).
+ */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  const stat = readStat(pid);
+  if (!stat) return false;
+  try {
+    process.kill(stat.pgid === pid ? -pid : pid, signal);
+    return true;
+  } catch {
+    try {
+      process.kill(pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
 /** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
 function environHas(pid: number, needle: Buffer): boolean {
   const environ = readProcFile(`${PROC}/${pid}/environ`);
