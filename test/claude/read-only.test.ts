@@ -58,17 +58,54 @@ describe("claude read_only fails closed (real binary)", () => {
     expect(result.text).toMatch(new RegExp(`^${tool} error: `));
   });
 
-  it("an MCP server's tool (not the host's own) does not run, though the host approves every ask", async () => {
-    const log = join(work, "fixture.jsonl");
-    h = await harness(callThenReport("CALL_ECHO", "mcp__fixture__echo", { text: "ping" }), {}, { onApproval: (r) => r.approve() });
-    const fixture = mcpFixtureCommand({ logFile: log });
-    const result = await h.agent.run("CALL_ECHO", {
-      ...READ_ONLY,
-      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
-    });
-    expect(result.text).toMatch(/^mcp__fixture__echo error: /);
-    const calls = (await readMcpFixtureLog(log)).filter((entry) => entry.event === "call");
-    expect(calls).toEqual([]);
+  it.each([false, true])(
+    "an MCP server's tool (not the host's own) does not run, though the host approves every ask (askForEveryTool %s)",
+    async (askForEveryTool) => {
+      const log = join(work, "fixture.jsonl");
+      const asked: string[] = [];
+      h = await harness(
+        callThenReport("CALL_ECHO", "mcp__fixture__echo", { text: "ping" }),
+        { askForEveryTool },
+        {
+          onApproval: (r) => {
+            asked.push(r.title);
+            r.approve();
+          },
+        },
+      );
+      const fixture = mcpFixtureCommand({ logFile: log });
+      const result = await h.agent.run("CALL_ECHO", {
+        ...READ_ONLY,
+        mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
+      });
+      expect(result.text).toMatch(/^mcp__fixture__echo error: /);
+      expect(asked).toEqual([]);
+      const calls = (await readMcpFixtureLog(log)).filter((entry) => entry.event === "call");
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it("with askForEveryTool, a read in the working directory is still asked about", async () => {
+    const asked: string[] = [];
+    let file = "";
+    h = await harness(
+      [
+        { when: whenUserSays("READ_IT"), reply: () => ({ toolUse: { name: "Read", input: { file_path: file } } }) },
+        { when: whenToolResult("Read"), reply: (view) => ({ text: `Read ${view.lastToolResult?.isError ? "error" : "ok"}` }) },
+      ],
+      { askForEveryTool: true },
+      {
+        onApproval: (r) => {
+          asked.push(r.toolName ?? "");
+          r.approve();
+        },
+      },
+    );
+    file = join(h.env.workDir, "asked.txt");
+    await writeFile(file, "x\n");
+    const result = await h.agent.run("READ_IT", READ_ONLY);
+    expect(asked).toEqual(["Read"]);
+    expect(result.text).toBe("Read ok");
   });
 
   it("only the read-only built-ins are offered: a built-in the driver does not list (Agent, Workflow, Edit...) is not", async () => {

@@ -43,6 +43,16 @@ describe.skipIf(process.platform !== "linux")("codex background commands end wit
     expect(existsSync(file)).toBe(false);
   }, 60_000);
 
+  it("exec transport: the background job never writes its file", async () => {
+    h = await codexHarness({ config: { transport: "exec" } });
+    agent = new Agent(h.driver);
+    const file = join(h.env.workDir, "late-exec.txt");
+    const result = await agent.run(`SHELL_CMD ${lateWrite(file)}`, { policy: { sandbox: "unrestricted" } });
+    expect(result.text).toContain("started");
+    await new Promise((r) => setTimeout(r, 6000));
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
   it("thread turn: the background job is ended at the turn's end, the process is still parked and reused", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });

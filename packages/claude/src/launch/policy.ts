@@ -27,6 +27,8 @@ const WEB_TOOLS = ["WebSearch", "WebFetch"];
 export interface PolicyLaunch {
   readonly args: string[];
   readonly env: Record<string, string>;
+  /** Under `read_only`: the only tools the every-tool hook may ask about ({@link READ_ONLY_TOOLS}). */
+  readonly askableTools?: readonly string[];
   /** Settings for `--settings <file>`, when the policy needs any. */
   readonly settings?: { permissions: { deny: string[]; allow: string[] } };
 }
@@ -38,6 +40,8 @@ export interface PolicyLaunch {
  *   driver cannot offer `webSearch: "allow"`), and `--permission-mode dontAsk` denies, without
  *   asking, every call no rule allows: an MCP server's tool, a read outside the working directory,
  *   a question. The SDK's host tools (trusted servers) stay allowed: they are the host's own code.
+ *   With `askForEveryTool`, the hook asks only about {@link READ_ONLY_TOOLS} (its "ask" would
+ *   otherwise bring an MCP server's tool to the host, past `dontAsk`).
  * - `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root, which the CLI otherwise
  *   refuses, docs/protocols.md).
  * - `webSearch: "deny"` → deny rules for the web tools.
@@ -50,11 +54,17 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
   const args: string[] = [];
   const env: Record<string, string> = {};
-  if (policy?.sandbox === "read_only") args.push("--tools", READ_ONLY_TOOLS.join(","), "--permission-mode", "dontAsk");
+  const readOnly = policy?.sandbox === "read_only";
+  if (readOnly) args.push("--tools", READ_ONLY_TOOLS.join(","), "--permission-mode", "dontAsk");
   if (policy?.sandbox === "unrestricted") {
     args.push("--permission-mode", "bypassPermissions");
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
-  return { args, env, ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}) };
+  return {
+    args,
+    env,
+    ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
+    ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
+  };
 }

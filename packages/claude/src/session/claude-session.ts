@@ -372,7 +372,9 @@ export class ClaudeSession implements PooledProcess {
     if (request?.subtype === "hook_callback" && request.callback_id === ASK_EVERY_TOOL_HOOK) {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
-      proc.writeJson(preToolUseAnswer(requestId, !trusted)).catch(() => undefined);
+      // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
+      const askable = this.#launch.askableTools?.includes(tool) ?? true;
+      proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
       return;
     }
     if (request?.subtype !== "can_use_tool") {
