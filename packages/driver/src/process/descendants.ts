@@ -1,4 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { signalGroup } from "./kill.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
 interface ProcStat {
@@ -69,16 +70,12 @@ export function processEnvHas(pid: number, entry: string): boolean {
 export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
   const stat = readStat(pid);
   if (!stat) return false;
+  if (stat.pgid === pid) return signalGroup(pid, signal);
   try {
-    process.kill(stat.pgid === pid ? -pid : pid, signal);
+    process.kill(pid, signal);
     return true;
   } catch {
-    try {
-      process.kill(pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
+    return false;
   }
 }
 
