@@ -234,6 +234,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/a2a-client")).sort()).toEqual([
       "A2AClient",
       "AGENT_CARD_PATH",
+      "DEFAULT_CONNECT_TIMEOUT_MS",
       "DEFAULT_DELEGATION_TIMEOUT_MS",
       "DEFAULT_MAX_REDIRECTS",
       "DEFAULT_RECOVERY_ATTEMPTS",
@@ -253,6 +254,7 @@ describe("public surface", () => {
       "a2aDelegation",
       "delegate",
       "isFinalState",
+      "redactCredentials",
       "sanitizeRaw",
       "taskStateName",
       "textOf",
