@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import type { ApprovalDecision } from "../../spi/approval.js";
+import type { TurnControl } from "../../spi/turn-control.js";
 import { StallWatchdog } from "./stall-watchdog.js";
 
 const counter = (): { outputBytes: number } => ({ outputBytes: 0 });
@@ -40,6 +41,23 @@ describe("StallWatchdog", () => {
     expect(watchdog.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1_000);
     expect(watchdog.signal.aborted).toBe(true);
+  });
+
+  it("passes the host's turn controls through its sink (attachControl reaches the run's sink)", () => {
+    using watchdog = new StallWatchdog(counter(), { timeoutMs: 2_000, device: "agent" });
+    const attached: TurnControl[] = [];
+    const detach = (): void => undefined;
+    const sink = watchdog.sink({
+      emit: () => undefined,
+      requestApproval: () => Promise.resolve({ outcome: "approve" }),
+      attachControl: (control) => {
+        attached.push(control);
+        return detach;
+      },
+    });
+    const control: TurnControl = { interrupt: () => Promise.resolve() };
+    expect(sink.attachControl?.(control)).toBe(detach);
+    expect(attached).toEqual([control]);
   });
 
   it("timeoutMs 0 never aborts; close() stops it", () => {

@@ -95,7 +95,7 @@ export class StallWatchdog implements Disposable {
 
   /**
    * `sink` whose `requestApproval` pauses the watchdog until the host answered: time a human takes
-   * to decide is not a stall.
+   * to decide is not a stall. Everything else (events, turn controls) passes through.
    */
   sink(sink: DriverSink): DriverSink {
     return {
@@ -108,6 +108,8 @@ export class StallWatchdog implements Disposable {
           resume();
         }
       },
+      // The host's controls of the running turn pass through unchanged.
+      ...(sink.attachControl ? { attachControl: sink.attachControl.bind(sink) } : {}),
     };
   }
 
