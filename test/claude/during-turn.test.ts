@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { Agent, type AgentEvent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
+import { drain, pidOf } from "../support/turn-events.js";
 
 // What a host does during a running turn, on the real claude binary: interrupt it (the
 // conversation and the process stay), send it another message, switch its model.
@@ -15,21 +16,6 @@ afterEach(async () => {
   await h?.close();
   h = agent = undefined;
 });
-
-/** Drains `stream`, returning its events. */
-async function drain(stream: Stream): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-function pidOf(events: readonly AgentEvent[]): number | undefined {
-  for (const event of events) {
-    if (event.type === "process" && event.kind === "spawn") return event.pid;
-    if (event.type === "notice" && event.message === "process reused") return event.data?.pid as number;
-  }
-  return undefined;
-}
 
 function threadAgent(harnessed: Harness, store: MemoryThreadStore): Agent {
   return new Agent(claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {

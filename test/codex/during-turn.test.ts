@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, ErrFeatureUnsupported, isError, type AgentEvent, type Stream } from "adaptor";
+import { Agent, ErrFeatureUnsupported, isError, type AgentEvent } from "adaptor";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
+import { drain, pidOf } from "../support/turn-events.js";
 
 // What a host does during a running turn, on the real codex app-server: interrupt it (the thread
 // and the process stay), steer it with another message; what the app-server cannot do is refused.
@@ -14,20 +15,6 @@ afterEach(async () => {
   await h?.close();
   h = agent = undefined;
 });
-
-async function drain(stream: Stream): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-function pidOf(events: readonly AgentEvent[]): number | undefined {
-  for (const event of events) {
-    if (event.type === "process" && event.kind === "spawn") return event.pid;
-    if (event.type === "notice" && event.message === "process reused") return event.data?.pid as number;
-  }
-  return undefined;
-}
 
 describe("during a turn on the real codex app-server", { timeout: 120_000 }, () => {
   it("interrupt stops a slow turn, resolves status interrupted, and the next turn reuses the process with the history", async () => {

@@ -1,0 +1,17 @@
+import type { AgentEvent, Stream } from "adaptor";
+
+/** Drains `stream`, returning its events in order. */
+export async function drain(stream: Stream): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+/** The pid of the CLI process a run used: the one it spawned, or the reused one its notice names. */
+export function pidOf(events: readonly AgentEvent[]): number | undefined {
+  for (const event of events) {
+    if (event.type === "process" && event.kind === "spawn") return event.pid;
+    if (event.type === "notice" && event.message === "process reused") return event.data?.pid as number;
+  }
+  return undefined;
+}
