@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { Agent, type AgentEvent } from "adaptor";
+import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
-import { drain, pidOf } from "../support/turn-events.js";
+import { drain, drainApproving, pidOf } from "../support/turn-events.js";
 
 // What a host does during a running turn, on the real claude binary: interrupt it (the
 // conversation and the process stay), send it another message, switch its model.
@@ -98,15 +98,7 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
       { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "listed them" } },
     ]);
     const stream = h.agent.stream("list the files", { policy: { approvals: { permission: "ask" } } });
-    const events: AgentEvent[] = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "approval-request") {
-        // While the tool call waits for its approval, the turn is certainly still running.
-        await expect(stream.send("also mention bananas")).resolves.toBe(true);
-        event.request.approve();
-      }
-    }
+    const events = await drainApproving(stream, () => expect(stream.send("also mention bananas")).resolves.toBe(true));
     const result = await stream.result();
     expect(result.status).toBe("completed");
     expect(result.text).toBe("listed them");
@@ -132,12 +124,7 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
       { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
     ]);
     const stream = h.agent.stream("make a folder", { model: "claude-sonnet-4-5", policy: { approvals: { permission: "ask" } } });
-    for await (const event of stream) {
-      if (event.type === "approval-request") {
-        await expect(stream.setModel("claude-haiku-4-5")).resolves.toBe(true);
-        event.request.approve();
-      }
-    }
+    await drainApproving(stream, () => expect(stream.setModel("claude-haiku-4-5")).resolves.toBe(true));
     expect((await stream.result()).text).toBe("made it");
     // The CLI's own side requests (answered by the server's directives) are not the turn's.
     const turnRequests = h.server.requests.filter((r) => r.rule !== "directive");

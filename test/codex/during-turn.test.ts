@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, ErrFeatureUnsupported, isError, type AgentEvent } from "adaptor";
+import { Agent, ErrFeatureUnsupported, isError } from "adaptor";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
-import { drain, pidOf } from "../support/turn-events.js";
+import { drain, drainApproving, pidOf } from "../support/turn-events.js";
 
 // What a host does during a running turn, on the real codex app-server: interrupt it (the thread
 // and the process stay), steer it with another message; what the app-server cannot do is refused.
@@ -47,14 +47,7 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     h = await codexHarness();
     agent = new Agent(h.driver);
     const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" }, sandbox: "workspace_write" } });
-    const events: AgentEvent[] = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "approval-request") {
-        await expect(stream.send("also mention bananas")).resolves.toBe(true);
-        event.request.approve();
-      }
-    }
+    const events = await drainApproving(stream, () => expect(stream.send("also mention bananas")).resolves.toBe(true));
     const result = await stream.result();
     expect(result.status).toBe("completed");
     // One turn, two model requests: the steered message is in the second, after the command's output.

@@ -15,3 +15,19 @@ export function pidOf(events: readonly AgentEvent[]): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * Drains `stream`, running `during()` at each `approval-request` (the turn is then certainly still
+ * running, waiting for the answer) before approving it; returns the events in order.
+ */
+export async function drainApproving(stream: Stream, during: () => Promise<unknown>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) {
+    events.push(event);
+    if (event.type === "approval-request") {
+      await during();
+      event.request.approve();
+    }
+  }
+  return events;
+}
