@@ -152,4 +152,21 @@ describe("stream turn controls", () => {
     expect((await stream.result()).text).toBe("approve deny");
     await expect(stream.setApprovalMode({ permission: "ask" })).resolves.toBe(false);
   });
+
+  it("an interrupted turn's partial answer is not held to the output schema", async () => {
+    const { driver, attach } = controllable({ interrupt: true });
+    await using agent = new Agent({
+      ...driver,
+      descriptor: {
+        ...driver.descriptor,
+        capabilities: { ...driver.descriptor.capabilities, structuredOutput: { native: false, prompt: true } },
+      },
+    });
+    const stream = agent.stream("go", { schemaJSON: { type: "object", required: ["answer"] } });
+    attach();
+    await stream.interrupt();
+    const result = await stream.result();
+    expect(result.status).toBe("interrupted");
+    expect(result.text).toBe("partial");
+  });
 });

@@ -26,7 +26,8 @@ export function prepareStructuredOutput(prep: Preparation): void {
       : { ...prep.request, prompt: withOutputInstructions(prep.request.prompt, schema) };
   const returnInvalid = prep.options.returnInvalid === true;
   prep.onResponse(async (response): Promise<DriverResponse> => {
-    if (response.failure) return response;
+    // An interrupted turn's partial answer is not held to the schema.
+    if (response.failure || response.interrupted) return response;
     const check = (): Promise<StructuredOutput> => checkStructuredOutput(schema, source, response);
     const checked = prep.telemetry
       ? await prep.telemetry.span(

@@ -188,8 +188,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       broker.end("run ended");
       const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
       if (overCost) response = { ...response, failure: overCost };
-      // An interrupted turn's partial answer is not held to the response hooks (structured output).
-      if (!stopped && !response.interrupted) response = await prep.finish(response);
+      if (!stopped) response = await prep.finish(response);
       if (turn && !stopped && !response.failure) {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.

@@ -383,7 +383,12 @@ export class AppServerSession implements PooledProcess {
         detach = sink.attachControl?.({
           interrupt: async () => {
             interruptedByHost = true;
-            await this.#rpc.request("turn/interrupt", running);
+            try {
+              await this.#rpc.request("turn/interrupt", running);
+            } catch (error) {
+              // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
+              if (!turn.completed) throw error;
+            }
           },
           send: async (text) => {
             await this.#rpc.request("turn/steer", {
