@@ -180,7 +180,7 @@ export class FleetTables {
   /** The run's events with `seq > after`, in order, at most `limit`. */
   async events(id: string, after: number, limit: number): Promise<EventRow[]> {
     const { rows } = await this.#pool.query<{ seq: string; attempt: number; recorded_at: Date; event: JsonValue }>(
-      `SELECT seq::text, attempt, recorded_at, event FROM ${this.#s}.adaptor_fleet_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      `SELECT e.seq::text AS seq, e.attempt, e.recorded_at, e.event FROM ${this.#s}.adaptor_fleet_events e WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
       [id, after, limit],
     );
     return rows.map((r) => ({ seq: Number(r.seq), attempt: r.attempt, recordedAt: r.recorded_at.toISOString(), event: r.event }));

@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
+import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@adaptor/fleet";
+import { fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+
+// Several worker PROCESSES on the fake codex CLI, two front-ends in this process, many thread turns
+// over several keys, workers SIGKILLed mid-run and replaced. Everything is checked from the recorded
+// history in PostgreSQL. Sized for a busy 2-core machine (see the package README for the numbers).
+const WORKERS = 3;
+const KEYS = 6;
+const TURNS = 5; // per key
+const KILLS = 3;
+const SLEEP_MS = 400; // per turn, in the fake CLI, so kills land mid-run
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+function startWorker(url: string, schema: string, name: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/support/chaos-worker.ts", url, schema, name], {
+    cwd: packageDir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`worker ${name} exited ${code} before ready`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) resolve(child);
+    });
+  });
+}
+
+/** Pids of processes whose environment holds `marker` (the fake CLIs of this test). */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+if (!PG_URL) {
+  skipWithoutServer("fleet chaos");
+} else {
+  const url = PG_URL;
+  const schema = freshSchema("chaos");
+  const marker = `FLEET_CHAOS_${schema}`;
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const workers = new Set<ChildProcess>();
+  const fronts: Fleet[] = [];
+  let store: PostgresThreadStore | undefined;
+  afterAll(async () => {
+    for (const w of workers) w.kill("SIGKILL");
+    for (const f of fronts) await f.close();
+    await store?.close();
+    await pool.end();
+  });
+
+  describe("fleet chaos", () => {
+    it("worker processes SIGKILLed mid-run: every run one verdict, turns per key in order once each, complete event logs, no process left", async () => {
+      store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+      await store.migrate();
+      for (let i = 0; i < 2; i++) {
+        const front = new Fleet({ connectionString: url, schema, heartbeatSeconds: 10, monitorIntervalSeconds: 1, maxAttempts: 5 });
+        await front.start();
+        fronts.push(front);
+      }
+      let names = 0;
+      const spawnWorker = async () => {
+        const child = await startWorker(url, schema, `w${names++}`);
+        workers.add(child);
+        child.once("exit", () => workers.delete(child));
+      };
+      await Promise.all(Array.from({ length: WORKERS }, spawnWorker));
+
+      // Submit: turn t of every key, alternating front-ends.
+      const handles: { key: string; turn: number; handle: RunHandle }[] = [];
+      for (let t = 0; t < TURNS; t++) {
+        for (let k = 0; k < KEYS; k++) {
+          const steps = fakeCodexSteps(`k${k} turn ${t}`, { sleepMs: SLEEP_MS, resume: t > 0 });
+          const runOptions = { env: { ...fakeRun(steps).env, [marker]: "1" } };
+          const front = fronts[handles.length % 2]!;
+          handles.push({ key: `k${k}`, turn: t, handle: await front.submit(`turn ${t}`, { threadKey: `k${k}`, runOptions }) });
+        }
+      }
+      // Live subscribers on the other front-end for a few runs, from the first event.
+      const live = handles.slice(0, KEYS).map(({ handle }) => {
+        const seen: FleetEvent[] = [];
+        const done = (async () => {
+          for await (const e of fronts[1]!.handle(handle.id).events()) seen.push(e);
+        })();
+        return { id: handle.id, seen, done };
+      });
+
+      // Chaos: SIGKILL a worker that is running a turn (a fake CLI of ours is alive), start a new one.
+      for (let kill = 0; kill < KILLS; kill++) {
+        const running = async () => {
+          if (processesWith(marker).length > 0) return true;
+          const { rows } = await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${schema}".adaptor_fleet_runs WHERE verdict IS NULL`);
+          return rows[0]?.n === "0";
+        };
+        await until(running, `a running turn (kill ${kill})`, 60_000);
+        if (processesWith(marker).length === 0) break;
+        const victims = [...workers];
+        const victim = victims[Math.floor(Math.random() * victims.length)]!;
+        victim.kill("SIGKILL");
+        await spawnWorker();
+      }
+
+      const verdicts = await Promise.all(handles.map(({ handle }) => handle.verdict()));
+      expect(verdicts.map((v) => v.kind)).toEqual(handles.map(() => "result"));
+
+      // Every run: exactly one verdict, stored once, the last event of a gapless log.
+      const { rows: runs } = await pool.query<{ id: string; attempt: number; n: string; verdicts: string; last: string; max: string }>(
+        `SELECT r.id, r.attempt, count(e.*)::text AS n, count(*) FILTER (WHERE e.event->>'type' = 'verdict')::text AS verdicts,
+                (SELECT event->>'type' FROM "${schema}".adaptor_fleet_events WHERE run_id = r.id ORDER BY seq DESC LIMIT 1) AS last,
+                max(e.seq)::text AS max
+         FROM "${schema}".adaptor_fleet_runs r JOIN "${schema}".adaptor_fleet_events e ON e.run_id = r.id GROUP BY r.id`,
+      );
+      expect(runs).toHaveLength(handles.length);
+      for (const run of runs) {
+        expect(run.verdicts).toBe("1");
+        expect(run.last).toBe("verdict");
+        expect(run.max).toBe(run.n);
+      }
+      const retried = runs.filter((r) => r.attempt > 1).length;
+
+      // Per key: the results in submission order, each turn committed once (the record's revision).
+      for (let k = 0; k < KEYS; k++) {
+        const mine = handles.map((h, i) => ({ ...h, verdict: verdicts[i]! })).filter((h) => h.key === `k${k}`);
+        const texts = mine.map((h) => (h.verdict as Extract<StoredVerdict, { kind: "result" }>).result.text);
+        expect(texts).toEqual(mine.map((h) => `k${k} turn ${h.turn}`));
+        expect((await store.resolve({ key: `k${k}` }))?.revision).toBe(TURNS);
+        // Turn t+1 started (its first attempt) only after turn t's verdict was stored.
+        const { rows } = await pool.query<{ ok: boolean }>(
+          `SELECT bool_and(next_start > prev_end) AS ok FROM (
+             SELECT r.finished_at AS prev_end, lead(r.started_at) OVER (ORDER BY r.submitted_at) AS next_start
+             FROM "${schema}".adaptor_fleet_runs r WHERE r.thread_key = $1) s WHERE next_start IS NOT NULL`,
+          [`k${k}`],
+        );
+        expect(rows[0]?.ok).toBe(true);
+      }
+
+      // Live subscribers saw exactly what a replay from the start sees.
+      for (const sub of live) {
+        await sub.done;
+        const replay: FleetEvent[] = [];
+        for await (const e of fronts[0]!.handle(sub.id).events()) replay.push(e);
+        const brief = (list: FleetEvent[]) => list.map((e) => `${e.sequence}/${e.attempt}/${e.event.type}`).join(" ");
+        expect(brief(sub.seen)).toBe(brief(replay));
+        expect(sub.seen).toEqual(replay);
+        expect(sub.seen.map((e) => e.sequence)).toEqual(replay.map((_, i) => i + 1));
+      }
+
+      // Stop the workers gracefully; nothing of ours is left running.
+      const exits = [...workers].map((w) => new Promise((r) => w.once("exit", r)));
+      for (const w of workers) w.kill("SIGTERM");
+      await Promise.all(exits);
+      await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
+      console.log(`fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, ${KILLS} SIGKILLs, ${retried} runs retried`);
+      expect(retried).toBeGreaterThan(0);
+    });
+  });
+}

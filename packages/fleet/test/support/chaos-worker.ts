@@ -1,0 +1,27 @@
+// A fleet worker process for the chaos test: argv url, schema, name. Prints "ready" once polling;
+// SIGTERM drains and exits 0.
+import { Agent } from "adaptor";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
+import { Fleet } from "@adaptor/fleet";
+import { fakeCodex } from "./fake-codex.js";
+
+const [url, schema, name] = process.argv.slice(2) as [string, string, string];
+const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+// The fake CLI keeps no session files, so the worker's view of the store has no session state.
+const view = new Proxy(store, {
+  get: (target, property) => {
+    if (property === "sessionState") return undefined;
+    const value: unknown = Reflect.get(target, property, target);
+    return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  },
+});
+const fleet = new Fleet({ connectionString: url, schema, threadStore: view, heartbeatSeconds: 10, monitorIntervalSeconds: 1, maxAttempts: 5 });
+process.once("SIGTERM", () => {
+  void fleet
+    .drain({ timeoutMs: 10_000 })
+    .then(() => fleet.close())
+    .then(() => store.close())
+    .then(() => process.exit(0));
+});
+await fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), { concurrency: 2, name });
+process.stdout.write("ready\n");
