@@ -1,10 +1,50 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent } from "adaptor";
-import { isError } from "@adaptor/errors";
+import { Agent, ErrAgentFailed, RunError } from "adaptor";
+import { ErrCode, isError } from "@adaptor/errors";
+import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { ErrFleetQueueFull, Fleet, FleetQueueFullError, type FleetEvent } from "@adaptor/fleet";
+import {
+  ErrFleetQueueFull,
+  ErrFleetRemote,
+  ErrFleetRunCancelled,
+  Fleet,
+  FleetQueueFullError,
+  FleetRemoteError,
+  FleetRunCancelledError,
+  type FleetEvent,
+  type RunHandle,
+} from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+
+/** Pids of processes whose environment holds `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The first event of `type` the handle's log holds (waits for it). */
+async function firstOf(handle: RunHandle, type: string): Promise<FleetEvent> {
+  for await (const e of handle.events()) if (e.event.type === type) return e;
+  throw new Error(`no ${type} event`);
+}
 
 if (!PG_URL) {
   skipWithoutServer("fleet");
@@ -72,6 +112,85 @@ if (!PG_URL) {
       expect(texts).toEqual(["turn 0 done", "turn 1 done", "turn 2 done", "turn 3 done"]);
       const record = await front.store.resolve({ key: "k1" });
       expect(record?.revision).toBe(4);
+    });
+
+    it("an approval asked on a worker is answered from another host exactly once and the worker applies it", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { runOptions });
+      const asked = await firstOf(front.fleet.handle(handle.id), "approval-request");
+      const request = asked.event.request as { id: string; toolName: string };
+      expect(request.toolName).toBe("shell");
+      expect((await front.fleet.handle(handle.id).pendingApprovals()).map((a) => a.id)).toEqual([request.id]);
+      await front.fleet.answer(request.id, { outcome: "deny", reason: "not today" });
+      const again = await back.fleet.answer(request.id, { outcome: "approve" }).catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(ApprovalNotPendingError);
+      expect((await handle.result()).text).toBe("after the approval");
+      // The fake CLI echoed the answer the worker gave it: the deny from the other host (codex's
+      // command approvals carry no reason).
+      const echoed: string[] = [];
+      for await (const { event } of handle.events()) {
+        if (event.type === "process" && typeof event.text === "string" && event.text.includes('"echo"')) echoed.push(event.text);
+      }
+      expect(echoed).toHaveLength(1);
+      expect(JSON.parse(echoed[0]!)).toEqual({ type: "echo", line: { id: 9, result: { decision: "decline" } } });
+    });
+
+    it("cancel from another host ends a running run's CLI and settles it as FleetRunCancelledError everywhere", async () => {
+      const schema = freshSchema("fleet");
+      const marker = `FLEET_CANCEL_${schema}`;
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = { env: { ...fakeRun(fakeCodexSteps("never", { sleepMs: 120_000 })).env, [marker]: "1" } };
+      const handle = await front.fleet.submit("a long one", { threadKey: "long", runOptions });
+      await firstOf(front.fleet.handle(handle.id), "run-started");
+      await until(() => processesWith(marker).length > 0, "the fake CLI");
+      expect(await front.fleet.handle(handle.id).cancel("changed my mind")).toBe(true);
+      const err = await back.fleet.handle(handle.id).result().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FleetRunCancelledError);
+      expect(isError(err, ErrFleetRunCancelled)).toBe(true);
+      expect((err as FleetRunCancelledError).reason).toBe("changed my mind");
+      await until(() => processesWith(marker).length === 0, "the cancelled run's CLI to end");
+      expect(await front.store.resolve({ key: "long" })).toBeUndefined();
+    });
+
+    it("a queued run cancelled never starts, and the next turn of its key runs", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const first = await front.fleet.submit("first", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("first done")) });
+      const second = await front.fleet.submit("second", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("second")) });
+      const third = await front.fleet.submit("third", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("third done", { resume: true })) });
+      expect(await second.cancel()).toBe(true);
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }));
+      expect((await first.result()).text).toBe("first done");
+      expect((await third.result()).text).toBe("third done");
+      await expect(second.result()).rejects.toBeInstanceOf(FleetRunCancelledError);
+      const kinds: string[] = [];
+      for await (const { event } of second.events()) kinds.push(event.type);
+      expect(kinds).toEqual(["verdict"]);
+    });
+
+    it("verdicts keep their kind across hosts: RunError with its partial result, worker errors with code and sentinels", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }), { concurrency: 2 });
+      const early = await front.fleet.submit("exits early", { runOptions: fakeRun(fakeCodexSteps("x", { exitEarly: true })) });
+      const missing = await front.fleet.submit("bad cwd", { runOptions: { cwd: "/nonexistent/fleet-test" } });
+      const runError = await early.result().catch((e: unknown) => e);
+      expect(runError).toBeInstanceOf(RunError);
+      expect(isError(runError, ErrAgentFailed)).toBe(true);
+      expect((runError as RunError).reason).toBe("agent_error");
+      expect((runError as RunError).result.runId).toMatch(/^[0-9a-f-]{36}$/);
+      const remote = await missing.result().catch((e: unknown) => e);
+      expect(remote).toBeInstanceOf(FleetRemoteError);
+      expect(isError(remote, ErrFleetRemote)).toBe(true);
+      expect((remote as FleetRemoteError).code).toBe(ErrCode.NotFound);
+      expect((remote as Error).message).toContain("/nonexistent/fleet-test");
     });
 
     it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {

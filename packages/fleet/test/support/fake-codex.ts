@@ -10,8 +10,19 @@ const THREAD = { thread: { id: THREAD_ID }, model: "fake-model", modelProvider: 
 const TURN = { id: "u-fake", status: "inProgress", items: [], error: null };
 
 /** The fake's steps for one turn; `resume` for a thread's later turns. */
-export function fakeCodexSteps(text: string, options: { sleepMs?: number; resume?: boolean } = {}): FakeCliStep[] {
+export function fakeCodexSteps(text: string, options: { sleepMs?: number; resume?: boolean; ask?: string; exitEarly?: boolean } = {}): FakeCliStep[] {
   const resume = options.resume === true;
+  // `ask`: a command approval request first; the driver's answer is echoed on stdout.
+  const ask: FakeCliStep[] = options.ask
+    ? [
+        line({
+          id: 9,
+          method: "item/commandExecution/requestApproval",
+          params: { threadId: THREAD_ID, turnId: "u-fake", itemId: "c9", command: options.ask, cwd: "/w", startedAtMs: 0 },
+        }),
+        { echoStdinLine: true },
+      ]
+    : [];
   return [
     { awaitStdinLine: true },
     line({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
@@ -21,7 +32,9 @@ export function fakeCodexSteps(text: string, options: { sleepMs?: number; resume
     ...(resume ? [{ awaitStdinLine: true } as const, line({ id: 3, result: { data: [{ id: "u-fake" }], nextCursor: null } })] : []),
     { awaitStdinLine: true },
     line({ id: resume ? 4 : 3, result: { turn: TURN } }),
+    ...ask,
     ...(options.sleepMs ? [{ sleepMs: options.sleepMs }] : []),
+    ...(options.exitEarly ? [{ exit: 0 }] : []),
     line({ method: "item/agentMessage/delta", params: { threadId: THREAD_ID, turnId: "u-fake", itemId: "m1", delta: text } }),
     line({ method: "item/completed", params: { threadId: THREAD_ID, turnId: "u-fake", item: { type: "agentMessage", id: "m1", text } } }),
     line({ method: "turn/completed", params: { threadId: THREAD_ID, turn: { ...TURN, status: "completed" } } }),
