@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
 import { Agent, ErrAgentFailed, RunError } from "adaptor";
 import { ErrCode, isError } from "@adaptor/errors";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -55,13 +56,20 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function host(schema: string, options: { maxQueued?: number } = {}) {
+  async function host(
+    schema: string,
+    options: { maxQueued?: number } = {},
+    finalize?: (commit: () => Promise<unknown>) => Promise<unknown>,
+  ) {
     const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
     await store.migrate();
     // The fake CLI keeps no session files, so the workers' view of the store has no session state.
     const view = new Proxy(store, {
       get: (target, property) => {
         if (property === "sessionState") return undefined;
+        if (property === "finalize" && finalize) {
+          return (request: Parameters<PostgresThreadStore["finalize"]>[0]) => finalize(() => target.finalize(request));
+        }
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
@@ -156,6 +164,44 @@ if (!PG_URL) {
       expect((err as FleetRunCancelledError).reason).toBe("changed my mind");
       await until(() => processesWith(marker).length === 0, "the cancelled run's CLI to end");
       expect(await front.store.resolve({ key: "long" })).toBeUndefined();
+    });
+
+    it("a cancel that arrives while a turn commits waits for the commit, settles nothing, and the verdict is the turn's Result", async () => {
+      const schema = freshSchema("fleet");
+      let reached!: () => void;
+      const atCommit = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const front = await host(schema);
+      const back = await host(schema, {}, async (commit) => {
+        reached();
+        await gate;
+        return commit();
+      });
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("commit me", { threadKey: "race", runOptions: fakeRun(fakeCodexSteps("committed")) });
+      await atCommit;
+      const cancelling = front.fleet.handle(handle.id).cancel();
+      // The cancel's write waits on the run's row, held by the commit under way (or, without that
+      // guard, it settles the run at once).
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        const blocked = async () => {
+          const { rows } = await pool.query<{ n: string }>(
+            "SELECT count(*)::text AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%adaptor_fleet_runs%'",
+          );
+          return rows[0]?.n !== "0";
+        };
+        let settled = false;
+        void cancelling.then(() => (settled = true));
+        for (let i = 0; i < 300 && !settled && !(await blocked()); i++) await new Promise((r) => setTimeout(r, 100));
+      } finally {
+        await pool.end();
+      }
+      release();
+      expect(await cancelling).toBe(false);
+      expect((await handle.result()).text).toBe("committed");
+      expect((await front.store.resolve({ key: "race" }))?.revision).toBe(1);
     });
 
     it("a queued run cancelled never starts, and the next turn of its key runs", async () => {

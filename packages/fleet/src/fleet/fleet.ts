@@ -159,7 +159,8 @@ export class Fleet implements AsyncDisposable {
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
     const { boss, options: o } = this.#core;
-    const worker = new FleetWorker(this.#core, await FleetWorker.agentOf(this.#core, agent), options.name ?? FleetWorker.defaultName(), this.#stopping);
+    const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
+    await worker.init(agent);
     await boss.work<RunJobData>(
       o.queue,
       {

@@ -24,6 +24,8 @@ export interface RunRow {
   readonly attempt: number;
   readonly base: JsonValue;
   readonly verdict: StoredVerdict | null;
+  /** Set when an attempt committed the run's thread turn. */
+  readonly committed: boolean;
 }
 
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
@@ -59,6 +61,7 @@ export class FleetTables {
         verdict jsonb,
         verdict_attempt int,
         started_at timestamptz,
+        committed_at timestamptz,
         finished_at timestamptz)`);
       await client.query(`CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_open ON ${s}.adaptor_fleet_runs (submitted_at) WHERE verdict IS NULL`);
       await client.query(`CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_finished ON ${s}.adaptor_fleet_runs (finished_at) WHERE verdict IS NOT NULL`);
@@ -112,10 +115,23 @@ export class FleetTables {
       attempt: number;
       base: JsonValue;
       verdict: StoredVerdict | null;
-    }>(`SELECT id, thread_key, prompt, options, attempt, base, verdict FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`, [id]);
+      committed: boolean;
+    }>(
+      `SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      [id],
+    );
     const row = rows[0];
     return row
-      ? { id: row.id, threadKey: row.thread_key, prompt: row.prompt, options: row.options, attempt: row.attempt, base: row.base, verdict: row.verdict }
+      ? {
+          id: row.id,
+          threadKey: row.thread_key,
+          prompt: row.prompt,
+          options: row.options,
+          attempt: row.attempt,
+          base: row.base,
+          verdict: row.verdict,
+          committed: row.committed,
+        }
       : undefined;
   }
 
@@ -131,6 +147,33 @@ export class FleetTables {
       [id, attempt, JSON.stringify(base)],
     );
     return rows[0];
+  }
+
+  /**
+   * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
+   * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
+   * either happened before (nothing is committed: this throws) or waits and finds the turn committed
+   * (it settles nothing, and the worker's verdict follows).
+   * @throws Error when the run already has a verdict or a later attempt started.
+   */
+  async guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      const marked = await client.query(
+        `UPDATE ${this.#s}.adaptor_fleet_runs SET committed_at = now() WHERE id = $1 AND attempt = $2 AND verdict IS NULL RETURNING 1`,
+        [id, attempt],
+      );
+      if (!marked.rowCount) throw new Error(`fleet run ${id}: settled or superseded before attempt ${attempt} committed its turn`);
+      const out = await commit();
+      await client.query("COMMIT");
+      return out;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /**
@@ -156,7 +199,8 @@ export class FleetTables {
   /**
    * Writes the run's verdict, once: with its last events (`tail`, e.g. the SDK's `run-finished`)
    * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
-   * is current (a cancellation, the attempts budget); otherwise only that attempt may. Returns
+   * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
+   * that attempt may. Returns
    * whether this call wrote it.
    */
   async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
@@ -165,7 +209,7 @@ export class FleetTables {
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
          SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now()
-         WHERE id = $1 AND verdict IS NULL AND ($2 = 0 OR attempt = $2)
+         WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2)
          RETURNING last_seq - $3 AS first, attempt),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)

@@ -6,7 +6,7 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import { fleetLeaseStore } from "./fleet-lease-store.js";
+import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 
 /** What a worker's agent factory is given. */
 export interface WorkerContext {
@@ -34,25 +34,34 @@ export interface RunJobData {
   readonly runId: string;
 }
 
-/** Runs one attempt of one run; see {@link runAttempt}. */
+/** Runs attempts of runs on one host: one pg-boss job, one attempt. */
 export class FleetWorker {
   readonly #core: FleetCore;
-  readonly #agent: Agent;
+  #agent: Agent | undefined;
   readonly name: string;
   readonly #stopping: AbortController;
+  /** The run and attempt serving each thread key on this worker now (one at a time per key, fleet-wide). */
+  readonly #turns = new Map<string, { runId: string; attempt: number }>();
 
-  constructor(core: FleetCore, agent: Agent, name: string, stopping: AbortController) {
+  constructor(core: FleetCore, name: string, stopping: AbortController) {
     this.#core = core;
-    this.#agent = agent;
     this.name = name;
     this.#stopping = stopping;
   }
 
-  /** Resolves the agent of `agent`. */
-  static async agentOf(core: FleetCore, agent: WorkerAgent): Promise<Agent> {
-    if (typeof agent !== "function") return agent;
-    const store = core.threadStore ? fleetLeaseStore(core.threadStore, `adaptor-fleet/${core.options.queue}`) : undefined;
-    return agent({ threadStore: store });
+  /** Makes the worker's agent (a factory gets the fleet's view of the thread store). */
+  async init(agent: WorkerAgent): Promise<void> {
+    if (typeof agent !== "function") {
+      this.#agent = agent;
+      return;
+    }
+    const { threadStore, options, tables } = this.#core;
+    const guard: CommitGuard = (key, commit) => {
+      const turn = this.#turns.get(key);
+      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit) : commit();
+    };
+    const store = threadStore ? fleetLeaseStore(threadStore, `adaptor-fleet/${options.queue}`, guard) : undefined;
+    this.#agent = await agent({ threadStore: store });
   }
 
   /** Default worker name. */
@@ -68,6 +77,11 @@ export class FleetWorker {
     const run = await tables.run(runId);
     if (!run || run.verdict) return;
     const lost = attempt - 1;
+    if (run.committed) {
+      // The lost attempt committed its turn before its worker died: the turn must not run twice.
+      await tables.settle(runId, run.attempt, await this.#recovered(runId, run.attempt));
+      return;
+    }
     if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
       await tables.settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
       return;
@@ -92,7 +106,12 @@ export class FleetWorker {
       return;
     }
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
-    await this.#run(job, run.threadKey, run.prompt, run.options, attempt);
+    if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
+    try {
+      await this.#run(job, run.threadKey, run.prompt, run.options, attempt);
+    } finally {
+      if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
+    }
   }
 
   /** The verdict of a turn its lost attempt committed: a Result of the text that attempt streamed. */
@@ -122,9 +141,11 @@ export class FleetWorker {
       signal,
       onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal),
     };
+    const agent = this.#agent;
+    if (!agent) throw new Error("fleet worker: init() was not called");
     let stream: Stream;
     try {
-      stream = threadKey !== null ? this.#agent.thread(threadKey).stream(prompt, runOptions) : this.#agent.stream(prompt, runOptions);
+      stream = threadKey !== null ? agent.thread(threadKey).stream(prompt, runOptions) : agent.stream(prompt, runOptions);
     } catch (error) {
       await tables.settle(runId, attempt, storeOutcome({ ok: false, error }));
       return;
