@@ -11,10 +11,26 @@ import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 // Several worker PROCESSES on the fake codex CLI, two front-ends in this process, many thread turns
 // over several keys, workers SIGKILLed mid-run and replaced. Everything is checked from the recorded
 // history in PostgreSQL. Sized for a busy 2-core machine (see the package README for the numbers).
-const WORKERS = 3;
-const KEYS = 6;
+const WORKERS = 4;
+const KEYS = 10;
 const TURNS = 5; // per key
 const KILLS = 3;
+// The server is restarted after the first kill when scripts/with-postgres.sh says where it lives.
+const PG_DATA = process.env.ADAPTOR_TEST_PG_DATA;
+const PG_BIN = process.env.ADAPTOR_TEST_PG_BIN;
+
+function restartPostgres(): Promise<void> {
+  const pgCtl = `${PG_BIN}/pg_ctl`;
+  const [command, args] =
+    process.getuid?.() === 0
+      ? ["runuser", ["-u", "postgres", "--", pgCtl, "-D", PG_DATA!, "-m", "immediate", "-w", "-t", "60", "restart"]]
+      : [pgCtl, ["-D", PG_DATA!, "-m", "immediate", "-w", "-t", "60", "restart"]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: "ignore", env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } });
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}`))));
+  });
+}
 const SLEEP_MS = 400; // per turn, in the fake CLI, so kills land mid-run
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -73,7 +89,7 @@ if (!PG_URL) {
   });
 
   describe("fleet chaos", () => {
-    it("worker processes SIGKILLed mid-run: every run one verdict, turns per key in order once each, complete event logs, no process left", async () => {
+    it("worker processes SIGKILLed mid-run and a PostgreSQL restart: every run one verdict, turns per key in order once each, complete event logs, no process left", async () => {
       store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
       await store.migrate();
       for (let i = 0; i < 2; i++) {
@@ -82,6 +98,7 @@ if (!PG_URL) {
         fronts.push(front);
       }
       let names = 0;
+      let restarted = false;
       const spawnWorker = async () => {
         const child = await startWorker(url, schema, `w${names++}`);
         workers.add(child);
@@ -121,6 +138,10 @@ if (!PG_URL) {
         const victim = victims[Math.floor(Math.random() * victims.length)]!;
         victim.kill("SIGKILL");
         await spawnWorker();
+        if (kill === 0 && PG_DATA && PG_BIN) {
+          await restartPostgres();
+          restarted = true;
+        }
       }
 
       const verdicts = await Promise.all(handles.map(({ handle }) => handle.verdict()));
@@ -173,7 +194,10 @@ if (!PG_URL) {
       for (const w of workers) w.kill("SIGTERM");
       await Promise.all(exits);
       await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
-      console.log(`fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, ${KILLS} SIGKILLs, ${retried} runs retried`);
+      console.log(
+        `fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, 2 front-ends, ${KILLS} SIGKILLs, ` +
+          `PostgreSQL ${restarted ? "restarted once" : "not restarted (no ADAPTOR_TEST_PG_DATA)"}, ${retried} runs retried`,
+      );
       expect(retried).toBeGreaterThan(0);
     });
   });

@@ -19,6 +19,7 @@ export class Notifier {
   readonly #connectionString: string;
   readonly #channel: string;
   readonly #waiting = new Map<string, Set<() => void>>();
+  readonly #reconnected = new Set<() => void>();
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -52,6 +53,9 @@ export class Notifier {
     this.#client = client;
     this.#failures = 0;
     this.#wakeAll();
+    const waiting = [...this.#reconnected];
+    this.#reconnected.clear();
+    for (const wake of waiting) wake();
   }
 
   #lost(client: pg.Client): void {
@@ -71,6 +75,29 @@ export class Notifier {
     }, delay);
     // Those waiting re-read now (and find nothing new, or what the lost connection missed).
     this.#wakeAll();
+  }
+
+  /**
+   * Resolves at the next successful (re)connection of the LISTEN connection, after the database was
+   * lost; rejects with `signal.reason` on abort. A reader whose query failed for want of a
+   * connection waits here, then reads again.
+   */
+  async reconnected(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.#closed) throw new Error("fleet closed");
+    let wake!: () => void;
+    const done = new Promise<void>((resolve) => (wake = resolve));
+    this.#reconnected.add(wake);
+    const onAbort = (): void => wake();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await done;
+    } finally {
+      this.#reconnected.delete(wake);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    signal?.throwIfAborted();
+    if (this.#closed) throw new Error("fleet closed");
   }
 
   /** A ticket for `topic`: take it before reading, wait on it after, and nothing is missed. */
@@ -136,6 +163,8 @@ export class Notifier {
     const client = this.#client;
     this.#client = undefined;
     this.#wakeAll();
+    for (const wake of this.#reconnected) wake();
+    this.#reconnected.clear();
     await this.#connecting?.catch(() => {});
     await client?.end().catch(() => {});
   }

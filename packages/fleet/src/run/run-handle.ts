@@ -7,6 +7,13 @@ import type { FleetEvent, FleetEventBody } from "./fleet-event.js";
 
 const PAGE = 500;
 
+/** True for a query that failed because the database connection was lost or refused. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return /Connection terminated|connection/i.test(String((error as Error | null)?.message ?? ""));
+  return code.startsWith("08") || code.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code);
+}
+
 /** Options of {@link RunHandle.events}. */
 export interface RunEventsOptions {
   /** Yield events with a sequence greater than this (0, the default: from the first). */
@@ -42,7 +49,8 @@ export class RunHandle {
    * The run's events from PostgreSQL: those after `after` as stored, then live ones as workers on
    * any host append them (woken by LISTEN/NOTIFY), ending after the `verdict` event. Every attempt's
    * events carry its number; a superseded attempt's events stop where its worker was lost, and only
-   * the `verdict` event (with the `run-finished` written with it) is final.
+   * the `verdict` event (with the `run-finished` written with it) is final. A lost database
+   * connection (a restart) is waited out: reading resumes after the fleet reconnects.
    * @throws FleetRunNotFoundError for an unknown id; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
@@ -57,7 +65,9 @@ export class RunHandle {
         rows = await tables.events(this.id, after, PAGE);
       } catch (error) {
         ticket.drop();
-        throw error;
+        if (!connectionLost(error)) throw error;
+        await notifier.reconnected(options.signal);
+        continue;
       }
       if (rows.length > 0) {
         ticket.drop();
@@ -91,10 +101,15 @@ export class RunHandle {
     for (;;) {
       options.signal?.throwIfAborted();
       const ticket = notifier.ticket(this.id);
-      const run = await tables.run(this.id).catch((error: unknown) => {
+      let run;
+      try {
+        run = await tables.run(this.id);
+      } catch (error) {
         ticket.drop();
-        throw error;
-      });
+        if (!connectionLost(error)) throw error;
+        await notifier.reconnected(options.signal);
+        continue;
+      }
       if (!run) {
         ticket.drop();
         throw new FleetRunNotFoundError(this.id);

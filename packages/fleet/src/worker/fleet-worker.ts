@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { Job } from "pg-boss";
-import type { Agent, ApprovalRequest, RunOptions, Stream } from "adaptor";
+import { ErrThreadLeaseLost, type Agent, type ApprovalRequest, type RunOptions, type Stream } from "adaptor";
+import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
 import type { ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
@@ -170,6 +171,11 @@ export class FleetWorker {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
       throw new Error("fleet worker stopped before the run finished");
     }
+    if (!outcome.ok && (threadKey !== null || this.#core.options.retryRuns) && lostToDatabase(outcome.error)) {
+      // The database went away under the run (a restart, a failover): nothing was committed, so
+      // the run is attempted again like one whose worker was lost.
+      throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
+    }
     await tables.settle(runId, attempt, storeOutcome(outcome), finished === undefined ? [] : [finished]);
   }
 
@@ -193,6 +199,14 @@ export class FleetWorker {
       await ticket.wait(signal);
     }
   }
+}
+
+/** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */
+function lostToDatabase(error: unknown): boolean {
+  if (isError(error, ErrThreadLeaseLost)) return true;
+  let found = false;
+  walkError(error, (node) => (found = node instanceof DriverError && node.code === ErrCode.ServiceUnavailable));
+  return found;
 }
 
 /** An attempt's events on their way to PostgreSQL, in order, in batches while a write is in flight. */
