@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@adaptor/fleet";
 import { fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { processesWith, startWorker, until } from "./support/processes.js";
 
 // Several worker PROCESSES on the fake codex CLI, two front-ends in this process, many thread turns
 // over several keys, workers SIGKILLed mid-run and replaced. Everything is checked from the recorded
@@ -32,44 +31,6 @@ function restartPostgres(): Promise<void> {
   });
 }
 const SLEEP_MS = 400; // per turn, in the fake CLI, so kills land mid-run
-
-const packageDir = fileURLToPath(new URL("..", import.meta.url));
-
-function startWorker(url: string, schema: string, name: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "test/support/chaos-worker.ts", url, schema, name], {
-    cwd: packageDir,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`worker ${name} exited ${code} before ready`)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) resolve(child);
-    });
-  });
-}
-
-/** Pids of processes whose environment holds `marker` (the fake CLIs of this test). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return found;
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 if (!PG_URL) {
   skipWithoutServer("fleet chaos");

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent, ErrAgentFailed, RunError } from "adaptor";
@@ -18,28 +17,7 @@ import {
 } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
-
-/** Pids of processes whose environment holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return found;
-}
-
-async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { processesWith, until } from "./support/processes.js";
 
 /** The first event of `type` the handle's log holds (waits for it). */
 async function firstOf(handle: RunHandle, type: string): Promise<FleetEvent> {

@@ -1,11 +1,11 @@
-// A fleet worker process for the chaos test: argv url, schema, name. Prints "ready" once polling;
-// SIGTERM drains and exits 0.
+// A fleet worker process for the chaos and failover tests: argv url, schema, name, and optionally
+// maxAttempts (default 5) and "retryRuns". Prints "ready" once polling; SIGTERM drains and exits 0.
 import { Agent } from "adaptor";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet } from "@adaptor/fleet";
 import { fakeCodex } from "./fake-codex.js";
 
-const [url, schema, name] = process.argv.slice(2) as [string, string, string];
+const [url, schema, name, attempts, retry] = process.argv.slice(2) as [string, string, string, string?, string?];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
 // The fake CLI keeps no session files, so the worker's view of the store has no session state.
 const view = new Proxy(store, {
@@ -15,7 +15,15 @@ const view = new Proxy(store, {
     return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
   },
 });
-const fleet = new Fleet({ connectionString: url, schema, threadStore: view, heartbeatSeconds: 10, monitorIntervalSeconds: 1, maxAttempts: 5 });
+const fleet = new Fleet({
+  connectionString: url,
+  schema,
+  threadStore: view,
+  heartbeatSeconds: 10,
+  monitorIntervalSeconds: 1,
+  maxAttempts: Number(attempts ?? 5),
+  retryRuns: retry === "retryRuns",
+});
 process.once("SIGTERM", () => {
   void fleet
     .drain({ timeoutMs: 10_000 })
