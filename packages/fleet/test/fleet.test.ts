@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
+import type { Meter, ObservableResult } from "@opentelemetry/api";
 import { Agent, ErrAgentFailed, RunError } from "adaptor";
 import { ErrCode, isError } from "@adaptor/errors";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -36,7 +37,7 @@ if (!PG_URL) {
 
   async function host(
     schema: string,
-    options: { maxQueued?: number } = {},
+    options: { maxQueued?: number; meter?: Meter } = {},
     finalize?: (commit: () => Promise<unknown>) => Promise<unknown>,
   ) {
     const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
@@ -215,6 +216,33 @@ if (!PG_URL) {
       expect(isError(remote, ErrFleetRemote)).toBe(true);
       expect((remote as FleetRemoteError).code).toBe(ErrCode.NotFound);
       expect((remote as Error).message).toContain("/nonexistent/fleet-test");
+    });
+
+    it("metrics: attempts, wait time, run duration by outcome, and the queue depth read from PostgreSQL", async () => {
+      const recorded: { name: string; value: number; attributes: unknown }[] = [];
+      const gauges: ((result: ObservableResult) => Promise<void>)[] = [];
+      const instrument = (name: string) => ({
+        add: (value: number, attributes: unknown) => recorded.push({ name, value, attributes }),
+        record: (value: number, attributes: unknown) => recorded.push({ name, value, attributes }),
+        addCallback: (callback: (result: ObservableResult) => Promise<void>) => gauges.push(callback),
+      });
+      const meter = {
+        createHistogram: instrument,
+        createCounter: instrument,
+        createObservableGauge: instrument,
+      } as unknown as Meter;
+      const schema = freshSchema("fleet");
+      const front = await host(schema, { meter });
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("measured"), { threadStore: threadStore! }));
+      await (await front.fleet.submit("measure me")).result();
+      const byName = (name: string) => recorded.filter((r) => r.name === name);
+      expect(byName("adaptor.fleet.attempts")).toEqual([{ name: "adaptor.fleet.attempts", value: 1, attributes: { queue: "adaptor-fleet-runs", attempt: 1 } }]);
+      expect(byName("adaptor.fleet.run.wait")).toHaveLength(1);
+      expect(byName("adaptor.fleet.run.wait")[0]!.value).toBeGreaterThanOrEqual(0);
+      expect(byName("adaptor.fleet.run.duration").map((r) => r.attributes)).toEqual([{ queue: "adaptor-fleet-runs", outcome: "result" }]);
+      const depth: number[] = [];
+      await gauges[0]!({ observe: (value: number) => depth.push(value) } as ObservableResult);
+      expect(depth).toEqual([0]);
     });
 
     it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {

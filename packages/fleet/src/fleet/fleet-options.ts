@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type { ThreadStore } from "@adaptor/threadstore";
 
 /** Options of a {@link Fleet}; every host of one fleet passes the same `connectionString`, `schema` and `queue`. */
@@ -33,4 +34,10 @@ export interface FleetOptions {
   readonly retryRuns?: boolean;
   /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
   readonly retentionMs?: number;
+  /**
+   * Where the fleet's metrics go (queue depth, wait time, run duration, attempts; see the package
+   * README). Default: the global meter provider's `@adaptor/fleet` meter, a no-op until the host
+   * registers an OpenTelemetry SDK. pg-boss reports its own queue metrics the same way.
+   */
+  readonly meter?: Meter;
 }

@@ -9,6 +9,7 @@ import { FleetQueueFullError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
 import { RunHandle } from "../run/run-handle.js";
 import { FleetTables } from "../schema/fleet-tables.js";
+import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
@@ -69,6 +70,7 @@ export class Fleet implements AsyncDisposable {
       notifier: new Notifier(resolved.connectionString, tables.channel),
       boss,
       threadStore: options.threadStore as ThreadStore | undefined,
+      metrics: new FleetMetrics(resolved.queue, () => tables.open(), options.meter),
     };
   }
 

@@ -138,15 +138,18 @@ export class FleetTables {
   /**
    * Starts attempt `attempt` of a run: fences every earlier attempt out (their appends and verdicts
    * no longer land) and records `base` on the first. Returns the run's row as it was before, or
-   * undefined when the run has a verdict already or a later attempt started.
+   * undefined when the run has a verdict already or a later attempt started. `waitMs`: submission
+   * to the first attempt's start (PostgreSQL's clock).
    */
-  async startAttempt(id: string, attempt: number, base: JsonValue): Promise<{ base: JsonValue } | undefined> {
-    const { rows } = await this.#pool.query<{ base: JsonValue }>(
+  async startAttempt(id: string, attempt: number, base: JsonValue): Promise<{ base: JsonValue; waitMs: number } | undefined> {
+    const { rows } = await this.#pool.query<{ base: JsonValue; wait_ms: number }>(
       `UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = $2, base = COALESCE(base, $3::jsonb), started_at = COALESCE(started_at, now())
-       WHERE id = $1 AND verdict IS NULL AND attempt < $2 RETURNING base`,
+       WHERE id = $1 AND verdict IS NULL AND attempt < $2
+       RETURNING base, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms`,
       [id, attempt, JSON.stringify(base)],
     );
-    return rows[0];
+    const row = rows[0];
+    return row ? { base: row.base, waitMs: row.wait_ms } : undefined;
   }
 
   /**

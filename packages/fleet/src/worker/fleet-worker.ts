@@ -106,6 +106,7 @@ export class FleetWorker {
       await tables.settle(runId, attempt, await this.#recovered(runId, attempt - 1));
       return;
     }
+    this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
@@ -134,6 +135,7 @@ export class FleetWorker {
   async #run(job: Job<RunJobData>, threadKey: string | null, prompt: string, stored: Record<string, JsonValue>, attempt: number): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
+    const startedAt = performance.now();
     const fenced = new AbortController();
     const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
     const log = new AttemptLog((events) => tables.append(runId, attempt, events), () => fenced.abort(new Error("superseded by a later attempt")));
@@ -176,7 +178,10 @@ export class FleetWorker {
       // the run is attempted again like one whose worker was lost.
       throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
     }
-    await tables.settle(runId, attempt, storeOutcome(outcome), finished === undefined ? [] : [finished]);
+    const verdict = storeOutcome(outcome);
+    if (await tables.settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
+      this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
+    }
   }
 
   async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal): Promise<void> {
