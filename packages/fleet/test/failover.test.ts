@@ -45,6 +45,29 @@ if (!PG_URL) {
     return { handle, events };
   }
 
+  describe("fleet worker drain", () => {
+    it("SIGTERM drains a worker process: the run in flight finishes there with its Result, then the process exits 0", async () => {
+      const schema = freshSchema("drain");
+      const marker = `FLEET_DRAIN_${schema}`;
+      const front = new Fleet({ connectionString: url, schema });
+      await front.start();
+      fronts.push(front);
+      const worker = await startWorker(url, schema, "draining");
+      children.add(worker);
+      const runOptions = { env: { ...fakeRun(fakeCodexSteps("finished while draining", { sleepMs: 2000 })).env, [marker]: "1" } };
+      const handle = await front.submit("finish me", { runOptions });
+      await until(() => processesWith(marker).length > 0, "the run's CLI");
+      const exited = new Promise<number | null>((r) => worker.once("exit", r));
+      worker.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect((await handle.result()).text).toBe("finished while draining");
+      const started: FleetEvent[] = [];
+      for await (const e of handle.events()) if (e.event.type === "attempt-started") started.push(e);
+      expect(started.map((e) => e.event)).toEqual([{ type: "attempt-started", attempt: 1, worker: "draining" }]);
+      expect(processesWith(marker)).toEqual([]);
+    });
+  });
+
   describe("fleet failover of runs without a thread", () => {
     it("by default a run whose worker was SIGKILLed is settled with FleetAttemptsExhaustedError, not run again", async () => {
       const { handle, events } = await killMidRun(false);

@@ -245,6 +245,21 @@ if (!PG_URL) {
       expect(depth).toEqual([0]);
     });
 
+    it("prune removes finished runs past the retention with their events, and keeps unfinished ones", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const queued = await front.fleet.submit("nobody serves me yet");
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("done"), { threadStore: threadStore! }));
+      await queued.result();
+      const open = await front.fleet.submit("still queued", { threadKey: "busy", runOptions: fakeRun(fakeCodexSteps("x", { sleepMs: 60_000 })) });
+      const waiting = await front.fleet.submit("behind it", { threadKey: "busy" });
+      expect(await front.fleet.prune(60_000)).toBe(0);
+      expect(await front.fleet.prune(0)).toBe(1);
+      await expect(queued.result()).rejects.toThrow(/not found/);
+      await open.cancel();
+      await waiting.cancel();
+    });
+
     it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {
       const schema = freshSchema("fleet");
       const front = await host(schema, { maxQueued: 2 });

@@ -80,6 +80,10 @@ export class Fleet implements AsyncDisposable {
     return this.#started;
   }
 
+  get #pruneQueue(): string {
+    return `${this.#core.options.queue}-prune`;
+  }
+
   async #start(): Promise<void> {
     const { tables, boss, notifier, options } = this.#core;
     await tables.migrate();
@@ -101,6 +105,14 @@ export class Fleet implements AsyncDisposable {
           if (!(await boss.getQueue(options.queue))) throw error;
         });
     }
+    // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
+    // whichever worker takes it deletes the finished runs past `retentionMs`.
+    if (!(await boss.getQueue(this.#pruneQueue))) {
+      await boss.createQueue(this.#pruneQueue, { policy: "singleton", retryLimit: 1 }).catch(async (error: unknown) => {
+        if (!(await boss.getQueue(this.#pruneQueue))) throw error;
+      });
+    }
+    await boss.schedule(this.#pruneQueue, "*/15 * * * *");
     await notifier.start();
     if (this.#state === "new") this.#state = "open";
   }
@@ -176,6 +188,9 @@ export class Fleet implements AsyncDisposable {
         if (job) await worker.handle(job);
       },
     );
+    await boss.work(this.#pruneQueue, { pollingIntervalSeconds: 30 }, async () => {
+      await this.#core.tables.prune(o.retentionMs);
+    });
   }
 
   /**
@@ -199,7 +214,8 @@ export class Fleet implements AsyncDisposable {
   /**
    * Stops taking work and lets runs in flight on this host finish (up to `timeoutMs`, default
    * 30,000); runs still going then are left to other workers. `submit` and `worker` refuse from the
-   * call on. For SIGTERM: `process.once("SIGTERM", () => void fleet.drain().then(() => fleet.close()))`.
+   * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
+   * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
    */
   async drain(options: { readonly timeoutMs?: number } = {}): Promise<void> {
     if (this.#state === "closed") return;

@@ -24,7 +24,12 @@ const fleet = new Fleet({
   maxAttempts: Number(attempts ?? 5),
   retryRuns: retry === "retryRuns",
 });
-process.once("SIGTERM", () => {
+// `on`, not `once`: a `once` listener is gone when the signal is dispatched, and the driver kit then
+// ends the process itself (it acts on a SIGTERM nobody else listens to).
+let draining = false;
+process.on("SIGTERM", () => {
+  if (draining) return;
+  draining = true;
   void fleet
     .drain({ timeoutMs: 10_000 })
     .then(() => fleet.close())
