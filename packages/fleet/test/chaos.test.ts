@@ -90,7 +90,9 @@ if (!PG_URL) {
       for (let kill = 0; kill < KILLS; kill++) {
         const running = async () => {
           if (processesWith(marker).length > 0) return true;
-          const { rows } = await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${schema}".adaptor_fleet_runs WHERE verdict IS NULL`);
+          const { rows } = await pool.query<{ n: string }>(
+            `SELECT count(*)::text AS n FROM "${schema}".adaptor_fleet_runs WHERE verdict IS NULL`,
+          );
           return rows[0]?.n === "0";
         };
         await until(running, `a running turn (kill ${kill})`, 60_000);

@@ -44,10 +44,9 @@ if (!PG_URL) {
         const fleet = new Fleet({ connectionString: url, schema, threadStore: store });
         const driver = claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
         let agent: Agent | undefined;
-        await fleet.worker(
-          ({ threadStore }) => (agent = new Agent(driver, { threadStore: threadStore!, workspace: "the-repo" })),
-          { name: side === 0 ? "A" : "B" },
-        );
+        await fleet.worker(({ threadStore }) => (agent = new Agent(driver, { threadStore: threadStore!, workspace: "the-repo" })), {
+          name: side === 0 ? "A" : "B",
+        });
         const handle = await front.submit(`turn ${turn + 1} of the thread`, { threadKey: "release-notes" });
         texts.push((await handle.result()).text);
         const events: FleetEvent[] = [];

@@ -67,7 +67,9 @@ if (!PG_URL) {
       const schema = freshSchema("fleet");
       const front = await host(schema);
       const back = await host(schema);
-      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("hello from the worker"), { threadStore: threadStore! }), { name: "w1" });
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("hello from the worker"), { threadStore: threadStore! }), {
+        name: "w1",
+      });
       const handle = await front.fleet.submit("say hello");
       const result = await handle.result();
       expect(result.text).toBe("hello from the worker");
@@ -88,7 +90,9 @@ if (!PG_URL) {
       const schema = freshSchema("fleet");
       const front = await host(schema);
       const back = await host(schema);
-      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("turn done", 200), { threadStore: threadStore!, spawn: true }), { concurrency: 3 });
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("turn done", 200), { threadStore: threadStore!, spawn: true }), {
+        concurrency: 3,
+      });
       const handles = [];
       for (let i = 0; i < 4; i++) {
         const runOptions = fakeRun(fakeCodexSteps(`turn ${i} done`, { sleepMs: 200, resume: i > 0 }));
@@ -137,7 +141,10 @@ if (!PG_URL) {
       await firstOf(front.fleet.handle(handle.id), "run-started");
       await until(() => processesWith(marker).length > 0, "the fake CLI");
       expect(await front.fleet.handle(handle.id).cancel("changed my mind")).toBe(true);
-      const err = await back.fleet.handle(handle.id).result().catch((e: unknown) => e);
+      const err = await back.fleet
+        .handle(handle.id)
+        .result()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(FleetRunCancelledError);
       expect(isError(err, ErrFleetRunCancelled)).toBe(true);
       expect((err as FleetRunCancelledError).reason).toBe("changed my mind");
@@ -188,7 +195,10 @@ if (!PG_URL) {
       const front = await host(schema);
       const first = await front.fleet.submit("first", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("first done")) });
       const second = await front.fleet.submit("second", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("second")) });
-      const third = await front.fleet.submit("third", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("third done", { resume: true })) });
+      const third = await front.fleet.submit("third", {
+        threadKey: "q",
+        runOptions: fakeRun(fakeCodexSteps("third done", { resume: true })),
+      });
       expect(await second.cancel()).toBe(true);
       await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }));
       expect((await first.result()).text).toBe("first done");
@@ -236,7 +246,9 @@ if (!PG_URL) {
       await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("measured"), { threadStore: threadStore! }));
       await (await front.fleet.submit("measure me")).result();
       const byName = (name: string) => recorded.filter((r) => r.name === name);
-      expect(byName("adaptor.fleet.attempts")).toEqual([{ name: "adaptor.fleet.attempts", value: 1, attributes: { queue: "adaptor-fleet-runs", attempt: 1 } }]);
+      expect(byName("adaptor.fleet.attempts")).toEqual([
+        { name: "adaptor.fleet.attempts", value: 1, attributes: { queue: "adaptor-fleet-runs", attempt: 1 } },
+      ]);
       expect(byName("adaptor.fleet.run.wait")).toHaveLength(1);
       expect(byName("adaptor.fleet.run.wait")[0]!.value).toBeGreaterThanOrEqual(0);
       expect(byName("adaptor.fleet.run.duration").map((r) => r.attributes)).toEqual([{ queue: "adaptor-fleet-runs", outcome: "result" }]);
@@ -251,7 +263,10 @@ if (!PG_URL) {
       const queued = await front.fleet.submit("nobody serves me yet");
       await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("done"), { threadStore: threadStore! }));
       await queued.result();
-      const open = await front.fleet.submit("still queued", { threadKey: "busy", runOptions: fakeRun(fakeCodexSteps("x", { sleepMs: 60_000 })) });
+      const open = await front.fleet.submit("still queued", {
+        threadKey: "busy",
+        runOptions: fakeRun(fakeCodexSteps("x", { sleepMs: 60_000 })),
+      });
       const waiting = await front.fleet.submit("behind it", { threadKey: "busy" });
       expect(await front.fleet.prune(60_000)).toBe(0);
       expect(await front.fleet.prune(0)).toBe(1);

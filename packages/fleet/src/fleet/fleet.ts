@@ -171,7 +171,8 @@ export class Fleet implements AsyncDisposable {
     await this.start();
     checkOpen(this.#state as "open", "worker");
     const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
     const { boss, options: o } = this.#core;
     const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
     await worker.init(agent);

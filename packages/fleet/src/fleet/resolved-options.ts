@@ -16,7 +16,8 @@ export interface ResolvedFleetOptions {
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
   return value;
 }
 

@@ -63,8 +63,12 @@ export class FleetTables {
         started_at timestamptz,
         committed_at timestamptz,
         finished_at timestamptz)`);
-      await client.query(`CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_open ON ${s}.adaptor_fleet_runs (submitted_at) WHERE verdict IS NULL`);
-      await client.query(`CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_finished ON ${s}.adaptor_fleet_runs (finished_at) WHERE verdict IS NOT NULL`);
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_open ON ${s}.adaptor_fleet_runs (submitted_at) WHERE verdict IS NULL`,
+      );
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_finished ON ${s}.adaptor_fleet_runs (finished_at) WHERE verdict IS NOT NULL`,
+      );
       await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_events (
         run_id uuid NOT NULL REFERENCES ${s}.adaptor_fleet_runs (id) ON DELETE CASCADE,
         seq bigint NOT NULL,
@@ -91,7 +95,9 @@ export class FleetTables {
 
   /** Unfinished runs (no verdict yet). */
   async open(client: pg.ClientBase | pg.Pool = this.#pool): Promise<number> {
-    const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`);
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -132,13 +132,22 @@ export class FleetWorker {
     return { kind: "result", recovered: true, result: { runId, text } };
   }
 
-  async #run(job: Job<RunJobData>, threadKey: string | null, prompt: string, stored: Record<string, JsonValue>, attempt: number): Promise<void> {
+  async #run(
+    job: Job<RunJobData>,
+    threadKey: string | null,
+    prompt: string,
+    stored: Record<string, JsonValue>,
+    attempt: number,
+  ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
     const startedAt = performance.now();
     const fenced = new AbortController();
     const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
-    const log = new AttemptLog((events) => tables.append(runId, attempt, events), () => fenced.abort(new Error("superseded by a later attempt")));
+    const log = new AttemptLog(
+      (events) => tables.append(runId, attempt, events),
+      () => fenced.abort(new Error("superseded by a later attempt")),
+    );
     const runOptions: RunOptions = {
       ...(stored as RunOptions),
       signal,
@@ -196,7 +205,8 @@ export class FleetWorker {
       })) as StoredApprovalDecision | null;
       if (decision) {
         ticket.drop();
-        if (decision.outcome === "approve") request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
+        if (decision.outcome === "approve")
+          request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
         else if (decision.outcome === "deny") request.deny(decision.reason);
         else request.answer(decision.choice);
         return;

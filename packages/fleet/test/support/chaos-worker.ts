@@ -36,5 +36,8 @@ process.on("SIGTERM", () => {
     .then(() => store.close())
     .then(() => process.exit(0));
 });
-await fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), { concurrency: 2, name });
+await fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), {
+  concurrency: 2,
+  name,
+});
 process.stdout.write("ready\n");

@@ -10,7 +10,10 @@ const THREAD = { thread: { id: THREAD_ID }, model: "fake-model", modelProvider: 
 const TURN = { id: "u-fake", status: "inProgress", items: [], error: null };
 
 /** The fake's steps for one turn; `resume` for a thread's later turns. */
-export function fakeCodexSteps(text: string, options: { sleepMs?: number; resume?: boolean; ask?: string; exitEarly?: boolean } = {}): FakeCliStep[] {
+export function fakeCodexSteps(
+  text: string,
+  options: { sleepMs?: number; resume?: boolean; ask?: string; exitEarly?: boolean } = {},
+): FakeCliStep[] {
   const resume = options.resume === true;
   // `ask`: a command approval request first; the driver's answer is echoed on stdout.
   const ask: FakeCliStep[] = options.ask
