@@ -3,7 +3,7 @@ import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { Fleet, type FleetEvent } from "@adaptor/fleet";
+import { Fleet, type AttemptStartedEvent, type FleetEvent } from "@adaptor/fleet";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
 // The real claude binary behind two fleet workers, each with its own CLI home and checkout: one
@@ -51,7 +51,7 @@ if (!PG_URL) {
         texts.push((await handle.result()).text);
         const events: FleetEvent[] = [];
         for await (const e of handle.events()) events.push(e);
-        workers.push(...events.filter((e) => e.event.type === "attempt-started").map((e) => String(e.event.worker)));
+        for (const { event } of events) if (event.type === "attempt-started") workers.push((event as AttemptStartedEvent).worker);
         await fleet.drain();
         await fleet.close();
         await agent?.close();

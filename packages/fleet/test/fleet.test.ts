@@ -14,6 +14,7 @@ import {
   FleetRemoteError,
   FleetRunCancelledError,
   type FleetEvent,
+  type RecordedAgentEvent,
   type RunHandle,
 } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
@@ -113,7 +114,7 @@ if (!PG_URL) {
       const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
       const handle = await front.fleet.submit("run the tests", { runOptions });
       const asked = await firstOf(front.fleet.handle(handle.id), "approval-request");
-      const request = asked.event.request as { id: string; toolName: string };
+      const request = (asked.event as RecordedAgentEvent).request as { id: string; toolName: string };
       expect(request.toolName).toBe("shell");
       expect((await front.fleet.handle(handle.id).pendingApprovals()).map((a) => a.id)).toEqual([request.id]);
       await front.fleet.answer(request.id, { outcome: "deny", reason: "not today" });
