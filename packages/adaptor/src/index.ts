@@ -10,6 +10,7 @@ export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
 export type { SuspendOptions } from "./suspend/suspend-options.js";
 export { SuspendUnsupportedError } from "./errors/suspend-unsupported-error.js";
+export { ThreadCatalogUnsupportedError } from "./errors/thread-catalog-unsupported-error.js";
 export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 export type {
   AgentEvent,
@@ -57,6 +58,7 @@ export {
   ErrApprovalKindMismatch,
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
+  ErrThreadCatalogUnsupported,
 } from "./errors/sentinels.js";
 
 // Store identities for hosts that use a store directly (the Thread API maps them to ErrThread*).
@@ -74,6 +76,8 @@ export {
 // Suspended turns: the stored approvals a Thread lists and answers.
 export { ErrApprovalNotPending, ApprovalNotPendingError, supportsPendingApprovals } from "@adaptor/threadstore";
 export type { PendingApproval, PendingApprovalStatus, StoredApprovalDecision } from "@adaptor/threadstore";
+export { supportsThreadCatalog } from "@adaptor/threadstore";
+export type { ListThreadsQuery, ThreadPage, ThreadSummary, DeletedThread, ThreadCatalogStore } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
 export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
@@ -111,6 +115,8 @@ export {
   ErrInvalidPolicy,
   ErrPolicyCapabilityUnsupported,
   ErrHumanDecisionModeUnsupported,
+  ErrFeatureUnsupported,
+  FeatureUnsupportedError,
   InvalidOutputSchemaError,
   StructuredOutputUnsupportedError,
   InvalidDriverConfigError,
@@ -123,6 +129,9 @@ export type {
   Driver,
   DriverSink,
   DriverRequest,
+  SystemPrompt,
+  SubagentDefinition,
+  RunBudget,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,

@@ -32,12 +32,14 @@ describe("public surface", () => {
 
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
       "ErrInvalidPolicy",
       "ErrPolicyCapabilityUnsupported",
       "ErrStructuredOutputUnsupported",
+      "FeatureUnsupportedError",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
@@ -162,6 +164,7 @@ describe("public surface", () => {
       "ApprovalNotPendingError",
       "BusyError",
       "DEADLINE_PASSED_REASON",
+      "DEFAULT_THREAD_PAGE_LIMIT",
       "ErrAlreadyExists",
       "ErrApprovalNotPending",
       "ErrBusy",
@@ -171,6 +174,7 @@ describe("public surface", () => {
       "InvalidThreadKeyError",
       "LeaseLostError",
       "MAX_THREAD_KEY_BYTES",
+      "MAX_THREAD_PAGE_LIMIT",
       "MemoryThreadStore",
       "ReleasedLeases",
       "SessionStateTooLargeError",
@@ -178,14 +182,17 @@ describe("public surface", () => {
       "checkFinalizeRequest",
       "checkLease",
       "checkLeaseArgs",
+      "checkListThreadsQuery",
       "checkPendingApprovalDraft",
       "checkResolveQuery",
       "checkSessionStateWrite",
       "checkStoredDecision",
       "checkThreadKey",
       "checkTtl",
+      "compareKeys",
       "sessionStateBytesAfter",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
       "threadKeyProblem",
     ]);
   });
@@ -283,6 +290,7 @@ describe("public surface", () => {
       "ErrBusy",
       "ErrCode",
       "ErrEventLogLocked",
+      "ErrFeatureUnsupported",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
@@ -313,6 +321,7 @@ describe("public surface", () => {
       "ErrSuspendUnsupported",
       "ErrThreadAlreadyExists",
       "ErrThreadBusy",
+      "ErrThreadCatalogUnsupported",
       "ErrThreadCheckpointMissing",
       "ErrThreadIncompatible",
       "ErrThreadLeaseLost",
@@ -322,6 +331,7 @@ describe("public surface", () => {
       "ErrThreadStoreRequired",
       "EventLogCorruptError",
       "EventLogLockedError",
+      "FeatureUnsupportedError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
@@ -346,6 +356,7 @@ describe("public surface", () => {
       "StructuredOutputUnsupportedError",
       "SuspendUnsupportedError",
       "Thread",
+      "ThreadCatalogUnsupportedError",
       "Tool",
       "approveAll",
       "asRejection",
@@ -369,6 +380,7 @@ describe("public surface", () => {
       "skillKey",
       "skillSet",
       "supportsPendingApprovals",
+      "supportsThreadCatalog",
     ]);
   });
 });

@@ -41,6 +41,11 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    systemPrompt: ["replace", "append"],
+    // --agents: the Task tool offers them (test/claude/subagents.test.ts).
+    subagents: true,
+    // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
+    budgets: { turns: true, costUsd: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });

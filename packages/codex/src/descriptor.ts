@@ -23,6 +23,9 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    systemPrompt: ["replace", "append"],
+    // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
+    budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   },
 });
@@ -47,6 +50,7 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+    systemPrompt: ["replace", "append"],
     streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
   },
 });

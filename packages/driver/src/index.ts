@@ -17,7 +17,7 @@ export type {
   ProcessEvent,
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
-export type { DriverRequest, PrewarmRequest } from "./spi/request.js";
+export type { DriverRequest, PrewarmRequest, SystemPrompt, SubagentDefinition, RunBudget } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
@@ -41,6 +41,8 @@ export {
   ErrHumanDecisionModeUnsupported,
   ErrInvalidOutputSchema,
   ErrStructuredOutputUnsupported,
+  ErrFeatureUnsupported,
+  FeatureUnsupportedError,
   InvalidDriverConfigError,
   InvalidPolicyError,
   PolicyCapabilityUnsupportedError,

@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from "@adaptor/driver";
-import { checkThreadKey, type PendingApproval, type ThreadRecord } from "@adaptor/threadstore";
+import { checkThreadKey, type DeletedThread, type PendingApproval, type ThreadRecord } from "@adaptor/threadstore";
 import type { Result } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { Stream } from "../run/stream.js";
@@ -19,6 +19,7 @@ export interface ThreadHost {
   ): Stream;
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
   pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
+  deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread>;
 }
 
 /**
@@ -74,6 +75,11 @@ export class Thread {
       // drained; the verdict comes from result()
     }
     return stream.result();
+  }
+
+  /** Deletes this thread from the store: see `Agent.deleteThread`. */
+  delete(signal?: AbortSignal): Promise<DeletedThread> {
+    return this.#host.deleteThread(this.key, signal);
   }
 
   /**

@@ -62,3 +62,8 @@ export const ErrApprovalUnavailable = sentinel("adaptor.ApprovalUnavailable", "a
 
 /** A run asked to suspend (`suspend` option) or a thread's pending approvals were used where that cannot work: see `SuspendUnsupportedError`. */
 export const ErrSuspendUnsupported = sentinel("adaptor.SuspendUnsupported", "suspend unsupported");
+
+// Managing threads.
+
+/** Threads were listed or deleted through a store without the thread-catalog capability: see `ThreadCatalogUnsupportedError`. */
+export const ErrThreadCatalogUnsupported = sentinel("adaptor.ThreadCatalogUnsupported", "thread catalog unsupported");

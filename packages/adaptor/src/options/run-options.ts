@@ -1,5 +1,6 @@
 import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
+import type { RunBudget, SubagentDefinition } from "@adaptor/driver";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
@@ -35,6 +36,31 @@ export interface SharedRunOptions {
   readonly onApproval?: ApprovalHandler;
   /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
   readonly policy?: Policy;
+  /**
+   * The system prompt: a string replaces the agent's own system prompt, `{ append }` adds text
+   * after it. Non-empty, no NUL. Refused before launch with `FeatureUnsupportedError` (feature
+   * `systemPrompt`) by a driver that cannot deliver that mode (see the README's agent table).
+   * Default: the agent's own.
+   */
+  readonly systemPrompt?: string | { readonly append: string };
+  /**
+   * Subagents the agent may delegate to, by name (non-empty, no NUL): each with a `description`
+   * (when to use it) and a `prompt` (its system prompt), optionally the `tools` it may use and its
+   * `model`. A call's record replaces the agent's. Refused before launch with
+   * `FeatureUnsupportedError` (feature `agents`) by a driver without subagents (see the README's
+   * agent table). Default: none.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
+  /**
+   * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
+   * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a
+   * `RunError` `budget_exceeded` (`details.budget` names it, `details.limit` and `details.used`)
+   * with the partial Result. Tool calls are counted on every driver; turns and cost only where the
+   * driver reports them, else the run is refused before launch with `FeatureUnsupportedError`
+   * (feature `budget.maxTurns` / `budget.maxCostUsd`). A call's budget replaces the agent's.
+   * Default: none.
+   */
+  readonly budget?: RunBudget;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

@@ -5,6 +5,7 @@ import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import { RunTally } from "./run-budget.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
 import { Result } from "../result/result.js";
@@ -73,6 +74,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   };
   let response: DriverResponse | undefined;
   let budget: ActiveBudget | undefined;
+  const tally = options.budget ? new RunTally(options.budget, stop) : undefined;
   let approvals: ApprovalBroker | undefined;
   // Once the run is cancelled, no pending or later approval can still be answered.
   const expireApprovals = (): void => approvals?.end("run cancelled");
@@ -122,6 +124,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           emit: (event: DriverEvent) => {
             telemetry?.onEvent(event);
             queue.push(event);
+            tally?.observe(event);
           },
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
@@ -142,6 +145,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
       budget?.stop();
       broker.end("run ended");
+      const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
+      if (overCost) response = { ...response, failure: overCost };
       if (!stopped) response = await prep.finish(response);
       if (turn && !stopped && !response.failure) {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
@@ -175,7 +180,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     }
     const verdict = stopped
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
-        runError(stopped, toResult(runId, response, performance.now() - started), error instanceof BusinessStop ? undefined : error)
+        runError(
+          stopped,
+          toResult(runId, response ?? (tally ? { text: tally.text } : undefined), performance.now() - started),
+          error instanceof BusinessStop ? undefined : error,
+        )
       : error instanceof RunError || !controller.signal.aborted
         ? error
         : abortVerdict(error, controller.signal);
@@ -217,7 +226,12 @@ function abortVerdict(error: unknown, signal: AbortSignal): unknown {
   return walkError(error, (node) => node === reason) ? error : reason;
 }
 
-function toResult(runId: string, response: DriverResponse | undefined, durationMs: number, pendingApproval?: PendingApproval): Result {
+function toResult(
+  runId: string,
+  response: Partial<DriverResponse> | undefined,
+  durationMs: number,
+  pendingApproval?: PendingApproval,
+): Result {
   return new Result({
     runId,
     model: response?.model,

@@ -634,6 +634,9 @@ async function openThread(
     ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
     ...(plan.webSearch ? { config: { web_search: plan.webSearch } } : {}),
+    // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
+    ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
+    ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),
   };
   const session = request.session;
   if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);
