@@ -7,8 +7,6 @@
 # `postgres`, fsync and synchronous_commit off: test data only), exports
 # ADAPTOR_TEST_PG_URL=postgres://postgres@127.0.0.1:<port>/postgres, runs the command, and always
 # stops the server and deletes the dir (also on Ctrl-C), exiting with the command's exit code.
-# ADAPTOR_TEST_PG_DATA and ADAPTOR_TEST_PG_BIN name the data dir and binaries, for a test that
-# restarts the server.
 # As root the server runs as the `postgres` user. Binaries come from $PG_BIN (default
 # /usr/lib/postgresql/15/bin). When ADAPTOR_TEST_PG_URL is already set, that server is used as is;
 # when the binaries (or, as root, the postgres user) are missing, the command runs without a
@@ -98,8 +96,6 @@ if [ -z "$port" ]; then
 fi
 
 export ADAPTOR_TEST_PG_URL="postgres://postgres@127.0.0.1:$port/postgres"
-# For tests that restart the server (`pg_ctl -D "$ADAPTOR_TEST_PG_DATA" restart`, as the postgres user when root).
-export ADAPTOR_TEST_PG_DATA="$dir/data" ADAPTOR_TEST_PG_BIN="$PG_BIN"
 log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $dir)"
 # In the background (stdin kept) so a signal reaches the trap at once instead of after the command.
 if { true <&0; } 2>/dev/null; then "$@" <&0 & else "$@" & fi

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
@@ -6,6 +6,7 @@ import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@ada
 import { fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { processesWith, startWorker, until } from "./support/processes.js";
+import { ownPostgres, type OwnPostgres } from "./support/own-postgres.js";
 
 // Several worker PROCESSES on the fake codex CLI, two front-ends in this process, many thread turns
 // over several keys, workers SIGKILLed mid-run and replaced. Everything is checked from the recorded
@@ -14,31 +15,18 @@ const WORKERS = 4;
 const KEYS = 10;
 const TURNS = 5; // per key
 const KILLS = 3;
-// The server is restarted after the first kill when scripts/with-postgres.sh says where it lives.
-const PG_DATA = process.env.ADAPTOR_TEST_PG_DATA;
-const PG_BIN = process.env.ADAPTOR_TEST_PG_BIN;
-
-function restartPostgres(): Promise<void> {
-  const pgCtl = `${PG_BIN}/pg_ctl`;
-  const [command, args] =
-    process.getuid?.() === 0
-      ? ["runuser", ["-u", "postgres", "--", pgCtl, "-D", PG_DATA!, "-m", "immediate", "-w", "-t", "60", "restart"]]
-      : [pgCtl, ["-D", PG_DATA!, "-m", "immediate", "-w", "-t", "60", "restart"]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: "ignore", env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } });
-    child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`pg_ctl restart exited ${code}`))));
-  });
-}
 const SLEEP_MS = 400; // per turn, in the fake CLI, so kills land mid-run
 
 if (!PG_URL) {
   skipWithoutServer("fleet chaos");
 } else {
-  const url = PG_URL;
+  // The test restarts PostgreSQL, so it runs on a cluster of its own (the shared test server when
+  // no PostgreSQL binaries are at hand, then without the restart).
+  let own: OwnPostgres | undefined;
+  let url = PG_URL;
   const schema = freshSchema("chaos");
   const marker = `FLEET_CHAOS_${schema}`;
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  let pool: pg.Pool;
   const workers = new Set<ChildProcess>();
   const fronts: Fleet[] = [];
   let store: PostgresThreadStore | undefined;
@@ -46,11 +34,16 @@ if (!PG_URL) {
     for (const w of workers) w.kill("SIGKILL");
     for (const f of fronts) await f.close();
     await store?.close();
-    await pool.end();
+    await pool?.end();
+    await own?.stop();
   });
 
   describe("fleet chaos", () => {
     it("worker processes SIGKILLed mid-run and a PostgreSQL restart: every run one verdict, turns per key in order once each, complete event logs, no process left", async () => {
+      own = await ownPostgres();
+      if (own) url = own.url;
+      pool = new pg.Pool({ connectionString: url, max: 2 });
+      pool.on("error", () => {});
       store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
       await store.migrate();
       for (let i = 0; i < 2; i++) {
@@ -101,8 +94,8 @@ if (!PG_URL) {
         const victim = victims[Math.floor(Math.random() * victims.length)]!;
         victim.kill("SIGKILL");
         await spawnWorker();
-        if (kill === 0 && PG_DATA && PG_BIN) {
-          await restartPostgres();
+        if (kill === 0 && own) {
+          await own.restart();
           restarted = true;
         }
       }
@@ -159,7 +152,7 @@ if (!PG_URL) {
       await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
       console.log(
         `fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, 2 front-ends, ${KILLS} SIGKILLs, ` +
-          `PostgreSQL ${restarted ? "restarted once" : "not restarted (no ADAPTOR_TEST_PG_DATA)"}, ${retried} runs retried`,
+          `PostgreSQL ${restarted ? "restarted once" : "not restarted (no PostgreSQL binaries for a cluster of its own)"}, ${retried} runs retried`,
       );
       expect(retried).toBeGreaterThan(0);
     });

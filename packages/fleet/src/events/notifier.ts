@@ -25,6 +25,7 @@ export class Notifier {
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
   #closed = false;
+  #generation = 0;
 
   constructor(connectionString: string, channel: string) {
     this.#connectionString = connectionString;
@@ -52,6 +53,7 @@ export class Notifier {
     }
     this.#client = client;
     this.#failures = 0;
+    this.#generation += 1;
     this.#wakeAll();
     const waiting = [...this.#reconnected];
     this.#reconnected.clear();
@@ -77,22 +79,31 @@ export class Notifier {
     this.#wakeAll();
   }
 
+  /** How many times the LISTEN connection was established; read it before a query. */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /**
-   * Resolves at the next successful (re)connection of the LISTEN connection, after the database was
-   * lost; rejects with `signal.reason` on abort. A reader whose query failed for want of a
-   * connection waits here, then reads again.
+   * Resolves once the LISTEN connection was established after `generation` (at once when that
+   * already happened), or after a second at most (a pooled connection can fail on its own while
+   * this one stays up); rejects with `signal.reason` on abort. A reader whose query failed for
+   * want of a connection waits here with the generation it read before the query, then reads again.
    */
-  async reconnected(signal?: AbortSignal): Promise<void> {
+  async reconnected(generation: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     if (this.#closed) throw new Error("fleet closed");
+    if (this.#generation > generation) return;
     let wake!: () => void;
     const done = new Promise<void>((resolve) => (wake = resolve));
     this.#reconnected.add(wake);
     const onAbort = (): void => wake();
     signal?.addEventListener("abort", onAbort, { once: true });
+    const fallback = setTimeout(wake, 1000);
     try {
       await done;
     } finally {
+      clearTimeout(fallback);
       this.#reconnected.delete(wake);
       signal?.removeEventListener("abort", onAbort);
     }

@@ -60,13 +60,14 @@ export class RunHandle {
     for (;;) {
       options.signal?.throwIfAborted();
       const ticket = notifier.ticket(this.id);
+      const generation = notifier.generation;
       let rows;
       try {
         rows = await tables.events(this.id, after, PAGE);
       } catch (error) {
         ticket.drop();
         if (!connectionLost(error)) throw error;
-        await notifier.reconnected(options.signal);
+        await notifier.reconnected(generation, options.signal);
         continue;
       }
       if (rows.length > 0) {
@@ -101,13 +102,14 @@ export class RunHandle {
     for (;;) {
       options.signal?.throwIfAborted();
       const ticket = notifier.ticket(this.id);
+      const generation = notifier.generation;
       let run;
       try {
         run = await tables.run(this.id);
       } catch (error) {
         ticket.drop();
         if (!connectionLost(error)) throw error;
-        await notifier.reconnected(options.signal);
+        await notifier.reconnected(generation, options.signal);
         continue;
       }
       if (!run) {
