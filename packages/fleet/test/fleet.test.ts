@@ -17,7 +17,7 @@ import {
   type RecordedAgentEvent,
   type RunHandle,
 } from "@adaptor/fleet";
-import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { processesWith, until } from "./support/processes.js";
 
@@ -43,17 +43,7 @@ if (!PG_URL) {
   ) {
     const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
     await store.migrate();
-    // The fake CLI keeps no session files, so the workers' view of the store has no session state.
-    const view = new Proxy(store, {
-      get: (target, property) => {
-        if (property === "sessionState") return undefined;
-        if (property === "finalize" && finalize) {
-          return (request: Parameters<PostgresThreadStore["finalize"]>[0]) => finalize(() => target.finalize(request));
-        }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const view = fakeCliStoreView(store, finalize);
     const fleet = new Fleet({ connectionString: url, schema, threadStore: view, ...options });
     await fleet.start();
     closers.push(async () => {

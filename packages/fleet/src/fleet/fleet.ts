@@ -135,9 +135,7 @@ export class Fleet implements AsyncDisposable {
     }
     const { tables, boss, options: o } = this.#core;
     const id = randomUUID();
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
+    await tables.transaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`adaptor_fleet_submit:${o.schema}`]);
       const open = await tables.open(client);
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
@@ -148,13 +146,7 @@ export class Fleet implements AsyncDisposable {
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
         db: { executeSql: (text: string, values?: unknown[]) => client.query(text, values) },
       });
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return new RunHandle(this.#core, id);
   }
 

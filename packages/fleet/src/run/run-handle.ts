@@ -1,6 +1,7 @@
 import type { Result } from "adaptor";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
+import type { Ticket } from "../events/notifier.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { loadVerdict, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody } from "./fleet-event.js";
@@ -54,22 +55,13 @@ export class RunHandle {
    * @throws FleetRunNotFoundError for an unknown id; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
-    const { tables, notifier } = this.#core;
+    const { tables } = this.#core;
     let after = options.after ?? 0;
     let checked = false;
     for (;;) {
-      options.signal?.throwIfAborted();
-      const ticket = notifier.ticket(this.id);
-      const generation = notifier.generation;
-      let rows;
-      try {
-        rows = await tables.events(this.id, after, PAGE);
-      } catch (error) {
-        ticket.drop();
-        if (!connectionLost(error)) throw error;
-        await notifier.reconnected(generation, options.signal);
-        continue;
-      }
+      const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal);
+      if (!read) continue;
+      const { value: rows, ticket } = read;
       if (rows.length > 0) {
         ticket.drop();
         checked = true;
@@ -98,29 +90,33 @@ export class RunHandle {
 
   /** The stored verdict once there is one (waits for it); see {@link result}. */
   async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
-    const { tables, notifier } = this.#core;
     for (;;) {
-      options.signal?.throwIfAborted();
-      const ticket = notifier.ticket(this.id);
-      const generation = notifier.generation;
-      let run;
-      try {
-        run = await tables.run(this.id);
-      } catch (error) {
-        ticket.drop();
-        if (!connectionLost(error)) throw error;
-        await notifier.reconnected(generation, options.signal);
-        continue;
-      }
-      if (!run) {
-        ticket.drop();
-        throw new FleetRunNotFoundError(this.id);
-      }
-      if (run.verdict) {
-        ticket.drop();
-        return run.verdict;
-      }
+      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal);
+      if (!read) continue;
+      const { value: run, ticket } = read;
+      if (!run || run.verdict) ticket.drop();
+      if (!run) throw new FleetRunNotFoundError(this.id);
+      if (run.verdict) return run.verdict;
       await ticket.wait(options.signal);
+    }
+  }
+
+  /**
+   * Takes a ticket for this run, then reads: the value with the ticket to wait on when nothing new
+   * was read, or undefined (ticket dropped) after waiting out a lost database connection.
+   */
+  async #read<T>(query: () => Promise<T>, signal: AbortSignal | undefined): Promise<{ value: T; ticket: Ticket } | undefined> {
+    signal?.throwIfAborted();
+    const { notifier } = this.#core;
+    const ticket = notifier.ticket(this.id);
+    const generation = notifier.generation;
+    try {
+      return { value: await query(), ticket };
+    } catch (error) {
+      ticket.drop();
+      if (!connectionLost(error)) throw error;
+      await notifier.reconnected(generation, signal);
+      return undefined;
     }
   }
 

@@ -41,12 +41,26 @@ export class FleetTables {
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
   }
 
-  /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
-  async migrate(): Promise<void> {
-    const s = this.#s;
+  /** Runs `body` in BEGIN … COMMIT on one client of the pool; rolls back when it throws. */
+  async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
       await client.query("BEGIN");
+      const out = await body(client);
+      await client.query("COMMIT");
+      return out;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
+  async migrate(): Promise<void> {
+    const s = this.#s;
+    await this.transaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`adaptor_fleet:${s}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_runs (
@@ -84,13 +98,7 @@ export class FleetTables {
         decision jsonb,
         created_at timestamptz NOT NULL DEFAULT now(),
         answered_at timestamptz)`);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Unfinished runs (no verdict yet). */
@@ -165,24 +173,15 @@ export class FleetTables {
    * (it settles nothing, and the worker's verdict follows).
    * @throws Error when the run already has a verdict or a later attempt started.
    */
-  async guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
+  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>): Promise<T> {
+    return this.transaction(async (client) => {
       const marked = await client.query(
         `UPDATE ${this.#s}.adaptor_fleet_runs SET committed_at = now() WHERE id = $1 AND attempt = $2 AND verdict IS NULL RETURNING 1`,
         [id, attempt],
       );
       if (!marked.rowCount) throw new Error(`fleet run ${id}: settled or superseded before attempt ${attempt} committed its turn`);
-      const out = await commit();
-      await client.query("COMMIT");
-      return out;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      return commit();
+    });
   }
 
   /**

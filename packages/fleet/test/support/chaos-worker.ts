@@ -3,18 +3,11 @@
 import { Agent } from "adaptor";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet } from "@adaptor/fleet";
-import { fakeCodex } from "./fake-codex.js";
+import { fakeCliStoreView, fakeCodex } from "./fake-codex.js";
 
 const [url, schema, name, attempts, retry] = process.argv.slice(2) as [string, string, string, string?, string?];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-// The fake CLI keeps no session files, so the worker's view of the store has no session state.
-const view = new Proxy(store, {
-  get: (target, property) => {
-    if (property === "sessionState") return undefined;
-    const value: unknown = Reflect.get(target, property, target);
-    return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-  },
-});
+const view = fakeCliStoreView(store);
 const fleet = new Fleet({
   connectionString: url,
   schema,

@@ -1,4 +1,5 @@
 import { codex } from "@adaptor/codex";
+import type { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 
 // The testkit's fake CLI playing `codex app-server` for one turn: the handshake (`thread/start`, or
@@ -53,4 +54,24 @@ export function fakeRun(steps: FakeCliStep[]): { env: Record<string, string> } {
 /** A codex driver whose CLI is the fake, answering a first turn with `text` (override per run with {@link fakeRun}). */
 export function fakeCodex(text: string, sleepMs = 0) {
   return codex({ command: fakeCliPath, env: fakeCliEnv(fakeCodexSteps(text, { sleepMs })), killGraceMs: 300 });
+}
+
+/**
+ * The store as the fake CLI's workers see it: without session state (the fake keeps no session
+ * files to carry), and with `finalize` through `gate` when given (to hold a commit in a test).
+ */
+export function fakeCliStoreView(
+  store: PostgresThreadStore,
+  gate?: (commit: () => Promise<unknown>) => Promise<unknown>,
+): PostgresThreadStore {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property === "sessionState") return undefined;
+      if (property === "finalize" && gate) {
+        return (request: Parameters<PostgresThreadStore["finalize"]>[0]) => gate(() => target.finalize(request));
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
