@@ -41,4 +41,11 @@ describe("ACP refuses what its protocol cannot carry", () => {
     const started = await agent.run("hi", { budget: { maxToolCalls: 2 } }).catch((e: unknown) => e);
     expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
   });
+
+  it("a prompt with an image is refused with FeatureUnsupportedError before any process starts", async () => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+    const refused = await agent.run([{ type: "image", data: png }, "describe"]).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "images" });
+  });
 });

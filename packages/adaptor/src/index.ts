@@ -6,6 +6,8 @@ export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
+export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
+export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
 export type { SuspendOptions } from "./suspend/suspend-options.js";
@@ -34,6 +36,7 @@ export {
   type ApprovalFallback,
 } from "./policy/policy.js";
 export { RunError, type RunErrorInit } from "./errors/run-error.js";
+export { ThreadSessionError, type ThreadSessionErrorInit, type ThreadSessionFailure } from "./errors/thread-session-error.js";
 
 // Root-owned identities.
 export {
@@ -53,6 +56,8 @@ export {
   ErrResumeRejected,
   ErrThreadSessionUnavailable,
   ErrThreadSessionTooLarge,
+  ErrThreadSessionCorrupt,
+  ErrThreadSessionRewritten,
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
@@ -132,6 +137,8 @@ export type {
   SystemPrompt,
   SubagentDefinition,
   RunBudget,
+  PromptImage,
+  PromptImageType,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,

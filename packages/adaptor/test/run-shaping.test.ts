@@ -146,3 +146,40 @@ describe("the budget run option", () => {
     }
   });
 });
+
+describe("a prompt with images", () => {
+  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+  it("reaches a driver that takes images as bytes with their type, the text parts joined; refused by one that does not", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, images: true } } });
+    await using agent = new Agent(driver);
+    await agent.run(["first", { type: "image", data: PNG }, { type: "text", text: "second" }]);
+    expect(driver.requests[0]?.prompt).toBe("first\n\nsecond");
+    expect(driver.requests[0]?.images).toEqual([{ mimeType: "image/png", data: new Uint8Array(PNG) }]);
+
+    const plain = scriptedDriver(async () => ({ text: "ok" }));
+    await using other = new Agent(plain);
+    const refused = await other.run([{ type: "image", data: PNG }, "look"]).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)?.feature).toBe("images");
+    expect((await other.run(["only", "text"])).text).toBe("ok");
+    expect(plain.requests.map((r) => r.prompt)).toEqual(["only\n\ntext"]);
+  });
+
+  it("a malformed prompt is refused naming the part", async () => {
+    await using agent = new Agent(scriptedDriver(async () => ({ text: "ok" })));
+    const cases: [unknown, string][] = [
+      [[], "prompt"],
+      [42, "prompt"],
+      [["ok", { type: "audio" }], "prompt[1]"],
+      [[{ type: "image" }], "prompt[0]"],
+      [[{ type: "image", url: "https://example.com/x.png" }], "prompt[0].url"],
+      [[{ type: "text", text: 7 }], "prompt[0].text"],
+      [Array.from({ length: 21 }, () => ({ type: "image", data: PNG })), "prompt"],
+    ];
+    for (const [prompt, field] of cases) {
+      const refused = await agent.run(prompt as string).catch((e: unknown) => e);
+      expect(findError(refused, InvalidOptionError)?.field).toBe(field);
+    }
+  });
+});

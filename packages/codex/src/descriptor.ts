@@ -24,6 +24,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
+    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    images: true,
     // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
     budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
@@ -51,6 +53,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
+    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    images: true,
     streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
   },
 });

@@ -17,7 +17,15 @@ export type {
   ProcessEvent,
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
-export type { DriverRequest, PrewarmRequest, SystemPrompt, SubagentDefinition, RunBudget } from "./spi/request.js";
+export type {
+  DriverRequest,
+  PrewarmRequest,
+  SystemPrompt,
+  SubagentDefinition,
+  RunBudget,
+  PromptImage,
+  PromptImageType,
+} from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";

@@ -137,7 +137,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
             read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> =>
               this.#run("sessionState", signal, () => {
                 const found = sql.sessionOf.get(recordId);
-                return found && { manifest: JSON.parse(found.manifest_json) as unknown, segments: found.segments, bytes: found.bytes };
+                return found && { manifest: parseManifest(found.manifest_json), segments: found.segments, bytes: found.bytes };
               }),
             segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> =>
               this.#run("sessionState", signal, () =>
@@ -448,4 +448,13 @@ function backendError(op: string, cause: unknown): DriverError {
         ? ErrCode.DeviceDisconnected
         : ErrCode.Internal;
   return new DriverError({ op, device: DEVICE, code, cause });
+}
+
+/** A stored manifest; text that is not JSON (a damaged row) comes back as the text, for the caller to judge. */
+function parseManifest(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

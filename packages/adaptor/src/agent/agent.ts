@@ -22,15 +22,9 @@ import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
 import type { Result } from "../result/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
-import {
-  checkAgentOptions,
-  checkPrewarmOptions,
-  checkPrompt,
-  checkRunOptions,
-  checkThreadOptions,
-  type ThreadOptions,
-} from "../options/check-input.js";
+import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
 import { Stream } from "../run/stream.js";
+import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "./thread.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
@@ -90,7 +84,7 @@ export class Agent implements AsyncDisposable {
    * `RunOptions`), and after `close()` began `ErrAgentClosed`, arrives through `result()` and a
    * final `run-finished` event; nothing starts.
    */
-  stream(prompt: string, options: RunOptions = {}): Stream {
+  stream(prompt: Prompt, options: RunOptions = {}): Stream {
     return this.#start(prompt, options, undefined, undefined, false);
   }
 
@@ -179,6 +173,7 @@ export class Agent implements AsyncDisposable {
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         workspace: this.#options.workspace,
         sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
+        sessionPortability: this.#options.sessionPortability ?? "best_effort",
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
         ...(resume ? { resume } : {}),
@@ -199,7 +194,7 @@ export class Agent implements AsyncDisposable {
   };
 
   #start(
-    prompt: string,
+    prompt: Prompt,
     options: RunOptions,
     thread: ThreadContext | AdaptorError | undefined,
     threadKey: string | undefined,
@@ -219,12 +214,14 @@ export class Agent implements AsyncDisposable {
         ? thread
         : undefined;
     let merged: RunOptions = {};
+    let text = "";
+    let images: readonly PendingImage[] = [];
     let release = (): void => undefined;
     if (refusal === undefined) {
       // Nothing below may throw out of stream(): a refusal becomes the verdict.
       try {
         const call = checkRunOptions(options);
-        checkPrompt(prompt);
+        ({ text, images } = splitPrompt(prompt));
         merged = mergeRunOptions(this.#options, call);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {
@@ -242,7 +239,8 @@ export class Agent implements AsyncDisposable {
         executeRun({
           runId,
           driver: this.driver,
-          prompt,
+          prompt: text,
+          ...(images.length > 0 ? { images } : {}),
           options: merged,
           queue,
           controller,
@@ -270,7 +268,7 @@ export class Agent implements AsyncDisposable {
    * one, the first such approval ends the run at once with a `RunError` `approval_timeout` saying
    * what to do (unless `policy.approvals.onTimeout` is `continue`: then it is denied and the run goes on).
    */
-  async run(prompt: string, options: RunOptions = {}): Promise<Result> {
+  async run(prompt: Prompt, options: RunOptions = {}): Promise<Result> {
     const stream = this.#start(prompt, options ?? {}, undefined, undefined, true);
     for await (const _event of stream) {
       // Drained so events never pile up; the verdict comes from result().

@@ -75,6 +75,7 @@ export const AGENT_OPTIONS_SHAPE: OptionShape = {
   owner: is.string({ nonEmpty: true }),
   workspace: is.string({ nonEmpty: true }),
   sessionStateLimitBytes: is.integer(1),
+  sessionPortability: is.oneOf("best_effort", "strict"),
   spawn: is.boolean(),
   eventBuffer: is.integer(1),
   // Each definition is checked before each run (ErrInvalidDefinition).

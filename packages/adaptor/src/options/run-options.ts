@@ -130,10 +130,25 @@ export interface AgentOptions extends SharedRunOptions {
   readonly workspace?: string;
   /**
    * Portable sessions: the most bytes (compressed, summed over the turns) one thread's stored
-   * session state may hold, a positive integer. A turn that would go over it fails its commit with
-   * `ErrThreadSessionTooLarge`, keeping the previous checkpoint. Default 67,108,864 (64 MiB).
+   * session state may hold, a positive integer. A turn that would go over it is committed without
+   * its session files (see {@link AgentOptions.sessionPortability}). Default 67,108,864 (64 MiB).
    */
   readonly sessionStateLimitBytes?: number;
+  /**
+   * Portable sessions: what a successful thread turn does when its session files cannot be stored
+   * (the driver found none, could not read them, or they are over `sessionStateLimitBytes`).
+   * - `"best_effort"` (default): the checkpoint is committed without them and a `notice`
+   *   (`lifecycle`, message `session not stored`, `data.cause` `not_exported` or `too_large`) says
+   *   so; the turn resolves its `Result`. The thread continues where this host's CLI home holds
+   *   the checkpoint; another host rejects it with `ThreadSessionError` `local_only`
+   *   (`ErrThreadSessionUnavailable`) until a turn's files are stored again.
+   * - `"strict"`: nothing is committed (the previous checkpoint is kept) and the run rejects with
+   *   `ThreadSessionError` (`not_exported`: `ErrThreadSessionUnavailable`; `too_large`:
+   *   `ErrThreadSessionTooLarge`) carrying the turn's `Result`.
+   * A session file the CLI rewrote during the turn is never stored, whatever this says: see
+   * `ErrThreadSessionRewritten`.
+   */
+  readonly sessionPortability?: "best_effort" | "strict";
   /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
   readonly spawn?: boolean;
   /**
@@ -170,6 +185,7 @@ export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptio
     telemetry: _t,
     workspace: _w,
     sessionStateLimitBytes: _m,
+    sessionPortability: _p,
     ...shared
   } = agent;
   const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;

@@ -1,5 +1,6 @@
 import { FeatureUnsupportedError, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
 import type { Preparation } from "./preparation.js";
+import { readImages } from "../prompt/read-images.js";
 
 /**
  * Pre-invocation step: hands the run's `systemPrompt` option to the driver as
@@ -58,4 +59,19 @@ export function prepareBudget(prep: Preparation): void {
   if (budget.maxCostUsd !== undefined && capabilities.budgets?.costUsd !== true)
     throw new FeatureUnsupportedError(type, "budget.maxCostUsd", "it does not report the run's cost");
   prep.request = { ...prep.request, budget: { ...budget } };
+}
+
+/**
+ * Pre-invocation step: reads the prompt's images (files, data URLs, bytes), checks their type and
+ * size, and hands them to a driver whose descriptor declares `images`. Nothing to do for a prompt
+ * without images.
+ * @throws FeatureUnsupportedError (feature `images`) for any other driver, before anything is read;
+ * InvalidOptionError (field `prompt[i]`) for an image that cannot be read, is not a PNG, JPEG, GIF
+ * or WebP, does not match its declared type, or is too large. The driver is never started.
+ */
+export async function prepareImages(prep: Preparation): Promise<void> {
+  if (prep.images.length === 0) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (capabilities.images !== true) throw new FeatureUnsupportedError(type, "images", "it cannot give its model images");
+  prep.request = { ...prep.request, images: await readImages(prep.images, prep.signal) };
 }

@@ -3,9 +3,11 @@ import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, Dr
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
+import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
 import { RunTally } from "./run-budget.js";
+import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
 import { Result } from "../result/result.js";
@@ -23,7 +25,10 @@ import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 export interface RunSetup {
   readonly runId: string;
   readonly driver: Driver;
+  /** The prompt's text. */
   readonly prompt: string;
+  /** The prompt's images, not yet read (absent: none). */
+  readonly images?: readonly PendingImage[];
   readonly options: RunOptions;
   readonly queue: EventQueue;
   /** Aborted by cancel, the caller's signal, the timeout, or agent close; its reason is the verdict's cause. */
@@ -82,7 +87,14 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let suspension: TurnSuspension | undefined;
   try {
     // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
-    suspension = await TurnSuspension.prepare({ thread: setup.thread, prompt: setup.prompt, options, queue, controller });
+    suspension = await TurnSuspension.prepare({
+      thread: setup.thread,
+      prompt: setup.prompt,
+      images: setup.images?.length ?? 0,
+      options,
+      queue,
+      controller,
+    });
     const { thread, prompt } = suspension;
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
@@ -111,7 +123,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(
-      new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools, telemetry }),
+      new Preparation({ runId, driver, options, signal: controller.signal, prompt, images: setup.images, tools: setup.tools, telemetry }),
     );
     let turn: ThreadTurn | undefined;
     try {
@@ -153,7 +165,13 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         // The lease goes with the commit's own write unless the suspension still works under it.
-        await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        try {
+          await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        } catch (error) {
+          // The turn ran and only its commit was refused: the error carries what it produced.
+          if (error instanceof ThreadSessionError) throw error.withResult(toResult(runId, response, performance.now() - started));
+          throw error;
+        }
         await suspension.committed();
       }
     } finally {

@@ -4,9 +4,12 @@ import type { ServerResponse } from "node:http";
 export type BridgeErrorCode =
   | "bad_request"
   | "forbidden_origin"
+  | "forbidden_host"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
+  | "request_timeout"
+  | "invalid_id"
   | "unsupported_media_type"
   | "run_id_in_use"
   | "approval_resolved"

@@ -41,6 +41,7 @@ export function execArgs(
   plan: CodexPolicyPlan,
   schemaFile: string | undefined,
   promptFile?: string,
+  imageFiles: readonly string[] = [],
 ): string[] {
   const model = request.model ?? config.model;
   return [
@@ -53,6 +54,7 @@ export function execArgs(
     ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
     ...systemPromptArgs(request, promptFile),
     ...(schemaFile ? ["--output-schema", schemaFile] : []),
+    ...imageFiles.flatMap((file) => ["--image", file]),
     ...commonArgs(config),
     ...(request.session ? ["resume", request.session.resumeId] : []),
     "-",
@@ -82,7 +84,7 @@ export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
   const { config, request, sink, signal, plan } = init;
   // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
   let runDir: string | undefined;
-  const runFile = async (name: string, text: string): Promise<string> => {
+  const runFile = async (name: string, text: string | Uint8Array): Promise<string> => {
     runDir ??= await mkdtemp(join(tmpdir(), "adaptor-codex-run-"));
     const path = join(runDir, name);
     await writeFile(path, text, { mode: 0o600 });
@@ -91,7 +93,10 @@ export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
   try {
     const schemaFile = init.outputSchema ? await runFile("schema.json", JSON.stringify(init.outputSchema)) : undefined;
     const promptFile = request.systemPrompt?.mode === "replace" ? await runFile("instructions.md", request.systemPrompt.text) : undefined;
-    return await execTurn(init, execArgs(request, config, plan, schemaFile, promptFile), sink, signal);
+    const imageFiles: string[] = [];
+    for (const [index, image] of (request.images ?? []).entries())
+      imageFiles.push(await runFile(`image-${index}.${image.mimeType.slice("image/".length)}`, image.data));
+    return await execTurn(init, execArgs(request, config, plan, schemaFile, promptFile, imageFiles), sink, signal);
   } finally {
     if (runDir) await rm(runDir, { recursive: true, force: true });
   }

@@ -37,6 +37,11 @@ export interface DriverCapabilities {
    */
   readonly systemPrompt?: readonly ("replace" | "append")[];
   /**
+   * The driver gives the model the prompt's images (`DriverRequest.images`); absent or false: a
+   * prompt with an image is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly images?: boolean;
+  /**
    * The driver delivers subagent definitions (`DriverRequest.agents`); absent or false: a run with
    * `agents` is refused before launch (`FeatureUnsupportedError`).
    */

@@ -35,12 +35,28 @@ export interface RunBudget {
   readonly maxCostUsd?: number;
 }
 
+/** Image media types a prompt may carry. */
+export type PromptImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** An image of the prompt, as bytes; see {@link DriverRequest.images}. */
+export interface PromptImage {
+  /** Its media type. */
+  readonly mimeType: PromptImageType;
+  /** Its bytes (already checked against the SDK's size limit). */
+  readonly data: Uint8Array;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
   readonly runId: string;
   /** The user prompt. Drivers deliver it on stdin, never in argv. */
   readonly prompt: string;
+  /**
+   * Images of the prompt, in order, to be given to the model before the prompt's text. Only sent
+   * to a driver whose descriptor declares `images`.
+   */
+  readonly images?: readonly PromptImage[];
   /** Model override for this run. */
   readonly model?: string;
   /** Working directory of the CLI (the workspace). */
