@@ -44,16 +44,25 @@ export class FleetTables {
   /** Runs `body` in BEGIN … COMMIT on one client of the pool; rolls back when it throws. */
   async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
+    // A connection lost while checked out (a server restart) fails the statement under way; without
+    // a listener its `error` event would also end the process.
+    let broken: Error | undefined;
+    const onError = (error: Error): void => void (broken = error);
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const out = await body(client);
       await client.query("COMMIT");
       return out;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
+      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
       throw error;
     } finally {
-      client.release();
+      client.off("error", onError);
+      // A broken connection is destroyed instead of going back to the pool.
+      client.release(broken);
     }
   }
 
