@@ -33,6 +33,7 @@ describe("public surface", () => {
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
       "ErrFeatureUnsupported",
+      "ErrFileCheckpoint",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
@@ -270,6 +271,7 @@ describe("public surface", () => {
       "DEFAULT_APPROVAL_TIMEOUT_MS",
       "DEFAULT_EVENT_BUFFER",
       "DEFAULT_LEASE_TTL_MS",
+      "DEFAULT_MAX_FILE_BYTES",
       "DEFAULT_SESSION_STATE_LIMIT_BYTES",
       "DelegationError",
       "DriverError",
@@ -336,6 +338,7 @@ describe("public surface", () => {
       "EventLogCorruptError",
       "EventLogLockedError",
       "FeatureUnsupportedError",
+      "FileCheckpointError",
       "HOST_TOOL_SERVER_NAME",
       "HumanDecisionModeUnsupportedError",
       "InvalidDriverConfigError",
