@@ -33,7 +33,6 @@ describe("public surface", () => {
   it("@adaptor/driver", async () => {
     expect(Object.keys(await import("@adaptor/driver")).sort()).toEqual([
       "ErrFeatureUnsupported",
-      "ErrFileCheckpoint",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDriverConfig",
       "ErrInvalidOutputSchema",
@@ -295,6 +294,7 @@ describe("public surface", () => {
       "ErrCode",
       "ErrEventLogLocked",
       "ErrFeatureUnsupported",
+      "ErrFileCheckpoint",
       "ErrHumanDecisionModeUnsupported",
       "ErrInvalidDefinition",
       "ErrInvalidDriverConfig",
