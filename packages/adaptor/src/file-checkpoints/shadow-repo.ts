@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
+import { lstat, mkdir, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
@@ -67,8 +67,11 @@ export class ShadowRepo {
       );
     }
     const repo = new ShadowRepo(settings.git, path.join(dir, `${hash(workspace)}.git`), workspace, settings.maxFileBytes);
-    await repo.#run(["init", "--bare", "--quiet", repo.#gitDir], undefined, signal, false);
-    await mkdir(path.join(repo.#gitDir, "adaptor"), { recursive: true });
+    const created = await stat(path.join(repo.#gitDir, "adaptor")).catch(() => undefined);
+    if (!created?.isDirectory()) {
+      await repo.#run(["init", "--bare", "--quiet", repo.#gitDir], undefined, signal, false);
+      await mkdir(path.join(repo.#gitDir, "adaptor"), { recursive: true });
+    }
     return repo;
   }
 
