@@ -4,9 +4,18 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import type { DriverRequest } from "@adaptor/driver";
-import { Agent, ErrFileCheckpoint, ErrThreadBusy, FileCheckpointError, InvalidOptionError, isError, type AgentEvent } from "adaptor";
-import { scriptedDriver } from "./scripted-driver.js";
+import type { Driver, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import {
+  Agent,
+  ErrFileCheckpoint,
+  ErrThreadBusy,
+  FeatureUnsupportedError,
+  FileCheckpointError,
+  InvalidOptionError,
+  isError,
+  type AgentEvent,
+} from "adaptor";
+import { scriptedDriver as plainScriptedDriver } from "./scripted-driver.js";
 
 // Per-turn file checkpoints and thread.rewind() with a scripted driver whose "turns" edit the
 // workspace: what a snapshot holds, what a rewind restores and leaves alone, and the refusals.
@@ -18,6 +27,19 @@ afterEach(async () => {
 });
 
 type Edit = (cwd: string) => Promise<void>;
+
+/** A scripted driver that, like Claude and Codex, resumes a session exactly at the checkpoint it is given. */
+function scriptedDriver(
+  script: (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => Promise<Partial<DriverResponse>>,
+): ReturnType<typeof plainScriptedDriver> {
+  const driver = plainScriptedDriver(script);
+  const { capabilities } = driver.descriptor;
+  const descriptor: Driver["descriptor"] = {
+    ...driver.descriptor,
+    capabilities: { ...capabilities, sessions: { ...capabilities.sessions, fromCheckpoint: true } },
+  };
+  return Object.assign(driver, { descriptor });
+}
 
 /** A driver whose each turn applies the edit named by the prompt and checkpoints `turn-<n>`. */
 function editingDriver(edits: Record<string, Edit>, gate?: Promise<void>) {
@@ -158,6 +180,19 @@ describe("file checkpoints and thread.rewind()", () => {
     await thread.rewind(two.runId);
     expect(await readFile(path.join(cwd, "keep.txt"), "utf8")).toBe("keep\n");
     expect(await readFile(path.join(cwd, "big.dat"))).toEqual(Buffer.alloc(4096, 9));
+    await agent.close();
+  });
+
+  it("a driver that cannot resume from an earlier checkpoint (ACP) is refused with FeatureUnsupportedError before it starts", async () => {
+    const { cwd, dir } = await workspace();
+    const driver = plainScriptedDriver(async () => ({ text: "ok", checkpoint: { resumeId: "s" } }));
+    const agent = new Agent(driver, { threadStore: new MemoryThreadStore(), cwd, checkpointFiles: { dir } });
+    const thread = agent.thread("t");
+    const error = await thread.run("one").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FeatureUnsupportedError);
+    expect((error as FeatureUnsupportedError).feature).toBe("checkpointFiles");
+    expect(driver.requests).toHaveLength(0);
+    await expect(thread.rewind("any")).rejects.toBeInstanceOf(FeatureUnsupportedError);
     await agent.close();
   });
 

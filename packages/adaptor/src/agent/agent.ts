@@ -197,6 +197,7 @@ export class Agent implements AsyncDisposable {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("rewinding a thread needs a threadStore", { sentinel: ErrThreadStoreRequired });
       return rewindThread({
+        descriptor: this.driver.descriptor,
         store,
         key,
         owner: this.#owner,

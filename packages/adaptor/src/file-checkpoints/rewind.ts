@@ -3,10 +3,12 @@ import { BusyError, type ThreadRecord, type ThreadStore } from "@adaptor/threads
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import { ErrThreadBusy } from "../errors/sentinels.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
-import { entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
+import type { DriverDescriptor } from "@adaptor/driver";
+import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
 
 /** What a rewind needs from its Agent. */
 export interface RewindInit {
+  readonly descriptor: DriverDescriptor;
   readonly store: ThreadStore;
   readonly key: string;
   readonly owner: string;
@@ -24,13 +26,15 @@ export interface RewindInit {
  * were before that turn, writes back the record the turn started from (a new revision of it: the
  * next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after it),
  * and forgets the undone turns' snapshots. Resolves the record now active.
- * @throws ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
+ * @throws FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
+ * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
  * nothing changed; `store_failed`: the files were restored, the conversation was not).
  */
 export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const { store, key, signal } = init;
   signal?.throwIfAborted();
+  checkRewindable(init.descriptor);
   const repo = await openRepo(init.cwd, init.options, signal);
   let lease;
   try {

@@ -1,4 +1,5 @@
 import type { ThreadRecord } from "@adaptor/threadstore";
+import { FeatureUnsupportedError, type DriverDescriptor } from "@adaptor/driver";
 import type { EventQueue } from "../events/event-queue.js";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import { fileCheckpointSettings, type FileCheckpointOptions } from "./file-checkpoint-options.js";
@@ -34,6 +35,22 @@ export function versionOf(record: ThreadRecord): string {
   return `${record.id}#${record.revision}`;
 }
 
+/**
+ * Refuses file checkpoints for a driver that cannot resume a session from an older checkpoint
+ * (`capabilities.sessions.fromCheckpoint`): a rewind there would restore the files while the agent
+ * still remembered the undone turns.
+ * @throws FeatureUnsupportedError (feature `checkpointFiles`).
+ */
+export function checkRewindable(descriptor: DriverDescriptor): void {
+  if (descriptor.capabilities.sessions.fromCheckpoint !== true) {
+    throw new FeatureUnsupportedError(
+      descriptor.type,
+      "checkpointFiles",
+      "the driver cannot resume a session from an earlier checkpoint, so a rewind could not drop the undone turns from the conversation",
+    );
+  }
+}
+
 /** The workspace's snapshots for `cwd`; `FileCheckpointError` `cwd_required` without one. */
 export function openRepo(cwd: string | undefined, options: true | FileCheckpointOptions, signal?: AbortSignal): Promise<ShadowRepo> {
   if (cwd === undefined) {
@@ -66,6 +83,7 @@ export class TurnFiles {
 
   /** Snapshots the workspace for `key`; a `notice` `files skipped` lists files over the size cap. */
   static async take(init: {
+    descriptor: DriverDescriptor;
     key: string;
     cwd: string | undefined;
     options: true | FileCheckpointOptions;
@@ -73,6 +91,7 @@ export class TurnFiles {
     queue: EventQueue;
     signal: AbortSignal;
   }): Promise<TurnFiles> {
+    checkRewindable(init.descriptor);
     const started = performance.now();
     const repo = await openRepo(init.cwd, init.options, init.signal);
     const parent = await repo.tip(init.key, init.signal);

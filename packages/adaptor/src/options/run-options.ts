@@ -84,8 +84,9 @@ export interface SharedRunOptions {
    * git executable). Snapshots are kept in git's object store in a directory outside the workspace;
    * untracked files are included, files the project's `.gitignore` ignores and files over the cap
    * are not (and a rewind leaves them as they are). Refused with `FileCheckpointError` before the
-   * driver starts (`git_missing`, `cwd_required`, `inside_workspace`). Default false: no snapshot
-   * and no cost.
+   * driver starts (`git_missing`, `cwd_required`, `inside_workspace`), and with
+   * `FeatureUnsupportedError` (feature `checkpointFiles`) by a driver that cannot resume a session
+   * from an earlier checkpoint (ACP agents). Default false: no snapshot and no cost.
    */
   readonly checkpointFiles?: boolean | FileCheckpointOptions;
 }

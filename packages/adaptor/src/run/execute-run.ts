@@ -141,6 +141,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       const files =
         thread && turn && options.checkpointFiles
           ? await TurnFiles.take({
+              descriptor: driver.descriptor,
               key: thread.key,
               cwd: prep.request.cwd,
               options: options.checkpointFiles,
