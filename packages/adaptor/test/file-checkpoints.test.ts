@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { MemoryThreadStore } from "@adaptor/threadstore";
@@ -107,6 +108,30 @@ describe("file checkpoints and thread.rewind()", () => {
     // The next turn resumes from the restored checkpoint and is recorded after turn one.
     const three = await thread.run("three");
     expect((await thread.history()).map((turn) => turn.runId)).toEqual([one.runId, three.runId]);
+    await agent.close();
+  });
+
+  it("rewinding a middle turn undoes it and every later one; the workspace's own .git is never snapshotted or touched", async () => {
+    const { cwd, dir } = await workspace();
+    execFileSync("git", ["init", "--quiet", cwd]);
+    const edits: Record<string, Edit> = {
+      two: async (at) => writeFile(path.join(at, "two.txt"), "2\n"),
+      three: async (at) => {
+        await writeFile(path.join(at, "three.txt"), "3\n");
+        await writeFile(path.join(at, ".git", "turn-three-marker"), "3\n");
+      },
+    };
+    const agent = new Agent(editingDriver(edits), { threadStore: new MemoryThreadStore(), cwd, checkpointFiles: { dir } });
+    const thread = agent.thread("t");
+    const one = await thread.run("one");
+    const two = await thread.run("two");
+    await thread.run("three");
+    await thread.rewind(two.runId);
+    expect(existsSync(path.join(cwd, "two.txt"))).toBe(false);
+    expect(existsSync(path.join(cwd, "three.txt"))).toBe(false);
+    expect(await readFile(path.join(cwd, ".git", "turn-three-marker"), "utf8")).toBe("3\n");
+    expect((await thread.checkpoint())?.checkpoint.data).toEqual({ turn: 1 });
+    expect((await thread.history()).map((turn) => turn.runId)).toEqual([one.runId]);
     await agent.close();
   });
 
