@@ -125,7 +125,7 @@ export class ApprovalBroker {
       this.#init.queue.push({
         type: "notice",
         kind: "approval.late-answer",
-        message: `approval ${id}: a ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
+        message: `approval ${id}: the answer ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
         data: { id, kind: ask.kind, attempt, lost, attempted: attempted.outcome, status: responder.status },
       }),
     );

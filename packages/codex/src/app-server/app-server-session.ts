@@ -29,11 +29,13 @@ import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartRespon
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
+import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
 import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
+import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
@@ -115,6 +117,8 @@ export class AppServerSession implements PooledProcess {
   readonly signature: string;
   readonly #config: CodexConfig;
   readonly #cwd: string;
+  /** The run's skills, staged for this process; announced right after `initialize`. */
+  readonly #skills: StagedCodexSkills | undefined;
   readonly #graceMs: number;
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
@@ -144,25 +148,35 @@ export class AppServerSession implements PooledProcess {
     const { config, request } = init;
     const cwd = request.cwd ?? config.cwd ?? process.cwd();
     let session: AppServerSession | undefined;
-    const proc = await init.schedule(() =>
-      spawnCli({
-        command: init.command,
-        args: ["app-server", ...commonArgs(config)],
-        cwd,
-        env: codexEnv(config, request.env),
-        device: DEVICE,
-        ...spawnLimits(config),
-        // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
-        onStderr: (text) => session?.emitStderr(text),
-      }),
-    );
-    session = new AppServerSession(proc, init.signature, config, cwd);
+    const skills = await stageCodexSkills(request.skills);
+    let proc: CliProcess;
+    try {
+      proc = await init.schedule(() =>
+        spawnCli({
+          command: init.command,
+          args: ["app-server", ...commonArgs(config)],
+          cwd,
+          env: codexEnv(config, request.env),
+          device: DEVICE,
+          ...spawnLimits(config),
+          // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
+          onStderr: (text) => session?.emitStderr(text),
+        }),
+      );
+    } catch (error) {
+      await skills?.remove();
+      throw error;
+    }
+    // The staged skills live as long as the process (close() removes them too, and waits for it).
+    if (skills) void proc.exited.then(() => skills.remove());
+    session = new AppServerSession(proc, init.signature, config, cwd, skills);
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     return session;
   }
 
-  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string) {
+  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string, skills: StagedCodexSkills | undefined) {
     this.proc = proc;
+    this.#skills = skills;
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;
@@ -287,6 +301,10 @@ export class AppServerSession implements PooledProcess {
     };
     await this.#rpc.request("initialize", initialize);
     this.#rpc.notify("initialized");
+    if (this.#skills) {
+      const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };
+      await this.#rpc.request("skills/extraRoots/set", roots);
+    }
     this.#initialized = true;
   }
 
@@ -421,7 +439,8 @@ export class AppServerSession implements PooledProcess {
   /**
    * Ends the process and waits until it is reaped. Idle (parked), it gets EOF on stdin first, the
    * way codex ends after every turn, and is terminated only when it does not exit within the
-   * grace; serving a turn, it is terminated at once. Idempotent; never rejects.
+   * grace; serving a turn, it is terminated at once. The skills staged for it are removed.
+   * Idempotent; never rejects.
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
@@ -431,6 +450,7 @@ export class AppServerSession implements PooledProcess {
       }
       await this.proc.close();
       await this.#pump;
+      await this.#skills?.remove();
     })();
     return this.#closed;
   }

@@ -34,6 +34,7 @@ export const REFERENCE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
     sessions: { resume: true, fork: true },
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
+    skills: false,
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
