@@ -14,7 +14,7 @@ export interface FileCheckpointScope {
   readonly cwd?: string;
   /** The file checkpoint settings the turns ran with. Default: the Agent's `checkpointFiles`, else `true`. */
   readonly checkpointFiles?: true | FileCheckpointOptions;
-  /** Aborts the operation. */
+  /** Aborts the operation; a rewind follows it only until it starts restoring files. */
   readonly signal?: AbortSignal;
 }
 

@@ -25,7 +25,8 @@ export interface RewindInit {
  * record is the one its last checkpointed turn committed, puts the workspace files back as they
  * were before that turn, writes back the record the turn started from (a new revision of it: the
  * next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after it),
- * and forgets the undone turns' snapshots. Resolves the record now active.
+ * and forgets the undone turns' snapshots. Resolves the record now active. `signal` is followed
+ * until the restore starts; after that the rewind runs to its end.
  * @throws FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
@@ -65,19 +66,18 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         `thread ${key}: its record is not the one its last checkpointed turn committed (a turn ran without checkpointFiles, elsewhere, or the thread was deleted); nothing was changed`,
       );
     }
-    await repo.restore(key, target.tree, signal);
+    // From here on the signal is no longer followed: a restore stopped halfway would leave the
+    // workspace matching neither the turn's snapshot nor its current state.
+    await repo.restore(key, target.tree);
     let written: ThreadRecord;
     try {
       const { revision: _assigned, ...draft } = before;
-      written = await store.finalize(
-        {
-          leases: [lease],
-          record: { ...draft, status: "active", updatedAt: new Date() },
-          ...(before.id !== current.id ? { archiveId: current.id } : {}),
-          releaseLeases: true,
-        },
-        signal,
-      );
+      written = await store.finalize({
+        leases: [lease],
+        record: { ...draft, status: "active", updatedAt: new Date() },
+        ...(before.id !== current.id ? { archiveId: current.id } : {}),
+        releaseLeases: true,
+      });
     } catch (error) {
       throw new FileCheckpointError(
         "store_failed",
@@ -85,7 +85,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         { cause: error },
       );
     }
-    await repo.truncate(key, head.commit, turns[at - 1]?.commit, signal);
+    await repo.truncate(key, head.commit, turns[at - 1]?.commit);
     return written;
   } finally {
     await store.releaseLease(lease).catch(() => undefined);
