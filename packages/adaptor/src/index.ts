@@ -64,6 +64,7 @@ export {
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
+  ErrApprovalEditUnsupported,
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
   ErrThreadCatalogUnsupported,

@@ -206,6 +206,7 @@ describe("approvals, first form", () => {
       toolName: "Bash",
       toolCallId: "t1",
       input: { command: "ls" },
+      inputEditable: true,
     });
     return { text: JSON.stringify(decision) };
   });

@@ -62,7 +62,10 @@ describe("public surface", () => {
       "DEFAULT_MAX_RAW_BYTES",
       "JsonLinesDecoder",
       "SAFE_ENV_BASE",
+      "STDIO_SERVER_VAR",
       "WarmPool",
+      "descendantBaseline",
+      "endTurnLeftovers",
       "envNameMatches",
       "forceKilledError",
       "inheritEnvProblem",
@@ -78,6 +81,7 @@ describe("public surface", () => {
 
   it("@adaptor/driver/kit", async () => {
     expect(Object.keys(await import("@adaptor/driver/kit")).sort()).toEqual([
+      "BACKGROUND_ENDED_MESSAGE",
       "COMMON_CONFIG_SHAPE",
       "DEFAULT_IDLE_MS",
       "DEFAULT_MAX_CONCURRENT_SPAWNS",
@@ -95,6 +99,7 @@ describe("public surface", () => {
       "captureConfig",
       "closingQuote",
       "deepFreeze",
+      "endTurnBackground",
       "exitOrTerminate",
       "graceMs",
       "hasRawControl",
@@ -288,6 +293,7 @@ describe("public surface", () => {
       "ErrAgentFailed",
       "ErrAlreadyExists",
       "ErrApprovalDenied",
+      "ErrApprovalEditUnsupported",
       "ErrApprovalExpired",
       "ErrApprovalKindMismatch",
       "ErrApprovalNotPending",

@@ -41,6 +41,8 @@ const ROOTS = [
   "v2/ThreadRevertResponse",
   "v2/SkillsExtraRootsSetParams",
   "v2/SkillsExtraRootsSetResponse",
+  "v2/ThreadInjectItemsParams",
+  "v2/ThreadInjectItemsResponse",
   "v2/CommandExecutionRequestApprovalResponse",
   "v2/FileChangeRequestApprovalResponse",
 ];

@@ -23,5 +23,7 @@ export type { ThreadRevertParams } from "./v2/ThreadRevertParams.js";
 export type { ThreadRevertResponse } from "./v2/ThreadRevertResponse.js";
 export type { SkillsExtraRootsSetParams } from "./v2/SkillsExtraRootsSetParams.js";
 export type { SkillsExtraRootsSetResponse } from "./v2/SkillsExtraRootsSetResponse.js";
+export type { ThreadInjectItemsParams } from "./v2/ThreadInjectItemsParams.js";
+export type { ThreadInjectItemsResponse } from "./v2/ThreadInjectItemsResponse.js";
 export type { CommandExecutionRequestApprovalResponse } from "./v2/CommandExecutionRequestApprovalResponse.js";
 export type { FileChangeRequestApprovalResponse } from "./v2/FileChangeRequestApprovalResponse.js";
