@@ -88,6 +88,7 @@ describe("public surface", () => {
       "JSON_RPC_METHOD_NOT_FOUND",
       "JsonRpcConnection",
       "JsonRpcError",
+      "LineTemplate",
       "NOT_PROBED",
       "ProcessPool",
       "captureConfig",

@@ -31,6 +31,7 @@ export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
+export { LineTemplate } from "./json-text/line-template.js";
 export {
   inspectCli,
   parseVersion,
