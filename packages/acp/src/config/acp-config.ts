@@ -49,6 +49,13 @@ export interface AcpConfig extends CommonDriverConfig {
   readonly fork?: boolean;
   /** MCP transports the agent accepts in `session/new` (ACP requires stdio). Default `["stdio"]`. */
   readonly mcpTransports?: readonly McpTransport[];
+  /**
+   * ms the agent has, in all, to answer a turn's set-up requests (`initialize`, `session/new`,
+   * `session/load` or `session/fork`, the mode and model selection) before the run rejects with a
+   * DriverError coded `TIMEOUT` (op: the request waiting) and the process is ended. Default
+   * 120,000; at most 2^31-1.
+   */
+  readonly handshakeTimeoutMs?: number;
 }
 
 const is = optionChecks;
@@ -66,6 +73,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   loadSessionUnsupportedReason: is.string({ nonEmpty: true }),
   fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
+  handshakeTimeoutMs: is.timerMs(),
 };
 
 /**

@@ -15,6 +15,7 @@ export type BridgeErrorCode =
   | "approval_resolved"
   | "approval_expired"
   | "approval_kind_mismatch"
+  | "approval_edit_unsupported"
   | "resume_unsupported"
   | "bridge_closed"
   | "internal";

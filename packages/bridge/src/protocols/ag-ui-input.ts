@@ -36,7 +36,7 @@ export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; 
   else if (Array.isArray(content)) {
     const parts = content as { type?: unknown; text?: unknown }[];
     const other = parts.find((part) => part.type !== "text");
-    if (other) throw new HttpError(400, "bad_request", `the prompt may only hold text parts, got a ${String(other.type)} part`);
+    if (other) throw new HttpError(400, "bad_request", `the prompt may only hold text parts, got a part of type ${String(other.type)}`);
     prompt = parts.map((part) => String(part.text ?? "")).join("\n");
   } else prompt = "";
   if (prompt.trim() === "") throw new HttpError(400, "bad_request", "the prompt is empty");

@@ -18,6 +18,7 @@ export {
   type ProcessPoolOptions,
 } from "./pool/process-pool.js";
 export { launchSignature, stableJson, type LaunchInputs } from "./launch/launch-signature.js";
+export { skillsDigest, stageSkillFolders } from "./skills/stage-skills.js";
 export {
   COMMON_CONFIG_SHAPE,
   validateDriverConfig,
@@ -30,6 +31,8 @@ export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
 export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
+export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
+export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
 export {
