@@ -93,6 +93,7 @@ describe("public surface", () => {
       "JSON_RPC_METHOD_NOT_FOUND",
       "JsonRpcConnection",
       "JsonRpcError",
+      "LineTemplate",
       "NOT_PROBED",
       "ProcessPool",
       "StallWatchdog",
