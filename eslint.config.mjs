@@ -27,6 +27,7 @@ export const LAYERS = {
   adaptor: 3,
   "@adaptor/bridge": 4,
   "@adaptor/a2a": 4,
+  "@adaptor/fleet": 4,
 };
 
 /** Folder under packages/ → npm name. */
@@ -49,6 +50,7 @@ const FOLDERS = {
   adaptor: "adaptor",
   bridge: "@adaptor/bridge",
   a2a: "@adaptor/a2a",
+  fleet: "@adaptor/fleet",
 };
 
 /** One config per package: its non-test source may not import a package of its own layer or above. */

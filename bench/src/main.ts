@@ -5,6 +5,7 @@ import { claudeThreadTurn } from "./claude-thread-turn.js";
 import { codexThreadTurn } from "./codex-thread-turn.js";
 import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
+import { fileCheckpoints } from "./file-checkpoints.js";
 import { firstTurn } from "./first-turn.js";
 import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
@@ -19,6 +20,7 @@ const all: Benchmark[] = [
   codexThreadTurn,
   rawOutputMemory,
   portableSessions,
+  fileCheckpoints,
 ];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());

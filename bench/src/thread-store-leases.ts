@@ -14,6 +14,8 @@ const WINDOW_MS = 700;
 const BATCH = 10;
 /** Rounds per store; each figure is the median of the rounds (min–max shown beside it). */
 const ROUNDS = 5;
+/** Concurrent workers of the PostgreSQL figures: each runs the step on its own row, all at once. */
+const WORKERS = [1, 8];
 
 /**
  * Lease cycles for each thread store: `acquireLease` → `finalize` (upsert one record under the
@@ -21,14 +23,15 @@ const ROUNDS = 5;
  * as a thread turn runs it (finalize with `releaseLeases`, so the store releases the lease in the
  * same write and answers the following `releaseLease` without one) and with the release as a write
  * of its own. PostgreSQL (when ADAPTOR_TEST_PG_URL is set, e.g. under scripts/with-postgres.sh) is
- * compared with a baseline measured in the same run: two bare `SELECT 1` round trips through the
- * same pool. Within each round the baseline and both cycle forms run in alternating batches of
+ * compared with two baselines measured in the same run: two bare `SELECT 1` round trips and two
+ * bare one-row `UPDATE`s through the same pool, each with 1 and 8 workers at once (every worker
+ * on its own thread key or row). Within each round the baselines and both cycle forms run in alternating batches of
  * {@link BATCH}, so a busy machine slows them alike; each round gives one ratio, and the figure is
  * the median of {@link ROUNDS}.
  * `pnpm bench lease` runs only this benchmark.
  */
 export const threadStoreLeases: Benchmark = {
-  name: "thread store: lease acquire + finalize + release",
+  name: "thread store: lease acquire + finalize + release (memory, sqlite, postgres)",
   async run(): Promise<Figure[]> {
     const figures: Figure[] = [];
     const line = (label: string, us: number[], extra = ""): Figure => ({
@@ -72,42 +75,58 @@ export const threadStoreLeases: Benchmark = {
       );
       const store = new PostgresThreadStore({ pool, schema });
       await store.migrate();
-      const baseline: number[] = [];
+      await pool.query(`CREATE TABLE "${schema}".bench_counter (id int PRIMARY KEY, n bigint NOT NULL)`);
+      await pool.query(`INSERT INTO "${schema}".bench_counter SELECT g, 0 FROM generate_series(0, ${Math.max(...WORKERS) - 1}) g`);
       const forms = { releasing: true, apart: false } as const;
-      const cycles = { releasing: [] as number[], apart: [] as number[] };
-      const ops = { releasing: [] as Operations[], apart: [] as Operations[] };
-      for (let r = 0; r < ROUNDS; r++) {
-        const [base, releasing, apart] = await interleaved([
-          roundTrips(pool),
-          cycle(store, "postgres", true),
-          cycle(store, "postgres", false),
-        ]);
-        baseline.push(base!);
-        cycles.releasing.push(releasing!);
-        cycles.apart.push(apart!);
-        for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][])
-          ops[form].push(await perOperation(store, release));
-      }
-      figures.push(
-        line("baseline: 2 × SELECT 1 (postgres)", baseline, `; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`),
-      );
-      for (const form of Object.keys(forms) as (keyof typeof forms)[]) {
-        const ratios = cycles[form].map((us, i) => us / baseline[i]!);
-        figures.push({
-          label: form === "releasing" ? "postgres, finalize releases" : "postgres, release apart",
-          value: 1e6 / median(cycles[form]),
-          unit: "cycles/s",
-          note: `median ${fmt(median(cycles[form]))} µs/cycle; ${fmt(median(ratios), 2)}× the baseline's time (min–max ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}, median of ${ROUNDS} rounds)`,
-        });
-        for (const name of ["acquire", "finalize", "release"] as const) {
-          const us = ops[form].map((each) => each[name]);
-          const share = us.map((u, i) => u / (baseline[i]! / 2));
+      for (const workers of WORKERS) {
+        const selects: number[] = [];
+        const updates: number[] = [];
+        const cycles = { releasing: [] as number[], apart: [] as number[] };
+        const ops = { releasing: [] as Operations[], apart: [] as Operations[] };
+        for (let r = 0; r < ROUNDS; r++) {
+          const [select, update, releasing, apart] = await interleaved([
+            parallel(workers, () => roundTrips(pool)),
+            parallel(workers, (w) => bareUpdates(pool, schema, w)),
+            parallel(workers, (w) => cycle(store, `postgres-${workers}-${w}`, true)),
+            parallel(workers, (w) => cycle(store, `postgres-${workers}-${w}`, false)),
+          ]);
+          selects.push(select!);
+          updates.push(update!);
+          cycles.releasing.push(releasing!);
+          cycles.apart.push(apart!);
+          if (workers === 1)
+            for (const [form, release] of Object.entries(forms) as [keyof typeof forms, boolean][])
+              ops[form].push(await perOperation(store, release));
+        }
+        const each = workers === 1 ? "" : ` (${workers} workers at once, µs per step of all of them)`;
+        figures.push(
+          line(
+            `baseline: 2 × SELECT 1 (postgres, ${workers} worker${workers === 1 ? "" : "s"})`,
+            selects,
+            `${each}; server synchronous_commit=${shown.rows[0]?.s}, fsync=${shown.rows[0]?.f}`,
+          ),
+          line(`baseline: 2 × bare one-row UPDATE (postgres, ${workers} worker${workers === 1 ? "" : "s"})`, updates, each),
+        );
+        for (const form of Object.keys(forms) as (keyof typeof forms)[]) {
+          const bySelect = cycles[form].map((us, i) => us / selects[i]!);
+          const byUpdate = cycles[form].map((us, i) => us / updates[i]!);
           figures.push({
-            label: `  ${name}`,
-            value: 1e6 / median(us),
-            unit: "ops/s",
-            note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip (min–max ${fmt(Math.min(...share), 2)}–${fmt(Math.max(...share), 2)})`,
+            label: `postgres, ${form === "releasing" ? "finalize releases" : "release apart"}, ${workers} worker${workers === 1 ? "" : "s"}`,
+            value: 1e6 / median(cycles[form]),
+            unit: "cycles/s",
+            note: `median ${fmt(median(cycles[form]))} µs/cycle; ${fmt(median(bySelect), 2)}× 2 × SELECT 1 (${fmt(Math.min(...bySelect), 2)}–${fmt(Math.max(...bySelect), 2)}), ${fmt(median(byUpdate), 2)}× 2 × UPDATE (${fmt(Math.min(...byUpdate), 2)}–${fmt(Math.max(...byUpdate), 2)}${workers === 8 ? "; goal ≤ 2×" : ""}), medians of ${ROUNDS} rounds`,
           });
+          if (workers !== 1) continue;
+          for (const name of ["acquire", "finalize", "release"] as const) {
+            const us = ops[form].map((o) => o[name]);
+            const share = us.map((u, i) => u / (selects[i]! / 2));
+            figures.push({
+              label: `  ${name}`,
+              value: 1e6 / median(us),
+              unit: "ops/s",
+              note: `median ${fmt(median(us))} µs; ${fmt(median(share), 2)}× one SELECT 1 round trip (min–max ${fmt(Math.min(...share), 2)}–${fmt(Math.max(...share), 2)})`,
+            });
+          }
         }
       }
     } finally {
@@ -136,6 +155,23 @@ function roundTrips(pool: pg.Pool): Step {
   return async () => {
     await pool.query("SELECT 1");
     await pool.query("SELECT 1");
+  };
+}
+
+/** Two bare one-row `UPDATE`s (each its own committed write, parameters as the store sends them) on worker `w`'s row. */
+function bareUpdates(pool: pg.Pool, schema: string, w: number): Step {
+  const text = `UPDATE "${schema}".bench_counter SET n = n + 1 WHERE id = $1`;
+  return async () => {
+    await pool.query({ name: `bench-update-${schema}`, text, values: [w] });
+    await pool.query({ name: `bench-update-${schema}`, text, values: [w] });
+  };
+}
+
+/** `workers` copies of a step (`make(w)` for worker `w`) run at once; one call ends when all did. */
+function parallel(workers: number, make: (w: number) => Step): Step {
+  const steps = Array.from({ length: workers }, (_, w) => make(w));
+  return async (i) => {
+    await Promise.all(steps.map((step) => step(i)));
   };
 }
 

@@ -100,6 +100,51 @@ describe("claude text-delta lines (fake CLI)", () => {
       await agent.close();
     }
   });
+  it("deltas with their keys in another order give the same events and result as the CLI's order and as spaced (always parsed) lines", async () => {
+    const texts = Array.from({ length: 120 }, (_, i) => (i % 7 === 3 ? `q"${i}\\ é\n` : `t${i} `));
+    /** One delta line in the given form; the block index changes halfway, `api_message_id` from a third on. */
+    const deltaIn = (form: "cli" | "reordered" | "spaced", text: string, i: number): string => {
+      const index = i < 60 ? 0 : 1;
+      const ids = { session_id: SESSION, parent_tool_use_id: null, uuid: `u-${i}`, ...(i >= 40 ? { api_message_id: "msg-2" } : {}) };
+      const event = { type: "content_block_delta", index, delta: { type: "text_delta", text } };
+      if (form === "cli") return JSON.stringify({ type: "stream_event", event, ...ids });
+      const reordered = {
+        ...ids,
+        event: { delta: { text, type: "text_delta" }, index, type: "content_block_delta" },
+        type: "stream_event",
+      };
+      return form === "reordered" ? JSON.stringify(reordered) : JSON.stringify(reordered, null, 1).replaceAll("\n", " ");
+    };
+    const turn = async (form: "cli" | "reordered" | "spaced") => {
+      const body = texts.map((text, i) => deltaIn(form, text, i) + "\n").join("");
+      const steps: FakeCliStep[] = [
+        { awaitStdinLine: true },
+        init,
+        line({ type: "stream_event", event: { type: "message_start", message: { id: "msg-2" } }, session_id: SESSION }),
+        { write: body },
+        assistant("msg-2", "streamed"),
+        result("done"),
+        { hang: true },
+      ];
+      const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }));
+      try {
+        const stream = agent.stream("go");
+        const events = await drain(stream);
+        const r = await stream.result();
+        return {
+          deltas: events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId]),
+          types: events.map((e) => e.type),
+          text: r.text,
+        };
+      } finally {
+        await agent.close();
+      }
+    };
+    const cli = await turn("cli");
+    expect(cli.deltas).toEqual(texts.map((text) => [text, "msg-2"]));
+    expect(await turn("reordered")).toEqual(cli);
+    expect(await turn("spaced")).toEqual(cli);
+  });
   it("a host that keeps up loses no delta even with a small event buffer: lines are taken one at a time, in step with its loop", async () => {
     const texts = Array.from({ length: 300 }, (_, i) => `t${i} `);
     const body = texts.map((text) => (delta(text) as { write: string }).write).join("");

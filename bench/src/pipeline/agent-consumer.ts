@@ -8,17 +8,21 @@ import { Agent } from "adaptor";
 
 const which = process.argv[2];
 const command = process.env.FAKE_CLI;
-if (!command || (which !== "claude" && which !== "codex")) {
-  process.stderr.write("usage: FAKE_CLI=<fake> agent-consumer.ts claude|codex\n");
+if (!command || (which !== "claude" && which !== "codex" && which !== "codex-exec")) {
+  process.stderr.write("usage: FAKE_CLI=<fake> agent-consumer.ts claude|codex|codex-exec\n");
   process.exit(2);
 }
-// The child environment is an allowlist: hand the fake its delta count explicitly.
-const env = { FAKE_N: process.env.FAKE_N ?? "200000" };
-const driver = which === "claude" ? claude({ command, env }) : codex({ command, env });
+// The child environment is an allowlist: hand the fake its delta count (and line order) explicitly.
+const env = { FAKE_N: process.env.FAKE_N ?? "200000", FAKE_ORDER: process.env.FAKE_ORDER ?? "" };
+const driver =
+  which === "claude"
+    ? claude({ command, env })
+    : codex({ command, env, ...(which === "codex-exec" ? { transport: "exec" as const } : {}) });
 const agent = new Agent(driver);
 let events = 0;
 let text = 0;
 let dropped = 0;
+let transcript = 0;
 const stream = agent.stream("hi");
 // The loop runs in a function, as in a host (the bare readers' per-line work runs in a callback
 // function too): the same loop at module top level costs V8 far more per resumption, about 150 ms
@@ -31,7 +35,7 @@ async function consume(): Promise<void> {
   }
 }
 await consume();
-await stream.result();
+transcript = (await stream.result()).transcript().length;
 await agent.close();
 const u = process.resourceUsage();
-console.log(JSON.stringify({ events, text, dropped, cpuUs: u.userCPUTime + u.systemCPUTime, maxRssKb: u.maxRSS }));
+console.log(JSON.stringify({ events, text, dropped, transcript, cpuUs: u.userCPUTime + u.systemCPUTime, maxRssKb: u.maxRSS }));

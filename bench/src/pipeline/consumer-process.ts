@@ -16,6 +16,8 @@ export interface ConsumerReport {
   readonly text: number;
   /** Deltas the SDK dropped under backpressure (SDK consumer only). */
   readonly dropped?: number;
+  /** Items in the Result's transcript (SDK consumer only). */
+  readonly transcript?: number;
   /** The consumer process's own user + system CPU, µs (the fake CLI is another process). */
   readonly cpuUs: number;
   /** The consumer process's peak resident set, KiB. */

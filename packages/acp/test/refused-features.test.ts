@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
 import { acp } from "../src/index.js";
 
@@ -62,5 +66,25 @@ describe("ACP refuses what its protocol cannot carry", () => {
       expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
     }
     await stream.result().catch(() => undefined);
+  });
+
+  it("file checkpoints are refused with FeatureUnsupportedError before any process starts (a session cannot start from an earlier checkpoint)", async () => {
+    const root = await mkdtemp(join(tmpdir(), "adaptor-acp-files-"));
+    try {
+      await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }), {
+        threadStore: new MemoryThreadStore(),
+        cwd: root,
+        checkpointFiles: { dir: join(tmpdir(), "adaptor-acp-files-never-made") },
+      });
+      const events: AgentEvent[] = [];
+      const stream = agent.thread("t").stream("hi");
+      for await (const event of stream) events.push(event);
+      const refused = await stream.result().catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "checkpointFiles" });
+      expect(events.some((e) => e.type === "process")).toBe(false);
+      await expect(agent.thread("t").rewind("any")).rejects.toBeInstanceOf(FeatureUnsupportedError);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

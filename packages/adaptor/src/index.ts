@@ -2,7 +2,10 @@
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
 export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sessions.js";
-export { Thread } from "./agent/thread.js";
+export { Thread, type FileCheckpointScope } from "./agent/thread.js";
+export { DEFAULT_MAX_FILE_BYTES, type FileCheckpointOptions } from "./file-checkpoints/file-checkpoint-options.js";
+export type { CheckpointedTurn } from "./file-checkpoints/turn-files.js";
+export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-checkpoint-error.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
@@ -65,6 +68,7 @@ export {
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
   ErrThreadCatalogUnsupported,
+  ErrFileCheckpoint,
 } from "./errors/sentinels.js";
 
 // Store identities for hosts that use a store directly (the Thread API maps them to ErrThread*).

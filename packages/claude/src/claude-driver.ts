@@ -39,7 +39,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   type: "claude",
   displayName: "Claude Code",
   capabilities: {
-    sessions: { resume: true, fork: true },
+    sessions: { resume: true, fork: true, fromCheckpoint: true },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).

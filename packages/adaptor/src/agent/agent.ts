@@ -27,7 +27,10 @@ import { TurnControls } from "../run/turn-controls.js";
 import { Stream } from "../run/stream.js";
 import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
-import { Thread, type ThreadHost } from "./thread.js";
+import { Thread, type FileCheckpointScope, type ThreadHost } from "./thread.js";
+import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
+import { checkpointedTurn, openRepo } from "../file-checkpoints/turn-files.js";
+import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
@@ -190,12 +193,37 @@ export class Agent implements AsyncDisposable {
       return store.resolve({ key }, signal);
     },
     deleteThread: (key, signal) => this.deleteThread(key, signal),
+    history: async (key, scope) => {
+      const repo = await openRepo(scope.cwd ?? this.#options.cwd, this.#fileCheckpoints(scope), scope.signal);
+      return (await repo.history(key, scope.signal)).map(checkpointedTurn);
+    },
+    rewind: async (key, runId, scope) => {
+      const store = this.#options.threadStore;
+      if (!store) throw new AdaptorError("rewinding a thread needs a threadStore", { sentinel: ErrThreadStoreRequired });
+      return rewindThread({
+        descriptor: this.driver.descriptor,
+        store,
+        key,
+        owner: this.#owner,
+        leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+        cwd: scope.cwd ?? this.#options.cwd,
+        options: this.#fileCheckpoints(scope),
+        runId,
+        signal: scope.signal,
+      });
+    },
     pendingApprovals: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
       return pendingStore(store).listPendingApprovals(key, signal);
     },
   };
+
+  /** The file checkpoint settings of a history or rewind call: the call's, the Agent's, else the defaults. */
+  #fileCheckpoints(scope: FileCheckpointScope): true | FileCheckpointOptions {
+    const agent = this.#options.checkpointFiles;
+    return scope.checkpointFiles ?? (agent && agent !== true ? agent : true);
+  }
 
   #start(
     prompt: Prompt,

@@ -5,6 +5,18 @@ import type { RunOptions } from "../options/run-options.js";
 import type { Stream } from "../run/stream.js";
 import type { Prompt } from "../prompt/prompt.js";
 import type { ResumeSpec, ThreadMode } from "../thread/thread-context.js";
+import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
+import type { CheckpointedTurn } from "../file-checkpoints/turn-files.js";
+
+/** Where a thread's file checkpoints are: defaults are the Agent's options. */
+export interface FileCheckpointScope {
+  /** The workspace the turns ran in. Default: the Agent's `cwd`. */
+  readonly cwd?: string;
+  /** The file checkpoint settings the turns ran with. Default: the Agent's `checkpointFiles`, else `true`. */
+  readonly checkpointFiles?: true | FileCheckpointOptions;
+  /** Aborts the operation; a rewind follows it only until it starts restoring files. */
+  readonly signal?: AbortSignal;
+}
 
 /** How a Thread reaches its Agent (internal). */
 export interface ThreadHost {
@@ -21,6 +33,8 @@ export interface ThreadHost {
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
   pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
   deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread>;
+  history(key: string, scope: FileCheckpointScope): Promise<CheckpointedTurn[]>;
+  rewind(key: string, runId: string, scope: FileCheckpointScope): Promise<ThreadRecord>;
 }
 
 /**
@@ -145,6 +159,35 @@ export class Thread {
    */
   resume(approvalId: string, options: RunOptions = {}): Promise<Result> {
     return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId }));
+  }
+
+  /**
+   * The turns of this thread that ran with `checkpointFiles` and committed, oldest first: the
+   * points {@link rewind} can go back to. Read from this host's checkpoint directory (file
+   * snapshots belong to the workspace they were taken in); `[]` when there are none.
+   * @throws FileCheckpointError `git_missing`, `cwd_required`, `inside_workspace`, `git_failed`.
+   */
+  history(scope: FileCheckpointScope = {}): Promise<CheckpointedTurn[]> {
+    return this.#host.history(this.key, scope);
+  }
+
+  /**
+   * Undoes the turn `runId` (its `result.runId`, see {@link history}) and every later one: under
+   * the thread's lease, the workspace files are put back byte for byte as they were before that
+   * turn (files it created are removed, ones it changed or deleted written back; ignored files and
+   * files over the size cap are left as they are), and the conversation's checkpoint goes back to
+   * the one that turn started from. The next turn resumes there: the model sees nothing of the
+   * undone turns (the drivers drop what the CLI recorded after the checkpoint). Resolves the
+   * thread's record now active.
+   * @throws ErrThreadStoreRequired without a store; ErrThreadBusy while a turn runs;
+   * FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume from an
+   * earlier checkpoint (ACP agents);
+   * FileCheckpointError: `turn_not_found`, `first_turn` (the turn started the conversation: start
+   * a new thread instead), `diverged` (the record moved on without checkpointed turns), and those of
+   * {@link history} (nothing changed); `store_failed` (the files were restored, the checkpoint not).
+   */
+  rewind(runId: string, scope: FileCheckpointScope = {}): Promise<ThreadRecord> {
+    return this.#host.rewind(this.key, runId, scope);
   }
 
   /** The active record of this key (diagnostic), or `undefined`. Rejects with `ErrThreadStoreRequired` without a store. */

@@ -88,3 +88,6 @@ export const ErrSuspendUnsupported = sentinel("adaptor.SuspendUnsupported", "sus
 
 /** Threads were listed or deleted through a store without the thread-catalog capability: see `ThreadCatalogUnsupportedError`. */
 export const ErrThreadCatalogUnsupported = sentinel("adaptor.ThreadCatalogUnsupported", "thread catalog unsupported");
+
+/** A file checkpoint (`checkpointFiles`) or a `thread.rewind()` could not be taken or applied; see `FileCheckpointError`. */
+export const ErrFileCheckpoint = sentinel("adaptor.FileCheckpoint", "file checkpoint failed");

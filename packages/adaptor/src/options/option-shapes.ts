@@ -27,6 +27,11 @@ const subagent: OptionCheck = (value, field, subject) => {
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
 const SHARED: OptionShape = {
   model: is.string({ nonEmpty: true }),
+  checkpointFiles: is.anyOf(
+    "a boolean or { dir?, maxFileBytes?, git? }",
+    is.boolean(),
+    is.shape({ dir: is.string({ nonEmpty: true }), maxFileBytes: is.integer(1), git: is.string({ nonEmpty: true }) }),
+  ),
   cwd: is.string({ nonEmpty: true }),
   env: is.env(),
   timeoutMs: is.timerMs({ allowInfinity: true }),

@@ -7,6 +7,7 @@ import type { McpServer } from "@adaptor/mcp";
 import type { SkillProvider, SkillSpec } from "@adaptor/skill";
 import type { SuspendOptions } from "../suspend/suspend-options.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
+import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -76,6 +77,18 @@ export interface SharedRunOptions {
    * the agent's whole list, as in the Go design; an empty list clears it for that call.
    */
   readonly mcpServers?: readonly McpServer[];
+  /**
+   * Thread turns only: snapshot the workspace (`cwd`, required) before each turn, so
+   * `thread.rewind(runId)` can later undo that turn's file changes along with its conversation.
+   * `true` or {@link FileCheckpointOptions} (where the snapshots live, the per-file size cap, the
+   * git executable). Snapshots are kept in git's object store in a directory outside the workspace;
+   * untracked files are included, files the project's `.gitignore` ignores and files over the cap
+   * are not (and a rewind leaves them as they are). Refused with `FileCheckpointError` before the
+   * driver starts (`git_missing`, `cwd_required`, `inside_workspace`), and with
+   * `FeatureUnsupportedError` (feature `checkpointFiles`) by a driver that cannot resume a session
+   * from an earlier checkpoint (ACP agents). Default false: no snapshot and no cost.
+   */
+  readonly checkpointFiles?: boolean | FileCheckpointOptions;
 }
 
 /** Options of one `agent.run()` / `agent.stream()` call. */

@@ -79,7 +79,8 @@ export class Result {
     this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });
-    this.#transcript = Object.freeze(init.transcript.map((item) => Object.freeze({ ...item })));
+    // An item the driver froze as it made it is kept as it is (a long turn has one per message).
+    this.#transcript = Object.freeze(init.transcript.map((item) => (Object.isFrozen(item) ? item : Object.freeze({ ...item }))));
   }
 
   /** Full stdout and stderr of the CLI and its official terminal line (`{ event, json }`). */

@@ -1,4 +1,4 @@
-import { AdaptorError, walkError } from "@adaptor/errors";
+import { AdaptorError, InvalidOptionError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
   TurnControl,
@@ -24,6 +24,7 @@ import { Result } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
+import { TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
@@ -108,6 +109,13 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       controller,
     });
     const { thread, prompt } = suspension;
+    if (!thread && options.checkpointFiles) {
+      throw new InvalidOptionError({
+        subject: "run options",
+        field: "checkpointFiles",
+        reason: "applies to thread turns only (agent.thread(key).run)",
+      });
+    }
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
@@ -142,6 +150,19 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     try {
       if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
       if (turn) await suspension.begin(turn, prep.request.cwd);
+      // Before the driver starts and under the lease: the workspace as the turn found it.
+      const files =
+        thread && turn && options.checkpointFiles
+          ? await TurnFiles.take({
+              descriptor: driver.descriptor,
+              key: thread.key,
+              cwd: prep.request.cwd,
+              options: options.checkpointFiles,
+              before: turn.startedFrom,
+              queue,
+              signal: controller.signal,
+            })
+          : undefined;
       const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;
@@ -195,7 +216,16 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         controller.signal.throwIfAborted();
         // The lease goes with the commit's own write unless the suspension still works under it.
         try {
-          await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+          const written = await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+          await files?.committed(runId, prompt, written, controller.signal).catch((error: unknown) =>
+            // The turn is committed; only its rewind point is missing (a later rewind across it says `diverged`).
+            queue.push({
+              type: "notice",
+              kind: "lifecycle",
+              message: "file checkpoint not recorded",
+              data: { threadKey: written.key, error: error instanceof Error ? error.message : String(error) },
+            }),
+          );
         } catch (error) {
           // The turn ran and only its commit was refused: the error carries what it produced.
           if (error instanceof ThreadSessionError) throw error.withResult(toResult(runId, response, performance.now() - started));

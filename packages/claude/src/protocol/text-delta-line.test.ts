@@ -44,13 +44,42 @@ function parsedText(line: string): string | undefined {
 /** Keys of a parsed line outside the event: none of them may tag the line with a prompt. */
 const ALLOWED_KEYS = ["type", "event", "session_id", "parent_tool_use_id", "uuid", "api_message_id"];
 
+/** A reader that learned the shape of `line` (as the session does after parsing it). */
+function learned(line: string): TextDeltaLineReader {
+  const reader = new TextDeltaLineReader();
+  reader.learn(line, JSON.parse(line) as Record<string, unknown>);
+  expect(reader.read(line), `learned ${line.slice(0, 160)}`).toBe(parsedText(line));
+  return reader;
+}
+
+/** A text-delta line with its keys in the given orders. */
+function ordered(text: string, uuid: string, top: readonly string[], inEvent: readonly string[], inDelta: readonly string[]): string {
+  const values: Record<string, unknown> = {
+    type: "stream_event",
+    session_id: SESSION,
+    parent_tool_use_id: null,
+    uuid,
+    api_message_id: "msg_fake_1",
+  };
+  const deltaValues: Record<string, unknown> = { type: "text_delta", text };
+  const delta = Object.fromEntries(inDelta.map((k) => [k, deltaValues[k]]));
+  const eventValues: Record<string, unknown> = { type: "content_block_delta", index: 0, delta };
+  values.event = Object.fromEntries(inEvent.map((k) => [k, eventValues[k]]));
+  return JSON.stringify(Object.fromEntries(top.map((k) => [k, values[k]])));
+}
+
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
 describe("TextDeltaLineReader", () => {
-  it("reads the text of claude's text-delta line exactly as JSON.parse gives it", () => {
-    const reader = new TextDeltaLineReader();
-    for (const text of TEXTS) {
-      for (const tail of [{}, { api_message_id: undefined }, { parent_tool_use_id: "toolu_1" }, { uuid: "u1" }]) {
-        for (const index of [0, 1, 12]) {
-          const line = deltaLine(text, tail, index);
+  it("reads the text of claude's text-delta line exactly as JSON.parse gives it, once it learned the line's shape", () => {
+    for (const tail of [{}, { api_message_id: undefined }, { parent_tool_use_id: "toolu_1" }, { uuid: "u1" }]) {
+      for (const index of [0, 1, 12]) {
+        const reader = learned(deltaLine("seed", tail, index));
+        for (const text of TEXTS) {
+          const line = deltaLine(text, { ...tail, uuid: `u-${text.length}` }, index);
           expect(reader.read(line), line.slice(0, 160)).toBe(parsedText(line));
           expect(reader.read(line)).toBe(text);
         }
@@ -58,17 +87,56 @@ describe("TextDeltaLineReader", () => {
     }
   });
 
-  it("reads the line the real claude 2.1.332 wrote, and the benchmark fixture's shape", () => {
-    const reader = new TextDeltaLineReader();
-    const real = `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\" in é several\\n "}},"session_id":"${SESSION}","parent_tool_use_id":null,"uuid":"8cab8368-0acb-46cf-afe8-8d4f3c3aa065","api_message_id":"msg_fake_1"}`;
-    expect(reader.read(real)).toBe('" in é several\n ');
-    const fixture = `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"token7 "}},"session_id":"${SESSION}","parent_tool_use_id":null,"uuid":"u7"}`;
-    expect(reader.read(fixture)).toBe("token7 ");
+  it("reads text-delta lines with their keys in any order as JSON.parse reads them", () => {
+    const events = permutations(["type", "index", "delta"]);
+    const deltas = permutations(["type", "text"]);
+    let shapes = 0;
+    for (const top of permutations(["type", "event", "session_id", "parent_tool_use_id", "uuid", "api_message_id"])) {
+      const inEvent = events[shapes % events.length]!;
+      const inDelta = deltas[Math.floor(shapes / events.length) % deltas.length]!;
+      const reader = learned(ordered("seed", "u-seed", top, inEvent, inDelta));
+      for (const text of TEXTS) {
+        const line = ordered(text, `u-${text.length}`, top, inEvent, inDelta);
+        expect(reader.read(line), line.slice(0, 160)).toBe(text);
+      }
+      // Another order is another shape: left to the parse.
+      if (top[0] !== "type" || inEvent[0] !== "type" || inDelta[0] !== "type") expect(reader.read(deltaLine("x"))).toBeUndefined();
+      shapes++;
+    }
+    expect(shapes).toBe(720);
+  });
+
+  it("learns nothing from a line that is not a compact untagged text delta", () => {
+    const notLearned = [
+      `{"type": "stream_event", "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "spaced"}}, "session_id": "s", "parent_tool_use_id": null, "uuid": "u"}`,
+      deltaLine("x").replace('"uuid"', '"uuid":"dup","uuid"'),
+      deltaLine("x", { user_message_uuid: "p1" }),
+      deltaLine(""),
+      deltaLine("x", { parent_tool_use_id: 7 }),
+      deltaLine("x", { session_id: "\u2060adaptor-uuid\u2060" }), // a marker in a constant part
+      deltaLine("x").replace('"index":0', '"index":1.5'),
+      JSON.stringify({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "t" } },
+      }),
+    ];
+    for (const line of notLearned) {
+      const reader = new TextDeltaLineReader();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      reader.learn(line, parsed as Record<string, unknown>);
+      expect(reader.read(line), line).toBeUndefined();
+    }
   });
 
   it("refuses every other line, leaving it to the caller's parse", () => {
-    const reader = new TextDeltaLineReader();
     const good = deltaLine("hello");
+    expect(new TextDeltaLineReader().read(good)).toBeUndefined(); // nothing learned yet
+    const reader = learned(deltaLine("seed"));
     const refused = [
       deltaLine(""),
       deltaLine("x", { user_message_uuid: "p1" }),
@@ -123,7 +191,17 @@ describe("TextDeltaLineReader", () => {
   it("after a line was accepted, no mutation of the next line is accepted unless JSON.parse reads the same", () => {
     // Every single-character deletion, and insertion or replacement of characters that matter to
     // JSON, at every position: what the reader accepts must parse to an untagged text delta with that text.
-    const bases = [deltaLine('tok \\ " é'), deltaLine("token1 ", { api_message_id: undefined })];
+    const bases = [
+      deltaLine('tok \\ " é'),
+      deltaLine("token1 ", { api_message_id: undefined }),
+      ordered(
+        'tok \\ " é',
+        "u-1",
+        ["uuid", "event", "api_message_id", "parent_tool_use_id", "type", "session_id"],
+        ["delta", "index", "type"],
+        ["text", "type"],
+      ),
+    ];
     const inserts = ['"', "\\", "}", "{", ",", " ", "\u0001", "0", "a", ":"];
     let accepted = 0;
     for (const base of bases) {
@@ -136,8 +214,7 @@ describe("TextDeltaLineReader", () => {
         }
       }
       for (const line of variants) {
-        const reader = new TextDeltaLineReader();
-        reader.read(base); // the caches hold the line before
+        const reader = learned(base);
         const text = reader.read(line);
         if (text === undefined) continue;
         accepted++;

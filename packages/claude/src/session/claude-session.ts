@@ -282,7 +282,10 @@ export class ClaudeSession implements PooledProcess {
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event)); // throws for a failed required server
         trackBackgroundTask(this.#backgroundTasks, message);
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
-        else if (turn.accept(message, line.text)) break;
+        else {
+          if (message.type === "stream_event") deltaLines.learn(text, message); // the next delta of this shape skips the parse
+          if (turn.accept(message, line.text)) break;
+        }
       }
       late.report();
       const terminal = turn.terminal?.line;

@@ -14,8 +14,10 @@ import { readCheckpointData, usageSince, type CodexCheckpointData } from "../ses
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread } from "./exec-rewind.js";
 import { ExecTurnState } from "./exec-turn-state.js";
+import { AgentMessageLineReader } from "./agent-message-line.js";
 
 const DEVICE = "codex";
+const ONE_TURN = Promise.resolve();
 
 /** Everything one exec run needs. */
 export interface ExecRunInit {
@@ -146,12 +148,29 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   // exit and close its output, then it is terminated; the verdict is the terminal already read.
   let afterTerminal: Promise<ExitInfo> | undefined;
   try {
-    for await (const line of proc.lines()) {
-      const value = line.kind === "json" ? line.value : undefined;
-      if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
-        if (turn.accept(value as ExecEvent, line.text)) afterTerminal ??= exitOrTerminate(proc, graceMs(config));
-      } else {
-        sink.emit({ type: "process", kind: "stdout", text: line.text });
+    // A completed agent message of the shape learned from the one before is read without a parse.
+    // One await per line, as with lines(): the host's loop takes its events in step.
+    const messages = new AgentMessageLineReader();
+    for await (const batch of proc.textBatches()) {
+      for (let i = 0; i < batch.length; i++) {
+        if (i > 0) await ONE_TURN;
+        const text = batch[i]!;
+        if (messages.read(text)) {
+          turn.agentMessage(messages.id, messages.text);
+          continue;
+        }
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = undefined;
+        }
+        if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string") {
+          messages.learn(text, value as Record<string, unknown>);
+          if (turn.accept(value as ExecEvent, text)) afterTerminal ??= exitOrTerminate(proc, graceMs(config));
+        } else {
+          sink.emit({ type: "process", kind: "stdout", text });
+        }
       }
     }
     exit = await (afterTerminal ?? proc.exited);

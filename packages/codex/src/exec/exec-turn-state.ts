@@ -12,7 +12,8 @@ const TOOL_NAMES: Readonly<Record<string, string>> = {
 
 /**
  * Translates `codex exec --json` lines into driver events (whole items, no deltas) and keeps what
- * the response needs: thread id, terminal line, usage, transcript, last agent message.
+ * the response needs: thread id, terminal line, usage, transcript, last agent message. Transcript
+ * items are frozen as they are made, so the Result keeps them as they are instead of a copy.
  */
 export class ExecTurnState {
   readonly transcript: TranscriptItem[] = [];
@@ -84,20 +85,25 @@ export class ExecTurnState {
     this.#started.add(item.id);
     const input =
       item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
-    this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
+    this.transcript.push(Object.freeze({ kind: "tool-call", toolCallId: item.id, toolName: name, input }));
     this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
   }
 
+  /** A completed agent message (`item.completed` with an `agent_message` item). */
+  agentMessage(id: string, text: string): void {
+    this.lastAgentText = text;
+    this.transcript.push(Object.freeze({ kind: "assistant", text }));
+    this.#emit({ type: "text-delta", text, messageId: id });
+  }
+
   #complete(item: ExecItem): void {
     if (item.type === "agent_message" && typeof item.text === "string") {
-      this.lastAgentText = item.text;
-      this.transcript.push({ kind: "assistant", text: item.text });
-      this.#emit({ type: "text-delta", text: item.text, messageId: item.id });
+      this.agentMessage(item.id, item.text);
       return;
     }
     if (item.type === "reasoning" && typeof item.text === "string") {
-      this.transcript.push({ kind: "thinking", text: item.text });
+      this.transcript.push(Object.freeze({ kind: "thinking", text: item.text }));
       this.#emit({ type: "thinking-delta", text: item.text, messageId: item.id });
       return;
     }
@@ -125,7 +131,7 @@ export class ExecTurnState {
       output = JSON.stringify(item);
       isError = (item as { status?: unknown }).status === "failed";
     }
-    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
+    this.transcript.push(Object.freeze({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError }));
     this.#emit({ type: "tool-result", id: item.id, name, output, isError });
   }
 }

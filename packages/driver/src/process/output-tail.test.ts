@@ -1,3 +1,4 @@
+import { readdirSync, readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OUTPUT_BLOCK_BYTES, OutputBlockPool } from "./output-blocks.js";
 import { OutputTail } from "./output-tail.js";
@@ -124,4 +125,42 @@ describe("OutputTail over several blocks", () => {
     expect(pool.blocksInUse).toBe(0);
     expect(tail.take()).toEqual({ text: "", bytes: 7, truncated: true });
   });
+
+  it("spilled to its file, a tail gives exactly what the same tail gives in memory, and keeps one block in memory", () => {
+    const spilling = new OutputTail(100_000, { pool: new OutputBlockPool(), spillAboveBytes: 0 });
+    const inMemory = new OutputTail(100_000, { pool: new OutputBlockPool(), spillAboveBytes: Number.MAX_SAFE_INTEGER });
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (let window = 0; window < 3; window++) {
+      for (let i = 0; i < 400; i++) {
+        const chunk = Buffer.from(`${"é😀x".repeat(random(900))}line ${window}-${i}\n`);
+        spilling.push(chunk);
+        inMemory.push(chunk);
+        expect(spilling.blocks).toBeLessThanOrEqual(1);
+        if (i % 97 === 0) expect(spilling.peek()).toEqual(inMemory.peek());
+      }
+      expect(spilling.spilledBlocks).toBeGreaterThan(1);
+      expect(inMemory.spilledBlocks).toBe(0);
+      const spilled = spilling.take();
+      expect(spilled.truncated).toBe(true);
+      expect(spilled).toEqual(inMemory.take());
+      expect(spillFiles()).toEqual([]); // take() closed it
+    }
+    spilling.push(Buffer.from("short\n"));
+    expect(spilling.take()).toEqual({ text: "short\n", bytes: 6, truncated: false });
+  });
 });
+
+/** Spill files this process holds open (removed from the temp folder at once, so shown as deleted). */
+function spillFiles(): string[] {
+  const open: string[] = [];
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.includes("adaptor-raw-")) open.push(target);
+    } catch {
+      // closed while listing
+    }
+  }
+  return open;
+}

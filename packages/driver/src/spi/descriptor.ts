@@ -14,8 +14,12 @@ export type McpTransport = "stdio" | "http" | "sse";
  * binary (docs/design.md "Drivers"); the SDK refuses requests outside it before launch.
  */
 export interface DriverCapabilities {
-  /** Resume and fork of provider sessions. */
-  readonly sessions: { readonly resume: boolean; readonly fork: boolean };
+  /**
+   * Resume and fork of provider sessions. `fromCheckpoint`: a resumed session starts exactly at
+   * the checkpoint it is given (`request.session.data`), dropping whatever the CLI recorded after
+   * it, so an older checkpoint can be resumed (what `thread.rewind()` needs). Default false.
+   */
+  readonly sessions: { readonly resume: boolean; readonly fork: boolean; readonly fromCheckpoint?: boolean };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;
   /** Native JSON Schema enforcement, and prompt instructions plus local validation. */

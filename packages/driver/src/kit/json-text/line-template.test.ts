@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { LineTemplate } from "./line-template.js";
+
+const TEXT = "\u2060t\u2060";
+const ID = "\u2060i\u2060";
+const SLOTS = [
+  { marker: TEXT, escapable: true, own: true },
+  { marker: ID, escapable: false },
+];
+
+function learn(value: { text: string; id: string; n: number }): LineTemplate | undefined {
+  const line = JSON.stringify(value);
+  return LineTemplate.learn(line, JSON.parse(line), { ...value, text: TEXT, id: ID }, SLOTS);
+}
+
+describe("LineTemplate", () => {
+  it("reads each slot of a line of the learned shape as JSON.parse does, and refuses lines that differ elsewhere", () => {
+    const shape = learn({ text: "seed", id: "a", n: 1 })!;
+    for (const text of ["", "x", 'quo"te \\ é\n', "\ud83d", "long ".repeat(40)]) {
+      const line = JSON.stringify({ text, id: "item-7", n: 1 });
+      expect(shape.match(line), line).toBe(true);
+      expect(shape.values).toEqual([text, "item-7"]);
+    }
+    for (const line of [
+      JSON.stringify({ text: "x", id: "a", n: 2 }),
+      JSON.stringify({ text: "x", id: 'q"', n: 1 }),
+      JSON.stringify({ id: "a", text: "x", n: 1 }),
+      '{"text":"x","id":"a","n":1} ',
+      '{"text":"x\\q","id":"a","n":1}',
+      '{"text":"x\u0001","id":"a","n":1}',
+      '{"text":"x","id":"a","n":1',
+    ])
+      expect(shape.match(line), line).toBe(false);
+  });
+
+  it("learns only from a compact line whose markers each stand for one value", () => {
+    expect(
+      LineTemplate.learn('{"text": "x","id":"a","n":1}', { text: "x", id: "a", n: 1 }, { text: TEXT, id: ID, n: 1 }, SLOTS),
+    ).toBeUndefined();
+    expect(learn({ text: "x", id: "a", n: 1 })).toBeDefined();
+    const line = JSON.stringify({ text: "x", id: "a", other: ID });
+    expect(LineTemplate.learn(line, JSON.parse(line), { text: TEXT, id: ID, other: ID }, SLOTS)).toBeUndefined();
+  });
+
+  it("gives an `own` slot's long value as a string of its own, equal to the slice", () => {
+    const shape = learn({ text: "seed", id: "a", n: 1 })!;
+    const text = "a longer text than a short slice";
+    const chunk = `${"x".repeat(1000)}\n${JSON.stringify({ text, id: "b", n: 1 })}\n`;
+    const line = chunk.slice(1001, -1);
+    expect(shape.match(line)).toBe(true);
+    expect(shape.values[0]).toBe(text);
+  });
+});

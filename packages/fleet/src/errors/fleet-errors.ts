@@ -1,0 +1,125 @@
+import { AdaptorError, sentinel, type Sentinel } from "@adaptor/errors";
+import {
+  ErrFleetAttemptsExhausted,
+  ErrFleetClosed,
+  ErrFleetQueueFull,
+  ErrFleetRemote,
+  ErrFleetRunCancelled,
+  ErrFleetRunNotFound,
+} from "./sentinels.js";
+
+/** `submit` refused a run: `queued` unfinished runs already, `limit` allowed. Matches {@link ErrFleetQueueFull}. */
+export class FleetQueueFullError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetQueueFullError");
+  static override readonly sentinel = ErrFleetQueueFull;
+  /** Unfinished runs (queued or running) when the run was refused. */
+  readonly queued: number;
+  /** The fleet's `maxQueued`. */
+  readonly limit: number;
+
+  constructor(queued: number, limit: number) {
+    super(`fleet submit: ${queued} unfinished runs, the limit is ${limit}`);
+    this.queued = queued;
+    this.limit = limit;
+  }
+}
+
+/**
+ * The verdict of a run whose every attempt was lost (its worker stopped without a verdict: killed,
+ * crashed, disconnected past the heartbeat). Matches {@link ErrFleetAttemptsExhausted}.
+ */
+export class FleetAttemptsExhaustedError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetAttemptsExhaustedError");
+  static override readonly sentinel = ErrFleetAttemptsExhausted;
+  /** The run. */
+  readonly runId: string;
+  /** Attempts made (the fleet's `maxAttempts`). */
+  readonly attempts: number;
+
+  constructor(runId: string, attempts: number) {
+    super(`fleet run ${runId}: ${attempts} attempts lost their worker; not attempted again`);
+    this.runId = runId;
+    this.attempts = attempts;
+  }
+}
+
+/** No run `runId` in the fleet's tables. Matches {@link ErrFleetRunNotFound}. */
+export class FleetRunNotFoundError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRunNotFoundError");
+  static override readonly sentinel = ErrFleetRunNotFound;
+  /** The id asked for. */
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super(`fleet run ${runId}: not found`);
+    this.runId = runId;
+  }
+}
+
+/** An operation on a closed (or draining) fleet. Matches {@link ErrFleetClosed}. */
+export class FleetClosedError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetClosedError");
+  static override readonly sentinel = ErrFleetClosed;
+  /** The refused operation, e.g. `"submit"`. */
+  readonly operation: string;
+
+  constructor(operation: string, state: "closed" | "draining") {
+    super(`fleet ${operation}: the fleet is ${state}`);
+    this.operation = operation;
+  }
+}
+
+/** The verdict of a run cancelled through a handle. Matches {@link ErrFleetRunCancelled}. */
+export class FleetRunCancelledError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRunCancelledError");
+  static override readonly sentinel = ErrFleetRunCancelled;
+  /** The run. */
+  readonly runId: string;
+  /** The reason given to `cancel`, if any. */
+  readonly reason: string | undefined;
+
+  constructor(runId: string, reason?: string) {
+    super(`fleet run ${runId}: cancelled${reason ? ` (${reason})` : ""}`);
+    this.runId = runId;
+    this.reason = reason;
+  }
+}
+
+/** One error of a stored chain: what a worker's error looked like. */
+export interface StoredError {
+  /** The error's `name`, e.g. `"DriverError"`. */
+  readonly name: string;
+  /** Its message. */
+  readonly message: string;
+  /** `ErrCode` of a `DriverError`. */
+  readonly code?: string | undefined;
+  /** Ids of the sentinels it matched directly. */
+  readonly sentinels: readonly string[];
+  /** The next error of the chain. */
+  readonly cause?: StoredError | undefined;
+}
+
+/**
+ * An error raised on a worker, rebuilt from its stored form on any host: same `name`, `message`,
+ * `code` and sentinels (so `isError(err, ErrThreadBusy)` matches as on the worker), with its
+ * `cause` chain rebuilt the same way. Also matches {@link ErrFleetRemote}.
+ */
+export class FleetRemoteError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRemoteError");
+  static override readonly sentinel = ErrFleetRemote;
+  /** The worker error's `ErrCode`, when it had one. */
+  readonly code: string | undefined;
+  /** The stored form this error was rebuilt from. */
+  readonly stored: StoredError;
+
+  constructor(stored: StoredError) {
+    const sentinels: Sentinel[] = stored.sentinels.map((id) => sentinel(id, id));
+    super(stored.message, {
+      sentinel: sentinels,
+      ...(stored.cause ? { cause: new FleetRemoteError(stored.cause) } : {}),
+    });
+    Object.defineProperty(this, "name", { value: stored.name, configurable: true, writable: true });
+    this.code = stored.code;
+    this.stored = stored;
+  }
+}

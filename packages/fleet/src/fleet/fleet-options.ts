@@ -1,0 +1,43 @@
+import type { Meter } from "@opentelemetry/api";
+import type { ThreadStore } from "@adaptor/threadstore";
+
+/** Options of a {@link Fleet}; every host of one fleet passes the same `connectionString`, `schema` and `queue`. */
+export interface FleetOptions {
+  /** PostgreSQL connection string (the database the thread store uses, or any other). */
+  readonly connectionString: string;
+  /** Schema of the fleet's tables (runs, events, approvals). Default `"adaptor_fleet"`; pg-boss keeps its own in `<schema>_boss`. */
+  readonly schema?: string;
+  /** pg-boss queue name. Default `"adaptor-fleet-runs"`. */
+  readonly queue?: string;
+  /**
+   * The thread store the workers' agents use (a `PostgresThreadStore` shared by every host). Needed
+   * by workers that serve thread runs: a retried attempt reads the thread's record to tell whether
+   * the lost attempt had already committed its turn. Default: none (workers then refuse thread runs).
+   */
+  readonly threadStore?: ThreadStore;
+  /** Most unfinished runs (queued or running) before `submit` refuses with `FleetQueueFullError`. Default 10,000. */
+  readonly maxQueued?: number;
+  /** Attempts of a run before the typed failure verdict `FleetAttemptsExhaustedError`. Default 3. */
+  readonly maxAttempts?: number;
+  /**
+   * Seconds without a worker's heartbeat after which pg-boss takes its job back for another attempt
+   * (pg-boss `heartbeatSeconds`, at least 10). Default 10. Workers refresh it every `heartbeatSeconds / 5`.
+   */
+  readonly heartbeatSeconds?: number;
+  /** How often (s) pg-boss's supervisor looks for jobs whose heartbeat stopped. Default 2. */
+  readonly monitorIntervalSeconds?: number;
+  /**
+   * Runs without a thread key: attempt again after a lost worker (`true`), or settle with
+   * `FleetAttemptsExhaustedError` at once (`false`, the default). A retried run starts over: tools it
+   * ran before its worker was lost run again, with their side effects.
+   */
+  readonly retryRuns?: boolean;
+  /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
+  readonly retentionMs?: number;
+  /**
+   * Where the fleet's metrics go (queue depth, wait time, run duration, attempts; see the package
+   * README). Default: the global meter provider's `@adaptor/fleet` meter, a no-op until the host
+   * registers an OpenTelemetry SDK. pg-boss reports its own queue metrics the same way.
+   */
+  readonly meter?: Meter;
+}

@@ -1,0 +1,245 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { PgBoss } from "pg-boss";
+import type { RunOptions } from "adaptor";
+import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
+import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
+import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { FleetQueueFullError } from "../errors/fleet-errors.js";
+import { Notifier } from "../events/notifier.js";
+import { RunHandle } from "../run/run-handle.js";
+import { FleetTables } from "../schema/fleet-tables.js";
+import { FleetMetrics } from "../telemetry/fleet-metrics.js";
+import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
+import type { FleetCore } from "./fleet-core.js";
+import type { FleetOptions } from "./fleet-options.js";
+import { checkOpen, resolveOptions } from "./resolved-options.js";
+
+/** The run options a submitted run may carry: JSON only (no signal, handlers, tools or schemas, which live on the worker's Agent). */
+export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "schema" | "spawn"> & { readonly spawn?: boolean };
+
+/** Options of {@link Fleet.submit}. */
+export interface SubmitOptions {
+  /** Runs the prompt as the next turn of this thread: turns of one key run one at a time, in submission order. */
+  readonly threadKey?: string;
+  /** Run options for the worker's `stream(prompt, runOptions)`; must survive JSON. */
+  readonly runOptions?: FleetRunOptions;
+}
+
+/**
+ * adaptor across machines on PostgreSQL: `submit` on any host, `worker` on any number of hosts,
+ * handles, events and approvals from anywhere. Dispatch, per-thread FIFO, heartbeats and retries
+ * are pg-boss's (queue policy `key_strict_fifo`); events, verdicts and approvals are rows of the
+ * fleet's own tables, pushed live with LISTEN/NOTIFY.
+ *
+ * @example
+ * ```ts
+ * const fleet = new Fleet({ connectionString: process.env.DATABASE_URL!, threadStore: store });
+ * await fleet.start();
+ * const handle = await fleet.submit("Fix the failing test", { threadKey: "ticket-42" });
+ * for await (const { event } of handle.events()) if (event.type === "text-delta") process.stdout.write(String(event.text));
+ * const result = await handle.result();
+ * ```
+ */
+export class Fleet implements AsyncDisposable {
+  readonly #core: FleetCore;
+  readonly #pool: pg.Pool;
+  readonly #stopping = new AbortController();
+  #state: "new" | "open" | "draining" | "closed" = "new";
+  #started: Promise<void> | undefined;
+
+  /** @throws TypeError / RangeError for a bad option (named). */
+  constructor(options: FleetOptions) {
+    const resolved = resolveOptions(options);
+    this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
+    this.#pool.on("error", () => {});
+    const tables = new FleetTables(this.#pool, resolved.schema);
+    const boss = new PgBoss({
+      connectionString: resolved.connectionString,
+      schema: `${resolved.schema}_boss`,
+      max: 4,
+      supervise: true,
+      monitorIntervalSeconds: resolved.monitorIntervalSeconds,
+      superviseIntervalSeconds: resolved.monitorIntervalSeconds,
+      useListenNotify: true,
+    });
+    boss.on("error", () => {});
+    this.#core = {
+      options: resolved,
+      tables,
+      notifier: new Notifier(resolved.connectionString, tables.channel),
+      boss,
+      threadStore: options.threadStore as ThreadStore | undefined,
+      metrics: new FleetMetrics(resolved.queue, () => tables.open(), options.meter),
+    };
+  }
+
+  /** Creates the tables and the queue if missing and connects; idempotent. Every other method awaits it. */
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  get #pruneQueue(): string {
+    return `${this.#core.options.queue}-prune`;
+  }
+
+  async #start(): Promise<void> {
+    const { tables, boss, notifier, options } = this.#core;
+    await tables.migrate();
+    await boss.start();
+    if (!(await boss.getQueue(options.queue))) {
+      await boss
+        .createQueue(options.queue, {
+          policy: "key_strict_fifo",
+          // One more than the attempts: the extra one only writes the attempts-exhausted verdict,
+          // so the key is never left blocked by a failed job.
+          retryLimit: options.maxAttempts,
+          retryDelay: 0,
+          heartbeatSeconds: options.heartbeatSeconds,
+          expireInSeconds: 24 * 3600,
+          deleteAfterSeconds: Math.max(1, Math.floor(options.retentionMs / 1000)),
+          notify: true,
+        })
+        .catch(async (error: unknown) => {
+          if (!(await boss.getQueue(options.queue))) throw error;
+        });
+    }
+    // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
+    // whichever worker takes it deletes the finished runs past `retentionMs`.
+    if (!(await boss.getQueue(this.#pruneQueue))) {
+      await boss.createQueue(this.#pruneQueue, { policy: "singleton", retryLimit: 1 }).catch(async (error: unknown) => {
+        if (!(await boss.getQueue(this.#pruneQueue))) throw error;
+      });
+    }
+    await boss.schedule(this.#pruneQueue, "*/15 * * * *");
+    await notifier.start();
+    if (this.#state === "new") this.#state = "open";
+  }
+
+  /**
+   * Submits a run from any host and returns its durable handle at once (the run is queued in
+   * PostgreSQL, in the same transaction as its row).
+   * @throws FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   FleetClosedError after `drain()`/`close()`; InvalidThreadKeyError for a bad key;
+   *   TypeError for run options that are not JSON.
+   */
+  async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
+    await this.start();
+    checkOpen(this.#state as "open", "submit");
+    if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
+    if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
+    const runOptions = toJsonEvent(options.runOptions ?? {});
+    if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
+      throw new TypeError("fleet submit: runOptions must be a JSON object");
+    }
+    const { tables, boss, options: o } = this.#core;
+    const id = randomUUID();
+    await tables.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`adaptor_fleet_submit:${o.schema}`]);
+      const open = await tables.open(client);
+      if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
+      await tables.insertRun(client, id, options.threadKey, prompt, runOptions);
+      const data: RunJobData = { runId: id };
+      await boss.send(o.queue, data as unknown as object, {
+        id,
+        singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
+        db: { executeSql: (text: string, values?: unknown[]) => client.query(text, values) },
+      });
+    });
+    return new RunHandle(this.#core, id);
+  }
+
+  /** The handle of a run submitted on any host (no query is made until it is used). */
+  handle(runId: string): RunHandle {
+    return new RunHandle(this.#core, runId);
+  }
+
+  /**
+   * Serves runs on this host: `concurrency` at once, runs of one thread key never at once anywhere.
+   * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
+   */
+  async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
+    await this.start();
+    checkOpen(this.#state as "open", "worker");
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
+    const { boss, options: o } = this.#core;
+    const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
+    await worker.init(agent);
+    await boss.work<RunJobData>(
+      o.queue,
+      {
+        batchSize: 1,
+        localConcurrency: concurrency,
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 2,
+        heartbeatRefreshSeconds: Math.max(1, Math.floor(o.heartbeatSeconds / 5)),
+      },
+      async ([job]) => {
+        if (job) await worker.handle(job);
+      },
+    );
+    await boss.work(this.#pruneQueue, { pollingIntervalSeconds: 30 }, async () => {
+      await this.#core.tables.prune(o.retentionMs);
+    });
+  }
+
+  /**
+   * Answers an approval a run waits on, from any host, exactly once: the worker waiting on it
+   * receives the decision and applies it.
+   * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"unknown"` for an id no run asked).
+   */
+  async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    await this.start();
+    const outcome = await this.#core.tables.answerApproval(approvalId, decision as unknown as JsonValue);
+    if ("runId" in outcome) return;
+    throw new ApprovalNotPendingError(approvalId, outcome.status === "answered" ? "answered" : "unknown");
+  }
+
+  /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */
+  async prune(olderThanMs?: number): Promise<number> {
+    await this.start();
+    return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs);
+  }
+
+  /**
+   * Stops taking work and lets runs in flight on this host finish (up to `timeoutMs`, default
+   * 30,000); runs still going then are left to other workers. `submit` and `worker` refuse from the
+   * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
+   * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
+   */
+  async drain(options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    if (this.#state === "closed") return;
+    if (this.#state !== "draining") this.#state = "draining";
+    if (!this.#started) return;
+    await this.#started.catch(() => {});
+    const timeout = options.timeoutMs ?? 30_000;
+    const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
+    try {
+      await this.#core.boss.stop({ graceful: true, close: false, timeout });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Drains (briefly) and closes every connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    const started = this.#started;
+    this.#state = "closed";
+    this.#stopping.abort(new Error("fleet closed"));
+    if (started) {
+      await started.catch(() => {});
+      await this.#core.boss.stop({ graceful: false, close: true, timeout: 5_000 }).catch(() => {});
+      await this.#core.notifier.close();
+    }
+    await this.#pool.end().catch(() => {});
+  }
+
+  /** Same as {@link close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

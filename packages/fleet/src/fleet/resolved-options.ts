@@ -1,0 +1,50 @@
+import { FleetClosedError } from "../errors/fleet-errors.js";
+import type { FleetOptions } from "./fleet-options.js";
+
+/** Options with their defaults. */
+export interface ResolvedFleetOptions {
+  readonly connectionString: string;
+  readonly schema: string;
+  readonly queue: string;
+  readonly maxQueued: number;
+  readonly maxAttempts: number;
+  readonly heartbeatSeconds: number;
+  readonly monitorIntervalSeconds: number;
+  readonly retryRuns: boolean;
+  readonly retentionMs: number;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
+/** Checks and completes options. @throws TypeError / RangeError naming the field. */
+export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
+  if (typeof options !== "object" || options === null) throw new TypeError("Fleet options: expected an object");
+  if (typeof options.connectionString !== "string" || options.connectionString === "") {
+    throw new TypeError("Fleet options: connectionString must be a non-empty string");
+  }
+  const schema = options.schema ?? "adaptor_fleet";
+  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) throw new TypeError(`Fleet options: schema must match [a-z_][a-z0-9_]{0,40}, got ${schema}`);
+  const queue = options.queue ?? "adaptor-fleet-runs";
+  if (!/^[\w.\-/]{1,100}$/.test(queue)) throw new TypeError(`Fleet options: queue must match [\\w.-/]{1,100}, got ${queue}`);
+  return {
+    connectionString: options.connectionString,
+    schema,
+    queue,
+    maxQueued: positiveInteger("maxQueued", options.maxQueued, 10_000),
+    maxAttempts: positiveInteger("maxAttempts", options.maxAttempts, 3),
+    heartbeatSeconds: positiveInteger("heartbeatSeconds", options.heartbeatSeconds, 10, 10),
+    monitorIntervalSeconds: positiveInteger("monitorIntervalSeconds", options.monitorIntervalSeconds, 2),
+    retryRuns: options.retryRuns ?? false,
+    retentionMs: positiveInteger("retentionMs", options.retentionMs, 7 * 24 * 3_600_000),
+  };
+}
+
+/** Throws the closed error for `operation` unless `state` is open. */
+export function checkOpen(state: "open" | "draining" | "closed", operation: string): void {
+  if (state !== "open") throw new FleetClosedError(operation, state);
+}

@@ -1,0 +1,24 @@
+// Public surface of @adaptor/fleet.
+export { Fleet, type SubmitOptions, type FleetRunOptions } from "./fleet/fleet.js";
+export type { FleetOptions } from "./fleet/fleet-options.js";
+export { RunHandle, type RunEventsOptions, type FleetPendingApproval } from "./run/run-handle.js";
+export type { FleetEvent, FleetEventBody, AttemptStartedEvent, VerdictEvent, RecordedAgentEvent } from "./run/fleet-event.js";
+export type { FleetWorkerOptions, WorkerAgent, WorkerContext } from "./worker/fleet-worker.js";
+export type { StoredVerdict, StoredResult } from "./verdict/verdict.js";
+export {
+  FleetQueueFullError,
+  FleetAttemptsExhaustedError,
+  FleetRunNotFoundError,
+  FleetClosedError,
+  FleetRunCancelledError,
+  FleetRemoteError,
+  type StoredError,
+} from "./errors/fleet-errors.js";
+export {
+  ErrFleetQueueFull,
+  ErrFleetAttemptsExhausted,
+  ErrFleetRunNotFound,
+  ErrFleetClosed,
+  ErrFleetRunCancelled,
+  ErrFleetRemote,
+} from "./errors/sentinels.js";

@@ -1,0 +1,150 @@
+import type { Result } from "adaptor";
+import type { JsonValue } from "@adaptor/sessionrecorder";
+import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
+import type { Ticket } from "../events/notifier.js";
+import type { FleetCore } from "../fleet/fleet-core.js";
+import { loadVerdict, type StoredVerdict } from "../verdict/verdict.js";
+import type { FleetEvent, FleetEventBody } from "./fleet-event.js";
+
+const PAGE = 500;
+
+/** True for a query that failed because the database connection was lost or refused. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return /Connection terminated|connection/i.test(String((error as Error | null)?.message ?? ""));
+  return code.startsWith("08") || code.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code);
+}
+
+/** Options of {@link RunHandle.events}. */
+export interface RunEventsOptions {
+  /** Yield events with a sequence greater than this (0, the default: from the first). */
+  readonly after?: number;
+  /** Ends the iteration: the loop rejects with `signal.reason`. */
+  readonly signal?: AbortSignal;
+}
+
+/** An approval a run's current attempt waits on, as stored. */
+export interface FleetPendingApproval {
+  /** The approval's id: pass it to `fleet.answer(id, decision)`. */
+  readonly id: string;
+  /** The SDK's `ApprovalRequest` fields as JSON (`kind`, `title`, `toolName`, `input`, `choices`, ...). */
+  readonly request: JsonValue;
+}
+
+/**
+ * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
+ * the id alone). Nothing is held open between calls.
+ */
+export class RunHandle {
+  /** The run's id (UUID), the same on every host. */
+  readonly id: string;
+  readonly #core: FleetCore;
+
+  /** @internal Made by `Fleet.submit` and `Fleet.handle`. */
+  constructor(core: FleetCore, id: string) {
+    this.#core = core;
+    this.id = id;
+  }
+
+  /**
+   * The run's events from PostgreSQL: those after `after` as stored, then live ones as workers on
+   * any host append them (woken by LISTEN/NOTIFY), ending after the `verdict` event. Every attempt's
+   * events carry its number; a superseded attempt's events stop where its worker was lost, and only
+   * the `verdict` event (with the `run-finished` written with it) is final. A lost database
+   * connection (a restart) is waited out: reading resumes after the fleet reconnects.
+   * @throws FleetRunNotFoundError for an unknown id; `signal.reason` when aborted.
+   */
+  async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
+    const { tables } = this.#core;
+    let after = options.after ?? 0;
+    let checked = false;
+    for (;;) {
+      const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal);
+      if (!read) continue;
+      const { value: rows, ticket } = read;
+      if (rows.length > 0) {
+        ticket.drop();
+        checked = true;
+        for (const row of rows) {
+          after = row.seq;
+          const event = row.event as unknown as FleetEventBody;
+          yield { sequence: row.seq, attempt: row.attempt, recordedAt: row.recordedAt, event };
+          if (event.type === "verdict") return;
+        }
+        continue;
+      }
+      if (!checked) {
+        const run = await tables.run(this.id).catch((error: unknown) => {
+          ticket.drop();
+          throw error;
+        });
+        if (!run) {
+          ticket.drop();
+          throw new FleetRunNotFoundError(this.id);
+        }
+        checked = true;
+      }
+      await ticket.wait(options.signal);
+    }
+  }
+
+  /** The stored verdict once there is one (waits for it); see {@link result}. */
+  async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
+    for (;;) {
+      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal);
+      if (!read) continue;
+      const { value: run, ticket } = read;
+      if (!run || run.verdict) ticket.drop();
+      if (!run) throw new FleetRunNotFoundError(this.id);
+      if (run.verdict) return run.verdict;
+      await ticket.wait(options.signal);
+    }
+  }
+
+  /**
+   * Takes a ticket for this run, then reads: the value with the ticket to wait on when nothing new
+   * was read, or undefined (ticket dropped) after waiting out a lost database connection.
+   */
+  async #read<T>(query: () => Promise<T>, signal: AbortSignal | undefined): Promise<{ value: T; ticket: Ticket } | undefined> {
+    signal?.throwIfAborted();
+    const { notifier } = this.#core;
+    const ticket = notifier.ticket(this.id);
+    const generation = notifier.generation;
+    try {
+      return { value: await query(), ticket };
+    } catch (error) {
+      ticket.drop();
+      if (!connectionLost(error)) throw error;
+      await notifier.reconnected(generation, signal);
+      return undefined;
+    }
+  }
+
+  /**
+   * The run's one verdict, the same from every host: resolves the `Result`; rejects with `RunError`
+   * (a business failure, with its partial result), `FleetRunCancelledError`,
+   * `FleetAttemptsExhaustedError`, or a `FleetRemoteError` rebuilt from the worker's error (same
+   * name, message, code and sentinels, cause chain kept).
+   */
+  async result(options: { readonly signal?: AbortSignal } = {}): Promise<Result> {
+    const settled = loadVerdict(this.id, await this.verdict(options));
+    if (settled.ok) return settled.value;
+    throw settled.error;
+  }
+
+  /**
+   * Cancels the run from any host: a queued run never starts; a running one's worker sees its job
+   * cancelled at its next heartbeat (`heartbeatSeconds / 5`) and ends the CLI. The verdict is
+   * `FleetRunCancelledError` unless the run already had one. Resolves whether this call settled it.
+   */
+  async cancel(reason?: string): Promise<boolean> {
+    const { boss, options, tables } = this.#core;
+    await boss.cancel(options.queue, this.id);
+    return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** The approvals the run's current attempt waits on, oldest first. */
+  async pendingApprovals(): Promise<FleetPendingApproval[]> {
+    return this.#core.tables.pendingApprovals(this.id);
+  }
+}

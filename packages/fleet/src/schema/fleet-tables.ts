@@ -1,0 +1,297 @@
+import type pg from "pg";
+import type { JsonValue } from "@adaptor/sessionrecorder";
+import type { StoredVerdict } from "../verdict/verdict.js";
+
+/** Quotes a SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** One stored event row. */
+export interface EventRow {
+  readonly seq: number;
+  readonly attempt: number;
+  readonly recordedAt: string;
+  readonly event: JsonValue;
+}
+
+/** One stored run row. */
+export interface RunRow {
+  readonly id: string;
+  readonly threadKey: string | null;
+  readonly prompt: string;
+  readonly options: Record<string, JsonValue>;
+  readonly attempt: number;
+  readonly base: JsonValue;
+  readonly verdict: StoredVerdict | null;
+  /** Set when an attempt committed the run's thread turn. */
+  readonly committed: boolean;
+}
+
+/** The fleet's own tables (runs, events, approvals) and the statements on them. */
+export class FleetTables {
+  readonly #pool: pg.Pool;
+  readonly #s: string;
+  /** The LISTEN/NOTIFY channel of this schema's events. */
+  readonly channel: string;
+
+  constructor(pool: pg.Pool, schema: string) {
+    this.#pool = pool;
+    this.#s = quoteIdent(schema);
+    this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
+  }
+
+  /** Runs `body` in BEGIN … COMMIT on one client of the pool; rolls back when it throws. */
+  async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    // A connection lost while checked out (a server restart) fails the statement under way; without
+    // a listener its `error` event would also end the process.
+    let broken: Error | undefined;
+    const onError = (error: Error): void => void (broken = error);
+    client.on("error", onError);
+    try {
+      await client.query("BEGIN");
+      const out = await body(client);
+      await client.query("COMMIT");
+      return out;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      client.off("error", onError);
+      // A broken connection is destroyed instead of going back to the pool.
+      client.release(broken);
+    }
+  }
+
+  /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
+  async migrate(): Promise<void> {
+    const s = this.#s;
+    await this.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`adaptor_fleet:${s}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_runs (
+        id uuid PRIMARY KEY,
+        thread_key text,
+        prompt text NOT NULL,
+        options jsonb NOT NULL,
+        submitted_at timestamptz NOT NULL DEFAULT now(),
+        attempt int NOT NULL DEFAULT 0,
+        last_seq bigint NOT NULL DEFAULT 0,
+        base jsonb,
+        verdict jsonb,
+        verdict_attempt int,
+        started_at timestamptz,
+        committed_at timestamptz,
+        finished_at timestamptz)`);
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_open ON ${s}.adaptor_fleet_runs (submitted_at) WHERE verdict IS NULL`,
+      );
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS adaptor_fleet_runs_finished ON ${s}.adaptor_fleet_runs (finished_at) WHERE verdict IS NOT NULL`,
+      );
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_events (
+        run_id uuid NOT NULL REFERENCES ${s}.adaptor_fleet_runs (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        attempt int NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now(),
+        event jsonb NOT NULL,
+        PRIMARY KEY (run_id, seq))`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_approvals (
+        id text PRIMARY KEY,
+        run_id uuid NOT NULL REFERENCES ${s}.adaptor_fleet_runs (id) ON DELETE CASCADE,
+        attempt int NOT NULL,
+        request jsonb NOT NULL,
+        decision jsonb,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        answered_at timestamptz)`);
+    });
+  }
+
+  /** Unfinished runs (no verdict yet). */
+  async open(client: pg.ClientBase | pg.Pool = this.#pool): Promise<number> {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Inserts a submitted run. */
+  async insertRun(client: pg.ClientBase, id: string, threadKey: string | undefined, prompt: string, options: JsonValue): Promise<void> {
+    await client.query(`INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options) VALUES ($1, $2, $3, $4)`, [
+      id,
+      threadKey ?? null,
+      prompt,
+      JSON.stringify(options),
+    ]);
+  }
+
+  /** The run, or undefined. */
+  async run(id: string): Promise<RunRow | undefined> {
+    const { rows } = await this.#pool.query<{
+      id: string;
+      thread_key: string | null;
+      prompt: string;
+      options: Record<string, JsonValue>;
+      attempt: number;
+      base: JsonValue;
+      verdict: StoredVerdict | null;
+      committed: boolean;
+    }>(
+      `SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          id: row.id,
+          threadKey: row.thread_key,
+          prompt: row.prompt,
+          options: row.options,
+          attempt: row.attempt,
+          base: row.base,
+          verdict: row.verdict,
+          committed: row.committed,
+        }
+      : undefined;
+  }
+
+  /**
+   * Starts attempt `attempt` of a run: fences every earlier attempt out (their appends and verdicts
+   * no longer land) and records `base` on the first. Returns the run's row as it was before, or
+   * undefined when the run has a verdict already or a later attempt started. `waitMs`: submission
+   * to the first attempt's start (PostgreSQL's clock).
+   */
+  async startAttempt(id: string, attempt: number, base: JsonValue): Promise<{ base: JsonValue; waitMs: number } | undefined> {
+    const { rows } = await this.#pool.query<{ base: JsonValue; wait_ms: number }>(
+      `UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = $2, base = COALESCE(base, $3::jsonb), started_at = COALESCE(started_at, now())
+       WHERE id = $1 AND verdict IS NULL AND attempt < $2
+       RETURNING base, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms`,
+      [id, attempt, JSON.stringify(base)],
+    );
+    const row = rows[0];
+    return row ? { base: row.base, waitMs: row.wait_ms } : undefined;
+  }
+
+  /**
+   * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
+   * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
+   * either happened before (nothing is committed: this throws) or waits and finds the turn committed
+   * (it settles nothing, and the worker's verdict follows).
+   * @throws Error when the run already has a verdict or a later attempt started.
+   */
+  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>): Promise<T> {
+    return this.transaction(async (client) => {
+      const marked = await client.query(
+        `UPDATE ${this.#s}.adaptor_fleet_runs SET committed_at = now() WHERE id = $1 AND attempt = $2 AND verdict IS NULL RETURNING 1`,
+        [id, attempt],
+      );
+      if (!marked.rowCount) throw new Error(`fleet run ${id}: settled or superseded before attempt ${attempt} committed its turn`);
+      return commit();
+    });
+  }
+
+  /**
+   * Appends events of attempt `attempt` in order, in one statement, and notifies listeners.
+   * Returns false when the attempt was fenced out (a later attempt started, or a verdict exists).
+   */
+  async append(id: string, attempt: number, events: readonly JsonValue[]): Promise<boolean> {
+    if (events.length === 0) return true;
+    const { rows } = await this.#pool.query<{ n: string }>(
+      `WITH r AS (
+         UPDATE ${this.#s}.adaptor_fleet_runs SET last_seq = last_seq + $3 WHERE id = $1 AND attempt = $2 AND verdict IS NULL
+         RETURNING last_seq - $3 AS first),
+       ins AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + e.ord, $2, e.value FROM r, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(value, ord)
+         RETURNING seq)
+       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($5, $1::text)`,
+      [id, attempt, events.length, JSON.stringify(events), this.channel],
+    );
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
+  /**
+   * Writes the run's verdict, once: with its last events (`tail`, e.g. the SDK's `run-finished`)
+   * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
+   * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
+   * that attempt may. Returns
+   * whether this call wrote it.
+   */
+  async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
+    const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
+    const { rows } = await this.#pool.query<{ n: string }>(
+      `WITH r AS (
+         UPDATE ${this.#s}.adaptor_fleet_runs
+         SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now()
+         WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2)
+         RETURNING last_seq - $3 AS first, attempt),
+       ins AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
+         RETURNING seq)
+       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text)`,
+      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel],
+    );
+    return Number(rows[0]?.n ?? 0) > 0;
+  }
+
+  /** The run's events with `seq > after`, in order, at most `limit`. */
+  async events(id: string, after: number, limit: number): Promise<EventRow[]> {
+    const { rows } = await this.#pool.query<{ seq: string; attempt: number; recorded_at: Date; event: JsonValue }>(
+      `SELECT e.seq::text AS seq, e.attempt, e.recorded_at, e.event FROM ${this.#s}.adaptor_fleet_events e WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
+      [id, after, limit],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), attempt: r.attempt, recordedAt: r.recorded_at.toISOString(), event: r.event }));
+  }
+
+  /** Stores an approval a worker waits on. */
+  async insertApproval(id: string, runId: string, attempt: number, request: JsonValue): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#s}.adaptor_fleet_approvals (id, run_id, attempt, request) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+      [id, runId, attempt, JSON.stringify(request)],
+    );
+  }
+
+  /** Records a decision once; returns the run id when this call recorded it. */
+  async answerApproval(id: string, decision: JsonValue): Promise<{ runId: string } | { status: "answered" | "unknown" }> {
+    const { rows } = await this.#pool.query<{ run_id: string }>(
+      `WITH a AS (UPDATE ${this.#s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now() WHERE id = $1 AND decision IS NULL RETURNING run_id)
+       SELECT run_id, pg_notify($3, 'approval:' || $1) FROM a`,
+      [id, JSON.stringify(decision), this.channel],
+    );
+    if (rows[0]) return { runId: rows[0].run_id };
+    const known = await this.#pool.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`, [id]);
+    return { status: known.rowCount ? "answered" : "unknown" };
+  }
+
+  /** The approval's decision, or null while unanswered. */
+  async decision(id: string): Promise<JsonValue | null> {
+    const { rows } = await this.#pool.query<{ decision: JsonValue | null }>(
+      `SELECT decision FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`,
+      [id],
+    );
+    return rows[0]?.decision ?? null;
+  }
+
+  /** Unanswered approvals of a run's current attempt. */
+  async pendingApprovals(runId: string): Promise<{ id: string; request: JsonValue }[]> {
+    const { rows } = await this.#pool.query<{ id: string; request: JsonValue }>(
+      `SELECT a.id, a.request FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
+       WHERE a.run_id = $1 AND a.decision IS NULL AND a.attempt = r.attempt AND r.verdict IS NULL ORDER BY a.created_at`,
+      [runId],
+    );
+    return rows;
+  }
+
+  /** Deletes runs (with their events and approvals) finished more than `olderThanMs` ago; returns how many. */
+  async prune(olderThanMs: number): Promise<number> {
+    const { rowCount } = await this.#pool.query(
+      `DELETE FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NOT NULL AND finished_at < now() - $1::float8 * interval '1 millisecond'`,
+      [olderThanMs],
+    );
+    return rowCount ?? 0;
+  }
+}

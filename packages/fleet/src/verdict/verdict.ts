@@ -1,0 +1,133 @@
+import { AdaptorError, DriverError } from "@adaptor/errors";
+import { Result, RunError, type ResultInit } from "adaptor";
+import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
+import { FleetAttemptsExhaustedError, FleetRemoteError, FleetRunCancelledError, type StoredError } from "../errors/fleet-errors.js";
+
+/** A `Result` as stored: its fields, JSON. */
+export type StoredResult = { readonly [K in keyof ResultInit]?: JsonValue } & { readonly runId: string; readonly text: string };
+
+/**
+ * A run's one verdict as PostgreSQL keeps it (`kind`): `result` (the run resolved), `run-error` (a
+ * business failure with its partial result), `error` (anything else, its chain), `cancelled`
+ * (through a handle), `attempts-exhausted` (every attempt lost its worker).
+ */
+export type StoredVerdict =
+  | { readonly kind: "result"; readonly result: StoredResult; readonly recovered?: boolean }
+  | {
+      readonly kind: "run-error";
+      readonly reason: string;
+      readonly message: string;
+      readonly details: JsonValue;
+      readonly result: StoredResult;
+      readonly cause?: StoredError;
+    }
+  | { readonly kind: "error"; readonly error: StoredError }
+  | { readonly kind: "cancelled"; readonly reason?: string }
+  | { readonly kind: "attempts-exhausted"; readonly attempts: number };
+
+const MAX_CHAIN = 8;
+
+/** The stored form of an error chain (at most 8 deep). */
+export function storeError(err: unknown, depth = 0): StoredError {
+  if (!(err instanceof Error)) return { name: "Error", message: String(err), sentinels: [] };
+  const sentinels = err instanceof AdaptorError ? err.sentinels.map((s) => s.id) : [];
+  const code = err instanceof DriverError ? err.code : undefined;
+  const cause = (err as { cause?: unknown }).cause;
+  return {
+    name: err.name,
+    message: err.message,
+    ...(code ? { code } : {}),
+    sentinels,
+    ...(cause !== undefined && depth < MAX_CHAIN ? { cause: storeError(cause, depth + 1) } : {}),
+  };
+}
+
+/** The stored form of a `Result` (structured output as its decoded value). */
+export function storeResult(result: Result): StoredResult {
+  let structured: unknown;
+  const checked = result.structuredOutput;
+  if (checked) structured = checked.valid ? checked.value : undefined;
+  return toJsonEvent({
+    runId: result.runId,
+    model: result.model,
+    provider: result.provider,
+    text: result.text,
+    usage: result.usage,
+    costUsd: result.costUsd,
+    durationMs: result.durationMs,
+    structured,
+    raw: result.raw(),
+    transcript: result.transcript(),
+    pendingApproval: result.pendingApproval,
+  }) as StoredResult;
+}
+
+/** The stored verdict of what a run's `result()` settled with. */
+export function storeOutcome(outcome: { ok: true; value: Result } | { ok: false; error: unknown }): StoredVerdict {
+  if (outcome.ok) return { kind: "result", result: storeResult(outcome.value) };
+  const err = outcome.error;
+  if (err instanceof RunError) {
+    const cause = (err as { cause?: unknown }).cause;
+    return {
+      kind: "run-error",
+      reason: err.reason,
+      message: err.message,
+      details: toJsonEvent(err.details),
+      result: storeResult(err.result),
+      ...(cause !== undefined ? { cause: storeError(cause) } : {}),
+    };
+  }
+  return { kind: "error", error: storeError(err) };
+}
+
+function loadResult(stored: StoredResult): Result {
+  const s = stored as Record<string, unknown>;
+  const pending = s.pendingApproval as Record<string, unknown> | undefined;
+  return new Result({
+    runId: stored.runId,
+    model: s.model as string | undefined,
+    provider: s.provider as string | undefined,
+    text: stored.text,
+    usage: s.usage as ResultInit["usage"],
+    costUsd: s.costUsd as number | undefined,
+    durationMs: (s.durationMs as number | undefined) ?? 0,
+    structured: s.structured,
+    raw: (s.raw as ResultInit["raw"] | undefined) ?? { stdout: "", stderr: "" },
+    transcript: (s.transcript as ResultInit["transcript"] | undefined) ?? [],
+    pendingApproval: pending
+      ? ({
+          ...pending,
+          createdAt: new Date(pending.createdAt as string),
+          deadline: pending.deadline ? new Date(pending.deadline as string) : undefined,
+        } as unknown as ResultInit["pendingApproval"])
+      : undefined,
+  });
+}
+
+/**
+ * What `result()` settles with for a stored verdict, the same on every host: a `Result` to resolve,
+ * or the error to reject with (`RunError`, a typed fleet error, or a {@link FleetRemoteError}).
+ */
+export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; value: Result } | { ok: false; error: Error } {
+  switch (verdict.kind) {
+    case "result":
+      return { ok: true, value: loadResult(verdict.result) };
+    case "run-error":
+      return {
+        ok: false,
+        error: new RunError({
+          reason: verdict.reason as RunError["reason"],
+          message: verdict.message,
+          details: (verdict.details ?? {}) as Record<string, unknown>,
+          result: loadResult(verdict.result),
+          ...(verdict.cause ? { cause: new FleetRemoteError(verdict.cause) } : {}),
+        }),
+      };
+    case "cancelled":
+      return { ok: false, error: new FleetRunCancelledError(runId, verdict.reason) };
+    case "attempts-exhausted":
+      return { ok: false, error: new FleetAttemptsExhaustedError(runId, verdict.attempts) };
+    case "error":
+      return { ok: false, error: new FleetRemoteError(verdict.error) };
+  }
+}

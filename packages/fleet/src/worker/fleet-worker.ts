@@ -1,0 +1,271 @@
+import { hostname } from "node:os";
+import type { Job } from "pg-boss";
+import { ErrThreadLeaseLost, type Agent, type ApprovalRequest, type RunOptions, type Stream } from "adaptor";
+import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
+import type { ThreadStore } from "@adaptor/threadstore";
+import type { StoredApprovalDecision } from "@adaptor/threadstore";
+import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
+import type { FleetCore } from "../fleet/fleet-core.js";
+import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
+import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
+
+/** What a worker's agent factory is given. */
+export interface WorkerContext {
+  /**
+   * The fleet's thread store with fleet-wide lease ownership: give it to the Agent
+   * (`new Agent(driver, { threadStore: context.threadStore })`) so that a retried attempt takes over
+   * the thread at once instead of waiting for a lost worker's lease to expire.
+   */
+  readonly threadStore: ThreadStore | undefined;
+}
+
+/** The agent a worker runs prompts on, or a function that makes it once when the worker starts. */
+export type WorkerAgent = Agent | ((context: WorkerContext) => Agent | Promise<Agent>);
+
+/** Options of `fleet.worker(...)`. */
+export interface FleetWorkerOptions {
+  /** Runs this worker executes at once (pg-boss `localConcurrency`). Default 1. */
+  readonly concurrency?: number;
+  /** The worker's name in `attempt-started` events. Default `<hostname>/<pid>`. */
+  readonly name?: string;
+}
+
+/** The job data of a run. */
+export interface RunJobData {
+  readonly runId: string;
+}
+
+/** Runs attempts of runs on one host: one pg-boss job, one attempt. */
+export class FleetWorker {
+  readonly #core: FleetCore;
+  #agent: Agent | undefined;
+  readonly name: string;
+  readonly #stopping: AbortController;
+  /** The run and attempt serving each thread key on this worker now (one at a time per key, fleet-wide). */
+  readonly #turns = new Map<string, { runId: string; attempt: number }>();
+
+  constructor(core: FleetCore, name: string, stopping: AbortController) {
+    this.#core = core;
+    this.name = name;
+    this.#stopping = stopping;
+  }
+
+  /** Makes the worker's agent (a factory gets the fleet's view of the thread store). */
+  async init(agent: WorkerAgent): Promise<void> {
+    if (typeof agent !== "function") {
+      this.#agent = agent;
+      return;
+    }
+    const { threadStore, options, tables } = this.#core;
+    const guard: CommitGuard = (key, commit) => {
+      const turn = this.#turns.get(key);
+      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit) : commit();
+    };
+    const store = threadStore ? fleetLeaseStore(threadStore, `adaptor-fleet/${options.queue}`, guard) : undefined;
+    this.#agent = await agent({ threadStore: store });
+  }
+
+  /** Default worker name. */
+  static defaultName(): string {
+    return `${hostname()}/${process.pid}`;
+  }
+
+  /** The pg-boss handler: one job, one attempt. Never throws for a run's own failure. */
+  async handle(job: Job<RunJobData>): Promise<void> {
+    const { tables, options, threadStore } = this.#core;
+    const runId = job.id;
+    const attempt = job.retryCount + 1;
+    const run = await tables.run(runId);
+    if (!run || run.verdict) return;
+    const lost = attempt - 1;
+    if (run.committed) {
+      // The lost attempt committed its turn before its worker died: the turn must not run twice.
+      await tables.settle(runId, run.attempt, await this.#recovered(runId, run.attempt));
+      return;
+    }
+    if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
+      await tables.settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
+      return;
+    }
+    let base: JsonValue = null;
+    if (run.threadKey !== null) {
+      if (!threadStore) {
+        await tables.settle(runId, 0, {
+          kind: "error",
+          error: { name: "TypeError", message: "fleet worker: a thread run needs the Fleet's threadStore option", sentinels: [] },
+        });
+        return;
+      }
+      const record = await threadStore.resolve({ key: run.threadKey });
+      base = record ? { id: record.id, revision: record.revision } : null;
+    }
+    const started = await tables.startAttempt(runId, attempt, base);
+    if (!started) return;
+    if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
+      // The lost attempt committed its turn before its worker died: the turn must not run twice.
+      await tables.settle(runId, attempt, await this.#recovered(runId, attempt - 1));
+      return;
+    }
+    this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
+    await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
+    if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
+    try {
+      await this.#run(job, run.threadKey, run.prompt, run.options, attempt);
+    } finally {
+      if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
+    }
+  }
+
+  /** The verdict of a turn its lost attempt committed: a Result of the text that attempt streamed. */
+  async #recovered(runId: string, attempt: number): Promise<StoredVerdict> {
+    let text = "";
+    let after = 0;
+    for (;;) {
+      const rows = await this.#core.tables.events(runId, after, 1000);
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        after = row.seq;
+        const event = row.event as { type?: string; text?: string };
+        if (row.attempt === attempt && event.type === "text-delta" && typeof event.text === "string") text += event.text;
+      }
+    }
+    return { kind: "result", recovered: true, result: { runId, text } };
+  }
+
+  async #run(
+    job: Job<RunJobData>,
+    threadKey: string | null,
+    prompt: string,
+    stored: Record<string, JsonValue>,
+    attempt: number,
+  ): Promise<void> {
+    const { tables } = this.#core;
+    const runId = job.id;
+    const startedAt = performance.now();
+    const fenced = new AbortController();
+    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
+    const log = new AttemptLog(
+      (events) => tables.append(runId, attempt, events),
+      () => fenced.abort(new Error("superseded by a later attempt")),
+    );
+    const runOptions: RunOptions = {
+      ...(stored as RunOptions),
+      signal,
+      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal),
+    };
+    const agent = this.#agent;
+    if (!agent) throw new Error("fleet worker: init() was not called");
+    let stream: Stream;
+    try {
+      stream = threadKey !== null ? agent.thread(threadKey).stream(prompt, runOptions) : agent.stream(prompt, runOptions);
+    } catch (error) {
+      await tables.settle(runId, attempt, storeOutcome({ ok: false, error }));
+      return;
+    }
+    let finished: JsonValue | undefined;
+    try {
+      for await (const event of stream) {
+        const json = toJsonEvent(event);
+        if (event.type === "run-finished") finished = json;
+        else await log.push(json);
+      }
+    } catch {
+      // The verdict below says what happened.
+    }
+    const outcome = await stream.result().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    await log.drain();
+    if (fenced.signal.aborted) return;
+    if (this.#stopping.signal.aborted && !outcome.ok) {
+      // Drained mid-run: leave the run to another worker (pg-boss retries the job).
+      throw new Error("fleet worker stopped before the run finished");
+    }
+    if (!outcome.ok && (threadKey !== null || this.#core.options.retryRuns) && lostToDatabase(outcome.error)) {
+      // The database went away under the run (a restart, a failover): nothing was committed, so
+      // the run is attempted again like one whose worker was lost.
+      throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
+    }
+    const verdict = storeOutcome(outcome);
+    if (await tables.settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
+      this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
+    }
+  }
+
+  async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal): Promise<void> {
+    const { tables, notifier } = this.#core;
+    await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
+    const topic = `approval:${request.id}`;
+    for (;;) {
+      const ticket = notifier.ticket(topic);
+      const decision = (await tables.decision(request.id).catch((error: unknown) => {
+        ticket.drop();
+        throw error;
+      })) as StoredApprovalDecision | null;
+      if (decision) {
+        ticket.drop();
+        if (decision.outcome === "approve")
+          request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
+        else if (decision.outcome === "deny") request.deny(decision.reason);
+        else request.answer(decision.choice);
+        return;
+      }
+      await ticket.wait(signal);
+    }
+  }
+}
+
+/** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */
+function lostToDatabase(error: unknown): boolean {
+  if (isError(error, ErrThreadLeaseLost)) return true;
+  let found = false;
+  walkError(error, (node) => (found = node instanceof DriverError && node.code === ErrCode.ServiceUnavailable));
+  return found;
+}
+
+/** An attempt's events on their way to PostgreSQL, in order, in batches while a write is in flight. */
+class AttemptLog {
+  readonly #write: (events: JsonValue[]) => Promise<boolean>;
+  readonly #onFenced: () => void;
+  #buffer: JsonValue[] = [];
+  #flushing: Promise<void> | undefined;
+  #failure: unknown;
+
+  constructor(write: (events: JsonValue[]) => Promise<boolean>, onFenced: () => void) {
+    this.#write = write;
+    this.#onFenced = onFenced;
+  }
+
+  /** Queues one event; waits when 1,000 are queued already. */
+  async push(event: JsonValue): Promise<void> {
+    this.#buffer.push(event);
+    this.#flushing ??= this.#flush();
+    if (this.#buffer.length >= 1000) await this.#flushing;
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#buffer.length > 0) {
+        const batch = this.#buffer;
+        this.#buffer = [];
+        if (!(await this.#write(batch))) {
+          this.#onFenced();
+          this.#buffer = [];
+          return;
+        }
+      }
+    } catch (error) {
+      this.#failure = error;
+      this.#onFenced();
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  /** Waits for every queued event to be written. @throws the write error, if one failed. */
+  async drain(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+}

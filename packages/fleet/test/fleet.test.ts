@@ -1,0 +1,280 @@
+import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import type { Meter, ObservableResult } from "@opentelemetry/api";
+import { Agent, ErrAgentFailed, RunError } from "adaptor";
+import { ErrCode, isError } from "@adaptor/errors";
+import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
+import {
+  ErrFleetQueueFull,
+  ErrFleetRemote,
+  ErrFleetRunCancelled,
+  Fleet,
+  FleetQueueFullError,
+  FleetRemoteError,
+  FleetRunCancelledError,
+  type FleetEvent,
+  type RecordedAgentEvent,
+  type RunHandle,
+} from "@adaptor/fleet";
+import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { processesWith, until } from "./support/processes.js";
+
+/** The first event of `type` the handle's log holds (waits for it). */
+async function firstOf(handle: RunHandle, type: string): Promise<FleetEvent> {
+  for await (const e of handle.events()) if (e.event.type === type) return e;
+  throw new Error(`no ${type} event`);
+}
+
+if (!PG_URL) {
+  skipWithoutServer("fleet");
+} else {
+  const url = PG_URL;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  async function host(
+    schema: string,
+    options: { maxQueued?: number; meter?: Meter } = {},
+    finalize?: (commit: () => Promise<unknown>) => Promise<unknown>,
+  ) {
+    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+    await store.migrate();
+    const view = fakeCliStoreView(store, finalize);
+    const fleet = new Fleet({ connectionString: url, schema, threadStore: view, ...options });
+    await fleet.start();
+    closers.push(async () => {
+      await fleet.close();
+      await store.close();
+    });
+    return { fleet, store };
+  }
+
+  describe("fleet", () => {
+    it("a run submitted on one host is served by a worker on another and both read the same verdict and events", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("hello from the worker"), { threadStore: threadStore! }), {
+        name: "w1",
+      });
+      const handle = await front.fleet.submit("say hello");
+      const result = await handle.result();
+      expect(result.text).toBe("hello from the worker");
+      const other = await back.fleet.handle(handle.id).result();
+      expect(other.text).toBe("hello from the worker");
+      const events: FleetEvent[] = [];
+      for await (const e of front.fleet.handle(handle.id).events()) events.push(e);
+      expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+      expect(events[0]?.event).toEqual({ type: "attempt-started", attempt: 1, worker: "w1" });
+      expect(events.at(-2)?.event.type).toBe("run-finished");
+      expect(events.at(-1)?.event.type).toBe("verdict");
+      const replayed: FleetEvent[] = [];
+      for await (const e of back.fleet.handle(handle.id).events({ after: 2 })) replayed.push(e);
+      expect(replayed).toEqual(events.slice(2));
+    });
+
+    it("thread turns submitted together run one at a time in submission order and each commits once", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("turn done", 200), { threadStore: threadStore!, spawn: true }), {
+        concurrency: 3,
+      });
+      const handles = [];
+      for (let i = 0; i < 4; i++) {
+        const runOptions = fakeRun(fakeCodexSteps(`turn ${i} done`, { sleepMs: 200, resume: i > 0 }));
+        handles.push(await front.fleet.submit(`turn ${i}`, { threadKey: "k1", runOptions }));
+      }
+      const texts = [];
+      for (const h of handles) texts.push((await h.result()).text);
+      expect(texts).toEqual(["turn 0 done", "turn 1 done", "turn 2 done", "turn 3 done"]);
+      const record = await front.store.resolve({ key: "k1" });
+      expect(record?.revision).toBe(4);
+    });
+
+    it("an approval asked on a worker is answered from another host exactly once and the worker applies it", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { runOptions });
+      const asked = await firstOf(front.fleet.handle(handle.id), "approval-request");
+      const request = (asked.event as RecordedAgentEvent).request as { id: string; toolName: string };
+      expect(request.toolName).toBe("shell");
+      expect((await front.fleet.handle(handle.id).pendingApprovals()).map((a) => a.id)).toEqual([request.id]);
+      await front.fleet.answer(request.id, { outcome: "deny", reason: "not today" });
+      const again = await back.fleet.answer(request.id, { outcome: "approve" }).catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(ApprovalNotPendingError);
+      expect((await handle.result()).text).toBe("after the approval");
+      // The fake CLI echoed the next line the worker wrote to it: the deny from the other host, with
+      // its reason (codex carries a deny's reason to the model as an injected message).
+      const echoed: string[] = [];
+      for await (const { event } of handle.events()) {
+        if (event.type === "process" && typeof event.text === "string" && event.text.includes('"echo"')) echoed.push(event.text);
+      }
+      expect(echoed).toHaveLength(1);
+      expect(echoed[0]).toContain("not today");
+    });
+
+    it("cancel from another host ends a running run's CLI and settles it as FleetRunCancelledError everywhere", async () => {
+      const schema = freshSchema("fleet");
+      const marker = `FLEET_CANCEL_${schema}`;
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = { env: { ...fakeRun(fakeCodexSteps("never", { sleepMs: 120_000 })).env, [marker]: "1" } };
+      const handle = await front.fleet.submit("a long one", { threadKey: "long", runOptions });
+      await firstOf(front.fleet.handle(handle.id), "run-started");
+      await until(() => processesWith(marker).length > 0, "the fake CLI");
+      expect(await front.fleet.handle(handle.id).cancel("changed my mind")).toBe(true);
+      const err = await back.fleet
+        .handle(handle.id)
+        .result()
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FleetRunCancelledError);
+      expect(isError(err, ErrFleetRunCancelled)).toBe(true);
+      expect((err as FleetRunCancelledError).reason).toBe("changed my mind");
+      await until(() => processesWith(marker).length === 0, "the cancelled run's CLI to end");
+      expect(await front.store.resolve({ key: "long" })).toBeUndefined();
+    });
+
+    it("a cancel that arrives while a turn commits waits for the commit, settles nothing, and the verdict is the turn's Result", async () => {
+      const schema = freshSchema("fleet");
+      let reached!: () => void;
+      const atCommit = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const front = await host(schema);
+      const back = await host(schema, {}, async (commit) => {
+        reached();
+        await gate;
+        return commit();
+      });
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("commit me", { threadKey: "race", runOptions: fakeRun(fakeCodexSteps("committed")) });
+      await atCommit;
+      const cancelling = front.fleet.handle(handle.id).cancel();
+      // The cancel's write waits on the run's row, held by the commit under way (or, without that
+      // guard, it settles the run at once).
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        const blocked = async () => {
+          const { rows } = await pool.query<{ n: string }>(
+            "SELECT count(*)::text AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%adaptor_fleet_runs%'",
+          );
+          return rows[0]?.n !== "0";
+        };
+        let settled = false;
+        void cancelling.then(() => (settled = true));
+        for (let i = 0; i < 300 && !settled && !(await blocked()); i++) await new Promise((r) => setTimeout(r, 100));
+      } finally {
+        await pool.end();
+      }
+      release();
+      expect(await cancelling).toBe(false);
+      expect((await handle.result()).text).toBe("committed");
+      expect((await front.store.resolve({ key: "race" }))?.revision).toBe(1);
+    });
+
+    it("a queued run cancelled never starts, and the next turn of its key runs", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const first = await front.fleet.submit("first", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("first done")) });
+      const second = await front.fleet.submit("second", { threadKey: "q", runOptions: fakeRun(fakeCodexSteps("second")) });
+      const third = await front.fleet.submit("third", {
+        threadKey: "q",
+        runOptions: fakeRun(fakeCodexSteps("third done", { resume: true })),
+      });
+      expect(await second.cancel()).toBe(true);
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }));
+      expect((await first.result()).text).toBe("first done");
+      expect((await third.result()).text).toBe("third done");
+      await expect(second.result()).rejects.toBeInstanceOf(FleetRunCancelledError);
+      const kinds: string[] = [];
+      for await (const { event } of second.events()) kinds.push(event.type);
+      expect(kinds).toEqual(["verdict"]);
+    });
+
+    it("verdicts keep their kind across hosts: RunError with its partial result, worker errors with code and sentinels", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }), { concurrency: 2 });
+      const early = await front.fleet.submit("exits early", { runOptions: fakeRun(fakeCodexSteps("x", { exitEarly: true })) });
+      const missing = await front.fleet.submit("bad cwd", { runOptions: { cwd: "/nonexistent/fleet-test" } });
+      const runError = await early.result().catch((e: unknown) => e);
+      expect(runError).toBeInstanceOf(RunError);
+      expect(isError(runError, ErrAgentFailed)).toBe(true);
+      expect((runError as RunError).reason).toBe("agent_error");
+      expect((runError as RunError).result.runId).toMatch(/^[0-9a-f-]{36}$/);
+      const remote = await missing.result().catch((e: unknown) => e);
+      expect(remote).toBeInstanceOf(FleetRemoteError);
+      expect(isError(remote, ErrFleetRemote)).toBe(true);
+      expect((remote as FleetRemoteError).code).toBe(ErrCode.NotFound);
+      expect((remote as Error).message).toContain("/nonexistent/fleet-test");
+    });
+
+    it("metrics: attempts, wait time, run duration by outcome, and the queue depth read from PostgreSQL", async () => {
+      const recorded: { name: string; value: number; attributes: unknown }[] = [];
+      const gauges: ((result: ObservableResult) => Promise<void>)[] = [];
+      const instrument = (name: string) => ({
+        add: (value: number, attributes: unknown) => recorded.push({ name, value, attributes }),
+        record: (value: number, attributes: unknown) => recorded.push({ name, value, attributes }),
+        addCallback: (callback: (result: ObservableResult) => Promise<void>) => gauges.push(callback),
+      });
+      const meter = {
+        createHistogram: instrument,
+        createCounter: instrument,
+        createObservableGauge: instrument,
+      } as unknown as Meter;
+      const schema = freshSchema("fleet");
+      const front = await host(schema, { meter });
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("measured"), { threadStore: threadStore! }));
+      await (await front.fleet.submit("measure me")).result();
+      const byName = (name: string) => recorded.filter((r) => r.name === name);
+      expect(byName("adaptor.fleet.attempts")).toEqual([
+        { name: "adaptor.fleet.attempts", value: 1, attributes: { queue: "adaptor-fleet-runs", attempt: 1 } },
+      ]);
+      expect(byName("adaptor.fleet.run.wait")).toHaveLength(1);
+      expect(byName("adaptor.fleet.run.wait")[0]!.value).toBeGreaterThanOrEqual(0);
+      expect(byName("adaptor.fleet.run.duration").map((r) => r.attributes)).toEqual([{ queue: "adaptor-fleet-runs", outcome: "result" }]);
+      const depth: number[] = [];
+      await gauges[0]!({ observe: (value: number) => depth.push(value) } as ObservableResult);
+      expect(depth).toEqual([0]);
+    });
+
+    it("prune removes finished runs past the retention with their events, and keeps unfinished ones", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const queued = await front.fleet.submit("nobody serves me yet");
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("done"), { threadStore: threadStore! }));
+      await queued.result();
+      const open = await front.fleet.submit("still queued", {
+        threadKey: "busy",
+        runOptions: fakeRun(fakeCodexSteps("x", { sleepMs: 60_000 })),
+      });
+      const waiting = await front.fleet.submit("behind it", { threadKey: "busy" });
+      expect(await front.fleet.prune(60_000)).toBe(0);
+      expect(await front.fleet.prune(0)).toBe(1);
+      await expect(queued.result()).rejects.toThrow(/not found/);
+      await open.cancel();
+      await waiting.cancel();
+    });
+
+    it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema, { maxQueued: 2 });
+      await front.fleet.submit("a");
+      await front.fleet.submit("b");
+      const refused = await front.fleet.submit("c").catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(FleetQueueFullError);
+      expect(isError(refused, ErrFleetQueueFull)).toBe(true);
+      expect((refused as FleetQueueFullError).queued).toBe(2);
+    });
+  });
+}

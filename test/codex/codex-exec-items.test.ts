@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
+import { Agent, type AgentEvent } from "adaptor";
+import { codex } from "@adaptor/codex";
+
+// The fake CLI plays `codex exec --json`: completed agent messages in codex's own shape (read
+// without a parse once the first was parsed), in another key order, and spaced (always parsed).
+
+const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
+const texts = Array.from({ length: 150 }, (_, i) => (i % 9 === 4 ? `q"${i}\\ é\n${"long text ".repeat(i % 5)}` : `t${i} `));
+
+type Form = "codex" | "reordered" | "spaced";
+
+function itemLine(form: Form, text: string, i: number): string {
+  const id = `item_${i}`;
+  if (form === "codex") return line({ type: "item.completed", item: { id, type: "agent_message", text } });
+  const reordered = { item: { text, type: "agent_message", id }, type: "item.completed" };
+  return form === "reordered" ? line(reordered) : `${JSON.stringify(reordered, null, 1).replaceAll("\n", " ")}\n`;
+}
+
+async function execTurn(form: Form) {
+  const body = texts.map((text, i) => itemLine(form, text, i)).join("");
+  const steps: FakeCliStep[] = [
+    { write: line({ type: "thread.started", thread_id: "t-exec" }) + line({ type: "turn.started" }) },
+    { write: body },
+    // A tool call between messages, then one more message and a line that is not JSON.
+    {
+      write:
+        line({
+          type: "item.started",
+          item: { id: "item_c", type: "command_execution", command: "ls", aggregated_output: "", exit_code: null, status: "in_progress" },
+        }) +
+        line({
+          type: "item.completed",
+          item: { id: "item_c", type: "command_execution", command: "ls", aggregated_output: "a\n", exit_code: 0, status: "completed" },
+        }) +
+        itemLine(form, "last", 999) +
+        "not json\n",
+    },
+    { write: line({ type: "turn.completed", usage: { input_tokens: 3, cached_input_tokens: 0, output_tokens: 5 } }) },
+    { exit: 0 },
+  ];
+  const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps), transport: "exec", killGraceMs: 300 }));
+  try {
+    const stream = agent.stream("go");
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    return {
+      events: events.map((e) => ({ ...e, meta: undefined })),
+      text: result.text,
+      transcript: result.transcript(),
+      usage: result.usage,
+      terminal: result.raw().terminal,
+    };
+  } finally {
+    await agent.close();
+  }
+}
+
+describe("codex exec agent messages (fake CLI)", () => {
+  it("messages in codex's shape, in another key order and spaced give the same events, transcript and result", async () => {
+    const plain = await execTurn("codex");
+    const deltas = plain.events.filter((e) => e.type === "text-delta");
+    expect(deltas.map((e) => [e.text, e.messageId])).toEqual([...texts.map((text, i) => [text, `item_${i}`]), ["last", "item_999"]]);
+    expect(plain.events.filter((e) => e.type === "dropped")).toEqual([]);
+    expect(plain.text).toBe("last");
+    expect(plain.transcript.filter((item) => item.kind === "assistant").map((item) => item.text)).toEqual([...texts, "last"]);
+    expect(plain.transcript.map((item) => item.kind).slice(-3)).toEqual(["tool-call", "tool-result", "assistant"]);
+    expect(plain.events).toContainEqual(expect.objectContaining({ type: "process", kind: "stdout", text: "not json" }));
+    // Process ids differ from run to run: events that carry one are compared without it.
+    const withoutPids = (turn: typeof plain) => ({ ...turn, events: turn.events.map((e) => ("pid" in e ? { ...e, pid: 0 } : e)) });
+    expect(withoutPids(await execTurn("reordered"))).toEqual(withoutPids(plain));
+    expect(withoutPids(await execTurn("spaced"))).toEqual(withoutPids(plain));
+  });
+});
