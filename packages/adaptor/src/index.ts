@@ -130,6 +130,8 @@ export type {
   ApprovalMode,
   ApprovalDecision,
   Usage,
+  PolicyEnforcement,
+  EnforcementMechanism,
   FailureReason,
   TranscriptItem,
   RawStreams,

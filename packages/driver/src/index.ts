@@ -19,6 +19,7 @@ export type {
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
 export type { DriverRequest, PrewarmRequest } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
+export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";

@@ -1,5 +1,5 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
@@ -157,7 +157,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     }
     if (stopped) throw controller.signal.reason;
     if (controller.signal.aborted && response.failure) throw controller.signal.reason;
-    const result = toResult(runId, response, performance.now() - started);
+    const result = toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started);
     if (response.failure) throw runError(response.failure, result);
     queue.push({ type: "run-finished", ok: true, ...(result.usage ? { usage: result.usage } : {}) });
     telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
@@ -168,14 +168,14 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const suspendedOn = suspension?.suspendedOn;
     if (suspendedOn) {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
-      const result = toResult(runId, response, performance.now() - started, suspendedOn);
+      const result = toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started, suspendedOn);
       queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
       telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
       return result;
     }
     const verdict = stopped
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
-        runError(stopped, toResult(runId, response, performance.now() - started), error instanceof BusinessStop ? undefined : error)
+        runError(stopped, toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started), error instanceof BusinessStop ? undefined : error)
       : error instanceof RunError || !controller.signal.aborted
         ? error
         : abortVerdict(error, controller.signal);
@@ -217,8 +217,19 @@ function abortVerdict(error: unknown, signal: AbortSignal): unknown {
   return walkError(error, (node) => node === reason) ? error : reason;
 }
 
-function toResult(runId: string, response: DriverResponse | undefined, durationMs: number, pendingApproval?: PendingApproval): Result {
+function toResult(
+  runId: string,
+  response: DriverResponse | undefined,
+  budgetMs: number | undefined,
+  durationMs: number,
+  pendingApproval?: PendingApproval,
+): Result {
+  // The active-execution budget is the SDK's own: the driver never sees it.
+  const sdk: PolicyEnforcement[] = budgetMs
+    ? [{ field: "activeExecutionTimeoutMs", value: String(budgetMs), enforced: true, mechanisms: ["sdk"], detail: "the SDK's active-time budget" }]
+    : [];
   return new Result({
+    enforcement: [...(response?.enforcement ?? []), ...sdk],
     runId,
     model: response?.model,
     provider: response?.provider,

@@ -1,4 +1,5 @@
-import type { McpServerConfig, RunPolicy } from "@adaptor/driver";
+import type { McpServerConfig, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
 
 /** Tools that can change files or run code; denied under the `read_only` sandbox. */
 const WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
@@ -34,4 +35,20 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
   }
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
   return { args, env, ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}) };
+}
+
+/**
+ * What a claude run enforced of its policy, for `DriverResponse.enforcement`: `read_only` and
+ * `webSearch: "deny"` by permission deny rules in the `--settings` file, `unrestricted` by
+ * `--permission-mode bypassPermissions`; approval modes by the SDK's broker answering the CLI's
+ * `can_use_tool` requests (`--permission-prompt-tool stdio`).
+ */
+export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcement[] {
+  return reportEnforcement(policy, (field, value) => {
+    if (field === "sandbox" && value === "read_only")
+      return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WRITE_TOOLS.join(", ")}` };
+    if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
+    if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
+    return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
+  });
 }

@@ -30,6 +30,7 @@ export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
 export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
+export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export {
   inspectCli,
