@@ -7,8 +7,9 @@ import {
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 import {
-  assertPolicySupported,
   PolicyCapabilityUnsupportedError,
+  type EnforcementMechanism,
+  type PolicyEnforcement,
   type Driver,
   type DriverCapabilities,
   type DriverDescriptor,
@@ -23,23 +24,25 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { deepFreeze, graceMs, IDLE_SINK, InterruptEscalation, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
+import { HostClient } from "./host/host-client.js";
+import { HostTerminals } from "./host/host-terminals.js";
+import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan } from "./policy/acp-policy.js";
+import { applyMode } from "./policy/apply-mode.js";
+import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
-/** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
+/** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
-  const modes = typeof config.sandboxModes === "object" && config.sandboxModes !== null ? config.sandboxModes : {};
-  const sandbox = (["read_only", "workspace_write", "unrestricted"] as const).filter((level) => typeof modes[level] === "string");
   return {
     sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
-    policy: { sandbox, webSearch: [], browser: [], activeExecutionTimeout: false },
-    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   };
 }
@@ -105,7 +108,7 @@ export class AcpDriver implements Driver {
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     const config = this.config;
-    assertPolicySupported(this.descriptor, request.policy);
+    const plan = planAcpPolicy(this.descriptor, config, request.policy);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sessions.fork", "true");
     }
@@ -117,7 +120,7 @@ export class AcpDriver implements Driver {
     const signature = launchSignature({ config, env, request });
     let proc = await this.#pool.acquire({ request, signature, sink });
     if (!proc && request.session && !request.session.fork && config.loadSession === false) {
-      return emptyResponse({
+      return emptyResponse(plan, {
         reason: "resume_rejected",
         message:
           config.loadSessionUnsupportedReason ??
@@ -133,7 +136,7 @@ export class AcpDriver implements Driver {
     served.stderrTo.sink = sink;
     return this.#pool.serve(served, async () => {
       try {
-        const response = await this.#turn(served, config, request, sink, signal, cwd, model);
+        const response = await this.#turn(served, config, request, sink, signal, cwd, model, plan);
         const reusable = request.reuseProcess === true && served.usable && !response.failure && response.checkpoint !== undefined;
         if (!reusable) {
           await served.close();
@@ -162,7 +165,7 @@ export class AcpDriver implements Driver {
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
     const config = this.config;
-    assertPolicySupported(this.descriptor, request.policy);
+    planAcpPolicy(this.descriptor, config, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = launchSignature({ config, env: this.#env(config, first), request: first });
     await this.#pool.prewarm(
@@ -200,6 +203,7 @@ export class AcpDriver implements Driver {
           device: this.descriptor.type,
           ...spawnLimits(config),
           onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+          hostCapabilities: config.hostCapabilities !== false,
         },
         signature,
         stderrTo,
@@ -225,9 +229,24 @@ export class AcpDriver implements Driver {
     signal: AbortSignal,
     cwd: string,
     model: string | undefined,
+    plan: AcpPolicyPlan,
   ): Promise<DriverResponse> {
     const trusted = (request.mcpServers ?? []).filter((server) => server.trusted === true).map((server) => server.name);
-    const turn = new AcpTurn(sink, this.#toolName, trusted);
+    const host = new HostClient({
+      plan,
+      sink,
+      cwd,
+      driver: this.descriptor.type,
+      terminals: new HostTerminals({ env: proc.env, cwd, device: `${this.descriptor.type} terminal`, ...spawnLimits(config) }),
+    });
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted);
+    let enforcement = plan.enforcement;
+    const finish = (
+      proc: AcpProcess,
+      turn: AcpTurn,
+      failure: DriverFailure | undefined,
+      extra: Partial<DriverResponse> = {},
+    ): DriverResponse => finishTurn(proc, turn, failure, { ...extra, enforcement });
     const agent = proc.connection.agent;
     let aborted!: (reason: unknown) => void;
     let honoured!: (value: unknown) => void;
@@ -315,14 +334,26 @@ export class AcpDriver implements Driver {
         proc.sessions.add(sessionId);
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
-        const mode = request.policy?.sandbox !== undefined ? config.sandboxModes?.[request.policy.sandbox] : undefined;
-        if (mode !== undefined) await step(agent.request("session/set_mode", { sessionId, modeId: mode }));
+        if (plan.mode) {
+          const reported = await applyMode(proc, sessionId, plan.mode.id, offered, step);
+          if (reported !== plan.mode.id) {
+            const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
+            if (!plan.bestEffort) throw error;
+            enforcement = notEnforcedBy(enforcement, "agent_mode", error.message);
+          }
+          sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${String(reported)}`, data: { modeId: reported } });
+        }
         if (model !== undefined && !config.modelFlag) {
           const failure = await step(this.#selectModel(agent, sessionId, model, offered));
           if (failure) return finish(proc, turn, failure);
         }
       }
-      detach = proc.attach(sessionId, turn);
+      detach = proc.attach(sessionId, {
+        onUpdate: (update) => turn.onUpdate(update),
+        onPermission: (params, permissionSignal) => turn.onPermission(params, permissionSignal),
+        onText: (line) => turn.onText(line),
+        onHost: (method, params) => host.handle(method, params),
+      });
       proc.child.takeOutput();
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
@@ -364,7 +395,17 @@ export class AcpDriver implements Driver {
           message: "the agent ended the turn at the denied tool call",
           data: { stopReason: answer.stopReason },
         });
-      const failure = endedByDenial ? undefined : stopReasonFailure(answer.stopReason);
+      const refused = host.editRefused;
+      const failure: DriverFailure | undefined = refused
+        ? {
+            reason: "approval_denied",
+            message: refused.message,
+            details: { toolName: refused.toolName, toolCallId: refused.toolCallId },
+            cause: refused,
+          }
+        : endedByDenial
+          ? undefined
+          : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       return finish(proc, turn, failure, {
         ...(usage ? { usage } : {}),
@@ -388,6 +429,7 @@ export class AcpDriver implements Driver {
       signal.removeEventListener("abort", onAbort);
       turn.end();
       detach?.();
+      await host.close();
     }
   }
 
@@ -501,11 +543,23 @@ async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {
   return { exit: { code: exit.code, signal: exit.signal } };
 }
 
-function emptyResponse(failure: DriverFailure): DriverResponse {
-  return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure };
+function emptyResponse(plan: AcpPolicyPlan, failure: DriverFailure): DriverResponse {
+  return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement: plan.enforcement, failure };
 }
 
-function finish(proc: AcpProcess, turn: AcpTurn, failure: DriverFailure | undefined, extra: Partial<DriverResponse> = {}): DriverResponse {
+/** The report with every entry that relied on `mechanism` marked not enforced, saying why. */
+function notEnforcedBy(report: readonly PolicyEnforcement[], mechanism: EnforcementMechanism, why: string): PolicyEnforcement[] {
+  return report.map((entry) =>
+    entry.mechanisms.includes(mechanism) ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)` } : entry,
+  );
+}
+
+function finishTurn(
+  proc: AcpProcess,
+  turn: AcpTurn,
+  failure: DriverFailure | undefined,
+  extra: Partial<DriverResponse> = {},
+): DriverResponse {
   turn.end();
   const out = proc.child.takeOutput();
   return {

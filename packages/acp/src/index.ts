@@ -9,3 +9,6 @@ export {
   GEMINI_RESUME_LIMIT,
   type GeminiConfig,
 } from "./presets/gemini.js";
+export { qwen, qwenAcpConfig, PINNED_QWEN_VERSION, QWEN_INHERITED_ENV, type QwenConfig } from "./presets/qwen.js";
+export { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
+export { AcpApprovalEditUnsupportedError } from "./host/approval-edit-unsupported-error.js";

@@ -224,3 +224,53 @@ export async function threeTurns(agent: Agent, key = "chat"): Promise<number[]> 
   }
   return pids;
 }
+
+/** A private home for an agent CLI: HOME, XDG dirs and TMPDIR inside it, proxies pointed at a closed port. */
+export interface IsolatedHome {
+  readonly home: string;
+  readonly workDir: string;
+  readonly env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Makes an {@link IsolatedHome}. The proxies (`HTTP_PROXY`, `HTTPS_PROXY`, lower case too) point at
+ * 127.0.0.1:9, where nothing listens, so a CLI's start-up calls to the internet fail at once;
+ * `NO_PROXY` lets it reach the scripted server on 127.0.0.1.
+ */
+export async function isolatedHome(): Promise<IsolatedHome> {
+  const { mkdtemp, mkdir, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const home = realpathSync(await mkdtemp(join(tmpdir(), "adaptor-acp-")));
+  const workDir = join(home, "work");
+  for (const dir of [
+    workDir,
+    join(home, ".config"),
+    join(home, ".local", "share"),
+    join(home, ".cache"),
+    join(home, ".local", "state"),
+    join(home, "tmp"),
+  ])
+    await mkdir(dir, { recursive: true });
+  const closed = "http://127.0.0.1:9";
+  return {
+    home,
+    workDir,
+    env: {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local", "state"),
+      TMPDIR: join(home, "tmp"),
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      HTTP_PROXY: closed,
+      HTTPS_PROXY: closed,
+      http_proxy: closed,
+      https_proxy: closed,
+      NO_PROXY: "127.0.0.1,localhost",
+      no_proxy: "127.0.0.1,localhost",
+    },
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+}

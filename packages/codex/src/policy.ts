@@ -54,7 +54,11 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
  * the `web_search` setting, approval modes by codex's `approval_policy` (`untrusted`: codex asks and
  * the SDK's broker answers; `never`: codex asks nothing and its sandbox is the bound).
  */
-export function codexEnforcement(policy: RunPolicy | undefined, plan: CodexPolicyPlan, transport: "exec" | "app-server"): PolicyEnforcement[] {
+export function codexEnforcement(
+  policy: RunPolicy | undefined,
+  plan: CodexPolicyPlan,
+  transport: "exec" | "app-server",
+): PolicyEnforcement[] {
   const exec = transport === "exec";
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox")
@@ -64,7 +68,10 @@ export function codexEnforcement(policy: RunPolicy | undefined, plan: CodexPolic
     if (field === "webSearch")
       return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
     return plan.approvalPolicy === "never"
-      ? { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: 'approval_policy = "never": codex asks nothing; its sandbox is the bound' }
+      ? {
+          mechanisms: [exec ? "cli_flag" : "cli_config"],
+          detail: 'approval_policy = "never": codex asks nothing; its sandbox is the bound',
+        }
       : { mechanisms: ["approval"], detail: 'approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers' };
   });
 }

@@ -47,8 +47,34 @@ export interface AcpConfig extends CommonDriverConfig {
    * `initialize` answer offers no `sessionCapabilities.fork` fails the run (`agent_error`).
    */
   readonly fork?: boolean;
-  /** MCP transports the agent accepts in `session/new` (ACP requires stdio). Default `["stdio"]`. */
+  /**
+   * MCP transports the agent accepts in `session/new` (ACP requires stdio, but an agent may still
+   * ignore it: then `[]`, and every MCP server is refused before launch). Default `["stdio"]`.
+   */
   readonly mcpTransports?: readonly McpTransport[];
+  /**
+   * The session mode in which the agent asks (`session/request_permission`) before every file
+   * change and command, e.g. `"default"`. With it the driver enforces the permission modes `ask`,
+   * `auto_approve` and `auto_deny` (it selects this mode and checks that the agent took it) and the
+   * `read_only` sandbox when `sandboxModes` has none (this mode, the host denying every ask for a
+   * tool that is not a read, and refusing `fs/write_text_file` and `terminal/create`). Default none:
+   * those values are refused before launch.
+   */
+  readonly askMode?: string;
+  /**
+   * Offer the host's file system (`fs/read_text_file`, `fs/write_text_file`) and terminal
+   * (`terminal/*`) to the agent, so what it does through them follows the run's policy on the host
+   * side (see the package README). Default true.
+   */
+  readonly hostCapabilities?: boolean;
+  /**
+   * Accept any policy value and run with what can be enforced; the Result's `enforcement` lists
+   * what was not (`enforced: false`), and a session mode the agent did not take is reported there
+   * instead of failing the run. Default false: a value the driver cannot enforce is refused before
+   * launch (`PolicyCapabilityUnsupportedError`, `HumanDecisionModeUnsupportedError`), and a mode
+   * the agent did not take fails the run (`AcpModeNotAppliedError`).
+   */
+  readonly bestEffortPolicy?: boolean;
 }
 
 const is = optionChecks;
@@ -66,6 +92,9 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   loadSessionUnsupportedReason: is.string({ nonEmpty: true }),
   fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
+  askMode: is.string({ nonEmpty: true }),
+  hostCapabilities: is.boolean(),
+  bestEffortPolicy: is.boolean(),
 };
 
 /**

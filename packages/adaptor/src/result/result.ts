@@ -84,7 +84,9 @@ export class Result {
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;
     this.pendingApproval = init.pendingApproval;
-    this.enforcement = Object.freeze((init.enforcement ?? []).map((entry) => Object.freeze({ ...entry, mechanisms: Object.freeze([...entry.mechanisms]) })));
+    this.enforcement = Object.freeze(
+      (init.enforcement ?? []).map((entry) => Object.freeze({ ...entry, mechanisms: Object.freeze([...entry.mechanisms]) })),
+    );
     this.status = init.pendingApproval ? "suspended" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });

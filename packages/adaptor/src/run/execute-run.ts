@@ -1,5 +1,14 @@
 import { AdaptorError, walkError } from "@adaptor/errors";
-import type { ApprovalAsk, Driver, DriverEvent, DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
+import type {
+  ApprovalAsk,
+  Driver,
+  DriverEvent,
+  DriverFailure,
+  DriverRequest,
+  DriverResponse,
+  DriverSink,
+  PolicyEnforcement,
+} from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
@@ -175,7 +184,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     }
     const verdict = stopped
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
-        runError(stopped, toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started), error instanceof BusinessStop ? undefined : error)
+        runError(
+          stopped,
+          toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started),
+          error instanceof BusinessStop ? undefined : error,
+        )
       : error instanceof RunError || !controller.signal.aborted
         ? error
         : abortVerdict(error, controller.signal);
@@ -226,7 +239,15 @@ function toResult(
 ): Result {
   // The active-execution budget is the SDK's own: the driver never sees it.
   const sdk: PolicyEnforcement[] = budgetMs
-    ? [{ field: "activeExecutionTimeoutMs", value: String(budgetMs), enforced: true, mechanisms: ["sdk"], detail: "the SDK's active-time budget" }]
+    ? [
+        {
+          field: "activeExecutionTimeoutMs",
+          value: String(budgetMs),
+          enforced: true,
+          mechanisms: ["sdk"],
+          detail: "the SDK's active-time budget",
+        },
+      ]
     : [];
   return new Result({
     enforcement: [...(response?.enforcement ?? []), ...sdk],
