@@ -82,6 +82,17 @@ export class HostClient {
 
   /** Serves one host method of the agent. @throws RequestError the agent sees as the method's error. */
   async handle(method: HostMethod, params: unknown): Promise<unknown> {
+    const subject = params as { path?: unknown; command?: unknown; terminalId?: unknown };
+    this.#sink.emit({
+      type: "notice",
+      kind: "host",
+      message: `${method} ${String(subject.path ?? subject.command ?? subject.terminalId ?? "")}`,
+      data: {
+        method,
+        ...(typeof subject.path === "string" ? { path: subject.path } : {}),
+        ...(typeof subject.command === "string" ? { command: subject.command } : {}),
+      },
+    });
     switch (method) {
       case "fs/read_text_file":
         return this.#read(params as acp.ReadTextFileRequest);
