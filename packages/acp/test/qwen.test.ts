@@ -40,11 +40,15 @@ async function harness(rules: (home: IsolatedHome) => ChatScriptRule[] = () => [
  * tool; qwen's auto-mode safety classifier is told every call is safe.
  */
 export function qwenTools(home: IsolatedHome): ChatScriptRule[] {
-  const arg = (view: { lastUserText: string }): string => join(home.workDir, /(?:RUN_TOUCH|WRITE_IT) (\S+)/.exec(view.lastUserText)?.[1] ?? "x.txt");
+  const arg = (view: { lastUserText: string }): string =>
+    join(home.workDir, /(?:RUN_TOUCH|WRITE_IT) (\S+)/.exec(view.lastUserText)?.[1] ?? "x.txt");
   return [
     // qwen's own default mode ("auto") asks the model to classify a command; answer "safe", so a
     // command runs unasked unless the driver selected the mode in which qwen asks.
-    { when: (view) => view.toolNames.includes("respond_in_schema"), reply: { toolCall: { name: "respond_in_schema", arguments: { shouldBlock: false } } } },
+    {
+      when: (view) => view.toolNames.includes("respond_in_schema"),
+      reply: { toolCall: { name: "respond_in_schema", arguments: { shouldBlock: false } } },
+    },
     {
       when: whenChatUserSays("RUN_TOUCH"),
       reply: (view) => ({
@@ -89,7 +93,12 @@ describe("qwen-code on the real binary", () => {
     expect(existsSync(join(h!.home.workDir, "approved.txt"))).toBe(true);
     expect(events.some((e) => e.type === "notice" && e.kind === "host" && e.message?.startsWith("fs/write_text_file"))).toBe(true);
     expect(result.enforcement).toEqual([
-      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true, mechanisms: ["agent_mode", "approval", "host_capability"] }),
+      expect.objectContaining({
+        field: "approvals.permission",
+        value: "ask",
+        enforced: true,
+        mechanisms: ["agent_mode", "approval", "host_capability"],
+      }),
     ]);
   });
 
