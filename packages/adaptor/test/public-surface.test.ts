@@ -99,6 +99,7 @@ describe("public surface", () => {
       "parseVersion",
       "probeFailure",
       "raceAbort",
+      "reportEnforcement",
       "spawnLimits",
       "stableJson",
       "validateDriverConfig",
