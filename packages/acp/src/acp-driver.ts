@@ -335,7 +335,7 @@ export class AcpDriver implements Driver {
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         if (plan.mode) {
-          const reported = await applyMode(proc, sessionId, plan.mode.id, offered, step);
+          const reported = await applyMode(proc, sessionId, plan.mode.id, offered, step, config.modeConfirmedByAnswer === true);
           if (reported !== plan.mode.id) {
             const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
             if (!plan.bestEffort) throw error;

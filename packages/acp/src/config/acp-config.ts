@@ -62,6 +62,12 @@ export interface AcpConfig extends CommonDriverConfig {
    */
   readonly askMode?: string;
   /**
+   * The agent answers `session/set_mode` with an error for a mode it does not take and reports no
+   * `current_mode_update`: its success answer is the check that the mode was applied. Default false:
+   * the driver waits for the agent's report. Only for agents proven so in tests (gemini-cli 0.61.0).
+   */
+  readonly modeConfirmedByAnswer?: boolean;
+  /**
    * Offer the host's file system (`fs/read_text_file`, `fs/write_text_file`) and terminal
    * (`terminal/*`) to the agent, so what it does through them follows the run's policy on the host
    * side (see the package README). Default true.
@@ -93,6 +99,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
   askMode: is.string({ nonEmpty: true }),
+  modeConfirmedByAnswer: is.boolean(),
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),
 };

@@ -95,11 +95,16 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
   const denyNonReadAsks = sandbox === "read_only" && sandboxMode === undefined;
   const writes: HostWrites = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "workspace" : "allow";
   const commands: HostCommands = sandbox === "read_only" ? "deny" : "allow";
+  const host = config.hostCapabilities !== false;
   const enforcement = reportEnforcement(policy, (field, value) => {
-    const how = (mechanisms: EnforcementMechanism[], detail: string): { mechanisms: EnforcementMechanism[]; detail: string } => ({
-      mechanisms,
-      detail,
-    });
+    // Without the host's fs and terminal offered, their rules are not part of the enforcement.
+    const how = (mechanisms: EnforcementMechanism[], detail: string): { mechanisms: EnforcementMechanism[]; detail: string } =>
+      host
+        ? { mechanisms, detail }
+        : {
+            mechanisms: mechanisms.filter((m) => m !== "host_capability"),
+            detail: detail.split("; the host refuses")[0]!.split("; the host asks")[0]!,
+          };
     if (field === "sandbox" && sandboxMode !== undefined)
       return how(
         ["agent_mode", "host_capability"],

@@ -21,7 +21,8 @@ function currentValue(option: acp.SessionConfigOption | undefined): string | und
  * reports none): through the agent's `mode` config option when it offers one (`session/set_config_option`,
  * whose answer lists the options with their current values), else `session/set_mode`, whose effect
  * the agent reports in a `current_mode_update` (waited for at most {@link MODE_REPORT_WAIT_MS}). A
- * mode already current is not set again.
+ * mode already current is not set again. With `confirmedByAnswer`, `session/set_mode`'s success
+ * answer counts as the report (an agent that refuses unknown modes and sends no update).
  */
 export async function applyMode(
   proc: AcpProcess,
@@ -29,6 +30,7 @@ export async function applyMode(
   modeId: string,
   offered: Offered,
   step: <T>(promise: Promise<T>) => Promise<T>,
+  confirmedByAnswer = false,
 ): Promise<string | undefined> {
   const agent = proc.connection.agent;
   const option = modeOption(offered?.configOptions);
@@ -52,6 +54,7 @@ export async function applyMode(
   });
   try {
     await step(agent.request("session/set_mode", { sessionId, modeId }));
+    if (reported === undefined && confirmedByAnswer) return modeId;
     if (reported === undefined) {
       let timer: NodeJS.Timeout | undefined;
       await step(Promise.race([report, new Promise<void>((resolve) => (timer = setTimeout(resolve, MODE_REPORT_WAIT_MS)))])).finally(() =>
