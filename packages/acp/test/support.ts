@@ -124,6 +124,9 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
     inheritEnv: false,
     mcpTransports: ["stdio", "http"],
     fork: true,
+    // With the host's fs offered, 0.16.2 replaces Claude Code's Write/Edit/Read with its own
+    // mcp__acp__* tools; these tests pin the adapter on Claude Code's own tools.
+    hostCapabilities: false,
     ...extra,
   });
 }
