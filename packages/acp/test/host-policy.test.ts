@@ -197,6 +197,35 @@ describe("approvals with an edited input", () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it("the host's own ask applies an edited input itself: the edited command runs, not the agent's", async () => {
+    const asked = join(dir, "asked.txt");
+    const edited = join(dir, "edited.txt");
+    const result = await scripted().run(`TERMINAL touch ${asked}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve({ updatedInput: { command: `touch ${edited}` } }),
+    });
+    expect(result.text).toBe("exit 0: ");
+    expect(existsSync(edited)).toBe(true);
+    expect(existsSync(asked)).toBe(false);
+  });
+
+  it("an edited path of the host's own write ask is held to the sandbox: outside the workspace it is refused", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
+    try {
+      // workspace_write with ask needs best effort (the agent's mode acts unasked); the host's own rules still hold.
+      const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+      const result = await a.run(`WRITE ${join(dir, "in.txt")}`, {
+        policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+        onApproval: (request) => request.approve({ updatedInput: { path: join(outside, "x.txt"), content: "edited\n" } }),
+      });
+      expect(result.text).toMatch(/^refused: .*outside/);
+      expect(existsSync(join(outside, "x.txt"))).toBe(false);
+      expect(existsSync(join(dir, "in.txt"))).toBe(false);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("a plain approve lets the write through the host", async () => {
     const file = join(dir, "plain.txt");
     const stream = scripted().stream(`ASK_WRITE ${file}`, {

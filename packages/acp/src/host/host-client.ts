@@ -29,7 +29,9 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  * - `workspace_write`: `fs/write_text_file` outside the working directory is refused.
  * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
  *   ask about first is asked about here, through the same approval path.
- * - an approval with an edited input is refused: the tool is denied ({@link AcpApprovalEditUnsupportedError}).
+ * - an approval with an edited input of the agent's own ask is refused: the tool is denied
+ *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
+ *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd`).
  */
 export class HostClient {
   readonly #plan: AcpPolicyPlan;
@@ -124,37 +126,60 @@ export class HostClient {
     return { content: lines.slice(start, request.limit == null ? undefined : start + request.limit).join("\n") };
   }
 
-  async #write(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    if (this.#plan.writes === "deny") this.#refuse("fs/write_text_file", request.path, "the run's sandbox is read_only");
-    if (this.#plan.writes === "workspace" && !(await this.#inWorkspace(request.path)))
-      this.#refuse("fs/write_text_file", request.path, `the run's sandbox is workspace_write and ${request.path} is outside ${this.#cwd}`);
-    await this.#askFirst("fs/write_text_file", `Write ${request.path}`, { path: request.path, content: request.content });
-    await writeFile(request.path, request.content, "utf8");
+  async #write(asked: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
+    await this.#checkWrite(asked.path);
+    const edited = await this.#askFirst("fs/write_text_file", `Write ${asked.path}`, { path: asked.path, content: asked.content });
+    // The host applies an edit of its own ask itself: the edited path is held to the same rules.
+    const path = typeof edited?.["path"] === "string" ? edited["path"] : asked.path;
+    const content = typeof edited?.["content"] === "string" ? edited["content"] : asked.content;
+    if (path !== asked.path) await this.#checkWrite(path);
+    await writeFile(path, content, "utf8");
     return {};
   }
 
-  async #create(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
-    const command = [request.command, ...(request.args ?? [])].join(" ");
-    if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
-    await this.#askFirst("terminal/create", `Run ${command}`, {
-      command: request.command,
-      args: request.args ?? [],
-      cwd: request.cwd ?? this.#cwd,
-    });
-    return this.#terminals.create(request);
+  async #checkWrite(path: string): Promise<void> {
+    if (this.#plan.writes === "deny") this.#refuse("fs/write_text_file", path, "the run's sandbox is read_only");
+    if (this.#plan.writes === "workspace" && !(await this.#inWorkspace(path)))
+      this.#refuse("fs/write_text_file", path, `the run's sandbox is workspace_write and ${path} is outside ${this.#cwd}`);
   }
 
-  /** Under a permission mode: a write or command nobody approved in this turn is asked about now. */
-  async #askFirst(toolName: string, title: string, input: Record<string, unknown>): Promise<void> {
-    if (!this.#plan.hostAsks) return;
+  async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
+    const command = [asked.command, ...(asked.args ?? [])].join(" ");
+    if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
+    const edited = await this.#askFirst("terminal/create", `Run ${command}`, {
+      command: asked.command,
+      args: asked.args ?? [],
+      cwd: asked.cwd ?? this.#cwd,
+    });
+    if (!edited) return this.#terminals.create(asked);
+    // The host applies an edit of its own ask itself: it runs the command the host approved.
+    const args = Array.isArray(edited["args"]) ? edited["args"].map(String) : asked.args;
+    return this.#terminals.create({
+      ...asked,
+      command: typeof edited["command"] === "string" ? edited["command"] : asked.command,
+      ...(args ? { args } : {}),
+      cwd: typeof edited["cwd"] === "string" ? edited["cwd"] : (asked.cwd ?? null),
+    });
+  }
+
+  /**
+   * Under a permission mode: a write or command nobody approved in this turn is asked about now.
+   * Resolves with the host's edited input when it approved with one (the host applies it), else undefined.
+   */
+  async #askFirst(toolName: string, title: string, input: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    if (!this.#plan.hostAsks) return undefined;
     if (this.#approved > 0) {
       this.#approved -= 1;
-      return;
+      return undefined;
     }
     const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input });
-    if (decision.outcome === "approve" && decision.updatedInput === undefined) return;
-    const reason = decision.outcome === "deny" ? decision.reason : "an edited input cannot be carried over ACP";
-    this.#refuse(toolName, title, `denied: ${reason}`);
+    if (decision.outcome === "approve") {
+      const edited = decision.updatedInput;
+      if (edited === undefined) return undefined;
+      if (typeof edited === "object" && edited !== null && !Array.isArray(edited)) return edited as Record<string, unknown>;
+      this.#refuse(toolName, title, "the edited input is not an object");
+    }
+    this.#refuse(toolName, title, `denied: ${decision.outcome === "deny" ? decision.reason : "not approved"}`);
   }
 
   #refuse(method: string, subject: string, why: string): never {
