@@ -1,6 +1,6 @@
 // MCP servers on the real claude binary (pinned 2.1.332) against the scripted Anthropic server, with
 // the testkit's stdio MCP fixture (@modelcontextprotocol/sdk). Issue 6 §2-§3.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -78,6 +78,23 @@ describe("MCP servers on the real claude binary", () => {
     expect(last).toMatchObject({ toolName: "mcp__fixture__echo", isError: false, content: `echo: ping (${MCP_FIXTURE_MARKER})` });
     expect(result.text).toBe(`Done: echo: ping (${MCP_FIXTURE_MARKER})`);
     expect((await readMcpFixtureLog(log)).filter((entry) => entry.event === "call")).toMatchObject([{ tool: "echo", text: "ping" }]);
+  });
+
+  it("a stdio server whose command is found only via PATH starts when inheritEnv lists other names (the list adds to the safe base)", async () => {
+    h = await harness([callEcho], {}, { onApproval: (request) => request.approve() });
+    const bin = join(work, "bin");
+    await mkdir(bin);
+    const fixture = mcpFixtureCommand({ logFile: join(work, "path-only.jsonl") });
+    const quoted = [fixture.command, ...fixture.args].map((part) => `'${part}'`).join(" ");
+    await writeFile(join(bin, "adaptor-path-only-mcp"), `#!/bin/sh\nexec ${quoted} "$@"\n`, { mode: 0o755 });
+    const stream = h.agent.stream("CALL_ECHO please", {
+      env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, FIXTURE_REGION: "eu" },
+      mcpServers: [mcpStdio("fixture", "adaptor-path-only-mcp", { inheritEnv: ["FIXTURE_*"], required: true })],
+    });
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(mcpStatus(events)).toEqual([{ name: "fixture", status: "connected", source: "dynamic" }]);
+    expect(result.text).toBe(`Done: echo: ping (${MCP_FIXTURE_MARKER})`);
   });
 
   it("userMcpServers: true also loads the user's own servers", async () => {

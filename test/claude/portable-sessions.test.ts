@@ -1,9 +1,25 @@
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryThreadStore } from "@adaptor/threadstore";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import Database from "better-sqlite3";
+import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
+import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, ErrThreadIncompatible, ErrThreadSessionTooLarge, isError, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
+import {
+  Agent,
+  ErrThreadIncompatible,
+  ErrThreadSessionCorrupt,
+  ErrThreadSessionRewritten,
+  ErrThreadSessionTooLarge,
+  ThreadSessionError,
+  findError,
+  isError,
+  type AgentEvent,
+  type AgentOptions,
+  type Stream,
+} from "adaptor";
 import { claude } from "@adaptor/claude";
 
 // Portable sessions on the real claude binary: two hosts (own CLI home, own working directory) share
@@ -22,7 +38,7 @@ async function server(): Promise<AnthropicServer> {
 
 async function host(
   s: AnthropicServer,
-  store: MemoryThreadStore,
+  store: ThreadStore,
   options: AgentOptions = {},
   shareWorkspace = true,
 ): Promise<{ env: ClaudeTestEnv; agent: Agent }> {
@@ -117,24 +133,65 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(second.text).toMatch(/I saw 1 message/);
   });
 
-  it("over the per-thread size limit the commit fails with ErrThreadSessionTooLarge and the previous checkpoint is kept", async () => {
+  it("over the per-thread size limit: best effort commits the checkpoint without the session files (notice cause too_large); strict fails with ErrThreadSessionTooLarge carrying the Result and keeps the previous checkpoint", async () => {
     const s = await server();
-    const store = new MemoryThreadStore();
-    const a = await host(s, store, { sessionStateLimitBytes: 120_000 });
-    await drain(a.agent.thread("k").stream("short"));
-    const before = await store.resolve({ key: "k" });
-    const stored = await store.sessionState!.read(before!.id);
-    expect(stored!.bytes).toBeLessThanOrEqual(120_000);
     // Random text does not compress: this turn's transcript lines alone are over the limit.
     const noise = Array.from({ length: 200_000 }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join("");
+    const store = new MemoryThreadStore();
+    const lenient = await host(s, store, { sessionStateLimitBytes: 120_000 });
+    await drain(lenient.agent.thread("k").stream("short"));
+    const big = await drain(lenient.agent.thread("k").stream(`long ${noise}`));
+    expect(big.text).toMatch(/I saw 3 message/);
+    expect(big.notices.find((n) => n.message === "session not stored")?.data).toMatchObject({ threadKey: "k", cause: "too_large" });
+    expect((await store.resolve({ key: "k" }))?.codec).toBe("json/v1;session=local");
+    expect((await lenient.agent.thread("k").run("after")).text).toMatch(/I saw 5 message/);
+
+    const strictStore = new MemoryThreadStore();
+    const a = await host(s, strictStore, { sessionStateLimitBytes: 120_000, sessionPortability: "strict" });
+    await drain(a.agent.thread("k").stream("short"));
+    const before = await strictStore.resolve({ key: "k" });
+    const stored = await strictStore.sessionState!.read(before!.id);
+    expect(stored!.bytes).toBeLessThanOrEqual(120_000);
     const err = await a.agent
       .thread("k")
       .run(`long ${noise}`)
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadSessionTooLarge)).toBe(true);
-    const after = await store.resolve({ key: "k" });
+    expect(findError(err, ThreadSessionError)?.result?.text).toMatch(/I saw 3 message/);
+    const after = await strictStore.resolve({ key: "k" });
     expect(after?.revision).toBe(before?.revision);
     expect(after?.checkpoint).toStrictEqual(before?.checkpoint);
+  });
+
+  it("a transcript the CLI rewrote mid-turn (deleted, then written again with only the turn's tail) is never stored: ErrThreadSessionRewritten with the turn's Result; another host's next turn sees the whole committed history", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const before = await store.resolve({ key: "chat" });
+    const stored = await store.sessionState!.read(before!.id);
+    const [file] = transcripts(a.env.configDir);
+    const storedBytes = statSync(file!).size;
+    // The turn's own tool call deletes the transcript; the CLI goes on writing the turn's tail.
+    const err = await a.agent
+      .thread("chat")
+      .run(`SHELL_CMD rm -f ${file}`, { policy: { sandbox: "unrestricted" } })
+      .catch((e: unknown) => e);
+    expect(statSync(file!).size).toBeLessThan(storedBytes);
+    const typed = findError(err, ThreadSessionError);
+    expect(typed?.reason).toBe("rewritten");
+    expect(isError(err, ErrThreadSessionRewritten)).toBe(true);
+    expect(typed?.result?.text).toMatch(/^Done:/);
+    const after = await store.resolve({ key: "chat" });
+    expect(after?.revision).toBe(before?.revision);
+    expect(await store.sessionState!.read(before!.id)).toStrictEqual(stored);
+    const three = await drain(b.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
+    const last = JSON.stringify(s.requests.at(-1)!.body);
+    for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
   });
 
   it("without a shared workspace name, two working directories are incompatible (typed), not silently forked", async () => {
@@ -148,5 +205,45 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
       .run("two")
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
+  });
+
+  it("damaged stored state in SQLite (the state row deleted, a segment truncated, the manifest cut short) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {
+    const s = await server();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const path = join(dir, "threads.db");
+    const store = new SqliteThreadStore({ path });
+    open.push(store);
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("gone").stream("one [gone-1]"));
+    await drain(a.agent.thread("cut").stream("one [cut-1]"));
+    await drain(a.agent.thread("garbled").stream("one [garbled-1]"));
+    const db = new Database(path);
+    const idOf = async (key: string): Promise<string> => (await store.resolve({ key }))!.id;
+    db.prepare("DELETE FROM adaptor_thread_sessions WHERE record_id = ?").run(await idOf("gone"));
+    db.prepare("UPDATE adaptor_thread_session_segments SET data = substr(data, 1, 20) WHERE record_id = ?").run(await idOf("cut"));
+    db.prepare('UPDATE adaptor_thread_sessions SET manifest_json = \'{"v":1,"fi\' WHERE record_id = ?').run(await idOf("garbled"));
+    db.close();
+    const requests = s.requests.length;
+    for (const [key, reason] of [
+      ["gone", "missing"],
+      ["cut", "damaged"],
+      ["garbled", "damaged"],
+    ] as const) {
+      const err = await b.agent
+        .thread(key)
+        .run("two")
+        .catch((e: unknown) => e);
+      expect(findError(err, ThreadSessionError)?.reason).toBe(reason);
+      expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    }
+    expect(s.requests.length).toBe(requests);
+    const own = await drain(a.agent.thread("gone").stream("two [gone-2]", { spawn: true }));
+    expect(own.notices.map((n) => n.message)).toContain("session state missing; continuing from this host's copy");
+    expect(own.text).toMatch(/I saw 3 message/);
+    const three = await drain(b.agent.thread("gone").stream("three [gone-3]"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
   });
 });

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import type { Agent, AgentEvent, Stream } from "adaptor";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ErrThreadSessionRewritten, ThreadSessionError, findError, isError, type Agent, type AgentEvent, type Stream } from "adaptor";
 import { codexHost } from "./support.js";
 
 // Portable sessions on the real codex binary: two hosts (own CODEX_HOME, own working directory)
@@ -14,6 +16,14 @@ afterEach(async () => {
 
 async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-server" | "exec" = "app-server"): Promise<Agent> {
   return (await codexHost(s, store, (item) => open.push(item), transport)).agent;
+}
+
+/** Every rollout file below `codexHome`/sessions. */
+function rollouts(codexHome: string): string[] {
+  const root = join(codexHome, "sessions");
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name) => join(root, name));
 }
 
 async function drain(stream: Stream): Promise<{ text: string; notices: string[] }> {
@@ -68,5 +78,30 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     for (const agent of [a, b, a, b])
       users.push(/(\d+) user message/.exec((await agent.thread("chat").run(`turn ${users.length + 1}`)).text)?.[1] ?? "?");
     expect(users).toEqual(["1", "2", "3", "4"]);
+  });
+
+  it("a rollout removed during a turn (by the turn's own command) is never committed as gone: ErrThreadSessionRewritten with the turn's Result; another host continues the committed thread", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await codexHost(s, store, (item) => open.push(item));
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    const before = await store.resolve({ key: "chat" });
+    const stored = await store.sessionState!.read(before!.id);
+    const [file] = rollouts(a.env.codexHome);
+    const err = await a.agent
+      .thread("chat")
+      .run(`SHELL_CMD unlink ${file}`, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } })
+      .catch((e: unknown) => e);
+    const typed = findError(err, ThreadSessionError);
+    expect(typed?.reason).toBe("rewritten");
+    expect(isError(err, ErrThreadSessionRewritten)).toBe(true);
+    expect(typed?.result?.text).toMatch(/^Done:/);
+    expect((await store.resolve({ key: "chat" }))?.revision).toBe(before?.revision);
+    expect(await store.sessionState!.read(before!.id)).toStrictEqual(stored);
+    const two = await drain(b.thread("chat").stream("turn two [chat-t2]"));
+    expect(two.notices).toContain("session restored");
+    expect(two.text).toMatch(/2 user message/);
   });
 });

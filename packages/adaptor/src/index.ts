@@ -6,10 +6,13 @@ export { Thread } from "./agent/thread.js";
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
+export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
+export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
 export type { SuspendOptions } from "./suspend/suspend-options.js";
 export { SuspendUnsupportedError } from "./errors/suspend-unsupported-error.js";
+export { ThreadCatalogUnsupportedError } from "./errors/thread-catalog-unsupported-error.js";
 export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 export type {
   AgentEvent,
@@ -33,6 +36,7 @@ export {
   type ApprovalFallback,
 } from "./policy/policy.js";
 export { RunError, type RunErrorInit } from "./errors/run-error.js";
+export { ThreadSessionError, type ThreadSessionErrorInit, type ThreadSessionFailure } from "./errors/thread-session-error.js";
 
 // Root-owned identities.
 export {
@@ -52,11 +56,14 @@ export {
   ErrResumeRejected,
   ErrThreadSessionUnavailable,
   ErrThreadSessionTooLarge,
+  ErrThreadSessionCorrupt,
+  ErrThreadSessionRewritten,
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
+  ErrThreadCatalogUnsupported,
 } from "./errors/sentinels.js";
 
 // Store identities for hosts that use a store directly (the Thread API maps them to ErrThread*).
@@ -74,6 +81,8 @@ export {
 // Suspended turns: the stored approvals a Thread lists and answers.
 export { ErrApprovalNotPending, ApprovalNotPendingError, supportsPendingApprovals } from "@adaptor/threadstore";
 export type { PendingApproval, PendingApprovalStatus, StoredApprovalDecision } from "@adaptor/threadstore";
+export { supportsThreadCatalog } from "@adaptor/threadstore";
+export type { ListThreadsQuery, ThreadPage, ThreadSummary, DeletedThread, ThreadCatalogStore } from "@adaptor/threadstore";
 
 // Thread key rules: one key space for every store, checked where the Agent takes a key.
 export { ErrInvalidThreadKey, InvalidThreadKeyError, MAX_THREAD_KEY_BYTES } from "@adaptor/threadstore";
@@ -111,6 +120,8 @@ export {
   ErrInvalidPolicy,
   ErrPolicyCapabilityUnsupported,
   ErrHumanDecisionModeUnsupported,
+  ErrFeatureUnsupported,
+  FeatureUnsupportedError,
   InvalidOutputSchemaError,
   StructuredOutputUnsupportedError,
   InvalidDriverConfigError,
@@ -123,6 +134,11 @@ export type {
   Driver,
   DriverSink,
   DriverRequest,
+  SystemPrompt,
+  SubagentDefinition,
+  RunBudget,
+  PromptImage,
+  PromptImageType,
   DriverResponse,
   DriverDescriptor,
   DriverCapabilities,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, DriverRequest, DriverSink } from "@adaptor/driver";
-import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { ManualClock } from "@adaptor/threadstore/testing";
 import {
   Agent,
@@ -20,6 +20,7 @@ import {
   type AgentEvent,
 } from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
+import { baseOnly } from "./support/base-store.js";
 
 const WRITE: ApprovalAsk = {
   kind: "permission",
@@ -46,18 +47,6 @@ function toolDriver(asks: readonly ApprovalAsk[]) {
     return { text: outcomes.join(" "), checkpoint: { resumeId: request.session?.resumeId ?? "s1", data: { turn: request.prompt } } };
   });
   return { driver, effects };
-}
-
-/** A thread store with only the base contract: no pending approvals. */
-function baseOnly(store: ThreadStore): ThreadStore {
-  return {
-    resolve: (q, s) => store.resolve(q, s),
-    acquireLease: (t, o, ttl, s) => store.acquireLease(t, o, ttl, s),
-    renewLease: (l, ttl, s) => store.renewLease(l, ttl, s),
-    releaseLease: (l, s) => store.releaseLease(l, s),
-    finalize: (r, s) => store.finalize(r, s),
-    close: () => store.close(),
-  };
 }
 
 describe("suspended turns", () => {

@@ -42,6 +42,13 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    systemPrompt: ["replace", "append"],
+    // --agents: the Task tool offers them (test/claude/subagents.test.ts).
+    subagents: true,
+    // Base64 image blocks before the text of the user line (test/claude/images.test.ts).
+    images: true,
+    // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
+    budgets: { turns: true, costUsd: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });
@@ -163,7 +170,7 @@ export class ClaudeDriver implements Driver {
     if (stderr) stderr.sink = sink;
     const outcome = await this.#pool.serve(session, async () => {
       try {
-        return await session.runTurn(request.prompt, sink, signal, reusable || handOver);
+        return await session.runTurn(request.prompt, sink, signal, reusable || handOver, request.images);
       } catch (error) {
         await session.close();
         throw error;

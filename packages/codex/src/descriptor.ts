@@ -23,6 +23,11 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    systemPrompt: ["replace", "append"],
+    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    images: true,
+    // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
+    budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   },
 });
@@ -47,6 +52,9 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+    systemPrompt: ["replace", "append"],
+    // Images as data URLs in turn/start (app-server) or --image files (exec).
+    images: true,
     streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
   },
 });

@@ -17,7 +17,15 @@ export type {
   ProcessEvent,
 } from "./spi/events.js";
 export type { ApprovalAsk, ApprovalDecision } from "./spi/approval.js";
-export type { DriverRequest, PrewarmRequest } from "./spi/request.js";
+export type {
+  DriverRequest,
+  PrewarmRequest,
+  SystemPrompt,
+  SubagentDefinition,
+  RunBudget,
+  PromptImage,
+  PromptImageType,
+} from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
@@ -42,6 +50,8 @@ export {
   ErrHumanDecisionModeUnsupported,
   ErrInvalidOutputSchema,
   ErrStructuredOutputUnsupported,
+  ErrFeatureUnsupported,
+  FeatureUnsupportedError,
   InvalidDriverConfigError,
   InvalidPolicyError,
   PolicyCapabilityUnsupportedError,

@@ -14,6 +14,12 @@ import {
   type StoreOperation,
   type ThreadRecord,
   type ThreadStore,
+  type ThreadCatalogStore,
+  type ListThreadsQuery,
+  type ThreadPage,
+  type DeletedThread,
+  checkListThreadsQuery,
+  checkThreadKey,
 } from "@adaptor/threadstore";
 import { createHash } from "node:crypto";
 import pg from "pg";
@@ -84,7 +90,7 @@ const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('adaptor.threadstore
  * await store.close();
  * ```
  */
-export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
+export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, ThreadCatalogStore, AsyncDisposable {
   readonly #pool: pg.Pool;
   readonly #owned: boolean;
   readonly #schema: string;
@@ -298,6 +304,53 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, A
     return { ...record, revision };
   }
 
+  /**
+   * See `ThreadCatalogStore.listThreads`: one statement reads the active records in key order
+   * (`COLLATE "C"`: the keys' UTF-8 bytes), with each key's archived count and session-state size.
+   * @throws RangeError / TypeError for a bad query; DriverError.
+   */
+  async listThreads(query?: ListThreadsQuery, signal?: AbortSignal): Promise<ThreadPage> {
+    const { prefix, limit, cursor } = checkListThreadsQuery(query);
+    const rows = await this.#query<CatalogRow>("listThreads", signal, this.#sql.listActive, [prefix, cursor ?? null, limit + 1]);
+    const threads = rows.slice(0, limit).map((row) => ({
+      key: row.key,
+      recordId: row.id,
+      driverType: row.driver_type,
+      identity: row.identity,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      revision: Number(row.revision),
+      archivedRecords: Number(row.archived),
+      sessionStateBytes: Number(row.session_bytes),
+    }));
+    const last = threads.at(-1);
+    return rows.length > limit && last ? { threads, nextCursor: last.key } : { threads };
+  }
+
+  /**
+   * See `ThreadCatalogStore.deleteThread`: one transaction locks the key's lease row (creating an
+   * unowned one if missing, so a racing `acquireLease` waits for the delete), refuses a live lease,
+   * and deletes the key's records, session state and approvals. @throws BusyError; DriverError.
+   */
+  async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
+    checkThreadKey(key, "deleteThread: key");
+    signal?.throwIfAborted();
+    this.#checkOpen("deleteThread");
+    let deleted: DeletedThread = { records: 0, approvals: 0 };
+    await this.#transaction("deleteThread", signal, async (client) => {
+      this.#faults?.beforeOperation?.("deleteThread");
+      const run = (statement: Statement): Promise<pg.QueryResult> => client.query({ ...statement, values: [key] });
+      await run(this.#sql.touchLease);
+      const lease = await run(this.#sql.lockLease);
+      if ((lease.rows[0] as { live: boolean } | undefined)?.live) throw new BusyError(key);
+      await run(this.#sql.dropKeySegments);
+      await run(this.#sql.dropKeySessions);
+      const records = (await run(this.#sql.dropKeyRecords)).rowCount ?? 0;
+      deleted = { records, approvals: (await run(this.#sql.dropKeyApprovals)).rowCount ?? 0 };
+    });
+    return deleted;
+  }
+
   /** See `PendingApprovalStore.savePendingApproval`: the lease row is locked and checked in the inserting transaction. */
   savePendingApproval(approval: PendingApprovalDraft, lease: Lease, signal?: AbortSignal): Promise<PendingApproval> {
     return this.#approvals.save(approval, lease, signal);
@@ -393,7 +446,36 @@ interface Statement {
   readonly name?: string;
 }
 
-type Statements = Record<"byId" | "byKey" | "acquire" | "renew" | "release" | "sessionOf" | "segments", Statement>;
+type Statements = Record<
+  | "byId"
+  | "byKey"
+  | "acquire"
+  | "renew"
+  | "release"
+  | "sessionOf"
+  | "segments"
+  | "listActive"
+  | "touchLease"
+  | "lockLease"
+  | "dropKeySegments"
+  | "dropKeySessions"
+  | "dropKeyRecords"
+  | "dropKeyApprovals",
+  Statement
+>;
+
+/** A row of the `listActive` statement (counts and sizes as text: bigint). */
+interface CatalogRow {
+  id: string;
+  key: string;
+  driver_type: string;
+  identity: string;
+  created_at: Date;
+  updated_at: Date;
+  revision: string;
+  archived: string;
+  session_bytes: string;
+}
 
 /**
  * The one row of the finalize statement: one column, `outcome`, the first check that failed or the
@@ -433,6 +515,19 @@ function statements(s: string, prepared: boolean): Statements {
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
+    listActive: `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at, t.updated_at, t.revision::text AS revision,
+                   (SELECT count(*) FROM ${threads} a WHERE a.key = t.key AND a.status = 'archived')::text AS archived,
+                   COALESCE((SELECT x.bytes FROM ${sessions} x WHERE x.record_id = t.id), 0)::text AS session_bytes
+                 FROM ${threads} t
+                 WHERE t.status = 'active' AND t.key COLLATE "C" >= $1 AND starts_with(t.key, $1)
+                   AND ($2::text IS NULL OR t.key COLLATE "C" > $2::text)
+                 ORDER BY t.key COLLATE "C" LIMIT $3`,
+    touchLease: `INSERT INTO ${leases} (target, owner, token, expires_at) VALUES ($1, NULL, 0, NULL) ON CONFLICT (target) DO NOTHING`,
+    lockLease: `SELECT (owner IS NOT NULL AND expires_at > clock_timestamp()) AS live FROM ${leases} WHERE target = $1 FOR UPDATE`,
+    dropKeySegments: `DELETE FROM ${segments} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
+    dropKeySessions: `DELETE FROM ${sessions} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
+    dropKeyRecords: `DELETE FROM ${threads} WHERE key = $1`,
+    dropKeyApprovals: `DELETE FROM ${s}.adaptor_pending_approvals WHERE key = $1`,
   };
   return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, named(text, prepared)])) as Statements;
 }

@@ -15,6 +15,12 @@ import {
   type StoreOperation,
   type ThreadRecord,
   type ThreadStore,
+  type ThreadCatalogStore,
+  type ListThreadsQuery,
+  type ThreadPage,
+  type DeletedThread,
+  checkListThreadsQuery,
+  checkThreadKey,
 } from "@adaptor/threadstore";
 import Database from "better-sqlite3";
 import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, type StoredThreadRow, type ThreadRow } from "./schema.js";
@@ -76,7 +82,7 @@ const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
  * await store.close();
  * ```
  */
-export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
+export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, ThreadCatalogStore, AsyncDisposable {
   readonly #db: Database.Database;
   readonly #owned: boolean;
   readonly #faults: StoreFaults | undefined;
@@ -84,6 +90,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
   readonly #acquire: (target: string, owner: string, ttlMs: number) => Lease;
   readonly #renew: (lease: Lease, ttlMs: number) => Lease;
   readonly #finalize: (request: FinalizeRequest, row: ThreadRow) => number;
+  readonly #delete: (key: string) => DeletedThread;
   /** Leases released by `finalize`, so their holder's `releaseLease` needs no write. */
   readonly #released = new ReleasedLeases();
   readonly #approvals: SqlitePendingApprovals;
@@ -130,7 +137,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
             read: async (recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined> =>
               this.#run("sessionState", signal, () => {
                 const found = sql.sessionOf.get(recordId);
-                return found && { manifest: JSON.parse(found.manifest_json) as unknown, segments: found.segments, bytes: found.bytes };
+                return found && { manifest: parseManifest(found.manifest_json), segments: found.segments, bytes: found.bytes };
               }),
             segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> =>
               this.#run("sessionState", signal, () =>
@@ -187,6 +194,49 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Asy
       if (request.releaseLeases) for (const lease of request.leases) sql.releaseLease.run(lease.target, lease.owner, lease.token);
       return written.revision;
     }).immediate;
+
+    this.#delete = this.#db.transaction((key: string): DeletedThread => {
+      const lease = sql.getLease.get(key);
+      if (lease && lease.owner !== null && Date.now() < lease.expires_at_ms) throw new BusyError(key);
+      sql.dropKeySegments.run(key);
+      sql.dropKeySessions.run(key);
+      const records = sql.dropKeyRecords.run(key).changes;
+      return { records, approvals: sql.dropKeyApprovals.run(key).changes };
+    }).immediate;
+  }
+
+  /**
+   * See `ThreadCatalogStore.listThreads`: one read of the active records in key order (SQLite's
+   * BINARY collation: UTF-8 bytes), with each key's archived count and session-state size.
+   * @throws RangeError / TypeError for a bad query; DriverError.
+   */
+  async listThreads(query?: ListThreadsQuery, signal?: AbortSignal): Promise<ThreadPage> {
+    const { prefix, limit, cursor } = checkListThreadsQuery(query);
+    return this.#run("listThreads", signal, () => {
+      const rows = this.#sql.listActive.all(prefix, prefix, prefix, cursor ?? null, cursor ?? null, limit + 1);
+      const threads = rows.slice(0, limit).map((row) => ({
+        key: row.key,
+        recordId: row.id,
+        driverType: row.driver_type,
+        identity: row.identity,
+        createdAt: new Date(row.created_at_ms),
+        updatedAt: new Date(row.updated_at_ms),
+        revision: row.revision,
+        archivedRecords: row.archived,
+        sessionStateBytes: row.session_bytes,
+      }));
+      const last = threads.at(-1);
+      return rows.length > limit && last ? { threads, nextCursor: last.key } : { threads };
+    });
+  }
+
+  /**
+   * See `ThreadCatalogStore.deleteThread`: one `BEGIN IMMEDIATE` transaction checks the key's
+   * lease and deletes its records, session state and approvals. @throws BusyError; DriverError.
+   */
+  async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
+    checkThreadKey(key, "deleteThread: key");
+    return this.#run("deleteThread", signal, () => this.#delete(key));
   }
 
   /** See `ThreadStore.resolve`: by key, the active record, else (with `includeArchived`) the archived one created last. */
@@ -342,6 +392,28 @@ function prepare(db: Database.Database) {
       `INSERT INTO adaptor_thread_sessions (record_id, manifest_json, segments, bytes) VALUES (?, ?, ?, ?)
        ON CONFLICT (record_id) DO UPDATE SET manifest_json = excluded.manifest_json, segments = excluded.segments, bytes = excluded.bytes`,
     ),
+    listActive: db.prepare<
+      [string, string, string, string | null, string | null, number],
+      Omit<StoredThreadRow, "status" | "fingerprint" | "codec" | "resume_id" | "display_id" | "data_json"> & {
+        archived: number;
+        session_bytes: number;
+      }
+    >(
+      `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at_ms, t.updated_at_ms, t.revision,
+         (SELECT count(*) FROM adaptor_threads a WHERE a.key = t.key AND a.status = 'archived') AS archived,
+         COALESCE((SELECT s.bytes FROM adaptor_thread_sessions s WHERE s.record_id = t.id), 0) AS session_bytes
+       FROM adaptor_threads t
+       WHERE t.status = 'active' AND t.key >= ? AND substr(t.key, 1, length(?)) = ? AND (? IS NULL OR t.key > ?)
+       ORDER BY t.key LIMIT ?`,
+    ),
+    dropKeySegments: db.prepare<[string]>(
+      "DELETE FROM adaptor_thread_session_segments WHERE record_id IN (SELECT id FROM adaptor_threads WHERE key = ?)",
+    ),
+    dropKeySessions: db.prepare<[string]>(
+      "DELETE FROM adaptor_thread_sessions WHERE record_id IN (SELECT id FROM adaptor_threads WHERE key = ?)",
+    ),
+    dropKeyRecords: db.prepare<[string]>("DELETE FROM adaptor_threads WHERE key = ?"),
+    dropKeyApprovals: db.prepare<[string]>("DELETE FROM adaptor_pending_approvals WHERE key = ?"),
     upsert: db.prepare<[ThreadRow], { revision: number }>(
       `INSERT INTO adaptor_threads (${THREAD_COLUMNS})
        VALUES (@id, @key, @status, @driver_type, @identity, @fingerprint, @codec, @resume_id, @display_id, @data_json, @created_at_ms, @updated_at_ms)
@@ -376,4 +448,13 @@ function backendError(op: string, cause: unknown): DriverError {
         ? ErrCode.DeviceDisconnected
         : ErrCode.Internal;
   return new DriverError({ op, device: DEVICE, code, cause });
+}
+
+/** A stored manifest; text that is not JSON (a damaged row) comes back as the text, for the caller to judge. */
+function parseManifest(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

@@ -106,6 +106,34 @@ describe("SqliteThreadStore", () => {
     await again.close();
   });
 
+  it("a session-state row whose manifest is not JSON (a damaged row) reads as its raw text, not as a backend failure", async () => {
+    const path = file();
+    const store = new SqliteThreadStore({ path });
+    const now = new Date();
+    const record = {
+      id: "r-damaged",
+      key: "k",
+      status: "active" as const,
+      driverType: "d",
+      identity: "",
+      fingerprint: "f",
+      codec: "json/v1",
+      checkpoint: { resumeId: "s" },
+      createdAt: now,
+      updatedAt: now,
+    };
+    await store.finalize({
+      leases: [],
+      record,
+      sessionState: { mode: "replace", segments: [new Uint8Array([1])], manifest: { v: 1 }, limitBytes: 10 },
+    });
+    const db = new Database(path);
+    db.prepare("UPDATE adaptor_thread_sessions SET manifest_json = ? WHERE record_id = ?").run('{"v":1,"files":[{"na', "r-damaged");
+    db.close();
+    expect(await store.sessionState!.read("r-damaged")).toStrictEqual({ manifest: '{"v":1,"files":[{"na', segments: 1, bytes: 1 });
+    await store.close();
+  });
+
   it("calls after close() fail with DriverError DEVICE_DISCONNECTED", async () => {
     const store = new SqliteThreadStore({ path: file() });
     await store.close();

@@ -41,3 +41,16 @@ export {
   type ApprovalCheckpointRef,
 } from "./contract/pending-approvals.js";
 export { checkApprovalId, checkPendingApprovalDraft, checkStoredDecision } from "./contract/pending-approval-checks.js";
+export {
+  supportsThreadCatalog,
+  checkListThreadsQuery,
+  compareKeys,
+  DEFAULT_THREAD_PAGE_LIMIT,
+  MAX_THREAD_PAGE_LIMIT,
+  type ThreadCatalogStore,
+  type ListThreadsQuery,
+  type CheckedThreadsQuery,
+  type ThreadSummary,
+  type ThreadPage,
+  type DeletedThread,
+} from "./contract/thread-catalog.js";

@@ -1,24 +1,30 @@
-import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS, findError } from "@adaptor/errors";
 import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
-import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
+import { ErrAgentClosed, ErrThreadBusy, ErrThreadStoreRequired } from "../errors/sentinels.js";
+import { ThreadCatalogUnsupportedError } from "../errors/thread-catalog-unsupported-error.js";
+import {
+  BusyError,
+  checkListThreadsQuery,
+  checkThreadKey,
+  supportsThreadCatalog,
+  type DeletedThread,
+  type ListThreadsQuery,
+  type ThreadCatalogStore,
+  type ThreadPage,
+  type ThreadStore,
+} from "@adaptor/threadstore";
 import { EventQueue, DEFAULT_EVENT_BUFFER } from "../events/event-queue.js";
 import { executeRun } from "../run/execute-run.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
 import type { Result } from "../result/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
-import {
-  checkAgentOptions,
-  checkPrewarmOptions,
-  checkPrompt,
-  checkRunOptions,
-  checkThreadOptions,
-  type ThreadOptions,
-} from "../options/check-input.js";
+import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
 import { Stream } from "../run/stream.js";
+import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type ThreadHost } from "./thread.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
@@ -78,7 +84,7 @@ export class Agent implements AsyncDisposable {
    * `RunOptions`), and after `close()` began `ErrAgentClosed`, arrives through `result()` and a
    * final `run-finished` event; nothing starts.
    */
-  stream(prompt: string, options: RunOptions = {}): Stream {
+  stream(prompt: Prompt, options: RunOptions = {}): Stream {
     return this.#start(prompt, options, undefined, undefined, false);
   }
 
@@ -105,6 +111,51 @@ export class Agent implements AsyncDisposable {
     return new Thread(this.#threadHost, key, "start_new");
   }
 
+  /**
+   * One page of the threads in the Agent's thread store (keys with an active record, in ascending
+   * order of their UTF-8 bytes), with each one's last update and size; pass the page's
+   * `nextCursor` as `cursor` for the next page.
+   * @param query.prefix - only keys starting with it (exact, no case folding); default every key.
+   * @param query.limit - threads per page, an integer in [1, 1000]; default 100.
+   * @throws ErrThreadStoreRequired without a store; ThreadCatalogUnsupportedError
+   * (`ErrThreadCatalogUnsupported`) for a store without the thread-catalog capability; RangeError /
+   * TypeError for a bad query (nothing asked); the store's errors.
+   */
+  async listThreads(query: ListThreadsQuery = {}, signal?: AbortSignal): Promise<ThreadPage> {
+    checkListThreadsQuery(query);
+    return this.#catalog("listing threads").listThreads(query, signal);
+  }
+
+  /**
+   * Deletes the thread under `key` from the Agent's thread store: its current and archived
+   * records, their session state and its stored approvals, in one atomic step. A parked CLI
+   * process of the thread is no longer reused (the next turn on `key` starts a new conversation).
+   * What the CLI keeps in this host's own home (its transcript files) is not touched.
+   * @returns how many records and stored approvals were removed (`{ records: 0, approvals: 0 }` for an unknown key).
+   * @throws `ErrThreadBusy` while a turn holds the key's lease (nothing deleted); InvalidThreadKeyError
+   * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads}.
+   */
+  async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
+    checkThreadKey(key);
+    const store = this.#catalog("deleting a thread");
+    try {
+      return await store.deleteThread(key, signal);
+    } catch (error) {
+      if (findError(error, BusyError)) throw new AdaptorError(`thread ${key}: busy`, { sentinel: ErrThreadBusy, cause: error });
+      throw error;
+    } finally {
+      this.#committed.delete(key);
+    }
+  }
+
+  /** The thread store, when it has the thread-catalog capability. */
+  #catalog(what: string): ThreadStore & ThreadCatalogStore {
+    const store = this.#options.threadStore;
+    if (!store) throw new AdaptorError(`${what} needs a threadStore`, { sentinel: ErrThreadStoreRequired });
+    if (!supportsThreadCatalog(store)) throw new ThreadCatalogUnsupportedError();
+    return store;
+  }
+
   readonly #threadHost: ThreadHost = {
     streamThread: (key, mode, parentKey, prompt, options, eventsDrained, resume) => {
       const store = this.#options.threadStore;
@@ -122,6 +173,7 @@ export class Agent implements AsyncDisposable {
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
         workspace: this.#options.workspace,
         sessionStateLimitBytes: this.#options.sessionStateLimitBytes ?? DEFAULT_SESSION_STATE_LIMIT_BYTES,
+        sessionPortability: this.#options.sessionPortability ?? "best_effort",
         lastCommitted: this.#committed.get(key),
         onCommitted: (version) => this.#committed.set(key, version),
         ...(resume ? { resume } : {}),
@@ -133,6 +185,7 @@ export class Agent implements AsyncDisposable {
       if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
       return store.resolve({ key }, signal);
     },
+    deleteThread: (key, signal) => this.deleteThread(key, signal),
     pendingApprovals: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
@@ -141,7 +194,7 @@ export class Agent implements AsyncDisposable {
   };
 
   #start(
-    prompt: string,
+    prompt: Prompt,
     options: RunOptions,
     thread: ThreadContext | AdaptorError | undefined,
     threadKey: string | undefined,
@@ -161,12 +214,14 @@ export class Agent implements AsyncDisposable {
         ? thread
         : undefined;
     let merged: RunOptions = {};
+    let text = "";
+    let images: readonly PendingImage[] = [];
     let release = (): void => undefined;
     if (refusal === undefined) {
       // Nothing below may throw out of stream(): a refusal becomes the verdict.
       try {
         const call = checkRunOptions(options);
-        checkPrompt(prompt);
+        ({ text, images } = splitPrompt(prompt));
         merged = mergeRunOptions(this.#options, call);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {
@@ -184,7 +239,8 @@ export class Agent implements AsyncDisposable {
         executeRun({
           runId,
           driver: this.driver,
-          prompt,
+          prompt: text,
+          ...(images.length > 0 ? { images } : {}),
           options: merged,
           queue,
           controller,
@@ -212,7 +268,7 @@ export class Agent implements AsyncDisposable {
    * one, the first such approval ends the run at once with a `RunError` `approval_timeout` saying
    * what to do (unless `policy.approvals.onTimeout` is `continue`: then it is denied and the run goes on).
    */
-  async run(prompt: string, options: RunOptions = {}): Promise<Result> {
+  async run(prompt: Prompt, options: RunOptions = {}): Promise<Result> {
     const stream = this.#start(prompt, options ?? {}, undefined, undefined, true);
     for await (const _event of stream) {
       // Drained so events never pile up; the verdict comes from result().
@@ -266,7 +322,7 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills } = prep.request;
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents } = prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -275,6 +331,8 @@ export class Agent implements AsyncDisposable {
           ...(policy !== undefined ? { policy } : {}),
           ...(mcpServers !== undefined ? { mcpServers } : {}),
           ...(skills !== undefined ? { skills } : {}),
+          ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+          ...(agents !== undefined ? { agents } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;

@@ -1,8 +1,9 @@
 import type { ApprovalDecision } from "@adaptor/driver";
-import { checkThreadKey, type PendingApproval, type ThreadRecord } from "@adaptor/threadstore";
+import { checkThreadKey, type DeletedThread, type PendingApproval, type ThreadRecord } from "@adaptor/threadstore";
 import type { Result } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { Stream } from "../run/stream.js";
+import type { Prompt } from "../prompt/prompt.js";
 import type { ResumeSpec, ThreadMode } from "../thread/thread-context.js";
 
 /** How a Thread reaches its Agent (internal). */
@@ -12,13 +13,14 @@ export interface ThreadHost {
     key: string,
     mode: ThreadMode,
     parentKey: string | undefined,
-    prompt: string,
+    prompt: Prompt,
     options: RunOptions,
     eventsDrained: boolean,
     resume?: ResumeSpec,
   ): Stream;
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
   pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
+  deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread>;
 }
 
 /**
@@ -48,11 +50,11 @@ export class Thread {
   }
 
   /** Starts a turn; see `Agent.stream`. Never throws. */
-  stream(prompt: string, options: RunOptions = {}): Stream {
+  stream(prompt: Prompt, options: RunOptions = {}): Stream {
     return this.#stream(prompt, options, false);
   }
 
-  #stream(prompt: string, options: RunOptions, eventsDrained: boolean): Stream {
+  #stream(prompt: Prompt, options: RunOptions, eventsDrained: boolean): Stream {
     const stream = this.#host.streamThread(this.key, this.#mode, this.#parentKey, prompt, options, eventsDrained);
     // After the first turn of a new thread or a fork, later turns continue the conversation.
     if (this.#mode === "start_new" || this.#mode === "fork") {
@@ -68,12 +70,17 @@ export class Thread {
    * `stream()` drained: resolves the Result or rejects with the verdict. As with `Agent.run`, an
    * approval in `ask` mode without `onApproval` ends the run at once (`RunError` `approval_timeout`).
    */
-  async run(prompt: string, options: RunOptions = {}): Promise<Result> {
+  async run(prompt: Prompt, options: RunOptions = {}): Promise<Result> {
     const stream = this.#stream(prompt, options, true);
     for await (const _event of stream) {
       // drained; the verdict comes from result()
     }
     return stream.result();
+  }
+
+  /** Deletes this thread from the store: see `Agent.deleteThread`. */
+  delete(signal?: AbortSignal): Promise<DeletedThread> {
+    return this.#host.deleteThread(this.key, signal);
   }
 
   /**

@@ -38,12 +38,28 @@ export const ErrThreadAlreadyExists = sentinel("adaptor.ThreadAlreadyExists", "t
 /** The driver rejected a resume and the mode did not allow a fresh retry. */
 export const ErrResumeRejected = sentinel("adaptor.ResumeRejected", "resume rejected");
 /**
- * Portable sessions: the CLI's session files of a committed turn could not be exported (nothing is
- * committed), or the stored ones could not be restored on this host (the run does not start).
+ * Portable sessions: the CLI's session files of the checkpoint are not available where they are
+ * needed: a turn's files could not be exported (strict portability), a checkpoint committed without
+ * them is resumed on a host that lacks them, or stored files could not be written into this host's
+ * CLI home. Typed error: `ThreadSessionError` (`reason`).
  */
 export const ErrThreadSessionUnavailable = sentinel("adaptor.ThreadSessionUnavailable", "thread session unavailable");
-/** Portable sessions: a turn's session state would exceed the per-thread limit; the previous checkpoint is kept. */
+/** Portable sessions: a turn's session state would exceed the per-thread limit (strict portability); the previous checkpoint is kept. */
 export const ErrThreadSessionTooLarge = sentinel("adaptor.ThreadSessionTooLarge", "thread session too large");
+/**
+ * Portable sessions: the record says the store holds its checkpoint's session files, but they are
+ * gone or damaged (no state row, a missing or corrupt segment, a checksum mismatch, an unreadable
+ * manifest). The run does not start. Also matches {@link ErrThreadSessionUnavailable}.
+ */
+export const ErrThreadSessionCorrupt = sentinel("adaptor.ThreadSessionCorrupt", "thread session state corrupt", {
+  also: [ErrThreadSessionUnavailable],
+});
+/**
+ * Portable sessions: during the turn the CLI rewrote a session file instead of appending to it
+ * (shorter, or no longer beginning with the stored bytes). The turn is not committed: the previous
+ * checkpoint and stored files are kept, and the error carries the turn's `Result`.
+ */
+export const ErrThreadSessionRewritten = sentinel("adaptor.ThreadSessionRewritten", "thread session rewritten");
 
 // Approval responder errors: thrown by ApprovalRequest.approve / deny / answer.
 
@@ -62,3 +78,8 @@ export const ErrApprovalUnavailable = sentinel("adaptor.ApprovalUnavailable", "a
 
 /** A run asked to suspend (`suspend` option) or a thread's pending approvals were used where that cannot work: see `SuspendUnsupportedError`. */
 export const ErrSuspendUnsupported = sentinel("adaptor.SuspendUnsupported", "suspend unsupported");
+
+// Managing threads.
+
+/** Threads were listed or deleted through a store without the thread-catalog capability: see `ThreadCatalogUnsupportedError`. */
+export const ErrThreadCatalogUnsupported = sentinel("adaptor.ThreadCatalogUnsupported", "thread catalog unsupported");

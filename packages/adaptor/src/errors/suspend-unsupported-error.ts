@@ -5,15 +5,15 @@ import { ErrSuspendUnsupported } from "./sentinels.js";
  * A turn cannot suspend, or a thread's pending approvals cannot be used, because `reason`: the
  * Agent's thread store lacks the optional pending-approvals capability (`supportsPendingApprovals`
  * is false), or the run is a fork's first turn. Reported before the run starts (nothing ran, no
- * lease was taken). Matches {@link ErrSuspendUnsupported}.
+ * lease was taken), or the prompt has images (a stored turn keeps text only). Matches {@link ErrSuspendUnsupported}.
  */
 export class SuspendUnsupportedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.SuspendUnsupportedError");
   static override readonly sentinel = ErrSuspendUnsupported;
-  /** Why, for people: `"store"` (no capability) or `"fork"` (a fork's first turn). */
-  readonly reason: "store" | "fork";
+  /** Why, for people: `"store"` (no capability), `"fork"` (a fork's first turn) or `"images"` (a prompt with images). */
+  readonly reason: "store" | "fork" | "images";
 
-  constructor(reason: "store" | "fork", message: string) {
+  constructor(reason: "store" | "fork" | "images", message: string) {
     super(message);
     this.reason = reason;
   }

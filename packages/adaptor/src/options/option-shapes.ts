@@ -1,7 +1,28 @@
-import { optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
+import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
 const checkedLater: OptionCheck = () => undefined;
+
+/** `{ append: text }` with a non-empty `append` and no other key. */
+const appendedPrompt: OptionCheck = (value, field, subject) => {
+  is.shape({ append: is.string({ nonEmpty: true }) })(value, field, subject);
+  if ((value as { append?: unknown }).append === undefined)
+    throw new InvalidOptionError({ subject, field: `${field}.append`, reason: "is required" });
+};
+
+/** A subagent definition: non-empty `description` and `prompt`, optional `tools` and `model`. */
+const subagent: OptionCheck = (value, field, subject) => {
+  is.shape({
+    description: is.string({ nonEmpty: true }),
+    prompt: is.string({ nonEmpty: true }),
+    tools: is.arrayOf(is.string({ nonEmpty: true }), "an array of tool names"),
+    model: is.string({ nonEmpty: true }),
+  })(value, field, subject);
+  for (const key of ["description", "prompt"] as const) {
+    if ((value as Record<string, unknown>)[key] === undefined)
+      throw new InvalidOptionError({ subject, field: `${field}.${key}`, reason: "is required" });
+  }
+};
 
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
 const SHARED: OptionShape = {
@@ -13,6 +34,17 @@ const SHARED: OptionShape = {
   // Domain, capability and approval-mode checks: InvalidPolicyError and friends, before launch.
   policy: checkedLater,
   metadata: is.object(),
+  systemPrompt: is.anyOf(
+    "a non-empty string (replaces the system prompt) or { append: string } (adds to it)",
+    is.string({ nonEmpty: true }),
+    appendedPrompt,
+  ),
+  agents: is.recordOf(subagent, { key: is.string({ nonEmpty: true }) }),
+  budget: is.shape({
+    maxTurns: is.integer(1),
+    maxToolCalls: is.integer(1),
+    maxCostUsd: is.anyOf("a number of US dollars > 0", is.number(Number.MIN_VALUE)),
+  }),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),
@@ -43,6 +75,7 @@ export const AGENT_OPTIONS_SHAPE: OptionShape = {
   owner: is.string({ nonEmpty: true }),
   workspace: is.string({ nonEmpty: true }),
   sessionStateLimitBytes: is.integer(1),
+  sessionPortability: is.oneOf("best_effort", "strict"),
   spawn: is.boolean(),
   eventBuffer: is.integer(1),
   // Each definition is checked before each run (ErrInvalidDefinition).

@@ -1,5 +1,6 @@
 import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
+import type { RunBudget, SubagentDefinition } from "@adaptor/driver";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
@@ -35,6 +36,31 @@ export interface SharedRunOptions {
   readonly onApproval?: ApprovalHandler;
   /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */
   readonly policy?: Policy;
+  /**
+   * The system prompt: a string replaces the agent's own system prompt, `{ append }` adds text
+   * after it. Non-empty, no NUL. Refused before launch with `FeatureUnsupportedError` (feature
+   * `systemPrompt`) by a driver that cannot deliver that mode (see the README's agent table).
+   * Default: the agent's own.
+   */
+  readonly systemPrompt?: string | { readonly append: string };
+  /**
+   * Subagents the agent may delegate to, by name (non-empty, no NUL): each with a `description`
+   * (when to use it) and a `prompt` (its system prompt), optionally the `tools` it may use and its
+   * `model`. A call's record replaces the agent's. Refused before launch with
+   * `FeatureUnsupportedError` (feature `agents`) by a driver without subagents (see the README's
+   * agent table). Default: none.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
+  /**
+   * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
+   * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a
+   * `RunError` `budget_exceeded` (`details.budget` names it, `details.limit` and `details.used`)
+   * with the partial Result. Tool calls are counted on every driver; turns and cost only where the
+   * driver reports them, else the run is refused before launch with `FeatureUnsupportedError`
+   * (feature `budget.maxTurns` / `budget.maxCostUsd`). A call's budget replaces the agent's.
+   * Default: none.
+   */
+  readonly budget?: RunBudget;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -104,10 +130,25 @@ export interface AgentOptions extends SharedRunOptions {
   readonly workspace?: string;
   /**
    * Portable sessions: the most bytes (compressed, summed over the turns) one thread's stored
-   * session state may hold, a positive integer. A turn that would go over it fails its commit with
-   * `ErrThreadSessionTooLarge`, keeping the previous checkpoint. Default 67,108,864 (64 MiB).
+   * session state may hold, a positive integer. A turn that would go over it is committed without
+   * its session files (see {@link AgentOptions.sessionPortability}). Default 67,108,864 (64 MiB).
    */
   readonly sessionStateLimitBytes?: number;
+  /**
+   * Portable sessions: what a successful thread turn does when its session files cannot be stored
+   * (the driver found none, could not read them, or they are over `sessionStateLimitBytes`).
+   * - `"best_effort"` (default): the checkpoint is committed without them and a `notice`
+   *   (`lifecycle`, message `session not stored`, `data.cause` `not_exported` or `too_large`) says
+   *   so; the turn resolves its `Result`. The thread continues where this host's CLI home holds
+   *   the checkpoint; another host rejects it with `ThreadSessionError` `local_only`
+   *   (`ErrThreadSessionUnavailable`) until a turn's files are stored again.
+   * - `"strict"`: nothing is committed (the previous checkpoint is kept) and the run rejects with
+   *   `ThreadSessionError` (`not_exported`: `ErrThreadSessionUnavailable`; `too_large`:
+   *   `ErrThreadSessionTooLarge`) carrying the turn's `Result`.
+   * A session file the CLI rewrote during the turn is never stored, whatever this says: see
+   * `ErrThreadSessionRewritten`.
+   */
+  readonly sessionPortability?: "best_effort" | "strict";
   /** Thread turns: force a fresh CLI process for every turn. Default false (reuse when the driver can). */
   readonly spawn?: boolean;
   /**
@@ -144,6 +185,7 @@ export function mergeRunOptions(agent: AgentOptions, call: RunOptions): RunOptio
     telemetry: _t,
     workspace: _w,
     sessionStateLimitBytes: _m,
+    sessionPortability: _p,
     ...shared
   } = agent;
   const skills = agent.skills || call.skills ? [...(agent.skills ?? []), ...(call.skills ?? [])] : undefined;

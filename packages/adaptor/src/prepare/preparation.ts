@@ -2,6 +2,7 @@ import type { Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
 import type { RunOptions } from "../options/run-options.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
+import type { PendingImage } from "../prompt/prompt.js";
 
 /** A hook run on the driver's response before the verdict (e.g. structured output validation). */
 export type ResponseHook = (response: DriverResponse) => DriverResponse | Promise<DriverResponse>;
@@ -20,6 +21,8 @@ export class Preparation {
   readonly tools: RunToolBinding | undefined;
   /** The run's spans; absent when the run records none. */
   readonly telemetry: RunTelemetry | undefined;
+  /** The prompt's images, not yet read (read by the images step). */
+  readonly images: readonly PendingImage[];
   /** The request being built; steps add their fields. */
   request: DriverRequest;
   readonly #cleanups: (() => Promise<void> | void)[] = [];
@@ -31,11 +34,13 @@ export class Preparation {
     options: RunOptions;
     signal: AbortSignal;
     prompt: string;
+    images?: readonly PendingImage[] | undefined;
     tools?: RunToolBinding | undefined;
     telemetry?: RunTelemetry | undefined;
   }) {
     this.runId = init.runId;
     this.telemetry = init.telemetry;
+    this.images = init.images ?? [];
     this.tools = init.tools;
     this.driver = init.driver;
     this.options = init.options;

@@ -5,6 +5,7 @@ import { prepareHostTools } from "./prepare-host-tools.js";
 import { prepareMcpServers } from "./prepare-mcp-servers.js";
 import { prepareSkills } from "./prepare-skills.js";
 import { prepareStructuredOutput } from "./prepare-structured-output.js";
+import { prepareBudget, prepareImages, prepareSubagents, prepareSystemPrompt } from "./prepare-run-shaping.js";
 
 /**
  * The pre-invocation steps, in order (docs/design.md "Pre-invocation order"; the policy check
@@ -13,6 +14,10 @@ import { prepareStructuredOutput } from "./prepare-structured-output.js";
 export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<void>)[] = [
   checkDriverConfig,
   checkPolicy,
+  prepareSystemPrompt,
+  prepareSubagents,
+  prepareBudget,
+  prepareImages,
   prepareStructuredOutput,
   prepareMcpServers,
   prepareSkills,

@@ -12,8 +12,11 @@ import type {
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
+import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import { RunTally } from "./run-budget.js";
+import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
 import { Result } from "../result/result.js";
@@ -31,7 +34,10 @@ import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 export interface RunSetup {
   readonly runId: string;
   readonly driver: Driver;
+  /** The prompt's text. */
   readonly prompt: string;
+  /** The prompt's images, not yet read (absent: none). */
+  readonly images?: readonly PendingImage[];
   readonly options: RunOptions;
   readonly queue: EventQueue;
   /** Aborted by cancel, the caller's signal, the timeout, or agent close; its reason is the verdict's cause. */
@@ -82,6 +88,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   };
   let response: DriverResponse | undefined;
   let budget: ActiveBudget | undefined;
+  const tally = options.budget ? new RunTally(options.budget, stop) : undefined;
   let approvals: ApprovalBroker | undefined;
   // Once the run is cancelled, no pending or later approval can still be answered.
   const expireApprovals = (): void => approvals?.end("run cancelled");
@@ -89,7 +96,14 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let suspension: TurnSuspension | undefined;
   try {
     // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
-    suspension = await TurnSuspension.prepare({ thread: setup.thread, prompt: setup.prompt, options, queue, controller });
+    suspension = await TurnSuspension.prepare({
+      thread: setup.thread,
+      prompt: setup.prompt,
+      images: setup.images?.length ?? 0,
+      options,
+      queue,
+      controller,
+    });
     const { thread, prompt } = suspension;
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
@@ -118,7 +132,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(
-      new Preparation({ runId, driver, options, signal: controller.signal, prompt, tools: setup.tools, telemetry }),
+      new Preparation({ runId, driver, options, signal: controller.signal, prompt, images: setup.images, tools: setup.tools, telemetry }),
     );
     let turn: ThreadTurn | undefined;
     try {
@@ -131,6 +145,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           emit: (event: DriverEvent) => {
             telemetry?.onEvent(event);
             queue.push(event);
+            tally?.observe(event);
           },
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
@@ -151,13 +166,22 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
       budget?.stop();
       broker.end("run ended");
+      const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
+      if (overCost) response = { ...response, failure: overCost };
       if (!stopped) response = await prep.finish(response);
       if (turn && !stopped && !response.failure) {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes
         // nothing, so its verdict is the abort, never a success whose checkpoint was not kept.
         controller.signal.throwIfAborted();
         // The lease goes with the commit's own write unless the suspension still works under it.
-        await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        try {
+          await turn.commit(response, controller.signal, { releaseLease: !suspension.needsLeaseAfterCommit });
+        } catch (error) {
+          // The turn ran and only its commit was refused: the error carries what it produced.
+          if (error instanceof ThreadSessionError)
+            throw error.withResult(toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started));
+          throw error;
+        }
         await suspension.committed();
       }
     } finally {
@@ -186,7 +210,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
         runError(
           stopped,
-          toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started),
+          toResult(
+            runId,
+            response ?? (tally ? { text: tally.text } : undefined),
+            options.policy?.activeExecutionTimeoutMs,
+            performance.now() - started,
+          ),
           error instanceof BusinessStop ? undefined : error,
         )
       : error instanceof RunError || !controller.signal.aborted
@@ -232,7 +261,7 @@ function abortVerdict(error: unknown, signal: AbortSignal): unknown {
 
 function toResult(
   runId: string,
-  response: DriverResponse | undefined,
+  response: Partial<DriverResponse> | undefined,
   budgetMs: number | undefined,
   durationMs: number,
   pendingApproval?: PendingApproval,

@@ -1,10 +1,12 @@
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { isError } from "@adaptor/errors";
-import { MemoryThreadStore, type ThreadRecordDraft } from "@adaptor/threadstore";
-import { ErrThreadSessionUnavailable } from "../errors/sentinels.js";
-import { PortableSessions } from "./portable-sessions.js";
+import { findError, isError } from "@adaptor/errors";
+import { MemoryThreadStore, type SessionStateWrite, type StoredSessionState, type ThreadRecordDraft } from "@adaptor/threadstore";
+import { ErrThreadSessionCorrupt, ErrThreadSessionUnavailable } from "../errors/sentinels.js";
+import { ThreadSessionError } from "../errors/thread-session-error.js";
+import { PortableSessions, type SessionCapture } from "./portable-sessions.js";
+import { sha256 } from "./session-manifest.js";
 
 /** A host's CLI home as a map of file name → bytes. */
 class FakeHome implements SessionTransfer {
@@ -39,39 +41,109 @@ function record(): ThreadRecordDraft {
   };
 }
 
+function written(capture: SessionCapture): SessionStateWrite {
+  if (capture.kind !== "write") throw new Error(`expected a write, got ${capture.kind}`);
+  return capture.write;
+}
+
+/** A store with one record whose stored state is `home`'s files at two turns ("one\n", then "one\ntwo\n"). */
+async function twoTurns(): Promise<{
+  store: MemoryThreadStore;
+  stored: StoredSessionState;
+  portable: (home: FakeHome) => PortableSessions;
+}> {
+  const store = new MemoryThreadStore();
+  const portable = (home: FakeHome): PortableSessions => new PortableSessions(store.sessionState!, home, 1_000_000, "k");
+  const a = new FakeHome();
+  a.files.set("t.jsonl", Buffer.from("one\n"));
+  await store.finalize({ leases: [], record: record(), sessionState: written(await portable(a).capture(undefined, where)) });
+  a.files.set("t.jsonl", Buffer.from("one\ntwo\n"));
+  const second = written(await portable(a).capture(await store.sessionState!.read("rec-1"), where));
+  await store.finalize({ leases: [], record: record(), sessionState: second });
+  return { store, stored: (await store.sessionState!.read("rec-1"))!, portable };
+}
+
+/** The restore of `stored` into an empty home, rejected: its ThreadSessionError. */
+async function restoreFails(portable: PortableSessions, stored: StoredSessionState): Promise<ThreadSessionError> {
+  const err = await portable.restore("rec-1", stored, where).catch((e: unknown) => e);
+  const typed = findError(err, ThreadSessionError);
+  if (!typed) throw new Error(`expected a ThreadSessionError, got ${String(err)}`);
+  return typed;
+}
+
 describe("PortableSessions", () => {
-  it("appends only the bytes a file grew by, and replaces everything when a file was rewritten", async () => {
+  it("appends only the bytes a file grew by, and files new since the last turn whole", async () => {
     const store = new MemoryThreadStore();
     const home = new FakeHome();
-    const portable = new PortableSessions(store.sessionState!, home, 1_000_000);
+    const portable = new PortableSessions(store.sessionState!, home, 1_000_000, "k");
     home.files.set("t.jsonl", Buffer.from("line 1\n"));
-    const first = await portable.capture(undefined, where);
+    const first = written(await portable.capture(undefined, where));
     expect(first.mode).toBe("replace");
     await store.finalize({ leases: [], record: record(), sessionState: first });
     home.files.set("t.jsonl", Buffer.from("line 1\nline 2\n"));
-    const second = await portable.capture(await store.sessionState!.read("rec-1"), where);
+    home.files.set("u.jsonl", Buffer.from("other\n"));
+    const second = written(await portable.capture(await store.sessionState!.read("rec-1"), where));
     expect(second.mode).toBe("append");
-    expect(second.segments.map((s) => gunzipSync(s).toString())).toEqual(["line 2\n"]);
+    expect(second.segments.map((s) => gunzipSync(s).toString())).toEqual(["line 2\n", "other\n"]);
     await store.finalize({ leases: [], record: record(), sessionState: second });
-    home.files.set("t.jsonl", Buffer.from("rewritten\n"));
-    const third = await portable.capture(await store.sessionState!.read("rec-1"), where);
-    expect(third.mode).toBe("replace");
-    expect(third.segments.map((s) => gunzipSync(s).toString())).toEqual(["rewritten\n"]);
+    const fresh = new FakeHome();
+    expect(await portable.restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)).toBe("local");
+    expect(
+      await new PortableSessions(store.sessionState!, fresh, 1_000_000, "k").restore(
+        "rec-1",
+        (await store.sessionState!.read("rec-1"))!,
+        where,
+      ),
+    ).toBe("restored");
+    expect(Object.fromEntries([...fresh.files].map(([n, c]) => [n, c.toString()]))).toEqual({
+      "t.jsonl": "line 1\nline 2\n",
+      "u.jsonl": "other\n",
+    });
+  });
+
+  it("a stored file that shrank, no longer begins with the stored bytes, or is gone is a rewrite: nothing to store", async () => {
+    const { stored, portable } = await twoTurns();
+    for (const [content, what] of [
+      ["two\nthree\n", "is now 10 bytes and does not begin with them"],
+      ["one\n", "is now 4 bytes"],
+      ["ONE\ntwo\nthree\n", "does not begin with them"],
+    ] as const) {
+      const home = new FakeHome();
+      home.files.set("t.jsonl", Buffer.from(content));
+      const capture = await portable(home).capture(stored, where);
+      expect(capture).toMatchObject({ kind: "rewritten", file: "t.jsonl" });
+      expect(capture.kind === "rewritten" && capture.message).toContain(what);
+    }
+    const renamed = new FakeHome();
+    renamed.files.set("other.jsonl", Buffer.from("one\ntwo\nthree\n"));
+    expect(await portable(renamed).capture(stored, where)).toMatchObject({ kind: "rewritten", file: "t.jsonl" });
+  });
+
+  it("no session files, an export error, or state over the limit are skipped captures with their reason", async () => {
+    const store = new MemoryThreadStore();
+    const empty = new FakeHome();
+    expect(await new PortableSessions(store.sessionState!, empty, 100, "k").capture(undefined, where)).toMatchObject({
+      kind: "skipped",
+      reason: "not_exported",
+    });
+    const broken = new FakeHome();
+    const boom = new Error("EACCES");
+    broken.exportSession = () => Promise.reject(boom);
+    expect(await new PortableSessions(store.sessionState!, broken, 100, "k").capture(undefined, where)).toMatchObject({
+      kind: "skipped",
+      reason: "not_exported",
+      cause: boom,
+    });
+    const big = new FakeHome();
+    big.files.set("t.jsonl", Buffer.from(Array.from({ length: 4000 }, (_, i) => String.fromCharCode(33 + ((i * 7919) % 90))).join("")));
+    expect(await new PortableSessions(store.sessionState!, big, 100, "k").capture(undefined, where)).toMatchObject({
+      kind: "skipped",
+      reason: "too_large",
+    });
   });
 
   it("restore writes the stored files into a home that lacks them or diverged, and keeps a copy that only grew", async () => {
-    const store = new MemoryThreadStore();
-    const a = new FakeHome();
-    const portable = (home: FakeHome) => new PortableSessions(store.sessionState!, home, 1_000_000);
-    a.files.set("t.jsonl", Buffer.from("one\n"));
-    await store.finalize({ leases: [], record: record(), sessionState: await portable(a).capture(undefined, where) });
-    a.files.set("t.jsonl", Buffer.from("one\ntwo\n"));
-    await store.finalize({
-      leases: [],
-      record: record(),
-      sessionState: await portable(a).capture(await store.sessionState!.read("rec-1"), where),
-    });
-    const stored = (await store.sessionState!.read("rec-1"))!;
+    const { stored, portable } = await twoTurns();
     const fresh = new FakeHome();
     expect(await portable(fresh).restore("rec-1", stored, where)).toBe("restored");
     expect(fresh.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
@@ -85,30 +157,75 @@ describe("PortableSessions", () => {
     expect(diverged.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
   });
 
-  it("a stored segment that is not valid gzip (a corrupted store row) is ErrThreadSessionUnavailable with the zlib error as cause", async () => {
-    const store = new MemoryThreadStore();
-    const a = new FakeHome();
-    a.files.set("t.jsonl", Buffer.from("one\n"));
-    const state = await new PortableSessions(store.sessionState!, a, 1_000_000).capture(undefined, where);
-    const corrupted = Buffer.from(state.segments[0]!);
+  it("damaged stored state (corrupt gzip, a missing segment, a segment of other bytes, a truncated file, an unreadable manifest) is ThreadSessionError damaged matching ErrThreadSessionCorrupt", async () => {
+    const { store, stored, portable } = await twoTurns();
+    const real = await store.sessionState!.segments("rec-1");
+    const withSegments = (segments: Uint8Array[]): PortableSessions =>
+      new PortableSessions({ read: store.sessionState!.read, segments: async () => segments }, new FakeHome(), 1_000_000, "k");
+    const corrupted = Buffer.from(real[1]!);
     corrupted[corrupted.length - 6] = corrupted[corrupted.length - 6]! ^ 0xff;
-    await store.finalize({ leases: [], record: record(), sessionState: { ...state, segments: [corrupted] } });
-    const err = await new PortableSessions(store.sessionState!, new FakeHome(), 1_000_000)
-      .restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)
-      .catch((e: unknown) => e);
-    expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
-    expect((err as Error).message).toContain("t.jsonl: segment 0 is not valid gzip");
-    expect(((err as Error).cause as NodeJS.ErrnoException).code).toMatch(/^Z_/);
+    const manifest = stored.manifest as { files: { bytes: number }[] };
+    const cases: [PortableSessions, StoredSessionState, string][] = [
+      [withSegments([real[0]!, corrupted]), stored, "t.jsonl: segment 1 is not valid gzip"],
+      [withSegments([real[0]!]), stored, "t.jsonl misses segment 1"],
+      [withSegments([real[0]!, gzipSync("TWO\n")]), stored, "t.jsonl: segment 1 does not match its checksum"],
+      [withSegments([real[0]!, real[1]!.subarray(0, real[1]!.length - 4)]), stored, "t.jsonl: segment 1 is not valid gzip"],
+      [
+        portable(new FakeHome()),
+        { ...stored, manifest: { ...manifest, files: [{ ...manifest.files[0], bytes: 99 }] } },
+        "t.jsonl does not match its checksum",
+      ],
+      [portable(new FakeHome()), { ...stored, manifest: { v: 1, format: "fake/v1", files: "?" } }, "not one of this driver's format"],
+      [portable(new FakeHome()), { ...stored, manifest: { ...manifest, format: "other/v1" } }, "not one of this driver's format"],
+      [portable(new FakeHome()), { ...stored, manifest: '{"v":1,"files":[{"na' }, "not one of this driver's format"],
+    ];
+    for (const [sessions, state, message] of cases) {
+      const err = await restoreFails(sessions, state);
+      expect(err.reason).toBe("damaged");
+      expect(err.key).toBe("k");
+      expect(err.message).toContain(message);
+      expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+      expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
+    }
+    const zlib = await restoreFails(cases[0]![0], stored);
+    expect((zlib.cause as NodeJS.ErrnoException).code).toMatch(/^Z_/);
   });
 
-  it("a checkpoint with no session files on this host, or stored state of another format, is ErrThreadSessionUnavailable", async () => {
-    const store = new MemoryThreadStore();
-    const empty = new FakeHome();
-    const err = await new PortableSessions(store.sessionState!, empty, 100).capture(undefined, where).catch((e: unknown) => e);
+  it("a CLI home the files cannot be written into is ThreadSessionError restore_failed (ErrThreadSessionUnavailable, not Corrupt)", async () => {
+    const { stored, portable } = await twoTurns();
+    const readOnly = new FakeHome();
+    const denied = new Error("EACCES");
+    readOnly.importSession = () => Promise.reject(denied);
+    const err = await restoreFails(portable(readOnly), stored);
+    expect(err).toMatchObject({ reason: "restore_failed", cause: denied });
     expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
-    const other = await new PortableSessions(store.sessionState!, empty, 100)
-      .restore("rec-1", { manifest: { v: 1, format: "other/v1", compression: "gzip", files: [] }, segments: 0, bytes: 0 }, where)
-      .catch((e: unknown) => e);
-    expect(isError(other, ErrThreadSessionUnavailable)).toBe(true);
+    expect(isError(err, ErrThreadSessionCorrupt)).toBe(false);
+  });
+
+  it("state stored by an earlier version (whole-file sha256, no segment hashes) still restores, and its next capture replaces it once", async () => {
+    const store = new MemoryThreadStore();
+    const content = Buffer.from("one\ntwo\n");
+    const manifest = {
+      v: 1,
+      format: "fake/v1",
+      compression: "gzip",
+      files: [{ name: "t.jsonl", bytes: 8, sha256: sha256(content), segments: [0, 1] }],
+    };
+    await store.finalize({
+      leases: [],
+      record: record(),
+      sessionState: { mode: "replace", segments: [gzipSync("one\n"), gzipSync("two\n")], manifest, limitBytes: 1_000_000 },
+    });
+    const home = new FakeHome();
+    const portable = new PortableSessions(store.sessionState!, home, 1_000_000, "k");
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    expect(await portable.restore("rec-1", stored, where)).toBe("restored");
+    expect(home.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
+    home.files.set("t.jsonl", Buffer.from("one\ntwo\nthree\n"));
+    const next = written(await portable.capture(stored, where));
+    expect(next.mode).toBe("replace");
+    expect(next.segments.map((s) => gunzipSync(s).toString())).toEqual(["one\ntwo\nthree\n"]);
+    home.files.set("t.jsonl", Buffer.from("two\n"));
+    expect(await portable.capture(stored, where)).toMatchObject({ kind: "rewritten" });
   });
 });

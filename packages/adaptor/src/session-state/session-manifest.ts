@@ -12,22 +12,55 @@ export interface SessionManifest {
   readonly files: readonly SessionManifestFile[];
 }
 
-/** One file of a {@link SessionManifest}. */
+/**
+ * One file of a {@link SessionManifest}. Every hash in it covers a bounded number of bytes the
+ * turn wrote, so a turn hashes only what it adds (plus one window of at most {@link TAIL_WINDOW}
+ * bytes), never the whole history.
+ */
 export interface SessionManifestFile {
   /** The driver's logical name. */
   readonly name: string;
   /** Uncompressed length in bytes. */
   readonly bytes: number;
-  /** sha256 (hex) of the uncompressed content. */
-  readonly sha256: string;
+  /** sha256 (hex) of the whole uncompressed content; written by earlier versions only (they hashed every byte every turn). */
+  readonly sha256?: string;
   /** Which of the record's segments hold it, in order. */
   readonly segments: readonly number[];
+  /** sha256 (hex) of each segment's uncompressed bytes, in the order of `segments`. */
+  readonly segmentSha256?: readonly string[];
+  /** sha256 (hex) of the file's last `tail.bytes` bytes: what a later export must still hold at the same offset to count as grown from this one. */
+  readonly tail?: { readonly bytes: number; readonly sha256: string };
 }
+
+/** The most bytes at the end of a stored file whose hash is kept to tell a grown file from a rewritten one: 64 KiB. */
+export const TAIL_WINDOW = 64 * 1024;
 
 /** sha256 (hex) of `content`. */
 export function sha256(content: Uint8Array): string {
   return createHash("sha256").update(content).digest("hex");
 }
+
+/** The tail hash of `content` (its last {@link TAIL_WINDOW} bytes at most). */
+export function tailOf(content: Uint8Array): { bytes: number; sha256: string } {
+  const bytes = Math.min(TAIL_WINDOW, content.byteLength);
+  return { bytes, sha256: sha256(content.subarray(content.byteLength - bytes)) };
+}
+
+/**
+ * Whether `content` begins with the bytes `stored` describes: at least as long, and the same bytes
+ * in the stored file's tail window (or, for a manifest of an earlier version, the same sha256 of
+ * the whole stored prefix).
+ */
+export function grewFrom(stored: SessionManifestFile, content: Uint8Array): boolean {
+  if (content.byteLength < stored.bytes) return false;
+  if (stored.tail) {
+    const { bytes, sha256: hash } = stored.tail;
+    return bytes <= stored.bytes && sha256(content.subarray(stored.bytes - bytes, stored.bytes)) === hash;
+  }
+  return stored.sha256 !== undefined && sha256(content.subarray(0, stored.bytes)) === stored.sha256;
+}
+
+const isHash = (value: unknown): boolean => typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
 
 /** The manifest in `value` when it is one this SDK wrote for `format`, else `undefined`. */
 export function readManifest(value: unknown, format: string): SessionManifest | undefined {
@@ -38,9 +71,15 @@ export function readManifest(value: unknown, format: string): SessionManifest | 
     (f) =>
       typeof f?.name === "string" &&
       Number.isSafeInteger(f.bytes) &&
-      typeof f.sha256 === "string" &&
+      f.bytes >= 0 &&
+      (f.sha256 === undefined || isHash(f.sha256)) &&
       Array.isArray(f.segments) &&
-      f.segments.every((i: unknown) => Number.isSafeInteger(i) && (i as number) >= 0),
+      f.segments.every((i: unknown) => Number.isSafeInteger(i) && (i as number) >= 0) &&
+      (f.segmentSha256 === undefined ||
+        (Array.isArray(f.segmentSha256) && f.segmentSha256.length === f.segments.length && f.segmentSha256.every(isHash))) &&
+      (f.tail === undefined || (Number.isSafeInteger(f.tail.bytes) && f.tail.bytes >= 0 && isHash(f.tail.sha256))) &&
+      // Something to check the content against: the whole-file hash, or the per-segment hashes and a tail.
+      (f.sha256 !== undefined || (f.segmentSha256 !== undefined && f.tail !== undefined)),
   );
   return ok ? (m as SessionManifest) : undefined;
 }

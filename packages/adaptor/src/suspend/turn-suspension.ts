@@ -1,3 +1,4 @@
+import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { ApprovalAsk } from "@adaptor/driver";
 import { AdaptorError } from "@adaptor/errors";
 import type { PendingApproval } from "@adaptor/threadstore";
@@ -58,11 +59,14 @@ export class TurnSuspension {
    * Reads a resumed turn's prompt and mode, and checks the `suspend` option, before anything starts.
    * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
    * for an approval the thread does not have; `ErrApprovalKindMismatch` for a decision that does not
-   * fit its kind; the store's errors.
+   * fit its kind; the store's errors; SuspendUnsupportedError (`images`) for a prompt with images
+   * (a stored turn keeps its prompt's text only).
    */
   static async prepare(init: {
     thread: ThreadContext | undefined;
     prompt: string;
+    /** How many images the prompt carries. */
+    images: number;
     options: RunOptions;
     queue: EventQueue;
     controller: AbortController;
@@ -75,6 +79,11 @@ export class TurnSuspension {
       thread = { ...thread, mode: stored.mode };
     }
     const settings = checkSuspend(init.options, thread);
+    if (settings && init.images > 0)
+      throw new SuspendUnsupportedError(
+        "images",
+        "a turn whose prompt has images cannot suspend (its stored turn keeps text only); run it without `suspend`",
+      );
     return new TurnSuspension({ thread, prompt, settings, queue: init.queue, controller: init.controller });
   }
 

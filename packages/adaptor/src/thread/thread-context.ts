@@ -27,6 +27,8 @@ export interface ThreadContext {
   readonly workspace?: string | undefined;
   /** The most bytes (compressed) a thread's stored session state may hold (portable sessions). */
   readonly sessionStateLimitBytes: number;
+  /** Portable sessions: what a turn whose session files cannot be stored does (see `AgentOptions.sessionPortability`). */
+  readonly sessionPortability: "best_effort" | "strict";
   /** Exact version (`id#revision`) of the record this agent committed last for the key, if any. */
   readonly lastCommitted?: string | undefined;
   /** Called with the version of the record a run committed. */

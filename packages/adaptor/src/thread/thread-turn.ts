@@ -20,8 +20,8 @@ import {
   ErrThreadIncompatible,
   ErrThreadLeaseLost,
   ErrThreadNotFound,
-  ErrThreadSessionTooLarge,
 } from "../errors/sentinels.js";
+import { ThreadSessionError } from "../errors/thread-session-error.js";
 import { PortableSessions } from "../session-state/portable-sessions.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
@@ -30,8 +30,35 @@ import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 import { SPAN } from "../telemetry/span-names.js";
 
-/** Codec of the checkpoint `data` this SDK writes. */
+/**
+ * Codec of the checkpoint `data` this SDK writes. With portable sessions a record's codec carries a
+ * parameter saying where its session files are: `json/v1;session=stored` (in the store's session
+ * state) or `json/v1;session=local` (only in the CLI home of the host that ran its last turn).
+ */
 export const CHECKPOINT_CODEC = "json/v1";
+
+/**
+ * Portable sessions: where a record's checkpoint session files are, written as a parameter of its
+ * codec (`json/v1;session=stored`, `json/v1;session=local`), so it travels with the record in every
+ * store. `stored`: the store's session state holds them (a record whose state is then gone is
+ * damaged, never a fresh start). `local`: the turn committed without them (best-effort
+ * portability), so only a CLI home that holds the checkpoint can continue it. A plain `json/v1`
+ * record was written without portable sessions.
+ */
+export type SessionFilesAt = "stored" | "local";
+
+/** The codec of a record written with its session files `at`. */
+function codecOf(at: SessionFilesAt | undefined): string {
+  return at ? `${CHECKPOINT_CODEC};session=${at}` : CHECKPOINT_CODEC;
+}
+
+/** Where a record's session files are by its codec; `null` for a codec this SDK does not read. */
+function sessionFilesOf(codec: string): SessionFilesAt | undefined | null {
+  if (codec === CHECKPOINT_CODEC) return undefined;
+  if (codec === codecOf("stored")) return "stored";
+  if (codec === codecOf("local")) return "local";
+  return null;
+}
 
 /**
  * Identifies one committed state of a record exactly: every write of a record by anyone raises its
@@ -179,7 +206,7 @@ export class ThreadTurn {
     const driverType = prep.driver.descriptor.type;
     const transfer = prep.driver.sessions;
     const portable =
-      store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes) : undefined;
+      store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes, key) : undefined;
     const fingerprint = fingerprintOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
@@ -248,10 +275,13 @@ export class ThreadTurn {
 
   /**
    * Portable sessions: puts `record`'s stored session files into this host's CLI home when it
-   * lacks them or holds other bytes (a `notice` `session restored` says so). Without portable
-   * sessions (or with no stored state), notes whether this host lacks the session's files, so the
-   * fresh-conversation fallback says why.
-   * @throws ErrThreadSessionUnavailable when stored files cannot be restored.
+   * lacks them or holds other bytes (a `notice` `session restored` says so). A record committed
+   * without its files (`session=local`), or whose stored files are gone, continues only where the
+   * CLI home holds its checkpoint (the next commit stores the files again).
+   * Without portable sessions (or a record written without them), notes whether this host lacks
+   * the session's files, so the fresh-conversation fallback says why.
+   * @throws ThreadSessionError: `missing` / `damaged` (`ErrThreadSessionCorrupt`) when the record's
+   * stored state is gone or damaged; `local_only` / `restore_failed` (`ErrThreadSessionUnavailable`).
    */
   async #restore(
     record: ThreadRecord,
@@ -263,6 +293,33 @@ export class ThreadTurn {
       ...(record.checkpoint.data !== undefined ? { data: record.checkpoint.data } : {}),
     };
     const stored = this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
+    const at = sessionFilesOf(record.codec);
+    if (this.#portable && at === "local") {
+      // The stored state (if any) ends before this checkpoint: restoring it would drop the last turns.
+      if (await this.#portable.holdsCheckpoint(location, prep.signal)) return { ...(stored ? { stored } : {}), outcome: "local" };
+      throw new ThreadSessionError({
+        key: this.#ctx.key,
+        reason: "local_only",
+        message: `thread ${this.#ctx.key}: its checkpoint was committed without its session files, and this host's CLI home does not hold them; continue it on the host that ran its last turn, or start a new thread`,
+      });
+    }
+    if (this.#portable && !stored && at === "stored") {
+      // This host's own copy still holds the checkpoint: continue from it; the commit stores it anew.
+      if (await this.#portable.holdsCheckpoint(location, prep.signal)) {
+        this.#queue.push({
+          type: "notice",
+          kind: "lifecycle",
+          message: "session state missing; continuing from this host's copy",
+          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, cause: "missing" },
+        });
+        return { outcome: "local" };
+      }
+      throw new ThreadSessionError({
+        key: this.#ctx.key,
+        reason: "missing",
+        message: `thread ${this.#ctx.key}: session state: the record says the store holds its session files, but the store has none for record ${record.id}`,
+      });
+    }
     if (this.#portable && stored) {
       const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
       if (outcome === "restored") {
@@ -291,8 +348,8 @@ export class ThreadTurn {
     const why =
       record.driverType !== this.#driverType
         ? `driver ${record.driverType} != ${this.#driverType}`
-        : record.codec !== CHECKPOINT_CODEC
-          ? `codec ${record.codec} != ${CHECKPOINT_CODEC}`
+        : sessionFilesOf(record.codec) === null
+          ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
           : record.fingerprint !== this.#fingerprint
             ? "fingerprint changed (driver type, model, workspace, identity or driver config)"
             : undefined;
@@ -345,7 +402,11 @@ export class ThreadTurn {
   /**
    * Persists the healthy checkpoint atomically under the held lease; with `releaseLease` (default
    * true) the same write releases the lease (`releaseLeases`), for when nothing runs under it after.
-   * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors).
+   * Portable sessions: the turn's session files go with it; when there are none to store, or they
+   * are over the limit, the checkpoint is committed without them (`session=local`, a `notice`
+   * `session not stored`), unless session portability is strict.
+   * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors);
+   * ThreadSessionError `rewritten`, and with strict portability `not_exported` / `too_large`.
    */
   async commit(
     response: DriverResponse,
@@ -362,14 +423,49 @@ export class ThreadTurn {
     const continued = mode === "continue_or_start" || mode === "resume_only";
     const keep = continued && this.#current && this.#archiveId === undefined ? this.#current : undefined;
     let sessionState: SessionStateWrite | undefined;
+    let filesAt: SessionFilesAt | undefined;
     if (this.#portable) {
       const { resumeId, data } = response.checkpoint;
-      sessionState = await this.#portable.capture(
+      const captured = await this.#portable.capture(
         keep ? this.#stored : undefined,
         { ...this.#where, resumeId, ...(data !== undefined ? { data } : {}) },
         signal,
       );
       if (this.#leaseLost) throw this.#leaseLost;
+      if (captured.kind === "write") {
+        sessionState = captured.write;
+        filesAt = "stored";
+      } else if (captured.kind === "rewritten") {
+        // Storing it would replace the history with what is left of it, on every host; committing
+        // the checkpoint without it would continue from the damaged copy here. Neither happens.
+        throw new ThreadSessionError({
+          key,
+          reason: "rewritten",
+          message: `thread ${key}: the CLI rewrote its session during the turn (${captured.message}); the turn is not committed and the previous checkpoint is kept`,
+        });
+      } else if (this.#ctx.sessionPortability === "strict") {
+        throw new ThreadSessionError({
+          key,
+          reason: captured.reason,
+          message: `thread ${key}: ${captured.message}; the turn is not committed (strict session portability) and the previous checkpoint is kept`,
+          ...(captured.cause !== undefined ? { cause: captured.cause } : {}),
+        });
+      } else {
+        filesAt = "local";
+        this.#queue.push({
+          type: "notice",
+          kind: "lifecycle",
+          message: "session not stored",
+          data: {
+            threadKey: key,
+            cause: captured.reason,
+            reason: captured.message,
+            ...(captured.cause !== undefined
+              ? { error: captured.cause instanceof Error ? captured.cause.message : String(captured.cause) }
+              : {}),
+          },
+        });
+      }
     }
     const now = new Date();
     const record: ThreadRecordDraft = {
@@ -379,7 +475,7 @@ export class ThreadTurn {
       driverType: this.#driverType,
       identity: this.#ctx.identity,
       fingerprint: this.#fingerprint,
-      codec: CHECKPOINT_CODEC,
+      codec: codecOf(filesAt),
       checkpoint: response.checkpoint,
       createdAt: keep?.createdAt ?? now,
       updatedAt: now,
@@ -415,11 +511,12 @@ export class ThreadTurn {
       if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
       const tooLarge = findError(error, SessionStateTooLargeError);
       if (tooLarge) {
-        throw threadError(
-          ErrThreadSessionTooLarge,
-          `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`,
-          error,
-        );
+        throw new ThreadSessionError({
+          key,
+          reason: "too_large",
+          message: `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`,
+          cause: error,
+        });
       }
       throw error;
     }

@@ -57,6 +57,9 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   } else if (newSessionId) {
     args.push("--session-id", newSessionId);
   }
+  // The CLI's own limits stop before the next model call; the SDK counts too (and judges tool calls).
+  if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
+  if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
   const policy = policyLaunch(request.policy, request.mcpServers);
   args.push(...policy.args);
   args.push(...jsonSchemaArgs(request));
@@ -81,6 +84,17 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       const settingsPath = await privateFile("settings.json");
       await writeFile(settingsPath, JSON.stringify(policy.settings), { mode: 0o600 });
       args.push("--settings", settingsPath);
+    }
+    if (request.systemPrompt) {
+      // From a file: no argv length limit, and text starting with "-" is not read as a flag.
+      const promptPath = await privateFile("system-prompt.txt");
+      await writeFile(promptPath, request.systemPrompt.text, { mode: 0o600 });
+      args.push(request.systemPrompt.mode === "replace" ? "--system-prompt-file" : "--append-system-prompt-file", promptPath);
+    }
+    if (request.agents) {
+      const agentsPath = await privateFile("agents.json");
+      await writeFile(agentsPath, JSON.stringify(request.agents), { mode: 0o600 });
+      args.push("--agents", agentsPath);
     }
     if (request.mcpServers?.length) {
       args.push("--mcp-config", await writeMcpConfig(await privateFile("mcp.json"), request.mcpServers, env));

@@ -49,6 +49,14 @@ export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
     ...(terminal.permission_denials?.length ? { permissionDenials: terminal.permission_denials } : {}),
     exitCode,
   };
+  const budget = BUDGET_SUBTYPES[terminal.subtype];
+  if (budget) {
+    return {
+      reason: "budget_exceeded",
+      message: terminal.result || errors.join("; ") || `claude stopped: ${terminal.subtype}`,
+      details: { ...details, budget },
+    };
+  }
   if (terminal.is_error || terminal.subtype !== "success") {
     const interrupted = terminal.terminal_reason === "aborted_streaming" || terminal.terminal_reason === "aborted_tools";
     return {
@@ -66,3 +74,6 @@ export function classifyTurn(end: TurnEnd): DriverFailure | undefined {
   }
   return undefined;
 }
+
+/** Result subtypes of the CLI's own limits (`--max-turns`, `--max-budget-usd`) → the budget they enforce. */
+const BUDGET_SUBTYPES: Readonly<Record<string, string>> = { error_max_turns: "maxTurns", error_max_budget_usd: "maxCostUsd" };

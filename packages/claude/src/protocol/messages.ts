@@ -1,3 +1,4 @@
+import type { PromptImage } from "@adaptor/driver";
 // The subset of Claude Code's stream-json protocol the driver reads and writes
 // (docs/protocols.md "Claude Code").
 
@@ -55,15 +56,21 @@ export interface CanUseToolRequest {
 }
 
 /**
- * The user line that carries a prompt on stdin. `uuid` names the prompt: the CLI tags the lines of
+ * The user line that carries a prompt (its images, then its text) on stdin. `uuid` names the prompt: the CLI tags the lines of
  * the turn it starts with it (`user_message_uuid` / `user_message_uuids`).
  */
-export function userLine(text: string, uuid?: string): Record<string, unknown> {
+export function userLine(text: string, uuid?: string, images: readonly PromptImage[] = []): Record<string, unknown> {
+  // Images first, then the text (the order the Messages API documents for image prompts).
+  const content: Record<string, unknown>[] = images.map((image) => ({
+    type: "image",
+    source: { type: "base64", media_type: image.mimeType, data: Buffer.from(image.data).toString("base64") },
+  }));
+  content.push({ type: "text", text });
   return {
     type: "user",
     session_id: "",
     ...(uuid ? { uuid } : {}),
-    message: { role: "user", content: [{ type: "text", text }] },
+    message: { role: "user", content },
     parent_tool_use_id: null,
   };
 }

@@ -26,6 +26,8 @@ export class TurnState {
   /** Content block index → tool call (id, name) of the streaming message. */
   readonly #streamingTools = new Map<number, { id: string; name: string }>();
   #streamingMessageId: string | undefined;
+  /** Ids of the main conversation's model responses seen so far (one `model.response` notice each). */
+  readonly #responses = new Set<string>();
 
   constructor(emit: Emit) {
     this.#emit = emit;
@@ -43,10 +45,14 @@ export class TurnState {
           this.#emit({ type: "notice", kind: "runtime", message: String(value.subtype), data: value });
         }
         return false;
-      case "stream_event":
-        this.#streamEvent(value.event as Record<string, unknown> | undefined);
+      case "stream_event": {
+        const event = value.event as Record<string, unknown> | undefined;
+        if (event?.type === "message_start" && isMain(value)) this.#modelResponse((event.message as { id?: unknown } | undefined)?.id);
+        this.#streamEvent(event);
         return false;
+      }
       case "assistant":
+        if (isMain(value)) this.#modelResponse((value.message as { id?: unknown } | undefined)?.id);
         this.#noteMessage(value);
         this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
         return false;
@@ -88,6 +94,17 @@ export class TurnState {
   /** Name of the tool a call id belongs to. */
   toolName(toolUseId: string | undefined): string | undefined {
     return toolUseId ? this.#toolNames.get(toolUseId) : undefined;
+  }
+
+  /**
+   * One `model.response` notice per model response of the main conversation (a subagent's are the
+   * CLI's own business, as its turn limit counts them): at its `message_start` when partial
+   * messages stream, else at its first assistant line.
+   */
+  #modelResponse(id: unknown): void {
+    if (typeof id !== "string" || this.#responses.has(id)) return;
+    this.#responses.add(id);
+    this.#emit({ type: "notice", kind: "model.response", data: { messageId: id } });
   }
 
   #noteMessage(value: Record<string, unknown>): void {
@@ -200,4 +217,9 @@ function resultText(content: unknown): string {
       .join("");
   }
   return "";
+}
+
+/** True for a line of the main conversation (not a subagent's). */
+function isMain(value: Record<string, unknown>): boolean {
+  return value.parent_tool_use_id === undefined || value.parent_tool_use_id === null;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
+import type { ApprovalDecision, DriverSink, PromptImage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { exitOrTerminate, InterruptEscalation, raceAbort, type PooledProcess } from "@adaptor/driver/kit";
 import type { CapturedOutput, CliProcess, ExitInfo } from "@adaptor/driver/process";
@@ -123,7 +123,13 @@ export class ClaudeSession implements PooledProcess {
    * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
    * interrupt goes first, then SIGTERM/SIGKILL after the grace.
    */
-  async runTurn(prompt: string, sink: DriverSink, signal: AbortSignal, keepAlive: boolean): Promise<TurnOutcome> {
+  async runTurn(
+    prompt: string,
+    sink: DriverSink,
+    signal: AbortSignal,
+    keepAlive: boolean,
+    images?: readonly PromptImage[],
+  ): Promise<TurnOutcome> {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const turn = new TurnState((event) => sink.emit(event));
@@ -149,7 +155,7 @@ export class ClaudeSession implements PooledProcess {
       if (this.#askForEveryTool && !this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
-      proc.writeJson(userLine(prompt, promptId)).catch(() => undefined);
+      proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
       const lines = this.#lines;

@@ -8,7 +8,7 @@ import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 
 /**
  * The kit's launch signature of a claude turn: the config, the merged environment, cwd, model,
- * policy, MCP servers, output schema and the skills (by name and content). A parked process is
+ * policy, MCP servers, output schema, the skills (by name and content) and the CLI's own limits. A parked process is
  * reused only for a turn with the same signature (a config change means a fresh process).
  */
 export function claudeLaunchSignature(config: ClaudeConfig, request: DriverRequest): string {
@@ -17,7 +17,11 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
     env: mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: CLAUDE_INHERITED_ENV, layers: [config.env, request.env] }),
     request,
     // Skills are staged into a new folder every run: compare names and contents, not paths.
-    extra: { skills: request.skills?.map((skill) => ({ name: skill.name, content: hashTree(skill.dir) })) },
+    extra: {
+      skills: request.skills?.map((skill) => ({ name: skill.name, content: hashTree(skill.dir) })),
+      // --max-turns and --max-budget-usd are launch flags.
+      budget: request.budget && { maxTurns: request.budget.maxTurns, maxCostUsd: request.budget.maxCostUsd },
+    },
   });
 }
 

@@ -24,6 +24,7 @@ import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumePa
 import type { ThreadStartParams } from "../protocol/generated/v2/ThreadStartParams.js";
 import type { ThreadStartResponse } from "../protocol/generated/v2/ThreadStartResponse.js";
 import type { TurnStartParams } from "../protocol/generated/v2/TurnStartParams.js";
+import type { UserInput } from "../protocol/generated/v2/UserInput.js";
 import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
@@ -339,7 +340,14 @@ export class AppServerSession implements PooledProcess {
         turn.threadId = opened.thread.id;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
-          input: [{ type: "text", text: request.prompt, text_elements: [] }],
+          input: [
+            // Images first (as data URLs), then the text.
+            ...(request.images ?? []).map((image): UserInput => ({
+              type: "image",
+              url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
+            })),
+            { type: "text", text: request.prompt, text_elements: [] },
+          ],
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
         };
         const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
@@ -634,6 +642,9 @@ async function openThread(
     ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
     ...(plan.webSearch ? { config: { web_search: plan.webSearch } } : {}),
+    // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
+    ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
+    ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),
   };
   const session = request.session;
   if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);

@@ -240,6 +240,8 @@ export class AppServerTurnState {
         u.output += last.outputTokens;
         u.cached += last.cachedInputTokens;
         u.cacheWrite += last.cacheWriteInputTokens;
+        // One usage update per model response: what a turn budget counts.
+        this.#emit({ type: "notice", kind: "model.response", data: { usage: last } });
         return false;
       }
       case "turn/plan/updated":

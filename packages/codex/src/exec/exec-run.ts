@@ -31,11 +31,18 @@ export interface ExecRunInit {
 
 /**
  * The argv of one `codex exec --json` run: `exec --json --skip-git-repo-check [-m model]
- * [-s sandbox] [-c approval_policy=…] [--output-schema file] <overrides/extra> [resume <id>] -`.
+ * [-s sandbox] [-c approval_policy=…] [-c model_instructions_file=… | developer_instructions=…] [--output-schema file] <overrides/extra> [resume <id>] -`.
  * The prompt is never in argv: `-` makes codex read it from stdin, which gets the prompt and is
  * then closed.
  */
-export function execArgs(request: DriverRequest, config: CodexConfig, plan: CodexPolicyPlan, schemaFile: string | undefined): string[] {
+export function execArgs(
+  request: DriverRequest,
+  config: CodexConfig,
+  plan: CodexPolicyPlan,
+  schemaFile: string | undefined,
+  promptFile?: string,
+  imageFiles: readonly string[] = [],
+): string[] {
   const model = request.model ?? config.model;
   return [
     "exec",
@@ -45,11 +52,26 @@ export function execArgs(request: DriverRequest, config: CodexConfig, plan: Code
     ...(plan.sandbox ? ["-s", plan.sandbox] : []),
     ...(plan.approvalPolicy ? ["-c", `approval_policy="${plan.approvalPolicy}"`] : []),
     ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
+    ...systemPromptArgs(request, promptFile),
     ...(schemaFile ? ["--output-schema", schemaFile] : []),
+    ...imageFiles.flatMap((file) => ["--image", file]),
     ...commonArgs(config),
     ...(request.session ? ["resume", request.session.resumeId] : []),
     "-",
   ];
+}
+
+/**
+ * The run's system prompt as config overrides: `model_instructions_file` (a file holding the
+ * text) replaces codex's base instructions, `developer_instructions` adds a developer message
+ * after them (what app-server's `baseInstructions` / `developerInstructions` set). Values are TOML
+ * basic strings (a JSON string literal is one).
+ */
+function systemPromptArgs(request: DriverRequest, promptFile: string | undefined): string[] {
+  const prompt = request.systemPrompt;
+  if (!prompt) return [];
+  if (prompt.mode === "append") return ["-c", `developer_instructions=${JSON.stringify(prompt.text)}`];
+  return promptFile ? ["-c", `model_instructions_file=${JSON.stringify(promptFile)}`] : [];
 }
 
 /**
@@ -60,17 +82,23 @@ export function execArgs(request: DriverRequest, config: CodexConfig, plan: Code
  */
 export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
   const { config, request, sink, signal, plan } = init;
-  let schemaDir: string | undefined;
-  let schemaFile: string | undefined;
-  if (init.outputSchema) {
-    schemaDir = await mkdtemp(join(tmpdir(), "adaptor-codex-schema-"));
-    schemaFile = join(schemaDir, "schema.json");
-    await writeFile(schemaFile, JSON.stringify(init.outputSchema));
-  }
+  // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
+  let runDir: string | undefined;
+  const runFile = async (name: string, text: string | Uint8Array): Promise<string> => {
+    runDir ??= await mkdtemp(join(tmpdir(), "adaptor-codex-run-"));
+    const path = join(runDir, name);
+    await writeFile(path, text, { mode: 0o600 });
+    return path;
+  };
   try {
-    return await execTurn(init, execArgs(request, config, plan, schemaFile), sink, signal);
+    const schemaFile = init.outputSchema ? await runFile("schema.json", JSON.stringify(init.outputSchema)) : undefined;
+    const promptFile = request.systemPrompt?.mode === "replace" ? await runFile("instructions.md", request.systemPrompt.text) : undefined;
+    const imageFiles: string[] = [];
+    for (const [index, image] of (request.images ?? []).entries())
+      imageFiles.push(await runFile(`image-${index}.${image.mimeType.slice("image/".length)}`, image.data));
+    return await execTurn(init, execArgs(request, config, plan, schemaFile, promptFile, imageFiles), sink, signal);
   } finally {
-    if (schemaDir) await rm(schemaDir, { recursive: true, force: true });
+    if (runDir) await rm(runDir, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ export {
   ErrHumanDecisionModeUnsupported,
   ErrInvalidOutputSchema,
   ErrStructuredOutputUnsupported,
+  ErrFeatureUnsupported,
 } from "./sentinels.js";
 export { InvalidDriverConfigError } from "./invalid-driver-config-error.js";
 export { InvalidPolicyError } from "./invalid-policy-error.js";
@@ -13,3 +14,4 @@ export { HumanDecisionModeUnsupportedError } from "./human-decision-mode-unsuppo
 export { InvalidOutputSchemaError } from "./invalid-output-schema-error.js";
 export { StructuredOutputUnsupportedError } from "./structured-output-unsupported-error.js";
 export { SessionConfigFingerprintError } from "./session-config-fingerprint-error.js";
+export { FeatureUnsupportedError } from "./feature-unsupported-error.js";

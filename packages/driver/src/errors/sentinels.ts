@@ -15,3 +15,5 @@ export const ErrHumanDecisionModeUnsupported = sentinel("adaptor.driver.HumanDec
 export const ErrInvalidOutputSchema = sentinel("adaptor.driver.InvalidOutputSchema", "invalid output schema");
 /** Neither native enforcement nor prompt instructions plus local validation can honour the schema. */
 export const ErrStructuredOutputUnsupported = sentinel("adaptor.driver.StructuredOutputUnsupported", "structured output unsupported");
+/** A run option the driver cannot deliver to its agent (system prompt, subagents, ...): see `FeatureUnsupportedError`. */
+export const ErrFeatureUnsupported = sentinel("adaptor.driver.FeatureUnsupported", "feature unsupported");

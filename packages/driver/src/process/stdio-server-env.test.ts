@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isolateStdioServer } from "./stdio-server-env.js";
 
@@ -29,14 +32,28 @@ describe("isolateStdioServer", () => {
   );
 
   it.skipIf(process.platform === "win32")(
-    "a declaration that asks for named variables gets exactly those, and inheritEnv: true the whole CLI env",
+    "a declaration that asks for named variables gets those in addition to the safe base (PATH, HOME), and inheritEnv: true the whole CLI env",
     () => {
-      const named = runAsCli(isolateStdioServer({ command: node, args: printEnv, inheritEnv: ["PATH", "HOST_*"] }, cliEnv), cliEnv);
-      expect(named.HOST_SECRET).toBe("s3cr3t");
-      expect(named.HOME).toBeUndefined();
+      const named = runAsCli(isolateStdioServer({ command: node, args: printEnv, inheritEnv: ["HOST_*"] }, cliEnv), cliEnv);
+      expect(named).toMatchObject({ HOST_SECRET: "s3cr3t", PATH: cliEnv.PATH, HOME: "/home/u" });
+      expect(named.ANTHROPIC_API_KEY).toBeUndefined();
+      const none = runAsCli(isolateStdioServer({ command: node, args: printEnv, inheritEnv: false }, cliEnv), cliEnv);
+      expect(none.PATH).toBeUndefined();
       expect(isolateStdioServer({ command: node, args: printEnv, inheritEnv: true }, cliEnv)).toEqual({ command: node, args: printEnv });
     },
   );
+
+  it.skipIf(process.platform === "win32")("stdio MCP server found only via PATH starts when inheritEnv lists other names", () => {
+    const bin = mkdtempSync(join(tmpdir(), "stdio-path-"));
+    try {
+      writeFileSync(join(bin, "path-only-server"), `#!/bin/sh\nexec "${node}" -e 'console.log("started")'\n`, { mode: 0o755 });
+      const env = { ...cliEnv, PATH: `${bin}:${cliEnv.PATH}` };
+      const line = isolateStdioServer({ command: "path-only-server", inheritEnv: ["AWS_*"] }, env);
+      expect(execFileSync(line.command, line.args, { env, encoding: "utf8" }).trim()).toBe("started");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
 
   it("puts only variable names on the command line, never values", () => {
     const line = isolateStdioServer({ command: "srv", args: ["--x"], env: { TOKEN: "declared-value" } }, cliEnv);

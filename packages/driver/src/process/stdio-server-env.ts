@@ -11,8 +11,8 @@ export interface StdioServerLaunch {
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Which variables of the CLI's own environment the server keeps besides its declared `env`:
-   * `true` all of them, `false` none, an allowlist of names (a trailing `*` matches a prefix).
-   * Default {@link SAFE_ENV_BASE}.
+   * `true` all of them, `false` none, a list of names (a trailing `*` matches a prefix) kept in
+   * addition to {@link SAFE_ENV_BASE}. Default {@link SAFE_ENV_BASE}.
    */
   readonly inheritEnv?: InheritEnv;
 }
@@ -22,7 +22,7 @@ const ENV_BINARY = "/usr/bin/env";
 
 /**
  * The command line that starts a stdio server with only its declared `env` plus the inherited part
- * of the CLI's environment (`inheritEnv`, default {@link SAFE_ENV_BASE}), never the rest of it
+ * of the CLI's environment ({@link SAFE_ENV_BASE} and the names `inheritEnv` lists), never the rest of it
  * (credentials the CLI was given, host secrets passed to the CLI): the server is started through
  * `/usr/bin/env -u NAME ...`, unsetting every other variable the CLI was launched with. Only names
  * go on the command line, never values. With `inheritEnv: true` the command is returned unchanged.
@@ -37,7 +37,8 @@ export function isolateStdioServer(
   cliEnv: Readonly<Record<string, string | undefined>>,
 ): { command: string; args: string[] } {
   const args = [...(server.args ?? [])];
-  const inherit = server.inheritEnv ?? SAFE_ENV_BASE;
+  // A list adds to the safe base: a server asked to see AWS_* still finds its command on PATH.
+  const inherit = Array.isArray(server.inheritEnv) ? [...SAFE_ENV_BASE, ...server.inheritEnv] : (server.inheritEnv ?? SAFE_ENV_BASE);
   if (inherit === true) return { command: server.command, args };
   const declared = new Set(Object.keys(server.env ?? {}));
   const unset: string[] = [];

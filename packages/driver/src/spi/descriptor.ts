@@ -31,6 +31,29 @@ export interface DriverCapabilities {
   };
   /** Approval modes per kind. */
   readonly approvals: { readonly [K in ApprovalKind]: readonly ApprovalMode[] };
+  /**
+   * System prompt modes the driver delivers (`DriverRequest.systemPrompt`); absent or empty: none,
+   * and a run with a system prompt is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly systemPrompt?: readonly ("replace" | "append")[];
+  /**
+   * The driver gives the model the prompt's images (`DriverRequest.images`); absent or false: a
+   * prompt with an image is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly images?: boolean;
+  /**
+   * The driver delivers subagent definitions (`DriverRequest.agents`); absent or false: a run with
+   * `agents` is refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly subagents?: boolean;
+  /**
+   * Which budgets (`DriverRequest.budget`) the run can be held to beyond tool calls, which the SDK
+   * counts for every driver: `turns` when the driver emits a `notice` of kind `model.response` for
+   * every model response (and may stop at the limit natively); `costUsd` when it reports the run's
+   * cost (and may stop at the limit natively). Absent: a run with that budget is refused before
+   * launch (`FeatureUnsupportedError`).
+   */
+  readonly budgets?: { readonly turns?: boolean; readonly costUsd?: boolean };
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

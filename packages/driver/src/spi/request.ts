@@ -1,12 +1,62 @@
 import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
 
+/** A system prompt for one run; see {@link DriverRequest.systemPrompt}. */
+export interface SystemPrompt {
+  /** `replace`: instead of the CLI's own system prompt; `append`: after it. */
+  readonly mode: "replace" | "append";
+  /** The text, non-empty. */
+  readonly text: string;
+}
+
+/** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
+export interface SubagentDefinition {
+  /** When to use it, for the model choosing a subagent. Non-empty. */
+  readonly description: string;
+  /** The subagent's system prompt. Non-empty. */
+  readonly prompt: string;
+  /** Tool names it may use; absent: the same tools as the main agent. */
+  readonly tools?: readonly string[];
+  /** Its model (an id or an alias the CLI knows); absent: the main agent's. */
+  readonly model?: string;
+}
+
+/**
+ * Limits of one run, each ending it as a business failure (`RunError` `budget_exceeded`, with
+ * `details.budget` naming the limit) when passed. The SDK counts tool calls for every driver, and
+ * model responses and cost from what a driver reports; a driver may also enforce them natively.
+ */
+export interface RunBudget {
+  /** Most model responses (round trips to the model), an integer >= 1. */
+  readonly maxTurns?: number;
+  /** Most tool calls the agent starts, an integer >= 1. */
+  readonly maxToolCalls?: number;
+  /** Most cost in US dollars, a number > 0. */
+  readonly maxCostUsd?: number;
+}
+
+/** Image media types a prompt may carry. */
+export type PromptImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** An image of the prompt, as bytes; see {@link DriverRequest.images}. */
+export interface PromptImage {
+  /** Its media type. */
+  readonly mimeType: PromptImageType;
+  /** Its bytes (already checked against the SDK's size limit). */
+  readonly data: Uint8Array;
+}
+
 /** One invocation handed to {@link Driver.run}. */
 export interface DriverRequest {
   /** UUID v7 of this run. */
   readonly runId: string;
   /** The user prompt. Drivers deliver it on stdin, never in argv. */
   readonly prompt: string;
+  /**
+   * Images of the prompt, in order, to be given to the model before the prompt's text. Only sent
+   * to a driver whose descriptor declares `images`.
+   */
+  readonly images?: readonly PromptImage[];
   /** Model override for this run. */
   readonly model?: string;
   /** Working directory of the CLI (the workspace). */
@@ -34,6 +84,23 @@ export interface DriverRequest {
   readonly mcpServers?: readonly McpServerConfig[];
   /** Skills to stage where the CLI loads them, for this run only. */
   readonly skills?: readonly SkillBundle[];
+  /**
+   * The run's system prompt: `replace` swaps the CLI's own system prompt for `text`, `append` adds
+   * `text` after it. Only sent to a driver whose descriptor lists the mode
+   * (`DriverCapabilities.systemPrompt`); a spawn input (a parked process started with another one
+   * is not reused).
+   */
+  readonly systemPrompt?: SystemPrompt;
+  /**
+   * Subagents the agent may delegate to for this run, by name. Only sent to a driver whose
+   * descriptor declares `subagents`; a spawn input.
+   */
+  readonly agents?: Readonly<Record<string, SubagentDefinition>>;
+  /**
+   * The run's limits, for a driver that enforces them natively too (e.g. a CLI's own turn or cost
+   * limit); the SDK enforces them either way (see {@link RunBudget}).
+   */
+  readonly budget?: RunBudget;
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -51,4 +118,7 @@ export interface DriverRequest {
  * fresh conversation). A run takes a pre-warmed process only when the request it builds from the
  * same inputs has the same launch signature.
  */
-export type PrewarmRequest = Pick<DriverRequest, "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills">;
+export type PrewarmRequest = Pick<
+  DriverRequest,
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents"
+>;

@@ -34,8 +34,9 @@ export interface McpStdioServer extends McpServerBase {
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Which variables of the CLI's environment the server keeps besides `env`: `true` all of them,
-   * `false` none, an allowlist of names (a trailing `*` matches a prefix, e.g. `["PATH", "AWS_*"]`).
-   * Default: the safe base above.
+   * `false` none (not even the safe base), or a list of names kept in addition to the safe base
+   * above (a trailing `*` matches a prefix, e.g. `["AWS_*", "GITHUB_TOKEN"]`), so a command found
+   * on `PATH` still starts. Default: the safe base above.
    */
   readonly inheritEnv?: boolean | readonly string[];
 }

@@ -3,10 +3,18 @@ import type { PendingApprovalOperation } from "../contract/pending-approvals.js"
 /**
  * The store operations a {@link StoreFaults.beforeOperation} hook sees, named after the `ThreadStore`
  * methods (`sessionState`: either read of the session-state capability; the pending-approvals
- * methods by their names).
+ * methods and the thread-catalog methods by their names).
  */
 export type StoreOperation =
-  "resolve" | "acquireLease" | "renewLease" | "releaseLease" | "finalize" | "sessionState" | PendingApprovalOperation;
+  | "resolve"
+  | "acquireLease"
+  | "renewLease"
+  | "releaseLease"
+  | "finalize"
+  | "sessionState"
+  | "listThreads"
+  | "deleteThread"
+  | PendingApprovalOperation;
 
 /**
  * The points inside `finalize`'s transaction at which a store calls {@link StoreFaults.afterFinalizeStep}:

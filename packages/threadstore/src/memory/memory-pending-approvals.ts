@@ -86,6 +86,17 @@ export class MemoryPendingApprovals {
     return structuredClone(closed);
   }
 
+  /** Removes every approval of `key`, whatever its status; returns how many (the caller checked the key and entered). */
+  deleteKey(key: string): number {
+    let removed = 0;
+    for (const [id, row] of this.#rows) {
+      if (row.key !== key) continue;
+      this.#rows.delete(id);
+      removed += 1;
+    }
+    return removed;
+  }
+
   /** Applies a passed deadline once: `pending` → `expired` with the fallback recorded. */
   #expire(row: PendingApproval): PendingApproval {
     const now = this.#host.now();

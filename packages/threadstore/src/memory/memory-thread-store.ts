@@ -11,6 +11,16 @@ import type { FinalizeStep, StoreFaults, StoreOperation } from "../faults/store-
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "../contract/pending-approvals.js";
 import { MemoryPendingApprovals } from "./memory-pending-approvals.js";
 import {
+  checkListThreadsQuery,
+  compareKeys,
+  type DeletedThread,
+  type ListThreadsQuery,
+  type ThreadCatalogStore,
+  type ThreadPage,
+  type ThreadSummary,
+} from "../contract/thread-catalog.js";
+import { checkThreadKey } from "../keys/thread-key.js";
+import {
   checkFinalizeRequest,
   checkLease,
   checkLeaseArgs,
@@ -69,7 +79,7 @@ interface LeaseRow {
  * await store.releaseLease(lease);
  * ```
  */
-export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, AsyncDisposable {
+export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, ThreadCatalogStore, AsyncDisposable {
   readonly #now: () => Date;
   readonly #faults: StoreFaults | undefined;
   readonly #records = new Map<string, ThreadRecord>();
@@ -219,6 +229,49 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Asy
       }
     }
     return structuredClone(written);
+  }
+
+  /** See `ThreadCatalogStore.listThreads`. */
+  async listThreads(query?: ListThreadsQuery, signal?: AbortSignal): Promise<ThreadPage> {
+    const { prefix, limit, cursor } = checkListThreadsQuery(query);
+    this.#enter("listThreads", signal);
+    const archived = new Map<string, number>();
+    const active: ThreadRecord[] = [];
+    for (const r of this.#records.values()) {
+      if (!r.key.startsWith(prefix) || (cursor !== undefined && compareKeys(r.key, cursor) <= 0)) continue;
+      if (r.status === "active") active.push(r);
+      else archived.set(r.key, (archived.get(r.key) ?? 0) + 1);
+    }
+    active.sort((a, b) => compareKeys(a.key, b.key));
+    const page = active.slice(0, limit).map((r): ThreadSummary => ({
+      key: r.key,
+      recordId: r.id,
+      driverType: r.driverType,
+      identity: r.identity,
+      createdAt: new Date(r.createdAt),
+      updatedAt: new Date(r.updatedAt),
+      revision: r.revision,
+      archivedRecords: archived.get(r.key) ?? 0,
+      sessionStateBytes: this.#sessions.get(r.id)?.bytes ?? 0,
+    }));
+    const last = page.at(-1);
+    return active.length > limit && last ? { threads: page, nextCursor: last.key } : { threads: page };
+  }
+
+  /** See `ThreadCatalogStore.deleteThread`. @throws BusyError while a live lease is held on `key`. */
+  async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
+    checkThreadKey(key, "deleteThread: key");
+    this.#enter("deleteThread", signal);
+    const lease = this.#leases.get(key);
+    if (lease?.owner !== undefined && this.#nowMs() < lease.expiresAtMs) throw new BusyError(key);
+    let records = 0;
+    for (const [id, r] of this.#records) {
+      if (r.key !== key) continue;
+      this.#records.delete(id);
+      this.#sessions.delete(id);
+      records += 1;
+    }
+    return { records, approvals: this.#approvals.deleteKey(key) };
   }
 
   /** Marks the store closed; later calls reject with a `DriverError` (`DEVICE_DISCONNECTED`). Idempotent. Keeps the data. */

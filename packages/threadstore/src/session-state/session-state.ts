@@ -23,7 +23,11 @@ export interface SessionStateWrite {
 
 /** What a store holds for one record's session state (without the segment bytes). */
 export interface StoredSessionState {
-  /** The manifest of the last write. */
+  /**
+   * The manifest of the last write. A stored manifest the backend cannot parse (a damaged row) is
+   * returned as its raw text rather than failing the read, so the caller can report the state as
+   * damaged instead of as a backend failure.
+   */
   readonly manifest: unknown;
   /** Number of stored segments. */
   readonly segments: number;

@@ -13,6 +13,7 @@ import { FaultPlan } from "./fault-plan.js";
 import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance } from "./session-state-conformance.js";
+import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
 export interface ConformanceClock {
@@ -800,6 +801,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
 
   // Optional capabilities: each section skips its tests for a store without the capability.
   describePendingApprovalsConformance(name, makeStore, options);
+  describeThreadCatalogConformance(name, makeStore);
 }
 
 /**

@@ -10,3 +10,4 @@ export { FaultPlan } from "./fault-plan.js";
 export { ManualClock } from "./manual-clock.js";
 export { leaseHammer, hammerWorkerMain, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";
 export { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
+export { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";

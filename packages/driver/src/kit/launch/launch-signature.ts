@@ -20,8 +20,8 @@ export interface LaunchInputs {
   readonly config: { readonly cwd?: string | undefined; readonly model?: string | undefined; readonly env?: unknown };
   /** The merged child environment the process gets (e.g. from `mergeChildEnv`). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The run: its cwd, model, policy, MCP servers and output schema count; prompt, run id and session do not. */
-  readonly request: Pick<DriverRequest, "cwd" | "model" | "policy" | "mcpServers" | "outputSchema">;
+  /** The run: its cwd, model, policy, MCP servers, output schema, system prompt and subagents count; prompt, run id and session do not. */
+  readonly request: Pick<DriverRequest, "cwd" | "model" | "policy" | "mcpServers" | "outputSchema" | "systemPrompt" | "agents">;
   /** Further spawn inputs of this driver (the resolved executable, a hash of staged skills...). */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
@@ -29,7 +29,7 @@ export interface LaunchInputs {
 /**
  * A sha256 (hex) over every spawn input of a turn except which conversation it continues: the
  * config, the merged environment, cwd (the run's, else the config's, else `process.cwd()`), model
- * (the run's, else the config's), policy, MCP servers, output schema and `extra`. Two turns with
+ * (the run's, else the config's), policy, MCP servers, output schema, system prompt, subagents and `extra`. Two turns with
  * the same signature would launch the CLI alike, so a parked or pre-warmed process may serve the
  * other; any difference means a fresh process ({@link ProcessPool}).
  */
@@ -43,6 +43,8 @@ export function launchSignature(inputs: LaunchInputs): string {
     policy: request.policy,
     mcpServers: request.mcpServers,
     outputSchema: request.outputSchema,
+    systemPrompt: request.systemPrompt,
+    agents: request.agents,
     extra: inputs.extra,
   };
   return createHash("sha256").update(stableJson(hashed)).digest("hex");

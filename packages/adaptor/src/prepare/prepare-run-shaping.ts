@@ -1,0 +1,77 @@
+import { FeatureUnsupportedError, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
+import type { Preparation } from "./preparation.js";
+import { readImages } from "../prompt/read-images.js";
+
+/**
+ * Pre-invocation step: hands the run's `systemPrompt` option to the driver as
+ * `{ mode: "replace", text }` (a string) or `{ mode: "append", text }` (`{ append }`), when the
+ * driver's descriptor lists that mode. Nothing to do without the option.
+ * @throws FeatureUnsupportedError (feature `systemPrompt`) when the driver cannot deliver the mode;
+ * the driver is never started.
+ */
+export function prepareSystemPrompt(prep: Preparation): void {
+  const option = prep.options.systemPrompt;
+  if (option === undefined) return;
+  const systemPrompt: SystemPrompt =
+    typeof option === "string" ? { mode: "replace", text: option } : { mode: "append", text: option.append };
+  const { type, capabilities } = prep.driver.descriptor;
+  if (!(capabilities.systemPrompt ?? []).includes(systemPrompt.mode)) {
+    const modes = capabilities.systemPrompt?.length ? `it can only ${capabilities.systemPrompt.join(" or ")} it` : "its agent takes none";
+    throw new FeatureUnsupportedError(type, "systemPrompt", `cannot ${systemPrompt.mode} the system prompt (${modes})`);
+  }
+  prep.request = { ...prep.request, systemPrompt };
+}
+
+/**
+ * Pre-invocation step: hands the run's `agents` (subagent definitions) to a driver whose
+ * descriptor declares `subagents`. Nothing to do without the option or with an empty record.
+ * @throws FeatureUnsupportedError (feature `agents`) for any other driver; the driver is never started.
+ */
+export function prepareSubagents(prep: Preparation): void {
+  const agents = prep.options.agents;
+  if (agents === undefined || Object.keys(agents).length === 0) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (capabilities.subagents !== true) throw new FeatureUnsupportedError(type, "agents", "its agent takes no subagent definitions");
+  const copied: Record<string, SubagentDefinition> = {};
+  for (const [name, definition] of Object.entries(agents)) {
+    copied[name] = {
+      description: definition.description,
+      prompt: definition.prompt,
+      ...(definition.tools !== undefined ? { tools: [...definition.tools] } : {}),
+      ...(definition.model !== undefined ? { model: definition.model } : {}),
+    };
+  }
+  prep.request = { ...prep.request, agents: copied };
+}
+
+/**
+ * Pre-invocation step: checks the run's `budget` against what the driver reports (model responses
+ * for `maxTurns`, cost for `maxCostUsd`; tool calls are counted for every driver) and hands it to
+ * the driver, which may enforce it natively too. Nothing to do without the option.
+ * @throws FeatureUnsupportedError (feature `budget.maxTurns` or `budget.maxCostUsd`); the driver is never started.
+ */
+export function prepareBudget(prep: Preparation): void {
+  const budget = prep.options.budget;
+  if (budget === undefined) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (budget.maxTurns !== undefined && capabilities.budgets?.turns !== true)
+    throw new FeatureUnsupportedError(type, "budget.maxTurns", "it does not report its model responses");
+  if (budget.maxCostUsd !== undefined && capabilities.budgets?.costUsd !== true)
+    throw new FeatureUnsupportedError(type, "budget.maxCostUsd", "it does not report the run's cost");
+  prep.request = { ...prep.request, budget: { ...budget } };
+}
+
+/**
+ * Pre-invocation step: reads the prompt's images (files, data URLs, bytes), checks their type and
+ * size, and hands them to a driver whose descriptor declares `images`. Nothing to do for a prompt
+ * without images.
+ * @throws FeatureUnsupportedError (feature `images`) for any other driver, before anything is read;
+ * InvalidOptionError (field `prompt[i]`) for an image that cannot be read, is not a PNG, JPEG, GIF
+ * or WebP, does not match its declared type, or is too large. The driver is never started.
+ */
+export async function prepareImages(prep: Preparation): Promise<void> {
+  if (prep.images.length === 0) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (capabilities.images !== true) throw new FeatureUnsupportedError(type, "images", "it cannot give its model images");
+  prep.request = { ...prep.request, images: await readImages(prep.images, prep.signal) };
+}

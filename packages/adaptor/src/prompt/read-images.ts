@@ -1,0 +1,86 @@
+import { open } from "node:fs/promises";
+import { InvalidOptionError } from "@adaptor/errors";
+import type { PromptImage, PromptImageType } from "@adaptor/driver";
+import type { PendingImage } from "./prompt.js";
+
+/** Most bytes one prompt image may hold (the Anthropic API's per-image limit). */
+export const MAX_PROMPT_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Reads the images of a prompt into bytes: files (refusing anything but a regular file, and
+ * reading at most one byte past the limit), `data:` URLs (base64), bytes (copied). Each must be a
+ * PNG, JPEG, GIF or WebP by its first bytes, match a given `mimeType`, and hold at most
+ * {@link MAX_PROMPT_IMAGE_BYTES}.
+ * @throws InvalidOptionError (subject `run`, field `prompt[i]`, the image's part) naming what is wrong.
+ */
+export async function readImages(pending: readonly PendingImage[], signal?: AbortSignal): Promise<PromptImage[]> {
+  const images: PromptImage[] = [];
+  for (const { part, field } of pending) {
+    signal?.throwIfAborted();
+    const { bytes, declared } = part.data
+      ? { bytes: new Uint8Array(part.data), declared: part.mimeType }
+      : part.path !== undefined
+        ? { bytes: await readCapped(part.path, field), declared: part.mimeType }
+        : decodeDataUrl(part.url ?? "", field, part.mimeType);
+    if (bytes.byteLength > MAX_PROMPT_IMAGE_BYTES) refuse(field, `holds ${bytes.byteLength} bytes; at most ${MAX_PROMPT_IMAGE_BYTES}`);
+    const sniffed = sniff(bytes);
+    if (!sniffed) refuse(field, "is not a PNG, JPEG, GIF or WebP image");
+    if (declared !== undefined && declared !== sniffed) refuse(field, `is declared ${declared} but its bytes are ${sniffed}`);
+    images.push({ mimeType: sniffed, data: bytes });
+  }
+  return images;
+}
+
+/** A regular file's bytes, at most one past the limit (so an oversized file is refused without reading it whole). */
+async function readCapped(path: string, field: string): Promise<Uint8Array> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (cause) {
+    throw new InvalidOptionError({ subject: "run", field, reason: `cannot be read from ${path}: ${(cause as Error).message}` });
+  }
+  try {
+    if (!(await handle.stat()).isFile()) refuse(field, `${path} is not a regular file`);
+    const buffer = Buffer.alloc(MAX_PROMPT_IMAGE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) break;
+    }
+    return new Uint8Array(buffer.subarray(0, length));
+  } finally {
+    await handle.close();
+  }
+}
+
+function decodeDataUrl(
+  url: string,
+  field: string,
+  declared: PromptImageType | undefined,
+): { bytes: Uint8Array; declared: PromptImageType | undefined } {
+  const match = /^data:([^;,]+)?((?:;[^;,]*)*?);base64,(.*)$/s.exec(url);
+  if (!match) refuse(field, "must be a base64 data: URL (data:<type>;base64,<content>)");
+  const content = match[3] ?? "";
+  // Base64 is 4/3 of the bytes: refuse an oversized URL before decoding it.
+  if (content.length > Math.ceil((MAX_PROMPT_IMAGE_BYTES * 4) / 3) + 4) refuse(field, `holds more than ${MAX_PROMPT_IMAGE_BYTES} bytes`);
+  const type = match[1] as PromptImageType | undefined;
+  if (declared !== undefined && type !== undefined && declared !== type) refuse(field, `is declared ${declared} but its URL says ${type}`);
+  return { bytes: new Uint8Array(Buffer.from(content, "base64")), declared: declared ?? type };
+}
+
+/** The image type its first bytes show, if any of the four. */
+function sniff(bytes: Uint8Array): PromptImageType | undefined {
+  const starts = (...prefix: number[]): boolean => prefix.every((byte, i) => bytes[i] === byte);
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
+  if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
+  if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
+  if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50)
+    return "image/webp";
+  return undefined;
+}
+
+function refuse(field: string, reason: string): never {
+  throw new InvalidOptionError({ subject: "run", field, reason });
+}

@@ -1,0 +1,85 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
+import { Agent, RunError, findError } from "adaptor";
+import { claude } from "@adaptor/claude";
+import { harness, type Harness } from "./support.js";
+
+// The `budget` run option on the real claude binary: each limit ends the run as RunError
+// `budget_exceeded` naming it, with the partial Result; a thread's turns each get the whole budget.
+
+let h: Harness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+/** The work dir of the current harness (rules build absolute paths from it when they answer). */
+let dir = "";
+const write = (name: string, content: string) => () => ({ toolUse: { name: "Write", input: { file_path: join(dir, name), content } } });
+
+async function setUp(rules: ScriptRule[]): Promise<Agent> {
+  h = await harness(rules);
+  dir = h.env.workDir;
+  agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+    threadStore: new MemoryThreadStore(),
+    policy: { approvals: { permission: "auto_approve" } },
+  });
+  return agent;
+}
+
+function budgetError(error: unknown): RunError {
+  const found = findError(error, RunError);
+  if (!found) throw new Error(`expected a RunError, got ${String(error)}`);
+  expect(found.reason).toBe("budget_exceeded");
+  return found;
+}
+
+describe("run budgets (real binary)", { timeout: 180_000 }, () => {
+  it("maxToolCalls: the second tool call ends the run before it runs; the partial Result keeps the streamed text", async () => {
+    const a = await setUp([
+      { when: whenUserSays("two writes"), reply: () => ({ text: "writing the first file. ", ...write("first.txt", "one\n")() }) },
+      { when: whenToolResult("Write"), reply: write("second.txt", "two\n") },
+    ]);
+    const err = budgetError(await a.run("two writes", { budget: { maxToolCalls: 1 } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxToolCalls", limit: 1, used: 2 });
+    expect(err.result.text).toContain("writing the first file.");
+    expect(existsSync(join(dir, "first.txt"))).toBe(true);
+    expect(existsSync(join(dir, "second.txt"))).toBe(false);
+  });
+
+  it("maxTurns: a run that needs a second model response ends before it; a thread's later turn gets the whole budget again", async () => {
+    const a = await setUp([
+      { when: whenUserSays("write then answer"), reply: write("turns.txt", "x\n") },
+      { when: whenToolResult("Write"), reply: { text: "written" } },
+      { when: whenUserSays("just answer"), reply: { text: "answered" } },
+    ]);
+    const err = budgetError(await a.run("write then answer", { budget: { maxTurns: 1 } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxTurns" });
+    expect(h!.server.requests.filter((r) => r.view.lastToolResult?.toolName === "Write")).toEqual([]);
+    // One response per turn, twice on one reused process: the CLI's limit counts each turn anew.
+    const thread = a.thread("budgeted");
+    const reused: boolean[] = [];
+    for (let turn = 0; turn < 2; turn++) {
+      const stream = thread.stream("just answer", { budget: { maxTurns: 1 } });
+      let wasReused = false;
+      for await (const event of stream) if (event.type === "notice" && event.message === "process reused") wasReused = true;
+      expect((await stream.result()).text).toBe("answered");
+      reused.push(wasReused);
+    }
+    expect(reused).toEqual([false, true]);
+  });
+
+  it("maxCostUsd: a run whose cost passes the limit ends as budget_exceeded with its cost in the partial Result", async () => {
+    const a = await setUp([
+      { when: whenUserSays("expensive"), reply: { text: "costly", usage: { input_tokens: 100_000, output_tokens: 10 } } },
+    ]);
+    const err = budgetError(await a.run("expensive", { budget: { maxCostUsd: 0.01 } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxCostUsd" });
+    expect(err.result.costUsd).toBeGreaterThan(0.01);
+  });
+});
