@@ -2,7 +2,7 @@ import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/t
 import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
 import { opencode } from "../src/index.js";
 import { isolatedHome, type IsolatedHome } from "./support.js";
-import { opencodeTestConfig, opencodeTools } from "./opencode.test.js";
+import { OPENCODE_RULES, opencodeTestConfig } from "./opencode.test.js";
 
 // The public driver conformance kit against opencode() on the real opencode 1.18.33.
 
@@ -17,7 +17,7 @@ const makeDriver = async (): Promise<Fixture> => {
     rules: [
       { when: whenChatUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } },
       { when: whenChatUserSays("HTTP_ERROR"), reply: { error: { status: 400, message: "Scripted HTTP_ERROR 400" } } },
-      ...opencodeTools(home),
+      ...OPENCODE_RULES,
     ],
   });
   return {
@@ -36,7 +36,9 @@ describeDriverConformance<Fixture>("opencode() (real opencode)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     // OpenCode's own default agent asks nothing: the approval clauses ask for `ask`.
-    toolApproval: () => ({ request: { prompt: "WRITE_IT conformance.txt", policy: { approvals: { permission: "ask" } } } }),
+    toolApproval: (f) => ({
+      request: { prompt: `WRITE_IT ${f.home.workDir}/conformance.txt`, policy: { approvals: { permission: "ask" } } },
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 60000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: /Scripted HTTP_ERROR 400|400/ }),
     structured: () => ({

@@ -2,7 +2,7 @@ import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/t
 import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
 import { qwen } from "../src/index.js";
 import { isolatedHome, type IsolatedHome } from "./support.js";
-import { qwenEnv, qwenTools } from "./qwen.test.js";
+import { QWEN_RULES, qwenEnv } from "./qwen.test.js";
 
 // The public driver conformance kit against qwen() on the real qwen-code 0.24.4.
 
@@ -17,7 +17,7 @@ const makeDriver = async (): Promise<Fixture> => {
     rules: [
       { when: whenChatUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } },
       { when: whenChatUserSays("HTTP_ERROR"), reply: { error: { status: 400, message: "Scripted HTTP_ERROR 400" } } },
-      ...qwenTools(home),
+      ...QWEN_RULES,
     ],
   });
   return {
@@ -36,7 +36,9 @@ describeDriverConformance<Fixture>("qwen() (real qwen-code)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     // qwen's own default mode lets a classifier write unasked: the approval clauses ask for `ask`.
-    toolApproval: () => ({ request: { prompt: "WRITE_IT conformance.txt", policy: { approvals: { permission: "ask" } } } }),
+    toolApproval: (f) => ({
+      request: { prompt: `WRITE_IT ${f.home.workDir}/conformance.txt`, policy: { approvals: { permission: "ask" } } },
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 60000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: /Scripted HTTP_ERROR 400|400/ }),
     structured: () => ({
