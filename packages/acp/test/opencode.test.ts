@@ -1,16 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  startChatCompletionsServer,
-  whenChatToolResult,
-  whenChatUserSays,
-  type ChatCompletionsServer,
-  type ChatScriptRule,
-} from "@adaptor/testkit";
+import { whenChatToolResult, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
-import { Agent, mcpStdio } from "adaptor";
+import { mcpStdio } from "adaptor";
 import { opencode, type OpencodeConfig } from "../src/index.js";
-import { agentPolicySuite, type SuiteHarness } from "./agent-suite.js";
-import { isolatedHome, type IsolatedHome } from "./support.js";
+import { agentPolicySuite } from "./agent-suite.js";
+import { chatHarness, type ChatHarness } from "./chat-agent.js";
+import type { IsolatedHome } from "./support.js";
 
 // OpenCode 1.18.33 over ACP (`opencode acp`) against the testkit's scripted chat-completions server
 // on 127.0.0.1, as an OpenAI-compatible provider. Its proxies point at a closed port and its home is private.
@@ -56,29 +51,11 @@ export const OPENCODE_RULES: readonly ChatScriptRule[] = [
   },
 ];
 
-interface OpencodeHarness extends SuiteHarness {
-  readonly server: ChatCompletionsServer;
-}
-
-async function harness(rules: readonly ChatScriptRule[] = OPENCODE_RULES): Promise<OpencodeHarness> {
-  const home = await isolatedHome();
-  const server = await startChatCompletionsServer({ rules });
-  const agent = new Agent(opencode(opencodeTestConfig(home, server)));
-  return {
-    agent,
-    server,
-    workDir: home.workDir,
-    home: home.home,
-    async close() {
-      await agent.close();
-      await server.close();
-      await home.cleanup();
-    },
-  };
-}
+const harness = (rules: readonly ChatScriptRule[] = OPENCODE_RULES): Promise<ChatHarness> =>
+  chatHarness((home, server) => opencode(opencodeTestConfig(home, server)), rules);
 
 describe("opencode on the real binary", () => {
-  agentPolicySuite<OpencodeHarness>({
+  agentPolicySuite<ChatHarness>({
     harness: () => harness(),
     writePrompt: (_, file) => `WRITE_IT ${file}`,
     touchPrompt: (_, file) => `RUN_TOUCH ${file}`,

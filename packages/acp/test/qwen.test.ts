@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
+import { whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
-import { Agent, ErrMCPUnsupported, isError, mcpStdio } from "adaptor";
+import { ErrMCPUnsupported, isError, mcpStdio } from "adaptor";
 import { qwen } from "../src/index.js";
-import { agentPolicySuite, type SuiteHarness } from "./agent-suite.js";
-import { collect, isolatedHome, type IsolatedHome } from "./support.js";
+import { agentPolicySuite } from "./agent-suite.js";
+import { chatHarness, type ChatHarness } from "./chat-agent.js";
+import { collect, type IsolatedHome } from "./support.js";
 
 // Qwen Code 0.24.4 over ACP against the testkit's scripted chat-completions server on 127.0.0.1.
 // Its proxies point at a closed port and its home is private (isolatedHome).
@@ -42,29 +43,11 @@ export const QWEN_RULES: readonly ChatScriptRule[] = [
   },
 ];
 
-interface QwenHarness extends SuiteHarness {
-  readonly server: ChatCompletionsServer;
-}
-
-async function harness(rules: readonly ChatScriptRule[] = QWEN_RULES): Promise<QwenHarness> {
-  const home = await isolatedHome();
-  const server = await startChatCompletionsServer({ rules });
-  const agent = new Agent(qwen({ cwd: home.workDir, inheritEnv: false, env: qwenEnv(home, server) }));
-  return {
-    agent,
-    server,
-    workDir: home.workDir,
-    home: home.home,
-    async close() {
-      await agent.close();
-      await server.close();
-      await home.cleanup();
-    },
-  };
-}
+const harness = (rules: readonly ChatScriptRule[] = QWEN_RULES): Promise<ChatHarness> =>
+  chatHarness((home, server) => qwen({ cwd: home.workDir, inheritEnv: false, env: qwenEnv(home, server) }), rules);
 
 describe("qwen-code on the real binary", () => {
-  agentPolicySuite<QwenHarness>({
+  agentPolicySuite<ChatHarness>({
     harness: () => harness(),
     writePrompt: (_, file) => `WRITE_IT ${file}`,
     touchPrompt: (_, file) => `RUN_TOUCH ${file}`,

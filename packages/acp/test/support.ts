@@ -22,6 +22,7 @@ import {
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
 import { expect } from "vitest";
+import type { DriverFixture, ScriptedTurns } from "@adaptor/driver/testing";
 import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
 
 /** A scripted Gemini API server, an isolated gemini-cli environment and an Agent on the real binary. */
@@ -275,5 +276,27 @@ export async function isolatedHome(): Promise<IsolatedHome> {
       no_proxy: "127.0.0.1,localhost",
     },
     cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The conformance kit's scripted turns against the testkit's Anthropic server (its directives):
+ * `fixture.env.workDir` names the file of the tool turn; a rule answering `so-conformance` with
+ * `{"answer":"forty-two"}` serves the structured turn.
+ */
+export function anthropicConformanceScripts<F extends DriverFixture & { readonly env: { readonly workDir: string } }>(): ScriptedTurns<F> {
+  return {
+    text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
+    followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
+    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
+    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
+    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
+    structured: () => ({
+      request: {
+        prompt: "so-conformance",
+        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+      },
+      expectValue: { answer: "forty-two" },
+    }),
   };
 }
