@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { whenChatToolResult, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
@@ -10,8 +12,16 @@ import type { IsolatedHome } from "./support.js";
 // OpenCode 1.18.33 over ACP (`opencode acp`) against the testkit's scripted chat-completions server
 // on 127.0.0.1, as an OpenAI-compatible provider. Its proxies point at a closed port and its home is private.
 
-/** The opencode() config that runs against `server`: a private home and one scripted OpenAI-compatible model. */
+const OPENCODE_BIN = fileURLToPath(new URL("../node_modules/opencode-ai/bin/opencode.exe", import.meta.url));
+
+/**
+ * The opencode() config that runs against `server`: a private home and one scripted
+ * OpenAI-compatible model. OpenCode's database is created first (`opencode db path`): several
+ * OpenCode processes starting together in a fresh data directory race on its migration (one exits
+ * with "Failed query: CREATE TABLE `workspace`"), which the conformance kit's concurrent runs hit.
+ */
 export function opencodeTestConfig(home: IsolatedHome, server: ChatCompletionsServer): OpencodeConfig {
+  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 60_000 });
   return {
     cwd: home.workDir,
     inheritEnv: false,
