@@ -2,7 +2,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { ErrAgentClosed, ErrAgentFailed, ErrRunCancelled, RunError, findError, isError, type AgentEvent } from "adaptor";
+import {
+  ErrAgentClosed,
+  ErrAgentFailed,
+  ErrRunCancelled,
+  InvalidOptionError,
+  RunError,
+  findError,
+  isError,
+  type AgentEvent,
+} from "adaptor";
 import { alive, harness, spawnedPid, type Harness } from "./support.js";
 
 // Real claude binary (pinned 2.1.332) against the testkit's scripted Anthropic server on 127.0.0.1.
@@ -89,6 +98,37 @@ describe("claude driver on the real binary", () => {
     const file = join(h.env.workDir, "edited.txt");
     await h.agent.run(`WRITE_FILE ${file}`);
     expect(readFileSync(file, "utf8")).toBe("edited by the host\n");
+  });
+
+  it.each([
+    ["null", null],
+    ["a string", "content: edited"],
+    ["an array", [{ content: "edited" }]],
+  ])("approve with updatedInput %s: InvalidOptionError at once, nothing decided, the host's next answer counts", async (_name, value) => {
+    const thrown: unknown[] = [];
+    h = await harness(
+      [],
+      {},
+      {
+        onApproval: (request) => {
+          expect(request.inputEditable).toBe(true);
+          try {
+            request.approve({ updatedInput: value });
+          } catch (error) {
+            thrown.push(error);
+          }
+          expect(request.status).toBe("pending");
+          request.deny("bad edit, refused by the host");
+        },
+      },
+    );
+    const file = join(h.env.workDir, "bad-edit.txt");
+    const result = await h.agent.run(`WRITE_FILE ${file}`);
+    expect(thrown).toHaveLength(1);
+    expect(thrown[0]).toBeInstanceOf(InvalidOptionError);
+    expect(thrown[0]).toMatchObject({ subject: "approve()", field: "updatedInput" });
+    expect(existsSync(file)).toBe(false);
+    expect(result.text).toContain("bad edit, refused by the host");
   });
 
   it("tool calls stream start, args and end phases and a tool-result event", async () => {

@@ -96,7 +96,8 @@ describe("codex app-server driver on the real binary", () => {
     expect(run.recording.asks).toHaveLength(1);
     expect(existsSync(join(h.env.workDir, "d.txt"))).toBe(false);
     expect(run.recording.ofType("tool-result")[0]).toMatchObject({ isError: true, output: "declined" });
-    expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("rejected by user");
+    const input = (h.server.responses().at(-1)?.body as { input: { type: string; output?: string }[] }).input;
+    expect(input.find((item) => item.type === "function_call_output")?.output).toContain("rejected by user");
   });
 
   it("file change approved: the ask carries the diff, the file is written, the result holds the diff", async () => {

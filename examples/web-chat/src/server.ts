@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { Bridge } from "@adaptor/bridge";
+import { Bridge, hostAllowed } from "@adaptor/bridge";
 import { claude } from "@adaptor/claude";
 import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
 import { Agent } from "adaptor";
@@ -22,6 +22,25 @@ export interface WebChatOptions {
   readonly live?: boolean;
   /** Port on 127.0.0.1; 0 picks a free one. Default 0. */
   readonly port?: number;
+  /**
+   * Host names the chat answers besides 127.0.0.1, localhost and [::1] on its port (the bridge's
+   * `allowedHosts`: `"chat.example.com"`, `"chat.example.com:8443"`). Any other `Host` is refused
+   * with 403, page and API alike, so a site that rebinds its own name to 127.0.0.1 cannot drive
+   * the chat (and, with `live`, your account). Default none.
+   */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** The chat's port is taken by another program. */
+export class PortInUseError extends Error {
+  override readonly name = "PortInUseError";
+  constructor(
+    /** The port asked for. */
+    readonly port: number,
+    options: ErrorOptions,
+  ) {
+    super(`port ${port} is in use, try --port <another port> (or --port 0 for a free one)`, options);
+  }
 }
 
 /** A running web chat. */
@@ -89,26 +108,38 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
     // Approvals wait for the person at the page: five minutes each, then the run stops.
     const agent = new Agent(driver, { timeoutMs: options.live ? 900_000 : 120_000, policy: { approvals: { timeoutMs: 300_000 } } });
     cleanups.push(() => agent.close());
-    const bridge = new Bridge({ runner: agent, basePath: "/api/", runOptions: async () => ({ cwd: await taskDir() }) });
+    const allowedHosts = options.allowedHosts ?? [];
+    const bridge = new Bridge({ runner: agent, basePath: "/api/", allowedHosts, runOptions: async () => ({ cwd: await taskDir() }) });
     cleanups.push(() => bridge.close());
 
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = new URL(req.url ?? "/", "http://web-chat.invalid").pathname;
       if (path.startsWith("/api/")) return bridge.handler(req, res);
+      if (!hostAllowed(req, allowedHosts)) {
+        res.writeHead(403, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+        return void res.end(
+          `This web chat answers only http://127.0.0.1:${String(req.socket.localPort)}/ (host ${JSON.stringify(req.headers.host ?? "")} refused).\n`,
+        );
+      }
       if (req.method !== "GET") return void res.writeHead(405).end();
       if (path === "/") return void serveFile(res, PUBLIC, "index.html");
       if (path.startsWith("/vendor/eventsource-parser/"))
         return void serveFile(res, PARSER_DIST, path.slice("/vendor/eventsource-parser/".length));
       return void serveFile(res, PUBLIC, path.slice(1));
     });
-    await new Promise<void>((done) => server.listen(options.port ?? 0, "127.0.0.1", done));
+    const port = options.port ?? 0;
+    await new Promise<void>((done, fail) => {
+      server.once("error", (error: NodeJS.ErrnoException) =>
+        fail(error.code === "EADDRINUSE" ? new PortInUseError(port, { cause: error }) : error),
+      );
+      server.listen(port, "127.0.0.1", done);
+    });
     cleanups.push(async () => {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     });
-    const { port } = server.address() as AddressInfo;
     return {
-      url: `http://127.0.0.1:${port}/`,
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
       projectDir,
       taskDirs,
       bridge,

@@ -4,10 +4,11 @@
 export { ErrInvalidAgentCard, ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin } from "./errors/sentinels.js";
 export { ProtocolError, type ProtocolErrorInit } from "./errors/protocol-error.js";
 export { StreamRecoveryError } from "./errors/stream-recovery-error.js";
-export { sanitizeRaw, MAX_RAW_CHARS } from "./errors/sanitize.js";
+export { sanitizeRaw, redactCredentials, MAX_RAW_CHARS } from "./errors/sanitize.js";
 export {
   A2AClient,
   AGENT_CARD_PATH,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,
   textOf,

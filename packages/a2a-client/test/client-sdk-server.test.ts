@@ -3,9 +3,13 @@
 // resubscribing after a disconnect.
 import { TaskState } from "@a2a-js/sdk";
 import { DriverError, ErrCode, errorCode, findError, isError } from "@adaptor/errors";
+import { invokeTool } from "@adaptor/tool/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   A2AClient,
+  a2aDelegation,
+  delegate,
+  DelegationError,
   ErrInvalidAgentCard,
   ErrNotFound,
   ErrProtocol,
@@ -14,6 +18,8 @@ import {
   ErrUntrustedOrigin,
   ProtocolError,
   StreamRecoveryError,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  taskStateName,
   type A2AStreamEvent,
 } from "../src/index.js";
 import { startPlainServer, startSdkAgent, type PlainServer, type SdkAgent } from "./sdk-server.js";
@@ -81,6 +87,31 @@ describe("A2AClient against the @a2a-js/sdk server", () => {
     });
   });
 
+  it("a stream answering an input-required task goes on past the task's input-required snapshot to the real terminal state", async () => {
+    const remote = await agent();
+    await using client = await A2AClient.connect(remote.url);
+    const asked = await drain(client.stream("input"));
+    const taskId = asked.at(-1)!.taskId!;
+    const events = await drain(client.stream("main", { taskId }));
+    expect(events.map((e) => [e.kind, "state" in e ? taskStateName(e.state) : undefined, e.final])).toEqual([
+      ["task", "input-required", false],
+      ["status-update", "working", false],
+      ["artifact-update", undefined, false],
+      ["status-update", "completed", true],
+    ]);
+    expect(events[2]).toMatchObject({ kind: "artifact-update", text: "on main" });
+    expect((await client.getTask(taskId)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("a resubscription to a waiting task ends on its input-required snapshot", async () => {
+    const remote = await agent();
+    await using client = await A2AClient.connect(remote.url);
+    const asked = await drain(client.stream("input"));
+    const events = await drain(client.resubscribe(asked.at(-1)!.taskId!));
+    expect(events.map((e) => [e.kind, e.final])).toEqual([["task", true]]);
+    expect(events[0]).toMatchObject({ state: TaskState.TASK_STATE_INPUT_REQUIRED });
+  });
+
   it("speaks HTTP+JSON when the card offers only that", async () => {
     const remote = await agent({
       card: (card) => ({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === "HTTP+JSON") }),
@@ -144,6 +175,40 @@ describe("A2A client error rows", () => {
     expect(protocol?.raw).not.toContain("wrong-token-9999");
     expect(String(err)).not.toContain("wrong-token-9999");
     expect(isError(err, ErrProtocol)).toBe(false);
+  });
+
+  it("a remote error that echoes the request's credentials: the ProtocolError's message, reason, raw and cause chain carry none of them", async () => {
+    const remote = await agent();
+    remote.intercept((req, res, next) => {
+      const body = (req.body ?? {}) as { id?: unknown; method?: unknown };
+      if (body.method !== "SendMessage") return next();
+      res.json({
+        jsonrpc: "2.0",
+        id: body.id,
+        error: { code: -32001, message: `no task for ${String(req.headers["authorization"])} (key ${String(req.headers["x-api-key"])})` },
+      });
+    });
+    await using client = await A2AClient.connect(remote.url, {
+      headers: { authorization: "Bearer tok-echoed-4242", "x-api-key": "key-echoed-7777" },
+    });
+    const err = await rejection(client.send("echo x"));
+    expect(isError(err, ErrNotFound)).toBe(true);
+    const protocol = findError(err, ProtocolError)!;
+    expect(protocol.message).toBe("a2a message/send: task not found (no task for <redacted> (key <redacted>))");
+    const chain: string[] = [];
+    for (let node: unknown = err; node instanceof Error; node = node.cause) chain.push(node.message, String(node.stack));
+    chain.push(protocol.reason, protocol.raw ?? "");
+    for (const text of chain) {
+      expect(text).not.toContain("tok-echoed-4242");
+      expect(text).not.toContain("key-echoed-7777");
+    }
+  });
+
+  it("a failed remote task whose status echoes the credential: the DelegationError message (what the model reads) has it redacted", async () => {
+    const remote = await agent({ token: "Bearer tok-del-5555" });
+    await using client = await A2AClient.connect(remote.url, { headers: { authorization: "Bearer tok-del-5555" } });
+    const err = await rejection(delegate(client, "fail you sent tok-del-5555"));
+    expect(findError(err, DelegationError)).toMatchObject({ code: "remote_failed", message: "remote agent: you sent <redacted>" });
   });
 
   it("ErrUnauthorized: HTTP 401 on a protected card; the right credential passes", async () => {
@@ -443,4 +508,51 @@ describe("stream recovery", () => {
     expect(findError(err, ProtocolError)).toBe(err);
     expect(findError(err, StreamRecoveryError)).toBeUndefined();
   });
+});
+
+describe("A2AClient.connect deadline", () => {
+  it("a card request that is never answered fails after connectTimeoutMs with a ProtocolError whose cause is a TIMEOUT DriverError", async () => {
+    expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(30_000);
+    const silent = await plain(() => undefined);
+    const err = await rejection(A2AClient.connect(silent.url, { connectTimeoutMs: 1000 }));
+    expect(findError(err, ProtocolError)).toMatchObject({ op: "agent-card" });
+    expect(errorCode(err)).toBe(ErrCode.Timeout);
+    expect(findError(err, DriverError)).toMatchObject({ op: "agent-card", device: "a2a" });
+    for (const category of [ErrInvalidAgentCard, ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
+      expect(isError(err, category)).toBe(false);
+    expect(silent.requests.map((r) => r.path)).toEqual(["/.well-known/agent-card.json"]);
+  }, 20_000);
+
+  it("the caller's signal still wins over the deadline: its reason is thrown as is", async () => {
+    const silent = await plain(() => undefined);
+    const controller = new AbortController();
+    const pending = A2AClient.connect(silent.url, { signal: controller.signal });
+    controller.abort(new Error("host stopping"));
+    await expect(pending).rejects.toThrow("host stopping");
+  });
+});
+
+describe("a2aDelegation deadline", () => {
+  it("covers reading the agent card: a remote that never answers the card fails the call with timeout at timeoutMs", async () => {
+    const silent = await plain(() => undefined);
+    const tool = a2aDelegation({ url: silent.url, timeoutMs: 1000 });
+    const notices: { kind: string; data: Readonly<Record<string, unknown>> | undefined }[] = [];
+    const outcome = await invokeTool(
+      tool,
+      { task: "review the patch" },
+      {
+        signal: new AbortController().signal,
+        runId: "run-1",
+        toolCallId: "call-1",
+        notice: (kind, _message, data) => notices.push({ kind, data }),
+      },
+    );
+    expect(outcome).toMatchObject({ kind: "rejected", modelText: "timeout: the remote agent did not finish within 1000 ms (retryable)" });
+    expect(notices).toEqual([
+      {
+        kind: "a2a.delegation.failed",
+        data: expect.objectContaining({ code: "timeout", retryable: true, metadata: { op: "agent-card" } }) as unknown,
+      },
+    ]);
+  }, 20_000);
 });

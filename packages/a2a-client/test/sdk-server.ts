@@ -1,6 +1,7 @@
 // A scripted A2A agent on the official @a2a-js/sdk server (Express), on 127.0.0.1, for client tests.
-// The first text part directs it: `echo <text>`, `fail <message>`, `input`, `gated` (one chunk,
-// then waits for `release()`, then a second chunk and completed), anything else → `echo`.
+// The first text part directs it: `echo <text>`, `fail <message>`, `input` (input-required; a
+// message on the task then completes it with the artifact `on <text>`), `gated` (one chunk, then
+// waits for `release()`, then a second chunk and completed), anything else → `echo`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
@@ -113,6 +114,40 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
     async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
       const { taskId, contextId } = context;
       const prompt = context.userMessage.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+      if (context.task) {
+        // A message on a waiting task (the answer to `input`): the task as stored first (still
+        // input-required), then the rest of the run.
+        bus.publish(AgentEvent.task(context.task));
+        const update = (state: TaskState) =>
+          bus.publish(
+            AgentEvent.statusUpdate({
+              taskId,
+              contextId,
+              status: { state, message: undefined, timestamp: new Date().toISOString() },
+              metadata: undefined,
+            }),
+          );
+        update(TaskState.TASK_STATE_WORKING);
+        bus.publish(
+          AgentEvent.artifactUpdate({
+            taskId,
+            contextId,
+            artifact: {
+              artifactId: "answer",
+              name: "answer",
+              description: "",
+              parts: [text(`on ${prompt}`)],
+              metadata: undefined,
+              extensions: [],
+            },
+            append: false,
+            lastChunk: true,
+            metadata: undefined,
+          }),
+        );
+        update(TaskState.TASK_STATE_COMPLETED);
+        return;
+      }
       const task = {
         id: taskId,
         contextId,

@@ -9,11 +9,13 @@ export {
   type StreamRunner,
   type RunnerFor,
 } from "./server/a2a-server.js";
+export type { A2AServerLog } from "./server/server-log.js";
 export { taskFailure, MAX_FAILURE_MESSAGE_CHARS, type A2AFailureCode, type TaskFailure } from "./server/failure.js";
 export { RESPONSE_ARTIFACT_ID, type ApprovalAnswer } from "./server/task-run.js";
 export {
   A2AClient,
   AGENT_CARD_PATH,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,
   DEFAULT_MAX_REDIRECTS,

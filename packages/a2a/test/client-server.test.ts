@@ -3,7 +3,7 @@
 import { findError } from "@adaptor/errors";
 import { TaskState } from "@a2a-js/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { A2AClient, DelegationError, delegate, type DelegationProgress } from "../src/index.js";
+import { A2AClient, DelegationError, delegate, type A2AStreamEvent, type DelegationProgress } from "../src/index.js";
 import { Agent } from "adaptor";
 import { ReferenceDriver } from "@adaptor/driver/testing";
 import { a2aServer } from "../src/index.js";
@@ -66,6 +66,31 @@ describe("delegate() through our client to our server", () => {
       { taskId },
     );
     expect("status" in answered && answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("an approval answered through stream(answer, { taskId }) streams the whole continued run to completed", async () => {
+    const asked: A2AStreamEvent[] = [];
+    for await (const event of client.stream("TOOL ls -la")) asked.push(event);
+    expect(asked.at(-1)).toMatchObject({ kind: "status-update", state: TaskState.TASK_STATE_INPUT_REQUIRED, final: true });
+    const taskId = asked.at(-1)!.taskId!;
+    const answer = {
+      parts: [
+        {
+          content: { $case: "data" as const, value: { decision: "approve" } },
+          metadata: undefined,
+          filename: "",
+          mediaType: "application/json",
+        },
+      ],
+    };
+    const events: A2AStreamEvent[] = [];
+    for await (const event of client.stream(answer, { taskId })) events.push(event);
+    expect(events[0]).toMatchObject({ kind: "task", state: TaskState.TASK_STATE_INPUT_REQUIRED, final: false });
+    expect(events.filter((e) => e.final)).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ kind: "status-update", state: TaskState.TASK_STATE_COMPLETED, final: true });
+    const answerText = events.filter((e) => e.kind === "artifact-update").at(-1);
+    expect(answerText).toMatchObject({ kind: "artifact-update" });
+    expect(answerText?.kind === "artifact-update" ? answerText.text : "").toContain("Done");
   });
 
   it("the delegation deadline: timeout, retryable, and the remote task is canceled", async () => {

@@ -9,6 +9,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/a2a")).sort()).toEqual([
       "A2AClient",
       "AGENT_CARD_PATH",
+      "DEFAULT_CONNECT_TIMEOUT_MS",
       "DEFAULT_DELEGATION_TIMEOUT_MS",
       "DEFAULT_MAX_REDIRECTS",
       "DEFAULT_RECOVERY_ATTEMPTS",
@@ -38,7 +39,7 @@ describe("public surface", () => {
 
   it("@adaptor/a2a re-exports the client package's identities and API as the same objects", () => {
     for (const name of Object.keys(client)) {
-      if (name === "MAX_RAW_CHARS" || name === "sanitizeRaw") continue;
+      if (name === "MAX_RAW_CHARS" || name === "sanitizeRaw" || name === "redactCredentials") continue;
       expect((a2a as Record<string, unknown>)[name], name).toBe((client as Record<string, unknown>)[name]);
     }
   });

@@ -1,13 +1,18 @@
 import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent, ErrInvalidOption, InvalidOptionError, isError } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { describe, expect, it } from "vitest";
 import { a2aServer } from "../src/index.js";
 
 describe("a2aServer options", () => {
-  it("refuses runOptions.suspend with InvalidOptionError naming it: a task waits in input-required with its run open", async () => {
-    await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }));
-    const make = (): unknown =>
-      a2aServer(agent, { url: "http://127.0.0.1:1", card: { name: "n", description: "d" }, runOptions: { suspend: {} } as never });
+  it("refuses runOptions.suspend with InvalidOptionError naming it when the runner is an Agent (it cannot resume a suspended turn)", async () => {
+    await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }), { threadStore: new MemoryThreadStore() });
+    const card = { name: "n", description: "d" };
+    expect(() => a2aServer(agent.thread("t"), { url: "http://127.0.0.1:1", card, runOptions: { suspend: {} } })).not.toThrow();
+    expect(() =>
+      a2aServer(({ contextId }) => agent.thread(contextId), { url: "http://127.0.0.1:1", card, runOptions: { suspend: {} } }),
+    ).not.toThrow();
+    const make = (): unknown => a2aServer(agent, { url: "http://127.0.0.1:1", card, runOptions: { suspend: {} } });
     expect(make).toThrow(InvalidOptionError);
     let error: unknown;
     try {

@@ -1,42 +1,27 @@
 // Our A2A server (a Runner behind @a2a-js/sdk's server) driven by the official @a2a-js/sdk client
 // over JSON-RPC and HTTP+JSON: card, blocking and streaming send, approvals as input-required,
 // business and infrastructure failures with closed codes, get and cancel.
-import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
+import { TaskState, type Message, type Task } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAILURE_METADATA_KEY, RESPONSE_ARTIFACT_ID } from "../src/index.js";
-import { serve, throwingDriver, twoApprovalsDriver, type Served } from "./support.js";
-
-function userMessage(parts: Part[], taskId = ""): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: "",
-    taskId,
-    role: Role.ROLE_USER,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-const text = (value: string): Part => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
-const data = (value: unknown): Part => ({
-  content: { $case: "data", value },
-  metadata: undefined,
-  filename: "",
-  mediaType: "application/json",
-});
-const send = (parts: Part[], taskId = "") => ({
-  tenant: "",
-  message: userMessage(parts, taskId),
-  configuration: undefined,
-  metadata: undefined,
-});
-const partsText = (parts: readonly Part[] = []): string => parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+import {
+  asTask,
+  data,
+  partsText,
+  sdkClient,
+  send,
+  serve,
+  text,
+  throwingDriver,
+  twoApprovalsDriver,
+  userMessage,
+  type Served,
+} from "./support.js";
 
 /** Calls `read` until `done` holds for its value (every 50 ms, at most 60 s, a safety net). */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -45,16 +30,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
     if (done(value) || Date.now() - started > 60_000) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function asTask(result: Task | Message): Task {
-  if (!("status" in result)) throw new Error(`expected a task, got a message: ${JSON.stringify(result)}`);
-  return result;
-}
-
-async function sdkClient(url: string, transport: "JSONRPC" | "HTTP+JSON" = "JSONRPC"): Promise<Client> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }));
-  return factory.createFromUrl(url);
 }
 
 describe("our A2A server, the @a2a-js/sdk client", () => {
@@ -157,6 +132,26 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(said).not.toContain("does not fit");
     const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("two clients answering one input-required task at once: in every round exactly one wins, the other gets an A2A error", async () => {
+    const [alice, bob] = [await sdkClient(served.url), await sdkClient(served.url, "HTTP+JSON")];
+    for (let round = 0; round < 12; round++) {
+      const first = asTask(await client.sendMessage(send([text(`TOOL make round-${round}`)])));
+      expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const answers = [
+        alice.sendMessage(send([data({ decision: "approve" })], first.id)),
+        bob.sendMessage(send([data({ decision: "deny", reason: "no" })], first.id)),
+      ];
+      const settled = await Promise.allSettled(round % 2 === 0 ? answers : answers.reverse());
+      const won = settled.filter((s): s is PromiseFulfilledResult<Task | Message> => s.status === "fulfilled");
+      const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+      expect({ round, won: won.length, lost: lost.length }).toEqual({ round, won: 1, lost: 1 });
+      expect(asTask(won[0]!.value).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((lost[0]!.reason as Error).message).toMatch(
+        /already answered by another message|is not waiting for input|terminal state \(completed\)/,
+      );
+    }
   });
 
   it("a raw HTTP caller needs the A2A-Version: 1.0 header: without it the SDK refuses the request as protocol 0.3", async () => {

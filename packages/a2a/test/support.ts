@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
 import type { Driver } from "@adaptor/driver";
+import { Role, type Message, type Part, type Task } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
+import { randomUUID } from "node:crypto";
 import { Agent, type AgentOptions } from "adaptor";
 import { a2aServer, type A2AServer, type A2AServerOptions, type RunnerFor, type StreamRunner } from "../src/index.js";
 
@@ -95,4 +98,49 @@ export function twoApprovalsDriver(): Driver {
       return { text, transcript: [], raw: { stdout: "", stderr: "" } };
     },
   };
+}
+
+// Messages for the official @a2a-js/sdk client.
+
+export function userMessage(parts: Part[], taskId = ""): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId,
+    role: Role.ROLE_USER,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+export const text = (value: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "text/plain",
+});
+export const data = (value: unknown): Part => ({
+  content: { $case: "data", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "application/json",
+});
+export const send = (parts: Part[], taskId = "") => ({
+  tenant: "",
+  message: userMessage(parts, taskId),
+  configuration: undefined,
+  metadata: undefined,
+});
+export const partsText = (parts: readonly Part[] = []): string =>
+  parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+
+export function asTask(result: Task | Message): Task {
+  if (!("status" in result)) throw new Error(`expected a task, got a message: ${JSON.stringify(result)}`);
+  return result;
+}
+
+export async function sdkClient(url: string, transport: "JSONRPC" | "HTTP+JSON" = "JSONRPC"): Promise<Client> {
+  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }));
+  return factory.createFromUrl(url);
 }

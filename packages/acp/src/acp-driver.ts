@@ -21,7 +21,17 @@ import {
   type McpServerConfig,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { deepFreeze, graceMs, IDLE_SINK, InterruptEscalation, launchSignature, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
+import {
+  deepFreeze,
+  DEFAULT_REPLY_TIMEOUT_MS,
+  graceMs,
+  IDLE_SINK,
+  InterruptEscalation,
+  launchSignature,
+  ProcessPool,
+  spawnLimits,
+  StallWatchdog,
+} from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
@@ -30,7 +40,7 @@ import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan } from "./poli
 import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
-import { AcpProcess } from "./connection/acp-process.js";
+import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
@@ -41,6 +51,8 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
     processReuse: true,
     structuredOutput: { native: false, prompt: true },
+    // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
+    skills: false,
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
     ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
@@ -134,9 +146,12 @@ export class AcpDriver implements Driver {
     }
     const served = proc;
     served.stderrTo.sink = sink;
+    // No output for stallTimeoutMs (time waiting on a human aside) ends the run like a cancel, with a TIMEOUT verdict.
+    const watchdog = new StallWatchdog(served.child, { timeoutMs: config.stallTimeoutMs, device: this.descriptor.type });
+    const runSignal = AbortSignal.any([signal, watchdog.signal]);
     return this.#pool.serve(served, async () => {
       try {
-        const response = await this.#turn(served, config, request, sink, signal, cwd, model, plan);
+        const response = await this.#turn(served, config, request, watchdog.sink(sink), runSignal, cwd, model, plan);
         const reusable = request.reuseProcess === true && served.usable && !response.failure && response.checkpoint !== undefined;
         if (!reusable) {
           await served.close();
@@ -149,8 +164,10 @@ export class AcpDriver implements Driver {
       } catch (error) {
         await served.close();
         const exit = await served.child.exited;
-        if (signal.aborted) throw exit.forceKilled ? forceKilledError(this.descriptor.type, signal.reason) : signal.reason;
+        if (runSignal.aborted) throw exit.forceKilled ? forceKilledError(this.descriptor.type, runSignal.reason) : runSignal.reason;
         throw error;
+      } finally {
+        watchdog.close();
       }
     });
   }
@@ -175,7 +192,7 @@ export class AcpDriver implements Driver {
         const abort = (): void => void proc.close();
         signal.addEventListener("abort", abort, { once: true });
         try {
-          await proc.initialize(signal);
+          await withHandshakeDeadline(proc.initialize(signal), config, this.descriptor.type, "initialize", () => void proc.close());
         } finally {
           signal.removeEventListener("abort", abort);
         }
@@ -201,6 +218,8 @@ export class AcpDriver implements Driver {
           cwd: request.cwd ?? config.cwd ?? process.cwd(),
           env: this.#env(config, request),
           device: this.descriptor.type,
+          displayName: this.descriptor.displayName,
+          graceMs: graceMs(config),
           ...spawnLimits(config),
           onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
           hostCapabilities: config.hostCapabilities !== false,
@@ -240,6 +259,13 @@ export class AcpDriver implements Driver {
       terminals: new HostTerminals({ env: proc.env, cwd, device: `${this.descriptor.type} terminal`, ...spawnLimits(config) }),
     });
     const turn = new AcpTurn(host.sink, this.#toolName, trusted);
+    // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
+    const handler: SessionHandler = {
+      onUpdate: (update) => turn.onUpdate(update),
+      onPermission: (params, permissionSignal) => turn.onPermission(params, permissionSignal),
+      onText: (line) => turn.onText(line),
+      onHost: (method, params) => host.handle(method, params),
+    };
     let enforcement = plan.enforcement;
     const finish = (
       proc: AcpProcess,
@@ -274,10 +300,23 @@ export class AcpDriver implements Driver {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
-    const step = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, abortion]);
+    // Set-up requests (initialize, session/new|load|fork, mode, model) answer within handshakeTimeoutMs in all.
+    let phase = "initialize";
+    let endHandshake = (): void => undefined;
+    const handshake = new Promise<never>((_, reject) => {
+      const ms = config.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+      const timer = setTimeout(() => reject(handshakeTimeout(this.descriptor.type, phase, ms)), ms);
+      timer.unref();
+      endHandshake = () => clearTimeout(timer);
+    });
+    handshake.catch(() => undefined);
+    const step = <T>(op: string, promise: Promise<T>): Promise<T> => {
+      phase = op;
+      return Promise.race([promise, abortion, handshake]);
+    };
     let detach: (() => void) | undefined;
     try {
-      const init = proc.initialized ?? (await step(proc.initialize(signal)));
+      const init = proc.initialized ?? (await step("initialize", proc.initialize(signal)));
       const caps = init.agentCapabilities ?? {};
       const mcpServers = this.#mcpServers(request.mcpServers ?? [], proc, caps.mcpCapabilities ?? {});
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
@@ -294,12 +333,13 @@ export class AcpDriver implements Driver {
           }
           try {
             const forked = await step(
+              "session/fork",
               agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers }),
             );
             sessionId = forked.sessionId;
             offered = forked;
           } catch (error) {
-            if (signal.aborted) throw error;
+            if (signal.aborted || !(error instanceof RequestError)) throw error;
             return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
           }
         } else if (request.session) {
@@ -311,23 +351,29 @@ export class AcpDriver implements Driver {
             });
           }
           const id = request.session.resumeId;
-          // Replayed history arrives as updates during session/load; it is not this turn's output.
+          // Replayed history arrives as updates during session/load (or after its answer): the turn
+          // takes them from now on but keeps none of them until its prompt is sent.
+          detach = proc.attach(id, handler);
           try {
             offered = (await step(
+              "session/load",
               agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }),
             )) as NewSessionResponse;
           } catch (error) {
-            if (signal.aborted) throw error;
+            if (signal.aborted || !(error instanceof RequestError)) throw error;
             return finish(proc, turn, { reason: "resume_rejected", message: rpcMessage(error), details: rpcDetails(error), cause: error });
           }
+          // An agent that handles requests in order and answers session/load before replaying the
+          // history replays it before answering its next request: one round trip fences the replay off.
+          await step("session/load", replayFence(agent));
           sessionId = id;
         } else {
           try {
-            const created = await step(agent.request("session/new", { cwd, mcpServers: mcpServers.servers }));
+            const created = await step("session/new", agent.request("session/new", { cwd, mcpServers: mcpServers.servers }));
             sessionId = created.sessionId;
             offered = created;
           } catch (error) {
-            if (signal.aborted) throw error;
+            if (signal.aborted || !(error instanceof RequestError)) throw error;
             return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
           }
         }
@@ -335,7 +381,16 @@ export class AcpDriver implements Driver {
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         if (plan.mode) {
-          const reported = await applyMode(proc, sessionId, plan.mode.id, offered, step, config.modeConfirmedByAnswer === true);
+          const reported = await applyMode(
+            proc,
+            sessionId,
+            plan.mode.id,
+            offered,
+            (promise) => step("session mode", promise),
+            config.modeConfirmedByAnswer === true,
+          );
+          // The mode check took the session's messages for a moment: give them back to the turn.
+          if (detach) detach = proc.attach(sessionId, handler);
           if (reported !== plan.mode.id) {
             const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
             if (!plan.bestEffort) throw error;
@@ -344,16 +399,20 @@ export class AcpDriver implements Driver {
           sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${String(reported)}`, data: { modeId: reported } });
         }
         if (model !== undefined && !config.modelFlag) {
-          const failure = await step(this.#selectModel(agent, sessionId, model, offered));
+          const failure = await step("model selection", this.#selectModel(agent, sessionId, model, offered));
           if (failure) return finish(proc, turn, failure);
         }
       }
-      detach = proc.attach(sessionId, {
-        onUpdate: (update) => turn.onUpdate(update),
-        onPermission: (params, permissionSignal) => turn.onPermission(params, permissionSignal),
-        onText: (line) => turn.onText(line),
-        onHost: (method, params) => host.handle(method, params),
-      });
+      endHandshake();
+      detach ??= proc.attach(sessionId, handler);
+      if (turn.replayed > 0)
+        sink.emit({
+          type: "notice",
+          kind: "runtime",
+          message: `session/load replayed ${turn.replayed} updates of the session's history (not this turn's output)`,
+          data: { replayed: turn.replayed },
+        });
+      turn.beginPrompt();
       proc.child.takeOutput();
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
@@ -367,8 +426,11 @@ export class AcpDriver implements Driver {
           await escalation.settled();
           throw signal.reason;
         }
-        // The connection closed under the request: the agent's process ended during the turn.
+        // The connection closed under the request: the stream broke (its error is the verdict), or
+        // the agent's process ended during the turn.
         if (!(error instanceof RequestError) || proc.connection.signal.aborted) {
+          const broken = await proc.ended;
+          if (broken) throw broken;
           const exit = await proc.child.exited;
           return finish(proc, turn, {
             reason: "agent_error",
@@ -407,16 +469,22 @@ export class AcpDriver implements Driver {
           ? undefined
           : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
+      const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
         ...(usage ? { usage } : {}),
+        ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
         ...(model !== undefined ? { model } : {}),
         ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
-        ...(failure ? {} : { checkpoint: { resumeId: sessionId } }),
+        ...(failure
+          ? {}
+          : { checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) } }),
       });
     } catch (error) {
       // The agent's process ended while the session was being set up (before the prompt): say how it
       // ended and what it last wrote on stderr, not only that the connection closed.
       if (signal.aborted || error instanceof RequestError || !proc.connection.signal.aborted) throw error;
+      const broken = await proc.ended;
+      if (broken) throw broken;
       const exit = await proc.child.exited;
       const how = exit.signal ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`;
       throw new DriverError({
@@ -426,6 +494,7 @@ export class AcpDriver implements Driver {
         cause: new Error(`${this.descriptor.displayName} ended before its turn began (${how})${tail(proc)}`, { cause: error }),
       });
     } finally {
+      endHandshake();
       signal.removeEventListener("abort", onAbort);
       turn.end();
       detach?.();
@@ -436,6 +505,8 @@ export class AcpDriver implements Driver {
   /**
    * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
    * when it lists one, else the unstable `session/set_model` when it lists models.
+   * @throws DriverError `INVALID` (op `"model selection"`) when the agent offers no model selection,
+   * or offers models and `model` is not among them (the message lists what it offers).
    */
   async #selectModel(
     agent: ClientContext,
@@ -444,15 +515,25 @@ export class AcpDriver implements Driver {
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
     const option = offered?.configOptions?.find((o) => o.category === "model");
+    const models = (offered as { models?: { availableModels?: readonly { modelId: string }[] } } | undefined)?.models;
+    const choices: string[] | undefined =
+      option?.type === "select"
+        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))
+        : option
+          ? undefined
+          : models?.availableModels?.map((m) => m.modelId);
+    const refuse = (why: string): never => {
+      throw new DriverError({ op: "model selection", device: this.descriptor.type, code: ErrCode.Invalid, cause: why });
+    };
+    if (!option && models === undefined)
+      refuse(`${this.descriptor.displayName} offers no model selection (model ${JSON.stringify(model)})`);
+    if (choices !== undefined && !choices.includes(model))
+      refuse(
+        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (it offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
+      );
     try {
       if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
-      else if ((offered as { models?: unknown } | undefined)?.models !== undefined)
-        await agent.request("session/set_model", { sessionId, modelId: model });
-      else
-        return {
-          reason: "agent_error",
-          message: `${this.descriptor.displayName} offers no model selection for model ${JSON.stringify(model)}`,
-        };
+      else await agent.request("session/set_model", { sessionId, modelId: model });
     } catch (error) {
       return { reason: "agent_error", message: rpcMessage(error), details: { ...rpcDetails(error), model }, cause: error };
     }
@@ -561,6 +642,14 @@ function finishTurn(
   extra: Partial<DriverResponse> = {},
 ): DriverResponse {
   turn.end();
+  const dropped = proc.sdkLog.takeDropped();
+  if (dropped > 0)
+    proc.stderrTo.sink.emit({
+      type: "notice",
+      kind: "runtime",
+      message: `ACP SDK: ${dropped} further log lines dropped`,
+      data: { dropped },
+    });
   const out = proc.child.takeOutput();
   return {
     text: turn.text,
@@ -576,4 +665,63 @@ function finishTurn(
     ...extra,
     ...(failure ? { failure } : {}),
   };
+}
+
+/** Default `handshakeTimeoutMs`: the set-up requests of a turn answer within 120,000 ms in all. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = DEFAULT_REPLY_TIMEOUT_MS;
+
+function handshakeTimeout(device: string, op: string, ms: number): DriverError {
+  return new DriverError({ op, device, code: ErrCode.Timeout, cause: `no answer within ${ms} ms (handshakeTimeoutMs)` });
+}
+
+/** `work`, or a `TIMEOUT` DriverError (op `op`) once `handshakeTimeoutMs` passed; `onExpired` then ends the process. */
+async function withHandshakeDeadline<T>(
+  work: Promise<T>,
+  config: Pick<AcpConfig, "handshakeTimeoutMs">,
+  device: string,
+  op: string,
+  onExpired: () => void,
+): Promise<T> {
+  const ms = config.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onExpired();
+      reject(handshakeTimeout(device, op, ms));
+    }, ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One round trip after `session/load`: an extension request (`_adaptor/fence`; an agent that does
+ * not know it answers method-not-found, which is as good). An agent that handles requests in order
+ * and replays after answering `session/load` sends the replay before this answer. Resolves either way.
+ */
+async function replayFence(agent: ClientContext): Promise<void> {
+  await agent.request("_adaptor/fence", {}).catch((error: unknown) => {
+    if (!(error instanceof RequestError)) throw error;
+  });
+}
+
+/**
+ * The turn's cost in USD from the session's cumulative cost (`usage_update.cost`, currency USD):
+ * what it rose by since the turn's baseline (the session's last turn on this process, a replayed
+ * `usage_update`, the checkpoint's `sessionCostUsd`, or 0 for a new session). Undefined when the
+ * agent reported no cost during the turn, or no baseline is known.
+ */
+function turnCost(turn: AcpTurn, proc: AcpProcess, sessionId: string, request: DriverRequest): { costUsd?: number; total?: number } {
+  const latest = turn.sessionCost;
+  if (!latest || latest.currency.toUpperCase() !== "USD" || latest === turn.costBeforePrompt) return {};
+  const stored = (request.session?.data as { sessionCostUsd?: unknown } | undefined)?.sessionCostUsd;
+  const replayed = turn.costBeforePrompt?.currency.toUpperCase() === "USD" ? turn.costBeforePrompt.amount : undefined;
+  const baseline =
+    proc.sessionCosts.get(sessionId) ?? replayed ?? (typeof stored === "number" ? stored : undefined) ?? (request.session ? undefined : 0);
+  proc.sessionCosts.set(sessionId, latest.amount);
+  return { total: latest.amount, ...(baseline !== undefined ? { costUsd: Math.max(0, latest.amount - baseline) } : {}) };
 }

@@ -106,6 +106,7 @@ describe("permission requests", () => {
   it("approve selects allow_once, deny selects reject_once and reports the call as a failed result", async () => {
     const sink = recordingSink(async (ask) => (ask.toolCallId === "t1" ? { outcome: "approve" } : { outcome: "deny", reason: "no" }));
     const turn = new AcpTurn(sink);
+    turn.beginPrompt();
     const signal = new AbortController().signal;
     expect(await turn.onPermission(request("t1"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
     expect(await turn.onPermission(request("t2"), signal)).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
@@ -122,6 +123,7 @@ describe("permission requests", () => {
     let decide!: (decision: ApprovalDecision) => void;
     const sink = recordingSink(() => new Promise((resolve) => (decide = resolve)));
     const turn = new AcpTurn(sink);
+    turn.beginPrompt();
     const answer = turn.onPermission(request("t1"), new AbortController().signal);
     await Promise.resolve();
     turn.end();
@@ -134,6 +136,7 @@ describe("permission requests", () => {
   it("a request the agent withdraws ($/cancel_request) is answered cancelled", async () => {
     const sink = recordingSink(() => new Promise(() => undefined));
     const turn = new AcpTurn(sink);
+    turn.beginPrompt();
     const withdrawn = new AbortController();
     const answer = turn.onPermission(request("t1"), withdrawn.signal);
     withdrawn.abort();

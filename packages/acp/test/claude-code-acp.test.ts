@@ -98,9 +98,15 @@ describe("claude-code-acp on the real adapter", () => {
     await thread.run("first turn");
     const stream = thread.stream("second turn", { spawn: true });
     const events = await collect(stream);
-    await stream.result();
+    const result = await stream.result();
     expect(spawnedPids(events)).toHaveLength(1);
     expect(events.some((e) => e.type === "notice" && e.message === "session loaded")).toBe(true);
+    // The history session/load replays is not this turn's output: only the new answer streams.
+    const replayed = events.find((e) => e.type === "notice" && e.data?.["replayed"] !== undefined);
+    expect(replayed?.type === "notice" ? replayed.data?.["replayed"] : 0).toBeGreaterThan(0);
+    const streamed = events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("");
+    expect(streamed).toBe(result.text);
+    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([{ kind: "user", text: "second turn" }]);
     const last = bodies(h.server).at(-1) ?? "";
     expect(last).toContain("first turn");
     expect(last).toContain("second turn");

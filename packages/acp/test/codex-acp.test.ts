@@ -1,12 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { startOpenAIServer, whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { Agent, ErrAgentFailed, ErrMCPTransportUnsupported, RunError, isError, mcpSse, mcpStdio } from "adaptor";
 import {
   alive,
   expectCancelLeavesNothing,
+  killOnceStarted,
   threeTurns,
   codexAcp,
   codexAcpEnv,
@@ -45,6 +47,18 @@ describe("codex-acp on the real adapter", () => {
     h = await codexAcpHarness();
     await h.agent.run("which model?", { model: "gpt-5.4" });
     expect(h.server.responses().map((r) => r.view.model)).toEqual(["gpt-5.4"]);
+  });
+
+  it("a model the agent does not offer is refused with a DriverError INVALID before any model call", async () => {
+    h = await codexAcpHarness();
+    const error = await h.agent.run("which model?", { model: "no-such-model" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const refusal = findError(error, DriverError);
+    expect([refusal?.code, refusal?.op]).toEqual([ErrCode.Invalid, "model selection"]);
+    expect(String(refusal?.cause)).toContain("gpt-5.4");
+    expect(h.server.responses()).toEqual([]);
   });
 
   it("tool approved: the shell command is asked about once, runs, and its output reaches the model", async () => {
@@ -113,8 +127,14 @@ describe("codex-acp on the real adapter", () => {
     await thread.run("first turn");
     const stream = thread.stream("second turn", { spawn: true });
     const events = await collect(stream);
-    await stream.result();
+    const result = await stream.result();
     expect(events.some((e) => e.type === "notice" && e.message === "session loaded")).toBe(true);
+    // The history session/load replays is not this turn's output: only the new answer streams.
+    const replayed = events.find((e) => e.type === "notice" && e.data?.["replayed"] !== undefined);
+    expect(replayed?.type === "notice" ? replayed.data?.["replayed"] : 0).toBeGreaterThan(0);
+    const streamed = events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("");
+    expect(streamed).toBe(result.text);
+    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([{ kind: "user", text: "second turn" }]);
     expect(h.server.responses().at(-1)?.view.userTexts.slice(-2)).toEqual(["first turn", "second turn"]);
   });
 
@@ -170,13 +190,7 @@ describe("codex-acp on the real adapter", () => {
 describe("codex-acp faults", () => {
   it("an agent killed from outside mid-turn: RunError agent_error naming the signal, nothing left running", async () => {
     h = await codexAcpHarness([{ when: whenPromptSays("slow"), reply: { text: "too late", delayMs: 30_000 } }]);
-    const stream = h.agent.stream("slow one");
-    let pid: number | undefined;
-    for await (const event of stream) {
-      if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-      if (event.type === "notice" && event.message === "session started") process.kill(pid!, "SIGKILL");
-    }
-    const err = await stream.result().catch((e: unknown) => e);
+    const err = await killOnceStarted(h.agent, "slow one");
     expect(err).toBeInstanceOf(RunError);
     expect((err as RunError).reason).toBe("agent_error");
     expect((err as RunError).details).toMatchObject({ exitSignal: "SIGKILL" });

@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   Agent,
+  ErrApprovalEditUnsupported,
   ErrHumanDecisionModeUnsupported,
   ErrPolicyCapabilityUnsupported,
-  RunError,
   findError,
   isError,
   type AgentEvent,
@@ -185,16 +185,47 @@ describe("the host's fs and terminal under the run's policy", () => {
 });
 
 describe("approvals with an edited input", () => {
-  it("approve({ updatedInput }) is refused: the tool is denied, nothing is written, RunError approval_denied says why", async () => {
+  it("approve({ updatedInput }) on the agent's own ask throws ErrApprovalEditUnsupported; the tool is denied, nothing is written", async () => {
     const file = join(dir, "edited.txt");
-    const error = await scripted()
-      .run(`ASK_WRITE ${file}`, { onApproval: (request) => request.approve({ updatedInput: { path: join(dir, "other.txt") } }) })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RunError);
-    expect((error as RunError).reason).toBe("approval_denied");
-    expect(findError(error, AcpApprovalEditUnsupportedError)).toMatchObject({ toolCallId: "w1" });
-    expect((error as RunError).result.text).toBe("rejected");
+    const thrown: unknown[] = [];
+    const result = await scripted().run(`ASK_WRITE ${file}`, {
+      onApproval: (request) => {
+        expect(request.inputEditable).toBe(false);
+        try {
+          request.approve({ updatedInput: { path: join(dir, "other.txt") } });
+        } catch (error) {
+          thrown.push(error);
+        }
+      },
+    });
+    expect(thrown.map((error) => isError(error, ErrApprovalEditUnsupported))).toEqual([true]);
+    expect(result.text).toBe("rejected");
     expect(existsSync(file)).toBe(false);
+    expect(existsSync(join(dir, "other.txt"))).toBe(false);
+  });
+
+  it("through the SPI, an edited approve of the agent's own ask denies the tool and ends the run approval_denied (AcpApprovalEditUnsupportedError)", async () => {
+    const file = join(dir, "spi.txt");
+    const driver = acp({
+      command: process.execPath,
+      args: [AGENT],
+      cwd: dir,
+      inheritEnv: false,
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
+    });
+    try {
+      const response = await driver.run(
+        { runId: "spi", prompt: `ASK_WRITE ${file}` },
+        { emit: () => undefined, requestApproval: () => Promise.resolve({ outcome: "approve", updatedInput: { path: file } }) },
+        new AbortController().signal,
+      );
+      expect(response.failure?.reason).toBe("approval_denied");
+      expect(findError(response.failure?.cause, AcpApprovalEditUnsupportedError)).toMatchObject({ toolCallId: "w1" });
+      expect(response.text).toBe("rejected");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await driver.close();
+    }
   });
 
   it("the host's own ask applies an edited input itself: the edited command runs, not the agent's", async () => {

@@ -132,6 +132,9 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
   });
 }
 
+/** The Codex ACP adapter's Node launcher (`bin/codex-acp.js`), which runs the native binary as its child (spawnSync). */
+export const CODEX_ACP_LAUNCHER = fileURLToPath(new URL("../node_modules/@zed-industries/codex-acp/bin/codex-acp.js", import.meta.url));
+
 /** `acp()` for Codex through its ACP adapter, in an isolated codex environment. */
 export function codexAcp(env: CodexTestEnv, extra: Partial<AcpConfig> = {}): AcpDriver {
   return acp({
@@ -202,6 +205,20 @@ export async function cancelOnceStarted(agent: Agent, prompt: string): Promise<{
     (e: unknown) => e,
   );
   return { error, pids: spawnedPids(events) };
+}
+
+/**
+ * Streams `prompt` and SIGKILLs the agent's process (only it, not its group) once its session
+ * started, as something outside the SDK would; resolves with the verdict once the stream ended.
+ */
+export async function killOnceStarted(agent: Agent, prompt: string): Promise<unknown> {
+  const stream = agent.stream(prompt);
+  let pid: number | undefined;
+  for await (const event of stream) {
+    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
+    if (event.type === "notice" && event.message === "session started") process.kill(pid!, "SIGKILL");
+  }
+  return stream.result().catch((e: unknown) => e);
 }
 
 /**

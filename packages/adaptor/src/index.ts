@@ -61,6 +61,7 @@ export {
   ErrApprovalResolved,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
+  ErrApprovalEditUnsupported,
   ErrApprovalUnavailable,
   ErrSuspendUnsupported,
   ErrThreadCatalogUnsupported,

@@ -162,6 +162,32 @@ describe("cancellation, timeout, close", () => {
     expect(isError(await later.result().catch((e: unknown) => e), ErrAgentClosed)).toBe(true);
   });
 
+  it("a failed close() can be retried: the next call closes the driver again, then close() is settled", async () => {
+    const failure = new Error("pool close failed");
+    let calls = 0;
+    const agent = new Agent(
+      scriptedDriver(async () => ({ text: "x" }), {
+        close: async () => {
+          calls++;
+          if (calls === 1) throw failure;
+        },
+      }),
+    );
+    await agent.run("p");
+    const first = agent.close();
+    expect(agent.close()).toBe(first);
+    expect(await first.catch((e: unknown) => e)).toBe(failure);
+    // Still closed to runs while the close is to be retried.
+    expect(isError(await agent.run("again").catch((e: unknown) => e), ErrAgentClosed)).toBe(true);
+    const second = agent.close();
+    expect(second).not.toBe(first);
+    await second;
+    expect(calls).toBe(2);
+    expect(agent.close()).toBe(second);
+    await agent.close();
+    expect(calls).toBe(2);
+  });
+
   it("supports await using", async () => {
     let closed = false;
     {
@@ -180,6 +206,7 @@ describe("approvals, first form", () => {
       toolName: "Bash",
       toolCallId: "t1",
       input: { command: "ls" },
+      inputEditable: true,
     });
     return { text: JSON.stringify(decision) };
   });

@@ -127,6 +127,7 @@ describe("late answers are harmless", () => {
     expect(isError(loser, ErrApprovalExpired)).toBe(false);
     const [notice] = noticesOf(events, "approval.late-answer");
     expect(notice?.data).toMatchObject({ lost: "resolved", attempted: "approve", status: "denied" });
+    expect(notice?.message).toMatch(/^approval [0-9a-f-]+: the answer approve came after the request was already resolved; ignored$/);
   });
 
   it("a stream consumer answering after the timeout fallback gets ErrApprovalExpired and the run goes on", async () => {

@@ -4,6 +4,7 @@ import {
   Agent,
   ApprovalRequest,
   ErrApprovalDenied,
+  ErrApprovalEditUnsupported,
   ErrApprovalResolved,
   ErrApprovalTimeout,
   ErrAgentFailed,
@@ -12,6 +13,7 @@ import {
   ErrPolicyCapabilityUnsupported,
   ErrPolicyViolation,
   HumanDecisionModeUnsupportedError,
+  InvalidOptionError,
   InvalidPolicyError,
   PolicyCapabilityUnsupportedError,
   RunError,
@@ -186,6 +188,69 @@ describe("modes and helpers", () => {
     for await (const event of stream) if (event.type === "approval-request") event.request.answer("postgres");
     const decision = JSON.parse((await stream.result()).text) as ApprovalDecision;
     expect(decision).toEqual({ outcome: "answer", choice: "postgres" });
+  });
+});
+
+describe("edited inputs: approve({ updatedInput })", () => {
+  /** A driver that asks once (editable or not) and reports the decision it got as its text. */
+  function editDriver(inputEditable: boolean | undefined) {
+    return scriptedDriver(async (_r, sink) => {
+      const ask = { kind: "permission" as const, title: "Write: a.txt", toolName: "Write", input: { file_path: "a.txt" } };
+      const decision = await sink.requestApproval(inputEditable === undefined ? ask : { ...ask, inputEditable });
+      return { text: JSON.stringify(decision) };
+    });
+  }
+
+  it.each([
+    ["null", null],
+    ["a string", "x"],
+    ["an array", [1]],
+    ["a number", 3],
+    ["a class instance", new Date(0)],
+  ])("updatedInput %s: InvalidOptionError at once and the request stays pending (every driver)", async (_name, value) => {
+    for (const editable of [true, false, undefined]) {
+      const thrown: unknown[] = [];
+      const result = await new Agent(editDriver(editable), {
+        onApproval: (request) => {
+          try {
+            request.approve({ updatedInput: value });
+          } catch (error) {
+            thrown.push(error);
+          }
+          expect(request.status).toBe("pending");
+          request.approve();
+        },
+      }).run("p");
+      expect(thrown[0]).toBeInstanceOf(InvalidOptionError);
+      expect(thrown[0]).toMatchObject({ subject: "approve()", field: "updatedInput" });
+      expect(JSON.parse(result.text)).toEqual({ outcome: "approve" });
+    }
+  });
+
+  it("an editable ask: the plain-object edit reaches the driver; updatedInput undefined is no edit", async () => {
+    const edited = await new Agent(editDriver(true), { onApproval: (r) => r.approve({ updatedInput: { file_path: "b.txt" } }) }).run("p");
+    expect(JSON.parse(edited.text)).toEqual({ outcome: "approve", updatedInput: { file_path: "b.txt" } });
+    const plain = await new Agent(editDriver(false), { onApproval: (r) => r.approve({ updatedInput: undefined }) }).run("p");
+    expect(JSON.parse(plain.text)).toEqual({ outcome: "approve" });
+  });
+
+  it("an ask that is not editable: the edit is refused with ErrApprovalEditUnsupported and the driver gets a deny", async () => {
+    let thrown: unknown;
+    let status: string | undefined;
+    const result = await new Agent(editDriver(undefined), {
+      onApproval: (request) => {
+        expect(request.inputEditable).toBe(false);
+        try {
+          request.approve({ updatedInput: { file_path: "b.txt" } });
+        } catch (error) {
+          thrown = error;
+        }
+        status = request.status;
+      },
+    }).run("p");
+    expect(isError(thrown, ErrApprovalEditUnsupported)).toBe(true);
+    expect(status).toBe("denied");
+    expect(JSON.parse(result.text)).toMatchObject({ outcome: "deny", reason: expect.stringContaining("edited input") });
   });
 });
 

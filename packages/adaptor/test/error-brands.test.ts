@@ -134,8 +134,8 @@ describe("brand checker (support/brand-check.ts)", () => {
     expect(report.problems).toEqual([
       'm.ErrFake: looks like a sentinel but lacks the Symbol.for("adaptor.sentinel") brand',
       'm.notFound: looks like a sentinel but lacks the Symbol.for("adaptor.sentinel") brand',
-      "m.ErrAsString: looks like a sentinel but is a string, not a branded sentinel object",
-      "m.ErrAsSymbol: looks like a sentinel but is a symbol, not a branded sentinel object",
+      "m.ErrAsString: looks like a sentinel but its type is string, not a branded sentinel object",
+      "m.ErrAsSymbol: looks like a sentinel but its type is symbol, not a branded sentinel object",
     ]);
   });
 

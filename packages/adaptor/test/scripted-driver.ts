@@ -15,6 +15,7 @@ export function scriptedDriver(
         sessions: { resume: false, fork: false },
         processReuse: false,
         structuredOutput: { native: false, prompt: false },
+        skills: true,
         mcp: { transports: [] },
         policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
         approvals: {

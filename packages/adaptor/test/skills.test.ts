@@ -13,8 +13,10 @@ import {
   ErrSkillMaterializationFailed,
   ErrSkillNotFound,
   ErrSkillSourceMissing,
+  ErrFeatureUnsupported,
   SkillKeyConflictError,
   SkillMaterializationError,
+  FeatureUnsupportedError,
   findError,
   isError,
   requireSkill,
@@ -26,6 +28,7 @@ import {
   type Skill,
 } from "adaptor";
 import { scriptedDriver } from "./scripted-driver.js";
+import { capabilityDriver } from "./support/capability-driver.js";
 
 let work: string;
 beforeEach(async () => {
@@ -156,5 +159,23 @@ describe("skills reach the driver", () => {
     const driver = recordingDriver();
     await new Agent(driver).run("hi");
     expect(driver.requests[0]?.skills).toBeUndefined();
+  });
+});
+
+describe("skills on a driver without the capability", () => {
+  it("a run with a skill is refused before launch with FeatureUnsupportedError; the driver never runs", async () => {
+    const driver = capabilityDriver({ skills: false });
+    const err = await new Agent(driver)
+      .run("p", { skills: [skillInline({ name: "notes", description: "d", body: "b" })] })
+      .catch((error: unknown) => error);
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "capability", feature: "skills" });
+    expect(driver.requests).toEqual([]);
+  });
+
+  it("a provider whose catalogue requires nothing adds no skill, so the run goes ahead", async () => {
+    const driver = capabilityDriver({ skills: false });
+    await new Agent(driver, { skillProvider: skillSet([]) }).run("p");
+    expect(driver.requests).toHaveLength(1);
   });
 });

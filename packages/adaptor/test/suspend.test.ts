@@ -229,6 +229,26 @@ describe("suspended turns", () => {
     expect(approved.text).toBe("Write:approve");
   });
 
+  it("a stored edit that is not a plain object is an InvalidOptionError and records nothing; one the agent cannot run is applied as a deny", async () => {
+    const store = new MemoryThreadStore();
+    const { driver, effects } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("t-edit").run("go", { suspend: {} });
+    const id = suspended.pendingApproval!.id;
+    for (const updatedInput of [null, "x", [1]]) {
+      const error = await agent
+        .thread("t-edit")
+        .answer(id, { outcome: "approve", updatedInput })
+        .catch((e: unknown) => e);
+      expect(findError(error, InvalidOptionError)).toMatchObject({ subject: "resume decision", field: "updatedInput" });
+    }
+    expect((await store.getPendingApproval(id))?.status).toBe("pending");
+    // WRITE is not inputEditable: the stored edit must not run the original input.
+    const edited = await agent.thread("t-edit").answer(id, { outcome: "approve", updatedInput: { file_path: "other.md", content: "x" } });
+    expect(edited.text).toBe("Write:deny");
+    expect(effects).toEqual([]);
+  });
+
   it("past its deadline the fallback is recorded once at the next access: deny lets resume() continue with a denial, abort closes it", async () => {
     const clock = new ManualClock(new Date()); // the SDK sets deadlines from its own clock
     const store = new MemoryThreadStore({ now: clock.now });

@@ -10,6 +10,7 @@ describe("public surface", () => {
       "DENIED_BY_CLIENT_REASON",
       "INTERRUPT_CANCELLED_REASON",
       "MAX_PUBLIC_MESSAGE_CHARS",
+      "hostAllowed",
       "publicMessage",
     ]);
   });

@@ -1,6 +1,6 @@
-import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
+import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // What the bridge refuses before a run starts or an approval is answered: cross-site requests
 // (no JSON content type, a foreign Origin), malformed paths, headers, answers and prompts.
@@ -10,27 +10,6 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
-
-/** A raw HTTP request (fetch cannot send a malformed path or a POST without content type). */
-function rawRequest(
-  url: string,
-  path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method: init.method ?? "POST", headers: init.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode ?? 0, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text } });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(init.body);
-  });
-}
 
 /** Starts a run that waits for an approval; returns its key, the approval id and the rest of the stream. */
 async function waitingApproval(s: Served): Promise<{ key: string; id: string; messages: ReturnType<typeof sseMessages> }> {
@@ -142,6 +121,74 @@ describe("malformed input is a 400 before anything happens", () => {
     expect(agUi.status).toBe(400);
     expect(served.settled).toEqual([]);
     expect(served.bridge.size).toBe(0);
+  });
+});
+
+describe("ids and slow bodies", () => {
+  const agUiInput = (runId: string, threadId = "t"): Record<string, unknown> => ({
+    threadId,
+    runId,
+    state: {},
+    messages: [{ id: "m", role: "user", content: "hi" }],
+    tools: [],
+    context: [],
+    forwardedProps: {},
+  });
+
+  it("an AG-UI runId or threadId that is empty, 900 kB long, or holds control characters (a runId: spaces) is 400 invalid_id, and no run starts", async () => {
+    served = await serve({ runner: referenceAgent() });
+    const huge = "r".repeat(900_000);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["empty runId", agUiInput(""), "runId is empty"],
+      ["900 kB runId", agUiInput(huge), "runId is 900000 characters long; the limit is 256"],
+      ["257-character runId", agUiInput("r".repeat(257)), "runId is 257 characters long; the limit is 256"],
+      ["runId with a newline", agUiInput("run\nx-injected: 1"), "runId may hold printable ASCII characters only (no spaces)"],
+      ["runId with a space", agUiInput("my run"), "runId may hold printable ASCII characters only (no spaces)"],
+      ["empty threadId", agUiInput("r", ""), "threadId is empty"],
+      ["900 kB threadId", agUiInput("r", huge), "threadId is 900000 characters long; the limit is 256"],
+      ["threadId with a NUL", agUiInput("r", "t\u0000"), "threadId holds a control character or a lone UTF-16 surrogate"],
+    ];
+    for (const [name, input, message] of cases) {
+      const answer = await postJson(`${served.url}/ag-ui`, input);
+      expect([name, answer.status]).toEqual([name, 400]);
+      expect([name, await answer.json()]).toEqual([name, { error: { code: "invalid_id", message } }]);
+    }
+    const raw = await postJson(`${served.url}/runs`, { prompt: "hi", threadKey: huge });
+    expect(await raw.json()).toEqual({ error: { code: "invalid_id", message: "threadKey is 900000 characters long; the limit is 256" } });
+    expect(served.settled).toEqual([]);
+    expect(served.bridge.size).toBe(0);
+    // The longest id that is allowed works.
+    const longest = await postJson(`${served.url}/ag-ui`, agUiInput("r".repeat(256), "t".repeat(256)));
+    expect(longest.status).toBe(200);
+    await longest.body?.cancel();
+  });
+
+  it("a body trickled byte by byte is cut at bodyTimeoutMs with 408 request_timeout and the connection closed; no run starts", async () => {
+    served = await serve({ runner: referenceAgent(), bodyTimeoutMs: 1_000 });
+    const body = JSON.stringify({ prompt: "a prompt sent one byte at a time" });
+    const socket = connect(Number(new URL(served.url).port), "127.0.0.1");
+    socket.write(
+      `POST /runs HTTP/1.1\r\nhost: ${new URL(served.url).host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
+    let answer = "";
+    let closed = false;
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("utf8")));
+    socket.on("close", () => (closed = true));
+    socket.on("error", () => undefined);
+    // One byte every 250 ms would take about 8 s; the bridge answers after about one second.
+    for (let sent = 0; sent < body.length && !closed && answer === ""; sent++) {
+      socket.write(body[sent]!);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    try {
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toContain('"code":"request_timeout"');
+      expect(answer.toLowerCase()).toContain("connection: close");
+      while (!closed) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(served.bridge.size).toBe(0);
+    } finally {
+      socket.destroy();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { ReferenceDriver } from "@adaptor/driver/testing";
@@ -96,4 +96,25 @@ export async function readUntil(messages: AsyncGenerator<SseMessage>, stop: (mes
     read.push(next.value);
     if (stop(next.value)) return read;
   }
+}
+
+/** A raw HTTP request (fetch cannot send a malformed path, a POST without content type, or a forged Host header). */
+export function rawRequest(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method: init.method ?? "POST", headers: init.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: res.statusCode ?? 0, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text } });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(init.body);
+  });
 }

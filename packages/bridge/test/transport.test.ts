@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { REFERENCE_DESCRIPTOR } from "@adaptor/driver/testing";
 import type { Driver, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
-import { Agent, ErrInvalidOption, findError, InvalidOptionError, isError } from "adaptor";
+import { Agent, ErrInvalidOption, findError, InvalidOptionError, isError, RunError } from "adaptor";
 import { Bridge } from "../src/index.js";
 import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
@@ -50,6 +50,41 @@ describe("reconnect with Last-Event-ID", () => {
     expect((await served.settledRun(key)).result?.text).toBe("Done: ran deploy");
   });
 
+  it("a run waiting on an approval outlives the reconnect grace: answered after the grace, it finishes with its verdict and a reconnect replays it", async () => {
+    served = await serve({ runner: referenceAgent({ policy: { approvals: { timeoutMs: 120_000 } } }), reconnectGraceMs: 300 });
+    const dropped = new AbortController();
+    const response = await postJson(`${served.url}/runs`, { prompt: "TOOL deploy" }, { signal: dropped.signal });
+    const key = response.headers.get("x-adaptor-run-id")!;
+    const seen = await readUntil(sseMessages(response), (m) => m.data["type"] === "approval-request");
+    const id = String((seen.at(-1)!.data["request"] as { id: string }).id);
+    dropped.abort();
+    // Well past the grace (several times over): the question is still open.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(served.settled).toEqual([]);
+    const answer = await postJson(`${served.url}/approvals/${id}`, { decision: "approve" });
+    expect(await answer.json()).toEqual({ id, status: "approved" });
+    const again = await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": seen.at(-1)!.id! } });
+    expect(again.status).toBe(200);
+    const rest = await readUntil(sseMessages(again), (m) => m.data["type"] === "run-finished");
+    expect(Number(rest[0]!.id)).toBe(Number(seen.at(-1)!.id) + 1);
+    expect(rest.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
+    expect((await served.settledRun(key)).result?.text).toBe("Done: ran deploy");
+  });
+
+  it("a run waiting on an approval nobody answers ends when the approval's own deadline passes, not before", async () => {
+    served = await serve({
+      runner: referenceAgent({ policy: { approvals: { timeoutMs: 1_500, onTimeout: "abort" } } }),
+      reconnectGraceMs: 300,
+    });
+    const dropped = new AbortController();
+    const response = await postJson(`${served.url}/runs`, { prompt: "TOOL deploy" }, { signal: dropped.signal });
+    const key = response.headers.get("x-adaptor-run-id")!;
+    await readUntil(sseMessages(response), (m) => m.data["type"] === "approval-request");
+    dropped.abort();
+    const settled = await served.settledRun(key);
+    expect(findError(settled.error, RunError)?.reason).toBe("approval_timeout");
+  });
+
   it("after the run finished, a reconnect replays the end; frames the bounded buffer evicted are reported as a gap", async () => {
     served = await serve({ runner: referenceAgent(), replayFrames: 3 });
     const response = await postJson(`${served.url}/runs`, { prompt: "a prompt long enough to need several text deltas" });
@@ -86,7 +121,7 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     const socket = connect(Number(port), "127.0.0.1");
     const body = JSON.stringify({ prompt: "flood" });
     socket.write(
-      `POST /runs HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      `POST /runs HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
     );
     socket.pause(); // never read: the server's writes back up
     try {

@@ -11,7 +11,16 @@ import {
   type InspectOptions,
   type SessionTransfer,
 } from "@adaptor/driver";
-import { captureConfig, type CapturedConfig, deepFreeze, graceMs, IDLE_SINK, ProcessPool, spawnLimits } from "@adaptor/driver/kit";
+import {
+  captureConfig,
+  type CapturedConfig,
+  deepFreeze,
+  graceMs,
+  IDLE_SINK,
+  ProcessPool,
+  spawnLimits,
+  StallWatchdog,
+} from "@adaptor/driver/kit";
 import { forceKilledError, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
@@ -35,6 +44,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
     structuredOutput: { native: true, prompt: true },
+    skills: true,
     mcp: { transports: ["stdio", "http"] },
     policy: { sandbox: ["read_only", "unrestricted"], webSearch: ["deny"], browser: [], activeExecutionTimeout: false },
     approvals: {
@@ -168,19 +178,24 @@ export class ClaudeDriver implements Driver {
     const handOver = this.#prewarmed.delete(session);
     const stderr = this.#stderrTo.get(session);
     if (stderr) stderr.sink = sink;
-    const outcome = await this.#pool.serve(session, async () => {
-      try {
-        return await session.runTurn(request.prompt, sink, signal, reusable || handOver, request.images);
-      } catch (error) {
-        await session.close();
-        throw error;
-      }
-    });
+    // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
+    const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: DEVICE });
+    const runSignal = AbortSignal.any([signal, watchdog.signal]);
+    const outcome = await this.#pool
+      .serve(session, async () => {
+        try {
+          return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images);
+        } catch (error) {
+          await session.close();
+          throw error;
+        }
+      })
+      .finally(() => watchdog.close());
     const alive = outcome.exit === undefined;
-    if (signal.aborted) {
+    if (runSignal.aborted) {
       await session.close();
       const exit = await session.proc.exited;
-      throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+      throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
     }
     const response = { ...this.#response(request, session, outcome), enforcement: claudeEnforcement(request.policy) };
     if (alive && !response.failure && reusable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);

@@ -88,6 +88,7 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--mcp-config",
   "--strict-mcp-config",
   "--permission-mode",
+  "--tools",
   "--dangerously-skip-permissions",
   "--allow-dangerously-skip-permissions",
   "--settings",

@@ -39,6 +39,10 @@ const ROOTS = [
   "v2/ThreadTurnsListResponse",
   "v2/ThreadRevertParams",
   "v2/ThreadRevertResponse",
+  "v2/SkillsExtraRootsSetParams",
+  "v2/SkillsExtraRootsSetResponse",
+  "v2/ThreadInjectItemsParams",
+  "v2/ThreadInjectItemsResponse",
   "v2/CommandExecutionRequestApprovalResponse",
   "v2/FileChangeRequestApprovalResponse",
 ];

@@ -9,7 +9,7 @@ import type {
   InspectOptions,
   SessionTransfer,
 } from "@adaptor/driver";
-import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool } from "@adaptor/driver/kit";
+import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
@@ -191,8 +191,11 @@ export class CodexDriver implements Driver {
         { command, config: this.config, request, signature, schedule: (spawn) => this.#pool.spawn(spawn) },
         sink,
       ));
+    // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
+    const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
+    const turnInit = { request, sink: watchdog.sink(sink), signal: AbortSignal.any([signal, watchdog.signal]), plan, outputSchema };
     const { response, rearm } = await this.#pool.serve(session, async () => {
-      const { response, alive } = await session.runTurn({ request, sink, signal, plan, outputSchema, keepAlive: reusable, handBack });
+      const { response, alive } = await session.runTurn({ ...turnInit, keepAlive: reusable, handBack }).finally(() => watchdog.close());
       const threadId = session.threadId;
       if (alive && handBack) return { response, rearm: true };
       if (alive && threadId && session.usable) this.#pool.park(threadId, session);

@@ -4,7 +4,7 @@ import { deepFreeze } from "@adaptor/driver/kit";
 /**
  * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's
  * real-binary tests (packages/codex/test/): resume and fork in a new process, process reuse for
- * thread turns (codex-reuse.test.ts), native structured output, the three sandbox levels, web
+ * thread turns (codex-reuse.test.ts), skills (codex-skills.test.ts), native structured output, the three sandbox levels, web
  * search allow/deny, and the four permission modes.
  */
 export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
@@ -15,6 +15,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // A thread's app-server process is parked after a healthy turn; the next turn is a turn/start on it.
     processReuse: true,
     structuredOutput: { native: true, prompt: false },
+    // Staged per process and announced with `skills/extraRoots/set` (test/codex/codex-skills.test.ts).
+    skills: true,
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
@@ -44,6 +46,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     sessions: { resume: true, fork: false },
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
+    // `codex exec` has no request to announce an extra skills root: a run with skills is refused.
+    skills: false,
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],

@@ -1,13 +1,12 @@
 // One writer per session key: a second writer is refused in the same backend, in a second backend
 // on the same root, and from another process; a lock left by a dead process is taken over.
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findError, isError } from "@adaptor/errors";
 import {
@@ -17,31 +16,20 @@ import {
   MemoryEventBackend,
   type RecordedEvent,
 } from "@adaptor/sessionrecorder";
+import { bundleScript } from "./support/bundle-script.js";
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
 let dir: string;
 let holderScript: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "adaptor-writers-"));
   holderScript = join(dir, "hold-writer.mjs");
-  await build({
-    stdin: {
-      contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
+  await bundleScript(holderScript, {
+    contents: `import { JsonlEventBackend } from "@adaptor/sessionrecorder";
 const [root, key] = process.argv.slice(2);
 const writer = await new JsonlEventBackend({ root }).openWriter(key);
 await writer.append({ from: "other process" });
 process.stdout.write("holding\\n");
 setInterval(() => undefined, 1000);`,
-      resolveDir: HERE,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: holderScript,
-    logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": fileURLToPath(new URL("../src/index.ts", import.meta.url)) },
   });
 });
 afterAll(async () => {
@@ -136,5 +124,22 @@ describe("one writer per session key", () => {
     const unreadable = await backend.openWriter("c").catch((e: unknown) => e);
     expect(findError(unreadable, EventLogLockedError)?.holder).toBeUndefined();
     await backend.close();
+  });
+
+  it("a takeover claim left by a process that died mid-takeover is itself taken over, and nothing is left behind", async () => {
+    const root = freshRoot();
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
+    const lock = (token: string): string =>
+      JSON.stringify({ pid: dead, hostname: hostname(), acquiredAt: "2026-01-01T00:00:00.000Z", token });
+    writeFileSync(join(root, "k.jsonl.lock"), lock("stale-writer"));
+    // The claim a breaker took on that stale lock before it died: `.<sha256 of "<lock name>\0<token>", 32 hex>.takeover`.
+    const claim = createHash("sha256").update("k.jsonl.lock\0stale-writer").digest("hex").slice(0, 32);
+    writeFileSync(join(root, `.${claim}.takeover`), lock("dead-breaker"));
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("k");
+    expect((await writer.append("taken over")).sequence).toBe(1);
+    expect(readdirSync(root).sort()).toEqual(["k.jsonl", "k.jsonl.lock"]);
+    await backend.close();
+    expect(readdirSync(root)).toEqual(["k.jsonl"]);
   });
 });

@@ -9,13 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventLogCorruptError, JsonlEventBackend, type RecordedEvent } from "@adaptor/sessionrecorder";
+import { bundleScript } from "./support/bundle-script.js";
 import { crashEvent } from "./support/crash-event.js";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
-const SOURCE = fileURLToPath(new URL("../src/index.ts", import.meta.url));
 const KEYS = 5;
 const CRASHES_PER_KEY = 10;
 
@@ -26,16 +25,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "adaptor-recorder-crash-"));
   writerScript = join(dir, "crash-writer.mjs");
   // One bundle (Node built-ins only), so each of the 50 processes starts in tens of milliseconds.
-  await build({
-    entryPoints: [join(HERE, "support/crash-writer.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: writerScript,
-    logLevel: "silent",
-    alias: { "@adaptor/sessionrecorder": SOURCE },
-  });
+  await bundleScript(writerScript, { entry: join(HERE, "support/crash-writer.ts") });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

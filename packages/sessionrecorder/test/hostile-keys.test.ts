@@ -1,8 +1,9 @@
 // Hostile session keys: the key validator and the mandatory path-containment check refuse every
 // key that could name a file outside the root (or a confusing one inside it), in both backends and
 // in every operation, before anything is read or written; symbolic links are never followed.
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, symlinkSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +140,53 @@ describe("hostile session keys", () => {
     const err = await backend.openWriter("k").catch((e: unknown) => e);
     expect(findError(err, InvalidSessionKeyError)?.reason).toContain("directory");
     await backend.close();
+  });
+});
+
+describe("a log path that is not a regular file", () => {
+  it("a FIFO at the log path: five replays, openWriter and repair are refused with InvalidSessionKeyError at once, and other file I/O goes on", async () => {
+    const root = join(dir, "fifo-log");
+    mkdirSync(root);
+    const fifo = join(root, "k.jsonl");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const backend = new JsonlEventBackend({ root });
+    const unrelated = join(dir, "unrelated.txt");
+    writeFileSync(unrelated, "still readable\n");
+    const settled = (attempt: Promise<unknown>): Promise<unknown> =>
+      attempt.then(
+        () => "completed",
+        (e: unknown) => e,
+      );
+    // openWriter and repair take the key's lock: one after the other, so neither is refused for the other's lock.
+    const attempts = [
+      ...Array.from({ length: 5 }, () => settled(drain(backend.replay("k")))),
+      settled(backend.openWriter("k")).then(async (first) => [first, await settled(backend.repair("k"))]),
+    ];
+    let stuck: NodeJS.Timeout | undefined;
+    try {
+      // Safety net only: before the fix the replays block in open(2) until a writer shows up.
+      const timedOut = new Promise<"timed out">((resolve) => (stuck = setTimeout(() => resolve("timed out"), 10_000)));
+      const io = [...Array.from({ length: 8 }, () => readFile(unrelated, "utf8")), ...attempts];
+      const outcome = await Promise.race([Promise.all(io), timedOut]);
+      expect(outcome).not.toBe("timed out");
+      const results = (outcome as unknown[]).flat();
+      expect(results.slice(0, 8)).toEqual(Array.from({ length: 8 }, () => "still readable\n"));
+      expect(results).toHaveLength(8 + 7);
+      for (const err of results.slice(8)) {
+        expect(isError(err, ErrInvalidSessionKey), String(err)).toBe(true);
+        expect(findError(err, InvalidSessionKeyError)?.reason).toBe("its log is not a regular file (a FIFO)");
+      }
+    } finally {
+      clearTimeout(stuck);
+      // Unblocks any open(2) still waiting on the FIFO, so a failing run ends.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // no reader was waiting
+      }
+      await Promise.all(attempts);
+      await backend.close();
+    }
   });
 });
 

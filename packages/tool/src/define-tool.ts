@@ -62,7 +62,11 @@ export interface ToolDefinition<IS extends SchemaSource, OS extends SchemaSource
   readonly handler: (input: InferSchema<IS>, context: ToolContext) => ToolOutput<OS> | Promise<ToolOutput<OS>>;
   /** MCP tool annotations (read-only, destructive, idempotent, open-world hints). */
   readonly annotations?: ToolAnnotations;
-  /** Version of the tool's behaviour, e.g. `"2"`; threads use it in their compatibility check. */
+  /**
+   * Version of the tool's behaviour, e.g. `"2"`. A thread's fingerprint holds the name and revision
+   * of each of its agent's tools: changing a revision, or adding or removing a tool, makes a stored
+   * thread `ErrThreadIncompatible` (its conversation assumed the old tools). Default: none.
+   */
   readonly revision?: string;
 }
 

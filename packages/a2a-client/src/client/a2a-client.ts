@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { AgentCard, Role, TaskState, type AgentInterface, type Message, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
-import { AdaptorError, isError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
 import { classify } from "./classify.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
-import { isFinalState, type A2AStreamEvent } from "./stream-event.js";
+import { isFinalState, isInterruptedState, type A2AStreamEvent } from "./stream-event.js";
 
 /** Where a card is looked up, below the URL given to {@link A2AClient.connect}, when that URL is not itself a card. */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
@@ -17,6 +17,17 @@ export const DEFAULT_RECOVERY_ATTEMPTS = 3;
 
 /** Default pause before the first resubscription, in milliseconds; each next attempt waits one more such step. */
 export const DEFAULT_RECOVERY_DELAY_MS = 250;
+
+/** Default deadline of {@link A2AClient.connect} (fetching and reading the agent card), in milliseconds. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+/** The credential values each client sends, for redacting remote text outside the class (delegation messages). */
+const SECRETS = new WeakMap<A2AClient, readonly string[]>();
+
+/** The credential values `client` sends (its header values), to redact from text a remote sent. */
+export function secretsOf(client: A2AClient): readonly string[] {
+  return SECRETS.get(client) ?? [];
+}
 
 /** The interface bindings this client speaks. */
 const BINDINGS = ["JSONRPC", "HTTP+JSON"] as const;
@@ -42,6 +53,12 @@ export interface A2AClientOptions {
   readonly fetch?: typeof fetch;
   /** Aborts fetching the card. */
   readonly signal?: AbortSignal;
+  /**
+   * Deadline of {@link A2AClient.connect} (the card request and reading its body), in
+   * milliseconds; then `connect` fails with a `ProtocolError` (op `"agent-card"`) whose cause is a
+   * `DriverError` coded `TIMEOUT`. Default 30,000 ({@link DEFAULT_CONNECT_TIMEOUT_MS}).
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /** What to send: text, or A2A parts. */
@@ -88,6 +105,7 @@ export class A2AClient {
     this.agentInterface = Object.freeze({ ...agentInterface });
     this.#sdk = sdk;
     this.#secrets = secrets;
+    SECRETS.set(this, secrets);
     this.#attempts = options.recoveryAttempts ?? DEFAULT_RECOVERY_ATTEMPTS;
     this.#delayMs = options.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
   }
@@ -101,8 +119,10 @@ export class A2AClient {
    * @throws ProtocolError (op `"agent-card"`) matching `ErrInvalidAgentCard` (not JSON, missing
    *   name or interfaces, a malformed interface URL, HTTP 404), `ErrUnsupported` (no interface
    *   this client speaks), `ErrUntrustedOrigin` (credentials set and the card's interface, or a
-   *   redirect, is on another origin), `ErrUnauthorized` (HTTP 401/403); a `TypeError` for a bad
-   *   `url` or option.
+   *   redirect, is on another origin), `ErrUnauthorized` (HTTP 401/403), or, when no card arrived
+   *   within `connectTimeoutMs`, none of them: its cause is a `DriverError` coded `TIMEOUT`
+   *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts; a
+   *   `TypeError` for a bad `url` or option.
    */
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
     const cardUrl = new URL(url);
@@ -119,17 +139,27 @@ export class A2AClient {
       maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     });
     const op = "agent-card";
+    const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`connectTimeoutMs must be a positive number, got ${timeoutMs}`);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     let raw: unknown;
     let text = "";
     try {
-      const response = await fetchImpl(cardUrl, {
-        headers: { accept: "application/json", "a2a-version": "1.0" },
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const response = await fetchImpl(cardUrl, { headers: { accept: "application/json", "a2a-version": "1.0" }, signal });
       text = await response.text();
       if (!response.ok) throw invalidCard(`HTTP ${response.status} for ${cardUrl.href}`, text, secrets);
       raw = JSON.parse(text) as unknown;
     } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (deadline.aborted) {
+        throw new ProtocolError({
+          op,
+          reason: `no agent card from ${cardUrl.href} within ${timeoutMs} ms`,
+          cause: new DriverError({ op, device: "a2a", code: ErrCode.Timeout, cause: `no answer within ${timeoutMs} ms` }),
+          secrets,
+        });
+      }
       if (error instanceof SyntaxError) throw invalidCard("the card is not JSON", text, secrets);
       throw classify(op, error, secrets, options.signal);
     }
@@ -181,7 +211,11 @@ export class A2AClient {
 
   /**
    * Sends a message and streams the task's events until a final or interrupted state (or the
-   * agent's direct `message`). When the connection drops after the task is known, the stream
+   * agent's direct `message`). The state that ends the stream is the one a status update reports:
+   * a message on a waiting task (`{ taskId }`, e.g. an approval answer) usually first gets a
+   * snapshot of the task still `input-required`, and the stream goes on through the continued
+   * run to its next stop; such a snapshot is final only when the remote ends the stream after it.
+   * When the connection drops after the task is known, the stream
    * resubscribes to the task (up to `recoveryAttempts` times in a row) and yields a `recovered` event
    * before the resumed events; a task that finished meanwhile is read once with `tasks/get`.
    * Breaking out of the loop closes the connection (the remote task keeps running; cancel it with
@@ -267,6 +301,8 @@ export class A2AClient {
     let lastCause: unknown;
     for (;;) {
       let lost: unknown;
+      /** A `task` snapshot in an interrupted state, yielded once the next event shows whether it is the last. */
+      let held: Extract<A2AStreamEvent, { kind: "task" }> | undefined;
       try {
         for await (const response of source) {
           const event = toEvent(response);
@@ -279,8 +315,24 @@ export class A2AClient {
             });
           taskId ??= event.taskId;
           if (event.kind !== "task") attempts = 0;
+          if (held) {
+            yield { ...held, final: false };
+            held = undefined;
+          }
+          if (!resubscribed && op === "message/stream" && event.kind === "task" && event.final && isInterruptedState(event.state)) {
+            // A snapshot: the task was waiting when this message arrived (the message answers it).
+            // Only a status update ends a message stream, as on the server; the snapshot is the
+            // last word only when the remote closes the stream right after it. (A resubscription's
+            // snapshot of a waiting task is its last word: the server keeps that stream open.)
+            held = event;
+            continue;
+          }
           yield event;
           if (event.final) return;
+        }
+        if (held) {
+          yield held;
+          return;
         }
         lost = new ProtocolError({ op, reason: "the stream ended before the task reached a final state", secrets: this.#secrets });
       } catch (error) {

@@ -1,6 +1,7 @@
 import { A2AError } from "@a2a-js/sdk/errors";
 import { AdaptorError, DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { HttpFailure } from "./trust.js";
 
@@ -40,6 +41,9 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
   if (http) return new ProtocolError({ op, reason: http.message, ...(http.raw !== undefined ? { raw: http.raw } : {}), secrets });
   const remote = findA2AError(err);
   if (remote) {
+    // The remote's error text may echo what the request carried (a token): the SDK's error, which
+    // stays on the cause chain, keeps only the redacted text, like every message built from it.
+    redactInPlace(remote, secrets);
     const raw = remote.message;
     if (remote.reason === "TASK_NOT_FOUND") {
       return new ProtocolError({
@@ -72,7 +76,8 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
     const cause = new DriverError({ op, device: "a2a", code: ErrCode.ServiceUnavailable, cause: err });
     return new ProtocolError({ op, reason: "connection failed", cause, secrets });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = redactCredentials(err instanceof Error ? err.message : String(err), secrets);
+  if (err instanceof Error) redactInPlace(err, secrets);
   return new ProtocolError({
     op,
     reason: "unexpected response",
@@ -87,4 +92,13 @@ function findA2AError(err: unknown): A2AError | undefined {
     if (node instanceof A2AError) return node;
   }
   return undefined;
+}
+
+/** Redacts `error.message` where it is writable (a DOMException's is not). */
+function redactInPlace(error: Error, secrets: readonly string[]): void {
+  try {
+    error.message = redactCredentials(error.message, secrets);
+  } catch {
+    // read-only: left as is
+  }
 }

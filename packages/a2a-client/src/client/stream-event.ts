@@ -46,6 +46,11 @@ export function isFinalState(state: TaskState): boolean {
   return FINAL.has(state);
 }
 
+/** True for the two interrupted states, `input-required` and `auth-required`: the task waits for the client. */
+export function isInterruptedState(state: TaskState): boolean {
+  return state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED;
+}
+
 const NAMES: Readonly<Record<number, string>> = {
   [TaskState.TASK_STATE_UNSPECIFIED]: "unspecified",
   [TaskState.TASK_STATE_SUBMITTED]: "submitted",

@@ -1,7 +1,7 @@
 import { defineTool, reject, type Tool } from "@adaptor/tool";
 import { A2AClient, type A2AClientOptions } from "../client/a2a-client.js";
 import { DelegationError } from "./delegation-error.js";
-import { delegate, toDelegationError, type DelegationProgress } from "./delegate.js";
+import { deadlineOf, delegateBy, delegationTimeout, toDelegationError, type DelegationProgress } from "./delegate.js";
 
 /** Options of {@link a2aDelegation}. */
 export interface A2ADelegationOptions extends Omit<A2AClientOptions, "signal"> {
@@ -11,7 +11,11 @@ export interface A2ADelegationOptions extends Omit<A2AClientOptions, "signal"> {
   readonly name?: string;
   /** What the tool does, for the model. Default: a sentence naming the remote agent's URL. */
   readonly description?: string;
-  /** Deadline of one delegation, in milliseconds (then the remote task is canceled). Default 600,000 (10 minutes). */
+  /**
+   * Deadline of one delegation, in milliseconds, from the tool call: connecting (reading the agent
+   * card, on the first call) and the remote task; then the remote task is canceled and the model
+   * gets `timeout`. Default 600,000 (10 minutes).
+   */
   readonly timeoutMs?: number;
 }
 
@@ -47,12 +51,13 @@ export const DELEGATION_NOTICE = {
  */
 export function a2aDelegation(options: A2ADelegationOptions): Tool {
   const { url, name = "delegate", description, timeoutMs = DEFAULT_DELEGATION_TIMEOUT_MS, ...clientOptions } = options;
-  let client: Promise<A2AClient> | undefined;
-  const connect = (): Promise<A2AClient> => {
-    client ??= A2AClient.connect(url, clientOptions).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
+  let client: A2AClient | undefined;
+  // Each call that finds no client connects under its own deadline and signal (so a card that
+  // never comes is given up at the call's deadline); the first client made is kept.
+  const connect = async (signal: AbortSignal): Promise<A2AClient> => {
+    if (client) return client;
+    const connected = await A2AClient.connect(url, { ...clientOptions, signal });
+    client ??= connected;
     return client;
   };
   return defineTool({
@@ -72,17 +77,24 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
     annotations: { title: "Delegate to a remote agent", openWorld: true },
     handler: async (input, context) => {
       const { task, contextId } = input as { task: string; contextId?: string };
+      const deadline = deadlineOf(timeoutMs);
       try {
-        const remote = await connect().catch((error: unknown) => {
+        const remote = await connect(AbortSignal.any([context.signal, deadline.signal])).catch((error: unknown) => {
+          if (context.signal.aborted) throw error;
+          if (deadline.signal.aborted) throw delegationTimeout(timeoutMs, undefined, "agent-card");
           throw toDelegationError(error, undefined);
         });
         context.notice(DELEGATION_NOTICE.started, `delegating to ${remote.card.name}`, { url, agent: remote.card.name });
-        const result = await delegate(remote, task, {
-          signal: context.signal,
-          timeoutMs,
-          ...(contextId ? { contextId } : {}),
-          onProgress: (progress: DelegationProgress) => context.notice(DELEGATION_NOTICE.progress, progress.text, { ...progress }),
-        });
+        const result = await delegateBy(
+          remote,
+          task,
+          {
+            signal: context.signal,
+            ...(contextId ? { contextId } : {}),
+            onProgress: (progress: DelegationProgress) => context.notice(DELEGATION_NOTICE.progress, progress.text, { ...progress }),
+          },
+          deadline,
+        );
         context.notice(DELEGATION_NOTICE.finished, `${remote.card.name} completed task ${result.taskId}`, {
           taskId: result.taskId,
           contextId: result.contextId,

@@ -1,7 +1,8 @@
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import type { A2AClient } from "../client/a2a-client.js";
-import { textOf } from "../client/a2a-client.js";
+import { secretsOf, textOf } from "../client/a2a-client.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { taskStateName, type A2AStreamEvent } from "../client/stream-event.js";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
@@ -59,7 +60,39 @@ export interface DelegateOptions {
  *   `signal` aborts.
  */
 export async function delegate(client: A2AClient, task: string, options: DelegateOptions = {}): Promise<DelegationResult> {
-  const deadline = options.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const { timeoutMs, ...rest } = options;
+  return delegateBy(client, task, rest, timeoutMs !== undefined ? deadlineOf(timeoutMs) : undefined);
+}
+
+/** A delegation's deadline: the signal that fires at it, and its length for the error message. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  readonly ms: number;
+}
+
+/** A {@link Deadline} `ms` milliseconds from now. */
+export function deadlineOf(ms: number): Deadline {
+  return { signal: AbortSignal.timeout(ms), ms };
+}
+
+/** The `timeout` DelegationError of a delegation that passed its deadline of `ms` milliseconds. */
+export function delegationTimeout(ms: number, taskId: string | undefined, op?: string): DelegationError {
+  return new DelegationError({
+    code: "timeout",
+    message: `the remote agent did not finish within ${ms} ms`,
+    retryable: true,
+    metadata: { ...(taskId ? { taskId } : {}), ...(op ? { op } : {}) },
+  });
+}
+
+/** {@link delegate} against a deadline that may have started earlier (e.g. before the client connected). */
+export async function delegateBy(
+  client: A2AClient,
+  task: string,
+  options: Omit<DelegateOptions, "timeoutMs">,
+  deadlineAt: Deadline | undefined,
+): Promise<DelegationResult> {
+  const deadline = deadlineAt?.signal;
   const signal = anySignal(options.signal, deadline);
   let taskId: string | undefined;
   try {
@@ -83,7 +116,7 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
       for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts));
     }
     if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
-    return outcome(final, artifacts);
+    return outcome(final, artifacts, secretsOf(client));
   } catch (error) {
     if (options.signal?.aborted) {
       // The caller gave up (e.g. the parent run was cancelled): the remote task goes too.
@@ -92,12 +125,7 @@ export async function delegate(client: A2AClient, task: string, options: Delegat
     }
     if (deadline?.aborted) {
       if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
-      throw new DelegationError({
-        code: "timeout",
-        message: `the remote agent did not finish within ${options.timeoutMs} ms`,
-        retryable: true,
-        metadata: taskId ? { taskId } : {},
-      });
+      throw delegationTimeout(deadlineAt!.ms, taskId);
     }
     throw toDelegationError(error, taskId);
   }
@@ -118,7 +146,7 @@ function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"]
   }
 }
 
-function outcome(task: Task, artifacts: ReadonlyMap<string, string>): DelegationResult {
+function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: readonly string[]): DelegationResult {
   const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   const statusText = textOf(task.status?.message?.parts ?? []);
   if (state === TaskState.TASK_STATE_COMPLETED) {
@@ -140,7 +168,8 @@ function outcome(task: Task, artifacts: ReadonlyMap<string, string>): Delegation
     [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth_required",
   };
   const code = codes[state] ?? "protocol";
-  const message = statusText || `the remote task ended ${remoteStatus}`;
+  // The remote's status text reaches the model: credentials it echoes are redacted first.
+  const message = redactCredentials(statusText, secrets) || `the remote task ended ${remoteStatus}`;
   throw new DelegationError({ code, message: `remote agent: ${message}`, retryable: failure?.retryable === true, remoteStatus, metadata });
 }
 
@@ -166,6 +195,7 @@ export function toDelegationError(error: unknown, taskId: string | undefined): D
     if (isError(error, ErrUnsupported)) return ["unsupported", false, "the remote agent does not support this request"];
     const driver = findError(error, DriverError);
     if (driver?.code === ErrCode.ServiceUnavailable) return ["unreachable", true, "the remote agent is unreachable"];
+    if (driver?.code === ErrCode.Timeout) return ["timeout", true, "the remote agent did not answer in time"];
     if (isError(error, ErrProtocol)) return ["protocol", false, "the remote agent broke the A2A protocol"];
     return ["protocol", false, "the delegation failed"];
   };

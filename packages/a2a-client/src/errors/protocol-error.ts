@@ -1,5 +1,5 @@
 import { AdaptorError } from "@adaptor/errors";
-import { sanitizeRaw } from "./sanitize.js";
+import { redactCredentials, sanitizeRaw } from "./sanitize.js";
 import { ErrProtocol } from "./sentinels.js";
 
 /** Fields of a {@link ProtocolError}. */
@@ -12,7 +12,7 @@ export interface ProtocolErrorInit {
   readonly cause?: unknown;
   /** What the remote sent (a body, an event), kept only after {@link sanitizeRaw}. */
   readonly raw?: string;
-  /** Credential values to redact from `raw` besides the built-in patterns. */
+  /** Credential values to redact from `raw`, `reason` and the message, besides the built-in patterns. */
   readonly secrets?: readonly string[];
 }
 
@@ -23,7 +23,8 @@ export interface ProtocolErrorInit {
  *
  * Identity: a `ProtocolError` with a `cause` matches what its cause matches (an HTTP 401 carries
  * `ErrUnauthorized`, an unknown task `ErrNotFound`, a dropped connection the network error);
- * one without a `cause` matches {@link ErrProtocol}.
+ * one without a `cause` matches {@link ErrProtocol}. Its message and `reason` are redacted as `raw`
+ * is (credentials, secret-looking fields, control characters), since they may quote the remote.
  */
 export class ProtocolError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.ProtocolError");
@@ -37,9 +38,15 @@ export class ProtocolError extends AdaptorError {
   constructor(init: ProtocolErrorInit) {
     const hasCause = init.cause !== undefined;
     const causeText = hasCause && init.cause instanceof Error ? ` (${init.cause.message})` : "";
-    super(`a2a ${init.op}: ${init.reason}${causeText}`, hasCause ? { cause: init.cause } : { sentinel: ErrProtocol });
+    // The reason and the cause's message may quote the remote (an error body that echoes the
+    // request's credentials): they are redacted like `raw`.
+    const reason = redactCredentials(init.reason, init.secrets);
+    super(
+      `a2a ${init.op}: ${reason}${redactCredentials(causeText, init.secrets)}`,
+      hasCause ? { cause: init.cause } : { sentinel: ErrProtocol },
+    );
     this.op = init.op;
-    this.reason = init.reason;
+    this.reason = reason;
     this.raw = init.raw === undefined ? undefined : sanitizeRaw(init.raw, init.secrets);
   }
 }

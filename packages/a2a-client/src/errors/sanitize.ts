@@ -15,8 +15,23 @@ const SECRET_FIELD = /("(?:authorization|api[-_]?key|x-api-key|token|access[-_]?
  * removed; the result is cut to {@link MAX_RAW_CHARS} with a trailing `…`.
  */
 export function sanitizeRaw(text: string, secrets: readonly string[] = []): string {
+  const out = redactCredentials(text, secrets);
+  return out.length > MAX_RAW_CHARS ? `${out.slice(0, MAX_RAW_CHARS - 1)}…` : out;
+}
+
+/**
+ * `text` with each of `secrets` (at least 4 characters long) and anything that looks like an
+ * authorization value or a secret JSON field replaced by `<redacted>`, and terminal escapes and
+ * control characters (except newline and tab) removed; not cut. What {@link sanitizeRaw} does
+ * before cutting, and what error messages built from a remote's text go through.
+ */
+export function redactCredentials(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("<redacted>");
-  out = out.replace(TERMINAL_ESCAPE, "").replace(CONTROL, "").replace(AUTH_VALUE, "$1 <redacted>").replace(SECRET_FIELD, '$1"<redacted>"');
-  return out.length > MAX_RAW_CHARS ? `${out.slice(0, MAX_RAW_CHARS - 1)}…` : out;
+  // A header value such as "Bearer abc" is also redacted when echoed alone ("abc").
+  for (const secret of secrets) {
+    const bare = /^(?:Bearer|Basic)\s+(\S{4,})$/i.exec(secret)?.[1];
+    if (bare) out = out.split(bare).join("<redacted>");
+  }
+  return out.replace(TERMINAL_ESCAPE, "").replace(CONTROL, "").replace(AUTH_VALUE, "$1 <redacted>").replace(SECRET_FIELD, '$1"<redacted>"');
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message } from "@a2a-js/sdk";
+import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Message, type Task } from "@a2a-js/sdk";
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -7,25 +7,40 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type ServerCallContext,
+  type TaskStore,
 } from "@a2a-js/sdk/server";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import type { RunOptions, Stream } from "adaptor";
+import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
 import express from "express";
 import { agentMessage, messageData, messageText, textPart } from "./parts.js";
-import { TaskRun, type ApprovalAnswer } from "./task-run.js";
+import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
+import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
   /** Starts a run and returns its stream at once, as `Agent.stream` and `Thread.stream` do. */
   stream(prompt: string, options?: RunOptions): Stream;
+  /**
+   * Answers a suspended turn's stored approval and resumes the turn, as `Thread.streamAnswer`
+   * does: needed to serve `runOptions.suspend` (a `Thread` has it, an `Agent` does not).
+   */
+  streamAnswer?(approvalId: string, decision: ApprovalDecision, options?: RunOptions): Stream;
+  /**
+   * The stored approvals of the runner's thread, as `Thread.pendingApprovals` lists them: lets
+   * the server refuse an answer to a suspended task whose approval another server already answered.
+   */
+  pendingApprovals?(): Promise<readonly { readonly id: string; readonly status: string }[]>;
 }
 
 /**
  * Picks the runner of each new task from its A2A conversation, e.g.
  * `({ contextId }) => agent.thread("a2a:" + contextId)` so that the messages of one `contextId`
- * continue one thread. Called once per new task, before its run starts.
+ * continue one thread. Called once per new task, before its run starts, and again for each
+ * message that resumes a suspended turn of the task.
  */
 export type RunnerFor = (task: { readonly contextId: string; readonly taskId: string }) => StreamRunner;
 
@@ -54,17 +69,35 @@ export interface A2AServerOptions {
   /** The card fields the host chooses. */
   readonly card: A2AServerCard;
   /**
-   * Options for every run (policy, timeouts, model). No `onApproval` (approvals go to the A2A
-   * client), no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs) and no `suspend`
-   * (a task waits for its approvals in `input-required` with the run open; a suspended turn's
-   * Result would otherwise end the task `completed`): `InvalidOptionError` names it.
+   * Options for every run (policy, timeouts, model, `suspend`). No `onApproval` (approvals go to
+   * the A2A client) and no `signal` (`CancelTask` and {@link A2AServer.close} cancel runs).
+   *
+   * Without `suspend`, a task waits for its approvals in `input-required` with its run open. With
+   * `suspend` (runners must be `Thread`s on a store with pending approvals), a turn that asks a
+   * human suspends: its approval goes to the thread store, the run ends, and the task waits in
+   * `input-required` (the approval data part has `suspended: true`); the task's next message
+   * answers it and resumes the turn with `Thread.streamAnswer`, on this server or, with a durable
+   * {@link taskStore} and the same thread store, on another one or after a restart.
    */
-  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal" | "suspend">;
+  readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
+  /**
+   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g. its
+   * `DatabaseTaskStore` from `@a2a-js/sdk/server/database`). Default: a new `InMemoryTaskStore`,
+   * whose tasks a restart forgets. A suspended task survives a restart only in a durable one.
+   */
+  readonly taskStore?: TaskStore;
   /**
    * Accepts or refuses each JSON-RPC and REST request (the card stays public); a refusal is HTTP
    * 401 before the request is read. Default: every request is accepted.
    */
   readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Where the server's diagnostics go, one line per refused or failed request (no stack trace,
+   * credentials redacted): the `@a2a-js/sdk` server's own `console` output is routed here while it
+   * handles this server's requests. Default: each line to `console.warn`, prefixed
+   * `a2a server: `. `() => {}` silences it.
+   */
+  readonly log?: A2AServerLog;
 }
 
 /** An A2A agent serving a runner; mount {@link handler} in `http.createServer`, Express, Fastify or Hono's Node adapter. */
@@ -90,25 +123,30 @@ export interface A2AServer {
  * request in a data part (`{ approval: { id, kind, title, toolName, input, choices, waiting } }`);
  * a message on the task with a data part `{ decision: "approve" }`, `{ decision: "deny", reason }`
  * or `{ decision: "answer", choice }`, optionally with the approval's `id` (else the oldest waiting
- * approval is answered), or the text `approve` / `deny`, answers it, and the run's own
- * approval deadline and fallback still apply. A business failure ends the task `failed` with its
+ * approval is answered), or the text `approve` / `deny`, answers it exactly once (a second answer
+ * racing for the same approval is refused with the SDK's `UnsupportedOperationError`), and the
+ * run's own approval deadline and fallback still apply. With `runOptions.suspend`, a thread turn
+ * that asks a human suspends instead: the task waits `input-required` with no run open, and its
+ * next message resumes the turn (`Thread.streamAnswer`). The SDK server's console diagnostics go
+ * to `options.log`, one line each. A business failure ends the task `failed` with its
  * reason as text and a closed failure code under `metadata["adaptor.failure"]` (see
  * {@link A2AFailureCode}); `cancelled`, and a `CancelTask`, end it `canceled`; any other error
  * ends it `failed` with code `error` and no detail. Nothing of an error's message beyond its first
  * line, and never a stack trace, leaves the host.
  *
- * @throws TypeError for a `url` that is not http(s); `InvalidOptionError` for `runOptions.suspend`.
+ * @throws TypeError for a `url` that is not http(s); `InvalidOptionError` for `runOptions.suspend`
+ *   with a runner that cannot resume a suspended turn (an `Agent`: it has no `streamAnswer`).
  *
  * @example
  * const server = a2aServer(agent, { url: "http://127.0.0.1:4000", card: { name: "Fixer", description: "Fixes failing tests" } });
  * http.createServer(server.handler).listen(4000, "127.0.0.1");
  */
 export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOptions): A2AServer {
-  if ((options.runOptions as RunOptions | undefined)?.suspend !== undefined)
+  if (options.runOptions?.suspend !== undefined && typeof runner !== "function" && typeof runner.streamAnswer !== "function")
     throw new InvalidOptionError({
       subject: "a2aServer",
       field: "runOptions.suspend",
-      reason: "is not supported: an A2A task waits for its approvals in input-required while its run stays open",
+      reason: "needs runners that can resume a suspended turn (Thread.streamAnswer): serve a Thread, or a RunnerFor that picks threads",
     });
   const base = new URL(options.url);
   if (base.protocol !== "http:" && base.protocol !== "https:")
@@ -116,8 +154,13 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const url = base.href.replace(/\/$/, "");
   const card = buildCard(url, options.card);
   const runs = new Map<string, TaskRun>();
-  const taskStore = new InMemoryTaskStore();
+  const taskStore = options.taskStore ?? new InMemoryTaskStore();
+  /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
+  const resuming = new Map<string, string>();
   let closed = false;
+  const log = options.log ?? consoleWarnLog;
+  const runnerOf = (task: { readonly contextId: string; readonly taskId: string }): StreamRunner =>
+    typeof runner === "function" ? outsideServerLog(() => runner(task)) : runner;
 
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -127,6 +170,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         live.bus = bus;
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
         const stop = live.nextStop();
+        const claimed = live.takeClaim(context.userMessage.messageId);
         if (live.pending.length === 0) {
           // Nothing waits for an answer (a deadline resolved it): the task goes on.
           live.status(
@@ -136,7 +180,11 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
           await stop;
           return;
         }
-        const answer = parseAnswer(context.userMessage);
+        if (claimed && live.answer(claimed)) {
+          await stop;
+          return;
+        }
+        const answer = claimed ?? parseAnswer(context.userMessage);
         if (answer?.id !== undefined && !live.pending.some((request) => request.id === answer.id)) {
           const waiting = live.pending.map((request) => request.id).join(", ");
           live.reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${waiting})`);
@@ -147,6 +195,11 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
           return;
         }
         await stop;
+        return;
+      }
+      const suspended = suspendedApproval(context.task);
+      if (suspended) {
+        await resume(context, bus, suspended);
         return;
       }
       if (context.task) {
@@ -187,8 +240,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       }
       let stream: Stream;
       try {
-        const target = typeof runner === "function" ? runner({ contextId, taskId }) : runner;
-        stream = target.stream(prompt, { ...options.runOptions });
+        const target = runnerOf({ contextId, taskId });
+        stream = outsideServerLog(() => target.stream(prompt, { ...options.runOptions }));
       } catch {
         // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
         bus.publish(
@@ -207,17 +260,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         );
         return;
       }
-      const run = new TaskRun({
-        taskId,
-        contextId,
-        bus,
-        stream,
-        store: taskStore,
-        callContext: context.context,
-        onDone: () => runs.delete(taskId),
-      });
-      runs.set(taskId, run);
-      await run.nextStop();
+      await startRun(context, bus, stream);
     },
     async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
       const run = runs.get(taskId);
@@ -228,7 +271,100 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     },
   };
 
-  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor);
+  /** Resumes a suspended turn with the answer `context.userMessage` carries. */
+  async function resume(context: RequestContext, bus: ExecutionEventBus, approval: SuspendedApproval): Promise<void> {
+    const { taskId, contextId } = context;
+    const reask = (note: string) => {
+      bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_INPUT_REQUIRED)));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: {
+            state: TaskState.TASK_STATE_INPUT_REQUIRED,
+            message: approvalMessage(taskId, contextId, { ...approval, waiting: 1, suspended: true }, note),
+            timestamp: new Date().toISOString(),
+          },
+          metadata: undefined,
+        }),
+      );
+    };
+    const answer = parseAnswer(context.userMessage);
+    if (answer?.id !== undefined && answer.id !== approval.id)
+      return reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${approval.id})`);
+    const fits =
+      answer && (approval.kind === "question" ? answer.decision === "answer" && answer.choice !== undefined : answer.decision !== "answer");
+    if (!answer || !fits) return reask("that answer does not fit the waiting approval");
+    let stream: Stream;
+    try {
+      if (closed) throw new Error("closed");
+      const target = runnerOf({ contextId, taskId });
+      if (typeof target.streamAnswer !== "function") throw new TypeError("the runner cannot resume a suspended turn");
+      const streamAnswer = target.streamAnswer.bind(target);
+      stream = outsideServerLog(() => streamAnswer(approval.id, decisionOf(answer), { ...options.runOptions }));
+    } catch {
+      return reask(closed ? "the agent is shutting down; answer again later" : "error: this agent cannot resume the turn");
+    }
+    bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_WORKING)));
+    await startRun(context, bus, stream);
+  }
+
+  /** Serves `stream` as the run of the task and waits for its first stop (input-required, or its end). */
+  async function startRun(context: RequestContext, bus: ExecutionEventBus, stream: Stream): Promise<void> {
+    const { taskId, contextId } = context;
+    const run = new TaskRun({
+      taskId,
+      contextId,
+      bus,
+      stream,
+      store: taskStore,
+      callContext: context.context,
+      onDone: () => runs.delete(taskId),
+    });
+    runs.set(taskId, run);
+    resuming.delete(taskId);
+    await run.nextStop();
+  }
+
+  // Of two answers racing for one approval, the first to arrive claims it before any await; the
+  // other is refused here, as an A2A error, instead of being told its answer was taken.
+  const claimAnswer = (message: Message | undefined): void => {
+    if (!message?.taskId) return;
+    const live = runs.get(message.taskId);
+    if (!live) {
+      // No run: the task may be a suspended turn this message resumes; one message at a time.
+      if (resuming.has(message.taskId))
+        throw new UnsupportedOperationError(`task ${message.taskId} is already being resumed by another message`);
+      resuming.set(message.taskId, message.messageId);
+      return;
+    }
+    const refused = live.claim(message.messageId, parseAnswer(message));
+    if (refused !== undefined) throw new UnsupportedOperationError(refused);
+  };
+  // Across servers sharing the stores, the thread store records one answer; an answer arriving
+  // after another server's was recorded is refused too, before it could fail the task.
+  const checkResume = async (message: Message | undefined, context: ServerCallContext): Promise<void> => {
+    if (!message?.taskId || runs.has(message.taskId)) return;
+    const task = await taskStore.load(message.taskId, context);
+    const approval = suspendedApproval(task);
+    if (!task || !approval) return;
+    const target = runnerOf({ contextId: task.contextId, taskId: task.id });
+    if (typeof target.pendingApprovals !== "function") return;
+    const list = target.pendingApprovals.bind(target);
+    const stored = (await outsideServerLog(list)).find((candidate) => candidate.id === approval.id);
+    if (stored?.status === "answered")
+      throw new UnsupportedOperationError(`approval ${approval.id} of task ${task.id} was already answered by another message`);
+  };
+  const releaseClaim = (message: Message | undefined): void => {
+    if (!message?.taskId) return;
+    if (resuming.get(message.taskId) === message.messageId) resuming.delete(message.taskId);
+    runs.get(message.taskId)?.takeClaim(message.messageId);
+  };
+  const requestHandler = new StateNamingRequestHandler(card, taskStore, executor, {
+    claim: claimAnswer,
+    check: checkResume,
+    release: releaseClaim,
+  });
   const app = express();
   app.disable("x-powered-by");
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
@@ -236,7 +372,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     const authorize = options.authorize;
     app.use((req, res, next) => {
       Promise.resolve()
-        .then(() => authorize(req))
+        .then(() => outsideServerLog(() => authorize(req)))
         .then(
           (ok) => (ok ? next() : res.status(401).json({ error: "unauthorized" })),
           () => res.status(401).json({ error: "unauthorized" }),
@@ -260,7 +396,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   });
 
   return {
-    handler: (req, res) => app(req as never, res as never),
+    handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
     card,
     async close() {
       closed = true;
@@ -275,25 +411,51 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
 }
 
 /**
- * The SDK's request handler, with the refusals of a task in a terminal state naming the state
+ * What a message on an existing task passes before the SDK handles it: `claim` (synchronous, so
+ * that of two racing answers one wins), `check` (the stores), and `release` when it was handled.
+ */
+interface AnswerGate {
+  readonly claim: (message: Message | undefined) => void;
+  readonly check: (message: Message | undefined, context: ServerCallContext) => Promise<void>;
+  readonly release: (message: Message | undefined) => void;
+}
+
+/**
+ * The SDK's request handler, with each message on a task through the {@link AnswerGate} first,
+ * and the refusals of a task in a terminal state naming the state
  * (`completed`, `canceled`, ...) instead of its number.
  */
 class StateNamingRequestHandler extends DefaultRequestHandler {
+  readonly #gate: AnswerGate;
+
+  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate) {
+    super(card, store, executor);
+    this.#gate = gate;
+  }
+
   override async sendMessage(...args: Parameters<DefaultRequestHandler["sendMessage"]>): ReturnType<DefaultRequestHandler["sendMessage"]> {
+    this.#gate.claim(args[0].message);
     try {
+      await this.#gate.check(args[0].message, args[1]);
       return await super.sendMessage(...args);
     } catch (error) {
       throw namingState(error);
+    } finally {
+      this.#gate.release(args[0].message);
     }
   }
 
   override async *sendMessageStream(
     ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
   ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
+    this.#gate.claim(args[0].message);
     try {
+      await this.#gate.check(args[0].message, args[1]);
       return yield* super.sendMessageStream(...args);
     } catch (error) {
       throw namingState(error);
+    } finally {
+      this.#gate.release(args[0].message);
     }
   }
 
@@ -381,4 +543,36 @@ function parseAnswer(message: Message): ApprovalAnswer | undefined {
   if (text === "approve" || text === "yes") return { decision: "approve" };
   if (text === "deny" || text === "no") return { decision: "deny" };
   return undefined;
+}
+
+/** A suspended turn's approval, as the task's `input-required` status shows it. */
+interface SuspendedApproval {
+  readonly id: string;
+  readonly kind: string;
+  readonly title: string;
+  readonly toolName?: string;
+  readonly input?: unknown;
+  readonly choices?: readonly unknown[];
+}
+
+/** The approval a task waits for when it is `input-required` on a suspended turn (its data part says `suspended: true`). */
+function suspendedApproval(task: Task | undefined): SuspendedApproval | undefined {
+  if (task?.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) return undefined;
+  const approval = messageData(task.status.message)?.["approval"] as Record<string, unknown> | undefined;
+  if (approval?.["suspended"] !== true || typeof approval["id"] !== "string" || typeof approval["title"] !== "string") return undefined;
+  return {
+    id: approval["id"],
+    kind: typeof approval["kind"] === "string" ? approval["kind"] : "permission",
+    title: approval["title"],
+    ...(typeof approval["toolName"] === "string" ? { toolName: approval["toolName"] } : {}),
+    ...(approval["input"] !== undefined ? { input: approval["input"] } : {}),
+    ...(Array.isArray(approval["choices"]) ? { choices: approval["choices"] as unknown[] } : {}),
+  };
+}
+
+/** The decision an answer makes; a denial without a reason is denied "by the A2A client". */
+function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  if (answer.decision === "approve") return { outcome: "approve" };
+  if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? "denied by the A2A client" };
+  return { outcome: "answer", choice: answer.choice ?? "" };
 }

@@ -1,7 +1,7 @@
 import { TaskState, type Message, type Task } from "@a2a-js/sdk";
 import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
-import type { ApprovalRequest, Stream } from "adaptor";
+import type { ApprovalRequest, PendingApproval, Stream } from "adaptor";
 import { taskFailure } from "./failure.js";
 import { agentMessage, dataPart, textPart } from "./parts.js";
 
@@ -45,6 +45,10 @@ export class TaskRun {
   readonly #pending = new Map<string, ApprovalRequest>();
   /** The task is `input-required`. */
   #waiting = false;
+  /** Approvals an accepted answer is about to answer, by the answering message's id. */
+  readonly #claims = new Map<string, { readonly request: ApprovalRequest; readonly answer: ApprovalAnswer }>();
+  /** Ids of the approvals an A2A answer has answered. */
+  readonly #answered = new Set<string>();
   #waiters: (() => void)[] = [];
   #ended = false;
   #cancelRequested = false;
@@ -105,6 +109,35 @@ export class TaskRun {
   }
 
   /**
+   * Reserves the approval `answer` targets for the message `messageId`, at once (before the
+   * message is processed), so that of two answers racing for one approval exactly one wins.
+   * Returns why the message is refused, or `undefined` when it may go on: claimed (see
+   * {@link takeClaim}), or left for the run to re-ask (an answer that does not parse or names an
+   * approval this run never had).
+   */
+  claim(messageId: string, answer: ApprovalAnswer | undefined): string | undefined {
+    this.#prune();
+    const claimed = new Set([...this.#claims.values()].map((claim) => claim.request.id));
+    if (answer?.id !== undefined && (claimed.has(answer.id) || this.#answered.has(answer.id)))
+      return `approval ${answer.id} of task ${this.taskId} was already answered by another message`;
+    if (!this.#waiting || this.#pending.size === 0)
+      return `task ${this.taskId} is not waiting for input (an earlier answer was accepted and the run goes on)`;
+    if (!answer) return undefined;
+    const request = answer.id !== undefined ? this.#pending.get(answer.id) : this.#pending.values().next().value;
+    if (!request) return undefined;
+    if (claimed.has(request.id)) return `approval ${request.id} of task ${this.taskId} was already answered by another message`;
+    this.#claims.set(messageId, { request, answer: { ...answer, id: request.id } });
+    return undefined;
+  }
+
+  /** The answer {@link claim} reserved for `messageId`, removed from the reservations. */
+  takeClaim(messageId: string): ApprovalAnswer | undefined {
+    const claim = this.#claims.get(messageId);
+    this.#claims.delete(messageId);
+    return claim?.answer;
+  }
+
+  /**
    * Answers the pending approval. Returns false (and changes nothing) when nothing is pending or
    * the answer does not fit the request.
    */
@@ -121,6 +154,7 @@ export class TaskRun {
       return false;
     }
     this.#pending.delete(request.id);
+    this.#answered.add(request.id);
     this.#prune();
     const next = this.#pending.values().next().value;
     if (next) {
@@ -140,22 +174,10 @@ export class TaskRun {
 
   /** Puts the task in `input-required` for `request` and wakes the executes waiting for a stop. */
   #askFor(request: ApprovalRequest, note?: string): void {
-    const approval = {
-      id: request.id,
-      kind: request.kind,
-      title: request.title,
-      ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
-      ...(request.input !== undefined ? { input: request.input } : {}),
-      ...(request.choices ? { choices: request.choices } : {}),
-      ...(request.deadline ? { deadline: request.deadline.toISOString() } : {}),
-      waiting: this.#pending.size,
-    };
-    const hint =
-      request.kind === "question"
-        ? 'answer with { decision: "answer", choice }'
-        : 'answer with { decision: "approve" } or { decision: "deny", reason }';
-    const text = `${note ? `${note}. ` : ""}${request.title} (${hint})`;
-    this.status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(this.taskId, this.contextId, [textPart(text), dataPart({ approval })]));
+    this.status(
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+      approvalMessage(this.taskId, this.contextId, { ...request, waiting: this.#pending.size }, note),
+    );
     this.#release();
   }
 
@@ -230,6 +252,15 @@ export class TaskRun {
         }
       }
       const result = await this.#stream.result();
+      if (result.status === "suspended" && result.pendingApproval) {
+        // The turn suspended on a stored approval: the task waits in input-required with no run
+        // open; the task's next message answers it and resumes the turn (Thread.streamAnswer).
+        this.status(
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          approvalMessage(this.taskId, this.contextId, { ...suspendedAsk(result.pendingApproval), waiting: 1, suspended: true }),
+        );
+        return;
+      }
       this.#artifact(result.text, false, true);
       this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
     } catch (error) {
@@ -247,4 +278,56 @@ export class TaskRun {
       this.status(canceled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, message);
     }
   }
+}
+
+/** What an `input-required` status shows of one approval. */
+export interface AskedApproval {
+  readonly id: string;
+  readonly kind: string;
+  readonly title: string;
+  readonly toolName?: string | undefined;
+  readonly input?: unknown;
+  readonly choices?: readonly unknown[] | undefined;
+  readonly deadline?: Date | undefined;
+  /** How many approvals wait. */
+  readonly waiting: number;
+  /** The turn suspended on it: it is stored, and no run is open until the answer resumes it. */
+  readonly suspended?: boolean;
+}
+
+/** The fields of a suspended turn's stored approval an `input-required` status shows. */
+function suspendedAsk(pending: PendingApproval): Omit<AskedApproval, "waiting"> {
+  return {
+    id: pending.id,
+    kind: pending.kind,
+    title: pending.title,
+    toolName: pending.toolName,
+    input: pending.input,
+    choices: pending.choices,
+    deadline: pending.deadline,
+  };
+}
+
+/**
+ * The status message of an `input-required` task: the approval's title with how to answer (after
+ * `note`, when an answer did not fit), and the data part `{ approval }`.
+ */
+export function approvalMessage(taskId: string, contextId: string, ask: AskedApproval, note?: string): Message {
+  const approval = {
+    id: ask.id,
+    kind: ask.kind,
+    title: ask.title,
+    ...(ask.toolName !== undefined ? { toolName: ask.toolName } : {}),
+    ...(ask.input !== undefined ? { input: ask.input } : {}),
+    ...(ask.choices ? { choices: ask.choices } : {}),
+    ...(ask.deadline ? { deadline: ask.deadline.toISOString() } : {}),
+    waiting: ask.waiting,
+    ...(ask.suspended ? { suspended: true } : {}),
+  };
+  const hint =
+    ask.kind === "question"
+      ? 'answer with { decision: "answer", choice }'
+      : 'answer with { decision: "approve" } or { decision: "deny", reason }';
+  const text = `${note ? `${note}. ` : ""}${ask.title} (${hint})`;
+  return agentMessage(taskId, contextId, [textPart(text), dataPart({ approval })]);
 }

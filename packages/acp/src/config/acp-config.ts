@@ -81,6 +81,13 @@ export interface AcpConfig extends CommonDriverConfig {
    * the agent did not take fails the run (`AcpModeNotAppliedError`).
    */
   readonly bestEffortPolicy?: boolean;
+  /**
+   * ms the agent has, in all, to answer a turn's set-up requests (`initialize`, `session/new`,
+   * `session/load` or `session/fork`, the mode and model selection) before the run rejects with a
+   * DriverError coded `TIMEOUT` (op: the request waiting) and the process is ended. Default
+   * 120,000; at most 2^31-1.
+   */
+  readonly handshakeTimeoutMs?: number;
 }
 
 const is = optionChecks;
@@ -102,6 +109,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   modeConfirmedByAnswer: is.boolean(),
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),
+  handshakeTimeoutMs: is.timerMs(),
 };
 
 /**

@@ -1,14 +1,16 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { DriverEvent } from "@adaptor/driver";
-import type { PooledProcess } from "@adaptor/driver/kit";
+import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
+import { BoundedSdkLog, withSdkLog } from "./sdk-log.js";
 import { HOST_METHODS, type HostMethod } from "../host/host-client.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
-  /** A `session/update` notification. */
-  onUpdate(update: acp.SessionUpdate): void;
+  /** A `session/update` notification; false when it came too late (the handler's turn has ended). */
+  onUpdate(update: acp.SessionUpdate): boolean;
   /** A `session/request_permission` request; resolves with the answer (exactly once). */
   onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** A stdout line that was not JSON. */
@@ -24,6 +26,10 @@ export interface AcpLaunch {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly device: string;
+  /** Human name of the agent, for messages. */
+  readonly displayName: string;
+  /** ms an agent whose stdout ended has to exit before it counts as alive (and is ended). */
+  readonly graceMs: number;
   readonly killGraceMs?: number;
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
@@ -31,6 +37,15 @@ export interface AcpLaunch {
   /** Offer the host's `fs` and `terminal` capabilities in `initialize`. Default false. */
   readonly hostCapabilities?: boolean;
 }
+
+/** Updates that carry a turn's output (text, thinking, tool calls, plan): what must never land in another turn. */
+const OUTPUT_UPDATES: ReadonlySet<string> = new Set([
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+]);
 
 /** The client capabilities offered without host capabilities: no file system, no terminal (the agent uses its own tools). */
 const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
@@ -57,27 +72,48 @@ export class AcpProcess implements PooledProcess {
   initialized: acp.InitializeResponse | undefined;
   /** Sessions this process created or loaded. */
   readonly sessions = new Set<string>();
+  /**
+   * What the ACP SDK logs for this connection (e.g. a reply to a request never sent): the first 20
+   * lines of a turn as `notice` events (`message` "ACP SDK: ...", `data.level`) to the run served,
+   * the rest only counted (`takeDropped()`), never the host's console.
+   */
+  readonly sdkLog: BoundedSdkLog;
+  /** The cumulative cost in USD each session's last turn on this process ended at (from `usage_update`). */
+  readonly sessionCosts = new Map<string, number>();
+  /**
+   * Settles once the connection closed, the process being ended in every case: with the stream's
+   * own error when that is what ended it (a line over `maxLineBytes`: `RESOURCE_EXHAUSTED`; a
+   * JSON-RPC message cut off: `DRIVER`; stdout closed while the agent kept running past the grace:
+   * `DEVICE_DISCONNECTED`, op `"read"`), or `undefined` when the agent exited (its exit is the
+   * verdict) or the driver closed it. Never rejects.
+   */
+  readonly ended: Promise<DriverError | undefined>;
   readonly #handlers = new Map<string, SessionHandler>();
   #closing: Promise<void> | undefined;
   #exited = false;
   readonly #capabilities: acp.ClientCapabilities;
+  #unfenced = false;
 
   private constructor(
     child: CliProcess,
     env: Readonly<Record<string, string | undefined>>,
     signature: string,
     stderrTo: AcpProcess["stderrTo"],
-    hostCapabilities: boolean,
+    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "hostCapabilities">,
   ) {
     this.child = child;
-    this.#capabilities = hostCapabilities ? HOST_CAPABILITIES : CLIENT_CAPABILITIES;
+    this.#capabilities = launch.hostCapabilities === true ? HOST_CAPABILITIES : CLIENT_CAPABILITIES;
     this.env = env;
     this.signature = signature;
     this.stderrTo = stderrTo;
     const app = acp
       .client({ name: "adaptor" })
       .onNotification("session/update", ({ params }) => {
-        this.#handlers.get(params.sessionId)?.onUpdate(params.update);
+        const handler = this.#handlers.get(params.sessionId);
+        const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
+        // Output about one of its sessions while no turn is open: the agent kept writing after its
+        // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
+        if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
       })
       .onRequest("session/request_permission", ({ params, signal }) => {
         const handler = this.#handlers.get(params.sessionId);
@@ -90,12 +126,32 @@ export class AcpProcess implements PooledProcess {
         if (!host) throw acp.RequestError.methodNotFound(method);
         return host(method, params) as never;
       });
-    this.connection = app.connect(messageStream(child, (line) => this.#onText(line)));
-    // A closed connection rejects pending requests; the run that awaits them reports it.
-    this.connection.closed.catch(() => undefined);
+    this.sdkLog = new BoundedSdkLog((level, text) =>
+      this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
+    );
+    this.connection = withSdkLog(this.sdkLog, () => app.connect(messageStream(child, (line) => this.#onText(line))));
     void child.exited.then(() => {
       this.#exited = true;
     });
+    // A closed connection rejects pending requests; the run that awaits them reports `ended`.
+    this.ended = Promise.resolve(this.connection.closed).then(async () => {
+      if (this.#closing) return undefined;
+      const reason: unknown = this.connection.signal.reason;
+      let error = reason instanceof DriverError ? reason : undefined;
+      if (!error) {
+        // stdout ended: an agent on its way out exits now; one that stays is cut off from us.
+        if (this.#exited || (await within(child.exited, launch.graceMs))) return undefined;
+        error = new DriverError({
+          op: "read",
+          device: child.device,
+          code: ErrCode.DeviceDisconnected,
+          cause: `${launch.displayName} closed its stdout but kept running`,
+        });
+      }
+      await this.close();
+      return error;
+    });
+    this.ended.catch(() => undefined);
   }
 
   /**
@@ -115,7 +171,7 @@ export class AcpProcess implements PooledProcess {
       ...(launch.maxLineBytes !== undefined ? { maxLineBytes: launch.maxLineBytes } : {}),
       ...(launch.maxRawBytes !== undefined ? { maxRawBytes: launch.maxRawBytes } : {}),
     });
-    return new AcpProcess(child, launch.env, signature, stderrTo, launch.hostCapabilities === true);
+    return new AcpProcess(child, launch.env, signature, stderrTo, launch);
   }
 
   /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities when launched with them). */
@@ -141,9 +197,12 @@ export class AcpProcess implements PooledProcess {
     return this.child.pid;
   }
 
-  /** True while the child runs and the connection is open. */
+  /**
+   * True while the child runs, the connection is open and the agent never wrote a turn's output
+   * (text, thinking, tool calls, plan) for one of its sessions while no turn was open there.
+   */
   get usable(): boolean {
-    return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited;
+    return this.#closing === undefined && !this.connection.signal.aborted && !this.#exited && !this.#unfenced;
   }
 
   #onText(line: string): void {

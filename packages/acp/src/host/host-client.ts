@@ -172,7 +172,8 @@ export class HostClient {
       this.#approved -= 1;
       return undefined;
     }
-    const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input });
+    // The host runs what it approves itself, so an edited input can be applied.
+    const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input, inputEditable: true });
     if (decision.outcome === "approve") {
       const edited = decision.updatedInput;
       if (edited === undefined) return undefined;

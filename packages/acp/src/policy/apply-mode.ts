@@ -45,9 +45,10 @@ export async function applyMode(
   const report = new Promise<void>((resolve) => (heard = resolve));
   const detach = proc.attach(sessionId, {
     onUpdate: (update) => {
-      if (update.sessionUpdate !== "current_mode_update") return;
+      if (update.sessionUpdate !== "current_mode_update") return true;
       reported = update.currentModeId;
       heard();
+      return true;
     },
     onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
     onText: () => undefined,

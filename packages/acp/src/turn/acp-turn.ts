@@ -1,10 +1,14 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
 import type { SessionHandler } from "../connection/acp-process.js";
-import { callsServer, toolCallText, toolNameOf } from "./tool-call.js";
+import { callsServer, knownInput, toolCallText, toolNameOf } from "./tool-call.js";
 
 interface ToolState {
-  readonly name: string;
+  /** The first name that is not only a title (a later update may carry `_meta.toolName`). */
+  name: string;
+  named: boolean;
+  /** The most complete input seen across the call's updates. */
+  input: unknown;
   ended: boolean;
   resulted: boolean;
 }
@@ -24,10 +28,18 @@ export class AcpTurn implements SessionHandler {
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
   #ended = false;
+  /** False until the prompt is sent: updates before it are not this turn's output. */
+  #prompting = false;
+  /** Output updates dropped before the prompt was sent (a `session/load` replaying history). */
+  replayed = 0;
   /** Text of the last assistant message. */
   text = "";
   /** Tool calls the host denied during this turn. */
   denied = 0;
+  /** The session's cumulative cost from the latest `usage_update` (of this turn, or replayed before it). */
+  sessionCost: { readonly amount: number; readonly currency: string } | undefined;
+  /** {@link sessionCost} as it stood when the prompt was sent: the turn's baseline. */
+  costBeforePrompt: { readonly amount: number; readonly currency: string } | undefined;
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
   readonly #trusted: readonly string[];
@@ -46,8 +58,30 @@ export class AcpTurn implements SessionHandler {
     if (!this.#ended) this.#sink.emit({ type: "process", kind: "stdout", text: line });
   }
 
-  onUpdate(update: acp.SessionUpdate): void {
-    if (this.#ended) return;
+  /** The prompt is being sent: from now on the session's updates are this turn's output. */
+  beginPrompt(): void {
+    this.#prompting = true;
+    this.costBeforePrompt = this.sessionCost;
+  }
+
+  onUpdate(update: acp.SessionUpdate): boolean {
+    if (this.#ended) return false;
+    if (update.sessionUpdate === "usage_update" && update.cost)
+      this.sessionCost = { amount: update.cost.amount, currency: update.cost.currency };
+    if (!this.#prompting) {
+      if (
+        update.sessionUpdate !== "available_commands_update" &&
+        update.sessionUpdate !== "current_mode_update" &&
+        update.sessionUpdate !== "usage_update"
+      )
+        this.replayed += 1;
+      return true;
+    }
+    this.#accept(update);
+    return true;
+  }
+
+  #accept(update: acp.SessionUpdate): void {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
         if (update.content.type === "text") this.#appendText(update.content.text, update.messageId ?? undefined);
@@ -56,11 +90,11 @@ export class AcpTurn implements SessionHandler {
         if (update.content.type === "text") this.#appendThinking(update.content.text, update.messageId ?? undefined);
         return;
       case "tool_call":
-        this.#toolCall(update.toolCallId, this.#nameOf(update), update.rawInput, update.status ?? undefined);
+        this.#toolCall(update, update.rawInput, update.status ?? undefined);
         this.#toolUpdate(update);
         return;
       case "tool_call_update":
-        this.#toolCall(update.toolCallId, this.#nameOf(update), update.rawInput, update.status ?? undefined);
+        this.#toolCall(update, update.rawInput, update.status ?? undefined);
         this.#toolUpdate(update);
         return;
       case "plan":
@@ -83,11 +117,12 @@ export class AcpTurn implements SessionHandler {
   }
 
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    if (this.#ended || signal.aborted) return CANCELLED;
+    if (this.#ended || !this.#prompting || signal.aborted) return CANCELLED;
     const call = request.toolCall;
-    // The name the call's own updates gave wins (a permission request may carry less, e.g. no `_meta`).
-    const name = this.#tools.get(call.toolCallId)?.name ?? this.#nameOf(call);
-    this.#toolCall(call.toolCallId, name, call.rawInput, undefined, true);
+    // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
+    this.#toolCall(call, call.rawInput, undefined, true);
+    const tool = this.#tools.get(call.toolCallId)!;
+    const name = tool.name;
     if (callsServer(call, name, this.#trusted)) {
       const allow = request.options.find((o) => o.kind === "allow_once") ?? request.options.find((o) => o.kind === "allow_always");
       if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
@@ -97,7 +132,7 @@ export class AcpTurn implements SessionHandler {
       title: call.title ?? name,
       toolName: name,
       toolCallId: call.toolCallId,
-      input: call.rawInput ?? call.content ?? {},
+      input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
       details: {
         options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
         ...(call.kind ? { toolKind: call.kind } : {}),
@@ -159,20 +194,32 @@ export class AcpTurn implements SessionHandler {
     this.#sink.emit({ type: "thinking-delta", text, ...(messageId ? { messageId } : {}) });
   }
 
-  /** Emits the call's start once, and its end once its input is known (or it is asked about or done). */
-  #toolCall(id: string, name: string, rawInput: unknown, status: string | undefined, asking = false): void {
+  /**
+   * Emits the call's start once, and its end once its input is known (or it is asked about or done),
+   * with the most complete input any of its updates carried: agents send `rawInput` on the
+   * `tool_call`, on a later `tool_call_update`, or an empty `{}` first and the real one later.
+   */
+  #toolCall(call: acp.ToolCallUpdate, rawInput: unknown, status: string | undefined, asking = false): void {
+    const id = call.toolCallId;
+    const name = this.#nameOf(call);
+    // A name that is only the call's title or kind gives way to a real one a later update carries.
+    const named = name !== call.title && name !== call.kind && name !== "tool";
     let tool = this.#tools.get(id);
     if (!tool) {
       this.#message = undefined;
       this.#thinking = undefined;
-      tool = { name, ended: false, resulted: false };
+      tool = { name, named, input: undefined, ended: false, resulted: false };
       this.#tools.set(id, tool);
       this.#sink.emit({ type: "tool-call", phase: "start", id, name });
+    } else if (!tool.ended && !tool.named && named) {
+      tool.name = name;
+      tool.named = true;
     }
+    if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
-    if (!tool.ended && (rawInput !== undefined || asking || done)) {
+    if (!tool.ended && (knownInput(tool.input) || asking || done)) {
       tool.ended = true;
-      const input = rawInput ?? {};
+      const input = tool.input ?? {};
       this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
       this.#sink.emit({ type: "tool-call", phase: "end", id, name: tool.name, input });
     }
@@ -200,18 +247,35 @@ export class AcpTurn implements SessionHandler {
   }
 }
 
-/** Token counts of a `session/prompt` answer: the ACP `usage` field, else Gemini CLI's `_meta.quota.token_count`. */
+/** Token counts in ACP's shape (`inputTokens`, `cachedReadTokens`, ...) or the model APIs' (`input_tokens`, ...). */
+function tokenCounts(value: unknown): Usage | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const usage = value as Record<string, unknown>;
+  const count = (...keys: string[]): number | undefined => {
+    for (const key of keys) if (typeof usage[key] === "number") return usage[key];
+    return undefined;
+  };
+  const inputTokens = count("inputTokens", "input_tokens");
+  const outputTokens = count("outputTokens", "output_tokens");
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const cacheRead = count("cachedReadTokens", "cacheReadTokens", "cache_read_input_tokens", "cached_read_tokens");
+  const cacheWrite = count("cachedWriteTokens", "cacheWriteTokens", "cache_creation_input_tokens", "cached_write_tokens");
+  return {
+    inputTokens,
+    outputTokens,
+    ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+  };
+}
+
+/**
+ * Token counts of a `session/prompt` answer: the ACP `usage` field, else a `usage` an agent puts in
+ * `_meta` (camelCase or the model API's snake_case), else Gemini CLI's `_meta.quota.token_count`.
+ */
 export function promptUsage(response: acp.PromptResponse): Usage | undefined {
   const record = response as Record<string, unknown>;
-  const usage = record["usage"] as Record<string, unknown> | undefined;
-  if (usage && typeof usage["inputTokens"] === "number" && typeof usage["outputTokens"] === "number") {
-    return {
-      inputTokens: usage["inputTokens"],
-      outputTokens: usage["outputTokens"],
-      ...(typeof usage["cachedReadTokens"] === "number" ? { cacheReadTokens: usage["cachedReadTokens"] } : {}),
-      ...(typeof usage["cachedWriteTokens"] === "number" ? { cacheWriteTokens: usage["cachedWriteTokens"] } : {}),
-    };
-  }
+  const usage = tokenCounts(record["usage"]) ?? tokenCounts(response._meta?.["usage"]);
+  if (usage) return usage;
   const quota = (response._meta?.["quota"] as Record<string, unknown> | undefined)?.["token_count"] as Record<string, unknown> | undefined;
   if (quota && typeof quota["input_tokens"] === "number" && typeof quota["output_tokens"] === "number") {
     return { inputTokens: quota["input_tokens"], outputTokens: quota["output_tokens"] };

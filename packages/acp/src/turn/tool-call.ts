@@ -2,11 +2,17 @@ import type * as acp from "@agentclientprotocol/sdk";
 
 /**
  * The tool's name as the agent knows it: the ACP `name` field, else a `toolName` an adapter puts in
- * `_meta` (Claude Code's ACP adapter: `_meta.claudeCode.toolName`), else the title, else `kind`.
+ * `_meta` (Qwen Code: `_meta.toolName`; Claude Code's ACP adapter: `_meta.claudeCode.toolName`),
+ * else the title (a human label such as "ReadFile: a.txt", the last resort), else `kind`.
  */
 export function toolNameOf(call: acp.ToolCallUpdate | acp.ToolCall): string {
   if (typeof call.name === "string" && call.name !== "") return call.name;
-  for (const value of Object.values(call._meta ?? {})) {
+  const meta = call._meta ?? {};
+  for (const key of ["toolName", "tool_name"]) {
+    const name = meta[key];
+    if (typeof name === "string" && name !== "") return name;
+  }
+  for (const value of Object.values(meta)) {
     const name = (value as Record<string, unknown> | null)?.["toolName"];
     if (typeof name === "string" && name !== "") return name;
   }
@@ -45,4 +51,10 @@ export function callsServer(call: acp.ToolCallUpdate, name: string, servers: rea
       input["server_name"] === server ||
       input["server"] === server,
   );
+}
+
+/** True when a tool call's `rawInput` says something: not absent, not null, not an empty object. */
+export function knownInput(input: unknown): boolean {
+  if (input === undefined || input === null) return false;
+  return typeof input !== "object" || Array.isArray(input) || Object.keys(input).length > 0;
 }

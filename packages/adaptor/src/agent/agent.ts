@@ -54,7 +54,10 @@ export class Agent implements AsyncDisposable {
   readonly #committed = new Map<string, string>();
   /** Host tools and their MCP server (started by the first run with tools, stopped by close()). */
   readonly #tools: AgentTools;
+  /** Set by the first close(): from then on runs are refused. The latest close attempt. */
   #closing: Promise<void> | undefined;
+  /** The latest close attempt failed: the next close() tries again. */
+  #closeFailed = false;
 
   /**
    * @throws InvalidOptionError (subject `"Agent options"`, matches `ErrInvalidOption`) naming the
@@ -205,7 +208,7 @@ export class Agent implements AsyncDisposable {
     const parentContext = context.active();
     const controller = new AbortController();
     const queue = new EventQueue(
-      { runId, ...(threadKey !== undefined ? { threadKey } : {}) },
+      { runId, ...(threadKey !== undefined ? { threadKey, turnId: uuidv7() } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
     );
     let refusal: unknown = this.#closing
@@ -245,7 +248,7 @@ export class Agent implements AsyncDisposable {
           queue,
           controller,
           eventsDrained,
-          tools: this.#tools.binding(runId, queue),
+          tools: this.#tools.binding(runId, queue, thread && !(thread instanceof AdaptorError) ? thread.key : undefined),
           telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
@@ -304,8 +307,9 @@ export class Agent implements AsyncDisposable {
    *
    * @param options.count - processes to start, an integer >= 1; default 1.
    * @returns how many processes were started: 0 when the driver cannot pre-warm (or not in this
-   * configuration, e.g. codex `exec`), or when the Agent has host tools (each run then has its own
-   * tool grant, so it always spawns).
+   * configuration, e.g. codex `exec`), or when the Agent has host tools (the host-tool token is in
+   * the CLI's MCP config, fixed at spawn, and belongs to one run or one thread, which is not known
+   * yet when pre-warming).
    * @throws InvalidOptionError (subject `"prewarm options"`) for a `count` that is not a positive
    * integer or a refused run option (as a run's); `ErrAgentClosed` after close(); the pre-invocation error a
    * run with these options would reject with (invalid config, policy, schema, MCP, skills);
@@ -355,18 +359,27 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Closes the agent: new runs reject with `ErrAgentClosed`, runs in flight are cancelled (their
-   * verdict carries `ErrAgentClosed`) and their processes reaped, then the driver's pool is closed.
-   * Idempotent: every call returns the same promise.
+   * verdict carries `ErrAgentClosed`) and their processes reaped, then the host-tool server and the
+   * driver's pool are closed. Idempotent: calls share one promise while it is pending or once it
+   * resolved. When it rejects (the driver's `close()` failed), the agent stays closed to runs and
+   * the next call tries again (the driver's `close()` is called again).
+   * @throws what the driver's `close()` threw.
    */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
+    if (this.#closing && !this.#closeFailed) return this.#closing;
+    this.#closeFailed = false;
+    const attempt = (async () => {
       const reason = new AdaptorError("agent closed during the run", { sentinel: ErrAgentClosed });
       for (const controller of this.#inflight.keys()) controller.abort(reason);
       await Promise.all(this.#inflight.values());
       await this.#tools.close();
       await this.driver.close?.();
     })();
-    return this.#closing;
+    this.#closing = attempt;
+    attempt.catch(() => {
+      if (this.#closing === attempt) this.#closeFailed = true;
+    });
+    return attempt;
   }
 
   /** Same as {@link close}. */

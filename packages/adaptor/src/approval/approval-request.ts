@@ -1,6 +1,12 @@
-import { AdaptorError } from "@adaptor/errors";
+import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import type { ApprovalDecision, ApprovalKind } from "@adaptor/driver";
-import { ErrApprovalExpired, ErrApprovalKindMismatch, ErrApprovalResolved, ErrApprovalUnavailable } from "../errors/sentinels.js";
+import {
+  ErrApprovalEditUnsupported,
+  ErrApprovalExpired,
+  ErrApprovalKindMismatch,
+  ErrApprovalResolved,
+  ErrApprovalUnavailable,
+} from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
 
 /** A choice offered by a `question`. */
@@ -33,6 +39,8 @@ export interface ApprovalRequestInit {
   readonly choices?: readonly ApprovalChoice[] | undefined;
   /** See {@link ApprovalRequest.details}. */
   readonly details?: Readonly<Record<string, unknown>> | undefined;
+  /** See {@link ApprovalRequest.inputEditable}; default false. */
+  readonly inputEditable?: boolean | undefined;
   /** See {@link ApprovalRequest.createdAt}. */
   readonly createdAt: Date;
   /** See {@link ApprovalRequest.deadline}. */
@@ -48,7 +56,11 @@ export interface ApprovalRequestInit {
  * - `ErrApprovalResolved` when another answer already won;
  * - `ErrApprovalExpired` (also matches `ErrApprovalResolved`) after the deadline or the run's end;
  * - `ErrApprovalKindMismatch` when the method does not fit the kind;
- * - `ErrApprovalUnavailable` when the request has no run-owned responder.
+ * - `ErrApprovalUnavailable` when the request has no run-owned responder;
+ * - `InvalidOptionError` (field `updatedInput`) for an edited input that is not a plain object
+ *   (the request stays pending);
+ * - `ErrApprovalEditUnsupported` for an edited input the driver cannot run (see
+ *   {@link inputEditable}; the request was denied).
  */
 export class ApprovalRequest {
   /** UUID v7, new for every attempt. */
@@ -69,6 +81,12 @@ export class ApprovalRequest {
   readonly choices: readonly ApprovalChoice[] | undefined;
   /** Protocol detail (Claude's `permission_suggestions`, `blocked_path`, a diff). */
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * True when `approve({ updatedInput })` runs the edited input (Claude). False when the agent's
+   * protocol cannot carry an edit (Codex app-server, ACP): such an approve denies the call and
+   * throws `ErrApprovalEditUnsupported`, so neither the edit nor the original input runs.
+   */
+  readonly inputEditable: boolean;
   /** When the SDK made the request. */
   readonly createdAt: Date;
   /** When the request expires (`policy.approvals.timeoutMs`); undefined without a deadline. */
@@ -88,6 +106,7 @@ export class ApprovalRequest {
     this.input = init.input;
     this.choices = init.choices;
     this.details = init.details;
+    this.inputEditable = init.inputEditable === true;
     this.createdAt = init.createdAt;
     this.deadline = init.deadline;
     this.attempt = init.attempt;
@@ -100,13 +119,30 @@ export class ApprovalRequest {
   }
 
   /**
-   * Allows the action, optionally with an edited input the CLI will use instead.
-   * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`.
+   * Allows the action, optionally with an edited input (a plain object, the tool's whole input)
+   * the CLI runs instead. `updatedInput: undefined` is no edit.
+   * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`; `InvalidOptionError`
+   * for an `updatedInput` that is not a plain object (nothing is decided); `ErrApprovalEditUnsupported`
+   * when {@link inputEditable} is false (the request is denied, nothing runs).
    */
   approve(options: { updatedInput?: unknown } = {}): void {
     const mismatch = kindMismatch(this.id, this.kind, "approve");
     if (mismatch) throw mismatch;
-    this.#settle({ outcome: "approve", ...("updatedInput" in options ? { updatedInput: options.updatedInput } : {}) });
+    const { updatedInput } = options;
+    if (updatedInput === undefined) {
+      this.#settle({ outcome: "approve" });
+      return;
+    }
+    const invalid = updatedInputError(updatedInput, "approve()");
+    if (invalid) throw invalid;
+    if (!this.inputEditable) {
+      this.#settle({ outcome: "deny", reason: EDIT_UNSUPPORTED_REASON });
+      throw new AdaptorError(
+        `approval ${this.id}: ${this.toolName ?? this.kind} cannot run an edited input on this agent; the request was denied`,
+        { sentinel: ErrApprovalEditUnsupported },
+      );
+    }
+    this.#settle({ outcome: "approve", updatedInput });
   }
 
   /**
@@ -154,4 +190,24 @@ export function kindMismatch(id: string, kind: string, outcome: ApprovalDecision
   return fits
     ? undefined
     : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
+}
+
+/** The deny reason sent to the CLI when the host approved with an edit the agent cannot run. */
+export const EDIT_UNSUPPORTED_REASON = "the host approved an edited input, which this agent cannot run; the call was not run";
+
+/**
+ * The `InvalidOptionError` (field `updatedInput`) for an edited tool input that is not a plain
+ * object (`null`, a string, an array, a class instance...), or undefined when it is one. `subject`
+ * names the call, e.g. `"approve()"`.
+ */
+export function updatedInputError(value: unknown, subject: string): InvalidOptionError | undefined {
+  if (isPlainObject(value)) return undefined;
+  const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an instance" : typeof value;
+  return new InvalidOptionError({ subject, field: "updatedInput", reason: `must be a plain object (the tool's whole input), got ${got}` });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }

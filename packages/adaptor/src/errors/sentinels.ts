@@ -71,6 +71,11 @@ export const ErrApprovalExpired = sentinel("adaptor.ApprovalExpired", "approval 
 });
 /** The response method does not fit the request kind (approve on a question, answer on a permission). */
 export const ErrApprovalKindMismatch = sentinel("adaptor.ApprovalKindMismatch", "approval kind mismatch");
+/**
+ * `approve({ updatedInput })` on a request whose driver cannot run an edited input
+ * (`request.inputEditable` is false): the request was denied instead, so neither input runs.
+ */
+export const ErrApprovalEditUnsupported = sentinel("adaptor.ApprovalEditUnsupported", "approval edit unsupported");
 /** The request has no run-owned responder. */
 export const ErrApprovalUnavailable = sentinel("adaptor.ApprovalUnavailable", "approval unavailable");
 

@@ -11,7 +11,11 @@ export interface EventMeta {
   readonly sequence: number;
   /** When the SDK emitted the event. */
   readonly time: Date;
-  /** Provider turn id, when known. */
+  /**
+   * The thread turn the run serves, on every event of a thread run (`run-started` to
+   * `run-finished`); absent outside threads. A UUID v7 the SDK assigns when the turn starts: the
+   * turns of a thread have different ids.
+   */
   readonly turnId?: string;
 }
 

@@ -33,6 +33,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 export class EventQueue {
   readonly #runId: string;
   readonly #threadKey: string | undefined;
+  readonly #turnId: string | undefined;
   readonly #capacity: number;
   #buffer: AgentEvent[] = [];
   #head = 0;
@@ -45,6 +46,7 @@ export class EventQueue {
   constructor(meta: Omit<EventMeta, "sequence" | "time">, capacity = DEFAULT_EVENT_BUFFER) {
     this.#runId = meta.runId;
     this.#threadKey = meta.threadKey;
+    this.#turnId = meta.turnId;
     this.#capacity = capacity;
   }
 
@@ -143,10 +145,13 @@ export class EventQueue {
    */
   #stamp(event: EventPayload, sequence: number): AgentEvent {
     const threadKey = this.#threadKey;
+    const turnId = this.#turnId;
     const meta: EventMeta = Object.freeze(
       threadKey === undefined
         ? { runId: this.#runId, sequence, time: new Date() }
-        : { runId: this.#runId, threadKey, sequence, time: new Date() },
+        : turnId === undefined
+          ? { runId: this.#runId, threadKey, sequence, time: new Date() }
+          : { runId: this.#runId, threadKey, sequence, time: new Date(), turnId },
     );
     if (event.type === "text-delta" || event.type === "thinking-delta") {
       const { messageId } = event;

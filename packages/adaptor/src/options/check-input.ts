@@ -8,6 +8,7 @@ import {
   RUN_OPTIONS_SHAPE,
   THREAD_OPTIONS_SHAPE,
 } from "./option-shapes.js";
+import { copyOptionData } from "./copy-option-data.js";
 
 /** Options of `agent.thread(key, options)`. */
 export interface ThreadOptions {
@@ -16,23 +17,28 @@ export interface ThreadOptions {
 }
 
 /**
- * Checks the options of `new Agent(driver, options)` and returns a frozen snapshot.
+ * Checks the options of `new Agent(driver, options)` and returns a frozen snapshot whose data
+ * (`env`, `metadata`, `policy`, the `skills`, `mcpServers` and `tools` lists) is copied: changing
+ * the caller's objects afterwards changes no run.
  * @throws InvalidOptionError (subject `"Agent options"`) naming the field: see {@link checkRunOptions}.
  */
 export function checkAgentOptions(options: unknown): AgentOptions {
-  return checkOptions<AgentOptions>("Agent options", options, AGENT_OPTIONS_SHAPE, { elsewhere: RUN_ONLY_HINTS });
+  return copyOptionData(checkOptions<AgentOptions>("Agent options", options, AGENT_OPTIONS_SHAPE, { elsewhere: RUN_ONLY_HINTS }));
 }
 
 /**
  * Checks the options of one `agent.run()` / `agent.stream()` / `thread.run()` call and returns a
- * frozen snapshot (each option read once). `undefined` and `null` mean none.
+ * frozen snapshot (each option read once, its data copied as the Agent's). `undefined` and `null`
+ * mean none.
  * @throws InvalidOptionError (subject `"run options"`) naming the field: an unknown key (with the
  * closest known one suggested, or where an Agent-only key belongs), a getter that throws, a value
  * of the wrong type, an empty `model` or `cwd`, a string holding NUL or a lone UTF-16 surrogate, a
  * `timeoutMs` that is not a number of ms in [0, 2^31-1] or Infinity.
  */
 export function checkRunOptions(options: unknown): RunOptions {
-  return checkOptions<RunOptions>("run options", options, RUN_OPTIONS_SHAPE, { allowNull: true, elsewhere: AGENT_ONLY_HINTS });
+  return copyOptionData(
+    checkOptions<RunOptions>("run options", options, RUN_OPTIONS_SHAPE, { allowNull: true, elsewhere: AGENT_ONLY_HINTS }),
+  );
 }
 
 /**
@@ -41,10 +47,12 @@ export function checkRunOptions(options: unknown): RunOptions {
  * @throws InvalidOptionError (subject `"prewarm options"`) naming the field.
  */
 export function checkPrewarmOptions(options: unknown): RunOptions & { readonly count?: number } {
-  return checkOptions<RunOptions & { readonly count?: number }>("prewarm options", options, PREWARM_OPTIONS_SHAPE, {
-    allowNull: true,
-    elsewhere: AGENT_ONLY_HINTS,
-  });
+  return copyOptionData(
+    checkOptions<RunOptions & { readonly count?: number }>("prewarm options", options, PREWARM_OPTIONS_SHAPE, {
+      allowNull: true,
+      elsewhere: AGENT_ONLY_HINTS,
+    }),
+  );
 }
 
 /**

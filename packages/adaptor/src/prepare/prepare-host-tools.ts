@@ -19,8 +19,9 @@ interface HostCall {
  * Preparation step for host tools: checks every definition (`ErrInvalidDefinition`,
  * names unique), that the driver takes HTTP MCP servers (`ErrMCPUnsupported`,
  * `ErrMCPTransportUnsupported`) and that no declared server is named `"adaptor"`
- * (`ErrInvalidMCPConfig`); then starts the agent's server if needed, opens a grant for this run
- * (revoked at its end) and adds it to `request.mcpServers` as an `http` entry whose
+ * (`ErrInvalidMCPConfig`); then starts the agent's server if needed, opens this run's access to it
+ * (a grant of its own, or its thread's shared grant; released at its end, see
+ * `RunToolBinding.open`) and adds it to `request.mcpServers` as an `http` entry whose
  * `Authorization` header carries the token.
  *
  * Each call emits a `tool-result` event with the host's view: `name` is the tool's own name and,
@@ -61,8 +62,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
   }
 
   const calls: HostCall[] = [];
-  const server = await binding.server();
-  const grant = server.open(
+  const grant = await binding.open(
     {
       tools: [...byName.values()].map(toSpec),
       async call(call): Promise<HostToolReply> {
@@ -91,7 +91,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
     },
     prep.signal,
   );
-  prep.onCleanup(() => grant.revoke());
+  prep.onCleanup(() => grant.release());
   const entry: McpServerConfig = {
     name: HOST_TOOL_SERVER_NAME,
     transport: "http",

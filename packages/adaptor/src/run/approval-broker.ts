@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { ApprovalHandler } from "../approval/approval-handler.js";
-import { ApprovalRequest } from "../approval/approval-request.js";
+import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
@@ -125,7 +125,7 @@ export class ApprovalBroker {
       this.#init.queue.push({
         type: "notice",
         kind: "approval.late-answer",
-        message: `approval ${id}: a ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
+        message: `approval ${id}: the answer ${attempted.outcome} came after the request was ${lost === "expired" ? "expired" : "already resolved"}; ignored`,
         data: { id, kind: ask.kind, attempt, lost, attempted: attempted.outcome, status: responder.status },
       }),
     );
@@ -142,6 +142,7 @@ export class ApprovalBroker {
         input: ask.input,
         choices: ask.choices,
         details: ask.details,
+        inputEditable: ask.inputEditable,
         createdAt,
         deadline,
         attempt,
@@ -179,8 +180,13 @@ export class ApprovalBroker {
     }
   }
 
-  /** A stored answer of a suspended turn decides an ask the CLI repeats (`approval.replayed`). */
-  #replayed(ask: ApprovalAsk, decision: ApprovalDecision): ApprovalDecision {
+  /**
+   * A stored answer of a suspended turn decides an ask the CLI repeats (`approval.replayed`). A
+   * stored edit the driver cannot run (`ask.inputEditable` false) is applied as a deny.
+   */
+  #replayed(ask: ApprovalAsk, stored: ApprovalDecision): ApprovalDecision {
+    const edited = stored.outcome === "approve" && stored.updatedInput !== undefined;
+    const decision: ApprovalDecision = edited && !ask.inputEditable ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : stored;
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, replayed: true });
     this.#init.queue.push({

@@ -141,8 +141,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       const callDriver = async (request: DriverRequest): Promise<DriverResponse> => {
         // An approval asked through this sink after its driver call settled reaches nobody: denied at once.
         let live = true;
+        // The process serving this call (spawned or reused) and whether the driver reported its exit.
+        let pid: number | undefined;
+        let exitSeen = false;
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
+            if (event.type === "process") {
+              if (event.kind === "spawn" && event.pid !== undefined) pid = event.pid;
+              if (event.kind === "exit") exitSeen = true;
+            } else if (event.type === "notice" && typeof event.data?.["pid"] === "number" && event.message === "process reused") {
+              pid = event.data["pid"];
+            }
             telemetry?.onEvent(event);
             queue.push(event);
             tally?.observe(event);
@@ -156,11 +165,15 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         const tracestate = telemetry?.tracestate();
         const traced: DriverRequest = traceparent ? { ...request, traceparent, ...(tracestate ? { tracestate } : {}) } : request;
         telemetry?.driverCalled();
+        let called: DriverResponse;
         try {
-          return await driver.run(traced, sink, controller.signal);
+          called = await driver.run(traced, sink, controller.signal);
         } finally {
           live = false;
         }
+        // The process ended during the call: say so unless the driver did.
+        if (called.exit && !exitSeen) queue.push(exitEvent(called.exit, pid));
+        return called;
       };
       response = await callDriver(prep.request);
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
@@ -245,6 +258,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();
   }
+}
+
+/** The `process` `exit` event of an ended CLI process: `text` is `code <n>` or `signal <name>`. */
+function exitEvent(exit: NonNullable<DriverResponse["exit"]>, pid: number | undefined): DriverEvent {
+  const text = exit.signal !== null ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
+  return { type: "process", kind: "exit", text, ...(pid !== undefined ? { pid } : {}) };
 }
 
 function runError(failure: DriverFailure, result: Result, fallbackCause?: unknown): RunError {

@@ -9,7 +9,7 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "@adaptor/threadstore";
-import { kindMismatch } from "../approval/approval-request.js";
+import { kindMismatch, updatedInputError } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ResumeSpec, ThreadContext } from "../thread/thread-context.js";
@@ -104,7 +104,8 @@ export async function saveSuspension(init: {
  * a lease: the checks that count run again under the lease in {@link claimResume}. A `decision`
  * that does not fit the approval's kind is refused here, before anything is recorded.
  * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError;
- * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind).
+ * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind); `InvalidOptionError`
+ * (field `updatedInput`) for an edited input that is not a plain object.
  */
 export async function loadResumeTurn(store: ThreadStore, key: string, spec: ResumeSpec, signal: AbortSignal): Promise<TurnData> {
   const { approvalId, decision } = spec;
@@ -112,6 +113,9 @@ export async function loadResumeTurn(store: ThreadStore, key: string, spec: Resu
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
   const mismatch = decision ? kindMismatch(approvalId, approval.kind, decision.outcome) : undefined;
   if (mismatch) throw mismatch;
+  const edit = decision?.outcome === "approve" ? decision.updatedInput : undefined;
+  const invalid = edit === undefined ? undefined : updatedInputError(edit, "resume decision");
+  if (invalid) throw invalid;
   return readTurnData(approval.turn, approvalId);
 }
 

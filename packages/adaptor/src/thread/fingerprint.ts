@@ -27,13 +27,26 @@ export function canonicalJson(value: unknown, path = "config", seen = new Set<ob
   }
 }
 
-/** The compatibility fingerprint of a thread: sha256 of driver type, model, workspace, identity and driver config. */
+/**
+ * The compatibility fingerprint of a thread: sha256 of driver type, model, workspace, identity,
+ * driver config and the agent's host tools (each tool's name and `revision`, sorted by name). An
+ * agent without host tools leaves `hostTools` out, so its fingerprint is what it was before tools
+ * were part of it.
+ */
 export function threadFingerprint(parts: {
   driverType: string;
   model: string | undefined;
   workspace: string | undefined;
   identity: string;
   driverConfig: unknown;
+  hostTools?: readonly { readonly name: string; readonly revision: string | undefined }[] | undefined;
 }): string {
-  return createHash("sha256").update(canonicalJson(parts)).digest("hex");
+  const hostTools = parts.hostTools?.length
+    ? [...parts.hostTools]
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map(({ name, revision }) => ({ name, revision: revision ?? null }))
+    : undefined;
+  return createHash("sha256")
+    .update(canonicalJson({ ...parts, hostTools }))
+    .digest("hex");
 }

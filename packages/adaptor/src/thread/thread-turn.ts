@@ -87,6 +87,7 @@ function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string
       workspace: ctx.workspace ?? prep.options.cwd,
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
+      hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
     });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -351,7 +352,7 @@ export class ThreadTurn {
         : sessionFilesOf(record.codec) === null
           ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
           : record.fingerprint !== this.#fingerprint
-            ? "fingerprint changed (driver type, model, workspace, identity or driver config)"
+            ? "fingerprint changed (driver type, model, workspace, identity, driver config or host tools and their revisions)"
             : undefined;
     if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
   }

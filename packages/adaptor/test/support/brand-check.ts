@@ -95,7 +95,7 @@ export function checkBrands(modules: Readonly<Record<string, Readonly<Record<str
       }
       if (!looksLikeSentinel(exportName, value)) continue;
       if (typeof value !== "object" || value === null) {
-        problems.push(`${where}: looks like a sentinel but is a ${typeof value}, not a branded sentinel object`);
+        problems.push(`${where}: looks like a sentinel but its type is ${typeof value}, not a branded sentinel object`);
         continue;
       }
       const brandValue: unknown = (value as Record<symbol, unknown>)[SENTINEL_BRAND_KEY];

@@ -6,9 +6,9 @@ export interface CapabilityDriver extends Driver {
   readonly requests: DriverRequest[];
 }
 
-/** A driver whose `run` is `script`; `capabilities` patches the structured-output and MCP fields. */
+/** A driver whose `run` is `script`; `capabilities` patches the structured-output, MCP and skills fields. */
 export function capabilityDriver(
-  capabilities: Partial<Pick<DriverCapabilities, "structuredOutput" | "mcp">>,
+  capabilities: Partial<Pick<DriverCapabilities, "structuredOutput" | "mcp" | "skills">>,
   script: (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => Promise<Partial<DriverResponse>> = async () => ({}),
 ): CapabilityDriver {
   const requests: DriverRequest[] = [];
@@ -20,6 +20,7 @@ export function capabilityDriver(
         sessions: { resume: false, fork: false },
         processReuse: false,
         structuredOutput: capabilities.structuredOutput ?? { native: false, prompt: false },
+        skills: capabilities.skills ?? true,
         mcp: capabilities.mcp ?? { transports: [] },
         policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
         approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },

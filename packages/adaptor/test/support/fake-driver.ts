@@ -23,6 +23,7 @@ export function fakeDriver(
         sessions: { resume: false, fork: false },
         processReuse: false,
         structuredOutput: { native: false, prompt: false },
+        skills: true,
         mcp: { transports: [] },
         policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
         approvals: { permission: [], plan_review: [], question: [] },

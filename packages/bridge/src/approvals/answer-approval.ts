@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  ErrApprovalEditUnsupported,
   ErrApprovalExpired,
   ErrApprovalKindMismatch,
   ErrApprovalResolved,
@@ -68,7 +69,8 @@ export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
  * Applies a client's answer to `request`, exactly once.
  * @throws HttpError 400 for a malformed body (an `updatedInput` that is not a plain object too), 409 when another answer already won, 410 when the
  *   request expired (its deadline passed or its run ended), 422 when the decision does not fit
- *   the request's kind.
+ *   the request's kind, or (`approval_edit_unsupported`) for an `updatedInput` the agent cannot run
+ *   (the request was denied).
  */
 export function answerApproval(request: ApprovalRequest, body: unknown): { readonly id: string; readonly status: string } {
   const answer = parseApprovalAnswer(body, "body");
@@ -85,6 +87,15 @@ export function answerApproval(request: ApprovalRequest, body: unknown): { reado
       throw new HttpError(409, "approval_resolved", `approval ${request.id} was already answered`, { status: request.status });
     if (isError(error, ErrApprovalKindMismatch))
       throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${request.kind} request`);
+    if (isError(error, ErrApprovalEditUnsupported))
+      throw new HttpError(
+        422,
+        "approval_edit_unsupported",
+        `approval ${request.id}: this agent cannot run an edited input; the request was denied`,
+        {
+          status: request.status,
+        },
+      );
     throw error;
   }
   return { id: request.id, status: request.status };

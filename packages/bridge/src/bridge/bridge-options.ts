@@ -4,6 +4,7 @@ import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck 
 import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
+import { hostRule } from "../http/host-check.js";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
 export interface BridgeRunner {
@@ -56,13 +57,30 @@ export interface BridgeOptions {
   readonly basePath?: string;
   /** Cross-origin access. Default off: no CORS headers, preflights answered 404. */
   readonly cors?: CorsOptions;
+  /**
+   * Hosts the bridge answers besides the loopback names (`127.0.0.1`, `localhost`, `[::1]`) on the
+   * port a request arrived on: the public names it is reached by, as `Host` headers carry them
+   * (`"chat.example.com"`: any port; `"chat.example.com:8443"`; or an origin such as
+   * `"https://chat.example.com"`). A request whose `Host` is none of these (or missing) is refused
+   * with 403 `forbidden_host`, which defeats DNS rebinding. `"*"` turns the check off (only for a
+   * bridge behind a proxy that checks `Host` itself). Default `[]`: loopback only.
+   */
+  readonly allowedHosts?: readonly string[] | "*";
   /** Largest request body, bytes. Default 1,048,576 (1 MiB); larger bodies get 413. */
   readonly maxBodyBytes?: number;
+  /** Longest time a request body may take to arrive; a slower one (a client trickling it byte by byte) gets 408 and the connection is closed. Default 30,000. */
+  readonly bodyTimeoutMs?: number;
   /** Interval of keep-alive `: ping` comments. Default 15,000. */
   readonly pingIntervalMs?: number;
   /** How long one write may wait for a slow client before the connection is dropped (and counts as a disconnect). Default 30,000. */
   readonly writeTimeoutMs?: number;
-  /** How long a run lives on after its client disconnected, waiting for a reconnect with `Last-Event-ID`; then it is cancelled. 0: cancelled at once. Default 5,000. */
+  /**
+   * How long a run lives on after its client disconnected, waiting for a reconnect with
+   * `Last-Event-ID`; then it is cancelled. While one of the run's approvals is pending the run is
+   * not cancelled (the approval's own deadline, `policy.approvals.timeoutMs`, bounds that wait),
+   * and answering an approval starts a fresh grace. 0: cancelled at once, approvals or not.
+   * Default 5,000.
+   */
   readonly reconnectGraceMs?: number;
   /** Frames kept per run for replay. Default 1,024. */
   readonly replayFrames?: number;
@@ -82,7 +100,9 @@ export interface BridgeSettings {
   readonly runOptions: BridgeOptions["runOptions"];
   readonly basePath: string;
   readonly cors: CorsOptions | undefined;
+  readonly allowedHosts: readonly string[] | "*";
   readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
   readonly pingIntervalMs: number;
   readonly writeTimeoutMs: number;
   readonly reconnectGraceMs: number;
@@ -121,12 +141,27 @@ const corsCheck: OptionCheck = (value, field, subject) => {
     throw new InvalidOptionError({ subject, field: `${field}.credentials`, reason: 'cannot be true with origins "*"' });
 };
 
+const allowedHostsCheck: OptionCheck = (value, field, subject) => {
+  if (value === "*") return;
+  is.arrayOf(is.string({ nonEmpty: true }))(value, field, subject);
+  (value as string[]).forEach((entry, index) => {
+    if (hostRule(entry) === undefined)
+      throw new InvalidOptionError({
+        subject,
+        field: `${field}[${index}]`,
+        reason: `${JSON.stringify(entry)} is not a host ("chat.example.com", "chat.example.com:8443") nor an origin ("https://chat.example.com")`,
+      });
+  });
+};
+
 const SHAPE = {
   runner: runnerCheck,
   runOptions: is.anyOf("run options or a function", is.func(), is.object()),
   basePath: is.string({ nonEmpty: true }),
   cors: corsCheck,
+  allowedHosts: allowedHostsCheck,
   maxBodyBytes: is.integer(1),
+  bodyTimeoutMs: is.timerMs({ positive: true }),
   pingIntervalMs: is.timerMs({ positive: true }),
   writeTimeoutMs: is.timerMs({ positive: true }),
   reconnectGraceMs: is.timerMs(),
@@ -152,7 +187,9 @@ export function resolveBridgeOptions(options: unknown): BridgeSettings {
     runOptions: checked.runOptions,
     basePath,
     cors: checked.cors,
+    allowedHosts: checked.allowedHosts ?? [],
     maxBodyBytes: checked.maxBodyBytes ?? 1_048_576,
+    bodyTimeoutMs: checked.bodyTimeoutMs ?? 30_000,
     pingIntervalMs: checked.pingIntervalMs ?? 15_000,
     writeTimeoutMs: checked.writeTimeoutMs ?? 30_000,
     reconnectGraceMs: checked.reconnectGraceMs ?? 5_000,

@@ -4,11 +4,13 @@ import type { ApprovalRequest, RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
+import { forbiddenHost, hostAllowed } from "../http/host-check.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
 import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";
 import { parseAgUiInput } from "../protocols/ag-ui-input.js";
 import { resumeAnswer } from "../protocols/ag-ui-interrupt.js";
+import { checkWireId } from "../protocols/wire-id.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
 import { secretEnvValues } from "../protocols/public-error.js";
@@ -45,9 +47,13 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
  *
  * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
- * (which reaps the CLI); the run ends as cancelled on both protocols. Refusals before a stream
- * starts are JSON `{ error: { code, message } }`. Against cross-site requests, every POST must
- * carry `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
+ * (which reaps the CLI); the run ends as cancelled on both protocols. A run waiting on one of
+ * its approvals is not cancelled while that approval is pending (its own deadline,
+ * `policy.approvals.timeoutMs`, bounds the wait), and an answer gives it a fresh grace. Refusals before a stream
+ * starts are JSON `{ error: { code, message } }`. Against DNS rebinding, a request whose `Host` is
+ * neither a loopback name on the port it arrived on nor in `allowedHosts` is refused with 403
+ * `forbidden_host`. Against cross-site requests, every POST must carry
+ * `Content-Type: application/json` (else 415) and a request whose `Origin` is neither the
  * bridge's own nor allowed by `cors` is refused with 403.
  *
  * @example
@@ -112,6 +118,7 @@ export class Bridge implements AsyncDisposable {
     const approval = /^approvals\/([^/]+)$/.exec(route);
     const known = route === "runs" || route === "ag-ui" || reconnect !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
+    if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
 
     if (method === "OPTIONS") {
       const headers = corsHeaders(this.#settings.cors, req, true);
@@ -130,9 +137,10 @@ export class Bridge implements AsyncDisposable {
       if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
     } catch (error) {
-      const tooLarge = error instanceof HttpError && error.status === 413;
-      sendError(res, error, tooLarge ? { ...cors, connection: "close" } : cors);
-      if (tooLarge) res.once("finish", () => req.destroy());
+      // The rest of a body too large or too slow is not read: the connection closes after the answer.
+      const unread = error instanceof HttpError && (error.status === 413 || error.status === 408);
+      sendError(res, error, unread ? { ...cors, connection: "close" } : cors);
+      if (unread) res.once("finish", () => req.destroy());
     }
   }
 
@@ -143,7 +151,7 @@ export class Bridge implements AsyncDisposable {
 
   async #startRun(req: IncomingMessage, res: ServerResponse, protocol: BridgeProtocol, cors: Record<string, string>): Promise<void> {
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
-    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
     let context: BridgeRunContext;
     if (protocol === "raw") {
       const { prompt, threadKey, resume } = parseRawBody(body);
@@ -151,6 +159,7 @@ export class Bridge implements AsyncDisposable {
     } else {
       const { input, prompt } = parseAgUiInput(body);
       const resume = input.resume !== undefined && input.resume.length > 0 ? resumeAnswer(input.resume) : undefined;
+      if (resume) checkWireId("resume[0].interruptId", resume.approvalId);
       if (!resume) checkPromptText(prompt);
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
       context = { protocol, prompt, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
@@ -216,7 +225,7 @@ export class Bridge implements AsyncDisposable {
   }
 
   async #answer(req: IncomingMessage, res: ServerResponse, id: string, cors: Record<string, string>): Promise<void> {
-    const body = await readJsonBody(req, this.#settings.maxBodyBytes);
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
     const known = this.#approvals.get(id);
     if (!known)
       throw new HttpError(
@@ -224,7 +233,9 @@ export class Bridge implements AsyncDisposable {
         "not_found",
         `no approval ${id} (unknown, or its run was forgotten; a suspended turn's approval is answered by a resume run instead)`,
       );
-    sendJson(res, 200, answerApproval(known.request, body), cors);
+    const answered = answerApproval(known.request, body);
+    this.#channels.get(known.key)?.channel.approvalAnswered();
+    sendJson(res, 200, answered, cors);
   }
 
   #settled(key: string, protocol: BridgeProtocol, verdict: ChannelVerdict): void {
@@ -276,6 +287,7 @@ function parseRawBody(body: unknown): {
     );
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
+  if (threadKey !== undefined) checkWireId("threadKey", threadKey);
   if (resume !== undefined) {
     if (prompt !== undefined) throw new HttpError(400, "bad_request", "a resume continues the suspended turn's own prompt: send no prompt");
     if (threadKey === undefined) throw new HttpError(400, "bad_request", "a resume needs the threadKey of the suspended turn's thread");
@@ -284,6 +296,7 @@ function parseRawBody(body: unknown): {
     const { approvalId, ...answer } = resume as Record<string, unknown>;
     if (typeof approvalId !== "string" || approvalId === "")
       throw new HttpError(400, "bad_request", "resume.approvalId must be a non-empty string");
+    checkWireId("resume.approvalId", approvalId);
     return {
       prompt: "",
       threadKey: threadKey as string | undefined,

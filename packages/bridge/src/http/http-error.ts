@@ -4,14 +4,18 @@ import type { ServerResponse } from "node:http";
 export type BridgeErrorCode =
   | "bad_request"
   | "forbidden_origin"
+  | "forbidden_host"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
+  | "request_timeout"
+  | "invalid_id"
   | "unsupported_media_type"
   | "run_id_in_use"
   | "approval_resolved"
   | "approval_expired"
   | "approval_kind_mismatch"
+  | "approval_edit_unsupported"
   | "resume_unsupported"
   | "bridge_closed"
   | "internal";

@@ -1,13 +1,15 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { HttpError } from "../http/http-error.js";
+import { checkWireId } from "./wire-id.js";
 
 /**
  * Checks an AG-UI `RunAgentInput` and takes the prompt from its last message, which must be a
  * user message with text (text parts are joined; other parts are refused). A resume run (one with
  * `resume` entries) continues a suspended turn with its own prompt, so it needs none: its prompt
  * is `""` and its messages are not read.
- * @throws HttpError 400 naming what is wrong.
+ * @throws HttpError 400 naming what is wrong; 400 `invalid_id` for a `runId` or `threadId` that is
+ *   empty, longer than 256 characters or holds control characters (a `runId` must be printable ASCII).
  */
 export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; readonly prompt: string } {
   const parsed = RunAgentInputSchema.safeParse(body);
@@ -23,6 +25,8 @@ export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; 
     );
   }
   const input = parsed.data as RunAgentInput;
+  checkWireId("runId", input.runId, { visibleAscii: true });
+  checkWireId("threadId", input.threadId);
   if (input.resume !== undefined && input.resume.length > 0) return { input, prompt: "" };
   const last = input.messages.at(-1);
   if (!last || last.role !== "user") throw new HttpError(400, "bad_request", "the last message must be a user message with the prompt");
@@ -32,7 +36,7 @@ export function parseAgUiInput(body: unknown): { readonly input: RunAgentInput; 
   else if (Array.isArray(content)) {
     const parts = content as { type?: unknown; text?: unknown }[];
     const other = parts.find((part) => part.type !== "text");
-    if (other) throw new HttpError(400, "bad_request", `the prompt may only hold text parts, got a ${String(other.type)} part`);
+    if (other) throw new HttpError(400, "bad_request", `the prompt may only hold text parts, got a part of type ${String(other.type)}`);
     prompt = parts.map((part) => String(part.text ?? "")).join("\n");
   } else prompt = "";
   if (prompt.trim() === "") throw new HttpError(400, "bad_request", "the prompt is empty");

@@ -17,7 +17,7 @@ export interface RunChannelInit {
   readonly encodeGap: (gap: { firstId: number; lastId: number }) => string;
   readonly replayFrames: number;
   readonly replayBytes: number;
-  /** How long the run survives without a connected client, ms (0: cancelled at once). */
+  /** How long the run survives without a connected client, ms (0: cancelled at once); extended while an approval of the run is pending. */
   readonly reconnectGraceMs: number;
   readonly onApproval: (request: ApprovalRequest) => void;
   readonly onSettled: (verdict: ChannelVerdict) => void;
@@ -26,7 +26,8 @@ export interface RunChannelInit {
 /**
  * One run served over SSE: consumes the run's stream (whether or not a client is connected),
  * keeps the last frames for `Last-Event-ID` replay, writes them to the connected client with
- * backpressure, and cancels the run when no client has been connected for the grace period.
+ * backpressure, and cancels the run when no client has been connected for the grace period (a
+ * run waiting on one of its approvals waits for that approval's own deadline instead).
  */
 export class RunChannel {
   readonly key: string;
@@ -36,6 +37,8 @@ export class RunChannel {
   #grace: NodeJS.Timeout | undefined;
   #finished = false;
   #wake: (() => void)[] = [];
+  /** Approvals this run asked that may still be pending. */
+  readonly #asked = new Set<ApprovalRequest>();
   /** Settles when the stream was consumed to its end. */
   readonly done: Promise<void>;
 
@@ -102,16 +105,40 @@ export class RunChannel {
     this.#grace = undefined;
   }
 
+  /**
+   * An approval of this run was answered: a run without a client gets a fresh grace from now, so
+   * the person who answered (from a page that lost its stream) has time to reconnect.
+   */
+  approvalAnswered(): void {
+    if (this.#connection || this.#finished || this.#grace === undefined) return;
+    clearTimeout(this.#grace);
+    this.#startGrace();
+  }
+
   #startGrace(): void {
     const reason = new DOMException("The client disconnected", "AbortError");
     if (this.#init.reconnectGraceMs <= 0) {
       this.cancel(reason);
       return;
     }
-    this.#grace = setTimeout(() => {
+    const expire = (): void => {
       this.#grace = undefined;
-      if (!this.#connection) this.cancel(reason);
-    }, this.#init.reconnectGraceMs);
+      if (this.#connection || this.#finished) return;
+      // A run waiting on a person lives on while the question is open: the approval's own
+      // deadline (policy.approvals.timeoutMs) bounds the wait, not the reconnect grace.
+      if (this.#waitingOnPerson()) {
+        this.#grace = setTimeout(expire, this.#init.reconnectGraceMs);
+        return;
+      }
+      this.cancel(reason);
+    };
+    this.#grace = setTimeout(expire, this.#init.reconnectGraceMs);
+  }
+
+  /** True while an approval this run asked is still pending (resolved ones are forgotten). */
+  #waitingOnPerson(): boolean {
+    for (const request of this.#asked) if (request.status !== "pending") this.#asked.delete(request);
+    return this.#asked.size > 0;
   }
 
   #notify(): void {
@@ -134,7 +161,10 @@ export class RunChannel {
     let verdict: ChannelVerdict | undefined;
     try {
       for await (const event of stream) {
-        if (event.type === "approval-request") this.#init.onApproval(event.request);
+        if (event.type === "approval-request") {
+          this.#asked.add(event.request);
+          this.#init.onApproval(event.request);
+        }
         if (event.type === "run-finished") {
           verdict = await stream.result().then(
             (result): ChannelVerdict => ({ ok: true, result }),

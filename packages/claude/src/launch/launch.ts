@@ -19,6 +19,11 @@ export interface Launch {
   readonly cwd: string;
   /** The run's MCP servers, checked against the init line's status (protocol/mcp-status.ts). */
   readonly mcpServers?: readonly McpServerConfig[];
+  /**
+   * Under the `read_only` sandbox: the only tools the every-tool hook (`askForEveryTool`) may ask
+   * the host about; any other call is left to the CLI's `dontAsk` mode, which denies it.
+   */
+  readonly askableTools?: readonly string[];
   /** Removes per-run files (private MCP config, staged skills); idempotent. */
   cleanup(): Promise<void>;
 }
@@ -113,6 +118,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     env,
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
+    ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
     async cleanup() {
       const dir = privateDir;
       privateDir = undefined;

@@ -1,26 +1,53 @@
 import type { McpServerConfig, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
 
-/** Tools that can change files or run code; denied under the `read_only` sandbox. */
-const WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"];
-/** Tools that reach the web; denied when `webSearch` is `deny`. */
+/**
+ * The built-in tools that only read (files, the CLI's own task list, tool schemas): the only
+ * built-ins offered under the `read_only` sandbox (`--tools`; the structured-output tool of
+ * `--json-schema` is not a built-in and stays). Every other built-in, including any a later CLI
+ * adds, is not offered at all. Names the pinned CLI does not have are ignored by it.
+ * AskUserQuestion is left out: the CLI's `dontAsk` mode denies it even when a rule allows it.
+ */
+export const READ_ONLY_TOOLS: readonly string[] = Object.freeze([
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "NotebookRead",
+  "ToolSearch",
+  "TodoWrite",
+  "TaskCreate",
+  "TaskGet",
+  "TaskList",
+  "TaskUpdate",
+]);
+/** Tools that reach the web; denied when `webSearch` is `deny`, and not offered under `read_only`. */
 const WEB_TOOLS = ["WebSearch", "WebFetch"];
 
 /** What a run policy adds to a claude launch. */
 export interface PolicyLaunch {
   readonly args: string[];
   readonly env: Record<string, string>;
+  /** Under `read_only`: the only tools the every-tool hook may ask about ({@link READ_ONLY_TOOLS}). */
+  readonly askableTools?: readonly string[];
   /** Settings for `--settings <file>`, when the policy needs any. */
   readonly settings?: { permissions: { deny: string[]; allow: string[] } };
 }
 
 /**
  * Maps the enforceable parts of a run policy to Claude flags and settings (each claim proved in
- * test/policy.test.ts on the real binary): `read_only` → permission deny rules for every
- * writing or code-running tool; `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root,
- * which the CLI otherwise refuses, docs/protocols.md); `webSearch: "deny"` → deny rules for the
- * web tools; trusted MCP servers (the SDK's host tools) → allow rules. Approval modes are applied
- * by the SDK, not the CLI.
+ * test/claude on the real binary):
+ * - `read_only` fails closed: `--tools` offers only {@link READ_ONLY_TOOLS} (no web tools: the
+ *   driver cannot offer `webSearch: "allow"`), and `--permission-mode dontAsk` denies, without
+ *   asking, every call no rule allows: an MCP server's tool, a read outside the working directory,
+ *   a question. The SDK's host tools (trusted servers) stay allowed: they are the host's own code.
+ *   With `askForEveryTool`, the hook asks only about {@link READ_ONLY_TOOLS} (its "ask" would
+ *   otherwise bring an MCP server's tool to the host, past `dontAsk`).
+ * - `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root, which the CLI otherwise
+ *   refuses, docs/protocols.md).
+ * - `webSearch: "deny"` → deny rules for the web tools.
+ * - trusted MCP servers (the SDK's host tools) → allow rules.
+ * Approval modes are applied by the SDK, not the CLI.
  */
 export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly McpServerConfig[] = []): PolicyLaunch {
   const deny: string[] = [];
@@ -28,25 +55,32 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
   const args: string[] = [];
   const env: Record<string, string> = {};
-  if (policy?.sandbox === "read_only") deny.push(...WRITE_TOOLS);
+  const readOnly = policy?.sandbox === "read_only";
+  if (readOnly) args.push("--tools", READ_ONLY_TOOLS.join(","), "--permission-mode", "dontAsk");
   if (policy?.sandbox === "unrestricted") {
     args.push("--permission-mode", "bypassPermissions");
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
-  return { args, env, ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}) };
+  return {
+    args,
+    env,
+    ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
+    ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
+  };
 }
 
 /**
- * What a claude run enforced of its policy, for `DriverResponse.enforcement`: `read_only` and
- * `webSearch: "deny"` by permission deny rules in the `--settings` file, `unrestricted` by
- * `--permission-mode bypassPermissions`; approval modes by the SDK's broker answering the CLI's
- * `can_use_tool` requests (`--permission-prompt-tool stdio`).
+ * What a claude run enforced of its policy, for `DriverResponse.enforcement`: `read_only` by
+ * `--tools` (only {@link READ_ONLY_TOOLS}) and `--permission-mode dontAsk`, `unrestricted` by
+ * `--permission-mode bypassPermissions`, `webSearch: "deny"` by permission deny rules in the
+ * `--settings` file; approval modes by the SDK's broker answering the CLI's `can_use_tool`
+ * requests (`--permission-prompt-tool stdio`).
  */
 export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcement[] {
   return reportEnforcement(policy, (field, value) => {
     if (field === "sandbox" && value === "read_only")
-      return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WRITE_TOOLS.join(", ")}` };
+      return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
     if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
     if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
     return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };

@@ -1,10 +1,6 @@
-import { cp, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { DriverError, ErrCode } from "@adaptor/errors";
 import type { SkillBundle } from "@adaptor/driver";
-
-/** Safe skill folder names (the SDK's runtime names satisfy it). */
-const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+import { stageSkillFolders } from "@adaptor/driver/kit";
 
 /**
  * Stages the run's skills where claude loads them, and returns the flag that makes it look there.
@@ -21,30 +17,10 @@ const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
  *
  * @param root - a folder inside the run's private directory (created here).
  * @returns `["--add-dir=<root>"]`, or `[]` when there are no skills.
- * @throws DriverError (op `stage skill`, device `skill <name>`): `INVALID` for an unsafe or
- * duplicate name, `NOT_FOUND` for a bundle without `SKILL.md`, `PERMISSION` or `INTERNAL` when the
- * copy fails.
+ * @throws DriverError as `stageSkillFolders` (op `stage skill`).
  */
 export async function stageSkills(root: string, skills: readonly SkillBundle[] | undefined): Promise<string[]> {
   if (!skills?.length) return [];
-  const skillsDir = join(root, ".claude", "skills");
-  await mkdir(skillsDir, { recursive: true, mode: 0o700 });
-  const names = new Set<string>();
-  for (const skill of skills) {
-    const fail = (code: ErrCode, cause: unknown): never => {
-      throw new DriverError({ op: "stage skill", device: `skill ${skill.name}`, code, cause });
-    };
-    if (!SAFE_NAME.test(skill.name)) fail(ErrCode.Invalid, `unsafe skill folder name ${JSON.stringify(skill.name)}`);
-    if (names.has(skill.name.toLowerCase())) fail(ErrCode.Invalid, `two skills named ${JSON.stringify(skill.name)}`);
-    names.add(skill.name.toLowerCase());
-    const info = await stat(join(skill.dir, "SKILL.md")).catch(() => undefined);
-    if (!info?.isFile()) fail(ErrCode.NotFound, `${skill.dir} has no SKILL.md`);
-    try {
-      await cp(skill.dir, join(skillsDir, skill.name), { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      fail(code === "EACCES" || code === "EPERM" ? ErrCode.Permission : ErrCode.Internal, error);
-    }
-  }
+  await stageSkillFolders(join(root, ".claude", "skills"), skills);
   return [`--add-dir=${root}`];
 }

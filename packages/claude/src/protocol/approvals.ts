@@ -16,7 +16,8 @@ interface Question {
 /**
  * Maps a `can_use_tool` control request to an approval ask: AskUserQuestion → `question` with its
  * first question's options as choices, ExitPlanMode → `plan_review`, every other tool →
- * `permission` with the CLI's suggestions in `details`. `modelInput` is the tool call's input as
+ * `permission` with the CLI's suggestions in `details`; permissions and plan reviews are
+ * `inputEditable` (an `allow` carries the edited input). `modelInput` is the tool call's input as
  * the model sent it (used where the CLI's request omits it).
  */
 export function toApprovalAsk(request: CanUseToolRequest, modelInput?: unknown): ApprovalAsk {
@@ -44,13 +45,15 @@ export function toApprovalAsk(request: CanUseToolRequest, modelInput?: unknown):
   if (request.tool_name === PLAN_TOOL) {
     // The CLI sends ExitPlanMode's request with an empty input; the plan is in the model's call.
     const plan = input.plan ?? (modelInput as { plan?: unknown } | undefined)?.plan;
-    return { kind: "plan_review", title: "Review plan", ...common, details: { plan } };
+    return { kind: "plan_review", title: "Review plan", ...common, inputEditable: true, details: { plan } };
   }
   const subject = input.command ?? input.file_path ?? input.path ?? input.url ?? request.description;
   return {
     kind: "permission",
     title: typeof subject === "string" && subject ? `${request.tool_name}: ${subject}` : request.tool_name,
     ...common,
+    // The CLI runs an `allow`'s `updatedInput` in place of the proposed input.
+    inputEditable: true,
     details: {
       ...(request.description ? { description: request.description } : {}),
       ...(request.permission_suggestions ? { permissionSuggestions: request.permission_suggestions } : {}),
@@ -70,7 +73,7 @@ export function toPermissionAnswer(
 ): { behavior: "allow"; updatedInput: unknown } | { behavior: "deny"; message: string } {
   switch (decision.outcome) {
     case "approve":
-      return { behavior: "allow", updatedInput: "updatedInput" in decision ? decision.updatedInput : request.input };
+      return { behavior: "allow", updatedInput: decision.updatedInput !== undefined ? decision.updatedInput : request.input };
     case "deny":
       return { behavior: "deny", message: decision.reason };
     case "answer": {

@@ -7,6 +7,9 @@ type Emit = (event: DriverEvent) => void;
  * Translates the stream-json lines of one turn into driver events and keeps what the response
  * needs: transcript, session id, model, the first `result` line (a second one is ignored).
  */
+/** The `command_lifecycle` states of a prompt claude runs normally (ignored: `system init` and `result` say the same). */
+const COMMAND_STATES: ReadonlySet<string> = new Set(["queued", "started", "completed"]);
+
 export class TurnState {
   readonly transcript: TranscriptItem[] = [];
   sessionId: string | undefined;
@@ -68,6 +71,15 @@ export class TurnState {
         this.terminal = { line: value as unknown as ResultLine, json };
         this.sessionId = str(value.session_id) ?? this.sessionId;
         return true;
+      case "command_lifecycle":
+        // claude 2.1.332 reports each prompt it reads as `queued`, `started`, `completed`
+        // (`command_uuid`: the uuid of the user message it records). The turn's start and end are
+        // already known from `system init` and `result`: those states are ignored; any other is
+        // reported, as it may say why a prompt was not run.
+        if (!COMMAND_STATES.has(String(value.state))) {
+          this.#emit({ type: "notice", kind: "runtime", message: `command ${String(value.state)}`, data: value });
+        }
+        return false;
       default:
         this.#emit({ type: "notice", kind: "runtime", message: `unhandled line type ${String(value.type)}` });
         return false;

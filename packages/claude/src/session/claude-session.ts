@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalDecision, DriverSink, PromptImage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { exitOrTerminate, InterruptEscalation, raceAbort, type PooledProcess } from "@adaptor/driver/kit";
-import type { CapturedOutput, CliProcess, ExitInfo } from "@adaptor/driver/process";
+import {
+  BACKGROUND_ENDED_MESSAGE,
+  endTurnBackground,
+  exitOrTerminate,
+  InterruptEscalation,
+  raceAbort,
+  type PooledProcess,
+} from "@adaptor/driver/kit";
+import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import {
@@ -21,6 +28,16 @@ import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
+
+/** Keeps `tasks` up to date from a CLI line: `task_started` of a background task adds it, `task_notification` removes it. */
+function trackBackgroundTask(tasks: Set<string>, message: Record<string, unknown>): void {
+  if (message.type !== "system" || typeof message.task_id !== "string") return;
+  if (message.subtype === "task_started" && message.is_backgrounded === true) tasks.add(message.task_id);
+  else if (message.subtype === "task_notification") tasks.delete(message.task_id);
+}
+
+/** How long what a turn left running below the CLI may take to end by itself before it is ended, in ms. */
+const BACKGROUND_SETTLE_MS = 500;
 
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
@@ -92,6 +109,27 @@ export class ClaudeSession implements PooledProcess {
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request. */
   readonly #askForEveryTool: boolean;
+  /** Background tasks (Bash `run_in_background`) the CLI reported started and not yet ended. */
+  readonly #backgroundTasks = new Set<string>();
+
+  /**
+   * Stops, with the CLI's own `stop_task` control request, every background task a turn left
+   * running, and waits for each answer; a `lifecycle` notice lists them. (Killed any other way, a
+   * task is reported to the model as failed and the CLI starts a model turn of its own about it.)
+   */
+  async #stopBackgroundTasks(sink: DriverSink, signal: AbortSignal): Promise<void> {
+    const taskIds = [...this.#backgroundTasks];
+    if (taskIds.length === 0) return;
+    sink.emit({ type: "notice", kind: "lifecycle", message: BACKGROUND_ENDED_MESSAGE, data: { taskIds, count: taskIds.length } });
+    for (const taskId of taskIds) {
+      this.#backgroundTasks.delete(taskId);
+      const requestId = `adaptor_stop_${randomUUID()}`;
+      this.proc
+        .writeJson({ type: "control_request", request_id: requestId, request: { subtype: "stop_task", task_id: taskId } })
+        .catch(() => undefined);
+      await raceAbort(this.#awaitControlResponse("stop_task", requestId), signal).catch(() => undefined);
+    }
+  }
   /** The `initialize` control request was written (by {@link initialize} or before the first turn). */
   #initializeSent = false;
 
@@ -149,6 +187,8 @@ export class ClaudeSession implements PooledProcess {
     let begun = this.#results === 0;
     let ended = false;
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
+    // What runs below the CLI now is not this turn's (the CLI's own helpers, a previous turn's).
+    const running = descendantBaseline(proc);
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
@@ -191,6 +231,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event)); // throws for a failed required server
+        trackBackgroundTask(this.#backgroundTasks, message);
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
         else if (turn.accept(message, line.text)) break;
       }
@@ -203,6 +244,12 @@ export class ClaudeSession implements PooledProcess {
       }
       const costUsd = terminal ? turnCostUsd(terminal, baseline) : undefined;
       const healthy = terminal !== undefined && !terminal.is_error && terminal.subtype === "success";
+      // A background shell the turn started (Bash `run_in_background`) ends with the turn: on a
+      // process kept for the next turn, and before a one-shot CLI is asked to exit (it would wait for it).
+      if (!ended && healthy && !signal.aborted) {
+        await this.#stopBackgroundTasks(sink, signal);
+        await endTurnBackground(proc, running, sink, { settleMs: BACKGROUND_SETTLE_MS, graceMs: this.#graceMs });
+      }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
         return { turn, output: proc.takeOutput(), exit: undefined, costUsd };
@@ -331,7 +378,9 @@ export class ClaudeSession implements PooledProcess {
     if (request?.subtype === "hook_callback" && request.callback_id === ASK_EVERY_TOOL_HOOK) {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
-      proc.writeJson(preToolUseAnswer(requestId, !trusted)).catch(() => undefined);
+      // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
+      const askable = this.#launch.askableTools?.includes(tool) ?? true;
+      proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
       return;
     }
     if (request?.subtype !== "can_use_tool") {

@@ -1,7 +1,8 @@
-import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { descendantBaseline, forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
+  endTurnBackground,
   exitOrTerminate,
   graceMs,
   JSON_RPC_METHOD_NOT_FOUND,
@@ -29,11 +30,14 @@ import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartRespon
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
-import { APPROVAL_METHODS, approvalAnswer, approvalAsk } from "./approvals.js";
+import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
+import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
+import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
+import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
 const DEVICE = "codex";
@@ -115,6 +119,8 @@ export class AppServerSession implements PooledProcess {
   readonly signature: string;
   readonly #config: CodexConfig;
   readonly #cwd: string;
+  /** The run's skills, staged for this process; announced right after `initialize`. */
+  readonly #skills: StagedCodexSkills | undefined;
   readonly #graceMs: number;
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
@@ -144,25 +150,35 @@ export class AppServerSession implements PooledProcess {
     const { config, request } = init;
     const cwd = request.cwd ?? config.cwd ?? process.cwd();
     let session: AppServerSession | undefined;
-    const proc = await init.schedule(() =>
-      spawnCli({
-        command: init.command,
-        args: ["app-server", ...commonArgs(config)],
-        cwd,
-        env: codexEnv(config, request.env),
-        device: DEVICE,
-        ...spawnLimits(config),
-        // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
-        onStderr: (text) => session?.emitStderr(text),
-      }),
-    );
-    session = new AppServerSession(proc, init.signature, config, cwd);
+    const skills = await stageCodexSkills(request.skills);
+    let proc: CliProcess;
+    try {
+      proc = await init.schedule(() =>
+        spawnCli({
+          command: init.command,
+          args: ["app-server", ...commonArgs(config)],
+          cwd,
+          env: codexEnv(config, request.env),
+          device: DEVICE,
+          ...spawnLimits(config),
+          // stderr goes to the turn being served; between turns it is dropped (`proc.takeOutput()` at turn start).
+          onStderr: (text) => session?.emitStderr(text),
+        }),
+      );
+    } catch (error) {
+      await skills?.remove();
+      throw error;
+    }
+    // The staged skills live as long as the process (close() removes them too, and waits for it).
+    if (skills) void proc.exited.then(() => skills.remove());
+    session = new AppServerSession(proc, init.signature, config, cwd, skills);
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     return session;
   }
 
-  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string) {
+  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string, skills: StagedCodexSkills | undefined) {
     this.proc = proc;
+    this.#skills = skills;
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;
@@ -287,6 +303,10 @@ export class AppServerSession implements PooledProcess {
     };
     await this.#rpc.request("initialize", initialize);
     this.#rpc.notify("initialized");
+    if (this.#skills) {
+      const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };
+      await this.#rpc.request("skills/extraRoots/set", roots);
+    }
     this.#initialized = true;
   }
 
@@ -321,6 +341,7 @@ export class AppServerSession implements PooledProcess {
     let error: unknown;
     let exit: ExitInfo | undefined;
     let alive = false;
+    let baseline: ReadonlySet<number> | undefined;
     try {
       await this.#initialize();
       opened = this.#opened;
@@ -338,6 +359,8 @@ export class AppServerSession implements PooledProcess {
       }
       if (opened) {
         turn.threadId = opened.thread.id;
+        // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
+        baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
           input: [
@@ -362,6 +385,14 @@ export class AppServerSession implements PooledProcess {
       const healthy = !failure && turn.completed?.status === "completed" && !signal.aborted && this.usable;
       // Handed back only with nothing left to end: what the turn started must not outlive its run.
       const settled = healthy && !turnInit.keepAlive && turnInit.handBack === true && (await this.#nothingLeftRunning());
+      // A process kept for the thread's next turn keeps nothing the turn started (a background
+      // command): ended now, as the end of the process would end it.
+      if (healthy && turnInit.keepAlive) {
+        await endTurnBackground(proc, baseline, sink, {
+          settleMs: this.#config.handBackSettleMs ?? HAND_BACK_SETTLE_MS,
+          graceMs: this.#graceMs,
+        });
+      }
       // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
       alive = healthy && (turnInit.keepAlive || settled) && !signal.aborted && this.usable;
       if (!alive) {
@@ -421,7 +452,8 @@ export class AppServerSession implements PooledProcess {
   /**
    * Ends the process and waits until it is reaped. Idle (parked), it gets EOF on stdin first, the
    * way codex ends after every turn, and is terminated only when it does not exit within the
-   * grace; serving a turn, it is terminated at once. Idempotent; never rejects.
+   * grace; serving a turn, it is terminated at once. The skills staged for it are removed.
+   * Idempotent; never rejects.
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
@@ -431,6 +463,7 @@ export class AppServerSession implements PooledProcess {
       }
       await this.proc.close();
       await this.#pump;
+      await this.#skills?.remove();
     })();
     return this.#closed;
   }
@@ -492,6 +525,33 @@ export class AppServerSession implements PooledProcess {
   }
 
   /**
+   * Carries a host's deny reason to the model: codex's v2 approval answer is a bare `decline` (the
+   * model then reads only "rejected by user"), so before answering, the reason goes into the
+   * thread's model-visible history as a developer message (`thread/inject_items`); codex places it
+   * after the declined call's output in the next model request. Legacy requests carry the reason in
+   * their answer. A failure here never blocks the decline: it is recorded in a `notice`.
+   */
+  async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
+    const threadId = this.threadId;
+    if (!V2_APPROVAL_METHODS.includes(message.method) || !threadId) return;
+    const text = `The host denied ${ask.title}: ${reason}`;
+    const params: ThreadInjectItemsParams = {
+      threadId,
+      items: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }],
+    };
+    try {
+      await this.#rpc.request("thread/inject_items", params);
+    } catch (error) {
+      sink.emit({
+        type: "notice",
+        kind: "runtime",
+        message: "the deny reason could not be passed to the model",
+        data: { id: message.id, error: error instanceof Error ? error.message : String(error) },
+      });
+    }
+  }
+
+  /**
    * The server-request handler of one turn. Approvals of this turn go to the host; each request is
    * answered once. Requests that name a turn are held until this turn's id is known; one of another
    * turn, or one that arrives after this turn's `turn/completed`, is declined to codex at once and
@@ -546,7 +606,11 @@ export class AppServerSession implements PooledProcess {
         sink
           .requestApproval(ask)
           .then(
-            (decision) => approvalAnswer(message.method, decision),
+            async (decision) => {
+              const effective = effectiveDecision(decision);
+              if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+              return approvalAnswer(message.method, effective);
+            },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
           )
           .then(

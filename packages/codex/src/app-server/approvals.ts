@@ -16,6 +16,12 @@ export const APPROVAL_METHODS: readonly string[] = Object.freeze([
   "applyPatchApproval",
 ]);
 
+/** The current (v2) approval requests: their answers carry only a choice, no reason and no edited input. */
+export const V2_APPROVAL_METHODS: readonly string[] = Object.freeze([
+  "item/commandExecution/requestApproval",
+  "item/fileChange/requestApproval",
+]);
+
 /** The answer to an approval request, in the shape its method expects. */
 export type ApprovalAnswer =
   CommandExecutionRequestApprovalResponse | FileChangeRequestApprovalResponse | ExecCommandApprovalResponse | ApplyPatchApprovalResponse;
@@ -114,11 +120,26 @@ const V2_CHOICES = ["accept", "acceptForSession", "decline", "cancel"] as const;
 const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
 
 /**
+ * The decision codex is told: an `approve` with an `updatedInput` becomes a deny (no codex approval
+ * answer can carry an edited command or patch, and accepting would run the original); any other
+ * decision as it is.
+ */
+export function effectiveDecision(decision: ApprovalDecision): ApprovalDecision {
+  if (decision.outcome === "approve" && decision.updatedInput !== undefined) {
+    return { outcome: "deny", reason: "the host approved an edited input, which codex cannot run; the call was not run" };
+  }
+  return decision;
+}
+
+/**
  * The answer for `method` given the host's decision: `approve` → `accept` (legacy `approved`);
  * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes a choice the method
  * knows (`acceptForSession`, `cancel`; legacy `approved_for_session`, `abort`), else declines.
+ * An `approve` with an `updatedInput` declines ({@link effectiveDecision}; the asks are not
+ * `inputEditable`, so the SDK refuses such an approve before it gets here).
  */
-export function approvalAnswer(method: string, decision: ApprovalDecision): ApprovalAnswer {
+export function approvalAnswer(method: string, host: ApprovalDecision): ApprovalAnswer {
+  const decision = effectiveDecision(host);
   const legacy = method === "execCommandApproval" || method === "applyPatchApproval";
   if (legacy) {
     if (decision.outcome === "approve") return { decision: "approved" };

@@ -9,7 +9,7 @@ import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { exitOrTerminate, graceMs, spawnLimits } from "@adaptor/driver/kit";
+import { exitOrTerminate, graceMs, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread } from "./exec-rewind.js";
@@ -129,6 +129,9 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   });
   const untrack = init.track(proc);
   sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+  // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (exec asks no approvals).
+  const watchdog = new StallWatchdog(proc, { timeoutMs: config.stallTimeoutMs, device: DEVICE });
+  const runSignal = AbortSignal.any([signal, watchdog.signal]);
   // A dead child is classified from its exit; a failed write alone is no verdict.
   proc
     .writeText(request.prompt)
@@ -136,8 +139,8 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     .finally(() => proc.closeStdin());
   const turn = new ExecTurnState((event) => sink.emit(event));
   const onAbort = (): void => void proc.terminate();
-  signal.addEventListener("abort", onAbort, { once: true });
-  if (signal.aborted) onAbort();
+  runSignal.addEventListener("abort", onAbort, { once: true });
+  if (runSignal.aborted) onAbort();
   let exit: ExitInfo;
   // Terminal means terminal: after `turn.completed` / `turn.failed` codex gets the kill grace to
   // exit and close its output, then it is terminated; the verdict is the terminal already read.
@@ -153,11 +156,12 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     }
     exit = await (afterTerminal ?? proc.exited);
   } finally {
-    signal.removeEventListener("abort", onAbort);
+    watchdog.close();
+    runSignal.removeEventListener("abort", onAbort);
     await proc.close();
     untrack();
   }
-  if (signal.aborted) throw exit.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+  if (runSignal.aborted) throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
 
   const stderrTail = plainText(proc.stderrTail());
   let failure: DriverFailure | undefined;

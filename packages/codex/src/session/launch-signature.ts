@@ -1,14 +1,15 @@
 import type { DriverRequest } from "@adaptor/driver";
-import { launchSignature } from "@adaptor/driver/kit";
+import { launchSignature, skillsDigest } from "@adaptor/driver/kit";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 
 /**
  * The kit's launch signature of an app-server turn: the executable, the config, the merged child
- * environment, cwd, model, policy, MCP servers and output schema (not the thread to open). A
+ * environment, cwd, model, policy, MCP servers, output schema and skills (by name and content; not
+ * the thread to open). A
  * parked process is reused only for a turn with the same signature (anything else means a fresh
  * process).
  */
 export function codexLaunchSignature(command: string, config: CodexConfig, request: DriverRequest): string {
-  return launchSignature({ config, env: codexEnv(config, request.env), request, extra: { command } });
+  return launchSignature({ config, env: codexEnv(config, request.env), request, extra: { command, skills: skillsDigest(request.skills) } });
 }

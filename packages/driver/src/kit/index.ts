@@ -18,6 +18,7 @@ export {
   type ProcessPoolOptions,
 } from "./pool/process-pool.js";
 export { launchSignature, stableJson, type LaunchInputs } from "./launch/launch-signature.js";
+export { skillsDigest, stageSkillFolders } from "./skills/stage-skills.js";
 export {
   COMMON_CONFIG_SHAPE,
   validateDriverConfig,
@@ -31,6 +32,8 @@ export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
+export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
+export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export {
   inspectCli,

@@ -47,6 +47,7 @@ export class ChildCliProcess implements CliProcess {
   readonly #onStderr: ((text: string) => void) | undefined;
   #reaped = false;
   #forceKilled = false;
+  #outputBytes = 0;
   #terminating: Promise<ExitInfo> | undefined;
   #closing: Promise<void> | undefined;
   readonly #descendants: DescendantTracker;
@@ -102,6 +103,9 @@ export class ChildCliProcess implements CliProcess {
 
     // Late child errors (a signal that could not be delivered) must never go unhandled.
     child.on("error", () => {});
+    // What the CLI started ends with it, at its exit: a child that inherited its stdio (a launcher
+    // that runs the real binary) would otherwise keep the pipes open and serve on without it.
+    child.once("exit", () => void this.#endDescendants());
 
     const { stdin, stdout, stderr } = child;
     stdin.on("error", (err) => this.#stdinClosed(err));
@@ -116,6 +120,7 @@ export class ChildCliProcess implements CliProcess {
     });
 
     stderr.on("data", (chunk: Buffer) => {
+      this.#outputBytes += chunk.length;
       this.#stderrWindow.push(chunk);
       this.#stderrRecent.push(chunk);
       this.#onStderrText(this.#stderrDecoder.write(chunk));
@@ -136,6 +141,10 @@ export class ChildCliProcess implements CliProcess {
         resolve({ code, signal, forceKilled: this.#forceKilled });
       });
     });
+  }
+
+  get outputBytes(): number {
+    return this.#outputBytes;
   }
 
   takeOutput(): CapturedOutput {
@@ -401,6 +410,7 @@ export class ChildCliProcess implements CliProcess {
   }
 
   #onStdout(chunk: Buffer): void {
+    this.#outputBytes += chunk.length;
     this.#stdoutWindow.push(chunk);
     if (this.#consumerGone || this.#readError) return;
     try {

@@ -69,6 +69,11 @@ export interface CliProcess extends AsyncDisposable {
    */
   takeOutput(): CapturedOutput;
   /**
+   * Bytes the child wrote to stdout and stderr since spawn, across windows (a count only, nothing
+   * is kept for it): a stall watchdog reads it to see whether the CLI is still producing output.
+   */
+  readonly outputBytes: number;
+  /**
    * The last `maxBytes` bytes of stderr since spawn, across windows (never cut inside a character),
    * without terminal escape codes (as `stripTerminalEscapes` does), trimmed; for error messages.
    *

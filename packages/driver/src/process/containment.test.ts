@@ -67,6 +67,16 @@ describe.skipIf(process.platform !== "linux")("process containment", () => {
     expect(await noSurvivors(marker)).toBe(true);
   });
 
+  it("a launcher SIGKILLed from outside whose child inherited its stdio: exited settles and the child is ended", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    // Like codex-acp's Node launcher: the real binary runs as a child that holds the launcher's stdout.
+    await using proc = await cli(`require("child_process").spawnSync(process.execPath, ${tool(marker)}, { stdio: "inherit" });`);
+    expect(await appeared(marker)).toBe(true);
+    process.kill(proc.pid, "SIGKILL"); // the launcher only, not its group
+    expect((await proc.exited).signal).toBe("SIGKILL");
+    expect(await noSurvivors(marker)).toBe(true);
+  });
+
   it("orphaned background job at run end: a job whose shell already exited ends when the CLI exits", async () => {
     const marker = `adaptor-marker-${randomUUID()}`;
     await using proc = await cli(`${startOrphanedJob(marker)} setTimeout(() => process.exit(0), 300);`);

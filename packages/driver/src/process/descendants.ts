@@ -1,4 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { signalGroup } from "./kill.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
 interface ProcStat {
@@ -54,6 +55,27 @@ function readProcFile(path: string): Buffer | undefined {
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** True when the initial environment of `pid` holds the entry `NAME=value`; false when unreadable. */
+export function processEnvHas(pid: number, entry: string): boolean {
+  return environHas(pid, Buffer.from(entry));
+}
+
+/**
+ * Sends `signal` to `pid`, and to its process group when it leads one (what it started is in that
+ * group). Never throws. @returns false when the process is gone (or not ours to signal).
+ */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  const stat = readStat(pid);
+  if (!stat) return false;
+  if (stat.pgid === pid) return signalGroup(pid, signal);
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }
 

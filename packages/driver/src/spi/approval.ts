@@ -16,9 +16,19 @@ export interface ApprovalAsk {
   readonly choices?: readonly { readonly key: string; readonly label: string; readonly description?: string }[];
   /** Protocol detail, e.g. Claude's `permission_suggestions` or a diff. */
   readonly details?: Readonly<Record<string, unknown>>;
+  /**
+   * True when the CLI runs an approve's `updatedInput` in place of {@link input} (Claude's
+   * `can_use_tool`). Absent or false: the protocol cannot carry an edited input, so the SDK refuses
+   * `approve({ updatedInput })` and denies the call instead of running the original input.
+   */
+  readonly inputEditable?: boolean;
 }
 
-/** The host's decision, as the driver forwards it to the CLI. */
+/**
+ * The host's decision, as the driver forwards it to the CLI. An `approve` carries `updatedInput`
+ * (a plain object) only for an ask whose `inputEditable` is true; a driver that cannot run it must
+ * not run the original input either.
+ */
 export type ApprovalDecision =
   | { readonly outcome: "approve"; readonly updatedInput?: unknown }
   | { readonly outcome: "deny"; readonly reason: string }

@@ -20,6 +20,12 @@ export interface DriverCapabilities {
   readonly processReuse: boolean;
   /** Native JSON Schema enforcement, and prompt instructions plus local validation. */
   readonly structuredOutput: { readonly native: boolean; readonly prompt: boolean };
+  /**
+   * The driver stages `DriverRequest.skills` where its CLI loads them, so their names and
+   * descriptions reach the model; absent or false: a run with skills is refused before launch
+   * (`FeatureUnsupportedError`, feature `"skills"`).
+   */
+  readonly skills?: boolean;
   /** MCP transports the CLI accepts; empty means no MCP. */
   readonly mcp: { readonly transports: readonly McpTransport[] };
   /** Policy values the driver can enforce; anything unlisted is refused when explicitly asked for. */

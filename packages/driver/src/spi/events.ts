@@ -61,13 +61,17 @@ export interface NoticeEvent {
   readonly data?: Readonly<Record<string, unknown>>;
 }
 
-/** Process activity: spawn (pid), stderr text, a stdout line that was not JSON. */
+/**
+ * Process activity: spawn (pid), stderr text, a stdout line that was not JSON, exit. A driver may
+ * emit `exit` itself; when it does not and its response carries `exit`, the SDK emits it (`pid` of
+ * the process that served the run, `text` `code <n>` or `signal <name>`).
+ */
 export interface ProcessEvent {
   readonly type: "process";
   /** `spawn` (a CLI process started), `stdout` (a line that was not protocol JSON), `stderr` (stderr text), `exit`. */
   readonly kind: "spawn" | "stdout" | "stderr" | "exit";
-  /** The line or text, for `stdout` and `stderr`. */
+  /** The line or text, for `stdout` and `stderr`; `code <n>` or `signal <name>` for `exit`. */
   readonly text?: string;
-  /** Process id, for `spawn`. */
+  /** Process id, for `spawn` and `exit`. */
   readonly pid?: number;
 }

@@ -34,6 +34,7 @@ export const REFERENCE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
     sessions: { resume: true, fork: true },
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
+    skills: false,
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
@@ -154,10 +155,13 @@ export class ReferenceDriver implements Driver {
         toolCallId: id,
         input,
         details: { command },
+        inputEditable: true,
       });
       signal.throwIfAborted();
       const ok = decision.outcome === "approve";
-      const output = ok ? `ran ${command}` : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
+      const edited = ok ? (decision.updatedInput as { command?: unknown } | undefined)?.command : undefined;
+      const ran = typeof edited === "string" ? edited : command;
+      const output = ok ? `ran ${ran}` : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
       sink.emit({ type: "tool-result", id, name: "shell", output, isError: !ok });
       transcript.push({ kind: "tool-result", toolCallId: id, toolName: "shell", text: output, isError: !ok });
       text = `Done: ${output}`;

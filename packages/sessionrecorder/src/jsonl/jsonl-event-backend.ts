@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, realpath, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { checkOptions, InvalidOptionError, optionChecks } from "@adaptor/errors";
@@ -211,14 +211,19 @@ async function exists(path: string, key: string): Promise<boolean> {
   }
 }
 
-/** Opens a log, never through a symbolic link (which could point outside the root). */
+/**
+ * Opens a log, never through a symbolic link (which could point outside the root), and only when
+ * it is a regular file. The open does not block (`O_NONBLOCK`: a FIFO planted at the log path would
+ * otherwise hold a thread of the I/O pool until some process writes to it), and the kind is
+ * checked on the opened handle (`fstat`), so nothing is read from anything else.
+ */
 async function openLog(path: string, key: string, flags: number): Promise<FileHandle> {
   try {
-    const handle = await open(path, flags | constants.O_NOFOLLOW, 0o600);
+    const handle = await open(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
     const stat = await handle.stat();
     if (!stat.isFile()) {
       await handle.close();
-      throw new InvalidSessionKeyError(key, "its log is not a regular file");
+      throw new InvalidSessionKeyError(key, `its log is not a regular file (${fileKind(stat)})`);
     }
     return handle;
   } catch (error) {
@@ -228,6 +233,14 @@ async function openLog(path: string, key: string, flags: number): Promise<FileHa
     if ((error as NodeJS.ErrnoException).code === "EISDIR") throw new InvalidSessionKeyError(key, "its log is a directory");
     throw error;
   }
+}
+
+function fileKind(stat: Stats): string {
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  if (stat.isDirectory()) return "a directory";
+  return "not a file";
 }
 
 /** Makes a new directory entry durable. */

@@ -2,11 +2,13 @@
 // temporary file, fsynced, then hard-linked into place, which fails when the lock exists), holding
 // the writer's pid, host name and process start time. A lock whose holder is provably dead (same
 // host, and the pid no longer exists or now belongs to a process that started at another time) is
-// stale and is taken over; any other lock refuses the second writer.
-import { randomUUID } from "node:crypto";
+// stale and is taken over, under a takeover claim so that exactly one process replaces it; any
+// other lock refuses the second writer.
+import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { EventLogLockedError, type LockHolder } from "../errors/event-log-locked-error.js";
 
 /** The content of a lock file. */
@@ -87,6 +89,13 @@ export async function lockIsHeld(path: string): Promise<boolean> {
 
 const holderOf = (c: LockContent): LockHolder => ({ pid: c.pid, hostname: c.hostname, acquiredAt: c.acquiredAt });
 
+/** How many times acquiring retries when a lock changes hands under it, and how deep takeovers of takeovers go. */
+const MAX_ATTEMPTS = 50;
+const MAX_TAKEOVER_DEPTH = 3;
+
+/** Why one try did not take the file: another process took or cleared it first (try again), or a takeover is under way in a live process (wait, then try again). */
+type Missed = "changed" | "busy";
+
 /**
  * Takes the lock at `path` for `key`.
  * @throws EventLogLockedError while a live holder (or an unreadable lock) is in the way.
@@ -100,61 +109,80 @@ export async function acquireLock(path: string, key: string): Promise<HeldLock> 
     token,
     ...(SELF_START !== undefined ? { startTime: SELF_START } : {}),
   };
-  const temporary = `${path}.${token}.tmp`;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const missed = await take(path, key, content, 0);
+    if (missed === undefined) return { token, release: () => releaseLock(path, token) };
+    // Another process is taking over the same stale lock: it finishes within a few file operations.
+    if (missed === "busy") await new Promise((resolve) => setTimeout(resolve, 2 + attempt * 2));
+  }
+  throw new EventLogLockedError(key, undefined, "a lock that keeps changing hands");
+}
+
+/**
+ * One try at `path`: links a fresh file holding `content` into place (which fails when a file is
+ * there). A stale file in the way is replaced only under a takeover claim: a second lock file
+ * whose name is derived from `path` and the stale file's token, taken by this same procedure. The
+ * claim holder alone checks that the stale file is still there and renames its own file over it,
+ * atomically, so the path is never empty during a takeover (no third process can link in) and
+ * two processes can never both replace one stale file. Resolves undefined once taken.
+ * @throws EventLogLockedError for a live holder, an unreadable file in the way, or takeovers nested too deep.
+ */
+async function take(path: string, key: string, content: LockContent, depth: number): Promise<Missed | undefined> {
+  const temporary = join(dirname(path), `.${randomUUID()}.tmp`);
   const handle = await open(temporary, "wx", 0o600);
   try {
-    await handle.writeFile(JSON.stringify(content));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await link(temporary, path);
-        return { token, release: () => releaseLock(path, token) };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const holder = await readLock(path);
-      if (holder === undefined) continue;
-      if (holder === "malformed") throw new EventLogLockedError(key, undefined, `an unreadable lock file ${path}`);
-      if (holder === "not_a_file") {
-        throw new EventLogLockedError(
-          key,
-          undefined,
-          `a lock path that is not a regular file (a symbolic link, a directory, ...): ${path}; remove it by hand`,
-        );
-      }
-      if (holderIsLive(holder)) throw new EventLogLockedError(key, holderOf(holder));
-      await breakStaleLock(path, key, holder, token);
+    try {
+      await handle.writeFile(JSON.stringify(content));
+      await handle.sync();
+    } finally {
+      await handle.close();
     }
-    throw new EventLogLockedError(key, undefined, "a lock that keeps changing hands");
+    try {
+      await link(temporary, path);
+      return undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = await readLock(path);
+    if (holder === undefined) return "changed";
+    if (holder === "malformed") throw new EventLogLockedError(key, undefined, `an unreadable lock file ${path}`);
+    if (holder === "not_a_file") {
+      throw new EventLogLockedError(
+        key,
+        undefined,
+        `a lock path that is not a regular file (a symbolic link, a directory, ...): ${path}; remove it by hand`,
+      );
+    }
+    if (holderIsLive(holder)) {
+      if (depth > 0) return "busy";
+      throw new EventLogLockedError(key, holderOf(holder));
+    }
+    if (depth >= MAX_TAKEOVER_DEPTH) {
+      throw new EventLogLockedError(key, undefined, `stale takeover files that keep failing next to ${path}; remove them by hand`);
+    }
+    const claim = claimPath(path, holder.token);
+    const claimed = await take(claim, key, content, depth + 1);
+    if (claimed !== undefined) return claimed === "busy" ? "busy" : "changed";
+    try {
+      const now = await readLock(path);
+      if (typeof now !== "object" || now.token !== holder.token) return "changed";
+      await rename(temporary, path);
+      return undefined;
+    } finally {
+      await releaseLock(claim, content.token);
+    }
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
 }
 
-/**
- * Moves a stale lock aside atomically and removes it. If what was moved is not the stale lock
- * read a moment before (another writer took over in between), it is put back and the caller is
- * refused, so a live lock is never removed.
- */
-async function breakStaleLock(path: string, key: string, stale: LockContent, token: string): Promise<void> {
-  const aside = `${path}.${token}.stale`;
-  try {
-    await rename(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  const moved = await readLock(aside);
-  if (typeof moved === "object" && moved.token !== stale.token) {
-    await link(aside, path).catch(() => undefined);
-    await unlink(aside).catch(() => undefined);
-    throw new EventLogLockedError(key, holderOf(moved));
-  }
-  await unlink(aside).catch(() => undefined);
+/** The takeover claim of the stale file at `path` holding `token`: a hidden file of fixed length beside it. */
+function claimPath(path: string, token: string): string {
+  const digest = createHash("sha256")
+    .update(`${basename(path)}\0${token}`)
+    .digest("hex")
+    .slice(0, 32);
+  return join(dirname(path), `.${digest}.takeover`);
 }
 
 async function releaseLock(path: string, token: string): Promise<void> {

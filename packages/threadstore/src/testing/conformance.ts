@@ -14,6 +14,7 @@ import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
+import { at, record } from "./sample-record.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
 export interface ConformanceClock {
@@ -914,32 +915,9 @@ const INVALID_KEYS: readonly string[] = [
   "\u{1F600}".repeat(2_560),
 ];
 
-/** A fresh record under `key`; ids are unique, times are whole seconds in 2026 unless overridden. */
-function record(key: string, patch: Partial<ThreadRecordDraft> = {}): ThreadRecordDraft {
-  const createdAt = patch.createdAt ?? at(0);
-  return {
-    id: globalThis.crypto.randomUUID(),
-    key,
-    status: "active",
-    driverType: "claude",
-    identity: "tenant-1/user-1",
-    fingerprint: "fp-0123456789abcdef",
-    codec: "json/v1",
-    checkpoint: { resumeId: `resume-${key}`, data: { turns: 1 } },
-    createdAt,
-    updatedAt: new Date(createdAt.getTime() + 500),
-    ...patch,
-  };
-}
-
 /** `draft` as the store keeps it after its `revision`-th write. */
 function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
-}
-
-/** 2026-01-01T00:00:00Z plus `seconds`. */
-function at(seconds: number): Date {
-  return new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -8,26 +8,9 @@ import { BusyError } from "../errors/busy-error.js";
 import { InvalidThreadKeyError } from "../errors/invalid-thread-key-error.js";
 import type { ConformanceHarness, MakeConformanceStore } from "./conformance.js";
 import { FaultPlan } from "./fault-plan.js";
+import { at, record } from "./sample-record.js";
 
 const LONG_TTL = 60_000;
-
-/** A fresh record under `key` with whole-second times in 2026. */
-function record(key: string, seconds: number, patch: Partial<ThreadRecordDraft> = {}): ThreadRecordDraft {
-  const createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-  return {
-    id: globalThis.crypto.randomUUID(),
-    key,
-    status: "active",
-    driverType: "claude",
-    identity: "tenant-1/user-1",
-    fingerprint: "fp-0123456789abcdef",
-    codec: "json/v1",
-    checkpoint: { resumeId: `resume-${key}` },
-    createdAt,
-    updatedAt: new Date(createdAt.getTime() + 1_000),
-    ...patch,
-  };
-}
 
 /**
  * Registers the conformance tests of the optional thread-catalog capability
@@ -68,19 +51,19 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
       need(ctx);
       // Byte order differs from UTF-16 order here: U+FF21 sorts before U+1F600 in UTF-8, after it in UTF-16.
       const keys = ["b", "a", "\u{1F600}", "\uff21", "B", "a/b", "a b"];
-      for (const [i, key] of keys.entries()) await commit(record(key, i));
+      for (const [i, key] of keys.entries()) await commit(record(key, { createdAt: at(i) }));
       const page = await store.listThreads();
       expect(page.threads.map((t) => t.key)).toEqual(["B", "a", "a b", "a/b", "b", "\uff21", "\u{1F600}"]);
       expect(page.nextCursor).toBeUndefined();
       const a = page.threads.find((t) => t.key === "a");
-      const created = new Date(Date.UTC(2026, 0, 1, 0, 0, 1));
+      const created = at(1);
       expect(a).toStrictEqual({
         key: "a",
         recordId: a?.recordId ?? "missing",
         driverType: "claude",
         identity: "tenant-1/user-1",
         createdAt: created,
-        updatedAt: new Date(created.getTime() + 1_000),
+        updatedAt: new Date(created.getTime() + 500),
         revision: 1,
         archivedRecords: 0,
         sessionStateBytes: 0,
@@ -90,9 +73,9 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
 
     it("a replaced conversation counts as archived and the summary shows the new active record", async (ctx) => {
       need(ctx);
-      const first = record("replaced", 0);
+      const first = record("replaced", { createdAt: at(0) });
       await commit(first);
-      const second = record("replaced", 10, { driverType: "codex" });
+      const second = record("replaced", { createdAt: at(10), driverType: "codex" });
       await commit(second, first.id);
       const [summary] = (await store.listThreads()).threads;
       expect(summary?.recordId).toBe(second.id);
@@ -103,7 +86,7 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
     it("a prefix matches exactly: no case folding, and % _ \\ are plain characters", async (ctx) => {
       need(ctx);
       for (const [i, key] of ["tenant-1/a", "tenant-1/b", "Tenant-1/c", "tenant-10/d", "t%x", "t_x", "tax", "t\\x"].entries())
-        await commit(record(key, i));
+        await commit(record(key, { createdAt: at(i) }));
       const keysOf = async (prefix: string): Promise<string[]> => (await store.listThreads({ prefix })).threads.map((t) => t.key);
       expect(await keysOf("tenant-1/")).toEqual(["tenant-1/a", "tenant-1/b"]);
       expect(await keysOf("tenant-1")).toEqual(["tenant-1/a", "tenant-1/b", "tenant-10/d"]);
@@ -116,7 +99,7 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
     it("pages follow the cursor: every key exactly once, the last page without a cursor", async (ctx) => {
       need(ctx);
       const keys = ["k1", "k2", "k3", "k4", "k5"];
-      for (const [i, key] of keys.entries()) await commit(record(key, i));
+      for (const [i, key] of keys.entries()) await commit(record(key, { createdAt: at(i) }));
       const seen: string[] = [];
       let cursor: string | undefined;
       let pages = 0;
@@ -141,10 +124,10 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
 
     it("deleteThread removes the active and archived records, their session state and the key's approvals; other keys stay", async (ctx) => {
       need(ctx);
-      const old = record("doomed", 0);
+      const old = record("doomed", { createdAt: at(0) });
       await commit(old);
       const lease = await store.acquireLease("doomed", "catalog-writer", LONG_TTL);
-      const current = record("doomed", 5);
+      const current = record("doomed", { createdAt: at(5) });
       const sessionState = store.sessionState
         ? { sessionState: { mode: "replace" as const, segments: [new Uint8Array([1, 2, 3])], manifest: { v: 1 }, limitBytes: 1_000 } }
         : {};
@@ -164,7 +147,7 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
         );
       }
       await store.releaseLease(lease);
-      await commit(record("kept", 1));
+      await commit(record("kept", { createdAt: at(1) }));
       expect((await store.listThreads()).threads.find((t) => t.key === "doomed")?.sessionStateBytes).toBe(store.sessionState ? 3 : 0);
 
       const deleted = await store.deleteThread("doomed");
@@ -183,7 +166,7 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
 
     it("deleteThread refuses with BusyError while a live lease is held on the key and deletes nothing", async (ctx) => {
       need(ctx);
-      const draft = record("in-use", 0);
+      const draft = record("in-use", { createdAt: at(0) });
       await commit(draft);
       const lease = await store.acquireLease("in-use", "turn-runner", LONG_TTL);
       const err = await store.deleteThread("in-use").catch((e: unknown) => e);

@@ -82,3 +82,10 @@ describe("compileJsonSchema", () => {
     expect(value).toEqual({ b: 0, c: true });
   });
 });
+
+describe("toJsonSchema wording", () => {
+  it("a standard schema of another vendor is refused naming the vendor", () => {
+    const arktype = { "~standard": { version: 1, vendor: "arktype", validate: () => ({ value: 1 }) } };
+    expect(reasonOf(() => toJsonSchema(arktype as never))).toBe("only zod schemas can be converted, got a schema from arktype");
+  });
+});

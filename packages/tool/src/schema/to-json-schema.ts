@@ -58,7 +58,7 @@ export function toJsonSchema(source: SchemaSource): JsonSchemaObject {
 
 function fromStandardSchema(schema: StandardSchemaLike): JsonSchemaObject {
   if (schema["~standard"].vendor !== "zod") {
-    throw new SchemaError(`only zod schemas can be converted, got a ${schema["~standard"].vendor} schema`);
+    throw new SchemaError(`only zod schemas can be converted, got a schema from ${schema["~standard"].vendor}`);
   }
   let converted: unknown;
   try {

@@ -44,6 +44,13 @@ export interface CommonDriverConfig {
   readonly idleMs?: number;
   /** Processes this driver spawns at once; more wait their turn. Default 4. */
   readonly maxConcurrentSpawns?: number;
+  /**
+   * ms a run may go without any output from the CLI (stdout or stderr), not counting time spent
+   * waiting on a human's approval, before it is ended as stalled: the run rejects with a
+   * DriverError coded `TIMEOUT` (op `"stall"`; `FORCE_KILLED` wrapping it when SIGTERM was not
+   * enough). `0` turns the watchdog off. Default 600,000 (10 minutes); at most 2^31-1.
+   */
+  readonly stallTimeoutMs?: number;
 }
 
 const is = optionChecks;
@@ -51,7 +58,7 @@ const is = optionChecks;
 /**
  * The runtime check of every {@link CommonDriverConfig} field, for `checkOptions` shapes: non-empty
  * `command`, `model`, `cwd`; `env` an object of strings (or `undefined` to remove); `inheritEnv`
- * true, false or variable names; `extraArgs` strings; `killGraceMs` and `idleMs` in [0, 2^31-1];
+ * true, false or variable names; `extraArgs` strings; `killGraceMs`, `idleMs` and `stallTimeoutMs` in [0, 2^31-1];
  * `maxLineBytes`, `maxRawBytes`, `maxConcurrentSpawns` positive integers. Strings holding NUL or
  * a lone surrogate are refused everywhere.
  */
@@ -67,6 +74,7 @@ export const COMMON_CONFIG_SHAPE: OptionShape = Object.freeze({
   maxRawBytes: is.integer(1),
   idleMs: is.timerMs(),
   maxConcurrentSpawns: is.integer(1),
+  stallTimeoutMs: is.timerMs(),
 });
 
 /** How {@link validateDriverConfig} checks one driver's config beyond the common fields. */

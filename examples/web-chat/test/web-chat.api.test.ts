@@ -1,0 +1,81 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebChat, type WebChat } from "../src/server.js";
+
+// The web chat's API as a page that loses its stream uses it (real claude binary, scripted model):
+// an approval card gives the person the approval's five minutes, not the bridge's 5 s reconnect grace.
+
+let chat: WebChat | undefined;
+beforeAll(async () => {
+  chat = await startWebChat();
+});
+afterAll(async () => {
+  await chat?.close();
+});
+
+interface Message {
+  readonly id: string | undefined;
+  readonly data: Record<string, unknown>;
+}
+
+/** Reads the SSE `response` until `stop` matches a message (included). */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, stop: (message: Message) => boolean): Promise<Message[]> {
+  const read: Message[] = [];
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => queue.push(event) });
+  const decoder = new TextDecoder();
+  for (;;) {
+    while (queue.length > 0) {
+      const event = queue.shift()!;
+      const message = { id: event.id, data: JSON.parse(event.data) as Record<string, unknown> };
+      read.push(message);
+      if (stop(message)) return read;
+    }
+    const chunk = await reader.read();
+    if (chunk.done) return read;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
+  }
+}
+
+const json = { "content-type": "application/json", accept: "text/event-stream" };
+const isApproval = (m: Message): boolean => m.data["type"] === "approval-request";
+
+describe("web chat API (real claude binary, scripted model)", { timeout: 180_000 }, () => {
+  it("a page that drops while an approval card is open can answer it after the 5 s grace, reconnect with Last-Event-ID and see the task finish", async () => {
+    const api = new URL("api/", chat!.url).href;
+    const dropped = new AbortController();
+    const response = await fetch(`${api}runs`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ prompt: "Write down that the README needs examples." }),
+      signal: dropped.signal,
+    });
+    expect(response.status).toBe(200);
+    const key = response.headers.get("x-adaptor-run-id")!;
+    const seen = await readUntil(response.body!.getReader(), isApproval);
+    const write = seen.at(-1)!.data["request"] as { id: string; toolName: string; createdAt: string; deadline: string };
+    expect(write.toolName).toBe("Write");
+    // The person has five minutes to decide.
+    expect(Date.parse(write.deadline) - Date.parse(write.createdAt)).toBe(300_000);
+    dropped.abort();
+
+    // Past the bridge's 5 s reconnect grace.
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    const answer = await fetch(`${api}approvals/${write.id}`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ decision: "approve" }),
+    });
+    expect(await answer.json()).toEqual({ id: write.id, status: "approved" });
+
+    const again = await fetch(`${api}runs/${key}/events`, { headers: { "last-event-id": seen.at(-1)!.id! } });
+    expect(again.status).toBe(200);
+    const reader = again.body!.getReader();
+    const bash = (await readUntil(reader, isApproval)).at(-1)!.data["request"] as { id: string; toolName: string };
+    expect(bash.toolName).toBe("Bash");
+    const denied = await fetch(`${api}approvals/${bash.id}`, { method: "POST", headers: json, body: JSON.stringify({ decision: "deny" }) });
+    expect(await denied.json()).toEqual({ id: bash.id, status: "denied" });
+    const end = (await readUntil(reader, (m) => m.data["type"] === "run-finished")).at(-1)!;
+    expect(end.data).toMatchObject({ type: "run-finished", ok: true });
+  });
+});

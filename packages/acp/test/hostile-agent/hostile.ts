@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import { acp, type AcpConfig, type AcpDriver } from "../../src/index.js";
+
+/** The scripted, protocol-breaking ACP agent (`hostile-agent.mjs`); see its header for the steps. */
+export const HOSTILE_AGENT = fileURLToPath(new URL("./hostile-agent.mjs", import.meta.url));
+
+/** One step of the hostile agent's scenario (see `hostile-agent.mjs`). */
+export type HostileStep = Readonly<Record<string, unknown>>;
+
+/** What the hostile agent does for each method; `session/prompt` holds one list per prompt (the last repeats). */
+export interface HostileScenario {
+  readonly initialize?: readonly HostileStep[];
+  readonly "session/new"?: readonly HostileStep[];
+  readonly "session/load"?: readonly HostileStep[];
+  readonly "session/prompt"?: readonly (readonly HostileStep[])[];
+  readonly [method: string]: readonly unknown[] | undefined;
+}
+
+/** `acp()` on the hostile agent playing `scenario`. */
+export function hostileAcp(scenario: HostileScenario, extra: Partial<AcpConfig> = {}): AcpDriver {
+  return acp({
+    type: "hostile",
+    displayName: "Hostile agent",
+    command: process.execPath,
+    args: [HOSTILE_AGENT],
+    env: { HOSTILE_ACP_SCENARIO: JSON.stringify(scenario) },
+    killGraceMs: 1_000,
+    ...extra,
+  });
+}
+
+/** A `session/update` carrying agent text. */
+export const text = (chunk: string): HostileStep => ({
+  update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } },
+});

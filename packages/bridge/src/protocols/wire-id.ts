@@ -1,0 +1,25 @@
+import { HttpError } from "../http/http-error.js";
+
+/** Longest id the bridge takes from a client (AG-UI `runId`, `threadId`, `raw` `threadKey`, approval ids), in characters. */
+export const MAX_WIRE_ID_LENGTH = 256;
+
+/**
+ * Checks an id a client sent: non-empty, at most {@link MAX_WIRE_ID_LENGTH} characters, no control
+ * character or lone UTF-16 surrogate; `visibleAscii` (an id that goes into a response header, as
+ * the AG-UI `runId` does in `x-adaptor-run-id`) allows printable ASCII without spaces only.
+ * @throws HttpError 400 `invalid_id` naming the field and the rule.
+ */
+export function checkWireId(field: string, value: string, options: { readonly visibleAscii?: boolean } = {}): string {
+  const problem =
+    value.length === 0
+      ? "is empty"
+      : value.length > MAX_WIRE_ID_LENGTH
+        ? `is ${value.length} characters long; the limit is ${MAX_WIRE_ID_LENGTH}`
+        : options.visibleAscii && !/^[\x21-\x7e]+$/.test(value)
+          ? "may hold printable ASCII characters only (no spaces)"
+          : /\p{Cc}|\p{Cs}/u.test(value)
+            ? "holds a control character or a lone UTF-16 surrogate"
+            : undefined;
+  if (problem !== undefined) throw new HttpError(400, "invalid_id", `${field} ${problem}`);
+  return value;
+}

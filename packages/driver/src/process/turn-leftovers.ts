@@ -1,0 +1,66 @@
+import type { CliProcess } from "./cli-process.js";
+import { processEnvHas, signalProcess } from "./descendants.js";
+
+/**
+ * Set to `1` in the environment of every stdio server (MCP server) a driver declares to its CLI:
+ * such a process (and what it starts) belongs to the CLI's whole life, not to one turn, so
+ * {@link endTurnLeftovers} leaves it alone.
+ */
+export const STDIO_SERVER_VAR = "ADAPTOR_STDIO_SERVER";
+
+/** Options of {@link endTurnLeftovers}. */
+export interface TurnLeftoverOptions {
+  /** How long what the turn started may take to end by itself, in ms. */
+  readonly settleMs: number;
+  /** After SIGTERM, how long before SIGKILL, in ms. */
+  readonly graceMs: number;
+}
+
+/**
+ * What is running below `proc` now (its {@link CliProcess.liveDescendants}); taken when a turn
+ * starts on a process that outlives it, so {@link endTurnLeftovers} ends only what the turn started.
+ * Undefined where descendants cannot be found (not Linux).
+ */
+export function descendantBaseline(proc: CliProcess): ReadonlySet<number> | undefined {
+  const live = proc.liveDescendants();
+  return live === undefined ? undefined : new Set(live);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Ends what a turn left running on a CLI process that stays up for the next turn (a background
+ * command the agent started, however detached): every live descendant of `proc` that is not in
+ * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}). Waits up to `settleMs` for them
+ * to end by themselves, then SIGTERM (to the process group of those that lead one), then SIGKILL to
+ * those still there after `graceMs`. Never throws; the waits never keep Node alive.
+ * @returns the pids it had to signal (empty when nothing was left, or without a baseline).
+ */
+export async function endTurnLeftovers(
+  proc: CliProcess,
+  baseline: ReadonlySet<number> | undefined,
+  options: TurnLeftoverOptions,
+): Promise<number[]> {
+  if (!baseline) return [];
+  const serverEntry = `${STDIO_SERVER_VAR}=1`;
+  const servers = new Set<number>();
+  const leftovers = (): number[] =>
+    (proc.liveDescendants() ?? []).filter((pid) => {
+      if (baseline.has(pid) || servers.has(pid)) return false;
+      if (processEnvHas(pid, serverEntry)) {
+        servers.add(pid);
+        return false;
+      }
+      return true;
+    });
+  let left = leftovers();
+  for (const end = Date.now() + options.settleMs; left.length > 0 && Date.now() < end; left = leftovers()) await sleep(50);
+  if (left.length === 0) return [];
+  const signalled = left.filter((pid) => signalProcess(pid, "SIGTERM"));
+  for (const end = Date.now() + options.graceMs; Date.now() < end; await sleep(50)) {
+    left = leftovers();
+    if (left.length === 0) return signalled;
+  }
+  for (const pid of leftovers()) signalProcess(pid, "SIGKILL");
+  return signalled;
+}
