@@ -51,8 +51,8 @@ describe("qwen-code on the real binary", () => {
     harness: () => harness(),
     writePrompt: (_, file) => `WRITE_IT ${file}`,
     touchPrompt: (_, file) => `RUN_TOUCH ${file}`,
-    writeTool: "WriteFile",
-    shellTool: "Shell",
+    writeTool: "write_file",
+    shellTool: "run_shell_command",
     modes: { ask: "default", readOnly: "plan" },
     afterApprovedWrite: (_, events) => {
       // qwen writes through the host when the host offers its fs.

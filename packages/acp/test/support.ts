@@ -18,6 +18,7 @@ import {
   type OpenAIServer,
   type ResponsesScriptRule,
   type ScriptRule,
+  whenUserSays,
 } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
@@ -315,5 +316,30 @@ export function anthropicConformanceScripts<F extends DriverFixture & { readonly
       },
       expectValue: { answer: "forty-two" },
     }),
+  };
+}
+
+/** A conformance fixture on the testkit's Anthropic server and an isolated claude environment. */
+export interface AnthropicFixture extends DriverFixture {
+  readonly server: AnthropicServer;
+  readonly env: ClaudeTestEnv;
+}
+
+/** Makes {@link AnthropicFixture}s whose driver is `driverOf(env)`; the server answers `so-conformance` with the structured value. */
+export function anthropicFixture(driverOf: (env: ClaudeTestEnv) => AcpDriver): () => Promise<AnthropicFixture> {
+  return async () => {
+    const server = await startAnthropicServer({
+      rules: [{ when: whenUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } }],
+    });
+    const env = await claudeTestEnv({ server });
+    return {
+      driver: driverOf(env),
+      server,
+      env,
+      cleanup: async () => {
+        await server.close();
+        await env.cleanup();
+      },
+    };
   };
 }
