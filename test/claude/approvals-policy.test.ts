@@ -104,8 +104,11 @@ describe("claude approvals and policy on the real binary", () => {
   it("read_only sandbox: a write the host would approve never happens", async () => {
     h = await harness([], {}, { onApproval: (r) => r.approve() });
     const file = join(h.env.workDir, "must-not-exist.txt");
-    await h.agent.run(`WRITE_FILE ${file}`, { policy: { sandbox: "read_only" } });
+    const result = await h.agent.run(`WRITE_FILE ${file}`, { policy: { sandbox: "read_only" } });
     expect(existsSync(file)).toBe(false);
+    expect(result.enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true, mechanisms: ["cli_flag"] }),
+    ]);
     expect(h.server.requests.at(-1)?.view.lastToolResult?.isError).toBe(true);
   });
 

@@ -21,6 +21,12 @@ async function writeWith(policy: RunPolicy): Promise<{ inside: boolean; outside:
   h = await codexHarness({ outsideTmp: true });
   const run = await runDriver(h.driver, { prompt: WRITE_BOTH, policy });
   expect(run.response?.failure).toBeUndefined();
+  expect(run.response?.enforcement?.[0]).toMatchObject({
+    field: "sandbox",
+    value: policy.sandbox,
+    enforced: true,
+    mechanisms: ["cli_config"],
+  });
   return {
     inside: existsSync(join(h.env.workDir, "in.txt")),
     outside: existsSync(join(h.env.root, "outside.txt")),

@@ -7,8 +7,9 @@ import {
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 import {
-  assertPolicySupported,
   PolicyCapabilityUnsupportedError,
+  type EnforcementMechanism,
+  type PolicyEnforcement,
   type Driver,
   type DriverCapabilities,
   type DriverDescriptor,
@@ -33,16 +34,19 @@ import {
 } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
+import { HostClient } from "./host/host-client.js";
+import { HostTerminals } from "./host/host-terminals.js";
+import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan } from "./policy/acp-policy.js";
+import { applyMode } from "./policy/apply-mode.js";
+import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
-import { AcpProcess } from "./connection/acp-process.js";
+import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
-/** Descriptor capabilities of an ACP agent from its config: what the protocol and the config promise. */
+/** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
-  const modes = typeof config.sandboxModes === "object" && config.sandboxModes !== null ? config.sandboxModes : {};
-  const sandbox = (["read_only", "workspace_write", "unrestricted"] as const).filter((level) => typeof modes[level] === "string");
   return {
     sessions: { resume: config.loadSession !== false, fork: config.loadSession !== false && config.fork === true },
     processReuse: true,
@@ -50,8 +54,7 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
     skills: false,
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
-    policy: { sandbox, webSearch: [], browser: [], activeExecutionTimeout: false },
-    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
+    ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   };
 }
@@ -117,7 +120,7 @@ export class AcpDriver implements Driver {
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     const config = this.config;
-    assertPolicySupported(this.descriptor, request.policy);
+    const plan = planAcpPolicy(this.descriptor, config, request.policy);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sessions.fork", "true");
     }
@@ -129,7 +132,7 @@ export class AcpDriver implements Driver {
     const signature = launchSignature({ config, env, request });
     let proc = await this.#pool.acquire({ request, signature, sink });
     if (!proc && request.session && !request.session.fork && config.loadSession === false) {
-      return emptyResponse({
+      return emptyResponse(plan, {
         reason: "resume_rejected",
         message:
           config.loadSessionUnsupportedReason ??
@@ -148,7 +151,7 @@ export class AcpDriver implements Driver {
     const runSignal = AbortSignal.any([signal, watchdog.signal]);
     return this.#pool.serve(served, async () => {
       try {
-        const response = await this.#turn(served, config, request, watchdog.sink(sink), runSignal, cwd, model);
+        const response = await this.#turn(served, config, request, watchdog.sink(sink), runSignal, cwd, model, plan);
         const reusable = request.reuseProcess === true && served.usable && !response.failure && response.checkpoint !== undefined;
         if (!reusable) {
           await served.close();
@@ -179,7 +182,7 @@ export class AcpDriver implements Driver {
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
     const config = this.config;
-    assertPolicySupported(this.descriptor, request.policy);
+    planAcpPolicy(this.descriptor, config, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = launchSignature({ config, env: this.#env(config, first), request: first });
     await this.#pool.prewarm(
@@ -219,6 +222,7 @@ export class AcpDriver implements Driver {
           graceMs: graceMs(config),
           ...spawnLimits(config),
           onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
+          hostCapabilities: config.hostCapabilities !== false,
         },
         signature,
         stderrTo,
@@ -244,9 +248,31 @@ export class AcpDriver implements Driver {
     signal: AbortSignal,
     cwd: string,
     model: string | undefined,
+    plan: AcpPolicyPlan,
   ): Promise<DriverResponse> {
     const trusted = (request.mcpServers ?? []).filter((server) => server.trusted === true).map((server) => server.name);
-    const turn = new AcpTurn(sink, this.#toolName, trusted);
+    const host = new HostClient({
+      plan,
+      sink,
+      cwd,
+      driver: this.descriptor.type,
+      terminals: new HostTerminals({ env: proc.env, cwd, device: `${this.descriptor.type} terminal`, ...spawnLimits(config) }),
+    });
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted);
+    // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
+    const handler: SessionHandler = {
+      onUpdate: (update) => turn.onUpdate(update),
+      onPermission: (params, permissionSignal) => turn.onPermission(params, permissionSignal),
+      onText: (line) => turn.onText(line),
+      onHost: (method, params) => host.handle(method, params),
+    };
+    let enforcement = plan.enforcement;
+    const finish = (
+      proc: AcpProcess,
+      turn: AcpTurn,
+      failure: DriverFailure | undefined,
+      extra: Partial<DriverResponse> = {},
+    ): DriverResponse => finishTurn(proc, turn, failure, { ...extra, enforcement });
     const agent = proc.connection.agent;
     let aborted!: (reason: unknown) => void;
     let honoured!: (value: unknown) => void;
@@ -327,7 +353,7 @@ export class AcpDriver implements Driver {
           const id = request.session.resumeId;
           // Replayed history arrives as updates during session/load (or after its answer): the turn
           // takes them from now on but keeps none of them until its prompt is sent.
-          detach = proc.attach(id, turn);
+          detach = proc.attach(id, handler);
           try {
             offered = (await step(
               "session/load",
@@ -354,15 +380,31 @@ export class AcpDriver implements Driver {
         proc.sessions.add(sessionId);
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
-        const mode = request.policy?.sandbox !== undefined ? config.sandboxModes?.[request.policy.sandbox] : undefined;
-        if (mode !== undefined) await step("session/set_mode", agent.request("session/set_mode", { sessionId, modeId: mode }));
+        if (plan.mode) {
+          const reported = await applyMode(
+            proc,
+            sessionId,
+            plan.mode.id,
+            offered,
+            (promise) => step("session mode", promise),
+            config.modeConfirmedByAnswer === true,
+          );
+          // The mode check took the session's messages for a moment: give them back to the turn.
+          if (detach) detach = proc.attach(sessionId, handler);
+          if (reported !== plan.mode.id) {
+            const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
+            if (!plan.bestEffort) throw error;
+            enforcement = notEnforcedBy(enforcement, "agent_mode", error.message);
+          }
+          sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${String(reported)}`, data: { modeId: reported } });
+        }
         if (model !== undefined && !config.modelFlag) {
           const failure = await step("model selection", this.#selectModel(agent, sessionId, model, offered));
           if (failure) return finish(proc, turn, failure);
         }
       }
       endHandshake();
-      detach ??= proc.attach(sessionId, turn);
+      detach ??= proc.attach(sessionId, handler);
       if (turn.replayed > 0)
         sink.emit({
           type: "notice",
@@ -415,7 +457,17 @@ export class AcpDriver implements Driver {
           message: "the agent ended the turn at the denied tool call",
           data: { stopReason: answer.stopReason },
         });
-      const failure = endedByDenial ? undefined : stopReasonFailure(answer.stopReason);
+      const refused = host.editRefused;
+      const failure: DriverFailure | undefined = refused
+        ? {
+            reason: "approval_denied",
+            message: refused.message,
+            details: { toolName: refused.toolName, toolCallId: refused.toolCallId },
+            cause: refused,
+          }
+        : endedByDenial
+          ? undefined
+          : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
@@ -446,6 +498,7 @@ export class AcpDriver implements Driver {
       signal.removeEventListener("abort", onAbort);
       turn.end();
       detach?.();
+      await host.close();
     }
   }
 
@@ -571,11 +624,23 @@ async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {
   return { exit: { code: exit.code, signal: exit.signal } };
 }
 
-function emptyResponse(failure: DriverFailure): DriverResponse {
-  return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure };
+function emptyResponse(plan: AcpPolicyPlan, failure: DriverFailure): DriverResponse {
+  return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement: plan.enforcement, failure };
 }
 
-function finish(proc: AcpProcess, turn: AcpTurn, failure: DriverFailure | undefined, extra: Partial<DriverResponse> = {}): DriverResponse {
+/** The report with every entry that relied on `mechanism` marked not enforced, saying why. */
+function notEnforcedBy(report: readonly PolicyEnforcement[], mechanism: EnforcementMechanism, why: string): PolicyEnforcement[] {
+  return report.map((entry) =>
+    entry.mechanisms.includes(mechanism) ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)` } : entry,
+  );
+}
+
+function finishTurn(
+  proc: AcpProcess,
+  turn: AcpTurn,
+  failure: DriverFailure | undefined,
+  extra: Partial<DriverResponse> = {},
+): DriverResponse {
   turn.end();
   const dropped = proc.sdkLog.takeDropped();
   if (dropped > 0)

@@ -45,6 +45,20 @@ describe("acp config and descriptor", () => {
   });
 });
 
+describe("policy capabilities from the config", () => {
+  it("permission modes only with askMode (which also enforces read_only); everything with bestEffortPolicy", () => {
+    const plain = acp({ command: "agent" }).descriptor.capabilities;
+    expect(plain.approvals.permission).toEqual(["inherit"]);
+    expect(plain.policy.sandbox).toEqual([]);
+    const asking = acp({ command: "agent", askMode: "default" }).descriptor.capabilities;
+    expect(asking.approvals.permission).toEqual(["inherit", "ask", "auto_approve", "auto_deny"]);
+    expect(asking.policy.sandbox).toEqual(["read_only"]);
+    const lax = acp({ command: "agent", bestEffortPolicy: true }).descriptor.capabilities;
+    expect(lax.policy).toMatchObject({ sandbox: ["read_only", "workspace_write", "unrestricted"], webSearch: ["allow", "deny"] });
+    expect(lax.approvals.question).toEqual(["inherit", "ask", "auto_deny"]);
+  });
+});
+
 describe("stop reasons and structured answers", () => {
   it("end_turn succeeds; cancelled is cancelled; refusal and the limits are agent_error with the stop reason", () => {
     expect(stopReasonFailure("end_turn")).toBeUndefined();

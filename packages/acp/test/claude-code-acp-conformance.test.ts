@@ -1,47 +1,12 @@
-import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
-import { claudeTestEnv, startAnthropicServer, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { describeDriverConformance } from "@adaptor/driver/testing";
 import { acp } from "../src/index.js";
-import { claudeAcp } from "./support.js";
+import { anthropicConformanceScripts, anthropicFixture, claudeAcp, type AnthropicFixture } from "./support.js";
 
 // The public driver conformance kit against acp() running Claude Code's ACP adapter (0.16.2).
 
-interface Fixture extends DriverFixture {
-  readonly server: AnthropicServer;
-  readonly env: ClaudeTestEnv;
-}
-
-const makeDriver = async (): Promise<Fixture> => {
-  const server = await startAnthropicServer({
-    rules: [{ when: whenUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } }],
-  });
-  const env = await claudeTestEnv({ server });
-  return {
-    driver: claudeAcp(env),
-    server,
-    env,
-    cleanup: async () => {
-      await server.close();
-      await env.cleanup();
-    },
-  };
-};
-
-describeDriverConformance<Fixture>("claude-code-acp through acp() (real adapter)", {
-  makeDriver,
-  scripted: {
-    text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
-    followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
-    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
-    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
-    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
-    structured: () => ({
-      request: {
-        prompt: "so-conformance",
-        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
-      },
-      expectValue: { answer: "forty-two" },
-    }),
-  },
+describeDriverConformance<AnthropicFixture>("claude-code-acp through acp() (real adapter)", {
+  makeDriver: anthropicFixture((env) => claudeAcp(env)),
+  scripted: anthropicConformanceScripts<AnthropicFixture>(),
   concurrent: true,
   makeForeignDriver: () => acp({ command: "" }),
   makeMissingDriver: () => acp({ command: "/nonexistent/bin/claude-code-acp" }),

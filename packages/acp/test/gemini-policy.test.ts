@@ -57,6 +57,24 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     expect(existsSync(file)).toBe(true);
   });
 
+  it("ask runs in default mode (set; gemini-cli confirms by its answer): a denying handler stops the shell command", async () => {
+    h = await geminiHarness();
+    const touched = join(h.env.workDir, "asked.txt");
+    const asked: string[] = [];
+    const denied = h.agent.stream(`SHELL_CMD touch ${touched}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (r) => (asked.push(r.toolName ?? ""), r.deny("no")),
+    });
+    const events = await collect(denied);
+    const result = await denied.result();
+    expect(asked).toEqual(["run_shell_command"]);
+    expect(existsSync(touched)).toBe(false);
+    expect(events.some((e) => e.type === "notice" && e.message === "session mode default")).toBe(true);
+    expect(result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true, mechanisms: ["agent_mode", "approval"] }),
+    ]);
+  });
+
   it("web search and browser policy are refused before launch", async () => {
     h = await geminiHarness();
     const stream = h.agent.stream("hi", { policy: { webSearch: "deny" } });

@@ -18,10 +18,12 @@ import {
   type OpenAIServer,
   type ResponsesScriptRule,
   type ScriptRule,
+  whenUserSays,
 } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
 import { expect } from "vitest";
+import type { DriverFixture, ScriptedTurns } from "@adaptor/driver/testing";
 import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
 
 /** A scripted Gemini API server, an isolated gemini-cli environment and an Agent on the real binary. */
@@ -124,6 +126,9 @@ export function claudeAcp(env: ClaudeTestEnv, extra: Partial<AcpConfig> = {}): A
     inheritEnv: false,
     mcpTransports: ["stdio", "http"],
     fork: true,
+    // With the host's fs offered, 0.16.2 replaces Claude Code's Write/Edit/Read with its own
+    // mcp__acp__* tools; these tests pin the adapter on Claude Code's own tools.
+    hostCapabilities: false,
     ...extra,
   });
 }
@@ -240,4 +245,101 @@ export async function threeTurns(agent: Agent, key = "chat"): Promise<number[]> 
     await stream.result();
   }
   return pids;
+}
+
+/** A private home for an agent CLI: HOME, XDG dirs and TMPDIR inside it, proxies pointed at a closed port. */
+export interface IsolatedHome {
+  readonly home: string;
+  readonly workDir: string;
+  readonly env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Makes an {@link IsolatedHome}. The proxies (`HTTP_PROXY`, `HTTPS_PROXY`, lower case too) point at
+ * 127.0.0.1:9, where nothing listens, so a CLI's start-up calls to the internet fail at once;
+ * `NO_PROXY` lets it reach the scripted server on 127.0.0.1.
+ */
+export async function isolatedHome(): Promise<IsolatedHome> {
+  const { mkdtemp, mkdir, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const home = realpathSync(await mkdtemp(join(tmpdir(), "adaptor-acp-")));
+  const workDir = join(home, "work");
+  for (const dir of [
+    workDir,
+    join(home, ".config"),
+    join(home, ".local", "share"),
+    join(home, ".cache"),
+    join(home, ".local", "state"),
+    join(home, "tmp"),
+  ])
+    await mkdir(dir, { recursive: true });
+  const closed = "http://127.0.0.1:9";
+  return {
+    home,
+    workDir,
+    env: {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local", "state"),
+      TMPDIR: join(home, "tmp"),
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      HTTP_PROXY: closed,
+      HTTPS_PROXY: closed,
+      http_proxy: closed,
+      https_proxy: closed,
+      NO_PROXY: "127.0.0.1,localhost",
+      no_proxy: "127.0.0.1,localhost",
+    },
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The conformance kit's scripted turns against the testkit's Anthropic server (its directives):
+ * `fixture.env.workDir` names the file of the tool turn; a rule answering `so-conformance` with
+ * `{"answer":"forty-two"}` serves the structured turn.
+ */
+export function anthropicConformanceScripts<F extends DriverFixture & { readonly env: { readonly workDir: string } }>(): ScriptedTurns<F> {
+  return {
+    text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
+    followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
+    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
+    slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
+    failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
+    structured: () => ({
+      request: {
+        prompt: "so-conformance",
+        outputSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+      },
+      expectValue: { answer: "forty-two" },
+    }),
+  };
+}
+
+/** A conformance fixture on the testkit's Anthropic server and an isolated claude environment. */
+export interface AnthropicFixture extends DriverFixture {
+  readonly server: AnthropicServer;
+  readonly env: ClaudeTestEnv;
+}
+
+/** Makes {@link AnthropicFixture}s whose driver is `driverOf(env)`; the server answers `so-conformance` with the structured value. */
+export function anthropicFixture(driverOf: (env: ClaudeTestEnv) => AcpDriver): () => Promise<AnthropicFixture> {
+  return async () => {
+    const server = await startAnthropicServer({
+      rules: [{ when: whenUserSays("so-conformance"), reply: { text: '{"answer":"forty-two"}' } }],
+    });
+    const env = await claudeTestEnv({ server });
+    return {
+      driver: driverOf(env),
+      server,
+      env,
+      cleanup: async () => {
+        await server.close();
+        await env.cleanup();
+      },
+    };
+  };
 }

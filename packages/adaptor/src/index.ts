@@ -153,6 +153,8 @@ export type {
   ApprovalModes,
   ApprovalDecision,
   Usage,
+  PolicyEnforcement,
+  EnforcementMechanism,
   FailureReason,
   TranscriptItem,
   RawStreams,

@@ -109,6 +109,7 @@ describe("public surface", () => {
       "parseVersion",
       "probeFailure",
       "raceAbort",
+      "reportEnforcement",
       "skillsDigest",
       "spawnLimits",
       "stableJson",

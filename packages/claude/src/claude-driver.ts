@@ -25,6 +25,7 @@ import {
 import { forceKilledError, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
+import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
@@ -201,7 +202,7 @@ export class ClaudeDriver implements Driver {
       const exit = await session.proc.exited;
       throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
     }
-    const response = this.#response(request, session, outcome);
+    const response = { ...this.#response(request, session, outcome), enforcement: claudeEnforcement(request.policy) };
     if (alive && !response.failure && reusable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
     else if (alive && !response.failure && !reusable) this.#finishInBackground(session);
     else await session.close();

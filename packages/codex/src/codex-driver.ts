@@ -17,7 +17,7 @@ import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
-import { planPolicy, type CodexPolicyPlan } from "./policy.js";
+import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
 import { inspectCodex } from "./inspect/inspect-codex.js";
@@ -84,8 +84,11 @@ export class CodexDriver implements Driver {
     const plan = planPolicy(request.policy, this.descriptor);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
-    if (this.config.transport !== "exec") return this.#runAppServer(command, request, sink, signal, plan, outputSchema);
-    return runExec({
+    const transport = this.config.transport === "exec" ? "exec" : "app-server";
+    const enforcement = codexEnforcement(request.policy, plan, transport);
+    if (transport === "app-server")
+      return { ...(await this.#runAppServer(command, request, sink, signal, plan, outputSchema)), enforcement };
+    const response = await runExec({
       command,
       config: this.config,
       request,
@@ -95,6 +98,7 @@ export class CodexDriver implements Driver {
       outputSchema,
       track: (proc: CliProcess) => this.#pool.track(proc),
     });
+    return { ...response, enforcement };
   }
 
   /**

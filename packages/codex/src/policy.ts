@@ -1,4 +1,5 @@
-import { assertPolicySupported, type DriverDescriptor, type RunPolicy, type SandboxMode } from "@adaptor/driver";
+import { assertPolicySupported, type DriverDescriptor, type PolicyEnforcement, type RunPolicy, type SandboxMode } from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
 export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
@@ -45,4 +46,32 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
     ...(approvalPolicy ? { approvalPolicy } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
   } as CodexPolicyPlan;
+}
+
+/**
+ * What a codex run enforced of its policy, for `DriverResponse.enforcement`: the sandbox by
+ * codex's own sandbox (`-s` for exec, `thread/start` `sandbox` for the app server), web search by
+ * the `web_search` setting, approval modes by codex's `approval_policy` (`untrusted`: codex asks and
+ * the SDK's broker answers; `never`: codex asks nothing and its sandbox is the bound).
+ */
+export function codexEnforcement(
+  policy: RunPolicy | undefined,
+  plan: CodexPolicyPlan,
+  transport: "exec" | "app-server",
+): PolicyEnforcement[] {
+  const exec = transport === "exec";
+  return reportEnforcement(policy, (field) => {
+    if (field === "sandbox")
+      return exec
+        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}` }
+        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}` };
+    if (field === "webSearch")
+      return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
+    return plan.approvalPolicy === "never"
+      ? {
+          mechanisms: [exec ? "cli_flag" : "cli_config"],
+          detail: 'approval_policy = "never": codex asks nothing; its sandbox is the bound',
+        }
+      : { mechanisms: ["approval"], detail: 'approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers' };
+  });
 }

@@ -27,6 +27,7 @@ export type {
   PromptImageType,
 } from "./spi/request.js";
 export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
+export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";

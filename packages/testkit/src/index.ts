@@ -31,3 +31,13 @@ export type {
 } from "./gemini/reply.js";
 export { geminiDirectiveReply, GEMINI_WRITE_FILE_CONTENT } from "./gemini/directives.js";
 export { geminiTestEnv, geminiSettings, type GeminiTestEnv, type GeminiTestEnvOptions } from "./gemini-env/gemini-test-env.js";
+export {
+  startChatCompletionsServer,
+  whenChatUserSays,
+  whenChatToolResult,
+  type ChatCompletionsServer,
+  type ChatScriptRule,
+  type ChatReply,
+  type ChatRequestView,
+  type ChatLoggedRequest,
+} from "./chat/server.js";

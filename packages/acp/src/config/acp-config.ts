@@ -47,8 +47,40 @@ export interface AcpConfig extends CommonDriverConfig {
    * `initialize` answer offers no `sessionCapabilities.fork` fails the run (`agent_error`).
    */
   readonly fork?: boolean;
-  /** MCP transports the agent accepts in `session/new` (ACP requires stdio). Default `["stdio"]`. */
+  /**
+   * MCP transports the agent accepts in `session/new` (ACP requires stdio, but an agent may still
+   * ignore it: then `[]`, and every MCP server is refused before launch). Default `["stdio"]`.
+   */
   readonly mcpTransports?: readonly McpTransport[];
+  /**
+   * The session mode in which the agent asks (`session/request_permission`) before every file
+   * change and command, e.g. `"default"`. With it the driver enforces the permission modes `ask`,
+   * `auto_approve` and `auto_deny` (it selects this mode and checks that the agent took it) and the
+   * `read_only` sandbox when `sandboxModes` has none (this mode, the host denying every ask for a
+   * tool that is not a read, and refusing `fs/write_text_file` and `terminal/create`). Default none:
+   * those values are refused before launch.
+   */
+  readonly askMode?: string;
+  /**
+   * The agent answers `session/set_mode` with an error for a mode it does not take and reports no
+   * `current_mode_update`: its success answer is the check that the mode was applied. Default false:
+   * the driver waits for the agent's report. Only for agents proven so in tests (gemini-cli 0.61.0).
+   */
+  readonly modeConfirmedByAnswer?: boolean;
+  /**
+   * Offer the host's file system (`fs/read_text_file`, `fs/write_text_file`) and terminal
+   * (`terminal/*`) to the agent, so what it does through them follows the run's policy on the host
+   * side (see the package README). Default true.
+   */
+  readonly hostCapabilities?: boolean;
+  /**
+   * Accept any policy value and run with what can be enforced; the Result's `enforcement` lists
+   * what was not (`enforced: false`), and a session mode the agent did not take is reported there
+   * instead of failing the run. Default false: a value the driver cannot enforce is refused before
+   * launch (`PolicyCapabilityUnsupportedError`, `HumanDecisionModeUnsupportedError`), and a mode
+   * the agent did not take fails the run (`AcpModeNotAppliedError`).
+   */
+  readonly bestEffortPolicy?: boolean;
   /**
    * ms the agent has, in all, to answer a turn's set-up requests (`initialize`, `session/new`,
    * `session/load` or `session/fork`, the mode and model selection) before the run rejects with a
@@ -73,6 +105,10 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   loadSessionUnsupportedReason: is.string({ nonEmpty: true }),
   fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
+  askMode: is.string({ nonEmpty: true }),
+  modeConfirmedByAnswer: is.boolean(),
+  hostCapabilities: is.boolean(),
+  bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
 };
 

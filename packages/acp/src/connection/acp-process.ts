@@ -5,6 +5,7 @@ import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
 import { BoundedSdkLog, withSdkLog } from "./sdk-log.js";
+import { HOST_METHODS, type HostMethod } from "../host/host-client.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
@@ -14,6 +15,8 @@ export interface SessionHandler {
   onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** A stdout line that was not JSON. */
   onText(line: string): void;
+  /** A host capability request (`fs/*`, `terminal/*`); without it such requests are refused. */
+  onHost?(method: HostMethod, params: unknown): Promise<unknown>;
 }
 
 /** Spawn inputs of one agent process. */
@@ -31,6 +34,8 @@ export interface AcpLaunch {
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
   readonly onStderr: (text: string) => void;
+  /** Offer the host's `fs` and `terminal` capabilities in `initialize`. Default false. */
+  readonly hostCapabilities?: boolean;
 }
 
 /** Updates that carry a turn's output (text, thinking, tool calls, plan): what must never land in another turn. */
@@ -42,8 +47,10 @@ const OUTPUT_UPDATES: ReadonlySet<string> = new Set([
   "plan",
 ]);
 
-/** The client capabilities offered: no file system, no terminal (the agent uses its own tools, which ask for permission). */
+/** The client capabilities offered without host capabilities: no file system, no terminal (the agent uses its own tools). */
 const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+/** The client capabilities offered with host capabilities: the agent reads, writes and runs commands through the host. */
+const HOST_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
 /**
  * One running ACP agent: the child process and the SDK's client connection over its stdio.
@@ -84,6 +91,7 @@ export class AcpProcess implements PooledProcess {
   readonly #handlers = new Map<string, SessionHandler>();
   #closing: Promise<void> | undefined;
   #exited = false;
+  readonly #capabilities: acp.ClientCapabilities;
   #unfenced = false;
 
   private constructor(
@@ -91,9 +99,10 @@ export class AcpProcess implements PooledProcess {
     env: Readonly<Record<string, string | undefined>>,
     signature: string,
     stderrTo: AcpProcess["stderrTo"],
-    launch: Pick<AcpLaunch, "displayName" | "graceMs">,
+    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "hostCapabilities">,
   ) {
     this.child = child;
+    this.#capabilities = launch.hostCapabilities === true ? HOST_CAPABILITIES : CLIENT_CAPABILITIES;
     this.env = env;
     this.signature = signature;
     this.stderrTo = stderrTo;
@@ -110,6 +119,12 @@ export class AcpProcess implements PooledProcess {
         const handler = this.#handlers.get(params.sessionId);
         if (!handler) return { outcome: { outcome: "cancelled" } };
         return handler.onPermission(params, signal);
+      });
+    for (const method of HOST_METHODS)
+      app.onRequest(method, ({ params }: { params: { sessionId: string } }) => {
+        const host = this.#handlers.get(params.sessionId)?.onHost;
+        if (!host) throw acp.RequestError.methodNotFound(method);
+        return host(method, params) as never;
       });
     this.sdkLog = new BoundedSdkLog((level, text) =>
       this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
@@ -159,11 +174,11 @@ export class AcpProcess implements PooledProcess {
     return new AcpProcess(child, launch.env, signature, stderrTo, launch);
   }
 
-  /** Sends `initialize` (protocol version 1, no fs or terminal capabilities). */
+  /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities when launched with them). */
   async initialize(signal: AbortSignal): Promise<acp.InitializeResponse> {
     this.initialized = await this.connection.agent.request(
       "initialize",
-      { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: { name: "adaptor", version: "0.1.0" } },
+      { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: this.#capabilities, clientInfo: { name: "adaptor", version: "0.1.0" } },
       { cancellationSignal: signal },
     );
     return this.initialized;

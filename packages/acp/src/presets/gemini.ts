@@ -69,6 +69,13 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   type: "gemini",
   displayName: "Gemini CLI",
   sandboxModes: GEMINI_SANDBOX_MODES,
+  askMode: "default",
+  // gemini-cli 0.61.0 answers session/set_mode with an error for a mode it lacks and sends no current_mode_update.
+  modeConfirmedByAnswer: true,
+  // With the host's fs offered, gemini-cli 0.61.0 reads a file before creating it and takes the
+  // host's "not found" for a failure (its ENOENT check misses the JSON-RPC error): write_file of a
+  // new file fails. It keeps its own file system and shell.
+  hostCapabilities: false,
   loadSession: false,
   mcpTransports: ["stdio", "http"],
 };

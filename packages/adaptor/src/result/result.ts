@@ -1,5 +1,5 @@
 import { AdaptorError } from "@adaptor/errors";
-import type { RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
+import type { PolicyEnforcement, RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
 import { formatIssues } from "@adaptor/tool/internal";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { StructuredOutput } from "../structured-output/structured-output.js";
@@ -30,6 +30,8 @@ export interface ResultInit {
   readonly pendingApproval?: PendingApproval | undefined;
   /** Set when the host interrupted the turn (`stream.interrupt()`). */
   readonly interrupted?: boolean | undefined;
+  /** How the run's policy was enforced (see {@link Result.enforcement}). Default none. */
+  readonly enforcement?: readonly PolicyEnforcement[] | undefined;
 }
 
 /**
@@ -63,6 +65,16 @@ export class Result {
   readonly status: "completed" | "suspended" | "interrupted";
   /** The stored approval a suspended turn waits for; `undefined` when `status` is `"completed"`. */
   readonly pendingApproval: PendingApproval | undefined;
+  /**
+   * Which explicitly requested parts of the run's policy were enforced, and by what mechanism (a CLI
+   * flag, a CLI setting, a hook, the approval broker, a host capability, an agent mode, the SDK), and
+   * which were not: one {@link PolicyEnforcement} per field the run set (`sandbox`, `webSearch`,
+   * `browser`, each approval kind other than `inherit`, `activeExecutionTimeoutMs`). Empty for a run
+   * without an explicit policy, or whose driver reported nothing. An entry with `enforced: false`
+   * appears only when the driver was told to accept best effort (the ACP driver's `bestEffortPolicy`);
+   * otherwise a value a driver cannot enforce is refused before launch.
+   */
+  readonly enforcement: readonly PolicyEnforcement[];
   readonly #structured: unknown;
   readonly #raw: RawStreams;
   readonly #transcript: readonly TranscriptItem[];
@@ -76,6 +88,9 @@ export class Result {
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;
     this.pendingApproval = init.pendingApproval;
+    this.enforcement = Object.freeze(
+      (init.enforcement ?? []).map((entry) => Object.freeze({ ...entry, mechanisms: Object.freeze([...entry.mechanisms]) })),
+    );
     this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });

@@ -8,6 +8,7 @@ import type {
   DriverRequest,
   DriverResponse,
   DriverSink,
+  PolicyEnforcement,
 } from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
@@ -228,7 +229,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           );
         } catch (error) {
           // The turn ran and only its commit was refused: the error carries what it produced.
-          if (error instanceof ThreadSessionError) throw error.withResult(toResult(runId, response, performance.now() - started));
+          if (error instanceof ThreadSessionError)
+            throw error.withResult(toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started));
           throw error;
         }
         await suspension.committed();
@@ -239,7 +241,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     }
     if (stopped) throw controller.signal.reason;
     if (controller.signal.aborted && response.failure) throw controller.signal.reason;
-    const result = toResult(runId, response, performance.now() - started);
+    const result = toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started);
     if (response.failure) throw runError(response.failure, result);
     queue.push({
       type: "run-finished",
@@ -255,7 +257,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const suspendedOn = suspension?.suspendedOn;
     if (suspendedOn) {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
-      const result = toResult(runId, response, performance.now() - started, suspendedOn);
+      const result = toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started, suspendedOn);
       queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
       telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
       return result;
@@ -264,7 +266,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
         runError(
           stopped,
-          toResult(runId, response ?? (tally ? { text: tally.text } : undefined), performance.now() - started),
+          toResult(
+            runId,
+            response ?? (tally ? { text: tally.text } : undefined),
+            options.policy?.activeExecutionTimeoutMs,
+            performance.now() - started,
+          ),
           error instanceof BusinessStop ? undefined : error,
         )
       : error instanceof RunError || !controller.signal.aborted
@@ -318,10 +325,24 @@ function abortVerdict(error: unknown, signal: AbortSignal): unknown {
 function toResult(
   runId: string,
   response: Partial<DriverResponse> | undefined,
+  budgetMs: number | undefined,
   durationMs: number,
   pendingApproval?: PendingApproval,
 ): Result {
+  // The active-execution budget is the SDK's own: the driver never sees it.
+  const sdk: PolicyEnforcement[] = budgetMs
+    ? [
+        {
+          field: "activeExecutionTimeoutMs",
+          value: String(budgetMs),
+          enforced: true,
+          mechanisms: ["sdk"],
+          detail: "the SDK's active-time budget",
+        },
+      ]
+    : [];
   return new Result({
+    enforcement: [...(response?.enforcement ?? []), ...sdk],
     runId,
     model: response?.model,
     provider: response?.provider,

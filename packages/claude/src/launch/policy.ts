@@ -1,4 +1,5 @@
-import type { McpServerConfig, RunPolicy } from "@adaptor/driver";
+import type { McpServerConfig, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
 
 /**
  * The built-in tools that only read (files, the CLI's own task list, tool schemas): the only
@@ -67,4 +68,21 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
     ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
   };
+}
+
+/**
+ * What a claude run enforced of its policy, for `DriverResponse.enforcement`: `read_only` by
+ * `--tools` (only {@link READ_ONLY_TOOLS}) and `--permission-mode dontAsk`, `unrestricted` by
+ * `--permission-mode bypassPermissions`, `webSearch: "deny"` by permission deny rules in the
+ * `--settings` file; approval modes by the SDK's broker answering the CLI's `can_use_tool`
+ * requests (`--permission-prompt-tool stdio`).
+ */
+export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcement[] {
+  return reportEnforcement(policy, (field, value) => {
+    if (field === "sandbox" && value === "read_only")
+      return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
+    if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
+    if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
+    return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
+  });
 }

@@ -1,3 +1,5 @@
+import type { PolicyEnforcement } from "./enforcement.js";
+
 /** Token counts as the CLI reported them. */
 export interface Usage {
   /** Prompt tokens. */
@@ -116,6 +118,12 @@ export interface DriverResponse {
   readonly interrupted?: boolean;
   /** Present when the run completed but failed (a business failure). */
   readonly failure?: DriverFailure;
+  /**
+   * Which explicitly requested parts of `request.policy` the driver enforced and how (one entry per
+   * field; unset and `inherit` fields are not listed). Absent: the driver reported nothing (a
+   * driver outside this repository); the built-in drivers always report.
+   */
+  readonly enforcement?: readonly PolicyEnforcement[];
   /** How the CLI process ended, when it ended during the run (a reused process has not). */
   readonly exit?: { readonly code: number | null; readonly signal: string | null };
 }

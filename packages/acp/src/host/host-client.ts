@@ -1,0 +1,205 @@
+import { readFile, realpath, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, sep } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk";
+import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver";
+import { isReadOnlyKind, type AcpPolicyPlan } from "../policy/acp-policy.js";
+import { AcpApprovalEditUnsupportedError } from "./approval-edit-unsupported-error.js";
+import type { HostTerminals } from "./host-terminals.js";
+
+/** The ACP client methods the host serves for the agent (the `fs` and `terminal` capabilities). */
+export const HOST_METHODS = [
+  "fs/read_text_file",
+  "fs/write_text_file",
+  "terminal/create",
+  "terminal/output",
+  "terminal/wait_for_exit",
+  "terminal/kill",
+  "terminal/release",
+] as const;
+
+/** One of {@link HOST_METHODS}. */
+export type HostMethod = (typeof HOST_METHODS)[number];
+
+/**
+ * The host side of one turn: what the agent does through the host (`fs/*`, `terminal/*`) under
+ * the run's policy, and the approval path of its permission asks.
+ * - `read_only`: `fs/write_text_file` and `terminal/create` are refused; without a session mode of
+ *   its own, every permission ask for a tool whose ACP kind is not a read is denied unasked.
+ * - `workspace_write`: `fs/write_text_file` outside the working directory is refused.
+ * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
+ *   ask about first is asked about here, through the same approval path.
+ * - an approval with an edited input of the agent's own ask is refused: the tool is denied
+ *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
+ *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd`).
+ */
+export class HostClient {
+  readonly #plan: AcpPolicyPlan;
+  readonly #sink: DriverSink;
+  readonly #cwd: string;
+  readonly #terminals: HostTerminals;
+  readonly #driver: string;
+  /** Approved asks not yet used by a host write or command. */
+  #approved = 0;
+  /** The edited approval refused during the turn, if any. */
+  editRefused: AcpApprovalEditUnsupportedError | undefined;
+  /** The sink the turn asks through: the read_only gate and the edited-input refusal in front of the run's sink. */
+  readonly sink: DriverSink;
+
+  constructor(options: { plan: AcpPolicyPlan; sink: DriverSink; cwd: string; terminals: HostTerminals; driver: string }) {
+    this.#plan = options.plan;
+    this.#sink = options.sink;
+    this.#cwd = options.cwd;
+    this.#terminals = options.terminals;
+    this.#driver = options.driver;
+    this.sink = { emit: (event) => this.#sink.emit(event), requestApproval: (ask) => this.#ask(ask) };
+  }
+
+  async #ask(ask: ApprovalAsk): Promise<ApprovalDecision> {
+    if (this.#plan.denyNonReadAsks && ask.kind === "permission" && !isReadOnlyKind(ask.details?.["toolKind"])) {
+      const reason = `the run's sandbox is read_only; ${ask.toolName ?? "this tool"} is not a read`;
+      this.#sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: `denied without asking: ${reason}`,
+        data: { toolName: ask.toolName, toolCallId: ask.toolCallId },
+      });
+      return { outcome: "deny", reason };
+    }
+    const decision = await this.#sink.requestApproval(ask);
+    if (decision.outcome === "approve" && decision.updatedInput !== undefined) {
+      const error = new AcpApprovalEditUnsupportedError(this.#driver, ask.toolName, ask.toolCallId);
+      this.editRefused ??= error;
+      this.#sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: error.message,
+        data: { toolName: ask.toolName, toolCallId: ask.toolCallId },
+      });
+      return { outcome: "deny", reason: "an edited input cannot be carried over ACP" };
+    }
+    if (decision.outcome === "approve") this.#approved += 1;
+    return decision;
+  }
+
+  /** Serves one host method of the agent. @throws RequestError the agent sees as the method's error. */
+  async handle(method: HostMethod, params: unknown): Promise<unknown> {
+    const subject = params as { path?: unknown; command?: unknown; terminalId?: unknown };
+    this.#sink.emit({
+      type: "notice",
+      kind: "host",
+      message: `${method} ${String(subject.path ?? subject.command ?? subject.terminalId ?? "")}`,
+      data: {
+        method,
+        ...(typeof subject.path === "string" ? { path: subject.path } : {}),
+        ...(typeof subject.command === "string" ? { command: subject.command } : {}),
+      },
+    });
+    switch (method) {
+      case "fs/read_text_file":
+        return this.#read(params as acp.ReadTextFileRequest);
+      case "fs/write_text_file":
+        return this.#write(params as acp.WriteTextFileRequest);
+      case "terminal/create":
+        return this.#create(params as acp.CreateTerminalRequest);
+      case "terminal/output":
+        return this.#terminals.output(params as acp.TerminalOutputRequest);
+      case "terminal/wait_for_exit":
+        return this.#terminals.waitForExit(params as acp.WaitForTerminalExitRequest);
+      case "terminal/kill":
+        return this.#terminals.kill(params as acp.KillTerminalRequest);
+      case "terminal/release":
+        return this.#terminals.release(params as acp.ReleaseTerminalRequest);
+    }
+  }
+
+  async #read(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
+    let content: string;
+    try {
+      content = await readFile(request.path, "utf8");
+    } catch (error) {
+      throw Object.assign(RequestError.resourceNotFound(request.path), { cause: error });
+    }
+    if (request.line == null && request.limit == null) return { content };
+    const lines = content.split("\n");
+    const start = Math.max(0, (request.line ?? 1) - 1);
+    return { content: lines.slice(start, request.limit == null ? undefined : start + request.limit).join("\n") };
+  }
+
+  async #write(asked: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
+    await this.#checkWrite(asked.path);
+    const edited = await this.#askFirst("fs/write_text_file", `Write ${asked.path}`, { path: asked.path, content: asked.content });
+    // The host applies an edit of its own ask itself: the edited path is held to the same rules.
+    const path = typeof edited?.["path"] === "string" ? edited["path"] : asked.path;
+    const content = typeof edited?.["content"] === "string" ? edited["content"] : asked.content;
+    if (path !== asked.path) await this.#checkWrite(path);
+    await writeFile(path, content, "utf8");
+    return {};
+  }
+
+  async #checkWrite(path: string): Promise<void> {
+    if (this.#plan.writes === "deny") this.#refuse("fs/write_text_file", path, "the run's sandbox is read_only");
+    if (this.#plan.writes === "workspace" && !(await this.#inWorkspace(path)))
+      this.#refuse("fs/write_text_file", path, `the run's sandbox is workspace_write and ${path} is outside ${this.#cwd}`);
+  }
+
+  async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
+    const command = [asked.command, ...(asked.args ?? [])].join(" ");
+    if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
+    const edited = await this.#askFirst("terminal/create", `Run ${command}`, {
+      command: asked.command,
+      args: asked.args ?? [],
+      cwd: asked.cwd ?? this.#cwd,
+    });
+    if (!edited) return this.#terminals.create(asked);
+    // The host applies an edit of its own ask itself: it runs the command the host approved.
+    const args = Array.isArray(edited["args"]) ? edited["args"].map(String) : asked.args;
+    return this.#terminals.create({
+      ...asked,
+      command: typeof edited["command"] === "string" ? edited["command"] : asked.command,
+      ...(args ? { args } : {}),
+      cwd: typeof edited["cwd"] === "string" ? edited["cwd"] : (asked.cwd ?? null),
+    });
+  }
+
+  /**
+   * Under a permission mode: a write or command nobody approved in this turn is asked about now.
+   * Resolves with the host's edited input when it approved with one (the host applies it), else undefined.
+   */
+  async #askFirst(toolName: string, title: string, input: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    if (!this.#plan.hostAsks) return undefined;
+    if (this.#approved > 0) {
+      this.#approved -= 1;
+      return undefined;
+    }
+    // The host runs what it approves itself, so an edited input can be applied.
+    const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input, inputEditable: true });
+    if (decision.outcome === "approve") {
+      const edited = decision.updatedInput;
+      if (edited === undefined) return undefined;
+      if (typeof edited === "object" && edited !== null && !Array.isArray(edited)) return edited as Record<string, unknown>;
+      this.#refuse(toolName, title, "the edited input is not an object");
+    }
+    this.#refuse(toolName, title, `denied: ${decision.outcome === "deny" ? decision.reason : "not approved"}`);
+  }
+
+  #refuse(method: string, subject: string, why: string): never {
+    this.#sink.emit({ type: "notice", kind: "policy", message: `refused ${method} ${subject}: ${why}`, data: { method, subject } });
+    throw RequestError.invalidRequest(undefined, `${method} refused by the host: ${why}`);
+  }
+
+  async #inWorkspace(path: string): Promise<boolean> {
+    if (!isAbsolute(path)) return false;
+    const root = await realpath(this.#cwd).catch(() => this.#cwd);
+    // The file may not exist yet: its directory must.
+    const dir = await realpath(dirname(path)).catch(() => undefined);
+    if (dir === undefined) return false;
+    const rel = relative(root, dir);
+    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+  }
+
+  /** Ends the turn's terminals. */
+  close(): Promise<void> {
+    return this.#terminals.close();
+  }
+}

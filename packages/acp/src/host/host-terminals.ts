@@ -1,0 +1,116 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk";
+import { spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { TerminalOutput } from "./terminal-output.js";
+
+/** Output kept per terminal when the agent sets no `outputByteLimit`: 1 MiB. */
+export const DEFAULT_TERMINAL_OUTPUT_BYTES = 1024 * 1024;
+
+interface Terminal {
+  readonly proc: CliProcess;
+  readonly output: TerminalOutput;
+  exit?: ExitInfo;
+}
+
+/** How the host starts an agent's terminal commands. */
+export interface TerminalLaunch {
+  /** Environment of the agent process; the request's `env` is laid over it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory when the request names none. */
+  readonly cwd: string;
+  /** SIGTERM → SIGKILL grace, ms (the driver's `killGraceMs`). */
+  readonly killGraceMs?: number;
+  /** Device name in errors. */
+  readonly device: string;
+}
+
+/**
+ * The terminals one turn started for the agent (ACP `terminal/*`): each command is a CLI process of
+ * the driver kit (`spawnCli`: own process group, bounded output, SIGTERM then SIGKILL to the whole
+ * group), and {@link close} ends every one still running when the turn ends.
+ */
+export class HostTerminals {
+  readonly #launch: TerminalLaunch;
+  readonly #terminals = new Map<string, Terminal>();
+  #next = 0;
+  #closed = false;
+
+  constructor(launch: TerminalLaunch) {
+    this.#launch = launch;
+  }
+
+  /** Starts `command` (with `args`, else through `/bin/sh -c`). */
+  async create(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
+    if (this.#closed) throw RequestError.invalidRequest(undefined, "the turn has ended");
+    const args = request.args ?? [];
+    const output = new TerminalOutput(request.outputByteLimit ?? DEFAULT_TERMINAL_OUTPUT_BYTES);
+    const env: Record<string, string | undefined> = { ...this.#launch.env };
+    for (const variable of request.env ?? []) env[variable.name] = variable.value;
+    const proc = await spawnCli({
+      command: args.length > 0 ? request.command : "/bin/sh",
+      args: args.length > 0 ? args : ["-c", request.command],
+      cwd: request.cwd ?? this.#launch.cwd,
+      env,
+      device: this.#launch.device,
+      onStderr: (text) => output.push(text),
+      ...(this.#launch.killGraceMs !== undefined ? { killGraceMs: this.#launch.killGraceMs } : {}),
+    });
+    proc.closeStdin();
+    const id = `terminal-${++this.#next}`;
+    const terminal: Terminal = { proc, output };
+    this.#terminals.set(id, terminal);
+    void (async () => {
+      try {
+        for await (const batch of proc.textBatches()) for (const line of batch) output.push(`${line}\n`);
+      } catch {
+        // a line over the limit: later output is not kept
+      }
+    })();
+    void proc.exited.then((exit) => (terminal.exit = exit));
+    return { terminalId: id };
+  }
+
+  output(request: acp.TerminalOutputRequest): acp.TerminalOutputResponse {
+    const terminal = this.#get(request.terminalId);
+    return {
+      output: terminal.output.text,
+      truncated: terminal.output.truncated,
+      ...(terminal.exit ? { exitStatus: exitStatus(terminal.exit) } : {}),
+    };
+  }
+
+  async waitForExit(request: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse> {
+    const terminal = this.#get(request.terminalId);
+    return exitStatus(await terminal.proc.exited);
+  }
+
+  async kill(request: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse> {
+    await this.#get(request.terminalId).proc.terminate();
+    return {};
+  }
+
+  async release(request: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse> {
+    const terminal = this.#get(request.terminalId);
+    this.#terminals.delete(request.terminalId);
+    await terminal.proc.close();
+    return {};
+  }
+
+  /** Ends every terminal still running and refuses new ones. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#terminals.values()];
+    this.#terminals.clear();
+    await Promise.all(all.map((terminal) => terminal.proc.close()));
+  }
+
+  #get(id: string): Terminal {
+    const terminal = this.#terminals.get(id);
+    if (!terminal) throw RequestError.invalidParams(undefined, `unknown terminal ${JSON.stringify(id)}`);
+    return terminal;
+  }
+}
+
+function exitStatus(exit: ExitInfo): { exitCode: number | null; signal: string | null } {
+  return { exitCode: exit.code, signal: exit.signal };
+}

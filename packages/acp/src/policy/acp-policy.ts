@@ -1,0 +1,128 @@
+import {
+  assertPolicySupported,
+  HumanDecisionModeUnsupportedError,
+  type DriverCapabilities,
+  type DriverDescriptor,
+  type EnforcementMechanism,
+  type PolicyEnforcement,
+  type RunPolicy,
+  type SandboxMode,
+} from "@adaptor/driver";
+import { reportEnforcement } from "@adaptor/driver/kit";
+import type { AcpConfig } from "../config/acp-config.js";
+
+/** What the host does with an agent's `fs/write_text_file`. */
+export type HostWrites = "deny" | "workspace" | "allow";
+/** What the host does with an agent's `terminal/create`. */
+export type HostCommands = "deny" | "allow";
+
+/** How one ACP run enforces its policy: the session mode to set and check, and the host's own rules. */
+export interface AcpPolicyPlan {
+  /** The session mode to select and verify, and the policy field it enforces. */
+  readonly mode?: { readonly id: string; readonly field: string; readonly value: string };
+  /** `read_only` without a mode of its own: deny every permission ask for a tool that is not a read. */
+  readonly denyNonReadAsks: boolean;
+  /** The host's rule for `fs/write_text_file`. */
+  readonly writes: HostWrites;
+  /** The host's rule for `terminal/create`. */
+  readonly commands: HostCommands;
+  /** The permission mode the host applies to its own fs writes and terminals (unset: none asked). */
+  readonly hostAsks: boolean;
+  /** True when the run accepts best effort (`bestEffortPolicy`). */
+  readonly bestEffort: boolean;
+  /** The enforcement report, before the mode was checked. */
+  readonly enforcement: PolicyEnforcement[];
+}
+
+const ALL_SANDBOX: readonly SandboxMode[] = ["read_only", "workspace_write", "unrestricted"];
+const ALL_MODES = ["inherit", "ask", "auto_approve", "auto_deny"] as const;
+const READ_KINDS: readonly string[] = ["read", "search", "think"];
+
+/** True for a permission ask the `read_only` gate lets through: a tool whose ACP kind is a read. */
+export function isReadOnlyKind(kind: unknown): boolean {
+  return typeof kind === "string" && READ_KINDS.includes(kind);
+}
+
+/**
+ * The policy capabilities an ACP agent's config lets the driver enforce: sandbox levels with a
+ * session mode (`sandboxModes`), plus `read_only` when `askMode` names a mode in which the agent asks
+ * before every edit and command (the host then denies every ask that is not a read); permission
+ * modes `ask`, `auto_approve`, `auto_deny` only with `askMode`. With `bestEffortPolicy` every value
+ * is accepted and the Result says what was not enforced.
+ */
+export function acpPolicyCapabilities(config: Partial<AcpConfig>): Pick<DriverCapabilities, "policy" | "approvals"> {
+  const modes = typeof config.sandboxModes === "object" && config.sandboxModes !== null ? config.sandboxModes : {};
+  const asks = typeof config.askMode === "string" && config.askMode !== "";
+  if (config.bestEffortPolicy === true)
+    return {
+      policy: { sandbox: ALL_SANDBOX, webSearch: ["allow", "deny"], browser: ["allow", "deny"], activeExecutionTimeout: false },
+      approvals: { permission: ALL_MODES, plan_review: ALL_MODES, question: ["inherit", "ask", "auto_deny"] },
+    };
+  const sandbox = ALL_SANDBOX.filter((level) => typeof modes[level] === "string" || (level === "read_only" && asks));
+  return {
+    policy: { sandbox, webSearch: [], browser: [], activeExecutionTimeout: false },
+    approvals: { permission: asks ? ALL_MODES : ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+  };
+}
+
+/**
+ * Plans how a run enforces `policy` on an ACP agent (see {@link acpPolicyCapabilities}), refusing
+ * before launch what cannot be enforced.
+ * @throws InvalidPolicyError, PolicyCapabilityUnsupportedError, HumanDecisionModeUnsupportedError
+ * (the descriptor's check); HumanDecisionModeUnsupportedError for a permission mode together with a
+ * `workspace_write` / `unrestricted` session mode (in which the agent does not ask), unless
+ * `bestEffortPolicy`.
+ */
+export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, policy: RunPolicy | undefined): AcpPolicyPlan {
+  assertPolicySupported(descriptor, policy);
+  const bestEffort = config.bestEffortPolicy === true;
+  const sandbox = policy?.sandbox;
+  const permission = policy?.approvals?.permission;
+  const hostAsks = permission !== undefined && permission !== "inherit";
+  const sandboxMode = sandbox !== undefined ? config.sandboxModes?.[sandbox] : undefined;
+  const askMode = config.askMode;
+  // A sandbox mode other than read_only lets the agent act unasked: the permission mode is not enforced there.
+  const permissionEnforced = hostAsks && askMode !== undefined && (sandboxMode === undefined || sandbox === "read_only");
+  if (hostAsks && !permissionEnforced && !bestEffort)
+    throw new HumanDecisionModeUnsupportedError(descriptor.type, "permission", permission);
+  let mode: AcpPolicyPlan["mode"];
+  if (sandboxMode !== undefined) mode = { id: sandboxMode, field: "sandbox", value: sandbox! };
+  else if (askMode !== undefined && (sandbox === "read_only" || permissionEnforced))
+    mode =
+      sandbox === "read_only"
+        ? { id: askMode, field: "sandbox", value: sandbox }
+        : { id: askMode, field: "approvals.permission", value: permission! };
+  const denyNonReadAsks = sandbox === "read_only" && sandboxMode === undefined;
+  const writes: HostWrites = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "workspace" : "allow";
+  const commands: HostCommands = sandbox === "read_only" ? "deny" : "allow";
+  const host = config.hostCapabilities !== false;
+  const enforcement = reportEnforcement(policy, (field, value) => {
+    // Without the host's fs and terminal offered, their rules are not part of the enforcement.
+    const how = (mechanisms: EnforcementMechanism[], detail: string): { mechanisms: EnforcementMechanism[]; detail: string } =>
+      host
+        ? { mechanisms, detail }
+        : {
+            mechanisms: mechanisms.filter((m) => m !== "host_capability"),
+            detail: detail.split("; the host refuses")[0]!.split("; the host asks")[0]!,
+          };
+    if (field === "sandbox" && sandboxMode !== undefined)
+      return how(
+        ["agent_mode", "host_capability"],
+        `session mode ${JSON.stringify(sandboxMode)}${value === "read_only" ? "; the host refuses fs/write_text_file and terminal/create" : value === "workspace_write" ? "; the host refuses fs/write_text_file outside the working directory" : ""}`,
+      );
+    if (field === "sandbox" && value === "read_only" && askMode !== undefined)
+      return how(
+        ["agent_mode", "approval", "host_capability"],
+        `session mode ${JSON.stringify(askMode)} (the agent asks before edits and commands); the host denies every ask for a tool that is not a read, and refuses fs/write_text_file and terminal/create`,
+      );
+    if (field === "approvals.permission" && permissionEnforced)
+      return how(
+        ["agent_mode", "approval", "host_capability"],
+        `session mode ${JSON.stringify(mode?.id ?? askMode)}: the agent asks through session/request_permission; the host asks before its own fs/write_text_file and terminal/create`,
+      );
+    if (field === "sandbox" && value === "read_only")
+      return { notEnforced: "no session mode: only asks for non-read tools, fs/write_text_file and terminal/create are refused" };
+    return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)` };
+  });
+  return { ...(mode ? { mode } : {}), denyNonReadAsks, writes, commands, hostAsks, bestEffort, enforcement };
+}

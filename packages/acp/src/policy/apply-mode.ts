@@ -1,0 +1,69 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { AcpProcess } from "../connection/acp-process.js";
+
+/** How long the driver waits for a `current_mode_update` after `session/set_mode` answered: 5 s (a safety net). */
+export const MODE_REPORT_WAIT_MS = 5_000;
+
+/** A session's modes as `session/new` / `session/load` offered them. */
+type Offered = Pick<acp.NewSessionResponse, "modes" | "configOptions"> | undefined;
+
+function modeOption(options: readonly acp.SessionConfigOption[] | null | undefined): acp.SessionConfigOption | undefined {
+  return options?.find((option) => option.category === "mode" || option.id === "mode");
+}
+
+function currentValue(option: acp.SessionConfigOption | undefined): string | undefined {
+  const value = (option as { currentValue?: unknown } | undefined)?.currentValue;
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * Selects session mode `modeId` and returns the mode the agent reports afterwards (undefined when it
+ * reports none): through the agent's `mode` config option when it offers one (`session/set_config_option`,
+ * whose answer lists the options with their current values), else `session/set_mode`, whose effect
+ * the agent reports in a `current_mode_update` (waited for at most {@link MODE_REPORT_WAIT_MS}). A
+ * mode already current is not set again. With `confirmedByAnswer`, `session/set_mode`'s success
+ * answer counts as the report (an agent that refuses unknown modes and sends no update).
+ */
+export async function applyMode(
+  proc: AcpProcess,
+  sessionId: string,
+  modeId: string,
+  offered: Offered,
+  step: <T>(promise: Promise<T>) => Promise<T>,
+  confirmedByAnswer = false,
+): Promise<string | undefined> {
+  const agent = proc.connection.agent;
+  const option = modeOption(offered?.configOptions);
+  if (option) {
+    if (currentValue(option) === modeId) return modeId;
+    const answer = await step(agent.request("session/set_config_option", { sessionId, configId: option.id, value: modeId }));
+    return currentValue(modeOption(answer.configOptions));
+  }
+  if (offered?.modes?.currentModeId === modeId) return modeId;
+  let reported: string | undefined;
+  let heard!: () => void;
+  const report = new Promise<void>((resolve) => (heard = resolve));
+  const detach = proc.attach(sessionId, {
+    onUpdate: (update) => {
+      if (update.sessionUpdate !== "current_mode_update") return true;
+      reported = update.currentModeId;
+      heard();
+      return true;
+    },
+    onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
+    onText: () => undefined,
+  });
+  try {
+    await step(agent.request("session/set_mode", { sessionId, modeId }));
+    if (reported === undefined && confirmedByAnswer) return modeId;
+    if (reported === undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await step(Promise.race([report, new Promise<void>((resolve) => (timer = setTimeout(resolve, MODE_REPORT_WAIT_MS)))])).finally(() =>
+        clearTimeout(timer),
+      );
+    }
+    return reported;
+  } finally {
+    detach();
+  }
+}

@@ -1,0 +1,73 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { AcpDriver } from "../acp-driver.js";
+import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+
+/** The `@zed-industries/claude-agent-acp` version this package pins and is tested against. */
+export const PINNED_CLAUDE_AGENT_ACP_VERSION = "0.23.1";
+
+/**
+ * The host variables the adapter (and the Claude Code it runs) inherits when `inheritEnv` is unset:
+ * the safe base plus `ANTHROPIC_*`, `CLAUDE_*`, proxies and `NO_COLOR`.
+ */
+export const CLAUDE_AGENT_ACP_INHERITED_ENV: readonly string[] = Object.freeze([
+  ...SAFE_ENV_BASE,
+  "ANTHROPIC_*",
+  "CLAUDE_*",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "NO_COLOR",
+]);
+
+/**
+ * Configuration of {@link claudeAgentAcp}: the common driver fields. `command` defaults to Node
+ * running the pinned adapter when that optional peer dependency is installed next to this package
+ * (else `claude-agent-acp` on PATH); `inheritEnv` defaults to {@link CLAUDE_AGENT_ACP_INHERITED_ENV}.
+ */
+export type ClaudeAgentAcpConfig = CommonDriverConfig;
+
+function adapterEntry(): string | undefined {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve("@zed-industries/claude-agent-acp/package.json")), "dist", "index.js");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What claude-agent-acp 0.23.1 has proved in this package's tests: `read_only` → session mode
+ * `dontAsk` (every tool that needs a permission is denied; its `plan` mode still wrote a file), the
+ * permission modes → `default` (it asks before edits and commands); MCP over stdio; fork.
+ */
+const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
+  type: "claude-agent-acp",
+  displayName: "Claude Agent (ACP adapter)",
+  sandboxModes: { read_only: "dontAsk" },
+  askMode: "default",
+  mcpTransports: ["stdio"],
+};
+
+/** The ACP config `claudeAgentAcp(config)` runs: `node <adapter>/dist/index.js`. */
+export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): AcpConfig {
+  const checked = validateDriverConfig<ClaudeAgentAcpConfig>("claude-agent-acp", config, {});
+  const entry = checked.command === undefined ? adapterEntry() : undefined;
+  const base = entry ? { command: process.execPath, args: [entry] } : { command: checked.command ?? "claude-agent-acp", args: [] };
+  return validateAcpConfig("claude-agent-acp", {
+    ...checked,
+    ...DESCRIPTOR_CONFIG,
+    command: base.command,
+    args: base.args,
+    inheritEnv: checked.inheritEnv ?? CLAUDE_AGENT_ACP_INHERITED_ENV,
+  });
+}
+
+/**
+ * Claude Code through Zed's ACP adapter (`@zed-industries/claude-agent-acp` 0.23.1). `read_only`
+ * selects session mode `dontAsk`, the permission modes `default`, each checked after it was set.
+ */
+export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
+  return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => claudeAgentAcpConfig(config) });
+}

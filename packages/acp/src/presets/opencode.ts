@@ -1,0 +1,123 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { optionChecks } from "@adaptor/errors";
+import { AcpDriver } from "../acp-driver.js";
+import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+
+/** The `opencode-ai` version this package pins and is tested against. */
+export const PINNED_OPENCODE_VERSION = "1.18.33";
+
+/**
+ * The host variables OpenCode inherits when `inheritEnv` is unset: the safe base plus its own
+ * settings and the usual provider keys (`OPENCODE_*`, `OPENAI_*`, `ANTHROPIC_*`, proxies, `NO_COLOR`).
+ */
+export const OPENCODE_INHERITED_ENV: readonly string[] = Object.freeze([
+  ...SAFE_ENV_BASE,
+  "OPENCODE_*",
+  "OPENAI_*",
+  "ANTHROPIC_*",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "NO_COLOR",
+]);
+
+/** The session mode (an OpenCode agent the preset defines) in which it asks before edits, commands and sub-agents. */
+export const OPENCODE_ASK_AGENT = "adaptor-ask";
+/** The session mode (an OpenCode agent the preset defines) without edit, command or sub-agent tools. */
+export const OPENCODE_READ_ONLY_AGENT = "adaptor-read-only";
+
+/**
+ * The two primary agents the preset adds to OpenCode's config, offered as session modes: one whose
+ * every edit, command, web fetch and sub-agent asks (`session/request_permission`), one that may
+ * not edit, run commands or start sub-agents (OpenCode's own `permission` rules; OpenCode's `plan`
+ * agent is not used: in the tests it still wrote a file).
+ */
+const PRESET_AGENTS = {
+  [OPENCODE_ASK_AGENT]: {
+    mode: "primary",
+    description: "Asks before every edit, command, web fetch and sub-agent (adaptor policy ask).",
+    permission: { edit: "ask", bash: "ask", webfetch: "ask", task: "ask" },
+  },
+  [OPENCODE_READ_ONLY_AGENT]: {
+    mode: "primary",
+    description: "Reads only: no edits, commands or sub-agents (adaptor policy read_only).",
+    permission: { edit: "deny", bash: "deny", webfetch: "ask", task: "deny" },
+  },
+};
+
+/**
+ * Configuration of {@link opencode}: the common driver fields plus `opencodeConfig`, OpenCode's
+ * own config object (providers, model, ...), handed to it as `OPENCODE_CONFIG_CONTENT` together with
+ * the preset's two agents (auto-update and sharing off). `command` defaults to the pinned
+ * `opencode-ai` binary when that optional peer dependency is installed next to this package (else
+ * `opencode` on PATH); `inheritEnv` defaults to {@link OPENCODE_INHERITED_ENV}.
+ */
+export interface OpencodeConfig extends CommonDriverConfig {
+  /** OpenCode's config (the `opencode.json` shape); the preset adds its agents. Default `{}`. */
+  readonly opencodeConfig?: Readonly<Record<string, unknown>>;
+}
+
+function opencodeBinary(): string | undefined {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve("opencode-ai/package.json")), "bin", "opencode.exe");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What opencode 1.18.33 has proved in this package's tests: `read_only` → the preset's read-only
+ * agent, the permission modes → the preset's asking agent (both selected through its `mode` config
+ * option and checked); MCP over stdio.
+ */
+const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
+  type: "opencode",
+  displayName: "OpenCode",
+  sandboxModes: { read_only: OPENCODE_READ_ONLY_AGENT },
+  askMode: OPENCODE_ASK_AGENT,
+  mcpTransports: ["stdio"],
+};
+
+/** The ACP config `opencode(config)` runs: `opencode acp` with the preset's agents in `OPENCODE_CONFIG_CONTENT`. */
+export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig {
+  const checked = validateDriverConfig<OpencodeConfig>("opencode", config, {
+    ownedFlags: ["acp"],
+    shape: { opencodeConfig: optionChecks.object() },
+  });
+  const { opencodeConfig = {}, ...common } = checked;
+  const own = opencodeConfig as Record<string, unknown>;
+  const content = {
+    autoupdate: false,
+    share: "disabled",
+    ...own,
+    agent: { ...((own["agent"] as Record<string, unknown> | undefined) ?? {}), ...PRESET_AGENTS },
+  };
+  const binary = common.command === undefined ? opencodeBinary() : undefined;
+  return validateAcpConfig("opencode", {
+    ...common,
+    ...DESCRIPTOR_CONFIG,
+    command: binary ?? common.command ?? "opencode",
+    args: ["acp"],
+    env: {
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      ...common.env,
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(content),
+    },
+    inheritEnv: common.inheritEnv ?? OPENCODE_INHERITED_ENV,
+  });
+}
+
+/**
+ * The OpenCode driver: opencode 1.18.33 over ACP (`opencode acp`). `read_only` and the permission
+ * modes select agents the preset adds to OpenCode's config (see {@link OPENCODE_ASK_AGENT},
+ * {@link OPENCODE_READ_ONLY_AGENT}), checked after they are set; MCP over stdio.
+ */
+export function opencode(config?: OpencodeConfig): AcpDriver {
+  return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => opencodeAcpConfig(config) });
+}

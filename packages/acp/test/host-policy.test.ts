@@ -1,0 +1,272 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  Agent,
+  ErrApprovalEditUnsupported,
+  ErrHumanDecisionModeUnsupported,
+  ErrPolicyCapabilityUnsupported,
+  findError,
+  isError,
+  type AgentEvent,
+} from "adaptor";
+import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, type AcpConfig } from "../src/index.js";
+import { collect, processesWith } from "./support.js";
+
+// The host side of the ACP policy (fs/*, terminal/*, session modes, edited approvals) against a
+// scripted ACP agent (fault injection: no model; the real agents are in qwen/opencode/claude-agent-acp tests).
+
+const AGENT = fileURLToPath(new URL("./fixtures/scripted-acp-agent.mjs", import.meta.url));
+let dir: string;
+let agent: Agent | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "acp-host-"));
+});
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function scripted(extra: Partial<AcpConfig> = {}, env: Record<string, string> = {}): Agent {
+  agent = new Agent(
+    acp({
+      command: process.execPath,
+      args: [AGENT],
+      cwd: dir,
+      inheritEnv: false,
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...env },
+      askMode: "default",
+      ...extra,
+    }),
+  );
+  return agent;
+}
+
+const notices = (events: readonly AgentEvent[], kind: string): string[] =>
+  events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.message ?? ""] : []));
+
+describe("session modes are checked after they are set", () => {
+  it("a mode the agent does not take fails the run with AcpModeNotAppliedError before the prompt", async () => {
+    const a = scripted({ sandboxModes: { read_only: "plan" } }, { FAKE_REPORT_MODE: "default" });
+    const stream = a.stream("hello", { policy: { sandbox: "read_only" } });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    const typed = findError(error, AcpModeNotAppliedError);
+    expect(typed).toMatchObject({ dimension: "sandbox", value: "read_only", requestedMode: "plan", reportedMode: "default" });
+    expect(isError(error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(events.some((e) => e.type === "text-delta")).toBe(false);
+  });
+
+  it("bestEffortPolicy: the run goes on and the Result reports the sandbox as not enforced", async () => {
+    const a = scripted({ sandboxModes: { read_only: "plan" }, bestEffortPolicy: true }, { FAKE_REPORT_MODE: "default" });
+    const result = await a.run("hello", { policy: { sandbox: "read_only" } });
+    expect(result.text).toBe("ok");
+    expect(result.enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false, mechanisms: [] }),
+    ]);
+    expect(result.enforcement[0]?.detail).toMatch(/reports "default"/);
+  });
+
+  it("a mode the agent takes: the Result names the mode and the host rules", async () => {
+    const result = await scripted({ sandboxModes: { read_only: "plan" } }).run("hello", { policy: { sandbox: "read_only" } });
+    expect(result.enforcement).toEqual([
+      {
+        field: "sandbox",
+        value: "read_only",
+        enforced: true,
+        mechanisms: ["agent_mode", "host_capability"],
+        detail: expect.stringContaining('session mode "plan"') as string,
+      },
+    ]);
+  });
+});
+
+describe("refused before launch", () => {
+  it("a permission mode without askMode is HumanDecisionModeUnsupportedError; nothing is spawned", async () => {
+    const stream = scripted({ askMode: undefined }).stream("hello", { policy: { approvals: { permission: "ask" } } });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(isError(error, ErrHumanDecisionModeUnsupported)).toBe(true);
+    expect(events.some((e) => e.type === "process")).toBe(false);
+  });
+
+  it("a permission mode with a workspace_write mode (the agent does not ask there) is refused by the driver before spawning", async () => {
+    const stream = scripted({ sandboxModes: { workspace_write: "autoEdit" } }).stream("hello", {
+      policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+    });
+    const events = await collect(stream);
+    expect(isError(await stream.result().catch((e: unknown) => e), ErrHumanDecisionModeUnsupported)).toBe(true);
+    expect(events.some((e) => e.type === "process")).toBe(false);
+  });
+
+  it("webSearch without a way to enforce it is PolicyCapabilityUnsupportedError; with bestEffortPolicy it runs and is reported", async () => {
+    const refused = await scripted()
+      .run("hello", { policy: { webSearch: "deny" } })
+      .catch((e: unknown) => e);
+    expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
+    await agent?.close();
+    const result = await scripted({ bestEffortPolicy: true }).run("hello", { policy: { webSearch: "deny" } });
+    expect(result.enforcement).toEqual([expect.objectContaining({ field: "webSearch", value: "deny", enforced: false })]);
+  });
+});
+
+describe("the host's fs and terminal under the run's policy", () => {
+  it("read_only: fs/write_text_file and terminal/create are refused; nothing is written", async () => {
+    const file = join(dir, "ro.txt");
+    const a = scripted();
+    const write = await a.run(`WRITE ${file}`, { policy: { sandbox: "read_only" } });
+    expect(write.text).toMatch(/^refused: .*read_only/);
+    const run = await a.run(`TERMINAL touch ${file}`, { policy: { sandbox: "read_only" } });
+    expect(run.text).toMatch(/^refused: .*read_only/);
+    expect(existsSync(file)).toBe(false);
+    expect(run.enforcement[0]).toMatchObject({
+      field: "sandbox",
+      enforced: true,
+      mechanisms: ["agent_mode", "approval", "host_capability"],
+    });
+  });
+
+  it("no policy: the agent writes and runs commands through the host", async () => {
+    const file = join(dir, "w.txt");
+    const a = scripted();
+    expect((await a.run(`WRITE ${file}`)).text).toBe("written");
+    expect(existsSync(file)).toBe(true);
+    expect((await a.run("TERMINAL echo from-the-host; exit 3")).text).toBe("exit 3: from-the-host");
+  });
+
+  it("ask: a command the agent did not ask about goes through the approval handler; denied, it does not run", async () => {
+    const file = join(dir, "asked.txt");
+    const asked: string[] = [];
+    const result = await scripted().run(`TERMINAL touch ${file}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(`${request.toolName}:${String((request.input as { command?: unknown }).command)}`);
+        request.deny("not now");
+      },
+    });
+    expect(asked).toEqual([`terminal/create:touch ${file}`]);
+    expect(result.text).toMatch(/^refused: .*not now/);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("workspace_write: a host write outside the working directory is refused, inside it is done", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
+    try {
+      const a = scripted({ sandboxModes: { workspace_write: "default" } });
+      const policy = { sandbox: "workspace_write" } as const;
+      expect((await a.run(`WRITE ${join(outside, "x.txt")}`, { policy })).text).toMatch(/^refused: .*outside/);
+      expect(existsSync(join(outside, "x.txt"))).toBe(false);
+      expect((await a.run(`WRITE ${join(dir, "in.txt")}`, { policy })).text).toBe("written");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a terminal still running when the run is cancelled is ended with it: no process is left", async () => {
+    const marker = `ACP_TERMINAL_MARKER_${process.pid}_${Date.now()}`;
+    const a = scripted({}, { [marker]: "1" });
+    const stream = a.stream("SLEEP_TERMINAL sleep 300");
+    let running: number[] = [];
+    for await (const event of stream)
+      if (event.type === "text-delta" && event.text.startsWith("started")) {
+        running = await processesWith(marker);
+        stream.cancel();
+      }
+    // The agent and the shell of its terminal command (with its sleep) were running.
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect((error as Error).name).toBe("AbortError");
+    expect(await processesWith(marker)).toEqual([]);
+  });
+});
+
+describe("approvals with an edited input", () => {
+  it("approve({ updatedInput }) on the agent's own ask throws ErrApprovalEditUnsupported; the tool is denied, nothing is written", async () => {
+    const file = join(dir, "edited.txt");
+    const thrown: unknown[] = [];
+    const result = await scripted().run(`ASK_WRITE ${file}`, {
+      onApproval: (request) => {
+        expect(request.inputEditable).toBe(false);
+        try {
+          request.approve({ updatedInput: { path: join(dir, "other.txt") } });
+        } catch (error) {
+          thrown.push(error);
+        }
+      },
+    });
+    expect(thrown.map((error) => isError(error, ErrApprovalEditUnsupported))).toEqual([true]);
+    expect(result.text).toBe("rejected");
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(join(dir, "other.txt"))).toBe(false);
+  });
+
+  it("through the SPI, an edited approve of the agent's own ask denies the tool and ends the run approval_denied (AcpApprovalEditUnsupportedError)", async () => {
+    const file = join(dir, "spi.txt");
+    const driver = acp({
+      command: process.execPath,
+      args: [AGENT],
+      cwd: dir,
+      inheritEnv: false,
+      env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
+    });
+    try {
+      const response = await driver.run(
+        { runId: "spi", prompt: `ASK_WRITE ${file}` },
+        { emit: () => undefined, requestApproval: () => Promise.resolve({ outcome: "approve", updatedInput: { path: file } }) },
+        new AbortController().signal,
+      );
+      expect(response.failure?.reason).toBe("approval_denied");
+      expect(findError(response.failure?.cause, AcpApprovalEditUnsupportedError)).toMatchObject({ toolCallId: "w1" });
+      expect(response.text).toBe("rejected");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("the host's own ask applies an edited input itself: the edited command runs, not the agent's", async () => {
+    const asked = join(dir, "asked.txt");
+    const edited = join(dir, "edited.txt");
+    const result = await scripted().run(`TERMINAL touch ${asked}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve({ updatedInput: { command: `touch ${edited}` } }),
+    });
+    expect(result.text).toBe("exit 0: ");
+    expect(existsSync(edited)).toBe(true);
+    expect(existsSync(asked)).toBe(false);
+  });
+
+  it("an edited path of the host's own write ask is held to the sandbox: outside the workspace it is refused", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
+    try {
+      // workspace_write with ask needs best effort (the agent's mode acts unasked); the host's own rules still hold.
+      const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+      const result = await a.run(`WRITE ${join(dir, "in.txt")}`, {
+        policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+        onApproval: (request) => request.approve({ updatedInput: { path: join(outside, "x.txt"), content: "edited\n" } }),
+      });
+      expect(result.text).toMatch(/^refused: .*outside/);
+      expect(existsSync(join(outside, "x.txt"))).toBe(false);
+      expect(existsSync(join(dir, "in.txt"))).toBe(false);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a plain approve lets the write through the host", async () => {
+    const file = join(dir, "plain.txt");
+    const stream = scripted().stream(`ASK_WRITE ${file}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve(),
+    });
+    const events = await collect(stream);
+    expect((await stream.result()).text).toBe("written");
+    // The agent asked first, so the host did not ask again for its write.
+    expect(events.filter((e) => e.type === "approval-request")).toHaveLength(1);
+    expect(notices(events, "host")).toEqual([`fs/write_text_file ${file}`]);
+  });
+});

@@ -1,0 +1,14 @@
+import { opencode } from "../src/index.js";
+import { describeChatAgentConformance } from "./chat-agent.js";
+import { OPENCODE_RULES, opencodeTestConfig } from "./opencode.test.js";
+
+// The public driver conformance kit against opencode() on the real opencode 1.18.33.
+
+describeChatAgentConformance("opencode() (real opencode)", {
+  driverOf: (home, server) => opencode(opencodeTestConfig(home, server)),
+  rules: OPENCODE_RULES,
+  makeForeignDriver: () => opencode({ command: "" }),
+  makeMissingDriver: () => opencode({ command: "/nonexistent/bin/opencode" }),
+  cancelAfterMs: 20_000,
+  timeoutMs: 150_000,
+});

@@ -1,0 +1,96 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { whenChatToolResult, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
+import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
+import { mcpStdio } from "adaptor";
+import { opencode, type OpencodeConfig } from "../src/index.js";
+import { agentPolicySuite } from "./agent-suite.js";
+import { chatHarness, type ChatHarness } from "./chat-agent.js";
+import type { IsolatedHome } from "./support.js";
+
+// OpenCode 1.18.33 over ACP (`opencode acp`) against the testkit's scripted chat-completions server
+// on 127.0.0.1, as an OpenAI-compatible provider. Its proxies point at a closed port and its home is private.
+
+const OPENCODE_BIN = fileURLToPath(new URL("../node_modules/opencode-ai/bin/opencode.exe", import.meta.url));
+
+/**
+ * The opencode() config that runs against `server`: a private home and one scripted
+ * OpenAI-compatible model. OpenCode's database is created first (`opencode db path`): several
+ * OpenCode processes starting together in a fresh data directory race on its migration (one exits
+ * with "Failed query: CREATE TABLE `workspace`"), which the conformance kit's concurrent runs hit.
+ */
+export function opencodeTestConfig(home: IsolatedHome, server: ChatCompletionsServer): OpencodeConfig {
+  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 60_000 });
+  return {
+    cwd: home.workDir,
+    inheritEnv: false,
+    env: home.env,
+    opencodeConfig: {
+      provider: {
+        scripted: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Scripted",
+          options: { baseURL: `${server.url}/v1`, apiKey: "sk-test" },
+          models: { "test-model": { name: "Test model" } },
+        },
+      },
+      model: "scripted/test-model",
+      small_model: "scripted/test-model",
+    },
+  };
+}
+
+/** `RUN_TOUCH <path>` → OpenCode's `bash` touching it; `WRITE_IT <path>` → its `write`; "say hello" → a greeting. */
+export const OPENCODE_RULES: readonly ChatScriptRule[] = [
+  { when: whenChatUserSays("say hello"), reply: { text: "Hello from the scripted model." } },
+  {
+    when: whenChatUserSays("RUN_TOUCH"),
+    reply: (view) => ({
+      toolCall: {
+        name: "bash",
+        arguments: { command: `touch ${/RUN_TOUCH (\S+)/.exec(view.lastUserText)?.[1] ?? ""}`, description: "touch" },
+      },
+    }),
+  },
+  {
+    when: whenChatUserSays("WRITE_IT"),
+    reply: (view) => ({
+      toolCall: { name: "write", arguments: { filePath: /WRITE_IT (\S+)/.exec(view.lastUserText)?.[1] ?? "", content: "hello\n" } },
+    }),
+  },
+];
+
+const harness = (rules: readonly ChatScriptRule[] = OPENCODE_RULES): Promise<ChatHarness> =>
+  chatHarness((home, server) => opencode(opencodeTestConfig(home, server)), rules);
+
+describe("opencode on the real binary", () => {
+  agentPolicySuite<ChatHarness>({
+    harness: () => harness(),
+    writePrompt: (_, file) => `WRITE_IT ${file}`,
+    touchPrompt: (_, file) => `RUN_TOUCH ${file}`,
+    writeTool: "write",
+    shellTool: "bash",
+    modes: { ask: "adaptor-ask", readOnly: "adaptor-read-only" },
+    afterReadOnly: (h) => {
+      // The preset's read-only agent offers the model no tool that writes, runs or delegates.
+      const offered = h.server.turns().find((view) => view.lastUserText.includes("WRITE_IT") && view.toolNames.length > 0)?.toolNames ?? [];
+      expect(offered).toContain("read");
+      for (const tool of ["write", "edit", "bash", "task"]) expect(offered).not.toContain(tool);
+    },
+  });
+
+  it("MCP over stdio: the model calls the fixture's tool and its result comes back", async () => {
+    const fixture = mcpFixtureCommand();
+    const h = await harness([
+      { when: whenChatUserSays("CALL_ECHO"), reply: { toolCall: { name: "fixture_echo", arguments: { text: "ping" } } } },
+      { when: whenChatToolResult("fixture_echo"), reply: (view) => ({ text: `echoed: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    try {
+      const result = await h.agent.run("CALL_ECHO please", { mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })] });
+      expect(result.text).toMatch(/^echoed: .*ping/);
+    } finally {
+      await h.close();
+    }
+  });
+});

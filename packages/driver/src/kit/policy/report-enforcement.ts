@@ -1,0 +1,36 @@
+import type { EnforcementMechanism, PolicyEnforcement } from "../../spi/enforcement.js";
+import type { RunPolicy } from "../../spi/policy.js";
+
+/** How a driver enforces one policy field and value: its mechanisms and a sentence; `undefined` when it does not. */
+export type EnforcementRule = (
+  field: string,
+  value: string,
+) => { readonly mechanisms: readonly EnforcementMechanism[]; readonly detail: string } | { readonly notEnforced: string };
+
+/**
+ * The `enforcement` report of a run: one entry per explicitly requested field of `policy`
+ * (`sandbox`, `webSearch`, `browser`, each approval kind other than `inherit`), in that order,
+ * as `rule` explains it. The active-execution budget is the SDK's and is never listed here.
+ */
+export function reportEnforcement(policy: RunPolicy | undefined, rule: EnforcementRule): PolicyEnforcement[] {
+  if (!policy) return [];
+  const fields: [string, string | undefined][] = [
+    ["sandbox", policy.sandbox],
+    ["webSearch", policy.webSearch],
+    ["browser", policy.browser],
+    ["approvals.permission", policy.approvals?.permission],
+    ["approvals.plan_review", policy.approvals?.plan_review],
+    ["approvals.question", policy.approvals?.question],
+  ];
+  const out: PolicyEnforcement[] = [];
+  for (const [field, value] of fields) {
+    if (value === undefined || value === "inherit") continue;
+    const how = rule(field, value);
+    out.push(
+      "notEnforced" in how
+        ? { field, value, enforced: false, mechanisms: [], detail: how.notEnforced }
+        : { field, value, enforced: true, mechanisms: [...how.mechanisms], detail: how.detail },
+    );
+  }
+  return out;
+}
