@@ -40,6 +40,7 @@ describe("raw protocol: the SDK's events as SSE", () => {
       title: "shell: echo hi",
       toolName: "shell",
       input: { command: "echo hi" },
+      inputEditable: true,
       attempt: 1,
     });
     expect(typeof request["deadline"]).toBe("string");

@@ -14,6 +14,8 @@ export interface WireApproval {
   readonly input?: unknown;
   readonly choices?: ApprovalRequest["choices"];
   readonly details?: ApprovalRequest["details"];
+  /** Whether an approve with an edited `updatedInput` runs the edit (see `ApprovalRequest.inputEditable`). */
+  readonly inputEditable: boolean;
   readonly createdAt: string;
   readonly deadline?: string;
   readonly attempt: number;
@@ -31,6 +33,7 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
     ...(request.input !== undefined ? { input: request.input } : {}),
     ...(request.choices !== undefined ? { choices: request.choices } : {}),
     ...(request.details !== undefined ? { details: request.details } : {}),
+    inputEditable: request.inputEditable,
     createdAt: request.createdAt.toISOString(),
     ...(request.deadline !== undefined ? { deadline: request.deadline.toISOString() } : {}),
     attempt: request.attempt,
