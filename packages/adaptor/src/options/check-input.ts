@@ -1,4 +1,4 @@
-import { assertWellFormedString, checkOptions, InvalidOptionError } from "@adaptor/errors";
+import { checkOptions } from "@adaptor/errors";
 import type { AgentOptions, RunOptions } from "./run-options.js";
 import {
   AGENT_ONLY_HINTS,
@@ -61,20 +61,4 @@ export function checkPrewarmOptions(options: unknown): RunOptions & { readonly c
  */
 export function checkThreadOptions(options: unknown): ThreadOptions {
   return checkOptions<ThreadOptions>("thread options", options, THREAD_OPTIONS_SHAPE);
-}
-
-/**
- * Checks a prompt: a string without lone UTF-16 surrogates (NUL is carried, inside JSON).
- * @throws InvalidOptionError (`run: prompt must be a string`) or `MalformedStringError`.
- */
-export function checkPrompt(prompt: unknown): string {
-  if (typeof prompt !== "string") {
-    throw new InvalidOptionError({
-      subject: "run",
-      field: "prompt",
-      reason: `must be a string, got ${prompt === null ? "null" : typeof prompt}`,
-    });
-  }
-  assertWellFormedString("run", "prompt", prompt, { allowNul: true });
-  return prompt;
 }
