@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import type { Agent, AgentEvent } from "adaptor";
-import { collect, expectCancelLeavesNothing } from "./support.js";
+import { collect, expectCancelLeavesNothing, streamedText } from "./support.js";
 
 /** One agent on the real binary, against a scripted model server, in a private home. */
 export interface SuiteHarness {
@@ -62,12 +62,7 @@ export function agentPolicySuite<H extends SuiteHarness>(suite: AgentSuite<H>): 
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
-    expect(
-      events
-        .filter((e) => e.type === "text-delta")
-        .map((e) => (e.type === "text-delta" ? e.text : ""))
-        .join(""),
-    ).toBe(result.text);
+    expect(streamedText(events)).toBe(result.text);
   });
 
   it("tool approved under ask: the asking mode is set and checked; asked once, the file is written; the Result says how", async () => {

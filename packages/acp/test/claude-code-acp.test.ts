@@ -4,7 +4,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { whenUserSays, type AnthropicServer } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { expectCancelLeavesNothing, threeTurns, claudeAcpHarness, collect, spawnedPids, type AdapterHarness } from "./support.js";
+import {
+  expectCancelLeavesNothing,
+  threeTurns,
+  claudeAcpHarness,
+  collect,
+  spawnedPids,
+  type AdapterHarness,
+  streamedText,
+} from "./support.js";
 
 // Claude Code through its ACP adapter (@zed-industries/claude-code-acp 0.16.2, which runs Claude Code
 // through the Claude Agent SDK) against the testkit's scripted Anthropic server on 127.0.0.1.
@@ -25,12 +33,7 @@ describe("claude-code-acp on the real adapter", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
-    expect(
-      events
-        .filter((e) => e.type === "text-delta")
-        .map((e) => (e.type === "text-delta" ? e.text : ""))
-        .join(""),
-    ).toBe(result.text);
+    expect(streamedText(events)).toBe(result.text);
     expect(result.transcript().some((item) => item.kind === "assistant" && item.text === result.text)).toBe(true);
   });
 

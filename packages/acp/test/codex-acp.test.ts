@@ -17,6 +17,7 @@ import {
   processesWith,
   spawnedPids,
   type AdapterHarness,
+  streamedText,
 } from "./support.js";
 
 // Codex through its ACP adapter (@zed-industries/codex-acp 0.16.0, a native binary) against the
@@ -35,12 +36,7 @@ describe("codex-acp on the real adapter", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
-    expect(
-      events
-        .filter((e) => e.type === "text-delta")
-        .map((e) => (e.type === "text-delta" ? e.text : ""))
-        .join(""),
-    ).toBe(result.text);
+    expect(streamedText(events)).toBe(result.text);
   });
 
   it("a run's model is selected through the agent's model config option", async () => {

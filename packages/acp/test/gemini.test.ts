@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GEMINI_WRITE_FILE_CONTENT, whenGeminiPromptSays } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
-import { expectCancelLeavesNothing, threeTurns, collect, geminiHarness, type GeminiHarness } from "./support.js";
+import { expectCancelLeavesNothing, threeTurns, collect, geminiHarness, type GeminiHarness, streamedText } from "./support.js";
 
 // Real gemini-cli (pinned 0.61.0, `gemini --acp`) against the testkit's scripted Gemini API server on 127.0.0.1.
 
@@ -21,12 +21,7 @@ describe("gemini over ACP on the real binary", () => {
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe('Fake reply. I saw 1 content(s), 1 user prompt(s); first user text: "hello there THINK"');
-    expect(
-      events
-        .filter((e) => e.type === "text-delta")
-        .map((e) => (e.type === "text-delta" ? e.text : ""))
-        .join(""),
-    ).toBe(result.text);
+    expect(streamedText(events)).toBe(result.text);
     expect(events.some((e) => e.type === "thinking-delta" && e.text.includes("Thinking about: hello there"))).toBe(true);
     expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
     expect(result.model).toBe("gemini-2.5-flash");

@@ -68,6 +68,11 @@ export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentE
   return events;
 }
 
+/** The text of a stream's `text-delta` events, joined. */
+export function streamedText(events: readonly AgentEvent[]): string {
+  return events.map((e) => (e.type === "text-delta" ? e.text : "")).join("");
+}
+
 /** The pids from the stream's `process` spawn events. */
 export function spawnedPids(events: readonly AgentEvent[]): number[] {
   return events.flatMap((event) => (event.type === "process" && event.kind === "spawn" && event.pid !== undefined ? [event.pid] : []));
