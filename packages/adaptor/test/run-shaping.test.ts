@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, InvalidOptionError, RunError, findError, isError } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
@@ -180,6 +184,24 @@ describe("a prompt with images", () => {
     for (const [prompt, field] of cases) {
       const refused = await agent.run(prompt as string).catch((e: unknown) => e);
       expect(findError(refused, InvalidOptionError)?.field).toBe(field);
+    }
+  });
+
+  it("an image path that is a FIFO or a directory is refused at once, not waited on", { timeout: 20_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-image-path-"));
+    try {
+      const fifo = join(dir, "shot.png");
+      execFileSync("mkfifo", [fifo]);
+      const driver = scriptedDriver(async () => ({ text: "ok" }));
+      Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities: { ...driver.descriptor.capabilities, images: true } } });
+      await using agent = new Agent(driver);
+      for (const path of [fifo, dir]) {
+        const refused = await agent.run([{ type: "image", path }, "look"]).catch((e: unknown) => e);
+        expect(findError(refused, InvalidOptionError)?.reason).toMatch(/is not a regular file/);
+      }
+      expect(driver.requests).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { PromptImage, PromptImageType } from "@adaptor/driver";
@@ -31,25 +32,31 @@ export async function readImages(pending: readonly PendingImage[], signal?: Abor
   return images;
 }
 
-/** A regular file's bytes, at most one past the limit (so an oversized file is refused without reading it whole). */
+/**
+ * A regular file's bytes. Opened without blocking (a FIFO at the path is refused, not waited on),
+ * refused by its size before anything is read when over the limit, and read into a buffer of that
+ * size (plus one byte, to see a file that grew meanwhile).
+ */
 async function readCapped(path: string, field: string): Promise<Uint8Array> {
   let handle;
   try {
-    handle = await open(path, "r");
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (cause) {
     throw new InvalidOptionError({ subject: "run", field, reason: `cannot be read from ${path}: ${(cause as Error).message}` });
   }
   try {
-    if (!(await handle.stat()).isFile()) refuse(field, `${path} is not a regular file`);
-    const buffer = Buffer.alloc(MAX_PROMPT_IMAGE_BYTES + 1);
+    const stat = await handle.stat();
+    if (!stat.isFile()) refuse(field, `${path} is not a regular file`);
+    if (stat.size > MAX_PROMPT_IMAGE_BYTES) refuse(field, `holds ${stat.size} bytes; at most ${MAX_PROMPT_IMAGE_BYTES}`);
+    const bytes = new Uint8Array(stat.size + 1);
     let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    while (length < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, length, bytes.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length === buffer.length) break;
     }
-    return new Uint8Array(buffer.subarray(0, length));
+    if (length > stat.size) refuse(field, `${path} changed while it was read`);
+    return bytes.subarray(0, length);
   } finally {
     await handle.close();
   }
