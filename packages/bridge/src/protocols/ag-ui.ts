@@ -26,6 +26,8 @@ export interface AgUiApprovalState {
   readonly title: string;
   readonly toolName?: string;
   readonly toolCallId?: string;
+  /** Whether an approve with an edited `updatedInput` runs the edit (see `ApprovalRequest.inputEditable`). */
+  readonly inputEditable: boolean;
   /** `pending`, then `approved`, `denied`, `answered`, `expired` or `timeout`. */
   readonly status: string;
 }
@@ -64,6 +66,8 @@ export class AgUiMapper {
   readonly #usedMessageIds = new Set<string>();
   readonly #openToolCalls = new Map<string, { streamedArgs: boolean }>();
   readonly #approvals = new Set<string>();
+  /** Whether the driver runs an edited input, per approval a suspending turn stored (from its `approval.requested` notice). */
+  readonly #suspendedEditable = new Map<string, boolean>();
 
   constructor(init: { threadId: string; runId: string; state: unknown; secrets: readonly string[] }) {
     this.#threadId = init.threadId;
@@ -162,6 +166,7 @@ export class AgUiMapper {
           title: request.title,
           ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
           ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+          inputEditable: request.inputEditable,
           status: "pending",
         };
         this.#approvals.add(request.id);
@@ -181,6 +186,8 @@ export class AgUiMapper {
         });
         const id = event.data?.["id"];
         const outcome = event.data?.["outcome"];
+        if (event.kind === "approval.requested" && event.data?.["suspend"] === true && typeof id === "string")
+          this.#suspendedEditable.set(id, event.data["inputEditable"] === true);
         if (event.kind === "approval.resolved" && typeof id === "string" && typeof outcome === "string" && this.#approvals.has(id)) {
           push({
             type: EventType.STATE_DELTA,
@@ -214,7 +221,10 @@ export class AgUiMapper {
           push({
             type: EventType.RUN_FINISHED,
             ...base,
-            outcome: { type: "interrupt", interrupts: [approvalInterrupt(result.pendingApproval)] },
+            outcome: {
+              type: "interrupt",
+              interrupts: [approvalInterrupt(result.pendingApproval, this.#suspendedEditable.get(result.pendingApproval.id) === true)],
+            },
             result: { text: result.text },
           });
         } else if (result || (!failure && event.ok)) {
