@@ -48,3 +48,6 @@ export {
   type ProbeFindings,
   type ProbeOutput,
 } from "./inspect/inspect-cli.js";
+export { StreamJsonTurn } from "./stream-json/stream-json-turn.js";
+export type { ContentBlock, ResultLine, ResultUsage } from "./stream-json/stream-json-lines.js";
+export { classifyStreamJsonTurn, type StreamJsonCli, type TurnEnd } from "./stream-json/classify-turn.js";

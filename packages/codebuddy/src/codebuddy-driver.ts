@@ -1,0 +1,198 @@
+import {
+  assertPolicySupported,
+  StructuredOutputUnsupportedError,
+  type Driver,
+  type DriverDescriptor,
+  type DriverRequest,
+  type DriverResponse,
+  type DriverSink,
+} from "@adaptor/driver";
+import {
+  captureConfig,
+  deepFreeze,
+  exitOrTerminate,
+  graceMs,
+  InterruptEscalation,
+  ProcessPool,
+  spawnLimits,
+  StallWatchdog,
+  StreamJsonTurn,
+  type PooledProcess,
+} from "@adaptor/driver/kit";
+import { forceKilledError, mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
+import { classifyCodeBuddyTurn } from "./classify.js";
+import { CODEBUDDY_INHERITED_ENV, validateCodeBuddyConfig, type CodeBuddyConfig } from "./config.js";
+
+/**
+ * What the CodeBuddy driver does, proved against the real `codebuddy` CLI (2.117.0, shipped in
+ * `@tencent-ai/agent-sdk` 0.3.201) with a scripted chat-completions model (packages/codebuddy/test/):
+ * resume and fork by session id, no process reuse, structured output by prompt instructions (the
+ * SDK's), no MCP or sandbox flags, a system prompt replaced or appended, text deltas
+ * (`--include-partial-messages`). Print mode has no approval channel here: the CLI's own
+ * permission settings decide (`inherit`: print mode refuses what would need asking), or
+ * `--dangerously-skip-permissions` allows every tool (`auto_approve`).
+ */
+export const CODEBUDDY_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
+  type: "codebuddy",
+  displayName: "CodeBuddy Code",
+  capabilities: {
+    sessions: { resume: true, fork: true },
+    processReuse: false,
+    structuredOutput: { native: false, prompt: true },
+    mcp: { transports: [] },
+    policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
+    approvals: { permission: ["inherit", "auto_approve"], plan_review: ["inherit"], question: ["inherit"] },
+    systemPrompt: ["replace", "append"],
+    streaming: { textDeltas: true, thinking: false, toolCallArgs: false },
+  },
+});
+
+/**
+ * Drives CodeBuddy Code in print mode: `codebuddy -p --output-format stream-json --verbose
+ * --include-partial-messages [--model m] [--resume <session id> [--fork-session]]
+ * [--system-prompt s | --append-system-prompt s] [--dangerously-skip-permissions] <extraArgs>`,
+ * the prompt on stdin (then closed), one process per run. The output is Claude Code's stream-json
+ * format, read by the kit's `StreamJsonTurn`; the `result` line ends the run. Cancel terminates the
+ * process group (print mode has no interrupt).
+ */
+export class CodeBuddyDriver implements Driver {
+  readonly descriptor = CODEBUDDY_DESCRIPTOR;
+  readonly config: CodeBuddyConfig;
+  readonly #validate: () => void;
+  readonly #pool: ProcessPool<PooledProcess>;
+
+  constructor(config: CodeBuddyConfig = {}) {
+    const captured = captureConfig(validateCodeBuddyConfig, config);
+    this.config = captured.config;
+    this.#validate = captured.validate;
+    this.#pool = new ProcessPool(this.config);
+  }
+
+  /** @throws InvalidDriverConfigError for a config the driver cannot use. */
+  validateConfig(): void {
+    this.#validate();
+  }
+
+  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    signal.throwIfAborted();
+    this.validateConfig();
+    assertPolicySupported(this.descriptor, request.policy);
+    if (request.outputSchema)
+      throw new StructuredOutputUnsupportedError("codebuddy", "the driver runs the SDK's prompt mode, not --json-schema");
+    const proc = await this.#pool.spawn(() =>
+      spawnCli({
+        command: this.config.command ?? "codebuddy",
+        args: codebuddyArgs(this.config, request),
+        cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
+        env: mergeChildEnv({
+          inheritEnv: this.config.inheritEnv,
+          defaultInherit: CODEBUDDY_INHERITED_ENV,
+          layers: [this.config.env, request.env],
+        }),
+        device: "codebuddy",
+        ...spawnLimits(this.config),
+      }),
+    );
+    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
+    return this.#pool.serve(proc, () => this.#turn(proc, request, sink, signal));
+  }
+
+  /** Ends every process of this driver. Idempotent. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    const turn = new StreamJsonTurn((event) => sink.emit(event));
+    /** The text of the CLI's `{"type":"error"}` line (it ends a run that never started, e.g. an unknown `--resume`). */
+    let errorLine: string | undefined;
+    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (print mode asks nothing).
+    const watchdog = new StallWatchdog(proc, { timeoutMs: this.config.stallTimeoutMs, device: "codebuddy" });
+    const runSignal = AbortSignal.any([signal, watchdog.signal]);
+    const cancel = new InterruptEscalation(proc, { graceMs: graceMs(this.config), interrupt: () => false });
+    const onAbort = (): void => cancel.start();
+    runSignal.addEventListener("abort", onAbort, { once: true });
+    if (runSignal.aborted) cancel.start();
+    try {
+      proc.writeText(request.prompt).catch(() => undefined);
+      proc.closeStdin();
+      for await (const line of proc.lines()) {
+        if (line.kind === "json" && typeof line.value === "object" && line.value !== null && !Array.isArray(line.value)) {
+          const value = line.value as Record<string, unknown>;
+          if (value.type === "error") {
+            errorLine = typeof value.error === "string" ? value.error : JSON.stringify(value.error ?? null);
+            sink.emit({ type: "notice", kind: "runtime", message: `codebuddy error: ${errorLine}`, data: value });
+          } else if (turn.accept(value, line.text)) break;
+        } else {
+          sink.emit({ type: "process", kind: "stdout", text: line.text });
+        }
+      }
+    } finally {
+      watchdog.close();
+      runSignal.removeEventListener("abort", onAbort);
+    }
+    await cancel.settled();
+    const exit = await exitOrTerminate(proc, graceMs(this.config));
+    if (runSignal.aborted) throw exit.forceKilled ? forceKilledError("codebuddy", runSignal.reason) : runSignal.reason;
+    const terminal = turn.terminal?.line;
+    const failure = classifyCodeBuddyTurn({
+      terminal,
+      exitCode: exit.code,
+      exitSignal: exit.signal,
+      stderrTail: proc.stderrTail(),
+      resuming: request.session !== undefined,
+      errorLine,
+    });
+    const usage = turn.usage();
+    return {
+      text: typeof terminal?.result === "string" ? terminal.result : assistantText(turn),
+      transcript: [{ kind: "user", text: request.prompt }, ...turn.transcript],
+      raw: proc.takeOutput(),
+      ...(turn.model ? { model: turn.model } : {}),
+      ...(usage ? { usage } : {}),
+      ...(failure ? { failure } : turn.sessionId ? { checkpoint: { resumeId: turn.sessionId } } : {}),
+      exit: { code: exit.code, signal: exit.signal },
+    };
+  }
+}
+
+/** The assistant text of a turn without a `result` line. */
+function assistantText(turn: StreamJsonTurn): string {
+  return turn.transcript.flatMap((item) => (item.kind === "assistant" ? [item.text] : [])).join("");
+}
+
+/** The argv of one run (the prompt is never in it: it goes on stdin). */
+export function codebuddyArgs(config: CodeBuddyConfig, request: DriverRequest): string[] {
+  const model = request.model ?? config.model;
+  const system = request.systemPrompt;
+  return [
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-partial-messages",
+    ...(model ? ["--model", model] : []),
+    ...(request.session ? ["--resume", request.session.resumeId, ...(request.session.fork ? ["--fork-session"] : [])] : []),
+    ...(system ? [system.mode === "replace" ? "--system-prompt" : "--append-system-prompt", system.text] : []),
+    ...(request.policy?.approvals?.permission === "auto_approve" ? ["--dangerously-skip-permissions"] : []),
+    ...(config.extraArgs ?? []),
+  ];
+}
+
+/**
+ * The CodeBuddy Code CLI driver (print mode, stream-json).
+ * @throws InvalidDriverConfigError (from runs and `validateConfig()`) for a bad config.
+ * @example
+ * ```ts
+ * const agent = new Agent(codebuddy({ cwd: "/path/to/project", model: "gpt-5.4" }));
+ * const result = await agent.run("Summarise the README", { policy: { approvals: { permission: "auto_approve" } } });
+ * ```
+ */
+export function codebuddy(config: CodeBuddyConfig = {}): CodeBuddyDriver {
+  return new CodeBuddyDriver(config);
+}
