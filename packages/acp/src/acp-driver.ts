@@ -1,12 +1,14 @@
 import {
   RequestError,
   type ClientContext,
+  type ContentBlock,
   type McpServer,
   type NewSessionResponse,
   type PromptResponse,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 import {
+  FeatureUnsupportedError,
   PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
@@ -53,10 +55,24 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     structuredOutput: { native: false, prompt: true },
     // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
     skills: false,
+    // Image blocks go in the prompt of an agent whose `initialize` answer declares
+    // `promptCapabilities.image`; any other agent's run is refused before its prompt (see #turn).
+    images: true,
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
     ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   };
+}
+
+/** The `session/prompt` content: the prompt's images (base64 `image` blocks), then its text. */
+function promptBlocks(text: string, images: DriverRequest["images"]): ContentBlock[] {
+  const blocks: ContentBlock[] = (images ?? []).map((image) => ({
+    type: "image",
+    mimeType: image.mimeType,
+    data: Buffer.from(image.data).toString("base64"),
+  }));
+  blocks.push({ type: "text", text });
+  return blocks;
 }
 
 /** How a preset adapts {@link AcpDriver} to its agent. */
@@ -318,6 +334,12 @@ export class AcpDriver implements Driver {
     try {
       const init = proc.initialized ?? (await step("initialize", proc.initialize(signal)));
       const caps = init.agentCapabilities ?? {};
+      if (request.images?.length && caps.promptCapabilities?.image !== true)
+        throw new FeatureUnsupportedError(
+          this.descriptor.type,
+          "images",
+          `${this.descriptor.displayName} does not declare promptCapabilities.image in its initialize answer`,
+        );
       const mcpServers = this.#mcpServers(request.mcpServers ?? [], proc, caps.mcpCapabilities ?? {});
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
 
@@ -417,7 +439,7 @@ export class AcpDriver implements Driver {
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
       let answer: PromptResponse;
-      const prompted = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] });
+      const prompted = agent.request("session/prompt", { sessionId, prompt: promptBlocks(prompt, request.images) });
       prompting = prompted.then(honoured, honoured);
       try {
         answer = await prompted;
