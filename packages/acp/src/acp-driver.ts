@@ -58,6 +58,8 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     // Image blocks go in the prompt of an agent whose `initialize` answer declares
     // `promptCapabilities.image`; any other agent's run is refused before its prompt (see #turn).
     images: true,
+    // stream.interrupt(): `session/cancel`, the turn's answer `cancelled` is an interrupted success.
+    turnControl: { interrupt: config.interrupt !== false },
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
     ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
@@ -441,6 +443,16 @@ export class AcpDriver implements Driver {
       let answer: PromptResponse;
       const prompted = agent.request("session/prompt", { sessionId, prompt: promptBlocks(prompt, request.images) });
       prompting = prompted.then(honoured, honoured);
+      const promptedSession = sessionId;
+      let interruptedByHost = false;
+      // The host's interrupt: ACP's `session/cancel`; the agent ends the turn with stopReason `cancelled`.
+      const detachControl = sink.attachControl?.({
+        interrupt: async () => {
+          interruptedByHost = true;
+          turn.interrupt();
+          await agent.notify("session/cancel", { sessionId: promptedSession });
+        },
+      });
       try {
         answer = await prompted;
       } catch (error) {
@@ -464,14 +476,17 @@ export class AcpDriver implements Driver {
         return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
       } finally {
         prompting = undefined;
+        detachControl?.();
       }
       if (signal.aborted) {
         await escalation.settled();
         throw signal.reason;
       }
+      // An interrupt that came after the agent ended the turn by itself leaves the verdict as the agent gave it.
+      const interrupted = interruptedByHost && answer.stopReason === "cancelled";
       // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):
       // a turn the agent cancelled right after a host denial ended by that denial, not by a failure.
-      const endedByDenial = answer.stopReason === "cancelled" && turn.denied > 0;
+      const endedByDenial = !interrupted && answer.stopReason === "cancelled" && turn.denied > 0;
       if (endedByDenial)
         sink.emit({
           type: "notice",
@@ -487,16 +502,17 @@ export class AcpDriver implements Driver {
             details: { toolName: refused.toolName, toolCallId: refused.toolCallId },
             cause: refused,
           }
-        : endedByDenial
+        : endedByDenial || interrupted
           ? undefined
           : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
+        ...(interrupted ? { interrupted: true } : {}),
         ...(usage ? { usage } : {}),
         ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
         ...(model !== undefined ? { model } : {}),
-        ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
+        ...(request.outputSchema && !failure && !interrupted ? parseStructured(turn.text) : {}),
         ...(failure
           ? {}
           : { checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) } }),

@@ -46,11 +46,10 @@ describe("ACP refuses what its protocol cannot carry", () => {
     expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
   });
 
-  it("interrupt, send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError", async () => {
+  it("send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError (interrupt is session/cancel: turn-control.test.ts)", async () => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     const stream = agent.stream("hi");
     for (const [feature, call] of [
-      ["interrupt", () => stream.interrupt()],
       ["send", () => stream.send("more")],
       ["setModel", () => stream.setModel("m")],
       ["setApprovalMode", () => stream.setApprovalMode({ permission: "ask" })],
