@@ -116,6 +116,8 @@ describe("public surface", () => {
       "spawnLimits",
       "stableJson",
       "stageSkillFolders",
+      "toApprovalAsk",
+      "toPermissionAnswer",
       "validateDriverConfig",
       "withDeadline",
       "within",

@@ -17,6 +17,9 @@ import {
   spawnLimits,
   StallWatchdog,
   StreamJsonTurn,
+  toApprovalAsk,
+  toPermissionAnswer,
+  type CanUseToolRequest,
   type PooledProcess,
 } from "@adaptor/driver/kit";
 import { forceKilledError, mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
@@ -28,9 +31,9 @@ import { CODEBUDDY_INHERITED_ENV, validateCodeBuddyConfig, type CodeBuddyConfig 
  * `@tencent-ai/agent-sdk` 0.3.201) with a scripted chat-completions model (packages/codebuddy/test/):
  * resume and fork by session id, no process reuse, structured output by prompt instructions (the
  * SDK's), no MCP or sandbox flags, a system prompt replaced or appended, text deltas
- * (`--include-partial-messages`). Print mode has no approval channel here: the CLI's own
- * permission settings decide (`inherit`: print mode refuses what would need asking), or
- * `--dangerously-skip-permissions` allows every tool (`auto_approve`).
+ * (`--include-partial-messages`). Permission approvals: `inherit` (the CLI's own settings; print
+ * mode denies what would need asking), `auto_approve` (`--dangerously-skip-permissions`), `ask`
+ * and `auto_deny` (the control protocol: each `can_use_tool` request is the host's approval).
  */
 export const CODEBUDDY_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   type: "codebuddy",
@@ -41,7 +44,7 @@ export const CODEBUDDY_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
     structuredOutput: { native: false, prompt: true },
     mcp: { transports: [] },
     policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
-    approvals: { permission: ["inherit", "auto_approve"], plan_review: ["inherit"], question: ["inherit"] },
+    approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
     streaming: { textDeltas: true, thinking: false, toolCallArgs: false },
   },
@@ -51,9 +54,12 @@ export const CODEBUDDY_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
  * Drives CodeBuddy Code in print mode: `codebuddy -p --output-format stream-json --verbose
  * --include-partial-messages [--model m] [--resume <session id> [--fork-session]]
  * [--system-prompt s | --append-system-prompt s] [--dangerously-skip-permissions] <extraArgs>`,
- * the prompt on stdin (then closed), one process per run. The output is Claude Code's stream-json
- * format, read by the kit's `StreamJsonTurn`; the `result` line ends the run. Cancel terminates the
- * process group (print mode has no interrupt).
+ * the prompt on stdin (then closed), one process per run. With `ask` or `auto_deny` permission
+ * approvals it runs the control protocol instead (`--input-format stream-json` in place of `-p`):
+ * an `initialize` control request, the prompt as a user line, each `can_use_tool` request answered
+ * with the host's decision, stdin closed after the `result` line. The output is Claude Code's
+ * stream-json format, read by the kit's `StreamJsonTurn`; the `result` line ends the run. Cancel
+ * terminates the process group.
  */
 export class CodeBuddyDriver implements Driver {
   readonly descriptor = CODEBUDDY_DESCRIPTOR;
@@ -87,7 +93,8 @@ export class CodeBuddyDriver implements Driver {
         env: mergeChildEnv({
           inheritEnv: this.config.inheritEnv,
           defaultInherit: CODEBUDDY_INHERITED_ENV,
-          layers: [this.config.env, request.env],
+          // The control protocol is the CLI's SDK entry point.
+          layers: [this.config.env, request.env, ...(asksHost(request) ? [{ CODEBUDDY_CODE_ENTRYPOINT: "sdk-ts" }] : [])],
         }),
         device: "codebuddy",
         ...spawnLimits(this.config),
@@ -107,24 +114,72 @@ export class CodeBuddyDriver implements Driver {
     return this.close();
   }
 
+  /**
+   * A control request of the CLI: `can_use_tool` becomes the host's approval, answered
+   * `{ allowed: true, updatedInput }` or `{ allowed: false, reason }`; any other request gets an
+   * error answer, so the CLI never waits.
+   */
+  #onControlRequest(proc: CliProcess, sink: DriverSink, turn: StreamJsonTurn, message: Record<string, unknown>): void {
+    const id = String(message.request_id ?? "");
+    const request = (message.request ?? {}) as Partial<CanUseToolRequest> & { subtype?: string };
+    const respond = (response: Record<string, unknown>): void =>
+      void proc.writeJson({ type: "control_response", response: { subtype: "success", request_id: id, response } }).catch(() => undefined);
+    if (request.subtype !== "can_use_tool" || typeof request.tool_name !== "string") {
+      void proc
+        .writeJson({
+          type: "control_response",
+          response: { subtype: "error", request_id: id, error: `unsupported control request ${String(request.subtype)}` },
+        })
+        .catch(() => undefined);
+      return;
+    }
+    const ask = request as CanUseToolRequest;
+    sink
+      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
+      .then((decision) => {
+        const answer = toPermissionAnswer(ask, decision);
+        respond(
+          answer.behavior === "allow"
+            ? { allowed: true, updatedInput: answer.updatedInput, tool_use_id: ask.tool_use_id }
+            : { allowed: false, reason: answer.message, tool_use_id: ask.tool_use_id },
+        );
+      })
+      .catch((error: unknown) =>
+        respond({ allowed: false, reason: error instanceof Error ? error.message : String(error), tool_use_id: ask.tool_use_id }),
+      );
+  }
+
   async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    const turn = new StreamJsonTurn((event) => sink.emit(event));
     /** The text of the CLI's `{"type":"error"}` line (it ends a run that never started, e.g. an unknown `--resume`). */
     let errorLine: string | undefined;
-    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (print mode asks nothing).
+    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(proc, { timeoutMs: this.config.stallTimeoutMs, device: "codebuddy" });
+    // Time waiting on the host's approval does not count as silence.
+    sink = watchdog.sink(sink);
+    const turn = new StreamJsonTurn((event) => sink.emit(event));
     const runSignal = AbortSignal.any([signal, watchdog.signal]);
     const cancel = new InterruptEscalation(proc, { graceMs: graceMs(this.config), interrupt: () => false });
     const onAbort = (): void => cancel.start();
     runSignal.addEventListener("abort", onAbort, { once: true });
     if (runSignal.aborted) cancel.start();
+    const control = asksHost(request);
     try {
-      proc.writeText(request.prompt).catch(() => undefined);
-      proc.closeStdin();
+      if (control) {
+        // The control protocol: `initialize`, then the prompt as a user line; stdin stays open for the answers.
+        proc.writeJson(controlRequest("adaptor_init", { subtype: "initialize", hasPrompt: true })).catch(() => undefined);
+        proc.writeJson(userLine(request.prompt)).catch(() => undefined);
+      } else {
+        proc.writeText(request.prompt).catch(() => undefined);
+        proc.closeStdin();
+      }
       for await (const line of proc.lines()) {
         if (line.kind === "json" && typeof line.value === "object" && line.value !== null && !Array.isArray(line.value)) {
           const value = line.value as Record<string, unknown>;
-          if (value.type === "error") {
+          if (value.type === "control_request") {
+            this.#onControlRequest(proc, sink, turn, value);
+          } else if (value.type === "control_response" || value.type === "control_cancel_request") {
+            // The answer to `initialize` (models, commands): nothing the run needs.
+          } else if (value.type === "error") {
             errorLine = typeof value.error === "string" ? value.error : JSON.stringify(value.error ?? null);
             sink.emit({ type: "notice", kind: "runtime", message: `codebuddy error: ${errorLine}`, data: value });
           } else if (turn.accept(value, line.text)) break;
@@ -135,6 +190,7 @@ export class CodeBuddyDriver implements Driver {
     } finally {
       watchdog.close();
       runSignal.removeEventListener("abort", onAbort);
+      if (control) proc.closeStdin();
     }
     await cancel.settled();
     const exit = await exitOrTerminate(proc, graceMs(this.config));
@@ -161,6 +217,22 @@ export class CodeBuddyDriver implements Driver {
   }
 }
 
+/** True when the run's permission asks go to the host through the control protocol (`ask`, `auto_deny`). */
+function asksHost(request: DriverRequest): boolean {
+  const mode = request.policy?.approvals?.permission;
+  return mode === "ask" || mode === "auto_deny";
+}
+
+/** A control request of the driver's. */
+function controlRequest(id: string, request: Record<string, unknown>): Record<string, unknown> {
+  return { type: "control_request", request_id: id, request };
+}
+
+/** The user line that carries the prompt on stdin (control protocol). */
+function userLine(text: string): Record<string, unknown> {
+  return { type: "user", session_id: "", message: { role: "user", content: text }, parent_tool_use_id: null };
+}
+
 /** The assistant text of a turn without a `result` line. */
 function assistantText(turn: StreamJsonTurn): string {
   return turn.transcript.flatMap((item) => (item.kind === "assistant" ? [item.text] : [])).join("");
@@ -171,7 +243,7 @@ export function codebuddyArgs(config: CodeBuddyConfig, request: DriverRequest): 
   const model = request.model ?? config.model;
   const system = request.systemPrompt;
   return [
-    "-p",
+    ...(asksHost(request) ? ["--input-format", "stream-json"] : ["-p"]),
     "--output-format",
     "stream-json",
     "--verbose",

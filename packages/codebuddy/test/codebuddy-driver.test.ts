@@ -120,4 +120,42 @@ describe("codebuddy driver (real CLI, scripted model)", () => {
     expect(appended).toContain("You are CodeBuddy Code");
     expect(appended).toContain("APPENDED-RULE: answer in French.");
   });
+
+  it("ask: the control protocol asks the host for each tool; approved, the Write runs; denied, it does not and the model is told it was rejected", async () => {
+    await using server = await startChatCompletionsServer({
+      rules: [
+        {
+          when: whenChatUserSays(/WRITE_IT ([^\s<]+)/),
+          reply: (view) => ({
+            toolCall: { name: "Write", arguments: { file_path: /WRITE_IT ([^\s<]+)/.exec(view.lastUserText)![1]!, content: "asked\n" } },
+          }),
+        },
+        { when: whenChatToolResult("Write"), reply: (view) => ({ text: `tool said: ${view.lastToolResult!.content.slice(0, 600)}` }) },
+      ],
+    });
+    await using env = codebuddyTestEnv(server);
+    await using agent = new Agent(
+      codebuddy({ command: CODEBUDDY_BIN, model: SCRIPTED_MODEL, cwd: env.workDir, env: env.env, inheritEnv: false }),
+    );
+    const approved = join(env.workDir, "approved.txt");
+    const asked: string[] = [];
+    await agent.run(`WRITE_IT ${approved}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(`${request.kind}:${request.toolName}`);
+        request.approve();
+      },
+    });
+    expect(asked).toEqual(["permission:Write"]);
+    expect(readFileSync(approved, "utf8")).toBe("asked\n");
+
+    const denied = join(env.workDir, "denied.txt");
+    const result = await agent.run(`WRITE_IT ${denied}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.deny("not in this folder"),
+    });
+    expect(existsSync(denied)).toBe(false);
+    // codebuddy 2.117.0 tells the model its own rejection text; the host's reason is not in it.
+    expect(result.text).toContain("The tool use was rejected");
+  });
 });

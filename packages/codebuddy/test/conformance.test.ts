@@ -50,7 +50,7 @@ describeDriverConformance<Fixture>("codebuddy (real CLI)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     toolApproval: (f) => ({
-      request: { prompt: `WRITE_IT ${f.env.workDir}/conformance.txt`, policy: { approvals: { permission: "auto_approve" } } },
+      request: { prompt: `WRITE_IT ${f.env.workDir}/conformance.txt`, policy: { approvals: { permission: "ask" } } },
     }),
     slow: () => ({ request: { prompt: "SLOW_MS 60000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR please" }, expectMessage: "HTTP_ERROR" }),

@@ -3,18 +3,6 @@ import type { PromptImage } from "@adaptor/driver";
 // (docs/protocols.md "Claude Code"); the output lines' types (`ResultLine`, `ContentBlock`) and
 // their translation (`StreamJsonTurn`) are the driver kit's, shared with CodeBuddy Code.
 
-/** A `can_use_tool` control request from the CLI. */
-export interface CanUseToolRequest {
-  subtype: "can_use_tool";
-  tool_name: string;
-  display_name?: string;
-  input: unknown;
-  description?: string;
-  tool_use_id?: string;
-  permission_suggestions?: unknown[];
-  blocked_path?: string;
-}
-
 /**
  * The user line that carries a prompt (its images, then its text) on stdin. `uuid` names the prompt: the CLI tags the lines of
  * the turn it starts with it (`user_message_uuid` / `user_message_uuids`).

@@ -8,11 +8,13 @@ import {
   InterruptEscalation,
   raceAbort,
   StreamJsonTurn,
+  toApprovalAsk,
+  toPermissionAnswer,
+  type CanUseToolRequest,
   type PooledProcess,
 } from "@adaptor/driver/kit";
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
-import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import {
   ASK_EVERY_TOOL_HOOK,
   askEveryToolInitialize,
@@ -21,7 +23,6 @@ import {
   permissionResponse,
   preToolUseAnswer,
   userLine,
-  type CanUseToolRequest,
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";

@@ -51,3 +51,4 @@ export {
 export { StreamJsonTurn } from "./stream-json/stream-json-turn.js";
 export type { ContentBlock, ResultLine, ResultUsage } from "./stream-json/stream-json-lines.js";
 export { classifyStreamJsonTurn, type StreamJsonCli, type TurnEnd } from "./stream-json/classify-turn.js";
+export { toApprovalAsk, toPermissionAnswer, type CanUseToolRequest } from "./stream-json/can-use-tool.js";
