@@ -1,4 +1,5 @@
 import { FeatureUnsupportedError, type DriverEvent, type HookAnswer, type HookAsk, type HookPoint } from "@adaptor/driver";
+import { raceAbort } from "@adaptor/driver/kit";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import type { HookContext, RunHooks } from "./run-hooks.js";
 
@@ -124,7 +125,8 @@ export class HookRunner {
     if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
     const context: HookContext = { runId: this.#runId, signal: this.#signal, native };
     try {
-      const verdict = await this.#invoke(ask, context);
+      // A hook still working when the run ends is not waited for: the agent gets the fallback.
+      const verdict = await raceAbort(Promise.resolve().then(() => this.#invoke(ask, context)), this.#signal);
       if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
       const answer = this.#read(ask.point, verdict);
       if (!native && Object.keys(answer).length > 0) {
@@ -136,6 +138,7 @@ export class HookRunner {
       }
       return answer;
     } catch (error) {
+      if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
       if (!this.#failed) {
         this.#failed = true;
         this.#onFailure(new AdaptorError(`hook ${name} failed`, { cause: error }));
@@ -188,3 +191,4 @@ export class HookRunner {
     return { [key]: value };
   }
 }
+
