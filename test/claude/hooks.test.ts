@@ -103,6 +103,32 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(JSON.stringify(next?.body)).toContain("HOOK-CONTEXT-AFTER-READ");
   });
 
+  it("afterToolCall: a failed call is seen with isError and its error text, and its additionalContext reaches the model too", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("fail a command"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo failing-output; exit 3", description: "Fail" } } },
+      },
+      { when: whenToolResult("Bash"), reply: { text: "it failed" } },
+    ]);
+    const seen: ToolResultHookInput[] = [];
+    const result = await h.agent.run("fail a command", {
+      policy: approveAll,
+      hooks: {
+        afterToolCall: (call) => {
+          seen.push(call);
+          return { additionalContext: "HOOK-CONTEXT-AFTER-FAILURE" };
+        },
+      },
+    });
+    expect(result.text).toBe("it failed");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ toolName: "Bash", isError: true, input: { command: "echo failing-output; exit 3" } });
+    expect(String(seen[0]!.output)).toContain("failing-output");
+    const next = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Bash");
+    expect(JSON.stringify(next?.body)).toContain("HOOK-CONTEXT-AFTER-FAILURE");
+  });
+
   it("onPromptSubmit: sees the prompt, and its additionalContext reaches the model with it", async () => {
     h = await harness([{ when: whenUserSays("hello there"), reply: { text: "hi" } }]);
     const prompts: string[] = [];

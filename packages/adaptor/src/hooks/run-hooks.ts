@@ -87,15 +87,16 @@ export interface RunHooks {
    */
   readonly afterToolCall?: (call: ToolResultHookInput, context: HookContext) => HookResult<ContextVerdict>;
   /**
-   * When a prompt is submitted to the agent. Native: for the run's prompt and every message sent
-   * into the turn, and `{ additionalContext }` reaches the model with it. Observed: once, for the
-   * run's prompt, before the agent starts.
+   * When a prompt is submitted to the agent. Native: the agent waits for it before it sends the
+   * prompt to its model, and `{ additionalContext }` reaches the model with the prompt. Observed:
+   * once, for the run's prompt, before the agent starts.
    */
   readonly onPromptSubmit?: (prompt: PromptSubmitHookInput, context: HookContext) => HookResult<ContextVerdict>;
   /**
-   * When the agent stops its turn. Native: each time its model ends a response without a tool
-   * call, and `{ continueWith }` makes it go on with that message. Observed: once, when the agent
-   * finished without failure, before the run's verdict.
+   * When the agent is about to end its turn. Native: each time it is (its model answered without a
+   * tool call), and `{ continueWith }` makes it go on, reading that text; the next call then has
+   * `continued: true`. Observed: once, when the agent finished without failure (not for an
+   * interrupted turn), before the run's verdict.
    */
   readonly onStop?: (stop: StopHookInput, context: HookContext) => HookResult<StopVerdict>;
 }
