@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenPromptSays, whenToolOutput } from "@adaptor/testkit";
-import { Agent, FeatureUnsupportedError, findError, isError, ErrFeatureUnsupported, type HookContext, type ToolResultHookInput } from "adaptor";
+import {
+  Agent,
+  FeatureUnsupportedError,
+  findError,
+  isError,
+  ErrFeatureUnsupported,
+  type HookContext,
+  type ToolResultHookInput,
+} from "adaptor";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
@@ -84,9 +92,12 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     expect(findError(failed, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.afterToolCall" });
   });
 
-  it.each(["app-server", "exec"] as const)("%s: beforeToolCall is refused before launch with FeatureUnsupportedError", async (transport) => {
-    await using refusing = new Agent(codex({ command: "/nonexistent/codex", transport }));
-    const refused = await refusing.run("hi", { hooks: { beforeToolCall: () => undefined } }).catch((e: unknown) => e);
-    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.beforeToolCall" });
-  });
+  it.each(["app-server", "exec"] as const)(
+    "%s: beforeToolCall is refused before launch with FeatureUnsupportedError",
+    async (transport) => {
+      await using refusing = new Agent(codex({ command: "/nonexistent/codex", transport }));
+      const refused = await refusing.run("hi", { hooks: { beforeToolCall: () => undefined } }).catch((e: unknown) => e);
+      expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.beforeToolCall" });
+    },
+  );
 });

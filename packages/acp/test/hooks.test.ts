@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { OpenAIServer } from "@adaptor/testkit";
-import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, type AgentEvent, type ToolResultHookInput } from "adaptor";
+import {
+  Agent,
+  ErrFeatureUnsupported,
+  FeatureUnsupportedError,
+  findError,
+  isError,
+  type AgentEvent,
+  type ToolResultHookInput,
+} from "adaptor";
 import { acp } from "../src/index.js";
 import { codexAcpHarness, type AdapterHarness } from "./support.js";
 

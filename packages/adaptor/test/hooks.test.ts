@@ -100,14 +100,18 @@ describe("hooks", () => {
   });
 
   it("a malformed verdict ends the run with an InvalidOptionError naming the hook", async () => {
-    for (const verdict of [{ deny: "" }, { deny: "x", updatedInput: {} }, { updatedInput: [] }, "allow", { additionalContext: "wrong point" }]) {
+    for (const verdict of [
+      { deny: "" },
+      { deny: "x", updatedInput: {} },
+      { updatedInput: [] },
+      "allow",
+      { additionalContext: "wrong point" },
+    ]) {
       const driver = hookedDriver(ALL, async (_request, sink, signal) => {
         await sink.hook!({ point: "beforeToolCall", toolName: "Bash", input: {} });
         return untilAborted(signal);
       });
-      const failed = await new Agent(driver)
-        .run("p", { hooks: { beforeToolCall: () => verdict as never } })
-        .catch((e: unknown) => e);
+      const failed = await new Agent(driver).run("p", { hooks: { beforeToolCall: () => verdict as never } }).catch((e: unknown) => e);
       expect(findError(failed, InvalidOptionError)).toMatchObject({ subject: "hook verdict", field: "hooks.beforeToolCall" });
     }
   });
@@ -172,9 +176,7 @@ describe("hooks", () => {
   it("an observing onStop is not called for a failed run", async () => {
     let called = false;
     const driver = hookedDriver([], async () => ({ text: "", failure: { reason: "agent_failed", message: "nope" } }));
-    await new Agent(driver)
-      .run("p", { hooks: { onStop: () => void (called = true) } })
-      .catch(() => undefined);
+    await new Agent(driver).run("p", { hooks: { onStop: () => void (called = true) } }).catch(() => undefined);
     expect(called).toBe(false);
   });
 

@@ -126,7 +126,10 @@ export class HookRunner {
     const context: HookContext = { runId: this.#runId, signal: this.#signal, native };
     try {
       // A hook still working when the run ends is not waited for: the agent gets the fallback.
-      const verdict = await raceAbort(Promise.resolve().then(() => this.#invoke(ask, context)), this.#signal);
+      const verdict = await raceAbort(
+        Promise.resolve().then(() => this.#invoke(ask, context)),
+        this.#signal,
+      );
       if (this.#signal.aborted) return fallback(ask.point, "the run has ended");
       const answer = this.#read(ask.point, verdict);
       if (!native && Object.keys(answer).length > 0) {
@@ -191,4 +194,3 @@ export class HookRunner {
     return { [key]: value };
   }
 }
-
