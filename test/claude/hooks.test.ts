@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import type { HookContext, StopHookInput, ToolCallHookInput, ToolResultHookInput } from "adaptor";
+import { prewarmTurn } from "../support/prewarm.js";
 import { harness, type Harness } from "./support.js";
 
 // The `hooks` run option on the real claude binary: each hook is a CLI hook registered in the
@@ -164,5 +165,28 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(result.text).toBe("second answer");
     expect(stops).toEqual([{ text: "first answer" }, { text: "second answer", continued: true }]);
     expect(h.server.requests.filter((request) => lastMessageText(request.view.raw).includes("keep going please"))).toHaveLength(1);
+  });
+
+  it("a process pre-warmed with hooks registers them: a run with the same hook points takes it and its hook decides", async () => {
+    h = await harness([
+      { when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "ls", description: "List" } } } },
+      { when: whenToolResult("Bash"), reply: (view) => ({ text: `result: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    const denied: string[] = [];
+    const hooks = {
+      beforeToolCall: (call: ToolCallHookInput) => {
+        denied.push(call.toolName);
+        return { deny: "denied by the pre-warmed hook" };
+      },
+    };
+    expect(await h.agent.prewarm({ hooks, policy: approveAll })).toBe(1);
+    // Another hook point set is another launch: it spawns and leaves the pre-warmed process waiting.
+    const other = await prewarmTurn(h.agent.stream("say hi", { policy: approveAll, hooks: { onStop: () => undefined } }));
+    expect(other).toMatchObject({ spawned: true, prewarmedPid: undefined });
+    const turn = await prewarmTurn(h.agent.stream("list the files", { policy: approveAll, hooks }));
+    expect(turn.spawned).toBe(false);
+    expect(turn.prewarmedPid).toBeDefined();
+    expect(turn.text).toContain("denied by the pre-warmed hook");
+    expect(denied).toEqual(["Bash"]);
   });
 });

@@ -127,5 +127,5 @@ export interface DriverRequest {
  */
 export type PrewarmRequest = Pick<
   DriverRequest,
-  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents"
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents" | "hooks"
 >;
