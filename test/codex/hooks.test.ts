@@ -12,11 +12,13 @@ import {
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
-// The `hooks` run option on the real codex binary: codex never waits for the host before or after
-// a tool call (it asks only about some commands, and only under some policies), so the hooks it can
-// take observe the run's events: after each tool call with its result, the prompt, the stop. A
-// `beforeToolCall` hook is refused before launch, and an observing hook that answers with a verdict
-// ends the run with FeatureUnsupportedError rather than dropping it.
+// The `hooks` run option on the real codex binary. Over the protocols the driver speaks (app-server
+// JSON-RPC, exec JSON Lines) codex waits for the host only for some commands and file changes, and
+// only under some policies; its own command hooks (config-file hooks run as a process per event,
+// behind hook trust) are not bridged by this driver. So the hooks it takes observe the run's events:
+// after each tool call with its result, the prompt, the stop. A `beforeToolCall` hook is refused
+// before launch, and an observing hook that answers with a verdict ends the run with
+// FeatureUnsupportedError rather than dropping it.
 
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
