@@ -5,6 +5,9 @@ import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import type { HookContext, StopHookInput, ToolCallHookInput, ToolResultHookInput } from "adaptor";
 import { prewarmTurn } from "../support/prewarm.js";
 import { harness, type Harness } from "./support.js";
+import { Agent, type AgentEvent } from "adaptor";
+import { claude } from "@adaptor/claude";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 
 // The `hooks` run option on the real claude binary: each hook is a CLI hook registered in the
 // `initialize` control request and answered over `hook_callback`, so its verdict reaches the CLI
@@ -188,5 +191,37 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(turn.prewarmedPid).toBeDefined();
     expect(turn.text).toContain("denied by the pre-warmed hook");
     expect(denied).toEqual(["Bash"]);
+  });
+
+  it("thread turns on one parked process: each turn's hooks are its own (the process keeps the registration)", async () => {
+    h = await harness([
+      { when: whenUserSays("first turn"), reply: { text: "one" } },
+      { when: whenUserSays("second turn"), reply: { text: "two" } },
+    ]);
+    const agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    try {
+      const thread = agent.thread("hooked");
+      const seen: string[] = [];
+      const turn = async (prompt: string, tag: string): Promise<{ text: string; reused: boolean }> => {
+        const stream = thread.stream(prompt, {
+          hooks: {
+            onPromptSubmit: ({ prompt: text }) => void seen.push(`${tag} prompt ${text}`),
+            onStop: ({ text }) => void seen.push(`${tag} stop ${text ?? ""}`),
+          },
+        });
+        let reused = false;
+        for await (const event of stream as AsyncIterable<AgentEvent>) {
+          if (event.type === "notice" && event.message === "process reused") reused = true;
+        }
+        return { text: (await stream.result()).text, reused };
+      };
+      expect(await turn("first turn", "A")).toEqual({ text: "one", reused: false });
+      expect(await turn("second turn", "B")).toEqual({ text: "two", reused: true });
+      expect(seen).toEqual(["A prompt first turn", "A stop one", "B prompt second turn", "B stop two"]);
+    } finally {
+      await agent.close();
+    }
   });
 });
