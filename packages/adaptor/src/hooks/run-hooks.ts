@@ -87,9 +87,8 @@ export interface RunHooks {
    */
   readonly afterToolCall?: (call: ToolResultHookInput, context: HookContext) => HookResult<ContextVerdict>;
   /**
-   * When a prompt is submitted to the agent. Native: the agent waits for it before it sends the
-   * prompt to its model, and `{ additionalContext }` reaches the model with the prompt. Observed:
-   * once, for the run's prompt, before the agent starts.
+   * When the run's prompt is submitted to the agent. Native: the agent waits for it before it sends the prompt to its model,
+   * and `{ additionalContext }` reaches the model with the prompt. Observed: before the agent starts.
    */
   readonly onPromptSubmit?: (prompt: PromptSubmitHookInput, context: HookContext) => HookResult<ContextVerdict>;
   /**
