@@ -24,8 +24,8 @@ const VERDICTS: Readonly<Record<HookPoint, readonly (keyof HookAnswer)[]>> = {
   stop: ["continueWith"],
 };
 
-/** What the agent is told when the run ended or a hook failed while it waited for an answer. */
-function fallback(point: HookPoint, why: string): HookAnswer {
+/** What the agent is told when the run ended or a hook failed while it waited for an answer: a tool call is denied. */
+export function fallback(point: HookPoint, why: string): HookAnswer {
   return point === "beforeToolCall" ? { deny: why } : {};
 }
 

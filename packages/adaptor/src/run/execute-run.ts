@@ -32,7 +32,7 @@ import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
 import type { Context } from "@opentelemetry/api";
 import { RunTelemetry } from "../telemetry/run-telemetry.js";
-import { HookRunner } from "../hooks/hook-runner.js";
+import { fallback, HookRunner } from "../hooks/hook-runner.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /** Everything one run needs; built by the Agent. */
@@ -204,8 +204,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           },
           ...(runHooks && request.hooks?.length
             ? {
-                hook: (ask: HookAsk) =>
-                  live ? runHooks.ask(ask) : Promise.resolve(ask.point === "beforeToolCall" ? { deny: "the run has ended" } : {}),
+                hook: (ask: HookAsk) => (live ? runHooks.ask(ask) : Promise.resolve(fallback(ask.point, "the run has ended"))),
               }
             : {}),
           ...(setup.controls
