@@ -65,7 +65,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   // The CLI's own limits stop before the next model call; the SDK counts too (and judges tool calls).
   if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
   if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
-  const policy = policyLaunch(request.policy, request.mcpServers);
+  const policy = policyLaunch(request.policy, request.mcpServers, config.extraArgs);
   args.push(...policy.args);
   args.push(...jsonSchemaArgs(request));
   const env = mergeChildEnv({

@@ -1,4 +1,4 @@
-import type { McpServerConfig, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import { PolicyCapabilityUnsupportedError, type McpServerConfig, type PolicyEnforcement, type RunPolicy } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
 
 /**
@@ -47,9 +47,21 @@ export interface PolicyLaunch {
  *   refuses, docs/protocols.md).
  * - `webSearch: "deny"` → deny rules for the web tools.
  * - trusted MCP servers (the SDK's host tools) → allow rules.
+ * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode) →
+ *   `--permission-mode default`, so a `defaultMode` from a settings file (the workspace's own
+ *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
+ *   does not decide in the host's place.
  * Approval modes are applied by the SDK, not the CLI.
+ * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) when
+ * `extraArgs` pre-approve tools (`--allowedTools`, `--allowed-tools`) under a policy those rules
+ * would loosen: `read_only`, or a `permission` approval mode of `ask` or `auto_deny`.
  */
-export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly McpServerConfig[] = []): PolicyLaunch {
+export function policyLaunch(
+  policy: RunPolicy | undefined,
+  mcpServers: readonly McpServerConfig[] = [],
+  extraArgs: readonly string[] = [],
+): PolicyLaunch {
+  refuseLooseningArgs(policy, extraArgs);
   const deny: string[] = [];
   // `mcp__<server>` allows every tool of a trusted server (the SDK's host tools) without asking.
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
@@ -61,6 +73,7 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
     args.push("--permission-mode", "bypassPermissions");
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
+  if (!policy?.sandbox && asksOrDenies(policy)) args.push("--permission-mode", "default");
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
   return {
     args,
@@ -68,6 +81,31 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
     ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
   };
+}
+
+/** True when the run's `permission` approvals are the host's to decide: `ask` or `auto_deny`. */
+function asksOrDenies(policy: RunPolicy | undefined): boolean {
+  const mode = policy?.approvals?.permission;
+  return mode === "ask" || mode === "auto_deny";
+}
+
+/** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
+const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
+
+/** Refuses `extraArgs` whose allow rules would let calls past a `read_only` sandbox or the host's approvals. */
+function refuseLooseningArgs(policy: RunPolicy | undefined, extraArgs: readonly string[]): void {
+  const flag = extraArgs.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  if (flag === undefined) return;
+  const [dimension, value] =
+    policy?.sandbox === "read_only"
+      ? ["sandbox", "read_only"]
+      : asksOrDenies(policy)
+        ? ["approvals.permission", policy!.approvals!.permission!]
+        : [undefined, undefined];
+  if (dimension === undefined || value === undefined) return;
+  const error = new PolicyCapabilityUnsupportedError("claude", dimension, value);
+  error.message = `claude: policy ${dimension}=${JSON.stringify(value)} cannot be enforced: extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`;
+  throw error;
 }
 
 /**
@@ -83,6 +121,12 @@ export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcem
       return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
     if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
     if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
+    if (field === "approvals.permission" && (value === "ask" || value === "auto_deny") && !policy?.sandbox)
+      return {
+        mechanisms: ["approval", "cli_flag"],
+        detail:
+          "--permission-mode default (no settings file's mode applies); the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers",
+      };
     return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
   });
 }
