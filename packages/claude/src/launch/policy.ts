@@ -1,5 +1,6 @@
 import { PolicyCapabilityUnsupportedError, type McpServerConfig, type PolicyEnforcement, type RunPolicy } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
+import type { ClaudeConfig } from "../config.js";
 
 /**
  * The built-in tools that only read (files, the CLI's own task list, tool schemas): the only
@@ -52,16 +53,17 @@ export interface PolicyLaunch {
  *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
  *   does not decide in the host's place.
  * Approval modes are applied by the SDK, not the CLI.
- * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) when
- * `extraArgs` pre-approve tools (`--allowedTools`, `--allowed-tools`) under a policy those rules
- * would loosen: `read_only`, or a `permission` approval mode of `ask` or `auto_deny`.
+ * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) under a
+ * policy the host's config would loosen (`read_only`, or a `permission` approval mode of `ask` or
+ * `auto_deny`): when `extraArgs` pre-approve tools (`--allowedTools`, `--allowed-tools`), or
+ * `workspaceSettings` loads the workspace's hooks, which run commands no policy governs.
  */
 export function policyLaunch(
   policy: RunPolicy | undefined,
   mcpServers: readonly McpServerConfig[] = [],
-  extraArgs: readonly string[] = [],
+  config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings"> = {},
 ): PolicyLaunch {
-  refuseLooseningArgs(policy, extraArgs);
+  refuseLooseningConfig(policy, config);
   const deny: string[] = [];
   // `mcp__<server>` allows every tool of a trusted server (the SDK's host tools) without asking.
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
@@ -92,10 +94,11 @@ function asksOrDenies(policy: RunPolicy | undefined): boolean {
 /** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
 const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
 
-/** Refuses `extraArgs` whose allow rules would let calls past a `read_only` sandbox or the host's approvals. */
-function refuseLooseningArgs(policy: RunPolicy | undefined, extraArgs: readonly string[]): void {
-  const flag = extraArgs.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
-  if (flag === undefined) return;
+/**
+ * Refuses a config that would let calls past a `read_only` sandbox or the host's approvals:
+ * allow rules in `extraArgs`, or the workspace's settings files (their hooks run commands).
+ */
+function refuseLooseningConfig(policy: RunPolicy | undefined, config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings">): void {
   const [dimension, value] =
     policy?.sandbox === "read_only"
       ? ["sandbox", "read_only"]
@@ -103,8 +106,16 @@ function refuseLooseningArgs(policy: RunPolicy | undefined, extraArgs: readonly 
         ? ["approvals.permission", policy!.approvals!.permission!]
         : [undefined, undefined];
   if (dimension === undefined || value === undefined) return;
+  const flag = config.extraArgs?.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  const why =
+    flag !== undefined
+      ? `extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`
+      : config.workspaceSettings
+        ? "workspaceSettings loads the workspace's hooks, which run commands no policy governs; drop the option or the policy"
+        : undefined;
+  if (why === undefined) return;
   const error = new PolicyCapabilityUnsupportedError("claude", dimension, value);
-  error.message = `claude: policy ${dimension}=${JSON.stringify(value)} cannot be enforced: extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`;
+  error.message = `claude: policy ${dimension}=${JSON.stringify(value)} cannot be enforced: ${why}`;
   throw error;
 }
 
