@@ -108,6 +108,7 @@ describe("public surface", () => {
       "hasRawControl",
       "inspectCli",
       "launchSignature",
+      "oneShotTurn",
       "parseVersion",
       "probeFailure",
       "raceAbort",

@@ -10,19 +10,17 @@ import {
 import {
   captureConfig,
   deepFreeze,
-  exitOrTerminate,
   graceMs,
-  InterruptEscalation,
+  oneShotTurn,
   ProcessPool,
   spawnLimits,
-  StallWatchdog,
   StreamJsonTurn,
   toApprovalAsk,
   toPermissionAnswer,
   type CanUseToolRequest,
   type PooledProcess,
 } from "@adaptor/driver/kit";
-import { forceKilledError, mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
+import { mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { classifyCodeBuddyTurn } from "./classify.js";
 import { CODEBUDDY_INHERITED_ENV, validateCodeBuddyConfig, type CodeBuddyConfig } from "./config.js";
 
@@ -150,51 +148,38 @@ export class CodeBuddyDriver implements Driver {
   }
 
   async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    const turn = new StreamJsonTurn((event) => sink.emit(event));
     /** The text of the CLI's `{"type":"error"}` line (it ends a run that never started, e.g. an unknown `--resume`). */
     let errorLine: string | undefined;
-    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict.
-    const watchdog = new StallWatchdog(proc, { timeoutMs: this.config.stallTimeoutMs, device: "codebuddy" });
-    // Time waiting on the host's approval does not count as silence.
-    sink = watchdog.sink(sink);
-    const turn = new StreamJsonTurn((event) => sink.emit(event));
-    const runSignal = AbortSignal.any([signal, watchdog.signal]);
-    const cancel = new InterruptEscalation(proc, { graceMs: graceMs(this.config), interrupt: () => false });
-    const onAbort = (): void => cancel.start();
-    runSignal.addEventListener("abort", onAbort, { once: true });
-    if (runSignal.aborted) cancel.start();
     const control = asksHost(request);
-    try {
-      if (control) {
-        // The control protocol: `initialize`, then the prompt as a user line; stdin stays open for the answers.
-        proc.writeJson(controlRequest("adaptor_init", { subtype: "initialize", hasPrompt: true })).catch(() => undefined);
-        proc.writeJson(userLine(request.prompt)).catch(() => undefined);
-      } else {
-        proc.writeText(request.prompt).catch(() => undefined);
-        proc.closeStdin();
-      }
-      for await (const line of proc.lines()) {
-        if (line.kind === "json" && typeof line.value === "object" && line.value !== null && !Array.isArray(line.value)) {
-          const value = line.value as Record<string, unknown>;
-          if (value.type === "control_request") {
-            this.#onControlRequest(proc, sink, turn, value);
-          } else if (value.type === "control_response" || value.type === "control_cancel_request") {
-            // The answer to `initialize` (models, commands): nothing the run needs.
-          } else if (value.type === "error") {
+    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict.
+    const exit = await oneShotTurn(proc, sink, signal, {
+      device: "codebuddy",
+      stallTimeoutMs: this.config.stallTimeoutMs,
+      graceMs: graceMs(this.config),
+      begin: (guarded) => {
+        if (control) {
+          // The control protocol: `initialize`, then the prompt as a user line; stdin stays open for the answers.
+          proc.writeJson(controlRequest("adaptor_init", { subtype: "initialize", hasPrompt: true })).catch(() => undefined);
+          proc.writeJson(userLine(request.prompt)).catch(() => undefined);
+        } else {
+          proc.writeText(request.prompt).catch(() => undefined);
+          proc.closeStdin();
+        }
+        return (value, text) => {
+          if (value.type === "control_request") this.#onControlRequest(proc, guarded, turn, value);
+          else if (value.type === "error") {
             errorLine = typeof value.error === "string" ? value.error : JSON.stringify(value.error ?? null);
             sink.emit({ type: "notice", kind: "runtime", message: `codebuddy error: ${errorLine}`, data: value });
-          } else if (turn.accept(value, line.text)) break;
-        } else {
-          sink.emit({ type: "process", kind: "stdout", text: line.text });
-        }
-      }
-    } finally {
-      watchdog.close();
-      runSignal.removeEventListener("abort", onAbort);
-      if (control) proc.closeStdin();
-    }
-    await cancel.settled();
-    const exit = await exitOrTerminate(proc, graceMs(this.config));
-    if (runSignal.aborted) throw exit.forceKilled ? forceKilledError("codebuddy", runSignal.reason) : runSignal.reason;
+          } else if (value.type !== "control_response" && value.type !== "control_cancel_request") return turn.accept(value, text);
+          // A control response answers the driver's `initialize` (models, commands): nothing the run needs.
+          return false;
+        };
+      },
+      end: () => {
+        if (control) proc.closeStdin();
+      },
+    });
     const terminal = turn.terminal?.line;
     const failure = classifyCodeBuddyTurn({
       terminal,
