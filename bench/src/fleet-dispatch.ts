@@ -163,7 +163,7 @@ export const fleetDispatch: Benchmark = {
             perRun.set(role, calls / keys.length);
             if (process.env.BENCH_FLEET_STATEMENTS) {
               process.stderr.write(`\n${role}: ${calls} statements for ${keys.length} runs\n`);
-              for (const t of top) process.stderr.write(`  ${String(t.calls).padStart(6)}  ${t.query}\n`);
+              for (const t of top) process.stderr.write(`  ${String(t.calls).padStart(6)}  ${t.meanMs.toFixed(3)} ms  ${t.query}\n`);
             }
           }
         }

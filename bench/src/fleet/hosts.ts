@@ -35,21 +35,27 @@ export async function prepareServer(pool: pg.Pool, roles: readonly string[]): Pr
   }
 }
 
-/** Statements executed per role since the last reset (`pg_stat_statements`), with the busiest statements. */
+/**
+ * Statements executed per role since the last reset (`pg_stat_statements`): how many, their total
+ * execution time (ms) and the most frequent ones with their mean execution time (ms).
+ */
 export async function statementsByRole(
   pool: pg.Pool,
   roles: readonly string[],
-): Promise<Map<string, { calls: number; top: { calls: number; query: string }[] }>> {
-  const { rows } = await pool.query<{ role: string; calls: string; query: string }>(
-    `SELECT r.rolname AS role, s.calls::text AS calls, s.query FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+): Promise<Map<string, { calls: number; execMs: number; top: { calls: number; meanMs: number; query: string }[] }>> {
+  const { rows } = await pool.query<{ role: string; calls: string; total: number; query: string }>(
+    `SELECT r.rolname AS role, s.calls::text AS calls, s.total_exec_time AS total, s.query FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
      WHERE r.rolname = ANY($1) ORDER BY s.calls DESC`,
     [roles],
   );
-  const out = new Map(roles.map((role) => [role, { calls: 0, top: [] as { calls: number; query: string }[] }]));
+  const out = new Map(roles.map((role) => [role, { calls: 0, execMs: 0, top: [] as { calls: number; meanMs: number; query: string }[] }]));
   for (const row of rows) {
     const entry = out.get(row.role)!;
-    entry.calls += Number(row.calls);
-    if (entry.top.length < 12) entry.top.push({ calls: Number(row.calls), query: row.query.replace(/\s+/g, " ").slice(0, 140) });
+    const calls = Number(row.calls);
+    entry.calls += calls;
+    entry.execMs += row.total;
+    if (entry.top.length < 12)
+      entry.top.push({ calls, meanMs: Math.round((row.total / calls) * 1000) / 1000, query: row.query.replace(/\s+/g, " ").slice(0, 140) });
   }
   return out;
 }
