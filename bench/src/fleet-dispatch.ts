@@ -120,7 +120,7 @@ export const fleetDispatch: Benchmark = {
         await stream.result();
         const handle = reader.handle((await viaFleet(env(timed))).id);
         for await (const { event } of handle.events()) {
-          if (event.type === "text-delta") delay.fleet.push(epochMs() - Number((event as { text: string }).text));
+          if (event.type === "text-delta") delay.fleet.push(epochMs() - Number((event as unknown as { text: string }).text));
         }
       }
       figures.push(

@@ -160,7 +160,16 @@ try {
   let busyCpu = 0;
   for (const pid of new Set([...busyPids, ...(await serverPids())])) busyCpu += cpuMs([pid]) - (busyBefore.get(pid) ?? 0);
   const busy = await statementsByRole(admin, ROLES);
-  const { rows: latency } = await admin.query<Record<string, number>>(
+  const { rows: latency } = await admin.query<{
+    runs: number;
+    results: number;
+    thread_runs: number;
+    start_p50_ms: number;
+    start_p99_ms: number;
+    verdict_p50_ms: number;
+    verdict_p99_ms: number;
+    events: number;
+  }>(
     `SELECT count(*)::int AS runs, count(*) FILTER (WHERE verdict->>'kind' = 'result')::int AS results,
             count(*) FILTER (WHERE thread_key IS NOT NULL)::int AS thread_runs,
             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - submitted_at) * 1000) AS start_p50_ms,
