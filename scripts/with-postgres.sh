@@ -82,7 +82,9 @@ free_port() {
 }
 
 preload=""
-[ -f "$PG_BIN/../lib/pg_stat_statements.so" ] && preload="-c shared_preload_libraries=pg_stat_statements"
+# Room for every statement of a whole test run (each test schema makes its own texts), so none is
+# evicted while a test reads its counts.
+[ -f "$PG_BIN/../lib/pg_stat_statements.so" ] && preload="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000"
 port=""
 for attempt in 1 2 3; do
   candidate="$(free_port)"
