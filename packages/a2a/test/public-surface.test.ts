@@ -37,6 +37,10 @@ describe("public surface", () => {
     ]);
   });
 
+  it("@adaptor/a2a/postgres", async () => {
+    expect(Object.keys(await import("@adaptor/a2a/postgres")).sort()).toEqual(["PostgresTaskStore"]);
+  });
+
   it("@adaptor/a2a re-exports the client package's identities and API as the same objects", () => {
     for (const name of Object.keys(client)) {
       if (name === "MAX_RAW_CHARS" || name === "sanitizeRaw" || name === "redactCredentials") continue;
