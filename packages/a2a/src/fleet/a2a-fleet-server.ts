@@ -232,7 +232,10 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     })().catch((): Stop => "ended");
     following.set(taskId, done);
     try {
-      return await done;
+      const stop = await done;
+      // A finished task needs nothing more from this front-end.
+      if (stop === "terminal") known.delete(taskId);
+      return stop;
     } finally {
       if (following.get(taskId) === done) following.delete(taskId);
     }

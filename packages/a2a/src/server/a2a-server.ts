@@ -82,8 +82,8 @@ export interface A2AServerOptions {
    */
   readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
   /**
-   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g. its
-   * `DatabaseTaskStore` from `@a2a-js/sdk/server/database`). Default: a new `InMemoryTaskStore`,
+   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g.
+   * `PostgresTaskStore` from `@adaptor/a2a/postgres`). Default: a new `InMemoryTaskStore`,
    * whose tasks a restart forgets. A suspended task survives a restart only in a durable one.
    */
   readonly taskStore?: TaskStore;
