@@ -12,7 +12,7 @@ import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "../../flee
 import { processesWith, until } from "../../fleet/test/support/processes.js";
 import { a2aFleetServer, FLEET_RUN_METADATA_KEY, RESPONSE_ARTIFACT_ID, type A2AFleetRunOptions, type A2AServer } from "../src/index.js";
 import { PostgresTaskStore } from "../src/postgres/index.js";
-import { freshSchema, PG_URL, skipWithoutServer } from "./pg.js";
+import { freshSchema, PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 import { asTask, data, listen, partsText, sdkClient, send, text } from "./support.js";
 
 const approvalOf = (task: Task | undefined) => {

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { RESPONSE_ARTIFACT_ID } from "../src/index.js";
 import { PostgresTaskStore } from "../src/postgres/index.js";
-import { freshSchema, PG_URL, skipWithoutServer } from "./pg.js";
+import { freshSchema, PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 import { asTask, partsText, sdkClient, send, serve, text } from "./support.js";
 
 const message = (text: string, role = Role.ROLE_USER): Message => ({

@@ -12,7 +12,7 @@ import {
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { FAILURE_METADATA_KEY, isFinalState } from "@adaptor/a2a-client";
+import { isFinalState } from "@adaptor/a2a-client";
 import { ApprovalNotPendingError, findError } from "adaptor";
 import {
   decisionOf,
@@ -25,9 +25,9 @@ import {
   type A2AServer,
   type A2AServerCard,
 } from "../server/a2a-server.js";
-import { agentMessage, messageText, textPart } from "../server/parts.js";
+import { failedWithError, messageText, rejected, statusUpdate } from "../server/parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
-import { approvalMessage, failureStatus, responseArtifact, type ApprovalAnswer, type AskedApproval } from "../server/task-run.js";
+import { approvalMessage, failureStatus, responseArtifact, TaskRun, type ApprovalAnswer, type AskedApproval } from "../server/task-run.js";
 import type { A2AFleet, A2AFleetRun, A2AFleetRunOptions } from "./fleet-front.js";
 import { RunView, type RecordedRequest, type RecordedVerdict } from "./run-view.js";
 
@@ -266,23 +266,6 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     });
   }
 
-  const failNoRun = (bus: ExecutionEventBus, context: RequestContext, text: string, retryable: boolean) => {
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId: context.taskId,
-        contextId: context.contextId,
-        status: {
-          state: TaskState.TASK_STATE_FAILED,
-          message: agentMessage(context.taskId, context.contextId, [textPart(text)], {
-            [FAILURE_METADATA_KEY]: { code: "error", retryable },
-          }),
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
-  };
-
   /** A message on an `input-required` task whose answer was not taken: shows the waiting approval again, with why. */
   async function reask(context: RequestContext, bus: ExecutionEventBus, mark: RunMark, answer: ApprovalAnswer | undefined): Promise<void> {
     const { taskId, contextId } = context;
@@ -301,23 +284,8 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
       answer?.id !== undefined && !pending.some((candidate) => candidate.id === answer.id)
         ? `no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${pending.map((candidate) => candidate.id).join(", ")})`
         : "that answer does not fit the waiting approval";
-    bus.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        status: {
-          state: TaskState.TASK_STATE_INPUT_REQUIRED,
-          message: approvalMessage(
-            taskId,
-            contextId,
-            askOf({ ...(oldest.request as RecordedRequest), id: oldest.id }, pending.length),
-            note,
-          ),
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
+    const ask = askOf({ ...(oldest.request as RecordedRequest), id: oldest.id }, pending.length);
+    bus.publish(statusUpdate(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, approvalMessage(taskId, contextId, ask, note)));
   }
 
   const executor: AgentExecutor = {
@@ -328,7 +296,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         const mark = runMark(task);
         bus.publish(AgentEvent.task(snapshot(context, task.status?.state ?? TaskState.TASK_STATE_WORKING)));
         if (!mark) {
-          failNoRun(bus, context, "error: the task is no longer running", false);
+          bus.publish(failedWithError(taskId, contextId, "error: the task is no longer running", false));
           return;
         }
         if (accepted.has(context.userMessage.messageId)) {
@@ -343,29 +311,11 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         await reask(context, bus, mark, parseAnswer(context.userMessage));
         return;
       }
-      const initial: Task = {
-        id: taskId,
-        contextId,
-        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
-        artifacts: [],
-        history: [context.userMessage],
-        metadata: undefined,
-      };
+      const initial = TaskRun.initialTask(taskId, contextId, context.userMessage);
       const prompt = messageText(context.userMessage);
       if (closed || prompt.trim() === "") {
         bus.publish(AgentEvent.task(initial));
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_REJECTED,
-              message: agentMessage(taskId, contextId, [textPart(closed ? "the agent is shutting down" : "the message has no text part")]),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(rejected(taskId, contextId, closed));
         return;
       }
       let run: { readonly id: string };
@@ -378,7 +328,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
       } catch {
         // The fleet refused (its queue is full, a bad thread key, the database): no detail leaves the host.
         bus.publish(AgentEvent.task(initial));
-        failNoRun(bus, context, "error: internal error", true);
+        bus.publish(failedWithError(taskId, contextId, "error: internal error", true));
         return;
       }
       bus.publish(

@@ -13,11 +13,11 @@ import {
 } from "@a2a-js/sdk/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
+import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
 import express from "express";
-import { agentMessage, messageData, messageText, textPart } from "./parts.js";
+import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
@@ -202,37 +202,13 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       if (context.task) {
         // A task of this server that no run serves any more (it ended, or the server restarted).
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_FAILED)));
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: the task is no longer running")], {
-                [FAILURE_METADATA_KEY]: { code: "error", retryable: false },
-              }),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(failedWithError(taskId, contextId, "error: the task is no longer running", false));
         return;
       }
       bus.publish(AgentEvent.task(TaskRun.initialTask(taskId, contextId, context.userMessage)));
       const prompt = messageText(context.userMessage);
       if (closed || prompt.trim() === "") {
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_REJECTED,
-              message: agentMessage(taskId, contextId, [textPart(closed ? "the agent is shutting down" : "the message has no text part")]),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(rejected(taskId, contextId, closed));
         return;
       }
       let stream: Stream;
@@ -241,20 +217,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         stream = outsideServerLog(() => target.stream(prompt, { ...options.runOptions }));
       } catch {
         // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: internal error")], {
-                [FAILURE_METADATA_KEY]: { code: "error", retryable: true },
-              }),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(failedWithError(taskId, contextId, "error: internal error", true));
         return;
       }
       await startRun(context, bus, stream);
