@@ -175,6 +175,13 @@ if (!PG_URL) {
       const approval = approvalOf(waiting);
       expect(approval).toMatchObject({ kind: "permission", toolName: "shell", waiting: 1 });
       const id = String(approval?.["id"]);
+      // Answers that do not fit, or name an approval that does not wait, leave it waiting and say so.
+      const wrongKind = asTask(await b.client.sendMessage(send([data({ decision: "answer", choice: "x" })], waiting.id)));
+      expect(wrongKind.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(partsText(wrongKind.status?.message?.parts)).toMatch(/^that answer does not fit the waiting approval\. shell: npm test/);
+      const wrongId = asTask(await a.client.sendMessage(send([data({ decision: "approve", id: "nope" })], waiting.id)));
+      expect(partsText(wrongId.status?.message?.parts)).toContain(`no waiting approval has the id "nope" (waiting: ${id})`);
+      expect(approvalOf(wrongId)).toMatchObject({ id, waiting: 1 });
 
       // The answer returns at once (the run then works for 3 s): the losing one races a running task.
       const answered = asTask(

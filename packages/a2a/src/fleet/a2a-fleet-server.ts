@@ -2,7 +2,6 @@ import type { IncomingMessage } from "node:http";
 import { TaskState, type Message, type StreamResponse, type Task } from "@a2a-js/sdk";
 import {
   AgentEvent,
-  DefaultExecutionEventBusManager,
   ResultManager,
   ServerCallContext,
   type AgentExecutionEvent,
@@ -95,15 +94,12 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
   const { taskStore } = options;
   const log = options.log ?? consoleWarnLog;
   const threadKeyOf = options.threadKey ?? (({ contextId }: { contextId: string }) => `a2a:${contextId}`);
-  const buses = new DefaultExecutionEventBusManager();
   const stopping = new AbortController();
   let closed = false;
   /** The approval each accepted answer answered, by the answering message's id. */
   const accepted = new Map<string, string>();
   /** The follows of this front-end, by task id, with what they know of the task. */
   const following = new Map<string, Promise<Stop>>();
-  /** Tasks this front-end followed: their run, scope and the last event published. */
-  const known = new Map<string, { runId: string; contextId: string; callContext: ServerCallContext; sequence: number }>();
 
   /** Records a task snapshot in the store (merged like any task event); failures are left to the next write. */
   const record = (callContext: ServerCallContext, task: Task): Promise<void> =>
@@ -153,8 +149,6 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     const run = fleet.handle(runId);
     const view = new RunView();
     let shown = shownState;
-    const mark = known.get(task.id) ?? { runId, contextId: task.contextId, callContext, sequence: after };
-    known.set(task.id, mark);
     const metadata = () => ({ [FLEET_RUN_METADATA_KEY]: { runId, sequence: view.sequence } satisfies RunMark });
     const stillPending = async (id: string) => (await run.pendingApprovals()).some((pending) => pending.id === id);
     const artifact = (text: string, append: boolean, lastChunk: boolean) =>
@@ -192,7 +186,6 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     for await (const entry of run.events({ after: 0, signal: stopping.signal })) {
       const changes = view.apply(entry);
       if (entry.sequence <= after) continue;
-      mark.sequence = entry.sequence;
       for (const change of changes) {
         if (change.kind === "text") {
           yield artifact(change.text, change.append, false);
@@ -232,10 +225,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     })().catch((): Stop => "ended");
     following.set(taskId, done);
     try {
-      const stop = await done;
-      // A finished task needs nothing more from this front-end.
-      if (stop === "terminal") known.delete(taskId);
-      return stop;
+      return await done;
     } finally {
       if (following.get(taskId) === done) following.delete(taskId);
     }
@@ -336,20 +326,10 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
       );
       await pump(taskId, follow({ id: taskId, contextId }, run.id, 0, TaskState.TASK_STATE_WORKING, context.context), bus);
     },
-    async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-      // The request handler cancelled the run already; the task ends with the run's verdict.
-      const live = following.get(taskId);
-      if (live) {
-        await live;
-        return;
-      }
-      const mark = known.get(taskId);
-      if (!mark) return;
-      await pump(
-        taskId,
-        follow({ id: taskId, contextId: mark.contextId }, mark.runId, mark.sequence, TaskState.TASK_STATE_INPUT_REQUIRED, mark.callContext),
-        bus,
-      );
+    async cancelTask(taskId: string): Promise<void> {
+      // The request handler cancelled the run and recorded the outcome already; a follow of this
+      // front-end publishes it to its listeners when it reads the verdict.
+      await following.get(taskId);
     },
   };
 
@@ -396,11 +376,9 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         if (message) accepted.delete(message.messageId);
       },
     },
-    buses,
     {
-      async cancel(task, mark, callContext, hasBus) {
+      async cancel(task, mark, callContext) {
         const settled = await fleet.handle(mark.runId).cancel("canceled through A2A");
-        if (hasBus) return;
         if (!settled) return catchUp(task, mark, callContext);
         await new ResultManager(taskStore, callContext).processEvent(
           AgentEvent.statusUpdate({
@@ -453,8 +431,8 @@ function runMark(task: Task | undefined): RunMark | undefined {
 
 /** What the fleet request handler asks of the server for a fleet-served task. */
 interface FleetHooks {
-  /** Cancels the task's run; without a bus of this front-end, records the outcome in the store. */
-  cancel(task: Task, mark: RunMark, callContext: ServerCallContext, hasBus: boolean): Promise<void>;
+  /** Cancels the task's run and records the outcome in the store (`canceled`, or the verdict the run had). */
+  cancel(task: Task, mark: RunMark, callContext: ServerCallContext): Promise<void>;
   /** Brings the stored task up to date with its run's log. */
   catchUp(task: Task, mark: RunMark, callContext: ServerCallContext): Promise<void>;
   /** Follows the run from what the stored task reflects to its next stop. */
@@ -468,7 +446,6 @@ interface FleetHooks {
  */
 class FleetRequestHandler extends StateNamingRequestHandler {
   readonly #store: TaskStore;
-  readonly #buses: DefaultExecutionEventBusManager;
   readonly #hooks: FleetHooks;
 
   constructor(
@@ -476,12 +453,12 @@ class FleetRequestHandler extends StateNamingRequestHandler {
     store: TaskStore,
     executor: AgentExecutor,
     gate: ConstructorParameters<typeof StateNamingRequestHandler>[3],
-    buses: DefaultExecutionEventBusManager,
     hooks: FleetHooks,
   ) {
-    super(card, store, executor, gate, buses);
+    // No event bus outlives its request: a task waiting for input is taken up again from the run's
+    // log by whichever front-end gets its next message.
+    super(card, store, executor, gate, { keepBusAliveStates: [] });
     this.#store = store;
-    this.#buses = buses;
     this.#hooks = hooks;
   }
 
@@ -501,7 +478,7 @@ class FleetRequestHandler extends StateNamingRequestHandler {
     ...args: Parameters<StateNamingRequestHandler["cancelTask"]>
   ): ReturnType<StateNamingRequestHandler["cancelTask"]> {
     const open = await this.#open(args[0].id, args[1]);
-    if (open) await this.#hooks.cancel(open.task, open.mark, args[1], this.#buses.getByTaskId(args[0].id, args[1]) !== undefined);
+    if (open) await this.#hooks.cancel(open.task, open.mark, args[1]);
     return super.cancelTask(...args);
   }
 

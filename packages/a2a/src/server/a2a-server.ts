@@ -6,7 +6,7 @@ import {
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
-  type ExecutionEventBusManager,
+  type DefaultRequestHandlerOptions,
   type RequestContext,
   type ServerCallContext,
   type TaskStore,
@@ -401,8 +401,8 @@ export interface AnswerGate {
 export class StateNamingRequestHandler extends DefaultRequestHandler {
   readonly #gate: AnswerGate;
 
-  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate, buses?: ExecutionEventBusManager) {
-    super(card, store, executor, buses);
+  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate, options?: DefaultRequestHandlerOptions) {
+    super(card, store, executor, undefined, undefined, undefined, undefined, undefined, options);
     this.#gate = gate;
   }
 
