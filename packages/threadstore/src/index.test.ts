@@ -30,6 +30,7 @@ describe("public surface", () => {
       "checkListThreadsQuery",
       "checkPendingApprovalDraft",
       "checkResolveQuery",
+      "checkSegmentIndex",
       "checkSessionStateWrite",
       "checkStoredDecision",
       "checkThreadKey",

@@ -337,7 +337,11 @@ export class ThreadTurn {
     if (transfer) {
       const { data: _asTheyAre, ...now } = location;
       try {
-        this.#sessionMissing = (await transfer.exportSession(now, prep.signal)) === undefined;
+        // Whether the files exist: their lengths are enough where the driver can read from an offset.
+        const found = transfer.exportSessionFrom
+          ? await transfer.exportSessionFrom(now, () => Number.MAX_SAFE_INTEGER, prep.signal)
+          : await transfer.exportSession(now, prep.signal);
+        this.#sessionMissing = found === undefined;
       } catch {
         // Unreadable here: the CLI will say what it makes of it.
       }

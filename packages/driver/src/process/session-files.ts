@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -33,6 +33,85 @@ export async function readSessionFile(
     if (marker(content)) return content;
     if (Date.now() >= deadline) throw new Error(`session file ${path} does not hold the checkpoint's last entry`);
     await sleep(POLL_MS, undefined, signal ? { signal } : undefined);
+  }
+}
+
+/** Part of a file read by {@link readSessionFileFrom}: its length and its bytes from `offset` on. */
+export interface SessionFilePart {
+  /** The file's length in bytes when read. */
+  readonly bytes: number;
+  /** Where `content` begins (the offset asked for, at most `bytes`). */
+  readonly offset: number;
+  /** The bytes from `offset` to `bytes`. */
+  readonly content: Buffer;
+}
+
+/**
+ * {@link readSessionFile} reading only from byte `offset` on (an offset at or past the end gives the
+ * length and no bytes): `marker` is checked against those bytes. One read of `length - offset`
+ * bytes per try, however long the file is.
+ * @throws as {@link readSessionFile}; RangeError for an offset that is not a non-negative number.
+ */
+export async function readSessionFileFrom(
+  path: string,
+  offset: number,
+  marker: (content: Buffer) => boolean,
+  signal?: AbortSignal,
+): Promise<SessionFilePart | undefined> {
+  if (!(offset >= 0)) throw new RangeError(`session file offset must be a non-negative number, got ${offset}`);
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    signal?.throwIfAborted();
+    let part: SessionFilePart;
+    try {
+      part = await readPart(path, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    if (marker(part.content)) return part;
+    if (Date.now() >= deadline) throw new Error(`session file ${path} does not hold the checkpoint's last entry`);
+    await sleep(POLL_MS, undefined, signal ? { signal } : undefined);
+  }
+}
+
+/** The length of the file at `path` and its bytes from `offset` to that length. */
+async function readPart(path: string, offset: number): Promise<SessionFilePart> {
+  const file = await open(path, "r");
+  try {
+    const { size } = await file.stat();
+    const start = Math.min(offset, size);
+    const content = Buffer.allocUnsafe(size - start);
+    let read = 0;
+    while (read < content.byteLength) {
+      const { bytesRead } = await file.read(content, read, content.byteLength - read, start + read);
+      if (bytesRead === 0) break; // shortened while read: what is there
+      read += bytesRead;
+    }
+    return { bytes: start + read, offset: start, content: read === content.byteLength ? content : content.subarray(0, read) };
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Writes `content` at byte `offset` of the existing file at `path`, which must be exactly `offset`
+ * bytes long (an older copy the caller checked): the file keeps its mode and everything before
+ * `offset` is left as it is.
+ * @throws Error when the file's length is not `offset`; the I/O error (ENOENT for a missing file).
+ */
+export async function appendSessionFile(path: string, offset: number, content: Uint8Array): Promise<void> {
+  const file = await open(path, "r+");
+  try {
+    const { size } = await file.stat();
+    if (size !== offset) throw new Error(`session file ${path} is ${size} bytes, not the ${offset} the append expects`);
+    let written = 0;
+    while (written < content.byteLength) {
+      const { bytesWritten } = await file.write(content, written, content.byteLength - written, offset + written);
+      written += bytesWritten;
+    }
+  } finally {
+    await file.close();
   }
 }
 
