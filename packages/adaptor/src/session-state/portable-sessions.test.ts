@@ -1,27 +1,13 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import type { SessionLocation } from "@adaptor/driver";
 import { findError, isError } from "@adaptor/errors";
 import { MemoryThreadStore, type SessionStateWrite, type StoredSessionState, type ThreadRecordDraft } from "@adaptor/threadstore";
+import { FakeHome } from "../../test/support/fake-session-home.js";
 import { ErrThreadSessionCorrupt, ErrThreadSessionUnavailable } from "../errors/sentinels.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import { PortableSessions, type SessionCapture } from "./portable-sessions.js";
 import { sha256 } from "./session-manifest.js";
-
-/** A host's CLI home as a map of file name → bytes. */
-class FakeHome implements SessionTransfer {
-  readonly format = "fake/v1";
-  files = new Map<string, Buffer>();
-  imports = 0;
-  async exportSession(_location: SessionLocation): Promise<readonly SessionFile[] | undefined> {
-    if (this.files.size === 0) return undefined;
-    return [...this.files].map(([name, content]) => ({ name, content }));
-  }
-  async importSession(_location: SessionLocation, files: readonly SessionFile[]): Promise<void> {
-    this.imports++;
-    this.files = new Map(files.map((f) => [f.name, Buffer.from(f.content)]));
-  }
-}
 
 const where: SessionLocation = { resumeId: "s-1" };
 

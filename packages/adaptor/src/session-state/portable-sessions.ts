@@ -28,8 +28,13 @@ export type RestoreOutcome =
    * were never committed (the drivers resume at the checkpoint and drop those themselves).
    */
   | "local"
-  /** The stored files were written into this host's CLI home. */
-  | "restored";
+  /** The stored files were written into this host's CLI home, whole. */
+  | "restored"
+  /**
+   * This host's CLI home held an older copy (the stored files up to the end of an earlier stored
+   * segment): only the later segments were read from the store and appended to it.
+   */
+  | "appended";
 
 /** What the export after a turn gives the commit. */
 export type SessionCapture =
@@ -130,7 +135,7 @@ export class PortableSessions {
       )
     )
       return "local";
-    if (sameNames && (await this.#complete(recordId, manifest, local, asTheyAre, location, signal))) return "restored";
+    if (sameNames && (await this.#complete(recordId, manifest, local, asTheyAre, location, signal))) return "appended";
     const segments = await this.#store.segments(recordId, signal);
     const files = [];
     for (const file of manifest.files) files.push({ name: file.name, content: await this.#decode(file, file.segments, segments) });
@@ -224,7 +229,19 @@ export class PortableSessions {
       signal?.throwIfAborted();
       return false;
     }
-    return true;
+    // What the copy holds now: the stored length and window, as a kept local copy must.
+    const now = await this.#local(
+      asTheyAre,
+      (name) => {
+        const file = manifest.files.find((f) => f.name === name);
+        return file ? readFrom(file) : Number.MAX_SAFE_INTEGER;
+      },
+      signal,
+    );
+    return manifest.files.every((file) => {
+      const part = now?.find((l) => l.name === file.name);
+      return part !== undefined && part.bytes === file.bytes && grewFrom(file, part);
+    });
   }
 
   /**

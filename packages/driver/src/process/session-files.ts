@@ -95,16 +95,18 @@ async function readPart(path: string, offset: number): Promise<SessionFilePart> 
 }
 
 /**
- * Writes `content` at byte `offset` of the existing file at `path`, which must be exactly `offset`
- * bytes long (an older copy the caller checked): the file keeps its mode and everything before
- * `offset` is left as it is.
- * @throws Error when the file's length is not `offset`; the I/O error (ENOENT for a missing file).
+ * Writes `content` at byte `offset` of the existing file at `path`, which must hold at least
+ * `offset` bytes (an older copy the caller checked; a CLI may have added entries when its process
+ * ended): what follows `offset` is replaced, everything before it is left as it is, and the file
+ * keeps its mode.
+ * @throws Error when the file is shorter than `offset`; the I/O error (ENOENT for a missing file).
  */
 export async function appendSessionFile(path: string, offset: number, content: Uint8Array): Promise<void> {
   const file = await open(path, "r+");
   try {
     const { size } = await file.stat();
-    if (size !== offset) throw new Error(`session file ${path} is ${size} bytes, not the ${offset} the append expects`);
+    if (size < offset) throw new Error(`session file ${path} is ${size} bytes, shorter than the ${offset} the append expects`);
+    if (size > offset) await file.truncate(offset);
     let written = 0;
     while (written < content.byteLength) {
       const { bytesWritten } = await file.write(content, written, content.byteLength - written, offset + written);

@@ -72,12 +72,13 @@ export interface SessionTransfer {
     signal?: AbortSignal,
   ): Promise<readonly SessionFileSlice[] | undefined>;
   /**
-   * Optional: completes an older copy of the session on this host: writes each slice's `content`
-   * at its `offset` of the named file, which must hold exactly `offset` bytes, and ends a live
-   * process of this driver still serving the session, as {@link importSession} does. The SDK calls
-   * it only after checking that the local bytes are the stored ones up to `offset`.
-   * @throws for an unknown name, a file whose length is not `offset`, or a failed write (then the
-   * SDK restores the files whole with {@link importSession}).
+   * Optional: completes an older copy of the session on this host: first ends a live process of
+   * this driver still serving the session, as {@link importSession} does, then writes each slice's
+   * `content` at its `offset` of the named file, replacing whatever follows `offset` (entries the
+   * ended process added). The SDK calls it only after checking that the local bytes are the stored
+   * ones up to `offset`, and checks the result as it checks a local copy.
+   * @throws for an unknown name, a file shorter than `offset`, or a failed write (then the SDK
+   * restores the files whole with {@link importSession}).
    */
   appendSession?(location: SessionLocation, slices: readonly SessionFileSlice[], signal?: AbortSignal): Promise<void>;
 }
