@@ -72,6 +72,7 @@ describe("public surface", () => {
       "inheritEnvProblem",
       "isolateStdioServer",
       "mergeChildEnv",
+      "partFrom",
       "readSessionFile",
       "readSessionFileFrom",
       "spawnCli",

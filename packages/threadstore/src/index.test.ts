@@ -49,6 +49,7 @@ describe("public surface", () => {
       "ManualClock",
       "checkHammerReports",
       "describePendingApprovalsConformance",
+      "describeSegmentsFromConformance",
       "describeThreadCatalogConformance",
       "describeThreadStoreConformance",
       "hammerWorkerMain",

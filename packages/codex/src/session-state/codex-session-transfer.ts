@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import { appendSessionFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
@@ -92,18 +92,28 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       }
       return false;
     };
-    const deadline = Date.now() + 5_000;
-    for (;;) {
+    const read = async (start: (name: string) => number): Promise<(SessionFileSlice & { readonly content: Buffer })[]> => {
       const slices: (SessionFileSlice & { readonly content: Buffer })[] = [];
       for (const path of await rollouts(home, location.resumeId)) {
         const name = relative(home, path).split(sep).join("/");
-        const part = await readSessionFileFrom(path, from(name), () => true, signal);
+        const part = await readSessionFileFrom(path, start(name), () => true, signal);
         if (part) slices.push({ name, ...part });
       }
+      return slices;
+    };
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const slices = await read(from);
       if (slices.length === 0) return undefined;
-      if (slices.some((slice) => holds(slice.content))) return slices;
-      if (Date.now() >= deadline)
+      // A rollout shorter than asked for was not appended to: the caller sees it as rewritten, whatever it holds.
+      if (slices.some((slice) => slice.bytes < from(slice.name) || holds(slice.content))) return slices;
+      if (Date.now() >= deadline) {
+        // The turn may lie before the offsets (a rollout written anew): the whole files decide, as a whole export would.
+        const whole = slices.some((slice) => slice.offset > 0) ? await read(() => 0) : [];
+        if (whole.some((slice) => holds(slice.content)))
+          return whole.map((slice) => ({ name: slice.name, ...partFrom(slice, from(slice.name)) }));
         throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
+      }
       await sleep(50, undefined, signal ? { signal } : undefined);
     }
   };

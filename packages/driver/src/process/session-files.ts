@@ -49,7 +49,10 @@ export interface SessionFilePart {
 /**
  * {@link readSessionFile} reading only from byte `offset` on (an offset at or past the end gives the
  * length and no bytes): `marker` is checked against those bytes. One read of `length - offset`
- * bytes per try, however long the file is.
+ * bytes per try, however long the file is. A file shorter than `offset` is returned at once (it
+ * was not appended to, so its entries are not where a caller looks for them). When `marker` never
+ * matches the bytes from `offset`, the whole file is checked once before giving up, so the outcome
+ * is the one {@link readSessionFile} would give.
  * @throws as {@link readSessionFile}; RangeError for an offset that is not a non-negative number.
  */
 export async function readSessionFileFrom(
@@ -69,10 +72,20 @@ export async function readSessionFileFrom(
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
-    if (marker(part.content)) return part;
-    if (Date.now() >= deadline) throw new Error(`session file ${path} does not hold the checkpoint's last entry`);
+    if (part.bytes < offset || marker(part.content)) return part;
+    if (Date.now() >= deadline) {
+      const whole = offset > 0 ? await readPart(path, 0) : undefined;
+      if (whole && marker(whole.content)) return partFrom(whole, offset);
+      throw new Error(`session file ${path} does not hold the checkpoint's last entry`);
+    }
     await sleep(POLL_MS, undefined, signal ? { signal } : undefined);
   }
+}
+
+/** `whole` (a part from 0) from `offset` on. */
+export function partFrom(whole: SessionFilePart, offset: number): SessionFilePart {
+  const start = Math.min(offset, whole.bytes);
+  return { bytes: whole.bytes, offset: start, content: whole.content.subarray(start) };
 }
 
 /** The length of the file at `path` and its bytes from `offset` to that length. */
