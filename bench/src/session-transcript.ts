@@ -3,7 +3,7 @@
 // is set), on the same host turn after turn and on two hosts taking turns (each then holds a copy
 // one turn old). The CLI is a stand-in that appends about 1 kB per turn to a real transcript file
 // (fixtures/transcript-claude.mjs), so the figure is the SDK's: process CPU (user + system) of
-// this process around `thread.run()`, children excluded. BENCH_CPU_PROFILE=<dir> also writes a CPU
+// this process around `thread.run()`, children excluded; the two sizes take turns. BENCH_CPU_PROFILE=<dir> also writes a CPU
 // profile of each series' measured turns there.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -67,30 +67,51 @@ function host(store: ThreadStore, cwd: string, pad: number): Agent {
   );
 }
 
-/** CPU per measured turn, ms: `hosts` take turns (one host: the same host every turn). */
-async function series(name: string, store: ThreadStore, pad: number, hosts: number): Promise<number[]> {
-  const cwd = mkdtempSync(join(tmpdir(), "bench-transcript-"));
-  const agents = Array.from({ length: hosts }, () => host(store, cwd, pad));
-  const key = `bench-${name}`;
+/** One thread of a series: its agents (one per host) and its measured CPU per turn, ms. */
+interface Series {
+  readonly key: string;
+  readonly agents: Agent[];
+  readonly cwd: string;
+  readonly cpu: number[];
+}
+
+/**
+ * CPU per measured turn, ms, of one thread per transcript size, their turns interleaved (so load
+ * from outside, GC phases and the like fall on both sizes alike): `hosts` take turns (one host: the
+ * same host every turn).
+ */
+async function series(storeName: string, store: ThreadStore, hosts: number): Promise<number[][]> {
+  const all: Series[] = SIZES.map((size) => {
+    const cwd = mkdtempSync(join(tmpdir(), "bench-transcript-"));
+    return {
+      key: `bench-${storeName}-${size.label}-${hosts}`,
+      agents: Array.from({ length: hosts }, () => host(store, cwd, size.bytes)),
+      cwd,
+      cpu: [],
+    };
+  });
   try {
-    await agents[0]!.thread(key).run("turn 0");
-    const cpu: number[] = [];
+    for (const s of all) await s.agents[0]!.thread(s.key).run("turn 0");
     let stop: (() => Promise<void>) | undefined;
     for (let turn = 1; turn <= WARMUP + MEASURED; turn++) {
       if (turn === WARMUP + 1) {
         gc();
-        stop = await profiler(name);
+        stop = await profiler(`${storeName}-${hosts}`);
       }
-      const agent = agents[turn % hosts]!;
-      const started = cpuMs();
-      await agent.thread(key).run(`turn ${turn}`);
-      if (turn > WARMUP) cpu.push(cpuMs() - started);
+      for (const s of turn % 2 === 0 ? all : [...all].reverse()) {
+        const agent = s.agents[turn % hosts]!;
+        const started = cpuMs();
+        await agent.thread(s.key).run(`turn ${turn}`);
+        if (turn > WARMUP) s.cpu.push(cpuMs() - started);
+      }
     }
     await stop?.();
-    return cpu;
+    return all.map((s) => s.cpu);
   } finally {
-    for (const agent of agents) await agent.close();
-    rmSync(cwd, { recursive: true, force: true });
+    for (const s of all) {
+      for (const agent of s.agents) await agent.close();
+      rmSync(s.cwd, { recursive: true, force: true });
+    }
   }
 }
 
@@ -100,18 +121,21 @@ async function measureStore(storeName: string, store: ThreadStore): Promise<Figu
     [1, "same host"],
     [2, "two hosts taking turns"],
   ] as const) {
-    const medians: number[] = [];
-    for (const size of SIZES) {
-      const cpu = await series(`${storeName}-${size.label}-${hosts}`, store, size.bytes, hosts);
-      medians.push(median(cpu));
+    const cpu = await series(storeName, store, hosts);
+    for (const [i, size] of SIZES.entries()) {
       figures.push({
         label: `${storeName}, ${size.label} transcript, ${how}: SDK CPU per turn`,
-        value: median(cpu),
+        value: median(cpu[i]!),
         unit: "ms",
-        note: `median of ${MEASURED}, min–max ${range(cpu, (v) => fmt(v, 1))} ms`,
+        note: `median of ${MEASURED}, min–max ${range(cpu[i]!, (v) => fmt(v, 1))} ms`,
       });
     }
-    figures.push({ label: `${storeName}, ${how}: 20 MB / 0.15 MB`, value: medians[1]! / medians[0]!, unit: "x", note: "goal ≤ 1.5x" });
+    figures.push({
+      label: `${storeName}, ${how}: 20 MB / 0.15 MB`,
+      value: median(cpu[1]!) / median(cpu[0]!),
+      unit: "x",
+      note: "goal ≤ 1.5x",
+    });
   }
   return figures;
 }
