@@ -4,30 +4,14 @@ import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SessionLocation } from "@adaptor/driver";
 import { findError } from "@adaptor/errors";
-import { MemoryThreadStore, type SessionStateStore, type SessionStateWrite, type ThreadRecordDraft } from "@adaptor/threadstore";
-import { FakeHome, SliceHome } from "../../test/support/fake-session-home.js";
+import { MemoryThreadStore, type SessionStateStore, type SessionStateWrite } from "@adaptor/threadstore";
+import { FakeHome, SliceHome, sessionRecord } from "../../test/support/fake-session-home.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import { PortableSessions, type SessionCapture } from "./portable-sessions.js";
 import { TAIL_WINDOW } from "./session-manifest.js";
 
 const where: SessionLocation = { resumeId: "s-1" };
 const LIMIT = 100_000_000;
-
-function record(): ThreadRecordDraft {
-  const now = new Date();
-  return {
-    id: "rec-1",
-    key: "k",
-    status: "active",
-    driverType: "fake",
-    identity: "",
-    fingerprint: "f",
-    codec: "json/v1",
-    checkpoint: { resumeId: "s-1" },
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 /** `n` bytes of lines that differ from each other (so gzip and hashes see real content). */
 function lines(tag: string, n: number): Buffer {
@@ -64,7 +48,7 @@ async function history(first: number, turns: number): Promise<{ store: MemoryThr
     home.files.set("t.jsonl", Buffer.concat([t, lines(`t${turn}`, turn === 1 ? first : 2_000)]));
     if (turn >= 2) home.files.set("u.jsonl", Buffer.concat([home.files.get("u.jsonl") ?? Buffer.alloc(0), lines(`u${turn}`, 500)]));
     const captured = await portable.capture(await store.sessionState!.read("rec-1"), where);
-    await store.finalize({ leases: [], record: record(), sessionState: write(captured) });
+    await store.finalize({ leases: [], record: sessionRecord(), sessionState: write(captured) });
     states.push(new Map([...home.files].map(([n, c]) => [n, Buffer.from(c)])));
   }
   return { store, states };
@@ -119,8 +103,8 @@ describe("portable sessions fast paths", () => {
       const added = t.byteLength - before + (turn >= 3 ? 700 : 0);
       expect(fastHome.bytesRead).toBe(turn === 1 ? t.byteLength : added + TAIL_WINDOW);
       before = t.byteLength;
-      await plainStore.finalize({ leases: [], record: record(), sessionState: write(p) });
-      await fastStore.finalize({ leases: [], record: record(), sessionState: write(f) });
+      await plainStore.finalize({ leases: [], record: sessionRecord(), sessionState: write(p) });
+      await fastStore.finalize({ leases: [], record: sessionRecord(), sessionState: write(f) });
     }
     // A host without the state restores the same bytes either way.
     const fresh = new SliceHome();

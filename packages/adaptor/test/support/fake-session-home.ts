@@ -1,4 +1,5 @@
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import type { ThreadRecordDraft } from "@adaptor/threadstore";
 
 /** A host's CLI home as a map of file name → bytes, exported and imported whole. */
 export class FakeHome implements SessionTransfer {
@@ -49,4 +50,21 @@ export class SliceHome extends FakeHome {
       this.files.set(slice.name, Buffer.concat([this.files.get(slice.name)!.subarray(0, slice.offset), slice.content]));
     }
   }
+}
+
+/** The record `rec-1` (key `k`, resume id `s-1`) the session-state tests commit with. */
+export function sessionRecord(): ThreadRecordDraft {
+  const now = new Date();
+  return {
+    id: "rec-1",
+    key: "k",
+    status: "active",
+    driverType: "fake",
+    identity: "",
+    fingerprint: "f",
+    codec: "json/v1",
+    checkpoint: { resumeId: "s-1" },
+    createdAt: now,
+    updatedAt: now,
+  };
 }
