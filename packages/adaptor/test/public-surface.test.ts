@@ -390,6 +390,8 @@ describe("public surface", () => {
       "denyAll",
       "errorCode",
       "findError",
+      "hostAllowed",
+      "hostRule",
       "isError",
       "mcpHttp",
       "mcpSse",
