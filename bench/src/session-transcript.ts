@@ -55,8 +55,12 @@ async function profiler(name: string): Promise<() => Promise<void>> {
   };
 }
 
+/** CLI homes the hosts made, removed once their series is done. */
+const homes: string[] = [];
+
 function host(store: ThreadStore, cwd: string, pad: number): Agent {
   const home = mkdtempSync(join(tmpdir(), "bench-claude-home-"));
+  homes.push(home);
   return new Agent(
     claude({
       command,
@@ -112,6 +116,7 @@ async function series(storeName: string, store: ThreadStore, hosts: number): Pro
       for (const agent of s.agents) await agent.close();
       rmSync(s.cwd, { recursive: true, force: true });
     }
+    for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
   }
 }
 
