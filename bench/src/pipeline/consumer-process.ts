@@ -22,6 +22,10 @@ export interface ConsumerReport {
   readonly cpuUs: number;
   /** The consumer process's peak resident set, KiB. */
   readonly maxRssKb: number;
+  /** SDK consumer: {@link cpuUs} again after reading the Result's transcript (measured apart: it may be made only then). */
+  readonly withTranscriptCpuUs?: number;
+  /** SDK consumer: {@link maxRssKb} again after reading the Result's transcript. */
+  readonly withTranscriptMaxRssKb?: number;
 }
 
 /** Runs `node <script> ...args` with `env` added and parses its report. */
