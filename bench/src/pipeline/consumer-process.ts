@@ -47,8 +47,8 @@ export function runConsumer(script: string, args: readonly string[], env: Record
 }
 
 /**
- * Bundles a measured program under bench/src (the packages from source) into one plain ES module in
- * a temp folder, so the measured process runs compiled JavaScript as an installed package would,
+ * Bundles a measured program under bench/src (the packages from source) into a plain ES module in
+ * a temp folder (what the program imports dynamically in chunks of their own, loaded when needed), so the measured process runs compiled JavaScript as an installed package would,
  * not a TypeScript loader. Returns its path and a cleanup.
  *
  * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
@@ -63,7 +63,11 @@ export async function bundleProgram(entry: string): Promise<{ script: string; cl
     format: "esm",
     target: "node20",
     conditions: ["source"],
-    outfile: script,
+    outdir: dir,
+    entryNames: "program",
+    outExtension: { ".js": ".mjs" },
+    // A dynamic import stays a module of its own, loaded when first needed, as from an install.
+    splitting: true,
     logLevel: "error",
     // Bundled CommonJS dependencies call require(); give the ES module one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
