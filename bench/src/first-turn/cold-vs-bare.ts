@@ -30,7 +30,12 @@ function runNode(args: readonly string[], env: Record<string, string>): Promise<
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
       if (error) {
-        reject(new Error(`${args.join(" ")} failed: ${stderr.trim() || error.message}`, { cause: error }));
+        reject(
+          new Error(
+            `${args.join(" ")} failed (${String(error.code)}): ${stderr.trim().split("\n").slice(-12).join(" | ") || error.message}`,
+            { cause: error },
+          ),
+        );
         return;
       }
       resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report);

@@ -41,7 +41,7 @@ async function turn(): Promise<number> {
   const stream = agent.stream(config.prompt);
   for await (const event of stream) {
     // FIRST_TURN_TRACE=1: when each event arrived, for the profile.
-    if (process.env.FIRST_TURN_TRACE === "1")
+    if (process.env.FIRST_TURN_TRACE === "1" || which === "codex")
       process.stderr.write(
         `${performance.now().toFixed(0)} ms ${event.type} ${"kind" in event ? String(event.kind) : ""} ${"message" in event ? String(event.message) : ""}\n`,
       );
@@ -54,7 +54,11 @@ async function turn(): Promise<number> {
   return end;
 }
 
+// Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
+process.stderr.write("turn started\n");
 const endMs = await turn();
+process.stderr.write("turn ended\n");
 const u = process.resourceUsage();
 await agent.close();
+process.stderr.write("agent closed\n");
 console.log(JSON.stringify({ loadedMs, endMs, cpuUs: u.userCPUTime + u.systemCPUTime, ...(launch ? { launch } : {}) }));
