@@ -387,6 +387,8 @@ describe("public surface", () => {
       "denyAll",
       "errorCode",
       "findError",
+      "hostAllowed",
+      "hostRule",
       "isError",
       "mcpHttp",
       "mcpSse",
