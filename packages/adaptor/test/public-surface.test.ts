@@ -100,6 +100,7 @@ describe("public surface", () => {
       "NOT_PROBED",
       "ProcessPool",
       "StallWatchdog",
+      "TranscriptLog",
       "captureConfig",
       "closingQuote",
       "deepFreeze",
