@@ -25,7 +25,12 @@ interface FoundRun {
 }
 
 /** Sentinel ids of the fleet errors the bridge answers with a status of its own. */
-const FLEET_ERRORS = { queueFull: "adaptor.fleet.QueueFull", runExists: "adaptor.fleet.RunExists", closed: "adaptor.fleet.Closed" };
+const FLEET_ERRORS = {
+  queueFull: "adaptor.fleet.QueueFull",
+  runExists: "adaptor.fleet.RunExists",
+  runNotFound: "adaptor.fleet.RunNotFound",
+  closed: "adaptor.fleet.Closed",
+};
 
 /**
  * The bridge's routes over a fleet: runs are submitted to the fleet and every stream is read from
@@ -160,12 +165,17 @@ export class FleetFront {
   /** The run a wire key names: an AG-UI `runId` (its derived fleet id), else a fleet run id (`raw`). */
   async #find(key: string): Promise<FoundRun> {
     const notFound = (): HttpError => new HttpError(404, "not_found", `no run ${key}`);
+    // Only "no such run" is a 404: anything else (the database restarting) fails the request, and the client tries again.
+    const unknown = (error: unknown): undefined => {
+      if (sentinelIds(error).has(FLEET_ERRORS.runNotFound)) return undefined;
+      throw error;
+    };
     const agUi = this.#fleet.handle(agUiFleetRunId(key));
-    const agUiInfo = await agUi.info().catch(() => undefined);
+    const agUiInfo = await agUi.info().catch(unknown);
     if (agUiInfo) return { run: agUi, protocol: "ag-ui", threadKey: agUiInfo.threadKey };
     if (!isUuid(key)) throw notFound();
     const raw = this.#fleet.handle(key);
-    const rawInfo = await raw.info().catch(() => undefined);
+    const rawInfo = await raw.info().catch(unknown);
     if (!rawInfo) throw notFound();
     return { run: raw, protocol: "raw", threadKey: rawInfo.threadKey };
   }
