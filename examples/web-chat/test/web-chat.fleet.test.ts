@@ -1,39 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { startWebChat, startWebChatWorker, type WebChat, type WebChatWorker } from "../src/server.js";
+import { isApproval, json, readUntil } from "./support.js";
 
 // The web chat on a fleet (real claude binary, scripted model, PostgreSQL from
 // scripts/with-postgres.sh): a worker and two front-ends. A task started on one front-end is
 // answered and followed on the other, as a page behind a load balancer would be.
 
 const PG_URL = process.env.ADAPTOR_TEST_PG_URL;
-
-interface Message {
-  readonly id: string | undefined;
-  readonly data: Record<string, unknown>;
-}
-
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, stop: (message: Message) => boolean): Promise<Message[]> {
-  const read: Message[] = [];
-  const queue: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => queue.push(event) });
-  const decoder = new TextDecoder();
-  for (;;) {
-    while (queue.length > 0) {
-      const event = queue.shift()!;
-      const message = { id: event.id, data: JSON.parse(event.data) as Record<string, unknown> };
-      read.push(message);
-      if (stop(message)) return read;
-    }
-    const chunk = await reader.read();
-    if (chunk.done) return read;
-    parser.feed(decoder.decode(chunk.value, { stream: true }));
-  }
-}
-
-const json = { "content-type": "application/json", accept: "text/event-stream" };
-const isApproval = (m: Message): boolean => m.data["type"] === "approval-request";
 
 if (!PG_URL) {
   console.warn("[web chat] ADAPTOR_TEST_PG_URL is not set: skipping the fleet test. Run it under scripts/with-postgres.sh.");
