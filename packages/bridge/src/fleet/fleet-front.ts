@@ -194,7 +194,7 @@ export class FleetFront {
         }
         if (connection.closed) break;
       }
-    } catch (error) {
+    } catch {
       // The client left or the bridge closed: nothing to report. A failed read ends the stream; the client reconnects.
       if (!stop.signal.aborted) connection.destroy();
     } finally {
