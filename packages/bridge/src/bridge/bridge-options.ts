@@ -5,7 +5,7 @@ import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
 import type { BridgeFleet } from "../fleet/bridge-fleet.js";
-import { hostRule } from "../http/host-check.js";
+import { hostRule } from "adaptor";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
 export interface BridgeRunner {

@@ -48,3 +48,4 @@ export {
   type ProbeFindings,
   type ProbeOutput,
 } from "./inspect/inspect-cli.js";
+export { TranscriptLog, type PackedTextKind } from "./transcript/transcript-log.js";
