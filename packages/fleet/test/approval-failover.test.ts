@@ -49,7 +49,13 @@ if (!PG_URL) {
     };
     const approvals = async (runId: string) =>
       (
-        await db.query<{ id: string; attempt: number; decision: { outcome: string } | null; closed: boolean; replayed_from: string | null }>(
+        await db.query<{
+          id: string;
+          attempt: number;
+          decision: { outcome: string } | null;
+          closed: boolean;
+          replayed_from: string | null;
+        }>(
           `SELECT id, attempt, decision, closed_at IS NOT NULL AS closed, replayed_from FROM "${schema}".adaptor_fleet_approvals WHERE run_id = $1 ORDER BY attempt`,
           [runId],
         )
@@ -63,7 +69,8 @@ if (!PG_URL) {
     throw new Error("the run ended before the awaited event");
   }
 
-  const isEcho = (e: FleetEvent): boolean => e.event.type === "process" && typeof e.event.text === "string" && e.event.text.includes('"echo"');
+  const isEcho = (e: FleetEvent): boolean =>
+    e.event.type === "process" && typeof e.event.text === "string" && e.event.text.includes('"echo"');
   const isAsk = (attempt: number) => (e: FleetEvent) => e.event.type === "approval-request" && e.attempt === attempt;
   const requestId = (e: FleetEvent): string => ((e.event as RecordedAgentEvent).request as { id: string }).id;
 
@@ -71,7 +78,9 @@ if (!PG_URL) {
     it("answered on attempt 1, worker SIGKILLed before the turn finished: attempt 2 applies the recorded answer to the same request, asking nobody", async () => {
       const t = await setup("appr_replay");
       const first = await t.worker("first");
-      const runOptions = { env: { ...fakeRun(fakeCodexSteps("done with the replayed answer", { ask: "npm test", sleepMs: 8000 })).env, [t.marker]: "1" } };
+      const runOptions = {
+        env: { ...fakeRun(fakeCodexSteps("done with the replayed answer", { ask: "npm test", sleepMs: 8000 })).env, [t.marker]: "1" },
+      };
       const handle = await t.front.submit("run the tests", { threadKey: "replay", runOptions });
       const asked = await waitFor(handle, isAsk(1));
       await t.front.answer(requestId(asked), { outcome: "approve" });

@@ -314,7 +314,14 @@ export class FleetTables {
   }
 
   /** Stores an approval of attempt `attempt` that a recorded answer (`from`) decided at once. */
-  async insertReplayedApproval(id: string, runId: string, attempt: number, request: JsonValue, decision: JsonValue, from: string): Promise<void> {
+  async insertReplayedApproval(
+    id: string,
+    runId: string,
+    attempt: number,
+    request: JsonValue,
+    decision: JsonValue,
+    from: string,
+  ): Promise<void> {
     await this.#pool.query(
       `INSERT INTO ${this.#s}.adaptor_fleet_approvals (id, run_id, attempt, request, decision, answered_at, replayed_from)
        VALUES ($1, $2, $3, $4, $5, now(), $6) ON CONFLICT (id) DO NOTHING`,

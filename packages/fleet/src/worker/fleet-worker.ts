@@ -1,6 +1,14 @@
 import { hostname } from "node:os";
 import type { Job } from "pg-boss";
-import { ErrThreadLeaseLost, type Agent, type ApprovalRequest, type Result, type RunOptions, type Stream, type SuspendOptions } from "adaptor";
+import {
+  ErrThreadLeaseLost,
+  type Agent,
+  type ApprovalRequest,
+  type Result,
+  type RunOptions,
+  type Stream,
+  type SuspendOptions,
+} from "adaptor";
 import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
 import type { ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
