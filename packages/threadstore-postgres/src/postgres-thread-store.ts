@@ -417,6 +417,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       throw backendError(operation, err);
     }
     let broken: unknown;
+    // A connection the server ends while the client is checked out (a restart, a failover,
+    // pg_terminate_backend) emits 'error' on the client when no query of ours is in flight to take
+    // it; without a listener that event would end the process. The next statement fails on its
+    // own, and the client is destroyed instead of going back to the pool.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       await body(client);
@@ -426,11 +432,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       try {
         await client.query("ROLLBACK");
       } catch (rollbackError) {
-        broken = rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
+        broken ??= rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
       }
       if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
       throw backendError(operation, err);
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
