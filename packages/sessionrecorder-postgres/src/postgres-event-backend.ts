@@ -283,20 +283,19 @@ export class PostgresEventBackend implements EventBackend {
         throw backendError("follow", error);
       });
       this.#check("follow");
+      // Taken before reading, so an append committed after the read still wakes it.
       const ticket = this.#channel.ticket(key);
-      let seen = false;
       try {
+        let seen = false;
         for await (const record of this.#page(key, after, Number.MAX_SAFE_INTEGER, signal)) {
           seen = true;
           after = record.sequence;
           yield record;
         }
-      } catch (error) {
+        if (!seen) await ticket.wait(signal);
+      } finally {
         ticket.drop();
-        throw error;
       }
-      if (seen) ticket.drop();
-      else await ticket.wait(signal);
     }
   }
 
