@@ -105,8 +105,9 @@ if (!PG_URL) {
       expect(requests[1]).toMatchObject({ toolName: requests[0]!.toolName, input: requests[0]!.input });
       const echoes = events.filter(isEcho);
       expect(echoes.map((e) => e.attempt)).toEqual([1, 2]);
-      expect(echoes[1]!.event.text).toBe(echoes[0]!.event.text);
-      expect(echoes[0]!.event.text).toContain("accept");
+      const text = (e: FleetEvent): unknown => (e.event as RecordedAgentEvent).text;
+      expect(text(echoes[1]!)).toBe(text(echoes[0]!));
+      expect(text(echoes[0]!)).toContain("accept");
       // Stored: the person's answer once, and attempt 2's request decided by it (not answerable).
       const id1 = requestId(asks[0]!);
       const id2 = requestId(asks[1]!);

@@ -25,8 +25,9 @@ if (!PG_URL) {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     let report!: (pid: number) => void;
     const terminated = new Promise<number>((resolve) => (report = resolve));
-    const original = pool.connect;
-    const patched = pool as unknown as { connect: () => Promise<pg.PoolClient> };
+    type Connect = () => Promise<pg.PoolClient>;
+    const patched = pool as unknown as { connect: Connect };
+    const original = patched.connect;
     patched.connect = async () => {
       // Once only: later calls (also pool.query's, which passes a callback) get the pool's own.
       patched.connect = original;
