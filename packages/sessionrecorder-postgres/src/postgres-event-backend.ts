@@ -368,34 +368,18 @@ export class PostgresEventBackend implements EventBackend {
           [key, expected, last],
         ),
       );
-      if (rows.length === 0) return;
       for (const row of rows) {
         const sequence = Number(row.seq);
-        if (sequence !== expected) {
-          throw new EventLogCorruptError({
-            key,
-            kind: "sequence-gap",
-            line: 0,
-            offset: 0,
-            expectedSequence: expected,
-            foundSequence: sequence,
-          });
-        }
+        if (sequence !== expected) throw sequenceGap(key, expected, sequence);
         expected += 1;
         throwIfAborted(signal);
         yield { sequence, recordedAt: row.recorded_at.toISOString(), event: JSON.parse(row.event) as RecordedEvent["event"] };
       }
-      if (rows.length < PAGE && last !== Number.MAX_SAFE_INTEGER && expected <= last) {
-        throw new EventLogCorruptError({
-          key,
-          kind: "sequence-gap",
-          line: 0,
-          offset: 0,
-          expectedSequence: expected,
-          detail: "records missing",
-        });
+      if (rows.length < PAGE) {
+        // A replay knows the last sequence stored when it started: fewer rows means missing ones.
+        if (last !== Number.MAX_SAFE_INTEGER && expected <= last) throw sequenceGap(key, expected, undefined);
+        return;
       }
-      if (rows.length < PAGE) return;
     }
   }
 
@@ -426,6 +410,19 @@ export class PostgresEventBackend implements EventBackend {
 function lockHolder(row: LogRow): { pid: number; hostname: string; acquiredAt: string } | undefined {
   if (row.holder_pid === null || row.holder_host === null || row.acquired_at === null) return undefined;
   return { pid: row.holder_pid, hostname: row.holder_host, acquiredAt: row.acquired_at.toISOString() };
+}
+
+/** A stored record is missing (rows deleted by hand): `expected` was not found (`found` instead, if any). */
+function sequenceGap(key: string, expected: number, found: number | undefined): EventLogCorruptError {
+  return new EventLogCorruptError({
+    key,
+    kind: "sequence-gap",
+    line: 0,
+    offset: 0,
+    expectedSequence: expected,
+    foundSequence: found,
+    ...(found === undefined ? { detail: "records missing" } : {}),
+  });
 }
 
 function checkAfter(after: number | undefined): number {

@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 import pg from "pg";
 import { backendError } from "./backend-error.js";
 
@@ -29,7 +30,8 @@ const RETRY_MS = [100, 250, 500, 1000, 2000];
 export class SessionChannel {
   readonly #config: pg.ClientConfig;
   readonly #channel: string;
-  readonly #waiting = new Map<string, Set<() => void>>();
+  /** Followers' wake-ups: one event per session key (`key:<session key>`), emitted on its notification. */
+  readonly #wakeUps = new EventEmitter().setMaxListeners(0);
   #lock: PresenceLock = { hi: randomInt(2 ** 31), lo: randomInt(2 ** 31) };
   #client: pg.Client | undefined;
   #connecting: Promise<PresenceLock> | undefined;
@@ -69,7 +71,7 @@ export class SessionChannel {
     client.on("error", () => this.#lost(client));
     client.on("end", () => this.#lost(client));
     client.on("notification", (message) => {
-      if (message.channel === this.#channel && message.payload) this.#wake(message.payload);
+      if (message.channel === this.#channel && message.payload) this.#wakeUps.emit(`key:${message.payload}`);
     });
     try {
       await client.connect();
@@ -103,58 +105,32 @@ export class SessionChannel {
     this.#wakeAll();
   }
 
-  /** A ticket for `key`. */
+  /** A ticket for `key`: a `once` listener of its notifications, registered now. */
   ticket(key: string): Ticket {
-    let wake!: () => void;
-    let woken = false;
-    const done = new Promise<void>((resolve) => {
-      wake = () => {
-        woken = true;
-        resolve();
-      };
-    });
-    let set = this.#waiting.get(key);
-    if (!set) this.#waiting.set(key, (set = new Set()));
-    set.add(wake);
-    const drop = (): void => {
-      const current = this.#waiting.get(key);
-      current?.delete(wake);
-      if (current?.size === 0) this.#waiting.delete(key);
-    };
-    if (this.#closed) wake();
+    const dropped = new AbortController();
+    // Registered at once, so nothing is missed between taking the ticket and waiting on it.
+    const registered = this.#closed ? Promise.resolve() : once(this.#wakeUps, `key:${key}`, { signal: dropped.signal }).then(() => {});
+    registered.catch(() => {});
     return {
-      drop,
+      drop: () => dropped.abort(),
       wait: async (signal) => {
-        if (woken) return drop();
         signal?.throwIfAborted();
-        let onAbort: (() => void) | undefined;
+        const onAbort = (): void => dropped.abort();
+        signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          await Promise.race([
-            done,
-            new Promise<never>((_, reject) => {
-              onAbort = () => reject(signal?.reason);
-              signal?.addEventListener("abort", onAbort, { once: true });
-            }),
-          ]);
+          await registered.catch(() => {});
         } finally {
-          if (onAbort) signal?.removeEventListener("abort", onAbort);
-          drop();
+          signal?.removeEventListener("abort", onAbort);
+          dropped.abort();
         }
+        signal?.throwIfAborted();
       },
     };
   }
 
-  #wake(key: string): void {
-    const set = this.#waiting.get(key);
-    if (!set) return;
-    this.#waiting.delete(key);
-    for (const wake of set) wake();
-  }
-
   #wakeAll(): void {
-    const all = [...this.#waiting.values()];
-    this.#waiting.clear();
-    for (const set of all) for (const wake of set) wake();
+    // Only the keys' events (named `key:<session key>`): `once` also listens for "error", never emitted.
+    for (const name of this.#wakeUps.eventNames()) if (typeof name === "string" && name.startsWith("key:")) this.#wakeUps.emit(name);
   }
 
   /** Ends the connection (releasing the presence lock) and wakes every ticket. Idempotent. */

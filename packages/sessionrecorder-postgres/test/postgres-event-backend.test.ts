@@ -7,7 +7,13 @@ import { createInterface, type Interface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { InvalidOptionError, findError, isError } from "@adaptor/errors";
-import { ErrEventLogLocked, EventLogLockedError, type EventLogWriter, type RecordedEvent } from "@adaptor/sessionrecorder";
+import {
+  ErrEventLogLocked,
+  EventLogCorruptError,
+  EventLogLockedError,
+  type EventLogWriter,
+  type RecordedEvent,
+} from "@adaptor/sessionrecorder";
 import { PostgresEventBackend } from "@adaptor/sessionrecorder-postgres";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
 
@@ -142,14 +148,14 @@ if (!PG_URL) {
   });
 
   describe("PostgresEventBackend in one process", () => {
-    it("follow() keeps going when its LISTEN connection is terminated by the server: appends made meanwhile arrive, none twice", async () => {
+    it('follow() keeps going when its LISTEN connection is terminated by the server: appends made meanwhile arrive, none twice (on a key named "error")', async () => {
       const { backend } = await fresh("rec_relisten");
-      const writer = await backend.openWriter("k");
+      const writer = await backend.openWriter("error");
       const controller = new AbortController();
       const got: number[] = [];
       let wake: (() => void) | undefined;
       const following = (async () => {
-        for await (const record of backend.follow("k", { signal: controller.signal })) {
+        for await (const record of backend.follow("error", { signal: controller.signal })) {
           got.push(record.sequence);
           wake?.();
         }
@@ -170,6 +176,22 @@ if (!PG_URL) {
       expect(((await following) as Error).message).toBe("done");
       expect(got).toEqual([1, 2, 3]);
       await writer.close();
+    });
+
+    it("a record deleted by hand is reported as a sequence gap after the records before it, at the end of the log too; nothing is skipped", async () => {
+      const { schema, backend } = await fresh("rec_gap");
+      const writer = await backend.openWriter("k");
+      for (let n = 1; n <= 5; n++) await writer.append(n);
+      await writer.close();
+      await admin.query(`DELETE FROM "${schema}".adaptor_session_events WHERE key = 'k' AND sequence IN (3, 5)`);
+      const seen: number[] = [];
+      const err = await (async () => {
+        for await (const r of backend.replay("k")) seen.push(r.sequence);
+      })().catch((e: unknown) => e);
+      expect(seen).toEqual([1, 2]);
+      expect(findError(err, EventLogCorruptError)).toMatchObject({ key: "k", kind: "sequence-gap", expectedSequence: 3, foundSequence: 4 });
+      const tail = await replayAll(backend, "k", 3).catch((e: unknown) => e);
+      expect(findError(tail, EventLogCorruptError)).toMatchObject({ kind: "sequence-gap", expectedSequence: 5, foundSequence: undefined });
     });
 
     it("retention: prune(olderThanMs) deletes logs not written to for that long, never one a live writer holds", async () => {

@@ -21,6 +21,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
@@ -743,22 +744,6 @@ function isContractError(err: unknown): boolean {
   );
 }
 
-const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
-
 function backendError(op: string, cause: unknown): DriverError {
-  return new DriverError({ op, device: DEVICE, code: classify(cause), cause });
-}
-
-function classify(cause: unknown): ErrCode {
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  if (typeof code === "string") {
-    if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return ErrCode.ServiceUnavailable;
-    if (code === "40001" || code === "40P01" || code === "55P03") return ErrCode.ServiceUnavailable;
-    if (code === "42P01" || code === "3F000") return ErrCode.NotFound;
-    if (code === "57014") return ErrCode.Timeout;
-  }
-  if (cause instanceof Error && /Connection terminated|not queryable|after calling end on the pool/i.test(cause.message)) {
-    return ErrCode.ServiceUnavailable;
-  }
-  return ErrCode.Internal;
+  return new DriverError({ op, device: DEVICE, code: postgresErrorCode(cause), cause });
 }
