@@ -169,5 +169,46 @@ if (!PG_URL) {
       expect((await t.store.resolve({ key: "suspended" }))?.revision).toBe(1);
       await until(() => processesWith(t.marker).length === 0, "no fake CLI left");
     });
+
+    it('with "suspend", a lost attempt that had one question answered and the next pending: attempt 2 applies the answer and suspends on the unanswered one only', async () => {
+      const t = await setup("appr_both", ["suspend"]);
+      const first = await t.worker("first");
+      // The fake asks "npm test", then (after the answer) "npm publish", then writes its text.
+      const steps = fakeCodexSteps("both answered", { ask: "npm test" });
+      const asking = steps.findIndex((step) => "write" in step && step.write.includes("requestApproval"));
+      const second = JSON.parse((steps[asking] as { write: string }).write) as { id: number; params: Record<string, unknown> };
+      const publish = { ...second, id: 10, params: { ...second.params, itemId: "c10", command: "npm publish" } };
+      steps.splice(asking + 2, 0, { write: `${JSON.stringify(publish)}\n` }, { echoStdinLine: true });
+      const env = { ...fakeRun(steps).env, [t.marker]: "1" };
+      const handle = await t.front.submit("test, then publish", { threadKey: "both", runOptions: { env } });
+      await t.front.answer(requestId(await waitFor(handle, isAsk(1))), { outcome: "approve" });
+      const pendingAtDeath = await waitFor(handle, (e) => isAsk(1)(e) && JSON.stringify(e.event).includes("npm publish"));
+      await t.kill(first);
+      await t.worker("second");
+      const result = await handle.result();
+      expect(result.status).toBe("suspended");
+      expect(JSON.stringify(result.pendingApproval?.input)).toContain("npm publish");
+      expect(await t.front.answer(requestId(pendingAtDeath), { outcome: "approve" }).catch((e: unknown) => e)).toMatchObject({
+        status: "closed",
+      });
+      // Attempt 2 asked nobody through the fleet: its first suspension (on "npm test") was answered
+      // with the recorded answer and the turn went on to the unanswered question.
+      const events: FleetEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      expect(events.filter((e) => e.event.type === "approval-request").map((e) => e.attempt)).toEqual([1, 1]);
+      const notices = events
+        .filter((e) => e.attempt === 2 && e.event.type === "notice")
+        .map((e) => (e.event as RecordedAgentEvent).kind as string)
+        .filter((kind) => kind === "approval.suspended" || kind === "approval.replayed");
+      expect(notices).toEqual(["approval.suspended", "approval.replayed", "approval.suspended"]);
+      {
+        await using agent = new Agent(fakeCodex("unused"), { threadStore: fakeCliStoreView(t.store) });
+        const thread = agent.thread("both");
+        expect((await thread.pendingApprovals()).map((a) => a.id)).toContain(result.pendingApproval!.id);
+        const done = await thread.answer(result.pendingApproval!.id, { outcome: "approve" }, { env });
+        expect(done.text).toBe("both answered");
+      }
+      await until(() => processesWith(t.marker).length === 0, "no fake CLI left");
+    });
   });
 }
