@@ -7,6 +7,7 @@ import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
 import { fileCheckpoints } from "./file-checkpoints.js";
 import { firstTurn } from "./first-turn.js";
+import { fleetDispatch } from "./fleet-dispatch.js";
 import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
@@ -16,6 +17,7 @@ const all: Benchmark[] = [
   concurrentRuns,
   firstTurn,
   threadStoreLeases,
+  fleetDispatch,
   claudeThreadTurn,
   codexThreadTurn,
   rawOutputMemory,

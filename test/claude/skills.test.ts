@@ -51,8 +51,8 @@ describe("skills on the real claude binary", () => {
       () => rm(work, { recursive: true, force: true }),
     );
 
-    // The user's own skills: one in the config dir, one in the workspace. Claude loads both places
-    // (shown below), so the driver writes to neither.
+    // The user's own skills: one in the config dir, one in the workspace. The driver writes to
+    // neither. Claude loads the config dir's; the workspace's only with `workspaceSettings` (below).
     const userSkill = await writeSkill(
       join(env.configDir, "skills", "house-style"),
       "house-style",
@@ -81,40 +81,34 @@ describe("skills on the real claude binary", () => {
       ],
     });
 
-    // The init line lists every skill claude loaded.
+    // The init line lists every skill claude loaded: the run's as the `adaptor` plugin's, the user's
+    // own as it is; not the workspace's (its setting source is off by default).
     const init = result
       .raw()
       .stdout.split("\n")
       .filter((line) => line.includes('"subtype":"init"'))
-      .map((line) => JSON.parse(line) as { skills: string[]; additional_directories?: string[] })[0];
+      .map((line) => JSON.parse(line) as { skills: string[]; plugins?: { name: string; path: string }[] })[0];
     expect(init?.skills).toEqual(
       expect.arrayContaining([
-        "from-dir",
-        "from-inline",
-        "from-archive",
-        "from-catalog",
+        "adaptor:from-dir",
+        "adaptor:from-inline",
+        "adaptor:from-archive",
+        "adaptor:from-catalog",
         "house-style",
         "adaptor:house-style",
-        "repo-skill",
       ]),
     );
+    expect(init?.skills).not.toContain("repo-skill");
     // The model was offered every skill (the CLI's skill listing in the request).
     const request = JSON.stringify(server.requests[0]?.body);
-    for (const marker of [
-      "SRC_DIR",
-      "SRC_INLINE",
-      "SRC_ARCHIVE",
-      "SRC_CATALOG",
-      "SRC_OURS_HOUSE_STYLE",
-      "USER_HOUSE_STYLE",
-      "USER_REPO_SKILL",
-    ]) {
+    for (const marker of ["SRC_DIR", "SRC_INLINE", "SRC_ARCHIVE", "SRC_CATALOG", "SRC_OURS_HOUSE_STYLE", "USER_HOUSE_STYLE"]) {
       expect(request).toContain(marker);
     }
+    expect(request).not.toContain("USER_REPO_SKILL");
 
     // What the SDK handed the driver, and where the driver staged it.
     expect(bundles[0]?.map((bundle) => bundle.name)).toEqual(["from-dir", "from-inline", "house-style", "from-archive", "from-catalog"]);
-    const staged = init?.additional_directories?.find((path) => path.endsWith("/adaptor")) ?? "";
+    const staged = init?.plugins?.find((plugin) => plugin.name === "adaptor")?.path ?? "";
     expect(staged.startsWith(env.tmpDir)).toBe(true);
 
     // Nothing left staged: the driver's private folder and the SDK's unpacked skills are gone, the

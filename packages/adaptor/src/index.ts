@@ -9,10 +9,23 @@ export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-c
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
+export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";
 export type { AgentOptions, RunOptions, SharedRunOptions } from "./options/run-options.js";
+export type {
+  RunHooks,
+  HookContext,
+  HookResult,
+  ToolCallHookInput,
+  ToolResultHookInput,
+  PromptSubmitHookInput,
+  StopHookInput,
+  BeforeToolCallVerdict,
+  ContextVerdict,
+  StopVerdict,
+} from "./hooks/run-hooks.js";
 export type { SuspendOptions } from "./suspend/suspend-options.js";
 export { SuspendUnsupportedError } from "./errors/suspend-unsupported-error.js";
 export { ThreadCatalogUnsupportedError } from "./errors/thread-catalog-unsupported-error.js";

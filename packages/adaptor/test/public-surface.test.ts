@@ -386,6 +386,8 @@ describe("public surface", () => {
       "denyAll",
       "errorCode",
       "findError",
+      "hostAllowed",
+      "hostRule",
       "isError",
       "mcpHttp",
       "mcpSse",

@@ -38,6 +38,7 @@ export function scriptedDriver(
           decisions.push(decision);
           return decision;
         },
+        ...(sink.hook ? { hook: sink.hook.bind(sink) } : {}),
       };
       const partial = await script(request, wrapped, signal);
       return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, ...partial };

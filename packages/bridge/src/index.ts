@@ -3,7 +3,7 @@
 export { Bridge, type BridgeHandler } from "./bridge/bridge.js";
 export type { BridgeOptions, BridgeRunner, BridgeProtocol, BridgeRunContext, BridgeRunSettled } from "./bridge/bridge-options.js";
 export type { CorsOptions } from "./http/cors.js";
-export { hostAllowed } from "./http/host-check.js";
+export { hostAllowed } from "adaptor";
 export type { BridgeErrorCode } from "./http/http-error.js";
 export type { ApprovalAnswer, BridgeResume } from "./approvals/answer-approval.js";
 export type { WireApproval, WirePendingApproval } from "./protocols/raw.js";

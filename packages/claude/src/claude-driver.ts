@@ -64,6 +64,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     turnControl: { interrupt: true, send: true, setModel: true, approvalMode: true },
     // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
     budgets: { turns: true, costUsd: true },
+    // Each point a CLI hook registered in `initialize` and answered over `hook_callback`
+    // (test/claude/hooks.test.ts).
+    hooks: ["beforeToolCall", "afterToolCall", "promptSubmit", "stop"],
     streaming: { textDeltas: true, thinking: true, toolCallArgs: true },
   },
 });
@@ -250,6 +253,7 @@ export class ClaudeDriver implements Driver {
         graceMs(this.config),
         request.session === undefined,
         this.config.askForEveryTool === true,
+        request.hooks,
       );
       this.#stderrTo.set(session, stderr);
       return session;

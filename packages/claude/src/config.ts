@@ -54,6 +54,17 @@ export interface ClaudeConfig extends CommonDriverConfig {
    */
   readonly userMcpServers?: boolean;
   /**
+   * Also load the settings files of the working directory (`.claude/settings.json` and
+   * `.claude/settings.local.json`, the CLI's `project` and `local` setting sources): their hooks,
+   * which run shell commands of the workspace's choosing, their permission rules and mode, their
+   * env. Default false: only the user's settings (in `configDir`) and the driver's own apply
+   * (`--setting-sources user`), so a cloned repository cannot run commands or answer approvals
+   * in the host's place. `CLAUDE.md` memory files load either way. A run with a `read_only`
+   * sandbox or an `ask` / `auto_deny` permission mode is refused with
+   * `PolicyCapabilityUnsupportedError` when this is true: a workspace hook runs outside both.
+   */
+  readonly workspaceSettings?: boolean;
+  /**
    * Ask the host for every tool call, including those the CLI allows by itself (reads inside the
    * working directory, read-only shell commands such as `ls`): the driver registers a `PreToolUse`
    * hook over the control protocol that answers "ask" for each call, so each one becomes an
@@ -92,6 +103,7 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--dangerously-skip-permissions",
   "--allow-dangerously-skip-permissions",
   "--settings",
+  "--setting-sources",
 ]);
 
 const is = optionChecks;
@@ -101,6 +113,7 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
   configDir: is.string({ nonEmpty: true }),
   partialMessages: is.boolean(),
   userMcpServers: is.boolean(),
+  workspaceSettings: is.boolean(),
   askForEveryTool: is.boolean(),
 };
 

@@ -107,6 +107,12 @@ if (!PG_URL) {
       const request = (asked.event as RecordedAgentEvent).request as { id: string; toolName: string };
       expect(request.toolName).toBe("shell");
       expect((await front.fleet.handle(handle.id).pendingApprovals()).map((a) => a.id)).toEqual([request.id]);
+      // `follow: false` reads the log so far and ends, while the run still waits.
+      const sofar: string[] = [];
+      for await (const { event } of back.fleet.handle(handle.id).events({ follow: false })) sofar.push(event.type);
+      expect(sofar[0]).toBe("attempt-started");
+      expect(sofar).toContain("approval-request");
+      expect(sofar).not.toContain("verdict");
       await front.fleet.answer(request.id, { outcome: "deny", reason: "not today" });
       const again = await back.fleet.answer(request.id, { outcome: "approve" }).catch((e: unknown) => e);
       expect(again).toBeInstanceOf(ApprovalNotPendingError);

@@ -23,7 +23,8 @@ const [root, key] = process.argv.slice(2);
 const writer = await new JsonlEventBackend({ root }).openWriter(key);
 await writer.append({ from: "other process" });
 process.stdout.write("holding\\n");
-setInterval(() => undefined, 1000);`,
+// The interval keeps the writer reachable: a collected writer would close its log on its own.
+setInterval(() => writer, 1000);`,
   });
 });
 afterAll(async () => {

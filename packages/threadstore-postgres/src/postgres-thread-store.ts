@@ -511,12 +511,21 @@ function statements(s: string, prepared: boolean): Statements {
     byId: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE id = $1`,
     byKey: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE key = $1 AND (status = 'active' OR $2::boolean)
             ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1`,
-    acquire: `INSERT INTO ${leases} AS l (target, owner, token, expires_at)
-              VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
-              ON CONFLICT (target) DO UPDATE
-                SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
-                WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
-              RETURNING token::text || ' ' || ${EPOCH_MS} AS lease`,
+    // A plain UPDATE of the existing row first (the usual case: no speculative insertion, no
+    // separate tuple lock); the upsert runs only when that found no free row, so a missing row, a
+    // row another transaction is inserting (deleteThread's) and a busy lease go exactly as before.
+    acquire: `WITH u AS (
+                UPDATE ${leases} AS l SET owner = $2::text, token = l.token + 1, expires_at = now() + $3::float8 * interval '1 millisecond'
+                WHERE l.target = $1::text AND (l.owner IS NULL OR l.owner = $2::text OR l.expires_at <= now())
+                RETURNING token, expires_at),
+              i AS (
+                INSERT INTO ${leases} AS l (target, owner, token, expires_at)
+                SELECT $1::text, $2::text, 1, now() + $3::float8 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM u)
+                ON CONFLICT (target) DO UPDATE
+                  SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
+                  WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
+                RETURNING token, expires_at)
+              SELECT token::text || ' ' || ${EPOCH_MS} AS lease FROM u UNION ALL SELECT token::text || ' ' || ${EPOCH_MS} FROM i`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING ${EPOCH_MS} AS expires_ms`,
@@ -584,7 +593,8 @@ function finalizeStatements(s: string, prepared: boolean): Record<string, Statem
  * and checked before anything else is locked; the release updates only rows found valid. For one
  * lease released without session state, one `UPDATE` locks, checks and releases the lease (when
  * no other check failed; else the lease is only locked and checked, to say which check failed).
- * A plain shape has no key check and no archive step; it still requires $13 null and $14 false.
+ * A plain shape has no key check and no archive step; it still requires $13 null and $14 false,
+ * and writes an existing record with a plain `UPDATE` (`upd`), upserting only when there is none.
  * The statement returns one text column, `outcome` (see {@link FinalizeRow}), so the client parses
  * one field.
  */
@@ -685,11 +695,20 @@ function finalizeText(s: string, shape: FinalizeShape): string {
        UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
        WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
        RETURNING id)`);
+  if (plain)
+    // The record of a later turn exists: a plain UPDATE writes it (no speculative insertion and no
+    // separate tuple lock); the upsert below runs only when there was no row to update.
+    steps.push(`upd AS (
+       UPDATE ${threads} AS t SET key = $2::text, status = $3::text, driver_type = $4::text, identity = $5::text,
+         fingerprint = $6::text, codec = $7::text, resume_id = $8::text, display_id = $9::text, data = $10::json,
+         created_at = $11::timestamptz, updated_at = $12::timestamptz, revision = t.revision + 1
+       WHERE t.id = $1::text AND (SELECT go FROM ok)
+       RETURNING revision)`);
   steps.push(
     `up AS (
        INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
-       WHERE (SELECT go FROM ok)${plain ? "" : " AND (SELECT count(*) FROM arch) >= 0"}
+       WHERE (SELECT go FROM ok)${plain ? " AND NOT EXISTS (SELECT 1 FROM upd)" : " AND (SELECT count(*) FROM arch) >= 0"}
        ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
          identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
          resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
@@ -706,7 +725,7 @@ function finalizeText(s: string, shape: FinalizeShape): string {
   const big = shape.session ? " WHEN (SELECT over FROM big) THEN 'b' || (SELECT total FROM sz)" : "";
   return `WITH ${steps.join(",\n     ")}
      SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget}${taken}${big}
-                 ELSE 'r' || (SELECT revision FROM up) END AS outcome`;
+                 ELSE 'r' || ${plain ? "coalesce((SELECT revision FROM upd), (SELECT revision FROM up))" : "(SELECT revision FROM up)"} END AS outcome`;
 }
 
 /** The revision `finalize` wrote, from its statement's row. @throws LeaseLostError, AlreadyExistsError, SessionStateTooLargeError. */

@@ -332,7 +332,7 @@ export class Agent implements AsyncDisposable {
    * start-up (like the Claude Agent SDK's `startup()`). `options` are the run options of the runs
    * to serve, merged over the Agent's defaults as a run's are; a run (or a thread's first turn)
    * whose resulting spawn inputs are the same (driver config, cwd, env, model, policy, MCP servers,
-   * skills, output schema) takes a waiting process instead of spawning, any other run spawns as
+   * skills, output schema, the hook points its agent waits for) takes a waiting process instead of spawning, any other run spawns as
    * usual. Processes nobody took end after the driver's idle time and on {@link close}. A codex
    * app-server process goes back to waiting, with a new thread, after a healthy run that left
    * nothing running, so one pre-warmed process serves first turns one after another.
@@ -358,7 +358,7 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents } = prep.request;
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks } = prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -369,6 +369,7 @@ export class Agent implements AsyncDisposable {
           ...(skills !== undefined ? { skills } : {}),
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(agents !== undefined ? { agents } : {}),
+          ...(hooks !== undefined ? { hooks } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;

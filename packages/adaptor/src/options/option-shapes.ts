@@ -50,6 +50,7 @@ const SHARED: OptionShape = {
     maxToolCalls: is.integer(1),
     maxCostUsd: is.anyOf("a number of US dollars > 0", is.number(Number.MIN_VALUE)),
   }),
+  hooks: is.shape({ beforeToolCall: is.func(), afterToolCall: is.func(), onPromptSubmit: is.func(), onStop: is.func() }),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

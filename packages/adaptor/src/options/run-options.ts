@@ -8,6 +8,7 @@ import type { SkillProvider, SkillSpec } from "@adaptor/skill";
 import type { SuspendOptions } from "../suspend/suspend-options.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
+import type { RunHooks } from "../hooks/run-hooks.js";
 
 /**
  * Options shared by the Agent (defaults) and each call (overrides). Call values replace agent
@@ -62,6 +63,15 @@ export interface SharedRunOptions {
    * Default: none.
    */
   readonly budget?: RunBudget;
+  /**
+   * Host callbacks around the run's life: before and after each tool call, on prompt submit, on
+   * stop (see {@link RunHooks}). Where the agent waits for a hook its verdict is carried (deny or
+   * edit a call, add context, go on); elsewhere the hook observes the run's events. A
+   * `beforeToolCall` hook is refused before launch with `FeatureUnsupportedError` (feature
+   * `hooks.beforeToolCall`) by an agent that cannot wait for it (see the README's hook table). A
+   * call's hooks replace the agent's. Default: none.
+   */
+  readonly hooks?: RunHooks;
   /** Host metadata, merged by key and passed to the driver. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**

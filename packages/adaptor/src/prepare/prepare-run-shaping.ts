@@ -1,6 +1,7 @@
 import { FeatureUnsupportedError, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
 import type { Preparation } from "./preparation.js";
 import { readImages } from "../prompt/read-images.js";
+import { hookPoints } from "../hooks/hook-runner.js";
 
 /**
  * Pre-invocation step: hands the run's `systemPrompt` option to the driver as
@@ -74,4 +75,24 @@ export async function prepareImages(prep: Preparation): Promise<void> {
   const { type, capabilities } = prep.driver.descriptor;
   if (capabilities.images !== true) throw new FeatureUnsupportedError(type, "images", "it cannot give its model images");
   prep.request = { ...prep.request, images: await readImages(prep.images, prep.signal) };
+}
+
+/**
+ * Pre-invocation step: hands the driver the hook points of the run's `hooks` that its agent waits
+ * for (`DriverCapabilities.hooks`); the SDK observes the others from the run. Nothing to do without
+ * the option.
+ * @throws FeatureUnsupportedError (feature `hooks.beforeToolCall`) when the agent cannot wait for a
+ * `beforeToolCall` hook (a hook that only observed a call after the fact could not deny or edit it);
+ * the driver is never started.
+ */
+export function prepareHooks(prep: Preparation): void {
+  const hooks = prep.options.hooks;
+  if (hooks === undefined) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  const carried = capabilities.hooks ?? [];
+  const points = hookPoints(hooks);
+  if (points.includes("beforeToolCall") && !carried.includes("beforeToolCall"))
+    throw new FeatureUnsupportedError(type, "hooks.beforeToolCall", "its agent does not wait for the host before a tool call runs");
+  const native = points.filter((point) => carried.includes(point));
+  if (native.length > 0) prep.request = { ...prep.request, hooks: native };
 }

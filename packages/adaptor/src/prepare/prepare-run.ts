@@ -5,7 +5,7 @@ import { prepareHostTools } from "./prepare-host-tools.js";
 import { prepareMcpServers } from "./prepare-mcp-servers.js";
 import { prepareSkills } from "./prepare-skills.js";
 import { prepareStructuredOutput } from "./prepare-structured-output.js";
-import { prepareBudget, prepareImages, prepareSubagents, prepareSystemPrompt } from "./prepare-run-shaping.js";
+import { prepareBudget, prepareHooks, prepareImages, prepareSubagents, prepareSystemPrompt } from "./prepare-run-shaping.js";
 
 /**
  * The pre-invocation steps, in order (docs/design.md "Pre-invocation order"; the policy check
@@ -17,6 +17,7 @@ export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<
   prepareSystemPrompt,
   prepareSubagents,
   prepareBudget,
+  prepareHooks,
   prepareImages,
   prepareStructuredOutput,
   prepareMcpServers,

@@ -1,6 +1,7 @@
 import { AdaptorError, InvalidOptionError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
+  HookAsk,
   TurnControl,
   Driver,
   DriverEvent,
@@ -31,6 +32,7 @@ import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
 import type { Context } from "@opentelemetry/api";
 import { RunTelemetry } from "../telemetry/run-telemetry.js";
+import { fallback, HookRunner } from "../hooks/hook-runner.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /** Everything one run needs; built by the Agent. */
@@ -99,6 +101,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   const expireApprovals = (): void => approvals?.end("run cancelled");
   controller.signal.addEventListener("abort", expireApprovals, { once: true });
   let suspension: TurnSuspension | undefined;
+  let hooks: HookRunner | undefined;
   try {
     // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
     suspension = await TurnSuspension.prepare({
@@ -147,6 +150,18 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const prep = await prepare(
       new Preparation({ runId, driver, options, signal: controller.signal, prompt, images: setup.images, tools: setup.tools, telemetry }),
     );
+    // A hook that fails ends the run, as a failed approval handler does.
+    hooks = options.hooks
+      ? new HookRunner({
+          hooks: options.hooks,
+          native: prep.request.hooks ?? [],
+          runId,
+          driver: driver.descriptor.type,
+          signal: controller.signal,
+          onFailure: (error) => controller.abort(error),
+        })
+      : undefined;
+    const runHooks = hooks;
     let turn: ThreadTurn | undefined;
     try {
       if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
@@ -181,11 +196,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             telemetry?.onEvent(event);
             queue.push(event);
             tally?.observe(event);
+            runHooks?.observe(event);
           },
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
             return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);
           },
+          ...(runHooks && request.hooks?.length
+            ? {
+                hook: (ask: HookAsk) => (live ? runHooks.ask(ask) : Promise.resolve(fallback(ask.point, "the run has ended"))),
+              }
+            : {}),
           ...(setup.controls
             ? { attachControl: (control: TurnControl) => (live ? setup.controls!.attach(control) : () => undefined) }
             : {}),
@@ -204,8 +225,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         if (called.exit && !exitSeen) queue.push(exitEvent(called.exit, pid));
         return called;
       };
+      if (hooks) {
+        await hooks.promptSubmitted(prompt);
+        controller.signal.throwIfAborted();
+      }
       response = await callDriver(prep.request);
       if (turn) response = await turn.afterDriver(prep.request, response, callDriver);
+      // The agent stopped: observed hooks answer before the verdict (a failing one decides it).
+      if (hooks && !response.failure && response.interrupted !== true && !controller.signal.aborted) {
+        await hooks.stopped(response.text);
+        controller.signal.throwIfAborted();
+      }
       budget?.stop();
       broker.end("run ended");
       const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
@@ -298,6 +328,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     );
     throw verdict;
   } finally {
+    hooks?.end();
     setup.controls?.end();
     controller.signal.removeEventListener("abort", expireApprovals);
     queue.close();

@@ -4,7 +4,7 @@ import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck 
 import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
-import { hostRule } from "../http/host-check.js";
+import { hostRule } from "adaptor";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
 export interface BridgeRunner {

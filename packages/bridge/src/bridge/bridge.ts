@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import type { ApprovalRequest, RunOptions } from "adaptor";
+import { hostAllowed, type ApprovalRequest, type RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
-import { forbiddenHost, hostAllowed } from "../http/host-check.js";
+import { forbiddenHost } from "../http/host-check.js";
 import { HttpError, sendError, sendJson } from "../http/http-error.js";
 import { readJsonBody } from "../http/read-body.js";
 import { AG_UI_CUSTOM_EVENTS, AgUiMapper } from "../protocols/ag-ui.js";

@@ -65,7 +65,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   // The CLI's own limits stop before the next model call; the SDK counts too (and judges tool calls).
   if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
   if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
-  const policy = policyLaunch(request.policy, request.mcpServers);
+  const policy = policyLaunch(request.policy, request.mcpServers, config);
   args.push(...policy.args);
   args.push(...jsonSchemaArgs(request));
   const env = mergeChildEnv({
@@ -106,6 +106,8 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     }
     // Only the run's servers, unless the host opted into the user's own.
     if (!config.userMcpServers) args.push("--strict-mcp-config");
+    // The workspace's own settings files (hooks that run commands, permission rules) only when asked for.
+    args.push("--setting-sources", config.workspaceSettings ? "user,project,local" : "user");
     if (request.skills?.length) args.push(...(await stageSkills(await privateFile("adaptor"), request.skills)));
   } catch (error) {
     if (privateDir) await rm(privateDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-import type { McpServerConfig, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import { PolicyCapabilityUnsupportedError, type McpServerConfig, type PolicyEnforcement, type RunPolicy } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
+import type { ClaudeConfig } from "../config.js";
 
 /**
  * The built-in tools that only read (files, the CLI's own task list, tool schemas): the only
@@ -47,9 +48,22 @@ export interface PolicyLaunch {
  *   refuses, docs/protocols.md).
  * - `webSearch: "deny"` → deny rules for the web tools.
  * - trusted MCP servers (the SDK's host tools) → allow rules.
+ * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode) →
+ *   `--permission-mode default`, so a `defaultMode` from a settings file (the workspace's own
+ *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
+ *   does not decide in the host's place.
  * Approval modes are applied by the SDK, not the CLI.
+ * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) under a
+ * policy the host's config would loosen (`read_only`, or a `permission` approval mode of `ask` or
+ * `auto_deny`): when `extraArgs` pre-approve tools (`--allowedTools`, `--allowed-tools`), or
+ * `workspaceSettings` loads the workspace's hooks, which run commands no policy governs.
  */
-export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly McpServerConfig[] = []): PolicyLaunch {
+export function policyLaunch(
+  policy: RunPolicy | undefined,
+  mcpServers: readonly McpServerConfig[] = [],
+  config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings"> = {},
+): PolicyLaunch {
+  refuseLooseningConfig(policy, config);
   const deny: string[] = [];
   // `mcp__<server>` allows every tool of a trusted server (the SDK's host tools) without asking.
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
@@ -61,6 +75,7 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
     args.push("--permission-mode", "bypassPermissions");
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
+  if (!policy?.sandbox && asksOrDenies(policy)) args.push("--permission-mode", "default");
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
   return {
     args,
@@ -68,6 +83,40 @@ export function policyLaunch(policy: RunPolicy | undefined, mcpServers: readonly
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
     ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
   };
+}
+
+/** True when the run's `permission` approvals are the host's to decide: `ask` or `auto_deny`. */
+function asksOrDenies(policy: RunPolicy | undefined): boolean {
+  const mode = policy?.approvals?.permission;
+  return mode === "ask" || mode === "auto_deny";
+}
+
+/** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
+const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
+
+/**
+ * Refuses a config that would let calls past a `read_only` sandbox or the host's approvals:
+ * allow rules in `extraArgs`, or the workspace's settings files (their hooks run commands).
+ */
+function refuseLooseningConfig(policy: RunPolicy | undefined, config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings">): void {
+  const [dimension, value] =
+    policy?.sandbox === "read_only"
+      ? ["sandbox", "read_only"]
+      : asksOrDenies(policy)
+        ? ["approvals.permission", policy!.approvals!.permission!]
+        : [undefined, undefined];
+  if (dimension === undefined || value === undefined) return;
+  const flag = config.extraArgs?.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  const why =
+    flag !== undefined
+      ? `extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`
+      : config.workspaceSettings
+        ? "workspaceSettings loads the workspace's hooks, which run commands no policy governs; drop the option or the policy"
+        : undefined;
+  if (why === undefined) return;
+  const error = new PolicyCapabilityUnsupportedError("claude", dimension, value);
+  error.message = `claude: policy ${dimension}=${JSON.stringify(value)} cannot be enforced: ${why}`;
+  throw error;
 }
 
 /**
@@ -83,6 +132,12 @@ export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcem
       return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
     if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
     if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
+    if (field === "approvals.permission" && (value === "ask" || value === "auto_deny") && !policy?.sandbox)
+      return {
+        mechanisms: ["approval", "cli_flag"],
+        detail:
+          "--permission-mode default (no settings file's mode applies); the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers",
+      };
     return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
   });
 }

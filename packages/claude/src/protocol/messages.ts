@@ -97,14 +97,21 @@ export function controlError(requestId: string, error: string): Record<string, u
 export const ASK_EVERY_TOOL_HOOK = "adaptor_ask_every_tool";
 
 /**
- * The `initialize` control request registering a `PreToolUse` hook for every tool (matcher `*`),
- * answered through `hook_callback` control requests with {@link ASK_EVERY_TOOL_HOOK}.
+ * The `initialize` control request, registering `hooks` (by CLI hook event, each a list of
+ * matchers with the callback ids the CLI calls through `hook_callback` control requests). With
+ * `askForEveryTool`, a `PreToolUse` hook for every tool (matcher `*`) with {@link ASK_EVERY_TOOL_HOOK} comes first.
  */
-export function askEveryToolInitialize(requestId: string): Record<string, unknown> {
+export function initializeRequest(
+  requestId: string,
+  askForEveryTool: boolean,
+  hooks: Readonly<Record<string, readonly unknown[]>> = {},
+): Record<string, unknown> {
+  const all: Record<string, unknown[]> = askForEveryTool ? { PreToolUse: [{ matcher: "*", hookCallbackIds: [ASK_EVERY_TOOL_HOOK] }] } : {};
+  for (const [event, matchers] of Object.entries(hooks)) all[event] = [...(all[event] ?? []), ...matchers];
   return {
     type: "control_request",
     request_id: requestId,
-    request: { subtype: "initialize", hooks: { PreToolUse: [{ matcher: "*", hookCallbackIds: [ASK_EVERY_TOOL_HOOK] }] } },
+    request: { subtype: "initialize", ...(Object.keys(all).length > 0 ? { hooks: all } : {}) },
   };
 }
 

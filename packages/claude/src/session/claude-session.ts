@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink, PromptImage } from "@adaptor/driver";
+import type { ApprovalDecision, DriverSink, HookPoint, PromptImage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -12,9 +12,10 @@ import {
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
+import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
 import {
   ASK_EVERY_TOOL_HOOK,
-  askEveryToolInitialize,
+  initializeRequest,
   controlError,
   interruptRequest,
   permissionResponse,
@@ -97,8 +98,17 @@ export class ClaudeSession implements PooledProcess {
   /**
    * @param askForEveryTool - register the `PreToolUse` hook that makes the CLI ask the host for
    * every tool call (written before the first prompt, so it covers every turn of the process).
+   * @param hooks - the hook points whose CLI hooks call the host's (`DriverSink.hook`), registered the same way.
    */
-  constructor(proc: CliProcess, launch: Launch, signature: string, graceMs: number, freshSession: boolean, askForEveryTool = false) {
+  constructor(
+    proc: CliProcess,
+    launch: Launch,
+    signature: string,
+    graceMs: number,
+    freshSession: boolean,
+    askForEveryTool = false,
+    hooks: readonly HookPoint[] = [],
+  ) {
     this.proc = proc;
     this.#launch = launch;
     this.signature = signature;
@@ -108,7 +118,11 @@ export class ClaudeSession implements PooledProcess {
     this.#lines = new StdoutLines(proc);
     void proc.exited.then(() => (this.#exited = true));
     this.#askForEveryTool = askForEveryTool;
+    this.#hooks = hooks;
   }
+
+  /** The hook points registered with the process's `initialize` request. */
+  readonly #hooks: readonly HookPoint[];
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request. */
   readonly #askForEveryTool: boolean;
@@ -138,9 +152,7 @@ export class ClaudeSession implements PooledProcess {
 
   #initializeRequest(requestId: string): Record<string, unknown> {
     this.#initializeSent = true;
-    return this.#askForEveryTool
-      ? askEveryToolInitialize(requestId)
-      : { type: "control_request", request_id: requestId, request: { subtype: "initialize" } };
+    return initializeRequest(requestId, this.#askForEveryTool, hookRegistrations(this.#hooks));
   }
 
   /** OS process id of the CLI. */
@@ -202,7 +214,7 @@ export class ClaudeSession implements PooledProcess {
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
-      if (this.#askForEveryTool && !this.#initializeSent) {
+      if ((this.#askForEveryTool || this.#hooks.length > 0) && !this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
@@ -437,6 +449,14 @@ export class ClaudeSession implements PooledProcess {
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
       const askable = this.#launch.askableTools?.includes(tool) ?? true;
       proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
+      return;
+    }
+    const hook =
+      request?.subtype === "hook_callback" ? readHookCallback(request.callback_id, (request as { input?: unknown }).input) : undefined;
+    if (hook) {
+      // The CLI waits for the answer: the host's hook decides, edits or adds context.
+      const answered = sink.hook ? sink.hook(hook.ask) : Promise.resolve({});
+      answered.then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, answer)))).catch(() => undefined); // the process is gone: its exit decides the verdict
       return;
     }
     if (request?.subtype !== "can_use_tool") {

@@ -18,6 +18,8 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       skills: skillsDigest(request.skills),
       // --max-turns and --max-budget-usd are launch flags.
       budget: request.budget && { maxTurns: request.budget.maxTurns, maxCostUsd: request.budget.maxCostUsd },
+      // Hooks are registered by the process's initialize request.
+      hooks: request.hooks?.length ? [...request.hooks].sort() : undefined,
     },
   });
 }

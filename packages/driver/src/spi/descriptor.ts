@@ -1,3 +1,5 @@
+import type { HookPoint } from "./hooks.js";
+
 /** Sandbox levels a run policy may request. */
 export type SandboxMode = "read_only" | "workspace_write" | "unrestricted";
 /** Allow or deny a capability such as web search or a browser. */
@@ -77,6 +79,15 @@ export interface DriverCapabilities {
     readonly setModel?: boolean;
     readonly approvalMode?: boolean;
   };
+  /**
+   * The hook points (see `HookPoint`) at which the driver makes its CLI wait for the host's hook
+   * (`DriverSink.hook`) and carries its answer: `beforeToolCall` can deny or edit the call,
+   * `afterToolCall` and `promptSubmit` can add context for the model, `stop` can make the agent go
+   * on. At a point not listed the SDK only observes the run's events (after a tool result, at the
+   * prompt, at the end of the turn), and a `beforeToolCall` hook is refused before launch
+   * (`FeatureUnsupportedError`). Absent: none.
+   */
+  readonly hooks?: readonly HookPoint[];
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

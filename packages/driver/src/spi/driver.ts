@@ -1,6 +1,7 @@
 import type { ApprovalAsk, ApprovalDecision } from "./approval.js";
 import type { DriverDescriptor } from "./descriptor.js";
 import type { DriverEvent } from "./events.js";
+import type { HookAnswer, HookAsk } from "./hooks.js";
 import type { DriverInspection, InspectOptions } from "./inspect.js";
 import type { DriverRequest, PrewarmRequest } from "./request.js";
 import type { DriverResponse } from "./response.js";
@@ -16,6 +17,13 @@ export interface DriverSink {
    * resolves with a `deny`, so the CLI is always answered.
    */
   requestApproval(ask: ApprovalAsk): Promise<ApprovalDecision>;
+  /**
+   * Calls the host's hook at one of the points of `DriverRequest.hooks` and resolves its answer,
+   * which the driver carries to the CLI. Always resolves: when the run ends first, or the hook
+   * fails (the run then ends with the hook's error), with a `deny` at `beforeToolCall` and an
+   * empty answer elsewhere, so the CLI is always answered. Present when the request has `hooks`.
+   */
+  hook?(ask: HookAsk): Promise<HookAnswer>;
   /**
    * Offers the host the running turn's controls (see {@link TurnControl}), once the turn can take
    * them; returns the function that withdraws them, which the driver calls when the turn ends.

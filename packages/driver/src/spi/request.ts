@@ -1,5 +1,6 @@
 import type { McpServerConfig, SkillBundle } from "./mcp-server.js";
 import type { RunPolicy } from "./policy.js";
+import type { HookPoint } from "./hooks.js";
 
 /** A system prompt for one run; see {@link DriverRequest.systemPrompt}. */
 export interface SystemPrompt {
@@ -101,6 +102,12 @@ export interface DriverRequest {
    * limit); the SDK enforces them either way (see {@link RunBudget}).
    */
   readonly budget?: RunBudget;
+  /**
+   * The hook points at which the host has a hook, only those the descriptor lists
+   * (`DriverCapabilities.hooks`): the driver asks `DriverSink.hook` there and carries the answer.
+   * A spawn input (a CLI registers its hooks when it starts).
+   */
+  readonly hooks?: readonly HookPoint[];
   /** Host metadata, passed through for logging. */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
@@ -120,5 +127,5 @@ export interface DriverRequest {
  */
 export type PrewarmRequest = Pick<
   DriverRequest,
-  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents"
+  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents" | "hooks"
 >;

@@ -15,8 +15,8 @@ import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 
-/** The run options a submitted run may carry: JSON only (no signal, handlers, tools or schemas, which live on the worker's Agent). */
-export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "schema" | "spawn"> & { readonly spawn?: boolean };
+/** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
+export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
 
 /** Options of {@link Fleet.submit}. */
 export interface SubmitOptions {

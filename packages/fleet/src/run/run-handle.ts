@@ -21,6 +21,11 @@ export interface RunEventsOptions {
   readonly after?: number;
   /** Ends the iteration: the loop rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
+  /**
+   * `false`: end after the events stored when the read reaches them, without waiting for live
+   * ones (a snapshot of the log so far). Default `true`: follow the run up to its `verdict`.
+   */
+  readonly follow?: boolean;
 }
 
 /** An approval a run's current attempt waits on, as stored. */
@@ -83,6 +88,10 @@ export class RunHandle {
           throw new FleetRunNotFoundError(this.id);
         }
         checked = true;
+      }
+      if (options.follow === false) {
+        ticket.drop();
+        return;
       }
       await ticket.wait(options.signal);
     }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import type { ApprovalDecision } from "../../spi/approval.js";
 import type { TurnControl } from "../../spi/turn-control.js";
+import type { HookAnswer } from "../../spi/hooks.js";
 import { StallWatchdog } from "./stall-watchdog.js";
 
 const counter = (): { outputBytes: number } => ({ outputBytes: 0 });
@@ -40,6 +41,23 @@ describe("StallWatchdog", () => {
     vi.advanceTimersByTime(1_500);
     expect(watchdog.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1_000);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
+  it("passes the host's hooks through its sink, not counting the time a hook takes to answer", async () => {
+    let answer!: (value: HookAnswer) => void;
+    using watchdog = new StallWatchdog(counter(), { timeoutMs: 2_000, device: "agent" });
+    const sink = watchdog.sink({
+      emit: () => undefined,
+      requestApproval: () => Promise.resolve({ outcome: "approve" }),
+      hook: () => new Promise((resolve) => (answer = resolve)),
+    });
+    const answered = sink.hook?.({ point: "beforeToolCall", toolName: "Bash", input: {} });
+    vi.advanceTimersByTime(60_000);
+    expect(watchdog.signal.aborted).toBe(false);
+    answer({ deny: "no" });
+    expect(await answered).toEqual({ deny: "no" });
+    vi.advanceTimersByTime(2_500);
     expect(watchdog.signal.aborted).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { DriverSink } from "../../spi/driver.js";
+import type { HookAsk } from "../../spi/hooks.js";
 
 /** Default `stallTimeoutMs`: 600,000 ms (10 minutes) without output ends a run; no healthy CLI stays silent that long. */
 export const DEFAULT_STALL_TIMEOUT_MS = 600_000;
@@ -94,8 +95,9 @@ export class StallWatchdog implements Disposable {
   }
 
   /**
-   * `sink` whose `requestApproval` pauses the watchdog until the host answered: time a human takes
-   * to decide is not a stall. Everything else (events, turn controls) passes through.
+   * `sink` whose `requestApproval` and `hook` pause the watchdog until the host answered: time a
+   * human or a host hook takes to decide is not a stall. Everything else (events, turn controls)
+   * passes through.
    */
   sink(sink: DriverSink): DriverSink {
     return {
@@ -108,6 +110,18 @@ export class StallWatchdog implements Disposable {
           resume();
         }
       },
+      ...(sink.hook
+        ? {
+            hook: async (ask: HookAsk) => {
+              const resume = this.pause();
+              try {
+                return await sink.hook!(ask);
+              } finally {
+                resume();
+              }
+            },
+          }
+        : {}),
       // The host's controls of the running turn pass through unchanged.
       ...(sink.attachControl ? { attachControl: sink.attachControl.bind(sink) } : {}),
     };

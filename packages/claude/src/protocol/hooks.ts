@@ -1,0 +1,104 @@
+import type { HookAnswer, HookAsk, HookPoint } from "@adaptor/driver";
+
+// The host's hooks over the control protocol: registered by name in the `initialize` control
+// request, called by the CLI with `hook_callback` control requests, answered with the hook's JSON
+// output (docs/protocols.md "Claude Code").
+
+/** The CLI's hook events that serve each hook point. */
+const EVENTS: Readonly<Record<HookPoint, readonly string[]>> = {
+  beforeToolCall: ["PreToolUse"],
+  afterToolCall: ["PostToolUse", "PostToolUseFailure"],
+  promptSubmit: ["UserPromptSubmit"],
+  stop: ["Stop"],
+};
+
+/** The callback id of the host hook registered for `event`. */
+const callbackId = (event: string): string => `adaptor_hook_${event}`;
+
+/** The `hooks` of an `initialize` request: one matcher per CLI event of `points`, for every tool. */
+export function hookRegistrations(points: readonly HookPoint[]): Record<string, { matcher?: string; hookCallbackIds: string[] }[]> {
+  const hooks: Record<string, { matcher?: string; hookCallbackIds: string[] }[]> = {};
+  for (const point of points) {
+    for (const event of EVENTS[point]) {
+      const toolEvent = point === "beforeToolCall" || point === "afterToolCall";
+      hooks[event] = [{ ...(toolEvent ? { matcher: "*" } : {}), hookCallbackIds: [callbackId(event)] }];
+    }
+  }
+  return hooks;
+}
+
+/** The input of a `hook_callback` control request. */
+interface HookCallbackInput {
+  readonly hook_event_name?: unknown;
+  readonly tool_name?: unknown;
+  readonly tool_input?: unknown;
+  readonly tool_use_id?: unknown;
+  readonly tool_response?: unknown;
+  readonly error?: unknown;
+  readonly prompt?: unknown;
+  readonly last_assistant_message?: unknown;
+  readonly stop_hook_active?: unknown;
+}
+
+/** A host hook the CLI calls, read from a `hook_callback` control request; undefined for any other callback. */
+export function readHookCallback(callbackIdValue: unknown, input: unknown): { event: string; ask: HookAsk } | undefined {
+  if (typeof callbackIdValue !== "string" || !callbackIdValue.startsWith("adaptor_hook_")) return undefined;
+  const event = callbackIdValue.slice("adaptor_hook_".length);
+  const fields = (typeof input === "object" && input !== null ? input : {}) as HookCallbackInput;
+  const tool = {
+    ...(typeof fields.tool_use_id === "string" ? { toolCallId: fields.tool_use_id } : {}),
+    toolName: typeof fields.tool_name === "string" ? fields.tool_name : "",
+    input: fields.tool_input,
+  };
+  switch (event) {
+    case "PreToolUse":
+      return { event, ask: { point: "beforeToolCall", ...tool } };
+    case "PostToolUse":
+      return { event, ask: { point: "afterToolCall", ...tool, output: fields.tool_response, isError: false } };
+    case "PostToolUseFailure":
+      return { event, ask: { point: "afterToolCall", ...tool, output: fields.error, isError: true } };
+    case "UserPromptSubmit":
+      return { event, ask: { point: "promptSubmit", prompt: typeof fields.prompt === "string" ? fields.prompt : "" } };
+    case "Stop":
+      return {
+        event,
+        ask: {
+          point: "stop",
+          ...(typeof fields.last_assistant_message === "string" ? { text: fields.last_assistant_message } : {}),
+          ...(fields.stop_hook_active === true ? { continued: true } : {}),
+        },
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The hook's JSON output for `event`: a `PreToolUse` deny (`permissionDecision: "deny"`, the reason
+ * the model reads) or an `updatedInput` without a decision (the CLI's permission rules and the
+ * host's approvals still apply to the edited call); `additionalContext` after a tool call or with a
+ * prompt; a `Stop` block with the reason the agent goes on with. An empty answer is an empty output.
+ */
+export function hookOutput(event: string, answer: HookAnswer): Record<string, unknown> {
+  switch (event) {
+    case "PreToolUse":
+      if (answer.deny !== undefined)
+        return { hookSpecificOutput: { hookEventName: event, permissionDecision: "deny", permissionDecisionReason: answer.deny } };
+      return answer.updatedInput !== undefined ? { hookSpecificOutput: { hookEventName: event, updatedInput: answer.updatedInput } } : {};
+    case "PostToolUse":
+    case "PostToolUseFailure":
+    case "UserPromptSubmit":
+      return answer.additionalContext !== undefined
+        ? { hookSpecificOutput: { hookEventName: event, additionalContext: answer.additionalContext } }
+        : {};
+    case "Stop":
+      return answer.continueWith !== undefined ? { decision: "block", reason: answer.continueWith } : {};
+    default:
+      return {};
+  }
+}
+
+/** The control response carrying a hook's output. */
+export function hookResponse(requestId: string, output: Record<string, unknown>): Record<string, unknown> {
+  return { type: "control_response", response: { subtype: "success", request_id: requestId, response: output } };
+}

@@ -1,0 +1,227 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
+import type { HookContext, StopHookInput, ToolCallHookInput, ToolResultHookInput } from "adaptor";
+import { prewarmTurn } from "../support/prewarm.js";
+import { harness, type Harness } from "./support.js";
+import { Agent, type AgentEvent } from "adaptor";
+import { claude } from "@adaptor/claude";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+
+// The `hooks` run option on the real claude binary: each hook is a CLI hook registered in the
+// `initialize` control request and answered over `hook_callback`, so its verdict reaches the CLI
+// before it goes on (the scripted model's request log shows what the model was sent).
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const approveAll = { approvals: { permission: "auto_approve" as const } };
+
+/** The JSON text of a model request's last message. */
+function lastMessageText(body: unknown): string {
+  const messages = (body as { messages?: unknown[] } | undefined)?.messages ?? [];
+  return JSON.stringify(messages.at(-1) ?? null);
+}
+
+describe("hooks (real binary)", { timeout: 180_000 }, () => {
+  it("beforeToolCall: a denied call never runs and the model reads the hook's reason as its error result", async () => {
+    let workDir = "";
+    h = await harness([
+      {
+        when: whenUserSays("write the file"),
+        reply: () => ({ toolUse: { name: "Write", input: { file_path: join(workDir, "out.txt"), content: "hi" } } }),
+      },
+      { when: whenToolResult("Write"), reply: { text: "could not write" } },
+    ]);
+    workDir = h.env.workDir;
+    const seen: ToolCallHookInput[] = [];
+    const result = await h.agent.run("write the file", {
+      policy: approveAll,
+      hooks: {
+        beforeToolCall: (call, context: HookContext) => {
+          seen.push(call);
+          expect(context.native).toBe(true);
+          return { deny: "no writes in this workspace" };
+        },
+      },
+    });
+    expect(result.text).toBe("could not write");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ toolName: "Write", input: { file_path: join(workDir, "out.txt"), content: "hi" } });
+    expect(seen[0]!.toolCallId).toMatch(/^toolu_/);
+    expect(existsSync(join(workDir, "out.txt"))).toBe(false);
+    const denied = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Write");
+    expect(denied?.view.lastToolResult?.isError).toBe(true);
+    expect(denied?.view.lastToolResult?.content).toContain("no writes in this workspace");
+  });
+
+  it("beforeToolCall: an updatedInput runs in place of the proposed input", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("say something"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo proposed-text", description: "Say" } } },
+      },
+      { when: whenToolResult("Bash"), reply: (view) => ({ text: `the shell said ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    const result = await h.agent.run("say something", {
+      policy: approveAll,
+      hooks: {
+        beforeToolCall: (call) =>
+          call.toolName === "Bash" ? { updatedInput: { command: "echo edited-by-hook", description: "Say" } } : undefined,
+      },
+    });
+    expect(result.text).toContain("edited-by-hook");
+    expect(result.text).not.toContain("proposed-text");
+  });
+
+  it("afterToolCall: sees the tool's result, and its additionalContext reaches the next model request", async () => {
+    let workDir = "";
+    h = await harness([
+      {
+        when: whenUserSays("read the notes"),
+        reply: () => ({ toolUse: { name: "Read", input: { file_path: join(workDir, "notes.txt") } } }),
+      },
+      { when: whenToolResult("Read"), reply: { text: "read them" } },
+    ]);
+    workDir = h.env.workDir;
+    writeFileSync(join(workDir, "notes.txt"), "secret notes\n");
+    const seen: ToolResultHookInput[] = [];
+    const result = await h.agent.run("read the notes", {
+      policy: approveAll,
+      hooks: {
+        afterToolCall: (call) => {
+          seen.push(call);
+          return { additionalContext: "HOOK-CONTEXT-AFTER-READ" };
+        },
+      },
+    });
+    expect(result.text).toBe("read them");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ toolName: "Read", isError: false, input: { file_path: join(workDir, "notes.txt") } });
+    expect(JSON.stringify(seen[0]!.output)).toContain("secret notes");
+    const next = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Read");
+    expect(JSON.stringify(next?.body)).toContain("HOOK-CONTEXT-AFTER-READ");
+  });
+
+  it("afterToolCall: a failed call is seen with isError and its error text, and its additionalContext reaches the model too", async () => {
+    h = await harness([
+      {
+        when: whenUserSays("fail a command"),
+        reply: { toolUse: { name: "Bash", input: { command: "echo failing-output; exit 3", description: "Fail" } } },
+      },
+      { when: whenToolResult("Bash"), reply: { text: "it failed" } },
+    ]);
+    const seen: ToolResultHookInput[] = [];
+    const result = await h.agent.run("fail a command", {
+      policy: approveAll,
+      hooks: {
+        afterToolCall: (call) => {
+          seen.push(call);
+          return { additionalContext: "HOOK-CONTEXT-AFTER-FAILURE" };
+        },
+      },
+    });
+    expect(result.text).toBe("it failed");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ toolName: "Bash", isError: true, input: { command: "echo failing-output; exit 3" } });
+    expect(String(seen[0]!.output)).toContain("failing-output");
+    const next = h.server.requests.find((request) => request.view.lastToolResult?.toolName === "Bash");
+    expect(JSON.stringify(next?.body)).toContain("HOOK-CONTEXT-AFTER-FAILURE");
+  });
+
+  it("onPromptSubmit: sees the prompt, and its additionalContext reaches the model with it", async () => {
+    h = await harness([{ when: whenUserSays("hello there"), reply: { text: "hi" } }]);
+    const prompts: string[] = [];
+    const result = await h.agent.run("hello there", {
+      hooks: {
+        onPromptSubmit: ({ prompt }) => {
+          prompts.push(prompt);
+          return { additionalContext: "HOOK-CONTEXT-FOR-PROMPT" };
+        },
+      },
+    });
+    expect(result.text).toBe("hi");
+    expect(prompts).toEqual(["hello there"]);
+    const asked = h.server.requests.find((request) => request.view.firstUserText.includes("hello there") && request.rule !== undefined);
+    expect(JSON.stringify(asked?.body)).toContain("HOOK-CONTEXT-FOR-PROMPT");
+  });
+
+  it("onStop: sees the last message; continueWith makes the agent go on with that message", async () => {
+    h = await harness([
+      // The CLI hands the model the hook's reason in a system reminder of the next request.
+      { when: (view) => lastMessageText(view.raw).includes("keep going please"), reply: { text: "second answer" } },
+      { when: whenUserSays("start"), reply: { text: "first answer" } },
+    ]);
+    const stops: StopHookInput[] = [];
+    const result = await h.agent.run("start", {
+      hooks: {
+        onStop: (stop) => {
+          stops.push(stop);
+          return stop.continued ? undefined : { continueWith: "keep going please" };
+        },
+      },
+    });
+    expect(result.text).toBe("second answer");
+    expect(stops).toEqual([{ text: "first answer" }, { text: "second answer", continued: true }]);
+    expect(h.server.requests.filter((request) => lastMessageText(request.view.raw).includes("keep going please"))).toHaveLength(1);
+  });
+
+  it("a process pre-warmed with hooks registers them: a run with the same hook points takes it and its hook decides", async () => {
+    h = await harness([
+      { when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "ls", description: "List" } } } },
+      { when: whenToolResult("Bash"), reply: (view) => ({ text: `result: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    const denied: string[] = [];
+    const hooks = {
+      beforeToolCall: (call: ToolCallHookInput) => {
+        denied.push(call.toolName);
+        return { deny: "denied by the pre-warmed hook" };
+      },
+    };
+    expect(await h.agent.prewarm({ hooks, policy: approveAll })).toBe(1);
+    // Another hook point set is another launch: it spawns and leaves the pre-warmed process waiting.
+    const other = await prewarmTurn(h.agent.stream("say hi", { policy: approveAll, hooks: { onStop: () => undefined } }));
+    expect(other).toMatchObject({ spawned: true, prewarmedPid: undefined });
+    const turn = await prewarmTurn(h.agent.stream("list the files", { policy: approveAll, hooks }));
+    expect(turn.spawned).toBe(false);
+    expect(turn.prewarmedPid).toBeDefined();
+    expect(turn.text).toContain("denied by the pre-warmed hook");
+    expect(denied).toEqual(["Bash"]);
+  });
+
+  it("thread turns on one parked process: each turn's hooks are its own (the process keeps the registration)", async () => {
+    h = await harness([
+      { when: whenUserSays("first turn"), reply: { text: "one" } },
+      { when: whenUserSays("second turn"), reply: { text: "two" } },
+    ]);
+    const agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    try {
+      const thread = agent.thread("hooked");
+      const seen: string[] = [];
+      const turn = async (prompt: string, tag: string): Promise<{ text: string; reused: boolean }> => {
+        const stream = thread.stream(prompt, {
+          hooks: {
+            onPromptSubmit: ({ prompt: text }) => void seen.push(`${tag} prompt ${text}`),
+            onStop: ({ text }) => void seen.push(`${tag} stop ${text ?? ""}`),
+          },
+        });
+        let reused = false;
+        for await (const event of stream as AsyncIterable<AgentEvent>) {
+          if (event.type === "notice" && event.message === "process reused") reused = true;
+        }
+        return { text: (await stream.result()).text, reused };
+      };
+      expect(await turn("first turn", "A")).toEqual({ text: "one", reused: false });
+      expect(await turn("second turn", "B")).toEqual({ text: "two", reused: true });
+      expect(seen).toEqual(["A prompt first turn", "A stop one", "B prompt second turn", "B stop two"]);
+    } finally {
+      await agent.close();
+    }
+  });
+});
