@@ -121,6 +121,39 @@ describe("claude: the workspace's settings do not answer in the host's place (re
     },
   );
 
+  it.each(["ask", "auto_deny"] as const)(
+    "the user's own settings cannot answer for the host either: an allow rule for Bash in configDir's settings.json under %s, and the shell write is still the host's decision",
+    async (mode) => {
+      const target = join(work, "written.txt");
+      const asked: string[] = [];
+      h = await harness(
+        writeWith(target),
+        {},
+        {
+          onApproval: (r) => {
+            asked.push(r.title);
+            r.deny("not here");
+          },
+        },
+      );
+      await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash", "Write", "Edit"] } }));
+      const result = await h.agent.run("GO", { cwd: work, policy: { approvals: { permission: mode } } });
+      expect(existsSync(target)).toBe(false);
+      expect(asked).toEqual(mode === "ask" ? [`Bash: echo x > ${target}`] : []);
+      expect(result.text).toBe("isError=true");
+    },
+  );
+
+  it("without a permission mode the user's allow rule stands: the CLI's own configuration decides", async () => {
+    const target = join(work, "written.txt");
+    const asked: string[] = [];
+    h = await harness(writeWith(target), {}, { onApproval: (r) => (asked.push(r.title), r.deny("no")) });
+    await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
+    expect((await h.agent.run("GO", { cwd: work })).text).toBe("isError=false");
+    expect(asked).toEqual([]);
+    expect(existsSync(target)).toBe(true);
+  });
+
   it.each([
     [{ approvals: { permission: "ask" as const } }, "approvals.permission", "ask", ["--allowedTools", "Bash"]],
     [{ sandbox: "read_only" as const }, "sandbox", "read_only", ["--allowed-tools=mcp__fixture"]],

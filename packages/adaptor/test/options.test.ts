@@ -224,3 +224,15 @@ describe("timers longer than Node can wait", () => {
     expect((await agent.run("p", { policy: { approvals: { timeoutMs: -1 } } })).text).toBe("ok");
   });
 });
+
+describe("a __proto__ key in option data (as JSON.parse makes one)", () => {
+  it.each([
+    ['{"approvals":{"permission":"ask"},"__proto__":{"sandbox":"unrestricted"}}', "__proto__"],
+    ['{"approvals":{"__proto__":{"permission":"auto_approve"}}}', "approvals.__proto__"],
+  ])("is refused as an unknown policy field, never lending the policy its values: %s", async (json, field) => {
+    const agent = new Agent(okDriver());
+    const policy = JSON.parse(json) as RunOptions["policy"];
+    const error = await agent.run("p", { policy }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "InvalidPolicyError", field });
+  });
+});

@@ -31,6 +31,15 @@ function copyData(value: unknown, seen: Map<object, unknown>): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const object: Record<string, unknown> = proto === null ? Object.create(null) : {};
   seen.set(value, object);
-  for (const key of Object.keys(value)) object[key] = copyData((value as Record<string, unknown>)[key], seen);
+  // Defined, not assigned: a "__proto__" key (as JSON.parse makes one) stays an own key the option
+  // checks see and refuse, instead of setting the copy's prototype and lending it inherited fields.
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(object, key, {
+      value: copyData((value as Record<string, unknown>)[key], seen),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return Object.freeze(object);
 }

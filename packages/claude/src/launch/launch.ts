@@ -24,6 +24,8 @@ export interface Launch {
    * the host about; any other call is left to the CLI's `dontAsk` mode, which denies it.
    */
   readonly askableTools?: readonly string[];
+  /** Under `ask` / `auto_deny`: the every-tool hook guards against allow rules (see `PolicyLaunch.guardAllowRules`). */
+  readonly guardAllowRules?: boolean;
   /** Removes per-run files (private MCP config, staged skills); idempotent. */
   cleanup(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
+    ...(policy.guardAllowRules ? { guardAllowRules: true } : {}),
     async cleanup() {
       const dir = privateDir;
       privateDir = undefined;

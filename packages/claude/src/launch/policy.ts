@@ -31,6 +31,13 @@ export interface PolicyLaunch {
   readonly env: Record<string, string>;
   /** Under `read_only`: the only tools the every-tool hook may ask about ({@link READ_ONLY_TOOLS}). */
   readonly askableTools?: readonly string[];
+  /**
+   * Under an `ask` / `auto_deny` permission mode: the every-tool hook runs for every process and
+   * answers "ask" for each call except the read tools ({@link READ_ONLY_TOOLS}, left to the CLI's
+   * own defaults), so an allow rule of any settings file (the user's own included) cannot run a
+   * command or an edit without the host's decision.
+   */
+  readonly guardAllowRules?: boolean;
   /** Settings for `--settings <file>`, when the policy needs any. */
   readonly settings?: { permissions: { deny: string[]; allow: string[] } };
 }
@@ -51,7 +58,9 @@ export interface PolicyLaunch {
  * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode) →
  *   `--permission-mode default`, so a `defaultMode` from a settings file (the workspace's own
  *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
- *   does not decide in the host's place.
+ *   does not decide in the host's place; and the every-tool hook answers "ask" for every call
+ *   but the read tools, which outranks the allow rules of any settings file
+ *   ({@link PolicyLaunch.guardAllowRules}).
  * Approval modes are applied by the SDK, not the CLI.
  * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) under a
  * policy the host's config would loosen (`read_only`, or a `permission` approval mode of `ask` or
@@ -81,6 +90,7 @@ export function policyLaunch(
     args,
     env,
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
+    ...(!policy?.sandbox && asksOrDenies(policy) ? { guardAllowRules: true } : {}),
     ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
   };
 }
@@ -136,7 +146,7 @@ export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcem
       return {
         mechanisms: ["approval", "cli_flag"],
         detail:
-          "--permission-mode default (no settings file's mode applies); the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers",
+          "--permission-mode default (no settings file's mode applies) and a PreToolUse hook answering ask for every call but the read tools (no settings file's allow rule applies); the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers",
       };
     return { mechanisms: ["approval"], detail: "the CLI asks through --permission-prompt-tool stdio (can_use_tool); the SDK answers" };
   });

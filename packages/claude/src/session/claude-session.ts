@@ -15,6 +15,7 @@ import {
 } from "@adaptor/driver/kit";
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
+import { READ_ONLY_TOOLS } from "../launch/policy.js";
 import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
 import {
   ASK_EVERY_TOOL_HOOK,
@@ -118,7 +119,9 @@ export class ClaudeSession implements PooledProcess {
     this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
     this.#lines = new StdoutLines(proc);
     void proc.exited.then(() => (this.#exited = true));
-    this.#askForEveryTool = askForEveryTool;
+    // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
+    this.#askForEveryTool = askForEveryTool || launch.guardAllowRules === true;
+    this.#askReadTools = askForEveryTool;
     this.#hooks = hooks;
   }
 
@@ -127,6 +130,8 @@ export class ClaudeSession implements PooledProcess {
 
   /** Register the every-tool `PreToolUse` hook with the process's `initialize` request. */
   readonly #askForEveryTool: boolean;
+  /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
+  readonly #askReadTools: boolean;
   /** Background tasks (Bash `run_in_background`) the CLI reported started and not yet ended. */
   readonly #backgroundTasks = new Set<string>();
 
@@ -448,7 +453,7 @@ export class ClaudeSession implements PooledProcess {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
-      const askable = this.#launch.askableTools?.includes(tool) ?? true;
+      const askable = (this.#launch.askableTools?.includes(tool) ?? true) && (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
       proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
       return;
     }
