@@ -88,6 +88,11 @@ export interface AcpConfig extends CommonDriverConfig {
    * 120,000; at most 2^31-1.
    */
   readonly handshakeTimeoutMs?: number;
+  /**
+   * Sent as `_meta` of `session/new`, `session/load` and `session/fork`: agent-specific session
+   * options (e.g. the Claude adapters read `claudeCode.options` there). Default none.
+   */
+  readonly sessionMeta?: Readonly<Record<string, unknown>>;
 }
 
 const is = optionChecks;
@@ -110,6 +115,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
+  sessionMeta: is.object(),
 };
 
 /**
