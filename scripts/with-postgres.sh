@@ -10,7 +10,9 @@
 # As root the server runs as the `postgres` user. Binaries come from $PG_BIN (default
 # /usr/lib/postgresql/15/bin). When ADAPTOR_TEST_PG_URL is already set, that server is used as is;
 # when the binaries (or, as root, the postgres user) are missing, the command runs without a
-# database and the PostgreSQL tests skip with a warning.
+# database and the PostgreSQL tests skip with a warning. pg_stat_statements is preloaded when the
+# server has it (the benchmarks count statements with it; `CREATE EXTENSION` is theirs to run).
+# PG_MAX_CONNECTIONS (default 100) sets max_connections, for the fleet simulation.
 set -uo pipefail
 
 if [ $# -eq 0 ]; then
@@ -79,10 +81,14 @@ free_port() {
   node -e 'const s = require("node:net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
 }
 
+preload=""
+# Room for every statement of a whole test run (each test schema makes its own texts), so none is
+# evicted while a test reads its counts.
+[ -f "$PG_BIN/../lib/pg_stat_statements.so" ] && preload="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=50000"
 port=""
 for attempt in 1 2 3; do
   candidate="$(free_port)"
-  opts="-c listen_addresses=127.0.0.1 -c port=$candidate -c unix_socket_directories=$dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+  opts="-c listen_addresses=127.0.0.1 -c port=$candidate -c unix_socket_directories=$dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${PG_MAX_CONNECTIONS:-100} $preload"
   if "${as_pg[@]}" "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 30 start >/dev/null 2>&1; then
     port="$candidate"
     break

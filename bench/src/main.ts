@@ -7,8 +7,10 @@ import { concurrentRuns } from "./concurrent-runs.js";
 import { eventPipeline } from "./event-pipeline.js";
 import { fileCheckpoints } from "./file-checkpoints.js";
 import { firstTurn } from "./first-turn.js";
+import { fleetDispatch } from "./fleet-dispatch.js";
 import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
+import { sessionTranscript } from "./session-transcript.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
 const all: Benchmark[] = [
@@ -16,10 +18,12 @@ const all: Benchmark[] = [
   concurrentRuns,
   firstTurn,
   threadStoreLeases,
+  fleetDispatch,
   claudeThreadTurn,
   codexThreadTurn,
   rawOutputMemory,
   portableSessions,
+  sessionTranscript,
   fileCheckpoints,
 ];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.

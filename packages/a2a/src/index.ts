@@ -1,4 +1,4 @@
-// Public surface of @adaptor/a2a: serve an Agent or Thread as an A2A agent; the A2A client, its
+// Public surface of @adaptor/a2a: serve an Agent, a Thread or a fleet as an A2A agent; the A2A client, its
 // errors and the delegation tool are re-exported from @adaptor/a2a-client as the same objects.
 
 export {
@@ -12,6 +12,8 @@ export {
 export type { A2AServerLog } from "./server/server-log.js";
 export { taskFailure, MAX_FAILURE_MESSAGE_CHARS, type A2AFailureCode, type TaskFailure } from "./server/failure.js";
 export { RESPONSE_ARTIFACT_ID, type ApprovalAnswer } from "./server/task-run.js";
+export { a2aFleetServer, FLEET_RUN_METADATA_KEY, type A2AFleetServerOptions } from "./fleet/a2a-fleet-server.js";
+export type { A2AFleet, A2AFleetRun, A2AFleetEvent, A2AFleetRunOptions } from "./fleet/fleet-front.js";
 export {
   A2AClient,
   AGENT_CARD_PATH,

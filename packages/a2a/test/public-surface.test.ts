@@ -23,11 +23,13 @@ describe("public surface", () => {
       "ErrUnsupported",
       "ErrUntrustedOrigin",
       "FAILURE_METADATA_KEY",
+      "FLEET_RUN_METADATA_KEY",
       "MAX_FAILURE_MESSAGE_CHARS",
       "ProtocolError",
       "RESPONSE_ARTIFACT_ID",
       "StreamRecoveryError",
       "a2aDelegation",
+      "a2aFleetServer",
       "a2aServer",
       "delegate",
       "isFinalState",
@@ -35,6 +37,10 @@ describe("public surface", () => {
       "taskStateName",
       "textOf",
     ]);
+  });
+
+  it("@adaptor/a2a/postgres", async () => {
+    expect(Object.keys(await import("@adaptor/a2a/postgres")).sort()).toEqual(["PostgresTaskStore"]);
   });
 
   it("@adaptor/a2a re-exports the client package's identities and API as the same objects", () => {

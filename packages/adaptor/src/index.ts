@@ -9,6 +9,7 @@ export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-c
 export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
+export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";

@@ -8,6 +8,7 @@ import {
   type Lease,
   type ResolveQuery,
   SessionStateTooLargeError,
+  checkSegmentIndex,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -21,6 +22,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
@@ -152,6 +154,11 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
             },
             segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> => {
               const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segments, [recordId]);
+              return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+            },
+            segmentsFrom: async (recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]> => {
+              checkSegmentIndex(from);
+              const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segmentsFrom, [recordId, from]);
               return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
             },
           };
@@ -417,6 +424,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       throw backendError(operation, err);
     }
     let broken: unknown;
+    // A connection the server ends while the client is checked out (a restart, a failover,
+    // pg_terminate_backend) emits 'error' on the client when no query of ours is in flight to take
+    // it; without a listener that event would end the process. The next statement fails on its
+    // own, and the client is destroyed instead of going back to the pool.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       await body(client);
@@ -426,11 +439,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       try {
         await client.query("ROLLBACK");
       } catch (rollbackError) {
-        broken = rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
+        broken ??= rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
       }
       if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
       throw backendError(operation, err);
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
@@ -454,6 +468,7 @@ type Statements = Record<
   | "release"
   | "sessionOf"
   | "segments"
+  | "segmentsFrom"
   | "listActive"
   | "touchLease"
   | "lockLease"
@@ -503,18 +518,30 @@ function statements(s: string, prepared: boolean): Statements {
     byId: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE id = $1`,
     byKey: `SELECT ${THREAD_COLUMNS} FROM ${threads} WHERE key = $1 AND (status = 'active' OR $2::boolean)
             ORDER BY (status = 'active') DESC, created_at DESC, id DESC LIMIT 1`,
-    acquire: `INSERT INTO ${leases} AS l (target, owner, token, expires_at)
-              VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
-              ON CONFLICT (target) DO UPDATE
-                SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
-                WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
-              RETURNING token::text || ' ' || ${EPOCH_MS} AS lease`,
+    // A plain UPDATE of the existing row first (the usual case: no speculative insertion, no
+    // separate tuple lock); the upsert runs only when that found no free row, so a missing row, a
+    // row another transaction is inserting (deleteThread's) and a busy lease go exactly as before.
+    acquire: `WITH u AS (
+                UPDATE ${leases} AS l SET owner = $2::text, token = l.token + 1, expires_at = now() + $3::float8 * interval '1 millisecond'
+                WHERE l.target = $1::text AND (l.owner IS NULL OR l.owner = $2::text OR l.expires_at <= now())
+                RETURNING token, expires_at),
+              i AS (
+                INSERT INTO ${leases} AS l (target, owner, token, expires_at)
+                SELECT $1::text, $2::text, 1, now() + $3::float8 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM u)
+                ON CONFLICT (target) DO UPDATE
+                  SET owner = excluded.owner, token = l.token + 1, expires_at = excluded.expires_at
+                  WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
+                RETURNING token, expires_at)
+              SELECT token::text || ' ' || ${EPOCH_MS} AS lease FROM u UNION ALL SELECT token::text || ' ' || ${EPOCH_MS} FROM i`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING ${EPOCH_MS} AS expires_ms`,
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
+    // Segment i of a record is the row numbered first_seq + i.
+    segmentsFrom: `SELECT s.data FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id
+      WHERE s.record_id = $1 AND s.seq >= h.first_seq + $2::bigint ORDER BY s.seq`,
     listActive: `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at, t.updated_at, t.revision::text AS revision,
                    (SELECT count(*) FROM ${threads} a WHERE a.key = t.key AND a.status = 'archived')::text AS archived,
                    COALESCE((SELECT x.bytes FROM ${sessions} x WHERE x.record_id = t.id), 0)::text AS session_bytes
@@ -576,7 +603,8 @@ function finalizeStatements(s: string, prepared: boolean): Record<string, Statem
  * and checked before anything else is locked; the release updates only rows found valid. For one
  * lease released without session state, one `UPDATE` locks, checks and releases the lease (when
  * no other check failed; else the lease is only locked and checked, to say which check failed).
- * A plain shape has no key check and no archive step; it still requires $13 null and $14 false.
+ * A plain shape has no key check and no archive step; it still requires $13 null and $14 false,
+ * and writes an existing record with a plain `UPDATE` (`upd`), upserting only when there is none.
  * The statement returns one text column, `outcome` (see {@link FinalizeRow}), so the client parses
  * one field.
  */
@@ -677,11 +705,20 @@ function finalizeText(s: string, shape: FinalizeShape): string {
        UPDATE ${threads} SET status = 'archived', updated_at = now(), revision = revision + 1
        WHERE id = $13::text AND status = 'active' AND (SELECT go FROM ok)
        RETURNING id)`);
+  if (plain)
+    // The record of a later turn exists: a plain UPDATE writes it (no speculative insertion and no
+    // separate tuple lock); the upsert below runs only when there was no row to update.
+    steps.push(`upd AS (
+       UPDATE ${threads} AS t SET key = $2::text, status = $3::text, driver_type = $4::text, identity = $5::text,
+         fingerprint = $6::text, codec = $7::text, resume_id = $8::text, display_id = $9::text, data = $10::json,
+         created_at = $11::timestamptz, updated_at = $12::timestamptz, revision = t.revision + 1
+       WHERE t.id = $1::text AND (SELECT go FROM ok)
+       RETURNING revision)`);
   steps.push(
     `up AS (
        INSERT INTO ${threads} AS t (id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data, created_at, updated_at)
        SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::json, $11::timestamptz, $12::timestamptz
-       WHERE (SELECT go FROM ok)${plain ? "" : " AND (SELECT count(*) FROM arch) >= 0"}
+       WHERE (SELECT go FROM ok)${plain ? " AND NOT EXISTS (SELECT 1 FROM upd)" : " AND (SELECT count(*) FROM arch) >= 0"}
        ON CONFLICT (id) DO UPDATE SET key = excluded.key, status = excluded.status, driver_type = excluded.driver_type,
          identity = excluded.identity, fingerprint = excluded.fingerprint, codec = excluded.codec,
          resume_id = excluded.resume_id, display_id = excluded.display_id, data = excluded.data,
@@ -698,7 +735,7 @@ function finalizeText(s: string, shape: FinalizeShape): string {
   const big = shape.session ? " WHEN (SELECT over FROM big) THEN 'b' || (SELECT total FROM sz)" : "";
   return `WITH ${steps.join(",\n     ")}
      SELECT CASE WHEN ${lost} THEN 'l' || ${lostTarget}${taken}${big}
-                 ELSE 'r' || (SELECT revision FROM up) END AS outcome`;
+                 ELSE 'r' || ${plain ? "coalesce((SELECT revision FROM upd), (SELECT revision FROM up))" : "(SELECT revision FROM up)"} END AS outcome`;
 }
 
 /** The revision `finalize` wrote, from its statement's row. @throws LeaseLostError, AlreadyExistsError, SessionStateTooLargeError. */
@@ -736,22 +773,6 @@ function isContractError(err: unknown): boolean {
   );
 }
 
-const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
-
 function backendError(op: string, cause: unknown): DriverError {
-  return new DriverError({ op, device: DEVICE, code: classify(cause), cause });
-}
-
-function classify(cause: unknown): ErrCode {
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  if (typeof code === "string") {
-    if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return ErrCode.ServiceUnavailable;
-    if (code === "40001" || code === "40P01" || code === "55P03") return ErrCode.ServiceUnavailable;
-    if (code === "42P01" || code === "3F000") return ErrCode.NotFound;
-    if (code === "57014") return ErrCode.Timeout;
-  }
-  if (cause instanceof Error && /Connection terminated|not queryable|after calling end on the pool/i.test(cause.message)) {
-    return ErrCode.ServiceUnavailable;
-  }
-  return ErrCode.Internal;
+  return new DriverError({ op, device: DEVICE, code: postgresErrorCode(cause), cause });
 }

@@ -42,6 +42,45 @@ if (!PG_URL) {
   });
 
   describe("PostgresThreadStore", () => {
+    it("once its rows exist, a thread turn's lease cycle writes 3 WAL records: acquire and the record's write are plain updates, without an upsert's row lock", async () => {
+      // pg_stat_statements counts each statement's WAL records (scripts/with-postgres.sh preloads it).
+      await pool.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").catch((cause: unknown) => {
+        throw new Error("this test needs pg_stat_statements in shared_preload_libraries (scripts/with-postgres.sh sets it)", { cause });
+      });
+      const name = schema("wal");
+      const store = new PostgresThreadStore({ pool, schema: name });
+      await store.migrate();
+      const turn = async (n: number): Promise<void> => {
+        const lease = await store.acquireLease("wal-key", "worker", 30_000);
+        await store.finalize({
+          leases: [lease],
+          record: { ...record("wal-record", "wal-key"), checkpoint: { resumeId: `r-${n}` } },
+          releaseLeases: true,
+        });
+        await store.releaseLease(lease);
+      };
+      const counted = async (): Promise<{ calls: number; wal: number }> => {
+        const { rows } = await pool.query<{ calls: string; wal: string }>(
+          `SELECT coalesce(sum(calls), 0)::text AS calls, coalesce(sum(wal_records), 0)::text AS wal FROM pg_stat_statements
+           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query LIKE $1`,
+          [`%"${name}".adaptor_thread%`],
+        );
+        return { calls: Number(rows[0]!.calls), wal: Number(rows[0]!.wal) };
+      };
+      await turn(0); // inserts the lease row and the record
+      const before = await counted();
+      for (let n = 1; n <= 5; n++) await turn(n);
+      const after = await counted();
+      // Two statements per turn (the release is answered by the store); one WAL record for the
+      // acquire, two for the finalize (the lease's release and the record's update). The upsert
+      // forms locked the conflicting row first, a WAL record of its own each: 5 per turn. A page
+      // prune may add one now and then.
+      expect(after.calls - before.calls).toBe(10);
+      expect(after.wal - before.wal).toBeGreaterThanOrEqual(15);
+      expect(after.wal - before.wal).toBeLessThan(20);
+      expect((await store.resolve({ key: "wal-key" }))?.revision).toBe(6);
+    });
+
     it("migrate() is idempotent, also when three stores run it at once", async () => {
       const name = schema("migrate");
       const stores = [0, 1, 2].map(() => new PostgresThreadStore({ pool, schema: name }));

@@ -6,17 +6,18 @@ import {
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
+  type DefaultRequestHandlerOptions,
   type RequestContext,
   type ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import { FAILURE_METADATA_KEY, taskStateName } from "@adaptor/a2a-client";
+import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
+import { hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
-import { agentMessage, messageData, messageText, textPart } from "./parts.js";
+import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
@@ -81,8 +82,8 @@ export interface A2AServerOptions {
    */
   readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
   /**
-   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g. its
-   * `DatabaseTaskStore` from `@a2a-js/sdk/server/database`). Default: a new `InMemoryTaskStore`,
+   * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g.
+   * `PostgresTaskStore` from `@adaptor/a2a/postgres`). Default: a new `InMemoryTaskStore`,
    * whose tasks a restart forgets. A suspended task survives a restart only in a durable one.
    */
   readonly taskStore?: TaskStore;
@@ -91,6 +92,16 @@ export interface A2AServerOptions {
    * 401 before the request is read. Default: every request is accepted.
    */
   readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Hosts this server answers besides the host of `url` and the loopback names (`127.0.0.1`,
+   * `localhost`, `[::1]`) on the port a request arrived on: `"agents.example.com"`,
+   * `"agents.example.com:8443"` or `"https://agents.example.com"` (no port: any port). `"*"` turns
+   * the check off (a proxy in front checks `Host`). A request with any other `Host` header, or none,
+   * gets HTTP 403 `{ error: "forbidden host" }` before anything runs: a web page that made its own
+   * name resolve to this machine (DNS rebinding) cannot drive the agent. Default `[]`.
+   * @throws InvalidOptionError (at construction) for an entry that is not a host.
+   */
+  readonly allowedHosts?: readonly string[] | "*";
   /**
    * Where the server's diagnostics go, one line per refused or failed request (no stack trace,
    * credentials redacted): the `@a2a-js/sdk` server's own `console` output is routed here while it
@@ -148,11 +159,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       field: "runOptions.suspend",
       reason: "needs runners that can resume a suspended turn (Thread.streamAnswer): serve a Thread, or a RunnerFor that picks threads",
     });
-  const base = new URL(options.url);
-  if (base.protocol !== "http:" && base.protocol !== "https:")
-    throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
-  const url = base.href.replace(/\/$/, "");
-  const card = buildCard(url, options.card);
+  const card = publicCard(options.url, options.card);
   const runs = new Map<string, TaskRun>();
   const taskStore = options.taskStore ?? new InMemoryTaskStore();
   /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
@@ -205,37 +212,13 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       if (context.task) {
         // A task of this server that no run serves any more (it ended, or the server restarted).
         bus.publish(AgentEvent.task(snapshot(context, TaskState.TASK_STATE_FAILED)));
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: the task is no longer running")], {
-                [FAILURE_METADATA_KEY]: { code: "error", retryable: false },
-              }),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(failedWithError(taskId, contextId, "error: the task is no longer running", false));
         return;
       }
       bus.publish(AgentEvent.task(TaskRun.initialTask(taskId, contextId, context.userMessage)));
       const prompt = messageText(context.userMessage);
       if (closed || prompt.trim() === "") {
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_REJECTED,
-              message: agentMessage(taskId, contextId, [textPart(closed ? "the agent is shutting down" : "the message has no text part")]),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(rejected(taskId, contextId, closed));
         return;
       }
       let stream: Stream;
@@ -244,20 +227,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
         stream = outsideServerLog(() => target.stream(prompt, { ...options.runOptions }));
       } catch {
         // A runner picker or a runner that throws: an infrastructure failure, reported without detail.
-        bus.publish(
-          AgentEvent.statusUpdate({
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.TASK_STATE_FAILED,
-              message: agentMessage(taskId, contextId, [textPart("error: internal error")], {
-                [FAILURE_METADATA_KEY]: { code: "error", retryable: true },
-              }),
-              timestamp: new Date().toISOString(),
-            },
-            metadata: undefined,
-          }),
-        );
+        bus.publish(failedWithError(taskId, contextId, "error: internal error", true));
         return;
       }
       await startRun(context, bus, stream);
@@ -365,11 +335,65 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     check: checkResume,
     release: releaseClaim,
   });
+  const app = expressApp(requestHandler, options);
+
+  return {
+    handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
+    card,
+    async close() {
+      closed = true;
+      const live = [...runs.values()];
+      for (const run of live) run.cancel();
+      await Promise.all(live.map((run) => run.done));
+    },
+    async [Symbol.asyncDispose]() {
+      await this.close();
+    },
+  };
+}
+
+/** What {@link expressApp} takes of a server's options. */
+type AppOptions = Pick<A2AServerOptions, "url" | "authorize" | "allowedHosts">;
+
+/**
+ * The hosts a server answers (see `allowedHosts`): the host of its `url` and the configured ones.
+ * @throws InvalidOptionError for an entry that is not a host.
+ */
+function servedHosts(options: AppOptions): readonly string[] | "*" {
+  const configured = options.allowedHosts ?? [];
+  if (configured === "*") return "*";
+  configured.forEach((entry, index) => {
+    if (typeof entry !== "string" || hostRule(entry) === undefined) {
+      throw new InvalidOptionError({
+        subject: "a2a server options",
+        field: `allowedHosts[${index}]`,
+        reason: "is not a host (name, name:port or URL)",
+      });
+    }
+  });
+  let own: string[] = [];
+  try {
+    own = [new URL(options.url).host];
+  } catch {
+    // A url that does not parse leaves only loopback and the configured hosts.
+  }
+  return [...own, ...configured];
+}
+
+/**
+ * The Express app of a server: the `Host` check (HTTP 403), the card (public), then `authorize`
+ * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
+ * answers for Express's own fallbacks (no HTML error page, no stack).
+ * @throws InvalidOptionError for an `allowedHosts` entry that is not a host.
+ */
+export function expressApp(requestHandler: DefaultRequestHandler, options: AppOptions): express.Express {
+  const hosts = servedHosts(options);
+  const authorize = options.authorize;
   const app = express();
   app.disable("x-powered-by");
+  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  if (options.authorize) {
-    const authorize = options.authorize;
+  if (authorize) {
     app.use((req, res, next) => {
       Promise.resolve()
         .then(() => outsideServerLog(() => authorize(req)))
@@ -395,26 +419,14 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     res.status(status).json({ error: status === 413 ? "request body too large" : status < 500 ? "bad request" : "internal error" });
   });
 
-  return {
-    handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
-    card,
-    async close() {
-      closed = true;
-      const live = [...runs.values()];
-      for (const run of live) run.cancel();
-      await Promise.all(live.map((run) => run.done));
-    },
-    async [Symbol.asyncDispose]() {
-      await this.close();
-    },
-  };
+  return app;
 }
 
 /**
  * What a message on an existing task passes before the SDK handles it: `claim` (synchronous, so
  * that of two racing answers one wins), `check` (the stores), and `release` when it was handled.
  */
-interface AnswerGate {
+export interface AnswerGate {
   readonly claim: (message: Message | undefined) => void;
   readonly check: (message: Message | undefined, context: ServerCallContext) => Promise<void>;
   readonly release: (message: Message | undefined) => void;
@@ -425,11 +437,11 @@ interface AnswerGate {
  * and the refusals of a task in a terminal state naming the state
  * (`completed`, `canceled`, ...) instead of its number.
  */
-class StateNamingRequestHandler extends DefaultRequestHandler {
+export class StateNamingRequestHandler extends DefaultRequestHandler {
   readonly #gate: AnswerGate;
 
-  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate) {
-    super(card, store, executor);
+  constructor(card: AgentCard, store: TaskStore, executor: AgentExecutor, gate: AnswerGate, options?: DefaultRequestHandlerOptions) {
+    super(card, store, executor, undefined, undefined, undefined, undefined, undefined, options);
     this.#gate = gate;
   }
 
@@ -469,7 +481,7 @@ class StateNamingRequestHandler extends DefaultRequestHandler {
 }
 
 /** The same error (its class and code kept), its "terminal state (3)" made "terminal state (completed)". */
-function namingState(error: unknown): unknown {
+export function namingState(error: unknown): unknown {
   if (error instanceof Error)
     error.message = error.message.replace(
       /\bterminal state \((\d+)\)/,
@@ -483,6 +495,14 @@ function httpStatusOf(error: unknown): number {
   const status =
     (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === "number" && status >= 400 && status < 600 ? status : 500;
+}
+
+/** The card a server mounted at `url` publishes. @throws TypeError for a `url` that is not http(s). */
+export function publicCard(url: string, card: A2AServerCard): AgentCard {
+  const base = new URL(url);
+  if (base.protocol !== "http:" && base.protocol !== "https:")
+    throw new TypeError(`A2A server url must be http or https, got ${base.protocol}`);
+  return buildCard(base.href.replace(/\/$/, ""), card);
 }
 
 function buildCard(url: string, card: A2AServerCard): AgentCard {
@@ -515,7 +535,7 @@ function buildCard(url: string, card: A2AServerCard): AgentCard {
   };
 }
 
-function snapshot(context: RequestContext, state: TaskState) {
+export function snapshot(context: RequestContext, state: TaskState): Task {
   const task = context.task;
   return {
     id: context.taskId,
@@ -528,7 +548,7 @@ function snapshot(context: RequestContext, state: TaskState) {
 }
 
 /** The approval answer a client message carries: a data part `{ decision, reason?, choice? }`, or the text `approve`/`deny`. */
-function parseAnswer(message: Message): ApprovalAnswer | undefined {
+export function parseAnswer(message: Message): ApprovalAnswer | undefined {
   const data = messageData(message);
   const decision = data?.["decision"];
   if (decision === "approve" || decision === "deny" || decision === "answer") {
@@ -571,7 +591,7 @@ function suspendedApproval(task: Task | undefined): SuspendedApproval | undefine
 }
 
 /** The decision an answer makes; a denial without a reason is denied "by the A2A client". */
-function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
   if (answer.decision === "approve") return { outcome: "approve" };
   if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? "denied by the A2A client" };
   return { outcome: "answer", choice: answer.choice ?? "" };

@@ -1,4 +1,6 @@
-import { Role, type Message, type Part } from "@a2a-js/sdk";
+import { Role, TaskState, type Message, type Part } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutionEvent } from "@a2a-js/sdk/server";
+import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import { randomUUID } from "node:crypto";
 
 /** A text part. */
@@ -28,4 +30,26 @@ export function messageData(message: Message | undefined): Record<string, unknow
     if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   }
   return undefined;
+}
+
+/** A status update of task `taskId` to `state`, stamped now, with the agent's `message`. */
+export function statusUpdate(taskId: string, contextId: string, state: TaskState, message?: Message): AgentExecutionEvent {
+  return AgentEvent.statusUpdate({
+    taskId,
+    contextId,
+    status: { state, message, timestamp: new Date().toISOString() },
+    metadata: undefined,
+  });
+}
+
+/** The `rejected` update of a message the server will not run: a message without text, or a server shutting down. */
+export function rejected(taskId: string, contextId: string, closing: boolean): AgentExecutionEvent {
+  const why = closing ? "the agent is shutting down" : "the message has no text part";
+  return statusUpdate(taskId, contextId, TaskState.TASK_STATE_REJECTED, agentMessage(taskId, contextId, [textPart(why)]));
+}
+
+/** The `failed` update of a task with failure code `error` and `text` (no detail of the cause leaves the host). */
+export function failedWithError(taskId: string, contextId: string, text: string, retryable: boolean): AgentExecutionEvent {
+  const message = agentMessage(taskId, contextId, [textPart(text)], { [FAILURE_METADATA_KEY]: { code: "error", retryable } });
+  return statusUpdate(taskId, contextId, TaskState.TASK_STATE_FAILED, message);
 }

@@ -1,4 +1,4 @@
-import { TaskState, type Message, type Task } from "@a2a-js/sdk";
+import { TaskState, type Artifact, type Message, type Task } from "@a2a-js/sdk";
 import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import type { ApprovalRequest, PendingApproval, Stream } from "adaptor";
@@ -8,7 +8,8 @@ import { agentMessage, dataPart, textPart } from "./parts.js";
 /** The artifact that carries the run's answer. */
 export const RESPONSE_ARTIFACT_ID = "response";
 
-function responseArtifact(text: string) {
+/** The `response` artifact holding `text`. */
+export function responseArtifact(text: string): Artifact {
   return {
     artifactId: RESPONSE_ARTIFACT_ID,
     name: "response",
@@ -265,19 +266,23 @@ export class TaskRun {
       this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
     } catch (error) {
       this.#pending.clear();
-      const failure = taskFailure(error);
-      const canceled = this.#cancelRequested || failure.code === "cancelled";
-      const message = agentMessage(
-        this.taskId,
-        this.contextId,
-        [textPart(canceled ? "cancelled: the task was canceled" : failure.message)],
-        {
-          [FAILURE_METADATA_KEY]: { code: canceled ? "cancelled" : failure.code, retryable: canceled ? false : failure.retryable },
-        },
-      );
-      this.status(canceled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, message);
+      const { state, message } = failureStatus(this.taskId, this.contextId, error, this.#cancelRequested);
+      this.status(state, message);
     }
   }
+}
+
+/**
+ * The status a run's rejection ends its task with: `canceled` (code `cancelled`) when the task was
+ * canceled or the run's reason is `cancelled`, else `failed` with the {@link taskFailure} code and text.
+ */
+export function failureStatus(taskId: string, contextId: string, error: unknown, canceled = false): { state: TaskState; message: Message } {
+  const failure = taskFailure(error);
+  const cancel = canceled || failure.code === "cancelled";
+  const message = agentMessage(taskId, contextId, [textPart(cancel ? "cancelled: the task was canceled" : failure.message)], {
+    [FAILURE_METADATA_KEY]: { code: cancel ? "cancelled" : failure.code, retryable: cancel ? false : failure.retryable },
+  });
+  return { state: cancel ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED, message };
 }
 
 /** What an `input-required` status shows of one approval. */

@@ -93,6 +93,13 @@ export interface AcpConfig extends CommonDriverConfig {
    * options (e.g. the Claude adapters read `claudeCode.options` there). Default none.
    */
   readonly sessionMeta?: Readonly<Record<string, unknown>>;
+  /**
+   * Offer `stream.interrupt()`: ACP's `session/cancel` stops the running turn, whose answer
+   * `cancelled` is an interrupted success, and the process and session serve the next turn.
+   * Default true; false for an agent whose next turn after a cancel does not run (the SDK then
+   * refuses the interrupt with `FeatureUnsupportedError`).
+   */
+  readonly interrupt?: boolean;
 }
 
 const is = optionChecks;
@@ -116,6 +123,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
   sessionMeta: is.object(),
+  interrupt: is.boolean(),
 };
 
 /**

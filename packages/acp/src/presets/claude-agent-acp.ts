@@ -5,6 +5,7 @@ import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@zed-industries/claude-agent-acp` version this package pins and is tested against. */
 export const PINNED_CLAUDE_AGENT_ACP_VERSION = "0.23.1";
@@ -55,7 +56,10 @@ function adapterEntry(): string | undefined {
 /**
  * What claude-agent-acp 0.23.1 has proved in this package's tests: `read_only` → session mode
  * `dontAsk` (every tool that needs a permission is denied; its `plan` mode still wrote a file), the
- * permission modes → `default` (it asks before edits and commands); MCP over stdio; fork.
+ * permission modes → `default` (it asks before edits and commands); MCP over stdio; fork. No
+ * interrupt: after a `session/cancel`, 0.23.1 answers the session's next prompt at once with
+ * `end_turn`, no model request and no output (the cancelled query's leftover result), so the turn
+ * after an interrupt would not run (`test/turn-control.test.ts`).
  */
 const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   type: "claude-agent-acp",
@@ -63,14 +67,11 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   sandboxModes: { read_only: "dontAsk" },
   askMode: "default",
   mcpTransports: ["stdio"],
+  interrupt: false,
 };
 
 /** With `workspaceSettings`: no `read_only` or ask mode (the workspace's hooks act outside them). */
-const TRUSTED_DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
-  type: "claude-agent-acp",
-  displayName: "Claude Agent (ACP adapter)",
-  mcpTransports: ["stdio"],
-};
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG);
 
 /** The ACP config `claudeAgentAcp(config)` runs: `node <adapter>/dist/index.js`. */
 export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): AcpConfig {

@@ -7,6 +7,7 @@ import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { AcpDriver } from "../acp-driver.js";
 import { toolNameOf } from "../turn/tool-call.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@google/gemini-cli` version this package pins and is tested against. */
 export const PINNED_GEMINI_VERSION = "0.61.0";
@@ -102,11 +103,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
  * With `workspaceSettings`: the trusted modes `workspace_write` → `autoEdit`, `unrestricted` →
  * `yolo`; no `read_only` or ask mode (the workspace's hooks and allow rules act outside them).
  */
-const TRUSTED_DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
-  ...DESCRIPTOR_CONFIG,
-  sandboxModes: { workspace_write: "autoEdit", unrestricted: "yolo" },
-  askMode: undefined,
-};
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG, { workspace_write: "autoEdit", unrestricted: "yolo" });
 
 function descriptorConfig(config: GeminiConfig | undefined): Partial<AcpConfig> {
   return config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG;
@@ -127,7 +124,7 @@ export function geminiAcpConfig(config: GeminiConfig | undefined): AcpConfig {
   const descriptor = workspaceSettings ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG;
   return validateAcpConfig("gemini", {
     ...common,
-    ...Object.fromEntries(Object.entries(descriptor).filter(([, value]) => value !== undefined)),
+    ...descriptor,
     command: base.command,
     args: base.args,
     // Overrides folder trust whatever the user's settings and trustedFolders.json say.

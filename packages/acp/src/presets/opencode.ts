@@ -5,6 +5,7 @@ import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `opencode-ai` version this package pins and is tested against. */
 export const PINNED_OPENCODE_VERSION = "1.18.33";
@@ -92,7 +93,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
 };
 
 /** With `workspaceSettings`: no `read_only` or ask mode (the workspace's plugins act outside them). */
-const TRUSTED_DESCRIPTOR_CONFIG: Partial<AcpConfig> = { type: "opencode", displayName: "OpenCode", mcpTransports: ["stdio"] };
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG);
 
 /** The ACP config `opencode(config)` runs: `opencode acp` with the preset's agents in `OPENCODE_CONFIG_CONTENT`. */
 export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig {

@@ -6,6 +6,7 @@ import { optionChecks } from "@adaptor/errors";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@qwen-code/qwen-code` version this package pins and is tested against. */
 export const PINNED_QWEN_VERSION = "0.24.4";
@@ -86,7 +87,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
 };
 
 /** With `workspaceSettings`: no `read_only` or ask mode (the workspace's hooks and allow rules act outside them). */
-const TRUSTED_DESCRIPTOR_CONFIG: Partial<AcpConfig> = { type: "qwen", displayName: "Qwen Code", mcpTransports: [] };
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG);
 
 /** The ACP config `qwen(config)` runs: `node <cli-entry.js> --acp --auth-type openai`. */
 export function qwenAcpConfig(config: QwenConfig | undefined, extra: Partial<AcpConfig> = {}): AcpConfig {

@@ -21,6 +21,11 @@ export interface RunEventsOptions {
   readonly after?: number;
   /** Ends the iteration: the loop rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
+  /**
+   * `false`: end after the events stored when the read reaches them, without waiting for live
+   * ones (a snapshot of the log so far). Default `true`: follow the run up to its `verdict`.
+   */
+  readonly follow?: boolean;
 }
 
 /** An approval a run's current attempt waits on, as stored. */
@@ -29,6 +34,18 @@ export interface FleetPendingApproval {
   readonly id: string;
   /** The SDK's `ApprovalRequest` fields as JSON (`kind`, `title`, `toolName`, `input`, `choices`, ...). */
   readonly request: JsonValue;
+}
+
+/** What a run was submitted with, as {@link RunHandle.info} reads it. */
+export interface FleetRunInfo {
+  /** The run's id. */
+  readonly id: string;
+  /** The thread key it runs on, if any. */
+  readonly threadKey: string | undefined;
+  /** When it was submitted (PostgreSQL's clock), ISO 8601. */
+  readonly submittedAt: string;
+  /** Whether it has its verdict. */
+  readonly settled: boolean;
 }
 
 /**
@@ -83,6 +100,10 @@ export class RunHandle {
           throw new FleetRunNotFoundError(this.id);
         }
         checked = true;
+      }
+      if (options.follow === false) {
+        ticket.drop();
+        return;
       }
       await ticket.wait(options.signal);
     }
@@ -141,6 +162,16 @@ export class RunHandle {
     const { boss, options, tables } = this.#core;
     await boss.cancel(options.queue, this.id);
     return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /**
+   * What the run was submitted with (thread key, submission time) and whether it has its verdict.
+   * @throws FleetRunNotFoundError for an unknown id.
+   */
+  async info(): Promise<FleetRunInfo> {
+    const found = await this.#core.tables.runInfo(this.id);
+    if (!found) throw new FleetRunNotFoundError(this.id);
+    return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
   }
 
   /** The approvals the run's current attempt waits on, oldest first. */
