@@ -2,49 +2,15 @@
 // servers, permission rules and providers; `.opencode/` plugins, which are JavaScript OpenCode
 // runs) must not run commands, redirect the model API or answer asks in the host's place. On the
 // real binary (pinned 1.18.33).
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { fileURLToPath } from "node:url";
 import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
 import { ErrPolicyCapabilityUnsupported, isError } from "adaptor";
 import { opencode, type OpencodeConfig } from "../src/index.js";
 import { chatHarness, type ChatHarness } from "./chat-agent.js";
-import type { IsolatedHome } from "./support.js";
-
-const OPENCODE_BIN = fileURLToPath(new URL("../node_modules/opencode-ai/bin/opencode.exe", import.meta.url));
-
-/** "say hello" → a greeting; `RUN_TOUCH <path>` → OpenCode's `bash` touching it. */
-const RULES: readonly ChatScriptRule[] = [
-  { when: whenChatUserSays("say hello"), reply: { text: "Hello from the scripted model." } },
-  {
-    when: whenChatUserSays("RUN_TOUCH"),
-    reply: (view) => ({
-      toolCall: {
-        name: "bash",
-        arguments: { command: `touch ${/RUN_TOUCH (\S+)/.exec(view.lastUserText)?.[1] ?? ""}`, description: "touch" },
-      },
-    }),
-  },
-];
-
-/** OpenCode in `home` against `server` as a provider of the host's config; its database created first. */
-function hostConfig(home: IsolatedHome, server: ChatCompletionsServer): OpencodeConfig {
-  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 60_000 });
-  const scripted = { npm: "@ai-sdk/openai-compatible", name: "Scripted", options: { baseURL: `${server.url}/v1`, apiKey: "sk-test" } };
-  return {
-    cwd: home.workDir,
-    inheritEnv: false,
-    env: home.env,
-    opencodeConfig: {
-      provider: { scripted: { ...scripted, models: { "test-model": { name: "Test model" } } } },
-      model: "scripted/test-model",
-      small_model: "scripted/test-model",
-    },
-  };
-}
+import { opencodeTestConfig } from "./opencode-env.js";
 
 let h: ChatHarness | undefined;
 let stranger: ChatCompletionsServer | undefined;
@@ -55,8 +21,16 @@ afterEach(async () => {
   stranger = undefined;
 });
 
+const touchArguments = (text: string) => ({ command: `touch ${/RUN_TOUCH (\S+)/.exec(text)?.[1] ?? ""}`, description: "touch" });
+
+/** "say hello" → a greeting; `RUN_TOUCH <path>` → OpenCode's `bash` touching it. */
+const RULES: readonly ChatScriptRule[] = [
+  { when: whenChatUserSays("say hello"), reply: { text: "Hello from the scripted model." } },
+  { when: whenChatUserSays("RUN_TOUCH"), reply: (view) => ({ toolCall: { name: "bash", arguments: touchArguments(view.lastUserText) } }) },
+];
+
 const harness = (config: Partial<OpencodeConfig> = {}): Promise<ChatHarness> =>
-  chatHarness((home, server) => opencode({ ...hostConfig(home, server), ...config }), RULES);
+  chatHarness((home, server) => opencode({ ...opencodeTestConfig(home, server), ...config }), RULES);
 
 /**
  * Hostile files in `work`: an MCP server and a plugin that touch marker files, rules that allow

@@ -19,17 +19,18 @@ const qwenEnv = (home: IsolatedHome, server: ChatCompletionsServer): Record<stri
   OPENAI_MODEL: "qwen-test",
 });
 
+const touch = (text: string) => ({
+  command: `touch ${/RUN_TOUCH (\S+)/.exec(text)?.[1] ?? ""}`,
+  is_background: false,
+  description: "touch",
+});
+
 /** "say hello" → a greeting; `RUN_TOUCH <path>` → qwen's shell tool touching it. */
 const QWEN_RULES: readonly ChatScriptRule[] = [
   { when: whenChatUserSays("say hello"), reply: { text: "Hello from the scripted model." } },
   {
     when: whenChatUserSays("RUN_TOUCH"),
-    reply: (view) => ({
-      toolCall: {
-        name: "run_shell_command",
-        arguments: { command: `touch ${/RUN_TOUCH (\S+)/.exec(view.lastUserText)?.[1] ?? ""}`, is_background: false, description: "touch" },
-      },
-    }),
+    reply: (view) => ({ toolCall: { name: "run_shell_command", arguments: touch(view.lastUserText) } }),
   },
 ];
 
