@@ -346,6 +346,7 @@ export class AcpDriver implements Driver {
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
 
       if (sessionId === undefined) {
+        const meta = config.sessionMeta !== undefined ? { _meta: config.sessionMeta } : {};
         if (request.session?.fork) {
           const parent = request.session.resumeId;
           if (!caps.sessionCapabilities?.["fork" as keyof typeof caps.sessionCapabilities]) {
@@ -358,7 +359,7 @@ export class AcpDriver implements Driver {
           try {
             const forked = await step(
               "session/fork",
-              agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers }),
+              agent.request<NewSessionResponse>("session/fork", { sessionId: parent, cwd, mcpServers: mcpServers.servers, ...meta }),
             );
             sessionId = forked.sessionId;
             offered = forked;
@@ -381,7 +382,7 @@ export class AcpDriver implements Driver {
           try {
             offered = (await step(
               "session/load",
-              agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers }),
+              agent.request("session/load", { sessionId: id, cwd, mcpServers: mcpServers.servers, ...meta }),
             )) as NewSessionResponse;
           } catch (error) {
             if (signal.aborted || !(error instanceof RequestError)) throw error;
@@ -393,7 +394,7 @@ export class AcpDriver implements Driver {
           sessionId = id;
         } else {
           try {
-            const created = await step("session/new", agent.request("session/new", { cwd, mcpServers: mcpServers.servers }));
+            const created = await step("session/new", agent.request("session/new", { cwd, mcpServers: mcpServers.servers, ...meta }));
             sessionId = created.sessionId;
             offered = created;
           } catch (error) {

@@ -40,8 +40,10 @@ describe("acp config and descriptor", () => {
     expect(mapped.capabilities.sessions.resume).toBe(false);
     const preset = gemini().descriptor;
     expect(preset).toMatchObject({ type: "gemini", displayName: "Gemini CLI" });
-    expect(preset.capabilities.policy.sandbox).toEqual(["read_only", "workspace_write", "unrestricted"]);
+    // An untrusted working directory (the default): gemini-cli takes neither autoEdit nor yolo there.
+    expect(preset.capabilities.policy.sandbox).toEqual(["read_only"]);
     expect(Object.isFrozen(preset.capabilities.policy.sandbox)).toBe(true);
+    expect(gemini({ workspaceSettings: true }).descriptor.capabilities.policy.sandbox).toEqual(["workspace_write", "unrestricted"]);
   });
 });
 

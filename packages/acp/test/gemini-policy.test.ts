@@ -37,8 +37,8 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     expect(asked).toEqual([]);
   });
 
-  it("workspace_write runs in autoEdit mode: write_file runs without asking", async () => {
-    h = await geminiHarness();
+  it("workspace_write runs in autoEdit mode in a trusted workspace (workspaceSettings): write_file runs without asking", async () => {
+    h = await geminiHarness([], { workspaceSettings: true });
     const file = join(h.env.workDir, "auto.txt");
     const stream = h.agent.stream(`WRITE_FILE ${file}`, { policy: { sandbox: "workspace_write" } });
     const events = await collect(stream);
@@ -47,8 +47,8 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     expect(existsSync(file)).toBe(true);
   });
 
-  it("unrestricted runs in yolo mode: the shell runs without asking", async () => {
-    h = await geminiHarness();
+  it("unrestricted runs in yolo mode in a trusted workspace (workspaceSettings): the shell runs without asking", async () => {
+    h = await geminiHarness([], { workspaceSettings: true });
     const file = join(h.env.workDir, "yolo.txt");
     const stream = h.agent.stream(`SHELL_CMD touch ${file}`, { policy: { sandbox: "unrestricted" } });
     const events = await collect(stream);

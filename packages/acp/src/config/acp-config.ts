@@ -89,6 +89,11 @@ export interface AcpConfig extends CommonDriverConfig {
    */
   readonly handshakeTimeoutMs?: number;
   /**
+   * Sent as `_meta` of `session/new`, `session/load` and `session/fork`: agent-specific session
+   * options (e.g. the Claude adapters read `claudeCode.options` there). Default none.
+   */
+  readonly sessionMeta?: Readonly<Record<string, unknown>>;
+  /**
    * Offer `stream.interrupt()`: ACP's `session/cancel` stops the running turn, whose answer
    * `cancelled` is an interrupted success, and the process and session serve the next turn.
    * Default true; false for an agent whose next turn after a cancel does not run (the SDK then
@@ -117,6 +122,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
+  sessionMeta: is.object(),
   interrupt: is.boolean(),
 };
 

@@ -2,8 +2,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { optionChecks } from "@adaptor/errors";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@zed-industries/claude-agent-acp` version this package pins and is tested against. */
 export const PINNED_CLAUDE_AGENT_ACP_VERSION = "0.23.1";
@@ -27,7 +29,21 @@ export const CLAUDE_AGENT_ACP_INHERITED_ENV: readonly string[] = Object.freeze([
  * running the pinned adapter when that optional peer dependency is installed next to this package
  * (else `claude-agent-acp` on PATH); `inheritEnv` defaults to {@link CLAUDE_AGENT_ACP_INHERITED_ENV}.
  */
-export type ClaudeAgentAcpConfig = CommonDriverConfig;
+export interface ClaudeAgentAcpConfig extends CommonDriverConfig {
+  /**
+   * Load the working directory's Claude Code settings (`.claude/settings.json`,
+   * `.claude/settings.local.json`): their hooks run shell commands, their `env` can point the model
+   * API (the conversation and the key) elsewhere, their permission rules answer asks. Default
+   * false: every session asks the adapter for the `user` setting source only (`_meta.claudeCode.options.settingSources`;
+   * the adapter itself passes user, project and local). True keeps the adapter's sources; `read_only` and the
+   * permission modes are then refused before launch (`PolicyCapabilityUnsupportedError`,
+   * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
+   */
+  readonly workspaceSettings?: boolean;
+}
+
+/** Session options that keep the adapter's Claude Code to the user's settings. */
+const USER_SETTINGS_ONLY = Object.freeze({ claudeCode: { options: { settingSources: ["user"] } } });
 
 function adapterEntry(): string | undefined {
   try {
@@ -54,14 +70,19 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   interrupt: false,
 };
 
+/** With `workspaceSettings`: no `read_only` or ask mode (the workspace's hooks act outside them). */
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG);
+
 /** The ACP config `claudeAgentAcp(config)` runs: `node <adapter>/dist/index.js`. */
 export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): AcpConfig {
-  const checked = validateDriverConfig<ClaudeAgentAcpConfig>("claude-agent-acp", config, {});
+  const { workspaceSettings = false, ...checked } = validateDriverConfig<ClaudeAgentAcpConfig>("claude-agent-acp", config, {
+    shape: { workspaceSettings: optionChecks.boolean() },
+  });
   const entry = checked.command === undefined ? adapterEntry() : undefined;
   const base = entry ? { command: process.execPath, args: [entry] } : { command: checked.command ?? "claude-agent-acp", args: [] };
   return validateAcpConfig("claude-agent-acp", {
     ...checked,
-    ...DESCRIPTOR_CONFIG,
+    ...(workspaceSettings ? TRUSTED_DESCRIPTOR_CONFIG : { ...DESCRIPTOR_CONFIG, sessionMeta: USER_SETTINGS_ONLY }),
     command: base.command,
     args: base.args,
     inheritEnv: checked.inheritEnv ?? CLAUDE_AGENT_ACP_INHERITED_ENV,
@@ -73,5 +94,7 @@ export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): 
  * selects session mode `dontAsk`, the permission modes `default`, each checked after it was set.
  */
 export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
-  return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => claudeAgentAcpConfig(config) });
+  return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
+    resolve: () => claudeAgentAcpConfig(config),
+  });
 }

@@ -1,11 +1,13 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { optionChecks } from "@adaptor/errors";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { AcpDriver } from "../acp-driver.js";
 import { toolNameOf } from "../turn/tool-call.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@google/gemini-cli` version this package pins and is tested against. */
 export const PINNED_GEMINI_VERSION = "0.61.0";
@@ -43,14 +45,30 @@ const OWNED_FLAGS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Configuration of {@link gemini}: the common driver fields. `command` defaults to Node running the
+ * Configuration of {@link gemini}: the common driver fields plus `workspaceSettings`. `command` defaults to Node running the
  * pinned `@google/gemini-cli` bundle when that optional peer dependency is installed next to this
  * package (else `gemini` on PATH; a run with neither fails with a `NOT_FOUND` DriverError); `model`
  * is passed as `-m` (default: the CLI's own, `auto`, which first asks a router model);
  * `inheritEnv` defaults to {@link GEMINI_INHERITED_ENV}; `extraArgs` follow `--acp` and may not
  * hold the flags the preset owns.
  */
-export type GeminiConfig = CommonDriverConfig;
+export interface GeminiConfig extends CommonDriverConfig {
+  /**
+   * Trust the working directory, so gemini-cli loads its own files there: `.gemini/settings.json`
+   * (hooks and MCP servers that run commands, tool discovery commands, allow rules that answer
+   * asks), `.gemini/.env` and every key of `.env` (`GOOGLE_GEMINI_BASE_URL` points the model API,
+   * the conversation and the key elsewhere), `GEMINI.md`, workspace policies and skills. Default
+   * false: the preset sets `GEMINI_CLI_TRUST_WORKSPACE=false`, so none of these apply (of `.env`,
+   * gemini-cli then reads only `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT`,
+   * `GOOGLE_CLOUD_LOCATION`, sanitized, and only when the environment lacks them), and gemini-cli
+   * itself refuses its `autoEdit` and `yolo` modes: `workspace_write` and `unrestricted` are then
+   * refused before launch. True sets `GEMINI_CLI_TRUST_WORKSPACE=true`: `workspace_write` →
+   * `autoEdit` and `unrestricted` → `yolo` are offered, and `read_only` and the permission modes
+   * are refused before launch (`PolicyCapabilityUnsupportedError`,
+   * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
+   */
+  readonly workspaceSettings?: boolean;
+}
 
 /** The pinned bundle's path, or undefined when the package is not installed. */
 function geminiBundle(): string | undefined {
@@ -62,13 +80,14 @@ function geminiBundle(): string | undefined {
   }
 }
 
-/** Session modes of gemini-cli 0.61.0 that enforce a sandbox level (proved in this package's tests). */
-const GEMINI_SANDBOX_MODES = Object.freeze({ read_only: "plan", workspace_write: "autoEdit", unrestricted: "yolo" });
-
+/**
+ * What gemini-cli 0.61.0 has proved in this package's tests, in an untrusted working directory
+ * (the default): `read_only` → session mode `plan`, the permission modes → `default`.
+ */
 const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   type: "gemini",
   displayName: "Gemini CLI",
-  sandboxModes: GEMINI_SANDBOX_MODES,
+  sandboxModes: { read_only: "plan" },
   askMode: "default",
   // gemini-cli 0.61.0 answers session/set_mode with an error for a mode it lacks and sends no current_mode_update.
   modeConfirmedByAnswer: true,
@@ -81,21 +100,38 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
 };
 
 /**
+ * With `workspaceSettings`: the trusted modes `workspace_write` → `autoEdit`, `unrestricted` →
+ * `yolo`; no `read_only` or ask mode (the workspace's hooks and allow rules act outside them).
+ */
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG, { workspace_write: "autoEdit", unrestricted: "yolo" });
+
+function descriptorConfig(config: GeminiConfig | undefined): Partial<AcpConfig> {
+  return config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG;
+}
+
+/**
  * The ACP config `gemini(config)` runs: `node <bundle> --acp [-m model]`.
  * @throws InvalidDriverConfigError for a refused field (see {@link GeminiConfig}), or an owned flag in `extraArgs`.
  */
 export function geminiAcpConfig(config: GeminiConfig | undefined): AcpConfig {
-  const checked = validateDriverConfig<GeminiConfig>("gemini", config, { ownedFlags: OWNED_FLAGS });
-  const bundle = checked.command === undefined ? geminiBundle() : undefined;
-  const base = bundle ? { command: process.execPath, args: [bundle, "--acp"] } : { command: checked.command ?? "gemini", args: ["--acp"] };
+  const checked = validateDriverConfig<GeminiConfig>("gemini", config, {
+    ownedFlags: OWNED_FLAGS,
+    shape: { workspaceSettings: optionChecks.boolean() },
+  });
+  const { workspaceSettings = false, ...common } = checked;
+  const bundle = common.command === undefined ? geminiBundle() : undefined;
+  const base = bundle ? { command: process.execPath, args: [bundle, "--acp"] } : { command: common.command ?? "gemini", args: ["--acp"] };
+  const descriptor = workspaceSettings ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG;
   return validateAcpConfig("gemini", {
-    ...checked,
-    ...DESCRIPTOR_CONFIG,
+    ...common,
+    ...descriptor,
     command: base.command,
     args: base.args,
+    // Overrides folder trust whatever the user's settings and trustedFolders.json say.
+    env: { ...common.env, GEMINI_CLI_TRUST_WORKSPACE: workspaceSettings ? "true" : "false" },
     modelFlag: "-m",
     loadSessionUnsupportedReason: GEMINI_RESUME_LIMIT,
-    inheritEnv: checked.inheritEnv ?? GEMINI_INHERITED_ENV,
+    inheritEnv: common.inheritEnv ?? GEMINI_INHERITED_ENV,
   });
 }
 
@@ -106,11 +142,13 @@ function geminiToolName(call: ToolCallUpdate): string {
 }
 
 /**
- * The Gemini CLI driver: gemini-cli 0.61.0 over ACP (`gemini --acp`). Sandbox levels map to its
- * session modes (`read_only` → `plan`, `workspace_write` → `autoEdit`, `unrestricted` → `yolo`);
+ * The Gemini CLI driver: gemini-cli 0.61.0 over ACP (`gemini --acp`), in an untrusted working
+ * directory unless `workspaceSettings` (see {@link GeminiConfig}). Sandbox levels map to its
+ * session modes (`read_only` → `plan`; with `workspaceSettings`, `workspace_write` → `autoEdit`,
+ * `unrestricted` → `yolo`);
  * thread turns continue on the live process only ({@link GEMINI_RESUME_LIMIT}); MCP over stdio
  * and HTTP; structured output by prompt instructions and local validation.
  */
 export function gemini(config?: GeminiConfig): AcpDriver {
-  return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => geminiAcpConfig(config), toolName: geminiToolName });
+  return new AcpDriver(descriptorConfig(config), { resolve: () => geminiAcpConfig(config), toolName: geminiToolName });
 }

@@ -5,6 +5,7 @@ import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `opencode-ai` version this package pins and is tested against. */
 export const PINNED_OPENCODE_VERSION = "1.18.33";
@@ -58,6 +59,16 @@ const PRESET_AGENTS = {
 export interface OpencodeConfig extends CommonDriverConfig {
   /** OpenCode's config (the `opencode.json` shape); the preset adds its agents. Default `{}`. */
   readonly opencodeConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * Load the working directory's own OpenCode config: `opencode.json` / `opencode.jsonc` and the
+   * `.opencode/` folder (plugins, which are JavaScript OpenCode runs; MCP servers it starts;
+   * permission rules that answer asks; providers that point the model API elsewhere). Default
+   * false: the preset sets `OPENCODE_DISABLE_PROJECT_CONFIG=1`, so none of these apply. True
+   * loads them; `read_only` and the permission modes are then refused before launch
+   * (`PolicyCapabilityUnsupportedError`, `HumanDecisionModeUnsupportedError`): the workspace's
+   * plugins run code no agent's rules govern.
+   */
+  readonly workspaceSettings?: boolean;
 }
 
 function opencodeBinary(): string | undefined {
@@ -81,13 +92,16 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   mcpTransports: ["stdio"],
 };
 
+/** With `workspaceSettings`: no `read_only` or ask mode (the workspace's plugins act outside them). */
+const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG);
+
 /** The ACP config `opencode(config)` runs: `opencode acp` with the preset's agents in `OPENCODE_CONFIG_CONTENT`. */
 export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig {
   const checked = validateDriverConfig<OpencodeConfig>("opencode", config, {
     ownedFlags: ["acp"],
-    shape: { opencodeConfig: optionChecks.object() },
+    shape: { opencodeConfig: optionChecks.object(), workspaceSettings: optionChecks.boolean() },
   });
-  const { opencodeConfig = {}, ...common } = checked;
+  const { opencodeConfig = {}, workspaceSettings = false, ...common } = checked;
   const own = opencodeConfig as Record<string, unknown>;
   const content = {
     autoupdate: false,
@@ -98,7 +112,7 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
   const binary = common.command === undefined ? opencodeBinary() : undefined;
   return validateAcpConfig("opencode", {
     ...common,
-    ...DESCRIPTOR_CONFIG,
+    ...(workspaceSettings ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG),
     command: binary ?? common.command ?? "opencode",
     args: ["acp"],
     env: {
@@ -107,6 +121,7 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
       OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
       OPENCODE_DISABLE_SHARE: "1",
       ...common.env,
+      ...(workspaceSettings ? {} : { OPENCODE_DISABLE_PROJECT_CONFIG: "1" }),
       OPENCODE_CONFIG_CONTENT: JSON.stringify(content),
     },
     inheritEnv: common.inheritEnv ?? OPENCODE_INHERITED_ENV,
@@ -119,5 +134,7 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
  * {@link OPENCODE_READ_ONLY_AGENT}), checked after they are set; MCP over stdio.
  */
 export function opencode(config?: OpencodeConfig): AcpDriver {
-  return new AcpDriver(DESCRIPTOR_CONFIG, { resolve: () => opencodeAcpConfig(config) });
+  return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
+    resolve: () => opencodeAcpConfig(config),
+  });
 }
