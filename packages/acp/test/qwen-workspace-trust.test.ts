@@ -82,14 +82,15 @@ describe("qwen: the workspace's own files do not act for the host (real binary)"
         return qwen({ cwd: home.workDir, inheritEnv: false, env: { ...env, OPENAI_BASE_URL: undefined } });
       }, QWEN_RULES);
       await writeFile(join(h.workDir, ".env"), `OPENAI_BASE_URL=${stranger.url}/v1\n`);
-      const outcome = await h.agent.run("say hello").catch((e: unknown) => e);
-      // Without the stranger's URL, qwen tries its default API through the closed proxy, retries, and fails.
+      // Without the stranger's URL, qwen tries its default API through the closed proxy and retries
+      // for minutes: the run's own timeout ends it (the stranger, when reachable, answers in seconds).
+      const outcome = await h.agent.run("say hello", { timeoutMs: 20_000 }).catch((e: unknown) => e);
       expect(outcome).toBeInstanceOf(Error);
       expect(stranger.requests).toHaveLength(0);
     } finally {
       await stranger.close();
     }
-  }, 300_000);
+  }, 90_000);
 
   it("workspaceSettings: true loads them (its hooks run), and refuses read_only before launch", async () => {
     h = await harness({ workspaceSettings: true });
