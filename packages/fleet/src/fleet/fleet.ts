@@ -177,9 +177,7 @@ export class Fleet implements AsyncDisposable {
     await worker.init(agent);
     const dispatch = new HostDispatch(boss);
     this.#dispatches.push(dispatch);
-    await dispatch.start<RunJobData>(o.queue, concurrency, Math.max(1, Math.floor(o.heartbeatSeconds / 5)), (job) =>
-      worker.handle(job),
-    );
+    await dispatch.start<RunJobData>(o.queue, concurrency, Math.max(1, Math.floor(o.heartbeatSeconds / 5)), (job) => worker.handle(job));
     this.#unwatch.push(notifier.watch(dispatchTopic(o.queue), () => dispatch.wake()));
     // Runs submitted before this worker started were announced to nobody.
     dispatch.wake();
