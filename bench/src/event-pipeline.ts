@@ -60,6 +60,14 @@ function cost(big: ConsumerReport, one: ConsumerReport): Cost {
   return { cpuS: (big.cpuUs - one.cpuUs) / 1e6, rssMiB: (big.maxRssKb - one.maxRssKb) / 1024 };
 }
 
+/** The same, up to after the Result's transcript was read. */
+function costWithTranscript(big: ConsumerReport, one: ConsumerReport): Cost {
+  return {
+    cpuS: ((big.withTranscriptCpuUs ?? big.cpuUs) - (one.withTranscriptCpuUs ?? one.cpuUs)) / 1e6,
+    rssMiB: ((big.withTranscriptMaxRssKb ?? big.maxRssKb) - (one.withTranscriptMaxRssKb ?? one.maxRssKb)) / 1024,
+  };
+}
+
 /**
  * One CLI: per round, the bare consumer and the SDK consumer, each at {@link DELTAS} and at 1 delta.
  * Consumer CPU = cpu(N) - cpu(1) of the consumer process itself; extra peak RSS = maxRSS(N) - maxRSS(1).
@@ -67,11 +75,12 @@ function cost(big: ConsumerReport, one: ConsumerReport): Cost {
 async function measureCli(
   cli: Cli,
   agentScript: string,
-): Promise<{ bare: Cost[]; sdk: Cost[]; sdkReport: ConsumerReport; bareReport: ConsumerReport }> {
+): Promise<{ bare: Cost[]; sdk: Cost[]; sdkWithTranscript: Cost[]; sdkReport: ConsumerReport; bareReport: ConsumerReport }> {
   const bareAt = (n: number) => runConsumer(cli.bare.script, [], { ...cli.fakeEnv, [cli.bare.envVar]: cli.fake, FAKE_N: String(n) });
   const sdkAt = (n: number) => runConsumer(agentScript, [cli.driver], { ...cli.fakeEnv, FAKE_CLI: cli.fake, FAKE_N: String(n) });
   const bare: Cost[] = [];
   const sdk: Cost[] = [];
+  const sdkWithTranscript: Cost[] = [];
   let sdkReport: ConsumerReport | undefined;
   let bareReport: ConsumerReport | undefined;
   for (let round = 0; round <= ROUNDS; round++) {
@@ -82,10 +91,11 @@ async function measureCli(
     if (round === 0) continue; // warm-up: disk caches, first compilation
     bare.push(cost(b, b1));
     sdk.push(cost(s, s1));
+    sdkWithTranscript.push(costWithTranscript(s, s1));
     sdkReport = s;
     bareReport = b;
   }
-  return { bare, sdk, sdkReport: sdkReport!, bareReport: bareReport! };
+  return { bare, sdk, sdkWithTranscript, sdkReport: sdkReport!, bareReport: bareReport! };
 }
 
 function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: number): Figure[] {
@@ -95,6 +105,8 @@ function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: numb
   const sdkCpu = median(m.sdk.map((c) => c.cpuS));
   const bareRss = median(m.bare.map((c) => c.rssMiB));
   const sdkRss = median(m.sdk.map((c) => c.rssMiB));
+  const withCpu = median(m.sdkWithTranscript.map((c) => c.cpuS));
+  const withRss = median(m.sdkWithTranscript.map((c) => c.rssMiB));
   const delivered = `${fmt(m.sdkReport.events)} events, ${fmt(m.sdkReport.dropped ?? 0)} dropped, ${fmt(m.sdkReport.transcript ?? 0)} transcript items`;
   return [
     {
@@ -132,6 +144,12 @@ function figures(cli: Cli, m: Awaited<ReturnType<typeof measureCli>>, goal: numb
         m.sdk.map((c) => c.rssMiB),
         mib,
       )} MiB`,
+    },
+    {
+      label: `${cli.name}: Agent, then result.transcript() read`,
+      value: withCpu * 1000,
+      unit: "ms",
+      note: `${s(withCpu / bareCpu)}x the bare reader's CPU; extra peak RSS ${mib(withRss)} MiB, ${s(withRss / bareRss)}x`,
     },
   ];
 }

@@ -1,10 +1,13 @@
 // First turn on a pre-warmed process (agent.prewarm() awaited beforehand) vs a cold first turn (the
-// run spawns its CLI), on the real claude and codex binaries against the scripted model servers.
-import { claude } from "@adaptor/claude";
-import { codex, type CodexDriver } from "@adaptor/codex";
+// run spawns its CLI), on the real claude and codex binaries against the scripted model servers; and
+// a cold first turn in a fresh process against a bare client of the same binary
+// (`FIRST_TURN=bare pnpm bench first` measures only that).
+import { claude, defaultClaudeCommand } from "@adaptor/claude";
+import { codex, defaultCodexCommand, type CodexDriver } from "@adaptor/codex";
 import { claudeTestEnv, codexTestEnv, startAnthropicServer, startOpenAIServer } from "@adaptor/testkit";
 import { Agent, type Driver } from "adaptor";
 import { fmt, type Benchmark, type Figure } from "./harness.js";
+import { coldVsBare } from "./first-turn/cold-vs-bare.js";
 import { median, range } from "./pipeline/stats.js";
 
 const ROUNDS = 5;
@@ -140,7 +143,13 @@ async function claudeFirstTurn(): Promise<Figure[]> {
   const env = await claudeTestEnv({ server });
   const driver = () => claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
   try {
-    return await measure("claude", [freshForm(driver), coldForm(driver)]);
+    const bare = await coldVsBare(
+      "claude",
+      { command: defaultClaudeCommand(), cwd: env.workDir, env: env.env, model: "claude-sonnet-4-5", prompt: PROMPT },
+      ROUNDS,
+    );
+    if (process.env.FIRST_TURN === "bare") return bare;
+    return [...(await measure("claude", [freshForm(driver), coldForm(driver)])), ...bare];
   } finally {
     await server.close();
     await env.cleanup();
@@ -152,9 +161,15 @@ async function codexFirstTurn(): Promise<Figure[]> {
   const env = await codexTestEnv({ server });
   const driver = () => codex({ cwd: env.workDir, env: env.env, inheritEnv: false, model: env.model });
   try {
+    const bare = await coldVsBare(
+      "codex",
+      { command: defaultCodexCommand(), cwd: env.workDir, env: env.env, model: env.model, prompt: PROMPT },
+      ROUNDS,
+    );
+    if (process.env.FIRST_TURN === "bare") return bare;
     const handedBack = handedBackForm(driver);
     const figures = await measure("codex", [freshForm(driver), handedBack, coldForm(driver)]);
-    return figures.map((f) =>
+    return [...figures, ...bare].map((f) =>
       f.label.endsWith(handedBack.label) ? { ...f, note: `${f.note}; not handed back ${handedBack.misses} of ${ROUNDS}` } : f,
     );
   } finally {

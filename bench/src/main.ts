@@ -10,6 +10,7 @@ import { firstTurn } from "./first-turn.js";
 import { fleetDispatch } from "./fleet-dispatch.js";
 import { portableSessions } from "./portable-sessions.js";
 import { rawOutputMemory } from "./raw-output-memory.js";
+import { sessionTranscript } from "./session-transcript.js";
 import { threadStoreLeases } from "./thread-store-leases.js";
 
 const all: Benchmark[] = [
@@ -22,6 +23,7 @@ const all: Benchmark[] = [
   codexThreadTurn,
   rawOutputMemory,
   portableSessions,
+  sessionTranscript,
   fileCheckpoints,
 ];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.

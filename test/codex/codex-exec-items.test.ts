@@ -74,3 +74,53 @@ describe("codex exec agent messages (fake CLI)", () => {
     expect(withoutPids(await execTurn("spaced"))).toEqual(withoutPids(plain));
   });
 });
+
+describe("codex exec transcript (fake CLI)", () => {
+  it("a long turn's transcript is exactly the items a plain reader of the lines makes", async () => {
+    // More messages than one packed run, a reasoning item and a tool call between them.
+    const lines: string[] = [line({ type: "thread.started", thread_id: "t-long" }), line({ type: "turn.started" })];
+    for (let i = 0; i < 700; i++) {
+      lines.push(itemLine("codex", texts[i % texts.length]! + String(i), i));
+      if (i === 300) lines.push(line({ type: "item.completed", item: { id: "item_r", type: "reasoning", text: "think é" } }));
+      if (i === 500) {
+        const command = {
+          id: "item_c",
+          type: "command_execution",
+          command: "ls",
+          aggregated_output: "a\n",
+          exit_code: 0,
+          status: "completed",
+        };
+        lines.push(
+          line({ type: "item.started", item: { ...command, status: "in_progress" } }),
+          line({ type: "item.completed", item: command }),
+        );
+      }
+    }
+    lines.push(line({ type: "turn.completed", usage: { input_tokens: 3, cached_input_tokens: 0, output_tokens: 5 } }));
+    // The plain path: every line parsed, one item per completed message, reasoning and tool call.
+    const plain: unknown[] = [];
+    for (const text of lines) {
+      const event = JSON.parse(text) as { type: string; item?: { id: string; type: string; text?: string } };
+      const item = event.item;
+      if (item?.type === "agent_message" && event.type === "item.completed") plain.push({ kind: "assistant", text: item.text });
+      else if (item?.type === "reasoning") plain.push({ kind: "thinking", text: item.text });
+      else if (item?.type === "command_execution" && event.type === "item.started")
+        plain.push({ kind: "tool-call", toolCallId: item.id, toolName: "shell", input: { command: "ls" } });
+      else if (item?.type === "command_execution")
+        plain.push({ kind: "tool-result", toolCallId: item.id, toolName: "shell", text: "a\n", isError: false });
+    }
+    const steps: FakeCliStep[] = [{ write: lines.join("") }, { exit: 0 }];
+    const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps), transport: "exec", killGraceMs: 300 }));
+    try {
+      const result = await agent.run("go");
+      const transcript = result.transcript();
+      expect(transcript).toStrictEqual(plain);
+      expect(transcript.every((item) => Object.isFrozen(item))).toBe(true);
+      expect(result.transcript()).toStrictEqual(transcript);
+      expect(result.text).toBe(`${texts[699 % texts.length]!}699`);
+    } finally {
+      await agent.close();
+    }
+  });
+});

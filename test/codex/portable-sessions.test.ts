@@ -26,10 +26,15 @@ function rollouts(codexHome: string): string[] {
     .map((name) => join(root, name));
 }
 
-async function drain(stream: Stream): Promise<{ text: string; notices: string[] }> {
+async function drain(stream: Stream): Promise<{ text: string; notices: string[]; appended?: unknown }> {
   const notices: string[] = [];
-  for await (const event of stream as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event.message ?? "");
-  return { text: (await stream.result()).text, notices };
+  let appended: unknown;
+  for await (const event of stream as AsyncIterable<AgentEvent>) {
+    if (event.type !== "notice") continue;
+    notices.push(event.message ?? "");
+    if (event.message === "session restored") appended = event.data?.appended;
+  }
+  return { text: (await stream.result()).text, notices, appended };
 }
 
 describe("codex portable sessions on the real binary", { timeout: 120_000 }, () => {
@@ -41,12 +46,16 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const b = await host(s, store);
     const order = [a, b, b, a];
     const users: string[] = [];
+    const appended: unknown[] = [];
     for (const [i, agent] of order.entries()) {
       const turn = await drain(agent.thread("chat").stream(`turn ${i + 1} [chat-t${i + 1}]`));
       if (i > 0 && order[i - 1] !== agent) expect(turn.notices).toContain("session restored");
       users.push(/(\d+) user message/.exec(turn.text)?.[1] ?? "?");
+      appended.push(turn.appended);
     }
     expect(users).toEqual(["1", "2", "3", "4"]);
+    // A host without the rollout gets it whole; one that holds an older copy gets only the later turns appended.
+    expect(appended).toEqual([undefined, false, undefined, true]);
     const last = JSON.stringify(s.requests.at(-1)!.body);
     for (let t = 1; t <= 4; t++) expect(last).toContain(`[chat-t${t}]`);
   });

@@ -1,6 +1,7 @@
 // One measured consumer process of the event-pipeline benchmark: an Agent with the claude or codex
 // driver pointed at a fake CLI, `for await` over the stream of one turn. Prints one JSON line:
-// events read, text length, this process's own CPU (µs) and peak RSS (KiB). The fake CLI is a
+// events read, text length, this process's own CPU (µs) and peak RSS (KiB) up to the Result, and
+// both again after reading the Result's transcript. The fake CLI is a
 // separate process, so its CPU is not counted.
 import { claude } from "@adaptor/claude";
 import { codex } from "@adaptor/codex";
@@ -35,7 +36,22 @@ async function consume(): Promise<void> {
   }
 }
 await consume();
-transcript = (await stream.result()).transcript().length;
+const result = await stream.result();
 await agent.close();
 const u = process.resourceUsage();
-console.log(JSON.stringify({ events, text, dropped, transcript, cpuUs: u.userCPUTime + u.systemCPUTime, maxRssKb: u.maxRSS }));
+// Then the Result's transcript, measured apart: a driver may make a long transcript's items only
+// when they are first read (the host that only reads the stream never pays for them).
+transcript = result.transcript().length;
+const t = process.resourceUsage();
+console.log(
+  JSON.stringify({
+    events,
+    text,
+    dropped,
+    transcript,
+    cpuUs: u.userCPUTime + u.systemCPUTime,
+    maxRssKb: u.maxRSS,
+    withTranscriptCpuUs: t.userCPUTime + t.systemCPUTime,
+    withTranscriptMaxRssKb: t.maxRSS,
+  }),
+);

@@ -22,6 +22,10 @@ export interface ConsumerReport {
   readonly cpuUs: number;
   /** The consumer process's peak resident set, KiB. */
   readonly maxRssKb: number;
+  /** SDK consumer: {@link cpuUs} again after reading the Result's transcript (measured apart: it may be made only then). */
+  readonly withTranscriptCpuUs?: number;
+  /** SDK consumer: {@link maxRssKb} again after reading the Result's transcript. */
+  readonly withTranscriptMaxRssKb?: number;
 }
 
 /** Runs `node <script> ...args` with `env` added and parses its report. */
@@ -43,8 +47,8 @@ export function runConsumer(script: string, args: readonly string[], env: Record
 }
 
 /**
- * Bundles a measured program under bench/src (the packages from source) into one plain ES module in
- * a temp folder, so the measured process runs compiled JavaScript as an installed package would,
+ * Bundles a measured program under bench/src (the packages from source) into a plain ES module in
+ * a temp folder (what the program imports dynamically in chunks of their own, loaded when needed), so the measured process runs compiled JavaScript as an installed package would,
  * not a TypeScript loader. Returns its path and a cleanup.
  *
  * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
@@ -59,7 +63,11 @@ export async function bundleProgram(entry: string): Promise<{ script: string; cl
     format: "esm",
     target: "node20",
     conditions: ["source"],
-    outfile: script,
+    outdir: dir,
+    entryNames: "program",
+    outExtension: { ".js": ".mjs" },
+    // A dynamic import stays a module of its own, loaded when first needed, as from an install.
+    splitting: true,
     logLevel: "error",
     // Bundled CommonJS dependencies call require(); give the ES module one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

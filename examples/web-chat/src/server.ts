@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,7 +10,8 @@ import { createRequire } from "node:module";
 import { Bridge, hostAllowed } from "@adaptor/bridge";
 import { claude } from "@adaptor/claude";
 import { claudeTestEnv, startAnthropicServer } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { Fleet } from "@adaptor/fleet";
+import { Agent, type Prompt, type RunOptions, type Stream } from "adaptor";
 import { webChatScript } from "./scripted-model.js";
 
 const PUBLIC = resolve(dirname(fileURLToPath(import.meta.url)), "../public");
@@ -29,6 +31,23 @@ export interface WebChatOptions {
    * the chat (and, with `live`, your account). Default none.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Run the chat on a fleet (`@adaptor/fleet` on PostgreSQL) instead of an Agent in this process:
+   * the bridge becomes a stateless front-end that submits each task to the fleet, and worker
+   * processes ({@link startWebChatWorker}) run them. With `worker: true` this process is a worker
+   * too. Any number of front-ends and workers may share the database (and `schema`).
+   */
+  readonly fleet?: WebChatFleetOptions;
+}
+
+/** Where the chat's fleet lives. */
+export interface WebChatFleetOptions {
+  /** PostgreSQL connection string. */
+  readonly connectionString: string;
+  /** The fleet's schema. Default `adaptor_web_chat`. */
+  readonly schema?: string;
+  /** Serve tasks in this process as well (a front-end and a worker in one). Default false. */
+  readonly worker?: boolean;
 }
 
 /** The chat's port is taken by another program. */
@@ -97,19 +116,22 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
     return dir;
   };
   try {
-    let driver = claude({ cwd: projectDir });
-    if (!options.live) {
-      const model = await startAnthropicServer({ rules: webChatScript(projectDir) });
-      cleanups.push(() => model.close());
-      const env = await claudeTestEnv({ server: model });
-      cleanups.push(() => env.cleanup());
-      driver = claude({ cwd: projectDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
-    }
-    // Approvals wait for the person at the page: five minutes each, then the run stops.
-    const agent = new Agent(driver, { timeoutMs: options.live ? 900_000 : 120_000, policy: { approvals: { timeoutMs: 300_000 } } });
-    cleanups.push(() => agent.close());
     const allowedHosts = options.allowedHosts ?? [];
-    const bridge = new Bridge({ runner: agent, basePath: "/api/", allowedHosts, runOptions: async () => ({ cwd: await taskDir() }) });
+    let bridge: Bridge;
+    if (options.fleet) {
+      const fleet = new Fleet({ connectionString: options.fleet.connectionString, schema: options.fleet.schema ?? DEFAULT_SCHEMA });
+      cleanups.push(() => fleet.close());
+      await fleet.start();
+      if (options.fleet.worker) {
+        const worker = await startWebChatWorker({ ...options.fleet, ...(options.live !== undefined ? { live: options.live } : {}) });
+        cleanups.push(() => worker.close());
+      }
+      // The task folder is the worker's to make (see startWebChatWorker): no cwd from here.
+      bridge = new Bridge({ fleet, basePath: "/api/", allowedHosts });
+    } else {
+      const agent = await chatAgent(projectDir, options.live ?? false, cleanups);
+      bridge = new Bridge({ runner: agent, basePath: "/api/", allowedHosts, runOptions: async () => ({ cwd: await taskDir() }) });
+    }
     cleanups.push(() => bridge.close());
 
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -143,6 +165,81 @@ export async function startWebChat(options: WebChatOptions = {}): Promise<WebCha
       projectDir,
       taskDirs,
       bridge,
+      async close() {
+        for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    throw error;
+  }
+}
+
+const DEFAULT_SCHEMA = "adaptor_web_chat";
+
+/** The chat's Agent: Claude Code on the scripted model (or, `live`, your own setup), cleaned up with `cleanups`. */
+async function chatAgent(
+  projectDir: string,
+  live: boolean,
+  cleanups: (() => Promise<void>)[],
+  AgentClass: typeof Agent = Agent,
+): Promise<Agent> {
+  let driver = claude({ cwd: projectDir });
+  if (!live) {
+    const model = await startAnthropicServer({ rules: webChatScript(projectDir) });
+    cleanups.push(() => model.close());
+    const env = await claudeTestEnv({ server: model });
+    cleanups.push(() => env.cleanup());
+    driver = claude({ cwd: projectDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+  }
+  // Approvals wait for the person at the page: five minutes each, then the run stops.
+  const agent = new AgentClass(driver, { timeoutMs: live ? 900_000 : 120_000, policy: { approvals: { timeoutMs: 300_000 } } });
+  cleanups.push(() => agent.close());
+  return agent;
+}
+
+/** Options of {@link startWebChatWorker}. */
+export interface WebChatWorkerOptions extends Omit<WebChatFleetOptions, "worker"> {
+  /** Use your own Claude setup instead of the scripted model on 127.0.0.1. Default false. */
+  readonly live?: boolean;
+  /** Tasks this worker runs at once. Default 2. */
+  readonly concurrency?: number;
+}
+
+/** A running web chat worker. */
+export interface WebChatWorker {
+  /** The worker's scratch folder: each task it runs works in a fresh subfolder of it. */
+  readonly projectDir: string;
+  /** Lets the tasks in flight finish (up to 30 s), then stops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a web chat worker: runs the tasks that front-ends (`startWebChat({ fleet })`) submit to
+ * the fleet, each in a fresh folder under this worker's own scratch folder.
+ */
+export async function startWebChatWorker(options: WebChatWorkerOptions): Promise<WebChatWorker> {
+  const projectDir = await mkdtemp(join(tmpdir(), "adaptor-web-chat-worker-"));
+  const cleanups: (() => Promise<void>)[] = [() => rm(projectDir, { recursive: true, force: true })];
+  try {
+    /** The chat's Agent, giving every task a fresh folder of this worker's (the front-end cannot name one here). */
+    class TaskFolderAgent extends Agent {
+      override stream(prompt: Prompt, runOptions: RunOptions = {}): Stream {
+        const dir = mkdtempSync(join(projectDir, "task-"));
+        mkdirSync(join(dir, "build"));
+        writeFileSync(join(dir, "build", "old-bundle.js"), "// stale\n");
+        return super.stream(prompt, { ...runOptions, cwd: dir });
+      }
+    }
+    const agent = await chatAgent(projectDir, options.live ?? false, cleanups, TaskFolderAgent);
+    const fleet = new Fleet({ connectionString: options.connectionString, schema: options.schema ?? DEFAULT_SCHEMA });
+    cleanups.push(async () => {
+      await fleet.drain({ timeoutMs: 30_000 });
+      await fleet.close();
+    });
+    await fleet.worker(agent, { concurrency: options.concurrency ?? 2 });
+    return {
+      projectDir,
       async close() {
         for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       },

@@ -1,6 +1,6 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebChat, type WebChat } from "../src/server.js";
+import { isApproval, json, readUntil } from "./support.js";
 
 // The web chat's API as a page that loses its stream uses it (real claude binary, scripted model):
 // an approval card gives the person the approval's five minutes, not the bridge's 5 s reconnect grace.
@@ -12,33 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await chat?.close();
 });
-
-interface Message {
-  readonly id: string | undefined;
-  readonly data: Record<string, unknown>;
-}
-
-/** Reads the SSE `response` until `stop` matches a message (included). */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, stop: (message: Message) => boolean): Promise<Message[]> {
-  const read: Message[] = [];
-  const queue: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => queue.push(event) });
-  const decoder = new TextDecoder();
-  for (;;) {
-    while (queue.length > 0) {
-      const event = queue.shift()!;
-      const message = { id: event.id, data: JSON.parse(event.data) as Record<string, unknown> };
-      read.push(message);
-      if (stop(message)) return read;
-    }
-    const chunk = await reader.read();
-    if (chunk.done) return read;
-    parser.feed(decoder.decode(chunk.value, { stream: true }));
-  }
-}
-
-const json = { "content-type": "application/json", accept: "text/event-stream" };
-const isApproval = (m: Message): boolean => m.data["type"] === "approval-request";
 
 describe("web chat API (real claude binary, scripted model)", { timeout: 180_000 }, () => {
   it("a page that drops while an approval card is open can answer it after the 5 s grace, reconnect with Last-Event-ID and see the task finish", async () => {

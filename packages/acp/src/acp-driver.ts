@@ -1,12 +1,14 @@
 import {
   RequestError,
   type ClientContext,
+  type ContentBlock,
   type McpServer,
   type NewSessionResponse,
   type PromptResponse,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 import {
+  FeatureUnsupportedError,
   PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
@@ -53,10 +55,26 @@ function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
     structuredOutput: { native: false, prompt: true },
     // ACP has no way for a client to hand an agent skills: a run with skills is refused before launch.
     skills: false,
+    // Image blocks go in the prompt of an agent whose `initialize` answer declares
+    // `promptCapabilities.image`; any other agent's run is refused before its prompt (see #turn).
+    images: true,
+    // stream.interrupt(): `session/cancel`, the turn's answer `cancelled` is an interrupted success.
+    turnControl: { interrupt: config.interrupt !== false },
     mcp: { transports: Array.isArray(config.mcpTransports) ? [...config.mcpTransports] : ["stdio"] },
     ...acpPolicyCapabilities(config),
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   };
+}
+
+/** The `session/prompt` content: the prompt's images (base64 `image` blocks), then its text. */
+function promptBlocks(text: string, images: DriverRequest["images"]): ContentBlock[] {
+  const blocks: ContentBlock[] = (images ?? []).map((image) => ({
+    type: "image",
+    mimeType: image.mimeType,
+    data: Buffer.from(image.data).toString("base64"),
+  }));
+  blocks.push({ type: "text", text });
+  return blocks;
 }
 
 /** How a preset adapts {@link AcpDriver} to its agent. */
@@ -318,6 +336,12 @@ export class AcpDriver implements Driver {
     try {
       const init = proc.initialized ?? (await step("initialize", proc.initialize(signal)));
       const caps = init.agentCapabilities ?? {};
+      if (request.images?.length && caps.promptCapabilities?.image !== true)
+        throw new FeatureUnsupportedError(
+          this.descriptor.type,
+          "images",
+          `${this.descriptor.displayName} does not declare promptCapabilities.image in its initialize answer`,
+        );
       const mcpServers = this.#mcpServers(request.mcpServers ?? [], proc, caps.mcpCapabilities ?? {});
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
 
@@ -417,8 +441,18 @@ export class AcpDriver implements Driver {
       const prompt = request.outputSchema ? withSchemaInstructions(request.prompt, request.outputSchema) : request.prompt;
       turn.transcript.push({ kind: "user", text: request.prompt });
       let answer: PromptResponse;
-      const prompted = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: prompt }] });
+      const prompted = agent.request("session/prompt", { sessionId, prompt: promptBlocks(prompt, request.images) });
       prompting = prompted.then(honoured, honoured);
+      const promptedSession = sessionId;
+      let interruptedByHost = false;
+      // The host's interrupt: ACP's `session/cancel`; the agent ends the turn with stopReason `cancelled`.
+      const detachControl = sink.attachControl?.({
+        interrupt: async () => {
+          interruptedByHost = true;
+          turn.interrupt();
+          await agent.notify("session/cancel", { sessionId: promptedSession });
+        },
+      });
       try {
         answer = await prompted;
       } catch (error) {
@@ -442,14 +476,17 @@ export class AcpDriver implements Driver {
         return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
       } finally {
         prompting = undefined;
+        detachControl?.();
       }
       if (signal.aborted) {
         await escalation.settled();
         throw signal.reason;
       }
+      // An interrupt that came after the agent ended the turn by itself leaves the verdict as the agent gave it.
+      const interrupted = interruptedByHost && answer.stopReason === "cancelled";
       // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):
       // a turn the agent cancelled right after a host denial ended by that denial, not by a failure.
-      const endedByDenial = answer.stopReason === "cancelled" && turn.denied > 0;
+      const endedByDenial = !interrupted && answer.stopReason === "cancelled" && turn.denied > 0;
       if (endedByDenial)
         sink.emit({
           type: "notice",
@@ -465,16 +502,17 @@ export class AcpDriver implements Driver {
             details: { toolName: refused.toolName, toolCallId: refused.toolCallId },
             cause: refused,
           }
-        : endedByDenial
+        : endedByDenial || interrupted
           ? undefined
           : stopReasonFailure(answer.stopReason);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
+        ...(interrupted ? { interrupted: true } : {}),
         ...(usage ? { usage } : {}),
         ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
         ...(model !== undefined ? { model } : {}),
-        ...(request.outputSchema && !failure ? parseStructured(turn.text) : {}),
+        ...(request.outputSchema && !failure && !interrupted ? parseStructured(turn.text) : {}),
         ...(failure
           ? {}
           : { checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) } }),

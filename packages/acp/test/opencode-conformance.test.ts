@@ -1,6 +1,7 @@
 import { opencode } from "../src/index.js";
 import { describeChatAgentConformance } from "./chat-agent.js";
-import { OPENCODE_RULES, opencodeTestConfig } from "./opencode.test.js";
+import { opencodeTestConfig } from "./opencode-env.js";
+import { OPENCODE_RULES } from "./opencode.test.js";
 
 // The public driver conformance kit against opencode() on the real opencode 1.18.33.
 

@@ -1,45 +1,14 @@
-import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { whenChatToolResult, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
+import { whenChatToolResult, whenChatUserSays, type ChatScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
 import { mcpStdio } from "adaptor";
-import { opencode, type OpencodeConfig } from "../src/index.js";
+import { opencode } from "../src/index.js";
 import { agentPolicySuite } from "./agent-suite.js";
 import { chatHarness, type ChatHarness } from "./chat-agent.js";
-import type { IsolatedHome } from "./support.js";
+import { opencodeTestConfig } from "./opencode-env.js";
 
 // OpenCode 1.18.33 over ACP (`opencode acp`) against the testkit's scripted chat-completions server
 // on 127.0.0.1, as an OpenAI-compatible provider. Its proxies point at a closed port and its home is private.
-
-const OPENCODE_BIN = fileURLToPath(new URL("../node_modules/opencode-ai/bin/opencode.exe", import.meta.url));
-
-/**
- * The opencode() config that runs against `server`: a private home and one scripted
- * OpenAI-compatible model. OpenCode's database is created first (`opencode db path`): several
- * OpenCode processes starting together in a fresh data directory race on its migration (one exits
- * with "Failed query: CREATE TABLE `workspace`"), which the conformance kit's concurrent runs hit.
- */
-export function opencodeTestConfig(home: IsolatedHome, server: ChatCompletionsServer): OpencodeConfig {
-  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 60_000 });
-  return {
-    cwd: home.workDir,
-    inheritEnv: false,
-    env: home.env,
-    opencodeConfig: {
-      provider: {
-        scripted: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Scripted",
-          options: { baseURL: `${server.url}/v1`, apiKey: "sk-test" },
-          models: { "test-model": { name: "Test model" } },
-        },
-      },
-      model: "scripted/test-model",
-      small_model: "scripted/test-model",
-    },
-  };
-}
 
 /** `RUN_TOUCH <path>` → OpenCode's `bash` touching it; `WRITE_IT <path>` → its `write`; "say hello" → a greeting. */
 export const OPENCODE_RULES: readonly ChatScriptRule[] = [

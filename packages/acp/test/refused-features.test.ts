@@ -46,18 +46,10 @@ describe("ACP refuses what its protocol cannot carry", () => {
     expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
   });
 
-  it("a prompt with an image is refused with FeatureUnsupportedError before any process starts", async () => {
-    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
-    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
-    const refused = await agent.run([{ type: "image", data: png }, "describe"]).catch((e: unknown) => e);
-    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "images" });
-  });
-
-  it("interrupt, send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError", async () => {
+  it("send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError (interrupt is session/cancel: turn-control.test.ts)", async () => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     const stream = agent.stream("hi");
     for (const [feature, call] of [
-      ["interrupt", () => stream.interrupt()],
       ["send", () => stream.send("more")],
       ["setModel", () => stream.setModel("m")],
       ["setApprovalMode", () => stream.setApprovalMode({ permission: "ask" })],

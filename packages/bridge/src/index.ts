@@ -3,6 +3,8 @@
 export { Bridge, type BridgeHandler } from "./bridge/bridge.js";
 export type { BridgeOptions, BridgeRunner, BridgeProtocol, BridgeRunContext, BridgeRunSettled } from "./bridge/bridge-options.js";
 export type { CorsOptions } from "./http/cors.js";
+export type { BridgeFleet, BridgeFleetRun, BridgeFleetEvent } from "./fleet/bridge-fleet.js";
+export { AG_UI_FRAMES_PER_EVENT } from "./fleet/fleet-frames.js";
 export { hostAllowed } from "adaptor";
 export type { BridgeErrorCode } from "./http/http-error.js";
 export type { ApprovalAnswer, BridgeResume } from "./approvals/answer-approval.js";

@@ -32,11 +32,12 @@ describe("ag-ui protocol: @ag-ui/client's HttpAgent", () => {
     expect((await served.settledRun("run-1")).result?.text).toBe("Reference reply #1: hello ag-ui");
   });
 
-  it("an approval answered through the client: a CUSTOM event and the state carry it, the POST resolves it, the tool call and result become messages", async () => {
+  it("an approval answered through the client: a CUSTOM event and the state carry it (with inputEditable), the POST resolves it, the tool call and result become messages", async () => {
     served = await serve({ runner: referenceAgent() });
     const url = served.url;
     const agent = new HttpAgent({ url: `${url}/ag-ui`, initialMessages: [userMessage("TOOL npm test")] });
     const statuses: string[] = [];
+    const editable: boolean[] = [];
     const { newMessages } = await agent.runAgent(
       {},
       {
@@ -48,13 +49,19 @@ describe("ag-ui protocol: @ag-ui/client's HttpAgent", () => {
           expect(answer.status).toBe(200);
         },
         onStateChanged: ({ state }) => {
-          for (const approval of Object.values((state as { adaptor: { approvals: Record<string, { status: string }> } }).adaptor.approvals))
+          const approvals = (state as { adaptor: { approvals: Record<string, { status: string; inputEditable: boolean }> } }).adaptor
+            .approvals;
+          for (const approval of Object.values(approvals)) {
             statuses.push(approval.status);
+            editable.push(approval.inputEditable);
+          }
         },
       },
     );
     expect(statuses[0]).toBe("pending");
     expect(statuses.at(-1)).toBe("approved");
+    // The reference driver runs an edited input: the state says so, as the CUSTOM event's value does.
+    expect(editable[0]).toBe(true);
     const call = newMessages.find((m) => m.role === "assistant" && m.toolCalls?.length);
     expect(call?.role === "assistant" && call.toolCalls?.[0]).toMatchObject({
       function: { name: "shell", arguments: JSON.stringify({ command: "npm test" }) },

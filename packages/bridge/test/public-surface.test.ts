@@ -6,6 +6,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/bridge")).sort()).toEqual([
       "AG_UI_APPROVAL_INTERRUPT",
       "AG_UI_CUSTOM_EVENTS",
+      "AG_UI_FRAMES_PER_EVENT",
       "Bridge",
       "DENIED_BY_CLIENT_REASON",
       "INTERRUPT_CANCELLED_REASON",

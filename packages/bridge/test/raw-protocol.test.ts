@@ -141,4 +141,21 @@ describe("raw protocol: the SDK's events as SSE", () => {
     }
     expect(served.settled).toEqual([]);
   });
+  it("POST runs/<key>/cancel cancels a running run: the stream ends as cancelled with the reason, a second cancel says it was not running, an unknown key is 404", async () => {
+    served = await serve({ runner: referenceAgent() });
+    const response = await postJson(`${served.url}/runs`, { prompt: "SLOW" });
+    const key = response.headers.get("x-adaptor-run-id")!;
+    const messages = sseMessages(response);
+    await readUntil(messages, (m) => m.data["type"] === "run-started");
+    const cancel = await postJson(`${served.url}/runs/${key}/cancel`, { reason: "changed my mind" });
+    expect(cancel.status).toBe(200);
+    expect(await cancel.json()).toEqual({ key, cancelled: true });
+    const end = await readUntil(messages, (m) => m.data["type"] === "run-finished");
+    expect(end.at(-1)!.data).toMatchObject({ ok: false, reason: "cancelled", code: "cancelled" });
+    expect((await served.settledRun(key)).error).toMatchObject({ name: "AbortError", message: "changed my mind" });
+    const again = await postJson(`${served.url}/runs/${key}/cancel`, {});
+    expect(await again.json()).toEqual({ key, cancelled: false });
+    expect((await postJson(`${served.url}/runs/no-such-run/cancel`, {})).status).toBe(404);
+    expect((await postJson(`${served.url}/runs/${key}/cancel`, { why: "x" })).status).toBe(400);
+  });
 });

@@ -39,7 +39,7 @@ async function suspendingBridge(): Promise<{ served: Served; agent: Agent }> {
 }
 
 describe("suspended turns through the bridge", () => {
-  it("ag-ui: the run ends with an interrupt for the stored approval; a resume run approves it and the turn runs the tool", async () => {
+  it("ag-ui: the run ends with an interrupt for the stored approval (saying whether an edited input runs); a resume run approves it and the turn runs the tool", async () => {
     ({ served, agent } = await suspendingBridge());
     const client = new HttpAgent({ url: `${served.url}/ag-ui`, threadId: "thread-a", initialMessages: [userMessage("TOOL npm test")] });
     const outcomes: string[] = [];
@@ -60,7 +60,7 @@ describe("suspended turns through the bridge", () => {
         id: pending!.id,
         reason: AG_UI_APPROVAL_INTERRUPT,
         message: pending!.title,
-        metadata: expect.objectContaining({ kind: "permission", toolName: "shell", input: { command: "npm test" } }),
+        metadata: expect.objectContaining({ kind: "permission", toolName: "shell", input: { command: "npm test" }, inputEditable: true }),
       }),
     ]);
     expect(client.pendingInterrupts.map((interrupt) => interrupt.id)).toEqual([pending!.id]);

@@ -97,8 +97,10 @@ export class CodexDriver implements Driver {
       plan,
       outputSchema,
       track: (proc: CliProcess) => this.#pool.track(proc),
+      enforcement,
     });
-    return { ...response, enforcement };
+    // Not spread into a new object: the response's transcript is made when first read.
+    return response;
   }
 
   /**

@@ -8,18 +8,8 @@ import {
   type DriverResponse,
   type DriverSink,
 } from "@adaptor/driver";
-import {
-  captureConfig,
-  deepFreeze,
-  exitOrTerminate,
-  graceMs,
-  InterruptEscalation,
-  ProcessPool,
-  spawnLimits,
-  StallWatchdog,
-  type PooledProcess,
-} from "@adaptor/driver/kit";
-import { forceKilledError, mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
+import { captureConfig, deepFreeze, graceMs, oneShotTurn, ProcessPool, spawnLimits, type PooledProcess } from "@adaptor/driver/kit";
+import { mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { CURSOR_INHERITED_ENV, validateCursorConfig, type CursorConfig } from "./config.js";
 import { CursorTurn } from "./turn.js";
 
@@ -109,29 +99,16 @@ export class CursorDriver implements Driver {
   async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     const turn = new CursorTurn((event) => sink.emit(event));
     // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (print mode asks nothing).
-    const watchdog = new StallWatchdog(proc, { timeoutMs: this.config.stallTimeoutMs, device: "cursor" });
-    const runSignal = AbortSignal.any([signal, watchdog.signal]);
-    const cancel = new InterruptEscalation(proc, { graceMs: graceMs(this.config), interrupt: () => false });
-    const onAbort = (): void => cancel.start();
-    runSignal.addEventListener("abort", onAbort, { once: true });
-    if (runSignal.aborted) cancel.start();
-    try {
-      proc.writeText(request.prompt).catch(() => undefined);
-      proc.closeStdin();
-      for await (const line of proc.lines()) {
-        if (line.kind === "json" && typeof line.value === "object" && line.value !== null && !Array.isArray(line.value)) {
-          if (turn.accept(line.value as Record<string, unknown>)) break;
-        } else {
-          sink.emit({ type: "process", kind: "stdout", text: line.text });
-        }
-      }
-    } finally {
-      watchdog.close();
-      runSignal.removeEventListener("abort", onAbort);
-    }
-    await cancel.settled();
-    const exit = await exitOrTerminate(proc, graceMs(this.config));
-    if (runSignal.aborted) throw exit.forceKilled ? forceKilledError("cursor", runSignal.reason) : runSignal.reason;
+    const exit = await oneShotTurn(proc, sink, signal, {
+      device: "cursor",
+      stallTimeoutMs: this.config.stallTimeoutMs,
+      graceMs: graceMs(this.config),
+      begin: () => {
+        proc.writeText(request.prompt).catch(() => undefined);
+        proc.closeStdin();
+        return (value) => turn.accept(value);
+      },
+    });
     const failure = turn.failure() ?? (turn.terminal ? undefined : exitFailure(request, exit.code, exit.signal, proc.stderrTail()));
     return {
       text: turn.text,

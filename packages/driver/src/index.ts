@@ -44,7 +44,7 @@ export type {
   InspectFailureReason,
   InspectModels,
 } from "./spi/inspect.js";
-export type { SessionFile, SessionLocation, SessionTransfer } from "./spi/session-transfer.js";
+export type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "./spi/session-transfer.js";
 export {
   ErrInvalidDriverConfig,
   ErrInvalidPolicy,

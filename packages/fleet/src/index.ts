@@ -1,7 +1,7 @@
 // Public surface of @adaptor/fleet.
-export { Fleet, type SubmitOptions, type FleetRunOptions } from "./fleet/fleet.js";
+export { Fleet, type SubmitOptions, type FleetRunOptions, type FleetApproval } from "./fleet/fleet.js";
 export type { FleetOptions } from "./fleet/fleet-options.js";
-export { RunHandle, type RunEventsOptions, type FleetPendingApproval } from "./run/run-handle.js";
+export { RunHandle, type RunEventsOptions, type FleetPendingApproval, type FleetRunInfo } from "./run/run-handle.js";
 export type { FleetEvent, FleetEventBody, AttemptStartedEvent, VerdictEvent, RecordedAgentEvent } from "./run/fleet-event.js";
 export type { FleetWorkerOptions, WorkerAgent, WorkerContext } from "./worker/fleet-worker.js";
 export type { StoredVerdict, StoredResult } from "./verdict/verdict.js";
@@ -9,6 +9,7 @@ export {
   FleetQueueFullError,
   FleetAttemptsExhaustedError,
   FleetRunNotFoundError,
+  FleetRunExistsError,
   FleetClosedError,
   FleetRunCancelledError,
   FleetRemoteError,
@@ -18,6 +19,7 @@ export {
   ErrFleetQueueFull,
   ErrFleetAttemptsExhausted,
   ErrFleetRunNotFound,
+  ErrFleetRunExists,
   ErrFleetClosed,
   ErrFleetRunCancelled,
   ErrFleetRemote,

@@ -1,22 +1,45 @@
 import type { ChildProcess } from "node:child_process";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@adaptor/fleet";
-import { fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { Fleet, type StoredVerdict } from "@adaptor/fleet";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
-import { processesWith, startWorker, until } from "./support/processes.js";
+import { processesWith, startFront, startWorker, until } from "./support/processes.js";
 import { ownPostgres, type OwnPostgres } from "./support/own-postgres.js";
 
-// Several worker PROCESSES on the fake codex CLI, two front-ends in this process, many thread turns
-// over several keys, workers SIGKILLed mid-run and replaced. Everything is checked from the recorded
-// history in PostgreSQL. Sized for a busy 2-core machine (see the package README for the numbers).
-// ADAPTOR_FLEET_CHAOS_KEYS=100 runs the full scale (500 turns), outside the default suite's budget.
+// Several worker PROCESSES on the fake codex CLI and two front-end PROCESSES (the bridge over the
+// fleet), many thread turns over several keys submitted over HTTP, every run followed by an SSE
+// subscriber; workers SIGKILLed mid-run and replaced, one front-end SIGKILLed mid-run (its
+// subscribers reconnect to the other with Last-Event-ID), one PostgreSQL restart. Everything is
+// checked from the recorded history in PostgreSQL and what the subscribers read. Sized for a busy
+// 2-core machine (see the package README for the numbers). ADAPTOR_FLEET_CHAOS_KEYS=100 runs the
+// full scale (500 turns), outside the default suite's budget.
 const WORKERS = 4;
 const KEYS = Number(process.env.ADAPTOR_FLEET_CHAOS_KEYS ?? 10);
 const TURNS = 5; // per key
 const KILLS = 3;
 const SLEEP_MS = 400; // per turn, in the fake CLI, so kills land mid-run
+
+/** One SSE message of the raw protocol: its id and JSON data. */
+interface WireMessage {
+  readonly id: number;
+  readonly data: { readonly type: string; readonly [field: string]: unknown };
+}
+
+/** Reads an SSE response to its end (or until the connection breaks: then it throws). */
+async function* sse(response: Response): AsyncGenerator<WireMessage> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => queue.push(event) });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    while (queue.length > 0) {
+      const event = queue.shift()!;
+      yield { id: Number(event.id), data: JSON.parse(event.data) as WireMessage["data"] };
+    }
+  }
+}
 
 if (!PG_URL) {
   skipWithoutServer("fleet chaos");
@@ -29,11 +52,13 @@ if (!PG_URL) {
   const marker = `FLEET_CHAOS_${schema}`;
   let pool: pg.Pool;
   const workers = new Set<ChildProcess>();
-  const fronts: Fleet[] = [];
+  const frontProcesses = new Set<ChildProcess>();
+  let checker: Fleet | undefined;
   let store: PostgresThreadStore | undefined;
   afterAll(async () => {
     for (const w of workers) w.kill("SIGKILL");
-    for (const f of fronts) await f.close();
+    for (const f of frontProcesses) f.kill("SIGKILL");
+    await checker?.close();
     await store?.close();
     await pool?.end();
     await own?.stop();
@@ -41,7 +66,7 @@ if (!PG_URL) {
 
   describe("fleet chaos", () => {
     it(
-      "worker processes SIGKILLed mid-run and a PostgreSQL restart: every run one verdict, turns per key in order once each, complete event logs, no process left",
+      "worker processes and a front-end process SIGKILLed mid-run and a PostgreSQL restart: every run one verdict, turns per key in order once each, complete event logs, every SSE subscriber's sequence complete after reconnecting, no process left",
       async () => {
         own = await ownPostgres();
         if (own) url = own.url;
@@ -49,13 +74,19 @@ if (!PG_URL) {
         pool.on("error", () => {});
         store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
         await store.migrate();
+        checker = new Fleet({ connectionString: url, schema, heartbeatSeconds: 10, monitorIntervalSeconds: 1, maxAttempts: 5 });
+        await checker.start();
+        const fronts: { url: string; child: ChildProcess; alive: boolean }[] = [];
         for (let i = 0; i < 2; i++) {
-          const front = new Fleet({ connectionString: url, schema, heartbeatSeconds: 10, monitorIntervalSeconds: 1, maxAttempts: 5 });
-          await front.start();
-          fronts.push(front);
+          const front = await startFront(url, schema, marker, SLEEP_MS);
+          frontProcesses.add(front.child);
+          front.child.once("exit", () => frontProcesses.delete(front.child));
+          fronts.push({ ...front, alive: true });
         }
         let names = 0;
         let restarted = false;
+        let frontKilled = false;
+        let orphaned = 0;
         const spawnWorker = async () => {
           const child = await startWorker(url, schema, `w${names++}`);
           workers.add(child);
@@ -63,24 +94,67 @@ if (!PG_URL) {
         };
         await Promise.all(Array.from({ length: WORKERS }, spawnWorker));
 
-        // Submit: turn t of every key, alternating front-ends.
-        const handles: { key: string; turn: number; handle: RunHandle }[] = [];
-        for (let t = 0; t < TURNS; t++) {
-          for (let k = 0; k < KEYS; k++) {
-            const steps = fakeCodexSteps(`k${k} turn ${t}`, { sleepMs: SLEEP_MS, resume: t > 0 });
-            const runOptions = { env: { ...fakeRun(steps).env, [marker]: "1" } };
-            const front = fronts[handles.length % 2]!;
-            handles.push({ key: `k${k}`, turn: t, handle: await front.submit(`turn ${t}`, { threadKey: `k${k}`, runOptions }) });
+        // Submit over HTTP: turn t of every key, alternating front-ends, one at a time (submission
+        // order per key). Each POST's stream is followed by a subscriber to the run's verdict: when
+        // its front-end goes away it reconnects to a live one with Last-Event-ID.
+        const handles: { key: string; turn: number; id: string; subscriber: Promise<{ seen: WireMessage[]; reconnects: number }> }[] = [];
+        /** The front-end each unfinished subscriber reads from now. */
+        const reading = new Map<string, number>();
+        const follow = async (first: Response, id: string, index: number) => {
+          const seen: WireMessage[] = [];
+          let response = first;
+          let front = index;
+          reading.set(id, front);
+          let reconnects = 0;
+          const deadline = Date.now() + 300_000;
+          for (;;) {
+            try {
+              for await (const message of sse(response)) seen.push(message);
+            } catch {
+              // The connection broke (its front-end was killed): reconnect below.
+            }
+            if (seen.at(-1)?.data.type === "run-finished") {
+              reading.delete(id);
+              return { seen, reconnects };
+            }
+            for (;;) {
+              if (Date.now() > deadline) throw new Error(`subscriber of ${id} could not reconnect`);
+              front = (front + 1) % fronts.length;
+              if (!fronts[front]!.alive) continue;
+              const lastId = seen.at(-1)?.id;
+              const next = await fetch(`${fronts[front]!.url}/runs/${id}/events`, {
+                headers: lastId !== undefined ? { "last-event-id": String(lastId) } : {},
+              }).catch(() => undefined);
+              if (next?.ok) {
+                response = next;
+                reading.set(id, front);
+                break;
+              }
+              await next?.body?.cancel();
+              await new Promise((r) => setTimeout(r, 250));
+            }
+            reconnects++;
           }
+        };
+        for (let t = 0; t < TURNS; t++) {
+          // The keys of one turn at once; turn t + 1 of a key only after its turn t was submitted.
+          const round = await Promise.all(
+            Array.from({ length: KEYS }, async (_, k) => {
+              const index = (t * KEYS + k) % 2;
+              const response = await fetch(`${fronts[index]!.url}/runs`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ prompt: `k${k} turn ${t}`, threadKey: `k${k}` }),
+              });
+              expect(response.status).toBe(200);
+              const id = response.headers.get("x-adaptor-run-id")!;
+              const subscriber = follow(response, id, index);
+              subscriber.catch(() => undefined);
+              return { key: `k${k}`, turn: t, id, subscriber };
+            }),
+          );
+          handles.push(...round);
         }
-        // Live subscribers on the other front-end for a few runs, from the first event.
-        const live = handles.slice(0, KEYS).map(({ handle }) => {
-          const seen: FleetEvent[] = [];
-          const done = (async () => {
-            for await (const e of fronts[1]!.handle(handle.id).events()) seen.push(e);
-          })();
-          return { id: handle.id, seen, done };
-        });
 
         // Chaos: SIGKILL a worker that is running a turn (a fake CLI of ours is alive), start a new one.
         for (let kill = 0; kill < KILLS; kill++) {
@@ -96,6 +170,15 @@ if (!PG_URL) {
           const victims = [...workers];
           const victim = victims[Math.floor(Math.random() * victims.length)]!;
           victim.kill("SIGKILL");
+          if (kill === 0) {
+            // One front-end process dies mid-run too: one that subscribers read from, who move to the other.
+            const readers = [...reading.values()];
+            const index = readers.length > 0 ? readers[Math.floor(Math.random() * readers.length)]! : 0;
+            orphaned = readers.filter((r) => r === index).length;
+            fronts[index]!.alive = false;
+            fronts[index]!.child.kill("SIGKILL");
+            frontKilled = true;
+          }
           await spawnWorker();
           if (kill === 0 && own) {
             await own.restart();
@@ -103,7 +186,7 @@ if (!PG_URL) {
           }
         }
 
-        const verdicts = await Promise.all(handles.map(({ handle }) => handle.verdict()));
+        const verdicts = await Promise.all(handles.map(({ id }) => checker!.handle(id).verdict()));
         expect(verdicts.map((v) => v.kind)).toEqual(handles.map(() => "result"));
 
         // Every run: exactly one verdict, stored once, the last event of a gapless log.
@@ -137,24 +220,38 @@ if (!PG_URL) {
           expect(rows[0]?.ok).toBe(true);
         }
 
-        // Live subscribers saw exactly what a replay from the start sees.
-        for (const sub of live) {
-          await sub.done;
-          const replay: FleetEvent[] = [];
-          for await (const e of fronts[0]!.handle(sub.id).events()) replay.push(e);
-          const brief = (list: FleetEvent[]) => list.map((e) => `${e.sequence}/${e.attempt}/${e.event.type}`).join(" ");
-          expect(brief(sub.seen)).toBe(brief(replay));
-          expect(sub.seen).toEqual(replay);
-          expect(sub.seen.map((e) => e.sequence)).toEqual(replay.map((_, i) => i + 1));
+        // Every subscriber's sequence, across its reconnects, is complete: the ids are the stored
+        // sequences (the SDK's run-finished goes out with the verdict, at the verdict's sequence),
+        // none missing, none twice, the verdict last; and it equals a full replay from a live front-end.
+        let reconnected = 0;
+        const live = fronts.find((f) => f.alive)!;
+        for (const { id, subscriber } of handles) {
+          const { seen, reconnects } = await subscriber;
+          reconnected += reconnects > 0 ? 1 : 0;
+          const { rows } = await pool.query<{ seq: string; type: string }>(
+            `SELECT e.seq::text AS seq, e.event->>'type' AS type FROM "${schema}".adaptor_fleet_events e WHERE e.run_id = $1 ORDER BY e.seq`,
+            [id],
+          );
+          const expected = rows.filter((r) => r.type !== "run-finished").map((r) => Number(r.seq));
+          expect(seen.map((m) => m.id)).toEqual(expected);
+          expect(seen.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
+          const replay: WireMessage[] = [];
+          for await (const message of sse(await fetch(`${live.url}/runs/${id}/events`))) replay.push(message);
+          expect(seen).toEqual(replay);
         }
+        // Subscribers read from the front-end when it died: they had to move.
+        if (orphaned > 0) expect(reconnected).toBeGreaterThan(0);
 
-        // Stop the workers gracefully; nothing of ours is left running.
-        const exits = [...workers].map((w) => new Promise((r) => w.once("exit", r)));
-        for (const w of workers) w.kill("SIGTERM");
+        // Stop the workers and front-ends gracefully; nothing of ours is left running.
+        const children = [...workers, ...frontProcesses];
+        const exits = children.map((c) => new Promise((r) => c.once("exit", r)));
+        for (const c of children) c.kill("SIGTERM");
         await Promise.all(exits);
+        expect(workers.size + frontProcesses.size).toBe(0);
         await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
         console.log(
-          `fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, 2 front-ends, ${KILLS} SIGKILLs, ` +
+          `fleet chaos: ${handles.length} runs over ${KEYS} keys, ${WORKERS} worker processes, 2 front-end processes, ${KILLS} worker SIGKILLs, ` +
+            `${frontKilled ? `1 front-end SIGKILL with ${orphaned} subscribers on it` : "no front-end killed"} (${reconnected} reconnected), ` +
             `PostgreSQL ${restarted ? "restarted once" : "not restarted (no PostgreSQL binaries for a cluster of its own)"}, ${retried} runs retried`,
         );
         expect(retried).toBeGreaterThan(0);

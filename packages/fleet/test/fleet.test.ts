@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
@@ -9,10 +10,13 @@ import {
   ErrFleetQueueFull,
   ErrFleetRemote,
   ErrFleetRunCancelled,
+  ErrFleetRunExists,
   Fleet,
   FleetQueueFullError,
   FleetRemoteError,
   FleetRunCancelledError,
+  FleetRunExistsError,
+  FleetRunNotFoundError,
   type FleetEvent,
   type RecordedAgentEvent,
   type RunHandle,
@@ -125,6 +129,52 @@ if (!PG_URL) {
       }
       expect(echoed).toHaveLength(1);
       expect(echoed[0]).toContain("not today");
+    });
+
+    it("a run submitted with an id of the host's choosing is found by it on another host; the id again is refused with FleetRunExistsError; approval() and info() read the state", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runId = randomUUID();
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { runId, threadKey: "chosen", runOptions });
+      expect(handle.id).toBe(runId);
+      const twice = await back.fleet.submit("again", { runId: runId.toUpperCase() }).catch((e: unknown) => e);
+      expect(twice).toBeInstanceOf(FleetRunExistsError);
+      expect(isError(twice, ErrFleetRunExists)).toBe(true);
+      await expect(front.fleet.submit("bad", { runId: "not-a-uuid" })).rejects.toThrow(TypeError);
+      const asked = await firstOf(back.fleet.handle(runId), "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      expect(await back.fleet.approval(id)).toEqual({
+        id,
+        runId,
+        request: expect.objectContaining({ kind: "permission" }),
+        status: "pending",
+      });
+      expect(await back.fleet.handle(runId).info()).toEqual({
+        id: runId,
+        threadKey: "chosen",
+        submittedAt: expect.any(String),
+        settled: false,
+      });
+      await back.fleet.answer(id, { outcome: "approve" });
+      expect((await back.fleet.approval(id))?.status).toBe("answered");
+      expect((await handle.result()).text).toBe("after the approval");
+      expect((await front.fleet.handle(runId).info()).settled).toBe(true);
+      expect(await front.fleet.approval("no-such-approval")).toBeUndefined();
+      await expect(front.fleet.handle(randomUUID()).info()).rejects.toBeInstanceOf(FleetRunNotFoundError);
+    });
+
+    it("an approval left unanswered when its run ends reads as closed", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("ask", { runOptions: fakeRun(fakeCodexSteps("never", { ask: "npm test" })) });
+      const asked = await firstOf(handle, "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      await handle.cancel();
+      expect((await front.fleet.approval(id))?.status).toBe("closed");
     });
 
     it("cancel from another host ends a running run's CLI and settles it as FleetRunCancelledError everywhere", async () => {

@@ -9,6 +9,7 @@ describe("public surface", () => {
       "ErrFleetQueueFull",
       "ErrFleetRemote",
       "ErrFleetRunCancelled",
+      "ErrFleetRunExists",
       "ErrFleetRunNotFound",
       "Fleet",
       "FleetAttemptsExhaustedError",
@@ -16,6 +17,7 @@ describe("public surface", () => {
       "FleetQueueFullError",
       "FleetRemoteError",
       "FleetRunCancelledError",
+      "FleetRunExistsError",
       "FleetRunNotFoundError",
       "RunHandle",
     ]);

@@ -8,6 +8,7 @@ import {
   type Lease,
   type ResolveQuery,
   SessionStateTooLargeError,
+  checkSegmentIndex,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -152,6 +153,11 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
             },
             segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> => {
               const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segments, [recordId]);
+              return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+            },
+            segmentsFrom: async (recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]> => {
+              checkSegmentIndex(from);
+              const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segmentsFrom, [recordId, from]);
               return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
             },
           };
@@ -454,6 +460,7 @@ type Statements = Record<
   | "release"
   | "sessionOf"
   | "segments"
+  | "segmentsFrom"
   | "listActive"
   | "touchLease"
   | "lockLease"
@@ -524,6 +531,9 @@ function statements(s: string, prepared: boolean): Statements {
     release: `UPDATE ${leases} SET owner = NULL, expires_at = NULL WHERE target = $1 AND owner = $2 AND token = $3::bigint`,
     sessionOf: `SELECT manifest::text AS manifest, (next_seq - first_seq)::text AS segments, bytes::text AS bytes FROM ${sessions} WHERE record_id = $1`,
     segments: `SELECT data FROM ${segments} WHERE record_id = $1 ORDER BY seq`,
+    // Segment i of a record is the row numbered first_seq + i.
+    segmentsFrom: `SELECT s.data FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id
+      WHERE s.record_id = $1 AND s.seq >= h.first_seq + $2::bigint ORDER BY s.seq`,
     listActive: `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at, t.updated_at, t.revision::text AS revision,
                    (SELECT count(*) FROM ${threads} a WHERE a.key = t.key AND a.status = 'archived')::text AS archived,
                    COALESCE((SELECT x.bytes FROM ${sessions} x WHERE x.record_id = t.id), 0)::text AS session_bytes

@@ -1,6 +1,6 @@
 import { afterAll } from "vitest";
 import pg from "pg";
-import { describeThreadStoreConformance } from "@adaptor/threadstore/testing";
+import { describeSegmentsFromConformance, describeThreadStoreConformance } from "@adaptor/threadstore/testing";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
 
@@ -26,4 +26,11 @@ if (!PG_URL) {
     },
     { sessionState: true, releaseLeases: true },
   );
+
+  describeSegmentsFromConformance("postgres", async ({ faults }) => {
+    const schema = freshSchema("kit");
+    const store = new PostgresThreadStore({ pool, schema, faults });
+    await store.migrate();
+    return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
+  });
 }

@@ -8,6 +8,7 @@ import {
   type Lease,
   type ResolveQuery,
   SessionStateTooLargeError,
+  checkSegmentIndex,
   sessionStateBytesAfter,
   type SessionStateStore,
   type StoredSessionState,
@@ -145,6 +146,14 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
                   .all(recordId)
                   .map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
               ),
+            segmentsFrom: async (recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]> => {
+              checkSegmentIndex(from);
+              return this.#run("sessionState", signal, () =>
+                sql.segmentsFrom
+                  .all(recordId, from)
+                  .map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
+              );
+            },
           };
 
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
@@ -386,6 +395,10 @@ function prepare(db: Database.Database) {
       "SELECT manifest_json, segments, bytes FROM adaptor_thread_sessions WHERE record_id = ?",
     ),
     segmentsOf: db.prepare<[string], { data: Buffer }>("SELECT data FROM adaptor_thread_session_segments WHERE record_id = ? ORDER BY seq"),
+    // A replace renumbers from 0, so a segment's seq is its index.
+    segmentsFrom: db.prepare<[string, number], { data: Buffer }>(
+      "SELECT data FROM adaptor_thread_session_segments WHERE record_id = ? AND seq >= ? ORDER BY seq",
+    ),
     dropSegments: db.prepare<[string]>("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?"),
     putSegment: db.prepare<[string, number, Buffer]>("INSERT INTO adaptor_thread_session_segments (record_id, seq, data) VALUES (?, ?, ?)"),
     putSession: db.prepare<[string, string, number, number]>(

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeThreadStoreConformance } from "@adaptor/threadstore/testing";
+import { describeSegmentsFromConformance, describeThreadStoreConformance } from "@adaptor/threadstore/testing";
 import Database from "better-sqlite3";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 
@@ -23,3 +23,11 @@ describeThreadStoreConformance(
   },
   { sessionState: true, releaseLeases: true },
 );
+
+describeSegmentsFromConformance("sqlite", async ({ faults }) => {
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-kit-"));
+  return {
+    store: new SqliteThreadStore({ path: join(dir, "threads.db"), faults }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+});

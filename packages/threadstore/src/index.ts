@@ -24,6 +24,7 @@ export {
   checkResolveQuery,
   checkFinalizeRequest,
   checkSessionStateWrite,
+  checkSegmentIndex,
   sessionStateBytesAfter,
 } from "./contract/argument-checks.js";
 export { ReleasedLeases } from "./released-leases/released-leases.js";

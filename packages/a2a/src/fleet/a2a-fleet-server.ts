@@ -57,6 +57,8 @@ export interface A2AFleetServerOptions {
   readonly threadKey?: (task: { readonly contextId: string; readonly taskId: string }) => string | undefined;
   /** Accepts or refuses each JSON-RPC and REST request (as for `a2aServer`). */
   readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+  /** Hosts this front-end answers besides its `url`'s and loopback (as for `a2aServer`). Default `[]`. */
+  readonly allowedHosts?: readonly string[] | "*";
   /** Where the server's diagnostics go (as for `a2aServer`). */
   readonly log?: A2AServerLog;
 }
@@ -394,7 +396,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         follow(task, mark.runId, mark.sequence, task.status?.state ?? TaskState.TASK_STATE_WORKING, callContext),
     },
   );
-  const app = expressApp(requestHandler, options.authorize);
+  const app = expressApp(requestHandler, options);
 
   return {
     handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),

@@ -15,7 +15,7 @@ import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import type { ApprovalDecision, RunOptions, Stream } from "adaptor";
+import { hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
@@ -92,6 +92,16 @@ export interface A2AServerOptions {
    * 401 before the request is read. Default: every request is accepted.
    */
   readonly authorize?: (request: IncomingMessage) => boolean | Promise<boolean>;
+  /**
+   * Hosts this server answers besides the host of `url` and the loopback names (`127.0.0.1`,
+   * `localhost`, `[::1]`) on the port a request arrived on: `"agents.example.com"`,
+   * `"agents.example.com:8443"` or `"https://agents.example.com"` (no port: any port). `"*"` turns
+   * the check off (a proxy in front checks `Host`). A request with any other `Host` header, or none,
+   * gets HTTP 403 `{ error: "forbidden host" }` before anything runs: a web page that made its own
+   * name resolve to this machine (DNS rebinding) cannot drive the agent. Default `[]`.
+   * @throws InvalidOptionError (at construction) for an entry that is not a host.
+   */
+  readonly allowedHosts?: readonly string[] | "*";
   /**
    * Where the server's diagnostics go, one line per refused or failed request (no stack trace,
    * credentials redacted): the `@a2a-js/sdk` server's own `console` output is routed here while it
@@ -325,7 +335,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     check: checkResume,
     release: releaseClaim,
   });
-  const app = expressApp(requestHandler, options.authorize);
+  const app = expressApp(requestHandler, options);
 
   return {
     handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
@@ -342,17 +352,46 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   };
 }
 
+/** What {@link expressApp} takes of a server's options. */
+type AppOptions = Pick<A2AServerOptions, "url" | "authorize" | "allowedHosts">;
+
 /**
- * The Express app of a server: the card (public), then `authorize` (HTTP 401 on refusal), the
- * HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON answers for Express's own
- * fallbacks (no HTML error page, no stack).
+ * The hosts a server answers (see `allowedHosts`): the host of its `url` and the configured ones.
+ * @throws InvalidOptionError for an entry that is not a host.
  */
-export function expressApp(
-  requestHandler: DefaultRequestHandler,
-  authorize: ((request: IncomingMessage) => boolean | Promise<boolean>) | undefined,
-): express.Express {
+function servedHosts(options: AppOptions): readonly string[] | "*" {
+  const configured = options.allowedHosts ?? [];
+  if (configured === "*") return "*";
+  configured.forEach((entry, index) => {
+    if (typeof entry !== "string" || hostRule(entry) === undefined) {
+      throw new InvalidOptionError({
+        subject: "a2a server options",
+        field: `allowedHosts[${index}]`,
+        reason: "is not a host (name, name:port or URL)",
+      });
+    }
+  });
+  let own: string[] = [];
+  try {
+    own = [new URL(options.url).host];
+  } catch {
+    // A url that does not parse leaves only loopback and the configured hosts.
+  }
+  return [...own, ...configured];
+}
+
+/**
+ * The Express app of a server: the `Host` check (HTTP 403), the card (public), then `authorize`
+ * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
+ * answers for Express's own fallbacks (no HTML error page, no stack).
+ * @throws InvalidOptionError for an `allowedHosts` entry that is not a host.
+ */
+export function expressApp(requestHandler: DefaultRequestHandler, options: AppOptions): express.Express {
+  const hosts = servedHosts(options);
+  const authorize = options.authorize;
   const app = express();
   app.disable("x-powered-by");
+  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
   if (authorize) {
     app.use((req, res, next) => {

@@ -88,6 +88,13 @@ export interface AcpConfig extends CommonDriverConfig {
    * 120,000; at most 2^31-1.
    */
   readonly handshakeTimeoutMs?: number;
+  /**
+   * Offer `stream.interrupt()`: ACP's `session/cancel` stops the running turn, whose answer
+   * `cancelled` is an interrupted success, and the process and session serve the next turn.
+   * Default true; false for an agent whose next turn after a cancel does not run (the SDK then
+   * refuses the interrupt with `FeatureUnsupportedError`).
+   */
+  readonly interrupt?: boolean;
 }
 
 const is = optionChecks;
@@ -110,6 +117,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
+  interrupt: is.boolean(),
 };
 
 /**

@@ -40,7 +40,10 @@ function adapterEntry(): string | undefined {
 /**
  * What claude-agent-acp 0.23.1 has proved in this package's tests: `read_only` → session mode
  * `dontAsk` (every tool that needs a permission is denied; its `plan` mode still wrote a file), the
- * permission modes → `default` (it asks before edits and commands); MCP over stdio; fork.
+ * permission modes → `default` (it asks before edits and commands); MCP over stdio; fork. No
+ * interrupt: after a `session/cancel`, 0.23.1 answers the session's next prompt at once with
+ * `end_turn`, no model request and no output (the cancelled query's leftover result), so the turn
+ * after an interrupt would not run (`test/turn-control.test.ts`).
  */
 const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   type: "claude-agent-acp",
@@ -48,6 +51,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   sandboxModes: { read_only: "dontAsk" },
   askMode: "default",
   mcpTransports: ["stdio"],
+  interrupt: false,
 };
 
 /** The ACP config `claudeAgentAcp(config)` runs: `node <adapter>/dist/index.js`. */

@@ -25,6 +25,7 @@ export class AcpTurn implements SessionHandler {
   readonly transcript: TranscriptItem[] = [];
   readonly #tools = new Map<string, ToolState>();
   readonly #open = new Set<(response: acp.RequestPermissionResponse) => void>();
+  #interrupted = false;
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
   #ended = false;
@@ -117,7 +118,7 @@ export class AcpTurn implements SessionHandler {
   }
 
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    if (this.#ended || !this.#prompting || signal.aborted) return CANCELLED;
+    if (this.#ended || this.#interrupted || !this.#prompting || signal.aborted) return CANCELLED;
     const call = request.toolCall;
     // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
     this.#toolCall(call, call.rawInput, undefined, true);
@@ -161,6 +162,17 @@ export class AcpTurn implements SessionHandler {
       signal.removeEventListener("abort", onAbort);
       this.#open.delete(settle);
     }
+  }
+
+  /**
+   * The host interrupted the turn (`session/cancel` sent): every open permission request, and any
+   * later one, is answered `cancelled`, as ACP asks of a client that cancels; updates are still the
+   * turn's until the prompt's answer.
+   */
+  interrupt(): void {
+    this.#interrupted = true;
+    for (const settle of [...this.#open]) settle(CANCELLED);
+    this.#open.clear();
   }
 
   /** Stops taking updates and answers every open permission request `cancelled`. */

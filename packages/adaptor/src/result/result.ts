@@ -24,7 +24,11 @@ export interface ResultInit {
   readonly structured?: unknown;
   /** Everything the CLI wrote on stdout and stderr. */
   readonly raw: RawStreams;
-  /** The driver-parsed transcript, in order. */
+  /**
+   * The driver-parsed transcript, in order. Copied when the Result is made; when it is a getter,
+   * read once, when {@link Result.transcript} is first called (a long turn's items may be made
+   * only then).
+   */
   readonly transcript: readonly TranscriptItem[];
   /** Set when the turn suspended: the approval it stored (see {@link Result.pendingApproval}). */
   readonly pendingApproval?: PendingApproval | undefined;
@@ -77,7 +81,9 @@ export class Result {
   readonly enforcement: readonly PolicyEnforcement[];
   readonly #structured: unknown;
   readonly #raw: RawStreams;
-  readonly #transcript: readonly TranscriptItem[];
+  /** The frozen transcript once read; until then, where it is read from. */
+  #transcript: readonly TranscriptItem[] | undefined;
+  #transcriptFrom: (() => readonly TranscriptItem[]) | undefined;
 
   constructor(init: ResultInit) {
     this.runId = init.runId;
@@ -94,8 +100,10 @@ export class Result {
     this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
     this.#raw = Object.freeze({ ...init.raw });
-    // An item the driver froze as it made it is kept as it is (a long turn has one per message).
-    this.#transcript = Object.freeze(init.transcript.map((item) => (Object.isFrozen(item) ? item : Object.freeze({ ...item }))));
+    // A getter is read on the first transcript() call: a long turn's items may be made only then.
+    const read = Object.getOwnPropertyDescriptor(init, "transcript")?.get;
+    if (read) this.#transcriptFrom = () => read.call(init) as readonly TranscriptItem[];
+    else this.#transcript = frozenItems(init.transcript);
   }
 
   /** Full stdout and stderr of the CLI and its official terminal line (`{ event, json }`). */
@@ -105,6 +113,10 @@ export class Result {
 
   /** A copy of the driver-parsed transcript items, in order. */
   transcript(): TranscriptItem[] {
+    if (this.#transcript === undefined) {
+      this.#transcript = frozenItems(this.#transcriptFrom?.() ?? []);
+      this.#transcriptFrom = undefined;
+    }
     return [...this.#transcript];
   }
 
@@ -139,4 +151,9 @@ export class Result {
       throw new AdaptorError(`result ${this.runId}: final text is not a JSON value`, { cause });
     }
   }
+}
+
+/** The items as a frozen list; an item the driver froze as it made it is kept as it is (a long turn has one per message). */
+function frozenItems(items: readonly TranscriptItem[]): readonly TranscriptItem[] {
+  return Object.freeze(items.map((item) => (Object.isFrozen(item) ? item : Object.freeze({ ...item }))));
 }

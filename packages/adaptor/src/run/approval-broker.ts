@@ -210,7 +210,14 @@ export class ApprovalBroker {
   /** Stores the ask and stops the run; the CLI, being ended, is told a denial. */
   async #suspend(ask: ApprovalAsk, suspend: (ask: ApprovalAsk, id: string) => Promise<void>): Promise<ApprovalDecision> {
     const id = uuidv7();
-    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, suspend: true });
+    this.#notice("approval.requested", {
+      id,
+      kind: ask.kind,
+      toolName: ask.toolName,
+      attempt: 1,
+      suspend: true,
+      inputEditable: ask.inputEditable === true,
+    });
     await suspend(ask, id);
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "suspended", attempt: 1 });
     return { outcome: "deny", reason: "the turn is suspended until this approval is answered" };

@@ -22,7 +22,7 @@ import { RunTally } from "./run-budget.js";
 import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
-import { Result } from "../result/result.js";
+import { Result, type ResultInit } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
@@ -372,7 +372,7 @@ function toResult(
         },
       ]
     : [];
-  return new Result({
+  const fields: Omit<ResultInit, "transcript"> = {
     enforcement: [...(response?.enforcement ?? []), ...sdk],
     runId,
     model: response?.model,
@@ -383,8 +383,18 @@ function toResult(
     durationMs,
     structured: response?.structured,
     raw: response?.raw ?? { stdout: "", stderr: "" },
-    transcript: response?.transcript ?? [],
     ...(pendingApproval ? { pendingApproval } : {}),
     ...(response?.interrupted === true && !response.failure ? { interrupted: true } : {}),
-  });
+  };
+  // A driver that builds a long transcript's items when first read (a getter) is read only when
+  // the host asks the Result for them; any other transcript is copied now.
+  const from = response;
+  if (from && Object.getOwnPropertyDescriptor(from, "transcript")?.get)
+    return new Result({
+      ...fields,
+      get transcript() {
+        return from.transcript ?? [];
+      },
+    });
+  return new Result({ ...fields, transcript: response?.transcript ?? [] });
 }

@@ -1,45 +1,15 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import type { SessionLocation } from "@adaptor/driver";
 import { findError, isError } from "@adaptor/errors";
-import { MemoryThreadStore, type SessionStateWrite, type StoredSessionState, type ThreadRecordDraft } from "@adaptor/threadstore";
+import { MemoryThreadStore, type SessionStateWrite, type StoredSessionState } from "@adaptor/threadstore";
+import { FakeHome, sessionRecord } from "../../test/support/fake-session-home.js";
 import { ErrThreadSessionCorrupt, ErrThreadSessionUnavailable } from "../errors/sentinels.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import { PortableSessions, type SessionCapture } from "./portable-sessions.js";
 import { sha256 } from "./session-manifest.js";
 
-/** A host's CLI home as a map of file name → bytes. */
-class FakeHome implements SessionTransfer {
-  readonly format = "fake/v1";
-  files = new Map<string, Buffer>();
-  imports = 0;
-  async exportSession(_location: SessionLocation): Promise<readonly SessionFile[] | undefined> {
-    if (this.files.size === 0) return undefined;
-    return [...this.files].map(([name, content]) => ({ name, content }));
-  }
-  async importSession(_location: SessionLocation, files: readonly SessionFile[]): Promise<void> {
-    this.imports++;
-    this.files = new Map(files.map((f) => [f.name, Buffer.from(f.content)]));
-  }
-}
-
 const where: SessionLocation = { resumeId: "s-1" };
-
-function record(): ThreadRecordDraft {
-  const now = new Date();
-  return {
-    id: "rec-1",
-    key: "k",
-    status: "active",
-    driverType: "fake",
-    identity: "",
-    fingerprint: "f",
-    codec: "json/v1",
-    checkpoint: { resumeId: "s-1" },
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 function written(capture: SessionCapture): SessionStateWrite {
   if (capture.kind !== "write") throw new Error(`expected a write, got ${capture.kind}`);
@@ -56,10 +26,10 @@ async function twoTurns(): Promise<{
   const portable = (home: FakeHome): PortableSessions => new PortableSessions(store.sessionState!, home, 1_000_000, "k");
   const a = new FakeHome();
   a.files.set("t.jsonl", Buffer.from("one\n"));
-  await store.finalize({ leases: [], record: record(), sessionState: written(await portable(a).capture(undefined, where)) });
+  await store.finalize({ leases: [], record: sessionRecord(), sessionState: written(await portable(a).capture(undefined, where)) });
   a.files.set("t.jsonl", Buffer.from("one\ntwo\n"));
   const second = written(await portable(a).capture(await store.sessionState!.read("rec-1"), where));
-  await store.finalize({ leases: [], record: record(), sessionState: second });
+  await store.finalize({ leases: [], record: sessionRecord(), sessionState: second });
   return { store, stored: (await store.sessionState!.read("rec-1"))!, portable };
 }
 
@@ -79,13 +49,13 @@ describe("PortableSessions", () => {
     home.files.set("t.jsonl", Buffer.from("line 1\n"));
     const first = written(await portable.capture(undefined, where));
     expect(first.mode).toBe("replace");
-    await store.finalize({ leases: [], record: record(), sessionState: first });
+    await store.finalize({ leases: [], record: sessionRecord(), sessionState: first });
     home.files.set("t.jsonl", Buffer.from("line 1\nline 2\n"));
     home.files.set("u.jsonl", Buffer.from("other\n"));
     const second = written(await portable.capture(await store.sessionState!.read("rec-1"), where));
     expect(second.mode).toBe("append");
     expect(second.segments.map((s) => gunzipSync(s).toString())).toEqual(["line 2\n", "other\n"]);
-    await store.finalize({ leases: [], record: record(), sessionState: second });
+    await store.finalize({ leases: [], record: sessionRecord(), sessionState: second });
     const fresh = new FakeHome();
     expect(await portable.restore("rec-1", (await store.sessionState!.read("rec-1"))!, where)).toBe("local");
     expect(
@@ -213,7 +183,7 @@ describe("PortableSessions", () => {
     };
     await store.finalize({
       leases: [],
-      record: record(),
+      record: sessionRecord(),
       sessionState: { mode: "replace", segments: [gzipSync("one\n"), gzipSync("two\n")], manifest, limitBytes: 1_000_000 },
     });
     const home = new FakeHome();

@@ -1,9 +1,19 @@
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
-import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import type { SessionStateStore, SessionStateWrite, StoredSessionState } from "@adaptor/threadstore";
 import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-session-error.js";
-import { grewFrom, readManifest, sha256, tailOf, type SessionManifest, type SessionManifestFile } from "./session-manifest.js";
+import {
+  bytesOf,
+  grewFrom,
+  readFrom,
+  readManifest,
+  sha256,
+  tailOf,
+  TAIL_WINDOW,
+  type SessionManifest,
+  type SessionManifestFile,
+} from "./session-manifest.js";
 
 const compress = promisify(gzip);
 const decompress = promisify(gunzip);
@@ -18,8 +28,13 @@ export type RestoreOutcome =
    * were never committed (the drivers resume at the checkpoint and drop those themselves).
    */
   | "local"
-  /** The stored files were written into this host's CLI home. */
-  | "restored";
+  /** The stored files were written into this host's CLI home, whole. */
+  | "restored"
+  /**
+   * This host's CLI home held an older copy (the stored files up to the end of an earlier stored
+   * segment): only the later segments were read from the store and appended to it.
+   */
+  | "appended";
 
 /** What the export after a turn gives the commit. */
 export type SessionCapture =
@@ -45,6 +60,12 @@ export type SessionCapture =
  * more segment (the CLIs append to their session files, so a turn normally writes only its own
  * lines), and files new since the last turn are added whole. A stored file that is gone, shorter,
  * or differs there was rewritten, and is never stored silently (see {@link SessionCapture}).
+ *
+ * Cost: with a driver that reads files from an offset (`exportSessionFrom`), a turn reads only
+ * the bytes it added plus that window, and a restore on a host whose copy is the stored one (or
+ * more) reads only the window. A host whose copy ends where an earlier stored segment ended, with
+ * the same window there, gets only the later segments from the store, appended to its copy
+ * (`appendSession`). Without those driver methods the files are read whole, with the same results.
  */
 export class PortableSessions {
   readonly #store: SessionStateStore;
@@ -88,20 +109,36 @@ export class PortableSessions {
     if (!manifest) throw this.#error("damaged", `the stored manifest is not one of this driver's format (${this.#transfer.format})`);
     // As the files are now: no waiting for the checkpoint's last entry, which an older copy lacks.
     const { data: _now, ...asTheyAre } = location;
-    let local: readonly SessionFile[] | undefined;
-    try {
-      local = await this.#transfer.exportSession(asTheyAre, signal);
-    } catch {
-      signal?.throwIfAborted();
-      // Unreadable here: written over below.
-    }
+    const stored_ = (name: string): SessionManifestFile | undefined => manifest.files.find((file) => file.name === name);
+    const local = await this.#local(
+      asTheyAre,
+      (name) => {
+        const file = stored_(name);
+        return file ? readFrom(file) : Number.MAX_SAFE_INTEGER;
+      },
+      signal,
+    );
     // A local copy that holds the stored bytes and more (a turn that failed here later) is kept: the
     // drivers resume at the checkpoint and drop what follows it, and a CLI may refuse to see its
     // own file shrink under it.
-    if (local && local.length === manifest.files.length && manifest.files.every((file) => holds(local, file))) return "local";
+    const sameNames =
+      local !== undefined &&
+      local.length === manifest.files.length &&
+      manifest.files.every((file) => local.some((l) => l.name === file.name));
+    if (
+      sameNames &&
+      manifest.files.every((file) =>
+        grewFrom(
+          file,
+          local.find((l) => l.name === file.name)!,
+        ),
+      )
+    )
+      return "local";
+    if (sameNames && (await this.#complete(recordId, manifest, local, asTheyAre, location, signal))) return "appended";
     const segments = await this.#store.segments(recordId, signal);
-    const files: SessionFile[] = [];
-    for (const file of manifest.files) files.push({ name: file.name, content: await this.#decode(file, segments) });
+    const files = [];
+    for (const file of manifest.files) files.push({ name: file.name, content: await this.#decode(file, file.segments, segments) });
     try {
       await this.#transfer.importSession(location, files, signal);
     } catch (cause) {
@@ -110,11 +147,114 @@ export class PortableSessions {
     return "restored";
   }
 
-  /** The content of stored `file`, checked segment by segment. @throws ThreadSessionError `damaged`. */
-  async #decode(file: SessionManifestFile, segments: readonly Uint8Array[]): Promise<Buffer> {
+  /** This host's copy of the session's files, each from `from(name)` on (whole without `exportSessionFrom`); `undefined` when unreadable or absent. */
+  async #local(
+    location: SessionLocation,
+    from: (name: string) => number,
+    signal?: AbortSignal,
+  ): Promise<readonly SessionFileSlice[] | undefined> {
+    try {
+      return await this.#export(location, from, signal);
+    } catch {
+      signal?.throwIfAborted();
+      return undefined; // Unreadable here: written over.
+    }
+  }
+
+  /** The driver's export of `location`, each file from `from(name)` on when the driver can, else whole. */
+  async #export(
+    location: SessionLocation,
+    from: (name: string) => number,
+    signal?: AbortSignal,
+  ): Promise<readonly SessionFileSlice[] | undefined> {
+    if (this.#transfer.exportSessionFrom) return this.#transfer.exportSessionFrom(location, from, signal);
+    const files = await this.#transfer.exportSession(location, signal);
+    return files?.map((file) => ({ name: file.name, bytes: file.content.byteLength, offset: 0, content: file.content }));
+  }
+
+  /**
+   * Completes an older copy on this host: when every local file either holds its stored bytes or
+   * ends where one of its stored segments ended (same length, same window before it), the later
+   * segments alone are read from the store, checked, and appended (`appendSession`). `false` when
+   * the copy is not such an older one, the driver cannot append, or the append fails: the caller
+   * then restores the files whole.
+   * @throws ThreadSessionError `damaged` for a stored segment that does not decode to its checksum.
+   */
+  async #complete(
+    recordId: string,
+    manifest: SessionManifest,
+    local: readonly SessionFileSlice[],
+    asTheyAre: SessionLocation,
+    location: SessionLocation,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    if (!this.#transfer.appendSession) return false;
+    // Per file to complete: its local length and the index (into the file's segments) of the first missing one.
+    const missing: { file: SessionManifestFile; bytes: number; next: number }[] = [];
+    for (const file of manifest.files) {
+      const part = local.find((l) => l.name === file.name)!;
+      if (grewFrom(file, part)) continue;
+      const next = file.ends ? file.ends.findIndex((end) => end.bytes === part.bytes) + 1 : 0;
+      if (next === 0 || part.bytes === 0) return false;
+      missing.push({ file, bytes: part.bytes, next });
+    }
+    if (missing.length === 0) return false;
+    // The window before each local end: the same bytes as the stored file had there.
+    const windows = await this.#local(
+      asTheyAre,
+      (name) => {
+        const m = missing.find((f) => f.file.name === name);
+        return m ? m.bytes - Math.min(TAIL_WINDOW, m.bytes) : Number.MAX_SAFE_INTEGER;
+      },
+      signal,
+    );
+    for (const { file, bytes, next } of missing) {
+      const part = windows?.find((l) => l.name === file.name);
+      const window = part && part.bytes === bytes ? bytesOf(part, bytes - Math.min(TAIL_WINDOW, bytes), bytes) : undefined;
+      if (!window || sha256(window) !== file.ends![next - 1]!.sha256) return false;
+    }
+    const first = Math.min(...missing.flatMap(({ file, next }) => file.segments.slice(next)));
+    const later = this.#store.segmentsFrom
+      ? await this.#store.segmentsFrom(recordId, first, signal)
+      : (await this.#store.segments(recordId, signal)).slice(first);
+    const slices: SessionFileSlice[] = [];
+    for (const { file, bytes, next } of missing) {
+      const indexes = file.segments.slice(next).map((index) => index - first);
+      const content = await this.#decode({ ...file, bytes: file.bytes - bytes }, indexes, later, next);
+      slices.push({ name: file.name, bytes: file.bytes, offset: bytes, content });
+    }
+    try {
+      await this.#transfer.appendSession(location, slices, signal);
+    } catch {
+      signal?.throwIfAborted();
+      return false;
+    }
+    // What the copy holds now: the stored length and window, as a kept local copy must.
+    const now = await this.#local(
+      asTheyAre,
+      (name) => {
+        const file = manifest.files.find((f) => f.name === name);
+        return file ? readFrom(file) : Number.MAX_SAFE_INTEGER;
+      },
+      signal,
+    );
+    return manifest.files.every((file) => {
+      const part = now?.find((l) => l.name === file.name);
+      return part !== undefined && part.bytes === file.bytes && grewFrom(file, part);
+    });
+  }
+
+  /**
+   * The content of stored `file` from its segment `skip` on (`indexes`: where those segments are in
+   * `segments`), checked segment by segment; `file.bytes` is the length they must decode to.
+   * @throws ThreadSessionError `damaged`.
+   */
+  async #decode(file: SessionManifestFile, indexes: readonly number[], segments: readonly Uint8Array[], skip = 0): Promise<Buffer> {
     const parts = await Promise.all(
-      file.segments.map(async (index, i) => {
-        const segment = segments[index];
+      indexes.map(async (at, n) => {
+        const i = skip + n;
+        const index = file.segments[i]!;
+        const segment = segments[at];
         if (!segment) throw this.#error("damaged", `stored session file ${file.name} misses segment ${index}`);
         let part: Buffer;
         try {
@@ -129,7 +269,7 @@ export class PortableSessions {
       }),
     );
     const content = Buffer.concat(parts);
-    if (content.byteLength !== file.bytes || (file.sha256 !== undefined && sha256(content) !== file.sha256))
+    if (content.byteLength !== file.bytes || (skip === 0 && file.sha256 !== undefined && sha256(content) !== file.sha256))
       throw this.#error("damaged", `stored session file ${file.name} does not match its checksum`);
     return content;
   }
@@ -141,45 +281,61 @@ export class PortableSessions {
    * unless `previous` was written by an earlier version (then once the whole file).
    */
   async capture(previous: StoredSessionState | undefined, location: SessionLocation, signal?: AbortSignal): Promise<SessionCapture> {
-    let files: readonly SessionFile[];
+    const before = previous && readManifest(previous.manifest, this.#transfer.format);
+    // Manifests of an earlier version keep no per-segment hashes: those are replaced once.
+    const append = before !== undefined && before.files.every((file) => file.segmentSha256 !== undefined);
+    let files: readonly SessionFileSlice[];
     try {
-      files = (await this.#transfer.exportSession(location, signal)) ?? [];
+      files =
+        (await this.#export(
+          location,
+          (name) => {
+            const old = before?.files.find((file) => file.name === name);
+            return old && append ? readFrom(old) : 0;
+          },
+          signal,
+        )) ?? [];
     } catch (cause) {
       signal?.throwIfAborted();
       return { kind: "skipped", reason: "not_exported", message: "the session files could not be exported", cause };
     }
-    const before = previous && readManifest(previous.manifest, this.#transfer.format);
     // Files the last turn stored and this one removed count as rewritten, not as never written.
     if (files.length === 0 && !before?.files.length)
       return { kind: "skipped", reason: "not_exported", message: `no session files of ${location.resumeId} on this host` };
     for (const old of before?.files ?? []) {
       const now = files.find((file) => file.name === old.name);
-      if (!now || !grewFrom(old, now.content)) {
-        const what = now ? `is now ${now.content.byteLength} bytes and does not begin with them` : "is gone";
+      if (!now || !grewFrom(old, now)) {
+        const what = now ? `is now ${now.bytes} bytes and does not begin with them` : "is gone";
         return { kind: "rewritten", file: old.name, message: `session file ${old.name} held ${old.bytes} bytes when stored and ${what}` };
       }
     }
-    // Manifests of an earlier version keep no per-segment hashes: those are replaced once.
-    const append = before !== undefined && before.files.every((file) => file.segmentSha256 !== undefined);
     const segments: Uint8Array[] = [];
     let next = append ? previous!.segments : 0;
     const manifestFiles: SessionManifestFile[] = [];
     for (const file of files) {
       const old = append ? before.files.find((f) => f.name === file.name) : undefined;
-      const tail = old ? file.content.subarray(old.bytes) : file.content;
+      const tail = bytesOf(file, old?.bytes ?? 0, file.bytes);
+      const window = tailOf(file);
+      // A driver's slice always covers what was asked for; one that does not is not stored from.
+      if (!tail || !window)
+        return { kind: "skipped", reason: "not_exported", message: `the export of ${file.name} misses bytes it was asked for` };
       const indexes = [...(old?.segments ?? [])];
       const hashes = [...(old?.segmentSha256 ?? [])];
+      // Segment ends are known for files stored whole since they were kept; older entries lack them.
+      let ends = old ? old.ends && [...old.ends] : [];
       if (tail.byteLength > 0 || !old) {
         segments.push(await compress(tail));
         indexes.push(next++);
         hashes.push(sha256(tail));
+        ends = ends && [...ends, { bytes: file.bytes, sha256: window.sha256 }];
       }
       manifestFiles.push({
         name: file.name,
-        bytes: file.content.byteLength,
+        bytes: file.bytes,
         segments: indexes,
         segmentSha256: hashes,
-        tail: tailOf(file.content),
+        tail: window,
+        ...(ends ? { ends } : {}),
       });
     }
     const bytes = (append ? previous!.bytes : 0) + segments.reduce((sum, s) => sum + s.byteLength, 0);
@@ -203,10 +359,4 @@ export class PortableSessions {
       ...(cause !== undefined ? { cause } : {}),
     });
   }
-}
-
-/** Whether `local` holds stored `file` and perhaps more after it. */
-function holds(local: readonly SessionFile[], file: SessionManifestFile): boolean {
-  const now = local.find((f) => f.name === file.name);
-  return now !== undefined && grewFrom(file, now.content);
 }

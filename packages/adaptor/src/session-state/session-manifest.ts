@@ -30,6 +30,13 @@ export interface SessionManifestFile {
   readonly segmentSha256?: readonly string[];
   /** sha256 (hex) of the file's last `tail.bytes` bytes: what a later export must still hold at the same offset to count as grown from this one. */
   readonly tail?: { readonly bytes: number; readonly sha256: string };
+  /**
+   * Where each segment ends, in the order of `segments`: the file's length through that segment and
+   * the sha256 (hex) of its last {@link TAIL_WINDOW} bytes there (the `tail` the file had when that
+   * segment was its last). A host whose copy ends at one of them, with that window, holds the
+   * stored file up to there and needs only the later segments. Written since per-segment restore.
+   */
+  readonly ends?: readonly { readonly bytes: number; readonly sha256: string }[];
 }
 
 /** The most bytes at the end of a stored file whose hash is kept to tell a grown file from a rewritten one: 64 KiB. */
@@ -40,24 +47,52 @@ export function sha256(content: Uint8Array): string {
   return createHash("sha256").update(content).digest("hex");
 }
 
-/** The tail hash of `content` (its last {@link TAIL_WINDOW} bytes at most). */
-export function tailOf(content: Uint8Array): { bytes: number; sha256: string } {
-  const bytes = Math.min(TAIL_WINDOW, content.byteLength);
-  return { bytes, sha256: sha256(content.subarray(content.byteLength - bytes)) };
+/**
+ * Part of a file as this host has it: its whole length and its bytes from `offset` on (the whole
+ * file when `offset` is 0).
+ */
+export interface FilePart {
+  /** The file's whole length in bytes. */
+  readonly bytes: number;
+  /** Where `content` begins in the file. */
+  readonly offset: number;
+  /** The file's bytes from `offset` to `bytes`. */
+  readonly content: Uint8Array;
+}
+
+/** The bytes `[start, end)` of the file `part` is from, or `undefined` when `part` does not hold them all. */
+export function bytesOf(part: FilePart, start: number, end: number): Uint8Array | undefined {
+  if (start < part.offset || end > part.bytes || start > end) return undefined;
+  return part.content.subarray(start - part.offset, end - part.offset);
+}
+
+/** Where a file read for {@link grewFrom} against `stored` must begin: its tail window (0 for a manifest of an earlier version). */
+export function readFrom(stored: SessionManifestFile): number {
+  return stored.tail ? Math.max(0, stored.bytes - stored.tail.bytes) : 0;
 }
 
 /**
- * Whether `content` begins with the bytes `stored` describes: at least as long, and the same bytes
- * in the stored file's tail window (or, for a manifest of an earlier version, the same sha256 of
- * the whole stored prefix).
+ * The tail hash of a file (its last {@link TAIL_WINDOW} bytes at most) from `part`, which must hold
+ * them; `undefined` when it does not.
  */
-export function grewFrom(stored: SessionManifestFile, content: Uint8Array): boolean {
-  if (content.byteLength < stored.bytes) return false;
-  if (stored.tail) {
-    const { bytes, sha256: hash } = stored.tail;
-    return bytes <= stored.bytes && sha256(content.subarray(stored.bytes - bytes, stored.bytes)) === hash;
-  }
-  return stored.sha256 !== undefined && sha256(content.subarray(0, stored.bytes)) === stored.sha256;
+export function tailOf(part: FilePart): { bytes: number; sha256: string } | undefined {
+  const bytes = Math.min(TAIL_WINDOW, part.bytes);
+  const window = bytesOf(part, part.bytes - bytes, part.bytes);
+  return window && { bytes, sha256: sha256(window) };
+}
+
+/**
+ * Whether the file `part` is from begins with the bytes `stored` describes: at least as long, and
+ * the same bytes in the stored file's tail window (or, for a manifest of an earlier version, the
+ * same sha256 of the whole stored prefix). `part` must begin at or before {@link readFrom}; a part
+ * that does not holds too little to tell, and counts as not grown.
+ */
+export function grewFrom(stored: SessionManifestFile, part: FilePart): boolean {
+  if (part.bytes < stored.bytes) return false;
+  const { bytes, sha256: hash } = stored.tail ?? { bytes: stored.bytes, sha256: stored.sha256 };
+  if (hash === undefined || bytes > stored.bytes) return false;
+  const window = bytesOf(part, stored.bytes - bytes, stored.bytes);
+  return window !== undefined && sha256(window) === hash;
 }
 
 const isHash = (value: unknown): boolean => typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
@@ -78,6 +113,17 @@ export function readManifest(value: unknown, format: string): SessionManifest | 
       (f.segmentSha256 === undefined ||
         (Array.isArray(f.segmentSha256) && f.segmentSha256.length === f.segments.length && f.segmentSha256.every(isHash))) &&
       (f.tail === undefined || (Number.isSafeInteger(f.tail.bytes) && f.tail.bytes >= 0 && isHash(f.tail.sha256))) &&
+      (f.ends === undefined ||
+        (Array.isArray(f.ends) &&
+          f.ends.length === f.segments.length &&
+          f.ends.every(
+            (end: unknown, i: number) =>
+              typeof end === "object" &&
+              end !== null &&
+              Number.isSafeInteger((end as { bytes?: unknown }).bytes) &&
+              (end as { bytes: number }).bytes >= (i === 0 ? 0 : f.ends![i - 1]!.bytes) &&
+              isHash((end as { sha256?: unknown }).sha256),
+          ))) &&
       // Something to check the content against: the whole-file hash, or the per-segment hashes and a tail.
       (f.sha256 !== undefined || (f.segmentSha256 !== undefined && f.tail !== undefined)),
   );

@@ -22,7 +22,7 @@ import {
   ErrThreadNotFound,
 } from "../errors/sentinels.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
-import { PortableSessions } from "../session-state/portable-sessions.js";
+import { PortableSessions, type RestoreOutcome } from "../session-state/portable-sessions.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
@@ -270,7 +270,8 @@ export class ThreadTurn {
     this.#checkCompatible(current);
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
-    const reuseProcess = wantsReuse && restored.outcome !== "restored" && this.#ctx.lastCommitted === recordVersion(current);
+    const written = restored.outcome === "restored" || restored.outcome === "appended";
+    const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
   }
 
@@ -284,10 +285,7 @@ export class ThreadTurn {
    * @throws ThreadSessionError: `missing` / `damaged` (`ErrThreadSessionCorrupt`) when the record's
    * stored state is gone or damaged; `local_only` / `restore_failed` (`ErrThreadSessionUnavailable`).
    */
-  async #restore(
-    record: ThreadRecord,
-    prep: Preparation,
-  ): Promise<{ stored?: StoredSessionState; outcome: "none" | "local" | "restored" }> {
+  async #restore(record: ThreadRecord, prep: Preparation): Promise<{ stored?: StoredSessionState; outcome: "none" | RestoreOutcome }> {
     const location = {
       ...this.#where,
       resumeId: record.checkpoint.resumeId,
@@ -323,12 +321,13 @@ export class ThreadTurn {
     }
     if (this.#portable && stored) {
       const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
-      if (outcome === "restored") {
+      if (outcome === "restored" || outcome === "appended") {
         this.#queue.push({
           type: "notice",
           kind: "lifecycle",
           message: "session restored",
-          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes },
+          // `appended`: this host's older copy was completed with the segments it lacked.
+          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes, appended: outcome === "appended" },
         });
       }
       return { stored, outcome };
@@ -337,7 +336,11 @@ export class ThreadTurn {
     if (transfer) {
       const { data: _asTheyAre, ...now } = location;
       try {
-        this.#sessionMissing = (await transfer.exportSession(now, prep.signal)) === undefined;
+        // Whether the files exist: their lengths are enough where the driver can read from an offset.
+        const found = transfer.exportSessionFrom
+          ? await transfer.exportSessionFrom(now, () => Number.MAX_SAFE_INTEGER, prep.signal)
+          : await transfer.exportSession(now, prep.signal);
+        this.#sessionMissing = found === undefined;
       } catch {
         // Unreadable here: the CLI will say what it makes of it.
       }

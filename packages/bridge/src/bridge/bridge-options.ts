@@ -4,6 +4,7 @@ import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck 
 import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
+import type { BridgeFleet } from "../fleet/bridge-fleet.js";
 import { hostRule } from "adaptor";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
@@ -47,10 +48,21 @@ export interface BridgeRunSettled {
   readonly error?: unknown;
 }
 
-/** Options of {@link Bridge}. Durations are milliseconds. */
+/** Options of {@link Bridge}. Durations are milliseconds. Exactly one of `runner` and `fleet` is required. */
 export interface BridgeOptions {
   /** The runner, or a function that picks one per request (e.g. `({ threadKey }) => agent.thread(threadKey)`). */
-  readonly runner: BridgeRunner | ((context: BridgeRunContext) => BridgeRunner | Promise<BridgeRunner>);
+  readonly runner?: BridgeRunner | ((context: BridgeRunContext) => BridgeRunner | Promise<BridgeRunner>);
+  /**
+   * A fleet to front instead of a local runner (`Fleet` of `@adaptor/fleet`): runs are submitted to
+   * it (`raw` `threadKey` and AG-UI `threadId` become its thread key) and workers on any host run
+   * them; every stream is read from the fleet's stored events, so the bridge is stateless: a run
+   * started on one front-end is followed (`Last-Event-ID`), answered and cancelled on any other. A
+   * client that disconnects does not cancel the run (`POST runs/<key>/cancel` does);
+   * `reconnectGraceMs`, `replayFrames`, `replayBytes`, `retainFinishedMs` and `maxRetainedRuns`
+   * do not apply. `runOptions` must be JSON (handlers, tools and schemas live on the workers'
+   * Agent). Suspended-turn resumes are refused (422 `resume_unsupported`).
+   */
+  readonly fleet?: BridgeFleet;
   /** Run options for every run, or a function of the request. Default none. */
   readonly runOptions?: RunOptions | ((context: BridgeRunContext) => RunOptions | Promise<RunOptions>);
   /** Path prefix the routes live under when the handler sees full URLs. Default `"/"`. */
@@ -97,6 +109,7 @@ export interface BridgeOptions {
 /** Resolved settings. */
 export interface BridgeSettings {
   readonly runner: BridgeOptions["runner"];
+  readonly fleet: BridgeFleet | undefined;
   readonly runOptions: BridgeOptions["runOptions"];
   readonly basePath: string;
   readonly cors: CorsOptions | undefined;
@@ -123,6 +136,13 @@ const runnerCheck: OptionCheck = (value, field, subject) => {
     field,
     reason: "must be an Agent, a Thread (an object with stream()) or a function returning one",
   });
+};
+
+const fleetCheck: OptionCheck = (value, field, subject) => {
+  const methods = ["submit", "handle", "answer", "approval"];
+  if (typeof value === "object" && value !== null && methods.every((m) => typeof (value as Record<string, unknown>)[m] === "function"))
+    return;
+  throw new InvalidOptionError({ subject, field, reason: `must be a Fleet (an object with ${methods.join(", ")})` });
 };
 
 const corsCheck: OptionCheck = (value, field, subject) => {
@@ -156,6 +176,7 @@ const allowedHostsCheck: OptionCheck = (value, field, subject) => {
 
 const SHAPE = {
   runner: runnerCheck,
+  fleet: fleetCheck,
   runOptions: is.anyOf("run options or a function", is.func(), is.object()),
   basePath: is.string({ nonEmpty: true }),
   cors: corsCheck,
@@ -174,16 +195,20 @@ const SHAPE = {
 
 /**
  * Checks bridge options and fills in the defaults.
- * @throws InvalidOptionError naming the field: an unknown key, a wrong type, no `runner`.
+ * @throws InvalidOptionError naming the field: an unknown key, a wrong type, neither or both of `runner` and `fleet`.
  */
 export function resolveBridgeOptions(options: unknown): BridgeSettings {
   const checked = checkOptions<BridgeOptions>(SUBJECT, options, SHAPE);
-  if (checked.runner === undefined) throw new InvalidOptionError({ subject: SUBJECT, field: "runner", reason: "is required" });
+  if (checked.runner === undefined && checked.fleet === undefined)
+    throw new InvalidOptionError({ subject: SUBJECT, field: "runner", reason: "is required (or fleet)" });
+  if (checked.runner !== undefined && checked.fleet !== undefined)
+    throw new InvalidOptionError({ subject: SUBJECT, field: "fleet", reason: "cannot be given with runner" });
   let basePath = checked.basePath ?? "/";
   if (!basePath.startsWith("/")) basePath = `/${basePath}`;
   if (!basePath.endsWith("/")) basePath = `${basePath}/`;
   return {
     runner: checked.runner,
+    fleet: checked.fleet,
     runOptions: checked.runOptions,
     basePath,
     cors: checked.cors,

@@ -16,6 +16,7 @@ import { encodeRaw } from "../protocols/raw.js";
 import { secretEnvValues } from "../protocols/public-error.js";
 import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
+import { FleetFront } from "../fleet/fleet-front.js";
 import {
   resolveBridgeOptions,
   type BridgeOptions,
@@ -44,7 +45,11 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  * - `GET runs/<key>/events`: reconnect; replays the frames after the `Last-Event-ID` header
  *   from a bounded buffer, then continues live;
  * - `POST approvals/<id>`: body `{ "decision": "approve" | "deny" | "answer", ... }`; 200 with
- *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind.
+ *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind;
+ * - `POST runs/<key>/cancel`: body `{ "reason"?: string }`; cancels the run (200 `{ key, cancelled }`).
+ *
+ * With `fleet` instead of `runner`, runs go to a fleet's workers and every stream is read from
+ * the fleet's stored events: front-ends are stateless and interchangeable (see `fleet`).
  *
  * A client that disconnects and does not reconnect within `reconnectGraceMs` cancels its run
  * (which reaps the CLI); the run ends as cancelled on both protocols. A run waiting on one of
@@ -69,6 +74,7 @@ export class Bridge implements AsyncDisposable {
   readonly #retained: string[] = [];
   readonly #approvals = new Map<string, { request: ApprovalRequest; key: string }>();
   readonly #pending = new Set<Promise<void>>();
+  readonly #fleet: FleetFront | undefined;
   #closed = false;
 
   /** The request handler, bound: pass it to `http.createServer`, `app.use(...)` or a framework's Node adapter. */
@@ -79,6 +85,9 @@ export class Bridge implements AsyncDisposable {
 
   constructor(options: BridgeOptions) {
     this.#settings = resolveBridgeOptions(options);
+    this.#fleet = this.#settings.fleet
+      ? new FleetFront(this.#settings.fleet, this.#settings, this.#secrets, (work) => this.#track(work))
+      : undefined;
   }
 
   /** Runs in flight or still retained (finished, reachable for replay). */
@@ -88,10 +97,12 @@ export class Bridge implements AsyncDisposable {
 
   /**
    * Stops taking runs (new ones get 503), cancels every run in flight, ends every stream and
-   * forgets retained runs. Idempotent; resolves when every run has settled.
+   * forgets retained runs. Idempotent; resolves when every run has settled. Over a fleet, runs are
+   * not cancelled (they go on in the fleet, served by other front-ends): only the streams end.
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#fleet?.close();
     for (const entry of this.#channels.values()) entry.channel.cancel(new DOMException("The bridge closed", "AbortError"));
     await Promise.allSettled([...this.#channels.values()].map((entry) => entry.channel.done));
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
@@ -115,8 +126,9 @@ export class Bridge implements AsyncDisposable {
     const route = url.pathname.slice(base.length).replace(/\/+$/, "");
     const method = req.method ?? "GET";
     const reconnect = /^runs\/([^/]+)\/events$/.exec(route);
+    const cancel = /^runs\/([^/]+)\/cancel$/.exec(route);
     const approval = /^approvals\/([^/]+)$/.exec(route);
-    const known = route === "runs" || route === "ag-ui" || reconnect !== null || approval !== null;
+    const known = route === "runs" || route === "ag-ui" || reconnect !== null || cancel !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
     if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
 
@@ -135,6 +147,7 @@ export class Bridge implements AsyncDisposable {
         return await this.#startRun(req, res, route === "runs" ? "raw" : "ag-ui", cors);
       if (reconnect && method === "GET") return await this.#reconnect(req, res, decodePathSegment(reconnect[1]!), cors);
       if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
+      if (cancel && method === "POST") return await this.#cancel(req, res, decodePathSegment(cancel[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
     } catch (error) {
       // The rest of a body too large or too slow is not read: the connection closes after the answer.
@@ -164,8 +177,9 @@ export class Bridge implements AsyncDisposable {
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
       context = { protocol, prompt, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
     }
+    if (this.#fleet) return this.#fleet.start(res, context, cors);
     const settings = this.#settings;
-    const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner;
+    const runner = typeof settings.runner === "function" ? await settings.runner(context) : settings.runner!;
     const runOptions: RunOptions =
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
@@ -216,6 +230,7 @@ export class Bridge implements AsyncDisposable {
   }
 
   async #reconnect(req: IncomingMessage, res: ServerResponse, key: string, cors: Record<string, string>): Promise<void> {
+    if (this.#fleet) return this.#fleet.reconnect(res, key, parseLastEventId(req.headers["last-event-id"]), cors);
     const entry = this.#channels.get(key);
     if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
     const lastId = parseLastEventId(req.headers["last-event-id"]);
@@ -226,6 +241,7 @@ export class Bridge implements AsyncDisposable {
 
   async #answer(req: IncomingMessage, res: ServerResponse, id: string, cors: Record<string, string>): Promise<void> {
     const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
+    if (this.#fleet) return this.#fleet.answer(res, id, body, cors);
     const known = this.#approvals.get(id);
     if (!known)
       throw new HttpError(
@@ -236,6 +252,17 @@ export class Bridge implements AsyncDisposable {
     const answered = answerApproval(known.request, body);
     this.#channels.get(known.key)?.channel.approvalAnswered();
     sendJson(res, 200, answered, cors);
+  }
+
+  async #cancel(req: IncomingMessage, res: ServerResponse, key: string, cors: Record<string, string>): Promise<void> {
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
+    const reason = parseCancelBody(body);
+    if (this.#fleet) return this.#fleet.cancel(res, key, reason, cors);
+    const entry = this.#channels.get(key);
+    if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
+    const running = !entry.channel.finished;
+    entry.channel.cancel(new DOMException(reason ?? "Cancelled by a client", "AbortError"));
+    sendJson(res, 200, { key, cancelled: running }, cors);
   }
 
   #settled(key: string, protocol: BridgeProtocol, verdict: ChannelVerdict): void {
@@ -306,6 +333,18 @@ function parseRawBody(body: unknown): {
   if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
   checkPromptText(prompt);
   return { prompt, threadKey: threadKey as string | undefined, resume: undefined };
+}
+
+/** The body of `POST runs/<key>/cancel`: `{}` or `{ "reason": string }`. */
+function parseCancelBody(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new HttpError(400, "bad_request", 'expected { "reason"?: string }');
+  const { reason, ...rest } = body as Record<string, unknown>;
+  if (Object.keys(rest).length > 0)
+    throw new HttpError(400, "bad_request", `unknown field ${JSON.stringify(Object.keys(rest)[0])}; expected { "reason"?: string }`);
+  if (reason !== undefined && (typeof reason !== "string" || reason.length > 4_096))
+    throw new HttpError(400, "bad_request", "reason must be a string of at most 4,096 characters");
+  return reason as string | undefined;
 }
 
 /** Refuses a prompt no CLI can carry (a lone UTF-16 surrogate) before a run starts. */

@@ -18,6 +18,7 @@ export type BridgeErrorCode =
   | "approval_edit_unsupported"
   | "resume_unsupported"
   | "bridge_closed"
+  | "queue_full"
   | "internal";
 
 /** A refusal the bridge answers with a JSON body `{ error: { code, message } }` before any stream starts. */

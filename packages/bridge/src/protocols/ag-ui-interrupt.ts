@@ -13,9 +13,11 @@ export const INTERRUPT_CANCELLED_REASON = "the client cancelled the interrupt";
  * The AG-UI interrupt of a suspended turn's stored approval: `id` is the approval's id (a resume
  * entry answers it by that id), `reason` {@link AG_UI_APPROVAL_INTERRUPT}, `message` its title,
  * `toolCallId`, `expiresAt` its deadline (ISO 8601), `responseSchema` the JSON Schema of the
- * decision a resume payload holds, and `metadata` `{ kind, toolName?, input?, choices? }`.
+ * decision a resume payload holds, and `metadata` `{ kind, toolName?, input?, choices?, inputEditable }`:
+ * `inputEditable` (as the `raw` protocol's approvals carry it) says whether an approve with an edited
+ * `updatedInput` runs the edit; false when the driver cannot (such an approve is applied as a deny).
  */
-export function approvalInterrupt(pending: PendingApproval): Interrupt {
+export function approvalInterrupt(pending: PendingApproval, inputEditable = false): Interrupt {
   return {
     id: pending.id,
     reason: AG_UI_APPROVAL_INTERRUPT,
@@ -28,6 +30,7 @@ export function approvalInterrupt(pending: PendingApproval): Interrupt {
       ...(pending.toolName !== undefined ? { toolName: pending.toolName } : {}),
       ...(pending.input !== undefined ? { input: pending.input } : {}),
       ...(pending.choices !== undefined ? { choices: pending.choices } : {}),
+      inputEditable,
     },
   };
 }

@@ -17,6 +17,12 @@ export const AG_UI_CUSTOM_EVENTS = Object.freeze({
   dropped: "adaptor.dropped",
   /** `value`: `{ firstId, lastId }`: frames a reconnecting client missed that the replay buffer no longer holds. */
   replayGap: "adaptor.replay-gap",
+  /**
+   * `value`: `{ attempt, worker }`: a fleet worker began an attempt of the run (bridge over a
+   * fleet). An attempt after the first starts the turn over: what earlier attempts streamed is
+   * superseded.
+   */
+  attemptStarted: "adaptor.attempt-started",
 });
 
 /** Where the run's approvals live in the AG-UI state: `state.adaptor.approvals[<id>]`. */
@@ -26,6 +32,8 @@ export interface AgUiApprovalState {
   readonly title: string;
   readonly toolName?: string;
   readonly toolCallId?: string;
+  /** Whether an approve with an edited `updatedInput` runs the edit (see `ApprovalRequest.inputEditable`). */
+  readonly inputEditable: boolean;
   /** `pending`, then `approved`, `denied`, `answered`, `expired` or `timeout`. */
   readonly status: string;
 }
@@ -64,8 +72,31 @@ export class AgUiMapper {
   readonly #usedMessageIds = new Set<string>();
   readonly #openToolCalls = new Map<string, { streamedArgs: boolean }>();
   readonly #approvals = new Set<string>();
+  /** Whether the driver runs an edited input, per approval a suspending turn stored (from its `approval.requested` notice). */
+  readonly #suspendedEditable = new Map<string, boolean>();
+  readonly #newId: () => string;
+  readonly #nextFrameId: (() => number) | undefined;
+  readonly #stateDelta: boolean;
+  #started = false;
 
-  constructor(init: { threadId: string; runId: string; state: unknown; secrets: readonly string[] }) {
+  /**
+   * `newId` makes message ids the provider did not give (default random UUIDs); `nextFrameId`
+   * numbers frames (default 1, 2, 3, ...); `stateDelta` starts the run with a `STATE_DELTA`
+   * adding `adaptor` to the client's state instead of a `STATE_SNAPSHOT` of the input's state
+   * (a front-end that does not hold the input).
+   */
+  constructor(init: {
+    threadId: string;
+    runId: string;
+    state: unknown;
+    secrets: readonly string[];
+    newId?: () => string;
+    nextFrameId?: () => number;
+    stateDelta?: boolean;
+  }) {
+    this.#newId = init.newId ?? randomUUID;
+    this.#nextFrameId = init.nextFrameId;
+    this.#stateDelta = init.stateDelta ?? false;
     this.#threadId = init.threadId;
     this.#runId = init.runId;
     this.#clientState =
@@ -82,8 +113,46 @@ export class AgUiMapper {
 
   /** Encodes one AG-UI event as the next frame. */
   frame(event: BaseEvent): Frame {
-    const id = ++this.#frameId;
+    const id = this.#nextFrameId ? this.#nextFrameId() : ++this.#frameId;
     return { id, text: `id: ${id}\n${this.#encoder.encodeSSE(event)}` };
+  }
+
+  /** The frames that open the run (`RUN_STARTED` and the initial state), once; none after. */
+  start(time: Date): Frame[] {
+    const out: BaseEvent[] = [];
+    this.#start((agUi) => out.push({ ...agUi, timestamp: time.getTime() } as BaseEvent));
+    return out.map((agUi) => this.frame(agUi));
+  }
+
+  /**
+   * The frames of a fleet attempt's start: what an earlier attempt left open (a text message,
+   * reasoning, tool calls) is closed, then a `CUSTOM` `adaptor.attempt-started` event.
+   */
+  attemptStarted(attempt: number, worker: string, time: Date): Frame[] {
+    const out: BaseEvent[] = [];
+    const push = (agUi: Record<string, unknown> & { type: EventType }): void =>
+      void out.push({ ...agUi, timestamp: time.getTime() } as BaseEvent);
+    this.#closeAll(push);
+    push({ type: EventType.CUSTOM, name: AG_UI_CUSTOM_EVENTS.attemptStarted, value: { attempt, worker } });
+    return out.map((agUi) => this.frame(agUi));
+  }
+
+  #start(push: (event: Record<string, unknown> & { type: EventType }) => void): void {
+    if (this.#started) return;
+    this.#started = true;
+    push({ type: EventType.RUN_STARTED, threadId: this.#threadId, runId: this.#runId });
+    if (this.#stateDelta) push({ type: EventType.STATE_DELTA, delta: [{ op: "add", path: "/adaptor", value: { approvals: {} } }] });
+    else push({ type: EventType.STATE_SNAPSHOT, snapshot: { ...this.#clientState, adaptor: { approvals: {} } } });
+  }
+
+  #closeAll(push: (event: Record<string, unknown> & { type: EventType }) => void): void {
+    this.#closeText(push);
+    this.#closeReasoning(push);
+    for (const id of [...this.#openToolCalls.keys()]) {
+      push({ type: EventType.TOOL_CALL_END, toolCallId: id });
+      this.#openToolCalls.delete(id);
+      this.#endedToolCalls.add(id);
+    }
   }
 
   #map(event: AgentEvent, verdict: Verdict | undefined): BaseEvent[] {
@@ -94,12 +163,11 @@ export class AgUiMapper {
     };
     switch (event.type) {
       case "run-started":
-        push({ type: EventType.RUN_STARTED, threadId: this.#threadId, runId: this.#runId });
-        push({ type: EventType.STATE_SNAPSHOT, snapshot: { ...this.#clientState, adaptor: { approvals: {} } } });
+        this.#start(push);
         break;
       case "text-delta": {
         this.#closeReasoning(push);
-        const wanted = event.messageId ?? this.#text ?? randomUUID();
+        const wanted = event.messageId ?? this.#text ?? this.#newId();
         if (this.#text !== undefined && this.#text !== wanted && event.messageId !== undefined) this.#closeText(push);
         if (this.#text === undefined) {
           this.#text = this.#freshMessageId(wanted);
@@ -112,7 +180,7 @@ export class AgUiMapper {
       case "thinking-delta":
         this.#closeText(push);
         if (this.#reasoning === undefined) {
-          this.#reasoning = this.#freshMessageId(event.messageId !== undefined ? `${event.messageId}-reasoning` : randomUUID());
+          this.#reasoning = this.#freshMessageId(event.messageId !== undefined ? `${event.messageId}-reasoning` : this.#newId());
           push({ type: EventType.REASONING_START, messageId: this.#reasoning });
           push({ type: EventType.REASONING_MESSAGE_START, messageId: this.#reasoning, role: "reasoning" });
         }
@@ -152,7 +220,7 @@ export class AgUiMapper {
           this.#openToolCalls.delete(event.id);
           this.#endedToolCalls.add(event.id);
         }
-        push({ type: EventType.TOOL_CALL_RESULT, messageId: randomUUID(), toolCallId: event.id, content: event.output, role: "tool" });
+        push({ type: EventType.TOOL_CALL_RESULT, messageId: this.#newId(), toolCallId: event.id, content: event.output, role: "tool" });
         break;
       case "approval-request": {
         const request = event.request;
@@ -162,6 +230,7 @@ export class AgUiMapper {
           title: request.title,
           ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
           ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+          inputEditable: request.inputEditable,
           status: "pending",
         };
         this.#approvals.add(request.id);
@@ -181,6 +250,8 @@ export class AgUiMapper {
         });
         const id = event.data?.["id"];
         const outcome = event.data?.["outcome"];
+        if (event.kind === "approval.requested" && event.data?.["suspend"] === true && typeof id === "string")
+          this.#suspendedEditable.set(id, event.data["inputEditable"] === true);
         if (event.kind === "approval.resolved" && typeof id === "string" && typeof outcome === "string" && this.#approvals.has(id)) {
           push({
             type: EventType.STATE_DELTA,
@@ -199,12 +270,8 @@ export class AgUiMapper {
       case "process":
         break;
       case "run-finished": {
-        this.#closeText(push);
-        this.#closeReasoning(push);
-        for (const id of [...this.#openToolCalls.keys()]) {
-          push({ type: EventType.TOOL_CALL_END, toolCallId: id });
-          this.#openToolCalls.delete(id);
-        }
+        this.#start(push);
+        this.#closeAll(push);
         const result = verdict?.ok ? verdict.result : undefined;
         const failure: { error: unknown } | undefined = verdict && !verdict.ok ? { error: verdict.error } : undefined;
         const usage = tokenUsage(event.usage, result?.model);
@@ -214,7 +281,10 @@ export class AgUiMapper {
           push({
             type: EventType.RUN_FINISHED,
             ...base,
-            outcome: { type: "interrupt", interrupts: [approvalInterrupt(result.pendingApproval)] },
+            outcome: {
+              type: "interrupt",
+              interrupts: [approvalInterrupt(result.pendingApproval, this.#suspendedEditable.get(result.pendingApproval.id) === true)],
+            },
             result: { text: result.text },
           });
         } else if (result || (!failure && event.ok)) {

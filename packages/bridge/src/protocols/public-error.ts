@@ -1,4 +1,4 @@
-import { ErrApprovalKindMismatch, ErrApprovalNotPending, ErrThreadBusy, RunError, errorCode, isError } from "adaptor";
+import { ErrApprovalKindMismatch, ErrApprovalNotPending, ErrCode, ErrThreadBusy, RunError, errorCode, isError } from "adaptor";
 
 /** Longest error message an error event carries, in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
@@ -48,7 +48,15 @@ export function failureCode(error: unknown): string {
   if (isError(error, ErrApprovalNotPending)) return "approval_not_pending";
   if (isError(error, ErrApprovalKindMismatch)) return "approval_kind_mismatch";
   if (isError(error, ErrThreadBusy)) return "thread_busy";
-  return errorCode(error) ?? "error";
+  return errorCode(error) ?? carriedCode(error) ?? "error";
+}
+
+const ERR_CODES = new Set<unknown>(Object.values(ErrCode));
+
+/** The `ErrCode` an error carries in its `code` field without being a `DriverError` (one rebuilt from a fleet worker's verdict). */
+function carriedCode(error: unknown): string | undefined {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return ERR_CODES.has(code) ? (code as string) : undefined;
 }
 
 /** True for a run cancelled through its signal or `stream.cancel()` (an `AbortError`). */

@@ -76,9 +76,10 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
  * was cancelled (the client went away, the bridge closed) says `reason: "cancelled"`, as the
  * `ag-ui` protocol's `RUN_FINISHED` outcome `cancelled` does; one whose turn suspended
  * (`suspended: true`) carries the stored approval as `pendingApproval` ({@link WirePendingApproval}),
- * which a run with `resume` answers.
+ * which a run with `resume` answers. `id` is the SSE id (default `meta.sequence`; a bridge over a
+ * fleet gives the fleet's sequence).
  */
-export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict): Frame {
+export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
   let data: unknown = event;
   if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
   else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
@@ -98,5 +99,5 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
       };
     }
   }
-  return { id: event.meta.sequence, text: sseEvent(data, event.meta.sequence) };
+  return { id, text: sseEvent(data, id) };
 }

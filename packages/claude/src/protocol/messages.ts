@@ -1,59 +1,7 @@
 import type { PromptImage } from "@adaptor/driver";
 // The subset of Claude Code's stream-json protocol the driver reads and writes
-// (docs/protocols.md "Claude Code").
-
-/** A content block inside an `assistant` or `user` message. */
-export type ContentBlock =
-  | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content?: string | { type: string; text?: string }[]; is_error?: boolean }
-  | { type: string; [key: string]: unknown };
-
-/** Token counts in the CLI's `result` line. */
-export interface ResultUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_read_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-}
-
-/** The terminal `result` line. */
-export interface ResultLine {
-  type: "result";
-  subtype: string;
-  is_error: boolean;
-  result?: string;
-  session_id?: string;
-  total_cost_usd?: number;
-  usage?: ResultUsage;
-  modelUsage?: Record<string, unknown>;
-  api_error_status?: number | null;
-  terminal_reason?: string;
-  stop_reason?: string | null;
-  num_turns?: number;
-  permission_denials?: unknown[];
-  structured_output?: unknown;
-  /** Error texts, e.g. `"No conversation found with session ID: …"` for a failed `--resume`. */
-  errors?: unknown[];
-  /**
-   * Per model, what this turn alone used and cost (`costUSD`), unlike `total_cost_usd` and
-   * `modelUsage`, which are the session's running totals (restored on `--resume`, carried into a fork).
-   */
-  model_usage_since_last_result?: Record<string, { costUSD?: unknown } | undefined>;
-}
-
-/** A `can_use_tool` control request from the CLI. */
-export interface CanUseToolRequest {
-  subtype: "can_use_tool";
-  tool_name: string;
-  display_name?: string;
-  input: unknown;
-  description?: string;
-  tool_use_id?: string;
-  permission_suggestions?: unknown[];
-  blocked_path?: string;
-}
+// (docs/protocols.md "Claude Code"); the output lines' types (`ResultLine`, `ContentBlock`) and
+// their translation (`StreamJsonTurn`) are the driver kit's, shared with CodeBuddy Code.
 
 /**
  * The user line that carries a prompt (its images, then its text) on stdin. `uuid` names the prompt: the CLI tags the lines of

@@ -1,4 +1,4 @@
-import type { ResultLine } from "./messages.js";
+import type { ResultLine } from "@adaptor/driver/kit";
 
 /** What is known about the session's running cost before a turn, for {@link turnCostUsd}. */
 export interface CostBaseline {

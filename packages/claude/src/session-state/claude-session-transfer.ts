@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { mergeChildEnv, readSessionFile, writeSessionFile } from "@adaptor/driver/process";
+import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import { appendSessionFile, mergeChildEnv, readSessionFile, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
 
@@ -64,19 +64,46 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
     }
     return found;
   };
+  const holdsCheckpoint = (location: SessionLocation): ((content: Buffer) => boolean) => {
+    const last = readCheckpointData(location.data)?.lastMessageId;
+    const marker = last ? Buffer.from(`"uuid":"${last}"`) : undefined;
+    return (content) => marker === undefined || content.includes(marker);
+  };
+  // This host's own path first; the other project folders are listed only when it has no copy there.
+  const paths = async function* (location: SessionLocation): AsyncGenerator<string> {
+    const { projects, own } = where(location);
+    yield own;
+    for (const path of await copies(projects, location.resumeId)) if (path !== own) yield path;
+  };
   return {
     format: CLAUDE_SESSION_FORMAT,
     async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
-      const { projects, own } = where(location);
-      const last = readCheckpointData(location.data)?.lastMessageId;
-      const marker = last ? Buffer.from(`"uuid":"${last}"`) : undefined;
-      const holds = (content: Buffer): boolean => marker === undefined || content.includes(marker);
-      const found = await copies(projects, location.resumeId);
-      for (const path of [own, ...found.filter((p) => p !== own)]) {
+      const holds = holdsCheckpoint(location);
+      for await (const path of paths(location)) {
         const content = await readSessionFile(path, holds, signal);
         if (content) return [{ name: TRANSCRIPT, content }];
       }
       return undefined;
+    },
+    async exportSessionFrom(location, from, signal): Promise<readonly SessionFileSlice[] | undefined> {
+      const holds = holdsCheckpoint(location);
+      for await (const path of paths(location)) {
+        const part = await readSessionFileFrom(path, from(TRANSCRIPT), holds, signal);
+        if (part) return [{ name: TRANSCRIPT, ...part }];
+      }
+      return undefined;
+    },
+    async appendSession(location, slices, signal): Promise<void> {
+      signal?.throwIfAborted();
+      const [transcript, ...unknown] = slices;
+      if (!transcript || transcript.name !== TRANSCRIPT || unknown.length > 0)
+        throw new TypeError(`claude session append: expected exactly ${TRANSCRIPT}, got ${slices.map((f) => f.name).join(", ")}`);
+      const { projects, own } = where(location);
+      // Only a copy at this host's own path, and no other, is completed; else the import writes it whole.
+      if ((await copies(projects, location.resumeId)).some((path) => path !== own))
+        throw new Error(`claude session append: ${location.resumeId} has copies in other project folders`);
+      await evict(location.resumeId);
+      await appendSessionFile(own, transcript.offset, transcript.content);
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();

@@ -7,11 +7,14 @@ import {
   exitOrTerminate,
   InterruptEscalation,
   raceAbort,
+  StreamJsonTurn,
+  toApprovalAsk,
+  toPermissionAnswer,
+  type CanUseToolRequest,
   type PooledProcess,
 } from "@adaptor/driver/kit";
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
-import { toApprovalAsk, toPermissionAnswer } from "../protocol/approvals.js";
 import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
 import {
   ASK_EVERY_TOOL_HOOK,
@@ -21,11 +24,9 @@ import {
   permissionResponse,
   preToolUseAnswer,
   userLine,
-  type CanUseToolRequest,
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
-import { TurnState } from "../protocol/turn-state.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
@@ -43,7 +44,7 @@ const BACKGROUND_SETTLE_MS = 500;
 
 /** How one turn on a {@link ClaudeSession} ended. */
 export interface TurnOutcome {
-  readonly turn: TurnState;
+  readonly turn: StreamJsonTurn;
   /** stdout and stderr written during this turn only (bounded tails plus byte counts). */
   readonly output: CapturedOutput;
   /** Set when the process ended; undefined while it stays alive for the next turn. */
@@ -185,7 +186,7 @@ export class ClaudeSession implements PooledProcess {
   ): Promise<TurnOutcome> {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
-    const turn = new TurnState((event) => sink.emit(event));
+    const turn = new StreamJsonTurn((event) => sink.emit(event));
     // Interrupt first; SIGTERM/SIGKILL only if the CLI has not exited within the grace.
     const cancel = new InterruptEscalation(proc, {
       graceMs: this.#graceMs,
@@ -439,7 +440,7 @@ export class ClaudeSession implements PooledProcess {
     return exit;
   }
 
-  #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: TurnState): void {
+  #onControlRequest(sink: DriverSink, message: Record<string, unknown>, turn: StreamJsonTurn): void {
     const proc = this.proc;
     const requestId = String(message.request_id);
     const request = message.request as { subtype?: string; callback_id?: unknown; input?: { tool_name?: unknown } } | undefined;

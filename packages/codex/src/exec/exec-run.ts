@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
 import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
@@ -29,6 +29,8 @@ export interface ExecRunInit {
   readonly plan: CodexPolicyPlan;
   readonly outputSchema: Record<string, unknown> | undefined;
   readonly track: (proc: CliProcess) => () => void;
+  /** How the run's policy is enforced, reported in the response. */
+  readonly enforcement: readonly PolicyEnforcement[];
 }
 
 /**
@@ -118,7 +120,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
       signal,
       turns: previous.turns,
     });
-    if (refused) return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, failure: refused };
+    if (refused) return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement: init.enforcement, failure: refused };
   }
   const proc = await spawnCli({
     command: init.command,
@@ -227,10 +229,14 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(structured !== undefined ? { structured } : {}),
     ...((request.model ?? config.model) ? { model: request.model ?? config.model } : {}),
     ...(usage ? { usage } : {}),
-    transcript: turn.transcript,
+    // Made when first read: the SDK reads it when the host asks the Result for its transcript.
+    get transcript() {
+      return turn.transcript.items();
+    },
     raw: { ...proc.takeOutput(), ...(turn.terminal ? { terminal: turn.terminal } : {}) },
     ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },
+    enforcement: init.enforcement,
   };
 }

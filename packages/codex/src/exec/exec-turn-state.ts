@@ -1,4 +1,5 @@
-import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import type { DriverEvent, Usage } from "@adaptor/driver";
+import { TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
 
 type Emit = (event: DriverEvent) => void;
@@ -12,11 +13,12 @@ const TOOL_NAMES: Readonly<Record<string, string>> = {
 
 /**
  * Translates `codex exec --json` lines into driver events (whole items, no deltas) and keeps what
- * the response needs: thread id, terminal line, usage, transcript, last agent message. Transcript
- * items are frozen as they are made, so the Result keeps them as they are instead of a copy.
+ * the response needs: thread id, terminal line, usage, transcript, last agent message. A long
+ * turn is mostly agent messages, one transcript item each: the transcript keeps their texts packed
+ * and makes the items when they are first read ({@link TranscriptLog}).
  */
 export class ExecTurnState {
-  readonly transcript: TranscriptItem[] = [];
+  readonly transcript = new TranscriptLog();
   threadId: string | undefined;
   /** `"completed"` after `turn.completed`, `"failed"` after `turn.failed`. */
   status: "completed" | "failed" | undefined;
@@ -85,7 +87,7 @@ export class ExecTurnState {
     this.#started.add(item.id);
     const input =
       item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
-    this.transcript.push(Object.freeze({ kind: "tool-call", toolCallId: item.id, toolName: name, input }));
+    this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
     this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
   }
@@ -93,7 +95,7 @@ export class ExecTurnState {
   /** A completed agent message (`item.completed` with an `agent_message` item). */
   agentMessage(id: string, text: string): void {
     this.lastAgentText = text;
-    this.transcript.push(Object.freeze({ kind: "assistant", text }));
+    this.transcript.text("assistant", text);
     this.#emit({ type: "text-delta", text, messageId: id });
   }
 
@@ -103,7 +105,7 @@ export class ExecTurnState {
       return;
     }
     if (item.type === "reasoning" && typeof item.text === "string") {
-      this.transcript.push(Object.freeze({ kind: "thinking", text: item.text }));
+      this.transcript.text("thinking", item.text);
       this.#emit({ type: "thinking-delta", text: item.text, messageId: item.id });
       return;
     }
@@ -131,7 +133,7 @@ export class ExecTurnState {
       output = JSON.stringify(item);
       isError = (item as { status?: unknown }).status === "failed";
     }
-    this.transcript.push(Object.freeze({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError }));
+    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
     this.#emit({ type: "tool-result", id: item.id, name, output, isError });
   }
 }

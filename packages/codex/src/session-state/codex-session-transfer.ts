@@ -2,8 +2,8 @@ import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { readSessionFile, writeSessionFile } from "@adaptor/driver/process";
+import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import { appendSessionFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
@@ -47,6 +47,18 @@ async function rollouts(home: string, threadId: string): Promise<string[]> {
   return found.sort();
 }
 
+/** @throws TypeError unless `files` are one or more rollouts of the session's thread. */
+function checkNames(location: SessionLocation, files: readonly { readonly name: string }[]): void {
+  const bad = files.find(
+    (file) => !ROLLOUT_NAME.test(file.name) || !isRolloutOf(file.name.slice(file.name.lastIndexOf("/") + 1), location.resumeId),
+  );
+  if (files.length === 0 || bad) {
+    throw new TypeError(
+      `codex session import: expected rollouts of thread ${location.resumeId}, got ${files.map((f) => f.name).join(", ")}`,
+    );
+  }
+}
+
 /**
  * Moves a Codex thread between hosts: its rollout `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread
  * id>.jsonl` (`CODEX_HOME`: `codexHome`, else the run's env, else `~/.codex`). An import writes it
@@ -60,48 +72,68 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
     const env = codexEnv(config, location.env);
     return env.CODEX_HOME ?? join(env.HOME ?? homedir(), ".codex");
   };
+  /** The rollouts, each from `from(name)` on, once one of them holds the checkpoint's turn (codex may still be flushing it). */
+  const exportFrom = async (
+    location: SessionLocation,
+    from: (name: string) => number,
+    signal?: AbortSignal,
+  ): Promise<readonly SessionFileSlice[] | undefined> => {
+    const home = homeOf(location);
+    const lastTurnId = readCheckpointData(location.data).lastTurnId;
+    // The turn is in the rollout once its completion line is (`turn_aborted` for an interrupted turn).
+    const holds = (content: Buffer): boolean => {
+      if (!lastTurnId) return true;
+      for (const marker of ["task_complete", "turn_aborted"]) {
+        for (let at = content.indexOf(marker); at !== -1; at = content.indexOf(marker, at + 1)) {
+          const end = content.indexOf("\n", at);
+          const start = content.lastIndexOf("\n", at) + 1;
+          if (content.subarray(start, end === -1 ? content.length : end).includes(lastTurnId)) return true;
+        }
+      }
+      return false;
+    };
+    const read = async (start: (name: string) => number): Promise<(SessionFileSlice & { readonly content: Buffer })[]> => {
+      const slices: (SessionFileSlice & { readonly content: Buffer })[] = [];
+      for (const path of await rollouts(home, location.resumeId)) {
+        const name = relative(home, path).split(sep).join("/");
+        const part = await readSessionFileFrom(path, start(name), () => true, signal);
+        if (part) slices.push({ name, ...part });
+      }
+      return slices;
+    };
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const slices = await read(from);
+      if (slices.length === 0) return undefined;
+      // A rollout shorter than asked for was not appended to: the caller sees it as rewritten, whatever it holds.
+      if (slices.some((slice) => slice.bytes < from(slice.name) || holds(slice.content))) return slices;
+      if (Date.now() >= deadline) {
+        // The turn may lie before the offsets (a rollout written anew): the whole files decide, as a whole export would.
+        const whole = slices.some((slice) => slice.offset > 0) ? await read(() => 0) : [];
+        if (whole.some((slice) => holds(slice.content)))
+          return whole.map((slice) => ({ name: slice.name, ...partFrom(slice, from(slice.name)) }));
+        throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
+      }
+      await sleep(50, undefined, signal ? { signal } : undefined);
+    }
+  };
   return {
     format: CODEX_SESSION_FORMAT,
     async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
+      const slices = await exportFrom(location, () => 0, signal);
+      return slices?.map(({ name, content }) => ({ name, content }));
+    },
+    exportSessionFrom: exportFrom,
+    async appendSession(location, slices, signal): Promise<void> {
+      signal?.throwIfAborted();
+      checkNames(location, slices);
       const home = homeOf(location);
-      const lastTurnId = readCheckpointData(location.data).lastTurnId;
-      // The turn is in the rollout once its completion line is (`turn_aborted` for an interrupted turn).
-      const holds = (content: Buffer): boolean => {
-        if (!lastTurnId) return true;
-        for (const marker of ["task_complete", "turn_aborted"]) {
-          for (let at = content.indexOf(marker); at !== -1; at = content.indexOf(marker, at + 1)) {
-            const end = content.indexOf("\n", at);
-            const start = content.lastIndexOf("\n", at) + 1;
-            if (content.subarray(start, end === -1 ? content.length : end).includes(lastTurnId)) return true;
-          }
-        }
-        return false;
-      };
-      // Complete once one of the files holds the turn's completion (codex may still be flushing it).
-      const deadline = Date.now() + 5_000;
-      for (;;) {
-        const files: SessionFile[] = [];
-        for (const path of await rollouts(home, location.resumeId)) {
-          const content = await readSessionFile(path, () => true, signal);
-          if (content) files.push({ name: relative(home, path).split(sep).join("/"), content });
-        }
-        if (files.length === 0) return undefined;
-        if (files.some((file) => holds(Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength)))) return files;
-        if (Date.now() >= deadline)
-          throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
-        await sleep(50, undefined, signal ? { signal } : undefined);
-      }
+      await evict(location.resumeId);
+      for (const slice of slices) await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();
-      const bad = files.find(
-        (file) => !ROLLOUT_NAME.test(file.name) || !isRolloutOf(file.name.slice(file.name.lastIndexOf("/") + 1), location.resumeId),
-      );
-      if (files.length === 0 || bad) {
-        throw new TypeError(
-          `codex session import: expected rollouts of thread ${location.resumeId}, got ${files.map((f) => f.name).join(", ")}`,
-        );
-      }
+      checkNames(location, files);
       const home = homeOf(location);
       await evict(location.resumeId);
       const targets = files.map((file) => join(home, ...file.name.split("/")));

@@ -20,4 +20,11 @@ export { isolateStdioServer, type StdioServerLaunch } from "./stdio-server-env.j
 export { STDIO_SERVER_VAR, descendantBaseline, endTurnLeftovers, type TurnLeftoverOptions } from "./turn-leftovers.js";
 export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
-export { readSessionFile, writeSessionFile } from "./session-files.js";
+export {
+  appendSessionFile,
+  partFrom,
+  readSessionFile,
+  readSessionFileFrom,
+  writeSessionFile,
+  type SessionFilePart,
+} from "./session-files.js";

@@ -149,6 +149,55 @@ describe("OutputTail over several blocks", () => {
     spilling.push(Buffer.from("short\n"));
     expect(spilling.take()).toEqual({ text: "short\n", bytes: 6, truncated: false });
   });
+
+  it("decoded block by block, the text is what decoding the kept bytes at once gives, for any bytes, in memory and spilled", () => {
+    let seed = 11;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    // Pieces that straddle block ends: multi-byte characters, stray and cut sequences, runs without ASCII.
+    const pieces = [
+      Buffer.from("é"),
+      Buffer.from("😀"),
+      Buffer.from("€"),
+      Buffer.from("\n"),
+      Buffer.from("x"),
+      Buffer.from([0xff]),
+      Buffer.from([0xc3]),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from([0xf0, 0x9f, 0x98]),
+      Buffer.from([0x80]),
+      Buffer.from([0xbf, 0xbf]),
+    ];
+    for (const maxBytes of [1_000, 3 * OUTPUT_BLOCK_BYTES + 5, 200_000]) {
+      for (const spillAboveBytes of [0, Number.MAX_SAFE_INTEGER]) {
+        const tail = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes });
+        for (let window = 0; window < 2; window++) {
+          const all: Buffer[] = [];
+          const chunks = 50 + random(300);
+          for (let i = 0; i < chunks; i++) {
+            const parts: Buffer[] = [];
+            // Some chunks are long runs of non-ASCII bytes only, longer than a block.
+            const length = random(5) === 0 ? OUTPUT_BLOCK_BYTES + random(OUTPUT_BLOCK_BYTES) : random(2_000);
+            let size = 0;
+            while (size < length) {
+              const piece = random(5) === 0 && length > OUTPUT_BLOCK_BYTES ? pieces[random(3)]! : pieces[random(pieces.length)]!;
+              parts.push(piece);
+              size += piece.length;
+            }
+            const chunk = Buffer.concat(parts);
+            all.push(chunk);
+            tail.push(chunk);
+          }
+          const bytes = Buffer.concat(all);
+          let kept = bytes.subarray(-maxBytes);
+          const truncated = bytes.length > maxBytes;
+          for (let skip = 0; truncated && skip < 3 && kept.length > 0 && ((kept[0] ?? 0) & 0xc0) === 0x80; skip++) kept = kept.subarray(1);
+          const expected = { text: kept.toString("utf8"), bytes: bytes.length, truncated };
+          expect(tail.peek(), `max ${maxBytes}, spill above ${spillAboveBytes}`).toEqual(expected);
+          expect(tail.take()).toEqual(expected);
+        }
+      }
+    }
+  });
 });
 
 /** Spill files this process holds open (removed from the temp folder at once, so shown as deleted). */

@@ -10,6 +10,9 @@ import { OUTPUT_BLOCK_BYTES, outputBlocks, type OutputBlock, type OutputBlockPoo
  */
 export const DEFAULT_SPILL_ABOVE_BYTES = 4 * 1024 * 1024;
 
+/** One block's bytes read back from a spill file; shared, as a tail decodes a block before reading the next. */
+let spillReadBuffer: Buffer | undefined;
+
 /** What a tail holds outside itself: its blocks and its spill file (closed and emptied when released). */
 interface Held {
   readonly pool: OutputBlockPool;
@@ -169,14 +172,8 @@ export class OutputTail {
    * is dropped too), the count of bytes seen, and whether any were dropped. Does not reset.
    */
   peek(): { text: string; bytes: number; truncated: boolean } {
-    let tail = this.#ordered();
-    const truncated = this.#total > tail.length;
-    if (truncated) {
-      let start = 0;
-      while (start < tail.length && start < 3 && ((tail[start] ?? 0) & 0xc0) === 0x80) start++; // continuation bytes
-      tail = tail.subarray(start);
-    }
-    return { text: tail.toString("utf8"), bytes: this.#total, truncated };
+    const truncated = this.#total > this.#kept;
+    return { text: this.#text(truncated), bytes: this.#total, truncated };
   }
 
   /** {@link peek}, then starts over empty (nothing kept, count zero, the blocks given back). */
@@ -201,23 +198,47 @@ export class OutputTail {
     return this.#pool.acquire();
   }
 
-  /** The kept bytes, oldest first (a view of one block when they lie in one in memory). */
-  #ordered(): Buffer {
-    if (this.#kept === 0) return Buffer.alloc(0);
+  /**
+   * The kept bytes decoded as UTF-8 block by block, with no copy of the whole tail as bytes (many
+   * runs ending at once would each hold one): each block's text up to its last ASCII byte is one
+   * piece of the string, the bytes after it go with the next block. A UTF-8 decoder starts afresh
+   * at an ASCII byte whatever came before it (an unfinished sequence is one U+FFFD either way), so
+   * the text is the same as decoding all the bytes at once. `truncated`: up to 3 leading
+   * continuation bytes (a character the bound cut) are dropped first.
+   */
+  #text(truncated: boolean): string {
+    if (this.#kept === 0) return "";
     const end = this.#start + this.#kept;
-    if (end <= OUTPUT_BLOCK_BYTES && this.#spilled === 0) return this.#blocks[0]!.bytes.subarray(this.#start, end);
-    const parts: Buffer[] = [];
+    let text = "";
+    let carry: Buffer | undefined;
+    let skip = truncated ? 3 : 0;
     for (let i = 0; i * OUTPUT_BLOCK_BYTES < end; i++) {
+      const from = i === 0 ? this.#start : 0;
       const to = Math.min(OUTPUT_BLOCK_BYTES, end - i * OUTPUT_BLOCK_BYTES);
-      parts.push(this.#block(i).subarray(i === 0 ? this.#start : 0, to));
+      let bytes = this.#block(i).subarray(from, to);
+      if (carry !== undefined) bytes = Buffer.concat([carry, bytes]);
+      carry = undefined;
+      while (skip > 0 && bytes.length > 0) {
+        if (((bytes[0] ?? 0) & 0xc0) !== 0x80) skip = 0;
+        else {
+          bytes = bytes.subarray(1);
+          skip--;
+        }
+      }
+      let cut = bytes.length;
+      while (cut > 0 && (bytes[cut - 1] ?? 0) >= 0x80) cut--;
+      if (cut > 0) text += bytes.toString("utf8", 0, cut);
+      // A copy: a spilled block's bytes are read into a buffer the next block reuses.
+      if (cut < bytes.length) carry = Buffer.from(bytes.subarray(cut));
     }
-    return Buffer.concat(parts, this.#kept);
+    if (carry !== undefined) text += carry.toString("utf8");
+    return text;
   }
 
   /** The bytes of kept block `i` (read back from the spill file for a spilled one). */
   #block(i: number): Buffer {
     if (i >= this.#spilled) return this.#blocks[i - this.#spilled]!.bytes;
-    const bytes = Buffer.allocUnsafe(OUTPUT_BLOCK_BYTES);
+    const bytes = (spillReadBuffer ??= Buffer.allocUnsafe(OUTPUT_BLOCK_BYTES));
     const slot = (this.#spillHead + i) % this.#slots;
     let read = 0;
     while (read < OUTPUT_BLOCK_BYTES) {

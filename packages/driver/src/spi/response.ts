@@ -105,7 +105,12 @@ export interface DriverResponse {
   readonly usage?: Usage;
   /** Cost in US dollars, when the CLI reports it. */
   readonly costUsd?: number;
-  /** The parsed transcript, in order. */
+  /**
+   * The parsed transcript, in order. The SDK reads it only when the host first asks the Result for
+   * its transcript, so a driver whose turns can hold very many items may make this a getter that
+   * builds them then (see `TranscriptLog` in `@adaptor/driver/kit`); it must give the same items
+   * on every read.
+   */
   readonly transcript: readonly TranscriptItem[];
   /** The CLI's raw output, for audit. */
   readonly raw: RawStreams;

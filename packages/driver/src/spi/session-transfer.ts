@@ -6,6 +6,21 @@ export interface SessionFile {
   readonly content: Uint8Array;
 }
 
+/**
+ * Part of one session file as it is on this host: its length now and its bytes from `offset` on
+ * (what {@link SessionTransfer.exportSessionFrom} reads, and what {@link SessionTransfer.appendSession} writes).
+ */
+export interface SessionFileSlice {
+  /** Logical name, as in {@link SessionFile}. */
+  readonly name: string;
+  /** The file's whole length in bytes. */
+  readonly bytes: number;
+  /** Where `content` begins in the file, in bytes (at most `bytes`). */
+  readonly offset: number;
+  /** The file's bytes from `offset` to `bytes`. */
+  readonly content: Uint8Array;
+}
+
 /** Which session on which host: the conversation id and the launch inputs that decide where its files live. */
 export interface SessionLocation {
   /** The id the CLI resumes by (the checkpoint's `resumeId`). */
@@ -41,4 +56,29 @@ export interface SessionTransfer {
    * @throws for files this driver cannot place (an unknown name) or a failed write.
    */
   importSession(location: SessionLocation, files: readonly SessionFile[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: {@link exportSession} reading each file only from `from(name)` on (the SDK asks for
+   * the bytes a turn added plus a bounded window before them, so a turn's cost does not grow with
+   * the transcript). Each file comes back as a {@link SessionFileSlice} whose `offset` is
+   * `min(from(name), length)`: an offset at or past the end gives just the length. The checkpoint
+   * in `location.data` must be found in the bytes read: the SDK reads from before where the last
+   * committed turn ended, so the new turn's entries are always among them. Resolves `undefined`
+   * when this host has no copy of the session.
+   * @throws as {@link exportSession}.
+   */
+  exportSessionFrom?(
+    location: SessionLocation,
+    from: (name: string) => number,
+    signal?: AbortSignal,
+  ): Promise<readonly SessionFileSlice[] | undefined>;
+  /**
+   * Optional: completes an older copy of the session on this host: first ends a live process of
+   * this driver still serving the session, as {@link importSession} does, then writes each slice's
+   * `content` at its `offset` of the named file, replacing whatever follows `offset` (entries the
+   * ended process added). The SDK calls it only after checking that the local bytes are the stored
+   * ones up to `offset`, and checks the result as it checks a local copy.
+   * @throws for an unknown name, a file shorter than `offset`, or a failed write (then the SDK
+   * restores the files whole with {@link importSession}).
+   */
+  appendSession?(location: SessionLocation, slices: readonly SessionFileSlice[], signal?: AbortSignal): Promise<void>;
 }

@@ -5,6 +5,7 @@ import {
   ErrFleetQueueFull,
   ErrFleetRemote,
   ErrFleetRunCancelled,
+  ErrFleetRunExists,
   ErrFleetRunNotFound,
 } from "./sentinels.js";
 
@@ -52,6 +53,19 @@ export class FleetRunNotFoundError extends AdaptorError {
 
   constructor(runId: string) {
     super(`fleet run ${runId}: not found`);
+    this.runId = runId;
+  }
+}
+
+/** `submit` with a `runId` a run of the fleet already has; nothing was stored. Matches {@link ErrFleetRunExists}. */
+export class FleetRunExistsError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRunExistsError");
+  static override readonly sentinel = ErrFleetRunExists;
+  /** The id asked for. */
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super(`fleet submit: run ${runId} exists already`);
     this.runId = runId;
   }
 }

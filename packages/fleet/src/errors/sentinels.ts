@@ -14,3 +14,5 @@ export const ErrFleetClosed = sentinel("adaptor.fleet.Closed", "fleet closed");
 export const ErrFleetRunCancelled = sentinel("adaptor.fleet.RunCancelled", "fleet run cancelled");
 /** The run's verdict was an error raised on the worker; this error carries its stored form. */
 export const ErrFleetRemote = sentinel("adaptor.fleet.Remote", "error on a fleet worker");
+/** `submit` was given a `runId` that a run of the fleet already has; nothing was stored. */
+export const ErrFleetRunExists = sentinel("adaptor.fleet.RunExists", "fleet run id in use");

@@ -5,8 +5,8 @@ import type { RunOptions } from "adaptor";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
-import { FleetQueueFullError } from "../errors/fleet-errors.js";
 import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
+import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
 import { RunHandle } from "../run/run-handle.js";
 import { FleetTables } from "../schema/fleet-tables.js";
@@ -25,7 +25,31 @@ export interface SubmitOptions {
   readonly threadKey?: string;
   /** Run options for the worker's `stream(prompt, runOptions)`; must survive JSON. */
   readonly runOptions?: FleetRunOptions;
+  /**
+   * The run's id, a UUID. Default: a random one. Give one when a host must find the run again from
+   * a key of its own (e.g. a UUID derived from a client's run id): any host then rebuilds the
+   * handle with `fleet.handle(runId)`.
+   */
+  readonly runId?: string;
 }
+
+/** An approval a run asked, as {@link Fleet.approval} reads it. */
+export interface FleetApproval {
+  /** The approval's id. */
+  readonly id: string;
+  /** The run that asked it. */
+  readonly runId: string;
+  /** The SDK's `ApprovalRequest` fields as JSON (`kind`, `title`, `toolName`, `input`, `inputEditable`, `choices`, ...). */
+  readonly request: JsonValue;
+  /**
+   * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
+   * `closed` (unanswered, but its run has its verdict or the attempt that asked was lost: an
+   * answer would reach nobody).
+   */
+  readonly status: "pending" | "answered" | "closed";
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * adaptor across machines on PostgreSQL: `submit` on any host, `worker` on any number of hosts,
@@ -128,7 +152,8 @@ export class Fleet implements AsyncDisposable {
    * PostgreSQL, in the same transaction as its row).
    * @throws FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; InvalidThreadKeyError for a bad key;
-   *   TypeError for run options that are not JSON.
+   *   TypeError for run options that are not JSON or a `runId` that is not a UUID;
+   *   FleetRunExistsError for a `runId` a run has already (nothing stored).
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
     await this.start();
@@ -139,14 +164,16 @@ export class Fleet implements AsyncDisposable {
     if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
       throw new TypeError("fleet submit: runOptions must be a JSON object");
     }
+    if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
+      throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
     const { tables, boss, options: o } = this.#core;
-    const id = randomUUID();
+    const id = options.runId?.toLowerCase() ?? randomUUID();
     await tables.transaction(async (client) => {
       // No lock across hosts: submissions in flight at once do not see each other's rows, so the
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
       const open = await tables.open(client, dispatchTopic(o.queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
-      await tables.insertRun(client, id, options.threadKey, prompt, runOptions);
+      if (!(await tables.insertRun(client, id, options.threadKey, prompt, runOptions))) throw new FleetRunExistsError(id);
       const data: RunJobData = { runId: id };
       await boss.send(o.queue, data as unknown as object, {
         id,
@@ -196,6 +223,13 @@ export class Fleet implements AsyncDisposable {
     const outcome = await this.#core.tables.answerApproval(approvalId, decision as unknown as JsonValue);
     if ("runId" in outcome) return;
     throw new ApprovalNotPendingError(approvalId, outcome.status === "answered" ? "answered" : "unknown");
+  }
+
+  /** The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned). */
+  async approval(approvalId: string): Promise<FleetApproval | undefined> {
+    await this.start();
+    const found = await this.#core.tables.approval(approvalId);
+    return found ? { id: approvalId, ...found } : undefined;
   }
 
   /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */

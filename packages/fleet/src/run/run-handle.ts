@@ -36,6 +36,18 @@ export interface FleetPendingApproval {
   readonly request: JsonValue;
 }
 
+/** What a run was submitted with, as {@link RunHandle.info} reads it. */
+export interface FleetRunInfo {
+  /** The run's id. */
+  readonly id: string;
+  /** The thread key it runs on, if any. */
+  readonly threadKey: string | undefined;
+  /** When it was submitted (PostgreSQL's clock), ISO 8601. */
+  readonly submittedAt: string;
+  /** Whether it has its verdict. */
+  readonly settled: boolean;
+}
+
 /**
  * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
  * the id alone). Nothing is held open between calls.
@@ -150,6 +162,16 @@ export class RunHandle {
     const { boss, options, tables } = this.#core;
     await boss.cancel(options.queue, this.id);
     return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /**
+   * What the run was submitted with (thread key, submission time) and whether it has its verdict.
+   * @throws FleetRunNotFoundError for an unknown id.
+   */
+  async info(): Promise<FleetRunInfo> {
+    const found = await this.#core.tables.runInfo(this.id);
+    if (!found) throw new FleetRunNotFoundError(this.id);
+    return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
   }
 
   /** The approvals the run's current attempt waits on, oldest first. */

@@ -123,14 +123,38 @@ export class FleetTables {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Inserts a submitted run. */
-  async insertRun(client: pg.ClientBase, id: string, threadKey: string | undefined, prompt: string, options: JsonValue): Promise<void> {
-    await client.query(`INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options) VALUES ($1, $2, $3, $4)`, [
-      id,
-      threadKey ?? null,
-      prompt,
-      JSON.stringify(options),
-    ]);
+  /** Inserts a submitted run; false when a run with this id exists already. */
+  async insertRun(client: pg.ClientBase, id: string, threadKey: string | undefined, prompt: string, options: JsonValue): Promise<boolean> {
+    const { rowCount } = await client.query(
+      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+      [id, threadKey ?? null, prompt, JSON.stringify(options)],
+    );
+    return rowCount === 1;
+  }
+
+  /** What a run was submitted with, or undefined. */
+  async runInfo(id: string): Promise<{ threadKey: string | null; submittedAt: string; settled: boolean } | undefined> {
+    const { rows } = await this.#pool.query<{ thread_key: string | null; submitted_at: Date; settled: boolean }>(
+      `SELECT thread_key, submitted_at, verdict IS NOT NULL AS settled FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row ? { threadKey: row.thread_key, submittedAt: row.submitted_at.toISOString(), settled: row.settled } : undefined;
+  }
+
+  /**
+   * An approval as stored, with its state: `pending` (unanswered, its attempt current, its run
+   * unsettled), `answered`, or `closed` (unanswered, but its run settled or its attempt was lost).
+   */
+  async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
+    const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
+      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (r.verdict IS NULL AND r.attempt = a.attempt) AS open
+       FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return { runId: row.run_id, request: row.request, status: row.answered ? "answered" : row.open ? "pending" : "closed" };
   }
 
   /** The run, or undefined. */

@@ -47,7 +47,10 @@ export async function ownPostgres(): Promise<OwnPostgres | undefined> {
     await run(c, a, { env });
   };
   await exec("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c max_connections=100`;
+  // synchronous_commit stays on: with it off, a commit is acknowledged before its WAL is written, and
+  // `restart -m immediate` loses it (a reader saw an event the database then forgets). fsync may be
+  // off: the WAL the server wrote survives in the OS cache, since only the server restarts.
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
   await exec("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", opts, "-w", "-t", "60", "start"]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -20,6 +20,30 @@ export function startWorker(url: string, schema: string, name: string, extra: st
   });
 }
 
+const bridgeDir = fileURLToPath(new URL("../../../bridge", import.meta.url));
+
+/**
+ * Starts a bridge front-end process over the fleet (packages/bridge/test/support/fleet-front.ts)
+ * and resolves with it and its URL once it listens.
+ */
+export function startFront(url: string, schema: string, marker: string, sleepMs: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", "test/support/fleet-front.ts", url, schema, marker, String(sleepMs)],
+    { cwd: bridgeDir, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`front-end exited ${code} before ready`)));
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /ready (\d+)/.exec(out)?.[1];
+      if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
 /** Pids of processes whose environment holds `marker` (the fake CLIs of one test). */
 export function processesWith(marker: string): number[] {
   const found: number[] = [];

@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { HostToolGrant, HostToolReply, HostToolSession } from "./host-tool-session.js";
 
 /** Path of the MCP endpoint. */
@@ -46,6 +44,15 @@ interface Live {
  * @throws the listen error (e.g. `EADDRINUSE`) when the socket cannot be bound.
  */
 export async function startHostToolServer(options: HostToolServerOptions = {}): Promise<HostToolServer> {
+  // Loaded here, not with the package: a host that never serves tools does not pay for the MCP
+  // SDK (its protocol schemas are built when the module loads) or the HTTP server.
+  const [{ createServer }, { McpServer }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] =
+    await Promise.all([
+      import("node:http"),
+      import("@modelcontextprotocol/sdk/server/mcp.js"),
+      import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+    ]);
   const grants = new Map<string, Live>();
   const serverName = options.name ?? "adaptor-host-tools";
   const report = (error: unknown): void => {

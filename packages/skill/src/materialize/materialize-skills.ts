@@ -5,8 +5,6 @@ import { SkillMaterializationError } from "../errors/skill-materialization-error
 import type { ResolvedSkill } from "../resolve/resolved-skill.js";
 import type { SkillArchiveFormat, SkillArchiveSource, SkillInlineSource } from "../skill/skill.js";
 import { archiveLimits } from "./archive-limits.js";
-import { extractTar, gunzipTo } from "./extract-tar.js";
-import { extractZip } from "./extract-zip.js";
 import type { MaterializedSkill, MaterializedSkills } from "./materialized-skills.js";
 import { UnpackBudget, UnpackRefusal, checkEntryPath } from "./unpack-budget.js";
 
@@ -127,9 +125,12 @@ async function unpackArchive(dest: string, copy: string, source: SkillArchiveSou
   }
   const format = source.format ?? (await sniffFormat(copy));
   const budget = new UnpackBudget(limits);
+  // The unpackers (and their tar, zip and zlib modules) are loaded only for a skill archive.
   if (format === "zip") {
+    const { extractZip } = await import("./extract-zip.js");
     await extractZip(copy, dest, budget, signal);
   } else {
+    const { extractTar, gunzipTo } = await import("./extract-tar.js");
     let tarFile = copy;
     if (format === "tgz") {
       tarFile = `${copy}.tar`;

@@ -91,6 +91,12 @@ export function checkSessionStateWrite(write: SessionStateWrite): void {
     throw new TypeError("finalize: sessionState.manifest must be JSON");
 }
 
+/** @throws RangeError unless `from` (a first segment index for `segmentsFrom`) is a non-negative safe integer. */
+export function checkSegmentIndex(from: number): void {
+  if (!Number.isSafeInteger(from) || from < 0)
+    throw new RangeError(`sessionState.segmentsFrom: from must be a non-negative safe integer, got ${String(from)}`);
+}
+
 /** Bytes a record's session state holds after `write`, given the `storedBytes` it holds now. */
 export function sessionStateBytesAfter(storedBytes: number, write: SessionStateWrite): number {
   const added = write.segments.reduce((sum, segment) => sum + segment.byteLength, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeThreadStoreConformance, ManualClock } from "../testing/index.js";
+import { describeSegmentsFromConformance, describeThreadStoreConformance, ManualClock } from "../testing/index.js";
 import type { ThreadStore } from "../contract/thread-store.js";
 import { MemoryThreadStore } from "./memory-thread-store.js";
 
@@ -12,6 +12,11 @@ describeThreadStoreConformance(
   },
   { sessionState: true, releaseLeases: true },
 );
+
+describeSegmentsFromConformance("memory", async ({ faults }) => {
+  const clock = new ManualClock();
+  return { store: new MemoryThreadStore({ now: clock.now, faults }), clock };
+});
 
 describeThreadStoreConformance(
   "memory without session state",

@@ -25,6 +25,7 @@ import {
   checkLease,
   checkLeaseArgs,
   checkResolveQuery,
+  checkSegmentIndex,
   checkTtl,
   sessionStateBytesAfter,
 } from "../contract/argument-checks.js";
@@ -108,6 +109,11 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
     segments: async (recordId: string, signal?: AbortSignal): Promise<Uint8Array[]> => {
       this.#enter("sessionState", signal);
       return (this.#sessions.get(recordId)?.segments ?? []).map((segment) => segment.slice());
+    },
+    segmentsFrom: async (recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]> => {
+      checkSegmentIndex(from);
+      this.#enter("sessionState", signal);
+      return (this.#sessions.get(recordId)?.segments ?? []).slice(from).map((segment) => segment.slice());
     },
   };
 

@@ -46,4 +46,12 @@ export interface SessionStateStore {
   read(recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined>;
   /** Every stored segment of record `recordId`, in order (`[]` when none). @throws DriverError for backend failures. */
   segments(recordId: string, signal?: AbortSignal): Promise<Uint8Array[]>;
+  /**
+   * Optional: the stored segments of record `recordId` from index `from` (0-based, in the order of
+   * {@link segments}) on: what `segments(recordId)` holds after its first `from`, read without the
+   * earlier ones (`[]` when there are no more). A host that holds an older copy of the session
+   * reads only what it lacks. Without it the SDK reads every segment and skips the first `from`.
+   * @throws RangeError when `from` is not a non-negative safe integer; DriverError for backend failures.
+   */
+  segmentsFrom?(recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]>;
 }

@@ -11,3 +11,4 @@ export { ManualClock } from "./manual-clock.js";
 export { leaseHammer, hammerWorkerMain, checkHammerReports, runHammerWorkers, type HammerReport } from "./lease-hammer.js";
 export { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 export { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
+export { describeSegmentsFromConformance } from "./segments-from-conformance.js";

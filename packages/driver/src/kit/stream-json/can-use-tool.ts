@@ -1,5 +1,16 @@
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
-import type { CanUseToolRequest } from "./messages.js";
+
+/** A `can_use_tool` control request from the CLI (Claude Code, CodeBuddy Code). */
+export interface CanUseToolRequest {
+  subtype: "can_use_tool";
+  tool_name: string;
+  display_name?: string;
+  input: unknown;
+  description?: string;
+  tool_use_id?: string;
+  permission_suggestions?: unknown[];
+  blocked_path?: string;
+}
 
 /** Claude's question tool: its input carries `questions[].options[].label`. */
 const QUESTION_TOOL = "AskUserQuestion";
@@ -14,7 +25,7 @@ interface Question {
 }
 
 /**
- * Maps a `can_use_tool` control request to an approval ask: AskUserQuestion → `question` with its
+ * Maps a `can_use_tool` control request (Claude-Code-style stream-json control protocol) to an approval ask: AskUserQuestion → `question` with its
  * first question's options as choices, ExitPlanMode → `plan_review`, every other tool →
  * `permission` with the CLI's suggestions in `details`; permissions and plan reviews are
  * `inputEditable` (an `allow` carries the edited input). `modelInput` is the tool call's input as

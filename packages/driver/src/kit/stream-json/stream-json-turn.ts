@@ -1,16 +1,18 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
-import type { ContentBlock, ResultLine } from "./messages.js";
+import type { ContentBlock, ResultLine } from "./stream-json-lines.js";
 
 type Emit = (event: DriverEvent) => void;
 
-/**
- * Translates the stream-json lines of one turn into driver events and keeps what the response
- * needs: transcript, session id, model, the first `result` line (a second one is ignored).
- */
 /** The `command_lifecycle` states of a prompt claude runs normally (ignored: `system init` and `result` say the same). */
 const COMMAND_STATES: ReadonlySet<string> = new Set(["queued", "started", "completed"]);
 
-export class TurnState {
+/**
+ * Translates the Claude-Code-style stream-json lines of one turn (`system`, `stream_event`,
+ * `assistant`, `user`, `result`; Claude Code and CodeBuddy Code write them) into driver events,
+ * and keeps what the response needs: transcript, session id, model, the first `result` line (a
+ * second one is ignored). Control messages (`control_request`, ...) are the caller's.
+ */
+export class StreamJsonTurn {
   readonly transcript: TranscriptItem[] = [];
   sessionId: string | undefined;
   model: string | undefined;

@@ -1,0 +1,64 @@
+// One measured process of the cold-first-turn benchmark: imports the SDK, makes an Agent with the
+// claude or codex driver and runs one first turn (the run spawns the CLI). Prints one JSON line:
+// ms from this process's start to the SDK being loaded and to the turn's end (its last event), this
+// process's CPU (µs) up to then, and the spawned CLI's argv and environment (read from /proc at its
+// spawn) so that the bare client can start the same binary the same way.
+import { readFileSync } from "node:fs";
+import { claude } from "@adaptor/claude";
+import { codex } from "@adaptor/codex";
+import { Agent } from "adaptor";
+
+const loadedMs = performance.now();
+const which = process.argv[2];
+const config = JSON.parse(process.env.FIRST_TURN_CONFIG ?? "{}") as {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  model: string;
+  prompt: string;
+};
+const options = { command: config.command, cwd: config.cwd, env: config.env, inheritEnv: false, model: config.model };
+const agent = new Agent(which === "codex" ? codex(options) : claude(options));
+let launch: { argv: string[]; env: Record<string, string> } | undefined;
+
+/** The process's argv and environment, as the kernel has them. */
+function readLaunch(pid: number): { argv: string[]; env: Record<string, string> } | undefined {
+  try {
+    const split = (file: string) =>
+      readFileSync(`/proc/${pid}/${file}`, "utf8")
+        .split("\0")
+        .filter((part) => part !== "");
+    const env = Object.fromEntries(
+      split("environ").map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+    );
+    return { argv: split("cmdline"), env };
+  } catch {
+    return undefined;
+  }
+}
+
+async function turn(): Promise<number> {
+  const stream = agent.stream(config.prompt);
+  for await (const event of stream) {
+    // FIRST_TURN_TRACE=1: when each event arrived, for the profile.
+    if (process.env.FIRST_TURN_TRACE === "1" || which === "codex")
+      process.stderr.write(
+        `${performance.now().toFixed(0)} ms ${event.type} ${"kind" in event ? String(event.kind) : ""} ${"message" in event ? String(event.message) : ""}\n`,
+      );
+    // An exec'd binary may not have replaced the spawned process yet: the bare client reads this once per run.
+    if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined && process.env.FIRST_TURN_LAUNCH === "1")
+      launch = readLaunch(event.pid);
+  }
+  const end = performance.now();
+  await stream.result(); // a failed turn fails the measurement
+  return end;
+}
+
+// Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
+process.stderr.write("turn started\n");
+const endMs = await turn();
+process.stderr.write("turn ended\n");
+const u = process.resourceUsage();
+await agent.close();
+process.stderr.write("agent closed\n");
+console.log(JSON.stringify({ loadedMs, endMs, cpuUs: u.userCPUTime + u.systemCPUTime, ...(launch ? { launch } : {}) }));

@@ -1,0 +1,47 @@
+import type { ApprovalDecision, Result, RunOptions } from "adaptor";
+
+/** One stored event of a fleet run, as `RunHandle.events()` of `@adaptor/fleet` yields it. */
+export interface BridgeFleetEvent {
+  /** Per run, from 1, increasing by one across attempts. */
+  readonly sequence: number;
+  /** The attempt that emitted it. */
+  readonly attempt: number;
+  /** When it was stored, ISO 8601. */
+  readonly recordedAt: string;
+  /** `attempt-started`, one of the SDK's events as JSON, or the final `verdict`. */
+  readonly event: { readonly type: string };
+}
+
+/** A run of a fleet, as the bridge uses it: what `RunHandle` of `@adaptor/fleet` offers. */
+export interface BridgeFleetRun {
+  /** The run's id (a UUID). */
+  readonly id: string;
+  /** The run's events after `after` (replayed from the database, then live), ending with the `verdict` event. */
+  events(options?: { readonly after?: number; readonly signal?: AbortSignal }): AsyncIterable<BridgeFleetEvent>;
+  /** The run's verdict: resolves the `Result` or rejects with the verdict's error. */
+  result(options?: { readonly signal?: AbortSignal }): Promise<Result>;
+  /** Cancels the run from any host; resolves whether this call settled it. */
+  cancel(reason?: string): Promise<boolean>;
+  /** What the run was submitted with; rejects for an unknown run. */
+  info(): Promise<{ readonly threadKey: string | undefined; readonly settled: boolean }>;
+}
+
+/**
+ * A fleet, as the bridge fronts it: `Fleet` of `@adaptor/fleet` (any object with these methods).
+ * The bridge submits runs to it and serves their stored events; workers elsewhere run them.
+ */
+export interface BridgeFleet {
+  /** Submits a run (`runId`: a UUID the bridge derives from an AG-UI `runId`). */
+  submit(
+    prompt: string,
+    options: { readonly threadKey?: string; readonly runOptions?: RunOptions; readonly runId?: string },
+  ): Promise<BridgeFleetRun>;
+  /** The handle of a run submitted on any host. */
+  handle(runId: string): BridgeFleetRun;
+  /** Records the answer to an approval a worker waits on, exactly once across hosts. */
+  answer(approvalId: string, decision: ApprovalDecision): Promise<void>;
+  /** An approval with its state (`pending`, `answered`, `closed`), or undefined for an unknown id. */
+  approval(
+    approvalId: string,
+  ): Promise<{ readonly runId: string; readonly request: unknown; readonly status: "pending" | "answered" | "closed" } | undefined>;
+}

@@ -1,0 +1,230 @@
+import type { ServerResponse } from "node:http";
+import { v5 as uuidV5, validate as isUuid } from "uuid";
+import { ErrApprovalNotPending, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
+import { decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
+import { HttpError, sendJson } from "../http/http-error.js";
+import type { ChannelVerdict } from "../run/run-channel.js";
+import { SseConnection } from "../sse/sse-connection.js";
+import type { BridgeProtocol, BridgeRunContext, BridgeSettings } from "../bridge/bridge-options.js";
+import type { BridgeFleet, BridgeFleetRun } from "./bridge-fleet.js";
+import { FleetFrames } from "./fleet-frames.js";
+
+/** The namespace of the fleet run ids derived from AG-UI run ids (UUID v5). */
+const AG_UI_RUN_NAMESPACE = "5f0c7d2e-6b1a-4c57-9a0e-3d4b8f1e2a60";
+
+/** The fleet run id of an AG-UI run: the same on every front-end. */
+export function agUiFleetRunId(agUiRunId: string): string {
+  return uuidV5(agUiRunId, AG_UI_RUN_NAMESPACE);
+}
+
+/** A fleet run the bridge serves, found from a wire key. */
+interface FoundRun {
+  readonly run: BridgeFleetRun;
+  readonly protocol: BridgeProtocol;
+  readonly threadKey: string | undefined;
+}
+
+/** Sentinel ids of the fleet errors the bridge answers with a status of its own. */
+const FLEET_ERRORS = {
+  queueFull: "adaptor.fleet.QueueFull",
+  runExists: "adaptor.fleet.RunExists",
+  runNotFound: "adaptor.fleet.RunNotFound",
+  closed: "adaptor.fleet.Closed",
+};
+
+/**
+ * The bridge's routes over a fleet: runs are submitted to the fleet and every stream is read from
+ * the fleet's stored events, so a front-end holds nothing a client needs: a run started on one is
+ * followed, resumed (`Last-Event-ID`), answered and cancelled on any other.
+ */
+export class FleetFront {
+  readonly #fleet: BridgeFleet;
+  readonly #settings: BridgeSettings;
+  readonly #secrets: readonly string[];
+  readonly #track: (work: Promise<void>) => void;
+  readonly #closing = new AbortController();
+
+  constructor(fleet: BridgeFleet, settings: BridgeSettings, secrets: readonly string[], track: (work: Promise<void>) => void) {
+    this.#fleet = fleet;
+    this.#settings = settings;
+    this.#secrets = secrets;
+    this.#track = track;
+  }
+
+  /** Ends every stream this front-end writes (the runs go on in the fleet). */
+  close(): void {
+    this.#closing.abort(new DOMException("The bridge closed", "AbortError"));
+  }
+
+  /** `POST runs` / `POST ag-ui`: submits the run, then streams it. */
+  async start(res: ServerResponse, context: BridgeRunContext, cors: Record<string, string>): Promise<void> {
+    if (context.resume)
+      throw new HttpError(
+        422,
+        "resume_unsupported",
+        "a bridge over a fleet cannot resume a suspended turn; answer approvals while the run waits",
+      );
+    const settings = this.#settings;
+    const runOptions: RunOptions =
+      typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
+    const input = context.input;
+    let run: BridgeFleetRun;
+    try {
+      run = await this.#fleet.submit(context.prompt, {
+        ...(context.threadKey !== undefined ? { threadKey: context.threadKey } : {}),
+        runOptions,
+        ...(input ? { runId: agUiFleetRunId(input.runId) } : {}),
+      });
+    } catch (error) {
+      throw submitRefusal(error, input?.runId);
+    }
+    const key = input ? input.runId : run.id;
+    const frames = this.#frames(context.protocol, run, key, input?.threadId ?? "");
+    const connection = new SseConnection(res, settings);
+    connection.open({ ...cors, "x-adaptor-run-id": key });
+    await this.#follow(connection, run, frames, 0);
+    // The front-end that submitted the run reports its verdict, whether or not its client stayed.
+    const settled = run.result({ signal: this.#closing.signal }).then(
+      (result) => settings.onRunSettled?.({ key, protocol: context.protocol, result }),
+      (error: unknown) => {
+        if (!this.#closing.signal.aborted) settings.onRunSettled?.({ key, protocol: context.protocol, error });
+      },
+    );
+    this.#track(settled.catch(() => undefined));
+  }
+
+  /** `GET runs/<key>/events`: the run's frames after `lastId`, from the fleet's stored events, then live. */
+  async reconnect(res: ServerResponse, key: string, lastId: number, cors: Record<string, string>): Promise<void> {
+    const found = await this.#find(key);
+    const frames = this.#frames(found.protocol, found.run, key, found.threadKey ?? "");
+    const connection = new SseConnection(res, this.#settings);
+    connection.open({ ...cors, "x-adaptor-run-id": key });
+    await this.#follow(connection, found.run, frames, lastId);
+  }
+
+  /** `POST approvals/<id>`: records the answer in the fleet, where the waiting worker reads it. */
+  async answer(res: ServerResponse, id: string, body: unknown, cors: Record<string, string>): Promise<void> {
+    const answer = parseApprovalAnswer(body, "body");
+    const decision: ApprovalDecision = decisionOf(answer);
+    const found = await this.#fleet.approval(id);
+    if (!found) throw new HttpError(404, "not_found", `no approval ${id} (unknown, or its run was removed)`);
+    if (found.status === "answered")
+      throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
+    if (found.status === "closed") throw new HttpError(410, "approval_expired", `approval ${id} expired`, { status: "expired" });
+    const request = (found.request ?? {}) as { kind?: unknown; inputEditable?: unknown };
+    if (!decisionFits(String(request.kind), decision.outcome))
+      throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${String(request.kind)} request`);
+    try {
+      await this.#fleet.answer(id, decision);
+    } catch (error) {
+      if (isError(error, ErrApprovalNotPending))
+        throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
+      throw error;
+    }
+    if (decision.outcome === "approve" && decision.updatedInput !== undefined && request.inputEditable !== true)
+      // The worker's request denies an edit its agent cannot run, as a local request does.
+      throw new HttpError(
+        422,
+        "approval_edit_unsupported",
+        `approval ${id}: this agent cannot run an edited input; the request was denied`,
+        {
+          status: "denied",
+        },
+      );
+    const status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
+    sendJson(res, 200, { id, status }, cors);
+  }
+
+  /** `POST runs/<key>/cancel`: cancels the run through the fleet, from any front-end. */
+  async cancel(res: ServerResponse, key: string, reason: string | undefined, cors: Record<string, string>): Promise<void> {
+    const found = await this.#find(key);
+    const cancelled = await found.run.cancel(reason ?? "cancelled by a client");
+    sendJson(res, 200, { key, cancelled }, cors);
+  }
+
+  #frames(protocol: BridgeProtocol, run: BridgeFleetRun, key: string, threadId: string): FleetFrames {
+    return new FleetFrames({
+      protocol,
+      runId: run.id,
+      threadId,
+      agUiRunId: key,
+      secrets: this.#secrets,
+      verdict: async (stored) => {
+        const verdict = await run.result({ signal: this.#closing.signal }).then(
+          (result): ChannelVerdict => ({ ok: true, result }),
+          (error: unknown): ChannelVerdict => ({ ok: false, error }),
+        );
+        // A run cancelled through the fleet ends as cancelled on the wire, as a local cancel does.
+        if (!verdict.ok && stored.kind === "cancelled")
+          return { ok: false, error: new DOMException(verdict.error instanceof Error ? verdict.error.message : "cancelled", "AbortError") };
+        return verdict;
+      },
+    });
+  }
+
+  /** The run a wire key names: an AG-UI `runId` (its derived fleet id), else a fleet run id (`raw`). */
+  async #find(key: string): Promise<FoundRun> {
+    const notFound = (): HttpError => new HttpError(404, "not_found", `no run ${key}`);
+    // Only "no such run" is a 404: anything else (the database restarting) fails the request, and the client tries again.
+    const unknown = (error: unknown): undefined => {
+      if (sentinelIds(error).has(FLEET_ERRORS.runNotFound)) return undefined;
+      throw error;
+    };
+    const agUi = this.#fleet.handle(agUiFleetRunId(key));
+    const agUiInfo = await agUi.info().catch(unknown);
+    if (agUiInfo) return { run: agUi, protocol: "ag-ui", threadKey: agUiInfo.threadKey };
+    if (!isUuid(key)) throw notFound();
+    const raw = this.#fleet.handle(key);
+    const rawInfo = await raw.info().catch(unknown);
+    if (!rawInfo) throw notFound();
+    return { run: raw, protocol: "raw", threadKey: rawInfo.threadKey };
+  }
+
+  /** Writes the run's frames after `lastId` to `connection` until the verdict, the client leaves, or the bridge closes. */
+  async #follow(connection: SseConnection, run: BridgeFleetRun, frames: FleetFrames, lastId: number): Promise<void> {
+    const stop = new AbortController();
+    const onClosing = (): void => stop.abort(this.#closing.signal.reason);
+    this.#closing.signal.addEventListener("abort", onClosing, { once: true });
+    if (this.#closing.signal.aborted) onClosing();
+    connection.onClose(() => stop.abort(new DOMException("The client disconnected", "AbortError")));
+    try {
+      for await (const stored of run.events({ after: frames.readAfter(lastId), signal: stop.signal })) {
+        for (const frame of await frames.frames(stored)) {
+          if (frame.id > lastId && !connection.closed) await connection.write(frame.text);
+        }
+        if (connection.closed) break;
+      }
+    } catch {
+      // The client left or the bridge closed: nothing to report. A failed read ends the stream; the client reconnects.
+      if (!stop.signal.aborted) connection.destroy();
+    } finally {
+      this.#closing.signal.removeEventListener("abort", onClosing);
+      connection.end();
+    }
+  }
+}
+
+/** Whether a decision fits an approval's kind: deny fits every kind, approve all but a `question`, answer only a `question`. */
+function decisionFits(kind: string, outcome: ApprovalDecision["outcome"]): boolean {
+  return outcome === "deny" || (outcome === "approve" ? kind !== "question" : kind === "question");
+}
+
+/** The answer to a refused submit. */
+function submitRefusal(error: unknown, agUiRunId: string | undefined): unknown {
+  const ids = sentinelIds(error);
+  if (ids.has(FLEET_ERRORS.runExists)) return new HttpError(409, "run_id_in_use", `run ${agUiRunId ?? ""} is already known to this fleet`);
+  if (ids.has(FLEET_ERRORS.queueFull)) return new HttpError(503, "queue_full", "the fleet's queue is full; try again later");
+  if (ids.has(FLEET_ERRORS.closed)) return new HttpError(503, "bridge_closed", "the fleet is closed");
+  if (isError(error, ErrInvalidThreadKey))
+    return new HttpError(400, "invalid_id", error instanceof Error ? error.message : "invalid thread key");
+  return error;
+}
+
+/** Ids of the sentinels an error carries (the fleet's errors are matched by id: the bridge does not load the fleet). */
+function sentinelIds(error: unknown): Set<string> {
+  const found = new Set<string>();
+  const sentinels = (error as { sentinels?: unknown } | null)?.sentinels;
+  if (Array.isArray(sentinels))
+    for (const s of sentinels) if (typeof (s as { id?: unknown }).id === "string") found.add((s as { id: string }).id);
+  return found;
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { appendSessionFile, partFrom, readSessionFile, readSessionFileFrom } from "./session-files.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function file(content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-session-files-"));
+  dirs.push(dir);
+  const path = join(dir, "s.jsonl");
+  writeFileSync(path, content, { mode: 0o600 });
+  return path;
+}
+
+describe("session files read from an offset and appended to", () => {
+  it("readSessionFileFrom gives the length and the bytes from the offset, as the whole read cut there", async () => {
+    const path = file("one\ntwo\nthree\n");
+    const whole = (await readSessionFile(path, () => true))!;
+    for (const offset of [0, 4, 8, 14, 20]) {
+      const part = await readSessionFileFrom(path, offset, () => true);
+      expect(part).toEqual(partFrom({ bytes: whole.byteLength, offset: 0, content: whole }, offset));
+      expect(part).toEqual({ bytes: 14, offset: Math.min(offset, 14), content: whole.subarray(Math.min(offset, 14)) });
+    }
+    expect(await readSessionFileFrom(join(path, "..", "missing.jsonl"), 0, () => true)).toBeUndefined();
+    await expect(readSessionFileFrom(path, -1, () => true)).rejects.toThrow(RangeError);
+  });
+
+  it("the marker is looked for in the bytes from the offset; a file shorter than the offset comes back at once", async () => {
+    const path = file('{"uuid":"a"}\n{"uuid":"b"}\n');
+    const has = (id: string) => (content: Buffer) => content.includes(`"uuid":"${id}"`);
+    expect((await readSessionFileFrom(path, 13, has("b")))?.content.toString()).toBe('{"uuid":"b"}\n');
+    expect(await readSessionFileFrom(path, 100, has("z"))).toEqual({ bytes: 26, offset: 26, content: Buffer.alloc(0) });
+  });
+
+  it("a marker only before the offset is found in the whole file once the wait ends, as readSessionFile finds it", async () => {
+    const path = file('{"uuid":"a"}\n{"uuid":"b"}\n');
+    const has = (content: Buffer) => content.includes('"uuid":"a"');
+    expect(await readSessionFileFrom(path, 13, has)).toEqual({ bytes: 26, offset: 13, content: Buffer.from('{"uuid":"b"}\n') });
+    await expect(readSessionFileFrom(path, 13, (c) => c.includes("never"))).rejects.toThrow(/does not hold the checkpoint's last entry/);
+  }, 30_000);
+
+  it("appendSessionFile writes at the offset, replaces what follows, keeps what is before and the mode", async () => {
+    const path = file("one\ntwo\nlater entries\n");
+    await appendSessionFile(path, 8, Buffer.from("three\n"));
+    expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree\n");
+    await appendSessionFile(path, 14, Buffer.from("four\n"));
+    expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree\nfour\n");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    await expect(appendSessionFile(path, 100, Buffer.from("x"))).rejects.toThrow(/shorter than the 100/);
+    expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree\nfour\n");
+    await expect(appendSessionFile(join(path, "..", "missing.jsonl"), 0, Buffer.from("x"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
