@@ -1,5 +1,6 @@
 import {
   assertPolicySupported,
+  PolicyCapabilityUnsupportedError,
   StructuredOutputUnsupportedError,
   type Driver,
   type DriverDescriptor,
@@ -223,10 +224,20 @@ function assistantText(turn: StreamJsonTurn): string {
   return turn.transcript.flatMap((item) => (item.kind === "assistant" ? [item.text] : [])).join("");
 }
 
-/** The argv of one run (the prompt is never in it: it goes on stdin). */
+/**
+ * The argv of one run (the prompt is never in it: it goes on stdin).
+ * @throws PolicyCapabilityUnsupportedError for an `ask` / `auto_deny` run with `workspaceSettings`
+ * (the workspace's hooks would run commands nobody is asked about).
+ */
 export function codebuddyArgs(config: CodeBuddyConfig, request: DriverRequest): string[] {
   const model = request.model ?? config.model;
   const system = request.systemPrompt;
+  if (config.workspaceSettings && asksHost(request)) {
+    const mode = request.policy!.approvals!.permission!;
+    const error = new PolicyCapabilityUnsupportedError("codebuddy", "approvals.permission", mode);
+    error.message = `codebuddy: policy approvals.permission=${JSON.stringify(mode)} cannot be enforced: workspaceSettings loads the workspace's hooks, which run commands no policy governs; drop the option or the policy`;
+    throw error;
+  }
   return [
     ...(asksHost(request) ? ["--input-format", "stream-json"] : ["-p"]),
     "--output-format",
@@ -237,6 +248,11 @@ export function codebuddyArgs(config: CodeBuddyConfig, request: DriverRequest): 
     ...(request.session ? ["--resume", request.session.resumeId, ...(request.session.fork ? ["--fork-session"] : [])] : []),
     ...(system ? [system.mode === "replace" ? "--system-prompt" : "--append-system-prompt", system.text] : []),
     ...(request.policy?.approvals?.permission === "auto_approve" ? ["--dangerously-skip-permissions"] : []),
+    // The host decides: no settings file's permission mode answers in its place.
+    ...(asksHost(request) ? ["--permission-mode", "default"] : []),
+    // The workspace's own settings files (hooks that run commands, permission rules) only when asked for.
+    "--setting-sources",
+    config.workspaceSettings ? "user,project,local" : "user",
     ...(config.extraArgs ?? []),
   ];
 }

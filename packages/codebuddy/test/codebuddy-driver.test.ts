@@ -33,6 +33,8 @@ describe("codebuddy driver (real CLI, scripted model)", () => {
       "--fork-session",
       "--append-system-prompt",
       "be brief",
+      "--setting-sources",
+      "user",
     ]);
     expect(codebuddyArgs({}, { runId: "r", prompt: "p", policy: { approvals: { permission: "auto_approve" } } })).toContain(
       "--dangerously-skip-permissions",

@@ -22,6 +22,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
@@ -423,6 +424,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       throw backendError(operation, err);
     }
     let broken: unknown;
+    // A connection the server ends while the client is checked out (a restart, a failover,
+    // pg_terminate_backend) emits 'error' on the client when no query of ours is in flight to take
+    // it; without a listener that event would end the process. The next statement fails on its
+    // own, and the client is destroyed instead of going back to the pool.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       await body(client);
@@ -432,11 +439,12 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       try {
         await client.query("ROLLBACK");
       } catch (rollbackError) {
-        broken = rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
+        broken ??= rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
       }
       if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
       throw backendError(operation, err);
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
@@ -765,22 +773,6 @@ function isContractError(err: unknown): boolean {
   );
 }
 
-const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
-
 function backendError(op: string, cause: unknown): DriverError {
-  return new DriverError({ op, device: DEVICE, code: classify(cause), cause });
-}
-
-function classify(cause: unknown): ErrCode {
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  if (typeof code === "string") {
-    if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return ErrCode.ServiceUnavailable;
-    if (code === "40001" || code === "40P01" || code === "55P03") return ErrCode.ServiceUnavailable;
-    if (code === "42P01" || code === "3F000") return ErrCode.NotFound;
-    if (code === "57014") return ErrCode.Timeout;
-  }
-  if (cause instanceof Error && /Connection terminated|not queryable|after calling end on the pool/i.test(cause.message)) {
-    return ErrCode.ServiceUnavailable;
-  }
-  return ErrCode.Internal;
+  return new DriverError({ op, device: DEVICE, code: postgresErrorCode(cause), cause });
 }

@@ -128,7 +128,8 @@ export class AppServerSession implements PooledProcess {
   /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
   #lineText = "";
   #active: ActiveTurn | undefined;
-  #initialized = false;
+  /** The handshake (`initialize`, `initialized`, the skill roots), written once per process; settles with codex's answers. */
+  #initialized: Promise<void> | undefined;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -256,8 +257,12 @@ export class AppServerSession implements PooledProcess {
    */
   async prewarm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
     const ready = (async () => {
-      await this.#initialize();
-      this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
+      // Written right behind the handshake, without waiting for its answer (codex reads its stdin in order).
+      const initialized = this.#initialize();
+      const opening = openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
+      opening.catch(() => undefined); // read below, once the handshake's own failure had its say
+      await initialized;
+      this.#opened = await opening;
     })();
     await raceAbort(ready, signal);
   }
@@ -295,19 +300,27 @@ export class AppServerSession implements PooledProcess {
     }
   }
 
-  async #initialize(): Promise<void> {
-    if (this.#initialized) return;
-    const initialize: InitializeParams = {
-      clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
-      capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
-    };
-    await this.#rpc.request("initialize", initialize);
-    this.#rpc.notify("initialized");
-    if (this.#skills) {
-      const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };
-      await this.#rpc.request("skills/extraRoots/set", roots);
-    }
-    this.#initialized = true;
+  /**
+   * Writes the handshake the first time (`initialize`, `initialized`, then `skills/extraRoots/set`
+   * for the run's skills) all at once, without waiting for an answer in between: codex reads its
+   * stdin in order, so the thread request written right after it is served once the handshake is.
+   * Resolves when codex answered the handshake; rejects with its first failure.
+   */
+  #initialize(): Promise<void> {
+    this.#initialized ??= (() => {
+      const initialize: InitializeParams = {
+        clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
+        capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
+      };
+      const answers: Promise<unknown>[] = [this.#rpc.request("initialize", initialize)];
+      this.#rpc.notify("initialized");
+      if (this.#skills) {
+        const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };
+        answers.push(this.#rpc.request("skills/extraRoots/set", roots));
+      }
+      return Promise.all(answers).then(() => undefined);
+    })();
+    return this.#initialized;
   }
 
   /**
@@ -346,11 +359,15 @@ export class AppServerSession implements PooledProcess {
     let detach: (() => void) | undefined;
     let baseline: ReadonlySet<number> | undefined;
     try {
-      await this.#initialize();
+      const initialized = this.#initialize();
       opened = this.#opened;
       if (!opened) {
+        // Written right behind the handshake of a new process, without waiting for its answer.
+        const opening = openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
+        opening.catch(() => undefined); // read below, once the handshake's own failure had its say
+        await initialized;
         try {
-          opened = this.#opened = await openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
+          opened = this.#opened = await opening;
         } catch (err) {
           failure = refusedSession(request, err);
         }
@@ -359,6 +376,8 @@ export class AppServerSession implements PooledProcess {
         if (opened && request.session && !request.session.fork && data.lastTurnId) {
           await rewindTo(this.#rpc, opened.thread.id, data.lastTurnId, sink);
         }
+      } else {
+        await initialized;
       }
       if (opened) {
         turn.threadId = opened.thread.id;

@@ -101,6 +101,37 @@ function readStat(pid: number): ProcStat | undefined {
   return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "" };
 }
 
+/**
+ * The direct children of `pid`, from `/proc/<pid>/task/<tid>/children` of each of its threads (a
+ * child is listed under the thread that started it); undefined when they cannot be read (the
+ * process is gone, or the kernel has no such file).
+ */
+function childrenOf(pid: number): number[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`${PROC}/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const children: number[] = [];
+  for (const tid of tasks) {
+    const list = readProcFile(`${PROC}/${pid}/task/${tid}/children`);
+    if (!list) {
+      if (tid === String(pid)) return undefined; // the main thread's list is unreadable: no such file here
+      continue; // a thread that ended meanwhile
+    }
+    for (const word of list.toString("latin1").split(" ")) if (word !== "") children.push(Number(word));
+  }
+  return children;
+}
+
+/** Whether this kernel lists a thread's children in `/proc` (checked once, on this process's main thread). */
+let childrenFiles: boolean | undefined;
+function hasChildrenFiles(): boolean {
+  childrenFiles ??= readProcFile(`${PROC}/${process.pid}/task/${process.pid}/children`) !== undefined;
+  return childrenFiles;
+}
+
 /** Every live process, by pid; empty where there is no `/proc`. */
 function scan(): Map<number, ProcStat> {
   const all = new Map<number, ProcStat>();
@@ -122,8 +153,9 @@ function scan(): Map<number, ProcStat> {
 /**
  * The processes a CLI started, however deep and whatever session or process group they moved to
  * (a shell tool that calls `setsid` leaves the group the driver signals): while the CLI lives, its
- * tree is walked through the parent links in `/proc` every {@link DESCENDANT_POLL_MS} and before
- * every signal; before ending them, every process whose environment carries the CLI's
+ * tree is walked every {@link DESCENDANT_POLL_MS} (through the children lists of the CLI and of
+ * the processes found, {@link DescendantTracker.refreshTree}) and through the parent links of every
+ * process in `/proc` before every signal; before ending them, every process whose environment carries the CLI's
  * {@link PROCESS_TAG_VAR} is added too (a background job whose shell already exited). Every process
  * found is remembered with its start time, so it is still found after its parent died and a reused
  * pid is never signalled. Linux only; elsewhere it finds nothing.
@@ -178,6 +210,29 @@ export class DescendantTracker {
   }
 
   /**
+   * What {@link refresh} without `deep` finds, read from the tree alone: the children lists
+   * (`/proc/<pid>/task/<tid>/children`) of the CLI and of every remembered process, and the stat of
+   * each of them, instead of the stat of every process on the host. Forgets the dead.
+   * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
+   */
+  refreshTree(): boolean {
+    if (!hasChildrenFiles()) return false;
+    for (const [pid, start] of this.#known) if (readStat(pid)?.start !== start) this.#known.delete(pid);
+    const queue = [this.#root, ...this.#known.keys()];
+    while (queue.length > 0) {
+      const parent = queue.pop() as number;
+      for (const pid of childrenOf(parent) ?? []) {
+        if (pid === this.#root || this.#known.has(pid)) continue;
+        const stat = readStat(pid);
+        if (!stat || stat.ppid !== parent) continue; // ended, or moved, since its parent's list was read
+        this.#known.set(pid, stat.start);
+        queue.push(pid);
+      }
+    }
+    return true;
+  }
+
+  /**
    * Sends `signal` to every remembered descendant that is still the same process, and to its
    * process group when it leads one (what it started since the last scan is in that group).
    * Synchronous; never throws. @returns how many were signalled.
@@ -218,11 +273,14 @@ interface Poller {
 }
 const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
 
-/** Scans every watched tracker now (one `/proc` scan for all). */
+/**
+ * Refreshes every watched tracker now: each walks its own tree through the children lists, or,
+ * where the kernel has none, one `/proc` scan serves them all.
+ */
 export function refreshAllTrackers(): void {
   if (poller.trackers.size === 0) return;
-  const all = scan();
-  for (const tracker of poller.trackers) tracker.refresh(all);
+  let all: Map<number, ProcStat> | undefined;
+  for (const tracker of poller.trackers) if (!tracker.refreshTree()) tracker.refresh((all ??= scan()));
 }
 
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */

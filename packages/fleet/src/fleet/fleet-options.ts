@@ -47,6 +47,23 @@ export interface FleetOptions {
    * ran before its worker was lost run again, with their side effects.
    */
   readonly retryRuns?: boolean;
+  /**
+   * What a retried attempt of a thread run does when its lost attempt's worker died while an
+   * approval was waiting for an answer (that approval is closed: answering it fails with
+   * `ApprovalNotPendingError` status `"closed"`):
+   *
+   * - `"ask-again"` (default): the retried attempt runs the turn again and asks again, through the
+   *   fleet (a new `approval-request`, answered with `fleet.answer`);
+   * - `"suspend"`: the retried attempt runs the turn with the `suspend` run option, so the question
+   *   ends the turn suspended (the verdict is a `Result` with `status: "suspended"` and its
+   *   `pendingApproval`, stored in the thread store); any host sharing the thread store answers it
+   *   later with `agent.thread(key).answer(id, decision)` (docs/suspend.md). Needs a thread store
+   *   with the pending-approvals capability. Runs without a thread key cannot suspend: they ask again.
+   *
+   * Either way an approval of a lost attempt that was answered is not asked again: the retried
+   * attempt applies the recorded answer to the same request (same kind, tool name and input).
+   */
+  readonly onLostApproval?: "ask-again" | "suspend";
   /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
   readonly retentionMs?: number;
   /**

@@ -216,13 +216,14 @@ export class Fleet implements AsyncDisposable {
   /**
    * Answers an approval a run waits on, from any host, exactly once: the worker waiting on it
    * receives the decision and applies it.
-   * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"unknown"` for an id no run asked).
+   * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
+   *   attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     await this.start();
     const outcome = await this.#core.tables.answerApproval(approvalId, decision as unknown as JsonValue);
     if ("runId" in outcome) return;
-    throw new ApprovalNotPendingError(approvalId, outcome.status === "answered" ? "answered" : "unknown");
+    throw new ApprovalNotPendingError(approvalId, outcome.status);
   }
 
   /** The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned). */

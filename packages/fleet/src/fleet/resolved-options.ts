@@ -13,6 +13,7 @@ export interface ResolvedFleetOptions {
   readonly monitorIntervalSeconds: number;
   readonly retryRuns: boolean;
   readonly retentionMs: number;
+  readonly onLostApproval: "ask-again" | "suspend";
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -20,6 +21,12 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   if (!Number.isInteger(value) || value < min)
     throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
   return value;
+}
+
+function lostApproval(value: unknown): "ask-again" | "suspend" {
+  if (value === undefined) return "ask-again";
+  if (value === "ask-again" || value === "suspend") return value;
+  throw new TypeError(`Fleet options: onLostApproval must be "ask-again" or "suspend", got ${JSON.stringify(value)}`);
 }
 
 /** Checks and completes options. @throws TypeError / RangeError naming the field. */
@@ -49,6 +56,7 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
     monitorIntervalSeconds: positiveInteger("monitorIntervalSeconds", options.monitorIntervalSeconds, 2),
     retryRuns: options.retryRuns ?? false,
     retentionMs: positiveInteger("retentionMs", options.retentionMs, 7 * 24 * 3_600_000),
+    onLostApproval: lostApproval(options.onLostApproval),
   };
 }
 

@@ -107,6 +107,11 @@ export class FleetTables {
         decision jsonb,
         created_at timestamptz NOT NULL DEFAULT now(),
         answered_at timestamptz)`);
+      // Tables of earlier versions: an approval closed by a retried attempt (its attempt was lost
+      // before anyone answered), and the approval whose recorded answer a retried attempt replayed.
+      await client.query(
+        `ALTER TABLE ${s}.adaptor_fleet_approvals ADD COLUMN IF NOT EXISTS closed_at timestamptz, ADD COLUMN IF NOT EXISTS replayed_from text`,
+      );
     });
   }
 
@@ -284,16 +289,73 @@ export class FleetTables {
     );
   }
 
-  /** Records a decision once; returns the run id when this call recorded it. */
-  async answerApproval(id: string, decision: JsonValue): Promise<{ runId: string } | { status: "answered" | "unknown" }> {
+  /**
+   * Records a decision once, unless the approval was closed (its attempt was lost before an
+   * answer); returns the run id when this call recorded it.
+   */
+  async answerApproval(id: string, decision: JsonValue): Promise<{ runId: string } | { status: "answered" | "closed" | "unknown" }> {
     const { rows } = await this.#pool.query<{ run_id: string }>(
-      `WITH a AS (UPDATE ${this.#s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now() WHERE id = $1 AND decision IS NULL RETURNING run_id)
+      `WITH a AS (UPDATE ${this.#s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
+                  WHERE id = $1 AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
        SELECT run_id, pg_notify($3, 'approval:' || $1) FROM a`,
       [id, JSON.stringify(decision), this.channel],
     );
     if (rows[0]) return { runId: rows[0].run_id };
-    const known = await this.#pool.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`, [id]);
-    return { status: known.rowCount ? "answered" : "unknown" };
+    const known = await this.#pool.query<{ closed: boolean }>(
+      `SELECT decision IS NULL AND closed_at IS NOT NULL AS closed FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`,
+      [id],
+    );
+    const row = known.rows[0];
+    return { status: !row ? "unknown" : row.closed ? "closed" : "answered" };
+  }
+
+  /**
+   * Closes the approvals earlier attempts of a run left unanswered (their worker was lost while
+   * asking): from now on answering one fails. Conditional on `decision IS NULL`, so an answer and
+   * this close never both win. Returns how many were closed.
+   */
+  async closeLostApprovals(runId: string, attempt: number): Promise<number> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
+       WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL`,
+      [runId, attempt],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * The answers people gave to earlier attempts of a run (not replays of them), oldest first, for
+   * asks of `kind` with this tool name and input (compared as `jsonb`: key order does not matter).
+   */
+  async recordedAnswers(
+    runId: string,
+    attempt: number,
+    ask: { kind: string; toolName: string | null; input: JsonValue | null },
+  ): Promise<{ id: string; decision: JsonValue }[]> {
+    const { rows } = await this.#pool.query<{ id: string; decision: JsonValue }>(
+      `SELECT id, decision FROM ${this.#s}.adaptor_fleet_approvals
+       WHERE run_id = $1 AND attempt < $2 AND decision IS NOT NULL AND replayed_from IS NULL
+         AND request->>'kind' = $3 AND (request->>'toolName') IS NOT DISTINCT FROM $4 AND (request->'input') IS NOT DISTINCT FROM $5::jsonb
+       ORDER BY attempt, created_at, id`,
+      [runId, attempt, ask.kind, ask.toolName, ask.input === null ? null : JSON.stringify(ask.input)],
+    );
+    return rows;
+  }
+
+  /** Stores an approval of attempt `attempt` that a recorded answer (`from`) decided at once. */
+  async insertReplayedApproval(
+    id: string,
+    runId: string,
+    attempt: number,
+    request: JsonValue,
+    decision: JsonValue,
+    from: string,
+  ): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#s}.adaptor_fleet_approvals (id, run_id, attempt, request, decision, answered_at, replayed_from)
+       VALUES ($1, $2, $3, $4, $5, now(), $6) ON CONFLICT (id) DO NOTHING`,
+      [id, runId, attempt, JSON.stringify(request), JSON.stringify(decision), from],
+    );
   }
 
   /** The approval's decision, or null while unanswered. */

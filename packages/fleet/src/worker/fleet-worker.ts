@@ -1,6 +1,14 @@
 import { hostname } from "node:os";
 import type { Job } from "pg-boss";
-import { ErrThreadLeaseLost, type Agent, type ApprovalRequest, type RunOptions, type Stream } from "adaptor";
+import {
+  ErrThreadLeaseLost,
+  type Agent,
+  type ApprovalRequest,
+  type Result,
+  type RunOptions,
+  type Stream,
+  type SuspendOptions,
+} from "adaptor";
 import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
 import type { ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
@@ -106,11 +114,15 @@ export class FleetWorker {
       await tables.settle(runId, attempt, await this.#recovered(runId, attempt - 1));
       return;
     }
+    // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
+    // asks again or, with `onLostApproval: "suspend"`, suspends the turn on its question.
+    const lostWhileAsking = attempt > 1 && (await tables.closeLostApprovals(runId, attempt)) > 0;
+    const suspend = lostWhileAsking && run.threadKey !== null && options.onLostApproval === "suspend";
     this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
-      await this.#run(job, run.threadKey, run.prompt, run.options, attempt);
+      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend);
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -138,6 +150,7 @@ export class FleetWorker {
     prompt: string,
     stored: Record<string, JsonValue>,
     attempt: number,
+    suspend: boolean,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
@@ -148,10 +161,13 @@ export class FleetWorker {
       (events) => tables.append(runId, attempt, events),
       () => fenced.abort(new Error("superseded by a later attempt")),
     );
+    // The recorded answers of lost attempts this attempt has applied (each at most once).
+    const replayed = new Set<string>();
     const runOptions: RunOptions = {
       ...(stored as RunOptions),
+      ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
       signal,
-      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal),
+      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed),
     };
     const agent = this.#agent;
     if (!agent) throw new Error("fleet worker: init() was not called");
@@ -163,19 +179,30 @@ export class FleetWorker {
       return;
     }
     let finished: JsonValue | undefined;
-    try {
-      for await (const event of stream) {
-        const json = toJsonEvent(event);
-        if (event.type === "run-finished") finished = json;
-        else await log.push(json);
+    let outcome: { ok: true; value: Result } | { ok: false; error: unknown };
+    for (;;) {
+      try {
+        for await (const event of stream) {
+          const json = toJsonEvent(event);
+          // Only the last run-finished is written, with the verdict (a turn suspended on a
+          // question whose answer was recorded goes on below).
+          if (event.type === "run-finished") finished = json;
+          else await log.push(json);
+        }
+      } catch {
+        // The verdict below says what happened.
       }
-    } catch {
-      // The verdict below says what happened.
+      outcome = await stream.result().then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      const pending = outcome.ok && threadKey !== null && attempt > 1 ? outcome.value.pendingApproval : undefined;
+      const recorded = pending && (await this.#recordedAnswer(runId, attempt, pending, replayed).catch(() => undefined));
+      if (!pending || !recorded || signal.aborted) break;
+      // Suspended on a question a lost attempt's asker already answered: answer the stored
+      // approval with it and let the resumed turn go on (it replays the earlier answers itself).
+      stream = agent.thread(threadKey!).streamAnswer(pending.id, recorded.decision as unknown as StoredApprovalDecision, runOptions);
     }
-    const outcome = await stream.result().then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
     await log.drain();
     if (fenced.signal.aborted) return;
     if (this.#stopping.signal.aborted && !outcome.ok) {
@@ -193,8 +220,32 @@ export class FleetWorker {
     }
   }
 
-  async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal): Promise<void> {
+  /**
+   * The first answer recorded for an earlier attempt of the run to the same ask (kind, tool name,
+   * input) that this attempt has not applied yet; marks it applied.
+   */
+  async #recordedAnswer(
+    runId: string,
+    attempt: number,
+    ask: { readonly kind: string; readonly toolName?: string | undefined; readonly input?: unknown },
+    replayed: Set<string>,
+  ): Promise<{ id: string; decision: JsonValue } | undefined> {
+    const input = ask.input === undefined ? null : toJsonEvent(ask.input);
+    const rows = await this.#core.tables.recordedAnswers(runId, attempt, { kind: ask.kind, toolName: ask.toolName ?? null, input });
+    const found = rows.find((row) => !replayed.has(row.id));
+    if (found) replayed.add(found.id);
+    return found;
+  }
+
+  async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal, replayed: Set<string>): Promise<void> {
     const { tables, notifier } = this.#core;
+    const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
+    if (recorded) {
+      // A lost attempt asked the same and was answered: apply that answer instead of asking again.
+      await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
+      applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
+      return;
+    }
     await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
     const topic = `approval:${request.id}`;
     for (;;) {
@@ -205,15 +256,19 @@ export class FleetWorker {
       })) as StoredApprovalDecision | null;
       if (decision) {
         ticket.drop();
-        if (decision.outcome === "approve")
-          request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
-        else if (decision.outcome === "deny") request.deny(decision.reason);
-        else request.answer(decision.choice);
+        applyDecision(request, decision);
         return;
       }
       await ticket.wait(signal);
     }
   }
+}
+
+/** Decides `request` as `decision` says. */
+function applyDecision(request: ApprovalRequest, decision: StoredApprovalDecision): void {
+  if (decision.outcome === "approve") request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
+  else if (decision.outcome === "deny") request.deny(decision.reason);
+  else request.answer(decision.choice);
 }
 
 /** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */

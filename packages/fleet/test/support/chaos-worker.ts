@@ -1,11 +1,12 @@
 // A fleet worker process for the chaos and failover tests: argv url, schema, name, and optionally
-// maxAttempts (default 5) and "retryRuns". Prints "ready" once polling; SIGTERM drains and exits 0.
+// maxAttempts (default 5), then flags: "retryRuns", "suspend" (`onLostApproval: "suspend"`). Prints
+// "ready" once polling; SIGTERM drains and exits 0.
 import { Agent } from "adaptor";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet } from "@adaptor/fleet";
 import { fakeCliStoreView, fakeCodex } from "./fake-codex.js";
 
-const [url, schema, name, attempts, retry] = process.argv.slice(2) as [string, string, string, string?, string?];
+const [url, schema, name, attempts, ...flags] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
 const view = fakeCliStoreView(store);
 const fleet = new Fleet({
@@ -15,7 +16,8 @@ const fleet = new Fleet({
   heartbeatSeconds: 10,
   monitorIntervalSeconds: 1,
   maxAttempts: Number(attempts ?? 5),
-  retryRuns: retry === "retryRuns",
+  retryRuns: flags.includes("retryRuns"),
+  onLostApproval: flags.includes("suspend") ? "suspend" : "ask-again",
 });
 // `on`, not `once`: a `once` listener is gone when the signal is dispatched, and the driver kit then
 // ends the process itself (it acts on a SIGTERM nobody else listens to).

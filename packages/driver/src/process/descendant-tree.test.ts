@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { DescendantTracker } from "./descendants.js";
+
+// The periodic refresh walks the CLI's tree through the children lists in /proc instead of reading
+// the stat of every process on the host; it must find exactly what the full scan finds.
+
+const node = process.execPath;
+
+/** A CLI stand-in: a child, a grandchild in its own session (setsid), and a great-grandchild; prints their pids. */
+const TREE = `
+const { spawn } = require("child_process");
+const forever = ["-e", "setInterval(() => {}, 1000)"];
+const script = 'const { spawn } = require("child_process"); const g = spawn(process.execPath, ' + JSON.stringify(forever) + ', { stdio: "ignore" }); console.log(g.pid); setInterval(() => {}, 1000);';
+const child = spawn(process.execPath, forever, { stdio: "ignore" });
+const detached = spawn(process.execPath, ["-e", script], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+detached.stdout.once("data", (d) => console.log(JSON.stringify([child.pid, detached.pid, Number(String(d).trim())])));
+setInterval(() => {}, 1000);
+`;
+
+const hasChildrenLists = (() => {
+  try {
+    readFileSync(`/proc/${process.pid}/task/${process.pid}/children`);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant tree walk", () => {
+  it("refreshTree finds the same descendants as the full /proc scan, however deep and in whatever session", async () => {
+    const cli = spawn(node, ["-e", TREE], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    let pids: number[] = [];
+    try {
+      pids = await new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+      const walked = new DescendantTracker(cli.pid!);
+      const scanned = new DescendantTracker(cli.pid!);
+      expect(walked.refreshTree()).toBe(true);
+      scanned.refresh();
+      expect(walked.pids.sort()).toEqual([...pids].sort());
+      expect(scanned.pids.sort()).toEqual([...pids].sort());
+      // A remembered process that ended is forgotten by the walk too.
+      process.kill(pids[0]!, "SIGKILL");
+      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        walked.refreshTree();
+        if (!walked.pids.includes(pids[0]!)) break;
+      }
+      expect(walked.pids.sort()).toEqual(pids.slice(1).sort());
+    } finally {
+      for (const pid of [cli.pid!, ...pids]) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+  }, 30_000);
+});

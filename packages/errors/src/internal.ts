@@ -1,0 +1,4 @@
+// `@adaptor/errors/internal`: plumbing shared by the SDK's own packages. Not a stable API: no
+// semver promise.
+
+export { postgresErrorCode } from "./postgres/postgres-error-code.js";

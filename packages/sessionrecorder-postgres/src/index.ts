@@ -1,0 +1,2 @@
+// Public surface of @adaptor/sessionrecorder-postgres.
+export { PostgresEventBackend, type PostgresEventBackendOptions, type ReplayOptions } from "./postgres-event-backend.js";
