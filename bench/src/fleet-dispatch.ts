@@ -150,12 +150,21 @@ export const fleetDispatch: Benchmark = {
         );
         return (THROUGHPUT_RUNS * 1000) / (performance.now() - t0);
       };
-      const fleetRate = async (keys: readonly (string | undefined)[]): Promise<{ rate: number; perRun: Map<string, number> }> => {
+      const fleetRate = async (
+        keys: readonly (string | undefined)[],
+      ): Promise<{ rate: number; busy: number; perRun: Map<string, number> }> => {
         if (counted) await admin.query("SELECT pg_stat_statements_reset()");
         const t0 = performance.now();
         const handles = await Promise.all(keys.map((key) => viaFleet(env({ FAKE_SLEEP_MS: String(RUN_MS) }), key)));
         await Promise.all(handles.map((h) => reader.handle(h.id).result()));
         const rate = (keys.length * 1000) / (performance.now() - t0);
+        // The slots' busy share: attempt start → verdict of every run, over 8 slots × first start → last verdict.
+        const { rows: spans } = await admin.query<{ busy: number }>(
+          `SELECT (sum(extract(epoch FROM finished_at - started_at)) / ($2::float8 * extract(epoch FROM max(finished_at) - min(started_at))))::float8 AS busy
+           FROM "${schema}".adaptor_fleet_runs WHERE id = ANY($1::uuid[])`,
+          [handles.map((h) => h.id), lanes],
+        );
+        const busy = spans[0]?.busy ?? Number.NaN;
         const perRun = new Map<string, number>();
         if (counted) {
           const stats = await statementsByRole(admin, ROLES);
@@ -167,7 +176,7 @@ export const fleetDispatch: Benchmark = {
             }
           }
         }
-        return { rate, perRun };
+        return { rate, busy, perRun };
       };
       // One run's length: the fake's turn plus what a run costs around it (a local run without the sleep).
       const runLength = RUN_MS + quantile(whole.local, 0.5);
@@ -189,13 +198,13 @@ export const fleetDispatch: Benchmark = {
           label: `throughput, fleet, ${lanes} workers (${HOSTS} hosts × ${PER_HOST})`,
           value: plain.rate,
           unit: "runs/s",
-          note: `${fmt(plain.rate / localRuns, 2)}× the local lanes, ${fmt(plain.rate / ideal, 2)}× ideal; runs without a thread key, all submitted at once (a backlog: an idle slot polls every 2 s unless a submit's NOTIFY wakes it)`,
+          note: `${fmt(plain.rate / localRuns, 2)}× the local lanes, ${fmt(plain.rate / ideal, 2)}× ideal; slots busy ${fmt(plain.busy * 100, 0)}% of the time (attempt start → verdict); runs without a thread key, all submitted at once (a backlog: a slot that finishes a run fetches the next at once)`,
         },
         {
           label: `throughput, fleet, ${lanes} workers, thread runs`,
           value: threaded.rate,
           unit: "runs/s",
-          note: `${THREAD_KEYS} keys × ${THREAD_TURNS} turns (one turn per key at a time), ${fmt(threaded.rate / localRuns, 2)}× the local lanes`,
+          note: `${THREAD_KEYS} keys × ${THREAD_TURNS} turns (one turn per key at a time), ${fmt(threaded.rate / localRuns, 2)}× the local lanes; slots busy ${fmt(threaded.busy * 100, 0)}%`,
         },
       );
       if (!counted) {

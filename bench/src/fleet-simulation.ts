@@ -8,7 +8,8 @@
 // `--hosts` worker processes, each `fleet.worker(..., { concurrency: --slots })`; `--submitters`
 // Fleets in this process submit `--rate` runs per second in all (evenly spaced, open loop) for
 // `--seconds`, a `--threaded` share of them as thread turns over `--keys` keys. Prints JSON:
-// statements per second and per run by role (pg_stat_statements), connections by role and state,
+// statements per second and per run by role (pg_stat_statements), submit latency (the call, wall
+// clock: p50/p99), connections by role and state,
 // dispatch latency (submission → attempt start, and → verdict, on PostgreSQL's clock: p50/p99),
 // PostgreSQL's CPU (this server's processes, from /proc) per run, and table growth per run.
 import { readFileSync } from "node:fs";
@@ -17,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { Fleet } from "@adaptor/fleet";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import pg from "pg";
-import { asRole, prepareServer, startWorkerHost, statementsByRole, stopWorkerHosts } from "./fleet/hosts.js";
+import { asRole, prepareServer, quantile, startWorkerHost, statementsByRole, stopWorkerHosts } from "./fleet/hosts.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -124,6 +125,8 @@ try {
   let peak: Record<string, number> = {};
   let peakTotal = 0;
   const inflight = new Set<Promise<unknown>>();
+  /** Wall-clock time of each accepted `submit` call, ms. */
+  const submitMs: number[] = [];
   const total = Math.round(RATE * SECONDS);
   const sampler = setInterval(() => {
     void connections().then((c) => {
@@ -137,9 +140,13 @@ try {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const fleet = submitters[i % SUBMITTERS]!;
     const threaded = (i * 7919) % 1000 < THREADED * 1000;
+    const calledAt = performance.now();
     const p = fleet
       .submit(`run ${i}`, threaded ? { threadKey: `key-${i % KEYS}` } : {})
-      .then(() => void submitted++)
+      .then(() => {
+        submitted++;
+        submitMs.push(performance.now() - calledAt);
+      })
       .catch(() => void refused++)
       .finally(() => inflight.delete(p));
     inflight.add(p);
@@ -217,6 +224,7 @@ try {
         submitted,
         refused,
         achievedSubmitRate: Math.round((submitted / submitSeconds) * 10) / 10,
+        submitMs: { p50: Math.round(quantile(submitMs, 0.5) * 10) / 10, p99: Math.round(quantile(submitMs, 0.99) * 10) / 10 },
         wallSeconds: Math.round(seconds * 10) / 10,
         ...latency[0],
         eventsPerRun: Math.round((latency[0]!.events / Math.max(1, runs)) * 10) / 10,

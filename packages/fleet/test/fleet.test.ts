@@ -298,6 +298,8 @@ if (!PG_URL) {
       ]);
       expect(byName("adaptor.fleet.run.wait")).toHaveLength(1);
       expect(byName("adaptor.fleet.run.wait")[0]!.value).toBeGreaterThanOrEqual(0);
+      // The worker records the duration once its verdict write returns, which may be after a reader saw the verdict.
+      await until(() => byName("adaptor.fleet.run.duration").length > 0, "the run duration metric");
       expect(byName("adaptor.fleet.run.duration").map((r) => r.attributes)).toEqual([{ queue: "adaptor-fleet-runs", outcome: "result" }]);
       const depth: number[] = [];
       await gauges[0]!({ observe: (value: number) => depth.push(value) } as ObservableResult);

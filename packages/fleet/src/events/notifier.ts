@@ -20,6 +20,7 @@ export class Notifier {
   readonly #channel: string;
   readonly #waiting = new Map<string, Set<() => void>>();
   readonly #reconnected = new Set<() => void>();
+  readonly #watchers = new Map<string, Set<() => void>>();
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -152,7 +153,23 @@ export class Notifier {
     };
   }
 
+  /**
+   * Calls `onWake` on every notification of `topic` and whenever notifications may have been
+   * missed (the connection was lost or re-established), until the returned function is called.
+   */
+  watch(topic: string, onWake: () => void): () => void {
+    let set = this.#watchers.get(topic);
+    if (!set) this.#watchers.set(topic, (set = new Set()));
+    set.add(onWake);
+    return () => {
+      const current = this.#watchers.get(topic);
+      current?.delete(onWake);
+      if (current?.size === 0) this.#watchers.delete(topic);
+    };
+  }
+
   #wake(topic: string): void {
+    for (const watcher of this.#watchers.get(topic) ?? []) watcher();
     const set = this.#waiting.get(topic);
     if (!set) return;
     this.#waiting.delete(topic);
@@ -160,6 +177,7 @@ export class Notifier {
   }
 
   #wakeAll(): void {
+    for (const set of this.#watchers.values()) for (const watcher of set) watcher();
     const all = [...this.#waiting.values()];
     this.#waiting.clear();
     for (const set of all) for (const wake of set) wake();
@@ -173,6 +191,7 @@ export class Notifier {
     this.#timer = undefined;
     const client = this.#client;
     this.#client = undefined;
+    this.#watchers.clear();
     this.#wakeAll();
     for (const wake of this.#reconnected) wake();
     this.#reconnected.clear();

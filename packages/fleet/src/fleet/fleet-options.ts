@@ -3,8 +3,17 @@ import type { ThreadStore } from "@adaptor/threadstore";
 
 /** Options of a {@link Fleet}; every host of one fleet passes the same `connectionString`, `schema` and `queue`. */
 export interface FleetOptions {
-  /** PostgreSQL connection string (the database the thread store uses, or any other). */
+  /**
+   * PostgreSQL connection string (the database the thread store uses, or any other). It may point
+   * at a pooler in transaction mode (PgBouncer `pool_mode = transaction`) when
+   * `listenConnectionString` is given: the fleet then runs no session-level statement on it.
+   */
   readonly connectionString: string;
+  /**
+   * A direct (unpooled) connection string to the same database for the fleet's one LISTEN
+   * connection per host, which a transaction pooler cannot carry. Default: `connectionString`.
+   */
+  readonly listenConnectionString?: string;
   /** Schema of the fleet's tables (runs, events, approvals). Default `"adaptor_fleet"`; pg-boss keeps its own in `<schema>_boss`. */
   readonly schema?: string;
   /** pg-boss queue name. Default `"adaptor-fleet-runs"`. */
@@ -15,7 +24,13 @@ export interface FleetOptions {
    * the lost attempt had already committed its turn. Default: none (workers then refuse thread runs).
    */
   readonly threadStore?: ThreadStore;
-  /** Most unfinished runs (queued or running) before `submit` refuses with `FleetQueueFullError`. Default 10,000. */
+  /**
+   * Unfinished runs (queued or running) from which `submit` refuses with `FleetQueueFullError`.
+   * Default 10,000. Submissions take no lock across hosts, so submissions in flight at the same
+   * moment do not see each other: the fleet holds at most `maxQueued - 1` plus the number of
+   * submissions concurrent with the last accepted one (on all hosts) unfinished runs; one
+   * submission at a time keeps it exact.
+   */
   readonly maxQueued?: number;
   /** Attempts of a run before the typed failure verdict `FleetAttemptsExhaustedError`. Default 3. */
   readonly maxAttempts?: number;

@@ -5,6 +5,7 @@ import type { RunOptions } from "adaptor";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
 import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
 import { RunHandle } from "../run/run-handle.js";
@@ -71,6 +72,8 @@ export class Fleet implements AsyncDisposable {
   readonly #stopping = new AbortController();
   #state: "new" | "open" | "draining" | "closed" = "new";
   #started: Promise<void> | undefined;
+  readonly #dispatches: HostDispatch[] = [];
+  readonly #unwatch: (() => void)[] = [];
 
   /** @throws TypeError / RangeError for a bad option (named). */
   constructor(options: FleetOptions) {
@@ -85,13 +88,15 @@ export class Fleet implements AsyncDisposable {
       supervise: true,
       monitorIntervalSeconds: resolved.monitorIntervalSeconds,
       superviseIntervalSeconds: resolved.monitorIntervalSeconds,
-      useListenNotify: true,
+      // The fleet's own LISTEN connection (the Notifier) wakes the workers: pg-boss opens none, so
+      // its pool runs no session-level statement and may go through a transaction pooler.
+      useListenNotify: false,
     });
     boss.on("error", () => {});
     this.#core = {
       options: resolved,
       tables,
-      notifier: new Notifier(resolved.connectionString, tables.channel),
+      notifier: new Notifier(resolved.listenConnectionString, tables.channel),
       boss,
       threadStore: options.threadStore as ThreadStore | undefined,
       metrics: new FleetMetrics(resolved.queue, () => tables.open(), options.meter),
@@ -123,7 +128,8 @@ export class Fleet implements AsyncDisposable {
           heartbeatSeconds: options.heartbeatSeconds,
           expireInSeconds: 24 * 3600,
           deleteAfterSeconds: Math.max(1, Math.floor(options.retentionMs / 1000)),
-          notify: true,
+          // Submissions announce themselves on the fleet's channel (see submit).
+          notify: false,
         })
         .catch(async (error: unknown) => {
           if (!(await boss.getQueue(options.queue))) throw error;
@@ -163,8 +169,9 @@ export class Fleet implements AsyncDisposable {
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
     await tables.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`adaptor_fleet_submit:${o.schema}`]);
-      const open = await tables.open(client);
+      // No lock across hosts: submissions in flight at once do not see each other's rows, so the
+      // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
+      const open = await tables.open(client, dispatchTopic(o.queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       if (!(await tables.insertRun(client, id, options.threadKey, prompt, runOptions))) throw new FleetRunExistsError(id);
       const data: RunJobData = { runId: id };
@@ -192,22 +199,15 @@ export class Fleet implements AsyncDisposable {
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
-    const { boss, options: o } = this.#core;
+    const { boss, notifier, options: o } = this.#core;
     const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
     await worker.init(agent);
-    await boss.work<RunJobData>(
-      o.queue,
-      {
-        batchSize: 1,
-        localConcurrency: concurrency,
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 2,
-        heartbeatRefreshSeconds: Math.max(1, Math.floor(o.heartbeatSeconds / 5)),
-      },
-      async ([job]) => {
-        if (job) await worker.handle(job);
-      },
-    );
+    const dispatch = new HostDispatch(boss);
+    this.#dispatches.push(dispatch);
+    await dispatch.start<RunJobData>(o.queue, concurrency, Math.max(1, Math.floor(o.heartbeatSeconds / 5)), (job) => worker.handle(job));
+    this.#unwatch.push(notifier.watch(dispatchTopic(o.queue), () => dispatch.wake()));
+    // Runs submitted before this worker started were announced to nobody.
+    dispatch.wake();
     await boss.work(this.#pruneQueue, { pollingIntervalSeconds: 30 }, async () => {
       await this.#core.tables.prune(o.retentionMs);
     });
@@ -251,6 +251,7 @@ export class Fleet implements AsyncDisposable {
     if (!this.#started) return;
     await this.#started.catch(() => {});
     const timeout = options.timeoutMs ?? 30_000;
+    this.#stopDispatch();
     const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
     try {
       await this.#core.boss.stop({ graceful: true, close: false, timeout });
@@ -265,12 +266,18 @@ export class Fleet implements AsyncDisposable {
     const started = this.#started;
     this.#state = "closed";
     this.#stopping.abort(new Error("fleet closed"));
+    this.#stopDispatch();
     if (started) {
       await started.catch(() => {});
       await this.#core.boss.stop({ graceful: false, close: true, timeout: 5_000 }).catch(() => {});
       await this.#core.notifier.close();
     }
     await this.#pool.end().catch(() => {});
+  }
+
+  #stopDispatch(): void {
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
+    for (const dispatch of this.#dispatches.splice(0)) dispatch.stop();
   }
 
   /** Same as {@link close}. */

@@ -4,6 +4,7 @@ import type { FleetOptions } from "./fleet-options.js";
 /** Options with their defaults. */
 export interface ResolvedFleetOptions {
   readonly connectionString: string;
+  readonly listenConnectionString: string;
   readonly schema: string;
   readonly queue: string;
   readonly maxQueued: number;
@@ -34,12 +35,19 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
   if (typeof options.connectionString !== "string" || options.connectionString === "") {
     throw new TypeError("Fleet options: connectionString must be a non-empty string");
   }
+  if (
+    options.listenConnectionString !== undefined &&
+    (typeof options.listenConnectionString !== "string" || options.listenConnectionString === "")
+  ) {
+    throw new TypeError("Fleet options: listenConnectionString must be a non-empty string");
+  }
   const schema = options.schema ?? "adaptor_fleet";
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) throw new TypeError(`Fleet options: schema must match [a-z_][a-z0-9_]{0,40}, got ${schema}`);
   const queue = options.queue ?? "adaptor-fleet-runs";
   if (!/^[\w.\-/]{1,100}$/.test(queue)) throw new TypeError(`Fleet options: queue must match [\\w.-/]{1,100}, got ${queue}`);
   return {
     connectionString: options.connectionString,
+    listenConnectionString: options.listenConnectionString ?? options.connectionString,
     schema,
     queue,
     maxQueued: positiveInteger("maxQueued", options.maxQueued, 10_000),

@@ -115,11 +115,16 @@ export class FleetTables {
     });
   }
 
-  /** Unfinished runs (no verdict yet). */
-  async open(client: pg.ClientBase | pg.Pool = this.#pool): Promise<number> {
-    const { rows } = await client.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`,
-    );
+  /**
+   * Unfinished runs (no verdict yet). With `announce`, also notifies that topic on the fleet's
+   * channel in the same statement (delivered when the caller's transaction commits, if it does).
+   */
+  async open(client: pg.ClientBase | pg.Pool = this.#pool, announce?: string): Promise<number> {
+    const count = `SELECT count(*)::text AS n FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NULL`;
+    const { rows } =
+      announce === undefined
+        ? await client.query<{ n: string }>(count)
+        : await client.query<{ n: string }>(`SELECT (${count}) AS n, pg_notify($1, $2)`, [this.channel, announce]);
     return Number(rows[0]?.n ?? 0);
   }
 

@@ -32,7 +32,7 @@ export type WorkerAgent = Agent | ((context: WorkerContext) => Agent | Promise<A
 
 /** Options of `fleet.worker(...)`. */
 export interface FleetWorkerOptions {
-  /** Runs this worker executes at once (pg-boss `localConcurrency`). Default 1. */
+  /** Runs this worker executes at once: its slots, each a pg-boss worker the host wakes to fetch. Default 1. */
   readonly concurrency?: number;
   /** The worker's name in `attempt-started` events. Default `<hostname>/<pid>`. */
   readonly name?: string;
