@@ -59,7 +59,7 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
       { when: whenUserSays("just answer"), reply: { text: "answered" } },
     ]);
     const err = budgetError(await a.run("write then answer", { budget: { maxTurns: 1 } }).catch((e: unknown) => e));
-    expect(err.details).toMatchObject({ budget: "maxTurns" });
+    expect(err.details).toMatchObject({ budget: "maxTurns", limit: 1, used: 1 });
     expect(h!.server.requests.filter((r) => r.view.lastToolResult?.toolName === "Write")).toEqual([]);
     // One response per turn, twice on one reused process: the CLI's limit counts each turn anew.
     const thread = a.thread("budgeted");
@@ -79,7 +79,7 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
       { when: whenUserSays("expensive"), reply: { text: "costly", usage: { input_tokens: 100_000, output_tokens: 10 } } },
     ]);
     const err = budgetError(await a.run("expensive", { budget: { maxCostUsd: 0.01 } }).catch((e: unknown) => e));
-    expect(err.details).toMatchObject({ budget: "maxCostUsd" });
+    expect(err.details).toMatchObject({ budget: "maxCostUsd", limit: 0.01, used: err.result.costUsd });
     expect(err.result.costUsd).toBeGreaterThan(0.01);
   });
 });

@@ -240,6 +240,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       broker.end("run ended");
       const overCost = response.failure ? undefined : tally?.costFailure(response.costUsd);
       if (overCost) response = { ...response, failure: overCost };
+      // A CLI's own limit (e.g. claude's --max-turns) names its budget; the verdict gets the limit and use too.
+      if (response.failure && tally) response = { ...response, failure: tally.complete(response.failure, response.costUsd) };
       if (!stopped) response = await prep.finish(response);
       if (turn && !stopped && !response.failure) {
         // A thread turn aborted after its driver finished (cancel, close, timeout, lost lease) writes

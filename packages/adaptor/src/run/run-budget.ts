@@ -44,6 +44,27 @@ export class RunTally {
     return exceeded("maxCostUsd", limit, costUsd, `cost budget of $${limit} exceeded ($${costUsd})`);
   }
 
+  /**
+   * A driver's `budget_exceeded` failure (a CLI's own limit: `details.budget` names it) with the
+   * SDK's `limit` and `used` added where the driver gave none: the configured limit, and the model
+   * responses, tool calls or reported cost counted for the run. Any other failure is returned as is.
+   */
+  complete(failure: DriverFailure, costUsd: number | undefined): DriverFailure {
+    const details = failure.details ?? {};
+    const budget = details.budget;
+    if (failure.reason !== "budget_exceeded" || (budget !== "maxTurns" && budget !== "maxToolCalls" && budget !== "maxCostUsd"))
+      return failure;
+    const used = budget === "maxTurns" ? this.#turns : budget === "maxToolCalls" ? this.#toolCalls.size : costUsd;
+    return {
+      ...failure,
+      details: {
+        ...details,
+        ...(details.limit === undefined && this.#budget[budget] !== undefined ? { limit: this.#budget[budget] } : {}),
+        ...(details.used === undefined && used !== undefined ? { used } : {}),
+      },
+    };
+  }
+
   #check(budget: "maxToolCalls" | "maxTurns", used: number, what: string): void {
     const limit = this.#budget[budget];
     if (this.#exceeded || limit === undefined || used <= limit) return;
