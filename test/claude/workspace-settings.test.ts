@@ -54,6 +54,14 @@ const readThenOk = () => [
   { when: whenToolResult("Read"), reply: { text: "ok" } },
 ];
 
+/** A harness on the shell-write model whose host denies every ask; the titles asked land in `asked`. */
+async function denyingHarness(): Promise<{ h: Harness; target: string; asked: string[] }> {
+  const target = join(work, "written.txt");
+  const asked: string[] = [];
+  h = await harness(writeWith(target), {}, { onApproval: (r) => (asked.push(r.title), r.deny("not here")) });
+  return { h, target, asked };
+}
+
 describe("claude: the workspace's settings do not answer in the host's place (real binary)", () => {
   it.each([{}, { sandbox: "read_only" as const }])(
     "by default a workspace's settings are not loaded (policy %j): its hooks do not run and its env does not redirect the model API",
@@ -99,18 +107,7 @@ describe("claude: the workspace's settings do not answer in the host's place (re
     async (file, mode) => {
       await mkdir(join(work, ".claude"));
       await writeFile(join(work, ".claude", file), JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
-      const target = join(work, "written.txt");
-      const asked: string[] = [];
-      h = await harness(
-        writeWith(target),
-        {},
-        {
-          onApproval: (r) => {
-            asked.push(r.title);
-            r.deny("not here");
-          },
-        },
-      );
+      const { h, target, asked } = await denyingHarness();
       const result = await h.agent.run("GO", { cwd: work, policy: { approvals: { permission: mode } } });
       expect(existsSync(target)).toBe(false);
       expect(asked).toEqual(mode === "ask" ? [`Bash: echo x > ${target}`] : []);
@@ -124,18 +121,7 @@ describe("claude: the workspace's settings do not answer in the host's place (re
   it.each(["ask", "auto_deny"] as const)(
     "the user's own settings cannot answer for the host either: an allow rule for Bash in configDir's settings.json under %s, and the shell write is still the host's decision",
     async (mode) => {
-      const target = join(work, "written.txt");
-      const asked: string[] = [];
-      h = await harness(
-        writeWith(target),
-        {},
-        {
-          onApproval: (r) => {
-            asked.push(r.title);
-            r.deny("not here");
-          },
-        },
-      );
+      const { h, target, asked } = await denyingHarness();
       await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash", "Write", "Edit"] } }));
       const result = await h.agent.run("GO", { cwd: work, policy: { approvals: { permission: mode } } });
       expect(existsSync(target)).toBe(false);
