@@ -25,7 +25,7 @@ import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/
 import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
 import { TurnControls } from "../run/turn-controls.js";
 import { Stream } from "../run/stream.js";
-import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
+import { assertPromptHasContent, splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type FileCheckpointScope, type ThreadHost } from "./thread.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
@@ -87,7 +87,8 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Starts a run and returns its {@link Stream} at once; never throws. Anything wrong with the
-   * prompt or the options (an `InvalidOptionError` or `MalformedStringError` naming the field, see
+   * prompt (one with no image and no text but whitespace is refused, field `prompt`) or the options
+   * (an `InvalidOptionError` or `MalformedStringError` naming the field, see
    * `RunOptions`), and after `close()` began `ErrAgentClosed`, arrives through `result()` and a
    * final `run-finished` event; nothing starts.
    */
@@ -255,6 +256,8 @@ export class Agent implements AsyncDisposable {
       try {
         const call = checkRunOptions(options);
         ({ text, images } = splitPrompt(prompt));
+        // A resumed suspended turn carries no prompt of its own: it runs its stored one.
+        if (!(thread && !(thread instanceof AdaptorError) && thread.resume)) assertPromptHasContent({ text, images });
         merged = mergeRunOptions(this.#options, call);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {
