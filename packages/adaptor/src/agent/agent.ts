@@ -100,8 +100,9 @@ export class Agent implements AsyncDisposable {
    * The thread under `key`: its runs continue the stored conversation, or start one
    * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
    * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
-   * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, a NUL,
-   * or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
+   * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, whitespace
+   * only, a control character (C0 such as NUL or a line break, DEL, C1), a bidi override or isolate
+   * (U+202A–U+202E, U+2066–U+2069), or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
    * InvalidOptionError (subject `"thread options"`) for an unknown or mistyped option.
    */
   thread(key: string, options: ThreadOptions = {}): Thread {
