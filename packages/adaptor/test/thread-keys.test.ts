@@ -50,6 +50,12 @@ const INVALID: readonly [string, string][] = [
   ["a lone low surrogate", "tenant\uDC00"],
   ["a reversed surrogate pair", "\uDC00\uD800"],
   ["a NUL", "tenant\u0000x"],
+  ["only whitespace", " "],
+  ["a line break", "a\nb"],
+  ["an escape sequence", "\u001b[31mred"],
+  ["a C1 control", "tenant\u0085"],
+  ["a right-to-left override", "\u202e"],
+  ["a bidi isolate", "tenant\u2066a"],
   ["a 10 kB key", "k".repeat(10_240)],
   ["one byte over the limit in multi-byte text", "\u00e9".repeat(MAX_THREAD_KEY_BYTES / 2) + "x"],
 ];

@@ -14,6 +14,7 @@ import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
+import { checkCodexPrompt } from "./prompt-limit.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
@@ -74,13 +75,15 @@ export class CodexDriver implements Driver {
    * express.
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
-   * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError before launch; DriverError
+   * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError, InvalidOptionError (field `prompt`,
+   * text over 1,048,576 characters, codex's own limit) before launch; DriverError
    * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     this.validateConfig();
+    checkCodexPrompt(request.prompt);
     const plan = planPolicy(request.policy, this.descriptor);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();

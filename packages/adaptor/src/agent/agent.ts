@@ -25,7 +25,7 @@ import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/
 import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
 import { TurnControls } from "../run/turn-controls.js";
 import { Stream } from "../run/stream.js";
-import { splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
+import { assertPromptHasContent, splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type FileCheckpointScope, type ThreadHost } from "./thread.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
@@ -87,7 +87,8 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Starts a run and returns its {@link Stream} at once; never throws. Anything wrong with the
-   * prompt or the options (an `InvalidOptionError` or `MalformedStringError` naming the field, see
+   * prompt (one with no image and no text but whitespace is refused, field `prompt`) or the options
+   * (an `InvalidOptionError` or `MalformedStringError` naming the field, see
    * `RunOptions`), and after `close()` began `ErrAgentClosed`, arrives through `result()` and a
    * final `run-finished` event; nothing starts.
    */
@@ -99,8 +100,9 @@ export class Agent implements AsyncDisposable {
    * The thread under `key`: its runs continue the stored conversation, or start one
    * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
    * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
-   * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, a NUL,
-   * or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
+   * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, whitespace
+   * only, a control character (C0 such as NUL or a line break, DEL, C1), a bidi override or isolate
+   * (U+202A–U+202E, U+2066–U+2069), or more than 1024 bytes of UTF-8. Keys are compared exactly (no normalisation or case folding).
    * InvalidOptionError (subject `"thread options"`) for an unknown or mistyped option.
    */
   thread(key: string, options: ThreadOptions = {}): Thread {
@@ -255,6 +257,8 @@ export class Agent implements AsyncDisposable {
       try {
         const call = checkRunOptions(options);
         ({ text, images } = splitPrompt(prompt));
+        // A resumed suspended turn carries no prompt of its own: it runs its stored one.
+        if (!(thread && !(thread instanceof AdaptorError) && thread.resume)) assertPromptHasContent({ text, images });
         merged = mergeRunOptions(this.#options, call);
         release = linkSignals(controller, this.driver.descriptor.type, merged);
       } catch (error) {

@@ -52,8 +52,8 @@ export class Thread {
   /**
    * @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`; checks the key
    * rules (`checkThreadKey`) before any store or CLI is touched.
-   * @throws TypeError for an empty or non-string key; InvalidThreadKeyError for a key with a lone
-   * surrogate or NUL, or longer than 1024 bytes of UTF-8.
+   * @throws TypeError for an empty or non-string key; InvalidThreadKeyError for a key that breaks the
+   * key rules (see `checkThreadKey`).
    */
   constructor(host: ThreadHost, key: string, mode: ThreadMode, parentKey?: string) {
     checkThreadKey(key);
@@ -102,7 +102,8 @@ export class Thread {
    * thread is untouched. The first run fails with `ErrThreadNotFound` (no parent record) or
    * `ErrThreadAlreadyExists` (`newKey` taken).
    * @throws TypeError for an empty key; InvalidThreadKeyError (`ErrInvalidThreadKey`) for a key
-   * that breaks the key rules (lone surrogate, NUL, over 1024 bytes of UTF-8).
+   * that breaks the key rules (lone surrogate, whitespace only, a control or bidi control character,
+   * over 1024 bytes of UTF-8).
    */
   fork(newKey: string): Thread {
     return new Thread(this.#host, newKey, "fork", this.key);

@@ -88,6 +88,16 @@ export function splitPrompt(prompt: unknown): SplitPrompt {
   return { text: texts.join("\n\n"), images };
 }
 
+/**
+ * Checks that a user's prompt asks something: text that is not only whitespace, or an image.
+ * @throws InvalidOptionError (subject `run`, field `prompt`) for an empty or whitespace-only text
+ * without any image.
+ */
+export function assertPromptHasContent(prompt: SplitPrompt): void {
+  if (prompt.images.length === 0 && prompt.text.trim() === "")
+    refuse("prompt", "must hold text (not only whitespace) or an image: an empty prompt asks the model nothing");
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }

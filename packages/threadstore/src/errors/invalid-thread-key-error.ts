@@ -3,7 +3,8 @@ import { ErrInvalidThreadKey } from "./sentinels.js";
 
 /**
  * A thread key that breaks the key rules (see `checkThreadKey`): it holds a lone UTF-16
- * surrogate or a NUL character, or is longer than `MAX_THREAD_KEY_BYTES` bytes of UTF-8.
+ * surrogate, a control character (C0 such as NUL, DEL, C1) or a bidi override or isolate, is
+ * whitespace only, or is longer than `MAX_THREAD_KEY_BYTES` bytes of UTF-8.
  * Matches {@link ErrInvalidThreadKey}. Nothing was read or written for it.
  */
 export class InvalidThreadKeyError extends AdaptorError {

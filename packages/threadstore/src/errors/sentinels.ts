@@ -8,7 +8,7 @@ export const ErrBusy = sentinel("adaptor.threadstore.Busy", "lease busy");
 export const ErrLeaseLost = sentinel("adaptor.threadstore.LeaseLost", "lease lost");
 /** A conditional `finalize` found the key it required to be absent. */
 export const ErrAlreadyExists = sentinel("adaptor.threadstore.AlreadyExists", "already exists");
-/** A thread key breaks the key rules (lone surrogate, NUL, over the length limit); see `checkThreadKey`. */
+/** A thread key breaks the key rules (lone surrogate, whitespace only, a control or bidi control character, over the length limit); see `checkThreadKey`. */
 export const ErrInvalidThreadKey = sentinel("adaptor.threadstore.InvalidThreadKey", "invalid thread key");
 /** A stored approval is not pending: already answered, expired, closed or unknown (see `ApprovalNotPendingError`). */
 export const ErrApprovalNotPending = sentinel("adaptor.threadstore.ApprovalNotPending", "approval not pending");

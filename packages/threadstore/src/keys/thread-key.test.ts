@@ -14,7 +14,9 @@ describe("thread key rules", () => {
       "\uFFFD",
       "\u{1F469}\u200D\u{1F4BB}",
       "\u05e9\u05dc\u05d5\u05dd",
-      " a\t",
+      " a b ",
+      "a\u00a0b",
+      "\u200f\u05e9",
       "x".repeat(1024),
       "\u{1F600}".repeat(256),
     ]) {
@@ -29,6 +31,20 @@ describe("thread key rules", () => {
     expect(threadKeyProblem("a\u0000")).toBe("contains NUL (U+0000) at index 1");
     expect(threadKeyProblem("\u20ac".repeat(342))).toBe("longer than 1024 bytes of UTF-8 (1026 bytes)");
     expect(threadKeyProblem("x".repeat(MAX_THREAD_KEY_BYTES + 1))).toBe("longer than 1024 bytes of UTF-8 (1025 UTF-16 units)");
+  });
+
+  it("refuses a key of whitespace only, with a control character (C0, DEL, C1) or a bidi override or isolate", () => {
+    for (const key of [" ", "\t\n ", "\u00a0\u3000", "\ufeff"])
+      expect(threadKeyProblem(key), JSON.stringify(key)).toBe("is whitespace only");
+    expect(threadKeyProblem("a\nb")).toBe("contains the control character U+000A at index 1");
+    expect(threadKeyProblem(" a\t")).toBe("contains the control character U+0009 at index 2");
+    expect(threadKeyProblem("\u001b[31m")).toBe("contains the control character U+001B at index 0");
+    expect(threadKeyProblem("x\u007f")).toBe("contains the control character U+007F at index 1");
+    expect(threadKeyProblem("x\u0085")).toBe("contains the control character U+0085 at index 1");
+    expect(threadKeyProblem("\u202e")).toBe("contains the bidi control U+202E at index 0");
+    for (const c of ["\u202a", "\u202b", "\u202c", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069"])
+      expect(threadKeyProblem(`tenant${c}/a`), JSON.stringify(c)).toMatch(/^contains the bidi control U\+20(2[A-E]|6[6-9]) at index 6$/);
+    expect(() => checkThreadKey("a\nb")).toThrow(InvalidThreadKeyError);
   });
 
   it("checkThreadKey: TypeError for an empty or non-string key, InvalidThreadKeyError for a broken rule", () => {
