@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GEMINI_WRITE_FILE_CONTENT, whenGeminiPromptSays } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
-import { ErrAgentFailed, RunError, isError, mcpStdio } from "adaptor";
+import { ErrAgentFailed, ErrMCPUnsupported, RunError, isError, mcpStdio } from "adaptor";
 import { expectCancelLeavesNothing, threeTurns, collect, geminiHarness, type GeminiHarness, streamedText } from "./support.js";
 
 // Real gemini-cli (pinned 0.61.0, `gemini --acp`) against the testkit's scripted Gemini API server on 127.0.0.1.
@@ -74,16 +74,19 @@ describe("gemini over ACP on the real binary", () => {
     await expectCancelLeavesNothing(h.agent, "slow one", h.env.home);
   });
 
-  it("MCP server: the model calls the stdio fixture's tool and its result comes back", async () => {
+  it("MCP server (with workspaceSettings: untrusted, gemini-cli drops every server): the model calls the stdio fixture's tool and its result comes back", async () => {
     const fixture = mcpFixtureCommand();
-    h = await geminiHarness([
-      {
-        when: whenGeminiPromptSays("CALL_ECHO"),
-        reply: (view) => ({
-          functionCall: { name: view.toolNames.find((name) => name.includes("echo")) ?? "missing_echo", args: { text: "ping" } },
-        }),
-      },
-    ]);
+    h = await geminiHarness(
+      [
+        {
+          when: whenGeminiPromptSays("CALL_ECHO"),
+          reply: (view) => ({
+            functionCall: { name: view.toolNames.find((name) => name.includes("echo")) ?? "missing_echo", args: { text: "ping" } },
+          }),
+        },
+      ],
+      { workspaceSettings: true },
+    );
     const result = await h.agent.run("CALL_ECHO please", {
       mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
       onApproval: (request) => request.approve(),
@@ -92,6 +95,16 @@ describe("gemini over ACP on the real binary", () => {
     expect(offered.some((name) => name.includes("echo"))).toBe(true);
     expect(h.server.turns().at(-1)?.view.lastFunctionResponse?.output).toContain("echo: ping (MCP_FIXTURE_OK)");
     expect(result.text).toContain("MCP_FIXTURE_OK");
+  });
+
+  it("MCP servers in an untrusted folder (the default) are refused before launch, not dropped", async () => {
+    const fixture = mcpFixtureCommand();
+    h = await geminiHarness();
+    const error = await h.agent
+      .run("CALL_ECHO please", { mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })] })
+      .catch((e: unknown) => e);
+    expect(isError(error, ErrMCPUnsupported)).toBe(true);
+    expect(h.server.turns()).toHaveLength(0);
   });
 
   it("three-turn thread: one process serves every turn and the model sees the whole history", async () => {

@@ -35,7 +35,7 @@ async function runUnasked(agent: {
 }
 
 describe("host tools through the Agent's MCP server on real ACP agents", () => {
-  it("gemini-cli: mcp_adaptor_lookup runs unasked and its value reaches the model", async () => {
+  it("gemini-cli (workspaceSettings: untrusted, it drops every MCP server): mcp_adaptor_lookup runs unasked and its value reaches the model", async () => {
     const h = await geminiHarness(
       [
         {
@@ -43,7 +43,7 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
           reply: { functionCall: { name: "mcp_adaptor_lookup", args: { word: "acp" } } },
         },
       ],
-      {},
+      { workspaceSettings: true },
       { tools: [lookup] },
     );
     close = h.close;

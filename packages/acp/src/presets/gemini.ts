@@ -62,7 +62,8 @@ export interface GeminiConfig extends CommonDriverConfig {
    * gemini-cli then reads only `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT`,
    * `GOOGLE_CLOUD_LOCATION`, sanitized, and only when the environment lacks them), and gemini-cli
    * itself refuses its `autoEdit` and `yolo` modes: `workspace_write` and `unrestricted` are then
-   * refused before launch. True sets `GEMINI_CLI_TRUST_WORKSPACE=true`: `workspace_write` →
+   * refused before launch, as are MCP servers and host tools (gemini-cli drops every MCP server in
+   * an untrusted folder). True sets `GEMINI_CLI_TRUST_WORKSPACE=true`: MCP over stdio and HTTP, `workspace_write` →
    * `autoEdit` and `unrestricted` → `yolo` are offered, and `read_only` and the permission modes
    * are refused before launch (`PolicyCapabilityUnsupportedError`,
    * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
@@ -96,14 +97,19 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   // new file fails. It keeps its own file system and shell.
   hostCapabilities: false,
   loadSession: false,
-  mcpTransports: ["stdio", "http"],
+  // An untrusted folder makes gemini-cli 0.61.0 drop every MCP server, the host's own included (the
+  // tools never reach the model): MCP servers and host tools are refused before launch instead.
+  mcpTransports: [],
 };
 
 /**
  * With `workspaceSettings`: the trusted modes `workspace_write` → `autoEdit`, `unrestricted` →
  * `yolo`; no `read_only` or ask mode (the workspace's hooks and allow rules act outside them).
  */
-const TRUSTED_DESCRIPTOR_CONFIG = trustedDescriptor(DESCRIPTOR_CONFIG, { workspace_write: "autoEdit", unrestricted: "yolo" });
+const TRUSTED_DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
+  ...trustedDescriptor(DESCRIPTOR_CONFIG, { workspace_write: "autoEdit", unrestricted: "yolo" }),
+  mcpTransports: ["stdio", "http"],
+};
 
 function descriptorConfig(config: GeminiConfig | undefined): Partial<AcpConfig> {
   return config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG;
