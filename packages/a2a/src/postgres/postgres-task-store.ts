@@ -2,6 +2,7 @@ import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasks
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { OwnerResolver, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { DriverError, ErrCode } from "@adaptor/errors";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import pg from "pg";
 import { quoteIdent, taskStoreDdl, TASKS_TABLE } from "./schema.js";
 import { mergeTask, type Superseded, type TaskJson } from "./task-merge.js";
@@ -281,16 +282,8 @@ function decodePageToken(token: string): { time: number; id: string } {
   return { time, id: text.slice(bar + 1) };
 }
 
-/** A `pg` failure as the store's `DriverError`. */
+/** A `pg` failure as the store's `DriverError` (the code from the PostgreSQL stores' shared classification). */
 function backendError(operation: string, err: unknown): unknown {
   if (err instanceof DriverError || err instanceof RequestMalformedError || err instanceof TypeError) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  const text = typeof code === "string" ? code : "";
-  const errCode =
-    text === "42P01" || text === "3F000"
-      ? ErrCode.NotFound
-      : text.startsWith("08") || text.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(text)
-        ? ErrCode.ServiceUnavailable
-        : ErrCode.Internal;
-  return new DriverError({ op: operation, device: DEVICE, code: errCode, cause: err });
+  return new DriverError({ op: operation, device: DEVICE, code: postgresErrorCode(err), cause: err });
 }
