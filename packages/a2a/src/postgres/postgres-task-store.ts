@@ -247,6 +247,11 @@ export class PostgresTaskStore implements TaskStore, AsyncDisposable {
       throw backendError(operation, err);
     }
     let broken: unknown;
+    // A connection the server ends while the client is checked out emits 'error' on the client when
+    // no query of ours is in flight to take it; without a listener that event would end the process.
+    // The next statement fails on its own, and the client is destroyed instead of going back to the pool.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       await body(client);
@@ -255,10 +260,11 @@ export class PostgresTaskStore implements TaskStore, AsyncDisposable {
       try {
         await client.query("ROLLBACK");
       } catch (rollbackError) {
-        broken = rollbackError;
+        broken ??= rollbackError;
       }
       throw backendError(operation, err);
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
