@@ -120,7 +120,7 @@ export class ClaudeSession implements PooledProcess {
     this.#lines = new StdoutLines(proc);
     void proc.exited.then(() => (this.#exited = true));
     // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
-    this.#askForEveryTool = askForEveryTool || launch.guardAllowRules === true;
+    this.#askHook = askForEveryTool || launch.guardAllowRules === true;
     this.#askReadTools = askForEveryTool;
     this.#hooks = hooks;
   }
@@ -128,8 +128,8 @@ export class ClaudeSession implements PooledProcess {
   /** The hook points registered with the process's `initialize` request. */
   readonly #hooks: readonly HookPoint[];
 
-  /** Register the every-tool `PreToolUse` hook with the process's `initialize` request. */
-  readonly #askForEveryTool: boolean;
+  /** Register the every-tool `PreToolUse` hook with the process's `initialize` request (`askForEveryTool`, or an ask / auto_deny run). */
+  readonly #askHook: boolean;
   /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
   readonly #askReadTools: boolean;
   /** Background tasks (Bash `run_in_background`) the CLI reported started and not yet ended. */
@@ -158,7 +158,7 @@ export class ClaudeSession implements PooledProcess {
 
   #initializeRequest(requestId: string): Record<string, unknown> {
     this.#initializeSent = true;
-    return initializeRequest(requestId, this.#askForEveryTool, hookRegistrations(this.#hooks));
+    return initializeRequest(requestId, this.#askHook, hookRegistrations(this.#hooks));
   }
 
   /** OS process id of the CLI. */
@@ -220,7 +220,7 @@ export class ClaudeSession implements PooledProcess {
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
-      if ((this.#askForEveryTool || this.#hooks.length > 0) && !this.#initializeSent) {
+      if ((this.#askHook || this.#hooks.length > 0) && !this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
