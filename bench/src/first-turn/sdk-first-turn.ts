@@ -41,7 +41,7 @@ async function turn(): Promise<number> {
   const stream = agent.stream(config.prompt);
   for await (const event of stream) {
     // FIRST_TURN_TRACE=1: when each event arrived, for the profile.
-    if (process.env.FIRST_TURN_TRACE === "1" || which === "codex")
+    if (process.env.FIRST_TURN_TRACE === "1")
       process.stderr.write(
         `${performance.now().toFixed(0)} ms ${event.type} ${"kind" in event ? String(event.kind) : ""} ${"message" in event ? String(event.message) : ""}\n`,
       );
