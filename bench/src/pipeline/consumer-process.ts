@@ -50,7 +50,7 @@ export function runConsumer(script: string, args: readonly string[], env: Record
  * a temp folder (what the program imports dynamically in chunks of their own, loaded when needed), so the measured process runs compiled JavaScript as an installed package would,
  * not a TypeScript loader. The folder is under bench/node_modules, so that what the SDK loads with
  * require() on first use (the schema libraries, CommonJS) resolves from the bundle as from an
- * install: bench/package.json lists them. Returns its path and a cleanup.
+ * install: bench/package.json lists them (and the OpenTelemetry API, loaded by a run that traces). Returns its path and a cleanup.
  *
  * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
  */
