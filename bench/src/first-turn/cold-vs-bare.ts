@@ -85,6 +85,8 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
     const bareExitMs = median(bareExit.map((r) => r.endMs));
     const sdkMs = median(sdk.map((r) => r.endMs));
     const cpu = (reports: Report[]) => median(reports.map((r) => r.cpuUs / 1000));
+    /** The median of the SDK's time over `baseline`'s, round by round (the runs of a round are next to each other, so under the same load). */
+    const paired = (baseline: Report[]) => median(sdk.map((r, i) => r.endMs / baseline[i]!.endMs));
     /** Where the time went: medians of spawn, spawn → terminal, terminal → end. */
     const phases = (reports: Report[]) =>
       `spawn at ${ms(median(reports.map((r) => r.spawnMs)))} ms, then ${ms(median(reports.map((r) => r.terminalMs - r.spawnMs)))} ms to the terminal, ${ms(
@@ -113,7 +115,7 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
         label: `${name}: Agent cold first turn, process start to turn end`,
         value: sdkMs,
         unit: "ms",
-        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; min–max ${range(
+        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(bare), 2)}x and ${fmt(paired(bareExit), 2)}x; min–max ${range(
           sdk.map((r) => r.endMs),
           ms,
         )} ms; SDK loaded at ${ms(median(sdk.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(sdk))} ms; ${phases(sdk)}`,
