@@ -21,7 +21,11 @@ interface Report {
   readonly loadedMs?: number;
   /** ms from the process's start to the CLI's spawn. */
   readonly spawnMs: number;
-  /** ms from the process's start to the turn's terminal (claude's `result`, codex's `turn/completed`). */
+  /**
+   * ms from the process's start to the turn's terminal: the bare clients' `result` (claude) or
+   * `turn/completed` (codex); the SDK's last event before the exit (for claude, the model response
+   * before the `result` line, which has no event of its own).
+   */
   readonly terminalMs: number;
   /** ms from the process's start to the end of the turn. */
   readonly endMs: number;

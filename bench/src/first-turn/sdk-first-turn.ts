@@ -46,7 +46,11 @@ function readLaunch(pid: number): { argv: string[]; env: Record<string, string> 
 }
 
 let spawnMs: number | undefined;
-/** When the turn's terminal arrived: the last event before the process's exit and the run's end. */
+/**
+ * When the turn's last event before the process's exit and the run's end arrived: codex's
+ * `turn/completed`; claude has no event for its `result` line, so its last is the model response
+ * before it (what claude does between the two counts as after the terminal here).
+ */
 let terminalMs: number | undefined;
 
 async function turn(): Promise<number> {
