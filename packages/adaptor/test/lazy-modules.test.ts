@@ -2,7 +2,7 @@
 // HTTP server stack) comes in with the first host-tool server, the tar and zip unpackers with the
 // first skill archive, the schema libraries (ajv, ajv-formats, zod, zod-to-json-schema) with the
 // first tool or output schema, the OpenTelemetry API with the first run that has a tracer (given, or
-// a provider the host registered). A fresh node process imports the packages with a load hook that
+// a provider the host registered), node:zlib with the first session file a thread stores or restores. A fresh node process imports the packages with a load hook that
 // names every ES module it loads, and lists the CommonJS modules required (the schema libraries
 // are loaded with require()).
 import { execFile } from "node:child_process";
@@ -41,6 +41,7 @@ async function loadedBy(code: string, cwd: string): Promise<string[]> {
 const loaded = (lines: string[]) => lines.filter((line) => line.startsWith("LOADED ")).map((line) => line.slice("LOADED ".length));
 
 const heavy = (urls: string[]) => urls.filter((url) => /@modelcontextprotocol|\/node_modules\/(tar|yauzl)\/|node:http$/.test(url));
+const zlib = (urls: string[]) => urls.filter((url) => url === "node:zlib");
 const otel = (urls: string[]) => urls.filter((url) => url.includes("@opentelemetry"));
 const schemaStack = (urls: string[]) => urls.filter((url) => /\/node_modules\/(ajv|ajv-formats|zod|zod-to-json-schema)\//.test(url));
 
@@ -54,6 +55,7 @@ describe("modules loaded with the SDK", () => {
     expect(heavy(urls)).toEqual([]);
     expect(schemaStack(urls)).toEqual([]);
     expect(otel(urls)).toEqual([]);
+    expect(zlib(urls)).toEqual([]);
   }, 150_000);
 
   it("a tool with a bad schema is refused at once, loading the schema libraries then", async () => {
