@@ -392,6 +392,7 @@ describe("public surface", () => {
       "Tool",
       "approveAll",
       "asRejection",
+      "checkRunInput",
       "defineTool",
       "denyAll",
       "errorCode",

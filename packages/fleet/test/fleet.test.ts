@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
-import { Agent, ErrAgentFailed, RunError } from "adaptor";
+import { Agent, ErrAgentFailed, InvalidOptionError, InvalidPolicyError, RunError } from "adaptor";
 import { ErrCode, isError } from "@adaptor/errors";
-import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { ApprovalNotPendingError, InvalidThreadKeyError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import {
   ErrFleetQueueFull,
@@ -333,6 +333,41 @@ if (!PG_URL) {
       expect(refused).toBeInstanceOf(FleetQueueFullError);
       expect(isError(refused, ErrFleetQueueFull)).toBe(true);
       expect((refused as FleetQueueFullError).queued).toBe(2);
+    });
+
+    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field) with its typed error, and writes nothing to PostgreSQL", async () => {
+      const schema = freshSchema("fleet");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      const refused = async (prompt: string, options: Parameters<Fleet["submit"]>[1]) =>
+        fleet.submit(prompt, options).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      for (const empty of ["", "  \n\t "]) {
+        const error = await refused(empty, { threadKey: "k" });
+        expect(error, JSON.stringify(empty)).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).field).toBe("prompt");
+      }
+      expect(await refused("hi", { threadKey: "bad\u0000key" })).toBeInstanceOf(InvalidThreadKeyError);
+      const option = await refused("hi", { runOptions: { modle: "x" } as never });
+      expect(option).toBeInstanceOf(InvalidOptionError);
+      expect((option as InvalidOptionError).field).toBe("modle");
+      const policy = await refused("hi", { runOptions: { policy: { sandboxx: "read_only" } } as never });
+      expect(policy).toBeInstanceOf(InvalidPolicyError);
+      expect((policy as InvalidPolicyError).field).toBe("sandboxx");
+      const value = await refused("hi", { runOptions: { policy: { approvals: { permission: "sometimes" } } } as never });
+      expect((value as InvalidPolicyError).field).toBe("approvals.permission");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE $1", [
+          `${schema}%`,
+        ]);
+        expect(rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
     });
   });
 }

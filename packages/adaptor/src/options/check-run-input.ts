@@ -1,0 +1,28 @@
+import { checkPolicyDomain } from "../prepare/check-policy.js";
+import { assertPromptHasContent, splitPrompt } from "../prompt/prompt.js";
+import { checkRunOptions } from "./check-input.js";
+
+/**
+ * Checks a run's prompt and options the way `agent.run` does before it launches anything, for a
+ * host that hands the run to another process (a queue, a fleet worker) and must refuse bad input
+ * where it was given, before storing it. Reads no image file and starts nothing.
+ *
+ * Checked: the prompt's shape, and that it asks something (text that is not only whitespace, or
+ * an image); the run options' keys and types; the policy's fields and values. Not checked, as they
+ * depend on the Agent that will run it: the driver's capabilities and approval modes, MCP
+ * servers, skills and output schemas.
+ *
+ * @param prompt - the run's prompt (see `Prompt`).
+ * @param options - the run's own options (see `RunOptions`); `undefined` and `null` mean none.
+ * @param driver - the driver type an `InvalidPolicyError` names; default `"any"` (not known yet).
+ * @throws InvalidOptionError (subject `run`, field `prompt` or `prompt[i]`) for a prompt of the
+ * wrong shape or an empty one (no image, no text but whitespace); InvalidOptionError (subject
+ * `"run options"`) naming the field for an unknown or mistyped option; MalformedStringError for
+ * text with a lone surrogate; InvalidPolicyError naming the field for an unknown policy field or a
+ * value out of its domain.
+ */
+export function checkRunInput(prompt: unknown, options?: unknown, driver = "any"): void {
+  const checked = checkRunOptions(options);
+  assertPromptHasContent(splitPrompt(prompt));
+  if (checked.policy !== undefined) checkPolicyDomain(driver, checked.policy);
+}
