@@ -44,6 +44,7 @@ describe("public surface", () => {
       "InvalidDriverConfigError",
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
+      "MCP_CONNECT_OP",
       "PolicyCapabilityUnsupportedError",
       "SessionConfigFingerprintError",
       "StructuredOutputUnsupportedError",
