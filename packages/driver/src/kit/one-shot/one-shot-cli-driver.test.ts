@@ -6,6 +6,7 @@ import type { DriverSink } from "../../spi/driver.js";
 import type { DriverDescriptor } from "../../spi/descriptor.js";
 import { validateDriverConfig, type CommonDriverConfig } from "../config/common-config.js";
 import { deepFreeze } from "../deep-freeze.js";
+import { REFERENCE_DESCRIPTOR } from "../../testing/reference-driver.js";
 import { OneShotCliDriver, type OneShotCliDriverPlan } from "./one-shot-cli-driver.js";
 
 /** A one-shot CLI: reads the prompt from stdin, prints it back and a result line, and exits 3 for the prompt "fail". */
@@ -20,19 +21,7 @@ process.stdin.on("end", () => {
 });
 `;
 
-const DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
-  type: "one-shot-test",
-  displayName: "One-shot test CLI",
-  capabilities: {
-    sessions: { resume: false, fork: false },
-    processReuse: false,
-    structuredOutput: { native: false, prompt: true },
-    mcp: { transports: [] },
-    policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
-    approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
-    streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
-  },
-});
+const DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({ ...REFERENCE_DESCRIPTOR, type: "one-shot-test" });
 
 const PLAN: OneShotCliDriverPlan<CommonDriverConfig> = {
   descriptor: DESCRIPTOR,
