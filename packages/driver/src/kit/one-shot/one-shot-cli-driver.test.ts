@@ -67,7 +67,7 @@ describe("OneShotCliDriver", () => {
   it("spawns a process per run with the plan's env layer and makes the response: the prompt first, the session id as checkpoint, the exit", async () => {
     await using driver = new OneShotCliDriver(PLAN, {});
     const events = sink();
-    const response = await driver.run({ prompt: "hello", model: "m1" }, events, new AbortController().signal);
+    const response = await driver.run({ runId: "r1", prompt: "hello", model: "m1" }, events, new AbortController().signal);
     expect(response.text).toBe("hello|mark:m1");
     expect(response.transcript).toEqual([
       { kind: "user", text: "hello" },
@@ -83,7 +83,7 @@ describe("OneShotCliDriver", () => {
 
   it("a failure outcome is the response's failure and leaves the checkpoint out", async () => {
     await using driver = new OneShotCliDriver(PLAN, {});
-    const response = await driver.run({ prompt: "fail" }, sink(), new AbortController().signal);
+    const response = await driver.run({ runId: "r1", prompt: "fail" }, sink(), new AbortController().signal);
     expect(response.failure).toEqual({ reason: "agent_error", message: "exit 3" });
     expect(response.checkpoint).toBeUndefined();
     expect(response.exit).toEqual({ code: 3, signal: null });
@@ -92,13 +92,15 @@ describe("OneShotCliDriver", () => {
   it("never throws for a bad config at construction; validateConfig and every run refuse it", async () => {
     await using driver = new OneShotCliDriver(PLAN, { idleMs: -5 });
     expect(() => driver.validateConfig()).toThrow(InvalidDriverConfigError);
-    await expect(driver.run({ prompt: "hello" }, sink(), new AbortController().signal)).rejects.toBeInstanceOf(InvalidDriverConfigError);
+    await expect(driver.run({ runId: "r1", prompt: "hello" }, sink(), new AbortController().signal)).rejects.toBeInstanceOf(
+      InvalidDriverConfigError,
+    );
   });
 
   it("refuses an outputSchema with StructuredOutputUnsupportedError naming the driver type, spawning nothing", async () => {
     await using driver = new OneShotCliDriver(PLAN, {});
     const events = sink();
-    const run = driver.run({ prompt: "hello", outputSchema: { type: "object" } }, events, new AbortController().signal);
+    const run = driver.run({ runId: "r1", prompt: "hello", outputSchema: { type: "object" } }, events, new AbortController().signal);
     await expect(run).rejects.toMatchObject({ driver: "one-shot-test", reason: "the test CLI has none" });
     await expect(run).rejects.toBeInstanceOf(StructuredOutputUnsupportedError);
     expect(events.events).toEqual([]);
