@@ -99,6 +99,7 @@ describe("public surface", () => {
       "JsonRpcError",
       "LineTemplate",
       "NOT_PROBED",
+      "OneShotCliDriver",
       "ProcessPool",
       "StallWatchdog",
       "StreamJsonTurn",
