@@ -15,6 +15,8 @@ const REFUSED: [string, unknown, unknown, new (...args: never[]) => Error, strin
   ["an unknown policy field", "hi", { policy: { sandboxx: "read_only" } }, InvalidPolicyError, "sandboxx"],
   ["an unknown approvals field", "hi", { policy: { approvals: { permision: "ask" } } }, InvalidPolicyError, "approvals.permision"],
   ["a policy value out of its domain", "hi", { policy: { sandbox: "everything" } }, InvalidPolicyError, "sandbox"],
+  ["suspend outside a thread", "hi", { suspend: {} }, InvalidOptionError, "suspend"],
+  ["checkpointFiles outside a thread", "hi", { checkpointFiles: true }, InvalidOptionError, "checkpointFiles"],
 ];
 
 describe("checkRunInput", () => {
@@ -26,7 +28,7 @@ describe("checkRunInput", () => {
     expect((byRun as { field: string }).field).toBe(field);
     let byCheck: unknown;
     try {
-      checkRunInput(prompt, options, driver.descriptor.type);
+      checkRunInput(prompt, options, { driver: driver.descriptor.type, threadTurn: false });
     } catch (error) {
       byCheck = error;
     }
@@ -39,5 +41,8 @@ describe("checkRunInput", () => {
     expect(() => checkRunInput("hi", { model: "m", policy: { sandbox: "read_only", approvals: { permission: "ask" } } })).not.toThrow();
     expect(() => checkRunInput([{ type: "image", path: "/nonexistent/image.png" }], undefined)).not.toThrow();
     expect(() => checkRunInput("hi", null)).not.toThrow();
+    // A thread turn (or one not known to be none) takes the thread-only options.
+    expect(() => checkRunInput("hi", { suspend: {}, checkpointFiles: true }, { threadTurn: true })).not.toThrow();
+    expect(() => checkRunInput("hi", { suspend: {}, checkpointFiles: true })).not.toThrow();
   });
 });

@@ -335,7 +335,7 @@ if (!PG_URL) {
       expect((refused as FleetQueueFullError).queued).toBe(2);
     });
 
-    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field) with its typed error, and writes nothing to PostgreSQL", async () => {
+    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field, suspend outside a thread) with its typed error, and writes nothing to PostgreSQL", async () => {
       const schema = freshSchema("fleet");
       const fleet = new Fleet({ connectionString: url, schema });
       closers.push(() => fleet.close());
@@ -358,6 +358,8 @@ if (!PG_URL) {
       expect((policy as InvalidPolicyError).field).toBe("sandboxx");
       const value = await refused("hi", { runOptions: { policy: { approvals: { permission: "sometimes" } } } as never });
       expect((value as InvalidPolicyError).field).toBe("approvals.permission");
+      const suspend = await refused("hi", { runOptions: { suspend: {} } });
+      expect((suspend as InvalidOptionError).field).toBe("suspend");
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {

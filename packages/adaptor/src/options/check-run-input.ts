@@ -1,6 +1,18 @@
 import { checkPolicyDomain } from "../prepare/check-policy.js";
 import { assertPromptHasContent, splitPrompt } from "../prompt/prompt.js";
 import { checkRunOptions } from "./check-input.js";
+import { refuseThreadOnlyOptions } from "./thread-only-options.js";
+
+/** What {@link checkRunInput} knows of the run it checks. */
+export interface RunInputContext {
+  /** The driver type an `InvalidPolicyError` names. Default `"any"` (not known yet). */
+  readonly driver?: string;
+  /**
+   * Whether the run will be a thread turn: `false` also refuses `suspend` and `checkpointFiles`,
+   * which only thread turns take. Default unknown: they are not checked.
+   */
+  readonly threadTurn?: boolean;
+}
 
 /**
  * Checks a run's prompt and options the way `agent.run` does before it launches anything, for a
@@ -14,15 +26,17 @@ import { checkRunOptions } from "./check-input.js";
  *
  * @param prompt - the run's prompt (see `Prompt`).
  * @param options - the run's own options (see `RunOptions`); `undefined` and `null` mean none.
- * @param driver - the driver type an `InvalidPolicyError` names; default `"any"` (not known yet).
+ * @param context - the driver it names in errors, and whether the run is a thread turn (see {@link RunInputContext}).
  * @throws InvalidOptionError (subject `run`, field `prompt` or `prompt[i]`) for a prompt of the
  * wrong shape or an empty one (no image, no text but whitespace); InvalidOptionError (subject
  * `"run options"`) naming the field for an unknown or mistyped option; MalformedStringError for
  * text with a lone surrogate; InvalidPolicyError naming the field for an unknown policy field or a
- * value out of its domain.
+ * value out of its domain; InvalidOptionError (field `suspend` or `checkpointFiles`) for a run
+ * that is not a thread turn (`context.threadTurn: false`).
  */
-export function checkRunInput(prompt: unknown, options?: unknown, driver = "any"): void {
+export function checkRunInput(prompt: unknown, options?: unknown, context: RunInputContext = {}): void {
   const checked = checkRunOptions(options);
   assertPromptHasContent(splitPrompt(prompt));
-  if (checked.policy !== undefined) checkPolicyDomain(driver, checked.policy);
+  if (context.threadTurn === false) refuseThreadOnlyOptions(checked);
+  if (checked.policy !== undefined) checkPolicyDomain(context.driver ?? "any", checked.policy);
 }

@@ -1,4 +1,4 @@
-import { AdaptorError, DriverError, InvalidOptionError, findError, walkError } from "@adaptor/errors";
+import { AdaptorError, DriverError, findError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
   HookAsk,
@@ -18,6 +18,7 @@ import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
 import type { PendingImage } from "../prompt/prompt.js";
@@ -114,13 +115,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       controller,
     });
     const { thread, prompt } = suspension;
-    if (!thread && options.checkpointFiles) {
-      throw new InvalidOptionError({
-        subject: "run options",
-        field: "checkpointFiles",
-        reason: "applies to thread turns only (agent.thread(key).run)",
-      });
-    }
+    if (!thread) refuseThreadOnlyOptions(options);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>

@@ -156,7 +156,8 @@ export class Fleet implements AsyncDisposable {
    * @throws InvalidOptionError (subject `run`, field `prompt`) for an empty or whitespace-only
    *   prompt; InvalidOptionError (subject `"run options"`) naming an unknown or mistyped run
    *   option; InvalidPolicyError naming an unknown policy field or a value out of its domain;
-   *   MalformedStringError for text with a lone surrogate; InvalidThreadKeyError for a bad key;
+   *   MalformedStringError for text with a lone surrogate; InvalidOptionError (field `suspend` or
+   *   `checkpointFiles`) for those thread-only options without a `threadKey`; InvalidThreadKeyError for a bad key;
    *   TypeError for run options that are not JSON or a `runId` that is not a UUID (all: nothing
    *   stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
@@ -170,7 +171,7 @@ export class Fleet implements AsyncDisposable {
       throw new TypeError("fleet submit: runOptions must be a JSON object");
     }
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
-    checkRunInput(prompt, runOptions);
+    checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined });
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
       throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
     await this.start();
