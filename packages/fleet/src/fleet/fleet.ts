@@ -31,6 +31,16 @@ export interface SubmitOptions {
    * handle with `fleet.handle(runId)`.
    */
   readonly runId?: string;
+  /**
+   * Resumes the thread's suspended turn instead of running a prompt (the prompt is then ignored:
+   * the turn keeps its own): the worker answers the stored approval `approvalId` with `decision`
+   * and runs the turn on from its checkpoint (`thread.streamAnswer`), in the thread's order.
+   * Needs `threadKey`. Exactly once across the fleet: while one run resumes an approval, or once
+   * one resolved a `Result` for it, submitting another resume of it is refused with
+   * `ApprovalNotPendingError` (`"answered"`); a resume that settled otherwise (e.g. `thread_busy`)
+   * lets a later one try (the thread store then decides).
+   */
+  readonly resume?: { readonly approvalId: string; readonly decision: StoredApprovalDecision };
 }
 
 /** An approval a run asked, as {@link Fleet.approval} reads it. */
@@ -153,7 +163,9 @@ export class Fleet implements AsyncDisposable {
    * @throws FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; InvalidThreadKeyError for a bad key;
    *   TypeError for run options that are not JSON or a `runId` that is not a UUID;
-   *   FleetRunExistsError for a `runId` a run has already (nothing stored).
+   *   FleetRunExistsError for a `runId` a run has already (nothing stored);
+   *   ApprovalNotPendingError (`"answered"`) for a `resume` of an approval another run of the
+   *   fleet resumes or resumed (nothing stored); TypeError for a `resume` without `threadKey`.
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
     await this.start();
@@ -166,6 +178,12 @@ export class Fleet implements AsyncDisposable {
     }
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
       throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
+    const resume = options.resume;
+    if (resume !== undefined) {
+      if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
+      if (typeof resume.approvalId !== "string" || resume.approvalId === "")
+        throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
+    }
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
     await tables.transaction(async (client) => {
@@ -173,7 +191,11 @@ export class Fleet implements AsyncDisposable {
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
       const open = await tables.open(client, dispatchTopic(o.queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
-      if (!(await tables.insertRun(client, id, options.threadKey, prompt, runOptions))) throw new FleetRunExistsError(id);
+      const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
+      const inserted = await tables.insertRun(client, id, options.threadKey, resume ? "" : prompt, runOptions, stored);
+      if (inserted === "exists") throw new FleetRunExistsError(id);
+      if (inserted === "claimed")
+        throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
       const data: RunJobData = { runId: id };
       await boss.send(o.queue, data as unknown as object, {
         id,
