@@ -2,14 +2,12 @@ import { randomUUID } from "node:crypto";
 import { HttpAgent } from "@ag-ui/client";
 import type { Interrupt, Message } from "@ag-ui/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, type RunOptions } from "adaptor";
-import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { Fleet } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "../../fleet/test/support/fake-codex.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "../../fleet/test/support/pg.js";
-import { processesWith, until } from "../../fleet/test/support/processes.js";
+import type { RunOptions } from "adaptor";
+import { fakeCodexSteps, fakeRun } from "../../fleet/test/support/fake-codex.js";
+import { PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 import { AG_UI_APPROVAL_INTERRUPT, INTERRUPT_CANCELLED_REASON } from "../src/index.js";
-import { postJson, readUntil, serve, sseMessages, type Served, type SseMessage } from "./support.js";
+import { postJson, readUntil, sseMessages, type Served, type SseMessage } from "./support.js";
+import { fleetPair, type FleetPair } from "./support/fleet-pair.js";
 
 // Suspended thread turns over a fleet: two bridge front-ends (each on its own Fleet instance) and a
 // worker on the testkit's fake codex CLI, one PostgreSQL. A turn run with `suspend` ends paused on
@@ -42,32 +40,10 @@ if (!PG_URL) {
   });
 
   /** Two front-ends and a worker on a fresh schema, every run suspending on its first ask. */
-  async function fleetOf(marker: string): Promise<{ a: Served; b: Served; store: PostgresThreadStore }> {
-    const schema = freshSchema("bresume");
-    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-    await store.migrate();
-    const fleets: Fleet[] = [];
-    const open = async (): Promise<Fleet> => {
-      const fleet = new Fleet({ connectionString: url, schema, threadStore: fakeCliStoreView(store) });
-      await fleet.start();
-      fleets.push(fleet);
-      return fleet;
-    };
-    const worker = await open();
-    await worker.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), {
-      concurrency: 2,
-      name: "w1",
-    });
-    const a = await serve({ fleet: await open(), runOptions: () => suspending(marker) });
-    const b = await serve({ fleet: await open(), runOptions: () => suspending(marker) });
-    closers.push(async () => {
-      await a.close();
-      await b.close();
-      for (const fleet of fleets) await fleet.close();
-      await store.close();
-      await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
-    });
-    return { a, b, store };
+  async function fleetOf(marker: string): Promise<FleetPair> {
+    const pair = await fleetPair(url, marker, () => suspending(marker));
+    closers.push(() => pair.close());
+    return pair;
   }
 
   describe("suspended turns over a fleet", () => {
