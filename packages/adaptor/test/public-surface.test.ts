@@ -98,6 +98,7 @@ describe("public surface", () => {
       "JsonRpcError",
       "LineTemplate",
       "NOT_PROBED",
+      "OneShotCliDriver",
       "ProcessPool",
       "StallWatchdog",
       "StreamJsonTurn",

@@ -22,7 +22,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
-import { postgresErrorCode } from "@adaptor/errors/internal";
+import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
@@ -415,38 +415,16 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
     }
   }
 
-  /** Runs `body` in BEGIN … COMMIT on one client; rolls back on any error; checks `signal` before COMMIT. */
-  async #transaction(operation: string, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw backendError(operation, err);
-    }
-    let broken: unknown;
-    // A connection the server ends while the client is checked out (a restart, a failover,
-    // pg_terminate_backend) emits 'error' on the client when no query of ours is in flight to take
-    // it; without a listener that event would end the process. The next statement fails on its
-    // own, and the client is destroyed instead of going back to the pool.
-    const onError = (error: Error): void => void (broken ??= error);
-    client.on("error", onError);
-    try {
-      await client.query("BEGIN");
-      await body(client);
-      if (signal?.aborted) throw signal.reason;
-      await client.query("COMMIT");
-    } catch (err) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        broken ??= rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
-      }
-      if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
-      throw backendError(operation, err);
-    } finally {
-      client.off("error", onError);
-      client.release(broken instanceof Error ? broken : undefined);
-    }
+  /**
+   * Runs `body` in BEGIN … COMMIT on one client (see `postgresTransaction`); rolls back on any
+   * error; checks `signal` before COMMIT. Contract errors and the abort reason reject as they are,
+   * anything else as the store's `DriverError`.
+   */
+  #transaction(operation: string, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    return postgresTransaction(() => this.#pool.connect(), body, {
+      signal,
+      failure: (err) => (isContractError(err) || (signal?.aborted && err === signal.reason) ? err : backendError(operation, err)),
+    });
   }
 
   #step(step: FinalizeStep): void {

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import type { StoredVerdict } from "../verdict/verdict.js";
 
@@ -49,29 +50,12 @@ export class FleetTables {
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
   }
 
-  /** Runs `body` in BEGIN … COMMIT on one client of the pool; rolls back when it throws. */
-  async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    // A connection lost while checked out (a server restart) fails the statement under way; without
-    // a listener its `error` event would also end the process.
-    let broken: Error | undefined;
-    const onError = (error: Error): void => void (broken = error);
-    client.on("error", onError);
-    try {
-      await client.query("BEGIN");
-      const out = await body(client);
-      await client.query("COMMIT");
-      return out;
-    } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-      });
-      throw error;
-    } finally {
-      client.off("error", onError);
-      // A broken connection is destroyed instead of going back to the pool.
-      client.release(broken);
-    }
+  /**
+   * Runs `body` in BEGIN … COMMIT on one client of the pool (see `postgresTransaction`); rolls back
+   * when it throws, and rejects with its error as it is.
+   */
+  transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return postgresTransaction(() => this.#pool.connect(), body);
   }
 
   /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
