@@ -44,5 +44,7 @@ describe("checkRunInput", () => {
     // A thread turn (or one not known to be none) takes the thread-only options.
     expect(() => checkRunInput("hi", { suspend: {}, checkpointFiles: true }, { threadTurn: true })).not.toThrow();
     expect(() => checkRunInput("hi", { suspend: {}, checkpointFiles: true })).not.toThrow();
+    // A resume runs its suspended turn's stored prompt: its own may be empty.
+    expect(() => checkRunInput("", {}, { threadTurn: true, resume: true })).not.toThrow();
   });
 });

@@ -324,6 +324,38 @@ if (!PG_URL) {
       await waiting.cancel();
     });
 
+    it("a resume of one suspended turn submitted from two hosts at once is taken once, the other refused with ApprovalNotPendingError; a resume settled without a Result releases it", async () => {
+      const schema = freshSchema("fleet_resume");
+      const a = await host(schema);
+      const b = await host(schema);
+      const resume = (approvalId: string) => ({ approvalId, decision: { outcome: "approve" as const } });
+      // No worker: the winners stay queued, holding their claims.
+      for (let round = 0; round < 8; round++) {
+        const approvalId = randomUUID();
+        const threadKey = `resume-${round}`;
+        const outcomes = await Promise.allSettled([
+          a.fleet.submit("", { threadKey, resume: resume(approvalId) }),
+          b.fleet.submit("", { threadKey, resume: resume(approvalId) }),
+        ]);
+        const won = outcomes.filter((o) => o.status === "fulfilled");
+        const lost = outcomes.filter((o) => o.status === "rejected");
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect(lost[0]!.reason).toBeInstanceOf(ApprovalNotPendingError);
+        expect(lost[0]!.reason).toMatchObject({ id: approvalId, status: "answered" });
+        // The same approval id on another thread is another approval.
+        await a.fleet.submit("", { threadKey: `${threadKey}-other`, resume: resume(approvalId) });
+        if (round === 0) {
+          // Cancelled (a verdict without a Result): the claim is released and a later resume is taken.
+          await won[0]!.value.cancel("test");
+          const again = await b.fleet.submit("", { threadKey, resume: resume(approvalId) });
+          await expect(a.fleet.submit("", { threadKey, resume: resume(approvalId) })).rejects.toBeInstanceOf(ApprovalNotPendingError);
+          expect((await again.info()).threadKey).toBe(threadKey);
+        }
+      }
+      await expect(a.fleet.submit("", { resume: resume(randomUUID()) })).rejects.toThrow(TypeError);
+    });
+
     it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {
       const schema = freshSchema("fleet");
       const front = await host(schema, { maxQueued: 2 });

@@ -12,6 +12,8 @@ export interface RunInputContext {
    * which only thread turns take. Default unknown: they are not checked.
    */
   readonly threadTurn?: boolean;
+  /** A resume of a suspended turn, which runs its stored prompt: the prompt may then be empty. Default false. */
+  readonly resume?: boolean;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface RunInputContext {
  * @param options - the run's own options (see `RunOptions`); `undefined` and `null` mean none.
  * @param context - the driver it names in errors, and whether the run is a thread turn (see {@link RunInputContext}).
  * @throws InvalidOptionError (subject `run`, field `prompt` or `prompt[i]`) for a prompt of the
- * wrong shape or an empty one (no image, no text but whitespace); InvalidOptionError (subject
+ * wrong shape or an empty one (no image, no text but whitespace; not for a `resume`); InvalidOptionError (subject
  * `"run options"`) naming the field for an unknown or mistyped option; MalformedStringError for
  * text with a lone surrogate; InvalidPolicyError naming the field for an unknown policy field or a
  * value out of its domain; InvalidOptionError (field `suspend` or `checkpointFiles`) for a run
@@ -36,7 +38,8 @@ export interface RunInputContext {
  */
 export function checkRunInput(prompt: unknown, options?: unknown, context: RunInputContext = {}): void {
   const checked = checkRunOptions(options);
-  assertPromptHasContent(splitPrompt(prompt));
+  const split = splitPrompt(prompt);
+  if (context.resume !== true) assertPromptHasContent(split);
   if (context.threadTurn === false) refuseThreadOnlyOptions(checked);
   if (checked.policy !== undefined) checkPolicyDomain(context.driver ?? "any", checked.policy);
 }

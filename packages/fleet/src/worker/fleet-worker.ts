@@ -10,11 +10,12 @@ import {
   type SuspendOptions,
 } from "adaptor";
 import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
-import type { ThreadStore } from "@adaptor/threadstore";
+import { supportsPendingApprovals, type ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
+import type { RunResume } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 
 /** What a worker's agent factory is given. */
@@ -122,7 +123,7 @@ export class FleetWorker {
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
-      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend);
+      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend, run.resume);
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -151,6 +152,7 @@ export class FleetWorker {
     stored: Record<string, JsonValue>,
     attempt: number,
     suspend: boolean,
+    resume: RunResume | null,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
@@ -173,7 +175,12 @@ export class FleetWorker {
     if (!agent) throw new Error("fleet worker: init() was not called");
     let stream: Stream;
     try {
-      stream = threadKey !== null ? agent.thread(threadKey).stream(prompt, runOptions) : agent.stream(prompt, runOptions);
+      stream =
+        threadKey === null
+          ? agent.stream(prompt, runOptions)
+          : resume
+            ? await this.#resumeStream(agent, threadKey, resume, attempt, runOptions)
+            : agent.thread(threadKey).stream(prompt, runOptions);
     } catch (error) {
       await tables.settle(runId, attempt, storeOutcome({ ok: false, error }));
       return;
@@ -218,6 +225,24 @@ export class FleetWorker {
     if (await tables.settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
       this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
     }
+  }
+
+  /**
+   * The stream of a run resuming a suspended turn: the stored approval answered with the run's
+   * decision and the turn run on (`streamAnswer`). A retried attempt whose lost attempt already
+   * recorded that same decision in the thread store resumes the turn with it (`streamResume`)
+   * instead of answering again (which the store would refuse as answered).
+   */
+  async #resumeStream(agent: Agent, threadKey: string, resume: RunResume, attempt: number, runOptions: RunOptions): Promise<Stream> {
+    const thread = agent.thread(threadKey);
+    const decision = resume.decision as unknown as StoredApprovalDecision;
+    const store = this.#core.threadStore;
+    if (attempt > 1 && store && supportsPendingApprovals(store)) {
+      const stored = await store.getPendingApproval(resume.approvalId);
+      if (stored?.key === threadKey && stored.status === "answered" && sortedJson(stored.decision) === sortedJson(decision))
+        return thread.streamResume(resume.approvalId, runOptions);
+    }
+    return thread.streamAnswer(resume.approvalId, decision, runOptions);
   }
 
   /**
@@ -269,6 +294,15 @@ function applyDecision(request: ApprovalRequest, decision: StoredApprovalDecisio
   if (decision.outcome === "approve") request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
   else if (decision.outcome === "deny") request.deny(decision.reason);
   else request.answer(decision.choice);
+}
+
+/** JSON with object keys sorted, to compare decisions whatever their key order. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */
