@@ -166,6 +166,32 @@ if (!PG_URL) {
       await expect(front.fleet.handle(randomUUID()).info()).rejects.toBeInstanceOf(FleetRunNotFoundError);
     });
 
+    it("an approval-request event is logged only once its approval row exists, so a subscriber can answer what it sees", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      // Every approval row takes two seconds to write: the event must wait for it.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(
+          `CREATE FUNCTION ${schema}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$`,
+        );
+        await admin.query(
+          `CREATE TRIGGER slow_insert BEFORE INSERT ON ${schema}.adaptor_fleet_approvals FOR EACH ROW EXECUTE FUNCTION ${schema}.slow_insert()`,
+        );
+      } finally {
+        await admin.end();
+      }
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { threadKey: "slow-row", runOptions });
+      const asked = await firstOf(handle, "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      expect((await front.fleet.approval(id))?.status).toBe("pending");
+      await front.fleet.answer(id, { outcome: "approve" });
+      expect((await handle.result()).text).toBe("after the approval");
+    });
+
     it("an approval left unanswered when its run ends reads as closed", async () => {
       const schema = freshSchema("fleet");
       const front = await host(schema);
