@@ -31,6 +31,17 @@ shell.on("exit", () => console.log(JSON.stringify([child.pid, Number(out.trim())
 setInterval(() => {}, 1000);
 `;
 
+/** SIGKILLs every one of `pids` still there. */
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
 const hasChildrenLists = (() => {
   try {
     readFileSync(`/proc/${process.pid}/task/${process.pid}/children`);
@@ -60,13 +71,7 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       }
       expect(walked.pids.sort()).toEqual(pids.slice(1).sort());
     } finally {
-      for (const pid of [cli.pid!, ...pids]) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      killAll([cli.pid!, ...pids]);
     }
   }, 30_000);
 
@@ -83,13 +88,7 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(scanned.pids.sort()).toEqual([...pids].sort());
       expect(walked.pids.sort()).toEqual([...pids].sort());
     } finally {
-      for (const pid of [cli.pid!, ...pids]) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      killAll([cli.pid!, ...pids]);
     }
   }, 30_000);
 });
