@@ -15,7 +15,7 @@ export interface EventLogCorruptInit {
   readonly key: string;
   /** What is wrong. */
   readonly kind: EventLogCorruptionKind;
-  /** 1-based line number of the offending line; 0 when found by reading only the log's end. */
+  /** 1-based line number of the offending line; 0 when `openWriter` found a malformed or over-long line reading only the log's end (a torn final line is numbered: the last record's sequence plus one). */
   readonly line: number;
   /** Byte offset of the start of the offending line. */
   readonly offset: number;
