@@ -92,6 +92,7 @@ export class JsonlEventBackend implements EventBackend {
       }
       const writer = new JsonlWriter({
         key,
+        path: log,
         handle,
         lock,
         lastSequence: tail.lastSequence,
