@@ -24,7 +24,7 @@ export interface RunStartedEvent {
   readonly type: "run-started";
   /** Driver type, e.g. `"claude"`. */
   readonly driver: string;
-  /** The run's `model` option, when set. */
+  /** The run's `model` option, when set: what was asked, not necessarily what the CLI used (see `Result.model`). */
   readonly model?: string;
 }
 

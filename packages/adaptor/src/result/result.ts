@@ -45,7 +45,11 @@ export interface ResultInit {
 export class Result {
   /** UUID v7 of the run. */
   readonly runId: string;
-  /** Model the CLI reported, e.g. `"claude-sonnet-4-5"`. */
+  /**
+   * Model the CLI reported using, e.g. `"claude-sonnet-4-5"`: it may differ from the run's `model`
+   * option (an alias resolved, a retired id replaced), which a `notice` of kind `model.resolved` or
+   * `model.substituted` then reports.
+   */
   readonly model: string | undefined;
   /** Provider, e.g. `"anthropic"`. */
   readonly provider: string | undefined;

@@ -17,6 +17,8 @@ export interface Launch {
   readonly args: string[];
   readonly env: Record<string, string | undefined>;
   readonly cwd: string;
+  /** The `--model` the process was given, checked against the init line's model (protocol/model-check.ts). */
+  readonly model?: string;
   /** The run's MCP servers, checked against the init line's status (protocol/mcp-status.ts). */
   readonly mcpServers?: readonly McpServerConfig[];
   /**
@@ -121,6 +123,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     args,
     env,
     cwd: request.cwd ?? config.cwd ?? process.cwd(),
+    ...(model ? { model } : {}),
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     ...(policy.askableTools ? { askableTools: policy.askableTools } : {}),
     ...(policy.guardAllowRules ? { guardAllowRules: true } : {}),

@@ -29,6 +29,7 @@ import {
 import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
+import { checkModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
@@ -298,6 +299,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
+        checkModel(message, this.#launch.model, (event) => sink.emit(event));
         trackBackgroundTask(this.#backgroundTasks, message);
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
         else {

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { whenUserSays } from "@adaptor/testkit";
+import type { AgentEvent } from "adaptor";
+import { harness, type Harness } from "./support.js";
+
+// Real claude binary (pinned 2.1.332) against the testkit's scripted Anthropic server: which
+// `model` the CLI sends for the run's `model` option, and what the run reports.
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Runs "say hi" with the run option `model` (the driver's config says claude-sonnet-4-5). */
+async function runWithModel(model: string): Promise<{ events: AgentEvent[]; resultModel: string | undefined; sent: string[] }> {
+  h = await harness([{ when: whenUserSays("say hi"), reply: { text: "hi" } }]);
+  const stream = h.agent.stream("say hi", { model });
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const result = await stream.result();
+  const sent = h.server.requests.filter((request) => request.rule !== undefined).map((request) => request.view.model);
+  return { events, resultModel: result.model, sent };
+}
+
+function modelNotices(events: readonly AgentEvent[]): { kind: string; data: unknown }[] {
+  return events.flatMap((event) =>
+    event.type === "notice" && event.kind.startsWith("model.") && event.kind !== "model.response"
+      ? [{ kind: event.kind, data: event.data }]
+      : [],
+  );
+}
+
+describe("claude model option on the real binary", () => {
+  it("a retired model id the CLI replaces: result.model and a model.substituted notice name the model it sent", async () => {
+    const { events, resultModel, sent } = await runWithModel("claude-opus-4-1");
+    expect(sent).toEqual(["claude-opus-5-5"]);
+    expect(resultModel).toBe("claude-opus-5-5");
+    expect(modelNotices(events)).toEqual([{ kind: "model.substituted", data: { requested: "claude-opus-4-1", used: "claude-opus-5-5" } }]);
+    expect(events.find((event) => event.type === "run-started")).toMatchObject({ model: "claude-opus-4-1" });
+  });
+
+  it("an alias the CLI resolves: result.model is the resolved id and a model.resolved notice says so", async () => {
+    const { events, resultModel, sent } = await runWithModel("opus");
+    expect(sent).toEqual(["claude-opus-5-5"]);
+    expect(resultModel).toBe("claude-opus-5-5");
+    expect(modelNotices(events)).toEqual([{ kind: "model.resolved", data: { requested: "opus", used: "claude-opus-5-5" } }]);
+  });
+
+  it.each([
+    ["an unknown id", "claude-made-up-9", "claude-made-up-9", "claude-made-up-9"],
+    ["an older id the CLI keeps", "claude-3-opus-20240229", "claude-3-opus-20240229", "claude-3-opus-20240229"],
+    ["an id with a context suffix", "claude-sonnet-4-5[1m]", "claude-sonnet-4-5", "claude-sonnet-4-5[1m]"],
+  ])("%s is sent as given over the driver's default, with no model notice", async (_what, model, wire, reported) => {
+    const { events, resultModel, sent } = await runWithModel(model);
+    expect(sent).toEqual([wire]);
+    expect(resultModel).toBe(reported);
+    expect(modelNotices(events)).toEqual([]);
+  });
+});
