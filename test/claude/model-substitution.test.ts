@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { whenUserSays } from "@adaptor/testkit";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import type { AgentEvent } from "adaptor";
+import { drainApproving } from "../support/turn-events.js";
 import { harness, type Harness } from "./support.js";
 
 // Real claude binary (pinned 2.1.332) against the testkit's scripted Anthropic server: which
@@ -56,5 +57,22 @@ describe("claude model option on the real binary", () => {
     expect(sent).toEqual([wire]);
     expect(resultModel).toBe(reported);
     expect(modelNotices(events)).toEqual([]);
+  });
+
+  it("setModel to a retired id: the turn's next request names the model the CLI switched to, and a model.substituted notice and result.model say so", async () => {
+    h = await harness([
+      { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
+      { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
+    ]);
+    const stream = h.agent.stream("make a folder", { model: "claude-sonnet-4-5", policy: { approvals: { permission: "ask" } } });
+    const events = await drainApproving(stream, () => expect(stream.setModel("claude-opus-4-1")).resolves.toBe(true));
+    const result = await stream.result();
+    const turnRequests = h.server.requests.filter((request) => request.rule !== "directive");
+    expect(turnRequests.map((request) => [request.rule, request.view.model])).toEqual([
+      ["tool", "claude-sonnet-4-5"],
+      ["after-tool", "claude-opus-5-5"],
+    ]);
+    expect(modelNotices(events)).toEqual([{ kind: "model.substituted", data: { requested: "claude-opus-4-1", used: "claude-opus-5-5" } }]);
+    expect(result.model).toBe("claude-opus-5-5");
   });
 });

@@ -85,7 +85,9 @@ export class Stream implements AsyncIterable<AgentEvent> {
 
   /**
    * Switches the model for the rest of the running turn (and, on a thread whose process is reused,
-   * for its later turns on that process). Waits for the turn to start when called early.
+   * for its later turns on that process). Waits for the turn to start when called early. The CLI
+   * may switch to another model than `model` (Claude Code resolves an alias, replaces a retired id):
+   * a `notice` of kind `model.resolved` or `model.substituted` then names both.
    *
    * @param model - a model id or an alias the CLI knows, non-empty.
    * @returns `true` once the CLI accepted the model; `false` when the run had ended.

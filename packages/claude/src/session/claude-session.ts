@@ -29,7 +29,7 @@ import {
 import { attribute } from "../protocol/turn-attribution.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
-import { checkModel } from "../protocol/model-check.js";
+import { checkModel, reportModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
@@ -243,7 +243,12 @@ export class ClaudeSession implements PooledProcess {
           const id = `adaptor_set_model_${randomUUID()}`;
           const answered = answers.wait(id, "set_model");
           await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
-          await answered;
+          // The answer names the model the CLI switched to, which may not be the one asked for.
+          const used = (await answered)?.model;
+          if (typeof used === "string" && used !== "") {
+            reportModel(model, used, (event) => sink.emit(event));
+            turn.model = used;
+          }
         },
       });
       // A text delta of the running turn is read without a parse. One await per line, as with
