@@ -99,7 +99,8 @@ export class Result {
     );
     this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
-    this.#raw = Object.freeze({ ...init.raw });
+    // Own getters (a driver's raw text decoded when first read) are carried over, not read.
+    this.#raw = Object.freeze(Object.defineProperties({}, Object.getOwnPropertyDescriptors(init.raw)) as RawStreams);
     // A getter is read on the first transcript() call: a long turn's items may be made only then.
     const read = Object.getOwnPropertyDescriptor(init, "transcript")?.get;
     if (read) this.#transcriptFrom = () => read.call(init) as readonly TranscriptItem[];

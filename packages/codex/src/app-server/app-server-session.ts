@@ -1,6 +1,6 @@
 import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { descendantBaseline, forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   endTurnBackground,
   exitOrTerminate,
@@ -486,10 +486,7 @@ export class AppServerSession implements PooledProcess {
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
       ...(usage ? { usage } : {}),
       transcript: turn.transcript,
-      raw: {
-        ...proc.takeOutput(),
-        ...(turn.completedJson ? { terminal: { event: "turn/completed", json: turn.completedJson } } : {}),
-      },
+      raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
       ...(failure ? { failure } : {}),
       ...(exitInfo ? { exit: { code: exitInfo.code, signal: exitInfo.signal } } : {}),

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
-import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
@@ -233,7 +233,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     get transcript() {
       return turn.transcript.items();
     },
-    raw: { ...proc.takeOutput(), ...(turn.terminal ? { terminal: turn.terminal } : {}) },
+    raw: rawStreams(proc.takeOutput(), turn.terminal),
     ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },

@@ -148,11 +148,16 @@ export class ChildCliProcess implements CliProcess {
   }
 
   takeOutput(): CapturedOutput {
-    const stdout = this.#stdoutWindow.take();
-    const stderr = this.#stderrWindow.take();
+    const stdout = this.#stdoutWindow.takeKept();
+    const stderr = this.#stderrWindow.takeKept();
     return {
-      stdout: stdout.text,
-      stderr: stderr.text,
+      // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
+      get stdout() {
+        return stdout.output.text;
+      },
+      get stderr() {
+        return stderr.output.text;
+      },
       stdoutBytes: stdout.bytes,
       stderrBytes: stderr.bytes,
       stdoutTruncated: stdout.truncated,

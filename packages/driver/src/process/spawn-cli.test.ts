@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -130,6 +131,21 @@ describe("spawnCli", () => {
     expect(Buffer.byteLength(output.stdout)).toBe(64 * 1024);
     expect(output.stdout.endsWith("r\n")).toBe(true);
     expect(output.stderr).toBe("e".repeat(64 * 1024));
+  });
+
+  it("a window that spilled (more kept output than the spill bound) is read back when stdout is first read: every byte, the file then closed", async () => {
+    // 6 MiB kept by one window is above the 4 MiB of blocks in use past which tails spill.
+    const script = "const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 6 * 1024; i++) process.stdout.write(row)";
+    await using proc = await nodeScript(script, { maxRawBytes: 8 * 1024 * 1024 });
+    expect((await collect(proc.lines())).length).toBe(6 * 1024);
+    await proc.exited;
+    const output = proc.takeOutput();
+    const files = () => readdirSync("/proc/self/fd").filter((fd) => readlinkOrEmpty(`/proc/self/fd/${fd}`).includes("adaptor-raw-"));
+    expect(files()).toHaveLength(1); // the finished window's bytes are in its spill file, not decoded
+    expect(output).toMatchObject({ stdoutBytes: 6 * 1024 * 1024, stdoutTruncated: false, stderr: "", stderrTruncated: false });
+    expect(output.stdout).toBe(("é😀".repeat(170) + "xyz\n").repeat(6 * 1024));
+    expect(files()).toEqual([]);
+    expect(output.stdout.length).toBe(6 * 1024 * (3 * 170 + 4)); // read again: the same text, nothing reopened
   });
 
   it("reused process: each takeOutput() window holds only that turn's output, nothing from earlier turns", async () => {
@@ -284,3 +300,12 @@ describe("spawnCli", () => {
     expect(forceKilledError("codex").message).toBe("[FORCE_KILLED] kill: codex");
   });
 });
+
+/** The target of the link at `path`, or "" when it is gone. */
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+}
