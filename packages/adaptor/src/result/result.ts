@@ -107,7 +107,13 @@ export class Result {
     else this.#transcript = frozenItems(init.transcript);
   }
 
-  /** Full stdout and stderr of the CLI and its official terminal line (`{ event, json }`). */
+  /**
+   * Full stdout and stderr of the CLI (each its last `maxRawBytes`, with the byte counts and
+   * truncation flags) and its official terminal line (`{ event, json }`). A driver may hand the
+   * streams over undecoded: their text is then decoded when `stdout` / `stderr` is first read, and
+   * until then the bytes wait in a temporary file with no name on disk (one open descriptor, closed
+   * at that first read or when the Result is collected). The text is the same either way.
+   */
   raw(): RawStreams {
     return this.#raw;
   }

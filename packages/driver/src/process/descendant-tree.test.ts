@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DescendantTracker } from "./descendants.js";
+import { DescendantTracker, PROCESS_TAG_VAR } from "./descendants.js";
 
 // The periodic refresh walks the CLI's tree through the children lists in /proc instead of reading
 // the stat of every process on the host; it must find exactly what the full scan finds.
@@ -49,6 +49,64 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(walked.pids.sort()).toEqual(pids.slice(1).sort());
     } finally {
       for (const pid of [cli.pid!, ...pids]) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+  }, 30_000);
+
+  it("refreshDeep finds what the full deep scan finds: the tree and the tagged processes that left it, again once its cache knows the host", async () => {
+    const tag = `tree-${process.pid}-${Date.now()}`;
+    // The CLI stand-in starts an orphan (its shell exits at once) on each line it reads, and prints its pid.
+    const orphaning = `
+const { spawnSync } = require("child_process");
+process.stdin.on("data", () => {
+  const r = spawnSync("/bin/sh", ["-c", '"' + process.execPath + '" -e "setInterval(() => {}, 1000)" >/dev/null 2>&1 & echo $!'], { encoding: "utf8" });
+  console.log(r.stdout.trim());
+});
+setInterval(() => {}, 1000);
+`;
+    const cli = spawn(node, ["-e", orphaning], {
+      stdio: ["pipe", "pipe", "ignore"],
+      detached: true,
+      env: { ...process.env, [PROCESS_TAG_VAR]: tag },
+    });
+    const orphans: number[] = [];
+    const orphan = async (): Promise<number> => {
+      const pid = new Promise<number>((resolve) => cli.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
+      cli.stdin.write("go\n");
+      orphans.push(await pid);
+      return orphans.at(-1)!;
+    };
+    try {
+      await new Promise((resolve) => cli.once("spawn", resolve));
+      const cached = new DescendantTracker(cli.pid!, tag);
+      for (let round = 0; round < 2; round++) {
+        const pid = await orphan();
+        const scanned = new DescendantTracker(cli.pid!, tag);
+        const treeOnly = new DescendantTracker(cli.pid!, tag);
+        treeOnly.refreshTree();
+        expect(treeOnly.pids).not.toContain(pid); // it left the tree: only its tag finds it
+        cached.refreshDeep();
+        scanned.refresh(undefined, true);
+        expect(cached.pids).toContain(pid);
+        expect(cached.pids.sort()).toEqual(scanned.pids.sort());
+        expect(cached.pids.sort()).toEqual([...orphans].sort());
+      }
+      // An orphan that ended is forgotten.
+      process.kill(orphans[0]!, "SIGKILL");
+      for (
+        const end = Date.now() + 10_000;
+        Date.now() < end && cached.pids.includes(orphans[0]!);
+        await new Promise((r) => setTimeout(r, 50))
+      )
+        cached.refreshDeep();
+      expect(cached.pids).toEqual([orphans[1]]);
+    } finally {
+      for (const pid of [cli.pid!, ...orphans]) {
         try {
           process.kill(pid, "SIGKILL");
         } catch {
