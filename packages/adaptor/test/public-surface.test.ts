@@ -74,6 +74,7 @@ describe("public surface", () => {
       "isolateStdioServer",
       "mergeChildEnv",
       "partFrom",
+      "rawStreams",
       "readSessionFile",
       "readSessionFileFrom",
       "spawnCli",
