@@ -307,6 +307,13 @@ describe("OutputTail.takeKept: a finished window decoded when first read", () =>
     expect(pool.blocksInUse).toBe(inUse);
     expect(output.text).toBe(Buffer.concat(all).toString("utf8"));
     expect(pool.blocksInUse).toBe(0);
+    // Nor is a file opened for a window that never spilled when the host does (a driver may only be dropping it).
+    const small = new OutputTail(4_000_000, { pool, spillAboveBytes: 0 });
+    small.push(Buffer.from("between turns\n"));
+    const dropped = small.takeKept().output;
+    expect(spillFiles()).toEqual([]);
+    expect(pool.blocksInUse).toBe(1);
+    expect(dropped.text).toBe("between turns\n");
   });
 });
 

@@ -357,9 +357,10 @@ export class OutputTail {
 
   /**
    * Ends the window as {@link take} does, but hands its kept bytes to a {@link KeptOutput} that
-   * decodes them when first read. While the host's tails are spilling (or this window spilled), its
-   * last block goes to the spill file too, so the finished window holds a descriptor and no
-   * memory; past {@link OutputTailOptions.maxKeptFiles} such files it is decoded at once.
+   * decodes them when first read. A window that spilled writes its last block to its spill file
+   * too, so it holds a descriptor and no memory; past {@link OutputTailOptions.maxKeptFiles} such
+   * files it is decoded at once. A window that never spilled keeps its blocks (no file is opened
+   * for a window a driver may only be dropping).
    */
   takeKept(): { output: KeptOutput; bytes: number; truncated: boolean } {
     const store = this.#store;
@@ -371,7 +372,7 @@ export class OutputTail {
     this.#spillFailed = false;
     this.#total = 0;
     const room = keptFiles < this.#maxKeptFiles;
-    if (room && store.blocks.length > 0 && (store.fd !== undefined || this.#spilling())) spill(store, true);
+    if (room && store.blocks.length > 0 && store.fd !== undefined) spill(store, true);
     return { output: new KeptOutput(store, truncated, room), bytes, truncated };
   }
 
