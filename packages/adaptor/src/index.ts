@@ -10,6 +10,7 @@ export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
+export { publicMessage, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";
@@ -231,6 +232,7 @@ export {
   type StringFlawKind,
 } from "@adaptor/errors";
 export type { ThreadOptions } from "./options/check-input.js";
+export { checkRunInput, type RunInputContext } from "./options/check-run-input.js";
 
 // Structured output.
 export { runAs, type Runner } from "./agent/run-as.js";
