@@ -151,65 +151,6 @@ function scan(): Map<number, ProcStat> {
 }
 
 /**
- * What the deep search learnt of each process on the host, by pid: its start time and the value of
- * its {@link PROCESS_TAG_VAR} (undefined: none). Both are fixed for a process's life, so each
- * process's `stat` and `environ` are read once, not at every deep refresh of every CLI: with many
- * CLIs at once that was a read of every process on the host per CLI per turn.
- *
- * An entry is kept while its pid shows in `/proc` at every deep refresh, refreshes being at most
- * {@link TAG_CACHE_TRUST_MS} apart; after a longer gap the cache starts afresh. Linux hands out pids
- * in turn, up to `pid_max` (at least 32,768) before it starts again, so a pid that never left
- * `/proc` between two listings that close together is the same process. What the search adds is
- * checked again against a fresh `stat` (its start time) before it is remembered.
- */
-interface TagEntry {
-  readonly start: string;
-  readonly tag: string | undefined;
-}
-const tagCache = new Map<number, TagEntry>();
-let tagCacheAt = Number.NEGATIVE_INFINITY;
-/** Longest gap, ms, between two deep refreshes over which {@link tagCache} is kept. */
-const TAG_CACHE_TRUST_MS = 1000;
-const TAG_PREFIX = Buffer.from(`${PROCESS_TAG_VAR}=`);
-
-/** The value of {@link PROCESS_TAG_VAR} in the initial environment of `pid`; undefined when none or unreadable. */
-function tagOf(pid: number): string | undefined {
-  const environ = readProcFile(`${PROC}/${pid}/environ`);
-  if (!environ) return undefined;
-  for (let at = environ.indexOf(TAG_PREFIX); at !== -1; at = environ.indexOf(TAG_PREFIX, at + 1)) {
-    if (at !== 0 && environ[at - 1] !== 0) continue;
-    const end = environ.indexOf(0, at);
-    return environ.toString("latin1", at + TAG_PREFIX.length, end === -1 ? environ.length : end);
-  }
-  return undefined;
-}
-
-/** Every live process on the host with its start time and tag, from {@link tagCache}; reads only the processes it does not know. */
-function taggedProcesses(): Map<number, TagEntry> {
-  const now = performance.now();
-  if (now - tagCacheAt > TAG_CACHE_TRUST_MS) tagCache.clear();
-  tagCacheAt = now;
-  let names: string[];
-  try {
-    names = readdirSync(PROC);
-  } catch {
-    tagCache.clear();
-    return tagCache;
-  }
-  const seen = new Set<number>();
-  for (const name of names) {
-    const pid = Number(name);
-    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
-    seen.add(pid);
-    if (tagCache.has(pid)) continue;
-    const stat = readStat(pid);
-    if (stat) tagCache.set(pid, { start: stat.start, tag: tagOf(pid) });
-  }
-  for (const pid of tagCache.keys()) if (!seen.has(pid)) tagCache.delete(pid);
-  return tagCache;
-}
-
-/**
  * The processes a CLI started, however deep and whatever session or process group they moved to
  * (a shell tool that calls `setsid` leaves the group the driver signals): while the CLI lives, its
  * tree is walked every {@link DESCENDANT_POLL_MS} (through the children lists of the CLI and of
@@ -224,7 +165,6 @@ function taggedProcesses(): Map<number, TagEntry> {
 export class DescendantTracker {
   readonly #root: number;
   readonly #tag: Buffer | undefined;
-  readonly #tagValue: string | undefined;
   readonly #known = new Map<number, string>();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
@@ -233,7 +173,6 @@ export class DescendantTracker {
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
-    this.#tagValue = tag;
     this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
   }
 
@@ -281,37 +220,7 @@ export class DescendantTracker {
   refreshTree(): boolean {
     if (!hasChildrenFiles()) return false;
     for (const [pid, start] of this.#known) if (readStat(pid)?.start !== start) this.#known.delete(pid);
-    this.#walk([this.#root, ...this.#known.keys()]);
-    return true;
-  }
-
-  /**
-   * What {@link refresh} with `deep` finds: the tree through the children lists
-   * ({@link refreshTree}), then every process started since the CLI that carries its tag, and their
-   * trees. The tags come from a cache of what earlier deep refreshes read (each process's
-   * `environ` read once in its life), so a deep refresh reads `/proc` for the CLI's own processes
-   * and for processes it never saw, not for every process on the host. Where the kernel has no
-   * children lists, {@link refresh} with `deep`.
-   */
-  refreshDeep(): void {
-    if (!this.refreshTree()) {
-      this.refresh(undefined, true);
-      return;
-    }
-    if (this.#tagValue === undefined) return;
-    const found: number[] = [];
-    for (const [pid, entry] of taggedProcesses()) {
-      if (entry.tag !== this.#tagValue || pid === this.#root || pid === process.pid || this.#known.has(pid)) continue;
-      if (Number(entry.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-      if (readStat(pid)?.start !== entry.start) continue; // ended (or a zombie) since it was listed
-      this.#known.set(pid, entry.start);
-      found.push(pid);
-    }
-    if (found.length > 0) this.#walk(found);
-  }
-
-  /** Remembers every process below the pids in `queue`, through the children lists. */
-  #walk(queue: number[]): void {
+    const queue = [this.#root, ...this.#known.keys()];
     while (queue.length > 0) {
       const parent = queue.pop() as number;
       for (const pid of childrenOf(parent) ?? []) {
@@ -322,6 +231,7 @@ export class DescendantTracker {
         queue.push(pid);
       }
     }
+    return true;
   }
 
   /**
