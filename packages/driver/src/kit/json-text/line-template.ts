@@ -1,3 +1,5 @@
+import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-string-scan.js";
+
 /**
  * The shape of a driver's most frequent JSON line, learned from one such line the driver parsed,
  * so that the next lines of the same shape are read without `JSON.parse`: the line with some
@@ -104,12 +106,3 @@ export class LineTemplate {
 
 /** The longest slice V8 copies rather than pointing into its string (`SlicedString::kMinLength` is 13). */
 const SHORT_SLICE = 12;
-/** The contents of a JSON string without escapes: no quote, backslash or control character. */
-const PLAIN_STRING_BODY = String.raw`[^"\\\x00-\x1f]*`;
-/** The contents of any JSON string: plain runs and JSON's escapes (a bad escape or a raw control character does not match). */
-const JSON_STRING_BODY = String.raw`[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*`;
-
-/** `text` as a pattern matching exactly itself. */
-function escapeForPattern(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-}
