@@ -1,4 +1,4 @@
-import { closingQuote, escapeForPattern, hasRawControl, JSON_STRING_BODY, PLAIN_STRING_BODY } from "@adaptor/driver/kit";
+import { closingQuote, hasRawControl } from "@adaptor/driver/kit";
 /**
  * Parses one `codex app-server` stdout line exactly as `JSON.parse` would, with a fast path for
  * the line a long turn is made of: an `item/agentMessage/delta` notification
@@ -25,37 +25,44 @@ export class DeltaLineReader {
   itemId = "";
   /** `params.delta` of the line {@link read} accepted last. */
   delta = "";
-  /**
-   * The whole line as one anchored pattern (the item id and the delta captured), or undefined when
-   * the thread or turn id would need escapes (no line is accepted). One native match is cheaper
-   * than comparing the line's parts one by one: a framed line is a slice of a larger string.
-   */
-  readonly #pattern: RegExp | undefined;
+  /** Everything up to the item id, or undefined when an id would need escapes (no line is accepted). */
+  readonly #prefix: string | undefined;
+  /** {@link #prefix}, {@link itemId} and the delta key: the start of a line of the same item as the line before. */
+  #sameItem: string | undefined;
 
   constructor(threadId: string, turnId: string) {
-    this.#pattern =
-      plainId(threadId) && plainId(turnId)
-        ? new RegExp(
-            `^${escapeForPattern(`${DELTA_PREFIX}${threadId}${TURN_KEY}${turnId}${ITEM_KEY}`)}(${PLAIN_STRING_BODY})` +
-              `${escapeForPattern(DELTA_KEY)}(${JSON_STRING_BODY})${TAIL_PATTERN}$`,
-          )
-        : undefined;
+    this.#prefix = plainId(threadId) && plainId(turnId) ? `${DELTA_PREFIX}${threadId}${TURN_KEY}${turnId}${ITEM_KEY}` : undefined;
   }
 
   /** True when `text` is a delta line of this thread and turn; {@link itemId} and {@link delta} are then its values. */
   read(text: string): boolean {
-    const found = this.#pattern?.exec(text);
-    if (found === undefined || found === null) return false;
-    let delta = found[2]!;
-    if (delta.includes("\\")) {
-      try {
-        delta = JSON.parse(`"${delta}"`) as string;
-      } catch {
-        return false; // not expected (the pattern takes only JSON's escapes); the caller's parse decides
-      }
+    const prefix = this.#prefix;
+    if (prefix === undefined) return false;
+    const itemStart = prefix.length;
+    // Most lines continue the item of the line before: one compare for everything before the delta.
+    const sameItem = this.#sameItem !== undefined && hasAt(text, this.#sameItem, 0);
+    let itemEnd = itemStart + this.itemId.length;
+    if (!sameItem) {
+      if (!hasAt(text, prefix, 0)) return false;
+      itemEnd = idEnd(text, itemStart, DELTA_KEY);
+      if (itemEnd === -1) return false;
     }
-    const itemId = found[1]!;
-    if (itemId !== this.itemId) this.itemId = itemId;
+    const deltaStart = itemEnd + DELTA_KEY.length;
+    const backslash = text.indexOf("\\", itemStart);
+    if (backslash !== -1 && backslash < deltaStart) return false;
+    const escaped = backslash !== -1;
+    const deltaEnd = closingQuoteOf(text, deltaStart, escaped);
+    if (deltaEnd === -1 || tailOf(text, deltaEnd + 1) === BAD_TAIL) return false;
+    let delta: string;
+    try {
+      delta = deltaOf(text, deltaStart, deltaEnd, escaped);
+    } catch {
+      return false; // a bad escape: not JSON, the caller's parse says so
+    }
+    if (!sameItem) {
+      this.itemId = text.slice(itemStart, itemEnd);
+      this.#sameItem = text.slice(0, deltaStart);
+    }
     this.delta = delta;
     return true;
   }
@@ -68,8 +75,6 @@ const ITEM_KEY = '","itemId":"';
 const DELTA_KEY = '","delta":"';
 const EMITTED_KEY = ',"emittedAtMs":';
 const EMITTED_TAIL_START = `}${EMITTED_KEY}`;
-/** What follows the delta string: `}}`, or `},"emittedAtMs":<plain integer>}` (at most 15 digits, as {@link tailOf} takes). */
-const TAIL_PATTERN = String.raw`"\}(?:\}|,"emittedAtMs":(?:0|[1-9][0-9]{0,14})\})`;
 const CLOSE_BRACE = 0x7d;
 const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.parse gives
 const PLAIN_TAIL = 0;

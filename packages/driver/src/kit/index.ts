@@ -34,7 +34,7 @@ export { IDLE_SINK } from "./idle-sink.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
-export { closingQuote, hasRawControl, escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-text/json-string-scan.js";
+export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
 export { beforeNextLine } from "./pace/before-next-line.js";
 export {
