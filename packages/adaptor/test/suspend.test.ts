@@ -277,6 +277,31 @@ describe("suspended turns", () => {
     expect(driver.requests).toHaveLength(3);
   });
 
+  it("streamResume streams the resumed turn of an approval answered already (its turn not run) and resolves its verdict", async () => {
+    const store = new MemoryThreadStore();
+    const { driver, effects } = toolDriver([WRITE]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("r1").run("go", { suspend: {} });
+    const id = suspended.pendingApproval!.id;
+    // Answered in the store, but the host that answered stopped before running the turn.
+    await store.answerPendingApproval(id, { outcome: "approve" });
+    const stream = agent.thread("r1").streamResume(id);
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    const result = await stream.result();
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Write:approve");
+    expect(effects).toEqual(["Write for go"]);
+    expect(types[0]).toBe("run-started");
+    expect(types.at(-1)).toBe("run-finished");
+    // The turn committed and closed the approval: it is not resumed twice.
+    const again = await agent
+      .thread("r1")
+      .resume(id)
+      .catch((e: unknown) => e);
+    expect(findError(again, ApprovalNotPendingError)?.status).toBe("closed");
+  });
+
   it("an approval whose thread moved on cannot continue: answering it closes it", async () => {
     const store = new MemoryThreadStore();
     const { driver } = toolDriver([WRITE]);

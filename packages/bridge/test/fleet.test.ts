@@ -2,14 +2,13 @@ import { randomUUID } from "node:crypto";
 import { HttpAgent } from "@ag-ui/client";
 import type { Message } from "@ag-ui/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, type RunOptions } from "adaptor";
-import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { Fleet } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "../../fleet/test/support/fake-codex.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "../../fleet/test/support/pg.js";
+import type { RunOptions } from "adaptor";
+import { fakeCodexSteps, fakeRun } from "../../fleet/test/support/fake-codex.js";
+import { PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 import { processesWith, until } from "../../fleet/test/support/processes.js";
 import { AG_UI_CUSTOM_EVENTS, AG_UI_FRAMES_PER_EVENT, type BridgeRunContext } from "../src/index.js";
-import { postJson, readUntil, serve, sseMessages, type Served, type SseMessage } from "./support.js";
+import { postJson, readUntil, sseMessages, type SseMessage } from "./support.js";
+import { fleetPair, type FleetPair } from "./support/fleet-pair.js";
 
 // The bridge over a fleet: two front-ends (each a Bridge on its own Fleet instance) and a worker on
 // the testkit's fake codex CLI, all on one PostgreSQL schema. What one front-end starts, the other
@@ -47,33 +46,11 @@ if (!PG_URL) {
   });
 
   /** Two front-ends and a worker on a fresh schema. */
-  async function fleetOf(marker: string): Promise<{ a: Served; b: Served; fleets: Fleet[] }> {
-    const schema = freshSchema("bridge");
-    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-    await store.migrate();
+  async function fleetOf(marker: string): Promise<FleetPair> {
     const turns = new Map<string, number>();
-    const fleets: Fleet[] = [];
-    const open = async (): Promise<Fleet> => {
-      const fleet = new Fleet({ connectionString: url, schema, threadStore: fakeCliStoreView(store) });
-      await fleet.start();
-      fleets.push(fleet);
-      return fleet;
-    };
-    const worker = await open();
-    await worker.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), {
-      concurrency: 4,
-      name: "w1",
-    });
-    const a = await serve({ fleet: await open(), runOptions: (context) => scriptFor(context, marker, turns) });
-    const b = await serve({ fleet: await open(), runOptions: (context) => scriptFor(context, marker, turns) });
-    closers.push(async () => {
-      await a.close();
-      await b.close();
-      for (const fleet of fleets) await fleet.close();
-      await store.close();
-      await until(() => processesWith(marker).length === 0, "the fake CLIs to exit");
-    });
-    return { a, b, fleets };
+    const pair = await fleetPair(url, marker, (context) => scriptFor(context, marker, turns));
+    closers.push(() => pair.close());
+    return pair;
   }
 
   describe("bridge over a fleet", () => {

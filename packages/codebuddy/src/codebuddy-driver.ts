@@ -1,27 +1,15 @@
+import { PolicyCapabilityUnsupportedError, type DriverDescriptor, type DriverRequest, type DriverSink } from "@adaptor/driver";
 import {
-  assertPolicySupported,
-  PolicyCapabilityUnsupportedError,
-  StructuredOutputUnsupportedError,
-  type Driver,
-  type DriverDescriptor,
-  type DriverRequest,
-  type DriverResponse,
-  type DriverSink,
-} from "@adaptor/driver";
-import {
-  captureConfig,
   deepFreeze,
-  graceMs,
-  oneShotTurn,
-  ProcessPool,
-  spawnLimits,
+  OneShotCliDriver,
   StreamJsonTurn,
   toApprovalAsk,
   toPermissionAnswer,
   type CanUseToolRequest,
-  type PooledProcess,
+  type OneShotTurnContext,
+  type OneShotTurnHandler,
 } from "@adaptor/driver/kit";
-import { mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
+import type { CliProcess } from "@adaptor/driver/process";
 import { classifyCodeBuddyTurn } from "./classify.js";
 import { CODEBUDDY_INHERITED_ENV, validateCodeBuddyConfig, type CodeBuddyConfig } from "./config.js";
 
@@ -60,147 +48,109 @@ export const CODEBUDDY_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescripto
  * stream-json format, read by the kit's `StreamJsonTurn`; the `result` line ends the run. Cancel
  * terminates the process group.
  */
-export class CodeBuddyDriver implements Driver {
-  readonly descriptor = CODEBUDDY_DESCRIPTOR;
-  readonly config: CodeBuddyConfig;
-  readonly #validate: () => void;
-  readonly #pool: ProcessPool<PooledProcess>;
-
+export class CodeBuddyDriver extends OneShotCliDriver<CodeBuddyConfig> {
   constructor(config: CodeBuddyConfig = {}) {
-    const captured = captureConfig(validateCodeBuddyConfig, config);
-    this.config = captured.config;
-    this.#validate = captured.validate;
-    this.#pool = new ProcessPool(this.config);
-  }
-
-  /** @throws InvalidDriverConfigError for a config the driver cannot use. */
-  validateConfig(): void {
-    this.#validate();
-  }
-
-  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    signal.throwIfAborted();
-    this.validateConfig();
-    assertPolicySupported(this.descriptor, request.policy);
-    if (request.outputSchema)
-      throw new StructuredOutputUnsupportedError("codebuddy", "the driver runs the SDK's prompt mode, not --json-schema");
-    const proc = await this.#pool.spawn(() =>
-      spawnCli({
-        command: this.config.command ?? "codebuddy",
-        args: codebuddyArgs(this.config, request),
-        cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
-        env: mergeChildEnv({
-          inheritEnv: this.config.inheritEnv,
-          defaultInherit: CODEBUDDY_INHERITED_ENV,
-          // The control protocol is the CLI's SDK entry point.
-          layers: [this.config.env, request.env, ...(asksHost(request) ? [{ CODEBUDDY_CODE_ENTRYPOINT: "sdk-ts" }] : [])],
-        }),
-        device: "codebuddy",
-        ...spawnLimits(this.config),
-      }),
+    super(
+      {
+        descriptor: CODEBUDDY_DESCRIPTOR,
+        validate: validateCodeBuddyConfig,
+        command: "codebuddy",
+        inheritedEnv: CODEBUDDY_INHERITED_ENV,
+        outputSchemaRefusal: "the driver runs the SDK's prompt mode, not --json-schema",
+        args: codebuddyArgs,
+        // The control protocol is the CLI's SDK entry point.
+        env: (request) => (asksHost(request) ? { CODEBUDDY_CODE_ENTRYPOINT: "sdk-ts" } : undefined),
+        startTurn: codebuddyTurn,
+      },
+      config,
     );
-    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-    return this.#pool.serve(proc, () => this.#turn(proc, request, sink, signal));
   }
+}
 
-  /** Ends every process of this driver. Idempotent. */
-  close(): Promise<void> {
-    return this.#pool.close();
-  }
+/** One run: the prompt (plain on stdin, or the control protocol's lines), the stream-json lines read by `StreamJsonTurn`. */
+function codebuddyTurn({ proc, request, sink }: OneShotTurnContext<CodeBuddyConfig>): OneShotTurnHandler {
+  const turn = new StreamJsonTurn((event) => sink.emit(event));
+  /** The text of the CLI's `{"type":"error"}` line (it ends a run that never started, e.g. an unknown `--resume`). */
+  let errorLine: string | undefined;
+  const control = asksHost(request);
+  return {
+    begin: (guarded) => {
+      if (control) {
+        // The control protocol: `initialize`, then the prompt as a user line; stdin stays open for the answers.
+        proc.writeJson(controlRequest("adaptor_init", { subtype: "initialize", hasPrompt: true })).catch(() => undefined);
+        proc.writeJson(userLine(request.prompt)).catch(() => undefined);
+      } else {
+        proc.writeText(request.prompt).catch(() => undefined);
+        proc.closeStdin();
+      }
+      return (value, text) => {
+        if (value.type === "control_request") onControlRequest(proc, guarded, turn, value);
+        else if (value.type === "error") {
+          errorLine = typeof value.error === "string" ? value.error : JSON.stringify(value.error ?? null);
+          sink.emit({ type: "notice", kind: "runtime", message: `codebuddy error: ${errorLine}`, data: value });
+        } else if (value.type !== "control_response" && value.type !== "control_cancel_request") return turn.accept(value, text);
+        // A control response answers the driver's `initialize` (models, commands): nothing the run needs.
+        return false;
+      };
+    },
+    end: () => {
+      if (control) proc.closeStdin();
+    },
+    finish: (exit) => {
+      const terminal = turn.terminal?.line;
+      const failure = classifyCodeBuddyTurn({
+        terminal,
+        exitCode: exit.code,
+        exitSignal: exit.signal,
+        stderrTail: proc.stderrTail(),
+        resuming: request.session !== undefined,
+        errorLine,
+      });
+      return {
+        text: typeof terminal?.result === "string" ? terminal.result : assistantText(turn),
+        transcript: turn.transcript,
+        model: turn.model,
+        usage: turn.usage(),
+        failure,
+        resumeId: turn.sessionId,
+      };
+    },
+  };
+}
 
-  /** Same as {@link close}. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-
-  /**
-   * A control request of the CLI: `can_use_tool` becomes the host's approval, answered
-   * `{ allowed: true, updatedInput }` or `{ allowed: false, reason }`; any other request gets an
-   * error answer, so the CLI never waits.
-   */
-  #onControlRequest(proc: CliProcess, sink: DriverSink, turn: StreamJsonTurn, message: Record<string, unknown>): void {
-    const id = String(message.request_id ?? "");
-    const request = (message.request ?? {}) as Partial<CanUseToolRequest> & { subtype?: string };
-    const respond = (response: Record<string, unknown>): void =>
-      void proc.writeJson({ type: "control_response", response: { subtype: "success", request_id: id, response } }).catch(() => undefined);
-    if (request.subtype !== "can_use_tool" || typeof request.tool_name !== "string") {
-      void proc
-        .writeJson({
-          type: "control_response",
-          response: { subtype: "error", request_id: id, error: `unsupported control request ${String(request.subtype)}` },
-        })
-        .catch(() => undefined);
-      return;
-    }
-    const ask = request as CanUseToolRequest;
-    sink
-      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
-      .then((decision) => {
-        const answer = toPermissionAnswer(ask, decision);
-        respond(
-          answer.behavior === "allow"
-            ? { allowed: true, updatedInput: answer.updatedInput, tool_use_id: ask.tool_use_id }
-            : { allowed: false, reason: answer.message, tool_use_id: ask.tool_use_id },
-        );
+/**
+ * A control request of the CLI: `can_use_tool` becomes the host's approval, answered
+ * `{ allowed: true, updatedInput }` or `{ allowed: false, reason }`; any other request gets an
+ * error answer, so the CLI never waits.
+ */
+function onControlRequest(proc: CliProcess, sink: DriverSink, turn: StreamJsonTurn, message: Record<string, unknown>): void {
+  const id = String(message.request_id ?? "");
+  const request = (message.request ?? {}) as Partial<CanUseToolRequest> & { subtype?: string };
+  const respond = (response: Record<string, unknown>): void =>
+    void proc.writeJson({ type: "control_response", response: { subtype: "success", request_id: id, response } }).catch(() => undefined);
+  if (request.subtype !== "can_use_tool" || typeof request.tool_name !== "string") {
+    void proc
+      .writeJson({
+        type: "control_response",
+        response: { subtype: "error", request_id: id, error: `unsupported control request ${String(request.subtype)}` },
       })
-      .catch((error: unknown) =>
-        respond({ allowed: false, reason: error instanceof Error ? error.message : String(error), tool_use_id: ask.tool_use_id }),
+      .catch(() => undefined);
+    return;
+  }
+  const ask = request as CanUseToolRequest;
+  sink
+    .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
+    .then((decision) => {
+      const answer = toPermissionAnswer(ask, decision);
+      respond(
+        answer.behavior === "allow"
+          ? { allowed: true, updatedInput: answer.updatedInput, tool_use_id: ask.tool_use_id }
+          : { allowed: false, reason: answer.message, tool_use_id: ask.tool_use_id },
       );
-  }
-
-  async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    const turn = new StreamJsonTurn((event) => sink.emit(event));
-    /** The text of the CLI's `{"type":"error"}` line (it ends a run that never started, e.g. an unknown `--resume`). */
-    let errorLine: string | undefined;
-    const control = asksHost(request);
-    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict.
-    const exit = await oneShotTurn(proc, sink, signal, {
-      device: "codebuddy",
-      stallTimeoutMs: this.config.stallTimeoutMs,
-      graceMs: graceMs(this.config),
-      begin: (guarded) => {
-        if (control) {
-          // The control protocol: `initialize`, then the prompt as a user line; stdin stays open for the answers.
-          proc.writeJson(controlRequest("adaptor_init", { subtype: "initialize", hasPrompt: true })).catch(() => undefined);
-          proc.writeJson(userLine(request.prompt)).catch(() => undefined);
-        } else {
-          proc.writeText(request.prompt).catch(() => undefined);
-          proc.closeStdin();
-        }
-        return (value, text) => {
-          if (value.type === "control_request") this.#onControlRequest(proc, guarded, turn, value);
-          else if (value.type === "error") {
-            errorLine = typeof value.error === "string" ? value.error : JSON.stringify(value.error ?? null);
-            sink.emit({ type: "notice", kind: "runtime", message: `codebuddy error: ${errorLine}`, data: value });
-          } else if (value.type !== "control_response" && value.type !== "control_cancel_request") return turn.accept(value, text);
-          // A control response answers the driver's `initialize` (models, commands): nothing the run needs.
-          return false;
-        };
-      },
-      end: () => {
-        if (control) proc.closeStdin();
-      },
-    });
-    const terminal = turn.terminal?.line;
-    const failure = classifyCodeBuddyTurn({
-      terminal,
-      exitCode: exit.code,
-      exitSignal: exit.signal,
-      stderrTail: proc.stderrTail(),
-      resuming: request.session !== undefined,
-      errorLine,
-    });
-    const usage = turn.usage();
-    return {
-      text: typeof terminal?.result === "string" ? terminal.result : assistantText(turn),
-      transcript: [{ kind: "user", text: request.prompt }, ...turn.transcript],
-      raw: proc.takeOutput(),
-      ...(turn.model ? { model: turn.model } : {}),
-      ...(usage ? { usage } : {}),
-      ...(failure ? { failure } : turn.sessionId ? { checkpoint: { resumeId: turn.sessionId } } : {}),
-      exit: { code: exit.code, signal: exit.signal },
-    };
-  }
+    })
+    .catch((error: unknown) =>
+      respond({ allowed: false, reason: error instanceof Error ? error.message : String(error), tool_use_id: ask.tool_use_id }),
+    );
 }
 
 /** True when the run's permission asks go to the host through the control protocol (`ask`, `auto_deny`). */

@@ -1,15 +1,5 @@
-import {
-  assertPolicySupported,
-  StructuredOutputUnsupportedError,
-  type Driver,
-  type DriverDescriptor,
-  type DriverFailure,
-  type DriverRequest,
-  type DriverResponse,
-  type DriverSink,
-} from "@adaptor/driver";
-import { captureConfig, deepFreeze, graceMs, oneShotTurn, ProcessPool, spawnLimits, type PooledProcess } from "@adaptor/driver/kit";
-import { mergeChildEnv, spawnCli, type CliProcess } from "@adaptor/driver/process";
+import type { DriverDescriptor, DriverFailure, DriverRequest } from "@adaptor/driver";
+import { deepFreeze, OneShotCliDriver, type OneShotTurnContext, type OneShotTurnHandler } from "@adaptor/driver/kit";
 import { CURSOR_INHERITED_ENV, validateCursorConfig, type CursorConfig } from "./config.js";
 import { CursorTurn } from "./turn.js";
 
@@ -45,80 +35,40 @@ const UNKNOWN_CHAT = /chat.*not found|no (?:such )?(?:chat|session)|unknown (?:c
  * chat the CLI does not know (exit without a result, stderr saying so) is `resume_rejected`.
  * Cancel terminates the process group (print mode has no interrupt).
  */
-export class CursorDriver implements Driver {
-  readonly descriptor = CURSOR_DESCRIPTOR;
-  readonly config: CursorConfig;
-  readonly #validate: () => void;
-  readonly #pool: ProcessPool<PooledProcess>;
-
+export class CursorDriver extends OneShotCliDriver<CursorConfig> {
   constructor(config: CursorConfig = {}) {
-    const captured = captureConfig(validateCursorConfig, config);
-    this.config = captured.config;
-    this.#validate = captured.validate;
-    this.#pool = new ProcessPool(this.config);
-  }
-
-  /** @throws InvalidDriverConfigError for a config the driver cannot use. */
-  validateConfig(): void {
-    this.#validate();
-  }
-
-  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    signal.throwIfAborted();
-    this.validateConfig();
-    assertPolicySupported(this.descriptor, request.policy);
-    if (request.outputSchema) throw new StructuredOutputUnsupportedError("cursor", "cursor-agent has no native JSON Schema output");
-    const proc = await this.#pool.spawn(() =>
-      spawnCli({
-        command: this.config.command ?? "cursor-agent",
-        args: cursorArgs(this.config, request),
-        cwd: request.cwd ?? this.config.cwd ?? process.cwd(),
-        env: mergeChildEnv({
-          inheritEnv: this.config.inheritEnv,
-          defaultInherit: CURSOR_INHERITED_ENV,
-          layers: [this.config.env, request.env],
-        }),
-        device: "cursor",
-        ...spawnLimits(this.config),
-      }),
-    );
-    sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
-    return this.#pool.serve(proc, () => this.#turn(proc, request, sink, signal));
-  }
-
-  /** Ends every process of this driver. Idempotent. */
-  close(): Promise<void> {
-    return this.#pool.close();
-  }
-
-  /** Same as {@link close}. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-
-  async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    const turn = new CursorTurn((event) => sink.emit(event));
-    // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict (print mode asks nothing).
-    const exit = await oneShotTurn(proc, sink, signal, {
-      device: "cursor",
-      stallTimeoutMs: this.config.stallTimeoutMs,
-      graceMs: graceMs(this.config),
-      begin: () => {
-        proc.writeText(request.prompt).catch(() => undefined);
-        proc.closeStdin();
-        return (value) => turn.accept(value);
+    super(
+      {
+        descriptor: CURSOR_DESCRIPTOR,
+        validate: validateCursorConfig,
+        command: "cursor-agent",
+        inheritedEnv: CURSOR_INHERITED_ENV,
+        outputSchemaRefusal: "cursor-agent has no native JSON Schema output",
+        args: cursorArgs,
+        startTurn: cursorTurn,
       },
-    });
-    const failure = turn.failure() ?? (turn.terminal ? undefined : exitFailure(request, exit.code, exit.signal, proc.stderrTail()));
-    return {
-      text: turn.text,
-      transcript: [{ kind: "user", text: request.prompt }, ...turn.transcript],
-      raw: proc.takeOutput(),
-      ...(turn.model ? { model: turn.model } : {}),
-      ...(failure ? { failure } : turn.sessionId ? { checkpoint: { resumeId: turn.sessionId } } : {}),
-      exit: { code: exit.code, signal: exit.signal },
-    };
+      config,
+    );
   }
+}
+
+/** One run: the prompt on stdin (then closed), the stream-json lines read by `CursorTurn` (print mode asks nothing). */
+function cursorTurn({ proc, request, sink }: OneShotTurnContext<CursorConfig>): OneShotTurnHandler {
+  const turn = new CursorTurn((event) => sink.emit(event));
+  return {
+    begin: () => {
+      proc.writeText(request.prompt).catch(() => undefined);
+      proc.closeStdin();
+      return (value) => turn.accept(value);
+    },
+    finish: (exit) => ({
+      text: turn.text,
+      transcript: turn.transcript,
+      model: turn.model,
+      failure: turn.failure() ?? (turn.terminal ? undefined : exitFailure(request, exit.code, exit.signal, proc.stderrTail())),
+      resumeId: turn.sessionId,
+    }),
+  };
 }
 
 /** The argv of one run (the prompt is never in it: it goes on stdin). */

@@ -2,3 +2,4 @@
 // semver promise.
 
 export { postgresErrorCode } from "./postgres/postgres-error-code.js";
+export { postgresTransaction, type PostgresTransactionClient, type PostgresTransactionOptions } from "./postgres/postgres-transaction.js";

@@ -210,5 +210,35 @@ if (!PG_URL) {
       }
       await until(() => processesWith(t.marker).length === 0, "no fake CLI left");
     });
+
+    it("a resume run whose worker is SIGKILLed after the answer was recorded: attempt 2 resumes the turn with that answer instead of answering again", async () => {
+      const t = await setup("appr_resume");
+      const first = await t.worker("first");
+      const env = { ...fakeRun(fakeCodexSteps("resumed after the kill", { ask: "npm publish", sleepMs: 8000 })).env, [t.marker]: "1" };
+      const runOptions = { suspend: {}, env };
+      const suspended = await (await t.front.submit("publish", { threadKey: "resumed", runOptions })).result();
+      expect(suspended.status).toBe("suspended");
+      const approvalId = suspended.pendingApproval!.id;
+      const handle = await t.front.submit("", {
+        threadKey: "resumed",
+        runOptions,
+        resume: { approvalId, decision: { outcome: "approve" } },
+      });
+      // The stored answer reached the CLI (it echoes it): the thread store has it recorded. Then the worker dies.
+      await waitFor(handle, (e) => e.attempt === 1 && isEcho(e));
+      expect((await t.store.getPendingApproval(approvalId))?.status).toBe("answered");
+      await t.kill(first);
+      await t.worker("second");
+      const result = await handle.result();
+      expect(result.status).toBe("completed");
+      expect(result.text).toBe("resumed after the kill");
+      const events: FleetEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      expect(events.filter((e) => e.event.type === "attempt-started").map((e) => e.attempt)).toEqual([1, 2]);
+      expect(events.filter(isEcho).map((e) => e.attempt)).toEqual([1, 2]);
+      expect((await t.store.getPendingApproval(approvalId))?.decision).toEqual({ outcome: "approve" });
+      expect((await t.store.resolve({ key: "resumed" }))?.revision).toBe(1);
+      await until(() => processesWith(t.marker).length === 0, "no fake CLI left");
+    });
   });
 }

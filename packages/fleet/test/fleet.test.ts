@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
-import { Agent, ErrAgentFailed, RunError } from "adaptor";
+import { Agent, ErrAgentFailed, InvalidOptionError, InvalidPolicyError, RunError } from "adaptor";
 import { ErrCode, isError } from "@adaptor/errors";
-import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { ApprovalNotPendingError, InvalidThreadKeyError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import {
   ErrFleetQueueFull,
@@ -166,6 +166,32 @@ if (!PG_URL) {
       await expect(front.fleet.handle(randomUUID()).info()).rejects.toBeInstanceOf(FleetRunNotFoundError);
     });
 
+    it("an approval-request event is logged only once its approval row exists, so a subscriber can answer what it sees", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      // Every approval row takes two seconds to write: the event must wait for it.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(
+          `CREATE FUNCTION ${schema}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$`,
+        );
+        await admin.query(
+          `CREATE TRIGGER slow_insert BEFORE INSERT ON ${schema}.adaptor_fleet_approvals FOR EACH ROW EXECUTE FUNCTION ${schema}.slow_insert()`,
+        );
+      } finally {
+        await admin.end();
+      }
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { threadKey: "slow-row", runOptions });
+      const asked = await firstOf(handle, "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      expect((await front.fleet.approval(id))?.status).toBe("pending");
+      await front.fleet.answer(id, { outcome: "approve" });
+      expect((await handle.result()).text).toBe("after the approval");
+    });
+
     it("an approval left unanswered when its run ends reads as closed", async () => {
       const schema = freshSchema("fleet");
       const front = await host(schema);
@@ -324,6 +350,38 @@ if (!PG_URL) {
       await waiting.cancel();
     });
 
+    it("a resume of one suspended turn submitted from two hosts at once is taken once, the other refused with ApprovalNotPendingError; a resume settled without a Result releases it", async () => {
+      const schema = freshSchema("fleet_resume");
+      const a = await host(schema);
+      const b = await host(schema);
+      const resume = (approvalId: string) => ({ approvalId, decision: { outcome: "approve" as const } });
+      // No worker: the winners stay queued, holding their claims.
+      for (let round = 0; round < 8; round++) {
+        const approvalId = randomUUID();
+        const threadKey = `resume-${round}`;
+        const outcomes = await Promise.allSettled([
+          a.fleet.submit("", { threadKey, resume: resume(approvalId) }),
+          b.fleet.submit("", { threadKey, resume: resume(approvalId) }),
+        ]);
+        const won = outcomes.filter((o) => o.status === "fulfilled");
+        const lost = outcomes.filter((o) => o.status === "rejected");
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect(lost[0]!.reason).toBeInstanceOf(ApprovalNotPendingError);
+        expect(lost[0]!.reason).toMatchObject({ id: approvalId, status: "answered" });
+        // The same approval id on another thread is another approval.
+        await a.fleet.submit("", { threadKey: `${threadKey}-other`, resume: resume(approvalId) });
+        if (round === 0) {
+          // Cancelled (a verdict without a Result): the claim is released and a later resume is taken.
+          await won[0]!.value.cancel("test");
+          const again = await b.fleet.submit("", { threadKey, resume: resume(approvalId) });
+          await expect(a.fleet.submit("", { threadKey, resume: resume(approvalId) })).rejects.toBeInstanceOf(ApprovalNotPendingError);
+          expect((await again.info()).threadKey).toBe(threadKey);
+        }
+      }
+      await expect(a.fleet.submit("", { resume: resume(randomUUID()) })).rejects.toThrow(TypeError);
+    });
+
     it("submit past maxQueued refuses with FleetQueueFullError and stores nothing", async () => {
       const schema = freshSchema("fleet");
       const front = await host(schema, { maxQueued: 2 });
@@ -333,6 +391,43 @@ if (!PG_URL) {
       expect(refused).toBeInstanceOf(FleetQueueFullError);
       expect(isError(refused, ErrFleetQueueFull)).toBe(true);
       expect((refused as FleetQueueFullError).queued).toBe(2);
+    });
+
+    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field, suspend outside a thread) with its typed error, and writes nothing to PostgreSQL", async () => {
+      const schema = freshSchema("fleet");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      const refused = async (prompt: string, options: Parameters<Fleet["submit"]>[1]) =>
+        fleet.submit(prompt, options).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      for (const empty of ["", "  \n\t "]) {
+        const error = await refused(empty, { threadKey: "k" });
+        expect(error, JSON.stringify(empty)).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).field).toBe("prompt");
+      }
+      expect(await refused("hi", { threadKey: "bad\u0000key" })).toBeInstanceOf(InvalidThreadKeyError);
+      const option = await refused("hi", { runOptions: { modle: "x" } as never });
+      expect(option).toBeInstanceOf(InvalidOptionError);
+      expect((option as InvalidOptionError).field).toBe("modle");
+      const policy = await refused("hi", { runOptions: { policy: { sandboxx: "read_only" } } as never });
+      expect(policy).toBeInstanceOf(InvalidPolicyError);
+      expect((policy as InvalidPolicyError).field).toBe("sandboxx");
+      const value = await refused("hi", { runOptions: { policy: { approvals: { permission: "sometimes" } } } as never });
+      expect((value as InvalidPolicyError).field).toBe("approvals.permission");
+      const suspend = await refused("hi", { runOptions: { suspend: {} } });
+      expect((suspend as InvalidOptionError).field).toBe("suspend");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE $1", [
+          `${schema}%`,
+        ]);
+        expect(rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
     });
   });
 }

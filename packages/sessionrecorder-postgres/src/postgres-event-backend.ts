@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import pg from "pg";
 import { InvalidOptionError } from "@adaptor/errors";
+import { postgresTransaction } from "@adaptor/errors/internal";
 import {
   DEFAULT_MAX_RECORD_BYTES,
   EventLogCorruptError,
@@ -180,23 +181,14 @@ export class PostgresEventBackend implements EventBackend {
   async migrate(options: BackendCallOptions = {}): Promise<void> {
     this.#check("migrate");
     throwIfAborted(options.signal);
-    let client: pg.PoolClient | undefined;
-    let broken: Error | undefined;
-    const onError = (error: Error): void => void (broken = error);
-    try {
-      client = await this.#pool.connect();
-      client.on("error", onError);
-      await client.query("BEGIN");
-      await client.query(MIGRATE_LOCK);
-      for (const ddl of schemaDdl(this.#s)) await client.query(ddl);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client?.query("ROLLBACK").catch((rollbackError: unknown) => void (broken ??= rollbackError as Error));
-      throw backendError("migrate", error);
-    } finally {
-      client?.off("error", onError);
-      client?.release(broken);
-    }
+    await postgresTransaction(
+      () => this.#pool.connect(),
+      async (client) => {
+        await client.query(MIGRATE_LOCK);
+        for (const ddl of schemaDdl(this.#s)) await client.query(ddl);
+      },
+      { failure: (error) => backendError("migrate", error) },
+    );
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   type FinalizeRequest,
   type FinalizeStep,
   type Lease,
+  type LeaseHolder,
   type ResolveQuery,
   SessionStateTooLargeError,
   checkSegmentIndex,
@@ -22,7 +23,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
-import { postgresErrorCode } from "@adaptor/errors/internal";
+import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
@@ -202,9 +203,19 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
     const rows = await this.#query<{ lease: string }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
     const row = rows[0];
     // No row: the conflicting lease belongs to another owner and is live (the WHERE was false).
-    if (!row) throw new BusyError(target);
+    if (!row) throw new BusyError(target, await this.#holder(target, owner, signal));
     const space = row.lease.indexOf(" ");
     return { target, owner, token: Number(row.lease.slice(0, space)), expiresAt: new Date(Number(row.lease.slice(space + 1))) };
+  }
+
+  /**
+   * Who holds the live lease on `target` (another owner than `owner`), read after an acquire found
+   * it busy; `undefined` if it let go in between.
+   */
+  async #holder(target: string, owner: string, signal: AbortSignal | undefined): Promise<LeaseHolder | undefined> {
+    const rows = await this.#query<{ owner: string; expires_ms: string }>("acquireLease", signal, this.#sql.holder, [target, owner]);
+    const row = rows[0];
+    return row && { owner: row.owner, expiresAt: new Date(Number(row.expires_ms)) };
   }
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
@@ -349,7 +360,8 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       const run = (statement: Statement): Promise<pg.QueryResult> => client.query({ ...statement, values: [key] });
       await run(this.#sql.touchLease);
       const lease = await run(this.#sql.lockLease);
-      if ((lease.rows[0] as { live: boolean } | undefined)?.live) throw new BusyError(key);
+      const held = lease.rows[0] as { live: boolean; owner: string; expires_ms: string } | undefined;
+      if (held?.live) throw new BusyError(key, { owner: held.owner, expiresAt: new Date(Number(held.expires_ms)) });
       await run(this.#sql.dropKeySegments);
       await run(this.#sql.dropKeySessions);
       const records = (await run(this.#sql.dropKeyRecords)).rowCount ?? 0;
@@ -415,38 +427,16 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
     }
   }
 
-  /** Runs `body` in BEGIN … COMMIT on one client; rolls back on any error; checks `signal` before COMMIT. */
-  async #transaction(operation: string, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw backendError(operation, err);
-    }
-    let broken: unknown;
-    // A connection the server ends while the client is checked out (a restart, a failover,
-    // pg_terminate_backend) emits 'error' on the client when no query of ours is in flight to take
-    // it; without a listener that event would end the process. The next statement fails on its
-    // own, and the client is destroyed instead of going back to the pool.
-    const onError = (error: Error): void => void (broken ??= error);
-    client.on("error", onError);
-    try {
-      await client.query("BEGIN");
-      await body(client);
-      if (signal?.aborted) throw signal.reason;
-      await client.query("COMMIT");
-    } catch (err) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        broken ??= rollbackError; // the connection is unusable: destroy it instead of returning it to the pool
-      }
-      if (isContractError(err) || (signal?.aborted && err === signal.reason)) throw err;
-      throw backendError(operation, err);
-    } finally {
-      client.off("error", onError);
-      client.release(broken instanceof Error ? broken : undefined);
-    }
+  /**
+   * Runs `body` in BEGIN … COMMIT on one client (see `postgresTransaction`); rolls back on any
+   * error; checks `signal` before COMMIT. Contract errors and the abort reason reject as they are,
+   * anything else as the store's `DriverError`.
+   */
+  #transaction(operation: string, signal: AbortSignal | undefined, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    return postgresTransaction(() => this.#pool.connect(), body, {
+      signal,
+      failure: (err) => (isContractError(err) || (signal?.aborted && err === signal.reason) ? err : backendError(operation, err)),
+    });
   }
 
   #step(step: FinalizeStep): void {
@@ -464,6 +454,7 @@ type Statements = Record<
   | "byId"
   | "byKey"
   | "acquire"
+  | "holder"
   | "renew"
   | "release"
   | "sessionOf"
@@ -533,6 +524,7 @@ function statements(s: string, prepared: boolean): Statements {
                   WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
                 RETURNING token, expires_at)
               SELECT token::text || ' ' || ${EPOCH_MS} AS lease FROM u UNION ALL SELECT token::text || ' ' || ${EPOCH_MS} FROM i`,
+    holder: `SELECT owner, ${EPOCH_MS} AS expires_ms FROM ${leases} WHERE target = $1 AND owner IS NOT NULL AND owner <> $2 AND expires_at > now()`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING ${EPOCH_MS} AS expires_ms`,
@@ -550,7 +542,7 @@ function statements(s: string, prepared: boolean): Statements {
                    AND ($2::text IS NULL OR t.key COLLATE "C" > $2::text)
                  ORDER BY t.key COLLATE "C" LIMIT $3`,
     touchLease: `INSERT INTO ${leases} (target, owner, token, expires_at) VALUES ($1, NULL, 0, NULL) ON CONFLICT (target) DO NOTHING`,
-    lockLease: `SELECT (owner IS NOT NULL AND expires_at > clock_timestamp()) AS live FROM ${leases} WHERE target = $1 FOR UPDATE`,
+    lockLease: `SELECT (owner IS NOT NULL AND expires_at > clock_timestamp()) AS live, owner, ${EPOCH_MS} AS expires_ms FROM ${leases} WHERE target = $1 FOR UPDATE`,
     dropKeySegments: `DELETE FROM ${segments} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
     dropKeySessions: `DELETE FROM ${sessions} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
     dropKeyRecords: `DELETE FROM ${threads} WHERE key = $1`,

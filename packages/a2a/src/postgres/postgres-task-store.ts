@@ -2,7 +2,7 @@ import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasks
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { OwnerResolver, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { postgresErrorCode } from "@adaptor/errors/internal";
+import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import pg from "pg";
 import { quoteIdent, taskStoreDdl, TASKS_TABLE } from "./schema.js";
 import { mergeTask, type Superseded, type TaskJson } from "./task-merge.js";
@@ -237,36 +237,10 @@ export class PostgresTaskStore implements TaskStore, AsyncDisposable {
     }
   }
 
-  /** Runs `body` in BEGIN … COMMIT on one client; rolls back on any error. */
+  /** Runs `body` in BEGIN … COMMIT on one client (see `postgresTransaction`); rolls back on any error. */
   async #transaction(operation: string, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
     this.#checkOpen(operation);
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw backendError(operation, err);
-    }
-    let broken: unknown;
-    // A connection the server ends while the client is checked out emits 'error' on the client when
-    // no query of ours is in flight to take it; without a listener that event would end the process.
-    // The next statement fails on its own, and the client is destroyed instead of going back to the pool.
-    const onError = (error: Error): void => void (broken ??= error);
-    client.on("error", onError);
-    try {
-      await client.query("BEGIN");
-      await body(client);
-      await client.query("COMMIT");
-    } catch (err) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        broken ??= rollbackError;
-      }
-      throw backendError(operation, err);
-    } finally {
-      client.off("error", onError);
-      client.release(broken instanceof Error ? broken : undefined);
-    }
+    await postgresTransaction(() => this.#pool.connect(), body, { failure: (err) => backendError(operation, err) });
   }
 }
 

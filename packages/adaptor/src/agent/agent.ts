@@ -1,12 +1,12 @@
-import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS, findError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
+import { threadBusyError } from "../errors/thread-busy.js";
 import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
-import { ErrAgentClosed, ErrThreadBusy, ErrThreadStoreRequired } from "../errors/sentinels.js";
+import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { ThreadCatalogUnsupportedError } from "../errors/thread-catalog-unsupported-error.js";
 import {
-  BusyError,
   checkListThreadsQuery,
   checkThreadKey,
   supportsThreadCatalog,
@@ -150,8 +150,7 @@ export class Agent implements AsyncDisposable {
     try {
       return await store.deleteThread(key, signal);
     } catch (error) {
-      if (findError(error, BusyError)) throw new AdaptorError(`thread ${key}: busy`, { sentinel: ErrThreadBusy, cause: error });
-      throw error;
+      throw threadBusyError(key, error) ?? error;
     } finally {
       this.#committed.delete(key);
     }

@@ -162,6 +162,11 @@ export class Thread {
     return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId }));
   }
 
+  /** {@link resume} with the resumed turn's events: see `Agent.stream`. Never throws. */
+  streamResume(approvalId: string, options: RunOptions = {}): Stream {
+    return this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, false, { approvalId });
+  }
+
   /**
    * The turns of this thread that ran with `checkpointFiles` and committed, oldest first: the
    * points {@link rewind} can go back to. Read from this host's checkpoint directory (file

@@ -60,7 +60,9 @@ export interface BridgeOptions {
    * client that disconnects does not cancel the run (`POST runs/<key>/cancel` does);
    * `reconnectGraceMs`, `replayFrames`, `replayBytes`, `retainFinishedMs` and `maxRetainedRuns`
    * do not apply. `runOptions` must be JSON (handlers, tools and schemas live on the workers'
-   * Agent). Suspended-turn resumes are refused (422 `resume_unsupported`).
+   * Agent). A suspended turn (`runOptions.suspend`) is resumed as a fleet run of its thread,
+   * submitted through any front-end: the first resume of an approval wins, another is 409
+   * `approval_resolved`.
    */
   readonly fleet?: BridgeFleet;
   /** Run options for every run, or a function of the request. Default none. */

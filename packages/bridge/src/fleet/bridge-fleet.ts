@@ -31,10 +31,20 @@ export interface BridgeFleetRun {
  * The bridge submits runs to it and serves their stored events; workers elsewhere run them.
  */
 export interface BridgeFleet {
-  /** Submits a run (`runId`: a UUID the bridge derives from an AG-UI `runId`). */
+  /**
+   * Submits a run (`runId`: a UUID the bridge derives from an AG-UI `runId`). With `resume`, the
+   * run resumes the thread's suspended turn: a worker answers the stored approval with the decision
+   * and runs the turn on; a resume of an approval another run resumes (or resumed) is refused
+   * with `ApprovalNotPendingError`.
+   */
   submit(
     prompt: string,
-    options: { readonly threadKey?: string; readonly runOptions?: RunOptions; readonly runId?: string },
+    options: {
+      readonly threadKey?: string;
+      readonly runOptions?: RunOptions;
+      readonly runId?: string;
+      readonly resume?: { readonly approvalId: string; readonly decision: ApprovalDecision };
+    },
   ): Promise<BridgeFleetRun>;
   /** The handle of a run submitted on any host. */
   handle(runId: string): BridgeFleetRun;

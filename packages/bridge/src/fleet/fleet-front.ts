@@ -56,14 +56,12 @@ export class FleetFront {
     this.#closing.abort(new DOMException("The bridge closed", "AbortError"));
   }
 
-  /** `POST runs` / `POST ag-ui`: submits the run, then streams it. */
+  /**
+   * `POST runs` / `POST ag-ui`: submits the run (a resume: a run that answers the suspended turn's
+   * stored approval and runs the turn on, on a worker), then streams it.
+   */
   async start(res: ServerResponse, context: BridgeRunContext, cors: Record<string, string>): Promise<void> {
-    if (context.resume)
-      throw new HttpError(
-        422,
-        "resume_unsupported",
-        "a bridge over a fleet cannot resume a suspended turn; answer approvals while the run waits",
-      );
+    const resume = context.resume;
     const settings = this.#settings;
     const runOptions: RunOptions =
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
@@ -74,9 +72,10 @@ export class FleetFront {
         ...(context.threadKey !== undefined ? { threadKey: context.threadKey } : {}),
         runOptions,
         ...(input ? { runId: agUiFleetRunId(input.runId) } : {}),
+        ...(resume ? { resume } : {}),
       });
     } catch (error) {
-      throw submitRefusal(error, input?.runId);
+      throw submitRefusal(error, input?.runId, resume?.approvalId);
     }
     const key = input ? input.runId : run.id;
     const frames = this.#frames(context.protocol, run, key, input?.threadId ?? "");
@@ -210,7 +209,12 @@ function decisionFits(kind: string, outcome: ApprovalDecision["outcome"]): boole
 }
 
 /** The answer to a refused submit. */
-function submitRefusal(error: unknown, agUiRunId: string | undefined): unknown {
+function submitRefusal(error: unknown, agUiRunId: string | undefined, resumed: string | undefined): unknown {
+  if (resumed !== undefined && isError(error, ErrApprovalNotPending))
+    // Another resume of this suspended turn was submitted first, through any front-end.
+    return new HttpError(409, "approval_resolved", `approval ${resumed} is already answered by another resume (first answer wins)`, {
+      status: "answered",
+    });
   const ids = sentinelIds(error);
   if (ids.has(FLEET_ERRORS.runExists)) return new HttpError(409, "run_id_in_use", `run ${agUiRunId ?? ""} is already known to this fleet`);
   if (ids.has(FLEET_ERRORS.queueFull)) return new HttpError(503, "queue_full", "the fleet's queue is full; try again later");

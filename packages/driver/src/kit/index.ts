@@ -54,4 +54,11 @@ export type { ContentBlock, ResultLine, ResultUsage } from "./stream-json/stream
 export { classifyStreamJsonTurn, type StreamJsonCli, type TurnEnd } from "./stream-json/classify-turn.js";
 export { toApprovalAsk, toPermissionAnswer, type CanUseToolRequest } from "./stream-json/can-use-tool.js";
 export { oneShotTurn, type OneShotTurnOptions } from "./one-shot/one-shot-turn.js";
+export {
+  OneShotCliDriver,
+  type OneShotCliDriverPlan,
+  type OneShotOutcome,
+  type OneShotTurnContext,
+  type OneShotTurnHandler,
+} from "./one-shot/one-shot-cli-driver.js";
 export { TranscriptLog, type PackedTextKind } from "./transcript/transcript-log.js";

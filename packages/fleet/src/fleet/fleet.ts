@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import type { RunOptions } from "adaptor";
+import { checkRunInput, type RunOptions } from "adaptor";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -31,6 +31,16 @@ export interface SubmitOptions {
    * handle with `fleet.handle(runId)`.
    */
   readonly runId?: string;
+  /**
+   * Resumes the thread's suspended turn instead of running a prompt (the prompt is then ignored:
+   * the turn keeps its own): the worker answers the stored approval `approvalId` with `decision`
+   * and runs the turn on from its checkpoint (`thread.streamAnswer`), in the thread's order.
+   * Needs `threadKey`. Exactly once across the fleet: while one run resumes an approval, or once
+   * one resolved a `Result` for it, submitting another resume of it is refused with
+   * `ApprovalNotPendingError` (`"answered"`); a resume that settled otherwise (e.g. `thread_busy`)
+   * lets a later one try (the thread store then decides).
+   */
+  readonly resume?: { readonly approvalId: string; readonly decision: StoredApprovalDecision };
 }
 
 /** An approval a run asked, as {@link Fleet.approval} reads it. */
@@ -150,22 +160,40 @@ export class Fleet implements AsyncDisposable {
   /**
    * Submits a run from any host and returns its durable handle at once (the run is queued in
    * PostgreSQL, in the same transaction as its row).
-   * @throws FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
-   *   FleetClosedError after `drain()`/`close()`; InvalidThreadKeyError for a bad key;
-   *   TypeError for run options that are not JSON or a `runId` that is not a UUID;
-   *   FleetRunExistsError for a `runId` a run has already (nothing stored).
+   *
+   * The prompt and the options are checked first, as `agent.run` checks them before launch, so bad
+   * input is refused here and nothing is written to PostgreSQL (not even the fleet's tables).
+   * @throws InvalidOptionError (subject `run`, field `prompt`) for an empty or whitespace-only
+   *   prompt (a `resume` runs its stored one: its prompt is ignored); InvalidOptionError (subject
+   *   `"run options"`) naming an unknown or mistyped run option; InvalidPolicyError naming an
+   *   unknown policy field or a value out of its domain; MalformedStringError for text with a lone
+   *   surrogate; InvalidOptionError (field `suspend` or `checkpointFiles`) for those thread-only
+   *   options without a `threadKey`; InvalidThreadKeyError for a bad key; TypeError for run
+   *   options that are not JSON, a `runId` that is not a UUID, or a `resume` without `threadKey`
+   *   (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
+   *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
+   *   approval another run of the fleet resumes or resumed (nothing stored).
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
-    await this.start();
-    checkOpen(this.#state as "open", "submit");
     if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
     const runOptions = toJsonEvent(options.runOptions ?? {});
     if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
       throw new TypeError("fleet submit: runOptions must be a JSON object");
     }
+    // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
+    checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
       throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
+    const resume = options.resume;
+    if (resume !== undefined) {
+      if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
+      if (typeof resume.approvalId !== "string" || resume.approvalId === "")
+        throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
+    }
+    await this.start();
+    checkOpen(this.#state as "open", "submit");
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
     await tables.transaction(async (client) => {
@@ -173,7 +201,11 @@ export class Fleet implements AsyncDisposable {
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
       const open = await tables.open(client, dispatchTopic(o.queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
-      if (!(await tables.insertRun(client, id, options.threadKey, prompt, runOptions))) throw new FleetRunExistsError(id);
+      const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
+      const inserted = await tables.insertRun(client, id, options.threadKey, resume ? "" : prompt, runOptions, stored);
+      if (inserted === "exists") throw new FleetRunExistsError(id);
+      if (inserted === "claimed")
+        throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
       const data: RunJobData = { runId: id };
       await boss.send(o.queue, data as unknown as object, {
         id,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import type { StoredVerdict } from "../verdict/verdict.js";
 
@@ -26,6 +27,14 @@ export interface RunRow {
   readonly verdict: StoredVerdict | null;
   /** Set when an attempt committed the run's thread turn. */
   readonly committed: boolean;
+  /** For a run that resumes a suspended turn: the stored approval it answers and the decision. */
+  readonly resume: RunResume | null;
+}
+
+/** What a run resuming a suspended thread turn answers: the stored approval's id and the decision (JSON). */
+export interface RunResume {
+  readonly approvalId: string;
+  readonly decision: JsonValue;
 }
 
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
@@ -41,29 +50,12 @@ export class FleetTables {
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
   }
 
-  /** Runs `body` in BEGIN … COMMIT on one client of the pool; rolls back when it throws. */
-  async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    // A connection lost while checked out (a server restart) fails the statement under way; without
-    // a listener its `error` event would also end the process.
-    let broken: Error | undefined;
-    const onError = (error: Error): void => void (broken = error);
-    client.on("error", onError);
-    try {
-      await client.query("BEGIN");
-      const out = await body(client);
-      await client.query("COMMIT");
-      return out;
-    } catch (error) {
-      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-      });
-      throw error;
-    } finally {
-      client.off("error", onError);
-      // A broken connection is destroyed instead of going back to the pool.
-      client.release(broken);
-    }
+  /**
+   * Runs `body` in BEGIN … COMMIT on one client of the pool (see `postgresTransaction`); rolls back
+   * when it throws, and rejects with its error as it is.
+   */
+  transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return postgresTransaction(() => this.#pool.connect(), body);
   }
 
   /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
@@ -112,6 +104,15 @@ export class FleetTables {
       await client.query(
         `ALTER TABLE ${s}.adaptor_fleet_approvals ADD COLUMN IF NOT EXISTS closed_at timestamptz, ADD COLUMN IF NOT EXISTS replayed_from text`,
       );
+      // A run resuming a suspended turn: what it answers, and its claim on that approval. One run
+      // of a thread holds the claim of an approval at a time (the unique index); a run that settles
+      // without a Result gives it up, so a later resume can try again (the thread store decides).
+      await client.query(
+        `ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS resume jsonb, ADD COLUMN IF NOT EXISTS resume_claim text`,
+      );
+      await client.query(
+        `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
+      );
     });
   }
 
@@ -128,13 +129,29 @@ export class FleetTables {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Inserts a submitted run; false when a run with this id exists already. */
-  async insertRun(client: pg.ClientBase, id: string, threadKey: string | undefined, prompt: string, options: JsonValue): Promise<boolean> {
+  /**
+   * Inserts a submitted run: `inserted`, or what refused it: `exists` (a run has this id) or, for a
+   * resume, `claimed` (another run of the thread holds the approval's claim). A resume submitted
+   * while another transaction inserts one for the same approval waits for it and is refused if it
+   * commits.
+   */
+  async insertRun(
+    client: pg.ClientBase,
+    id: string,
+    threadKey: string | undefined,
+    prompt: string,
+    options: JsonValue,
+    resume?: RunResume,
+  ): Promise<"inserted" | "exists" | "claimed"> {
     const { rowCount } = await client.query(
-      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-      [id, threadKey ?? null, prompt, JSON.stringify(options)],
+      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT DO NOTHING`,
+      [id, threadKey ?? null, prompt, JSON.stringify(options), resume ? JSON.stringify(resume) : null, resume?.approvalId ?? null],
     );
-    return rowCount === 1;
+    if (rowCount === 1) return "inserted";
+    if (!resume) return "exists";
+    const { rowCount: found } = await client.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`, [id]);
+    return found ? "exists" : "claimed";
   }
 
   /** What a run was submitted with, or undefined. */
@@ -173,8 +190,9 @@ export class FleetTables {
       base: JsonValue;
       verdict: StoredVerdict | null;
       committed: boolean;
+      resume: RunResume | null;
     }>(
-      `SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      `SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
@@ -188,6 +206,7 @@ export class FleetTables {
           base: row.base,
           verdict: row.verdict,
           committed: row.committed,
+          resume: row.resume,
         }
       : undefined;
   }
@@ -251,15 +270,16 @@ export class FleetTables {
    * Writes the run's verdict, once: with its last events (`tail`, e.g. the SDK's `run-finished`)
    * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
    * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
-   * that attempt may. Returns
-   * whether this call wrote it.
+   * that attempt may. A resume run settled without a Result gives up its claim on the approval.
+   * Returns whether this call wrote it.
    */
   async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
     const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
     const { rows } = await this.#pool.query<{ n: string }>(
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
-         SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now()
+         SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
+           resume_claim = CASE WHEN $4::jsonb->>'kind' = 'result' THEN resume_claim END
          WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2)
          RETURNING last_seq - $3 AS first, attempt),
        ins AS (

@@ -10,11 +10,12 @@ import {
   type SuspendOptions,
 } from "adaptor";
 import { DriverError, ErrCode, isError, walkError } from "@adaptor/errors";
-import type { ThreadStore } from "@adaptor/threadstore";
+import { supportsPendingApprovals, type ThreadStore } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
+import type { RunResume } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 
 /** What a worker's agent factory is given. */
@@ -122,7 +123,7 @@ export class FleetWorker {
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
-      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend);
+      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend, run.resume);
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -151,6 +152,7 @@ export class FleetWorker {
     stored: Record<string, JsonValue>,
     attempt: number,
     suspend: boolean,
+    resume: RunResume | null,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
@@ -163,17 +165,23 @@ export class FleetWorker {
     );
     // The recorded answers of lost attempts this attempt has applied (each at most once).
     const replayed = new Set<string>();
+    const rows = new ApprovalRows();
     const runOptions: RunOptions = {
       ...(stored as RunOptions),
       ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
       signal,
-      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed),
+      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed, rows),
     };
     const agent = this.#agent;
     if (!agent) throw new Error("fleet worker: init() was not called");
     let stream: Stream;
     try {
-      stream = threadKey !== null ? agent.thread(threadKey).stream(prompt, runOptions) : agent.stream(prompt, runOptions);
+      stream =
+        threadKey === null
+          ? agent.stream(prompt, runOptions)
+          : resume
+            ? await this.#resumeStream(agent, threadKey, resume, attempt, runOptions)
+            : agent.thread(threadKey).stream(prompt, runOptions);
     } catch (error) {
       await tables.settle(runId, attempt, storeOutcome({ ok: false, error }));
       return;
@@ -187,7 +195,11 @@ export class FleetWorker {
           // Only the last run-finished is written, with the verdict (a turn suspended on a
           // question whose answer was recorded goes on below).
           if (event.type === "run-finished") finished = json;
-          else await log.push(json);
+          else {
+            // A subscriber answers what it sees: an asked approval is logged once its row exists.
+            if (event.type === "approval-request" && !suspend && event.request.status === "pending") await rows.wait(event.request.id);
+            await log.push(json);
+          }
         }
       } catch {
         // The verdict below says what happened.
@@ -221,6 +233,24 @@ export class FleetWorker {
   }
 
   /**
+   * The stream of a run resuming a suspended turn: the stored approval answered with the run's
+   * decision and the turn run on (`streamAnswer`). A retried attempt whose lost attempt already
+   * recorded that same decision in the thread store resumes the turn with it (`streamResume`)
+   * instead of answering again (which the store would refuse as answered).
+   */
+  async #resumeStream(agent: Agent, threadKey: string, resume: RunResume, attempt: number, runOptions: RunOptions): Promise<Stream> {
+    const thread = agent.thread(threadKey);
+    const decision = resume.decision as unknown as StoredApprovalDecision;
+    const store = this.#core.threadStore;
+    if (attempt > 1 && store && supportsPendingApprovals(store)) {
+      const stored = await store.getPendingApproval(resume.approvalId);
+      if (stored?.key === threadKey && stored.status === "answered" && sortedJson(stored.decision) === sortedJson(decision))
+        return thread.streamResume(resume.approvalId, runOptions);
+    }
+    return thread.streamAnswer(resume.approvalId, decision, runOptions);
+  }
+
+  /**
    * The first answer recorded for an earlier attempt of the run to the same ask (kind, tool name,
    * input) that this attempt has not applied yet; marks it applied.
    */
@@ -237,16 +267,27 @@ export class FleetWorker {
     return found;
   }
 
-  async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal, replayed: Set<string>): Promise<void> {
+  async #approval(
+    runId: string,
+    attempt: number,
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    replayed: Set<string>,
+    rows: ApprovalRows,
+  ): Promise<void> {
     const { tables, notifier } = this.#core;
-    const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
-    if (recorded) {
-      // A lost attempt asked the same and was answered: apply that answer instead of asking again.
-      await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
-      applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
-      return;
+    try {
+      const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
+      if (recorded) {
+        // A lost attempt asked the same and was answered: apply that answer instead of asking again.
+        await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
+        applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
+        return;
+      }
+      await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
+    } finally {
+      rows.written(request.id);
     }
-    await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
     const topic = `approval:${request.id}`;
     for (;;) {
       const ticket = notifier.ticket(topic);
@@ -264,11 +305,51 @@ export class FleetWorker {
   }
 }
 
+/**
+ * The approval rows an attempt has written (or failed to write), so that its `approval-request`
+ * events reach the log only after their rows: the event and the `onApproval` handler that writes
+ * the row start in the same turn of the event loop, in no fixed order.
+ */
+class ApprovalRows {
+  readonly #rows = new Map<string, { readonly done: Promise<void>; readonly resolve: () => void }>();
+
+  /** Marks the row of approval `id` as written (or its write as ended). */
+  written(id: string): void {
+    this.#entry(id).resolve();
+  }
+
+  /** Resolves once {@link written} was called for `id`. */
+  async wait(id: string): Promise<void> {
+    await this.#entry(id).done;
+    this.#rows.delete(id);
+  }
+
+  #entry(id: string): { readonly done: Promise<void>; readonly resolve: () => void } {
+    let entry = this.#rows.get(id);
+    if (!entry) {
+      let resolve!: () => void;
+      const done = new Promise<void>((settle) => (resolve = settle));
+      entry = { done, resolve };
+      this.#rows.set(id, entry);
+    }
+    return entry;
+  }
+}
+
 /** Decides `request` as `decision` says. */
 function applyDecision(request: ApprovalRequest, decision: StoredApprovalDecision): void {
   if (decision.outcome === "approve") request.approve(decision.updatedInput !== undefined ? { updatedInput: decision.updatedInput } : {});
   else if (decision.outcome === "deny") request.deny(decision.reason);
   else request.answer(decision.choice);
+}
+
+/** JSON with object keys sorted, to compare decisions whatever their key order. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** True when the run failed because the thread store's database was unreachable or its lease was lost with it. */
