@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent, EventPayload } from "./agent-event.js";
 import { EventQueue } from "./event-queue.js";
 
@@ -152,6 +152,33 @@ describe("EventQueue", () => {
       const events = await drainAll(queue);
       await driver;
       expect(events.map((e) => (e.type === "text-delta" ? Number(e.text) : e.type))).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    });
+  });
+
+  describe("meta.time", () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it("events pushed back to back share a clock reading, at most 32 of them, each with a Date of its own; after a take the clock is read anew", () => {
+      const queue = new EventQueue({ runId: "r" }, 1000);
+      const now = vi.spyOn(Date, "now");
+      let clock = 1_000;
+      now.mockImplementation(() => ++clock);
+      for (let i = 0; i < 70; i++) queue.push({ type: "text-delta", text: String(i) });
+      expect(now).toHaveBeenCalledTimes(3);
+      const first = queue.take()!;
+      const times: Date[] = [first.meta.time];
+      while (queue.size > 0) times.push(queue.take()!.meta.time);
+      expect(times.map((t) => t.getTime())).toEqual([
+        ...Array<number>(32).fill(1_001),
+        ...Array<number>(32).fill(1_002),
+        ...Array<number>(6).fill(1_003),
+      ]);
+      expect(new Set(times).size).toBe(70);
+      queue.push({ type: "text-delta", text: "a" });
+      queue.take();
+      queue.push({ type: "text-delta", text: "b" });
+      expect(queue.take()!.meta.time.getTime()).toBe(1_005);
+      expect(now).toHaveBeenCalledTimes(5);
     });
   });
 });

@@ -3,6 +3,9 @@ import type { AgentEvent, EventMeta, EventPayload } from "./agent-event.js";
 /** Default number of buffered events before high-frequency ones are dropped. */
 export const DEFAULT_EVENT_BUFFER = 1024;
 
+/** Events stamped with one clock reading at most, while the host takes none of them (see `#now`). */
+const CLOCK_REUSE = 32;
+
 /** Consumed slots at the head of the buffer that trigger compaction (amortised O(1) take). */
 const COMPACT_AT = 1024;
 
@@ -50,6 +53,9 @@ export class EventQueue {
   #readyTimer: ReturnType<typeof setImmediate> | undefined;
   /** True when the last wait ran out with the host taking nothing; cleared by the next {@link take}. */
   #hostIdle = false;
+  /** The last clock reading (epoch ms) and the events stamped with it since. */
+  #clockMs = 0;
+  #clockUses = CLOCK_REUSE;
 
   constructor(meta: Omit<EventMeta, "sequence" | "time">, capacity = DEFAULT_EVENT_BUFFER) {
     this.#runId = meta.runId;
@@ -120,6 +126,7 @@ export class EventQueue {
     buffer[this.#head] = undefined as unknown as AgentEvent; // let it be collected
     this.#head++;
     this.#hostIdle = false;
+    this.#clockUses = CLOCK_REUSE; // the host ran: the next event reads the clock
     if (this.#head === buffer.length) {
       buffer.length = 0;
       this.#head = 0;
@@ -175,18 +182,34 @@ export class EventQueue {
   }
 
   /**
+   * The time of an event pushed now, in epoch ms. Events a driver pushes back to back, with no
+   * {@link take} in between (no host code ran), share one clock reading, at most
+   * {@link CLOCK_REUSE} of them: they are emitted within the same few microseconds, and a clock
+   * reading costs as much as the rest of the stamp.
+   */
+  #now(): number {
+    if (this.#clockUses >= CLOCK_REUSE) {
+      this.#clockMs = Date.now();
+      this.#clockUses = 0;
+    }
+    this.#clockUses++;
+    return this.#clockMs;
+  }
+
+  /**
    * A frozen copy of `event` with its frozen `meta`. The high-frequency deltas are copied field by
    * field (one object shape each, no spread); every other event is spread.
    */
   #stamp(event: EventPayload, sequence: number): AgentEvent {
     const threadKey = this.#threadKey;
     const turnId = this.#turnId;
+    const time = new Date(this.#now());
     const meta: EventMeta = Object.freeze(
       threadKey === undefined
-        ? { runId: this.#runId, sequence, time: new Date() }
+        ? { runId: this.#runId, sequence, time }
         : turnId === undefined
-          ? { runId: this.#runId, threadKey, sequence, time: new Date() }
-          : { runId: this.#runId, threadKey, sequence, time: new Date(), turnId },
+          ? { runId: this.#runId, threadKey, sequence, time }
+          : { runId: this.#runId, threadKey, sequence, time, turnId },
     );
     if (event.type === "text-delta" || event.type === "thinking-delta") {
       const { messageId } = event;
