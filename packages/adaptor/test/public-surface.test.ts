@@ -104,6 +104,7 @@ describe("public surface", () => {
       "StallWatchdog",
       "StreamJsonTurn",
       "TranscriptLog",
+      "beforeNextLine",
       "captureConfig",
       "classifyStreamJsonTurn",
       "closingQuote",
