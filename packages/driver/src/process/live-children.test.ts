@@ -167,4 +167,20 @@ describe("live children", () => {
     expect(await parent.exited).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
     expect(await waitGone(child)).toBe(true);
   });
+
+  it("an unref'd child lets its parent exit by itself, and the parent's exit ends it", async () => {
+    const { parent, child } = await parentWithChild("p.unref();");
+    expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("close() of an unref'd child holds the parent until the child was reaped", async () => {
+    const { parent, child } = await parentWithChild(
+      "p.unref(); console.log(JSON.stringify({ child: p.pid })); await p.close(); console.log(JSON.stringify({ closed: await p.exited }));",
+    );
+    expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
+    // SIGTERM, or SIGKILL after the grace when the child had installed its SIGTERM handler already
+    expect(parent.takeOutput().stdout).toMatch(/\{"closed":\{"code":null,"signal":"SIG(TERM|KILL)"/);
+    expect(await waitGone(child)).toBe(true);
+  });
 });

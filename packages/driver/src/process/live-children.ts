@@ -28,7 +28,8 @@ function createState(): LiveChildren {
   const onSignal = new Map<NodeJS.Signals, () => void>();
   let reordering = false;
   const onNewListener = (event: string | symbol, listener: unknown): void => {
-    const ours = onSignal.get(event as NodeJS.Signals);
+    const signal = event as NodeJS.Signals;
+    const ours = onSignal.get(signal);
     if (ours === undefined || listener === ours || reordering) return;
     // 'newListener' comes before the listener is added, maybe in front of ours (prependListener):
     // move ours back to the front once it is in. A signal is delivered from the event loop, never
@@ -36,8 +37,8 @@ function createState(): LiveChildren {
     queueMicrotask(() => {
       if (!installed(self)) return;
       reordering = true;
-      process.off(event, ours);
-      process.prependListener(event, ours);
+      process.off(signal, ours);
+      process.prependListener(signal, ours);
       reordering = false;
     });
   };

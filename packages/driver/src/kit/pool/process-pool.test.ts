@@ -16,9 +16,17 @@ class FakeProcess implements PooledProcess {
   get usable(): boolean {
     return this.alive && this.closed === 0;
   }
+  /** Whether it holds the host (`ref`, the default) or not (`unref`). */
+  held = true;
   close(): Promise<void> {
     this.closed++;
     return Promise.resolve();
+  }
+  unref(): void {
+    this.held = false;
+  }
+  ref(): void {
+    this.held = true;
   }
 }
 
@@ -45,6 +53,27 @@ describe("ProcessPool", () => {
     expect(pool.parkedCount).toBe(0);
     await pool.close();
     expect(p.closed).toBe(0); // taken: the driver owns it now
+  });
+
+  it("parked and pre-warmed processes do not hold the host; the turn that takes one holds it again", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const parked = new FakeProcess("sig", "m1");
+    pool.park("t1", parked);
+    expect(parked.held).toBe(false);
+    const warm = new FakeProcess("sig");
+    await pool.prewarm(
+      "sig",
+      () => Promise.resolve(warm),
+      () => Promise.resolve(),
+      new AbortController().signal,
+      "fake",
+    );
+    expect(warm.held).toBe(false);
+    expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m1", sink: sink() })).toBe(parked);
+    expect(parked.held).toBe(true);
+    expect(await pool.acquire({ request: {}, signature: "sig", sink: sink() })).toBe(warm);
+    expect(warm.held).toBe(true);
+    await pool.close();
   });
 
   it("replaces instead of reusing: another signature, another version, a dead process; each is ended", async () => {
