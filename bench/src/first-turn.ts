@@ -11,6 +11,8 @@ import { coldVsBare } from "./first-turn/cold-vs-bare.js";
 import { median, range } from "./pipeline/stats.js";
 
 const ROUNDS = 5;
+/** Rounds of the cold-vs-bare comparison: FIRST_TURN_ROUNDS, else {@link ROUNDS} (the wall time of a loaded machine needs more). */
+const BARE_ROUNDS = Number(process.env.FIRST_TURN_ROUNDS) > 0 ? Number(process.env.FIRST_TURN_ROUNDS) : ROUNDS;
 /** Every timed turn sends the same prompt. */
 const PROMPT = "a first turn";
 
@@ -146,7 +148,7 @@ async function claudeFirstTurn(): Promise<Figure[]> {
     const bare = await coldVsBare(
       "claude",
       { command: defaultClaudeCommand(), cwd: env.workDir, env: env.env, model: "claude-sonnet-4-5", prompt: PROMPT },
-      ROUNDS,
+      BARE_ROUNDS,
     );
     if (process.env.FIRST_TURN === "bare") return bare;
     return [...(await measure("claude", [freshForm(driver), coldForm(driver)])), ...bare];
@@ -164,7 +166,7 @@ async function codexFirstTurn(): Promise<Figure[]> {
     const bare = await coldVsBare(
       "codex",
       { command: defaultCodexCommand(), cwd: env.workDir, env: env.env, model: env.model, prompt: PROMPT },
-      ROUNDS,
+      BARE_ROUNDS,
     );
     if (process.env.FIRST_TURN === "bare") return bare;
     const handedBack = handedBackForm(driver);

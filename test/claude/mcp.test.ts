@@ -12,6 +12,7 @@ import {
   ErrCode,
   ErrMCPTransportUnsupported,
   Result,
+  RunError,
   errorCode,
   findError,
   isError,
@@ -161,6 +162,29 @@ describe("MCP servers on the real claude binary", () => {
     expect(pid).toBeDefined();
     expect(alive(pid ?? 0)).toBe(false);
   });
+
+  it("the active-execution budget running out while a required server is still starting: RunError active_execution_timeout saying so, the mcp connect error (still starting when stopped) as cause, process gone", async () => {
+    h = await harness();
+    // A server that never answers `initialize`: claude waits for it (its own connect timeout is far
+    // longer than the budget) before its init line, so the budget runs out during the start-up.
+    const stuck = mcpStdio("stuck", process.execPath, { args: ["-e", "setInterval(() => {}, 1000)"], required: true });
+    const stream = h.agent.stream("hello", { mcpServers: [stuck], policy: { activeExecutionTimeoutMs: 3000 } });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("active_execution_timeout");
+    expect((error as RunError).message).toBe("active execution budget of 3000 ms exhausted while starting MCP servers");
+    const cause = (error as RunError).cause;
+    expect(cause).toBeInstanceOf(DriverError);
+    expect(cause).toMatchObject({ op: "mcp connect", device: "stuck" });
+    expect((cause as Error).message).toMatch(
+      /^\[DEVICE_DISCONNECTED\] mcp connect: stuck \(still starting when the run was stopped; then: /,
+    );
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "active_execution_timeout" });
+    const pid = spawnedPid(events);
+    expect(pid).toBeDefined();
+    expect(alive(pid ?? 0)).toBe(false);
+  }, 120_000);
 
   it("a transport claude does not declare (sse) is refused before launch: ErrMCPTransportUnsupported, no process started", async () => {
     expect(CLAUDE_DESCRIPTOR.capabilities.mcp.transports).not.toContain("sse");

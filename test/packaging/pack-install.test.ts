@@ -214,6 +214,27 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
     });
   }, 180_000);
 
+  it("loads the schema libraries from the install on first use: a tool with a bad schema is refused at once", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { defineTool } = await import("adaptor");
+         const tool = (input) => defineTool({ name: "lookup", description: "Find an order", input, handler: () => "" });
+         console.log(JSON.stringify([
+           tool({ type: "object", properties: { id: { type: "string" } } }).definitionError?.message ?? null,
+           tool({ type: "object", properties: { code: { type: "string", format: "zip" } } }).definitionError?.message ?? null,
+         ]));`,
+      ],
+      { cwd: project, env: cleanEnv() },
+    );
+    expect(JSON.parse(stdout) as unknown).toEqual([
+      null,
+      'tool "lookup": invalid definition: input schema: unknown format "zip" ignored in schema at path "#/properties/code"',
+    ]);
+  });
+
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
     const { stdout } = await run(
       process.execPath,

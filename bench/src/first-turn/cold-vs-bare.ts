@@ -19,6 +19,14 @@ export interface FirstTurnConfig {
 interface Report {
   /** ms from the process's start to the SDK loaded (SDK client only). */
   readonly loadedMs?: number;
+  /** ms from the process's start to the CLI's spawn. */
+  readonly spawnMs: number;
+  /**
+   * ms from the process's start to the turn's terminal: the bare clients' `result` (claude) or
+   * `turn/completed` (codex); the SDK's last event before the exit (for claude, the model response
+   * before the `result` line, which has no event of its own).
+   */
+  readonly terminalMs: number;
   /** ms from the process's start to the end of the turn. */
   readonly endMs: number;
   /** The process's own CPU up to then, µs (the CLI is another process). */
@@ -44,8 +52,10 @@ function runNode(args: readonly string[], env: Record<string, string>): Promise<
 }
 
 /**
- * Rounds of one SDK cold first turn and one bare-client first turn (order alternating), after a
- * warm-up round whose SDK run also reports the CLI's argv and environment for the bare client.
+ * Rounds of one SDK cold first turn, one bare-client first turn that ends at the terminal and one
+ * that also waits for the CLI's exit after closing its stdin, as the SDK's one-shot turn does (the
+ * order rotating), after a warm-up round whose SDK run also reports the CLI's argv and
+ * environment for the bare clients.
  */
 export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConfig, rounds: number): Promise<Figure[]> {
   const bundle = await bundleProgram("first-turn/sdk-first-turn.ts");
@@ -57,22 +67,35 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
     if (!warm.launch) throw new Error(`${name}: the SDK run reported no launch`);
     const launchEnv = { ...configEnv, FIRST_TURN_LAUNCH: JSON.stringify(warm.launch) };
     const bareRun = () => runNode([join(FIXTURES, "bare-first-turn.mjs"), name], launchEnv);
+    const bareExitRun = () => runNode([join(FIXTURES, "bare-first-turn.mjs"), name], { ...launchEnv, FIRST_TURN_BARE_EXIT: "1" });
     await bareRun();
+    await bareExitRun();
     const sdk: Report[] = [];
     const bare: Report[] = [];
+    const bareExit: Report[] = [];
+    const forms = [
+      { samples: bare, run: bareRun },
+      { samples: sdk, run: () => sdkRun(false) },
+      { samples: bareExit, run: bareExitRun },
+    ];
     for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        bare.push(await bareRun());
-        sdk.push(await sdkRun(false));
-      } else {
-        sdk.push(await sdkRun(false));
-        bare.push(await bareRun());
+      for (let k = 0; k < forms.length; k++) {
+        const form = forms[(round + k) % forms.length]!;
+        form.samples.push(await form.run());
       }
     }
     const ms = (v: number) => fmt(v, 0);
     const bareMs = median(bare.map((r) => r.endMs));
+    const bareExitMs = median(bareExit.map((r) => r.endMs));
     const sdkMs = median(sdk.map((r) => r.endMs));
     const cpu = (reports: Report[]) => median(reports.map((r) => r.cpuUs / 1000));
+    /** The median of the SDK's time over `baseline`'s, round by round (the runs of a round are next to each other, so under the same load). */
+    const paired = (baseline: Report[]) => median(sdk.map((r, i) => r.endMs / baseline[i]!.endMs));
+    /** Where the time went: medians of spawn, spawn → terminal, terminal → end. */
+    const phases = (reports: Report[]) =>
+      `spawn at ${ms(median(reports.map((r) => r.spawnMs)))} ms, then ${ms(median(reports.map((r) => r.terminalMs - r.spawnMs)))} ms to the terminal, ${ms(
+        median(reports.map((r) => r.endMs - r.terminalMs)),
+      )} ms after it`;
     return [
       {
         label: `${name}: bare client, process start to turn end`,
@@ -81,16 +104,25 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
         note: `baseline; min–max ${range(
           bare.map((r) => r.endMs),
           ms,
-        )} ms; client CPU ${ms(cpu(bare))} ms`,
+        )} ms; client CPU ${ms(cpu(bare))} ms; ${phases(bare)}`,
+      },
+      {
+        label: `${name}: bare client waiting for the CLI's exit, process start to exit`,
+        value: bareExitMs,
+        unit: "ms",
+        note: `stdin closed at the terminal; ${fmt(bareExitMs / bareMs, 2)}x the bare client; min–max ${range(
+          bareExit.map((r) => r.endMs),
+          ms,
+        )} ms; client CPU ${ms(cpu(bareExit))} ms; ${phases(bareExit)}`,
       },
       {
         label: `${name}: Agent cold first turn, process start to turn end`,
         value: sdkMs,
         unit: "ms",
-        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x); min–max ${range(
+        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(bare), 2)}x and ${fmt(paired(bareExit), 2)}x; min–max ${range(
           sdk.map((r) => r.endMs),
           ms,
-        )} ms; SDK loaded at ${ms(median(sdk.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(sdk))} ms`,
+        )} ms; SDK loaded at ${ms(median(sdk.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(sdk))} ms; ${phases(sdk)}`,
       },
     ];
   } finally {

@@ -1,6 +1,7 @@
 // One measured process of the cold-first-turn benchmark: imports the SDK, makes an Agent with the
 // claude or codex driver and runs one first turn (the run spawns the CLI). Prints one JSON line:
-// ms from this process's start to the SDK being loaded and to the turn's end (its last event), this
+// ms from this process's start to the SDK being loaded, to the CLI's spawn, to the turn's terminal
+// (its last event before the process's exit) and to the turn's end (its last event), this
 // process's CPU (µs) up to then, and the spawned CLI's argv and environment (read from /proc at its
 // spawn) so that the bare client can start the same binary the same way.
 import { readFileSync } from "node:fs";
@@ -9,6 +10,13 @@ import { codex } from "@adaptor/codex";
 import { Agent } from "adaptor";
 
 const loadedMs = performance.now();
+/** This process's CPU so far (user + system), ms. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+if (process.env.FIRST_TURN_TRACE === "1")
+  process.stderr.write(`${loadedMs.toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms hr ${process.hrtime.bigint() / 1000n} loaded\n`);
 const which = process.argv[2];
 const config = JSON.parse(process.env.FIRST_TURN_CONFIG ?? "{}") as {
   command: string;
@@ -37,13 +45,23 @@ function readLaunch(pid: number): { argv: string[]; env: Record<string, string> 
   }
 }
 
+let spawnMs: number | undefined;
+/**
+ * When the turn's last event before the process's exit and the run's end arrived: codex's
+ * `turn/completed`; claude has no event for its `result` line, so its last is the model response
+ * before it (what claude does between the two counts as after the terminal here).
+ */
+let terminalMs: number | undefined;
+
 async function turn(): Promise<number> {
   const stream = agent.stream(config.prompt);
   for await (const event of stream) {
+    if (event.type === "process" && event.kind === "spawn") spawnMs ??= performance.now();
+    if (event.type !== "process" && event.type !== "run-finished") terminalMs = performance.now();
     // FIRST_TURN_TRACE=1: when each event arrived, for the profile.
-    if (process.env.FIRST_TURN_TRACE === "1" || which === "codex")
+    if (process.env.FIRST_TURN_TRACE === "1")
       process.stderr.write(
-        `${performance.now().toFixed(0)} ms ${event.type} ${"kind" in event ? String(event.kind) : ""} ${"message" in event ? String(event.message) : ""}\n`,
+        `${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms hr ${process.hrtime.bigint() / 1000n} ${event.type} ${"kind" in event ? String(event.kind) : ""} ${"message" in event ? String(event.message) : ""}\n`,
       );
     // An exec'd binary may not have replaced the spawned process yet: the bare client reads this once per run.
     if (event.type === "process" && event.kind === "spawn" && event.pid !== undefined && process.env.FIRST_TURN_LAUNCH === "1")
@@ -61,4 +79,6 @@ process.stderr.write("turn ended\n");
 const u = process.resourceUsage();
 await agent.close();
 process.stderr.write("agent closed\n");
-console.log(JSON.stringify({ loadedMs, endMs, cpuUs: u.userCPUTime + u.systemCPUTime, ...(launch ? { launch } : {}) }));
+console.log(
+  JSON.stringify({ loadedMs, spawnMs, terminalMs, endMs, cpuUs: u.userCPUTime + u.systemCPUTime, ...(launch ? { launch } : {}) }),
+);

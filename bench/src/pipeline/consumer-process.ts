@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -49,12 +48,16 @@ export function runConsumer(script: string, args: readonly string[], env: Record
 /**
  * Bundles a measured program under bench/src (the packages from source) into a plain ES module in
  * a temp folder (what the program imports dynamically in chunks of their own, loaded when needed), so the measured process runs compiled JavaScript as an installed package would,
- * not a TypeScript loader. Returns its path and a cleanup.
+ * not a TypeScript loader. The folder is under bench/node_modules, so that what the SDK loads with
+ * require() on first use (the schema libraries, CommonJS) resolves from the bundle as from an
+ * install: bench/package.json lists them (and the OpenTelemetry API, loaded by a run that traces). Returns its path and a cleanup.
  *
  * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
  */
 export async function bundleProgram(entry: string): Promise<{ script: string; cleanup(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "adaptor-bench-"));
+  const parent = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "node_modules", ".bundles");
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(join(parent, "adaptor-bench-"));
   const script = join(dir, "program.mjs");
   await build({
     entryPoints: [join(dirname(fileURLToPath(import.meta.url)), "..", entry)],

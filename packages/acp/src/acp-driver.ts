@@ -83,6 +83,31 @@ export interface AcpDriverOptions {
   readonly resolve?: () => AcpConfig;
   /** The tool's name from a tool call. Default: ACP `name`, a `_meta` `toolName`, the title, the kind. */
   readonly toolName?: (call: ToolCallUpdate) => string;
+  /**
+   * What to select in a session just opened when the run leaves it to the agent (no mode chosen by
+   * the policy, no model), for an agent that would otherwise take it from a workspace the host does
+   * not trust. Called with the session's `cwd` and the agent's environment. Default none.
+   */
+  readonly inheritedSession?: (context: InheritedSessionContext) => Promise<InheritedSession | undefined>;
+}
+
+/** What {@link AcpDriverOptions.inheritedSession} is told. */
+export interface InheritedSessionContext {
+  /** The session's working directory. */
+  readonly cwd: string;
+  /** The agent process's environment. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The session mode and model a run that leaves them to the agent gets (see {@link AcpDriverOptions.inheritedSession}). */
+export interface InheritedSession {
+  /** The session mode id to select (checked as a policy mode is: `AcpModeNotAppliedError` if not taken). */
+  readonly mode?: string;
+  /**
+   * The model to select: a value the agent's model option takes (the agent may resolve an alias),
+   * or `null` for the first model it offers; one it refuses falls back to the first.
+   */
+  readonly model?: string | null;
 }
 
 /**
@@ -93,6 +118,7 @@ export class AcpDriver implements Driver {
   readonly descriptor: DriverDescriptor;
   readonly #resolve: () => AcpConfig;
   readonly #toolName: (call: ToolCallUpdate) => string;
+  readonly #inherited: AcpDriverOptions["inheritedSession"];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -106,6 +132,7 @@ export class AcpDriver implements Driver {
     this.descriptor = deepFreeze({ type, displayName, capabilities: capabilitiesOf(partial) });
     this.#resolve = options.resolve ?? (() => validateAcpConfig(type, config));
     this.#toolName = options.toolName ?? toolNameOf;
+    this.#inherited = options.inheritedSession;
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -427,6 +454,31 @@ export class AcpDriver implements Driver {
           const failure = await step("model selection", this.#selectModel(agent, sessionId, model, offered));
           if (failure) return finish(proc, turn, failure);
         }
+        // What the run leaves to the agent, where the agent would take it from the workspace.
+        const inherited = !plan.mode || model === undefined ? await this.#inherited?.({ cwd, env: proc.env }) : undefined;
+        if (!plan.mode && inherited?.mode !== undefined) {
+          const reported = await applyMode(
+            proc,
+            sessionId,
+            inherited.mode,
+            offered,
+            (promise) => step("session mode", promise),
+            config.modeConfirmedByAnswer === true,
+          );
+          if (detach) detach = proc.attach(sessionId, handler);
+          if (reported !== inherited.mode)
+            throw new AcpModeNotAppliedError(this.descriptor.type, "session mode", "inherit", inherited.mode, reported);
+          sink.emit({
+            type: "notice",
+            kind: "lifecycle",
+            message: `session mode ${inherited.mode} (the workspace's settings do not choose it)`,
+            data: { modeId: reported },
+          });
+        }
+        if (model === undefined && inherited?.model !== undefined) {
+          const failure = await step("model selection", this.#selectInheritedModel(agent, sessionId, inherited.model, offered));
+          if (failure) return finish(proc, turn, failure);
+        }
       }
       endHandshake();
       detach ??= proc.attach(sessionId, handler);
@@ -577,6 +629,29 @@ export class AcpDriver implements Driver {
       return { reason: "agent_error", message: rpcMessage(error), details: { ...rpcDetails(error), model }, cause: error };
     }
     return undefined;
+  }
+
+  /** Selects `preference` (the agent resolves an alias), else or when it refuses it the first model offered. */
+  async #selectInheritedModel(
+    agent: ClientContext,
+    sessionId: string,
+    preference: string | null,
+    offered: NewSessionResponse | undefined,
+  ): Promise<DriverFailure | undefined> {
+    const option = offered?.configOptions?.find((o) => o.category === "model");
+    const first =
+      option?.type === "select"
+        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))[0]
+        : undefined;
+    if (option === undefined || first === undefined) return undefined;
+    if (preference !== null) {
+      const taken = await agent
+        .request("session/set_config_option", { sessionId, configId: option.id, value: preference })
+        .then(() => true)
+        .catch(() => false);
+      if (taken) return undefined;
+    }
+    return this.#selectModel(agent, sessionId, first, offered);
   }
 
   #mcpServers(

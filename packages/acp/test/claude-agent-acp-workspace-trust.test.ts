@@ -57,6 +57,51 @@ describe("claude-agent-acp: the workspace's settings do not act for the host (re
     expect(asked).toEqual(["Bash"]);
   });
 
+  it("an inherit run without a model gets the host's mode and model, not the ones the workspace's settings choose (the adapter reads those itself)", async () => {
+    const s = await start();
+    await mkdir(join(s.env.workDir, ".claude"), { recursive: true });
+    await writeFile(
+      join(s.env.workDir, ".claude", "settings.json"),
+      JSON.stringify({ model: "haiku", permissions: { defaultMode: "acceptEdits" } }),
+    );
+    await writeFile(join(s.env.workDir, ".claude", "settings.local.json"), JSON.stringify({ permissions: { defaultMode: "dontAsk" } }));
+    const target = join(s.env.workDir, "written.txt");
+    const asked: string[] = [];
+    const stream = s.agent.stream(`WRITE_FILE ${target}`, { onApproval: (r) => (asked.push(r.toolName ?? ""), r.deny("no")) });
+    const notices: string[] = [];
+    for await (const event of stream) if (event.type === "notice" && event.kind === "lifecycle") notices.push(event.message ?? "");
+    await stream.result();
+    // The workspace's dontAsk (settings.local.json wins) would have denied without asking.
+    expect(asked).toEqual(["Write"]);
+    expect(existsSync(target)).toBe(false);
+    expect(notices).toContain("session mode default (the workspace's settings do not choose it)");
+    const models = s.server.requests.map((r) => (r.body as { model?: string } | undefined)?.model).filter((m) => m !== undefined);
+    expect(models.length).toBeGreaterThan(0);
+    expect(models.some((m) => m.includes("haiku"))).toBe(false);
+  });
+
+  it("the host's own settings still choose an inherit run's mode and model when the workspace's choose others", async () => {
+    const s = await start();
+    await writeFile(
+      join(s.env.configDir, "settings.json"),
+      JSON.stringify({ model: "haiku", permissions: { defaultMode: "acceptEdits" } }),
+    );
+    await mkdir(join(s.env.workDir, ".claude"), { recursive: true });
+    await writeFile(
+      join(s.env.workDir, ".claude", "settings.json"),
+      JSON.stringify({ model: "opus", permissions: { defaultMode: "plan" } }),
+    );
+    const target = join(s.env.workDir, "written.txt");
+    const asked: string[] = [];
+    await s.agent.run(`WRITE_FILE ${target}`, { onApproval: (r) => (asked.push(r.toolName ?? ""), r.deny("no")) });
+    // The user's acceptEdits: written without asking (the workspace's plan would not have written it).
+    expect(asked).toEqual([]);
+    expect(existsSync(target)).toBe(true);
+    const models = s.server.requests.map((r) => (r.body as { model?: string } | undefined)?.model).filter((m) => m !== undefined);
+    expect(models.length).toBeGreaterThan(0);
+    expect(models.every((m) => m.includes("haiku"))).toBe(true);
+  });
+
   it("workspaceSettings: true loads them (its hooks run), and refuses read_only before launch", async () => {
     const s = await start({ workspaceSettings: true });
     const marker = await hostileWorkspace(s.env.workDir);

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, ErrPolicyCapabilityUnsupported, isError } from "adaptor";
-import { acp, geminiAcpConfig } from "../src/index.js";
+import { acp, gemini, geminiAcpConfig } from "../src/index.js";
 import { GEMINI_TEST_MODEL, geminiHarness, type GeminiHarness } from "./support.js";
 
 let h: GeminiHarness | undefined;
@@ -48,6 +48,30 @@ describe("gemini: the workspace's own settings do not act for the host (real bin
     expect(existsSync(target)).toBe(false);
     expect(existsSync(markers.hook)).toBe(false);
     expect(existsSync(markers.mcp)).toBe(false);
+  });
+
+  it("by default a workspace .env cannot supply the API key the environment lacks: no model request is made with it", async () => {
+    h = await geminiHarness();
+    await writeFile(join(h.env.workDir, ".env"), "GEMINI_API_KEY=key-from-the-workspace\n");
+    const { GEMINI_API_KEY: _hostKey, ...withoutKey } = h.env.env;
+    const agent = new Agent(gemini({ cwd: h.env.workDir, env: withoutKey, inheritEnv: false, model: GEMINI_TEST_MODEL }));
+    try {
+      const failed = await agent.run("hello").catch((e: unknown) => e);
+      expect((failed as Error).message).toMatch(/API key is missing/);
+      expect(h.server.requests.filter((r) => r.headers["x-goog-api-key"] !== undefined)).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+    // Trusted (workspaceSettings), gemini-cli takes the key from that .env.
+    const trusted = new Agent(
+      gemini({ cwd: h.env.workDir, env: withoutKey, inheritEnv: false, model: GEMINI_TEST_MODEL, workspaceSettings: true }),
+    );
+    try {
+      expect((await trusted.run("hello")).text).toContain(`first user text: "hello"`);
+      expect(h.server.requests.some((r) => r.headers["x-goog-api-key"] === "<set>")).toBe(true);
+    } finally {
+      await trusted.close();
+    }
   });
 
   it("by default its tool discovery command does not run", async () => {

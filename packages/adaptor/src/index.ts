@@ -231,6 +231,7 @@ export {
   type StringFlawKind,
 } from "@adaptor/errors";
 export type { ThreadOptions } from "./options/check-input.js";
+export { checkRunInput, type RunInputContext } from "./options/check-run-input.js";
 
 // Structured output.
 export { runAs, type Runner } from "./agent/run-as.js";

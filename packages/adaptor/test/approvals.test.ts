@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalDecision, DriverCapabilities } from "@adaptor/driver";
+import { MCP_CONNECT_OP, type ApprovalDecision, type DriverCapabilities } from "@adaptor/driver";
 import {
   Agent,
   ApprovalRequest,
+  DriverError,
+  ErrCode,
   ErrApprovalDenied,
   ErrApprovalEditUnsupported,
   ErrApprovalResolved,
@@ -323,5 +325,26 @@ describe("active-execution budget", () => {
     expect(err).toBeInstanceOf(RunError);
     expect((err as RunError).reason).toBe("active_execution_timeout");
     expect((err as RunError).details).toEqual({ limitMs: 50 });
+  });
+
+  it("exhausted while the CLI starts MCP servers: the RunError says so, the driver's mcp connect error stays its cause", async () => {
+    const connect = new DriverError({
+      op: MCP_CONNECT_OP,
+      device: "files",
+      code: ErrCode.DeviceDisconnected,
+      cause: "still starting when the run was stopped",
+    });
+    const starting = scriptedDriver(async (_r, _s, signal) => untilAborted(signal).catch(() => Promise.reject(connect)));
+    const err = await new Agent(starting).run("p", { policy: { activeExecutionTimeoutMs: 50 } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunError);
+    expect((err as RunError).reason).toBe("active_execution_timeout");
+    expect((err as RunError).message).toBe("active execution budget of 50 ms exhausted while starting MCP servers");
+    expect((err as RunError).cause).toBe(connect);
+    // Any other driver error around the stop leaves the message as it is.
+    const other = new DriverError({ op: "read", device: "stdout", code: ErrCode.BrokenPipe, cause: "closed" });
+    const elsewhere = scriptedDriver(async (_r, _s, signal) => untilAborted(signal).catch(() => Promise.reject(other)));
+    const plain = await new Agent(elsewhere).run("p", { policy: { activeExecutionTimeoutMs: 50 } }).catch((e: unknown) => e);
+    expect((plain as RunError).message).toBe("active execution budget of 50 ms exhausted");
+    expect((plain as RunError).cause).toBe(other);
   });
 });

@@ -1,7 +1,10 @@
 // Loading the SDK loads only what a plain run needs: the MCP SDK (with its protocol schemas and
 // HTTP server stack) comes in with the first host-tool server, the tar and zip unpackers with the
-// first skill archive. A fresh node process imports the packages with a load hook that names every
-// module it loads.
+// first skill archive, the schema libraries (ajv, ajv-formats, zod, zod-to-json-schema) with the
+// first tool or output schema, the OpenTelemetry API with the first run that has a tracer (given, or
+// a provider the host registered), node:zlib with the first session file a thread stores or restores. A fresh node process imports the packages with a load hook that
+// names every ES module it loads, and lists the CommonJS modules required (the schema libraries
+// are loaded with require()).
 import { execFile } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,29 +20,57 @@ const HOOK = `data:text/javascript,${encodeURIComponent(
 )}`;
 const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(HOOK)});`)}`;
 
-/** Module URLs loaded by a fresh process that runs `code` (ES module, in the folder of a package that depends on what it imports). */
-async function loadedBy(code: string, cwd: string): Promise<string[]> {
+/** Written to stderr after the code ran: every CommonJS module in require's cache, as a file URL. */
+const LIST_REQUIRED = `;{ const { createRequire } = await import("node:module"); const { pathToFileURL } = await import("node:url"); for (const file of Object.keys(createRequire(process.cwd() + "/").cache)) process.stderr.write("LOADED " + pathToFileURL(file).href + "\\n"); }`;
+
+/** The stderr lines of a fresh process that runs `code` (ES module, in the folder of a package that depends on what it imports). */
+async function linesOf(code: string, cwd: string): Promise<string[]> {
   const { stderr } = await run(
     process.execPath,
-    ["--conditions=source", "--import", "tsx", "--import", REGISTER, "--input-type=module", "-e", code],
+    ["--conditions=source", "--import", "tsx", "--import", REGISTER, "--input-type=module", "-e", code + LIST_REQUIRED],
     { cwd, timeout: 120_000 },
   );
-  return stderr
-    .split("\n")
-    .filter((line) => line.startsWith("LOADED "))
-    .map((line) => line.slice("LOADED ".length));
+  return stderr.split("\n");
 }
 
+/** Module URLs loaded by a fresh process that runs `code`. */
+async function loadedBy(code: string, cwd: string): Promise<string[]> {
+  return loaded(await linesOf(code, cwd));
+}
+
+const loaded = (lines: string[]) => lines.filter((line) => line.startsWith("LOADED ")).map((line) => line.slice("LOADED ".length));
+
 const heavy = (urls: string[]) => urls.filter((url) => /@modelcontextprotocol|\/node_modules\/(tar|yauzl)\/|node:http$/.test(url));
+const zlib = (urls: string[]) => urls.filter((url) => url === "node:zlib");
+const otel = (urls: string[]) => urls.filter((url) => url.includes("@opentelemetry"));
+const schemaStack = (urls: string[]) => urls.filter((url) => /\/node_modules\/(ajv|ajv-formats|zod|zod-to-json-schema)\//.test(url));
 
 describe("modules loaded with the SDK", () => {
-  it("importing adaptor and the claude and codex drivers loads neither the MCP SDK nor the archive unpackers", async () => {
+  it("importing adaptor and the claude and codex drivers loads neither the MCP SDK, the archive unpackers nor the schema libraries", async () => {
     const urls = await loadedBy(
       `await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");`,
       resolve(ROOT, "test"),
     );
     expect(urls.some((url) => url.includes("/packages/adaptor/"))).toBe(true);
     expect(heavy(urls)).toEqual([]);
+    expect(schemaStack(urls)).toEqual([]);
+    expect(otel(urls)).toEqual([]);
+    expect(zlib(urls)).toEqual([]);
+  }, 150_000);
+
+  it("a tool with a bad schema is refused at once, loading the schema libraries then", async () => {
+    const lines = await linesOf(
+      `const { defineTool } = await import("adaptor");
+       const tool = defineTool({ name: "t", description: "d", input: { type: "object", properties: { code: { type: "string", format: "zip" } } }, handler: () => "" });
+       process.stderr.write("DEFINITION " + String(tool.definitionError?.message) + "\\n");`,
+      resolve(ROOT, "test"),
+    );
+    expect(lines.filter((line) => line.startsWith("DEFINITION "))).toEqual([
+      'DEFINITION tool "t": invalid definition: input schema: unknown format "zip" ignored in schema at path "#/properties/code"',
+    ]);
+    const urls = loaded(lines);
+    expect(schemaStack(urls).some((url) => url.includes("/node_modules/ajv/"))).toBe(true);
+    expect(schemaStack(urls).some((url) => url.includes("/node_modules/ajv-formats/"))).toBe(true);
   }, 150_000);
 
   it("starting a host-tool server loads the MCP SDK then", async () => {

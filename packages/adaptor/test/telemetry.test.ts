@@ -165,6 +165,21 @@ describe("run telemetry", () => {
     }
   });
 
+  it("a provider the host registers between two runs of an agent traces the second run", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    const agent = new Agent(driver);
+    await agent.run("one");
+    trace.setGlobalTracerProvider(provider);
+    try {
+      await agent.run("two");
+    } finally {
+      trace.disable();
+    }
+    await agent.close();
+    const { traceId, spanId } = only("adaptor.run").spanContext();
+    expect(driver.requests.map((request) => request.traceparent)).toEqual([undefined, `00-${traceId}-${spanId}-01`]);
+  });
+
   it("no provider: no span, no traceparent for the driver", async () => {
     const driver = scriptedDriver(async () => ({ text: "ok" }));
     const agent = new Agent(driver);

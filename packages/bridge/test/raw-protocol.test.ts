@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RunError } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // The `raw` protocol through a plain fetch + eventsource-parser client, on the scripted reference driver.
@@ -27,6 +28,29 @@ describe("raw protocol: the SDK's events as SSE", () => {
     expect(text).toBe("Reference reply #1: hello bridge");
     expect(messages.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
     expect((await served.settledRun(runId!)).result?.text).toBe("Reference reply #1: hello bridge");
+  });
+
+  it("a threadKey for a runner that is an Agent (which runs no thread) is refused with 422 thread_unsupported, nothing run; a runner function that picks the thread runs it", async () => {
+    const store = new MemoryThreadStore();
+    const agent = referenceAgent({ threadStore: store });
+    served = await serve({ runner: agent });
+    const refused = await postJson(`${served.url}/runs`, { prompt: "hello", threadKey: "t-1" });
+    expect(refused.status).toBe(422);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("thread_unsupported");
+    expect(body.error.message).toContain('threadKey "t-1" would be ignored');
+    expect(await store.resolve({ key: "t-1" })).toBeUndefined();
+    // Without a threadKey the Agent runs the prompt.
+    const plain = await postJson(`${served.url}/runs`, { prompt: "hello" });
+    expect(plain.status).toBe(200);
+    await readUntil(sseMessages(plain), (m) => m.data["type"] === "run-finished");
+    await served.close();
+    served = await serve({ runner: ({ threadKey }) => (threadKey ? agent.thread(threadKey) : agent) });
+    const threaded = await postJson(`${served.url}/runs`, { prompt: "hello", threadKey: "t-1" });
+    expect(threaded.status).toBe(200);
+    const finished = await readUntil(sseMessages(threaded), (m) => m.data["type"] === "run-finished");
+    expect(finished.at(-1)!.data).toMatchObject({ ok: true });
+    expect((await store.resolve({ key: "t-1" }))?.key).toBe("t-1");
   });
 
   it("an approval crosses the wire: the client approves once with a POST, a second answer is 409, the tool result follows", async () => {

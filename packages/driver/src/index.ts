@@ -32,7 +32,7 @@ export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";
-export type { McpServerConfig, SkillBundle } from "./spi/mcp-server.js";
+export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
 export type { Usage, FailureReason, DriverFailure, TranscriptItem, RawStreams, Checkpoint, DriverResponse } from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
 export type { TurnControl } from "./spi/turn-control.js";

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
-import { Agent, ErrAgentFailed, RunError } from "adaptor";
+import { Agent, ErrAgentFailed, InvalidOptionError, InvalidPolicyError, RunError } from "adaptor";
 import { ErrCode, isError } from "@adaptor/errors";
-import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { ApprovalNotPendingError, InvalidThreadKeyError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import {
   ErrFleetQueueFull,
@@ -164,6 +164,32 @@ if (!PG_URL) {
       expect((await front.fleet.handle(runId).info()).settled).toBe(true);
       expect(await front.fleet.approval("no-such-approval")).toBeUndefined();
       await expect(front.fleet.handle(randomUUID()).info()).rejects.toBeInstanceOf(FleetRunNotFoundError);
+    });
+
+    it("an approval-request event is logged only once its approval row exists, so a subscriber can answer what it sees", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      // Every approval row takes two seconds to write: the event must wait for it.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(
+          `CREATE FUNCTION ${schema}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$`,
+        );
+        await admin.query(
+          `CREATE TRIGGER slow_insert BEFORE INSERT ON ${schema}.adaptor_fleet_approvals FOR EACH ROW EXECUTE FUNCTION ${schema}.slow_insert()`,
+        );
+      } finally {
+        await admin.end();
+      }
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const runOptions = fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" }));
+      const handle = await front.fleet.submit("run the tests", { threadKey: "slow-row", runOptions });
+      const asked = await firstOf(handle, "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      expect((await front.fleet.approval(id))?.status).toBe("pending");
+      await front.fleet.answer(id, { outcome: "approve" });
+      expect((await handle.result()).text).toBe("after the approval");
     });
 
     it("an approval left unanswered when its run ends reads as closed", async () => {
@@ -365,6 +391,43 @@ if (!PG_URL) {
       expect(refused).toBeInstanceOf(FleetQueueFullError);
       expect(isError(refused, ErrFleetQueueFull)).toBe(true);
       expect((refused as FleetQueueFullError).queued).toBe(2);
+    });
+
+    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field, suspend outside a thread) with its typed error, and writes nothing to PostgreSQL", async () => {
+      const schema = freshSchema("fleet");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      const refused = async (prompt: string, options: Parameters<Fleet["submit"]>[1]) =>
+        fleet.submit(prompt, options).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      for (const empty of ["", "  \n\t "]) {
+        const error = await refused(empty, { threadKey: "k" });
+        expect(error, JSON.stringify(empty)).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).field).toBe("prompt");
+      }
+      expect(await refused("hi", { threadKey: "bad\u0000key" })).toBeInstanceOf(InvalidThreadKeyError);
+      const option = await refused("hi", { runOptions: { modle: "x" } as never });
+      expect(option).toBeInstanceOf(InvalidOptionError);
+      expect((option as InvalidOptionError).field).toBe("modle");
+      const policy = await refused("hi", { runOptions: { policy: { sandboxx: "read_only" } } as never });
+      expect(policy).toBeInstanceOf(InvalidPolicyError);
+      expect((policy as InvalidPolicyError).field).toBe("sandboxx");
+      const value = await refused("hi", { runOptions: { policy: { approvals: { permission: "sometimes" } } } as never });
+      expect((value as InvalidPolicyError).field).toBe("approvals.permission");
+      const suspend = await refused("hi", { runOptions: { suspend: {} } });
+      expect((suspend as InvalidOptionError).field).toBe("suspend");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE $1", [
+          `${schema}%`,
+        ]);
+        expect(rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
     });
   });
 }

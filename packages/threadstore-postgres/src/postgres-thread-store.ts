@@ -6,6 +6,7 @@ import {
   type FinalizeRequest,
   type FinalizeStep,
   type Lease,
+  type LeaseHolder,
   type ResolveQuery,
   SessionStateTooLargeError,
   checkSegmentIndex,
@@ -202,9 +203,19 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
     const rows = await this.#query<{ lease: string }>("acquireLease", signal, this.#sql.acquire, [target, owner, ttlMs]);
     const row = rows[0];
     // No row: the conflicting lease belongs to another owner and is live (the WHERE was false).
-    if (!row) throw new BusyError(target);
+    if (!row) throw new BusyError(target, await this.#holder(target, owner, signal));
     const space = row.lease.indexOf(" ");
     return { target, owner, token: Number(row.lease.slice(0, space)), expiresAt: new Date(Number(row.lease.slice(space + 1))) };
+  }
+
+  /**
+   * Who holds the live lease on `target` (another owner than `owner`), read after an acquire found
+   * it busy; `undefined` if it let go in between.
+   */
+  async #holder(target: string, owner: string, signal: AbortSignal | undefined): Promise<LeaseHolder | undefined> {
+    const rows = await this.#query<{ owner: string; expires_ms: string }>("acquireLease", signal, this.#sql.holder, [target, owner]);
+    const row = rows[0];
+    return row && { owner: row.owner, expiresAt: new Date(Number(row.expires_ms)) };
   }
 
   /** See `ThreadStore.renewLease`. @throws LeaseLostError; RangeError for a bad `ttlMs`; DriverError. */
@@ -349,7 +360,8 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
       const run = (statement: Statement): Promise<pg.QueryResult> => client.query({ ...statement, values: [key] });
       await run(this.#sql.touchLease);
       const lease = await run(this.#sql.lockLease);
-      if ((lease.rows[0] as { live: boolean } | undefined)?.live) throw new BusyError(key);
+      const held = lease.rows[0] as { live: boolean; owner: string; expires_ms: string } | undefined;
+      if (held?.live) throw new BusyError(key, { owner: held.owner, expiresAt: new Date(Number(held.expires_ms)) });
       await run(this.#sql.dropKeySegments);
       await run(this.#sql.dropKeySessions);
       const records = (await run(this.#sql.dropKeyRecords)).rowCount ?? 0;
@@ -442,6 +454,7 @@ type Statements = Record<
   | "byId"
   | "byKey"
   | "acquire"
+  | "holder"
   | "renew"
   | "release"
   | "sessionOf"
@@ -511,6 +524,7 @@ function statements(s: string, prepared: boolean): Statements {
                   WHERE l.owner IS NULL OR l.owner = excluded.owner OR l.expires_at <= now()
                 RETURNING token, expires_at)
               SELECT token::text || ' ' || ${EPOCH_MS} AS lease FROM u UNION ALL SELECT token::text || ' ' || ${EPOCH_MS} FROM i`,
+    holder: `SELECT owner, ${EPOCH_MS} AS expires_ms FROM ${leases} WHERE target = $1 AND owner IS NOT NULL AND owner <> $2 AND expires_at > now()`,
     renew: `UPDATE ${leases} SET expires_at = now() + $4::float8 * interval '1 millisecond'
             WHERE target = $1 AND owner = $2 AND token = $3::bigint AND expires_at > now()
             RETURNING ${EPOCH_MS} AS expires_ms`,
@@ -528,7 +542,7 @@ function statements(s: string, prepared: boolean): Statements {
                    AND ($2::text IS NULL OR t.key COLLATE "C" > $2::text)
                  ORDER BY t.key COLLATE "C" LIMIT $3`,
     touchLease: `INSERT INTO ${leases} (target, owner, token, expires_at) VALUES ($1, NULL, 0, NULL) ON CONFLICT (target) DO NOTHING`,
-    lockLease: `SELECT (owner IS NOT NULL AND expires_at > clock_timestamp()) AS live FROM ${leases} WHERE target = $1 FOR UPDATE`,
+    lockLease: `SELECT (owner IS NOT NULL AND expires_at > clock_timestamp()) AS live, owner, ${EPOCH_MS} AS expires_ms FROM ${leases} WHERE target = $1 FOR UPDATE`,
     dropKeySegments: `DELETE FROM ${segments} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
     dropKeySessions: `DELETE FROM ${sessions} WHERE record_id IN (SELECT id FROM ${threads} WHERE key = $1)`,
     dropKeyRecords: `DELETE FROM ${threads} WHERE key = $1`,

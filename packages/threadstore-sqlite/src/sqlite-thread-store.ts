@@ -159,7 +159,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
       const now = Date.now();
       const row = sql.getLease.get(target);
-      if (row && row.owner !== null && row.owner !== owner && now < row.expires_at_ms) throw new BusyError(target);
+      if (row && row.owner !== null && row.owner !== owner && now < row.expires_at_ms)
+        throw new BusyError(target, { owner: row.owner, expiresAt: new Date(row.expires_at_ms) });
       const token = (row?.token ?? 0) + 1;
       const expiresAtMs = now + Math.ceil(ttlMs);
       sql.putLease.run(target, owner, token, expiresAtMs);
@@ -206,7 +207,8 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
 
     this.#delete = this.#db.transaction((key: string): DeletedThread => {
       const lease = sql.getLease.get(key);
-      if (lease && lease.owner !== null && Date.now() < lease.expires_at_ms) throw new BusyError(key);
+      if (lease && lease.owner !== null && Date.now() < lease.expires_at_ms)
+        throw new BusyError(key, { owner: lease.owner, expiresAt: new Date(lease.expires_at_ms) });
       sql.dropKeySegments.run(key);
       sql.dropKeySessions.run(key);
       const records = sql.dropKeyRecords.run(key).changes;

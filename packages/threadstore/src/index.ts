@@ -7,7 +7,7 @@ export {
   ErrApprovalNotPending,
 } from "./errors/sentinels.js";
 export { ApprovalNotPendingError } from "./errors/approval-not-pending-error.js";
-export { BusyError } from "./errors/busy-error.js";
+export { BusyError, type LeaseHolder } from "./errors/busy-error.js";
 export { LeaseLostError } from "./errors/lease-lost-error.js";
 export { AlreadyExistsError } from "./errors/already-exists-error.js";
 export { InvalidThreadKeyError } from "./errors/invalid-thread-key-error.js";

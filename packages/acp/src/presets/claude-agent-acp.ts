@@ -5,6 +5,7 @@ import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
 import { AcpDriver } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
+import { claudeInheritedSession } from "./claude-inherited-session.js";
 import { trustedDescriptor } from "./trusted-workspace.js";
 
 /** The `@zed-industries/claude-agent-acp` version this package pins and is tested against. */
@@ -35,7 +36,11 @@ export interface ClaudeAgentAcpConfig extends CommonDriverConfig {
    * `.claude/settings.local.json`): their hooks run shell commands, their `env` can point the model
    * API (the conversation and the key) elsewhere, their permission rules answer asks. Default
    * false: every session asks the adapter for the `user` setting source only (`_meta.claudeCode.options.settingSources`;
-   * the adapter itself passes user, project and local). True keeps the adapter's sources; `read_only` and the
+   * the adapter itself passes user, project and local). The adapter still reads the workspace's
+   * `permissions.defaultMode` and `model` itself when it opens a session: for a run that leaves
+   * them to the agent (approval modes `inherit`, no `model`) the driver then selects what the
+   * host's own settings (user, managed) choose: their mode (else `default`) and model (else the
+   * first one the adapter offers). True keeps the adapter's sources; `read_only` and the
    * permission modes are then refused before launch (`PolicyCapabilityUnsupportedError`,
    * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
    */
@@ -94,7 +99,11 @@ export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): 
  * selects session mode `dontAsk`, the permission modes `default`, each checked after it was set.
  */
 export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
-  return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
+  const trusted = config?.workspaceSettings === true;
+  return new AcpDriver(trusted ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
     resolve: () => claudeAgentAcpConfig(config),
+    // The adapter takes the session's mode and model from the workspace's files whatever the
+    // setting sources: a run that leaves them to the agent gets the host's own instead.
+    ...(trusted ? {} : { inheritedSession: claudeInheritedSession }),
   });
 }

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { optionChecks } from "@adaptor/errors";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
@@ -58,9 +59,12 @@ export interface GeminiConfig extends CommonDriverConfig {
    * (hooks and MCP servers that run commands, tool discovery commands, allow rules that answer
    * asks), `.gemini/.env` and every key of `.env` (`GOOGLE_GEMINI_BASE_URL` points the model API,
    * the conversation and the key elsewhere), `GEMINI.md`, workspace policies and skills. Default
-   * false: the preset sets `GEMINI_CLI_TRUST_WORKSPACE=false`, so none of these apply (of `.env`,
-   * gemini-cli then reads only `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT`,
-   * `GOOGLE_CLOUD_LOCATION`, sanitized, and only when the environment lacks them), and gemini-cli
+   * false: the preset sets `GEMINI_CLI_TRUST_WORKSPACE=false`, so none of these apply, and
+   * `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` to a file shipped with this package (`advanced.ignoreLocalEnv`,
+   * in place of the machine's system defaults; an `env` that sets the variable keeps its own), so
+   * no `.env` of the working directory or its parents is read either (an untrusted folder's would
+   * still supply `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT`, `GOOGLE_CLOUD_LOCATION`
+   * the environment lacks; the home directory's `.env` still can), and gemini-cli
    * itself refuses its `autoEdit` and `yolo` modes: `workspace_write` and `unrestricted` are then
    * refused before launch, as are MCP servers and host tools (gemini-cli drops every MCP server in
    * an untrusted folder). True sets `GEMINI_CLI_TRUST_WORKSPACE=true`: MCP over stdio and HTTP, `workspace_write` →
@@ -69,6 +73,11 @@ export interface GeminiConfig extends CommonDriverConfig {
    * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
    */
   readonly workspaceSettings?: boolean;
+}
+
+/** System defaults that turn off the working directory's `.env` (shipped in `src/presets/gemini-untrusted`). */
+function untrustedDefaults(): string {
+  return fileURLToPath(new URL("../../src/presets/gemini-untrusted/system-defaults.json", import.meta.url));
 }
 
 /** The pinned bundle's path, or undefined when the package is not installed. */
@@ -134,7 +143,12 @@ export function geminiAcpConfig(config: GeminiConfig | undefined): AcpConfig {
     command: base.command,
     args: base.args,
     // Overrides folder trust whatever the user's settings and trustedFolders.json say.
-    env: { ...common.env, GEMINI_CLI_TRUST_WORKSPACE: workspaceSettings ? "true" : "false" },
+    env: {
+      // An untrusted folder's `.env` could still supply the API keys the environment lacks.
+      ...(workspaceSettings ? {} : { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: untrustedDefaults() }),
+      ...common.env,
+      GEMINI_CLI_TRUST_WORKSPACE: workspaceSettings ? "true" : "false",
+    },
     modelFlag: "-m",
     loadSessionUnsupportedReason: GEMINI_RESUME_LIMIT,
     inheritEnv: common.inheritEnv ?? GEMINI_INHERITED_ENV,

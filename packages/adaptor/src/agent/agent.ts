@@ -1,12 +1,11 @@
-import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS, findError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
+import { threadBusyError } from "../errors/thread-busy.js";
 import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
-import { context } from "@opentelemetry/api";
 import { v7 as uuidv7 } from "uuid";
-import { ErrAgentClosed, ErrThreadBusy, ErrThreadStoreRequired } from "../errors/sentinels.js";
+import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { ThreadCatalogUnsupportedError } from "../errors/thread-catalog-unsupported-error.js";
 import {
-  BusyError,
   checkListThreadsQuery,
   checkThreadKey,
   supportsThreadCatalog,
@@ -34,6 +33,7 @@ import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
+import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
 
 /** Default thread lease time-to-live, in ms. */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -150,8 +150,7 @@ export class Agent implements AsyncDisposable {
     try {
       return await store.deleteThread(key, signal);
     } catch (error) {
-      if (findError(error, BusyError)) throw new AdaptorError(`thread ${key}: busy`, { sentinel: ErrThreadBusy, cause: error });
-      throw error;
+      throw threadBusyError(key, error) ?? error;
     } finally {
       this.#committed.delete(key);
     }
@@ -235,8 +234,10 @@ export class Agent implements AsyncDisposable {
     eventsDrained: boolean,
   ): Stream {
     const runId = uuidv7();
-    // The host's active span (if any) becomes the run's parent.
-    const parentContext = context.active();
+    // The host's active span (if any) becomes the run's parent. With no tracer given and nothing
+    // registered with OpenTelemetry every span would be a no-op: the run has no telemetry then.
+    const tracing = this.#options.telemetry?.tracer !== undefined || otelRegistered();
+    const parentContext = tracing ? otelApi().context.active() : undefined;
     const controller = new AbortController();
     const controls = new TurnControls(this.driver.descriptor);
     const queue = new EventQueue(
@@ -285,7 +286,9 @@ export class Agent implements AsyncDisposable {
           controls,
           eventsDrained,
           tools: this.#tools.binding(runId, queue, thread && !(thread instanceof AdaptorError) ? thread.key : undefined),
-          telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) },
+          ...(parentContext
+            ? { telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) } }
+            : {}),
           // One lease owner per run: two turns on one key in this agent exclude each other too.
           ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
         }),

@@ -1,7 +1,6 @@
-import { AdaptorError, findError } from "@adaptor/errors";
-import { BusyError, type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
+import { threadBusyError } from "../errors/thread-busy.js";
+import { type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
-import { ErrThreadBusy } from "../errors/sentinels.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
 import type { DriverDescriptor } from "@adaptor/driver";
 import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
@@ -41,8 +40,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   try {
     lease = await store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
   } catch (error) {
-    if (findError(error, BusyError)) throw new AdaptorError(`thread ${key}: busy`, { sentinel: ErrThreadBusy, cause: error });
-    throw error;
+    throw threadBusyError(key, error) ?? error;
   }
   try {
     const turns = await repo.history(key, signal);

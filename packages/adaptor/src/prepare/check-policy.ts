@@ -31,45 +31,9 @@ export function checkPolicy(prep: Preparation): void {
   const policy = prep.options.policy;
   if (policy === undefined) return;
   const driver = prep.driver.descriptor.type;
-  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
-    throw new InvalidPolicyError(driver, "policy", policy === null ? "null" : String(policy));
-  }
-  // A misspelt field must not silently fall back to the CLI's defaults.
-  for (const field of Object.keys(policy)) if (!POLICY_FIELDS.includes(field)) throw new InvalidPolicyError(driver, field, "unknown field");
-  if (policy.approvals !== undefined && (typeof policy.approvals !== "object" || policy.approvals === null)) {
-    throw new InvalidPolicyError(driver, "approvals", String(policy.approvals));
-  }
-  for (const field of Object.keys(policy.approvals ?? {})) {
-    if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field");
-  }
+  checkPolicyDomain(driver, policy);
   const caps = prep.driver.descriptor.capabilities;
-  const invalid = (field: string, value: unknown): never => {
-    throw new InvalidPolicyError(driver, field, String(value));
-  };
-  const oneOf = (field: string, value: unknown, domain: readonly string[]): void => {
-    if (value !== undefined && (typeof value !== "string" || !domain.includes(value))) invalid(field, value);
-  };
-  oneOf("sandbox", policy.sandbox, SANDBOX);
-  oneOf("webSearch", policy.webSearch, ALLOW_DENY);
-  oneOf("browser", policy.browser, ALLOW_DENY);
-  const budget = policy.activeExecutionTimeoutMs;
-  if (budget !== undefined && !(typeof budget === "number" && budget >= 0 && budget <= MAX_TIMER_MS)) {
-    invalid("activeExecutionTimeoutMs", budget);
-  }
   const approvals = policy.approvals ?? {};
-  for (const kind of KINDS) oneOf(`approvals.${kind}`, approvals[kind], MODES[kind]);
-  oneOf("approvals.onTimeout", approvals.onTimeout, FALLBACKS);
-  oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
-  // Negative or Infinity: no deadline. A finite deadline longer than a Node timer can wait is refused.
-  const deadline = approvals.timeoutMs;
-  if (
-    deadline !== undefined &&
-    !(typeof deadline === "number" && !Number.isNaN(deadline) && !(Number.isFinite(deadline) && deadline > MAX_TIMER_MS))
-  ) {
-    invalid("approvals.timeoutMs", deadline);
-  }
-  const retries = approvals.maxRetries;
-  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);
 
   const unsupported = (dimension: string, value: string | undefined, supported: readonly string[]): void => {
     if (value !== undefined && !supported.includes(value)) throw new PolicyCapabilityUnsupportedError(driver, dimension, value);
@@ -98,4 +62,53 @@ function toRunPolicy(policy: Policy): RunPolicy {
     ...(policy.browser ? { browser: policy.browser } : {}),
     ...(Object.keys(approvals).length ? { approvals } : {}),
   };
+}
+
+/**
+ * Checks a policy's shape and values, whatever the driver: an object of known fields, each value
+ * in its domain. Capabilities and approval modes depend on the driver and are checked by
+ * {@link checkPolicy}.
+ * @param driver - the driver type named by the error.
+ * @throws InvalidPolicyError naming the field: an unknown field, a value out of its domain.
+ */
+export function checkPolicyDomain(driver: string, policy: unknown): asserts policy is Policy {
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
+    throw new InvalidPolicyError(driver, "policy", policy === null ? "null" : String(policy));
+  }
+  // A misspelt field must not silently fall back to the CLI's defaults.
+  const p = policy as Policy;
+  for (const field of Object.keys(p)) if (!POLICY_FIELDS.includes(field)) throw new InvalidPolicyError(driver, field, "unknown field");
+  if (p.approvals !== undefined && (typeof p.approvals !== "object" || p.approvals === null)) {
+    throw new InvalidPolicyError(driver, "approvals", String(p.approvals));
+  }
+  for (const field of Object.keys(p.approvals ?? {})) {
+    if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field");
+  }
+  const invalid = (field: string, value: unknown): never => {
+    throw new InvalidPolicyError(driver, field, String(value));
+  };
+  const oneOf = (field: string, value: unknown, domain: readonly string[]): void => {
+    if (value !== undefined && (typeof value !== "string" || !domain.includes(value))) invalid(field, value);
+  };
+  oneOf("sandbox", p.sandbox, SANDBOX);
+  oneOf("webSearch", p.webSearch, ALLOW_DENY);
+  oneOf("browser", p.browser, ALLOW_DENY);
+  const budget = p.activeExecutionTimeoutMs;
+  if (budget !== undefined && !(typeof budget === "number" && budget >= 0 && budget <= MAX_TIMER_MS)) {
+    invalid("activeExecutionTimeoutMs", budget);
+  }
+  const approvals = p.approvals ?? {};
+  for (const kind of KINDS) oneOf(`approvals.${kind}`, approvals[kind], MODES[kind]);
+  oneOf("approvals.onTimeout", approvals.onTimeout, FALLBACKS);
+  oneOf("approvals.onReject", approvals.onReject, FALLBACKS);
+  // Negative or Infinity: no deadline. A finite deadline longer than a Node timer can wait is refused.
+  const deadline = approvals.timeoutMs;
+  if (
+    deadline !== undefined &&
+    !(typeof deadline === "number" && !Number.isNaN(deadline) && !(Number.isFinite(deadline) && deadline > MAX_TIMER_MS))
+  ) {
+    invalid("approvals.timeoutMs", deadline);
+  }
+  const retries = approvals.maxRetries;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) invalid("approvals.maxRetries", retries);
 }

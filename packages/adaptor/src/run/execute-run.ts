@@ -1,4 +1,4 @@
-import { AdaptorError, InvalidOptionError, walkError } from "@adaptor/errors";
+import { AdaptorError, DriverError, findError, walkError } from "@adaptor/errors";
 import type {
   ApprovalAsk,
   HookAsk,
@@ -11,12 +11,14 @@ import type {
   DriverSink,
   PolicyEnforcement,
 } from "@adaptor/driver";
+import { MCP_CONNECT_OP } from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
 import type { PendingImage } from "../prompt/prompt.js";
@@ -113,13 +115,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       controller,
     });
     const { thread, prompt } = suspension;
-    if (!thread && options.checkpointFiles) {
-      throw new InvalidOptionError({
-        subject: "run options",
-        field: "checkpointFiles",
-        reason: "applies to thread turns only (agent.thread(key).run)",
-      });
-    }
+    if (!thread) refuseThreadOnlyOptions(options);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
@@ -297,7 +293,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const verdict = stopped
       ? // The SDK's own stop reason adds nothing to the RunError; anything the driver wrapped around it does.
         runError(
-          stopped,
+          duringStartUp(stopped, error),
           toResult(
             runId,
             response ?? (tally ? { text: tally.text } : undefined),
@@ -341,6 +337,16 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
 function exitEvent(exit: NonNullable<DriverResponse["exit"]>, pid: number | undefined): DriverEvent {
   const text = exit.signal !== null ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
   return { type: "process", kind: "exit", text, ...(pid !== undefined ? { pid } : {}) };
+}
+
+/**
+ * The SDK's stop as the verdict tells it: an active-execution budget that ran out while the CLI was
+ * still starting the run's MCP servers (the driver rejected with its `mcp connect` error, which
+ * stays the cause) says so, so the servers' state is not taken for the reason.
+ */
+function duringStartUp(failure: DriverFailure, error: unknown): DriverFailure {
+  if (failure.reason !== "active_execution_timeout" || findError(error, DriverError)?.op !== MCP_CONNECT_OP) return failure;
+  return { ...failure, message: `${failure.message} while starting MCP servers` };
 }
 
 function runError(failure: DriverFailure, result: Result, fallbackCause?: unknown): RunError {

@@ -1,5 +1,4 @@
 import { promisify } from "node:util";
-import { gunzip, gzip } from "node:zlib";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import type { SessionStateStore, SessionStateWrite, StoredSessionState } from "@adaptor/threadstore";
 import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-session-error.js";
@@ -15,8 +14,11 @@ import {
   type SessionManifestFile,
 } from "./session-manifest.js";
 
-const compress = promisify(gzip);
-const decompress = promisify(gunzip);
+/** node:zlib, loaded with the first session file stored or restored (a plain run never needs it). */
+let zlib: Promise<{ gzip: (data: Uint8Array) => Promise<Buffer>; gunzip: (data: Uint8Array) => Promise<Buffer> }> | undefined;
+const loadZlib = () => (zlib ??= import("node:zlib").then(({ gzip, gunzip }) => ({ gzip: promisify(gzip), gunzip: promisify(gunzip) })));
+const compress = async (data: Uint8Array): Promise<Buffer> => (await loadZlib()).gzip(data);
+const decompress = async (data: Uint8Array): Promise<Buffer> => (await loadZlib()).gunzip(data);
 
 /** Default most bytes (compressed) a thread's stored session state may hold: 64 MiB. */
 export const DEFAULT_SESSION_STATE_LIMIT_BYTES = 64 * 1024 * 1024;

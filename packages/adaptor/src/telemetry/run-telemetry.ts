@@ -1,7 +1,8 @@
-import { SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import { AdaptorError, errorCode, walkError } from "@adaptor/errors";
 import type { ApprovalAsk, ApprovalDecision, DriverEvent, Usage } from "@adaptor/driver";
 import { SPAN } from "./span-names.js";
+import { otelApi } from "./otel-api.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
 
 /** The tracer name the SDK uses by default. */
@@ -48,7 +49,7 @@ export class RunTelemetry {
   #ended = false;
 
   constructor(init: RunTelemetryInit) {
-    this.#tracer = init.options?.tracer ?? trace.getTracer(TRACER_NAME);
+    this.#tracer = init.options?.tracer ?? otelApi().trace.getTracer(TRACER_NAME);
     this.#content = init.options?.recordContent === true;
     this.#span = this.#tracer.startSpan(
       SPAN.run,
@@ -63,13 +64,13 @@ export class RunTelemetry {
       },
       init.parent,
     );
-    this.#context = trace.setSpan(init.parent, this.#span);
+    this.#context = otelApi().trace.setSpan(init.parent, this.#span);
   }
 
   /** The W3C `traceparent` of the run span, when it has a valid span context. */
   traceparent(): string | undefined {
     const sc = this.#span.spanContext();
-    if (!trace.isSpanContextValid(sc)) return undefined;
+    if (!otelApi().trace.isSpanContextValid(sc)) return undefined;
     return `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
   }
 
@@ -102,7 +103,7 @@ export class RunTelemetry {
           { attributes: { "gen_ai.tool.name": event.name, "gen_ai.tool.call.id": event.id } },
           this.#context,
         );
-        open = { span, context: trace.setSpan(this.#context, span) };
+        open = { span, context: otelApi().trace.setSpan(this.#context, span) };
         this.#tools.set(event.id, open);
       }
       if (event.phase === "end" && this.#content && event.input !== undefined) {
@@ -113,7 +114,7 @@ export class RunTelemetry {
       if (!open) return;
       this.#tools.delete(event.id);
       open.span.setAttribute("adaptor.tool.is_error", event.isError);
-      if (event.isError) open.span.setStatus({ code: SpanStatusCode.ERROR, message: "tool_error" });
+      if (event.isError) open.span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: "tool_error" });
       open.span.end();
     }
   }
@@ -183,7 +184,7 @@ export class RunTelemetry {
       if (outcome.costUsd !== undefined) span.setAttribute("adaptor.cost.usd", outcome.costUsd);
       if (outcome.kind === "business_failure") {
         span.setAttribute("adaptor.failure.reason", outcome.reason);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
+        span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: outcome.reason });
         if (this.#content) span.setAttribute("adaptor.failure.message", outcome.message);
       }
     }
@@ -203,7 +204,7 @@ export class RunTelemetry {
       ...(code !== undefined ? { "adaptor.error.code": code } : {}),
       ...(sentinel !== undefined ? { "adaptor.error.sentinel": sentinel } : {}),
     });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? type });
+    span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: code ?? type });
     if (this.#content && error instanceof Error) span.recordException(error);
   }
 }

@@ -1,8 +1,8 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
+import { threadBusyError } from "../errors/thread-busy.js";
 import type { DriverRequest, DriverResponse } from "@adaptor/driver";
 import {
   AlreadyExistsError,
-  BusyError,
   LeaseLostError,
   SessionStateTooLargeError,
   type Lease,
@@ -221,8 +221,7 @@ export class ThreadTurn {
           )
         : await acquire();
     } catch (error) {
-      if (findError(error, BusyError)) throw threadError(ErrThreadBusy, `thread ${key}: busy`, error);
-      throw error;
+      throw threadBusyError(key, error) ?? error;
     }
     const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
     try {

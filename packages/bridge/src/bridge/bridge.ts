@@ -22,6 +22,7 @@ import {
   type BridgeOptions,
   type BridgeProtocol,
   type BridgeRunContext,
+  type BridgeRunner,
   type BridgeSettings,
 } from "./bridge-options.js";
 
@@ -39,7 +40,8 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
  * `basePath`:
  * - `POST runs`: body `{ "prompt": string, "threadKey"?: string }`, answered with the run as
- *   SSE in the `raw` protocol (each event as JSON, `id` = its sequence);
+ *   SSE in the `raw` protocol (each event as JSON, `id` = its sequence); a `threadKey` for a
+ *   runner that is an `Agent` (which runs no thread) is refused with 422 `thread_unsupported`;
  * - `POST ag-ui`: body an AG-UI `RunAgentInput`, answered with AG-UI events as SSE (what
  *   `@ag-ui/client`'s `HttpAgent` consumes);
  * - `GET runs/<key>/events`: reconnect; replays the frames after the `Last-Event-ID` header
@@ -184,6 +186,14 @@ export class Bridge implements AsyncDisposable {
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     if (this.#closed) throw new HttpError(503, "bridge_closed", "the bridge is closed");
     const resume = context.resume;
+    // An Agent runs no thread: a raw threadKey it would ignore is refused rather than dropped.
+    if (protocol === "raw" && !resume && context.threadKey !== undefined && isAgent(runner))
+      throw new HttpError(
+        422,
+        "thread_unsupported",
+        `this bridge's runner is an Agent, which runs no thread: threadKey ${JSON.stringify(context.threadKey)} would be ignored ` +
+          "(the host's runner function picks a thread: ({ threadKey }) => agent.thread(threadKey))",
+      );
     if (resume && typeof runner.streamAnswer !== "function")
       throw new HttpError(
         422,
@@ -373,4 +383,9 @@ function parseLastEventId(header: string | string[] | undefined): number {
   const id = value !== undefined && /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(id)) throw new HttpError(400, "bad_request", "Last-Event-ID must be a non-negative decimal integer");
   return id;
+}
+
+/** True for an `Agent` (it has `thread()`), which runs prompts outside any thread. */
+function isAgent(runner: BridgeRunner): boolean {
+  return typeof (runner as { thread?: unknown }).thread === "function";
 }

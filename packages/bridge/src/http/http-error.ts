@@ -17,6 +17,7 @@ export type BridgeErrorCode =
   | "approval_kind_mismatch"
   | "approval_edit_unsupported"
   | "resume_unsupported"
+  | "thread_unsupported"
   | "bridge_closed"
   | "queue_full"
   | "internal";

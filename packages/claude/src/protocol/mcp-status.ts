@@ -1,5 +1,5 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
-import type { DriverEvent, McpServerConfig } from "@adaptor/driver";
+import { MCP_CONNECT_OP, type DriverEvent, type McpServerConfig } from "@adaptor/driver";
 
 /** One entry of the init line's `mcp_servers`. */
 export interface McpServerStatus {
@@ -33,12 +33,18 @@ export function mcpServerStatuses(message: Record<string, unknown>): readonly Mc
  * @throws DriverError with code `DEVICE_DISCONNECTED`, op `mcp connect`, device = the first
  * required server whose status is not `connected` (or that the line does not list), e.g.
  * `[DEVICE_DISCONNECTED] mcp connect: files (required MCP server reported status "failed")`. The
- * driver then ends the process; the run rejects with this ordinary (non-`RunError`) error.
+ * driver then ends the process; the run rejects with this ordinary (non-`RunError`) error. When
+ * the run was already stopped (`stopped`: its signal aborted, e.g. by the active-execution budget)
+ * the CLI prints the line as it shuts down, and a server still starting reads `failed`: the error
+ * then says the server was still starting when the run was stopped, e.g.
+ * `[DEVICE_DISCONNECTED] mcp connect: files (still starting when the run was stopped; then:
+ * required MCP server reported status "failed")`, so that a stop is not read as a broken server.
  */
 export function checkMcpStatus(
   message: Record<string, unknown>,
   servers: readonly McpServerConfig[] | undefined,
   emit: (event: DriverEvent) => void,
+  stopped = false,
 ): void {
   const statuses = mcpServerStatuses(message);
   if (!statuses) return;
@@ -49,11 +55,14 @@ export function checkMcpStatus(
     if (!server.required) continue;
     const status = statuses.find((entry) => entry.name === server.name)?.status;
     if (status === "connected") continue;
+    const reported = status
+      ? `required MCP server reported status ${JSON.stringify(status)}`
+      : "required MCP server missing from the init line";
     throw new DriverError({
-      op: "mcp connect",
+      op: MCP_CONNECT_OP,
       device: server.name,
       code: ErrCode.DeviceDisconnected,
-      cause: status ? `required MCP server reported status ${JSON.stringify(status)}` : "required MCP server missing from the init line",
+      cause: stopped ? `still starting when the run was stopped; then: ${reported}` : reported,
     });
   }
 }

@@ -307,7 +307,7 @@ export class ClaudeSession implements PooledProcess {
           late.accept(message);
           continue;
         }
-        checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event)); // throws for a failed required server
+        checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
         trackBackgroundTask(this.#backgroundTasks, message);
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
         else {

@@ -269,7 +269,7 @@ export class ChildCliProcess implements CliProcess {
 
   liveDescendants(): number[] | undefined {
     if (process.platform !== "linux") return undefined;
-    this.#descendants.refresh(undefined, true);
+    this.#descendants.refreshDeep();
     // A zombie has ended; only its parent's wait is left.
     return this.#descendants.pids.filter((pid) => !isZombie(pid));
   }
@@ -281,7 +281,7 @@ export class ChildCliProcess implements CliProcess {
       return this.exited;
     }
     // Scan while the CLI is alive: its tools are still its children and can be found.
-    this.#descendants.refresh(undefined, true);
+    this.#descendants.refreshDeep();
     signalGroup(this.pid, "SIGTERM");
     this.#descendants.signalAll("SIGTERM");
     if (await this.#exitedWithin(this.#killGraceMs)) {
@@ -289,7 +289,7 @@ export class ChildCliProcess implements CliProcess {
       return this.exited;
     }
     this.#forceKilled = true;
-    this.#descendants.refresh(undefined, true);
+    this.#descendants.refreshDeep();
     signalGroup(this.pid, "SIGKILL");
     this.#descendants.signalAll("SIGKILL");
     if (!(await this.#exitedWithin(STDIO_RELEASE_MS))) {
@@ -308,7 +308,7 @@ export class ChildCliProcess implements CliProcess {
   #endDescendants(): Promise<void> {
     this.#descendantsEnded ??= (async () => {
       unwatchDescendants(this.#descendants);
-      this.#descendants.refresh(undefined, true);
+      this.#descendants.refreshDeep();
       if (this.#descendants.signalAll("SIGTERM") > 0) {
         for (const end = Date.now() + this.#killGraceMs; Date.now() < end;) {
           await new Promise<void>((resolve) => setTimeout(resolve, 100).unref());

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DescendantTracker } from "./descendants.js";
+import { DescendantTracker, PROCESS_TAG_VAR } from "./descendants.js";
 
 // The periodic refresh walks the CLI's tree through the children lists in /proc instead of reading
 // the stat of every process on the host; it must find exactly what the full scan finds.
@@ -18,6 +18,29 @@ const detached = spawn(process.execPath, ["-e", script], { detached: true, stdio
 detached.stdout.once("data", (d) => console.log(JSON.stringify([child.pid, detached.pid, Number(String(d).trim())])));
 setInterval(() => {}, 1000);
 `;
+
+/** A tagged CLI stand-in: a child, and a background job whose shell (in its own session) exited at once; prints their pids. */
+const TAGGED = `
+const { spawn } = require("child_process");
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+const job = JSON.stringify(process.execPath) + ' -e "setInterval(() => {}, 1000)" >/dev/null 2>&1 & echo $!';
+const shell = spawn("/bin/sh", ["-c", job], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+let out = "";
+shell.stdout.on("data", (d) => (out += d));
+shell.on("exit", () => console.log(JSON.stringify([child.pid, Number(out.trim())])));
+setInterval(() => {}, 1000);
+`;
+
+/** SIGKILLs every one of `pids` still there. */
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
 
 const hasChildrenLists = (() => {
   try {
@@ -48,13 +71,24 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       }
       expect(walked.pids.sort()).toEqual(pids.slice(1).sort());
     } finally {
-      for (const pid of [cli.pid!, ...pids]) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      killAll([cli.pid!, ...pids]);
+    }
+  }, 30_000);
+
+  it("refreshDeepTree finds the same descendants as the deep /proc scan, a tagged orphan whose shell exited included", async () => {
+    const tag = "deep-tree-" + String(process.pid) + "-" + String(Date.now());
+    const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+    let pids: number[] = [];
+    try {
+      pids = await new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+      const walked = new DescendantTracker(cli.pid!, tag);
+      const scanned = new DescendantTracker(cli.pid!, tag);
+      expect(walked.refreshDeepTree()).toBe(true);
+      scanned.refresh(undefined, true);
+      expect(scanned.pids.sort()).toEqual([...pids].sort());
+      expect(walked.pids.sort()).toEqual([...pids].sort());
+    } finally {
+      killAll([cli.pid!, ...pids]);
     }
   }, 30_000);
 });

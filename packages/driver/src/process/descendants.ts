@@ -154,9 +154,11 @@ function scan(): Map<number, ProcStat> {
  * The processes a CLI started, however deep and whatever session or process group they moved to
  * (a shell tool that calls `setsid` leaves the group the driver signals): while the CLI lives, its
  * tree is walked every {@link DESCENDANT_POLL_MS} (through the children lists of the CLI and of
- * the processes found, {@link DescendantTracker.refreshTree}) and through the parent links of every
- * process in `/proc` before every signal; before ending them, every process whose environment carries the CLI's
- * {@link PROCESS_TAG_VAR} is added too (a background job whose shell already exited). Every process
+ * the processes found, {@link DescendantTracker.refreshTree}) and again before every signal; before
+ * ending them, every process whose environment carries the CLI's {@link PROCESS_TAG_VAR} is added
+ * too (a background job whose shell already exited), looked for where the kernel hands orphans
+ * ({@link DescendantTracker.refreshDeepTree}), or in every process in `/proc` where the kernel has
+ * no children lists. Every process
  * found is remembered with its start time, so it is still found after its parent died and a reused
  * pid is never signalled. Linux only; elsewhere it finds nothing.
  */
@@ -230,6 +232,36 @@ export class DescendantTracker {
       }
     }
     return true;
+  }
+
+  /**
+   * What {@link refresh} with `deep` finds, without the stat of every process on the host: the walk
+   * of {@link refreshTree}, and first every process started since the CLI that carries its tag among
+   * those an orphan of the CLI's tree is handed to: the kernel gives an orphan to its nearest living
+   * ancestor that reaps orphans, else to init, and the CLI's ancestors are this process and its
+   * own, so the candidates are the children of this process and of each of its ancestors. (A tagged
+   * process that left that ancestry otherwise, started by a daemon with a copy of the environment,
+   * is found only by the full scan.) Forgets the dead.
+   * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
+   */
+  refreshDeepTree(): boolean {
+    if (!hasChildrenFiles()) return false;
+    if (this.#tag) {
+      for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0; holder = readStat(holder)?.ppid) {
+        for (const pid of childrenOf(holder) ?? []) {
+          if (pid === this.#root || this.#known.has(pid)) continue;
+          const stat = readStat(pid);
+          if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
+          if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
+        }
+      }
+    }
+    return this.refreshTree();
+  }
+
+  /** {@link refreshDeepTree}, or where the kernel has no children lists the full deep {@link refresh}. */
+  refreshDeep(): void {
+    if (!this.refreshDeepTree()) this.refresh(undefined, true);
   }
 
   /**

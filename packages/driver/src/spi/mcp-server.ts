@@ -36,3 +36,11 @@ export interface SkillBundle {
   /** Local directory with `SKILL.md` and its files; the driver copies it, never moves or edits it. */
   readonly dir: string;
 }
+
+/**
+ * The `op` of the `DriverError` a driver throws when a required MCP server did not connect, e.g.
+ * `[DEVICE_DISCONNECTED] mcp connect: files (...)`. A run stopped by the SDK (the active-execution
+ * budget) whose driver rejects with it was stopped while its MCP servers were starting, and the
+ * verdict says so (its `cause` is that error).
+ */
+export const MCP_CONNECT_OP = "mcp connect";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import type { RunOptions } from "adaptor";
+import { checkRunInput, type RunOptions } from "adaptor";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -160,22 +160,30 @@ export class Fleet implements AsyncDisposable {
   /**
    * Submits a run from any host and returns its durable handle at once (the run is queued in
    * PostgreSQL, in the same transaction as its row).
-   * @throws FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
-   *   FleetClosedError after `drain()`/`close()`; InvalidThreadKeyError for a bad key;
-   *   TypeError for run options that are not JSON or a `runId` that is not a UUID;
-   *   FleetRunExistsError for a `runId` a run has already (nothing stored);
-   *   ApprovalNotPendingError (`"answered"`) for a `resume` of an approval another run of the
-   *   fleet resumes or resumed (nothing stored); TypeError for a `resume` without `threadKey`.
+   *
+   * The prompt and the options are checked first, as `agent.run` checks them before launch, so bad
+   * input is refused here and nothing is written to PostgreSQL (not even the fleet's tables).
+   * @throws InvalidOptionError (subject `run`, field `prompt`) for an empty or whitespace-only
+   *   prompt (a `resume` runs its stored one: its prompt is ignored); InvalidOptionError (subject
+   *   `"run options"`) naming an unknown or mistyped run option; InvalidPolicyError naming an
+   *   unknown policy field or a value out of its domain; MalformedStringError for text with a lone
+   *   surrogate; InvalidOptionError (field `suspend` or `checkpointFiles`) for those thread-only
+   *   options without a `threadKey`; InvalidThreadKeyError for a bad key; TypeError for run
+   *   options that are not JSON, a `runId` that is not a UUID, or a `resume` without `threadKey`
+   *   (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
+   *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
+   *   approval another run of the fleet resumes or resumed (nothing stored).
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
-    await this.start();
-    checkOpen(this.#state as "open", "submit");
     if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
     const runOptions = toJsonEvent(options.runOptions ?? {});
     if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
       throw new TypeError("fleet submit: runOptions must be a JSON object");
     }
+    // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
+    checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
       throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
     const resume = options.resume;
@@ -184,6 +192,8 @@ export class Fleet implements AsyncDisposable {
       if (typeof resume.approvalId !== "string" || resume.approvalId === "")
         throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
     }
+    await this.start();
+    checkOpen(this.#state as "open", "submit");
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
     await tables.transaction(async (client) => {

@@ -165,11 +165,12 @@ export class FleetWorker {
     );
     // The recorded answers of lost attempts this attempt has applied (each at most once).
     const replayed = new Set<string>();
+    const rows = new ApprovalRows();
     const runOptions: RunOptions = {
       ...(stored as RunOptions),
       ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
       signal,
-      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed),
+      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed, rows),
     };
     const agent = this.#agent;
     if (!agent) throw new Error("fleet worker: init() was not called");
@@ -194,7 +195,11 @@ export class FleetWorker {
           // Only the last run-finished is written, with the verdict (a turn suspended on a
           // question whose answer was recorded goes on below).
           if (event.type === "run-finished") finished = json;
-          else await log.push(json);
+          else {
+            // A subscriber answers what it sees: an asked approval is logged once its row exists.
+            if (event.type === "approval-request" && !suspend && event.request.status === "pending") await rows.wait(event.request.id);
+            await log.push(json);
+          }
         }
       } catch {
         // The verdict below says what happened.
@@ -262,16 +267,27 @@ export class FleetWorker {
     return found;
   }
 
-  async #approval(runId: string, attempt: number, request: ApprovalRequest, signal: AbortSignal, replayed: Set<string>): Promise<void> {
+  async #approval(
+    runId: string,
+    attempt: number,
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    replayed: Set<string>,
+    rows: ApprovalRows,
+  ): Promise<void> {
     const { tables, notifier } = this.#core;
-    const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
-    if (recorded) {
-      // A lost attempt asked the same and was answered: apply that answer instead of asking again.
-      await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
-      applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
-      return;
+    try {
+      const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
+      if (recorded) {
+        // A lost attempt asked the same and was answered: apply that answer instead of asking again.
+        await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
+        applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
+        return;
+      }
+      await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
+    } finally {
+      rows.written(request.id);
     }
-    await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
     const topic = `approval:${request.id}`;
     for (;;) {
       const ticket = notifier.ticket(topic);
@@ -286,6 +302,37 @@ export class FleetWorker {
       }
       await ticket.wait(signal);
     }
+  }
+}
+
+/**
+ * The approval rows an attempt has written (or failed to write), so that its `approval-request`
+ * events reach the log only after their rows: the event and the `onApproval` handler that writes
+ * the row start in the same turn of the event loop, in no fixed order.
+ */
+class ApprovalRows {
+  readonly #rows = new Map<string, { readonly done: Promise<void>; readonly resolve: () => void }>();
+
+  /** Marks the row of approval `id` as written (or its write as ended). */
+  written(id: string): void {
+    this.#entry(id).resolve();
+  }
+
+  /** Resolves once {@link written} was called for `id`. */
+  async wait(id: string): Promise<void> {
+    await this.#entry(id).done;
+    this.#rows.delete(id);
+  }
+
+  #entry(id: string): { readonly done: Promise<void>; readonly resolve: () => void } {
+    let entry = this.#rows.get(id);
+    if (!entry) {
+      let resolve!: () => void;
+      const done = new Promise<void>((settle) => (resolve = settle));
+      entry = { done, resolve };
+      this.#rows.set(id, entry);
+    }
+    return entry;
   }
 }
 

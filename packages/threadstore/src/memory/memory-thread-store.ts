@@ -166,7 +166,8 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
     this.#enter("acquireLease", signal);
     const now = this.#nowMs();
     const row = this.#leases.get(target);
-    if (row && row.owner !== undefined && row.owner !== owner && now < row.expiresAtMs) throw new BusyError(target);
+    if (row && row.owner !== undefined && row.owner !== owner && now < row.expiresAtMs)
+      throw new BusyError(target, { owner: row.owner, expiresAt: new Date(row.expiresAtMs) });
     const next: LeaseRow = { owner, token: (row?.token ?? 0) + 1, expiresAtMs: now + ttlMs };
     this.#leases.set(target, next);
     return { target, owner, token: next.token, expiresAt: new Date(next.expiresAtMs) };
@@ -269,7 +270,8 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
     checkThreadKey(key, "deleteThread: key");
     this.#enter("deleteThread", signal);
     const lease = this.#leases.get(key);
-    if (lease?.owner !== undefined && this.#nowMs() < lease.expiresAtMs) throw new BusyError(key);
+    if (lease?.owner !== undefined && this.#nowMs() < lease.expiresAtMs)
+      throw new BusyError(key, { owner: lease.owner, expiresAt: new Date(lease.expiresAtMs) });
     let records = 0;
     for (const [id, r] of this.#records) {
       if (r.key !== key) continue;

@@ -284,12 +284,16 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(after + 30_000 + slack);
       });
 
-      it("busy while live: another owner gets BusyError naming the target", async () => {
+      it("busy while live: another owner gets BusyError naming the target, the holder and when its lease lapses", async () => {
         const held = await store.acquireLease("t-busy", "owner-a", LONG_TTL);
         const err = await rejection(store.acquireLease("t-busy", "owner-b", LONG_TTL));
         expect(err).toBeInstanceOf(BusyError);
         expect(isError(err, ErrBusy)).toBe(true);
-        expect(findError(err, BusyError)?.target).toBe("t-busy");
+        const busy = findError(err, BusyError);
+        expect(busy?.target).toBe("t-busy");
+        expect(busy?.owner).toBe("owner-a");
+        expect(busy?.expiresAt?.getTime()).toBe(held.expiresAt.getTime());
+        expect(busy?.message).toBe(`lease busy: t-busy (held by "owner-a" until ${held.expiresAt.toISOString()})`);
         // The holder is untouched: it can still renew.
         const renewed = await store.renewLease(held, LONG_TTL);
         expect(renewed.token).toBe(held.token);

@@ -170,7 +170,11 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
       await commit(draft);
       const lease = await store.acquireLease("in-use", "turn-runner", LONG_TTL);
       const err = await store.deleteThread("in-use").catch((e: unknown) => e);
-      expect(findError(err, BusyError)).toBeDefined();
+      const busy = findError(err, BusyError);
+      expect(busy?.target).toBe("in-use");
+      expect(busy?.owner).toBe("turn-runner");
+      expect(busy?.expiresAt?.getTime()).toBe(lease.expiresAt.getTime());
+      expect(busy?.message).toContain('held by "turn-runner"');
       expect((await store.resolve({ key: "in-use" }))?.id).toBe(draft.id);
       await store.releaseLease(lease);
       expect(await store.deleteThread("in-use")).toStrictEqual({ records: 1, approvals: 0 });

@@ -1,10 +1,7 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { SchemaError } from "./schema-error.js";
 import type { JsonSchemaObject } from "./schema-source.js";
-
-// ajv-formats is CommonJS: `module.exports` is the plugin and `.default` names it too.
-const addFormats = addFormatsModule.default;
+import { ajvStack } from "./schema-stack.js";
 
 /** One reason a value failed its schema, in the words of the validator. */
 export interface ValidationIssue {
@@ -33,6 +30,7 @@ export interface CompiledSchema {
  *   at path "#/properties/code"`) and whose `cause` is ajv's error.
  */
 export function compileJsonSchema(json: JsonSchemaObject): CompiledSchema {
+  const { Ajv2020, addFormats } = ajvStack();
   const ajv = new Ajv2020({
     strict: true,
     strictTypes: false,

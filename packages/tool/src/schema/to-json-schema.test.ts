@@ -33,6 +33,16 @@ describe("toJsonSchema", () => {
     expect(compileJsonSchema(json).validate({ n: 1.5 })).not.toEqual([]);
   });
 
+  it("keeps a zod 4 schema's metadata (description, title) from the caller's copy of zod", () => {
+    const json = toJsonSchema(
+      z4.object({ id: z4.string().describe("order id"), qty: z4.number().meta({ title: "Quantity", examples: [2] }) }).describe("an order"),
+    );
+    expect(json).toMatchObject({
+      description: "an order",
+      properties: { id: { type: "string", description: "order id" }, qty: { type: "number", title: "Quantity", examples: [2] } },
+    });
+  });
+
   it("refuses shapes that cannot be converted, zod 3 and zod 4", () => {
     expect(reasonOf(() => toJsonSchema(z.object({ f: z.function() })))).toMatch(/ZodFunction cannot be converted.*\/properties\/f/);
     expect(reasonOf(() => toJsonSchema(z.object({ at: z.date() })))).toMatch(/ZodDate/);

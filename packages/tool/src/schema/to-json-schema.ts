@@ -1,7 +1,8 @@
-import { zodToJsonSchema, ignoreOverride, type OverrideCallback } from "zod-to-json-schema";
-import { toJSONSchema, type $ZodType } from "zod/v4/core";
+import type { OverrideCallback } from "zod-to-json-schema";
+import type { $ZodType } from "zod/v4/core";
 import { SchemaError } from "./schema-error.js";
 import { isStandardSchema, type JsonSchemaObject, type SchemaSource, type StandardSchemaLike } from "./schema-source.js";
+import { schemaMetadata, zodStack } from "./schema-stack.js";
 
 /** zod 3 kinds with no JSON value (or no JSON Schema for it): converting them would silently accept anything. */
 const UNREPRESENTABLE_V3 = new Set([
@@ -23,7 +24,7 @@ const refuseUnrepresentable: OverrideCallback = (def, refs) => {
     const at = refs.currentPath.slice(1).join("/");
     throw new SchemaError(`zod ${kind} cannot be converted to JSON Schema${at ? ` (at /${at})` : ""}`);
   }
-  return ignoreOverride;
+  return zodStack().ignoreOverride;
 };
 
 /** Draft URIs a converter may stamp; any other `$schema` is kept and refused by the compiler. */
@@ -60,10 +61,16 @@ function fromStandardSchema(schema: StandardSchemaLike): JsonSchemaObject {
   if (schema["~standard"].vendor !== "zod") {
     throw new SchemaError(`only zod schemas can be converted, got a schema from ${schema["~standard"].vendor}`);
   }
+  const { toJSONSchema, zodToJsonSchema, globalRegistry } = zodStack();
   let converted: unknown;
   try {
     if ("_zod" in schema) {
-      converted = toJSONSchema(schema as unknown as $ZodType, { target: "draft-2020-12", unrepresentable: "throw", io: "input" });
+      converted = toJSONSchema(schema as unknown as $ZodType, {
+        target: "draft-2020-12",
+        unrepresentable: "throw",
+        io: "input",
+        metadata: schemaMetadata(globalRegistry),
+      });
     } else {
       converted = zodToJsonSchema(schema as never, {
         target: "jsonSchema2019-09",
