@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, codexTestEnv, geminiTestEnv, startAnthropicServer, startGeminiServer, startOpenAIServer } from "@adaptor/testkit";
+import { waitForProcessGone } from "@adaptor/testkit/fake-cli";
 import type { ForgetfulHostConfig } from "./forgets-close.js";
 
 const HOST = fileURLToPath(new URL("./forgets-close.ts", import.meta.url));
@@ -14,25 +14,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** True once no process with `pid` exists, or only a zombie whose reaper is not us (PID 1 in a container may never reap). */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false; // no /proc (not Linux), or it vanished meanwhile: ask again
-  }
-}
-
-async function waitGone(pid: number, ms = 10_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end && !gone(pid);) await new Promise((r) => setTimeout(r, 50));
-  return gone(pid);
-}
 
 /** Runs the forgetful host; resolves with its exit code (null: killed by the safety net) and its stdout. */
 function runHost(config: ForgetfulHostConfig): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -59,7 +40,7 @@ async function expectExitsAndEndsItsCli(config: ForgetfulHostConfig): Promise<vo
   expect(code, stderr).toBe(0); // not the safety net's SIGKILL
   const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as { cli: number; running: boolean };
   expect(report.running).toBe(true); // the turn's CLI was parked for the next turn, not ended
-  expect(await waitGone(report.cli)).toBe(true); // and the host's exit ended it: no orphan
+  expect(await waitForProcessGone(report.cli, 10_000)).toBe(true); // and the host's exit ended it: no orphan
 }
 
 describe("a host that forgets agent.close()", () => {

@@ -41,6 +41,17 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** Pre-warms `process` under its signature with a handshake that succeeds at once. */
+function prewarmReady(pool: ProcessPool<FakeProcess>, process: FakeProcess): Promise<void> {
+  return pool.prewarm(
+    process.signature,
+    () => Promise.resolve(process),
+    () => Promise.resolve(),
+    new AbortController().signal,
+    "fake",
+  );
+}
+
 describe("ProcessPool", () => {
   it("hands a parked process to exactly one turn of its conversation launched alike and at the checkpoint's version", async () => {
     const pool = new ProcessPool<FakeProcess>();
@@ -61,13 +72,7 @@ describe("ProcessPool", () => {
     pool.park("t1", parked);
     expect(parked.held).toBe(false);
     const warm = new FakeProcess("sig");
-    await pool.prewarm(
-      "sig",
-      () => Promise.resolve(warm),
-      () => Promise.resolve(),
-      new AbortController().signal,
-      "fake",
-    );
+    await prewarmReady(pool, warm);
     expect(warm.held).toBe(false);
     expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m1", sink: sink() })).toBe(parked);
     expect(parked.held).toBe(true);
@@ -116,13 +121,7 @@ describe("ProcessPool", () => {
   it("a fresh conversation takes a pre-warmed process of its signature only, announced as prewarmed", async () => {
     const pool = new ProcessPool<FakeProcess>();
     const warm = new FakeProcess("sig");
-    await pool.prewarm(
-      "sig",
-      () => Promise.resolve(warm),
-      () => Promise.resolve(),
-      new AbortController().signal,
-      "fake",
-    );
+    await prewarmReady(pool, warm);
     expect(pool.prewarmedCount).toBe(1);
     expect(await pool.acquire({ request: {}, signature: "other", sink: sink() })).toBeUndefined();
     const s = sink();
@@ -190,13 +189,7 @@ describe("ProcessPool", () => {
     const parked = new FakeProcess("sig");
     const warm = new FakeProcess("sig");
     pool.park("t", parked);
-    await pool.prewarm(
-      "sig",
-      () => Promise.resolve(warm),
-      () => Promise.resolve(),
-      new AbortController().signal,
-      "fake",
-    );
+    await prewarmReady(pool, warm);
     await until(() => parked.closed === 1 && warm.closed === 1);
     expect(pool.parkedCount + pool.prewarmedCount).toBe(0);
   });
