@@ -7,7 +7,7 @@ import { MemoryThreadStore } from "@adaptor/threadstore";
 import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FAILURE_METADATA_KEY, RESPONSE_ARTIFACT_ID } from "../src/index.js";
 import {
   asTask,
@@ -225,6 +225,24 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(partsText(task.status?.message?.parts)).toBe("agent_error: the build is broken");
     expect(task.status?.message?.metadata?.[FAILURE_METADATA_KEY]).toEqual({ code: "agent_error", retryable: false });
+  });
+
+  it("a failed task's message is redacted as the bridge redacts it: no API key, password or credential variable leaves the host", async () => {
+    vi.stubEnv("MY_SERVICE_TOKEN", "tok-very-secret-123456");
+    try {
+      const secret =
+        "FAIL API Error: 400 key sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 DB_PASSWORD=hunter2 " +
+        "http://admin:pw1234@db.internal/x tok-very-secret-123456\nsecond line";
+      const task = asTask(await client.sendMessage(send([text(secret)])));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(partsText(task.status?.message?.parts)).toBe(
+        "agent_error: API Error: 400 key [redacted] DB_PASSWORD=[redacted] http://[redacted]@db.internal/x [redacted]",
+      );
+      const wire = JSON.stringify(task.status);
+      for (const leak of ["sk-ant-api03", "hunter2", "pw1234", "tok-very-secret", "second line"]) expect(wire).not.toContain(leak);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("CancelTask on a running task ends it canceled and ends the run", async () => {

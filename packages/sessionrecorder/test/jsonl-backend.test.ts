@@ -97,13 +97,16 @@ describe("JsonlEventBackend", () => {
     await restarted.close();
   });
 
-  it("torn final line: openWriter and replay report it (repairable), repair() cuts it, the sequence continues", async () => {
+  it("torn final line: openWriter and replay report it (repairable, same line and byte), repair() cuts it, the sequence continues", async () => {
     const root = freshRoot();
     const backend = new JsonlEventBackend({ root });
     await writeFile(join(root, "torn.jsonl"), line(1) + line(2) + '{"sequence":3,"recordedAt":"2026-01-01T00:0');
     const open = await backend.openWriter("torn").catch((e: unknown) => e);
     expect(findError(open, EventLogCorruptError)).toMatchObject({ kind: "torn-final-line", repairable: true, key: "torn" });
     const { records, error } = await replayError(backend, "torn");
+    // openWriter and replay name the same line and byte of the same tear.
+    const openError = findError(open, EventLogCorruptError)!;
+    expect([openError.line, openError.offset]).toEqual([error.line, error.offset]);
     expect(records.map((r) => r.sequence)).toEqual([1, 2]);
     expect([error.kind, error.line, error.offset, error.repairable]).toEqual(["torn-final-line", 3, line(1).length * 2, true]);
     const report = await backend.repair("torn");

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findError, InvalidOptionError, isError } from "@adaptor/errors";
+import { DriverError, ErrCode, findError, InvalidOptionError, isError } from "@adaptor/errors";
 import {
   ErrEventLogLocked,
   ErrJSONLEventBackendClosed,
@@ -132,6 +132,39 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
     expect(err).toBeInstanceOf(Error);
     expect(seen).not.toContain(4);
     expect(returned).toBe(true);
+    await backend.close();
+  });
+
+  it("an event that is not JSON (a BigInt, a cycle) fails record() with DriverError INVALID, uses no sequence and releases the key", async () => {
+    const backend = make();
+    const recorder = new SessionRecorder<unknown>({ backend });
+    const cycle: Record<string, unknown> = { type: "c" };
+    cycle["self"] = cycle;
+    for (const bad of [{ type: "b", v: 1n }, cycle]) {
+      const err = await (async () => {
+        for await (const _ of recorder.record(
+          "not-json",
+          (async function* () {
+            yield { type: "a" };
+            yield bad;
+          })(),
+        )) {
+          // drained
+        }
+      })().catch((e: unknown) => e);
+      const driverError = findError(err, DriverError);
+      expect(driverError?.code).toBe(ErrCode.Invalid);
+      expect(driverError?.op).toBe("append");
+      expect(driverError?.device).toBe("not-json");
+      expect(driverError?.cause).toBeInstanceOf(TypeError);
+    }
+    // The key was released, and each bad event used no sequence.
+    const records: RecordedEvent[] = [];
+    for await (const record of recorder.replay("not-json")) records.push(record);
+    expect(records.map((r) => [r.sequence, r.event])).toEqual([
+      [1, { type: "a" }],
+      [2, { type: "a" }],
+    ]);
     await backend.close();
   });
 

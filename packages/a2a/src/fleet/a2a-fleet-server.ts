@@ -61,6 +61,8 @@ export interface A2AFleetServerOptions {
   readonly allowedHosts?: readonly string[] | "*";
   /** Where the server's diagnostics go (as for `a2aServer`). */
   readonly log?: A2AServerLog;
+  /** Longest time a request body may take to arrive, in ms; a slower one gets HTTP 408 (as for `a2aServer`). Default 30,000. */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** What a fleet-served task's metadata says of its run. */

@@ -17,6 +17,7 @@ import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
 import { hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
+import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
@@ -109,6 +110,13 @@ export interface A2AServerOptions {
    * `a2a server: `. `() => {}` silences it.
    */
   readonly log?: A2AServerLog;
+  /**
+   * Longest time a request body may take to arrive, in ms: a slower one (a client trickling it
+   * byte by byte to hold a connection open) gets HTTP 408 `{ error: "request timeout" }` and the
+   * connection is closed. Default 30,000, as the bridge's `bodyTimeoutMs`.
+   * @throws InvalidOptionError (at construction) for a value that is not a number of ms in (0, 2^31-1].
+   */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** An A2A agent serving a runner; mount {@link handler} in `http.createServer`, Express, Fastify or Hono's Node adapter. */
@@ -353,7 +361,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
 }
 
 /** What {@link expressApp} takes of a server's options. */
-type AppOptions = Pick<A2AServerOptions, "url" | "authorize" | "allowedHosts">;
+type AppOptions = Pick<A2AServerOptions, "url" | "authorize" | "allowedHosts" | "bodyTimeoutMs">;
 
 /**
  * The hosts a server answers (see `allowedHosts`): the host of its `url` and the configured ones.
@@ -381,16 +389,20 @@ function servedHosts(options: AppOptions): readonly string[] | "*" {
 }
 
 /**
- * The Express app of a server: the `Host` check (HTTP 403), the card (public), then `authorize`
+ * The Express app of a server: the body deadline (HTTP 408 after `bodyTimeoutMs`), the `Host`
+ * check (HTTP 403), the card (public), then `authorize`
  * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
  * answers for Express's own fallbacks (no HTML error page, no stack).
- * @throws InvalidOptionError for an `allowedHosts` entry that is not a host.
+ * @throws InvalidOptionError for an `allowedHosts` entry that is not a host, or a `bodyTimeoutMs`
+ *   that is not a number of ms in (0, 2^31-1].
  */
 export function expressApp(requestHandler: DefaultRequestHandler, options: AppOptions): express.Express {
   const hosts = servedHosts(options);
+  const bodyTimeoutMs = bodyTimeoutOf(options.bodyTimeoutMs);
   const authorize = options.authorize;
   const app = express();
   app.disable("x-powered-by");
+  app.use(bodyDeadline(bodyTimeoutMs));
   app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
   if (authorize) {

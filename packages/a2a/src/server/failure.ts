@@ -1,4 +1,4 @@
-import { RunError } from "adaptor";
+import { publicMessage, RunError, secretEnvValues } from "adaptor";
 
 /**
  * The closed set of failure codes an A2A task of this server can end with, under the status
@@ -20,29 +20,32 @@ const BUSINESS = new Set<string>([
   "cancelled",
 ]);
 
-/** Longest failure message a task carries, in characters. */
+/** Longest failure message a task carries, in characters (after the `"<code>: "` prefix). */
 export const MAX_FAILURE_MESSAGE_CHARS = 500;
 
 /** A run's failure as the task reports it: the code, and a message fit for a remote client. */
 export interface TaskFailure {
   /** The closed failure code. */
   readonly code: A2AFailureCode;
-  /** `"<code>: <first line of the message>"`, or `"error: internal error"`. */
+  /** `"<code>: <first line of the message, redacted>"`, or `"error: internal error"`. */
   readonly message: string;
   /** True when the same request may succeed later (an approval that timed out, an internal error). */
   readonly retryable: boolean;
 }
 
 /**
- * Maps a run's rejection to its {@link TaskFailure}. A `RunError` keeps its reason and the first
- * line of its message (control characters removed, cut to 500 characters); any other error is
+ * Maps a run's rejection to its {@link TaskFailure}. A `RunError` keeps its reason and what
+ * `publicMessage` (from `adaptor`, the redaction the bridge applies too) keeps of its message: the
+ * first line, control characters removed, API keys, tokens, `NAME_KEY=value` pairs, URL passwords
+ * and the values of `secrets` replaced by `[redacted]`, cut to 500 characters. Any other error is
  * `error` with the fixed message `"internal error"`: no message, stack or cause of it leaves the host.
+ * @param secrets literal values to redact; default the values of this process's credential-looking
+ *   environment variables (`secretEnvValues()` from `adaptor`).
  */
-export function taskFailure(error: unknown): TaskFailure {
+export function taskFailure(error: unknown, secrets: readonly string[] = secretEnvValues()): TaskFailure {
   if (error instanceof RunError) {
     const code = (BUSINESS.has(error.reason) ? error.reason : "agent_error") as A2AFailureCode;
-    // eslint-disable-next-line no-control-regex -- removing control characters is the point
-    const line = (error.message.split("\n")[0] ?? "").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim();
+    const line = publicMessage(error.message, secrets);
     const message = line.length > MAX_FAILURE_MESSAGE_CHARS ? `${line.slice(0, MAX_FAILURE_MESSAGE_CHARS - 1)}…` : line;
     return { code, message: `${code}: ${message || "the run failed"}`, retryable: code === "approval_timeout" };
   }

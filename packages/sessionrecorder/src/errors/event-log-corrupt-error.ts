@@ -5,9 +5,11 @@ import { ErrJSONLEventLogCorrupt } from "./sentinels.js";
  * What is wrong with a log: `torn-final-line` (the last line has no newline: an append that never
  * completed, typically a crash; the only kind `repair()` fixes), `malformed-line` (a complete line
  * that is not a record), `sequence-gap` (a record's sequence skips numbers), `duplicate-sequence`
- * (a record's sequence is not above the previous one).
+ * (a record's sequence is not above the previous one), `changed-under-writer` (an open writer
+ * found its log renamed over, deleted or truncated: the append that found it, and every later one,
+ * is refused).
  */
-export type EventLogCorruptionKind = "torn-final-line" | "malformed-line" | "sequence-gap" | "duplicate-sequence";
+export type EventLogCorruptionKind = "torn-final-line" | "malformed-line" | "sequence-gap" | "duplicate-sequence" | "changed-under-writer";
 
 /** Fields of an {@link EventLogCorruptError}. */
 export interface EventLogCorruptInit {
@@ -15,7 +17,7 @@ export interface EventLogCorruptInit {
   readonly key: string;
   /** What is wrong. */
   readonly kind: EventLogCorruptionKind;
-  /** 1-based line number of the offending line; 0 when found by reading only the log's end. */
+  /** 1-based line number of the offending line; 0 when `openWriter` found a malformed or over-long line reading only the log's end (a torn final line is numbered: the last record's sequence plus one). */
   readonly line: number;
   /** Byte offset of the start of the offending line. */
   readonly offset: number;

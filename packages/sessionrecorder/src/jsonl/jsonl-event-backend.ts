@@ -86,10 +86,13 @@ export class JsonlEventBackend implements EventBackend {
       const { size } = await handle.stat();
       const tail = await readTail(handle, key, size, this.#maxLineBytes);
       if (tail.torn) {
-        throw new EventLogCorruptError({ key, kind: "torn-final-line", line: 0, offset: tail.completeEnd, detail: "call repair()" });
+        // Line n of a log holds sequence n, so the torn line follows the last record's line.
+        const line = tail.lastSequence + 1;
+        throw new EventLogCorruptError({ key, kind: "torn-final-line", line, offset: tail.completeEnd, detail: "call repair()" });
       }
       const writer = new JsonlWriter({
         key,
+        path: log,
         handle,
         lock,
         lastSequence: tail.lastSequence,

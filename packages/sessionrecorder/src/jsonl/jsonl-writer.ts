@@ -1,8 +1,9 @@
-import type { FileHandle } from "node:fs/promises";
+import { lstat, type FileHandle } from "node:fs/promises";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { encodeRecord } from "../backend/encode-record.js";
 import type { EventLogWriter, JsonValue, RecordedEvent } from "../backend/event-backend.js";
 import { closedError } from "../errors/closed.js";
+import { EventLogCorruptError } from "../errors/event-log-corrupt-error.js";
 import type { HeldLock } from "./lock-file.js";
 
 /** When appends reach the disk; see `JsonlEventBackendOptions.fsync`. */
@@ -18,6 +19,8 @@ interface Pending {
 /** Init of a {@link JsonlWriter}, made by the backend once it holds the lock. */
 export interface JsonlWriterInit {
   readonly key: string;
+  /** Path of the log: the file `handle` appends to must stay the file at this path. */
+  readonly path: string;
   readonly handle: FileHandle;
   readonly lock: HeldLock;
   readonly lastSequence: number;
@@ -31,7 +34,9 @@ export interface JsonlWriterInit {
  * The writer of one JSONL log. Appends queue in call order; one flush at a time writes every
  * queued line with a single write and (policy `always`) one `fdatasync`, then resolves them all
  * (group commit). After an I/O failure the writer is failed: every pending and later append
- * rejects with that failure.
+ * rejects with that failure. After each write the log is checked to still be the file at its path,
+ * holding exactly what this writer wrote: a log renamed over, deleted or truncated under the
+ * writer fails it with `EventLogCorruptError` `changed-under-writer` (the batch is not acknowledged).
  */
 export class JsonlWriter implements EventLogWriter {
   readonly key: string;
@@ -94,14 +99,19 @@ export class JsonlWriter implements EventLogWriter {
         try {
           if (this.#failure !== undefined) throw this.#failure;
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
+          const offset = this.#committedBytes;
           for (let done = 0; done < bytes.length;) {
             const { bytesWritten } = await this.#init.handle.write(bytes, done, bytes.length - done);
             done += bytesWritten;
             this.#committedBytes += bytesWritten;
           }
           if (this.#init.fsync === "always") await this.#init.handle.datasync();
+          await this.#checkUnchanged(batch[0]!.record.sequence, offset);
         } catch (error) {
-          this.#failure ??= new DriverError({ op: "append", device: this.key, code: ErrCode.Internal, cause: error });
+          this.#failure ??=
+            error instanceof EventLogCorruptError
+              ? error
+              : new DriverError({ op: "append", device: this.key, code: ErrCode.Internal, cause: error });
           for (const pending of batch) pending.reject(this.#failure);
           continue;
         }
@@ -110,6 +120,25 @@ export class JsonlWriter implements EventLogWriter {
     } finally {
       this.#flushing = undefined;
     }
+  }
+
+  /**
+   * Checks that the file this writer appends to is still the log at its path (same device and
+   * inode) and holds exactly the bytes this writer knows of.
+   * @throws EventLogCorruptError `changed-under-writer` naming the batch's first line otherwise.
+   */
+  async #checkUnchanged(line: number, offset: number): Promise<void> {
+    const own = await this.#init.handle.stat();
+    const onPath = await lstat(this.#init.path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    let detail: string | undefined;
+    if (onPath === undefined) detail = "the log file was deleted";
+    else if (onPath.ino !== own.ino || onPath.dev !== own.dev) detail = "another file was put at the log's path";
+    else if (own.size !== this.#committedBytes)
+      detail = `the log holds ${own.size} bytes where this writer wrote ${this.#committedBytes} (truncated or written by another process)`;
+    if (detail !== undefined) throw new EventLogCorruptError({ key: this.key, kind: "changed-under-writer", line, offset, detail });
   }
 
   close(): Promise<void> {

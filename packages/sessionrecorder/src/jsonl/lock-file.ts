@@ -1,7 +1,7 @@
 // The writer lock of one session key: a lock file created atomically (written to a private
 // temporary file, fsynced, then hard-linked into place, which fails when the lock exists), holding
 // the writer's pid, host name and process start time. A lock whose holder is provably dead (same
-// host, and the pid no longer exists or now belongs to a process that started at another time) is
+// host, and the pid no longer exists, is a zombie, or now belongs to a process that started at another time) is
 // stale and is taken over, under a takeover claim so that exactly one process replaces it; any
 // other lock refuses the second writer.
 import { createHash, randomUUID } from "node:crypto";
@@ -25,15 +25,20 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** Start time of `pid` from /proc (Linux), or undefined where that is not readable. */
-function processStartTime(pid: number): string | undefined {
+/** Field `index` (1-based, as proc(5) numbers them; 3 or more) of `/proc/<pid>/stat` (Linux), or undefined where that is not readable. */
+function procStatField(pid: number, index: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22, counted after the parenthesised command name (which may contain spaces).
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    // Counted after the parenthesised command name (field 2, which may contain spaces).
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[index - 3];
   } catch {
     return undefined;
   }
+}
+
+/** Start time of `pid` (field 22, clock ticks since boot), or undefined where /proc is not readable. */
+function processStartTime(pid: number): string | undefined {
+  return procStatField(pid, 22);
 }
 
 const SELF_START = processStartTime(process.pid);
@@ -67,7 +72,10 @@ async function readLock(path: string): Promise<LockContent | "malformed" | "not_
   }
 }
 
-/** True unless the holder is provably gone: same host, and its pid is dead or reused. */
+/**
+ * True unless the holder is provably gone: same host, and its pid is dead, a zombie (exited or
+ * killed, not yet reaped by its parent: state `Z` or `X` in /proc), or reused.
+ */
 export function holderIsLive(holder: LockContent): boolean {
   if (holder.hostname !== hostname()) return true;
   try {
@@ -75,6 +83,8 @@ export function holderIsLive(holder: LockContent): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
   }
+  const state = procStatField(holder.pid, 3);
+  if (state === "Z" || state === "X") return false;
   if (holder.startTime === undefined) return true;
   const now = processStartTime(holder.pid);
   return now === undefined || now === holder.startTime;

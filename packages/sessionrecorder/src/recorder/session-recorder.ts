@@ -1,4 +1,4 @@
-import { checkOptions, InvalidOptionError, optionChecks } from "@adaptor/errors";
+import { checkOptions, DriverError, ErrCode, InvalidOptionError, optionChecks } from "@adaptor/errors";
 import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { checkSessionKey } from "../keys/session-key.js";
 
@@ -10,6 +10,8 @@ export type EventEncoder<E> = (event: E) => JsonValue;
  * `Date` becomes its ISO string, an object with `toJSON` its result, functions and `undefined`
  * fields are left out). An SDK event becomes its public fields: an `approval-request` keeps the
  * request's id, kind, title, tool, input and times, never its responder.
+ * @throws TypeError (from `JSON.stringify`) for a `BigInt` or a cycle; `SessionRecorder.record`
+ * reports it as a `DriverError` coded `INVALID`.
  */
 export function toJsonEvent(event: unknown): JsonValue {
   const text = JSON.stringify(event);
@@ -76,7 +78,9 @@ export class SessionRecorder<E = unknown> {
    * host keeps open across runs. Appends overlap the host's loop (at most `maxPendingAppends`
    * wait for storage); the iteration ends only after every append is stored.
    *
-   * @throws the first failed append's error at the next event (the source's iterator is then
+   * @throws a `DriverError` coded `INVALID` (op `append`, `device` the key, the encoder's error as
+   * `cause`) for an event the encoder cannot turn into JSON (a `BigInt`, a cycle), before it is
+   * yielded; the first failed append's error at the next event (the source's iterator is then
    * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`.
    */
   async *record<T extends E>(target: string | EventLogWriter, events: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
@@ -92,7 +96,7 @@ export class SessionRecorder<E = unknown> {
     try {
       for await (const event of events) {
         if (failure) throw failure.error;
-        const appended = writer.append(this.#encode(event));
+        const appended = writer.append(encodeEvent(this.#encode, event, owned ? target : writer.key));
         settle(appended);
         pending.push(appended);
         if (pending.length >= this.#maxPending) await pending.shift()!.catch(() => undefined);
@@ -120,6 +124,19 @@ export class SessionRecorder<E = unknown> {
   /** Takes the key's writer, to record several runs (a thread's turns) with one continuing sequence. */
   open(key: string, options?: BackendCallOptions): Promise<EventLogWriter> {
     return this.backend.openWriter(key, options);
+  }
+}
+
+/**
+ * The event's JSON value. An encoder failure (a `BigInt`, a cycle) becomes the `DriverError`
+ * `INVALID` the backends give for a value that is not JSON; a `DriverError` is kept as is.
+ */
+function encodeEvent<E>(encode: EventEncoder<E>, event: E, key: string): JsonValue {
+  try {
+    return encode(event);
+  } catch (error) {
+    if (error instanceof DriverError) throw error;
+    throw new DriverError({ op: "append", device: key, code: ErrCode.Invalid, cause: error });
   }
 }
 

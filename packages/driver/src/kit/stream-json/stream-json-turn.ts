@@ -57,8 +57,20 @@ export class StreamJsonTurn {
         return false;
       }
       case "assistant":
-        if (isMain(value)) this.#modelResponse((value.message as { id?: unknown } | undefined)?.id);
         this.#noteMessage(value);
+        if (value.is_api_error_message === true) {
+          // Claude Code's synthetic message for a failed API call ("API Error: 400 …", model
+          // "<synthetic>"): not the model's text. The error result carries the same text as the
+          // failure's message; streaming it would hand the provider's raw error to every client.
+          this.#emit({
+            type: "notice",
+            kind: "runtime",
+            message: "api error",
+            data: { apiErrorStatus: value.api_error_status, apiErrorType: value.api_error_type },
+          });
+          return false;
+        }
+        if (isMain(value)) this.#modelResponse((value.message as { id?: unknown } | undefined)?.id);
         this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
         return false;
       case "user":

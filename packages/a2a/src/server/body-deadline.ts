@@ -1,0 +1,59 @@
+import type { IncomingMessage } from "node:http";
+import { optionChecks } from "@adaptor/errors";
+import type express from "express";
+
+/** Default of `A2AServerOptions.bodyTimeoutMs`: 30 s, as the bridge's. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+const checkTimerMs = optionChecks.timerMs({ positive: true });
+
+/**
+ * The `bodyTimeoutMs` a server runs with: the option or {@link DEFAULT_BODY_TIMEOUT_MS}.
+ * @throws InvalidOptionError (field `bodyTimeoutMs`) for a value that is not a number of ms in (0, 2^31-1].
+ */
+export function bodyTimeoutOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_BODY_TIMEOUT_MS;
+  checkTimerMs(value, "bodyTimeoutMs", "a2a server options");
+  return value as number;
+}
+
+/** True when the request announces a body (a non-zero `content-length`, or chunked transfer). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * Express middleware bounding how long a request body may take to arrive: one still incomplete
+ * after `timeoutMs` (a client trickling it byte by byte) gets HTTP 408 `{ error: "request timeout" }`
+ * with `connection: close`, and the connection is closed after the answer (the rest is not read).
+ * A response that is already under way when the deadline passes is cut instead.
+ */
+export function bodyDeadline(timeoutMs: number): express.RequestHandler {
+  return (req, res, next) => {
+    if (req.complete || !hasBody(req)) {
+      next();
+      return;
+    }
+    const timer = setTimeout(() => {
+      done();
+      if (req.complete) return;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.once("finish", () => req.socket.destroy());
+      res.status(408).set("connection", "close").json({ error: "request timeout" });
+    }, timeoutMs);
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off("end", done);
+      req.off("close", done);
+      res.off("close", done);
+    };
+    req.once("end", done);
+    req.once("close", done);
+    res.once("close", done);
+    next();
+  };
+}
