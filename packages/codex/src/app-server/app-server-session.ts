@@ -230,6 +230,16 @@ export class AppServerSession implements PooledProcess {
     return this.proc.pid;
   }
 
+  /** Lets the host exit while the process is parked (see `CliProcess.unref`). */
+  unref(): void {
+    this.proc.unref();
+  }
+
+  /** Holds the host again while the process serves a turn. */
+  ref(): void {
+    this.proc.ref();
+  }
+
   /** Where the thread stands for reuse: {@link lastTurnId}. */
   get version(): string | undefined {
     return this.#lastTurnId;
