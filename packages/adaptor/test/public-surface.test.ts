@@ -105,6 +105,7 @@ describe("public surface", () => {
       "StallWatchdog",
       "StreamJsonTurn",
       "TranscriptLog",
+      "beforeNextLine",
       "captureConfig",
       "classifyStreamJsonTurn",
       "closingQuote",

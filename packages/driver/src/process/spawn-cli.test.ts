@@ -35,6 +35,36 @@ describe("spawnCli", () => {
     expect(vi.mocked(spawn)).not.toHaveBeenCalled();
   });
 
+  it("a failed spawn keeps the operating system's error (errno code) in its cause chain, not a string", async () => {
+    const causes = await Promise.all(
+      [
+        { command: "/nonexistent-adaptor-dir/claude", args: [] },
+        { command: "adaptor-no-such-cli", args: [], env: { PATH: "/nonexistent-dir" } },
+        { command: node, args: [], cwd: "/nonexistent-adaptor-cwd" },
+        { command: node, args: [], cwd: fileURLToPath(import.meta.url) },
+        { command: fileURLToPath(new URL(".", import.meta.url)), args: [] },
+      ].map((options) =>
+        spawnCli(options).then(
+          () => undefined,
+          (e: unknown) => (e as DriverError).cause,
+        ),
+      ),
+    );
+    const [path, bare, cwd, fileCwd, directory] = causes as NodeJS.ErrnoException[];
+    for (const cause of causes) expect(cause).toBeInstanceOf(Error);
+    expect(path).toMatchObject({
+      code: "ENOENT",
+      syscall: "spawn /nonexistent-adaptor-dir/claude",
+      path: "/nonexistent-adaptor-dir/claude",
+    });
+    expect(path!.cause).toMatchObject({ code: "ENOENT", syscall: "stat", path: "/nonexistent-adaptor-dir/claude" });
+    expect(bare).toMatchObject({ code: "ENOENT", syscall: "spawn adaptor-no-such-cli", path: "adaptor-no-such-cli" });
+    expect(cwd).toMatchObject({ code: "ENOENT", syscall: "chdir", path: "/nonexistent-adaptor-cwd" });
+    expect(cwd!.cause).toMatchObject({ code: "ENOENT", syscall: "stat" });
+    expect(fileCwd).toMatchObject({ code: "ENOTDIR", syscall: "chdir" });
+    expect(directory).toMatchObject({ code: "EISDIR" });
+  });
+
   it("missing cwd: NOT_FOUND names the directory, not the executable, and nothing is spawned", async () => {
     vi.mocked(spawn).mockClear();
     const err = await spawnCli({ command: node, args: [], cwd: "/nonexistent-adaptor-cwd", device: "claude" }).catch((e: unknown) => e);
