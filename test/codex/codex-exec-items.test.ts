@@ -124,3 +124,51 @@ describe("codex exec transcript (fake CLI)", () => {
     }
   });
 });
+
+describe("codex exec messages and the host's event buffer (fake CLI)", () => {
+  const many = Array.from({ length: 700 }, (_, i) => `t${i} `);
+  const steps = (): FakeCliStep[] => [
+    { write: line({ type: "thread.started", thread_id: "t-buf" }) + line({ type: "turn.started" }) },
+    // One write: the messages reach the driver in a few stdout chunks of hundreds of lines each.
+    { write: many.map((text, i) => itemLine("codex", text, i)).join("") },
+    { write: line({ type: "turn.completed", usage: { input_tokens: 3, cached_input_tokens: 0, output_tokens: 5 } }) },
+    { exit: 0 },
+  ];
+
+  it("a host that keeps up loses no message even with a small event buffer: the driver waits for it when half the buffer waits", async () => {
+    const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps()), transport: "exec", killGraceMs: 300 }), {
+      eventBuffer: 4,
+    });
+    try {
+      const stream = agent.stream("go");
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      expect(events.filter((e) => e.type === "dropped")).toEqual([]);
+      expect(events.filter((e) => e.type === "text-delta").map((e) => e.text)).toEqual(many);
+      expect((await stream.result()).text).toBe(many[699]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a host that does not read while the turn runs does not hold the driver up: the turn ends, the messages over the buffer are reported dropped", async () => {
+    const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps()), transport: "exec", killGraceMs: 300 }), {
+      eventBuffer: 4,
+    });
+    try {
+      const stream = agent.stream("go");
+      const result = await stream.result();
+      expect(result.text).toBe(many[699]);
+      expect(result.transcript()).toHaveLength(700);
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      const dropped = events.filter((e) => e.type === "dropped");
+      const deltas = events.filter((e) => e.type === "text-delta");
+      expect(dropped.length).toBeGreaterThan(0);
+      expect(deltas.length + dropped.reduce((n, e) => n + (e.type === "dropped" ? (e.byType["text-delta"] ?? 0) : 0), 0)).toBe(700);
+      expect(events.at(-1)?.type).toBe("run-finished");
+    } finally {
+      await agent.close();
+    }
+  });
+});

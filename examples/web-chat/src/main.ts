@@ -32,7 +32,8 @@ if (fleetUrl && role === "worker") {
   const worker = await startWebChatWorker({ connectionString: fleetUrl, live });
   console.log(`web chat worker: serving tasks of the fleet (each in a fresh folder under ${worker.projectDir})`);
   let stopping = false;
-  // `on`, not `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to.
+  // `on`, not `once`: a second Ctrl+C while draining must not end the process either (with no listener
+  // of ours left, the driver kit would end the CLIs and the process at once).
   const drain = (): void => {
     if (stopping) return;
     stopping = true;

@@ -34,7 +34,7 @@ import {
   spawnLimits,
   StallWatchdog,
 } from "@adaptor/driver/kit";
-import { forceKilledError, isolateStdioServer, mergeChildEnv, SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
@@ -768,14 +768,7 @@ function finishTurn(
   return {
     text: turn.text,
     transcript: turn.transcript,
-    raw: {
-      stdout: out.stdout,
-      stderr: out.stderr,
-      stdoutBytes: out.stdoutBytes,
-      stderrBytes: out.stderrBytes,
-      stdoutTruncated: out.stdoutTruncated,
-      stderrTruncated: out.stderrTruncated,
-    },
+    raw: rawStreams(out),
     ...extra,
     ...(failure ? { failure } : {}),
   };

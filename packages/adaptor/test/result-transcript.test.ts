@@ -58,4 +58,49 @@ describe("Result transcript", () => {
     (items[0] as { text: string }).text = "changed";
     expect(result.transcript()).toStrictEqual([{ kind: "assistant", text: "one" }]);
   });
+
+  it("a driver's raw stdout and stderr getters are read only when the host reads raw(), and give what plain strings give", async () => {
+    let reads = 0;
+    const counted = (text: string) => () => {
+      reads++;
+      return text;
+    };
+    const readStdout = counted("out é😀\n");
+    const readStderr = counted("warn\n");
+    const lazy = await resultOf(() => ({
+      text: "done",
+      transcript: [],
+      raw: {
+        get stdout() {
+          return readStdout();
+        },
+        get stderr() {
+          return readStderr();
+        },
+        stdoutBytes: 12,
+        stderrBytes: 5,
+        stdoutTruncated: false,
+        stderrTruncated: false,
+        terminal: { event: "result", json: "{}" },
+      },
+    }));
+    const plain = await resultOf(() => ({
+      text: "done",
+      transcript: [],
+      raw: {
+        stdout: "out é😀\n",
+        stderr: "warn\n",
+        stdoutBytes: 12,
+        stderrBytes: 5,
+        stdoutTruncated: false,
+        stderrTruncated: false,
+        terminal: { event: "result", json: "{}" },
+      },
+    }));
+    expect(reads).toBe(0);
+    expect(lazy.raw()).toStrictEqual(plain.raw());
+    expect({ ...lazy.raw() }).toStrictEqual({ ...plain.raw() });
+    expect(Object.isFrozen(lazy.raw())).toBe(true);
+    expect(reads).toBeGreaterThan(0);
+  });
 });

@@ -22,7 +22,7 @@ import {
   spawnLimits,
   StallWatchdog,
 } from "@adaptor/driver/kit";
-import { forceKilledError, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
+import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
 import { claudeEnforcement } from "./launch/policy.js";
@@ -290,10 +290,7 @@ export class ClaudeDriver implements Driver {
       ...(usage ? { usage } : {}),
       ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
       transcript: turn.transcript,
-      raw: {
-        ...outcome.output,
-        ...(terminal ? { terminal: { event: "result", json: terminal.json } } : {}),
-      },
+      raw: rawStreams(outcome.output, terminal ? { event: "result", json: terminal.json } : undefined),
       ...(!failure && sessionId
         ? { checkpoint: { resumeId: sessionId, ...(turn.lastMessageId ? { data: checkpointData(turn.lastMessageId) } : {}) } }
         : {}),

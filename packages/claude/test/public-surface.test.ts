@@ -47,6 +47,11 @@ describe("public surface", () => {
   });
 
   it("@adaptor/testkit/fake-cli", async () => {
-    expect(Object.keys(await import("@adaptor/testkit/fake-cli")).sort()).toEqual(["fakeCliEnv", "fakeCliPath"]);
+    expect(Object.keys(await import("@adaptor/testkit/fake-cli")).sort()).toEqual([
+      "fakeCliEnv",
+      "fakeCliPath",
+      "processGone",
+      "waitForProcessGone",
+    ]);
   });
 });

@@ -55,6 +55,9 @@ const EXPIRED_DECISION = JSON.stringify({ outcome: "deny", reason: DEADLINE_PASS
 /** Runs one synchronous step with the store's closed, signal and fault checks and its error mapping. */
 export type SqliteStep = <T>(operation: PendingApprovalOperation, signal: AbortSignal | undefined, body: () => T) => Promise<T>;
 
+/** Throws unless the store may still write (see `SqliteThreadStore`): with a `lease`, a `LeaseLostError`. */
+export type SqliteFileCheck = (operation: PendingApprovalOperation, lease?: Lease) => void;
+
 /** The pending-approvals capability of `SqliteThreadStore` (see `PendingApprovalStore`); every write is one `BEGIN IMMEDIATE` transaction. */
 export class SqlitePendingApprovals {
   readonly #step: SqliteStep;
@@ -64,7 +67,7 @@ export class SqlitePendingApprovals {
   readonly #answer: (id: string, decision: StoredApprovalDecision) => PendingApproval;
   readonly #close: (id: string, lease: Lease) => PendingApproval;
 
-  constructor(db: Database.Database, step: SqliteStep) {
+  constructor(db: Database.Database, step: SqliteStep, checkFile: SqliteFileCheck) {
     this.#step = step;
     const sql = {
       lease: db.prepare<[string], { owner: string | null; token: number; expires_at_ms: number }>(
@@ -97,6 +100,7 @@ export class SqlitePendingApprovals {
     };
     const expireId = (id: string, now: number): void => void sql.expireId.run(EXPIRED_DECISION, now, id, now);
     this.#save = db.transaction((draft: PendingApprovalDraft, lease: Lease): PendingApproval => {
+      checkFile("savePendingApproval", lease);
       if (lease.target !== draft.key || !holds(lease, Date.now())) throw new LeaseLostError(lease.target);
       if (sql.byId.get(draft.id)) throw new TypeError(`savePendingApproval: id ${draft.id} is already stored`);
       const row = rowOf(draft);
@@ -114,6 +118,7 @@ export class SqlitePendingApprovals {
       return row && approvalOf(row);
     }).immediate;
     this.#answer = db.transaction((id: string, decision: StoredApprovalDecision): PendingApproval => {
+      checkFile("answerPendingApproval");
       const now = Date.now();
       expireId(id, now);
       if (sql.answer.run(JSON.stringify(decision), now, id).changes !== 1) {
@@ -123,6 +128,7 @@ export class SqlitePendingApprovals {
       return approvalOf(sql.byId.get(id) as Row);
     }).immediate;
     this.#close = db.transaction((id: string, lease: Lease): PendingApproval => {
+      checkFile("closePendingApproval", lease);
       const now = Date.now();
       const row = sql.byId.get(id);
       if (!row) throw new ApprovalNotPendingError(id, "unknown");

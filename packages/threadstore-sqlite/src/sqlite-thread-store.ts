@@ -28,6 +28,7 @@ import { SCHEMA, migrateSchema, recordFromRow, rowFromRecord, type LeaseRow, typ
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, ReleasedLeases } from "@adaptor/threadstore";
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
 import { PENDING_APPROVALS_SCHEMA, SqlitePendingApprovals, isPendingApprovalError } from "./pending-approvals.js";
+import { OpenedFile } from "./opened-file.js";
 
 /** Options of {@link SqliteThreadStore}: exactly one of `path` and `database`. */
 export interface SqliteThreadStoreOptions {
@@ -53,6 +54,17 @@ export interface SqliteThreadStoreOptions {
 /** The device name in the `DriverError`s this store throws. */
 const DEVICE = "threadstore-sqlite";
 
+/** Operations that check, inside their transaction, that the path still names the opened file. */
+const FILE_CHECKED: ReadonlySet<StoreOperation> = new Set<StoreOperation>([
+  "acquireLease",
+  "renewLease",
+  "finalize",
+  "deleteThread",
+  "savePendingApproval",
+  "answerPendingApproval",
+  "closePendingApproval",
+]);
+
 /** Columns the store writes; `revision` is assigned by the store. */
 const THREAD_COLUMNS =
   "id, key, status, driver_type, identity, fingerprint, codec, resume_id, display_id, data_json, created_at_ms, updated_at_ms";
@@ -73,6 +85,13 @@ const STORED_COLUMNS = `${THREAD_COLUMNS}, revision`;
  * (`adaptor_threads`, `adaptor_thread_leases`). Backend failures reject with a `DriverError`
  * (device `threadstore-sqlite`, the better-sqlite3 error as `cause`): `TIMEOUT` when the write
  * lock stayed busy, `DEVICE_DISCONNECTED` after `close()` or on a closed database, `INTERNAL` else.
+ *
+ * Every write that decides ownership first checks, in its transaction, that the path still names
+ * the file the store opened (device and inode): a file deleted or replaced under a running host
+ * would take its commits while other processes use the new file. If not, `renewLease`, `finalize`
+ * and the lease-checked approval writes fail with `LeaseLostError`, the other writes with
+ * `DriverError` `DEVICE_DISCONNECTED` (its `cause` says what happened), and every later call fails:
+ * open a new store.
  *
  * @example
  * ```ts
@@ -95,6 +114,10 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
   /** Leases released by `finalize`, so their holder's `releaseLease` needs no write. */
   readonly #released = new ReleasedLeases();
   readonly #approvals: SqlitePendingApprovals;
+  /** The file opened, watched before every write that decides ownership (`undefined`: in-memory). */
+  readonly #file: OpenedFile | undefined;
+  /** Why the store stopped: its path no longer names the file it opened. */
+  #fileGone: Error | undefined;
   #closed = false;
 
   /**
@@ -126,7 +149,12 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
         })
         .immediate();
       this.#sql = prepare(this.#db);
-      this.#approvals = new SqlitePendingApprovals(this.#db, (operation, signal, body) => this.#run(operation, signal, body));
+      this.#file = OpenedFile.of(this.#db);
+      this.#approvals = new SqlitePendingApprovals(
+        this.#db,
+        (operation, signal, body) => this.#run(operation, signal, body),
+        (operation, lease) => this.#checkFile(operation, lease),
+      );
     } catch (cause) {
       throw backendError("open", cause);
     }
@@ -157,6 +185,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
           };
 
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
+      this.#checkFile("acquireLease");
       const now = Date.now();
       const row = sql.getLease.get(target);
       if (row && row.owner !== null && row.owner !== owner && now < row.expires_at_ms)
@@ -168,6 +197,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     }).immediate;
 
     this.#renew = this.#db.transaction((lease: Lease, ttlMs: number): Lease => {
+      this.#checkFile("renewLease", lease);
       const now = Date.now();
       const expiresAtMs = now + Math.ceil(ttlMs);
       const changed = sql.renewLease.run(expiresAtMs, lease.target, lease.owner, lease.token, now).changes;
@@ -176,6 +206,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     }).immediate;
 
     this.#finalize = this.#db.transaction((request: FinalizeRequest, row: ThreadRow): number => {
+      this.#checkFile("finalize", request.leases[0]);
       const now = Date.now();
       for (const lease of request.leases) {
         const held = sql.getLease.get(lease.target);
@@ -206,6 +237,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
     }).immediate;
 
     this.#delete = this.#db.transaction((key: string): DeletedThread => {
+      this.#checkFile("deleteThread");
       const lease = sql.getLease.get(key);
       if (lease && lease.owner !== null && Date.now() < lease.expires_at_ms)
         throw new BusyError(key, { owner: lease.owner, expiresAt: new Date(lease.expires_at_ms) });
@@ -353,13 +385,38 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
   #run<T>(operation: StoreOperation, signal: AbortSignal | undefined, body: () => T): Promise<T> {
     signal?.throwIfAborted();
     if (this.#closed) throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
+    if (this.#fileGone && !FILE_CHECKED.has(operation)) throw this.#disconnected(operation, this.#fileGone);
     try {
       this.#faults?.beforeOperation?.(operation);
       return Promise.resolve(body());
     } catch (err) {
-      if (isContractError(err)) throw err;
+      if (isContractError(err) || (err instanceof DriverError && err.device === DEVICE)) throw err;
       throw backendError(operation, err);
     }
+  }
+
+  /**
+   * Inside a write transaction that decides ownership: throws unless the path still names the file
+   * this store opened (one `stat`). SQLite would commit into the deleted or replaced file, which no
+   * other process sees, while another process takes the lease in the new one. With the `lease`
+   * being renewed, used or checked it is a `LeaseLostError` (cause: the `DriverError`), else a
+   * `DriverError` (`DEVICE_DISCONNECTED`). Once seen, every later call fails: open a new store.
+   */
+  #checkFile(operation: StoreOperation, lease?: Lease): void {
+    if (!this.#file) return;
+    if (!this.#fileGone) {
+      const change = this.#file.change();
+      if (change === undefined) return;
+      this.#fileGone = new Error(
+        `the database file ${this.#file.path} was ${change} after this store opened it: nothing more is read from or written to the old file; open a new store`,
+      );
+    }
+    const error = this.#disconnected(operation, this.#fileGone);
+    throw lease ? new LeaseLostError(lease.target, { cause: error }) : error;
+  }
+
+  #disconnected(operation: StoreOperation, cause: Error): DriverError {
+    return new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause });
   }
 
   #step(step: FinalizeStep): void {

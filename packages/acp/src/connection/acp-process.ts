@@ -197,6 +197,16 @@ export class AcpProcess implements PooledProcess {
     return this.child.pid;
   }
 
+  /** Lets the host exit while the process is parked (see `CliProcess.unref`). */
+  unref(): void {
+    this.child.unref();
+  }
+
+  /** Holds the host again while the process serves a turn. */
+  ref(): void {
+    this.child.ref();
+  }
+
   /**
    * True while the child runs, the connection is open and the agent never wrote a turn's output
    * (text, thinking, tool calls, plan) for one of its sessions while no turn was open there.

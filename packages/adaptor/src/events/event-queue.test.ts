@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent, EventPayload } from "./agent-event.js";
 import { EventQueue } from "./event-queue.js";
 
@@ -90,5 +90,95 @@ describe("EventQueue", () => {
       if (event?.type === "text-delta") taken.push(Number(event.text));
     }
     expect(taken).toEqual(Array.from({ length: 5_000 }, (_, i) => [i, i]).flat());
+  });
+
+  describe("ready(): when a driver handing over many lines at once waits for the host", () => {
+    const turnOfTheLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const settled = (promise: Promise<void>): { done: boolean } => {
+      const state = { done: false };
+      void promise.then(() => (state.done = true));
+      return state;
+    };
+    const microtasks = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) await Promise.resolve();
+    };
+
+    it("goes on below half the buffer, then waits until the host took every waiting event", async () => {
+      const queue = new EventQueue({ runId: "r" }, 8);
+      for (let i = 0; i < 3; i++) queue.push({ type: "text-delta", text: String(i) });
+      expect(queue.ready()).toBeUndefined();
+      queue.push({ type: "text-delta", text: "3" });
+      const wait = queue.ready()!;
+      expect(wait).toBeInstanceOf(Promise);
+      expect(queue.ready()).toBe(wait); // one wait at a time
+      const state = settled(wait);
+      for (let i = 0; i < 3; i++) queue.take();
+      await microtasks(5);
+      expect(state.done).toBe(false);
+      queue.take();
+      await microtasks(2);
+      expect(state.done).toBe(true);
+      expect(queue.ready()).toBeUndefined();
+    });
+
+    it("stops waiting when the loop turns with the host taking nothing, and waits again once the host took an event", async () => {
+      const queue = new EventQueue({ runId: "r" }, 4);
+      for (let i = 0; i < 3; i++) queue.push({ type: "text-delta", text: String(i) });
+      const state = settled(queue.ready()!);
+      await turnOfTheLoop();
+      expect(state.done).toBe(true);
+      queue.push({ type: "text-delta", text: "3" });
+      expect(queue.ready()).toBeUndefined(); // the host is not reading: the driver is not held up
+      queue.take();
+      expect(queue.ready()).toBeInstanceOf(Promise);
+      queue.close();
+      await microtasks(2); // close() lets a waiting driver go on
+      expect(queue.ready()).toBeUndefined();
+    });
+
+    it("a driver pacing itself with ready() loses nothing to a host that keeps up, even with a buffer of 4", async () => {
+      const queue = new EventQueue({ runId: "r" }, 4);
+      const driver = (async () => {
+        try {
+          for (let i = 0; i < 500; i++) {
+            const wait = queue.ready();
+            if (wait) await wait;
+            queue.push({ type: "text-delta", text: String(i) });
+          }
+        } finally {
+          queue.close();
+        }
+      })();
+      const events = await drainAll(queue);
+      await driver;
+      expect(events.map((e) => (e.type === "text-delta" ? Number(e.text) : e.type))).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    });
+  });
+
+  describe("meta.time", () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it("events pushed back to back share a clock reading, at most 32 of them, each with a Date of its own; after a take the clock is read anew", () => {
+      const queue = new EventQueue({ runId: "r" }, 1000);
+      const now = vi.spyOn(Date, "now");
+      let clock = 1_000;
+      now.mockImplementation(() => ++clock);
+      for (let i = 0; i < 70; i++) queue.push({ type: "text-delta", text: String(i) });
+      expect(now).toHaveBeenCalledTimes(3);
+      const first = queue.take()!;
+      const times: Date[] = [first.meta.time];
+      while (queue.size > 0) times.push(queue.take()!.meta.time);
+      expect(times.map((t) => t.getTime())).toEqual([
+        ...Array<number>(32).fill(1_001),
+        ...Array<number>(32).fill(1_002),
+        ...Array<number>(6).fill(1_003),
+      ]);
+      expect(new Set(times).size).toBe(70);
+      queue.push({ type: "text-delta", text: "a" });
+      queue.take();
+      queue.push({ type: "text-delta", text: "b" });
+      expect(queue.take()!.meta.time.getTime()).toBe(1_005);
+      expect(now).toHaveBeenCalledTimes(5);
+    });
   });
 });

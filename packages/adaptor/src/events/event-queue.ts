@@ -3,6 +3,9 @@ import type { AgentEvent, EventMeta, EventPayload } from "./agent-event.js";
 /** Default number of buffered events before high-frequency ones are dropped. */
 export const DEFAULT_EVENT_BUFFER = 1024;
 
+/** Events stamped with one clock reading at most, while the host takes none of them (see `#now`). */
+const CLOCK_REUSE = 32;
+
 /** Consumed slots at the head of the buffer that trigger compaction (amortised O(1) take). */
 const COMPACT_AT = 1024;
 
@@ -42,12 +45,24 @@ export class EventQueue {
   #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #gap: { count: number; byType: Record<string, number>; first: number; last: number } | undefined;
+  /** Events waiting from which {@link ready} asks the driver to wait: half the buffer. */
+  readonly #readyBelow: number;
+  /** Set while a driver waits in {@link ready}: resolves it. */
+  #resolveReady: (() => void) | undefined;
+  #readyPromise: Promise<void> | undefined;
+  #readyTimer: ReturnType<typeof setImmediate> | undefined;
+  /** True when the last wait ran out with the host taking nothing; cleared by the next {@link take}. */
+  #hostIdle = false;
+  /** The last clock reading (epoch ms) and the events stamped with it since. */
+  #clockMs = 0;
+  #clockUses = CLOCK_REUSE;
 
   constructor(meta: Omit<EventMeta, "sequence" | "time">, capacity = DEFAULT_EVENT_BUFFER) {
     this.#runId = meta.runId;
     this.#threadKey = meta.threadKey;
     this.#turnId = meta.turnId;
     this.#capacity = capacity;
+    this.#readyBelow = Math.max(1, Math.floor(capacity / 2));
   }
 
   /** Events buffered and not yet taken. */
@@ -71,11 +86,35 @@ export class EventQueue {
     if (this.#wake) this.#signal();
   }
 
+  /**
+   * For a driver handing over the events of many lines at once (`DriverSink.ready`): undefined
+   * while fewer than half the buffer's events wait, so the driver goes on at once; else a promise
+   * that resolves once the host took every waiting event, or at the latest when the event loop
+   * turns. A host that took nothing by then is not reading: until it takes an event again, this
+   * returns undefined and the driver goes on (high-frequency events beyond the buffer are dropped,
+   * as with any host that falls behind), so a host that never reads never holds a driver up.
+   */
+  ready(): Promise<void> | undefined {
+    if (this.#closed || this.#hostIdle || this.#buffer.length - this.#head < this.#readyBelow) return undefined;
+    if (this.#readyPromise === undefined) {
+      this.#readyPromise = new Promise<void>((resolve) => {
+        this.#resolveReady = resolve;
+      });
+      this.#readyTimer = setImmediate(() => {
+        this.#readyTimer = undefined;
+        this.#hostIdle = true;
+        this.#endReady();
+      });
+    }
+    return this.#readyPromise;
+  }
+
   /** Marks the end: buffered events are still delivered, then iteration ends. */
   close(): void {
     if (this.#closed) return;
     this.#flushGap();
     this.#closed = true;
+    this.#endReady();
     this.#signal();
   }
 
@@ -86,9 +125,12 @@ export class EventQueue {
     const event = buffer[this.#head] as AgentEvent;
     buffer[this.#head] = undefined as unknown as AgentEvent; // let it be collected
     this.#head++;
+    this.#hostIdle = false;
+    this.#clockUses = CLOCK_REUSE; // the host ran: the next event reads the clock
     if (this.#head === buffer.length) {
       buffer.length = 0;
       this.#head = 0;
+      if (this.#resolveReady) this.#endReady();
     } else if (this.#head >= COMPACT_AT && this.#head * 2 >= buffer.length) {
       this.#buffer = buffer.slice(this.#head);
       this.#head = 0;
@@ -140,18 +182,34 @@ export class EventQueue {
   }
 
   /**
+   * The time of an event pushed now, in epoch ms. Events a driver pushes back to back, with no
+   * {@link take} in between (no host code ran), share one clock reading, at most
+   * {@link CLOCK_REUSE} of them: they are emitted within the same few microseconds, and a clock
+   * reading costs as much as the rest of the stamp.
+   */
+  #now(): number {
+    if (this.#clockUses >= CLOCK_REUSE) {
+      this.#clockMs = Date.now();
+      this.#clockUses = 0;
+    }
+    this.#clockUses++;
+    return this.#clockMs;
+  }
+
+  /**
    * A frozen copy of `event` with its frozen `meta`. The high-frequency deltas are copied field by
    * field (one object shape each, no spread); every other event is spread.
    */
   #stamp(event: EventPayload, sequence: number): AgentEvent {
     const threadKey = this.#threadKey;
     const turnId = this.#turnId;
+    const time = new Date(this.#now());
     const meta: EventMeta = Object.freeze(
       threadKey === undefined
-        ? { runId: this.#runId, sequence, time: new Date() }
+        ? { runId: this.#runId, sequence, time }
         : turnId === undefined
-          ? { runId: this.#runId, threadKey, sequence, time: new Date() }
-          : { runId: this.#runId, threadKey, sequence, time: new Date(), turnId },
+          ? { runId: this.#runId, threadKey, sequence, time }
+          : { runId: this.#runId, threadKey, sequence, time, turnId },
     );
     if (event.type === "text-delta" || event.type === "thinking-delta") {
       const { messageId } = event;
@@ -160,6 +218,16 @@ export class EventQueue {
       ) as AgentEvent;
     }
     return Object.freeze({ ...event, meta }) as AgentEvent;
+  }
+
+  /** Lets a driver waiting in {@link ready} go on. */
+  #endReady(): void {
+    const resolve = this.#resolveReady;
+    if (this.#readyTimer !== undefined) clearImmediate(this.#readyTimer);
+    this.#readyTimer = undefined;
+    this.#resolveReady = undefined;
+    this.#readyPromise = undefined;
+    resolve?.();
   }
 
   #signal(): void {

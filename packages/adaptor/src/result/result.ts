@@ -103,14 +103,21 @@ export class Result {
     );
     this.status = init.pendingApproval ? "suspended" : init.interrupted === true ? "interrupted" : "completed";
     this.#structured = init.structured;
-    this.#raw = Object.freeze({ ...init.raw });
+    // Own getters (a driver's raw text decoded when first read) are carried over, not read.
+    this.#raw = Object.freeze(Object.defineProperties({}, Object.getOwnPropertyDescriptors(init.raw)) as RawStreams);
     // A getter is read on the first transcript() call: a long turn's items may be made only then.
     const read = Object.getOwnPropertyDescriptor(init, "transcript")?.get;
     if (read) this.#transcriptFrom = () => read.call(init) as readonly TranscriptItem[];
     else this.#transcript = frozenItems(init.transcript);
   }
 
-  /** Full stdout and stderr of the CLI and its official terminal line (`{ event, json }`). */
+  /**
+   * Full stdout and stderr of the CLI (each its last `maxRawBytes`, with the byte counts and
+   * truncation flags) and its official terminal line (`{ event, json }`). A driver may hand the
+   * streams over undecoded: their text is then decoded when `stdout` / `stderr` is first read, and
+   * until then the bytes wait in a temporary file with no name on disk (one open descriptor, closed
+   * at that first read or when the Result is collected). The text is the same either way.
+   */
   raw(): RawStreams {
     return this.#raw;
   }

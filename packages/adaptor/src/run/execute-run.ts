@@ -194,6 +194,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             tally?.observe(event);
             runHooks?.observe(event);
           },
+          ready: () => queue.ready(),
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
             return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);

@@ -167,6 +167,16 @@ export class ClaudeSession implements PooledProcess {
     return this.proc.pid;
   }
 
+  /** Lets the host exit while the process is parked (see `CliProcess.unref`). */
+  unref(): void {
+    this.proc.unref();
+  }
+
+  /** Holds the host again while the process serves a turn. */
+  ref(): void {
+    this.proc.ref();
+  }
+
   /** Where the conversation stands for reuse: {@link lastMessageId}. */
   get version(): string | undefined {
     return this.lastMessageId;

@@ -1,7 +1,8 @@
 import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { descendantBaseline, forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
+  beforeNextLine,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -47,8 +48,6 @@ const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed",
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
 /** Default of `CodexConfig.handBackSettleMs`, ms. */
 const HAND_BACK_SETTLE_MS = 1000;
-/** Awaited between two lines of a stdout chunk: one turn of the microtask queue, for the host's loop. */
-const ONE_TURN = Promise.resolve();
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
 const TURN_PAGE = 20;
 
@@ -229,6 +228,16 @@ export class AppServerSession implements PooledProcess {
   /** OS process id of codex. */
   get pid(): number {
     return this.proc.pid;
+  }
+
+  /** Lets the host exit while the process is parked (see `CliProcess.unref`). */
+  unref(): void {
+    this.proc.unref();
+  }
+
+  /** Holds the host again while the process serves a turn. */
+  ref(): void {
+    this.proc.ref();
   }
 
   /** Where the thread stands for reuse: {@link lastTurnId}. */
@@ -486,10 +495,7 @@ export class AppServerSession implements PooledProcess {
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
       ...(usage ? { usage } : {}),
       transcript: turn.transcript,
-      raw: {
-        ...proc.takeOutput(),
-        ...(turn.completedJson ? { terminal: { event: "turn/completed", json: turn.completedJson } } : {}),
-      },
+      raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
       ...(failure ? { failure } : {}),
       ...(exitInfo ? { exit: { code: exitInfo.code, signal: exitInfo.signal } } : {}),
@@ -518,15 +524,19 @@ export class AppServerSession implements PooledProcess {
 
   async #readLines(): Promise<void> {
     try {
-      // stdout is taken a chunk at a time; between two lines of a chunk one turn of the microtask
-      // queue goes to the host's loop, which so takes its events in step (a small eventBuffer is not
-      // overrun by a chunk's hundreds of deltas) while no new stdout is read in between.
+      // stdout is taken a chunk at a time; between two lines of a chunk the host's loop takes its
+      // events in step (beforeNextLine) while no new stdout is read in between.
+      let frequent = false;
       for await (const batch of this.proc.textBatches()) {
         for (let i = 0; i < batch.length; i++) {
-          if (i > 0) await ONE_TURN;
+          if (i > 0 || frequent) {
+            const wait = beforeNextLine(this.#active?.sink, frequent);
+            if (wait !== undefined) await wait;
+          }
           // A delta of the turn being served goes straight to it, without a parsed value.
           const text = batch[i]!;
-          if (this.#active?.state.acceptLine(text) !== true) this.#dispatch(text);
+          frequent = this.#active?.state.acceptLine(text) === true;
+          if (!frequent) this.#dispatch(text);
         }
       }
     } catch (err) {

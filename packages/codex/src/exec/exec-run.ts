@@ -2,14 +2,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
-import { forceKilledError, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { exitOrTerminate, graceMs, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
+import { beforeNextLine, exitOrTerminate, graceMs, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread } from "./exec-rewind.js";
@@ -17,7 +17,6 @@ import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 
 const DEVICE = "codex";
-const ONE_TURN = Promise.resolve();
 
 /** Everything one exec run needs. */
 export interface ExecRunInit {
@@ -151,13 +150,18 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   let afterTerminal: Promise<ExitInfo> | undefined;
   try {
     // A completed agent message of the shape learned from the one before is read without a parse.
-    // One await per line, as with lines(): the host's loop takes its events in step.
+    // Between two lines the host's loop takes its events in step (beforeNextLine).
     const messages = new AgentMessageLineReader();
+    let frequent = false;
     for await (const batch of proc.textBatches()) {
       for (let i = 0; i < batch.length; i++) {
-        if (i > 0) await ONE_TURN;
+        if (i > 0 || frequent) {
+          const wait = beforeNextLine(sink, frequent);
+          if (wait !== undefined) await wait;
+        }
         const text = batch[i]!;
-        if (messages.read(text)) {
+        frequent = messages.read(text);
+        if (frequent) {
           turn.agentMessage(messages.id, messages.text);
           continue;
         }
@@ -233,7 +237,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     get transcript() {
       return turn.transcript.items();
     },
-    raw: { ...proc.takeOutput(), ...(turn.terminal ? { terminal: turn.terminal } : {}) },
+    raw: rawStreams(proc.takeOutput(), turn.terminal),
     ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
     exit: { code: exit.code, signal: exit.signal },

@@ -36,6 +36,7 @@ export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type Stall
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
+export { beforeNextLine } from "./pace/before-next-line.js";
 export {
   inspectCli,
   parseVersion,

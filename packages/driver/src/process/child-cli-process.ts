@@ -148,11 +148,16 @@ export class ChildCliProcess implements CliProcess {
   }
 
   takeOutput(): CapturedOutput {
-    const stdout = this.#stdoutWindow.take();
-    const stderr = this.#stderrWindow.take();
+    const stdout = this.#stdoutWindow.takeKept();
+    const stderr = this.#stderrWindow.takeKept();
     return {
-      stdout: stdout.text,
-      stderr: stderr.text,
+      // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
+      get stdout() {
+        return stdout.output.text;
+      },
+      get stderr() {
+        return stderr.output.text;
+      },
       stdoutBytes: stdout.bytes,
       stderrBytes: stderr.bytes,
       stdoutTruncated: stdout.truncated,
@@ -246,6 +251,23 @@ export class ChildCliProcess implements CliProcess {
     return this.#closing;
   }
 
+  unref(): void {
+    this.#setRef(false);
+  }
+
+  ref(): void {
+    this.#setRef(true);
+  }
+
+  /** Node's `ChildProcess` and its stdio sockets (net.Socket for pipes) each hold the event loop. */
+  #setRef(ref: boolean): void {
+    const { stdin, stdout, stderr } = this.#child;
+    for (const handle of [this.#child, stdin, stdout, stderr] as { ref?(): unknown; unref?(): unknown }[]) {
+      if (ref) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -258,6 +280,7 @@ export class ChildCliProcess implements CliProcess {
   }
 
   async #runTerminate(): Promise<ExitInfo> {
+    this.ref(); // an unref'd process being ended still holds the host until it was reaped
     if (this.#reaped) {
       await this.#endDescendants();
       return this.exited;

@@ -95,4 +95,13 @@ export interface CliProcess extends AsyncDisposable {
   terminate(): Promise<ExitInfo>;
   /** Terminates the group if alive, waits for it to be reaped, releases the pipes. Idempotent; never rejects. */
   close(): Promise<void>;
+  /**
+   * Lets the host exit while the child and its pipes are idle, as Node's `ChildProcess.unref()`
+   * and `Socket.unref()` do: for a process parked between turns. Output is still read while the host
+   * runs; a host that exits still ends the child (the exit hook). {@link terminate} and
+   * {@link close} hold the host again until the child was reaped. Idempotent.
+   */
+  unref(): void;
+  /** Undoes {@link unref}: the child and its pipes keep the host alive again (the default). Idempotent. */
+  ref(): void;
 }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DescendantTracker, PROCESS_TAG_VAR } from "./descendants.js";
+import { DescendantTracker, PROCESS_TAG_VAR, releaseDescendants, watchDescendants } from "./descendants.js";
 
 // The periodic refresh walks the CLI's tree through the children lists in /proc instead of reading
 // the stat of every process on the host; it must find exactly what the full scan finds.
@@ -89,6 +89,35 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(walked.pids.sort()).toEqual([...pids].sort());
     } finally {
       killAll([cli.pid!, ...pids]);
+    }
+  }, 30_000);
+
+  it("with other CLIs of this host watched at once (their stat and environment skipped), each deep tree walk finds what its deep scan finds", async () => {
+    const clis = [0, 1].map((i) => {
+      const tag = `deep-tree-${i}-${process.pid}-${Date.now()}`;
+      const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+      const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+      return { cli, tag, pids };
+    });
+    const trackers: DescendantTracker[] = [];
+    const all: number[] = [];
+    try {
+      for (const { cli, tag, pids } of clis) {
+        all.push(cli.pid!, ...(await pids));
+        const tracker = new DescendantTracker(cli.pid!, tag);
+        watchDescendants(tracker);
+        trackers.push(tracker);
+      }
+      for (const [i, { cli, tag, pids }] of clis.entries()) {
+        const scanned = new DescendantTracker(cli.pid!, tag);
+        scanned.refresh(undefined, true);
+        expect(trackers[i]!.refreshDeepTree()).toBe(true);
+        expect(trackers[i]!.pids.sort()).toEqual((await pids).sort());
+        expect(scanned.pids.sort()).toEqual((await pids).sort());
+      }
+    } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
     }
   }, 30_000);
 });

@@ -247,9 +247,14 @@ export class DescendantTracker {
   refreshDeepTree(): boolean {
     if (!hasChildrenFiles()) return false;
     if (this.#tag) {
+      // The other CLIs this host runs are children of this process too; each carries its own tag,
+      // never this one, so their stat and environment are not read (with many CLIs at once that
+      // was a read of each per deep refresh of each).
+      const otherCLIs = new Set<number>();
+      for (const tracker of poller.owned) if (#root in tracker) otherCLIs.add(tracker.#root);
       for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0; holder = readStat(holder)?.ppid) {
         for (const pid of childrenOf(holder) ?? []) {
-          if (pid === this.#root || this.#known.has(pid)) continue;
+          if (pid === this.#root || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
           if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
           if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);

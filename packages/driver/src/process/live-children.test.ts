@@ -31,13 +31,15 @@ async function waitGone(pid: number, ms = 2000): Promise<boolean> {
 
 /**
  * Runs `body` in a separate Node parent (TypeScript through tsx, workspace packages from `src`) after
- * it spawned a SIGTERM-ignoring child with spawnCli and printed `{"child":pid}`.
+ * it spawned a SIGTERM-ignoring child `p` with spawnCli (`before` runs before that spawn) and printed
+ * `{"child":pid}`.
  */
-async function parentWithChild(body: string): Promise<{ parent: CliProcess; child: number }> {
+async function parentWithChild(body: string, before = ""): Promise<{ parent: CliProcess; child: number }> {
   const root = fileURLToPath(new URL("../../../../", import.meta.url));
   const module = pathToFileURL(fileURLToPath(new URL("./spawn-cli.ts", import.meta.url))).href;
   const script = `const { spawnCli } = await import(${JSON.stringify(module)});
-const p = await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(hangIgnoringSigterm)}] });
+${before}
+const p = await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(hangIgnoringSigterm)}], killGraceMs: 200 });
 ${body}
 console.log(JSON.stringify({ child: p.pid }));`;
   const parent = await spawnCli({
@@ -51,6 +53,40 @@ console.log(JSON.stringify({ child: p.pid }));`;
     if (line.kind === "json") return { parent, child: (line.value as { child: number }).child };
   }
   throw new Error(`parent printed no child pid: ${parent.stderrTail()}`);
+}
+
+/** Collects the parent's stdout until it holds `text`; fails after a generous safety net. */
+async function waitForOutput(parent: CliProcess, text: string): Promise<string> {
+  let seen = "";
+  for (const end = Date.now() + 15_000; !seen.includes(text) && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+    seen += parent.takeOutput().stdout;
+  }
+  expect(seen).toContain(text);
+  return seen;
+}
+
+/**
+ * A host shutdown handler as the docs recommend (async, awaits the SDK's close): it reports, waits
+ * for our go-ahead (a stdin line), ends the child itself, reports again and exits with code 7.
+ */
+const hostShutdown = (register: string): string =>
+  `process.${register}('SIGTERM', async () => {
+  console.log(JSON.stringify({ handled: true }));
+  await new Promise((r) => process.stdin.once('data', r));
+  await p.close();
+  console.log(JSON.stringify({ closed: true }));
+  process.exit(7);
+});`;
+
+/** Signals the parent, checks the host's handler runs to its end while the child lives on meanwhile. */
+async function expectHostOwnsShutdown(parent: CliProcess, child: number): Promise<void> {
+  process.kill(parent.pid, "SIGTERM"); // the parent alone, not its group
+  await waitForOutput(parent, '{"handled":true}');
+  expect(isGone(child)).toBe(false); // the host is still shutting down: the SDK left SIGTERM to it
+  await parent.writeText("go\n");
+  expect(await parent.exited).toEqual({ code: 7, signal: null, forceKilled: false });
+  expect(parent.takeOutput().stdout).toContain('{"closed":true}');
+  expect(await waitGone(child)).toBe(true);
 }
 
 describe("live children", () => {
@@ -104,6 +140,47 @@ describe("live children", () => {
     expect(isGone(child)).toBe(false); // the app is still shutting down: the SDK left SIGTERM to it
     await parent.writeText("go\n");
     expect((await parent.exited).code).toBe(5);
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("leaves SIGTERM to a host `once` handler registered before the first child, to the end of its async shutdown", async () => {
+    const { parent, child } = await parentWithChild("", hostShutdown("once"));
+    await expectHostOwnsShutdown(parent, child);
+  });
+
+  it("leaves SIGTERM to a host `once` handler registered after the first child", async () => {
+    const { parent, child } = await parentWithChild(hostShutdown("once"));
+    await expectHostOwnsShutdown(parent, child);
+  });
+
+  it("leaves SIGTERM to a host handler prepended with prependOnceListener after the first child", async () => {
+    const { parent, child } = await parentWithChild(hostShutdown("prependOnceListener"));
+    await expectHostOwnsShutdown(parent, child);
+  });
+
+  it("still ends the children and dies by SIGTERM once the host removed its own handler", async () => {
+    const { parent, child } = await parentWithChild(
+      "process.off('SIGTERM', onTerm); setInterval(() => {}, 1000);",
+      "const onTerm = () => {}; process.on('SIGTERM', onTerm);",
+    );
+    process.kill(parent.pid, "SIGTERM");
+    expect(await parent.exited).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("an unref'd child lets its parent exit by itself, and the parent's exit ends it", async () => {
+    const { parent, child } = await parentWithChild("p.unref();");
+    expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
+    expect(await waitGone(child)).toBe(true);
+  });
+
+  it("close() of an unref'd child holds the parent until the child was reaped", async () => {
+    const { parent, child } = await parentWithChild(
+      "p.unref(); console.log(JSON.stringify({ child: p.pid })); await p.close(); console.log(JSON.stringify({ closed: await p.exited }));",
+    );
+    expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
+    // SIGTERM, or SIGKILL after the grace when the child had installed its SIGTERM handler already
+    expect(parent.takeOutput().stdout).toMatch(/\{"closed":\{"code":null,"signal":"SIG(TERM|KILL)"/);
     expect(await waitGone(child)).toBe(true);
   });
 });

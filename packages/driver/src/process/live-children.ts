@@ -10,6 +10,8 @@ interface LiveChildren {
   readonly live: Set<number>;
   readonly onExit: () => void;
   readonly onSignal: ReadonlyMap<NodeJS.Signals, () => void>;
+  /** Keeps the signal listeners first when the host adds one of its own (see {@link install}). */
+  readonly onNewListener: (event: string | symbol, listener: unknown) => void;
 }
 
 const KEY = Symbol.for("adaptor.driver.process.liveChildren");
@@ -24,10 +26,28 @@ function createState(): LiveChildren {
     killAllDescendants();
   };
   const onSignal = new Map<NodeJS.Signals, () => void>();
-  const self: LiveChildren = { live, onExit: killAll, onSignal };
+  let reordering = false;
+  const onNewListener = (event: string | symbol, listener: unknown): void => {
+    const signal = event as NodeJS.Signals;
+    const ours = onSignal.get(signal);
+    if (ours === undefined || listener === ours || reordering) return;
+    // 'newListener' comes before the listener is added, maybe in front of ours (prependListener):
+    // move ours back to the front once it is in. A signal is delivered from the event loop, never
+    // before this microtask.
+    queueMicrotask(() => {
+      if (!installed(self)) return;
+      reordering = true;
+      process.off(signal, ours);
+      process.prependListener(signal, ours);
+      reordering = false;
+    });
+  };
+  const self: LiveChildren = { live, onExit: killAll, onSignal, onNewListener };
   for (const signal of FATAL_SIGNALS) {
     onSignal.set(signal, () => {
-      if (process.listenerCount(signal) > 1) return; // someone else handles it and decides whether to exit
+      // Called first, before any `once` listener of the host removed itself: another listener here
+      // means the host handles the signal and decides whether and when to exit.
+      if (process.listenerCount(signal) > 1) return;
       uninstall(self);
       killAll();
       live.clear();
@@ -37,14 +57,25 @@ function createState(): LiveChildren {
   return self;
 }
 
-function install({ onExit, onSignal }: LiveChildren): void {
+/**
+ * Each signal listener goes first (`prependListener`) and is moved back to the front whenever the
+ * host adds a listener for that signal, so it runs before every listener of the host: Node removes
+ * a `once` listener just before calling it, and a listener called after it could no longer see it.
+ */
+function install({ onExit, onSignal, onNewListener }: LiveChildren): void {
   process.on("exit", onExit);
-  for (const [signal, listener] of onSignal) process.on(signal, listener);
+  for (const [signal, listener] of onSignal) process.prependListener(signal, listener);
+  process.on("newListener", onNewListener);
 }
 
-function uninstall({ onExit, onSignal }: LiveChildren): void {
+function uninstall({ onExit, onSignal, onNewListener }: LiveChildren): void {
   process.off("exit", onExit);
   for (const [signal, listener] of onSignal) process.off(signal, listener);
+  process.off("newListener", onNewListener);
+}
+
+function installed({ onExit }: LiveChildren): boolean {
+  return process.listeners("exit").includes(onExit);
 }
 
 /**
@@ -53,8 +84,9 @@ function uninstall({ onExit, onSignal }: LiveChildren): void {
  * per child, and shared by duplicate copies of this package), plus one listener per
  * SIGHUP/SIGINT/SIGTERM that acts only when it is the sole listener: it kills the tracked groups and
  * re-raises the signal, so the default "terminate" behaviour is unchanged (the `signal-exit`
- * technique). An application that handles the signal itself owns shutdown; its `process.exit()`
- * still runs the exit hook.
+ * technique). An application that had its own listener for the signal when it was raised (`on`,
+ * `once` or `prependListener`, added before or after the first child) owns shutdown: the SDK does
+ * nothing then, and the application's `process.exit()`, or its natural exit, still runs the exit hook.
  */
 export function trackChild(pid: number): void {
   if (state.live.size === 0) install(state);

@@ -1,7 +1,10 @@
 import { readdirSync, readlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { OUTPUT_BLOCK_BYTES, OutputBlockPool } from "./output-blocks.js";
-import { OutputTail } from "./output-tail.js";
+import { keptOutputFiles, OutputTail, type KeptOutput } from "./output-tail.js";
 
 describe("OutputTail", () => {
   it("unbounded growth: 10,000 chunks keep only the last maxBytes, count every byte and say truncated", () => {
@@ -197,6 +200,120 @@ describe("OutputTail over several blocks", () => {
         }
       }
     }
+  });
+});
+
+describe("OutputTail.takeKept: a finished window decoded when first read", () => {
+  /** The same chunks, pseudo-random, multi-byte characters cut across chunks and blocks. */
+  function chunks(seed: number, count: number): Buffer[] {
+    const out: Buffer[] = [];
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (let i = 0; i < count; i++) {
+      const whole = Buffer.from(`${"é😀x".repeat(random(2_000))}line ${i}\n`);
+      const cut = random(whole.length);
+      out.push(whole.subarray(0, cut), whole.subarray(cut));
+    }
+    return out;
+  }
+
+  it("gives exactly what take() gives, in memory and spilled, truncated or not, and then holds nothing", () => {
+    for (const maxBytes of [5_000, 3 * OUTPUT_BLOCK_BYTES + 7, 2_000_000]) {
+      for (const spillAboveBytes of [0, Number.MAX_SAFE_INTEGER]) {
+        const pool = new OutputBlockPool();
+        const plain = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes });
+        const kept = new OutputTail(maxBytes, { pool, spillAboveBytes });
+        for (let window = 0; window < 2; window++) {
+          for (const chunk of chunks(window + maxBytes, 60)) {
+            plain.push(chunk);
+            kept.push(chunk);
+          }
+          const expected = plain.take();
+          expect(expected.truncated).toBe(maxBytes < 2_000_000); // cut by the smaller bounds, whole in the largest
+          const { output, bytes, truncated } = kept.takeKept();
+          expect(output.pending).toBe(true);
+          expect({ text: output.text, bytes, truncated }, `max ${maxBytes}, spill above ${spillAboveBytes}`).toEqual(expected);
+          expect(output.pending).toBe(false);
+          expect(output.text).toBe(expected.text); // read twice, the same text
+          expect(pool.blocksInUse).toBe(0);
+        }
+      }
+    }
+  });
+
+  it("a window that spilled keeps its output in its file and no block until read; reading it closes the file", () => {
+    const pool = new OutputBlockPool();
+    const tail = new OutputTail(4_000_000, { pool, spillAboveBytes: 0 });
+    const all = chunks(3, 200);
+    for (const chunk of all) tail.push(chunk);
+    expect(tail.spilledBlocks).toBeGreaterThan(1);
+    const files = keptOutputFiles();
+    const { output } = tail.takeKept();
+    expect(pool.blocksInUse).toBe(0); // the last block went to the file too
+    expect(spillFiles()).toHaveLength(1);
+    expect(keptOutputFiles()).toBe(files + 1);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith("adaptor-raw-"))).toEqual([]); // no path on disk
+    expect(output.text).toBe(Buffer.concat(all).toString("utf8"));
+    expect(spillFiles()).toEqual([]);
+    expect(keptOutputFiles()).toBe(files);
+  });
+
+  it("a kept output collected unread closes its file", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const files = keptOutputFiles();
+    (() => {
+      const tail = new OutputTail(1_000_000, { pool: new OutputBlockPool(), spillAboveBytes: 0 });
+      for (const chunk of chunks(5, 100)) tail.push(chunk);
+      let output: KeptOutput | undefined = tail.takeKept().output;
+      expect(output.pending).toBe(true);
+      expect(spillFiles()).toHaveLength(1);
+      output = undefined;
+      return output;
+    })();
+    // The registry's callback runs on a later task once the output was collected.
+    for (let i = 0; i < 200 && spillFiles().length > 0; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(spillFiles()).toEqual([]);
+    expect(keptOutputFiles()).toBe(files);
+  });
+
+  it("past maxKeptFiles a finished window is decoded at once and holds no file", () => {
+    const outputs: KeptOutput[] = [];
+    const texts: string[] = [];
+    const base = keptOutputFiles();
+    for (let i = 0; i < 3; i++) {
+      const tail = new OutputTail(4_000_000, { pool: new OutputBlockPool(), spillAboveBytes: 0, maxKeptFiles: base + 2 });
+      const all = chunks(20 + i, 50);
+      for (const chunk of all) tail.push(chunk);
+      texts.push(Buffer.concat(all).toString("utf8"));
+      outputs.push(tail.takeKept().output);
+    }
+    expect(outputs.map((o) => o.pending)).toEqual([true, true, false]);
+    expect(spillFiles()).toHaveLength(2);
+    expect(outputs.map((o) => o.text)).toEqual(texts);
+    expect(spillFiles()).toEqual([]);
+  });
+
+  it("a window that never spilled, taken while the host's tails are not spilling, stays in its blocks until read", () => {
+    const pool = new OutputBlockPool();
+    const tail = new OutputTail(4_000_000, { pool, spillAboveBytes: Number.MAX_SAFE_INTEGER });
+    const all = chunks(9, 30);
+    for (const chunk of all) tail.push(chunk);
+    const inUse = pool.blocksInUse;
+    const { output } = tail.takeKept();
+    expect(spillFiles()).toEqual([]);
+    expect(pool.blocksInUse).toBe(inUse);
+    expect(output.text).toBe(Buffer.concat(all).toString("utf8"));
+    expect(pool.blocksInUse).toBe(0);
+    // Nor is a file opened for a window that never spilled when the host does (a driver may only be dropping it).
+    const small = new OutputTail(4_000_000, { pool, spillAboveBytes: 0 });
+    small.push(Buffer.from("between turns\n"));
+    const dropped = small.takeKept().output;
+    expect(spillFiles()).toEqual([]);
+    expect(pool.blocksInUse).toBe(1);
+    expect(dropped.text).toBe("between turns\n");
   });
 });
 

@@ -2,6 +2,7 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { basename, delimiter, resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
+import { osError } from "./os-error.js";
 
 /** Options of {@link resolveExecutable}. */
 export interface ResolveExecutableOptions {
@@ -13,7 +14,7 @@ export interface ResolveExecutableOptions {
   device?: string;
 }
 
-type Probe = { kind: "ok" } | { kind: "missing" } | { kind: "directory" } | { kind: "denied"; cause: unknown };
+type Probe = { kind: "ok" } | { kind: "missing"; cause: unknown } | { kind: "directory" } | { kind: "denied"; cause: Error };
 
 /**
  * Resolves `command` to the absolute path of an existing, executable regular file, the way `execvp`
@@ -25,24 +26,28 @@ type Probe = { kind: "ok" } | { kind: "missing" } | { kind: "directory" } | { ki
  * reads `executable not found on PATH`, or `executable "<command>" not found on PATH` when the device
  * name differs from the command; for a path `executable not found at <path>`); `PERMISSION`
  * when a match exists but is not executable or cannot be inspected; `IS_DIRECTORY` when a path names
- * a directory; `INVALID` when `command` is empty.
+ * a directory; `INVALID` when `command` is empty. Except for `INVALID`, the cause is an `Error` with
+ * the errno `code` execvp would give (`ENOENT`, `EACCES`, `EISDIR`), `syscall` `"spawn <command>"`
+ * and `path`, whose own cause is the operating system's error when `stat` or `access` reported one.
  */
 export async function resolveExecutable(command: string, options: ResolveExecutableOptions = {}): Promise<string> {
   const device = options.device ?? (basename(command) || command);
   const cwd = options.cwd ?? process.cwd();
   const fail = (code: ErrCode, cause: unknown): DriverError => new DriverError({ op: "spawn", device, code, cause });
   if (command === "") throw fail(ErrCode.Invalid, "empty command");
+  const syscall = `spawn ${command}`;
 
   if (isPath(command)) {
     const full = resolve(cwd, command);
     const probe = await probeExecutable(full);
     if (probe.kind === "ok") return full;
-    if (probe.kind === "missing") throw fail(ErrCode.NotFound, `executable not found at ${full}`);
-    if (probe.kind === "directory") throw fail(ErrCode.IsDirectory, `${full} is a directory`);
+    if (probe.kind === "missing")
+      throw fail(ErrCode.NotFound, osError(`executable not found at ${full}`, "ENOENT", { syscall, path: full, cause: probe.cause }));
+    if (probe.kind === "directory") throw fail(ErrCode.IsDirectory, osError(`${full} is a directory`, "EISDIR", { syscall, path: full }));
     throw fail(ErrCode.Permission, probe.cause);
   }
 
-  let denied: unknown;
+  let denied: Error | undefined;
   for (const dir of (options.path ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = resolve(cwd, dir, command);
@@ -52,10 +57,8 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
   }
   if (denied !== undefined) throw fail(ErrCode.Permission, denied);
   // Name the command the caller gave when the device name alone would not show it (a typo).
-  throw fail(
-    ErrCode.NotFound,
-    device === command ? "executable not found on PATH" : `executable ${JSON.stringify(command)} not found on PATH`,
-  );
+  const message = device === command ? "executable not found on PATH" : `executable ${JSON.stringify(command)} not found on PATH`;
+  throw fail(ErrCode.NotFound, osError(message, "ENOENT", { syscall, path: command }));
 }
 
 function isPath(command: string): boolean {
@@ -66,16 +69,18 @@ async function probeExecutable(file: string): Promise<Probe> {
   try {
     const info = await stat(file);
     if (info.isDirectory()) return { kind: "directory" };
-    if (!info.isFile()) return { kind: "denied", cause: `${file} is not a regular file` };
+    // execve answers EACCES for anything but a regular file
+    if (!info.isFile())
+      return { kind: "denied", cause: osError(`${file} is not a regular file`, "EACCES", { syscall: "spawn", path: file }) };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EACCES" || code === "EPERM") return { kind: "denied", cause: err };
-    return { kind: "missing" }; // ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG
+    if (code === "EACCES" || code === "EPERM") return { kind: "denied", cause: err as Error };
+    return { kind: "missing", cause: err }; // ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG
   }
   try {
     await access(file, constants.X_OK);
     return { kind: "ok" };
-  } catch {
-    return { kind: "denied", cause: `${file} is not executable` };
+  } catch (err) {
+    return { kind: "denied", cause: osError(`${file} is not executable`, "EACCES", { syscall: "spawn", path: file, cause: err }) };
   }
 }

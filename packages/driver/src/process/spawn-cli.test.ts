@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -32,6 +33,36 @@ describe("spawnCli", () => {
     expect(err).toMatchObject({ op: "spawn", device: "adaptor-no-such-cli", code: ErrCode.NotFound });
     expect((err as Error).message).toBe("[NOT_FOUND] spawn: adaptor-no-such-cli (executable not found on PATH)");
     expect(vi.mocked(spawn)).not.toHaveBeenCalled();
+  });
+
+  it("a failed spawn keeps the operating system's error (errno code) in its cause chain, not a string", async () => {
+    const causes = await Promise.all(
+      [
+        { command: "/nonexistent-adaptor-dir/claude", args: [] },
+        { command: "adaptor-no-such-cli", args: [], env: { PATH: "/nonexistent-dir" } },
+        { command: node, args: [], cwd: "/nonexistent-adaptor-cwd" },
+        { command: node, args: [], cwd: fileURLToPath(import.meta.url) },
+        { command: fileURLToPath(new URL(".", import.meta.url)), args: [] },
+      ].map((options) =>
+        spawnCli(options).then(
+          () => undefined,
+          (e: unknown) => (e as DriverError).cause,
+        ),
+      ),
+    );
+    const [path, bare, cwd, fileCwd, directory] = causes as NodeJS.ErrnoException[];
+    for (const cause of causes) expect(cause).toBeInstanceOf(Error);
+    expect(path).toMatchObject({
+      code: "ENOENT",
+      syscall: "spawn /nonexistent-adaptor-dir/claude",
+      path: "/nonexistent-adaptor-dir/claude",
+    });
+    expect(path!.cause).toMatchObject({ code: "ENOENT", syscall: "stat", path: "/nonexistent-adaptor-dir/claude" });
+    expect(bare).toMatchObject({ code: "ENOENT", syscall: "spawn adaptor-no-such-cli", path: "adaptor-no-such-cli" });
+    expect(cwd).toMatchObject({ code: "ENOENT", syscall: "chdir", path: "/nonexistent-adaptor-cwd" });
+    expect(cwd!.cause).toMatchObject({ code: "ENOENT", syscall: "stat" });
+    expect(fileCwd).toMatchObject({ code: "ENOTDIR", syscall: "chdir" });
+    expect(directory).toMatchObject({ code: "EISDIR" });
   });
 
   it("missing cwd: NOT_FOUND names the directory, not the executable, and nothing is spawned", async () => {
@@ -130,6 +161,21 @@ describe("spawnCli", () => {
     expect(Buffer.byteLength(output.stdout)).toBe(64 * 1024);
     expect(output.stdout.endsWith("r\n")).toBe(true);
     expect(output.stderr).toBe("e".repeat(64 * 1024));
+  });
+
+  it("a window that spilled (more kept output than the spill bound) is read back when stdout is first read: every byte, the file then closed", async () => {
+    // 6 MiB kept by one window is above the 4 MiB of blocks in use past which tails spill.
+    const script = "const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 6 * 1024; i++) process.stdout.write(row)";
+    await using proc = await nodeScript(script, { maxRawBytes: 8 * 1024 * 1024 });
+    expect((await collect(proc.lines())).length).toBe(6 * 1024);
+    await proc.exited;
+    const output = proc.takeOutput();
+    const files = () => readdirSync("/proc/self/fd").filter((fd) => readlinkOrEmpty(`/proc/self/fd/${fd}`).includes("adaptor-raw-"));
+    expect(files()).toHaveLength(1); // the finished window's bytes are in its spill file, not decoded
+    expect(output).toMatchObject({ stdoutBytes: 6 * 1024 * 1024, stdoutTruncated: false, stderr: "", stderrTruncated: false });
+    expect(output.stdout).toBe(("é😀".repeat(170) + "xyz\n").repeat(6 * 1024));
+    expect(files()).toEqual([]);
+    expect(output.stdout.length).toBe(6 * 1024 * (3 * 170 + 4)); // read again: the same text, nothing reopened
   });
 
   it("reused process: each takeOutput() window holds only that turn's output, nothing from earlier turns", async () => {
@@ -284,3 +330,12 @@ describe("spawnCli", () => {
     expect(forceKilledError("codex").message).toBe("[FORCE_KILLED] kill: codex");
   });
 });
+
+/** The target of the link at `path`, or "" when it is gone. */
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+}

@@ -24,7 +24,9 @@ import type { SpawnOptions } from "./spawn-options.js";
  * given when it differs from the device); for a missing or non-directory `cwd` a `NOT_FOUND` whose
  * device is the directory (`[NOT_FOUND] spawn: /abs/dir (working directory of claude does not exist)`);
  * `PERMISSION` (not executable, EACCES), `IS_DIRECTORY`, `RESOURCE_EXHAUSTED` (E2BIG, EAGAIN, EMFILE),
- * `INVALID` (bad options), `INTERNAL` (anything else).
+ * `INVALID` (bad options), `INTERNAL` (anything else). The cause of every one but `INVALID` is an
+ * `Error` with the errno `code` (`ENOENT`, `ENOTDIR`, `EACCES`...): Node's own spawn error, or for a
+ * failed check before spawning one shaped like it whose cause is the operating system's error.
  */
 export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
   const device = options.device ?? (basename(options.command) || options.command);

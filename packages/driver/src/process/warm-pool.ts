@@ -1,14 +1,19 @@
-/** A process a {@link WarmPool} can hold: something that can be ended. */
+/** A process a {@link WarmPool} can hold: something that can be ended, and let the host exit while it waits. */
 export interface WarmProcess {
   /** Ends the process and releases what it holds. Idempotent. */
   close(): Promise<void>;
+  /** Lets the host exit while the process waits (see `CliProcess.unref`). */
+  unref(): void;
+  /** Holds the host again once the process serves a turn (see `CliProcess.ref`). */
+  ref(): void;
 }
 
 /**
  * Pre-warmed CLI processes that have not served a turn yet, keyed by launch signature (a string
  * that is equal exactly when two runs would launch the CLI alike). `take` hands one to exactly one
  * run whose signature is equal; a process that is no longer ready when taken is ended instead.
- * Each waits at most `idleMs`, then it is ended. Timers never keep the host alive.
+ * Each waits at most `idleMs`, then it is ended. Neither the timers nor the waiting processes keep
+ * the host alive (a host that exits meanwhile still ends them); a process taken holds it again.
  */
 export class WarmPool<P extends WarmProcess> {
   readonly #idleMs: number;
@@ -36,6 +41,7 @@ export class WarmPool<P extends WarmProcess> {
       }, this.#idleMs),
     };
     entry.timer.unref();
+    process.unref();
     entries.add(entry);
   }
 
@@ -43,7 +49,10 @@ export class WarmPool<P extends WarmProcess> {
   async take(signature: string): Promise<P | undefined> {
     for (const entry of this.#warm.get(signature) ?? []) {
       this.#remove(signature, entry);
-      if (this.#isReady(entry.process)) return entry.process;
+      if (this.#isReady(entry.process)) {
+        entry.process.ref();
+        return entry.process;
+      }
       await entry.process.close();
     }
     return undefined;

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
+import { osError } from "./os-error.js";
 
 /**
  * Checks that `cwd` names an existing directory before anything is spawned, so a bad working
@@ -12,20 +13,25 @@ import { DriverError, ErrCode } from "@adaptor/errors";
  * @throws DriverError (op `"spawn"`, device = the absolute directory path): `NOT_FOUND` when
  * nothing exists there (`[NOT_FOUND] spawn: /abs/dir (working directory of claude does not exist)`)
  * or when it is not a directory (`... is not a directory`); `PERMISSION` when it cannot be inspected.
+ * The cause is an `Error` with the errno `code` (`ENOENT`, `ENOTDIR`, `EACCES`), `syscall` `"chdir"`
+ * and `path`, whose own cause is the operating system's error when `stat` reported one.
  */
 export async function checkWorkingDirectory(cwd: string, device: string): Promise<string> {
   const dir = resolve(cwd);
-  const fail = (code: ErrCode, cause: string): DriverError => new DriverError({ op: "spawn", device: dir, code, cause });
+  // The cause is an Error with the errno code (the operating system's own error as its cause, if any).
+  const fail = (code: ErrCode, message: string, errno: string, cause?: unknown): DriverError =>
+    new DriverError({ op: "spawn", device: dir, code, cause: osError(message, errno, { syscall: "chdir", path: dir, cause }) });
   let isDirectory: boolean;
   try {
     isDirectory = (await stat(dir)).isDirectory();
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "EACCES" || errno === "EPERM")
-      throw fail(ErrCode.Permission, `working directory of ${device} cannot be inspected: ${errno}`);
-    if (errno === "ENOTDIR") throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory (a parent is a file)`);
-    throw fail(ErrCode.NotFound, `working directory of ${device} does not exist`);
+      throw fail(ErrCode.Permission, `working directory of ${device} cannot be inspected: ${errno}`, errno, err);
+    if (errno === "ENOTDIR")
+      throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory (a parent is a file)`, errno, err);
+    throw fail(ErrCode.NotFound, `working directory of ${device} does not exist`, errno ?? "ENOENT", err);
   }
-  if (!isDirectory) throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory`);
+  if (!isDirectory) throw fail(ErrCode.NotFound, `working directory of ${device} is not a directory`, "ENOTDIR");
   return dir;
 }

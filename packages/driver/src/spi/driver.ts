@@ -30,6 +30,15 @@ export interface DriverSink {
    * Optional: a host without it never controls a turn.
    */
   attachControl?(control: TurnControl): () => void;
+  /**
+   * For a driver that reads many lines at once: undefined while the host has room for more events
+   * now; else a promise to await before emitting more, which resolves once the host took the
+   * events waiting or, at the latest, when the event loop turns (a host that is not reading never
+   * holds the driver up; its high-frequency events are dropped as before). Never rejects.
+   * Optional: without it a driver yields one microtask turn between two lines
+   * (`beforeNextLine` in the driver kit does either).
+   */
+  ready?(): Promise<void> | undefined;
 }
 
 /**

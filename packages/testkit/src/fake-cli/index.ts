@@ -1,3 +1,4 @@
 export { fakeCliPath } from "./fake-cli-path.js";
 export type { FakeCliStep } from "./fake-cli-step.js";
 export { fakeCliEnv } from "./fake-cli-env.js";
+export { processGone, waitForProcessGone } from "./process-gone.js";

@@ -1,13 +1,12 @@
 // Fault-injection acceptance tests of @adaptor/driver/process, driven by the fake CLI. They live in
 // testkit because testkit depends on driver (driver's own tests must not import testkit).
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { spawnCli, type CliProcess, type OutputLine, type SpawnOptions } from "@adaptor/driver/process";
-import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "./index.js";
+import { fakeCliEnv, fakeCliPath, processGone, waitForProcessGone, type FakeCliStep } from "./index.js";
 
 function fake(steps: FakeCliStep[], options: Partial<SpawnOptions> = {}): Promise<CliProcess> {
   return spawnCli({ command: fakeCliPath, args: ["--ignored", "flags"], env: { ...process.env, ...fakeCliEnv(steps) }, ...options });
@@ -29,27 +28,6 @@ async function readUntil(iterator: AsyncIterator<OutputLine>, predicate: (line: 
 }
 
 const isType = (type: string) => (line: OutputLine) => line.kind === "json" && (line.value as { type?: unknown }).type === type;
-
-/** Gone: no such process, or a zombie whose reaper is not us (PID 1 in a container may never reap). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false; // no /proc (not Linux), or it vanished meanwhile: ask again
-  }
-}
-
-async function waitGone(pid: number, ms = 2000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-    if (isGone(pid)) return true;
-  }
-  return isGone(pid);
-}
 
 /** Runs `fn` while recording unhandled rejections and uncaught exceptions of this process. */
 async function withoutUnhandled(fn: () => Promise<void>): Promise<unknown[]> {
@@ -220,11 +198,11 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
     const line = await readUntil(proc.lines()[Symbol.asyncIterator](), isType("grandchild"));
     const grandchild = (line.kind === "json" ? (line.value as { pid: number }).pid : 0) || 0;
     expect(grandchild).toBeGreaterThan(0);
-    expect(isGone(grandchild)).toBe(false);
+    expect(processGone(grandchild)).toBe(false);
     const info = await proc.terminate();
     expect(info).toMatchObject({ signal: "SIGTERM", forceKilled: false });
     expect(() => process.kill(proc.pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
-    expect(await waitGone(grandchild)).toBe(true);
+    expect(await waitForProcessGone(grandchild)).toBe(true);
   });
 
   it("await using terminates a live child on scope exit", async () => {
@@ -232,7 +210,7 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
     {
       await using proc = await fake([{ hang: true }], { killGraceMs: 200 });
       pid = proc.pid;
-      expect(isGone(pid)).toBe(false);
+      expect(processGone(pid)).toBe(false);
     }
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
   });

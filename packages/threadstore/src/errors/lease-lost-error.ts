@@ -1,4 +1,4 @@
-import { AdaptorError } from "@adaptor/errors";
+import { AdaptorError, type AdaptorErrorOptions } from "@adaptor/errors";
 import { ErrLeaseLost } from "./sentinels.js";
 
 /** The caller's lease on `target` is expired, taken over or unknown; matches {@link ErrLeaseLost}. */
@@ -8,8 +8,13 @@ export class LeaseLostError extends AdaptorError {
   /** The lease target, e.g. `"thread:<key>"`. */
   readonly target: string;
 
-  constructor(target: string) {
-    super(`lease lost: ${target}`);
+  /**
+   * @param target The lease target.
+   * @param options `cause`: why the store cannot vouch for the lease, when it is more than a stale
+   * owner, token or expiry (e.g. the SQLite store's database file was replaced under it).
+   */
+  constructor(target: string, options: Pick<AdaptorErrorOptions, "cause"> = {}) {
+    super(`lease lost: ${target}`, options);
     this.target = target;
   }
 }

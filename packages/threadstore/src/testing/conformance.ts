@@ -94,8 +94,10 @@ const LONG_TTL = 60_000;
  * active record of the key remains (not named by `archiveId`) fails with `AlreadyExistsError`;
  * `requireKeyAbsent` looks at the state before `archiveId` is applied; an unknown or already
  * archived `archiveId` is ignored; by key with `includeArchived`, the archived record with the
- * latest `createdAt` (then the larger `id`) wins; backend failures and calls after `close()` reject
- * with errors that are never `BusyError` / `LeaseLostError` and keep their cause.
+ * latest `createdAt` (then the larger `id`) wins; records and leases are copied in and out; a lease is
+ * judged by the store's own record (owner, token, stored expiry), never by the `expiresAt` of the
+ * object passed in; backend failures and calls after `close()` reject with errors that are never
+ * `BusyError` / `LeaseLostError` and keep their cause.
  *
  * @example
  * ```ts
@@ -242,6 +244,43 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         expect((await store.resolve({ id: next.id }))?.revision).toBe(1);
       });
 
+      it("records are copied in and out: changing a draft after finalize, or a record finalize or resolve returned, changes nothing stored", async () => {
+        const draft = record("k-copies", {
+          checkpoint: { resumeId: "r-copies", displayId: "shown", data: { turns: 1, nested: { list: [1, 2] } } },
+        });
+        const expected = structuredClone(stored(draft));
+        const scribble = (r: ThreadRecordDraft): void => {
+          const data = r.checkpoint.data as { turns: number; nested: { list: number[] } };
+          data.turns = 99;
+          data.nested.list.push(3);
+          Object.assign(r.checkpoint, { resumeId: "r-scribbled" });
+          r.createdAt.setTime(0);
+          r.updatedAt.setTime(0);
+          Object.assign(r, { status: "archived", fingerprint: "fp-scribbled" });
+        };
+        const returned = await store.finalize({ leases: [], record: draft });
+        scribble(draft);
+        expect(
+          await store.resolve({ id: expected.id }),
+          "a change to the draft after finalize reached the stored record: copy it in",
+        ).toStrictEqual(expected);
+        scribble(returned);
+        expect(
+          await store.resolve({ id: expected.id }),
+          "a change to the record finalize returned reached the stored record: return a copy",
+        ).toStrictEqual(expected);
+        for (const query of [{ id: expected.id }, { key: "k-copies" }, { key: "k-copies", includeArchived: true }] as const) {
+          const got = await store.resolve(query);
+          expect(got).toStrictEqual(expected);
+          scribble(got as ThreadRecord);
+          expect(
+            await store.resolve(query),
+            "a change to the record resolve returned reached the stored record: return a copy",
+          ).toStrictEqual(expected);
+        }
+        expect((await store.resolve({ key: "k-copies" }))?.id).toBe(expected.id);
+      });
+
       it("resolve by key skips archived records unless includeArchived is set", async () => {
         const old = record("k-arch", { status: "archived" });
         await store.finalize({ leases: [], record: old });
@@ -356,6 +395,52 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         const real = await store.acquireLease("t-forged", "owner-a", LONG_TTL);
         await expect(store.renewLease({ ...real, owner: "owner-b" }, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
         await expect(store.renewLease({ ...real, token: real.token + 1 }, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it("the store judges a lease by its own record: a lease object with a later expiresAt, another owner or another token neither renews nor finalizes", async () => {
+        // A lapsed lease whose caller moved expiresAt forward (a copy, or the returned object changed in place).
+        const ttl = lapsingTtl();
+        const lapsed = await store.acquireLease("t-judged", "owner-a", ttl);
+        await elapse(ttl);
+        const later = new Date(now() + LONG_TTL);
+        const cases = [
+          {
+            forged: (): Lease => ({ ...lapsed, expiresAt: later }),
+            why: "trusted the expiresAt of the lease passed in (a copy moved later): judge expiry by the stored lease",
+          },
+          {
+            forged: (): Lease => (lapsed.expiresAt.setTime(later.getTime()), lapsed),
+            why: "let a change to the expiresAt of the lease acquireLease returned reach the stored lease: keep and return copies (a new Date)",
+          },
+        ];
+        for (const { forged: make, why } of cases) {
+          const forged = make();
+          const lost = await rejection(store.renewLease(forged, LONG_TTL), `renewLease ${why}`);
+          expect(lost, `renewLease ${why}`).toBeInstanceOf(LeaseLostError);
+          const draft = record("t-judged");
+          const failed = await rejection(store.finalize({ leases: [forged], record: draft }), `finalize ${why}`);
+          expect(failed, `finalize ${why}`).toBeInstanceOf(LeaseLostError);
+          expect(await store.resolve({ id: draft.id })).toBeUndefined();
+        }
+        // A live lease presented under another owner or token.
+        const held = await store.acquireLease("t-judged", "owner-b", LONG_TTL);
+        for (const forged of [
+          { ...held, owner: "owner-c" },
+          { ...held, token: held.token + 1 },
+          { ...held, owner: "owner-c", expiresAt: new Date(now() + 2 * LONG_TTL) },
+        ]) {
+          const draft = record("t-judged");
+          const why = "finalize accepted a lease whose owner or token is not the stored one";
+          expect(await rejection(store.finalize({ leases: [forged], record: draft }), why), why).toBeInstanceOf(LeaseLostError);
+          expect(await store.resolve({ id: draft.id })).toBeUndefined();
+          await expect(store.renewLease(forged, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+        }
+        // The holder's lease object with an earlier expiresAt still counts: the stored lease is live.
+        const stale: Lease = { ...held, expiresAt: new Date(now() - LONG_TTL) };
+        expect((await store.renewLease(stale, LONG_TTL)).token).toBe(held.token);
+        const draft = record("t-judged");
+        expect((await store.finalize({ leases: [stale], record: draft })).id).toBe(draft.id);
+        await expect(store.acquireLease("t-judged", "owner-c", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
       });
 
       it("after takeover the old holder's renew fails, its finalize fails and writes nothing, its release is a no-op", async () => {
@@ -751,7 +836,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         expect(err).toBeInstanceOf(Error);
         expect(err).not.toBeInstanceOf(BusyError);
         expect(isError(err, ErrBusy)).toBe(false);
-        expect((err as Error).cause).toBeDefined();
+        expect((err as Error).cause, BROKEN_CAUSE).toBeDefined();
       });
 
       it("a broken backend fails resolve, renew, release and finalize with ordinary errors, never Busy, LeaseLost or AlreadyExists", async () => {
@@ -768,7 +853,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           const err = await rejection(call);
           expect(err).toBeInstanceOf(Error);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
-          expect((err as Error).cause).toBeDefined();
+          expect((err as Error).cause, BROKEN_CAUSE).toBeDefined();
         }
       });
 
@@ -922,18 +1007,23 @@ const INVALID_KEYS: readonly string[] = [
   "\u{1F600}".repeat(2_560),
 ];
 
+/** What a broken-backend clause expects of the error, said when its `cause` is missing. */
+const BROKEN_CAUSE =
+  "a backend failure must keep the backend's own error as its `cause` (e.g. new DriverError({ op, device, code: ErrCode.Internal, cause: backendError }) from @adaptor/errors), and this error has no cause";
+
 /** `draft` as the store keeps it after its `revision`-th write. */
 function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
+/** The error `promise` rejects with; fails the test with `why` (what the store did wrong) when it resolves. */
+async function rejection(promise: Promise<unknown>, why = "expected the call to reject, but it resolved"): Promise<unknown> {
   try {
     await promise;
   } catch (err) {
     return err;
   }
-  throw new Error("expected the call to reject, but it resolved");
+  throw new Error(why);
 }
 
 function sleep(ms: number): Promise<void> {

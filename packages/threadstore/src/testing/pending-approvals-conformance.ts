@@ -141,6 +141,17 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       expect(
         findError(await store.savePendingApproval(draft("pa-lease-lapse"), lapsing).catch((e: unknown) => e), LeaseLostError),
       ).toBeDefined();
+      // The store judges the lease by its own record, never by the expiresAt or owner of the object passed in.
+      const extended = { ...lapsing, expiresAt: new Date(now() + LONG_TTL) };
+      expect(
+        findError(await store.savePendingApproval(draft("pa-lease-lapse"), extended).catch((e: unknown) => e), LeaseLostError),
+        "savePendingApproval trusted the expiresAt of the lease passed in: judge expiry by the stored lease",
+      ).toBeDefined();
+      const renamed = { ...live, owner: "worker-z" };
+      expect(
+        findError(await store.savePendingApproval(draft("pa-lease"), renamed).catch((e: unknown) => e), LeaseLostError),
+        "savePendingApproval accepted a lease whose owner is not the stored one",
+      ).toBeDefined();
       expect(await store.listPendingApprovals("pa-lease")).toEqual([]);
       expect(await store.listPendingApprovals("pa-lease-lapse")).toEqual([]);
       expect(await store.getPendingApproval(d1.id)).toBeUndefined();

@@ -40,7 +40,10 @@ export interface CommonDriverConfig {
    * positive integer. Default 1 MiB (1,048,576) each.
    */
   readonly maxRawBytes?: number;
-  /** Idle time in ms after which a process parked between thread turns (or pre-warmed) is ended. Default 300,000. */
+  /**
+   * Idle time in ms after which a process parked between thread turns (or pre-warmed) is ended.
+   * Default 300,000 (`DEFAULT_IDLE_MS`). A waiting process does not keep Node alive; the host's exit ends it.
+   */
   readonly idleMs?: number;
   /** Processes this driver spawns at once; more wait their turn. Default 4. */
   readonly maxConcurrentSpawns?: number;

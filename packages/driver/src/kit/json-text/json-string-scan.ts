@@ -32,3 +32,21 @@ export function hasRawControl(text: string, from: number, to: number): boolean {
   const control = CONTROL.exec(text);
   return control !== null && control.index < to;
 }
+
+/**
+ * A regular-expression source matching the contents of a JSON string without escapes (no quote,
+ * backslash or control character): what JSON writes as it is between quotes.
+ */
+export const PLAIN_STRING_BODY = String.raw`[^"\\\x00-\x1f]*`;
+
+/**
+ * A regular-expression source matching the contents of any JSON string (between its quotes):
+ * plain runs and JSON's escapes; a bad escape or a raw control character does not match. Decode a
+ * match holding a backslash with `JSON.parse` of it in quotes.
+ */
+export const JSON_STRING_BODY = String.raw`[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*`;
+
+/** `text` as a regular-expression source matching exactly itself. */
+export function escapeForPattern(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}

@@ -33,6 +33,35 @@ describe("LineTemplate", () => {
       expect(shape.match(line), line).toBe(false);
   });
 
+  it("compares the constant parts character for character, whatever characters they hold", () => {
+    const constant = "a.b(c)$^|[x]{2}*+?/\\ \u00e9\u2028";
+    const seed = { text: "seed", id: "a", n: constant };
+    const line = JSON.stringify(seed);
+    const shape = LineTemplate.learn(line, JSON.parse(line), { ...seed, text: TEXT, id: ID }, SLOTS)!;
+    expect(shape.match(JSON.stringify({ ...seed, text: "y", id: "b" }))).toBe(true);
+    expect(shape.values).toEqual(["y", "b"]);
+    for (let i = 0; i < constant.length; i++) {
+      const other = `${constant.slice(0, i)}Z${constant.slice(i + 1)}`;
+      expect(shape.match(JSON.stringify({ ...seed, text: "y", n: other })), other).toBe(false);
+    }
+    expect(shape.match(JSON.stringify({ ...seed, text: "y", n: `${constant}x` }))).toBe(false);
+    expect(shape.match(JSON.stringify({ ...seed, text: "y", n: constant.slice(1) }))).toBe(false);
+  });
+
+  it("reads only JSON's escapes in a text slot and refuses every other backslash", () => {
+    const shape = learn({ text: "seed", id: "a", n: 1 })!;
+    for (const escape of ['\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\uD83D", "\\uffFF"]) {
+      const line = `{"text":"x${escape}y","id":"a","n":1}`;
+      expect(shape.match(line), line).toBe(true);
+      expect(shape.values[0]).toBe((JSON.parse(line) as { text: string }).text);
+    }
+    for (const escape of ["\\a", "\\u00e", "\\u00g0", "\\x41", "\\", "\\\u0001"]) {
+      const line = `{"text":"x${escape}","id":"a","n":1}`;
+      expect(() => JSON.parse(line), line).toThrow();
+      expect(shape.match(line), line).toBe(false);
+    }
+  });
+
   it("learns only from a compact line whose markers each stand for one value", () => {
     expect(
       LineTemplate.learn('{"text": "x","id":"a","n":1}', { text: "x", id: "a", n: 1 }, { text: TEXT, id: ID, n: 1 }, SLOTS),

@@ -1,4 +1,4 @@
-import { closingQuote, hasRawControl } from "./json-string-scan.js";
+import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-string-scan.js";
 
 /**
  * The shape of a driver's most frequent JSON line, learned from one such line the driver parsed,
@@ -10,32 +10,23 @@ import { closingQuote, hasRawControl } from "./json-string-scan.js";
  * line is never partly read.
  */
 export class LineTemplate {
-  /** The constant parts: `parts[i]` comes before slot `i`, the last one ends the line. */
-  readonly #parts: readonly string[];
-  /** Per slot: true when it may hold escapes (decoded as `JSON.parse` does), false when it must be plain. */
+  /** The whole line as one anchored pattern: the constant parts as they are, a group per kept slot. */
+  readonly #pattern: RegExp;
+  /** Per capture group (in line order): whether the slot may hold escapes (decoded as `JSON.parse` does). */
   readonly #escapable: readonly boolean[];
-  /** Per slot: whether its value is kept in {@link values} (an escapable one always is). */
-  readonly #keep: readonly boolean[];
-  /** Per slot: whether its value must be a string of its own, not a slice of the line. */
+  /** Per capture group: whether its value must be a string of its own, not a slice of the line. */
   readonly #own: readonly boolean[];
+  /** Per capture group: its slot's index in {@link values}. */
+  readonly #order: readonly number[];
   /** The slots' values after the last accepted line, in the order of the markers given to {@link learn}. */
   readonly values: string[];
-  /** For each slot in line order, its index in {@link values}. */
-  readonly #order: readonly number[];
 
-  private constructor(
-    parts: readonly string[],
-    escapable: readonly boolean[],
-    keep: readonly boolean[],
-    own: readonly boolean[],
-    order: readonly number[],
-  ) {
-    this.#parts = parts;
-    this.#own = own;
+  private constructor(pattern: RegExp, escapable: readonly boolean[], own: readonly boolean[], order: readonly number[], slots: number) {
+    this.#pattern = pattern;
     this.#escapable = escapable;
-    this.#keep = keep;
+    this.#own = own;
     this.#order = order;
-    this.values = order.map(() => "");
+    this.values = Array.from({ length: slots }, () => "");
   }
 
   /**
@@ -66,80 +57,52 @@ export class LineTemplate {
       cuts.push({ at, length: quoted.length, slot });
     }
     cuts.sort((a, b) => a.at - b.at);
-    const parts: string[] = [];
+    // Up to and with each value's opening quote, a pattern for the value, from its closing quote on.
+    let source = "^";
     let from = 0;
+    const escapable: boolean[] = [];
+    const own: boolean[] = [];
+    const order: number[] = [];
     for (const cut of cuts) {
-      parts.push(template.slice(from, cut.at + 1)); // up to and with the value's opening quote
-      from = cut.at + cut.length - 1; // the value's closing quote starts the next part
+      source += escapeForPattern(template.slice(from, cut.at + 1));
+      from = cut.at + cut.length - 1;
+      const slot = slots[cut.slot]!;
+      if (slot.escapable) {
+        source += `(${JSON_STRING_BODY})`;
+      } else if (slot.keep !== false) {
+        source += `(${PLAIN_STRING_BODY})`;
+      } else {
+        source += PLAIN_STRING_BODY;
+        continue;
+      }
+      escapable.push(slot.escapable);
+      own.push(slot.escapable && slot.own === true);
+      order.push(cut.slot);
     }
-    parts.push(template.slice(from));
-    return new LineTemplate(
-      parts,
-      cuts.map((cut) => slots[cut.slot]!.escapable),
-      cuts.map((cut) => slots[cut.slot]!.keep !== false),
-      cuts.map((cut) => slots[cut.slot]!.own === true),
-      cuts.map((cut) => cut.slot),
-    );
+    source += `${escapeForPattern(template.slice(from))}$`;
+    return new LineTemplate(new RegExp(source), escapable, own, order, slots.length);
   }
 
   /** True when `line` has this shape; {@link values} then holds its slot values. */
   match(line: string): boolean {
-    const parts = this.#parts;
-    const slots = parts.length - 1;
-    let at = 0;
-    for (let slot = 0; slot < slots; slot++) {
-      const part = parts[slot]!;
-      if (!hasAt(line, part, at)) return false;
-      const start = at + part.length;
-      const quote = line.indexOf('"', start);
-      if (quote === -1) return false;
-      let end = quote;
-      if (this.#escapable[slot]) {
-        let value: string;
-        const backslash = line.indexOf("\\", start);
-        const escaped = backslash !== -1 && backslash < quote;
-        if (escaped) end = closingQuote(line, start);
-        if (end === -1 || hasRawControl(line, start, end)) return false;
-        value = line.slice(start, end);
-        // V8 copies a slice this short; a longer one points into the line unless parsed anew.
-        if (escaped || (this.#own[slot] && end - start > SHORT_SLICE)) {
-          try {
-            value = JSON.parse(`"${value}"`) as string;
-          } catch {
-            return false; // a bad escape: not JSON, the caller's parse says so
-          }
+    const found = this.#pattern.exec(line);
+    if (found === null) return false;
+    const groups = this.#order.length;
+    for (let group = 0; group < groups; group++) {
+      let value = found[group + 1]!;
+      // V8 copies a slice this short; a longer one points into the line unless parsed anew.
+      if (this.#escapable[group] && ((this.#own[group] && value.length > SHORT_SLICE) || value.includes("\\"))) {
+        try {
+          value = JSON.parse(`"${value}"`) as string;
+        } catch {
+          return false; // not expected (the pattern takes only JSON's escapes); the caller's parse decides
         }
-        this.values[this.#order[slot]!] = value;
-      } else {
-        if (!plainSpan(line, start, end)) return false;
-        if (this.#keep[slot]) this.values[this.#order[slot]!] = line.slice(start, end);
       }
-      at = end;
+      this.values[this.#order[group]!] = value;
     }
-    const last = parts[slots]!;
-    return at + last.length === line.length && hasAt(line, last, at);
+    return true;
   }
 }
 
-const QUOTE = 0x22;
 /** The longest slice V8 copies rather than pointing into its string (`SlicedString::kMinLength` is 13). */
 const SHORT_SLICE = 12;
-const BACKSLASH = 0x5c;
-
-/**
- * True when `key` occurs in `text` at `at`. Neither `startsWith` nor a slice and `===`: a framed
- * line is usually a slice of a larger string, which those compare far more slowly than
- * `lastIndexOf` from `at` (no new string; at offset 0 it looks at that one place only).
- */
-function hasAt(text: string, key: string, at: number): boolean {
-  return text.length >= at + key.length && text.lastIndexOf(key, at) === at;
-}
-
-/** No quote, backslash or control character between `from` and `to`. */
-function plainSpan(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === QUOTE || c === BACKSLASH) return false;
-  }
-  return true;
-}

@@ -16,9 +16,17 @@ class FakeProcess implements PooledProcess {
   get usable(): boolean {
     return this.alive && this.closed === 0;
   }
+  /** Whether it holds the host (`ref`, the default) or not (`unref`). */
+  held = true;
   close(): Promise<void> {
     this.closed++;
     return Promise.resolve();
+  }
+  unref(): void {
+    this.held = false;
+  }
+  ref(): void {
+    this.held = true;
   }
 }
 
@@ -33,6 +41,17 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** Pre-warms `process` under its signature with a handshake that succeeds at once. */
+function prewarmReady(pool: ProcessPool<FakeProcess>, process: FakeProcess): Promise<void> {
+  return pool.prewarm(
+    process.signature,
+    () => Promise.resolve(process),
+    () => Promise.resolve(),
+    new AbortController().signal,
+    "fake",
+  );
+}
+
 describe("ProcessPool", () => {
   it("hands a parked process to exactly one turn of its conversation launched alike and at the checkpoint's version", async () => {
     const pool = new ProcessPool<FakeProcess>();
@@ -45,6 +64,21 @@ describe("ProcessPool", () => {
     expect(pool.parkedCount).toBe(0);
     await pool.close();
     expect(p.closed).toBe(0); // taken: the driver owns it now
+  });
+
+  it("parked and pre-warmed processes do not hold the host; the turn that takes one holds it again", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const parked = new FakeProcess("sig", "m1");
+    pool.park("t1", parked);
+    expect(parked.held).toBe(false);
+    const warm = new FakeProcess("sig");
+    await prewarmReady(pool, warm);
+    expect(warm.held).toBe(false);
+    expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m1", sink: sink() })).toBe(parked);
+    expect(parked.held).toBe(true);
+    expect(await pool.acquire({ request: {}, signature: "sig", sink: sink() })).toBe(warm);
+    expect(warm.held).toBe(true);
+    await pool.close();
   });
 
   it("replaces instead of reusing: another signature, another version, a dead process; each is ended", async () => {
@@ -87,13 +121,7 @@ describe("ProcessPool", () => {
   it("a fresh conversation takes a pre-warmed process of its signature only, announced as prewarmed", async () => {
     const pool = new ProcessPool<FakeProcess>();
     const warm = new FakeProcess("sig");
-    await pool.prewarm(
-      "sig",
-      () => Promise.resolve(warm),
-      () => Promise.resolve(),
-      new AbortController().signal,
-      "fake",
-    );
+    await prewarmReady(pool, warm);
     expect(pool.prewarmedCount).toBe(1);
     expect(await pool.acquire({ request: {}, signature: "other", sink: sink() })).toBeUndefined();
     const s = sink();
@@ -161,13 +189,7 @@ describe("ProcessPool", () => {
     const parked = new FakeProcess("sig");
     const warm = new FakeProcess("sig");
     pool.park("t", parked);
-    await pool.prewarm(
-      "sig",
-      () => Promise.resolve(warm),
-      () => Promise.resolve(),
-      new AbortController().signal,
-      "fake",
-    );
+    await prewarmReady(pool, warm);
     await until(() => parked.closed === 1 && warm.closed === 1);
     expect(pool.parkedCount + pool.prewarmedCount).toBe(0);
   });

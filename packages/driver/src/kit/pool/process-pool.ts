@@ -25,6 +25,13 @@ export interface PooledProcess extends Closable {
   readonly pid: number;
   /** The {@link launchSignature} it was launched with: reused only for a turn with an equal one. */
   readonly signature: string;
+  /**
+   * Lets the host exit while the process is parked or pre-warmed, as Node's http Agent lets it exit
+   * with free sockets: `CliProcess.unref()` on its process. A host that exits still ends it.
+   */
+  unref(): void;
+  /** Holds the host again when a turn takes the process: `CliProcess.ref()` on its process. */
+  ref(): void;
   /** True while it can take another turn (alive, not closed, its conversation still loaded). */
   readonly usable: boolean;
   /**
@@ -66,7 +73,8 @@ export interface PoolTurn {
  * - **reuse or replace**: a parked process serves the turn only when it is `usable`, launched with
  *   the same signature and at exactly the checkpoint's version; otherwise it is ended and the
  *   driver spawns;
- * - **idle eviction**: parked and pre-warmed processes end after `idleMs`; timers never keep Node alive;
+ * - **idle eviction**: parked and pre-warmed processes end after `idleMs`; neither they nor their timers
+ *   keep Node alive (a host that exits without `close()` still ends them), a turn that takes one refs it again;
  * - `close()` ends everything, live processes included.
  *
  * Conversations are keyed by the CLI's own id (a session or thread id: `request.session.resumeId`
@@ -133,13 +141,15 @@ export class ProcessPool<P extends PooledProcess> {
 
   /**
    * Parks `process` under its conversation id until a turn takes it or it idles for `idleMs`. A
-   * different process parked under the same id is ended (single writer).
+   * different process parked under the same id is ended (single writer). While parked it does not
+   * keep the host alive (`unref()`); the turn that takes it refs it again.
    */
   park(key: string, process: P): void {
     const previous = this.#parked.get(key);
     if (previous && previous.process !== process) void this.evict(key);
     const timer = setTimeout(() => void this.evict(key), this.#idleMs);
     timer.unref();
+    process.unref();
     this.#parked.set(key, { process, timer });
   }
 
@@ -220,7 +230,10 @@ export class ProcessPool<P extends PooledProcess> {
     this.#parked.delete(key);
     clearTimeout(entry.timer);
     const { process } = entry;
-    if (process.usable && process.signature === signature && (version === undefined || process.version === version)) return process;
+    if (process.usable && process.signature === signature && (version === undefined || process.version === version)) {
+      process.ref();
+      return process;
+    }
     await process.close();
     return undefined;
   }

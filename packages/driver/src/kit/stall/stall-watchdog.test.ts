@@ -78,6 +78,14 @@ describe("StallWatchdog", () => {
     expect(attached).toEqual([control]);
   });
 
+  it("passes the host's pace through its sink (ready reaches the run's sink)", () => {
+    using watchdog = new StallWatchdog(counter(), { timeoutMs: 2_000, device: "agent" });
+    const wait = Promise.resolve();
+    const base = { emit: () => undefined, requestApproval: () => Promise.resolve({ outcome: "approve" as const }) };
+    expect(watchdog.sink({ ...base, ready: () => wait }).ready?.()).toBe(wait);
+    expect(watchdog.sink(base).ready).toBeUndefined();
+  });
+
   it("timeoutMs 0 never aborts; close() stops it", () => {
     using off = new StallWatchdog(counter(), { timeoutMs: 0, device: "agent" });
     const closed = new StallWatchdog(counter(), { timeoutMs: 1_000, device: "agent" });

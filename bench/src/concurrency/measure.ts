@@ -1,0 +1,135 @@
+// The measurement both concurrent-runs consumers share (ours and the Claude Agent SDK's), so the
+// two are measured the same way: RSS settled after GCs before the runs, sampled every 10 ms and at
+// the moment every run asked for approval, then after the runs and once V8 shrank its young
+// generation. Run with --expose-gc.
+import { getHeapSpaceStatistics } from "node:v8";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with --expose-gc");
+const collect: () => void = gc;
+
+/** Concurrent runs to start (env RUNS, default 100). */
+export const RUNS = Number(process.env.RUNS ?? 100);
+/** Text deltas per run the fake CLI writes (env FAKE_N, default 1,000). */
+export const FAKE_N = process.env.FAKE_N ?? "1000";
+
+const rss = (): number => process.memoryUsage.rss();
+
+/** RSS after three GCs, each followed by a turn of the event loop. */
+export async function settledRss(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return rss();
+}
+
+/** How long to wait, at most, for V8's idle memory reducer after the runs. */
+const IDLE_WAIT_MS = 15_000;
+const newSpaceBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0;
+
+/** The young generation's size once V8 shrank it idle (its initial semi-space, 1 MiB). */
+const IDLE_NEW_SPACE_BYTES = 1024 * 1024;
+
+/**
+ * Under load V8 grows its young generation (up to 2 x 16 MiB of semi-spaces) and keeps that capacity
+ * through full GCs until it sees the allocation rate low: then a GC shrinks it. Waits idle, with a
+ * GC every 500 ms, while `growing()` holds and at most {@link IDLE_WAIT_MS}, then measures again.
+ * Resolves the RSS and the wait, ms.
+ */
+async function idleRss(growing: () => boolean): Promise<{ rss: number; waitedMs: number }> {
+  const started = performance.now();
+  while (growing() && performance.now() - started < IDLE_WAIT_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    collect();
+  }
+  const waitedMs = performance.now() - started;
+  return { rss: await settledRss(), waitedMs };
+}
+
+/** What one run reports: whether its verdict matched its handler's decision, its deltas, and why not. */
+export interface RunOutcome {
+  readonly ok: boolean;
+  readonly deltas: number;
+  readonly detail: string;
+}
+
+/** One run: `name`, its approval handler (called once per approval asked), the text its verdict must carry. */
+export type RunOne = (name: string, onApproval: (allow: boolean) => Promise<boolean>, expected: string) => Promise<RunOutcome>;
+
+/**
+ * Measures {@link RUNS} concurrent runs of `runOne` after one warm-up run: every approval handler
+ * waits until all runs asked (so all are in flight at once), then even runs are allowed, odd ones
+ * denied. `close` ends what the runs used. Prints the report as one JSON line.
+ */
+export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise<void>): Promise<void> {
+  const expectation = (i: number, name: string): string => (i % 2 === 0 ? `allowed ${name}` : `denied ${name}`);
+  // Warm-up: one run, so code compiled on first use is not counted as per-run memory.
+  const warm = await runOne("warm-up", async () => true, expectation(0, "warm-up"));
+  if (!warm.ok) throw new Error(`warm-up run failed: ${warm.detail}`);
+
+  const before = await settledRss();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const newSpaceBefore = newSpaceBytes();
+  // The same RSS once V8 shrank its young generation to its idle size: the start every program
+  // shares, whatever its warm-up left the young generation at (the runs grow it again).
+  const beforeIdle = await idleRss(() => newSpaceBytes() > IDLE_NEW_SPACE_BYTES);
+  const newSpaceBeforeIdle = newSpaceBytes();
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
+  let asked = 0;
+  let releaseAll: () => void = () => undefined;
+  const allAsked = new Promise<void>((resolve) => (releaseAll = resolve));
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const outcomes = await Promise.all(
+    Array.from({ length: RUNS }, (_, i) => {
+      const name = `run-${i}`;
+      return runOne(
+        name,
+        async (allow) => {
+          if (++asked === RUNS) {
+            peak = Math.max(peak, rss());
+            releaseAll();
+          }
+          await allAsked;
+          return allow;
+        },
+        expectation(i, name),
+      );
+    }),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  const elapsedMs = performance.now() - started;
+  clearInterval(sampler);
+  peak = Math.max(peak, rss());
+  await close();
+  const after = await settledRss();
+  const newSpaceAfter = newSpaceBytes();
+  const idle = await idleRss(() => newSpaceBytes() >= newSpaceAfter);
+  const failures = outcomes.filter((o) => !o.ok).map((o) => o.detail);
+  console.log(
+    JSON.stringify({
+      runs: RUNS,
+      correct: outcomes.length - failures.length,
+      failures: failures.slice(0, 5),
+      allInFlight: asked === RUNS,
+      deltas: outcomes.reduce((sum, o) => sum + o.deltas, 0),
+      beforeRss: before,
+      beforeIdleRss: beforeIdle.rss,
+      newSpaceBeforeIdle,
+      peakRss: peak,
+      afterRss: after,
+      newSpaceBefore,
+      newSpaceAfter,
+      afterIdleRss: idle.rss,
+      newSpaceAfterIdle: newSpaceBytes(),
+      idleWaitMs: idle.waitedMs,
+      elapsedMs,
+      /** This process's user + system CPU from the start of the runs to their end, µs (the fake CLIs are other processes). */
+      cpuUs: cpu.user + cpu.system,
+      heapUsedBefore: heapBefore,
+      heapUsedAfter: process.memoryUsage().heapUsed,
+    }),
+  );
+}
