@@ -89,6 +89,12 @@ export interface AcpDriverOptions {
    * not trust. Called with the session's `cwd` and the agent's environment. Default none.
    */
   readonly inheritedSession?: (context: InheritedSessionContext) => Promise<InheritedSession | undefined>;
+  /**
+   * Environment variables the agent gets as the empty string when neither the inherited
+   * environment nor `env` sets them, for an agent that would otherwise fill them in from files the
+   * host does not control (an untrusted folder's `.env`). Default: none.
+   */
+  readonly emptyWhenUnset?: readonly string[];
 }
 
 /** What {@link AcpDriverOptions.inheritedSession} is told. */
@@ -119,6 +125,7 @@ export class AcpDriver implements Driver {
   readonly #resolve: () => AcpConfig;
   readonly #toolName: (call: ToolCallUpdate) => string;
   readonly #inherited: AcpDriverOptions["inheritedSession"];
+  readonly #emptyWhenUnset: readonly string[];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -133,6 +140,7 @@ export class AcpDriver implements Driver {
     this.#resolve = options.resolve ?? (() => validateAcpConfig(type, config));
     this.#toolName = options.toolName ?? toolNameOf;
     this.#inherited = options.inheritedSession;
+    this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -281,7 +289,9 @@ export class AcpDriver implements Driver {
   }
 
   #env(config: AcpConfig, request: DriverRequest): Record<string, string | undefined> {
-    return mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
+    const env = mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
+    for (const name of this.#emptyWhenUnset) if (env[name] === undefined) env[name] = "";
+    return env;
   }
 
   /** One prompt turn on `proc`: initialize (a new process), open or load the session, set its mode, prompt. */

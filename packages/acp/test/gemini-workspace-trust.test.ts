@@ -50,9 +50,10 @@ describe("gemini: the workspace's own settings do not act for the host (real bin
     expect(existsSync(markers.mcp)).toBe(false);
   });
 
-  it("by default a workspace .env cannot supply the API key the environment lacks: no model request is made with it", async () => {
+  it("by default neither a workspace .env nor the home directory's can supply the API key the environment lacks, wherever the package is installed: no model request is made with it", async () => {
     h = await geminiHarness();
     await writeFile(join(h.env.workDir, ".env"), "GEMINI_API_KEY=key-from-the-workspace\n");
+    await writeFile(join(h.env.env.HOME!, ".env"), "GEMINI_API_KEY=key-from-home\n");
     const { GEMINI_API_KEY: _hostKey, ...withoutKey } = h.env.env;
     const agent = new Agent(gemini({ cwd: h.env.workDir, env: withoutKey, inheritEnv: false, model: GEMINI_TEST_MODEL }));
     try {

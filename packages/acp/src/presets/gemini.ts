@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { optionChecks } from "@adaptor/errors";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
@@ -60,11 +59,10 @@ export interface GeminiConfig extends CommonDriverConfig {
    * asks), `.gemini/.env` and every key of `.env` (`GOOGLE_GEMINI_BASE_URL` points the model API,
    * the conversation and the key elsewhere), `GEMINI.md`, workspace policies and skills. Default
    * false: the preset sets `GEMINI_CLI_TRUST_WORKSPACE=false`, so none of these apply, and
-   * `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` to a file shipped with this package (`advanced.ignoreLocalEnv`,
-   * in place of the machine's system defaults; an `env` that sets the variable keeps its own), so
-   * no `.env` of the working directory or its parents is read either (an untrusted folder's would
-   * still supply `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT`, `GOOGLE_CLOUD_LOCATION`
-   * the environment lacks; the home directory's `.env` still can), and gemini-cli
+   * gives the agent `GEMINI_API_KEY`, `GOOGLE_API_KEY`, `GOOGLE_CLOUD_PROJECT` and
+   * `GOOGLE_CLOUD_LOCATION` as the empty string when the environment lacks them, so no `.env`
+   * (an untrusted folder's would supply them, and so does the home directory's) fills them in:
+   * pass credentials in the environment or `env`; and gemini-cli
    * itself refuses its `autoEdit` and `yolo` modes: `workspace_write` and `unrestricted` are then
    * refused before launch, as are MCP servers and host tools (gemini-cli drops every MCP server in
    * an untrusted folder). True sets `GEMINI_CLI_TRUST_WORKSPACE=true`: MCP over stdio and HTTP, `workspace_write` →
@@ -73,11 +71,6 @@ export interface GeminiConfig extends CommonDriverConfig {
    * `HumanDecisionModeUnsupportedError`): the workspace's hooks run commands no mode governs.
    */
   readonly workspaceSettings?: boolean;
-}
-
-/** System defaults that turn off the working directory's `.env` (shipped in `src/presets/gemini-untrusted`). */
-function untrustedDefaults(): string {
-  return fileURLToPath(new URL("../../src/presets/gemini-untrusted/system-defaults.json", import.meta.url));
 }
 
 /** The pinned bundle's path, or undefined when the package is not installed. */
@@ -144,8 +137,6 @@ export function geminiAcpConfig(config: GeminiConfig | undefined): AcpConfig {
     args: base.args,
     // Overrides folder trust whatever the user's settings and trustedFolders.json say.
     env: {
-      // An untrusted folder's `.env` could still supply the API keys the environment lacks.
-      ...(workspaceSettings ? {} : { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: untrustedDefaults() }),
       ...common.env,
       GEMINI_CLI_TRUST_WORKSPACE: workspaceSettings ? "true" : "false",
     },
@@ -170,5 +161,17 @@ function geminiToolName(call: ToolCallUpdate): string {
  * and HTTP; structured output by prompt instructions and local validation.
  */
 export function gemini(config?: GeminiConfig): AcpDriver {
-  return new AcpDriver(descriptorConfig(config), { resolve: () => geminiAcpConfig(config), toolName: geminiToolName });
+  return new AcpDriver(descriptorConfig(config), {
+    resolve: () => geminiAcpConfig(config),
+    toolName: geminiToolName,
+    // gemini-cli fills these from a `.env` (an untrusted folder's too) only when they are unset.
+    ...(config?.workspaceSettings === true ? {} : { emptyWhenUnset: GEMINI_ENV_CREDENTIALS }),
+  });
 }
+
+/**
+ * The credentials gemini-cli 0.61.0 takes from an untrusted folder's `.env` (or the home
+ * directory's) when its environment lacks them: without `workspaceSettings` they come from the
+ * environment only (the empty string when it has none, which gemini-cli treats as missing).
+ */
+const GEMINI_ENV_CREDENTIALS = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"] as const;
