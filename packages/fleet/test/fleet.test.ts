@@ -321,22 +321,21 @@ if (!PG_URL) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        const text = await client.query<{ verdict: string; events: string }>(
-          `SELECT r.verdict::text AS verdict, (SELECT string_agg(e.event::text, ' ') FROM ${schema}.adaptor_fleet_events e WHERE e.run_id = r.id) AS events
-             FROM ${schema}.adaptor_fleet_runs r WHERE r.id = $1`,
-          [echoed.id],
-        );
-        expect(text.rows[0]!.events).toContain("[redacted]");
-        expect(text.rows[0]!.events).not.toContain(secret);
-        expect(text.rows[0]!.verdict).not.toContain(secret);
-        const written = await client.query<{ verdict: string; events: string }>(
-          `SELECT r.verdict::text AS verdict, (SELECT string_agg(e.event::text, ' ') FROM ${schema}.adaptor_fleet_events e WHERE e.run_id = r.id) AS events
-             FROM ${schema}.adaptor_fleet_runs r WHERE r.id = $1`,
-          [handle.id],
-        );
-        expect(written.rows[0]!.verdict).toContain("[redacted]");
-        expect(written.rows[0]!.verdict).not.toContain(secret);
-        expect(written.rows[0]!.events ?? "").not.toContain(secret);
+        // Everything the worker wrote for a run: its verdict and its events, as text.
+        const written = async (runId: string) =>
+          (
+            await client.query<{ verdict: string; events: string | null }>(
+              `SELECT r.verdict::text AS verdict, (SELECT string_agg(e.event::text, ' ') FROM ${schema}.adaptor_fleet_events e WHERE e.run_id = r.id) AS events
+                 FROM ${schema}.adaptor_fleet_runs r WHERE r.id = $1`,
+              [runId],
+            )
+          ).rows[0]!;
+        const text = await written(echoed.id);
+        expect(text.events).toContain("[redacted]");
+        expect(`${text.events} ${text.verdict}`).not.toContain(secret);
+        const failure = await written(handle.id);
+        expect(failure.verdict).toContain("[redacted]");
+        expect(`${failure.events} ${failure.verdict}`).not.toContain(secret);
       } finally {
         await client.end();
       }
