@@ -301,6 +301,46 @@ if (!PG_URL) {
       expect((remote as Error).message).toContain("/nonexistent/fleet-test");
     });
 
+    it("a worker removes the values of its own credential variables from the verdict and events it writes", async () => {
+      const secret = "worker-only-credential-7731";
+      process.env.FLEET_TEST_SERVICE_TOKEN = secret;
+      closers.push(async () => {
+        delete process.env.FLEET_TEST_SERVICE_TOKEN;
+      });
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("bad cwd", { runOptions: { cwd: `/nonexistent/${secret}` } });
+      const remote = await handle.result().catch((e: unknown) => e);
+      expect(remote).toBeInstanceOf(FleetRemoteError);
+      expect((remote as Error).message).toContain("/nonexistent/[redacted]");
+      // A run whose streamed text carries the value: its events and result too.
+      const echoed = await front.fleet.submit("echo", { runOptions: fakeRun(fakeCodexSteps(`the key is ${secret}`)) });
+      expect((await echoed.result()).text).toBe("the key is [redacted]");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        // Everything the worker wrote for a run: its verdict and its events, as text.
+        const written = async (runId: string) =>
+          (
+            await client.query<{ verdict: string; events: string | null }>(
+              `SELECT r.verdict::text AS verdict, (SELECT string_agg(e.event::text, ' ') FROM ${schema}.adaptor_fleet_events e WHERE e.run_id = r.id) AS events
+                 FROM ${schema}.adaptor_fleet_runs r WHERE r.id = $1`,
+              [runId],
+            )
+          ).rows[0]!;
+        const text = await written(echoed.id);
+        expect(text.events).toContain("[redacted]");
+        expect(`${text.events} ${text.verdict}`).not.toContain(secret);
+        const failure = await written(handle.id);
+        expect(failure.verdict).toContain("[redacted]");
+        expect(`${failure.events} ${failure.verdict}`).not.toContain(secret);
+      } finally {
+        await client.end();
+      }
+    });
+
     it("metrics: attempts, wait time, run duration by outcome, and the queue depth read from PostgreSQL", async () => {
       const recorded: { name: string; value: number; attributes: unknown }[] = [];
       const gauges: ((result: ObservableResult) => Promise<void>)[] = [];

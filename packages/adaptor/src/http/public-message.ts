@@ -1,12 +1,13 @@
 /** Longest error message a server puts on the wire ({@link publicMessage}), in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH)/i;
 
 /**
- * The values of `env`'s variables whose names look like credentials (`KEY`, `TOKEN`, `SECRET`,
- * `PASSWORD`, `PASSWD`, `CREDENTIAL`, `AUTH`) and that are at least 8 characters long, longest
- * first: what {@link publicMessage} replaces wherever it finds them.
+ * The values of `env`'s variables whose names look like credentials (they contain `KEY`, `TOKEN`,
+ * `SECRET`, `PASS` (so `PASSWORD`, `PASSWD`, `DB_PASS`), `CREDENTIAL` or `AUTH`, in any case) and
+ * that are at least 8 characters long, longest first: what {@link publicMessage} replaces wherever
+ * it finds them.
  * @param env the environment to read; default `process.env`.
  */
 export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -18,28 +19,60 @@ export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] 
   return [...values].sort((a, b) => b.length - a.length);
 }
 
+/** A name that says its value is a credential, as a key in `name=value`, `name: value` or JSON. */
+const CREDENTIAL_NAME = String.raw`[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_-]*`;
+
+/** Credential formats recognised by their shape alone, each replaced whole by `[redacted]`. */
+const TOKEN_SHAPES: readonly RegExp[] = [
+  // PEM private keys (the rest of the line once a block starts: its body may be on the same line).
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  // JSON Web Tokens: base64url header `{"…` and payload, signature possibly empty.
+  /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+  // OpenAI / Anthropic style API keys.
+  /\bsk-[A-Za-z0-9_-]{8,}/g,
+  // GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens; fine-grained PATs.
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  // Slack bot, user, app, refresh and legacy tokens.
+  /\bxox[abprs]-[A-Za-z0-9-]{8,}/g,
+  // AWS access key ids (long-term and temporary).
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  // Google API keys.
+  /\bAIza[A-Za-z0-9_-]{30,}/g,
+];
+
 /**
  * What a server may tell a remote client about a failure (the bridge's error events, the A2A
  * server's failed tasks): the message's first line that is not a stack frame, control characters
- * removed, with credential-looking text (`sk-…` API keys, bearer/basic tokens, `NAME_KEY=value`
- * and `password: value` pairs, URL passwords, and each of `secrets`) replaced by `[redacted]`,
- * cut to {@link MAX_PUBLIC_MESSAGE_CHARS} characters (the last one `…`).
+ * removed, with credential-looking text replaced by `[redacted]`, cut to
+ * {@link MAX_PUBLIC_MESSAGE_CHARS} characters (the last one `…`). Redacted are: each of `secrets`;
+ * `-----BEGIN … PRIVATE KEY-----` blocks; JSON Web Tokens; `sk-…` API keys; GitHub (`ghp_…`,
+ * `gho_…`, `github_pat_…`), Slack (`xoxb-…`), AWS (`AKIA…`, `ASIA…`) and Google (`AIza…`) keys;
+ * bearer/basic tokens; the value of a key/token/secret/password/credential-named pair, as
+ * `NAME=value`, `name: value` or JSON `"name": "value"`; and URL passwords (`scheme://user:pw@`,
+ * `scheme://:pw@`, spaces allowed).
  * @param message the failure's message.
  * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
  */
 export function publicMessage(message: string, secrets: readonly string[] = []): string {
   let text = message.split(/\r?\n/).find((line) => line.trim() !== "" && !/^\s+at\s/.test(line)) ?? "";
   for (const secret of secrets) text = text.split(secret).join("[redacted]");
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  text = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
+  for (const shape of TOKEN_SHAPES) text = text.replace(shape, "[redacted]");
   text = text
-    // eslint-disable-next-line no-control-regex -- removing control characters is the point
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
-    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "[redacted]")
     .replace(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
     .replace(
-      /\b([A-Za-z0-9_]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)]+)/gi,
-      "$1$2[redacted]",
+      new RegExp(String.raw`(["'])(${CREDENTIAL_NAME})\1(\s*:\s*)(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`, "gi"),
+      '$1$2$1$3"[redacted]"',
     )
-    .replace(/:\/\/[^/\s:@]+:[^/\s@]+@/g, "://[redacted]@")
+    .replace(new RegExp(String.raw`\b(${CREDENTIAL_NAME})(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)"'}]+)`, "gi"), "$1$2[redacted]")
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@]*)@/gi, urlPassword)
     .trim();
   return text.length > MAX_PUBLIC_MESSAGE_CHARS ? `${text.slice(0, MAX_PUBLIC_MESSAGE_CHARS - 1)}…` : text;
+}
+
+/** `scheme://user:password@` with its credentials redacted, unless what looks like a password is a port followed by prose. */
+function urlPassword(match: string, scheme: string, password: string): string {
+  return /^\d*\s/.test(password) ? match : `${scheme}[redacted]@`;
 }

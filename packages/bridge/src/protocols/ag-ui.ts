@@ -4,7 +4,7 @@ import { EventEncoder } from "@ag-ui/encoder";
 import type { AgentEvent, Result, Usage } from "adaptor";
 import type { Frame } from "./frame.js";
 import { approvalInterrupt } from "./ag-ui-interrupt.js";
-import { failureCode, isAbort, publicMessage } from "./public-error.js";
+import { failureCode, failureMessage, isAbort } from "./public-error.js";
 import { wireApproval } from "./raw.js";
 
 /** `CUSTOM` event names the `ag-ui` protocol emits. */
@@ -297,11 +297,12 @@ export class AgUiMapper {
         } else if (failure && isAbort(failure.error)) {
           push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "cancelled" } });
         } else {
-          const message = publicMessage(event.message ?? "the run failed", this.#secrets) || "the run failed";
+          const code = failure ? failureCode(failure.error) : (event.reason ?? "error");
+          const message = failureMessage(code, event.message ?? "the run failed", this.#secrets) || "the run failed";
           push({
             type: EventType.RUN_ERROR,
             message,
-            code: failure ? failureCode(failure.error) : (event.reason ?? "error"),
+            code,
             ...(usage ? { usage } : {}),
           });
         }

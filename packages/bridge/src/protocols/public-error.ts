@@ -1,7 +1,31 @@
-import { ErrApprovalKindMismatch, ErrApprovalNotPending, ErrCode, ErrThreadBusy, RunError, errorCode, isError } from "adaptor";
+import {
+  ErrApprovalKindMismatch,
+  ErrApprovalNotPending,
+  ErrCode,
+  ErrThreadBusy,
+  RunError,
+  errorCode,
+  isError,
+  publicMessage,
+} from "adaptor";
 
 // The redaction is shared with the A2A server: it lives in `adaptor`.
 export { MAX_PUBLIC_MESSAGE_CHARS, publicMessage, secretEnvValues } from "adaptor";
+
+/**
+ * Failures whose own message describes the server rather than the run (a busy thread's names the
+ * lease holder, often a host name and process id, and when its lease lapses): a client gets this
+ * fixed message for the code instead.
+ */
+const FIXED_MESSAGES: Readonly<Record<string, string>> = { thread_busy: "thread busy" };
+
+/**
+ * The message an error event carries for a failure with `code` ({@link failureCode}): a fixed one
+ * for a busy thread, else `publicMessage(message, secrets)`.
+ */
+export function failureMessage(code: string | undefined, message: string, secrets: readonly string[]): string {
+  return (code !== undefined ? FIXED_MESSAGES[code] : undefined) ?? publicMessage(message, secrets);
+}
 
 /**
  * A short machine-readable code for a failed verdict: the `RunError` reason, `cancelled` for an

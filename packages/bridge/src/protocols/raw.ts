@@ -1,7 +1,7 @@
 import type { AgentEvent, ApprovalRequest, PendingApproval } from "adaptor";
 import { sseEvent, type Frame } from "./frame.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
-import { failureCode, isAbort, publicMessage } from "./public-error.js";
+import { failureCode, failureMessage } from "./public-error.js";
 
 /** An `ApprovalRequest` as it crosses the wire: its fields, without the methods. */
 export interface WireApproval {
@@ -71,10 +71,11 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
  * The `raw` protocol: each event as JSON, one SSE event each, `id` = `meta.sequence`. An
  * `approval-request` carries the request's fields (`request.id` is what the client answers);
  * `process` stdout/stderr events lose their `text` (CLI output stays on the server); a failed
- * `run-finished` carries a public message (first line, credentials redacted) and the verdict's
- * `code` (as the `ag-ui` protocol's `RUN_ERROR` has it: see `failureCode`), and one whose run
- * was cancelled (the client went away, the bridge closed) says `reason: "cancelled"`, as the
- * `ag-ui` protocol's `RUN_FINISHED` outcome `cancelled` does; one whose turn suspended
+ * `run-finished` carries a public message (first line, credentials redacted; `thread busy` for a
+ * busy thread, see `failureMessage`) and the verdict's `code` (as the `ag-ui` protocol's
+ * `RUN_ERROR` has it: see `failureCode`), with `reason` the same code: one whose run was cancelled
+ * (the client went away, the bridge closed) says `reason: "cancelled"`, as the `ag-ui` protocol's
+ * `RUN_FINISHED` outcome `cancelled` does; one whose turn suspended
  * (`suspended: true`) carries the stored approval as `pendingApproval` ({@link WirePendingApproval}),
  * which a run with `resume` answers. `id` is the SSE id (default `meta.sequence`; a bridge over a
  * fleet gives the fleet's sequence).
@@ -87,14 +88,13 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
     data = rest;
   } else if (event.type === "run-finished") {
     const failed = !event.ok && verdict !== undefined && !verdict.ok ? verdict : undefined;
-    const cancelled = failed !== undefined && isAbort(failed.error);
+    const code = failed ? failureCode(failed.error) : undefined;
     const pending = verdict?.ok ? verdict.result.pendingApproval : undefined;
     if (failed || event.message !== undefined || pending) {
       data = {
         ...event,
-        ...(cancelled ? { reason: "cancelled" } : {}),
-        ...(failed ? { code: failureCode(failed.error) } : {}),
-        ...(event.message !== undefined ? { message: publicMessage(event.message, secrets) } : {}),
+        ...(code !== undefined ? { reason: code, code } : {}),
+        ...(event.message !== undefined ? { message: failureMessage(code, event.message, secrets) } : {}),
         ...(pending ? { pendingApproval: wirePendingApproval(pending) } : {}),
       };
     }

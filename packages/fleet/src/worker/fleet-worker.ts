@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Job } from "pg-boss";
 import {
   ErrThreadLeaseLost,
+  secretEnvValues,
   type Agent,
   type ApprovalRequest,
   type Result,
@@ -17,6 +18,7 @@ import type { FleetCore } from "../fleet/fleet-core.js";
 import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
 import type { RunResume } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
+import { scrubSecrets } from "./scrub.js";
 
 /** What a worker's agent factory is given. */
 export interface WorkerContext {
@@ -52,6 +54,8 @@ export class FleetWorker {
   readonly #stopping: AbortController;
   /** The run and attempt serving each thread key on this worker now (one at a time per key, fleet-wide). */
   readonly #turns = new Map<string, { runId: string; attempt: number }>();
+  /** The values of this host's credential variables: removed from every verdict and event the worker writes. */
+  readonly #secrets = secretEnvValues();
 
   constructor(core: FleetCore, name: string, stopping: AbortController) {
     this.#core = core;
@@ -160,7 +164,7 @@ export class FleetWorker {
     const fenced = new AbortController();
     const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
     const log = new AttemptLog(
-      (events) => tables.append(runId, attempt, events),
+      (events) => tables.append(runId, attempt, scrubSecrets(events, this.#secrets)),
       () => fenced.abort(new Error("superseded by a later attempt")),
     );
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -183,7 +187,7 @@ export class FleetWorker {
             ? await this.#resumeStream(agent, threadKey, resume, attempt, runOptions)
             : agent.thread(threadKey).stream(prompt, runOptions);
     } catch (error) {
-      await tables.settle(runId, attempt, storeOutcome({ ok: false, error }));
+      await tables.settle(runId, attempt, scrubSecrets(storeOutcome({ ok: false, error }), this.#secrets));
       return;
     }
     let finished: JsonValue | undefined;
@@ -226,8 +230,9 @@ export class FleetWorker {
       // the run is attempted again like one whose worker was lost.
       throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
     }
-    const verdict = storeOutcome(outcome);
-    if (await tables.settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
+    const verdict = scrubSecrets(storeOutcome(outcome), this.#secrets);
+    const events = finished === undefined ? [] : [scrubSecrets(finished, this.#secrets)];
+    if (await tables.settle(runId, attempt, verdict, events)) {
       this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
     }
   }

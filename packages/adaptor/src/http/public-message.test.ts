@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { publicMessage, secretEnvValues } from "./public-message.js";
+
+describe("publicMessage redacts common credential formats", () => {
+  it.each([
+    ["JSON password pair", '{"password":"hunter3pw"}', '{"password":"[redacted]"}'],
+    ["JSON api_key pair with spaces", '{"user": "ann", "api_key": "abcd 1234"}', '{"user": "ann", "api_key": "[redacted]"}'],
+    ["JSON secret pair, escaped quote", '{"client_secret":"a\\"b"}', '{"client_secret":"[redacted]"}'],
+    ["single-quoted token pair", "{'token': 'tok-123456'}", "{'token': \"[redacted]\"}"],
+    ["GitHub classic token", "push ghp_abcdefghijklmnopqrstuvwxyz0123456789 denied", "push [redacted] denied"],
+    ["GitHub OAuth token", "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "[redacted]"],
+    ["GitHub fine-grained PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[redacted]"],
+    ["Slack bot token", "slack xoxb-1234-5678-abcdefgh failed", "slack [redacted] failed"],
+    ["Slack user token", "xoxp-1234-5678-abcdefgh", "[redacted]"],
+    ["AWS access key id", "key AKIAIOSFODNN7EXAMPLE invalid", "key [redacted] invalid"],
+    ["AWS temporary key id", "ASIAIOSFODNN7EXAMPLE", "[redacted]"],
+    ["Google API key", "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234 rejected", "[redacted] rejected"],
+    ["JWT", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijklmnop expired", "jwt [redacted] expired"],
+    ["PEM private key on one line", "bad key -----BEGIN PRIVATE KEY----- MIIEvQIBADANBg", "bad key [redacted]"],
+    ["PEM RSA private key block", "x -----BEGIN RSA PRIVATE KEY-----MIIEow-----END RSA PRIVATE KEY----- y", "x [redacted] y"],
+    ["URL with an empty user", "connect redis://:onlypass@host:6379 refused", "connect redis://[redacted]@host:6379 refused"],
+    ["URL password with a space", "postgresql://user:pa ss@h/db", "postgresql://[redacted]@h/db"],
+    ["URL user and password", "mongodb+srv://u:mongopass@c.x.net", "mongodb+srv://[redacted]@c.x.net"],
+    ["sk- API key", "sk-proj-abcdefghijklmnopqrstuvwxyz012345", "[redacted]"],
+    ["NAME=value pair", "password=hunter4pw", "password=[redacted]"],
+  ])("%s", (_name, message, expected) => {
+    expect(publicMessage(message)).toBe(expected);
+  });
+
+  it("redacts the value of an environment variable whose name contains PASS", () => {
+    const secrets = secretEnvValues({ DB_PASS: "dbpassenv99", PGPASSWORD: "pgpassword-1", PATH: "/usr/bin:/bin/long" });
+    expect(secrets).toEqual(["pgpassword-1", "dbpassenv99"]);
+    expect(publicMessage("login with dbpassenv99 failed", secrets)).toBe("login with [redacted] failed");
+  });
+
+  it.each([
+    ["ordinary text", "The model returned an invalid response: expected a tool call"],
+    ["a UUID", "thread 3f2b8c1e-7d4a-4e6b-9a2f-0c1d2e3f4a5b not found"],
+    ["ids", "run run_01HZX3K4Q5 tool toolu_01ABCDEF session sess-12345678"],
+    ["a path", "ENOENT: no such file or directory, open '/home/ann/project/src/api-key.ts'"],
+    ["a URL with a port and prose", "fetch http://localhost:8080 failed; mail admin@example.com"],
+    ["a URL without credentials", "GET https://api.example.com/v1/messages returned 529"],
+    ["an email address", "ownership: ann@example.com"],
+    ["upper-case words", "ASIAN AKIA HTTP ERROR"],
+  ])("leaves %s alone", (_name, message) => {
+    expect(publicMessage(message)).toBe(message);
+  });
+});
