@@ -3,6 +3,7 @@ import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent, ErrInvalidOption, isError } from "adaptor";
 import { describe, expect, it } from "vitest";
 import { a2aServer } from "../src/index.js";
+import { sendOnOneConnection, trickleBody } from "../../bridge/test/raw-socket.js";
 import { serve } from "./support.js";
 
 // A client that trickles its request body (slowloris) must not hold a connection open forever:
@@ -64,6 +65,55 @@ describe("the A2A server's body timeout", () => {
       }
       expect(isError(error, ErrInvalidOption)).toBe(true);
       expect((error as { field?: string }).field).toBe("bodyTimeoutMs");
+    }
+  });
+
+  it("a forbidden host or an agent card answered before a trickled body is read closes the connection after the answer", async () => {
+    const served = await serve(undefined, { bodyTimeoutMs: 1_000, log: () => undefined });
+    const url = new URL(served.url);
+    try {
+      for (const [head, status, body] of [
+        [
+          `POST / HTTP/1.1\r\nhost: evil.example\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n`,
+          403,
+          '{"error":"forbidden host"}',
+        ],
+        [`GET /.well-known/agent-card.json HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: 500\r\n\r\n`, 200, '"name":"Reference agent"'],
+      ] as const) {
+        // One byte every 200 ms: the whole body would take 100 s.
+        const trickled = await trickleBody(Number(url.port), head, 500);
+        expect(trickled.answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+        expect(trickled.answer).toContain(body);
+        expect(trickled.answer.toLowerCase()).toContain("connection: close");
+        expect(trickled.closed).toBe(true);
+        // bodyTimeoutMs (1 s) plus a generous margin for a loaded machine.
+        expect(trickled.elapsedMs).toBeLessThan(6_000);
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a request whose body arrived keeps its connection alive for the next request", async () => {
+    const served = await serve(undefined, { bodyTimeoutMs: 1_000, log: () => undefined });
+    const url = new URL(served.url);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "no-such-task" } });
+    const getTask =
+      `POST / HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n` +
+      `content-length: ${body.length}\r\n\r\n${body}`;
+    const card = `GET /.well-known/agent-card.json HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`;
+    try {
+      const { answers, open } = await sendOnOneConnection(Number(url.port), [getTask, card, getTask]);
+      expect(answers).toHaveLength(3);
+      for (const answer of answers) {
+        expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer!.toLowerCase()).toContain("connection: keep-alive");
+      }
+      expect(answers[0]).toContain("-32001");
+      expect(answers[1]).toContain('"name":"Reference agent"');
+      expect(open).toBe(true);
+    } finally {
+      await served.close();
     }
   });
 });

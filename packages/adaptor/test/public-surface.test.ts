@@ -398,6 +398,7 @@ describe("public surface", () => {
       "approveAll",
       "asRejection",
       "checkRunInput",
+      "closeIfBodyUnread",
       "defineTool",
       "denyAll",
       "errorCode",

@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { sendOnOneConnection, trickleBody } from "./raw-socket.js";
 import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // What the bridge refuses before a run starts or an approval is answered: cross-site requests
@@ -189,6 +190,46 @@ describe("ids and slow bodies", () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+// An answer sent before the body is read must not leave the connection open while the client
+// trickles the rest: the connection closes after the answer, well within bodyTimeoutMs.
+describe("a request answered before its body is read", () => {
+  const trickledHead = (path: string, host: string) =>
+    `POST ${path} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n`;
+
+  it("a forbidden_host or not_found refusal of a trickled body closes the connection after the answer", async () => {
+    served = await serve({ runner: referenceAgent(), bodyTimeoutMs: 1_000 });
+    const url = new URL(served.url);
+    for (const [head, status, code] of [
+      [trickledHead("/runs", "evil.example"), 403, "forbidden_host"],
+      [trickledHead("/nowhere", url.host), 404, "not_found"],
+    ] as const) {
+      // One byte every 200 ms: the whole body would take 100 s.
+      const trickled = await trickleBody(Number(url.port), head, 500);
+      expect(trickled.answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(trickled.answer).toContain(`"code":"${code}"`);
+      expect(trickled.answer.toLowerCase()).toContain("connection: close");
+      expect(trickled.closed).toBe(true);
+      // bodyTimeoutMs (1 s) plus a generous margin for a loaded machine.
+      expect(trickled.elapsedMs).toBeLessThan(6_000);
+    }
+    expect(served.bridge.size).toBe(0);
+  });
+
+  it("a request whose body the bridge reads keeps its connection alive for the next request", async () => {
+    served = await serve({ runner: referenceAgent(), bodyTimeoutMs: 1_000 });
+    const url = new URL(served.url);
+    const cancel = `POST /runs/no-such-run/cancel HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`;
+    const { answers, open } = await sendOnOneConnection(Number(url.port), [cancel, cancel]);
+    expect(answers).toHaveLength(2);
+    for (const answer of answers) {
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+      expect(answer).toContain("no run no-such-run");
+      expect(answer!.toLowerCase()).toContain("connection: keep-alive");
+    }
+    expect(open).toBe(true);
   });
 });
 

@@ -15,7 +15,7 @@ import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
-import { hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
+import { closeIfBodyUnread, hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
@@ -389,7 +389,8 @@ function servedHosts(options: AppOptions): readonly string[] | "*" {
 }
 
 /**
- * The Express app of a server: the body deadline (HTTP 408 after `bodyTimeoutMs`), the `Host`
+ * The Express app of a server: any answer sent before its request's body is read closing the
+ * connection, the body deadline (HTTP 408 after `bodyTimeoutMs`), the `Host`
  * check (HTTP 403), the card (public), then `authorize`
  * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
  * answers for Express's own fallbacks (no HTML error page, no stack).
@@ -402,6 +403,11 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
   const authorize = options.authorize;
   const app = express();
   app.disable("x-powered-by");
+  // An answer sent before the body is read (a refusal, the card) closes the connection: a trickled body cannot hold it open.
+  app.use((req, res, next) => {
+    closeIfBodyUnread(req, res);
+    next();
+  });
   app.use(bodyDeadline(bodyTimeoutMs));
   app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import { hostAllowed, type ApprovalRequest, type RunOptions } from "adaptor";
+import { closeIfBodyUnread, hostAllowed, type ApprovalRequest, type RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
@@ -132,6 +132,8 @@ export class Bridge implements AsyncDisposable {
     const approval = /^approvals\/([^/]+)$/.exec(route);
     const known = route === "runs" || route === "ag-ui" || reconnect !== null || cancel !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
+    // An answer sent before the body is read (a refusal) closes the connection: a trickled body cannot hold it open.
+    closeIfBodyUnread(req, res);
     if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
 
     if (method === "OPTIONS") {
@@ -161,7 +163,10 @@ export class Bridge implements AsyncDisposable {
 
   #unmatched(req: IncomingMessage, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
     if (next) next();
-    else sendError(res, new HttpError(404, "not_found", "no such route"), corsHeaders(this.#settings.cors, req, false));
+    else {
+      closeIfBodyUnread(req, res);
+      sendError(res, new HttpError(404, "not_found", "no such route"), corsHeaders(this.#settings.cors, req, false));
+    }
   }
 
   async #startRun(req: IncomingMessage, res: ServerResponse, protocol: BridgeProtocol, cors: Record<string, string>): Promise<void> {
