@@ -429,5 +429,47 @@ if (!PG_URL) {
         await client.end();
       }
     });
+
+    it("submit refuses a malformed resume, an unknown submit option and run options JSON cannot carry with InvalidOptionError naming the option, and writes no run", async () => {
+      const schema = freshSchema("fleet");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      await fleet.start();
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      const resume = (extra: Record<string, unknown>) => ({ threadKey: "k", resume: { approvalId: "a1", ...extra } });
+      const cases: [string, unknown, string, string][] = [
+        ["outcome maybe", resume({ decision: { outcome: "maybe" } }), "fleet submit", "resume.decision"],
+        ["decision string", resume({ decision: "approve" }), "fleet submit", "resume.decision"],
+        ["decision empty", resume({ decision: {} }), "fleet submit", "resume.decision"],
+        ["decision missing", resume({}), "fleet submit", "resume.decision"],
+        ["updatedInput string", resume({ decision: { outcome: "approve", updatedInput: "notobject" } }), "fleet submit", "resume.decision"],
+        ["deny without reason", resume({ decision: { outcome: "deny" } }), "fleet submit", "resume.decision"],
+        ["extra resume field", resume({ decision: { outcome: "approve" }, evil: 1 }), "fleet submit", "resume.evil"],
+        ["unknown submit option", { bogus: 1 }, "fleet submit", "bogus"],
+        ["onApproval", { runOptions: { onApproval: () => {} } }, "run options", "onApproval"],
+        ["nested function", { runOptions: { metadata: { hook: () => {} } } }, "run options", "metadata.hook"],
+        ["bigint", { runOptions: { metadata: { x: 1n } } }, "run options", "metadata.x"],
+        ["cyclic", { runOptions: { metadata: cyclic } }, "run options", "metadata.self"],
+        ["signal", { runOptions: { signal: new AbortController().signal } }, "run options", "signal"],
+      ];
+      for (const [name, options, subject, field] of cases) {
+        const error = await fleet.submit("", options as never).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, name).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).subject, name).toBe(subject);
+        expect((error as InvalidOptionError).field, name).toBe(field);
+      }
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${schema}.adaptor_fleet_runs`);
+        expect(rows).toEqual([{ n: 0 }]);
+      } finally {
+        await client.end();
+      }
+    });
   });
 }

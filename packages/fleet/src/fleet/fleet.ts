@@ -15,6 +15,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
+import { checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -168,20 +169,23 @@ export class Fleet implements AsyncDisposable {
    *   `"run options"`) naming an unknown or mistyped run option; InvalidPolicyError naming an
    *   unknown policy field or a value out of its domain; MalformedStringError for text with a lone
    *   surrogate; InvalidOptionError (field `suspend` or `checkpointFiles`) for those thread-only
-   *   options without a `threadKey`; InvalidThreadKeyError for a bad key; TypeError for run
-   *   options that are not JSON, a `runId` that is not a UUID, or a `resume` without `threadKey`
-   *   (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   options without a `threadKey`; InvalidThreadKeyError for a bad key;
+   *   InvalidOptionError (subject `"fleet submit"`) naming an unknown submit option, an unknown
+   *   `resume` field, or a `resume.decision` the thread store would refuse (not an approve, a deny
+   *   with a string reason or an answer with a string choice; an `updatedInput` that is not a
+   *   plain object); InvalidOptionError (subject `"run options"`) naming a run option JSON cannot
+   *   carry (a function such as `onApproval`: handlers belong on the worker's Agent; a bigint, a
+   *   symbol, a cyclic value, a class instance); TypeError for a `runId` that is not a UUID or a
+   *   `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored).
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
     if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
+    checkSubmitOptions(options);
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
-    const runOptions = toJsonEvent(options.runOptions ?? {});
-    if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
-      throw new TypeError("fleet submit: runOptions must be a JSON object");
-    }
+    const runOptions = jsonRunOptions(options.runOptions);
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
     checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
