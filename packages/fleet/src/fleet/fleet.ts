@@ -60,6 +60,9 @@ export interface FleetApproval {
   readonly status: "pending" | "answered" | "closed";
 }
 
+/** The run queue's retry timing (pg-boss, seconds): exponential backoff from 1 s, at most 30 s. */
+const RETRY = { retryDelay: 1, retryBackoff: true, retryDelayMax: 30 } as const;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -128,14 +131,19 @@ export class Fleet implements AsyncDisposable {
     const { tables, boss, notifier, options } = this.#core;
     await tables.migrate();
     await boss.start();
-    if (!(await boss.getQueue(options.queue))) {
+    const queue = await boss.getQueue(options.queue);
+    // A queue created before retries backed off gets the backoff (for jobs sent from now on).
+    if (queue && !queue.retryBackoff) await boss.updateQueue(options.queue, RETRY);
+    if (!queue) {
       await boss
         .createQueue(options.queue, {
           policy: "key_strict_fifo",
           // One more than the attempts: the extra one only writes the attempts-exhausted verdict,
           // so the key is never left blocked by a failed job.
           retryLimit: options.maxAttempts,
-          retryDelay: 0,
+          // A retry (a lost worker, a database that went away) waits 1-2 s, then about twice as
+          // long each time, up to 30 s: a failing database is not hammered.
+          ...RETRY,
           heartbeatSeconds: options.heartbeatSeconds,
           expireInSeconds: 24 * 3600,
           deleteAfterSeconds: Math.max(1, Math.floor(options.retentionMs / 1000)),
