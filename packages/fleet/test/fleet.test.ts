@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
 import { Agent, ErrAgentFailed, InvalidOptionError, InvalidPolicyError, RunError } from "adaptor";
-import { ErrCode, isError } from "@adaptor/errors";
+import { DriverError, ErrCode, isError } from "@adaptor/errors";
 import { ApprovalNotPendingError, InvalidThreadKeyError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import {
@@ -468,6 +468,106 @@ if (!PG_URL) {
       } finally {
         await client.end();
       }
+    });
+
+    it("submit refuses a malformed resume, an unknown submit option and run options JSON cannot carry with InvalidOptionError naming the option, and writes no run", async () => {
+      const schema = freshSchema("fleet");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      await fleet.start();
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      const resume = (extra: Record<string, unknown>) => ({ threadKey: "k", resume: { approvalId: "a1", ...extra } });
+      const cases: [string, unknown, string, string][] = [
+        ["outcome maybe", resume({ decision: { outcome: "maybe" } }), "fleet submit", "resume.decision"],
+        ["decision string", resume({ decision: "approve" }), "fleet submit", "resume.decision"],
+        ["decision empty", resume({ decision: {} }), "fleet submit", "resume.decision"],
+        ["decision missing", resume({}), "fleet submit", "resume.decision"],
+        ["updatedInput string", resume({ decision: { outcome: "approve", updatedInput: "notobject" } }), "fleet submit", "resume.decision"],
+        ["deny without reason", resume({ decision: { outcome: "deny" } }), "fleet submit", "resume.decision"],
+        ["extra resume field", resume({ decision: { outcome: "approve" }, evil: 1 }), "fleet submit", "resume.evil"],
+        ["unknown submit option", { bogus: 1 }, "fleet submit", "bogus"],
+        ["onApproval", { runOptions: { onApproval: () => {} } }, "run options", "onApproval"],
+        ["nested function", { runOptions: { metadata: { hook: () => {} } } }, "run options", "metadata.hook"],
+        ["bigint", { runOptions: { metadata: { x: 1n } } }, "run options", "metadata.x"],
+        ["cyclic", { runOptions: { metadata: cyclic } }, "run options", "metadata.self"],
+        ["signal", { runOptions: { signal: new AbortController().signal } }, "run options", "signal"],
+      ];
+      for (const [name, options, subject, field] of cases) {
+        const error = await fleet.submit("", options as never).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, name).toBeInstanceOf(InvalidOptionError);
+        expect((error as InvalidOptionError).subject, name).toBe(subject);
+        expect((error as InvalidOptionError).field, name).toBe(field);
+      }
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${schema}.adaptor_fleet_runs`);
+        expect(rows).toEqual([{ n: 0 }]);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it("a thread store error while a worker starts a turn is the run's verdict with its cause chain, not attempts lost to a worker", async () => {
+      const schema = freshSchema("fleet");
+      // A thread store whose tables were never created: every attempt would fail the same way.
+      const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+      const fleet = new Fleet({ connectionString: url, schema, threadStore: store });
+      closers.push(async () => {
+        await fleet.close();
+        await store.close();
+      });
+      await fleet.start();
+      await fleet.worker(({ threadStore }) => new Agent(fakeCodex("never runs"), { threadStore: threadStore! }));
+      const handle = await fleet.submit("hello", { threadKey: "unmigrated" });
+      const error = await handle.result().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FleetRemoteError);
+      expect((error as FleetRemoteError).code).toBe(ErrCode.NotFound);
+      expect((error as Error).cause).toBeDefined();
+      const events: FleetEvent[] = [];
+      for await (const e of fleet.handle(handle.id).events({ follow: false })) events.push(e);
+      expect(events.map((e) => e.event.type)).toEqual(["verdict"]);
+      expect(JSON.stringify(events[0]?.event)).toContain("NOT_FOUND");
+    });
+
+    it("a thread store that is unreachable when a worker starts a turn is attempted again after pg-boss's retry delay, not at once", async () => {
+      const schema = freshSchema("fleet");
+      const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+      await store.migrate();
+      const calls: number[] = [];
+      const view = fakeCliStoreView(store);
+      const flaky = new Proxy(view, {
+        get: (target, property) => {
+          if (property !== "resolve") return Reflect.get(target, property, target) as unknown;
+          return (request: Parameters<PostgresThreadStore["resolve"]>[0]) => {
+            calls.push(Date.now());
+            if (calls.length === 1)
+              return Promise.reject(
+                new DriverError({ op: "resolve", device: "postgres", code: ErrCode.ServiceUnavailable, cause: "connection refused" }),
+              );
+            return target.resolve(request);
+          };
+        },
+      });
+      const fleet = new Fleet({ connectionString: url, schema, threadStore: flaky });
+      closers.push(async () => {
+        await fleet.close();
+        await store.close();
+      });
+      await fleet.start();
+      await fleet.worker(({ threadStore }) => new Agent(fakeCodex("served on retry"), { threadStore: threadStore! }), { name: "w1" });
+      const handle = await fleet.submit("hello", { threadKey: "flaky", runOptions: fakeRun(fakeCodexSteps("served on retry")) });
+      expect((await handle.result()).text).toBe("served on retry");
+      const started: FleetEvent[] = [];
+      for await (const e of handle.events({ follow: false })) if (e.event.type === "attempt-started") started.push(e);
+      expect(started.map((e) => e.event)).toEqual([{ type: "attempt-started", attempt: 2, worker: "w1" }]);
+      // pg-boss's backoff starts at 1 s: the retry never comes at once.
+      expect(calls.length).toBeGreaterThanOrEqual(2);
+      expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(950);
     });
   });
 }

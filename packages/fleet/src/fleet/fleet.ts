@@ -15,6 +15,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
+import { checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -58,6 +59,9 @@ export interface FleetApproval {
    */
   readonly status: "pending" | "answered" | "closed";
 }
+
+/** The run queue's retry timing (pg-boss, seconds): exponential backoff from 1 s, at most 30 s. */
+const RETRY = { retryDelay: 1, retryBackoff: true, retryDelayMax: 30 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -127,14 +131,19 @@ export class Fleet implements AsyncDisposable {
     const { tables, boss, notifier, options } = this.#core;
     await tables.migrate();
     await boss.start();
-    if (!(await boss.getQueue(options.queue))) {
+    const queue = await boss.getQueue(options.queue);
+    // A queue created before retries backed off gets the backoff (for jobs sent from now on).
+    if (queue && !queue.retryBackoff) await boss.updateQueue(options.queue, RETRY);
+    if (!queue) {
       await boss
         .createQueue(options.queue, {
           policy: "key_strict_fifo",
           // One more than the attempts: the extra one only writes the attempts-exhausted verdict,
           // so the key is never left blocked by a failed job.
           retryLimit: options.maxAttempts,
-          retryDelay: 0,
+          // A retry (a lost worker, a database that went away) waits 1-2 s, then about twice as
+          // long each time, up to 30 s: a failing database is not hammered.
+          ...RETRY,
           heartbeatSeconds: options.heartbeatSeconds,
           expireInSeconds: 24 * 3600,
           deleteAfterSeconds: Math.max(1, Math.floor(options.retentionMs / 1000)),
@@ -168,20 +177,23 @@ export class Fleet implements AsyncDisposable {
    *   `"run options"`) naming an unknown or mistyped run option; InvalidPolicyError naming an
    *   unknown policy field or a value out of its domain; MalformedStringError for text with a lone
    *   surrogate; InvalidOptionError (field `suspend` or `checkpointFiles`) for those thread-only
-   *   options without a `threadKey`; InvalidThreadKeyError for a bad key; TypeError for run
-   *   options that are not JSON, a `runId` that is not a UUID, or a `resume` without `threadKey`
-   *   (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   options without a `threadKey`; InvalidThreadKeyError for a bad key;
+   *   InvalidOptionError (subject `"fleet submit"`) naming an unknown submit option, an unknown
+   *   `resume` field, or a `resume.decision` the thread store would refuse (not an approve, a deny
+   *   with a string reason or an answer with a string choice; an `updatedInput` that is not a
+   *   plain object); InvalidOptionError (subject `"run options"`) naming a run option JSON cannot
+   *   carry (a function such as `onApproval`: handlers belong on the worker's Agent; a bigint, a
+   *   symbol, a cyclic value, a class instance); TypeError for a `runId` that is not a UUID or a
+   *   `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored).
    */
   async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
     if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
+    checkSubmitOptions(options);
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
-    const runOptions = toJsonEvent(options.runOptions ?? {});
-    if (typeof runOptions !== "object" || runOptions === null || Array.isArray(runOptions)) {
-      throw new TypeError("fleet submit: runOptions must be a JSON object");
-    }
+    const runOptions = jsonRunOptions(options.runOptions);
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
     checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
     if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))

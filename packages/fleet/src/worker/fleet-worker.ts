@@ -109,7 +109,18 @@ export class FleetWorker {
         });
         return;
       }
-      const record = await threadStore.resolve({ key: run.threadKey });
+      let record: Awaited<ReturnType<ThreadStore["resolve"]>>;
+      try {
+        record = await threadStore.resolve({ key: run.threadKey });
+      } catch (error) {
+        // The database unreachable: pg-boss attempts the run again after the queue's retry delay.
+        if (lostToDatabase(error))
+          throw new Error("fleet worker: the thread store was unavailable when the attempt started", { cause: error });
+        // Anything else (e.g. a thread store never migrated) would fail every attempt the same way:
+        // it is the run's verdict.
+        await tables.settle(runId, 0, storeOutcome({ ok: false, error }));
+        return;
+      }
       base = record ? { id: record.id, revision: record.revision } : null;
     }
     const started = await tables.startAttempt(runId, attempt, base);

@@ -47,12 +47,24 @@ export function checkPendingApprovalDraft(draft: PendingApprovalDraft): void {
   }
 }
 
-/** @throws TypeError unless `decision` is an approve, a deny with a string reason, or an answer with a string choice. */
+/**
+ * @throws TypeError unless `decision` is an approve (its `updatedInput`, when given, a plain
+ * object: the tool's whole input), a deny with a string reason, or an answer with a string choice.
+ */
 export function checkStoredDecision(decision: StoredApprovalDecision): void {
-  const d = decision as { outcome?: unknown; reason?: unknown; choice?: unknown } | null;
+  const d = decision as { outcome?: unknown; reason?: unknown; choice?: unknown; updatedInput?: unknown } | null;
   if (typeof d !== "object" || d === null) throw new TypeError("answerPendingApproval: decision must be an object");
-  if (d.outcome === "approve") return;
+  if (d.outcome === "approve") {
+    if (d.updatedInput === undefined || isPlainObject(d.updatedInput)) return;
+    throw new TypeError("answerPendingApproval: decision.updatedInput must be a plain object (the tool's whole input)");
+  }
   if (d.outcome === "deny" && typeof d.reason === "string") return;
   if (d.outcome === "answer" && typeof d.choice === "string") return;
   throw new TypeError(`answerPendingApproval: bad decision ${JSON.stringify(d.outcome)}`);
+}
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }
