@@ -11,7 +11,7 @@ export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
 export { publicMessage, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";
-export { closeIfBodyUnread } from "./http/unread-body.js";
+export { announcesBody, closeIfBodyUnread } from "./http/unread-body.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";

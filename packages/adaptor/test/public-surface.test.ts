@@ -395,6 +395,7 @@ describe("public surface", () => {
       "ThreadCatalogUnsupportedError",
       "ThreadSessionError",
       "Tool",
+      "announcesBody",
       "approveAll",
       "asRejection",
       "checkRunInput",

@@ -1,5 +1,5 @@
-import type { IncomingMessage } from "node:http";
 import { optionChecks } from "@adaptor/errors";
+import { announcesBody } from "adaptor";
 import type express from "express";
 
 /** Default of `A2AServerOptions.bodyTimeoutMs`: 30 s, as the bridge's. */
@@ -17,12 +17,6 @@ export function bodyTimeoutOf(value: unknown): number {
   return value as number;
 }
 
-/** True when the request announces a body (a non-zero `content-length`, or chunked transfer). */
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers["content-length"];
-  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
-}
-
 /**
  * Express middleware bounding how long a request body may take to arrive: one still incomplete
  * after `timeoutMs` (a client trickling it byte by byte) gets HTTP 408 `{ error: "request timeout" }`
@@ -31,7 +25,7 @@ function hasBody(req: IncomingMessage): boolean {
  */
 export function bodyDeadline(timeoutMs: number): express.RequestHandler {
   return (req, res, next) => {
-    if (req.complete || !hasBody(req)) {
+    if (req.complete || !announcesBody(req)) {
       next();
       return;
     }

@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** True when `req` announces a body: a `transfer-encoding`, or a `content-length` other than 0. */
-function announcesBody(req: IncomingMessage): boolean {
+/**
+ * True when `req` announces a body: a `transfer-encoding`, or a `content-length` other than 0.
+ * @param req the request, as Node's `http` server hands it over.
+ */
+export function announcesBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0");
 }
