@@ -180,5 +180,17 @@ describe("EventQueue", () => {
       expect(queue.take()!.meta.time.getTime()).toBe(1_005);
       expect(now).toHaveBeenCalledTimes(5);
     });
+
+    it("events pushed in separate turns of the event loop, none taken, each read the clock: a slow CLI's events keep their own times", async () => {
+      const queue = new EventQueue({ runId: "r" }, 1000);
+      const now = vi.spyOn(Date, "now");
+      let clock = 1_000;
+      now.mockImplementation(() => (clock += 1_000));
+      for (let i = 0; i < 3; i++) {
+        queue.push({ type: "text-delta", text: String(i) });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect([0, 1, 2].map(() => queue.take()!.meta.time.getTime())).toEqual([2_000, 3_000, 4_000]);
+    });
   });
 });

@@ -182,19 +182,26 @@ export class EventQueue {
   }
 
   /**
-   * The time of an event pushed now, in epoch ms. Events a driver pushes back to back, with no
-   * {@link take} in between (no host code ran), share one clock reading, at most
-   * {@link CLOCK_REUSE} of them: they are emitted within the same few microseconds, and a clock
-   * reading costs as much as the rest of the stamp.
+   * The time of an event pushed now, in epoch ms. Events a driver pushes back to back in one
+   * synchronous stretch, with no {@link take} in between (no host code ran), share one clock
+   * reading, at most {@link CLOCK_REUSE} of them: they are emitted within the same few
+   * microseconds, and a clock reading costs as much as the rest of the stamp. The reading expires
+   * at the next microtask, so events pushed later (a slow CLI, a host that does not read) each get
+   * their own time.
    */
   #now(): number {
     if (this.#clockUses >= CLOCK_REUSE) {
       this.#clockMs = Date.now();
       this.#clockUses = 0;
+      queueMicrotask(this.#expireClock);
     }
     this.#clockUses++;
     return this.#clockMs;
   }
+
+  readonly #expireClock = (): void => {
+    this.#clockUses = CLOCK_REUSE;
+  };
 
   /**
    * A frozen copy of `event` with its frozen `meta`. The high-frequency deltas are copied field by
