@@ -534,6 +534,38 @@ if (!PG_URL) {
       expect(JSON.stringify(events[0]?.event)).toContain("NOT_FOUND");
     });
 
+    it("a thread store error carrying a worker's credential value at turn start reaches the verdict without it", async () => {
+      const secret = "worker-only-credential-8842";
+      process.env.FLEET_TEST_SERVICE_TOKEN = secret;
+      closers.push(async () => {
+        delete process.env.FLEET_TEST_SERVICE_TOKEN;
+      });
+      const schema = freshSchema("fleet");
+      const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
+      await store.migrate();
+      const view = fakeCliStoreView(store);
+      const leaky = new Proxy(view, {
+        get: (target, property) =>
+          property === "resolve"
+            ? () => Promise.reject(new Error(`cannot open the thread database with ${secret}`))
+            : (Reflect.get(target, property, target) as unknown),
+      });
+      const fleet = new Fleet({ connectionString: url, schema, threadStore: leaky });
+      closers.push(async () => {
+        await fleet.close();
+        await store.close();
+      });
+      await fleet.start();
+      await fleet.worker(({ threadStore }) => new Agent(fakeCodex("never runs"), { threadStore: threadStore! }));
+      const handle = await fleet.submit("hello", { threadKey: "leaky" });
+      const error = await handle.result().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FleetRemoteError);
+      expect((error as Error).message).toContain("cannot open the thread database with [redacted]");
+      const events: FleetEvent[] = [];
+      for await (const e of fleet.handle(handle.id).events({ follow: false })) events.push(e);
+      expect(JSON.stringify(events)).not.toContain(secret);
+    });
+
     it("a thread store that is unreachable when a worker starts a turn is attempted again after pg-boss's retry delay, not at once", async () => {
       const schema = freshSchema("fleet");
       const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });

@@ -93,17 +93,17 @@ export class FleetWorker {
     const lost = attempt - 1;
     if (run.committed) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await tables.settle(runId, run.attempt, await this.#recovered(runId, run.attempt));
+      await this.#settle(runId, run.attempt, await this.#recovered(runId, run.attempt));
       return;
     }
     if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
-      await tables.settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
+      await this.#settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
       return;
     }
     let base: JsonValue = null;
     if (run.threadKey !== null) {
       if (!threadStore) {
-        await tables.settle(runId, 0, {
+        await this.#settle(runId, 0, {
           kind: "error",
           error: { name: "TypeError", message: "fleet worker: a thread run needs the Fleet's threadStore option", sentinels: [] },
         });
@@ -118,7 +118,7 @@ export class FleetWorker {
           throw new Error("fleet worker: the thread store was unavailable when the attempt started", { cause: error });
         // Anything else (e.g. a thread store never migrated) would fail every attempt the same way:
         // it is the run's verdict.
-        await tables.settle(runId, 0, storeOutcome({ ok: false, error }));
+        await this.#settle(runId, 0, storeOutcome({ ok: false, error }));
         return;
       }
       base = record ? { id: record.id, revision: record.revision } : null;
@@ -127,7 +127,7 @@ export class FleetWorker {
     if (!started) return;
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await tables.settle(runId, attempt, await this.#recovered(runId, attempt - 1));
+      await this.#settle(runId, attempt, await this.#recovered(runId, attempt - 1));
       return;
     }
     // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
@@ -142,6 +142,14 @@ export class FleetWorker {
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
+  }
+
+  /**
+   * Settles the run with `verdict` (and `tail`, its last events), the values of this worker's own
+   * credential variables removed: they never reach the shared database.
+   */
+  #settle(runId: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
+    return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, this.#secrets), scrubSecrets(tail, this.#secrets));
   }
 
   /** The verdict of a turn its lost attempt committed: a Result of the text that attempt streamed. */
@@ -198,7 +206,7 @@ export class FleetWorker {
             ? await this.#resumeStream(agent, threadKey, resume, attempt, runOptions)
             : agent.thread(threadKey).stream(prompt, runOptions);
     } catch (error) {
-      await tables.settle(runId, attempt, scrubSecrets(storeOutcome({ ok: false, error }), this.#secrets));
+      await this.#settle(runId, attempt, storeOutcome({ ok: false, error }));
       return;
     }
     let finished: JsonValue | undefined;
@@ -241,9 +249,8 @@ export class FleetWorker {
       // the run is attempted again like one whose worker was lost.
       throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
     }
-    const verdict = scrubSecrets(storeOutcome(outcome), this.#secrets);
-    const events = finished === undefined ? [] : [scrubSecrets(finished, this.#secrets)];
-    if (await tables.settle(runId, attempt, verdict, events)) {
+    const verdict = storeOutcome(outcome);
+    if (await this.#settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
       this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
     }
   }
