@@ -365,7 +365,8 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks } = prep.request;
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks, toolRules, additionalDirectories } =
+          prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -377,6 +378,8 @@ export class Agent implements AsyncDisposable {
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(agents !== undefined ? { agents } : {}),
           ...(hooks !== undefined ? { hooks } : {}),
+          ...(toolRules !== undefined ? { toolRules } : {}),
+          ...(additionalDirectories !== undefined ? { additionalDirectories } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;
