@@ -98,7 +98,8 @@ export class Agent implements AsyncDisposable {
 
   /**
    * The thread under `key`: its runs continue the stored conversation, or start one
-   * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
+   * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting; `adoptSession`: continue
+   * a conversation the CLI already has, see {@link ThreadOptions.adoptSession}).
    * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
    * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, whitespace
    * only, a control character (C0 such as NUL or a line break, DEL, C1), a bidi override or isolate
@@ -106,7 +107,8 @@ export class Agent implements AsyncDisposable {
    * InvalidOptionError (subject `"thread options"`) for an unknown or mistyped option.
    */
   thread(key: string, options: ThreadOptions = {}): Thread {
-    const { resumeOnly } = checkThreadOptions(options);
+    const { resumeOnly, adoptSession } = checkThreadOptions(options);
+    if (adoptSession !== undefined) return new Thread(this.#threadHost, key, "adopt", adoptSession);
     return new Thread(this.#threadHost, key, resumeOnly ? "resume_only" : "continue_or_start");
   }
 
@@ -165,7 +167,7 @@ export class Agent implements AsyncDisposable {
   }
 
   readonly #threadHost: ThreadHost = {
-    streamThread: (key, mode, parentKey, prompt, options, eventsDrained, resume) => {
+    streamThread: (key, mode, from, prompt, options, eventsDrained, resume) => {
       const store = this.#options.threadStore;
       if (!store) {
         const missing = new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired });
@@ -175,7 +177,8 @@ export class Agent implements AsyncDisposable {
         store,
         key,
         mode,
-        ...(parentKey !== undefined ? { parentKey } : {}),
+        ...(from !== undefined && mode === "fork" ? { parentKey: from } : {}),
+        ...(from !== undefined && mode === "adopt" ? { adoptSession: from } : {}),
         identity: this.#options.identity ?? "",
         owner: this.#owner,
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,

@@ -108,6 +108,7 @@ export const PREWARM_OPTIONS_SHAPE: OptionShape = {
 /** Every key of the options of `agent.thread()`. */
 export const THREAD_OPTIONS_SHAPE: OptionShape = {
   resumeOnly: is.boolean(),
+  adoptSession: is.string({ nonEmpty: true }),
 };
 
 const AGENT_ONLY = Object.keys(AGENT_OPTIONS_SHAPE).filter((key) => !(key in RUN_OPTIONS_SHAPE));
