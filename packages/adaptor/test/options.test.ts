@@ -80,6 +80,15 @@ describe("misspelt options are refused with a suggestion before anything starts"
     expect(constructionRefusal(() => agent.thread("t", { resumeOnly: "yes" } as never)).field).toBe("resumeOnly");
   });
 
+  it("thread options: adoptSession must be a non-empty string and is not taken with resumeOnly", () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    expect(constructionRefusal(() => agent.thread("t", { adoptSession: "" })).field).toBe("adoptSession");
+    expect(constructionRefusal(() => agent.thread("t", { adoptSession: 42 } as never)).field).toBe("adoptSession");
+    const both = constructionRefusal(() => agent.thread("t", { adoptSession: "s", resumeOnly: true }));
+    expect(both).toMatchObject({ subject: "thread options", field: "adoptSession" });
+    expect(both.message).toMatch(/resumeOnly/);
+  });
+
   it("thread runs check their run options too", async () => {
     const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
     const { error } = await refusedRun(agent.thread("t").stream("p", { modle: "x" } as RunOptions));

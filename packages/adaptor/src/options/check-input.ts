@@ -19,8 +19,8 @@ export interface ThreadOptions {
    * adaptor): the CLI's own id of it, as `Result.sessionId` reports it (Claude: the
    * `session_id` of its messages and `--resume`; Codex: the thread id of `thread.id` / `codex exec
    * resume`). When `key` has no conversation yet, the first run continues that session instead of
-   * starting one, and its commit makes it an ordinary thread: later turns, `fork`, `rewind`, and
-   * (with portable sessions) other hosts restoring it from the store. When `key` already holds that
+   * starting one, and its commit makes it an ordinary thread: later turns, `fork`, and (with
+   * portable sessions) other hosts restoring it from the store. When `key` already holds that
    * same session (an earlier adoption), the run simply continues it; when it holds another one, the
    * run fails with `ErrThreadAlreadyExists` and nothing changes.
    *
