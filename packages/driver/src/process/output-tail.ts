@@ -380,7 +380,8 @@ export class OutputTail {
     this.#store = newStore(this.#pool, this.#slots);
     this.#spillFailed = false;
     this.#total = 0;
-    const room = keptFiles < (this.#maxKeptFiles ?? maxKeptFiles());
+    // Room matters only to a window that spilled (holds a file): a run that never spilled does not read the limit.
+    const room = store.fd === undefined || keptFiles < (this.#maxKeptFiles ?? maxKeptFiles());
     if (room && store.blocks.length > 0 && store.fd !== undefined) spill(store, true);
     return { output: new KeptOutput(store, truncated, room), bytes, truncated };
   }
