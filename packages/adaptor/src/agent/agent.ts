@@ -30,7 +30,7 @@ import { Thread, type FileCheckpointScope, type ThreadHost } from "./thread.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
 import { checkpointedTurn, openRepo } from "../file-checkpoints/turn-files.js";
 import { rewindThread } from "../file-checkpoints/rewind.js";
-import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
+import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/session-state-limit.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";

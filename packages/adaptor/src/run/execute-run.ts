@@ -27,7 +27,7 @@ import { prepare } from "../prepare/prepare-run.js";
 import { Result, type ResultInit } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
-import { ThreadTurn } from "../thread/thread-turn.js";
+import type { ThreadTurn } from "../thread/thread-turn.js";
 import { TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
@@ -160,7 +160,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const runHooks = hooks;
     let turn: ThreadTurn | undefined;
     try {
-      if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
+      // The thread turn's code (and portable sessions') is loaded by a process's first thread turn.
+      if (thread)
+        turn = await (await import("../thread/thread-turn.js")).ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
       if (turn) await suspension.begin(turn, prep.request.cwd);
       // Before the driver starts and under the lease: the workspace as the turn found it.
       const files =
