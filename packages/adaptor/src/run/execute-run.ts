@@ -28,7 +28,7 @@ import { Result, type ResultInit } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import type { ThreadTurn } from "../thread/thread-turn.js";
-import { TurnFiles } from "../file-checkpoints/turn-files.js";
+import type { TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
@@ -167,7 +167,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       // Before the driver starts and under the lease: the workspace as the turn found it.
       const files =
         thread && turn && options.checkpointFiles
-          ? await TurnFiles.take({
+          ? await takeTurnFiles({
               descriptor: driver.descriptor,
               key: thread.key,
               cwd: prep.request.cwd,
@@ -408,4 +408,10 @@ function toResult(
       },
     });
   return new Result({ ...fields, transcript: response?.transcript ?? [] });
+}
+
+/** {@link TurnFiles.take}, its code (and the shadow repository's) loaded by the first turn that checkpoints files. */
+async function takeTurnFiles(init: Parameters<typeof TurnFiles.take>[0]): Promise<TurnFiles> {
+  const { TurnFiles } = await import("../file-checkpoints/turn-files.js");
+  return TurnFiles.take(init);
 }
