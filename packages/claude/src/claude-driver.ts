@@ -30,6 +30,7 @@ import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
+import { inspectClaude } from "./inspect/inspect-claude.js";
 import { claudeSessionTransfer } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
@@ -107,8 +108,7 @@ export class ClaudeDriver implements Driver {
 
   /** Checks the host without a model call; see `Driver.inspect`. */
   inspect(options?: InspectOptions): Promise<DriverInspection> {
-    // The checks' code is loaded by the first inspect().
-    return import("./inspect/inspect-claude.js").then(({ inspectClaude }) => inspectClaude(this, options));
+    return inspectClaude(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateClaudeConfig}). */

@@ -20,6 +20,7 @@ import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
 import { readCheckpointData } from "./session/checkpoint-data.js";
+import { inspectCodex } from "./inspect/inspect-codex.js";
 import { codexSessionTransfer } from "./session-state/codex-session-transfer.js";
 
 /**
@@ -54,8 +55,7 @@ export class CodexDriver implements Driver {
 
   /** Checks the host without a model call; see `Driver.inspect`. */
   inspect(options?: InspectOptions): Promise<DriverInspection> {
-    // The checks' code is loaded by the first inspect().
-    return import("./inspect/inspect-codex.js").then(({ inspectCodex }) => inspectCodex(this, options));
+    return inspectCodex(this, options);
   }
 
   /** @throws InvalidDriverConfigError (see {@link validateCodexConfig}). */
