@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
+import { PgBoss } from "pg-boss";
 import type { Meter, ObservableResult } from "@opentelemetry/api";
 import { Agent, ErrAgentFailed, InvalidOptionError, InvalidPolicyError, RunError } from "adaptor";
 import { DriverError, ErrCode, isError } from "@adaptor/errors";
@@ -467,6 +468,60 @@ if (!PG_URL) {
       } finally {
         await client.end();
       }
+    });
+
+    it("a fleet started on a database whose run queue was made without retry backoff updates the queue to back off; runs submitted from then on back off, jobs queued before keep what they were sent with", async () => {
+      const schema = freshSchema("fleet");
+      const queue = "adaptor-fleet-runs";
+      // The queue as the fleet made it before retries backed off: retried at once, no backoff.
+      const old = new PgBoss({ connectionString: url, schema: `${schema}_boss`, supervise: false, schedule: false });
+      old.on("error", () => {});
+      await old.start();
+      await old.createQueue(queue, {
+        policy: "key_strict_fifo",
+        retryLimit: 3,
+        retryDelay: 0,
+        heartbeatSeconds: 10,
+        expireInSeconds: 24 * 3600,
+        deleteAfterSeconds: 7 * 24 * 3600,
+        notify: false,
+      });
+      const before = await old.getQueue(queue);
+      expect(before).toMatchObject({ retryDelay: 0, retryBackoff: false, retryLimit: 3 });
+      expect(before?.retryDelayMax ?? null).toBeNull();
+      const queuedBefore = await old.send(queue, { runId: randomUUID() }, { singletonKey: "run:before" });
+      await old.stop({ graceful: false });
+
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      await fleet.start();
+      const handle = await fleet.submit("after the upgrade");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows: queues } = await client.query(
+          `SELECT policy, retry_limit, retry_delay, retry_backoff, retry_delay_max, heartbeat_seconds FROM ${schema}_boss.queue WHERE name = $1`,
+          [queue],
+        );
+        // The backoff is set; what the old queue had otherwise (its policy, attempts, heartbeat) is kept.
+        expect(queues).toEqual([
+          { policy: "key_strict_fifo", retry_limit: 3, retry_delay: 1, retry_backoff: true, retry_delay_max: 30, heartbeat_seconds: 10 },
+        ]);
+        const { rows: jobs } = await client.query(
+          `SELECT id::text AS id, retry_delay, retry_backoff, retry_delay_max FROM ${schema}_boss.job WHERE name = $1 ORDER BY created_on`,
+          [queue],
+        );
+        expect(jobs).toEqual([
+          { id: queuedBefore, retry_delay: 0, retry_backoff: false, retry_delay_max: null },
+          { id: handle.id, retry_delay: 1, retry_backoff: true, retry_delay_max: 30 },
+        ]);
+      } finally {
+        await client.end();
+      }
+      // A second start (another host) finds the queue up to date and leaves it so.
+      const again = new Fleet({ connectionString: url, schema });
+      closers.push(() => again.close());
+      await again.start();
     });
 
     it("a runId that is not a UUID is refused by submit and handle with InvalidOptionError naming runId, before the fleet starts or writes anything", async () => {
