@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { procStatFields } from "@adaptor/errors/internal";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -468,10 +468,6 @@ export class ChildCliProcess implements CliProcess {
 
 /** True when `pid` has ended and waits to be reaped (state `Z` in `/proc/<pid>/stat`), or is gone. */
 function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
+  const state = procStatFields(pid)?.[0];
+  return state === undefined || state === "Z";
 }
