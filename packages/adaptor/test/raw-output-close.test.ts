@@ -10,18 +10,18 @@ const ROW = "é😀".repeat(170) + "xyz\n";
 const ROWS = 6 * 1024;
 const SCRIPT = `const row = ${JSON.stringify(ROW)}; for (let i = 0; i < ${ROWS}; i++) process.stdout.write(row)`;
 
-/** Spill files this process holds open (removed from the temp folder at once, so shown as deleted). */
+/** Spill files this process holds open now (removed from the temp folder at once, so named "(deleted)"). */
 function spillFiles(): string[] {
-  const open: string[] = [];
-  for (const fd of readdirSync("/proc/self/fd")) {
+  const target = (fd: string): string => {
     try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`);
-      if (target.includes("adaptor-raw-")) open.push(target);
+      return readlinkSync(`/proc/self/fd/${fd}`);
     } catch {
-      // closed while listing
+      return ""; // closed while listing
     }
-  }
-  return open;
+  };
+  return readdirSync("/proc/self/fd")
+    .map(target)
+    .filter((path) => path.includes("adaptor-raw-"));
 }
 
 /** A driver whose every run is a real `node` process writing {@link ROWS} rows; `fail`: a business failure. */
