@@ -1,13 +1,13 @@
 // Public surface of `adaptor`. Leaf identities are re-exported as the very same objects (===).
 
 export { Agent, DEFAULT_LEASE_TTL_MS } from "./agent/agent.js";
-export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/session-state-limit.js";
+export { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state/portable-sessions.js";
 export { Thread, type FileCheckpointScope } from "./agent/thread.js";
 export { DEFAULT_MAX_FILE_BYTES, type FileCheckpointOptions } from "./file-checkpoints/file-checkpoint-options.js";
 export type { CheckpointedTurn } from "./file-checkpoints/turn-files.js";
 export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-checkpoint-error.js";
 export type { ThreadMode } from "./thread/thread-context.js";
-export { CHECKPOINT_CODEC } from "./thread/checkpoint-codec.js";
+export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
 export { publicMessage, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";

@@ -29,7 +29,9 @@ import { assertPromptHasContent, splitPrompt, type PendingImage, type Prompt } f
 import type { ThreadContext } from "../thread/thread-context.js";
 import { Thread, type FileCheckpointScope, type ThreadHost } from "./thread.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
-import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/session-state-limit.js";
+import { checkpointedTurn, openRepo } from "../file-checkpoints/turn-files.js";
+import { rewindThread } from "../file-checkpoints/rewind.js";
+import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
@@ -195,16 +197,13 @@ export class Agent implements AsyncDisposable {
       return store.resolve({ key }, signal);
     },
     deleteThread: (key, signal) => this.deleteThread(key, signal),
-    // File checkpoints' code is loaded by their first use.
     history: async (key, scope) => {
-      const { checkpointedTurn, openRepo } = await import("../file-checkpoints/turn-files.js");
       const repo = await openRepo(scope.cwd ?? this.#options.cwd, this.#fileCheckpoints(scope), scope.signal);
       return (await repo.history(key, scope.signal)).map(checkpointedTurn);
     },
     rewind: async (key, runId, scope) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("rewinding a thread needs a threadStore", { sentinel: ErrThreadStoreRequired });
-      const { rewindThread } = await import("../file-checkpoints/rewind.js");
       return rewindThread({
         descriptor: this.driver.descriptor,
         store,

@@ -27,8 +27,8 @@ import { prepare } from "../prepare/prepare-run.js";
 import { Result, type ResultInit } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
-import type { ThreadTurn } from "../thread/thread-turn.js";
-import type { TurnFiles } from "../file-checkpoints/turn-files.js";
+import { ThreadTurn } from "../thread/thread-turn.js";
+import { TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
@@ -160,14 +160,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const runHooks = hooks;
     let turn: ThreadTurn | undefined;
     try {
-      // The thread turn's code (and portable sessions') is loaded by a process's first thread turn.
-      if (thread)
-        turn = await (await import("../thread/thread-turn.js")).ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
+      if (thread) turn = await ThreadTurn.begin(thread, prep, queue, (lost) => controller.abort(lost));
       if (turn) await suspension.begin(turn, prep.request.cwd);
       // Before the driver starts and under the lease: the workspace as the turn found it.
       const files =
         thread && turn && options.checkpointFiles
-          ? await takeTurnFiles({
+          ? await TurnFiles.take({
               descriptor: driver.descriptor,
               key: thread.key,
               cwd: prep.request.cwd,
@@ -408,10 +406,4 @@ function toResult(
       },
     });
   return new Result({ ...fields, transcript: response?.transcript ?? [] });
-}
-
-/** {@link TurnFiles.take}, its code (and the shadow repository's) loaded by the first turn that checkpoints files. */
-async function takeTurnFiles(init: Parameters<typeof TurnFiles.take>[0]): Promise<TurnFiles> {
-  const { TurnFiles } = await import("../file-checkpoints/turn-files.js");
-  return TurnFiles.take(init);
 }

@@ -2,7 +2,6 @@ import { promisify } from "node:util";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import type { SessionStateStore, SessionStateWrite, StoredSessionState } from "@adaptor/threadstore";
 import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-session-error.js";
-import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "./session-state-limit.js";
 import {
   bytesOf,
   grewFrom,
@@ -21,7 +20,8 @@ const loadZlib = () => (zlib ??= import("node:zlib").then(({ gzip, gunzip }) => 
 const compress = async (data: Uint8Array): Promise<Buffer> => (await loadZlib()).gzip(data);
 const decompress = async (data: Uint8Array): Promise<Buffer> => (await loadZlib()).gunzip(data);
 
-export { DEFAULT_SESSION_STATE_LIMIT_BYTES };
+/** Default most bytes (compressed) a thread's stored session state may hold: 64 MiB. */
+export const DEFAULT_SESSION_STATE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** What restoring before a resume found. */
 export type RestoreOutcome =

@@ -29,9 +29,13 @@ import { threadFingerprint } from "./fingerprint.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 import { SPAN } from "../telemetry/span-names.js";
-import { CHECKPOINT_CODEC } from "./checkpoint-codec.js";
 
-export { CHECKPOINT_CODEC };
+/**
+ * Codec of the checkpoint `data` this SDK writes. With portable sessions a record's codec carries a
+ * parameter saying where its session files are: `json/v1;session=stored` (in the store's session
+ * state) or `json/v1;session=local` (only in the CLI home of the host that ran its last turn).
+ */
+export const CHECKPOINT_CODEC = "json/v1";
 
 /**
  * Portable sessions: where a record's checkpoint session files are, written as a parameter of its
