@@ -4,7 +4,7 @@ import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
-import { BoundedSdkLog, withSdkLog } from "./sdk-log.js";
+import { BoundedSdkLog, outsideSdkLog, withSdkLog } from "./sdk-log.js";
 import { HOST_METHODS, type HostMethod } from "../host/host-client.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
@@ -75,7 +75,8 @@ export class AcpProcess implements PooledProcess {
   /**
    * What the ACP SDK logs for this connection (e.g. a reply to a request never sent): the first 20
    * lines of a turn as `notice` events (`message` "ACP SDK: ...", `data.level`) to the run served,
-   * the rest only counted (`takeDropped()`), never the host's console.
+   * the rest only counted (`takeDropped()`), never the host's console while the process lives;
+   * once it is closed, nothing is routed any more.
    */
   readonly sdkLog: BoundedSdkLog;
   /** The cumulative cost in USD each session's last turn on this process ended at (from `usage_update`). */
@@ -106,26 +107,34 @@ export class AcpProcess implements PooledProcess {
     this.env = env;
     this.signature = signature;
     this.stderrTo = stderrTo;
+    // Every handler runs outside the SDK's log scope: the turn it feeds calls host code (approval
+    // handler, hooks, event consumers) whose console stays the host's.
     const app = acp
       .client({ name: "adaptor" })
-      .onNotification("session/update", ({ params }) => {
-        const handler = this.#handlers.get(params.sessionId);
-        const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
-        // Output about one of its sessions while no turn is open: the agent kept writing after its
-        // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
-        if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
-      })
-      .onRequest("session/request_permission", ({ params, signal }) => {
-        const handler = this.#handlers.get(params.sessionId);
-        if (!handler) return { outcome: { outcome: "cancelled" } };
-        return handler.onPermission(params, signal);
-      });
+      .onNotification("session/update", ({ params }) =>
+        outsideSdkLog(() => {
+          const handler = this.#handlers.get(params.sessionId);
+          const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
+          // Output about one of its sessions while no turn is open: the agent kept writing after its
+          // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
+          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
+        }),
+      )
+      .onRequest("session/request_permission", ({ params, signal }) =>
+        outsideSdkLog(async () => {
+          const handler = this.#handlers.get(params.sessionId);
+          if (!handler) return { outcome: { outcome: "cancelled" } };
+          return handler.onPermission(params, signal);
+        }),
+      );
     for (const method of HOST_METHODS)
-      app.onRequest(method, ({ params }: { params: { sessionId: string } }) => {
-        const host = this.#handlers.get(params.sessionId)?.onHost;
-        if (!host) throw acp.RequestError.methodNotFound(method);
-        return host(method, params) as never;
-      });
+      app.onRequest(method, ({ params }: { params: { sessionId: string } }) =>
+        outsideSdkLog(() => {
+          const host = this.#handlers.get(params.sessionId)?.onHost;
+          if (!host) throw acp.RequestError.methodNotFound(method);
+          return host(method, params) as never;
+        }),
+      );
     this.sdkLog = new BoundedSdkLog((level, text) =>
       this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
     );
@@ -216,7 +225,9 @@ export class AcpProcess implements PooledProcess {
   }
 
   #onText(line: string): void {
-    for (const handler of this.#handlers.values()) handler.onText(line);
+    outsideSdkLog(() => {
+      for (const handler of this.#handlers.values()) handler.onText(line);
+    });
   }
 
   /** Closes the connection and ends the process group (SIGTERM, then SIGKILL). Idempotent. */
@@ -226,6 +237,7 @@ export class AcpProcess implements PooledProcess {
       this.child.closeStdin();
       await this.child.close();
       this.#exited = true;
+      this.sdkLog.close();
     })();
     return this.#closing;
   }
