@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -166,6 +166,54 @@ describe("the host's fs and terminal under the run's policy", () => {
     }
   });
 
+  it("workspace_write: the host's terminal is not offered (a command it spawns is not confined); terminal/create is refused, nothing is written outside", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
+    try {
+      const file = join(outside, "term.txt");
+      const result = await scripted({ sandboxModes: { workspace_write: "default" } }).run(`TERMINAL touch ${file}`, {
+        policy: { sandbox: "workspace_write" },
+      });
+      expect(result.text).toBe('refused: "Method not found": terminal/create');
+      expect(existsSync(file)).toBe(false);
+      expect(result.enforcement).toEqual([
+        {
+          field: "sandbox",
+          value: "workspace_write",
+          enforced: true,
+          mechanisms: ["agent_mode", "host_capability"],
+          detail:
+            'session mode "default"; the host refuses fs/write_text_file outside the working directory and does not offer its terminal (a command it spawns is not confined)',
+        },
+      ]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("workspace_write with ask (best effort): every host command is asked, even after the agent's own approved ask; denied, it does not run", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
+    try {
+      const file = join(outside, "term.txt");
+      const asked: string[] = [];
+      const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+      const result = await a.run(`ASK_TERMINAL touch ${file}`, {
+        policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+        onApproval: (request) => {
+          asked.push(`${request.toolName}:${String((request.input as { command?: unknown }).command)}`);
+          // The agent's own ask is approved; the host's ask for the command it spawns is denied.
+          if (request.toolName === "terminal/create") request.deny("outside the workspace");
+          else request.approve();
+        },
+      });
+      expect(asked).toEqual([`Run touch ${file}:touch ${file}`, `terminal/create:touch ${file}`]);
+      expect(result.text).toMatch(/^refused: .*outside the workspace/);
+      expect(existsSync(file)).toBe(false);
+      expect(result.enforcement.find((e) => e.field === "sandbox")?.detail).toContain("asks before every terminal/create");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("a terminal still running when the run is cancelled is ended with it: no process is left", async () => {
     const marker = `ACP_TERMINAL_MARKER_${process.pid}_${Date.now()}`;
     const a = scripted({}, { [marker]: "1" });
@@ -268,5 +316,32 @@ describe("approvals with an edited input", () => {
     // The agent asked first, so the host did not ask again for its write.
     expect(events.filter((e) => e.type === "approval-request")).toHaveLength(1);
     expect(notices(events, "host")).toEqual([`fs/write_text_file ${file}`]);
+  });
+});
+
+describe("a host capability not advertised is not served", () => {
+  it("hostCapabilities: false: fs/read_text_file, fs/write_text_file and terminal/* are answered method-not-found; nothing is read, written or run", async () => {
+    const secret = join(dir, "secret.txt");
+    await writeFile(secret, "do-not-read\n");
+    const written = join(dir, "w.txt");
+    const ran = join(dir, "ran.txt");
+    const a = scripted({ hostCapabilities: false });
+    const read = await a.run(`READ ${secret}`);
+    expect(read.text).toBe('refused: "Method not found": fs/read_text_file');
+    expect((await a.run(`WRITE ${written}`)).text).toBe('refused: "Method not found": fs/write_text_file');
+    expect((await a.run(`TERMINAL touch ${ran}`)).text).toBe('refused: "Method not found": terminal/create');
+    expect((await a.run("TERMINAL_IDS terminal-1")).text).toBe(
+      ["terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]
+        .map((method) => `refused: "Method not found": ${method}`)
+        .join("; "),
+    );
+    expect(existsSync(written)).toBe(false);
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  it("the host still serves them when they are advertised (the default)", async () => {
+    const file = join(dir, "r.txt");
+    await writeFile(file, "hello host\n");
+    expect((await scripted().run(`READ ${file}`)).text).toBe("read: hello host\n");
   });
 });

@@ -6,6 +6,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
 import { BoundedSdkLog, outsideSdkLog, withSdkLog } from "./sdk-log.js";
 import { HOST_METHODS, type HostMethod } from "../host/host-client.js";
+import type { HostOffer } from "../policy/acp-policy.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
@@ -34,8 +35,8 @@ export interface AcpLaunch {
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
   readonly onStderr: (text: string) => void;
-  /** Offer the host's `fs` and `terminal` capabilities in `initialize`. Default false. */
-  readonly hostCapabilities?: boolean;
+  /** The host's capabilities offered in `initialize`; one not offered is refused (method-not-found). Default none. */
+  readonly offer?: HostOffer;
 }
 
 /** Updates that carry a turn's output (text, thinking, tool calls, plan): what must never land in another turn. */
@@ -47,10 +48,18 @@ const OUTPUT_UPDATES: ReadonlySet<string> = new Set([
   "plan",
 ]);
 
-/** The client capabilities offered without host capabilities: no file system, no terminal (the agent uses its own tools). */
-const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
-/** The client capabilities offered with host capabilities: the agent reads, writes and runs commands through the host. */
-const HOST_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+/** The client capabilities `initialize` advertises for `offer`. */
+function clientCapabilities(offer: HostOffer | undefined): acp.ClientCapabilities {
+  const fs = offer?.fs === true;
+  return { fs: { readTextFile: fs, writeTextFile: fs }, terminal: offer?.terminal === true };
+}
+
+/** True when `capabilities` advertise what `method` belongs to. */
+function advertised(capabilities: acp.ClientCapabilities, method: HostMethod): boolean {
+  if (method === "fs/read_text_file") return capabilities.fs?.readTextFile === true;
+  if (method === "fs/write_text_file") return capabilities.fs?.writeTextFile === true;
+  return capabilities.terminal === true;
+}
 
 /**
  * One running ACP agent: the child process and the SDK's client connection over its stdio.
@@ -100,10 +109,10 @@ export class AcpProcess implements PooledProcess {
     env: Readonly<Record<string, string | undefined>>,
     signature: string,
     stderrTo: AcpProcess["stderrTo"],
-    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "hostCapabilities">,
+    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "offer">,
   ) {
     this.child = child;
-    this.#capabilities = launch.hostCapabilities === true ? HOST_CAPABILITIES : CLIENT_CAPABILITIES;
+    this.#capabilities = clientCapabilities(launch.offer);
     this.env = env;
     this.signature = signature;
     this.stderrTo = stderrTo;
@@ -130,7 +139,8 @@ export class AcpProcess implements PooledProcess {
     for (const method of HOST_METHODS)
       app.onRequest(method, ({ params }: { params: { sessionId: string } }) =>
         outsideSdkLog(() => {
-          const host = this.#handlers.get(params.sessionId)?.onHost;
+          // A client serves only what it advertised, whatever the agent asks.
+          const host = advertised(this.#capabilities, method) ? this.#handlers.get(params.sessionId)?.onHost : undefined;
           if (!host) throw acp.RequestError.methodNotFound(method);
           return host(method, params) as never;
         }),
@@ -183,7 +193,7 @@ export class AcpProcess implements PooledProcess {
     return new AcpProcess(child, launch.env, signature, stderrTo, launch);
   }
 
-  /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities when launched with them). */
+  /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities it was launched to offer). */
   async initialize(signal: AbortSignal): Promise<acp.InitializeResponse> {
     this.initialized = await this.connection.agent.request(
       "initialize",
