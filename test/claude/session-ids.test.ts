@@ -1,10 +1,8 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
-import { harness, type Harness } from "./support.js";
+import { harness, transcriptFiles, type Harness } from "./support.js";
 
 // The CLI's own session id on the Result, on the real claude binary: the id its transcript file is
 // named by, the one a thread's checkpoint resumes by.
@@ -18,17 +16,6 @@ afterEach(async () => {
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Paths of `<id>.jsonl` under the config dir's project folders. */
-function transcriptFiles(configDir: string, sessionId: string): string[] {
-  const projects = join(configDir, "projects");
-  if (!existsSync(projects)) return [];
-  return readdirSync(projects).flatMap((dir) =>
-    readdirSync(join(projects, dir))
-      .filter((file) => file === `${sessionId}.jsonl`)
-      .map((file) => join(projects, dir, file)),
-  );
-}
 
 function threadAgent(harnessed: Harness, store: MemoryThreadStore): Agent {
   return new Agent(claude({ cwd: harnessed.env.workDir, env: harnessed.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {

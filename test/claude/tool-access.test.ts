@@ -5,9 +5,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import { ErrInvalidOption, ErrPolicyCapabilityUnsupported, isError, type ApprovalRequest } from "adaptor";
-import { harness, type Harness } from "./support.js";
+import { callThenReport, harness, type Harness } from "./support.js";
 
 let h: Harness | undefined;
 let work: string;
@@ -19,17 +18,6 @@ afterEach(async () => {
   h = undefined;
   await rm(work, { recursive: true, force: true });
 });
-
-/** A rule that calls `name` with `input` when the prompt says `trigger`, and one that reports the result. */
-function callThenReport(trigger: string, name: string, input: Record<string, unknown>): ScriptRule[] {
-  return [
-    { when: whenUserSays(trigger), reply: { toolUse: { name, input } } },
-    {
-      when: whenToolResult(name),
-      reply: (view) => ({ text: `${name} ${view.lastToolResult?.isError ? "error" : "ok"}: ${view.lastToolResult?.content ?? ""}` }),
-    },
-  ];
-}
 
 describe("claude tool access options (real binary)", { timeout: 120_000 }, () => {
   it("disallowedTools: a denied tool is not offered to the model; without it, it is", async () => {
