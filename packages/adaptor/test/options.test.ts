@@ -8,6 +8,7 @@ import {
   ErrInvalidOption,
   InvalidOptionError,
   MalformedStringError,
+  SuspendUnsupportedError,
   findError,
   isError,
   type AgentEvent,
@@ -87,6 +88,15 @@ describe("misspelt options are refused with a suggestion before anything starts"
     const both = constructionRefusal(() => agent.thread("t", { adoptSession: "s", resumeOnly: true }));
     expect(both).toMatchObject({ subject: "thread options", field: "adoptSession" });
     expect(both.message).toMatch(/resumeOnly/);
+  });
+
+  it("a turn that adopts a CLI session cannot suspend: SuspendUnsupportedError (reason adopt), nothing started", async () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    const verdict = await agent
+      .thread("t", { adoptSession: "s" })
+      .run("p", { suspend: {} })
+      .catch((e: unknown) => e);
+    expect(findError(verdict, SuspendUnsupportedError)).toMatchObject({ reason: "adopt" });
   });
 
   it("thread runs check their run options too", async () => {
