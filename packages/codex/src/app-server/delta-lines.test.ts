@@ -79,9 +79,9 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
     expect(direct.events).toEqual(parsed.events);
     expect(direct.state.transcript).toEqual(parsed.state.transcript);
     expect([direct.state.dropped, parsed.state.dropped]).toEqual([TEXTS.length, TEXTS.length]);
-    // Per method and shape, the first line is parsed and the rest are read directly.
+    // Per method, item and shape, the first line is parsed and the rest are read directly.
     const read = (method: string) => lines.filter((l, i) => l.includes(`"method":"${method}"`) && how[i] === "direct").length;
-    expect(read("item/agentMessage/delta")).toBe(3 * TEXTS.length - 2); // codex's order is read from the first line on
+    expect(read("item/agentMessage/delta")).toBe(3 * TEXTS.length - 3); // codex's order from the first line on; msg_2, msg_3 and msg_4 after one
     expect(read("item/reasoning/summaryTextDelta")).toBe(TEXTS.length - 2); // two part indexes: two shapes
     expect(read("item/reasoning/textDelta")).toBe(TEXTS.length - 1);
     expect(read("item/commandExecution/outputDelta")).toBe(2 * TEXTS.length - 2);

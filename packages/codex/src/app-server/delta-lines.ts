@@ -1,5 +1,4 @@
 import { LineTemplate } from "@adaptor/driver/kit";
-import { plainId } from "./parse-line.js";
 
 /** The notifications of a turn that come in long runs: one per streamed piece of an item. */
 export const DELTA_METHODS = [
@@ -12,22 +11,22 @@ export const DELTA_METHODS = [
 /** One of {@link DELTA_METHODS}. */
 export type DeltaMethod = (typeof DELTA_METHODS)[number];
 
-/** At most this many shapes are kept (a shape per method and part index in use, the latest first). */
+/** At most this many shapes are kept (one per item streaming at once and part index, the latest first). */
 const MAX_SHAPES = 8;
 
 /**
  * Reads the delta notifications of one thread and turn ({@link DELTA_METHODS}) in any key order
- * without parsing them, once a line of the same shape was parsed: {@link learn} takes a line the
- * caller parsed (a notification with exactly `method` and `params`, written compactly; `params`
- * with a string `itemId` and `delta`), keeps it as a `LineTemplate` with the item id and the delta
- * cut out (everything else, the thread and turn ids, key order, a part index, stays constant
- * text), and {@link read} then accepts a line only when it is such a shape with another item id (a
- * string JSON writes without escapes) and delta, leaving the method, item id and delta as
+ * without parsing them, once a line of the same item and shape was parsed: {@link learn} takes a
+ * line the caller parsed (a notification with exactly `method` and `params`, written compactly;
+ * `params` with a string `itemId` and `delta`), keeps it as a `LineTemplate` with the delta cut
+ * out (everything else, the thread, turn and item ids, key order, a part index, stays constant
+ * text: one slot, so a line is matched without a match array), and {@link read} then accepts a
+ * line only when it is such a shape with another delta, leaving the method, item id and delta as
  * `JSON.parse` gives them. Any other line is refused and left to the caller's parse.
  */
 export class DeltaLineTemplates {
   /** Learned shapes, the one that matched last first. */
-  readonly #shapes: { readonly method: DeltaMethod; readonly template: LineTemplate }[] = [];
+  readonly #shapes: { readonly method: DeltaMethod; readonly itemId: string; readonly template: LineTemplate }[] = [];
   /** `method` of the line {@link read} accepted last. */
   method: DeltaMethod = DELTA_METHODS[0];
   /** `params.itemId` of the line {@link read} accepted last. */
@@ -47,8 +46,8 @@ export class DeltaLineTemplates {
         shapes.unshift(shape);
       }
       this.method = shape.method;
-      this.itemId = template.values[0]!;
-      this.delta = template.values[1]!;
+      this.itemId = shape.itemId;
+      this.delta = template.values[0]!;
       return true;
     }
     return false;
@@ -60,30 +59,23 @@ export class DeltaLineTemplates {
    * `params`; else nothing changes.
    */
   learn(line: string, method: DeltaMethod, params: Record<string, unknown>): void {
-    // An id JSON writes with escapes would never match the id slot: such lines stay parsed.
-    if (typeof params.itemId !== "string" || typeof params.delta !== "string" || !plainId(params.itemId)) return;
+    const itemId = params.itemId;
+    if (typeof itemId !== "string" || typeof params.delta !== "string") return;
     const shapedParams: Record<string, unknown> = {};
-    for (const key of Object.keys(params)) shapedParams[key] = key === "itemId" ? ID_SLOT : key === "delta" ? DELTA_SLOT : params[key];
+    for (const key of Object.keys(params)) shapedParams[key] = key === "delta" ? DELTA_SLOT : params[key];
     // The line's own member order: `LineTemplate.learn` accepts only the one that gives the line back.
     const methodFirst = line.startsWith('{"method"');
     const parsed = methodFirst ? { method, params } : { params, method };
     const shaped = methodFirst ? { method, params: shapedParams } : { params: shapedParams, method };
     const template = LineTemplate.learn(line, parsed, shaped, method === "item/commandExecution/outputDelta" ? KEPT_SLOTS : SLOTS);
     if (template === undefined) return;
-    this.#shapes.unshift({ method, template });
+    this.#shapes.unshift({ method, itemId, template });
     if (this.#shapes.length > MAX_SHAPES) this.#shapes.pop();
   }
 }
 
-/** Markers standing for the values cut out of a learned line. */
-const ID_SLOT = "\u2060adaptor-item\u2060";
+/** The marker standing for the delta cut out of a learned line. */
 const DELTA_SLOT = "\u2060adaptor-delta\u2060";
-const SLOTS = [
-  { marker: ID_SLOT, escapable: false },
-  { marker: DELTA_SLOT, escapable: true },
-];
+const SLOTS = [{ marker: DELTA_SLOT, escapable: true }];
 /** Command output is kept until its item completes: its deltas are copied out of the line (a slice keeps the whole stdout chunk alive). */
-const KEPT_SLOTS = [
-  { marker: ID_SLOT, escapable: false },
-  { marker: DELTA_SLOT, escapable: true, own: true },
-];
+const KEPT_SLOTS = [{ marker: DELTA_SLOT, escapable: true, own: true }];

@@ -99,7 +99,7 @@ function idEnd(text: string, from: number, key: string): number {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** True when JSON writes `id` as it is, between quotes. */
-export function plainId(id: string): boolean {
+function plainId(id: string): boolean {
   return !NEEDS_ESCAPE.test(id);
 }
 
