@@ -553,8 +553,8 @@ export class AppServerSession implements PooledProcess {
   /**
    * Handles `batch[from]` and the lines after it until one asks to wait before the next
    * (`beforeNextLine`, left in {@link #wait}); returns the index of the next line. A plain loop
-   * beside the async one: V8 optimizes it while it runs, and the async function's long loop it
-   * would otherwise be is left in its interpreted frame until it resumes.
+   * beside the async one, which only awaits: the same loop inside the async function deopted early
+   * in a long turn and was recompiled, with everything it inlines, more than once.
    */
   #readRun(batch: readonly string[], from: number): number {
     let i = from;
