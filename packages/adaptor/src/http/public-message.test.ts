@@ -27,6 +27,10 @@ describe("publicMessage redacts common credential formats", () => {
     expect(publicMessage(message)).toBe(expected);
   });
 
+  it("an empty value among the secrets redacts nothing (it matched between every character)", () => {
+    expect(publicMessage("disk full", ["", "dbpassenv99"])).toBe("disk full");
+  });
+
   it("redacts the value of an environment variable whose name contains PASS", () => {
     const secrets = secretEnvValues({ DB_PASS: "dbpassenv99", PGPASSWORD: "pgpassword-1", PATH: "/usr/bin:/bin/long" });
     expect(secrets).toEqual(["pgpassword-1", "dbpassenv99"]);

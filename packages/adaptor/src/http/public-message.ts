@@ -1,3 +1,5 @@
+import { redactValues } from "@adaptor/errors/internal";
+
 /** Longest error message a server puts on the wire ({@link publicMessage}), in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
 
@@ -56,7 +58,7 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  */
 export function publicMessage(message: string, secrets: readonly string[] = []): string {
   let text = message.split(/\r?\n/).find((line) => line.trim() !== "" && !/^\s+at\s/.test(line)) ?? "";
-  for (const secret of secrets) text = text.split(secret).join("[redacted]");
+  text = redactValues(text, secrets);
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
   text = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
   for (const shape of TOKEN_SHAPES) text = text.replace(shape, "[redacted]");

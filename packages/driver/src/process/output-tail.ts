@@ -215,6 +215,11 @@ export class KeptOutput {
   get pending(): boolean {
     return this.#text === undefined;
   }
+
+  /** Whether its bytes wait in a spill file (one open descriptor) until the text is read. */
+  get holdsFile(): boolean {
+    return this.#store?.fd !== undefined;
+  }
 }
 
 /** Options of an {@link OutputTail}. */

@@ -5,7 +5,7 @@
 // stale and is taken over, under a takeover claim so that exactly one process replaces it; any
 // other lock refuses the second writer.
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { procStatFields } from "@adaptor/errors/internal";
 import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -27,13 +27,7 @@ export interface HeldLock {
 
 /** Field `index` (1-based, as proc(5) numbers them; 3 or more) of `/proc/<pid>/stat` (Linux), or undefined where that is not readable. */
 function procStatField(pid: number, index: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Counted after the parenthesised command name (field 2, which may contain spaces).
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[index - 3];
-  } catch {
-    return undefined;
-  }
+  return procStatFields(pid)?.[index - 3];
 }
 
 /** Start time of `pid` (field 22, clock ticks since boot), or undefined where /proc is not readable. */
