@@ -299,19 +299,23 @@ export class DescendantTracker {
       // was a read of each per deep refresh of each).
       const otherCLIs = new Set<number>();
       for (const tracker of poller.owned) if (#root in tracker) otherCLIs.add(tracker.#root);
+      // The holder the walk came up from: a child of the next one, this process or an ancestor,
+      // older than the CLI, so its stat is not read again.
+      let below: number | undefined;
       for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
         const holderStat = readStat(holder);
         // The kernel hands an orphan to the first live thread of its new parent: the main thread
         // while that one lives (the process's stat is then not a zombie's), so only its list can
         // hold one; where the main thread is gone, every thread's list is read.
         const candidates = holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
-        holder = holderStat?.ppid;
         for (const pid of candidates ?? []) {
-          if (pid === this.#root || this.#known.has(pid) || otherCLIs.has(pid)) continue;
+          if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
           if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
           if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
         }
+        below = holder;
+        holder = holderStat?.ppid;
       }
     }
     return this.refreshTree();
