@@ -35,7 +35,9 @@ function processStartTime(pid: number): string | undefined {
   return procStatField(pid, 22);
 }
 
-const SELF_START = processStartTime(process.pid);
+/** This process's start time ({@link processStartTime}), read with the first lock it takes, not when the module loads. */
+let selfStart: { readonly value: string | undefined } | undefined;
+const selfStartTime = (): string | undefined => (selfStart ??= { value: processStartTime(process.pid) }).value;
 
 function parseLock(text: string): LockContent | undefined {
   try {
@@ -106,12 +108,13 @@ type Missed = "changed" | "busy";
  */
 export async function acquireLock(path: string, key: string): Promise<HeldLock> {
   const token = randomUUID();
+  const startTime = selfStartTime();
   const content: LockContent = {
     pid: process.pid,
     hostname: hostname(),
     acquiredAt: new Date().toISOString(),
     token,
-    ...(SELF_START !== undefined ? { startTime: SELF_START } : {}),
+    ...(startTime !== undefined ? { startTime } : {}),
   };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const missed = await take(path, key, content, 0);
