@@ -416,6 +416,7 @@ describe("public surface", () => {
       "policyUnrestricted",
       "policyWorkspaceWrite",
       "publicMessage",
+      "redactCredentials",
       "reject",
       "requireSkill",
       "runAs",
