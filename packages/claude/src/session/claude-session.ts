@@ -34,13 +34,7 @@ import { checkModel, reportModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
-
-/** Keeps `tasks` up to date from a CLI line: `task_started` of a background task adds it, `task_notification` removes it. */
-function trackBackgroundTask(tasks: Set<string>, message: Record<string, unknown>): void {
-  if (message.type !== "system" || typeof message.task_id !== "string") return;
-  if (message.subtype === "task_started" && message.is_backgrounded === true) tasks.add(message.task_id);
-  else if (message.subtype === "task_notification") tasks.delete(message.task_id);
-}
+import { trackBackgroundTask } from "./background-tasks.js";
 
 /**
  * True for a `result` line of a turn the CLI started by itself, answering none of the host's
