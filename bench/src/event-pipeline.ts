@@ -43,6 +43,13 @@ const CLIS: Cli[] = [
     bare: { script: join(FIXTURES, "raw-codex-consumer.mjs"), label: "JSON-RPC line reader", envVar: "FAKE_CODEX" },
   },
   {
+    name: "codex (keys reordered)",
+    driver: "codex",
+    fake: join(FIXTURES, "fake-codex-app-server.mjs"),
+    fakeEnv: { FAKE_ORDER: "reordered" },
+    bare: { script: join(FIXTURES, "raw-codex-consumer.mjs"), label: "JSON-RPC line reader", envVar: "FAKE_CODEX" },
+  },
+  {
     name: "codex exec",
     driver: "codex-exec",
     fake: join(FIXTURES, "fake-codex-exec.mjs"),

@@ -59,6 +59,36 @@ describe("claude model option on the real binary", () => {
     expect(modelNotices(events)).toEqual([]);
   });
 
+  it("a primary model the server refuses, with --fallback-model: claude's model_fallback line is a model.substituted notice (with its trigger) and result.model is the fallback", async () => {
+    h = await harness(
+      [
+        {
+          name: "primary",
+          when: (view) => view.model === "claude-opus-4-5",
+          reply: { error: { status: 404, type: "not_found_error", message: "model: claude-opus-4-5" } },
+        },
+        { name: "fallback", when: whenUserSays("say hi"), reply: { text: "hi from the fallback" } },
+      ],
+      { extraArgs: ["--fallback-model", "claude-sonnet-4-5"] },
+    );
+    const stream = h.agent.stream("say hi", { model: "claude-opus-4-5" });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const result = await stream.result();
+    const turnRequests = h.server.requests.filter((request) => request.rule === "primary" || request.rule === "fallback");
+    expect(turnRequests.map((request) => [request.rule, request.view.model])).toEqual([
+      ["primary", "claude-opus-4-5"],
+      ["fallback", "claude-sonnet-4-5"],
+    ]);
+    expect(result.text).toBe("hi from the fallback");
+    expect(result.model).toBe("claude-sonnet-4-5");
+    expect(modelNotices(events)).toEqual([
+      { kind: "model.substituted", data: { requested: "claude-opus-4-5", used: "claude-sonnet-4-5", trigger: "model_not_found" } },
+    ]);
+    // Reported once, as that notice, not also as a generic runtime line.
+    expect(events.filter((event) => event.type === "notice" && event.message === "model_fallback")).toEqual([]);
+  });
+
   it("setModel to a retired id: the turn's next request names the model the CLI switched to, and a model.substituted notice and result.model say so", async () => {
     h = await harness([
       { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },

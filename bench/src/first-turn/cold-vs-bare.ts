@@ -1,6 +1,7 @@
 // Cold first turn through the SDK against a bare client of the same binary, each a fresh node
 // process timed from its own start (so the SDK's module loading counts), interleaved round by round.
 import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fmt, type Figure } from "../harness.js";
 import { FIXTURES, bundleProgram } from "../pipeline/consumer-process.js";
@@ -34,21 +35,45 @@ interface Report {
   readonly launch?: { readonly argv: string[]; readonly env: Record<string, string> };
 }
 
-function runNode(args: readonly string[], env: Record<string, string>): Promise<Report> {
+/**
+ * `BENCH_CPU_PROFILE=<dir>`: each SDK client writes a V8 CPU profile (100 µs samples) to
+ * `<dir>/<claude|codex>/`, and its trace beside it. `FIRST_TURN_TRACE_DIR=<dir>`: the trace alone, to
+ * `<dir>/<claude|codex>/` (each event's time, CPU so far and monotonic time, the clock of a profile's
+ * samples: `FIRST_TURN_TRACE=1` in the client).
+ */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+const TRACE_DIR = PROFILE_DIR ?? process.env.FIRST_TURN_TRACE_DIR;
+let traced = 0;
+
+function runNode(args: readonly string[], env: Record<string, string>, trace?: string): Promise<Report> {
+  const profileArgs =
+    trace !== undefined && PROFILE_DIR !== undefined ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", trace] : [];
+  if (trace !== undefined) env = { ...env, FIRST_TURN_TRACE: "1" };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
-      if (error) {
-        reject(
-          new Error(
-            `${args.join(" ")} failed (${String(error.code)}): ${stderr.trim().split("\n").slice(-12).join(" | ") || error.message}`,
-            { cause: error },
-          ),
-        );
-        return;
-      }
-      resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report);
-    });
+    execFile(
+      process.execPath,
+      [...profileArgs, ...args],
+      { env: { ...process.env, ...env }, maxBuffer: 1 << 24 },
+      (error, stdout, stderr) => {
+        if (trace !== undefined) writeFileSync(join(trace, `run-${String(++traced).padStart(3, "0")}.trace`), stderr);
+        if (error) {
+          reject(
+            new Error(
+              `${args.join(" ")} failed (${String(error.code)}): ${stderr.trim().split("\n").slice(-12).join(" | ") || error.message}`,
+              { cause: error },
+            ),
+          );
+          return;
+        }
+        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report);
+      },
+    );
   });
+}
+
+function traceDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 /**
@@ -62,7 +87,11 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
   try {
     const configEnv = { FIRST_TURN_CONFIG: JSON.stringify(config) };
     const sdkRun = (captureLaunch: boolean) =>
-      runNode([bundle.script, name], { ...configEnv, ...(captureLaunch ? { FIRST_TURN_LAUNCH: "1" } : {}) });
+      runNode(
+        [bundle.script, name],
+        { ...configEnv, ...(captureLaunch ? { FIRST_TURN_LAUNCH: "1" } : {}) },
+        TRACE_DIR === undefined ? undefined : traceDir(join(TRACE_DIR, name)),
+      );
     const warm = await sdkRun(true);
     if (!warm.launch) throw new Error(`${name}: the SDK run reported no launch`);
     const launchEnv = { ...configEnv, FIRST_TURN_LAUNCH: JSON.stringify(warm.launch) };

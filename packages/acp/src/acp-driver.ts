@@ -38,7 +38,7 @@ import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_E
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
-import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan } from "./policy/acp-policy.js";
+import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan, type HostOffer } from "./policy/acp-policy.js";
 import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
@@ -194,7 +194,7 @@ export class AcpDriver implements Driver {
       });
     }
     if (!proc) {
-      proc = await this.#start(config, request, signature, sink);
+      proc = await this.#start(config, request, signature, sink, plan.offer);
       sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     }
     const served = proc;
@@ -235,12 +235,12 @@ export class AcpDriver implements Driver {
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
     const config = this.config;
-    planAcpPolicy(this.descriptor, config, request.policy);
+    const plan = planAcpPolicy(this.descriptor, config, request.policy);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = launchSignature({ config, env: this.#env(config, first), request: first });
     await this.#pool.prewarm(
       signature,
-      () => this.#start(config, first, signature, IDLE_SINK),
+      () => this.#start(config, first, signature, IDLE_SINK, plan.offer),
       async (proc) => {
         const abort = (): void => void proc.close();
         signal.addEventListener("abort", abort, { once: true });
@@ -256,7 +256,13 @@ export class AcpDriver implements Driver {
     return true;
   }
 
-  #start(config: AcpConfig, request: DriverRequest, signature: string, sink: Pick<DriverSink, "emit">): Promise<AcpProcess> {
+  #start(
+    config: AcpConfig,
+    request: DriverRequest,
+    signature: string,
+    sink: Pick<DriverSink, "emit">,
+    offer: HostOffer,
+  ): Promise<AcpProcess> {
     const model = request.model ?? config.model;
     const stderrTo = { sink };
     return this.#pool.spawn(() =>
@@ -275,7 +281,7 @@ export class AcpDriver implements Driver {
           graceMs: graceMs(config),
           ...spawnLimits(config),
           onStderr: (text) => stderrTo.sink.emit({ type: "process", kind: "stderr", text }),
-          hostCapabilities: config.hostCapabilities !== false,
+          offer,
         },
         signature,
         stderrTo,

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,14 +21,18 @@ import { collect, processesWith } from "./support.js";
 
 const AGENT = fileURLToPath(new URL("./fixtures/scripted-acp-agent.mjs", import.meta.url));
 let dir: string;
+/** A directory outside the working directory. */
+let outside: string;
 let agent: Agent | undefined;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "acp-host-"));
+  outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
 });
 afterEach(async () => {
   await agent?.close();
   agent = undefined;
   await rm(dir, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
 });
 
 function scripted(extra: Partial<AcpConfig> = {}, env: Record<string, string> = {}): Agent {
@@ -154,16 +158,49 @@ describe("the host's fs and terminal under the run's policy", () => {
   });
 
   it("workspace_write: a host write outside the working directory is refused, inside it is done", async () => {
-    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
-    try {
-      const a = scripted({ sandboxModes: { workspace_write: "default" } });
-      const policy = { sandbox: "workspace_write" } as const;
-      expect((await a.run(`WRITE ${join(outside, "x.txt")}`, { policy })).text).toMatch(/^refused: .*outside/);
-      expect(existsSync(join(outside, "x.txt"))).toBe(false);
-      expect((await a.run(`WRITE ${join(dir, "in.txt")}`, { policy })).text).toBe("written");
-    } finally {
-      await rm(outside, { recursive: true, force: true });
-    }
+    const a = scripted({ sandboxModes: { workspace_write: "default" } });
+    const policy = { sandbox: "workspace_write" } as const;
+    expect((await a.run(`WRITE ${join(outside, "x.txt")}`, { policy })).text).toMatch(/^refused: .*outside/);
+    expect(existsSync(join(outside, "x.txt"))).toBe(false);
+    expect((await a.run(`WRITE ${join(dir, "in.txt")}`, { policy })).text).toBe("written");
+  });
+
+  it("workspace_write: the host's terminal is not offered (a command it spawns is not confined); terminal/create is refused, nothing is written outside", async () => {
+    const file = join(outside, "term.txt");
+    const result = await scripted({ sandboxModes: { workspace_write: "default" } }).run(`TERMINAL touch ${file}`, {
+      policy: { sandbox: "workspace_write" },
+    });
+    expect(result.text).toBe('refused: "Method not found": terminal/create');
+    expect(existsSync(file)).toBe(false);
+    expect(result.enforcement).toEqual([
+      {
+        field: "sandbox",
+        value: "workspace_write",
+        enforced: true,
+        mechanisms: ["agent_mode", "host_capability"],
+        detail:
+          'session mode "default"; the host refuses fs/write_text_file outside the working directory and does not offer its terminal (a command it spawns is not confined)',
+      },
+    ]);
+  });
+
+  it("workspace_write with ask (best effort): every host command is asked, even after the agent's own approved ask; denied, it does not run", async () => {
+    const file = join(outside, "term.txt");
+    const asked: string[] = [];
+    const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+    const result = await a.run(`ASK_TERMINAL touch ${file}`, {
+      policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(`${request.toolName}:${String((request.input as { command?: unknown }).command)}`);
+        // The agent's own ask is approved; the host's ask for the command it spawns is denied.
+        if (request.toolName === "terminal/create") request.deny("outside the workspace");
+        else request.approve();
+      },
+    });
+    expect(asked).toEqual([`Run touch ${file}:touch ${file}`, `terminal/create:touch ${file}`]);
+    expect(result.text).toMatch(/^refused: .*outside the workspace/);
+    expect(existsSync(file)).toBe(false);
+    expect(result.enforcement.find((e) => e.field === "sandbox")?.detail).toContain("asks before every terminal/create");
   });
 
   it("a terminal still running when the run is cancelled is ended with it: no process is left", async () => {
@@ -241,20 +278,15 @@ describe("approvals with an edited input", () => {
   });
 
   it("an edited path of the host's own write ask is held to the sandbox: outside the workspace it is refused", async () => {
-    const outside = await mkdtemp(join(tmpdir(), "acp-outside-"));
-    try {
-      // workspace_write with ask needs best effort (the agent's mode acts unasked); the host's own rules still hold.
-      const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
-      const result = await a.run(`WRITE ${join(dir, "in.txt")}`, {
-        policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
-        onApproval: (request) => request.approve({ updatedInput: { path: join(outside, "x.txt"), content: "edited\n" } }),
-      });
-      expect(result.text).toMatch(/^refused: .*outside/);
-      expect(existsSync(join(outside, "x.txt"))).toBe(false);
-      expect(existsSync(join(dir, "in.txt"))).toBe(false);
-    } finally {
-      await rm(outside, { recursive: true, force: true });
-    }
+    // workspace_write with ask needs best effort (the agent's mode acts unasked); the host's own rules still hold.
+    const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+    const result = await a.run(`WRITE ${join(dir, "in.txt")}`, {
+      policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve({ updatedInput: { path: join(outside, "x.txt"), content: "edited\n" } }),
+    });
+    expect(result.text).toMatch(/^refused: .*outside/);
+    expect(existsSync(join(outside, "x.txt"))).toBe(false);
+    expect(existsSync(join(dir, "in.txt"))).toBe(false);
   });
 
   it("a plain approve lets the write through the host", async () => {
@@ -268,5 +300,32 @@ describe("approvals with an edited input", () => {
     // The agent asked first, so the host did not ask again for its write.
     expect(events.filter((e) => e.type === "approval-request")).toHaveLength(1);
     expect(notices(events, "host")).toEqual([`fs/write_text_file ${file}`]);
+  });
+});
+
+describe("a host capability not advertised is not served", () => {
+  it("hostCapabilities: false: fs/read_text_file, fs/write_text_file and terminal/* are answered method-not-found; nothing is read, written or run", async () => {
+    const secret = join(dir, "secret.txt");
+    await writeFile(secret, "do-not-read\n");
+    const written = join(dir, "w.txt");
+    const ran = join(dir, "ran.txt");
+    const a = scripted({ hostCapabilities: false });
+    const read = await a.run(`READ ${secret}`);
+    expect(read.text).toBe('refused: "Method not found": fs/read_text_file');
+    expect((await a.run(`WRITE ${written}`)).text).toBe('refused: "Method not found": fs/write_text_file');
+    expect((await a.run(`TERMINAL touch ${ran}`)).text).toBe('refused: "Method not found": terminal/create');
+    expect((await a.run("TERMINAL_IDS terminal-1")).text).toBe(
+      ["terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]
+        .map((method) => `refused: "Method not found": ${method}`)
+        .join("; "),
+    );
+    expect(existsSync(written)).toBe(false);
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  it("the host still serves them when they are advertised (the default)", async () => {
+    const file = join(dir, "r.txt");
+    await writeFile(file, "hello host\n");
+    expect((await scripted().run(`READ ${file}`)).text).toBe("read: hello host\n");
   });
 });

@@ -10,7 +10,7 @@ export type { ThreadMode } from "./thread/thread-context.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
-export { publicMessage, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";
+export { publicMessage, redactCredentials, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";
 export { announcesBody, closeIfBodyUnread } from "./http/unread-body.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";

@@ -78,6 +78,30 @@ const TURN_TWO: Edit = async (cwd) => {
 };
 
 describe("file checkpoints and thread.rewind()", () => {
+  it("a runId that is not a UUID is refused with InvalidOptionError naming runId before the lease is taken or the checkpoints opened", async () => {
+    const { cwd, dir } = await workspace();
+    const store = new MemoryThreadStore();
+    const agent = new Agent(editingDriver({}), { threadStore: store, cwd, checkpointFiles: { dir } });
+    const thread = agent.thread("t");
+    await thread.run("one");
+    let leases = 0;
+    const acquire = store.acquireLease.bind(store);
+    store.acquireLease = (...args) => {
+      leases += 1;
+      return acquire(...args);
+    };
+    const before = await readdir(dir, { recursive: true });
+    for (const runId of ["no-such-run", "", 42 as unknown as string]) {
+      const error = await thread.rewind(runId).catch((e: unknown) => e);
+      expect(error, String(runId)).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).subject).toBe("thread.rewind()");
+      expect((error as InvalidOptionError).field).toBe("runId");
+    }
+    expect(leases).toBe(0);
+    expect(await readdir(dir, { recursive: true })).toEqual(before);
+    await agent.close();
+  });
+
   it("rewind restores written, deleted, created and mode-changed files byte for byte and the conversation checkpoint", async () => {
     const { cwd, dir } = await workspace();
     const store = new MemoryThreadStore();
@@ -236,7 +260,7 @@ describe("file checkpoints and thread.rewind()", () => {
     const one = await thread.run("one");
     const two = await thread.run("two");
     const reason = (e: unknown): string | undefined => (e instanceof FileCheckpointError ? e.reason : undefined);
-    expect(reason(await thread.rewind("no-such-run").catch((e: unknown) => e))).toBe("turn_not_found");
+    expect(reason(await thread.rewind("0190a6c8-7b3e-7c4d-8e5f-6a7b8c9d0e1f").catch((e: unknown) => e))).toBe("turn_not_found");
     expect(reason(await thread.rewind(one.runId).catch((e: unknown) => e))).toBe("first_turn");
 
     gated.value = true;

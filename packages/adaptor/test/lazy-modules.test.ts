@@ -2,7 +2,7 @@
 // HTTP server stack) comes in with the first host-tool server, the tar and zip unpackers with the
 // first skill archive, the schema libraries (ajv, ajv-formats, zod, zod-to-json-schema) with the
 // first tool or output schema, the OpenTelemetry API with the first run that has a tracer (given, or
-// a provider the host registered), node:zlib with the first session file a thread stores or restores. A fresh node process imports the packages with a load hook that
+// a provider the host registered), node:zlib with the first session file a thread stores or restores, codex's exec transport with its first run; nothing under /proc is read at load. A fresh node process imports the packages with a load hook that
 // names every ES module it loads, and lists the CommonJS modules required (the schema libraries
 // are loaded with require()).
 import { execFile } from "node:child_process";
@@ -46,7 +46,7 @@ const otel = (urls: string[]) => urls.filter((url) => url.includes("@opentelemet
 const schemaStack = (urls: string[]) => urls.filter((url) => /\/node_modules\/(ajv|ajv-formats|zod|zod-to-json-schema)\//.test(url));
 
 describe("modules loaded with the SDK", () => {
-  it("importing adaptor and the claude and codex drivers loads neither the MCP SDK, the archive unpackers nor the schema libraries", async () => {
+  it("importing adaptor and the claude and codex drivers loads neither the MCP SDK, the archive unpackers, the schema libraries nor codex's exec transport", async () => {
     const urls = await loadedBy(
       `await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");`,
       resolve(ROOT, "test"),
@@ -56,6 +56,26 @@ describe("modules loaded with the SDK", () => {
     expect(schemaStack(urls)).toEqual([]);
     expect(otel(urls)).toEqual([]);
     expect(zlib(urls)).toEqual([]);
+    expect(urls.filter((url) => url.includes("/packages/codex/src/exec/"))).toEqual([]);
+  }, 150_000);
+
+  it("importing adaptor and the claude and codex drivers reads nothing under /proc (the open-file limit and this process's start time are read when first needed)", async () => {
+    // Node's synchronous file reads wrapped before the import; syncBuiltinESMExports() makes the
+    // wrappers what a module's `import { readFileSync } from "node:fs"` binds to.
+    const lines = await linesOf(
+      `const fs = (await import("node:fs")).default;
+       for (const name of ["readFileSync", "openSync", "readdirSync", "statSync", "existsSync", "readlinkSync"]) {
+         const original = fs[name];
+         fs[name] = function (path, ...rest) { process.stderr.write("READ " + String(path) + "\\n"); return original.call(this, path, ...rest); };
+       }
+       (await import("node:module")).syncBuiltinESMExports();
+       await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");
+       process.stderr.write("READ done\\n");`,
+      resolve(ROOT, "test"),
+    );
+    const reads = lines.filter((line) => line.startsWith("READ ")).map((line) => line.slice("READ ".length));
+    expect(reads.at(-1)).toBe("done");
+    expect(reads.filter((path) => path.startsWith("/proc/"))).toEqual([]);
   }, 150_000);
 
   it("a tool with a bad schema is refused at once, loading the schema libraries then", async () => {

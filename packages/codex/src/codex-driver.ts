@@ -16,7 +16,6 @@ import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
-import { runExec } from "./exec/exec-run.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
 import { codexLaunchSignature } from "./session/launch-signature.js";
@@ -91,6 +90,8 @@ export class CodexDriver implements Driver {
     const enforcement = codexEnforcement(request.policy, plan, transport);
     if (transport === "app-server")
       return { ...(await this.#runAppServer(command, request, sink, signal, plan, outputSchema)), enforcement };
+    // The exec transport's code is loaded by its first run: an app-server host never loads it.
+    const { runExec } = await import("./exec/exec-run.js");
     const response = await runExec({
       command,
       config: this.config,

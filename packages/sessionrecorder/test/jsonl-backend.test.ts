@@ -1,8 +1,8 @@
 // The durable JSONL backend beyond the shared behaviour (backend-conformance.test.ts): the sequence across restarts, each kind of
 // corruption reported precisely, explicit repair of a torn final line only, closed-backend errors.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DriverError, ErrCode, InvalidOptionError, findError, isError } from "@adaptor/errors";
@@ -54,6 +54,17 @@ describe("JsonlEventBackend", () => {
     await writer.append({ n: 1 });
     await writer.close();
     expect(await readFile(join(root, "k.jsonl"), "utf8")).toContain('"event":{"n":1}');
+    await backend.close();
+  });
+
+  it("a writer's lock file names this process: its pid, host and start time (field 22 of /proc/<pid>/stat)", async () => {
+    const root = freshRoot();
+    const backend = new JsonlEventBackend({ root });
+    const writer = await backend.openWriter("locked");
+    const lock = JSON.parse(await readFile(join(root, "locked.jsonl.lock"), "utf8")) as Record<string, unknown>;
+    const stat = readFileSync(`/proc/${process.pid}/stat`, "utf8");
+    expect(lock).toMatchObject({ pid: process.pid, hostname: hostname(), startTime: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] });
+    await writer.close();
     await backend.close();
   });
 

@@ -70,7 +70,10 @@ export interface AcpConfig extends CommonDriverConfig {
   /**
    * Offer the host's file system (`fs/read_text_file`, `fs/write_text_file`) and terminal
    * (`terminal/*`) to the agent, so what it does through them follows the run's policy on the host
-   * side (see the package README). Default true.
+   * side (see the package README). Default true. With false, nothing is offered in `initialize`
+   * and an agent that calls these methods anyway is answered method-not-found (-32601): nothing is
+   * read, written or run. Under `workspace_write` the terminal is offered only with the permission
+   * mode `ask` (a command the host spawns is not confined to the working directory).
    */
   readonly hostCapabilities?: boolean;
   /**

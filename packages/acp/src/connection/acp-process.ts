@@ -4,8 +4,9 @@ import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { messageStream } from "./message-stream.js";
-import { BoundedSdkLog, withSdkLog } from "./sdk-log.js";
+import { BoundedSdkLog, outsideSdkLog, withSdkLog } from "./sdk-log.js";
 import { HOST_METHODS, type HostMethod } from "../host/host-client.js";
+import type { HostOffer } from "../policy/acp-policy.js";
 
 /** What a session's current turn does with the agent's messages about that session. */
 export interface SessionHandler {
@@ -34,8 +35,8 @@ export interface AcpLaunch {
   readonly maxLineBytes?: number;
   readonly maxRawBytes?: number;
   readonly onStderr: (text: string) => void;
-  /** Offer the host's `fs` and `terminal` capabilities in `initialize`. Default false. */
-  readonly hostCapabilities?: boolean;
+  /** The host's capabilities offered in `initialize`; one not offered is refused (method-not-found). Default none. */
+  readonly offer?: HostOffer;
 }
 
 /** Updates that carry a turn's output (text, thinking, tool calls, plan): what must never land in another turn. */
@@ -47,10 +48,18 @@ const OUTPUT_UPDATES: ReadonlySet<string> = new Set([
   "plan",
 ]);
 
-/** The client capabilities offered without host capabilities: no file system, no terminal (the agent uses its own tools). */
-const CLIENT_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
-/** The client capabilities offered with host capabilities: the agent reads, writes and runs commands through the host. */
-const HOST_CAPABILITIES: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+/** The client capabilities `initialize` advertises for `offer`. */
+function clientCapabilities(offer: HostOffer | undefined): acp.ClientCapabilities {
+  const fs = offer?.fs === true;
+  return { fs: { readTextFile: fs, writeTextFile: fs }, terminal: offer?.terminal === true };
+}
+
+/** True when `capabilities` advertise what `method` belongs to. */
+function advertised(capabilities: acp.ClientCapabilities, method: HostMethod): boolean {
+  if (method === "fs/read_text_file") return capabilities.fs?.readTextFile === true;
+  if (method === "fs/write_text_file") return capabilities.fs?.writeTextFile === true;
+  return capabilities.terminal === true;
+}
 
 /**
  * One running ACP agent: the child process and the SDK's client connection over its stdio.
@@ -75,7 +84,8 @@ export class AcpProcess implements PooledProcess {
   /**
    * What the ACP SDK logs for this connection (e.g. a reply to a request never sent): the first 20
    * lines of a turn as `notice` events (`message` "ACP SDK: ...", `data.level`) to the run served,
-   * the rest only counted (`takeDropped()`), never the host's console.
+   * the rest only counted (`takeDropped()`), never the host's console while the process lives;
+   * once it is closed, nothing is routed any more.
    */
   readonly sdkLog: BoundedSdkLog;
   /** The cumulative cost in USD each session's last turn on this process ended at (from `usage_update`). */
@@ -99,33 +109,42 @@ export class AcpProcess implements PooledProcess {
     env: Readonly<Record<string, string | undefined>>,
     signature: string,
     stderrTo: AcpProcess["stderrTo"],
-    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "hostCapabilities">,
+    launch: Pick<AcpLaunch, "displayName" | "graceMs" | "offer">,
   ) {
     this.child = child;
-    this.#capabilities = launch.hostCapabilities === true ? HOST_CAPABILITIES : CLIENT_CAPABILITIES;
+    this.#capabilities = clientCapabilities(launch.offer);
     this.env = env;
     this.signature = signature;
     this.stderrTo = stderrTo;
+    // Every handler runs outside the SDK's log scope: the turn it feeds calls host code (approval
+    // handler, hooks, event consumers) whose console stays the host's.
     const app = acp
       .client({ name: "adaptor" })
-      .onNotification("session/update", ({ params }) => {
-        const handler = this.#handlers.get(params.sessionId);
-        const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
-        // Output about one of its sessions while no turn is open: the agent kept writing after its
-        // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
-        if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
-      })
-      .onRequest("session/request_permission", ({ params, signal }) => {
-        const handler = this.#handlers.get(params.sessionId);
-        if (!handler) return { outcome: { outcome: "cancelled" } };
-        return handler.onPermission(params, signal);
-      });
+      .onNotification("session/update", ({ params }) =>
+        outsideSdkLog(() => {
+          const handler = this.#handlers.get(params.sessionId);
+          const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
+          // Output about one of its sessions while no turn is open: the agent kept writing after its
+          // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
+          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
+        }),
+      )
+      .onRequest("session/request_permission", ({ params, signal }) =>
+        outsideSdkLog(async () => {
+          const handler = this.#handlers.get(params.sessionId);
+          if (!handler) return { outcome: { outcome: "cancelled" } };
+          return handler.onPermission(params, signal);
+        }),
+      );
     for (const method of HOST_METHODS)
-      app.onRequest(method, ({ params }: { params: { sessionId: string } }) => {
-        const host = this.#handlers.get(params.sessionId)?.onHost;
-        if (!host) throw acp.RequestError.methodNotFound(method);
-        return host(method, params) as never;
-      });
+      app.onRequest(method, ({ params }: { params: { sessionId: string } }) =>
+        outsideSdkLog(() => {
+          // A client serves only what it advertised, whatever the agent asks.
+          const host = advertised(this.#capabilities, method) ? this.#handlers.get(params.sessionId)?.onHost : undefined;
+          if (!host) throw acp.RequestError.methodNotFound(method);
+          return host(method, params) as never;
+        }),
+      );
     this.sdkLog = new BoundedSdkLog((level, text) =>
       this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
     );
@@ -174,7 +193,7 @@ export class AcpProcess implements PooledProcess {
     return new AcpProcess(child, launch.env, signature, stderrTo, launch);
   }
 
-  /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities when launched with them). */
+  /** Sends `initialize` (protocol version 1; the host's fs and terminal capabilities it was launched to offer). */
   async initialize(signal: AbortSignal): Promise<acp.InitializeResponse> {
     this.initialized = await this.connection.agent.request(
       "initialize",
@@ -216,7 +235,9 @@ export class AcpProcess implements PooledProcess {
   }
 
   #onText(line: string): void {
-    for (const handler of this.#handlers.values()) handler.onText(line);
+    outsideSdkLog(() => {
+      for (const handler of this.#handlers.values()) handler.onText(line);
+    });
   }
 
   /** Closes the connection and ends the process group (SIGTERM, then SIGKILL). Idempotent. */
@@ -226,6 +247,7 @@ export class AcpProcess implements PooledProcess {
       this.child.closeStdin();
       await this.child.close();
       this.#exited = true;
+      this.sdkLog.close();
     })();
     return this.#closing;
   }

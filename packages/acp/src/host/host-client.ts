@@ -26,7 +26,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  * the run's policy, and the approval path of its permission asks.
  * - `read_only`: `fs/write_text_file` and `terminal/create` are refused; without a session mode of
  *   its own, every permission ask for a tool whose ACP kind is not a read is denied unasked.
- * - `workspace_write`: `fs/write_text_file` outside the working directory is refused.
+ * - `workspace_write`: `fs/write_text_file` outside the working directory is refused; every
+ *   `terminal/create` is asked about (the terminal is offered only under the `ask` mode).
  * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
  *   ask about first is asked about here, through the same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
@@ -146,11 +147,13 @@ export class HostClient {
   async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     const command = [asked.command, ...(asked.args ?? [])].join(" ");
     if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
-    const edited = await this.#askFirst("terminal/create", `Run ${command}`, {
-      command: asked.command,
-      args: asked.args ?? [],
-      cwd: asked.cwd ?? this.#cwd,
-    });
+    // Under workspace_write a command the host spawns is not confined: each one is asked about.
+    const edited = await this.#askFirst(
+      "terminal/create",
+      `Run ${command}`,
+      { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd },
+      this.#plan.commands === "ask",
+    );
     if (!edited) return this.#terminals.create(asked);
     // The host applies an edit of its own ask itself: it runs the command the host approved.
     const args = Array.isArray(edited["args"]) ? edited["args"].map(String) : asked.args;
@@ -163,12 +166,21 @@ export class HostClient {
   }
 
   /**
-   * Under a permission mode: a write or command nobody approved in this turn is asked about now.
+   * Under a permission mode: a write or command nobody approved in this turn is asked about now
+   * (with `always`, even when the agent's own ask was approved; without a permission mode it is refused).
    * Resolves with the host's edited input when it approved with one (the host applies it), else undefined.
    */
-  async #askFirst(toolName: string, title: string, input: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-    if (!this.#plan.hostAsks) return undefined;
-    if (this.#approved > 0) {
+  async #askFirst(
+    toolName: string,
+    title: string,
+    input: Record<string, unknown>,
+    always = false,
+  ): Promise<Record<string, unknown> | undefined> {
+    if (!this.#plan.hostAsks) {
+      if (always) this.#refuse(toolName, title, "the run's sandbox is workspace_write and no one is asked before a host command");
+      return undefined;
+    }
+    if (this.#approved > 0 && !always) {
       this.#approved -= 1;
       return undefined;
     }

@@ -13,8 +13,16 @@ import type { AcpConfig } from "../config/acp-config.js";
 
 /** What the host does with an agent's `fs/write_text_file`. */
 export type HostWrites = "deny" | "workspace" | "allow";
-/** What the host does with an agent's `terminal/create`. */
-export type HostCommands = "deny" | "allow";
+/** What the host does with an agent's `terminal/create` (`ask`: asks before every command, whatever the agent asked before). */
+export type HostCommands = "deny" | "ask" | "allow";
+
+/** The host capabilities offered to the agent in `initialize`; a method of one not offered is answered method-not-found. */
+export interface HostOffer {
+  /** `fs.readTextFile` and `fs.writeTextFile`. */
+  readonly fs: boolean;
+  /** `terminal`. */
+  readonly terminal: boolean;
+}
 
 /** How one ACP run enforces its policy: the session mode to set and check, and the host's own rules. */
 export interface AcpPolicyPlan {
@@ -26,6 +34,12 @@ export interface AcpPolicyPlan {
   readonly writes: HostWrites;
   /** The host's rule for `terminal/create`. */
   readonly commands: HostCommands;
+  /**
+   * What the host offers: nothing with `hostCapabilities: false`; under `workspace_write` no
+   * terminal unless the permission mode is `ask` (a command the host spawns is not confined to the
+   * working directory, so a human approves each one).
+   */
+  readonly offer: HostOffer;
   /** The permission mode the host applies to its own fs writes and terminals (unset: none asked). */
   readonly hostAsks: boolean;
   /** True when the run accepts best effort (`bestEffortPolicy`). */
@@ -94,8 +108,9 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
         : { id: askMode, field: "approvals.permission", value: permission! };
   const denyNonReadAsks = sandbox === "read_only" && sandboxMode === undefined;
   const writes: HostWrites = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "workspace" : "allow";
-  const commands: HostCommands = sandbox === "read_only" ? "deny" : "allow";
+  const commands: HostCommands = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "ask" : "allow";
   const host = config.hostCapabilities !== false;
+  const offer: HostOffer = { fs: host, terminal: host && (sandbox !== "workspace_write" || permission === "ask") };
   const enforcement = reportEnforcement(policy, (field, value) => {
     // Without the host's fs and terminal offered, their rules are not part of the enforcement.
     const how = (mechanisms: EnforcementMechanism[], detail: string): { mechanisms: EnforcementMechanism[]; detail: string } =>
@@ -108,7 +123,7 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
     if (field === "sandbox" && sandboxMode !== undefined)
       return how(
         ["agent_mode", "host_capability"],
-        `session mode ${JSON.stringify(sandboxMode)}${value === "read_only" ? "; the host refuses fs/write_text_file and terminal/create" : value === "workspace_write" ? "; the host refuses fs/write_text_file outside the working directory" : ""}`,
+        `session mode ${JSON.stringify(sandboxMode)}${value === "read_only" ? "; the host refuses fs/write_text_file and terminal/create" : value === "workspace_write" ? `; the host refuses fs/write_text_file outside the working directory and ${offer.terminal ? "asks before every terminal/create" : "does not offer its terminal"} (a command it spawns is not confined)` : ""}`,
       );
     if (field === "sandbox" && value === "read_only" && askMode !== undefined)
       return how(
@@ -124,5 +139,5 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
       return { notEnforced: "no session mode: only asks for non-read tools, fs/write_text_file and terminal/create are refused" };
     return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)` };
   });
-  return { ...(mode ? { mode } : {}), denyNonReadAsks, writes, commands, hostAsks, bestEffort, enforcement };
+  return { ...(mode ? { mode } : {}), denyNonReadAsks, writes, commands, offer, hostAsks, bestEffort, enforcement };
 }

@@ -1,5 +1,6 @@
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError, MAX_TIMER_MS } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
+import { UnreadRawFiles } from "./unread-raw.js";
 import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
@@ -62,6 +63,8 @@ export class Agent implements AsyncDisposable {
   #closing: Promise<void> | undefined;
   /** The latest close attempt failed: the next close() tries again. */
   #closeFailed = false;
+  /** Raw output of this agent's Results still waiting unread in spill files (read into memory by close()). */
+  readonly #unreadRaw = new UnreadRawFiles();
 
   /**
    * @throws InvalidOptionError (subject `"Agent options"`, matches `ErrInvalidOption`) naming the
@@ -297,6 +300,10 @@ export class Agent implements AsyncDisposable {
         release();
         this.#inflight.delete(controller);
       });
+    result.then(
+      (value) => this.#unreadRaw.track(value),
+      (error: unknown) => this.#unreadRaw.track(error),
+    );
     this.#inflight.set(
       controller,
       result.catch(() => undefined),
@@ -399,7 +406,9 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Closes the agent: new runs reject with `ErrAgentClosed`, runs in flight are cancelled (their
-   * verdict carries `ErrAgentClosed`) and their processes reaped, then the host-tool server and the
+   * verdict carries `ErrAgentClosed`) and their processes reaped, the raw output of this agent's
+   * Results that was never read and still waits in a temporary file is read into memory (the file
+   * closed; `result.raw()` gives the same text afterwards), then the host-tool server and the
    * driver's pool are closed. Idempotent: calls share one promise while it is pending or once it
    * resolved. When it rejects (the driver's `close()` failed), the agent stays closed to runs and
    * the next call tries again (the driver's `close()` is called again).
@@ -412,6 +421,8 @@ export class Agent implements AsyncDisposable {
       const reason = new AdaptorError("agent closed during the run", { sentinel: ErrAgentClosed });
       for (const controller of this.#inflight.keys()) controller.abort(reason);
       await Promise.all(this.#inflight.values());
+      // The Results the host kept unread give their spill files back, their text read into memory.
+      this.#unreadRaw.load();
       await this.#tools.close();
       await this.driver.close?.();
     })();

@@ -186,7 +186,8 @@ export class Thread {
    * undone turns (the drivers drop what the CLI recorded after the checkpoint). Resolves the
    * thread's record now active.
    * @throws ErrThreadStoreRequired without a store; ErrThreadBusy while a turn runs;
-   * FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume from an
+   * InvalidOptionError (subject `"thread.rewind()"`, field `runId`) for a `runId` that is not a
+   * UUID (no run has one), before the lease is taken; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume from an
    * earlier checkpoint (ACP agents);
    * FileCheckpointError: `turn_not_found`, `first_turn` (the turn started the conversation: start
    * a new thread instead), `diverged` (the record moved on without checkpointed turns), and those of

@@ -192,5 +192,18 @@ describe("EventQueue", () => {
       }
       expect([0, 1, 2].map(() => queue.take()!.meta.time.getTime())).toEqual([2_000, 3_000, 4_000]);
     });
+
+    it("a shared clock reading expires at the next microtask: an event pushed after one await, none taken, reads the clock anew", async () => {
+      const queue = new EventQueue({ runId: "r" }, 1000);
+      const now = vi.spyOn(Date, "now");
+      let clock = 1_000;
+      now.mockImplementation(() => (clock += 1_000));
+      queue.push({ type: "text-delta", text: "a" });
+      queue.push({ type: "text-delta", text: "b" });
+      await Promise.resolve();
+      queue.push({ type: "text-delta", text: "c" });
+      expect([0, 1, 2].map(() => queue.take()!.meta.time.getTime())).toEqual([2_000, 2_000, 3_000]);
+      expect(now).toHaveBeenCalledTimes(2);
+    });
   });
 });

@@ -1,3 +1,5 @@
+import { validate as isUuid } from "uuid";
+import { InvalidOptionError } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
 import { type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
@@ -26,7 +28,8 @@ export interface RewindInit {
  * next turn resumes from that checkpoint, and the drivers drop what the CLI recorded after it),
  * and forgets the undone turns' snapshots. Resolves the record now active. `signal` is followed
  * until the restore starts; after that the rewind runs to its end.
- * @throws FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
+ * @throws InvalidOptionError (field `runId`) for a `runId` that is not a UUID, before anything is
+ * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
  * nothing changed; `store_failed`: the files were restored, the conversation was not).
@@ -35,6 +38,11 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const { store, key, signal } = init;
   signal?.throwIfAborted();
   checkRewindable(init.descriptor);
+  if (typeof init.runId !== "string" || !isUuid(init.runId)) {
+    // Every run id is a UUID: anything else names no turn, and nothing is opened or leased for it.
+    const given = typeof init.runId === "string" ? JSON.stringify(init.runId) : `a ${typeof init.runId}`;
+    throw new InvalidOptionError({ subject: "thread.rewind()", field: "runId", reason: `must be a run id (a UUID), got ${given}` });
+  }
   const repo = await openRepo(init.cwd, init.options, signal);
   let lease;
   try {

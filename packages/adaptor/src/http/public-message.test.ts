@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publicMessage, secretEnvValues } from "./public-message.js";
+import { publicMessage, redactCredentials, secretEnvValues } from "./public-message.js";
 
 describe("publicMessage redacts common credential formats", () => {
   it.each([
@@ -27,6 +27,10 @@ describe("publicMessage redacts common credential formats", () => {
     expect(publicMessage(message)).toBe(expected);
   });
 
+  it("an empty value among the secrets redacts nothing (it matched between every character)", () => {
+    expect(publicMessage("disk full", ["", "dbpassenv99"])).toBe("disk full");
+  });
+
   it("redacts the value of an environment variable whose name contains PASS", () => {
     const secrets = secretEnvValues({ DB_PASS: "dbpassenv99", PGPASSWORD: "pgpassword-1", PATH: "/usr/bin:/bin/long" });
     expect(secrets).toEqual(["pgpassword-1", "dbpassenv99"]);
@@ -44,5 +48,25 @@ describe("publicMessage redacts common credential formats", () => {
     ["upper-case words", "ASIAN AKIA HTTP ERROR"],
   ])("leaves %s alone", (_name, message) => {
     expect(publicMessage(message)).toBe(message);
+  });
+});
+
+describe("redactCredentials redacts like publicMessage and changes nothing else", () => {
+  it("every line is kept and redacted: a URL password, a GitHub token, a secret value, a name=value pair", () => {
+    const text =
+      "db=postgres://admin:hunter2@db/prod\n  token=ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok\nenv has s3cr3t-value-1 and api_key=abc";
+    expect(redactCredentials(text, ["s3cr3t-value-1"])).toBe(
+      "db=postgres://[redacted]@db/prod\n  token=[redacted] ok\nenv has [redacted] and api_key=[redacted]",
+    );
+  });
+
+  it("a PEM private key block over several lines is redacted whole; the lines around it stay", () => {
+    const text = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\ndef\n-----END RSA PRIVATE KEY-----\nafter";
+    expect(redactCredentials(text)).toBe("before\n[redacted]\nafter");
+  });
+
+  it("text without credentials is returned as it is, however long", () => {
+    const text = `line one\n\tline two ${"x".repeat(2_000)}`;
+    expect(redactCredentials(text)).toBe(text);
   });
 });

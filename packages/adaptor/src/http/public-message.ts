@@ -1,3 +1,5 @@
+import { redactValues } from "@adaptor/errors/internal";
+
 /** Longest error message a server puts on the wire ({@link publicMessage}), in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
 
@@ -24,8 +26,8 @@ const CREDENTIAL_NAME = String.raw`[A-Za-z0-9_-]*(?:key|token|secret|password|pa
 
 /** Credential formats recognised by their shape alone, each replaced whole by `[redacted]`. */
 const TOKEN_SHAPES: readonly RegExp[] = [
-  // PEM private keys (the rest of the line once a block starts: its body may be on the same line).
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  // PEM private keys (to the block's end, else to the end of the text: its body may follow on later lines).
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
   // JSON Web Tokens: base64url header `{"…` and payload, signature possibly empty.
   /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
   // OpenAI / Anthropic style API keys.
@@ -56,20 +58,39 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  */
 export function publicMessage(message: string, secrets: readonly string[] = []): string {
   let text = message.split(/\r?\n/).find((line) => line.trim() !== "" && !/^\s+at\s/.test(line)) ?? "";
-  for (const secret of secrets) text = text.split(secret).join("[redacted]");
+  text = redactValues(text, secrets);
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
   text = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
-  for (const shape of TOKEN_SHAPES) text = text.replace(shape, "[redacted]");
-  text = text
-    .replace(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
+  text = redactShapes(text).trim();
+  return text.length > MAX_PUBLIC_MESSAGE_CHARS ? `${text.slice(0, MAX_PUBLIC_MESSAGE_CHARS - 1)}…` : text;
+}
+
+/**
+ * `text` with the credential-looking parts {@link publicMessage} redacts replaced by `[redacted]`,
+ * and nothing else changed (every line kept, no length cut): for what a server forwards as it is,
+ * such as a run's notices (a CLI's stderr line, an SDK's log line) on the bridge.
+ * @param text any text, possibly several lines.
+ * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
+ */
+export function redactCredentials(text: string, secrets: readonly string[] = []): string {
+  return redactShapes(redactValues(text, secrets));
+}
+
+/** The shape-based redaction of {@link publicMessage}; each rule stays within a line, except a PEM block. */
+function redactShapes(text: string): string {
+  let out = text;
+  for (const shape of TOKEN_SHAPES) out = out.replace(shape, "[redacted]");
+  return out
+    .replace(/\b(Bearer|Basic|Token)[^\S\r\n]+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
     .replace(
-      new RegExp(String.raw`(["'])(${CREDENTIAL_NAME})\1(\s*:\s*)(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`, "gi"),
+      new RegExp(String.raw`(["'])(${CREDENTIAL_NAME})\1([^\S\r\n]*:[^\S\r\n]*)(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`, "gi"),
       '$1$2$1$3"[redacted]"',
     )
-    .replace(new RegExp(String.raw`\b(${CREDENTIAL_NAME})(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;)"'}]+)`, "gi"), "$1$2[redacted]")
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@]*)@/gi, urlPassword)
-    .trim();
-  return text.length > MAX_PUBLIC_MESSAGE_CHARS ? `${text.slice(0, MAX_PUBLIC_MESSAGE_CHARS - 1)}…` : text;
+    .replace(
+      new RegExp(String.raw`\b(${CREDENTIAL_NAME})([^\S\r\n]*[=:][^\S\r\n]*)("[^"\n]*"|'[^'\n]*'|[^\s,;)"'}]+)`, "gi"),
+      "$1$2[redacted]",
+    )
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@\n]*)@/gi, urlPassword);
 }
 
 /** `scheme://user:password@` with its credentials redacted, unless what looks like a password is a port followed by prose. */

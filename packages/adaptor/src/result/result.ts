@@ -116,7 +116,9 @@ export class Result {
    * truncation flags) and its official terminal line (`{ event, json }`). A driver may hand the
    * streams over undecoded: their text is then decoded when `stdout` / `stderr` is first read, and
    * until then the bytes wait in a temporary file with no name on disk (one open descriptor, closed
-   * at that first read or when the Result is collected). The text is the same either way.
+   * at that first read, when the Result is collected, or when the Agent that ran it closes:
+   * `agent.close()` reads the text into memory then, at most `maxRawBytes` per stream, so `raw()`
+   * still gives the whole output after it). The text is the same either way.
    */
   raw(): RawStreams {
     return this.#raw;

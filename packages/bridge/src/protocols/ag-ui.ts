@@ -5,6 +5,7 @@ import type { AgentEvent, Result, Usage } from "adaptor";
 import type { Frame } from "./frame.js";
 import { approvalInterrupt } from "./ag-ui-interrupt.js";
 import { failureCode, failureMessage, isAbort } from "./public-error.js";
+import { publicNotice } from "./public-notice.js";
 import { wireApproval } from "./raw.js";
 
 /** `CUSTOM` event names the `ag-ui` protocol emits. */
@@ -239,13 +240,14 @@ export class AgUiMapper {
         break;
       }
       case "notice": {
+        const shown = publicNotice(event, this.#secrets);
         push({
           type: EventType.CUSTOM,
           name: AG_UI_CUSTOM_EVENTS.notice,
           value: {
-            kind: event.kind,
-            ...(event.message !== undefined ? { message: event.message } : {}),
-            ...(event.data !== undefined ? { data: event.data } : {}),
+            kind: shown.kind,
+            ...(shown.message !== undefined ? { message: shown.message } : {}),
+            ...(shown.data !== undefined ? { data: shown.data } : {}),
           },
         });
         const id = event.data?.["id"];

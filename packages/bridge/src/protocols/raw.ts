@@ -2,6 +2,7 @@ import type { AgentEvent, ApprovalRequest, PendingApproval } from "adaptor";
 import { sseEvent, type Frame } from "./frame.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
 import { failureCode, failureMessage } from "./public-error.js";
+import { publicNotice } from "./public-notice.js";
 
 /** An `ApprovalRequest` as it crosses the wire: its fields, without the methods. */
 export interface WireApproval {
@@ -83,6 +84,7 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
 export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
   let data: unknown = event;
   if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
+  else if (event.type === "notice") data = publicNotice(event, secrets);
   else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
     const { text: _text, ...rest } = event;
     data = rest;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DriverEvent } from "@adaptor/driver";
-import { checkModel } from "./model-check.js";
+import { checkModel, checkModelFallback } from "./model-check.js";
 
 function notices(message: Record<string, unknown>, requested: string | undefined): DriverEvent[] {
   const events: DriverEvent[] = [];
@@ -26,5 +26,34 @@ describe("checkModel", () => {
     expect(notices(init("claude-opus-5-5"), undefined)).toEqual([]);
     expect(notices(init(undefined), "claude-opus-4-1")).toEqual([]);
     expect(notices({ type: "system", subtype: "status", model: "x-1" }, "claude-opus-4-1")).toEqual([]);
+  });
+});
+
+describe("checkModelFallback", () => {
+  // The line claude 2.1.332 writes when the primary model is refused and --fallback-model is set.
+  const line = {
+    type: "system",
+    subtype: "model_fallback",
+    uuid: "a7c30c40-27f8-4763-84a6-c951b24b354e",
+    trigger: "model_not_found",
+    original_model: "claude-opus-4-5",
+    fallback_model: "claude-sonnet-4-5",
+    content: "Switched to Sonnet 4.5 because Opus 4.5 is not available",
+    session_id: "14197ce1-ab01-4222-bd4f-1bfc4a3490d0",
+  };
+
+  it("reports the switch as model.substituted with the trigger and returns the fallback model; any other line is not one", () => {
+    const events: DriverEvent[] = [];
+    expect(checkModelFallback(line, (event) => events.push(event))).toBe("claude-sonnet-4-5");
+    expect(events).toEqual([
+      {
+        type: "notice",
+        kind: "model.substituted",
+        message: "claude switched to the fallback model claude-sonnet-4-5 after claude-opus-4-5 failed (model_not_found)",
+        data: { requested: "claude-opus-4-5", used: "claude-sonnet-4-5", trigger: "model_not_found" },
+      },
+    ]);
+    expect(checkModelFallback(init("claude-sonnet-4-5"), () => expect.fail("no notice"))).toBeUndefined();
+    expect(checkModelFallback({ ...line, fallback_model: "" }, () => expect.fail("no notice"))).toBeUndefined();
   });
 });

@@ -39,6 +39,34 @@ export function reportModel(requested: string, used: string, emit: (event: Drive
   }
 }
 
+/**
+ * claude's `system` line of subtype `model_fallback`: the CLI switched the turn to the fallback
+ * model (`--fallback-model`) because the primary failed. claude 2.1.332 writes it with
+ * `original_model`, `fallback_model` and `trigger` (`model_not_found`, `permission_denied`,
+ * `overloaded`, `server_error`, `last_resort`, `model_blocked`; seen on the real binary for a
+ * primary the server answers 404). The switch lasts the turn: the next one tries the primary again.
+ * Reports it as one `notice` of kind `model.substituted` (`data.requested`: the model that failed,
+ * `data.used`: the fallback, `data.trigger`) and returns the fallback model, which the turn's
+ * result names; `undefined` for any other line.
+ */
+export function checkModelFallback(message: Record<string, unknown>, emit: (event: DriverEvent) => void): string | undefined {
+  if (message.type !== "system" || message.subtype !== "model_fallback") return undefined;
+  const { original_model: requested, fallback_model: used, trigger } = message;
+  if (typeof used !== "string" || used === "") return undefined;
+  const data = {
+    requested: typeof requested === "string" ? requested : undefined,
+    used,
+    trigger: typeof trigger === "string" ? trigger : undefined,
+  };
+  emit({
+    type: "notice",
+    kind: "model.substituted",
+    message: `claude switched to the fallback model ${used}${data.requested ? ` after ${data.requested} failed` : ""}${data.trigger ? ` (${data.trigger})` : ""}`,
+    data,
+  });
+  return used;
+}
+
 /** Same model up to letter case and a trailing context-window suffix such as `[1m]`. */
 function sameModel(a: string, b: string): boolean {
   const plain = (id: string): string => id.replace(/\[\d+m\]$/i, "").toLowerCase();

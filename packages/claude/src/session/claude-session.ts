@@ -30,7 +30,7 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
-import { checkModel, reportModel } from "../protocol/model-check.js";
+import { checkModel, checkModelFallback, reportModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
@@ -341,6 +341,12 @@ export class ClaudeSession implements PooledProcess {
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
         checkModel(message, this.#launch.model, (event) => sink.emit(event));
+        const fallback = checkModelFallback(message, (event) => sink.emit(event));
+        if (fallback !== undefined) {
+          // The rest of the turn runs on the fallback model: the result names it.
+          turn.model = fallback;
+          continue;
+        }
         trackBackgroundTask(this.#backgroundTasks, message);
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
         else {

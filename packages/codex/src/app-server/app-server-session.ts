@@ -124,6 +124,10 @@ export class AppServerSession implements PooledProcess {
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
   #readError: unknown;
+  /** Whether the last stdout line was a delta the turn read directly (`beforeNextLine`'s `frequent`). */
+  #frequent = false;
+  /** What {@link #readRun} asked to await before the next line. */
+  #wait: Promise<void> | undefined;
   /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
   #lineText = "";
   #active: ActiveTurn | undefined;
@@ -526,17 +530,15 @@ export class AppServerSession implements PooledProcess {
     try {
       // stdout is taken a chunk at a time; between two lines of a chunk the host's loop takes its
       // events in step (beforeNextLine) while no new stdout is read in between.
-      let frequent = false;
       for await (const batch of this.proc.textBatches()) {
-        for (let i = 0; i < batch.length; i++) {
-          if (i > 0 || frequent) {
-            const wait = beforeNextLine(this.#active?.sink, frequent);
-            if (wait !== undefined) await wait;
-          }
-          // A delta of the turn being served goes straight to it, without a parsed value.
-          const text = batch[i]!;
-          frequent = this.#active?.state.acceptLine(text) === true;
-          if (!frequent) this.#dispatch(text);
+        if (this.#frequent) {
+          const wait = beforeNextLine(this.#active?.sink, true);
+          if (wait !== undefined) await wait;
+        }
+        let next = 0;
+        while (next < batch.length) {
+          next = this.#readRun(batch, next);
+          if (next < batch.length) await this.#wait;
         }
       }
     } catch (err) {
@@ -545,6 +547,29 @@ export class AppServerSession implements PooledProcess {
       this.#ended = true;
       this.#rpc.close("codex app-server exited");
       this.#active?.markDone();
+    }
+  }
+
+  /**
+   * Handles `batch[from]` and the lines after it until one asks to wait before the next
+   * (`beforeNextLine`, left in {@link #wait}); returns the index of the next line. A plain loop
+   * beside the async one, which only awaits: the same loop inside the async function deopted early
+   * in a long turn and was recompiled, with everything it inlines, more than once.
+   */
+  #readRun(batch: readonly string[], from: number): number {
+    let i = from;
+    for (;;) {
+      // A delta of the turn being served goes straight to it, without a parsed value.
+      const text = batch[i++]!;
+      const frequent = this.#active?.state.acceptLine(text) === true;
+      this.#frequent = frequent;
+      if (!frequent) this.#dispatch(text);
+      if (i === batch.length) return i;
+      const wait = beforeNextLine(this.#active?.sink, frequent);
+      if (wait !== undefined) {
+        this.#wait = wait;
+        return i;
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import { AppServerTurnState } from "./turn-state.js";
 
 const THREAD = "019a0000-0000-7000-8000-000000000001";
 const TURN = "019a0000-0000-7000-8000-100000000001";
+const OTHER_TURN = "019a0000-0000-7000-8000-100000000000";
 
 const delta = (d: string, itemId = "msg_1", ids: { threadId?: string; turnId?: string } = {}, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ method: "item/agentMessage/delta", params: { threadId: THREAD, turnId: TURN, ...ids, itemId, delta: d }, ...extra });
@@ -83,5 +84,116 @@ describe("AppServerTurnState.acceptLine", () => {
     state.setTurnId(TURN);
     expect(state.acceptLine(delta("then"))).toBe(true);
     expect(events.map((e) => (e.type === "text-delta" ? e.text : e.type))).toEqual(["early ", "then"]);
+  });
+});
+
+/** The plain path: every line parsed and dispatched. */
+function feedParsed(state: AppServerTurnState, line: string): void {
+  const message = JSON.parse(line) as { method: string; params: unknown };
+  state.accept(message.method, message.params, line);
+}
+
+/** A notification line with `params` in the given key order (`method` first unless `paramsFirst`). */
+function line(method: string, params: [string, unknown][], paramsFirst = false): string {
+  const p = Object.fromEntries(params);
+  return JSON.stringify(paramsFirst ? { params: p, method } : { method, params: p });
+}
+
+const ids = (turnId = TURN): [string, unknown][] => [
+  ["threadId", THREAD],
+  ["turnId", turnId],
+];
+
+/** Deltas with every JSON escape, non-BMP text, lone surrogates, a quote before what looks like a key, a long text. */
+const TEXTS = ["plain ", 'say "hi"\n', "tab\t\\ back", "😀 \ud83d", "\u0000\u001f\u2028", '","itemId":"x', "x".repeat(40), ""];
+
+/** The lines of one turn: each delta method in codex's order and in others, then the items completed. */
+function script(): string[] {
+  const lines: string[] = [];
+  const command = { type: "commandExecution", id: "cmd_1", command: "ls", cwd: "/", status: "inProgress", aggregatedOutput: null };
+  lines.push(line("item/started", [...ids(), ["item", command]]));
+  for (const [i, text] of TEXTS.entries()) {
+    // agent message: codex's order (the canonical reader), the delta first, and `params` before `method`
+    lines.push(line("item/agentMessage/delta", [...ids(), ["itemId", "msg_1"], ["delta", text]]));
+    lines.push(line("item/agentMessage/delta", [["delta", text], ["itemId", "msg_2"], ...ids().reverse()]));
+    lines.push(line("item/agentMessage/delta", [["itemId", `msg_${3 + (i % 2)}`], ["delta", text], ...ids()], true));
+    // reasoning: a part index that changes once (a new shape), in codex's order and reordered
+    lines.push(line("item/reasoning/summaryTextDelta", [...ids(), ["itemId", "rs_1"], ["delta", text], ["summaryIndex", i < 4 ? 0 : 1]]));
+    lines.push(line("item/reasoning/textDelta", [["contentIndex", 0], ["delta", text], ["itemId", "rs_2"], ...ids()]));
+    // command output, kept until the item completes
+    lines.push(line("item/commandExecution/outputDelta", [...ids(), ["itemId", "cmd_1"], ["delta", text]]));
+    lines.push(line("item/commandExecution/outputDelta", [["delta", `${i}:${text}`], ["itemId", "cmd_1"], ...ids()]));
+    // another turn's delta in a learned shape: dropped, never read as this turn's
+    lines.push(line("item/agentMessage/delta", [["delta", text], ["itemId", "msg_2"], ...ids(OTHER_TURN).reverse()]));
+  }
+  lines.push(line("item/completed", [...ids(), ["item", { ...command, status: "completed", aggregatedOutput: "", exitCode: 0 }]]));
+  lines.push(line("item/completed", [...ids(), ["item", { type: "reasoning", id: "rs_1", summary: ["s"], content: [] }]]));
+  lines.push(line("item/completed", [...ids(), ["item", { type: "agentMessage", id: "msg_2", text: "done" }]]));
+  return lines;
+}
+
+describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
+  it("reads every delta method in any key order from its line once one line of its shape was parsed, with the events, transcript and output of the parsed path", () => {
+    const lines = script();
+    const direct = turn();
+    const parsed = turn();
+    const how = lines.map((l) => feed(direct.state, l));
+    for (const l of lines) feedParsed(parsed.state, l);
+    expect(direct.events).toEqual(parsed.events);
+    expect(direct.state.transcript).toEqual(parsed.state.transcript);
+    expect([direct.state.dropped, parsed.state.dropped]).toEqual([TEXTS.length, TEXTS.length]);
+    // Per method, item and shape, the first line is parsed and the rest are read directly.
+    const read = (method: string) => lines.filter((l, i) => l.includes(`"method":"${method}"`) && how[i] === "direct").length;
+    expect(read("item/agentMessage/delta")).toBe(3 * TEXTS.length - 3); // codex's order from the first line on; msg_2, msg_3 and msg_4 after one
+    expect(read("item/reasoning/summaryTextDelta")).toBe(TEXTS.length - 2); // two part indexes: two shapes
+    expect(read("item/reasoning/textDelta")).toBe(TEXTS.length - 1);
+    expect(read("item/commandExecution/outputDelta")).toBe(2 * TEXTS.length - 2);
+    const output = direct.events.find((e) => e.type === "tool-result");
+    expect(output).toMatchObject({ type: "tool-result", id: "cmd_1", isError: false });
+    expect(output?.type === "tool-result" && output.output).toBe(TEXTS.map((t, i) => `${t}${i}:${t}`).join(""));
+  });
+
+  it("refuses or reads as JSON.parse reads every one-character change of a learned line", () => {
+    const learned = [
+      line("item/agentMessage/delta", [["delta", 'a "b" \\ c'], ["itemId", "msg_1"], ...ids()]),
+      line("item/reasoning/summaryTextDelta", [...ids(), ["itemId", "rs_1"], ["delta", "think\n"], ["summaryIndex", 3]]),
+      line("item/commandExecution/outputDelta", [["itemId", "cmd_1"], ["delta", "out\t😀"], ...ids()], true),
+    ];
+    const replacements = ['"', "\\", "x", "}", " ", ",", "1", "\u0001", "é", ""];
+    let readDirectly = 0;
+    for (const original of learned) {
+      for (let at = 0; at < original.length; at++) {
+        for (const r of replacements) {
+          const changed = original.slice(0, at) + r + original.slice(at + 1);
+          if (changed === original) continue;
+          const direct = turn();
+          feed(direct.state, original); // learned here
+          let valid = true;
+          try {
+            JSON.parse(changed);
+          } catch {
+            valid = false;
+          }
+          const accepted = direct.state.acceptLine(changed);
+          if (!accepted) continue;
+          readDirectly++;
+          expect(valid, changed).toBe(true);
+          const parsed = turn();
+          feedParsed(parsed.state, original);
+          feedParsed(parsed.state, changed);
+          const done = line("item/completed", [
+            ...ids(),
+            [
+              "item",
+              { type: "commandExecution", id: "cmd_1", command: "ls", cwd: "/", status: "completed", aggregatedOutput: "", exitCode: 0 },
+            ],
+          ]);
+          feedParsed(direct.state, done);
+          feedParsed(parsed.state, done);
+          expect(direct.events, changed).toEqual(parsed.events);
+        }
+      }
+    }
+    expect(readDirectly).toBeGreaterThan(20); // changes inside the ids and deltas are still read
   });
 });

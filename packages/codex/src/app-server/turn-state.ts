@@ -4,6 +4,7 @@ import type { AgentMessageDeltaNotification } from "../protocol/generated/v2/Age
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
 import type { Turn } from "../protocol/generated/v2/Turn.js";
 import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
+import { DeltaLineTemplates, type DeltaMethod } from "./delta-lines.js";
 import { DeltaLineReader } from "./parse-line.js";
 
 type Emit = (event: DriverEvent) => void;
@@ -116,8 +117,10 @@ export class AppServerTurnState {
   readonly #streamed = new Set<string>();
   /** The item id added to {@link #streamed} last (consecutive deltas of one message skip the set). */
   #lastStreamed: string | undefined;
-  /** Reads this turn's delta lines straight from their text, once the thread and turn are known. */
+  /** Reads this turn's agent message deltas in codex's own shape straight from their text, once the thread and turn are known. */
   #deltaLines: DeltaLineReader | undefined;
+  /** Reads this turn's delta notifications of any method and key order, once a line of their shape was parsed. */
+  readonly #deltaTemplates = new DeltaLineTemplates();
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
@@ -155,23 +158,53 @@ export class AppServerTurnState {
   }
 
   /**
-   * Handles the stdout line `text` when it is an `item/agentMessage/delta` notification of this
-   * thread and turn in the shape codex writes (what {@link accept} would do with its parsed value,
-   * without parsing it); returns false for any other line, which the caller parses and dispatches.
+   * Handles the stdout line `text` when it is a delta notification of this thread and turn that
+   * can be read without parsing it (what {@link accept} would do with its parsed value): an
+   * `item/agentMessage/delta` in the shape codex writes, or any delta of `DELTA_METHODS` in a
+   * shape learned from an earlier line of this turn that {@link accept} handled. Returns false for
+   * any other line, which the caller parses and dispatches.
    */
   acceptLine(text: string): boolean {
     const reader = this.#deltaLines;
-    if (reader === undefined || !reader.read(text)) return false;
-    this.#textDelta(reader.itemId, reader.delta);
+    if (reader === undefined) return false;
+    if (reader.read(text)) {
+      this.#textDelta(reader.itemId, reader.delta);
+      return true;
+    }
+    const templates = this.#deltaTemplates;
+    if (!templates.read(text)) return false;
+    this.#delta(templates.method, templates.itemId, templates.delta);
     return true;
   }
 
   #textDelta(itemId: string, text: string): void {
+    this.#streamedItem(itemId);
+    this.#emit({ type: "text-delta", text, messageId: itemId });
+  }
+
+  /** Records that `itemId` streamed (its completed item repeats nothing); consecutive deltas of one item skip the set. */
+  #streamedItem(itemId: string): void {
     if (itemId !== this.#lastStreamed) {
       this.#streamed.add(itemId);
       this.#lastStreamed = itemId;
     }
-    this.#emit({ type: "text-delta", text, messageId: itemId });
+  }
+
+  /** One delta notification of this turn, parsed or read from its line. */
+  #delta(method: DeltaMethod, itemId: string, delta: string): void {
+    switch (method) {
+      case "item/agentMessage/delta":
+        this.#textDelta(itemId, delta);
+        return;
+      case "item/reasoning/summaryTextDelta":
+      case "item/reasoning/textDelta":
+        this.#streamedItem(itemId);
+        this.#emit({ type: "thinking-delta", text: delta, messageId: itemId });
+        return;
+      case "item/commandExecution/outputDelta":
+        this.#commandOutput.set(itemId, (this.#commandOutput.get(itemId) ?? "") + delta);
+        return;
+    }
   }
 
   /**
@@ -197,6 +230,7 @@ export class AppServerTurnState {
     if (method === "item/agentMessage/delta") {
       const delta = params as AgentMessageDeltaNotification;
       this.#textDelta(delta.itemId, delta.delta);
+      this.#learn(method, params, json);
       return false;
     }
     const message = { method, params } as ServerNotification;
@@ -221,14 +255,12 @@ export class AppServerTurnState {
         return true;
       case "item/reasoning/summaryTextDelta":
       case "item/reasoning/textDelta":
-        this.#streamed.add(message.params.itemId);
-        this.#emit({ type: "thinking-delta", text: message.params.delta, messageId: message.params.itemId });
+      case "item/commandExecution/outputDelta":
+        this.#delta(message.method, message.params.itemId, message.params.delta);
+        this.#learn(message.method, params, json);
         return false;
       case "item/started":
         this.#started(message.params.item);
-        return false;
-      case "item/commandExecution/outputDelta":
-        this.#commandOutput.set(message.params.itemId, (this.#commandOutput.get(message.params.itemId) ?? "") + message.params.delta);
         return false;
       case "item/completed":
         this.#completed(message.params.item);
@@ -281,6 +313,17 @@ export class AppServerTurnState {
       default:
         return false;
     }
+  }
+
+  /**
+   * After a delta of this turn was handled from its parsed value: learns its line's shape, so the
+   * next lines of that shape are read without a parse. Only a line naming exactly this thread
+   * and turn, whose ids the shape then keeps as they are.
+   */
+  #learn(method: DeltaMethod, params: unknown, json: string): void {
+    const p = params as Record<string, unknown>;
+    if (this.#deltaLines === undefined || p.threadId !== this.threadId || p.turnId !== this.turnId) return;
+    this.#deltaTemplates.learn(json, method, p);
   }
 
   #started(item: ThreadItem): void {

@@ -1,4 +1,5 @@
 import type { RawStreams } from "../spi/response.js";
+import type { KeptOutput } from "./output-tail.js";
 
 /**
  * The output a CLI process wrote during one window (from spawn, or from the previous
@@ -33,4 +34,66 @@ export interface CapturedOutput {
 export function rawStreams(output: CapturedOutput, terminal?: { readonly event: string; readonly json: string }): RawStreams {
   const raw = Object.defineProperties({}, Object.getOwnPropertyDescriptors(output)) as RawStreams;
   return terminal ? Object.defineProperty(raw, "terminal", { value: terminal, enumerable: true }) : raw;
+}
+
+/**
+ * The kept output behind each `stdout` / `stderr` getter a window hands out: the getter itself
+ * travels with the streams ({@link rawStreams}, a Result's `raw()`), so the output is found from it.
+ */
+const keptBehind = new WeakMap<object, KeptOutput>();
+
+/** One stream of a finished window, as `OutputTail.takeKept()` gives it. */
+interface KeptStream {
+  readonly output: KeptOutput;
+  readonly bytes: number;
+  readonly truncated: boolean;
+}
+
+/** A window's output whose `stdout` and `stderr` getters decode the kept bytes when first read. */
+export function keptOutput(stdout: KeptStream, stderr: KeptStream): CapturedOutput {
+  const output: CapturedOutput = {
+    get stdout() {
+      return stdout.output.text;
+    },
+    get stderr() {
+      return stderr.output.text;
+    },
+    stdoutBytes: stdout.bytes,
+    stderrBytes: stderr.bytes,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+  };
+  keptBehind.set(Object.getOwnPropertyDescriptor(output, "stdout")!.get!, stdout.output);
+  keptBehind.set(Object.getOwnPropertyDescriptor(output, "stderr")!.get!, stderr.output);
+  return output;
+}
+
+/** The kept outputs behind `raw`'s getters that still hold a spill file. */
+function heldFiles(raw: object): KeptOutput[] {
+  const held: KeptOutput[] = [];
+  for (const key of ["stdout", "stderr"]) {
+    const get = Object.getOwnPropertyDescriptor(raw, key)?.get;
+    const kept = get === undefined ? undefined : keptBehind.get(get);
+    if (kept?.holdsFile) held.push(kept);
+  }
+  return held;
+}
+
+/**
+ * Whether the text of `raw`'s `stdout` or `stderr` still waits, undecoded, in a spill file: a
+ * `CliProcess.takeOutput()` window (as is, through {@link rawStreams} or a Result's `raw()`) that
+ * spilled and was not read yet. Such a stream holds one open file descriptor until it is read.
+ */
+export function rawHoldsFiles(raw: object): boolean {
+  return heldFiles(raw).length > 0;
+}
+
+/**
+ * Decodes now, into memory, the text of `raw`'s streams that waits in a spill file, and closes the
+ * file: later reads give the same text from memory (at most `maxRawBytes` per stream). Streams
+ * held in memory or already read are left as they are. `agent.close()` does this for the Results
+ * of its runs that are still unread, so a closed Agent holds no descriptor.
+ */
+export function loadRawFiles(raw: object): void {
+  for (const kept of heldFiles(raw)) void kept.text;
 }

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
+import { procStatFields } from "@adaptor/errors/internal";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { CliProcess } from "./cli-process.js";
-import type { CapturedOutput } from "./captured-output.js";
+import { keptOutput, type CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { LineFramer, toOutputLine } from "./line-framer.js";
@@ -148,21 +148,8 @@ export class ChildCliProcess implements CliProcess {
   }
 
   takeOutput(): CapturedOutput {
-    const stdout = this.#stdoutWindow.takeKept();
-    const stderr = this.#stderrWindow.takeKept();
-    return {
-      // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
-      get stdout() {
-        return stdout.output.text;
-      },
-      get stderr() {
-        return stderr.output.text;
-      },
-      stdoutBytes: stdout.bytes,
-      stderrBytes: stderr.bytes,
-      stdoutTruncated: stdout.truncated,
-      stderrTruncated: stderr.truncated,
-    };
+    // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
+    return keptOutput(this.#stdoutWindow.takeKept(), this.#stderrWindow.takeKept());
   }
 
   stderrTail(maxBytes: number = DEFAULT_STDERR_TAIL_BYTES): string {
@@ -481,10 +468,6 @@ export class ChildCliProcess implements CliProcess {
 
 /** True when `pid` has ended and waits to be reaped (state `Z` in `/proc/<pid>/stat`), or is gone. */
 function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
+  const state = procStatFields(pid)?.[0];
+  return state === undefined || state === "Z";
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { procStatFields } from "@adaptor/errors/internal";
 
 /** Options of {@link waitForCpuIdle}. */
 export interface CpuIdleOptions {
@@ -15,14 +15,9 @@ const POLL_MS = 50;
 
 /** User + system clock ticks `pid` has run (all its threads), or undefined when `/proc` cannot tell. */
 function cpuTicks(pid: number): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ..." then utime and stime are the 14th and 15th fields.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const fields = procStatFields(pid);
+  if (fields === undefined) return undefined;
+  // utime and stime are the 14th and 15th fields.
   const ticks = Number(fields[11]) + Number(fields[12]);
   return Number.isFinite(ticks) ? ticks : undefined;
 }

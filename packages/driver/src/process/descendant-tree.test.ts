@@ -1,7 +1,14 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DescendantTracker, PROCESS_TAG_VAR, releaseDescendants, watchDescendants } from "./descendants.js";
+import {
+  DescendantTracker,
+  PROCESS_TAG_VAR,
+  pollStrategy,
+  refreshAllTrackers,
+  releaseDescendants,
+  watchDescendants,
+} from "./descendants.js";
 
 // The periodic refresh walks the CLI's tree through the children lists in /proc instead of reading
 // the stat of every process on the host; it must find exactly what the full scan finds.
@@ -75,7 +82,7 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
     }
   }, 30_000);
 
-  it("refreshDeepTree finds the same descendants as the deep /proc scan, a tagged orphan whose shell exited included", async () => {
+  it("refreshDeepTree (reading only the main thread's children list of this process and of each ancestor) finds the same descendants as the deep /proc scan, a tagged orphan whose shell exited included", async () => {
     const tag = "deep-tree-" + String(process.pid) + "-" + String(Date.now());
     const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
     let pids: number[] = [];
@@ -120,4 +127,56 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       killAll(all);
     }
   }, 30_000);
+
+  it("a poll served by one /proc scan finds, for every watched CLI, exactly what its own tree walk finds", async () => {
+    const clis = [0, 1].map(() => {
+      const cli = spawn(node, ["-e", TREE], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+      const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+      return { cli, pids };
+    });
+    const polled: DescendantTracker[] = [];
+    const all: number[] = [];
+    try {
+      for (const { cli, pids } of clis) {
+        all.push(cli.pid!, ...(await pids));
+        const tracker = new DescendantTracker(cli.pid!);
+        watchDescendants(tracker);
+        polled.push(tracker);
+      }
+      refreshAllTrackers("scan");
+      for (const [i, { cli, pids }] of clis.entries()) {
+        const walked = new DescendantTracker(cli.pid!);
+        expect(walked.refreshTree()).toBe(true);
+        expect(walked.pids.sort()).toEqual((await pids).sort());
+        expect(polled[i]!.pids.sort()).toEqual(walked.pids.sort());
+      }
+      // A remembered process that ended is forgotten by the scan as by the walk.
+      const [first] = await clis[0]!.pids;
+      process.kill(first!, "SIGKILL");
+      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        refreshAllTrackers("scan");
+        if (!polled[0]!.pids.includes(first!)) break;
+      }
+      const walked = new DescendantTracker(clis[0]!.cli.pid!);
+      walked.refreshTree();
+      expect(polled[0]!.pids.sort()).toEqual(walked.pids.sort());
+      expect(polled[0]!.pids).not.toContain(first);
+    } finally {
+      for (const tracker of polled) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("a poll scans /proc once only when that reads fewer files than walking every tree", () => {
+    const hostAsked: number[] = [];
+    const host = (count: number) => () => (hostAsked.push(count), count);
+    // A few CLIs: walked, without listing /proc to compare.
+    expect(pollStrategy(3, 8, host(100))).toBe("walk");
+    expect(hostAsked).toEqual([]);
+    // 100 CLIs of 8 threads each (900 files) on a host of 300 processes: one scan.
+    expect(pollStrategy(100, 9, host(300))).toBe("scan");
+    // 10 CLIs (90 files) on a host of 1,000 processes: the walks.
+    expect(pollStrategy(10, 9, host(1_000))).toBe("walk");
+    expect(hostAsked).toEqual([300, 1_000]);
+  });
 });

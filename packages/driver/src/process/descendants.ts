@@ -104,25 +104,45 @@ function readStat(pid: number): ProcStat | undefined {
 /**
  * The direct children of `pid`, from `/proc/<pid>/task/<tid>/children` of each of its threads (a
  * child is listed under the thread that started it); undefined when they cannot be read (the
- * process is gone, or the kernel has no such file).
+ * process is gone, or the kernel has no such file). Counts the process and the files read in `cost`.
  */
-function childrenOf(pid: number): number[] | undefined {
+function childrenOf(pid: number, cost?: { visits: number; files: number }): number[] | undefined {
   let tasks: string[];
   try {
     tasks = readdirSync(`${PROC}/${pid}/task`);
   } catch {
     return undefined;
   }
+  if (cost) {
+    cost.visits++;
+    cost.files += 1 + tasks.length;
+  }
   const children: number[] = [];
   for (const tid of tasks) {
-    const list = readProcFile(`${PROC}/${pid}/task/${tid}/children`);
-    if (!list) {
+    if (!readChildrenList(pid, tid, children)) {
       if (tid === String(pid)) return undefined; // the main thread's list is unreadable: no such file here
       continue; // a thread that ended meanwhile
     }
-    for (const word of list.toString("latin1").split(" ")) if (word !== "") children.push(Number(word));
   }
   return children;
+}
+
+/** Adds the pids of `/proc/<pid>/task/<tid>/children` to `into`; false when unreadable. */
+function readChildrenList(pid: number, tid: number | string, into: number[]): boolean {
+  const list = readProcFile(`${PROC}/${pid}/task/${tid}/children`);
+  if (!list) return false;
+  for (const word of list.toString("latin1").split(" ")) if (word !== "") into.push(Number(word));
+  return true;
+}
+
+/**
+ * The children listed under the main thread of `pid` (`/proc/<pid>/task/<pid>/children`): those it
+ * started and those handed to the process as orphans while that thread lives; undefined when
+ * unreadable.
+ */
+function mainThreadChildrenOf(pid: number): number[] | undefined {
+  const children: number[] = [];
+  return readChildrenList(pid, pid, children) ? children : undefined;
 }
 
 /** Whether this kernel lists a thread's children in `/proc` (checked once, on this process's main thread). */
@@ -132,15 +152,26 @@ function hasChildrenFiles(): boolean {
   return childrenFiles;
 }
 
-/** Every live process, by pid; empty where there is no `/proc`. */
-function scan(): Map<number, ProcStat> {
-  const all = new Map<number, ProcStat>();
-  let names: string[];
+/**
+ * What the tree walks have read so far: processes whose children lists were read, and the files
+ * that took (the `task` folder and one children list per thread). Their ratio is the cost of
+ * walking one process, which {@link refreshAllTrackers} weighs against one scan of `/proc`.
+ */
+const walked = { visits: 0, files: 0 };
+
+/** The entries of `/proc`; undefined where there is none. */
+function procNames(): string[] | undefined {
   try {
-    names = readdirSync(PROC);
+    return readdirSync(PROC);
   } catch {
-    return all;
+    return undefined;
   }
+}
+
+/** Every live process, by pid (from `names`, the entries of `/proc`, read now when not given); empty where there is no `/proc`. */
+function scan(names: string[] | undefined = procNames()): Map<number, ProcStat> {
+  const all = new Map<number, ProcStat>();
+  if (!names) return all;
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
@@ -148,6 +179,21 @@ function scan(): Map<number, ProcStat> {
     if (stat) all.set(pid, stat);
   }
   return all;
+}
+
+/** The children of each process of a scan, by parent pid: made once per scan, whatever number of trackers it serves. */
+const childrenIndexes = new WeakMap<Map<number, ProcStat>, Map<number, number[]>>();
+function childrenIndex(all: Map<number, ProcStat>): Map<number, number[]> {
+  let children = childrenIndexes.get(all);
+  if (children) return children;
+  children = new Map();
+  for (const stat of all.values()) {
+    const list = children.get(stat.ppid);
+    if (list) list.push(stat.pid);
+    else children.set(stat.ppid, [stat.pid]);
+  }
+  childrenIndexes.set(all, children);
+  return children;
 }
 
 /**
@@ -181,6 +227,11 @@ export class DescendantTracker {
     return [...this.#known.keys()];
   }
 
+  /** The processes a walk of this tree starts from: the CLI and every remembered descendant. */
+  get visits(): number {
+    return 1 + this.#known.size;
+  }
+
   /**
    * Rescans `/proc`: adds every process below the CLI or below a remembered one (and with `deep`,
    * every process started since the CLI that carries its tag), forgets the dead.
@@ -194,12 +245,7 @@ export class DescendantTracker {
         if (environHas(stat.pid, this.#tag)) this.#known.set(stat.pid, stat.start);
       }
     }
-    const children = new Map<number, number[]>();
-    for (const stat of all.values()) {
-      const list = children.get(stat.ppid);
-      if (list) list.push(stat.pid);
-      else children.set(stat.ppid, [stat.pid]);
-    }
+    const children = childrenIndex(all);
     const queue = [this.#root, ...this.#known.keys()];
     while (queue.length > 0) {
       const parent = queue.pop() as number;
@@ -223,7 +269,7 @@ export class DescendantTracker {
     const queue = [this.#root, ...this.#known.keys()];
     while (queue.length > 0) {
       const parent = queue.pop() as number;
-      for (const pid of childrenOf(parent) ?? []) {
+      for (const pid of childrenOf(parent, walked) ?? []) {
         if (pid === this.#root || this.#known.has(pid)) continue;
         const stat = readStat(pid);
         if (!stat || stat.ppid !== parent) continue; // ended, or moved, since its parent's list was read
@@ -239,7 +285,8 @@ export class DescendantTracker {
    * of {@link refreshTree}, and first every process started since the CLI that carries its tag among
    * those an orphan of the CLI's tree is handed to: the kernel gives an orphan to its nearest living
    * ancestor that reaps orphans, else to init, and the CLI's ancestors are this process and its
-   * own, so the candidates are the children of this process and of each of its ancestors. (A tagged
+   * own, so the candidates are the children of this process and of each of its ancestors, read from
+   * the main thread's list of each (where orphans are handed while it lives). (A tagged
    * process that left that ancestry otherwise, started by a daemon with a copy of the environment,
    * is found only by the full scan.) Forgets the dead.
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
@@ -252,13 +299,23 @@ export class DescendantTracker {
       // was a read of each per deep refresh of each).
       const otherCLIs = new Set<number>();
       for (const tracker of poller.owned) if (#root in tracker) otherCLIs.add(tracker.#root);
-      for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0; holder = readStat(holder)?.ppid) {
-        for (const pid of childrenOf(holder) ?? []) {
-          if (pid === this.#root || this.#known.has(pid) || otherCLIs.has(pid)) continue;
+      // The holder the walk came up from: a child of the next one, this process or an ancestor,
+      // older than the CLI, so its stat is not read again.
+      let below: number | undefined;
+      for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
+        const holderStat = readStat(holder);
+        // The kernel hands an orphan to the first live thread of its new parent: the main thread
+        // while that one lives (the process's stat is then not a zombie's), so only its list can
+        // hold one; where the main thread is gone, every thread's list is read.
+        const candidates = holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
+        for (const pid of candidates ?? []) {
+          if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
           if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
           if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
         }
+        below = holder;
+        holder = holderStat?.ppid;
       }
     }
     return this.refreshTree();
@@ -311,13 +368,43 @@ interface Poller {
 const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
 
 /**
- * Refreshes every watched tracker now: each walks its own tree through the children lists, or,
- * where the kernel has none, one `/proc` scan serves them all.
+ * Below this many files the tree walks would read, a poll walks the trees without first listing
+ * `/proc` to compare (a few CLIs: the walks are cheap).
  */
-export function refreshAllTrackers(): void {
+const WALK_WITHOUT_COMPARING = 64;
+
+/**
+ * How a poll of `visits` processes (the CLIs and what they started) reads the trees: `"walk"`
+ * (each tree through its children lists, about `filesPerVisit` files per process) or `"scan"` (the
+ * stat of each of the host's `hostProcesses` processes, one file each, serving every tree). Both
+ * find the same processes; the scan is chosen when it reads fewer files. `hostProcesses` is only
+ * asked for when the walks would read at least {@link WALK_WITHOUT_COMPARING} files.
+ */
+export function pollStrategy(visits: number, filesPerVisit: number, hostProcesses: () => number): "walk" | "scan" {
+  const walkFiles = visits * filesPerVisit;
+  if (walkFiles < WALK_WITHOUT_COMPARING) return "walk";
+  return hostProcesses() < walkFiles ? "scan" : "walk";
+}
+
+/**
+ * Refreshes every watched tracker now: each walks its own tree through the children lists, or one
+ * `/proc` scan serves them all where the kernel has no children lists or where the walks would read
+ * more files than the scan ({@link pollStrategy}; with many CLIs at once, each of their threads'
+ * children lists costs more than one stat per process on the host). Both find the same processes.
+ * @param strategy - forces the walks or the one scan (where the kernel has children lists).
+ */
+export function refreshAllTrackers(strategy?: "walk" | "scan"): void {
   if (poller.trackers.size === 0) return;
   let all: Map<number, ProcStat> | undefined;
-  for (const tracker of poller.trackers) if (!tracker.refreshTree()) tracker.refresh((all ??= scan()));
+  if (hasChildrenFiles()) {
+    let names: string[] | undefined;
+    let visits = 0;
+    for (const tracker of poller.trackers) visits += tracker.visits;
+    const filesPerVisit = walked.visits === 0 ? 1 : walked.files / walked.visits;
+    strategy ??= pollStrategy(visits, filesPerVisit, () => (names ??= procNames())?.length ?? Infinity);
+    if (strategy === "scan") all = scan(names);
+  }
+  for (const tracker of poller.trackers) if (all || !tracker.refreshTree()) tracker.refresh((all ??= scan()));
 }
 
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */

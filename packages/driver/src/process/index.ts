@@ -2,7 +2,7 @@ export { spawnCli } from "./spawn-cli.js";
 export type { SpawnOptions } from "./spawn-options.js";
 export type { CliProcess } from "./cli-process.js";
 export type { ExitInfo } from "./exit-info.js";
-export { rawStreams, type CapturedOutput } from "./captured-output.js";
+export { rawStreams, rawHoldsFiles, loadRawFiles, type CapturedOutput } from "./captured-output.js";
 export type { OutputLine } from "./output-line.js";
 export { JsonLinesDecoder, type JsonLinesDecoderOptions } from "./json-lines-decoder.js";
 export { forceKilledError } from "./force-killed-error.js";

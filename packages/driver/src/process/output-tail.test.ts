@@ -1,10 +1,10 @@
-import { readdirSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { OUTPUT_BLOCK_BYTES, OutputBlockPool } from "./output-blocks.js";
-import { keptOutputFiles, OutputTail, type KeptOutput } from "./output-tail.js";
+import { keptOutputFiles, maxKeptFiles, OutputTail, type KeptOutput } from "./output-tail.js";
 
 describe("OutputTail", () => {
   it("unbounded growth: 10,000 chunks keep only the last maxBytes, count every byte and say truncated", () => {
@@ -277,6 +277,12 @@ describe("OutputTail.takeKept: a finished window decoded when first read", () =>
     }
     expect(spillFiles()).toEqual([]);
     expect(keptOutputFiles()).toBe(files);
+  });
+
+  it("by default at most a quarter of the process's soft open-file limit of finished windows keep a file", () => {
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "latin1"))![1]!;
+    expect(maxKeptFiles()).toBe(Math.max(16, Math.floor(Number(soft) / 4)));
+    expect(maxKeptFiles()).toBe(maxKeptFiles());
   });
 
   it("past maxKeptFiles a finished window is decoded at once and holds no file", () => {

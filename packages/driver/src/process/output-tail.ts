@@ -38,13 +38,21 @@ interface Store {
 /** Stores of finished windows ({@link KeptOutput}) holding a spill file open now. */
 let keptFiles = 0;
 
+/** {@link maxKeptFiles}, once read. */
+let maxKept: number | undefined;
+
 /**
  * At most this many finished windows keep their output in a spill file until read; past it a
  * finished window is decoded at once. A quarter of the process's open-file limit (the soft
  * `RLIMIT_NOFILE` from `/proc/self/limits`), else 256: a host that keeps many Results unread
- * still has descriptors left for its pipes.
+ * still has descriptors left for its pipes. Read when first needed (the end of a run's output
+ * window), not when the SDK is loaded, then kept.
  */
-export const MAX_KEPT_FILES: number = (() => {
+export function maxKeptFiles(): number {
+  return (maxKept ??= readMaxKeptFiles());
+}
+
+function readMaxKeptFiles(): number {
   try {
     const soft = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "latin1"))?.[1];
     if (soft !== undefined) return Math.max(16, Math.floor(Number(soft) / 4));
@@ -52,7 +60,7 @@ export const MAX_KEPT_FILES: number = (() => {
     // no /proc: the default
   }
   return 256;
-})();
+}
 
 /** Finished windows holding a spill file open now (tests and diagnostics). */
 export function keptOutputFiles(): number {
@@ -215,6 +223,11 @@ export class KeptOutput {
   get pending(): boolean {
     return this.#text === undefined;
   }
+
+  /** Whether its bytes wait in a spill file (one open descriptor) until the text is read. */
+  get holdsFile(): boolean {
+    return this.#store?.fd !== undefined;
+  }
 }
 
 /** Options of an {@link OutputTail}. */
@@ -230,7 +243,7 @@ export interface OutputTailOptions {
   /**
    * At most this many finished windows ({@link OutputTail.takeKept}) across the process keep their
    * output in a spill file until read; past it a finished window is decoded at once. Default
-   * {@link MAX_KEPT_FILES}.
+   * {@link maxKeptFiles}.
    */
   readonly maxKeptFiles?: number;
 }
@@ -259,7 +272,8 @@ export class OutputTail {
   readonly #maxBytes: number;
   readonly #pool: OutputBlockPool;
   readonly #spillAbove: number;
-  readonly #maxKeptFiles: number;
+  /** {@link OutputTailOptions.maxKeptFiles}; undefined: {@link maxKeptFiles}, read when first needed. */
+  readonly #maxKeptFiles: number | undefined;
   /** Slots of the spill file's ring, one block each: enough for every block of a full tail. */
   readonly #slots: number;
   /** The current window's kept bytes; a new one after {@link takeKept}. */
@@ -272,9 +286,9 @@ export class OutputTail {
     const {
       pool = outputBlocks,
       spillAboveBytes = DEFAULT_SPILL_ABOVE_BYTES,
-      maxKeptFiles = MAX_KEPT_FILES,
+      maxKeptFiles: keptFilesLimit,
     } = "acquire" in options ? { pool: options } : options;
-    this.#maxKeptFiles = maxKeptFiles;
+    this.#maxKeptFiles = keptFilesLimit;
     this.#maxBytes = maxBytes;
     this.#pool = pool;
     this.#spillAbove = spillAboveBytes;
@@ -371,7 +385,8 @@ export class OutputTail {
     this.#store = newStore(this.#pool, this.#slots);
     this.#spillFailed = false;
     this.#total = 0;
-    const room = keptFiles < this.#maxKeptFiles;
+    // Room matters only to a window that spilled (holds a file): a run that never spilled does not read the limit.
+    const room = store.fd === undefined || keptFiles < (this.#maxKeptFiles ?? maxKeptFiles());
     if (room && store.blocks.length > 0 && store.fd !== undefined) spill(store, true);
     return { output: new KeptOutput(store, truncated, room), bytes, truncated };
   }

@@ -1,4 +1,5 @@
-import { checkOptions, InvalidOptionError, type OptionCheck } from "@adaptor/errors";
+import { validate as isUuid } from "uuid";
+import { checkOptions, InvalidOptionError, type OptionCheck, type OptionShape } from "@adaptor/errors";
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 
@@ -6,7 +7,17 @@ const SUBJECT = "fleet submit";
 
 const any: OptionCheck = () => {};
 
-/** The decision of a `resume`: the thread store's own check, as `thread.answer` meets it. */
+/** The fields each decision outcome has: any other key is refused, as in the rest of `submit`'s options. */
+const DECISION_SHAPES: Record<StoredApprovalDecision["outcome"], OptionShape> = {
+  approve: { outcome: any, updatedInput: any },
+  deny: { outcome: any, reason: any },
+  answer: { outcome: any, choice: any },
+};
+
+/**
+ * The decision of a `resume`: the thread store's own check, as `thread.answer` meets it, then no
+ * key its outcome does not have (a misspelt `reasn` would otherwise be stored and dropped).
+ */
 const decision: OptionCheck = (value, field, subject) => {
   try {
     checkStoredDecision(value as StoredApprovalDecision);
@@ -16,7 +27,11 @@ const decision: OptionCheck = (value, field, subject) => {
       { cause: error },
     );
   }
+  checkOptions(subject, value, DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: field });
 };
+
+/** A run id: a UUID (the fleet's tables key runs by one). */
+const runId: OptionCheck = (value, field, subject) => checkRunId(value, subject, field);
 
 const resume: OptionCheck = (value, field, subject) => {
   checkOptions(subject, value, { approvalId: any, decision }, { path: field });
@@ -26,11 +41,22 @@ const resume: OptionCheck = (value, field, subject) => {
 };
 
 /** The options `submit` knows; their values are checked where they are used. */
-const SUBMIT_SHAPE = { threadKey: any, runOptions: any, runId: any, resume };
+const SUBMIT_SHAPE = { threadKey: any, runOptions: any, runId, resume };
 
 /**
- * Checks the shape of `submit`'s options: unknown keys and a malformed `resume` (unknown keys, a
- * decision the thread store would refuse) are refused before anything is written.
+ * Refuses a run id that is not a UUID (any version, any case).
+ * @throws InvalidOptionError (`subject`, `field`) saying what was given.
+ */
+export function checkRunId(value: unknown, subject: string, field = "runId"): void {
+  if (typeof value === "string" && isUuid(value)) return;
+  const given = typeof value === "string" ? JSON.stringify(value) : `a ${value === null ? "null" : typeof value}`;
+  throw new InvalidOptionError({ subject, field, reason: `must be a UUID, got ${given}` });
+}
+
+/**
+ * Checks the shape of `submit`'s options: unknown keys, a `runId` that is not a UUID and a
+ * malformed `resume` (unknown keys, in it or in its decision; a decision the thread store would
+ * refuse) are refused before anything is written.
  * @throws InvalidOptionError (subject `"fleet submit"`) naming the option.
  */
 export function checkSubmitOptions(options: unknown): void {

@@ -15,7 +15,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
-import { checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -62,8 +62,6 @@ export interface FleetApproval {
 
 /** The run queue's retry timing (pg-boss, seconds): exponential backoff from 1 s, at most 30 s. */
 const RETRY = { retryDelay: 1, retryBackoff: true, retryDelayMax: 30 } as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * adaptor across machines on PostgreSQL: `submit` on any host, `worker` on any number of hosts,
@@ -183,8 +181,9 @@ export class Fleet implements AsyncDisposable {
    *   with a string reason or an answer with a string choice; an `updatedInput` that is not a
    *   plain object); InvalidOptionError (subject `"run options"`) naming a run option JSON cannot
    *   carry (a function such as `onApproval`: handlers belong on the worker's Agent; a bigint, a
-   *   symbol, a cyclic value, a class instance); TypeError for a `runId` that is not a UUID or a
-   *   `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   symbol, a cyclic value, a class instance); InvalidOptionError (subject `"fleet submit"`,
+   *   field `runId`) for a `runId` that is not a UUID, or (field `resume.decision.<key>`) a key the
+   *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored).
@@ -196,8 +195,6 @@ export class Fleet implements AsyncDisposable {
     const runOptions = jsonRunOptions(options.runOptions);
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
     checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
-    if (options.runId !== undefined && (typeof options.runId !== "string" || !UUID.test(options.runId)))
-      throw new TypeError(`fleet submit: runId must be a UUID, got ${JSON.stringify(options.runId)}`);
     const resume = options.resume;
     if (resume !== undefined) {
       if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
@@ -228,9 +225,14 @@ export class Fleet implements AsyncDisposable {
     return new RunHandle(this.#core, id);
   }
 
-  /** The handle of a run submitted on any host (no query is made until it is used). */
+  /**
+   * The handle of a run submitted on any host (no query is made until it is used).
+   * @throws InvalidOptionError (subject `"fleet handle"`, field `runId`) for a `runId` that is not
+   *   a UUID: no run has one.
+   */
   handle(runId: string): RunHandle {
-    return new RunHandle(this.#core, runId);
+    checkRunId(runId, "fleet handle");
+    return new RunHandle(this.#core, runId.toLowerCase());
   }
 
   /**

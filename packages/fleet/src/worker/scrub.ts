@@ -1,3 +1,5 @@
+import { redactValues } from "@adaptor/errors/internal";
+
 /**
  * `value` with each of `secrets` replaced by `[redacted]` in every string it holds (object keys
  * kept): what a worker writes to the shared database, so that the values of its own credential
@@ -9,11 +11,7 @@ export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
 }
 
 function scrub(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") {
-    let text = value;
-    for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join("[redacted]");
-    return text;
-  }
+  if (typeof value === "string") return redactValues(value, secrets);
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets));
   if (typeof value === "object" && value !== null) {
     const proto = Object.getPrototypeOf(value) as unknown;

@@ -5,7 +5,7 @@
 // stale and is taken over, under a takeover claim so that exactly one process replaces it; any
 // other lock refuses the second writer.
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { procStatFields } from "@adaptor/errors/internal";
 import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -27,13 +27,7 @@ export interface HeldLock {
 
 /** Field `index` (1-based, as proc(5) numbers them; 3 or more) of `/proc/<pid>/stat` (Linux), or undefined where that is not readable. */
 function procStatField(pid: number, index: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Counted after the parenthesised command name (field 2, which may contain spaces).
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[index - 3];
-  } catch {
-    return undefined;
-  }
+  return procStatFields(pid)?.[index - 3];
 }
 
 /** Start time of `pid` (field 22, clock ticks since boot), or undefined where /proc is not readable. */
@@ -41,7 +35,9 @@ function processStartTime(pid: number): string | undefined {
   return procStatField(pid, 22);
 }
 
-const SELF_START = processStartTime(process.pid);
+/** This process's start time ({@link processStartTime}), read with the first lock it takes, not when the module loads. */
+let selfStart: { readonly value: string | undefined } | undefined;
+const selfStartTime = (): string | undefined => (selfStart ??= { value: processStartTime(process.pid) }).value;
 
 function parseLock(text: string): LockContent | undefined {
   try {
@@ -112,12 +108,13 @@ type Missed = "changed" | "busy";
  */
 export async function acquireLock(path: string, key: string): Promise<HeldLock> {
   const token = randomUUID();
+  const startTime = selfStartTime();
   const content: LockContent = {
     pid: process.pid,
     hostname: hostname(),
     acquiredAt: new Date().toISOString(),
     token,
-    ...(SELF_START !== undefined ? { startTime: SELF_START } : {}),
+    ...(startTime !== undefined ? { startTime } : {}),
   };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const missed = await take(path, key, content, 0);

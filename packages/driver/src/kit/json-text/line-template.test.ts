@@ -79,4 +79,39 @@ describe("LineTemplate", () => {
     expect(shape.match(line)).toBe(true);
     expect(shape.values[0]).toBe(text);
   });
+
+  describe("with one slot (read by its position, no match array)", () => {
+    const seed = { a: "x", params: { delta: "seed", id: "item-1", n: 2 }, z: [1, "y"] };
+    const seedLine = JSON.stringify(seed);
+    const shapeOf = (own: boolean) =>
+      LineTemplate.learn(seedLine, seed, { ...seed, params: { ...seed.params, delta: TEXT } }, [{ marker: TEXT, escapable: true, own }])!;
+
+    it("reads the slot as JSON.parse does, whatever its length and escapes", () => {
+      for (const own of [false, true]) {
+        const shape = shapeOf(own);
+        for (const delta of ["", "x", 'quo"te \\ é\n', "\ud83d", "\u0000\u001f", '"}],"z":[1,"y"]}', "long ".repeat(40)]) {
+          const line = JSON.stringify({ ...seed, params: { ...seed.params, delta } });
+          expect(shape.match(line), line).toBe(true);
+          expect(shape.values).toEqual([delta]);
+        }
+      }
+    });
+
+    it("refuses or reads as JSON.parse reads every one-character change of a line", () => {
+      const shape = shapeOf(false);
+      const line = JSON.stringify({ ...seed, params: { ...seed.params, delta: 'a "b" \\ c' } });
+      let read = 0;
+      for (let at = 0; at < line.length; at++) {
+        for (const r of ['"', "\\", "x", "}", " ", ",", "1", "\u0001", ""]) {
+          const changed = line.slice(0, at) + r + line.slice(at + 1);
+          if (changed === line || !shape.match(changed)) continue;
+          read++;
+          const parsed = JSON.parse(changed) as typeof seed;
+          expect({ ...parsed, params: { ...parsed.params, delta: "seed" } }, changed).toEqual(seed);
+          expect(shape.values, changed).toEqual([parsed.params.delta]);
+        }
+      }
+      expect(read).toBeGreaterThan(10);
+    });
+  });
 });

@@ -18,15 +18,29 @@ export class LineTemplate {
   readonly #own: readonly boolean[];
   /** Per capture group: its slot's index in {@link values}. */
   readonly #order: readonly number[];
+  /**
+   * For a template with one slot only, kept: the lengths of the constant text before and after it.
+   * Its value then lies at fixed distances from the line's ends, and {@link match} only tests the
+   * pattern (no match array per line).
+   */
+  readonly #single: { readonly head: number; readonly tail: number } | undefined;
   /** The slots' values after the last accepted line, in the order of the markers given to {@link learn}. */
   readonly values: string[];
 
-  private constructor(pattern: RegExp, escapable: readonly boolean[], own: readonly boolean[], order: readonly number[], slots: number) {
+  private constructor(
+    pattern: RegExp,
+    escapable: readonly boolean[],
+    own: readonly boolean[],
+    order: readonly number[],
+    slots: number,
+    single: { readonly head: number; readonly tail: number } | undefined,
+  ) {
     this.#pattern = pattern;
     this.#escapable = escapable;
     this.#own = own;
     this.#order = order;
     this.values = Array.from({ length: slots }, () => "");
+    this.#single = single;
   }
 
   /**
@@ -80,26 +94,35 @@ export class LineTemplate {
       order.push(cut.slot);
     }
     source += `${escapeForPattern(template.slice(from))}$`;
-    return new LineTemplate(new RegExp(source), escapable, own, order, slots.length);
+    const single = cuts.length === 1 && order.length === 1 ? { head: cuts[0]!.at + 1, tail: template.length - from } : undefined;
+    return new LineTemplate(new RegExp(source), escapable, own, order, slots.length, single);
   }
 
   /** True when `line` has this shape; {@link values} then holds its slot values. */
   match(line: string): boolean {
+    const single = this.#single;
+    if (single !== undefined) {
+      if (!this.#pattern.test(line)) return false;
+      return this.#keep(0, line.slice(single.head, line.length - single.tail));
+    }
     const found = this.#pattern.exec(line);
     if (found === null) return false;
     const groups = this.#order.length;
-    for (let group = 0; group < groups; group++) {
-      let value = found[group + 1]!;
-      // V8 copies a slice this short; a longer one points into the line unless parsed anew.
-      if (this.#escapable[group] && ((this.#own[group] && value.length > SHORT_SLICE) || value.includes("\\"))) {
-        try {
-          value = JSON.parse(`"${value}"`) as string;
-        } catch {
-          return false; // not expected (the pattern takes only JSON's escapes); the caller's parse decides
-        }
+    for (let group = 0; group < groups; group++) if (!this.#keep(group, found[group + 1]!)) return false;
+    return true;
+  }
+
+  /** Keeps the raw `value` of capture group `group` as its slot's value, decoded; false for a bad escape. */
+  #keep(group: number, value: string): boolean {
+    // V8 copies a slice this short; a longer one points into the line unless parsed anew.
+    if (this.#escapable[group] && ((this.#own[group] && value.length > SHORT_SLICE) || value.includes("\\"))) {
+      try {
+        value = JSON.parse(`"${value}"`) as string;
+      } catch {
+        return false; // not expected (the pattern takes only JSON's escapes); the caller's parse decides
       }
-      this.values[this.#order[group]!] = value;
     }
+    this.values[this.#order[group]!] = value;
     return true;
   }
 }
