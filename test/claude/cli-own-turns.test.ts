@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays, type RequestView } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
-import { harness, type Harness } from "./support.js";
+import { drainEvents, harness, type Harness } from "./support.js";
 
 // Real claude binary (pinned 2.1.332): the CLI runs turns of its own, answering no prompt of the
 // host's, about a background task's notification: on a parked process, when the task ended before
@@ -19,12 +19,6 @@ afterEach(async () => {
   await h?.close();
   h = agent = undefined;
 });
-
-async function drain(stream: Stream): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream as AsyncIterable<AgentEvent>) events.push(event);
-  return events;
-}
 
 /** The CLI's own turn about a task notification: the last message holds the notification alone. */
 const ownTurn = (view: RequestView): boolean =>
@@ -56,7 +50,7 @@ describe.skipIf(process.platform !== "linux")(
       const thread = agent.thread("own-turn");
       expect((await thread.run("START_BG", UNRESTRICTED)).text).toBe("started in the background");
       const stream = thread.stream("SECOND-PROMPT please", UNRESTRICTED);
-      const events = await drain(stream);
+      const events = await drainEvents(stream);
       const second = await stream.result();
       expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(true);
       expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "answer", "own-turn", "second"]);
@@ -84,7 +78,7 @@ describe.skipIf(process.platform !== "linux")(
       expect((await thread.run("START_BG", UNRESTRICTED)).text).toBe("started in the background");
       // A fresh process resumes the session; the task stopped at the end of turn 1 is still open in its transcript.
       const stream = thread.stream("SECOND-PROMPT please", { ...UNRESTRICTED, spawn: true });
-      const events = await drain(stream);
+      const events = await drainEvents(stream);
       const second = await stream.result();
       expect(events.some((e) => e.type === "process" && e.kind === "spawn")).toBe(true);
       expect(second.status).toBe("completed");

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
-import { harness, type Harness } from "./support.js";
+import { drainEvents, harness, type Harness } from "./support.js";
 
 // The `agents` run option on the real claude binary: the model delegates to a subagent defined
 // for the run (its Agent tool with `subagent_type`), the subagent's own model request carries the
@@ -52,12 +52,6 @@ function delegationRules(runInBackground?: boolean): ScriptRule[] {
   ];
 }
 
-async function drain(stream: Stream): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream as AsyncIterable<AgentEvent>) events.push(event);
-  return events;
-}
-
 describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
   it("a subagent defined for the run is delegated to, with its prompt as the subagent's system prompt", async () => {
     h = await harness(delegationRules());
@@ -72,7 +66,7 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
       h = await harness(delegationRules(runInBackground));
       agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
       const stream = agent.stream("delegate the review", { agents: REVIEWER, ...AUTO });
-      const events = await drain(stream);
+      const events = await drainEvents(stream);
       const result = await stream.result();
       // The subagent ran before the parent's next request, whose tool result is the subagent's answer.
       expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "subagent", "parent"]);
@@ -145,7 +139,7 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
         ...AUTO,
         ...(spawn ? { spawn: true } : {}),
       });
-      const events = await drain(stream);
+      const events = await drainEvents(stream);
       const second = await stream.result();
       expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(!spawn);
       expect(second.status).toBe("completed");

@@ -1,6 +1,6 @@
 import type { ScriptRule } from "@adaptor/testkit";
 import type { ClaudeConfig } from "@adaptor/claude";
-import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
+import { Agent, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
 import { driverHarness, type DriverHarness } from "../../packages/claude/test/support.js";
 
 /** A scripted server, an isolated claude environment and an Agent on the real binary. */
@@ -36,4 +36,11 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Every event of `stream`, in order, once it has ended. */
+export async function drainEvents(stream: Stream): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
 }
