@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import type { ClaudeConfig } from "@adaptor/claude";
-import { Agent, type AgentEvent, type AgentOptions } from "adaptor";
+import { Agent, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
 import { driverHarness, type DriverHarness } from "../../packages/claude/test/support.js";
 
 /** A scripted server, an isolated claude environment and an Agent on the real binary. */
@@ -60,4 +60,11 @@ export function transcriptFiles(configDir: string, sessionId: string): string[] 
       .filter((file) => file === `${sessionId}.jsonl`)
       .map((file) => join(projects, dir, file)),
   );
+}
+
+/** Every event of `stream`, in order, once it has ended. */
+export async function drainEvents(stream: Stream): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
 }
