@@ -1,7 +1,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ErrPolicyCapabilityUnsupported, ErrResumeRejected, findError, isError, PolicyCapabilityUnsupportedError } from "adaptor";
+import {
+  ErrFeatureUnsupported,
+  ErrPolicyCapabilityUnsupported,
+  ErrResumeRejected,
+  FeatureUnsupportedError,
+  findError,
+  isError,
+  PolicyCapabilityUnsupportedError,
+} from "adaptor";
 import { z } from "zod";
 import { GEMINI_RESUME_LIMIT } from "../src/index.js";
 import { collect, geminiHarness, type GeminiHarness } from "./support.js";
@@ -114,8 +122,8 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     const stream = h.agent.thread("parent").fork("child").stream("child turn");
     const events = await collect(stream);
     const err = await stream.result().catch((e: unknown) => e);
-    expect(isError(err, ErrPolicyCapabilityUnsupported)).toBe(true);
-    expect(findError(err, PolicyCapabilityUnsupportedError)?.dimension).toBe("sessions.fork");
+    expect(isError(err, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(err, FeatureUnsupportedError)).toMatchObject({ driver: "gemini", feature: "fork" });
     expect(events.filter((e) => e.type === "process")).toEqual([]);
     expect(h.server.turns().length).toBe(turns);
   });

@@ -19,7 +19,7 @@ import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 function sessionDriver(options: { rejectResume?: (id: string) => boolean; noCheckpoint?: boolean } = {}) {
   const histories = new Map<string, string[]>();
   let next = 0;
-  return scriptedDriver(async (request) => {
+  const driver = scriptedDriver(async (request) => {
     let id: string;
     if (request.session && !request.session.fork) {
       if (options.rejectResume?.(request.session.resumeId) || !histories.has(request.session.resumeId)) {
@@ -33,6 +33,11 @@ function sessionDriver(options: { rejectResume?: (id: string) => boolean; noChec
     const history = histories.get(id)!;
     history.push(request.prompt);
     return { text: history.join("|"), ...(options.noCheckpoint ? {} : { checkpoint: { resumeId: id } }) };
+  });
+  const { descriptor } = driver;
+  // Its sessions resume and fork, so it declares both.
+  return Object.assign(driver, {
+    descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, sessions: { resume: true, fork: true } } },
   });
 }
 

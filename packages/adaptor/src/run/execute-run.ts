@@ -28,6 +28,7 @@ import { Result, type ResultInit } from "../result/result.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
+import { checkThreadCapabilities } from "../thread/check-thread-capabilities.js";
 import { TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
@@ -105,6 +106,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let suspension: TurnSuspension | undefined;
   let hooks: HookRunner | undefined;
   try {
+    // A mode the driver cannot honour is refused before the store or the CLI is touched.
+    if (setup.thread) checkThreadCapabilities(driver.descriptor, setup.thread.mode);
     // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
     suspension = await TurnSuspension.prepare({
       thread: setup.thread,
@@ -116,6 +119,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     });
     const { thread, prompt } = suspension;
     if (!thread) refuseThreadOnlyOptions(options);
+    // A resumed suspended turn runs in its stored mode.
+    else if (thread !== setup.thread) checkThreadCapabilities(driver.descriptor, thread.mode);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, FeatureUnsupportedError, findError } from "adaptor";
+import { codex } from "@adaptor/codex";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// `codex exec` cannot fork a codex thread (its descriptor says `sessions.fork: false`): a fork
+// there would resume the parent's own thread, so parent and fork would share one conversation.
+// On the real binary: refused before launch, nothing runs.
+
+let h: CodexHarness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+describe("codex exec: thread.fork() (real binary)", { timeout: 120_000 }, () => {
+  it("is refused with FeatureUnsupportedError (feature fork): no model request, no lease, no store write, the parent untouched", async () => {
+    h = await codexHarness();
+    const store = new MemoryThreadStore();
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport: "exec" }), {
+      threadStore: store,
+    });
+    const parent = agent.thread("parent");
+    const first = await parent.run("parent turn");
+    const before = await parent.checkpoint();
+    expect(before?.checkpoint.resumeId).toBe(first.sessionId);
+    const requests = h.server.requests.length;
+    const acquire = vi.spyOn(store, "acquireLease");
+    const finalize = vi.spyOn(store, "finalize");
+
+    const refused = await parent
+      .fork("child")
+      .run("fork turn")
+      .catch((e: unknown) => e);
+
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "fork" });
+    expect(h.server.requests.length).toBe(requests);
+    expect(acquire).not.toHaveBeenCalled();
+    expect(finalize).not.toHaveBeenCalled();
+    expect(await agent.thread("child").checkpoint()).toBeUndefined();
+    const after = await parent.checkpoint();
+    expect({ id: after?.id, revision: after?.revision, resumeId: after?.checkpoint.resumeId }).toEqual({
+      id: before?.id,
+      revision: before?.revision,
+      resumeId: first.sessionId,
+    });
+  });
+});
