@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { ErrResumeRejected, ErrThreadAlreadyExists, isError, type AgentEvent } from "adaptor";
+import { ErrResumeRejected, ErrThreadAlreadyExists, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
 import { defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
 
@@ -62,10 +62,15 @@ describe("codex: adopting a CLI thread as an adaptor thread (real binary)", { ti
       expect((await thread.checkpoint())?.checkpoint.resumeId).toBe(threadId);
       expect((await thread.run("second")).text).toContain("3 user message(s)");
       expect((await a.agent.thread("imported", { adoptSession: threadId }).run("third")).text).toContain("4 user message(s)");
-      const fork = await a.agent.thread("imported").fork("branch").run("in the branch");
-      expect(fork.text).toContain("5 user message(s)");
-      // exec has no fork of its own: a fork there continues the same codex thread from the checkpoint.
-      if (transport === "app-server") expect(fork.sessionId).not.toBe(threadId);
+      const forking = a.agent.thread("imported").fork("branch").run("in the branch");
+      if (transport === "app-server") {
+        const fork = await forking;
+        expect(fork.text).toContain("5 user message(s)");
+        expect(fork.sessionId).not.toBe(threadId);
+      } else {
+        // exec has no fork of its own (it would continue the parent's codex thread): refused.
+        expect(findError(await forking.catch((e: unknown) => e), FeatureUnsupportedError)).toMatchObject({ feature: "fork" });
+      }
       // Another host (its own CODEX_HOME and cwd) restores it from the store.
       const b = await codexHost(s, store, track, transport);
       const events: AgentEvent[] = [];
