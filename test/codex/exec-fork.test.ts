@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, FeatureUnsupportedError, findError } from "adaptor";
 import { codex } from "@adaptor/codex";
+import { runDriver } from "@adaptor/driver/testing";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // `codex exec` cannot fork a codex thread (its descriptor says `sessions.fork: false`): a fork
@@ -47,5 +48,19 @@ describe("codex exec: thread.fork() (real binary)", { timeout: 120_000 }, () => 
       revision: before?.revision,
       resumeId: first.sessionId,
     });
+  });
+
+  it("the driver itself refuses a fork request (session.fork) with FeatureUnsupportedError: no process, no model request", async () => {
+    h = await codexHarness();
+    const driver = codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport: "exec" });
+    const parent = await runDriver(driver, { prompt: "parent turn" });
+    const resumeId = parent.response?.checkpoint?.resumeId;
+    expect(resumeId).toBeDefined();
+    expect(parent.recording.events.some((e) => e.event.type === "process")).toBe(true);
+    const requests = h.server.requests.length;
+    const forked = await runDriver(driver, { prompt: "fork turn", session: { resumeId: resumeId!, fork: true } });
+    expect(findError(forked.error, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "fork" });
+    expect(forked.recording.events.filter((e) => e.event.type === "process")).toEqual([]);
+    expect(h.server.requests.length).toBe(requests);
   });
 });

@@ -9,7 +9,6 @@ import {
 } from "@agentclientprotocol/sdk";
 import {
   FeatureUnsupportedError,
-  PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
   type Driver,
@@ -175,7 +174,7 @@ export class AcpDriver implements Driver {
     const config = this.config;
     const plan = planAcpPolicy(this.descriptor, config, request.policy);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
-      throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sessions.fork", "true");
+      throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
     }
     const cwd = request.cwd ?? config.cwd ?? process.cwd();
     const model = request.model ?? config.model;

@@ -14,7 +14,7 @@ function driverWith(sessions: { resume: boolean; fork: boolean }, transfer = fal
       text: "ok",
       checkpoint: { resumeId: request.session && !request.session.fork ? request.session.resumeId : `s${++next}` },
     }),
-    transfer ? { sessions: { exportSession: async () => [], importSession: async () => undefined } } : {},
+    transfer ? { sessions: { format: "scripted/v1", exportSession: async () => [], importSession: async () => undefined } } : {},
   );
   const { descriptor } = driver;
   return Object.assign(driver, { descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, sessions } } });

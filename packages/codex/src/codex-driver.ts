@@ -9,6 +9,7 @@ import type {
   InspectOptions,
   SessionTransfer,
 } from "@adaptor/driver";
+import { FeatureUnsupportedError } from "@adaptor/driver";
 import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchdog } from "@adaptor/driver/kit";
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
@@ -90,6 +91,9 @@ export class CodexDriver implements Driver {
     const enforcement = codexEnforcement(request.policy, plan, transport);
     if (transport === "app-server")
       return { ...(await this.#runAppServer(command, request, sink, signal, plan, outputSchema)), enforcement };
+    // `codex exec resume` can only continue the parent's own thread: a fork would share it.
+    if (request.session?.fork)
+      throw new FeatureUnsupportedError(this.descriptor.type, "fork", "codex exec cannot fork a thread; use the app-server transport");
     // The exec transport's code is loaded by its first run: an app-server host never loads it.
     const { runExec } = await import("./exec/exec-run.js");
     const response = await runExec({
