@@ -62,4 +62,20 @@ describe("thread modes against the driver's declared session capabilities", () =
     expect(driver.requests).toEqual([]);
     expect(acquire).not.toHaveBeenCalled();
   });
+
+  it("checkpointFiles on a driver without sessions.fromCheckpoint: FeatureUnsupportedError (feature checkpointFiles) before the lease is taken", async () => {
+    const store = new MemoryThreadStore();
+    const driver = driverWith({ resume: true, fork: true });
+    const acquire = vi.spyOn(store, "acquireLease");
+    const resolve = vi.spyOn(store, "resolve");
+    await using agent = new Agent(driver, { threadStore: store });
+    const refused = await agent
+      .thread("t")
+      .run("one", { checkpointFiles: true })
+      .catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "checkpointFiles" });
+    expect(driver.requests).toEqual([]);
+    expect(acquire).not.toHaveBeenCalled();
+    expect(resolve).not.toHaveBeenCalled();
+  });
 });

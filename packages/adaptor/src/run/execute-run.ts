@@ -29,7 +29,7 @@ import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
 import { checkThreadCapabilities } from "../thread/check-thread-capabilities.js";
-import { TurnFiles } from "../file-checkpoints/turn-files.js";
+import { checkRewindable, TurnFiles } from "../file-checkpoints/turn-files.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
@@ -121,6 +121,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (!thread) refuseThreadOnlyOptions(options);
     // A resumed suspended turn runs in its stored mode.
     else if (thread !== setup.thread) checkThreadCapabilities(driver.descriptor, thread.mode);
+    // File checkpoints need a resume from an older checkpoint: refused before the lease is taken.
+    if (thread && options.checkpointFiles) checkRewindable(driver.descriptor);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;
     budget = budgetMs
       ? new ActiveBudget(budgetMs, () =>
