@@ -748,9 +748,10 @@ function rpcDetails(error: unknown): Record<string, unknown> {
   };
 }
 
+/** The exit of a process the driver closed itself after its turn. */
 async function exitOf(proc: AcpProcess): Promise<Pick<DriverResponse, "exit">> {
   const exit = await proc.child.exited;
-  return { exit: { code: exit.code, signal: exit.signal } };
+  return { exit: { code: exit.code, signal: exit.signal, endedByDriver: true } };
 }
 
 function emptyResponse(plan: AcpPolicyPlan, failure: DriverFailure): DriverResponse {

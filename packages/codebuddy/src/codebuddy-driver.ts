@@ -58,6 +58,11 @@ export class CodeBuddyDriver extends OneShotCliDriver<CodeBuddyConfig> {
         inheritedEnv: CODEBUDDY_INHERITED_ENV,
         outputSchemaRefusal: "the driver runs the SDK's prompt mode, not --json-schema",
         args: codebuddyArgs,
+        // The descriptor accepts only permission modes besides `inherit`.
+        enforcement: (_field, value) =>
+          value === "auto_approve"
+            ? { mechanisms: ["cli_flag"], detail: "--dangerously-skip-permissions" }
+            : { mechanisms: ["approval"], detail: "the CLI asks through the control protocol (can_use_tool); the SDK answers" },
         // The control protocol is the CLI's SDK entry point.
         env: (request) => (asksHost(request) ? { CODEBUDDY_CODE_ENTRYPOINT: "sdk-ts" } : undefined),
         startTurn: codebuddyTurn,

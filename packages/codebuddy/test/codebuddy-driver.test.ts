@@ -83,7 +83,15 @@ describe("codebuddy driver (real CLI, scripted model)", () => {
     const events: AgentEvent[] = [];
     const stream = agent.stream(`WRITE_IT ${target}`, { policy: { approvals: { permission: "auto_approve" } } });
     for await (const event of stream) events.push(event);
-    await stream.result();
+    expect((await stream.result()).enforcement).toEqual([
+      {
+        field: "approvals.permission",
+        value: "auto_approve",
+        enforced: true,
+        mechanisms: ["cli_flag"],
+        detail: "--dangerously-skip-permissions",
+      },
+    ]);
     expect(readFileSync(target, "utf8")).toBe("hi\n");
     expect(events.find((e) => e.type === "tool-call" && e.phase === "end")).toMatchObject({ name: "Write", input: { file_path: target } });
     expect(events.find((e) => e.type === "tool-result")).toMatchObject({ name: "Write", isError: false });

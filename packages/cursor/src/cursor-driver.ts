@@ -45,6 +45,8 @@ export class CursorDriver extends OneShotCliDriver<CursorConfig> {
         inheritedEnv: CURSOR_INHERITED_ENV,
         outputSchemaRefusal: "cursor-agent has no native JSON Schema output",
         args: cursorArgs,
+        // The descriptor accepts only `auto_approve` besides `inherit`.
+        enforcement: () => ({ mechanisms: ["cli_flag"], detail: "--force" }),
         startTurn: cursorTurn,
       },
       config,

@@ -41,7 +41,11 @@ describe("cursor driver (fake CLI, documented format)", () => {
     const events: AgentEvent[] = [];
     const stream = a.stream("TOOL ls -la", { policy: { approvals: { permission: "auto_approve" } } });
     for await (const event of stream) events.push(event);
-    expect((await stream.result()).text).toBe("ran ls -la");
+    const result = await stream.result();
+    expect(result.text).toBe("ran ls -la");
+    expect(result.enforcement).toEqual([
+      { field: "approvals.permission", value: "auto_approve", enforced: true, mechanisms: ["cli_flag"], detail: "--force" },
+    ]);
     const end = events.find((e) => e.type === "tool-call" && e.phase === "end");
     expect(end).toMatchObject({ name: "shell", input: { command: "ls -la" } });
     expect(events.find((e) => e.type === "tool-result")).toMatchObject({ name: "shell", output: "ran ls -la", isError: false });

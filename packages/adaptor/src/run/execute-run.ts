@@ -18,6 +18,7 @@ import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
+import { checkDriverResponse, driverStopMs, settleAfterAbort, UnaskedTools } from "./driver-contract.js";
 import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
@@ -188,8 +189,10 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // The process serving this call (spawned or reused) and whether the driver reported its exit.
         let pid: number | undefined;
         let exitSeen = false;
+        const unasked = new UnaskedTools(request.policy);
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
+            const notice = unasked.observe(event);
             if (event.type === "process") {
               if (event.kind === "spawn" && event.pid !== undefined) pid = event.pid;
               if (event.kind === "exit") exitSeen = true;
@@ -200,10 +203,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             queue.push(event);
             tally?.observe(event);
             runHooks?.observe(event);
+            if (notice) queue.push(notice);
           },
           ready: () => queue.ready(),
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
+            unasked.asked(ask);
             return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);
           },
           ...(runHooks && request.hooks?.length
@@ -221,13 +226,22 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         telemetry?.driverCalled();
         let called: DriverResponse;
         try {
-          called = await driver.run(traced, sink, controller.signal);
+          // A driver that does not settle after the abort is left behind: the run still ends.
+          const stopMs = driverStopMs(driver);
+          called = await settleAfterAbort(driver.run(traced, sink, controller.signal), controller.signal, stopMs, () =>
+            queue.push({
+              type: "notice",
+              kind: "lifecycle",
+              message: "driver did not stop",
+              data: { driver: driver.descriptor.type, waitedMs: stopMs, ...(pid !== undefined ? { pid } : {}) },
+            }),
+          );
         } finally {
           live = false;
         }
         // The process ended during the call: say so unless the driver did.
         if (called.exit && !exitSeen) queue.push(exitEvent(called.exit, pid));
-        return called;
+        return checkDriverResponse(driver.descriptor.type, called, request.policy);
       };
       if (hooks) {
         await hooks.promptSubmitted(prompt);

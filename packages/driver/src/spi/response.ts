@@ -129,6 +129,12 @@ export interface DriverResponse {
    * driver outside this repository); the built-in drivers always report.
    */
   readonly enforcement?: readonly PolicyEnforcement[];
-  /** How the CLI process ended, when it ended during the run (a reused process has not). */
-  readonly exit?: { readonly code: number | null; readonly signal: string | null };
+  /**
+   * How the CLI process ended, when it ended during the run (a reused process has not). A response
+   * without a failure whose exit has a non-zero `code` is taken for a crash: the SDK makes the
+   * verdict an `agent_error` (`details.exitCode`, `details.driverClaimedSuccess`), unless
+   * `endedByDriver` says the driver itself ended the process after the turn (closing its stdin,
+   * SIGTERM), so that its code says nothing about the turn.
+   */
+  readonly exit?: { readonly code: number | null; readonly signal: string | null; readonly endedByDriver?: boolean };
 }

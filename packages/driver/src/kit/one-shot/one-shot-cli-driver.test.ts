@@ -19,6 +19,11 @@ process.stdin.on("end", () => {
   console.log(JSON.stringify({ type: "result", session: "chat-1", mark: process.env.ONE_SHOT_MARK ?? null }));
   process.exitCode = input === "fail" ? 3 : 0;
 });
+if (process.argv.includes("--crash")) {
+  process.stdout.write('{"type":"text","te');
+  process.stderr.write("segfault");
+  process.exit(139);
+}
 `;
 
 const DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({ ...REFERENCE_DESCRIPTOR, type: "one-shot-test" });
@@ -29,7 +34,7 @@ const PLAN: OneShotCliDriverPlan<CommonDriverConfig> = {
   command: process.execPath,
   inheritedEnv: ["PATH"],
   outputSchemaRefusal: "the test CLI has none",
-  args: () => ["-e", CLI],
+  args: (_config, request) => ["-e", CLI, ...(request.prompt === "crash" ? ["--", "--crash"] : [])],
   env: (request) => ({ ONE_SHOT_MARK: `mark:${request.model ?? "none"}` }),
   startTurn: ({ proc, request }) => {
     let text = "";
@@ -52,7 +57,9 @@ const PLAN: OneShotCliDriverPlan<CommonDriverConfig> = {
         transcript: [{ kind: "assistant", text }],
         model: "",
         resumeId: session,
-        ...(exit.code === 0 ? {} : { failure: { reason: "agent_error", message: `exit ${String(exit.code)}` } }),
+        ...(exit.code === 0 || request.prompt === "crash"
+          ? {}
+          : { failure: { reason: "agent_error", message: `exit ${String(exit.code)}` } }),
       }),
     };
   },
@@ -87,6 +94,34 @@ describe("OneShotCliDriver", () => {
     expect(response.failure).toEqual({ reason: "agent_error", message: "exit 3" });
     expect(response.checkpoint).toBeUndefined();
     expect(response.exit).toEqual({ code: 3, signal: null });
+  });
+
+  it("a crash (exit 139, no terminal line) is an agent_error with the exit code even when the outcome claims success", async () => {
+    await using driver = new OneShotCliDriver(PLAN, {});
+    const response = await driver.run({ runId: "r1", prompt: "crash" }, sink(), new AbortController().signal);
+    expect(response.failure).toEqual({
+      reason: "agent_error",
+      message: "one-shot-test exited (code 139) without its terminal line: segfault",
+      details: { exitCode: 139, exitSignal: null, stderrTail: "segfault" },
+    });
+    expect(response.checkpoint).toBeUndefined();
+    expect(response.exit).toEqual({ code: 139, signal: null });
+  });
+
+  it("reports each explicitly set policy field by the plan's enforcement rule, or as not enforced when the plan declares none", async () => {
+    const policy = { approvals: { permission: "auto_deny" as const, question: "inherit" as const } };
+    await using bare = new OneShotCliDriver(PLAN, {});
+    const unreported = await bare.run({ runId: "r1", prompt: "hello", policy }, sink(), new AbortController().signal);
+    expect(unreported.enforcement).toEqual([
+      { field: "approvals.permission", value: "auto_deny", enforced: false, mechanisms: [], detail: "the driver reports no enforcement" },
+    ]);
+    await using declared = new OneShotCliDriver({ ...PLAN, enforcement: () => ({ mechanisms: ["approval"], detail: "the CLI asks" }) }, {});
+    const reported = await declared.run({ runId: "r2", prompt: "hello", policy }, sink(), new AbortController().signal);
+    expect(reported.enforcement).toEqual([
+      { field: "approvals.permission", value: "auto_deny", enforced: true, mechanisms: ["approval"], detail: "the CLI asks" },
+    ]);
+    const none = await declared.run({ runId: "r3", prompt: "hello" }, sink(), new AbortController().signal);
+    expect(none.enforcement).toEqual([]);
   });
 
   it("never throws for a bad config at construction; validateConfig and every run refuse it", async () => {

@@ -11,6 +11,7 @@ import type { ExitInfo } from "../../process/exit-info.js";
 import { captureConfig } from "../config/capture-config.js";
 import { graceMs, spawnLimits, type CommonDriverConfig } from "../config/common-config.js";
 import { ProcessPool, type PooledProcess } from "../pool/process-pool.js";
+import { reportEnforcement, type EnforcementRule } from "../policy/report-enforcement.js";
 import { oneShotTurn, type OneShotTurnOptions } from "./one-shot-turn.js";
 
 /** What one run of a {@link OneShotCliDriver} is given: the process spawned for it and the run's inputs. */
@@ -30,7 +31,11 @@ export interface OneShotTurnContext<C extends CommonDriverConfig> {
  * {@link OneShotTurnOptions.end} runs once the lines end, and {@link finish} makes the outcome.
  */
 export interface OneShotTurnHandler extends Pick<OneShotTurnOptions, "begin" | "end"> {
-  /** The run's outcome once the process exited (called only when the run was not aborted or stalled). */
+  /**
+   * The run's outcome once the process exited (called only when the run was not aborted or
+   * stalled). An outcome without a failure from a process that exited with a non-zero code, or
+   * died by a signal before its terminal line, becomes an `agent_error` anyway (see {@link OneShotCliDriver}).
+   */
   finish(exit: ExitInfo): OneShotOutcome;
 }
 
@@ -69,6 +74,12 @@ export interface OneShotCliDriverPlan<C extends CommonDriverConfig> {
   args(config: C, request: DriverRequest): string[];
   /** Environment entries layered over `config.env` and `request.env` for one run. Default none. */
   env?(request: DriverRequest): Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * How the driver enforces each explicitly set policy field (see `reportEnforcement`); the
+   * response's `enforcement` is made of it. Without it every such field is reported not enforced
+   * ("the driver reports no enforcement"): declare the rule for what the descriptor accepts.
+   */
+  readonly enforcement?: EnforcementRule;
   /** Starts reading one run on its freshly spawned process. */
   startTurn(context: OneShotTurnContext<C>): OneShotTurnHandler;
 }
@@ -88,8 +99,12 @@ export interface OneShotCliDriverPlan<C extends CommonDriverConfig> {
  *   limits and at most `maxConcurrentSpawns` spawns at once; emits a `process` `spawn` event; runs
  *   the turn with `oneShotTurn` (stall watchdog from `stallTimeoutMs`, SIGTERM then SIGKILL after
  *   `killGraceMs` on abort); and makes the response from the driver's {@link OneShotOutcome}: the
- *   user's prompt first in the transcript, the raw output, the exit, and a checkpoint only when
- *   there is a session id and no failure.
+ *   user's prompt first in the transcript, the raw output, the exit, the `enforcement` of
+ *   `plan.enforcement`, and a checkpoint only when there is a session id and no failure.
+ * - A process that exited with a non-zero code, or died by a signal the SDK did not send (before
+ *   the terminal line), is an `agent_error` failure with `details.exitCode`, `details.exitSignal`
+ *   and `details.stderrTail` even when the driver's outcome has no failure: a crash is never a
+ *   success.
  * - {@link close} ends every process of the driver; idempotent.
  */
 export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, AsyncDisposable {
@@ -157,23 +172,48 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
 
   async #turn(proc: CliProcess, request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     const handler = this.#plan.startTurn({ proc, request, sink, config: this.config });
+    let terminal = false;
     // No output for stallTimeoutMs ends the run like a cancel, with a TIMEOUT verdict.
     const exit = await oneShotTurn(proc, sink, signal, {
       device: this.descriptor.type,
       stallTimeoutMs: this.config.stallTimeoutMs,
       graceMs: graceMs(this.config),
-      begin: (guarded) => handler.begin(guarded),
+      begin: (guarded) => {
+        const accept = handler.begin(guarded);
+        return (value, text) => (terminal = accept(value, text));
+      },
       end: () => handler.end?.(),
     });
     const outcome = handler.finish(exit);
+    const failure = outcome.failure ?? crashFailure(this.descriptor.type, exit, terminal, proc.stderrTail());
+    const rule = this.#plan.enforcement ?? notReported;
     return {
       text: outcome.text,
       transcript: [{ kind: "user", text: request.prompt }, ...outcome.transcript],
       raw: proc.takeOutput(),
       ...(outcome.model ? { model: outcome.model } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
-      ...(outcome.failure ? { failure: outcome.failure } : outcome.resumeId ? { checkpoint: { resumeId: outcome.resumeId } } : {}),
+      ...(failure ? { failure } : outcome.resumeId ? { checkpoint: { resumeId: outcome.resumeId } } : {}),
+      enforcement: reportEnforcement(request.policy, rule),
       exit: { code: exit.code, signal: exit.signal },
     };
   }
+}
+
+/** The enforcement rule of a plan that declares none. */
+const notReported: EnforcementRule = () => ({ notEnforced: "the driver reports no enforcement" });
+
+/**
+ * The failure of a process that claimed nothing went wrong: a non-zero exit code, or a signal
+ * before the terminal line (after it, the signal is the SDK's end of a CLI that did not exit).
+ */
+function crashFailure(device: string, exit: ExitInfo, terminal: boolean, stderrTail: string): DriverFailure | undefined {
+  const crashed = (exit.code !== null && exit.code !== 0) || (exit.signal !== null && !terminal);
+  if (!crashed) return undefined;
+  const how = exit.signal ? `killed by ${exit.signal}, a signal the SDK did not send` : `code ${String(exit.code)}`;
+  return {
+    reason: "agent_error",
+    message: `${device} exited (${how}) ${terminal ? "after" : "without"} its terminal line${stderrTail ? `: ${stderrTail}` : ""}`,
+    details: { exitCode: exit.code, exitSignal: exit.signal, stderrTail },
+  };
 }

@@ -1,0 +1,126 @@
+import type { ApprovalAsk, DriverEvent, DriverResponse, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import { raceAbort, reportEnforcement } from "@adaptor/driver/kit";
+
+/** ms added to three kill graces in {@link driverStopMs}. */
+const STOP_MARGIN_MS = 5_000;
+/** The kit's default `killGraceMs`, for a driver that exposes none. */
+const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/**
+ * How long a run waits, after its abort, for its driver to settle: three times the driver's
+ * `config.killGraceMs` (the kit's drivers expose their config; 2,000 when absent), time for an
+ * interrupt, a closed stdin and a SIGTERM to be escalated, plus 5,000 ms.
+ */
+export function driverStopMs(driver: object): number {
+  const config = (driver as { readonly config?: { readonly killGraceMs?: unknown } }).config;
+  const grace = typeof config?.killGraceMs === "number" ? config.killGraceMs : DEFAULT_KILL_GRACE_MS;
+  return 3 * grace + STOP_MARGIN_MS;
+}
+
+/**
+ * Settles like `work` (a driver's `run()`), unless `signal` aborted and `work` has not settled
+ * `waitMs` later: then `onGiveUp()` runs and the promise rejects with `signal.reason`, leaving the
+ * driver behind (a driver that ignores its signal is the driver's bug; its later settlement is ignored).
+ */
+export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal, waitMs: number, onGiveUp: () => void): Promise<T> {
+  const giveUp = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = (): void => {
+    timer = setTimeout(() => {
+      onGiveUp();
+      giveUp.abort(signal.reason);
+    }, waitMs);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  try {
+    return await raceAbort(work, giveUp.signal);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * What the SDK checks of every driver's response before the verdict (docs/errors.md "What the SDK
+ * checks of a driver"), so that a driver's mistake never turns into a wrong answer:
+ * - a response without a failure whose process exited with a non-zero code (and that the driver
+ *   did not end itself) is an `agent_error`, `details.exitCode` / `details.exitSignal` set and
+ *   `details.driverClaimedSuccess: true` noting the driver's claim; a driver's own `agent_error`
+ *   for a process that exited non-zero or by a signal gets `details.exitCode` / `details.exitSignal`
+ *   when it has none;
+ * - each explicitly set policy field of `policy` (the one the driver was given) that the response's
+ *   `enforcement` does not list is added as not enforced ("the driver did not report enforcing it").
+ */
+export function checkDriverResponse(device: string, response: DriverResponse, policy: RunPolicy | undefined): DriverResponse {
+  const exit = response.exit && response.exit.endedByDriver !== true ? response.exit : undefined;
+  const failure = response.failure;
+  let checked = response;
+  if (!failure && response.interrupted !== true && exit && exit.code !== null && exit.code !== 0)
+    checked = {
+      ...response,
+      failure: {
+        reason: "agent_error",
+        message: `${device} exited with code ${String(exit.code)}; its driver reported a success`,
+        details: { exitCode: exit.code, exitSignal: exit.signal, driverClaimedSuccess: true },
+      },
+    };
+  else if (
+    failure?.reason === "agent_error" &&
+    exit &&
+    (exit.code !== 0 || exit.signal !== null) &&
+    failure.details?.["exitCode"] === undefined
+  )
+    // The promised fields of a crash, for a driver that classified it without them.
+    checked = { ...response, failure: { ...failure, details: { ...failure.details, exitCode: exit.code, exitSignal: exit.signal } } };
+  const missing = unreported(policy, response.enforcement ?? []);
+  return missing.length ? { ...checked, enforcement: [...(response.enforcement ?? []), ...missing] } : checked;
+}
+
+/** The explicitly set fields of `policy` that `reported` does not list, as not enforced. */
+function unreported(policy: RunPolicy | undefined, reported: readonly PolicyEnforcement[]): PolicyEnforcement[] {
+  const listed = new Set(reported.map((entry) => entry.field));
+  return reportEnforcement(policy, () => ({ notEnforced: "the driver did not report enforcing it" })).filter(
+    (entry) => !listed.has(entry.field),
+  );
+}
+
+/**
+ * Watches one driver call under an explicit `approvals.permission` of `ask` or `auto_deny` (as the
+ * run started): a tool call that returned a result without error although no approval asked about
+ * its id gets an `approval.unasked` notice. Only a notice: the CLIs exempt some tools from asking
+ * (Claude Code its read tools, Codex its known-safe commands), which the SDK cannot tell from a
+ * driver that skipped the ask.
+ */
+export class UnaskedTools {
+  readonly #mode: string | undefined;
+  readonly #asked = new Set<string>();
+  readonly #names = new Map<string, string>();
+
+  constructor(policy: RunPolicy | undefined) {
+    const mode = policy?.approvals?.permission;
+    this.#mode = mode === "ask" || mode === "auto_deny" ? mode : undefined;
+  }
+
+  /** Notes an approval the driver asked for. */
+  asked(ask: ApprovalAsk): void {
+    if (this.#mode && ask.toolCallId !== undefined) this.#asked.add(ask.toolCallId);
+  }
+
+  /** The notice `event` calls for, if any. */
+  observe(event: DriverEvent): DriverEvent | undefined {
+    if (!this.#mode) return undefined;
+    if (event.type === "tool-call") {
+      if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
+      return undefined;
+    }
+    if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id)) return undefined;
+    const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
+    return {
+      type: "notice",
+      kind: "approval.unasked",
+      message: `${toolName} ran without an approval request under approvals.permission "${this.#mode}"`,
+      data: { toolCallId: event.id, toolName, mode: this.#mode },
+    };
+  }
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { Agent, RunError, type AgentEvent } from "adaptor";
+import { scriptedDriver } from "./scripted-driver.js";
+
+// What the SDK checks of every driver, so that a driver's mistake never becomes a wrong verdict.
+
+describe("the SDK's checks of a driver's response", () => {
+  it("a success claimed for a process that exited with a non-zero code is an agent_error with details.exitCode", async () => {
+    const driver = scriptedDriver(async () => ({ text: "", exit: { code: 139, signal: null } }));
+    const error = await new Agent(driver).run("hi").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("agent_error");
+    expect((error as RunError).message).toBe("scripted exited with code 139; its driver reported a success");
+    expect((error as RunError).details).toEqual({ exitCode: 139, exitSignal: null, driverClaimedSuccess: true });
+  });
+
+  it("a driver's own agent_error for a crashed process gets the promised details.exitCode / exitSignal when it left them out", async () => {
+    const driver = scriptedDriver(async () => ({
+      text: "",
+      failure: { reason: "agent_error", message: "mycli exited 139 without a result", details: { line: 3 } },
+      exit: { code: 139, signal: null },
+    }));
+    const error = await new Agent(driver).run("hi").catch((e: unknown) => e);
+    expect((error as RunError).message).toBe("mycli exited 139 without a result");
+    expect((error as RunError).details).toEqual({ line: 3, exitCode: 139, exitSignal: null });
+  });
+
+  it("a non-zero exit of a process the driver ended itself after its turn is not a crash", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok", exit: { code: 143, signal: null, endedByDriver: true } }));
+    expect((await new Agent(driver).run("hi")).text).toBe("ok");
+  });
+
+  it("an explicitly set policy field the driver does not report is listed as not enforced", async () => {
+    const driver = scriptedDriver(async () => ({ text: "ok" }));
+    const result = await new Agent(driver).run("hi", { policy: { approvals: { permission: "auto_deny", question: "inherit" } } });
+    expect(result.enforcement).toEqual([
+      {
+        field: "approvals.permission",
+        value: "auto_deny",
+        enforced: false,
+        mechanisms: [],
+        detail: "the driver did not report enforcing it",
+      },
+    ]);
+  });
+
+  it("under an explicit ask or auto_deny, a tool that ran with no approval asked about it gets an approval.unasked notice; an asked one does not", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "tool-call", phase: "start", id: "t1", name: "Bash" });
+      sink.emit({ type: "tool-result", id: "t1", output: "ran rm -rf /", isError: false });
+      sink.emit({ type: "tool-call", phase: "start", id: "t2", name: "Bash" });
+      await sink.requestApproval({ kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "t2" });
+      sink.emit({ type: "tool-result", id: "t2", output: "denied", isError: true });
+      sink.emit({ type: "tool-call", phase: "start", id: "t3", name: "Write" });
+      await sink.requestApproval({ kind: "permission", title: "Write", toolName: "Write", toolCallId: "t3" });
+      sink.emit({ type: "tool-result", id: "t3", output: "written", isError: false });
+      return { text: "done" };
+    });
+    const agent = new Agent(driver);
+    const notices = async (permission: "ask" | "auto_deny" | "auto_approve"): Promise<unknown[]> => {
+      const stream = agent.stream("p", {
+        policy: { approvals: { permission } },
+        onApproval: (request) => request.approve(),
+      });
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      await stream.result();
+      return events.flatMap((e) =>
+        e.type === "notice" && e.kind === "approval.unasked" ? [{ type: e.type, kind: e.kind, message: e.message, data: e.data }] : [],
+      );
+    };
+    for (const mode of ["ask", "auto_deny"] as const)
+      expect(await notices(mode)).toEqual([
+        {
+          type: "notice",
+          kind: "approval.unasked",
+          message: `Bash ran without an approval request under approvals.permission "${mode}"`,
+          data: { toolCallId: "t1", toolName: "Bash", mode },
+        },
+      ]);
+    expect(await notices("auto_approve")).toEqual([]);
+  });
+
+  it("a driver that ignores the abort is left behind after 3 × killGraceMs + 5 s: the run rejects with the abort reason and a notice says so", async () => {
+    let stopped = false;
+    const controller = new AbortController();
+    const reason = new Error("host shutdown");
+    const driver = scriptedDriver(
+      // Runs on as if the signal were not there, until the test ends it.
+      () =>
+        new Promise((resolve) => {
+          controller.abort(reason);
+          const poll = setInterval(() => {
+            if (stopped) {
+              clearInterval(poll);
+              resolve({ text: "late" });
+            }
+          }, 100);
+        }),
+    );
+    // The kit's drivers expose their config; the wait is 3 × its killGraceMs + 5 s.
+    Object.assign(driver, { config: { killGraceMs: 0 } });
+    const stream = new Agent(driver).stream("p", { signal: controller.signal });
+    const events: AgentEvent[] = [];
+    const started = Date.now();
+    try {
+      for await (const event of stream) events.push(event);
+      await expect(stream.result()).rejects.toBe(reason);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(events.find((e) => e.type === "notice" && e.message === "driver did not stop")).toMatchObject({
+        kind: "lifecycle",
+        data: { driver: "scripted", waitedMs: 5_000 },
+      });
+      expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
+    } finally {
+      stopped = true;
+    }
+  }, 60_000);
+});
