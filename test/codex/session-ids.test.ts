@@ -1,9 +1,10 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent } from "adaptor";
+import { Agent, FeatureUnsupportedError, findError } from "adaptor";
 import { codex } from "@adaptor/codex";
+import { runDriver } from "@adaptor/driver/testing";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // The CLI's own thread id on the Result, on the real codex binary: the id its rollout file is named
@@ -42,4 +43,56 @@ describe("codex thread id on the Result (real binary)", { timeout: 120_000 }, ()
       expect(second.sessionId).toBe(first.sessionId);
     });
   }
+});
+
+// `codex exec` cannot fork a codex thread (its descriptor says `sessions.fork: false`): a fork
+// there would resume the parent's own thread, so parent and fork would share one conversation.
+// On the real binary: refused before launch, nothing runs.
+
+describe("codex exec: thread.fork() (real binary)", { timeout: 120_000 }, () => {
+  it("is refused with FeatureUnsupportedError (feature fork): no model request, no lease, no store write, the parent untouched", async () => {
+    h = await codexHarness();
+    const store = new MemoryThreadStore();
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport: "exec" }), {
+      threadStore: store,
+    });
+    const parent = agent.thread("parent");
+    const first = await parent.run("parent turn");
+    const before = await parent.checkpoint();
+    expect(before?.checkpoint.resumeId).toBe(first.sessionId);
+    const requests = h.server.requests.length;
+    const acquire = vi.spyOn(store, "acquireLease");
+    const finalize = vi.spyOn(store, "finalize");
+
+    const refused = await parent
+      .fork("child")
+      .run("fork turn")
+      .catch((e: unknown) => e);
+
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "fork" });
+    expect(h.server.requests.length).toBe(requests);
+    expect(acquire).not.toHaveBeenCalled();
+    expect(finalize).not.toHaveBeenCalled();
+    expect(await agent.thread("child").checkpoint()).toBeUndefined();
+    const after = await parent.checkpoint();
+    expect({ id: after?.id, revision: after?.revision, resumeId: after?.checkpoint.resumeId }).toEqual({
+      id: before?.id,
+      revision: before?.revision,
+      resumeId: first.sessionId,
+    });
+  });
+
+  it("the driver itself refuses a fork request (session.fork) with FeatureUnsupportedError: no process, no model request", async () => {
+    h = await codexHarness();
+    const driver = codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport: "exec" });
+    const parent = await runDriver(driver, { prompt: "parent turn" });
+    const resumeId = parent.response?.checkpoint?.resumeId;
+    expect(resumeId).toBeDefined();
+    expect(parent.recording.events.some((e) => e.event.type === "process")).toBe(true);
+    const requests = h.server.requests.length;
+    const forked = await runDriver(driver, { prompt: "fork turn", session: { resumeId: resumeId!, fork: true } });
+    expect(findError(forked.error, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "fork" });
+    expect(forked.recording.events.filter((e) => e.event.type === "process")).toEqual([]);
+    expect(h.server.requests.length).toBe(requests);
+  });
 });
