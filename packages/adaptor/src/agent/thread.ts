@@ -102,7 +102,9 @@ export class Thread {
   /**
    * A new thread under `newKey` that branches from this thread's checkpoint on its first run; this
    * thread is untouched. The first run fails with `ErrThreadNotFound` (no parent record) or
-   * `ErrThreadAlreadyExists` (`newKey` taken).
+   * `ErrThreadAlreadyExists` (`newKey` taken); on a driver whose descriptor has no `sessions.fork`
+   * (Codex exec, Cursor, most ACP agents) with `FeatureUnsupportedError` (feature `fork`) before
+   * the store or the CLI is touched.
    * @throws TypeError for an empty key; InvalidThreadKeyError (`ErrInvalidThreadKey`) for a key
    * that breaks the key rules (lone surrogate, whitespace only, a control or bidi control character,
    * over 1024 bytes of UTF-8).
