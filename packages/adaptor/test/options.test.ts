@@ -91,7 +91,10 @@ describe("misspelt options are refused with a suggestion before anything starts"
   });
 
   it("a turn that adopts a CLI session cannot suspend: SuspendUnsupportedError (reason adopt), nothing started", async () => {
-    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    const plain = okDriver();
+    const capabilities = { ...plain.descriptor.capabilities, sessions: { resume: true, fork: false } };
+    const resumable = { ...plain, descriptor: { ...plain.descriptor, capabilities } };
+    const agent = new Agent(resumable, { threadStore: new MemoryThreadStore() });
     const verdict = await agent
       .thread("t", { adoptSession: "s" })
       .run("p", { suspend: {} })
