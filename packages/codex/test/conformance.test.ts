@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { codex, type CodexConfig } from "../src/index.js";
 import { codexHarness, type CodexHarness } from "./support.js";
@@ -18,7 +20,10 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: 'first user text: "hello conformance"' }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: /2 user message\(s\)/ }),
-    toolApproval: () => ({ request: { prompt: "SHELL_CMD echo conformance", policy: { approvals: { permission: "ask" } } } }),
+    toolApproval: (f) => ({
+      request: { prompt: "SHELL_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
+      toolRan: () => existsSync(join(f.harness.env.workDir, "conformance.txt")),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
     structured: () => ({
