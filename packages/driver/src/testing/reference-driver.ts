@@ -243,7 +243,7 @@ export const REFERENCE_SCRIPTS: ScriptedTurns<DriverFixture> = Object.freeze({
     expectUsage: { inputTokens: 15, outputTokens: 35 },
   }),
   followUp: () => ({ request: { prompt: "second turn" }, expectText: /#2: second turn/ }),
-  toolApproval: (fixture) => ({
+  toolApproval: (fixture: DriverFixture) => ({
     request: { prompt: "TOOL echo hi" },
     toolRan: () => fixture.driver instanceof ReferenceDriver && fixture.driver.toolRuns.includes("echo hi"),
   }),
