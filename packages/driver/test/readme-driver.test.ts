@@ -21,7 +21,8 @@ function block(file: string): string {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "adaptor-readme-driver-"));
-for (const file of ["echo-agent.mjs", "echo-driver.ts", "echo-driver.test.ts", "oneshot-driver.ts"]) writeFileSync(join(dir, file), block(file) + "\n");
+for (const file of ["echo-agent.mjs", "echo-driver.ts", "echo-driver.test.ts", "oneshot-driver.ts"])
+  writeFileSync(join(dir, file), block(file) + "\n");
 writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" })); // the reader's project is ESM
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
