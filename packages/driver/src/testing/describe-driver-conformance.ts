@@ -228,7 +228,7 @@ function undeclaredProbes(
  *
  * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /
  *   permission-mode value is accepted for a text turn, and `response.enforcement` lists each explicitly
- *   set one (`inherit` excluded) with its mechanisms; 1.3 every undeclared one (and structured output when
+ *   set one (`inherit` excluded) as enforced, with its mechanisms; 1.3 every undeclared one (and structured output when
  *   neither native nor prompt) is refused before launch with its identity, emitting nothing;
  *   1.4 `read_only` (when declared): the tool turn, approved, leaves no effect (`toolRan()` is false:
  *   the file system is checked, not the events) and the run reports `sandbox=read_only`.
@@ -364,9 +364,10 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
             const enforcement = result.response.enforcement ?? [];
             for (const { field, value } of explicitPolicyFields(policy)) {
               const entry = enforcement.find((e) => e.field === field && e.value === value);
+              // A declared value is enforced: `enforced: false` is only for a driver option that accepts best effort.
               expect(entry, `response.enforcement lists ${field}=${value}`).toBeDefined();
-              if (entry?.enforced) expect(entry.mechanisms.length, `${field}=${value} enforced by some mechanism`).toBeGreaterThan(0);
-              else expect(entry?.mechanisms, `${field}=${value} not enforced: no mechanism`).toEqual([]);
+              expect(entry?.enforced, `${field}=${value} enforced`).toBe(true);
+              expect(entry?.mechanisms.length, `${field}=${value} enforced by some mechanism`).toBeGreaterThan(0);
               expect(entry?.detail).toMatch(/\S/);
             }
           }

@@ -14,7 +14,7 @@ export const VARIANTS = [
   "good",
   "auto-deny-runs", // under approvals.permission=auto_deny, runs the tool without asking
   "ask-runs", // under an explicit approvals.permission=ask, runs the tool without asking
-  "swallow-crash", // a crash (no result line, non-zero exit) becomes a success
+  "swallow-crash", // drops the failure of a crash (no result line, non-zero exit): a success
   "fake-policy", // does not pass --read-only for sandbox read_only, and does not report it
   "fake-enforcement", // does not pass --read-only, and reports read_only enforced by that flag
   "events-after-terminal", // emits a delta 200 ms after the terminal line
@@ -139,7 +139,7 @@ class MyCliDriver extends OneShotCliDriver<MyCliConfig> {
             },
             end: () => proc.closeStdin(),
             finish: (exit) => {
-              if (!done && !failure && variant !== "swallow-crash")
+              if (!done && !failure)
                 failure = {
                   reason: "agent_error",
                   message: `mycli exited ${exit.code ?? exit.signal} without a result`,
@@ -164,14 +164,20 @@ class MyCliDriver extends OneShotCliDriver<MyCliConfig> {
 /**
  * The fixture driver of `variant`. Its `result.enforcement` says `read_only` is the `--read-only`
  * flag and the approval modes are the SDK broker's (`approval`); the fake-policy variant leaves its
- * sandbox out, the fake-enforcement variant claims the flag it never passes.
+ * sandbox out, the fake-enforcement variant claims the flag it never passes, the swallow-crash
+ * variant drops the failure of a crash.
  */
 export function myCliDriver(config: MyCliConfig = {}): Driver {
   const variant = config.variant ?? "good";
   const driver = new MyCliDriver(config);
   const run = driver.run.bind(driver);
   driver.run = async (request, sink, signal) => {
-    const response = await run(request, sink, signal);
+    let response = await run(request, sink, signal);
+    const details = response.failure?.details;
+    if (variant === "swallow-crash" && (details?.exitCode !== undefined || details?.exitSignal !== undefined)) {
+      const { failure: _swallowed, ...success } = response;
+      response = success;
+    }
     const enforcement = reportEnforcement(request.policy, (field) =>
       field === "sandbox"
         ? { mechanisms: ["cli_flag"], detail: "--read-only" }
