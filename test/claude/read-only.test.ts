@@ -6,11 +6,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import { mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
 import { z } from "zod";
 import { defineTool, mcpStdio, type AgentEvent } from "adaptor";
-import { harness, type Harness } from "./support.js";
+import { callThenReport, harness, type Harness } from "./support.js";
 
 let h: Harness | undefined;
 let work: string;
@@ -24,17 +24,6 @@ afterEach(async () => {
 });
 
 const READ_ONLY = { policy: { sandbox: "read_only" as const, approvals: { permission: "ask" as const } } };
-
-/** A rule that calls `name` with `input` when the prompt says `trigger`, and one that reports the result. */
-function callThenReport(trigger: string, name: string, input: Record<string, unknown>): ScriptRule[] {
-  return [
-    { when: whenUserSays(trigger), reply: { toolUse: { name, input } } },
-    {
-      when: whenToolResult(name),
-      reply: (view) => ({ text: `${name} ${view.lastToolResult?.isError ? "error" : "ok"}: ${view.lastToolResult?.content ?? ""}` }),
-    },
-  ];
-}
 
 async function drain(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];

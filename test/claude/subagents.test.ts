@@ -1,12 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { whenToolResult, whenUserSays } from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
-import { harness, type Harness } from "./support.js";
+import { drainEvents, harness, type Harness } from "./support.js";
 
 // The `agents` run option on the real claude binary: the model delegates to a subagent defined
-// for the run (its Agent tool with `subagent_type`), and the subagent's own model request carries
-// the definition's prompt as its system prompt.
+// for the run (its Agent tool with `subagent_type`), the subagent's own model request carries the
+// definition's prompt as its system prompt, and the delegation runs in the foreground: the
+// subagent's answer is the Agent call's tool result, which the parent model reads in the same turn.
+// (claude-code 2.1.332 would launch it in the background by default, "Async agent launched", and
+// the answer would reach neither the parent nor the host.)
 
 let h: Harness | undefined;
 let agent: Agent | undefined;
@@ -16,45 +20,132 @@ afterEach(async () => {
   h = agent = undefined;
 });
 
-/** Polls `probe` every 100 ms until it returns a value (up to 60 s, a safety net). */
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  for (let waited = 0; waited < 60_000; waited += 100) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("condition not met within 60 s");
+const REVIEWER = {
+  "release-reviewer": { description: "Reviews release notes for tone", prompt: "You are the release reviewer. Judge tone only." },
+};
+const AUTO = { policy: { approvals: { permission: "auto_approve" as const } } };
+
+/** The delegation (with the model's own `run_in_background`, if any), the subagent's answer, and the parent's answer quoting its tool result. */
+function delegationRules(runInBackground?: boolean): ScriptRule[] {
+  return [
+    {
+      name: "delegate",
+      when: whenUserSays("delegate the review"),
+      reply: {
+        toolUse: {
+          name: "Agent",
+          input: {
+            description: "review notes",
+            prompt: "check the tone of NOTES.md",
+            subagent_type: "release-reviewer",
+            ...(runInBackground === undefined ? {} : { run_in_background: runInBackground }),
+          },
+        },
+      },
+    },
+    { name: "subagent", when: whenUserSays("check the tone of NOTES.md"), reply: { text: "SUBAGENT-VERDICT: the tone is fine" } },
+    {
+      name: "parent",
+      when: whenToolResult("Agent"),
+      reply: (view) => ({ text: `the reviewer answered: ${String(view.lastToolResult?.content)}` }),
+    },
+  ];
 }
 
 describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
   it("a subagent defined for the run is delegated to, with its prompt as the subagent's system prompt", async () => {
-    h = await harness([
-      {
-        when: whenUserSays("delegate the review"),
-        reply: {
-          toolUse: {
-            name: "Agent",
-            input: { description: "review notes", prompt: "check the tone of NOTES.md", subagent_type: "release-reviewer" },
-          },
-        },
-      },
-      { when: whenUserSays("check the tone of NOTES.md"), reply: { text: "the tone is fine" } },
-      { when: whenToolResult("Agent"), reply: { text: "the reviewer says the tone is fine" } },
-    ]);
+    h = await harness(delegationRules());
+    agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+    await agent.run("delegate the review", { agents: REVIEWER, ...AUTO });
+    const subagentCall = h.server.requests.find((r) => r.rule === "subagent");
+    expect(subagentCall?.view.system).toContain("You are the release reviewer. Judge tone only.");
+  });
+
+  for (const runInBackground of [undefined, true]) {
+    it(`a delegation returns the subagent's answer to the parent model within the turn (run_in_background: ${String(runInBackground)})`, async () => {
+      h = await harness(delegationRules(runInBackground));
+      agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+      const stream = agent.stream("delegate the review", { agents: REVIEWER, ...AUTO });
+      const events = await drainEvents(stream);
+      const result = await stream.result();
+      // The subagent ran before the parent's next request, whose tool result is the subagent's answer.
+      expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "subagent", "parent"]);
+      const toolResult = h.server.requests[2]!.view.lastToolResult;
+      expect(toolResult).toMatchObject({ toolName: "Agent", isError: false });
+      expect(String(toolResult?.content)).toContain("SUBAGENT-VERDICT: the tone is fine");
+      expect(String(toolResult?.content)).not.toContain("Async agent launched");
+      expect(result.text).toContain("SUBAGENT-VERDICT: the tone is fine");
+      // The host sees the delegation as the Agent call, the task's notices, and its tool result.
+      const call = events.find((e) => e.type === "tool-call" && e.phase === "end");
+      expect(call).toMatchObject({ name: "Agent", input: { subagent_type: "release-reviewer" } });
+      const started = events.find((e) => e.type === "notice" && e.message === "task_started");
+      expect(started).toMatchObject({ data: { task_type: "local_agent", subagent_type: "release-reviewer", is_backgrounded: false } });
+      const hostResult = events.find((e) => e.type === "tool-result");
+      expect(hostResult).toMatchObject({ name: "Agent", isError: false });
+      expect(String((hostResult as { output: unknown }).output)).toContain("SUBAGENT-VERDICT: the tone is fine");
+      // In the transcript: the call, its result, the parent's answer; the subagent's prompt is in the call's input, not a user item.
+      expect(result.transcript().map((item) => item.kind)).toEqual(["tool-call", "tool-result", "assistant"]);
+      expect(result.transcript()[1]).toMatchObject({ kind: "tool-result", toolName: "Agent", isError: false });
+    });
+  }
+
+  it("a host's beforeToolCall edit of the delegation keeps it in the foreground", async () => {
+    h = await harness(delegationRules());
     agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
     const result = await agent.run("delegate the review", {
-      agents: {
-        "release-reviewer": { description: "Reviews release notes for tone", prompt: "You are the release reviewer. Judge tone only." },
+      agents: REVIEWER,
+      ...AUTO,
+      hooks: {
+        beforeToolCall: (call) =>
+          call.toolName === "Agent" ? { updatedInput: { ...(call.input as object), run_in_background: true } } : undefined,
       },
-      policy: { approvals: { permission: "auto_approve" } },
     });
-    expect(result.text).toContain("the reviewer says the tone is fine");
-    const toolResult = h.server.requests.find((r) => r.view.lastToolResult?.toolName === "Agent");
-    expect(toolResult?.view.lastToolResult?.isError).toBe(false);
-    // claude-code 2.1.332 launches the subagent in the background ("Async agent launched"), so its
-    // request may come after the parent's answer: wait for it (a condition, not a delay).
-    const server = h.server;
-    const subagentCall = await until(() => server.requests.find((r) => r.view.lastUserText.includes("check the tone of NOTES.md")));
-    expect(subagentCall.view.system).toContain("You are the release reviewer. Judge tone only.");
+    expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "subagent", "parent"]);
+    expect(result.text).toContain("SUBAGENT-VERDICT: the tone is fine");
   });
+
+  it("a host's approval that edits the delegation keeps it in the foreground", async () => {
+    h = await harness(delegationRules());
+    const asked: string[] = [];
+    // The CLI runs the Agent tool unasked; askForEveryTool makes it ask the host.
+    agent = new Agent(
+      claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5", askForEveryTool: true }),
+      {
+        onApproval: (request) => {
+          asked.push(String(request.toolName));
+          request.approve({ updatedInput: { ...(request.input as object), run_in_background: true } });
+        },
+      },
+    );
+    const result = await agent.run("delegate the review", { agents: REVIEWER });
+    expect(asked).toEqual(["Agent"]);
+    expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "subagent", "parent"]);
+    expect(result.text).toContain("SUBAGENT-VERDICT: the tone is fine");
+  });
+
+  for (const spawn of [false, true]) {
+    it(`the thread turn after a delegation answers its own prompt (${spawn ? "resumed" : "reused"} process)`, async () => {
+      h = await harness([
+        ...delegationRules(),
+        { name: "second", when: whenUserSays("SECOND-PROMPT"), reply: { text: "ANSWER-TO-SECOND" } },
+      ]);
+      const driver = claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+      agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+      const thread = agent.thread("review");
+      const first = await thread.run("delegate the review", { agents: REVIEWER, ...AUTO });
+      expect(first.text).toContain("SUBAGENT-VERDICT");
+      const stream = thread.stream("SECOND-PROMPT: what did the reviewer say?", {
+        agents: REVIEWER,
+        ...AUTO,
+        ...(spawn ? { spawn: true } : {}),
+      });
+      const events = await drainEvents(stream);
+      const second = await stream.result();
+      expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(!spawn);
+      expect(second.status).toBe("completed");
+      expect(second.text).toBe("ANSWER-TO-SECOND");
+      expect(second.usage?.outputTokens).toBeGreaterThan(0);
+      expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "subagent", "parent", "second"]);
+    });
+  }
 });

@@ -1,11 +1,10 @@
-import { readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenUserSays } from "@adaptor/testkit";
 import { Agent, ErrResumeRejected, ErrThreadNotFound, isError, type AgentEvent, type Stream } from "adaptor";
 import { claude, type ClaudeDriver } from "@adaptor/claude";
-import { alive, harness, type Harness } from "./support.js";
+import { alive, harness, transcriptFiles, type Harness } from "./support.js";
 
 // Issue "Threads with leases" §5–6 on the real claude binary: sessions resume, fork and are
 // rejected for real; live processes are reused between the turns of one thread.
@@ -36,15 +35,6 @@ function threadAgent(harnessed: Harness, store: MemoryThreadStore, spawn = false
     threadStore: store,
     spawn,
   });
-}
-
-function transcriptFiles(configDir: string, sessionId: string): string[] {
-  const projects = join(configDir, "projects");
-  return readdirSync(projects).flatMap((dir) =>
-    readdirSync(join(projects, dir))
-      .filter((file) => file === `${sessionId}.jsonl`)
-      .map((file) => join(projects, dir, file)),
-  );
 }
 
 describe("claude threads on the real binary", { timeout: 120_000 }, () => {

@@ -43,7 +43,8 @@ async function drain(stream: Stream): Promise<AgentEvent[]> {
 describe("turn isolation on a reused process (fake CLI)", () => {
   it("late output of turn 1 after its result (deltas, tool call, usage, approval request) never reaches turn 2", async () => {
     const steps: FakeCliStep[] = [
-      { awaitStdinLine: true },
+      { awaitStdinLine: true }, // the initialize control request (the Agent tool's hook)
+      { awaitStdinLine: true }, // turn 1's prompt
       init,
       assistant(FIRST_MESSAGE, "one"),
       result("one", 0.5, 10, 1),
@@ -107,6 +108,46 @@ describe("turn isolation on a reused process (fake CLI)", () => {
         line: { type: "control_response", response: { request_id: "late-approval", response: { behavior: "deny" } } },
       });
       expect((await thread.checkpoint())?.checkpoint).toMatchObject({ resumeId: "s-1", data: { lastMessageId: SECOND_MESSAGE } });
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe("a turn the CLI runs by itself (fake CLI)", () => {
+  it("a result with an origin and no prompt tag (a task notification's turn) is not the verdict; the prompt's result is", async () => {
+    const agent = new Agent(
+      claude({
+        command: fakeCliPath,
+        env: fakeCliEnv([
+          { awaitStdinLine: true },
+          init,
+          line({
+            type: "result",
+            subtype: "success",
+            is_error: false,
+            result: "",
+            num_turns: 0,
+            session_id: "s-1",
+            origin: { kind: "task-notification" },
+          }),
+          init,
+          assistant(FIRST_MESSAGE, "the answer"),
+          result("the answer", 0.2, 5, 3),
+          { hang: true },
+        ]),
+        killGraceMs: 300,
+      }),
+    );
+    try {
+      const stream = agent.stream("hi");
+      const events = await drain(stream);
+      const res = await stream.result();
+      expect(res.text).toBe("the answer");
+      expect(res.usage).toEqual({ inputTokens: 5, outputTokens: 3 });
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "notice", message: "output from an earlier turn dropped", data: { lines: { result: 1 } } }),
+      );
     } finally {
       await agent.close();
     }

@@ -13,4 +13,14 @@ describe("Codex refuses what it cannot deliver", () => {
       .catch((e: unknown) => e);
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "agents" });
   });
+
+  it.each([
+    ["allowedTools", { allowedTools: ["Bash"] }],
+    ["disallowedTools", { disallowedTools: ["Bash"] }],
+    ["additionalDirectories", { additionalDirectories: ["/tmp"] }],
+  ] as const)("%s (the Claude driver's tool access options): FeatureUnsupportedError, nothing started", async (feature, options) => {
+    await using agent = new Agent(codex({ command: "/nonexistent/codex" }));
+    const refused = await agent.run("hi", options).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature });
+  });
 });

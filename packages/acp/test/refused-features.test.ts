@@ -32,6 +32,16 @@ describe("ACP refuses what its protocol cannot carry", () => {
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "agents" });
   });
 
+  it.each([
+    ["allowedTools", { allowedTools: ["Bash"] }],
+    ["disallowedTools", { disallowedTools: ["Bash"] }],
+    ["additionalDirectories", { additionalDirectories: ["/tmp"] }],
+  ] as const)("%s is refused with FeatureUnsupportedError before any process starts", async (feature, options) => {
+    await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    const refused = await agent.run("hi", options).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
+  });
+
   it("turn and cost budgets are refused (no per-response event, no cost); a tool-call budget is accepted", async () => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     for (const [budget, feature] of [

@@ -8,6 +8,7 @@ import {
   ErrInvalidOption,
   InvalidOptionError,
   MalformedStringError,
+  SuspendUnsupportedError,
   findError,
   isError,
   type AgentEvent,
@@ -78,6 +79,24 @@ describe("misspelt options are refused with a suggestion before anything starts"
     const error = constructionRefusal(() => agent.thread("t", { resumeonly: true } as never));
     expect(error).toMatchObject({ subject: "thread options", field: "resumeonly", suggestion: "resumeOnly" });
     expect(constructionRefusal(() => agent.thread("t", { resumeOnly: "yes" } as never)).field).toBe("resumeOnly");
+  });
+
+  it("thread options: adoptSession must be a non-empty string and is not taken with resumeOnly", () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    expect(constructionRefusal(() => agent.thread("t", { adoptSession: "" })).field).toBe("adoptSession");
+    expect(constructionRefusal(() => agent.thread("t", { adoptSession: 42 } as never)).field).toBe("adoptSession");
+    const both = constructionRefusal(() => agent.thread("t", { adoptSession: "s", resumeOnly: true }));
+    expect(both).toMatchObject({ subject: "thread options", field: "adoptSession" });
+    expect(both.message).toMatch(/resumeOnly/);
+  });
+
+  it("a turn that adopts a CLI session cannot suspend: SuspendUnsupportedError (reason adopt), nothing started", async () => {
+    const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
+    const verdict = await agent
+      .thread("t", { adoptSession: "s" })
+      .run("p", { suspend: {} })
+      .catch((e: unknown) => e);
+    expect(findError(verdict, SuspendUnsupportedError)).toMatchObject({ reason: "adopt" });
   });
 
   it("thread runs check their run options too", async () => {

@@ -56,6 +56,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     systemPrompt: ["replace", "append"],
     // --agents: the Task tool offers them (test/claude/subagents.test.ts).
     subagents: true,
+    toolRules: true,
+    additionalDirectories: true,
     // Base64 image blocks before the text of the user line (test/claude/images.test.ts).
     images: true,
     // interrupt: the `interrupt` control request, the process kept; send: a user line during the

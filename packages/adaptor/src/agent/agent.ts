@@ -101,7 +101,8 @@ export class Agent implements AsyncDisposable {
 
   /**
    * The thread under `key`: its runs continue the stored conversation, or start one
-   * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting).
+   * (`resumeOnly: true`: fail with `ErrThreadNotFound` instead of starting; `adoptSession`: continue
+   * a conversation the CLI already has, see {@link ThreadOptions.adoptSession}).
    * @throws TypeError for an empty key (a programmer error); InvalidThreadKeyError
    * (`ErrInvalidThreadKey`) for a key that breaks the key rules: a lone UTF-16 surrogate, whitespace
    * only, a control character (C0 such as NUL or a line break, DEL, C1), a bidi override or isolate
@@ -109,7 +110,8 @@ export class Agent implements AsyncDisposable {
    * InvalidOptionError (subject `"thread options"`) for an unknown or mistyped option.
    */
   thread(key: string, options: ThreadOptions = {}): Thread {
-    const { resumeOnly } = checkThreadOptions(options);
+    const { resumeOnly, adoptSession } = checkThreadOptions(options);
+    if (adoptSession !== undefined) return new Thread(this.#threadHost, key, "adopt", adoptSession);
     return new Thread(this.#threadHost, key, resumeOnly ? "resume_only" : "continue_or_start");
   }
 
@@ -168,7 +170,7 @@ export class Agent implements AsyncDisposable {
   }
 
   readonly #threadHost: ThreadHost = {
-    streamThread: (key, mode, parentKey, prompt, options, eventsDrained, resume) => {
+    streamThread: (key, mode, from, prompt, options, eventsDrained, resume) => {
       const store = this.#options.threadStore;
       if (!store) {
         const missing = new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired });
@@ -178,7 +180,8 @@ export class Agent implements AsyncDisposable {
         store,
         key,
         mode,
-        ...(parentKey !== undefined ? { parentKey } : {}),
+        ...(from !== undefined && mode === "fork" ? { parentKey: from } : {}),
+        ...(from !== undefined && mode === "adopt" ? { adoptSession: from } : {}),
         identity: this.#options.identity ?? "",
         owner: this.#owner,
         leaseTtlMs: this.#options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
@@ -372,7 +375,8 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks } = prep.request;
+        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks, toolRules, additionalDirectories } =
+          prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -384,6 +388,8 @@ export class Agent implements AsyncDisposable {
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(agents !== undefined ? { agents } : {}),
           ...(hooks !== undefined ? { hooks } : {}),
+          ...(toolRules !== undefined ? { toolRules } : {}),
+          ...(additionalDirectories !== undefined ? { additionalDirectories } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;

@@ -24,7 +24,8 @@ export interface ThreadHost {
   streamThread(
     key: string,
     mode: ThreadMode,
-    parentKey: string | undefined,
+    /** The parent key of a fork; the CLI's session id of an adoption; else undefined. */
+    from: string | undefined,
     prompt: Prompt,
     options: RunOptions,
     eventsDrained: boolean,
@@ -47,7 +48,8 @@ export class Thread {
   readonly key: string;
   readonly #host: ThreadHost;
   #mode: ThreadMode;
-  readonly #parentKey: string | undefined;
+  /** The parent key of a fork, the CLI's session id of an adoption. */
+  readonly #from: string | undefined;
 
   /**
    * @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`; checks the key
@@ -55,12 +57,12 @@ export class Thread {
    * @throws TypeError for an empty or non-string key; InvalidThreadKeyError for a key that breaks the
    * key rules (see `checkThreadKey`).
    */
-  constructor(host: ThreadHost, key: string, mode: ThreadMode, parentKey?: string) {
+  constructor(host: ThreadHost, key: string, mode: ThreadMode, from?: string) {
     checkThreadKey(key);
     this.#host = host;
     this.key = key;
     this.#mode = mode;
-    this.#parentKey = parentKey;
+    this.#from = from;
   }
 
   /** Starts a turn; see `Agent.stream`. Never throws. */
@@ -69,9 +71,9 @@ export class Thread {
   }
 
   #stream(prompt: Prompt, options: RunOptions, eventsDrained: boolean): Stream {
-    const stream = this.#host.streamThread(this.key, this.#mode, this.#parentKey, prompt, options, eventsDrained);
-    // After the first turn of a new thread or a fork, later turns continue the conversation.
-    if (this.#mode === "start_new" || this.#mode === "fork") {
+    const stream = this.#host.streamThread(this.key, this.#mode, this.#from, prompt, options, eventsDrained);
+    // After the first turn of a new thread, a fork or an adoption, later turns continue the conversation.
+    if (this.#mode === "start_new" || this.#mode === "fork" || this.#mode === "adopt") {
       stream.result().then(
         () => (this.#mode = "continue_or_start"),
         () => undefined,

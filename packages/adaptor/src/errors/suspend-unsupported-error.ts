@@ -10,10 +10,13 @@ import { ErrSuspendUnsupported } from "./sentinels.js";
 export class SuspendUnsupportedError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.SuspendUnsupportedError");
   static override readonly sentinel = ErrSuspendUnsupported;
-  /** Why, for people: `"store"` (no capability), `"fork"` (a fork's first turn) or `"images"` (a prompt with images). */
-  readonly reason: "store" | "fork" | "images";
+  /**
+   * Why, for people: `"store"` (no capability), `"fork"` (a fork's first turn), `"adopt"` (a turn
+   * run with `adoptSession`) or `"images"` (a prompt with images).
+   */
+  readonly reason: "store" | "fork" | "adopt" | "images";
 
-  constructor(reason: "store" | "fork" | "images", message: string) {
+  constructor(reason: "store" | "fork" | "adopt" | "images", message: string) {
     super(message);
     this.reason = reason;
   }

@@ -1,4 +1,4 @@
-import { checkOptions } from "@adaptor/errors";
+import { checkOptions, InvalidOptionError } from "@adaptor/errors";
 import type { AgentOptions, RunOptions } from "./run-options.js";
 import {
   AGENT_ONLY_HINTS,
@@ -14,6 +14,25 @@ import { copyOptionData } from "./copy-option-data.js";
 export interface ThreadOptions {
   /** Fail the first run with `ErrThreadNotFound` instead of starting a conversation. Default false. */
   readonly resumeOnly?: boolean;
+  /**
+   * Adopt a conversation the CLI already has (one an app made without adaptor, or before it used
+   * adaptor): the CLI's own id of it, as `Result.sessionId` reports it (Claude: the
+   * `session_id` of its messages and `--resume`; Codex: the thread id of `thread.id` / `codex exec
+   * resume`). When `key` has no conversation yet, the first run continues that session instead of
+   * starting one, and its commit makes it an ordinary thread: later turns, `fork`, and (with
+   * portable sessions) other hosts restoring it from the store. When `key` already holds that
+   * same session (an earlier adoption), the run simply continues it; when it holds another one, the
+   * run fails with `ErrThreadAlreadyExists` and nothing changes.
+   *
+   * The session must be in this host's CLI home for the run's working directory: Claude's
+   * `CLAUDE_CONFIG_DIR` (default `~/.claude`) under the project folder of `cwd`, Codex's
+   * `CODEX_HOME` (default `~/.codex`). An id the CLI cannot find there (a wrong id, another
+   * working directory, config dir or home) fails the run with `ErrResumeRejected` (a thread error),
+   * before or when the CLI starts; never a fresh conversation. A driver that cannot find its CLI's
+   * sessions by id (ACP agents) refuses the run with `FeatureUnsupportedError` (feature
+   * `adoptSession`). Not with `resumeOnly`. Non-empty, no NUL. Default: none.
+   */
+  readonly adoptSession?: string;
 }
 
 /**
@@ -60,5 +79,12 @@ export function checkPrewarmOptions(options: unknown): RunOptions & { readonly c
  * @throws InvalidOptionError (subject `"thread options"`) naming the field.
  */
 export function checkThreadOptions(options: unknown): ThreadOptions {
-  return checkOptions<ThreadOptions>("thread options", options, THREAD_OPTIONS_SHAPE);
+  const checked = checkOptions<ThreadOptions>("thread options", options, THREAD_OPTIONS_SHAPE);
+  if (checked.adoptSession !== undefined && checked.resumeOnly === true)
+    throw new InvalidOptionError({
+      subject: "thread options",
+      field: "adoptSession",
+      reason: "cannot be combined with resumeOnly (an adoption starts from the CLI's session when the key has none)",
+    });
+  return checked;
 }

@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
@@ -24,6 +25,12 @@ const subagent: OptionCheck = (value, field, subject) => {
   }
 };
 
+/** A non-empty absolute path. */
+const absolutePath: OptionCheck = (value, field, subject) => {
+  is.string({ nonEmpty: true })(value, field, subject);
+  if (!isAbsolute(value as string)) throw new InvalidOptionError({ subject, field, reason: "must be an absolute path" });
+};
+
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
 const SHARED: OptionShape = {
   model: is.string({ nonEmpty: true }),
@@ -45,6 +52,9 @@ const SHARED: OptionShape = {
     appendedPrompt,
   ),
   agents: is.recordOf(subagent, { key: is.string({ nonEmpty: true }) }),
+  allowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
+  disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
+  additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
   budget: is.shape({
     maxTurns: is.integer(1),
     maxToolCalls: is.integer(1),
@@ -98,6 +108,7 @@ export const PREWARM_OPTIONS_SHAPE: OptionShape = {
 /** Every key of the options of `agent.thread()`. */
 export const THREAD_OPTIONS_SHAPE: OptionShape = {
   resumeOnly: is.boolean(),
+  adoptSession: is.string({ nonEmpty: true }),
 };
 
 const AGENT_ONLY = Object.keys(AGENT_OPTIONS_SHAPE).filter((key) => !(key in RUN_OPTIONS_SHAPE));

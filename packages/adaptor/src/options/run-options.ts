@@ -54,6 +54,31 @@ export interface SharedRunOptions {
    */
   readonly agents?: Readonly<Record<string, SubagentDefinition>>;
   /**
+   * Permission rules that let matching tool calls run without anyone being asked, in the CLI's rule
+   * syntax (Claude: a tool name such as `"Read"`, a scoped rule such as `"Bash(git log:*)"`, an MCP
+   * tool `"mcp__server__tool"`; non-empty strings, no NUL). The calls they match skip the approval
+   * broker, so a run whose policy needs the host to decide (`sandbox: "read_only"`, or a
+   * `permission` approval mode of `ask` / `auto_deny`) refuses them with
+   * `PolicyCapabilityUnsupportedError`. Refused before launch with `FeatureUnsupportedError`
+   * (feature `allowedTools`) by a driver that cannot apply rules (see the README's agent table).
+   * A call's list replaces the agent's. Default: none.
+   */
+  readonly allowedTools?: readonly string[];
+  /**
+   * Permission rules whose calls are refused, in the same syntax as {@link allowedTools}; a bare
+   * tool name takes the tool away from the model. They apply under every policy. Refused before
+   * launch with `FeatureUnsupportedError` (feature `disallowedTools`) by a driver that cannot apply
+   * rules. A call's list replaces the agent's. Default: none.
+   */
+  readonly disallowedTools?: readonly string[];
+  /**
+   * Directories beyond `cwd` that the agent's file tools may read (and, as the policy allows, edit),
+   * as absolute paths (`InvalidOptionError` otherwise). Refused before launch with
+   * `FeatureUnsupportedError` (feature `additionalDirectories`) by a driver that cannot widen its
+   * agent's workspace. A call's list replaces the agent's. Default: none.
+   */
+  readonly additionalDirectories?: readonly string[];
+  /**
    * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
    * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a
    * `RunError` `budget_exceeded` (`details.budget` names it, `details.limit` and `details.used`)

@@ -46,6 +46,36 @@ export function prepareSubagents(prep: Preparation): void {
 }
 
 /**
+ * Pre-invocation step: hands the run's `allowedTools` / `disallowedTools` (as `toolRules`) and
+ * `additionalDirectories` to a driver whose descriptor declares `toolRules` /
+ * `additionalDirectories`. Nothing to do without the options or with empty lists.
+ * @throws FeatureUnsupportedError (feature `allowedTools`, `disallowedTools` or
+ * `additionalDirectories`) for any other driver; the driver is never started.
+ */
+export function prepareToolAccess(prep: Preparation): void {
+  const { allowedTools = [], disallowedTools = [], additionalDirectories = [] } = prep.options;
+  const { type, capabilities } = prep.driver.descriptor;
+  for (const [feature, list] of [
+    ["allowedTools", allowedTools],
+    ["disallowedTools", disallowedTools],
+  ] as const) {
+    if (list.length > 0 && capabilities.toolRules !== true)
+      throw new FeatureUnsupportedError(type, feature, "its agent takes no permission rules from the host");
+  }
+  if (additionalDirectories.length > 0 && capabilities.additionalDirectories !== true)
+    throw new FeatureUnsupportedError(type, "additionalDirectories", "its agent's file tools cannot be given further directories");
+  if (allowedTools.length > 0 || disallowedTools.length > 0)
+    prep.request = {
+      ...prep.request,
+      toolRules: {
+        ...(allowedTools.length > 0 ? { allow: [...allowedTools] } : {}),
+        ...(disallowedTools.length > 0 ? { deny: [...disallowedTools] } : {}),
+      },
+    };
+  if (additionalDirectories.length > 0) prep.request = { ...prep.request, additionalDirectories: [...additionalDirectories] };
+}
+
+/**
  * Pre-invocation step: checks the run's `budget` against what the driver reports (model responses
  * for `maxTurns`, cost for `maxCostUsd`; tool calls are counted for every driver) and hands it to
  * the driver, which may enforce it natively too. Nothing to do without the option.

@@ -5,7 +5,14 @@ import { prepareHostTools } from "./prepare-host-tools.js";
 import { prepareMcpServers } from "./prepare-mcp-servers.js";
 import { prepareSkills } from "./prepare-skills.js";
 import { prepareStructuredOutput } from "./prepare-structured-output.js";
-import { prepareBudget, prepareHooks, prepareImages, prepareSubagents, prepareSystemPrompt } from "./prepare-run-shaping.js";
+import {
+  prepareBudget,
+  prepareHooks,
+  prepareImages,
+  prepareSubagents,
+  prepareSystemPrompt,
+  prepareToolAccess,
+} from "./prepare-run-shaping.js";
 
 /**
  * The pre-invocation steps, in order (docs/design.md "Pre-invocation order"; the policy check
@@ -16,6 +23,7 @@ export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<
   checkPolicy,
   prepareSystemPrompt,
   prepareSubagents,
+  prepareToolAccess,
   prepareBudget,
   prepareHooks,
   prepareImages,

@@ -14,6 +14,8 @@ export interface ResultInit {
   readonly provider?: string | undefined;
   /** Final assistant text. */
   readonly text: string;
+  /** The CLI's own id of the conversation (the checkpoint's resume id), when the run produced one. */
+  readonly sessionId?: string | undefined;
   /** Token counts, when the CLI reported them. */
   readonly usage?: Usage | undefined;
   /** Cost in US dollars, when the CLI reported it. */
@@ -55,6 +57,17 @@ export class Result {
   readonly provider: string | undefined;
   /** Final assistant text: never stdout, never the terminal JSON. */
   readonly text: string;
+  /**
+   * The CLI's own id of the conversation this run continued or started, the one its session files
+   * and logs are named by: Claude's `session_id` (the transcript
+   * `$CLAUDE_CONFIG_DIR/projects/<cwd>/<id>.jsonl`), Codex's thread id (the rollout
+   * `$CODEX_HOME/sessions/…/rollout-…-<id>.jsonl`), an ACP agent's `sessionId`. It is the id a
+   * thread's checkpoint resumes by (`(await thread.checkpoint())?.checkpoint.resumeId`), so it is
+   * the same across the turns of a thread the CLI resumes in place (Claude, Codex), and new for a
+   * fork. `undefined` when the driver reported no checkpoint for the run: a business failure (a
+   * `RunError`'s partial Result), or a driver that reports none.
+   */
+  readonly sessionId: string | undefined;
   /** Token usage; `undefined` when the CLI reported none, zeros when it reported zeros. */
   readonly usage: Usage | undefined;
   /** Cost in US dollars, when the CLI reports it. */
@@ -94,6 +107,7 @@ export class Result {
     this.model = init.model;
     this.provider = init.provider;
     this.text = init.text;
+    this.sessionId = init.sessionId;
     this.usage = init.usage ? Object.freeze({ ...init.usage }) : undefined;
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;

@@ -387,6 +387,7 @@ function toResult(
     model: response?.model,
     provider: response?.provider,
     text: response?.text ?? "",
+    sessionId: response?.checkpoint?.resumeId,
     usage: response?.usage,
     costUsd: response?.costUsd,
     durationMs,

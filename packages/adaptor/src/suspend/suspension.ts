@@ -37,7 +37,7 @@ export function pendingStore(store: ThreadStore): ThreadStore & PendingApprovalS
 /**
  * The run's suspend settings, checked before anything starts.
  * @throws InvalidOptionError (field `suspend`) for a run that is not a thread turn;
- * SuspendUnsupportedError for a store without the capability or a fork's first turn.
+ * SuspendUnsupportedError for a store without the capability, a fork's first turn or an adopting turn.
  */
 export function checkSuspend(options: RunOptions, thread: ThreadContext | undefined): SuspendSettings | undefined {
   const value = options.suspend;
@@ -51,6 +51,11 @@ export function checkSuspend(options: RunOptions, thread: ThreadContext | undefi
   }
   if (thread.mode === "fork")
     throw new SuspendUnsupportedError("fork", "a fork's first turn cannot suspend; run it without `suspend`, then suspend later turns");
+  if (thread.mode === "adopt")
+    throw new SuspendUnsupportedError(
+      "adopt",
+      "a turn that adopts a CLI session cannot suspend; run it without `suspend`, then suspend later turns (agent.thread(key))",
+    );
   pendingStore(thread.store);
   const deadlineMs = value.deadlineMs === undefined || value.deadlineMs === Infinity ? undefined : value.deadlineMs;
   return { deadlineMs, onDeadline: value.onDeadline ?? "abort" };

@@ -7,8 +7,11 @@ export interface ResumeSpec {
   readonly decision?: ApprovalDecision;
 }
 
-/** How a thread run treats the stored conversation (docs/design.md "Thread modes"). */
-export type ThreadMode = "continue_or_start" | "resume_only" | "start_new" | "fork";
+/**
+ * How a thread run treats the stored conversation (docs/design.md "Thread modes"); `adopt`: when
+ * the key has none, continue a session the CLI already has (`agent.thread(key, { adoptSession })`).
+ */
+export type ThreadMode = "continue_or_start" | "resume_only" | "start_new" | "fork" | "adopt";
 
 /** What a thread run needs beyond an ordinary run. */
 export interface ThreadContext {
@@ -17,6 +20,8 @@ export interface ThreadContext {
   readonly mode: ThreadMode;
   /** The parent key of a fork. */
   readonly parentKey?: string;
+  /** The CLI's own session id an `adopt` run continues when the key has no conversation. */
+  readonly adoptSession?: string;
   /** Host identity stored with the record and part of the fingerprint. */
   readonly identity: string;
   /** Lease owner (this agent). */

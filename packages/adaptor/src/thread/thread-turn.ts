@@ -1,6 +1,6 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
-import type { DriverRequest, DriverResponse } from "@adaptor/driver";
+import { FeatureUnsupportedError, type DriverRequest, type DriverResponse } from "@adaptor/driver";
 import {
   AlreadyExistsError,
   LeaseLostError,
@@ -256,6 +256,20 @@ export class ThreadTurn {
     }
     const current = await store.resolve({ key }, prep.signal);
     this.#current = current;
+    if (mode === "adopt") {
+      const adopted = this.#ctx.adoptSession ?? "";
+      if (!current) {
+        await this.#findAdopted(adopted, prep);
+        prep.request = { ...prep.request, session: { resumeId: adopted }, reuseProcess: wantsReuse };
+        return;
+      }
+      // Adopted before: the key's conversation is that session; any other is not this call's to replace.
+      if (current.checkpoint.resumeId !== adopted)
+        throw threadError(
+          ErrThreadAlreadyExists,
+          `thread ${key}: cannot adopt session ${adopted}: the key already holds conversation ${current.checkpoint.resumeId}`,
+        );
+    }
     if (!current) {
       if (mode === "resume_only") throw threadError(ErrThreadNotFound, `thread ${key}: no active record`);
       prep.request = { ...prep.request, reuseProcess: wantsReuse };
@@ -347,6 +361,40 @@ export class ThreadTurn {
     return { outcome: "none" };
   }
 
+  /**
+   * An adoption's check before the CLI starts: the driver must find the session by id in this
+   * host's CLI home for the run's cwd and environment, so a wrong id, working directory or home is
+   * a typed error, never a fresh conversation (the CLI's own rejection, should it still come, is
+   * `ErrResumeRejected` too: see {@link afterDriver}).
+   * @throws FeatureUnsupportedError (feature `adoptSession`) for a driver that cannot find its CLI's
+   * sessions by id; ErrResumeRejected (a thread error) when this host has no such session, or the
+   * driver does not take the id as one of its CLI's (its error as cause).
+   */
+  async #findAdopted(resumeId: string, prep: Preparation): Promise<void> {
+    const transfer = prep.driver.sessions;
+    if (!transfer)
+      throw new FeatureUnsupportedError(this.#driverType, "adoptSession", "it cannot find its CLI's sessions by id on this host");
+    const location = { ...this.#where, resumeId };
+    let found: unknown;
+    try {
+      found = transfer.exportSessionFrom
+        ? await transfer.exportSessionFrom(location, () => Number.MAX_SAFE_INTEGER, prep.signal)
+        : await transfer.exportSession(location, prep.signal);
+    } catch (error) {
+      if (prep.signal.aborted) throw error;
+      throw threadError(
+        ErrResumeRejected,
+        `thread ${this.#ctx.key}: cannot adopt session ${resumeId}: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+    }
+    if (found === undefined)
+      throw threadError(
+        ErrResumeRejected,
+        `thread ${this.#ctx.key}: cannot adopt session ${resumeId}: this host's ${this.#driverType} home has no such session (check the id, the working directory and the CLI's config dir or home)`,
+      );
+  }
+
   #checkCompatible(record: ThreadRecord): void {
     const why =
       record.driverType !== this.#driverType
@@ -423,7 +471,7 @@ export class ThreadTurn {
     }
     // A continued conversation (continue-or-start or resume-only) keeps its record's identity; a new
     // one (start-new, fork, a fresh retry after a rejected resume) gets a new id.
-    const continued = mode === "continue_or_start" || mode === "resume_only";
+    const continued = mode === "continue_or_start" || mode === "resume_only" || mode === "adopt";
     const keep = continued && this.#current && this.#archiveId === undefined ? this.#current : undefined;
     let sessionState: SessionStateWrite | undefined;
     let filesAt: SessionFilesAt | undefined;

@@ -69,8 +69,10 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   // The CLI's own limits stop before the next model call; the SDK counts too (and judges tool calls).
   if (request.budget?.maxTurns !== undefined) args.push("--max-turns", String(request.budget.maxTurns));
   if (request.budget?.maxCostUsd !== undefined) args.push("--max-budget-usd", String(request.budget.maxCostUsd));
-  const policy = policyLaunch(request.policy, request.mcpServers, config);
+  const policy = policyLaunch(request.policy, request.mcpServers, config, request.toolRules);
   args.push(...policy.args);
+  // One flag per directory: the flag takes several values, so a path is never read as another option's.
+  for (const dir of request.additionalDirectories ?? []) args.push(`--add-dir=${dir}`);
   args.push(...jsonSchemaArgs(request));
   const env = mergeChildEnv({
     inheritEnv: config.inheritEnv,

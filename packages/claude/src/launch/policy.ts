@@ -1,4 +1,10 @@
-import { PolicyCapabilityUnsupportedError, type McpServerConfig, type PolicyEnforcement, type RunPolicy } from "@adaptor/driver";
+import {
+  PolicyCapabilityUnsupportedError,
+  type DriverRequest,
+  type McpServerConfig,
+  type PolicyEnforcement,
+  type RunPolicy,
+} from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
 import type { ClaudeConfig } from "../config.js";
 
@@ -55,6 +61,8 @@ export interface PolicyLaunch {
  *   refuses, docs/protocols.md).
  * - `webSearch: "deny"` → deny rules for the web tools.
  * - trusted MCP servers (the SDK's host tools) → allow rules.
+ * - the run's permission rules (`toolRules`, from `allowedTools` / `disallowedTools`) → allow and
+ *   deny rules in the same settings file.
  * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode) →
  *   `--permission-mode default`, so a `defaultMode` from a settings file (the workspace's own
  *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
@@ -64,18 +72,21 @@ export interface PolicyLaunch {
  * Approval modes are applied by the SDK, not the CLI.
  * @throws PolicyCapabilityUnsupportedError (matches `ErrPolicyCapabilityUnsupported`) under a
  * policy the host's config would loosen (`read_only`, or a `permission` approval mode of `ask` or
- * `auto_deny`): when `extraArgs` pre-approve tools (`--allowedTools`, `--allowed-tools`), or
- * `workspaceSettings` loads the workspace's hooks, which run commands no policy governs.
+ * `auto_deny`): when the run's `allowedTools` or `extraArgs` pre-approve tools (`--allowedTools`,
+ * `--allowed-tools`), or `workspaceSettings` loads the workspace's hooks, which run commands no
+ * policy governs.
  */
 export function policyLaunch(
   policy: RunPolicy | undefined,
   mcpServers: readonly McpServerConfig[] = [],
   config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings"> = {},
+  toolRules: DriverRequest["toolRules"] = {},
 ): PolicyLaunch {
-  refuseLooseningConfig(policy, config);
-  const deny: string[] = [];
+  refuseLooseningConfig(policy, config, toolRules.allow ?? []);
+  const deny: string[] = [...(toolRules.deny ?? [])];
   // `mcp__<server>` allows every tool of a trusted server (the SDK's host tools) without asking.
   const allow = mcpServers.filter((server) => server.trusted).map((server) => `mcp__${server.name}`);
+  allow.push(...(toolRules.allow ?? []));
   const args: string[] = [];
   const env: Record<string, string> = {};
   const readOnly = policy?.sandbox === "read_only";
@@ -105,10 +116,15 @@ function asksOrDenies(policy: RunPolicy | undefined): boolean {
 const ALLOW_RULE_FLAGS = ["--allowedTools", "--allowed-tools"];
 
 /**
- * Refuses a config that would let calls past a `read_only` sandbox or the host's approvals:
- * allow rules in `extraArgs`, or the workspace's settings files (their hooks run commands).
+ * Refuses a run that would let calls past a `read_only` sandbox or the host's approvals: the run's
+ * own allow rules, allow rules in `extraArgs`, or the workspace's settings files (their hooks run
+ * commands).
  */
-function refuseLooseningConfig(policy: RunPolicy | undefined, config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings">): void {
+function refuseLooseningConfig(
+  policy: RunPolicy | undefined,
+  config: Pick<ClaudeConfig, "extraArgs" | "workspaceSettings">,
+  allowRules: readonly string[],
+): void {
   const [dimension, value] =
     policy?.sandbox === "read_only"
       ? ["sandbox", "read_only"]
@@ -118,11 +134,13 @@ function refuseLooseningConfig(policy: RunPolicy | undefined, config: Pick<Claud
   if (dimension === undefined || value === undefined) return;
   const flag = config.extraArgs?.find((arg) => ALLOW_RULE_FLAGS.some((name) => arg === name || arg.startsWith(`${name}=`)));
   const why =
-    flag !== undefined
-      ? `extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`
-      : config.workspaceSettings
-        ? "workspaceSettings loads the workspace's hooks, which run commands no policy governs; drop the option or the policy"
-        : undefined;
+    allowRules.length > 0
+      ? `allowedTools let calls run without the host being asked; drop them or the policy`
+      : flag !== undefined
+        ? `extraArgs hold ${flag.split("=")[0]}, whose allow rules let calls run without the host being asked; drop the flag or the policy`
+        : config.workspaceSettings
+          ? "workspaceSettings loads the workspace's hooks, which run commands no policy governs; drop the option or the policy"
+          : undefined;
   if (why === undefined) return;
   const error = new PolicyCapabilityUnsupportedError("claude", dimension, value);
   error.message = `claude: policy ${dimension}=${JSON.stringify(value)} cannot be enforced: ${why}`;

@@ -1,4 +1,5 @@
 import type { PromptImage } from "@adaptor/driver";
+import { FOREGROUND_AGENT_HOOK, AGENT_TOOL_MATCHER } from "./foreground-agents.js";
 // The subset of Claude Code's stream-json protocol the driver reads and writes
 // (docs/protocols.md "Claude Code"); the output lines' types (`ResultLine`, `ContentBlock`) and
 // their translation (`StreamJsonTurn`) are the driver kit's, shared with CodeBuddy Code.
@@ -46,20 +47,27 @@ export const ASK_EVERY_TOOL_HOOK = "adaptor_ask_every_tool";
 
 /**
  * The `initialize` control request, registering `hooks` (by CLI hook event, each a list of
- * matchers with the callback ids the CLI calls through `hook_callback` control requests). With
- * `askForEveryTool`, a `PreToolUse` hook for every tool (matcher `*`) with {@link ASK_EVERY_TOOL_HOOK} comes first.
+ * matchers with the callback ids the CLI calls through `hook_callback` control requests). The
+ * `PreToolUse` hook on the Agent tool that runs delegations in the foreground
+ * ({@link FOREGROUND_AGENT_HOOK}) comes first, then, with `askForEveryTool`, a `PreToolUse` hook for
+ * every tool (matcher `*`) with {@link ASK_EVERY_TOOL_HOOK}.
  */
 export function initializeRequest(
   requestId: string,
   askForEveryTool: boolean,
   hooks: Readonly<Record<string, readonly unknown[]>> = {},
 ): Record<string, unknown> {
-  const all: Record<string, unknown[]> = askForEveryTool ? { PreToolUse: [{ matcher: "*", hookCallbackIds: [ASK_EVERY_TOOL_HOOK] }] } : {};
+  const all: Record<string, unknown[]> = {
+    PreToolUse: [
+      { matcher: AGENT_TOOL_MATCHER, hookCallbackIds: [FOREGROUND_AGENT_HOOK] },
+      ...(askForEveryTool ? [{ matcher: "*", hookCallbackIds: [ASK_EVERY_TOOL_HOOK] }] : []),
+    ],
+  };
   for (const [event, matchers] of Object.entries(hooks)) all[event] = [...(all[event] ?? []), ...matchers];
   return {
     type: "control_request",
     request_id: requestId,
-    request: { subtype: "initialize", ...(Object.keys(all).length > 0 ? { hooks: all } : {}) },
+    request: { subtype: "initialize", hooks: all },
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink, HookPoint, PromptImage } from "@adaptor/driver";
+import type { ApprovalDecision, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -27,18 +27,28 @@ import {
   userLine,
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
+import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, reportModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
+import { trackBackgroundTask } from "./background-tasks.js";
 
-/** Keeps `tasks` up to date from a CLI line: `task_started` of a background task adds it, `task_notification` removes it. */
-function trackBackgroundTask(tasks: Set<string>, message: Record<string, unknown>): void {
-  if (message.type !== "system" || typeof message.task_id !== "string") return;
-  if (message.subtype === "task_started" && message.is_backgrounded === true) tasks.add(message.task_id);
-  else if (message.subtype === "task_notification") tasks.delete(message.task_id);
+/**
+ * True for a `result` line of a turn the CLI started by itself, answering none of the host's
+ * prompts: it names the turn's `origin` (e.g. `{"kind":"task-notification"}` after a background
+ * task ended), which a turn started by a prompt does not carry.
+ */
+function startedByCli(message: Record<string, unknown>): boolean {
+  return typeof message.origin === "object" && message.origin !== null;
+}
+
+/** A host hook's `updatedInput` for a delegation (the Agent tool) keeps it in the foreground. */
+function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
+  if (ask.point !== "beforeToolCall" || answer.updatedInput === undefined) return answer;
+  return { ...answer, updatedInput: inForeground(ask.toolName, answer.updatedInput) as Readonly<Record<string, unknown>> };
 }
 
 /** How long what a turn left running below the CLI may take to end by itself before it is ended, in ms. */
@@ -133,7 +143,13 @@ export class ClaudeSession implements PooledProcess {
   readonly #askHook: boolean;
   /** The hook asks about the read tools too (`askForEveryTool`); else it leaves them to the CLI's defaults. */
   readonly #askReadTools: boolean;
-  /** Background tasks (Bash `run_in_background`) the CLI reported started and not yet ended. */
+  /**
+   * The CLI reports each prompt's lifecycle (`command_lifecycle` `queued`, `started`): a turn then
+   * starts with its prompt's `started` line, never with an untagged `init` (which may open a turn
+   * the CLI runs by itself).
+   */
+  #reportsLifecycle = false;
+  /** Background tasks (Bash `run_in_background`, subagents) the CLI reported started and not yet ended. */
   readonly #backgroundTasks = new Set<string>();
 
   /**
@@ -221,8 +237,9 @@ export class ClaudeSession implements PooledProcess {
     const answers = new ControlAnswers();
     let interruptedByHost = false;
     const late = new LateOutput(sink, proc);
-    // The first turn of a process has no predecessor whose output could still arrive.
-    let begun = this.#results === 0;
+    // The first turn of a process has no predecessor whose output could still arrive; a CLI that
+    // reports its prompts' lifecycle starts the turn with its prompt's `started` line (see below).
+    let begun = this.#results === 0 && !this.#reportsLifecycle;
     let detach: (() => void) | undefined;
     let ended = false;
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
@@ -231,7 +248,7 @@ export class ClaudeSession implements PooledProcess {
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
-      if ((this.#askHook || this.#hooks.length > 0) && !this.#initializeSent) {
+      if (!this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
@@ -308,8 +325,17 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         const owner = attribute(message, promptIds);
-        if (owner === "this" || (!begun && owner === "unknown" && message.type === "system" && message.subtype === "init")) begun = true;
-        if (!begun || owner === "other") {
+        const lifecycle = message.type === "command_lifecycle" ? message.state : undefined;
+        if (owner === "this" && lifecycle === "queued") {
+          // The CLI has read the prompt; its turn starts with the prompt's `started` line. Until
+          // then what it writes is not this turn's: an earlier turn's late output, or a turn the
+          // CLI runs by itself first (a background task's notification on a resumed session).
+          this.#reportsLifecycle = true;
+          begun = false;
+        } else if (owner === "this") begun = true;
+        else if (!begun && !this.#reportsLifecycle && owner === "unknown" && message.type === "system" && message.subtype === "init")
+          begun = true;
+        if (!begun || owner === "other" || (message.type === "result" && owner === "unknown" && startedByCli(message))) {
           late.accept(message);
           continue;
         }
@@ -480,12 +506,19 @@ export class ClaudeSession implements PooledProcess {
       proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
       return;
     }
+    if (request?.subtype === "hook_callback" && request.callback_id === FOREGROUND_AGENT_HOOK) {
+      const input = (request as { input?: { tool_name?: unknown; tool_input?: unknown } }).input;
+      proc.writeJson(foregroundAgentAnswer(requestId, input?.tool_name, input?.tool_input)).catch(() => undefined);
+      return;
+    }
     const hook =
       request?.subtype === "hook_callback" ? readHookCallback(request.callback_id, (request as { input?: unknown }).input) : undefined;
     if (hook) {
       // The CLI waits for the answer: the host's hook decides, edits or adds context.
       const answered = sink.hook ? sink.hook(hook.ask) : Promise.resolve({});
-      answered.then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, answer)))).catch(() => undefined); // the process is gone: its exit decides the verdict
+      answered
+        .then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, foregroundEdit(hook.ask, answer)))))
+        .catch(() => undefined); // the process is gone: its exit decides the verdict
       return;
     }
     if (request?.subtype !== "can_use_tool") {
@@ -495,7 +528,12 @@ export class ClaudeSession implements PooledProcess {
     const ask = request as CanUseToolRequest;
     sink
       .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
-      .then((decision: ApprovalDecision) => proc.writeJson(permissionResponse(requestId, toPermissionAnswer(ask, decision))))
+      .then((decision: ApprovalDecision) => {
+        const answer = toPermissionAnswer(ask, decision);
+        // A host's edit of a delegation keeps it in the foreground.
+        const kept = answer.behavior === "allow" ? { ...answer, updatedInput: inForeground(ask.tool_name, answer.updatedInput) } : answer;
+        return proc.writeJson(permissionResponse(requestId, kept));
+      })
       .catch(() => undefined); // the process is gone: its exit decides the verdict
   }
 }

@@ -20,6 +20,9 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       budget: request.budget && { maxTurns: request.budget.maxTurns, maxCostUsd: request.budget.maxCostUsd },
       // Hooks are registered by the process's initialize request.
       hooks: request.hooks?.length ? [...request.hooks].sort() : undefined,
+      // Permission rules and extra directories are launch flags and settings.
+      toolRules: request.toolRules,
+      additionalDirectories: request.additionalDirectories,
     },
   });
 }

@@ -59,6 +59,18 @@ export interface DriverCapabilities {
    */
   readonly subagents?: boolean;
   /**
+   * The driver applies permission rules (`DriverRequest.toolRules`, the run options `allowedTools`
+   * and `disallowedTools`); absent or false: a run with either is refused before launch
+   * (`FeatureUnsupportedError`).
+   */
+  readonly toolRules?: boolean;
+  /**
+   * The driver lets the agent's file tools use further directories
+   * (`DriverRequest.additionalDirectories`); absent or false: a run with `additionalDirectories` is
+   * refused before launch (`FeatureUnsupportedError`).
+   */
+  readonly additionalDirectories?: boolean;
+  /**
    * Which budgets (`DriverRequest.budget`) the run can be held to beyond tool calls, which the SDK
    * counts for every driver: `turns` when the driver emits a `notice` of kind `model.response` for
    * every model response (and may stop at the limit natively); `costUsd` when it reports the run's

@@ -98,6 +98,18 @@ export interface DriverRequest {
    */
   readonly agents?: Readonly<Record<string, SubagentDefinition>>;
   /**
+   * The run's permission rules, in the CLI's rule syntax (Claude: `"Read"`, `"Bash(git log:*)"`,
+   * `"mcp__server__tool"`): a call an `allow` rule matches runs without anyone being asked, a call
+   * a `deny` rule matches is refused (a bare tool name takes the tool away). Only sent to a driver
+   * whose descriptor declares `toolRules`; a spawn input.
+   */
+  readonly toolRules?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };
+  /**
+   * Directories beyond the working directory that the agent's file tools may use, as absolute
+   * paths. Only sent to a driver whose descriptor declares `additionalDirectories`; a spawn input.
+   */
+  readonly additionalDirectories?: readonly string[];
+  /**
    * The run's limits, for a driver that enforces them natively too (e.g. a CLI's own turn or cost
    * limit); the SDK enforces them either way (see {@link RunBudget}).
    */
@@ -127,5 +139,16 @@ export interface DriverRequest {
  */
 export type PrewarmRequest = Pick<
   DriverRequest,
-  "model" | "cwd" | "env" | "outputSchema" | "policy" | "mcpServers" | "skills" | "systemPrompt" | "agents" | "hooks"
+  | "model"
+  | "cwd"
+  | "env"
+  | "outputSchema"
+  | "policy"
+  | "mcpServers"
+  | "skills"
+  | "systemPrompt"
+  | "agents"
+  | "hooks"
+  | "toolRules"
+  | "additionalDirectories"
 >;

@@ -75,7 +75,7 @@ export class StreamJsonTurn {
         return false;
       case "user":
         this.#noteMessage(value);
-        this.#user(value.message as { content?: ContentBlock[] | string } | undefined);
+        this.#user(value.message as { content?: ContentBlock[] | string } | undefined, isMain(value));
         return false;
       case "result":
         if (this.terminal) {
@@ -202,10 +202,11 @@ export class StreamJsonTurn {
     }
   }
 
-  #user(message: { content?: ContentBlock[] | string } | undefined): void {
+  /** A user line: its tool results, and its text unless it is a subagent's prompt (`main` false), which the Agent call's input holds. */
+  #user(message: { content?: ContentBlock[] | string } | undefined, main: boolean): void {
     const content = message?.content;
     if (typeof content === "string" || !content) {
-      if (typeof content === "string") this.transcript.push({ kind: "user", text: content });
+      if (typeof content === "string" && main) this.transcript.push({ kind: "user", text: content });
       return;
     }
     for (const block of content) {
@@ -222,7 +223,7 @@ export class StreamJsonTurn {
           ...(name ? { toolName: name } : {}),
         });
         this.#emit({ type: "tool-result", id: result.tool_use_id, output, isError, ...(name ? { name } : {}) });
-      } else if (block.type === "text" && typeof block.text === "string") {
+      } else if (block.type === "text" && typeof block.text === "string" && main) {
         this.transcript.push({ kind: "user", text: block.text });
       }
     }

@@ -1,0 +1,106 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
+import { ErrResumeRejected, ErrThreadAlreadyExists, isError, type AgentEvent } from "adaptor";
+import { defaultCodexCommand } from "@adaptor/codex";
+import { codexHost } from "./support.js";
+
+// Adopting a thread the codex CLI already has (made here by `codex exec` itself, as an app on the
+// Codex SDK would have): it becomes an ordinary adaptor thread, and a wrong id never starts afresh.
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function server(): Promise<OpenAIServer> {
+  const s = await startOpenAIServer({ rules: [] });
+  open.push(s);
+  return s;
+}
+
+/** A thread made by the codex CLI itself (`codex exec --json`); the id of its `thread.started` event. */
+async function cliThread(env: CodexTestEnv, prompt: string): Promise<string> {
+  const running = promisify(execFile)(defaultCodexCommand(), ["exec", "--json", "--skip-git-repo-check", "-"], {
+    cwd: env.workDir,
+    env: env.env as NodeJS.ProcessEnv,
+    timeout: 60_000,
+  });
+  // The prompt on stdin, as the Codex SDK gives it.
+  running.child.stdin!.end(prompt);
+  const { stdout } = await running;
+  const started = stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+    .find((event) => event.type === "thread.started");
+  return started!.thread_id!;
+}
+
+async function failure(run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+describe("codex: adopting a CLI thread as an adaptor thread (real binary)", { timeout: 180_000 }, () => {
+  for (const transport of ["app-server", "exec"] as const) {
+    it(`${transport}: the adopted thread continues with its history, then behaves as any thread: next turns, fork, another host`, async () => {
+      const s = await server();
+      const store = new MemoryThreadStore();
+      const track = (item: { close(): Promise<void> }): void => void open.push(item);
+      const a = await codexHost(s, store, track, transport);
+      const threadId = await cliThread(a.env, "made by the CLI");
+      const thread = a.agent.thread("imported", { adoptSession: threadId });
+      const first = await thread.run("first adopted turn");
+      expect(first.text).toContain('2 user message(s); first user text: "made by the CLI"');
+      expect(first.sessionId).toBe(threadId);
+      expect((await thread.checkpoint())?.checkpoint.resumeId).toBe(threadId);
+      expect((await thread.run("second")).text).toContain("3 user message(s)");
+      expect((await a.agent.thread("imported", { adoptSession: threadId }).run("third")).text).toContain("4 user message(s)");
+      const fork = await a.agent.thread("imported").fork("branch").run("in the branch");
+      expect(fork.text).toContain("5 user message(s)");
+      // exec has no fork of its own: a fork there continues the same codex thread from the checkpoint.
+      if (transport === "app-server") expect(fork.sessionId).not.toBe(threadId);
+      // Another host (its own CODEX_HOME and cwd) restores it from the store.
+      const b = await codexHost(s, store, track, transport);
+      const events: AgentEvent[] = [];
+      const stream = b.agent.thread("imported").stream("on host b");
+      for await (const event of stream) events.push(event);
+      expect((await stream.result()).text).toContain('5 user message(s); first user text: "made by the CLI"');
+      expect(events.some((e) => e.type === "notice" && e.message === "session restored")).toBe(true);
+    });
+  }
+
+  it("an id this CODEX_HOME does not hold (unknown, another home, not a thread id): ErrResumeRejected, no model call, nothing stored", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const track = (item: { close(): Promise<void> }): void => void open.push(item);
+    const a = await codexHost(s, store, track);
+    const other = await codexHost(s, store, track);
+    const elsewhere = await cliThread(other.env, "made in another home");
+    const before = s.responses().length;
+    for (const id of [randomUUID(), elsewhere, "not-a-thread-id"]) {
+      const err = await failure(a.agent.thread("imported", { adoptSession: id }).run("hello"));
+      expect(isError(err, ErrResumeRejected)).toBe(true);
+      expect((err as Error).message).toContain(`cannot adopt session ${id}`);
+    }
+    expect(s.responses().length).toBe(before);
+    expect(await store.resolve({ key: "imported" })).toBeUndefined();
+  });
+
+  it("a key that holds another conversation: ErrThreadAlreadyExists, the key's conversation untouched", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await codexHost(s, store, (item) => void open.push(item));
+    const own = await a.agent.thread("taken").run("the key's own");
+    const threadId = await cliThread(a.env, "made by the CLI");
+    const err = await failure(a.agent.thread("taken", { adoptSession: threadId }).run("hello"));
+    expect(isError(err, ErrThreadAlreadyExists)).toBe(true);
+    expect((await store.resolve({ key: "taken" }))?.checkpoint.resumeId).toBe(own.sessionId);
+  });
+});
