@@ -12,6 +12,7 @@ import type { Driver } from "../spi/driver.js";
 import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { Usage } from "../spi/response.js";
+import { reportEnforcement } from "../kit/policy/report-enforcement.js";
 import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
 
 /** What `makeDriver` returns: the driver under test, plus whatever its scripted turns need, plus cleanup. */
@@ -155,15 +156,7 @@ async function toolTookEffect(turn: ScriptedTurn, run: DriverRun): Promise<boole
 
 /** Each explicitly set policy field of `policy` (`inherit` and unset excluded), as `response.enforcement` must list it. */
 function explicitPolicyFields(policy: RunPolicy): { field: string; value: string }[] {
-  const fields: [string, string | undefined][] = [
-    ["sandbox", policy.sandbox],
-    ["webSearch", policy.webSearch],
-    ["browser", policy.browser],
-    ["approvals.permission", policy.approvals?.permission],
-    ["approvals.plan_review", policy.approvals?.plan_review],
-    ["approvals.question", policy.approvals?.question],
-  ];
-  return fields.flatMap(([field, value]) => (value === undefined || value === "inherit" ? [] : [{ field, value }]));
+  return reportEnforcement(policy, () => ({ notEnforced: "" })).map(({ field, value }) => ({ field, value }));
 }
 
 function withPolicy(turn: ScriptedTurn, policy: RunPolicy): Omit<DriverRequest, "runId"> {
