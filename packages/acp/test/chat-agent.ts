@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { Driver } from "@adaptor/driver";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer, type ChatScriptRule } from "@adaptor/testkit";
@@ -76,6 +77,7 @@ export function describeChatAgentConformance(
       // Neither qwen's nor OpenCode's own default asks before a write: the approval clauses ask for `ask`.
       toolApproval: (f) => ({
         request: { prompt: `WRITE_IT ${f.home.workDir}/conformance.txt`, policy: { approvals: { permission: "ask" } } },
+        toolRan: () => existsSync(`${f.home.workDir}/conformance.txt`),
       }),
       slow: () => ({ request: { prompt: "SLOW_MS 60000 slow conformance" } }),
       failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: /Scripted HTTP_ERROR 400|400/ }),

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { acp } from "../src/index.js";
@@ -29,7 +30,10 @@ describeDriverConformance<Fixture>("codex-acp through acp() (real adapter)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
-    toolApproval: (f) => ({ request: { prompt: `SHELL_CMD touch ${f.env.workDir}/conformance.txt` } }),
+    toolApproval: (f) => ({
+      request: { prompt: `SHELL_CMD touch ${f.env.workDir}/conformance.txt` },
+      toolRan: () => existsSync(`${f.env.workDir}/conformance.txt`),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
     structured: () => ({

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { geminiTestEnv, startGeminiServer, type GeminiServer, type GeminiTestEnv } from "@adaptor/testkit";
 import { gemini } from "../src/index.js";
@@ -29,7 +30,10 @@ describeDriverConformance<GeminiFixture>("gemini over ACP (real binary)", {
   makeDriver,
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
-    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
+    toolApproval: (f) => ({
+      request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` },
+      toolRan: () => existsSync(`${f.env.workDir}/conformance.txt`),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
     structured: () => ({

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -311,7 +311,10 @@ export function anthropicConformanceScripts<F extends DriverFixture & { readonly
   return {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
-    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` } }),
+    toolApproval: (f) => ({
+      request: { prompt: `WRITE_FILE ${f.env.workDir}/conformance.txt` },
+      toolRan: () => existsSync(`${f.env.workDir}/conformance.txt`),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
     structured: () => ({

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { whenUserSays } from "@adaptor/testkit";
 import { claude } from "../src/index.js";
@@ -23,7 +24,10 @@ describeDriverConformance<ClaudeFixture>("claude (real binary)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: "Fake reply." }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: "Fake reply." }),
-    toolApproval: (f) => ({ request: { prompt: `WRITE_FILE ${f.harness.env.workDir}/conformance.txt` } }),
+    toolApproval: (f) => ({
+      request: { prompt: `WRITE_FILE ${f.harness.env.workDir}/conformance.txt` },
+      toolRan: () => existsSync(`${f.harness.env.workDir}/conformance.txt`),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "Scripted HTTP_ERROR 400" }),
     structured: () => ({

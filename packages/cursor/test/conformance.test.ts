@@ -30,5 +30,4 @@ describeDriverConformance("cursor (fake CLI)", {
   },
   makeForeignDriver: () => cursor({ comand: "cursor-agent" } as never),
   makeMissingDriver: () => cursor({ command: "/nonexistent/cursor-agent" }),
-  skip: { "7.1": "structured output is the SDK's prompt mode: the driver never receives an outputSchema" },
 });

@@ -1,5 +1,5 @@
 // The "Writing a driver" section of the package README is code that must keep working: its three
-// blocks (the agent, the driver, the conformance run) are extracted into a temp folder, the two
+// blocks (the agent, the driver, the conformance run), and the one-shot driver of the kit section, are extracted into a temp folder, the two
 // TypeScript files are type-checked against the packages' sources, and the conformance suite runs
 // against the driver, exactly as a reader would copy them.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,7 +21,8 @@ function block(file: string): string {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "adaptor-readme-driver-"));
-for (const file of ["echo-agent.mjs", "echo-driver.ts", "echo-driver.test.ts"]) writeFileSync(join(dir, file), block(file) + "\n");
+for (const file of ["echo-agent.mjs", "echo-driver.ts", "echo-driver.test.ts", "oneshot-driver.ts"])
+  writeFileSync(join(dir, file), block(file) + "\n");
 writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" })); // the reader's project is ESM
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -41,10 +42,10 @@ function workspacePaths(): Record<string, string[]> {
 }
 
 describe("README: Writing a driver", () => {
-  it("the driver and its conformance run type-check against the kit", () => {
+  it("the driver, its conformance run and the one-shot driver type-check against the kit", () => {
     const base = ts.readConfigFile(join(repo, "tsconfig.base.json"), (path) => ts.sys.readFile(path));
     const { options } = ts.parseJsonConfigFileContent(base.config, ts.sys, repo);
-    const program = ts.createProgram([join(dir, "echo-driver.ts"), join(dir, "echo-driver.test.ts")], {
+    const program = ts.createProgram([join(dir, "echo-driver.ts"), join(dir, "echo-driver.test.ts"), join(dir, "oneshot-driver.ts")], {
       ...options,
       composite: false,
       declaration: false,

@@ -11,6 +11,8 @@ import type { InspectFailureReason } from "../spi/inspect.js";
 import type { Driver } from "../spi/driver.js";
 import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
+import type { Usage } from "../spi/response.js";
+import { reportEnforcement } from "../kit/policy/report-enforcement.js";
 import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
 
 /** What `makeDriver` returns: the driver under test, plus whatever its scripted turns need, plus cleanup. */
@@ -31,6 +33,19 @@ export interface ScriptedTurn {
   readonly expectMessage?: string | RegExp;
   /** Failing turn: the failure reason. Default `"agent_error"`. */
   readonly expectReason?: string;
+  /**
+   * Text turn: the usage the backend reports for this turn (e.g. the token counts the scripted model
+   * server answers with). Clause 3.4 checks that `response.usage` carries these fields with these
+   * values; it is skipped without it.
+   */
+  readonly expectUsage?: Partial<Usage>;
+  /**
+   * Tool turn: whether the turn's tool took effect, read from outside the driver's events (the file
+   * the tool writes exists, the scripted model server saw a successful tool result). Must be false
+   * before the turn runs. The approval clauses (6.x) use it instead of the events; clause 1.4
+   * (`read_only`) requires it when the descriptor declares `sandbox: ["read_only", ...]`.
+   */
+  toolRan?(): boolean | Promise<boolean>;
 }
 
 /** A structured-output turn: the request carries `outputSchema`; `response.structured` must deep-equal `expectValue`. */
@@ -46,14 +61,27 @@ export interface StructuredTurn extends ScriptedTurn {
 export interface ScriptedTurns<F extends DriverFixture> {
   /** A plain text turn that succeeds. */
   text(fixture: F): ScriptedTurn;
-  /** A turn whose model calls a tool that needs one `permission` approval (policy included in the request if needed). */
+  /**
+   * A turn whose model calls a tool that needs one `permission` approval (policy included in the
+   * request if needed). Best a tool with an effect the harness can see (a file write) and a
+   * `toolRan` that reads it: the approval and sandbox clauses then check that effect.
+   */
   toolApproval(fixture: F): ScriptedTurn;
   /** A turn that keeps running (several seconds at least) until cancelled. */
   slow(fixture: F): ScriptedTurn;
   /** A turn the backend fails (e.g. the model API answers HTTP 400). */
   failing(fixture: F): ScriptedTurn;
-  /** A structured-output turn; required when the descriptor declares structured output. */
+  /**
+   * A structured-output turn; required when the descriptor declares native structured output
+   * (`structuredOutput.native`). With prompt-mode structured output only, the SDK validates the
+   * text itself and never hands the driver an `outputSchema`, so clause 7.1 does not apply.
+   */
   structured?(fixture: F): StructuredTurn;
+  /**
+   * A turn in which the CLI dies before its terminal line (it exits non-zero or is killed by a
+   * signal the driver did not send). Clause 8.3 is skipped without it.
+   */
+  crashing?(fixture: F): ScriptedTurn;
   /** The follow-up turn of the resume clauses. Default: `text(fixture)`. */
   followUp?(fixture: F): ScriptedTurn;
 }
@@ -98,6 +126,37 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** How long late events may take to show up once the run's processes are gone, in ms. */
+const LATE_EVENT_SETTLE_MS = 1000;
+/** How long the run's processes may take to exit after `run()` settled, in ms (a safety net). */
+const PROCESS_EXIT_WAIT_MS = 10_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until every process the run spawned is gone (unless the driver reuses processes, which
+ * outlive a run) and then {@link LATE_EVENT_SETTLE_MS} more, so a driver that emits after `run()`
+ * settled is seen doing it however busy the machine is.
+ */
+async function settleAfterRun(run: DriverRun, caps: DriverCapabilities): Promise<void> {
+  if (!caps.processReuse) {
+    const deadline = Date.now() + PROCESS_EXIT_WAIT_MS;
+    while (run.recording.pids().some(alive) && Date.now() < deadline) await sleep(100);
+  }
+  await sleep(LATE_EVENT_SETTLE_MS);
+}
+
+/** Whether the tool of a tool turn took effect: the harness's `toolRan` when given, else a successful tool result. */
+async function toolTookEffect(turn: ScriptedTurn, run: DriverRun): Promise<boolean> {
+  if (turn.toolRan) return await turn.toolRan();
+  return run.recording.ofType("tool-result").some((result) => !result.isError);
+}
+
+/** Each explicitly set policy field of `policy` (`inherit` and unset excluded), as `response.enforcement` must list it. */
+function explicitPolicyFields(policy: RunPolicy): { field: string; value: string }[] {
+  return reportEnforcement(policy, () => ({ notEnforced: "" })).map(({ field, value }) => ({ field, value }));
 }
 
 function withPolicy(turn: ScriptedTurn, policy: RunPolicy): Omit<DriverRequest, "runId"> {
@@ -161,24 +220,35 @@ function undeclaredProbes(
  * clauses a `Driver` must pass, driven directly through the SPI with a recording sink (no SDK).
  *
  * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /
- *   permission-mode value is accepted for a text turn; 1.3 every undeclared one (and structured
- *   output when neither native nor prompt) is refused before launch with its identity, emitting nothing.
+ *   permission-mode value is accepted for a text turn, and `response.enforcement` lists each explicitly
+ *   set one (`inherit` excluded) as enforced, with its mechanisms; 1.3 every undeclared one (and structured output when
+ *   neither native nor prompt) is refused before launch with its identity, emitting nothing;
+ *   1.4 `read_only` (when declared): the tool turn, approved, leaves no effect (`toolRan()` is false:
+ *   the file system is checked, not the events) and the run reports `sandbox=read_only`.
  * 2 Config — 2.1 `validateConfig()` accepts the driver's config; 2.2 rejects a foreign config with
  *   `ErrInvalidDriverConfig`; 2.3 `inspect()` (when the driver has it) returns a well-formed
  *   inspection whose failed checks carry known reasons.
- * 3 Events — 3.1 events only while `run()` is in flight, in order; 3.2 text turn: deltas carry the
- *   final text, transcript holds it; 3.3 tool turn: tool-call start/end and tool-result well-formed.
+ * 3 Events — 3.1 events only while `run()` is in flight, in order (late events are awaited until
+ *   the run's processes are gone plus one second); 3.2 text turn: deltas carry the final text,
+ *   transcript holds it; 3.3 tool turn: tool-call start/end and tool-result well-formed; 3.4 (when
+ *   the text turn gives `expectUsage`) `response.usage` carries the usage the backend reported.
  * 4 Cancel — 4.1 an aborted signal rejects at once without launching; 4.2 cancel mid-turn rejects with
- *   the abort reason on the cause chain and every spawned process is gone.
+ *   the abort reason on the cause chain, every spawned process is gone, nothing is emitted after.
  * 5 Checkpoints — 5.1 a failed run yields none; 5.2 a successful one yields one (when resume is
  *   declared) that 5.3 resumes in a new run; 5.4 fork yields a different id; 5.5 an unknown id is
  *   `resume_rejected` without a checkpoint.
- * 6 Approvals — 6.1 approve: asked once per tool call, awaited, tool succeeds; 6.2 deny: the run
- *   completes and the tool result is an error; 6.3 `auto_deny` (when declared): the run completes and
- *   nothing asked about succeeds (asks the driver forwards are denied, as the SDK's broker does).
- * 7 Structured output — 7.1 the value comes back as `response.structured`.
+ * 6 Approvals — 6.1 approve: asked once per tool call, awaited, tool succeeds (and `toolRan()` is
+ *   true); 6.2 deny: the run completes, the tool result is an error and the tool took no effect;
+ *   6.3 `auto_deny` (when declared): the run completes and the tool takes no effect (asks the driver
+ *   forwards are denied, as the SDK's broker does); 6.4 an explicit `ask`: an approval is asked before
+ *   the tool runs, and a denied tool takes no effect. "Took effect" is the turn's `toolRan()` when
+ *   given, else a successful tool result.
+ * 7 Structured output — 7.1 (native structured output only; prompt mode is the SDK's) the value
+ *   comes back as `response.structured`.
  * 8 Error verdicts — 8.1 a failing turn resolves with a classified failure carrying the backend's
- *   message; 8.2 a missing executable rejects with DriverError `NOT_FOUND`.
+ *   message; 8.2 a missing executable rejects with DriverError `NOT_FOUND`; 8.3 (with
+ *   `scripted.crashing`) a CLI that dies before its terminal line resolves with an `agent_error`
+ *   failure whose `details` carry `exitCode` (number) or `exitSignal` (string), without a checkpoint.
  *
  * @example
  * describeDriverConformance("reference", {
@@ -207,7 +277,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
     id: string,
     title: string,
     body: (fixture: F) => Promise<void>,
-    applies: (caps: DriverCapabilities) => boolean = () => true,
+    applies: (caps: DriverCapabilities, fixture: F) => boolean | string = () => true,
   ): void => {
     const reason = skip[id];
     if (reason !== undefined) {
@@ -219,8 +289,9 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
       async (context) => {
         const fixture = await options.makeDriver();
         try {
-          if (!applies(fixture.driver.descriptor.capabilities)) {
-            context.skip(`not declared by ${fixture.driver.descriptor.type}`);
+          const applicable = applies(fixture.driver.descriptor.capabilities, fixture);
+          if (applicable !== true) {
+            context.skip(applicable === false ? `not declared by ${fixture.driver.descriptor.type}` : applicable);
             return;
           }
           await body(fixture);
@@ -259,29 +330,42 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         if (caps.sessions.fork) expect(caps.sessions.resume).toBe(true);
       });
 
-      clause("1.2", "accepts every declared sandbox, web-search and permission-mode value", async (fixture) => {
-        const caps = fixture.driver.descriptor.capabilities;
-        const sandboxes = caps.policy.sandbox;
-        const web = caps.policy.webSearch;
-        const modes = caps.approvals.permission;
-        const rounds = Math.max(sandboxes.length, web.length, modes.length, 1);
-        const policies = Array.from({ length: rounds }, (_, i): RunPolicy => ({
-          ...(sandboxes.length ? { sandbox: sandboxes[i % sandboxes.length] } : {}),
-          ...(web.length ? { webSearch: web[i % web.length] } : {}),
-          ...(modes.length ? { approvals: { permission: modes[i % modes.length] as ApprovalMode } } : {}),
-        }));
-        // Independent runs, started together (each is its own process for CLI drivers).
-        const results = await Promise.all(
-          policies.map(async (policy) => {
-            const turn = options.scripted.text(fixture);
-            return { policy, turn, result: await run(fixture, withPolicy(turn, policy)) };
-          }),
-        );
-        for (const { policy, turn, result } of results) {
-          succeeded(result);
-          expect(matches(result.response.text, turn.expectText), `text for ${JSON.stringify(policy)}`).toBe(true);
-        }
-      });
+      clause(
+        "1.2",
+        "accepts every declared sandbox, web-search and permission-mode value and reports how it enforced each",
+        async (fixture) => {
+          const caps = fixture.driver.descriptor.capabilities;
+          const sandboxes = caps.policy.sandbox;
+          const web = caps.policy.webSearch;
+          const modes = caps.approvals.permission;
+          const rounds = Math.max(sandboxes.length, web.length, modes.length, 1);
+          const policies = Array.from({ length: rounds }, (_, i): RunPolicy => ({
+            ...(sandboxes.length ? { sandbox: sandboxes[i % sandboxes.length] } : {}),
+            ...(web.length ? { webSearch: web[i % web.length] } : {}),
+            ...(modes.length ? { approvals: { permission: modes[i % modes.length] as ApprovalMode } } : {}),
+          }));
+          // Independent runs, started together (each is its own process for CLI drivers).
+          const results = await Promise.all(
+            policies.map(async (policy) => {
+              const turn = options.scripted.text(fixture);
+              return { policy, turn, result: await run(fixture, withPolicy(turn, policy)) };
+            }),
+          );
+          for (const { policy, turn, result } of results) {
+            succeeded(result);
+            expect(matches(result.response.text, turn.expectText), `text for ${JSON.stringify(policy)}`).toBe(true);
+            const enforcement = result.response.enforcement ?? [];
+            for (const { field, value } of explicitPolicyFields(policy)) {
+              const entry = enforcement.find((e) => e.field === field && e.value === value);
+              // A declared value is enforced: `enforced: false` is only for a driver option that accepts best effort.
+              expect(entry, `response.enforcement lists ${field}=${value}`).toBeDefined();
+              expect(entry?.enforced, `${field}=${value} enforced`).toBe(true);
+              expect(entry?.mechanisms.length, `${field}=${value} enforced by some mechanism`).toBeGreaterThan(0);
+              expect(entry?.detail).toMatch(/\S/);
+            }
+          }
+        },
+      );
 
       clause("1.3", "refuses every undeclared capability before launch, with its identity", async (fixture) => {
         const probes = undeclaredProbes(fixture.driver.descriptor.capabilities);
@@ -297,6 +381,22 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           expect(result.recording.events, `${probe.name}: nothing may be launched`).toEqual([]);
         }
       });
+
+      clause(
+        "1.4",
+        "read_only: an approved tool turn leaves the file system untouched, and the run says so",
+        async (fixture) => {
+          const turn = options.scripted.toolApproval(fixture);
+          if (!turn.toolRan)
+            throw new Error("the descriptor declares sandbox read_only but scripted.toolApproval gives no toolRan to check it with");
+          const result = await run(fixture, withPolicy(turn, { sandbox: "read_only" }), { onApproval: () => ({ outcome: "approve" }) });
+          expect(result.error, String(result.error)).toBeUndefined();
+          expect(await turn.toolRan(), "the tool took effect under read_only").toBe(false);
+          const entry = result.response?.enforcement?.find((e) => e.field === "sandbox" && e.value === "read_only");
+          expect(entry, "response.enforcement lists sandbox=read_only").toBeDefined();
+        },
+        (caps) => caps.policy.sandbox.includes("read_only"),
+      );
     });
 
     describe("2 config", () => {
@@ -356,7 +456,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         events.forEach((e, i) => expect(e.sequence).toBe(i + 1));
         for (const { event } of events)
           expect(["text-delta", "thinking-delta", "tool-call", "tool-result", "notice", "process"]).toContain(event.type);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await settleAfterRun(result, fixture.driver.descriptor.capabilities);
         expect(lateEvents).toEqual([]);
       });
 
@@ -408,6 +508,19 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         },
         (caps) => caps.approvals.permission.includes("ask") || caps.approvals.permission.includes("inherit"),
       );
+
+      clause(
+        "3.4",
+        "usage: the response carries the usage the backend reported",
+        async (fixture) => {
+          const turn = options.scripted.text(fixture);
+          const result = await run(fixture, turn.request);
+          succeeded(result);
+          expect(result.response.usage, "response.usage").toBeDefined();
+          expect(result.response.usage).toMatchObject(turn.expectUsage ?? {});
+        },
+        (_caps, fixture) => options.scripted.text(fixture).expectUsage !== undefined || "scripted.text gives no expectUsage",
+      );
     });
 
     describe("4 cancel", () => {
@@ -432,6 +545,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         ).toBe(true);
         expect(result.durationMs).toBeLessThan(cancelAfterMs + 15_000);
         for (const pid of result.recording.pids()) expect(alive(pid), `pid ${pid} still alive`).toBe(false);
+        await settleAfterRun(result, fixture.driver.descriptor.capabilities);
         expect(result.recording.lateEvents).toEqual([]);
       });
     });
@@ -508,7 +622,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         "approve: asked once per tool call, awaited, the tool succeeds",
         async (fixture) => {
           let answeredAt = 0;
-          const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+          const turn = options.scripted.toolApproval(fixture);
+          const result = await run(fixture, turn.request, {
             onApproval: async () => {
               await new Promise((resolve) => setTimeout(resolve, 150));
               answeredAt = Date.now();
@@ -530,6 +645,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
             expect(e.time).toBeGreaterThanOrEqual(answeredAt);
             expect(e.event.type === "tool-result" && e.event.isError).toBe(false);
           }
+          if (turn.toolRan) expect(await turn.toolRan(), "the approved tool took effect").toBe(true);
         },
         asks,
       );
@@ -538,7 +654,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         "6.2",
         "deny: the run completes and the tool result is an error",
         async (fixture) => {
-          const result = await run(fixture, options.scripted.toolApproval(fixture).request, {
+          const turn = options.scripted.toolApproval(fixture);
+          const result = await run(fixture, turn.request, {
             onApproval: () => ({ outcome: "deny", reason: "denied by the conformance kit" }),
           });
           succeeded(result);
@@ -547,13 +664,14 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           for (const toolResult of result.recording.ofType("tool-result")) {
             if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
           }
+          expect(await toolTookEffect(turn, result), "the denied tool took effect").toBe(false);
         },
         asks,
       );
 
       clause(
         "6.3",
-        "auto_deny: the run completes and nothing asked about succeeds",
+        "auto_deny: the run completes and the tool takes no effect",
         async (fixture) => {
           const turn = options.scripted.toolApproval(fixture);
           // The SDK's approval broker answers auto modes; the kit's sink plays that part for asks the driver forwards.
@@ -565,8 +683,26 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           for (const toolResult of result.recording.ofType("tool-result")) {
             if (ids.includes(toolResult.id)) expect(toolResult.isError).toBe(true);
           }
+          expect(await toolTookEffect(turn, result), "the tool took effect under auto_deny").toBe(false);
         },
         (caps) => caps.approvals.permission.includes("auto_deny"),
+      );
+
+      clause(
+        "6.4",
+        "explicit ask: the tool does not run before an approval is asked (denied here)",
+        async (fixture) => {
+          const turn = options.scripted.toolApproval(fixture);
+          const result = await run(fixture, withPolicy(turn, { approvals: { permission: "ask" } }), {
+            onApproval: () => ({ outcome: "deny", reason: "denied by the conformance kit" }),
+          });
+          succeeded(result);
+          const ran = await toolTookEffect(turn, result);
+          expect(ran && result.recording.asks.length === 0, "the tool ran without an approval being asked").toBe(false);
+          expect(result.recording.asks.length, "approvals asked under ask").toBeGreaterThan(0);
+          expect(ran, "the denied tool took effect").toBe(false);
+        },
+        asks,
       );
     });
 
@@ -583,7 +719,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           succeeded(result);
           expect(result.response.structured).toEqual(turn.expectValue);
         },
-        (caps) => caps.structuredOutput.native || caps.structuredOutput.prompt,
+        // Prompt mode is the SDK's: it validates the text and never hands the driver an outputSchema.
+        (caps) => caps.structuredOutput.native || (caps.structuredOutput.prompt ? "structured output by prompt: the SDK's part" : false),
       );
     });
 
@@ -605,6 +742,25 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         });
       } else {
         it.skip("8.2 a missing executable rejects with NOT_FOUND (no makeMissingDriver given)", () => undefined);
+      }
+      if (options.scripted.crashing) {
+        const crashing = options.scripted.crashing;
+        clause("8.3", "a CLI that dies before its terminal line resolves with an agent_error failure naming the exit", async (fixture) => {
+          const turn = crashing(fixture);
+          const result = await run(fixture, turn.request);
+          expect(result.error, String(result.error)).toBeUndefined();
+          const failure = result.response?.failure;
+          expect(failure?.reason, "a crash is a failure, never a success").toBe(turn.expectReason ?? "agent_error");
+          expect(failure?.message).toMatch(/\S/);
+          const details = failure?.details ?? {};
+          expect(
+            typeof details.exitCode === "number" || typeof details.exitSignal === "string",
+            `failure.details names the exit: ${JSON.stringify(details)}`,
+          ).toBe(true);
+          expect(result.response?.checkpoint).toBeUndefined();
+        });
+      } else {
+        it.skip("8.3 a crashing CLI is an agent_error failure (no scripted.crashing given)", () => undefined);
       }
     });
   });

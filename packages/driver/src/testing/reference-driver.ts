@@ -8,6 +8,7 @@ import type { ApprovalKind, DriverDescriptor } from "../spi/descriptor.js";
 import type { Driver, DriverSink } from "../spi/driver.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { DriverResponse, TranscriptItem } from "../spi/response.js";
+import { reportEnforcement } from "../kit/policy/report-enforcement.js";
 import type { ScriptedTurns, DriverFixture } from "./describe-driver-conformance.js";
 
 /** Configuration of the {@link ReferenceDriver}. */
@@ -69,13 +70,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * A scripted driver with no CLI behind it, passing the conformance kit; use it in your own tests
  * of code that takes a `Driver`. The prompt directs it:
  * - `TOOL <command>` → a `shell` tool call that asks one `permission` approval through the sink
- *   (the SDK applies approval modes), then a tool result (`ran <command>`, or an error when denied), then `Done`;
+ *   (the SDK applies approval modes), then a tool result (`ran <command>`, or an error when denied or
+ *   under the `read_only` sandbox), then `Done`; each command that "ran" is listed in {@link toolRuns};
  * - `SLOW` → runs until cancelled (`SLOW_MS <n>` → n ms);
  * - `FAIL <message>` → a classified `agent_error` failure with that message;
  * - `JSON <json>` → that text, and `structured` = the parsed value when the request has an output schema;
  * - anything else → `Reference reply #<turn>: <prompt>`, `turn` counting the session's turns, so a
  *   resumed conversation shows it saw the history.
  * Checkpoints are `ref-<n>` ids of an in-memory store; resuming an unknown id fails `resume_rejected`.
+ * `response.enforcement` lists each explicitly set policy value (approvals: `approval`; the rest: the
+ * scripted tools honour it, `cli_config`).
  */
 export class ReferenceDriver implements Driver {
   /** {@link REFERENCE_DESCRIPTOR}. */
@@ -83,11 +87,17 @@ export class ReferenceDriver implements Driver {
   /** The captured configuration (a frozen copy). */
   readonly config: ReferenceDriverConfig;
   readonly #sessions: Map<string, string[]>;
+  readonly #toolRuns: string[] = [];
   static #seq = 0;
 
   constructor(config: ReferenceDriverConfig = {}) {
     this.config = Object.freeze({ ...config });
     this.#sessions = config.sessions ?? new Map();
+  }
+
+  /** The commands the scripted `shell` tool ran (approved, outside `read_only`), in order. */
+  get toolRuns(): readonly string[] {
+    return [...this.#toolRuns];
   }
 
   /** @throws InvalidDriverConfigError when `latencyMs` is not a finite number ≥ 0. */
@@ -158,10 +168,16 @@ export class ReferenceDriver implements Driver {
         inputEditable: true,
       });
       signal.throwIfAborted();
-      const ok = decision.outcome === "approve";
+      const readOnly = request.policy?.sandbox === "read_only";
+      const ok = decision.outcome === "approve" && !readOnly;
       const edited = ok ? (decision.updatedInput as { command?: unknown } | undefined)?.command : undefined;
       const ran = typeof edited === "string" ? edited : command;
-      const output = ok ? `ran ${ran}` : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
+      if (ok) this.#toolRuns.push(ran);
+      const output = ok
+        ? `ran ${ran}`
+        : decision.outcome === "approve"
+          ? "blocked by the read_only sandbox"
+          : `denied: ${decision.outcome === "deny" ? decision.reason : decision.choice}`;
       sink.emit({ type: "tool-result", id, name: "shell", output, isError: !ok });
       transcript.push({ kind: "tool-result", toolCallId: id, toolName: "shell", text: output, isError: !ok });
       text = `Done: ${output}`;
@@ -188,6 +204,11 @@ export class ReferenceDriver implements Driver {
       transcript,
       raw,
       checkpoint: { resumeId },
+      enforcement: reportEnforcement(request.policy, (field) =>
+        field.startsWith("approvals.")
+          ? { mechanisms: ["approval"], detail: "every ask goes to the sink" }
+          : { mechanisms: ["cli_config"], detail: "the scripted tools honour it" },
+      ),
     };
   }
 
@@ -215,9 +236,17 @@ export class ReferenceDriver implements Driver {
 
 /** The scripted turns of the {@link ReferenceDriver}, for `describeDriverConformance`. */
 export const REFERENCE_SCRIPTS: ScriptedTurns<DriverFixture> = Object.freeze({
-  text: () => ({ request: { prompt: "hello reference" }, expectText: "hello reference" }),
+  // Usage: the prompt's and the reply's lengths ("Reference reply #1: hello reference").
+  text: () => ({
+    request: { prompt: "hello reference" },
+    expectText: "hello reference",
+    expectUsage: { inputTokens: 15, outputTokens: 35 },
+  }),
   followUp: () => ({ request: { prompt: "second turn" }, expectText: /#2: second turn/ }),
-  toolApproval: () => ({ request: { prompt: "TOOL echo hi" } }),
+  toolApproval: (fixture: DriverFixture) => ({
+    request: { prompt: "TOOL echo hi" },
+    toolRan: () => fixture.driver instanceof ReferenceDriver && fixture.driver.toolRuns.includes("echo hi"),
+  }),
   slow: () => ({ request: { prompt: "SLOW" } }),
   failing: () => ({ request: { prompt: "FAIL scripted failure 400" }, expectMessage: "scripted failure 400" }),
   structured: () => ({
