@@ -60,11 +60,16 @@ export function codexEnforcement(
   transport: "exec" | "app-server",
 ): PolicyEnforcement[] {
   const exec = transport === "exec";
+  // Under `ask` codex runs a command the host approves outside its sandbox: the report says so.
+  const escape =
+    plan.sandbox !== "danger-full-access" && policy?.approvals?.permission === "ask"
+      ? "; a command the host approves runs outside the sandbox (codex's semantics)"
+      : "";
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox")
       return exec
-        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}` }
-        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}` };
+        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}${escape}` }
+        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${escape}` };
     if (field === "webSearch")
       return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
     return plan.approvalPolicy === "never"

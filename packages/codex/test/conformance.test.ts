@@ -35,8 +35,9 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
     }),
   },
   // Known defect the kit found: under sandbox read_only with an explicit `ask` (approval_policy
-  // "untrusted"), a command the host approves runs outside the sandbox and writes its file, while
-  // the run reports read_only enforced. Skipped, not hidden: the codex driver must fix or refuse it.
+  // "untrusted"), a command the host approves runs outside the sandbox and writes its file. The
+  // sandbox entry's detail says so, but the entry still reads enforced. Skipped, not hidden: the
+  // codex driver must confine or refuse it.
   skip: { "1.4": "codex runs a host-approved command outside the read_only sandbox under ask (known defect)" },
   concurrent: true,
   makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
