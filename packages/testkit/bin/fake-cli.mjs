@@ -4,7 +4,7 @@
 // Its argv is ignored (drivers pass their own flags). The scenario is a JSON array of steps, read
 // from env ADAPTOR_FAKE_CLI_SCENARIO, else from the file named by ADAPTOR_FAKE_CLI_SCENARIO_FILE.
 // Steps (see FakeCliStep in @adaptor/testkit/fake-cli): write, writeBase64, stderr, sleepMs,
-// awaitStdinLine, echoStdinLine, closeStdin, ignoreSigterm, spawnGrandchild, hang, exit.
+// awaitStdinLine, awaitStdinEnd, echoStdinLine, closeStdin, ignoreSigterm, spawnGrandchild, hang, exit.
 // Exit codes: the scenario's `exit`, else 0; 2 for a bad scenario; 3 when stdin ended while a step
 // waited for a line. No dependencies.
 import { spawn } from "node:child_process";
@@ -40,6 +40,7 @@ function checkStep(step, index) {
       if (!Number.isInteger(value) || value < 0 || value > 255) badScenario(`${where}: exit must be an integer 0..255`);
       return;
     case "awaitStdinLine":
+    case "awaitStdinEnd":
     case "echoStdinLine":
     case "closeStdin":
     case "ignoreSigterm":
@@ -123,6 +124,18 @@ async function nextStdinLine() {
   }
 }
 
+/** Waits until stdin ends (lines that arrive meanwhile are read and dropped), as a CLI does that exits when its input closes. */
+async function stdinEnd() {
+  startReadingStdin();
+  while (!stdin.ended) {
+    stdin.lines.length = 0;
+    await new Promise((resolve) => {
+      stdin.wake = () => resolve(undefined);
+    });
+  }
+  stdin.lines.length = 0;
+}
+
 /** Closes fd 0 for real (libuv never closes stdio fds on destroy), so the parent's writes get EPIPE. */
 function closeStdin() {
   if (stdin.reading) process.stdin.destroy();
@@ -140,6 +153,7 @@ async function run(step) {
   if ("stderr" in step) return writeTo(process.stderr, Buffer.from(step.stderr, "utf8"));
   if ("sleepMs" in step) return new Promise((resolve) => setTimeout(resolve, step.sleepMs));
   if ("awaitStdinLine" in step) return void (await nextStdinLine());
+  if ("awaitStdinEnd" in step) return stdinEnd();
   if ("echoStdinLine" in step) {
     const line = await nextStdinLine();
     let parsed;

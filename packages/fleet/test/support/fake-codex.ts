@@ -4,7 +4,7 @@ import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake
 
 // The testkit's fake CLI playing `codex app-server` for one turn: the handshake (`thread/start`, or
 // for a later thread turn `thread/resume` and `thread/turns/list`), `text` as the agent message
-// after `sleepMs`, the turn completed, then it waits for stdin to close.
+// after `sleepMs`, the turn completed, then it waits for stdin to close and exits 0, as codex does.
 const line = (value: unknown): FakeCliStep => ({ write: `${JSON.stringify(value)}\n` });
 const THREAD_ID = "0192f0a0-0000-7000-8000-000000000001";
 const THREAD = { thread: { id: THREAD_ID }, model: "fake-model", modelProvider: "fake" };
@@ -42,7 +42,7 @@ export function fakeCodexSteps(
     line({ method: "item/agentMessage/delta", params: { threadId: THREAD_ID, turnId: "u-fake", itemId: "m1", delta: text } }),
     line({ method: "item/completed", params: { threadId: THREAD_ID, turnId: "u-fake", item: { type: "agentMessage", id: "m1", text } } }),
     line({ method: "turn/completed", params: { threadId: THREAD_ID, turn: { ...TURN, status: "completed" } } }),
-    { awaitStdinLine: true },
+    { awaitStdinEnd: true },
   ];
 }
 

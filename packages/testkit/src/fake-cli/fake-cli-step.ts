@@ -7,7 +7,8 @@
  * - `{ awaitStdinLine: true }` waits for the next complete stdin line (lines are counted: each step
  *   consumes one); `{ echoStdinLine: true }` also writes it back on stdout as
  *   `{"type":"echo","line":<parsed JSON, or the string when not JSON>}\n`. If stdin ends first, the
- *   fake exits with code 3.
+ *   fake exits with code 3. `{ awaitStdinEnd: true }` waits until stdin ends (lines arriving meanwhile
+ *   are dropped) and goes on with the next step, as a CLI that exits 0 when its input closes.
  * - `{ closeStdin: true }` the fake destroys its own stdin, so a parent's later writes get EPIPE.
  * - `{ ignoreSigterm: true }` installs a SIGTERM handler that does nothing (only SIGKILL stops it).
  * - `{ spawnGrandchild: true }` starts a long-lived `node` grandchild in the same process group (not
@@ -23,6 +24,7 @@ export type FakeCliStep =
   | { readonly stderr: string }
   | { readonly sleepMs: number }
   | { readonly awaitStdinLine: true }
+  | { readonly awaitStdinEnd: true }
   | { readonly echoStdinLine: true }
   | { readonly closeStdin: true }
   | { readonly ignoreSigterm: true }

@@ -53,6 +53,13 @@ describe("fake CLI", () => {
     expect(result).toEqual({ code: 0, stderr: "", stdout: '{"type":"echo","line":{"a":1}}\n{"type":"echo","line":"plain text"}\n' });
   });
 
+  it("awaitStdinEnd drops the lines that arrive, goes on once stdin ends and exits 0; awaitStdinLine there exits 3", async () => {
+    const ended = await run(fakeCliEnv([{ awaitStdinEnd: true }, { write: "after\n" }]), "one\ntwo\n");
+    expect(ended).toEqual({ code: 0, stdout: "after\n", stderr: "" });
+    const line = await run(fakeCliEnv([{ awaitStdinLine: true }, { awaitStdinLine: true }]), "one\n");
+    expect(line.code).toBe(3);
+  });
+
   it("reads the scenario from ADAPTOR_FAKE_CLI_SCENARIO_FILE", async () => {
     const dir = await mkdtemp(join(tmpdir(), "adaptor-fake-cli-"));
     try {
