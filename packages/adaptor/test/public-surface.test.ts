@@ -123,6 +123,7 @@ describe("public surface", () => {
       "probeFailure",
       "raceAbort",
       "reportEnforcement",
+      "responseExit",
       "skillsDigest",
       "spawnLimits",
       "stableJson",

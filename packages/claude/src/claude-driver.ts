@@ -21,6 +21,7 @@ import {
   ProcessPool,
   spawnLimits,
   StallWatchdog,
+  responseExit,
 } from "@adaptor/driver/kit";
 import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
@@ -297,7 +298,7 @@ export class ClaudeDriver implements Driver {
         ? { checkpoint: { resumeId: sessionId, ...(turn.lastMessageId ? { data: checkpointData(turn.lastMessageId) } : {}) } }
         : {}),
       ...(failure ? { failure } : {}),
-      ...(exit ? { exit: { code: exit.code, signal: exit.signal } } : {}),
+      ...(exit ? { exit: responseExit(exit) } : {}),
     };
   }
 }

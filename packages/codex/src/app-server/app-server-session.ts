@@ -12,6 +12,7 @@ import {
   type JsonRpcConnection,
   type JsonRpcServerRequest,
   type PooledProcess,
+  responseExit,
 } from "@adaptor/driver/kit";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
@@ -502,7 +503,7 @@ export class AppServerSession implements PooledProcess {
       raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
       ...(failure ? { failure } : {}),
-      ...(exitInfo ? { exit: { code: exitInfo.code, signal: exitInfo.signal } } : {}),
+      ...(exitInfo ? { exit: responseExit(exitInfo) } : {}),
     };
     return { response, alive };
   }

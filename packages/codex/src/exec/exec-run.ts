@@ -9,7 +9,7 @@ import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import type { CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { beforeNextLine, exitOrTerminate, graceMs, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
+import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread } from "./exec-rewind.js";
@@ -240,7 +240,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     raw: rawStreams(proc.takeOutput(), turn.terminal),
     ...(!failure && turn.threadId ? { checkpoint: { resumeId: turn.threadId, data } } : {}),
     ...(failure ? { failure } : {}),
-    exit: { code: exit.code, signal: exit.signal },
+    exit: responseExit(exit),
     enforcement: init.enforcement,
   };
 }

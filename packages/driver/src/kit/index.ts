@@ -31,6 +31,7 @@ export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
 export { deepFreeze } from "./deep-freeze.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
+export { responseExit } from "./cancel/response-exit.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";

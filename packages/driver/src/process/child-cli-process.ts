@@ -47,6 +47,7 @@ export class ChildCliProcess implements CliProcess {
   readonly #onStderr: ((text: string) => void) | undefined;
   #reaped = false;
   #forceKilled = false;
+  #terminated = false;
   #outputBytes = 0;
   #terminating: Promise<ExitInfo> | undefined;
   #closing: Promise<void> | undefined;
@@ -138,7 +139,7 @@ export class ChildCliProcess implements CliProcess {
         this.#timers.clear();
         this.#stdinClosed("child exited");
         this.#onStdoutEnd();
-        resolve({ code, signal, forceKilled: this.#forceKilled });
+        resolve({ code, signal, forceKilled: this.#forceKilled, ...(this.#terminated ? { terminated: true } : {}) });
       });
     });
   }
@@ -274,6 +275,7 @@ export class ChildCliProcess implements CliProcess {
     }
     // Scan while the CLI is alive: its tools are still its children and can be found.
     this.#descendants.refreshDeep();
+    this.#terminated = true;
     signalGroup(this.pid, "SIGTERM");
     this.#descendants.signalAll("SIGTERM");
     if (await this.#exitedWithin(this.#killGraceMs)) {

@@ -10,4 +10,9 @@ export interface ExitInfo {
   readonly signal: NodeJS.Signals | null;
   /** True when SIGTERM was not enough and the process group got SIGKILL. */
   readonly forceKilled: boolean;
+  /**
+   * True when the SDK ended the process (`terminate()` sent SIGTERM, perhaps SIGKILL) before it
+   * exited by itself: its `code` (143 for a CLI that handles SIGTERM) then says nothing about its turn.
+   */
+  readonly terminated?: boolean;
 }

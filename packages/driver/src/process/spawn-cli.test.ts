@@ -6,6 +6,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError } from "./force-killed-error.js";
 import type { OutputLine } from "./output-line.js";
 import { spawnCli } from "./spawn-cli.js";
+import { responseExit } from "../kit/cancel/response-exit.js";
 
 vi.mock("node:child_process", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:child_process")>();
@@ -318,8 +319,17 @@ describe("spawnCli", () => {
   it("terminate sends SIGTERM to a cooperative child, which exits within the grace period", async () => {
     await using proc = await nodeScript("console.log('{}'); setInterval(() => {}, 1000)");
     for await (const _ of proc.lines()) break; // ready
-    expect(await proc.terminate()).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
+    expect(await proc.terminate()).toEqual({ code: null, signal: "SIGTERM", forceKilled: false, terminated: true });
     expect(() => process.kill(proc.pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" })); // reaped by us
+  });
+
+  it("a CLI that handles SIGTERM and exits 143 reads as terminated, and its response exit as ended by the driver (not a crash)", async () => {
+    await using proc = await nodeScript("process.on('SIGTERM', () => process.exit(143)); console.log('{}'); setInterval(() => {}, 1000)");
+    for await (const _ of proc.lines()) break; // ready
+    const info = await proc.terminate();
+    expect(info).toEqual({ code: 143, signal: null, forceKilled: false, terminated: true });
+    expect(responseExit(info)).toEqual({ code: 143, signal: null, endedByDriver: true });
+    expect(responseExit({ code: 143, signal: null, forceKilled: false })).toEqual({ code: 143, signal: null });
   });
 
   it("forceKilledError is a FORCE_KILLED DriverError with op kill", () => {

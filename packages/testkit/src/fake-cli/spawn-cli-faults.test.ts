@@ -183,7 +183,7 @@ describe("spawnCli with the fake CLI: exit and kill", () => {
     const started = performance.now();
     const info = await proc.terminate();
     const elapsed = performance.now() - started;
-    expect(info).toEqual({ code: null, signal: "SIGKILL", forceKilled: true });
+    expect(info).toEqual({ code: null, signal: "SIGKILL", forceKilled: true, terminated: true });
     expect(elapsed).toBeGreaterThanOrEqual(killGraceMs - 5);
     // An upper bound only guards against a hang; a busy machine may take seconds to deliver the kill.
     expect(elapsed).toBeLessThan(killGraceMs + 20_000);

@@ -13,6 +13,7 @@ import { graceMs, spawnLimits, type CommonDriverConfig } from "../config/common-
 import { ProcessPool, type PooledProcess } from "../pool/process-pool.js";
 import { reportEnforcement, type EnforcementRule } from "../policy/report-enforcement.js";
 import { oneShotTurn, type OneShotTurnOptions } from "./one-shot-turn.js";
+import { responseExit } from "../cancel/response-exit.js";
 
 /** What one run of a {@link OneShotCliDriver} is given: the process spawned for it and the run's inputs. */
 export interface OneShotTurnContext<C extends CommonDriverConfig> {
@@ -195,7 +196,7 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(failure ? { failure } : outcome.resumeId ? { checkpoint: { resumeId: outcome.resumeId } } : {}),
       enforcement: reportEnforcement(request.policy, rule),
-      exit: { code: exit.code, signal: exit.signal },
+      exit: responseExit(exit),
     };
   }
 }
