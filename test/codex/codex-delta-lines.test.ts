@@ -38,7 +38,7 @@ describe("codex app-server deltas and the host's event buffer (fake CLI)", () =>
           params: { threadId: "t-fake", turn: { id: "u-fake", status: "completed", items: [], error: null } },
         }),
       },
-      { awaitStdinLine: true },
+      { awaitStdinEnd: true }, // codex exits 0 when its stdin closes
     ];
     const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), { eventBuffer: 4 });
     try {

@@ -35,7 +35,7 @@ describe("codex app-server handshake (fake CLI)", () => {
           params: { threadId: "t-fake", turn: { id: "u-fake", status: "completed", items: [], error: null } },
         }),
       },
-      { awaitStdinLine: true },
+      { awaitStdinEnd: true }, // codex exits 0 when its stdin closes
     ];
     const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300, replyTimeoutMs: 5_000 }));
     try {

@@ -344,13 +344,13 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
             ...(web.length ? { webSearch: web[i % web.length] } : {}),
             ...(modes.length ? { approvals: { permission: modes[i % modes.length] as ApprovalMode } } : {}),
           }));
-          // Independent runs, started together (each is its own process for CLI drivers).
-          const results = await Promise.all(
-            policies.map(async (policy) => {
-              const turn = options.scripted.text(fixture);
-              return { policy, turn, result: await run(fixture, withPolicy(turn, policy)) };
-            }),
-          );
+          // Independent runs, one after another: CLIs sharing one home may lock their own state
+          // against each other when started together (OpenCode's database, on a busy machine).
+          const results = [];
+          for (const policy of policies) {
+            const turn = options.scripted.text(fixture);
+            results.push({ policy, turn, result: await run(fixture, withPolicy(turn, policy)) });
+          }
           for (const { policy, turn, result } of results) {
             succeeded(result);
             expect(matches(result.response.text, turn.expectText), `text for ${JSON.stringify(policy)}`).toBe(true);
