@@ -24,6 +24,15 @@ export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] 
 /** A name that says its value is a credential, as a key in `name=value`, `name: value` or JSON. */
 const CREDENTIAL_NAME = String.raw`[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_-]*`;
 
+/** A JSON (or single-quoted) `"name": "value"` pair whose name says credential; the value is replaced. */
+const JSON_CREDENTIAL_PAIR = new RegExp(
+  String.raw`(["'])(${CREDENTIAL_NAME})\1([^\S\r\n]*:[^\S\r\n]*)(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`,
+  "gi",
+);
+
+/** A `name=value` or `name: value` pair whose name says credential; the value is replaced. */
+const CREDENTIAL_PAIR = new RegExp(String.raw`\b(${CREDENTIAL_NAME})([^\S\r\n]*[=:][^\S\r\n]*)("[^"\n]*"|'[^'\n]*'|[^\s,;)"'}]+)`, "gi");
+
 /** Credential formats recognised by their shape alone, each replaced whole by `[redacted]`. */
 const TOKEN_SHAPES: readonly RegExp[] = [
   // PEM private keys (to the block's end, else to the end of the text: its body may follow on later lines).
@@ -82,14 +91,8 @@ function redactShapes(text: string): string {
   for (const shape of TOKEN_SHAPES) out = out.replace(shape, "[redacted]");
   return out
     .replace(/\b(Bearer|Basic|Token)[^\S\r\n]+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
-    .replace(
-      new RegExp(String.raw`(["'])(${CREDENTIAL_NAME})\1([^\S\r\n]*:[^\S\r\n]*)(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`, "gi"),
-      '$1$2$1$3"[redacted]"',
-    )
-    .replace(
-      new RegExp(String.raw`\b(${CREDENTIAL_NAME})([^\S\r\n]*[=:][^\S\r\n]*)("[^"\n]*"|'[^'\n]*'|[^\s,;)"'}]+)`, "gi"),
-      "$1$2[redacted]",
-    )
+    .replace(JSON_CREDENTIAL_PAIR, '$1$2$1$3"[redacted]"')
+    .replace(CREDENTIAL_PAIR, "$1$2[redacted]")
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@\n]*)@/gi, urlPassword);
 }
 
