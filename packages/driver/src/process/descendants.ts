@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
@@ -168,17 +168,61 @@ function procNames(): string[] | undefined {
   }
 }
 
-/** Every live process, by pid (from `names`, the entries of `/proc`, read now when not given); empty where there is no `/proc`. */
-function scan(names: string[] | undefined = procNames()): Map<number, ProcStat> {
+/**
+ * Every live process, by pid (from `names`, the entries of `/proc`, read now when not given); empty
+ * where there is no `/proc`. With `since`, only the processes whose pid is in that window.
+ */
+function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map<number, ProcStat> {
   const all = new Map<number, ProcStat>();
   if (!names) return all;
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    if (since && !inWindow(pid, since)) continue;
     const stat = readStat(pid);
     if (stat) all.set(pid, stat);
   }
   return all;
+}
+
+/**
+ * The pids handed out in this pid namespace after `after` up to `last` (both pids the kernel handed
+ * out last, read at two moments): the kernel hands pids out in increasing order from the last one
+ * handed out, wrapping to the lowest free pid past the maximum, so every process started between
+ * the two reads has its pid in this window, whatever it is now.
+ */
+export interface PidWindow {
+  readonly after: number;
+  readonly last: number;
+}
+
+/** Whether `pid` is one the kernel handed out in `window` (see {@link PidWindow}). */
+export function inWindow(pid: number, { after, last }: PidWindow): boolean {
+  return after <= last ? pid > after && pid <= last : pid > after || pid <= last;
+}
+
+/**
+ * The pid this pid namespace handed out last (the last field of `/proc/loadavg`); undefined where
+ * it cannot be read or `/proc` is not this process's pid namespace's (its pids would not be ours).
+ */
+function lastPid(): number | undefined {
+  const loadavg = readProcFile(`${PROC}/loadavg`);
+  if (!loadavg) return undefined;
+  const last = Number(loadavg.toString("latin1").trim().split(" ").pop());
+  return Number.isSafeInteger(last) && last > 0 && procIsOurs() ? last : undefined;
+}
+
+/** Whether `/proc` numbers processes as this process's pid namespace does (checked once). */
+let ownProc: boolean | undefined;
+function procIsOurs(): boolean {
+  if (ownProc === undefined) {
+    try {
+      ownProc = readlinkSync(`${PROC}/self`) === String(process.pid);
+    } catch {
+      ownProc = false;
+    }
+  }
+  return ownProc;
 }
 
 /** The children of each process of a scan, by parent pid: made once per scan, whatever number of trackers it serves. */
@@ -220,6 +264,11 @@ export class DescendantTracker {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
     this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+  }
+
+  /** The CLI's pid. */
+  get root(): number {
+    return this.#root;
   }
 
   /** Remembered descendants still alive (pids). */
@@ -364,8 +413,22 @@ interface Poller {
   /** Trackers whose descendants may still be alive (from spawn until they were ended). */
   readonly owned: Set<DescendantTracker>;
   timer: NodeJS.Timeout | undefined;
+  /**
+   * The last pid handed out when the last scan of every process started, and when (`performance.now()`,
+   * ms): a poll within {@link WINDOW_MAX_AGE_MS} of it reads only the processes started since.
+   */
+  scanned?: { readonly lastPid: number; readonly at: number } | undefined;
+  /** Trackers watched since that scan. */
+  watchedSince?: Set<DescendantTracker>;
 }
 const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
+
+/**
+ * How long after a poll's scan the next may read only the processes started since (their pids, in
+ * the window the kernel handed out since): long enough for a timer that fires late on a busy host,
+ * far too short for the kernel to hand out every pid once more (the window would then be ambiguous).
+ */
+const WINDOW_MAX_AGE_MS = 4 * DESCENDANT_POLL_MS;
 
 /**
  * Below this many files the tree walks would read, a poll walks the trees without first listing
@@ -393,24 +456,65 @@ export function pollStrategy(visits: number, filesPerVisit: number, hostProcesse
  * children lists costs more than one stat per process on the host). Both find the same processes.
  * @param strategy - forces the walks or the one scan (where the kernel has children lists).
  */
-export function refreshAllTrackers(strategy?: "walk" | "scan"): void {
-  if (poller.trackers.size === 0) return;
+export function refreshAllTrackers(strategy?: "walk" | "scan"): "walk" | "scan" | "window" {
+  if (poller.trackers.size === 0) return "walk";
   let all: Map<number, ProcStat> | undefined;
+  let served: "walk" | "scan" | "window" = "walk";
   if (hasChildrenFiles()) {
     let names: string[] | undefined;
     let visits = 0;
     for (const tracker of poller.trackers) visits += tracker.visits;
     const filesPerVisit = walked.visits === 0 ? 1 : walked.files / walked.visits;
     strategy ??= pollStrategy(visits, filesPerVisit, () => (names ??= procNames())?.length ?? Infinity);
-    if (strategy === "scan") all = scan(names);
+    if (strategy === "scan") ({ all, served } = scanForPoll(names));
   }
-  for (const tracker of poller.trackers) if (all || !tracker.refreshTree()) tracker.refresh((all ??= scan()));
+  for (const tracker of poller.trackers) {
+    if (all || !tracker.refreshTree()) {
+      all ??= scanForPoll().all;
+      served = served === "walk" ? "scan" : served;
+      tracker.refresh(all);
+    }
+  }
+  return served;
+}
+
+/**
+ * The processes a poll's {@link DescendantTracker.refresh} of every tracker needs. Every process
+ * when no scan ran within {@link WINDOW_MAX_AGE_MS} (or the last pid handed out cannot be read);
+ * else only those started since that scan (`/proc` entries whose pid is in the window handed out
+ * since) and every remembered descendant: a process joins a CLI's tree only when it starts (a
+ * process that is moved leaves the tree, to an ancestor of it), and what was in the tree at the
+ * scan before is remembered, so the same processes are found as with every process read.
+ * (`entries`: the entries of `/proc`, when already read.)
+ */
+function scanForPoll(entries?: string[]): { all: Map<number, ProcStat>; served: "scan" | "window" } {
+  const last = lastPid();
+  const at = performance.now();
+  const previous = poller.scanned;
+  const watched = poller.watchedSince;
+  poller.scanned = last === undefined ? undefined : { lastPid: last, at };
+  poller.watchedSince = new Set();
+  const window = last === undefined || previous === undefined ? undefined : { after: previous.lastPid, last };
+  // A CLI watched since the last scan that did not start since (a tracker made for an older
+  // process) may have older descendants, never read: every process then.
+  const complete = window !== undefined && [...(watched ?? [])].every((tracker) => inWindow(tracker.root, window));
+  if (!window || !complete || at - (previous?.at ?? 0) > WINDOW_MAX_AGE_MS) return { all: scan(entries), served: "scan" };
+  const all = scan(entries ?? procNames(), window);
+  for (const tracker of poller.trackers) {
+    for (const pid of tracker.pids) {
+      if (all.has(pid)) continue;
+      const stat = readStat(pid);
+      if (stat) all.set(pid, stat);
+    }
+  }
+  return { all, served: "window" };
 }
 
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */
 export function watchDescendants(tracker: DescendantTracker): void {
   poller.trackers.add(tracker);
   poller.owned.add(tracker);
+  poller.watchedSince?.add(tracker);
   if (poller.timer === undefined && process.platform === "linux") {
     poller.timer = setInterval(refreshAllTrackers, DESCENDANT_POLL_MS);
     poller.timer.unref();
@@ -423,6 +527,8 @@ export function unwatchDescendants(tracker: DescendantTracker): void {
   if (poller.trackers.size === 0 && poller.timer !== undefined) {
     clearInterval(poller.timer);
     poller.timer = undefined;
+    poller.scanned = undefined;
+    poller.watchedSince = undefined;
   }
 }
 
