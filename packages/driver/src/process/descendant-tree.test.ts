@@ -5,6 +5,8 @@ import {
   DescendantTracker,
   PROCESS_TAG_VAR,
   inWindow,
+  ownedCliPids,
+  unwatchDescendants,
   pollStrategy,
   refreshAllTrackers,
   releaseDescendants,
@@ -260,6 +262,35 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       killAll(all);
     }
   }, 60_000);
+
+  it("the CLIs a deep walk skips as other CLIs of this host are those of the trackers owned now, however watched and released", () => {
+    // Pids no process has: the trackers are only bookkept here.
+    const [a, b, c] = [999_999_001, 999_999_002, 999_999_003];
+    const before = ownedCliPids();
+    const trackers = [a, b, b, c].map((pid) => new DescendantTracker(pid));
+    const [ta, tb1, tb2, tc] = trackers as [DescendantTracker, DescendantTracker, DescendantTracker, DescendantTracker];
+    const ours = () => ownedCliPids().filter((pid) => !before.includes(pid));
+    try {
+      for (const tracker of trackers) watchDescendants(tracker);
+      watchDescendants(ta); // watched twice: still one tracker
+      expect(ours()).toEqual([a, b, c]);
+      // Unwatched (its CLI exited) but not released: still owned.
+      unwatchDescendants(tc);
+      expect(ours()).toEqual([a, b, c]);
+      releaseDescendants(ta);
+      expect(ours()).toEqual([b, c]);
+      // A pid two trackers have (reused) stays until both are released.
+      releaseDescendants(tb1);
+      expect(ours()).toEqual([b, c]);
+      releaseDescendants(tb2);
+      releaseDescendants(tb2);
+      expect(ours()).toEqual([c]);
+      releaseDescendants(tc);
+      expect(ours()).toEqual([]);
+    } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+    }
+  });
 
   it("the pids started between two reads of the last pid handed out are those after the first up to the second, across the wrap to low pids", () => {
     expect([100, 101, 150, 151, 5].map((pid) => inWindow(pid, { after: 100, last: 150 }))).toEqual([false, true, true, false, false]);

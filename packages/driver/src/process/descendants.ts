@@ -127,11 +127,23 @@ function childrenOf(pid: number, cost?: { visits: number; files: number }): numb
   return children;
 }
 
-/** Adds the pids of `/proc/<pid>/task/<tid>/children` to `into`; false when unreadable. */
+/**
+ * Adds the pids of `/proc/<pid>/task/<tid>/children` (decimal pids, each followed by a space) to
+ * `into`, read from the bytes (this process's list holds every CLI it runs); false when unreadable.
+ */
 function readChildrenList(pid: number, tid: number | string, into: number[]): boolean {
   const list = readProcFile(`${PROC}/${pid}/task/${tid}/children`);
   if (!list) return false;
-  for (const word of list.toString("latin1").split(" ")) if (word !== "") into.push(Number(word));
+  let value = -1;
+  for (let at = 0; at < list.length; at++) {
+    const digit = (list[at] as number) - 0x30;
+    if (digit >= 0 && digit <= 9) value = (value < 0 ? 0 : value * 10) + digit;
+    else if (value >= 0) {
+      into.push(value);
+      value = -1;
+    }
+  }
+  if (value >= 0) into.push(value);
   return true;
 }
 
@@ -346,17 +358,20 @@ export class DescendantTracker {
       // The other CLIs this host runs are children of this process too; each carries its own tag,
       // never this one, so their stat and environment are not read (with many CLIs at once that
       // was a read of each per deep refresh of each).
-      const otherCLIs = new Set<number>();
-      for (const tracker of poller.owned) if (#root in tracker) otherCLIs.add(tracker.#root);
+      // (Kept up to date as CLIs are watched and released: building it per walk cost a pass over
+      // every CLI per deep refresh of each.)
+      const otherCLIs = ownedRoots();
       // The holder the walk came up from: a child of the next one, this process or an ancestor,
       // older than the CLI, so its stat is not read again.
       let below: number | undefined;
       for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
-        const holderStat = readStat(holder);
+        // This process is running and knows its parent: its own stat is not read.
+        const self: boolean = holder === process.pid;
+        const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
         // The kernel hands an orphan to the first live thread of its new parent: the main thread
         // while that one lives (the process's stat is then not a zombie's), so only its list can
         // hold one; where the main thread is gone, every thread's list is read.
-        const candidates = holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
+        const candidates = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
         for (const pid of candidates ?? []) {
           if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
@@ -364,7 +379,7 @@ export class DescendantTracker {
           if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
         }
         below = holder;
-        holder = holderStat?.ppid;
+        holder = self ? process.ppid : holderStat?.ppid;
       }
     }
     return this.refreshTree();
@@ -420,6 +435,8 @@ interface Poller {
   scanned?: { readonly lastPid: number; readonly at: number } | undefined;
   /** Trackers watched since that scan. */
   watchedSince?: Set<DescendantTracker>;
+  /** The CLI pids of {@link owned}, each with the number of trackers that have it (a pid may be reused). */
+  roots?: Map<number, number>;
 }
 const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
 
@@ -510,8 +527,32 @@ function scanForPoll(entries?: string[]): { all: Map<number, ProcStat>; served: 
   return { all, served: "window" };
 }
 
+/**
+ * The CLI pids of the trackers this host owns (those {@link watchDescendants} took and
+ * {@link releaseDescendants} did not release yet), kept up to date by both.
+ */
+function ownedRoots(): Map<number, number> {
+  if (poller.roots) return poller.roots;
+  // Made once from the trackers owned so far (a copy of this module may have added some).
+  const roots = new Map<number, number>();
+  for (const tracker of poller.owned) {
+    const root = (tracker as { root?: unknown }).root;
+    if (typeof root === "number") roots.set(root, (roots.get(root) ?? 0) + 1);
+  }
+  return (poller.roots = roots);
+}
+
+/** The CLI pids a deep walk skips as other CLIs of this host (those of the owned trackers), ascending. */
+export function ownedCliPids(): number[] {
+  return [...ownedRoots().keys()].sort((a, b) => a - b);
+}
+
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */
 export function watchDescendants(tracker: DescendantTracker): void {
+  if (!poller.owned.has(tracker)) {
+    const roots = ownedRoots();
+    roots.set(tracker.root, (roots.get(tracker.root) ?? 0) + 1);
+  }
   poller.trackers.add(tracker);
   poller.owned.add(tracker);
   poller.watchedSince?.add(tracker);
@@ -535,7 +576,12 @@ export function unwatchDescendants(tracker: DescendantTracker): void {
 /** Forgets `tracker` once its descendants were ended. */
 export function releaseDescendants(tracker: DescendantTracker): void {
   unwatchDescendants(tracker);
+  if (!poller.owned.has(tracker)) return;
+  const roots = ownedRoots();
   poller.owned.delete(tracker);
+  const count = roots.get(tracker.root) ?? 0;
+  if (count > 1) roots.set(tracker.root, count - 1);
+  else roots.delete(tracker.root);
 }
 
 /** SIGKILLs the descendants of every CLI, synchronously, after a last scan: what the host-exit hook runs. */
