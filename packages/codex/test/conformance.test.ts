@@ -34,11 +34,9 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
       expectValue: { answer: "forty-two" },
     }),
   },
-  // Known defect the kit found: under sandbox read_only with an explicit `ask` (approval_policy
-  // "untrusted"), a command the host approves runs outside the sandbox and writes its file. The
-  // sandbox entry's detail says so, but the entry still reads enforced. Skipped, not hidden: the
-  // codex driver must confine or refuse it.
-  skip: { "1.4": "codex runs a host-approved command outside the read_only sandbox under ask (known defect)" },
+  // 1.4: codex cannot confine a command the host approved under `ask` (it retries it outside the
+  // sandbox), so the driver refuses read_only + ask before launch and the kit checks read_only with
+  // auto_approve. 1.2 meets the same refusal for workspace_write + ask and checks each value alone.
   concurrent: true,
   makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
   makeMissingDriver: () => codex({ command: "/nonexistent/bin/codex" }),
