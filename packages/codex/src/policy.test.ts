@@ -13,7 +13,10 @@ describe("codexEnforcement", () => {
       ["webSearch", ["cli_flag"], 'web_search = "disabled"'],
       ["approvals.permission", ["approval"], expect.stringContaining("untrusted")],
     ]);
-    expect(codexEnforcement(policy, plan, "app-server")[0]).toMatchObject({ mechanisms: ["cli_config"], detail: "thread/start sandbox read-only" });
+    expect(codexEnforcement(policy, plan, "app-server")[0]).toMatchObject({
+      mechanisms: ["cli_config"],
+      detail: "thread/start sandbox read-only",
+    });
     const never = codexEnforcement({ approvals: { permission: "auto_approve" } }, { approvalPolicy: "never" }, "app-server");
     expect(never).toEqual([
       expect.objectContaining({ enforced: true, mechanisms: ["cli_config"], detail: expect.stringContaining("never") as string }),
@@ -25,25 +28,34 @@ describe("codexEnforcement", () => {
     const plan = planPolicy(policy, CODEX_DESCRIPTOR, true);
     expect(plan).toMatchObject({ sandbox: "workspace-write", approvalPolicy: "untrusted", sandboxBestEffort: true });
     expect(codexEnforcement(policy, plan, "app-server")).toEqual([
-      { field: "sandbox", value: "workspace_write", enforced: false, mechanisms: [], detail: expect.stringContaining("outside its sandbox") as string },
+      {
+        field: "sandbox",
+        value: "workspace_write",
+        enforced: false,
+        mechanisms: [],
+        detail: expect.stringContaining("outside its sandbox") as string,
+      },
       expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true, mechanisms: ["approval"] }),
     ]);
   });
 });
 
 describe("planPolicy", () => {
-  it.each(["read_only", "workspace_write"] as const)("sandbox %s with permission ask is refused with PolicyCapabilityUnsupportedError", (sandbox) => {
-    let thrown: unknown;
-    try {
-      planPolicy({ sandbox, approvals: { permission: "ask" } }, CODEX_DESCRIPTOR);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(isError(thrown, ErrPolicyCapabilityUnsupported)).toBe(true);
-    expect(thrown).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
-    expect((thrown as Error).message).toContain("outside its sandbox");
-    expect((thrown as Error).message).toContain("bestEffortPolicy");
-  });
+  it.each(["read_only", "workspace_write"] as const)(
+    "sandbox %s with permission ask is refused with PolicyCapabilityUnsupportedError",
+    (sandbox) => {
+      let thrown: unknown;
+      try {
+        planPolicy({ sandbox, approvals: { permission: "ask" } }, CODEX_DESCRIPTOR);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isError(thrown, ErrPolicyCapabilityUnsupported)).toBe(true);
+      expect(thrown).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
+      expect((thrown as Error).message).toContain("outside its sandbox");
+      expect((thrown as Error).message).toContain("bestEffortPolicy");
+    },
+  );
 
   it("ask with sandbox unrestricted or unset, and a confining sandbox with the other modes, are planned as before", () => {
     expect(planPolicy({ sandbox: "unrestricted", approvals: { permission: "ask" } }, CODEX_DESCRIPTOR)).toEqual({

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { codex, type CodexConfig } from "../src/index.js";
-import { codexHarness, type CodexHarness } from "./support.js";
+import { codexHarness, ESCALATE_RULE, type CodexHarness } from "./support.js";
 
 // The public driver conformance kit against the Codex driver on the real binary (issue 7 §2).
 
@@ -11,7 +11,7 @@ interface CodexFixture extends DriverFixture {
 }
 
 const makeDriver = async (): Promise<CodexFixture> => {
-  const harness = await codexHarness();
+  const harness = await codexHarness({ rules: [ESCALATE_RULE] });
   return { driver: harness.driver, harness, cleanup: () => harness.close() };
 };
 
@@ -21,7 +21,8 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: 'first user text: "hello conformance"' }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: /2 user message\(s\)/ }),
     toolApproval: (f) => ({
-      request: { prompt: "SHELL_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
+      // The model asks for escalated permissions: an approval would run it outside any sandbox.
+      request: { prompt: "ESCALATE_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
       toolRan: () => existsSync(join(f.harness.env.workDir, "conformance.txt")),
     }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
