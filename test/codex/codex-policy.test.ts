@@ -207,4 +207,18 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
     expect(existsSync(join(h.env.workDir, "no.txt"))).toBe(false);
     expect(approved.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "unrestricted", enforced: true });
   });
+
+  it("the README example: ask with sandbox unrestricted, the handler approves by the command it reads", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, {
+      policy: { sandbox: "unrestricted", approvals: { permission: "ask" } },
+      onApproval: (request) => (String(request.details?.command).includes("npm test") ? request.approve() : request.deny("not now")),
+    });
+    const denied = await agent.run("SHELL_CMD echo other > other.txt");
+    const approved = await agent.run("SHELL_CMD echo npm test > npm-test.txt");
+    await agent.close();
+    expect([denied.status, approved.status]).toEqual(["completed", "completed"]);
+    expect(existsSync(join(h.env.workDir, "other.txt"))).toBe(false);
+    expect(existsSync(join(h.env.workDir, "npm-test.txt"))).toBe(true);
+  });
 });
