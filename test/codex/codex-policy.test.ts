@@ -192,6 +192,22 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
     expect(existsSync(join(h.env.workDir, "in.txt"))).toBe(false);
   });
 
+  it("file changes under auto_approve: no patch lands under read_only, none next to the workspace under workspace_write", async () => {
+    h = await codexHarness({ outsideTmp: true });
+    const readOnly = await runDriver(h.driver, {
+      prompt: "PATCH_FILE patched.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "auto_approve" } },
+    });
+    const outside = await runDriver(h.driver, {
+      prompt: "PATCH_FILE ../patched-outside.txt",
+      policy: { sandbox: "workspace_write", approvals: { permission: "auto_approve" } },
+    });
+    expect([readOnly.response?.failure, outside.response?.failure]).toEqual([undefined, undefined]);
+    expect([readOnly.recording.asks.length, outside.recording.asks.length]).toEqual([0, 0]);
+    expect(existsSync(join(h.env.workDir, "patched.txt"))).toBe(false);
+    expect(existsSync(join(h.env.root, "patched-outside.txt"))).toBe(false);
+  });
+
   it("ask with sandbox unrestricted: codex asks before the command; approved it runs, denied it does not", async () => {
     h = await codexHarness();
     const policy: RunPolicy = { sandbox: "unrestricted", approvals: { permission: "ask" } };
