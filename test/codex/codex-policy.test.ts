@@ -169,7 +169,7 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
     expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: true });
   });
 
-  it("read_only with auto_approve: the escalated command runs confined (codex asks nothing), no file lands", async () => {
+  it("read_only with auto_approve: codex asks nothing and rejects the escalated command, no file lands", async () => {
     h = await codexHarness({ rules: [ESCALATE_RULE] });
     const run = await runDriver(h.driver, {
       prompt: "ESCALATE_CMD echo x > confined.txt",
