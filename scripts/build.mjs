@@ -88,6 +88,8 @@ export async function bundlePackage(packageDir) {
     packages: "external",
     chunkNames: "chunk-[hash]",
     sourcemap: true,
+    // The maps name the shipped src/ files instead of carrying a second copy of them.
+    sourcesContent: false,
     // Class and function names as written: error classes report them (`err.name`), and a bundle
     // would otherwise rename one whose name another module of the package also declares.
     keepNames: true,
