@@ -117,6 +117,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       options,
       queue,
       controller,
+      descriptor: driver.descriptor,
     });
     const { thread, prompt } = suspension;
     if (!thread) refuseThreadOnlyOptions(options);
