@@ -54,6 +54,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    // What claude 2.1.332 runs without asking under `ask` (test/claude/unasked-tools.test.ts):
+    // Read, ToolSearch and the session's task list; Glob and Grep are read-only where offered.
+    askExemptTools: ["Read", "Glob", "Grep", "ToolSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"],
     systemPrompt: ["replace", "append"],
     // --agents: the Task tool offers them (test/claude/subagents.test.ts).
     subagents: true,
