@@ -5,8 +5,7 @@ import { whenGeminiPromptSays } from "@adaptor/testkit";
 import { collect, geminiHarness, type GeminiHarness } from "./support.js";
 
 // Real gemini-cli (pinned 0.61.0) under `approvals.permission: "ask"`: it reads a file without
-// asking; the ACP tool call says `kind: "read"`, so no `approval.unasked` notice comes, while a
-// write is asked about.
+// asking; the ACP tool call says `kind: "read"`, so no `approval.unasked` notice comes.
 
 let h: GeminiHarness | undefined;
 afterEach(async () => {
