@@ -61,6 +61,43 @@ describe.skipIf(process.platform !== "linux")(
       expect(JSON.stringify(second.transcript())).not.toContain("OWN-TURN-TEXT");
     });
 
+    it("reused process: the usage and cost of the CLI's own turn are added to the next turn's Result, and a usage.cli_turns notice says so", async () => {
+      h = await harness([
+        {
+          name: "second",
+          when: whenUserSays("SECOND-PROMPT"),
+          reply: { text: "ANSWER-TO-SECOND", usage: { input_tokens: 300, output_tokens: 30 } },
+        },
+        {
+          name: "own-turn",
+          when: ownTurn,
+          reply: { text: "OWN-TURN-TEXT", delayMs: 4000, usage: { input_tokens: 7000, output_tokens: 700 } },
+        },
+        {
+          name: "start",
+          when: whenUserSays("START_BG"),
+          reply: { toolUse: { name: "Bash", input: { command: "sleep 2", description: "short", run_in_background: true } } },
+        },
+        { name: "answer", when: whenToolResult("Bash"), reply: { text: "started in the background", delayMs: 5000 } },
+      ]);
+      agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+        threadStore: new MemoryThreadStore(),
+      });
+      const thread = agent.thread("own-usage");
+      await thread.run("START_BG", UNRESTRICTED);
+      const stream = thread.stream("SECOND-PROMPT please", UNRESTRICTED);
+      const events = await drainEvents(stream);
+      const second = await stream.result();
+      expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "answer", "own-turn", "second"]);
+      expect(second.text).toBe("ANSWER-TO-SECOND");
+      expect(second.usage).toMatchObject({ inputTokens: 7300, outputTokens: 730 });
+      const notice = events.find((e) => e.type === "notice" && e.kind === "usage.cli_turns");
+      expect(notice).toMatchObject({ data: { turns: 1, usage: { inputTokens: 7000, outputTokens: 700 } } });
+      const ownCost = (notice as { data: { costUsd: number } }).data.costUsd;
+      expect(ownCost).toBeGreaterThan(0);
+      expect(second.costUsd).toBeGreaterThan(ownCost);
+    });
+
     it("resumed session: the CLI's zero-call turn about a task of the previous process is not the verdict", async () => {
       h = await harness([
         { name: "second", when: whenUserSays("SECOND-PROMPT"), reply: { text: "ANSWER-TO-SECOND" } },
@@ -85,6 +122,8 @@ describe.skipIf(process.platform !== "linux")(
       expect(second.text).toBe("ANSWER-TO-SECOND");
       expect(second.usage?.outputTokens).toBeGreaterThan(0);
       expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "answer", "second"]);
+      // That turn made no model call: nothing to add, no usage notice.
+      expect(events.some((e) => e.type === "notice" && e.kind === "usage.cli_turns")).toBe(false);
     });
   },
 );
