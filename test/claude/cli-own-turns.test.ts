@@ -93,7 +93,7 @@ describe.skipIf(process.platform !== "linux")(
       expect(second.usage).toMatchObject({ inputTokens: 7300, outputTokens: 730 });
       const notice = events.find((e) => e.type === "notice" && e.kind === "usage.cli_turns");
       expect(notice).toMatchObject({ data: { turns: 1, usage: { inputTokens: 7000, outputTokens: 700 } } });
-      const ownCost = (notice as { data: { costUsd: number } }).data.costUsd;
+      const ownCost = notice?.type === "notice" ? Number(notice.data?.["costUsd"]) : NaN;
       expect(ownCost).toBeGreaterThan(0);
       expect(second.costUsd).toBeGreaterThan(ownCost);
     });
