@@ -1,5 +1,5 @@
 import type { Usage } from "@adaptor/driver";
-import type { ResultLine } from "@adaptor/driver/kit";
+import { resultUsage, type ResultLine } from "@adaptor/driver/kit";
 import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 
 /** What the turns the CLI ran by itself between two of the host's prompts used and cost. */
@@ -29,18 +29,6 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   };
 }
 
-/** A result line's usage: undefined when unreported. */
-function usageOf(line: ResultLine): Usage | undefined {
-  const u = line.usage;
-  if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return undefined;
-  return {
-    inputTokens: u.input_tokens ?? 0,
-    outputTokens: u.output_tokens ?? 0,
-    ...(u.cache_read_input_tokens !== undefined ? { cacheReadTokens: u.cache_read_input_tokens } : {}),
-    ...(u.cache_creation_input_tokens !== undefined ? { cacheWriteTokens: u.cache_creation_input_tokens } : {}),
-  };
-}
-
 /**
  * Sums the results of turns the CLI ran by itself (a background task's notification on a parked
  * process: `origin` set, no prompt of the host's), read before the host's own turn began. Each
@@ -53,7 +41,7 @@ export function cliOwnUsage(results: readonly ResultLine[], baseline: CostBaseli
   let costUsd: number | undefined = 0;
   let previousTotal = baseline.previousTotal;
   for (const line of results) {
-    usage = addUsage(usage, usageOf(line));
+    usage = addUsage(usage, resultUsage(line));
     const cost = turnCostUsd(line, { previousTotal, freshSession: false });
     costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
     if (typeof line.total_cost_usd === "number") previousTotal = line.total_cost_usd;
