@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sweepUntilGone } from "./turn-leftovers.js";
+import { sweepUntilGone } from "./sweep.js";
 
 describe("sweepUntilGone", () => {
   it("one empty listing between two finds is not the end: each pid a listing finds is signalled", async () => {
