@@ -2,7 +2,15 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { ErrPolicyCapabilityUnsupported, PolicyCapabilityUnsupportedError, RunError, findError, isError, type AgentEvent } from "adaptor";
+import {
+  ErrPolicyCapabilityUnsupported,
+  PolicyCapabilityUnsupportedError,
+  RunError,
+  findError,
+  isError,
+  type AgentEvent,
+  type PolicyEnforcement,
+} from "adaptor";
 import { alive, harness, spawnedPid, type Harness } from "./support.js";
 
 // Issue "Approvals and run policy" §4–5 on the real claude binary: every policy value the driver
@@ -140,6 +148,41 @@ describe("claude approvals and policy on the real binary", () => {
     expect(events.some((e) => e.type === "approval-request")).toBe(false);
     expect(result.text).toContain("unrestricted-ok");
   });
+
+  it("unrestricted with ask or auto_deny: the host decides every Bash and Write call, nothing runs unasked; auto_approve runs them", async () => {
+    h = await harness();
+    const outcome: string[] = [];
+    const reports: (PolicyEnforcement | undefined)[] = [];
+    for (const permission of ["ask", "auto_deny", "auto_approve"] as const) {
+      for (const tool of ["Bash", "Write"] as const) {
+        const file = join(h.env.workDir, `${permission}-${tool}.txt`);
+        const asked: string[] = [];
+        const result = await h.agent.run(tool === "Bash" ? `SHELL_CMD echo x > ${file}` : `WRITE_FILE ${file}`, {
+          policy: { sandbox: "unrestricted", approvals: { permission } },
+          onApproval: (r) => {
+            asked.push(r.kind);
+            r.deny("the host says no");
+          },
+        });
+        outcome.push(`${permission} ${tool}: asked=${asked.join(",")} written=${existsSync(file)}`);
+        reports.push(result.enforcement.find((e) => e.field === "approvals.permission"));
+      }
+    }
+    expect(outcome).toEqual([
+      "ask Bash: asked=permission written=false",
+      "ask Write: asked=permission written=false",
+      "auto_deny Bash: asked= written=false",
+      "auto_deny Write: asked= written=false",
+      "auto_approve Bash: asked= written=true",
+      "auto_approve Write: asked= written=true",
+    ]);
+    // The report says how: the host was asked (default mode), or nothing was (bypassPermissions).
+    expect(reports.map((r) => [r?.value, r?.enforced, r?.detail.split(" ").slice(0, 2).join(" ")])).toEqual([
+      ...Array(2).fill(["ask", true, "--permission-mode default"]),
+      ...Array(2).fill(["auto_deny", true, "--permission-mode default"]),
+      ...Array(2).fill(["auto_approve", true, "--permission-mode bypassPermissions:"]),
+    ]);
+  }, 180_000);
 
   it("active-execution budget: paused during a human wait longer than the budget, exhausted by a slow model", async () => {
     h = await harness([{ when: whenUserSays("slow model"), reply: { text: "late", delayMs: 10_000 } }]);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, type AgentEvent, type Stream } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
+import { killProcessesNaming, pidHopperCommand, processesNaming } from "../support/pid-hopper.js";
 
 // Real codex binary (pinned 0.171.0): a command the model starts in the background must not outlive
 // the turn that started it, on a one-shot run and on a thread turn whose process is parked for the
@@ -11,9 +12,11 @@ import { codexHarness, type CodexHarness } from "./support.js";
 
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
+let hopperMarker = "";
 afterEach(async () => {
   await agent?.close();
   await h?.close();
+  if (hopperMarker) killProcessesNaming(hopperMarker);
   h = agent = undefined;
 });
 
@@ -66,4 +69,20 @@ describe.skipIf(process.platform !== "linux")("codex background commands end wit
     const second = await drain(thread.stream("hello again", UNRESTRICTED));
     expect(second.reused).toBe(true);
   }, 60_000);
+
+  it("thread turn: a job that keeps changing its pid (and keeps the tag) is ended before the verdict, with the notice", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+    hopperMarker = join(h.env.workDir, "hopper-late.txt");
+    const first = await drain(agent.thread("hop").stream(`SHELL_CMD ${pidHopperCommand(hopperMarker, 60)}`, UNRESTRICTED));
+    expect(h.driver.parkedProcesses).toBe(1);
+    // Looked at several times over a second: a hopper between two pids is caught by one of them.
+    const seen: number[] = [];
+    for (let look = 0; look < 10; look++) {
+      seen.push(...processesNaming(hopperMarker));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen).toEqual([]);
+    expect(first.events.some((e) => e.type === "notice" && e.message === "background processes of the turn ended")).toBe(true);
+  }, 90_000);
 });

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -163,6 +163,59 @@ describe("the host's fs and terminal under the run's policy", () => {
     expect((await a.run(`WRITE ${join(outside, "x.txt")}`, { policy })).text).toMatch(/^refused: .*outside/);
     expect(existsSync(join(outside, "x.txt"))).toBe(false);
     expect((await a.run(`WRITE ${join(dir, "in.txt")}`, { policy })).text).toBe("written");
+  });
+
+  it("workspace_write: a write through a symlink leaving the working directory is refused and nothing outside changes; a link inside is followed", async () => {
+    const a = scripted({ sandboxModes: { workspace_write: "default" } });
+    const policy = { sandbox: "workspace_write" } as const;
+    const victim = join(outside, "victim.txt");
+    await writeFile(victim, "ORIGINAL\n");
+    await symlink(victim, join(dir, "notes.md"));
+    await symlink(join(outside, "created.txt"), join(dir, "dangling.md"));
+    await symlink(outside, join(dir, "linkdir"));
+    await writeFile(join(dir, "real.md"), "inside\n");
+    await symlink(join(dir, "real.md"), join(dir, "inside-link.md"));
+    await symlink("../" + basename(outside) + "/relative.txt", join(dir, "relative.md"));
+    const written: Record<string, string> = {};
+    for (const [label, path] of [
+      ["symlinked file to an existing outside file", join(dir, "notes.md")],
+      ["dangling symlink", join(dir, "dangling.md")],
+      ["dangling relative symlink", join(dir, "relative.md")],
+      ["symlinked directory", join(dir, "linkdir", "x.txt")],
+      ["..", `${dir}/../${basename(outside)}/dotdot.txt`],
+      ["absolute outside path", join(outside, "abs.txt")],
+      ["symlink inside", join(dir, "inside-link.md")],
+    ] as const) {
+      written[label] = (await a.run(`WRITE ${path}`, { policy })).text.replace(/^refused: .*outside.*$/, "refused");
+    }
+    expect(written).toEqual({
+      "symlinked file to an existing outside file": "refused",
+      "dangling symlink": "refused",
+      "dangling relative symlink": "refused",
+      "symlinked directory": "refused",
+      "..": "refused",
+      "absolute outside path": "refused",
+      "symlink inside": "written",
+    });
+    expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
+    expect((await readdir(outside)).sort()).toEqual(["victim.txt"]);
+    expect(await readFile(join(dir, "real.md"), "utf8")).toBe("hello\n");
+  });
+
+  it("workspace_write: a symlink swapped in while the host asks about the write is refused at the write", async () => {
+    const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });
+    const victim = join(outside, "victim.txt");
+    await writeFile(victim, "ORIGINAL\n");
+    const path = join(dir, "swap.md");
+    const result = await a.run(`WRITE ${path}`, {
+      policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+      onApproval: async (request) => {
+        await symlink(victim, path);
+        request.approve();
+      },
+    });
+    expect(result.text).toMatch(/^refused: .*outside/);
+    expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
   });
 
   it("workspace_write: the host's terminal is not offered (a command it spawns is not confined); terminal/create is refused, nothing is written outside", async () => {

@@ -1,5 +1,6 @@
-import { readFile, realpath, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, relative, sep } from "node:path";
+import { constants } from "node:fs";
+import { lstat, open, readFile, readlink, realpath, writeFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver";
@@ -133,15 +134,26 @@ export class HostClient {
     // The host applies an edit of its own ask itself: the edited path is held to the same rules.
     const path = typeof edited?.["path"] === "string" ? edited["path"] : asked.path;
     const content = typeof edited?.["content"] === "string" ? edited["content"] : asked.content;
-    if (path !== asked.path) await this.#checkWrite(path);
-    await writeFile(path, content, "utf8");
+    // Checked again just before the write (also when the path is the asked one: the agent may have
+    // swapped a link in while the host was asked).
+    const target = await this.#checkWrite(path);
+    if (target === undefined) await writeFile(path, content, "utf8");
+    else await writeNoFollow(target, content);
     return {};
   }
 
-  async #checkWrite(path: string): Promise<void> {
+  /**
+   * Refuses a write the sandbox forbids. Under `workspace_write` returns the real path to write
+   * (its directory resolved, and a final symlink resolved to its target inside the working
+   * directory); otherwise `undefined`: the path is written as given.
+   */
+  async #checkWrite(path: string): Promise<string | undefined> {
     if (this.#plan.writes === "deny") this.#refuse("fs/write_text_file", path, "the run's sandbox is read_only");
-    if (this.#plan.writes === "workspace" && !(await this.#inWorkspace(path)))
+    if (this.#plan.writes !== "workspace") return undefined;
+    const target = await this.#inWorkspace(path);
+    if (target === undefined)
       this.#refuse("fs/write_text_file", path, `the run's sandbox is workspace_write and ${path} is outside ${this.#cwd}`);
+    return target;
   }
 
   async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
@@ -200,18 +212,49 @@ export class HostClient {
     throw RequestError.invalidRequest(undefined, `${method} refused by the host: ${why}`);
   }
 
-  async #inWorkspace(path: string): Promise<boolean> {
-    if (!isAbsolute(path)) return false;
+  /**
+   * The real path a write of `path` reaches when it stays inside the working directory, else
+   * `undefined`: the directory is resolved (a symlinked directory is followed), and so is a final
+   * component that is a symlink (to its resolved target, or for a dangling link to its literal
+   * target resolved against the link's directory, whose own directory must then exist).
+   */
+  async #inWorkspace(path: string): Promise<string | undefined> {
+    if (!isAbsolute(path)) return undefined;
     const root = await realpath(this.#cwd).catch(() => this.#cwd);
+    const inside = (real: string): boolean => {
+      const rel = relative(root, real);
+      return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+    };
     // The file may not exist yet: its directory must.
     const dir = await realpath(dirname(path)).catch(() => undefined);
-    if (dir === undefined) return false;
-    const rel = relative(root, dir);
-    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+    if (dir === undefined || !inside(dir)) return undefined;
+    const real = join(dir, basename(path));
+    const stat = await lstat(real).catch(() => undefined);
+    if (!stat?.isSymbolicLink()) return real;
+    const linked = await realpath(real).catch(() => undefined);
+    if (linked !== undefined) return inside(linked) ? linked : undefined;
+    // Dangling: where the write would create the file.
+    const literal = resolve(dir, await readlink(real));
+    const literalDir = await realpath(dirname(literal)).catch(() => undefined);
+    if (literalDir === undefined || !inside(literalDir)) return undefined;
+    return join(literalDir, basename(literal));
   }
 
   /** Ends the turn's terminals. */
   close(): Promise<void> {
     return this.#terminals.close();
+  }
+}
+
+/**
+ * Writes `content` to `path` without following a symlink in its last component (`O_NOFOLLOW`): a
+ * link put there after the path was checked fails the write instead of redirecting it.
+ */
+async function writeNoFollow(path: string, content: string): Promise<void> {
+  const file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
+  try {
+    await file.writeFile(content, "utf8");
+  } finally {
+    await file.close();
   }
 }

@@ -58,12 +58,14 @@ export interface PolicyLaunch {
  *   With `askForEveryTool`, the hook asks only about {@link READ_ONLY_TOOLS} (its "ask" would
  *   otherwise bring an MCP server's tool to the host, past `dontAsk`).
  * - `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root, which the CLI otherwise
- *   refuses, docs/protocols.md).
+ *   refuses, docs/protocols.md), unless the permission mode is `ask` or `auto_deny`: then no
+ *   sandbox, and the launch of the `ask` / `auto_deny` item below (the host decides every call).
  * - `webSearch: "deny"` → deny rules for the web tools.
  * - trusted MCP servers (the SDK's host tools) → allow rules.
  * - the run's permission rules (`toolRules`, from `allowedTools` / `disallowedTools`) → allow and
  *   deny rules in the same settings file.
- * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode) →
+ * - a `permission` approval mode of `ask` or `auto_deny` (without a sandbox mode, or under
+ *   `unrestricted`) →
  *   `--permission-mode default`, so a `defaultMode` from a settings file (the workspace's own
  *   `.claude/settings.json` may say `acceptEdits`, which runs edits and shell writes unasked)
  *   does not decide in the host's place; and the every-tool hook answers "ask" for every call
@@ -91,17 +93,18 @@ export function policyLaunch(
   const env: Record<string, string> = {};
   const readOnly = policy?.sandbox === "read_only";
   if (readOnly) args.push("--tools", READ_ONLY_TOOLS.join(","), "--permission-mode", "dontAsk");
-  if (policy?.sandbox === "unrestricted") {
+  const hostDecides = hostDecidesCalls(policy);
+  if (policy?.sandbox === "unrestricted" && !hostDecides) {
     args.push("--permission-mode", "bypassPermissions");
     if (process.getuid?.() === 0) env.IS_SANDBOX = "1";
   }
-  if (!policy?.sandbox && asksOrDenies(policy)) args.push("--permission-mode", "default");
+  if (hostDecides) args.push("--permission-mode", "default");
   if (policy?.webSearch === "deny") deny.push(...WEB_TOOLS);
   return {
     args,
     env,
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
-    ...(!policy?.sandbox && asksOrDenies(policy) ? { guardAllowRules: true } : {}),
+    ...(hostDecides ? { guardAllowRules: true } : {}),
     ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
   };
 }
@@ -110,6 +113,16 @@ export function policyLaunch(
 function asksOrDenies(policy: RunPolicy | undefined): boolean {
   const mode = policy?.approvals?.permission;
   return mode === "ask" || mode === "auto_deny";
+}
+
+/**
+ * True when every call but the read tools must wait for the host's answer (`ask` / `auto_deny`)
+ * and no `read_only` sandbox already refuses them: without a sandbox mode, and under
+ * `unrestricted`, which then only means that no sandbox confines what the host approves
+ * (`bypassPermissions` would run every call unasked).
+ */
+function hostDecidesCalls(policy: RunPolicy | undefined): boolean {
+  return asksOrDenies(policy) && policy?.sandbox !== "read_only";
 }
 
 /** The CLI flags that add allow rules: a call they match runs without the CLI asking anyone. */
@@ -158,9 +171,16 @@ export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcem
   return reportEnforcement(policy, (field, value) => {
     if (field === "sandbox" && value === "read_only")
       return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
+    if (field === "sandbox" && hostDecidesCalls(policy))
+      return {
+        mechanisms: ["cli_flag"],
+        detail: `no sandbox; --permission-mode default: every call but the read tools waits for the host's answer (approvals.permission ${policy?.approvals?.permission})`,
+      };
     if (field === "sandbox") return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions" };
     if (field === "webSearch") return { mechanisms: ["cli_config"], detail: `--settings permissions.deny: ${WEB_TOOLS.join(", ")}` };
-    if (field === "approvals.permission" && (value === "ask" || value === "auto_deny") && !policy?.sandbox)
+    if (field === "approvals.permission" && policy?.sandbox === "unrestricted" && value === "auto_approve")
+      return { mechanisms: ["cli_flag"], detail: "--permission-mode bypassPermissions: every call runs without being asked" };
+    if (field === "approvals.permission" && hostDecidesCalls(policy))
       return {
         mechanisms: ["approval", "cli_flag"],
         detail:

@@ -9,6 +9,7 @@ import type { ExitInfo } from "./exit-info.js";
 import { LineFramer, toOutputLine } from "./line-framer.js";
 import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
+import { endSweeping } from "./sweep.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
 import { OutputTail } from "./output-tail.js";
@@ -297,19 +298,20 @@ export class ChildCliProcess implements CliProcess {
 
   /**
    * Ends every remembered descendant once the CLI is gone: SIGTERM, then SIGKILL to those still
-   * there after `killGraceMs`. Idempotent; never rejects; the wait never keeps Node alive.
+   * there after `killGraceMs`, each round of `endSweeping` looking again by tag (a job that keeps
+   * changing its pid is signalled under each). Idempotent; never rejects; the wait never keeps Node alive.
    */
   #endDescendants(): Promise<void> {
     this.#descendantsEnded ??= (async () => {
       unwatchDescendants(this.#descendants);
       this.#descendants.refreshDeep();
-      if (this.#descendants.signalAll("SIGTERM") > 0) {
-        for (const end = Date.now() + this.#killGraceMs; Date.now() < end;) {
-          await new Promise<void>((resolve) => setTimeout(resolve, 100).unref());
-          this.#descendants.refresh();
-          if (this.#descendants.pids.length === 0) break;
-        }
-        this.#descendants.signalAll("SIGKILL");
+      if (this.#descendants.pids.length > 0) {
+        // Swept by tag round after round: a job that keeps changing its pid is signalled under each.
+        const list = (): number[] => {
+          this.#descendants.refreshDeep();
+          return this.#descendants.pids;
+        };
+        await endSweeping(list, this.#killGraceMs);
       }
       releaseDescendants(this.#descendants);
     })();

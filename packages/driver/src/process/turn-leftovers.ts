@@ -1,5 +1,6 @@
 import type { CliProcess } from "./cli-process.js";
-import { processEnvHas, signalProcess } from "./descendants.js";
+import { processEnvHas } from "./descendants.js";
+import { endSweeping, sweepUntilGone } from "./sweep.js";
 
 /**
  * Set to `1` in the environment of every stdio server (MCP server) a driver declares to its CLI:
@@ -26,14 +27,14 @@ export function descendantBaseline(proc: CliProcess): ReadonlySet<number> | unde
   return live === undefined ? undefined : new Set(live);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
 /**
  * Ends what a turn left running on a CLI process that stays up for the next turn (a background
  * command the agent started, however detached): every live descendant of `proc` that is not in
  * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}). Waits up to `settleMs` for them
- * to end by themselves, then SIGTERM (to the process group of those that lead one), then SIGKILL to
- * those still there after `graceMs`. Never throws; the waits never keep Node alive.
+ * to end by themselves, then SIGTERM (to the process group of those that lead one) to each found,
+ * round after round for `graceMs` (a job that keeps changing its pid is signalled under each),
+ * then SIGKILL the same way to what is still found. Nothing is taken as gone before three listings
+ * in a row, 20 ms apart, found nothing. Never throws; the waits never keep Node alive.
  * @returns the pids it had to signal (empty when nothing was left, or without a baseline).
  */
 export async function endTurnLeftovers(
@@ -53,14 +54,7 @@ export async function endTurnLeftovers(
       }
       return true;
     });
-  let left = leftovers();
-  for (const end = Date.now() + options.settleMs; left.length > 0 && Date.now() < end; left = leftovers()) await sleep(50);
-  if (left.length === 0) return [];
-  const signalled = left.filter((pid) => signalProcess(pid, "SIGTERM"));
-  for (const end = Date.now() + options.graceMs; Date.now() < end; await sleep(50)) {
-    left = leftovers();
-    if (left.length === 0) return signalled;
-  }
-  for (const pid of leftovers()) signalProcess(pid, "SIGKILL");
-  return signalled;
+  // Left alone while they end by themselves: nothing is signalled before `settleMs`.
+  if (await sweepUntilGone(leftovers, () => undefined, Date.now() + options.settleMs)) return [];
+  return endSweeping(leftovers, options.graceMs);
 }
