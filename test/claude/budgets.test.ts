@@ -82,4 +82,42 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     expect(err.details).toMatchObject({ budget: "maxCostUsd", limit: 0.01, used: err.result.costUsd });
     expect(err.result.costUsd).toBeGreaterThan(0.01);
   });
+
+  it("maxCostUsd on a thread: each turn's limit counts that turn's cost alone, so turns under the limit pass and one over it still stops", async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 10_000 };
+    const a = await setUp([
+      { when: whenUserSays("costly turn"), reply: { text: "paid", usage } },
+      { when: whenUserSays("pricier turn"), reply: { text: "overpaid", usage: { input_tokens: 400_000, output_tokens: 10_000 } } },
+    ]);
+    const thread = a.thread("budgeted-cost");
+    const one = (await thread.run("costly turn")).costUsd!;
+    expect(one).toBeGreaterThan(0);
+    const limit = one * 1.5;
+    const costs: number[] = [];
+    for (let turn = 0; turn < 3; turn++) costs.push((await thread.run("costly turn", { budget: { maxCostUsd: limit } })).costUsd!);
+    expect(costs.map((cost) => cost.toFixed(6))).toEqual(Array(3).fill(one.toFixed(6)));
+    // The CLI's own mid-turn stop still measures this turn: a turn costing more than the limit ends.
+    const err = budgetError(await thread.run("pricier turn", { budget: { maxCostUsd: limit } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxCostUsd", limit });
+    expect((err.details as { used: number }).used).toBeGreaterThan(limit);
+    // The thread goes on after the failed turn.
+    expect((await thread.run("costly turn", { budget: { maxCostUsd: limit } })).text).toBe("paid");
+  });
+
+  it("maxTurns on a thread: three turns of two responses each pass a limit of two on the reused process", async () => {
+    const a = await setUp([
+      { when: whenUserSays("write and answer"), reply: write("turns.txt", "x\n") },
+      { when: whenToolResult("Write"), reply: { text: "written" } },
+    ]);
+    const thread = a.thread("budgeted-turns");
+    const reused: boolean[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      const stream = thread.stream("write and answer", { budget: { maxTurns: 2 } });
+      let wasReused = false;
+      for await (const event of stream) if (event.type === "notice" && event.message === "process reused") wasReused = true;
+      expect((await stream.result()).text).toBe("written");
+      reused.push(wasReused);
+    }
+    expect(reused).toEqual([false, true, true]);
+  });
 });

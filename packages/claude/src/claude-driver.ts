@@ -83,7 +83,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
  * prompt written to a process is never written again. A turn that resumes in a new process starts
  * at the checkpoint's last message (`--resume-session-at`), so a failed, cancelled or denied turn
  * leaves no trace in the conversation. `costUsd` is the turn's own cost, never the session's
- * running total.
+ * running total. A turn with `budget.maxCostUsd` is never followed on its process: the CLI's
+ * `--max-budget-usd` counts the process's whole spend, so the next turn resumes in a new process.
  */
 export class ClaudeDriver implements Driver {
   /** What this driver can do (see the README's capability table). */
@@ -209,8 +210,12 @@ export class ClaudeDriver implements Driver {
       throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
     }
     const response = { ...this.#response(request, session, outcome), enforcement: claudeEnforcement(request.policy) };
-    if (alive && !response.failure && reusable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
-    else if (alive && !response.failure && !reusable) this.#finishInBackground(session);
+    // The CLI measures --max-budget-usd against everything its process has spent since it started:
+    // a process that served a turn with a cost limit is not parked, so the thread's next turn resumes
+    // in a fresh process and its limit counts that turn's cost alone.
+    const parkable = reusable && request.budget?.maxCostUsd === undefined;
+    if (alive && !response.failure && parkable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
+    else if (alive && !response.failure && !parkable) this.#finishInBackground(session);
     else await session.close();
     return response;
   }
