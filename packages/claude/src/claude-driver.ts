@@ -205,6 +205,7 @@ export class ClaudeDriver implements Driver {
       .finally(() => watchdog.close());
     const alive = outcome.exit === undefined;
     if (runSignal.aborted) {
+      sink.partial?.(stoppedOutput(outcome));
       await session.close();
       const exit = await session.proc.exited;
       throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
@@ -306,6 +307,21 @@ export class ClaudeDriver implements Driver {
       ...(exit ? { exit: responseExit(exit) } : {}),
     };
   }
+}
+
+/** What a turn stopped by its signal produced: its text, usage, cost, model and transcript so far. */
+function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink["partial"]>>[0] {
+  const { turn } = outcome;
+  const usage = turn.usage();
+  const model = turn.model ?? Object.keys(turn.terminal?.line.modelUsage ?? {})[0];
+  return {
+    text: partialText(turn.transcript),
+    ...(usage ? { usage } : {}),
+    ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+    ...(model ? { model } : {}),
+    provider: "anthropic",
+    transcript: turn.transcript,
+  };
 }
 
 /** The assistant text an interrupted turn wrote after its last user message. */
