@@ -231,6 +231,7 @@ export class Bridge implements AsyncDisposable {
       replayFrames: settings.replayFrames,
       replayBytes: settings.replayBytes,
       reconnectGraceMs: settings.reconnectGraceMs,
+      maxWatchers: settings.maxWatchersPerRun,
       onApproval: (request) => {
         approvals.add(request.id);
         this.#approvals.set(request.id, { request, key });
@@ -249,6 +250,7 @@ export class Bridge implements AsyncDisposable {
     const entry = this.#channels.get(key);
     if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
     const lastId = parseLastEventId(req.headers["last-event-id"]);
+    entry.channel.admit();
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });
     await entry.channel.attach(connection, lastId);
