@@ -21,6 +21,7 @@ export type BridgeErrorCode =
   | "bridge_closed"
   | "queue_full"
   | "too_many_watchers"
+  | "interrupt_unsupported"
   | "internal";
 
 /** A refusal the bridge answers with a JSON body `{ error: { code, message } }` before any stream starts. */

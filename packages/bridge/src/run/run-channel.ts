@@ -58,6 +58,11 @@ export class RunChannel {
     return this.#finished;
   }
 
+  /** Interrupts the running turn, keeping the conversation (see `Stream.interrupt`). */
+  interrupt(): Promise<boolean> {
+    return this.#init.stream.interrupt();
+  }
+
   /** Cancels the run (idempotent); the stream still ends with its `run-finished`. */
   cancel(reason: unknown): void {
     this.#init.stream.cancel(reason);
