@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
-import { Agent, RunError, findError } from "adaptor";
+import { Agent, RunError, findError, type Thread } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
@@ -39,6 +39,19 @@ function budgetError(error: unknown): RunError {
   return found;
 }
 
+/** Runs `count` turns of `prompt` on `thread` with `maxTurns`, each answering `text`; whether each reused the parked process. */
+async function turnsReused(thread: Thread, prompt: string, maxTurns: number, count: number, text: string): Promise<boolean[]> {
+  const reused: boolean[] = [];
+  for (let turn = 0; turn < count; turn++) {
+    const stream = thread.stream(prompt, { budget: { maxTurns } });
+    let wasReused = false;
+    for await (const event of stream) if (event.type === "notice" && event.message === "process reused") wasReused = true;
+    expect((await stream.result()).text).toBe(text);
+    reused.push(wasReused);
+  }
+  return reused;
+}
+
 describe("run budgets (real binary)", { timeout: 180_000 }, () => {
   it("maxToolCalls: the second tool call ends the run before it runs; the partial Result keeps the streamed text", async () => {
     const a = await setUp([
@@ -62,16 +75,7 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     expect(err.details).toMatchObject({ budget: "maxTurns", limit: 1, used: 1 });
     expect(h!.server.requests.filter((r) => r.view.lastToolResult?.toolName === "Write")).toEqual([]);
     // One response per turn, twice on one reused process: the CLI's limit counts each turn anew.
-    const thread = a.thread("budgeted");
-    const reused: boolean[] = [];
-    for (let turn = 0; turn < 2; turn++) {
-      const stream = thread.stream("just answer", { budget: { maxTurns: 1 } });
-      let wasReused = false;
-      for await (const event of stream) if (event.type === "notice" && event.message === "process reused") wasReused = true;
-      expect((await stream.result()).text).toBe("answered");
-      reused.push(wasReused);
-    }
-    expect(reused).toEqual([false, true]);
+    expect(await turnsReused(a.thread("budgeted"), "just answer", 1, 2, "answered")).toEqual([false, true]);
   });
 
   it("maxCostUsd: a run whose cost passes the limit ends as budget_exceeded with its cost in the partial Result", async () => {
@@ -81,5 +85,34 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     const err = budgetError(await a.run("expensive", { budget: { maxCostUsd: 0.01 } }).catch((e: unknown) => e));
     expect(err.details).toMatchObject({ budget: "maxCostUsd", limit: 0.01, used: err.result.costUsd });
     expect(err.result.costUsd).toBeGreaterThan(0.01);
+  });
+
+  it("maxCostUsd on a thread: each turn's limit counts that turn's cost alone, so turns under the limit pass and one over it still stops", async () => {
+    const usage = { input_tokens: 100_000, output_tokens: 10_000 };
+    const a = await setUp([
+      { when: whenUserSays("costly turn"), reply: { text: "paid", usage } },
+      { when: whenUserSays("pricier turn"), reply: { text: "overpaid", usage: { input_tokens: 400_000, output_tokens: 10_000 } } },
+    ]);
+    const thread = a.thread("budgeted-cost");
+    const one = (await thread.run("costly turn")).costUsd!;
+    expect(one).toBeGreaterThan(0);
+    const limit = one * 1.5;
+    const costs: number[] = [];
+    for (let turn = 0; turn < 3; turn++) costs.push((await thread.run("costly turn", { budget: { maxCostUsd: limit } })).costUsd!);
+    expect(costs.map((cost) => cost.toFixed(6))).toEqual(Array(3).fill(one.toFixed(6)));
+    // The CLI's own mid-turn stop still measures this turn: a turn costing more than the limit ends.
+    const err = budgetError(await thread.run("pricier turn", { budget: { maxCostUsd: limit } }).catch((e: unknown) => e));
+    expect(err.details).toMatchObject({ budget: "maxCostUsd", limit });
+    expect((err.details as { used: number }).used).toBeGreaterThan(limit);
+    // The thread goes on after the failed turn.
+    expect((await thread.run("costly turn", { budget: { maxCostUsd: limit } })).text).toBe("paid");
+  });
+
+  it("maxTurns on a thread: three turns of two responses each pass a limit of two on the reused process", async () => {
+    const a = await setUp([
+      { when: whenUserSays("write and answer"), reply: write("turns.txt", "x\n") },
+      { when: whenToolResult("Write"), reply: { text: "written" } },
+    ]);
+    expect(await turnsReused(a.thread("budgeted-turns"), "write and answer", 2, 3, "written")).toEqual([false, true, true]);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { PATCH_FILE_CONTENT, startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
+import { PATCH_FILE_CONTENT, addFilePatch, startOpenAIServer, whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
 import type { AgentEvent, Stream } from "adaptor";
 import { alive, codexHost } from "./support.js";
 
@@ -64,5 +64,26 @@ describe("suspended turns on the real codex binary", { timeout: 120_000 }, () =>
     expect(three.result.text).toMatch(/3 user message/);
     const last = JSON.stringify(server.requests.at(-1)!.body);
     for (const marker of ["[fx-t1]", "[fx-t2]", "[fx-t3]"]) expect(last).toContain(marker);
+  });
+
+  it("the suspended turn's Result carries the usage and transcript of the model call that ran before the question", async () => {
+    const server = await startOpenAIServer({
+      rules: [
+        {
+          when: whenPromptSays("write the notes"),
+          reply: {
+            customToolCall: { name: "apply_patch", input: addFilePatch("notes.txt") },
+            usage: { input_tokens: 777, output_tokens: 11 },
+          },
+        },
+      ],
+    });
+    open.push(server);
+    const a = await host(server, new MemoryThreadStore());
+    const suspended = await drain(a.agent.thread("notes").stream("write the notes", { policy: ASK, suspend: {} }));
+    expect(suspended.result.status).toBe("suspended");
+    expect(suspended.result.usage).toMatchObject({ inputTokens: 777, outputTokens: 11 });
+    expect(suspended.result.transcript().some((item) => item.kind === "tool-call" && item.toolName === "apply_patch")).toBe(true);
+    expect(suspended.events.at(-1)).toMatchObject({ type: "run-finished", ok: true, suspended: true, usage: { inputTokens: 777 } });
   });
 });

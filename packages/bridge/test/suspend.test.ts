@@ -86,6 +86,24 @@ describe("suspended turns through the bridge", () => {
     expect((await served.settledRun("run-2")).result?.status).toBe("completed");
   });
 
+  it("ag-ui: the interrupt's RUN_FINISHED carries the usage and text of what ran before the question", async () => {
+    ({ served, agent } = await suspendingBridge());
+    const client = new HttpAgent({ url: `${served.url}/ag-ui`, threadId: "thread-u", initialMessages: [userMessage("TOOL npm test")] });
+    let finished: Record<string, unknown> | undefined;
+    await client.runAgent(
+      { runId: "run-u" },
+      { onRunFinishedEvent: ({ event }) => void (finished = event as unknown as Record<string, unknown>) },
+    );
+    expect(finished).toMatchObject({
+      outcome: { type: "interrupt" },
+      result: { text: "" },
+      usage: [{ model: "reference-model", inputTokens: "TOOL npm test".length, outputTokens: 0 }],
+    });
+    const settled = (await served.settledRun("run-u")).result!;
+    expect(settled.usage).toEqual({ inputTokens: "TOOL npm test".length, outputTokens: 0 });
+    expect(settled.transcript().map((item) => item.kind)).toEqual(["user", "tool-call"]);
+  });
+
   it("ag-ui: a resume entry with status cancelled denies the approval, and the turn goes on with the denial", async () => {
     ({ served, agent } = await suspendingBridge());
     const client = new HttpAgent({ url: `${served.url}/ag-ui`, threadId: "thread-b", initialMessages: [userMessage("TOOL rm -rf build")] });

@@ -87,7 +87,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
  * prompt written to a process is never written again. A turn that resumes in a new process starts
  * at the checkpoint's last message (`--resume-session-at`), so a failed, cancelled or denied turn
  * leaves no trace in the conversation. `costUsd` is the turn's own cost, never the session's
- * running total.
+ * running total. A turn with `budget.maxCostUsd` is never followed on its process: the CLI's
+ * `--max-budget-usd` counts the process's whole spend, so the next turn resumes in a new process.
  */
 export class ClaudeDriver implements Driver {
   /** What this driver can do (see the README's capability table). */
@@ -208,13 +209,18 @@ export class ClaudeDriver implements Driver {
       .finally(() => watchdog.close());
     const alive = outcome.exit === undefined;
     if (runSignal.aborted) {
+      sink.partial?.(stoppedOutput(outcome));
       await session.close();
       const exit = await session.proc.exited;
       throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
     }
     const response = { ...this.#response(request, session, outcome), enforcement: claudeEnforcement(request.policy) };
-    if (alive && !response.failure && reusable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
-    else if (alive && !response.failure && !reusable) this.#finishInBackground(session);
+    // The CLI measures --max-budget-usd against everything its process has spent since it started:
+    // a process that served a turn with a cost limit is not parked, so the thread's next turn resumes
+    // in a fresh process and its limit counts that turn's cost alone.
+    const parkable = reusable && request.budget?.maxCostUsd === undefined;
+    if (alive && !response.failure && parkable && session.sessionId && session.lastMessageId) this.#pool.park(session.sessionId, session);
+    else if (alive && !response.failure && !parkable) this.#finishInBackground(session);
     else await session.close();
     return response;
   }
@@ -306,6 +312,21 @@ export class ClaudeDriver implements Driver {
       ...(exit ? { exit: responseExit(exit) } : {}),
     };
   }
+}
+
+/** What a turn stopped by its signal produced: its text, usage, cost, model and transcript so far. */
+function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink["partial"]>>[0] {
+  const { turn } = outcome;
+  const usage = turn.usage();
+  const model = turn.model ?? Object.keys(turn.terminal?.line.modelUsage ?? {})[0];
+  return {
+    text: partialText(turn.transcript),
+    ...(usage ? { usage } : {}),
+    ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+    ...(model ? { model } : {}),
+    provider: "anthropic",
+    transcript: turn.transcript,
+  };
 }
 
 /** The assistant text an interrupted turn wrote after its last user message. */

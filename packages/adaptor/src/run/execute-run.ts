@@ -98,6 +98,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     controller.abort(new BusinessStop(failure.message));
   };
   let response: DriverResponse | undefined;
+  // What the driver produced before its signal stopped it (a suspended turn's Result carries it).
+  let partial: Partial<DriverResponse> | undefined;
+  // The text streamed so far, for a suspended turn whose driver reports no partial output.
+  let streamedText = "";
+  const keepText = options.suspend !== undefined;
   let budget: ActiveBudget | undefined;
   const tally = options.budget ? new RunTally(options.budget, stop) : undefined;
   let approvals: ApprovalBroker | undefined;
@@ -200,6 +205,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             } else if (event.type === "notice" && typeof event.data?.["pid"] === "number" && event.message === "process reused") {
               pid = event.data["pid"];
             }
+            if (keepText && event.type === "text-delta") streamedText += event.text;
             telemetry?.onEvent(event);
             queue.push(event);
             tally?.observe(event);
@@ -207,6 +213,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             if (notice) queue.push(notice);
           },
           ready: () => queue.ready(),
+          partial: (output) => {
+            if (live) partial = output;
+          },
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
             unasked.asked(ask);
@@ -308,7 +317,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const suspendedOn = suspension?.suspendedOn;
     if (suspendedOn) {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
-      const result = toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started, suspendedOn);
+      // What ran before the question: the driver's partial output, else the text streamed.
+      const before = response ?? { ...partial, text: partial?.text || streamedText };
+      const result = toResult(runId, before, options.policy?.activeExecutionTimeoutMs, performance.now() - started, suspendedOn);
       queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
       telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
       return result;

@@ -96,6 +96,12 @@ export interface BridgeOptions {
    * Default 5,000.
    */
   readonly reconnectGraceMs?: number;
+  /**
+   * Clients that may follow one run at once (the starting request's stream and each
+   * `GET runs/<key>/events`, every one replaying from its own `Last-Event-ID` and then getting every
+   * later frame and the verdict). One more is refused with 429 `too_many_watchers`. Default 8.
+   */
+  readonly maxWatchersPerRun?: number;
   /** Frames kept per run for replay. Default 1,024. */
   readonly replayFrames?: number;
   /** Bytes of frames kept per run for replay. Default 4,194,304 (4 MiB). */
@@ -121,6 +127,7 @@ export interface BridgeSettings {
   readonly pingIntervalMs: number;
   readonly writeTimeoutMs: number;
   readonly reconnectGraceMs: number;
+  readonly maxWatchersPerRun: number;
   readonly replayFrames: number;
   readonly replayBytes: number;
   readonly retainFinishedMs: number;
@@ -188,6 +195,7 @@ const SHAPE = {
   pingIntervalMs: is.timerMs({ positive: true }),
   writeTimeoutMs: is.timerMs({ positive: true }),
   reconnectGraceMs: is.timerMs(),
+  maxWatchersPerRun: is.integer(1),
   replayFrames: is.integer(1),
   replayBytes: is.integer(1),
   retainFinishedMs: is.timerMs(),
@@ -220,6 +228,7 @@ export function resolveBridgeOptions(options: unknown): BridgeSettings {
     pingIntervalMs: checked.pingIntervalMs ?? 15_000,
     writeTimeoutMs: checked.writeTimeoutMs ?? 30_000,
     reconnectGraceMs: checked.reconnectGraceMs ?? 5_000,
+    maxWatchersPerRun: checked.maxWatchersPerRun ?? 8,
     replayFrames: checked.replayFrames ?? 1_024,
     replayBytes: checked.replayBytes ?? 4_194_304,
     retainFinishedMs: checked.retainFinishedMs ?? 60_000,

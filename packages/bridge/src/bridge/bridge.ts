@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import { closeIfBodyUnread, hostAllowed, type ApprovalRequest, type RunOptions } from "adaptor";
+import { closeIfBodyUnread, ErrFeatureUnsupported, hostAllowed, isError, type ApprovalRequest, type RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
@@ -49,6 +49,9 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  * - `POST approvals/<id>`: body `{ "decision": "approve" | "deny" | "answer", ... }`; 200 with
  *   `{ id, status }`, 404 unknown, 409 already answered, 410 expired, 422 wrong kind;
  * - `POST runs/<key>/cancel`: body `{ "reason"?: string }`; cancels the run (200 `{ key, cancelled }`).
+ * - `POST runs/<key>/interrupt`: body `{}`; interrupts the running turn as `stream.interrupt()` does,
+ *   keeping the conversation (200 `{ key, interrupted }`, `false` when the run had ended; 422
+ *   `interrupt_unsupported` when its agent cannot interrupt, or over a fleet).
  *
  * With `fleet` instead of `runner`, runs go to a fleet's workers and every stream is read from
  * the fleet's stored events: front-ends are stateless and interchangeable (see `fleet`).
@@ -129,8 +132,9 @@ export class Bridge implements AsyncDisposable {
     const method = req.method ?? "GET";
     const reconnect = /^runs\/([^/]+)\/events$/.exec(route);
     const cancel = /^runs\/([^/]+)\/cancel$/.exec(route);
+    const interrupt = /^runs\/([^/]+)\/interrupt$/.exec(route);
     const approval = /^approvals\/([^/]+)$/.exec(route);
-    const known = route === "runs" || route === "ag-ui" || reconnect !== null || cancel !== null || approval !== null;
+    const known = route === "runs" || route === "ag-ui" || reconnect !== null || cancel !== null || interrupt !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
     // An answer sent before the body is read (a refusal) closes the connection: a trickled body cannot hold it open.
     closeIfBodyUnread(req, res);
@@ -152,6 +156,7 @@ export class Bridge implements AsyncDisposable {
       if (reconnect && method === "GET") return await this.#reconnect(req, res, decodePathSegment(reconnect[1]!), cors);
       if (approval && method === "POST") return await this.#answer(req, res, decodePathSegment(approval[1]!), cors);
       if (cancel && method === "POST") return await this.#cancel(req, res, decodePathSegment(cancel[1]!), cors);
+      if (interrupt && method === "POST") return await this.#interrupt(req, res, decodePathSegment(interrupt[1]!), cors);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed here`);
     } catch (error) {
       // The rest of a body too large or too slow is not read: the connection closes after the answer.
@@ -231,6 +236,7 @@ export class Bridge implements AsyncDisposable {
       replayFrames: settings.replayFrames,
       replayBytes: settings.replayBytes,
       reconnectGraceMs: settings.reconnectGraceMs,
+      maxWatchers: settings.maxWatchersPerRun,
       onApproval: (request) => {
         approvals.add(request.id);
         this.#approvals.set(request.id, { request, key });
@@ -249,6 +255,7 @@ export class Bridge implements AsyncDisposable {
     const entry = this.#channels.get(key);
     if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
     const lastId = parseLastEventId(req.headers["last-event-id"]);
+    entry.channel.admit();
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });
     await entry.channel.attach(connection, lastId);
@@ -278,6 +285,25 @@ export class Bridge implements AsyncDisposable {
     const running = !entry.channel.finished;
     entry.channel.cancel(new DOMException(reason ?? "Cancelled by a client", "AbortError"));
     sendJson(res, 200, { key, cancelled: running }, cors);
+  }
+
+  async #interrupt(req: IncomingMessage, res: ServerResponse, key: string, cors: Record<string, string>): Promise<void> {
+    const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
+    if (typeof body !== "object" || body === null || Array.isArray(body) || Object.keys(body).length > 0)
+      throw new HttpError(400, "bad_request", "expected {}");
+    if (this.#fleet)
+      throw new HttpError(422, "interrupt_unsupported", "a run on a fleet cannot be interrupted through the bridge; cancel it instead");
+    const entry = this.#channels.get(key);
+    if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
+    let interrupted: boolean;
+    try {
+      interrupted = await entry.channel.interrupt();
+    } catch (error) {
+      if (isError(error, ErrFeatureUnsupported))
+        throw new HttpError(422, "interrupt_unsupported", `this run's agent cannot interrupt a turn; cancel it instead`);
+      throw error;
+    }
+    sendJson(res, 200, { key, interrupted }, cors);
   }
 
   #settled(key: string, protocol: BridgeProtocol, verdict: ChannelVerdict): void {

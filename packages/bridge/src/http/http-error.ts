@@ -20,6 +20,8 @@ export type BridgeErrorCode =
   | "thread_unsupported"
   | "bridge_closed"
   | "queue_full"
+  | "too_many_watchers"
+  | "interrupt_unsupported"
   | "internal";
 
 /** A refusal the bridge answers with a JSON body `{ error: { code, message } }` before any stream starts. */

@@ -1,4 +1,5 @@
 import type { AgentEvent, ApprovalRequest, Result, Stream } from "adaptor";
+import { HttpError } from "../http/http-error.js";
 import type { Frame } from "../protocols/frame.js";
 import type { SseConnection } from "../sse/sse-connection.js";
 import { ReplayBuffer } from "./replay-buffer.js";
@@ -19,21 +20,24 @@ export interface RunChannelInit {
   readonly replayBytes: number;
   /** How long the run survives without a connected client, ms (0: cancelled at once); extended while an approval of the run is pending. */
   readonly reconnectGraceMs: number;
+  /** Clients that may follow the run at once. */
+  readonly maxWatchers: number;
   readonly onApproval: (request: ApprovalRequest) => void;
   readonly onSettled: (verdict: ChannelVerdict) => void;
 }
 
 /**
  * One run served over SSE: consumes the run's stream (whether or not a client is connected),
- * keeps the last frames for `Last-Event-ID` replay, writes them to the connected client with
- * backpressure, and cancels the run when no client has been connected for the grace period (a
- * run waiting on one of its approvals waits for that approval's own deadline instead).
+ * keeps the last frames for `Last-Event-ID` replay, writes them to every connected client (up to
+ * `maxWatchers`, each from its own cursor) with backpressure, and cancels the run when no client
+ * has been connected for the grace period (a run waiting on one of its approvals waits for that
+ * approval's own deadline instead).
  */
 export class RunChannel {
   readonly key: string;
   readonly #init: RunChannelInit;
   readonly #buffer: ReplayBuffer;
-  #connection: SseConnection | undefined;
+  readonly #connections = new Set<SseConnection>();
   #grace: NodeJS.Timeout | undefined;
   #finished = false;
   #wake: (() => void)[] = [];
@@ -54,29 +58,45 @@ export class RunChannel {
     return this.#finished;
   }
 
+  /** Interrupts the running turn, keeping the conversation (see `Stream.interrupt`). */
+  interrupt(): Promise<boolean> {
+    return this.#init.stream.interrupt();
+  }
+
   /** Cancels the run (idempotent); the stream still ends with its `run-finished`. */
   cancel(reason: unknown): void {
     this.#init.stream.cancel(reason);
   }
 
   /**
-   * Serves this run to `connection` from the frame after `afterId`, replacing any connected
-   * client (whose response ends). Resolves when the connection ended.
+   * Checks that one more client may follow the run, before its response is opened.
+   * @throws HttpError 429 `too_many_watchers` when `maxWatchers` clients follow it already.
+   */
+  admit(): void {
+    if (this.#connections.size >= this.#init.maxWatchers)
+      throw new HttpError(
+        429,
+        "too_many_watchers",
+        `run ${this.key} is followed by ${this.#connections.size} clients already (the most this bridge allows); close one first`,
+      );
+  }
+
+  /**
+   * Serves this run to `connection` from the frame after `afterId`, beside any other connected
+   * client (see {@link admit}). Resolves when the connection ended.
    */
   async attach(connection: SseConnection, afterId: number): Promise<void> {
-    const previous = this.#connection;
-    this.#connection = connection;
+    this.admit();
+    this.#connections.add(connection);
     clearTimeout(this.#grace);
     this.#grace = undefined;
-    previous?.end();
     connection.cursor = afterId;
     connection.onClose(() => {
-      if (this.#connection !== connection) return;
-      this.#connection = undefined;
+      if (!this.#connections.delete(connection)) return;
       this.#notify();
-      if (!this.#finished) this.#startGrace();
+      if (!this.#finished && this.#connections.size === 0) this.#startGrace();
     });
-    while (!connection.closed && this.#connection === connection) {
+    while (!connection.closed) {
       const slice = this.#buffer.after(connection.cursor);
       if (slice.gap) {
         await connection.write(this.#init.encodeGap(slice.gap));
@@ -91,7 +111,7 @@ export class RunChannel {
         continue;
       }
       for (const frame of slice.frames) {
-        if (connection.closed || this.#connection !== connection) break;
+        if (connection.closed) break;
         await connection.write(frame.text);
         connection.cursor = frame.id;
         this.#notify();
@@ -110,7 +130,7 @@ export class RunChannel {
    * the person who answered (from a page that lost its stream) has time to reconnect.
    */
   approvalAnswered(): void {
-    if (this.#connection || this.#finished || this.#grace === undefined) return;
+    if (this.#connections.size > 0 || this.#finished || this.#grace === undefined) return;
     clearTimeout(this.#grace);
     this.#startGrace();
   }
@@ -123,7 +143,7 @@ export class RunChannel {
     }
     const expire = (): void => {
       this.#grace = undefined;
-      if (this.#connection || this.#finished) return;
+      if (this.#connections.size > 0 || this.#finished) return;
       // A run waiting on a person lives on while the question is open: the approval's own
       // deadline (policy.approvals.timeoutMs) bounds the wait, not the reconnect grace.
       if (this.#waitingOnPerson()) {
@@ -147,11 +167,12 @@ export class RunChannel {
     for (const resolve of wake) resolve();
   }
 
-  /** Waits until the connected client (if any) wrote everything buffered. */
+  /** Waits until every connected client wrote everything buffered (a slow one is dropped after its write timeout). */
   async #caughtUp(): Promise<void> {
     for (;;) {
-      const connection = this.#connection;
-      if (!connection || connection.closed || connection.cursor >= this.#buffer.headId) return;
+      let behind = false;
+      for (const connection of this.#connections) if (!connection.closed && connection.cursor < this.#buffer.headId) behind = true;
+      if (!behind) return;
       await new Promise<void>((resolve) => this.#wake.push(resolve));
     }
   }

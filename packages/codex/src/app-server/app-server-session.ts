@@ -469,7 +469,18 @@ export class AppServerSession implements PooledProcess {
       if (!alive) await this.close();
     }
     const exitInfo = alive ? undefined : (exit ?? (await proc.exited));
-    if (signal.aborted) throw exitInfo?.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+    if (signal.aborted) {
+      // What ran before the stop: the agent's text, the usage of the model calls so far, the transcript.
+      const usage = turn.usage();
+      sink.partial?.({
+        text: turn.lastAgentText ?? "",
+        ...(opened?.model ? { model: opened.model } : {}),
+        ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
+        ...(usage ? { usage } : {}),
+        transcript: turn.transcript,
+      });
+      throw exitInfo?.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
+    }
     if (error !== undefined && !isDisconnect(error)) {
       if (error instanceof CodexRpcError) throw new DriverError({ op: error.method, device: DEVICE, code: ErrCode.Driver, cause: error });
       throw error;

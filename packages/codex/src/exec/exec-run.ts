@@ -196,7 +196,15 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     await proc.close();
     untrack();
   }
-  if (runSignal.aborted) throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
+  if (runSignal.aborted) {
+    // What ran before the stop: the agent's text and the transcript (exec reports usage only at the turn's end).
+    sink.partial?.({
+      text: turn.lastAgentText ?? "",
+      ...((request.model ?? config.model) ? { model: request.model ?? config.model } : {}),
+      transcript: turn.transcript.items(),
+    });
+    throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
+  }
 
   const stderrTail = plainText(proc.stderrTail());
   let failure: DriverFailure | undefined;

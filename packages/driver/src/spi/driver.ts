@@ -39,6 +39,13 @@ export interface DriverSink {
    * (`beforeNextLine` in the driver kit does either).
    */
   ready?(): Promise<void> | undefined;
+  /**
+   * What the turn produced before its signal stopped it, reported once by a driver about to reject
+   * with the abort reason: the assistant text, the usage (token counts) and cost of the model
+   * calls that ran, the model and the transcript items so far. The host gives them to a verdict
+   * that still has a Result (a suspended turn's). Optional: a host without it keeps the streamed text only.
+   */
+  partial?(output: Partial<Pick<DriverResponse, "text" | "usage" | "costUsd" | "model" | "provider" | "transcript">>): void;
 }
 
 /**

@@ -72,6 +72,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * - `TOOL <command>` → a `shell` tool call that asks one `permission` approval through the sink
  *   (the SDK applies approval modes), then a tool result (`ran <command>`, or an error when denied or
  *   under the `read_only` sandbox), then `Done`; each command that "ran" is listed in {@link toolRuns};
+ *   stopped while it asks, it reports its partial output (usage `inputTokens` = the prompt's length);
  * - `SLOW` → runs until cancelled (`SLOW_MS <n>` → n ms);
  * - `FAIL <message>` → a classified `agent_error` failure with that message;
  * - `JSON <json>` → that text, and `structured` = the parsed value when the request has an output schema;
@@ -167,7 +168,17 @@ export class ReferenceDriver implements Driver {
         details: { command },
         inputEditable: true,
       });
-      signal.throwIfAborted();
+      if (signal.aborted) {
+        // Stopped while asking (a suspended turn): the model call that asked is reported.
+        sink.partial?.({
+          text: "",
+          model: request.model ?? "reference-model",
+          provider: "reference",
+          usage: { inputTokens: prompt.length, outputTokens: 0 },
+          transcript,
+        });
+        throw signal.reason;
+      }
       const readOnly = request.policy?.sandbox === "read_only";
       const ok = decision.outcome === "approve" && !readOnly;
       const edited = ok ? (decision.updatedInput as { command?: unknown } | undefined)?.command : undefined;

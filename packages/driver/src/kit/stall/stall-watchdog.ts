@@ -125,6 +125,7 @@ export class StallWatchdog implements Disposable {
       // The host's controls of the running turn pass through unchanged.
       ...(sink.attachControl ? { attachControl: sink.attachControl.bind(sink) } : {}),
       ...(sink.ready ? { ready: sink.ready.bind(sink) } : {}),
+      ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
     };
   }
 
