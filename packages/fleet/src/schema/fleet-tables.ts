@@ -229,6 +229,52 @@ export class FleetTables {
   }
 
   /**
+   * Starts a run's first attempt in one statement: what {@link run}, {@link startAttempt} and
+   * {@link append} of `started` (its `attempt-started` event) do one after another, for an attempt
+   * that has nothing to recover (no earlier attempt, so no committed turn and no lost approvals).
+   * Returns the run's row, its base as stored and the wait (ms, submission to start), or undefined
+   * when the run has a verdict already (a cancel) or an attempt started (nothing is written then).
+   */
+  async startFirstAttempt(
+    id: string,
+    base: JsonValue,
+    started: JsonValue,
+  ): Promise<{ run: RunRow; base: JsonValue; waitMs: number } | undefined> {
+    const { rows } = await this.#pool.query<{
+      thread_key: string | null;
+      prompt: string;
+      options: Record<string, JsonValue>;
+      base: JsonValue;
+      resume: RunResume | null;
+      wait_ms: number;
+    }>(
+      `WITH r AS (
+         UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = 1, base = COALESCE(base, $2::jsonb), started_at = COALESCE(started_at, now()),
+           last_seq = last_seq + 1
+         WHERE id = $1 AND verdict IS NULL AND attempt < 1
+         RETURNING thread_key, prompt, options, base, resume, last_seq, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms),
+       ins AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event) SELECT $1, r.last_seq, 1, $3::jsonb FROM r)
+       SELECT thread_key, prompt, options, base, resume, wait_ms, pg_notify($4, $1::text) FROM r`,
+      [id, JSON.stringify(base), JSON.stringify(started), this.channel],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const run: RunRow = {
+      id,
+      threadKey: row.thread_key,
+      prompt: row.prompt,
+      options: row.options,
+      attempt: 1,
+      base: row.base,
+      verdict: null,
+      committed: false,
+      resume: row.resume,
+    };
+    return { run, base: row.base, waitMs: row.wait_ms };
+  }
+
+  /**
    * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
    * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
    * either happened before (nothing is committed: this throws) or waits and finds the turn committed
