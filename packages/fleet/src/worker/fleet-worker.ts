@@ -19,6 +19,7 @@ import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
 import type { RunResume, RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
+import { AttemptLog } from "./attempt-log.js";
 
 /** What {@link FleetWorker}'s base lookup returns when it settled the run instead. */
 const SETTLED = Symbol("settled");
@@ -419,65 +420,4 @@ function lostToDatabase(error: unknown): boolean {
   let found = false;
   walkError(error, (node) => (found = node instanceof DriverError && node.code === ErrCode.ServiceUnavailable));
   return found;
-}
-
-/**
- * An attempt's events on their way to PostgreSQL, in order: the events that arrive in one turn of
- * the event loop (a CLI's output chunk) in one statement, and those that arrive while a write is in
- * flight in the next one.
- */
-class AttemptLog {
-  readonly #write: (events: JsonValue[]) => Promise<boolean>;
-  readonly #onFenced: () => void;
-  #buffer: JsonValue[] = [];
-  #flushing: Promise<void> | undefined;
-  #failure: unknown;
-  #closed = false;
-
-  constructor(write: (events: JsonValue[]) => Promise<boolean>, onFenced: () => void) {
-    this.#write = write;
-    this.#onFenced = onFenced;
-  }
-
-  /** Queues one event; waits when 1,000 are queued already. */
-  async push(event: JsonValue): Promise<void> {
-    this.#buffer.push(event);
-    this.#flushing ??= this.#flush();
-    if (this.#buffer.length >= 1000) await this.#flushing;
-  }
-
-  async #flush(): Promise<void> {
-    try {
-      // The rest of the chunk this event came in is parsed in the same turn: wait for it.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      while (this.#buffer.length > 0 && !this.#closed) {
-        const batch = this.#buffer;
-        this.#buffer = [];
-        if (!(await this.#write(batch))) {
-          this.#onFenced();
-          this.#buffer = [];
-          return;
-        }
-      }
-    } catch (error) {
-      this.#failure = error;
-      this.#onFenced();
-    } finally {
-      this.#flushing = undefined;
-    }
-  }
-
-  /**
-   * Stops writing: waits for the write in flight and returns the events queued since, unwritten
-   * (the caller writes them with the verdict).
-   * @throws the write error, if one failed.
-   */
-  async close(): Promise<JsonValue[]> {
-    this.#closed = true;
-    while (this.#flushing) await this.#flushing;
-    if (this.#failure !== undefined) throw this.#failure;
-    const rest = this.#buffer;
-    this.#buffer = [];
-    return rest;
-  }
 }
