@@ -3,6 +3,7 @@ import pg from "pg";
 import { Agent } from "adaptor";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, type FleetEvent, type FleetOptions } from "@adaptor/fleet";
+import { VERDICT_BACKSTOP_MS } from "../src/run/run-handle.js";
 import { fakeCliStoreView, fakeCodex } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
@@ -40,8 +41,8 @@ if (!PG_URL) {
   }
 
   /** A login role of its own for a test's worker host (pg_stat_statements counts per role). */
-  async function role(schema: string): Promise<string> {
-    const name = `fleet_worker_${schema.slice(-10)}`;
+  async function role(schema: string, kind = "worker"): Promise<string> {
+    const name = `fleet_${kind}_${schema.slice(-10)}`;
     await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await admin.query(`CREATE ROLE ${name} SUPERUSER LOGIN`);
     return name;
@@ -113,6 +114,27 @@ if (!PG_URL) {
       for (const h of handles)
         expect((await eventsOf(front, h.id))[0]?.event).toEqual({ type: "attempt-started", attempt: 1, worker: "w1" });
       expect(await callsOf(worker, RUN_ROW_READ)).toBe(2);
+    });
+
+    it("result() on another host reads the run's row when it starts waiting and once the verdict is announced, not on every event", async () => {
+      const schema = freshSchema("stmts");
+      const reader = await role(schema, "reader");
+      const front = await fleetHost(schema, { connectionString: asRole(url, reader) });
+      const handle = await front.submit("a run with events");
+      const started = Date.now();
+      const result = handle.result();
+      // result() has read the row (no verdict yet) and waits before any worker runs.
+      while ((await callsOf(reader, RUN_ROW_READ)) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const back = await fleetHost(schema);
+      await back.worker(({ threadStore }) => new Agent(fakeCodex("read twice"), { threadStore: threadStore! }));
+      expect((await result).text).toBe("read twice");
+      const reads = await callsOf(reader, RUN_ROW_READ);
+      // The attempt's start, its event appends and the verdict each notify the run's topic: a
+      // reader woken by each would read the row once per notification (4 or more here).
+      const events = await eventsOf(back, handle.id);
+      expect(events.length).toBeGreaterThanOrEqual(5);
+      // Besides the backstop read every VERDICT_BACKSTOP_MS while it waited.
+      expect(reads).toBeLessThanOrEqual(2 + Math.floor((Date.now() - started) / VERDICT_BACKSTOP_MS));
     });
   });
 }

@@ -8,6 +8,14 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * The notification topic of a run's verdict (besides the run's own topic, which every append
+ * notifies): a host waiting only for the verdict wakes once, not on every event.
+ */
+export function verdictTopic(runId: string): string {
+  return `verdict:${runId}`;
+}
+
 /** One stored event row. */
 export interface EventRow {
   readonly seq: number;
@@ -317,7 +325,7 @@ export class FleetTables {
    * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
    * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
    * that attempt may. A resume run settled without a Result gives up its claim on the approval.
-   * Returns whether this call wrote it.
+   * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
    */
   async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
     const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
@@ -332,8 +340,8 @@ export class FleetTables {
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
          SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq)
-       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text)`,
-      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel],
+       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text), pg_notify($6, $7)`,
+      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel, verdictTopic(id)],
     );
     return Number(rows[0]?.n ?? 0) > 0;
   }
