@@ -69,7 +69,9 @@ export function startWorkerHost(
   name: string,
   driver: "fake-codex" | "reference",
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, WORKER_SCRIPT, url, schema, String(concurrency), name, driver], {
+  // BENCH_FLEET_CPU_PROF=<dir>: each worker host writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_FLEET_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_FLEET_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...process.execArgv, ...profile, WORKER_SCRIPT, url, schema, String(concurrency), name, driver], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {

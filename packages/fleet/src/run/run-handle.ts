@@ -120,7 +120,7 @@ export class RunHandle {
 
   /**
    * The stored verdict once there is one (waits for it); see {@link result}. Woken by the verdict's
-   * own notification, not by every event, and at least every {@link VERDICT_BACKSTOP_MS} ms (a
+   * own notification, not by every event, and at least every 5 s (a
    * worker of an earlier version announces its verdict on the run's topic only).
    */
   async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
