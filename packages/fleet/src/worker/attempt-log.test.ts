@@ -18,6 +18,17 @@ function heldWrites() {
   return { batches, write, started, release };
 }
 
+/** A log whose first event's write is in flight (held), with two more events queued behind it. */
+async function twoQueuedBehindOne() {
+  const w = heldWrites();
+  const log = new AttemptLog(w.write, () => {});
+  void log.push({ n: 1 });
+  await w.started(1);
+  void log.push({ n: 2 });
+  void log.push({ n: 3 });
+  return { w, log };
+}
+
 describe("AttemptLog", () => {
   it("events pushed in one turn of the event loop (one output chunk) are written in one batch", async () => {
     const w = heldWrites();
@@ -31,12 +42,7 @@ describe("AttemptLog", () => {
   });
 
   it("events pushed while a write is in flight go in the next batch, in order", async () => {
-    const w = heldWrites();
-    const log = new AttemptLog(w.write, () => {});
-    void log.push({ n: 1 });
-    await w.started(1);
-    void log.push({ n: 2 });
-    void log.push({ n: 3 });
+    const { w, log } = await twoQueuedBehindOne();
     w.release();
     await w.started(2);
     expect(w.batches).toEqual([[{ n: 1 }], [{ n: 2 }, { n: 3 }]]);
@@ -45,12 +51,7 @@ describe("AttemptLog", () => {
   });
 
   it("close waits for the write in flight and returns the events queued since, unwritten (they go with the verdict)", async () => {
-    const w = heldWrites();
-    const log = new AttemptLog(w.write, () => {});
-    void log.push({ n: 1 });
-    await w.started(1);
-    void log.push({ n: 2 });
-    void log.push({ n: 3 });
+    const { w, log } = await twoQueuedBehindOne();
     let closed: JsonValue[] | undefined;
     const closing = log.close().then((rest) => (closed = rest));
     await new Promise<void>((resolve) => setImmediate(resolve));
