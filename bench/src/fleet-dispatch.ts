@@ -1,5 +1,6 @@
 // The fleet's dispatch overhead against a local run, its throughput with 8 workers, and the
 // PostgreSQL statements each run costs. Needs PostgreSQL (scripts/with-postgres.sh pnpm bench fleet).
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,17 @@ import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Agent } from "adaptor";
 import pg from "pg";
 import { fmt, type Benchmark, type Figure } from "./harness.js";
-import { asRole, epochMs, prepareServer, quantile, startWorkerHost, statementsByRole, stopWorkerHosts } from "./fleet/hosts.js";
+import {
+  asRole,
+  cpuMs,
+  epochMs,
+  prepareServer,
+  quantile,
+  serverCpu,
+  startWorkerHost,
+  statementsByRole,
+  stopWorkerHosts,
+} from "./fleet/hosts.js";
 import { FIXTURES } from "./pipeline/consumer-process.js";
 
 /** Sequential runs per form (fleet, local) for the submit → spawn figure. */
@@ -62,7 +73,7 @@ export const fleetDispatch: Benchmark = {
     const submitter = new Fleet({ connectionString: asRole(url, "bench_submitter"), schema });
     const reader = new Fleet({ connectionString: asRole(url, "bench_reader"), schema });
     const local = new Agent(codex({ command: join(FIXTURES, "fake-codex-app-server.mjs"), killGraceMs: 300 }));
-    const hosts = [];
+    const hosts: ChildProcess[] = [];
     try {
       await submitter.start();
       await reader.start();
@@ -140,24 +151,51 @@ export const fleetDispatch: Benchmark = {
 
       // (c) + (d) throughput with 8 workers and statements per run, without and with thread keys.
       const lanes = HOSTS * PER_HOST;
+      // CPU per run (ms) by where it was spent: this process (the local Agent, or the fleet's
+      // submitting and reading hosts), the CLIs it spawned, the worker host processes with their
+      // CLIs, and the PostgreSQL server.
+      const cpu = {
+        local: [] as number[],
+        localClis: [] as number[],
+        front: [] as number[],
+        workers: [] as number[],
+        server: [] as number[],
+      };
+      const workerPids = (): number[] => hosts.map((h) => h.pid!);
       const localRate = async (): Promise<number> => {
         let next = 0;
+        const self = cpuMs(["self"]);
+        const clis = cpuMs(["self"], true) - self;
         const t0 = performance.now();
         await Promise.all(
           Array.from({ length: lanes }, async () => {
             while (next++ < THROUGHPUT_RUNS) await local.run("hi", { env: env({ FAKE_SLEEP_MS: String(RUN_MS) }) });
           }),
         );
-        return (THROUGHPUT_RUNS * 1000) / (performance.now() - t0);
+        const rate = (THROUGHPUT_RUNS * 1000) / (performance.now() - t0);
+        const selfAfter = cpuMs(["self"]);
+        cpu.local.push((selfAfter - self) / THROUGHPUT_RUNS);
+        cpu.localClis.push((cpuMs(["self"], true) - selfAfter - clis) / THROUGHPUT_RUNS);
+        return rate;
       };
       const fleetRate = async (
         keys: readonly (string | undefined)[],
       ): Promise<{ rate: number; busy: number; perRun: Map<string, number> }> => {
         if (counted) await admin.query("SELECT pg_stat_statements_reset()");
+        const front = cpuMs(["self"]);
+        const workers = cpuMs(workerPids(), true);
         const t0 = performance.now();
-        const handles = await Promise.all(keys.map((key) => viaFleet(env({ FAKE_SLEEP_MS: String(RUN_MS) }), key)));
-        await Promise.all(handles.map((h) => reader.handle(h.id).result()));
+        const { value: handles, ms: serverMs } = await serverCpu(admin, async () => {
+          const submitted = await Promise.all(keys.map((key) => viaFleet(env({ FAKE_SLEEP_MS: String(RUN_MS) }), key)));
+          await Promise.all(submitted.map((h) => reader.handle(h.id).result()));
+          return submitted;
+        });
         const rate = (keys.length * 1000) / (performance.now() - t0);
+        if (keys[0] === undefined) {
+          cpu.front.push((cpuMs(["self"]) - front) / keys.length);
+          cpu.workers.push((cpuMs(workerPids(), true) - workers) / keys.length);
+          cpu.server.push(serverMs / keys.length);
+        }
         // The slots' busy share: attempt start → verdict of every run, over 8 slots × first start → last verdict.
         const { rows: spans } = await admin.query<{ busy: number }>(
           `SELECT (sum(extract(epoch FROM finished_at - started_at)) / ($2::float8 * extract(epoch FROM max(finished_at) - min(started_at))))::float8 AS busy
@@ -184,6 +222,9 @@ export const fleetDispatch: Benchmark = {
       const localFirst = await localRate();
       const plain = await fleetRate(Array.from({ length: THROUGHPUT_RUNS }, () => undefined));
       const localSecond = await localRate();
+      // A second round of each, alternating, for the CPU profile (not in the rates above).
+      await fleetRate(Array.from({ length: THROUGHPUT_RUNS }, () => undefined));
+      await localRate();
       const keys = Array.from({ length: THREAD_TURNS }, () => Array.from({ length: THREAD_KEYS }, (_, k) => `k${k}`)).flat();
       const threaded = await fleetRate(keys);
       const localRuns = (localFirst + localSecond) / 2;
@@ -199,6 +240,18 @@ export const fleetDispatch: Benchmark = {
           value: plain.rate,
           unit: "runs/s",
           note: `${fmt(plain.rate / localRuns, 2)}× the local lanes, ${fmt(plain.rate / ideal, 2)}× ideal; slots busy ${fmt(plain.busy * 100, 0)}% of the time (attempt start → verdict); runs without a thread key, all submitted at once (a backlog: a slot that finishes a run fetches the next at once)`,
+        },
+        {
+          label: "CPU per run, local lanes: SDK process + CLIs",
+          value: quantile(cpu.local, 0.5) + quantile(cpu.localClis, 0.5),
+          unit: "ms",
+          note: `SDK process ${fmt(quantile(cpu.local, 0.5), 1)} ms, CLIs ${fmt(quantile(cpu.localClis, 0.5), 1)} ms; median of ${cpu.local.length} phases of ${THROUGHPUT_RUNS} runs (clock ticks of 10 ms)`,
+        },
+        {
+          label: "CPU per run, fleet: submitting/reading process + worker hosts with CLIs + PostgreSQL",
+          value: quantile(cpu.front, 0.5) + quantile(cpu.workers, 0.5) + quantile(cpu.server, 0.5),
+          unit: "ms",
+          note: `submit + result() ${fmt(quantile(cpu.front, 0.5), 1)} ms, worker hosts with their CLIs ${fmt(quantile(cpu.workers, 0.5), 1)} ms, PostgreSQL ${fmt(quantile(cpu.server, 0.5), 1)} ms; median of ${cpu.front.length} phases`,
         },
         {
           label: `throughput, fleet, ${lanes} workers, thread runs`,

@@ -18,7 +18,17 @@ import { randomBytes } from "node:crypto";
 import { Fleet } from "@adaptor/fleet";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import pg from "pg";
-import { asRole, prepareServer, quantile, startWorkerHost, statementsByRole, stopWorkerHosts } from "./fleet/hosts.js";
+import {
+  asRole,
+  cpuMs,
+  prepareServer,
+  quantile,
+  serverCpu,
+  serverPids,
+  startWorkerHost,
+  statementsByRole,
+  stopWorkerHosts,
+} from "./fleet/hosts.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -51,38 +61,6 @@ if (!(await prepareServer(admin, ROLES)))
   throw new Error("fleet-simulation: needs pg_stat_statements (scripts/with-postgres.sh preloads it)");
 await new PostgresThreadStore({ pool: admin, schema: `${schema}_threads` }).migrate();
 
-/** This server's processes (backends and background processes, from pg_stat_activity). */
-async function serverPids(): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity");
-  return rows.map((r) => r.pid);
-}
-
-/** User + system CPU of `pids` (those still running), ms (clock ticks of 10 ms). */
-function cpuMs(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks * 10;
-}
-
-/** CPU this server spent while `body` ran, ms: its processes at the start and at the end (a connection opened and closed in between is missed). */
-async function serverCpu<T>(body: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const first = await serverPids();
-  const before = new Map(first.map((pid) => [pid, cpuMs([pid])]));
-  const value = await body();
-  const last = new Set([...first, ...(await serverPids())]);
-  let ms = 0;
-  for (const pid of last) ms += cpuMs([pid]) - (before.get(pid) ?? 0);
-  return { value, ms };
-}
-
 async function connections(): Promise<Record<string, number>> {
   const { rows } = await admin.query<{ role: string; state: string; n: number }>(
     `SELECT coalesce(usename, backend_type) AS role, coalesce(state, '-') AS state, count(*)::int AS n FROM pg_stat_activity GROUP BY 1, 2`,
@@ -110,7 +88,7 @@ try {
   for (let h = 0; h < HOSTS; h++) hosts.push(await startWorkerHost(workerUrl, schema, SLOTS, `sim-${h}`, "reference"));
   const idleFrom = performance.now();
   await admin.query("SELECT pg_stat_statements_reset()");
-  const { ms: idleCpu } = await serverCpu(() => new Promise((r) => setTimeout(r, 10_000)));
+  const { ms: idleCpu } = await serverCpu(admin, () => new Promise((r) => setTimeout(r, 10_000)));
   const idle = await statementsByRole(admin, ROLES);
   const idleSeconds = (performance.now() - idleFrom) / 1000;
   const idleCpuPerSecond = idleCpu / idleSeconds;
@@ -118,7 +96,7 @@ try {
 
   await admin.query("SELECT pg_stat_statements_reset()");
   const t0 = performance.now();
-  const busyPids = await serverPids();
+  const busyPids = await serverPids(admin);
   const busyBefore = new Map(busyPids.map((pid) => [pid, cpuMs([pid])]));
   let submitted = 0;
   let refused = 0;
@@ -165,7 +143,7 @@ try {
   clearInterval(sampler);
   const seconds = (performance.now() - t0) / 1000;
   let busyCpu = 0;
-  for (const pid of new Set([...busyPids, ...(await serverPids())])) busyCpu += cpuMs([pid]) - (busyBefore.get(pid) ?? 0);
+  for (const pid of new Set([...busyPids, ...(await serverPids(admin))])) busyCpu += cpuMs([pid]) - (busyBefore.get(pid) ?? 0);
   const busy = await statementsByRole(admin, ROLES);
   const { rows: latency } = await admin.query<{
     runs: number;

@@ -1,6 +1,7 @@
 // Shared by the fleet benchmark and the fleet simulation: worker host processes, database roles
 // (pg_stat_statements counts statements per role, so each kind of host gets its own), and time.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
@@ -68,7 +69,9 @@ export function startWorkerHost(
   name: string,
   driver: "fake-codex" | "reference",
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, WORKER_SCRIPT, url, schema, String(concurrency), name, driver], {
+  // BENCH_FLEET_CPU_PROF=<dir>: each worker host writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_FLEET_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_FLEET_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...process.execArgv, ...profile, WORKER_SCRIPT, url, schema, String(concurrency), name, driver], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -103,4 +106,39 @@ export async function stopWorkerHosts(children: readonly ChildProcess[]): Promis
 export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/**
+ * User + system CPU of `pids` (those still running), ms (clock ticks of 10 ms); with `children`,
+ * also that of their children that exited and were waited for (the CLIs a host spawned).
+ */
+export function cpuMs(pids: readonly (number | "self")[], children = false): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10;
+}
+
+/** A PostgreSQL server's processes (backends and background processes, from pg_stat_activity). */
+export async function serverPids(pool: pg.Pool): Promise<number[]> {
+  const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity");
+  return rows.map((r) => r.pid);
+}
+
+/** CPU the server spent while `body` ran, ms: its processes at the start and at the end (a connection opened and closed in between is missed). */
+export async function serverCpu<T>(pool: pg.Pool, body: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const first = await serverPids(pool);
+  const before = new Map(first.map((pid) => [pid, cpuMs([pid])]));
+  const value = await body();
+  const last = new Set([...first, ...(await serverPids(pool))]);
+  let ms = 0;
+  for (const pid of last) ms += cpuMs([pid]) - (before.get(pid) ?? 0);
+  return { value, ms };
 }

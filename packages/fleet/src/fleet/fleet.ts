@@ -215,7 +215,7 @@ export class Fleet implements AsyncDisposable {
       if (inserted === "exists") throw new FleetRunExistsError(id);
       if (inserted === "claimed")
         throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
-      const data: RunJobData = { runId: id };
+      const data: RunJobData = { runId: id, threadKey: options.threadKey ?? null };
       await boss.send(o.queue, data as unknown as object, {
         id,
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,

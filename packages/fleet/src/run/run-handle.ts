@@ -3,10 +3,19 @@ import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
+import { verdictTopic } from "../schema/fleet-tables.js";
 import { loadVerdict, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody } from "./fleet-event.js";
 
 const PAGE = 500;
+
+/**
+ * At most this long (ms) between two reads of a run's row while {@link RunHandle.verdict} waits:
+ * the verdict of a run served by a worker of an earlier version, which notifies the run's topic
+ * only, is seen within it.
+ */
+export const VERDICT_BACKSTOP_MS = 5_000;
+const BACKSTOP = Symbol("verdict backstop");
 
 /** True for a query that failed because the database connection was lost or refused. */
 function connectionLost(error: unknown): boolean {
@@ -109,27 +118,44 @@ export class RunHandle {
     }
   }
 
-  /** The stored verdict once there is one (waits for it); see {@link result}. */
+  /**
+   * The stored verdict once there is one (waits for it); see {@link result}. Woken by the verdict's
+   * own notification, not by every event, and at least every 5 s (a
+   * worker of an earlier version announces its verdict on the run's topic only).
+   */
   async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
     for (;;) {
-      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal);
+      const read = await this.#read(() => this.#core.tables.run(this.id), options.signal, verdictTopic(this.id));
       if (!read) continue;
       const { value: run, ticket } = read;
       if (!run || run.verdict) ticket.drop();
       if (!run) throw new FleetRunNotFoundError(this.id);
       if (run.verdict) return run.verdict;
-      await ticket.wait(options.signal);
+      const backstop = new AbortController();
+      const timer = setTimeout(() => backstop.abort(BACKSTOP), VERDICT_BACKSTOP_MS);
+      try {
+        await ticket.wait(options.signal ? AbortSignal.any([options.signal, backstop.signal]) : backstop.signal);
+      } catch (error) {
+        if (error !== BACKSTOP) throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     }
   }
 
   /**
-   * Takes a ticket for this run, then reads: the value with the ticket to wait on when nothing new
-   * was read, or undefined (ticket dropped) after waiting out a lost database connection.
+   * Takes a ticket for `topic` (default: this run's, woken by every append), then reads: the value
+   * with the ticket to wait on when nothing new was read, or undefined (ticket dropped) after
+   * waiting out a lost database connection.
    */
-  async #read<T>(query: () => Promise<T>, signal: AbortSignal | undefined): Promise<{ value: T; ticket: Ticket } | undefined> {
+  async #read<T>(
+    query: () => Promise<T>,
+    signal: AbortSignal | undefined,
+    topic: string = this.id,
+  ): Promise<{ value: T; ticket: Ticket } | undefined> {
     signal?.throwIfAborted();
     const { notifier } = this.#core;
-    const ticket = notifier.ticket(this.id);
+    const ticket = notifier.ticket(topic);
     const generation = notifier.generation;
     try {
       return { value: await query(), ticket };

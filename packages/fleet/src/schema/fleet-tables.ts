@@ -8,6 +8,14 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * The notification topic of a run's verdict (besides the run's own topic, which every append
+ * notifies): a host waiting only for the verdict wakes once, not on every event.
+ */
+export function verdictTopic(runId: string): string {
+  return `verdict:${runId}`;
+}
+
 /** One stored event row. */
 export interface EventRow {
   readonly seq: number;
@@ -229,6 +237,52 @@ export class FleetTables {
   }
 
   /**
+   * Starts a run's first attempt in one statement: what {@link run}, {@link startAttempt} and
+   * {@link append} of `started` (its `attempt-started` event) do one after another, for an attempt
+   * that has nothing to recover (no earlier attempt, so no committed turn and no lost approvals).
+   * Returns the run's row, its base as stored and the wait (ms, submission to start), or undefined
+   * when the run has a verdict already (a cancel) or an attempt started (nothing is written then).
+   */
+  async startFirstAttempt(
+    id: string,
+    base: JsonValue,
+    started: JsonValue,
+  ): Promise<{ run: RunRow; base: JsonValue; waitMs: number } | undefined> {
+    const { rows } = await this.#pool.query<{
+      thread_key: string | null;
+      prompt: string;
+      options: Record<string, JsonValue>;
+      base: JsonValue;
+      resume: RunResume | null;
+      wait_ms: number;
+    }>(
+      `WITH r AS (
+         UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = 1, base = COALESCE(base, $2::jsonb), started_at = COALESCE(started_at, now()),
+           last_seq = last_seq + 1
+         WHERE id = $1 AND verdict IS NULL AND attempt < 1
+         RETURNING thread_key, prompt, options, base, resume, last_seq, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms),
+       ins AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event) SELECT $1, r.last_seq, 1, $3::jsonb FROM r)
+       SELECT thread_key, prompt, options, base, resume, wait_ms, pg_notify($4, $1::text) FROM r`,
+      [id, JSON.stringify(base), JSON.stringify(started), this.channel],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const run: RunRow = {
+      id,
+      threadKey: row.thread_key,
+      prompt: row.prompt,
+      options: row.options,
+      attempt: 1,
+      base: row.base,
+      verdict: null,
+      committed: false,
+      resume: row.resume,
+    };
+    return { run, base: row.base, waitMs: row.wait_ms };
+  }
+
+  /**
    * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
    * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
    * either happened before (nothing is committed: this throws) or waits and finds the turn committed
@@ -271,7 +325,7 @@ export class FleetTables {
    * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
    * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
    * that attempt may. A resume run settled without a Result gives up its claim on the approval.
-   * Returns whether this call wrote it.
+   * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
    */
   async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
     const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
@@ -286,8 +340,8 @@ export class FleetTables {
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
          SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq)
-       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text)`,
-      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel],
+       SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text), pg_notify($6, $7)`,
+      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel, verdictTopic(id)],
     );
     return Number(rows[0]?.n ?? 0) > 0;
   }

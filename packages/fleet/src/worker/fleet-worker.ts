@@ -16,9 +16,13 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import type { RunResume } from "../schema/fleet-tables.js";
+import type { RunResume, RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
+import { AttemptLog } from "./attempt-log.js";
+
+/** What {@link FleetWorker}'s base lookup returns when it settled the run instead. */
+const SETTLED = Symbol("settled");
 
 /** What a worker's agent factory is given. */
 export interface WorkerContext {
@@ -44,6 +48,11 @@ export interface FleetWorkerOptions {
 /** The job data of a run. */
 export interface RunJobData {
   readonly runId: string;
+  /**
+   * The run's thread key, null for a run without one: a first attempt then starts without reading
+   * the run's row first. Absent in jobs queued by earlier versions (those read the row).
+   */
+  readonly threadKey?: string | null;
 }
 
 /** Runs attempts of runs on one host: one pg-boss job, one attempt. */
@@ -85,9 +94,20 @@ export class FleetWorker {
 
   /** The pg-boss handler: one job, one attempt. Never throws for a run's own failure. */
   async handle(job: Job<RunJobData>): Promise<void> {
-    const { tables, options, threadStore } = this.#core;
+    const { tables, options } = this.#core;
     const runId = job.id;
     const attempt = job.retryCount + 1;
+    const threadKey = job.data?.threadKey;
+    // A first attempt has nothing to recover: it starts in one statement, without reading the row.
+    if (attempt === 1 && threadKey !== undefined) {
+      const base = await this.#base(runId, threadKey);
+      if (base === SETTLED) return;
+      const started = await tables.startFirstAttempt(runId, base, { type: "attempt-started", attempt, worker: this.name });
+      if (!started) return;
+      this.#core.metrics.attemptStarted(attempt, started.waitMs);
+      await this.#turn(job, started.run, attempt, false);
+      return;
+    }
     const run = await tables.run(runId);
     if (!run || run.verdict) return;
     const lost = attempt - 1;
@@ -100,29 +120,8 @@ export class FleetWorker {
       await this.#settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
       return;
     }
-    let base: JsonValue = null;
-    if (run.threadKey !== null) {
-      if (!threadStore) {
-        await this.#settle(runId, 0, {
-          kind: "error",
-          error: { name: "TypeError", message: "fleet worker: a thread run needs the Fleet's threadStore option", sentinels: [] },
-        });
-        return;
-      }
-      let record: Awaited<ReturnType<ThreadStore["resolve"]>>;
-      try {
-        record = await threadStore.resolve({ key: run.threadKey });
-      } catch (error) {
-        // The database unreachable: pg-boss attempts the run again after the queue's retry delay.
-        if (lostToDatabase(error))
-          throw new Error("fleet worker: the thread store was unavailable when the attempt started", { cause: error });
-        // Anything else (e.g. a thread store never migrated) would fail every attempt the same way:
-        // it is the run's verdict.
-        await this.#settle(runId, 0, storeOutcome({ ok: false, error }));
-        return;
-      }
-      base = record ? { id: record.id, revision: record.revision } : null;
-    }
+    const base = await this.#base(runId, run.threadKey);
+    if (base === SETTLED) return;
     const started = await tables.startAttempt(runId, attempt, base);
     if (!started) return;
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
@@ -136,6 +135,43 @@ export class FleetWorker {
     const suspend = lostWhileAsking && run.threadKey !== null && options.onLostApproval === "suspend";
     this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
+    await this.#turn(job, run, attempt, suspend);
+  }
+
+  /**
+   * The base of a run's attempt: the thread's id and revision in the store (null for a run without
+   * a thread key or a thread not created yet), or {@link SETTLED} when the run got its verdict
+   * instead (no thread store, or one that fails for good).
+   * @throws Error when the thread store's database is unreachable (pg-boss attempts the run again).
+   */
+  async #base(runId: string, threadKey: string | null): Promise<JsonValue | typeof SETTLED> {
+    if (threadKey === null) return null;
+    const { threadStore } = this.#core;
+    if (!threadStore) {
+      await this.#settle(runId, 0, {
+        kind: "error",
+        error: { name: "TypeError", message: "fleet worker: a thread run needs the Fleet's threadStore option", sentinels: [] },
+      });
+      return SETTLED;
+    }
+    let record: Awaited<ReturnType<ThreadStore["resolve"]>>;
+    try {
+      record = await threadStore.resolve({ key: threadKey });
+    } catch (error) {
+      // The database unreachable: pg-boss attempts the run again after the queue's retry delay.
+      if (lostToDatabase(error))
+        throw new Error("fleet worker: the thread store was unavailable when the attempt started", { cause: error });
+      // Anything else (e.g. a thread store never migrated) would fail every attempt the same way:
+      // it is the run's verdict.
+      await this.#settle(runId, 0, storeOutcome({ ok: false, error }));
+      return SETTLED;
+    }
+    return record ? { id: record.id, revision: record.revision } : null;
+  }
+
+  /** Runs a started attempt's turn, the thread key marked as served by it meanwhile. */
+  async #turn(job: Job<RunJobData>, run: RunRow, attempt: number, suspend: boolean): Promise<void> {
+    const runId = job.id;
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
       await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend, run.resume);
@@ -182,10 +218,8 @@ export class FleetWorker {
     const startedAt = performance.now();
     const fenced = new AbortController();
     const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
-    const log = new AttemptLog(
-      (events) => tables.append(runId, attempt, scrubSecrets(events, this.#secrets)),
-      () => fenced.abort(new Error("superseded by a later attempt")),
-    );
+    const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, this.#secrets));
+    const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
     const replayed = new Set<string>();
     const rows = new ApprovalRows();
@@ -238,19 +272,24 @@ export class FleetWorker {
       // approval with it and let the resumed turn go on (it replays the earlier answers itself).
       stream = agent.thread(threadKey!).streamAnswer(pending.id, recorded.decision as unknown as StoredApprovalDecision, runOptions);
     }
-    await log.drain();
+    // The events not written yet go into the verdict's statement (one round trip less per run).
+    const unwritten = await log.close();
     if (fenced.signal.aborted) return;
+    let retry: Error | undefined;
     if (this.#stopping.signal.aborted && !outcome.ok) {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
-      throw new Error("fleet worker stopped before the run finished");
-    }
-    if (!outcome.ok && (threadKey !== null || this.#core.options.retryRuns) && lostToDatabase(outcome.error)) {
+      retry = new Error("fleet worker stopped before the run finished");
+    } else if (!outcome.ok && (threadKey !== null || this.#core.options.retryRuns) && lostToDatabase(outcome.error)) {
       // The database went away under the run (a restart, a failover): nothing was committed, so
       // the run is attempted again like one whose worker was lost.
-      throw new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
+      retry = new Error("fleet worker: the database was unavailable during the run", { cause: outcome.error });
+    }
+    if (retry) {
+      if (unwritten.length > 0) await write(unwritten);
+      throw retry;
     }
     const verdict = storeOutcome(outcome);
-    if (await this.#settle(runId, attempt, verdict, finished === undefined ? [] : [finished])) {
+    if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished])) {
       this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
     }
   }
@@ -381,50 +420,4 @@ function lostToDatabase(error: unknown): boolean {
   let found = false;
   walkError(error, (node) => (found = node instanceof DriverError && node.code === ErrCode.ServiceUnavailable));
   return found;
-}
-
-/** An attempt's events on their way to PostgreSQL, in order, in batches while a write is in flight. */
-class AttemptLog {
-  readonly #write: (events: JsonValue[]) => Promise<boolean>;
-  readonly #onFenced: () => void;
-  #buffer: JsonValue[] = [];
-  #flushing: Promise<void> | undefined;
-  #failure: unknown;
-
-  constructor(write: (events: JsonValue[]) => Promise<boolean>, onFenced: () => void) {
-    this.#write = write;
-    this.#onFenced = onFenced;
-  }
-
-  /** Queues one event; waits when 1,000 are queued already. */
-  async push(event: JsonValue): Promise<void> {
-    this.#buffer.push(event);
-    this.#flushing ??= this.#flush();
-    if (this.#buffer.length >= 1000) await this.#flushing;
-  }
-
-  async #flush(): Promise<void> {
-    try {
-      while (this.#buffer.length > 0) {
-        const batch = this.#buffer;
-        this.#buffer = [];
-        if (!(await this.#write(batch))) {
-          this.#onFenced();
-          this.#buffer = [];
-          return;
-        }
-      }
-    } catch (error) {
-      this.#failure = error;
-      this.#onFenced();
-    } finally {
-      this.#flushing = undefined;
-    }
-  }
-
-  /** Waits for every queued event to be written. @throws the write error, if one failed. */
-  async drain(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
-    if (this.#failure !== undefined) throw this.#failure;
-  }
 }
