@@ -111,6 +111,12 @@ export class PortableSessions {
   async restore(recordId: string, stored: StoredSessionState, location: SessionLocation, signal?: AbortSignal): Promise<RestoreOutcome> {
     const manifest = readManifest(stored.manifest, this.#transfer.format);
     if (!manifest) throw this.#error("damaged", `the stored manifest is not one of this driver's format (${this.#transfer.format})`);
+    // Segments are numbered from 0 across files, and an append never drops a file: a store holding
+    // fewer than the manifest names lost some (a store that keeps only the newest), even when this
+    // host's copy is whole and no segment is read.
+    const named = Math.max(-1, ...manifest.files.flatMap((file) => file.segments)) + 1;
+    if (stored.segments < named)
+      throw this.#error("damaged", `the store holds ${stored.segments} segments of record ${recordId}, and its manifest names ${named}`);
     // As the files are now: no waiting for the checkpoint's last entry, which an older copy lacks.
     const { data: _now, ...asTheyAre } = location;
     const stored_ = (name: string): SessionManifestFile | undefined => manifest.files.find((file) => file.name === name);
