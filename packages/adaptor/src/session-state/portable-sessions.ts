@@ -70,6 +70,11 @@ export type SessionCapture =
  * more) reads only the window. A host whose copy ends where an earlier stored segment ended, with
  * the same window there, gets only the later segments from the store, appended to its copy
  * (`appendSession`). Without those driver methods the files are read whole, with the same results.
+ *
+ * The window alone decides only for a local copy whose identity (`SessionFileSlice.identity`) this
+ * process verified or read after its own turn, so nothing wrote it since; any other copy (edited in
+ * place by another process, or found after a restart) is first hashed whole against every stored
+ * segment once.
  */
 export class PortableSessions {
   readonly #store: SessionStateStore;
