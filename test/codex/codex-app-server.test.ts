@@ -64,11 +64,11 @@ describe("codex app-server driver on the real binary", () => {
 
   it("command approved: the ask carries the command, the command runs, its output reaches the model", async () => {
     h = await codexHarness();
-    // workspace_write: whether codex 0.171.0 runs an approved command inside a read-only sandbox varied
-    // between runs, so the sandbox here allows the write either way; the ask is what is under test.
+    // unrestricted: the driver refuses ask with a confining sandbox (codex runs an approved command
+    // outside it); without one the write can land, so the ask is what is under test.
     const run = await runDriver(h.driver, {
       prompt: "SHELL_CMD echo approved > a.txt; cat a.txt",
-      policy: { ...ASK, sandbox: "workspace_write" },
+      policy: { ...ASK, sandbox: "unrestricted" },
     });
     expect(run.response?.failure).toBeUndefined();
     const [ask] = run.recording.asks;

@@ -18,6 +18,8 @@ afterEach(async () => {
 });
 
 const ASK = { approvals: { permission: "ask" } } as const;
+// The runs use sandbox unrestricted (ask with a confining sandbox is refused): a command codex
+// wrongly ran could write, so a file that is absent proves the command did not run.
 
 /** Runs `prompt` through an Agent whose handler applies `decide`; returns the events, the verdict and what the handler threw. */
 async function runWith(
@@ -37,7 +39,7 @@ async function runWith(
       }
     },
   });
-  const stream = agent.stream(prompt, { policy: { ...ASK, sandbox: "workspace_write" } });
+  const stream = agent.stream(prompt, { policy: { ...ASK, sandbox: "unrestricted" } });
   const events: AgentEvent[] = [];
   for await (const event of stream) events.push(event);
   const verdict = await stream.result().catch((error: unknown) => error);
@@ -93,7 +95,7 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
     h = await codexHarness();
     const run = await runDriver(
       h.driver,
-      { prompt: "SHELL_CMD echo original > direct.txt", policy: { ...ASK, sandbox: "workspace_write" } },
+      { prompt: "SHELL_CMD echo original > direct.txt", policy: { ...ASK, sandbox: "unrestricted" } },
       { onApproval: () => ({ outcome: "approve", updatedInput: { command: "echo edited > direct.txt" } }) },
     );
     expect(run.response?.failure).toBeUndefined();

@@ -5,7 +5,7 @@ import { runDriver } from "@adaptor/driver/testing";
 import { ErrHumanDecisionModeUnsupported, ErrPolicyCapabilityUnsupported, type RunPolicy } from "@adaptor/driver";
 import { isError } from "@adaptor/errors";
 import { Agent, type AgentEvent } from "adaptor";
-import { codexHarness, type CodexHarness } from "./support.js";
+import { codexHarness, ESCALATE_RULE, type CodexHarness } from "./support.js";
 
 // Each policy value the descriptor declares, proved on the real codex binary (issue 7 §1 "Policy").
 
@@ -107,5 +107,134 @@ describe("codex run policy on the real binary", () => {
     expect(isError(question.error, ErrHumanDecisionModeUnsupported)).toBe(true);
     expect([...browser.recording.events, ...timeout.recording.events, ...question.recording.events]).toEqual([]);
     expect(h.server.responses()).toHaveLength(0);
+  });
+});
+
+describe("codex: a confining sandbox with permission ask (real binary)", () => {
+  it.each(["read_only", "workspace_write"] as const)(
+    "sandbox %s with ask is refused before launch with PolicyCapabilityUnsupportedError: nothing starts, no file",
+    async (sandbox) => {
+      h = await codexHarness({ rules: [ESCALATE_RULE] });
+      const policy: RunPolicy = { sandbox, approvals: { permission: "ask" } };
+      const direct = await runDriver(h.driver, { prompt: "ESCALATE_CMD echo x > refused.txt", policy });
+      expect(isError(direct.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+      expect(direct.error).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
+      expect(String((direct.error as Error).message)).toContain("outside its sandbox");
+      expect(direct.recording.events).toEqual([]);
+      // Through the SDK the same refusal rejects the run; the host's handler is never called.
+      let asked = 0;
+      const agent = new Agent(h.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
+      const refused = await agent.run("ESCALATE_CMD echo x > refused.txt").catch((error: unknown) => error);
+      await agent.close();
+      expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
+      expect(asked).toBe(0);
+      expect(h.server.responses()).toHaveLength(0);
+      expect(existsSync(join(h.env.workDir, "refused.txt"))).toBe(false);
+    },
+  );
+
+  it("bestEffortPolicy: read_only with ask runs; an approved escalated command writes, and the report lists the sandbox not enforced", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE], config: { bestEffortPolicy: true } });
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > escaped.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "ask" } },
+    });
+    expect(run.response?.failure).toBeUndefined();
+    // One ask, and nothing in it says the command leaves the sandbox: that is why ask is refused.
+    expect(run.recording.asks).toHaveLength(1);
+    expect(run.recording.asks[0]?.details).not.toHaveProperty("reason");
+    expect(existsSync(join(h.env.workDir, "escaped.txt"))).toBe(true);
+    expect(run.response?.enforcement).toEqual([
+      {
+        field: "sandbox",
+        value: "read_only",
+        enforced: false,
+        mechanisms: [],
+        detail: expect.stringContaining("best effort accepted") as string,
+      },
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true }),
+    ]);
+  });
+
+  it("read_only with auto_deny: the escalated command is asked, declined by the SDK, and no file lands", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    const run = await runDriver(
+      h.driver,
+      { prompt: "ESCALATE_CMD echo x > denied.txt", policy: { sandbox: "read_only", approvals: { permission: "auto_deny" } } },
+      { onApproval: () => ({ outcome: "deny", reason: "auto_deny" }) },
+    );
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(1);
+    expect(existsSync(join(h.env.workDir, "denied.txt"))).toBe(false);
+    expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: true });
+  });
+
+  it("read_only with auto_approve: codex asks nothing and rejects the escalated command, no file lands", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > confined.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "auto_approve" } },
+    });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(0);
+    expect(existsSync(join(h.env.workDir, "confined.txt"))).toBe(false);
+  });
+
+  it("workspace_write with auto_approve: an escalated command writing next to the workspace does not land (nor inside: codex rejects the escalation)", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE], outsideTmp: true });
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo in > in.txt; echo out > ../outside.txt",
+      policy: { sandbox: "workspace_write", approvals: { permission: "auto_approve" } },
+    });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(0);
+    expect(existsSync(join(h.env.root, "outside.txt"))).toBe(false);
+    expect(existsSync(join(h.env.workDir, "in.txt"))).toBe(false);
+  });
+
+  it("file changes under auto_approve: no patch lands under read_only, none next to the workspace under workspace_write", async () => {
+    h = await codexHarness({ outsideTmp: true });
+    const readOnly = await runDriver(h.driver, {
+      prompt: "PATCH_FILE patched.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "auto_approve" } },
+    });
+    const outside = await runDriver(h.driver, {
+      prompt: "PATCH_FILE ../patched-outside.txt",
+      policy: { sandbox: "workspace_write", approvals: { permission: "auto_approve" } },
+    });
+    expect([readOnly.response?.failure, outside.response?.failure]).toEqual([undefined, undefined]);
+    expect([readOnly.recording.asks.length, outside.recording.asks.length]).toEqual([0, 0]);
+    expect(existsSync(join(h.env.workDir, "patched.txt"))).toBe(false);
+    expect(existsSync(join(h.env.root, "patched-outside.txt"))).toBe(false);
+  });
+
+  it("ask with sandbox unrestricted: codex asks before the command; approved it runs, denied it does not", async () => {
+    h = await codexHarness();
+    const policy: RunPolicy = { sandbox: "unrestricted", approvals: { permission: "ask" } };
+    const approved = await runDriver(h.driver, { prompt: "SHELL_CMD echo yes > yes.txt", policy });
+    const denied = await runDriver(
+      h.driver,
+      { prompt: "SHELL_CMD echo no > no.txt", policy },
+      { onApproval: () => ({ outcome: "deny", reason: "no" }) },
+    );
+    expect(approved.recording.asks.map((a) => a.toolName)).toEqual(["shell"]);
+    expect(denied.recording.asks.map((a) => a.toolName)).toEqual(["shell"]);
+    expect(existsSync(join(h.env.workDir, "yes.txt"))).toBe(true);
+    expect(existsSync(join(h.env.workDir, "no.txt"))).toBe(false);
+    expect(approved.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "unrestricted", enforced: true });
+  });
+
+  it("the README example: ask with sandbox unrestricted, the handler approves by the command it reads", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, {
+      policy: { sandbox: "unrestricted", approvals: { permission: "ask" } },
+      onApproval: (request) => (String(request.details?.command).includes("npm test") ? request.approve() : request.deny("not now")),
+    });
+    const denied = await agent.run("SHELL_CMD echo other > other.txt");
+    const approved = await agent.run("SHELL_CMD echo npm test > npm-test.txt");
+    await agent.close();
+    expect([denied.status, approved.status]).toEqual(["completed", "completed"]);
+    expect(existsSync(join(h.env.workDir, "other.txt"))).toBe(false);
+    expect(existsSync(join(h.env.workDir, "npm-test.txt"))).toBe(true);
   });
 });

@@ -130,7 +130,7 @@ describe("codex process reuse for thread turns (real binary)", () => {
     const thread = (
       await threadAgent({
         agent: {
-          policy: { sandbox: "workspace_write", approvals: { permission: "ask" } },
+          policy: { approvals: { permission: "ask" } },
           onApproval: (request) => {
             asks.push(String(request.details?.command));
             return request.approve();

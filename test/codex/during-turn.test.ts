@@ -46,7 +46,7 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
   it("send steers the running turn: the message is in the turn's next model request", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);
-    const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" }, sandbox: "workspace_write" } });
+    const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" } } });
     const events = await drainApproving(stream, () => expect(stream.send("also mention bananas")).resolves.toBe(true));
     const result = await stream.result();
     expect(result.status).toBe("completed");

@@ -4,7 +4,14 @@ import type { ThreadStore } from "@adaptor/threadstore";
 import { codexTestEnv, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import { codex } from "@adaptor/codex";
-export { alive, codexHarness, NON_TMP_PARENT, type CodexHarness, type CodexHarnessOptions } from "../../packages/codex/test/support.js";
+export {
+  alive,
+  codexHarness,
+  ESCALATE_RULE,
+  NON_TMP_PARENT,
+  type CodexHarness,
+  type CodexHarnessOptions,
+} from "../../packages/codex/test/support.js";
 
 /** What a suite closes after each test, last opened first. */
 export type Closer = (item: { close(): Promise<void> }) => void;

@@ -84,7 +84,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     checkCodexPrompt(request.prompt);
-    const plan = planPolicy(request.policy, this.descriptor);
+    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
@@ -150,7 +150,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     if (this.config.transport === "exec") return false;
-    const plan = planPolicy(request.policy, this.descriptor);
+    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };

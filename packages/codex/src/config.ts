@@ -62,6 +62,15 @@ export interface CodexConfig extends CommonDriverConfig {
    * Only such runs wait, and only while something is still running. Default 1,000.
    */
   readonly handBackSettleMs?: number;
+  /**
+   * Accept a run policy this driver cannot enforce, and report it instead of refusing it: today
+   * only sandbox `read_only` / `workspace_write` with permission `ask` (under `ask`, codex runs a
+   * command the host approved outside its sandbox when the sandbox blocks it, or when the model
+   * asks for escalated permissions). With `true` such a run goes on and `result.enforcement` lists
+   * the sandbox with `enforced: false`; without it the run is refused before launch with
+   * `PolicyCapabilityUnsupportedError`. Default false.
+   */
+  readonly bestEffortPolicy?: boolean;
 }
 
 /** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
@@ -113,6 +122,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
   clientName: is.string({ nonEmpty: true }),
   replyTimeoutMs: is.timerMs({ positive: true }),
   handBackSettleMs: is.timerMs(),
+  bestEffortPolicy: is.boolean(),
 };
 
 /**

@@ -1,4 +1,11 @@
-import { assertPolicySupported, type DriverDescriptor, type PolicyEnforcement, type RunPolicy, type SandboxMode } from "@adaptor/driver";
+import {
+  assertPolicySupported,
+  PolicyCapabilityUnsupportedError,
+  type DriverDescriptor,
+  type PolicyEnforcement,
+  type RunPolicy,
+  type SandboxMode,
+} from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
@@ -11,7 +18,19 @@ export interface CodexPolicyPlan {
   readonly approvalPolicy?: "untrusted" | "never";
   /** `web_search` config: `"live"` offers the model the web search tool, `"disabled"` removes it. */
   readonly webSearch?: "live" | "disabled";
+  /**
+   * True when the run asks the host (`ask`) under a confining sandbox and accepted best effort
+   * (`bestEffortPolicy`): a command the host approves may run outside the sandbox, so the sandbox
+   * is reported not enforced.
+   */
+  readonly sandboxBestEffort?: boolean;
 }
+
+/** Why a confining sandbox cannot be enforced under `ask` (what codex 0.171.0 does with an approved command). */
+export const SANDBOX_UNDER_ASK =
+  "under ask codex runs a command the host approved outside its sandbox when the sandbox blocks it (it retries without " +
+  "asking again) or when the model asks for escalated permissions (the approval request looks the same); use auto_approve " +
+  "or auto_deny with this sandbox, or ask with sandbox unrestricted";
 
 const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
   read_only: "read-only",
@@ -29,22 +48,33 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  *   `untrusted` (codex asks before every command that is not known-safe and before every file
  *   change; each ask goes to the sink); `auto_approve` → `never` (codex asks nothing and the
  *   sandbox is the bound, so `read_only` stays read-only); `inherit` / unset → codex's own policy.
- *   Note: a command the host approves under `ask` runs outside codex's sandbox (codex's semantics).
+ * - `ask` together with sandbox `read_only` or `workspace_write` is refused ({@link SANDBOX_UNDER_ASK}:
+ *   under `untrusted` codex runs an approved command outside its sandbox; under its other policies it
+ *   does not ask before a sandboxed command), unless `bestEffort`: then the run goes on and the
+ *   plan's `sandboxBestEffort` is set.
  *
  * @throws InvalidPolicyError for a value outside its domain; PolicyCapabilityUnsupportedError for
- * a sandbox / web search / browser / active-timeout value the descriptor lacks;
+ * a sandbox / web search / browser / active-timeout value the descriptor lacks, or for sandbox
+ * `read_only` / `workspace_write` with permission `ask` (without `bestEffort`);
  * HumanDecisionModeUnsupportedError for an approval mode the descriptor lacks.
  */
-export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDescriptor): CodexPolicyPlan {
+export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDescriptor, bestEffort = false): CodexPolicyPlan {
   if (!policy) return {};
   assertPolicySupported(descriptor, policy);
   const permission = policy.approvals?.permission;
+  const confined = policy.sandbox === "read_only" || policy.sandbox === "workspace_write";
+  if (confined && permission === "ask" && !bestEffort) {
+    const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
+    error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be enforced with permission "ask": ${SANDBOX_UNDER_ASK} (or set bestEffortPolicy to run it with the sandbox reported not enforced)`;
+    throw error;
+  }
   const approvalPolicy =
     permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
   return {
     ...(policy.sandbox ? { sandbox: SANDBOXES[policy.sandbox] } : {}),
     ...(approvalPolicy ? { approvalPolicy } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
+    ...(confined && permission === "ask" ? { sandboxBestEffort: true } : {}),
   } as CodexPolicyPlan;
 }
 
@@ -52,7 +82,8 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
  * What a codex run enforced of its policy, for `DriverResponse.enforcement`: the sandbox by
  * codex's own sandbox (`-s` for exec, `thread/start` `sandbox` for the app server), web search by
  * the `web_search` setting, approval modes by codex's `approval_policy` (`untrusted`: codex asks and
- * the SDK's broker answers; `never`: codex asks nothing and its sandbox is the bound).
+ * the SDK's broker answers; `never`: codex asks nothing and its sandbox is the bound). A sandbox the
+ * run accepted on best effort (`plan.sandboxBestEffort`) is listed as not enforced.
  */
 export function codexEnforcement(
   policy: RunPolicy | undefined,
@@ -60,16 +91,13 @@ export function codexEnforcement(
   transport: "exec" | "app-server",
 ): PolicyEnforcement[] {
   const exec = transport === "exec";
-  // Under `ask` codex runs a command the host approves outside its sandbox: the report says so.
-  const escape =
-    plan.sandbox !== "danger-full-access" && policy?.approvals?.permission === "ask"
-      ? "; a command the host approves runs outside the sandbox (codex's semantics)"
-      : "";
   return reportEnforcement(policy, (field) => {
+    if (field === "sandbox" && plan.sandboxBestEffort)
+      return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${SANDBOX_UNDER_ASK}` };
     if (field === "sandbox")
       return exec
-        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}${escape}` }
-        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${escape}` };
+        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}` }
+        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}` };
     if (field === "webSearch")
       return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
     return plan.approvalPolicy === "never"

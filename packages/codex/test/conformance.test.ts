@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describeDriverConformance, type DriverFixture } from "@adaptor/driver/testing";
 import { codex, type CodexConfig } from "../src/index.js";
-import { codexHarness, type CodexHarness } from "./support.js";
+import { codexHarness, ESCALATE_RULE, type CodexHarness } from "./support.js";
 
 // The public driver conformance kit against the Codex driver on the real binary (issue 7 §2).
 
@@ -11,7 +11,7 @@ interface CodexFixture extends DriverFixture {
 }
 
 const makeDriver = async (): Promise<CodexFixture> => {
-  const harness = await codexHarness();
+  const harness = await codexHarness({ rules: [ESCALATE_RULE] });
   return { driver: harness.driver, harness, cleanup: () => harness.close() };
 };
 
@@ -21,7 +21,8 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
     text: () => ({ request: { prompt: "hello conformance" }, expectText: 'first user text: "hello conformance"' }),
     followUp: () => ({ request: { prompt: "follow up" }, expectText: /2 user message\(s\)/ }),
     toolApproval: (f) => ({
-      request: { prompt: "SHELL_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
+      // The model asks for escalated permissions: an approval would run it outside any sandbox.
+      request: { prompt: "ESCALATE_CMD echo conformance > conformance.txt", policy: { approvals: { permission: "ask" } } },
       toolRan: () => existsSync(join(f.harness.env.workDir, "conformance.txt")),
     }),
     slow: () => ({ request: { prompt: "SLOW_MS 30000 slow conformance" } }),
@@ -34,11 +35,9 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
       expectValue: { answer: "forty-two" },
     }),
   },
-  // Known defect the kit found: under sandbox read_only with an explicit `ask` (approval_policy
-  // "untrusted"), a command the host approves runs outside the sandbox and writes its file. The
-  // sandbox entry's detail says so, but the entry still reads enforced. Skipped, not hidden: the
-  // codex driver must confine or refuse it.
-  skip: { "1.4": "codex runs a host-approved command outside the read_only sandbox under ask (known defect)" },
+  // 1.4: codex cannot confine a command the host approved under `ask` (it retries it outside the
+  // sandbox), so the driver refuses read_only + ask before launch and the kit checks read_only with
+  // auto_approve. 1.2 meets the same refusal for workspace_write + ask and checks each value alone.
   concurrent: true,
   makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
   makeMissingDriver: () => codex({ command: "/nonexistent/bin/codex" }),

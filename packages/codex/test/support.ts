@@ -1,7 +1,14 @@
 import { mkdir } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { codexTestEnv, startOpenAIServer, type CodexTestEnv, type OpenAIServer, type ResponsesScriptRule } from "@adaptor/testkit";
+import {
+  codexTestEnv,
+  startOpenAIServer,
+  whenPromptSays,
+  type CodexTestEnv,
+  type OpenAIServer,
+  type ResponsesScriptRule,
+} from "@adaptor/testkit";
 import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
 
 /** A scripted OpenAI server, an isolated codex environment and a driver on the real binary. */
@@ -34,6 +41,23 @@ function nonTmpParent(): string {
   const parent = candidates.find((dir) => !under(dir)) ?? candidates[1]!;
   return join(parent, "adaptor-codex-test");
 }
+
+/**
+ * A model rule: the command after `ESCALATE_CMD` (to the end of the line) is run with
+ * `exec_command` `{ cmd, sandbox_permissions: "require_escalated" }` (no justification). codex
+ * 0.171.0 asks the host about it with a request that looks like any other command's, and an
+ * approval runs it outside the sandbox; under approval policy `never` codex rejects it.
+ */
+export const ESCALATE_RULE: ResponsesScriptRule = {
+  name: "escalate",
+  when: whenPromptSays("ESCALATE_CMD"),
+  reply: (view) => ({
+    functionCall: {
+      name: "exec_command",
+      arguments: { cmd: /ESCALATE_CMD[ \t]+([^\n]+)/.exec(view.lastUserText)?.[1]?.trim() ?? "", sandbox_permissions: "require_escalated" },
+    },
+  }),
+};
 
 export async function codexHarness(options: CodexHarnessOptions = {}): Promise<CodexHarness> {
   const server = await startOpenAIServer({ rules: options.rules ?? [] });

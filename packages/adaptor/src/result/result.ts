@@ -92,7 +92,7 @@ export class Result {
    * which were not: one {@link PolicyEnforcement} per field the run set (`sandbox`, `webSearch`,
    * `browser`, each approval kind other than `inherit`, `activeExecutionTimeoutMs`). Empty for a run
    * without an explicit policy, or whose driver reported nothing. An entry with `enforced: false`
-   * appears only when the driver was told to accept best effort (the ACP driver's `bestEffortPolicy`);
+   * appears only when the driver was told to accept best effort (the ACP and Codex drivers' `bestEffortPolicy`);
    * otherwise a value a driver cannot enforce is refused before launch.
    */
   readonly enforcement: readonly PolicyEnforcement[];

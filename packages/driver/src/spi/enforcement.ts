@@ -24,7 +24,7 @@ export interface PolicyEnforcement {
   readonly value: string;
   /**
    * True when the driver enforced it by the listed mechanisms; false when it ran without enforcing
-   * it (only with a driver option that accepts best effort, e.g. the ACP driver's `bestEffortPolicy`).
+   * it (only with a driver option that accepts best effort, e.g. the `bestEffortPolicy` of the ACP and Codex drivers).
    */
   readonly enforced: boolean;
   /** How it was enforced; empty when `enforced` is false. */

@@ -163,6 +163,28 @@ function withPolicy(turn: ScriptedTurn, policy: RunPolicy): Omit<DriverRequest, 
   return { ...turn.request, policy: { ...turn.request.policy, ...policy } };
 }
 
+/**
+ * True when `run` was refused before launch for a policy that sets two or more fields (a
+ * combination a driver may not be able to enforce together): `ErrPolicyCapabilityUnsupported` or
+ * `ErrHumanDecisionModeUnsupported`.
+ */
+function refusedCombination(run: DriverRun, policy: RunPolicy): boolean {
+  return (
+    run.error !== undefined &&
+    explicitPolicyFields(policy).length > 1 &&
+    (isError(run.error, ErrPolicyCapabilityUnsupported) || isError(run.error, ErrHumanDecisionModeUnsupported))
+  );
+}
+
+/** One policy per explicitly set field of `policy` (sandbox, web search, permission mode), each alone. */
+function singleFieldPolicies(policy: RunPolicy): RunPolicy[] {
+  return [
+    ...(policy.sandbox !== undefined ? [{ sandbox: policy.sandbox }] : []),
+    ...(policy.webSearch !== undefined ? [{ webSearch: policy.webSearch }] : []),
+    ...(policy.approvals?.permission !== undefined ? [{ approvals: { permission: policy.approvals.permission } }] : []),
+  ];
+}
+
 function succeeded(run: DriverRun): asserts run is DriverRun & { response: NonNullable<DriverRun["response"]> } {
   if (run.error !== undefined) throw new Error(`run rejected: ${String((run.error as Error)?.message ?? run.error)}`, { cause: run.error });
   expect(run.response?.failure, `unexpected failure: ${run.response?.failure?.message}`).toBeUndefined();
@@ -221,10 +243,16 @@ function undeclaredProbes(
  *
  * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /
  *   permission-mode value is accepted for a text turn, and `response.enforcement` lists each explicitly
- *   set one (`inherit` excluded) as enforced, with its mechanisms; 1.3 every undeclared one (and structured output when
+ *   set one (`inherit` excluded) as enforced, with its mechanisms (the values are combined; a
+ *   combination the driver refuses before launch with `ErrPolicyCapabilityUnsupported` or
+ *   `ErrHumanDecisionModeUnsupported`, launching nothing, is checked one value at a time instead);
+ *   1.3 every undeclared one (and structured output when
  *   neither native nor prompt) is refused before launch with its identity, emitting nothing;
  *   1.4 `read_only` (when declared): the tool turn, approved, leaves no effect (`toolRan()` is false:
- *   the file system is checked, not the events) and the run reports `sandbox=read_only`.
+ *   the file system is checked, not the events) and the run reports `sandbox=read_only` enforced. A
+ *   driver that cannot confine a tool the host approved under the turn's approval mode refuses that
+ *   pair before launch (`ErrPolicyCapabilityUnsupported` / `ErrHumanDecisionModeUnsupported`, nothing
+ *   launched, no effect); the turn then runs with `auto_approve` (when declared) and must hold.
  * 2 Config — 2.1 `validateConfig()` accepts the driver's config; 2.2 rejects a foreign config with
  *   `ErrInvalidDriverConfig`; 2.3 `inspect()` (when the driver has it) returns a well-formed
  *   inspection whose failed checks carry known reasons.
@@ -349,7 +377,18 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           const results = [];
           for (const policy of policies) {
             const turn = options.scripted.text(fixture);
-            results.push({ policy, turn, result: await run(fixture, withPolicy(turn, policy)) });
+            const result = await run(fixture, withPolicy(turn, policy));
+            if (!refusedCombination(result, policy)) {
+              results.push({ policy, turn, result });
+              continue;
+            }
+            // A driver may refuse two declared values together (one cannot be enforced with the
+            // other) before launch, launching nothing: then each value must be accepted on its own.
+            expect(result.recording.events, `${JSON.stringify(policy)} refused: nothing may be launched`).toEqual([]);
+            for (const single of singleFieldPolicies(policy)) {
+              const alone = options.scripted.text(fixture);
+              results.push({ policy: single, turn: alone, result: await run(fixture, withPolicy(alone, single)) });
+            }
           }
           for (const { policy, turn, result } of results) {
             succeeded(result);
@@ -389,11 +428,25 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           const turn = options.scripted.toolApproval(fixture);
           if (!turn.toolRan)
             throw new Error("the descriptor declares sandbox read_only but scripted.toolApproval gives no toolRan to check it with");
-          const result = await run(fixture, withPolicy(turn, { sandbox: "read_only" }), { onApproval: () => ({ outcome: "approve" }) });
+          const approve = { onApproval: () => ({ outcome: "approve" }) as const };
+          const policy: RunPolicy = { ...turn.request.policy, sandbox: "read_only" };
+          let result = await run(fixture, withPolicy(turn, { sandbox: "read_only" }), approve);
+          const permission = policy.approvals?.permission;
+          if (permission !== undefined && permission !== "inherit" && refusedCombination(result, policy)) {
+            // The driver cannot confine an approved tool under the turn's approval mode and refused
+            // the pair before launch: nothing ran, and read_only must then hold with auto_approve.
+            expect(result.recording.events, "the refused run launched nothing").toEqual([]);
+            expect(await turn.toolRan(), "the refused run took no effect").toBe(false);
+            const caps = fixture.driver.descriptor.capabilities;
+            if (!caps.approvals.permission.includes("auto_approve")) return;
+            const approvals = { ...policy.approvals, permission: "auto_approve" as const };
+            result = await run(fixture, { ...turn.request, policy: { ...policy, approvals } }, approve);
+          }
           expect(result.error, String(result.error)).toBeUndefined();
           expect(await turn.toolRan(), "the tool took effect under read_only").toBe(false);
           const entry = result.response?.enforcement?.find((e) => e.field === "sandbox" && e.value === "read_only");
           expect(entry, "response.enforcement lists sandbox=read_only").toBeDefined();
+          expect(entry?.enforced, "sandbox=read_only enforced").toBe(true);
         },
         (caps) => caps.policy.sandbox.includes("read_only"),
       );
