@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { whenToolResult, whenUserSays, type RequestView } from "@adaptor/testkit";
+import { whenToolResult, whenUserSays, type ReplyUsage, type RequestView, type ScriptRule } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { drainEvents, harness, type Harness } from "./support.js";
@@ -26,24 +26,36 @@ const ownTurn = (view: RequestView): boolean =>
 
 const UNRESTRICTED = { policy: { sandbox: "unrestricted" as const } };
 
+/**
+ * A background task that ends before its turn's result, the CLI's own turn about it (slow enough
+ * that the host's next prompt arrives while it runs), and the host's second prompt; `usage` of
+ * the CLI's own turn and of the second prompt's answer, when given.
+ */
+function backgroundTaskRules(usage: { own?: ReplyUsage; second?: ReplyUsage } = {}): ScriptRule[] {
+  return [
+    {
+      name: "second",
+      when: whenUserSays("SECOND-PROMPT"),
+      reply: { text: "ANSWER-TO-SECOND", ...(usage.second ? { usage: usage.second } : {}) },
+    },
+    { name: "own-turn", when: ownTurn, reply: { text: "OWN-TURN-TEXT", delayMs: 4000, ...(usage.own ? { usage: usage.own } : {}) } },
+    {
+      name: "start",
+      when: whenUserSays("START_BG"),
+      reply: { toolUse: { name: "Bash", input: { command: "sleep 2", description: "short", run_in_background: true } } },
+    },
+    // The background command ends 2 s after this request and 3 s before its answer, so the CLI
+    // queues its notification for a turn after this one.
+    { name: "answer", when: whenToolResult("Bash"), reply: { text: "started in the background", delayMs: 5000 } },
+  ];
+}
+
 describe.skipIf(process.platform !== "linux")(
   "turns the CLI runs by itself are not the next turn's (real binary)",
   { timeout: 120_000 },
   () => {
     it("reused process: a background task that ended before the result makes the CLI answer it alone; the next turn's verdict is its own prompt's", async () => {
-      h = await harness([
-        { name: "second", when: whenUserSays("SECOND-PROMPT"), reply: { text: "ANSWER-TO-SECOND" } },
-        // Slow enough that the host's next prompt arrives while the CLI's own turn is running.
-        { name: "own-turn", when: ownTurn, reply: { text: "OWN-TURN-TEXT", delayMs: 4000 } },
-        {
-          name: "start",
-          when: whenUserSays("START_BG"),
-          reply: { toolUse: { name: "Bash", input: { command: "sleep 2", description: "short", run_in_background: true } } },
-        },
-        // The background command ends 2 s after this request and 3 s before its answer, so the CLI
-        // queues its notification for a turn after this one.
-        { name: "answer", when: whenToolResult("Bash"), reply: { text: "started in the background", delayMs: 5000 } },
-      ]);
+      h = await harness(backgroundTaskRules());
       agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
         threadStore: new MemoryThreadStore(),
       });
@@ -59,6 +71,28 @@ describe.skipIf(process.platform !== "linux")(
       // Nothing of the CLI's own turn reaches the host's turn.
       expect(JSON.stringify(events)).not.toContain("OWN-TURN-TEXT");
       expect(JSON.stringify(second.transcript())).not.toContain("OWN-TURN-TEXT");
+    });
+
+    it("reused process: the usage and cost of the CLI's own turn are added to the next turn's Result, and a usage.cli_turns notice says so", async () => {
+      h = await harness(
+        backgroundTaskRules({ own: { input_tokens: 7000, output_tokens: 700 }, second: { input_tokens: 300, output_tokens: 30 } }),
+      );
+      agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+        threadStore: new MemoryThreadStore(),
+      });
+      const thread = agent.thread("own-usage");
+      await thread.run("START_BG", UNRESTRICTED);
+      const stream = thread.stream("SECOND-PROMPT please", UNRESTRICTED);
+      const events = await drainEvents(stream);
+      const second = await stream.result();
+      expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "answer", "own-turn", "second"]);
+      expect(second.text).toBe("ANSWER-TO-SECOND");
+      expect(second.usage).toMatchObject({ inputTokens: 7300, outputTokens: 730 });
+      const notice = events.find((e) => e.type === "notice" && e.kind === "usage.cli_turns");
+      expect(notice).toMatchObject({ data: { turns: 1, usage: { inputTokens: 7000, outputTokens: 700 } } });
+      const ownCost = notice?.type === "notice" ? Number(notice.data?.["costUsd"]) : NaN;
+      expect(ownCost).toBeGreaterThan(0);
+      expect(second.costUsd).toBeGreaterThan(ownCost);
     });
 
     it("resumed session: the CLI's zero-call turn about a task of the previous process is not the verdict", async () => {
@@ -85,6 +119,8 @@ describe.skipIf(process.platform !== "linux")(
       expect(second.text).toBe("ANSWER-TO-SECOND");
       expect(second.usage?.outputTokens).toBeGreaterThan(0);
       expect(h.server.requests.map((r) => r.rule)).toEqual(["start", "answer", "second"]);
+      // That turn made no model call: nothing to add, no usage notice.
+      expect(events.some((e) => e.type === "notice" && e.kind === "usage.cli_turns")).toBe(false);
     });
   },
 );

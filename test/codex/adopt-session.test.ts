@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { startOpenAIServer, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { ErrResumeRejected, ErrThreadAlreadyExists, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
+import { startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
+import { ErrResumeRejected, ErrThreadAlreadyExists, FeatureUnsupportedError, RunError, findError, isError, type AgentEvent } from "adaptor";
 import { defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
 
@@ -80,6 +80,38 @@ describe("codex: adopting a CLI thread as an adaptor thread (real binary)", { ti
       expect(events.some((e) => e.type === "notice" && e.message === "session restored")).toBe(true);
     });
   }
+
+  it("exec: the first adopted turn reports its own usage, not the thread's running total; failed turns are cut back, the first one too", async () => {
+    const s = await startOpenAIServer({
+      rules: [1, 2, 3].map((n) => ({
+        name: `usage-${n}`,
+        when: whenPromptSays(`usage-${n}`),
+        reply: { text: `reply ${n}`, usage: { input_tokens: 100 * n + n, output_tokens: 10 * n + 1 } },
+      })),
+    });
+    open.push(s);
+    const track = (item: { close(): Promise<void> }): void => void open.push(item);
+    const a = await codexHost(s, new MemoryThreadStore(), track, "exec");
+    const threadId = await cliThread(a.env, "made by the CLI");
+    const adopt = () => a.agent.thread("imported", { adoptSession: threadId });
+    const userTexts = (): readonly string[] => s.responses().at(-1)?.view.userTexts ?? [];
+
+    // A failed first adopted turn leaves codex's thread as it was adopted.
+    expect(await failure(adopt().run("lost HTTP_ERROR 400"))).toBeInstanceOf(RunError);
+    const first = await adopt().run("usage-1");
+    expect(userTexts()).toEqual(["made by the CLI", "usage-1"]);
+    expect(first.usage).toMatchObject({ inputTokens: 101, outputTokens: 11 });
+
+    // A failed later turn is dropped before the next one.
+    expect(await failure(adopt().run("second HTTP_ERROR 400"))).toBeInstanceOf(RunError);
+    const events: AgentEvent[] = [];
+    const stream = adopt().stream("usage-3");
+    for await (const event of stream) events.push(event);
+    const third = await stream.result();
+    expect(events.some((e) => e.type === "notice" && e.message === "uncommitted turns dropped")).toBe(true);
+    expect(userTexts()).toEqual(["made by the CLI", "usage-1", "usage-3"]);
+    expect(third.usage).toMatchObject({ inputTokens: 303, outputTokens: 31 });
+  });
 
   it("an id this CODEX_HOME does not hold (unknown, another home, not a thread id): ErrResumeRejected, no model call, nothing stored", async () => {
     const s = await server();

@@ -45,8 +45,8 @@ describe("tool calls, usage and model selection as agents send them (hostile age
       ],
     });
     expect(run.recording.ofType("tool-call")).toEqual([
-      { type: "tool-call", phase: "start", id: "c1", name: "read_file" },
-      { type: "tool-call", phase: "end", id: "c1", name: "read_file", input: { absolute_path: "/w/a.txt" } },
+      { type: "tool-call", phase: "start", id: "c1", name: "read_file", kind: "read" },
+      { type: "tool-call", phase: "end", id: "c1", name: "read_file", input: { absolute_path: "/w/a.txt" }, kind: "read" },
     ]);
     expect(run.response?.transcript.filter((item) => item.kind === "tool-call")).toEqual([
       { kind: "tool-call", toolCallId: "c1", toolName: "read_file", input: { absolute_path: "/w/a.txt" } },

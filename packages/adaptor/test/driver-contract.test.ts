@@ -81,6 +81,36 @@ describe("the SDK's checks of a driver's response", () => {
     expect(await notices("auto_approve")).toEqual([]);
   });
 
+  it("under ask, a tool the driver declares in askExemptTools or a call of kind read, search or think gets no approval.unasked notice; a write or an exec run unasked still does", async () => {
+    const scripted = scriptedDriver(async (_request, sink) => {
+      const calls: [id: string, name: string, kind?: "read" | "search" | "think" | "edit" | "execute"][] = [
+        ["r1", "Read"],
+        ["r2", "read_file", "read"],
+        ["r3", "grep", "search"],
+        ["r4", "plan", "think"],
+        ["w1", "Write"],
+        ["w2", "write_file", "edit"],
+        ["x1", "run_shell_command", "execute"],
+      ];
+      for (const [id, name, kind] of calls) {
+        sink.emit({ type: "tool-call", phase: "start", id, name, ...(kind ? { kind } : {}) });
+        sink.emit({ type: "tool-result", id, output: "ok", isError: false });
+      }
+      return { text: "done" };
+    });
+    const { descriptor } = scripted;
+    const driver = Object.assign(scripted, {
+      descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, askExemptTools: ["Read"] } },
+    });
+    const agent = new Agent(driver);
+    const stream = agent.stream("p", { policy: { approvals: { permission: "ask" } }, onApproval: (request) => request.approve() });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    await stream.result();
+    const unasked = events.flatMap((e) => (e.type === "notice" && e.kind === "approval.unasked" ? [e.data?.["toolCallId"]] : []));
+    expect(unasked).toEqual(["w1", "w2", "x1"]);
+  });
+
   it("a driver that ignores the abort is left behind after 3 × killGraceMs + 5 s: the run rejects with the abort reason and a notice says so", async () => {
     let stopped = false;
     const controller = new AbortController();

@@ -124,6 +124,7 @@ describe("public surface", () => {
       "raceAbort",
       "reportEnforcement",
       "responseExit",
+      "resultUsage",
       "skillsDigest",
       "spawnLimits",
       "stableJson",

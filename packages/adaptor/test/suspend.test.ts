@@ -2,7 +2,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ApprovalAsk, DriverRequest, DriverSink } from "@adaptor/driver";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { ManualClock } from "@adaptor/threadstore/testing";
@@ -11,8 +11,10 @@ import {
   ApprovalNotPendingError,
   ErrApprovalKindMismatch,
   ErrApprovalNotPending,
+  ErrFeatureUnsupported,
   ErrSuspendUnsupported,
   ErrThreadBusy,
+  FeatureUnsupportedError,
   InvalidOptionError,
   SuspendUnsupportedError,
   findError,
@@ -33,11 +35,15 @@ const BASH: ApprovalAsk = { kind: "permission", title: "Bash: ls", toolName: "Ba
 
 /**
  * A driver whose turn asks for `asks` in order (each waits for its decision or the abort), "runs"
- * every approved tool by appending to `effects`, and continues the session `s1`.
+ * every approved tool by appending to `effects`, and continues the session `s1`. It declares
+ * `sessions.resume` unless `resume` is false: then, like gemini-cli, a stored session cannot be
+ * continued in a new process (every call is one), and the driver answers `resume_rejected`.
  */
-function toolDriver(asks: readonly ApprovalAsk[]) {
+function toolDriver(asks: readonly ApprovalAsk[], { resume = true }: { resume?: boolean } = {}) {
   const effects: string[] = [];
-  const driver = scriptedDriver(async (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => {
+  const scripted = scriptedDriver(async (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => {
+    if (!resume && request.session)
+      return { failure: { reason: "resume_rejected", message: `cannot continue session ${request.session.resumeId} in a new process` } };
     const outcomes: string[] = [];
     for (const ask of asks) {
       const decision = await Promise.race([sink.requestApproval(ask), untilAborted(signal)]);
@@ -46,6 +52,9 @@ function toolDriver(asks: readonly ApprovalAsk[]) {
     }
     return { text: outcomes.join(" "), checkpoint: { resumeId: request.session?.resumeId ?? "s1", data: { turn: request.prompt } } };
   });
+  const { descriptor } = scripted;
+  const sessions = { resume, fork: false };
+  const driver = Object.assign(scripted, { descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, sessions } } });
   return { driver, effects };
 }
 
@@ -361,6 +370,67 @@ describe("suspended turns", () => {
     expect(result.status).toBe("suspended");
     const runs = exporter.getFinishedSpans().filter((s) => s.name === "adaptor.run");
     expect(runs.map((s) => s.attributes["adaptor.verdict"])).toEqual(["ok"]);
+  });
+
+  it("resuming a turn that continues the stored conversation on a driver without sessions.resume: FeatureUnsupportedError (feature resume) before the lease, the approval untouched, the driver never called", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE]);
+    const agentA = new Agent(a.driver, { threadStore: store });
+    await agentA.thread("r1").run("first", { onApproval: (r) => r.approve() });
+    const suspended = await agentA.thread("r1").run("second", { suspend: {} });
+    await agentA.close();
+    const before = await store.resolve({ key: "r1" });
+
+    const b = toolDriver([WRITE], { resume: false });
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    const acquire = vi.spyOn(store, "acquireLease");
+    const stream = agentB.thread("r1").streamAnswer(suspended.pendingApproval!.id, { outcome: "approve" });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const refused = await stream.result().catch((e: unknown) => e);
+    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "resume" });
+    expect(b.driver.requests).toEqual([]);
+    expect(acquire).not.toHaveBeenCalled();
+    expect(events.some((e) => e.type === "notice" && e.kind === "lifecycle")).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false });
+    // Nothing recorded: the approval is still pending, the record as it was.
+    expect(await agentB.thread("r1").pendingApprovals()).toEqual([suspended.pendingApproval]);
+    expect(await store.resolve({ key: "r1" })).toEqual(before);
+  });
+
+  it("with suspend, a turn that continues the stored conversation on a driver without sessions.resume is refused (feature suspend) before the driver starts: nothing stored, the lease released", async () => {
+    const store = new MemoryThreadStore();
+    const { driver, effects } = toolDriver([WRITE], { resume: false });
+    await using agent = new Agent(driver, { threadStore: store });
+    await agent.thread("r2").run("first", { onApproval: (r) => r.approve() });
+    const before = await store.resolve({ key: "r2" });
+    const refused = await agent
+      .thread("r2")
+      .run("second", { suspend: {} })
+      .catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "suspend" });
+    expect(driver.requests.map((r) => r.prompt)).toEqual(["first"]);
+    expect(effects).toEqual(["Write for first"]);
+    expect(await agent.thread("r2").pendingApprovals()).toEqual([]);
+    expect(await store.resolve({ key: "r2" })).toEqual(before);
+    const lease = await store.acquireLease("r2", "someone-else", 1_000);
+    await store.releaseLease(lease);
+  });
+
+  it("on a driver without sessions.resume a thread's first turn (no history to lose) still suspends and resumes", async () => {
+    const store = new MemoryThreadStore();
+    const a = toolDriver([WRITE], { resume: false });
+    const agentA = new Agent(a.driver, { threadStore: store });
+    const suspended = await agentA.thread("r3").run("first", { suspend: {} });
+    await agentA.close();
+    expect(suspended.status).toBe("suspended");
+    const b = toolDriver([WRITE], { resume: false });
+    await using agentB = new Agent(b.driver, { threadStore: store });
+    const result = await agentB.thread("r3").answer(suspended.pendingApproval!.id, { outcome: "approve" });
+    expect(result.text).toBe("Write:approve");
+    expect(b.effects).toEqual(["Write for first"]);
+    expect(b.driver.requests[0]?.session).toBeUndefined();
   });
 
   it("a store without the capability refuses suspension with SuspendUnsupportedError before the driver starts", async () => {

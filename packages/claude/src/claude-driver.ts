@@ -30,6 +30,7 @@ import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
+import { addUsage } from "./session/cli-own-turns.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
 import { inspectClaude } from "./inspect/inspect-claude.js";
 import { claudeSessionTransfer } from "./session-state/claude-session-transfer.js";
@@ -54,6 +55,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
       plan_review: ["inherit", "ask", "auto_approve", "auto_deny"],
       question: ["inherit", "ask", "auto_deny"],
     },
+    // What claude 2.1.332 runs without asking under `ask` (test/claude/unasked-tools.test.ts):
+    // Read, ToolSearch and the session's task list; Glob and Grep are read-only where offered.
+    askExemptTools: ["Read", "Glob", "Grep", "ToolSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"],
     systemPrompt: ["replace", "append"],
     // --agents: the Task tool offers them (test/claude/subagents.test.ts).
     subagents: true,
@@ -280,7 +284,8 @@ export class ClaudeDriver implements Driver {
           stderrTail: session.proc.stderrTail(),
           resuming: request.session !== undefined,
         });
-    const usage = turn.usage();
+    // The turns the CLI ran by itself since the previous prompt count with this one.
+    const usage = addUsage(turn.usage(), outcome.cliOwn?.usage);
     const line = terminal?.line;
     const model = turn.model ?? Object.keys(line?.modelUsage ?? {})[0];
     const sessionId = turn.sessionId ?? session.sessionId;

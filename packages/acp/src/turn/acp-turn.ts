@@ -11,6 +11,8 @@ interface ToolState {
   input: unknown;
   ended: boolean;
   resulted: boolean;
+  /** The agent's `kind` of the call, the latest one before its end. */
+  kind?: acp.ToolKind;
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
@@ -220,20 +222,21 @@ export class AcpTurn implements SessionHandler {
     if (!tool) {
       this.#message = undefined;
       this.#thinking = undefined;
-      tool = { name, named, input: undefined, ended: false, resulted: false };
+      tool = { name, named, input: undefined, ended: false, resulted: false, ...(call.kind ? { kind: call.kind } : {}) };
       this.#tools.set(id, tool);
-      this.#sink.emit({ type: "tool-call", phase: "start", id, name });
+      this.#sink.emit({ type: "tool-call", phase: "start", id, name, ...(call.kind ? { kind: call.kind } : {}) });
     } else if (!tool.ended && !tool.named && named) {
       tool.name = name;
       tool.named = true;
     }
+    if (!tool.ended && call.kind) tool.kind = call.kind;
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     if (!tool.ended && (knownInput(tool.input) || asking || done)) {
       tool.ended = true;
       const input = tool.input ?? {};
       this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
-      this.#sink.emit({ type: "tool-call", phase: "end", id, name: tool.name, input });
+      this.#sink.emit({ type: "tool-call", phase: "end", id, name: tool.name, input, ...(tool.kind ? { kind: tool.kind } : {}) });
     }
   }
 

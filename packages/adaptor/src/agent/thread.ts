@@ -144,7 +144,10 @@ export class Thread {
    * `ErrThreadBusy` while another host runs a turn on the key (nothing is recorded);
    * `ErrApprovalKindMismatch` for a decision that does not fit the approval's kind (approve on a
    * `question`, answer on any other kind; nothing is recorded); `SuspendUnsupportedError` for a
-   * store without the capability; else as `run()`.
+   * store without the capability; `FeatureUnsupportedError` (feature `resume`) when the turn
+   * continues the thread's stored conversation and the driver does not declare `sessions.resume`
+   * (the resumed turn runs in a new process, which would lose the history; nothing is recorded,
+   * no lease taken); else as `run()`.
    */
   answer(approvalId: string, decision: ApprovalDecision, options: RunOptions = {}): Promise<Result> {
     return drain(this.#host.streamThread(this.key, "continue_or_start", undefined, "", options, true, { approvalId, decision }));

@@ -155,7 +155,10 @@ export interface RunOptions extends SharedRunOptions {
    * waiting: the question is stored, the CLI ended, the lease released, and the verdict is a
    * `Result` with `status: "suspended"` and the stored `pendingApproval`. Answer it later, from any
    * host, with `thread.answer()`. Needs a store with the pending-approvals capability
-   * (`SuspendUnsupportedError` before the run starts otherwise). Default: none (approvals wait).
+   * (`SuspendUnsupportedError` before the run starts otherwise). A turn that continues the
+   * thread's stored conversation also needs a driver declaring `sessions.resume` (its resume runs
+   * in a new process): otherwise `FeatureUnsupportedError` (feature `suspend`) before the CLI
+   * starts. Default: none (approvals wait).
    */
   readonly suspend?: SuspendOptions;
 }

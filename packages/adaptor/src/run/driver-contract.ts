@@ -1,4 +1,4 @@
-import type { ApprovalAsk, DriverEvent, DriverResponse, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
 import { raceAbort, reportEnforcement } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
@@ -85,21 +85,29 @@ function unreported(policy: RunPolicy | undefined, reported: readonly PolicyEnfo
   );
 }
 
+/** `tool-call` kinds that only read or reason: a call of one of them never gets the notice. */
+const NO_EFFECT_KINDS: ReadonlySet<string> = new Set(["read", "search", "think"]);
+
 /**
  * Watches one driver call under an explicit `approvals.permission` of `ask` or `auto_deny` (as the
  * run started): a tool call that returned a result without error although no approval asked about
- * its id gets an `approval.unasked` notice. Only a notice: the CLIs exempt some tools from asking
- * (Claude Code its read tools, Codex its known-safe commands), which the SDK cannot tell from a
- * driver that skipped the ask.
+ * its id gets an `approval.unasked` notice, unless the call can have no effect: a tool the driver
+ * declares its CLI runs unasked (`capabilities.askExemptTools`: Claude Code's Read, its task list),
+ * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so). Only a
+ * notice: the SDK cannot tell a CLI's own exemption of another tool from a driver that skipped the ask.
  */
 export class UnaskedTools {
   readonly #mode: string | undefined;
+  readonly #exempt: ReadonlySet<string>;
   readonly #asked = new Set<string>();
   readonly #names = new Map<string, string>();
+  /** Calls that cannot have an effect (by their name or kind). */
+  readonly #harmless = new Set<string>();
 
-  constructor(policy: RunPolicy | undefined) {
+  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor) {
     const mode = policy?.approvals?.permission;
     this.#mode = mode === "ask" || mode === "auto_deny" ? mode : undefined;
+    this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
   }
 
   /** Notes an approval the driver asked for. */
@@ -112,10 +120,12 @@ export class UnaskedTools {
     if (!this.#mode) return undefined;
     if (event.type === "tool-call") {
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
+      if (this.#exempt.has(event.name) || (event.kind !== undefined && NO_EFFECT_KINDS.has(event.kind))) this.#harmless.add(event.id);
       return undefined;
     }
-    if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id)) return undefined;
+    if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
+    if (this.#exempt.has(toolName)) return undefined;
     return {
       type: "notice",
       kind: "approval.unasked",

@@ -117,6 +117,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       options,
       queue,
       controller,
+      descriptor: driver.descriptor,
     });
     const { thread, prompt } = suspension;
     if (!thread) refuseThreadOnlyOptions(options);
@@ -189,7 +190,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // The process serving this call (spawned or reused) and whether the driver reported its exit.
         let pid: number | undefined;
         let exitSeen = false;
-        const unasked = new UnaskedTools(request.policy);
+        const unasked = new UnaskedTools(request.policy, driver.descriptor);
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
             const notice = unasked.observe(event);

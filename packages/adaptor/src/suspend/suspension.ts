@@ -1,4 +1,4 @@
-import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
+import { FeatureUnsupportedError, type ApprovalAsk, type ApprovalDecision, type DriverDescriptor } from "@adaptor/driver";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import {
   ApprovalNotPendingError,
@@ -12,7 +12,7 @@ import {
 import { kindMismatch, updatedInputError } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
-import type { ResumeSpec, ThreadContext } from "../thread/thread-context.js";
+import type { ResumeSpec, ThreadContext, ThreadMode } from "../thread/thread-context.js";
 import { readTurnData, type StoredAnswer, type TurnData } from "./turn-data.js";
 
 /** The `suspend` option with its defaults applied. */
@@ -112,7 +112,12 @@ export async function saveSuspension(init: {
  * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind); `InvalidOptionError`
  * (field `updatedInput`) for an edited input that is not a plain object.
  */
-export async function loadResumeTurn(store: ThreadStore, key: string, spec: ResumeSpec, signal: AbortSignal): Promise<TurnData> {
+export async function loadResumeTurn(
+  store: ThreadStore,
+  key: string,
+  spec: ResumeSpec,
+  signal: AbortSignal,
+): Promise<{ turn: TurnData; checkpoint: PendingApproval["checkpoint"] }> {
   const { approvalId, decision } = spec;
   const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
@@ -121,7 +126,33 @@ export async function loadResumeTurn(store: ThreadStore, key: string, spec: Resu
   const edit = decision?.outcome === "approve" ? decision.updatedInput : undefined;
   const invalid = edit === undefined ? undefined : updatedInputError(edit, "resume decision");
   if (invalid) throw invalid;
-  return readTurnData(approval.turn, approvalId);
+  return { turn: readTurnData(approval.turn, approvalId), checkpoint: approval.checkpoint };
+}
+
+/**
+ * Whether a turn in `mode` that starts from the committed record `checkpoint` continues that
+ * record's conversation (rather than starting a new one, or having none to continue).
+ */
+export function continuesHistory(mode: ThreadMode, checkpoint: PendingApproval["checkpoint"] | ThreadRecord | undefined): boolean {
+  return checkpoint !== undefined && (mode === "continue_or_start" || mode === "resume_only");
+}
+
+/**
+ * Refuses to suspend or resume a turn that continues the thread's stored conversation on a driver
+ * whose CLI cannot continue a session in a new process (no `sessions.resume`): the resumed turn
+ * always runs in a new process, which would start a fresh conversation and lose the history.
+ * @throws FeatureUnsupportedError: feature `resume` (resuming such a turn) or `suspend` (a run
+ * with `suspend` whose turn continues a stored conversation).
+ */
+export function checkResumable(descriptor: DriverDescriptor, feature: "resume" | "suspend"): void {
+  if (descriptor.capabilities.sessions.resume === true) return;
+  throw new FeatureUnsupportedError(
+    descriptor.type,
+    feature,
+    feature === "resume"
+      ? "the suspended turn continues the thread's stored conversation, and its CLI cannot continue a session in a new process, so the resumed turn would lose the history; run a new turn instead"
+      : "the turn continues the thread's stored conversation, and its CLI cannot continue a session in a new process, so a suspended turn could never be resumed with its history; run it without `suspend` (answer through `onApproval`)",
+  );
 }
 
 /**

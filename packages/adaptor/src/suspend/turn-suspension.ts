@@ -1,5 +1,5 @@
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
-import type { ApprovalAsk } from "@adaptor/driver";
+import type { ApprovalAsk, DriverDescriptor } from "@adaptor/driver";
 import { AdaptorError } from "@adaptor/errors";
 import type { PendingApproval } from "@adaptor/threadstore";
 import type { EventQueue } from "../events/event-queue.js";
@@ -7,8 +7,10 @@ import type { RunOptions } from "../options/run-options.js";
 import type { ThreadContext } from "../thread/thread-context.js";
 import type { ThreadTurn } from "../thread/thread-turn.js";
 import {
+  checkResumable,
   checkSuspend,
   claimResume,
+  continuesHistory,
   loadResumeTurn,
   pendingStore,
   saveSuspension,
@@ -40,6 +42,7 @@ export class TurnSuspension {
   #suspendedOn: PendingApproval | undefined;
   /** The run's working directory (its request's `cwd`), when the SDK knows it. */
   #cwd: string | undefined;
+  readonly #descriptor: DriverDescriptor;
 
   private constructor(init: {
     thread: ThreadContext | undefined;
@@ -47,7 +50,9 @@ export class TurnSuspension {
     settings: SuspendSettings | undefined;
     queue: EventQueue;
     controller: AbortController;
+    descriptor: DriverDescriptor;
   }) {
+    this.#descriptor = init.descriptor;
     this.thread = init.thread;
     this.prompt = init.prompt;
     this.#settings = init.settings;
@@ -60,7 +65,9 @@ export class TurnSuspension {
    * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
    * for an approval the thread does not have; `ErrApprovalKindMismatch` for a decision that does not
    * fit its kind; the store's errors; SuspendUnsupportedError (`images`) for a prompt with images
-   * (a stored turn keeps its prompt's text only).
+   * (a stored turn keeps its prompt's text only); FeatureUnsupportedError (feature `resume`) for
+   * resuming a turn that continues the thread's stored conversation on a driver without
+   * `sessions.resume` (before any lease or write: the approval stays as it is).
    */
   static async prepare(init: {
     thread: ThreadContext | undefined;
@@ -70,11 +77,15 @@ export class TurnSuspension {
     options: RunOptions;
     queue: EventQueue;
     controller: AbortController;
+    /** The run's driver: whether its CLI can continue a session in a new process. */
+    descriptor: DriverDescriptor;
   }): Promise<TurnSuspension> {
     let { thread, prompt } = init;
     if (thread?.resume) {
       // The turn runs again with its own prompt and mode; the checks that count run under the lease.
-      const stored = await loadResumeTurn(thread.store, thread.key, thread.resume, init.controller.signal);
+      const { turn: stored, checkpoint } = await loadResumeTurn(thread.store, thread.key, thread.resume, init.controller.signal);
+      // The resumed turn runs in a new process: continuing its history needs a CLI that resumes there.
+      if (continuesHistory(stored.mode, checkpoint)) checkResumable(init.descriptor, "resume");
       prompt = stored.prompt;
       thread = { ...thread, mode: stored.mode };
     }
@@ -84,7 +95,7 @@ export class TurnSuspension {
         "images",
         "a turn whose prompt has images cannot suspend (its stored turn keeps text only); run it without `suspend`",
       );
-    return new TurnSuspension({ thread, prompt, settings, queue: init.queue, controller: init.controller });
+    return new TurnSuspension({ thread, prompt, settings, queue: init.queue, controller: init.controller, descriptor: init.descriptor });
   }
 
   /** The approval this turn stored when it suspended; undefined while it has not. */
@@ -106,12 +117,17 @@ export class TurnSuspension {
    * Under the turn's lease: for a resumed turn, records or checks the approval's decision and
    * loads the answers to apply again (see `claimResume`). `cwd` is the run's working directory
    * (the request's), when known: stored with a suspension, and what resumed asks are matched in.
-   * @throws ApprovalNotPendingError; the store's errors.
+   * @throws FeatureUnsupportedError (feature `suspend`): a run with `suspend` whose turn continues
+   * the thread's stored conversation on a driver without `sessions.resume` (nothing written yet);
+   * ApprovalNotPendingError; the store's errors.
    */
   async begin(turn: ThreadTurn, cwd?: string): Promise<void> {
     this.#turn = turn;
     this.#cwd = cwd;
     const thread = this.thread;
+    // Its resume would run in a new process, which cannot continue the history: refused now.
+    if (this.#settings && thread && !thread.resume && continuesHistory(thread.mode, turn.startedFrom))
+      checkResumable(this.#descriptor, "suspend");
     if (!thread?.resume) return;
     const claimed = await claimResume({
       store: thread.store,

@@ -12,6 +12,7 @@ import {
   toPermissionAnswer,
   type CanUseToolRequest,
   type PooledProcess,
+  type ResultLine,
 } from "@adaptor/driver/kit";
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
@@ -35,6 +36,7 @@ import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
 import { trackBackgroundTask } from "./background-tasks.js";
+import { cliOwnUsage, type CliOwnUsage } from "./cli-own-turns.js";
 
 /**
  * True for a `result` line of a turn the CLI started by itself, answering none of the host's
@@ -65,6 +67,12 @@ export interface TurnOutcome {
   readonly costUsd: number | undefined;
   /** True when the host interrupted the turn and the CLI ended it for that (not a failure). */
   readonly interrupted: boolean;
+  /**
+   * Turns the CLI ran by itself on this process since the host's previous turn (a background
+   * task's notification), whose results this turn read: their usage and cost, which
+   * {@link costUsd} includes and the turn's reported usage should too.
+   */
+  readonly cliOwn?: CliOwnUsage;
 }
 
 /** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
@@ -237,6 +245,8 @@ export class ClaudeSession implements PooledProcess {
     const answers = new ControlAnswers();
     let interruptedByHost = false;
     const late = new LateOutput(sink, proc);
+    // Results of turns the CLI ran by itself before this one began: not this turn's, but their usage counts.
+    const ownResults: ResultLine[] = [];
     // The first turn of a process has no predecessor whose output could still arrive; a CLI that
     // reports its prompts' lifecycle starts the turn with its prompt's `started` line (see below).
     let begun = this.#results === 0 && !this.#reportsLifecycle;
@@ -336,6 +346,7 @@ export class ClaudeSession implements PooledProcess {
         else if (!begun && !this.#reportsLifecycle && owner === "unknown" && message.type === "system" && message.subtype === "init")
           begun = true;
         if (!begun || owner === "other" || (message.type === "result" && owner === "unknown" && startedByCli(message))) {
+          if (message.type === "result" && owner !== "this" && startedByCli(message)) ownResults.push(message as unknown as ResultLine);
           late.accept(message);
           continue;
         }
@@ -355,13 +366,35 @@ export class ClaudeSession implements PooledProcess {
         }
       }
       late.report();
+      const cliOwn = cliOwnUsage(ownResults, baseline);
+      if (cliOwn) {
+        if (cliOwn.lastTotalCost !== undefined) this.#lastTotalCost = cliOwn.lastTotalCost;
+      }
+      // A turn that made no model call (on a resumed session) used nothing worth a notice.
+      const used = cliOwn && ((cliOwn.usage && cliOwn.usage.inputTokens + cliOwn.usage.outputTokens > 0) || (cliOwn.costUsd ?? 0) > 0);
+      if (cliOwn && used) {
+        sink.emit({
+          type: "notice",
+          kind: "usage.cli_turns",
+          message: "turns the CLI ran by itself since the previous prompt: their usage is added to this turn's",
+          data: {
+            turns: cliOwn.turns,
+            ...(cliOwn.usage ? { usage: cliOwn.usage } : {}),
+            ...(cliOwn.costUsd !== undefined ? { costUsd: cliOwn.costUsd } : {}),
+          },
+        });
+      }
       const terminal = turn.terminal?.line;
       if (terminal) {
         this.#results += 1;
         this.sessionId = turn.sessionId ?? this.sessionId;
         if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
       }
-      const costUsd = terminal ? turnCostUsd(terminal, baseline) : undefined;
+      // This turn's share of the running total starts where the CLI's own turns left it.
+      const ownCost = terminal
+        ? turnCostUsd(terminal, cliOwn?.lastTotalCost !== undefined ? { ...baseline, previousTotal: cliOwn.lastTotalCost } : baseline)
+        : undefined;
+      const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
@@ -373,11 +406,11 @@ export class ClaudeSession implements PooledProcess {
       }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted };
+        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}) };
       }
       this.lastMessageId = undefined;
       const exit = ended ? await proc.exited : await this.#finish(sink);
-      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted };
+      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}) };
     } finally {
       detach?.();
       answers.end();

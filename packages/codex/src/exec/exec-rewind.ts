@@ -23,8 +23,19 @@ export interface ExecRewindInit {
   readonly request: DriverRequest & { readonly session: NonNullable<DriverRequest["session"]> };
   readonly sink: DriverSink;
   readonly signal: AbortSignal;
-  /** Number of committed turns of the thread (from the checkpoint). */
-  readonly turns: number;
+  /**
+   * Number of committed turns of the thread (from the checkpoint); undefined for a thread this
+   * driver has no count of (an adopted CLI thread): then nothing is dropped, and its turns are counted.
+   */
+  readonly turns: number | undefined;
+}
+
+/** What {@link rewindExecThread} found. */
+export interface ExecRewindOutcome {
+  /** Why the thread cannot be opened (`resume_rejected`, `session_busy`); undefined when it was. */
+  readonly failure?: DriverFailure;
+  /** The thread's turns once the uncommitted ones are dropped (when it was opened). */
+  readonly turns?: number;
 }
 
 /**
@@ -38,7 +49,7 @@ export interface ExecRewindInit {
  * @throws DriverError (its cause the `CodexRpcError`) for any other refusal or a failed request:
  * an infrastructure failure; `signal.reason` after a cancel.
  */
-export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFailure | undefined> {
+export async function rewindExecThread(init: ExecRewindInit): Promise<ExecRewindOutcome> {
   const { config, request, signal } = init;
   signal.throwIfAborted();
   const threadId = request.session.resumeId;
@@ -69,9 +80,9 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
   })();
   const onAbort = (): void => void proc.terminate();
   signal.addEventListener("abort", onAbort, { once: true });
-  let failure: DriverFailure | undefined;
+  let outcome: ExecRewindOutcome;
   try {
-    failure = await rewind(rpc, init, threadId);
+    outcome = await rewind(rpc, init, threadId);
   } catch (err) {
     if (err instanceof CodexRpcError) throw new DriverError({ op: err.method, device: DEVICE, code: ErrCode.Driver, cause: err });
     throw err;
@@ -83,10 +94,10 @@ export async function rewindExecThread(init: ExecRewindInit): Promise<DriverFail
     await pump;
   }
   signal.throwIfAborted();
-  return failure;
+  return outcome;
 }
 
-async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: string): Promise<DriverFailure | undefined> {
+async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: string): Promise<ExecRewindOutcome> {
   const { config, sink } = init;
   const initialize: InitializeParams = {
     clientInfo: { name: config.clientName ?? "adaptor", title: null, version: "0.1.0" },
@@ -100,10 +111,12 @@ async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: st
     const refusal = err instanceof CodexRpcError ? resumeRefusal(err.message) : "other";
     if (refusal === "other") throw err;
     return {
-      reason: refusal === "missing" ? "resume_rejected" : "session_busy",
-      message: (err as Error).message,
-      details: { resumeId: threadId },
-      cause: err,
+      failure: {
+        reason: refusal === "missing" ? "resume_rejected" : "session_busy",
+        message: (err as Error).message,
+        details: { resumeId: threadId },
+        cause: err,
+      },
     };
   }
   let count = 0;
@@ -118,10 +131,13 @@ async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: st
     }
     cursor = page.nextCursor;
   } while (cursor);
+  if (init.turns === undefined) return { turns: count };
   if (firstUncommitted) {
     await rpc.request("thread/revert", { threadId, beforeTurnId: firstUncommitted } satisfies ThreadRevertParams);
     sink.emit({ type: "notice", kind: "lifecycle", message: "uncommitted turns dropped", data: { threadId, count: count - init.turns } });
-  } else if (count < init.turns) {
+    return { turns: init.turns };
+  }
+  if (count < init.turns) {
     sink.emit({
       type: "notice",
       kind: "warning",
@@ -129,5 +145,5 @@ async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: st
       data: { threadId, turns: count },
     });
   }
-  return undefined;
+  return { turns: init.turns };
 }

@@ -12,7 +12,8 @@ import { codexEnv, commonArgs } from "../process-helpers.js";
 import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
-import { rewindExecThread } from "./exec-rewind.js";
+import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
+import { rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 
@@ -109,9 +110,12 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   const { config, request } = init;
   signal.throwIfAborted();
   const previous = readCheckpointData(request.session?.data);
-  // The thread starts from the committed checkpoint: turns codex recorded after it are dropped first.
-  if (request.session && previous.turns !== undefined) {
-    const refused = await rewindExecThread({
+  // The thread starts from the committed checkpoint: turns codex recorded after it are dropped
+  // first. A thread with no count in its checkpoint (an adopted CLI thread) is counted instead,
+  // and its running usage total read, so this turn's usage and the next turns' cut-back are known.
+  let opened: ExecRewindOutcome | undefined;
+  if (request.session) {
+    opened = await rewindExecThread({
       command: init.command,
       config,
       request: { ...request, session: request.session },
@@ -119,8 +123,14 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
       signal,
       turns: previous.turns,
     });
-    if (refused) return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement: init.enforcement, failure: refused };
+    if (opened.failure)
+      return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, enforcement: init.enforcement, failure: opened.failure };
   }
+  const baseTurns = previous.turns ?? opened?.turns;
+  // An adopted thread's running total before this turn: the last one codex recorded in its rollout.
+  const baseUsage =
+    previous.usage ??
+    (request.session && previous.turns === undefined ? await rolloutUsageTotal(config, request.session.resumeId, request.env) : undefined);
   const proc = await spawnCli({
     command: init.command,
     args,
@@ -217,7 +227,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   // `codex exec resume` reports the thread's running total: the run's own usage is the difference
   // from the total kept in the checkpoint, unknown when there is none.
   const total = turn.usage();
-  const usage = total && request.session ? usageSince(total, previous.usage) : total;
+  const usage = total && request.session ? usageSince(total, baseUsage) : total;
   if (total && request.session && !usage) {
     sink.emit({
       type: "notice",
@@ -226,7 +236,11 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
       data: { total },
     });
   }
-  const turns = request.session ? (previous.turns !== undefined ? previous.turns + 1 : undefined) : 1;
+  const turns = request.session ? (baseTurns !== undefined ? baseTurns + 1 : undefined) : 1;
+  // No checkpoint counts an adopted thread's turns yet: a failed first turn there is dropped now,
+  // or the next adoption would continue after it.
+  if (failure && request.session && previous.turns === undefined && baseTurns !== undefined && turn.threadId)
+    await dropFailedTurn(init, { ...request, session: request.session }, baseTurns);
   const data: CodexCheckpointData = { ...(turns !== undefined ? { turns } : {}), ...(total ? { usage: total } : {}) };
   return {
     text: failure ? "" : text,
@@ -243,4 +257,26 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     exit: responseExit(exit),
     enforcement: init.enforcement,
   };
+}
+
+/**
+ * Drops the turn an adopted thread's failed first turn left in codex's thread (see
+ * `rewindExecThread`), so the thread stays where it was adopted. A failure to do so is a `warning`
+ * notice: the run's verdict is its own failure.
+ */
+async function dropFailedTurn(
+  init: ExecRunInit,
+  request: DriverRequest & { readonly session: NonNullable<DriverRequest["session"]> },
+  turns: number,
+): Promise<void> {
+  try {
+    await rewindExecThread({ command: init.command, config: init.config, request, sink: init.sink, signal: init.signal, turns });
+  } catch (error) {
+    init.sink.emit({
+      type: "notice",
+      kind: "warning",
+      message: "the failed turn could not be dropped from codex's thread",
+      data: { threadId: request.session.resumeId, error: error instanceof Error ? error.message : String(error) },
+    });
+  }
 }

@@ -28,7 +28,7 @@ function isRolloutOf(name: string, threadId: string): boolean {
 }
 
 /** Every rollout file of thread `threadId` below `<home>/sessions` (date folders, three deep). */
-async function rollouts(home: string, threadId: string): Promise<string[]> {
+export async function rollouts(home: string, threadId: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
     let entries;

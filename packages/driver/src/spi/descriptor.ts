@@ -44,6 +44,14 @@ export interface DriverCapabilities {
   /** Approval modes per kind. */
   readonly approvals: { readonly [K in ApprovalKind]: readonly ApprovalMode[] };
   /**
+   * Names of the tools (`tool-call` `name`) the CLI runs without asking under `ask` and
+   * `auto_deny` because they have no effect outside the conversation (its reads, searches, the
+   * session's own task list), as the driver's tests show on the real binary. The SDK raises no
+   * `approval.unasked` notice for them; any other tool that runs unasked under those modes still
+   * gets one (so does a call whose `tool-call` `kind` is `read`, `search` or `think`). Absent: none.
+   */
+  readonly askExemptTools?: readonly string[];
+  /**
    * System prompt modes the driver delivers (`DriverRequest.systemPrompt`); absent or empty: none,
    * and a run with a system prompt is refused before launch (`FeatureUnsupportedError`).
    */

@@ -35,6 +35,13 @@ export interface ToolCallEvent {
   readonly argsDelta?: string;
   /** The complete input (phase `end`). */
   readonly input?: unknown;
+  /**
+   * What the call does, when the CLI says so (ACP agents' tool `kind`): `read`, `search`, `think`
+   * and `fetch` read or reason; `edit`, `delete`, `move` and `execute` can change the machine;
+   * `switch_mode` changes the agent's mode; `other` is anything else. Absent: not known. A call of
+   * kind `read`, `search` or `think` never gets an `approval.unasked` notice.
+   */
+  readonly kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
 }
 
 /** The result a tool call produced, as the CLI reported it. */

@@ -7,6 +7,21 @@ type Emit = (event: DriverEvent) => void;
 const COMMAND_STATES: ReadonlySet<string> = new Set(["queued", "started", "completed"]);
 
 /**
+ * The usage a stream-json `result` line reports (its `usage`), in the SDK's terms: undefined when
+ * it reports neither input nor output tokens, zeros kept as zeros.
+ */
+export function resultUsage(line: ResultLine): Usage | undefined {
+  const u = line.usage;
+  if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return undefined;
+  return {
+    inputTokens: u.input_tokens ?? 0,
+    outputTokens: u.output_tokens ?? 0,
+    ...(u.cache_read_input_tokens !== undefined ? { cacheReadTokens: u.cache_read_input_tokens } : {}),
+    ...(u.cache_creation_input_tokens !== undefined ? { cacheWriteTokens: u.cache_creation_input_tokens } : {}),
+  };
+}
+
+/**
  * Translates the Claude-Code-style stream-json lines of one turn (`system`, `stream_event`,
  * `assistant`, `user`, `result`; Claude Code and CodeBuddy Code write them) into driver events,
  * and keeps what the response needs: transcript, session id, model, the first `result` line (a
@@ -102,14 +117,7 @@ export class StreamJsonTurn {
 
   /** Usage from the terminal line: undefined when unreported, zeros kept as zeros. */
   usage(): Usage | undefined {
-    const u = this.terminal?.line.usage;
-    if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) return undefined;
-    return {
-      inputTokens: u.input_tokens ?? 0,
-      outputTokens: u.output_tokens ?? 0,
-      ...(u.cache_read_input_tokens !== undefined ? { cacheReadTokens: u.cache_read_input_tokens } : {}),
-      ...(u.cache_creation_input_tokens !== undefined ? { cacheWriteTokens: u.cache_creation_input_tokens } : {}),
-    };
+    return this.terminal ? resultUsage(this.terminal.line) : undefined;
   }
 
   /** The input the model gave a tool call, as the assistant message carried it. */
