@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -112,6 +112,47 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const last = JSON.stringify(s.requests.at(-1)!.body);
     for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
     expect(last).not.toContain("[chat-lost]");
+  });
+
+  it("a same-length edit of the transcript before its last 64 KiB between turns (the first prompt blanked) is replaced by the stored bytes, on a live host and after a restart; nothing edited is committed", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const first = "ORIGINAL-FIRST-PROMPT turn 1";
+    await drain(a.agent.thread("k").stream(first));
+    await drain(a.agent.thread("k").stream("turn 2"));
+    const [file] = transcripts(a.env.configDir);
+    const blank = (): number => {
+      const before = readFileSync(file!, "utf8");
+      const at = Buffer.byteLength(before.slice(0, before.indexOf(first)));
+      expect(at).toBeLessThan(Buffer.byteLength(before) - 64 * 1024);
+      const after = before.replace(first, " ".repeat(first.length));
+      expect(Buffer.byteLength(after)).toBe(Buffer.byteLength(before));
+      writeFileSync(file!, after, { flag: "r+" });
+      return at;
+    };
+    // Its parked process would serve the turn from memory; the edited copy would go on in the file.
+    blank();
+    const three = await drain(a.agent.thread("k").stream("turn 3"));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message\(s\); first user text: "ORIGINAL-FIRST-PROMPT turn 1"/);
+    // A restarted host (a new Agent on the same CLI home) has verified nothing: checked whole.
+    const at = blank();
+    await a.agent.close();
+    const restarted = new Agent(claude({ env: a.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }), {
+      threadStore: store,
+      cwd: a.env.workDir,
+      workspace: "git@example.com:acme/app.git",
+    });
+    open.push(restarted);
+    const four = await drain(restarted.thread("k").stream("turn 4"));
+    expect(four.notices.map((n) => n.message)).toContain("session restored");
+    expect(four.text).toMatch(/I saw 7 message\(s\); first user text: "ORIGINAL-FIRST-PROMPT turn 1"/);
+    expect(Buffer.byteLength(readFileSync(file!, "utf8").slice(0, readFileSync(file!, "utf8").indexOf(first)))).toBe(at);
+    // Untouched since, the next turn keeps the copy.
+    const five = await drain(restarted.thread("k").stream("turn 5"));
+    expect(five.notices.map((n) => n.message)).not.toContain("session restored");
+    expect(five.text).toMatch(/I saw 9 message\(s\); first user text: "ORIGINAL-FIRST-PROMPT turn 1"/);
   });
 
   it("a deleted local transcript is restored from the store instead of starting a fresh conversation", async () => {

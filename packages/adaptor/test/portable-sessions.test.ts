@@ -232,6 +232,40 @@ describe("portable sessions (SDK)", () => {
     }
   });
 
+  it("a store that silently keeps only the newest segments is ThreadSessionError damaged at the next turn's start, also on the host whose copy is whole; nothing more is committed", async () => {
+    const store = new MemoryThreadStore();
+    const real = store.sessionState!;
+    const KEEP = 8;
+    const newest = async (id: string, signal?: AbortSignal) => (await real.segments(id, signal)).slice(-KEEP);
+    const truncating = withSessionState(store, {
+      read: async (id, signal) => {
+        const state = await real.read(id, signal);
+        const kept = await newest(id, signal);
+        return state && { ...state, segments: kept.length, bytes: kept.reduce((sum, s) => sum + s.byteLength, 0) };
+      },
+      segments: newest,
+      segmentsFrom: async (id, from, signal) => (await newest(id, signal)).slice(from),
+    });
+    const home = new Home();
+    const driver = hostDriver(home);
+    const a = new Agent(driver, { threadStore: truncating });
+    const seen: string[] = [];
+    for (let turn = 1; turn <= KEEP + 1; turn++) seen.push((await a.thread("k").run(`turn ${turn}`)).text);
+    expect(seen).toEqual(Array.from({ length: KEEP + 1 }, (_, i) => `saw ${i + 1}`));
+    const committed = await store.resolve({ key: "k" });
+    // The store now holds 8 of the 9 segments the manifest names.
+    const err = await failure(a.thread("k").run("turn 10"));
+    expect({ reason: err.reason, corrupt: isError(err, ErrThreadSessionCorrupt) }).toEqual({ reason: "damaged", corrupt: true });
+    expect(err.message).toMatch(/holds 8 segments .* names 9/);
+    expect(driver.requests).toHaveLength(KEEP + 1);
+    expect((await store.resolve({ key: "k" }))?.revision).toBe(committed?.revision);
+    // Another host gets the same, never a fresh or cut conversation.
+    const b = new Home();
+    const other = await failure(new Agent(hostDriver(b), { threadStore: truncating }).thread("k").run("turn 10 on b"));
+    expect(other.reason).toBe("damaged");
+    expect(b.files.size).toBe(0);
+  });
+
   it("sessionPortability other than best_effort or strict is an InvalidOptionError at construction", () => {
     expect(() => new Agent(hostDriver(new Home()), { sessionPortability: "loose" as "strict" })).toThrow(InvalidOptionError);
   });

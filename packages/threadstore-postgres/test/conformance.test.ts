@@ -22,7 +22,12 @@ if (!PG_URL) {
       const schema = freshSchema("kit");
       const store = new PostgresThreadStore({ pool, schema, faults });
       await store.migrate();
-      return { store, cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)) };
+      return {
+        store,
+        cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)),
+        // A second instance on the same schema with its own connections, as a restarted process opens it.
+        reopen: async () => new PostgresThreadStore({ connectionString: PG_URL, schema }),
+      };
     },
     { sessionState: true, releaseLeases: true },
   );

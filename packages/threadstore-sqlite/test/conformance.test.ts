@@ -19,7 +19,9 @@ describeThreadStoreConformance(
       database.close();
       return { store, cleanup };
     }
-    return { store: new SqliteThreadStore({ path: join(dir, "threads.db"), faults }), cleanup };
+    const path = join(dir, "threads.db");
+    // A second instance on the same file, as a restarted process opens it.
+    return { store: new SqliteThreadStore({ path, faults }), cleanup, reopen: async () => new SqliteThreadStore({ path }) };
   },
   { sessionState: true, releaseLeases: true },
 );

@@ -1,5 +1,6 @@
 // The fast paths of portable sessions (files read from an offset, older copies completed with the
 // missing segments only) give the same results as the plain path (files exported and imported whole).
+import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SessionLocation } from "@adaptor/driver";
@@ -8,7 +9,7 @@ import { MemoryThreadStore, type SessionStateStore, type SessionStateWrite } fro
 import { FakeHome, SliceHome, sessionRecord } from "../../test/support/fake-session-home.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import { PortableSessions, type SessionCapture } from "./portable-sessions.js";
-import { TAIL_WINDOW } from "./session-manifest.js";
+import { heldThrough, readManifest, TAIL_WINDOW } from "./session-manifest.js";
 
 const where: SessionLocation = { resumeId: "s-1" };
 const LIMIT = 100_000_000;
@@ -140,13 +141,19 @@ describe("portable sessions fast paths", () => {
     }
   });
 
-  it("a host whose copy is the stored one (or more) keeps it, reading only each file's window", async () => {
+  it("a host whose copy is the stored one (or more) keeps it, reading it whole once and then only each file's window", async () => {
     const { store, states } = await history(500_000, 3);
     const stored = (await store.sessionState!.read("rec-1"))!;
     const home = holding(new SliceHome(), states[2]!);
     home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl")!, lines("uncommitted", 900)]));
+    const windows = TAIL_WINDOW + 900 + states[2]!.get("u.jsonl")!.byteLength;
+    // A copy this process never verified is checked against every stored byte once (read whole) …
     expect(await new PortableSessions(store.sessionState!, home, LIMIT, "k").restore("rec-1", stored, where)).toBe("local");
-    expect(home.bytesRead).toBe(TAIL_WINDOW + 900 + states[2]!.get("u.jsonl")!.byteLength);
+    expect(home.bytesRead).toBe(windows + home.files.get("t.jsonl")!.byteLength + states[2]!.get("u.jsonl")!.byteLength);
+    // … and then, while no one writes it, by its windows alone.
+    home.bytesRead = 0;
+    expect(await new PortableSessions(store.sessionState!, home, LIMIT, "k").restore("rec-1", stored, where)).toBe("local");
+    expect(home.bytesRead).toBe(windows);
     expect(home.imports + home.appends.length).toBe(0);
   });
 
@@ -253,5 +260,77 @@ describe("portable sessions fast paths", () => {
     const next = write(await new PortableSessions(store.sessionState!, home, LIMIT, "k").capture(legacy, where));
     expect(next.mode).toBe("append");
     expect((next.manifest as { files: { ends?: unknown }[] }).files.map((f) => f.ends)).toEqual([undefined, undefined]);
+  });
+
+  it("a same-length edit before the tail window is caught: a copy this process has not verified since it was written is checked whole and replaced by the stored bytes", async () => {
+    const store = new MemoryThreadStore();
+    const home = new SliceHome();
+    const sessions = new PortableSessions(store.sessionState!, home, LIMIT, "k");
+    for (let turn = 1; turn <= 3; turn++) {
+      home.files.set(
+        "t.jsonl",
+        Buffer.concat([home.files.get("t.jsonl") ?? Buffer.alloc(0), lines(`t${turn}`, turn === 1 ? 200_000 : 2_000)]),
+      );
+      const captured = await sessions.capture(await store.sessionState!.read("rec-1"), where);
+      await store.finalize({ leases: [], record: sessionRecord(), sessionState: write(captured) });
+    }
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    const original = Buffer.from(home.files.get("t.jsonl")!);
+    // Untouched since this process stored it: kept, by its window alone.
+    home.bytesRead = 0;
+    expect(await sessions.restore("rec-1", stored, where)).toBe("local");
+    expect(home.bytesRead).toBe(TAIL_WINDOW);
+    // The first entry blanked with as many spaces, far before the window: same length, same window.
+    const edited = Buffer.from(original).fill(0x20, 10, 60);
+    home.files.set("t.jsonl", Buffer.from(edited));
+    expect(await sessions.restore("rec-1", stored, where)).toBe("restored");
+    expect(home.files.get("t.jsonl")!.equals(original)).toBe(true);
+    // The same after a restart: another process has verified nothing.
+    const restarted = holding(new SliceHome(), new Map([["t.jsonl", edited]]));
+    expect(await new PortableSessions(store.sessionState!, restarted, LIMIT, "k").restore("rec-1", stored, where)).toBe("restored");
+    expect(restarted.files.get("t.jsonl")!.equals(original)).toBe(true);
+    // An older copy (through turn 2) with the edit is restored whole, not completed.
+    const older = holding(new SliceHome(), new Map([["t.jsonl", edited.subarray(0, 202_000)]]));
+    expect(await new PortableSessions(store.sessionState!, older, LIMIT, "k").restore("rec-1", stored, where)).toBe("restored");
+    expect({ appends: older.appends.length, same: older.files.get("t.jsonl")!.equals(original) }).toEqual({ appends: 0, same: true });
+    // Unedited, a restarted process keeps its copy (checked whole once) or completes its older one.
+    const intact = holding(new SliceHome(), new Map([["t.jsonl", original]]));
+    expect(await new PortableSessions(store.sessionState!, intact, LIMIT, "k").restore("rec-1", stored, where)).toBe("local");
+    const olderIntact = holding(new SliceHome(), new Map([["t.jsonl", original.subarray(0, 202_000)]]));
+    expect(await new PortableSessions(store.sessionState!, olderIntact, LIMIT, "k").restore("rec-1", stored, where)).toBe("appended");
+    expect(olderIntact.files.get("t.jsonl")!.equals(original)).toBe(true);
+  });
+
+  it("heldThrough checks every stored segment's hash up to where the copy ends", async () => {
+    const store = new MemoryThreadStore();
+    const home = new SliceHome();
+    const sessions = new PortableSessions(store.sessionState!, home, LIMIT, "k");
+    for (let turn = 1; turn <= 3; turn++) {
+      home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl") ?? Buffer.alloc(0), lines(`t${turn}`, 100_000)]));
+      await store.finalize({
+        leases: [],
+        record: sessionRecord(),
+        sessionState: write(await sessions.capture(await store.sessionState!.read("rec-1"), where)),
+      });
+    }
+    const file = readManifest((await store.sessionState!.read("rec-1"))!.manifest, home.format)!.files[0]!;
+    const whole = home.files.get("t.jsonl")!;
+    const part = (content: Buffer) => ({ bytes: content.byteLength, offset: 0, content });
+    expect(heldThrough(file, part(whole))).toBe(true);
+    expect(heldThrough(file, part(whole.subarray(0, 200_000)), 2)).toBe(true);
+    expect(heldThrough(file, part(Buffer.from(whole).fill(0x20, 5, 6)))).toBe(false);
+    expect(heldThrough(file, part(Buffer.from(whole).fill(0x20, 150_000, 150_001)), 2)).toBe(false);
+    expect(heldThrough(file, part(Buffer.from(whole).fill(0x20, 250_000, 250_001)), 2)).toBe(true);
+    expect(heldThrough(file, { bytes: whole.byteLength, offset: 1, content: whole.subarray(1) })).toBe(false);
+    // A manifest of an earlier version: the whole file's hash, and nothing to check a prefix with.
+    const legacy = {
+      name: file.name,
+      bytes: file.bytes,
+      segments: file.segments,
+      sha256: createHash("sha256").update(whole).digest("hex"),
+    };
+    expect(heldThrough(legacy, part(whole))).toBe(true);
+    expect(heldThrough(legacy, part(Buffer.from(whole).fill(0x20, 5, 6)))).toBe(false);
+    expect(heldThrough(legacy, part(whole.subarray(0, 200_000)), 2)).toBe(false);
   });
 });

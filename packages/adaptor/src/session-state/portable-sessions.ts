@@ -5,6 +5,7 @@ import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-
 import {
   bytesOf,
   grewFrom,
+  heldThrough,
   readFrom,
   readManifest,
   sha256,
@@ -13,6 +14,7 @@ import {
   type SessionManifest,
   type SessionManifestFile,
 } from "./session-manifest.js";
+import { isVerified, markVerified } from "./verified-copies.js";
 
 /** node:zlib, loaded with the first session file stored or restored (a plain run never needs it). */
 let zlib: Promise<{ gzip: (data: Uint8Array) => Promise<Buffer>; gunzip: (data: Uint8Array) => Promise<Buffer> }> | undefined;
@@ -68,6 +70,11 @@ export type SessionCapture =
  * more) reads only the window. A host whose copy ends where an earlier stored segment ended, with
  * the same window there, gets only the later segments from the store, appended to its copy
  * (`appendSession`). Without those driver methods the files are read whole, with the same results.
+ *
+ * The window alone decides only for a local copy whose identity (`SessionFileSlice.identity`) this
+ * process verified or read after its own turn, so nothing wrote it since; any other copy (edited in
+ * place by another process, or found after a restart) is first hashed whole against every stored
+ * segment once.
  */
 export class PortableSessions {
   readonly #store: SessionStateStore;
@@ -109,6 +116,12 @@ export class PortableSessions {
   async restore(recordId: string, stored: StoredSessionState, location: SessionLocation, signal?: AbortSignal): Promise<RestoreOutcome> {
     const manifest = readManifest(stored.manifest, this.#transfer.format);
     if (!manifest) throw this.#error("damaged", `the stored manifest is not one of this driver's format (${this.#transfer.format})`);
+    // Segments are numbered from 0 across files, and an append never drops a file: a store holding
+    // fewer than the manifest names lost some (a store that keeps only the newest), even when this
+    // host's copy is whole and no segment is read.
+    const named = Math.max(-1, ...manifest.files.flatMap((file) => file.segments)) + 1;
+    if (stored.segments < named)
+      throw this.#error("damaged", `the store holds ${stored.segments} segments of record ${recordId}, and its manifest names ${named}`);
     // As the files are now: no waiting for the checkpoint's last entry, which an older copy lacks.
     const { data: _now, ...asTheyAre } = location;
     const stored_ = (name: string): SessionManifestFile | undefined => manifest.files.find((file) => file.name === name);
@@ -127,17 +140,20 @@ export class PortableSessions {
       local !== undefined &&
       local.length === manifest.files.length &&
       manifest.files.every((file) => local.some((l) => l.name === file.name));
-    if (
-      sameNames &&
-      manifest.files.every((file) =>
-        grewFrom(
-          file,
-          local.find((l) => l.name === file.name)!,
-        ),
+    // A copy this process has not verified since it was last written (another process edited it, or
+    // this one restarted) is checked against every stored byte once, not only the tail window.
+    if (sameNames && (await this.#verify(manifest, local, asTheyAre, signal))) {
+      if (
+        manifest.files.every((file) =>
+          grewFrom(
+            file,
+            local.find((l) => l.name === file.name)!,
+          ),
+        )
       )
-    )
-      return "local";
-    if (sameNames && (await this.#complete(recordId, manifest, local, asTheyAre, location, signal))) return "appended";
+        return "local";
+      if (await this.#complete(recordId, manifest, local, asTheyAre, location, signal)) return "appended";
+    }
     const segments = await this.#store.segments(recordId, signal);
     const files = [];
     for (const file of manifest.files) files.push({ name: file.name, content: await this.#decode(file, file.segments, segments) });
@@ -147,6 +163,38 @@ export class PortableSessions {
       throw this.#error("restore_failed", "the stored session files could not be written into this host's CLI home", cause);
     }
     return "restored";
+  }
+
+  /**
+   * Whether every local file whose identity this process has not verified holds the stored bytes
+   * (through the stored segment it ends with, for an older copy), read whole and checked against
+   * each segment's hash; the ones that do are remembered as verified. Verified files are left to the
+   * tail-window checks, so a warm turn reads no more than before. `false` sends the caller to
+   * restore the stored files whole.
+   */
+  async #verify(
+    manifest: SessionManifest,
+    local: readonly SessionFileSlice[],
+    asTheyAre: SessionLocation,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const unverified = manifest.files.filter((file) => !isVerified(local.find((l) => l.name === file.name)?.identity));
+    if (unverified.length === 0) return true;
+    const whole = await this.#local(
+      asTheyAre,
+      (name) => (unverified.some((file) => file.name === name) ? 0 : Number.MAX_SAFE_INTEGER),
+      signal,
+    );
+    for (const file of unverified) {
+      const part = whole?.find((l) => l.name === file.name);
+      if (!part) return false;
+      // Up to where the copy ends: all of the stored file, or the stored segment it ends with.
+      const count = part.bytes >= file.bytes ? file.segments.length : (file.ends?.findIndex((end) => end.bytes === part.bytes) ?? -1) + 1;
+      if (count === 0 && file.bytes > 0) return false;
+      if (!heldThrough(file, part, count)) return false;
+    }
+    for (const file of unverified) markVerified(whole?.find((l) => l.name === file.name)?.identity);
+    return true;
   }
 
   /** This host's copy of the session's files, each from `from(name)` on (whole without `exportSessionFrom`); `undefined` when unreadable or absent. */
@@ -240,10 +288,12 @@ export class PortableSessions {
       },
       signal,
     );
-    return manifest.files.every((file) => {
+    const held = manifest.files.every((file) => {
       const part = now?.find((l) => l.name === file.name);
       return part !== undefined && part.bytes === file.bytes && grewFrom(file, part);
     });
+    if (held) for (const part of now ?? []) markVerified(part.identity);
+    return held;
   }
 
   /**
@@ -349,6 +399,8 @@ export class PortableSessions {
       };
     }
     const manifest: SessionManifest = { v: 1, format: this.#transfer.format, compression: "gzip", files: manifestFiles };
+    // The copy as stored now: its earlier bytes were checked when the turn began, the rest is stored.
+    for (const file of files) markVerified(file.identity);
     return { kind: "write", write: { mode: append ? "append" : "replace", segments, manifest, limitBytes: this.#limitBytes }, bytes };
   }
 

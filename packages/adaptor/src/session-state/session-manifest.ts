@@ -58,6 +58,8 @@ export interface FilePart {
   readonly offset: number;
   /** The file's bytes from `offset` to `bytes`. */
   readonly content: Uint8Array;
+  /** The file's identity when read, if the driver gives one (`SessionFileSlice.identity`). */
+  readonly identity?: string;
 }
 
 /** The bytes `[start, end)` of the file `part` is from, or `undefined` when `part` does not hold them all. */
@@ -93,6 +95,28 @@ export function grewFrom(stored: SessionManifestFile, part: FilePart): boolean {
   if (hash === undefined || bytes > stored.bytes) return false;
   const window = bytesOf(part, stored.bytes - bytes, stored.bytes);
   return window !== undefined && sha256(window) === hash;
+}
+
+/**
+ * Whether the file `whole` is from (read from offset 0) begins with stored `file`'s bytes through
+ * its first `count` segments (all by default), judged by every hash the manifest keeps for them: each
+ * segment's sha256 at the offsets its `ends` give, or for a manifest of an earlier version the sha256
+ * of the whole file. `false` when the manifest lacks what that takes (the caller then restores the
+ * stored bytes). Hashes every byte it covers: for a copy whose identity was not verified before.
+ */
+export function heldThrough(file: SessionManifestFile, whole: FilePart, count = file.segments.length): boolean {
+  if (whole.offset !== 0) return false;
+  if (file.ends && file.segmentSha256 && count <= file.ends.length) {
+    for (let i = 0; i < count; i++) {
+      const segment = bytesOf(whole, i === 0 ? 0 : file.ends[i - 1]!.bytes, file.ends[i]!.bytes);
+      if (!segment || sha256(segment) !== file.segmentSha256[i]) return false;
+    }
+    // Through the last segment: that segment must end where the file does.
+    return count < file.ends.length || (file.ends.at(-1)?.bytes ?? 0) === file.bytes;
+  }
+  if (count !== file.segments.length || file.sha256 === undefined) return false;
+  const content = bytesOf(whole, 0, file.bytes);
+  return content !== undefined && sha256(content) === file.sha256;
 }
 
 const isHash = (value: unknown): boolean => typeof value === "string" && /^[0-9a-f]{64}$/.test(value);

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from "node:crypto";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import type { ThreadRecordDraft } from "@adaptor/threadstore";
 
@@ -18,9 +19,12 @@ export class FakeHome implements SessionTransfer {
 
 /**
  * A {@link FakeHome} that also reads files from an offset and completes older copies, as the
- * Claude and Codex transfers do; it counts the bytes it hands out and the appends.
+ * Claude and Codex transfers do; it counts the bytes it hands out and the appends. A slice's
+ * identity is this home's own (another home, like another host or process, never shares it) and
+ * its content's: any change to a file gives another.
  */
 export class SliceHome extends FakeHome {
+  readonly #home = randomUUID();
   /** Bytes of file content returned by exports (whole or from an offset). */
   bytesRead = 0;
   appends: SessionFileSlice[][] = [];
@@ -36,7 +40,8 @@ export class SliceHome extends FakeHome {
     return [...this.files].map(([name, content]) => {
       const offset = Math.min(from(name), content.byteLength);
       this.bytesRead += content.byteLength - offset;
-      return { name, bytes: content.byteLength, offset, content: content.subarray(offset) };
+      const identity = `${this.#home}:${name}:${createHash("sha256").update(content).digest("hex")}`;
+      return { name, bytes: content.byteLength, offset, content: content.subarray(offset), identity };
     });
   }
   async appendSession(_location: SessionLocation, slices: readonly SessionFileSlice[]): Promise<void> {

@@ -22,7 +22,8 @@ describe("session files read from an offset and appended to", () => {
     const path = file("one\ntwo\nthree\n");
     const whole = (await readSessionFile(path, () => true))!;
     for (const offset of [0, 4, 8, 14, 20]) {
-      const part = await readSessionFileFrom(path, offset, () => true);
+      const { identity, ...part } = (await readSessionFileFrom(path, offset, () => true))!;
+      expect(typeof identity).toBe("string");
       expect(part).toEqual(partFrom({ bytes: whole.byteLength, offset: 0, content: whole }, offset));
       expect(part).toEqual({ bytes: 14, offset: Math.min(offset, 14), content: whole.subarray(Math.min(offset, 14)) });
     }
@@ -30,17 +31,28 @@ describe("session files read from an offset and appended to", () => {
     await expect(readSessionFileFrom(path, -1, () => true)).rejects.toThrow(RangeError);
   });
 
+  it("a part's identity stays while the file is untouched and changes with a same-length write in place", async () => {
+    const path = file("first prompt\nsecond\n");
+    const first = await readSessionFileFrom(path, 15, () => true);
+    expect((await readSessionFileFrom(path, 0, () => true))?.identity).toBe(first?.identity);
+    writeFileSync(path, `${" ".repeat(12)}\nsecond\n`, { flag: "r+" });
+    const after = await readSessionFileFrom(path, 15, () => true);
+    expect(after?.bytes).toBe(first?.bytes);
+    expect(after?.identity).not.toBe(first?.identity);
+    expect(partFrom(after!, 3).identity).toBe(after?.identity);
+  });
+
   it("the marker is looked for in the bytes from the offset; a file shorter than the offset comes back at once", async () => {
     const path = file('{"uuid":"a"}\n{"uuid":"b"}\n');
     const has = (id: string) => (content: Buffer) => content.includes(`"uuid":"${id}"`);
     expect((await readSessionFileFrom(path, 13, has("b")))?.content.toString()).toBe('{"uuid":"b"}\n');
-    expect(await readSessionFileFrom(path, 100, has("z"))).toEqual({ bytes: 26, offset: 26, content: Buffer.alloc(0) });
+    expect(await readSessionFileFrom(path, 100, has("z"))).toMatchObject({ bytes: 26, offset: 26, content: Buffer.alloc(0) });
   });
 
   it("a marker only before the offset is found in the whole file once the wait ends, as readSessionFile finds it", async () => {
     const path = file('{"uuid":"a"}\n{"uuid":"b"}\n');
     const has = (content: Buffer) => content.includes('"uuid":"a"');
-    expect(await readSessionFileFrom(path, 13, has)).toEqual({ bytes: 26, offset: 13, content: Buffer.from('{"uuid":"b"}\n') });
+    expect(await readSessionFileFrom(path, 13, has)).toMatchObject({ bytes: 26, offset: 13, content: Buffer.from('{"uuid":"b"}\n') });
     await expect(readSessionFileFrom(path, 13, (c) => c.includes("never"))).rejects.toThrow(/does not hold the checkpoint's last entry/);
   }, 30_000);
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -44,6 +45,11 @@ export interface SessionFilePart {
   readonly offset: number;
   /** The bytes from `offset` to `bytes`. */
   readonly content: Buffer;
+  /**
+   * The file's identity when read (device, inode, size, modification and change times in ns): any
+   * write to the file, or a new file at the path, gives another identity.
+   */
+  readonly identity?: string;
 }
 
 /**
@@ -85,14 +91,25 @@ export async function readSessionFileFrom(
 /** `whole` (a part from 0) from `offset` on. */
 export function partFrom(whole: SessionFilePart, offset: number): SessionFilePart {
   const start = Math.min(offset, whole.bytes);
-  return { bytes: whole.bytes, offset: start, content: whole.content.subarray(start) };
+  return {
+    bytes: whole.bytes,
+    offset: start,
+    content: whole.content.subarray(start),
+    ...(whole.identity !== undefined ? { identity: whole.identity } : {}),
+  };
+}
+
+/** {@link SessionFilePart.identity} of a file from its stat (the change time is one no user can set back). */
+function identityOf(stat: BigIntStats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 /** The length of the file at `path` and its bytes from `offset` to that length. */
 async function readPart(path: string, offset: number): Promise<SessionFilePart> {
   const file = await open(path, "r");
   try {
-    const { size } = await file.stat();
+    const stat = await file.stat({ bigint: true });
+    const size = Number(stat.size);
     const start = Math.min(offset, size);
     const content = Buffer.allocUnsafe(size - start);
     let read = 0;
@@ -101,7 +118,12 @@ async function readPart(path: string, offset: number): Promise<SessionFilePart> 
       if (bytesRead === 0) break; // shortened while read: what is there
       read += bytesRead;
     }
-    return { bytes: start + read, offset: start, content: read === content.byteLength ? content : content.subarray(0, read) };
+    return {
+      bytes: start + read,
+      offset: start,
+      content: read === content.byteLength ? content : content.subarray(0, read),
+      identity: identityOf(stat),
+    };
   } finally {
     await file.close();
   }

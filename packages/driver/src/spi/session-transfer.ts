@@ -19,6 +19,13 @@ export interface SessionFileSlice {
   readonly offset: number;
   /** The file's bytes from `offset` to `bytes`. */
   readonly content: Uint8Array;
+  /**
+   * Optional: the file's identity when read, an opaque string that changes with any write to the
+   * file or a new file at its path (e.g. device, inode, size, modification and change times in ns).
+   * The SDK checks a copy whose identity it has not verified or written itself against every stored
+   * byte once; a slice without one is checked that way every time.
+   */
+  readonly identity?: string;
 }
 
 /** Which session on which host: the conversation id and the launch inputs that decide where its files live. */

@@ -12,7 +12,7 @@ import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
 import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
-import { describeSessionStateConformance } from "./session-state-conformance.js";
+import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
 import { at, record } from "./sample-record.js";
 
@@ -36,6 +36,15 @@ export interface ConformanceHarness {
   readonly clock?: ConformanceClock;
   /** Called after the test, after `store.close()`: drop the schema, delete the file. */
   readonly cleanup?: () => void | Promise<void>;
+  /**
+   * Optional: gives the kit a way to open a second instance on the same storage (the same file,
+   * database schema or directory) as a restarted process would. The kit then checks durability:
+   * what `finalize` committed is read back whole by an instance opened while the first is still open
+   * (as after a crash, before it could flush anything) and by one opened after the first was closed.
+   * The kit closes every instance it opens, before `cleanup`. Without it (a store that keeps nothing
+   * past its process, like the memory store) those checks are skipped.
+   */
+  readonly reopen?: () => Promise<ThreadStore>;
 }
 
 /** What the kit passes to the factory. */
@@ -67,7 +76,7 @@ export interface ConformanceOptions {
   /**
    * The store has the optional session-state capability (`ThreadStore.sessionState`): the kit then
    * checks it (round trip, append and replace, atomic with `finalize`, the size limit, a stale lease
-   * cannot write). Default false: the kit checks that the store does not claim it.
+   * cannot write, a 1.2 MB history of 60 segments read back whole by every read). Default false: the kit checks that the store does not claim it.
    */
   readonly sessionState?: boolean;
   /**
@@ -794,6 +803,41 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           expect((await store.renewLease(held.get(key)!, LONG_TTL)).owner).toBe("owner-n");
           await expect(store.acquireLease(key, "owner-y", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
         }
+      });
+    });
+
+    describe("durability (with the harness's reopen)", () => {
+      it("what finalize committed is read back whole by a second instance on the same storage, opened before and after the first is closed; fencing tokens keep growing", async (test) => {
+        const reopen = h.reopen;
+        if (!reopen) return test.skip();
+        const lease = await store.acquireLease("d-durable", "owner-a", LONG_TTL);
+        const rec = record("d-durable", { checkpoint: { resumeId: "r1" } });
+        const segments = longHistory().slice(0, 3);
+        const state = (mode: "replace" | "append", list: Uint8Array[], n: number) =>
+          options.sessionState ? { sessionState: { mode, segments: list, manifest: { n }, limitBytes: LONG_LIMIT } } : {};
+        await store.finalize({ leases: [lease], record: rec, ...state("replace", segments.slice(0, 2), 1) });
+        const committed = await store.finalize({
+          leases: [lease],
+          record: { ...rec, checkpoint: { resumeId: "r2" } },
+          ...state("append", segments.slice(2), 2),
+        });
+        await store.releaseLease(lease);
+        const check = async (other: ThreadStore): Promise<void> => {
+          expect(await other.resolve({ id: rec.id })).toStrictEqual(committed);
+          expect(await other.resolve({ key: "d-durable" })).toStrictEqual(committed);
+          if (options.sessionState) await expectHistory(other.sessionState!, rec.id, segments, { n: 2 });
+        };
+        // As the successor of a process that crashed: the first instance has not been closed.
+        const early = await reopen();
+        open.unshift({ store: early });
+        await check(early);
+        await early.close();
+        await store.close();
+        const late = await reopen();
+        open.unshift({ store: late });
+        await check(late);
+        const next = await late.acquireLease("d-durable", "owner-b", LONG_TTL);
+        expect(next.token).toBeGreaterThan(lease.token);
       });
     });
 

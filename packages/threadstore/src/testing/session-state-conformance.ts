@@ -35,6 +35,59 @@ function write(mode: SessionStateWrite["mode"], segments: Uint8Array[], manifest
   return { mode, segments, manifest, limitBytes };
 }
 
+/** How many finalizes {@link longHistory} is appended over, and how many segments each adds. */
+export const LONG_TURNS = 12;
+export const LONG_PER_TURN = 5;
+/** The limit the long-history writes declare: 8 MB, well above the 1.2 MB they hold. */
+export const LONG_LIMIT = 8_000_000;
+
+/**
+ * {@link LONG_TURNS} × {@link LONG_PER_TURN} segments of 15–25 kB each (about 1.2 MB in all), of
+ * pseudo-random bytes that differ from segment to segment, so a store that keeps only the newest
+ * segments, or the newest bytes, or reorders them, reads back something else.
+ */
+export function longHistory(): Uint8Array[] {
+  let x = 0x9e3779b9;
+  return Array.from({ length: LONG_TURNS * LONG_PER_TURN }, (_, i) => {
+    const segment = new Uint8Array(15_000 + ((i * 7_919) % 10_000));
+    for (let j = 0; j < segment.length; j++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      segment[j] = x & 0xff;
+    }
+    return segment;
+  });
+}
+
+/**
+ * Checks that record `recordId`'s session state holds exactly `expected` (with `manifest`) through
+ * every read the capability has: `read` (count and bytes), `segments`, and `segmentsFrom` (when the
+ * store has it) from the first, the second, a middle, the last and the end index.
+ */
+export async function expectHistory(
+  state: SessionStateStore,
+  recordId: string,
+  expected: readonly Uint8Array[],
+  manifest: unknown,
+): Promise<void> {
+  const total = expected.reduce((sum, s) => sum + s.byteLength, 0);
+  expect(await state.read(recordId)).toStrictEqual({ manifest, segments: expected.length, bytes: total });
+  const same = (got: readonly Uint8Array[], from: number): { from: number; count: number; differ: number[] } => ({
+    from,
+    count: got.length,
+    differ: got.flatMap((s, i) =>
+      Buffer.from(s).equals(expected[from + i] ?? new Uint8Array(0)) && s.byteLength === expected[from + i]?.byteLength ? [] : [from + i],
+    ),
+  });
+  expect(same(await state.segments(recordId), 0)).toStrictEqual({ from: 0, count: expected.length, differ: [] });
+  if (state.segmentsFrom) {
+    for (const from of [0, 1, Math.floor(expected.length / 2), expected.length - 1, expected.length]) {
+      expect(same(await state.segmentsFrom(recordId, from), from)).toStrictEqual({ from, count: expected.length - from, differ: [] });
+    }
+  }
+}
+
 /** Registers the checks of the optional session-state capability (`ThreadStore.sessionState`). */
 export function describeSessionStateConformance(ctx: SessionStateKitContext): void {
   const cap = (): SessionStateStore => {
@@ -180,6 +233,22 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       expect(await cap().read(rec.id)).toStrictEqual({ manifest: { n: 1 }, segments: 1, bytes: 4 });
       await store.finalize({ leases: [current], record: rec, sessionState: write("append", [bytes("new")], { n: 3 }) });
       expect(await segmentsOf(rec.id)).toStrictEqual([[...bytes("base")], [...bytes("new")]]);
+    });
+
+    it("a long history: 60 segments of 1.2 MB in all, appended over 12 finalizes, read back whole, in order, byte for byte by every read", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-long", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-long");
+      const all = longHistory();
+      for (let turn = 0; turn < LONG_TURNS; turn++) {
+        const segments = all.slice(turn * LONG_PER_TURN, (turn + 1) * LONG_PER_TURN);
+        await store.finalize({
+          leases: [lease],
+          record: { ...rec, checkpoint: { resumeId: `r${turn}` } },
+          sessionState: write(turn === 0 ? "replace" : "append", segments, { turn }, LONG_LIMIT),
+        });
+      }
+      await expectHistory(cap(), rec.id, all, { turn: LONG_TURNS - 1 });
     });
 
     it("a malformed sessionState is refused before anything is written", async () => {
