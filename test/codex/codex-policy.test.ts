@@ -272,7 +272,7 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
       expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
       expect(run.error).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
       expect(String((run.error as Error).message)).toMatch(/permission "inherit": codex's own approval policy is "(untrusted|on-request)"/);
-      expect(run.recording.ofType("turn-start")).toEqual([]);
+      expect(run.recording.events.filter((e) => e.event.type !== "process" && e.event.type !== "notice")).toEqual([]);
       expect(h.server.responses()).toHaveLength(0);
       // codex was started (thread/start answered) and has been ended, with nothing kept for later.
       expect(run.recording.pids()).toHaveLength(1);
@@ -300,7 +300,9 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
     expect(run.recording.asks).toHaveLength(1);
     expect(existsSync(join(h.env.workDir, "escaped.txt"))).toBe(true);
     expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: false, mechanisms: [] });
-    expect(run.response?.enforcement?.[0]?.detail).toMatch(/best effort accepted\): codex's own approval policy is "(untrusted|on-request)"/);
+    expect(run.response?.enforcement?.[0]?.detail).toMatch(
+      /best effort accepted\): codex's own approval policy is "(untrusted|on-request)"/,
+    );
   });
 
   it('inherit under read_only with approval_policy = "never" in codex\'s config: the run goes on, the escalated command is rejected, no file lands', async () => {
@@ -316,7 +318,10 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
     expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: true });
   });
 
-  it.each([["unset", { sandbox: "read_only" }] as const, ["inherit", { sandbox: "read_only", approvals: { permission: "inherit" } }] as const])(
+  it.each([
+    ["unset", { sandbox: "read_only" }] as const,
+    ["inherit", { sandbox: "read_only", approvals: { permission: "inherit" } }] as const,
+  ])(
     'exec transport, read_only with permission %s and approval_policy = "on-request" in codex\'s config: codex exec asks nothing and rejects the escalated command, no file lands',
     async (_permission, policy: RunPolicy) => {
       h = await codexHarness({ rules: [ESCALATE_RULE], config: { transport: "exec" } });

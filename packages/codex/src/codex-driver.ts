@@ -76,7 +76,9 @@ export class CodexDriver implements Driver {
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
    * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError, InvalidOptionError (field `prompt`,
-   * text over 1,048,576 characters, codex's own limit) before launch; DriverError
+   * text over 1,048,576 characters, codex's own limit) before launch; PolicyCapabilityUnsupportedError
+   * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
+   * permission `inherit` when codex's own approval policy is not `never` (the process ended); DriverError
    * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */

@@ -389,7 +389,8 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
             // which must be gone; nothing of a turn may have happened.
             const turnEvents = result.recording.events.filter((e) => e.event.type !== "process" && e.event.type !== "notice");
             expect(turnEvents, `${JSON.stringify(policy)} refused: no turn may start`).toEqual([]);
-            for (const pid of result.recording.pids()) expect(alive(pid), `${JSON.stringify(policy)} refused: pid ${pid} ended`).toBe(false);
+            for (const pid of result.recording.pids())
+              expect(alive(pid), `${JSON.stringify(policy)} refused: pid ${pid} ended`).toBe(false);
             for (const single of singleFieldPolicies(policy)) {
               const alone = options.scripted.text(fixture);
               results.push({ policy: single, turn: alone, result: await run(fixture, withPolicy(alone, single)) });
