@@ -290,6 +290,34 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
     },
   );
 
+  it("a resumed thread's turn with inherit under read_only: codex's policy from thread/resume decides (its default refused before the turn, never kept confined)", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    const inherit: RunPolicy = { sandbox: "read_only", approvals: { permission: "inherit" } };
+    // A thread opened under codex's own policy is resumed under it: refused after thread/resume.
+    const asked = await runDriver(h.driver, { prompt: "first turn", policy: { approvals: { permission: "inherit" } } });
+    const requests = h.server.responses().length;
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > resumed.txt",
+      session: { resumeId: asked.response!.checkpoint!.resumeId },
+      policy: inherit,
+    });
+    expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(h.server.responses()).toHaveLength(requests);
+    expect(alive(run.recording.pids()[0]!)).toBe(false);
+    // A thread opened with the permission unset (approval policy never) keeps never when resumed:
+    // the run goes on, and the escalated command is rejected unasked.
+    const never = await runDriver(h.driver, { prompt: "first turn", policy: { sandbox: "read_only" } });
+    const kept = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > resumed.txt",
+      session: { resumeId: never.response!.checkpoint!.resumeId },
+      policy: inherit,
+    });
+    expect(kept.response?.failure).toBeUndefined();
+    expect(kept.recording.asks).toHaveLength(0);
+    expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("approval policy is Never");
+    expect(existsSync(join(h.env.workDir, "resumed.txt"))).toBe(false);
+  });
+
   it("inherit under read_only with bestEffortPolicy: the run goes on, the approved escalated command writes, the sandbox is reported not enforced", async () => {
     h = await codexHarness({ rules: [ESCALATE_RULE], config: { bestEffortPolicy: true } });
     const run = await runDriver(h.driver, {
