@@ -13,7 +13,7 @@ const pkg = {
   sideEffects: false,
   license: "Apache-2.0",
   exports: {
-    ".": { types: "./dist/index.d.ts", source: "./src/index.ts", import: "./dist/index.js" },
+    ".": { types: "./dist/index.d.ts", source: "./src/index.ts", import: "./dist/js/index.js" },
   },
   files: ["dist", "src"],
   scripts: {},
@@ -26,7 +26,7 @@ const rel = folder
   .join("/");
 const tsconfig = {
   extends: `${rel}/tsconfig.base.json`,
-  compilerOptions: { rootDir: "src", outDir: "dist" },
+  compilerOptions: { rootDir: "src", outDir: "dist", emitDeclarationOnly: true },
   include: ["src"],
   exclude: ["src/**/*.test.ts", "src/**/*.test-d.ts"],
   references: deps.map((d) => ({ path: `${rel}/packages/${d.replace("@adaptor/", "")}` })),

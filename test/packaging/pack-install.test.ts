@@ -12,7 +12,7 @@ import { builtinModules } from "node:module";
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 // The workspace's pinned claude binary (the same lookup the installed driver would do with its own copy).
 import { defaultClaudeCommand } from "../../packages/claude/src/command.js";
@@ -171,9 +171,28 @@ describe("pnpm pack tarballs", () => {
       ).toEqual([]);
       const sources = new Set(files.filter((file) => file.startsWith("src/") && file.endsWith(".ts")));
       const orphans = files
-        .filter((file) => file.startsWith("dist/") && /\.(js|d\.ts)$/.test(file))
-        .filter((file) => !sources.has(file.replace(/^dist\//, "src/").replace(/(\.d)?\.(js|ts)$/, ".ts")));
+        .filter((file) => file.startsWith("dist/") && /\.d\.ts$/.test(file))
+        .filter((file) => !sources.has(file.replace(/^dist\//, "src/").replace(/\.d\.ts$/, ".ts")));
       expect(orphans, manifest.name).toEqual([]);
+    }
+  });
+
+  it("ships the JavaScript bundled: one module per public export and the chunks they share, each with its source map", () => {
+    for (const { manifest, files } of packed.values()) {
+      const entries = new Set(Object.values(manifest.exports ?? {}).map((conditions) => conditions.import!.replace(/^\.\//, "")));
+      const js = files.filter((file) => /\.js$/.test(file) && file.startsWith("dist/"));
+      expect(
+        js.filter((file) => !entries.has(file) && !/^dist\/js\/chunk-[A-Z0-9]+\.js$/.test(file)),
+        manifest.name,
+      ).toEqual([]);
+      expect(
+        [...entries].filter((file) => !js.includes(file)),
+        manifest.name,
+      ).toEqual([]);
+      expect(
+        js.filter((file) => !files.includes(`${file}.map`)),
+        manifest.name,
+      ).toEqual([]);
     }
   });
 
@@ -235,6 +254,43 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
     ]);
   });
 
+  it("keeps every class and sentinel two packages share one object, exactly as the sources do", async () => {
+    // Every public entry of every package, as a user imports it, and the same entries from source.
+    const entries: [label: string, installed: string, source: string][] = [];
+    for (const folder of await readdir(join(ROOT, "packages"))) {
+      const manifest = JSON.parse(await readFile(join(ROOT, "packages", folder, "package.json"), "utf8")) as Manifest;
+      for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
+        const label = manifest.name + subpath.slice(1);
+        entries.push([label, label, pathToFileURL(join(ROOT, "packages", folder, conditions.source!)).href]);
+      }
+    }
+    const listing = async (args: string[], cwd: string, imports: [label: string, specifier: string][]) => {
+      const { stdout } = await run(process.execPath, args, {
+        cwd,
+        env: cleanEnv({ SHARED_EXPORTS_ENTRIES: JSON.stringify(imports) }),
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 120_000,
+      });
+      return JSON.parse(stdout.trim().split("\n").at(-1)!) as { skipped: string[]; pairs: string[] };
+    };
+    await copyFile(join(FIXTURES, "shared-exports.mjs"), join(project, "shared-exports.mjs"));
+    const installed = await listing(
+      ["shared-exports.mjs"],
+      project,
+      entries.map(([label, specifier]) => [label, specifier]),
+    );
+    // The testing entries import vitest, which the scratch project does not install.
+    const testing = entries.filter(([label]) => label.endsWith("/testing")).map(([label]) => label);
+    expect(installed.skipped).toEqual(testing.map((label) => `${label} needs vitest`));
+    const fromSource = await listing(
+      ["--conditions=source", "--import", "tsx", join(FIXTURES, "shared-exports.mjs")],
+      join(ROOT, "test"),
+      entries.filter(([label]) => !testing.includes(label)).map(([label, , source]) => [label, source]),
+    );
+    expect(installed.pairs.filter((pair) => pair.endsWith(" same")).length).toBeGreaterThan(50);
+    expect(installed.pairs).toEqual(fromSource.pairs);
+  }, 180_000);
+
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
     const { stdout } = await run(
       process.execPath,
@@ -247,7 +303,7 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
     );
     for (const url of JSON.parse(stdout) as string[]) {
       expect(fileURLToPath(url).startsWith(join(project, "node_modules"))).toBe(true);
-      expect(url).toMatch(/\/dist\/.*\.js$/);
+      expect(url).toMatch(/\/dist\/js\/[^/]+\.js$/);
     }
   });
 

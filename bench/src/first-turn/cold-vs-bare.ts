@@ -1,8 +1,9 @@
 // Cold first turn through the SDK against a bare client of the same binary, each a fresh node
 // process timed from its own start (so the SDK's module loading counts), interleaved round by round.
-import { execFile } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFile, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fmt, type Figure } from "../harness.js";
 import { FIXTURES, bundleProgram } from "../pipeline/consumer-process.js";
 import { median, range } from "../pipeline/stats.js";
@@ -76,19 +77,44 @@ function traceDir(dir: string): string {
   return dir;
 }
 
+/** The repository's root (bench/src/first-turn → ../../..). */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
 /**
- * Rounds of one SDK cold first turn, one bare-client first turn that ends at the terminal and one
- * that also waits for the CLI's exit after closing its stdin, as the SDK's one-shot turn does (the
- * order rotating), after a warm-up round whose SDK run also reports the CLI's argv and
- * environment for the bare clients.
+ * Builds the packages as they are published (`scripts/build.mjs`: declarations and the bundled
+ * JavaScript each package's `exports` default condition names), once per bench process, so the
+ * installed-form client loads what a `pnpm pack:all` tarball would ship.
+ */
+let built = false;
+function buildPackages(): void {
+  if (built) return;
+  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  built = true;
+}
+
+/**
+ * `FIRST_TURN_INSTALLS=<dir>[,<dir>…]`: more installed-form rows, each running the client from a
+ * project folder where the packed tarballs are installed (`npm install <tarballs>`), e.g. the
+ * tarballs of two versions side by side.
+ */
+const INSTALLS = (process.env.FIRST_TURN_INSTALLS ?? "").split(",").filter((dir) => dir !== "");
+
+/**
+ * Rounds of one SDK cold first turn in each of two forms (the SDK bundled into the client; the
+ * SDK as installed, its packages' built output loaded through their `exports`), one bare-client
+ * first turn that ends at the terminal and one that also waits for the CLI's exit after closing
+ * its stdin, as the SDK's one-shot turn does (the order rotating), after a warm-up round whose SDK
+ * run also reports the CLI's argv and environment for the bare clients.
  */
 export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConfig, rounds: number): Promise<Figure[]> {
+  buildPackages();
   const bundle = await bundleProgram("first-turn/sdk-first-turn.ts");
+  const installedProgram = await bundleProgram("first-turn/sdk-first-turn.ts", { installed: true });
   try {
     const configEnv = { FIRST_TURN_CONFIG: JSON.stringify(config) };
-    const sdkRun = (captureLaunch: boolean) =>
+    const sdkRun = (captureLaunch: boolean, script = bundle.script) =>
       runNode(
-        [bundle.script, name],
+        [script, name],
         { ...configEnv, ...(captureLaunch ? { FIRST_TURN_LAUNCH: "1" } : {}) },
         TRACE_DIR === undefined ? undefined : traceDir(join(TRACE_DIR, name)),
       );
@@ -99,13 +125,23 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
     const bareExitRun = () => runNode([join(FIXTURES, "bare-first-turn.mjs"), name], { ...launchEnv, FIRST_TURN_BARE_EXIT: "1" });
     await bareRun();
     await bareExitRun();
+    await sdkRun(false, installedProgram.script);
+    const installs = INSTALLS.map((dir) => {
+      const script = join(dir, `adaptor-bench-first-turn-${process.pid}.mjs`);
+      copyFileSync(installedProgram.script, script);
+      return { dir, script, samples: [] as Report[] };
+    });
+    for (const install of installs) await sdkRun(false, install.script);
     const sdk: Report[] = [];
+    const installed: Report[] = [];
     const bare: Report[] = [];
     const bareExit: Report[] = [];
     const forms = [
       { samples: bare, run: bareRun },
       { samples: sdk, run: () => sdkRun(false) },
       { samples: bareExit, run: bareExitRun },
+      { samples: installed, run: () => sdkRun(false, installedProgram.script) },
+      ...installs.map((install) => ({ samples: install.samples, run: () => sdkRun(false, install.script) })),
     ];
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < forms.length; k++) {
@@ -116,15 +152,27 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
     const ms = (v: number) => fmt(v, 0);
     const bareMs = median(bare.map((r) => r.endMs));
     const bareExitMs = median(bareExit.map((r) => r.endMs));
-    const sdkMs = median(sdk.map((r) => r.endMs));
+
     const cpu = (reports: Report[]) => median(reports.map((r) => r.cpuUs / 1000));
     /** The median of the SDK's time over `baseline`'s, round by round (the runs of a round are next to each other, so under the same load). */
-    const paired = (baseline: Report[]) => median(sdk.map((r, i) => r.endMs / baseline[i]!.endMs));
+    const paired = (reports: Report[], baseline: Report[]) => median(reports.map((r, i) => r.endMs / baseline[i]!.endMs));
     /** Where the time went: medians of spawn, spawn → terminal, terminal → end. */
     const phases = (reports: Report[]) =>
       `spawn at ${ms(median(reports.map((r) => r.spawnMs)))} ms, then ${ms(median(reports.map((r) => r.terminalMs - r.spawnMs)))} ms to the terminal, ${ms(
         median(reports.map((r) => r.endMs - r.terminalMs)),
       )} ms after it`;
+    const sdkRow = (form: string, reports: Report[]): Figure => {
+      const sdkMs = median(reports.map((r) => r.endMs));
+      return {
+        label: `${name}: ${form}, process start to turn end`,
+        value: sdkMs,
+        unit: "ms",
+        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(reports, bare), 2)}x and ${fmt(paired(reports, bareExit), 2)}x; min–max ${range(
+          reports.map((r) => r.endMs),
+          ms,
+        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}`,
+      };
+    };
     return [
       {
         label: `${name}: bare client, process start to turn end`,
@@ -144,17 +192,13 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
           ms,
         )} ms; client CPU ${ms(cpu(bareExit))} ms; ${phases(bareExit)}`,
       },
-      {
-        label: `${name}: Agent cold first turn, process start to turn end`,
-        value: sdkMs,
-        unit: "ms",
-        note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(bare), 2)}x and ${fmt(paired(bareExit), 2)}x; min–max ${range(
-          sdk.map((r) => r.endMs),
-          ms,
-        )} ms; SDK loaded at ${ms(median(sdk.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(sdk))} ms; ${phases(sdk)}`,
-      },
+      sdkRow("Agent cold first turn, SDK bundled into the client", sdk),
+      sdkRow("Agent cold first turn, SDK as installed (packages' built output through their exports)", installed),
+      ...installs.map((install) => sdkRow(`Agent cold first turn, SDK installed in ${install.dir}`, install.samples)),
     ];
   } finally {
     bundle.cleanup();
+    installedProgram.cleanup();
+    for (const dir of INSTALLS) rmSync(join(dir, `adaptor-bench-first-turn-${process.pid}.mjs`), { force: true });
   }
 }

@@ -52,9 +52,13 @@ export function runConsumer(script: string, args: readonly string[], env: Record
  * require() on first use (the schema libraries, CommonJS) resolves from the bundle as from an
  * install: bench/package.json lists them (and the OpenTelemetry API, loaded by a run that traces). Returns its path and a cleanup.
  *
+ * With `installed`, only the program itself is compiled: every package it imports stays an import,
+ * which node resolves from bench/node_modules through each package's `exports` default condition
+ * (its built `dist/`, as an install of the packed tarball loads it), not from source.
+ *
  * @param entry - path relative to bench/src, e.g. `"pipeline/agent-consumer.ts"`.
  */
-export async function bundleProgram(entry: string): Promise<{ script: string; cleanup(): void }> {
+export async function bundleProgram(entry: string, options: { installed?: boolean } = {}): Promise<{ script: string; cleanup(): void }> {
   const parent = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "node_modules", ".bundles");
   mkdirSync(parent, { recursive: true });
   const dir = mkdtempSync(join(parent, "adaptor-bench-"));
@@ -65,7 +69,7 @@ export async function bundleProgram(entry: string): Promise<{ script: string; cl
     platform: "node",
     format: "esm",
     target: "node20",
-    conditions: ["source"],
+    ...(options.installed ? { packages: "external" as const } : { conditions: ["source"] }),
     outdir: dir,
     entryNames: "program",
     outExtension: { ".js": ".mjs" },

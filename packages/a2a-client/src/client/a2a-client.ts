@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { AgentCard, Role, TaskState, type AgentInterface, type Message, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { AgentCard, AgentInterface, Message, Part, StreamResponse, Task } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
 import { AdaptorError, DriverError, ErrCode, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
@@ -8,6 +8,7 @@ import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
 import { classify } from "./classify.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
 import { isFinalState, isInterruptedState, type A2AStreamEvent } from "./stream-event.js";
+import { ROLE_USER, TASK_STATE, a2aSdk } from "./protocol-values.js";
 
 /** Where a card is looked up, below the URL given to {@link A2AClient.connect}, when that URL is not itself a card. */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
@@ -163,7 +164,8 @@ export class A2AClient {
       if (error instanceof SyntaxError) throw invalidCard("the card is not JSON", text, secrets);
       throw classify(op, error, secrets, options.signal);
     }
-    const card = checkCard(raw, text, secrets);
+    const [{ AgentCard }, { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory }] = await a2aSdk();
+    const card = checkCard(raw, text, secrets, AgentCard);
     const selected = card.supportedInterfaces.find((candidate) => (BINDINGS as readonly string[]).includes(candidate.protocolBinding));
     if (!selected) {
       throw new ProtocolError({
@@ -372,7 +374,12 @@ function invalidCard(reason: string, raw: string, secrets: readonly string[]): P
 }
 
 /** The card as the SDK's type, after the checks this client relies on. */
-function checkCard(raw: unknown, text: string, secrets: readonly string[]): AgentCard {
+function checkCard(
+  raw: unknown,
+  text: string,
+  secrets: readonly string[],
+  AgentCard: Awaited<ReturnType<typeof a2aSdk>>[0]["AgentCard"],
+): AgentCard {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw invalidCard("the card is not a JSON object", text, secrets);
   const fields = raw as Record<string, unknown>;
   if (typeof fields["name"] !== "string" || fields["name"].trim() === "") throw invalidCard("the card has no name", text, secrets);
@@ -417,7 +424,7 @@ function request(input: MessageInput, options: SendOptions) {
     messageId: randomUUID(),
     contextId: options.contextId ?? "",
     taskId: options.taskId ?? "",
-    role: Role.ROLE_USER,
+    role: ROLE_USER,
     parts,
     metadata: typeof input === "string" ? undefined : input.metadata ? { ...input.metadata } : undefined,
     extensions: [],
@@ -432,14 +439,14 @@ export function toEvent(response: StreamResponse): A2AStreamEvent | undefined {
   switch (payload?.$case) {
     case "task": {
       const task = payload.value;
-      const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+      const state = task.status?.state ?? TASK_STATE.UNSPECIFIED;
       return { kind: "task", task, taskId: task.id, state, final: isFinalState(state) };
     }
     case "message":
       return { kind: "message", message: payload.value, taskId: payload.value.taskId || undefined, final: true };
     case "statusUpdate": {
       const update = payload.value;
-      const state = update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+      const state = update.status?.state ?? TASK_STATE.UNSPECIFIED;
       return {
         kind: "status-update",
         update,

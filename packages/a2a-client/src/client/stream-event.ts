@@ -1,4 +1,5 @@
-import { TaskState, type Message, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import type { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
+import { TASK_STATE } from "./protocol-values.js";
 
 /** One event of an {@link A2AClient} stream. `final` is true on the last event of the stream. */
 export type A2AStreamEvent =
@@ -33,12 +34,12 @@ export type A2AStreamEvent =
     };
 
 const FINAL = new Set<TaskState>([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-  TaskState.TASK_STATE_INPUT_REQUIRED,
-  TaskState.TASK_STATE_AUTH_REQUIRED,
+  TASK_STATE.COMPLETED,
+  TASK_STATE.FAILED,
+  TASK_STATE.CANCELED,
+  TASK_STATE.REJECTED,
+  TASK_STATE.INPUT_REQUIRED,
+  TASK_STATE.AUTH_REQUIRED,
 ]);
 
 /** True for the states a stream ends on: the four terminal ones and the two interrupted ones (`input-required`, `auth-required`). */
@@ -48,19 +49,19 @@ export function isFinalState(state: TaskState): boolean {
 
 /** True for the two interrupted states, `input-required` and `auth-required`: the task waits for the client. */
 export function isInterruptedState(state: TaskState): boolean {
-  return state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED;
+  return state === TASK_STATE.INPUT_REQUIRED || state === TASK_STATE.AUTH_REQUIRED;
 }
 
 const NAMES: Readonly<Record<number, string>> = {
-  [TaskState.TASK_STATE_UNSPECIFIED]: "unspecified",
-  [TaskState.TASK_STATE_SUBMITTED]: "submitted",
-  [TaskState.TASK_STATE_WORKING]: "working",
-  [TaskState.TASK_STATE_COMPLETED]: "completed",
-  [TaskState.TASK_STATE_FAILED]: "failed",
-  [TaskState.TASK_STATE_CANCELED]: "canceled",
-  [TaskState.TASK_STATE_INPUT_REQUIRED]: "input-required",
-  [TaskState.TASK_STATE_REJECTED]: "rejected",
-  [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth-required",
+  [TASK_STATE.UNSPECIFIED]: "unspecified",
+  [TASK_STATE.SUBMITTED]: "submitted",
+  [TASK_STATE.WORKING]: "working",
+  [TASK_STATE.COMPLETED]: "completed",
+  [TASK_STATE.FAILED]: "failed",
+  [TASK_STATE.CANCELED]: "canceled",
+  [TASK_STATE.INPUT_REQUIRED]: "input-required",
+  [TASK_STATE.REJECTED]: "rejected",
+  [TASK_STATE.AUTH_REQUIRED]: "auth-required",
 };
 
 /** The state's short name: `"completed"`, `"failed"`, `"input-required"`, ...; `"unknown"` for others. */

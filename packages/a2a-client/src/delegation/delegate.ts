@@ -1,4 +1,5 @@
-import { TaskState, type Task } from "@a2a-js/sdk";
+import type { Task, TaskState } from "@a2a-js/sdk";
+import { TASK_STATE } from "../client/protocol-values.js";
 import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import type { A2AClient } from "../client/a2a-client.js";
 import { secretsOf, textOf } from "../client/a2a-client.js";
@@ -147,9 +148,9 @@ function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"]
 }
 
 function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: readonly string[]): DelegationResult {
-  const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+  const state = task.status?.state ?? TASK_STATE.UNSPECIFIED;
   const statusText = textOf(task.status?.message?.parts ?? []);
-  if (state === TaskState.TASK_STATE_COMPLETED) {
+  if (state === TASK_STATE.COMPLETED) {
     const fromTask = task.artifacts.map((artifact) => textOf(artifact.parts)).join("");
     return { taskId: task.id, contextId: task.contextId, text: fromTask || [...artifacts.values()].join("") || statusText };
   }
@@ -161,11 +162,11 @@ function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: re
   };
   const remoteStatus = taskStateName(state);
   const codes: Partial<Record<TaskState, DelegationErrorCode>> = {
-    [TaskState.TASK_STATE_FAILED]: "remote_failed",
-    [TaskState.TASK_STATE_REJECTED]: "rejected",
-    [TaskState.TASK_STATE_CANCELED]: "canceled",
-    [TaskState.TASK_STATE_INPUT_REQUIRED]: "input_required",
-    [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth_required",
+    [TASK_STATE.FAILED]: "remote_failed",
+    [TASK_STATE.REJECTED]: "rejected",
+    [TASK_STATE.CANCELED]: "canceled",
+    [TASK_STATE.INPUT_REQUIRED]: "input_required",
+    [TASK_STATE.AUTH_REQUIRED]: "auth_required",
   };
   const code = codes[state] ?? "protocol";
   // The remote's status text reaches the model: credentials it echoes are redacted first.

@@ -4,6 +4,9 @@ import { describe, expect, it } from "vitest";
 import {
   DescendantTracker,
   PROCESS_TAG_VAR,
+  inWindow,
+  ownedCliPids,
+  unwatchDescendants,
   pollStrategy,
   refreshAllTrackers,
   releaseDescendants,
@@ -35,6 +38,23 @@ const shell = spawn("/bin/sh", ["-c", job], { detached: true, stdio: ["ignore", 
 let out = "";
 shell.stdout.on("data", (d) => (out += d));
 shell.on("exit", () => console.log(JSON.stringify([child.pid, Number(out.trim())])));
+setInterval(() => {}, 1000);
+`;
+
+/**
+ * A CLI stand-in that starts a child at once, then for every line on its stdin a child that starts a
+ * grandchild in its own session (setsid); prints the pids it started, as one JSON array a line.
+ */
+const GROWING = `
+const { spawn } = require("child_process");
+const forever = ["-e", "setInterval(() => {}, 1000)"];
+const script = 'const { spawn } = require("child_process"); const g = spawn(process.execPath, ' + JSON.stringify(forever) + ', { stdio: "ignore" }); console.log(g.pid); setInterval(() => {}, 1000);';
+const first = spawn(process.execPath, forever, { stdio: "ignore" });
+console.log(JSON.stringify([first.pid]));
+require("readline").createInterface({ input: process.stdin }).on("line", () => {
+  const child = spawn(process.execPath, ["-e", script], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+  child.stdout.once("data", (d) => console.log(JSON.stringify([child.pid, Number(String(d).trim())])));
+});
 setInterval(() => {}, 1000);
 `;
 
@@ -166,6 +186,127 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       killAll(all);
     }
   }, 30_000);
+
+  it("a poll that reads only the processes started since the last scan (and the remembered ones) finds, for every watched CLI, what its own tree walk finds", async () => {
+    const clis = [0, 1].map(() => {
+      const cli = spawn(node, ["-e", GROWING], { stdio: ["pipe", "pipe", "ignore"], detached: true });
+      const lines: number[][] = [];
+      let wake: (() => void) | undefined;
+      let buffered = "";
+      cli.stdout.setEncoding("utf8").on("data", (d: string) => {
+        buffered += d;
+        for (let at = buffered.indexOf("\n"); at !== -1; at = buffered.indexOf("\n")) {
+          lines.push(JSON.parse(buffered.slice(0, at)) as number[]);
+          buffered = buffered.slice(at + 1);
+        }
+        wake?.();
+      });
+      const next = async (): Promise<number[]> => {
+        while (lines.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        return lines.shift()!;
+      };
+      return { cli, next };
+    });
+    // A CLI with descendants started before the scans, watched only after them.
+    const older = spawn(node, ["-e", TREE], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    const olderPids = new Promise<number[]>((resolve) => older.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+    const polled: DescendantTracker[] = [];
+    const all: number[] = [older.pid!];
+    try {
+      all.push(...(await olderPids));
+      for (const { cli, next } of clis) {
+        all.push(cli.pid!, ...(await next()));
+        const tracker = new DescendantTracker(cli.pid!);
+        watchDescendants(tracker);
+        polled.push(tracker);
+      }
+      refreshAllTrackers("scan");
+      // Each CLI starts a child and a grandchild after that scan; the next scan reads only the
+      // processes started since (a scan more than a few polls old is done in full: start again).
+      let served: string | undefined;
+      for (let round = 0; round < 20 && served !== "window"; round++) {
+        for (const { cli, next } of clis) {
+          cli.stdin.write("grow\n");
+          all.push(...(await next()));
+        }
+        served = refreshAllTrackers("scan");
+      }
+      expect(served).toBe("window");
+      for (const [i, { cli }] of clis.entries()) {
+        const walked = new DescendantTracker(cli.pid!);
+        expect(walked.refreshTree()).toBe(true);
+        expect(walked.pids.length).toBeGreaterThanOrEqual(3);
+        expect(polled[i]!.pids.sort()).toEqual(walked.pids.sort());
+      }
+      // The poll after a CLI older than the last scan is watched reads every process: its
+      // descendants were never read.
+      const late = new DescendantTracker(older.pid!);
+      watchDescendants(late);
+      polled.push(late);
+      refreshAllTrackers("scan");
+      expect(late.pids.sort()).toEqual((await olderPids).sort());
+      // A remembered process that ended is forgotten as by the walk.
+      const gone = polled[0]!.pids[0]!;
+      process.kill(gone, "SIGKILL");
+      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        refreshAllTrackers("scan");
+        if (!polled[0]!.pids.includes(gone)) break;
+      }
+      const walked = new DescendantTracker(clis[0]!.cli.pid!);
+      walked.refreshTree();
+      expect(polled[0]!.pids).not.toContain(gone);
+      expect(polled[0]!.pids.sort()).toEqual(walked.pids.sort());
+    } finally {
+      for (const tracker of polled) releaseDescendants(tracker);
+      for (const { cli } of clis) cli.stdin.destroy();
+      killAll(all);
+    }
+  }, 60_000);
+
+  it("the CLIs a deep walk skips as other CLIs of this host are those of the trackers owned now, however watched and released", () => {
+    // Pids no process has: the trackers are only bookkept here.
+    const [a, b, c] = [999_999_001, 999_999_002, 999_999_003];
+    const before = ownedCliPids();
+    const trackers = [a, b, b, c].map((pid) => new DescendantTracker(pid));
+    const [ta, tb1, tb2, tc] = trackers as [DescendantTracker, DescendantTracker, DescendantTracker, DescendantTracker];
+    const ours = () => ownedCliPids().filter((pid) => !before.includes(pid));
+    try {
+      for (const tracker of trackers) watchDescendants(tracker);
+      watchDescendants(ta); // watched twice: still one tracker
+      expect(ours()).toEqual([a, b, c]);
+      // Unwatched (its CLI exited) but not released: still owned.
+      unwatchDescendants(tc);
+      expect(ours()).toEqual([a, b, c]);
+      releaseDescendants(ta);
+      expect(ours()).toEqual([b, c]);
+      // A pid two trackers have (reused) stays until both are released.
+      releaseDescendants(tb1);
+      expect(ours()).toEqual([b, c]);
+      releaseDescendants(tb2);
+      releaseDescendants(tb2);
+      expect(ours()).toEqual([c]);
+      releaseDescendants(tc);
+      expect(ours()).toEqual([]);
+    } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+    }
+  });
+
+  it("the pids started between two reads of the last pid handed out are those after the first up to the second, across the wrap to low pids", () => {
+    expect([100, 101, 150, 151, 5].map((pid) => inWindow(pid, { after: 100, last: 150 }))).toEqual([false, true, true, false, false]);
+    // The kernel wrapped past its maximum to the lowest free pids.
+    expect([32_000, 32_001, 32_767, 300, 400, 401, 31_000].map((pid) => inWindow(pid, { after: 32_000, last: 400 }))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    // Nothing handed out since.
+    expect(inWindow(150, { after: 150, last: 150 })).toBe(false);
+  });
 
   it("a poll scans /proc once only when that reads fewer files than walking every tree", () => {
     const hostAsked: number[] = [];

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
@@ -127,11 +127,23 @@ function childrenOf(pid: number, cost?: { visits: number; files: number }): numb
   return children;
 }
 
-/** Adds the pids of `/proc/<pid>/task/<tid>/children` to `into`; false when unreadable. */
+/**
+ * Adds the pids of `/proc/<pid>/task/<tid>/children` (decimal pids, each followed by a space) to
+ * `into`, read from the bytes (this process's list holds every CLI it runs); false when unreadable.
+ */
 function readChildrenList(pid: number, tid: number | string, into: number[]): boolean {
   const list = readProcFile(`${PROC}/${pid}/task/${tid}/children`);
   if (!list) return false;
-  for (const word of list.toString("latin1").split(" ")) if (word !== "") into.push(Number(word));
+  let value = -1;
+  for (let at = 0; at < list.length; at++) {
+    const digit = (list[at] as number) - 0x30;
+    if (digit >= 0 && digit <= 9) value = (value < 0 ? 0 : value * 10) + digit;
+    else if (value >= 0) {
+      into.push(value);
+      value = -1;
+    }
+  }
+  if (value >= 0) into.push(value);
   return true;
 }
 
@@ -168,17 +180,61 @@ function procNames(): string[] | undefined {
   }
 }
 
-/** Every live process, by pid (from `names`, the entries of `/proc`, read now when not given); empty where there is no `/proc`. */
-function scan(names: string[] | undefined = procNames()): Map<number, ProcStat> {
+/**
+ * Every live process, by pid (from `names`, the entries of `/proc`, read now when not given); empty
+ * where there is no `/proc`. With `since`, only the processes whose pid is in that window.
+ */
+function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map<number, ProcStat> {
   const all = new Map<number, ProcStat>();
   if (!names) return all;
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    if (since && !inWindow(pid, since)) continue;
     const stat = readStat(pid);
     if (stat) all.set(pid, stat);
   }
   return all;
+}
+
+/**
+ * The pids handed out in this pid namespace after `after` up to `last` (both pids the kernel handed
+ * out last, read at two moments): the kernel hands pids out in increasing order from the last one
+ * handed out, wrapping to the lowest free pid past the maximum, so every process started between
+ * the two reads has its pid in this window, whatever it is now.
+ */
+export interface PidWindow {
+  readonly after: number;
+  readonly last: number;
+}
+
+/** Whether `pid` is one the kernel handed out in `window` (see {@link PidWindow}). */
+export function inWindow(pid: number, { after, last }: PidWindow): boolean {
+  return after <= last ? pid > after && pid <= last : pid > after || pid <= last;
+}
+
+/**
+ * The pid this pid namespace handed out last (the last field of `/proc/loadavg`); undefined where
+ * it cannot be read or `/proc` is not this process's pid namespace's (its pids would not be ours).
+ */
+function lastPid(): number | undefined {
+  const loadavg = readProcFile(`${PROC}/loadavg`);
+  if (!loadavg) return undefined;
+  const last = Number(loadavg.toString("latin1").trim().split(" ").pop());
+  return Number.isSafeInteger(last) && last > 0 && procIsOurs() ? last : undefined;
+}
+
+/** Whether `/proc` numbers processes as this process's pid namespace does (checked once). */
+let ownProc: boolean | undefined;
+function procIsOurs(): boolean {
+  if (ownProc === undefined) {
+    try {
+      ownProc = readlinkSync(`${PROC}/self`) === String(process.pid);
+    } catch {
+      ownProc = false;
+    }
+  }
+  return ownProc;
 }
 
 /** The children of each process of a scan, by parent pid: made once per scan, whatever number of trackers it serves. */
@@ -220,6 +276,11 @@ export class DescendantTracker {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
     this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+  }
+
+  /** The CLI's pid. */
+  get root(): number {
+    return this.#root;
   }
 
   /** Remembered descendants still alive (pids). */
@@ -297,17 +358,20 @@ export class DescendantTracker {
       // The other CLIs this host runs are children of this process too; each carries its own tag,
       // never this one, so their stat and environment are not read (with many CLIs at once that
       // was a read of each per deep refresh of each).
-      const otherCLIs = new Set<number>();
-      for (const tracker of poller.owned) if (#root in tracker) otherCLIs.add(tracker.#root);
+      // (Kept up to date as CLIs are watched and released: building it per walk cost a pass over
+      // every CLI per deep refresh of each.)
+      const otherCLIs = ownedRoots();
       // The holder the walk came up from: a child of the next one, this process or an ancestor,
       // older than the CLI, so its stat is not read again.
       let below: number | undefined;
       for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
-        const holderStat = readStat(holder);
+        // This process is running and knows its parent: its own stat is not read.
+        const self: boolean = holder === process.pid;
+        const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
         // The kernel hands an orphan to the first live thread of its new parent: the main thread
         // while that one lives (the process's stat is then not a zombie's), so only its list can
         // hold one; where the main thread is gone, every thread's list is read.
-        const candidates = holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
+        const candidates = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
         for (const pid of candidates ?? []) {
           if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
@@ -315,7 +379,7 @@ export class DescendantTracker {
           if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
         }
         below = holder;
-        holder = holderStat?.ppid;
+        holder = self ? process.ppid : holderStat?.ppid;
       }
     }
     return this.refreshTree();
@@ -364,8 +428,24 @@ interface Poller {
   /** Trackers whose descendants may still be alive (from spawn until they were ended). */
   readonly owned: Set<DescendantTracker>;
   timer: NodeJS.Timeout | undefined;
+  /**
+   * The last pid handed out when the last scan of every process started, and when (`performance.now()`,
+   * ms): a poll within {@link WINDOW_MAX_AGE_MS} of it reads only the processes started since.
+   */
+  scanned?: { readonly lastPid: number; readonly at: number } | undefined;
+  /** Trackers watched since that scan. */
+  watchedSince?: Set<DescendantTracker>;
+  /** The CLI pids of {@link owned}, each with the number of trackers that have it (a pid may be reused). */
+  roots?: Map<number, number>;
 }
 const poller: Poller = ((globalThis as { [KEY]?: Poller })[KEY] ??= { trackers: new Set(), owned: new Set(), timer: undefined });
+
+/**
+ * How long after a poll's scan the next may read only the processes started since (their pids, in
+ * the window the kernel handed out since): long enough for a timer that fires late on a busy host,
+ * far too short for the kernel to hand out every pid once more (the window would then be ambiguous).
+ */
+const WINDOW_MAX_AGE_MS = 4 * DESCENDANT_POLL_MS;
 
 /**
  * Below this many files the tree walks would read, a poll walks the trees without first listing
@@ -393,24 +473,89 @@ export function pollStrategy(visits: number, filesPerVisit: number, hostProcesse
  * children lists costs more than one stat per process on the host). Both find the same processes.
  * @param strategy - forces the walks or the one scan (where the kernel has children lists).
  */
-export function refreshAllTrackers(strategy?: "walk" | "scan"): void {
-  if (poller.trackers.size === 0) return;
+export function refreshAllTrackers(strategy?: "walk" | "scan"): "walk" | "scan" | "window" {
+  if (poller.trackers.size === 0) return "walk";
   let all: Map<number, ProcStat> | undefined;
+  let served: "walk" | "scan" | "window" = "walk";
   if (hasChildrenFiles()) {
     let names: string[] | undefined;
     let visits = 0;
     for (const tracker of poller.trackers) visits += tracker.visits;
     const filesPerVisit = walked.visits === 0 ? 1 : walked.files / walked.visits;
     strategy ??= pollStrategy(visits, filesPerVisit, () => (names ??= procNames())?.length ?? Infinity);
-    if (strategy === "scan") all = scan(names);
+    if (strategy === "scan") ({ all, served } = scanForPoll(names));
   }
-  for (const tracker of poller.trackers) if (all || !tracker.refreshTree()) tracker.refresh((all ??= scan()));
+  for (const tracker of poller.trackers) {
+    if (all || !tracker.refreshTree()) {
+      all ??= scanForPoll().all;
+      served = served === "walk" ? "scan" : served;
+      tracker.refresh(all);
+    }
+  }
+  return served;
+}
+
+/**
+ * The processes a poll's {@link DescendantTracker.refresh} of every tracker needs. Every process
+ * when no scan ran within {@link WINDOW_MAX_AGE_MS} (or the last pid handed out cannot be read);
+ * else only those started since that scan (`/proc` entries whose pid is in the window handed out
+ * since) and every remembered descendant: a process joins a CLI's tree only when it starts (a
+ * process that is moved leaves the tree, to an ancestor of it), and what was in the tree at the
+ * scan before is remembered, so the same processes are found as with every process read.
+ * (`entries`: the entries of `/proc`, when already read.)
+ */
+function scanForPoll(entries?: string[]): { all: Map<number, ProcStat>; served: "scan" | "window" } {
+  const last = lastPid();
+  const at = performance.now();
+  const previous = poller.scanned;
+  const watched = poller.watchedSince;
+  poller.scanned = last === undefined ? undefined : { lastPid: last, at };
+  poller.watchedSince = new Set();
+  const window = last === undefined || previous === undefined ? undefined : { after: previous.lastPid, last };
+  // A CLI watched since the last scan that did not start since (a tracker made for an older
+  // process) may have older descendants, never read: every process then.
+  const complete = window !== undefined && [...(watched ?? [])].every((tracker) => inWindow(tracker.root, window));
+  if (!window || !complete || at - (previous?.at ?? 0) > WINDOW_MAX_AGE_MS) return { all: scan(entries), served: "scan" };
+  const all = scan(entries ?? procNames(), window);
+  for (const tracker of poller.trackers) {
+    for (const pid of tracker.pids) {
+      if (all.has(pid)) continue;
+      const stat = readStat(pid);
+      if (stat) all.set(pid, stat);
+    }
+  }
+  return { all, served: "window" };
+}
+
+/**
+ * The CLI pids of the trackers this host owns (those {@link watchDescendants} took and
+ * {@link releaseDescendants} did not release yet), kept up to date by both.
+ */
+function ownedRoots(): Map<number, number> {
+  if (poller.roots) return poller.roots;
+  // Made once from the trackers owned so far (a copy of this module may have added some).
+  const roots = new Map<number, number>();
+  for (const tracker of poller.owned) {
+    const root = (tracker as { root?: unknown }).root;
+    if (typeof root === "number") roots.set(root, (roots.get(root) ?? 0) + 1);
+  }
+  return (poller.roots = roots);
+}
+
+/** The CLI pids a deep walk skips as other CLIs of this host (those of the owned trackers), ascending. */
+export function ownedCliPids(): number[] {
+  return [...ownedRoots().keys()].sort((a, b) => a - b);
 }
 
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */
 export function watchDescendants(tracker: DescendantTracker): void {
+  if (!poller.owned.has(tracker)) {
+    const roots = ownedRoots();
+    roots.set(tracker.root, (roots.get(tracker.root) ?? 0) + 1);
+  }
   poller.trackers.add(tracker);
   poller.owned.add(tracker);
+  poller.watchedSince?.add(tracker);
   if (poller.timer === undefined && process.platform === "linux") {
     poller.timer = setInterval(refreshAllTrackers, DESCENDANT_POLL_MS);
     poller.timer.unref();
@@ -423,13 +568,20 @@ export function unwatchDescendants(tracker: DescendantTracker): void {
   if (poller.trackers.size === 0 && poller.timer !== undefined) {
     clearInterval(poller.timer);
     poller.timer = undefined;
+    poller.scanned = undefined;
+    poller.watchedSince = undefined;
   }
 }
 
 /** Forgets `tracker` once its descendants were ended. */
 export function releaseDescendants(tracker: DescendantTracker): void {
   unwatchDescendants(tracker);
+  if (!poller.owned.has(tracker)) return;
+  const roots = ownedRoots();
   poller.owned.delete(tracker);
+  const count = roots.get(tracker.root) ?? 0;
+  if (count > 1) roots.set(tracker.root, count - 1);
+  else roots.delete(tracker.root);
 }
 
 /** SIGKILLs the descendants of every CLI, synchronously, after a last scan: what the host-exit hook runs. */
