@@ -36,6 +36,21 @@ async function writeWith(policy: RunPolicy): Promise<{ inside: boolean; outside:
   };
 }
 
+/**
+ * Through the SDK a refused policy rejects the run with the same error; the host's approval handler
+ * is never called, no model request is made and `file` (what the escalated command writes) is absent.
+ */
+async function expectRefusedThroughSdk(harness: CodexHarness, policy: RunPolicy, file: string): Promise<void> {
+  let asked = 0;
+  const agent = new Agent(harness.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
+  const refused = await agent.run(`ESCALATE_CMD echo x > ${file}`).catch((error: unknown) => error);
+  await agent.close();
+  expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
+  expect(asked).toBe(0);
+  expect(harness.server.responses()).toHaveLength(0);
+  expect(existsSync(join(harness.env.workDir, file))).toBe(false);
+}
+
 describe("codex run policy on the real binary", () => {
   it("sandbox read_only: a command cannot create a file, inside the workspace or out", async () => {
     const result = await writeWith({ sandbox: "read_only", approvals: { permission: "auto_approve" } });
@@ -119,15 +134,7 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
       expect(direct.error).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
       expect(String((direct.error as Error).message)).toContain("outside its sandbox");
       expect(direct.recording.events).toEqual([]);
-      // Through the SDK the same refusal rejects the run; the host's handler is never called.
-      let asked = 0;
-      const agent = new Agent(h.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
-      const refused = await agent.run("ESCALATE_CMD echo x > refused.txt").catch((error: unknown) => error);
-      await agent.close();
-      expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
-      expect(asked).toBe(0);
-      expect(h.server.responses()).toHaveLength(0);
-      expect(existsSync(join(h.env.workDir, "refused.txt"))).toBe(false);
+      await expectRefusedThroughSdk(h, policy, "refused.txt");
     },
   );
 
@@ -278,15 +285,7 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
       expect(run.recording.pids()).toHaveLength(1);
       expect(alive(run.recording.pids()[0]!)).toBe(false);
       expect([h.driver.parkedProcesses, h.driver.prewarmedProcesses]).toEqual([0, 0]);
-      // Through the SDK the same refusal rejects the run; the host's handler is never called.
-      let asked = 0;
-      const agent = new Agent(h.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
-      const refused = await agent.run("ESCALATE_CMD echo x > inherit.txt").catch((error: unknown) => error);
-      await agent.close();
-      expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
-      expect(asked).toBe(0);
-      expect(h.server.responses()).toHaveLength(0);
-      expect(existsSync(join(h.env.workDir, "inherit.txt"))).toBe(false);
+      await expectRefusedThroughSdk(h, policy, "inherit.txt");
     },
   );
 
