@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { ErrHumanDecisionModeUnsupported, ErrPolicyCapabilityUnsupported, type RunPolicy } from "@adaptor/driver";
 import { isError } from "@adaptor/errors";
 import { Agent, type AgentEvent } from "adaptor";
-import { codexHarness, ESCALATE_RULE, type CodexHarness } from "./support.js";
+import { alive, codexHarness, ESCALATE_RULE, type CodexHarness } from "./support.js";
 
 // Each policy value the descriptor declares, proved on the real codex binary (issue 7 §1 "Policy").
 
@@ -33,6 +34,21 @@ async function writeWith(policy: RunPolicy): Promise<{ inside: boolean; outside:
     output: run.recording.ofType("tool-result")[0]?.output ?? "",
     asks: run.recording.asks.length,
   };
+}
+
+/**
+ * Through the SDK a refused policy rejects the run with the same error; the host's approval handler
+ * is never called, no model request is made and `file` (what the escalated command writes) is absent.
+ */
+async function expectRefusedThroughSdk(harness: CodexHarness, policy: RunPolicy, file: string): Promise<void> {
+  let asked = 0;
+  const agent = new Agent(harness.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
+  const refused = await agent.run(`ESCALATE_CMD echo x > ${file}`).catch((error: unknown) => error);
+  await agent.close();
+  expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
+  expect(asked).toBe(0);
+  expect(harness.server.responses()).toHaveLength(0);
+  expect(existsSync(join(harness.env.workDir, file))).toBe(false);
 }
 
 describe("codex run policy on the real binary", () => {
@@ -86,12 +102,9 @@ describe("codex run policy on the real binary", () => {
     await agent.close();
   });
 
-  it("permission inherit: codex's own policy decides and what it asks reaches the host", async () => {
+  it("permission inherit without a sandbox: codex's own policy decides and what it asks reaches the host", async () => {
     h = await codexHarness();
-    const run = await runDriver(h.driver, {
-      prompt: "PATCH_FILE inherit.txt",
-      policy: { approvals: { permission: "inherit" }, sandbox: "read_only" },
-    });
+    const run = await runDriver(h.driver, { prompt: "PATCH_FILE inherit.txt", policy: { approvals: { permission: "inherit" } } });
     expect(run.response?.failure).toBeUndefined();
     expect(run.recording.asks.map((a) => a.toolName)).toEqual(["apply_patch"]);
     expect(existsSync(join(h.env.workDir, "inherit.txt"))).toBe(true);
@@ -121,15 +134,7 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
       expect(direct.error).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
       expect(String((direct.error as Error).message)).toContain("outside its sandbox");
       expect(direct.recording.events).toEqual([]);
-      // Through the SDK the same refusal rejects the run; the host's handler is never called.
-      let asked = 0;
-      const agent = new Agent(h.driver, { policy, onApproval: (request) => (asked++, request.approve()) });
-      const refused = await agent.run("ESCALATE_CMD echo x > refused.txt").catch((error: unknown) => error);
-      await agent.close();
-      expect(isError(refused, ErrPolicyCapabilityUnsupported)).toBe(true);
-      expect(asked).toBe(0);
-      expect(h.server.responses()).toHaveLength(0);
-      expect(existsSync(join(h.env.workDir, "refused.txt"))).toBe(false);
+      await expectRefusedThroughSdk(h, policy, "refused.txt");
     },
   );
 
@@ -237,4 +242,123 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
     expect(existsSync(join(h.env.workDir, "other.txt"))).toBe(false);
     expect(existsSync(join(h.env.workDir, "npm-test.txt"))).toBe(true);
   });
+});
+
+/** Puts `approval_policy = "<value>"` at the top of the harness's codex config (codex's own policy). */
+async function setCodexApprovalPolicy(harness: CodexHarness, value: string): Promise<void> {
+  const config = await readFile(harness.env.configPath, "utf8");
+  await writeFile(harness.env.configPath, `approval_policy = "${value}"\n${config}`);
+}
+
+describe("codex: a confining sandbox with permission unset or inherit (real binary)", () => {
+  it("read_only with permission unset: codex runs with approval policy never, the escalated command is rejected unasked, no file lands", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    const run = await runDriver(h.driver, { prompt: "ESCALATE_CMD echo x > unset.txt", policy: { sandbox: "read_only" } });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(0);
+    expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("approval policy is Never");
+    expect(existsSync(join(h.env.workDir, "unset.txt"))).toBe(false);
+    expect(run.response?.enforcement).toEqual([
+      { field: "sandbox", value: "read_only", enforced: true, mechanisms: ["cli_config"], detail: "thread/start sandbox read-only" },
+    ]);
+    // Through the SDK (its broker asks the host by default) the host is never asked either.
+    let asked = 0;
+    const agent = new Agent(h.driver, { policy: { sandbox: "read_only" }, onApproval: (request) => (asked++, request.approve()) });
+    const result = await agent.run("ESCALATE_CMD echo x > unset-sdk.txt");
+    await agent.close();
+    expect([result.status, asked]).toEqual(["completed", 0]);
+    expect(existsSync(join(h.env.workDir, "unset-sdk.txt"))).toBe(false);
+  });
+
+  it.each(["read_only", "workspace_write"] as const)(
+    "sandbox %s with permission inherit under codex's default approval policy is refused after thread/start: no turn, no model request, no file",
+    async (sandbox) => {
+      h = await codexHarness({ rules: [ESCALATE_RULE] });
+      const policy: RunPolicy = { sandbox, approvals: { permission: "inherit" } };
+      const run = await runDriver(h.driver, { prompt: "ESCALATE_CMD echo x > inherit.txt", policy });
+      expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+      expect(run.error).toMatchObject({ driver: "codex", dimension: "sandbox", value: sandbox });
+      expect(String((run.error as Error).message)).toMatch(/permission "inherit": codex's own approval policy is "(untrusted|on-request)"/);
+      expect(run.recording.events.filter((e) => e.event.type !== "process" && e.event.type !== "notice")).toEqual([]);
+      expect(h.server.responses()).toHaveLength(0);
+      // codex was started (thread/start answered) and has been ended, with nothing kept for later.
+      expect(run.recording.pids()).toHaveLength(1);
+      expect(alive(run.recording.pids()[0]!)).toBe(false);
+      expect([h.driver.parkedProcesses, h.driver.prewarmedProcesses]).toEqual([0, 0]);
+      await expectRefusedThroughSdk(h, policy, "inherit.txt");
+    },
+  );
+
+  it("a resumed thread's turn with inherit under read_only: codex's policy from thread/resume decides (its default refused before the turn, never kept confined)", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    const inherit: RunPolicy = { sandbox: "read_only", approvals: { permission: "inherit" } };
+    // A thread opened under codex's own policy is resumed under it: refused after thread/resume.
+    const asked = await runDriver(h.driver, { prompt: "first turn", policy: { approvals: { permission: "inherit" } } });
+    const requests = h.server.responses().length;
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > resumed.txt",
+      session: { resumeId: asked.response!.checkpoint!.resumeId },
+      policy: inherit,
+    });
+    expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(h.server.responses()).toHaveLength(requests);
+    expect(alive(run.recording.pids()[0]!)).toBe(false);
+    // A thread opened with the permission unset (approval policy never) keeps never when resumed:
+    // the run goes on, and the escalated command is rejected unasked.
+    const never = await runDriver(h.driver, { prompt: "first turn", policy: { sandbox: "read_only" } });
+    const kept = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > resumed.txt",
+      session: { resumeId: never.response!.checkpoint!.resumeId },
+      policy: inherit,
+    });
+    expect(kept.response?.failure).toBeUndefined();
+    expect(kept.recording.asks).toHaveLength(0);
+    expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("approval policy is Never");
+    expect(existsSync(join(h.env.workDir, "resumed.txt"))).toBe(false);
+  });
+
+  it("inherit under read_only with bestEffortPolicy: the run goes on, the approved escalated command writes, the sandbox is reported not enforced", async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE], config: { bestEffortPolicy: true } });
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > escaped.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "inherit" } },
+    });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(1);
+    expect(existsSync(join(h.env.workDir, "escaped.txt"))).toBe(true);
+    expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: false, mechanisms: [] });
+    expect(run.response?.enforcement?.[0]?.detail).toMatch(
+      /best effort accepted\): codex's own approval policy is "(untrusted|on-request)"/,
+    );
+  });
+
+  it('inherit under read_only with approval_policy = "never" in codex\'s config: the run goes on, the escalated command is rejected, no file lands', async () => {
+    h = await codexHarness({ rules: [ESCALATE_RULE] });
+    await setCodexApprovalPolicy(h, "never");
+    const run = await runDriver(h.driver, {
+      prompt: "ESCALATE_CMD echo x > confined.txt",
+      policy: { sandbox: "read_only", approvals: { permission: "inherit" } },
+    });
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.recording.asks).toHaveLength(0);
+    expect(existsSync(join(h.env.workDir, "confined.txt"))).toBe(false);
+    expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: true });
+  });
+
+  it.each([
+    ["unset", { sandbox: "read_only" }] as const,
+    ["inherit", { sandbox: "read_only", approvals: { permission: "inherit" } }] as const,
+  ])(
+    'exec transport, read_only with permission %s and approval_policy = "on-request" in codex\'s config: codex exec asks nothing and rejects the escalated command, no file lands',
+    async (_permission, policy: RunPolicy) => {
+      h = await codexHarness({ rules: [ESCALATE_RULE], config: { transport: "exec" } });
+      await setCodexApprovalPolicy(h, "on-request");
+      const run = await runDriver(h.driver, { prompt: "ESCALATE_CMD echo x > exec.txt", policy });
+      expect(run.response?.failure).toBeUndefined();
+      expect(run.recording.asks).toHaveLength(0);
+      expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("approval policy is Never");
+      expect(existsSync(join(h.env.workDir, "exec.txt"))).toBe(false);
+      expect(run.response?.enforcement?.[0]).toMatchObject({ field: "sandbox", value: "read_only", enforced: true });
+    },
+  );
 });

@@ -76,7 +76,9 @@ export class CodexDriver implements Driver {
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
    * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError, InvalidOptionError (field `prompt`,
-   * text over 1,048,576 characters, codex's own limit) before launch; DriverError
+   * text over 1,048,576 characters, codex's own limit) before launch; PolicyCapabilityUnsupportedError
+   * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
+   * permission `inherit` when codex's own approval policy is not `never` (the process ended); DriverError
    * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
@@ -88,9 +90,11 @@ export class CodexDriver implements Driver {
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
+    if (transport === "app-server") {
+      const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema);
+      return { ...response, enforcement: codexEnforcement(request.policy, checked, transport) };
+    }
     const enforcement = codexEnforcement(request.policy, plan, transport);
-    if (transport === "app-server")
-      return { ...(await this.#runAppServer(command, request, sink, signal, plan, outputSchema)), enforcement };
     // `codex exec resume` can only continue the parent's own thread: a fork would share it.
     if (request.session?.fork)
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "codex exec cannot fork a thread; use the app-server transport");
@@ -187,7 +191,7 @@ export class CodexDriver implements Driver {
     signal: AbortSignal,
     plan: CodexPolicyPlan,
     outputSchema: Record<string, unknown> | undefined,
-  ): Promise<DriverResponse> {
+  ): Promise<{ response: DriverResponse; plan: CodexPolicyPlan }> {
     const signature = codexLaunchSignature(command, this.config, request);
     const reusable = request.reuseProcess === true && !request.session?.fork;
     const version = readCheckpointData(request.session?.data).lastTurnId;
@@ -204,16 +208,17 @@ export class CodexDriver implements Driver {
     // No output for stallTimeoutMs (time waiting on a human aside) ends the turn like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(session.proc, { timeoutMs: this.config.stallTimeoutMs, device: "codex" });
     const turnInit = { request, sink: watchdog.sink(sink), signal: AbortSignal.any([signal, watchdog.signal]), plan, outputSchema };
-    const { response, rearm } = await this.#pool.serve(session, async () => {
-      const { response, alive } = await session.runTurn({ ...turnInit, keepAlive: reusable, handBack }).finally(() => watchdog.close());
+    const { response, checked, rearm } = await this.#pool.serve(session, async () => {
+      const turn = await session.runTurn({ ...turnInit, keepAlive: reusable, handBack }).finally(() => watchdog.close());
+      const { response, alive } = turn;
       const threadId = session.threadId;
-      if (alive && handBack) return { response, rearm: true };
+      if (alive && handBack) return { response, checked: turn.plan, rearm: true };
       if (alive && threadId && session.usable) this.#pool.park(threadId, session);
       else if (alive) await session.close();
-      return { response, rearm: false };
+      return { response, checked: turn.plan, rearm: false };
     });
     if (rearm) this.#rearm(signature, session, request, plan);
-    return response;
+    return { response, plan: checked };
   }
 
   /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrPolicyCapabilityUnsupported } from "@adaptor/driver";
 import { isError } from "@adaptor/errors";
 import { CODEX_DESCRIPTOR } from "./descriptor.js";
-import { codexEnforcement, planPolicy } from "./policy.js";
+import { checkInheritedApprovals, codexEnforcement, planPolicy, SANDBOX_UNDER_ASK } from "./policy.js";
 
 describe("codexEnforcement", () => {
   it("exec: -s and -c flags; app server: thread/start settings; ask through approvals, auto_approve through approval_policy never", () => {
@@ -26,7 +26,7 @@ describe("codexEnforcement", () => {
   it("a sandbox accepted on best effort under ask is listed as not enforced, with the reason", () => {
     const policy = { sandbox: "workspace_write", approvals: { permission: "ask" } } as const;
     const plan = planPolicy(policy, CODEX_DESCRIPTOR, true);
-    expect(plan).toMatchObject({ sandbox: "workspace-write", approvalPolicy: "untrusted", sandboxBestEffort: true });
+    expect(plan).toMatchObject({ sandbox: "workspace-write", approvalPolicy: "untrusted", sandboxBestEffort: SANDBOX_UNDER_ASK });
     expect(codexEnforcement(policy, plan, "app-server")).toEqual([
       {
         field: "sandbox",
@@ -71,6 +71,62 @@ describe("planPolicy", () => {
       sandbox: "workspace-write",
       approvalPolicy: "never",
     });
-    expect(planPolicy({ sandbox: "read_only" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "read-only" });
+  });
+
+  it("a confining sandbox with permission unset is planned with approval policy never; unrestricted or no sandbox leaves codex's own", () => {
+    expect(planPolicy({ sandbox: "read_only" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "read-only", approvalPolicy: "never" });
+    expect(planPolicy({ sandbox: "workspace_write" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "workspace-write", approvalPolicy: "never" });
+    expect(planPolicy({ sandbox: "unrestricted" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "danger-full-access" });
+    expect(planPolicy({ webSearch: "deny" }, CODEX_DESCRIPTOR)).toEqual({ webSearch: "disabled" });
+  });
+
+  it("a confining sandbox with permission inherit leaves codex's policy and marks it to be checked once the thread is open", () => {
+    const policy = { sandbox: "read_only", approvals: { permission: "inherit" } } as const;
+    expect(planPolicy(policy, CODEX_DESCRIPTOR)).toEqual({ sandbox: "read-only", inheritedApprovals: "refuse" });
+    expect(planPolicy(policy, CODEX_DESCRIPTOR, true)).toEqual({ sandbox: "read-only", inheritedApprovals: "best_effort" });
+    expect(planPolicy({ sandbox: "unrestricted", approvals: { permission: "inherit" } }, CODEX_DESCRIPTOR)).toEqual({
+      sandbox: "danger-full-access",
+    });
+  });
+});
+
+describe("checkInheritedApprovals", () => {
+  const policy = { sandbox: "workspace_write", approvals: { permission: "inherit" } } as const;
+  const refuse = planPolicy(policy, CODEX_DESCRIPTOR);
+
+  it("codex's own policy never keeps the plan; a plan not marked is kept whatever the policy", () => {
+    expect(checkInheritedApprovals(refuse, "never", policy, "codex")).toBe(refuse);
+    const ask = planPolicy({ approvals: { permission: "inherit" } }, CODEX_DESCRIPTOR);
+    expect(checkInheritedApprovals(ask, "untrusted", { approvals: { permission: "inherit" } }, "codex")).toBe(ask);
+  });
+
+  it.each([
+    "untrusted",
+    "on-request",
+    { granular: { sandbox_approval: false, rules: true, skill_approval: true, request_permissions: true, mcp_elicitations: true } },
+  ] as const)("codex's own policy %j is refused with PolicyCapabilityUnsupportedError", (effective) => {
+    let thrown: unknown;
+    try {
+      checkInheritedApprovals(refuse, effective, policy, "codex");
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isError(thrown, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(thrown).toMatchObject({ driver: "codex", dimension: "sandbox", value: "workspace_write" });
+    expect((thrown as Error).message).toContain(`permission "inherit": codex's own approval policy is ${JSON.stringify(effective)}`);
+    expect((thrown as Error).message).toContain("bestEffortPolicy");
+  });
+
+  it("with best effort the sandbox is reported not enforced, naming codex's policy", () => {
+    const plan = checkInheritedApprovals(planPolicy(policy, CODEX_DESCRIPTOR, true), "on-request", policy, "codex");
+    expect(codexEnforcement(policy, plan, "app-server")).toEqual([
+      {
+        field: "sandbox",
+        value: "workspace_write",
+        enforced: false,
+        mechanisms: [],
+        detail: expect.stringContaining(`best effort accepted): codex's own approval policy is "on-request"`) as string,
+      },
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   type SandboxMode,
 } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
+import type { AskForApproval } from "./protocol/generated/v2/AskForApproval.js";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
 export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
@@ -19,11 +20,17 @@ export interface CodexPolicyPlan {
   /** `web_search` config: `"live"` offers the model the web search tool, `"disabled"` removes it. */
   readonly webSearch?: "live" | "disabled";
   /**
-   * True when the run asks the host (`ask`) under a confining sandbox and accepted best effort
-   * (`bestEffortPolicy`): a command the host approves may run outside the sandbox, so the sandbox
-   * is reported not enforced.
+   * Set when the run accepted best effort (`bestEffortPolicy`) for a confining sandbox that codex's
+   * approval policy can leave (permission `ask`, or `inherit` with codex's own policy other than
+   * `never`): why the sandbox is reported not enforced.
    */
-  readonly sandboxBestEffort?: boolean;
+  readonly sandboxBestEffort?: string;
+  /**
+   * Set for permission `inherit` under a confining sandbox: codex's own approval policy, known only
+   * once `thread/start` / `thread/resume` answered, is checked by {@link checkInheritedApprovals}
+   * before the first turn starts (`"refuse"`, or `"best_effort"` with `bestEffortPolicy`).
+   */
+  readonly inheritedApprovals?: "refuse" | "best_effort";
 }
 
 /** Why a confining sandbox cannot be enforced under `ask` (what codex 0.171.0 does with an approved command). */
@@ -31,6 +38,15 @@ export const SANDBOX_UNDER_ASK =
   "under ask codex runs a command the host approved outside its sandbox when the sandbox blocks it (it retries without " +
   "asking again) or when the model asks for escalated permissions (the approval request looks the same); use auto_approve " +
   "or auto_deny with this sandbox, or ask with sandbox unrestricted";
+
+/** Why a confining sandbox cannot be enforced under codex's own approval policy `policy` (permission `inherit`). */
+export function sandboxUnderInherited(policy: AskForApproval): string {
+  return (
+    `codex's own approval policy is ${JSON.stringify(policy)}: under it codex runs a command the host approved outside its ` +
+    "sandbox (an escalated command, or a retry after the sandbox blocked it); leave the permission unset or use auto_approve " +
+    'or auto_deny with this sandbox, or set approval_policy = "never" in codex\'s config'
+  );
+}
 
 const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
   read_only: "read-only",
@@ -47,7 +63,10 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  *   (its approval broker answers auto modes, docs/design.md "Drivers"): `ask` and `auto_deny` →
  *   `untrusted` (codex asks before every command that is not known-safe and before every file
  *   change; each ask goes to the sink); `auto_approve` → `never` (codex asks nothing and the
- *   sandbox is the bound, so `read_only` stays read-only); `inherit` / unset → codex's own policy.
+ *   sandbox is the bound, so `read_only` stays read-only); unset → `never` under sandbox `read_only`
+ *   or `workspace_write` (the host set a sandbox and no approval mode: the sandbox is the bound),
+ *   otherwise codex's own policy; `inherit` → codex's own policy (under a confining sandbox it is
+ *   checked once the thread is open, {@link checkInheritedApprovals}).
  * - `ask` together with sandbox `read_only` or `workspace_write` is refused ({@link SANDBOX_UNDER_ASK}:
  *   under `untrusted` codex runs an approved command outside its sandbox; under its other policies it
  *   does not ask before a sandboxed command), unless `bestEffort`: then the run goes on and the
@@ -69,13 +88,43 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
     throw error;
   }
   const approvalPolicy =
-    permission === "ask" || permission === "auto_deny" ? "untrusted" : permission === "auto_approve" ? "never" : undefined;
+    permission === "ask" || permission === "auto_deny"
+      ? "untrusted"
+      : permission === "auto_approve" || (permission === undefined && confined)
+        ? "never"
+        : undefined;
   return {
     ...(policy.sandbox ? { sandbox: SANDBOXES[policy.sandbox] } : {}),
     ...(approvalPolicy ? { approvalPolicy } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
-    ...(confined && permission === "ask" ? { sandboxBestEffort: true } : {}),
+    ...(confined && permission === "ask" ? { sandboxBestEffort: SANDBOX_UNDER_ASK } : {}),
+    ...(confined && permission === "inherit" ? { inheritedApprovals: bestEffort ? "best_effort" : "refuse" } : {}),
   } as CodexPolicyPlan;
+}
+
+/**
+ * Checks codex's own approval policy (`effective`, from the `thread/start` / `thread/resume`
+ * answer) for a plan with `inheritedApprovals`: `never` keeps the sandbox the bound and the plan is
+ * returned as is; any other policy (`untrusted`, `on-request`, `granular`) can run a command the
+ * host approved outside the sandbox, so the run is refused, or with best effort the returned plan
+ * reports the sandbox not enforced. A plan without `inheritedApprovals` is returned as is.
+ *
+ * @throws PolicyCapabilityUnsupportedError (dimension `sandbox`) for a policy other than `never`
+ * without best effort.
+ */
+export function checkInheritedApprovals(
+  plan: CodexPolicyPlan,
+  effective: AskForApproval | undefined,
+  policy: RunPolicy | undefined,
+  driverType: string,
+): CodexPolicyPlan {
+  if (!plan.inheritedApprovals || effective === undefined || effective === "never") return plan;
+  const reason = sandboxUnderInherited(effective);
+  if (plan.inheritedApprovals === "best_effort") return { ...plan, sandboxBestEffort: reason };
+  const sandbox = String(policy?.sandbox);
+  const error = new PolicyCapabilityUnsupportedError(driverType, "sandbox", sandbox);
+  error.message = `${driverType}: policy sandbox=${JSON.stringify(sandbox)} cannot be enforced with permission "inherit": ${reason} (or set bestEffortPolicy to run it with the sandbox reported not enforced)`;
+  throw error;
 }
 
 /**
@@ -83,7 +132,7 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
  * codex's own sandbox (`-s` for exec, `thread/start` `sandbox` for the app server), web search by
  * the `web_search` setting, approval modes by codex's `approval_policy` (`untrusted`: codex asks and
  * the SDK's broker answers; `never`: codex asks nothing and its sandbox is the bound). A sandbox the
- * run accepted on best effort (`plan.sandboxBestEffort`) is listed as not enforced.
+ * run accepted on best effort (`plan.sandboxBestEffort`, the reason) is listed as not enforced.
  */
 export function codexEnforcement(
   policy: RunPolicy | undefined,
@@ -93,7 +142,7 @@ export function codexEnforcement(
   const exec = transport === "exec";
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox" && plan.sandboxBestEffort)
-      return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${SANDBOX_UNDER_ASK}` };
+      return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}` };
     if (field === "sandbox")
       return exec
         ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}` }

@@ -37,7 +37,9 @@ describeDriverConformance<CodexFixture>("codex (app-server, real binary)", {
   },
   // 1.4: codex cannot confine a command the host approved under `ask` (it retries it outside the
   // sandbox), so the driver refuses read_only + ask before launch and the kit checks read_only with
-  // auto_approve. 1.2 meets the same refusal for workspace_write + ask and checks each value alone.
+  // auto_approve. 1.2 meets the same refusal for workspace_write + ask, and read_only + inherit
+  // refused once thread/start reported codex's own approval policy (not never; the process ended,
+  // no turn), and checks each value alone.
   concurrent: true,
   makeForeignDriver: () => codex({ transport: "carrier-pigeon" } as unknown as CodexConfig),
   makeMissingDriver: () => codex({ command: "/nonexistent/bin/codex" }),

@@ -17,7 +17,7 @@ import {
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
-import type { CodexPolicyPlan } from "../policy.js";
+import { checkInheritedApprovals, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
@@ -85,9 +85,11 @@ export interface AppServerTurnOutcome {
   readonly response: DriverResponse;
   /** True when the process is still running with its thread loaded (only after a healthy `keepAlive` turn). */
   readonly alive: boolean;
+  /** The turn's plan once checked against codex's own approval policy ({@link checkInheritedApprovals}). */
+  readonly plan: CodexPolicyPlan;
 }
 
-type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider">;
+type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider" | "approvalPolicy">;
 
 /** The turn a session is serving: where its notifications and server requests go. */
 interface ActiveTurn {
@@ -364,6 +366,7 @@ export class AppServerSession implements PooledProcess {
     if (signal.aborted) cancel.start();
 
     let opened: ThreadOpened | undefined;
+    let checked = plan;
     let failure: DriverFailure | undefined;
     let error: unknown;
     let exit: ExitInfo | undefined;
@@ -394,6 +397,9 @@ export class AppServerSession implements PooledProcess {
         await initialized;
       }
       if (opened) {
+        // Under permission inherit, codex's own approval policy decides whether the sandbox holds:
+        // refused here, before the turn starts (the process is ended below).
+        checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
         baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
@@ -516,7 +522,7 @@ export class AppServerSession implements PooledProcess {
       ...(failure ? { failure } : {}),
       ...(exitInfo ? { exit: responseExit(exitInfo) } : {}),
     };
-    return { response, alive };
+    return { response, alive, plan: checked };
   }
 
   /**

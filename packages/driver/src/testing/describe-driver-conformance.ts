@@ -244,8 +244,9 @@ function undeclaredProbes(
  * 1 Descriptor — 1.1 deterministic and well-formed; 1.2 every declared sandbox / web-search /
  *   permission-mode value is accepted for a text turn, and `response.enforcement` lists each explicitly
  *   set one (`inherit` excluded) as enforced, with its mechanisms (the values are combined; a
- *   combination the driver refuses before launch with `ErrPolicyCapabilityUnsupported` or
- *   `ErrHumanDecisionModeUnsupported`, launching nothing, is checked one value at a time instead);
+ *   combination the driver refuses before any turn with `ErrPolicyCapabilityUnsupported` or
+ *   `ErrHumanDecisionModeUnsupported`, having at most started the agent to read its own setting
+ *   (process events and notices only, every process gone), is checked one value at a time instead);
  *   1.3 every undeclared one (and structured output when
  *   neither native nor prompt) is refused before launch with its identity, emitting nothing;
  *   1.4 `read_only` (when declared): the tool turn, approved, leaves no effect (`toolRan()` is false:
@@ -383,8 +384,13 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
               continue;
             }
             // A driver may refuse two declared values together (one cannot be enforced with the
-            // other) before launch, launching nothing: then each value must be accepted on its own.
-            expect(result.recording.events, `${JSON.stringify(policy)} refused: nothing may be launched`).toEqual([]);
+            // other) before any turn: then each value must be accepted on its own. It may have
+            // started the agent only to read the agent's own setting (process events and notices),
+            // which must be gone; nothing of a turn may have happened.
+            const turnEvents = result.recording.events.filter((e) => e.event.type !== "process" && e.event.type !== "notice");
+            expect(turnEvents, `${JSON.stringify(policy)} refused: no turn may start`).toEqual([]);
+            for (const pid of result.recording.pids())
+              expect(alive(pid), `${JSON.stringify(policy)} refused: pid ${pid} ended`).toBe(false);
             for (const single of singleFieldPolicies(policy)) {
               const alone = options.scripted.text(fixture);
               results.push({ policy: single, turn: alone, result: await run(fixture, withPolicy(alone, single)) });
