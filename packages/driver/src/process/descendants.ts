@@ -79,6 +79,11 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** The process group of live `pid` (from its `/proc/<pid>/stat`); undefined when gone or unreadable. */
+export function processGroupOf(pid: number): number | undefined {
+  return readStat(pid)?.pgid;
+}
+
 /** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
 function environHas(pid: number, needle: Buffer): boolean {
   const environ = readProcFile(`${PROC}/${pid}/environ`);

@@ -36,15 +36,20 @@ const KILL_SWEEP_MS = 2_000;
  * Ends what `list` finds: SIGTERM (to the process group of one that leads one) to each pid found,
  * round after round for `graceMs` ({@link sweepUntilGone}: a job that keeps changing its pid is
  * signalled under each), then, if something is still found, SIGKILL the same way for at least
- * {@link KILL_SWEEP_MS}. Never throws; the waits never keep Node alive.
+ * {@link KILL_SWEEP_MS}. `signal` sends one signal to one found pid (default: to the pid, or to
+ * its process group when it leads one); true when sent. Never throws; the waits never keep Node alive.
  * @returns the pids it sent SIGTERM to.
  */
-export async function endSweeping(list: () => number[], graceMs: number): Promise<number[]> {
+export async function endSweeping(
+  list: () => number[],
+  graceMs: number,
+  signal: (pid: number, signal: NodeJS.Signals) => boolean = signalProcess,
+): Promise<number[]> {
   const signalled = new Set<number>();
   const term = (pid: number): void => {
-    if (!signalled.has(pid) && signalProcess(pid, "SIGTERM")) signalled.add(pid);
+    if (!signalled.has(pid) && signal(pid, "SIGTERM")) signalled.add(pid);
   };
   if (!(await sweepUntilGone(list, term, Date.now() + graceMs)))
-    await sweepUntilGone(list, (pid) => signalProcess(pid, "SIGKILL"), Date.now() + Math.max(graceMs, KILL_SWEEP_MS));
+    await sweepUntilGone(list, (pid) => signal(pid, "SIGKILL"), Date.now() + Math.max(graceMs, KILL_SWEEP_MS));
   return [...signalled];
 }

@@ -1,5 +1,5 @@
 import type { CliProcess } from "./cli-process.js";
-import { processEnvHas } from "./descendants.js";
+import { processEnvHas, processGroupOf, signalProcess } from "./descendants.js";
 import { endSweeping, sweepUntilGone } from "./sweep.js";
 
 /**
@@ -31,7 +31,8 @@ export function descendantBaseline(proc: CliProcess): ReadonlySet<number> | unde
  * Ends what a turn left running on a CLI process that stays up for the next turn (a background
  * command the agent started, however detached): every live descendant of `proc` that is not in
  * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}). Waits up to `settleMs` for them
- * to end by themselves, then SIGTERM (to the process group of those that lead one) to each found,
+ * to end by themselves, then SIGTERM to each found (to its whole process group when the group is
+ * not one of `proc`, this process, or a process that stays),
  * round after round for `graceMs` (a job that keeps changing its pid is signalled under each),
  * then SIGKILL the same way to what is still found. Nothing is taken as gone before three listings
  * in a row, 20 ms apart, found nothing. Never throws; the waits never keep Node alive.
@@ -56,5 +57,24 @@ export async function endTurnLeftovers(
     });
   // Left alone while they end by themselves: nothing is signalled before `settleMs`.
   if (await sweepUntilGone(leftovers, () => undefined, Date.now() + options.settleMs)) return [];
-  return endSweeping(leftovers, options.graceMs);
+  // A leftover in a process group of its own making (it called setsid / setpgid) is signalled as
+  // that whole group, in every later round too: one kill reaches the pid it forked since it was
+  // listed, which chasing pids misses on a loaded host. Groups a process that stays belongs to are
+  // never signalled whole.
+  const kept = (): Set<number | undefined> => new Set([process.pid, proc.pid, ...baseline, ...servers].map(processGroupOf));
+  const groups = new Set<number>();
+  const signal = (pid: number, sig: NodeJS.Signals): boolean => {
+    const group = processGroupOf(pid);
+    if (group !== undefined && !groups.has(group) && !kept().has(group)) groups.add(group);
+    let sent = false;
+    for (const known of groups)
+      try {
+        process.kill(-known, sig);
+        sent ||= known === group;
+      } catch {
+        groups.delete(known); // gone
+      }
+    return sent || signalProcess(pid, sig);
+  };
+  return endSweeping(leftovers, options.graceMs, signal);
 }
