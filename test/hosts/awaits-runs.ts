@@ -17,6 +17,8 @@ export interface AwaitingHostConfig {
   readonly env: Record<string, string>;
   /** Added to every prompt: the scripted model's delay directive (`SLOW_MS <n>`). */
   readonly slow: string;
+  /** Only one cold first turn (the run spawns its CLI), then close(). */
+  readonly coldOnly?: boolean;
 }
 
 const config = JSON.parse(process.env.ADAPTOR_HOST ?? "{}") as AwaitingHostConfig;
@@ -37,6 +39,12 @@ async function drain(stream: ReturnType<Agent["stream"]>): Promise<{ reused: boo
   return { reused, text: (await stream.result()).text.slice(0, 20) };
 }
 
+if (config.coldOnly) {
+  step("cold first turn", await drain(agent.stream(`cold ${config.slow}`)));
+  await agent.close();
+  step("closed");
+  process.exit(0);
+}
 step("prewarmed", { count: await agent.prewarm() });
 step("first turn", await drain(agent.stream(`first ${config.slow}`)));
 const thread = agent.thread("held");

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, codexTestEnv, geminiTestEnv, startAnthropicServer, startGeminiServer, startOpenAIServer } from "@adaptor/testkit";
@@ -71,4 +73,25 @@ describe("a host whose only work is awaiting the SDK never exits while a run or 
       await expectEveryStepAwaited({ driver, cwd: env.workDir, env: env.env, slow: SLOW });
     });
   }
+
+  it(
+    "codex: a cold first turn whose CLI exits with its background shell snapshot still running (the sweep after its exit)",
+    { timeout: 180_000 },
+    async () => {
+      const { server, env } = await SERVERS.codex();
+      cleanups.push(
+        () => server.close(),
+        () => env.cleanup(),
+      );
+      // codex snapshots the login shell in the background when a thread starts; a slow profile (as a
+      // loaded machine makes it) keeps that shell running after the turn ended and codex exited, so
+      // the run's end waits for the SDK to end it.
+      await writeFile(join(env.env["HOME"]!, ".bash_profile"), "sleep 5\n");
+      const { code, steps, stderr } = await runAwaitingHost({ driver: "codex", cwd: env.workDir, env: env.env, slow: "", coldOnly: true });
+      expect({ code, steps }, stderr).toEqual({
+        code: 0,
+        steps: [{ step: "cold first turn", reused: false, text: expect.any(String) }, { step: "closed" }],
+      });
+    },
+  );
 });
