@@ -116,6 +116,7 @@ describe("public surface", () => {
       "exitOrTerminate",
       "graceMs",
       "hasRawControl",
+      "holdHostWhile",
       "inspectCli",
       "launchSignature",
       "oneShotTurn",

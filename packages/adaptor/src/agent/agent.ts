@@ -4,6 +4,7 @@ import { UnreadRawFiles } from "./unread-raw.js";
 import { checkInspectOptions, type Driver, type DriverInspection, type InspectOptions, type PrewarmRequest } from "@adaptor/driver";
 import { inspectDriver } from "./inspect-driver.js";
 import { v7 as uuidv7 } from "uuid";
+import { holdHostWhile } from "@adaptor/driver/kit";
 import { ErrAgentClosed, ErrThreadStoreRequired } from "../errors/sentinels.js";
 import { ThreadCatalogUnsupportedError } from "../errors/thread-catalog-unsupported-error.js";
 import {
@@ -279,30 +280,33 @@ export class Agent implements AsyncDisposable {
       controls.end();
       return new Stream(runId, queue, controller, Promise.reject(refusal), controls);
     }
-    const result = Promise.resolve()
-      .then(() =>
-        executeRun({
-          runId,
-          driver: this.driver,
-          prompt: text,
-          ...(images.length > 0 ? { images } : {}),
-          options: merged,
-          queue,
-          controller,
-          controls,
-          eventsDrained,
-          tools: this.#tools.binding(runId, queue, thread && !(thread instanceof AdaptorError) ? thread.key : undefined),
-          ...(parentContext
-            ? { telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) } }
-            : {}),
-          // One lease owner per run: two turns on one key in this agent exclude each other too.
-          ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
+    // A pending run holds the host even where nothing else does (a process being ended, an unref'd timer awaited).
+    const result = holdHostWhile(
+      Promise.resolve()
+        .then(() =>
+          executeRun({
+            runId,
+            driver: this.driver,
+            prompt: text,
+            ...(images.length > 0 ? { images } : {}),
+            options: merged,
+            queue,
+            controller,
+            controls,
+            eventsDrained,
+            tools: this.#tools.binding(runId, queue, thread && !(thread instanceof AdaptorError) ? thread.key : undefined),
+            ...(parentContext
+              ? { telemetry: { parent: parentContext, ...(this.#options.telemetry ? { options: this.#options.telemetry } : {}) } }
+              : {}),
+            // One lease owner per run: two turns on one key in this agent exclude each other too.
+            ...(thread && !(thread instanceof AdaptorError) ? { thread: { ...thread, owner: `${thread.owner}/${runId}` } } : {}),
+          }),
+        )
+        .finally(() => {
+          release();
+          this.#inflight.delete(controller);
         }),
-      )
-      .finally(() => {
-        release();
-        this.#inflight.delete(controller);
-      });
+    );
     result.then(
       (value) => this.#unreadRaw.track(value),
       (error: unknown) => this.#unreadRaw.track(error),
@@ -432,6 +436,8 @@ export class Agent implements AsyncDisposable {
       await this.#tools.close();
       await this.driver.close?.();
     })();
+    // Ending unref'd (parked, pre-warmed) processes holds the host until they were reaped.
+    void holdHostWhile(attempt.catch(() => undefined));
     this.#closing = attempt;
     attempt.catch(() => {
       if (this.#closing === attempt) this.#closeFailed = true;

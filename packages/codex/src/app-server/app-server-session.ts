@@ -533,6 +533,8 @@ export class AppServerSession implements PooledProcess {
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      // A parked or pre-warmed process is unref'd: whoever awaits its end is held until it was reaped.
+      this.proc.ref();
       if (!this.#active && !this.#exited) {
         this.proc.closeStdin();
         await exitOrTerminate(this.proc, this.#graceMs);

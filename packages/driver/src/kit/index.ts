@@ -29,6 +29,7 @@ export {
 } from "./config/common-config.js";
 export { captureConfig, type CapturedConfig } from "./config/capture-config.js";
 export { deepFreeze } from "./deep-freeze.js";
+export { holdHostWhile } from "../process/hold-host.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
 export { responseExit } from "./cancel/response-exit.js";

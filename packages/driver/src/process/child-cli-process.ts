@@ -10,6 +10,7 @@ import { LineFramer, toOutputLine } from "./line-framer.js";
 import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { endSweeping } from "./sweep.js";
+import { holdHostWhile } from "./hold-host.js";
 import { trackChild, untrackChild } from "./live-children.js";
 import type { OutputLine } from "./output-line.js";
 import { OutputTail } from "./output-tail.js";
@@ -231,12 +232,14 @@ export class ChildCliProcess implements CliProcess {
   }
 
   terminate(): Promise<ExitInfo> {
-    this.#terminating ??= this.#runTerminate();
+    // Held until the end: once the child is reaped only unref'd sweep timers are left while its
+    // descendants are ended, and the caller still waits.
+    this.#terminating ??= holdHostWhile(this.#runTerminate());
     return this.#terminating;
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#runClose();
+    this.#closing ??= holdHostWhile(this.#runClose());
     return this.#closing;
   }
 

@@ -90,16 +90,21 @@ export interface CliProcess extends AsyncDisposable {
   readonly exited: Promise<ExitInfo>;
   /**
    * SIGTERM to the whole process group, then SIGKILL to the group after `killGraceMs` if it has not
-   * gone (then `forceKilled: true`). Idempotent: every call returns the same promise. Never rejects.
+   * gone (then `forceKilled: true`), and ends what the CLI left running. Holds the host (even an
+   * {@link unref}'d process) until it settles. Idempotent: every call returns the same promise. Never rejects.
    */
   terminate(): Promise<ExitInfo>;
-  /** Terminates the group if alive, waits for it to be reaped, releases the pipes. Idempotent; never rejects. */
+  /**
+   * Terminates the group if alive, waits for it to be reaped, ends what it left running (its
+   * descendants), releases the pipes. Holds the host until it settles, also after the child was
+   * reaped. Idempotent; never rejects.
+   */
   close(): Promise<void>;
   /**
    * Lets the host exit while the child and its pipes are idle, as Node's `ChildProcess.unref()`
    * and `Socket.unref()` do: for a process parked between turns. Output is still read while the host
    * runs; a host that exits still ends the child (the exit hook). {@link terminate} and
-   * {@link close} hold the host again until the child was reaped. Idempotent.
+   * {@link close} hold the host again until they settle. Idempotent.
    */
   unref(): void;
   /** Undoes {@link unref}: the child and its pipes keep the host alive again (the default). Idempotent. */
