@@ -86,7 +86,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     checkCodexPrompt(request.prompt);
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true);
+    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
@@ -154,7 +154,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     if (this.config.transport === "exec") return false;
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true);
+    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { findError, InvalidOptionError, isError } from "@adaptor/errors";
 import { ErrInvalidDriverConfig, InvalidDriverConfigError } from "@adaptor/driver";
 import { CodexDriver } from "./codex-driver.js";
-import { validateCodexConfig, type CodexConfig } from "./config.js";
+import { configOverrideArgs, validateCodexConfig, type CodexConfig } from "./config.js";
 
 function refusal(config: Parameters<typeof validateCodexConfig>[0]): string | undefined {
   try {
@@ -22,6 +22,19 @@ describe("validateCodexConfig", () => {
     [["-c", "sandbox_mode.extra=1"], "sandbox_mode.extra"],
   ])("refuses extraArgs %j that set the owned config key %s", (extraArgs, key) => {
     expect(refusal({ extraArgs })).toContain(`config key "${key}"`);
+  });
+
+  it.each([[["--yolo"]], [["--yolo=true"]], [["--dangerously-bypass-approvals-and-sandbox"]]])(
+    "refuses %j in extraArgs (--yolo is codex's alias of --dangerously-bypass-approvals-and-sandbox)",
+    (extraArgs) => {
+      expect(refusal({ extraArgs })).toContain("the driver owns it");
+    },
+  );
+
+  it("accepts an array of strings as a configOverrides value and passes it as a TOML array", () => {
+    const overrides = { "sandbox_workspace_write.writable_roots": ["/data", 'a"b'] };
+    expect(refusal({ configOverrides: overrides })).toBeUndefined();
+    expect(configOverrideArgs(overrides)).toEqual(["-c", 'sandbox_workspace_write.writable_roots=["/data","a\\"b"]']);
   });
 
   it("accepts config keys the driver does not own", () => {

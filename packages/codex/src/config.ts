@@ -1,5 +1,6 @@
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
+import { configKeySetBy } from "./config-key.js";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
 /**
@@ -41,10 +42,19 @@ export interface CodexConfig extends CommonDriverConfig {
   readonly codexHome?: string;
   /**
    * Config overrides passed as `-c key=value` (dotted keys; values are TOML-encoded: strings quoted,
-   * numbers and booleans bare). Keys the driver owns (see {@link OWNED_CONFIG_KEYS}) are rejected.
+   * numbers and booleans bare, arrays of strings as TOML arrays). Keys the driver owns (see
+   * {@link OWNED_CONFIG_KEYS}) are rejected. Under sandbox `workspace_write` the driver pins
+   * `sandbox_workspace_write.writable_roots = []` (so codex's config.toml cannot add writable roots)
+   * unless this sets that key, e.g. `{ "sandbox_workspace_write.writable_roots": ["/data"] }`: then
+   * those roots are writable too and `result.enforcement` lists them.
    */
-  readonly configOverrides?: Readonly<Record<string, string | number | boolean>>;
-  /** Extra CLI flags placed before the subcommand's own. Flags the driver owns (see {@link OWNED_FLAGS}) are rejected. */
+  readonly configOverrides?: Readonly<Record<string, string | number | boolean | readonly string[]>>;
+  /**
+   * Extra CLI flags placed after the subcommand. Flags the driver owns (see {@link OWNED_FLAGS}) are
+   * rejected; under sandbox `read_only` / `workspace_write` a run is also refused when these hold a
+   * flag that widens the sandbox (`--add-dir`, `--trust`, `--dangerously-bypass-hook-trust`) or set a
+   * `sandbox_workspace_write.*` key with `-c`.
+   */
   readonly extraArgs?: readonly string[];
   /** `clientInfo.name` sent in `initialize` (codex records it as the thread's originator). Default `"adaptor"`. */
   readonly clientName?: string;
@@ -73,7 +83,11 @@ export interface CodexConfig extends CommonDriverConfig {
   readonly bestEffortPolicy?: boolean;
 }
 
-/** Flags the driver sets itself; `extraArgs` may not contain them (the protocol depends on them). */
+/**
+ * Flags the driver sets itself, or that override what it sets (`--yolo` is codex's hidden alias of
+ * `--dangerously-bypass-approvals-and-sandbox`); `extraArgs` may not contain them, also not as
+ * `--flag=value`.
+ */
 export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--listen",
   "--stdio",
@@ -89,6 +103,8 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--cd",
   "-C",
   "--dangerously-bypass-approvals-and-sandbox",
+  // codex's hidden alias of the flag above
+  "--yolo",
   "--approve-for-me",
   "--search",
   "--remote",
@@ -99,26 +115,21 @@ export const OWNED_FLAGS: readonly string[] = Object.freeze([
 /** Config keys the driver sets from the run policy; `configOverrides` may not set them. */
 export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze(["approval_policy", "sandbox_mode", "web_search", "model"]);
 
-/** The config key an argument sets: `-c k=v`, `--config k=v`, `--config=k=v` or `-ck=v`; else undefined. */
-function configKeySetBy(arg: string, next: string | undefined): string | undefined {
-  const setting =
-    arg === "-c" || arg === "--config"
-      ? next
-      : arg.startsWith("--config=")
-        ? arg.slice("--config=".length)
-        : arg.startsWith("-c") && !arg.startsWith("--")
-          ? arg.slice(2)
-          : undefined;
-  return setting?.split("=", 1)[0]?.trim() || undefined;
-}
-
 const is = optionChecks;
 
 /** Codex's own options with their runtime checks (the common ones come from the kit); a key not listed is refused. */
 const CODEX_CONFIG_SHAPE: OptionShape = {
   transport: is.oneOf("app-server", "exec"),
   codexHome: is.string({ nonEmpty: true }),
-  configOverrides: is.recordOf(is.anyOf("a string, a finite number or a boolean", is.string(), is.number(), is.boolean())),
+  configOverrides: is.recordOf(
+    is.anyOf(
+      "a string, a finite number, a boolean or an array of strings",
+      is.string(),
+      is.number(),
+      is.boolean(),
+      is.arrayOf(is.string()),
+    ),
+  ),
   clientName: is.string({ nonEmpty: true }),
   replyTimeoutMs: is.timerMs({ positive: true }),
   handBackSettleMs: is.timerMs(),
@@ -156,11 +167,16 @@ export function validateCodexConfig(config: CodexConfig | undefined): CodexConfi
   });
 }
 
+/** A config value TOML-encoded: strings as basic strings (a JSON string literal is one), arrays of strings as arrays. */
+export function tomlValue(value: string | number | boolean | readonly string[]): string {
+  return typeof value === "string" || Array.isArray(value) ? JSON.stringify(value) : String(value);
+}
+
 /** `-c key=value` arguments of `configOverrides`, values TOML-encoded. */
-export function configOverrideArgs(overrides: Readonly<Record<string, string | number | boolean>> | undefined): string[] {
+export function configOverrideArgs(
+  overrides: Readonly<Record<string, string | number | boolean | readonly string[]>> | undefined,
+): string[] {
   const args: string[] = [];
-  for (const [key, value] of Object.entries(overrides ?? {})) {
-    args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
-  }
+  for (const [key, value] of Object.entries(overrides ?? {})) args.push("-c", `${key}=${tomlValue(value)}`);
   return args;
 }

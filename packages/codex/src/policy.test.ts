@@ -70,12 +70,17 @@ describe("planPolicy", () => {
     expect(planPolicy({ sandbox: "workspace_write", approvals: { permission: "auto_approve" } }, CODEX_DESCRIPTOR)).toEqual({
       sandbox: "workspace-write",
       approvalPolicy: "never",
+      writableRoots: [],
     });
   });
 
   it("a confining sandbox with permission unset is planned with approval policy never; unrestricted or no sandbox leaves codex's own", () => {
     expect(planPolicy({ sandbox: "read_only" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "read-only", approvalPolicy: "never" });
-    expect(planPolicy({ sandbox: "workspace_write" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "workspace-write", approvalPolicy: "never" });
+    expect(planPolicy({ sandbox: "workspace_write" }, CODEX_DESCRIPTOR)).toEqual({
+      sandbox: "workspace-write",
+      approvalPolicy: "never",
+      writableRoots: [],
+    });
     expect(planPolicy({ sandbox: "unrestricted" }, CODEX_DESCRIPTOR)).toEqual({ sandbox: "danger-full-access" });
     expect(planPolicy({ webSearch: "deny" }, CODEX_DESCRIPTOR)).toEqual({ webSearch: "disabled" });
   });
@@ -128,5 +133,46 @@ describe("checkInheritedApprovals", () => {
         detail: expect.stringContaining(`best effort accepted): codex's own approval policy is "on-request"`) as string,
       },
     ]);
+  });
+});
+
+describe("planPolicy: launch settings that widen a confining sandbox", () => {
+  const refused = (sandbox: "read_only" | "workspace_write" | "unrestricted" | undefined, extraArgs: string[]): boolean => {
+    try {
+      planPolicy(sandbox ? { sandbox } : { webSearch: "deny" }, CODEX_DESCRIPTOR, false, { extraArgs });
+      return false;
+    } catch (error) {
+      return isError(error, ErrPolicyCapabilityUnsupported);
+    }
+  };
+
+  it.each([
+    [["--add-dir", "/data"]],
+    [["--add-dir=/data"]],
+    [["--trust"]],
+    [["--dangerously-bypass-hook-trust"]],
+    [["-c", "sandbox_workspace_write.writable_roots=[]"]],
+    [["--config=sandbox_workspace_write.network_access=true"]],
+  ])("refuses %j under read_only and workspace_write, accepts it without a sandbox or under unrestricted", (extraArgs) => {
+    expect(refused("read_only", extraArgs)).toBe(true);
+    expect(refused("workspace_write", extraArgs)).toBe(true);
+    expect(refused("unrestricted", extraArgs)).toBe(false);
+    expect(refused(undefined, extraArgs)).toBe(false);
+  });
+
+  it("workspace_write pins the writable roots to [] unless configOverrides sets them (then the report lists them)", () => {
+    const policy = { sandbox: "workspace_write" } as const;
+    const pinned = planPolicy(policy, CODEX_DESCRIPTOR);
+    expect(pinned).toMatchObject({ writableRoots: [] });
+    expect(pinned.hostWritableRoots).toBeUndefined();
+    expect(codexEnforcement(policy, pinned, "exec")[0]?.detail).toBe("-s workspace-write; sandbox_workspace_write.writable_roots = []");
+    const host = planPolicy(policy, CODEX_DESCRIPTOR, false, {
+      configOverrides: { "sandbox_workspace_write.writable_roots": ["/data"] },
+    });
+    expect(host).toMatchObject({ writableRoots: ["/data"], hostWritableRoots: true });
+    expect(codexEnforcement(policy, host, "app-server")[0]?.detail).toBe(
+      'thread/start sandbox workspace-write; writable roots besides the working directory (configOverrides sandbox_workspace_write.writable_roots): ["/data"]',
+    );
+    expect(planPolicy({ sandbox: "read_only" }, CODEX_DESCRIPTOR).writableRoots).toBeUndefined();
   });
 });

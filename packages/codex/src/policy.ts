@@ -7,6 +7,7 @@ import {
   type SandboxMode,
 } from "@adaptor/driver";
 import { reportEnforcement } from "@adaptor/driver/kit";
+import { configKeySetBy } from "./config-key.js";
 import type { AskForApproval } from "./protocol/generated/v2/AskForApproval.js";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
@@ -31,6 +32,33 @@ export interface CodexPolicyPlan {
    * before the first turn starts (`"refuse"`, or `"best_effort"` with `bestEffortPolicy`).
    */
   readonly inheritedApprovals?: "refuse" | "best_effort";
+  /**
+   * Sandbox `workspace_write` only: the writable roots besides the working directory. `[]` (the
+   * driver pins `sandbox_workspace_write.writable_roots = []`, so a `writable_roots` line in
+   * codex's config.toml cannot widen the sandbox), or the host's own `configOverrides` value of that
+   * key, passed as it is and listed in the enforcement detail.
+   */
+  readonly writableRoots?: readonly string[] | string | number | boolean;
+  /** True when {@link writableRoots} is the host's own `configOverrides` value, not the driver's pin. */
+  readonly hostWritableRoots?: boolean;
+}
+
+/** The config key of the writable roots codex adds to the `workspace-write` sandbox. */
+export const WRITABLE_ROOTS_KEY = "sandbox_workspace_write.writable_roots";
+
+/**
+ * `extraArgs` flags of `codex exec` 0.171.0 that widen a confining sandbox, refused when the run
+ * sets sandbox `read_only` or `workspace_write` (accepted otherwise): `--add-dir` (another
+ * writable root), `--trust` (loads the project's `.codex/config.toml`, whose sandbox settings and
+ * MCP commands then apply, and saves that trust) and `--dangerously-bypass-hook-trust` (runs
+ * unreviewed hooks, which no sandbox confines).
+ */
+export const SANDBOX_WIDENING_FLAGS: readonly string[] = Object.freeze(["--add-dir", "--trust", "--dangerously-bypass-hook-trust"]);
+
+/** The launch settings {@link planPolicy} checks against the policy. */
+export interface CodexLaunchSettings {
+  readonly extraArgs?: readonly string[];
+  readonly configOverrides?: Readonly<Record<string, string | number | boolean | readonly string[]>>;
 }
 
 /** Why a confining sandbox cannot be enforced under `ask` (what codex 0.171.0 does with an approved command). */
@@ -77,11 +105,18 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  * `read_only` / `workspace_write` with permission `ask` (without `bestEffort`);
  * HumanDecisionModeUnsupportedError for an approval mode the descriptor lacks.
  */
-export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDescriptor, bestEffort = false): CodexPolicyPlan {
+export function planPolicy(
+  policy: RunPolicy | undefined,
+  descriptor: DriverDescriptor,
+  bestEffort = false,
+  launch: CodexLaunchSettings = {},
+): CodexPolicyPlan {
   if (!policy) return {};
   assertPolicySupported(descriptor, policy);
   const permission = policy.approvals?.permission;
   const confined = policy.sandbox === "read_only" || policy.sandbox === "workspace_write";
+  if (confined) refuseWideningArgs(descriptor.type, policy.sandbox!, launch.extraArgs ?? []);
+  const hostRoots = launch.configOverrides?.[WRITABLE_ROOTS_KEY];
   if (confined && permission === "ask" && !bestEffort) {
     const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
     error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be enforced with permission "ask": ${SANDBOX_UNDER_ASK} (or set bestEffortPolicy to run it with the sandbox reported not enforced)`;
@@ -99,7 +134,32 @@ export function planPolicy(policy: RunPolicy | undefined, descriptor: DriverDesc
     ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
     ...(confined && permission === "ask" ? { sandboxBestEffort: SANDBOX_UNDER_ASK } : {}),
     ...(confined && permission === "inherit" ? { inheritedApprovals: bestEffort ? "best_effort" : "refuse" } : {}),
+    ...(policy.sandbox === "workspace_write"
+      ? hostRoots === undefined
+        ? { writableRoots: [] }
+        : { writableRoots: hostRoots, hostWritableRoots: true }
+      : {}),
   } as CodexPolicyPlan;
+}
+
+/**
+ * Refuses `extraArgs` that widen the confining sandbox `sandbox`: a {@link SANDBOX_WIDENING_FLAGS}
+ * flag (also as `--flag=value`), or a `-c`/`--config` setting of `sandbox_workspace_write.*`
+ * (those go through `configOverrides`, where the report lists the writable roots).
+ */
+function refuseWideningArgs(driverType: string, sandbox: SandboxMode, extraArgs: readonly string[]): void {
+  for (const [index, arg] of extraArgs.entries()) {
+    const flag = arg.split("=", 1)[0] ?? arg;
+    const why = SANDBOX_WIDENING_FLAGS.includes(flag)
+      ? `extraArgs hold ${flag}, which lets commands past the sandbox; drop the flag or the sandbox`
+      : configKeySetBy(arg, extraArgs[index + 1])?.startsWith("sandbox_workspace_write.")
+        ? `extraArgs set ${configKeySetBy(arg, extraArgs[index + 1])!}; set it in configOverrides instead (the report then lists it)`
+        : undefined;
+    if (why === undefined) continue;
+    const error = new PolicyCapabilityUnsupportedError(driverType, "sandbox", sandbox);
+    error.message = `${driverType}: policy sandbox=${JSON.stringify(sandbox)} cannot be enforced: ${why}`;
+    throw error;
+  }
 }
 
 /**
@@ -143,10 +203,16 @@ export function codexEnforcement(
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox" && plan.sandboxBestEffort)
       return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}` };
-    if (field === "sandbox")
+    if (field === "sandbox") {
+      const roots = plan.hostWritableRoots
+        ? `; writable roots besides the working directory (configOverrides ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
+        : plan.writableRoots
+          ? `; ${WRITABLE_ROOTS_KEY} = []`
+          : "";
       return exec
-        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}` }
-        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}` };
+        ? { mechanisms: ["cli_flag"], detail: `-s ${String(plan.sandbox)}${roots}` }
+        : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${roots}` };
+    }
     if (field === "webSearch")
       return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
     return plan.approvalPolicy === "never"

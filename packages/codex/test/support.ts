@@ -22,7 +22,8 @@ export interface CodexHarness {
 /** Options of {@link codexHarness}. */
 export interface CodexHarnessOptions {
   readonly rules?: ResponsesScriptRule[];
-  readonly config?: CodexConfig;
+  /** The driver's config, or a function of the environment giving it (for paths inside it). */
+  readonly config?: CodexConfig | ((env: CodexTestEnv) => CodexConfig);
   /** Put the temp root outside /tmp (workspace-write lets codex write anywhere under /tmp and $TMPDIR). */
   readonly outsideTmp?: boolean;
 }
@@ -63,7 +64,8 @@ export async function codexHarness(options: CodexHarnessOptions = {}): Promise<C
   const server = await startOpenAIServer({ rules: options.rules ?? [] });
   if (options.outsideTmp) await mkdir(NON_TMP_PARENT, { recursive: true });
   const env = await codexTestEnv({ server, ...(options.outsideTmp ? { parentDir: NON_TMP_PARENT } : {}) });
-  const driver = codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...options.config });
+  const config = typeof options.config === "function" ? options.config(env) : options.config;
+  const driver = codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config });
   return {
     server,
     env,

@@ -17,7 +17,7 @@ import {
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
-import { checkInheritedApprovals, type CodexPolicyPlan } from "../policy.js";
+import { checkInheritedApprovals, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
@@ -803,12 +803,16 @@ async function openThread(
   data: CodexCheckpointData,
 ): Promise<ThreadOpened> {
   const model = request.model ?? config.model;
+  // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides, `-c` at launch).
+  const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
   const common = {
     cwd,
     ...(model ? { model } : {}),
     ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
-    ...(plan.webSearch ? { config: { web_search: plan.webSearch } } : {}),
+    ...(plan.webSearch || pinRoots
+      ? { config: { ...(plan.webSearch ? { web_search: plan.webSearch } : {}), ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}) } }
+      : {}),
     // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
     ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
     ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),

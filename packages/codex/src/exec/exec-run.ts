@@ -7,7 +7,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
-import type { CodexPolicyPlan } from "../policy.js";
+import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
@@ -54,6 +54,8 @@ export function execArgs(
     "--skip-git-repo-check",
     ...(model ? ["-m", model] : []),
     ...(plan.sandbox ? ["-s", plan.sandbox] : []),
+    // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides).
+    ...(plan.writableRoots !== undefined && !plan.hostWritableRoots ? ["-c", `${WRITABLE_ROOTS_KEY}=[]`] : []),
     ...(plan.approvalPolicy ? ["-c", `approval_policy="${plan.approvalPolicy}"`] : []),
     ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
     ...systemPromptArgs(request, promptFile),
