@@ -66,6 +66,9 @@ export class FleetFront {
     const runOptions: RunOptions =
       typeof settings.runOptions === "function" ? await settings.runOptions(context) : (settings.runOptions ?? {});
     const input = context.input;
+    // A fleet run's prompt is text (its stored form): images are refused rather than dropped.
+    if (context.images.length > 0)
+      throw new HttpError(422, "images_unsupported", "a run on a fleet takes a text prompt; this bridge's fleet cannot carry images");
     let run: BridgeFleetRun;
     try {
       run = await this.#fleet.submit(context.prompt, {
