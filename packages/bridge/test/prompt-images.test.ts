@@ -71,11 +71,18 @@ describe("raw protocol: images in the prompt", () => {
     expect(driver.turns).toHaveLength(0);
   });
 
-  it("an image of another media type is refused with 400 unsupported_image_type", async () => {
-    await serveImages();
-    const response = await postJson(`${served!.url}/runs`, { prompt: [{ type: "image", data: PNG64, mimeType: "image/svg+xml" }] });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unsupported_image_type");
+  it("an image of another media type, or whose bytes are not its declared type, is refused with 400 unsupported_image_type", async () => {
+    const driver = await serveImages();
+    const svg = await postJson(`${served!.url}/runs`, { prompt: [{ type: "image", data: PNG64, mimeType: "image/svg+xml" }] });
+    expect(svg.status).toBe(400);
+    expect(((await svg.json()) as { error: { code: string } }).error.code).toBe("unsupported_image_type");
+    const jpeg = await postJson(`${served!.url}/runs`, { prompt: [{ type: "image", data: PNG64, mimeType: "image/jpeg" }] });
+    expect(jpeg.status).toBe(400);
+    expect(((await jpeg.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: "unsupported_image_type",
+      message: "prompt[0].data is not a image/jpeg image (its first bytes are not that format's)",
+    });
+    expect(driver.turns).toHaveLength(0);
   });
 
   it("more images than maxImages get 413 too_many_images; an image over maxImageBytes gets 413 image_too_large", async () => {

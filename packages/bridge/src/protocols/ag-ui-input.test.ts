@@ -43,10 +43,10 @@ describe("parseAgUiInput", () => {
   it("a binary part with an image mimeType becomes an image of the prompt, as a base64 data: URL", () => {
     const body = input([
       { type: "text", text: "see" },
-      { type: "binary", mimeType: "image/gif", data: "R0lGODlh" },
+      { type: "binary", mimeType: "image/gif", data: "R0lGODlhAQABAAAAACw=" },
     ]);
     const { prompt, images } = parseAgUiInput(body, LIMITS);
-    expect({ prompt, images }).toEqual({ prompt: "see", images: [{ type: "image", url: "data:image/gif;base64,R0lGODlh" }] });
+    expect({ prompt, images }).toEqual({ prompt: "see", images: [{ type: "image", url: "data:image/gif;base64,R0lGODlhAQABAAAAACw=" }] });
   });
 
   it("text parts alone stay a text prompt joined by newlines, without images", () => {
