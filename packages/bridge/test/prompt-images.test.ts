@@ -4,6 +4,8 @@ import type { Message } from "@ag-ui/core";
 import type { DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PromptImage } from "@adaptor/driver";
 import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
+import { Fleet } from "@adaptor/fleet";
+import { freshSchema, PG_URL } from "../../fleet/test/support/pg.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { postJson, readUntil, sseMessages, serve, type Served } from "./support.js";
 
@@ -103,31 +105,34 @@ describe("raw protocol: images in the prompt", () => {
 });
 
 describe("over a fleet: images in the prompt", () => {
-  it("a prompt with an image is refused with 422 images_unsupported before anything is submitted", async () => {
-    const submitted: unknown[] = [];
-    const unused = (): never => {
-      throw new Error("not reached");
-    };
-    const submit = (prompt: unknown): never => {
-      submitted.push(prompt);
-      return unused();
-    };
-    const fleet = {
-      submit,
-      handle: unused,
-      answer: unused,
-      approval: unused,
-    };
-    served = await serve({ fleet: fleet as never });
-    const response = await postJson(`${served.url}/runs`, {
-      prompt: [
-        { type: "text", text: "look" },
-        { type: "image", data: PNG64, mimeType: "image/png" },
-      ],
-    });
-    expect(response.status).toBe(422);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("images_unsupported");
-    expect(submitted).toEqual([]);
+  it.skipIf(!PG_URL)("a prompt with an image survives the fleet: the worker's driver gets the text and the image's bytes", async () => {
+    const schema = freshSchema("bridge_images");
+    const driver = new ImageReferenceDriver({ latencyMs: 0 });
+    const worker = new Fleet({ connectionString: PG_URL!, schema });
+    const front = new Fleet({ connectionString: PG_URL!, schema });
+    try {
+      await worker.start();
+      await worker.worker(new Agent(driver), { concurrency: 1, name: "w1" });
+      await front.start();
+      served = await serve({ fleet: front });
+      const response = await postJson(`${served.url}/runs`, {
+        prompt: [
+          { type: "text", text: "what is in this picture?" },
+          { type: "image", data: PNG64, mimeType: "image/png" },
+        ],
+      });
+      expect(response.status).toBe(200);
+      const events = await readUntil(sseMessages(response), (message) => message.data["type"] === "run-finished");
+      expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
+      expect(driver.turns.map((turn) => turn.prompt)).toEqual(["what is in this picture?"]);
+      expect(driver.turns[0]!.images.map((image) => image.mimeType)).toEqual(["image/png"]);
+      expect(Buffer.from(driver.turns[0]!.images[0]!.data).equals(PNG)).toBe(true);
+    } finally {
+      await served?.close();
+      served = undefined;
+      await front.close();
+      await worker.close();
+    }
   });
 });
 

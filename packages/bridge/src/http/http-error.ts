@@ -15,7 +15,6 @@ export type BridgeErrorCode =
   | "unsupported_image_type"
   | "too_many_images"
   | "image_too_large"
-  | "images_unsupported"
   | "run_id_in_use"
   | "approval_resolved"
   | "approval_expired"
