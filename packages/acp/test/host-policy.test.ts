@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -216,6 +216,39 @@ describe("the host's fs and terminal under the run's policy", () => {
     });
     expect(result.text).toMatch(/^refused: .*outside/);
     expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
+  });
+
+  it("workspace_write: a write through a hard link to an outside file is refused and the outside file is unchanged; a plain file inside is still written", async () => {
+    const a = scripted({ sandboxModes: { workspace_write: "default" } });
+    const policy = { sandbox: "workspace_write" } as const;
+    const victim = join(outside, "victim.txt");
+    await writeFile(victim, "ORIGINAL\n");
+    await link(victim, join(dir, "hardlink.txt"));
+    const result = await a.run(`WRITE ${join(dir, "hardlink.txt")}`, { policy });
+    expect(result.text).toBe(
+      `refused: Invalid request: fs/write_text_file refused by the host: the run's sandbox is workspace_write and ${join(dir, "hardlink.txt")} has 2 hard links (one may be outside ${dir})`,
+    );
+    expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
+    // A file of its own inside the working directory is overwritten in full (no longer content left behind).
+    await writeFile(join(dir, "plain.txt"), "a longer original line\n");
+    expect((await a.run(`WRITE ${join(dir, "plain.txt")}`, { policy })).text).toBe("written");
+    expect(await readFile(join(dir, "plain.txt"), "utf8")).toBe("hello\n");
+    expect((await a.run(`WRITE ${join(dir, "new.txt")}`, { policy })).text).toBe("written");
+    expect(await readFile(join(dir, "new.txt"), "utf8")).toBe("hello\n");
+  });
+
+  it("a write to a path ending in a slash is refused as invalid params, under any sandbox; nothing is created", async () => {
+    await mkdir(join(dir, "sub"));
+    const refusal = (path: string): string =>
+      `refused: Invalid params: fs/write_text_file refused by the host: ${path} ends with "/" (a directory); the path must name a file`;
+    const a = scripted({ sandboxModes: { workspace_write: "default" } });
+    for (const policy of [{ sandbox: "workspace_write" } as const, undefined]) {
+      for (const path of [`${dir}/sub/`, `${dir}/missing/`]) {
+        expect((await a.run(`WRITE ${path}`, policy ? { policy } : {})).text).toBe(refusal(path));
+      }
+    }
+    expect((await readdir(dir)).sort()).toEqual(["sub"]);
+    expect(await readdir(join(dir, "sub"))).toEqual([]);
   });
 
   it("workspace_write: the host's terminal is not offered (a command it spawns is not confined); terminal/create is refused, nothing is written outside", async () => {

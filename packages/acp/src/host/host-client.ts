@@ -27,8 +27,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  * the run's policy, and the approval path of its permission asks.
  * - `read_only`: `fs/write_text_file` and `terminal/create` are refused; without a session mode of
  *   its own, every permission ask for a tool whose ACP kind is not a read is denied unasked.
- * - `workspace_write`: `fs/write_text_file` outside the working directory is refused; every
- *   `terminal/create` is asked about (the terminal is offered only under the `ask` mode).
+ * - `workspace_write`: `fs/write_text_file` outside the working directory, or to a file with more
+ *   than one hard link, is refused; every `terminal/create` is asked about (the terminal is offered only under the `ask` mode).
  * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
  *   ask about first is asked about here, through the same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
@@ -138,8 +138,34 @@ export class HostClient {
     // swapped a link in while the host was asked).
     const target = await this.#checkWrite(path);
     if (target === undefined) await writeFile(path, content, "utf8");
-    else await writeNoFollow(target, content);
+    else await this.#writeInWorkspace(path, target, content);
     return {};
+  }
+
+  /**
+   * Writes `content` to `target` (the checked real path of `path`) without following a symlink in
+   * its last component (`O_NOFOLLOW`): a link put there after the check fails the write instead of
+   * redirecting it. The file is opened without truncating it and checked on the open descriptor
+   * before anything changes: an existing file with more than one hard link is refused (another link
+   * may be outside the working directory), so a file swapped in after the check cannot be reached either.
+   */
+  async #writeInWorkspace(path: string, target: string, content: string): Promise<void> {
+    const file = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o666);
+    try {
+      const stat = await file.stat();
+      if (!stat.isFile())
+        this.#refuse("fs/write_text_file", path, `the run's sandbox is workspace_write and ${path} is not a regular file`);
+      if (stat.nlink > 1)
+        this.#refuse(
+          "fs/write_text_file",
+          path,
+          `the run's sandbox is workspace_write and ${path} has ${stat.nlink} hard links (one may be outside ${this.#cwd})`,
+        );
+      await file.truncate(0);
+      await file.writeFile(content, "utf8");
+    } finally {
+      await file.close();
+    }
   }
 
   /**
@@ -148,6 +174,11 @@ export class HostClient {
    * directory); otherwise `undefined`: the path is written as given.
    */
   async #checkWrite(path: string): Promise<string | undefined> {
+    if (path.endsWith("/") || path.endsWith(sep))
+      throw RequestError.invalidParams(
+        { path },
+        `fs/write_text_file refused by the host: ${path} ends with "/" (a directory); the path must name a file`,
+      );
     if (this.#plan.writes === "deny") this.#refuse("fs/write_text_file", path, "the run's sandbox is read_only");
     if (this.#plan.writes !== "workspace") return undefined;
     const target = await this.#inWorkspace(path);
@@ -243,18 +274,5 @@ export class HostClient {
   /** Ends the turn's terminals. */
   close(): Promise<void> {
     return this.#terminals.close();
-  }
-}
-
-/**
- * Writes `content` to `path` without following a symlink in its last component (`O_NOFOLLOW`): a
- * link put there after the path was checked fails the write instead of redirecting it.
- */
-async function writeNoFollow(path: string, content: string): Promise<void> {
-  const file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
-  try {
-    await file.writeFile(content, "utf8");
-  } finally {
-    await file.close();
   }
 }
