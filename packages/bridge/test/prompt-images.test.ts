@@ -41,23 +41,32 @@ async function serveImages(options: { maxImages?: number; maxImageBytes?: number
   return driver;
 }
 
+/** Runs "what is in this picture?" with the PNG over `raw`; the run must succeed. */
+async function runPicturePrompt(url: string): Promise<void> {
+  const response = await postJson(`${url}/runs`, {
+    prompt: [
+      { type: "text", text: "what is in this picture?" },
+      { type: "image", data: PNG64, mimeType: "image/png" },
+    ],
+  });
+  expect(response.status).toBe(200);
+  const events = await readUntil(sseMessages(response), (message) => message.data["type"] === "run-finished");
+  expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
+}
+
+/** The driver ran one turn: the picture prompt's text and the PNG's bytes. */
+function expectPictureTurn(driver: ImageReferenceDriver): void {
+  expect(driver.turns.map((turn) => [turn.prompt, turn.images.map((image) => image.mimeType)])).toEqual([
+    ["what is in this picture?", ["image/png"]],
+  ]);
+  expect(Buffer.from(driver.turns[0]!.images[0]!.data).equals(PNG)).toBe(true);
+}
+
 describe("raw protocol: images in the prompt", () => {
   it("a prompt of a text part and a base64 image part reaches the driver as the text and the image's bytes", async () => {
     const driver = await serveImages();
-    const response = await postJson(`${served!.url}/runs`, {
-      prompt: [
-        { type: "text", text: "what is in this picture?" },
-        { type: "image", data: PNG64, mimeType: "image/png" },
-      ],
-    });
-    expect(response.status).toBe(200);
-    const events = await readUntil(sseMessages(response), (message) => message.data["type"] === "run-finished");
-    expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
-    expect(driver.turns).toHaveLength(1);
-    expect(driver.turns[0]!.prompt).toBe("what is in this picture?");
-    expect(driver.turns[0]!.images).toHaveLength(1);
-    expect(driver.turns[0]!.images[0]!.mimeType).toBe("image/png");
-    expect(Buffer.from(driver.turns[0]!.images[0]!.data).equals(PNG)).toBe(true);
+    await runPicturePrompt(served!.url);
+    expectPictureTurn(driver);
   });
 
   it("an image named by path is refused with 400 image_source_refused: a page cannot make the server read its files", async () => {
@@ -115,18 +124,8 @@ describe("over a fleet: images in the prompt", () => {
       await worker.worker(new Agent(driver), { concurrency: 1, name: "w1" });
       await front.start();
       served = await serve({ fleet: front });
-      const response = await postJson(`${served.url}/runs`, {
-        prompt: [
-          { type: "text", text: "what is in this picture?" },
-          { type: "image", data: PNG64, mimeType: "image/png" },
-        ],
-      });
-      expect(response.status).toBe(200);
-      const events = await readUntil(sseMessages(response), (message) => message.data["type"] === "run-finished");
-      expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
-      expect(driver.turns.map((turn) => turn.prompt)).toEqual(["what is in this picture?"]);
-      expect(driver.turns[0]!.images.map((image) => image.mimeType)).toEqual(["image/png"]);
-      expect(Buffer.from(driver.turns[0]!.images[0]!.data).equals(PNG)).toBe(true);
+      await runPicturePrompt(served.url);
+      expectPictureTurn(driver);
     } finally {
       await served?.close();
       served = undefined;
