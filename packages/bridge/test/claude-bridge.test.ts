@@ -72,6 +72,32 @@ function alive(pid: number): boolean {
 }
 
 describe("the bridge in front of the real claude binary", { timeout: 180_000 }, () => {
+  it("raw over fetch: an image part of the prompt reaches the model as a base64 image block before the text", async () => {
+    rig = await makeRig();
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    const response = await postJson(`${rig.served.url}/runs`, {
+      prompt: [
+        { type: "text", text: "what is in this picture?" },
+        { type: "image", data: png, mimeType: "image/png" },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const events = await readUntil(sseMessages(response), (message) => message.data["type"] === "run-finished");
+    expect(events.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
+    const blocks = rig.server.requests
+      .filter((request) => request.path === "/v1/messages")
+      .flatMap((request) => (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [])
+      .filter((message) => message.role === "user" && Array.isArray(message.content))
+      .flatMap((message) => message.content as { type: string; source?: unknown; text?: string }[]);
+    expect(blocks).toContainEqual(
+      expect.objectContaining({ type: "image", source: { type: "base64", media_type: "image/png", data: png } }),
+    );
+    const image = blocks.findIndex((block) => block.type === "image");
+    const text = blocks.findIndex((block) => block.type === "text" && block.text?.includes("what is in this picture?") === true);
+    expect(image).toBeGreaterThanOrEqual(0);
+    expect(text).toBeGreaterThan(image);
+  });
+
   it("raw over fetch + eventsource-parser: the client approves one write and denies another; the verdict and files agree", async () => {
     rig = await makeRig();
     const response = await postJson(`${rig.served.url}/runs`, { prompt: "please write two files" });

@@ -433,11 +433,11 @@ if (!PG_URL) {
       expect((refused as FleetQueueFullError).queued).toBe(2);
     });
 
-    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field, suspend outside a thread) with its typed error, and writes nothing to PostgreSQL", async () => {
+    it("submit refuses what agent.run refuses before launch (empty prompt, bad key, unknown option or policy field, suspend outside a thread) and an image JSON cannot carry to another host, with its typed error, and writes nothing to PostgreSQL", async () => {
       const schema = freshSchema("fleet");
       const fleet = new Fleet({ connectionString: url, schema });
       closers.push(() => fleet.close());
-      const refused = async (prompt: string, options: Parameters<Fleet["submit"]>[1]) =>
+      const refused = async (prompt: Parameters<Fleet["submit"]>[0], options: Parameters<Fleet["submit"]>[1]) =>
         fleet.submit(prompt, options).then(
           () => undefined,
           (e: unknown) => e,
@@ -458,6 +458,15 @@ if (!PG_URL) {
       expect((value as InvalidPolicyError).field).toBe("approvals.permission");
       const suspend = await refused("hi", { runOptions: { suspend: {} } });
       expect((suspend as InvalidOptionError).field).toBe("suspend");
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      for (const image of [
+        { type: "image", data: png },
+        { type: "image", path: "/tmp/picture.png" },
+      ] as const) {
+        const error = await refused(["look", image], {});
+        expect(error, Object.keys(image)[1]).toBeInstanceOf(InvalidOptionError);
+        expect(error).toMatchObject({ subject: "fleet submit", field: "prompt[1]" });
+      }
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {

@@ -1,7 +1,16 @@
 import type { IncomingMessage } from "node:http";
 import type { RunAgentInput } from "@ag-ui/core";
 import { checkOptions, InvalidOptionError, optionChecks as is, type OptionCheck } from "@adaptor/errors";
-import type { ApprovalDecision, Result, RunOptions, Stream } from "adaptor";
+import {
+  MAX_PROMPT_IMAGE_BYTES,
+  MAX_PROMPT_IMAGES,
+  type ApprovalDecision,
+  type ImagePart,
+  type Prompt,
+  type Result,
+  type RunOptions,
+  type Stream,
+} from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
 import type { CorsOptions } from "../http/cors.js";
 import type { BridgeFleet } from "../fleet/bridge-fleet.js";
@@ -9,8 +18,11 @@ import { hostRule } from "adaptor";
 
 /** What the bridge runs prompts on: an `Agent` or a `Thread` (anything with their `stream()`). */
 export interface BridgeRunner {
-  /** Starts a run, as `Agent.stream` and `Thread.stream` do. */
-  stream(prompt: string, options?: RunOptions): Stream;
+  /**
+   * Starts a run, as `Agent.stream` and `Thread.stream` do: `prompt` is the text, or text and
+   * images (each a base64 `data:` URL part) when the client sent images.
+   */
+  stream(prompt: Prompt, options?: RunOptions): Stream;
   /**
    * Answers a suspended turn's stored approval and resumes the turn, as `Thread.streamAnswer`
    * does: what an AG-UI run with `resume` entries calls. A runner without it (an `Agent`) refuses
@@ -25,8 +37,13 @@ export type BridgeProtocol = "raw" | "ag-ui";
 /** What the bridge knows about a run request when it picks the runner and the run options. */
 export interface BridgeRunContext {
   readonly protocol: BridgeProtocol;
-  /** The prompt (`raw`: the body's `prompt`; `ag-ui`: the text of the last user message). */
+  /** The prompt's text (`raw`: the body's `prompt` or its text parts; `ag-ui`: the text of the last user message). */
   readonly prompt: string;
+  /**
+   * The prompt's images, in order, each `{ type: "image", url: "data:<type>;base64,..." }`; empty
+   * when the client sent none. The runner is given the text and these.
+   */
+  readonly images: readonly ImagePart[];
   /** `raw`: the body's `threadKey`; `ag-ui`: the input's `threadId`. */
   readonly threadKey: string | undefined;
   /** The AG-UI input, for `ag-ui` runs. */
@@ -82,6 +99,17 @@ export interface BridgeOptions {
   readonly allowedHosts?: readonly string[] | "*";
   /** Largest request body, bytes. Default 1,048,576 (1 MiB); larger bodies get 413. */
   readonly maxBodyBytes?: number;
+  /**
+   * Most images one prompt may carry; more get 413 `too_many_images`. At most `MAX_PROMPT_IMAGES`
+   * (20) of the SDK. Default 8.
+   */
+  readonly maxImages?: number;
+  /**
+   * Most bytes one prompt image may hold, decoded; a larger one gets 413 `image_too_large`. At most
+   * `MAX_PROMPT_IMAGE_BYTES` (5 MiB) of the SDK. Default 5,242,880 (5 MiB). The whole body stays
+   * under `maxBodyBytes` (base64 is 4/3 of the bytes): raise that too for large images.
+   */
+  readonly maxImageBytes?: number;
   /** Longest time a request body may take to arrive; a slower one (a client trickling it byte by byte) gets 408 and the connection is closed. Default 30,000. */
   readonly bodyTimeoutMs?: number;
   /** Interval of keep-alive `: ping` comments. Default 15,000. */
@@ -123,6 +151,8 @@ export interface BridgeSettings {
   readonly cors: CorsOptions | undefined;
   readonly allowedHosts: readonly string[] | "*";
   readonly maxBodyBytes: number;
+  readonly maxImages: number;
+  readonly maxImageBytes: number;
   readonly bodyTimeoutMs: number;
   readonly pingIntervalMs: number;
   readonly writeTimeoutMs: number;
@@ -191,6 +221,8 @@ const SHAPE = {
   cors: corsCheck,
   allowedHosts: allowedHostsCheck,
   maxBodyBytes: is.integer(1),
+  maxImages: is.integer(0, MAX_PROMPT_IMAGES),
+  maxImageBytes: is.integer(1, MAX_PROMPT_IMAGE_BYTES),
   bodyTimeoutMs: is.timerMs({ positive: true }),
   pingIntervalMs: is.timerMs({ positive: true }),
   writeTimeoutMs: is.timerMs({ positive: true }),
@@ -224,6 +256,8 @@ export function resolveBridgeOptions(options: unknown): BridgeSettings {
     cors: checked.cors,
     allowedHosts: checked.allowedHosts ?? [],
     maxBodyBytes: checked.maxBodyBytes ?? 1_048_576,
+    maxImages: checked.maxImages ?? 8,
+    maxImageBytes: checked.maxImageBytes ?? MAX_PROMPT_IMAGE_BYTES,
     bodyTimeoutMs: checked.bodyTimeoutMs ?? 30_000,
     pingIntervalMs: checked.pingIntervalMs ?? 15_000,
     writeTimeoutMs: checked.writeTimeoutMs ?? 30_000,

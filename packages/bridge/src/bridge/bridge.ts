@@ -13,6 +13,7 @@ import { resumeAnswer } from "../protocols/ag-ui-interrupt.js";
 import { checkWireId } from "../protocols/wire-id.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
+import { parseRawPrompt, sdkPrompt, type WirePrompt, type WirePromptLimits } from "../protocols/wire-prompt.js";
 import { secretEnvValues } from "../protocols/public-error.js";
 import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
@@ -39,7 +40,8 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
 /**
  * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
  * `basePath`:
- * - `POST runs`: body `{ "prompt": string, "threadKey"?: string }`, answered with the run as
+ * - `POST runs`: body `{ "prompt": string | parts, "threadKey"?: string }` (parts: `{ "type": "text", "text" }`
+ *   and `{ "type": "image", "data": <base64>, "mimeType" }`, at most `maxImages` of `maxImageBytes`), answered with the run as
  *   SSE in the `raw` protocol (each event as JSON, `id` = its sequence); a `threadKey` for a
  *   runner that is an `Agent` (which runs no thread) is refused with 422 `thread_unsupported`;
  * - `POST ag-ui`: body an AG-UI `RunAgentInput`, answered with AG-UI events as SSE (what
@@ -179,15 +181,23 @@ export class Bridge implements AsyncDisposable {
     const body = await readJsonBody(req, { maxBytes: this.#settings.maxBodyBytes, timeoutMs: this.#settings.bodyTimeoutMs });
     let context: BridgeRunContext;
     if (protocol === "raw") {
-      const { prompt, threadKey, resume } = parseRawBody(body);
-      context = { protocol, prompt, threadKey, input: undefined, request: req, ...(resume ? { resume } : {}) };
+      const { prompt, threadKey, resume } = parseRawBody(body, this.#settings);
+      context = {
+        protocol,
+        prompt: prompt.text,
+        images: prompt.images,
+        threadKey,
+        input: undefined,
+        request: req,
+        ...(resume ? { resume } : {}),
+      };
     } else {
-      const { input, prompt } = parseAgUiInput(body);
+      const { input, prompt, images } = parseAgUiInput(body, this.#settings);
       const resume = input.resume !== undefined && input.resume.length > 0 ? resumeAnswer(input.resume) : undefined;
       if (resume) checkWireId("resume[0].interruptId", resume.approvalId);
       if (!resume) checkPromptText(prompt);
       if (this.#channels.has(input.runId)) throw new HttpError(409, "run_id_in_use", `run ${input.runId} is already known to this bridge`);
-      context = { protocol, prompt, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
+      context = { protocol, prompt, images, threadKey: input.threadId, input, request: req, ...(resume ? { resume } : {}) };
     }
     if (this.#fleet) return this.#fleet.start(res, context, cors);
     const settings = this.#settings;
@@ -212,7 +222,7 @@ export class Bridge implements AsyncDisposable {
       );
     const stream = resume
       ? runner.streamAnswer!(resume.approvalId, resume.decision, runOptions)
-      : runner.stream(context.prompt, runOptions);
+      : runner.stream(sdkPrompt(context.prompt, context.images), runOptions);
     const input = context.input;
     const key = input ? input.runId : stream.runId;
     if (this.#channels.has(key)) {
@@ -338,8 +348,11 @@ export class Bridge implements AsyncDisposable {
   }
 }
 
-function parseRawBody(body: unknown): {
-  prompt: string;
+function parseRawBody(
+  body: unknown,
+  limits: WirePromptLimits,
+): {
+  prompt: WirePrompt;
   threadKey: string | undefined;
   resume: BridgeResume | undefined;
 } {
@@ -351,7 +364,7 @@ function parseRawBody(body: unknown): {
     throw new HttpError(
       400,
       "bad_request",
-      `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string, "threadKey"?: string } or { "threadKey": string, "resume": { "approvalId": string, "decision": ... } }`,
+      `unknown field ${JSON.stringify(unknown[0])}; expected { "prompt": string | parts, "threadKey"?: string } or { "threadKey": string, "resume": { "approvalId": string, "decision": ... } }`,
     );
   if (threadKey !== undefined && (typeof threadKey !== "string" || threadKey === ""))
     throw new HttpError(400, "bad_request", "threadKey must be a non-empty string");
@@ -366,14 +379,16 @@ function parseRawBody(body: unknown): {
       throw new HttpError(400, "bad_request", "resume.approvalId must be a non-empty string");
     checkWireId("resume.approvalId", approvalId);
     return {
-      prompt: "",
+      prompt: { text: "", images: [] },
       threadKey: threadKey as string | undefined,
       resume: { approvalId, decision: decisionOf(parseApprovalAnswer(answer, "resume")) },
     };
   }
-  if (typeof prompt !== "string" || prompt.trim() === "") throw new HttpError(400, "bad_request", "prompt must be a non-empty string");
-  checkPromptText(prompt);
-  return { prompt, threadKey: threadKey as string | undefined, resume: undefined };
+  const parsed = parseRawPrompt(prompt, limits);
+  if (parsed.images.length === 0 && parsed.text.trim() === "")
+    throw new HttpError(400, "bad_request", "prompt must be a non-empty string (or hold an image)");
+  checkPromptText(parsed.text);
+  return { prompt: parsed, threadKey: threadKey as string | undefined, resume: undefined };
 }
 
 /** The body of `POST runs/<key>/cancel`: `{}` or `{ "reason": string }`. */

@@ -1,4 +1,4 @@
-import type { ApprovalDecision, Result, RunOptions } from "adaptor";
+import type { ApprovalDecision, Prompt, Result, RunOptions } from "adaptor";
 
 /** One stored event of a fleet run, as `RunHandle.events()` of `@adaptor/fleet` yields it. */
 export interface BridgeFleetEvent {
@@ -32,13 +32,14 @@ export interface BridgeFleetRun {
  */
 export interface BridgeFleet {
   /**
-   * Submits a run (`runId`: a UUID the bridge derives from an AG-UI `runId`). With `resume`, the
+   * Submits a run (`runId`: a UUID the bridge derives from an AG-UI `runId`; `prompt`: the text, or
+   * the text and images as base64 `data:` URL parts when the client sent images). With `resume`, the
    * run resumes the thread's suspended turn: a worker answers the stored approval with the decision
    * and runs the turn on; a resume of an approval another run resumes (or resumed) is refused
    * with `ApprovalNotPendingError`.
    */
   submit(
-    prompt: string,
+    prompt: Prompt,
     options: {
       readonly threadKey?: string;
       readonly runOptions?: RunOptions;

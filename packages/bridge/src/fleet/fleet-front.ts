@@ -3,6 +3,7 @@ import { v5 as uuidV5, validate as isUuid } from "uuid";
 import { ErrApprovalNotPending, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
 import { decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
 import { HttpError, sendJson } from "../http/http-error.js";
+import { sdkPrompt } from "../protocols/wire-prompt.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
 import type { BridgeProtocol, BridgeRunContext, BridgeSettings } from "../bridge/bridge-options.js";
@@ -68,7 +69,7 @@ export class FleetFront {
     const input = context.input;
     let run: BridgeFleetRun;
     try {
-      run = await this.#fleet.submit(context.prompt, {
+      run = await this.#fleet.submit(sdkPrompt(context.prompt, context.images), {
         ...(context.threadKey !== undefined ? { threadKey: context.threadKey } : {}),
         runOptions,
         ...(input ? { runId: agUiFleetRunId(input.runId) } : {}),

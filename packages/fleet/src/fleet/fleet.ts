@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
-import { checkRunInput, type RunOptions } from "adaptor";
+import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
+import { InvalidOptionError } from "@adaptor/errors";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -170,8 +171,12 @@ export class Fleet implements AsyncDisposable {
    *
    * The prompt and the options are checked first, as `agent.run` checks them before launch, so bad
    * input is refused here and nothing is written to PostgreSQL (not even the fleet's tables).
+   * `prompt` is text, or parts as `agent.run` takes them limited to what JSON carries to another
+   * host: text parts and images as base64 `data:` URLs (`{ type: "image", url }`); the parts are
+   * stored as JSON and the worker's agent gets them as they were given.
    * @throws InvalidOptionError (subject `run`, field `prompt`) for an empty or whitespace-only
    *   prompt (a `resume` runs its stored one: its prompt is ignored); InvalidOptionError (subject
+   *   `"fleet submit"`, field `prompt[i]`) for an image given as bytes or a path (send a `data:` URL); InvalidOptionError (subject
    *   `"run options"`) naming an unknown or mistyped run option; InvalidPolicyError naming an
    *   unknown policy field or a value out of its domain; MalformedStringError for text with a lone
    *   surrogate; InvalidOptionError (field `suspend` or `checkpointFiles`) for those thread-only
@@ -188,13 +193,15 @@ export class Fleet implements AsyncDisposable {
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored).
    */
-  async submit(prompt: string, options: SubmitOptions = {}): Promise<RunHandle> {
-    if (typeof prompt !== "string") throw new TypeError("fleet submit: prompt must be a string");
+  async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
+    if (typeof prompt !== "string" && !Array.isArray(prompt))
+      throw new TypeError("fleet submit: prompt must be a string or an array of parts");
     checkSubmitOptions(options);
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
     const runOptions = jsonRunOptions(options.runOptions);
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
     checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
+    const parts = typeof prompt === "string" ? undefined : jsonPromptParts(prompt);
     const resume = options.resume;
     if (resume !== undefined) {
       if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
@@ -211,7 +218,16 @@ export class Fleet implements AsyncDisposable {
       const open = await tables.open(client, dispatchTopic(o.queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
-      const inserted = await tables.insertRun(client, id, options.threadKey, resume ? "" : prompt, runOptions, stored);
+      const text = typeof prompt === "string" ? prompt : promptText(prompt);
+      const inserted = await tables.insertRun(
+        client,
+        id,
+        options.threadKey,
+        resume ? "" : text,
+        runOptions,
+        stored,
+        resume ? undefined : parts,
+      );
       if (inserted === "exists") throw new FleetRunExistsError(id);
       if (inserted === "claimed")
         throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
@@ -330,4 +346,30 @@ export class Fleet implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * A prompt of parts as JSON: strings and text parts as text parts, images as `{ type: "image", url }`.
+ * @throws InvalidOptionError (subject `"fleet submit"`, field `prompt[i]`) for an image given as bytes or a path.
+ */
+function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
+  return prompt.map((part, index): JsonValue => {
+    if (typeof part === "string") return { type: "text", text: part };
+    if (part.type === "text") return { type: "text", text: part.text };
+    if (part.url === undefined)
+      throw new InvalidOptionError({
+        subject: "fleet submit",
+        field: `prompt[${index}]`,
+        reason: 'an image reaches another host as a base64 data: URL ({ type: "image", url }), not as bytes or a path',
+      });
+    return { type: "image", url: part.url, ...(part.mimeType !== undefined ? { mimeType: part.mimeType } : {}) };
+  });
+}
+
+/** The text of a prompt of parts, its text parts joined by a blank line (as the run joins them). */
+function promptText(prompt: readonly PromptPart[]): string {
+  return prompt
+    .map((part) => (typeof part === "string" ? part : part.type === "text" ? part.text : undefined))
+    .filter((text) => text !== undefined)
+    .join("\n\n");
 }

@@ -29,6 +29,8 @@ export interface RunRow {
   readonly id: string;
   readonly threadKey: string | null;
   readonly prompt: string;
+  /** A prompt of parts (text and images as base64 `data:` URLs), stored as JSON; null for a text prompt (then `prompt`). */
+  readonly promptParts: JsonValue[] | null;
   readonly options: Record<string, JsonValue>;
   readonly attempt: number;
   readonly base: JsonValue;
@@ -118,6 +120,8 @@ export class FleetTables {
       await client.query(
         `ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS resume jsonb, ADD COLUMN IF NOT EXISTS resume_claim text`,
       );
+      // A prompt of parts (text and images): the JSON parts; `prompt` then holds their text.
+      await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS prompt_parts jsonb`);
       await client.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
       );
@@ -150,11 +154,20 @@ export class FleetTables {
     prompt: string,
     options: JsonValue,
     resume?: RunResume,
+    promptParts?: readonly JsonValue[],
   ): Promise<"inserted" | "exists" | "claimed"> {
     const { rowCount } = await client.query(
-      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT DO NOTHING`,
-      [id, threadKey ?? null, prompt, JSON.stringify(options), resume ? JSON.stringify(resume) : null, resume?.approvalId ?? null],
+      [
+        id,
+        threadKey ?? null,
+        prompt,
+        JSON.stringify(options),
+        resume ? JSON.stringify(resume) : null,
+        resume?.approvalId ?? null,
+        promptParts ? JSON.stringify(promptParts) : null,
+      ],
     );
     if (rowCount === 1) return "inserted";
     if (!resume) return "exists";
@@ -193,6 +206,7 @@ export class FleetTables {
       id: string;
       thread_key: string | null;
       prompt: string;
+      prompt_parts: JsonValue[] | null;
       options: Record<string, JsonValue>;
       attempt: number;
       base: JsonValue;
@@ -200,7 +214,7 @@ export class FleetTables {
       committed: boolean;
       resume: RunResume | null;
     }>(
-      `SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
@@ -209,6 +223,7 @@ export class FleetTables {
           id: row.id,
           threadKey: row.thread_key,
           prompt: row.prompt,
+          promptParts: row.prompt_parts,
           options: row.options,
           attempt: row.attempt,
           base: row.base,
@@ -251,6 +266,7 @@ export class FleetTables {
     const { rows } = await this.#pool.query<{
       thread_key: string | null;
       prompt: string;
+      prompt_parts: JsonValue[] | null;
       options: Record<string, JsonValue>;
       base: JsonValue;
       resume: RunResume | null;
@@ -260,10 +276,10 @@ export class FleetTables {
          UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = 1, base = COALESCE(base, $2::jsonb), started_at = COALESCE(started_at, now()),
            last_seq = last_seq + 1
          WHERE id = $1 AND verdict IS NULL AND attempt < 1
-         RETURNING thread_key, prompt, options, base, resume, last_seq, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms),
+         RETURNING thread_key, prompt, prompt_parts, options, base, resume, last_seq, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event) SELECT $1, r.last_seq, 1, $3::jsonb FROM r)
-       SELECT thread_key, prompt, options, base, resume, wait_ms, pg_notify($4, $1::text) FROM r`,
+       SELECT thread_key, prompt, prompt_parts, options, base, resume, wait_ms, pg_notify($4, $1::text) FROM r`,
       [id, JSON.stringify(base), JSON.stringify(started), this.channel],
     );
     const row = rows[0];
@@ -272,6 +288,7 @@ export class FleetTables {
       id,
       threadKey: row.thread_key,
       prompt: row.prompt,
+      promptParts: row.prompt_parts,
       options: row.options,
       attempt: 1,
       base: row.base,

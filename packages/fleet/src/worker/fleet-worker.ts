@@ -5,6 +5,7 @@ import {
   secretEnvValues,
   type Agent,
   type ApprovalRequest,
+  type Prompt,
   type Result,
   type RunOptions,
   type Stream,
@@ -174,7 +175,8 @@ export class FleetWorker {
     const runId = job.id;
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
-      await this.#run(job, run.threadKey, run.prompt, run.options, attempt, suspend, run.resume);
+      const prompt = run.promptParts ? (run.promptParts as unknown as Prompt) : run.prompt;
+      await this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume);
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -207,7 +209,7 @@ export class FleetWorker {
   async #run(
     job: Job<RunJobData>,
     threadKey: string | null,
-    prompt: string,
+    prompt: Prompt,
     stored: Record<string, JsonValue>,
     attempt: number,
     suspend: boolean,
