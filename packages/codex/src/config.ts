@@ -73,6 +73,18 @@ export interface CodexConfig extends CommonDriverConfig {
    */
   readonly handBackSettleMs?: number;
   /**
+   * app-server: how many consecutive model-call retries codex may announce (an `error` notification
+   * with `willRetry: true`, e.g. "Reconnecting... waiting for network") with no model output in
+   * between before the driver ends the turn. The next announcement ends it as `RunError`
+   * `agent_error` carrying codex's last error text and the retry count, and the process is ended.
+   * codex 0.171.0 waits for an unreachable model server without end, whatever
+   * `request_max_retries` / `stream_max_retries` say, at a doubling backoff (about 5, 10, 20, 40 s…),
+   * and those announcements are output, so without this bound only `timeoutMs` would end the run.
+   * With the default 3 an unreachable server ends the run about 35 s after the turn started.
+   * 0 ends the turn at the first announcement. Default 3.
+   */
+  readonly maxModelRetries?: number;
+  /**
    * Accept a run policy this driver cannot enforce, and report it instead of refusing it: today
    * only sandbox `read_only` / `workspace_write` with permission `ask` (under `ask`, codex runs a
    * command the host approved outside its sandbox when the sandbox blocks it, or when the model
@@ -133,6 +145,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
   clientName: is.string({ nonEmpty: true }),
   replyTimeoutMs: is.timerMs({ positive: true }),
   handBackSettleMs: is.timerMs(),
+  maxModelRetries: is.integer(0),
   bestEffortPolicy: is.boolean(),
 };
 
@@ -145,7 +158,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
  * names, an unknown transport, an empty `command`, `model`, `cwd`, `codexHome`
  * or `clientName`, a string holding NUL or a lone UTF-16 surrogate, a `killGraceMs`, `idleMs`
  * or `handBackSettleMs` outside [0, 2^31-1] ms or a `replyTimeoutMs` outside (0, 2^31-1] ms (a Node timer cannot wait
- * longer), a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, an owned flag in `extraArgs` (or an owned
+ * longer), a `maxLineBytes`, `maxRawBytes` or `maxConcurrentSpawns` that is not a positive integer, a `maxModelRetries` that is not an integer ≥ 0, an owned flag in `extraArgs` (or an owned
  * config key set there with `-c`/`--config`), or an owned or malformed key in `configOverrides`.
  */
 export function validateCodexConfig(config: CodexConfig | undefined): CodexConfig {

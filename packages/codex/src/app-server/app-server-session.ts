@@ -47,6 +47,9 @@ const DEVICE = "codex";
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
 /** What codex logs on stderr when it cannot read a message the driver sent (it never answers that request). */
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
+/** Default of `CodexConfig.maxModelRetries`. */
+const MAX_MODEL_RETRIES = 3;
+
 /** Default of `CodexConfig.handBackSettleMs`, ms. */
 const HAND_BACK_SETTLE_MS = 1000;
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
@@ -351,7 +354,7 @@ export class AppServerSession implements PooledProcess {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const data = readCheckpointData(request.session?.data);
-    const turn = new AppServerTurnState((event) => sink.emit(event));
+    const turn = new AppServerTurnState((event) => sink.emit(event), this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
     let markTurnDone: () => void = () => undefined;
     const turnDone = new Promise<void>((resolve) => {
       markTurnDone = resolve;
@@ -442,6 +445,8 @@ export class AppServerSession implements PooledProcess {
         requests.release();
         if (signal.aborted) cancel.start();
         await turnDone;
+        // codex kept retrying a model call it cannot reach: the turn ends here, the process below.
+        if (turn.gaveUp) failure = modelUnreachable(turn.gaveUp);
       }
       // A turn the host interrupted ends with status interrupted: kept, like a completed one.
       interrupted = interruptedByHost && turn.completed?.status === "interrupted";
@@ -833,4 +838,20 @@ async function openThread(
     excludeTurns: true,
     ...common,
   } satisfies ThreadResumeParams);
+}
+
+/**
+ * The verdict of a turn that codex kept retrying a model call for (`CodexConfig.maxModelRetries`):
+ * `agent_error` with codex's last error text and the retry count.
+ */
+function modelUnreachable(gaveUp: NonNullable<AppServerTurnState["gaveUp"]>): DriverFailure {
+  return {
+    reason: "agent_error",
+    message: `model unreachable: codex gave no model output and kept retrying (${gaveUp.retries} retries): ${gaveUp.message}`,
+    details: {
+      retries: gaveUp.retries,
+      rawMessage: gaveUp.message,
+      ...(gaveUp.codexErrorInfo !== undefined && gaveUp.codexErrorInfo !== null ? { codexErrorInfo: gaveUp.codexErrorInfo } : {}),
+    },
+  };
 }

@@ -91,7 +91,9 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
  *   `start` and `end` (codex announces the complete input at once); `item/completed` → `tool-result`
  *   (command output — `aggregatedOutput`, else the `outputDelta`s — and exit code, file changes with their diffs, `isError` for a failure or a decline);
  * - `thread/tokenUsage/updated` of this turn → usage (sum of `last`); `turn/plan/updated` → notice `plan`;
- *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`.
+ *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`;
+ * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
+ *   item, a usage update) in between, end the turn: {@link gaveUp}.
  *
  * Turn isolation: a notification that names a turn is handled only when it names this turn. Until
  * this turn's id is known (the `turn/start` reply, {@link setTurnId}), such notifications are held,
@@ -112,7 +114,15 @@ export class AppServerTurnState {
   completedJson: string | undefined;
   /** Text of the last completed agent message. */
   lastAgentText: string | undefined;
+  /**
+   * Set when codex announced more consecutive model-call retries than the turn allows (see the
+   * constructor): codex's last error text, its `codexErrorInfo` and how many retries it announced.
+   */
+  gaveUp: { readonly message: string; readonly retries: number; readonly codexErrorInfo: unknown } | undefined;
   readonly #emit: Emit;
+  readonly #maxRetries: number;
+  /** Consecutive `willRetry` errors since the last model output. */
+  #retries = 0;
   readonly #items = new Map<string, ThreadItem>();
   readonly #streamed = new Set<string>();
   /** The item id added to {@link #streamed} last (consecutive deltas of one message skip the set). */
@@ -126,8 +136,14 @@ export class AppServerTurnState {
   #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
   #held: { method: string; params: unknown; json: string }[] = [];
 
-  constructor(emit: Emit) {
+  /**
+   * @param maxRetries how many consecutive `error` notifications with `willRetry: true` (codex
+   * retrying a model call) may arrive with no model output in between; the next one ends the turn
+   * ({@link gaveUp}, {@link accept} returns true). Default: no bound.
+   */
+  constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
+    this.#maxRetries = maxRetries;
   }
 
   /** A thread item seen in this turn, by id (file-change approvals only carry the item id). */
@@ -178,6 +194,7 @@ export class AppServerTurnState {
   }
 
   #textDelta(itemId: string, text: string): void {
+    this.#retries = 0;
     this.#streamedItem(itemId);
     this.#emit({ type: "text-delta", text, messageId: itemId });
   }
@@ -192,6 +209,7 @@ export class AppServerTurnState {
 
   /** One delta notification of this turn, parsed or read from its line. */
   #delta(method: DeltaMethod, itemId: string, delta: string): void {
+    this.#retries = 0;
     switch (method) {
       case "item/agentMessage/delta":
         this.#textDelta(itemId, delta);
@@ -260,12 +278,14 @@ export class AppServerTurnState {
         this.#learn(message.method, params, json);
         return false;
       case "item/started":
+        this.#retries = 0;
         this.#started(message.params.item);
         return false;
       case "item/completed":
         this.#completed(message.params.item);
         return false;
       case "thread/tokenUsage/updated": {
+        this.#retries = 0;
         const last = message.params.tokenUsage.last;
         const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0 });
         u.input += last.inputTokens;
@@ -294,7 +314,15 @@ export class AppServerTurnState {
           message: message.params.error.message,
           data: { willRetry: message.params.willRetry, codexErrorInfo: message.params.error.codexErrorInfo },
         });
-        return false;
+        if (!message.params.willRetry || this.gaveUp) return false;
+        this.#retries++;
+        if (this.#retries <= this.#maxRetries) return false;
+        this.gaveUp = {
+          message: message.params.error.message,
+          retries: this.#retries,
+          codexErrorInfo: message.params.error.codexErrorInfo,
+        };
+        return true;
       case "warning":
         this.#emit({ type: "notice", kind: "warning", message: message.params.message });
         return false;

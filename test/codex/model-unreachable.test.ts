@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
+import { codexTestEnv, type CodexTestEnv } from "@adaptor/testkit";
+import { Agent, RunError, type AgentEvent } from "adaptor";
+import { codex, type CodexConfig } from "@adaptor/codex";
+import { alive } from "./support.js";
+
+// A model server nobody listens on: codex 0.171.0 waits for it without end (its retry settings do
+// not bound this wait), announcing each retry; the driver ends the turn after `maxModelRetries`.
+
+let env: CodexTestEnv | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await env?.cleanup();
+  agent = env = undefined;
+});
+
+/** A 127.0.0.1 port that was free a moment ago and has no listener now. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function runAgainstClosedPort(config: CodexConfig): Promise<{ error: unknown; retries: number; pid: number | undefined }> {
+  env = await codexTestEnv({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
+  agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config }));
+  const stream = agent.stream("hello");
+  let retries = 0;
+  let pid: number | undefined;
+  for await (const event of stream as AsyncIterable<AgentEvent>) {
+    if (event.type === "process" && event.kind === "spawn") pid = event.pid;
+    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean }).willRetry) retries++;
+  }
+  const error = await stream.result().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  return { error, retries, pid };
+}
+
+describe("codex with its model server unreachable", () => {
+  it(
+    "ends the turn as agent_error naming the connection failure after maxModelRetries retries, process ended",
+    { timeout: 120_000 },
+    async () => {
+      // maxModelRetries 1: the second retry announcement (about 5 s in, codex's first backoff) ends the turn.
+      const { error, retries, pid } = await runAgainstClosedPort({ maxModelRetries: 1 });
+      expect(error).toBeInstanceOf(RunError);
+      const runError = error as RunError;
+      expect(runError.reason).toBe("agent_error");
+      expect(runError.message).toMatch(/model unreachable/);
+      expect(runError.message).toMatch(/\(2 retries\)/);
+      expect(runError.message).toMatch(/connect|network/i);
+      expect(retries).toBe(2);
+      expect(pid).toBeTypeOf("number");
+      expect(alive(pid!)).toBe(false);
+    },
+  );
+
+  it(
+    "with maxModelRetries 0 ends the turn at codex's first retry announcement",
+    { timeout: 120_000 },
+    async () => {
+      const { error, retries } = await runAgainstClosedPort({ maxModelRetries: 0 });
+      expect((error as RunError).reason).toBe("agent_error");
+      expect((error as RunError).message).toMatch(/\(1 retries\)/);
+      expect(retries).toBe(1);
+    },
+  );
+});
