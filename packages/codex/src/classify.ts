@@ -43,6 +43,20 @@ export function apiMessage(text: string): { message: string; apiError?: Record<s
   return { message: text };
 }
 
+/**
+ * The cause codex logged for its last model-call retry, from its stderr: codex 0.171.0 writes
+ * `WARN codex_core::responses_retry: stream connection failed; waiting to retry turn_id=… error=Connection failed: error sending request retry_delay=5s`
+ * and this returns `"Connection failed: error sending request"` for it; undefined when no such line is there.
+ */
+export function retryCause(stderrTail: string): string | undefined {
+  const lines = plainText(stderrTail).split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = /waiting to retry.*?\berror=(.*?)(?:\s+retry_delay=\S+)?\s*$/.exec(lines[i]!);
+    if (match?.[1]) return match[1];
+  }
+  return undefined;
+}
+
 /** How a codex turn ended, as the classifier needs it (both transports). */
 export interface CodexTurnEnd {
   /** Terminal status: app-server `turn.status`, exec `turn.completed` → `"completed"`, `turn.failed` → `"failed"`; undefined when none arrived. */

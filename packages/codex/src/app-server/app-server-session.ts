@@ -14,7 +14,7 @@ import {
   type PooledProcess,
   responseExit,
 } from "@adaptor/driver/kit";
-import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
+import { classifyCodexTurn, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { checkInheritedApprovals, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
@@ -444,9 +444,9 @@ export class AppServerSession implements PooledProcess {
         if (turn.setTurnId(started.turn.id)) markTurnDone();
         requests.release();
         if (signal.aborted) cancel.start();
+        // Also done when codex kept retrying a model call it cannot reach (turn.gaveUp): the turn
+        // never completes then, so the process is ended below.
         await turnDone;
-        // codex kept retrying a model call it cannot reach: the turn ends here, the process below.
-        if (turn.gaveUp) failure = modelUnreachable(turn.gaveUp);
       }
       // A turn the host interrupted ends with status interrupted: kept, like a completed one.
       interrupted = interruptedByHost && turn.completed?.status === "interrupted";
@@ -499,6 +499,8 @@ export class AppServerSession implements PooledProcess {
     if (this.#readError !== undefined) throw this.#readError;
 
     const completed = turn.completed;
+    // Read once the process ended: its stderr holds the cause of the last retry by then.
+    if (turn.gaveUp) failure ??= modelUnreachable(turn.gaveUp, retryCause(proc.stderrTail()));
     if (!interrupted)
       failure ??= classifyCodexTurn({
         status: completed?.status,
@@ -842,15 +844,16 @@ async function openThread(
 
 /**
  * The verdict of a turn that codex kept retrying a model call for (`CodexConfig.maxModelRetries`):
- * `agent_error` with codex's last error text and the retry count.
+ * `agent_error` with codex's last error text, the cause it logged (`cause`, from its stderr) and the retry count.
  */
-function modelUnreachable(gaveUp: NonNullable<AppServerTurnState["gaveUp"]>): DriverFailure {
+function modelUnreachable(gaveUp: NonNullable<AppServerTurnState["gaveUp"]>, cause: string | undefined): DriverFailure {
   return {
     reason: "agent_error",
-    message: `model unreachable: codex gave no model output and kept retrying (${gaveUp.retries} retries): ${gaveUp.message}`,
+    message: `model unreachable: ${gaveUp.message}${cause ? ` (${cause})` : ""}; no model output after ${gaveUp.retries} ${gaveUp.retries === 1 ? "retry" : "retries"}`,
     details: {
       retries: gaveUp.retries,
       rawMessage: gaveUp.message,
+      ...(cause ? { cause } : {}),
       ...(gaveUp.codexErrorInfo !== undefined && gaveUp.codexErrorInfo !== null ? { codexErrorInfo: gaveUp.codexErrorInfo } : {}),
     },
   };

@@ -197,3 +197,64 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
     expect(readDirectly).toBeGreaterThan(20); // changes inside the ids and deltas are still read
   });
 });
+
+describe("AppServerTurnState model-call retries", () => {
+  const retry = (message = "Reconnecting... waiting for network", willRetry = true) => ({
+    threadId: THREAD,
+    turnId: TURN,
+    willRetry,
+    error: { message, codexErrorInfo: { responseStreamDisconnected: { httpStatusCode: null } }, additionalDetails: null },
+  });
+  function retrying(max: number): AppServerTurnState {
+    const state = new AppServerTurnState(() => undefined, max);
+    state.threadId = THREAD;
+    state.setTurnId(TURN);
+    return state;
+  }
+
+  it("ends the turn at the first willRetry error past maxRetries, keeping codex's last error text", () => {
+    const state = retrying(2);
+    expect(state.accept("error", retry("first"), "")).toBe(false);
+    expect(state.accept("error", retry("second"), "")).toBe(false);
+    expect(state.gaveUp).toBeUndefined();
+    expect(state.accept("error", retry("third"), "")).toBe(true);
+    expect(state.gaveUp).toEqual({
+      message: "third",
+      retries: 3,
+      codexErrorInfo: { responseStreamDisconnected: { httpStatusCode: null } },
+    });
+  });
+
+  it("counts only consecutive retries: model output in between starts the count again", () => {
+    const state = retrying(1);
+    expect(state.accept("error", retry(), "")).toBe(false);
+    feed(state, delta("some text"));
+    expect(state.accept("error", retry(), "")).toBe(false);
+    state.accept(
+      "thread/tokenUsage/updated",
+      {
+        threadId: THREAD,
+        turnId: TURN,
+        tokenUsage: { last: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteInputTokens: 0 } },
+      },
+      "",
+    );
+    expect(state.accept("error", retry(), "")).toBe(false);
+    expect(state.accept("error", retry(), "")).toBe(true);
+    expect(state.gaveUp?.retries).toBe(2);
+  });
+
+  it("an error codex will not retry is not counted (its turn/completed carries the verdict)", () => {
+    const state = retrying(0);
+    expect(state.accept("error", retry("fatal", false), "")).toBe(false);
+    expect(state.gaveUp).toBeUndefined();
+  });
+
+  it("has no bound by default", () => {
+    const state = new AppServerTurnState(() => undefined);
+    state.threadId = THREAD;
+    state.setTurnId(TURN);
+    for (let i = 0; i < 50; i++) expect(state.accept("error", retry(), "")).toBe(false);
+    expect(state.gaveUp).toBeUndefined();
+  });
+});
