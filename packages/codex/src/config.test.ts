@@ -91,6 +91,8 @@ describe("validateCodexConfig: options", () => {
     [{ killGraceMs: Infinity }, "killGraceMs"],
     [{ handBackSettleMs: -1 }, "handBackSettleMs"],
     [{ handBackSettleMs: "1000" }, "handBackSettleMs"],
+    [{ maxModelRetries: -1 }, "maxModelRetries"],
+    [{ maxModelRetries: 1.5 }, "maxModelRetries"],
     [{ clientName: "" }, "clientName"],
     [{ cwd: "/tmp/\uDC00" }, "cwd"],
   ])("refuses the bad value %j naming %s", (config, field) => {
