@@ -33,7 +33,7 @@ async function runAgainstClosedPort(config: CodexConfig): Promise<{ error: unkno
   let pid: number | undefined;
   for await (const event of stream as AsyncIterable<AgentEvent>) {
     if (event.type === "process" && event.kind === "spawn") pid = event.pid;
-    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean }).willRetry) retries++;
+    if (event.type === "notice" && event.kind === "error" && (event.data as { willRetry?: boolean } | undefined)?.willRetry) retries++;
   }
   const error = await stream.result().then(
     () => undefined,
@@ -76,4 +76,17 @@ describe("codex with its model server unreachable", () => {
     expect(retries).toBe(4);
     expect(alive(pid!)).toBe(false);
   });
+
+  it(
+    "exec transport: ends the turn as agent_error naming the connection failure after maxModelRetries retries",
+    { timeout: 120_000 },
+    async () => {
+      const { error, retries, pid } = await runAgainstClosedPort({ transport: "exec", maxModelRetries: 1 });
+      expect(error).toBeInstanceOf(RunError);
+      expect((error as RunError).reason).toBe("agent_error");
+      expect((error as RunError).message).toMatch(/^model unreachable: Reconnecting.*Connection failed.*after 2 retries$/);
+      expect(retries).toBe(0); // exec's error lines carry no willRetry flag
+      expect(alive(pid!)).toBe(false);
+    },
+  );
 });

@@ -105,3 +105,27 @@ export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined 
     },
   };
 }
+
+/** Default of `CodexConfig.maxModelRetries`. */
+export const MAX_MODEL_RETRIES = 3;
+
+/**
+ * The verdict of a turn that codex kept retrying a model call for (`CodexConfig.maxModelRetries`):
+ * `agent_error` with codex's last error text, the cause it logged (`cause`, from its stderr) and the retry count.
+ */
+export function modelUnreachable(
+  gaveUp: { readonly message: string; readonly retries: number; readonly codexErrorInfo?: unknown },
+  logged: string | undefined,
+): DriverFailure {
+  const cause = logged && !gaveUp.message.includes(logged) ? logged : undefined;
+  return {
+    reason: "agent_error",
+    message: `model unreachable: ${gaveUp.message}${cause ? ` (${cause})` : ""}; no model output after ${gaveUp.retries} ${gaveUp.retries === 1 ? "retry" : "retries"}`,
+    details: {
+      retries: gaveUp.retries,
+      rawMessage: gaveUp.message,
+      ...(cause ? { cause } : {}),
+      ...(gaveUp.codexErrorInfo !== undefined && gaveUp.codexErrorInfo !== null ? { codexErrorInfo: gaveUp.codexErrorInfo } : {}),
+    },
+  };
+}

@@ -14,7 +14,7 @@ import {
   type PooledProcess,
   responseExit,
 } from "@adaptor/driver/kit";
-import { classifyCodexTurn, plainText, resumeRefusal, retryCause } from "../classify.js";
+import { classifyCodexTurn, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { checkInheritedApprovals, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
@@ -47,9 +47,6 @@ const DEVICE = "codex";
 const OPTED_OUT = ["account/rateLimits/updated", "remoteControl/status/changed", "thread/status/changed"];
 /** What codex logs on stderr when it cannot read a message the driver sent (it never answers that request). */
 const UNREADABLE_REQUEST = /Failed to deserialize JSONRPCMessage[^\n]*/;
-/** Default of `CodexConfig.maxModelRetries`. */
-const MAX_MODEL_RETRIES = 3;
-
 /** Default of `CodexConfig.handBackSettleMs`, ms. */
 const HAND_BACK_SETTLE_MS = 1000;
 /** Turns listed per `thread/turns/list` page while looking for the committed turn. */
@@ -840,21 +837,4 @@ async function openThread(
     excludeTurns: true,
     ...common,
   } satisfies ThreadResumeParams);
-}
-
-/**
- * The verdict of a turn that codex kept retrying a model call for (`CodexConfig.maxModelRetries`):
- * `agent_error` with codex's last error text, the cause it logged (`cause`, from its stderr) and the retry count.
- */
-function modelUnreachable(gaveUp: NonNullable<AppServerTurnState["gaveUp"]>, cause: string | undefined): DriverFailure {
-  return {
-    reason: "agent_error",
-    message: `model unreachable: ${gaveUp.message}${cause ? ` (${cause})` : ""}; no model output after ${gaveUp.retries} ${gaveUp.retries === 1 ? "retry" : "retries"}`,
-    details: {
-      retries: gaveUp.retries,
-      rawMessage: gaveUp.message,
-      ...(cause ? { cause } : {}),
-      ...(gaveUp.codexErrorInfo !== undefined && gaveUp.codexErrorInfo !== null ? { codexErrorInfo: gaveUp.codexErrorInfo } : {}),
-    },
-  };
 }

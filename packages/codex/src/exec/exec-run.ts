@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { DriverFailure, DriverRequest, DriverResponse, DriverSink, PolicyEnforcement } from "@adaptor/driver";
 import { forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { classifyCodexTurn, plainText, resumeRefusal } from "../classify.js";
+import { classifyCodexTurn, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
@@ -152,7 +152,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     .writeText(request.prompt)
     .catch(() => undefined)
     .finally(() => proc.closeStdin());
-  const turn = new ExecTurnState((event) => sink.emit(event));
+  const turn = new ExecTurnState((event) => sink.emit(event), config.maxModelRetries ?? MAX_MODEL_RETRIES);
   const onAbort = (): void => void proc.terminate();
   runSignal.addEventListener("abort", onAbort, { once: true });
   if (runSignal.aborted) onAbort();
@@ -225,6 +225,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
       cause: new Error(stderrTail || message),
     };
   }
+  if (turn.gaveUp) failure ??= modelUnreachable(turn.gaveUp, retryCause(stderrTail));
   failure ??= classifyCodexTurn({
     status: turn.status,
     ...(turn.errorMessage !== undefined ? { errorMessage: turn.errorMessage } : {}),

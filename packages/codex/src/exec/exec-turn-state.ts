@@ -25,12 +25,23 @@ export class ExecTurnState {
   errorMessage: string | undefined;
   terminal: { event: string; json: string } | undefined;
   lastAgentText: string | undefined;
+  /** Set when codex announced more consecutive model-call retries than allowed (see the constructor). */
+  gaveUp: { readonly message: string; readonly retries: number } | undefined;
   #usage: ExecUsage | undefined;
   readonly #emit: Emit;
   readonly #started = new Set<string>();
+  readonly #maxRetries: number;
+  /** Consecutive retry announcements since the last item. */
+  #retries = 0;
 
-  constructor(emit: Emit) {
+  /**
+   * @param maxRetries how many consecutive retry announcements (an `error` line whose message
+   * starts with codex's `Reconnecting...`) may arrive with no item in between; the next one ends
+   * the turn ({@link gaveUp}, {@link accept} returns true). Default: no bound.
+   */
+  constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
+    this.#maxRetries = maxRetries;
   }
 
   /** Usage from `turn.completed`; undefined when none was reported. */
@@ -56,11 +67,13 @@ export class ExecTurnState {
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn started" });
         return false;
       case "item.started":
+        this.#retries = 0;
         this.#start(event.item);
         return false;
       case "item.updated":
         return false;
       case "item.completed":
+        this.#retries = 0;
         this.#complete(event.item);
         return false;
       case "turn.completed":
@@ -75,7 +88,10 @@ export class ExecTurnState {
         return true;
       case "error":
         this.#emit({ type: "notice", kind: "error", message: event.message });
-        return false;
+        if (!/^Reconnecting\.\.\./.test(event.message) || this.gaveUp) return false;
+        if (++this.#retries <= this.#maxRetries) return false;
+        this.gaveUp = { message: event.message, retries: this.#retries };
+        return true;
       default:
         return false;
     }
