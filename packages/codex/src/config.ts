@@ -73,14 +73,15 @@ export interface CodexConfig extends CommonDriverConfig {
    */
   readonly handBackSettleMs?: number;
   /**
-   * app-server: how many consecutive model-call retries codex may announce (an `error` notification
-   * with `willRetry: true`, e.g. "Reconnecting... waiting for network") with no model output in
-   * between before the driver ends the turn. The next announcement ends it as `RunError`
-   * `agent_error` carrying codex's last error text and the retry count, and the process is ended.
-   * codex 0.171.0 waits for an unreachable model server without end, whatever
+   * How many consecutive model-call retries codex may announce with no model output in between
+   * before the driver ends the turn (app-server: an `error` notification with `willRetry: true`;
+   * exec: an `error` line whose message starts with `Reconnecting...`, e.g. "Reconnecting...
+   * waiting for network"). The next announcement ends the turn as `RunError` `agent_error`
+   * ("model unreachable: …; no model output after N retries", with the cause codex logged) and the
+   * process is ended. codex 0.171.0 waits for an unreachable model server without end, whatever
    * `request_max_retries` / `stream_max_retries` say, at a doubling backoff (about 5, 10, 20, 40 s…),
    * and those announcements are output, so without this bound only `timeoutMs` would end the run.
-   * With the default 3 an unreachable server ends the run about 35 s after the turn started.
+   * With the default 3 an unreachable server ends the run about 35 s after the turn started;
    * 0 ends the turn at the first announcement. Default 3.
    */
   readonly maxModelRetries?: number;
