@@ -247,6 +247,20 @@ describe("timers longer than Node can wait", () => {
   });
 });
 
+describe("a policy value outside its domain", () => {
+  it.each([
+    [{ sandbox: "readonly" }, "sandbox", 'did you mean "read_only"? expected one of "read_only", "workspace_write", "unrestricted"'],
+    [{ sandbox: "workspace-write" }, "sandbox", 'did you mean "workspace_write"?'],
+    [{ approvals: { permission: "auto-approve" } }, "approvals.permission", 'did you mean "auto_approve"?'],
+    [{ webSearch: "nope" }, "webSearch", '; expected one of "allow", "deny"'],
+  ])("names the closest value and lists the domain: %j", async (policy, field, hint) => {
+    const agent = new Agent(okDriver());
+    const error = await agent.run("p", { policy: policy as RunOptions["policy"] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "InvalidPolicyError", field });
+    expect((error as Error).message).toContain(hint);
+  });
+});
+
 describe("a __proto__ key in option data (as JSON.parse makes one)", () => {
   it.each([
     ['{"approvals":{"permission":"ask"},"__proto__":{"sandbox":"unrestricted"}}', "__proto__"],

@@ -5,3 +5,4 @@ export { postgresErrorCode } from "./postgres/postgres-error-code.js";
 export { postgresTransaction, type PostgresTransactionClient, type PostgresTransactionOptions } from "./postgres/postgres-transaction.js";
 export { redactValues } from "./text/redact-values.js";
 export { procStatFields } from "./proc/proc-stat.js";
+export { closestOption } from "./validate/closest-option.js";

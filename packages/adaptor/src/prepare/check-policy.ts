@@ -84,11 +84,11 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
   for (const field of Object.keys(p.approvals ?? {})) {
     if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field");
   }
-  const invalid = (field: string, value: unknown): never => {
-    throw new InvalidPolicyError(driver, field, String(value));
+  const invalid = (field: string, value: unknown, domain?: readonly string[]): never => {
+    throw new InvalidPolicyError(driver, field, String(value), domain);
   };
   const oneOf = (field: string, value: unknown, domain: readonly string[]): void => {
-    if (value !== undefined && (typeof value !== "string" || !domain.includes(value))) invalid(field, value);
+    if (value !== undefined && (typeof value !== "string" || !domain.includes(value))) invalid(field, value, domain);
   };
   oneOf("sandbox", p.sandbox, SANDBOX);
   oneOf("webSearch", p.webSearch, ALLOW_DENY);

@@ -29,11 +29,11 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
     ["browser", policy.browser, ALLOW_DENY, caps.policy.browser],
   ] as const;
   for (const [field, value, domain] of dimensions) {
-    if (value !== undefined && !domain.includes(value)) throw new InvalidPolicyError(driver, field, String(value));
+    if (value !== undefined && !domain.includes(value)) throw new InvalidPolicyError(driver, field, String(value), domain);
   }
   for (const kind of KINDS) {
     const mode = policy.approvals?.[kind];
-    if (mode !== undefined && !MODES[kind].includes(mode)) throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode));
+    if (mode !== undefined && !MODES[kind].includes(mode)) throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode), MODES[kind]);
   }
   for (const [field, value, , supported] of dimensions) {
     if (value !== undefined && !(supported as readonly string[]).includes(value)) {
