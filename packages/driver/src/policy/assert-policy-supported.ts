@@ -33,7 +33,8 @@ export function assertPolicySupported(descriptor: DriverDescriptor, policy: RunP
   }
   for (const kind of KINDS) {
     const mode = policy.approvals?.[kind];
-    if (mode !== undefined && !MODES[kind].includes(mode)) throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode), MODES[kind]);
+    if (mode !== undefined && !MODES[kind].includes(mode))
+      throw new InvalidPolicyError(driver, `approvals.${kind}`, String(mode), MODES[kind]);
   }
   for (const [field, value, , supported] of dimensions) {
     if (value !== undefined && !(supported as readonly string[]).includes(value)) {
