@@ -43,7 +43,8 @@ function bouncerUser(): { uid: number; gid: number } | undefined {
 }
 
 /** The worker's read of a run's row (`FleetTables.run`), as pg_stat_statements normalizes it. */
-const RUN_ROW_READ = /^SELECT id, thread_key, prompt, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM/;
+// The worker's and result()'s read of one run's row, whatever columns it lists.
+const RUN_ROW_READ = /^SELECT id, thread_key, prompt\b[^;]* FROM \S+\.adaptor_fleet_runs WHERE id = \$1$/;
 
 if (!PG_URL) {
   skipWithoutServer("fleet dispatch");
