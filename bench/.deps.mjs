@@ -1,0 +1,1 @@
+import "uuid"; import "p-queue"; import "fastest-levenshtein";

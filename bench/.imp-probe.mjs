@@ -1,0 +1,1 @@
+await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");
