@@ -80,10 +80,10 @@ async function turn(): Promise<number> {
 // Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
 process.stderr.write("turn started\n");
 const endMs = await turn();
-process.stderr.write("turn ended\n");
+process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms turn ended\n`);
 const u = process.resourceUsage();
 await agent.close();
-process.stderr.write("agent closed\n");
+process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms agent closed\n`);
 console.log(
   JSON.stringify({
     timeOrigin: performance.timeOrigin,
