@@ -1,1 +1,0 @@
-import "uuid"; import "p-queue"; import "fastest-levenshtein";

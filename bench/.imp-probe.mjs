@@ -1,1 +1,0 @@
-await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");
