@@ -135,7 +135,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function settleAfterRun(run: DriverRun, caps: DriverCapabilities): Promise<void> {
   if (!caps.processReuse) {
     const deadline = Date.now() + PROCESS_EXIT_WAIT_MS;
-    while (run.recording.pids().some(alive) && Date.now() < deadline) await sleep(100);
+    while (!run.recording.pids().every(processGone) && Date.now() < deadline) await sleep(100);
   }
   await sleep(LATE_EVENT_SETTLE_MS);
 }
