@@ -2,28 +2,12 @@
 // `runFormat: 1` is a host of an earlier version as far as runs go: it submits to and polls the
 // run queue under its own name alone, exactly what versions before prompts of parts did.
 import { afterEach, describe, expect, it } from "vitest";
-import type { DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PromptImage } from "@adaptor/driver";
-import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent, InvalidOptionError } from "adaptor";
 import { Fleet } from "@adaptor/fleet";
+import { ImageReferenceDriver as ImageDriver, PNG } from "./support/image-driver.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
-/** The smallest PNG: a 1x1 transparent pixel. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
 const PICTURE = { type: "image", url: `data:image/png;base64,${PNG.toString("base64")}` } as const;
-
-/** The reference driver with `images` declared, keeping what each turn was given. */
-class ImageDriver extends ReferenceDriver {
-  override readonly descriptor: DriverDescriptor = {
-    ...REFERENCE_DESCRIPTOR,
-    capabilities: { ...REFERENCE_DESCRIPTOR.capabilities, images: true },
-  };
-  readonly turns: { prompt: string; images: readonly PromptImage[] }[] = [];
-  override run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    this.turns.push({ prompt: request.prompt, images: request.images ?? [] });
-    return super.run({ ...request, images: undefined } as DriverRequest, sink, signal);
-  }
-}
 
 describe("run format option", () => {
   it("a fleet pinned to run format 1 refuses a prompt with an image at submit, naming the part, before connecting", async () => {
