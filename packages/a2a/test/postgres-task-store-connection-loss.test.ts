@@ -17,18 +17,14 @@ if (!PG_URL) {
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   afterAll(() => admin.end());
 
-  /** A pool whose next checked-out client has its backend terminated before the transaction's second statement. */
-  function poolTerminatingNextTransaction() {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    return { pool, ...terminateNextTransaction(pool, (pid) => admin.query("SELECT pg_terminate_backend($1)", [pid])) };
-  }
-
   describe("PostgresTaskStore when the server ends a checked-out connection", () => {
     it("a backend terminated mid-save fails it with DriverError SERVICE_UNAVAILABLE; the host survives and the next save works", async () => {
       const schema = freshSchema("a2a_conn_loss");
       const setup = new PostgresTaskStore({ pool: admin, schema });
       await setup.migrate();
-      const { pool, terminated, unheard } = poolTerminatingNextTransaction();
+      // The next client the store checks out has its backend terminated before the transaction's second statement.
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      const { terminated, unheard } = terminateNextTransaction(pool, (pid) => admin.query("SELECT pg_terminate_backend($1)", [pid]));
       const store = new PostgresTaskStore({ pool, schema });
       const context = new ServerCallContext();
       const task = Task.fromJSON({ id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" }, history: [], artifacts: [] });

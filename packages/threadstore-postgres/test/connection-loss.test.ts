@@ -15,18 +15,14 @@ if (!PG_URL) {
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   afterAll(() => admin.end());
 
-  /** A pool whose next checked-out client has its backend terminated before the transaction's second statement. */
-  function poolTerminatingNextTransaction() {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    return { pool, ...terminateNextTransaction(pool, (pid) => admin.query("SELECT pg_terminate_backend($1)", [pid])) };
-  }
-
   describe("PostgresThreadStore when the server ends a checked-out connection", () => {
     it("a backend terminated mid-transaction fails the operation with DriverError SERVICE_UNAVAILABLE; the host survives and the next call works", async () => {
       const schema = freshSchema("conn_loss");
       const setup = new PostgresThreadStore({ pool: admin, schema });
       await setup.migrate();
-      const { pool, terminated, unheard } = poolTerminatingNextTransaction();
+      // The next client the store checks out has its backend terminated before the transaction's second statement.
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      const { terminated, unheard } = terminateNextTransaction(pool, (pid) => admin.query("SELECT pg_terminate_backend($1)", [pid]));
       const store = new PostgresThreadStore({ pool, schema });
       try {
         const err = await store.deleteThread("k1").catch((e: unknown) => e);
