@@ -371,6 +371,52 @@ describe("the host's fs and terminal under the run's policy", () => {
   });
 });
 
+describe("terminal output is the command's bytes, its last outputByteLimit of them", () => {
+  /** What `command` really writes (stdout, then stderr), run directly by a shell: its last 40 characters and its length. */
+  const realOutput = (command: string): { tail: string; bytes: number } => {
+    const out = execFileSync("/bin/sh", ["-c", command], { maxBuffer: 256 * 1024 * 1024 });
+    return { tail: out.toString("utf8").slice(-40), bytes: out.length };
+  };
+  const terminalBytes = async (limit: number | "-", command: string): Promise<unknown> =>
+    JSON.parse((await scripted().run(`TERMINAL_BYTES ${limit} ${command}`, { timeoutMs: 240_000 })).text);
+
+  it("a chatty command (seq 1 200000) completes and the run ends: the tail is the command's real tail, truncated", async () => {
+    const command = "seq 1 200000";
+    const real = realOutput(command);
+    expect(real.bytes).toBeGreaterThan(1024 * 1024);
+    expect(await terminalBytes("-", command)).toEqual({ exitCode: 0, truncated: true, bytes: 1024 * 1024, tail: real.tail });
+  }, 300_000);
+
+  it("yes capped by the output limit (millions of short lines) completes and the run ends, truncated to the limit", async () => {
+    const command = "yes flood | head -c 30000000; echo end";
+    const real = realOutput(command);
+    expect(await terminalBytes(100_000, command)).toEqual({ exitCode: 0, truncated: true, bytes: 100_000, tail: real.tail });
+  }, 300_000);
+
+  it("a line longer than 64 MiB loses nothing after it: the tail and truncated are reported", async () => {
+    const command = "head -c 70000000 /dev/zero | tr '\\0' a; echo; echo after-the-line";
+    expect(await terminalBytes("-", command)).toEqual({
+      exitCode: 0,
+      truncated: true,
+      bytes: 1024 * 1024,
+      tail: `${"a".repeat(24)}\nafter-the-line\n`,
+    });
+  }, 300_000);
+
+  it("blank lines, carriage returns and an unfinished last line are kept as written; not truncated under the limit", async () => {
+    expect(await terminalBytes("-", "printf 'a\\r\\n\\nbé'")).toEqual({
+      exitCode: 0,
+      truncated: false,
+      bytes: 7,
+      tail: "a\r\n\nbé",
+    });
+  });
+
+  it("a bound that cuts a character drops the whole character", async () => {
+    expect(await terminalBytes(3, "printf 'xéé'")).toEqual({ exitCode: 0, truncated: true, bytes: 2, tail: "é" });
+  });
+});
+
 describe("approvals with an edited input", () => {
   it("approve({ updatedInput }) on the agent's own ask throws ErrApprovalEditUnsupported; the tool is denied, nothing is written", async () => {
     const file = join(dir, "edited.txt");

@@ -52,6 +52,8 @@ export class HostTerminals {
       cwd: request.cwd ?? this.#launch.cwd,
       env,
       device: this.#launch.device,
+      // Output is bytes, shown as they came: never split into lines, so no line is too long for it.
+      onStdout: (chunk) => output.push(chunk),
       onStderr: (text) => output.push(text),
       ...(this.#launch.killGraceMs !== undefined ? { killGraceMs: this.#launch.killGraceMs } : {}),
     });
@@ -59,13 +61,6 @@ export class HostTerminals {
     const id = `terminal-${++this.#next}`;
     const terminal: Terminal = { proc, output };
     this.#terminals.set(id, terminal);
-    void (async () => {
-      try {
-        for await (const batch of proc.textBatches()) for (const line of batch) output.push(`${line}\n`);
-      } catch {
-        // a line over the limit: later output is not kept
-      }
-    })();
     void proc.exited.then((exit) => (terminal.exit = exit));
     return { terminalId: id };
   }

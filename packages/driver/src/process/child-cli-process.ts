@@ -23,6 +23,8 @@ export interface ChildCliProcessInit {
   maxLineBytes: number;
   killGraceMs: number;
   onStderr?: ((text: string) => void) | undefined;
+  /** Takes stdout raw, chunk by chunk: stdout is then not framed into lines. */
+  onStdout?: ((chunk: Buffer) => void) | undefined;
   maxRawBytes: number;
   /** The value of `ADAPTOR_PROCESS_TAG` in the child's environment. */
   processTag?: string | undefined;
@@ -47,6 +49,7 @@ export class ChildCliProcess implements CliProcess {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #killGraceMs: number;
   readonly #onStderr: ((text: string) => void) | undefined;
+  readonly #onStdoutChunk: ((chunk: Buffer) => void) | undefined;
   #reaped = false;
   #forceKilled = false;
   #terminated = false;
@@ -96,6 +99,7 @@ export class ChildCliProcess implements CliProcess {
     this.device = init.device;
     this.#killGraceMs = init.killGraceMs;
     this.#onStderr = init.onStderr;
+    this.#onStdoutChunk = init.onStdout;
     this.#stdoutWindow = new OutputTail(init.maxRawBytes);
     this.#stderrWindow = new OutputTail(init.maxRawBytes);
     this.#framer = new LineFramer(init.maxLineBytes, init.device);
@@ -182,6 +186,14 @@ export class ChildCliProcess implements CliProcess {
         device: this.device,
         code: ErrCode.Invalid,
         cause: "stdout has a single consumer (lines(), lineBatches() or textBatches()) and was already taken",
+      });
+    }
+    if (this.#onStdoutChunk) {
+      throw new DriverError({
+        op: "read",
+        device: this.device,
+        code: ErrCode.Invalid,
+        cause: "stdout is taken raw by onStdout",
       });
     }
     this.#linesTaken = true;
@@ -429,6 +441,14 @@ export class ChildCliProcess implements CliProcess {
   #onStdout(chunk: Buffer): void {
     this.#outputBytes += chunk.length;
     this.#stdoutWindow.push(chunk);
+    if (this.#onStdoutChunk) {
+      try {
+        this.#onStdoutChunk(chunk);
+      } catch {
+        // A throwing observer must not break the pipe plumbing.
+      }
+      return;
+    }
     if (this.#consumerGone || this.#readError) return;
     try {
       const lines = this.#parsing ? this.#framer.push(chunk, this.#parseLine) : this.#framer.push(chunk);
@@ -444,7 +464,7 @@ export class ChildCliProcess implements CliProcess {
   #onStdoutEnd(): void {
     if (this.#stdoutDone) return;
     this.#stdoutDone = true;
-    if (!this.#consumerGone && !this.#readError) {
+    if (!this.#consumerGone && !this.#readError && !this.#onStdoutChunk) {
       try {
         this.#enqueue(this.#parsing ? this.#framer.end(this.#parseLine) : this.#framer.end());
       } catch (err) {

@@ -306,6 +306,22 @@ describe("spawnCli", () => {
     expect(proc.stderrTail().endsWith("x last words")).toBe(true);
   });
 
+  it("onStdout takes stdout raw (a line over maxLineBytes, blank lines, CR and an unfinished line as written); lines() is refused", async () => {
+    const chunks: Buffer[] = [];
+    await using proc = await nodeScript("process.stdout.write('x'.repeat(3000) + '\\n\\r\\n\\nend é')", {
+      maxLineBytes: 1000,
+      onStdout: (chunk) => {
+        chunks.push(Buffer.from(chunk));
+        throw new Error("observer failure is ignored");
+      },
+    });
+    expect(() => proc.lines()).toThrow(expect.objectContaining({ op: "read", code: ErrCode.Invalid }) as Error);
+    expect(() => proc.textBatches()).toThrow(expect.objectContaining({ op: "read", code: ErrCode.Invalid }) as Error);
+    await proc.exited;
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(`${"x".repeat(3000)}\n\r\n\nend é`);
+    expect(proc.takeOutput().stdout).toBe(`${"x".repeat(3000)}\n\r\n\nend é`);
+  });
+
   it("exited resolves with the exit code and never rejects; terminate after exit returns the same info", async () => {
     const proc = await nodeScript("process.exit(7)");
     const info = await proc.exited;

@@ -81,6 +81,7 @@ export async function spawnCli(options: SpawnOptions): Promise<CliProcess> {
     maxRawBytes,
     processTag,
     onStderr: options.onStderr,
+    onStdout: options.onStdout,
     parseLine: options.parseLine,
   });
 }

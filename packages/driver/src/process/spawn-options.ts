@@ -35,4 +35,11 @@ export interface SpawnOptions {
   killGraceMs?: number;
   /** Called with each decoded stderr chunk (UTF-8, never split inside a character). Exceptions are ignored. */
   onStderr?: (text: string) => void;
+  /**
+   * Takes stdout raw instead of as lines: called with each chunk read (bytes as they came, a
+   * character may be split between two chunks), in order. Stdout is then not framed (no line
+   * limit applies) and `lines()`, `lineBatches()` and `textBatches()` throw a DriverError `INVALID`
+   * (op `"read"`). For output that is shown, not parsed (a terminal). Exceptions are ignored.
+   */
+  onStdout?: (chunk: Buffer) => void;
 }
