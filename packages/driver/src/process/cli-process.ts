@@ -81,8 +81,9 @@ export interface CliProcess extends AsyncDisposable {
    */
   stderrTail(maxBytes?: number): string;
   /**
-   * Pids of the live processes the CLI started (its process tree, and every process carrying its
-   * process tag), from a fresh `/proc` scan: what ending the CLI would end now. Undefined where they
+   * Pids of the live processes the CLI started (its process tree, every process carrying its
+   * process tag, and every process in a session or process group one of those was seen in, the
+   * host's own excepted), from a fresh `/proc` scan: what ending the CLI would end now. Undefined where they
    * cannot be found (not Linux). Synchronous; never throws.
    */
   liveDescendants(): number[] | undefined;

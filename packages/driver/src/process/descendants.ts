@@ -6,6 +6,8 @@ interface ProcStat {
   readonly pid: number;
   readonly ppid: number;
   readonly pgid: number;
+  /** Session id: the pid of the process that created the session (setsid). */
+  readonly sid: number;
   /** Start time in clock ticks since boot: with the pid, identifies the process (pids are reused). */
   readonly start: string;
 }
@@ -103,7 +105,7 @@ function readStat(pid: number): ProcStat | undefined {
   const fields = stat.toString("latin1", stat.lastIndexOf(0x29) + 2).split(" ");
   const state = fields[0];
   if (state === "Z" || state === "X") return undefined; // dead, only waiting to be reaped
-  return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "" };
+  return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), start: fields[19] ?? "" };
 }
 
 /**
@@ -273,6 +275,13 @@ export class DescendantTracker {
   readonly #root: number;
   readonly #tag: Buffer | undefined;
   readonly #known = new Map<number, string>();
+  /**
+   * Sessions and process groups its processes were seen in (the CLI's own included), kept after
+   * they end: each was created by one of them (a process only enters a session or group it
+   * creates, or one of its parent's), so whatever is still in one was started by them.
+   */
+  readonly #sessions = new Set<number>();
+  readonly #groups = new Set<number>();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
 
@@ -280,7 +289,51 @@ export class DescendantTracker {
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
-    this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+    const rootStat = readStat(root);
+    this.#rootStart = Number(rootStat?.start ?? Number.NaN);
+    if (rootStat) this.#noteSession(rootStat);
+  }
+
+  /** The value of {@link PROCESS_TAG_VAR} it looks for (`NAME=value`), if any. */
+  get tagEntry(): Buffer | undefined {
+    return this.#tag;
+  }
+
+  /** The CLI's start time in clock ticks since boot (NaN when unknown). */
+  get rootStart(): number {
+    return this.#rootStart;
+  }
+
+  /** Whether `pid` is a remembered descendant. */
+  knows(pid: number): boolean {
+    return this.#known.has(pid);
+  }
+
+  /** Remembers `stat`'s process as a descendant (one found by its tag) and the session and group it is in. */
+  adopt(stat: ProcStat): void {
+    this.#known.set(stat.pid, stat.start);
+    this.#noteSession(stat);
+  }
+
+  #noteSession(stat: ProcStat): void {
+    this.#sessions.add(stat.sid);
+    this.#groups.add(stat.pgid);
+  }
+
+  /**
+   * Adds every live process younger than the CLI that is in a session or process group one of its
+   * processes was seen in ({@link #sessions}): a job that cleared its environment (no tag) and left
+   * the tree is still in the session a tagged process created. The session and group of this
+   * process (the host) are never taken, whatever was seen in them.
+   */
+  #refreshSessions(all: Map<number, ProcStat> = scan()): void {
+    const host = readStat(process.pid);
+    for (const stat of all.values()) {
+      if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
+      if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
+      if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
+      if (this.#sessions.has(stat.sid) || this.#groups.has(stat.pgid)) this.#known.set(stat.pid, stat.start);
+    }
   }
 
   /** The CLI's pid. */
@@ -303,12 +356,16 @@ export class DescendantTracker {
    * every process started since the CLI that carries its tag), forgets the dead.
    */
   refresh(all: Map<number, ProcStat> = scan(), deep = false): void {
-    for (const [pid, start] of this.#known) if (all.get(pid)?.start !== start) this.#known.delete(pid);
+    for (const [pid, start] of this.#known) {
+      const stat = all.get(pid);
+      if (stat?.start !== start) this.#known.delete(pid);
+      else this.#noteSession(stat);
+    }
     if (deep && this.#tag) {
       for (const stat of all.values()) {
         if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
         if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-        if (environHas(stat.pid, this.#tag)) this.#known.set(stat.pid, stat.start);
+        if (environHas(stat.pid, this.#tag)) this.adopt(stat);
       }
     }
     const children = childrenIndex(all);
@@ -317,10 +374,11 @@ export class DescendantTracker {
       const parent = queue.pop() as number;
       for (const pid of children.get(parent) ?? []) {
         if (pid === this.#root || this.#known.has(pid)) continue;
-        this.#known.set(pid, (all.get(pid) as ProcStat).start);
+        this.adopt(all.get(pid) as ProcStat);
         queue.push(pid);
       }
     }
+    if (deep) this.#refreshSessions(all);
   }
 
   /**
@@ -331,7 +389,11 @@ export class DescendantTracker {
    */
   refreshTree(): boolean {
     if (!hasChildrenFiles()) return false;
-    for (const [pid, start] of this.#known) if (readStat(pid)?.start !== start) this.#known.delete(pid);
+    for (const [pid, start] of this.#known) {
+      const stat = readStat(pid);
+      if (stat?.start !== start) this.#known.delete(pid);
+      else this.#noteSession(stat);
+    }
     const queue = [this.#root, ...this.#known.keys()];
     while (queue.length > 0) {
       const parent = queue.pop() as number;
@@ -339,7 +401,7 @@ export class DescendantTracker {
         if (pid === this.#root || this.#known.has(pid)) continue;
         const stat = readStat(pid);
         if (!stat || stat.ppid !== parent) continue; // ended, or moved, since its parent's list was read
-        this.#known.set(pid, stat.start);
+        this.adopt(stat);
         queue.push(pid);
       }
     }
@@ -381,7 +443,7 @@ export class DescendantTracker {
           if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
           const stat = readStat(pid);
           if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-          if (environHas(pid, this.#tag)) this.#known.set(pid, stat.start);
+          if (environHas(pid, this.#tag)) this.adopt(stat);
         }
         below = holder;
         holder = self ? process.ppid : holderStat?.ppid;
@@ -392,7 +454,8 @@ export class DescendantTracker {
 
   /** {@link refreshDeepTree}, or where the kernel has no children lists the full deep {@link refresh}. */
   refreshDeep(): void {
-    if (!this.refreshDeepTree()) this.refresh(undefined, true);
+    if (this.refreshDeepTree()) this.#refreshSessions();
+    else this.refresh(undefined, true);
   }
 
   /**
@@ -497,7 +560,64 @@ export function refreshAllTrackers(strategy?: "walk" | "scan"): "walk" | "scan" 
       tracker.refresh(all);
     }
   }
+  adoptTaggedOrphans();
   return served;
+}
+
+/** Orphans {@link adoptTaggedOrphans} read the environment of, by pid (their start time): not read again. */
+let checkedOrphans = new Map<number, string>();
+
+/**
+ * Where the kernel has children lists: hands each watched tracker the processes carrying its tag
+ * among those an orphan is handed to (children of this process and of its ancestors, as
+ * {@link DescendantTracker.refreshDeepTree} reads them), each orphan's environment read once. A
+ * job whose shell exited is then seen while it still carries the tag, with the session and group
+ * it is in, even when it clears its environment and forks before the CLI ends.
+ */
+function adoptTaggedOrphans(): void {
+  if (poller.trackers.size === 0 || !hasChildrenFiles()) return;
+  let oldestRoot = Infinity;
+  const byTag = new Map<string, DescendantTracker>();
+  for (const tracker of poller.trackers) {
+    const entry = tracker.tagEntry;
+    if (!entry) continue;
+    byTag.set(entry.toString("latin1"), tracker);
+    oldestRoot = Math.min(oldestRoot, Number.isNaN(tracker.rootStart) ? -Infinity : tracker.rootStart);
+  }
+  if (byTag.size === 0) return;
+  const roots = ownedRoots();
+  const checked = new Map<number, string>();
+  let below: number | undefined;
+  for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
+    const self: boolean = holder === process.pid;
+    const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
+    for (const pid of (self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder)) ?? []) {
+      if (pid === below || roots.has(pid)) continue;
+      const stat = readStat(pid);
+      if (!stat || Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
+      checked.set(pid, stat.start);
+      if (checkedOrphans.get(pid) === stat.start) continue;
+      const tag = tagEntryOf(pid);
+      const tracker = tag === undefined ? undefined : byTag.get(tag);
+      if (tracker && !tracker.knows(pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
+    }
+    below = holder;
+    holder = self ? process.ppid : holderStat?.ppid;
+  }
+  checkedOrphans = checked;
+}
+
+/** The `ADAPTOR_PROCESS_TAG=<value>` entry of `pid`'s initial environment, if it has one. */
+function tagEntryOf(pid: number): string | undefined {
+  const environ = readProcFile(`${PROC}/${pid}/environ`);
+  if (!environ) return undefined;
+  const name = `${PROCESS_TAG_VAR}=`;
+  for (let at = environ.indexOf(name, 0, "latin1"); at !== -1; at = environ.indexOf(name, at + 1, "latin1")) {
+    if (at !== 0 && environ[at - 1] !== 0) continue;
+    const end = environ.indexOf(0, at);
+    return environ.toString("latin1", at, end === -1 ? environ.length : end);
+  }
+  return undefined;
 }
 
 /**

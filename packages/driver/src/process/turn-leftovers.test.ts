@@ -2,7 +2,14 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
-import { endTurnLeftovers } from "./turn-leftovers.js";
+import { spawnCli } from "./spawn-cli.js";
+import { descendantBaseline, endTurnLeftovers } from "./turn-leftovers.js";
+
+/** Polls until `check` holds (true) or `ms` passed (false). */
+async function until(check: () => boolean, ms = 20_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true;
+  return check();
+}
 
 /** Pids of live processes whose command line names `marker`. */
 function naming(marker: string): number[] {
@@ -54,5 +61,51 @@ describe("endTurnLeftovers", () => {
       }
     },
     30_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "a job that left the tree, then cleared its environment and forked, is ended by the session a process of the turn created; processes the turn did not start are left alone",
+    async () => {
+      const marker = `leftover-session-${process.pid}-${Date.now()}`;
+      const node = process.execPath;
+      const forever = `-e "setInterval(() => {}, 1000)"`;
+      // The shape of the escape: a detached shell (a session of its own) leaves a subshell that waits
+      // outside the tree with the tag, then clears its environment and forks the job.
+      const shape = `( sleep 3; exec env -i /bin/sh -c '( exec ${node} ${forever} ${marker}-job ) & exit 0' ) & exit 0`;
+      const script = `process.stdin.on("data", () => require("child_process").spawn("/bin/sh", ["-c", ${JSON.stringify(shape)}], { detached: true, stdio: "ignore" }).unref()); setInterval(() => {}, 1000);`;
+      await using proc = await spawnCli({ command: node, args: ["-e", script], device: "node", killGraceMs: 500 });
+      // Started by the host, after the CLI: in the host's session, and in a session of their own.
+      const other = `not-the-turn-${process.pid}-${Date.now()}`;
+      const foreign = [
+        spawn(node, ["-e", "setInterval(() => {}, 1000)", `${other}-host`], { stdio: "ignore" }),
+        spawn(node, ["-e", "setInterval(() => {}, 1000)", `${other}-own-session`], { stdio: "ignore", detached: true }),
+      ];
+      try {
+        const baseline = descendantBaseline(proc);
+        await proc.writeText("go\n");
+        // The tagged subshell and the shell it became are gone: only the untagged job is left, outside the CLI's tree.
+        // (The CLI's own command line names the marker too.)
+        const turn = (): number[] => naming(marker).filter((pid) => pid !== proc.pid);
+        const isJob = (pid: number): boolean => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").includes(`${marker}-job`);
+          } catch {
+            return false; // ended meanwhile
+          }
+        };
+        expect(await until(() => turn().length === 1 && isJob(turn()[0]!))).toBe(true);
+        const job = turn()[0]!;
+        expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain("ADAPTOR_PROCESS_TAG");
+        await endTurnLeftovers(proc, baseline, { settleMs: 0, graceMs: 1_000 });
+        expect(await until(() => turn().length === 0)).toBe(true);
+        expect(naming(`${other}-host`)).toHaveLength(1);
+        expect(naming(`${other}-own-session`)).toHaveLength(1);
+        expect(naming(marker)).toEqual([proc.pid]); // the CLI itself stays
+      } finally {
+        for (const child of foreign) child.kill("SIGKILL");
+        for (const pid of [...naming(marker), ...naming(other)]) process.kill(pid, "SIGKILL");
+      }
+    },
+    60_000,
   );
 });
