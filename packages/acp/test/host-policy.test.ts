@@ -290,6 +290,28 @@ describe("the host's fs and terminal under the run's policy", () => {
     }
   }, 60_000);
 
+  it("after reads of a FIFO the host's own file reads still work and Node exits by itself once the agent is closed", async () => {
+    const fifo = join(dir, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    await writeFile(join(dir, "plain.txt"), "hello");
+    const acpIndex = new URL("../src/index.ts", import.meta.url).href;
+    const script = `import { Agent } from "adaptor";
+import { acp } from ${JSON.stringify(acpIndex)};
+import { readFile } from "node:fs/promises";
+const agent = new Agent(acp({ command: process.execPath, args: [${JSON.stringify(AGENT)}], cwd: ${JSON.stringify(dir)}, inheritEnv: false, env: { PATH: process.env.PATH }, askMode: "default" }));
+const answers = await Promise.all([1, 2, 3, 4].map(() => agent.run(${JSON.stringify(`READ ${fifo}`)}).then((r) => r.text)));
+await agent.close();
+console.log(JSON.stringify({ answers: answers.map((a) => a.slice(0, 8)), plain: await readFile(${JSON.stringify(join(dir, "plain.txt"))}, "utf8") }));`;
+    const tsx = fileURLToPath(new URL("../../../node_modules/tsx/dist/esm/index.mjs", import.meta.url));
+    // Ends by itself or is killed at the safety timeout (then the exit status is not 0).
+    const out = execFileSync(process.execPath, ["--conditions=source", "--import", tsx, "--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      timeout: 90_000,
+      encoding: "utf8",
+    });
+    expect(JSON.parse(out)).toEqual({ answers: Array(4).fill("refused:"), plain: "hello" });
+  }, 120_000);
+
   it("a read larger than the host's read limit is refused with its size (a 5 GB sparse file is not read); its first lines are still served by line and limit", async () => {
     const huge = join(dir, "huge.log");
     await writeFile(huge, "first\nsecond\nthird\n");
