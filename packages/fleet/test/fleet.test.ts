@@ -587,20 +587,30 @@ if (!PG_URL) {
       await client.connect();
       try {
         const { rows: queues } = await client.query(
-          `SELECT policy, retry_limit, retry_delay, retry_backoff, retry_delay_max, heartbeat_seconds FROM ${schema}_boss.queue WHERE name = $1`,
-          [queue],
+          `SELECT name, policy, retry_limit, retry_delay, retry_backoff, retry_delay_max, heartbeat_seconds FROM ${schema}_boss.queue WHERE name = ANY($1) ORDER BY name`,
+          [[queue, `${queue}.format-2`]],
         );
-        // The backoff is set; what the old queue had otherwise (its policy, attempts, heartbeat) is kept.
+        // The backoff is set; what the old queue had otherwise (its policy, attempts, heartbeat) is
+        // kept. The queue of run format 2 (this version's runs) is made with the backoff.
+        const backoff = {
+          policy: "key_strict_fifo",
+          retry_limit: 3,
+          retry_delay: 1,
+          retry_backoff: true,
+          retry_delay_max: 30,
+          heartbeat_seconds: 10,
+        };
         expect(queues).toEqual([
-          { policy: "key_strict_fifo", retry_limit: 3, retry_delay: 1, retry_backoff: true, retry_delay_max: 30, heartbeat_seconds: 10 },
+          { name: queue, ...backoff },
+          { name: `${queue}.format-2`, ...backoff },
         ]);
         const { rows: jobs } = await client.query(
-          `SELECT id::text AS id, retry_delay, retry_backoff, retry_delay_max FROM ${schema}_boss.job WHERE name = $1 ORDER BY created_on`,
-          [queue],
+          `SELECT name, id::text AS id, retry_delay, retry_backoff, retry_delay_max FROM ${schema}_boss.job WHERE name = ANY($1) ORDER BY created_on`,
+          [[queue, `${queue}.format-2`]],
         );
         expect(jobs).toEqual([
-          { id: queuedBefore, retry_delay: 0, retry_backoff: false, retry_delay_max: null },
-          { id: handle.id, retry_delay: 1, retry_backoff: true, retry_delay_max: 30 },
+          { name: queue, id: queuedBefore, retry_delay: 0, retry_backoff: false, retry_delay_max: null },
+          { name: `${queue}.format-2`, id: handle.id, retry_delay: 1, retry_backoff: true, retry_delay_max: 30 },
         ]);
       } finally {
         await client.end();
