@@ -309,7 +309,7 @@ export class AppServerSession implements PooledProcess {
       ;
       await new Promise((resolve) => setTimeout(resolve, 20))
     ) {
-      const live = this.proc.liveDescendants();
+      const live = await this.proc.listDescendants();
       if (live === undefined) return false;
       if (live.length === 0) return true;
       if (Date.now() >= end) return false;
@@ -402,7 +402,7 @@ export class AppServerSession implements PooledProcess {
         checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
-        baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
+        baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
           input: [
