@@ -42,7 +42,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   type: "claude",
   displayName: "Claude Code",
   capabilities: {
-    sessions: { resume: true, fork: true, fromCheckpoint: true },
+    // modelSwitch: `--resume` with another `--model` continues the transcript (test/claude/model-switch.test.ts).
+    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).

@@ -75,20 +75,25 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
 }
 
 /**
- * The thread's compatibility fingerprint for this run.
+ * The thread's compatibility fingerprints for this run: the one its commit writes, first, then the
+ * others a stored record may hold and still be continued. A driver whose resumed sessions can
+ * switch models (`sessions.modelSwitch`) leaves the run's model out; a record written while the
+ * model was still part of it is accepted when that model is the run's.
  * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
  * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
  */
-function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): string {
+function fingerprintsOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): readonly [string, ...string[]] {
   try {
-    return threadFingerprint({
+    const parts = {
       driverType,
       model: prep.options.model,
       workspace: ctx.workspace ?? prep.options.cwd,
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
       hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
-    });
+    };
+    if (prep.driver.descriptor.capabilities.sessions.modelSwitch !== true) return [threadFingerprint(parts)];
+    return [threadFingerprint({ ...parts, model: undefined }), threadFingerprint(parts)];
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw threadError(ErrThreadIncompatible, `thread ${ctx.key}: the driver config cannot be fingerprinted: ${why}`, error);
@@ -108,7 +113,8 @@ function threadError(sentinel: Sentinel, message: string, cause?: unknown): Adap
 export class ThreadTurn {
   readonly #ctx: ThreadContext;
   readonly #lease: Lease;
-  readonly #fingerprint: string;
+  /** The fingerprint the commit writes, then any other a continued record may hold. */
+  readonly #fingerprints: readonly [string, ...string[]];
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
@@ -130,7 +136,7 @@ export class ThreadTurn {
   private constructor(init: {
     ctx: ThreadContext;
     lease: Lease;
-    fingerprint: string;
+    fingerprints: readonly [string, ...string[]];
     driverType: string;
     queue: EventQueue;
     onLeaseLost: (error: AdaptorError) => void;
@@ -141,7 +147,7 @@ export class ThreadTurn {
     this.#telemetry = init.telemetry;
     this.#portable = init.portable;
     this.#lease = init.lease;
-    this.#fingerprint = init.fingerprint;
+    this.#fingerprints = init.fingerprints;
     this.#driverType = init.driverType;
     this.#queue = init.queue;
     let lease = init.lease;
@@ -208,7 +214,7 @@ export class ThreadTurn {
     const transfer = prep.driver.sessions;
     const portable =
       store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes, key) : undefined;
-    const fingerprint = fingerprintOf(ctx, prep, driverType, portable !== undefined);
+    const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
       const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
@@ -223,7 +229,7 @@ export class ThreadTurn {
     } catch (error) {
       throw threadBusyError(key, error) ?? error;
     }
-    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
+    const turn = new ThreadTurn({ ctx, lease, fingerprints, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
     try {
       await turn.#resolve(prep);
       return turn;
@@ -401,8 +407,8 @@ export class ThreadTurn {
         ? `driver ${record.driverType} != ${this.#driverType}`
         : sessionFilesOf(record.codec) === null
           ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
-          : record.fingerprint !== this.#fingerprint
-            ? "fingerprint changed (driver type, model, workspace, identity, driver config or host tools and their revisions)"
+          : !this.#fingerprints.includes(record.fingerprint)
+            ? "fingerprint changed (driver type, workspace, identity, driver config, host tools and their revisions, or the model where the driver cannot switch it)"
             : undefined;
     if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
   }
@@ -525,7 +531,7 @@ export class ThreadTurn {
       status: "active",
       driverType: this.#driverType,
       identity: this.#ctx.identity,
-      fingerprint: this.#fingerprint,
+      fingerprint: this.#fingerprints[0],
       codec: codecOf(filesAt),
       checkpoint: response.checkpoint,
       createdAt: keep?.createdAt ?? now,
