@@ -72,9 +72,11 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * turn to start when called early.
    *
    * @param text - the message, non-empty.
-   * @returns `true` once the CLI took the message; `false` when the run had ended (not delivered).
+   * @returns `true` once the CLI took the message into the running turn; `false` when the run had
+   * ended, or its turn was ending as the message came (not delivered, no `input.accepted`).
    * @throws TypeError (rejected) for an empty `text`; FeatureUnsupportedError (rejected) when the
-   * driver cannot take a message during a turn (`capabilities.turnControl.send`).
+   * driver cannot take a message during a turn (`capabilities.turnControl.send`); a DriverError
+   * (the CLI's protocol error as its `cause`) when the CLI refused the message for another reason.
    */
   send(text: string): Promise<boolean> {
     if (typeof text !== "string" || text.trim() === "") {

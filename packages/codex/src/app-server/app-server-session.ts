@@ -36,7 +36,7 @@ import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsE
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
 import { AppServerCancellation } from "./cancellation.js";
-import { CodexRpcError } from "./codex-rpc-error.js";
+import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
@@ -426,16 +426,25 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/interrupt", running);
             } catch (error) {
               // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
-              if (!turn.completed) throw error;
+              if (isTurnEnded(error)) return false;
+              if (!turn.completed) throw turnControlError(error);
             }
           },
           send: async (text) => {
-            await this.#rpc.request("turn/steer", {
-              threadId: running.threadId,
-              expectedTurnId: running.turnId,
-              input: [{ type: "text", text, text_elements: [] }],
-            });
+            try {
+              await this.#rpc.request("turn/steer", {
+                threadId: running.threadId,
+                expectedTurnId: running.turnId,
+                input: [{ type: "text", text, text_elements: [] }],
+              });
+            } catch (error) {
+              // Codex had ended the turn before the message came (its turn/completed may still be on
+              // the way): not delivered, as after the run's end.
+              if (isTurnEnded(error) || turn.completed) return false;
+              throw turnControlError(error);
+            }
             sink.emit({ type: "notice", kind: "input.accepted", message: "message taken into the running turn", data: { text } });
+            return true;
           },
         });
         if (turn.setTurnId(started.turn.id)) markTurnDone();
