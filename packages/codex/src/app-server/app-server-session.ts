@@ -3,6 +3,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   beforeNextLine,
+  DEFAULT_IDLE_MS,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -386,7 +387,7 @@ export class AppServerSession implements PooledProcess {
         try {
           opened = this.#opened = await opening;
         } catch (err) {
-          failure = refusedSession(request, err);
+          failure = refusedSession(request, err, this.#config.idleMs ?? DEFAULT_IDLE_MS);
         }
         // A resumed thread starts from the committed turn: whatever codex recorded after it (a
         // failed, cancelled or uncommitted turn) is dropped first.
@@ -755,10 +756,12 @@ function isDisconnect(err: unknown): boolean {
 
 /**
  * Why codex refused to open `request.session`: no such thread → `resume_rejected`; another process
- * writing to it → `session_busy`. Anything else (or any error of a fresh `thread/start`) is thrown:
- * an infrastructure failure, never a reason to start over.
+ * writing to it → `session_busy`, whose `details.holder` names it and `details.retryAfterMs` says
+ * when it lets go at the latest, assuming it parks as this driver does (`idleMs`: a parked
+ * app-server keeps the thread until then). Anything else (or any error of a fresh `thread/start`)
+ * is thrown: an infrastructure failure, never a reason to start over.
  */
-function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
+function refusedSession(request: DriverRequest, err: unknown, idleMs: number): DriverFailure {
   const session = request.session;
   if (!session || !(err instanceof CodexRpcError)) throw err;
   const refusal = resumeRefusal(err.message);
@@ -766,7 +769,12 @@ function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
   return {
     reason: refusal === "missing" ? "resume_rejected" : "session_busy",
     message: err.message,
-    details: { resumeId: session.resumeId, fork: session.fork === true, code: err.code },
+    details: {
+      resumeId: session.resumeId,
+      fork: session.fork === true,
+      code: err.code,
+      ...(refusal === "busy" ? { holder: "another codex process", retryAfterMs: idleMs } : {}),
+    },
     cause: err,
   };
 }
