@@ -73,6 +73,23 @@ describe("host requests at a claude turn's edges", { timeout: 120_000 }, () => {
     expect(JSON.stringify(h.server.requests.at(-1)!.body)).toContain("REPLY-TO-LATE");
   });
 
+  it("a plain run agrees: a message sent as its last response streams is answered within the run, then the process ends", async () => {
+    h = await harness([
+      { name: "late", when: whenUserSays("LATE-MSG"), reply: { text: "REPLY-TO-LATE" } },
+      { name: "turn", when: whenUserSays("go"), reply: { text: "ok" } },
+    ]);
+    const stream = h.agent.stream("go");
+    let sent: Promise<boolean> | undefined;
+    const events = await drainActingAtFirstDelta(stream, () => (sent = stream.send("LATE-MSG two")));
+    const result = await stream.result();
+    expect(await sent).toBe(true);
+    expect(result.text).toBe("REPLY-TO-LATE");
+    expect(notices(events, "input.accepted").map((n) => n.data)).toEqual([{ text: "LATE-MSG two" }]);
+    expect(events.some((e) => e.type === "process" && e.kind === "exit")).toBe(true);
+    expect(h.server.requests.filter((r) => r.rule !== "directive").map((r) => r.rule)).toEqual(["turn", "late"]);
+    await expect(stream.send("after the end")).resolves.toBe(false);
+  });
+
   it("setModel asked before the turn started applies to the whole turn: its model request and result.model name the new model", async () => {
     h = await harness(
       [{ name: "turn", when: whenUserSays("slow one"), reply: { text: "answered" } }],
