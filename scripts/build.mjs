@@ -5,7 +5,8 @@
 //    dynamically in chunks beside them (chunk-<hash>.js, the dynamic ones loaded on first use), with
 //    source maps into the shipped src/. Every bare import (dependencies, node built-ins and the OTHER
 //    workspace packages) stays external, so a class or sentinel another package owns stays one
-//    object across packages, as with one module per file.
+//    object across packages, as with one module per file; except the few small dependencies in
+//    INLINED, copied into the bundle (see there).
 // The entries and chunks sit two folders below the package root, as a source file under
 // src/<folder>/ does: code that finds a shipped file relative to its own module
 // (`new URL("../../…", import.meta.url)`) finds the same file from source, from a test and from
@@ -14,11 +15,38 @@
 // costs about half a millisecond to resolve, read, compile and link).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * Dependencies copied into the bundles instead of imported: small, pure, and with nothing a host or
+ * another package compares by identity (no class, error or symbol of theirs crosses a public
+ * surface; their types appear in no declaration). Imported, they cost a cold start one ES module
+ * each (uuid's ES build alone is 21, about 18 ms of CPU over empty node); copied, none. uuid's v7
+ * keeps a counter per copy: only `adaptor` makes v7 ids, so its ids stay ordered. They stay
+ * declared dependencies: the published `source` condition imports them from src/.
+ */
+export const INLINED = new Set(["uuid", "p-queue", "eventemitter3", "p-timeout", "fastest-levenshtein"]);
+
+/** The package a bare specifier names: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
+function packageNameOf(specifier) {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+/** esbuild plugin: every bare import external (as `packages: "external"`) except {@link INLINED}'s. */
+const externalExceptInlined = {
+  name: "external-except-inlined",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind === "entry-point" || isAbsolute(args.path) || INLINED.has(packageNameOf(args.path))) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
 
 /** Every file under `dir`, recursively. */
 function walk(dir) {
@@ -84,8 +112,9 @@ export async function bundlePackage(packageDir) {
     format: "esm",
     platform: "node",
     target: "node20",
-    // Dependencies, node built-ins and the other workspace packages are imported, not copied.
-    packages: "external",
+    // Dependencies, node built-ins and the other workspace packages are imported, not copied
+    // (but INLINED's).
+    plugins: [externalExceptInlined],
     chunkNames: "chunk-[hash]",
     sourcemap: true,
     // The maps name the shipped src/ files instead of carrying a second copy of them.

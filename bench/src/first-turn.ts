@@ -149,6 +149,7 @@ async function claudeFirstTurn(): Promise<Figure[]> {
       "claude",
       { command: defaultClaudeCommand(), cwd: env.workDir, env: env.env, model: "claude-sonnet-4-5", prompt: PROMPT },
       BARE_ROUNDS,
+      () => server.requests.filter((r) => r.path === "/v1/messages").map((r) => r.time),
     );
     if (process.env.FIRST_TURN === "bare") return bare;
     return [...(await measure("claude", [freshForm(driver), coldForm(driver)])), ...bare];
@@ -167,6 +168,7 @@ async function codexFirstTurn(): Promise<Figure[]> {
       "codex",
       { command: defaultCodexCommand(), cwd: env.workDir, env: env.env, model: env.model, prompt: PROMPT },
       BARE_ROUNDS,
+      () => server.requests.map((r) => r.time),
     );
     if (process.env.FIRST_TURN === "bare") return bare;
     const handedBack = handedBackForm(driver);

@@ -291,6 +291,39 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
     expect(installed.pairs).toEqual(fromSource.pairs);
   }, 180_000);
 
+  it("copies uuid, p-queue (with eventemitter3 and p-timeout) and fastest-levenshtein into the bundles: importing adaptor and the claude and codex drivers loads no module of theirs, and a misspelt option is still refused with its closest match", async () => {
+    // A module hook (run in the loader thread) that writes each loaded URL to stderr.
+    const hook = `data:text/javascript,${encodeURIComponent(
+      `import { writeSync } from "node:fs"; export async function load(url, context, next) { writeSync(2, "LOADED " + url + "\\n"); return next(url, context); }`,
+    )}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(hook)});`)}`;
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [
+        "--import",
+        register,
+        "--input-type=module",
+        "-e",
+        `const { Agent } = await import("adaptor");
+         const { claude } = await import("@adaptor/claude");
+         await import("@adaptor/codex");
+         const agent = new Agent(claude({ modle: "claude-sonnet-4-5", command: process.execPath }));
+         let typo = null;
+         try { await agent.run("hello"); } catch (error) { typo = error.message; }
+         await agent.close();
+         console.log(JSON.stringify(typo));`,
+      ],
+      { cwd: project, env: cleanEnv() },
+    );
+    const loaded = stderr
+      .split("\n")
+      .filter((line) => line.startsWith("LOADED "))
+      .map((line) => line.slice("LOADED ".length));
+    expect(loaded.filter((url) => url.includes("/node_modules/adaptor/dist/js/"))).not.toEqual([]);
+    expect(loaded.filter((url) => /\/node_modules\/(uuid|p-queue|eventemitter3|p-timeout|fastest-levenshtein)\//.test(url))).toEqual([]);
+    expect(JSON.parse(stdout) as unknown).toBe('claude: invalid driver config: modle is not a known option; did you mean "model"?');
+  });
+
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
     const { stdout } = await run(
       process.execPath,

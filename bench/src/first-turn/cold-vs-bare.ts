@@ -33,6 +33,16 @@ interface Report {
   readonly endMs: number;
   /** The process's own CPU up to then, µs (the CLI is another process). */
   readonly cpuUs: number;
+  /** `performance.timeOrigin` of the process (ms since the epoch): the zero of its other times. */
+  readonly timeOrigin: number;
+  /** ms from the process's start to the CLI's first stdout line (bare) or the turn's first event after the spawn (SDK). */
+  readonly firstMs: number;
+  /** ms from the process's start to the run's Result resolved (SDK only; the bare clients have none). */
+  readonly resultMs?: number;
+  /** Filled in here: ms from the process's start to the turn's first model request at the scripted server. */
+  requestMs?: number;
+  /** Filled in here: ms from the process's start to its exit, as this process saw it. */
+  exitMs?: number;
   readonly launch?: { readonly argv: string[]; readonly env: Record<string, string> };
 }
 
@@ -66,7 +76,8 @@ function runNode(args: readonly string[], env: Record<string, string>, trace?: s
           );
           return;
         }
-        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report);
+        const report = JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report;
+        resolve({ ...report, exitMs: Date.now() - report.timeOrigin });
       },
     );
   });
@@ -106,7 +117,13 @@ const INSTALLS = (process.env.FIRST_TURN_INSTALLS ?? "").split(",").filter((dir)
  * its stdin, as the SDK's one-shot turn does (the order rotating), after a warm-up round whose SDK
  * run also reports the CLI's argv and environment for the bare clients.
  */
-export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConfig, rounds: number): Promise<Figure[]> {
+export async function coldVsBare(
+  name: "claude" | "codex",
+  config: FirstTurnConfig,
+  rounds: number,
+  /** Arrival times (ms since the epoch) of the model requests the scripted server has seen so far. */
+  requestTimes: () => readonly number[],
+): Promise<Figure[]> {
   buildPackages();
   const bundle = await bundleProgram("first-turn/sdk-first-turn.ts");
   const installedProgram = await bundleProgram("first-turn/sdk-first-turn.ts", { installed: true });
@@ -146,7 +163,10 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < forms.length; k++) {
         const form = forms[(round + k) % forms.length]!;
-        form.samples.push(await form.run());
+        const seen = requestTimes().length;
+        const report = await form.run();
+        const first = requestTimes()[seen];
+        form.samples.push(first === undefined ? report : { ...report, requestMs: first - report.timeOrigin });
       }
     }
     const ms = (v: number) => fmt(v, 0);
@@ -161,6 +181,18 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
       `spawn at ${ms(median(reports.map((r) => r.spawnMs)))} ms, then ${ms(median(reports.map((r) => r.terminalMs - r.spawnMs)))} ms to the terminal, ${ms(
         median(reports.map((r) => r.endMs - r.terminalMs)),
       )} ms after it`;
+    /** Medians of each milestone, ms from the process's start. */
+    const timeline = (reports: Report[]) => {
+      const at = (pick: (r: Report) => number | undefined) => {
+        const values = reports.map(pick).filter((v): v is number => v !== undefined);
+        return values.length === 0 ? "—" : ms(median(values));
+      };
+      return `timeline (medians, ms from process start): loaded ${at((r) => r.loadedMs)}, spawn ${at((r) => r.spawnMs)}, first line/event ${at(
+        (r) => r.firstMs,
+      )}, model request ${at((r) => r.requestMs)}, terminal ${at((r) => r.terminalMs)}, turn end ${at((r) => r.endMs)}, Result ${at(
+        (r) => r.resultMs,
+      )}, process exit ${at((r) => r.exitMs)}`;
+    };
     const sdkRow = (form: string, reports: Report[]): Figure => {
       const sdkMs = median(reports.map((r) => r.endMs));
       return {
@@ -170,7 +202,7 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
         note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(reports, bare), 2)}x and ${fmt(paired(reports, bareExit), 2)}x; min–max ${range(
           reports.map((r) => r.endMs),
           ms,
-        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}`,
+        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}; ${timeline(reports)}`,
       };
     };
     return [
@@ -181,7 +213,7 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
         note: `baseline; min–max ${range(
           bare.map((r) => r.endMs),
           ms,
-        )} ms; client CPU ${ms(cpu(bare))} ms; ${phases(bare)}`,
+        )} ms; client CPU ${ms(cpu(bare))} ms; ${phases(bare)}; ${timeline(bare)}`,
       },
       {
         label: `${name}: bare client waiting for the CLI's exit, process start to exit`,
@@ -190,7 +222,7 @@ export async function coldVsBare(name: "claude" | "codex", config: FirstTurnConf
         note: `stdin closed at the terminal; ${fmt(bareExitMs / bareMs, 2)}x the bare client; min–max ${range(
           bareExit.map((r) => r.endMs),
           ms,
-        )} ms; client CPU ${ms(cpu(bareExit))} ms; ${phases(bareExit)}`,
+        )} ms; client CPU ${ms(cpu(bareExit))} ms; ${phases(bareExit)}; ${timeline(bareExit)}`,
       },
       sdkRow("Agent cold first turn, SDK bundled into the client", sdk),
       sdkRow("Agent cold first turn, SDK as installed (packages' built output through their exports)", installed),

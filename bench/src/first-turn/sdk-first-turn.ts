@@ -46,17 +46,21 @@ function readLaunch(pid: number): { argv: string[]; env: Record<string, string> 
 }
 
 let spawnMs: number | undefined;
+/** The turn's first event after the spawn. */
+let firstMs: number | undefined;
 /**
  * When the turn's last event before the process's exit and the run's end arrived: codex's
  * `turn/completed`; claude has no event for its `result` line, so its last is the model response
  * before it (what claude does between the two counts as after the terminal here).
  */
 let terminalMs: number | undefined;
+let resultMs: number | undefined;
 
 async function turn(): Promise<number> {
   const stream = agent.stream(config.prompt);
   for await (const event of stream) {
     if (event.type === "process" && event.kind === "spawn") spawnMs ??= performance.now();
+    else if (spawnMs !== undefined) firstMs ??= performance.now();
     if (event.type !== "process" && event.type !== "run-finished") terminalMs = performance.now();
     // FIRST_TURN_TRACE=1: when each event arrived, for the profile.
     if (process.env.FIRST_TURN_TRACE === "1")
@@ -69,16 +73,27 @@ async function turn(): Promise<number> {
   }
   const end = performance.now();
   await stream.result(); // a failed turn fails the measurement
+  resultMs = performance.now();
   return end;
 }
 
 // Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
 process.stderr.write("turn started\n");
 const endMs = await turn();
-process.stderr.write("turn ended\n");
+process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms turn ended\n`);
 const u = process.resourceUsage();
 await agent.close();
-process.stderr.write("agent closed\n");
+process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms agent closed\n`);
 console.log(
-  JSON.stringify({ loadedMs, spawnMs, terminalMs, endMs, cpuUs: u.userCPUTime + u.systemCPUTime, ...(launch ? { launch } : {}) }),
+  JSON.stringify({
+    timeOrigin: performance.timeOrigin,
+    loadedMs,
+    spawnMs,
+    firstMs,
+    terminalMs,
+    endMs,
+    resultMs,
+    cpuUs: u.userCPUTime + u.systemCPUTime,
+    ...(launch ? { launch } : {}),
+  }),
 );
