@@ -1,5 +1,6 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
+import { BusyError } from "@adaptor/threadstore";
 import { FeatureUnsupportedError, type DriverRequest, type DriverResponse } from "@adaptor/driver";
 import {
   AlreadyExistsError,
@@ -424,11 +425,17 @@ export class ThreadTurn {
     rerun: (request: DriverRequest) => Promise<DriverResponse>,
   ): Promise<DriverResponse> {
     if (response.failure?.reason === "session_busy") {
-      // Another process writes to the conversation: nothing ran, the record stays as it is.
+      // Another process writes to the conversation: nothing ran, the record stays as it is. The
+      // same shape as a held lease: a BusyError naming the holder and when to retry.
+      const { details, message, cause } = response.failure;
+      const holder = typeof details?.holder === "string" ? details.holder : "another process writing to the session";
+      const retryAfterMs = typeof details?.retryAfterMs === "number" ? details.retryAfterMs : this.#ctx.leaseTtlMs;
+      const busy = new BusyError(this.#ctx.key, { owner: holder, expiresAt: new Date(Date.now() + retryAfterMs) });
+      if (cause !== undefined) (busy as { cause?: unknown }).cause = cause;
       throw threadError(
         ErrThreadBusy,
-        `thread ${this.#ctx.key}: busy: ${response.failure.message}`,
-        response.failure.cause ?? response.failure.message,
+        `thread ${this.#ctx.key}: busy (held by ${JSON.stringify(holder)} until ${busy.expiresAt!.toISOString()}): ${message}`,
+        busy,
       );
     }
     if (response.failure?.reason !== "resume_rejected") return response;

@@ -3,6 +3,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   beforeNextLine,
+  DEFAULT_IDLE_MS,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -34,7 +35,7 @@ import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInj
 import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
-import { CodexRpcError } from "./codex-rpc-error.js";
+import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
@@ -382,7 +383,7 @@ export class AppServerSession implements PooledProcess {
         try {
           opened = this.#opened = await opening;
         } catch (err) {
-          failure = refusedSession(request, err);
+          failure = refusedSession(request, err, this.#config.idleMs ?? DEFAULT_IDLE_MS);
         }
         // A resumed thread starts from the committed turn: whatever codex recorded after it (a
         // failed, cancelled or uncommitted turn) is dropped first.
@@ -422,16 +423,25 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/interrupt", running);
             } catch (error) {
               // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
-              if (!turn.completed) throw error;
+              if (isTurnEnded(error)) return false;
+              if (!turn.completed) throw turnControlError(error);
             }
           },
           send: async (text) => {
-            await this.#rpc.request("turn/steer", {
-              threadId: running.threadId,
-              expectedTurnId: running.turnId,
-              input: [{ type: "text", text, text_elements: [] }],
-            });
+            try {
+              await this.#rpc.request("turn/steer", {
+                threadId: running.threadId,
+                expectedTurnId: running.turnId,
+                input: [{ type: "text", text, text_elements: [] }],
+              });
+            } catch (error) {
+              // Codex had ended the turn before the message came (its turn/completed may still be on
+              // the way): not delivered, as after the run's end.
+              if (isTurnEnded(error) || turn.completed) return false;
+              throw turnControlError(error);
+            }
             sink.emit({ type: "notice", kind: "input.accepted", message: "message taken into the running turn", data: { text } });
+            return true;
           },
         });
         if (turn.setTurnId(started.turn.id)) markTurnDone();
@@ -742,10 +752,12 @@ function isDisconnect(err: unknown): boolean {
 
 /**
  * Why codex refused to open `request.session`: no such thread → `resume_rejected`; another process
- * writing to it → `session_busy`. Anything else (or any error of a fresh `thread/start`) is thrown:
- * an infrastructure failure, never a reason to start over.
+ * writing to it → `session_busy`, whose `details.holder` names it and `details.retryAfterMs` says
+ * when it lets go at the latest, assuming it parks as this driver does (`idleMs`: a parked
+ * app-server keeps the thread until then). Anything else (or any error of a fresh `thread/start`)
+ * is thrown: an infrastructure failure, never a reason to start over.
  */
-function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
+function refusedSession(request: DriverRequest, err: unknown, idleMs: number): DriverFailure {
   const session = request.session;
   if (!session || !(err instanceof CodexRpcError)) throw err;
   const refusal = resumeRefusal(err.message);
@@ -753,7 +765,12 @@ function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
   return {
     reason: refusal === "missing" ? "resume_rejected" : "session_busy",
     message: err.message,
-    details: { resumeId: session.resumeId, fork: session.fork === true, code: err.code },
+    details: {
+      resumeId: session.resumeId,
+      fork: session.fork === true,
+      code: err.code,
+      ...(refusal === "busy" ? { holder: "another codex process", retryAfterMs: idleMs } : {}),
+    },
     cause: err,
   };
 }
