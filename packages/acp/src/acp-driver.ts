@@ -378,6 +378,8 @@ export class AcpDriver implements Driver {
       honoured: new Promise((resolve) => (honoured = resolve)),
     });
     const onAbort = (): void => {
+      // The verdict of a stopped run still says how the policy was enforced until the stop.
+      sink.partial?.({ enforcement });
       turn.end();
       escalation.start();
       // A prompt in flight ends by the agent's answer or the process's end; anything else at once.

@@ -176,4 +176,21 @@ describe("cline 3.0.65 under policies enforced by asks", () => {
     ]);
     expect(policyNotices(events)).toEqual([`ending the turn: ${failure.message}`]);
   });
+
+  it("a run the SDK stops (the handler returns without deciding): RunError.result.enforcement is the driver's report", async () => {
+    const error = await cline()
+      .run("SH now", { policy: { approvals: { permission: "ask" } }, onApproval: () => undefined })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).message).toMatch(/returned without deciding/);
+    expect((error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({
+        field: "approvals.permission",
+        value: "ask",
+        enforced: true,
+        mechanisms: ["agent_mode", "approval", "host_capability"],
+      }),
+    ]);
+    expect(existsSync(join(out, "sh.txt"))).toBe(false);
+  });
 });
