@@ -97,8 +97,14 @@ describe("read_only denies every ask for a tool that is not a read or search", (
 describe("a tool call that acts and runs without an ask fails the run when the policy relies on asks", () => {
   it("read_only through askMode: an unasked execute call ends the turn at once with ErrPolicyViolation, sandbox not enforced", async () => {
     const run = await turn(
-      // After the call starts running the agent waits for session/cancel; it never answers the prompt itself.
-      [call("sub", "execute", "pending", "run_commands"), status("sub", "in_progress"), { awaitCancel: true }, { hang: true }],
+      // After the call ran the agent waits for session/cancel; it never answers the prompt itself.
+      [
+        call("sub", "execute", "pending", "run_commands"),
+        status("sub", "in_progress"),
+        status("sub", "completed"),
+        { awaitCancel: true },
+        { hang: true },
+      ],
       { policy: { sandbox: "read_only" } },
     );
     expect(isError(run.error, ErrPolicyViolation)).toBe(true);
@@ -126,18 +132,21 @@ describe("a tool call that acts and runs without an ask fails the run when the p
   });
 
   it('approvals.permission "auto_deny": an unasked edit fails the run', async () => {
-    const run = await turn([call("e", "edit", "in_progress", "apply_patch"), { awaitCancel: true }, { hang: true }], {
-      policy: { approvals: { permission: "auto_deny" } },
-    });
+    const run = await turn(
+      [call("e", "edit", "in_progress", "apply_patch"), status("e", "completed"), { awaitCancel: true }, { hang: true }],
+      {
+        policy: { approvals: { permission: "auto_deny" } },
+      },
+    );
     expect((run.error as RunError).reason).toBe("policy_violation");
   });
 
-  it("a call asked about first, approved and run, succeeds", async () => {
+  it("a call reported running before its ask (OpenCode's order), then asked, approved and run, succeeds", async () => {
     const run = await turn(
       [
         call("sh", "execute", "pending", "run_commands"),
-        { permission: { toolCallId: "sh", title: "run_commands", kind: "execute" } },
         status("sh", "in_progress"),
+        { permission: { toolCallId: "sh", title: "run_commands", kind: "execute" } },
         status("sh", "completed"),
         text("ok"),
         done,

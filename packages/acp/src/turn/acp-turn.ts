@@ -74,7 +74,9 @@ export class AcpTurn implements SessionHandler {
    * @param nameOf - the tool's name from a call (a preset's naming rule).
    * @param trustedServers - MCP servers whose tools are allowed without asking (the SDK's host tools).
    * @param onUnasked - called once per call that acts (see {@link actsKind}), is not a trusted
-   *   server's, and is reported `in_progress` or `completed` although no permission ask about it came first.
+   *   server's, and is reported `completed` although no permission ask about it came first (not
+   *   `in_progress`: an agent may report a call running while the tool itself is about to ask,
+   *   as OpenCode does).
    */
   constructor(
     sink: DriverSink,
@@ -263,13 +265,7 @@ export class AcpTurn implements SessionHandler {
     }
     if (!tool.ended && call.kind) tool.kind = call.kind;
     if (callsServer(call, tool.name, this.#trusted)) tool.trusted = true;
-    if (
-      (status === "in_progress" || status === "completed") &&
-      !tool.unasked &&
-      !tool.trusted &&
-      !this.#asked.has(id) &&
-      actsKind(call.kind ?? tool.kind)
-    ) {
+    if (status === "completed" && !tool.unasked && !tool.trusted && !this.#asked.has(id) && actsKind(call.kind ?? tool.kind)) {
       tool.unasked = true;
       this.#onUnasked?.({ toolCallId: id, toolName: tool.name, ...(tool.kind || call.kind ? { toolKind: call.kind ?? tool.kind } : {}) });
     }
