@@ -1,4 +1,4 @@
-import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, RunPolicy } from "@adaptor/driver";
 import { raceAbort, reportEnforcement } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
