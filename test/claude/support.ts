@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
+import { processGone } from "@adaptor/driver/kit";
 import type { ClaudeConfig } from "@adaptor/claude";
 import { Agent, type AgentEvent, type AgentOptions, type Stream } from "adaptor";
 import { driverHarness, type DriverHarness } from "../../packages/claude/test/support.js";
@@ -30,14 +31,9 @@ export function spawnedPid(events: readonly AgentEvent[]): number | undefined {
   return undefined;
 }
 
-/** True while a process with `pid` exists. */
+/** True while a process with `pid` exists (it is not {@link processGone}). */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return !processGone(pid);
 }
 
 /** A rule that calls `name` with `input` when the prompt says `trigger`, and one that reports the result. */

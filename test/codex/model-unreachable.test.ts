@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
-import { codexTestEnv, type CodexTestEnv } from "@adaptor/testkit";
+import { readFile, writeFile } from "node:fs/promises";
+import { codexTestEnv, startOpenAIServer, type CodexTestEnv } from "@adaptor/testkit";
 import { Agent, RunError, type AgentEvent } from "adaptor";
 import { codex, type CodexConfig } from "@adaptor/codex";
 import { alive } from "./support.js";
@@ -85,8 +86,40 @@ describe("codex with its model server unreachable", () => {
       expect(error).toBeInstanceOf(RunError);
       expect((error as RunError).reason).toBe("agent_error");
       expect((error as RunError).message).toMatch(/^model unreachable: Reconnecting.*Connection failed.*after 2 retries$/);
-      expect(retries).toBe(0); // exec's error lines carry no willRetry flag
+      // exec's error lines carry only a message: the driver marks a retry's notice from its wording.
+      expect(retries).toBe(2);
       expect(alive(pid!)).toBe(false);
+    },
+  );
+
+  it(
+    "exec transport: a server answering 502 with stream_max_retries 2: codex's counted retries are marked with their attempt, then its own final error fails the turn",
+    { timeout: 120_000 },
+    async () => {
+      const server = await startOpenAIServer({ rules: [] });
+      try {
+        env = await codexTestEnv({ server });
+        const toml = await readFile(env.configPath, "utf8");
+        await writeFile(env.configPath, toml.replace("stream_max_retries = 0", "stream_max_retries = 2"));
+        agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, transport: "exec" }));
+        const stream = agent.stream("HTTP_ERROR 502");
+        const errors: unknown[] = [];
+        for await (const event of stream as AsyncIterable<AgentEvent>)
+          if (event.type === "notice" && event.kind === "error") errors.push(event.data);
+        const error = await stream.result().then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(errors).toEqual([
+          { willRetry: true, attempt: 1, maxAttempts: 2 },
+          { willRetry: true, attempt: 2, maxAttempts: 2 },
+          { willRetry: false },
+        ]);
+        expect((error as RunError).reason).toBe("agent_error");
+        expect((error as RunError).message).toMatch(/unexpected status 502 Bad Gateway: scripted error 502/);
+      } finally {
+        await server.close();
+      }
     },
   );
 });

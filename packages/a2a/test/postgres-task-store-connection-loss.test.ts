@@ -3,6 +3,7 @@ import pg from "pg";
 import { Task, TaskState } from "@a2a-js/sdk";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
+import { terminateNextTransaction } from "@adaptor/testkit";
 import { PostgresTaskStore } from "../src/postgres/index.js";
 import { freshSchema, PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 
@@ -16,46 +17,14 @@ if (!PG_URL) {
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   afterAll(() => admin.end());
 
-  /** A pool whose next checked-out client has its backend terminated before the transaction's second statement. */
-  function poolTerminatingNextTransaction(): { pool: pg.Pool; terminated: Promise<number>; unheard: unknown[] } {
-    /** 'error' events the client emitted with nobody listening: each one ends a host process. */
-    const unheard: unknown[] = [];
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    let report!: (pid: number) => void;
-    const terminated = new Promise<number>((resolve) => (report = resolve));
-    const patched = pool as unknown as { connect: () => Promise<pg.PoolClient> };
-    const original = patched.connect;
-    patched.connect = async () => {
-      patched.connect = original;
-      const client = await original.call(pool);
-      const emit = client.emit.bind(client);
-      client.emit = (name: string | symbol, ...args: unknown[]): boolean => {
-        if (name === "error" && client.listenerCount("error") === 0) unheard.push(args[0]);
-        return emit(name, ...args);
-      };
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      let calls = 0;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
-        if (++calls === 2) {
-          const pid = (client as unknown as { processID: number }).processID;
-          const ended = new Promise<void>((resolve) => client.once("end", () => resolve()));
-          await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-          await Promise.race([ended, new Promise((r) => setTimeout(r, 10_000))]);
-          report(pid);
-        }
-        return query(...args);
-      };
-      return client;
-    };
-    return { pool, terminated, unheard };
-  }
-
   describe("PostgresTaskStore when the server ends a checked-out connection", () => {
     it("a backend terminated mid-save fails it with DriverError SERVICE_UNAVAILABLE; the host survives and the next save works", async () => {
       const schema = freshSchema("a2a_conn_loss");
       const setup = new PostgresTaskStore({ pool: admin, schema });
       await setup.migrate();
-      const { pool, terminated, unheard } = poolTerminatingNextTransaction();
+      // The next client the store checks out has its backend terminated before the transaction's second statement.
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      const { terminated, unheard } = terminateNextTransaction(pool, (pid) => admin.query("SELECT pg_terminate_backend($1)", [pid]));
       const store = new PostgresTaskStore({ pool, schema });
       const context = new ServerCallContext();
       const task = Task.fromJSON({ id: "t1", contextId: "c1", status: { state: "TASK_STATE_WORKING" }, history: [], artifacts: [] });

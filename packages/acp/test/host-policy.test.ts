@@ -1,5 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -249,6 +251,68 @@ describe("the host's fs and terminal under the run's policy", () => {
     }
     expect((await readdir(dir)).sort()).toEqual(["sub"]);
     expect(await readdir(join(dir, "sub"))).toEqual([]);
+  });
+
+  it("a write to an existing directory named without a trailing slash is refused as invalid params, under any sandbox; the directory is unchanged", async () => {
+    await mkdir(join(dir, "sub"));
+    const a = scripted({ sandboxModes: { workspace_write: "default" } });
+    for (const policy of [{ sandbox: "workspace_write" } as const, undefined]) {
+      expect((await a.run(`WRITE ${dir}/sub`, policy ? { policy } : {})).text).toBe(
+        `refused: Invalid params: fs/write_text_file refused by the host: ${dir}/sub is a directory; the path must name a regular file`,
+      );
+    }
+    expect(await readdir(join(dir, "sub"))).toEqual([]);
+  });
+
+  it("a FIFO or socket in the working directory is refused at once for a write and a read, under any sandbox (the open does not block)", async () => {
+    const fifo = join(dir, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    const socketPath = join(dir, "sock");
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(socketPath, done));
+    try {
+      const a = scripted({ sandboxModes: { workspace_write: "default" } });
+      const answers: string[] = [];
+      for (const policy of [{ sandbox: "workspace_write" } as const, undefined])
+        for (const [path, kind] of [
+          [fifo, "a FIFO"],
+          [socketPath, "a socket"],
+        ] as const) {
+          const options = policy ? { policy } : {};
+          answers.push((await a.run(`WRITE ${path}`, options)).text, (await a.run(`READ ${path}`, options)).text);
+          const refusal = (method: string): string =>
+            `refused: Invalid params: ${method} refused by the host: ${path} is ${kind}; the path must name a regular file`;
+          expect(answers.slice(-2)).toEqual([refusal("fs/write_text_file"), refusal("fs/read_text_file")]);
+        }
+      expect(answers).toHaveLength(8);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  }, 60_000);
+
+  it("a read larger than the host's read limit is refused with its size (a 5 GB sparse file is not read); its first lines are still served by line and limit", async () => {
+    const huge = join(dir, "huge.log");
+    await writeFile(huge, "first\nsecond\nthird\n");
+    await truncate(huge, 5 * 1024 ** 3);
+    const a = scripted();
+    expect((await a.run(`READ ${huge}`)).text).toBe(
+      `refused: Invalid params: fs/read_text_file refused by the host: ${huge} is 5368709120 bytes, more than the host reads (16777216 bytes); read it by line and limit`,
+    );
+    expect((await a.run(`READ_LINES 2 2 ${huge}`)).text).toBe("read: second\nthird");
+    // Lines past the limit are not reached: the read stops at the limit instead of reading on.
+    expect((await a.run(`READ_LINES 3 2 ${huge}`)).text).toBe(
+      `refused: Invalid params: fs/read_text_file refused by the host: ${huge}: line 4 does not end within its first 16777216 bytes, the most the host reads`,
+    );
+    const small = join(dir, "small.txt");
+    await writeFile(small, "a\nb\nc\n");
+    expect((await a.run(`READ ${small}`)).text).toBe("read: a\nb\nc\n");
+    expect((await a.run(`READ_LINES 2 1 ${small}`)).text).toBe("read: b");
+  });
+
+  it("a read of a character device (/dev/zero, endless) is refused at once, not read until memory runs out", async () => {
+    expect((await scripted().run("READ /dev/zero")).text).toBe(
+      "refused: Invalid params: fs/read_text_file refused by the host: /dev/zero is a character device; the path must name a regular file",
+    );
   });
 
   it("workspace_write: the host's terminal is not offered (a command it spawns is not confined); terminal/create is refused, nothing is written outside", async () => {

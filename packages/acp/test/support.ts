@@ -20,6 +20,7 @@ import {
   type ScriptRule,
   whenUserSays,
 } from "@adaptor/testkit";
+import { processGone } from "@adaptor/driver/kit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
 import { expect } from "vitest";
@@ -78,14 +79,9 @@ export function spawnedPids(events: readonly AgentEvent[]): number[] {
   return events.flatMap((event) => (event.type === "process" && event.kind === "spawn" && event.pid !== undefined ? [event.pid] : []));
 }
 
-/** True while a process with `pid` exists. */
+/** True while a process with `pid` exists (it is not {@link processGone}). */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return !processGone(pid);
 }
 
 /** Pids of live processes whose environment carries `marker` (to find every process an agent started). */

@@ -122,6 +122,7 @@ describe("public surface", () => {
       "oneShotTurn",
       "parseVersion",
       "probeFailure",
+      "processGone",
       "raceAbort",
       "reportEnforcement",
       "responseExit",
@@ -133,6 +134,7 @@ describe("public surface", () => {
       "toApprovalAsk",
       "toPermissionAnswer",
       "validateDriverConfig",
+      "waitForProcessGone",
       "withDeadline",
       "within",
     ]);
@@ -284,6 +286,11 @@ describe("public surface", () => {
       "taskStateName",
       "textOf",
     ]);
+  });
+
+  it("adaptor/internal (shared with the SDK's own packages, outside the documented surface)", async () => {
+    expect(Object.keys(await import("adaptor/internal")).sort()).toEqual(["sniffImageType"]);
+    expect(Object.keys(await import("adaptor"))).not.toContain("sniffImageType");
   });
 
   it("adaptor", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "@adaptor/claude";
+import { processGone } from "@adaptor/driver/kit";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv, type ScriptRule } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import { AG_UI_CUSTOM_EVENTS } from "../src/index.js";
@@ -60,15 +61,6 @@ async function makeRig(options: { reconnectGraceMs?: number } = {}): Promise<Rig
   });
   const served = await serve({ runner: agent, ...options });
   return { server, env, agent, served };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe("the bridge in front of the real claude binary", { timeout: 180_000 }, () => {
@@ -173,14 +165,14 @@ describe("the bridge in front of the real claude binary", { timeout: 180_000 }, 
     const response = await postJson(`${rig.served.url}/runs`, { prompt: "SLOW_MS 600000 take your time" }, { signal: disconnect.signal });
     const read = await readUntil(sseMessages(response), (m) => m.data["type"] === "process" && m.data["kind"] === "spawn");
     const pid = Number(read.at(-1)!.data["pid"]);
-    expect(alive(pid)).toBe(true);
+    expect(processGone(pid)).toBe(false);
     // Wait until the CLI asked the model (the turn is in flight), then go away.
     while (rig.server.requests.filter((r) => r.path === "/v1/messages").length === 0)
       await new Promise((resolve) => setTimeout(resolve, 100));
     disconnect.abort();
     const settled = await rig.served.settledRun(response.headers.get("x-adaptor-run-id")!);
     expect((settled.error as Error).name).toBe("AbortError");
-    while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(pid)).toBe(false);
+    while (!processGone(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(processGone(pid)).toBe(true);
   });
 });

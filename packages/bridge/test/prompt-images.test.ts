@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { HttpAgent } from "@ag-ui/client";
 import type { Message } from "@ag-ui/core";
-import type { DriverDescriptor, DriverRequest, DriverResponse, DriverSink, PromptImage } from "@adaptor/driver";
-import { REFERENCE_DESCRIPTOR, ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
 import { Fleet } from "@adaptor/fleet";
+import { ImageReferenceDriver, PNG } from "../../fleet/test/support/image-driver.js";
 import { freshSchema, PG_URL } from "../../fleet/test/support/pg.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { postJson, readUntil, sseMessages, serve, type Served } from "./support.js";
@@ -12,22 +11,7 @@ import { postJson, readUntil, sseMessages, serve, type Served } from "./support.
 // Images in bridge prompts, sent by the real clients (fetch for `raw`, @ag-ui/client for `ag-ui`),
 // seen by a reference driver that declares images and records what each turn was given.
 
-/** The smallest PNG: a 1x1 transparent pixel. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
 const PNG64 = PNG.toString("base64");
-
-/** The reference driver with `images` declared, keeping each turn's images. */
-class ImageReferenceDriver extends ReferenceDriver {
-  override readonly descriptor: DriverDescriptor = {
-    ...REFERENCE_DESCRIPTOR,
-    capabilities: { ...REFERENCE_DESCRIPTOR.capabilities, images: true },
-  };
-  readonly turns: { prompt: string; images: readonly PromptImage[] }[] = [];
-  override run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
-    this.turns.push({ prompt: request.prompt, images: request.images ?? [] });
-    return super.run({ ...request, images: undefined } as DriverRequest, sink, signal);
-  }
-}
 
 let served: Served | undefined;
 afterEach(async () => {

@@ -35,6 +35,7 @@ describe("public surface", () => {
       "startChatCompletionsServer",
       "startGeminiServer",
       "startOpenAIServer",
+      "terminateNextTransaction",
       "whenChatToolResult",
       "whenChatUserSays",
       "whenFunctionResponse",

@@ -76,7 +76,8 @@ export interface CodexConfig extends CommonDriverConfig {
    * How many consecutive model-call retries codex may announce with no model output in between
    * before the driver ends the turn (app-server: an `error` notification with `willRetry: true`;
    * exec: an `error` line whose message starts with `Reconnecting...`, e.g. "Reconnecting...
-   * waiting for network"). The next announcement ends the turn as `RunError` `agent_error`
+   * waiting for network" or "Reconnecting... 1/5 (…)": exec's lines carry no flag, so the wording is
+   * the signal; their notices get `data.willRetry`, and `attempt` / `maxAttempts` when counted). The next announcement ends the turn as `RunError` `agent_error`
    * ("model unreachable: …; no model output after N retries", with the cause codex logged) and the
    * process is ended. codex 0.171.0 waits for an unreachable model server without end, whatever
    * `request_max_retries` / `stream_max_retries` say, at a doubling backoff (about 5, 10, 20, 40 s…),

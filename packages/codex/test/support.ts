@@ -10,6 +10,7 @@ import {
   type ResponsesScriptRule,
 } from "@adaptor/testkit";
 import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
+import { processGone } from "@adaptor/driver/kit";
 
 /** A scripted OpenAI server, an isolated codex environment and a driver on the real binary. */
 export interface CodexHarness {
@@ -78,12 +79,7 @@ export async function codexHarness(options: CodexHarnessOptions = {}): Promise<C
   };
 }
 
-/** True while a process with `pid` exists. */
+/** True while a process with `pid` exists (it is not {@link processGone}). */
 export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return !processGone(pid);
 }

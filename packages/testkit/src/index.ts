@@ -41,3 +41,9 @@ export {
   type ChatRequestView,
   type ChatLoggedRequest,
 } from "./chat/server.js";
+export {
+  terminateNextTransaction,
+  type TerminableClient,
+  type TerminablePool,
+  type TerminatedConnection,
+} from "./postgres/terminate-next-transaction.js";

@@ -1,11 +1,12 @@
 import { constants } from "node:fs";
-import { lstat, open, readFile, readlink, realpath, writeFile } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { isReadOnlyKind, type AcpPolicyPlan } from "../policy/acp-policy.js";
 import { AcpApprovalEditUnsupportedError } from "./approval-edit-unsupported-error.js";
+import { openRegularFile, readTextBounded } from "./host-files.js";
 import type { HostTerminals } from "./host-terminals.js";
 
 /** The ACP client methods the host serves for the agent (the `fs` and `terminal` capabilities). */
@@ -29,6 +30,9 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  *   tool whose ACP kind is not `read` or `search` is denied unasked (with a session mode of its own too).
  * - `workspace_write`: `fs/write_text_file` outside the working directory, or to a file with more
  *   than one hard link, is refused; every `terminal/create` is asked about (the terminal is offered only under the `ask` mode).
+ * - under any policy, `fs/read_text_file` and `fs/write_text_file` serve regular files only (a
+ *   directory, FIFO, socket or device is refused at once, without blocking), and a read is bounded to
+ *   16 MiB.
  * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
  *   ask about first is asked about here, through the same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
@@ -116,16 +120,18 @@ export class HostClient {
   }
 
   async #read(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
-    let content: string;
+    let opened: Awaited<ReturnType<typeof openRegularFile>>;
     try {
-      content = await readFile(request.path, "utf8");
+      opened = await openRegularFile("fs/read_text_file", request.path, request.path, constants.O_RDONLY);
     } catch (error) {
+      if (error instanceof RequestError) throw error;
       throw Object.assign(RequestError.resourceNotFound(request.path), { cause: error });
     }
-    if (request.line == null && request.limit == null) return { content };
-    const lines = content.split("\n");
-    const start = Math.max(0, (request.line ?? 1) - 1);
-    return { content: lines.slice(start, request.limit == null ? undefined : start + request.limit).join("\n") };
+    try {
+      return { content: await readTextBounded(opened.file, opened.stats.size, request.path, request) };
+    } finally {
+      await opened.file.close();
+    }
   }
 
   async #write(asked: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
@@ -137,8 +143,15 @@ export class HostClient {
     // Checked again just before the write (also when the path is the asked one: the agent may have
     // swapped a link in while the host was asked).
     const target = await this.#checkWrite(path);
-    if (target === undefined) await writeFile(path, content, "utf8");
-    else await this.#writeInWorkspace(path, target, content);
+    if (target === undefined) {
+      const { file } = await openRegularFile("fs/write_text_file", path, path, constants.O_WRONLY | constants.O_CREAT);
+      try {
+        await file.truncate(0);
+        await file.writeFile(content, "utf8");
+      } finally {
+        await file.close();
+      }
+    } else await this.#writeInWorkspace(path, target, content);
     return {};
   }
 
@@ -147,14 +160,17 @@ export class HostClient {
    * its last component (`O_NOFOLLOW`): a link put there after the check fails the write instead of
    * redirecting it. The file is opened without truncating it and checked on the open descriptor
    * before anything changes: an existing file with more than one hard link is refused (another link
-   * may be outside the working directory), so a file swapped in after the check cannot be reached either.
+   * may be outside the working directory), so a file swapped in after the check cannot be reached
+   * either; so is anything but a regular file, at once ({@link openRegularFile}).
    */
   async #writeInWorkspace(path: string, target: string, content: string): Promise<void> {
-    const file = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o666);
+    const { file, stats: stat } = await openRegularFile(
+      "fs/write_text_file",
+      path,
+      target,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW,
+    );
     try {
-      const stat = await file.stat();
-      if (!stat.isFile())
-        this.#refuse("fs/write_text_file", path, `the run's sandbox is workspace_write and ${path} is not a regular file`);
       if (stat.nlink > 1)
         this.#refuse(
           "fs/write_text_file",

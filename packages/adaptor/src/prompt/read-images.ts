@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { PromptImage, PromptImageType } from "@adaptor/driver";
 import type { PendingImage } from "./prompt.js";
+import { sniffImageType } from "./sniff-image-type.js";
 
 /** Most bytes one prompt image may hold (the Anthropic API's per-image limit). */
 export const MAX_PROMPT_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -24,7 +25,7 @@ export async function readImages(pending: readonly PendingImage[], signal?: Abor
         ? { bytes: await readCapped(part.path, field), declared: part.mimeType }
         : decodeDataUrl(part.url ?? "", field, part.mimeType);
     if (bytes.byteLength > MAX_PROMPT_IMAGE_BYTES) refuse(field, `holds ${bytes.byteLength} bytes; at most ${MAX_PROMPT_IMAGE_BYTES}`);
-    const sniffed = sniff(bytes);
+    const sniffed = sniffImageType(bytes);
     if (!sniffed) refuse(field, "is not a PNG, JPEG, GIF or WebP image");
     if (declared !== undefined && declared !== sniffed) refuse(field, `is declared ${declared} but its bytes are ${sniffed}`);
     images.push({ mimeType: sniffed, data: bytes });
@@ -75,17 +76,6 @@ function decodeDataUrl(
   const type = match[1] as PromptImageType | undefined;
   if (declared !== undefined && type !== undefined && declared !== type) refuse(field, `is declared ${declared} but its URL says ${type}`);
   return { bytes: new Uint8Array(Buffer.from(content, "base64")), declared: declared ?? type };
-}
-
-/** The image type its first bytes show, if any of the four. */
-function sniff(bytes: Uint8Array): PromptImageType | undefined {
-  const starts = (...prefix: number[]): boolean => prefix.every((byte, i) => bytes[i] === byte);
-  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
-  if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
-  if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
-  if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50)
-    return "image/webp";
-  return undefined;
 }
 
 function refuse(field: string, reason: string): never {

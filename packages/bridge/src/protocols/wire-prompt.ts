@@ -1,4 +1,5 @@
 import type { ImagePart, Prompt } from "adaptor";
+import { sniffImageType } from "adaptor/internal";
 import { HttpError } from "../http/http-error.js";
 
 /** The media types an image of a bridge prompt may have. */
@@ -51,7 +52,7 @@ export function wirePrompt(parts: readonly WirePart[], limits: WirePromptLimits,
     if (data.length % 4 !== 0 || !BASE64.test(data)) throw new HttpError(400, "bad_request", `${at}.data is not base64`);
     const bytes = (data.length / 4) * 3 - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
     if (bytes === 0) throw new HttpError(400, "bad_request", `${at}.data is empty`);
-    if (!startsAsDeclared(Buffer.from(data.slice(0, 16), "base64"), part.mimeType))
+    if (sniffImageType(Buffer.from(data.slice(0, 16), "base64")) !== part.mimeType)
       throw new HttpError(
         400,
         "unsupported_image_type",
@@ -68,20 +69,6 @@ export function wirePrompt(parts: readonly WirePart[], limits: WirePromptLimits,
   if (images.length > limits.maxImages)
     throw new HttpError(413, "too_many_images", `the prompt holds ${images.length} images; this bridge takes at most ${limits.maxImages}`);
   return { text: texts.join(join), images };
-}
-
-/** The first bytes each format starts with (a WebP: `RIFF`, 4 bytes of size, `WEBP`). */
-const SIGNATURES: Readonly<Record<string, readonly (number | undefined)[]>> = {
-  "image/png": [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
-  "image/jpeg": [0xff, 0xd8, 0xff],
-  "image/gif": [0x47, 0x49, 0x46, 0x38],
-  "image/webp": [0x52, 0x49, 0x46, 0x46, undefined, undefined, undefined, undefined, 0x57, 0x45, 0x42, 0x50],
-};
-
-/** Whether `head` (an image's first bytes) starts as the declared format does. */
-function startsAsDeclared(head: Uint8Array, mimeType: string): boolean {
-  const signature = SIGNATURES[mimeType] ?? [];
-  return head.length >= signature.length && signature.every((byte, i) => byte === undefined || head[i] === byte);
 }
 
 /** The SDK's prompt of a read prompt: the text alone without images, else the text (when any) and the images. */

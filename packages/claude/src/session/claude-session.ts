@@ -254,7 +254,7 @@ export class ClaudeSession implements PooledProcess {
     let ended = false;
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
     // What runs below the CLI now is not this turn's (the CLI's own helpers, a previous turn's).
-    const running = descendantBaseline(proc);
+    const running = await descendantBaseline(proc);
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).

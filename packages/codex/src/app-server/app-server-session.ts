@@ -25,16 +25,14 @@ import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadStartParams } from "../protocol/generated/v2/ThreadStartParams.js";
-import type { ThreadStartResponse } from "../protocol/generated/v2/ThreadStartResponse.js";
 import type { TurnStartParams } from "../protocol/generated/v2/TurnStartParams.js";
 import type { UserInput } from "../protocol/generated/v2/UserInput.js";
-import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
-import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
 import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
+import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
@@ -88,8 +86,6 @@ export interface AppServerTurnOutcome {
   /** The turn's plan once checked against codex's own approval policy ({@link checkInheritedApprovals}). */
   readonly plan: CodexPolicyPlan;
 }
-
-type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider" | "approvalPolicy">;
 
 /** The turn a session is serving: where its notifications and server requests go. */
 interface ActiveTurn {
@@ -309,7 +305,7 @@ export class AppServerSession implements PooledProcess {
       ;
       await new Promise((resolve) => setTimeout(resolve, 20))
     ) {
-      const live = this.proc.liveDescendants();
+      const live = await this.proc.listDescendants();
       if (live === undefined) return false;
       if (live.length === 0) return true;
       if (Date.now() >= end) return false;
@@ -402,7 +398,7 @@ export class AppServerSession implements PooledProcess {
         checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
-        baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
+        baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
           input: [
@@ -415,7 +411,7 @@ export class AppServerSession implements PooledProcess {
           ],
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
         };
-        const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
+        const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
         cancel.turnStarted(opened.thread.id, started.turn.id);
         const running = { threadId: opened.thread.id, turnId: started.turn.id };
@@ -773,7 +769,7 @@ async function rewindTo(rpc: JsonRpcConnection, threadId: string, lastTurnId: st
   let cursor: string | null = null;
   do {
     const params: ThreadTurnsListParams = { threadId, limit: TURN_PAGE, sortDirection: "desc", itemsView: "notLoaded", cursor };
-    const page: ThreadTurnsListResponse = await rpc.request<ThreadTurnsListResponse>("thread/turns/list", params);
+    const page = await requestAnswer(rpc, "thread/turns/list", params, turnsPage);
     for (const listed of page.data) {
       if (listed.id === lastTurnId) {
         found = true;
@@ -822,19 +818,25 @@ async function openThread(
     ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),
   };
   const session = request.session;
-  if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);
+  if (!session) return requestAnswer(rpc, "thread/start", common satisfies ThreadStartParams, threadOpened);
   if (session.fork) {
     // A fork copies the thread only through its committed turn.
-    return rpc.request<ThreadOpened>("thread/fork", {
-      threadId: session.resumeId,
-      excludeTurns: true,
-      ...(data.lastTurnId ? { lastTurnId: data.lastTurnId } : {}),
-      ...common,
-    } satisfies ThreadForkParams);
+    return requestAnswer(
+      rpc,
+      "thread/fork",
+      {
+        threadId: session.resumeId,
+        excludeTurns: true,
+        ...(data.lastTurnId ? { lastTurnId: data.lastTurnId } : {}),
+        ...common,
+      } satisfies ThreadForkParams,
+      threadOpened,
+    );
   }
-  return rpc.request<ThreadOpened>("thread/resume", {
-    threadId: session.resumeId,
-    excludeTurns: true,
-    ...common,
-  } satisfies ThreadResumeParams);
+  return requestAnswer(
+    rpc,
+    "thread/resume",
+    { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams,
+    threadOpened,
+  );
 }

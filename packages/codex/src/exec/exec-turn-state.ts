@@ -1,6 +1,7 @@
 import type { DriverEvent, Usage } from "@adaptor/driver";
 import { TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
+import { retryAnnouncement } from "./retry-announcement.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -36,8 +37,10 @@ export class ExecTurnState {
 
   /**
    * @param maxRetries how many consecutive retry announcements (an `error` line whose message
-   * starts with codex's `Reconnecting...`) may arrive with no item in between; the next one ends
-   * the turn ({@link gaveUp}, {@link accept} returns true). Default: no bound.
+   * starts with codex's `Reconnecting...`, see {@link retryAnnouncement}) may arrive with no item in
+   * between; the next one ends the turn ({@link gaveUp}, {@link accept} returns true). Each `error`
+   * line is a notice `error` with `data.willRetry` (and `attempt` / `maxAttempts` when codex counts
+   * them). Default: no bound.
    */
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
@@ -86,12 +89,14 @@ export class ExecTurnState {
         this.errorMessage = event.error.message;
         this.terminal = { event: event.type, json };
         return true;
-      case "error":
-        this.#emit({ type: "notice", kind: "error", message: event.message });
-        if (!/^Reconnecting\.\.\./.test(event.message) || this.gaveUp) return false;
+      case "error": {
+        const retry = retryAnnouncement(event.message);
+        this.#emit({ type: "notice", kind: "error", message: event.message, data: { willRetry: retry !== undefined, ...retry } });
+        if (retry === undefined || this.gaveUp) return false;
         if (++this.#retries <= this.#maxRetries) return false;
         this.gaveUp = { message: event.message, retries: this.#retries };
         return true;
+      }
       default:
         return false;
     }

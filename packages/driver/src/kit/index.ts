@@ -64,3 +64,4 @@ export {
   type OneShotTurnHandler,
 } from "./one-shot/one-shot-cli-driver.js";
 export { TranscriptLog, type PackedTextKind } from "./transcript/transcript-log.js";
+export { processGone, waitForProcessGone } from "./process-gone/process-gone.js";

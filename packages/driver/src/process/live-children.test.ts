@@ -1,33 +1,12 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
+import { processGone, waitForProcessGone } from "../kit/process-gone/process-gone.js";
 import { killLiveChildren } from "./live-children.js";
 import { spawnCli } from "./spawn-cli.js";
 
 const node = process.execPath;
 const hangIgnoringSigterm = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
-
-/** Gone: no such process, or a zombie whose reaper is not us (PID 1 in a container may never reap). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false; // no /proc (not Linux), or it vanished meanwhile: ask again
-  }
-}
-
-async function waitGone(pid: number, ms = 2000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-    if (isGone(pid)) return true;
-  }
-  return isGone(pid);
-}
 
 /**
  * Runs `body` in a separate Node parent (TypeScript through tsx, workspace packages from `src`) after
@@ -82,11 +61,11 @@ const hostShutdown = (register: string): string =>
 async function expectHostOwnsShutdown(parent: CliProcess, child: number): Promise<void> {
   process.kill(parent.pid, "SIGTERM"); // the parent alone, not its group
   await waitForOutput(parent, '{"handled":true}');
-  expect(isGone(child)).toBe(false); // the host is still shutting down: the SDK left SIGTERM to it
+  expect(processGone(child)).toBe(false); // the host is still shutting down: the SDK left SIGTERM to it
   await parent.writeText("go\n");
   expect(await parent.exited).toEqual({ code: 7, signal: null, forceKilled: false });
   expect(parent.takeOutput().stdout).toContain('{"closed":true}');
-  expect(await waitGone(child)).toBe(true);
+  expect(await waitForProcessGone(child)).toBe(true);
 }
 
 describe("live children", () => {
@@ -112,14 +91,14 @@ describe("live children", () => {
   it("a parent process that exits leaves no live child behind", async () => {
     const { parent, child } = await parentWithChild("setTimeout(() => process.exit(0), 50);");
     expect((await parent.exited).code).toBe(0);
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 
   it("a parent killed by SIGTERM kills its children first and still dies by SIGTERM", async () => {
     const { parent, child } = await parentWithChild("setInterval(() => {}, 1000);");
     process.kill(parent.pid, "SIGTERM"); // the parent alone, not its group
     expect(await parent.exited).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 
   it("leaves SIGTERM to an application that handles it; its process.exit() still kills the children", async () => {
@@ -137,10 +116,10 @@ describe("live children", () => {
       seen += parent.takeOutput().stdout;
     }
     expect(seen).toContain('{"handled":true}');
-    expect(isGone(child)).toBe(false); // the app is still shutting down: the SDK left SIGTERM to it
+    expect(processGone(child)).toBe(false); // the app is still shutting down: the SDK left SIGTERM to it
     await parent.writeText("go\n");
     expect((await parent.exited).code).toBe(5);
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 
   it("leaves SIGTERM to a host `once` handler registered before the first child, to the end of its async shutdown", async () => {
@@ -165,13 +144,13 @@ describe("live children", () => {
     );
     process.kill(parent.pid, "SIGTERM");
     expect(await parent.exited).toEqual({ code: null, signal: "SIGTERM", forceKilled: false });
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 
   it("an unref'd child lets its parent exit by itself, and the parent's exit ends it", async () => {
     const { parent, child } = await parentWithChild("p.unref();");
     expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 
   it("close() of an unref'd child holds the parent until the child was reaped", async () => {
@@ -181,6 +160,6 @@ describe("live children", () => {
     expect(await parent.exited).toEqual({ code: 0, signal: null, forceKilled: false });
     // SIGTERM, or SIGKILL after the grace when the child had installed its SIGTERM handler already
     expect(parent.takeOutput().stdout).toMatch(/\{"closed":\{"code":null,"signal":"SIG(TERM|KILL)"/);
-    expect(await waitGone(child)).toBe(true);
+    expect(await waitForProcessGone(child)).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import type { RunPolicy } from "../spi/policy.js";
 import type { DriverRequest } from "../spi/request.js";
 import type { Usage } from "../spi/response.js";
 import { reportEnforcement } from "../kit/policy/report-enforcement.js";
+import { processGone } from "../kit/process-gone/process-gone.js";
 import { runDriver, type DriverRun, type RunDriverOptions } from "./run-driver.js";
 
 /** What `makeDriver` returns: the driver under test, plus whatever its scripted turns need, plus cleanup. */
@@ -119,15 +120,6 @@ function matches(text: string, pattern: string | RegExp | undefined): boolean {
   return typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** How long late events may take to show up once the run's processes are gone, in ms. */
 const LATE_EVENT_SETTLE_MS = 1000;
 /** How long the run's processes may take to exit after `run()` settled, in ms (a safety net). */
@@ -143,7 +135,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function settleAfterRun(run: DriverRun, caps: DriverCapabilities): Promise<void> {
   if (!caps.processReuse) {
     const deadline = Date.now() + PROCESS_EXIT_WAIT_MS;
-    while (run.recording.pids().some(alive) && Date.now() < deadline) await sleep(100);
+    while (!run.recording.pids().every(processGone) && Date.now() < deadline) await sleep(100);
   }
   await sleep(LATE_EVENT_SETTLE_MS);
 }
@@ -390,7 +382,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
             const turnEvents = result.recording.events.filter((e) => e.event.type !== "process" && e.event.type !== "notice");
             expect(turnEvents, `${JSON.stringify(policy)} refused: no turn may start`).toEqual([]);
             for (const pid of result.recording.pids())
-              expect(alive(pid), `${JSON.stringify(policy)} refused: pid ${pid} ended`).toBe(false);
+              expect(processGone(pid), `${JSON.stringify(policy)} refused: pid ${pid} ended`).toBe(true);
             for (const single of singleFieldPolicies(policy)) {
               const alone = options.scripted.text(fixture);
               results.push({ policy: single, turn: alone, result: await run(fixture, withPolicy(alone, single)) });
@@ -603,7 +595,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           String(result.error),
         ).toBe(true);
         expect(result.durationMs).toBeLessThan(cancelAfterMs + 15_000);
-        for (const pid of result.recording.pids()) expect(alive(pid), `pid ${pid} still alive`).toBe(false);
+        for (const pid of result.recording.pids()) expect(processGone(pid), `pid ${pid} still alive`).toBe(true);
         await settleAfterRun(result, fixture.driver.descriptor.capabilities);
         expect(result.recording.lateEvents).toEqual([]);
       });

@@ -27,7 +27,8 @@ export class HostDispatch {
   }
 
   /**
-   * Starts `slots` pg-boss workers on `queue`, each running `handle` for one job at a time.
+   * Starts `slots` pg-boss workers on `queue`, each running `handle` for one job at a time; one
+   * idle slot looks for unannounced work every `backstopSeconds` (default {@link BACKSTOP_SECONDS}).
    * @throws what pg-boss's `work` throws (a stopped instance).
    */
   async start<T extends object>(
@@ -35,6 +36,7 @@ export class HostDispatch {
     slots: number,
     heartbeatRefreshSeconds: number,
     handle: (job: Job<T>) => Promise<void>,
+    backstopSeconds = BACKSTOP_SECONDS,
   ): Promise<void> {
     for (let i = 0; i < slots; i++) {
       let id = "";
@@ -57,7 +59,7 @@ export class HostDispatch {
       );
       this.#idle.add(id);
     }
-    this.#backstop ??= setInterval(() => this.wake(), BACKSTOP_SECONDS * 1000);
+    this.#backstop ??= setInterval(() => this.wake(), backstopSeconds * 1000);
     this.#backstop.unref();
   }
 

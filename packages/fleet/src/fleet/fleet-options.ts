@@ -19,6 +19,16 @@ export interface FleetOptions {
   /** pg-boss queue name. Default `"adaptor-fleet-runs"`. */
   readonly queue?: string;
   /**
+   * The run format this host writes and runs (1 or 2; default 2, the newest). Format 1 is a text
+   * prompt; format 2 adds prompts of parts with images. Runs of format n > 1 go to the pg-boss
+   * queue `<queue>.format-<n>`, which workers of earlier versions never poll, so they cannot run
+   * a prompt's text without its images; a worker polls its format's queue and the earlier ones.
+   * Set 1 during a rolling upgrade while hosts of an earlier version still serve the fleet: this
+   * host then submits to (and works from) `queue` alone, as they do, and refuses a prompt with an
+   * image at `submit`. See the package README, "Rolling upgrades".
+   */
+  readonly runFormat?: number;
+  /**
    * The thread store the workers' agents use (a `PostgresThreadStore` shared by every host). Needed
    * by workers that serve thread runs: a retried attempt reads the thread's record to tell whether
    * the lost attempt had already committed its turn. Default: none (workers then refuse thread runs).

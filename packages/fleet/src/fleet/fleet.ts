@@ -9,6 +9,7 @@ import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
 import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
+import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
 import { FleetTables } from "../schema/fleet-tables.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
@@ -60,6 +61,9 @@ export interface FleetApproval {
    */
   readonly status: "pending" | "answered" | "closed";
 }
+
+/** How often (s) a worker looks for unannounced runs (retries) in an earlier run format's queue. */
+const EARLIER_FORMAT_BACKSTOP_SECONDS = 30;
 
 /** The run queue's retry timing (pg-boss, seconds): exponential backoff from 1 s, at most 30 s. */
 const RETRY = { retryDelay: 1, retryBackoff: true, retryDelayMax: 30 } as const;
@@ -116,7 +120,7 @@ export class Fleet implements AsyncDisposable {
     };
   }
 
-  /** Creates the tables and the queue if missing and connects; idempotent. Every other method awaits it. */
+  /** Creates the tables and the run queues (one per run format up to `runFormat`) if missing and connects; idempotent. Every other method awaits it. */
   start(): Promise<void> {
     this.#started ??= this.#start();
     return this.#started;
@@ -130,12 +134,28 @@ export class Fleet implements AsyncDisposable {
     const { tables, boss, notifier, options } = this.#core;
     await tables.migrate();
     await boss.start();
-    const queue = await boss.getQueue(options.queue);
+    for (const name of formatQueues(options.queue, options.runFormat)) await this.#createRunQueue(name);
+    // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
+    // whichever worker takes it deletes the finished runs past `retentionMs`.
+    if (!(await boss.getQueue(this.#pruneQueue))) {
+      await boss.createQueue(this.#pruneQueue, { policy: "singleton", retryLimit: 1 }).catch(async (error: unknown) => {
+        if (!(await boss.getQueue(this.#pruneQueue))) throw error;
+      });
+    }
+    await boss.schedule(this.#pruneQueue, "*/15 * * * *");
+    await notifier.start();
+    if (this.#state === "new") this.#state = "open";
+  }
+
+  /** Creates the run queue `name` if missing, or gives one made by an earlier version the retry backoff. */
+  async #createRunQueue(name: string): Promise<void> {
+    const { boss, options } = this.#core;
+    const queue = await boss.getQueue(name);
     // A queue created before retries backed off gets the backoff (for jobs sent from now on).
-    if (queue && !queue.retryBackoff) await boss.updateQueue(options.queue, RETRY);
+    if (queue && !queue.retryBackoff) await boss.updateQueue(name, RETRY);
     if (!queue) {
       await boss
-        .createQueue(options.queue, {
+        .createQueue(name, {
           policy: "key_strict_fifo",
           // One more than the attempts: the extra one only writes the attempts-exhausted verdict,
           // so the key is never left blocked by a failed job.
@@ -150,19 +170,9 @@ export class Fleet implements AsyncDisposable {
           notify: false,
         })
         .catch(async (error: unknown) => {
-          if (!(await boss.getQueue(options.queue))) throw error;
+          if (!(await boss.getQueue(name))) throw error;
         });
     }
-    // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
-    // whichever worker takes it deletes the finished runs past `retentionMs`.
-    if (!(await boss.getQueue(this.#pruneQueue))) {
-      await boss.createQueue(this.#pruneQueue, { policy: "singleton", retryLimit: 1 }).catch(async (error: unknown) => {
-        if (!(await boss.getQueue(this.#pruneQueue))) throw error;
-      });
-    }
-    await boss.schedule(this.#pruneQueue, "*/15 * * * *");
-    await notifier.start();
-    if (this.#state === "new") this.#state = "open";
   }
 
   /**
@@ -202,6 +212,13 @@ export class Fleet implements AsyncDisposable {
     // What the worker's agent.run would refuse before launch is refused here, before anything is stored.
     checkRunInput(prompt, runOptions, { threadTurn: options.threadKey !== undefined, resume: options.resume !== undefined });
     const parts = typeof prompt === "string" ? undefined : jsonPromptParts(prompt);
+    const format = promptFormat(parts);
+    if (format > this.#core.options.runFormat)
+      throw new InvalidOptionError({
+        subject: "fleet submit",
+        field: `prompt[${parts!.findIndex((part) => (part as { type?: unknown }).type === "image")}]`,
+        reason: `an image needs run format ${format}; this fleet writes run format ${this.#core.options.runFormat} (the runFormat option), which workers of that format would run as its text alone`,
+      });
     const resume = options.resume;
     if (resume !== undefined) {
       if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
@@ -212,10 +229,13 @@ export class Fleet implements AsyncDisposable {
     checkOpen(this.#state as "open", "submit");
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
+    // Every run of this host goes to the queue of its run format, text runs too: a thread's turns
+    // then share one queue, and pg-boss keeps them in order.
+    const queue = formatQueue(o.queue, o.runFormat);
     await tables.transaction(async (client) => {
       // No lock across hosts: submissions in flight at once do not see each other's rows, so the
       // bound is maxQueued plus the submissions concurrent with this one (see `maxQueued`).
-      const open = await tables.open(client, dispatchTopic(o.queue));
+      const open = await tables.open(client, dispatchTopic(queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
       const text = typeof prompt === "string" ? prompt : promptText(prompt);
@@ -231,8 +251,8 @@ export class Fleet implements AsyncDisposable {
       if (inserted === "exists") throw new FleetRunExistsError(id);
       if (inserted === "claimed")
         throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
-      const data: RunJobData = { runId: id, threadKey: options.threadKey ?? null };
-      await boss.send(o.queue, data as unknown as object, {
+      const data: RunJobData = { runId: id, threadKey: options.threadKey ?? null, format: o.runFormat };
+      await boss.send(queue, data as unknown as object, {
         id,
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
         db: { executeSql: (text: string, values?: unknown[]) => client.query(text, values) },
@@ -264,12 +284,24 @@ export class Fleet implements AsyncDisposable {
     const { boss, notifier, options: o } = this.#core;
     const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
     await worker.init(agent);
-    const dispatch = new HostDispatch(boss);
-    this.#dispatches.push(dispatch);
-    await dispatch.start<RunJobData>(o.queue, concurrency, Math.max(1, Math.floor(o.heartbeatSeconds / 5)), (job) => worker.handle(job));
-    this.#unwatch.push(notifier.watch(dispatchTopic(o.queue), () => dispatch.wake()));
-    // Runs submitted before this worker started were announced to nobody.
-    dispatch.wake();
+    // The queue of this host's run format with `concurrency` slots; each earlier format's queue
+    // (runs submitted by hosts of an earlier version, announced on its topic as ever) with one,
+    // looking for unannounced ones (retries) every EARLIER_FORMAT_BACKSTOP_SECONDS.
+    for (const queue of formatQueues(o.queue, o.runFormat)) {
+      const dispatch = new HostDispatch(boss);
+      this.#dispatches.push(dispatch);
+      const current = queue === formatQueue(o.queue, o.runFormat);
+      await dispatch.start<RunJobData>(
+        queue,
+        current ? concurrency : 1,
+        Math.max(1, Math.floor(o.heartbeatSeconds / 5)),
+        (job) => worker.handle(job),
+        current ? undefined : EARLIER_FORMAT_BACKSTOP_SECONDS,
+      );
+      this.#unwatch.push(notifier.watch(dispatchTopic(queue), () => dispatch.wake()));
+      // Runs submitted before this worker started were announced to nobody.
+      dispatch.wake();
+    }
     await boss.work(this.#pruneQueue, { pollingIntervalSeconds: 30 }, async () => {
       await this.#core.tables.prune(o.retentionMs);
     });
@@ -278,8 +310,11 @@ export class Fleet implements AsyncDisposable {
   /**
    * Answers an approval a run waits on, from any host, exactly once: the worker waiting on it
    * receives the decision and applies it.
+   * Refused exactly when {@link approval} does not read `pending`, in one statement, so a verdict
+   * written meanwhile is never answered after the fact.
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
-   *   attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
+   *   run has its verdict (cancelled, approval timed out, attempts exhausted, ...) or its attempt was
+   *   lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     await this.start();

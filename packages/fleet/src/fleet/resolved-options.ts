@@ -1,4 +1,5 @@
 import { FleetClosedError } from "../errors/fleet-errors.js";
+import { RUN_FORMAT } from "../format/run-format.js";
 import type { FleetOptions } from "./fleet-options.js";
 
 /** Options with their defaults. */
@@ -7,6 +8,7 @@ export interface ResolvedFleetOptions {
   readonly listenConnectionString: string;
   readonly schema: string;
   readonly queue: string;
+  readonly runFormat: number;
   readonly maxQueued: number;
   readonly maxAttempts: number;
   readonly heartbeatSeconds: number;
@@ -21,6 +23,13 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   if (!Number.isInteger(value) || value < min)
     throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
   return value;
+}
+
+function runFormat(value: unknown): number {
+  if (value === undefined) return RUN_FORMAT;
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > RUN_FORMAT)
+    throw new RangeError(`Fleet options: runFormat must be an integer from 1 to ${RUN_FORMAT}, got ${String(value)}`);
+  return value as number;
 }
 
 function lostApproval(value: unknown): "ask-again" | "suspend" {
@@ -50,6 +59,7 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
     listenConnectionString: options.listenConnectionString ?? options.connectionString,
     schema,
     queue,
+    runFormat: runFormat(options.runFormat),
     maxQueued: positiveInteger("maxQueued", options.maxQueued, 10_000),
     maxAttempts: positiveInteger("maxAttempts", options.maxAttempts, 3),
     heartbeatSeconds: positiveInteger("heartbeatSeconds", options.heartbeatSeconds, 10, 10),

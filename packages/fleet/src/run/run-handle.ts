@@ -2,6 +2,7 @@ import type { Result } from "adaptor";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
+import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
 import { loadVerdict, type StoredVerdict } from "../verdict/verdict.js";
@@ -186,7 +187,8 @@ export class RunHandle {
    */
   async cancel(reason?: string): Promise<boolean> {
     const { boss, options, tables } = this.#core;
-    await boss.cancel(options.queue, this.id);
+    // The run's job is in the queue of its run format: this host's or an earlier one.
+    await Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
     return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
   }
 

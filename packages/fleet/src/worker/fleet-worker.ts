@@ -40,7 +40,11 @@ export type WorkerAgent = Agent | ((context: WorkerContext) => Agent | Promise<A
 
 /** Options of `fleet.worker(...)`. */
 export interface FleetWorkerOptions {
-  /** Runs this worker executes at once: its slots, each a pg-boss worker the host wakes to fetch. Default 1. */
+  /**
+   * Runs of the host's run format this worker executes at once: its slots, each a pg-boss worker
+   * the host wakes to fetch. Default 1. Each earlier run format's queue gets one slot more (runs
+   * left by hosts of an earlier version; see `FleetOptions.runFormat`).
+   */
   readonly concurrency?: number;
   /** The worker's name in `attempt-started` events. Default `<hostname>/<pid>`. */
   readonly name?: string;
@@ -54,6 +58,8 @@ export interface RunJobData {
    * the run's row first. Absent in jobs queued by earlier versions (those read the row).
    */
   readonly threadKey?: string | null;
+  /** The run format the run was written in (see `RUN_FORMAT`); absent in jobs of earlier versions (format 1). */
+  readonly format?: number;
 }
 
 /** Runs attempts of runs on one host: one pg-boss job, one attempt. */
@@ -99,6 +105,12 @@ export class FleetWorker {
     const runId = job.id;
     const attempt = job.retryCount + 1;
     const threadKey = job.data?.threadKey;
+    // Never reached through the format queues (a worker polls none of a later format); a job sent
+    // to the wrong queue goes back to pg-boss for a worker of its format.
+    if ((job.data?.format ?? 1) > options.runFormat)
+      throw new Error(
+        `fleet worker: run ${runId} is of run format ${job.data!.format}; this worker runs format ${options.runFormat} at most`,
+      );
     // A first attempt has nothing to recover: it starts in one statement, without reading the row.
     if (attempt === 1 && threadKey !== undefined) {
       const base = await this.#base(runId, threadKey);

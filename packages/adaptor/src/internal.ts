@@ -1,0 +1,4 @@
+// `adaptor/internal`: plumbing shared by the SDK's own packages. Not a stable API: no semver
+// promise, and not part of the documented surface.
+
+export { sniffImageType } from "./prompt/sniff-image-type.js";

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import type { DriverEvent } from "@adaptor/driver";
+import { ExecTurnState } from "./exec-turn-state.js";
+
+// The `error` lines below are verbatim from codex 0.171.0 `exec --json` (a closed port; a server
+// answering 502 / 500 with stream_max_retries 2; a 429).
+const NETWORK = "Reconnecting... waiting for network (Connection failed: error sending request)";
+const COUNTED = (n: number) =>
+  `Reconnecting... ${n}/2 (unexpected status 502 Bad Gateway: scripted error 502, url: http://127.0.0.1:46395/v1/responses, request id: req_fake_${n * 3})`;
+const HIGH_DEMAND = "Reconnecting... 1/2 (We’re currently experiencing high demand, which may cause temporary errors.)";
+const FINAL_429 = "exceeded retry limit, last status: 429 Too Many Requests, request id: req_fake_1";
+
+function state(maxRetries?: number): { state: ExecTurnState; notices: unknown[] } {
+  const notices: unknown[] = [];
+  const emit = (event: DriverEvent): void => {
+    if (event.type === "notice" && event.kind === "error") notices.push(event.data);
+  };
+  return { state: new ExecTurnState(emit, maxRetries), notices };
+}
+const error = (message: string) => ({ type: "error", message }) as const;
+
+describe("ExecTurnState model-call retries (exec error lines carry only a message)", () => {
+  it("marks every error line's notice with willRetry, and the counted variant with its attempt", () => {
+    const { state: s, notices } = state();
+    for (const message of [NETWORK, COUNTED(1), HIGH_DEMAND, FINAL_429]) s.accept(error(message), "");
+    expect(notices).toEqual([
+      { willRetry: true },
+      { willRetry: true, attempt: 1, maxAttempts: 2 },
+      { willRetry: true, attempt: 1, maxAttempts: 2 },
+      { willRetry: false },
+    ]);
+  });
+
+  it("counts both variants toward maxRetries; a final error line does not count", () => {
+    const { state: s } = state(2);
+    expect(s.accept(error(NETWORK), "")).toBe(false);
+    expect(s.accept(error(FINAL_429), "")).toBe(false);
+    expect(s.accept(error(COUNTED(1)), "")).toBe(false);
+    expect(s.accept(error(COUNTED(2)), "")).toBe(true);
+    expect(s.gaveUp).toEqual({ message: COUNTED(2), retries: 3 });
+  });
+
+  it("accepts leading blanks and a single-character ellipsis; not a message that only mentions reconnecting", () => {
+    const { state: s, notices } = state();
+    for (const message of ["  Reconnecting... 3/5 (x)", "Reconnecting\u2026 waiting for network", "stream error; Reconnecting... later"])
+      s.accept(error(message), "");
+    expect(notices).toEqual([{ willRetry: true, attempt: 3, maxAttempts: 5 }, { willRetry: true }, { willRetry: false }]);
+  });
+});

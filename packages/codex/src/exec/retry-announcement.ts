@@ -1,0 +1,26 @@
+/**
+ * A model-call retry as `codex exec --json` announces it. codex 0.171.0's `error` line carries only
+ * a `message` (no `willRetry` flag, no error code, unlike the app server's `error` notification), so
+ * the wording is the only signal. The variants it emits, seen on the wire:
+ * - `Reconnecting... waiting for network (Connection failed: error sending request)`: the model
+ *   server cannot be reached (retried without end);
+ * - `Reconnecting... 1/2 (unexpected status 502 Bad Gateway: …)`: a failed response stream retried,
+ *   attempt 1 of `stream_max_retries` 2 (also after HTTP 500, with codex's own text, and a DNS failure).
+ * A final error (`unexpected status 502 …`, `exceeded retry limit, last status: 429 …`) does not
+ * start with `Reconnecting` and is followed by `turn.failed`. Leading blanks and a `…` for `...` are
+ * accepted too.
+ */
+const RETRY = /^\s*Reconnecting(?:\.{3}|\u2026)(?:\s*(\d+)\s*\/\s*(\d+))?/;
+
+/** What a retry announcement says: the attempt and the most attempts when it counts them. */
+export interface RetryAnnouncement {
+  readonly attempt?: number;
+  readonly maxAttempts?: number;
+}
+
+/** The retry `message` announces, or undefined for any other `error` line. */
+export function retryAnnouncement(message: string): RetryAnnouncement | undefined {
+  const match = RETRY.exec(message);
+  if (!match) return undefined;
+  return match[1] !== undefined && match[2] !== undefined ? { attempt: Number(match[1]), maxAttempts: Number(match[2]) } : {};
+}
