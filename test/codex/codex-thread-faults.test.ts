@@ -8,7 +8,19 @@ import {
   type OpenAIServer,
   type ResponsesScriptRule,
 } from "@adaptor/testkit";
-import { Agent, DriverError, ErrCode, ErrThreadBusy, RunError, isError, type AgentEvent, type Result, type Stream } from "adaptor";
+import {
+  Agent,
+  BusyError,
+  DriverError,
+  ErrCode,
+  ErrThreadBusy,
+  RunError,
+  findError,
+  isError,
+  type AgentEvent,
+  type Result,
+  type Stream,
+} from "adaptor";
 import { runDriver } from "@adaptor/driver/testing";
 import { codex, type CodexConfig, type CodexDriver } from "@adaptor/codex";
 import { alive } from "./support.js";
@@ -152,23 +164,31 @@ describe("codex threads under faults (real binary, app-server)", () => {
   );
 
   it(
-    "a thread another agent's parked process is writing to: ErrThreadBusy, the record unchanged, never a fresh conversation",
+    "a thread another agent's parked process is writing to: ErrThreadBusy with a BusyError (holder, retry time), the record unchanged, never a fresh conversation",
     SLOW,
     async () => {
       await setup();
       const store = new MemoryThreadStore();
-      const first = newAgent(store);
-      const second = newAgent(store);
+      const first = newAgent(store, { idleMs: 60_000 });
+      const second = newAgent(store, { idleMs: 60_000 });
       const one = await drain(first.thread("shared").stream("turn one"));
       expect(one.error).toBeUndefined();
       const record = await store.resolve({ key: "shared" });
       expect((first.driver as CodexDriver).parkedProcesses).toBe(1);
 
       const requests = server!.responses().length;
+      const before = Date.now();
       const busy = await drain(second.thread("shared").stream("from the second agent"));
+      const after = Date.now();
       expect(isError(busy.error, ErrThreadBusy)).toBe(true);
       expect(busy.error).not.toBeInstanceOf(RunError);
       expect(String((busy.error as Error).message)).toContain("active writer");
+      // As for a held lease: who holds it and when to retry at the latest (a parked process's idleMs).
+      const held = findError(busy.error, BusyError);
+      expect(held).toMatchObject({ target: "shared", owner: "another codex process" });
+      expect(held!.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+      expect(held!.expiresAt!.getTime()).toBeLessThanOrEqual(after + 60_000);
+      expect(String((busy.error as Error).message)).toContain(`held by "another codex process" until ${held!.expiresAt!.toISOString()}`);
       expect(server!.responses().length).toBe(requests); // nothing reached the model
       expect(await store.resolve({ key: "shared" })).toEqual(record);
 

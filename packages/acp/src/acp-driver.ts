@@ -42,7 +42,7 @@ import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
-import { AcpTurn, promptUsage } from "./turn/acp-turn.js";
+import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
@@ -318,7 +318,33 @@ export class AcpDriver implements Driver {
       driver: this.descriptor.type,
       terminals: new HostTerminals({ env: proc.env, cwd, device: `${this.descriptor.type} terminal`, ...spawnLimits(config) }),
     });
-    const turn = new AcpTurn(host.sink, this.#toolName, trusted);
+    let enforcement = plan.enforcement;
+    // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
+    let violation: DriverFailure | undefined;
+    let violated!: () => void;
+    const violating = new Promise<void>((resolve) => (violated = resolve));
+    const onUnasked = (call: UnaskedCall): void => {
+      const broken = enforcement.filter((entry) => entry.enforced && plan.unaskedFails.includes(entry.field));
+      if (violation || broken.length === 0) return;
+      const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
+      const message = `${call.toolName} (ACP kind ${call.toolKind ?? "none"}) ran without a permission ask under ${fields}`;
+      enforcement = enforcement.map((entry) =>
+        broken.includes(entry) ? { ...entry, enforced: false, mechanisms: [], detail: `${entry.detail}; broken: ${message}` } : entry,
+      );
+      violation = {
+        reason: "policy_violation",
+        message,
+        details: {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          ...(call.toolKind !== undefined ? { toolKind: call.toolKind } : {}),
+          fields: broken.map((entry) => entry.field),
+        },
+      };
+      sink.emit({ type: "notice", kind: "policy", message: `ending the turn: ${message}`, data: { ...violation.details } });
+      violated();
+    };
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked);
     // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     const handler: SessionHandler = {
       onUpdate: (update) => turn.onUpdate(update),
@@ -326,7 +352,6 @@ export class AcpDriver implements Driver {
       onText: (line) => turn.onText(line),
       onHost: (method, params) => host.handle(method, params),
     };
-    let enforcement = plan.enforcement;
     const finish = (
       proc: AcpProcess,
       turn: AcpTurn,
@@ -353,6 +378,8 @@ export class AcpDriver implements Driver {
       honoured: new Promise((resolve) => (honoured = resolve)),
     });
     const onAbort = (): void => {
+      // The verdict of a stopped run still says how the policy was enforced until the stop.
+      sink.partial?.({ enforcement });
       turn.end();
       escalation.start();
       // A prompt in flight ends by the agent's answer or the process's end; anything else at once.
@@ -521,9 +548,18 @@ export class AcpDriver implements Driver {
           await agent.notify("session/cancel", { sessionId: promptedSession });
         },
       });
+      // A policy violation cancels the turn (`session/cancel`) and does not wait for its answer: the
+      // process is ended after the turn, as every process with a failed turn is.
+      const cancelOnViolation = violating.then(() => {
+        turn.interrupt();
+        void agent.notify("session/cancel", { sessionId: promptedSession }).catch(() => undefined);
+      });
       try {
-        answer = await prompted;
+        const answered = await Promise.race([prompted, cancelOnViolation]);
+        if (violation) return finish(proc, turn, violation);
+        answer = answered as PromptResponse;
       } catch (error) {
+        if (violation) return finish(proc, turn, violation);
         if (signal.aborted) {
           await escalation.settled();
           throw signal.reason;
@@ -550,6 +586,7 @@ export class AcpDriver implements Driver {
         await escalation.settled();
         throw signal.reason;
       }
+      if (violation) return finish(proc, turn, violation);
       // An interrupt that came after the agent ended the turn by itself leaves the verdict as the agent gave it.
       const interrupted = interruptedByHost && answer.stopReason === "cancelled";
       // Some adapters offer only an option that ends the turn to reject a tool (codex-acp's "abort"):

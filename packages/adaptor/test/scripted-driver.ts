@@ -39,6 +39,7 @@ export function scriptedDriver(
           return decision;
         },
         ...(sink.hook ? { hook: sink.hook.bind(sink) } : {}),
+        ...(sink.partial ? { partial: sink.partial.bind(sink) } : {}),
       };
       const partial = await script(request, wrapped, signal);
       return { text: "", transcript: [], raw: { stdout: "", stderr: "" }, ...partial };

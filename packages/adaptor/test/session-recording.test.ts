@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { Agent, type AgentEvent } from "adaptor";
 import { JsonlEventBackend, SessionRecorder, type RecordedEvent } from "@adaptor/sessionrecorder";
 import { fakeDriver } from "./support/fake-driver.js";
@@ -88,5 +88,36 @@ describe("recording an Agent run", () => {
     expect(typeof approval.request.createdAt).toBe("string");
     expect(Object.keys(approval.request)).not.toContain("responder");
     expect(stored.find((e) => e.type === "tool-result")).toMatchObject({ output: "a.txt", isError: false });
+  });
+
+  it("replay types the events by the recorder's event type: a replayed AgentEvent narrows on event.type, its times are strings", async () => {
+    await using agent = new Agent(toolDriver());
+    const backend = new JsonlEventBackend({ root: join(dir, "typed") });
+    const recorder = new SessionRecorder<AgentEvent>({ backend });
+    const stream = agent.stream("list the files", { onApproval: (request) => request.approve() });
+    for await (const _event of recorder.record("typed", stream)) void _event;
+    await stream.result();
+    const texts: string[] = [];
+    const tools: string[] = [];
+    for await (const { event } of recorder.replay("typed")) {
+      expectTypeOf(event.meta.time).toEqualTypeOf<string>();
+      expectTypeOf(event.meta.sequence).toEqualTypeOf<number>();
+      switch (event.type) {
+        case "text-delta":
+          texts.push(event.text);
+          break;
+        case "tool-result":
+          expectTypeOf(event.isError).toEqualTypeOf<boolean>();
+          tools.push(`${event.id}:${event.output}`);
+          break;
+        case "approval-request":
+          expectTypeOf(event.request.createdAt).toEqualTypeOf<string>();
+          expect(typeof event.request.createdAt).toBe("string");
+          break;
+      }
+    }
+    await backend.close();
+    expect(texts.join("")).toBe("Let me look. Done.");
+    expect(tools).toEqual(["toolu_1:a.txt"]);
   });
 });

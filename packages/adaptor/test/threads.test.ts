@@ -41,6 +41,15 @@ function sessionDriver(options: { rejectResume?: (id: string) => boolean; noChec
   });
 }
 
+/** `driver` declaring that its resumed sessions continue on another model (`sessions.modelSwitch`). */
+function modelSwitching<D extends ReturnType<typeof sessionDriver>>(driver: D): D {
+  const { descriptor } = driver;
+  const sessions = { ...descriptor.capabilities.sessions, modelSwitch: true };
+  return Object.assign(Object.create(driver) as D, {
+    descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, sessions } },
+  });
+}
+
 describe("Thread API", () => {
   it("continues a conversation across turns and stores one active record", async () => {
     const store = new MemoryThreadStore();
@@ -136,7 +145,7 @@ describe("Thread API", () => {
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });
 
-  it("a changed model makes the thread incompatible and the old record is kept", async () => {
+  it("a driver that cannot switch models: a changed model makes the thread incompatible and the old record is kept", async () => {
     const store = new MemoryThreadStore();
     const driver = sessionDriver();
     await new Agent(driver, { threadStore: store, model: "m1" }).thread("k").run("a");
@@ -146,6 +155,38 @@ describe("Thread API", () => {
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
+  });
+
+  it("a driver whose sessions switch models: a turn with another model continues the thread on it", async () => {
+    const store = new MemoryThreadStore();
+    const driver = modelSwitching(sessionDriver());
+    const agent = new Agent(driver, { threadStore: store, model: "m1" });
+    expect((await agent.thread("k").run("a")).text).toBe("a");
+    expect((await agent.thread("k").run("b", { model: "m2" })).text).toBe("a|b");
+    expect((await new Agent(driver, { threadStore: store }).thread("k").run("c")).text).toBe("a|b|c");
+    expect(driver.requests.map((request) => request.model)).toEqual(["m1", "m2", undefined]);
+    expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
+  });
+
+  it("a driver whose sessions switch models: a changed identity still makes the thread incompatible", async () => {
+    const store = new MemoryThreadStore();
+    const driver = modelSwitching(sessionDriver());
+    await new Agent(driver, { threadStore: store, identity: "alice" }).thread("k").run("a");
+    const err = await new Agent(driver, { threadStore: store, identity: "bob" })
+      .thread("k")
+      .run("b", { model: "m2" })
+      .catch((e: unknown) => e);
+    expect(isError(err, ErrThreadIncompatible)).toBe(true);
+    expect(driver.requests).toHaveLength(1);
+  });
+
+  it("a record written while the model was part of the fingerprint continues on the same model, then on any", async () => {
+    const store = new MemoryThreadStore();
+    const plain = sessionDriver();
+    await new Agent(plain, { threadStore: store, model: "m1" }).thread("k").run("a");
+    const switching = modelSwitching(plain);
+    expect((await new Agent(switching, { threadStore: store, model: "m1" }).thread("k").run("b")).text).toBe("a|b");
+    expect((await new Agent(switching, { threadStore: store, model: "m2" }).thread("k").run("c")).text).toBe("a|b|c");
   });
 
   it("newThread archives the old record only after the new run produced a checkpoint", async () => {

@@ -42,7 +42,8 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
   type: "claude",
   displayName: "Claude Code",
   capabilities: {
-    sessions: { resume: true, fork: true, fromCheckpoint: true },
+    // modelSwitch: `--resume` with another `--model` continues the transcript (test/claude/model-switch.test.ts).
+    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true },
     processReuse: true,
     // native: --json-schema, value from the result line's structured_output; prompt: instructions +
     // final text (test/structured-output.test.ts).
@@ -291,9 +292,9 @@ export class ClaudeDriver implements Driver {
           resuming: request.session !== undefined,
         });
     // The turns the CLI ran by itself since the previous prompt count with this one.
-    const usage = addUsage(turn.usage(), outcome.cliOwn?.usage);
+    const usage = addUsage(addUsage(turn.usage(), outcome.partsUsage), outcome.cliOwn?.usage);
     const line = terminal?.line;
-    const model = turn.model ?? Object.keys(line?.modelUsage ?? {})[0];
+    const model = answeringModel(turn);
     const sessionId = turn.sessionId ?? session.sessionId;
     return {
       text: line && !line.is_error && typeof line.result === "string" ? line.result : interrupted ? partialText(turn.transcript) : "",
@@ -318,7 +319,7 @@ export class ClaudeDriver implements Driver {
 function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink["partial"]>>[0] {
   const { turn } = outcome;
   const usage = turn.usage();
-  const model = turn.model ?? Object.keys(turn.terminal?.line.modelUsage ?? {})[0];
+  const model = answeringModel(turn);
   return {
     text: partialText(turn.transcript),
     ...(usage ? { usage } : {}),
@@ -337,4 +338,17 @@ function partialText(transcript: readonly TranscriptItem[]): string {
     if (item.kind === "assistant" && item.text) parts.unshift(item.text);
   }
   return parts.join("");
+}
+
+/**
+ * The model that gave the turn's answer: the one its last model response names (a switch during
+ * the turn applies to the requests after it only), written as the CLI reported it (`system init`,
+ * the `set_model` answer, a fallback) when that is the same model (e.g. with a `[1m]` context
+ * suffix the wire id lacks); else the CLI's report, else the result's `modelUsage`.
+ */
+function answeringModel(turn: TurnOutcome["turn"]): string | undefined {
+  const answered = turn.lastResponseModel;
+  const reported = turn.model;
+  if (answered === undefined) return reported ?? Object.keys(turn.terminal?.line.modelUsage ?? {})[0];
+  return reported !== undefined && reported.replace(/\[[^\]]*\]$/, "") === answered ? reported : answered;
 }

@@ -11,7 +11,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   type: "codex",
   displayName: "Codex",
   capabilities: {
-    sessions: { resume: true, fork: true, fromCheckpoint: true },
+    // modelSwitch: `thread/resume` with another `model` continues the thread (test/codex/model-switch.test.ts).
+    sessions: { resume: true, fork: true, fromCheckpoint: true, modelSwitch: true },
     // A thread's app-server process is parked after a healthy turn; the next turn is a turn/start on it.
     processReuse: true,
     structuredOutput: { native: true, prompt: false },
@@ -45,7 +46,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
   type: "codex",
   displayName: "Codex (exec)",
   capabilities: {
-    sessions: { resume: true, fork: false, fromCheckpoint: true },
+    // modelSwitch: `exec -m … resume` continues the thread on that model (test/codex/model-switch.test.ts).
+    sessions: { resume: true, fork: false, fromCheckpoint: true, modelSwitch: true },
     processReuse: false,
     structuredOutput: { native: true, prompt: false },
     // `codex exec` has no request to announce an extra skills root: a run with skills is refused.

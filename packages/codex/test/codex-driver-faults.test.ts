@@ -317,6 +317,54 @@ describe("codex app-server turn isolation and unanswered requests (fake CLI)", (
   });
 });
 
+describe("codex app-server answers the driver reads (fake CLI)", () => {
+  /** The run's error, checked to be a DRIVER DriverError of `op` whose process is gone. */
+  async function malformed(steps: FakeCliStep[], request: Parameters<typeof runDriver>[1], op: string): Promise<Error> {
+    const driver = fake(steps);
+    const run = await runDriver(driver, request);
+    expect(run.error).toBeInstanceOf(DriverError);
+    expect(run.error).toMatchObject({ code: ErrCode.Driver, op, device: "codex" });
+    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+    expect(pid).toBeDefined();
+    expect(alive(pid!)).toBe(false);
+    await driver.close();
+    return run.error as Error;
+  }
+
+  it("a turn/start answer without turn (a thread/turns/list page instead) ends the run with a DRIVER DriverError naming turn/start, not a TypeError", async () => {
+    const error = await malformed(
+      [...handshake.slice(0, -1), line({ id: 3, result: { data: [{ id: "u-fake" }], nextCursor: null } }), { awaitStdinEnd: true }],
+      { prompt: "hi" },
+      "turn/start",
+    );
+    expect(error.message).toBe('[DRIVER] turn/start: codex (the answer has no turn.id: {"data":[{"id":"u-fake"}],"nextCursor":null})');
+  });
+
+  it("a thread/start answer without thread ends the run with a DRIVER DriverError naming thread/start", async () => {
+    const error = await malformed(
+      [...handshake.slice(0, 4), line({ id: 2, result: null }), { awaitStdinEnd: true }],
+      { prompt: "hi" },
+      "thread/start",
+    );
+    expect(error.message).toBe("[DRIVER] thread/start: codex (the answer is not an object: null)");
+  });
+
+  it("a thread/turns/list answer without data, when a resumed thread is rewound to its committed turn, ends the run with a DRIVER DriverError naming thread/turns/list", async () => {
+    const error = await malformed(
+      [
+        ...handshake.slice(0, 4), // initialize, initialized, thread/resume
+        line({ id: 2, result: THREAD }),
+        { awaitStdinLine: true }, // thread/turns/list
+        line({ id: 3, result: { turns: [] } }),
+        { awaitStdinEnd: true },
+      ],
+      { prompt: "hi", session: { resumeId: "t-fake", data: { lastTurnId: "u-old" } } },
+      "thread/turns/list",
+    );
+    expect(error.message).toBe('[DRIVER] thread/turns/list: codex (the answer has no data list: {"turns":[]})');
+  });
+});
+
 describe("codex exec driver faults (fake CLI)", () => {
   it("a codex exec that keeps stdout open after turn.completed is ended after the grace; the verdict is the result already read", async () => {
     const exec = (value: unknown): FakeCliStep => line(value);

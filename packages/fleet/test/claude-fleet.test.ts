@@ -1,10 +1,23 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Agent } from "adaptor";
+import { Agent, Result, type Prompt, type RunOptions, type Stream } from "adaptor";
 import { claude } from "@adaptor/claude";
-import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
+import { claudeTestEnv, startAnthropicServer, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, type AttemptStartedEvent, type FleetEvent } from "@adaptor/fleet";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { readResult } from "./support/result-members.js";
+
+/** An Agent that keeps the Result of each run it streams: the worker's own Result of a fleet run. */
+class KeepingAgent extends Agent {
+  readonly results: Promise<Result>[] = [];
+  override stream(prompt: Prompt, options?: RunOptions): Stream {
+    const stream = super.stream(prompt, options);
+    const result = stream.result();
+    result.catch(() => {});
+    this.results.push(result);
+    return stream;
+  }
+}
 
 // The real claude binary behind two fleet workers, each with its own CLI home and checkout: one
 // thread's three turns run on worker A, then B, then A again (each worker drained and closed after
@@ -20,6 +33,55 @@ if (!PG_URL) {
   });
 
   describe("fleet on the real claude binary", () => {
+    it("a run with runOptions.schemaJSON: the fleet's Result is the worker's member by member (structuredOutput included) and reads as a local run's of the same scripted turn", async () => {
+      const server = await startAnthropicServer({
+        rules: [{ name: "answer", when: whenUserSays("STRUCT"), reply: { toolUse: { name: "StructuredOutput", input: { answer: 42 } } } }],
+      });
+      cleanups.push(() => server.close());
+      const env = await claudeTestEnv({ server });
+      cleanups.push(() => env.cleanup());
+      const driver = claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" });
+      cleanups.push(() => driver.close());
+      const schemaJSON = { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] };
+
+      const local = new Agent(driver);
+      cleanups.push(() => local.close());
+      const mine = await local.run("STRUCT please", { schemaJSON });
+      expect(mine.structuredOutput).toMatchObject({ source: "native", valid: true, value: { answer: 42 } });
+
+      const schema = freshSchema("fleetclaude");
+      const fleet = new Fleet({ connectionString: url, schema });
+      await fleet.start();
+      cleanups.push(() => fleet.close());
+      const worker = new KeepingAgent(driver);
+      cleanups.push(() => worker.close());
+      await fleet.worker(worker);
+      const fromFleet = await (await fleet.submit("STRUCT please", { runOptions: { schemaJSON } })).result();
+      expect(worker.results).toHaveLength(1);
+      const workers = await worker.results[0]!;
+
+      expect(fromFleet.structuredOutput).toMatchObject({ source: "native", valid: true, value: { answer: 42 }, errors: [] });
+      expect(fromFleet.decode()).toEqual({ answer: 42 });
+      const got = readResult(fromFleet);
+      // The worker's own Result of the same run: every member equal.
+      const want = readResult(workers);
+      for (const member of Object.keys(want)) expect({ [member]: got[member] }).toStrictEqual({ [member]: want[member] });
+      // A local run of the same scripted turn: every member equal but those naming this run or
+      // timing it (its id, the CLI session, the wall time, the CLI's output, which quotes both; the
+      // scripted model numbers its tool calls, so the transcript is compared without their ids).
+      const perRun = new Set(["runId", "sessionId", "durationMs", "raw()"]);
+      const withoutCallIds = (read: Record<string, unknown>): Record<string, unknown> => ({
+        ...read,
+        "transcript()": (read["transcript()"] as { returns: object[] }).returns.map((item) => ({ ...item, toolCallId: "id" })),
+      });
+      const localRead = withoutCallIds(readResult(mine));
+      const fleetRead = withoutCallIds(got);
+      for (const member of Object.keys(localRead)) {
+        if (perRun.has(member)) expect(typeof fleetRead[member]).toBe(typeof localRead[member]);
+        else expect({ [member]: fleetRead[member] }).toStrictEqual({ [member]: localRead[member] });
+      }
+    });
+
     it("a 3-turn thread served by alternating workers on separate CLI homes continues the conversation each turn", async () => {
       const server: AnthropicServer = await startAnthropicServer({ rules: [] });
       cleanups.push(() => server.close());

@@ -203,6 +203,84 @@ if (!PG_URL) {
       expect((await front.fleet.approval(id))?.status).toBe("closed");
     });
 
+    it("answer() refuses an approval whose run ended unanswered (cancelled, approval timed out) with ApprovalNotPendingError closed, and it stays closed", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }), { concurrency: 2 });
+      const asking = (text: string, extra: Record<string, unknown> = {}) => ({
+        ...fakeRun(fakeCodexSteps(text, { ask: "npm test" })),
+        ...extra,
+      });
+      const idOf = async (handle: RunHandle) =>
+        ((await firstOf(handle, "approval-request")).event as RecordedAgentEvent).request as { id: string };
+      const cancelled = await front.fleet.submit("ask, then cancelled", { threadKey: "ends-cancelled", runOptions: asking("never") });
+      const timedOut = await front.fleet.submit("ask, then time out", {
+        threadKey: "ends-timed-out",
+        runOptions: asking("never", { policy: { approvals: { timeoutMs: 1000 } } }),
+      });
+      const cancelledId = (await idOf(cancelled)).id;
+      const timedOutId = (await idOf(timedOut)).id;
+      await cancelled.cancel("changed my mind");
+      await expect(cancelled.result()).rejects.toBeInstanceOf(FleetRunCancelledError);
+      const timeout = await timedOut.result().catch((e: unknown) => e);
+      expect(timeout).toBeInstanceOf(RunError);
+      expect((timeout as RunError).reason).toBe("approval_timeout");
+      for (const id of [cancelledId, timedOutId]) {
+        expect((await front.fleet.approval(id))?.status).toBe("closed");
+        const refused = await front.fleet.answer(id, { outcome: "approve" }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(ApprovalNotPendingError);
+        expect((refused as ApprovalNotPendingError).status).toBe("closed");
+        expect((await back.fleet.approval(id))?.status).toBe("closed");
+      }
+    });
+
+    it("answer() racing the run's verdict being written waits for it and is refused as closed (the answer holds the run's row)", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      await front.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.fleet.submit("ask", {
+        threadKey: "race-verdict",
+        runOptions: fakeRun(fakeCodexSteps("x", { ask: "npm test" })),
+      });
+      const asked = await firstOf(handle, "approval-request");
+      const id = ((asked.event as RecordedAgentEvent).request as { id: string }).id;
+      const writer = new pg.Client({ connectionString: url });
+      await writer.connect();
+      closers.push(() => writer.end());
+      const watcher = new pg.Client({ connectionString: url });
+      await watcher.connect();
+      closers.push(() => watcher.end());
+      // A verdict being written (uncommitted, holding the run's row) when the answer arrives.
+      await writer.query("BEGIN");
+      await writer.query(
+        `UPDATE "${schema}".adaptor_fleet_runs SET verdict = '{"kind":"cancelled"}'::jsonb, finished_at = now() WHERE id = $1`,
+        [handle.id],
+      );
+      let done = false;
+      const answering = front.fleet
+        .answer(id, { outcome: "approve" })
+        .then(
+          () => "accepted",
+          (e: unknown) => e,
+        )
+        .finally(() => (done = true));
+      // The answer waits on the run's row lock until the verdict commits (read from outside the
+      // writer's transaction, which would see one snapshot of pg_stat_activity).
+      await until(async () => {
+        const { rows } = await watcher.query<{ n: string }>(
+          `SELECT count(*)::text AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+          [`%"${schema}".adaptor_fleet_approvals%`],
+        );
+        return done || rows[0]?.n === "1";
+      }, "the answer to wait on the run's row");
+      await writer.query("COMMIT");
+      const refused = await answering;
+      expect(refused).toBeInstanceOf(ApprovalNotPendingError);
+      expect((refused as ApprovalNotPendingError).status).toBe("closed");
+      expect((await front.fleet.approval(id))?.status).toBe("closed");
+    });
+
     it("cancel from another host ends a running run's CLI and settles it as FleetRunCancelledError everywhere", async () => {
       const schema = freshSchema("fleet");
       const marker = `FLEET_CANCEL_${schema}`;

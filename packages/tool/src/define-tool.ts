@@ -27,10 +27,18 @@ export interface ToolAnnotations {
 
 /** What a handler gets besides its input. */
 export interface ToolContext {
-  /** Aborted when the run ends (cancel, timeout, agent close) or the call is abandoned. */
+  /**
+   * The run's signal for this call: aborted when the run that called the tool ends (cancel, timeout,
+   * agent close, its verdict) or the call is abandoned (the CLI gave up on it).
+   */
   readonly signal: AbortSignal;
-  /** UUID v7 of the run whose agent called the tool. */
+  /** UUID v7 of the run whose agent called the tool (`result.runId`, the events' `runId`). */
   readonly runId: string;
+  /**
+   * The key of the thread when that run is a thread turn (`agent.thread(key)`, `newThread(key)`,
+   * the target key of `fork(key)`); absent for a plain run.
+   */
+  readonly threadKey?: string;
   /** The CLI's id of this call (Claude: the model's `tool_use` id, e.g. `"toolu_1"`), else an SDK id. */
   readonly toolCallId: string;
   /**

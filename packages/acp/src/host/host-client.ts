@@ -26,8 +26,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
 /**
  * The host side of one turn: what the agent does through the host (`fs/*`, `terminal/*`) under
  * the run's policy, and the approval path of its permission asks.
- * - `read_only`: `fs/write_text_file` and `terminal/create` are refused; without a session mode of
- *   its own, every permission ask for a tool whose ACP kind is not a read is denied unasked.
+ * - `read_only`: `fs/write_text_file` and `terminal/create` are refused; every permission ask for a
+ *   tool whose ACP kind is not `read` or `search` is denied unasked (with a session mode of its own too).
  * - `workspace_write`: `fs/write_text_file` outside the working directory, or to a file with more
  *   than one hard link, is refused; every `terminal/create` is asked about (the terminal is offered only under the `ask` mode).
  * - under any policy, `fs/read_text_file` and `fs/write_text_file` serve regular files only (a

@@ -28,8 +28,19 @@ export interface HostOffer {
 export interface AcpPolicyPlan {
   /** The session mode to select and verify, and the policy field it enforces. */
   readonly mode?: { readonly id: string; readonly field: string; readonly value: string };
-  /** `read_only` without a mode of its own: deny every permission ask for a tool that is not a read. */
+  /**
+   * `read_only` (with or without a mode of its own): deny every permission ask for a tool whose ACP
+   * kind is not `read` or `search` (an ask for a `think`-kind tool is an ask to act: an agent may
+   * label a tool that starts a sub-agent so).
+   */
   readonly denyNonReadAsks: boolean;
+  /**
+   * The policy fields whose enforcement relies on the agent asking the host (`read_only` through
+   * `askMode`, an explicit `ask` / `auto_deny`): a tool call that acts (ACP kind `edit`, `delete`,
+   * `move`, `execute`, `other` or none) and runs without a permission ask breaks them, and the run
+   * fails with `policy_violation`.
+   */
+  readonly unaskedFails: readonly string[];
   /** The host's rule for `fs/write_text_file`. */
   readonly writes: HostWrites;
   /** The host's rule for `terminal/create`. */
@@ -50,9 +61,9 @@ export interface AcpPolicyPlan {
 
 const ALL_SANDBOX: readonly SandboxMode[] = ["read_only", "workspace_write", "unrestricted"];
 const ALL_MODES = ["inherit", "ask", "auto_approve", "auto_deny"] as const;
-const READ_KINDS: readonly string[] = ["read", "search", "think"];
+const READ_KINDS: readonly string[] = ["read", "search"];
 
-/** True for a permission ask the `read_only` gate lets through: a tool whose ACP kind is a read. */
+/** True for a permission ask the `read_only` gate lets through: a tool whose ACP kind is `read` or `search`. */
 export function isReadOnlyKind(kind: unknown): boolean {
   return typeof kind === "string" && READ_KINDS.includes(kind);
 }
@@ -106,38 +117,54 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
       sandbox === "read_only"
         ? { id: askMode, field: "sandbox", value: sandbox }
         : { id: askMode, field: "approvals.permission", value: permission! };
-  const denyNonReadAsks = sandbox === "read_only" && sandboxMode === undefined;
+  const denyNonReadAsks = sandbox === "read_only";
+  // The fields enforced by the agent asking the host: a tool that is not a read running unasked breaks them.
+  const unaskedFails = [
+    ...(sandbox === "read_only" && sandboxMode === undefined && askMode !== undefined ? ["sandbox"] : []),
+    ...(permissionEnforced && (permission === "ask" || permission === "auto_deny") ? ["approvals.permission"] : []),
+  ];
   const writes: HostWrites = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "workspace" : "allow";
   const commands: HostCommands = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "ask" : "allow";
   const host = config.hostCapabilities !== false;
   const offer: HostOffer = { fs: host, terminal: host && (sandbox !== "workspace_write" || permission === "ask") };
+  const unasked = "fails the run when a tool that is not a read runs without an ask";
   const enforcement = reportEnforcement(policy, (field, value) => {
-    // Without the host's fs and terminal offered, their rules are not part of the enforcement.
-    const how = (mechanisms: EnforcementMechanism[], detail: string): { mechanisms: EnforcementMechanism[]; detail: string } =>
-      host
-        ? { mechanisms, detail }
-        : {
-            mechanisms: mechanisms.filter((m) => m !== "host_capability"),
-            detail: detail.split("; the host refuses")[0]!.split("; the host asks")[0]!,
-          };
+    // Without the host's fs and terminal offered, their rules (`onHost`) are not part of the enforcement.
+    const how = (
+      mechanisms: EnforcementMechanism[],
+      detail: string,
+      onHost = "",
+    ): { mechanisms: EnforcementMechanism[]; detail: string } =>
+      host ? { mechanisms, detail: detail + onHost } : { mechanisms: mechanisms.filter((m) => m !== "host_capability"), detail };
     if (field === "sandbox" && sandboxMode !== undefined)
-      return how(
-        ["agent_mode", "host_capability"],
-        `session mode ${JSON.stringify(sandboxMode)}${value === "read_only" ? "; the host refuses fs/write_text_file and terminal/create" : value === "workspace_write" ? `; the host refuses fs/write_text_file outside the working directory and ${offer.terminal ? "asks before every terminal/create" : "does not offer its terminal"} (a command it spawns is not confined)` : ""}`,
-      );
+      return value === "read_only"
+        ? how(
+            ["agent_mode", "host_capability"],
+            `session mode ${JSON.stringify(sandboxMode)}; the host denies every ask for a tool that is not a read`,
+            ", and refuses fs/write_text_file and terminal/create",
+          )
+        : how(
+            ["agent_mode", "host_capability"],
+            `session mode ${JSON.stringify(sandboxMode)}`,
+            value === "workspace_write"
+              ? `; the host refuses fs/write_text_file outside the working directory and ${offer.terminal ? "asks before every terminal/create" : "does not offer its terminal"} (a command it spawns is not confined)`
+              : "",
+          );
     if (field === "sandbox" && value === "read_only" && askMode !== undefined)
       return how(
         ["agent_mode", "approval", "host_capability"],
-        `session mode ${JSON.stringify(askMode)} (the agent asks before edits and commands); the host denies every ask for a tool that is not a read, and refuses fs/write_text_file and terminal/create`,
+        `session mode ${JSON.stringify(askMode)} (the agent asks before edits and commands); the host denies every ask for a tool that is not a read, ${unasked}`,
+        ", and refuses fs/write_text_file and terminal/create",
       );
     if (field === "approvals.permission" && permissionEnforced)
       return how(
         ["agent_mode", "approval", "host_capability"],
-        `session mode ${JSON.stringify(mode?.id ?? askMode)}: the agent asks through session/request_permission; the host asks before its own fs/write_text_file and terminal/create`,
+        `session mode ${JSON.stringify(mode?.id ?? askMode)}: the agent asks through session/request_permission${unaskedFails.includes(field) ? `; the host ${unasked}` : ""}`,
+        "; the host asks before its own fs/write_text_file and terminal/create",
       );
     if (field === "sandbox" && value === "read_only")
       return { notEnforced: "no session mode: only asks for non-read tools, fs/write_text_file and terminal/create are refused" };
     return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)` };
   });
-  return { ...(mode ? { mode } : {}), denyNonReadAsks, writes, commands, offer, hostAsks, bestEffort, enforcement };
+  return { ...(mode ? { mode } : {}), denyNonReadAsks, unaskedFails, writes, commands, offer, hostAsks, bestEffort, enforcement };
 }

@@ -13,6 +13,26 @@ interface ToolState {
   resulted: boolean;
   /** The agent's `kind` of the call, the latest one before its end. */
   kind?: acp.ToolKind;
+  /** The call belongs to a trusted MCP server (the SDK's host tools). */
+  trusted?: boolean;
+  /** The call was reported running without an ask. */
+  unasked?: boolean;
+}
+
+/** A tool call that acts (see {@link actsKind}) and ran without a permission ask. */
+export interface UnaskedCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The call's ACP kind; undefined when the agent gave none. */
+  readonly toolKind?: string;
+}
+
+/** ACP tool kinds that only read, search, fetch, reason or switch the session's mode. */
+const NO_ACT_KINDS: ReadonlySet<string> = new Set(["read", "search", "fetch", "think", "switch_mode"]);
+
+/** True for a call that may act: ACP kind `edit`, `delete`, `move`, `execute`, `other`, any unknown kind, or none. */
+export function actsKind(kind: string | undefined): boolean {
+  return kind === undefined || !NO_ACT_KINDS.has(kind);
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
@@ -27,6 +47,8 @@ export class AcpTurn implements SessionHandler {
   readonly transcript: TranscriptItem[] = [];
   readonly #tools = new Map<string, ToolState>();
   readonly #open = new Set<(response: acp.RequestPermissionResponse) => void>();
+  /** Tool calls the agent asked about. */
+  readonly #asked = new Set<string>();
   #interrupted = false;
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
@@ -46,15 +68,26 @@ export class AcpTurn implements SessionHandler {
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
   readonly #trusted: readonly string[];
+  readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
    * @param trustedServers - MCP servers whose tools are allowed without asking (the SDK's host tools).
+   * @param onUnasked - called once per call that acts (see {@link actsKind}), is not a trusted
+   *   server's, and is reported `completed` although no permission ask about it came first (not
+   *   `in_progress`: an agent may report a call running while the tool itself is about to ask,
+   *   as OpenCode does).
    */
-  constructor(sink: DriverSink, nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf, trustedServers: readonly string[] = []) {
+  constructor(
+    sink: DriverSink,
+    nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf,
+    trustedServers: readonly string[] = [],
+    onUnasked?: (call: UnaskedCall) => void,
+  ) {
     this.#sink = sink;
     this.#nameOf = nameOf;
     this.#trusted = trustedServers;
+    this.#onUnasked = onUnasked;
   }
 
   onText(line: string): void {
@@ -122,6 +155,7 @@ export class AcpTurn implements SessionHandler {
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     if (this.#ended || this.#interrupted || !this.#prompting || signal.aborted) return CANCELLED;
     const call = request.toolCall;
+    this.#asked.add(call.toolCallId);
     // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
     this.#toolCall(call, call.rawInput, undefined, true);
     const tool = this.#tools.get(call.toolCallId)!;
@@ -230,6 +264,11 @@ export class AcpTurn implements SessionHandler {
       tool.named = true;
     }
     if (!tool.ended && call.kind) tool.kind = call.kind;
+    if (callsServer(call, tool.name, this.#trusted)) tool.trusted = true;
+    if (status === "completed" && !tool.unasked && !tool.trusted && !this.#asked.has(id) && actsKind(call.kind ?? tool.kind)) {
+      tool.unasked = true;
+      this.#onUnasked?.({ toolCallId: id, toolName: tool.name, ...(tool.kind || call.kind ? { toolKind: call.kind ?? tool.kind } : {}) });
+    }
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     if (!tool.ended && (knownInput(tool.input) || asking || done)) {

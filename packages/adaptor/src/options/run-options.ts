@@ -97,7 +97,11 @@ export interface SharedRunOptions {
    * call's hooks replace the agent's. Default: none.
    */
   readonly hooks?: RunHooks;
-  /** Host metadata, merged by key and passed to the driver. */
+  /**
+   * Host metadata, merged by key (the call's keys win) and handed to the driver as
+   * `DriverRequest.metadata`, for a custom driver's own use. The built-in drivers pass it to no CLI
+   * or model; it appears in no event, `Result` or telemetry span (tag a run by `stream.runId`).
+   */
   readonly metadata?: Readonly<Record<string, unknown>>;
   /**
    * Skills for the run: concrete skills (`skillDir`, `skillInline`, `skillArchive`)

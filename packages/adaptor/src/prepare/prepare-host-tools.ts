@@ -78,7 +78,13 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        const outcome = await invokeTool(tool, call.arguments, { signal: call.signal, runId: binding.runId, toolCallId, notice });
+        const outcome = await invokeTool(tool, call.arguments, {
+          signal: call.signal,
+          runId: binding.runId,
+          ...(binding.threadKey !== undefined ? { threadKey: binding.threadKey } : {}),
+          toolCallId,
+          notice,
+        });
         const hostText = hostView(outcome);
         calls.push({ toolCallId, tool: tool.name, outcome, hostText });
         binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: hostText, isError: outcome.kind !== "success" });

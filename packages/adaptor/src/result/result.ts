@@ -50,7 +50,9 @@ export class Result {
   /**
    * Model the CLI reported using, e.g. `"claude-sonnet-4-5"`: it may differ from the run's `model`
    * option (an alias resolved, a retired id replaced), which a `notice` of kind `model.resolved` or
-   * `model.substituted` then reports.
+   * `model.substituted` then reports. Claude: the model of the turn's last model response, the one
+   * that gave the answer (after a `stream.setModel` during the turn, earlier responses may come from
+   * the previous model: each `model.response` notice's `data.model` names its own).
    */
   readonly model: string | undefined;
   /** Provider, e.g. `"anthropic"`. */

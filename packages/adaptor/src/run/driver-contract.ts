@@ -1,4 +1,4 @@
-import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, PolicyEnforcement, RunPolicy } from "@adaptor/driver";
+import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, RunPolicy } from "@adaptor/driver";
 import { raceAbort, reportEnforcement } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
@@ -73,16 +73,18 @@ export function checkDriverResponse(device: string, response: DriverResponse, po
   )
     // The promised fields of a crash, for a driver that classified it without them.
     checked = { ...response, failure: { ...failure, details: { ...failure.details, exitCode: exit.code, exitSignal: exit.signal } } };
-  const missing = unreported(policy, response.enforcement ?? []);
-  return missing.length ? { ...checked, enforcement: [...(response.enforcement ?? []), ...missing] } : checked;
+  return withUnreported(checked, policy, "the driver did not report enforcing it");
 }
 
-/** The explicitly set fields of `policy` that `reported` does not list, as not enforced. */
-function unreported(policy: RunPolicy | undefined, reported: readonly PolicyEnforcement[]): PolicyEnforcement[] {
+/**
+ * `output` with each explicitly set field of `policy` its `enforcement` does not list added as not
+ * enforced, `why` the entry's detail (every Result, also a `RunError`'s, lists each such field).
+ */
+export function withUnreported<T extends Partial<DriverResponse>>(output: T, policy: RunPolicy | undefined, why: string): T {
+  const reported = output.enforcement ?? [];
   const listed = new Set(reported.map((entry) => entry.field));
-  return reportEnforcement(policy, () => ({ notEnforced: "the driver did not report enforcing it" })).filter(
-    (entry) => !listed.has(entry.field),
-  );
+  const missing = reportEnforcement(policy, () => ({ notEnforced: why })).filter((entry) => !listed.has(entry.field));
+  return missing.length ? { ...output, enforcement: [...reported, ...missing] } : output;
 }
 
 /** `tool-call` kinds that only read or reason: a call of one of them never gets the notice. */

@@ -10,6 +10,7 @@ import type {
   DriverResponse,
   DriverSink,
   PolicyEnforcement,
+  RunPolicy,
 } from "@adaptor/driver";
 import { MCP_CONNECT_OP } from "@adaptor/driver";
 import { ApprovalBroker } from "./approval-broker.js";
@@ -18,7 +19,7 @@ import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
-import { checkDriverResponse, driverStopMs, settleAfterAbort, UnaskedTools } from "./driver-contract.js";
+import { checkDriverResponse, driverStopMs, settleAfterAbort, UnaskedTools, withUnreported } from "./driver-contract.js";
 import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
@@ -102,6 +103,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let partial: Partial<DriverResponse> | undefined;
   // The text streamed so far, for a suspended turn whose driver reports no partial output.
   let streamedText = "";
+  // The policy the latest driver call was given: a run the SDK stops still lists each of its fields.
+  let calledPolicy: RunPolicy | undefined;
   const keepText = options.suspend !== undefined;
   let budget: ActiveBudget | undefined;
   const tally = options.budget ? new RunTally(options.budget, stop) : undefined;
@@ -195,6 +198,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         // The process serving this call (spawned or reused) and whether the driver reported its exit.
         let pid: number | undefined;
         let exitSeen = false;
+        calledPolicy = request.policy;
         const unasked = new UnaskedTools(request.policy, driver.descriptor);
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
@@ -330,7 +334,15 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           duringStartUp(stopped, error),
           toResult(
             runId,
-            response ?? (tally ? { text: tally.text } : undefined),
+            // The driver's report (its response's, else the one it gave as it stopped), completed.
+            withUnreported(
+              response ?? {
+                ...(tally ? { text: tally.text } : {}),
+                ...(partial?.enforcement ? { enforcement: partial.enforcement } : {}),
+              },
+              calledPolicy,
+              "the SDK stopped the run before the driver reported enforcing it",
+            ),
             options.policy?.activeExecutionTimeoutMs,
             performance.now() - started,
           ),

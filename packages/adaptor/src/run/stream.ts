@@ -72,9 +72,14 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * turn to start when called early.
    *
    * @param text - the message, non-empty.
-   * @returns `true` once the CLI took the message; `false` when the run had ended (not delivered).
+   * @returns `true` once the CLI took the message for the running turn (Claude Code queues it and
+   * starts it at the turn's next model request; when the turn's last response was already under
+   * way, it answers the message right after, and the run goes on until that answer: its output,
+   * usage and cost are the run's); `false` when the run had ended, or its turn was ending as the
+   * message came (not delivered, no `input.accepted`).
    * @throws TypeError (rejected) for an empty `text`; FeatureUnsupportedError (rejected) when the
-   * driver cannot take a message during a turn (`capabilities.turnControl.send`).
+   * driver cannot take a message during a turn (`capabilities.turnControl.send`); a DriverError
+   * (the CLI's protocol error as its `cause`) when the CLI refused the message for another reason.
    */
   send(text: string): Promise<boolean> {
     if (typeof text !== "string" || text.trim() === "") {
@@ -85,12 +90,17 @@ export class Stream implements AsyncIterable<AgentEvent> {
 
   /**
    * Switches the model for the rest of the running turn (and, on a thread whose process is reused,
-   * for its later turns on that process). Waits for the turn to start when called early. The CLI
-   * may switch to another model than `model` (Claude Code resolves an alias, replaces a retired id):
-   * a `notice` of kind `model.resolved` or `model.substituted` then names both.
+   * for its later turns on that process). Called before the turn started, it waits for it and
+   * applies to the whole turn. Called during the turn, it applies to the model requests the turn
+   * starts after the switch: a response already under way finishes on the previous model, and a
+   * turn whose last response was under way makes no request on the new one (`result.model` and each
+   * `model.response` notice's `data.model` name the model that answered). The CLI may switch to
+   * another model than `model` (Claude Code resolves an alias, replaces a retired id): a `notice`
+   * of kind `model.resolved` or `model.substituted` then names both.
    *
    * @param model - a model id or an alias the CLI knows, non-empty.
-   * @returns `true` once the CLI accepted the model; `false` when the run had ended.
+   * @returns `true` once the CLI switched while the turn was still running; `false` when the run
+   * had ended, or the turn ended before the CLI switched (the switch reached no request of this run).
    * @throws TypeError (rejected) for an empty `model`; FeatureUnsupportedError (rejected) when the
    * driver cannot switch models during a turn (`capabilities.turnControl.setModel`); a DriverError
    * when the CLI refused the model.

@@ -53,10 +53,10 @@ export class TurnControls {
 
   /**
    * Runs `call` on the turn's controls: `true` once the CLI took it, `false` when no turn is
-   * running any more. Rejects with {@link FeatureUnsupportedError} when the driver does not declare
+   * running any more (also when the driver found the turn ending as it made the request). Rejects with {@link FeatureUnsupportedError} when the driver does not declare
    * `name`, before anything else.
    */
-  async request(name: TurnControlName, call: (control: TurnControl) => Promise<void> | undefined): Promise<boolean> {
+  async request(name: TurnControlName, call: (control: TurnControl) => Promise<boolean | void> | undefined): Promise<boolean> {
     const { type, capabilities } = this.#descriptor;
     if (capabilities.turnControl?.[name] !== true) {
       throw new FeatureUnsupportedError(type, name, "its CLI cannot take this request during a turn");
@@ -67,8 +67,7 @@ export class TurnControls {
       if (control) {
         const pending = call(control);
         if (!pending) throw new FeatureUnsupportedError(type, name, "the running turn does not offer it");
-        await pending;
-        return true;
+        return (await pending) !== false;
       }
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }

@@ -28,8 +28,9 @@ export function canonicalJson(value: unknown, path = "config", seen = new Set<ob
 }
 
 /**
- * The compatibility fingerprint of a thread: sha256 of driver type, model, workspace, identity,
- * driver config and the agent's host tools (each tool's name and `revision`, sorted by name). An
+ * The compatibility fingerprint of a thread: sha256 of driver type, model (left `undefined` for a
+ * driver whose resumed sessions can switch models), workspace, identity, driver config and the
+ * agent's host tools (each tool's name and `revision`, sorted by name). An
  * agent without host tools leaves `hostTools` out, so its fingerprint is what it was before tools
  * were part of it.
  */

@@ -1,5 +1,6 @@
 import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
+import { BusyError } from "@adaptor/threadstore";
 import { FeatureUnsupportedError, type DriverRequest, type DriverResponse } from "@adaptor/driver";
 import {
   AlreadyExistsError,
@@ -75,20 +76,25 @@ function sessionOf(record: ThreadRecord, fork: boolean): NonNullable<DriverReque
 }
 
 /**
- * The thread's compatibility fingerprint for this run.
+ * The thread's compatibility fingerprints for this run: the one its commit writes, first, then the
+ * others a stored record may hold and still be continued. A driver whose resumed sessions can
+ * switch models (`sessions.modelSwitch`) leaves the run's model out; a record written while the
+ * model was still part of it is accepted when that model is the run's.
  * @throws ErrThreadIncompatible when the driver's `fingerprint()` throws or returns a value that
  * cannot be canonicalised (a function, symbol, bigint or cycle); the cause is kept.
  */
-function fingerprintOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): string {
+function fingerprintsOf(ctx: ThreadContext, prep: Preparation, driverType: string, portable: boolean): readonly [string, ...string[]] {
   try {
-    return threadFingerprint({
+    const parts = {
       driverType,
       model: prep.options.model,
       workspace: ctx.workspace ?? prep.options.cwd,
       identity: ctx.identity,
       driverConfig: (portable ? prep.driver.fingerprint?.({ portableSessions: true }) : prep.driver.fingerprint?.()) ?? null,
       hostTools: prep.tools?.tools.map((tool) => ({ name: tool.name, revision: tool.revision })),
-    });
+    };
+    if (prep.driver.descriptor.capabilities.sessions.modelSwitch !== true) return [threadFingerprint(parts)];
+    return [threadFingerprint({ ...parts, model: undefined }), threadFingerprint(parts)];
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw threadError(ErrThreadIncompatible, `thread ${ctx.key}: the driver config cannot be fingerprinted: ${why}`, error);
@@ -108,7 +114,8 @@ function threadError(sentinel: Sentinel, message: string, cause?: unknown): Adap
 export class ThreadTurn {
   readonly #ctx: ThreadContext;
   readonly #lease: Lease;
-  readonly #fingerprint: string;
+  /** The fingerprint the commit writes, then any other a continued record may hold. */
+  readonly #fingerprints: readonly [string, ...string[]];
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
@@ -130,7 +137,7 @@ export class ThreadTurn {
   private constructor(init: {
     ctx: ThreadContext;
     lease: Lease;
-    fingerprint: string;
+    fingerprints: readonly [string, ...string[]];
     driverType: string;
     queue: EventQueue;
     onLeaseLost: (error: AdaptorError) => void;
@@ -141,7 +148,7 @@ export class ThreadTurn {
     this.#telemetry = init.telemetry;
     this.#portable = init.portable;
     this.#lease = init.lease;
-    this.#fingerprint = init.fingerprint;
+    this.#fingerprints = init.fingerprints;
     this.#driverType = init.driverType;
     this.#queue = init.queue;
     let lease = init.lease;
@@ -208,7 +215,7 @@ export class ThreadTurn {
     const transfer = prep.driver.sessions;
     const portable =
       store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes, key) : undefined;
-    const fingerprint = fingerprintOf(ctx, prep, driverType, portable !== undefined);
+    const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
       const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
@@ -223,7 +230,7 @@ export class ThreadTurn {
     } catch (error) {
       throw threadBusyError(key, error) ?? error;
     }
-    const turn = new ThreadTurn({ ctx, lease, fingerprint, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
+    const turn = new ThreadTurn({ ctx, lease, fingerprints, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
     try {
       await turn.#resolve(prep);
       return turn;
@@ -401,8 +408,8 @@ export class ThreadTurn {
         ? `driver ${record.driverType} != ${this.#driverType}`
         : sessionFilesOf(record.codec) === null
           ? `codec ${record.codec} is not ${CHECKPOINT_CODEC}`
-          : record.fingerprint !== this.#fingerprint
-            ? "fingerprint changed (driver type, model, workspace, identity, driver config or host tools and their revisions)"
+          : !this.#fingerprints.includes(record.fingerprint)
+            ? "fingerprint changed (driver type, workspace, identity, driver config, host tools and their revisions, or the model where the driver cannot switch it)"
             : undefined;
     if (why) throw threadError(ErrThreadIncompatible, `thread ${record.key}: incompatible: ${why}`);
   }
@@ -418,11 +425,17 @@ export class ThreadTurn {
     rerun: (request: DriverRequest) => Promise<DriverResponse>,
   ): Promise<DriverResponse> {
     if (response.failure?.reason === "session_busy") {
-      // Another process writes to the conversation: nothing ran, the record stays as it is.
+      // Another process writes to the conversation: nothing ran, the record stays as it is. The
+      // same shape as a held lease: a BusyError naming the holder and when to retry.
+      const { details, message, cause } = response.failure;
+      const holder = typeof details?.holder === "string" ? details.holder : "another process writing to the session";
+      const retryAfterMs = typeof details?.retryAfterMs === "number" ? details.retryAfterMs : this.#ctx.leaseTtlMs;
+      const busy = new BusyError(this.#ctx.key, { owner: holder, expiresAt: new Date(Date.now() + retryAfterMs) });
+      if (cause !== undefined) (busy as { cause?: unknown }).cause = cause;
       throw threadError(
         ErrThreadBusy,
-        `thread ${this.#ctx.key}: busy: ${response.failure.message}`,
-        response.failure.cause ?? response.failure.message,
+        `thread ${this.#ctx.key}: busy (held by ${JSON.stringify(holder)} until ${busy.expiresAt!.toISOString()}): ${message}`,
+        busy,
       );
     }
     if (response.failure?.reason !== "resume_rejected") return response;
@@ -525,7 +538,7 @@ export class ThreadTurn {
       status: "active",
       driverType: this.#driverType,
       identity: this.#ctx.identity,
-      fingerprint: this.#fingerprint,
+      fingerprint: this.#fingerprints[0],
       codec: codecOf(filesAt),
       checkpoint: response.checkpoint,
       createdAt: keep?.createdAt ?? now,

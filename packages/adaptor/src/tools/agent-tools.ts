@@ -34,6 +34,8 @@ export interface RunGrant {
 /** What the host-tool preparation step needs of the run and its agent. */
 export interface RunToolBinding {
   readonly runId: string;
+  /** The thread's key when the run is a thread turn. */
+  readonly threadKey: string | undefined;
   readonly queue: EventQueue;
   readonly tools: readonly Tool[];
   /**
@@ -80,6 +82,7 @@ export class AgentTools {
     if (this.#tools.length === 0) return undefined;
     return {
       runId,
+      threadKey,
       queue,
       tools: this.#tools,
       open: async (session, signal) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage } from "@adaptor/driver";
+import type { ApprovalDecision, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -7,6 +7,7 @@ import {
   exitOrTerminate,
   InterruptEscalation,
   raceAbort,
+  resultUsage,
   StreamJsonTurn,
   toApprovalAsk,
   toPermissionAnswer,
@@ -29,14 +30,14 @@ import {
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
-import { turnCostUsd } from "../protocol/turn-cost.js";
+import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, reportModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
 import { trackBackgroundTask } from "./background-tasks.js";
-import { cliOwnUsage, type CliOwnUsage } from "./cli-own-turns.js";
+import { addUsage, cliOwnUsage, type CliOwnUsage } from "./cli-own-turns.js";
 
 /**
  * True for a `result` line of a turn the CLI started by itself, answering none of the host's
@@ -73,6 +74,12 @@ export interface TurnOutcome {
    * {@link costUsd} includes and the turn's reported usage should too.
    */
   readonly cliOwn?: CliOwnUsage;
+  /**
+   * Usage of the turn's earlier parts: a message the host sent that the CLI took in only after the
+   * turn's result, answered in a turn of its own that this run read on. {@link costUsd} includes
+   * their cost; the turn's reported usage should include this.
+   */
+  readonly partsUsage?: Usage;
 }
 
 /** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
@@ -242,6 +249,13 @@ export class ClaudeSession implements PooledProcess {
     const promptIds = new Set([promptId]);
     /** Messages the host sent into the turn, by their line's uuid, until the CLI takes them in. */
     const sent = new Map<string, string>();
+    /** The turn's last `result` line was read: later requests of the host reach no turn. */
+    let closed = false;
+    /**
+     * Results of the turn's parts that ended before the CLI took in a message the host sent: the
+     * CLI answers such a message in a turn of its own right after, which this run reads on.
+     */
+    const parts: { line: ResultLine; json: string }[] = [];
     const answers = new ControlAnswers();
     let interruptedByHost = false;
     const late = new LateOutput(sink, proc);
@@ -254,16 +268,22 @@ export class ClaudeSession implements PooledProcess {
     let ended = false;
     const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
     // What runs below the CLI now is not this turn's (the CLI's own helpers, a previous turn's).
-    const running = descendantBaseline(proc);
+    const running = await descendantBaseline(proc);
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
       if (!this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
-      proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
+      // The controls come first: a model switch the host asked for before the turn started is
+      // written ahead of the prompt, so the whole turn runs on it; messages and interrupts follow
+      // the prompt.
+      let promptWritten: () => void = () => undefined;
+      const prompted = new Promise<void>((resolve) => (promptWritten = resolve));
       detach = sink.attachControl?.({
         interrupt: async () => {
+          await prompted;
+          if (closed) return false;
           interruptedByHost = true;
           const id = `adaptor_interrupt_${randomUUID()}`;
           const answered = answers.wait(id, "interrupt");
@@ -271,12 +291,17 @@ export class ClaudeSession implements PooledProcess {
           await answered;
         },
         send: async (text) => {
+          await prompted;
+          // The turn's result is in: a message written now would start a turn of its own.
+          if (closed) return false;
           const id = randomUUID();
           promptIds.add(id);
           sent.set(id, text);
           await proc.writeJson(userLine(text, id));
+          return true;
         },
         setModel: async (model) => {
+          if (closed) return false;
           const id = `adaptor_set_model_${randomUUID()}`;
           const answered = answers.wait(id, "set_model");
           await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
@@ -286,8 +311,14 @@ export class ClaudeSession implements PooledProcess {
             reportModel(model, used, (event) => sink.emit(event));
             turn.model = used;
           }
+          // The result came first: the switch reached no model request of this turn.
+          return !closed;
         },
       });
+      // Requests the host made before the turn started are written now (they waited for the controls).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
+      promptWritten();
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
       const lines = this.#lines;
@@ -323,7 +354,7 @@ export class ClaudeSession implements PooledProcess {
         // The CLI queues a message sent during the turn and starts it ("started") when it adds it
         // to the turn's next model request.
         if (message.type === "command_lifecycle" && typeof message.command_uuid === "string" && sent.has(message.command_uuid)) {
-          if (message.state === "started") {
+          if (message.state === "started" && !closed) {
             sink.emit({
               type: "notice",
               kind: "input.accepted",
@@ -362,9 +393,20 @@ export class ClaudeSession implements PooledProcess {
         if (message.type === "control_request") this.#onControlRequest(sink, message, turn);
         else {
           if (message.type === "stream_event") deltaLines.learn(text, message); // the next delta of this shape skips the parse
-          if (turn.accept(message, line.text)) break;
+          if (turn.accept(message, line.text)) {
+            // A message the host sent that the CLI queued but did not take in (the turn's last
+            // response was under way): the CLI answers it in a turn of its own right after, read
+            // as the rest of this run (its output, usage and cost are this run's).
+            const part = turn.terminal!;
+            if (sent.size === 0 || !this.#reportsLifecycle || part.line.is_error || part.line.subtype !== "success") break;
+            parts.push(part);
+            turn.terminal = undefined;
+          }
         }
       }
+      closed = true;
+      // The process ended before the part answering a sent message did: the last part's result stands.
+      if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
       const cliOwn = cliOwnUsage(ownResults, baseline);
       if (cliOwn) {
@@ -385,16 +427,27 @@ export class ClaudeSession implements PooledProcess {
         });
       }
       const terminal = turn.terminal?.line;
+      this.#results += parts.length;
       if (terminal) {
         this.#results += 1;
         this.sessionId = turn.sessionId ?? this.sessionId;
         if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
       }
-      // This turn's share of the running total starts where the CLI's own turns left it.
-      const ownCost = terminal
-        ? turnCostUsd(terminal, cliOwn?.lastTotalCost !== undefined ? { ...baseline, previousTotal: cliOwn.lastTotalCost } : baseline)
-        : undefined;
+      // This turn's share of the running total starts where the CLI's own turns left it; its
+      // parts follow one another.
+      let from: CostBaseline = cliOwn?.lastTotalCost !== undefined ? { ...baseline, previousTotal: cliOwn.lastTotalCost } : baseline;
+      let partsCost: number | undefined = 0;
+      let partsUsage: Usage | undefined;
+      for (const { line: part } of parts) {
+        partsUsage = addUsage(partsUsage, resultUsage(part));
+        const cost = turnCostUsd(part, from);
+        partsCost = partsCost === undefined || cost === undefined ? undefined : partsCost + cost;
+        if (typeof part.total_cost_usd === "number") from = { previousTotal: part.total_cost_usd, freshSession: false };
+      }
+      const lastCost = terminal ? turnCostUsd(terminal, from) : undefined;
+      const ownCost = lastCost === undefined || partsCost === undefined ? undefined : lastCost + partsCost;
       const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
+      const split = partsUsage ? { partsUsage } : {};
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
@@ -406,12 +459,13 @@ export class ClaudeSession implements PooledProcess {
       }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}) };
+        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
       }
       this.lastMessageId = undefined;
       const exit = ended ? await proc.exited : await this.#finish(sink);
-      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}) };
+      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
+      closed = true;
       detach?.();
       answers.end();
       signal.removeEventListener("abort", onAbort);

@@ -3,6 +3,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   beforeNextLine,
+  DEFAULT_IDLE_MS,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -25,18 +26,16 @@ import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadStartParams } from "../protocol/generated/v2/ThreadStartParams.js";
-import type { ThreadStartResponse } from "../protocol/generated/v2/ThreadStartResponse.js";
 import type { TurnStartParams } from "../protocol/generated/v2/TurnStartParams.js";
 import type { UserInput } from "../protocol/generated/v2/UserInput.js";
-import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
-import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
 import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
+import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
-import { CodexRpcError } from "./codex-rpc-error.js";
+import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
@@ -88,8 +87,6 @@ export interface AppServerTurnOutcome {
   /** The turn's plan once checked against codex's own approval policy ({@link checkInheritedApprovals}). */
   readonly plan: CodexPolicyPlan;
 }
-
-type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider" | "approvalPolicy">;
 
 /** The turn a session is serving: where its notifications and server requests go. */
 interface ActiveTurn {
@@ -309,7 +306,7 @@ export class AppServerSession implements PooledProcess {
       ;
       await new Promise((resolve) => setTimeout(resolve, 20))
     ) {
-      const live = this.proc.liveDescendants();
+      const live = await this.proc.listDescendants();
       if (live === undefined) return false;
       if (live.length === 0) return true;
       if (Date.now() >= end) return false;
@@ -386,7 +383,7 @@ export class AppServerSession implements PooledProcess {
         try {
           opened = this.#opened = await opening;
         } catch (err) {
-          failure = refusedSession(request, err);
+          failure = refusedSession(request, err, this.#config.idleMs ?? DEFAULT_IDLE_MS);
         }
         // A resumed thread starts from the committed turn: whatever codex recorded after it (a
         // failed, cancelled or uncommitted turn) is dropped first.
@@ -402,7 +399,7 @@ export class AppServerSession implements PooledProcess {
         checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
-        baseline = turnInit.keepAlive ? descendantBaseline(proc) : undefined;
+        baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
           input: [
@@ -415,7 +412,7 @@ export class AppServerSession implements PooledProcess {
           ],
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
         };
-        const started = await this.#rpc.request<TurnStartResponse>("turn/start", params);
+        const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
         cancel.turnStarted(opened.thread.id, started.turn.id);
         const running = { threadId: opened.thread.id, turnId: started.turn.id };
@@ -426,16 +423,25 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/interrupt", running);
             } catch (error) {
               // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
-              if (!turn.completed) throw error;
+              if (isTurnEnded(error)) return false;
+              if (!turn.completed) throw turnControlError(error);
             }
           },
           send: async (text) => {
-            await this.#rpc.request("turn/steer", {
-              threadId: running.threadId,
-              expectedTurnId: running.turnId,
-              input: [{ type: "text", text, text_elements: [] }],
-            });
+            try {
+              await this.#rpc.request("turn/steer", {
+                threadId: running.threadId,
+                expectedTurnId: running.turnId,
+                input: [{ type: "text", text, text_elements: [] }],
+              });
+            } catch (error) {
+              // Codex had ended the turn before the message came (its turn/completed may still be on
+              // the way): not delivered, as after the run's end.
+              if (isTurnEnded(error) || turn.completed) return false;
+              throw turnControlError(error);
+            }
             sink.emit({ type: "notice", kind: "input.accepted", message: "message taken into the running turn", data: { text } });
+            return true;
           },
         });
         if (turn.setTurnId(started.turn.id)) markTurnDone();
@@ -746,10 +752,12 @@ function isDisconnect(err: unknown): boolean {
 
 /**
  * Why codex refused to open `request.session`: no such thread → `resume_rejected`; another process
- * writing to it → `session_busy`. Anything else (or any error of a fresh `thread/start`) is thrown:
- * an infrastructure failure, never a reason to start over.
+ * writing to it → `session_busy`, whose `details.holder` names it and `details.retryAfterMs` says
+ * when it lets go at the latest, assuming it parks as this driver does (`idleMs`: a parked
+ * app-server keeps the thread until then). Anything else (or any error of a fresh `thread/start`)
+ * is thrown: an infrastructure failure, never a reason to start over.
  */
-function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
+function refusedSession(request: DriverRequest, err: unknown, idleMs: number): DriverFailure {
   const session = request.session;
   if (!session || !(err instanceof CodexRpcError)) throw err;
   const refusal = resumeRefusal(err.message);
@@ -757,7 +765,12 @@ function refusedSession(request: DriverRequest, err: unknown): DriverFailure {
   return {
     reason: refusal === "missing" ? "resume_rejected" : "session_busy",
     message: err.message,
-    details: { resumeId: session.resumeId, fork: session.fork === true, code: err.code },
+    details: {
+      resumeId: session.resumeId,
+      fork: session.fork === true,
+      code: err.code,
+      ...(refusal === "busy" ? { holder: "another codex process", retryAfterMs: idleMs } : {}),
+    },
     cause: err,
   };
 }
@@ -773,7 +786,7 @@ async function rewindTo(rpc: JsonRpcConnection, threadId: string, lastTurnId: st
   let cursor: string | null = null;
   do {
     const params: ThreadTurnsListParams = { threadId, limit: TURN_PAGE, sortDirection: "desc", itemsView: "notLoaded", cursor };
-    const page: ThreadTurnsListResponse = await rpc.request<ThreadTurnsListResponse>("thread/turns/list", params);
+    const page = await requestAnswer(rpc, "thread/turns/list", params, turnsPage);
     for (const listed of page.data) {
       if (listed.id === lastTurnId) {
         found = true;
@@ -822,19 +835,25 @@ async function openThread(
     ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),
   };
   const session = request.session;
-  if (!session) return rpc.request<ThreadOpened>("thread/start", common satisfies ThreadStartParams);
+  if (!session) return requestAnswer(rpc, "thread/start", common satisfies ThreadStartParams, threadOpened);
   if (session.fork) {
     // A fork copies the thread only through its committed turn.
-    return rpc.request<ThreadOpened>("thread/fork", {
-      threadId: session.resumeId,
-      excludeTurns: true,
-      ...(data.lastTurnId ? { lastTurnId: data.lastTurnId } : {}),
-      ...common,
-    } satisfies ThreadForkParams);
+    return requestAnswer(
+      rpc,
+      "thread/fork",
+      {
+        threadId: session.resumeId,
+        excludeTurns: true,
+        ...(data.lastTurnId ? { lastTurnId: data.lastTurnId } : {}),
+        ...common,
+      } satisfies ThreadForkParams,
+      threadOpened,
+    );
   }
-  return rpc.request<ThreadOpened>("thread/resume", {
-    threadId: session.resumeId,
-    excludeTurns: true,
-    ...common,
-  } satisfies ThreadResumeParams);
+  return requestAnswer(
+    rpc,
+    "thread/resume",
+    { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams,
+    threadOpened,
+  );
 }

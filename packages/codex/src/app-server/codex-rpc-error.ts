@@ -1,4 +1,5 @@
 import { JsonRpcError, type JsonRpcErrorObject } from "@adaptor/driver/kit";
+import { DriverError, ErrCode } from "@adaptor/errors";
 
 /**
  * A JSON-RPC error answer of `codex app-server` to one of the driver's requests, e.g.
@@ -12,4 +13,22 @@ export class CodexRpcError extends JsonRpcError {
   constructor(method: string, error: JsonRpcErrorObject) {
     super("codex", method, error);
   }
+}
+
+/**
+ * Whether `error` is codex's answer to `turn/steer` or `turn/interrupt` for a turn that is no
+ * longer running: `no active turn to steer` / `to interrupt`, or `expected active turn id … but
+ * found …` (the turn ended and another one runs). The host's request then resolves `false`.
+ */
+export function isTurnEnded(error: unknown): boolean {
+  return error instanceof CodexRpcError && /^codex turn\/\w+: (no active turn\b|expected active turn id\b)/.test(error.message);
+}
+
+/**
+ * A request of the host to the running turn that codex refused for another reason, as a
+ * `DriverError` (`ErrCode.Driver`) with codex's error as its `cause`; other errors as they are.
+ */
+export function turnControlError(error: unknown): unknown {
+  if (!(error instanceof CodexRpcError)) return error;
+  return new DriverError({ op: error.method, device: "codex", code: ErrCode.Driver, cause: error });
 }

@@ -3,6 +3,7 @@ import { spawnCli } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { CodexRpcError } from "../app-server/codex-rpc-error.js";
 import { exitOrTerminate, graceMs, JSON_RPC_METHOD_NOT_FOUND, spawnLimits, type JsonRpcConnection } from "@adaptor/driver/kit";
+import { requestAnswer, turnsPage } from "../app-server/answers.js";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import { resumeRefusal } from "../classify.js";
 import type { CodexConfig } from "../config.js";
@@ -11,7 +12,6 @@ import type { InitializeParams } from "../protocol/generated/InitializeParams.js
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
 import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertParams.js";
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
-import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTurnsListResponse.js";
 
 const DEVICE = "codex";
 const PAGE = 100;
@@ -124,7 +124,7 @@ async function rewind(rpc: JsonRpcConnection, init: ExecRewindInit, threadId: st
   let cursor: string | null = null;
   do {
     const params: ThreadTurnsListParams = { threadId, limit: PAGE, sortDirection: "asc", itemsView: "notLoaded", cursor };
-    const page: ThreadTurnsListResponse = await rpc.request<ThreadTurnsListResponse>("thread/turns/list", params);
+    const page = await requestAnswer(rpc, "thread/turns/list", params, turnsPage);
     for (const turn of page.data) {
       if (count === init.turns) firstUncommitted ??= turn.id;
       count++;

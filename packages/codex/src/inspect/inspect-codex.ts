@@ -16,6 +16,7 @@ import {
   type ProbeContext,
   type ProbeFindings,
 } from "@adaptor/driver/kit";
+import { answerObject, requestAnswer } from "../app-server/answers.js";
 import { codexRpc } from "../app-server/codex-rpc.js";
 import type { CliProcess } from "@adaptor/driver/process";
 import { PINNED_CODEX_VERSION, defaultCodexCommand } from "../command.js";
@@ -96,12 +97,15 @@ async function converse(child: CliProcess, context: ProbeContext, config: CodexC
   rpc.notify("initialized");
   const failed: InspectCheck[] = [];
 
-  const read = await request<{
+  // Answers the probe reads fields of must be objects (a malformed one is a DRIVER DriverError, not a TypeError).
+  const read = (await requestAnswer(rpc, "config/read", { includeLayers: false }, answerObject)) as {
     config?: { model?: string | null; model_provider?: string | null; model_providers?: Record<string, ProviderConfig> };
-  }>("config/read", { includeLayers: false });
+  };
   const providerName = read.config?.model_provider ?? "openai";
   const provider = read.config?.model_providers?.[providerName];
-  const status = await request<{ authMethod?: string | null }>("getAuthStatus", { includeToken: false, refreshToken: false });
+  const status = (await requestAnswer(rpc, "getAuthStatus", { includeToken: false, refreshToken: false }, answerObject)) as {
+    authMethod?: string | null;
+  };
   let authentication: DriverInspection["authentication"] = { present: false };
   if (typeof status.authMethod === "string") authentication = { present: true, method: status.authMethod, source: "codex login" };
   else if (provider?.experimental_bearer_token)
@@ -124,10 +128,9 @@ async function converse(child: CliProcess, context: ProbeContext, config: CodexC
 
   let models: InspectModels;
   try {
-    const list = await request<{ data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[] }>(
-      "model/list",
-      {},
-    );
+    const list = (await requestAnswer(rpc, "model/list", {}, answerObject)) as {
+      data?: readonly { id?: unknown; model?: unknown; isDefault?: unknown; hidden?: unknown }[];
+    };
     const visible = (list.data ?? []).filter((m) => m.hidden !== true);
     const ids = visible.map((m) => (typeof m.model === "string" ? m.model : String(m.id)));
     const fallback = visible.find((m) => m.isDefault === true);

@@ -7,7 +7,7 @@ import { keptOutput, type CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { LineFramer, toOutputLine } from "./line-framer.js";
-import { DescendantTracker, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
+import { DescendantTracker, refreshDeepSoon, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { endSweeping } from "./sweep.js";
 import { holdHostWhile } from "./hold-host.js";
@@ -279,7 +279,17 @@ export class ChildCliProcess implements CliProcess {
   liveDescendants(): number[] | undefined {
     if (process.platform !== "linux") return undefined;
     this.#descendants.refreshDeep();
-    // A zombie has ended; only its parent's wait is left.
+    return this.#liveOnes();
+  }
+
+  async listDescendants(): Promise<number[] | undefined> {
+    if (process.platform !== "linux") return undefined;
+    await refreshDeepSoon(this.#descendants);
+    return this.#liveOnes();
+  }
+
+  /** The remembered descendants but zombies: a zombie has ended; only its parent's wait is left. */
+  #liveOnes(): number[] {
     return this.#descendants.pids.filter((pid) => !isZombie(pid));
   }
 
@@ -319,11 +329,11 @@ export class ChildCliProcess implements CliProcess {
   #endDescendants(): Promise<void> {
     this.#descendantsEnded ??= (async () => {
       unwatchDescendants(this.#descendants);
-      this.#descendants.refreshDeep();
+      await refreshDeepSoon(this.#descendants);
       if (this.#descendants.pids.length > 0) {
         // Swept by tag round after round: a job that keeps changing its pid is signalled under each.
-        const list = (): number[] => {
-          this.#descendants.refreshDeep();
+        const list = async (): Promise<number[]> => {
+          await refreshDeepSoon(this.#descendants);
           return this.#descendants.pids;
         };
         await endSweeping(list, this.#killGraceMs);

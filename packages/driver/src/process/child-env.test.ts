@@ -28,6 +28,27 @@ describe("mergeChildEnv", () => {
     });
   });
 
+  it("an allowlist reads the values of the inherited variables only, in the host's order, a variable set without a value left out", () => {
+    const read: string[] = [];
+    const counted = new Proxy(
+      { ...host, LC_CTYPE: undefined },
+      {
+        get: (target, name: string) => {
+          read.push(name);
+          return target[name as keyof typeof target];
+        },
+      },
+    );
+    const env = mergeChildEnv({ defaultInherit: [...SAFE_ENV_BASE, "ANTHROPIC_*"], hostEnv: counted });
+    expect(Object.entries(env)).toEqual([
+      ["PATH", "/bin"],
+      ["HOME", "/home/u"],
+      ["LC_ALL", "C"],
+      ["ANTHROPIC_API_KEY", "k"],
+    ]);
+    expect(read).toEqual(["PATH", "HOME", "LC_ALL", "ANTHROPIC_API_KEY", "LC_CTYPE"]);
+  });
+
   it("layers merge in order over the inherited part; undefined removes a variable", () => {
     const env = mergeChildEnv({
       defaultInherit: SAFE_ENV_BASE,

@@ -94,8 +94,12 @@ export function mergeChildEnv(options: MergeChildEnvOptions): Record<string, str
   const inherit = options.inheritEnv ?? options.defaultInherit;
   const env: Record<string, string | undefined> = {};
   if (inherit !== false) {
-    for (const [name, value] of Object.entries(host)) {
-      if (value !== undefined && (inherit === true || envNameMatches(name, inherit))) env[name] = value;
+    // Only the values of the names inherited are read: each read of `process.env` asks the C
+    // library, and an allowlist inherits a few of the host's variables (this runs for every launch).
+    for (const name of Object.keys(host)) {
+      if (inherit !== true && !envNameMatches(name, inherit)) continue;
+      const value = host[name];
+      if (value !== undefined) env[name] = value;
     }
   }
   for (const layer of options.layers ?? []) if (layer) Object.assign(env, layer);

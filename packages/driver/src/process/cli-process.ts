@@ -87,6 +87,13 @@ export interface CliProcess extends AsyncDisposable {
    * cannot be found (not Linux). Synchronous; never throws.
    */
   liveDescendants(): number[] | undefined;
+  /**
+   * What {@link liveDescendants} gives, read right after the current turn of the event loop
+   * together with the other CLIs' asked for in that turn (one read of where their orphans can be
+   * serves them all: with many CLIs at once, this process's list of children holds each of them).
+   * Undefined where they cannot be found (not Linux). Never rejects.
+   */
+  listDescendants(): Promise<number[] | undefined>;
   /** Settles once the child exited AND its stdout/stderr closed (it was reaped). Never rejects. */
   readonly exited: Promise<ExitInfo>;
   /**

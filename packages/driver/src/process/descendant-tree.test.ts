@@ -5,7 +5,9 @@ import {
   DescendantTracker,
   PROCESS_TAG_VAR,
   inWindow,
+  orphanReads,
   ownedCliPids,
+  refreshDeepSoon,
   unwatchDescendants,
   pollStrategy,
   refreshAllTrackers,
@@ -57,6 +59,27 @@ require("readline").createInterface({ input: process.stdin }).on("line", () => {
 });
 setInterval(() => {}, 1000);
 `;
+
+/** Two tagged CLI stand-ins ({@link TAGGED}), each with its tag and the pids it prints; trackers and pids filled by {@link watchAll}. */
+function twoTaggedClis(prefix: string) {
+  const clis = [0, 1].map((i) => {
+    const tag = `${prefix}-${i}-${process.pid}-${Date.now()}`;
+    const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+    const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+    return { cli, tag, pids };
+  });
+  return { clis, trackers: [] as DescendantTracker[], all: [] as number[] };
+}
+
+/** Waits for each CLI's pids (into `all`) and watches a tracker of it (into `trackers`). */
+async function watchAll(clis: ReturnType<typeof twoTaggedClis>["clis"], trackers: DescendantTracker[], all: number[]): Promise<void> {
+  for (const { cli, tag, pids } of clis) {
+    all.push(cli.pid!, ...(await pids));
+    const tracker = new DescendantTracker(cli.pid!, tag);
+    watchDescendants(tracker);
+    trackers.push(tracker);
+  }
+}
 
 /** SIGKILLs every one of `pids` still there. */
 function killAll(pids: readonly number[]): void {
@@ -120,21 +143,9 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
   }, 30_000);
 
   it("with other CLIs of this host watched at once (their stat and environment skipped), each deep tree walk finds what its deep scan finds", async () => {
-    const clis = [0, 1].map((i) => {
-      const tag = `deep-tree-${i}-${process.pid}-${Date.now()}`;
-      const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
-      const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
-      return { cli, tag, pids };
-    });
-    const trackers: DescendantTracker[] = [];
-    const all: number[] = [];
+    const { clis, trackers, all } = twoTaggedClis("deep-tree");
     try {
-      for (const { cli, tag, pids } of clis) {
-        all.push(cli.pid!, ...(await pids));
-        const tracker = new DescendantTracker(cli.pid!, tag);
-        watchDescendants(tracker);
-        trackers.push(tracker);
-      }
+      await watchAll(clis, trackers, all);
       for (const [i, { cli, tag, pids }] of clis.entries()) {
         const scanned = new DescendantTracker(cli.pid!, tag);
         scanned.refresh(undefined, true);
@@ -142,6 +153,28 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
         expect(trackers[i]!.pids.sort()).toEqual((await pids).sort());
         expect(scanned.pids.sort()).toEqual((await pids).sort());
       }
+    } finally {
+      for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("deep refreshes asked for in one turn of the event loop share one read of where orphans are handed, made after they were asked, and each finds what its deep scan finds", async () => {
+    const { clis, trackers, all } = twoTaggedClis("deep-soon");
+    try {
+      await watchAll(clis, trackers, all);
+      const before = orphanReads.count;
+      await Promise.all(trackers.map((tracker) => refreshDeepSoon(tracker)));
+      expect(orphanReads.count - before).toBe(1);
+      for (const [i, { cli, tag, pids }] of clis.entries()) {
+        const scanned = new DescendantTracker(cli.pid!, tag);
+        scanned.refresh(undefined, true);
+        expect(scanned.pids.sort()).toEqual((await pids).sort());
+        expect(trackers[i]!.pids.sort()).toEqual(scanned.pids.sort());
+      }
+      // One asked for after that read gets a read of its own.
+      await refreshDeepSoon(trackers[0]!);
+      expect(orphanReads.count - before).toBe(2);
     } finally {
       for (const tracker of trackers) releaseDescendants(tracker);
       killAll(all);

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:f
 import { signalGroup } from "./kill.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
-interface ProcStat {
+export interface ProcStat {
   readonly pid: number;
   readonly ppid: number;
   readonly pgid: number;
@@ -276,7 +276,7 @@ export class DescendantTracker {
   readonly #tag: Buffer | undefined;
   readonly #known = new Map<number, string>();
   /**
-   * Sessions and process groups its processes were seen in (the CLI's own included), kept after
+   * Sessions and process groups its processes were seen in, other than the CLI's own, kept after
    * they end: each was created by one of them (a process only enters a session or group it
    * creates, or one of its parent's), so whatever is still in one was started by them.
    */
@@ -289,9 +289,7 @@ export class DescendantTracker {
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
-    const rootStat = readStat(root);
-    this.#rootStart = Number(rootStat?.start ?? Number.NaN);
-    if (rootStat) this.#noteSession(rootStat);
+    this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
   }
 
   /** The value of {@link PROCESS_TAG_VAR} it looks for (`NAME=value`), if any. */
@@ -315,9 +313,10 @@ export class DescendantTracker {
     this.#noteSession(stat);
   }
 
+  /** Notes the session and group `stat`'s process is in, other than the CLI's own (what is in those ends with the CLI anyway). */
   #noteSession(stat: ProcStat): void {
-    this.#sessions.add(stat.sid);
-    this.#groups.add(stat.pgid);
+    if (stat.sid !== this.#root) this.#sessions.add(stat.sid);
+    if (stat.pgid !== this.#root) this.#groups.add(stat.pgid);
   }
 
   /**
@@ -326,9 +325,10 @@ export class DescendantTracker {
    * the tree is still in the session a tagged process created. The session and group of this
    * process (the host) are never taken, whatever was seen in them.
    */
-  #refreshSessions(all: Map<number, ProcStat> = scan()): void {
+  #refreshSessions(all: () => Map<number, ProcStat>): void {
+    if (this.#sessions.size === 0 && this.#groups.size === 0) return;
     const host = readStat(process.pid);
-    for (const stat of all.values()) {
+    for (const stat of all().values()) {
       if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
       if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
       if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
@@ -378,7 +378,7 @@ export class DescendantTracker {
         queue.push(pid);
       }
     }
-    if (deep) this.#refreshSessions(all);
+    if (deep) this.#refreshSessions(() => all);
   }
 
   /**
@@ -411,51 +411,33 @@ export class DescendantTracker {
   /**
    * What {@link refresh} with `deep` finds, without the stat of every process on the host: the walk
    * of {@link refreshTree}, and first every process started since the CLI that carries its tag among
-   * those an orphan of the CLI's tree is handed to: the kernel gives an orphan to its nearest living
-   * ancestor that reaps orphans, else to init, and the CLI's ancestors are this process and its
-   * own, so the candidates are the children of this process and of each of its ancestors, read from
-   * the main thread's list of each (where orphans are handed while it lives). (A tagged
-   * process that left that ancestry otherwise, started by a daemon with a copy of the environment,
-   * is found only by the full scan.) Forgets the dead.
+   * those an orphan of the CLI's tree is handed to ({@link orphanCandidates}: the children of this
+   * process and of each of its ancestors). (A tagged process that left that ancestry otherwise,
+   * started by a daemon with a copy of the environment, is found only by the full scan.) Forgets
+   * the dead.
+   * @param candidates - those processes as read for several trackers at once, after this refresh
+   *   was asked for ({@link refreshDeepSoon}); read now when not given.
+   * @param all - every process (called only when a session or group other than the CLI's own was
+   *   seen), for their members ({@link #refreshSessions}); a fresh scan when not given.
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
    */
-  refreshDeepTree(): boolean {
+  refreshDeepTree(candidates?: readonly ProcStat[], all: () => Map<number, ProcStat> = scan): boolean {
     if (!hasChildrenFiles()) return false;
     if (this.#tag) {
-      // The other CLIs this host runs are children of this process too; each carries its own tag,
-      // never this one, so their stat and environment are not read (with many CLIs at once that
-      // was a read of each per deep refresh of each).
-      // (Kept up to date as CLIs are watched and released: building it per walk cost a pass over
-      // every CLI per deep refresh of each.)
-      const otherCLIs = ownedRoots();
-      // The holder the walk came up from: a child of the next one, this process or an ancestor,
-      // older than the CLI, so its stat is not read again.
-      let below: number | undefined;
-      for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
-        // This process is running and knows its parent: its own stat is not read.
-        const self: boolean = holder === process.pid;
-        const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
-        // The kernel hands an orphan to the first live thread of its new parent: the main thread
-        // while that one lives (the process's stat is then not a zombie's), so only its list can
-        // hold one; where the main thread is gone, every thread's list is read.
-        const candidates = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
-        for (const pid of candidates ?? []) {
-          if (pid === this.#root || pid === below || this.#known.has(pid) || otherCLIs.has(pid)) continue;
-          const stat = readStat(pid);
-          if (!stat || Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-          if (environHas(pid, this.#tag)) this.adopt(stat);
-        }
-        below = holder;
-        holder = self ? process.ppid : holderStat?.ppid;
+      for (const stat of candidates ?? orphanCandidates()) {
+        if (stat.pid === this.#root || this.#known.has(stat.pid)) continue;
+        if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
+        if (environHas(stat.pid, this.#tag)) this.adopt(stat);
       }
     }
-    return this.refreshTree();
+    this.refreshTree();
+    this.#refreshSessions(all);
+    return true;
   }
 
   /** {@link refreshDeepTree}, or where the kernel has no children lists the full deep {@link refresh}. */
   refreshDeep(): void {
-    if (this.refreshDeepTree()) this.#refreshSessions();
-    else this.refresh(undefined, true);
+    if (!this.refreshDeepTree()) this.refresh(undefined, true);
   }
 
   /**
@@ -585,24 +567,14 @@ function adoptTaggedOrphans(): void {
     oldestRoot = Math.min(oldestRoot, Number.isNaN(tracker.rootStart) ? -Infinity : tracker.rootStart);
   }
   if (byTag.size === 0) return;
-  const roots = ownedRoots();
   const checked = new Map<number, string>();
-  let below: number | undefined;
-  for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
-    const self: boolean = holder === process.pid;
-    const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
-    for (const pid of (self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder)) ?? []) {
-      if (pid === below || roots.has(pid)) continue;
-      const stat = readStat(pid);
-      if (!stat || Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
-      checked.set(pid, stat.start);
-      if (checkedOrphans.get(pid) === stat.start) continue;
-      const tag = tagEntryOf(pid);
-      const tracker = tag === undefined ? undefined : byTag.get(tag);
-      if (tracker && !tracker.knows(pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
-    }
-    below = holder;
-    holder = self ? process.ppid : holderStat?.ppid;
+  for (const stat of readOrphanCandidates()) {
+    if (Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
+    checked.set(stat.pid, stat.start);
+    if (checkedOrphans.get(stat.pid) === stat.start) continue;
+    const tag = tagEntryOf(stat.pid);
+    const tracker = tag === undefined ? undefined : byTag.get(tag);
+    if (tracker && !tracker.knows(stat.pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
   }
   checkedOrphans = checked;
 }
@@ -670,6 +642,82 @@ function ownedRoots(): Map<number, number> {
 /** The CLI pids a deep walk skips as other CLIs of this host (those of the owned trackers), ascending. */
 export function ownedCliPids(): number[] {
   return [...ownedRoots().keys()].sort((a, b) => a - b);
+}
+
+/** How many times {@link orphanCandidates} read where orphans are handed (for tests). */
+export const orphanReads = { count: 0 };
+
+/**
+ * The processes an orphan of a CLI's tree can be, each with its stat: the kernel gives an orphan
+ * to its nearest living ancestor that reaps orphans, else to init, and a CLI's ancestors are this
+ * process and its own, so these are the children of this process and of each of its ancestors,
+ * read from the main thread's list of each (where orphans are handed while it lives; where the
+ * main thread is gone, every thread's list). Left out: the CLIs this host runs (each carries its
+ * own tag: with many CLIs at once, reading each one's stat and environment for every deep walk of
+ * every other was most of the work) and the ancestors themselves (older than any CLI).
+ */
+function orphanCandidates(): ProcStat[] {
+  orphanReads.count++;
+  return readOrphanCandidates();
+}
+
+/** {@link orphanCandidates}, not counted in {@link orphanReads} (the poll's own read). */
+function readOrphanCandidates(): ProcStat[] {
+  const otherCLIs = ownedRoots();
+  const found: ProcStat[] = [];
+  // The holder the walk came up from: a child of the next one, this process or an ancestor,
+  // older than any CLI, so its stat is not read again.
+  let below: number | undefined;
+  for (let holder: number | undefined = process.pid; holder !== undefined && holder > 0;) {
+    // This process is running and knows its parent: its own stat is not read.
+    const self: boolean = holder === process.pid;
+    const holderStat: ProcStat | undefined = self ? undefined : readStat(holder);
+    // The kernel hands an orphan to the first live thread of its new parent: the main thread
+    // while that one lives (the process's stat is then not a zombie's), so only its list can
+    // hold one; where the main thread is gone, every thread's list is read.
+    const listed = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
+    for (const pid of listed ?? []) {
+      if (pid === below || otherCLIs.has(pid)) continue;
+      const stat = readStat(pid);
+      if (stat) found.push(stat);
+    }
+    below = holder;
+    holder = self ? process.ppid : holderStat?.ppid;
+  }
+  return found;
+}
+
+/** Deep refreshes asked for in the current turn of the event loop, served together after it. */
+let pendingDeep: { readonly trackers: Set<DescendantTracker>; readonly done: Promise<void> } | undefined;
+
+/**
+ * {@link DescendantTracker.refreshDeep} of `tracker`, made right after the current turn of the
+ * event loop together with every other asked for in that turn: one read of where orphans are
+ * handed ({@link orphanCandidates}: this process's children list holds every CLI it runs) serves
+ * them all, and is made after each of them was asked for, so each finds what its own refresh made
+ * then would find. Where the kernel has no children lists, one full scan serves them all. Never
+ * rejects.
+ */
+export function refreshDeepSoon(tracker: DescendantTracker): Promise<void> {
+  if (pendingDeep) {
+    pendingDeep.trackers.add(tracker);
+    return pendingDeep.done;
+  }
+  const trackers = new Set([tracker]);
+  const done = new Promise<void>((resolve) => {
+    setImmediate(() => {
+      pendingDeep = undefined;
+      let candidates: ProcStat[] | undefined;
+      let all: Map<number, ProcStat> | undefined;
+      for (const each of trackers) {
+        if (hasChildrenFiles()) each.refreshDeepTree((candidates ??= orphanCandidates()), () => (all ??= scan()));
+        else each.refresh((all ??= scan()), true);
+      }
+      resolve();
+    });
+  });
+  pendingDeep = { trackers, done };
+  return done;
 }
 
 /** Starts polling `tracker` (while its CLI lives) and owns it until {@link releaseDescendants}. */

@@ -18,9 +18,13 @@ const QUIET_INTERVAL_MS = 20;
  * Never throws (as long as `list` and `signal` do not); the waits never keep Node alive.
  * @returns true when the last {@link QUIET_LISTINGS} listings found nothing.
  */
-export async function sweepUntilGone(list: () => number[], signal: (pid: number) => void, untilMs: number): Promise<boolean> {
+export async function sweepUntilGone(
+  list: () => number[] | Promise<number[]>,
+  signal: (pid: number) => void,
+  untilMs: number,
+): Promise<boolean> {
   for (let quiet = 0; ;) {
-    const pids = list();
+    const pids = await list();
     quiet = pids.length === 0 ? quiet + 1 : 0;
     for (const pid of pids) signal(pid);
     if (quiet >= QUIET_LISTINGS) return true;
@@ -41,7 +45,7 @@ const KILL_SWEEP_MS = 2_000;
  * @returns the pids it sent SIGTERM to.
  */
 export async function endSweeping(
-  list: () => number[],
+  list: () => number[] | Promise<number[]>,
   graceMs: number,
   signal: (pid: number, signal: NodeJS.Signals) => boolean = signalProcess,
 ): Promise<number[]> {

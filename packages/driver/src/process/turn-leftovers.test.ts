@@ -51,7 +51,7 @@ describe("endTurnLeftovers", () => {
           await new Promise((r) => setTimeout(r, 50));
         }
         // The turn's process sees only the "seen" member (its listing missed the other).
-        const proc = { pid: process.pid, liveDescendants: () => naming(`${marker}-seen`) } as unknown as CliProcess;
+        const proc = { pid: process.pid, listDescendants: () => Promise.resolve(naming(`${marker}-seen`)) } as unknown as CliProcess;
         const signalled = await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 1_000 });
         expect(signalled).toHaveLength(1);
         for (const end = Date.now() + 10_000; naming(marker).length > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
@@ -81,7 +81,7 @@ describe("endTurnLeftovers", () => {
         spawn(node, ["-e", "setInterval(() => {}, 1000)", `${other}-own-session`], { stdio: "ignore", detached: true }),
       ];
       try {
-        const baseline = descendantBaseline(proc);
+        const baseline = await descendantBaseline(proc);
         await proc.writeText("go\n");
         // The tagged subshell and the shell it became are gone: only the untagged job is left, outside the CLI's tree.
         // (The CLI's own command line names the marker too.)

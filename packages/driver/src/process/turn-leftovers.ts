@@ -18,12 +18,12 @@ export interface TurnLeftoverOptions {
 }
 
 /**
- * What is running below `proc` now (its {@link CliProcess.liveDescendants}); taken when a turn
+ * What is running below `proc` now (its {@link CliProcess.listDescendants}); taken when a turn
  * starts on a process that outlives it, so {@link endTurnLeftovers} ends only what the turn started.
  * Undefined where descendants cannot be found (not Linux).
  */
-export function descendantBaseline(proc: CliProcess): ReadonlySet<number> | undefined {
-  const live = proc.liveDescendants();
+export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<number> | undefined> {
+  const live = await proc.listDescendants();
   return live === undefined ? undefined : new Set(live);
 }
 
@@ -46,8 +46,8 @@ export async function endTurnLeftovers(
   if (!baseline) return [];
   const serverEntry = `${STDIO_SERVER_VAR}=1`;
   const servers = new Set<number>();
-  const leftovers = (): number[] =>
-    (proc.liveDescendants() ?? []).filter((pid) => {
+  const leftovers = async (): Promise<number[]> =>
+    ((await proc.listDescendants()) ?? []).filter((pid) => {
       if (baseline.has(pid) || servers.has(pid)) return false;
       if (processEnvHas(pid, serverEntry)) {
         servers.add(pid);

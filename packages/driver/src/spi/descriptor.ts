@@ -19,9 +19,18 @@ export interface DriverCapabilities {
   /**
    * Resume and fork of provider sessions. `fromCheckpoint`: a resumed session starts exactly at
    * the checkpoint it is given (`request.session.data`), dropping whatever the CLI recorded after
-   * it, so an older checkpoint can be resumed (what `thread.rewind()` needs). Default false.
+   * it, so an older checkpoint can be resumed (what `thread.rewind()` needs). `modelSwitch`: a
+   * resumed session continues on the run's `model` (`DriverRequest.model`) whatever model the turns
+   * before it used, with its history intact; a thread's fingerprint then leaves the run's model out,
+   * so a thread turn may change it. Without it a changed model makes the thread
+   * `ErrThreadIncompatible`. Defaults false.
    */
-  readonly sessions: { readonly resume: boolean; readonly fork: boolean; readonly fromCheckpoint?: boolean };
+  readonly sessions: {
+    readonly resume: boolean;
+    readonly fork: boolean;
+    readonly fromCheckpoint?: boolean;
+    readonly modelSwitch?: boolean;
+  };
   /** A live process can serve several turns of one thread. */
   readonly processReuse: boolean;
   /** Native JSON Schema enforcement, and prompt instructions plus local validation. */

@@ -42,10 +42,12 @@ export interface DriverSink {
   /**
    * What the turn produced before its signal stopped it, reported once by a driver about to reject
    * with the abort reason: the assistant text, the usage (token counts) and cost of the model
-   * calls that ran, the model and the transcript items so far. The host gives them to a verdict
-   * that still has a Result (a suspended turn's). Optional: a host without it keeps the streamed text only.
+   * calls that ran, the model and the transcript items so far, and how the run's policy was
+   * enforced until then (`enforcement`). The host gives them to a verdict that still has a Result
+   * (a suspended turn's; the `enforcement` also to a `RunError` the SDK's own stop gives, e.g. an
+   * approval timeout). Optional: a host without it keeps the streamed text only.
    */
-  partial?(output: Partial<Pick<DriverResponse, "text" | "usage" | "costUsd" | "model" | "provider" | "transcript">>): void;
+  partial?(output: Partial<Pick<DriverResponse, "text" | "usage" | "costUsd" | "model" | "provider" | "transcript" | "enforcement">>): void;
 }
 
 /**

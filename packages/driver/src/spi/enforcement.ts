@@ -24,7 +24,9 @@ export interface PolicyEnforcement {
   readonly value: string;
   /**
    * True when the driver enforced it by the listed mechanisms; false when it ran without enforcing
-   * it (only with a driver option that accepts best effort, e.g. the `bestEffortPolicy` of the ACP and Codex drivers).
+   * it (with a driver option that accepts best effort, e.g. the `bestEffortPolicy` of the ACP and
+   * Codex drivers), when the driver found it broken during the run (a `policy_violation` verdict),
+   * or when the driver never reported it.
    */
   readonly enforced: boolean;
   /** How it was enforced; empty when `enforced` is false. */

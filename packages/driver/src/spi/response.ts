@@ -23,7 +23,10 @@ export type FailureReason =
   | "resume_rejected"
   /**
    * The CLI refused to continue `request.session` because another process is writing to it (a
-   * live writer, a lock). Nothing ran; the session is intact. A thread run reports `ErrThreadBusy`.
+   * live writer, a lock). Nothing ran; the session is intact. A thread run reports `ErrThreadBusy`
+   * with a `BusyError` cause whose `owner` is `details.holder` (a string naming the writer, when the
+   * driver knows it) and whose `expiresAt` is now plus `details.retryAfterMs` (when the writer lets
+   * go at the latest, as far as the driver can tell; else the thread's lease TTL).
    */
   | "session_busy"
   | (string & {});

@@ -2,8 +2,10 @@
  * What a host can do to a turn while it runs, offered by the driver through
  * {@link DriverSink.attachControl} once the turn can take it. Each member is present only when the
  * descriptor declares it (`DriverCapabilities.turnControl`); each resolves once the CLI took the
- * request (written to it, or acknowledged when the protocol answers) and rejects with an ordinary
- * error when the CLI refused it or the write failed.
+ * request (written to it, or acknowledged when the protocol answers), resolves `false` when the
+ * turn had ended before the CLI could take it (nothing delivered: the host's call resolves `false`),
+ * and rejects with an ordinary error (a `DriverError` keeping the protocol's error as its `cause`)
+ * when the CLI refused it or the write failed.
  */
 export interface TurnControl {
   /**
@@ -11,9 +13,12 @@ export interface TurnControl {
    * then resolves with `interrupted: true`, the turn's partial output and a checkpoint that keeps
    * what happened (the next turn continues after it).
    */
-  interrupt?(): Promise<void>;
+  interrupt?(): Promise<boolean | void>;
   /** Gives the running turn another user message, taken in at the CLI's next model request. */
-  send?(text: string): Promise<void>;
-  /** Switches the model for the rest of the turn (and of the process's conversation). */
-  setModel?(model: string): Promise<void>;
+  send?(text: string): Promise<boolean | void>;
+  /**
+   * Switches the model for the rest of the turn (and of the process's conversation); `false` when
+   * the turn had ended (or will make no further model request) before the switch could apply to it.
+   */
+  setModel?(model: string): Promise<boolean | void>;
 }

@@ -310,8 +310,11 @@ export class Fleet implements AsyncDisposable {
   /**
    * Answers an approval a run waits on, from any host, exactly once: the worker waiting on it
    * receives the decision and applies it.
+   * Refused exactly when {@link approval} does not read `pending`, in one statement, so a verdict
+   * written meanwhile is never answered after the fact.
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
-   *   attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
+   *   run has its verdict (cancelled, approval timed out, attempts exhausted, ...) or its attempt was
+   *   lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     await this.start();

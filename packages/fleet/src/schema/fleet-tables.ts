@@ -381,23 +381,33 @@ export class FleetTables {
   }
 
   /**
-   * Records a decision once, unless the approval was closed (its attempt was lost before an
-   * answer); returns the run id when this call recorded it.
+   * Records a decision once, while the approval is pending as {@link approval} reads it: unanswered,
+   * not closed, its attempt the run's current one and its run without a verdict. One statement that
+   * holds the run's row (`FOR SHARE`) while it writes: a verdict or a later attempt committed
+   * meanwhile is seen (PostgreSQL re-reads the row once its writer commits), and one that comes
+   * after waits for this answer. Returns the run id when this call recorded it, else the status
+   * that refused it (`answered`, `closed`, or `unknown` for an id no run asked).
    */
   async answerApproval(id: string, decision: JsonValue): Promise<{ runId: string } | { status: "answered" | "closed" | "unknown" }> {
+    const s = this.#s;
     const { rows } = await this.#pool.query<{ run_id: string }>(
-      `WITH a AS (UPDATE ${this.#s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
-                  WHERE id = $1 AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
+      `WITH open AS (
+         SELECT a.id FROM ${s}.adaptor_fleet_approvals a JOIN ${s}.adaptor_fleet_runs r ON r.id = a.run_id
+         WHERE a.id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
+         FOR SHARE OF r),
+       a AS (UPDATE ${s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
+             WHERE id = (SELECT id FROM open) AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
        SELECT run_id, pg_notify($3, 'approval:' || $1) FROM a`,
       [id, JSON.stringify(decision), this.channel],
     );
     if (rows[0]) return { runId: rows[0].run_id };
-    const known = await this.#pool.query<{ closed: boolean }>(
-      `SELECT decision IS NULL AND closed_at IS NOT NULL AS closed FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`,
+    // Refused: an approval is never pending again once it is not, so what it is now is why.
+    const known = await this.#pool.query<{ answered: boolean }>(
+      `SELECT decision IS NOT NULL AS answered FROM ${s}.adaptor_fleet_approvals WHERE id = $1`,
       [id],
     );
     const row = known.rows[0];
-    return { status: !row ? "unknown" : row.closed ? "closed" : "answered" };
+    return { status: !row ? "unknown" : row.answered ? "answered" : "closed" };
   }
 
   /**

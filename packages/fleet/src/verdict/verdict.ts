@@ -1,10 +1,21 @@
 import { AdaptorError, DriverError } from "@adaptor/errors";
-import { Result, RunError, type ResultInit } from "adaptor";
+import { Result, RunError, StructuredOutput, type ResultInit, type StructuredOutputInit } from "adaptor";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { FleetAttemptsExhaustedError, FleetRemoteError, FleetRunCancelledError, type StoredError } from "../errors/fleet-errors.js";
 
-/** A `Result` as stored: its fields, JSON. */
-export type StoredResult = { readonly [K in keyof ResultInit]?: JsonValue } & { readonly runId: string; readonly text: string };
+/**
+ * A `Result` as stored: its fields, JSON. `structuredOutput`: the checked answer of a run with a
+ * schema (`source`, `schema`, `schemaName`, `present`, `value`, `errors`); `structured`: the value
+ * `decode()` returns beyond what the text parses to (a native value without a schema, or, in
+ * verdicts of earlier versions, a valid checked value); `interrupted`: set when the host interrupted
+ * the turn. The raw streams, the transcript and the terminal line are stored whole as the worker
+ * kept them (the streams each capped by the driver's `maxRawBytes`).
+ */
+export type StoredResult = { readonly [K in keyof ResultInit]?: JsonValue } & {
+  readonly runId: string;
+  readonly text: string;
+  readonly structuredOutput?: JsonValue;
+};
 
 /**
  * A run's one verdict as PostgreSQL keeps it (`kind`): `result` (the run resolved), `run-error` (a
@@ -42,11 +53,13 @@ export function storeError(err: unknown, depth = 0): StoredError {
   };
 }
 
-/** The stored form of a `Result` (structured output as its decoded value). */
+/**
+ * The stored form of a `Result`: every field `loadResult` gives back, so the Result a host reads
+ * through the fleet is the worker's, field for field (dates as ISO text, a zod schema's parsed value
+ * as JSON carries it).
+ */
 export function storeResult(result: Result): StoredResult {
-  let structured: unknown;
   const checked = result.structuredOutput;
-  if (checked) structured = checked.valid ? checked.value : undefined;
   return toJsonEvent({
     runId: result.runId,
     model: result.model,
@@ -56,11 +69,42 @@ export function storeResult(result: Result): StoredResult {
     usage: result.usage,
     costUsd: result.costUsd,
     durationMs: result.durationMs,
-    structured,
+    structuredOutput: checked && {
+      source: checked.source,
+      schema: checked.schema,
+      schemaName: checked.schemaName,
+      present: checked.present,
+      value: checked.value,
+      errors: checked.errors,
+    },
+    structured: checked ? undefined : decodedBeyondText(result),
     raw: result.raw(),
     transcript: result.transcript(),
     pendingApproval: result.pendingApproval,
+    interrupted: result.status === "interrupted" ? true : undefined,
+    enforcement: result.enforcement.length > 0 ? result.enforcement : undefined,
   }) as StoredResult;
+}
+
+/**
+ * What `decode()` of a Result without a schema returns when the text alone would not give it back:
+ * the native structured value the driver reported (e.g. the JSON inside a fenced answer); undefined
+ * when `decode()` is `JSON.parse(text)` or throws.
+ */
+function decodedBeyondText(result: Result): unknown {
+  let decoded: unknown;
+  try {
+    decoded = result.decode();
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(result.text);
+  } catch {
+    return decoded;
+  }
+  return JSON.stringify(parsed) === JSON.stringify(decoded) ? undefined : decoded;
 }
 
 /** The stored verdict of what a run's `result()` settled with. */
@@ -84,6 +128,7 @@ export function storeOutcome(outcome: { ok: true; value: Result } | { ok: false;
 function loadResult(stored: StoredResult): Result {
   const s = stored as Record<string, unknown>;
   const pending = s.pendingApproval as Record<string, unknown> | undefined;
+  const checked = s.structuredOutput as (Omit<StructuredOutputInit, "errors"> & { errors?: StructuredOutputInit["errors"] }) | undefined;
   return new Result({
     runId: stored.runId,
     model: s.model as string | undefined,
@@ -93,16 +138,19 @@ function loadResult(stored: StoredResult): Result {
     usage: s.usage as ResultInit["usage"],
     costUsd: s.costUsd as number | undefined,
     durationMs: (s.durationMs as number | undefined) ?? 0,
-    structured: s.structured,
+    structured: checked ? new StructuredOutput({ ...checked, errors: checked.errors ?? [] }) : s.structured,
     raw: (s.raw as ResultInit["raw"] | undefined) ?? { stdout: "", stderr: "" },
     transcript: (s.transcript as ResultInit["transcript"] | undefined) ?? [],
     pendingApproval: pending
       ? ({
           ...pending,
           createdAt: new Date(pending.createdAt as string),
-          deadline: pending.deadline ? new Date(pending.deadline as string) : undefined,
+          ...(pending.deadline ? { deadline: new Date(pending.deadline as string) } : {}),
+          ...(pending.resolvedAt ? { resolvedAt: new Date(pending.resolvedAt as string) } : {}),
         } as unknown as ResultInit["pendingApproval"])
       : undefined,
+    interrupted: s.interrupted === true ? true : undefined,
+    enforcement: s.enforcement as ResultInit["enforcement"],
   });
 }
 

@@ -1,6 +1,7 @@
 import { checkOptions, DriverError, ErrCode, InvalidOptionError, optionChecks } from "@adaptor/errors";
 import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { checkSessionKey } from "../keys/session-key.js";
+import type { JsonForm } from "./json-form.js";
 
 /** Turns a host event into the JSON value a backend stores. */
 export type EventEncoder<E> = (event: E) => JsonValue;
@@ -51,8 +52,13 @@ const OPTION_SHAPE = {
  * const result = await stream.result();
  * for await (const { sequence, event } of recorder.replay("fix-test-1")) console.log(sequence, event);
  * ```
+ *
+ * @typeParam E - the events recorded, e.g. `AgentEvent`.
+ * @typeParam S - the stored form {@link replay} gives them in: by default their {@link JsonForm}
+ * (what the default encoder stores; for `AgentEvent` a union that narrows on `event.type`). With
+ * an own `encode`, name what it returns.
  */
-export class SessionRecorder<E = unknown> {
+export class SessionRecorder<E = unknown, S = JsonForm<E>> {
   /** The backend the events go to. */
   readonly backend: EventBackend;
   readonly #encode: EventEncoder<E>;
@@ -111,9 +117,12 @@ export class SessionRecorder<E = unknown> {
     }
   }
 
-  /** The key's recorded events in order; see {@link EventBackend.replay}. */
-  replay(key: string, options?: BackendCallOptions): AsyncIterable<RecordedEvent> {
-    return this.backend.replay(key, options);
+  /**
+   * The key's recorded events in order, typed as stored (`S`); see {@link EventBackend.replay}.
+   * The types are what this recorder writes: a log other code wrote may hold other values.
+   */
+  replay(key: string, options?: BackendCallOptions): AsyncIterable<RecordedEvent<S>> {
+    return this.backend.replay(key, options) as AsyncIterable<RecordedEvent<unknown>> as AsyncIterable<RecordedEvent<S>>;
   }
 
   /** Cuts a torn final line off the key's log; see {@link EventBackend.repair}. */

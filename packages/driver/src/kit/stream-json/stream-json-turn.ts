@@ -21,6 +21,9 @@ export function resultUsage(line: ResultLine): Usage | undefined {
   };
 }
 
+/** The `message` of a `message_start` event or an `assistant` line: its id and the model that wrote it. */
+type ResponseMessage = { id?: unknown; model?: unknown };
+
 /**
  * Translates the Claude-Code-style stream-json lines of one turn (`system`, `stream_event`,
  * `assistant`, `user`, `result`; Claude Code and CodeBuddy Code write them) into driver events,
@@ -31,6 +34,13 @@ export class StreamJsonTurn {
   readonly transcript: TranscriptItem[] = [];
   sessionId: string | undefined;
   model: string | undefined;
+  /**
+   * Models that answered the turn's main-conversation model requests, in the order they first
+   * answered, as the responses name them (`message.model` of `message_start` / `assistant`).
+   */
+  readonly answeredBy: string[] = [];
+  /** The model of the turn's last main-conversation response (the one that gave its answer). */
+  lastResponseModel: string | undefined;
   /**
    * `uuid` of the last main-conversation message (assistant or user line, not a subagent's) of the
    * turn: the point a later turn resumes at.
@@ -67,7 +77,7 @@ export class StreamJsonTurn {
         return false;
       case "stream_event": {
         const event = value.event as Record<string, unknown> | undefined;
-        if (event?.type === "message_start" && isMain(value)) this.#modelResponse((event.message as { id?: unknown } | undefined)?.id);
+        if (event?.type === "message_start" && isMain(value)) this.#modelResponse(event.message as ResponseMessage | undefined);
         this.#streamEvent(event);
         return false;
       }
@@ -85,7 +95,7 @@ export class StreamJsonTurn {
           });
           return false;
         }
-        if (isMain(value)) this.#modelResponse((value.message as { id?: unknown } | undefined)?.id);
+        if (isMain(value)) this.#modelResponse(value.message as ResponseMessage | undefined);
         this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
         return false;
       case "user":
@@ -135,10 +145,16 @@ export class StreamJsonTurn {
    * CLI's own business, as its turn limit counts them): at its `message_start` when partial
    * messages stream, else at its first assistant line.
    */
-  #modelResponse(id: unknown): void {
+  #modelResponse(message: ResponseMessage | undefined): void {
+    const id = message?.id;
     if (typeof id !== "string" || this.#responses.has(id)) return;
     this.#responses.add(id);
-    this.#emit({ type: "notice", kind: "model.response", data: { messageId: id } });
+    const model = str(message?.model);
+    if (model !== undefined) {
+      this.lastResponseModel = model;
+      if (!this.answeredBy.includes(model)) this.answeredBy.push(model);
+    }
+    this.#emit({ type: "notice", kind: "model.response", data: { messageId: id, ...(model !== undefined ? { model } : {}) } });
   }
 
   #noteMessage(value: Record<string, unknown>): void {

@@ -1,0 +1,176 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Agent, ErrPolicyViolation, isError, RunError, type AgentEvent, type ApprovalRequest, type RunOptions } from "adaptor";
+import type { AcpConfig } from "../src/index.js";
+import { hostileAcp, text, type HostileScenario, type HostileStep } from "./hostile-agent/hostile.js";
+
+// Tool calls that act without the agent asking, and asks for tools that act under a name of
+// reasoning, against the scripted agent (fault injection); the real agent is in cline.test.ts.
+
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+});
+
+/** A session that starts in `mode` (so the driver need not set it). */
+const inMode = (mode: string): HostileStep => ({
+  respond: { sessionId: "hostile-session", modes: { currentModeId: mode, availableModes: [{ id: mode, name: mode }] } },
+});
+const done: HostileStep = { respond: { stopReason: "end_turn" } };
+const call = (toolCallId: string, kind: string | undefined, status: string, title = toolCallId): HostileStep => ({
+  update: { sessionUpdate: "tool_call", toolCallId, title, ...(kind ? { kind } : {}), status, rawInput: { command: "touch x" } },
+});
+const status = (toolCallId: string, value: string): HostileStep => ({
+  update: { sessionUpdate: "tool_call_update", toolCallId, status: value },
+});
+
+async function turn(
+  prompt: readonly HostileStep[],
+  options: RunOptions,
+  config: Partial<AcpConfig> = {},
+  mode = "default",
+): Promise<{ events: AgentEvent[]; asked: string[]; error: unknown; result: unknown }> {
+  const scenario: HostileScenario = { "session/new": [inMode(mode)], "session/prompt": [prompt] };
+  agent = new Agent(hostileAcp(scenario, { askMode: "default", ...config }));
+  const asked: string[] = [];
+  const stream = agent.stream("go", {
+    onApproval: (request: ApprovalRequest) => {
+      asked.push(request.toolName ?? "");
+      request.approve();
+    },
+    ...options,
+  });
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const outcome = await stream.result().then(
+    (result) => ({ result, error: undefined }),
+    (error: unknown) => ({ result: undefined, error }),
+  );
+  return { events, asked, ...outcome };
+}
+
+const policyNotices = (events: readonly AgentEvent[]): string[] =>
+  events.flatMap((e) => (e.type === "notice" && e.kind === "policy" ? [e.message ?? ""] : []));
+
+describe("read_only denies every ask for a tool that is not a read or search", () => {
+  it("an ask for a think-kind tool (a sub-agent under a reasoning label) is denied without reaching the handler", async () => {
+    const run = await turn(
+      [
+        call("spawn", "think", "pending", "spawn_agent"),
+        { permission: { toolCallId: "spawn", title: "spawn_agent", kind: "think" } },
+        done,
+      ],
+      { policy: { sandbox: "read_only" } },
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; spawn_agent is not a read"]);
+    expect(run.events).toContainEqual(expect.objectContaining({ type: "tool-result", id: "spawn", isError: true }));
+  });
+
+  it("with a declared read_only session mode too: auto_approve does not approve an execute ask", async () => {
+    const run = await turn(
+      [
+        call("sh", "execute", "pending", "run_commands"),
+        { permission: { toolCallId: "sh", title: "run_commands", kind: "execute" } },
+        done,
+      ],
+      { policy: { sandbox: "read_only", approvals: { permission: "auto_approve" } } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(run.error).toBeUndefined();
+    expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; run_commands is not a read"]);
+    expect(run.events).toContainEqual(expect.objectContaining({ type: "tool-result", id: "sh", isError: true }));
+  });
+
+  it("a read-kind ask still reaches the handler", async () => {
+    const run = await turn(
+      [call("r", "read", "pending", "read_file"), { permission: { toolCallId: "r", title: "read_file", kind: "read" } }, done],
+      { policy: { sandbox: "read_only" } },
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual(["read_file"]);
+  });
+});
+
+describe("a tool call that acts and runs without an ask fails the run when the policy relies on asks", () => {
+  it("read_only through askMode: an unasked execute call ends the turn at once with ErrPolicyViolation, sandbox not enforced", async () => {
+    const run = await turn(
+      // After the call ran the agent waits for session/cancel; it never answers the prompt itself.
+      [
+        call("sub", "execute", "pending", "run_commands"),
+        status("sub", "in_progress"),
+        status("sub", "completed"),
+        { awaitCancel: true },
+        { hang: true },
+      ],
+      { policy: { sandbox: "read_only" } },
+    );
+    expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+    const error = run.error as RunError;
+    expect(error.reason).toBe("policy_violation");
+    expect(error.message).toBe('run_commands (ACP kind execute) ran without a permission ask under sandbox "read_only"');
+    expect(error.details).toEqual({ toolCallId: "sub", toolName: "run_commands", toolKind: "execute", fields: ["sandbox"] });
+    expect(error.result.enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false, mechanisms: [] }),
+    ]);
+    expect(error.result.enforcement[0]?.detail).toMatch(/broken: run_commands \(ACP kind execute\) ran without a permission ask/);
+    expect(policyNotices(run.events)).toEqual([`ending the turn: ${error.message}`]);
+  });
+
+  it('approvals.permission "ask": an unasked call without a kind fails the run; an unasked read does not', async () => {
+    const run = await turn(
+      [call("r", "read", "completed", "read_file"), call("w", undefined, "completed", "write_it"), text("done"), done],
+      { policy: { approvals: { permission: "ask" } } },
+    );
+    expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+    expect((run.error as RunError).details).toEqual({ toolCallId: "w", toolName: "write_it", fields: ["approvals.permission"] });
+    expect((run.error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
+    ]);
+  });
+
+  it('approvals.permission "auto_deny": an unasked edit fails the run', async () => {
+    const run = await turn(
+      [call("e", "edit", "in_progress", "apply_patch"), status("e", "completed"), { awaitCancel: true }, { hang: true }],
+      {
+        policy: { approvals: { permission: "auto_deny" } },
+      },
+    );
+    expect((run.error as RunError).reason).toBe("policy_violation");
+  });
+
+  it("a call reported running before its ask (OpenCode's order), then asked, approved and run, succeeds", async () => {
+    const run = await turn(
+      [
+        call("sh", "execute", "pending", "run_commands"),
+        status("sh", "in_progress"),
+        { permission: { toolCallId: "sh", title: "run_commands", kind: "execute" } },
+        status("sh", "completed"),
+        text("ok"),
+        done,
+      ],
+      { policy: { approvals: { permission: "ask" } } },
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual(["run_commands"]);
+  });
+
+  it("auto_approve without read_only does not rely on asks: an unasked execute call is no violation", async () => {
+    const run = await turn([call("sh", "execute", "completed", "run_commands"), text("ok"), done], {
+      policy: { approvals: { permission: "auto_approve" } },
+    });
+    expect(run.error).toBeUndefined();
+  });
+
+  it("a declared read_only session mode is enforced by the agent: an unasked call there is no violation of sandbox", async () => {
+    const run = await turn(
+      [call("sh", "execute", "completed", "run_commands"), text("ok"), done],
+      { policy: { sandbox: "read_only" } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(run.error).toBeUndefined();
+  });
+});
