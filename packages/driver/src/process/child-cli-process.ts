@@ -180,22 +180,12 @@ export class ChildCliProcess implements CliProcess {
 
   /** Claims stdout for its single consumer; `parsing`: lines are handed over parsed. */
   #claimStdout(parsing: boolean): void {
-    if (this.#linesTaken) {
-      throw new DriverError({
-        op: "read",
-        device: this.device,
-        code: ErrCode.Invalid,
-        cause: "stdout has a single consumer (lines(), lineBatches() or textBatches()) and was already taken",
-      });
-    }
-    if (this.#onStdoutChunk) {
-      throw new DriverError({
-        op: "read",
-        device: this.device,
-        code: ErrCode.Invalid,
-        cause: "stdout is taken raw by onStdout",
-      });
-    }
+    const taken = this.#onStdoutChunk
+      ? "stdout is taken raw by onStdout"
+      : this.#linesTaken
+        ? "stdout has a single consumer (lines(), lineBatches() or textBatches()) and was already taken"
+        : undefined;
+    if (taken !== undefined) throw new DriverError({ op: "read", device: this.device, code: ErrCode.Invalid, cause: taken });
     this.#linesTaken = true;
     if (!parsing) return;
     this.#parsing = true;
