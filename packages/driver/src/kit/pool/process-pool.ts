@@ -3,6 +3,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import type { DriverSink } from "../../spi/driver.js";
 import type { DriverRequest } from "../../spi/request.js";
 import { WarmPool } from "../../process/warm-pool.js";
+import { processGone } from "../process-gone/process-gone.js";
 
 /** Default time in ms a parked or pre-warmed process may wait before it is ended (five minutes). */
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -70,7 +71,8 @@ export interface PoolTurn {
  * - **single writer**: a parked process is handed to exactly one turn, and a turn of a
  *   conversation that cannot take it (fresh process asked for, another signature) ends it first,
  *   so two processes never write one conversation;
- * - **reuse or replace**: a parked process serves the turn only when it is `usable`, launched with
+ * - **reuse or replace**: a parked process serves the turn only when it is `usable` (and, by the OS,
+ *   still running: one that died while parked may not have been reaped yet), launched with
  *   the same signature and at exactly the checkpoint's version; otherwise it is ended and the
  *   driver spawns;
  * - **idle eviction**: parked and pre-warmed processes end after `idleMs`; neither they nor their timers
@@ -90,7 +92,7 @@ export class ProcessPool<P extends PooledProcess> {
 
   constructor(options: ProcessPoolOptions = {}) {
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
-    this.#warm = new WarmPool<P>(this.#idleMs, (process) => process.usable);
+    this.#warm = new WarmPool<P>(this.#idleMs, (process) => process.usable && !processGone(process.pid));
     this.#spawns = new PQueue({ concurrency: options.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS });
   }
 
@@ -230,7 +232,13 @@ export class ProcessPool<P extends PooledProcess> {
     this.#parked.delete(key);
     clearTimeout(entry.timer);
     const { process } = entry;
-    if (process.usable && process.signature === signature && (version === undefined || process.version === version)) {
+    // A process that died while parked may not have been reaped yet (its exit not seen): ask the OS.
+    if (
+      process.usable &&
+      !processGone(process.pid) &&
+      process.signature === signature &&
+      (version === undefined || process.version === version)
+    ) {
       process.ref();
       return process;
     }
