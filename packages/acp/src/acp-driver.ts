@@ -310,7 +310,9 @@ export class AcpDriver implements Driver {
     model: string | undefined,
     plan: AcpPolicyPlan,
   ): Promise<DriverResponse> {
-    const trusted = (request.mcpServers ?? []).filter((server) => server.trusted === true).map((server) => server.name);
+    const trusted = (request.mcpServers ?? [])
+      .filter((server) => server.trusted === true)
+      .map((server) => ({ name: server.name, tools: server.tools ?? [] }));
     const host = new HostClient({
       plan,
       sink,
@@ -327,7 +329,8 @@ export class AcpDriver implements Driver {
       const broken = enforcement.filter((entry) => entry.enforced && plan.unaskedFails.includes(entry.field));
       if (violation || broken.length === 0) return;
       const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
-      const message = `${call.toolName} (ACP kind ${call.toolKind ?? "none"}) ran without a permission ask under ${fields}`;
+      const how = call.denied ? "ran although its permission ask was denied" : "ran without a permission ask";
+      const message = `${call.toolName} (ACP kind ${call.toolKind ?? "none"}) ${how} under ${fields}`;
       enforcement = enforcement.map((entry) =>
         broken.includes(entry) ? { ...entry, enforced: false, mechanisms: [], detail: `${entry.detail}; broken: ${message}` } : entry,
       );

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, ErrPolicyViolation, isError, RunError, type AgentEvent, type ApprovalRequest, type RunOptions } from "adaptor";
+import { z } from "zod";
+import { Agent, defineTool, ErrPolicyViolation, isError, RunError, type AgentEvent, type ApprovalRequest, type RunOptions } from "adaptor";
 import type { AcpConfig } from "../src/index.js";
 import { hostileAcp, text, type HostileScenario, type HostileStep } from "./hostile-agent/hostile.js";
 
@@ -24,14 +25,27 @@ const status = (toolCallId: string, value: string): HostileStep => ({
   update: { sessionUpdate: "tool_call_update", toolCallId, status: value },
 });
 
+/** A host tool: with it the run has the SDK's trusted host-tool server `adaptor`, offering `lookup`. */
+const lookup = defineTool({ name: "lookup", description: "Looks a value up.", input: z.object({ id: z.string() }), handler: () => "ok" });
+/** An agent that takes MCP over HTTP, so the host tools reach it. */
+const withMcp: HostileStep = {
+  respond: { protocolVersion: 1, agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } }, authMethods: [] },
+};
+
 async function turn(
   prompt: readonly HostileStep[],
   options: RunOptions,
   config: Partial<AcpConfig> = {},
   mode = "default",
+  hostTools = false,
 ): Promise<{ events: AgentEvent[]; asked: string[]; error: unknown; result: unknown }> {
-  const scenario: HostileScenario = { "session/new": [inMode(mode)], "session/prompt": [prompt] };
-  agent = new Agent(hostileAcp(scenario, { askMode: "default", ...config }));
+  const scenario: HostileScenario = {
+    ...(hostTools ? { initialize: [withMcp] } : {}),
+    "session/new": [inMode(mode)],
+    "session/prompt": [prompt],
+  };
+  const driver = hostileAcp(scenario, { askMode: "default", ...(hostTools ? { mcpTransports: ["http"] } : {}), ...config });
+  agent = new Agent(driver, hostTools ? { tools: [lookup] } : {});
   const asked: string[] = [];
   const stream = agent.stream("go", {
     onApproval: (request: ApprovalRequest) => {
@@ -170,6 +184,109 @@ describe("a tool call that acts and runs without an ask fails the run when the p
       { policy: { sandbox: "read_only" } },
       { sandboxModes: { read_only: "plan" } },
       "plan",
+    );
+    expect(run.error).toBeUndefined();
+  });
+});
+
+/** A `tool_call` with its own fields (title, kind, input). */
+const callWith = (toolCallId: string, fields: Readonly<Record<string, unknown>>): HostileStep => ({
+  update: { sessionUpdate: "tool_call", toolCallId, title: toolCallId, rawInput: { command: "rm -rf victim" }, ...fields },
+});
+const ask = (toolCallId: string, fields: Readonly<Record<string, unknown>>): HostileStep => ({
+  permission: { toolCallId, title: toolCallId, ...fields },
+});
+const update = (toolCallId: string, fields: Readonly<Record<string, unknown>>): HostileStep => ({
+  update: { sessionUpdate: "tool_call_update", toolCallId, ...fields },
+});
+const AUTO_DENY: RunOptions = { policy: { approvals: { permission: "auto_deny" } } };
+const READ_ONLY: RunOptions = { policy: { sandbox: "read_only" } };
+const violated = (run: { error: unknown }): unknown => (run.error instanceof RunError ? run.error.details : run.error);
+
+describe("a call is a host tool's only by its exact name and a kind that does not act", () => {
+  it("read_only: an execute ask whose input names the server adaptor is denied, not allowed by the host", async () => {
+    const input = { command: "rm -rf victim", server: "adaptor", tool: "lookup" };
+    const run = await turn(
+      [callWith("m", { kind: "execute", status: "pending", rawInput: input }), ask("m", { kind: "execute", rawInput: input }), done],
+      READ_ONLY,
+      {},
+      "default",
+      true,
+    );
+    expect(run.error).toBeUndefined();
+    expect(policyNotices(run.events)).toEqual(["denied without asking: the run's sandbox is read_only; m is not a read"]);
+    expect(run.events).toContainEqual(expect.objectContaining({ type: "tool-result", id: "m", isError: true }));
+  });
+
+  it("auto_deny: an execute ask titled as a host tool is denied, not allowed by the host", async () => {
+    const run = await turn(
+      [
+        callWith("t", { kind: "execute", status: "pending", title: "Tool: adaptor/lookup" }),
+        ask("t", { kind: "execute", title: "Tool: adaptor/lookup" }),
+        done,
+      ],
+      AUTO_DENY,
+      {},
+      "default",
+      true,
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.events).toContainEqual(expect.objectContaining({ type: "tool-result", id: "t", isError: true }));
+  });
+
+  it("read_only: an ask named like a tool of another server (mcp_adaptor_admin_shell) is denied", async () => {
+    const run = await turn(
+      [
+        callWith("g", { kind: "other", status: "pending", title: "mcp_adaptor_admin_shell" }),
+        ask("g", { kind: "other", title: "mcp_adaptor_admin_shell" }),
+        done,
+      ],
+      READ_ONLY,
+      {},
+      "default",
+      true,
+    );
+    expect(run.error).toBeUndefined();
+    expect(policyNotices(run.events)).toEqual([
+      "denied without asking: the run's sandbox is read_only; mcp_adaptor_admin_shell is not a read",
+    ]);
+  });
+
+  it("auto_deny: an unasked execute call whose input names the server adaptor fails the run", async () => {
+    const input = { command: "rm -rf victim", server: "adaptor", tool: "lookup" };
+    const run = await turn(
+      [callWith("m", { kind: "execute", status: "completed", rawInput: input }), text("ok"), done],
+      AUTO_DENY,
+      {},
+      "default",
+      true,
+    );
+    expect(violated(run)).toEqual({ toolCallId: "m", toolName: "m", toolKind: "execute", fields: ["approvals.permission"] });
+  });
+
+  it("auto_deny: an unasked call of another server's tool (mcp_adaptor_admin_shell, kind other) fails the run", async () => {
+    const run = await turn(
+      [callWith("g", { kind: "other", status: "completed", title: "mcp_adaptor_admin_shell" }), text("ok"), done],
+      AUTO_DENY,
+      {},
+      "default",
+      true,
+    );
+    expect(violated(run)).toEqual({
+      toolCallId: "g",
+      toolName: "mcp_adaptor_admin_shell",
+      toolKind: "other",
+      fields: ["approvals.permission"],
+    });
+  });
+
+  it("auto_deny: an unasked call of the host tool by its exact name (mcp_adaptor_lookup, kind other) passes", async () => {
+    const run = await turn(
+      [callWith("h", { kind: "other", status: "completed", title: "mcp_adaptor_lookup", rawInput: { id: "1" } }), text("ok"), done],
+      AUTO_DENY,
+      {},
+      "default",
+      true,
     );
     expect(run.error).toBeUndefined();
   });

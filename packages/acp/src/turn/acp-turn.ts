@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
 import type { SessionHandler } from "../connection/acp-process.js";
-import { callsServer, knownInput, toolCallText, toolNameOf } from "./tool-call.js";
+import { callsServer, changesMachine, knownInput, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 
 interface ToolState {
   /** The first name that is not only a title (a later update may carry `_meta.toolName`). */
@@ -13,7 +13,14 @@ interface ToolState {
   resulted: boolean;
   /** The agent's `kind` of the call, the latest one before its end. */
   kind?: acp.ToolKind;
-  /** The call belongs to a trusted MCP server (the SDK's host tools). */
+  /** Some update of the call carried a `kind`. */
+  kindSeen?: boolean;
+  /**
+   * The most acting kind any update of the call carried (`edit`, `delete`, `move`, `execute` over
+   * `other` or an unknown kind); undefined while every kind seen only reads or reasons.
+   */
+  actingKind?: string;
+  /** The call is one of a trusted MCP server's tools (the SDK's host tools), by its exact name. */
   trusted?: boolean;
   /** The call was reported running without an ask. */
   unasked?: boolean;
@@ -25,12 +32,21 @@ export interface UnaskedCall {
   readonly toolName: string;
   /** The call's ACP kind; undefined when the agent gave none. */
   readonly toolKind?: string;
+  /** The host had denied the call's permission ask: the agent ran it against the answer. */
+  readonly denied?: boolean;
 }
 
-/** ACP tool kinds that only read, search, fetch, reason or switch the session's mode. */
-const NO_ACT_KINDS: ReadonlySet<string> = new Set(["read", "search", "fetch", "think", "switch_mode"]);
+/**
+ * ACP tool kinds that only read, search or reason: the same kinds the SDK's `approval.unasked`
+ * notice exempts, so the notice and the verdict agree (`fetch` reaches the network and
+ * `switch_mode` changes what the agent may do unasked: both act).
+ */
+const NO_ACT_KINDS: ReadonlySet<string> = new Set(["read", "search", "think"]);
 
-/** True for a call that may act: ACP kind `edit`, `delete`, `move`, `execute`, `other`, any unknown kind, or none. */
+/**
+ * True for a call that may act: ACP kind `edit`, `delete`, `move`, `execute`, `fetch`,
+ * `switch_mode`, `other`, any unknown kind, or none.
+ */
 export function actsKind(kind: string | undefined): boolean {
   return kind === undefined || !NO_ACT_KINDS.has(kind);
 }
@@ -49,6 +65,8 @@ export class AcpTurn implements SessionHandler {
   readonly #open = new Set<(response: acp.RequestPermissionResponse) => void>();
   /** Tool calls the agent asked about. */
   readonly #asked = new Set<string>();
+  /** Tool calls whose ask the host denied. */
+  readonly #refused = new Set<string>();
   #interrupted = false;
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
@@ -67,21 +85,23 @@ export class AcpTurn implements SessionHandler {
   costBeforePrompt: { readonly amount: number; readonly currency: string } | undefined;
 
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
-  readonly #trusted: readonly string[];
+  readonly #trusted: readonly TrustedServer[];
   readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
-   * @param trustedServers - MCP servers whose tools are allowed without asking (the SDK's host tools).
-   * @param onUnasked - called once per call that acts (see {@link actsKind}), is not a trusted
-   *   server's, and is reported `completed` although no permission ask about it came first (not
-   *   `in_progress`: an agent may report a call running while the tool itself is about to ask,
-   *   as OpenCode does).
+   * @param trustedServers - MCP servers whose tools (by exact name, and not of an acting kind) are
+   *   allowed without asking (the SDK's host tools).
+   * @param onUnasked - called once per call that acts (see {@link actsKind}; by the most acting kind
+   *   any of its updates carried), is not a trusted server's, and is reported `completed` although no
+   *   permission ask about it came first (not `in_progress`: an agent may report a call running
+   *   while the tool itself is about to ask, as OpenCode does); and once per call of any kind
+   *   reported `completed` after the host denied its ask (`denied`).
    */
   constructor(
     sink: DriverSink,
     nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf,
-    trustedServers: readonly string[] = [],
+    trustedServers: readonly TrustedServer[] = [],
     onUnasked?: (call: UnaskedCall) => void,
   ) {
     this.#sink = sink;
@@ -126,6 +146,7 @@ export class AcpTurn implements SessionHandler {
         if (update.content.type === "text") this.#appendThinking(update.content.text, update.messageId ?? undefined);
         return;
       case "tool_call":
+        this.#restart(update.toolCallId);
         this.#toolCall(update, update.rawInput, update.status ?? undefined);
         this.#toolUpdate(update);
         return;
@@ -160,7 +181,7 @@ export class AcpTurn implements SessionHandler {
     this.#toolCall(call, call.rawInput, undefined, true);
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
-    if (callsServer(call, name, this.#trusted)) {
+    if (tool.trusted && !changesMachine(tool.actingKind)) {
       const allow = request.options.find((o) => o.kind === "allow_once") ?? request.options.find((o) => o.kind === "allow_always");
       if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
     }
@@ -190,7 +211,10 @@ export class AcpTurn implements SessionHandler {
         }
         const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
         const option = kinds.map((kind) => request.options.find((o) => o.kind === kind)).find((o) => o !== undefined);
-        if (decision.outcome === "deny") this.#denied(call.toolCallId, decision.reason);
+        if (decision.outcome === "deny") {
+          this.#refused.add(call.toolCallId);
+          this.#denied(call.toolCallId, decision.reason);
+        }
         return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
       });
       return await Promise.race([answered, cancelled]);
@@ -264,11 +288,12 @@ export class AcpTurn implements SessionHandler {
       tool.named = true;
     }
     if (!tool.ended && call.kind) tool.kind = call.kind;
-    if (callsServer(call, tool.name, this.#trusted)) tool.trusted = true;
-    if (status === "completed" && !tool.unasked && !tool.trusted && !this.#asked.has(id) && actsKind(call.kind ?? tool.kind)) {
-      tool.unasked = true;
-      this.#onUnasked?.({ toolCallId: id, toolName: tool.name, ...(tool.kind || call.kind ? { toolKind: call.kind ?? tool.kind } : {}) });
+    if (call.kind) {
+      tool.kindSeen = true;
+      if (changesMachine(call.kind) || (actsKind(call.kind) && tool.actingKind === undefined)) tool.actingKind = call.kind;
     }
+    if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
+    if (status === "completed" && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     if (!tool.ended && (knownInput(tool.input) || asking || done)) {
@@ -277,6 +302,32 @@ export class AcpTurn implements SessionHandler {
       this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
       this.#sink.emit({ type: "tool-call", phase: "end", id, name: tool.name, input, ...(tool.kind ? { kind: tool.kind } : {}) });
     }
+  }
+
+  /** A call reported `completed`: unasked while it acts, or run although its ask was denied. */
+  #checkRan(id: string, tool: ToolState, kind: string | undefined): void {
+    const refused = this.#refused.has(id);
+    const acting = !tool.kindSeen || tool.actingKind !== undefined;
+    const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
+    if (!refused && (this.#asked.has(id) || !acting || exempt)) return;
+    tool.unasked = true;
+    const toolKind = tool.actingKind ?? kind ?? tool.kind;
+    this.#onUnasked?.({ toolCallId: id, toolName: tool.name, ...(toolKind ? { toolKind } : {}), ...(refused ? { denied: true } : {}) });
+  }
+
+  /**
+   * A `tool_call` (not an update) for an id whose call already ended with a result starts a new call
+   * under the same id: it needs its own ask, and its kinds are its own.
+   */
+  #restart(id: string): void {
+    const tool = this.#tools.get(id);
+    if (!tool?.resulted) return;
+    this.#asked.delete(id);
+    this.#refused.delete(id);
+    delete tool.kindSeen;
+    delete tool.actingKind;
+    delete tool.trusted;
+    delete tool.unasked;
   }
 
   #toolUpdate(update: acp.ToolCallUpdate): void {

@@ -35,21 +35,47 @@ export function toolCallText(update: acp.ToolCallUpdate): string {
   return typeof output === "string" ? output : JSON.stringify(raw);
 }
 
+/** A trusted MCP server (the SDK's host-tool server) and the exact names of the tools it offers. */
+export interface TrustedServer {
+  readonly name: string;
+  /** Its tools' names; absent or empty: none of its calls can be told apart, so none is trusted. */
+  readonly tools?: readonly string[];
+}
+
+/** ACP tool kinds that change the machine: a call of one of them is never trusted by its name. */
+const ACTING_KINDS: ReadonlySet<string> = new Set(["edit", "delete", "move", "execute"]);
+
+/** True for ACP kind `edit`, `delete`, `move` or `execute`. */
+export function changesMachine(kind: string | null | undefined): boolean {
+  return typeof kind === "string" && ACTING_KINDS.has(kind);
+}
+
 /**
- * Whether a tool call belongs to one of `servers` (the run's trusted MCP servers, e.g. the SDK's
- * host-tool server), by the names agents give MCP tools: `mcp__<server>__<tool>` (Claude Code),
- * `mcp_<server>_<tool>` (Gemini CLI), a title `Tool: <server>/<tool>` or a `server_name` / `server`
- * input field (Codex).
+ * Whether a tool call is a call of one of `servers`' tools (the run's trusted MCP servers, e.g. the
+ * SDK's host-tool server), by the exact names agents give MCP tools: `mcp__<server>__<tool>` (Claude
+ * Code), `mcp_<server>_<tool>` (Gemini CLI), a title `Tool: <server>/<tool>`, or an input naming both
+ * `server` / `server_name` and `tool` / `tool_name` (Codex), for a `<tool>` the server offers. All of
+ * that is text the agent chooses: a call whose ACP `kind` acts (`edit`, `delete`, `move`, `execute`)
+ * is never taken as one, whatever its name.
  */
-export function callsServer(call: acp.ToolCallUpdate, name: string, servers: readonly string[]): boolean {
+export function callsServer(
+  call: acp.ToolCallUpdate,
+  name: string,
+  servers: readonly TrustedServer[],
+  kind: string | null | undefined = call.kind,
+): boolean {
+  if (changesMachine(kind)) return false;
   const input = (typeof call.rawInput === "object" && call.rawInput !== null ? call.rawInput : {}) as Record<string, unknown>;
-  return servers.some(
-    (server) =>
-      name.startsWith(`mcp__${server}__`) ||
-      name.startsWith(`mcp_${server}_`) ||
-      (call.title ?? "").startsWith(`Tool: ${server}/`) ||
-      input["server_name"] === server ||
-      input["server"] === server,
+  const title = call.title ?? "";
+  return servers.some((server) =>
+    (server.tools ?? []).some(
+      (tool) =>
+        name === `mcp__${server.name}__${tool}` ||
+        name === `mcp_${server.name}_${tool}` ||
+        title === `Tool: ${server.name}/${tool}` ||
+        ((input["server_name"] === server.name || input["server"] === server.name) &&
+          (input["tool_name"] === tool || input["tool"] === tool)),
+    ),
   );
 }
 

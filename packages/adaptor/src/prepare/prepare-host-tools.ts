@@ -106,6 +106,8 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
     required: true,
     // The host defined these tools: calling them needs no approval.
     trusted: true,
+    // Trust goes by these exact names: a prefix would take in a declared server's tools.
+    tools: [...byName.keys()],
   };
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostFailures(response, calls));

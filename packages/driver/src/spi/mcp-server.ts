@@ -19,6 +19,8 @@ export type McpServerConfig =
       readonly required?: boolean;
       /** Calls to this server's tools need no approval (the SDK's own host-tool server). */
       readonly trusted?: boolean;
+      /** The exact names of the tools the server offers, when the SDK knows them (its host-tool server). */
+      readonly tools?: readonly string[];
     }
   | {
       readonly name: string;
@@ -27,6 +29,7 @@ export type McpServerConfig =
       readonly headers?: Readonly<Record<string, string>>;
       readonly required?: boolean;
       readonly trusted?: boolean;
+      readonly tools?: readonly string[];
     };
 
 /** A skill ready to stage: a local folder holding `SKILL.md` (the SDK resolved and unpacked it). */
