@@ -291,3 +291,100 @@ describe("a call is a host tool's only by its exact name and a kind that does no
     expect(run.error).toBeUndefined();
   });
 });
+
+describe("a call the host denied, then reported completed, fails the run", () => {
+  it("auto_deny: the agent runs the denied execute call anyway", async () => {
+    const run = await turn(
+      [
+        callWith("A", { kind: "execute", status: "pending" }),
+        ask("A", { kind: "execute" }),
+        update("A", { status: "completed" }),
+        { awaitCancel: true },
+        { hang: true },
+      ],
+      AUTO_DENY,
+    );
+    expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+    expect((run.error as RunError).message).toBe(
+      'A (ACP kind execute) ran although its permission ask was denied under approvals.permission "auto_deny"',
+    );
+    expect(violated(run)).toEqual({ toolCallId: "A", toolName: "A", toolKind: "execute", fields: ["approvals.permission"] });
+  });
+
+  it("read_only: the agent runs the execute call the host denied without asking", async () => {
+    const run = await turn(
+      [callWith("A", { kind: "execute", status: "pending" }), ask("A", { kind: "execute" }), update("A", { status: "completed" }), done],
+      READ_ONLY,
+    );
+    expect(violated(run)).toEqual({ toolCallId: "A", toolName: "A", toolKind: "execute", fields: ["sandbox"] });
+  });
+
+  it("a denied call the agent reports failed is no violation", async () => {
+    const run = await turn(
+      [callWith("A", { kind: "execute", status: "pending" }), ask("A", { kind: "execute" }), update("A", { status: "failed" }), done],
+      AUTO_DENY,
+    );
+    expect(run.error).toBeUndefined();
+  });
+});
+
+describe("a call counts as acting when any of its updates gave it an acting kind", () => {
+  it("auto_deny: read, then an update to edit, then completed without a kind fails the run", async () => {
+    const run = await turn(
+      [
+        callWith("k", { kind: "read", status: "pending" }),
+        update("k", { kind: "edit", status: "in_progress" }),
+        update("k", { status: "completed" }),
+        done,
+      ],
+      AUTO_DENY,
+    );
+    expect(violated(run)).toEqual({ toolCallId: "k", toolName: "k", toolKind: "edit", fields: ["approvals.permission"] });
+  });
+
+  it("read_only: read, then execute, then read again, completed, fails the run as execute", async () => {
+    const run = await turn(
+      [
+        callWith("k", { kind: "read", status: "pending" }),
+        update("k", { kind: "execute", status: "in_progress" }),
+        update("k", { kind: "read", status: "completed" }),
+        done,
+      ],
+      READ_ONLY,
+    );
+    expect(violated(run)).toEqual({ toolCallId: "k", toolName: "k", toolKind: "execute", fields: ["sandbox"] });
+  });
+});
+
+describe("a new tool_call reusing the id of a finished call is a new call", () => {
+  it("ask: an approved read, completed, then a new edit call under the same id, completed unasked, fails the run", async () => {
+    const run = await turn(
+      [
+        callWith("A", { kind: "read", status: "pending" }),
+        ask("A", { kind: "read" }),
+        update("A", { status: "completed" }),
+        callWith("A", { kind: "edit", status: "completed" }),
+        done,
+      ],
+      { policy: { approvals: { permission: "ask" } } },
+    );
+    expect(run.asked).toEqual(["A"]);
+    expect(violated(run)).toEqual({ toolCallId: "A", toolName: "A", toolKind: "edit", fields: ["approvals.permission"] });
+  });
+});
+
+describe("the verdict and the approval.unasked notice exempt the same kinds (read, search, think)", () => {
+  const unaskedNotices = (events: readonly AgentEvent[]): number =>
+    events.filter((e) => e.type === "notice" && e.kind === "approval.unasked").length;
+
+  it("auto_deny: an unasked fetch call fails the run", async () => {
+    const run = await turn([callWith("f", { kind: "fetch", status: "completed" }), text("ok"), done], AUTO_DENY);
+    expect(violated(run)).toEqual({ toolCallId: "f", toolName: "f", toolKind: "fetch", fields: ["approvals.permission"] });
+  });
+
+  it("auto_deny: an unasked think call neither fails the run nor gets the notice", async () => {
+    const run = await turn([callWith("t", { kind: "think", status: "completed" }), text("ok"), done], AUTO_DENY);
+    expect(run.error).toBeUndefined();
+    expect(unaskedNotices(run.events)).toBe(0);
+  });
+});
