@@ -85,7 +85,9 @@ export function prepareEffort(prep: Preparation): void {
   if (effort === undefined) return;
   const { type, capabilities } = prep.driver.descriptor;
   if (!(capabilities.effort ?? []).includes(effort)) {
-    const levels = capabilities.effort?.length ? `it carries only ${capabilities.effort.join(", ")}` : "its agent takes no reasoning effort";
+    const levels = capabilities.effort?.length
+      ? `it carries only ${capabilities.effort.join(", ")}`
+      : "its agent takes no reasoning effort";
     throw new FeatureUnsupportedError(type, "effort", `cannot set the reasoning effort to ${effort} (${levels})`);
   }
   prep.request = { ...prep.request, effort };

@@ -118,7 +118,8 @@ export interface DriverRequest {
   readonly additionalDirectories?: readonly string[];
   /**
    * The model's reasoning effort for this run. Only sent to a driver whose descriptor lists the
-   * level (`DriverCapabilities.effort`); absent: the CLI's own default.
+   * level (`DriverCapabilities.effort`); absent: the CLI's own default. A spawn input where the
+   * CLI takes it at launch (Claude's `--effort`).
    */
   readonly effort?: ReasoningEffort;
   /**
@@ -163,4 +164,5 @@ export type PrewarmRequest = Pick<
   | "hooks"
   | "toolRules"
   | "additionalDirectories"
+  | "effort"
 >;
