@@ -158,6 +158,7 @@ export type {
   SystemPrompt,
   SubagentDefinition,
   RunBudget,
+  ReasoningEffort,
   PromptImage,
   PromptImageType,
   DriverResponse,

@@ -64,6 +64,9 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     subagents: true,
     toolRules: true,
     additionalDirectories: true,
+    // --effort (low | medium | high): the Messages request's `output_config.effort`, on the models
+    // that take one (test/claude/effort.test.ts). Claude Code has no "minimal".
+    effort: ["low", "medium", "high"],
     // Base64 image blocks before the text of the user line (test/claude/images.test.ts).
     images: true,
     // interrupt: the `interrupt` control request, the process kept; send: a user line during the

@@ -24,6 +24,7 @@ export type {
   SystemPrompt,
   SubagentDefinition,
   RunBudget,
+  ReasoningEffort,
   PromptImage,
   PromptImageType,
 } from "./spi/request.js";

@@ -379,8 +379,21 @@ export class Agent implements AsyncDisposable {
       const merged = mergeRunOptions(this.#options, runOptions);
       const prep = await prepare(new Preparation({ runId: uuidv7(), driver, options: merged, signal: controller.signal, prompt: "" }));
       try {
-        const { model, cwd, env, outputSchema, policy, mcpServers, skills, systemPrompt, agents, hooks, toolRules, additionalDirectories } =
-          prep.request;
+        const {
+          model,
+          cwd,
+          env,
+          outputSchema,
+          policy,
+          mcpServers,
+          skills,
+          systemPrompt,
+          agents,
+          hooks,
+          toolRules,
+          additionalDirectories,
+          effort,
+        } = prep.request;
         const request: PrewarmRequest = {
           ...(model !== undefined ? { model } : {}),
           ...(cwd !== undefined ? { cwd } : {}),
@@ -394,6 +407,7 @@ export class Agent implements AsyncDisposable {
           ...(hooks !== undefined ? { hooks } : {}),
           ...(toolRules !== undefined ? { toolRules } : {}),
           ...(additionalDirectories !== undefined ? { additionalDirectories } : {}),
+          ...(effort !== undefined ? { effort } : {}),
         };
         const started = await Promise.all(Array.from({ length: count }, () => driver.prewarm!(request, controller.signal)));
         return started.filter(Boolean).length;

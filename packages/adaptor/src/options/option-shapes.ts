@@ -55,6 +55,7 @@ const SHARED: OptionShape = {
   allowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
+  effort: is.oneOf("minimal", "low", "medium", "high"),
   budget: is.shape({
     maxTurns: is.integer(1),
     maxToolCalls: is.integer(1),

@@ -1,6 +1,6 @@
 import type { ApprovalHandler } from "../approval/approval-handler.js";
 import type { ThreadStore } from "@adaptor/threadstore";
-import type { RunBudget, SubagentDefinition } from "@adaptor/driver";
+import type { ReasoningEffort, RunBudget, SubagentDefinition } from "@adaptor/driver";
 import type { Policy } from "../policy/policy.js";
 import type { JsonSchemaSource, StandardSchemaLike, Tool } from "@adaptor/tool";
 import type { McpServer } from "@adaptor/mcp";
@@ -78,6 +78,15 @@ export interface SharedRunOptions {
    * agent's workspace. A call's list replaces the agent's. Default: none.
    */
   readonly additionalDirectories?: readonly string[];
+  /**
+   * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"` or `"high"`
+   * (`InvalidOptionError` otherwise). Codex (both transports) sends every level as the model
+   * request's `reasoning.effort`; Claude Code takes `low`, `medium` and `high` (`--effort`, sent only
+   * for a model that takes an effort). Refused before launch with `FeatureUnsupportedError`
+   * (feature `effort`) by a driver that cannot carry the level (see the README's agent table). A
+   * call's value replaces the agent's. Default: the CLI's own.
+   */
+  readonly effort?: ReasoningEffort;
   /**
    * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
    * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a

@@ -76,6 +76,24 @@ export function prepareToolAccess(prep: Preparation): void {
 }
 
 /**
+ * Pre-invocation step: hands the run's `effort` to a driver whose descriptor lists the level.
+ * Nothing to do without the option.
+ * @throws FeatureUnsupportedError (feature `effort`) for any other driver; the driver is never started.
+ */
+export function prepareEffort(prep: Preparation): void {
+  const effort = prep.options.effort;
+  if (effort === undefined) return;
+  const { type, capabilities } = prep.driver.descriptor;
+  if (!(capabilities.effort ?? []).includes(effort)) {
+    const levels = capabilities.effort?.length
+      ? `it carries only ${capabilities.effort.join(", ")}`
+      : "its agent takes no reasoning effort";
+    throw new FeatureUnsupportedError(type, "effort", `cannot set the reasoning effort to ${effort} (${levels})`);
+  }
+  prep.request = { ...prep.request, effort };
+}
+
+/**
  * Pre-invocation step: checks the run's `budget` against what the driver reports (model responses
  * for `maxTurns`, cost for `maxCostUsd`; tool calls are counted for every driver) and hands it to
  * the driver, which may enforce it natively too. Nothing to do without the option.

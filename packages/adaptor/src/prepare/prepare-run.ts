@@ -7,6 +7,7 @@ import { prepareSkills } from "./prepare-skills.js";
 import { prepareStructuredOutput } from "./prepare-structured-output.js";
 import {
   prepareBudget,
+  prepareEffort,
   prepareHooks,
   prepareImages,
   prepareSubagents,
@@ -24,6 +25,7 @@ export const PREPARATION_STEPS: readonly ((prep: Preparation) => void | Promise<
   prepareSystemPrompt,
   prepareSubagents,
   prepareToolAccess,
+  prepareEffort,
   prepareBudget,
   prepareHooks,
   prepareImages,

@@ -73,6 +73,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   args.push(...policy.args);
   // One flag per directory: the flag takes several values, so a path is never read as another option's.
   for (const dir of request.additionalDirectories ?? []) args.push(`--add-dir=${dir}`);
+  if (request.effort) args.push("--effort", request.effort);
   args.push(...jsonSchemaArgs(request));
   const env = mergeChildEnv({
     inheritEnv: config.inheritEnv,

@@ -5,7 +5,7 @@ import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 
 /**
  * The kit's launch signature of a claude turn: the config, the merged environment, cwd, model,
- * policy, MCP servers, output schema, the skills (by name and content) and the CLI's own limits. A parked process is
+ * policy, MCP servers, output schema, the skills (by name and content), the reasoning effort and the CLI's own limits. A parked process is
  * reused only for a turn with the same signature (a config change means a fresh process).
  */
 export function claudeLaunchSignature(config: ClaudeConfig, request: DriverRequest): string {
@@ -23,6 +23,8 @@ export function claudeLaunchSignature(config: ClaudeConfig, request: DriverReque
       // Permission rules and extra directories are launch flags and settings.
       toolRules: request.toolRules,
       additionalDirectories: request.additionalDirectories,
+      // --effort is a launch flag.
+      effort: request.effort,
     },
   });
 }

@@ -411,6 +411,7 @@ export class AppServerSession implements PooledProcess {
             { type: "text", text: request.prompt, text_elements: [] },
           ],
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
+          ...(request.effort ? { effort: request.effort } : {}),
         };
         const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.

@@ -35,7 +35,7 @@ export interface ExecRunInit {
 
 /**
  * The argv of one `codex exec --json` run: `exec --json --skip-git-repo-check [-m model]
- * [-s sandbox] [-c approval_policy=…] [-c model_instructions_file=… | developer_instructions=…] [--output-schema file] <overrides/extra> [resume <id>] -`.
+ * [-s sandbox] [-c approval_policy=…] [-c model_reasoning_effort=…] [-c model_instructions_file=… | developer_instructions=…] [--output-schema file] <overrides/extra> [resume <id>] -`.
  * The prompt is never in argv: `-` makes codex read it from stdin, which gets the prompt and is
  * then closed.
  */
@@ -58,6 +58,7 @@ export function execArgs(
     ...(plan.writableRoots !== undefined && !plan.hostWritableRoots ? ["-c", `${WRITABLE_ROOTS_KEY}=[]`] : []),
     ...(plan.approvalPolicy ? ["-c", `approval_policy="${plan.approvalPolicy}"`] : []),
     ...(plan.webSearch ? ["-c", `web_search="${plan.webSearch}"`] : []),
+    ...(request.effort ? ["-c", `model_reasoning_effort="${request.effort}"`] : []),
     ...systemPromptArgs(request, promptFile),
     ...(schemaFile ? ["--output-schema", schemaFile] : []),
     ...imageFiles.flatMap((file) => ["--image", file]),

@@ -1,4 +1,5 @@
 import type { HookPoint } from "./hooks.js";
+import type { ReasoningEffort } from "./request.js";
 
 /** Sandbox levels a run policy may request. */
 export type SandboxMode = "read_only" | "workspace_write" | "unrestricted";
@@ -87,6 +88,12 @@ export interface DriverCapabilities {
    * refused before launch (`FeatureUnsupportedError`).
    */
   readonly additionalDirectories?: boolean;
+  /**
+   * Reasoning effort levels the driver carries to its model (`DriverRequest.effort`); absent or
+   * empty: none, and a run with an `effort` it does not list is refused before launch
+   * (`FeatureUnsupportedError`).
+   */
+  readonly effort?: readonly ReasoningEffort[];
   /**
    * Which budgets (`DriverRequest.budget`) the run can be held to beyond tool calls, which the SDK
    * counts for every driver: `turns` when the driver emits a `notice` of kind `model.response` for

@@ -10,6 +10,13 @@ export interface SystemPrompt {
   readonly text: string;
 }
 
+/**
+ * How much reasoning the model spends before it answers, from least to most; see
+ * {@link DriverRequest.effort}. The CLI maps it to the model's own setting (Codex:
+ * `model_reasoning_effort`, the Responses API's `reasoning.effort`).
+ */
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high";
+
 /** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
 export interface SubagentDefinition {
   /** When to use it, for the model choosing a subagent. Non-empty. */
@@ -110,6 +117,12 @@ export interface DriverRequest {
    */
   readonly additionalDirectories?: readonly string[];
   /**
+   * The model's reasoning effort for this run. Only sent to a driver whose descriptor lists the
+   * level (`DriverCapabilities.effort`); absent: the CLI's own default. A spawn input where the
+   * CLI takes it at launch (Claude's `--effort`).
+   */
+  readonly effort?: ReasoningEffort;
+  /**
    * The run's limits, for a driver that enforces them natively too (e.g. a CLI's own turn or cost
    * limit); the SDK enforces them either way (see {@link RunBudget}).
    */
@@ -151,4 +164,5 @@ export type PrewarmRequest = Pick<
   | "hooks"
   | "toolRules"
   | "additionalDirectories"
+  | "effort"
 >;

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
+import { Agent } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { codex } from "@adaptor/codex";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// The `effort` run option on the real codex binary, both transports: the reasoning effort the
+// scripted server receives in the Responses request (`reasoning.effort`).
+
+let h: CodexHarness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+/** The `reasoning` field of the request whose prompt was `marker`. */
+function reasoningFor(server: OpenAIServer, marker: string): unknown {
+  const request = server.requests.find((r) => r.view.lastUserText.includes(marker));
+  if (!request) throw new Error(`no request carried ${marker}`);
+  return (request.body as { reasoning?: unknown }).reasoning;
+}
+
+describe.each(["app-server", "exec"] as const)("reasoning effort over %s (real binary)", (transport) => {
+  it("each run's effort reaches the model request as reasoning.effort", { timeout: 180_000 }, async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("effort-low"), reply: { text: "low" } },
+        { when: whenPromptSays("effort-high"), reply: { text: "high" } },
+        { when: whenPromptSays("effort-none"), reply: { text: "none" } },
+      ],
+    });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }));
+    await agent.run("effort-low", { effort: "low" });
+    await agent.run("effort-high", { effort: "high" });
+    await agent.run("effort-none");
+    expect(reasoningFor(h.server, "effort-low")).toMatchObject({ effort: "low" });
+    expect(reasoningFor(h.server, "effort-high")).toMatchObject({ effort: "high" });
+    // Without the option, codex's own default for the model.
+    expect(reasoningFor(h.server, "effort-none")).toMatchObject({ effort: "medium" });
+  });
+
+  it(
+    "a thread turn without effort: app-server keeps the thread's last effort, exec uses codex's default",
+    { timeout: 180_000 },
+    async () => {
+      h = await codexHarness({
+        rules: [
+          { when: whenPromptSays("turn-minimal"), reply: { text: "one" } },
+          { when: whenPromptSays("turn-default"), reply: { text: "two" } },
+        ],
+      });
+      agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
+        threadStore: new MemoryThreadStore(),
+      });
+      const thread = agent.thread("effort");
+      await thread.run("turn-minimal", { effort: "minimal" });
+      await thread.run("turn-default");
+      expect(reasoningFor(h.server, "turn-minimal")).toMatchObject({ effort: "minimal" });
+      // codex's app-server stores a turn's effort with the thread and applies it to its later turns
+      // (on the same process or a resumed one); `codex exec resume` takes it from the config again.
+      expect(reasoningFor(h.server, "turn-default")).toMatchObject({ effort: transport === "app-server" ? "minimal" : "medium" });
+    },
+  );
+});
