@@ -115,6 +115,7 @@ describe("public surface", () => {
       "endTurnBackground",
       "exitOrTerminate",
       "graceMs",
+      "hasNoEffect",
       "hasRawControl",
       "holdHostWhile",
       "inspectCli",

@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
+import { hasNoEffect } from "@adaptor/driver/kit";
 import type { SessionHandler } from "../connection/acp-process.js";
 import { callsServer, changesMachine, knownInput, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 
@@ -37,18 +38,12 @@ export interface UnaskedCall {
 }
 
 /**
- * ACP tool kinds that only read, search or reason: the same kinds the SDK's `approval.unasked`
- * notice exempts, so the notice and the verdict agree (`fetch` reaches the network and
- * `switch_mode` changes what the agent may do unasked: both act).
- */
-const NO_ACT_KINDS: ReadonlySet<string> = new Set(["read", "search", "think"]);
-
-/**
  * True for a call that may act: ACP kind `edit`, `delete`, `move`, `execute`, `fetch`,
- * `switch_mode`, `other`, any unknown kind, or none.
+ * `switch_mode`, `other`, any unknown kind, or none ({@link hasNoEffect}: the kinds the SDK's
+ * `approval.unasked` notice exempts, so the notice and the verdict agree).
  */
 export function actsKind(kind: string | undefined): boolean {
-  return kind === undefined || !NO_ACT_KINDS.has(kind);
+  return !hasNoEffect(kind);
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };

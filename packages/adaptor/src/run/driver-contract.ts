@@ -1,5 +1,5 @@
 import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, RunPolicy } from "@adaptor/driver";
-import { raceAbort, reportEnforcement } from "@adaptor/driver/kit";
+import { hasNoEffect, raceAbort, reportEnforcement } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
 const STOP_MARGIN_MS = 5_000;
@@ -87,9 +87,6 @@ export function withUnreported<T extends Partial<DriverResponse>>(output: T, pol
   return missing.length ? { ...output, enforcement: [...reported, ...missing] } : output;
 }
 
-/** `tool-call` kinds that only read or reason: a call of one of them never gets the notice. */
-const NO_EFFECT_KINDS: ReadonlySet<string> = new Set(["read", "search", "think"]);
-
 /**
  * Watches one driver call under an explicit `approvals.permission` of `ask` or `auto_deny` (as the
  * run started): a tool call that returned a result without error although no approval asked about
@@ -122,7 +119,7 @@ export class UnaskedTools {
     if (!this.#mode) return undefined;
     if (event.type === "tool-call") {
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
-      if (this.#exempt.has(event.name) || (event.kind !== undefined && NO_EFFECT_KINDS.has(event.kind))) this.#harmless.add(event.id);
+      if (this.#exempt.has(event.name) || hasNoEffect(event.kind)) this.#harmless.add(event.id);
       return undefined;
     }
     if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;

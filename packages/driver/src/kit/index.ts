@@ -34,6 +34,7 @@ export { InterruptEscalation, exitOrTerminate, raceAbort, within, type Interrupt
 export { IDLE_SINK } from "./idle-sink.js";
 export { responseExit } from "./cancel/response-exit.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
+export { hasNoEffect } from "./policy/tool-kinds.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
