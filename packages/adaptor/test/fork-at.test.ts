@@ -244,7 +244,7 @@ describe("thread.fork(key, { at }) (SDK)", () => {
     }
   });
 
-  it("a stored turn is found whatever order the store gives the checkpoint data's keys in (PostgreSQL jsonb reorders them)", () => {
+  it("a stored turn is found whatever order the store gives the checkpoint data's keys in (a store may give them back in another order)", () => {
     const log = {
       complete: true,
       turns: [
