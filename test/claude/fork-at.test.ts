@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type LoggedRequest } from "@adaptor/testkit";
 import { claude } from "@adaptor/claude";
@@ -101,9 +105,12 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     expect(seen).not.toContain("marker-beta");
   });
 
-  it("a fork of a fork at a turn it inherited from its parent, on another host, sees the parent's turns through that one", async () => {
+  it("a fork of a fork at a turn it inherited from its parent, on another host sharing a SQLite store, sees the parent's turns through that one", async () => {
     const s = await server();
-    const store = new MemoryThreadStore();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-forkat-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const store = new SqliteThreadStore({ path: join(dir, "threads.db") });
+    open.push(store);
     const a = await host(s, store);
     const b = await host(s, store);
     const parent = a.thread("parent");

@@ -153,6 +153,11 @@ describe("thread.fork(key, { at }) (SDK)", () => {
     );
     expectBadAt(await refusal(agent.thread("p").fork("c", { at: 3 }).run("x")), /names turn 3, but thread p has 2 committed turns/);
     expect((await agent.thread("p").fork("c", { at: 1 }).run("x")).text).toBe("saw new one,x");
+    // Refused on another host before anything is written to its CLI home.
+    const other = host(store);
+    expectBadAt(await refusal(other.agent.thread("p").fork("d", { at: 9 }).run("x")), /names turn 9/);
+    expect(other.home.files.size).toBe(0);
+    expect(other.driver.requests).toHaveLength(0);
   });
 
   it("a turn committed without its session files: no fork point until a stored turn; then its turns are named by run id only", async () => {

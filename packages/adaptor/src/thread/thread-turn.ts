@@ -278,16 +278,18 @@ export class ThreadTurn {
       if (await store.resolve({ key }, prep.signal)) {
         throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
       }
-      const { stored } = await this.#restore(parent, prep);
-      const parentTurns = turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint);
       const at = this.#ctx.forkAt;
       if (at === undefined) {
-        this.#turnsBefore = parentTurns;
+        const { stored } = await this.#restore(parent, prep);
+        this.#turnsBefore = turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint);
         prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
         return;
       }
+      // A turn the parent does not have is refused before anything is written to this host's CLI home.
+      const stored = await this.#portable?.stored(parent.id, prep.signal);
+      this.#turnsBefore = forkedTurns(parentKey, turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint), at);
+      await this.#restore(parent, prep);
       // The CLI branches at the turn's own checkpoint: it drops what the parent's session holds after it.
-      this.#turnsBefore = forkedTurns(parentKey, parentTurns, at);
       const turn = this.#turnsBefore.turns.at(-1)!;
       const session = { resumeId: turn.resumeId, fork: true, ...(turn.data !== undefined ? { data: turn.data } : {}) };
       prep.request = { ...prep.request, session, reuseProcess: false };
