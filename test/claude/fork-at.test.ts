@@ -15,6 +15,8 @@ import {
   findError,
   isError,
   type AgentEvent,
+  type Result,
+  type Thread,
 } from "adaptor";
 
 // thread.fork(key, { at }) on the real claude binary: the fork's first turn resumes the parent's
@@ -46,6 +48,13 @@ async function host(s: AnthropicServer, store: ThreadStore): Promise<Agent> {
   return agent;
 }
 
+/** Runs `prompts` on `thread` one after the other; their Results. */
+async function runTurns(thread: Thread, ...prompts: string[]): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const prompt of prompts) results.push(await thread.run(prompt));
+  return results;
+}
+
 /** The one model request whose last user text holds `marker`, as JSON. */
 function requestWith(requests: readonly LoggedRequest[], marker: string): string {
   const found = requests.filter((request) => request.view.lastUserText.includes(marker));
@@ -60,9 +69,7 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     const a = await host(s, store);
     const b = await host(s, store);
     const parent = a.thread("parent");
-    await parent.run("turn one marker-alpha");
-    await parent.run("turn two marker-beta");
-    await parent.run("turn three marker-gamma");
+    await runTurns(parent, "turn one marker-alpha", "turn two marker-beta", "turn three marker-gamma");
     const before = await parent.checkpoint();
 
     const forked = await b.thread("parent").fork("child", { at: 2 }).run("fork turn marker-delta");
@@ -96,9 +103,8 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     const s = await server();
     const a = await host(s, new MemoryThreadStore());
     const parent = a.thread("parent");
-    const first = await parent.run("turn one marker-alpha");
-    await parent.run("turn two marker-beta");
-    const forked = await parent.fork("child", { at: first.runId }).run("fork turn marker-delta");
+    const [first] = await runTurns(parent, "turn one marker-alpha", "turn two marker-beta");
+    const forked = await parent.fork("child", { at: first!.runId }).run("fork turn marker-delta");
     expect(forked.text).toMatch(/I saw 3 message/);
     const seen = requestWith(s.requests, "marker-delta");
     expect(seen).toContain("marker-alpha");
@@ -114,9 +120,7 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     const a = await host(s, store);
     const b = await host(s, store);
     const parent = a.thread("parent");
-    await parent.run("turn one marker-alpha");
-    await parent.run("turn two marker-beta");
-    await parent.run("turn three marker-gamma");
+    await runTurns(parent, "turn one marker-alpha", "turn two marker-beta", "turn three marker-gamma");
     await parent.fork("child", { at: 2 }).run("child turn marker-delta");
     const grandchild = await b.thread("child").fork("grandchild", { at: 1 }).run("grandchild turn marker-epsilon");
     expect(grandchild.text).toMatch(/I saw 3 message/);
@@ -131,8 +135,7 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     const store = new MemoryThreadStore();
     const a = await host(s, store);
     const parent = a.thread("parent");
-    await parent.run("turn one marker-alpha");
-    await parent.run("turn two marker-beta");
+    await runTurns(parent, "turn one marker-alpha", "turn two marker-beta");
     const calls = s.requests.length;
     for (const at of [3, "0190aaaa-0000-7000-8000-000000000000"]) {
       const stream = parent.fork("child", { at }).stream("never sent");
@@ -151,8 +154,7 @@ describe("thread.fork(key, { at }) on the real claude binary", { timeout: 180_00
     const s = await server();
     const store = new MemoryThreadStore({ sessionState: false });
     const a = await host(s, store);
-    await a.thread("parent").run("turn one marker-alpha");
-    await a.thread("parent").run("turn two marker-beta");
+    await runTurns(a.thread("parent"), "turn one marker-alpha", "turn two marker-beta");
     const refused = await a
       .thread("parent")
       .fork("child", { at: 1 })

@@ -32,6 +32,17 @@ async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-s
   return (await codexHost(s, store, (item) => open.push(item), transport)).agent;
 }
 
+/** The first run of a fork of `parent` at `at`: its rejection, and how many model requests it made. */
+async function refusedFork(s: OpenAIServer, agent: Agent, at: number): Promise<{ error: unknown; requests: number }> {
+  const before = s.requests.length;
+  const error = await agent
+    .thread("parent")
+    .fork("child", { at })
+    .run("never sent")
+    .catch((e: unknown) => e);
+  return { error, requests: s.requests.length - before };
+}
+
 /** The last model request, as JSON. */
 function lastRequest(s: OpenAIServer): string {
   return JSON.stringify(s.requests.at(-1)!.body);
@@ -83,15 +94,10 @@ describe("thread.fork(key, { at }) on the real codex binary", { timeout: 180_000
     const s = await server();
     const a = await host(s, new MemoryThreadStore());
     await a.thread("parent").run("turn one [m-alpha]");
-    const calls = s.requests.length;
-    const refused = await a
-      .thread("parent")
-      .fork("child", { at: 2 })
-      .run("never sent")
-      .catch((e: unknown) => e);
-    expect(isError(refused, ErrInvalidOption)).toBe(true);
-    expect(findError(refused, InvalidOptionError)).toMatchObject({ subject: "thread.fork()", field: "at" });
-    expect(s.requests.length).toBe(calls);
+    const refused = await refusedFork(s, a, 2);
+    expect(isError(refused.error, ErrInvalidOption)).toBe(true);
+    expect(findError(refused.error, InvalidOptionError)).toMatchObject({ subject: "thread.fork()", field: "at" });
+    expect(refused.requests).toBe(0);
   });
 
   it("exec: FeatureUnsupportedError (feature fork) before launch", async () => {
@@ -99,14 +105,9 @@ describe("thread.fork(key, { at }) on the real codex binary", { timeout: 180_000
     const a = await host(s, new MemoryThreadStore(), "exec");
     await a.thread("parent").run("turn one [m-alpha]");
     await a.thread("parent").run("turn two [m-beta]");
-    const calls = s.requests.length;
-    const refused = await a
-      .thread("parent")
-      .fork("child", { at: 1 })
-      .run("never sent")
-      .catch((e: unknown) => e);
-    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
-    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ feature: "fork" });
-    expect(s.requests.length).toBe(calls);
+    const refused = await refusedFork(s, a, 1);
+    expect(isError(refused.error, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(refused.error, FeatureUnsupportedError)).toMatchObject({ feature: "fork" });
+    expect(refused.requests).toBe(0);
   });
 });
