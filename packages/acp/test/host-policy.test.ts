@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -219,6 +220,41 @@ describe("the host's fs and terminal under the run's policy", () => {
     expect(result.text).toMatch(/^refused: .*outside/);
     expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
   });
+
+  it.runIf(process.platform === "linux")(
+    "workspace_write: a directory on the path swapped back and forth with a symlink to an outside directory during 3000 writes lets none of them out",
+    async () => {
+      const a = scripted({ sandboxModes: { workspace_write: "default" } });
+      await mkdir(join(dir, "sub"));
+      await symlink(outside, join(dir, "link"));
+      // Its own process renames sub <-> a symlink to the outside directory as fast as it can, the
+      // whole time the agent writes <dir>/sub/f<i>.txt through the host.
+      const swap = `const fs = require("fs"); const d = ${JSON.stringify(dir)}; process.stdout.write("swapping\\n");
+        for (;;) { try { fs.renameSync(d + "/sub", d + "/subA"); fs.renameSync(d + "/link", d + "/sub");
+          fs.renameSync(d + "/sub", d + "/link"); fs.renameSync(d + "/subA", d + "/sub"); } catch {} }`;
+      const swapper = spawn(process.execPath, ["-e", swap], { stdio: ["ignore", "pipe", "inherit"] });
+      try {
+        await once(swapper.stdout, "data");
+        const result = await a.run(`WRITE_MANY 3000 ${join(dir, "sub")}`, {
+          policy: { sandbox: "workspace_write" },
+          timeoutMs: 240_000,
+        });
+        const counts = JSON.parse(result.text) as { written: number; refused: number; failed: number };
+        expect(counts.written + counts.refused + counts.failed).toBe(3000);
+        expect(counts.written).toBeGreaterThan(0);
+        swapper.kill("SIGKILL");
+        await once(swapper, "exit");
+        // Nothing escaped, and every write the host answered as done is in the real directory.
+        expect(await readdir(outside)).toEqual([]);
+        const real = existsSync(join(dir, "subA")) ? join(dir, "subA") : join(dir, "sub");
+        expect((await readdir(real)).length).toBe(counts.written);
+        expect(result.enforcement[0]).toMatchObject({ field: "sandbox", value: "workspace_write", enforced: true });
+      } finally {
+        swapper.kill("SIGKILL");
+      }
+    },
+    300_000,
+  );
 
   it("workspace_write: a write through a hard link to an outside file is refused and the outside file is unchanged; a plain file inside is still written", async () => {
     const a = scripted({ sandboxModes: { workspace_write: "default" } });

@@ -7,6 +7,7 @@ import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver"
 import { isReadOnlyKind, type AcpPolicyPlan } from "../policy/acp-policy.js";
 import { AcpApprovalEditUnsupportedError } from "./approval-edit-unsupported-error.js";
 import { openRegularFile, readTextBounded } from "./host-files.js";
+import { canOpenBeneath, openBeneath, PathChangedError } from "./open-beneath.js";
 import type { HostTerminals } from "./host-terminals.js";
 
 /** The ACP client methods the host serves for the agent (the `fs` and `terminal` capabilities). */
@@ -156,20 +157,33 @@ export class HostClient {
   }
 
   /**
-   * Writes `content` to `target` (the checked real path of `path`) without following a symlink in
-   * its last component (`O_NOFOLLOW`): a link put there after the check fails the write instead of
-   * redirecting it. The file is opened without truncating it and checked on the open descriptor
-   * before anything changes: an existing file with more than one hard link is refused (another link
-   * may be outside the working directory), so a file swapped in after the check cannot be reached
-   * either; so is anything but a regular file, at once ({@link openRegularFile}).
+   * Writes `content` to `target` (the checked real path of `path`) without following a symlink the
+   * check did not see. On Linux the file is opened beneath the working directory one directory at a
+   * time ({@link openBeneath}): a directory on the way, or the file, swapped for a symlink after the
+   * check fails the write (refused, nothing created or written outside), and a new file is created
+   * only in a directory so opened. Elsewhere only its last component is opened with `O_NOFOLLOW`:
+   * a directory on the way swapped for a symlink between the check and the open is followed.
+   * The file is opened without truncating it and checked on the open descriptor before anything
+   * changes: an existing file with more than one hard link is refused (another link may be outside
+   * the working directory), so a file swapped in after the check cannot be reached either; so is
+   * anything but a regular file, at once ({@link openRegularFile}).
    */
   async #writeInWorkspace(path: string, target: string, content: string): Promise<void> {
-    const { file, stats: stat } = await openRegularFile(
-      "fs/write_text_file",
-      path,
-      target,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW,
-    );
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;
+    let opened: Awaited<ReturnType<typeof openRegularFile>>;
+    try {
+      opened = canOpenBeneath()
+        ? await openBeneath("fs/write_text_file", path, await this.#root(), target, flags)
+        : await openRegularFile("fs/write_text_file", path, target, flags);
+    } catch (error) {
+      if (!(error instanceof PathChangedError)) throw error;
+      this.#refuse(
+        "fs/write_text_file",
+        path,
+        `the run's sandbox is workspace_write and ${path} changed while it was opened (${error.message}); nothing was written`,
+      );
+    }
+    const { file, stats: stat } = opened;
     try {
       if (stat.nlink > 1)
         this.#refuse(
@@ -267,7 +281,7 @@ export class HostClient {
    */
   async #inWorkspace(path: string): Promise<string | undefined> {
     if (!isAbsolute(path)) return undefined;
-    const root = await realpath(this.#cwd).catch(() => this.#cwd);
+    const root = await this.#root();
     const inside = (real: string): boolean => {
       const rel = relative(root, real);
       return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
@@ -285,6 +299,11 @@ export class HostClient {
     const literalDir = await realpath(dirname(literal)).catch(() => undefined);
     if (literalDir === undefined || !inside(literalDir)) return undefined;
     return join(literalDir, basename(literal));
+  }
+
+  /** The working directory's real path (as given when it cannot be resolved). */
+  #root(): Promise<string> {
+    return realpath(this.#cwd).catch(() => this.#cwd);
   }
 
   /** Ends the turn's terminals. */
