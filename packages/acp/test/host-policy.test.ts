@@ -531,6 +531,61 @@ describe("approvals with an edited input", () => {
     expect(existsSync(asked)).toBe(false);
   });
 
+  it("the host's ask about a command shows the env the agent passes (BASH_ENV): a handler that refuses hidden variables stops it; an edit that drops env runs the command without it", async () => {
+    const hidden = join(dir, "hidden.sh");
+    const marker = join(dir, "bash-env-marker.txt");
+    await writeFile(hidden, `echo ran > ${marker}\n`);
+    const prompt = `TERMINAL_ENV BASH_ENV=${hidden} bash -c true`;
+    const asks: unknown[] = [];
+    const denied = await scripted().run(prompt, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asks.push({ title: request.title, input: request.input, editable: request.inputEditable });
+        const { env } = request.input as { env?: unknown[] };
+        if (env === undefined || env.length === 0) request.approve();
+        else request.deny("variables of its own");
+      },
+    });
+    expect(asks).toEqual([
+      {
+        title: `Run BASH_ENV=${hidden} /bin/sh -c bash -c true`,
+        input: { command: "/bin/sh", args: ["-c", "bash -c true"], cwd: dir, env: [{ name: "BASH_ENV", value: hidden }] },
+        editable: true,
+      },
+    ]);
+    expect(denied.text).toMatch(/^refused: .*variables of its own/);
+    expect(existsSync(marker)).toBe(false);
+    // The host runs what it approved: the edited input without env.
+    const edited = await scripted().run(prompt, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve({ updatedInput: { ...(request.input as object), env: [] } }),
+    });
+    // (bash, its stdin a socket, may also read ~/.bashrc: only the exit code is checked)
+    expect(edited.text).toMatch(/^exit 0: /);
+    expect(existsSync(marker)).toBe(false);
+    // Approved as shown, the variable is passed (bash sources it).
+    await scripted().run(prompt, { policy: { approvals: { permission: "ask" } }, onApproval: (request) => request.approve() });
+    expect(await readFile(marker, "utf8")).toBe("ran\n");
+  });
+
+  it("a command with variables of its own is asked about by the host even after the agent's own approved ask (which does not show them)", async () => {
+    const hidden = join(dir, "hidden.sh");
+    const marker = join(dir, "bash-env-marker.txt");
+    await writeFile(hidden, `echo ran > ${marker}\n`);
+    const asked: string[] = [];
+    const result = await scripted().run(`ASK_TERMINAL_ENV BASH_ENV=${hidden} bash -c true`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(request.toolName ?? "");
+        if (request.toolName === "terminal/create") request.deny("not with BASH_ENV");
+        else request.approve();
+      },
+    });
+    expect(asked).toEqual(["Run bash -c true", "terminal/create"]);
+    expect(result.text).toMatch(/^refused: .*not with BASH_ENV/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("an edited path of the host's own write ask is held to the sandbox: outside the workspace it is refused", async () => {
     // workspace_write with ask needs best effort (the agent's mode acts unasked); the host's own rules still hold.
     const a = scripted({ sandboxModes: { workspace_write: "default" }, bestEffortPolicy: true });

@@ -38,7 +38,9 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  *   ask about first is asked about here, through the same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
  *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
- *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd`).
+ *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd` / `env`).
+ * - a `terminal/create` with an `env` of its own is asked about by the host under a permission mode,
+ *   even after the agent's own approved ask; the ask's input and title show the variables.
  */
 export class HostClient {
   readonly #plan: AcpPolicyPlan;
@@ -220,12 +222,17 @@ export class HostClient {
   async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     const command = [asked.command, ...(asked.args ?? [])].join(" ");
     if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
-    // Under workspace_write a command the host spawns is not confined: each one is asked about.
+    // The variables the command gets on top of the agent's environment are part of what is approved
+    // (BASH_ENV, PATH, LD_PRELOAD, NODE_OPTIONS change what a command does): shown in the ask.
+    const env = (asked.env ?? []).map(({ name, value }) => ({ name, value }));
+    const shown = [...env.map(({ name, value }) => `${name}=${value}`), command].join(" ");
+    // Under workspace_write a command the host spawns is not confined: each one is asked about. So is
+    // one with variables of its own: an agent's own ask does not show them.
     const edited = await this.#askFirst(
       "terminal/create",
-      `Run ${command}`,
-      { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd },
-      this.#plan.commands === "ask",
+      `Run ${shown}`,
+      { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd, env },
+      this.#plan.commands === "ask" || (this.#plan.hostAsks && env.length > 0),
     );
     if (!edited) return this.#terminals.create(asked);
     // The host applies an edit of its own ask itself: it runs the command the host approved.
@@ -235,7 +242,24 @@ export class HostClient {
       command: typeof edited["command"] === "string" ? edited["command"] : asked.command,
       ...(args ? { args } : {}),
       cwd: typeof edited["cwd"] === "string" ? edited["cwd"] : (asked.cwd ?? null),
+      env: "env" in edited ? this.#editedEnv(edited["env"], shown) : env,
     });
+  }
+
+  /** The `env` of an edited `terminal/create` ask: `[{ name, value }]` strings, as ACP's request has it. */
+  #editedEnv(value: unknown, subject: string): acp.EnvVariable[] {
+    const valid =
+      Array.isArray(value) &&
+      value.every(
+        (entry: unknown) =>
+          typeof entry === "object" &&
+          entry !== null &&
+          typeof (entry as { name?: unknown }).name === "string" &&
+          (entry as { name: string }).name !== "" &&
+          typeof (entry as { value?: unknown }).value === "string",
+      );
+    if (!valid) this.#refuse("terminal/create", subject, "the edited env is not an array of { name, value } strings");
+    return (value as acp.EnvVariable[]).map(({ name, value }) => ({ name, value }));
   }
 
   /**
