@@ -11,12 +11,13 @@ import {
   Agent,
   ErrApprovalEditUnsupported,
   ErrHumanDecisionModeUnsupported,
+  ErrInvalidDriverConfig,
   ErrPolicyCapabilityUnsupported,
   findError,
   isError,
   type AgentEvent,
 } from "adaptor";
-import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, type AcpConfig } from "../src/index.js";
+import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, validateAcpConfig, type AcpConfig } from "../src/index.js";
 import { collect, processesWith } from "./support.js";
 
 // The host side of the ACP policy (fs/*, terminal/*, session modes, edited approvals) against a
@@ -52,6 +53,15 @@ function scripted(extra: Partial<AcpConfig> = {}, env: Record<string, string> = 
   );
   return agent;
 }
+
+const catchError = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 const notices = (events: readonly AgentEvent[], kind: string): string[] =>
   events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.message ?? ""] : []));
@@ -468,6 +478,26 @@ describe("terminal output is the command's bytes, its last outputByteLimit of th
       bytes: 7,
       tail: "a\r\n\nbé",
     });
+  });
+
+  it("an outputByteLimit beyond the host's maximum is lowered to it: 16 MiB by default, maxTerminalOutputBytes when set", async () => {
+    const command = "head -c 20000000 /dev/zero | tr '\\0' a; echo end";
+    // The agent asks to keep 1e12 bytes: the host keeps its own maximum, the command's tail.
+    expect(await terminalBytes(1e12, command)).toEqual({
+      exitCode: 0,
+      truncated: true,
+      bytes: 16 * 1024 * 1024,
+      tail: `${"a".repeat(36)}end\n`,
+    });
+    await agent?.close();
+    const capped = await scripted({ maxTerminalOutputBytes: 1000 }).run(`TERMINAL_BYTES 1000000000000 ${command}`, { timeoutMs: 240_000 });
+    expect(JSON.parse(capped.text)).toEqual({ exitCode: 0, truncated: true, bytes: 1000, tail: `${"a".repeat(36)}end\n` });
+  }, 300_000);
+
+  it("maxTerminalOutputBytes outside 1..64 MiB is an invalid config", () => {
+    const check = (maxTerminalOutputBytes: number) => () => validateAcpConfig("acp", { command: "x", maxTerminalOutputBytes });
+    for (const value of [0, 64 * 1024 * 1024 + 1, 1.5]) expect(isError(catchError(check(value)), ErrInvalidDriverConfig)).toBe(true);
+    expect(check(64 * 1024 * 1024)).not.toThrow();
   });
 
   it("a bound that cuts a character drops the whole character", async () => {
