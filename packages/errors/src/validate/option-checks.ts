@@ -1,4 +1,4 @@
-import type { OptionCheck, OptionShape } from "./check-options.js";
+import type { CheckOptionsSettings, OptionCheck, OptionShape } from "./check-options.js";
 import { checkOptions } from "./check-options.js";
 import { describeValue } from "./describe-value.js";
 import { InvalidOptionError } from "./invalid-option-error.js";
@@ -168,12 +168,15 @@ function abortSignal(): OptionCheck {
   };
 }
 
-/** A nested options object checked with {@link checkOptions} (unknown keys refused), named `field.key`. */
-function shape(inner: OptionShape): OptionCheck {
+/**
+ * A nested options object checked with {@link checkOptions} (unknown keys refused), named
+ * `field.key`; `hints` as in {@link CheckOptionsSettings.hints}.
+ */
+function shape(inner: OptionShape, hints?: Readonly<Record<string, string>>): OptionCheck {
   return (value, field, subject) => {
     if (typeof value !== "object" || value === null || Array.isArray(value))
       refuse(subject, field, `must be an object, got ${describeValue(value)}`);
-    checkOptions(subject, value, inner, { path: field });
+    checkOptions(subject, value, inner, { path: field, ...(hints ? { hints } : {}) });
   };
 }
 
