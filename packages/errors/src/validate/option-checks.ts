@@ -1,4 +1,4 @@
-import type { CheckOptionsSettings, OptionCheck, OptionShape } from "./check-options.js";
+import type { OptionCheck, OptionShape } from "./check-options.js";
 import { checkOptions } from "./check-options.js";
 import { describeValue } from "./describe-value.js";
 import { InvalidOptionError } from "./invalid-option-error.js";
@@ -170,7 +170,7 @@ function abortSignal(): OptionCheck {
 
 /**
  * A nested options object checked with {@link checkOptions} (unknown keys refused), named
- * `field.key`; `hints` as in {@link CheckOptionsSettings.hints}.
+ * `field.key`; `hints` as in the settings of {@link checkOptions}.
  */
 function shape(inner: OptionShape, hints?: Readonly<Record<string, string>>): OptionCheck {
   return (value, field, subject) => {
