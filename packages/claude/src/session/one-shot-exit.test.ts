@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
-import type { AgentEvent } from "@adaptor/driver";
+import type { DriverEvent, DriverSink } from "@adaptor/driver";
 import { ClaudeSession } from "./claude-session.js";
 
 // A stand-in for the CLI: answers `initialize`, answers the prompt with one successful result, and
@@ -43,14 +43,13 @@ describe.skipIf(process.platform !== "linux")("a one-shot turn's end", () => {
     }) as CliProcess;
     const launch = { command: process.execPath, args: [], env: {}, cwd: process.cwd(), cleanup: () => Promise.resolve() };
     const session = new ClaudeSession(proc, launch, "signature", 2_000, true);
-    const events: AgentEvent[] = [];
+    const events: DriverEvent[] = [];
+    const sink: DriverSink = {
+      emit: (event) => void events.push(event),
+      requestApproval: () => Promise.reject(new Error("no approval is asked for")),
+    };
     try {
-      const outcome = await session.runTurn(
-        "hello",
-        { emit: (event) => void events.push(event as AgentEvent) },
-        new AbortController().signal,
-        false,
-      );
+      const outcome = await session.runTurn("hello", sink, new AbortController().signal, false);
       expect(outcome.exit).toMatchObject({ code: 0, signal: null });
       expect(outcome.turn.terminal?.line.result).toBe("done");
       // The turn's baseline, then one listing that found nothing (a process that stays up takes three).
