@@ -10,6 +10,7 @@ import {
   type ResolveQuery,
   SessionStateTooLargeError,
   checkSegmentIndex,
+  type SegmentSummary,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -161,6 +162,16 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
               checkSegmentIndex(from);
               const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segmentsFrom, [recordId, from]);
               return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+            },
+            summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> => {
+              const rows = await this.#query<{ segments: string; bytes: string; weighted: string }>(
+                "sessionState",
+                signal,
+                this.#sql.summaryOf,
+                [recordId],
+              );
+              const row = rows[0]!;
+              return { segments: Number(row.segments), bytes: Number(row.bytes), weightedBytes: Number(row.weighted) };
             },
           };
   }
@@ -460,6 +471,7 @@ type Statements = Record<
   | "sessionOf"
   | "segments"
   | "segmentsFrom"
+  | "summaryOf"
   | "listActive"
   | "touchLease"
   | "lockLease"
@@ -534,6 +546,11 @@ function statements(s: string, prepared: boolean): Statements {
     // Segment i of a record is the row numbered first_seq + i.
     segmentsFrom: `SELECT s.data FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id
       WHERE s.record_id = $1 AND s.seq >= h.first_seq + $2::bigint ORDER BY s.seq`,
+    // From the segment rows (octet_length of a bytea reads its header or TOAST pointer, not its
+    // bytes), never from the counters of the session row; segment i is the row first_seq + i.
+    summaryOf: `SELECT count(*)::text AS segments, COALESCE(sum(octet_length(s.data)), 0)::text AS bytes,
+      COALESCE(sum((s.seq - h.first_seq + 1) * octet_length(s.data)), 0)::text AS weighted
+      FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id WHERE s.record_id = $1`,
     listActive: `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at, t.updated_at, t.revision::text AS revision,
                    (SELECT count(*) FROM ${threads} a WHERE a.key = t.key AND a.status = 'archived')::text AS archived,
                    COALESCE((SELECT x.bytes FROM ${sessions} x WHERE x.record_id = t.id), 0)::text AS session_bytes

@@ -10,6 +10,7 @@ import {
   SessionStateTooLargeError,
   checkSegmentIndex,
   sessionStateBytesAfter,
+  type SegmentSummary,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -182,6 +183,13 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
                   .map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
               );
             },
+            // From the segment rows (LENGTH of a BLOB reads its header, not its bytes), never from
+            // the counters of the session row.
+            summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> =>
+              this.#run("sessionState", signal, () => {
+                const found = sql.summaryOf.get(recordId)!;
+                return { segments: found.segments, bytes: found.bytes, weightedBytes: found.weighted };
+              }),
           };
 
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
@@ -457,6 +465,10 @@ function prepare(db: Database.Database) {
     // A replace renumbers from 0, so a segment's seq is its index.
     segmentsFrom: db.prepare<[string, number], { data: Buffer }>(
       "SELECT data FROM adaptor_thread_session_segments WHERE record_id = ? AND seq >= ? ORDER BY seq",
+    ),
+    summaryOf: db.prepare<[string], { segments: number; bytes: number; weighted: number }>(
+      `SELECT COUNT(*) AS segments, COALESCE(SUM(LENGTH(data)), 0) AS bytes, COALESCE(SUM((seq + 1) * LENGTH(data)), 0) AS weighted
+       FROM adaptor_thread_session_segments WHERE record_id = ?`,
     ),
     dropSegments: db.prepare<[string]>("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?"),
     putSegment: db.prepare<[string, number, Buffer]>("INSERT INTO adaptor_thread_session_segments (record_id, seq, data) VALUES (?, ?, ?)"),

@@ -2,7 +2,7 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import type { Lease } from "../contract/lease.js";
 import type { ThreadRecord } from "../contract/thread-record.js";
 import type { FinalizeRequest, ResolveQuery, ThreadStore } from "../contract/thread-store.js";
-import type { SessionStateStore, StoredSessionState } from "../session-state/session-state.js";
+import { segmentSummaryAfter, type SegmentSummary, type SessionStateStore, type StoredSessionState } from "../session-state/session-state.js";
 import { SessionStateTooLargeError } from "../errors/session-state-too-large-error.js";
 import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
@@ -114,6 +114,11 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
       checkSegmentIndex(from);
       this.#enter("sessionState", signal);
       return (this.#sessions.get(recordId)?.segments ?? []).slice(from).map((segment) => segment.slice());
+    },
+    summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> => {
+      this.#enter("sessionState", signal);
+      // From the held segments themselves (their lengths), never from the row's `bytes` counter.
+      return segmentSummaryAfter(undefined, { mode: "replace", segments: this.#sessions.get(recordId)?.segments ?? [] });
     },
   };
 
