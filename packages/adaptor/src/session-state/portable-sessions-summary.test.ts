@@ -99,7 +99,7 @@ describe("PortableSessions: the store's segment summary, checked when a turn beg
     await store.finalize({ leases: [], record: sessionRecord(), sessionState: next });
     expect((next.manifest as { stored?: unknown }).stored).toEqual(await store.sessionState!.summary!("rec-1"));
     // A loss in such a record is still caught by count and bytes.
-    const lossy = { ...store.sessionState!, summary: async () => ({ segments: 3, bytes: 1, weightedBytes: 1 }) };
+    const lossy = { ...store.sessionState!, summary: async () => ({ segments: 3, bytes: 1, checksum: 1 }) };
     const err = await new PortableSessions(lossy, home, 1_000_000, "k").restore("rec-1", stored, where).catch((e: unknown) => e);
     expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
   });

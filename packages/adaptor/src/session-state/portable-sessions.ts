@@ -191,7 +191,7 @@ export class PortableSessions {
     const held = await this.#store.summary(recordId, signal);
     const expected = manifest.stored;
     const same = expected
-      ? held.segments === expected.segments && held.bytes === expected.bytes && held.weightedBytes === expected.weightedBytes
+      ? held.segments === expected.segments && held.bytes === expected.bytes && held.checksum === expected.checksum
       : held.segments === stored.segments && held.bytes === stored.bytes;
     if (!same) {
       const want = expected ?? { segments: stored.segments, bytes: stored.bytes };

@@ -13,7 +13,7 @@ export interface SessionManifest {
   readonly files: readonly SessionManifestFile[];
   /**
    * What the record's stored segments add up to after the write that stored this manifest
-   * (`SegmentSummary`: count, bytes, position-weighted bytes), for comparing with a store's
+   * (`SegmentSummary`: count, bytes, checksum), for comparing with a store's
    * `summary` when a turn begins. Written since that check; absent in manifests of earlier versions
    * and after a write whose earlier segments' summary was not known.
    */
@@ -163,6 +163,6 @@ export function readManifest(value: unknown, format: string): SessionManifest | 
   const stored = m.stored as Partial<SegmentSummary> | undefined;
   const storedOk =
     stored === undefined ||
-    (typeof stored === "object" && stored !== null && count(stored.segments) && count(stored.bytes) && count(stored.weightedBytes));
+    (typeof stored === "object" && stored !== null && count(stored.segments) && count(stored.bytes) && count(stored.checksum));
   return ok && storedOk ? (m as SessionManifest) : undefined;
 }

@@ -1,3 +1,5 @@
+import type { SegmentSummary } from "./segment-summary.js";
+
 /**
  * One write of a thread's session state (the CLI's own files a resume needs, as the SDK encoded
  * them), committed by `finalize` in the same transaction as the record: both are written or
@@ -56,9 +58,10 @@ export interface SessionStateStore {
   segmentsFrom?(recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]>;
   /**
    * Optional: a {@link SegmentSummary} of record `recordId`'s segments, computed from the segments
-   * the store actually holds (its rows, files or objects: a count, their lengths, their positions),
-   * never from counters kept beside them, and without reading their bytes (a warm turn's cost must
-   * not grow with the history). All zeros when none are stored.
+   * the store actually holds (its rows, files or objects: how many, their lengths, and the
+   * {@link segmentTag} kept with each, by position), never from counters kept beside them, and
+   * without reading the segments' bytes (a warm turn's cost must not grow with the history). All
+   * zeros when none are stored.
    *
    * The SDK calls it when a turn begins, before the CLI continues the conversation, and compares it
    * with what its own writes left: a store that lost, shortened or reordered a stored segment fails
@@ -67,35 +70,4 @@ export interface SessionStateStore {
    * @throws DriverError for backend failures.
    */
   summary?(recordId: string, signal?: AbortSignal): Promise<SegmentSummary>;
-}
-
-/**
- * What a record's stored segments add up to, from the segments themselves
- * ({@link SessionStateStore.summary}). With segment `i` (0-based, in the order of
- * `SessionStateStore.segments`) of `n_i` bytes: `segments` is their count, `bytes` is `Σ n_i`, and
- * `weightedBytes` is `Σ (i + 1) × n_i`, which changes when two segments of different lengths swap
- * places. {@link segmentSummaryAfter} gives the summary a write leaves.
- */
-export interface SegmentSummary {
-  /** How many segments are stored. */
-  readonly segments: number;
-  /** The sum of their byte lengths. */
-  readonly bytes: number;
-  /** The sum over the segments of (position + 1) × byte length. */
-  readonly weightedBytes: number;
-}
-
-/**
- * The {@link SegmentSummary} a record's segments have after `write`, given the summary `before` it
- * (absent: nothing stored). Costs only the written segments: a store may keep it incrementally, and
- * the SDK keeps it in its manifest to compare with the store's.
- */
-export function segmentSummaryAfter(before: SegmentSummary | undefined, write: Pick<SessionStateWrite, "mode" | "segments">): SegmentSummary {
-  let { segments, bytes, weightedBytes } = write.mode === "append" && before ? before : { segments: 0, bytes: 0, weightedBytes: 0 };
-  for (const segment of write.segments) {
-    segments += 1;
-    bytes += segment.byteLength;
-    weightedBytes += segments * segment.byteLength;
-  }
-  return { segments, bytes, weightedBytes };
 }

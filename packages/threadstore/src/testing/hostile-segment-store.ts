@@ -1,7 +1,8 @@
 import type { Lease } from "../contract/lease.js";
 import type { FinalizeRequest, ResolveQuery, ThreadStore } from "../contract/thread-store.js";
 import type { ThreadRecord } from "../contract/thread-record.js";
-import type { SegmentSummary, SessionStateStore, StoredSessionState } from "../session-state/session-state.js";
+import type { SessionStateStore, StoredSessionState } from "../session-state/session-state.js";
+import type { SegmentSummary } from "../session-state/segment-summary.js";
 
 /** What {@link hostileSegmentStore} does to one stored segment. */
 export type SegmentDamage =

@@ -252,7 +252,7 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       await expectHistory(cap(), rec.id, all, { turn: LONG_TURNS - 1 });
     });
 
-    it("summary (when the store has it) adds up the stored segments: count, bytes and position-weighted bytes after every write", async (test) => {
+    it("summary (when the store has it) adds up the stored segments: count, bytes and the position-weighted checksum of the segment tags after every write", async (test) => {
       if (!(await checkSegmentSummary(ctx.store()))) test.skip();
     });
 
