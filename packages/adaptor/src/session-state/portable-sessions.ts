@@ -77,6 +77,11 @@ export type SessionCapture =
  * the same window there, gets only the later segments from the store, appended to its copy
  * (`appendSession`). Without those driver methods the files are read whole, with the same results.
  *
+ * Integrity without reading history: each manifest records the `SegmentSummary` its write left
+ * (count, bytes, checksum), computed from that write's segments alone; with a store that has
+ * `summary`, {@link restore} compares it with the store's summary of the segments it holds, so a
+ * loss behind counts that look whole fails the turn before the CLI continues.
+ *
  * The window alone decides only for a local copy whose identity (`SessionFileSlice.identity`) this
  * process verified or read after its own turn, so nothing wrote it since; any other copy (edited in
  * place by another process, or found after a restart) is first hashed whole against every stored
@@ -120,9 +125,11 @@ export class PortableSessions {
   }
 
   /**
-   * Makes this host's CLI home hold record `recordId`'s stored session files.
+   * Makes this host's CLI home hold record `recordId`'s stored session files. First, with a store
+   * that has `summary`, checks that the segments it holds add up to what the last write left.
    * @throws ThreadSessionError `damaged` (`ErrThreadSessionCorrupt`) when the stored state is not
-   * this driver's format or does not decode to what its manifest says; `restore_failed`
+   * this driver's format, does not decode to what its manifest says, or the store's summary of its
+   * segments differs from the manifest's (a segment lost, shortened or reordered); `restore_failed`
    * (`ErrThreadSessionUnavailable`) when the driver cannot write the files, its error as cause.
    */
   async restore(recordId: string, stored: StoredSessionState, location: SessionLocation, signal?: AbortSignal): Promise<RestoreOutcome> {
