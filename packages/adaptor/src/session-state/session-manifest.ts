@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { SegmentSummary } from "@adaptor/threadstore";
+import type { TurnLog } from "../thread/turn-log.js";
 
 /** How the SDK describes a thread's stored session state (the store keeps it as opaque JSON). */
 export interface SessionManifest {
@@ -18,6 +19,11 @@ export interface SessionManifest {
    * and after a write whose earlier segments' summary was not known.
    */
   readonly stored?: SegmentSummary;
+  /**
+   * The conversation's committed turns and the checkpoint each ended at, for a fork at an earlier
+   * turn (`thread.fork(key, { at })`). Written since forks at a turn; absent before.
+   */
+  readonly turns?: TurnLog;
 }
 
 /**
