@@ -1,7 +1,13 @@
 import { AdaptorError, DriverError } from "@adaptor/errors";
 import { Result, RunError, StructuredOutput, type ResultInit, type StructuredOutputInit } from "adaptor";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
-import { FleetAttemptsExhaustedError, FleetRemoteError, FleetRunCancelledError, type StoredError } from "../errors/fleet-errors.js";
+import {
+  FleetAttemptsExhaustedError,
+  FleetRemoteError,
+  FleetRunCancelledError,
+  FleetRunExpiredError,
+  type StoredError,
+} from "../errors/fleet-errors.js";
 
 /**
  * A `Result` as stored: its fields, JSON. `structuredOutput`: the checked answer of a run with a
@@ -32,11 +38,30 @@ export type StoredVerdict =
       readonly result: StoredResult;
       readonly cause?: StoredError;
     }
-  | { readonly kind: "error"; readonly error: StoredError }
+  | {
+      readonly kind: "error";
+      readonly error: StoredError;
+      /**
+       * Set when the run expired unstarted (its queue deadline, ms): read as `FleetRunExpiredError`.
+       * Stored as an `error` verdict so that hosts of versions before queue deadlines, which know
+       * no other kind, read it as a `FleetRemoteError` of the same name, message, code and sentinel.
+       */
+      readonly expired?: { readonly queueDeadlineMs: number };
+    }
   | { readonly kind: "cancelled"; readonly reason?: string }
   | { readonly kind: "attempts-exhausted"; readonly attempts: number };
 
 const MAX_CHAIN = 8;
+
+/** The verdict of run `runId` expired unstarted past its queue deadline (`queueDeadlineMs`). */
+export function expiredVerdict(runId: string, queueDeadlineMs: number): StoredVerdict {
+  const error = new FleetRunExpiredError(runId, queueDeadlineMs);
+  return {
+    kind: "error",
+    error: { name: error.name, message: error.message, code: error.code, sentinels: error.sentinels.map((s) => s.id) },
+    expired: { queueDeadlineMs },
+  };
+}
 
 /** The stored form of an error chain (at most 8 deep). */
 export function storeError(err: unknown, depth = 0): StoredError {
@@ -178,6 +203,7 @@ export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; 
     case "attempts-exhausted":
       return { ok: false, error: new FleetAttemptsExhaustedError(runId, verdict.attempts) };
     case "error":
+      if (verdict.expired) return { ok: false, error: new FleetRunExpiredError(runId, verdict.expired.queueDeadlineMs) };
       return { ok: false, error: new FleetRemoteError(verdict.error) };
   }
 }
