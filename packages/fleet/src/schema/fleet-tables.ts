@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
-import type { StoredVerdict } from "../verdict/verdict.js";
+import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
 
 /** Quotes a SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -365,7 +365,8 @@ export class FleetTables {
     tail: readonly JsonValue[] = [],
     options: { readonly unstarted?: boolean } = {},
   ): Promise<boolean> {
-    const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
+    // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
+    const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
     const { rows } = await this.#pool.query<{ n: string }>(
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
@@ -409,6 +410,15 @@ export class FleetTables {
     if (!row) return "no";
     if (!row.due) return "early";
     return (await this.settle(id, 0, verdict(Number(row.ms)), [], { unstarted: true })) ? "expired" : "no";
+  }
+
+  /** The run's verdict, or null while it has none (undefined for an unknown run). */
+  async verdict(id: string): Promise<StoredVerdict | null | undefined> {
+    const { rows } = await this.#pool.query<{ verdict: StoredVerdict | null }>(
+      `SELECT verdict FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      [id],
+    );
+    return rows[0]?.verdict;
   }
 
   /** The run's events with `seq > after`, in order, at most `limit`. */

@@ -53,6 +53,42 @@ export type StoredVerdict =
 
 const MAX_CHAIN = 8;
 
+/**
+ * The members of a stored `Result` kept only in the run's row, not in its `verdict` event: the
+ * bulky ones beside the text (the raw streams with the terminal line, the transcript).
+ */
+const ROW_ONLY = ["raw", "transcript"] as const;
+
+/**
+ * The `verdict` event's body for `verdict` (which the run's row keeps whole): the verdict without
+ * the bulky members of its Result ({@link ROW_ONLY}), and `inRow` naming what was left out, so a
+ * reader takes the whole verdict from the row (see {@link wholeVerdictEvent}). A verdict without a
+ * Result, or whose Result has none of them, is the event as it always was.
+ */
+export function verdictEventBody(verdict: StoredVerdict): { type: "verdict"; verdict: StoredVerdict; inRow?: string[] } {
+  if (verdict.kind !== "result" && verdict.kind !== "run-error") return { type: "verdict", verdict };
+  const result: Record<string, unknown> = { ...verdict.result };
+  const inRow = ROW_ONLY.filter((member) => member in result);
+  if (inRow.length === 0) return { type: "verdict", verdict };
+  for (const member of inRow) delete result[member];
+  return { type: "verdict", verdict: { ...verdict, result: result as StoredResult }, inRow: inRow.map((m) => `result.${m}`) };
+}
+
+/**
+ * A stored `verdict` event as every reader gets it: with the whole verdict (`rowVerdict()`, the run's
+ * row) when the event left members to the row (`inRow`), else as stored (events of earlier
+ * versions carry the whole verdict).
+ */
+export async function wholeVerdictEvent(
+  event: { type: "verdict"; verdict: StoredVerdict; inRow?: unknown },
+  rowVerdict: () => Promise<StoredVerdict | null | undefined>,
+): Promise<{ type: "verdict"; verdict: StoredVerdict }> {
+  if (event.inRow === undefined) return event;
+  const verdict = await rowVerdict();
+  if (!verdict) throw new Error("fleet: a verdict event without its run's verdict");
+  return { type: "verdict", verdict };
+}
+
 /** The verdict of run `runId` expired unstarted past its queue deadline (`queueDeadlineMs`). */
 export function expiredVerdict(runId: string, queueDeadlineMs: number): StoredVerdict {
   const error = new FleetRunExpiredError(runId, queueDeadlineMs);
