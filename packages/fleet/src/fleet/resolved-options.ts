@@ -40,7 +40,7 @@ export const MIN_QUEUE_DEADLINE_MS = 1_000;
 /** The longest queue deadline: 365 days. */
 export const MAX_QUEUE_DEADLINE_MS = 365 * 24 * 3_600_000;
 
-/** A queue deadline (ms) in its domain, or undefined when it is not one. */
+/** True for a queue deadline (ms) in its domain: an integer from 1 s to 365 days. */
 export function isQueueDeadline(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= MIN_QUEUE_DEADLINE_MS && (value as number) <= MAX_QUEUE_DEADLINE_MS;
 }

@@ -69,7 +69,7 @@ export class FleetTables {
   }
 
   /**
-   * True for a run that may start: one started already, or unstarted within its queue deadline
+   * The SQL condition on a run's row true for a run that may start: one started already, or one unstarted within its queue deadline
    * (PostgreSQL's clock; a run of an earlier version has none).
    */
   get #notExpired(): string {
