@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
+import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
+import type { Agent } from "adaptor";
+import { codexHost } from "./support.js";
+
+// A codex fork's rollout begins where its parent's left off: codex reads the parent's rollout
+// (through the fork point) to resume the fork. On the real codex binary (app-server), two hosts
+// (two codex homes) sharing one SQLite store: a fork made on one host continues on a host that
+// never ran its parent, or holds an older copy of it; also a fork of a fork and a fork at an
+// earlier turn.
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function setup(): Promise<{ s: OpenAIServer; a: Agent; b: Agent }> {
+  const s = await startOpenAIServer({ rules: [] });
+  open.push(s);
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-codex-lineage-"));
+  open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+  const store = new SqliteThreadStore({ path: join(dir, "threads.db") });
+  open.push(store);
+  const track = (item: { close(): Promise<void> }): void => void open.push(item);
+  const a = (await codexHost(s, store, track)).agent;
+  const b = (await codexHost(s, store, track)).agent;
+  return { s, a, b };
+}
+
+/** The user texts of the last model request. */
+function lastUserTexts(s: OpenAIServer): readonly string[] {
+  return s.responses().at(-1)!.view.userTexts;
+}
+
+describe("codex forks across hosts (real codex app-server, one SQLite store)", { timeout: 240_000 }, () => {
+  it("a fork made on one host continues on a host that never ran its parent, with the parent's history", async () => {
+    const { s, a, b } = await setup();
+    await a.thread("parent").run("turn one [m-alpha]");
+    await a.thread("parent").run("turn two [m-beta]");
+    await a.thread("parent").fork("child").run("child turn [m-gamma]");
+    const continued = await b.thread("child").run("child again [m-delta]");
+    expect(continued.text).toMatch(/4 user message/);
+    expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "child turn [m-gamma]", "child again [m-delta]"]);
+    // And back on the first host, after the other one added a turn.
+    await a.thread("child").run("child third [m-epsilon]");
+    expect(lastUserTexts(s).at(-2)).toBe("child again [m-delta]");
+  });
+
+  it("a fork of a fork, and a fork at an earlier turn, made where the parent is newer continue on a host holding an older copy of the parent", async () => {
+    const { s, a, b } = await setup();
+    await a.thread("parent").run("turn one [m-alpha]");
+    await a.thread("parent").run("turn two [m-beta]");
+    // B continues the parent (A's copy is now older), then forks it, and forks the fork.
+    await b.thread("parent").run("turn three [m-gamma]");
+    await b.thread("parent").fork("child").run("child turn [m-delta]");
+    await b.thread("child").fork("grandchild").run("grandchild turn [m-epsilon]");
+    await b.thread("parent").fork("early", { at: 2 }).run("early turn [m-zeta]");
+
+    const grandchild = await a.thread("grandchild").run("grandchild again [m-eta]");
+    expect(grandchild.text).toMatch(/6 user message/);
+    expect(lastUserTexts(s)).toEqual([
+      "turn one [m-alpha]",
+      "turn two [m-beta]",
+      "turn three [m-gamma]",
+      "child turn [m-delta]",
+      "grandchild turn [m-epsilon]",
+      "grandchild again [m-eta]",
+    ]);
+    await a.thread("early").run("early again [m-theta]");
+    expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "early turn [m-zeta]", "early again [m-theta]"]);
+    await a.thread("child").run("child again [m-iota]");
+    expect(lastUserTexts(s)).toEqual([
+      "turn one [m-alpha]",
+      "turn two [m-beta]",
+      "turn three [m-gamma]",
+      "child turn [m-delta]",
+      "child again [m-iota]",
+    ]);
+    // The parent itself still continues on A from its own stored state.
+    await a.thread("parent").run("turn four [m-kappa]");
+    expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "turn three [m-gamma]", "turn four [m-kappa]"]);
+  });
+});
