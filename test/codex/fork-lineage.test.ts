@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
+import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import type { Agent } from "adaptor";
+import { codex } from "@adaptor/codex";
+import { Agent, ErrResumeRejected, isError } from "adaptor";
 import { codexHost } from "./support.js";
 
 // A codex fork's rollout begins where its parent's left off: codex reads the parent's rollout
@@ -83,5 +85,48 @@ describe("codex forks across hosts (real codex app-server, one SQLite store)", {
     // The parent itself still continues on A from its own stored state.
     await a.thread("parent").run("turn four [m-kappa]");
     expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "turn three [m-gamma]", "turn four [m-kappa]"]);
+  });
+
+  it("a fork whose parent's history this host lacks (no portable sessions) is ErrResumeRejected, never a fresh conversation", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    // A store without the session-state capability: nothing restores the parent's rollout.
+    const memory = new MemoryThreadStore();
+    const store = new Proxy(memory, {
+      get: (target, name) => {
+        if (name === "sessionState") return undefined;
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as ThreadStore;
+    const { agent, env } = await codexHost(s, store, (item) => void open.push(item));
+    await agent.thread("parent").run("turn one [m-alpha]");
+    const parentId = (await agent.thread("parent").checkpoint())!.checkpoint.resumeId;
+    await agent.thread("parent").fork("child").run("child turn [m-beta]");
+    await agent.close();
+    // The parent's rollout goes away from this host's codex home.
+    const sessions = join(env.env.CODEX_HOME!, "sessions");
+    const found = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((name) => name.includes(parentId));
+    expect(found.length).toBe(1);
+    for (const name of found) rmSync(join(sessions, name));
+
+    // A new Agent on the same host (the first one's parked codex process is gone with it).
+    const again = new Agent(codex({ env: env.env, inheritEnv: false, killGraceMs: 1000 }), {
+      threadStore: store,
+      cwd: env.workDir,
+      workspace: "git@example.com:acme/app.git",
+    });
+    open.push(again);
+    const before = s.responses().length;
+    const child = await again.thread("child").checkpoint();
+    const error = await again
+      .thread("child")
+      .run("child again [m-gamma]")
+      .catch((e: unknown) => e);
+    expect(isError(error, ErrResumeRejected)).toBe(true);
+    expect(String((error as Error).message)).toMatch(/lineage/);
+    expect(s.responses().length).toBe(before);
+    // The fork's record is kept as it was.
+    expect((await again.thread("child").checkpoint())?.revision).toBe(child?.revision);
   });
 });
