@@ -6,7 +6,7 @@ import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
 import { codex } from "@adaptor/codex";
-import { Agent, ErrResumeRejected, isError } from "adaptor";
+import { Agent, ErrResumeRejected, isError, type AgentEvent } from "adaptor";
 import { codexHost } from "./support.js";
 
 // A codex fork's rollout begins where its parent's left off: codex reads the parent's rollout
@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function setup(): Promise<{ s: OpenAIServer; a: Agent; b: Agent }> {
+async function setup(): Promise<{ s: OpenAIServer; a: Agent; b: Agent; store: SqliteThreadStore }> {
   const s = await startOpenAIServer({ rules: [] });
   open.push(s);
   const dir = mkdtempSync(join(tmpdir(), "adaptor-codex-lineage-"));
@@ -30,7 +30,20 @@ async function setup(): Promise<{ s: OpenAIServer; a: Agent; b: Agent }> {
   const track = (item: { close(): Promise<void> }): void => void open.push(item);
   const a = (await codexHost(s, store, track)).agent;
   const b = (await codexHost(s, store, track)).agent;
-  return { s, a, b };
+  return { s, a, b, store };
+}
+
+interface StoredFile {
+  readonly name: string;
+  readonly bytes: number;
+  readonly segments: readonly number[];
+}
+
+/** The files of thread `key`'s stored session state: each one's name, length, and the store's segments holding it. */
+async function storedOf(store: ThreadStore, key: string): Promise<StoredFile[]> {
+  const record = (await store.resolve({ key }))!;
+  const state = (await store.sessionState!.read(record.id))!;
+  return (state.manifest as { files: StoredFile[] }).files.map(({ name, bytes, segments }) => ({ name, bytes, segments }));
 }
 
 /** The user texts of the last model request. */
@@ -40,16 +53,30 @@ function lastUserTexts(s: OpenAIServer): readonly string[] {
 
 describe("codex forks across hosts (real codex app-server, one SQLite store)", { timeout: 240_000 }, () => {
   it("a fork made on one host continues on a host that never ran its parent, with the parent's history", async () => {
-    const { s, a, b } = await setup();
+    const { s, a, b, store } = await setup();
     await a.thread("parent").run("turn one [m-alpha]");
     await a.thread("parent").run("turn two [m-beta]");
     await a.thread("parent").fork("child").run("child turn [m-gamma]");
+    const [parentFile] = await storedOf(store, "parent");
+    const forkFiles = await storedOf(store, "child");
+    // The fork's session holds the parent's rollout as it was at the fork point, beside its own.
+    expect(forkFiles).toHaveLength(2);
+    const inherited = forkFiles.find((file) => file.name === parentFile!.name);
+    expect(inherited?.bytes).toBe(parentFile!.bytes);
     const continued = await b.thread("child").run("child again [m-delta]");
     expect(continued.text).toMatch(/4 user message/);
     expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "child turn [m-gamma]", "child again [m-delta]"]);
     // And back on the first host, after the other one added a turn.
     await a.thread("child").run("child third [m-epsilon]");
     expect(lastUserTexts(s).at(-2)).toBe("child again [m-delta]");
+    // A warm turn on the same host restores nothing: its copy of the fork and of the parent is the stored one.
+    const warm = a.thread("child").stream("child fourth [m-zeta]");
+    const notices: string[] = [];
+    for await (const event of warm as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event.message);
+    expect((await warm.result()).status).toBe("completed");
+    expect(notices).not.toContain("session restored");
+    // Later fork turns store their own new bytes only: the parent's file stays in the segment stored with the first.
+    expect((await storedOf(store, "child")).find((file) => file.name === parentFile!.name)).toEqual(inherited);
   });
 
   it("a fork of a fork, and a fork at an earlier turn, made where the parent is newer continue on a host holding an older copy of the parent", async () => {
