@@ -71,7 +71,7 @@ describe("codex forks across hosts (real codex app-server, one SQLite store)", {
     expect(lastUserTexts(s).at(-2)).toBe("child again [m-delta]");
     // A warm turn on the same host restores nothing: its copy of the fork and of the parent is the stored one.
     const warm = a.thread("child").stream("child fourth [m-zeta]");
-    const notices: string[] = [];
+    const notices: (string | undefined)[] = [];
     for await (const event of warm as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event.message);
     expect((await warm.result()).status).toBe("completed");
     expect(notices).not.toContain("session restored");
