@@ -91,27 +91,15 @@ describe("codex forks across hosts (real codex app-server, one SQLite store)", {
 
     const grandchild = await a.thread("grandchild").run("grandchild again [m-eta]");
     expect(grandchild.text).toMatch(/6 user message/);
-    expect(lastUserTexts(s)).toEqual([
-      "turn one [m-alpha]",
-      "turn two [m-beta]",
-      "turn three [m-gamma]",
-      "child turn [m-delta]",
-      "grandchild turn [m-epsilon]",
-      "grandchild again [m-eta]",
-    ]);
+    const parentTurns = ["turn one [m-alpha]", "turn two [m-beta]", "turn three [m-gamma]"];
+    expect(lastUserTexts(s)).toEqual([...parentTurns, "child turn [m-delta]", "grandchild turn [m-epsilon]", "grandchild again [m-eta]"]);
     await a.thread("early").run("early again [m-theta]");
     expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "early turn [m-zeta]", "early again [m-theta]"]);
     await a.thread("child").run("child again [m-iota]");
-    expect(lastUserTexts(s)).toEqual([
-      "turn one [m-alpha]",
-      "turn two [m-beta]",
-      "turn three [m-gamma]",
-      "child turn [m-delta]",
-      "child again [m-iota]",
-    ]);
+    expect(lastUserTexts(s)).toEqual([...parentTurns, "child turn [m-delta]", "child again [m-iota]"]);
     // The parent itself still continues on A from its own stored state.
     await a.thread("parent").run("turn four [m-kappa]");
-    expect(lastUserTexts(s)).toEqual(["turn one [m-alpha]", "turn two [m-beta]", "turn three [m-gamma]", "turn four [m-kappa]"]);
+    expect(lastUserTexts(s)).toEqual([...parentTurns, "turn four [m-kappa]"]);
   });
 
   it("a fork whose parent's history this host lacks (no portable sessions) is ErrResumeRejected, never a fresh conversation", async () => {
