@@ -40,6 +40,12 @@ const JOB = [
 ].join("\n");
 
 describe("endTurnLeftovers", () => {
+  it("a process without listDescendants has no baseline and nothing is ended for it", async () => {
+    const proc = { pid: process.pid, liveDescendants: () => [] } as unknown as CliProcess;
+    expect(await descendantBaseline(proc)).toBeUndefined();
+    expect(await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 0 })).toEqual([]);
+  });
+
   it.skipIf(process.platform !== "linux")(
     "a leftover in a process group of its own making is ended with its whole group, a member no listing saw included",
     async () => {
