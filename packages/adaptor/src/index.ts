@@ -7,6 +7,7 @@ export { DEFAULT_MAX_FILE_BYTES, type FileCheckpointOptions } from "./file-check
 export type { CheckpointedTurn } from "./file-checkpoints/turn-files.js";
 export { FileCheckpointError, type FileCheckpointFailure } from "./errors/file-checkpoint-error.js";
 export type { ThreadMode } from "./thread/thread-context.js";
+export type { ForkOptions, ForkPoint } from "./thread/turn-log.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";

@@ -171,7 +171,7 @@ export class Agent implements AsyncDisposable {
   }
 
   readonly #threadHost: ThreadHost = {
-    streamThread: (key, mode, from, prompt, options, eventsDrained, resume) => {
+    streamThread: (key, mode, from, prompt, options, eventsDrained, resume, forkAt) => {
       const store = this.#options.threadStore;
       if (!store) {
         const missing = new AdaptorError("thread runs need a threadStore", { sentinel: ErrThreadStoreRequired });
@@ -182,6 +182,7 @@ export class Agent implements AsyncDisposable {
         key,
         mode,
         ...(from !== undefined && mode === "fork" ? { parentKey: from } : {}),
+        ...(forkAt !== undefined && mode === "fork" ? { forkAt } : {}),
         ...(from !== undefined && mode === "adopt" ? { adoptSession: from } : {}),
         identity: this.#options.identity ?? "",
         owner: this.#owner,

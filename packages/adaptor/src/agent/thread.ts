@@ -7,6 +7,7 @@ import type { Prompt } from "../prompt/prompt.js";
 import type { ResumeSpec, ThreadMode } from "../thread/thread-context.js";
 import type { FileCheckpointOptions } from "../file-checkpoints/file-checkpoint-options.js";
 import type { CheckpointedTurn } from "../file-checkpoints/turn-files.js";
+import { checkForkPoint, type ForkOptions, type ForkPoint } from "../thread/turn-log.js";
 
 /** Where a thread's file checkpoints are: defaults are the Agent's options. */
 export interface FileCheckpointScope {
@@ -30,6 +31,8 @@ export interface ThreadHost {
     options: RunOptions,
     eventsDrained: boolean,
     resume?: ResumeSpec,
+    /** The parent's turn a fork branches at; absent: its latest. */
+    forkAt?: ForkPoint,
   ): Stream;
   checkpoint(key: string, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
   pendingApprovals(key: string, signal?: AbortSignal): Promise<PendingApproval[]>;
@@ -50,6 +53,8 @@ export class Thread {
   #mode: ThreadMode;
   /** The parent key of a fork, the CLI's session id of an adoption. */
   readonly #from: string | undefined;
+  /** The parent's turn a fork branches at; absent: its latest. */
+  readonly #forkAt: ForkPoint | undefined;
 
   /**
    * @internal Made by `agent.thread()`, `agent.newThread()` and `thread.fork()`; checks the key
@@ -57,12 +62,13 @@ export class Thread {
    * @throws TypeError for an empty or non-string key; InvalidThreadKeyError for a key that breaks the
    * key rules (see `checkThreadKey`).
    */
-  constructor(host: ThreadHost, key: string, mode: ThreadMode, from?: string) {
+  constructor(host: ThreadHost, key: string, mode: ThreadMode, from?: string, forkAt?: ForkPoint) {
     checkThreadKey(key);
     this.#host = host;
     this.key = key;
     this.#mode = mode;
     this.#from = from;
+    this.#forkAt = forkAt;
   }
 
   /** Starts a turn; see `Agent.stream`. Never throws. */
@@ -71,7 +77,8 @@ export class Thread {
   }
 
   #stream(prompt: Prompt, options: RunOptions, eventsDrained: boolean): Stream {
-    const stream = this.#host.streamThread(this.key, this.#mode, this.#from, prompt, options, eventsDrained);
+    const forkAt = this.#mode === "fork" ? this.#forkAt : undefined;
+    const stream = this.#host.streamThread(this.key, this.#mode, this.#from, prompt, options, eventsDrained, undefined, forkAt);
     // After the first turn of a new thread, a fork or an adoption, later turns continue the conversation.
     if (this.#mode === "start_new" || this.#mode === "fork" || this.#mode === "adopt") {
       stream.result().then(
@@ -105,12 +112,27 @@ export class Thread {
    * `ErrThreadAlreadyExists` (`newKey` taken); on a driver whose descriptor has no `sessions.fork`
    * (Codex exec, Cursor, most ACP agents) with `FeatureUnsupportedError` (feature `fork`) before
    * the store or the CLI is touched.
+   *
+   * `at` branches at an earlier turn instead: the fork's first run sees this thread's conversation
+   * through that turn and none of the later ones. Name the turn by its position among this thread's
+   * committed turns (`1` for the first; a fork counts the turns it inherited) or by the `runId` of
+   * the run that committed it (`result.runId`). It needs a driver that resumes at an earlier
+   * checkpoint (`sessions.fromCheckpoint`: Claude, Codex app-server) and portable sessions (a store
+   * with session state: the turns are kept with the stored session files), else the first run fails
+   * with `FeatureUnsupportedError` (feature `fork`) before the store or the CLI is touched. A turn
+   * this thread does not have fails the first run with `InvalidOptionError` (field `at`) before the
+   * CLI starts: a number past its last turn, a run id of no committed turn of its current
+   * conversation (a turn undone by `rewind()`, or of a conversation a `newThread()` replaced), a
+   * number when its turns are known only from some turn on (an adopted session), or any `at` when
+   * its last turn was committed without its session files.
    * @throws TypeError for an empty key; InvalidThreadKeyError (`ErrInvalidThreadKey`) for a key
    * that breaks the key rules (lone surrogate, whitespace only, a control or bidi control character,
-   * over 1024 bytes of UTF-8).
+   * over 1024 bytes of UTF-8); InvalidOptionError (subject `"thread.fork()"`, field `at`) for an
+   * `at` that is neither a positive integer nor a non-empty string.
    */
-  fork(newKey: string): Thread {
-    return new Thread(this.#host, newKey, "fork", this.key);
+  fork(newKey: string, options: ForkOptions = {}): Thread {
+    if (options.at !== undefined) checkForkPoint(options.at);
+    return new Thread(this.#host, newKey, "fork", this.key, options.at);
   }
 
   /**

@@ -116,7 +116,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let hooks: HookRunner | undefined;
   try {
     // A mode the driver cannot honour is refused before the store or the CLI is touched.
-    if (setup.thread) checkThreadCapabilities(driver.descriptor, setup.thread.mode);
+    if (setup.thread) checkThreadCapabilities(driver.descriptor, setup.thread, driver.sessions !== undefined);
     // Suspended turns (docs/suspend.md): a resumed turn's own prompt and mode, the `suspend` option.
     suspension = await TurnSuspension.prepare({
       thread: setup.thread,
@@ -130,7 +130,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     const { thread, prompt } = suspension;
     if (!thread) refuseThreadOnlyOptions(options);
     // A resumed suspended turn runs in its stored mode.
-    else if (thread !== setup.thread) checkThreadCapabilities(driver.descriptor, thread.mode);
+    else if (thread !== setup.thread) checkThreadCapabilities(driver.descriptor, thread, driver.sessions !== undefined);
     // File checkpoints need a resume from an older checkpoint: refused before the lease is taken.
     if (thread && options.checkpointFiles) checkRewindable(driver.descriptor);
     const budgetMs = options.policy?.activeExecutionTimeoutMs;

@@ -2,6 +2,7 @@ import { promisify } from "node:util";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import type { SessionStateStore, SessionStateWrite, StoredSessionState } from "@adaptor/threadstore";
 import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-session-error.js";
+import type { TurnLog } from "../thread/turn-log.js";
 import {
   bytesOf,
   grewFrom,
@@ -330,9 +331,15 @@ export class PortableSessions {
    * What to store with the commit of a turn: the driver's export of the session at its new
    * checkpoint, appended to `previous` (the record's stored state) where every stored file only
    * grew. Hashes and compresses only the bytes the turn added (plus one 64 KiB window per file),
-   * unless `previous` was written by an earlier version (then once the whole file).
+   * unless `previous` was written by an earlier version (then once the whole file). `turns`: the
+   * conversation's committed turns through this one, kept in the manifest.
    */
-  async capture(previous: StoredSessionState | undefined, location: SessionLocation, signal?: AbortSignal): Promise<SessionCapture> {
+  async capture(
+    previous: StoredSessionState | undefined,
+    location: SessionLocation,
+    signal?: AbortSignal,
+    turns?: TurnLog,
+  ): Promise<SessionCapture> {
     const before = previous && readManifest(previous.manifest, this.#transfer.format);
     // Manifests of an earlier version keep no per-segment hashes: those are replaced once.
     const append = before !== undefined && before.files.every((file) => file.segmentSha256 !== undefined);
@@ -398,7 +405,13 @@ export class PortableSessions {
         message: `session state of ${bytes} bytes is over the limit of ${this.#limitBytes}`,
       };
     }
-    const manifest: SessionManifest = { v: 1, format: this.#transfer.format, compression: "gzip", files: manifestFiles };
+    const manifest: SessionManifest = {
+      v: 1,
+      format: this.#transfer.format,
+      compression: "gzip",
+      files: manifestFiles,
+      ...(turns ? { turns } : {}),
+    };
     // The copy as stored now: its earlier bytes were checked when the turn began, the rest is stored.
     for (const file of files) markVerified(file.identity);
     return { kind: "write", write: { mode: append ? "append" : "replace", segments, manifest, limitBytes: this.#limitBytes }, bytes };

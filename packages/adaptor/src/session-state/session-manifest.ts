@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { TurnLog } from "../thread/turn-log.js";
 
 /** How the SDK describes a thread's stored session state (the store keeps it as opaque JSON). */
 export interface SessionManifest {
@@ -10,6 +11,11 @@ export interface SessionManifest {
   readonly compression: "gzip";
   /** The files, each the concatenation of its segments (indexes into the record's segments) once decompressed. */
   readonly files: readonly SessionManifestFile[];
+  /**
+   * The conversation's committed turns and the checkpoint each ended at, for a fork at an earlier
+   * turn (`thread.fork(key, { at })`). Written since forks at a turn; absent before.
+   */
+  readonly turns?: TurnLog;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ApprovalDecision } from "@adaptor/driver";
 import type { ThreadStore } from "@adaptor/threadstore";
+import type { ForkPoint } from "./turn-log.js";
 
 /** A turn that continues a suspended one: which stored approval, and the answer to record first (none: use the stored answer). */
 export interface ResumeSpec {
@@ -20,6 +21,8 @@ export interface ThreadContext {
   readonly mode: ThreadMode;
   /** The parent key of a fork. */
   readonly parentKey?: string;
+  /** The parent's turn a fork branches at; absent: its latest. */
+  readonly forkAt?: ForkPoint;
   /** The CLI's own session id an `adopt` run continues when the key has no conversation. */
   readonly adoptSession?: string;
   /** Host identity stored with the record and part of the fingerprint. */

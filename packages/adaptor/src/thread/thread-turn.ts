@@ -27,6 +27,8 @@ import { PortableSessions, type RestoreOutcome } from "../session-state/portable
 import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
 import { threadFingerprint } from "./fingerprint.js";
+import { forkedTurns, readTurnLog, turnsThrough, withTurn, type TurnLog } from "./turn-log.js";
+import { readManifest } from "../session-state/session-manifest.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
 import { SPAN } from "../telemetry/span-names.js";
@@ -133,6 +135,13 @@ export class ThreadTurn {
   #sessionMissing = false;
   /** Set by {@link end}: a renewal still in flight then reports nothing. */
   #ended = false;
+  /**
+   * Portable sessions: the committed turns of the conversation this turn continues or branches
+   * from (a fork: the parent's through its fork point); `undefined` when they are not known.
+   */
+  #turnsBefore: TurnLog | undefined;
+  /** The run this turn is (its turn log entry names it). */
+  readonly #runId: string;
 
   private constructor(init: {
     ctx: ThreadContext;
@@ -143,8 +152,10 @@ export class ThreadTurn {
     onLeaseLost: (error: AdaptorError) => void;
     telemetry: RunTelemetry | undefined;
     portable: PortableSessions | undefined;
+    runId: string;
   }) {
     this.#ctx = init.ctx;
+    this.#runId = init.runId;
     this.#telemetry = init.telemetry;
     this.#portable = init.portable;
     this.#lease = init.lease;
@@ -230,7 +241,17 @@ export class ThreadTurn {
     } catch (error) {
       throw threadBusyError(key, error) ?? error;
     }
-    const turn = new ThreadTurn({ ctx, lease, fingerprints, driverType, queue, onLeaseLost, telemetry: prep.telemetry, portable });
+    const turn = new ThreadTurn({
+      ctx,
+      lease,
+      fingerprints,
+      driverType,
+      queue,
+      onLeaseLost,
+      telemetry: prep.telemetry,
+      portable,
+      runId: prep.runId,
+    });
     try {
       await turn.#resolve(prep);
       return turn;
@@ -257,8 +278,21 @@ export class ThreadTurn {
       if (await store.resolve({ key }, prep.signal)) {
         throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
       }
+      const at = this.#ctx.forkAt;
+      if (at === undefined) {
+        const { stored } = await this.#restore(parent, prep);
+        this.#turnsBefore = turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint);
+        prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
+        return;
+      }
+      // A turn the parent does not have is refused before anything is written to this host's CLI home.
+      const stored = await this.#portable?.stored(parent.id, prep.signal);
+      this.#turnsBefore = forkedTurns(parentKey, turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint), at);
       await this.#restore(parent, prep);
-      prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
+      // The CLI branches at the turn's own checkpoint: it drops what the parent's session holds after it.
+      const turn = this.#turnsBefore.turns.at(-1)!;
+      const session = { resumeId: turn.resumeId, fork: true, ...(turn.data !== undefined ? { data: turn.data } : {}) };
+      prep.request = { ...prep.request, session, reuseProcess: false };
       return;
     }
     const current = await store.resolve({ key }, prep.signal);
@@ -290,6 +324,7 @@ export class ThreadTurn {
     this.#checkCompatible(current);
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
+    this.#turnsBefore = turnsThrough(this.#turnsIn(restored.stored, prep), current.checkpoint);
     const written = restored.outcome === "restored" || restored.outcome === "appended";
     const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
@@ -366,6 +401,12 @@ export class ThreadTurn {
       }
     }
     return { outcome: "none" };
+  }
+
+  /** The turn log kept with a record's stored session state, if any. */
+  #turnsIn(stored: StoredSessionState | undefined, prep: Preparation): TurnLog | undefined {
+    const format = prep.driver.sessions?.format;
+    return stored && format !== undefined ? readTurnLog(readManifest(stored.manifest, format)?.turns) : undefined;
   }
 
   /**
@@ -490,10 +531,20 @@ export class ThreadTurn {
     let filesAt: SessionFilesAt | undefined;
     if (this.#portable) {
       const { resumeId, data } = response.checkpoint;
+      // The turns the conversation holds now: those it continued or branched from, then this one.
+      // A fork's session holds the turns it inherited under their own checkpoints (the CLIs copy
+      // them with their ids), so a fork of the fork can branch at them from its session alone.
+      const before =
+        mode === "fork"
+          ? this.#turnsBefore && { ...this.#turnsBefore, turns: this.#turnsBefore.turns.map((turn) => ({ ...turn, resumeId })) }
+          : keep
+            ? this.#turnsBefore
+            : { complete: mode !== "adopt", turns: [] };
       const captured = await this.#portable.capture(
         keep ? this.#stored : undefined,
         { ...this.#where, resumeId, ...(data !== undefined ? { data } : {}) },
         signal,
+        withTurn(before, { runId: this.#runId, resumeId, ...(data !== undefined ? { data } : {}) }),
       );
       if (this.#leaseLost) throw this.#leaseLost;
       if (captured.kind === "write") {
