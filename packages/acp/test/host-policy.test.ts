@@ -581,6 +581,18 @@ describe("an approved ask of the agent covers only the write or command it named
     expect(existsSync(evil)).toBe(false);
   });
 
+  it("an approved edit naming two files covers one write of each", async () => {
+    const [one, two] = [join(dir, "one.txt"), join(dir, "two.txt")];
+    const run = await steps([
+      { ask: { title: "Edit two files", kind: "edit", locations: [{ path: one }, { path: two }] } },
+      { write: two },
+      { write: one },
+      { write: one },
+    ]);
+    expect(run.results).toEqual(["yes", "written", "written", expect.stringMatching(/^refused/)]);
+    expect(run.hostAsks).toEqual([`fs/write_text_file ${one}`]);
+  });
+
   it("an edit ask naming the file in its input (file_path, relative to the working directory) covers that file", async () => {
     const run = await steps([
       { ask: { title: "WriteFile", kind: "edit", rawInput: { file_path: "sub/../w.txt" } } },

@@ -2,12 +2,12 @@ import { basename, isAbsolute, resolve } from "node:path";
 import type { ApprovalAsk } from "@adaptor/driver";
 import { hasNoEffect } from "@adaptor/driver/kit";
 
-/** What one approved agent ask covers: the files it named and, for an `execute` ask, its command lines. */
+/** What one approved agent ask still covers: the files it named and, for an `execute` ask, its command lines. */
 interface Credit {
-  /** The absolute paths the ask named (its `locations`, its input's path fields). */
-  readonly paths: ReadonlySet<string>;
+  /** The absolute paths the ask named (its `locations`, its input's path fields) not written yet. */
+  readonly paths: Set<string>;
   /** The command lines the ask named (its input's `command` / `args`, its title); empty unless kind `execute`. */
-  readonly commands: ReadonlySet<string>;
+  readonly commands: Set<string>;
 }
 
 /** Input fields the agents of the suites name the file of an edit with (Qwen Code, Gemini CLI: `file_path`). */
@@ -35,10 +35,11 @@ function commandLines(words: readonly string[]): string[] {
 }
 
 /**
- * The approved agent asks of one turn not yet used by a host write or command. Each credit is
- * bound to what was approved and used once: a host `fs/write_text_file` only by an approved ask of
- * an acting kind (not `read`, `search`, `think`) that named the same file, a host `terminal/create`
- * only by an approved ask of kind `execute` that named the same command line.
+ * The approved agent asks of one turn not yet used by a host write or command. Each is bound to
+ * what was approved: a host `fs/write_text_file` is covered only by an approved ask of an acting
+ * kind (not `read`, `search`, `think`) that named the same file, once per file it named; a host
+ * `terminal/create` only by an approved ask of kind `execute` that named the same command line,
+ * which uses the whole ask.
  */
 export class ApprovedAsks {
   readonly #credits: Credit[] = [];
@@ -77,20 +78,21 @@ export class ApprovedAsks {
     if (paths.size > 0 || commands.size > 0) this.#credits.push({ paths, commands });
   }
 
-  /** Uses the credit of an approved ask that named `path`; false when none did. */
+  /** Uses an approved ask's cover of `path` (its commands too); false when no ask named it. */
   takeWrite(path: string): boolean {
     const target = this.#absolute(path);
-    return this.#take((credit) => credit.paths.has(target));
+    const credit = this.#credits.find((c) => c.paths.has(target));
+    if (!credit) return false;
+    credit.paths.delete(target);
+    credit.commands.clear();
+    if (credit.paths.size === 0) this.#credits.splice(this.#credits.indexOf(credit), 1);
+    return true;
   }
 
-  /** Uses the credit of an approved `execute` ask that named the command line `command` + `args`; false when none did. */
+  /** Uses the approved `execute` ask that named the command line `command` + `args`, whole; false when none did. */
   takeCommand(command: string, args: readonly string[]): boolean {
     const lines = commandLines([command, ...args]);
-    return this.#take((credit) => lines.some((line) => credit.commands.has(line)));
-  }
-
-  #take(covers: (credit: Credit) => boolean): boolean {
-    const index = this.#credits.findIndex(covers);
+    const index = this.#credits.findIndex((credit) => lines.some((line) => credit.commands.has(line)));
     if (index < 0) return false;
     this.#credits.splice(index, 1);
     return true;
