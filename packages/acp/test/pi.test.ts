@@ -32,7 +32,7 @@ beforeEach(async () => {
   await mkdir(ws);
   server = await startChatCompletionsServer({
     rules: [
-      { name: "after", when: whenChatToolResult(/.*/), reply: { text: "done" } },
+      { name: "after", when: whenChatToolResult("bash"), reply: { text: "done" } },
       {
         name: "failbash",
         when: whenChatUserSays("FAILBASH"),
