@@ -24,9 +24,11 @@ interface Report {
   /** ms from the process's start to the CLI's spawn. */
   readonly spawnMs: number;
   /**
-   * ms from the process's start to the turn's terminal: the bare clients' `result` (claude) or
-   * `turn/completed` (codex); the SDK's last event before the exit (for claude, the model response
-   * before the `result` line, which has no event of its own).
+   * ms from the process's start to the turn's terminal: the SDK's last event before the exit
+   * (codex's `turn/completed`; for claude the model response's last text delta, the `result` line
+   * having no event of its own), and the same point in the bare clients (claude's last text delta,
+   * codex's `turn/completed`), so that claude's own time up to its `result` line counts after the
+   * terminal in every row.
    */
   readonly terminalMs: number;
   /** ms from the process's start to the end of the turn. */
@@ -219,7 +221,7 @@ export async function coldVsBare(
         label: `${name}: bare client waiting for the CLI's exit, process start to exit`,
         value: bareExitMs,
         unit: "ms",
-        note: `stdin closed at the terminal; ${fmt(bareExitMs / bareMs, 2)}x the bare client; min–max ${range(
+        note: `stdin closed at the result line (claude) or turn/completed (codex); ${fmt(bareExitMs / bareMs, 2)}x the bare client; min–max ${range(
           bareExit.map((r) => r.endMs),
           ms,
         )} ms; client CPU ${ms(cpu(bareExit))} ms; ${phases(bareExit)}; ${timeline(bareExit)}`,

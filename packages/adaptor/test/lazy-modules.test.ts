@@ -2,7 +2,7 @@
 // HTTP server stack) comes in with the first host-tool server, the tar and zip unpackers with the
 // first skill archive, the schema libraries (ajv, ajv-formats, zod, zod-to-json-schema) with the
 // first tool or output schema, the OpenTelemetry API with the first run that has a tracer (given, or
-// a provider the host registered), the A2A SDK's protocol and client modules (and their JOSE
+// a provider the host registered), the A2A SDK's protocol, client and errors modules (and their JOSE
 // library) with the first A2A connection, node:zlib with the first session file a thread stores or restores, codex's exec transport with its first run; nothing under /proc is read at load. A fresh node process imports the packages with a load hook that
 // names every ES module it loads, and lists the CommonJS modules required (the schema libraries
 // are loaded with require()).
@@ -44,8 +44,8 @@ const loaded = (lines: string[]) => lines.filter((line) => line.startsWith("LOAD
 const heavy = (urls: string[]) => urls.filter((url) => /@modelcontextprotocol|\/node_modules\/(tar|yauzl)\/|node:http$/.test(url));
 const zlib = (urls: string[]) => urls.filter((url) => url === "node:zlib");
 const otel = (urls: string[]) => urls.filter((url) => url.includes("@opentelemetry"));
-/** The A2A SDK's protocol and client modules and the JOSE library they import (its errors module is small and stays static). */
-const a2aSdk = (urls: string[]) => urls.filter((url) => /\/@a2a-js\/sdk\/dist\/(index|client\/)|\/node_modules\/jose\//.test(url));
+/** The A2A SDK's modules (protocol, client, errors) and the JOSE library they import. */
+const a2aSdk = (urls: string[]) => urls.filter((url) => /\/@a2a-js\/sdk\/dist\/|\/node_modules\/jose\//.test(url));
 const schemaStack = (urls: string[]) => urls.filter((url) => /\/node_modules\/(ajv|ajv-formats|zod|zod-to-json-schema)\//.test(url));
 
 describe("modules loaded with the SDK", () => {

@@ -74,6 +74,27 @@ describe("misspelt options are refused with a suggestion before anything starts"
     expect(error.message).toBe("run options: threadStore is not a known option; it is an Agent option (new Agent(driver, { ... }))");
   });
 
+  it.each([
+    ["maxTurns", {}, "maxTurns", "the Claude Agent SDK's maxTurns is budget.maxTurns here"],
+    ["permissionMode", {}, "permissionMode", "the Claude Agent SDK's permissionMode is policy here"],
+    ["sandboxMode", {}, "sandboxMode", "the Codex SDK's sandboxMode is policy.sandbox here"],
+    ["budget.maxBudgetUsd", { budget: { maxBudgetUsd: 1 } }, "budget.maxBudgetUsd", "budget.maxCostUsd here"],
+    ["hooks.PreToolUse", { hooks: { PreToolUse: () => undefined } }, "hooks.PreToolUse", "hooks.beforeToolCall here"],
+  ])("run options: the peer SDKs' name %s is refused with what to write here", async (_name, options, field, hint) => {
+    const given = Object.keys(options).length > 0 ? options : { [field]: 1 };
+    const driver = okDriver();
+    const { error } = await refusedRun(new Agent(driver).stream("p", given as RunOptions));
+    expect(error).toMatchObject({ subject: "run options", field, suggestion: undefined });
+    expect(error.message).toContain(`run options: ${field} is not a known option; `);
+    expect(error.message).toContain(hint);
+    expect(driver.requests).toHaveLength(0);
+  });
+
+  it("Agent options: the peer SDKs' name canUseTool is refused with onApproval named", () => {
+    const error = constructionRefusal(() => new Agent(okDriver(), { canUseTool: () => true } as never));
+    expect(error.message).toBe("Agent options: canUseTool is not a known option; the Claude Agent SDK's canUseTool is onApproval here");
+  });
+
   it("thread options: resumeonly → did you mean resumeOnly, thrown by agent.thread()", () => {
     const agent = new Agent(okDriver(), { threadStore: new MemoryThreadStore() });
     const error = constructionRefusal(() => agent.thread("t", { resumeonly: true } as never));

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import { MemoryThreadStore, type SessionStateStore, type ThreadStore } from "@adaptor/threadstore";
+import { hostileSegmentStore } from "@adaptor/threadstore/testing";
 import {
   Agent,
   ErrThreadSessionCorrupt,
@@ -265,6 +266,32 @@ describe("portable sessions (SDK)", () => {
     expect(other.reason).toBe("damaged");
     expect(b.files.size).toBe(0);
   });
+
+  for (const damage of ["drop", "truncate", "swap"] as const) {
+    it(`a custom store that did ${damage} an old segment while still reporting the full count and length fails the next turn on the host whose copy is whole (ErrThreadSessionCorrupt, from the store's summary), before the CLI continues; without summary that turn went on`, async () => {
+      for (const summary of [true, false]) {
+        const store = new MemoryThreadStore();
+        // Damaged by the third turn's commit: the first segment (of two) swapped with the second, or the second lost or cut.
+        const hostile = hostileSegmentStore(store, { damage, at: damage === "swap" ? 0 : 1, summary });
+        const home = new Home();
+        const driver = hostDriver(home);
+        const a = new Agent(driver, { threadStore: hostile });
+        for (const turn of ["one", "two", "three"]) await a.thread("k").run(turn);
+        const committed = await store.resolve({ key: "k" });
+        const next = a.thread("k").run("four");
+        if (!summary) {
+          // What the check is for: the CLI continued from this host's copy as if nothing was lost.
+          expect((await next).text).toBe("saw 4");
+          continue;
+        }
+        const err = await failure(next);
+        expect({ reason: err.reason, corrupt: isError(err, ErrThreadSessionCorrupt) }).toEqual({ reason: "damaged", corrupt: true });
+        expect(err.message).toContain("a stored segment was lost, shortened or reordered");
+        expect(driver.requests).toHaveLength(3);
+        expect((await store.resolve({ key: "k" }))?.revision).toBe(committed?.revision);
+      }
+    });
+  }
 
   it("sessionPortability other than best_effort or strict is an InvalidOptionError at construction", () => {
     expect(() => new Agent(hostDriver(new Home()), { sessionPortability: "loose" as "strict" })).toThrow(InvalidOptionError);

@@ -140,6 +140,13 @@ describe("stream turn controls", () => {
     const refused = await stream.setApprovalMode({ question: "auto_deny" }).catch((e: unknown) => e);
     expect(isError(refused, ErrHumanDecisionModeUnsupported)).toBe(true);
     await expect(stream.setApprovalMode({ nonsense: "ask" } as never)).rejects.toBeInstanceOf(TypeError);
+    const named = await stream.setApprovalMode("acceptEdits" as never).catch((e: unknown) => e);
+    expect(named).toBeInstanceOf(TypeError);
+    expect((named as Error).message).toContain(
+      'modes must be an object of approval kinds (permission, plan_review, question) to modes, e.g. { permission: "auto_approve" }, got string',
+    );
+    expect((named as Error).message).toContain('"acceptEdits"');
+    await expect(stream.setApprovalMode(null as never)).rejects.toThrow("got null");
     const asked: string[] = [];
     for await (const event of stream) {
       if (event.type === "approval-request") {

@@ -42,6 +42,23 @@ describe("validateClaudeConfig", () => {
     expect(message).toBe('claude: invalid driver config: comand is not a known option; did you mean "command"?');
   });
 
+  it("names what to write for the Claude Agent SDK's settingSources and pathToClaudeCodeExecutable", () => {
+    const message = (config: object): string => {
+      try {
+        validateClaudeConfig(config as ClaudeConfig);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "";
+    };
+    expect(message({ settingSources: [] })).toContain(
+      "settingSources is not a known option; workspaceSettings here loads the project's settings",
+    );
+    expect(message({ pathToClaudeCodeExecutable: "/x" })).toContain(
+      "pathToClaudeCodeExecutable is not a known option; the CLI's path is command here",
+    );
+  });
+
   it.each([
     [{ model: "" }, "model"],
     [{ command: "  " }, "command"],

@@ -117,6 +117,14 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
   askForEveryTool: is.boolean(),
 };
 
+/** Claude Agent SDK names for what this config sets, with what to write instead. */
+const CLAUDE_PEER_HINTS: Readonly<Record<string, string>> = {
+  pathToClaudeCodeExecutable: "the CLI's path is command here",
+  executable: "the CLI's path is command here (a script runs with node)",
+  settingSources:
+    "workspaceSettings here loads the project's settings (off by default); the user's settings are those of configDir (CLAUDE_CONFIG_DIR)",
+};
+
 /**
  * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`
  * and `env` copied). `undefined` means "no options".
@@ -131,6 +139,7 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
 export function validateClaudeConfig(config: ClaudeConfig | undefined): ClaudeConfig {
   return validateDriverConfig("claude", config, {
     shape: CLAUDE_CONFIG_SHAPE,
+    hints: CLAUDE_PEER_HINTS,
     ownedFlags: OWNED_FLAGS,
     checkArg: (arg) =>
       /^-[a-zA-Z]{2,}$/.test(arg) && /[prc]/.test(arg.slice(1)) ? `may not set ${JSON.stringify(arg)}: the driver owns it` : undefined,

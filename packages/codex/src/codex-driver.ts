@@ -16,6 +16,7 @@ import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
+import { checkCodexEffort } from "./effort.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
@@ -76,7 +77,8 @@ export class CodexDriver implements Driver {
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
    * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError, InvalidOptionError (field `prompt`,
-   * text over 1,048,576 characters, codex's own limit) before launch; PolicyCapabilityUnsupportedError
+   * text over 1,048,576 characters, codex's own limit; field `effort`, when `configOverrides` also
+   * sets `model_reasoning_effort`) before launch; PolicyCapabilityUnsupportedError
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended); DriverError
    * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
@@ -86,6 +88,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     checkCodexPrompt(request.prompt);
+    checkCodexEffort(request.effort, this.config);
     const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();

@@ -54,6 +54,22 @@ describe("validateCodexConfig", () => {
   });
 });
 
+describe("validateCodexConfig: the Codex SDK's names", () => {
+  it.each([
+    ["codexPathOverride", "the CLI's path is command here"],
+    ["baseUrl", "the model provider is set in CODEX_HOME's config.toml, configOverrides or env here"],
+  ])("%s is refused with what to write here", (key, hint) => {
+    let refused: unknown;
+    try {
+      validateCodexConfig({ [key]: "x" } as CodexConfig);
+    } catch (error) {
+      refused = error;
+    }
+    expect(isError(refused, ErrInvalidDriverConfig)).toBe(true);
+    expect((refused as Error).message).toContain(`${key} is not a known option; ${hint}`);
+  });
+});
+
 describe("validateCodexConfig: options", () => {
   function option(config: unknown): InvalidOptionError {
     let caught: unknown;

@@ -131,6 +131,14 @@ export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze(["approval_pol
 
 const is = optionChecks;
 
+/** Codex SDK names for what this config sets, with what to write instead. */
+const CODEX_PEER_HINTS: Readonly<Record<string, string>> = {
+  codexPathOverride: "the CLI's path is command here",
+  baseUrl: "the model provider is set in CODEX_HOME's config.toml, configOverrides or env here",
+  apiKey: "the key is passed in env here (env: { CODEX_API_KEY }, the variable the Codex SDK sets)",
+  config: "codex config keys are configOverrides here",
+};
+
 /** Codex's own options with their runtime checks (the common ones come from the kit); a key not listed is refused. */
 const CODEX_CONFIG_SHAPE: OptionShape = {
   transport: is.oneOf("app-server", "exec"),
@@ -166,6 +174,7 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
 export function validateCodexConfig(config: CodexConfig | undefined): CodexConfig {
   return validateDriverConfig("codex", config, {
     shape: CODEX_CONFIG_SHAPE,
+    hints: CODEX_PEER_HINTS,
     ownedFlags: OWNED_FLAGS,
     checkArg: (arg, next) => {
       const key = configKeySetBy(arg, next);

@@ -13,6 +13,7 @@ export {
   FleetClosedError,
   FleetRunCancelledError,
   FleetRemoteError,
+  FleetRunExpiredError,
   type StoredError,
 } from "./errors/fleet-errors.js";
 export {
@@ -23,4 +24,5 @@ export {
   ErrFleetClosed,
   ErrFleetRunCancelled,
   ErrFleetRemote,
+  ErrFleetRunExpired,
 } from "./errors/sentinels.js";

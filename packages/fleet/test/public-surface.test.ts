@@ -10,6 +10,7 @@ describe("public surface", () => {
       "ErrFleetRemote",
       "ErrFleetRunCancelled",
       "ErrFleetRunExists",
+      "ErrFleetRunExpired",
       "ErrFleetRunNotFound",
       "Fleet",
       "FleetAttemptsExhaustedError",
@@ -18,6 +19,7 @@ describe("public surface", () => {
       "FleetRemoteError",
       "FleetRunCancelledError",
       "FleetRunExistsError",
+      "FleetRunExpiredError",
       "FleetRunNotFoundError",
       "RunHandle",
     ]);

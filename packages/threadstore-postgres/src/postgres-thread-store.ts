@@ -10,6 +10,8 @@ import {
   type ResolveQuery,
   SessionStateTooLargeError,
   checkSegmentIndex,
+  type SegmentSummary,
+  SEGMENT_CHECKSUM_MODULUS,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -26,7 +28,16 @@ import {
 import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { ONE_ACTIVE_INDEX, THREAD_COLUMNS, quoteIdent, recordFromRow, recordParams, schemaDdl, type ThreadRow } from "./schema.js";
+import {
+  ONE_ACTIVE_INDEX,
+  THREAD_COLUMNS,
+  quoteIdent,
+  recordFromRow,
+  recordParams,
+  schemaDdl,
+  segmentTagSql,
+  type ThreadRow,
+} from "./schema.js";
 import { checkFinalizeRequest, checkLease, checkLeaseArgs, checkResolveQuery, checkTtl, ReleasedLeases } from "@adaptor/threadstore";
 import type { PendingApproval, PendingApprovalDraft, PendingApprovalStore, StoredApprovalDecision } from "@adaptor/threadstore";
 import { PostgresPendingApprovals, isPendingApprovalError, pendingApprovalsDdl } from "./pending-approvals.js";
@@ -161,6 +172,16 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
               checkSegmentIndex(from);
               const rows = await this.#query<{ data: Buffer }>("sessionState", signal, this.#sql.segmentsFrom, [recordId, from]);
               return rows.map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+            },
+            summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> => {
+              const rows = await this.#query<{ segments: string; bytes: string; checksum: string }>(
+                "sessionState",
+                signal,
+                this.#sql.summaryOf,
+                [recordId],
+              );
+              const row = rows[0]!;
+              return { segments: Number(row.segments), bytes: Number(row.bytes), checksum: Number(row.checksum) };
             },
           };
   }
@@ -460,6 +481,7 @@ type Statements = Record<
   | "sessionOf"
   | "segments"
   | "segmentsFrom"
+  | "summaryOf"
   | "listActive"
   | "touchLease"
   | "lockLease"
@@ -534,6 +556,15 @@ function statements(s: string, prepared: boolean): Statements {
     // Segment i of a record is the row numbered first_seq + i.
     segmentsFrom: `SELECT s.data FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id
       WHERE s.record_id = $1 AND s.seq >= h.first_seq + $2::bigint ORDER BY s.seq`,
+    // From the segment rows (octet_length of a bytea reads its header or TOAST pointer, not its
+    // bytes; the tag stored with each), never from the counters of the session row; segment i is
+    // the row first_seq + i. Segments of an earlier version get their tag here, once ("fill").
+    summaryOf: `WITH fill AS (
+        UPDATE ${segments} SET tag = ${segmentTagSql("data")} WHERE record_id = $1 AND tag IS NULL RETURNING seq, tag)
+      SELECT count(*)::text AS segments, COALESCE(sum(octet_length(s.data)), 0)::text AS bytes,
+        (COALESCE(sum(((s.seq - h.first_seq + 1) * COALESCE(s.tag, f.tag)) % ${SEGMENT_CHECKSUM_MODULUS}), 0) % ${SEGMENT_CHECKSUM_MODULUS})::text AS checksum
+      FROM ${segments} s JOIN ${sessions} h ON h.record_id = s.record_id LEFT JOIN fill f ON f.seq = s.seq
+      WHERE s.record_id = $1`,
     listActive: `SELECT t.id, t.key, t.driver_type, t.identity, t.created_at, t.updated_at, t.revision::text AS revision,
                    (SELECT count(*) FROM ${threads} a WHERE a.key = t.key AND a.status = 'archived')::text AS archived,
                    COALESCE((SELECT x.bytes FROM ${sessions} x WHERE x.record_id = t.id), 0)::text AS session_bytes
@@ -673,8 +704,8 @@ function finalizeText(s: string, shape: FinalizeShape): string {
            AND record_id = $1::text AND seq < (SELECT base FROM sz)
          RETURNING 1)`,
       `sins AS (
-         INSERT INTO ${segments} (record_id, seq, data)
-         SELECT $1::text, (SELECT base FROM sz) + g.n - 1, g.data
+         INSERT INTO ${segments} (record_id, seq, tag, data)
+         SELECT $1::text, (SELECT base FROM sz) + g.n - 1, ${segmentTagSql("g.data")}, g.data
          FROM unnest($19::bytea[]) WITH ORDINALITY AS g(data, n)
          WHERE (SELECT go FROM ok)
          RETURNING 1)`,

@@ -1,4 +1,4 @@
-import type { ThreadRecord, ThreadRecordDraft } from "@adaptor/threadstore";
+import { SEGMENT_CHECKSUM_MODULUS, type ThreadRecord, type ThreadRecordDraft } from "@adaptor/threadstore";
 
 /** Quotes a PostgreSQL identifier (a schema name). */
 export function quoteIdent(name: string): string {
@@ -55,6 +55,9 @@ export function schemaDdl(s: string): string[] {
       data bytea NOT NULL,
       PRIMARY KEY (record_id, seq)
     )`,
+    // Each segment's `segmentTag`, computed from its bytes when it is inserted (NULL for segments
+    // of an earlier version, until their record's first summary).
+    `ALTER TABLE ${s}.adaptor_thread_session_segments ADD COLUMN IF NOT EXISTS tag bigint`,
   ];
 }
 
@@ -126,4 +129,13 @@ export function recordParams(record: ThreadRecordDraft): unknown[] {
     record.createdAt.toISOString(),
     record.updatedAt.toISOString(),
   ];
+}
+
+/**
+ * SQL of a segment's `segmentTag` from its bytes `data`: the first four bytes of its SHA-256 as a
+ * big-endian unsigned integer, modulo `SEGMENT_CHECKSUM_MODULUS`.
+ */
+export function segmentTagSql(data: string): string {
+  const h = `sha256(${data})`;
+  return `((get_byte(${h}, 0)::bigint << 24) | (get_byte(${h}, 1)::bigint << 16) | (get_byte(${h}, 2)::bigint << 8) | get_byte(${h}, 3)::bigint) % ${SEGMENT_CHECKSUM_MODULUS}`;
 }

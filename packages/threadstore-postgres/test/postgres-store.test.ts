@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
-import { BusyError, type ThreadRecordDraft } from "@adaptor/threadstore";
+import { BusyError, segmentSummaryAfter, type ThreadRecordDraft } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg-env.js";
 import { checkHammerReports, runHammerWorkers } from "@adaptor/threadstore/testing";
@@ -275,5 +275,60 @@ if (!PG_URL) {
       expect((record?.checkpoint.data as { count: number }).count).toBe(WORKERS * CYCLES);
       expect(reports.every((r) => r.busy >= 1)).toBe(true); // every worker was refused while the holder held the lease
     }, 120_000); // four worker processes start slowly on a busy machine
+
+    it("summary is computed from the segment rows, not the session row's counters: a row deleted, shortened or two rows swapped show in it", async () => {
+      const segments = ["aaaa", "bbbb", "cccc"].map((t) => Buffer.from(t));
+      const honest = segmentSummaryAfter(undefined, { mode: "replace", segments });
+      const damage = [
+        "UPDATE {s}.adaptor_thread_session_segments SET data = substring(data FROM 1 FOR 3) WHERE seq = 1",
+        // Two rows of one length swap places (their tags go with them).
+        `UPDATE {s}.adaptor_thread_session_segments SET seq = -1 WHERE seq = 0;
+         UPDATE {s}.adaptor_thread_session_segments SET seq = 0 WHERE seq = 1;
+         UPDATE {s}.adaptor_thread_session_segments SET seq = 1 WHERE seq = -1;`,
+        "DELETE FROM {s}.adaptor_thread_session_segments WHERE seq = 0",
+      ];
+      for (const [i, statement] of damage.entries()) {
+        const name = schema(`summary${i}`);
+        const store = new PostgresThreadStore({ pool, schema: name });
+        await store.migrate();
+        await store.finalize({
+          leases: [],
+          record: record("rec", "k"),
+          sessionState: { mode: "replace", segments, manifest: {}, limitBytes: 100 },
+        });
+        expect(await store.sessionState!.summary!("rec")).toStrictEqual(honest);
+        await pool.query(statement.replaceAll("{s}", `"${name}"`));
+        expect({ i, counters: await store.sessionState!.read("rec") }).toMatchObject({ i, counters: { segments: 3, bytes: 12 } });
+        expect({ i, same: await store.sessionState!.summary!("rec") }).not.toStrictEqual({ i, same: honest });
+        await store.close();
+      }
+    });
+
+    it("segments stored before segment tags (tag NULL after migrate adds the column) are tagged at the first summary, which then adds up", async () => {
+      const name = schema("untagged");
+      const store = new PostgresThreadStore({ pool, schema: name });
+      await store.migrate();
+      const segments = [Buffer.from("first"), Buffer.from("second!")];
+      await store.finalize({
+        leases: [],
+        record: record("rec", "k"),
+        sessionState: { mode: "replace", segments, manifest: {}, limitBytes: 100 },
+      });
+      await pool.query(`UPDATE "${name}".adaptor_thread_session_segments SET tag = NULL`);
+      const expected = segmentSummaryAfter(undefined, { mode: "replace", segments });
+      expect(await store.sessionState!.summary!("rec")).toStrictEqual(expected);
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${name}".adaptor_thread_session_segments WHERE tag IS NULL`);
+      expect(rows[0].n).toBe(0);
+      expect(await store.sessionState!.summary!("rec")).toStrictEqual(expected);
+      // The tags the database computes are the kit's: one appended segment adds up the same way.
+      const more = [Buffer.from("third, longer")];
+      await store.finalize({
+        leases: [],
+        record: record("rec", "k"),
+        sessionState: { mode: "append", segments: more, manifest: {}, limitBytes: 100 },
+      });
+      expect(await store.sessionState!.summary!("rec")).toStrictEqual(segmentSummaryAfter(expected, { mode: "append", segments: more }));
+      await store.close();
+    });
   });
 }

@@ -1,10 +1,20 @@
 import type { ThreadRecord, ThreadRecordDraft } from "@adaptor/threadstore";
 
+/** The session segments table: `tag` (the segment's `segmentTag`) before `data`. */
+const SEGMENTS_TABLE = `CREATE TABLE IF NOT EXISTS adaptor_thread_session_segments (
+  record_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  tag INTEGER,
+  data BLOB NOT NULL,
+  PRIMARY KEY (record_id, seq)
+) STRICT;`;
+
 /**
  * Tables of the SQLite store, created on open with `IF NOT EXISTS` (safe when several processes
  * open one file at once). Times are integer milliseconds since the Unix epoch (UTC). A lease row is
  * never deleted: release clears `owner`, so the per-target `token` counter never resets. Session
- * state (the optional capability) is one row per record plus its numbered segments.
+ * state (the optional capability) is one row per record plus its numbered segments, each with its
+ * `segmentTag` (before the data, so the summary reads it without walking the data's overflow pages).
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS adaptor_threads (
@@ -36,21 +46,27 @@ CREATE TABLE IF NOT EXISTS adaptor_thread_sessions (
   segments INTEGER NOT NULL,
   bytes INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE IF NOT EXISTS adaptor_thread_session_segments (
-  record_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY (record_id, seq)
-) STRICT;
+${SEGMENTS_TABLE}
 `;
 
 /**
  * Upgrades a file made by an earlier version, inside the opening transaction: adds the
- * `revision` column (existing records start at revision 1).
+ * `revision` column (existing records start at revision 1) and the segments' `tag` column (after
+ * rebuilding that table so the tag comes before the data; existing segments get their tag at their
+ * record's first summary).
  */
 export function migrateSchema(db: { prepare(sql: string): { all(): unknown[] }; exec(sql: string): unknown }): void {
   const columns = db.prepare("PRAGMA table_info(adaptor_threads)").all() as { name: string }[];
   if (!columns.some((c) => c.name === "revision")) db.exec("ALTER TABLE adaptor_threads ADD COLUMN revision INTEGER NOT NULL DEFAULT 1");
+  const segmentColumns = db.prepare("PRAGMA table_info(adaptor_thread_session_segments)").all() as { name: string }[];
+  if (!segmentColumns.some((c) => c.name === "tag")) {
+    // Rebuilt rather than altered, so `tag` comes before `data` as in a new file (a column after a
+    // large BLOB is read by walking the BLOB's overflow pages).
+    db.exec(`${SEGMENTS_TABLE.replace("adaptor_thread_session_segments", "adaptor_thread_session_segments_tagged")}
+      INSERT INTO adaptor_thread_session_segments_tagged (record_id, seq, data) SELECT record_id, seq, data FROM adaptor_thread_session_segments;
+      DROP TABLE adaptor_thread_session_segments;
+      ALTER TABLE adaptor_thread_session_segments_tagged RENAME TO adaptor_thread_session_segments;`);
+  }
 }
 
 /** A row of `adaptor_threads` as written (the store assigns `revision`). */

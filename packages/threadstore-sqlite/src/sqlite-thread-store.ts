@@ -10,6 +10,9 @@ import {
   SessionStateTooLargeError,
   checkSegmentIndex,
   sessionStateBytesAfter,
+  type SegmentSummary,
+  segmentTag,
+  SEGMENT_CHECKSUM_MODULUS,
   type SessionStateStore,
   type StoredSessionState,
   type StoreFaults,
@@ -182,6 +185,11 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
                   .map((found) => new Uint8Array(found.data.buffer, found.data.byteOffset, found.data.byteLength)),
               );
             },
+            // From the segment rows (LENGTH of a BLOB reads its header, not its bytes; the tag
+            // stored with each), never from the counters of the session row. Segments written by an
+            // earlier version get their tag here, once.
+            summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> =>
+              this.#run("sessionState", signal, () => this.#summary(recordId)),
           };
 
     this.#acquire = this.#db.transaction((target: string, owner: string, ttlMs: number): Lease => {
@@ -228,7 +236,7 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
         let seq = state.mode === "append" ? (stored?.segments ?? 0) : 0;
         if (state.mode === "replace") sql.dropSegments.run(row.id);
         for (const segment of state.segments)
-          sql.putSegment.run(row.id, seq++, Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
+          sql.putSegment.run(row.id, seq++, segmentTag(segment), Buffer.from(segment.buffer, segment.byteOffset, segment.byteLength));
         sql.putSession.run(row.id, JSON.stringify(state.manifest), seq, bytes);
       }
       this.#step("record-written");
@@ -382,6 +390,20 @@ export class SqliteThreadStore implements ThreadStore, PendingApprovalStore, Thr
   }
 
   /** Runs one synchronous database step with the signal, closed and fault checks, mapping backend errors. */
+  /** `sessionState.summary`: tags the record's untagged segments (written by an earlier version), then sums its rows. */
+  #summary(recordId: string): SegmentSummary {
+    const sql = this.#sql;
+    const untagged = sql.untagged.all(recordId);
+    if (untagged.length > 0)
+      this.#db
+        .transaction(() => {
+          for (const found of untagged) sql.putTag.run(segmentTag(found.data), recordId, found.seq);
+        })
+        .immediate();
+    const found = sql.summaryOf.get(recordId)!;
+    return { segments: found.segments, bytes: found.bytes, checksum: found.checksum };
+  }
+
   #run<T>(operation: StoreOperation, signal: AbortSignal | undefined, body: () => T): Promise<T> {
     signal?.throwIfAborted();
     if (this.#closed) throw new DriverError({ op: operation, device: DEVICE, code: ErrCode.DeviceDisconnected, cause: "store closed" });
@@ -458,8 +480,20 @@ function prepare(db: Database.Database) {
     segmentsFrom: db.prepare<[string, number], { data: Buffer }>(
       "SELECT data FROM adaptor_thread_session_segments WHERE record_id = ? AND seq >= ? ORDER BY seq",
     ),
+    // A replace renumbers from 0, so seq + 1 is a segment's position + 1. Every term is below 2^62.
+    summaryOf: db.prepare<[string], { segments: number; bytes: number; checksum: number }>(
+      `SELECT COUNT(*) AS segments, COALESCE(SUM(LENGTH(data)), 0) AS bytes,
+         COALESCE(SUM(((seq + 1) * tag) % ${SEGMENT_CHECKSUM_MODULUS}), 0) % ${SEGMENT_CHECKSUM_MODULUS} AS checksum
+       FROM adaptor_thread_session_segments WHERE record_id = ?`,
+    ),
     dropSegments: db.prepare<[string]>("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?"),
-    putSegment: db.prepare<[string, number, Buffer]>("INSERT INTO adaptor_thread_session_segments (record_id, seq, data) VALUES (?, ?, ?)"),
+    putSegment: db.prepare<[string, number, number, Buffer]>(
+      "INSERT INTO adaptor_thread_session_segments (record_id, seq, tag, data) VALUES (?, ?, ?, ?)",
+    ),
+    untagged: db.prepare<[string], { seq: number; data: Buffer }>(
+      "SELECT seq, data FROM adaptor_thread_session_segments WHERE record_id = ? AND tag IS NULL",
+    ),
+    putTag: db.prepare<[number, string, number]>("UPDATE adaptor_thread_session_segments SET tag = ? WHERE record_id = ? AND seq = ?"),
     putSession: db.prepare<[string, string, number, number]>(
       `INSERT INTO adaptor_thread_sessions (record_id, manifest_json, segments, bytes) VALUES (?, ?, ?, ?)
        ON CONFLICT (record_id) DO UPDATE SET manifest_json = excluded.manifest_json, segments = excluded.segments, bytes = excluded.bytes`,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
-import { BusyError, ErrBusy } from "@adaptor/threadstore";
+import { BusyError, ErrBusy, segmentSummaryAfter } from "@adaptor/threadstore";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 
 const dir = mkdtempSync(join(tmpdir(), "adaptor-sqlite-unit-"));
@@ -104,6 +104,65 @@ describe("SqliteThreadStore", () => {
     const again = new SqliteThreadStore({ path });
     expect((await again.resolve({ id: "old-id" }))?.revision).toBe(2);
     await again.close();
+  });
+
+  it("a file from before segment tags is upgraded on open (tag before data); its old segments are tagged at the first summary, which then adds up", async () => {
+    const path = file();
+    const old = new Database(path);
+    old.exec(`CREATE TABLE adaptor_thread_session_segments (
+      record_id TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (record_id, seq)) STRICT`);
+    const segments = [Buffer.from("first"), Buffer.from("second!")];
+    for (const [seq, data] of segments.entries())
+      old.prepare("INSERT INTO adaptor_thread_session_segments VALUES ('rec', ?, ?)").run(seq, data);
+    old.close();
+    const store = new SqliteThreadStore({ path });
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT name FROM pragma_table_info('adaptor_thread_session_segments')").pluck().all()).toEqual([
+      "record_id",
+      "seq",
+      "tag",
+      "data",
+    ]);
+    db.close();
+    expect(await store.sessionState!.summary!("rec")).toStrictEqual(segmentSummaryAfter(undefined, { mode: "replace", segments }));
+    expect((await store.sessionState!.segments("rec")).map((s) => Buffer.from(s).toString())).toEqual(["first", "second!"]);
+    await store.close();
+  });
+
+  it("summary is computed from the segment rows, not the session row's counters: a row deleted, shortened or two rows swapped show in it", async () => {
+    const path = file();
+    const store = new SqliteThreadStore({ path });
+    const record = { id: "rec", key: "k", status: "active" as const, driverType: "d", identity: "", fingerprint: "f", codec: "c" };
+    const segments = ["aaaa", "bbbb", "cccc"].map((t) => Buffer.from(t));
+    await store.finalize({
+      leases: [],
+      record: { ...record, checkpoint: { resumeId: "s" }, createdAt: new Date(0), updatedAt: new Date(0) },
+      sessionState: { mode: "replace", segments, manifest: {}, limitBytes: 100 },
+    });
+    const honest = segmentSummaryAfter(undefined, { mode: "replace", segments });
+    expect(await store.sessionState!.summary!("rec")).toStrictEqual(honest);
+    const db = new Database(path);
+    const damage = [
+      "UPDATE adaptor_thread_session_segments SET data = substr(data, 1, 3) WHERE seq = 1",
+      // Two rows of one length swap places (their tags go with them).
+      `UPDATE adaptor_thread_session_segments SET seq = -1 WHERE seq = 0;
+       UPDATE adaptor_thread_session_segments SET seq = 0 WHERE seq = 1;
+       UPDATE adaptor_thread_session_segments SET seq = 1 WHERE seq = -1;`,
+      "DELETE FROM adaptor_thread_session_segments WHERE seq = 0",
+    ];
+    for (const [i, statement] of damage.entries()) {
+      const copy = file();
+      await db.backup(copy);
+      const damaged = new Database(copy);
+      damaged.exec(statement);
+      damaged.close();
+      const other = new SqliteThreadStore({ path: copy });
+      expect({ i, counters: await other.sessionState!.read("rec") }).toMatchObject({ i, counters: { segments: 3, bytes: 12 } });
+      expect({ i, same: await other.sessionState!.summary!("rec") }).not.toStrictEqual({ i, same: honest });
+      await other.close();
+    }
+    db.close();
+    await store.close();
   });
 
   it("a session-state row whose manifest is not JSON (a damaged row) reads as its raw text, not as a backend failure", async () => {

@@ -13,6 +13,13 @@ export { AlreadyExistsError } from "./errors/already-exists-error.js";
 export { InvalidThreadKeyError } from "./errors/invalid-thread-key-error.js";
 export { SessionStateTooLargeError } from "./errors/session-state-too-large-error.js";
 export type { SessionStateWrite, StoredSessionState, SessionStateStore } from "./session-state/session-state.js";
+export {
+  segmentSummaryAfter,
+  segmentTag,
+  checksumTerm,
+  SEGMENT_CHECKSUM_MODULUS,
+  type SegmentSummary,
+} from "./session-state/segment-summary.js";
 export { MAX_THREAD_KEY_BYTES, threadKeyProblem, checkThreadKey } from "./keys/thread-key.js";
 export type { ThreadStatus, CheckpointState, ThreadRecord, ThreadRecordDraft } from "./contract/thread-record.js";
 export type { Lease } from "./contract/lease.js";

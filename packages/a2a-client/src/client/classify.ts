@@ -1,8 +1,9 @@
-import { A2AError } from "@a2a-js/sdk/errors";
+import type { A2AError } from "@a2a-js/sdk/errors";
 import { AdaptorError, DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
 import { redactCredentials } from "../errors/sanitize.js";
 import { ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { loadedA2AError } from "./protocol-values.js";
 import { HttpFailure } from "./trust.js";
 
 const UNSUPPORTED_REASONS = new Set([
@@ -88,8 +89,11 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
 }
 
 function findA2AError(err: unknown): A2AError | undefined {
+  // The SDK's errors module loads with the SDK: before that, none of its errors exists.
+  const A2AErrorClass = loadedA2AError();
+  if (!A2AErrorClass) return undefined;
   for (let node: unknown = err, depth = 0; node instanceof Error && depth < 8; node = node.cause, depth++) {
-    if (node instanceof A2AError) return node;
+    if (node instanceof A2AErrorClass) return node;
   }
   return undefined;
 }

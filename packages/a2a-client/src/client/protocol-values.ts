@@ -23,9 +23,25 @@ export const ROLE_USER = 1 as Role.ROLE_USER;
 
 type A2AModules = [typeof import("@a2a-js/sdk"), typeof import("@a2a-js/sdk/client")];
 let modules: Promise<A2AModules> | undefined;
+/** The A2A SDK's error class, once its module was loaded with the rest of the SDK. */
+let errorClass: typeof import("@a2a-js/sdk/errors").A2AError | undefined;
 
-/** The A2A SDK's protocol module and its client, imported by the first call. */
+/** The A2A SDK's protocol module and its client (and its errors module), imported by the first call. */
 export function a2aSdk(): Promise<A2AModules> {
-  modules ??= Promise.all([import("@a2a-js/sdk"), import("@a2a-js/sdk/client")]);
+  modules ??= Promise.all([
+    import("@a2a-js/sdk"),
+    import("@a2a-js/sdk/client"),
+    import("@a2a-js/sdk/errors").then((errors) => {
+      errorClass = errors.A2AError;
+    }),
+  ]).then(([sdk, client]) => [sdk, client]);
   return modules;
+}
+
+/**
+ * The A2A SDK's `A2AError` class once {@link a2aSdk} loaded the SDK; undefined before, when no
+ * error of the SDK can have been thrown yet (every call to a remote agent loads it first).
+ */
+export function loadedA2AError(): typeof import("@a2a-js/sdk/errors").A2AError | undefined {
+  return errorClass;
 }

@@ -9,6 +9,7 @@ import {
   THREAD_OPTIONS_SHAPE,
 } from "./option-shapes.js";
 import { copyOptionData } from "./copy-option-data.js";
+import { PEER_OPTION_HINTS } from "./peer-names.js";
 
 /** Options of `agent.thread(key, options)`. */
 export interface ThreadOptions {
@@ -42,7 +43,9 @@ export interface ThreadOptions {
  * @throws InvalidOptionError (subject `"Agent options"`) naming the field: see {@link checkRunOptions}.
  */
 export function checkAgentOptions(options: unknown): AgentOptions {
-  return copyOptionData(checkOptions<AgentOptions>("Agent options", options, AGENT_OPTIONS_SHAPE, { elsewhere: RUN_ONLY_HINTS }));
+  return copyOptionData(
+    checkOptions<AgentOptions>("Agent options", options, AGENT_OPTIONS_SHAPE, { elsewhere: RUN_ONLY_HINTS, hints: PEER_OPTION_HINTS }),
+  );
 }
 
 /**
@@ -56,7 +59,11 @@ export function checkAgentOptions(options: unknown): AgentOptions {
  */
 export function checkRunOptions(options: unknown): RunOptions {
   return copyOptionData(
-    checkOptions<RunOptions>("run options", options, RUN_OPTIONS_SHAPE, { allowNull: true, elsewhere: AGENT_ONLY_HINTS }),
+    checkOptions<RunOptions>("run options", options, RUN_OPTIONS_SHAPE, {
+      allowNull: true,
+      elsewhere: AGENT_ONLY_HINTS,
+      hints: PEER_OPTION_HINTS,
+    }),
   );
 }
 
@@ -70,6 +77,7 @@ export function checkPrewarmOptions(options: unknown): RunOptions & { readonly c
     checkOptions<RunOptions & { readonly count?: number }>("prewarm options", options, PREWARM_OPTIONS_SHAPE, {
       allowNull: true,
       elsewhere: AGENT_ONLY_HINTS,
+      hints: PEER_OPTION_HINTS,
     }),
   );
 }

@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
+import { PEER_BUDGET_HINTS, PEER_HOOK_HINTS } from "./peer-names.js";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
 const checkedLater: OptionCheck = () => undefined;
@@ -56,12 +57,15 @@ const SHARED: OptionShape = {
   disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
   effort: is.oneOf("minimal", "low", "medium", "high"),
-  budget: is.shape({
-    maxTurns: is.integer(1),
-    maxToolCalls: is.integer(1),
-    maxCostUsd: is.anyOf("a number of US dollars > 0", is.number(Number.MIN_VALUE)),
-  }),
-  hooks: is.shape({ beforeToolCall: is.func(), afterToolCall: is.func(), onPromptSubmit: is.func(), onStop: is.func() }),
+  budget: is.shape(
+    {
+      maxTurns: is.integer(1),
+      maxToolCalls: is.integer(1),
+      maxCostUsd: is.anyOf("a number of US dollars > 0", is.number(Number.MIN_VALUE)),
+    },
+    PEER_BUDGET_HINTS,
+  ),
+  hooks: is.shape({ beforeToolCall: is.func(), afterToolCall: is.func(), onPromptSubmit: is.func(), onStop: is.func() }, PEER_HOOK_HINTS),
   // Each entry is checked when skills resolve (ErrSkillKeyMissing, ErrSkillSourceMissing, ...).
   skills: is.arrayOf(checkedLater, "an array of skills (skillDir, skillInline, skillArchive, skillKey)"),
   skillProvider: is.object("a SkillProvider", ["getSkills"]),

@@ -123,7 +123,8 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * @returns `true` once applied; `false` when the run had ended.
    * @throws FeatureUnsupportedError (rejected) when the driver does not declare it;
    * HumanDecisionModeUnsupportedError (rejected) for a mode the driver does not support for that
-   * kind; TypeError (rejected) for an unknown kind.
+   * kind; TypeError (rejected) for `modes` that is not an object (a string such as
+   * `"acceptEdits"`, `null`) or an unknown kind.
    */
   setApprovalMode(modes: ApprovalModes): Promise<boolean> {
     try {

@@ -85,17 +85,26 @@ export class TurnControls {
    * approval broker exists: kept for it), `false` when the run has ended. `inherit` is the kind's
    * default, as at launch.
    * @throws FeatureUnsupportedError when the driver does not declare `turnControl.approvalMode`;
-   * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for an
-   * unknown kind.
+   * HumanDecisionModeUnsupportedError for a mode its descriptor does not list; TypeError for
+   * `modes` that is not an object, or an unknown kind.
    */
   approvalModes(modes: ApprovalModes): boolean {
     const { type, capabilities } = this.#descriptor;
     if (capabilities.turnControl?.approvalMode !== true) {
       throw new FeatureUnsupportedError(type, "setApprovalMode", "its CLI decides at launch which tool calls it asks about");
     }
+    if (typeof modes !== "object" || modes === null || Array.isArray(modes)) {
+      const peer =
+        typeof modes === "string"
+          ? ` (a permission mode name such as the Claude Agent SDK's setPermissionMode takes: ${JSON.stringify(modes)}; docs/migrating.md maps them)`
+          : "";
+      throw new TypeError(
+        `setApprovalMode: modes must be an object of approval kinds (permission, plan_review, question) to modes, e.g. { permission: "auto_approve" }, got ${modes === null ? "null" : Array.isArray(modes) ? "an array" : typeof modes}${peer}`,
+      );
+    }
     const defaults = resolveApprovalSettings().modes;
     const resolved: Modes = {};
-    for (const [kind, mode] of Object.entries(modes ?? {}) as [ApprovalKind, ApprovalMode | undefined][]) {
+    for (const [kind, mode] of Object.entries(modes) as [ApprovalKind, ApprovalMode | undefined][]) {
       if (!KINDS.includes(kind)) throw new TypeError(`setApprovalMode: unknown approval kind ${JSON.stringify(kind)}`);
       if (mode === undefined) continue;
       if (mode !== "inherit" && !capabilities.approvals[kind].includes(mode)) throw new HumanDecisionModeUnsupportedError(type, kind, mode);

@@ -1,6 +1,12 @@
 import { promisify } from "node:util";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import type { SessionStateStore, SessionStateWrite, StoredSessionState } from "@adaptor/threadstore";
+import {
+  segmentSummaryAfter,
+  type SegmentSummary,
+  type SessionStateStore,
+  type SessionStateWrite,
+  type StoredSessionState,
+} from "@adaptor/threadstore";
 import { ThreadSessionError, type ThreadSessionFailure } from "../errors/thread-session-error.js";
 import type { TurnLog } from "../thread/turn-log.js";
 import {
@@ -72,6 +78,11 @@ export type SessionCapture =
  * the same window there, gets only the later segments from the store, appended to its copy
  * (`appendSession`). Without those driver methods the files are read whole, with the same results.
  *
+ * Integrity without reading history: each manifest records the `SegmentSummary` its write left
+ * (count, bytes, checksum), computed from that write's segments alone; with a store that has
+ * `summary`, {@link restore} compares it with the store's summary of the segments it holds, so a
+ * loss behind counts that look whole fails the turn before the CLI continues.
+ *
  * The window alone decides only for a local copy whose identity (`SessionFileSlice.identity`) this
  * process verified or read after its own turn, so nothing wrote it since; any other copy (edited in
  * place by another process, or found after a restart) is first hashed whole against every stored
@@ -82,6 +93,12 @@ export class PortableSessions {
   readonly #transfer: SessionTransfer;
   readonly #limitBytes: number;
   readonly #key: string;
+  /**
+   * The store's summary of a stored state whose manifest predates the summary check (so it names
+   * none), taken when this turn's restore found it consistent with the state's count and bytes: the
+   * base the commit's manifest adds its own segments to.
+   */
+  readonly #summaries = new WeakMap<StoredSessionState, SegmentSummary>();
 
   constructor(store: SessionStateStore, transfer: SessionTransfer, limitBytes: number, key: string) {
     this.#store = store;
@@ -109,9 +126,11 @@ export class PortableSessions {
   }
 
   /**
-   * Makes this host's CLI home hold record `recordId`'s stored session files.
+   * Makes this host's CLI home hold record `recordId`'s stored session files. First, with a store
+   * that has `summary`, checks that the segments it holds add up to what the last write left.
    * @throws ThreadSessionError `damaged` (`ErrThreadSessionCorrupt`) when the stored state is not
-   * this driver's format or does not decode to what its manifest says; `restore_failed`
+   * this driver's format, does not decode to what its manifest says, or the store's summary of its
+   * segments differs from the manifest's (a segment lost, shortened or reordered); `restore_failed`
    * (`ErrThreadSessionUnavailable`) when the driver cannot write the files, its error as cause.
    */
   async restore(recordId: string, stored: StoredSessionState, location: SessionLocation, signal?: AbortSignal): Promise<RestoreOutcome> {
@@ -123,6 +142,7 @@ export class PortableSessions {
     const named = Math.max(-1, ...manifest.files.flatMap((file) => file.segments)) + 1;
     if (stored.segments < named)
       throw this.#error("damaged", `the store holds ${stored.segments} segments of record ${recordId}, and its manifest names ${named}`);
+    await this.#checkSummary(recordId, stored, manifest, signal);
     // As the files are now: no waiting for the checkpoint's last entry, which an older copy lacks.
     const { data: _now, ...asTheyAre } = location;
     const stored_ = (name: string): SessionManifestFile | undefined => manifest.files.find((file) => file.name === name);
@@ -164,6 +184,31 @@ export class PortableSessions {
       throw this.#error("restore_failed", "the stored session files could not be written into this host's CLI home", cause);
     }
     return "restored";
+  }
+
+  /**
+   * With a store that has `summary`: what the store's segments of `recordId` add up to must be what
+   * the last write left (the manifest's `stored`; for a manifest of an earlier version, the state's
+   * count and bytes), so a store that lost, shortened or reordered a segment while still reporting
+   * the full count and length fails the turn here, before the CLI continues from a copy that hides
+   * the loss. Costs one query of the store, whatever the history's size. Without `summary`, nothing.
+   * @throws ThreadSessionError `damaged` on a mismatch; the store's errors as they are.
+   */
+  async #checkSummary(recordId: string, stored: StoredSessionState, manifest: SessionManifest, signal?: AbortSignal): Promise<void> {
+    if (!this.#store.summary) return;
+    const held = await this.#store.summary(recordId, signal);
+    const expected = manifest.stored;
+    const same = expected
+      ? held.segments === expected.segments && held.bytes === expected.bytes && held.checksum === expected.checksum
+      : held.segments === stored.segments && held.bytes === stored.bytes;
+    if (!same) {
+      const want = expected ?? { segments: stored.segments, bytes: stored.bytes };
+      throw this.#error(
+        "damaged",
+        `the store's segments of record ${recordId} add up to ${JSON.stringify(held)}, and its last write left ${JSON.stringify(want)}: a stored segment was lost, shortened or reordered`,
+      );
+    }
+    if (!expected) this.#summaries.set(stored, held);
   }
 
   /**
@@ -405,11 +450,16 @@ export class PortableSessions {
         message: `session state of ${bytes} bytes is over the limit of ${this.#limitBytes}`,
       };
     }
+    // What the record's segments add up to after this write: from the new segments alone, on top of
+    // what the previous write left (unknown for a manifest of an earlier version not checked this turn).
+    const base = append ? (before.stored ?? this.#summaries.get(previous!)) : undefined;
+    const summary = append && !base ? undefined : segmentSummaryAfter(base, { mode: append ? "append" : "replace", segments });
     const manifest: SessionManifest = {
       v: 1,
       format: this.#transfer.format,
       compression: "gzip",
       files: manifestFiles,
+      ...(summary ? { stored: summary } : {}),
       ...(turns ? { turns } : {}),
     };
     // The copy as stored now: its earlier bytes were checked when the turn began, the rest is stored.

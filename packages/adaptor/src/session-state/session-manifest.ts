@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { SegmentSummary } from "@adaptor/threadstore";
 import type { TurnLog } from "../thread/turn-log.js";
 
 /** How the SDK describes a thread's stored session state (the store keeps it as opaque JSON). */
@@ -11,6 +12,13 @@ export interface SessionManifest {
   readonly compression: "gzip";
   /** The files, each the concatenation of its segments (indexes into the record's segments) once decompressed. */
   readonly files: readonly SessionManifestFile[];
+  /**
+   * What the record's stored segments add up to after the write that stored this manifest
+   * (`SegmentSummary`: count, bytes, checksum), for comparing with a store's
+   * `summary` when a turn begins. Written since that check; absent in manifests of earlier versions
+   * and after a write whose earlier segments' summary was not known.
+   */
+  readonly stored?: SegmentSummary;
   /**
    * The conversation's committed turns and the checkpoint each ended at, for a fork at an earlier
    * turn (`thread.fork(key, { at })`). Written since forks at a turn; absent before.
@@ -157,5 +165,10 @@ export function readManifest(value: unknown, format: string): SessionManifest | 
       // Something to check the content against: the whole-file hash, or the per-segment hashes and a tail.
       (f.sha256 !== undefined || (f.segmentSha256 !== undefined && f.tail !== undefined)),
   );
-  return ok ? (m as SessionManifest) : undefined;
+  const count = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) >= 0;
+  const stored = m.stored as Partial<SegmentSummary> | undefined;
+  const storedOk =
+    stored === undefined ||
+    (typeof stored === "object" && stored !== null && count(stored.segments) && count(stored.bytes) && count(stored.checksum));
+  return ok && storedOk ? (m as SessionManifest) : undefined;
 }

@@ -452,10 +452,11 @@ export class ClaudeSession implements PooledProcess {
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
       // A background shell the turn started (Bash `run_in_background`) ends with the turn: on a
-      // process kept for the next turn, and before a one-shot CLI is asked to exit (it would wait for it).
+      // process kept for the next turn, and before a one-shot CLI is asked to exit (it would wait for
+      // it). A one-shot CLI's exit ends what is still below it: one listing that finds nothing does.
       if (!ended && healthy && !signal.aborted) {
         await this.#stopBackgroundTasks(sink, signal);
-        await endTurnBackground(proc, running, sink, { settleMs: BACKGROUND_SETTLE_MS, graceMs: this.#graceMs });
+        await endTurnBackground(proc, running, sink, { settleMs: BACKGROUND_SETTLE_MS, graceMs: this.#graceMs, exiting: !keepAlive });
       }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;

@@ -23,12 +23,19 @@ export function driverConfigRefusal(driver: string, field: string, reason: strin
  * carry) and returns a frozen snapshot. `undefined` means "no options"; `null` is refused.
  *
  * @param driver - the driver type, e.g. `"claude"`; the subject is `"<driver> config"`.
+ * @param hints - names peer SDKs give these options, with what to write instead (`hints` of
+ * `checkOptions`).
  * @throws InvalidDriverConfigError (matches `ErrInvalidDriverConfig`) whose `cause` is the
  * {@link InvalidOptionError} naming the field.
  */
-export function checkDriverConfig<T extends object>(driver: string, config: unknown, shape: OptionShape): T {
+export function checkDriverConfig<T extends object>(
+  driver: string,
+  config: unknown,
+  shape: OptionShape,
+  hints?: Readonly<Record<string, string>>,
+): T {
   try {
-    return checkOptions<T>(`${driver} config`, config, shape);
+    return checkOptions<T>(`${driver} config`, config, shape, hints ? { hints } : {});
   } catch (error) {
     if (!(error instanceof InvalidOptionError)) throw error;
     throw new InvalidDriverConfigError(driver, optionReason(error), { cause: error });

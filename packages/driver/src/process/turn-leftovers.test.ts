@@ -40,6 +40,40 @@ const JOB = [
 ].join("\n");
 
 describe("endTurnLeftovers", () => {
+  it("a process about to exit with nothing left below it is listed once; one that stays up is listed until three listings in a row find nothing", async () => {
+    const listings = { count: 0 };
+    const proc = {
+      pid: process.pid,
+      listDescendants: () => {
+        listings.count++;
+        return Promise.resolve([]);
+      },
+    } as unknown as CliProcess;
+    expect(await endTurnLeftovers(proc, new Set(), { settleMs: 5_000, graceMs: 1_000, exiting: true })).toEqual([]);
+    expect(listings.count).toBe(1);
+    listings.count = 0;
+    expect(await endTurnLeftovers(proc, new Set(), { settleMs: 5_000, graceMs: 1_000 })).toEqual([]);
+    expect(listings.count).toBe(3);
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "a process about to exit with a leftover below it: the leftover is still ended, and reported",
+    async () => {
+      const marker = `leftover-exiting-${process.pid}-${Date.now()}`;
+      const job = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", marker], { stdio: "ignore", detached: true });
+      try {
+        expect(await until(() => naming(marker).length === 1)).toBe(true);
+        const proc = { pid: process.pid, listDescendants: () => Promise.resolve(naming(marker)) } as unknown as CliProcess;
+        const signalled = await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 1_000, exiting: true });
+        expect(signalled).toEqual([job.pid]);
+        expect(await until(() => naming(marker).length === 0)).toBe(true);
+      } finally {
+        for (const pid of naming(marker)) process.kill(pid, "SIGKILL");
+      }
+    },
+    30_000,
+  );
+
   it.skipIf(process.platform !== "linux")(
     "a leftover in a process group of its own making is ended with its whole group, a member no listing saw included",
     async () => {

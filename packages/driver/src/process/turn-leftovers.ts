@@ -15,6 +15,14 @@ export interface TurnLeftoverOptions {
   readonly settleMs: number;
   /** After SIGTERM, how long before SIGKILL, in ms. */
   readonly graceMs: number;
+  /**
+   * True when `proc` is asked to exit right after (a turn whose process serves no other): a first
+   * listing that finds nothing is then final, as the process's own exit ends whatever is still
+   * below it (`CliProcess.close()`; the verdict waits for it). Default false: nothing is taken as
+   * gone before three listings in a row, 20 ms apart, found nothing (a process that stays up keeps
+   * what a listing missed).
+   */
+  readonly exiting?: boolean | undefined;
 }
 
 /**
@@ -35,7 +43,8 @@ export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<
  * not one of `proc`, this process, or a process that stays),
  * round after round for `graceMs` (a job that keeps changing its pid is signalled under each),
  * then SIGKILL the same way to what is still found. Nothing is taken as gone before three listings
- * in a row, 20 ms apart, found nothing. Never throws; the waits never keep Node alive.
+ * in a row, 20 ms apart, found nothing, unless `options.exiting` and the first listing finds
+ * nothing. Never throws; the waits never keep Node alive.
  * @returns the pids it had to signal (empty when nothing was left, or without a baseline).
  */
 export async function endTurnLeftovers(
@@ -55,6 +64,8 @@ export async function endTurnLeftovers(
       }
       return true;
     });
+  // A process about to exit: nothing found now is final (its exit ends what a listing missed).
+  if (options.exiting && (await leftovers()).length === 0) return [];
   // Left alone while they end by themselves: nothing is signalled before `settleMs`.
   if (await sweepUntilGone(leftovers, () => undefined, Date.now() + options.settleMs)) return [];
   // A leftover in a process group of its own making (it called setsid / setpgid) is signalled as

@@ -52,6 +52,12 @@ describe("checkOptions: unknown keys", () => {
     expect(error.message).toBe("test options: threadStore is not a known option; it is an Agent option");
   });
 
+  it("gives another library's name for an option its hint instead of a spelling guess", () => {
+    const error = refusal({ maxTurn: 1 }, { hints: { maxTurn: "it is budget.maxTurns here" } });
+    expect(error.suggestion).toBeUndefined();
+    expect(error.message).toBe("test options: maxTurn is not a known option; it is budget.maxTurns here");
+  });
+
   it("names the nested path of an unknown key in a nested object", () => {
     expect(refusal({ approvals: { timeoutMS: 5 } }).field).toBe("approvals.timeoutMS");
   });

@@ -20,6 +20,12 @@ export interface CheckOptionsSettings {
    * a spelling suggestion, e.g. `{ threadStore: "an Agent option" }`.
    */
   readonly elsewhere?: Readonly<Record<string, string>>;
+  /**
+   * Hints for names other libraries use for an option, with what to write here instead: an
+   * unknown key found here gets `; <hint>` instead of a spelling suggestion, e.g.
+   * `{ maxTurns: "the Claude Agent SDK's maxTurns is budget.maxTurns here" }`.
+   */
+  readonly hints?: Readonly<Record<string, string>>;
   /** Where this object sits inside `subject` (a nested object); prefixed to every field name. Default `""`. */
   readonly path?: string;
 }
@@ -30,7 +36,8 @@ export interface CheckOptionsSettings {
  * as given).
  *
  * Refused, in this order: a value that is not a plain object; an own key `shape` does not know
- * (with the closest known name as `suggestion`, when one is close); an option whose getter throws
+ * (with where it belongs, another library's name for an option, or the closest known name as
+ * `suggestion`, when one is close); an option whose getter throws
  * (the thrown error is the `cause`); an option its check refuses. `undefined` options are skipped.
  *
  * @param subject - what the options are, for messages: `"run options"`, `"claude config"`.
@@ -52,8 +59,16 @@ export function checkOptions<T extends object>(
   for (const key of keys) {
     if (Object.hasOwn(shape, key)) continue;
     const place = settings.elsewhere && Object.hasOwn(settings.elsewhere, key) ? settings.elsewhere[key] : undefined;
-    const suggestion = place === undefined ? closestOption(key, known) : undefined;
-    const hint = place !== undefined ? `; it is ${place}` : suggestion !== undefined ? `; did you mean ${JSON.stringify(suggestion)}?` : "";
+    const named = settings.hints && Object.hasOwn(settings.hints, key) ? settings.hints[key] : undefined;
+    const suggestion = place === undefined && named === undefined ? closestOption(key, known) : undefined;
+    const hint =
+      place !== undefined
+        ? `; it is ${place}`
+        : named !== undefined
+          ? `; ${named}`
+          : suggestion !== undefined
+            ? `; did you mean ${JSON.stringify(suggestion)}?`
+            : "";
     throw new InvalidOptionError({ subject, field: at(key), reason: `is not a known option${hint}`, suggestion });
   }
   const snapshot: Record<string, unknown> = {};

@@ -168,12 +168,15 @@ function abortSignal(): OptionCheck {
   };
 }
 
-/** A nested options object checked with {@link checkOptions} (unknown keys refused), named `field.key`. */
-function shape(inner: OptionShape): OptionCheck {
+/**
+ * A nested options object checked with {@link checkOptions} (unknown keys refused), named
+ * `field.key`; `hints` as in the settings of {@link checkOptions}.
+ */
+function shape(inner: OptionShape, hints?: Readonly<Record<string, string>>): OptionCheck {
   return (value, field, subject) => {
     if (typeof value !== "object" || value === null || Array.isArray(value))
       refuse(subject, field, `must be an object, got ${describeValue(value)}`);
-    checkOptions(subject, value, inner, { path: field });
+    checkOptions(subject, value, inner, { path: field, ...(hints ? { hints } : {}) });
   };
 }
 

@@ -1,4 +1,4 @@
-import { AdaptorError, sentinel, type Sentinel } from "@adaptor/errors";
+import { AdaptorError, ErrCode, sentinel, type Sentinel } from "@adaptor/errors";
 import {
   ErrFleetAttemptsExhausted,
   ErrFleetClosed,
@@ -6,6 +6,7 @@ import {
   ErrFleetRemote,
   ErrFleetRunCancelled,
   ErrFleetRunExists,
+  ErrFleetRunExpired,
   ErrFleetRunNotFound,
 } from "./sentinels.js";
 
@@ -96,6 +97,30 @@ export class FleetRunCancelledError extends AdaptorError {
     super(`fleet run ${runId}: cancelled${reason ? ` (${reason})` : ""}`);
     this.runId = runId;
     this.reason = reason;
+  }
+}
+
+/**
+ * The verdict of a run no worker started within its queue deadline (`queueDeadlineMs`, from its
+ * submission: waiting in the queue and behind its thread's earlier turns), e.g. a run of a run
+ * format no live worker polls. The run never starts afterwards. Matches {@link ErrFleetRunExpired};
+ * `code` is `ErrCode` `"TIMEOUT"`. A host of a version before queue deadlines reads the same
+ * verdict as a {@link FleetRemoteError} with this name, message, code and sentinel.
+ */
+export class FleetRunExpiredError extends AdaptorError {
+  static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRunExpiredError");
+  static override readonly sentinel = ErrFleetRunExpired;
+  /** The run. */
+  readonly runId: string;
+  /** Its queue deadline (ms after its submission). */
+  readonly queueDeadlineMs: number;
+  /** Always `ErrCode.Timeout` (`"TIMEOUT"`). */
+  readonly code = ErrCode.Timeout;
+
+  constructor(runId: string, queueDeadlineMs: number) {
+    super(`fleet run ${runId}: not started within its queue deadline of ${queueDeadlineMs} ms`);
+    this.runId = runId;
+    this.queueDeadlineMs = queueDeadlineMs;
   }
 }
 

@@ -16,3 +16,8 @@ export const ErrFleetRunCancelled = sentinel("adaptor.fleet.RunCancelled", "flee
 export const ErrFleetRemote = sentinel("adaptor.fleet.Remote", "error on a fleet worker");
 /** `submit` was given a `runId` that a run of the fleet already has; nothing was stored. */
 export const ErrFleetRunExists = sentinel("adaptor.fleet.RunExists", "fleet run id in use");
+/**
+ * The run waited unstarted past its queue deadline (no worker of its run format took it in time);
+ * it never starts. Its verdict carries `ErrCode` `TIMEOUT`.
+ */
+export const ErrFleetRunExpired = sentinel("adaptor.fleet.RunExpired", "fleet run not started before its queue deadline");

@@ -3,6 +3,8 @@ import { checkOptions, InvalidOptionError, type OptionCheck, type OptionShape } 
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 
+import { isQueueDeadline, MAX_QUEUE_DEADLINE_MS, MIN_QUEUE_DEADLINE_MS } from "./resolved-options.js";
+
 const SUBJECT = "fleet submit";
 
 const any: OptionCheck = () => {};
@@ -40,8 +42,18 @@ const resume: OptionCheck = (value, field, subject) => {
   }
 };
 
+/** A queue deadline (ms): an integer from 1 s to 365 days. */
+const queueDeadlineMs: OptionCheck = (value, field, subject) => {
+  if (!isQueueDeadline(value))
+    throw new InvalidOptionError({
+      subject,
+      field,
+      reason: `must be an integer from ${MIN_QUEUE_DEADLINE_MS} to ${MAX_QUEUE_DEADLINE_MS} (ms), got ${typeof value === "number" ? String(value) : typeof value}`,
+    });
+};
+
 /** The options `submit` knows; their values are checked where they are used. */
-const SUBMIT_SHAPE = { threadKey: any, runOptions: any, runId, resume };
+const SUBMIT_SHAPE = { threadKey: any, runOptions: any, runId, resume, queueDeadlineMs };
 
 /**
  * Refuses a run id that is not a UUID (any version, any case).

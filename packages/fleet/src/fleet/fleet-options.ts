@@ -74,6 +74,17 @@ export interface FleetOptions {
    * attempt applies the recorded answer to the same request (same kind, tool name and input).
    */
   readonly onLostApproval?: "ask-again" | "suspend";
+  /**
+   * How long (ms) a run may wait unstarted, from its submission: in its queue, and behind its
+   * thread's earlier turns. A run no worker has started by then (e.g. one of a run format no live
+   * worker polls, or submitted while no worker is up) gets the verdict `FleetRunExpiredError`
+   * (`ErrCode` `TIMEOUT`) and never starts; a run that started is not bound by it. Enforced in
+   * PostgreSQL: a pg-boss job deferred to the deadline, sent with the run, is taken by any host of
+   * the fleet (workers and front-ends alike poll for it every 5 s), and a worker never starts a
+   * run past its deadline. Default 24 hours (86,400,000); from 1,000 to 365 days. `submit` may give
+   * a run its own (`SubmitOptions.queueDeadlineMs`).
+   */
+  readonly queueDeadlineMs?: number;
   /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
   readonly retentionMs?: number;
   /**

@@ -11,6 +11,7 @@ import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors
 import { Notifier } from "../events/notifier.js";
 import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
+import { expiredVerdict } from "../verdict/verdict.js";
 import { FleetTables } from "../schema/fleet-tables.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
@@ -44,6 +45,11 @@ export interface SubmitOptions {
    * lets a later one try (the thread store then decides).
    */
   readonly resume?: { readonly approvalId: string; readonly decision: StoredApprovalDecision };
+  /**
+   * How long (ms) this run may wait unstarted before its verdict is `FleetRunExpiredError`; see
+   * `FleetOptions.queueDeadlineMs` (its default). An integer from 1,000 to 365 days.
+   */
+  readonly queueDeadlineMs?: number;
 }
 
 /** An approval a run asked, as {@link Fleet.approval} reads it. */
@@ -64,6 +70,16 @@ export interface FleetApproval {
 
 /** How often (s) a worker looks for unannounced runs (retries) in an earlier run format's queue. */
 const EARLIER_FORMAT_BACKSTOP_SECONDS = 30;
+
+/** How often (s) each host looks for runs whose queue deadline came (their deadline jobs). */
+const DEADLINE_POLL_SECONDS = 5;
+
+/** The job data of a run's queue deadline. */
+interface DeadlineJobData {
+  readonly runId: string;
+  /** The pg-boss queue the run's job is in. */
+  readonly queue: string;
+}
 
 /** The run queue's retry timing (pg-boss, seconds): exponential backoff from 1 s, at most 30 s. */
 const RETRY = { retryDelay: 1, retryBackoff: true, retryDelayMax: 30 } as const;
@@ -130,6 +146,11 @@ export class Fleet implements AsyncDisposable {
     return `${this.#core.options.queue}-prune`;
   }
 
+  /** The queue of the runs' deadline jobs (each deferred to its run's queue deadline). */
+  get #deadlineQueue(): string {
+    return `${this.#core.options.queue}-deadline`;
+  }
+
   async #start(): Promise<void> {
     const { tables, boss, notifier, options } = this.#core;
     await tables.migrate();
@@ -143,8 +164,36 @@ export class Fleet implements AsyncDisposable {
       });
     }
     await boss.schedule(this.#pruneQueue, "*/15 * * * *");
+    // Queue deadlines: every host, workers and front-ends alike, takes the deadline jobs that
+    // came due, so a run expires while any host of the fleet is up, whoever submitted it.
+    if (!(await boss.getQueue(this.#deadlineQueue))) {
+      await boss
+        .createQueue(this.#deadlineQueue, { policy: "standard", ...RETRY, retryLimit: 10, deleteAfterSeconds: 3_600, notify: false })
+        .catch(async (error: unknown) => {
+          if (!(await boss.getQueue(this.#deadlineQueue))) throw error;
+        });
+    }
+    await boss.work<DeadlineJobData>(
+      this.#deadlineQueue,
+      { pollingIntervalSeconds: DEADLINE_POLL_SECONDS, batchSize: 20 },
+      async (jobs) => {
+        for (const job of jobs) await this.#expire(job.data);
+      },
+    );
     await notifier.start();
     if (this.#state === "new") this.#state = "open";
+  }
+
+  /**
+   * A run's queue deadline came: settles it with `FleetRunExpiredError` if no attempt started, and
+   * takes its job out of the run queue (a worker that fetched it meanwhile finds the verdict).
+   */
+  async #expire({ runId, queue }: DeadlineJobData): Promise<void> {
+    const { tables, boss } = this.#core;
+    const outcome = await tables.expire(runId, (ms) => expiredVerdict(runId, ms));
+    // Taken before the deadline on PostgreSQL's clock (pg-boss defers by its own): pg-boss tries again after its retry delay.
+    if (outcome === "early") throw new Error(`fleet run ${runId}: its queue deadline has not come yet`);
+    if (outcome === "expired") await boss.cancel(queue, runId).catch(() => {});
   }
 
   /** Creates the run queue `name` if missing, or gives one made by an earlier version the retry backoff. */
@@ -197,7 +246,8 @@ export class Fleet implements AsyncDisposable {
    *   plain object); InvalidOptionError (subject `"run options"`) naming a run option JSON cannot
    *   carry (a function such as `onApproval`: handlers belong on the worker's Agent; a bigint, a
    *   symbol, a cyclic value, a class instance); InvalidOptionError (subject `"fleet submit"`,
-   *   field `runId`) for a `runId` that is not a UUID, or (field `resume.decision.<key>`) a key the
+   *   field `runId`) for a `runId` that is not a UUID, (field `queueDeadlineMs`) a queue deadline
+   *   that is not an integer from 1,000 to 365 days, or (field `resume.decision.<key>`) a key the
    *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
@@ -239,6 +289,7 @@ export class Fleet implements AsyncDisposable {
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
       const text = typeof prompt === "string" ? prompt : promptText(prompt);
+      const deadlineMs = options.queueDeadlineMs ?? o.queueDeadlineMs;
       const inserted = await tables.insertRun(
         client,
         id,
@@ -247,16 +298,22 @@ export class Fleet implements AsyncDisposable {
         runOptions,
         stored,
         resume ? undefined : parts,
+        deadlineMs,
       );
       if (inserted === "exists") throw new FleetRunExistsError(id);
       if (inserted === "claimed")
         throw new ApprovalNotPendingError(resume!.approvalId, "answered", "another run of the fleet resumes it (first answer wins)");
       const data: RunJobData = { runId: id, threadKey: options.threadKey ?? null, format: o.runFormat };
+      const db = { executeSql: (text: string, values?: unknown[]) => client.query(text, values) };
       await boss.send(queue, data as unknown as object, {
         id,
         singletonKey: options.threadKey !== undefined ? `thread:${options.threadKey}` : `run:${id}`,
-        db: { executeSql: (text: string, values?: unknown[]) => client.query(text, values) },
+        db,
       });
+      // The queue deadline is a pg-boss job deferred to it (whole seconds, rounded up), in this
+      // transaction: it outlives this host, and any host of the fleet takes it when it is due.
+      const deadline: DeadlineJobData = { runId: id, queue };
+      await boss.send(this.#deadlineQueue, deadline as unknown as object, { startAfter: Math.ceil(deadlineMs / 1000), db });
     });
     return new RunHandle(this.#core, id);
   }

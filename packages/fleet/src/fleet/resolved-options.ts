@@ -15,6 +15,7 @@ export interface ResolvedFleetOptions {
   readonly monitorIntervalSeconds: number;
   readonly retryRuns: boolean;
   readonly retentionMs: number;
+  readonly queueDeadlineMs: number;
   readonly onLostApproval: "ask-again" | "suspend";
 }
 
@@ -30,6 +31,27 @@ function runFormat(value: unknown): number {
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > RUN_FORMAT)
     throw new RangeError(`Fleet options: runFormat must be an integer from 1 to ${RUN_FORMAT}, got ${String(value)}`);
   return value as number;
+}
+
+/** The default queue deadline: 24 hours. */
+export const DEFAULT_QUEUE_DEADLINE_MS = 24 * 3_600_000;
+/** The shortest queue deadline: 1 s (pg-boss defers jobs by whole seconds). */
+export const MIN_QUEUE_DEADLINE_MS = 1_000;
+/** The longest queue deadline: 365 days. */
+export const MAX_QUEUE_DEADLINE_MS = 365 * 24 * 3_600_000;
+
+/** True for a queue deadline (ms) in its domain: an integer from 1 s to 365 days. */
+export function isQueueDeadline(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= MIN_QUEUE_DEADLINE_MS && (value as number) <= MAX_QUEUE_DEADLINE_MS;
+}
+
+function queueDeadline(value: unknown): number {
+  if (value === undefined) return DEFAULT_QUEUE_DEADLINE_MS;
+  if (!isQueueDeadline(value))
+    throw new RangeError(
+      `Fleet options: queueDeadlineMs must be an integer from ${MIN_QUEUE_DEADLINE_MS} to ${MAX_QUEUE_DEADLINE_MS}, got ${String(value)}`,
+    );
+  return value;
 }
 
 function lostApproval(value: unknown): "ask-again" | "suspend" {
@@ -66,6 +88,7 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
     monitorIntervalSeconds: positiveInteger("monitorIntervalSeconds", options.monitorIntervalSeconds, 2),
     retryRuns: options.retryRuns ?? false,
     retentionMs: positiveInteger("retentionMs", options.retentionMs, 7 * 24 * 3_600_000),
+    queueDeadlineMs: queueDeadline(options.queueDeadlineMs),
     onLostApproval: lostApproval(options.onLostApproval),
   };
 }

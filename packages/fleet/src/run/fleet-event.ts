@@ -12,7 +12,11 @@ export interface AttemptStartedEvent {
 /** The fleet's last event of a run: its one verdict, the same every host reads. */
 export interface VerdictEvent {
   readonly type: "verdict";
-  /** The stored verdict; `handle.result()` turns it into a `Result` or an error. */
+  /**
+   * The stored verdict, whole (as `handle.verdict()` reads it); `handle.result()` turns it into a
+   * `Result` or an error. The stored event leaves the Result's raw streams and transcript to the
+   * run's row; `events()` joins them back.
+   */
   readonly verdict: StoredVerdict;
 }
 

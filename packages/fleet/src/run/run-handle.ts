@@ -5,8 +5,8 @@ import type { Ticket } from "../events/notifier.js";
 import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
-import { loadVerdict, type StoredVerdict } from "../verdict/verdict.js";
-import type { FleetEvent, FleetEventBody } from "./fleet-event.js";
+import { loadVerdict, wholeVerdictEvent, type StoredVerdict } from "../verdict/verdict.js";
+import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
 
 const PAGE = 500;
 
@@ -95,8 +95,13 @@ export class RunHandle {
         for (const row of rows) {
           after = row.seq;
           const event = row.event as unknown as FleetEventBody;
+          if (event.type === "verdict") {
+            // The event may leave the verdict's bulky members to the run's row: joined back here.
+            const whole = await this.#wholeVerdictEvent(event as VerdictEvent, options.signal);
+            yield { sequence: row.seq, attempt: row.attempt, recordedAt: row.recordedAt, event: whole };
+            return;
+          }
           yield { sequence: row.seq, attempt: row.attempt, recordedAt: row.recordedAt, event };
-          if (event.type === "verdict") return;
         }
         continue;
       }
@@ -141,6 +146,16 @@ export class RunHandle {
       } finally {
         clearTimeout(timer);
       }
+    }
+  }
+
+  /** The verdict event with the whole verdict (see `wholeVerdictEvent`), a lost connection waited out. */
+  async #wholeVerdictEvent(event: VerdictEvent, signal: AbortSignal | undefined): Promise<VerdictEvent> {
+    for (;;) {
+      const read = await this.#read(() => wholeVerdictEvent(event, () => this.#core.tables.verdict(this.id)), signal);
+      if (!read) continue;
+      read.ticket.drop();
+      return read.value;
     }
   }
 

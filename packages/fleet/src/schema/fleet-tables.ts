@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
-import type { StoredVerdict } from "../verdict/verdict.js";
+import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
 
 /** Quotes a SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -68,6 +68,14 @@ export class FleetTables {
     return postgresTransaction(() => this.#pool.connect(), body);
   }
 
+  /**
+   * The SQL condition on a run's row true for a run that may start: one started already, or one unstarted within its queue deadline
+   * (PostgreSQL's clock; a run of an earlier version has none).
+   */
+  get #notExpired(): string {
+    return "(attempt > 0 OR queue_deadline_ms IS NULL OR now() < submitted_at + queue_deadline_ms * interval '1 millisecond')";
+  }
+
   /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
   async migrate(): Promise<void> {
     const s = this.#s;
@@ -122,6 +130,9 @@ export class FleetTables {
       );
       // A prompt of parts (text and images): the JSON parts; `prompt` then holds their text.
       await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS prompt_parts jsonb`);
+      // The queue deadline (ms after submission) past which an unstarted run expires; null in runs
+      // submitted by earlier versions (no deadline).
+      await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS queue_deadline_ms bigint`);
       await client.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
       );
@@ -153,11 +164,13 @@ export class FleetTables {
     threadKey: string | undefined,
     prompt: string,
     options: JsonValue,
-    resume?: RunResume,
-    promptParts?: readonly JsonValue[],
+    resume: RunResume | undefined,
+    promptParts: readonly JsonValue[] | undefined,
+    queueDeadlineMs: number,
   ): Promise<"inserted" | "exists" | "claimed"> {
     const { rowCount } = await client.query(
-      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts, queue_deadline_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT DO NOTHING`,
       [
         id,
@@ -167,6 +180,7 @@ export class FleetTables {
         resume ? JSON.stringify(resume) : null,
         resume?.approvalId ?? null,
         promptParts ? JSON.stringify(promptParts) : null,
+        queueDeadlineMs,
       ],
     );
     if (rowCount === 1) return "inserted";
@@ -243,7 +257,7 @@ export class FleetTables {
   async startAttempt(id: string, attempt: number, base: JsonValue): Promise<{ base: JsonValue; waitMs: number } | undefined> {
     const { rows } = await this.#pool.query<{ base: JsonValue; wait_ms: number }>(
       `UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = $2, base = COALESCE(base, $3::jsonb), started_at = COALESCE(started_at, now())
-       WHERE id = $1 AND verdict IS NULL AND attempt < $2
+       WHERE id = $1 AND verdict IS NULL AND attempt < $2 AND ${this.#notExpired}
        RETURNING base, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms`,
       [id, attempt, JSON.stringify(base)],
     );
@@ -275,7 +289,7 @@ export class FleetTables {
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs SET attempt = 1, base = COALESCE(base, $2::jsonb), started_at = COALESCE(started_at, now()),
            last_seq = last_seq + 1
-         WHERE id = $1 AND verdict IS NULL AND attempt < 1
+         WHERE id = $1 AND verdict IS NULL AND attempt < 1 AND ${this.#notExpired}
          RETURNING thread_key, prompt, prompt_parts, options, base, resume, last_seq, (extract(epoch FROM started_at - submitted_at) * 1000)::float8 AS wait_ms),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event) SELECT $1, r.last_seq, 1, $3::jsonb FROM r)
@@ -344,23 +358,67 @@ export class FleetTables {
    * that attempt may. A resume run settled without a Result gives up its claim on the approval.
    * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
    */
-  async settle(id: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
-    const events = [...tail, { type: "verdict", verdict } as unknown as JsonValue];
+  async settle(
+    id: string,
+    attempt: number,
+    verdict: StoredVerdict,
+    tail: readonly JsonValue[] = [],
+    options: { readonly unstarted?: boolean } = {},
+  ): Promise<boolean> {
+    // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
+    const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
     const { rows } = await this.#pool.query<{ n: string }>(
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
          SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
            resume_claim = CASE WHEN $4::jsonb->>'kind' = 'result' THEN resume_claim END
-         WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2)
+         WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2) AND (NOT $8::boolean OR attempt = 0)
          RETURNING last_seq - $3 AS first, attempt),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
          SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq)
        SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text), pg_notify($6, $7)`,
-      [id, attempt, events.length, JSON.stringify(verdict), JSON.stringify(events), this.channel, verdictTopic(id)],
+      [
+        id,
+        attempt,
+        events.length,
+        JSON.stringify(verdict),
+        JSON.stringify(events),
+        this.channel,
+        verdictTopic(id),
+        options.unstarted === true,
+      ],
     );
     return Number(rows[0]?.n ?? 0) > 0;
+  }
+
+  /**
+   * Settles run `id` with `verdict(queueDeadlineMs)` when no attempt of it started and its queue
+   * deadline has passed (PostgreSQL's clock); an attempt that starts meanwhile wins (one of the two
+   * statements waits for the other's row lock, then finds it changed). Returns `expired` when this
+   * call wrote the verdict, `early` for an unstarted run whose deadline has not come yet, else
+   * `no` (started, settled, unknown, or without a deadline).
+   */
+  async expire(id: string, verdict: (queueDeadlineMs: number) => StoredVerdict): Promise<"expired" | "early" | "no"> {
+    const { rows } = await this.#pool.query<{ ms: string; due: boolean }>(
+      `SELECT queue_deadline_ms::text AS ms, now() >= submitted_at + queue_deadline_ms * interval '1 millisecond' AS due
+       FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1 AND verdict IS NULL AND attempt = 0 AND queue_deadline_ms IS NOT NULL`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return "no";
+    if (!row.due) return "early";
+    return (await this.settle(id, 0, verdict(Number(row.ms)), [], { unstarted: true })) ? "expired" : "no";
+  }
+
+  /** The run's verdict, or null while it has none (undefined for an unknown run). */
+  async verdict(id: string): Promise<StoredVerdict | null | undefined> {
+    const { rows } = await this.#pool.query<{ verdict: StoredVerdict | null }>(
+      `SELECT verdict FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      [id],
+    );
+    return rows[0]?.verdict;
   }
 
   /** The run's events with `seq > after`, in order, at most `limit`. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Result, RunError, StructuredOutput, type ResultInit } from "adaptor";
 import { readResult, resultMembers } from "../../test/support/result-members.js";
-import { loadVerdict, storeOutcome, type StoredVerdict } from "./verdict.js";
+import { isError } from "@adaptor/errors";
+import { FleetRemoteError, FleetRunExpiredError, type StoredError } from "../errors/fleet-errors.js";
+import { ErrFleetRunExpired } from "../errors/sentinels.js";
+import { expiredVerdict, loadVerdict, storeOutcome, type StoredVerdict } from "./verdict.js";
 
 /** The Result another host gets for `result`: stored, through JSON (as PostgreSQL keeps it), loaded. */
 function throughTheFleet(
@@ -149,5 +152,23 @@ describe("a Result through the fleet's verdict", () => {
     const want = readResult(result);
     const got = readResult((error as RunError).result);
     for (const member of Object.keys(want)) expect({ [member]: got[member] }).toStrictEqual({ [member]: want[member] });
+  });
+
+  it("an expired run's verdict reads as FleetRunExpiredError here, and as a FleetRemoteError of the same name, message, code and sentinel on a host of an earlier version", () => {
+    const stored = JSON.parse(JSON.stringify(expiredVerdict("run-1", 1_000))) as StoredVerdict;
+    const loaded = loadVerdict("run-1", stored);
+    expect(loaded.ok).toBe(false);
+    const error = (loaded as { error: Error }).error;
+    expect(error).toBeInstanceOf(FleetRunExpiredError);
+    expect(error).toMatchObject({ runId: "run-1", queueDeadlineMs: 1_000, code: "TIMEOUT" });
+    // What an earlier version's loadVerdict does with an `error` verdict (it knows no `expired`).
+    expect(stored.kind).toBe("error");
+    const older = new FleetRemoteError((stored as { error: StoredError }).error);
+    for (const read of [error, older]) expect(isError(read, ErrFleetRunExpired)).toBe(true);
+    expect({ name: older.name, message: older.message, code: older.code }).toEqual({
+      name: error.name,
+      message: error.message,
+      code: (error as FleetRunExpiredError).code,
+    });
   });
 });

@@ -1,7 +1,13 @@
 import { AdaptorError, DriverError } from "@adaptor/errors";
 import { Result, RunError, StructuredOutput, type ResultInit, type StructuredOutputInit } from "adaptor";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
-import { FleetAttemptsExhaustedError, FleetRemoteError, FleetRunCancelledError, type StoredError } from "../errors/fleet-errors.js";
+import {
+  FleetAttemptsExhaustedError,
+  FleetRemoteError,
+  FleetRunCancelledError,
+  FleetRunExpiredError,
+  type StoredError,
+} from "../errors/fleet-errors.js";
 
 /**
  * A `Result` as stored: its fields, JSON. `structuredOutput`: the checked answer of a run with a
@@ -32,11 +38,66 @@ export type StoredVerdict =
       readonly result: StoredResult;
       readonly cause?: StoredError;
     }
-  | { readonly kind: "error"; readonly error: StoredError }
+  | {
+      readonly kind: "error";
+      readonly error: StoredError;
+      /**
+       * Set when the run expired unstarted (its queue deadline, ms): read as `FleetRunExpiredError`.
+       * Stored as an `error` verdict so that hosts of versions before queue deadlines, which know
+       * no other kind, read it as a `FleetRemoteError` of the same name, message, code and sentinel.
+       */
+      readonly expired?: { readonly queueDeadlineMs: number };
+    }
   | { readonly kind: "cancelled"; readonly reason?: string }
   | { readonly kind: "attempts-exhausted"; readonly attempts: number };
 
 const MAX_CHAIN = 8;
+
+/**
+ * The members of a stored `Result` kept only in the run's row, not in its `verdict` event: the
+ * bulky ones beside the text (the raw streams with the terminal line, the transcript).
+ */
+const ROW_ONLY = ["raw", "transcript"] as const;
+
+/**
+ * The `verdict` event's body for `verdict` (which the run's row keeps whole): the verdict without
+ * the bulky members of its Result ({@link ROW_ONLY}), and `inRow` naming what was left out, so a
+ * reader takes the whole verdict from the row (see {@link wholeVerdictEvent}). A verdict without a
+ * Result, or whose Result has none of them, is the event as it always was.
+ */
+export function verdictEventBody(verdict: StoredVerdict): { type: "verdict"; verdict: StoredVerdict; inRow?: string[] } {
+  if (verdict.kind !== "result" && verdict.kind !== "run-error") return { type: "verdict", verdict };
+  const result: Record<string, unknown> = { ...verdict.result };
+  const inRow = ROW_ONLY.filter((member) => member in result);
+  if (inRow.length === 0) return { type: "verdict", verdict };
+  for (const member of inRow) delete result[member];
+  return { type: "verdict", verdict: { ...verdict, result: result as StoredResult }, inRow: inRow.map((m) => `result.${m}`) };
+}
+
+/**
+ * A stored `verdict` event as every reader gets it: with the whole verdict (`rowVerdict()`, the run's
+ * row) when the event left members to the row (`inRow`), else as stored (events of earlier
+ * versions carry the whole verdict).
+ */
+export async function wholeVerdictEvent(
+  event: { type: "verdict"; verdict: StoredVerdict; inRow?: unknown },
+  rowVerdict: () => Promise<StoredVerdict | null | undefined>,
+): Promise<{ type: "verdict"; verdict: StoredVerdict }> {
+  if (event.inRow === undefined) return event;
+  const verdict = await rowVerdict();
+  if (!verdict) throw new Error("fleet: a verdict event without its run's verdict");
+  return { type: "verdict", verdict };
+}
+
+/** The verdict of run `runId` expired unstarted past its queue deadline (`queueDeadlineMs`). */
+export function expiredVerdict(runId: string, queueDeadlineMs: number): StoredVerdict {
+  const error = new FleetRunExpiredError(runId, queueDeadlineMs);
+  return {
+    kind: "error",
+    error: { name: error.name, message: error.message, code: error.code, sentinels: error.sentinels.map((s) => s.id) },
+    expired: { queueDeadlineMs },
+  };
+}
 
 /** The stored form of an error chain (at most 8 deep). */
 export function storeError(err: unknown, depth = 0): StoredError {
@@ -178,6 +239,7 @@ export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; 
     case "attempts-exhausted":
       return { ok: false, error: new FleetAttemptsExhaustedError(runId, verdict.attempts) };
     case "error":
+      if (verdict.expired) return { ok: false, error: new FleetRunExpiredError(runId, verdict.expired.queueDeadlineMs) };
       return { ok: false, error: new FleetRemoteError(verdict.error) };
   }
 }

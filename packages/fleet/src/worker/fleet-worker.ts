@@ -16,7 +16,7 @@ import { supportsPendingApprovals, type ThreadStore } from "@adaptor/threadstore
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
-import { storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
+import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
 import type { RunResume, RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
@@ -116,7 +116,11 @@ export class FleetWorker {
       const base = await this.#base(runId, threadKey);
       if (base === SETTLED) return;
       const started = await tables.startFirstAttempt(runId, base, { type: "attempt-started", attempt, worker: this.name });
-      if (!started) return;
+      if (!started) {
+        // Not started: the run has its verdict, or waited past its queue deadline (then it expires now).
+        await this.#expire(runId);
+        return;
+      }
       this.#core.metrics.attemptStarted(attempt, started.waitMs);
       await this.#turn(job, started.run, attempt, false);
       return;
@@ -136,7 +140,10 @@ export class FleetWorker {
     const base = await this.#base(runId, run.threadKey);
     if (base === SETTLED) return;
     const started = await tables.startAttempt(runId, attempt, base);
-    if (!started) return;
+    if (!started) {
+      await this.#expire(runId);
+      return;
+    }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
       await this.#settle(runId, attempt, await this.#recovered(runId, attempt - 1));
@@ -200,6 +207,11 @@ export class FleetWorker {
    */
   #settle(runId: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
     return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, this.#secrets), scrubSecrets(tail, this.#secrets));
+  }
+
+  /** Settles an unstarted run past its queue deadline with its expired verdict (nothing otherwise). */
+  async #expire(runId: string): Promise<void> {
+    await this.#core.tables.expire(runId, (ms) => expiredVerdict(runId, ms));
   }
 
   /** The verdict of a turn its lost attempt committed: a Result of the text that attempt streamed. */

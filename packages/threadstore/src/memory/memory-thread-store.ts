@@ -3,6 +3,7 @@ import type { Lease } from "../contract/lease.js";
 import type { ThreadRecord } from "../contract/thread-record.js";
 import type { FinalizeRequest, ResolveQuery, ThreadStore } from "../contract/thread-store.js";
 import type { SessionStateStore, StoredSessionState } from "../session-state/session-state.js";
+import { checksumTerm, segmentTag, SEGMENT_CHECKSUM_MODULUS, type SegmentSummary } from "../session-state/segment-summary.js";
 import { SessionStateTooLargeError } from "../errors/session-state-too-large-error.js";
 import { AlreadyExistsError } from "../errors/already-exists-error.js";
 import { BusyError } from "../errors/busy-error.js";
@@ -53,6 +54,8 @@ const DEVICE = "threadstore-memory";
 interface SessionRow {
   manifest: unknown;
   segments: Uint8Array[];
+  /** `segmentTag` of each segment, taken when it was written. */
+  tags: number[];
   bytes: number;
 }
 
@@ -114,6 +117,18 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
       checkSegmentIndex(from);
       this.#enter("sessionState", signal);
       return (this.#sessions.get(recordId)?.segments ?? []).slice(from).map((segment) => segment.slice());
+    },
+    summary: async (recordId: string, signal?: AbortSignal): Promise<SegmentSummary> => {
+      this.#enter("sessionState", signal);
+      // From the held segments (their lengths, the tag kept with each), never from the row's `bytes` counter.
+      const row = this.#sessions.get(recordId);
+      let bytes = 0;
+      let checksum = 0;
+      for (const [i, segment] of (row?.segments ?? []).entries()) {
+        bytes += segment.byteLength;
+        checksum = (checksum + checksumTerm(i, row!.tags[i]!)) % SEGMENT_CHECKSUM_MODULUS;
+      }
+      return { segments: row?.segments.length ?? 0, bytes, checksum };
     },
   };
 
@@ -324,8 +339,14 @@ export class MemoryThreadStore implements ThreadStore, PendingApprovalStore, Thr
     const bytes = sessionStateBytesAfter(stored?.bytes ?? 0, write);
     if (bytes > write.limitBytes) throw new SessionStateTooLargeError(request.record.key, bytes, write.limitBytes);
     const added = write.segments.map((segment) => segment.slice());
-    const segments = write.mode === "append" ? [...(stored?.segments ?? []), ...added] : added;
-    return { manifest: structuredClone(write.manifest), segments, bytes };
+    const tags = added.map(segmentTag);
+    const append = write.mode === "append";
+    return {
+      manifest: structuredClone(write.manifest),
+      segments: append ? [...(stored?.segments ?? []), ...added] : added,
+      tags: append ? [...(stored?.tags ?? []), ...tags] : tags,
+      bytes,
+    };
   }
 
   #nowMs(): number {

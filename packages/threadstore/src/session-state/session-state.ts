@@ -1,3 +1,5 @@
+import type { SegmentSummary } from "./segment-summary.js";
+
 /**
  * One write of a thread's session state (the CLI's own files a resume needs, as the SDK encoded
  * them), committed by `finalize` in the same transaction as the record: both are written or
@@ -54,4 +56,18 @@ export interface SessionStateStore {
    * @throws RangeError when `from` is not a non-negative safe integer; DriverError for backend failures.
    */
   segmentsFrom?(recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]>;
+  /**
+   * Optional: a {@link SegmentSummary} of record `recordId`'s segments, computed from the segments
+   * the store actually holds (its rows, files or objects: how many, their lengths, and the
+   * {@link segmentTag} kept with each, by position), never from counters kept beside them, and
+   * without reading the segments' bytes (a warm turn's cost must not grow with the history). All
+   * zeros when none are stored.
+   *
+   * The SDK calls it when a turn begins, before the CLI continues the conversation, and compares it
+   * with what its own writes left: a store that lost, shortened or reordered a stored segment fails
+   * the turn with `ErrThreadSessionCorrupt` there, instead of on another host many turns later.
+   * Without it, such a loss is found only when a host restores the segments.
+   * @throws DriverError for backend failures.
+   */
+  summary?(recordId: string, signal?: AbortSignal): Promise<SegmentSummary>;
 }

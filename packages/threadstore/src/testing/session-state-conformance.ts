@@ -9,6 +9,7 @@ import { SessionStateTooLargeError } from "../errors/session-state-too-large-err
 import { ErrBusy, ErrLeaseLost, ErrSessionStateTooLarge } from "../errors/sentinels.js";
 import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
 import type { FaultPlan } from "./fault-plan.js";
+import { checkSegmentSummary } from "./segment-summary-check.js";
 
 /** What the session-state block needs from the surrounding conformance suite, read per test. */
 export interface SessionStateKitContext {
@@ -251,6 +252,10 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       await expectHistory(cap(), rec.id, all, { turn: LONG_TURNS - 1 });
     });
 
+    it("summary (when the store has it) adds up the stored segments: count, bytes and the position-weighted checksum of the segment tags after every write", async (test) => {
+      if (!(await checkSegmentSummary(ctx.store()))) test.skip();
+    });
+
     it("a malformed sessionState is refused before anything is written", async () => {
       const store = ctx.store();
       const rec = ctx.record("s-bad");
@@ -271,7 +276,8 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
     it("a broken backend fails both reads with ordinary errors that keep their cause", async () => {
       const broken = (await ctx.brokenStore()).sessionState;
       expect(broken).toBeDefined();
-      for (const call of [broken!.read("some-id"), broken!.segments("some-id")]) {
+      const calls = [broken!.read("some-id"), broken!.segments("some-id"), ...(broken!.summary ? [broken!.summary("some-id")] : [])];
+      for (const call of calls) {
         const err = await ctx.rejection(call);
         expect(err).toBeInstanceOf(Error);
         expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);

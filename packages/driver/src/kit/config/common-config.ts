@@ -84,6 +84,11 @@ export const COMMON_CONFIG_SHAPE: OptionShape = Object.freeze({
 export interface DriverConfigRules {
   /** The driver's own fields and their checks (merged over {@link COMMON_CONFIG_SHAPE}). */
   readonly shape?: OptionShape;
+  /**
+   * Names peer SDKs give the driver's options, with what to write instead (see `hints` of
+   * `checkOptions` in `@adaptor/errors`): an unknown key found here gets that hint.
+   */
+  readonly hints?: Readonly<Record<string, string>>;
   /** Flags the driver sets itself: `extraArgs` may not hold them (also not as `--flag=value`). */
   readonly ownedFlags?: readonly string[];
   /**
@@ -119,7 +124,7 @@ export function validateDriverConfig<T extends CommonDriverConfig>(
   config: T | undefined,
   rules: DriverConfigRules = {},
 ): T {
-  const checked = checkDriverConfig<T>(driver, config, { ...COMMON_CONFIG_SHAPE, ...rules.shape });
+  const checked = checkDriverConfig<T>(driver, config, { ...COMMON_CONFIG_SHAPE, ...rules.shape }, rules.hints);
   const refuse = (field: string, reason: string): never => {
     throw driverConfigRefusal(driver, field, reason);
   };
