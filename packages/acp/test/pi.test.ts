@@ -1,13 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startChatCompletionsServer, whenChatToolResult, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
 import { Agent, ErrPolicyViolation, isError, RunError, type RunOptions } from "adaptor";
 import { acp } from "../src/index.js";
-import { processesWith } from "./support.js";
+import { isolatedHome, processesWith, type IsolatedHome } from "./support.js";
 
 // pi (the pi coding agent 0.73.1) through its ACP adapter pi-acp 0.0.24, the real binaries, offline
 // against a scripted chat-completions server. pi never asks (no session/request_permission) and its
@@ -18,18 +17,16 @@ const PI_ACP = fileURLToPath(new URL("../node_modules/pi-acp/dist/index.js", imp
 const PI = fileURLToPath(new URL("../node_modules/@mariozechner/pi-coding-agent/dist/cli.js", import.meta.url));
 
 let server: ChatCompletionsServer;
-let root: string;
+let home: IsolatedHome;
 let ws: string;
 let env: Record<string, string>;
 let agent: Agent | undefined;
 
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "acp-pi-"));
-  ws = join(root, "ws");
-  const home = join(root, "home");
-  const piDir = join(home, ".pi", "agent");
+  home = await isolatedHome();
+  ws = home.workDir;
+  const piDir = join(home.home, ".pi", "agent");
   await mkdir(piDir, { recursive: true });
-  await mkdir(ws);
   server = await startChatCompletionsServer({
     rules: [
       { name: "after", when: whenChatToolResult("bash"), reply: { text: "done" } },
@@ -59,24 +56,15 @@ beforeEach(async () => {
     join(piDir, "settings.json"),
     JSON.stringify({ defaultProvider: "fake", defaultModel: "fake-model", quietStartup: true }),
   );
-  env = {
-    HOME: home,
-    PI_CODING_AGENT_DIR: piDir,
-    PI_ACP_PI_COMMAND: PI,
-    TMPDIR: root,
-    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-    HTTPS_PROXY: "http://127.0.0.1:9",
-    HTTP_PROXY: "http://127.0.0.1:9",
-    NO_PROXY: "127.0.0.1",
-  };
+  env = { ...home.env, PI_CODING_AGENT_DIR: piDir, PI_ACP_PI_COMMAND: PI };
 });
 
 afterEach(async () => {
   await agent?.close();
   agent = undefined;
   await server.close();
-  expect(await processesWith(root)).toEqual([]);
-  await rm(root, { recursive: true, force: true });
+  expect(await processesWith(home.home)).toEqual([]);
+  await home.cleanup();
 });
 
 async function failBash(options: RunOptions): Promise<unknown> {
