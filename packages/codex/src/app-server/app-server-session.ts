@@ -589,14 +589,19 @@ export class AppServerSession implements PooledProcess {
    */
   #readRun(batch: readonly string[], from: number): number {
     let i = from;
+    // The turn being served changes only when a line is dispatched.
+    let active = this.#active;
     for (;;) {
       // A delta of the turn being served goes straight to it, without a parsed value.
       const text = batch[i++]!;
-      const frequent = this.#active?.state.acceptLine(text) === true;
+      const frequent = active !== undefined && active.state.acceptLine(text);
       this.#frequent = frequent;
-      if (!frequent) this.#dispatch(text);
+      if (!frequent) {
+        this.#dispatch(text);
+        active = this.#active;
+      }
       if (i === batch.length) return i;
-      const wait = beforeNextLine(this.#active?.sink, frequent);
+      const wait = beforeNextLine(active?.sink, frequent);
       if (wait !== undefined) {
         this.#wait = wait;
         return i;
