@@ -8,9 +8,9 @@ import pg from "pg";
 import { Agent, RunError } from "adaptor";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
-import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { until } from "./support/processes.js";
 
@@ -23,17 +23,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function host(schema: string): Promise<Fleet> {
-    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-    await store.migrate();
-    const fleet = new Fleet({ connectionString: url, schema, threadStore: fakeCliStoreView(store) });
-    await fleet.start();
-    closers.push(async () => {
-      await fleet.close();
-      await store.close();
-    });
-    return fleet;
-  }
+  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   async function client(): Promise<pg.Client> {
     const c = new pg.Client({ connectionString: url });
