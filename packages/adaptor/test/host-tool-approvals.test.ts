@@ -26,6 +26,15 @@ const CAPS = {
   approvals: { permission: MODES, plan_review: ["inherit" as const], question: ["inherit" as const] },
 };
 
+/** An MCP client of the run's host-tool server, as the CLI connects to it. */
+async function connect(request: DriverRequest): Promise<Client> {
+  const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
+  if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
+  const client = new Client({ name: "scripted-cli", version: "0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
+  return client;
+}
+
 interface Seen {
   readonly handled: unknown[];
   readonly replies: { text: string; isError: boolean }[];
@@ -53,10 +62,7 @@ async function callHostTool(
   const replies: { text: string; isError: boolean }[] = [];
   const asked: ApprovalRequest[] = [];
   const driver = capabilityDriver(CAPS, async (request: DriverRequest) => {
-    const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-    if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
-    const client = new Client({ name: "scripted-cli", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
+    const client = await connect(request);
     for (const [index, args] of calls.entries()) {
       const reply = (await client.callTool({
         name: "lookup",
@@ -178,10 +184,7 @@ describe("host tools follow the run's permission mode", () => {
   it("run() without onApproval under ask: the host tool does not run and the run fails as unanswerable", async () => {
     const handled: unknown[] = [];
     const driver = capabilityDriver(CAPS, async (request: DriverRequest) => {
-      const entry = request.mcpServers?.find((server) => server.name === HOST_TOOL_SERVER_NAME);
-      if (!entry || entry.transport !== "http") throw new Error("no host-tool entry");
-      const client = new Client({ name: "scripted-cli", version: "0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: { ...entry.headers } } }));
+      const client = await connect(request);
       await client.callTool({ name: "lookup", arguments: { id: "o-1" } }).catch(() => undefined);
       await client.close().catch(() => undefined);
       return { text: "done" };
