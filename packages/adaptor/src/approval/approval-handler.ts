@@ -2,11 +2,12 @@ import type { ApprovalRequest } from "./approval-request.js";
 
 /**
  * Host-side approval handler: decide by calling `request.approve()`, `deny()` or `answer()`.
- * Throwing before the request was decided aborts the run with the thrown value as cause;
- * returning without deciding is an agent failure. Either way the CLI is answered with a deny.
- * Once the request was decided (by this handler, another answer, the deadline's fallback or the
- * run's end), the run has moved on: a throw then, such as the `ErrApprovalExpired` of an answer
- * that came too late, only adds a `notice` (kind `approval.handler-error`) and never fails the run.
+ * A throw aborts the run ("approval handler failed", the thrown value as cause): before a decision
+ * the CLI is answered with a deny; after one (e.g. the `ErrApprovalEditUnsupported` of an
+ * `approve({ updatedInput })` the agent cannot run, which denied the call) that decision stands.
+ * Only the `ErrApprovalResolved` / `ErrApprovalExpired` of an answer that lost to another answer or
+ * to an expiry leaves the run alone (a `notice` `approval.late-answer` records it). Returning
+ * without deciding is an agent failure.
  */
 export type ApprovalHandler = (request: ApprovalRequest, context: ApprovalHandlerContext) => void | Promise<void>;
 

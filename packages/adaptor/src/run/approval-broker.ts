@@ -1,5 +1,5 @@
 import { isError } from "@adaptor/errors";
-import type { ApprovalAsk, ApprovalDecision, ApprovalKind, DriverFailure } from "@adaptor/driver";
+import type { ApprovalAsk, ApprovalDecision, ApprovalKind, ApprovalMode, DriverFailure } from "@adaptor/driver";
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
@@ -20,6 +20,11 @@ export interface ApprovalBrokerInit {
    */
   readonly eventsRead: boolean;
   readonly settings: ApprovalSettings;
+  /**
+   * The run's `policy.approvals.permission` as given (`inherit` when unset): the mode host tools
+   * follow, where `inherit` means they run without asking.
+   */
+  readonly permission?: ApprovalMode | undefined;
   readonly signal: AbortSignal;
   /** The handler threw: abort the run with this cause. */
   readonly onHandlerFailure: (error: unknown) => void;
@@ -46,12 +51,14 @@ export interface ApprovalBrokerInit {
  * - an ask after the broker ended (the run is over) or one the run refuses ({@link refuse}, e.g.
  *   after the driver returned) is denied at once and never reaches the host
  *   (`approval.late-request`);
- * - an `ask` that nobody can answer (no handler and the events are drained unread) is treated as
- *   an immediate timeout (`approval.unanswerable`): denied at once, and unless `onTimeout` is
- *   `continue` the run ends with a `RunError` `approval_timeout` whose message says what to do
- *   (`retry` cannot help, so it aborts too);
+ * - an `ask` that nobody can answer (no handler and the events are drained unread) is denied at
+ *   once (`approval.unanswerable`), and unless `onTimeout` is `continue` (the fallback for an ask
+ *   nobody answered) the run ends with a `RunError` `approval_denied` (`details.unanswerable`)
+ *   whose message says what to do (`retry` cannot help, so it aborts too);
  * - an answer that loses to another answer or to an expiry throws to its caller as usual and is
- *   recorded (`approval.late-answer`).
+ *   recorded (`approval.late-answer`);
+ * - a handler that throws anything else ends the run ("approval handler failed", the thrown value
+ *   as `cause`), also after it decided the request (the decision already sent stands).
  */
 export class ApprovalBroker {
   readonly #init: ApprovalBrokerInit;
@@ -60,15 +67,27 @@ export class ApprovalBroker {
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
   #modes: ApprovalSettings["modes"];
+  /** The permission mode as set (before `inherit` resolves to `ask`), for host tools. */
+  #permission: ApprovalMode;
 
   constructor(init: ApprovalBrokerInit) {
     this.#init = init;
     this.#modes = init.settings.modes;
+    this.#permission = init.permission ?? "inherit";
   }
 
   /** Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on. */
   setModes(modes: Partial<ApprovalSettings["modes"]>): void {
+    if (modes.permission !== undefined) this.#permission = modes.permission;
     this.#modes = { ...this.#modes, ...modes };
+  }
+
+  /**
+   * The run's permission mode as currently set, `inherit` included (host tools run unasked under
+   * it). Follows {@link setModes}.
+   */
+  get permission(): ApprovalMode {
+    return this.#permission;
   }
 
   /** Decides one ask; always resolves (a deny when the run ends first). */
@@ -260,7 +279,7 @@ export class ApprovalBroker {
     const { settings } = this.#init;
     const id = uuidv7();
     const message =
-      `${ask.title}: nobody can answer this ${ask.kind} request: the run was started with run(), which drains its events, ` +
+      `${ask.title}: denied, since nobody can answer this ${ask.kind} request: the run was started with run(), which drains its events, ` +
       `and has no onApproval handler. Pass onApproval, or use stream() and answer the approval-request event, ` +
       `or set policy.approvals.${ask.kind} to ${autoModes(ask.kind)}`;
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1 });
@@ -268,7 +287,7 @@ export class ApprovalBroker {
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "unanswerable", attempt: 1 });
     if (settings.onTimeout !== "continue") {
       this.#init.onFailure({
-        reason: "approval_timeout",
+        reason: "approval_denied",
         message,
         details: { kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, attempt: 1, unanswerable: true },
       });
@@ -307,13 +326,11 @@ export class ApprovalBroker {
           }
         },
         (error: unknown) => {
-          if (responder.expire("approval handler failed")) {
-            this.#init.onHandlerFailure(error);
-            return;
-          }
-          // Already decided: the run has moved on. A late answer's own error was recorded when it lost.
-          if (isError(error, ErrApprovalResolved)) return;
-          this.#handlerError(request, "the handler threw after the request was decided; ignored", error);
+          const undecided = responder.expire("approval handler failed");
+          // A late answer's own error was recorded (`approval.late-answer`) when it lost; the run goes on.
+          if (!undecided && isError(error, ErrApprovalResolved)) return;
+          // Any other throw ends the run, whether or not the request was decided first (that decision stands).
+          this.#init.onHandlerFailure(error);
         },
       );
   }
