@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import type { RunPolicy } from "adaptor";
+import type { Policy } from "adaptor";
 import { harness, type Harness } from "./support.js";
 
 let h: Harness | undefined;
@@ -29,7 +29,7 @@ async function userSettingsFile(configDir: string, marker: string): Promise<void
 }
 
 describe("claude: the user's settings (real binary)", { timeout: 120_000 }, () => {
-  it.each([undefined, { approvals: { permission: "ask" } } as RunPolicy])(
+  it.each([undefined, { approvals: { permission: "ask" } } as Policy])(
     "by default the user's settings load (policy %j): the user's hook runs and the user's deny rule applies",
     async (policy) => {
       const marker = join(work, "user-hook-ran");
