@@ -40,7 +40,7 @@ import { HostTerminals } from "./host/host-terminals.js";
 import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan, type HostOffer } from "./policy/acp-policy.js";
 import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
-import { validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
+import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
 import { toolNameOf } from "./turn/tool-call.js";
@@ -318,7 +318,13 @@ export class AcpDriver implements Driver {
       sink,
       cwd,
       driver: this.descriptor.type,
-      terminals: new HostTerminals({ env: proc.env, cwd, device: `${this.descriptor.type} terminal`, ...spawnLimits(config) }),
+      terminals: new HostTerminals({
+        env: proc.env,
+        cwd,
+        device: `${this.descriptor.type} terminal`,
+        maxOutputBytes: config.maxTerminalOutputBytes ?? DEFAULT_MAX_TERMINAL_OUTPUT_BYTES,
+        ...spawnLimits(config),
+      }),
     });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.

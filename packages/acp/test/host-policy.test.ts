@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -10,12 +11,13 @@ import {
   Agent,
   ErrApprovalEditUnsupported,
   ErrHumanDecisionModeUnsupported,
+  ErrInvalidDriverConfig,
   ErrPolicyCapabilityUnsupported,
   findError,
   isError,
   type AgentEvent,
 } from "adaptor";
-import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, type AcpConfig } from "../src/index.js";
+import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, validateAcpConfig, type AcpConfig } from "../src/index.js";
 import { collect, processesWith } from "./support.js";
 
 // The host side of the ACP policy (fs/*, terminal/*, session modes, edited approvals) against a
@@ -51,6 +53,15 @@ function scripted(extra: Partial<AcpConfig> = {}, env: Record<string, string> = 
   );
   return agent;
 }
+
+const catchError = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 const notices = (events: readonly AgentEvent[], kind: string): string[] =>
   events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.message ?? ""] : []));
@@ -219,6 +230,41 @@ describe("the host's fs and terminal under the run's policy", () => {
     expect(result.text).toMatch(/^refused: .*outside/);
     expect(await readFile(victim, "utf8")).toBe("ORIGINAL\n");
   });
+
+  it.runIf(process.platform === "linux")(
+    "workspace_write: a directory on the path swapped back and forth with a symlink to an outside directory during 3000 writes lets none of them out",
+    async () => {
+      const a = scripted({ sandboxModes: { workspace_write: "default" } });
+      await mkdir(join(dir, "sub"));
+      await symlink(outside, join(dir, "link"));
+      // Its own process renames sub <-> a symlink to the outside directory as fast as it can, the
+      // whole time the agent writes <dir>/sub/f<i>.txt through the host.
+      const swap = `const fs = require("fs"); const d = ${JSON.stringify(dir)}; process.stdout.write("swapping\\n");
+        for (;;) { try { fs.renameSync(d + "/sub", d + "/subA"); fs.renameSync(d + "/link", d + "/sub");
+          fs.renameSync(d + "/sub", d + "/link"); fs.renameSync(d + "/subA", d + "/sub"); } catch {} }`;
+      const swapper = spawn(process.execPath, ["-e", swap], { stdio: ["ignore", "pipe", "inherit"] });
+      try {
+        await once(swapper.stdout, "data");
+        const result = await a.run(`WRITE_MANY 3000 ${join(dir, "sub")}`, {
+          policy: { sandbox: "workspace_write" },
+          timeoutMs: 240_000,
+        });
+        const counts = JSON.parse(result.text) as { written: number; refused: number; failed: number };
+        expect(counts.written + counts.refused + counts.failed).toBe(3000);
+        expect(counts.written).toBeGreaterThan(0);
+        swapper.kill("SIGKILL");
+        await once(swapper, "exit");
+        // Nothing escaped, and every write the host answered as done is in the real directory.
+        expect(await readdir(outside)).toEqual([]);
+        const real = existsSync(join(dir, "subA")) ? join(dir, "subA") : join(dir, "sub");
+        expect((await readdir(real)).length).toBe(counts.written);
+        expect(result.enforcement[0]).toMatchObject({ field: "sandbox", value: "workspace_write", enforced: true });
+      } finally {
+        swapper.kill("SIGKILL");
+      }
+    },
+    300_000,
+  );
 
   it("workspace_write: a write through a hard link to an outside file is refused and the outside file is unchanged; a plain file inside is still written", async () => {
     const a = scripted({ sandboxModes: { workspace_write: "default" } });
@@ -434,6 +480,26 @@ describe("terminal output is the command's bytes, its last outputByteLimit of th
     });
   });
 
+  it("an outputByteLimit beyond the host's maximum is lowered to it: 16 MiB by default, maxTerminalOutputBytes when set", async () => {
+    const command = "head -c 20000000 /dev/zero | tr '\\0' a; echo end";
+    // The agent asks to keep 1e12 bytes: the host keeps its own maximum, the command's tail.
+    expect(await terminalBytes(1e12, command)).toEqual({
+      exitCode: 0,
+      truncated: true,
+      bytes: 16 * 1024 * 1024,
+      tail: `${"a".repeat(36)}end\n`,
+    });
+    await agent?.close();
+    const capped = await scripted({ maxTerminalOutputBytes: 1000 }).run(`TERMINAL_BYTES 1000000000000 ${command}`, { timeoutMs: 240_000 });
+    expect(JSON.parse(capped.text)).toEqual({ exitCode: 0, truncated: true, bytes: 1000, tail: `${"a".repeat(36)}end\n` });
+  }, 300_000);
+
+  it("maxTerminalOutputBytes outside 1..64 MiB is an invalid config", () => {
+    const check = (maxTerminalOutputBytes: number) => () => validateAcpConfig("acp", { command: "x", maxTerminalOutputBytes });
+    for (const value of [0, 64 * 1024 * 1024 + 1, 1.5]) expect(isError(catchError(check(value)), ErrInvalidDriverConfig)).toBe(true);
+    expect(check(64 * 1024 * 1024)).not.toThrow();
+  });
+
   it("a bound that cuts a character drops the whole character", async () => {
     expect(await terminalBytes(3, "printf 'xéé'")).toEqual({ exitCode: 0, truncated: true, bytes: 2, tail: "é" });
   });
@@ -493,6 +559,61 @@ describe("approvals with an edited input", () => {
     expect(result.text).toBe("exit 0: ");
     expect(existsSync(edited)).toBe(true);
     expect(existsSync(asked)).toBe(false);
+  });
+
+  it("the host's ask about a command shows the env the agent passes (BASH_ENV): a handler that refuses hidden variables stops it; an edit that drops env runs the command without it", async () => {
+    const hidden = join(dir, "hidden.sh");
+    const marker = join(dir, "bash-env-marker.txt");
+    await writeFile(hidden, `echo ran > ${marker}\n`);
+    const prompt = `TERMINAL_ENV BASH_ENV=${hidden} bash -c true`;
+    const asks: unknown[] = [];
+    const denied = await scripted().run(prompt, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asks.push({ title: request.title, input: request.input, editable: request.inputEditable });
+        const { env } = request.input as { env?: unknown[] };
+        if (env === undefined || env.length === 0) request.approve();
+        else request.deny("variables of its own");
+      },
+    });
+    expect(asks).toEqual([
+      {
+        title: `Run BASH_ENV=${hidden} /bin/sh -c bash -c true`,
+        input: { command: "/bin/sh", args: ["-c", "bash -c true"], cwd: dir, env: [{ name: "BASH_ENV", value: hidden }] },
+        editable: true,
+      },
+    ]);
+    expect(denied.text).toMatch(/^refused: .*variables of its own/);
+    expect(existsSync(marker)).toBe(false);
+    // The host runs what it approved: the edited input without env.
+    const edited = await scripted().run(prompt, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => request.approve({ updatedInput: { ...(request.input as object), env: [] } }),
+    });
+    // (bash, its stdin a socket, may also read ~/.bashrc: only the exit code is checked)
+    expect(edited.text).toMatch(/^exit 0: /);
+    expect(existsSync(marker)).toBe(false);
+    // Approved as shown, the variable is passed (bash sources it).
+    await scripted().run(prompt, { policy: { approvals: { permission: "ask" } }, onApproval: (request) => request.approve() });
+    expect(await readFile(marker, "utf8")).toBe("ran\n");
+  });
+
+  it("a command with variables of its own is asked about by the host even after the agent's own approved ask (which does not show them)", async () => {
+    const hidden = join(dir, "hidden.sh");
+    const marker = join(dir, "bash-env-marker.txt");
+    await writeFile(hidden, `echo ran > ${marker}\n`);
+    const asked: string[] = [];
+    const result = await scripted().run(`ASK_TERMINAL_ENV BASH_ENV=${hidden} bash -c true`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(request.toolName ?? "");
+        if (request.toolName === "terminal/create") request.deny("not with BASH_ENV");
+        else request.approve();
+      },
+    });
+    expect(asked).toEqual(["Run bash -c true", "terminal/create"]);
+    expect(result.text).toMatch(/^refused: .*not with BASH_ENV/);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("an edited path of the host's own write ask is held to the sandbox: outside the workspace it is refused", async () => {

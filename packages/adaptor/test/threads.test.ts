@@ -16,14 +16,20 @@ import {
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
 /** A driver whose sessions are a counter: resumes append to the stored history. */
-function sessionDriver(options: { rejectResume?: (id: string) => boolean; noCheckpoint?: boolean } = {}) {
+function sessionDriver(options: { rejectResume?: (id: string) => boolean; noCheckpoint?: boolean; historyIncomplete?: boolean } = {}) {
   const histories = new Map<string, string[]>();
   let next = 0;
   const driver = scriptedDriver(async (request) => {
     let id: string;
     if (request.session && !request.session.fork) {
       if (options.rejectResume?.(request.session.resumeId) || !histories.has(request.session.resumeId)) {
-        return { failure: { reason: "resume_rejected", message: `no session ${request.session.resumeId}` } };
+        return {
+          failure: {
+            reason: "resume_rejected",
+            message: `no session ${request.session.resumeId}`,
+            ...(options.historyIncomplete ? { details: { historyIncomplete: true } } : {}),
+          },
+        };
       }
       id = request.session.resumeId;
     } else {
@@ -238,6 +244,22 @@ describe("Thread API", () => {
     const result = await agent.thread("k").run("c");
     expect(result.text).toBe("c");
     expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s2");
+  });
+
+  it("resume_rejected with details.historyIncomplete → ErrResumeRejected even in continue-or-start mode; nothing started fresh", async () => {
+    const store = new MemoryThreadStore();
+    let reject = false;
+    const driver = sessionDriver({ rejectResume: () => reject, historyIncomplete: true });
+    const agent = new Agent(driver, { threadStore: store });
+    await agent.thread("k").run("a");
+    reject = true;
+    const error = await agent
+      .thread("k")
+      .run("b")
+      .catch((e: unknown) => e);
+    expect(isError(error, ErrResumeRejected)).toBe(true);
+    expect(driver.requests).toHaveLength(2);
+    expect((await store.resolve({ key: "k" }))?.checkpoint.resumeId).toBe("s1");
   });
 
   it("lease lost mid-run (renewals fail) → ErrThreadLeaseLost, record unchanged", async () => {

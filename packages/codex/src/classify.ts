@@ -18,8 +18,18 @@ export function plainText(text: string): string {
 export function resumeRefusal(text: string): "missing" | "busy" | "other" {
   const plain = plainText(text);
   if (/active writer|thread-store conflict|\block(ed)?\b/i.test(plain)) return "busy";
-  if (/no rollout found|thread not found|no thread (found )?with id|unknown thread/i.test(plain)) return "missing";
+  if (/no rollout found|thread not found|no thread (found )?with id|unknown thread/i.test(plain) || lineageGap(plain)) return "missing";
   return "other";
+}
+
+/**
+ * Whether codex's refusal to open a thread says it lacks part of the thread's history: a fork whose
+ * parent's rollout (through the fork point) this host does not hold (`invalid paginated history
+ * lineage for …: missing source rollout`, `failed to scan paginated model context lineage: …`).
+ * Such a refusal is `"missing"` for {@link resumeRefusal}, and never a reason to start fresh.
+ */
+export function lineageGap(text: string): boolean {
+  return /missing source rollout|paginated (history|model context) lineage/i.test(plainText(text));
 }
 
 /**

@@ -103,7 +103,19 @@ export interface AcpConfig extends CommonDriverConfig {
    * refuses the interrupt with `FeatureUnsupportedError`).
    */
   readonly interrupt?: boolean;
+  /**
+   * Most bytes of output the host keeps per terminal of the agent (`terminal/create`): the agent's
+   * `outputByteLimit` is lowered to it (without one the host keeps 1 MiB). An integer from 1 to
+   * 64 MiB (67,108,864), so a `terminal/output` answer (at most 6 JSON characters per byte kept)
+   * stays well within what the connection can write. Default 16 MiB (16,777,216).
+   */
+  readonly maxTerminalOutputBytes?: number;
 }
+
+/** Default of {@link AcpConfig.maxTerminalOutputBytes}: 16 MiB. */
+export const DEFAULT_MAX_TERMINAL_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** Upper bound of {@link AcpConfig.maxTerminalOutputBytes}: 64 MiB. */
+const MAX_TERMINAL_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 const is = optionChecks;
 const SANDBOX_LEVELS = ["read_only", "workspace_write", "unrestricted"];
@@ -127,6 +139,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   handshakeTimeoutMs: is.timerMs(),
   sessionMeta: is.object(),
   interrupt: is.boolean(),
+  maxTerminalOutputBytes: is.integer(1, MAX_TERMINAL_OUTPUT_BYTES),
 };
 
 /**

@@ -7,6 +7,7 @@ import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver"
 import { isReadOnlyKind, type AcpPolicyPlan } from "../policy/acp-policy.js";
 import { AcpApprovalEditUnsupportedError } from "./approval-edit-unsupported-error.js";
 import { openRegularFile, readTextBounded } from "./host-files.js";
+import { canOpenBeneath, openBeneath, PathChangedError } from "./open-beneath.js";
 import type { HostTerminals } from "./host-terminals.js";
 
 /** The ACP client methods the host serves for the agent (the `fs` and `terminal` capabilities). */
@@ -37,7 +38,9 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  *   ask about first is asked about here, through the same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
  *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
- *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd`).
+ *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd` / `env`).
+ * - a `terminal/create` with an `env` of its own is asked about by the host under a permission mode,
+ *   even after the agent's own approved ask; the ask's input and title show the variables.
  */
 export class HostClient {
   readonly #plan: AcpPolicyPlan;
@@ -156,20 +159,33 @@ export class HostClient {
   }
 
   /**
-   * Writes `content` to `target` (the checked real path of `path`) without following a symlink in
-   * its last component (`O_NOFOLLOW`): a link put there after the check fails the write instead of
-   * redirecting it. The file is opened without truncating it and checked on the open descriptor
-   * before anything changes: an existing file with more than one hard link is refused (another link
-   * may be outside the working directory), so a file swapped in after the check cannot be reached
-   * either; so is anything but a regular file, at once ({@link openRegularFile}).
+   * Writes `content` to `target` (the checked real path of `path`) without following a symlink the
+   * check did not see. On Linux the file is opened beneath the working directory one directory at a
+   * time ({@link openBeneath}): a directory on the way, or the file, swapped for a symlink after the
+   * check fails the write (refused, nothing created or written outside), and a new file is created
+   * only in a directory so opened. Elsewhere only its last component is opened with `O_NOFOLLOW`:
+   * a directory on the way swapped for a symlink between the check and the open is followed.
+   * The file is opened without truncating it and checked on the open descriptor before anything
+   * changes: an existing file with more than one hard link is refused (another link may be outside
+   * the working directory), so a file swapped in after the check cannot be reached either; so is
+   * anything but a regular file, at once ({@link openRegularFile}).
    */
   async #writeInWorkspace(path: string, target: string, content: string): Promise<void> {
-    const { file, stats: stat } = await openRegularFile(
-      "fs/write_text_file",
-      path,
-      target,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW,
-    );
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;
+    let opened: Awaited<ReturnType<typeof openRegularFile>>;
+    try {
+      opened = canOpenBeneath()
+        ? await openBeneath("fs/write_text_file", path, await this.#root(), target, flags)
+        : await openRegularFile("fs/write_text_file", path, target, flags);
+    } catch (error) {
+      if (!(error instanceof PathChangedError)) throw error;
+      this.#refuse(
+        "fs/write_text_file",
+        path,
+        `the run's sandbox is workspace_write and ${path} changed while it was opened (${error.message}); nothing was written`,
+      );
+    }
+    const { file, stats: stat } = opened;
     try {
       if (stat.nlink > 1)
         this.#refuse(
@@ -206,12 +222,17 @@ export class HostClient {
   async #create(asked: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     const command = [asked.command, ...(asked.args ?? [])].join(" ");
     if (this.#plan.commands === "deny") this.#refuse("terminal/create", command, "the run's sandbox is read_only");
-    // Under workspace_write a command the host spawns is not confined: each one is asked about.
+    // The variables the command gets on top of the agent's environment are part of what is approved
+    // (BASH_ENV, PATH, LD_PRELOAD, NODE_OPTIONS change what a command does): shown in the ask.
+    const env = (asked.env ?? []).map(({ name, value }) => ({ name, value }));
+    const shown = [...env.map(({ name, value }) => `${name}=${value}`), command].join(" ");
+    // Under workspace_write a command the host spawns is not confined: each one is asked about. So is
+    // one with variables of its own: an agent's own ask does not show them.
     const edited = await this.#askFirst(
       "terminal/create",
-      `Run ${command}`,
-      { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd },
-      this.#plan.commands === "ask",
+      `Run ${shown}`,
+      { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd, env },
+      this.#plan.commands === "ask" || (this.#plan.hostAsks && env.length > 0),
     );
     if (!edited) return this.#terminals.create(asked);
     // The host applies an edit of its own ask itself: it runs the command the host approved.
@@ -221,7 +242,24 @@ export class HostClient {
       command: typeof edited["command"] === "string" ? edited["command"] : asked.command,
       ...(args ? { args } : {}),
       cwd: typeof edited["cwd"] === "string" ? edited["cwd"] : (asked.cwd ?? null),
+      env: "env" in edited ? this.#editedEnv(edited["env"], shown) : env,
     });
+  }
+
+  /** The `env` of an edited `terminal/create` ask: `[{ name, value }]` strings, as ACP's request has it. */
+  #editedEnv(value: unknown, subject: string): acp.EnvVariable[] {
+    const valid =
+      Array.isArray(value) &&
+      value.every(
+        (entry: unknown) =>
+          typeof entry === "object" &&
+          entry !== null &&
+          typeof (entry as { name?: unknown }).name === "string" &&
+          (entry as { name: string }).name !== "" &&
+          typeof (entry as { value?: unknown }).value === "string",
+      );
+    if (!valid) this.#refuse("terminal/create", subject, "the edited env is not an array of { name, value } strings");
+    return (value as acp.EnvVariable[]).map(({ name, value }) => ({ name, value }));
   }
 
   /**
@@ -267,7 +305,7 @@ export class HostClient {
    */
   async #inWorkspace(path: string): Promise<string | undefined> {
     if (!isAbsolute(path)) return undefined;
-    const root = await realpath(this.#cwd).catch(() => this.#cwd);
+    const root = await this.#root();
     const inside = (real: string): boolean => {
       const rel = relative(root, real);
       return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
@@ -285,6 +323,11 @@ export class HostClient {
     const literalDir = await realpath(dirname(literal)).catch(() => undefined);
     if (literalDir === undefined || !inside(literalDir)) return undefined;
     return join(literalDir, basename(literal));
+  }
+
+  /** The working directory's real path (as given when it cannot be resolved). */
+  #root(): Promise<string> {
+    return realpath(this.#cwd).catch(() => this.#cwd);
   }
 
   /** Ends the turn's terminals. */

@@ -3,7 +3,7 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import { spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import { TerminalOutput } from "./terminal-output.js";
 
-/** Output kept per terminal when the agent sets no `outputByteLimit`: 1 MiB. */
+/** Output kept per terminal when the agent sets no `outputByteLimit`: 1 MiB (at most the host's maximum). */
 export const DEFAULT_TERMINAL_OUTPUT_BYTES = 1024 * 1024;
 
 interface Terminal {
@@ -22,6 +22,8 @@ export interface TerminalLaunch {
   readonly killGraceMs?: number;
   /** Device name in errors. */
   readonly device: string;
+  /** Most output bytes kept per terminal: the agent's `outputByteLimit` is lowered to it. */
+  readonly maxOutputBytes: number;
 }
 
 /**
@@ -43,7 +45,10 @@ export class HostTerminals {
   async create(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     if (this.#closed) throw RequestError.invalidRequest(undefined, "the turn has ended");
     const args = request.args ?? [];
-    const output = new TerminalOutput(request.outputByteLimit ?? DEFAULT_TERMINAL_OUTPUT_BYTES);
+    // The agent's limit, lowered to the host's: the output is held in the host's memory.
+    const asked = request.outputByteLimit;
+    const limit = typeof asked === "number" && asked >= 0 ? asked : DEFAULT_TERMINAL_OUTPUT_BYTES;
+    const output = new TerminalOutput(Math.min(limit, this.#launch.maxOutputBytes));
     const env: Record<string, string | undefined> = { ...this.#launch.env };
     for (const variable of request.env ?? []) env[variable.name] = variable.value;
     const proc = await spawnCli({

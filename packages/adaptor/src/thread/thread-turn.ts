@@ -481,7 +481,8 @@ export class ThreadTurn {
     }
     if (response.failure?.reason !== "resume_rejected") return response;
     const failure = response.failure;
-    if (this.#ctx.mode !== "continue_or_start" || !this.#current) {
+    // A session the CLI knows but cannot continue in full (a fork lacking its parent's history) is never started over.
+    if (this.#ctx.mode !== "continue_or_start" || !this.#current || failure.details?.historyIncomplete === true) {
       throw threadError(
         ErrResumeRejected,
         `thread ${this.#ctx.key}: resume rejected: ${failure.message}`,

@@ -15,12 +15,13 @@ import {
   type PooledProcess,
   responseExit,
 } from "@adaptor/driver/kit";
-import { classifyCodexTurn, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
+import { classifyCodexTurn, lineageGap, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { checkInheritedApprovals, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
+import { codexHomeOf, forkLineage } from "../session-state/codex-session-transfer.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
@@ -411,7 +412,8 @@ export class AppServerSession implements PooledProcess {
             { type: "text", text: request.prompt, text_elements: [] },
           ],
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
-          ...(request.effort ? { effort: request.effort } : {}),
+          // A turn that names no effort keeps the last committed turn's (codex would keep the last one sent, committed or not).
+          ...(effortOf(request, data) ? { effort: effortOf(request, data) as TurnStartParams["effort"] } : {}),
         };
         const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
@@ -519,7 +521,9 @@ export class AppServerSession implements PooledProcess {
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
     }
-    const checkpointData: CodexCheckpointData | undefined = turn.completed ? { lastTurnId: turn.completed.id } : undefined;
+    const checkpointData: CodexCheckpointData | undefined = turn.completed
+      ? await this.#checkpointData(turn.completed.id, request, data, opened)
+      : undefined;
     const response: DriverResponse = {
       text: failure ? "" : text,
       ...(interrupted ? { interrupted: true } : {}),
@@ -534,6 +538,29 @@ export class AppServerSession implements PooledProcess {
       ...(exitInfo ? { exit: responseExit(exitInfo) } : {}),
     };
     return { response, alive, plan: checked };
+  }
+
+  /**
+   * The checkpoint data of a completed turn `lastTurnId`: the model and effort it ran with (as the
+   * thread's turns named them), and the
+   * fork lineage (inherited from the thread's previous checkpoint `data`; for a fork's first turn,
+   * the parent's lineage and rollouts through the fork point, read from this host's `CODEX_HOME`).
+   */
+  async #checkpointData(
+    lastTurnId: string,
+    request: DriverRequest,
+    data: CodexCheckpointData,
+    opened: ThreadOpened | undefined,
+  ): Promise<CodexCheckpointData> {
+    // Only a model a turn named is kept: a turn that names none still follows the driver's `model`.
+    const model = request.model ?? data.model;
+    const effort = effortOf(request, data);
+    const session = request.session;
+    let lineage = data.lineage;
+    if (session?.fork && opened) {
+      lineage = await forkLineage(codexHomeOf(this.#config, request.env), opened.thread.id, session.resumeId, data).catch(() => undefined);
+    }
+    return { lastTurnId, ...(model ? { model } : {}), ...(effort ? { effort } : {}), ...(lineage ? { lineage } : {}) };
   }
 
   /**
@@ -589,14 +616,19 @@ export class AppServerSession implements PooledProcess {
    */
   #readRun(batch: readonly string[], from: number): number {
     let i = from;
+    // The turn being served changes only when a line is dispatched.
+    let active = this.#active;
     for (;;) {
       // A delta of the turn being served goes straight to it, without a parsed value.
       const text = batch[i++]!;
-      const frequent = this.#active?.state.acceptLine(text) === true;
+      const frequent = active !== undefined && active.state.acceptLine(text);
       this.#frequent = frequent;
-      if (!frequent) this.#dispatch(text);
+      if (!frequent) {
+        this.#dispatch(text);
+        active = this.#active;
+      }
       if (i === batch.length) return i;
-      const wait = beforeNextLine(this.#active?.sink, frequent);
+      const wait = beforeNextLine(active?.sink, frequent);
       if (wait !== undefined) {
         this.#wait = wait;
         return i;
@@ -746,6 +778,11 @@ export class AppServerSession implements PooledProcess {
   }
 }
 
+/** The effort of a turn: its own, else the last committed turn's (`data`). */
+function effortOf(request: DriverRequest, data: CodexCheckpointData): string | undefined {
+  return request.effort ?? data.effort;
+}
+
 /** A disconnect (codex gone before answering) is classified from the exit, not thrown. */
 function isDisconnect(err: unknown): boolean {
   return err instanceof DriverError && err.code === ErrCode.DeviceDisconnected;
@@ -770,6 +807,8 @@ function refusedSession(request: DriverRequest, err: unknown, idleMs: number): D
       resumeId: session.resumeId,
       fork: session.fork === true,
       code: err.code,
+      // A fork whose parent's history this host lacks: starting fresh would drop it silently.
+      ...(lineageGap(err.message) ? { historyIncomplete: true } : {}),
       ...(refusal === "busy" ? { holder: "another codex process", retryAfterMs: idleMs } : {}),
     },
     cause: err,
@@ -820,7 +859,9 @@ async function openThread(
   cwd: string,
   data: CodexCheckpointData,
 ): Promise<ThreadOpened> {
-  const model = request.model ?? config.model;
+  // A turn that names no model keeps the last committed turn's (a fork: its parent's at the fork
+  // point); codex alone would take the last one sent (committed or not), and a fork its default.
+  const model = request.model ?? data.model ?? config.model;
   // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides, `-c` at launch).
   const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
   const common = {

@@ -64,6 +64,8 @@ describe("parseAppServerLine", () => {
       good.slice(0, -3),
       good.replace("hello", "hel\u0001lo"),
       good.replace("hello", "hel\\qlo"),
+      good.replace("msg_1", "msg\u0000_1"),
+      good.replace("019a-turn", "019a\u001f-turn"),
       `${good}x`,
       "not json",
     ];
@@ -143,6 +145,35 @@ describe("DeltaLineReader", () => {
     expect(reader.read(delta("b"))).toBe(true);
     expect(reader.itemId).toBe(first);
     expect(read(reader, delta("c", {}, { ...ids, itemId: "msg_2" }))).toEqual({ itemId: "msg_2", delta: "c" });
+  });
+
+  it("reads every one-character change of a line of the item before as JSON.parse reads it, or refuses it", () => {
+    // Short and long deltas (a loop or a search for raw control characters), plain and escaped.
+    for (const text of ["token42 ", "x".repeat(40), 'q"uo\\te', "y".repeat(33) + "\n"]) {
+      const line = delta(text);
+      const replacements = ["\u0000", "\u001f", " ", '"', "\\", "}", "{", ",", ":", "0", "a", "\u00e9", "\ud83d"];
+      for (let at = 0; at < line.length; at++) {
+        for (const c of replacements) {
+          const changed = line.slice(0, at) + c + line.slice(at + 1);
+          const reader = new DeltaLineReader(ids.threadId, ids.turnId);
+          expect(reader.read(line)).toBe(true); // the item before: the next line takes the same-item compare
+          let expected: { itemId: string; delta: string } | undefined;
+          try {
+            const value = JSON.parse(changed) as {
+              method?: unknown;
+              params?: { threadId?: unknown; turnId?: unknown; itemId?: unknown; delta?: unknown };
+            };
+            const p = value.params;
+            if (value.method === "item/agentMessage/delta" && p?.threadId === ids.threadId && p.turnId === ids.turnId)
+              expected = { itemId: p.itemId as string, delta: p.delta as string };
+          } catch {
+            expected = undefined;
+          }
+          const got = read(reader, changed);
+          if (got !== undefined) expect(got, JSON.stringify(changed)).toEqual(expected);
+        }
+      }
+    }
   });
 
   it("accepts nothing when the thread or turn id would need escapes in JSON", () => {

@@ -34,16 +34,24 @@ export class DeltaLineReader {
     this.#prefix = plainId(threadId) && plainId(turnId) ? `${DELTA_PREFIX}${threadId}${TURN_KEY}${turnId}${ITEM_KEY}` : undefined;
   }
 
-  /** True when `text` is a delta line of this thread and turn; {@link itemId} and {@link delta} are then its values. */
+  /**
+   * True when `text` is a delta line of this thread and turn; {@link itemId} and {@link delta} are
+   * then its values. The common line (the item of the line before, no escape, nothing after the
+   * delta but `}}`) is read in this one function, the string helpers written out: each helper
+   * called per line would be a hot function of its own for V8 to compile, once alone and again
+   * inlined here.
+   */
   read(text: string): boolean {
     const prefix = this.#prefix;
     if (prefix === undefined) return false;
     const itemStart = prefix.length;
-    // Most lines continue the item of the line before: one compare for everything before the delta.
-    const sameItem = this.#sameItem !== undefined && hasAt(text, this.#sameItem, 0);
+    // Most lines continue the item of the line before: one compare for everything before the delta
+    // (`slice` and `===`, see hasAt).
+    const known = this.#sameItem;
+    const sameItem = known !== undefined && text.slice(0, known.length) === known;
     let itemEnd = itemStart + this.itemId.length;
     if (!sameItem) {
-      if (!hasAt(text, prefix, 0)) return false;
+      if (text.slice(0, itemStart) !== prefix) return false;
       itemEnd = idEnd(text, itemStart, DELTA_KEY);
       if (itemEnd === -1) return false;
     }
@@ -51,13 +59,28 @@ export class DeltaLineReader {
     const backslash = text.indexOf("\\", itemStart);
     if (backslash !== -1 && backslash < deltaStart) return false;
     const escaped = backslash !== -1;
-    const deltaEnd = closingQuoteOf(text, deltaStart, escaped);
-    if (deltaEnd === -1 || tailOf(text, deltaEnd + 1) === BAD_TAIL) return false;
-    let delta: string;
-    try {
-      delta = deltaOf(text, deltaStart, deltaEnd, escaped);
-    } catch {
-      return false; // a bad escape: not JSON, the caller's parse says so
+    let deltaEnd: number;
+    if (escaped) {
+      deltaEnd = closingQuoteOf(text, deltaStart, true);
+      if (deltaEnd === -1) return false;
+    } else {
+      deltaEnd = text.indexOf('"', deltaStart);
+      if (deltaEnd === -1) return false;
+      if (deltaEnd - deltaStart > SHORT_DELTA) {
+        if (hasRawControl(text, deltaStart, deltaEnd)) return false;
+      } else for (let i = deltaStart; i < deltaEnd; i++) if (text.charCodeAt(i) < 0x20) return false;
+    }
+    const length = text.length;
+    const plainTail =
+      length === deltaEnd + 3 && text.charCodeAt(deltaEnd + 1) === CLOSE_BRACE && text.charCodeAt(deltaEnd + 2) === CLOSE_BRACE;
+    if (!plainTail && tailOf(text, deltaEnd + 1) === BAD_TAIL) return false;
+    let delta = text.slice(deltaStart, deltaEnd);
+    if (escaped) {
+      try {
+        delta = JSON.parse(`"${delta}"`) as string;
+      } catch {
+        return false; // a bad escape: not JSON, the caller's parse says so
+      }
     }
     if (!sameItem) {
       this.itemId = text.slice(itemStart, itemEnd);
@@ -76,6 +99,8 @@ const DELTA_KEY = '","delta":"';
 const EMITTED_KEY = ',"emittedAtMs":';
 const EMITTED_TAIL_START = `}${EMITTED_KEY}`;
 const CLOSE_BRACE = 0x7d;
+/** A delta up to this many UTF-16 units is checked for raw control characters in {@link DeltaLineReader.read}'s own loop. */
+const SHORT_DELTA = 32;
 const MAX_PLAIN_INTEGER_DIGITS = 15; // below 2^53: Number() gives what JSON.parse gives
 const PLAIN_TAIL = 0;
 const EMITTED_TAIL = 1;
@@ -89,10 +114,10 @@ function hasAt(text: string, key: string, at: number): boolean {
   return text.length >= at + key.length && text.slice(at, at + key.length) === key;
 }
 
-/** The end of an id starting at `from`: its closing quote, which `key` must follow; else -1. */
+/** The end of an id starting at `from`: its closing quote, which `key` must follow, with no raw control character before it (not JSON); else -1. */
 function idEnd(text: string, from: number, key: string): number {
   const end = text.indexOf('"', from);
-  return end !== -1 && hasAt(text, key, end) ? end : -1;
+  return end !== -1 && hasAt(text, key, end) && !hasRawControl(text, from, end) ? end : -1;
 }
 
 // eslint-disable-next-line no-control-regex -- an id JSON writes without escapes: no quote, backslash or control character

@@ -184,7 +184,11 @@ export class AppServerTurnState {
     const reader = this.#deltaLines;
     if (reader === undefined) return false;
     if (reader.read(text)) {
-      this.#textDelta(reader.itemId, reader.delta);
+      // #textDelta written out: one function less for V8 to compile on the per-line path.
+      const itemId = reader.itemId;
+      this.#retries = 0;
+      if (itemId !== this.#lastStreamed) this.#streamedItem(itemId);
+      this.#emit({ type: "text-delta", text: reader.delta, messageId: itemId });
       return true;
     }
     const templates = this.#deltaTemplates;

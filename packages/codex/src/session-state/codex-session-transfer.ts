@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -6,7 +6,7 @@ import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } 
 import { appendSessionFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
-import { readCheckpointData } from "../session/checkpoint-data.js";
+import { readCheckpointData, type CodexCheckpointData, type LineageFile } from "../session/checkpoint-data.js";
 
 /**
  * The export layout: the thread's rollout files, each named by its path below `CODEX_HOME` (codex
@@ -47,15 +47,140 @@ export async function rollouts(home: string, threadId: string): Promise<string[]
   return found.sort();
 }
 
-/** @throws TypeError unless `files` are one or more rollouts of the session's thread. */
+/** The thread id a rollout path or name ends with (`…-<thread id>.jsonl` or `…-<thread id>_<id>.jsonl`), if any. */
+function threadOf(name: string): string | undefined {
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  const match = /-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:_[0-9a-f-]{36})?\.jsonl$/i.exec(base);
+  return match?.[1];
+}
+
+/** Whether `name` is one of the session thread's own rollouts (the others an import takes are its fork lineage's). */
+function isOwn(location: SessionLocation, name: string): boolean {
+  return isRolloutOf(name.slice(name.lastIndexOf("/") + 1), location.resumeId);
+}
+
+/**
+ * @throws TypeError unless `files` are rollouts (by name), at least one of them the session
+ * thread's own; the others are rollouts of the threads it was forked from.
+ */
 function checkNames(location: SessionLocation, files: readonly { readonly name: string }[]): void {
-  const bad = files.find(
-    (file) => !ROLLOUT_NAME.test(file.name) || !isRolloutOf(file.name.slice(file.name.lastIndexOf("/") + 1), location.resumeId),
-  );
-  if (files.length === 0 || bad) {
+  const bad = files.find((file) => !ROLLOUT_NAME.test(file.name) || threadOf(file.name) === undefined);
+  if (!files.some((file) => isOwn(location, file.name)) || bad) {
     throw new TypeError(
       `codex session import: expected rollouts of thread ${location.resumeId}, got ${files.map((f) => f.name).join(", ")}`,
     );
+  }
+}
+
+/** Most bytes read to find a rollout's first line (its `session_meta`, which holds the base instructions). */
+const FIRST_LINE_LIMIT = 4 * 1024 * 1024;
+
+/** The first line of the file at `path` (without its newline); `undefined` when unreadable or longer than {@link FIRST_LINE_LIMIT}. */
+async function firstLine(path: string): Promise<string | undefined> {
+  let file;
+  try {
+    file = await open(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for (let read = 0; read < FIRST_LINE_LIMIT;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, read);
+      if (bytesRead === 0) return undefined;
+      const end = chunk.subarray(0, bytesRead).indexOf(10);
+      chunks.push(chunk.subarray(0, end === -1 ? bytesRead : end));
+      if (end !== -1) return Buffer.concat(chunks).toString("utf8");
+      read += bytesRead;
+    }
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Where a fork's rollout says it was forked from: its `session_meta` line names the parent thread
+ * (`forked_from_id`) and the first of the parent's rollout entries (by `ordinal`) the fork does not
+ * read (`forked_from_ordinal_exclusive`). `undefined` for a thread that is no fork.
+ */
+async function forkPoint(path: string): Promise<{ readonly threadId: string; readonly ordinal?: number } | undefined> {
+  const line = await firstLine(path);
+  if (!line) return undefined;
+  try {
+    const meta = JSON.parse(line) as { type?: unknown; payload?: { forked_from_id?: unknown; forked_from_ordinal_exclusive?: unknown } };
+    const parent = meta.payload?.forked_from_id;
+    if (meta.type !== "session_meta" || typeof parent !== "string" || !THREAD_ID.test(parent)) return undefined;
+    const ordinal = meta.payload?.forked_from_ordinal_exclusive;
+    return { threadId: parent, ...(Number.isSafeInteger(ordinal) ? { ordinal: ordinal as number } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The length of rollout `content` through its entries with an `ordinal` below `ordinal` (whole
+ * lines only): where the first entry at or past it begins, else where the last whole line ends.
+ */
+function cutBefore(content: Buffer, ordinal: number | undefined): number {
+  let start = 0;
+  for (;;) {
+    const end = content.indexOf(10, start);
+    if (end === -1) return start;
+    if (ordinal !== undefined) {
+      const head = content.subarray(start, Math.min(end, start + 200)).toString("utf8");
+      const found = /"ordinal":(\d+)/.exec(head);
+      if (found && Number(found[1]) >= ordinal) return start;
+    }
+    start = end + 1;
+  }
+}
+
+/** `CODEX_HOME` of a run with extra environment `env` (else `HOME/.codex`). */
+export function codexHomeOf(config: CodexConfig, env: Readonly<Record<string, string>> | undefined): string {
+  const all = codexEnv(config, env);
+  return all.CODEX_HOME ?? join(all.HOME ?? homedir(), ".codex");
+}
+
+/**
+ * The lineage of fork `forkId` just made from `parentId` (whose checkpoint data is `parent`) in
+ * `home`: the parent's own lineage, then each rollout of the parent through the fork point (the
+ * entries before the ordinal the fork's `session_meta` names), as long as it is now. `undefined`
+ * when the fork's rollout names no parent (nothing to carry).
+ */
+export async function forkLineage(
+  home: string,
+  forkId: string,
+  parentId: string,
+  parent: CodexCheckpointData,
+): Promise<readonly LineageFile[] | undefined> {
+  if (!THREAD_ID.test(forkId) || !THREAD_ID.test(parentId)) return undefined;
+  const own = (await rollouts(home, forkId))[0];
+  const point = own ? await forkPoint(own) : undefined;
+  if (point?.threadId !== parentId) return undefined;
+  const files: LineageFile[] = [...(parent.lineage ?? [])];
+  for (const path of await rollouts(home, parentId)) {
+    const bytes = cutBefore(await readFile(path), point.ordinal);
+    if (bytes > 0) files.push({ name: relative(home, path).split(sep).join("/"), bytes });
+  }
+  return files.length > 0 ? files : undefined;
+}
+
+/**
+ * The rollouts of the threads `threadId` was forked from, found by the fork points their first
+ * lines name, each as long as it is now (for an export without the checkpoint's recorded lineage).
+ */
+async function foundLineage(home: string, threadId: string): Promise<LineageFile[]> {
+  const files: LineageFile[] = [];
+  const seen = new Set([threadId]);
+  for (let id = threadId; ;) {
+    const first = (await rollouts(home, id))[0];
+    const point = first ? await forkPoint(first) : undefined;
+    if (!point || seen.has(point.threadId)) return files;
+    seen.add(point.threadId);
+    for (const path of await rollouts(home, point.threadId)) files.push({ name: relative(home, path).split(sep).join("/"), bytes: -1 });
+    id = point.threadId;
   }
 }
 
@@ -69,8 +194,37 @@ function checkNames(location: SessionLocation, files: readonly { readonly name: 
 export function codexSessionTransfer(config: CodexConfig, evict: (threadId: string) => Promise<void>): SessionTransfer {
   const homeOf = (location: SessionLocation): string => {
     if (!THREAD_ID.test(location.resumeId)) throw new TypeError(`codex thread id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
-    const env = codexEnv(config, location.env);
-    return env.CODEX_HOME ?? join(env.HOME ?? homedir(), ".codex");
+    return codexHomeOf(config, location.env);
+  };
+  /**
+   * The fork lineage's rollouts, each from `from(name)` on: through the lengths the checkpoint
+   * recorded when the fork was made, else (no data) as found now.
+   * @throws Error when a recorded one is missing here or shorter than recorded.
+   */
+  const lineageFrom = async (
+    home: string,
+    location: SessionLocation,
+    from: (name: string) => number,
+    signal?: AbortSignal,
+  ): Promise<SessionFileSlice[]> => {
+    const recorded = readCheckpointData(location.data).lineage;
+    const files = recorded ?? (await foundLineage(home, location.resumeId));
+    const slices: SessionFileSlice[] = [];
+    for (const file of files) {
+      if (!ROLLOUT_NAME.test(file.name)) throw new Error(`codex fork lineage: not a rollout name: ${file.name}`);
+      const path = join(home, ...file.name.split("/"));
+      const part = await readSessionFileFrom(
+        path,
+        file.bytes < 0 ? from(file.name) : Math.min(from(file.name), file.bytes),
+        () => true,
+        signal,
+      );
+      if (!part || part.bytes < file.bytes)
+        throw new Error(`the rollout ${file.name} that fork ${location.resumeId} continues from is missing or shorter here`);
+      const bytes = file.bytes < 0 ? part.bytes : file.bytes;
+      slices.push({ ...part, name: file.name, bytes, content: part.content.subarray(0, Math.max(0, bytes - part.offset)) });
+    }
+    return slices;
   };
   /** The rollouts, each from `from(name)` on, once one of them holds the checkpoint's turn (codex may still be flushing it). */
   const exportFrom = async (
@@ -106,12 +260,16 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       const slices = await read(from);
       if (slices.length === 0) return undefined;
       // A rollout shorter than asked for was not appended to: the caller sees it as rewritten, whatever it holds.
-      if (slices.some((slice) => slice.bytes < from(slice.name) || holds(slice.content))) return slices;
+      if (slices.some((slice) => slice.bytes < from(slice.name) || holds(slice.content)))
+        return [...slices, ...(await lineageFrom(home, location, from, signal))];
       if (Date.now() >= deadline) {
         // The turn may lie before the offsets (a rollout written anew): the whole files decide, as a whole export would.
         const whole = slices.some((slice) => slice.offset > 0) ? await read(() => 0) : [];
         if (whole.some((slice) => holds(slice.content)))
-          return whole.map((slice) => ({ name: slice.name, ...partFrom(slice, from(slice.name)) }));
+          return [
+            ...whole.map((slice) => ({ name: slice.name, ...partFrom(slice, from(slice.name)) })),
+            ...(await lineageFrom(home, location, from, signal)),
+          ];
         throw new Error(`the rollout of ${location.resumeId} does not hold the checkpoint's turn ${lastTurnId ?? ""}`);
       }
       await sleep(50, undefined, signal ? { signal } : undefined);
@@ -129,16 +287,31 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       checkNames(location, slices);
       const home = homeOf(location);
       await evict(location.resumeId);
-      for (const slice of slices) await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
+      for (const slice of slices) {
+        const thread = threadOf(slice.name)!;
+        if (thread !== location.resumeId) await evict(thread);
+        await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
+      }
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();
       checkNames(location, files);
       const home = homeOf(location);
       await evict(location.resumeId);
-      const targets = files.map((file) => join(home, ...file.name.split("/")));
+      const own = files.filter((file) => isOwn(location, file.name));
+      const targets = own.map((file) => join(home, ...file.name.split("/")));
       const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
-      for (const [i, file] of files.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
+      for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
+      // The lineage's rollouts: a local copy that already begins with the stored bytes (the same
+      // thread, continued here since) is kept; any other is written, ending a process serving it.
+      for (const file of files.filter((f) => !isOwn(location, f.name))) {
+        const target = join(home, ...file.name.split("/"));
+        const local = await readSessionFileFrom(target, 0, () => true, signal).catch(() => undefined);
+        if (local && local.bytes >= file.content.byteLength && local.content.subarray(0, file.content.byteLength).equals(file.content))
+          continue;
+        await evict(threadOf(file.name)!);
+        await writeSessionFile(target, file.content);
+      }
     },
   };
 }

@@ -11,11 +11,35 @@ import type { Usage } from "@adaptor/driver";
  *   codex recorded beyond it are dropped (see `rewindExecThread`).
  * - `usage` (exec): the thread's cumulative token usage as codex reported it after that turn
  *   (`codex exec resume` reports the thread's running total; the run's own usage is the difference).
+ * - `model`, `effort` (app-server): the model and reasoning effort the committed turn ran with; a
+ *   later turn of the thread (or of a fork made at this checkpoint) that names none runs with them.
+ * - `lineage` (app-server): for a fork, the rollouts of the threads it was forked from (its
+ *   parent, the parent's parent, …), each named by its path below `CODEX_HOME` with its length
+ *   in bytes when the fork was made. codex resumes a fork by reading its parent's rollout up to
+ *   the fork point, so these files travel with the fork's own (see `codexSessionTransfer`).
  */
 export interface CodexCheckpointData {
   readonly lastTurnId?: string;
   readonly turns?: number;
   readonly usage?: Usage;
+  readonly model?: string;
+  readonly effort?: string;
+  readonly lineage?: readonly LineageFile[];
+}
+
+/** A rollout of a thread a fork was forked from: its path below `CODEX_HOME` and the bytes of it the fork reads. */
+export interface LineageFile {
+  readonly name: string;
+  readonly bytes: number;
+}
+
+function readLineage(value: unknown): LineageFile[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const files = value.filter(
+    (f): f is LineageFile =>
+      typeof f === "object" && f !== null && typeof f.name === "string" && Number.isSafeInteger(f.bytes) && f.bytes > 0,
+  );
+  return files.length === value.length && files.length > 0 ? files.map(({ name, bytes }) => ({ name, bytes })) : undefined;
 }
 
 function count(value: unknown): number | undefined {
@@ -43,10 +67,14 @@ export function readCheckpointData(data: unknown): CodexCheckpointData {
   if (typeof data !== "object" || data === null) return {};
   const d = data as Record<string, unknown>;
   const usage = readUsage(d.usage);
+  const lineage = readLineage(d.lineage);
   return {
     ...(typeof d.lastTurnId === "string" && d.lastTurnId ? { lastTurnId: d.lastTurnId } : {}),
     ...(Number.isInteger(d.turns) && (d.turns as number) > 0 ? { turns: d.turns as number } : {}),
     ...(usage ? { usage } : {}),
+    ...(typeof d.model === "string" && d.model ? { model: d.model } : {}),
+    ...(typeof d.effort === "string" && d.effort ? { effort: d.effort } : {}),
+    ...(lineage ? { lineage } : {}),
   };
 }
 

@@ -53,7 +53,7 @@ export class LineFramer {
   push(chunk: Uint8Array, parse?: LineParser): (string | OutputLine)[] {
     if (this.#failure) throw this.#failure;
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const out: (string | OutputLine)[] = [];
+    let out: (string | OutputLine)[] = [];
     try {
       const first = bytes.indexOf(LF);
       if (first === -1) {
@@ -66,8 +66,16 @@ export class LineFramer {
         // Complete lines between the first and the last LF. When their bytes together fit the limit,
         // no line among them can exceed it: decode them with one call (LF never occurs inside a
         // multi-byte UTF-8 sequence) and split the string. Otherwise check line by line.
-        if (last - first - 1 <= this.#maxLineBytes) completeRegion(bytes.toString("utf8", first + 1, last), out, parse);
-        else {
+        if (last - first - 1 <= this.#maxLineBytes) {
+          const region = bytes.toString("utf8", first + 1, last);
+          const lines: (string | OutputLine)[] | undefined = parse === undefined ? splitRegion(region) : undefined;
+          if (lines === undefined) completeRegion(region, out, parse);
+          else if (out.length === 0) out = lines;
+          else {
+            lines.unshift(out[0]!);
+            out = lines;
+          }
+        } else {
           let start = first + 1;
           for (let nl = bytes.indexOf(LF, start); nl !== -1 && nl <= last; nl = bytes.indexOf(LF, start)) {
             this.#completeLine(bytes.subarray(start, nl), out, parse);
@@ -126,6 +134,18 @@ export class LineFramer {
     });
     throw this.#failure;
   }
+}
+
+/**
+ * The texts of the lines of `region` (complete lines joined by `\n`) by one native split, when
+ * none of them needs more than the split: no CR anywhere, and every line a JSON object's start
+ * (not blank); else undefined, for {@link completeRegion}.
+ */
+function splitRegion(region: string): string[] | undefined {
+  if (region.indexOf("\r") !== -1) return undefined;
+  const lines = region.split("\n");
+  for (let i = 0; i < lines.length; i++) if (lines[i]!.charCodeAt(0) !== OPEN_BRACE) return undefined;
+  return lines;
 }
 
 /** `region`: complete lines joined by `\n`, each within the limit. */

@@ -2,14 +2,21 @@
 export const OUTPUT_BLOCK_BYTES = 16 * 1024;
 
 /**
- * Blocks per slab: 32 MiB and one block. glibc serves an allocation above its mmap threshold with a
- * mapping of its own, but raises that threshold to the size of any mapped chunk freed, up to
- * 32 MiB on 64-bit systems; past that the same sizes come from the main heap, where buffers kept for
- * a whole run among short-lived allocations leave holes whose pages stay resident after the run. A
- * slab above 32 MiB is always a mapping of its own, whatever was freed before, its untouched pages
- * cost no memory, and it goes back to the system as a whole once no block of it is in use.
+ * Blocks per slab: 32 MiB and one block. A slab must be a mapping of its own, never memory of the
+ * main heap, where buffers kept for a whole run among short-lived allocations leave holes whose
+ * pages stay resident after the run; it then goes back to the system as a whole once no block of
+ * it is in use. A slab is a resizable `ArrayBuffer` (V8 reserves its maximum as address space of
+ * its own and commits pages as it grows, see {@link newSlab}); where there is none, a plain
+ * buffer of this size, above the 32 MiB up to which glibc raises its mmap threshold, is a
+ * mapping of its own too.
  */
 const SLAB_BLOCKS = 2 * 1024 + 1;
+
+/** Bytes of one slab. */
+const SLAB_BYTES = SLAB_BLOCKS * OUTPUT_BLOCK_BYTES;
+
+/** A slab grows by this many blocks at a time (1 MiB, the default window of one run). */
+const GROW_BLOCKS = 64;
 
 /** One block handed out by {@link OutputBlockPool.acquire}: `bytes` is a view of {@link OUTPUT_BLOCK_BYTES}. */
 export interface OutputBlock {
@@ -20,7 +27,8 @@ export interface OutputBlock {
 }
 
 interface Slab {
-  readonly memory: Buffer;
+  /** The slab's memory; resizable: its committed length, in whole blocks, grows as fresh blocks are handed out. */
+  readonly memory: ArrayBuffer;
   /** Indexes of free blocks below {@link Slab.fresh}, most recently freed last (its pages are the likeliest to be resident). */
   readonly free: number[];
   /** Blocks from this index on were never handed out. */
@@ -54,13 +62,17 @@ export class OutputBlockPool {
   acquire(): OutputBlock {
     let slab = this.#slabs.find((s) => s.free.length > 0 || s.fresh < SLAB_BLOCKS);
     if (!slab) {
-      slab = { memory: Buffer.allocUnsafeSlow(SLAB_BLOCKS * OUTPUT_BLOCK_BYTES), free: [], fresh: 0, used: 0 };
+      slab = { memory: newSlab(), free: [], fresh: 0, used: 0 };
       this.#slabs.push(slab);
     }
     const index = slab.free.pop() ?? slab.fresh++;
     slab.used++;
     const start = index * OUTPUT_BLOCK_BYTES;
-    return { bytes: slab.memory.subarray(start, start + OUTPUT_BLOCK_BYTES), slab, index };
+    const memory = slab.memory;
+    if (memory.byteLength < start + OUTPUT_BLOCK_BYTES) {
+      (memory as ResizableArrayBuffer).resize(Math.min(SLAB_BYTES, start + GROW_BLOCKS * OUTPUT_BLOCK_BYTES));
+    }
+    return { bytes: Buffer.from(memory, start, OUTPUT_BLOCK_BYTES), slab, index };
   }
 
   /** Gives `block` back; a block must be released once, and not used after. */
@@ -74,6 +86,28 @@ export class OutputBlockPool {
     const at = this.#slabs.indexOf(slab);
     if (at >= 0) this.#slabs.splice(at, 1);
   }
+}
+
+/** `ArrayBuffer` with ES2024's resizable form (not in the ES2023 library types). */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
+  resize(byteLength: number): void;
+}
+
+/**
+ * A slab's memory: a resizable `ArrayBuffer` of at most {@link SLAB_BYTES}, committed as fresh
+ * blocks are handed out (V8 reserves the maximum as a mapping of its own with its page allocator,
+ * never from the C heap). Unlike a fixed buffer, it does not count as external memory for V8's
+ * collector: a 32 MiB buffer did, which with a run's own garbage brought the heap to its first
+ * limit and cost a full collection in every long turn. Where `ArrayBuffer` is not resizable, a
+ * fixed buffer of the whole slab.
+ */
+function newSlab(): ArrayBuffer {
+  const memory = new (ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ResizableArrayBuffer)(0, {
+    maxByteLength: SLAB_BYTES,
+  });
+  if (memory.resizable === true && typeof memory.resize === "function") return memory;
+  return new ArrayBuffer(SLAB_BYTES);
 }
 
 /** The pool every raw-output tail of this process draws from. */

@@ -121,6 +121,35 @@ describe("OutputTail over several blocks", () => {
     expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
   });
 
+  it("a slab grows as fresh blocks are handed out, and every block keeps its own bytes across the growth steps", () => {
+    const pool = new OutputBlockPool();
+    const blocks = Array.from({ length: 300 }, (_, i) => {
+      const block = pool.acquire();
+      block.bytes.fill(i % 251);
+      return block;
+    });
+    expect(pool.slabs).toBe(1);
+    blocks.forEach((block, i) => {
+      expect(block.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
+      expect(
+        block.bytes.every((byte) => byte === i % 251),
+        `block ${i}`,
+      ).toBe(true);
+    });
+    for (const block of blocks) pool.release(block);
+    expect(pool.slabs).toBe(0);
+  });
+
+  it("a slab is not external memory to V8's collector: its reserved 32 MiB do not count, so a run does not bring on a full collection", () => {
+    const pool = new OutputBlockPool();
+    const before = process.memoryUsage().arrayBuffers;
+    const block = pool.acquire();
+    block.bytes.fill(1);
+    // A fixed 32 MiB buffer counted in full (and as external memory pushed V8's heap to its first limit).
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(4 * 1024 * 1024);
+    pool.release(block);
+  });
+
   it("a tail with no bound keeps nothing and takes no block, but counts every byte", () => {
     const pool = new OutputBlockPool();
     const tail = new OutputTail(0, pool);

@@ -19,7 +19,12 @@ export type FailureReason =
   | "agent_error"
   | "cancelled"
   | "policy_violation"
-  /** The CLI has no such session to resume (`request.session` is unknown to it); the SDK may start fresh. */
+  /**
+   * The CLI has no such session to resume (`request.session` is unknown to it); the SDK may start
+   * fresh. With `details.historyIncomplete: true` the CLI knows the session but lacks part of the
+   * history it continues (e.g. the parent a fork was made from): the SDK never starts fresh then
+   * (`ErrResumeRejected`), as that would silently drop the history this host lacks.
+   */
   | "resume_rejected"
   /**
    * The CLI refused to continue `request.session` because another process is writing to it (a
