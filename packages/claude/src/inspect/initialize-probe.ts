@@ -48,7 +48,10 @@ export async function probeInitialize(context: ProbeContext, config: ClaudeConfi
   try {
     const requestId = `adaptor_inspect_${randomUUID()}`;
     const answer = (async () => {
-      await child.writeJson({ type: "control_request", request_id: requestId, request: { subtype: "initialize", hooks: {} } });
+      // A process that exits before reading is reported by its stdout ending, not by the broken pipe.
+      child
+        .writeJson({ type: "control_request", request_id: requestId, request: { subtype: "initialize", hooks: {} } })
+        .catch(() => undefined);
       for await (const line of child.lines()) {
         if (line.kind !== "json") continue;
         const value = line.value as {
