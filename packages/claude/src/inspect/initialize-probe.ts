@@ -3,7 +3,7 @@ import type { InspectCheck, InspectCommand, InspectCommands, InspectModels } fro
 import { DEFAULT_PROBE_TIMEOUT_MS, probeFailure, withDeadline, type ProbeContext } from "@adaptor/driver/kit";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { ClaudeConfig } from "../config.js";
-import { settingSources } from "../launch/launch.js";
+import { STREAM_JSON_FLAGS, settingSources } from "../launch/launch.js";
 
 /** What the models and commands probe found; a failure becomes a `models` check. */
 export interface InitializeFindings {
@@ -34,12 +34,7 @@ interface InitCommand {
  */
 export async function probeInitialize(context: ProbeContext, config: ClaudeConfig): Promise<InitializeFindings> {
   const args = [
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--input-format",
-    "stream-json",
-    "--verbose",
+    ...STREAM_JSON_FLAGS,
     "--setting-sources",
     settingSources(config),
     ...(config.userMcpServers ? [] : ["--strict-mcp-config"]),

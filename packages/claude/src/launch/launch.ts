@@ -32,6 +32,9 @@ export interface Launch {
   cleanup(): Promise<void>;
 }
 
+/** The print-mode flags of the stream-json protocol on stdin and stdout (docs/protocols.md). */
+export const STREAM_JSON_FLAGS: readonly string[] = ["-p", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose"];
+
 /**
  * Builds the launch of one run: the stream-json protocol flags the driver owns
  * (docs/protocols.md), model and session flags, per-run files in a private 0700 directory, then
@@ -39,12 +42,7 @@ export interface Launch {
  */
 export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest, newSessionId?: string): Promise<Launch> {
   const args = [
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--input-format",
-    "stream-json",
-    "--verbose",
+    ...STREAM_JSON_FLAGS,
     "--permission-prompt-tool",
     "stdio",
     // Without a system-prompt snapshot row after it, a turn's last message on stdout is the end of
