@@ -93,6 +93,33 @@ describe("claude: the user's settings (real binary)", { timeout: 120_000 }, () =
     },
   );
 
+  it("under read_only no hook of the user's settings runs: one answering allow does not let a read outside the working directory past dontAsk, while the driver's own hooks still run", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "claude-user-settings-outside-"));
+    try {
+      await writeFile(join(outside, "secret.txt"), "SECRET-OUTSIDE");
+      const marker = join(work, "user-pretool-ran");
+      h = await harness([
+        { when: whenUserSays("GO"), reply: { toolUse: { name: "Read", input: { file_path: join(outside, "secret.txt") } } } },
+        { when: whenToolResult("Read"), reply: (v) => ({ text: `isError=${v.lastToolResult?.isError}` }) },
+      ]);
+      const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+      const hook = [{ matcher: "*", hooks: [{ type: "command", command: `touch ${marker}; echo '${allow}'` }] }];
+      await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ hooks: { PreToolUse: hook } }));
+      const seen: string[] = [];
+      const result = await h.agent.run("GO", {
+        cwd: work,
+        policy: { sandbox: "read_only" },
+        hooks: { beforeToolCall: ({ toolName }) => void seen.push(toolName) },
+      });
+      expect(result.text).toBe("isError=true");
+      expect(JSON.stringify(h.server.requests.at(-1)!.body)).not.toContain("SECRET-OUTSIDE");
+      expect(existsSync(marker)).toBe(false);
+      expect(seen).toEqual(["Read"]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("userSettings: false with workspaceSettings: true loads the workspace's settings but not the user's", async () => {
     const userMarker = join(work, "user-hook-ran");
     const workspaceMarker = join(work, "workspace-hook-ran");
