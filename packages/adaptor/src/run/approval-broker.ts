@@ -3,7 +3,7 @@ import type { ApprovalAsk, ApprovalDecision, ApprovalKind, DriverFailure } from 
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { ApprovalHandler } from "../approval/approval-handler.js";
+import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approval-handler.js";
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
@@ -159,18 +159,37 @@ export class ApprovalBroker {
     );
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    let check: (() => Promise<void>) | undefined;
+    // Set once the deadline called the handler's check: the deadline decides what is left undecided.
+    let checking = false;
+    const context: ApprovalHandlerContext = { signal, beforeDeadline: (fn) => void (check = fn) };
+    const expire = () => {
+      if (responder.expire("approval timed out")) timedOut = true;
+    };
     if (this.#ended) responder.expire("run ended");
     else {
       this.#pending.add(responder);
       if (settings.timeoutMs !== undefined) {
-        timer = setTimeout(() => (timedOut = responder.expire("approval timed out")), settings.timeoutMs);
+        timer = setTimeout(() => {
+          const before = check;
+          if (!before || responder.status !== "pending") {
+            expire();
+            return;
+          }
+          // The handler's record of the request is closed first; an answer it finds there wins.
+          checking = true;
+          void Promise.resolve()
+            .then(before)
+            .catch((error: unknown) => this.#handlerError(request, "the deadline's check failed; the deadline applies", error))
+            .finally(expire);
+        }, settings.timeoutMs);
         timer.unref();
       }
     }
     this.#notice("approval.requested", { id: request.id, kind: request.kind, toolName: request.toolName, attempt });
     this.#init.queue.push({ type: "approval-request", request });
     this.#setWaiting(+1);
-    if (handler && !this.#ended) this.#runHandler(handler, request, responder, signal);
+    if (handler && !this.#ended) this.#runHandler(handler, request, responder, context, () => checking);
     try {
       const decision = await responder.decision;
       this.#notice("approval.resolved", {
@@ -265,11 +284,20 @@ export class ApprovalBroker {
     });
   }
 
-  #runHandler(handler: ApprovalHandler, request: ApprovalRequest, responder: ApprovalResponder, signal: AbortSignal): void {
+  /** Runs the handler; `deadlineDecides` says the deadline's check ran, so returning undecided is fine. */
+  #runHandler(
+    handler: ApprovalHandler,
+    request: ApprovalRequest,
+    responder: ApprovalResponder,
+    context: ApprovalHandlerContext,
+    deadlineDecides: () => boolean,
+  ): void {
+    const { signal } = context;
     Promise.resolve()
-      .then(() => handler(request, { signal }))
+      .then(() => handler(request, context))
       .then(
         () => {
+          if (deadlineDecides()) return;
           if (responder.expire("approval handler returned without a decision") && !signal.aborted) {
             this.#init.onFailure({
               reason: "agent_error",
@@ -285,19 +313,24 @@ export class ApprovalBroker {
           }
           // Already decided: the run has moved on. A late answer's own error was recorded when it lost.
           if (isError(error, ErrApprovalResolved)) return;
-          this.#init.queue.push({
-            type: "notice",
-            kind: "approval.handler-error",
-            message: `approval ${request.id}: the handler threw after the request was decided; ignored`,
-            data: {
-              id: request.id,
-              kind: request.kind,
-              status: request.status,
-              error: error instanceof Error ? error.message : String(error),
-            },
-          });
+          this.#handlerError(request, "the handler threw after the request was decided; ignored", error);
         },
       );
+  }
+
+  /** Records an error of the handler's that changes nothing (`approval.handler-error`). */
+  #handlerError(request: ApprovalRequest, what: string, error: unknown): void {
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.handler-error",
+      message: `approval ${request.id}: ${what}`,
+      data: {
+        id: request.id,
+        kind: request.kind,
+        status: request.status,
+        error: error instanceof Error ? error.message : String(error),
+      },
+    });
   }
 
   #setWaiting(delta: number): void {

@@ -85,6 +85,25 @@ export interface TurnOutcome {
 /** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
 const ONE_TURN = Promise.resolve();
 
+/**
+ * The next stdout line of a turn that is not a text delta, its text; undefined once stdout ended.
+ * With `deltas` (the turn has begun), each text delta met on the way is handed to `turn` and
+ * skipped. One await per line, as with `lines()`: the host's loop takes its events in step, so its
+ * queue stays short.
+ */
+async function nextLine(lines: StdoutLines, deltas: TextDeltaLineReader | undefined, turn: StreamJsonTurn): Promise<string | undefined> {
+  for (;;) {
+    let text = lines.take();
+    if (text !== undefined) await ONE_TURN;
+    else if (await lines.fill()) text = lines.take();
+    else return undefined;
+    if (text === undefined) continue;
+    const delta = deltas?.read(text);
+    if (delta === undefined) return text;
+    turn.textDelta(delta);
+  }
+}
+
 /** The answer the CLI gets for an approval request that arrives after its turn's result. */
 const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended";
 
@@ -321,23 +340,14 @@ export class ClaudeSession implements PooledProcess {
       promptWritten();
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
-      const lines = this.#lines;
       const deltaLines = this.#deltaLines;
       for (;;) {
-        let text = lines.take();
-        if (text !== undefined) await ONE_TURN;
-        else if (await lines.fill()) text = lines.take();
-        else {
+        // The run of text deltas is read by a small loop of its own: this function resumes once
+        // per other line, so the large turn body is not what the engine compiles for the deltas.
+        const text = await nextLine(this.#lines, begun ? deltaLines : undefined, turn);
+        if (text === undefined) {
           ended = true;
           break;
-        }
-        if (text === undefined) continue;
-        if (begun) {
-          const delta = deltaLines.read(text);
-          if (delta !== undefined) {
-            turn.textDelta(delta);
-            continue;
-          }
         }
         const line = parseLine(text);
         if (line.kind === "text") {
@@ -408,46 +418,7 @@ export class ClaudeSession implements PooledProcess {
       // The process ended before the part answering a sent message did: the last part's result stands.
       if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
-      const cliOwn = cliOwnUsage(ownResults, baseline);
-      if (cliOwn) {
-        if (cliOwn.lastTotalCost !== undefined) this.#lastTotalCost = cliOwn.lastTotalCost;
-      }
-      // A turn that made no model call (on a resumed session) used nothing worth a notice.
-      const used = cliOwn && ((cliOwn.usage && cliOwn.usage.inputTokens + cliOwn.usage.outputTokens > 0) || (cliOwn.costUsd ?? 0) > 0);
-      if (cliOwn && used) {
-        sink.emit({
-          type: "notice",
-          kind: "usage.cli_turns",
-          message: "turns the CLI ran by itself since the previous prompt: their usage is added to this turn's",
-          data: {
-            turns: cliOwn.turns,
-            ...(cliOwn.usage ? { usage: cliOwn.usage } : {}),
-            ...(cliOwn.costUsd !== undefined ? { costUsd: cliOwn.costUsd } : {}),
-          },
-        });
-      }
-      const terminal = turn.terminal?.line;
-      this.#results += parts.length;
-      if (terminal) {
-        this.#results += 1;
-        this.sessionId = turn.sessionId ?? this.sessionId;
-        if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
-      }
-      // This turn's share of the running total starts where the CLI's own turns left it; its
-      // parts follow one another.
-      let from: CostBaseline = cliOwn?.lastTotalCost !== undefined ? { ...baseline, previousTotal: cliOwn.lastTotalCost } : baseline;
-      let partsCost: number | undefined = 0;
-      let partsUsage: Usage | undefined;
-      for (const { line: part } of parts) {
-        partsUsage = addUsage(partsUsage, resultUsage(part));
-        const cost = turnCostUsd(part, from);
-        partsCost = partsCost === undefined || cost === undefined ? undefined : partsCost + cost;
-        if (typeof part.total_cost_usd === "number") from = { previousTotal: part.total_cost_usd, freshSession: false };
-      }
-      const lastCost = terminal ? turnCostUsd(terminal, from) : undefined;
-      const ownCost = lastCost === undefined || partsCost === undefined ? undefined : lastCost + partsCost;
-      const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
-      const split = partsUsage ? { partsUsage } : {};
+      const { terminal, costUsd, cliOwn, split } = this.#settleTurn(turn, parts, ownResults, baseline, sink);
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
@@ -472,6 +443,62 @@ export class ClaudeSession implements PooledProcess {
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
     }
+  }
+
+  /**
+   * The accounting of a turn whose last line was read (its result and `parts` final): the usage
+   * of the turns the CLI ran by itself (and their notice), the session's counters, and this turn's
+   * own cost.
+   * Kept out of {@link runTurn}, whose loop is what runs for every line.
+   */
+  #settleTurn(
+    turn: StreamJsonTurn,
+    parts: { line: ResultLine; json: string }[],
+    ownResults: ResultLine[],
+    baseline: CostBaseline,
+    sink: DriverSink,
+  ): { terminal: ResultLine | undefined; costUsd: number | undefined; cliOwn: CliOwnUsage | undefined; split: { partsUsage?: Usage } } {
+    const cliOwn = cliOwnUsage(ownResults, baseline);
+    if (cliOwn) {
+      if (cliOwn.lastTotalCost !== undefined) this.#lastTotalCost = cliOwn.lastTotalCost;
+    }
+    // A turn that made no model call (on a resumed session) used nothing worth a notice.
+    const used = cliOwn && ((cliOwn.usage && cliOwn.usage.inputTokens + cliOwn.usage.outputTokens > 0) || (cliOwn.costUsd ?? 0) > 0);
+    if (cliOwn && used) {
+      sink.emit({
+        type: "notice",
+        kind: "usage.cli_turns",
+        message: "turns the CLI ran by itself since the previous prompt: their usage is added to this turn's",
+        data: {
+          turns: cliOwn.turns,
+          ...(cliOwn.usage ? { usage: cliOwn.usage } : {}),
+          ...(cliOwn.costUsd !== undefined ? { costUsd: cliOwn.costUsd } : {}),
+        },
+      });
+    }
+    const terminal = turn.terminal?.line;
+    this.#results += parts.length;
+    if (terminal) {
+      this.#results += 1;
+      this.sessionId = turn.sessionId ?? this.sessionId;
+      if (typeof terminal.total_cost_usd === "number") this.#lastTotalCost = terminal.total_cost_usd;
+    }
+    // This turn's share of the running total starts where the CLI's own turns left it; its
+    // parts follow one another.
+    let from: CostBaseline = cliOwn?.lastTotalCost !== undefined ? { ...baseline, previousTotal: cliOwn.lastTotalCost } : baseline;
+    let partsCost: number | undefined = 0;
+    let partsUsage: Usage | undefined;
+    for (const { line: part } of parts) {
+      partsUsage = addUsage(partsUsage, resultUsage(part));
+      const cost = turnCostUsd(part, from);
+      partsCost = partsCost === undefined || cost === undefined ? undefined : partsCost + cost;
+      if (typeof part.total_cost_usd === "number") from = { previousTotal: part.total_cost_usd, freshSession: false };
+    }
+    const lastCost = terminal ? turnCostUsd(terminal, from) : undefined;
+    const ownCost = lastCost === undefined || partsCost === undefined ? undefined : lastCost + partsCost;
+    const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
+    const split = partsUsage ? { partsUsage } : {};
+    return { terminal, costUsd, cliOwn, split };
   }
 
   /**

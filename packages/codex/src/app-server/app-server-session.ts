@@ -299,7 +299,8 @@ export class AppServerSession implements PooledProcess {
 
   /**
    * True once no process codex started is running (helpers it runs after a turn end by themselves
-   * within `handBackSettleMs`); false when one still runs then, or where that cannot be known.
+   * within `handBackSettleMs`); false when one still runs then, or where that cannot be known (not
+   * Linux, or a process without `listDescendants`).
    */
   async #nothingLeftRunning(): Promise<boolean> {
     for (
@@ -307,7 +308,7 @@ export class AppServerSession implements PooledProcess {
       ;
       await new Promise((resolve) => setTimeout(resolve, 20))
     ) {
-      const live = await this.proc.listDescendants();
+      const live = await this.proc.listDescendants?.();
       if (live === undefined) return false;
       if (live.length === 0) return true;
       if (Date.now() >= end) return false;

@@ -59,6 +59,45 @@ describe("mergeChildEnv", () => {
   });
 });
 
+describe("allowlist matching", () => {
+  /** The definition: exact, or a prefix pattern ending in `*`, tried one by one. */
+  const plain = (name: string, patterns: readonly string[]): boolean =>
+    patterns.some((p) => (p.endsWith("*") ? name.startsWith(p.slice(0, -1)) : name === p));
+
+  it("matches exactly what the pattern-by-pattern definition matches", () => {
+    const names = ["PATH", "PATHX", "path", "LC_ALL", "LC_", "LC", "AWS_SECRET", "A", "", "HOME", "ANTHROPIC_API_KEY", "X_Y"];
+    const lists: (readonly string[])[] = [
+      [],
+      ["*"],
+      ["PATH"],
+      ["LC_*", "PATH"],
+      ["A*", "HOME", "LC_*"],
+      ["AWS_*", "PAT*", "X_Y"],
+      SAFE_ENV_BASE,
+    ];
+    for (const patterns of lists) {
+      for (const name of names) expect([name, patterns, envNameMatches(name, patterns)]).toEqual([name, patterns, plain(name, patterns)]);
+      const hostEnv = Object.fromEntries(names.map((name) => [name, `v-${name}`]));
+      const merged = mergeChildEnv({ inheritEnv: patterns, defaultInherit: [], hostEnv });
+      expect(Object.keys(merged)).toEqual(names.filter((name) => plain(name, patterns)));
+    }
+  });
+
+  it("an allowlist changed in place is honoured by the next launch", () => {
+    const allowlist = ["PATH"];
+    expect(mergeChildEnv({ inheritEnv: allowlist, defaultInherit: [], hostEnv: host })).toEqual({ PATH: "/bin" });
+    allowlist[0] = "HOME";
+    allowlist.push("AWS_*");
+    expect(mergeChildEnv({ inheritEnv: allowlist, defaultInherit: [], hostEnv: host })).toEqual({
+      HOME: "/home/u",
+      AWS_SECRET_ACCESS_KEY: "s3cr3t",
+    });
+    expect(envNameMatches("PATH", allowlist)).toBe(false);
+    allowlist.length = 0;
+    expect(mergeChildEnv({ inheritEnv: allowlist, defaultInherit: [], hostEnv: host })).toEqual({});
+  });
+});
+
 describe("inheritEnvProblem / envNameMatches", () => {
   it("accepts booleans and name lists; refuses a string, non-strings and malformed names", () => {
     expect(inheritEnvProblem(true)).toBeUndefined();

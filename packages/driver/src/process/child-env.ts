@@ -60,10 +60,41 @@ export function inheritEnvProblem(value: unknown): string | undefined {
 
 /** True when `name` matches one of `patterns` (exact, or a prefix pattern ending in `*`). */
 export function envNameMatches(name: string, patterns: readonly string[]): boolean {
-  for (const pattern of patterns) {
-    if (pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern) return true;
+  return nameMatcher(patterns).matches(name);
+}
+
+/** An allowlist taken apart once: its exact names and its prefixes (a pattern's text before `*`). */
+class NameMatcher {
+  /** The entries it was made from, copied: an allowlist changed in place is taken apart again. */
+  readonly source: readonly string[];
+  readonly #exact = new Set<string>();
+  readonly #prefixes: string[] = [];
+
+  constructor(patterns: readonly string[]) {
+    this.source = [...patterns];
+    for (const pattern of patterns) {
+      if (pattern.endsWith("*")) this.#prefixes.push(pattern.slice(0, -1));
+      else this.#exact.add(pattern);
+    }
   }
-  return false;
+
+  matches(name: string): boolean {
+    if (this.#exact.has(name)) return true;
+    for (const prefix of this.#prefixes) if (name.startsWith(prefix)) return true;
+    return false;
+  }
+}
+
+/** Matchers of the allowlists seen, by array: every launch matches each host variable against one. */
+const matchers = new WeakMap<readonly string[], NameMatcher>();
+
+/** The matcher of `patterns`, made again when the array's entries changed since it was made. */
+function nameMatcher(patterns: readonly string[]): NameMatcher {
+  const known = matchers.get(patterns);
+  if (known && known.source.length === patterns.length && known.source.every((entry, i) => entry === patterns[i])) return known;
+  const made = new NameMatcher(patterns);
+  matchers.set(patterns, made);
+  return made;
 }
 
 /** Options of {@link mergeChildEnv}. */
@@ -96,8 +127,9 @@ export function mergeChildEnv(options: MergeChildEnvOptions): Record<string, str
   if (inherit !== false) {
     // Only the values of the names inherited are read: each read of `process.env` asks the C
     // library, and an allowlist inherits a few of the host's variables (this runs for every launch).
+    const matcher = inherit === true ? undefined : nameMatcher(inherit);
     for (const name of Object.keys(host)) {
-      if (inherit !== true && !envNameMatches(name, inherit)) continue;
+      if (matcher && !matcher.matches(name)) continue;
       const value = host[name];
       if (value !== undefined) env[name] = value;
     }

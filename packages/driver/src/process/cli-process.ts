@@ -91,9 +91,14 @@ export interface CliProcess extends AsyncDisposable {
    * What {@link liveDescendants} gives, read right after the current turn of the event loop
    * together with the other CLIs' asked for in that turn (one read of where their orphans can be
    * serves them all: with many CLIs at once, this process's list of children holds each of them).
-   * Undefined where they cannot be found (not Linux). Never rejects.
+   * Resolves undefined where they cannot be found (not Linux). Never rejects.
+   *
+   * Optional, so an implementation written before it existed still fits: the kit treats a missing
+   * method as "nothing known" (resolving undefined), as on a host where descendants cannot be found,
+   * so what a turn leaves running is not ended per turn and a pre-warmed process is not handed back.
+   * Every process {@link spawnCli} starts has it.
    */
-  listDescendants(): Promise<number[] | undefined>;
+  listDescendants?(): Promise<number[] | undefined>;
   /** Settles once the child exited AND its stdout/stderr closed (it was reaped). Never rejects. */
   readonly exited: Promise<ExitInfo>;
   /**

@@ -40,6 +40,12 @@ const JOB = [
 ].join("\n");
 
 describe("endTurnLeftovers", () => {
+  it("a process without listDescendants has no baseline and nothing is ended for it", async () => {
+    const proc = { pid: process.pid, liveDescendants: () => [] } as unknown as CliProcess;
+    expect(await descendantBaseline(proc)).toBeUndefined();
+    expect(await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 0 })).toEqual([]);
+  });
+
   it("a process about to exit with nothing left below it is listed once; one that stays up is listed until three listings in a row find nothing", async () => {
     const listings = { count: 0 };
     const proc = {

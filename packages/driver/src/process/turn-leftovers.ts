@@ -28,10 +28,10 @@ export interface TurnLeftoverOptions {
 /**
  * What is running below `proc` now (its {@link CliProcess.listDescendants}); taken when a turn
  * starts on a process that outlives it, so {@link endTurnLeftovers} ends only what the turn started.
- * Undefined where descendants cannot be found (not Linux).
+ * Undefined where descendants cannot be found (not Linux, or `proc` has no `listDescendants`).
  */
 export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<number> | undefined> {
-  const live = await proc.listDescendants();
+  const live = await proc.listDescendants?.();
   return live === undefined ? undefined : new Set(live);
 }
 
@@ -56,7 +56,7 @@ export async function endTurnLeftovers(
   const serverEntry = `${STDIO_SERVER_VAR}=1`;
   const servers = new Set<number>();
   const leftovers = async (): Promise<number[]> =>
-    ((await proc.listDescendants()) ?? []).filter((pid) => {
+    ((await proc.listDescendants?.()) ?? []).filter((pid) => {
       if (baseline.has(pid) || servers.has(pid)) return false;
       if (processEnvHas(pid, serverEntry)) {
         servers.add(pid);
