@@ -115,7 +115,7 @@ describe("claude approvals and policy on the real binary", () => {
     const result = await h.agent.run(`WRITE_FILE ${file}`, { policy: { sandbox: "read_only" } });
     expect(existsSync(file)).toBe(false);
     expect(result.enforcement).toEqual([
-      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true, mechanisms: ["cli_flag"] }),
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true, mechanisms: ["cli_flag", "cli_config"] }),
     ]);
     expect(h.server.requests.at(-1)?.view.lastToolResult?.isError).toBe(true);
   });

@@ -170,6 +170,24 @@ describe("hooks (real binary)", { timeout: 180_000 }, () => {
     expect(h.server.requests.filter((request) => lastMessageText(request.view.raw).includes("keep going please"))).toHaveLength(1);
   });
 
+  it.each([undefined, "2"])(
+    "onStop that always answers continueWith: at the CLI's block cap (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP %s, default 9) the run completes with the last assistant text, not an empty one",
+    async (cap) => {
+      let answers = 0;
+      h = await harness([{ when: () => true, reply: () => ({ text: `answer ${++answers}` }) }]);
+      let stops = 0;
+      const result = await h.agent.run("start", {
+        ...(cap ? { env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: cap } } : {}),
+        hooks: { onStop: () => ({ continueWith: `again ${++stops}` }) },
+      });
+      // claude 2.1.332 asks the hook 9 times by default (its notice says 9 consecutive blocks), 3 times with the cap at 2.
+      expect(stops).toBe(cap ? 3 : 9);
+      expect(answers).toBe(stops);
+      expect(result.status).toBe("completed");
+      expect(result.text).toBe(`answer ${answers}`);
+    },
+  );
+
   it("a process pre-warmed with hooks registers them: a run with the same hook points takes it and its hook decides", async () => {
     h = await harness([
       { when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "ls", description: "List" } } } },

@@ -1,13 +1,14 @@
 // agent.inspect() / driver.inspect() on the real claude binary: executable, version against the
-// pin, credentials present (never their value), an honest "unsupported" for models, typed failed
-// checks; no model call (the scripted server sees no request).
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// pin, credentials present (never their value), models and slash commands from the CLI's
+// initialize answer, typed failed checks; no model call (the scripted server sees no request).
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { InvalidOptionError, findError, isError } from "@adaptor/errors";
-import { NOT_PROBED } from "@adaptor/driver/kit";
+import { NOT_PROBED, processGone } from "@adaptor/driver/kit";
 import { Agent, ErrAgentClosed } from "adaptor";
 import { CLAUDE_DESCRIPTOR, PINNED_CLAUDE_VERSION, claude } from "@adaptor/claude";
 
@@ -37,7 +38,8 @@ describe("claude inspect", () => {
       executable: { found: true },
       version: { found: PINNED_CLAUDE_VERSION, pinned: PINNED_CLAUDE_VERSION, matches: true },
       authentication: { present: true, method: "api_key", source: "ANTHROPIC_API_KEY" },
-      models: { supported: false },
+      models: { supported: true },
+      commands: { supported: true },
       mcp: { supported: true, transports: CLAUDE_DESCRIPTOR.capabilities.mcp.transports },
       skills: { supported: true },
       failed: [],
@@ -45,6 +47,43 @@ describe("claude inspect", () => {
     expect(inspection.executable.path).toMatch(/^\//);
     expect(JSON.stringify(inspection)).not.toContain(SECRET);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("models and slash commands come from the CLI's initialize answer (the picker's aliases, the user's own command), with no model call and no process left", async () => {
+    await mkdir(join(env.configDir, "commands"), { recursive: true });
+    await writeFile(join(env.configDir, "commands", "probe-hello.md"), "---\ndescription: Say hello to the probe\n---\nSay hello.");
+    const before = server.requests.length;
+    const inspection = await claude({ cwd: env.workDir, env: env.env, inheritEnv: false }).inspect();
+    expect(inspection.models.supported).toBe(true);
+    if (!inspection.models.supported || !inspection.commands?.supported) throw new Error("unsupported");
+    expect(inspection.models.models).toEqual(expect.arrayContaining(["default", "opus", "sonnet", "haiku"]));
+    expect(inspection.models.defaultModel).toMatch(/^claude-/);
+    expect(inspection.commands.commands).toContainEqual(
+      expect.objectContaining({ name: "probe-hello", description: "Say hello to the probe (user)" }),
+    );
+    const configured = await claude({ cwd: env.workDir, env: env.env, inheritEnv: false, model: "claude-sonnet-4-5" }).inspect();
+    expect(configured.models).toMatchObject({ supported: true, defaultModel: "claude-sonnet-4-5" });
+    expect(server.requests).toHaveLength(before);
+    await rm(join(env.configDir, "commands"), { recursive: true, force: true });
+  });
+
+  it("an abort while the initialize probe waits rejects with its reason and leaves no probe process", async () => {
+    const fake = join(dir, "silent-claude");
+    const pidFile = join(dir, "silent-claude.pid");
+    await writeFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "${PINNED_CLAUDE_VERSION} (Claude Code)"; exit 0; fi\n` +
+        `if [ "$1" = "auth" ]; then echo '{"loggedIn":true,"authMethod":"api_key"}'; exit 0; fi\necho $$ > ${pidFile}\nexec sleep 300\n`,
+    );
+    await chmod(fake, 0o755);
+    const controller = new AbortController();
+    const reason = new Error("host gave up");
+    const inspecting = claude({ command: fake, env: env.env, inheritEnv: false }).inspect({ signal: controller.signal });
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 30_000, interval: 50 });
+    const pid = Number((await readFile(pidFile, "utf8")).trim());
+    controller.abort(reason);
+    await expect(inspecting).rejects.toBe(reason);
+    await vi.waitFor(() => expect(processGone(pid)).toBe(true), { timeout: 10_000, interval: 50 });
   });
 
   it("no credentials: authentication.present is false and the failed check is `unauthenticated`", async () => {
@@ -81,8 +120,12 @@ describe("claude inspect", () => {
     );
     await chmod(fake, 0o755);
     const inspection = await claude({ command: fake, env: env.env, inheritEnv: false }).inspect();
-    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([["authentication", "probe_failed"]]);
+    expect(inspection.failed.map((f) => [f.check, f.reason])).toEqual([
+      ["authentication", "probe_failed"],
+      ["models", "probe_failed"],
+    ]);
     expect(inspection.failed[0]!.message).toBe("claude auth status printed no JSON (exit 0): auth store locked");
+    expect(inspection.models).toMatchObject({ supported: false, reason: expect.stringContaining("stdout ended before the answer") });
   });
 
   it("refuses bad inspect options with InvalidOptionError naming the field, before any probe", async () => {

@@ -188,6 +188,8 @@ export type {
   InspectCheckName,
   InspectFailureReason,
   InspectModels,
+  InspectCommand,
+  InspectCommands,
 } from "@adaptor/driver";
 
 // A2A client and delegation identities (docs/errors.md "A2A client errors", "Delegation errors"),

@@ -300,7 +300,7 @@ export class ClaudeDriver implements Driver {
     const model = answeringModel(turn);
     const sessionId = turn.sessionId ?? session.sessionId;
     return {
-      text: line && !line.is_error && typeof line.result === "string" ? line.result : interrupted ? partialText(turn.transcript) : "",
+      text: resultText(turn, interrupted),
       ...(interrupted ? { interrupted: true } : {}),
       ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
       ...(model ? { model } : {}),
@@ -331,6 +331,31 @@ function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink[
     provider: "anthropic",
     transcript: turn.transcript,
   };
+}
+
+/**
+ * The turn's answer: the `result` line's text. When the CLI ended the turn over a Stop hook that
+ * kept asking it to go on (`stop-hook-block-cap`: after `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`
+ * consecutive blocks, 9 by default), that line's text is empty although the agent answered: the
+ * answer is then the last assistant message, before the hook's last (unread) feedback. An
+ * interrupted turn's answer is what it wrote so far.
+ */
+function resultText(turn: TurnOutcome["turn"], interrupted: boolean | undefined): string {
+  const line = turn.terminal?.line;
+  if (line && !line.is_error && typeof line.result === "string") {
+    return line.result === "" && turn.notificationKeys.has(STOP_HOOK_BLOCK_CAP) ? lastAssistantText(turn.transcript) : line.result;
+  }
+  return interrupted ? partialText(turn.transcript) : "";
+}
+
+/** The `key` of Claude Code's notification that it ended a turn over a Stop hook's block. */
+const STOP_HOOK_BLOCK_CAP = "stop-hook-block-cap";
+
+/** The text of the last assistant message(s) of the transcript, ignoring user items after them. */
+function lastAssistantText(transcript: readonly TranscriptItem[]): string {
+  let end = transcript.length;
+  while (end > 0 && transcript[end - 1]!.kind === "user") end--;
+  return partialText(transcript.slice(0, end));
 }
 
 /** The assistant text an interrupted turn wrote after its last user message. */

@@ -54,6 +54,7 @@ describe("validateClaudeConfig", () => {
     expect(message({ settingSources: [] })).toContain(
       "settingSources is not a known option; workspaceSettings here loads the project's settings",
     );
+    expect(message({ settingSources: [] })).toContain("settingSources: [] is userSettings: false");
     expect(message({ pathToClaudeCodeExecutable: "/x" })).toContain(
       "pathToClaudeCodeExecutable is not a known option; the CLI's path is command here",
     );

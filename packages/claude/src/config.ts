@@ -65,6 +65,16 @@ export interface ClaudeConfig extends CommonDriverConfig {
    */
   readonly workspaceSettings?: boolean;
   /**
+   * Load the user's settings file (`settings.json` in `configDir`, the CLI's `user` setting
+   * source): its hooks, which run shell commands on the user's behalf, its permission rules, its
+   * env. Default true. `false` launches the CLI with no settings file but the driver's own
+   * (`--setting-sources ""`, or only the workspace's with `workspaceSettings`), the counterpart of
+   * the Claude Agent SDK's `settingSources: []`: an agent isolated from the machine's Claude
+   * configuration, with only what the run configures. The user's MCP servers follow
+   * `userMcpServers`; credentials and sessions stay in `configDir` either way.
+   */
+  readonly userSettings?: boolean;
+  /**
    * Ask the host for every tool call, including those the CLI allows by itself (reads inside the
    * working directory, read-only shell commands such as `ls`): the driver registers a `PreToolUse`
    * hook over the control protocol that answers "ask" for each call, so each one becomes an
@@ -114,6 +124,7 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
   partialMessages: is.boolean(),
   userMcpServers: is.boolean(),
   workspaceSettings: is.boolean(),
+  userSettings: is.boolean(),
   askForEveryTool: is.boolean(),
 };
 
@@ -122,7 +133,7 @@ const CLAUDE_PEER_HINTS: Readonly<Record<string, string>> = {
   pathToClaudeCodeExecutable: "the CLI's path is command here",
   executable: "the CLI's path is command here (a script runs with node)",
   settingSources:
-    "workspaceSettings here loads the project's settings (off by default); the user's settings are those of configDir (CLAUDE_CONFIG_DIR)",
+    "workspaceSettings here loads the project's settings (off by default), userSettings the user's (those of configDir, CLAUDE_CONFIG_DIR; on by default): settingSources: [] is userSettings: false",
 };
 
 /**

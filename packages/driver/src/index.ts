@@ -44,6 +44,8 @@ export type {
   InspectCheckName,
   InspectFailureReason,
   InspectModels,
+  InspectCommand,
+  InspectCommands,
 } from "./spi/inspect.js";
 export type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "./spi/session-transfer.js";
 export {

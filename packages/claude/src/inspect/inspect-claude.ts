@@ -3,6 +3,7 @@ import { inspectCli, type ProbeContext, type ProbeFindings } from "@adaptor/driv
 import { mergeChildEnv } from "@adaptor/driver/process";
 import { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "../command.js";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
+import { probeInitialize } from "./initialize-probe.js";
 
 /** What `claude auth status` prints (claude 2.1.332): JSON, exit 0 when logged in, 1 when not. */
 interface AuthStatus {
@@ -12,14 +13,12 @@ interface AuthStatus {
   readonly apiProvider?: unknown;
 }
 
-/** Why the Claude driver reports no model list. */
-export const CLAUDE_MODELS_UNSUPPORTED =
-  "claude has no command that lists models without a model call; any model id the account can use works as `model`";
-
 /**
  * The Claude driver's `inspect()`: `claude --version` against the pinned version, then
  * `claude auth status` (which prints the login state and the name of the key's source, never the
- * key). No model call. Claude Code cannot list models offline, so `models` is unsupported.
+ * key), then the models and slash commands from the `initialize` answer of a short-lived
+ * stream-json process (no prompt, so no model call). The model list is the CLI's picker (aliases
+ * such as `opus`, `sonnet`); any model id the account can use also works as `model`.
  */
 export async function inspectClaude(
   driver: { readonly descriptor: DriverDescriptor; readonly config: ClaudeConfig; validateConfig(): void },
@@ -42,12 +41,15 @@ export async function inspectClaude(
     versionArgs: ["--version"],
     skills: true,
     ...(signal ? { signal } : {}),
-    probe: probeAuthentication,
+    probe: async (context) => {
+      const auth = await probeAuthentication(context);
+      const init = await probeInitialize(context, config);
+      return { ...auth, models: init.models, commands: init.commands, failed: [...auth.failed, ...init.failed] };
+    },
   });
 }
 
-async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings> {
-  const models = { supported: false, reason: CLAUDE_MODELS_UNSUPPORTED } as const;
+async function probeAuthentication(context: ProbeContext): Promise<Omit<ProbeFindings, "models">> {
   const output = await context.run(["auth", "status"]);
   let status: AuthStatus;
   try {
@@ -58,7 +60,7 @@ async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings
       reason: "probe_failed",
       message: `claude auth status printed no JSON (exit ${output.exitCode})${output.stderr ? `: ${output.stderr}` : ""}`,
     };
-    return { authentication: { present: false }, models, failed: [failed] };
+    return { authentication: { present: false }, failed: [failed] };
   }
   const present = status.loggedIn === true;
   const authentication = {
@@ -75,5 +77,5 @@ async function probeAuthentication(context: ProbeContext): Promise<ProbeFindings
           message: "claude is not logged in and sees no API key (set ANTHROPIC_API_KEY or run `claude auth login`)",
         },
       ];
-  return { authentication, models, failed };
+  return { authentication, failed };
 }

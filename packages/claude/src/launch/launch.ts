@@ -32,6 +32,9 @@ export interface Launch {
   cleanup(): Promise<void>;
 }
 
+/** The print-mode flags of the stream-json protocol on stdin and stdout (docs/protocols.md). */
+export const STREAM_JSON_FLAGS: readonly string[] = ["-p", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose"];
+
 /**
  * Builds the launch of one run: the stream-json protocol flags the driver owns
  * (docs/protocols.md), model and session flags, per-run files in a private 0700 directory, then
@@ -39,12 +42,7 @@ export interface Launch {
  */
 export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest, newSessionId?: string): Promise<Launch> {
   const args = [
-    "-p",
-    "--output-format",
-    "stream-json",
-    "--input-format",
-    "stream-json",
-    "--verbose",
+    ...STREAM_JSON_FLAGS,
     "--permission-prompt-tool",
     "stdio",
     // Without a system-prompt snapshot row after it, a turn's last message on stdout is the end of
@@ -114,7 +112,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
     // Only the run's servers, unless the host opted into the user's own.
     if (!config.userMcpServers) args.push("--strict-mcp-config");
     // The workspace's own settings files (hooks that run commands, permission rules) only when asked for.
-    args.push("--setting-sources", config.workspaceSettings ? "user,project,local" : "user");
+    args.push("--setting-sources", settingSources(config));
     if (request.skills?.length) args.push(...(await stageSkills(await privateFile("adaptor"), request.skills)));
   } catch (error) {
     if (privateDir) await rm(privateDir, { recursive: true, force: true });
@@ -136,6 +134,15 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
       if (dir) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The CLI's `--setting-sources`: the user's settings unless `userSettings` is false, the
+ * workspace's with `workspaceSettings`; `""` loads no settings file (the driver's `--settings`
+ * file still applies).
+ */
+export function settingSources(config: Pick<ClaudeConfig, "userSettings" | "workspaceSettings">): string {
+  return [...(config.userSettings === false ? [] : ["user"]), ...(config.workspaceSettings ? ["project", "local"] : [])].join(",");
 }
 
 /** `TRACEPARENT` / `TRACESTATE` for the CLI, from the run's trace context (not a spawn input). */

@@ -7,12 +7,12 @@ describe("claudeEnforcement", () => {
     expect(claudeEnforcement({ approvals: { permission: "inherit" } })).toEqual([]);
     const report = claudeEnforcement({ sandbox: "read_only", webSearch: "deny", approvals: { permission: "auto_deny", question: "ask" } });
     expect(report.map((e) => [e.field, e.value, e.enforced, e.mechanisms])).toEqual([
-      ["sandbox", "read_only", true, ["cli_flag"]],
+      ["sandbox", "read_only", true, ["cli_flag", "cli_config"]],
       ["webSearch", "deny", true, ["cli_config"]],
       ["approvals.permission", "auto_deny", true, ["approval"]],
       ["approvals.question", "ask", true, ["approval"]],
     ]);
-    expect(report[0]?.detail).toMatch(/^--tools Read,Glob,Grep.* --permission-mode dontAsk$/);
+    expect(report[0]?.detail).toMatch(/^--tools Read,Glob,Grep.* --permission-mode dontAsk; --settings disableAllHooks/);
     expect(claudeEnforcement({ sandbox: "unrestricted" })[0]).toMatchObject({
       mechanisms: ["cli_flag"],
       detail: "--permission-mode bypassPermissions",

@@ -44,8 +44,8 @@ export interface PolicyLaunch {
    * command or an edit without the host's decision.
    */
   readonly guardAllowRules?: boolean;
-  /** Settings for `--settings <file>`, when the policy needs any. */
-  readonly settings?: { permissions: { deny: string[]; allow: string[] } };
+  /** Settings for `--settings <file>`, when the policy needs any; `disableAllHooks` under `read_only`. */
+  readonly settings?: { permissions: { deny: string[]; allow: string[] }; disableAllHooks?: boolean };
 }
 
 /**
@@ -56,7 +56,9 @@ export interface PolicyLaunch {
  *   asking, every call no rule allows: an MCP server's tool, a read outside the working directory,
  *   a question. The SDK's host tools (trusted servers) stay allowed: they are the host's own code.
  *   With `askForEveryTool`, the hook asks only about {@link READ_ONLY_TOOLS} (its "ask" would
- *   otherwise bring an MCP server's tool to the host, past `dontAsk`).
+ *   otherwise bring an MCP server's tool to the host, past `dontAsk`). `disableAllHooks` in the
+ *   driver's settings file keeps every settings file's hooks (the user's own included) from
+ *   running or answering; the driver's control-protocol hooks still run.
  * - `unrestricted` → `bypassPermissions` (with `IS_SANDBOX=1` as root, which the CLI otherwise
  *   refuses, docs/protocols.md), unless the permission mode is `ask` or `auto_deny`: then no
  *   sandbox, and the launch of the `ask` / `auto_deny` item below (the host decides every call).
@@ -105,7 +107,12 @@ export function policyLaunch(
     env,
     ...(readOnly ? { askableTools: READ_ONLY_TOOLS } : {}),
     ...(hostDecides ? { guardAllowRules: true } : {}),
-    ...(deny.length || allow.length ? { settings: { permissions: { deny, allow } } } : {}),
+    // Under read_only no settings file's hook runs: a user's PreToolUse hook answering "allow"
+    // would otherwise let a call past dontAsk (a read outside the working directory), and a hook
+    // runs commands. The driver's own hooks (the control protocol's callbacks) still run.
+    ...(deny.length || allow.length || readOnly
+      ? { settings: { permissions: { deny, allow }, ...(readOnly ? { disableAllHooks: true } : {}) } }
+      : {}),
   };
 }
 
@@ -170,7 +177,10 @@ function refuseLooseningConfig(
 export function claudeEnforcement(policy: RunPolicy | undefined): PolicyEnforcement[] {
   return reportEnforcement(policy, (field, value) => {
     if (field === "sandbox" && value === "read_only")
-      return { mechanisms: ["cli_flag"], detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk` };
+      return {
+        mechanisms: ["cli_flag", "cli_config"],
+        detail: `--tools ${READ_ONLY_TOOLS.join(",")} --permission-mode dontAsk; --settings disableAllHooks (no settings file's hook runs)`,
+      };
     if (field === "sandbox" && hostDecidesCalls(policy))
       return {
         mechanisms: ["cli_flag"],

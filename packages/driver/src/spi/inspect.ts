@@ -55,6 +55,20 @@ export type InspectModels =
       readonly reason: string;
     };
 
+/** One slash command the CLI offers (its built-ins, skills and the user's own commands). */
+export interface InspectCommand {
+  /** The name, without the leading `/`, e.g. `"review"`. */
+  readonly name: string;
+  /** What the CLI says the command does, when it says. */
+  readonly description?: string;
+  /** The CLI's hint for the command's arguments, when it gives one. */
+  readonly argumentHint?: string;
+}
+
+/** The slash commands a CLI lists, or why it cannot. */
+export type InspectCommands =
+  { readonly supported: true; readonly commands: readonly InspectCommand[] } | { readonly supported: false; readonly reason: string };
+
 /**
  * What {@link Driver.inspect} found out about the host, without any model call or cost: the CLI's
  * executable and version, whether credentials are present (never their value), the models it can
@@ -78,6 +92,11 @@ export interface DriverInspection {
   readonly authentication: { readonly present: boolean; readonly method?: string; readonly source?: string; readonly reason?: string };
   /** The models the CLI lists, or an honest `supported: false`. */
   readonly models: InspectModels;
+  /**
+   * The slash commands the CLI offers to a prompt (`/name args`), when the driver can list them
+   * without a model call; absent for a driver that cannot.
+   */
+  readonly commands?: InspectCommands;
   /** MCP support (from the descriptor: the transports the driver has proved). */
   readonly mcp: { readonly supported: boolean; readonly transports: readonly McpTransport[] };
   /** Whether the driver can hand skills to the CLI. */

@@ -1,6 +1,6 @@
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import type { DriverDescriptor } from "../../spi/descriptor.js";
-import type { DriverInspection, InspectCheck, InspectModels } from "../../spi/inspect.js";
+import type { DriverInspection, InspectCheck, InspectCommands, InspectModels } from "../../spi/inspect.js";
 import type { CliProcess } from "../../process/cli-process.js";
 import { resolveExecutable } from "../../process/resolve-executable.js";
 import { spawnCli } from "../../process/spawn-cli.js";
@@ -38,6 +38,8 @@ export interface ProbeContext {
 export interface ProbeFindings {
   readonly authentication: DriverInspection["authentication"];
   readonly models: InspectModels;
+  /** The slash commands, for a driver whose CLI lists them. */
+  readonly commands?: InspectCommands;
   readonly failed: readonly InspectCheck[];
 }
 
@@ -164,7 +166,13 @@ export async function inspectCli(plan: CliInspectionPlan): Promise<DriverInspect
     return finish({ executable, version, authentication: { present: false }, models });
   }
   failed.push(...findings.failed);
-  return finish({ executable, version, authentication: findings.authentication, models: findings.models });
+  return finish({
+    executable,
+    version,
+    authentication: findings.authentication,
+    models: findings.models,
+    ...(findings.commands ? { commands: findings.commands } : {}),
+  });
 }
 
 function versionOf(plan: CliInspectionPlan, found: string | undefined): DriverInspection["version"] {

@@ -58,6 +58,8 @@ export class StreamJsonTurn {
   #streamingMessageId: string | undefined;
   /** Ids of the main conversation's model responses seen so far (one `model.response` notice each). */
   readonly #responses = new Set<string>();
+  /** The `key` of each `system` `notification` line of the turn (e.g. Claude Code's `stop-hook-block-cap`). */
+  readonly notificationKeys = new Set<string>();
 
   constructor(emit: Emit) {
     this.#emit = emit;
@@ -72,6 +74,7 @@ export class StreamJsonTurn {
           this.model = str(value.model) ?? this.model;
           this.#emit({ type: "notice", kind: "lifecycle", message: "init", data: { sessionId: this.sessionId, model: this.model } });
         } else {
+          if (value.subtype === "notification" && typeof value.key === "string") this.notificationKeys.add(value.key);
           this.#emit({ type: "notice", kind: "runtime", message: String(value.subtype), data: value });
         }
         return false;
