@@ -12,7 +12,9 @@ import { harness, type Harness } from "./support.js";
 // defers MCP tools behind ToolSearch (they are not in the request's `tools` list, yet a tool_use of
 // the full name works), sends its tool_use id as `_meta["claudecode/toolUseId"]`, and asks a
 // `can_use_tool` approval before every MCP tool call unless a permission rule allows it; the driver
-// allows `mcp__adaptor` (the server is marked trusted), so host tools run without asking. After an error result of a deferred tool
+// allows `mcp__adaptor` (the server is marked trusted), so the CLI never asks about host tools itself; the
+// SDK's host-tool server applies the run's permission mode, and these runs leave it unset, so the calls
+// run unasked (host-tool-approvals.test.ts covers `ask`). After an error result of a deferred tool
 // the CLI may append a note with the tool's input schema to the text the model gets.
 
 const SECRET = "db connect failed: password=hunter2-do-not-leak";
@@ -142,7 +144,7 @@ describe("host tools called by the real claude CLI", () => {
     });
   });
 
-  it("host-tool calls (mcp__adaptor__<tool>) need no approval: the server is trusted", () => {
+  it("with the permission mode unset, host-tool calls (mcp__adaptor__<tool>) run unasked: the CLI trusts the server, the SDK's gate follows inherit", () => {
     const asked = events.flatMap((e) => (e.type === "approval-request" ? [e.request.toolName] : []));
     expect(asked).toEqual([]);
   });

@@ -67,6 +67,23 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
     expect(verdict).toMatchObject({ text: expect.any(String) });
   });
 
+  it("a handler that lets approve({ updatedInput })'s ErrApprovalEditUnsupported escape ends the run with it as cause, after the deny", async () => {
+    h = await codexHarness();
+    const agent = new Agent(h.driver, {
+      onApproval: (request) => request.approve({ updatedInput: { command: "echo edited > edited.txt" } }),
+    });
+    const events: AgentEvent[] = [];
+    const stream = agent.stream("SHELL_CMD echo original > original.txt", { policy: { ...ASK, sandbox: "unrestricted" } });
+    for await (const event of stream) events.push(event);
+    const verdict = await stream.result().catch((error: unknown) => error);
+    await agent.close();
+    expect((verdict as Error).message).toBe("approval handler failed");
+    expect(isError((verdict as Error).cause, ErrApprovalEditUnsupported)).toBe(true);
+    expect(events.some((e) => e.type === "notice" && e.kind === "approval.resolved" && e.data?.outcome === "denied")).toBe(true);
+    expect(existsSync(join(h.env.workDir, "original.txt"))).toBe(false);
+    expect(existsSync(join(h.env.workDir, "edited.txt"))).toBe(false);
+  });
+
   it("approve({ updatedInput }) on a file change: refused, the patch is not applied", async () => {
     h = await codexHarness();
     const { thrown, verdict } = await runWith(h, "PATCH_FILE patched.txt", (request) => request.approve({ updatedInput: { changes: [] } }));

@@ -642,6 +642,100 @@ describe("approvals with an edited input", () => {
   });
 });
 
+describe("an approved ask of the agent covers only the write or command it named, once", () => {
+  /** Runs `steps` (the scripted agent's STEPS) under `ask`: the agent's asks approved, the host's own asks denied. */
+  async function steps(list: readonly Record<string, unknown>[]): Promise<{ results: string[]; hostAsks: string[] }> {
+    const hostAsks: string[] = [];
+    const result = await scripted().run(`STEPS ${JSON.stringify(list)}`, {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        if (request.toolName !== "fs/write_text_file" && request.toolName !== "terminal/create") return request.approve();
+        const input = request.input as { path?: string; command?: string; args?: string[] };
+        hostAsks.push(`${request.toolName} ${input.path ?? [input.command, ...(input.args ?? [])].join(" ")}`);
+        request.deny("host said no");
+      },
+    });
+    return { results: JSON.parse(result.text) as string[], hostAsks };
+  }
+
+  it("an approved `ls` does not pay for another command: the host asks, denies, and it does not run", async () => {
+    const marker = join(dir, "marker.txt");
+    const run = await steps([
+      { ask: { title: "ls", kind: "execute", rawInput: { command: "ls" } } },
+      { terminal: { command: "/bin/sh", args: ["-c", `echo pwn > ${marker}`] } },
+    ]);
+    expect(run.results).toEqual(["yes", expect.stringMatching(/^refused: .*host said no/)]);
+    expect(run.hostAsks).toEqual([`terminal/create /bin/sh -c echo pwn > ${marker}`]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an approved execute ask covers the command it named (also run as sh -c), once; with its own env it is asked", async () => {
+    const a = join(dir, "a.txt");
+    const run = await steps([
+      { ask: { title: `touch ${a}`, kind: "execute", rawInput: { command: `touch ${a}` } } },
+      { terminal: { command: "/bin/sh", args: ["-c", `touch ${a}`] } },
+      { terminal: { command: `touch ${a}` } },
+      { ask: { title: `touch ${a}`, kind: "execute", rawInput: { command: `touch ${a}` } } },
+      { terminal: { command: `touch ${a}`, env: [{ name: "PATH", value: dir }] } },
+    ]);
+    expect(run.results).toEqual([
+      "yes",
+      "exit 0",
+      expect.stringMatching(/^refused: .*host said no/),
+      "yes",
+      expect.stringMatching(/^refused/),
+    ]);
+    expect(run.hostAsks).toEqual([`terminal/create touch ${a}`, `terminal/create touch ${a}`]);
+  });
+
+  it("an approved edit of one file does not pay for a write of another; it covers its own file once", async () => {
+    const notes = join(dir, "notes.md");
+    const evil = join(dir, "evil.sh");
+    const run = await steps([
+      { ask: { title: "Edit notes.md", kind: "edit", locations: [{ path: notes }], rawInput: {} } },
+      { write: evil },
+      { write: notes },
+      { write: notes },
+    ]);
+    expect(run.results).toEqual(["yes", expect.stringMatching(/^refused: .*host said no/), "written", expect.stringMatching(/^refused/)]);
+    expect(run.hostAsks).toEqual([`fs/write_text_file ${evil}`, `fs/write_text_file ${notes}`]);
+    expect(existsSync(evil)).toBe(false);
+  });
+
+  it("an approved edit naming two files covers one write of each", async () => {
+    const [one, two] = [join(dir, "one.txt"), join(dir, "two.txt")];
+    const run = await steps([
+      { ask: { title: "Edit two files", kind: "edit", locations: [{ path: one }, { path: two }] } },
+      { write: two },
+      { write: one },
+      { write: one },
+    ]);
+    expect(run.results).toEqual(["yes", "written", "written", expect.stringMatching(/^refused/)]);
+    expect(run.hostAsks).toEqual([`fs/write_text_file ${one}`]);
+  });
+
+  it("an edit ask naming the file in its input (file_path, relative to the working directory) covers that file", async () => {
+    const run = await steps([
+      { ask: { title: "WriteFile", kind: "edit", rawInput: { file_path: "sub/../w.txt" } } },
+      { write: join(dir, "w.txt") },
+    ]);
+    expect(run.results).toEqual(["yes", "written"]);
+    expect(run.hostAsks).toEqual([]);
+  });
+
+  it("approved reads pay for neither a command nor a write of the file they read", async () => {
+    const notes = join(dir, "notes.md");
+    const marker = join(dir, "marker.txt");
+    const read = {
+      ask: { title: "read notes", kind: "read", locations: [{ path: notes }], rawInput: { path: notes, command: `echo pwn > ${marker}` } },
+    };
+    const run = await steps([read, read, { terminal: { command: `echo pwn > ${marker}` } }, { write: notes }]);
+    expect(run.results).toEqual(["yes", "yes", expect.stringMatching(/^refused/), expect.stringMatching(/^refused/)]);
+    expect(run.hostAsks).toEqual([`terminal/create echo pwn > ${marker}`, `fs/write_text_file ${notes}`]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
 describe("a host capability not advertised is not served", () => {
   it("hostCapabilities: false: fs/read_text_file, fs/write_text_file and terminal/* are answered method-not-found; nothing is read, written or run", async () => {
     const secret = join(dir, "secret.txt");

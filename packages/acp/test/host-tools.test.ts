@@ -82,3 +82,35 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
     expect(result.text).toContain("meaning of acp");
   });
 });
+
+describe("host tools under the SDK's approval gate on real ACP agents", () => {
+  it("claude-code-acp, a tool with needsApproval: true: onApproval sees the call once; a deny keeps the handler from running and the model reads it", async () => {
+    const gated = defineTool({
+      name: "lookup",
+      description: "Looks up a word",
+      input: z.object({ word: z.string() }),
+      needsApproval: true,
+      handler: ({ word }) => {
+        calls.push(word);
+        return "never";
+      },
+    });
+    const h = await claudeAcpHarness(
+      [{ when: whenUserSays("LOOKUP"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { word: "acp" } } } }],
+      { tools: [gated] },
+    );
+    close = h.close;
+    const asked: [string | undefined, unknown][] = [];
+    const stream = h.agent.stream("LOOKUP acp", {
+      onApproval: (request) => {
+        asked.push([request.toolName, request.input]);
+        request.deny("words are off limits");
+      },
+    });
+    await collect(stream as never);
+    await stream.result();
+    expect(asked).toEqual([["lookup", { word: "acp" }]]);
+    expect(calls).toEqual([]);
+    expect(h.server.requests.at(-1)?.view.lastToolResult?.content).toContain("permission_denied: words are off limits");
+  });
+});

@@ -328,6 +328,68 @@ describe("a call the host denied, then reported completed, fails the run", () =>
   });
 });
 
+describe("a call that acts and is reported failed without an ask fails the run too", () => {
+  it('approvals.permission "ask": an unasked execute call reported failed (it wrote, then exited non-zero) fails the run', async () => {
+    const run = await turn(
+      [
+        call("sh", "execute", "pending", "bash"),
+        status("sh", "in_progress"),
+        status("sh", "failed"),
+        { awaitCancel: true },
+        { hang: true },
+      ],
+      { policy: { approvals: { permission: "ask" } } },
+    );
+    expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+    expect((run.error as RunError).message).toBe('bash (ACP kind execute) ran without a permission ask under approvals.permission "ask"');
+    expect((run.error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
+    ]);
+  });
+
+  it("read_only through askMode: an unasked call of kind other reported failed fails the run, sandbox not enforced", async () => {
+    const run = await turn([call("b", "other", "in_progress", "bash"), status("b", "failed"), { awaitCancel: true }, { hang: true }], {
+      policy: { sandbox: "read_only" },
+    });
+    expect(violated(run)).toEqual({ toolCallId: "b", toolName: "bash", toolKind: "other", fields: ["sandbox"] });
+    expect((run.error as RunError).result.enforcement).toEqual([expect.objectContaining({ field: "sandbox", enforced: false })]);
+  });
+
+  it("an unasked read reported failed is no violation", async () => {
+    const run = await turn([call("r", "read", "in_progress", "read_file"), status("r", "failed"), text("ok"), done], {
+      policy: { approvals: { permission: "ask" } },
+    });
+    expect(run.error).toBeUndefined();
+  });
+
+  it("a call the agent ends failed after the host interrupted the turn (it had not asked yet) is no violation", async () => {
+    const driver = hostileAcp(
+      {
+        "session/new": [inMode("default")],
+        "session/prompt": [
+          [
+            call("sh", "execute", "in_progress", "bash"),
+            { awaitCancel: true },
+            status("sh", "failed"),
+            { respond: { stopReason: "cancelled" } },
+          ],
+        ],
+      },
+      { askMode: "default" },
+    );
+    agent = new Agent(driver);
+    const stream = agent.stream("go", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "tool-call" && event.phase === "start") await stream.interrupt();
+    }
+    const result = await stream.result();
+    expect(result.status).toBe("interrupted");
+    expect(policyNotices(events)).toEqual([]);
+  });
+});
+
 describe("a call counts as acting when any of its updates gave it an acting kind", () => {
   it("auto_deny: read, then an update to edit, then completed without a kind fails the run", async () => {
     const run = await turn(

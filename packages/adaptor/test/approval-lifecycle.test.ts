@@ -3,6 +3,8 @@ import type { ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import {
   Agent,
+  ErrApprovalDenied,
+  ErrApprovalEditUnsupported,
   ErrApprovalExpired,
   ErrApprovalResolved,
   ErrApprovalTimeout,
@@ -154,22 +156,38 @@ describe("late answers are harmless", () => {
     expect(noticesOf(events, "approval.late-answer").map((n) => n.data?.lost)).toEqual(["expired"]);
   });
 
-  it("a handler that throws after its own decision: the decision stands, a handler-error notice, the run succeeds", async () => {
-    const driver = scriptedDriver(async (_r, sink) => {
-      const decision = await sink.requestApproval({ kind: "permission", title: "Write" });
-      await afterMicrotasks();
-      return { text: JSON.stringify(decision) };
+  it("a handler that throws after its own decision ends the run with its error as cause; the decision already sent stands", async () => {
+    const boom = new Error("audit log unavailable");
+    let decided: ApprovalDecision | undefined;
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      decided = await sink.requestApproval({ kind: "permission", title: "Write" });
+      return untilAborted(signal);
     });
     const onApproval = (request: ApprovalRequest): void => {
       request.approve();
-      throw new Error("audit log unavailable");
+      throw boom;
     };
     const stream = new Agent(driver, { onApproval }).stream("p");
     const events = await collect(stream);
-    expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "approve" });
-    expect(noticesOf(events, "approval.handler-error").map((n) => n.data)).toEqual([
-      expect.objectContaining({ status: "approved", error: "audit log unavailable" }),
-    ]);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect((err as Error).message).toBe("approval handler failed");
+    expect((err as Error).cause).toBe(boom);
+    expect(decided).toEqual({ outcome: "approve" });
+    expect(noticesOf(events, "approval.resolved").map((n) => n.data?.outcome)).toEqual(["approved"]);
+    expect(noticesOf(events, "approval.handler-error")).toEqual([]);
+  });
+
+  it("a throw of approve({ updatedInput }) the agent cannot run, passed on by the handler, ends the run: the edit is never silently lost", async () => {
+    let decided: ApprovalDecision | undefined;
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      decided = await sink.requestApproval({ kind: "permission", title: "shell", input: { command: "ls" } });
+      return untilAborted(signal);
+    });
+    const onApproval = (request: ApprovalRequest): void => request.approve({ updatedInput: { command: "ls -a" } });
+    const err = await new Agent(driver, { onApproval }).run("p").catch((e: unknown) => e);
+    expect((err as Error).message).toBe("approval handler failed");
+    expect(isError((err as Error).cause, ErrApprovalEditUnsupported)).toBe(true);
+    expect(decided).toEqual({ outcome: "deny", reason: expect.stringMatching(/edited input/) });
   });
 
   it("a handler that throws before any decision still ends the run, with its error as cause", async () => {
@@ -285,15 +303,16 @@ describe("an approval nobody can answer fails at once", () => {
   // No deadline: without the fail-fast, these runs would wait forever (and the test time out).
   const noDeadline = { approvals: { timeoutMs: -1 } } as const;
 
-  it("agent.run() without onApproval in ask mode: RunError approval_timeout at once, saying what to do", async () => {
+  it("agent.run() without onApproval in ask mode: RunError approval_denied (nothing timed out) at once, saying what to do", async () => {
     const driver = askingDriver();
     const err = await new Agent(driver).run("p", { policy: noDeadline }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunError);
-    expect(isError(err, ErrApprovalTimeout)).toBe(true);
+    expect(isError(err, ErrApprovalDenied)).toBe(true);
+    expect(isError(err, ErrApprovalTimeout)).toBe(false);
     const runError = err as RunError;
-    expect(runError.reason).toBe("approval_timeout");
+    expect(runError.reason).toBe("approval_denied");
     expect(runError.message).toBe(
-      "Bash: npm test: nobody can answer this permission request: the run was started with run(), which drains its events, " +
+      "Bash: npm test: denied, since nobody can answer this permission request: the run was started with run(), which drains its events, " +
         "and has no onApproval handler. Pass onApproval, or use stream() and answer the approval-request event, " +
         'or set policy.approvals.permission to "auto_approve" or "auto_deny"',
     );
@@ -308,7 +327,7 @@ describe("an approval nobody can answer fails at once", () => {
       .thread("k")
       .run("p", { policy: noDeadline })
       .catch((e: unknown) => e);
-    expect(isError(err, ErrApprovalTimeout)).toBe(true);
+    expect(isError(err, ErrApprovalDenied)).toBe(true);
     expect((err as RunError).details).toMatchObject({ unanswerable: true });
     const ok = scriptedDriver(async () => ({ text: "ok", checkpoint: { resumeId: "s" } }));
     expect((await new Agent(ok, { threadStore: store }).thread("k").run("again")).text).toBe("ok");

@@ -25,6 +25,7 @@ import {
   isError,
   policyReadOnly,
   type AgentEvent,
+  type ApprovalHandler,
   type Policy,
 } from "../src/index.js";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
@@ -153,6 +154,63 @@ describe("deadlines and fallbacks", () => {
     }
     expect(JSON.parse((await stream.result()).text)).toEqual(["deny", "approve"]);
   });
+
+  it("a handler's deadline check runs when the deadline comes, the request stays pending meanwhile, and an answer it applies wins over the timeout", async () => {
+    let entered!: () => void;
+    const reached = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked: ApprovalRequest | undefined;
+    const agent = new Agent(askingDriver(), {
+      onApproval: (request, context) => {
+        asked = request;
+        // An answer recorded elsewhere, found when the deadline closes the record.
+        context.beforeDeadline(async () => {
+          entered();
+          await held;
+          request.approve();
+        });
+        return untilAborted(context.signal);
+      },
+    });
+    const running = agent.run("p", { policy: { approvals: { timeoutMs: 20 } } });
+    await reached;
+    expect(asked!.status).toBe("pending");
+    release();
+    const result = await running;
+    expect(JSON.parse(result.text)).toEqual({ outcome: "approve" });
+    expect(asked!.status).toBe("approved");
+  });
+
+  it.each(["resolves", "rejects"] as const)(
+    "a deadline check that %s without deciding lets the deadline's fallback act; the handler may return once it ran",
+    async (how) => {
+      let checked = 0;
+      const handler: ApprovalHandler = (_request, context) =>
+        new Promise<void>((resolve) => {
+          context.beforeDeadline(async () => {
+            checked++;
+            // The handler returns while its check runs: not an undecided handler, the deadline decides.
+            resolve();
+            await Promise.resolve();
+            if (how === "rejects") throw new Error("the record is unreachable");
+          });
+        });
+      const aborting = await new Agent(askingDriver(), { onApproval: handler })
+        .run("p", { policy: { approvals: { timeoutMs: 20 } } })
+        .catch((e: unknown) => e);
+      expect(isError(aborting, ErrApprovalTimeout)).toBe(true);
+      const stream = new Agent(askingDriver(), { onApproval: handler }).stream("p", {
+        policy: { approvals: { timeoutMs: 20, onTimeout: "continue" } },
+      });
+      const notices = (await collect(stream)).filter((e) => e.type === "notice" && e.kind === "approval.handler-error");
+      expect(JSON.parse((await stream.result()).text)).toEqual({ outcome: "deny", reason: "approval timed out" });
+      expect(checked).toBe(2);
+      expect(notices.map((e) => (e as { message?: string }).message)).toEqual(
+        how === "rejects" ? [expect.stringContaining("the deadline's check failed; the deadline applies")] : [],
+      );
+    },
+  );
 
   it("a handler that returns without deciding is an agent failure and the driver is denied", async () => {
     const driver = askingDriver();

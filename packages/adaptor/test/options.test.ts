@@ -80,6 +80,7 @@ describe("misspelt options are refused with a suggestion before anything starts"
     ["sandboxMode", {}, "sandboxMode", "the Codex SDK's sandboxMode is policy.sandbox here"],
     ["budget.maxBudgetUsd", { budget: { maxBudgetUsd: 1 } }, "budget.maxBudgetUsd", "budget.maxCostUsd here"],
     ["hooks.PreToolUse", { hooks: { PreToolUse: () => undefined } }, "hooks.PreToolUse", "hooks.beforeToolCall here"],
+    ["budget.maxTokens", { budget: { maxTokens: 1000 } }, "budget.maxTokens", "there is no token budget here"],
   ])("run options: the peer SDKs' name %s is refused with what to write here", async (_name, options, field, hint) => {
     const given = Object.keys(options).length > 0 ? options : { [field]: 1 };
     const driver = okDriver();
@@ -279,6 +280,27 @@ describe("a policy value outside its domain", () => {
     const error = await agent.run("p", { policy: policy as RunOptions["policy"] }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "InvalidPolicyError", field });
     expect((error as Error).message).toContain(hint);
+  });
+});
+
+describe("a policy field the policy does not have", () => {
+  it.each([
+    [
+      { sandboxx: "read_only" },
+      "sandboxx",
+      'invalid policy: sandboxx is not a policy field; did you mean "sandbox"? the fields are sandbox,',
+    ],
+    [
+      { approvalPolicy: "never" },
+      "approvalPolicy",
+      "invalid policy: approvalPolicy is not a policy field; the Codex SDK's approvalPolicy is approvals.permission here",
+    ],
+    [{ approvals: { permision: "ask" } }, "approvals.permision", 'approvals.permision is not a policy field; did you mean "permission"?'],
+  ])("says so, with the closest field or the peer SDK's name: %j", async (policy, field, message) => {
+    const agent = new Agent(okDriver());
+    const error = await agent.run("p", { policy: policy as RunOptions["policy"] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "InvalidPolicyError", field, value: "unknown field" });
+    expect((error as Error).message).toContain(message);
   });
 });
 

@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent, RunError } from "adaptor";
-import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { readResult } from "./support/result-members.js";
 import { loadVerdict } from "../src/verdict/verdict.js";
@@ -21,17 +21,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function host(schema: string): Promise<Fleet> {
-    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-    await store.migrate();
-    const fleet = new Fleet({ connectionString: url, schema, threadStore: fakeCliStoreView(store) });
-    await fleet.start();
-    closers.push(async () => {
-      await fleet.close();
-      await store.close();
-    });
-    return fleet;
-  }
+  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
     const client = new pg.Client({ connectionString: url });

@@ -71,6 +71,15 @@ export interface ToolDefinition<IS extends SchemaSource, OS extends SchemaSource
   /** MCP tool annotations (read-only, destructive, idempotent, open-world hints). */
   readonly annotations?: ToolAnnotations;
   /**
+   * Whether a call needs the host's approval. Unset (default): the call follows the run's
+   * `policy.approvals.permission` as a tool of the agent's own would: `ask` sends it to
+   * `onApproval` / the `approval-request` event first, `auto_approve` runs it, `auto_deny` denies
+   * it, `inherit` (the default policy) runs it without asking. `false`: the host trusts the tool,
+   * and it always runs without asking (the Claude Agent SDK's `allowedTools`). `true`: asked even
+   * when the permission mode is `inherit` (`auto_approve` and `auto_deny` still decide it).
+   */
+  readonly needsApproval?: boolean;
+  /**
    * Version of the tool's behaviour, e.g. `"2"`. A thread's fingerprint holds the name and revision
    * of each of its agent's tools: changing a revision, or adding or removing a tool, makes a stored
    * thread `ErrThreadIncompatible` (its conversation assumed the old tools). Default: none.
@@ -105,6 +114,8 @@ export class Tool {
   readonly annotations: Readonly<ToolAnnotations>;
   /** Version of the tool's behaviour, when given. */
   readonly revision: string | undefined;
+  /** Whether a call needs approval: `undefined` follows the run's permission mode (see {@link ToolDefinition.needsApproval}). */
+  readonly needsApproval: boolean | undefined;
   /** JSON Schema (draft 2020-12) of the input, as offered to the agent; `undefined` if it could not be made. */
   readonly inputSchema: JsonSchemaObject | undefined;
   /** JSON Schema of the output, when one was given and could be made. */
@@ -118,6 +129,7 @@ export class Tool {
     description: string;
     annotations: ToolAnnotations;
     revision: string | undefined;
+    needsApproval?: boolean | undefined;
     internals: ToolInternals;
     definitionError: AdaptorError | undefined;
   }) {
@@ -125,6 +137,7 @@ export class Tool {
     this.description = init.description;
     this.annotations = Object.freeze({ ...init.annotations });
     this.revision = init.revision;
+    this.needsApproval = init.needsApproval;
     this.inputSchema = init.internals.input?.json;
     this.outputSchema = init.internals.output?.json;
     this.definitionError = init.definitionError;
@@ -140,7 +153,7 @@ export function toolInternals(tool: Tool): ToolInternals | undefined {
 
 /**
  * Defines a host tool the agent can call. Never throws: a bad name, description,
- * handler, annotations, revision or schema is kept as {@link Tool.definitionError}
+ * handler, annotations, revision, needsApproval or schema is kept as {@link Tool.definitionError}
  * (`ErrInvalidDefinition`, with the reason) and surfaces before the driver runs. Schemas are
  * converted and compiled here, once (zod through zod-to-json-schema or zod 4's own converter; ajv
  * draft 2020-12 with formats).
@@ -173,6 +186,8 @@ export function defineTool<IS extends SchemaSource, OS extends SchemaSource = ne
   if (def.revision !== undefined && (typeof def.revision !== "string" || def.revision.trim() === "")) {
     problems.push("revision must be a non-empty string when given");
   }
+  if (def.needsApproval !== undefined && typeof def.needsApproval !== "boolean")
+    problems.push("needsApproval must be a boolean when given");
   const compile = (label: string, source: SchemaSource | undefined, requireObject: boolean): CompiledSchema | undefined => {
     if (source === undefined) {
       if (requireObject) problems.push(`${label} schema is required`);
@@ -208,6 +223,7 @@ export function defineTool<IS extends SchemaSource, OS extends SchemaSource = ne
     description,
     annotations,
     revision: typeof def.revision === "string" ? def.revision : undefined,
+    needsApproval: typeof def.needsApproval === "boolean" ? def.needsApproval : undefined,
     internals,
     definitionError,
   });

@@ -6,6 +6,7 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, ApprovalDecision, DriverSink } from "@adaptor/driver";
 import { isReadOnlyKind, type AcpPolicyPlan } from "../policy/acp-policy.js";
 import { AcpApprovalEditUnsupportedError } from "./approval-edit-unsupported-error.js";
+import { ApprovedAsks } from "./approved-asks.js";
 import { openRegularFile, readTextBounded } from "./host-files.js";
 import { canOpenBeneath, openBeneath, PathChangedError } from "./open-beneath.js";
 import type { HostTerminals } from "./host-terminals.js";
@@ -34,8 +35,10 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  * - under any policy, `fs/read_text_file` and `fs/write_text_file` serve regular files only (a
  *   directory, FIFO, socket or device is refused at once, without blocking), and a read is bounded to
  *   16 MiB.
- * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command the agent did not
- *   ask about first is asked about here, through the same approval path.
+ * - a permission mode (`ask`, `auto_approve`, `auto_deny`): a write or command no approved ask of
+ *   the agent covers ({@link ApprovedAsks}: an ask of an acting kind naming the same file, an
+ *   `execute` ask naming the same command line, each used once) is asked about here, through the
+ *   same approval path.
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
  *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
  *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd` / `env`).
@@ -48,8 +51,8 @@ export class HostClient {
   readonly #cwd: string;
   readonly #terminals: HostTerminals;
   readonly #driver: string;
-  /** Approved asks not yet used by a host write or command. */
-  #approved = 0;
+  /** Approved asks of the agent not yet used by a host write or command. */
+  readonly #approved: ApprovedAsks;
   /** The edited approval refused during the turn, if any. */
   editRefused: AcpApprovalEditUnsupportedError | undefined;
   /** The sink the turn asks through: the read_only gate and the edited-input refusal in front of the run's sink. */
@@ -61,6 +64,7 @@ export class HostClient {
     this.#cwd = options.cwd;
     this.#terminals = options.terminals;
     this.#driver = options.driver;
+    this.#approved = new ApprovedAsks(options.cwd);
     this.sink = { emit: (event) => this.#sink.emit(event), requestApproval: (ask) => this.#ask(ask) };
   }
 
@@ -87,7 +91,7 @@ export class HostClient {
       });
       return { outcome: "deny", reason: "an edited input cannot be carried over ACP" };
     }
-    if (decision.outcome === "approve") this.#approved += 1;
+    if (decision.outcome === "approve" && ask.kind === "permission") this.#approved.add(ask);
     return decision;
   }
 
@@ -139,7 +143,9 @@ export class HostClient {
 
   async #write(asked: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
     await this.#checkWrite(asked.path);
-    const edited = await this.#askFirst("fs/write_text_file", `Write ${asked.path}`, { path: asked.path, content: asked.content });
+    const edited = await this.#askFirst("fs/write_text_file", `Write ${asked.path}`, { path: asked.path, content: asked.content }, () =>
+      this.#approved.takeWrite(asked.path),
+    );
     // The host applies an edit of its own ask itself: the edited path is held to the same rules.
     const path = typeof edited?.["path"] === "string" ? edited["path"] : asked.path;
     const content = typeof edited?.["content"] === "string" ? edited["content"] : asked.content;
@@ -232,7 +238,12 @@ export class HostClient {
       "terminal/create",
       `Run ${shown}`,
       { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd, env },
-      this.#plan.commands === "ask" || (this.#plan.hostAsks && env.length > 0),
+      // The agent's ask showed neither an environment nor another directory: such a command is asked here.
+      () =>
+        env.length === 0 &&
+        (asked.cwd == null || resolve(asked.cwd) === resolve(this.#cwd)) &&
+        this.#approved.takeCommand(asked.command, asked.args ?? []),
+      this.#plan.commands === "ask",
     );
     if (!edited) return this.#terminals.create(asked);
     // The host applies an edit of its own ask itself: it runs the command the host approved.
@@ -263,24 +274,23 @@ export class HostClient {
   }
 
   /**
-   * Under a permission mode: a write or command nobody approved in this turn is asked about now
-   * (with `always`, even when the agent's own ask was approved; without a permission mode it is refused).
+   * Under a permission mode: a write or command no approved ask of the agent covers (`covered`
+   * uses that ask's credit) is asked about now (with `always`, even when the agent's own ask was
+   * approved; without a permission mode it is refused).
    * Resolves with the host's edited input when it approved with one (the host applies it), else undefined.
    */
   async #askFirst(
     toolName: string,
     title: string,
     input: Record<string, unknown>,
+    covered: () => boolean,
     always = false,
   ): Promise<Record<string, unknown> | undefined> {
     if (!this.#plan.hostAsks) {
       if (always) this.#refuse(toolName, title, "the run's sandbox is workspace_write and no one is asked before a host command");
       return undefined;
     }
-    if (this.#approved > 0 && !always) {
-      this.#approved -= 1;
-      return undefined;
-    }
+    if (!always && covered()) return undefined;
     // The host runs what it approves itself, so an edited input can be applied.
     const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input, inputEditable: true });
     if (decision.outcome === "approve") {

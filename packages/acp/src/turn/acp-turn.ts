@@ -88,10 +88,11 @@ export class AcpTurn implements SessionHandler {
    * @param trustedServers - MCP servers whose tools (by exact name, and not of an acting kind) are
    *   allowed without asking (the SDK's host tools).
    * @param onUnasked - called once per call that acts (see {@link actsKind}; by the most acting kind
-   *   any of its updates carried), is not a trusted server's, and is reported `completed` although no
-   *   permission ask about it came first (not `in_progress`: an agent may report a call running
-   *   while the tool itself is about to ask, as OpenCode does); and once per call of any kind
-   *   reported `completed` after the host denied its ask (`denied`).
+   *   any of its updates carried), is not a trusted server's, and is reported `completed` or
+   *   `failed` (not after the host cancelled the turn) although no permission ask about it came
+   *   first (not `in_progress`: an agent may report a call running while the tool itself is about
+   *   to ask, as OpenCode does); and once per call of any kind reported `completed` after the host
+   *   denied its ask (`denied`).
    */
   constructor(
     sink: DriverSink,
@@ -288,7 +289,7 @@ export class AcpTurn implements SessionHandler {
       if (changesMachine(call.kind) || (actsKind(call.kind) && tool.actingKind === undefined)) tool.actingKind = call.kind;
     }
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
-    if (status === "completed" && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined);
+    if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     if (!tool.ended && (knownInput(tool.input) || asking || done)) {
@@ -299,9 +300,18 @@ export class AcpTurn implements SessionHandler {
     }
   }
 
-  /** A call reported `completed`: unasked while it acts, or run although its ask was denied. */
-  #checkRan(id: string, tool: ToolState, kind: string | undefined): void {
+  /**
+   * A call reported `completed` or `failed`: unasked while it acts, or run although its ask was
+   * denied. A failed call ran as far as anyone can tell (a shell command that wrote a file and
+   * exited non-zero is reported `failed`), except where the host has evidence it never ran: its ask
+   * was denied (the agent reports the refusal as the call's failure), or the host had cancelled the
+   * turn (an agent ends a call it had not started yet `failed` then, e.g. OpenCode's, reported
+   * running before its own ask).
+   */
+  #checkRan(id: string, tool: ToolState, kind: string | undefined, status: "completed" | "failed"): void {
+    if (status === "failed" && this.#interrupted) return;
     const refused = this.#refused.has(id);
+    if (refused && status === "failed") return;
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && (this.#asked.has(id) || !acting || exempt)) return;

@@ -322,7 +322,7 @@ export class Agent implements AsyncDisposable {
   /**
    * `stream(prompt, options)` drained: resolves the `Result` or rejects with the verdict. Nobody
    * reads the events, so an approval in `ask` mode can only be answered by `onApproval`: without
-   * one, the first such approval ends the run at once with a `RunError` `approval_timeout` saying
+   * one, the first such approval ends the run at once with a `RunError` `approval_denied` saying
    * what to do (unless `policy.approvals.onTimeout` is `continue`: then it is denied and the run goes on).
    */
   async run(prompt: Prompt, options: RunOptions = {}): Promise<Result> {

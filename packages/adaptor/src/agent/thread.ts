@@ -91,7 +91,7 @@ export class Thread {
 
   /**
    * `stream()` drained: resolves the Result or rejects with the verdict. As with `Agent.run`, an
-   * approval in `ask` mode without `onApproval` ends the run at once (`RunError` `approval_timeout`).
+   * approval in `ask` mode without `onApproval` ends the run at once (`RunError` `approval_denied`, `details.unanswerable`).
    */
   async run(prompt: Prompt, options: RunOptions = {}): Promise<Result> {
     const stream = this.#stream(prompt, options, true);

@@ -33,7 +33,9 @@ export interface SharedRunOptions {
   /**
    * Decides approval requests; without it, answer the `approval-request` events of `stream()`.
    * `run()` reads no events, so there an approval in `ask` mode without this handler ends the run
-   * at once with a `RunError` `approval_timeout` (see `policy.approvals` to decide automatically).
+   * at once with a `RunError` `approval_denied`, `details.unanswerable` (see `policy.approvals` to
+   * decide automatically). A handler that throws, before or after deciding, ends the run ("approval
+   * handler failed", the thrown value as `cause`); only a late answer's `ErrApprovalResolved` does not.
    */
   readonly onApproval?: ApprovalHandler;
   /** Run policy: sandbox, web search, browser, active-execution budget, approvals. A call's policy replaces the agent's whole value. */

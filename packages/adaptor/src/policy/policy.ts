@@ -15,7 +15,11 @@ export interface ApprovalPolicy extends ApprovalModes {
    * above 2^31-1 (longer than a Node timer can wait) is `InvalidPolicyError`.
    */
   readonly timeoutMs?: number;
-  /** `abort` (RunError `approval_timeout`), `continue` (a deny reaches the agent), `retry` (ask again). Default `abort`. */
+  /**
+   * `abort` (RunError `approval_timeout`), `continue` (a deny reaches the agent), `retry` (ask again).
+   * Default `abort`. An ask nobody can answer (`run()` without `onApproval`) is denied at once and,
+   * unless this is `continue`, ends the run with RunError `approval_denied` (`details.unanswerable`).
+   */
   readonly onTimeout?: ApprovalFallback;
   /** After a deny: `abort` (RunError `approval_denied`), `continue`, `retry`. Default `continue`. */
   readonly onReject?: ApprovalFallback;

@@ -77,12 +77,13 @@ export function checkPolicyDomain(driver: string, policy: unknown): asserts poli
   }
   // A misspelt field must not silently fall back to the CLI's defaults.
   const p = policy as Policy;
-  for (const field of Object.keys(p)) if (!POLICY_FIELDS.includes(field)) throw new InvalidPolicyError(driver, field, "unknown field");
+  for (const field of Object.keys(p))
+    if (!POLICY_FIELDS.includes(field)) throw new InvalidPolicyError(driver, field, "unknown field", POLICY_FIELDS);
   if (p.approvals !== undefined && (typeof p.approvals !== "object" || p.approvals === null)) {
     throw new InvalidPolicyError(driver, "approvals", String(p.approvals));
   }
   for (const field of Object.keys(p.approvals ?? {})) {
-    if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field");
+    if (!APPROVAL_FIELDS.includes(field)) throw new InvalidPolicyError(driver, `approvals.${field}`, "unknown field", APPROVAL_FIELDS);
   }
   const invalid = (field: string, value: unknown, domain?: readonly string[]): never => {
     throw new InvalidPolicyError(driver, field, String(value), domain);

@@ -1,4 +1,4 @@
-import type { Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
+import type { ApprovalAsk, ApprovalDecision, ApprovalMode, Driver, DriverRequest, DriverResponse } from "@adaptor/driver";
 import type { RunOptions } from "../options/run-options.js";
 import type { RunToolBinding } from "../tools/agent-tools.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
@@ -6,6 +6,14 @@ import type { PendingImage } from "../prompt/prompt.js";
 
 /** A hook run on the driver's response before the verdict (e.g. structured output validation). */
 export type ResponseHook = (response: DriverResponse) => DriverResponse | Promise<DriverResponse>;
+
+/** How host-tool calls reach the run's approvals (the run's approval broker). */
+export interface RunApprovals {
+  /** The run's `policy.approvals.permission` as currently set, `inherit` when unset. */
+  readonly permission: ApprovalMode;
+  /** Decides one ask as a CLI's would be: auto modes, `onApproval`, the event, fallbacks. Always resolves. */
+  ask(ask: ApprovalAsk): Promise<ApprovalDecision>;
+}
 
 /**
  * The pre-invocation stage of one run (docs/design.md, "One run" step 2): each step validates one
@@ -19,6 +27,8 @@ export class Preparation {
   readonly signal: AbortSignal;
   /** The agent's host tools as this run sees them; absent when the agent has none. */
   readonly tools: RunToolBinding | undefined;
+  /** The run's approvals, which gate host-tool calls; absent in unit tests of single steps. */
+  readonly approvals: RunApprovals | undefined;
   /** The run's spans; absent when the run records none. */
   readonly telemetry: RunTelemetry | undefined;
   /** The prompt's images, not yet read (read by the images step). */
@@ -36,12 +46,14 @@ export class Preparation {
     prompt: string;
     images?: readonly PendingImage[] | undefined;
     tools?: RunToolBinding | undefined;
+    approvals?: RunApprovals | undefined;
     telemetry?: RunTelemetry | undefined;
   }) {
     this.runId = init.runId;
     this.telemetry = init.telemetry;
     this.images = init.images ?? [];
     this.tools = init.tools;
+    this.approvals = init.approvals;
     this.driver = init.driver;
     this.options = init.options;
     this.signal = init.signal;

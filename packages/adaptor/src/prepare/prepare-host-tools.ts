@@ -1,5 +1,5 @@
 import { AdaptorError } from "@adaptor/errors";
-import type { DriverResponse, McpServerConfig, TranscriptItem } from "@adaptor/driver";
+import type { ApprovalAsk, DriverResponse, McpServerConfig, TranscriptItem } from "@adaptor/driver";
 import { ErrInvalidConfig, ErrTransportUnsupported, ErrUnsupported, type HostToolReply, type HostToolSpec } from "@adaptor/mcp";
 import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
 import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
@@ -23,6 +23,11 @@ interface HostCall {
  * (a grant of its own, or its thread's shared grant; released at its end, see
  * `RunToolBinding.open`) and adds it to `request.mcpServers` as an `http` entry whose
  * `Authorization` header carries the token.
+ *
+ * Each call first passes the run's permission gate: unless the tool says `needsApproval: false`,
+ * an `ask` / `auto_approve` / `auto_deny` permission mode decides it through the run's approvals,
+ * exactly as a CLI's own tool's ask (`inherit` runs it, unless `needsApproval: true`). A denied
+ * call never reaches the handler; the model reads `permission_denied: <reason>`.
  *
  * Each call emits a `tool-result` event with the host's view: `name` is the tool's own name and,
  * for a failure, `output` holds the full error text the model never sees (the CLI's own
@@ -78,7 +83,13 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        const outcome = await invokeTool(tool, call.arguments, {
+        const gate = await approve(prep, tool, call.arguments, toolCallId);
+        if (gate.outcome === "deny") {
+          const text = `permission_denied: ${gate.reason}`;
+          binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: text, isError: true });
+          return { text, isError: true };
+        }
+        const outcome = await invokeTool(tool, gate.input, {
           signal: call.signal,
           runId: binding.runId,
           ...(binding.threadKey !== undefined ? { threadKey: binding.threadKey } : {}),
@@ -104,13 +115,49 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
     url: grant.url,
     headers: grant.headers,
     required: true,
-    // The host defined these tools: calling them needs no approval.
+    // The CLI runs these unasked: the SDK's server applies the run's permission mode to each call itself.
     trusted: true,
     // Trust goes by these exact names: a prefix would take in a declared server's tools.
     tools: [...byName.keys()],
   };
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
   prep.onResponse((response) => withHostFailures(response, calls));
+}
+
+/**
+ * The run's permission gate for one host-tool call: `needsApproval: false` or an `inherit` mode
+ * (without `needsApproval: true`) runs it; otherwise the run's approvals decide it as they do a
+ * CLI's ask (`toolName` the tool's name, `input` its arguments, the edit of an approve replacing
+ * them and validated by the tool's schema like any input).
+ */
+async function approve(
+  prep: Preparation,
+  tool: Tool,
+  args: unknown,
+  toolCallId: string,
+): Promise<{ readonly outcome: "run"; readonly input: unknown } | { readonly outcome: "deny"; readonly reason: string }> {
+  const approvals = prep.approvals;
+  if (!approvals || tool.needsApproval === false) return { outcome: "run", input: args };
+  if (approvals.permission === "inherit" && tool.needsApproval !== true) return { outcome: "run", input: args };
+  const input = args === undefined || args === null ? {} : args;
+  const ask: ApprovalAsk = {
+    kind: "permission",
+    title: `${tool.name}: ${summary(input)}`,
+    toolName: tool.name,
+    toolCallId,
+    input,
+    details: { hostTool: true },
+    inputEditable: true,
+  };
+  const decision = await (prep.telemetry ? prep.telemetry.approval(ask, () => approvals.ask(ask)) : approvals.ask(ask));
+  if (decision.outcome === "approve") return { outcome: "run", input: decision.updatedInput ?? input };
+  return { outcome: "deny", reason: decision.outcome === "deny" ? decision.reason : "not approved" };
+}
+
+/** The input as one short line for an approval title. */
+function summary(input: unknown): string {
+  const text = JSON.stringify(input) ?? "";
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 function toSpec(tool: Tool): HostToolSpec {

@@ -1,9 +1,9 @@
 import { isError } from "@adaptor/errors";
-import type { ApprovalAsk, ApprovalDecision, ApprovalKind, DriverFailure } from "@adaptor/driver";
+import type { ApprovalAsk, ApprovalDecision, ApprovalKind, ApprovalMode, DriverFailure } from "@adaptor/driver";
 import { v7 as uuidv7 } from "uuid";
 import { ErrApprovalResolved } from "../errors/sentinels.js";
 import type { EventQueue } from "../events/event-queue.js";
-import type { ApprovalHandler } from "../approval/approval-handler.js";
+import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approval-handler.js";
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
@@ -20,6 +20,11 @@ export interface ApprovalBrokerInit {
    */
   readonly eventsRead: boolean;
   readonly settings: ApprovalSettings;
+  /**
+   * The run's `policy.approvals.permission` as given (`inherit` when unset): the mode host tools
+   * follow, where `inherit` means they run without asking.
+   */
+  readonly permission?: ApprovalMode | undefined;
   readonly signal: AbortSignal;
   /** The handler threw: abort the run with this cause. */
   readonly onHandlerFailure: (error: unknown) => void;
@@ -46,12 +51,14 @@ export interface ApprovalBrokerInit {
  * - an ask after the broker ended (the run is over) or one the run refuses ({@link refuse}, e.g.
  *   after the driver returned) is denied at once and never reaches the host
  *   (`approval.late-request`);
- * - an `ask` that nobody can answer (no handler and the events are drained unread) is treated as
- *   an immediate timeout (`approval.unanswerable`): denied at once, and unless `onTimeout` is
- *   `continue` the run ends with a `RunError` `approval_timeout` whose message says what to do
- *   (`retry` cannot help, so it aborts too);
+ * - an `ask` that nobody can answer (no handler and the events are drained unread) is denied at
+ *   once (`approval.unanswerable`), and unless `onTimeout` is `continue` (the fallback for an ask
+ *   nobody answered) the run ends with a `RunError` `approval_denied` (`details.unanswerable`)
+ *   whose message says what to do (`retry` cannot help, so it aborts too);
  * - an answer that loses to another answer or to an expiry throws to its caller as usual and is
- *   recorded (`approval.late-answer`).
+ *   recorded (`approval.late-answer`);
+ * - a handler that throws anything else ends the run ("approval handler failed", the thrown value
+ *   as `cause`), also after it decided the request (the decision already sent stands).
  */
 export class ApprovalBroker {
   readonly #init: ApprovalBrokerInit;
@@ -60,15 +67,27 @@ export class ApprovalBroker {
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
   #modes: ApprovalSettings["modes"];
+  /** The permission mode as set (before `inherit` resolves to `ask`), for host tools. */
+  #permission: ApprovalMode;
 
   constructor(init: ApprovalBrokerInit) {
     this.#init = init;
     this.#modes = init.settings.modes;
+    this.#permission = init.permission ?? "inherit";
   }
 
   /** Decides later asks under `modes` (kinds left out keep theirs); asks already with the host wait on. */
   setModes(modes: Partial<ApprovalSettings["modes"]>): void {
+    if (modes.permission !== undefined) this.#permission = modes.permission;
     this.#modes = { ...this.#modes, ...modes };
+  }
+
+  /**
+   * The run's permission mode as currently set, `inherit` included (host tools run unasked under
+   * it). Follows {@link setModes}.
+   */
+  get permission(): ApprovalMode {
+    return this.#permission;
   }
 
   /** Decides one ask; always resolves (a deny when the run ends first). */
@@ -159,18 +178,37 @@ export class ApprovalBroker {
     );
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    let check: (() => Promise<void>) | undefined;
+    // Set once the deadline called the handler's check: the deadline decides what is left undecided.
+    let checking = false;
+    const context: ApprovalHandlerContext = { signal, beforeDeadline: (fn) => void (check = fn) };
+    const expire = () => {
+      if (responder.expire("approval timed out")) timedOut = true;
+    };
     if (this.#ended) responder.expire("run ended");
     else {
       this.#pending.add(responder);
       if (settings.timeoutMs !== undefined) {
-        timer = setTimeout(() => (timedOut = responder.expire("approval timed out")), settings.timeoutMs);
+        timer = setTimeout(() => {
+          const before = check;
+          if (!before || responder.status !== "pending") {
+            expire();
+            return;
+          }
+          // The handler's record of the request is closed first; an answer it finds there wins.
+          checking = true;
+          void Promise.resolve()
+            .then(before)
+            .catch((error: unknown) => this.#handlerError(request, "the deadline's check failed; the deadline applies", error))
+            .finally(expire);
+        }, settings.timeoutMs);
         timer.unref();
       }
     }
     this.#notice("approval.requested", { id: request.id, kind: request.kind, toolName: request.toolName, attempt });
     this.#init.queue.push({ type: "approval-request", request });
     this.#setWaiting(+1);
-    if (handler && !this.#ended) this.#runHandler(handler, request, responder, signal);
+    if (handler && !this.#ended) this.#runHandler(handler, request, responder, context, () => checking);
     try {
       const decision = await responder.decision;
       this.#notice("approval.resolved", {
@@ -241,7 +279,7 @@ export class ApprovalBroker {
     const { settings } = this.#init;
     const id = uuidv7();
     const message =
-      `${ask.title}: nobody can answer this ${ask.kind} request: the run was started with run(), which drains its events, ` +
+      `${ask.title}: denied, since nobody can answer this ${ask.kind} request: the run was started with run(), which drains its events, ` +
       `and has no onApproval handler. Pass onApproval, or use stream() and answer the approval-request event, ` +
       `or set policy.approvals.${ask.kind} to ${autoModes(ask.kind)}`;
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1 });
@@ -249,7 +287,7 @@ export class ApprovalBroker {
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "unanswerable", attempt: 1 });
     if (settings.onTimeout !== "continue") {
       this.#init.onFailure({
-        reason: "approval_timeout",
+        reason: "approval_denied",
         message,
         details: { kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, attempt: 1, unanswerable: true },
       });
@@ -265,11 +303,20 @@ export class ApprovalBroker {
     });
   }
 
-  #runHandler(handler: ApprovalHandler, request: ApprovalRequest, responder: ApprovalResponder, signal: AbortSignal): void {
+  /** Runs the handler; `deadlineDecides` says the deadline's check ran, so returning undecided is fine. */
+  #runHandler(
+    handler: ApprovalHandler,
+    request: ApprovalRequest,
+    responder: ApprovalResponder,
+    context: ApprovalHandlerContext,
+    deadlineDecides: () => boolean,
+  ): void {
+    const { signal } = context;
     Promise.resolve()
-      .then(() => handler(request, { signal }))
+      .then(() => handler(request, context))
       .then(
         () => {
+          if (deadlineDecides()) return;
           if (responder.expire("approval handler returned without a decision") && !signal.aborted) {
             this.#init.onFailure({
               reason: "agent_error",
@@ -279,25 +326,28 @@ export class ApprovalBroker {
           }
         },
         (error: unknown) => {
-          if (responder.expire("approval handler failed")) {
-            this.#init.onHandlerFailure(error);
-            return;
-          }
-          // Already decided: the run has moved on. A late answer's own error was recorded when it lost.
-          if (isError(error, ErrApprovalResolved)) return;
-          this.#init.queue.push({
-            type: "notice",
-            kind: "approval.handler-error",
-            message: `approval ${request.id}: the handler threw after the request was decided; ignored`,
-            data: {
-              id: request.id,
-              kind: request.kind,
-              status: request.status,
-              error: error instanceof Error ? error.message : String(error),
-            },
-          });
+          const undecided = responder.expire("approval handler failed");
+          // A late answer's own error was recorded (`approval.late-answer`) when it lost; the run goes on.
+          if (!undecided && isError(error, ErrApprovalResolved)) return;
+          // Any other throw ends the run, whether or not the request was decided first (that decision stands).
+          this.#init.onHandlerFailure(error);
         },
       );
+  }
+
+  /** Records an error of the handler's that changes nothing (`approval.handler-error`). */
+  #handlerError(request: ApprovalRequest, what: string, error: unknown): void {
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.handler-error",
+      message: `approval ${request.id}: ${what}`,
+      data: {
+        id: request.id,
+        kind: request.kind,
+        status: request.status,
+        error: error instanceof Error ? error.message : String(error),
+      },
+    });
   }
 
   #setWaiting(delta: number): void {

@@ -149,6 +149,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       handler: options.onApproval,
       eventsRead: setup.eventsDrained !== true,
       settings: resolveApprovalSettings(options.policy?.approvals ?? undefined),
+      permission: options.policy?.approvals?.permission,
       signal: controller.signal,
       onHandlerFailure: (error) => controller.abort(new AdaptorError("approval handler failed", { cause: error })),
       onFailure: stop,
@@ -161,7 +162,17 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(
-      new Preparation({ runId, driver, options, signal: controller.signal, prompt, images: setup.images, tools: setup.tools, telemetry }),
+      new Preparation({
+        runId,
+        driver,
+        options,
+        signal: controller.signal,
+        prompt,
+        images: setup.images,
+        tools: setup.tools,
+        approvals: broker,
+        telemetry,
+      }),
     );
     // A hook that fails ends the run, as a failed approval handler does.
     hooks = options.hooks

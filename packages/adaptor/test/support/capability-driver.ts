@@ -8,7 +8,7 @@ export interface CapabilityDriver extends Driver {
 
 /** A driver whose `run` is `script`; `capabilities` patches the structured-output, MCP and skills fields. */
 export function capabilityDriver(
-  capabilities: Partial<Pick<DriverCapabilities, "structuredOutput" | "mcp" | "skills">>,
+  capabilities: Partial<Pick<DriverCapabilities, "structuredOutput" | "mcp" | "skills" | "approvals">>,
   script: (request: DriverRequest, sink: DriverSink, signal: AbortSignal) => Promise<Partial<DriverResponse>> = async () => ({}),
 ): CapabilityDriver {
   const requests: DriverRequest[] = [];
@@ -23,7 +23,7 @@ export function capabilityDriver(
         skills: capabilities.skills ?? true,
         mcp: capabilities.mcp ?? { transports: [] },
         policy: { sandbox: [], webSearch: [], browser: [], activeExecutionTimeout: false },
-        approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
+        approvals: capabilities.approvals ?? { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
         streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
       },
     },

@@ -62,8 +62,8 @@ export interface FleetApproval {
   readonly request: JsonValue;
   /**
    * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
-   * `closed` (unanswered, but its run has its verdict or the attempt that asked was lost: an
-   * answer would reach nobody).
+   * `closed` (unanswered, but its deadline passed on the worker, its run has its verdict or the
+   * attempt that asked was lost: an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
 }
@@ -368,10 +368,14 @@ export class Fleet implements AsyncDisposable {
    * Answers an approval a run waits on, from any host, exactly once: the worker waiting on it
    * receives the decision and applies it.
    * Refused exactly when {@link approval} does not read `pending`, in one statement, so a verdict
-   * written meanwhile is never answered after the fact.
+   * written meanwhile is never answered after the fact. The approval's deadline
+   * (`policy.approvals.timeoutMs`) closes it on the worker with the same conditional write before
+   * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
+   * won is applied, one that lost is refused `"closed"`).
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
-   *   run has its verdict (cancelled, approval timed out, attempts exhausted, ...) or its attempt was
-   *   lost before an answer and a retried attempt took over, `"unknown"` for an id no run asked).
+   *   deadline passed on the worker, its run has its verdict (cancelled, attempts exhausted, ...) or
+   *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
+   *   no run asked).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     await this.start();

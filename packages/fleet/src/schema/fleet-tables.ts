@@ -200,12 +200,14 @@ export class FleetTables {
   }
 
   /**
-   * An approval as stored, with its state: `pending` (unanswered, its attempt current, its run
-   * unsettled), `answered`, or `closed` (unanswered, but its run settled or its attempt was lost).
+   * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current,
+   * its run unsettled), `answered`, or `closed` (unanswered, but closed by its deadline, its run
+   * settled or its attempt was lost).
    */
   async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
     const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
-      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (r.verdict IS NULL AND r.attempt = a.attempt) AS open
+      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered,
+         (a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt) AS open
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
       [id],
     );
@@ -469,6 +471,24 @@ export class FleetTables {
   }
 
   /**
+   * Closes an approval to answers when its deadline passed on the worker, unless an answer was
+   * recorded first: one conditional write on the approval's row, which {@link answerApproval}
+   * writes under the same condition (unanswered, not closed), so exactly one of the two wins
+   * whatever their order (the later one waits for the earlier one's row and finds it changed).
+   * Returns `closed` when this call closed it, else the decision recorded first (`null` when the
+   * row is missing, or was closed already).
+   */
+  async closeApproval(id: string): Promise<{ closed: true } | { closed: false; decision: JsonValue | null }> {
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now() WHERE id = $1 AND decision IS NULL AND closed_at IS NULL`,
+      [id],
+    );
+    if ((rowCount ?? 0) > 0) return { closed: true };
+    // Lost: read in a statement of its own (the update's snapshot may predate the answer's commit).
+    return { closed: false, decision: await this.decision(id) };
+  }
+
+  /**
    * Closes the approvals earlier attempts of a run left unanswered (their worker was lost while
    * asking): from now on answering one fails. Conditional on `decision IS NULL`, so an answer and
    * this close never both win. Returns how many were closed.
@@ -526,11 +546,12 @@ export class FleetTables {
     return rows[0]?.decision ?? null;
   }
 
-  /** Unanswered approvals of a run's current attempt. */
+  /** Unanswered approvals of a run's current attempt, not closed by their deadline. */
   async pendingApprovals(runId: string): Promise<{ id: string; request: JsonValue }[]> {
     const { rows } = await this.#pool.query<{ id: string; request: JsonValue }>(
       `SELECT a.id, a.request FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE a.run_id = $1 AND a.decision IS NULL AND a.attempt = r.attempt AND r.verdict IS NULL ORDER BY a.created_at`,
+       WHERE a.run_id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND a.attempt = r.attempt AND r.verdict IS NULL
+       ORDER BY a.created_at`,
       [runId],
     );
     return rows;

@@ -4,6 +4,7 @@ import {
   ErrThreadLeaseLost,
   secretEnvValues,
   type Agent,
+  type ApprovalHandlerContext,
   type ApprovalRequest,
   type Prompt,
   type Result,
@@ -253,7 +254,7 @@ export class FleetWorker {
       ...(stored as RunOptions),
       ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
       signal,
-      onApproval: (request, context) => this.#approval(runId, attempt, request, context.signal, replayed, rows),
+      onApproval: (request, context) => this.#approval(runId, attempt, request, context, replayed, rows),
     };
     const agent = this.#agent;
     if (!agent) throw new Error("fleet worker: init() was not called");
@@ -359,11 +360,23 @@ export class FleetWorker {
     runId: string,
     attempt: number,
     request: ApprovalRequest,
-    signal: AbortSignal,
+    context: ApprovalHandlerContext,
     replayed: Set<string>,
     rows: ApprovalRows,
   ): Promise<void> {
     const { tables, notifier } = this.#core;
+    // The deadline closes the approval's row to answers before it acts, in the one conditional
+    // write an answer from any host also makes: an answer recorded first is applied instead, and
+    // one that comes after is refused `closed`.
+    let inserted!: () => void;
+    const row = new Promise<void>((resolve) => (inserted = resolve));
+    const closed = new AbortController();
+    context.beforeDeadline(async () => {
+      await row;
+      const outcome = await tables.closeApproval(request.id).finally(() => closed.abort());
+      if (!outcome.closed && outcome.decision && request.status === "pending")
+        applyDecision(request, outcome.decision as unknown as StoredApprovalDecision);
+    });
     try {
       const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
       if (recorded) {
@@ -374,9 +387,11 @@ export class FleetWorker {
       }
       await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
     } finally {
+      inserted();
       rows.written(request.id);
     }
     const topic = `approval:${request.id}`;
+    const until = AbortSignal.any([context.signal, closed.signal]);
     for (;;) {
       const ticket = notifier.ticket(topic);
       const decision = (await tables.decision(request.id).catch((error: unknown) => {
@@ -385,10 +400,17 @@ export class FleetWorker {
       })) as StoredApprovalDecision | null;
       if (decision) {
         ticket.drop();
-        applyDecision(request, decision);
+        if (request.status === "pending") applyDecision(request, decision);
         return;
       }
-      await ticket.wait(signal);
+      // Closed by the deadline (which applied an answer that came first): nothing left to wait for.
+      if (closed.signal.aborted) {
+        ticket.drop();
+        return;
+      }
+      await ticket.wait(until).catch((error: unknown) => {
+        if (!closed.signal.aborted) throw error;
+      });
     }
   }
 }

@@ -1,0 +1,105 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startChatCompletionsServer, whenChatToolResult, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
+import { Agent, ErrPolicyViolation, isError, RunError, type RunOptions } from "adaptor";
+import { acp } from "../src/index.js";
+import { isolatedHome, processesWith, type IsolatedHome } from "./support.js";
+
+// pi (the pi coding agent 0.73.1) through its ACP adapter pi-acp 0.0.24, the real binaries, offline
+// against a scripted chat-completions server. pi never asks (no session/request_permission) and its
+// session modes are thinking levels, so under a policy enforced by asks only the fail-closed rule
+// stands between the model and the machine; pi-acp reports a shell command that exits non-zero `failed`.
+
+const PI_ACP = fileURLToPath(new URL("../node_modules/pi-acp/dist/index.js", import.meta.url));
+const PI = fileURLToPath(new URL("../node_modules/@mariozechner/pi-coding-agent/dist/cli.js", import.meta.url));
+
+let server: ChatCompletionsServer;
+let home: IsolatedHome;
+let ws: string;
+let env: Record<string, string>;
+let agent: Agent | undefined;
+
+beforeEach(async () => {
+  home = await isolatedHome();
+  ws = home.workDir;
+  const piDir = join(home.home, ".pi", "agent");
+  await mkdir(piDir, { recursive: true });
+  server = await startChatCompletionsServer({
+    rules: [
+      { name: "after", when: whenChatToolResult("bash"), reply: { text: "done" } },
+      {
+        name: "failbash",
+        when: whenChatUserSays("FAILBASH"),
+        reply: { toolCall: { name: "bash", arguments: { command: `echo pwned > ${join(ws, "marker.txt")}; exit 3` } } },
+      },
+    ],
+  });
+  // pi's model list: one OpenAI-compatible provider at the scripted server.
+  await writeFile(
+    join(piDir, "models.json"),
+    JSON.stringify({
+      providers: {
+        fake: {
+          baseUrl: `${server.url}/v1`,
+          api: "openai-completions",
+          apiKey: "dummy",
+          compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+          models: [{ id: "fake-model" }],
+        },
+      },
+    }),
+  );
+  await writeFile(
+    join(piDir, "settings.json"),
+    JSON.stringify({ defaultProvider: "fake", defaultModel: "fake-model", quietStartup: true }),
+  );
+  env = { ...home.env, PI_CODING_AGENT_DIR: piDir, PI_ACP_PI_COMMAND: PI };
+});
+
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+  await server.close();
+  expect(await processesWith(home.home)).toEqual([]);
+  await home.cleanup();
+});
+
+async function failBash(options: RunOptions): Promise<unknown> {
+  agent = new Agent(
+    acp({ type: "pi", displayName: "pi", command: process.execPath, args: [PI_ACP], cwd: ws, env, inheritEnv: false, askMode: "off" }),
+  );
+  const asked: string[] = [];
+  const error = await agent
+    .run("FAILBASH", { timeoutMs: 90_000, ...options, onApproval: (request) => (asked.push(String(request.toolName)), request.deny("no")) })
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  expect(asked).toEqual([]);
+  return error;
+}
+
+describe("pi-acp 0.0.24 + pi 0.73.1 on the real binaries", () => {
+  it("ask: a shell command that writes and exits non-zero (reported failed, never asked) fails the run with policy_violation", async () => {
+    const error = await failBash({ policy: { approvals: { permission: "ask" } } });
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).message).toBe('bash (ACP kind other) ran without a permission ask under approvals.permission "ask"');
+    expect((error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
+    ]);
+    // It ran before the verdict: the rule reports the policy broken, it cannot undo the call.
+    expect(existsSync(join(ws, "marker.txt"))).toBe(true);
+  }, 120_000);
+
+  it("read_only through askMode: the same command fails the run with sandbox not enforced", async () => {
+    const error = await failBash({ policy: { sandbox: "read_only" } });
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).details).toMatchObject({ toolName: "bash", toolKind: "other", fields: ["sandbox"] });
+    expect((error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false }),
+    ]);
+  }, 120_000);
+});
