@@ -90,6 +90,16 @@ function withSessionState(store: MemoryThreadStore, sessionState: SessionStateSt
   return { ...baseOnly(store), sessionState };
 }
 
+/** Two turns on thread `k` through a store that kept the first turn's session state for the second's record. */
+async function staleAfterTwoTurns() {
+  const store = new MemoryThreadStore();
+  const stale = keepingOldState(store);
+  const a = host(stale);
+  await a.agent.thread("k").run("one");
+  await a.agent.thread("k").run("two");
+  return { store, stale, before: await store.resolve({ key: "k" }) };
+}
+
 describe("portable sessions (SDK)", () => {
   it("a CLI that rewrote its session file mid-turn: ErrThreadSessionRewritten carrying the turn's Result; the previous checkpoint and stored history are kept and another host continues all of it", async () => {
     const store = new MemoryThreadStore();
@@ -299,12 +309,7 @@ describe("portable sessions (SDK)", () => {
   }
 
   it("a store that wrote a turn's record but kept the previous session state is ThreadSessionError stale (ErrThreadSessionCorrupt) before the CLI starts, never a shorter conversation", async () => {
-    const store = new MemoryThreadStore();
-    const stale = keepingOldState(store);
-    const a = host(stale);
-    await a.agent.thread("k").run("one");
-    await a.agent.thread("k").run("two");
-    const before = await store.resolve({ key: "k" });
+    const { store, stale, before } = await staleAfterTwoTurns();
     expect(before?.codec).toBe("json/v1;session=stored");
     const home = new Home();
     const driver = hostDriver(home);
@@ -319,12 +324,7 @@ describe("portable sessions (SDK)", () => {
   });
 
   it("a session=stored record whose restored state the CLI rejects (a manifest without a turn log, state of an older write) is ThreadSessionError stale, never a fresh conversation committed over it", async () => {
-    const store = new MemoryThreadStore();
-    const stale = keepingOldState(store);
-    const a = host(stale);
-    await a.agent.thread("k").run("one");
-    await a.agent.thread("k").run("two");
-    const before = await store.resolve({ key: "k" });
+    const { store, before } = await staleAfterTwoTurns();
     // An earlier version's manifest: no turn log, so only the CLI can tell.
     const real = store.sessionState!;
     const unlogged = withSessionState(store, {
