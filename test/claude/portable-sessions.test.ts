@@ -72,6 +72,34 @@ function transcripts(configDir: string): string[] {
   );
 }
 
+/**
+ * `store` breaking finalize's both-or-neither from its second state write on: the record is
+ * written, the session state stays as the first write left it. `unlogged`: its manifests read as
+ * an earlier version wrote them (no turn log).
+ */
+function keepingOldState(store: MemoryThreadStore, { unlogged = false } = {}): ThreadStore {
+  let writes = 0;
+  const state = store.sessionState!;
+  return {
+    resolve: (q, signal) => store.resolve(q, signal),
+    acquireLease: (key, owner, ttl, signal) => store.acquireLease(key, owner, ttl, signal),
+    renewLease: (lease, ttl, signal) => store.renewLease(lease, ttl, signal),
+    releaseLease: (lease, signal) => store.releaseLease(lease, signal),
+    finalize: ({ sessionState, ...request }, signal) =>
+      store.finalize({ ...request, ...(sessionState && ++writes === 1 ? { sessionState } : {}) }, signal),
+    close: () => store.close(),
+    sessionState: {
+      read: async (id, signal) => {
+        const read = await state.read(id, signal);
+        if (!read || !unlogged) return read;
+        const { turns: _none, ...manifest } = read.manifest as Record<string, unknown>;
+        return { ...read, manifest };
+      },
+      segments: (id, signal) => state.segments(id, signal),
+    },
+  };
+}
+
 describe("claude portable sessions on the real binary", { timeout: 120_000 }, () => {
   it("turns alternate between two hosts with different CLI homes and working directories; the model sees the whole history every turn", async () => {
     const s = await server();
@@ -251,6 +279,35 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
       .run("two")
       .catch((e: unknown) => e);
     expect(isError(err, ErrThreadIncompatible)).toBe(true);
+  });
+
+  it("a store that wrote the last turn's record but kept the previous session state: another host gets ThreadSessionError stale before the CLI starts; with a manifest without a turn log, claude's rejection of the checkpoint is stale too, never a fresh conversation", async () => {
+    const s = await server();
+    const memory = new MemoryThreadStore();
+    const store = keepingOldState(memory);
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("one [stale-1]"));
+    await drain(a.agent.thread("chat").stream("two [stale-2]"));
+    const before = await memory.resolve({ key: "chat" });
+    expect(before?.codec).toBe("json/v1;session=stored");
+    const requests = s.requests.length;
+    const b = await host(s, store);
+    const err = await b.agent
+      .thread("chat")
+      .run("three")
+      .catch((e: unknown) => e);
+    expect(findError(err, ThreadSessionError)?.reason).toBe("stale");
+    expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    expect(s.requests.length).toBe(requests);
+    const c = await host(s, keepingOldState(memory, { unlogged: true }));
+    const rejected = await c.agent
+      .thread("chat")
+      .run("three")
+      .catch((e: unknown) => e);
+    expect(findError(rejected, ThreadSessionError)?.reason).toBe("stale");
+    expect(findError(rejected, ThreadSessionError)?.message).toContain("No message found");
+    expect(s.requests.length).toBe(requests);
+    expect(await memory.resolve({ key: "chat" })).toStrictEqual(before);
   });
 
   it("damaged stored state in SQLite (the state row deleted, a segment truncated, the manifest cut short) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {

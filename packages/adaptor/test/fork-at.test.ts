@@ -8,15 +8,18 @@ import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import {
   Agent,
   ErrInvalidOption,
+  ErrThreadSessionCorrupt,
   type AgentOptions,
   FeatureUnsupportedError,
   InvalidOptionError,
+  ThreadSessionError,
   findError,
   isError,
 } from "../src/index.js";
 import { turnsThrough } from "../src/thread/turn-log.js";
 import { scriptedDriver } from "./scripted-driver.js";
 import { baseOnly } from "./support/base-store.js";
+import { keepingOldState } from "./support/stale-state-store.js";
 
 // thread.fork(key, { at }) at the SDK level: a scripted "CLI" keeps each session as lines in its
 // home and, like claude and codex, resumes or forks a session exactly at the checkpoint it is given
@@ -233,6 +236,21 @@ describe("thread.fork(key, { at }) (SDK)", () => {
       expect(driver.requests.length).toBe(calls);
       expect(resolve).not.toHaveBeenCalled();
       expect(acquire).not.toHaveBeenCalled();
+    }
+  });
+
+  it("a parent whose stored session state is an older write's than its record: a fork (latest or at a turn) is ThreadSessionError stale, not a missing fork point, before the CLI starts", async () => {
+    const store = keepingOldState(new MemoryThreadStore());
+    const parent = host(store);
+    await parent.agent.thread("p").run("one");
+    await parent.agent.thread("p").run("two");
+    for (const options of [{}, { at: 1 }, { at: 2 }]) {
+      const other = host(store);
+      const refused = await refusal(other.agent.thread("p").fork("c", options).run("x"));
+      expect(isError(refused, ErrThreadSessionCorrupt)).toBe(true);
+      expect(findError(refused, ThreadSessionError)?.reason).toBe("stale");
+      expect(other.driver.requests).toHaveLength(0);
+      expect(other.home.files.size).toBe(0);
     }
   });
 

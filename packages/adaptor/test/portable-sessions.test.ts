@@ -19,6 +19,7 @@ import {
 } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
 import { baseOnly } from "./support/base-store.js";
+import { keepingOldState } from "./support/stale-state-store.js";
 
 // Portable sessions at the SDK level: each host is a scripted "CLI" whose session is one file in
 // its own home (a map), appended to by every turn, like claude's transcript or codex's rollout.
@@ -41,12 +42,16 @@ class Home implements SessionTransfer {
   }
 }
 
-function hostDriver(home: Home) {
+/** `strictResume`: the CLI also rejects a resume whose checkpoint is not in its session file (as claude does). */
+function hostDriver(home: Home, { strictResume = false }: { strictResume?: boolean } = {}) {
   return scriptedDriver(
     async (request) => {
       const id = request.session?.resumeId ?? "00000000-0000-4000-8000-000000000001";
       const before = request.session ? home.files.get(id) : Buffer.alloc(0);
       if (before === undefined) return { failure: { reason: "resume_rejected", message: `no session ${id}` } };
+      const last = (request.session?.data as { last?: string } | undefined)?.last;
+      if (strictResume && last !== undefined && !before.toString().includes(last))
+        return { failure: { reason: "resume_rejected", message: `no message ${last.trim()}` } };
       const line = `user: ${request.prompt}\n`;
       if (home.mode === "append") home.files.set(id, Buffer.concat([before, Buffer.from(line)]));
       else if (home.mode === "rewrite") home.files.set(id, Buffer.from(line));
@@ -83,6 +88,16 @@ async function failure(promise: Promise<unknown>): Promise<ThreadSessionError> {
 /** `store` with its session-state capability replaced (a row deleted, a segment lost...). */
 function withSessionState(store: MemoryThreadStore, sessionState: SessionStateStore): ThreadStore {
   return { ...baseOnly(store), sessionState };
+}
+
+/** Two turns on thread `k` through a store that kept the first turn's session state for the second's record. */
+async function staleAfterTwoTurns() {
+  const store = new MemoryThreadStore();
+  const stale = keepingOldState(store);
+  const a = host(stale);
+  await a.agent.thread("k").run("one");
+  await a.agent.thread("k").run("two");
+  return { store, stale, before: await store.resolve({ key: "k" }) };
 }
 
 describe("portable sessions (SDK)", () => {
@@ -292,6 +307,43 @@ describe("portable sessions (SDK)", () => {
       }
     });
   }
+
+  it("a store that wrote a turn's record but kept the previous session state is ThreadSessionError stale (ErrThreadSessionCorrupt) before the CLI starts, never a shorter conversation", async () => {
+    const { store, stale, before } = await staleAfterTwoTurns();
+    expect(before?.codec).toBe("json/v1;session=stored");
+    const home = new Home();
+    const driver = hostDriver(home);
+    const err = await failure(new Agent(driver, { threadStore: stale }).thread("k").run("three"));
+    expect(err.reason).toBe("stale");
+    expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    expect(err.message).toContain(`record ${before!.id}`);
+    expect(driver.requests).toHaveLength(0);
+    // Nothing written into this host's CLI home, nothing committed.
+    expect(home.files.size).toBe(0);
+    expect(await store.resolve({ key: "k" })).toStrictEqual(before);
+  });
+
+  it("a session=stored record whose restored state the CLI rejects (a manifest without a turn log, state of an older write) is ThreadSessionError stale, never a fresh conversation committed over it", async () => {
+    const { store, before } = await staleAfterTwoTurns();
+    // An earlier version's manifest: no turn log, so only the CLI can tell.
+    const real = store.sessionState!;
+    const unlogged = withSessionState(store, {
+      read: async (id, signal) => {
+        const state = await real.read(id, signal);
+        if (!state) return state;
+        const { turns: _none, ...manifest } = state.manifest as Record<string, unknown>;
+        return { ...state, manifest };
+      },
+      segments: real.segments,
+    });
+    const home = new Home();
+    const driver = hostDriver(home, { strictResume: true });
+    const err = await failure(new Agent(driver, { threadStore: unlogged }).thread("k").run("three"));
+    expect(err.reason).toBe("stale");
+    expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    expect(driver.requests).toHaveLength(1);
+    expect(await store.resolve({ key: "k" })).toStrictEqual(before);
+  });
 
   it("sessionPortability other than best_effort or strict is an InvalidOptionError at construction", () => {
     expect(() => new Agent(hostDriver(new Home()), { sessionPortability: "loose" as "strict" })).toThrow(InvalidOptionError);

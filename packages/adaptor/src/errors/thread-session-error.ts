@@ -14,9 +14,13 @@ import { ErrThreadSessionCorrupt, ErrThreadSessionRewritten, ErrThreadSessionToo
  * - `missing`: the record says the store holds its session files, but the store has none for it.
  * - `damaged`: the stored session state does not decode to what its manifest says (a missing,
  *   truncated or corrupt segment, a checksum mismatch, an unreadable manifest).
+ * - `stale`: the record says the store holds its session files, but the stored state does not
+ *   reach its checkpoint (an older write's state: a store that wrote the record without the state
+ *   that went with it).
  * - `restore_failed`: the stored files could not be written into this host's CLI home.
  */
-export type ThreadSessionFailure = "not_exported" | "too_large" | "rewritten" | "local_only" | "missing" | "damaged" | "restore_failed";
+export type ThreadSessionFailure =
+  "not_exported" | "too_large" | "rewritten" | "local_only" | "missing" | "damaged" | "stale" | "restore_failed";
 
 const SENTINEL: Readonly<Record<ThreadSessionFailure, Sentinel>> = {
   not_exported: ErrThreadSessionUnavailable,
@@ -25,6 +29,7 @@ const SENTINEL: Readonly<Record<ThreadSessionFailure, Sentinel>> = {
   local_only: ErrThreadSessionUnavailable,
   missing: ErrThreadSessionCorrupt,
   damaged: ErrThreadSessionCorrupt,
+  stale: ErrThreadSessionCorrupt,
   restore_failed: ErrThreadSessionUnavailable,
 };
 
@@ -46,7 +51,7 @@ export interface ThreadSessionErrorInit {
  * A thread turn's portable session failed (docs/errors.md "Thread errors"). Matches the sentinel of
  * its `reason`: `ErrThreadSessionUnavailable` (`not_exported`, `local_only`, `restore_failed`),
  * `ErrThreadSessionTooLarge` (`too_large`), `ErrThreadSessionRewritten` (`rewritten`),
- * `ErrThreadSessionCorrupt` (`missing`, `damaged`; also matches `ErrThreadSessionUnavailable`).
+ * `ErrThreadSessionCorrupt` (`missing`, `damaged`, `stale`; also matches `ErrThreadSessionUnavailable`).
  * Nothing is committed: the thread's previous checkpoint and stored files stay as they were.
  */
 export class ThreadSessionError extends AdaptorError {

@@ -280,14 +280,14 @@ export class ThreadTurn {
       }
       const at = this.#ctx.forkAt;
       if (at === undefined) {
-        const { stored } = await this.#restore(parent, prep);
-        this.#turnsBefore = turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint);
+        const { turns } = await this.#restore(parent, prep);
+        this.#turnsBefore = turns;
         prep.request = { ...prep.request, session: sessionOf(parent, true), reuseProcess: false };
         return;
       }
       // A turn the parent does not have is refused before anything is written to this host's CLI home.
       const stored = await this.#portable?.stored(parent.id, prep.signal);
-      this.#turnsBefore = forkedTurns(parentKey, turnsThrough(this.#turnsIn(stored, prep), parent.checkpoint), at);
+      this.#turnsBefore = forkedTurns(parentKey, this.#turnsThrough(parent, stored, prep), at);
       await this.#restore(parent, prep);
       // The CLI branches at the turn's own checkpoint: it drops what the parent's session holds after it.
       const turn = this.#turnsBefore.turns.at(-1)!;
@@ -324,7 +324,7 @@ export class ThreadTurn {
     this.#checkCompatible(current);
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
-    this.#turnsBefore = turnsThrough(this.#turnsIn(restored.stored, prep), current.checkpoint);
+    this.#turnsBefore = restored.turns;
     const written = restored.outcome === "restored" || restored.outcome === "appended";
     const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
@@ -337,10 +337,15 @@ export class ThreadTurn {
    * CLI home holds its checkpoint (the next commit stores the files again).
    * Without portable sessions (or a record written without them), notes whether this host lacks
    * the session's files, so the fresh-conversation fallback says why.
-   * @throws ThreadSessionError: `missing` / `damaged` (`ErrThreadSessionCorrupt`) when the record's
-   * stored state is gone or damaged; `local_only` / `restore_failed` (`ErrThreadSessionUnavailable`).
+   * `turns`: the record's committed turns through its checkpoint, from the stored manifest.
+   * @throws ThreadSessionError: `missing` / `damaged` / `stale` (`ErrThreadSessionCorrupt`) when the
+   * record's stored state is gone, damaged or another record's; `local_only` / `restore_failed`
+   * (`ErrThreadSessionUnavailable`).
    */
-  async #restore(record: ThreadRecord, prep: Preparation): Promise<{ stored?: StoredSessionState; outcome: "none" | RestoreOutcome }> {
+  async #restore(
+    record: ThreadRecord,
+    prep: Preparation,
+  ): Promise<{ stored?: StoredSessionState; turns?: TurnLog; outcome: "none" | RestoreOutcome }> {
     const location = {
       ...this.#where,
       resumeId: record.checkpoint.resumeId,
@@ -348,9 +353,12 @@ export class ThreadTurn {
     };
     const stored = this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
     const at = sessionFilesOf(record.codec);
+    // Checked before anything is written into this host's CLI home.
+    const turns = this.#turnsThrough(record, stored, prep);
     if (this.#portable && at === "local") {
       // The stored state (if any) ends before this checkpoint: restoring it would drop the last turns.
-      if (await this.#portable.holdsCheckpoint(location, prep.signal)) return { ...(stored ? { stored } : {}), outcome: "local" };
+      if (await this.#portable.holdsCheckpoint(location, prep.signal))
+        return { ...(stored ? { stored } : {}), ...(turns ? { turns } : {}), outcome: "local" };
       throw new ThreadSessionError({
         key: this.#ctx.key,
         reason: "local_only",
@@ -385,7 +393,7 @@ export class ThreadTurn {
           data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes, appended: outcome === "appended" },
         });
       }
-      return { stored, outcome };
+      return { stored, ...(turns ? { turns } : {}), outcome };
     }
     const transfer = prep.driver.sessions;
     if (transfer) {
@@ -403,10 +411,32 @@ export class ThreadTurn {
     return { outcome: "none" };
   }
 
-  /** The turn log kept with a record's stored session state, if any. */
-  #turnsIn(stored: StoredSessionState | undefined, prep: Preparation): TurnLog | undefined {
+  /**
+   * The turns of `record`'s conversation through its checkpoint, from the turn log kept in its
+   * stored session state's manifest (already read: nothing more is fetched). `undefined` when
+   * there is no state, no log (a manifest written before turns were kept), or the record was
+   * committed without its files (`session=local`: the log stops before its checkpoint).
+   * @throws ThreadSessionError `stale` (`ErrThreadSessionCorrupt`) when the record says the store
+   * holds its session files (`session=stored`) but the stored log, which starts at the
+   * conversation's first turn, has no turn that ended at its checkpoint: the state is an older (or
+   * another) write's, e.g. a store that wrote the record but not the state that went with it.
+   * Continuing it would silently drop the missing turns. A log that does not start at the first
+   * turn (an adopted session, or turns committed before turns were kept) cannot tell a stale state
+   * from a checkpoint older than its first turn (a rewind past it), and is not judged here.
+   */
+  #turnsThrough(record: ThreadRecord, stored: StoredSessionState | undefined, prep: Preparation): TurnLog | undefined {
     const format = prep.driver.sessions?.format;
-    return stored && format !== undefined ? readTurnLog(readManifest(stored.manifest, format)?.turns) : undefined;
+    const log = stored && format !== undefined ? readTurnLog(readManifest(stored.manifest, format)?.turns) : undefined;
+    const turns = turnsThrough(log, record.checkpoint);
+    if (log?.complete && !turns && sessionFilesOf(record.codec) === "stored") {
+      const last = log.turns.at(-1);
+      throw new ThreadSessionError({
+        key: this.#ctx.key,
+        reason: "stale",
+        message: `thread ${this.#ctx.key}: session state: the store's session state for record ${record.id} does not reach its checkpoint (its last stored turn is run ${last?.runId ?? "none"}); the store wrote the record without the session state that went with it`,
+      });
+    }
+    return turns;
   }
 
   /**
@@ -457,8 +487,11 @@ export class ThreadTurn {
 
   /**
    * Handles a session another process is writing to (`session_busy`: `ErrThreadBusy`, nothing
-   * written) and a resume rejection (no such session): in continue-or-start mode, one fresh retry through `rerun` (the old
-   * record is archived when the new run commits); otherwise `ErrResumeRejected`.
+   * written) and a resume rejection (no such session): for a `session=stored` record whose files
+   * were restored from the store, ThreadSessionError `stale` (`ErrThreadSessionCorrupt`: the
+   * stored state does not hold the checkpoint, never a fresh conversation); otherwise in
+   * continue-or-start mode, one fresh retry through `rerun` (the old record is archived when the
+   * new run commits), else `ErrResumeRejected`.
    */
   async afterDriver(
     request: DriverRequest,
@@ -481,6 +514,16 @@ export class ThreadTurn {
     }
     if (response.failure?.reason !== "resume_rejected") return response;
     const failure = response.failure;
+    if (this.#current && this.#stored && sessionFilesOf(this.#current.codec) === "stored") {
+      // The record's own stored files were restored, and the CLI does not find its checkpoint in
+      // them: the state is not the record's. A fresh conversation would replace its history.
+      throw new ThreadSessionError({
+        key: this.#ctx.key,
+        reason: "stale",
+        message: `thread ${this.#ctx.key}: session state: the CLI rejected the checkpoint of record ${this.#current.id} in the session files restored from the store (${failure.message}); the store's session state is not the record's`,
+        cause: failure.cause ?? failure.message,
+      });
+    }
     // A session the CLI knows but cannot continue in full (a fork lacking its parent's history) is never started over.
     if (this.#ctx.mode !== "continue_or_start" || !this.#current || failure.details?.historyIncomplete === true) {
       throw threadError(
