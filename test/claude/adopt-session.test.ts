@@ -3,20 +3,18 @@ import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { Agent, ErrResumeRejected, ErrThreadAlreadyExists, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
 import { claude, defaultClaudeCommand } from "@adaptor/claude";
 import { acp } from "@adaptor/acp";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // Adopting a conversation the claude CLI already has (made here by the CLI itself, as an app on the
 // Claude Agent SDK would have): it becomes an ordinary thread, and a wrong id never starts afresh.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function server(): Promise<AnthropicServer> {
   const s = await startAnthropicServer({ rules: [] });

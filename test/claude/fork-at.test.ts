@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type LoggedRequest } from "@adaptor/testkit";
@@ -18,16 +18,14 @@ import {
   type Result,
   type Thread,
 } from "adaptor";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // thread.fork(key, { at }) on the real claude binary: the fork's first turn resumes the parent's
 // session at the chosen turn's last message (--resume-session-at, --fork-session), so the model
 // sees the parent's turns through that one and none after it, on this host or on another one that
 // shares the store; the parent goes on as it was.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function server(): Promise<AnthropicServer> {
   const s = await startAnthropicServer({ rules: [] });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import Database from "better-sqlite3";
@@ -21,14 +21,12 @@ import {
   type Stream,
 } from "adaptor";
 import { claude } from "@adaptor/claude";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // Portable sessions on the real claude binary: two hosts (own CLI home, own working directory) share
 // one store; each turn lands on either host and continues the same conversation.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function server(): Promise<AnthropicServer> {
   const s = await startAnthropicServer({ rules: [] });

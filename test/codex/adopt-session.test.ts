@@ -1,20 +1,18 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, whenPromptSays, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
 import { ErrResumeRejected, ErrThreadAlreadyExists, FeatureUnsupportedError, RunError, findError, isError, type AgentEvent } from "adaptor";
 import { defaultCodexCommand } from "@adaptor/codex";
 import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // Adopting a thread the codex CLI already has (made here by `codex exec` itself, as an app on the
 // Codex SDK would have): it becomes an ordinary adaptor thread, and a wrong id never starts afresh.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function server(): Promise<OpenAIServer> {
   const s = await startOpenAIServer({ rules: [] });

@@ -1,17 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
 import type { AgentEvent, Stream } from "adaptor";
 import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // A codex thread turn that names no `model` (or `effort`) runs with the last COMMITTED turn's, on
 // the real codex binary (app-server): not with a turn that never committed (a suspended one), and
 // a fork's turns keep their parent's at the fork point instead of codex's configured default.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function setup(): Promise<{ s: OpenAIServer; store: MemoryThreadStore }> {
   const s = await startOpenAIServer({ rules: [] });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
 import {
@@ -11,16 +11,14 @@ import {
   type Agent,
 } from "adaptor";
 import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // thread.fork(key, { at }) on the real codex binary: over app-server the fork's first turn is
 // codex's `thread/fork` through the chosen turn (`lastTurnId`), so the model sees the parent's
 // turns through that one and none after it, on this host or on another one that shares the store;
 // exec has no fork and refuses it before launch.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function server(): Promise<OpenAIServer> {
   const s = await startOpenAIServer({ rules: [] });

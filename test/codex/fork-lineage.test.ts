@@ -1,13 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
 import { codex } from "@adaptor/codex";
 import { Agent, ErrResumeRejected, isError, type AgentEvent } from "adaptor";
 import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // A codex fork's rollout begins where its parent's left off: codex reads the parent's rollout
 // (through the fork point) to resume the fork. On the real codex binary (app-server), two hosts
@@ -15,10 +16,7 @@ import { codexHost } from "./support.js";
 // never ran its parent, or holds an older copy of it; also a fork of a fork and a fork at an
 // earlier turn.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function setup(): Promise<{ s: OpenAIServer; a: Agent; b: Agent; store: SqliteThreadStore }> {
   const s = await startOpenAIServer({ rules: [] });

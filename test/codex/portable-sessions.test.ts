@@ -1,18 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ErrThreadSessionRewritten, ThreadSessionError, findError, isError, type Agent, type AgentEvent, type Stream } from "adaptor";
 import { codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // Portable sessions on the real codex binary: two hosts (own CODEX_HOME, own working directory)
 // share one store; each turn lands on either host and continues the same thread.
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 async function host(s: OpenAIServer, store: MemoryThreadStore, transport: "app-server" | "exec" = "app-server"): Promise<Agent> {
   return (await codexHost(s, store, (item) => open.push(item), transport)).agent;

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { PATCH_FILE_CONTENT, addFilePatch, startOpenAIServer, whenPromptSays, type OpenAIServer } from "@adaptor/testkit";
 import type { AgentEvent, Stream } from "adaptor";
 import { alive, codexHost } from "./support.js";
+import { closedAfterEach } from "../support/closed-after-each.js";
 
 // A suspended turn on the real codex binary: host A suspends a thread turn on codex's file-change
 // approval (the CLI ends, nothing is written, nothing is committed); host B (its own CODEX_HOME and
@@ -14,10 +15,7 @@ import { alive, codexHost } from "./support.js";
 
 const ASK = { approvals: { permission: "ask" } } as const;
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
+const open = closedAfterEach();
 
 const host = (server: OpenAIServer, store: MemoryThreadStore) => codexHost(server, store, (item) => open.push(item));
 
