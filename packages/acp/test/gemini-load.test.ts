@@ -12,10 +12,11 @@ async function sessionFiles(home: string): Promise<string[]> {
 }
 
 // Pins why the gemini preset sets loadSession: false. With session/load allowed, a thread turn in a
-// new gemini-cli 0.61.0 process never continues the conversation: the CLI refuses the load, or (when
-// the empty recording its load starts wins the lookup, which depends on timing) takes it and answers
-// without the earlier turns. If an upgrade fixes this, this test fails: then turn loadSession on in
-// the preset and declare resume.
+// new gemini-cli 0.61.0 process cannot be relied on to continue the conversation: the CLI mostly
+// refuses the load ("No previous sessions found", while the session's file is saved and a second,
+// empty recording exists beside it); which recording its lookup finds depends on timing, so it may
+// also take the load and answer without the earlier turns, or (seen once on a loaded machine) with
+// them. A refusal must reach the host as ErrResumeRejected, never a fresh conversation.
 
 let server: GeminiServer | undefined;
 let env: GeminiTestEnv | undefined;
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 describe("gemini-cli 0.61.0 session/load in a new process", () => {
-  it("never carries the conversation: refused (-32603) or answered without the first turn, although the session's file was saved", async () => {
+  it("is unreliable: mostly refused (-32603, ErrResumeRejected) although the session's file was saved; a load it takes answers the second turn", async () => {
     server = await startGeminiServer();
     env = await geminiTestEnv({ server });
     const preset = geminiAcpConfig({ cwd: env.workDir, env: env.env, inheritEnv: false, model: GEMINI_TEST_MODEL });
@@ -44,10 +45,9 @@ describe("gemini-cli 0.61.0 session/load in a new process", () => {
       );
       expect(err.message).toMatch(/No previous sessions found for this project|Invalid session identifier/);
     } else {
-      // The load was taken: the model's request for the second turn holds no trace of the first.
+      // The load was taken (timing decides): the model got the second turn, with or without the first.
       const last = server.turns().at(-1)?.view;
       expect(last?.userTexts.some((text) => text.includes("second turn"))).toBe(true);
-      expect(last?.userTexts.some((text) => text.includes("first turn"))).toBe(false);
     }
   });
 });
