@@ -288,7 +288,7 @@ export class ThreadTurn {
       // A turn the parent does not have is refused before anything is written to this host's CLI home.
       const stored = await this.#portable?.stored(parent.id, prep.signal);
       this.#turnsBefore = forkedTurns(parentKey, this.#turnsThrough(parent, stored, prep), at);
-      await this.#restore(parent, prep);
+      await this.#restore(parent, prep, { stored });
       // The CLI branches at the turn's own checkpoint: it drops what the parent's session holds after it.
       const turn = this.#turnsBefore.turns.at(-1)!;
       const session = { resumeId: turn.resumeId, fork: true, ...(turn.data !== undefined ? { data: turn.data } : {}) };
@@ -338,6 +338,7 @@ export class ThreadTurn {
    * Without portable sessions (or a record written without them), notes whether this host lacks
    * the session's files, so the fresh-conversation fallback says why.
    * `turns`: the record's committed turns through its checkpoint, from the stored manifest.
+   * `known`: the record's stored session state when the caller already read it (not read again).
    * @throws ThreadSessionError: `missing` / `damaged` / `stale` (`ErrThreadSessionCorrupt`) when the
    * record's stored state is gone, damaged or another record's; `local_only` / `restore_failed`
    * (`ErrThreadSessionUnavailable`).
@@ -345,13 +346,14 @@ export class ThreadTurn {
   async #restore(
     record: ThreadRecord,
     prep: Preparation,
+    known?: { readonly stored: StoredSessionState | undefined },
   ): Promise<{ stored?: StoredSessionState; turns?: TurnLog; outcome: "none" | RestoreOutcome }> {
     const location = {
       ...this.#where,
       resumeId: record.checkpoint.resumeId,
       ...(record.checkpoint.data !== undefined ? { data: record.checkpoint.data } : {}),
     };
-    const stored = this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
+    const stored = known ? known.stored : this.#portable ? await this.#portable.stored(record.id, prep.signal) : undefined;
     const at = sessionFilesOf(record.codec);
     // Checked before anything is written into this host's CLI home.
     const turns = this.#turnsThrough(record, stored, prep);
