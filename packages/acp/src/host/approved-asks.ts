@@ -1,4 +1,4 @@
-import { basename, isAbsolute, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { ApprovalAsk } from "@adaptor/driver";
 import { hasNoEffect } from "@adaptor/driver/kit";
 
@@ -99,6 +99,7 @@ export class ApprovedAsks {
   }
 
   #absolute(path: string): string {
-    return isAbsolute(path) ? resolve(path) : resolve(this.#cwd, path);
+    // An absolute `path` is only normalized: resolve starts over at it.
+    return resolve(this.#cwd, path);
   }
 }
