@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
+import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
 import { InvalidOptionError } from "@adaptor/errors";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
@@ -18,7 +19,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
-import { checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkDecisionShape, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -372,16 +373,43 @@ export class Fleet implements AsyncDisposable {
    * (`policy.approvals.timeoutMs`) closes it on the worker with the same conditional write before
    * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
    * won is applied, one that lost is refused `"closed"`).
+   *
+   * The decision is checked as the request's own methods check it, before anything is recorded.
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
-   *   no run asked).
+   *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
+   *   string reason or an answer with a string choice); InvalidOptionError (subject
+   *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
+   *   `updatedInput`) an edited input that is not a plain object; `ErrApprovalKindMismatch` for an
+   *   outcome that does not fit the request's kind (all these record nothing: the approval stays
+   *   pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
+   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    checkDecisionShape(decision, "fleet answer");
     await this.start();
-    const outcome = await this.#core.tables.answerApproval(approvalId, decision as unknown as JsonValue);
-    if ("runId" in outcome) return;
-    throw new ApprovalNotPendingError(approvalId, outcome.status);
+    const { tables } = this.#core;
+    const found = await tables.approval(approvalId);
+    if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
+    // What the request's own methods would refuse is refused before anything is recorded.
+    const ask = found.request as { kind?: unknown; toolName?: unknown; inputEditable?: unknown };
+    const refused = decisionRefusal(
+      {
+        id: approvalId,
+        kind: String(ask.kind),
+        toolName: typeof ask.toolName === "string" ? ask.toolName : undefined,
+        inputEditable: ask.inputEditable === true,
+      },
+      decision,
+      "fleet answer",
+    );
+    if (refused && !refused.denies) throw refused.error;
+    // An edit the agent cannot run denies the request, as approve() does on the worker.
+    const recorded: StoredApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
+    const outcome = await tables.answerApproval(approvalId, toJsonEvent(recorded));
+    if (!("runId" in outcome)) throw new ApprovalNotPendingError(approvalId, outcome.status);
+    if (refused) throw refused.error;
   }
 
   /** The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned). */
