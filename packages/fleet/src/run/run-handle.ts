@@ -4,6 +4,7 @@ import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
 import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
+import { connectionLost } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
 import { loadVerdict, wholeVerdictEvent, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
@@ -17,13 +18,6 @@ const PAGE = 500;
  */
 export const VERDICT_BACKSTOP_MS = 5_000;
 const BACKSTOP = Symbol("verdict backstop");
-
-/** True for a query that failed because the database connection was lost or refused. */
-function connectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return /Connection terminated|connection/i.test(String((error as Error | null)?.message ?? ""));
-  return code.startsWith("08") || code.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code);
-}
 
 /** Options of {@link RunHandle.events}. */
 export interface RunEventsOptions {

@@ -22,6 +22,7 @@ import type { RunResume, RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { AttemptLog } from "./attempt-log.js";
+import { connectionLost } from "../schema/connection-lost.js";
 
 /** What {@link FleetWorker}'s base lookup returns when it settled the run instead. */
 const SETTLED = Symbol("settled");
@@ -392,12 +393,28 @@ export class FleetWorker {
     }
     const topic = `approval:${request.id}`;
     const until = AbortSignal.any([context.signal, closed.signal]);
+    // When the read first failed for want of a connection, while the failures last.
+    let failingSince: number | undefined;
     for (;;) {
       const ticket = notifier.ticket(topic);
-      const decision = (await tables.decision(request.id).catch((error: unknown) => {
+      const generation = notifier.generation;
+      let decision: StoredApprovalDecision | null;
+      try {
+        decision = (await tables.decision(request.id)) as StoredApprovalDecision | null;
+        failingSince = undefined;
+      } catch (error) {
         ticket.drop();
-        throw error;
-      })) as StoredApprovalDecision | null;
+        // A lost connection (a restart, a failover, a backend ended) is waited out while the
+        // approval waits: the pool connects afresh for the next read. A database unreachable
+        // for longer than the heartbeat (past which the attempt is lost to pg-boss anyway)
+        // fails the run with its error.
+        failingSince ??= performance.now();
+        if (!connectionLost(error) || performance.now() - failingSince > this.#core.options.heartbeatSeconds * 1000) throw error;
+        await notifier.reconnected(generation, until).catch(() => {});
+        if (closed.signal.aborted) return;
+        if (until.aborted) throw until.reason;
+        continue;
+      }
       if (decision) {
         ticket.drop();
         if (request.status === "pending") applyDecision(request, decision);
