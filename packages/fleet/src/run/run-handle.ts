@@ -1,4 +1,5 @@
 import type { Result } from "adaptor";
+import { InvalidOptionError } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
@@ -72,20 +73,30 @@ export class RunHandle {
    * any host append them (woken by LISTEN/NOTIFY), ending after the `verdict` event. Every attempt's
    * events carry its number; a superseded attempt's events stop where its worker was lost, and only
    * the `verdict` event (with the `run-finished` written with it) is final. A lost database
-   * connection (a restart) is waited out: reading resumes after the fleet reconnects.
-   * @throws FleetRunNotFoundError for an unknown id; `signal.reason` when aborted.
+   * connection (a restart) is waited out: reading resumes after the fleet reconnects. A settled
+   * run's events end at once when `after` is at or past its `verdict` event (a reader reconnecting
+   * after the last event it got).
+   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`,
+   *   field `after`) for an `after` that is not an integer >= 0; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
     const { tables } = this.#core;
-    let after = options.after ?? 0;
-    let checked = false;
+    const given = options.after ?? 0;
+    if (!Number.isSafeInteger(given) || given < 0)
+      throw new InvalidOptionError({
+        subject: "fleet events",
+        field: "after",
+        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" ? String(given) : typeof given}`,
+      });
+    let after = given;
+    // The run had its verdict when the log was read once more: nothing can come after what that read found.
+    let settled = false;
     for (;;) {
       const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal);
       if (!read) continue;
       const { value: rows, ticket } = read;
       if (rows.length > 0) {
         ticket.drop();
-        checked = true;
         for (const row of rows) {
           after = row.seq;
           const event = row.event as unknown as FleetEventBody;
@@ -99,16 +110,25 @@ export class RunHandle {
         }
         continue;
       }
-      if (!checked) {
-        const run = await tables.run(this.id).catch((error: unknown) => {
-          ticket.drop();
-          throw error;
-        });
-        if (!run) {
-          ticket.drop();
-          throw new FleetRunNotFoundError(this.id);
-        }
-        checked = true;
+      if (settled) {
+        ticket.drop();
+        return;
+      }
+      // Nothing new: is the run known, and settled already (its verdict at or before `after`)?
+      // Read on every empty read, so a reader past the verdict's sequence ends when it comes.
+      const run = await tables.run(this.id).catch((error: unknown) => {
+        ticket.drop();
+        throw error;
+      });
+      if (!run) {
+        ticket.drop();
+        throw new FleetRunNotFoundError(this.id);
+      }
+      if (run.verdict) {
+        // Read once more (the verdict may have come between the two reads) and end with what that finds.
+        ticket.drop();
+        settled = true;
+        continue;
       }
       if (options.follow === false) {
         ticket.drop();
