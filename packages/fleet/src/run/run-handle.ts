@@ -210,15 +210,28 @@ export class RunHandle {
   }
 
   /**
-   * Cancels the run from any host: a queued run never starts; a running one's worker sees its job
-   * cancelled at its next heartbeat (`heartbeatSeconds / 5`) and ends the CLI. The verdict is
-   * `FleetRunCancelledError` unless the run already had one. Resolves whether this call settled it.
+   * Cancels the run from any host: a queued run is settled here and never starts; a running one's
+   * worker is asked (LISTEN/NOTIFY), ends the CLI and then writes the verdict, so the verdict (and
+   * the thread's next turn) comes after the cancelled turn's process is gone. A worker that does
+   * not settle it within `heartbeatSeconds` (lost, or of an earlier version) is not waited for: the
+   * run is settled here and its job cancelled (that worker ends the CLI at its next heartbeat). The
+   * verdict is `FleetRunCancelledError` unless the run already had one or its turn committed.
+   * Resolves whether this call cancelled it.
    */
   async cancel(reason?: string): Promise<boolean> {
     const { boss, options, tables } = this.#core;
+    const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) };
     // The run's job is in the queue of its run format: this host's or an earlier one.
-    await Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
-    return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
+    const cancelJob = () => Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
+    if (await tables.settle(this.id, 0, verdict, [], { unstarted: true })) {
+      await cancelJob();
+      return true;
+    }
+    if (!(await tables.requestCancel(this.id, reason))) return false;
+    const settled = await this.verdict({ signal: AbortSignal.timeout(options.heartbeatSeconds * 1000) }).catch(() => undefined);
+    if (settled) return settled.kind === "cancelled";
+    await cancelJob();
+    return tables.settle(this.id, 0, verdict);
   }
 
   /**

@@ -18,7 +18,7 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import type { RunResume, RunRow } from "../schema/fleet-tables.js";
+import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { AttemptLog } from "./attempt-log.js";
@@ -243,9 +243,44 @@ export class FleetWorker {
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
-    const startedAt = performance.now();
     const fenced = new AbortController();
-    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
+    // A cancel asked from any host (`RunHandle.cancel`): the run is aborted here, its CLI ended,
+    // and its verdict written by this worker once the stream ended, so the thread's next turn
+    // starts after the process is gone.
+    const cancel = new AbortController();
+    let cancelReason: string | null = null;
+    const checkCancel = async (): Promise<void> => {
+      const asked = await tables.cancelRequest(runId).catch(() => undefined);
+      if (!asked || cancel.signal.aborted) return;
+      cancelReason = asked.reason;
+      cancel.abort(new Error(`fleet run ${runId} cancelled`));
+    };
+    // Woken by the request's notification and whenever notifications may have been missed.
+    const unwatch = this.#core.notifier.watch(cancelTopic(runId), () => void checkCancel());
+    try {
+      await checkCancel();
+      await this.#attempt(job, threadKey, prompt, stored, attempt, suspend, resume, fenced, cancel.signal, () => cancelReason);
+    } finally {
+      unwatch();
+    }
+  }
+
+  async #attempt(
+    job: Job<RunJobData>,
+    threadKey: string | null,
+    prompt: Prompt,
+    stored: Record<string, JsonValue>,
+    attempt: number,
+    suspend: boolean,
+    resume: RunResume | null,
+    fenced: AbortController,
+    cancelled: AbortSignal,
+    cancelReason: () => string | null,
+  ): Promise<void> {
+    const { tables } = this.#core;
+    const runId = job.id;
+    const startedAt = performance.now();
+    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancelled]);
     const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, this.#secrets));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -304,6 +339,14 @@ export class FleetWorker {
     const unwritten = await log.close();
     if (fenced.signal.aborted) return;
     let retry: Error | undefined;
+    if (cancelled.aborted && !outcome.ok) {
+      // Cancelled: the stream ended after the CLI did; the verdict says so.
+      const reason = cancelReason();
+      const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== null ? { reason } : {}) };
+      if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
+        this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
+      return;
+    }
     if (this.#stopping.signal.aborted && !outcome.ok) {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
       retry = new Error("fleet worker stopped before the run finished");
