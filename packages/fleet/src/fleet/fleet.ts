@@ -8,7 +8,7 @@ import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
-import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
+import { FleetClosedError, FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
 import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
@@ -104,6 +104,7 @@ export class Fleet implements AsyncDisposable {
   readonly #core: FleetCore;
   readonly #pool: pg.Pool;
   readonly #stopping = new AbortController();
+  readonly #closed = new AbortController();
   #state: "new" | "open" | "draining" | "closed" = "new";
   #started: Promise<void> | undefined;
   readonly #dispatches: HostDispatch[] = [];
@@ -134,6 +135,7 @@ export class Fleet implements AsyncDisposable {
       boss,
       threadStore: options.threadStore as ThreadStore | undefined,
       metrics: new FleetMetrics(resolved.queue, () => tables.open(), options.meter),
+      closed: this.#closed.signal,
     };
   }
 
@@ -388,6 +390,7 @@ export class Fleet implements AsyncDisposable {
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     checkDecisionShape(decision, "fleet answer");
+    if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
     const { tables } = this.#core;
     const found = await tables.approval(approvalId);
@@ -412,15 +415,23 @@ export class Fleet implements AsyncDisposable {
     if (refused) throw refused.error;
   }
 
-  /** The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned). */
+  /**
+   * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
+   * @throws FleetClosedError after `close()`.
+   */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
+    if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
     await this.start();
     const found = await this.#core.tables.approval(approvalId);
     return found ? { id: approvalId, ...found } : undefined;
   }
 
-  /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */
+  /**
+   * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
+   * @throws FleetClosedError after `close()`.
+   */
   async prune(olderThanMs?: number): Promise<number> {
+    if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
     return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs);
   }
@@ -451,6 +462,7 @@ export class Fleet implements AsyncDisposable {
     if (this.#state === "closed") return;
     const started = this.#started;
     this.#state = "closed";
+    this.#closed.abort(new Error("fleet closed"));
     this.#stopping.abort(new Error("fleet closed"));
     this.#stopDispatch();
     if (started) {

@@ -1,7 +1,7 @@
 import type { Result } from "adaptor";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
-import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
+import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
 import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
@@ -55,7 +55,9 @@ export interface FleetRunInfo {
 
 /**
  * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
- * the id alone). Nothing is held open between calls.
+ * the id alone). Nothing is held open between calls. Once its fleet is closed, every method rejects
+ * with `FleetClosedError` (`operation` the method's name), a call under way then too (with what
+ * the ended connection gave it as `cause`), unless the call's own `signal` ended it.
  */
 export class RunHandle {
   /** The run's id (UUID), the same on every host. */
@@ -80,6 +82,15 @@ export class RunHandle {
    *   field `after`) for an `after` that is not an integer >= 0; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
+    try {
+      yield* this.#events(options);
+    } catch (error) {
+      throw this.#closedError("events", error, options.signal);
+    }
+  }
+
+  async *#events(options: RunEventsOptions): AsyncGenerator<FleetEvent, void, undefined> {
+    this.#checkOpen("events");
     const { tables } = this.#core;
     const given = options.after ?? 0;
     if (!Number.isSafeInteger(given) || given < 0)
@@ -144,6 +155,15 @@ export class RunHandle {
    * worker of an earlier version announces its verdict on the run's topic only).
    */
   async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
+    this.#checkOpen("verdict");
+    try {
+      return await this.#verdict(options);
+    } catch (error) {
+      throw this.#closedError("verdict", error, options.signal);
+    }
+  }
+
+  async #verdict(options: { readonly signal?: AbortSignal }): Promise<StoredVerdict> {
     for (;;) {
       const read = await this.#read(() => this.#core.tables.run(this.id), options.signal, verdictTopic(this.id));
       if (!read) continue;
@@ -161,6 +181,20 @@ export class RunHandle {
         clearTimeout(timer);
       }
     }
+  }
+
+  /** @throws FleetClosedError once the fleet is closed. */
+  #checkOpen(operation: string): void {
+    if (this.#core.closed.aborted) throw new FleetClosedError(operation, "closed");
+  }
+
+  /**
+   * What a call that failed is rejected with: `FleetClosedError` (the failure as `cause`) when the
+   * fleet was closed under it, unless the caller's own `signal` ended it; the failure otherwise.
+   */
+  #closedError(operation: string, error: unknown, signal: AbortSignal | undefined): unknown {
+    if (!this.#core.closed.aborted || signal?.aborted || error instanceof FleetClosedError) return error;
+    return new FleetClosedError(operation, "closed", { cause: error });
   }
 
   /** The verdict event with the whole verdict (see `wholeVerdictEvent`), a lost connection waited out. */
@@ -219,6 +253,15 @@ export class RunHandle {
    * Resolves whether this call cancelled it.
    */
   async cancel(reason?: string): Promise<boolean> {
+    this.#checkOpen("cancel");
+    try {
+      return await this.#cancel(reason);
+    } catch (error) {
+      throw this.#closedError("cancel", error, undefined);
+    }
+  }
+
+  async #cancel(reason: string | undefined): Promise<boolean> {
     const { boss, options, tables } = this.#core;
     const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) };
     // The run's job is in the queue of its run format: this host's or an earlier one.
@@ -239,13 +282,19 @@ export class RunHandle {
    * @throws FleetRunNotFoundError for an unknown id.
    */
   async info(): Promise<FleetRunInfo> {
-    const found = await this.#core.tables.runInfo(this.id);
+    this.#checkOpen("info");
+    const found = await this.#core.tables.runInfo(this.id).catch((error: unknown) => {
+      throw this.#closedError("info", error, undefined);
+    });
     if (!found) throw new FleetRunNotFoundError(this.id);
     return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
   }
 
   /** The approvals the run's current attempt waits on, oldest first. */
   async pendingApprovals(): Promise<FleetPendingApproval[]> {
-    return this.#core.tables.pendingApprovals(this.id);
+    this.#checkOpen("pendingApprovals");
+    return this.#core.tables.pendingApprovals(this.id).catch((error: unknown) => {
+      throw this.#closedError("pendingApprovals", error, undefined);
+    });
   }
 }
