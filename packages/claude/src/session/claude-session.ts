@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
+import type { ApprovalDecision, DriverEvent, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -32,7 +32,7 @@ import { attribute } from "../protocol/turn-attribution.js";
 import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
-import { checkModel, checkModelFallback, reportModel } from "../protocol/model-check.js";
+import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
@@ -139,6 +139,12 @@ export class ClaudeSession implements PooledProcess {
   /** `uuid` of the last conversation message of the last turn this process completed successfully. */
   lastMessageId: string | undefined;
 
+  /**
+   * The model last asked for on this process: its `--model`, then the model of each `set_model`
+   * request written to it (a turn's model differences are judged against it).
+   */
+  #requestedModel: string | undefined;
+
   /** Tool-name prefixes (`mcp__<server>__`) of trusted MCP servers, never asked for by the every-tool hook. */
   readonly #trustedPrefixes: string[];
 
@@ -163,6 +169,7 @@ export class ClaudeSession implements PooledProcess {
     this.#freshSession = freshSession;
     this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
     this.#lines = new StdoutLines(proc);
+    this.#requestedModel = launch.model;
     void proc.exited.then(() => (this.#exited = true));
     // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
     this.#askHook = askForEveryTool || launch.guardAllowRules === true;
@@ -242,6 +249,10 @@ export class ClaudeSession implements PooledProcess {
    * otherwise, after the result, stdin is closed, the CLI gets the grace to exit on its own, then
    * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
    * interrupt goes first, then SIGTERM/SIGKILL after the grace.
+   *
+   * @param model - the model the turn names (the run's `model`): when the process was switched to
+   * another one (`set_model` in an earlier turn), it is switched back before the prompt. Undefined:
+   * the turn runs on the model the process is on.
    */
   async runTurn(
     prompt: string,
@@ -249,6 +260,7 @@ export class ClaudeSession implements PooledProcess {
     signal: AbortSignal,
     keepAlive: boolean,
     images?: readonly PromptImage[],
+    model?: string,
   ): Promise<TurnOutcome> {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
@@ -294,6 +306,12 @@ export class ClaudeSession implements PooledProcess {
       if (!this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
+      // Each model difference is reported once, against the model last asked for.
+      const reportModels = oncePerDifference((event) => sink.emit(event));
+      // A reused process a host's set_model switched away from the model this turn names goes back to it first.
+      if (model !== undefined && this.#requestedModel !== undefined && !sameModel(model, this.#requestedModel)) {
+        void this.#setModel(model, answers, turn, reportModels).catch(() => undefined);
+      }
       // The controls come first: a model switch the host asked for before the turn started is
       // written ahead of the prompt, so the whole turn runs on it; messages and interrupts follow
       // the prompt.
@@ -321,15 +339,7 @@ export class ClaudeSession implements PooledProcess {
         },
         setModel: async (model) => {
           if (closed) return false;
-          const id = `adaptor_set_model_${randomUUID()}`;
-          const answered = answers.wait(id, "set_model");
-          await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
-          // The answer names the model the CLI switched to, which may not be the one asked for.
-          const used = (await answered)?.model;
-          if (typeof used === "string" && used !== "") {
-            reportModel(model, used, (event) => sink.emit(event));
-            turn.model = used;
-          }
+          await this.#setModel(model, answers, turn, reportModels);
           // The result came first: the switch reached no model request of this turn.
           return !closed;
         },
@@ -392,7 +402,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
-        checkModel(message, this.#launch.model, (event) => sink.emit(event));
+        checkModel(message, this.#requestedModel, reportModels);
         const fallback = checkModelFallback(message, (event) => sink.emit(event));
         if (fallback !== undefined) {
           // The rest of the turn runs on the fallback model: the result names it.
@@ -442,6 +452,30 @@ export class ClaudeSession implements PooledProcess {
       answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+    }
+  }
+
+  /**
+   * Writes a `set_model` control request for `model` and waits for the CLI's answer, which names
+   * the model it switched to (it may not be the one asked for: a `model.resolved` /
+   * `model.substituted` notice then says so, and the turn reports that model). An error answer
+   * rejects (DriverError `DRIVER`) and leaves the model asked for before.
+   */
+  async #setModel(model: string, answers: ControlAnswers, turn: StreamJsonTurn, report: (event: DriverEvent) => void): Promise<void> {
+    const id = `adaptor_set_model_${randomUUID()}`;
+    const answered = answers.wait(id, "set_model");
+    const before = this.#requestedModel;
+    this.#requestedModel = model;
+    try {
+      await this.proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
+      const used = (await answered)?.model;
+      if (typeof used === "string" && used !== "") {
+        reportModel(model, used, report);
+        turn.model = used;
+      }
+    } catch (error) {
+      if (this.#requestedModel === model) this.#requestedModel = before;
+      throw error;
     }
   }
 
