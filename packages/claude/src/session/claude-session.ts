@@ -29,7 +29,7 @@ import {
   userLine,
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
-import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
+import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
@@ -52,6 +52,17 @@ function startedByCli(message: Record<string, unknown>): boolean {
 function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
   if (ask.point !== "beforeToolCall" || answer.updatedInput === undefined) return answer;
   return { ...answer, updatedInput: inForeground(ask.toolName, answer.updatedInput) as Readonly<Record<string, unknown>> };
+}
+
+/**
+ * `ask` with the delegation's tool call id when a subagent makes the call it is about: the CLI's
+ * `can_use_tool` request and hook callback name only the subagent (`agent_id`), but the call's own
+ * line, read before, carries `parent_tool_use_id`.
+ */
+function withParent<T extends object>(ask: T, turn: StreamJsonTurn): T {
+  const id = (ask as { toolCallId?: unknown }).toolCallId;
+  const parent = typeof id === "string" ? turn.parentToolCallId(id) : undefined;
+  return parent === undefined ? ask : { ...ask, parentToolCallId: parent };
 }
 
 /** How long what a turn left running below the CLI may take to end by itself before it is ended, in ms. */
@@ -264,7 +275,7 @@ export class ClaudeSession implements PooledProcess {
   ): Promise<TurnOutcome> {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
-    const turn = new StreamJsonTurn((event) => sink.emit(event));
+    const turn = new StreamJsonTurn((event) => sink.emit(event), { toolAliases: CLAUDE_TOOL_ALIASES });
     // Interrupt first; SIGTERM/SIGKILL only if the CLI has not exited within the grace.
     const cancel = new InterruptEscalation(proc, {
       graceMs: this.#graceMs,
@@ -664,7 +675,7 @@ export class ClaudeSession implements PooledProcess {
       request?.subtype === "hook_callback" ? readHookCallback(request.callback_id, (request as { input?: unknown }).input) : undefined;
     if (hook) {
       // The CLI waits for the answer: the host's hook decides, edits or adds context.
-      const answered = sink.hook ? sink.hook(hook.ask) : Promise.resolve({});
+      const answered = sink.hook ? sink.hook(withParent(hook.ask, turn)) : Promise.resolve({});
       answered
         .then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, foregroundEdit(hook.ask, answer)))))
         .catch(() => undefined); // the process is gone: its exit decides the verdict
@@ -676,7 +687,7 @@ export class ClaudeSession implements PooledProcess {
     }
     const ask = request as CanUseToolRequest;
     sink
-      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
+      .requestApproval(withParent(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)), turn))
       .then((decision: ApprovalDecision) => {
         const answer = toPermissionAnswer(ask, decision);
         // A host's edit of a delegation keeps it in the foreground.
