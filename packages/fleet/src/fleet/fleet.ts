@@ -68,6 +68,24 @@ export interface FleetApproval {
   readonly status: "pending" | "answered" | "closed";
 }
 
+/** A pending approval as {@link Fleet.pendingApprovals} lists it: what {@link Fleet.approval} reads, with its run's thread key and when it was asked. */
+export interface FleetWaitingApproval extends FleetApproval {
+  /** Always `pending` when listed (it may be answered or closed by the time it is read). */
+  readonly status: "pending";
+  /** The thread key of the run that asked it, if any. */
+  readonly threadKey: string | undefined;
+  /** When the worker stored it (PostgreSQL's clock), ISO 8601. */
+  readonly askedAt: string;
+}
+
+/** Options of {@link Fleet.pendingApprovals}. */
+export interface FleetPendingApprovalsOptions {
+  /** Only the approvals of runs of this thread key. */
+  readonly threadKey?: string;
+  /** At most this many, the oldest first: an integer from 1 to 1,000. Default 100. */
+  readonly limit?: number;
+}
+
 /** How often (s) a worker looks for unannounced runs (retries) in an earlier run format's queue. */
 const EARLIER_FORMAT_BACKSTOP_SECONDS = 30;
 
@@ -389,6 +407,35 @@ export class Fleet implements AsyncDisposable {
     await this.start();
     const found = await this.#core.tables.approval(approvalId);
     return found ? { id: approvalId, ...found } : undefined;
+  }
+
+  /**
+   * The approvals waiting for an answer across the fleet (or on one thread key), oldest first: each
+   * one {@link approval} reads `pending` and {@link answer} would take when the list was read, for
+   * an operator's queue of questions. Those of a run that ended (its verdict, a lost attempt taken
+   * over by a retry, its deadline) are never listed.
+   * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
+   *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a bad `threadKey`.
+   */
+  async pendingApprovals(options: FleetPendingApprovalsOptions = {}): Promise<FleetWaitingApproval[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new InvalidOptionError({
+        subject: "fleet pendingApprovals",
+        field: "limit",
+        reason: `must be an integer from 1 to 1000, got ${String(limit)}`,
+      });
+    if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
+    await this.start();
+    const rows = await this.#core.tables.fleetPendingApprovals(options.threadKey, limit);
+    return rows.map((row) => ({
+      id: row.id,
+      runId: row.run_id,
+      request: row.request,
+      status: "pending",
+      threadKey: row.thread_key ?? undefined,
+      askedAt: row.created_at.toISOString(),
+    }));
   }
 
   /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */
