@@ -6,8 +6,8 @@
 // turn's last write, before the verdict) waits on a barrier of the test.
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { Agent, RunError } from "adaptor";
-import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import { Agent, InvalidOptionError, RunError } from "adaptor";
+import { ApprovalNotPendingError, InvalidThreadKeyError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import {
   Fleet,
@@ -42,6 +42,21 @@ class ReleaseGate {
     await this.#opened;
   }
 }
+
+describe("fleet pendingApprovals options", () => {
+  it("a limit out of 1..1000 or a bad thread key is refused with its typed error before the fleet starts", async () => {
+    const fleet = new Fleet({ connectionString: "postgres://127.0.0.1:1/none" });
+    for (const limit of [0, 1001, 2.5, "10"]) {
+      const error = await fleet.pendingApprovals({ limit: limit as number }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).subject).toBe("fleet pendingApprovals");
+      expect((error as InvalidOptionError).field).toBe("limit");
+    }
+    await expect(fleet.pendingApprovals({ threadKey: "   " })).rejects.toBeInstanceOf(InvalidThreadKeyError);
+    await expect(fleet.pendingApprovals({ threadKey: "" })).rejects.toBeInstanceOf(TypeError);
+    await fleet.close();
+  });
+});
 
 if (!PG_URL) {
   skipWithoutServer("fleet approvals when their run ends");
@@ -227,6 +242,28 @@ if (!PG_URL) {
       await front.answer(id, { outcome: "approve" });
       expect((await first.result()).text).toBe("done");
       await expectAgree(front, first, id, "answered");
+    });
+
+    it("a worker drained while asking, with attempts left: its question stays answerable until the retried attempt takes over, which closes it and asks again", async () => {
+      const schema = freshSchema("fleet_listing");
+      const front = await host(schema);
+      const draining = await host(schema);
+      await draining.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const handle = await front.submit("ask", { threadKey: "retried", runOptions: asking() });
+      const first = requestId(await waitFor(handle, (e) => e.event.type === "approval-request"));
+      await draining.drain({ timeoutMs: 1000 });
+      // Left to the retried attempt, which would apply an answer given now instead of asking again.
+      await waitFor(handle, expiredNotice(first));
+      await expectAgree(front, handle, first, "pending");
+      await front.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const second = requestId(await waitFor(handle, (e) => e.event.type === "approval-request" && e.attempt === 2));
+      await expectAgree(front, handle, first, "closed");
+      await expectAgree(front, handle, second, "pending");
+      expect((await front.pendingApprovals()).map((a) => a.id)).toEqual([second]);
+      await front.answer(second, { outcome: "approve" });
+      expect((await handle.result()).text).toBe("done");
+      await expectAgree(front, handle, second, "answered");
+      await expectAgree(front, handle, first, "closed");
     });
 
     it("attempts exhausted: the question of a last attempt whose worker drained is closed at once, and stays closed with the exhausted verdict", async () => {

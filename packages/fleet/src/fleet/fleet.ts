@@ -415,7 +415,8 @@ export class Fleet implements AsyncDisposable {
    * an operator's queue of questions. Those of a run that ended (its verdict, a lost attempt taken
    * over by a retry, its deadline) are never listed.
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
-   *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a bad `threadKey`.
+   *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
+   *   a key rule (TypeError for an empty one).
    */
   async pendingApprovals(options: FleetPendingApprovalsOptions = {}): Promise<FleetWaitingApproval[]> {
     const limit = options.limit ?? 100;
