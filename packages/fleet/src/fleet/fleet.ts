@@ -62,8 +62,9 @@ export interface FleetApproval {
   readonly request: JsonValue;
   /**
    * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
-   * `closed` (unanswered, but its deadline passed on the worker, its run has its verdict or the
-   * attempt that asked was lost: an answer would reach nobody).
+   * `closed` (unanswered, but its deadline passed on the worker, its run ended (closed on the
+   * worker as the run ends, before its verdict: its own `timeoutMs`, the CLI gone) or
+   * has its verdict, or the attempt that asked was lost: an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
 }
@@ -391,7 +392,8 @@ export class Fleet implements AsyncDisposable {
    * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
    * won is applied, one that lost is refused `"closed"`).
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
-   *   deadline passed on the worker, its run has its verdict (cancelled, attempts exhausted, ...) or
+   *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
+   *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
    *   no run asked).
    */
@@ -412,8 +414,8 @@ export class Fleet implements AsyncDisposable {
   /**
    * The approvals waiting for an answer across the fleet (or on one thread key), oldest first: each
    * one {@link approval} reads `pending` and {@link answer} would take when the list was read, for
-   * an operator's queue of questions. Those of a run that ended (its verdict, a lost attempt taken
-   * over by a retry, its deadline) are never listed.
+   * an operator's queue of questions. A question its run ended unanswered (its verdict, its own
+   * timeout, a cancel, its deadline, a retried attempt taking over) is not listed.
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
    *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
    *   a key rule (TypeError for an empty one).
