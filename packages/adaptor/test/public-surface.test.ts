@@ -417,6 +417,7 @@ describe("public surface", () => {
       "asRejection",
       "checkRunInput",
       "closeIfBodyUnread",
+      "currentSecretEnvValues",
       "defineTool",
       "denyAll",
       "errorCode",

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import { closeIfBodyUnread, ErrFeatureUnsupported, hostAllowed, isError, type ApprovalRequest, type RunOptions } from "adaptor";
+import { closeIfBodyUnread, currentSecretEnvValues, ErrFeatureUnsupported, hostAllowed, isError, type ApprovalRequest, type RunOptions } from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
@@ -14,7 +14,6 @@ import { checkWireId } from "../protocols/wire-id.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
 import { parseRawPrompt, sdkPrompt, type WirePrompt, type WirePromptLimits } from "../protocols/wire-prompt.js";
-import { secretEnvValues } from "../protocols/public-error.js";
 import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
 import { FleetFront } from "../fleet/fleet-front.js";
@@ -76,7 +75,8 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  */
 export class Bridge implements AsyncDisposable {
   readonly #settings: BridgeSettings;
-  readonly #secrets = secretEnvValues();
+  /** The credential-named variables of `process.env` as they are when a failure or a notice is sent. */
+  readonly #secrets = currentSecretEnvValues;
   readonly #channels = new Map<string, ChannelEntry>();
   readonly #retained: string[] = [];
   readonly #approvals = new Map<string, { request: ApprovalRequest; key: string }>();
