@@ -36,6 +36,9 @@ interface ChannelEntry {
 /** A request handler in the style of Node's `http` (and Express/Connect middleware). */
 export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
+/** A `.` or `..` path segment (also percent-encoded), or a backslash, in a request's raw path. */
+const DOT_SEGMENT_OR_BACKSLASH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
 /**
  * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
  * `basePath`:
@@ -141,6 +144,10 @@ export class Bridge implements AsyncDisposable {
     // An answer sent before the body is read (a refusal) closes the connection: a trickled body cannot hold it open.
     closeIfBodyUnread(req, res);
     if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
+    // The URL parser resolves `.`/`..` segments (`%2e` too) and reads `\` as `/`: a guard in front
+    // of the bridge that matches the raw path would see another route than the one served.
+    if (DOT_SEGMENT_OR_BACKSLASH.test((req.url ?? "/").split("?", 1)[0]!))
+      throw new HttpError(400, "bad_request", "the path has a dot segment or a backslash; send it normalized");
 
     if (method === "OPTIONS") {
       const headers = corsHeaders(this.#settings.cors, req, true);
