@@ -97,15 +97,26 @@ describe("malformed input is a 400 before anything happens", () => {
     const send = (path: string): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
         // The path as written: a URL string would be normalised by the client first.
-        const req = httpRequest({ host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        });
+        const req = httpRequest(
+          { host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json" } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+          },
+        );
         req.on("error", reject);
         req.end(JSON.stringify({ prompt: "hi" }));
       });
-    for (const path of ["/api/./runs", "/x/../api/runs", "/api/runs/.", "/api/%2e/runs", "/api/x/%2E%2E/runs", "/api\\runs", "/api/runs/./"]) {
+    for (const path of [
+      "/api/./runs",
+      "/x/../api/runs",
+      "/api/runs/.",
+      "/api/%2e/runs",
+      "/api/x/%2E%2E/runs",
+      "/api\\runs",
+      "/api/runs/./",
+    ]) {
       const answer = await send(path);
       expect([path, answer.status, answer.body]).toEqual([path, 400, expect.stringContaining('"code":"bad_request"')]);
       expect(answer.body).toContain("dot segment");

@@ -106,11 +106,7 @@ export class EventQueue {
   push(event: EventPayload): void {
     if (this.#closed) return;
     const waiting = this.#buffer.length - this.#head;
-    if (
-      this.#overflowed
-        ? event.type !== "run-finished"
-        : waiting >= this.#capacity && (isDroppable(event) || this.#overflow(waiting))
-    ) {
+    if (this.#overflowed ? event.type !== "run-finished" : waiting >= this.#capacity && (isDroppable(event) || this.#overflow(waiting))) {
       const sequence = ++this.#sequence;
       const gap = (this.#gap ??= { count: 0, byType: {}, first: sequence, last: sequence });
       gap.count += 1;

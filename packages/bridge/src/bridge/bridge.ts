@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import { closeIfBodyUnread, currentSecretEnvValues, ErrFeatureUnsupported, hostAllowed, isError, type ApprovalRequest, type RunOptions } from "adaptor";
+import {
+  closeIfBodyUnread,
+  currentSecretEnvValues,
+  ErrFeatureUnsupported,
+  hostAllowed,
+  isError,
+  type ApprovalRequest,
+  type RunOptions,
+} from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
