@@ -280,6 +280,7 @@ describe("public surface", () => {
       "ErrUnsupported",
       "ErrUntrustedOrigin",
       "FAILURE_METADATA_KEY",
+      "MAX_AGENT_CARD_BYTES",
       "MAX_RAW_CHARS",
       "ProtocolError",
       "StreamRecoveryError",
