@@ -5,6 +5,7 @@ import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
 /** The id of the first approval the run asks (waits for it). */
@@ -23,12 +24,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function fleetOf(schema: string): Promise<Fleet> {
-    const fleet = new Fleet({ connectionString: url, schema });
-    await fleet.start();
-    closers.push(() => fleet.close());
-    return fleet;
-  }
+  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   describe("fleet answer checks", () => {
     it("answer() refuses a malformed decision with the error an in-process answer gets, records nothing, and a corrected answer is applied", async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
-import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet, FleetRunCancelledError, type RunHandle } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { processesWith, until } from "./support/processes.js";
 
@@ -21,17 +21,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function host(schema: string) {
-    const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-    await store.migrate();
-    const fleet = new Fleet({ connectionString: url, schema, threadStore: fakeCliStoreView(store) });
-    await fleet.start();
-    closers.push(async () => {
-      await fleet.close();
-      await store.close();
-    });
-    return fleet;
-  }
+  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   describe("fleet cancel of a thread turn", () => {
     it("a running thread turn cancelled from another host: its verdict comes after its CLI is gone, and the next turn of the key starts after that", async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
 import { Fleet } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
 const THREAD_ID = "0192f0a0-0000-7000-8000-000000000001";
@@ -18,12 +19,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function fleetOf(schema: string): Promise<Fleet> {
-    const fleet = new Fleet({ connectionString: url, schema });
-    await fleet.start();
-    closers.push(() => fleet.close());
-    return fleet;
-  }
+  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   describe("fleet delta burst", () => {
     it("a CLI streaming 20,000 text deltas in 1,000-line chunks: the stored deltas hold the whole text and nothing is dropped", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent, InvalidOptionError } from "adaptor";
 import { Fleet, type FleetEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 
 /** The sequences `events(options)` yields until it ends (a safety net of 20 s rejects a reader that never ends). */
@@ -20,12 +21,7 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function fleetOf(schema: string): Promise<Fleet> {
-    const fleet = new Fleet({ connectionString: url, schema });
-    await fleet.start();
-    closers.push(() => fleet.close());
-    return fleet;
-  }
+  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
 
   describe("fleet events after", () => {
     it("a settled run's events({ after }) at or past its verdict's sequence ends at once with nothing", async () => {

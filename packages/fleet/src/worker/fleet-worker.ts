@@ -197,7 +197,7 @@ export class FleetWorker {
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
       const prompt = run.promptParts ? (run.promptParts as unknown as Prompt) : run.prompt;
-      await this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume);
+      await this.#cancellable(runId, (cancel) => this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume, cancel));
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -232,6 +232,30 @@ export class FleetWorker {
     return { kind: "result", recovered: true, result: { runId, text } };
   }
 
+  /**
+   * Watches for a cancel asked of run `runId` from any host (`RunHandle.cancel`) while `body` runs:
+   * the signal it gets aborts then, so the run ends its CLI, and this worker writes the verdict
+   * once the stream ended (the thread's next turn starts after the process is gone).
+   */
+  async #cancellable(runId: string, body: (cancel: CancelRequest) => Promise<void>): Promise<void> {
+    const controller = new AbortController();
+    let reason: string | null = null;
+    const check = async (): Promise<void> => {
+      const asked = await this.#core.tables.cancelRequest(runId).catch(() => undefined);
+      if (!asked || controller.signal.aborted) return;
+      reason = asked.reason;
+      controller.abort(new Error(`fleet run ${runId} cancelled`));
+    };
+    // Woken by the request's notification and whenever notifications may have been missed.
+    const unwatch = this.#core.notifier.watch(cancelTopic(runId), () => void check());
+    try {
+      await check();
+      await body({ signal: controller.signal, reason: () => reason });
+    } finally {
+      unwatch();
+    }
+  }
+
   async #run(
     job: Job<RunJobData>,
     threadKey: string | null,
@@ -240,47 +264,13 @@ export class FleetWorker {
     attempt: number,
     suspend: boolean,
     resume: RunResume | null,
-  ): Promise<void> {
-    const { tables } = this.#core;
-    const runId = job.id;
-    const fenced = new AbortController();
-    // A cancel asked from any host (`RunHandle.cancel`): the run is aborted here, its CLI ended,
-    // and its verdict written by this worker once the stream ended, so the thread's next turn
-    // starts after the process is gone.
-    const cancel = new AbortController();
-    let cancelReason: string | null = null;
-    const checkCancel = async (): Promise<void> => {
-      const asked = await tables.cancelRequest(runId).catch(() => undefined);
-      if (!asked || cancel.signal.aborted) return;
-      cancelReason = asked.reason;
-      cancel.abort(new Error(`fleet run ${runId} cancelled`));
-    };
-    // Woken by the request's notification and whenever notifications may have been missed.
-    const unwatch = this.#core.notifier.watch(cancelTopic(runId), () => void checkCancel());
-    try {
-      await checkCancel();
-      await this.#attempt(job, threadKey, prompt, stored, attempt, suspend, resume, fenced, cancel.signal, () => cancelReason);
-    } finally {
-      unwatch();
-    }
-  }
-
-  async #attempt(
-    job: Job<RunJobData>,
-    threadKey: string | null,
-    prompt: Prompt,
-    stored: Record<string, JsonValue>,
-    attempt: number,
-    suspend: boolean,
-    resume: RunResume | null,
-    fenced: AbortController,
-    cancelled: AbortSignal,
-    cancelReason: () => string | null,
+    cancel: CancelRequest,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
     const startedAt = performance.now();
-    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancelled]);
+    const fenced = new AbortController();
+    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancel.signal]);
     const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, this.#secrets));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -347,9 +337,9 @@ export class FleetWorker {
     const unwritten = await log.close();
     if (fenced.signal.aborted) return;
     let retry: Error | undefined;
-    if (cancelled.aborted && !outcome.ok) {
+    if (cancel.signal.aborted && !outcome.ok) {
       // Cancelled: the stream ended after the CLI did; the verdict says so.
-      const reason = cancelReason();
+      const reason = cancel.reason();
       const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== null ? { reason } : {}) };
       if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
         this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
@@ -491,6 +481,12 @@ export class FleetWorker {
       });
     }
   }
+}
+
+/** A cancel asked of a running attempt: `signal` aborts when it is asked; `reason()` is the reason given (null: none). */
+interface CancelRequest {
+  readonly signal: AbortSignal;
+  readonly reason: () => string | null;
 }
 
 /**
