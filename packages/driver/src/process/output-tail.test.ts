@@ -182,6 +182,39 @@ describe("OutputTail over several blocks", () => {
     expect(spilling.take()).toEqual({ text: "short\n", bytes: 6, truncated: false });
   });
 
+  it("exactly the bound, a byte under and a byte over, in whole blocks or not: spilled several blocks at a time across the ring's end, the tail equals the one kept in memory", () => {
+    const B = OUTPUT_BLOCK_BYTES;
+    let seed = 5;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (const maxBytes of [5 * B, 5 * B + 1, 5 * B - 1, 1]) {
+      for (const total of [maxBytes - 1, maxBytes, maxBytes + 1, 7 * maxBytes + 3]) {
+        // Spilling once more than three blocks are in use: a push then moves several at once.
+        const spilling = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes: 3 * B });
+        const inMemory = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes: Number.MAX_SAFE_INTEGER });
+        const bytes = Buffer.from(Array.from({ length: total }, (_, i) => 32 + ((i * 7 + (i >> 12)) % 95)));
+        for (let at = 0; at < total;) {
+          const size = Math.min(total - at, 1 + random(random(3) === 0 ? 3 * B : 300));
+          const chunk = bytes.subarray(at, at + size);
+          spilling.push(chunk);
+          inMemory.push(chunk);
+          at += size;
+        }
+        const label = `max ${maxBytes}, ${total} bytes`;
+        if (maxBytes > 4 * B && total > 4 * B) expect(spilling.spilledBlocks, label).toBeGreaterThan(1);
+        const expected = {
+          text: bytes.subarray(Math.max(0, total - maxBytes)).toString("latin1"),
+          bytes: total,
+          truncated: total > maxBytes,
+        };
+        expect(inMemory.take(), label).toEqual(expected);
+        expect(spilling.peek(), label).toEqual(expected);
+        const { output, ...counts } = spilling.takeKept();
+        expect({ text: output.text, ...counts }, label).toEqual(expected);
+      }
+    }
+    expect(spillFiles()).toEqual([]);
+  });
+
   it("decoded block by block, the text is what decoding the kept bytes at once gives, for any bytes, in memory and spilled", () => {
     let seed = 11;
     const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
