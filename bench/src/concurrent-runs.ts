@@ -160,7 +160,7 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       label: `${at}anonymous memory per in-flight run from the same start (RssAnon when every run asked)`,
       value: anon(ours),
       unit: "KiB",
-      note: `Claude Agent SDK ${fmt(anon(peer))} KiB; ${fmt(anon(ours) / anon(peer), 2)}x; file-backed pages the runs paged in (the node binary's code first run, such as V8's optimizing compiler): ours ${mib(ours.fileAllAsked - ours.fileBeforeIdle)} MiB, the Agent SDK's ${mib(peer.fileAllAsked - peer.fileBeforeIdle)} MiB (its start-up had paged in ${mib(peer.fileBeforeIdle - ours.fileBeforeIdle)} MiB more)`,
+      note: `Claude Agent SDK ${fmt(anon(peer))} KiB; ${fmt(anon(ours) / anon(peer), 2)}x; file-backed pages the runs paged in (the node binary's code first run, such as V8's optimizing compiler): ours ${fmt((ours.fileAllAsked - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB, the Agent SDK's ${fmt((peer.fileAllAsked - peer.fileBeforeIdle) / 2 ** 20, 1)} MiB (its start-up and warm-up had paged in ${fmt((peer.fileBeforeIdle - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB more)`,
     },
     {
       label: `${at}CPU per run (this process, from the first run's start to the last one's end)`,
