@@ -39,6 +39,8 @@ interface Slab {
   fresh: number;
   /** Blocks handed out and not released. */
   used: number;
+  /** The block of each index handed out so far, kept for the next time it is handed out (its view made once). */
+  readonly blocks: OutputBlock[];
 }
 
 /**
@@ -66,17 +68,22 @@ export class OutputBlockPool {
   acquire(): OutputBlock {
     let slab = this.#slabs.find((s) => s.free.length > 0 || s.fresh < SLAB_BLOCKS);
     if (!slab) {
-      slab = { memory: newSlab(), free: [], fresh: 0, used: 0 };
+      slab = { memory: newSlab(), free: [], fresh: 0, used: 0, blocks: [] };
       this.#slabs.push(slab);
     }
-    const index = slab.free.pop() ?? slab.fresh++;
     slab.used++;
+    const reused = slab.free.pop();
+    if (reused !== undefined) return slab.blocks[reused]!;
+    const index = slab.fresh++;
     const start = index * OUTPUT_BLOCK_BYTES;
     const memory = slab.memory;
     if (memory.byteLength < start + OUTPUT_BLOCK_BYTES) {
       (memory as ResizableArrayBuffer).resize(Math.min(SLAB_BYTES, start + GROW_BLOCKS * OUTPUT_BLOCK_BYTES));
     }
-    return { bytes: Buffer.from(memory, start, OUTPUT_BLOCK_BYTES), slab, index };
+    // A view of fixed length: it stays valid as the slab grows (a slab never shrinks).
+    const block: OutputBlock = { bytes: Buffer.from(memory, start, OUTPUT_BLOCK_BYTES), slab, index };
+    slab.blocks[index] = block;
+    return block;
   }
 
   /** Gives `block` back; a block must be released once, and not used after. */

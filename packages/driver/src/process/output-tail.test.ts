@@ -121,6 +121,21 @@ describe("OutputTail over several blocks", () => {
     expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
   });
 
+  it("a block handed out again is the view of its own index's bytes, kept from its first hand-out, past the slab's growth", () => {
+    const pool = new OutputBlockPool();
+    const blocks = Array.from({ length: 300 }, () => pool.acquire()); // past the first growth step
+    for (const at of [299, 7, 150]) pool.release(blocks[at]!);
+    for (const at of [150, 7, 299]) {
+      const again = pool.acquire(); // most recently released first
+      expect(again.index).toBe(at);
+      expect(again.bytes.buffer).toBe(blocks[0]!.bytes.buffer);
+      expect(again.bytes.byteOffset).toBe(at * OUTPUT_BLOCK_BYTES);
+      expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
+      again.bytes.fill(9);
+      expect(blocks[at + 1 === 300 ? at - 1 : at + 1]!.bytes.includes(9)).toBe(false);
+    }
+  });
+
   it("a slab grows as fresh blocks are handed out, and every block keeps its own bytes across the growth steps", () => {
     const pool = new OutputBlockPool();
     const blocks = Array.from({ length: 300 }, (_, i) => {
