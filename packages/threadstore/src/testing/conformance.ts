@@ -15,6 +15,12 @@ import { describePendingApprovalsConformance } from "./pending-approvals-conform
 import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
 import { at, record } from "./sample-record.js";
+import {
+  checkTwoInstanceAcquire,
+  checkTwoInstanceCompareAndSet,
+  checkTwoInstanceCreateIfAbsent,
+  checkTwoInstanceFencedWrites,
+} from "./two-instance-checks.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
 export interface ConformanceClock {
@@ -41,8 +47,13 @@ export interface ConformanceHarness {
    * database schema or directory) as a restarted process would. The kit then checks durability:
    * what `finalize` committed is read back whole by an instance opened while the first is still open
    * (as after a crash, before it could flush anything) and by one opened after the first was closed.
-   * The kit closes every instance it opens, before `cleanup`. Without it (a store that keeps nothing
-   * past its process, like the memory store) those checks are skipped.
+   * It also races the two instances, as two hosts sharing one backend: 20 rounds each of
+   * `acquireLease` on one target, `finalize` with `requireKeyAbsent`, `finalize` replacing the active
+   * record (`archiveId`), and a fenced `finalize` against a takeover from the other instance, each
+   * round with exactly one winner. A store that serializes only inside one instance (an in-process
+   * mutex around its read-modify-write) fails them. The kit closes every instance it opens, before
+   * `cleanup`. Without it (a store that keeps nothing past its process, like the memory store) those
+   * checks are skipped, with the reason.
    */
   readonly reopen?: () => Promise<ThreadStore>;
 }
@@ -839,6 +850,28 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         const next = await late.acquireLease("d-durable", "owner-b", LONG_TTL);
         expect(next.token).toBeGreaterThan(lease.token);
       });
+    });
+
+    describe("two instances on one backend (with the harness's reopen)", () => {
+      const races = {
+        "acquireLease: exactly one lease per round, the rest BusyError, tokens strictly increasing": checkTwoInstanceAcquire,
+        "finalize with requireKeyAbsent on a fresh key: exactly one creator per round, the rest AlreadyExistsError": checkTwoInstanceCreateIfAbsent,
+        "finalize replacing the active record (archiveId): exactly one replacement per round, the rest AlreadyExistsError": checkTwoInstanceCompareAndSet,
+        "a fenced finalize against a takeover from the other instance: exactly one of the two writes lands per round": checkTwoInstanceFencedWrites,
+      };
+      for (const [title, check] of Object.entries(races)) {
+        it(`two instances racing ${title}`, async (test) => {
+          const reopen = h.reopen;
+          if (!reopen) {
+            return test.skip(
+              "the harness has no reopen, so the kit cannot open a second instance on the same backend (a store whose backend is its own instance, like the memory store, has nothing two hosts could share)",
+            );
+          }
+          const other = await reopen();
+          open.unshift({ store: other });
+          await check(store, other);
+        });
+      }
     });
 
     describe("atomicity under injected faults", () => {
