@@ -14,6 +14,7 @@ import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
+import { rejection, rejections } from "./rejections.js";
 import { at, record } from "./sample-record.js";
 import {
   checkTwoInstanceAcquire,
@@ -799,8 +800,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
             store.renewLease(forged, LONG_TTL),
             store.releaseLease(forged),
           ];
-          for (const call of calls) {
-            const err = await rejection(call);
+          for (const err of await rejections(calls)) {
             expect(err, label).toBeInstanceOf(InvalidThreadKeyError);
             expect(isError(err, ErrInvalidThreadKey), label).toBe(true);
             expect(findError(err, InvalidThreadKeyError)?.key === key, label).toBe(true);
@@ -926,8 +926,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           broken.releaseLease(lease),
           broken.finalize({ leases: [lease], record: record("t-broken") }),
         ];
-        for (const call of calls) {
-          const err = await rejection(call);
+        for (const err of await rejections(calls)) {
           expect(err).toBeInstanceOf(Error);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
           expect((err as Error).cause, BROKEN_CAUSE).toBeDefined();
@@ -945,8 +944,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           store.releaseLease(lease),
           store.finalize({ leases: [lease], record: record("t-closed") }),
         ];
-        for (const call of calls) {
-          const err = await rejection(call);
+        for (const err of await rejections(calls)) {
           expect(err).toBeInstanceOf(Error);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
         }
@@ -1093,15 +1091,6 @@ function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
 }
 
-/** The error `promise` rejects with; fails the test with `why` (what the store did wrong) when it resolves. */
-async function rejection(promise: Promise<unknown>, why = "expected the call to reject, but it resolved"): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error(why);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -10,6 +10,7 @@ import { ErrBusy, ErrLeaseLost, ErrSessionStateTooLarge } from "../errors/sentin
 import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
 import type { FaultPlan } from "./fault-plan.js";
 import { checkSegmentSummary } from "./segment-summary-check.js";
+import { rejections } from "./rejections.js";
 
 /** What the session-state block needs from the surrounding conformance suite, read per test. */
 export interface SessionStateKitContext {
@@ -277,8 +278,7 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const broken = (await ctx.brokenStore()).sessionState;
       expect(broken).toBeDefined();
       const calls = [broken!.read("some-id"), broken!.segments("some-id"), ...(broken!.summary ? [broken!.summary("some-id")] : [])];
-      for (const call of calls) {
-        const err = await ctx.rejection(call);
+      for (const err of await rejections(calls)) {
         expect(err).toBeInstanceOf(Error);
         expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
         expect((err as Error).cause).toBeDefined();
