@@ -56,7 +56,9 @@ describeThreadStoreConformance(
     if (!broken) return { store: inner, clock };
     const fail = (op: string, turns = 1): Promise<never> =>
       new Promise((resolve) => setImmediate(resolve)).then(() =>
-        turns > 1 ? fail(op, turns - 1) : Promise.reject(new DriverError({ op, device: "async-store", code: ErrCode.Internal, cause: new Error("ECONNRESET") })),
+        turns > 1
+          ? fail(op, turns - 1)
+          : Promise.reject(new DriverError({ op, device: "async-store", code: ErrCode.Internal, cause: new Error("ECONNRESET") })),
       );
     const store: ThreadStore = {
       resolve: () => fail("resolve"),

@@ -15,6 +15,7 @@ import { describePendingApprovalsConformance } from "./pending-approvals-conform
 import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
 import { rejection, rejections } from "./rejections.js";
+import type { LoseSegment } from "./segment-summary-check.js";
 import { at, record } from "./sample-record.js";
 import {
   checkTwoInstanceAcquire,
@@ -57,6 +58,15 @@ export interface ConformanceHarness {
    * checks are skipped, with the reason.
    */
   readonly reopen?: () => Promise<ThreadStore>;
+  /**
+   * Optional, for a store with `sessionState.summary`: deletes the stored segment at `index`
+   * (0-based, in `segments()` order) of a record's session state directly in the backend, beneath
+   * the store (`DELETE` of its row, removal of its file or object), leaving whatever the store keeps
+   * beside the segments (counters, the manifest) as it is, as a lost row would. The kit then checks
+   * `summary` sees the loss, so a store whose summary comes from counters fails. Without it that
+   * test is skipped, with the reason: nothing else lets the kit tell a counter from the rows.
+   */
+  readonly loseSegment?: LoseSegment;
 }
 
 /** What the kit passes to the factory. */
@@ -179,6 +189,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
     if (options.sessionState) {
       describeSessionStateConformance({
         store: () => store,
+        loseSegment: () => h.loseSegment,
         faults: () => faults,
         brokenStore,
         lapsingTtl,
@@ -855,9 +866,12 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
     describe("two instances on one backend (with the harness's reopen)", () => {
       const races = {
         "acquireLease: exactly one lease per round, the rest BusyError, tokens strictly increasing": checkTwoInstanceAcquire,
-        "finalize with requireKeyAbsent on a fresh key: exactly one creator per round, the rest AlreadyExistsError": checkTwoInstanceCreateIfAbsent,
-        "finalize replacing the active record (archiveId): exactly one replacement per round, the rest AlreadyExistsError": checkTwoInstanceCompareAndSet,
-        "a fenced finalize against a takeover from the other instance: exactly one of the two writes lands per round": checkTwoInstanceFencedWrites,
+        "finalize with requireKeyAbsent on a fresh key: exactly one creator per round, the rest AlreadyExistsError":
+          checkTwoInstanceCreateIfAbsent,
+        "finalize replacing the active record (archiveId): exactly one replacement per round, the rest AlreadyExistsError":
+          checkTwoInstanceCompareAndSet,
+        "a fenced finalize against a takeover from the other instance: exactly one of the two writes lands per round":
+          checkTwoInstanceFencedWrites,
       };
       for (const [title, check] of Object.entries(races)) {
         it(`two instances racing ${title}`, async (test) => {
@@ -1090,7 +1104,6 @@ const BROKEN_CAUSE =
 function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
 }
-
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -9,12 +9,14 @@ import { SessionStateTooLargeError } from "../errors/session-state-too-large-err
 import { ErrBusy, ErrLeaseLost, ErrSessionStateTooLarge } from "../errors/sentinels.js";
 import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
 import type { FaultPlan } from "./fault-plan.js";
-import { checkSegmentSummary } from "./segment-summary-check.js";
+import { checkSegmentSummary, checkSummarySeesLoss, type LoseSegment } from "./segment-summary-check.js";
 import { rejections } from "./rejections.js";
 
 /** What the session-state block needs from the surrounding conformance suite, read per test. */
 export interface SessionStateKitContext {
   store(): ThreadStore;
+  /** The harness's `loseSegment`, when it has one. */
+  loseSegment(): LoseSegment | undefined;
   faults(): FaultPlan;
   brokenStore(): Promise<ThreadStore>;
   lapsingTtl(): number;
@@ -255,6 +257,15 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
 
     it("summary (when the store has it) adds up the stored segments: count, bytes and the position-weighted checksum of the segment tags after every write", async (test) => {
       if (!(await checkSegmentSummary(ctx.store()))) test.skip();
+    });
+
+    it("summary (when the store has it) sees a segment lost beneath the store (with the harness's loseSegment)", async (test) => {
+      const lose = ctx.loseSegment();
+      if (!lose)
+        return test.skip(
+          "the harness has no loseSegment, so the kit cannot tell a summary computed from the stored segments from counters kept beside them",
+        );
+      if (!(await checkSummarySeesLoss(ctx.store(), lose))) test.skip("the store has no sessionState.summary");
     });
 
     it("a malformed sessionState is refused before anything is written", async () => {

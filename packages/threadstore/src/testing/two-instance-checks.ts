@@ -58,14 +58,17 @@ export async function checkTwoInstanceAcquire(a: ThreadStore, b: ThreadStore, op
   const what = "two instances racing acquireLease";
   let last = 0;
   for (let round = 0; round < (options.rounds ?? 20); round++) {
-    const { won, lost } = await race(onBoth(a, b, options.perInstance ?? 3, (s, name) => s.acquireLease("x-acquire", `${name}-${round}`, TTL)));
+    const { won, lost } = await race(
+      onBoth(a, b, options.perInstance ?? 3, (s, name) => s.acquireLease("x-acquire", `${name}-${round}`, TTL)),
+    );
     if (won.length !== 1) {
       const held = won.map((l) => `${l.owner} token ${l.token}`).join(", ");
       throw new Error(`${what}, round ${round}: ${won.length} leases granted on one target (${held}); expected exactly one`);
     }
     expectLosers(what, round, lost, BusyError);
     const lease = won[0] as Lease;
-    if (lease.token <= last) throw new Error(`${what}, round ${round}: token ${lease.token} after token ${last}; tokens must strictly increase`);
+    if (lease.token <= last)
+      throw new Error(`${what}, round ${round}: token ${lease.token} after token ${last}; tokens must strictly increase`);
     last = lease.token;
     await (lease.owner.startsWith("a") ? b : a).releaseLease(lease);
   }
@@ -155,9 +158,12 @@ export async function checkTwoInstanceFencedWrites(a: ThreadStore, b: ThreadStor
     }
     for (const reason of lost) {
       if (!(reason instanceof LeaseLostError) && !(reason instanceof AlreadyExistsError)) {
-        throw new Error(`${what}, round ${round}: the losing write rejected with ${String(reason)}, expected LeaseLostError or AlreadyExistsError`, {
-          cause: reason,
-        });
+        throw new Error(
+          `${what}, round ${round}: the losing write rejected with ${String(reason)}, expected LeaseLostError or AlreadyExistsError`,
+          {
+            cause: reason,
+          },
+        );
       }
     }
     current = won[0]!;
@@ -167,7 +173,10 @@ export async function checkTwoInstanceFencedWrites(a: ThreadStore, b: ThreadStor
 }
 
 async function expectActive(what: string, round: number, a: ThreadStore, b: ThreadStore, key: string, id: string): Promise<void> {
-  for (const [name, s] of [["first", a], ["second", b]] as const) {
+  for (const [name, s] of [
+    ["first", a],
+    ["second", b],
+  ] as const) {
     const got = await s.resolve({ key });
     if (got?.id !== id) {
       throw new Error(`${what}, round ${round}: the ${name} instance resolves ${key} to ${got?.id ?? "nothing"}, not the winner ${id}`);
