@@ -55,6 +55,13 @@ export interface ToolResultEvent {
   readonly output: string;
   /** True when the tool failed or was denied. */
   readonly isError: boolean;
+  /**
+   * The exit code of a shell command, an integer, when the agent reports one (Codex: its
+   * command executions, both transports). Absent for other tools, for a command that never ran
+   * (declined, killed by a signal) and where the agent gives only text (Claude Code's `Bash` result,
+   * whose text may say "Exit code N"; ACP agents).
+   */
+  readonly exitCode?: number;
 }
 
 /** Lifecycle, audit and transcript notes. `kind` examples: `lifecycle`, `runtime`, `transcript.item`, `approval.requested`. */
