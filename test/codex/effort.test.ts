@@ -42,6 +42,23 @@ describe.each(["app-server", "exec"] as const)("reasoning effort over %s (real b
     expect(reasoningFor(h.server, "effort-none")).toMatchObject({ effort: "medium" });
   });
 
+  it("xhigh, per run and as the Agent's option, reaches the model request", { timeout: 180_000 }, async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("effort-xhigh-run"), reply: { text: "run" } },
+        { when: whenPromptSays("effort-xhigh-agent"), reply: { text: "agent" } },
+      ],
+    });
+    const config = { cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport } as const;
+    agent = new Agent(codex(config));
+    await agent.run("effort-xhigh-run", { effort: "xhigh" });
+    await agent.close();
+    agent = new Agent(codex(config), { effort: "xhigh" });
+    await agent.run("effort-xhigh-agent");
+    expect(reasoningFor(h.server, "effort-xhigh-run")).toMatchObject({ effort: "xhigh" });
+    expect(reasoningFor(h.server, "effort-xhigh-agent")).toMatchObject({ effort: "xhigh" });
+  });
+
   it(
     "a thread turn without effort: app-server keeps the thread's last effort, exec uses codex's default",
     { timeout: 180_000 },

@@ -25,7 +25,7 @@ export const PEER_OPTION_HINTS: Readonly<Record<string, string>> = Object.freeze
   webSearchEnabled: 'web search is policy.webSearch here ("allow" or "deny")',
   webSearchMode: 'web search is policy.webSearch here ("allow" or "deny")',
   modelReasoningEffort: "the Codex SDK's modelReasoningEffort is effort here",
-  maxThinkingTokens: "reasoning effort is effort here (low, medium, high; minimal too on Codex)",
+  maxThinkingTokens: "reasoning effort is effort here (low, medium, high; minimal and xhigh too on Codex)",
   settingSources: "which settings the CLI loads is a driver option here (claude({ workspaceSettings, configDir }))",
   pathToClaudeCodeExecutable: "the CLI's path is the driver option command here (claude({ command }))",
   codexPathOverride: "the CLI's path is the driver option command here (codex({ command }))",
