@@ -56,7 +56,7 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
-      webSearch: [],
+      webSearch: ["allow", "deny"],
       browser: [],
       activeExecutionTimeout: false,
     },

@@ -87,7 +87,10 @@ export interface SharedRunOptions {
    * an API error); Claude Code takes `low`, `medium` and `high` (`--effort`, sent only for a model
    * that takes an effort). Refused before launch with `FeatureUnsupportedError` (feature `effort`)
    * by a driver that cannot carry the level (`minimal` and `xhigh` on Claude; see the README's agent
-   * table). A call's value replaces the agent's. Default: the CLI's own.
+   * table). On Codex a thread turn without `effort` runs at the thread's last one, and a `minimal`
+   * turn runs without web search when `policy.webSearch` is unset (the OpenAI API refuses the pair;
+   * a `notice` `policy.adjusted` says so), `InvalidOptionError` with `webSearch: "allow"`. A call's
+   * value replaces the agent's. Default: the CLI's own.
    */
   readonly effort?: ReasoningEffort;
   /**
