@@ -13,7 +13,7 @@ import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, St
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
-import { rolloutUsageTotal } from "./rollout-usage.js";
+import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 
@@ -274,10 +274,12 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(request.model !== undefined ? { model: request.model } : {}),
     ...(request.effort !== undefined ? { effort: request.effort } : {}),
   };
+  // `codex exec --json` names no model: one the run did not name is read from the thread's rollout.
+  const model = request.model ?? config.model ?? (turn.threadId ? await rolloutModel(config, turn.threadId, request.env) : undefined);
   return {
     text: failure ? "" : text,
     ...(structured !== undefined ? { structured } : {}),
-    ...((request.model ?? config.model) ? { model: request.model ?? config.model } : {}),
+    ...(model ? { model } : {}),
     ...(usage ? { usage } : {}),
     // Made when first read: the SDK reads it when the host asks the Result for its transcript.
     get transcript() {
