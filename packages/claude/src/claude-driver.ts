@@ -204,7 +204,7 @@ export class ClaudeDriver implements Driver {
     const outcome = await this.#pool
       .serve(session, async () => {
         try {
-          return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images);
+          return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images, request.model);
         } catch (error) {
           await session.close();
           throw error;

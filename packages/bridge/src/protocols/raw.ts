@@ -12,6 +12,8 @@ export interface WireApproval {
   readonly title: string;
   readonly toolName?: string;
   readonly toolCallId?: string;
+  /** For a subagent's call, the delegation's tool call id (see `ApprovalRequest.parentToolCallId`). */
+  readonly parentToolCallId?: string;
   readonly input?: unknown;
   readonly choices?: ApprovalRequest["choices"];
   readonly details?: ApprovalRequest["details"];
@@ -31,6 +33,7 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
     title: request.title,
     ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
     ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
     ...(request.input !== undefined ? { input: request.input } : {}),
     ...(request.choices !== undefined ? { choices: request.choices } : {}),
     ...(request.details !== undefined ? { details: request.details } : {}),
