@@ -63,10 +63,12 @@ export interface ToolResultEvent {
   /** True when the tool failed or was denied. */
   readonly isError: boolean;
   /**
-   * The exit code of a shell command, an integer, when the agent reports one (Codex: its
-   * command executions, both transports). Absent for other tools, for a command that never ran
-   * (declined, killed by a signal) and where the agent gives only text (Claude Code's `Bash` result,
-   * whose text may say "Exit code N"; ACP agents).
+   * The exit code of a shell command, an integer, when it is known: Codex's command executions
+   * (both transports); an ACP agent's call that ran its command in a terminal the host served
+   * (`terminal/*`, named in the call's content), once that terminal exited. Absent for other tools,
+   * for a command that never ran or was killed by a signal, and where the agent gives only text
+   * (Claude Code's `Bash` result, whose text may say "Exit code N"; an ACP agent running commands
+   * itself).
    */
   readonly exitCode?: number;
   /**
