@@ -291,6 +291,7 @@ export class ClaudeDriver implements Driver {
           terminal: terminal?.line,
           exitCode: exit ? exit.code : 0,
           exitSignal: exit ? exit.signal : null,
+          ...(exit?.terminated === true ? { endedBySdk: true } : {}),
           stderrTail: session.proc.stderrTail(),
           resuming: request.session !== undefined,
         });

@@ -84,10 +84,10 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
  * which a run with `resume` answers. `id` is the SSE id (default `meta.sequence`; a bridge over a
  * fleet gives the fleet's sequence).
  */
-export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
+export function encodeRaw(event: AgentEvent, secrets: () => readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
   let data: unknown = event;
   if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
-  else if (event.type === "notice") data = publicNotice(event, secrets);
+  else if (event.type === "notice") data = publicNotice(event, secrets());
   else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
     const { text: _text, ...rest } = event;
     data = rest;
@@ -99,7 +99,7 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
       data = {
         ...event,
         ...(code !== undefined ? { reason: code, code } : {}),
-        ...(event.message !== undefined ? { message: failureMessage(code, event.message, secrets) } : {}),
+        ...(event.message !== undefined ? { message: failureMessage(code, event.message, secrets()) } : {}),
         ...(pending ? { pendingApproval: wirePendingApproval(pending) } : {}),
       };
     }

@@ -455,7 +455,9 @@ export class ClaudeSession implements PooledProcess {
         return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
       }
       this.lastMessageId = undefined;
-      const exit = ended ? await proc.exited : await this.#finish(sink);
+      // Stdout ended: the CLI can report nothing more. One that stays alive is given the grace to
+      // exit, then ended, rather than waited for until the stall timeout.
+      const exit = ended ? await exitOrTerminate(proc, this.#graceMs) : await this.#finish(sink);
       return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
       closed = true;
