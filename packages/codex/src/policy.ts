@@ -20,6 +20,8 @@ export interface CodexPolicyPlan {
   readonly approvalPolicy?: "untrusted" | "never";
   /** `web_search` config: `"live"` offers the model the web search tool, `"disabled"` removes it. */
   readonly webSearch?: "live" | "disabled";
+  /** Set when the driver turned web search off because of the run's effort: why (the enforcement detail says it). */
+  readonly webSearchOffForEffort?: string;
   /**
    * Set when the run accepted best effort (`bestEffortPolicy`) for a confining sandbox that codex's
    * approval policy can leave (permission `ask`, or `inherit` with codex's own policy other than
@@ -217,7 +219,10 @@ export function codexEnforcement(
         : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${roots}` };
     }
     if (field === "webSearch")
-      return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
+      return {
+        mechanisms: [exec ? "cli_flag" : "cli_config"],
+        detail: `web_search = "${String(plan.webSearch)}"${plan.webSearchOffForEffort ? ` (set by the driver for effort minimal: ${plan.webSearchOffForEffort})` : ""}`,
+      };
     return plan.approvalPolicy === "never"
       ? {
           mechanisms: [exec ? "cli_flag" : "cli_config"],
