@@ -34,6 +34,8 @@ interface Report {
   readonly newSpaceBefore: number;
   readonly newSpaceBeforeIdle: number;
   readonly cpuUs: number;
+  /** Of `cpuUs`, the main thread's (absent where /proc has no schedstat). */
+  readonly mainThreadCpuUs?: number;
   readonly correct: number;
   readonly failures: readonly string[];
   readonly allInFlight: boolean;
@@ -154,6 +156,32 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       value: cpu(ours),
       unit: "ms",
       note: `Claude Agent SDK ${fmt(cpu(peer), 2)} ms; ${fmt(cpu(ours) / cpu(peer), 2)}x (goal ≤ 1.2x)`,
+    },
+    ...threadSplit(ours, peer, at),
+  ];
+}
+
+/**
+ * The CPU per run split by thread, ours against the Agent SDK's: the main thread (the JavaScript,
+ * the event loop, the forks) and the others (V8's optimizing compiler and GC helpers, libuv's
+ * pool). Empty where either process could not read its main thread's schedstat.
+ */
+function threadSplit(ours: Report, peer: Report, at: string): Figure[] {
+  if (ours.mainThreadCpuUs === undefined || peer.mainThreadCpuUs === undefined) return [];
+  const main = (report: Report) => (report.mainThreadCpuUs ?? 0) / 1000 / report.runs;
+  const others = (report: Report) => report.cpuUs / 1000 / report.runs - main(report);
+  return [
+    {
+      label: `${at}… of which on the main thread (JavaScript, event loop, forks)`,
+      value: main(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(main(peer), 2)} ms; ${fmt(main(ours) / main(peer), 2)}x`,
+    },
+    {
+      label: `${at}… of which on other threads (V8's optimizing compiler and GC helpers, libuv's pool)`,
+      value: others(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(others(peer), 2)} ms; ${fmt(others(ours) / others(peer), 2)}x`,
     },
   ];
 }

@@ -2,6 +2,7 @@
 // two are measured the same way: RSS settled after GCs before the runs, sampled every 10 ms and at
 // the moment every run asked for approval, then after the runs and once V8 shrank its young
 // generation. Run with --expose-gc.
+import { readFileSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -14,6 +15,21 @@ export const RUNS = Number(process.env.RUNS ?? 100);
 export const FAKE_N = process.env.FAKE_N ?? "1000";
 
 const rss = (): number => process.memoryUsage.rss();
+
+/**
+ * CPU time this process's main thread has run so far, µs (the first field of
+ * `/proc/self/task/<pid>/schedstat`, ns, user and system together): the JavaScript, the event
+ * loop, the garbage collector's share on that thread and the forks, without V8's compiler and GC
+ * helper threads or libuv's pool. Undefined where the file cannot be read.
+ */
+function mainThreadCpuUs(): number | undefined {
+  try {
+    const ns = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "latin1").split(" ")[0]);
+    return Number.isFinite(ns) ? ns / 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** RSS after three GCs, each followed by a turn of the event loop. */
 export async function settledRss(): Promise<number> {
@@ -82,6 +98,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const allAsked = new Promise<void>((resolve) => (releaseAll = resolve));
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadCpuUs();
   const outcomes = await Promise.all(
     Array.from({ length: RUNS }, (_, i) => {
       const name = `run-${i}`;
@@ -100,6 +117,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
     }),
   );
   const cpu = process.cpuUsage(cpuBefore);
+  const mainAfter = mainThreadCpuUs();
   const elapsedMs = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, rss());
@@ -128,6 +146,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       elapsedMs,
       /** This process's user + system CPU from the start of the runs to their end, µs (the fake CLIs are other processes). */
       cpuUs: cpu.user + cpu.system,
+      /** Of {@link cpuUs}, the main thread's (undefined where /proc has no schedstat); the rest ran on V8's and libuv's threads. */
+      mainThreadCpuUs: mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore,
       heapUsedBefore: heapBefore,
       heapUsedAfter: process.memoryUsage().heapUsed,
     }),
