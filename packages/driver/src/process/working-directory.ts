@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { osError } from "./os-error.js";
@@ -23,7 +23,9 @@ export async function checkWorkingDirectory(cwd: string, device: string): Promis
     new DriverError({ op: "spawn", device: dir, code, cause: osError(message, errno, { syscall: "chdir", path: dir, cause }) });
   let isDirectory: boolean;
   try {
-    isDirectory = (await stat(dir)).isDirectory();
+    // Synchronous, as the executable's checks (resolveExecutable): the spawn right after blocks
+    // until the child changed to this directory anyway.
+    isDirectory = statSync(dir).isDirectory();
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "EACCES" || errno === "EPERM")
