@@ -1,4 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import { basename, delimiter, resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { osError } from "./os-error.js";
@@ -38,7 +39,7 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
 
   if (isPath(command)) {
     const full = resolve(cwd, command);
-    const probe = probeExecutable(full);
+    const probe = await probeExecutable(full);
     if (probe.kind === "ok") return full;
     if (probe.kind === "missing")
       throw fail(ErrCode.NotFound, osError(`executable not found at ${full}`, "ENOENT", { syscall, path: full, cause: probe.cause }));
@@ -50,7 +51,7 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
   for (const dir of (options.path ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = resolve(cwd, dir, command);
-    const probe = probeExecutable(candidate);
+    const probe = await probeExecutable(candidate);
     if (probe.kind === "ok") return candidate;
     if (probe.kind === "denied") denied ??= probe.cause;
   }
@@ -64,15 +65,9 @@ function isPath(command: string): boolean {
   return command.includes("/") || (process.platform === "win32" && command.includes("\\"));
 }
 
-/**
- * What `execve` would find at `file`. Synchronous: the spawn that follows blocks the event loop
- * until the child has changed to its directory and executed the file (libuv waits for the exec),
- * reading the same file system, so the checks add no wait the spawn does not have, and they cost
- * a few microseconds where a promise round trip through the thread pool costs ten times that.
- */
-function probeExecutable(file: string): Probe {
+async function probeExecutable(file: string): Promise<Probe> {
   try {
-    const info = statSync(file);
+    const info = await stat(file);
     if (info.isDirectory()) return { kind: "directory" };
     // execve answers EACCES for anything but a regular file
     if (!info.isFile())
@@ -83,7 +78,7 @@ function probeExecutable(file: string): Probe {
     return { kind: "missing", cause: err }; // ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG
   }
   try {
-    accessSync(file, constants.X_OK);
+    await access(file, constants.X_OK);
     return { kind: "ok" };
   } catch (err) {
     return { kind: "denied", cause: osError(`${file} is not executable`, "EACCES", { syscall: "spawn", path: file, cause: err }) };

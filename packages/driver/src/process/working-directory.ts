@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { osError } from "./os-error.js";
@@ -23,9 +23,7 @@ export async function checkWorkingDirectory(cwd: string, device: string): Promis
     new DriverError({ op: "spawn", device: dir, code, cause: osError(message, errno, { syscall: "chdir", path: dir, cause }) });
   let isDirectory: boolean;
   try {
-    // Synchronous, as the executable's checks (resolveExecutable): the spawn right after blocks
-    // until the child changed to this directory anyway.
-    isDirectory = statSync(dir).isDirectory();
+    isDirectory = (await stat(dir)).isDirectory();
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "EACCES" || errno === "EPERM")
