@@ -36,6 +36,10 @@ interface Report {
   readonly cpuUs: number;
   /** Of `cpuUs`, the main thread's (absent where /proc has no schedstat). */
   readonly mainThreadCpuUs?: number;
+  /** This process's CPU from the start of the runs until `close()` resolved. */
+  readonly cpuThroughCloseUs: number;
+  /** Of `cpuThroughCloseUs`, the main thread's. */
+  readonly mainThreadThroughCloseUs?: number;
   readonly correct: number;
   readonly failures: readonly string[];
   readonly allInFlight: boolean;
@@ -158,6 +162,12 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       note: `Claude Agent SDK ${fmt(cpu(peer), 2)} ms; ${fmt(cpu(ours) / cpu(peer), 2)}x (goal ≤ 1.2x)`,
     },
     ...threadSplit(ours, peer, at),
+    {
+      label: `${at}CPU per run through close() (the CLIs' exits and sweeps after the last verdict included)`,
+      value: ours.cpuThroughCloseUs / 1000 / ours.runs,
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(peer.cpuThroughCloseUs / 1000 / peer.runs, 2)} ms; ${fmt(ours.cpuThroughCloseUs / peer.cpuThroughCloseUs, 2)}x; main thread ${fmt((ours.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / ours.runs, 2)} against ${fmt((peer.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / peer.runs, 2)} ms`,
+    },
   ];
 }
 

@@ -122,6 +122,10 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   clearInterval(sampler);
   peak = Math.max(peak, rss());
   await close();
+  // Through close(): what a host pays for the runs, the ending of their CLIs included (a turn
+  // answers before its CLI's exit and the sweep after it, which may fall after the last verdict).
+  const cpuThroughClose = process.cpuUsage(cpuBefore);
+  const mainThroughClose = mainThreadCpuUs();
   const after = await settledRss();
   const newSpaceAfter = newSpaceBytes();
   const idle = await idleRss(() => newSpaceBytes() >= newSpaceAfter);
@@ -148,6 +152,10 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       cpuUs: cpu.user + cpu.system,
       /** Of {@link cpuUs}, the main thread's (undefined where /proc has no schedstat); the rest ran on V8's and libuv's threads. */
       mainThreadCpuUs: mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore,
+      /** This process's CPU from the start of the runs until `close()` resolved, µs. */
+      cpuThroughCloseUs: cpuThroughClose.user + cpuThroughClose.system,
+      /** Of {@link cpuThroughCloseUs}, the main thread's. */
+      mainThreadThroughCloseUs: mainBefore === undefined || mainThroughClose === undefined ? undefined : mainThroughClose - mainBefore,
       heapUsedBefore: heapBefore,
       heapUsedAfter: process.memoryUsage().heapUsed,
     }),
