@@ -54,6 +54,12 @@ interface Report {
   readonly elapsedMs: number;
   readonly heapUsedBefore: number;
   readonly heapUsedAfter: number;
+  readonly anonBeforeIdle: number;
+  readonly fileBeforeIdle: number;
+  readonly anonAllAsked: number;
+  readonly fileAllAsked: number;
+  readonly anonAfterIdle: number;
+  readonly fileAfterIdle: number;
 }
 
 /** Runs a consumer; resolves its report and whether it exited by itself within {@link EXIT_WAIT_MS} of reporting. */
@@ -136,6 +142,7 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
   const mib = (bytes: number) => fmt(bytes / 2 ** 20);
   const at = `${runs} runs: `;
   const cpu = (report: Report) => report.cpuUs / 1000 / report.runs;
+  const anon = (report: Report) => (report.anonAllAsked - report.anonBeforeIdle) / 1024 / report.runs;
   return [
     {
       label: `${at}Claude Agent SDK: correct verdicts`,
@@ -154,6 +161,12 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       value: kib(ours, ours.beforeIdleRss),
       unit: "KiB",
       note: `(peak - RSS once V8 shrank its young generation to ${mib(ours.newSpaceBeforeIdle)} MiB) / ${ours.runs}; Claude Agent SDK ${fmt(kib(peer, peer.beforeIdleRss))} KiB (young generation ${mib(peer.newSpaceBeforeIdle)} MiB); ${fmt(kib(ours, ours.beforeIdleRss) / kib(peer, peer.beforeIdleRss), 2)}x (goal ≤ 1x)`,
+    },
+    {
+      label: `${at}anonymous memory per in-flight run from the same start (RssAnon when every run asked)`,
+      value: anon(ours),
+      unit: "KiB",
+      note: `Claude Agent SDK ${fmt(anon(peer))} KiB; ${fmt(anon(ours) / anon(peer), 2)}x; file-backed pages the runs paged in (the node binary's code first run, such as V8's optimizing compiler): ours ${fmt((ours.fileAllAsked - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB, the Agent SDK's ${fmt((peer.fileAllAsked - peer.fileBeforeIdle) / 2 ** 20, 1)} MiB (its start-up and warm-up had paged in ${fmt((peer.fileBeforeIdle - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB more)`,
     },
     {
       label: `${at}CPU per run (this process, from the first run's start to the last one's end)`,
@@ -225,7 +238,7 @@ function measured({ report, exitedByItself }: { report: Report; exitedByItself: 
       label: `${at}RSS once idle (V8 shrank its young generation) + GC`,
       value: mib(report.afterIdleRss),
       unit: "MiB",
-      note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle`,
+      note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle; from the same start, anonymous ${fmt(mib(report.anonAfterIdle - report.anonBeforeIdle), 1)} MiB more and file-backed ${fmt(mib(report.fileAfterIdle - report.fileBeforeIdle), 1)} MiB more`,
     },
     {
       label: `${at}exits by itself after close()`,

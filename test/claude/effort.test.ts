@@ -43,6 +43,19 @@ describe("reasoning effort (real binary)", { timeout: 180_000 }, () => {
     expect(outputConfigOf(h.server, "effort-none")).toEqual({ effort: "high" });
   });
 
+  it("the thinking budget (the Claude Agent SDK's maxThinkingTokens) is the env MAX_THINKING_TOKENS: the request's thinking.budget_tokens", async () => {
+    h = await harness([
+      { when: whenUserSays("budget-4096"), reply: { text: "capped" } },
+      { when: whenUserSays("budget-default"), reply: { text: "default" } },
+    ]);
+    await h.agent.run("budget-4096", { env: { MAX_THINKING_TOKENS: "4096" } });
+    await h.agent.run("budget-default");
+    const thinking = (marker: string): unknown =>
+      (h!.server.requests.find((r) => r.view.lastUserText.includes(marker))?.body as { thinking?: unknown } | undefined)?.thinking;
+    expect(thinking("budget-4096")).toMatchObject({ type: "enabled", budget_tokens: 4096 });
+    expect(thinking("budget-default")).not.toMatchObject({ budget_tokens: 4096 });
+  });
+
   it("minimal, a level Claude Code does not have: FeatureUnsupportedError before anything starts", async () => {
     await using refusing = new Agent(claude({ command: "/nonexistent/claude" }));
     const refused = await refusing.run("hi", { effort: "minimal" }).catch((e: unknown) => e);

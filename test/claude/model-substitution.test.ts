@@ -105,4 +105,28 @@ describe("claude model option on the real binary", () => {
     expect(modelNotices(events)).toEqual([{ kind: "model.substituted", data: { requested: "claude-opus-4-1", used: "claude-opus-5-5" } }]);
     expect(result.model).toBe("claude-opus-5-5");
   });
+
+  it("setModel before the turn: a switch the CLI makes as asked gives no model notice, and one it replaces gives one notice naming the model asked for", async () => {
+    h = await harness([{ name: "turn", when: whenUserSays("say hi"), reply: { text: "hi" } }]);
+    const runs: { notices: { kind: string; data: unknown }[]; model: string | undefined }[] = [];
+    for (const target of ["claude-haiku-4-5", "claude-opus-4-1"]) {
+      const stream = h.agent.stream("say hi");
+      const switched = stream.setModel(target);
+      const events: AgentEvent[] = [];
+      for await (const event of stream) events.push(event);
+      await expect(switched).resolves.toBe(true);
+      runs.push({ notices: modelNotices(events), model: (await stream.result()).model });
+    }
+    expect(h.server.requests.filter((request) => request.rule === "turn").map((request) => request.view.model)).toEqual([
+      "claude-haiku-4-5",
+      "claude-opus-5-5",
+    ]);
+    expect(runs).toEqual([
+      { notices: [], model: "claude-haiku-4-5" },
+      {
+        notices: [{ kind: "model.substituted", data: { requested: "claude-opus-4-1", used: "claude-opus-5-5" } }],
+        model: "claude-opus-5-5",
+      },
+    ]);
+  });
 });

@@ -89,6 +89,56 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
     });
   }
 
+  it("a subagent's tool calls name the delegation as parentToolCallId in events, approvals and hooks; a delegation the model calls Task (the CLI's older name) is Agent everywhere", async () => {
+    h = await harness([
+      {
+        name: "delegate",
+        when: (view) => view.lastUserText.includes("delegate the review") && view.lastToolResult === undefined,
+        reply: {
+          toolUse: { name: "Task", input: { description: "review notes", prompt: "SUBTASK run it", subagent_type: "release-reviewer" } },
+        },
+      },
+      {
+        name: "sub-bash",
+        when: (view) => view.firstUserText.includes("SUBTASK run it") && view.lastToolResult === undefined,
+        reply: { toolUse: { name: "Bash", input: { command: "touch SUBAGENT_RAN", description: "mark" } } },
+      },
+    ]);
+    agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+    const approvals: [string | undefined, string | undefined][] = [];
+    const hooks: string[] = [];
+    const stream = agent.stream("delegate the review", {
+      agents: REVIEWER,
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        approvals.push([request.toolName, request.parentToolCallId]);
+        request.approve();
+      },
+      hooks: {
+        beforeToolCall: (call) => void hooks.push(`before ${call.toolName} ${String(call.parentToolCallId)}`),
+        afterToolCall: (call) => void hooks.push(`after ${call.toolName} ${String(call.parentToolCallId)}`),
+      },
+    });
+    const events = await drainEvents(stream);
+    await stream.result();
+    const calls = events.flatMap((e) => (e.type === "tool-call" && e.phase === "end" ? [e] : []));
+    expect(calls.map((e) => [e.name, e.parentToolCallId])).toEqual([
+      ["Agent", undefined],
+      ["Bash", calls[0]!.id],
+    ]);
+    const delegation = calls[0]!.id;
+    const results = events.flatMap((e) => (e.type === "tool-result" ? [e] : []));
+    expect(results.map((e) => [e.name, e.parentToolCallId])).toEqual([
+      ["Bash", delegation],
+      ["Agent", undefined],
+    ]);
+    expect(approvals).toEqual([
+      ["Agent", undefined],
+      ["Bash", delegation],
+    ]);
+    expect(hooks).toEqual(["before Agent undefined", `before Bash ${delegation}`, `after Bash ${delegation}`, "after Agent undefined"]);
+  });
+
   it("a host's beforeToolCall edit of the delegation keeps it in the foreground", async () => {
     h = await harness(delegationRules());
     agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));

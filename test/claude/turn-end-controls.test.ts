@@ -121,9 +121,44 @@ describe("host requests at a claude turn's edges", { timeout: 120_000 }, () => {
     expect(h.server.requests.filter((r) => r.rule === "turn").map((r) => r.view.model)).toEqual(["claude-sonnet-4-5"]);
     expect(result.model).toBe("claude-sonnet-4-5");
     expect(notices(events, "model.response").map((n) => (n.data as { model?: string }).model)).toEqual(["claude-sonnet-4-5"]);
-    // The process's next turn runs on the model switched to, and says so.
-    const next = await thread.run("second question", { model: "claude-sonnet-4-5" });
+    // The process's next turn (naming no model) runs on the model switched to, and says so.
+    const next = await thread.run("second question");
     expect(h.server.requests.filter((r) => r.rule === "turn").map((r) => r.view.model)).toEqual(["claude-sonnet-4-5", "claude-haiku-4-5"]);
     expect(next.model).toBe("claude-haiku-4-5");
+  });
+
+  it("a thread turn naming the model its process was launched with runs on it after setModel switched that process, with no model notice; a turn naming none keeps the switch", async () => {
+    h = await harness(
+      [{ name: "turn", when: whenUserSays("question"), reply: { text: "answered" } }],
+      {},
+      { threadStore: new MemoryThreadStore() },
+    );
+    const thread = h.agent.thread("chat");
+    const first = thread.stream("first question");
+    const switched = first.setModel("claude-haiku-4-5"); // before the turn started: the whole turn
+    await drain(first);
+    await expect(switched).resolves.toBe(true);
+    expect((await first.result()).model).toBe("claude-haiku-4-5");
+    const named = thread.stream("second question", { model: "claude-sonnet-4-5" });
+    const namedEvents = await drain(named);
+    const second = await named.result();
+    // The same process served it (no spawn), on the model the turn named.
+    expect(namedEvents.some((e) => e.type === "process" && e.kind === "spawn")).toBe(false);
+    expect(notices(namedEvents, "lifecycle").map((n) => n.message)).toContain("process reused");
+    expect(second.model).toBe("claude-sonnet-4-5");
+    expect(namedEvents.filter((e) => e.type === "notice" && (e.kind === "model.substituted" || e.kind === "model.resolved"))).toEqual([]);
+    // Switched again, a turn that names no model stays on the switch.
+    const third = thread.stream("third question");
+    const again = third.setModel("claude-haiku-4-5");
+    await drain(third);
+    await expect(again).resolves.toBe(true);
+    const fourth = await thread.run("fourth question");
+    expect(h.server.requests.filter((r) => r.rule === "turn").map((r) => r.view.model)).toEqual([
+      "claude-haiku-4-5",
+      "claude-sonnet-4-5",
+      "claude-haiku-4-5",
+      "claude-haiku-4-5",
+    ]);
+    expect(fourth.model).toBe("claude-haiku-4-5");
   });
 });

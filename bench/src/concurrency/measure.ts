@@ -11,6 +11,12 @@ const collect: () => void = gc;
 
 /** Concurrent runs to start (env RUNS, default 100). */
 export const RUNS = Number(process.env.RUNS ?? 100);
+/**
+ * Warm-up runs before the measured ones (env WARMUP_RUNS, default 1). More let V8's optimizing
+ * compiler run before the measurement (paging in its code and that of what it compiles): a probe of
+ * what is one-time, not per run; the benchmark itself uses the default.
+ */
+const WARMUP_RUNS = Number(process.env.WARMUP_RUNS ?? 1);
 /** Text deltas per run the fake CLI writes (env FAKE_N, default 1,000). */
 export const FAKE_N = process.env.FAKE_N ?? "1000";
 
@@ -28,6 +34,21 @@ function mainThreadCpuUs(): number | undefined {
     return Number.isFinite(ns) ? ns / 1000 : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The resident set split as `/proc/self/status` gives it, bytes: `anon` (heap, stacks, buffers:
+ * what the program holds) and `file` (mapped files: the node binary's code, paged in as it is first
+ * run, e.g. V8's optimizing compiler the first time it compiles). Zeros where there is no `/proc`.
+ */
+function rssParts(): { anon: number; file: number } {
+  try {
+    const status = readFileSync("/proc/self/status", "latin1");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+    return { anon: kib("RssAnon"), file: kib("RssFile") };
+  } catch {
+    return { anon: 0, file: 0 };
   }
 }
 
@@ -80,9 +101,11 @@ export type RunOne = (name: string, onApproval: (allow: boolean) => Promise<bool
  */
 export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise<void>): Promise<void> {
   const expectation = (i: number, name: string): string => (i % 2 === 0 ? `allowed ${name}` : `denied ${name}`);
-  // Warm-up: one run, so code compiled on first use is not counted as per-run memory.
-  const warm = await runOne("warm-up", async () => true, expectation(0, "warm-up"));
-  if (!warm.ok) throw new Error(`warm-up run failed: ${warm.detail}`);
+  // Warm-up: one run (WARMUP_RUNS, one after another), so code compiled on first use is not counted as per-run memory.
+  for (let i = 0; i < WARMUP_RUNS; i++) {
+    const warm = await runOne("warm-up", async () => true, expectation(0, "warm-up"));
+    if (!warm.ok) throw new Error(`warm-up run failed: ${warm.detail}`);
+  }
 
   const before = await settledRss();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -91,6 +114,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   // shares, whatever its warm-up left the young generation at (the runs grow it again).
   const beforeIdle = await idleRss(() => newSpaceBytes() > IDLE_NEW_SPACE_BYTES);
   const newSpaceBeforeIdle = newSpaceBytes();
+  const partsBeforeIdle = rssParts();
+  let partsAllAsked = partsBeforeIdle;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
   let asked = 0;
@@ -107,6 +132,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
         async (allow) => {
           if (++asked === RUNS) {
             peak = Math.max(peak, rss());
+            partsAllAsked = rssParts();
             releaseAll();
           }
           await allAsked;
@@ -129,6 +155,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const after = await settledRss();
   const newSpaceAfter = newSpaceBytes();
   const idle = await idleRss(() => newSpaceBytes() >= newSpaceAfter);
+  const partsAfterIdle = rssParts();
   const failures = outcomes.filter((o) => !o.ok).map((o) => o.detail);
   console.log(
     JSON.stringify({
@@ -145,6 +172,13 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       newSpaceBefore,
       newSpaceAfter,
       afterIdleRss: idle.rss,
+      /** RssAnon and RssFile of `/proc/self/status`, bytes: at the same start, when every run had asked, once idle after. */
+      anonBeforeIdle: partsBeforeIdle.anon,
+      fileBeforeIdle: partsBeforeIdle.file,
+      anonAllAsked: partsAllAsked.anon,
+      fileAllAsked: partsAllAsked.file,
+      anonAfterIdle: partsAfterIdle.anon,
+      fileAfterIdle: partsAfterIdle.file,
       newSpaceAfterIdle: newSpaceBytes(),
       idleWaitMs: idle.waitedMs,
       elapsedMs,

@@ -11,6 +11,7 @@ export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,
+  MAX_AGENT_CARD_BYTES,
   textOf,
   type A2AClientOptions,
   type MessageInput,

@@ -19,6 +19,7 @@ import {
   ProtocolError,
   StreamRecoveryError,
   DEFAULT_CONNECT_TIMEOUT_MS,
+  MAX_AGENT_CARD_BYTES,
   taskStateName,
   type A2AStreamEvent,
 } from "../src/index.js";
@@ -151,6 +152,33 @@ describe("A2A client error rows", () => {
       for (const other of [ErrProtocol, ErrUnauthorized, ErrNotFound, ErrUnsupported, ErrUntrustedOrigin])
         expect(isError(err, other)).toBe(false);
     }
+  });
+
+  it("ErrInvalidAgentCard, RESOURCE_EXHAUSTED: a card body over MAX_AGENT_CARD_BYTES is refused once the limit is passed, endless or announced", async () => {
+    let written = 0;
+    const chunk = Buffer.alloc(64 * 1024, "a");
+    const endless = await plain((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"name":"');
+      const more = (): void => {
+        while (!res.destroyed && res.write(chunk)) written += chunk.length;
+        if (!res.destroyed) res.once("drain", more);
+      };
+      more();
+      res.on("close", () => undefined);
+    });
+    const err = await rejection(A2AClient.connect(endless.url, { connectTimeoutMs: 20_000 }));
+    expect(isError(err, ErrInvalidAgentCard)).toBe(true);
+    expect(errorCode(err)).toBe(ErrCode.ResourceExhausted);
+    expect(findError(err, ProtocolError)?.reason).toBe(`the card is larger than ${MAX_AGENT_CARD_BYTES} bytes`);
+    expect(written).toBeLessThan(16 * MAX_AGENT_CARD_BYTES);
+    const announced = await plain((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(MAX_AGENT_CARD_BYTES + 1) });
+      res.write("{"); // and nothing more: refused on the header, not after the deadline
+    });
+    const early = await rejection(A2AClient.connect(announced.url, { connectTimeoutMs: 20_000 }));
+    expect(isError(early, ErrInvalidAgentCard)).toBe(true);
+    expect(errorCode(early)).toBe(ErrCode.ResourceExhausted);
   });
 
   it("ErrProtocol: a JSON-RPC endpoint that answers with something that is not JSON-RPC", async () => {

@@ -21,6 +21,7 @@ export {
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,
   DEFAULT_MAX_REDIRECTS,
+  MAX_AGENT_CARD_BYTES,
   ErrInvalidAgentCard,
   ErrProtocol,
   ErrUnauthorized,

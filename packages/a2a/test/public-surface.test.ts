@@ -24,6 +24,7 @@ describe("public surface", () => {
       "ErrUntrustedOrigin",
       "FAILURE_METADATA_KEY",
       "FLEET_RUN_METADATA_KEY",
+      "MAX_AGENT_CARD_BYTES",
       "MAX_FAILURE_MESSAGE_CHARS",
       "ProtocolError",
       "RESPONSE_ARTIFACT_ID",

@@ -123,6 +123,24 @@ describe("our A2A server, the @a2a-js/sdk client", () => {
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it("an approve carrying an edited input (or any field besides decision, id, reason, choice) is refused: nothing runs, the task stays input-required", async () => {
+    const first = asTask(await client.sendMessage(send([text("TOOL make")])));
+    for (const answer of [
+      { decision: "approve", updatedInput: { command: "rm -rf /pretend" } },
+      { decision: "approve", input: { command: "rm -rf /pretend" } },
+      { decision: "deny", reason: "no", extra: 1 },
+      { decision: "deny", reason: 5 },
+    ]) {
+      const wrong = asTask(await client.sendMessage(send([data(answer)], first.id)));
+      expect(wrong.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(partsText(wrong.status?.message?.parts)).toBe(
+        'that answer does not fit the waiting approval. shell: make (answer with { decision: "approve" } or { decision: "deny", reason })',
+      );
+    }
+    const answered = asTask(await client.sendMessage(send([data({ decision: "approve" })], first.id)));
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("an answer naming an unknown approval id says the id is unknown and which ids wait; the task stays input-required", async () => {
     const first = asTask(await client.sendMessage(send([text("TOOL make")])));
     const wrong = asTask(await client.sendMessage(send([data({ decision: "approve", id: "no-such-approval" })], first.id)));

@@ -11,7 +11,13 @@ export type { ForkOptions, ForkPoint } from "./thread/turn-log.js";
 export { CHECKPOINT_CODEC } from "./thread/thread-turn.js";
 export { Stream } from "./run/stream.js";
 export { hostAllowed, hostRule, type HostRule } from "./http/host-check.js";
-export { publicMessage, redactCredentials, secretEnvValues, MAX_PUBLIC_MESSAGE_CHARS } from "./http/public-message.js";
+export {
+  publicMessage,
+  redactCredentials,
+  secretEnvValues,
+  currentSecretEnvValues,
+  MAX_PUBLIC_MESSAGE_CHARS,
+} from "./http/public-message.js";
 export { announcesBody, closeIfBodyUnread } from "./http/unread-body.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";

@@ -319,6 +319,50 @@ describe("backpressure", () => {
   });
 });
 
+describe("bounded event buffer for a consumer that does not read", () => {
+  it("runtime notices beyond the buffer are dropped and counted like deltas, so a flood of unknown lines holds a bounded backlog", async () => {
+    const lines = 200_000;
+    const driver = scriptedDriver(async (_r, sink) => {
+      sink.emit({ type: "notice", kind: "lifecycle", message: "session started" });
+      for (let i = 0; i < lines; i++) sink.emit({ type: "notice", kind: "runtime", message: `unhandled line type t${i}` });
+      sink.emit({ type: "tool-result", id: "t", output: "kept", isError: false });
+      return { text: "done" };
+    });
+    const stream = new Agent(driver, { eventBuffer: 100 }).stream("p");
+    await stream.result(); // the consumer reads nothing until the run is over
+    const events = await collect(stream);
+    expect(events.length).toBeLessThan(110);
+    const notices = events.filter((e) => e.type === "notice");
+    expect(notices[0]).toMatchObject({ kind: "lifecycle", message: "session started" });
+    const dropped = events.find((e) => e.type === "dropped");
+    expect(dropped).toMatchObject({ type: "dropped", byType: { notice: lines - (notices.length - 1) } });
+    expect(events.filter((e) => e.type === "tool-result")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
+  });
+
+  it("a backlog of events that are never dropped past its hard cap ends the run with RESOURCE_EXHAUSTED, holding no more than the cap", async () => {
+    let emitted = 0;
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      for (let i = 0; i < 300_000; i++) {
+        if (signal.aborted) throw signal.reason;
+        sink.emit({ type: "tool-result", id: `t${i}`, output: "x", isError: false });
+        emitted++;
+      }
+      return { text: "done" };
+    });
+    const stream = new Agent(driver, { eventBuffer: 100 }).stream("p");
+    const error = await stream.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DriverError);
+    expect(error).toMatchObject({ code: "RESOURCE_EXHAUSTED", op: "events" });
+    expect((error as Error).message).toContain("16384 events");
+    expect(emitted).toBe(16384); // run-started and 16,383 results are kept; the next one ends the run
+    const events = await collect(stream);
+    expect(events.length).toBeLessThanOrEqual(16384 + 2);
+    expect(events.at(-2)).toMatchObject({ type: "dropped" });
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "error" });
+  });
+});
+
 describe("input hygiene (found by a new-user trial)", () => {
   it("a prompt that is not a string rejects through result() instead of hanging", async () => {
     const driver = scriptedDriver(async () => ({ text: "never" }));

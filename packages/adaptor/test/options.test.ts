@@ -81,6 +81,15 @@ describe("misspelt options are refused with a suggestion before anything starts"
     ["budget.maxBudgetUsd", { budget: { maxBudgetUsd: 1 } }, "budget.maxBudgetUsd", "budget.maxCostUsd here"],
     ["hooks.PreToolUse", { hooks: { PreToolUse: () => undefined } }, "hooks.PreToolUse", "hooks.beforeToolCall here"],
     ["budget.maxTokens", { budget: { maxTokens: 1000 } }, "budget.maxTokens", "there is no token budget here"],
+    [
+      "maxThinkingTokens",
+      {},
+      "maxThinkingTokens",
+      'the thinking budget is the env MAX_THINKING_TOKENS here (env: { MAX_THINKING_TOKENS: "4096" })',
+    ],
+    ["fallbackModel", {}, "fallbackModel", 'claude({ extraArgs: ["--fallback-model", model] })'],
+    ["permissionPromptToolName", {}, "permissionPromptToolName", "every permission prompt reaches onApproval here"],
+    ["enableFileCheckpointing", {}, "enableFileCheckpointing", "checkpointFiles: true here"],
   ])("run options: the peer SDKs' name %s is refused with what to write here", async (_name, options, field, hint) => {
     const given = Object.keys(options).length > 0 ? options : { [field]: 1 };
     const driver = okDriver();

@@ -72,3 +72,48 @@ describe("the bridge redacts a driver's notices like its error messages", () => 
     expect(wire).not.toContain(HOST_SECRET);
   });
 });
+
+const LATE_ENV = "NOTICE_REDACTION_LATE_TOKEN";
+const LATE_SECRET = "late-rotated-secret-9876543210";
+
+/** Echoes the late secret in a notice before failing with it in the message. */
+class LateSecretDriver extends ReferenceDriver {
+  override run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+    sink.emit({ type: "notice", kind: "warning", message: `mystery ${LATE_SECRET}`, data: { detail: LATE_SECRET } });
+    return super.run({ ...request, prompt: `FAIL upstream refused ${LATE_SECRET}` }, sink, signal);
+  }
+}
+
+describe("a credential-named variable set after the bridge was built is redacted too", () => {
+  afterEach(() => {
+    delete process.env[LATE_ENV];
+  });
+
+  it("raw: the notice and the verdict's message hide a value put in process.env after new Bridge()", async () => {
+    served = await serve({ runner: new Agent(new LateSecretDriver({ latencyMs: 0 })) });
+    process.env[LATE_ENV] = LATE_SECRET; // a vault loader or a key rotation, after start-up
+    const response = await postJson(`${served.url}/runs`, { prompt: "hello" });
+    const messages = await readUntil(sseMessages(response), (m) => m.data["type"] === "run-finished");
+    const notice = messages.find((m) => m.data["type"] === "notice" && m.data["kind"] === "warning");
+    expect(notice?.data).toMatchObject({ message: "mystery [redacted]", data: { detail: "[redacted]" } });
+    expect(messages.at(-1)?.data).toMatchObject({ type: "run-finished", ok: false, message: "upstream refused [redacted]" });
+    expect(JSON.stringify(messages.map((m) => m.data))).not.toContain(LATE_SECRET);
+  });
+
+  it("ag-ui: RUN_ERROR and the notice hide it as well", async () => {
+    served = await serve({ runner: new Agent(new LateSecretDriver({ latencyMs: 0 })) });
+    process.env[LATE_ENV] = LATE_SECRET;
+    const response = await postJson(`${served.url}/ag-ui`, {
+      threadId: "t-late",
+      runId: "r-late",
+      messages: [{ id: randomUUID(), role: "user", content: "hello" }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    const messages = await readUntil(sseMessages(response), (m) => m.data["type"] === "RUN_ERROR" || m.data["type"] === "RUN_FINISHED");
+    expect(messages.at(-1)?.data).toMatchObject({ type: "RUN_ERROR", message: "upstream refused [redacted]" });
+    expect(JSON.stringify(messages.map((m) => m.data))).not.toContain(LATE_SECRET);
+  });
+});

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { RunError } from "adaptor";
+import { ApprovalRequest, RunError } from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { postJson, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
+import { wireApproval } from "../src/protocols/raw.js";
 
 // The `raw` protocol through a plain fetch + eventsource-parser client, on the scripted reference driver.
 
@@ -79,6 +80,21 @@ describe("raw protocol: the SDK's events as SSE", () => {
     const rest = await readUntil(messages, (m) => m.data["type"] === "run-finished");
     expect(rest.find((m) => m.data["type"] === "tool-result")!.data).toMatchObject({ output: "ran echo hi", isError: false });
     expect(rest.at(-1)!.data).toMatchObject({ ok: true });
+  });
+
+  it("an approval about a subagent's tool call names the delegation on the wire (parentToolCallId)", () => {
+    const request = new ApprovalRequest({
+      id: "a-1",
+      runId: "r-1",
+      kind: "permission",
+      title: "Bash: touch x",
+      toolName: "Bash",
+      toolCallId: "toolu_2",
+      parentToolCallId: "toolu_1",
+      createdAt: new Date(0),
+      attempt: 1,
+    });
+    expect(wireApproval(request)).toMatchObject({ toolCallId: "toolu_2", parentToolCallId: "toolu_1" });
   });
 
   it("a denial's reason reaches the tool result; unknown ids are 404, a wrong decision for the kind 422, a malformed answer 400", async () => {

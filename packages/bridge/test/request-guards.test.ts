@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendOnOneConnection, trickleBody } from "./raw-socket.js";
@@ -88,6 +89,40 @@ describe("malformed input is a 400 before anything happens", () => {
     expect(approval).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
     const events = await rawRequest(served.url, "/runs/%E0%A4%A/events", { method: "GET" });
     expect(events).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
+  });
+
+  it("a path with dot segments or a backslash is 400 and starts no run, so a guard in front that reads the raw path sees what the bridge serves", async () => {
+    served = await serve({ runner: referenceAgent(), basePath: "/api/" });
+    const { port } = new URL(served.url);
+    const send = (path: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        // The path as written: a URL string would be normalised by the client first.
+        const req = httpRequest(
+          { host: "127.0.0.1", port, path, method: "POST", headers: { "content-type": "application/json" } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+          },
+        );
+        req.on("error", reject);
+        req.end(JSON.stringify({ prompt: "hi" }));
+      });
+    for (const path of [
+      "/api/./runs",
+      "/x/../api/runs",
+      "/api/runs/.",
+      "/api/%2e/runs",
+      "/api/x/%2E%2E/runs",
+      "/api\\runs",
+      "/api/runs/./",
+    ]) {
+      const answer = await send(path);
+      expect([path, answer.status, answer.body]).toEqual([path, 400, expect.stringContaining('"code":"bad_request"')]);
+      expect(answer.body).toContain("dot segment");
+    }
+    expect(served.settled).toHaveLength(0);
+    expect((await send("/api/runs")).status).toBe(200);
   });
 
   it("Last-Event-ID must be a non-negative safe decimal integer: 1e3, 0x10, -1, 1.5 and 99999999999999999999 are 400", async () => {

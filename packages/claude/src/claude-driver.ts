@@ -204,7 +204,7 @@ export class ClaudeDriver implements Driver {
     const outcome = await this.#pool
       .serve(session, async () => {
         try {
-          return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images);
+          return await session.runTurn(request.prompt, watchdog.sink(sink), runSignal, reusable || handOver, request.images, request.model);
         } catch (error) {
           await session.close();
           throw error;
@@ -291,6 +291,7 @@ export class ClaudeDriver implements Driver {
           terminal: terminal?.line,
           exitCode: exit ? exit.code : 0,
           exitSignal: exit ? exit.signal : null,
+          ...(exit?.terminated === true ? { endedBySdk: true } : {}),
           stderrTail: session.proc.stderrTail(),
           resuming: request.session !== undefined,
         });

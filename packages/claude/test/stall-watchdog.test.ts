@@ -26,6 +26,27 @@ describe("the stall watchdog on the Claude driver (fake CLI, stallTimeoutMs 2 s)
     }
   });
 
+  it("a CLI that closes its stdout and stays alive is ended after killGraceMs, not at the stall timeout: exited without a result line", async () => {
+    const driver = claude({
+      command: fakeCliPath,
+      env: fakeCliEnv([{ awaitStdinLine: true }, INIT, { closeStdout: true }, { hang: true }]),
+      killGraceMs: 300,
+      stallTimeoutMs: 60_000,
+    });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      expect(run.error).toBeUndefined();
+      expect(run.response?.failure).toMatchObject({
+        reason: "agent_error",
+        message:
+          "claude exited (ended by the SDK with SIGTERM: its stdout had ended and it did not exit within the kill grace) without a result line",
+      });
+      expect(run.response?.exit).toMatchObject({ signal: "SIGTERM", endedByDriver: true });
+    } finally {
+      await driver.close();
+    }
+  }, 30_000);
+
   it("a 5 s wait on the host's approval does not count as a stall", async () => {
     const driver = fake([
       { awaitStdinLine: true },

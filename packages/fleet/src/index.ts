@@ -1,5 +1,12 @@
 // Public surface of @adaptor/fleet.
-export { Fleet, type SubmitOptions, type FleetRunOptions, type FleetApproval } from "./fleet/fleet.js";
+export {
+  Fleet,
+  type SubmitOptions,
+  type FleetRunOptions,
+  type FleetApproval,
+  type FleetWaitingApproval,
+  type FleetPendingApprovalsOptions,
+} from "./fleet/fleet.js";
 export type { FleetOptions } from "./fleet/fleet-options.js";
 export { RunHandle, type RunEventsOptions, type FleetPendingApproval, type FleetRunInfo } from "./run/run-handle.js";
 export type { FleetEvent, FleetEventBody, AttemptStartedEvent, VerdictEvent, RecordedAgentEvent } from "./run/fleet-event.js";

@@ -4,7 +4,8 @@
 // Its argv is ignored (drivers pass their own flags). The scenario is a JSON array of steps, read
 // from env ADAPTOR_FAKE_CLI_SCENARIO, else from the file named by ADAPTOR_FAKE_CLI_SCENARIO_FILE.
 // Steps (see FakeCliStep in @adaptor/testkit/fake-cli): write, writeBase64, stderr, sleepMs,
-// awaitStdinLine, awaitStdinEnd, echoStdinLine, closeStdin, ignoreSigterm, spawnGrandchild, hang, exit.
+// awaitStdinLine, awaitStdinEnd, echoStdinLine, closeStdin, closeStdout, ignoreSigterm, spawnGrandchild,
+// hang, exit.
 // Exit codes: the scenario's `exit`, else 0; 2 for a bad scenario; 3 when stdin ended while a step
 // waited for a line. No dependencies.
 import { spawn } from "node:child_process";
@@ -43,6 +44,7 @@ function checkStep(step, index) {
     case "awaitStdinEnd":
     case "echoStdinLine":
     case "closeStdin":
+    case "closeStdout":
     case "ignoreSigterm":
     case "spawnGrandchild":
     case "hang":
@@ -147,6 +149,15 @@ function closeStdin() {
   }
 }
 
+/** Closes fd 1 for real, so the parent reads the end of stdout while this process lives on. */
+function closeStdout() {
+  try {
+    closeSync(1);
+  } catch {
+    // already closed
+  }
+}
+
 async function run(step) {
   if ("write" in step) return writeTo(process.stdout, Buffer.from(step.write, "utf8"));
   if ("writeBase64" in step) return writeTo(process.stdout, Buffer.from(step.writeBase64, "base64"));
@@ -165,6 +176,7 @@ async function run(step) {
     return writeTo(process.stdout, `${JSON.stringify({ type: "echo", line: parsed })}\n`);
   }
   if ("closeStdin" in step) return closeStdin();
+  if ("closeStdout" in step) return closeStdout();
   if ("ignoreSigterm" in step) return void process.on("SIGTERM", () => {});
   if ("spawnGrandchild" in step) {
     // Same process group (not detached), no stdio of ours: it dies only if its group is killed.

@@ -22,6 +22,13 @@ export const DEFAULT_RECOVERY_DELAY_MS = 250;
 /** Default deadline of {@link A2AClient.connect} (fetching and reading the agent card), in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
+/**
+ * The largest agent card {@link A2AClient.connect} reads, in bytes of its body (1 MiB; a card is a
+ * few KB): a longer one is refused as soon as the limit is passed, or at once when its
+ * `Content-Length` says so.
+ */
+export const MAX_AGENT_CARD_BYTES = 1024 * 1024;
+
 /** The credential values each client sends, for redacting remote text outside the class (delegation messages). */
 const SECRETS = new WeakMap<A2AClient, readonly string[]>();
 
@@ -120,7 +127,9 @@ export class A2AClient {
    * @throws ProtocolError (op `"agent-card"`) matching `ErrInvalidAgentCard` (not JSON, missing
    *   name or interfaces, a malformed interface URL, HTTP 404), `ErrUnsupported` (no interface
    *   this client speaks), `ErrUntrustedOrigin` (credentials set and the card's interface, or a
-   *   redirect, is on another origin), `ErrUnauthorized` (HTTP 401/403), or, when no card arrived
+   *   redirect, is on another origin), `ErrUnauthorized` (HTTP 401/403), `ErrInvalidAgentCard`
+   *   with a `DriverError` coded `RESOURCE_EXHAUSTED` as its cause (`errorCode(err)`) for a body
+   *   over {@link MAX_AGENT_CARD_BYTES}, or, when no card arrived
    *   within `connectTimeoutMs`, none of them: its cause is a `DriverError` coded `TIMEOUT`
    *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts; a
    *   `TypeError` for a bad `url` or option.
@@ -148,7 +157,7 @@ export class A2AClient {
     let text = "";
     try {
       const response = await fetchImpl(cardUrl, { headers: { accept: "application/json", "a2a-version": "1.0" }, signal });
-      text = await response.text();
+      text = await cardText(response, secrets);
       if (!response.ok) throw invalidCard(`HTTP ${response.status} for ${cardUrl.href}`, text, secrets);
       raw = JSON.parse(text) as unknown;
     } catch (error) {
@@ -367,6 +376,43 @@ export class A2AClient {
       source = this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal });
     }
   }
+}
+
+/**
+ * The body of a card response, read up to {@link MAX_AGENT_CARD_BYTES}.
+ * @throws ProtocolError `ErrInvalidAgentCard` (cause coded `RESOURCE_EXHAUSTED`) past the limit,
+ * the body's request cancelled.
+ */
+async function cardText(response: Response, secrets: readonly string[]): Promise<string> {
+  const tooLarge = (): ProtocolError => {
+    const reason = `the card is larger than ${MAX_AGENT_CARD_BYTES} bytes`;
+    const cause = new DriverError(
+      { op: "agent-card", device: "a2a", code: ErrCode.ResourceExhausted, cause: reason },
+      { sentinel: ErrInvalidAgentCard },
+    );
+    return new ProtocolError({ op: "agent-card", reason, cause, secrets });
+  };
+  const announced = Number(response.headers.get("content-length") ?? NaN);
+  const body = response.body;
+  if (announced > MAX_AGENT_CARD_BYTES) {
+    await body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_AGENT_CARD_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function invalidCard(reason: string, raw: string, secrets: readonly string[]): ProtocolError {

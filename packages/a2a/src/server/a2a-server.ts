@@ -565,11 +565,20 @@ export function snapshot(context: RequestContext, state: TaskState): Task {
   };
 }
 
-/** The approval answer a client message carries: a data part `{ decision, reason?, choice? }`, or the text `approve`/`deny`. */
+/** The fields an answer's data part may have, each a string. */
+const ANSWER_FIELDS: ReadonlySet<string> = new Set(["decision", "id", "reason", "choice"]);
+
+/**
+ * The approval answer a client message carries: a data part `{ decision, id?, reason?, choice? }`,
+ * or the text `approve`/`deny`. A data part with any other field (an edited input such as
+ * `updatedInput`, which A2A does not offer) or a field that is not a string is no answer: the
+ * approval is asked again rather than approved as it was.
+ */
 export function parseAnswer(message: Message): ApprovalAnswer | undefined {
   const data = messageData(message);
   const decision = data?.["decision"];
   if (decision === "approve" || decision === "deny" || decision === "answer") {
+    for (const [key, value] of Object.entries(data ?? {})) if (!ANSWER_FIELDS.has(key) || typeof value !== "string") return undefined;
     return {
       decision,
       ...(typeof data?.["id"] === "string" ? { id: data["id"] } : {}),

@@ -1,4 +1,4 @@
-import { publicMessage, RunError, secretEnvValues } from "adaptor";
+import { currentSecretEnvValues, publicMessage, RunError } from "adaptor";
 
 /**
  * The closed set of failure codes an A2A task of this server can end with, under the status
@@ -40,9 +40,9 @@ export interface TaskFailure {
  * and the values of `secrets` replaced by `[redacted]`, cut to 500 characters. Any other error is
  * `error` with the fixed message `"internal error"`: no message, stack or cause of it leaves the host.
  * @param secrets literal values to redact; default the values of this process's credential-looking
- *   environment variables (`secretEnvValues()` from `adaptor`).
+ *   environment variables as they are now (`currentSecretEnvValues()` from `adaptor`).
  */
-export function taskFailure(error: unknown, secrets: readonly string[] = secretEnvValues()): TaskFailure {
+export function taskFailure(error: unknown, secrets: readonly string[] = currentSecretEnvValues()): TaskFailure {
   if (error instanceof RunError) {
     const code = (BUSINESS.has(error.reason) ? error.reason : "agent_error") as A2AFailureCode;
     const line = publicMessage(error.message, secrets);

@@ -251,6 +251,16 @@ export class Agent implements AsyncDisposable {
     const queue = new EventQueue(
       { runId, ...(threadKey !== undefined ? { threadKey, turnId: uuidv7() } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,
+      // A consumer that lags this far behind would hold the host's memory without bound.
+      (limit) =>
+        controller.abort(
+          new DriverError({
+            op: "events",
+            device: this.driver.descriptor.type,
+            code: ErrCode.ResourceExhausted,
+            cause: `${limit} events wait for the stream's consumer (the event buffer's limit)`,
+          }),
+        ),
     );
     let refusal: unknown = this.#closing
       ? new AdaptorError("agent is closed", { sentinel: ErrAgentClosed })

@@ -33,6 +33,8 @@ export interface ApprovalRequestInit {
   readonly toolName?: string | undefined;
   /** See {@link ApprovalRequest.toolCallId}. */
   readonly toolCallId?: string | undefined;
+  /** See {@link ApprovalRequest.parentToolCallId}. */
+  readonly parentToolCallId?: string | undefined;
   /** See {@link ApprovalRequest.input}. */
   readonly input?: unknown;
   /** See {@link ApprovalRequest.choices}. */
@@ -75,6 +77,12 @@ export class ApprovalRequest {
   readonly toolName: string | undefined;
   /** The id of the `tool-call` event this ask belongs to. */
   readonly toolCallId: string | undefined;
+  /**
+   * The id of the tool call that started the subagent making this call (the delegation's
+   * `tool-call` `id`), when the agent says so (Claude Code); undefined for the main conversation's
+   * calls and where the agent does not say.
+   */
+  readonly parentToolCallId: string | undefined;
   /** The input the CLI proposes for the tool. */
   readonly input: unknown;
   /** The options of a `question`; undefined for other kinds. */
@@ -103,6 +111,7 @@ export class ApprovalRequest {
     this.title = init.title;
     this.toolName = init.toolName;
     this.toolCallId = init.toolCallId;
+    this.parentToolCallId = init.parentToolCallId;
     this.input = init.input;
     this.choices = init.choices;
     this.details = init.details;

@@ -3,6 +3,15 @@ import type { AgentEvent, EventMeta, EventPayload } from "./agent-event.js";
 /** Default number of buffered events before high-frequency ones are dropped. */
 export const DEFAULT_EVENT_BUFFER = 1024;
 
+/**
+ * The most events a run's buffer holds for a consumer that falls behind: 16 times its capacity,
+ * at least 16,384. Past it the run is ended (see {@link EventQueue}); a consumer that keeps up
+ * never comes near it.
+ */
+export function maxEventBacklog(capacity: number): number {
+  return Math.max(16 * capacity, 16_384);
+}
+
 /** Events stamped with one clock reading at most, while the host takes none of them (see `#now`). */
 const CLOCK_REUSE = 32;
 
@@ -25,6 +34,10 @@ function isDroppable(event: EventPayload): boolean {
       return event.phase === "args";
     case "process":
       return event.kind === "stdout" || event.kind === "stderr";
+    case "notice":
+      // The CLI's own lines the driver passes on as they are (unknown line types, retries): as
+      // frequent as the CLI writes them, and nothing a host must act on.
+      return event.kind === "runtime";
     default:
       return false;
   }
@@ -34,8 +47,11 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 
 /**
  * The per-run event buffer behind a Stream: stamps `meta` (strictly increasing `sequence`),
- * drops only high-frequency deltas when more than `capacity` events wait, reports each gap with
- * one `dropped` event, and never drops approval, tool-result, lifecycle or terminal events.
+ * drops only high-frequency deltas and `runtime` notices when more than `capacity` events wait,
+ * reports each gap with one `dropped` event, and never drops approval, tool-result, lifecycle or
+ * terminal events. Its memory is bounded whatever the driver emits: once {@link maxEventBacklog}
+ * events wait, `onOverflow` is called (once; the run ends with it) and every later event but
+ * `run-finished` is dropped into the gap.
  *
  * Read it with {@link take} / {@link next}; one consumer. Every event is a new frozen object: the
  * driver's payload is copied, never mutated.
@@ -45,6 +61,9 @@ export class EventQueue {
   readonly #threadKey: string | undefined;
   readonly #turnId: string | undefined;
   readonly #capacity: number;
+  readonly #maxBacklog: number;
+  readonly #onOverflow: ((limit: number) => void) | undefined;
+  #overflowed = false;
   #buffer: AgentEvent[] = [];
   #head = 0;
   #sequence = 0;
@@ -64,11 +83,17 @@ export class EventQueue {
   #clockMs = 0;
   #clockUses = CLOCK_REUSE;
 
-  constructor(meta: Omit<EventMeta, "sequence" | "time">, capacity = DEFAULT_EVENT_BUFFER) {
+  /**
+   * @param capacity - events held before droppable ones are dropped (`eventBuffer`).
+   * @param onOverflow - called once when {@link maxEventBacklog} events wait, with that limit.
+   */
+  constructor(meta: Omit<EventMeta, "sequence" | "time">, capacity = DEFAULT_EVENT_BUFFER, onOverflow?: (limit: number) => void) {
     this.#runId = meta.runId;
     this.#threadKey = meta.threadKey;
     this.#turnId = meta.turnId;
     this.#capacity = capacity;
+    this.#maxBacklog = maxEventBacklog(capacity);
+    this.#onOverflow = onOverflow;
     this.#readyBelow = Math.max(1, Math.floor(capacity / 2));
   }
 
@@ -80,7 +105,8 @@ export class EventQueue {
   /** Stamps and buffers `event`; ignored after {@link close}. */
   push(event: EventPayload): void {
     if (this.#closed) return;
-    if (this.#buffer.length - this.#head >= this.#capacity && isDroppable(event)) {
+    const waiting = this.#buffer.length - this.#head;
+    if (this.#overflowed ? event.type !== "run-finished" : waiting >= this.#capacity && (isDroppable(event) || this.#overflow(waiting))) {
       const sequence = ++this.#sequence;
       const gap = (this.#gap ??= { count: 0, byType: {}, first: sequence, last: sequence });
       gap.count += 1;
@@ -165,6 +191,14 @@ export class EventQueue {
       if (next.done) return;
       yield next.value;
     }
+  }
+
+  /** True, once the backlog reached its hard cap: `onOverflow` is told, and the event is dropped. */
+  #overflow(waiting: number): boolean {
+    if (waiting < this.#maxBacklog) return false;
+    this.#overflowed = true;
+    this.#onOverflow?.(this.#maxBacklog);
+    return true;
   }
 
   #waitForEvent(): Promise<void> {

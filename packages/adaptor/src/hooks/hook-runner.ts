@@ -88,6 +88,7 @@ export class HookRunner {
     const ask: HookAsk = {
       point: "afterToolCall",
       toolCallId: event.id,
+      ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
       toolName: event.name ?? call?.name ?? "",
       input: call?.input,
       output: event.output,

@@ -2,6 +2,11 @@
 export interface ToolCallHookInput {
   /** Provider id of the tool call (e.g. `"toolu_1"`), when the agent reports one. */
   readonly toolCallId?: string;
+  /**
+   * The id of the tool call that started the subagent making this call (the delegation's
+   * `toolCallId`), when the agent says so (Claude Code); absent for the main conversation's calls.
+   */
+  readonly parentToolCallId?: string;
   /** The tool's name as the agent knows it, e.g. `"Bash"` or `"mcp__host__lookup"`. */
   readonly toolName: string;
   /** The input the agent proposes (before the call) or ran it with (after it). */

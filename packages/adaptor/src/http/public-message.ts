@@ -21,6 +21,26 @@ export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] 
   return [...values].sort((a, b) => b.length - a.length);
 }
 
+let current: string[] | undefined;
+const forget = (): void => {
+  current = undefined;
+};
+
+/**
+ * {@link secretEnvValues} of `process.env` as it is now, for a server redacting a failure or a
+ * notice as it sends it: a variable set after the server was built (a vault loader, a key
+ * rotation) is redacted too. Reading the environment costs a fraction of a millisecond, so the
+ * values are read once per turn of the event loop: every call in one turn shares them, and a
+ * change made in an earlier turn is always seen.
+ */
+export function currentSecretEnvValues(): readonly string[] {
+  if (current === undefined) {
+    current = secretEnvValues();
+    setImmediate(forget).unref();
+  }
+  return current;
+}
+
 /** A name that says its value is a credential, as a key in `name=value`, `name: value` or JSON. */
 const CREDENTIAL_NAME = String.raw`[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|credential)[A-Za-z0-9_-]*`;
 

@@ -25,7 +25,12 @@ export const PEER_OPTION_HINTS: Readonly<Record<string, string>> = Object.freeze
   webSearchEnabled: 'web search is policy.webSearch here ("allow" or "deny")',
   webSearchMode: 'web search is policy.webSearch here ("allow" or "deny")',
   modelReasoningEffort: "the Codex SDK's modelReasoningEffort is effort here",
-  maxThinkingTokens: "reasoning effort is effort here (low, medium, high; minimal too on Codex)",
+  maxThinkingTokens:
+    'the thinking budget is the env MAX_THINKING_TOKENS here (env: { MAX_THINKING_TOKENS: "4096" }) on Claude; effort sets the reasoning effort, not the budget',
+  fallbackModel: 'a fallback model is a Claude Code flag here: claude({ extraArgs: ["--fallback-model", model] })',
+  permissionPromptToolName:
+    'no MCP tool is needed: every permission prompt reaches onApproval here (or an approval-request event), with policy.approvals.permission "ask"',
+  enableFileCheckpointing: "file checkpoints are checkpointFiles: true here (thread turns); thread.rewind(runId) restores the files",
   settingSources: "which settings the CLI loads is a driver option here (claude({ workspaceSettings, configDir }))",
   pathToClaudeCodeExecutable: "the CLI's path is the driver option command here (claude({ command }))",
   codexPathOverride: "the CLI's path is the driver option command here (codex({ command }))",

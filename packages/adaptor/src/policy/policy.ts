@@ -5,7 +5,11 @@ export type ApprovalFallback = "abort" | "continue" | "retry";
 
 /**
  * Approval modes per kind plus deadlines and fallbacks.
- * Defaults: permission `ask`, plan_review `ask`, question `auto_deny`; `timeoutMs` 30,000 (negative:
+ * Unset `permission`: the CLI's own configuration decides which calls it asks about (Claude Code in
+ * its default mode asks about writes and commands; codex follows its own `approval_policy`, `never`
+ * under a confining sandbox), what it asks is answered
+ * as under `ask`, and host tools (`defineTool`) run unasked. Defaults otherwise: plan_review `ask`,
+ * question `auto_deny`; `timeoutMs` 30,000 (negative:
  * no deadline); `onTimeout` `abort`; `onReject` `continue` (the denial reaches the agent);
  * `maxRetries` 3.
  */

@@ -18,7 +18,7 @@ export interface ResultInit {
   readonly sessionId?: string | undefined;
   /** Token counts, when the CLI reported them. */
   readonly usage?: Usage | undefined;
-  /** Cost in US dollars, when the CLI reported it. */
+  /** Cost in US dollars of this run's own turn, when the CLI reported it (see {@link Result.costUsd}). */
   readonly costUsd?: number | undefined;
   /** Wall-clock duration of the run in ms. */
   readonly durationMs: number;
@@ -72,7 +72,12 @@ export class Result {
   readonly sessionId: string | undefined;
   /** Token usage; `undefined` when the CLI reported none, zeros when it reported zeros. */
   readonly usage: Usage | undefined;
-  /** Cost in US dollars, when the CLI reports it. */
+  /**
+   * Cost in US dollars of this run's own turn, when the CLI reports it: on a thread each turn
+   * reports its own cost, never the conversation's running total (Claude Code reports a running
+   * total; its driver reports the turn's share, including turns the CLI ran by itself since the
+   * previous prompt). `undefined` when the CLI reports none or the turn's share cannot be known.
+   */
   readonly costUsd: number | undefined;
   /** Wall time of the run in ms, from start to verdict. */
   readonly durationMs: number;

@@ -166,6 +166,7 @@ export class ApprovalBroker {
         title: ask.title,
         toolName: ask.toolName,
         toolCallId: ask.toolCallId,
+        parentToolCallId: ask.parentToolCallId,
         input: ask.input,
         choices: ask.choices,
         details: ask.details,

@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
-import { closeIfBodyUnread, ErrFeatureUnsupported, hostAllowed, isError, type ApprovalRequest, type RunOptions } from "adaptor";
+import {
+  closeIfBodyUnread,
+  currentSecretEnvValues,
+  ErrFeatureUnsupported,
+  hostAllowed,
+  isError,
+  type ApprovalRequest,
+  type RunOptions,
+} from "adaptor";
 import { answerApproval, decisionOf, parseApprovalAnswer, type BridgeResume } from "../approvals/answer-approval.js";
 import { assertWellFormedString, MalformedStringError } from "@adaptor/errors";
 import { corsHeaders, originAllowed } from "../http/cors.js";
@@ -14,7 +22,6 @@ import { checkWireId } from "../protocols/wire-id.js";
 import { sseEvent } from "../protocols/frame.js";
 import { encodeRaw } from "../protocols/raw.js";
 import { parseRawPrompt, sdkPrompt, type WirePrompt, type WirePromptLimits } from "../protocols/wire-prompt.js";
-import { secretEnvValues } from "../protocols/public-error.js";
 import { RunChannel, type ChannelVerdict } from "../run/run-channel.js";
 import { SseConnection } from "../sse/sse-connection.js";
 import { FleetFront } from "../fleet/fleet-front.js";
@@ -36,6 +43,9 @@ interface ChannelEntry {
 
 /** A request handler in the style of Node's `http` (and Express/Connect middleware). */
 export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/** A `.` or `..` path segment (also percent-encoded), or a backslash, in a request's raw path. */
+const DOT_SEGMENT_OR_BACKSLASH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
  * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
@@ -76,7 +86,8 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
  */
 export class Bridge implements AsyncDisposable {
   readonly #settings: BridgeSettings;
-  readonly #secrets = secretEnvValues();
+  /** The credential-named variables of `process.env` as they are when a failure or a notice is sent. */
+  readonly #secrets = currentSecretEnvValues;
   readonly #channels = new Map<string, ChannelEntry>();
   readonly #retained: string[] = [];
   readonly #approvals = new Map<string, { request: ApprovalRequest; key: string }>();
@@ -141,6 +152,10 @@ export class Bridge implements AsyncDisposable {
     // An answer sent before the body is read (a refusal) closes the connection: a trickled body cannot hold it open.
     closeIfBodyUnread(req, res);
     if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
+    // The URL parser resolves `.`/`..` segments (`%2e` too) and reads `\` as `/`: a guard in front
+    // of the bridge that matches the raw path would see another route than the one served.
+    if (DOT_SEGMENT_OR_BACKSLASH.test((req.url ?? "/").split("?", 1)[0]!))
+      throw new HttpError(400, "bad_request", "the path has a dot segment or a backslash; send it normalized");
 
     if (method === "OPTIONS") {
       const headers = corsHeaders(this.#settings.cors, req, true);

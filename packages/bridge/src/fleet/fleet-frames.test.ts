@@ -27,7 +27,7 @@ const frames = (protocol: "raw" | "ag-ui") =>
     runId: RUN,
     threadId: "thread-1",
     agUiRunId: "run-1",
-    secrets: [],
+    secrets: () => [],
     verdict: async () => ({
       ok: true,
       result: new Result({ runId: RUN, text: "second try", durationMs: 1, raw: { stdout: "", stderr: "" }, transcript: [] }),

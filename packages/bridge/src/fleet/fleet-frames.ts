@@ -20,7 +20,7 @@ export interface FleetFramesInit {
   /** AG-UI: the input's `threadId` and `runId`. */
   readonly threadId: string;
   readonly agUiRunId: string;
-  readonly secrets: readonly string[];
+  readonly secrets: () => readonly string[];
   /** The run's verdict, read when its `verdict` event arrives. */
   readonly verdict: (stored: { readonly kind?: unknown }) => Promise<ChannelVerdict>;
 }

@@ -41,11 +41,11 @@ const FLEET_ERRORS = {
 export class FleetFront {
   readonly #fleet: BridgeFleet;
   readonly #settings: BridgeSettings;
-  readonly #secrets: readonly string[];
+  readonly #secrets: () => readonly string[];
   readonly #track: (work: Promise<void>) => void;
   readonly #closing = new AbortController();
 
-  constructor(fleet: BridgeFleet, settings: BridgeSettings, secrets: readonly string[], track: (work: Promise<void>) => void) {
+  constructor(fleet: BridgeFleet, settings: BridgeSettings, secrets: () => readonly string[], track: (work: Promise<void>) => void) {
     this.#fleet = fleet;
     this.#settings = settings;
     this.#secrets = secrets;

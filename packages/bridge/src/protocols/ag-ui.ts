@@ -64,7 +64,7 @@ export class AgUiMapper {
   readonly #threadId: string;
   readonly #runId: string;
   readonly #clientState: Record<string, unknown>;
-  readonly #secrets: readonly string[];
+  readonly #secrets: () => readonly string[];
   readonly #encoder = new EventEncoder();
   #frameId = 0;
   #text: string | undefined;
@@ -90,7 +90,7 @@ export class AgUiMapper {
     threadId: string;
     runId: string;
     state: unknown;
-    secrets: readonly string[];
+    secrets: () => readonly string[];
     newId?: () => string;
     nextFrameId?: () => number;
     stateDelta?: boolean;
@@ -240,7 +240,7 @@ export class AgUiMapper {
         break;
       }
       case "notice": {
-        const shown = publicNotice(event, this.#secrets);
+        const shown = publicNotice(event, this.#secrets());
         push({
           type: EventType.CUSTOM,
           name: AG_UI_CUSTOM_EVENTS.notice,
@@ -300,7 +300,7 @@ export class AgUiMapper {
           push({ type: EventType.RUN_FINISHED, ...base, outcome: { type: "cancelled" } });
         } else {
           const code = failure ? failureCode(failure.error) : (event.reason ?? "error");
-          const message = failureMessage(code, event.message ?? "the run failed", this.#secrets) || "the run failed";
+          const message = failureMessage(code, event.message ?? "the run failed", this.#secrets()) || "the run failed";
           push({
             type: EventType.RUN_ERROR,
             message,

@@ -12,6 +12,8 @@ export interface WireApproval {
   readonly title: string;
   readonly toolName?: string;
   readonly toolCallId?: string;
+  /** For a subagent's call, the delegation's tool call id (see `ApprovalRequest.parentToolCallId`). */
+  readonly parentToolCallId?: string;
   readonly input?: unknown;
   readonly choices?: ApprovalRequest["choices"];
   readonly details?: ApprovalRequest["details"];
@@ -31,6 +33,7 @@ export function wireApproval(request: ApprovalRequest): WireApproval {
     title: request.title,
     ...(request.toolName !== undefined ? { toolName: request.toolName } : {}),
     ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
+    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
     ...(request.input !== undefined ? { input: request.input } : {}),
     ...(request.choices !== undefined ? { choices: request.choices } : {}),
     ...(request.details !== undefined ? { details: request.details } : {}),
@@ -81,10 +84,10 @@ export function wirePendingApproval(pending: PendingApproval): WirePendingApprov
  * which a run with `resume` answers. `id` is the SSE id (default `meta.sequence`; a bridge over a
  * fleet gives the fleet's sequence).
  */
-export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
+export function encodeRaw(event: AgentEvent, secrets: () => readonly string[], verdict?: ChannelVerdict, id = event.meta.sequence): Frame {
   let data: unknown = event;
   if (event.type === "approval-request") data = { ...event, request: wireApproval(event.request) };
-  else if (event.type === "notice") data = publicNotice(event, secrets);
+  else if (event.type === "notice") data = publicNotice(event, secrets());
   else if (event.type === "process" && (event.kind === "stdout" || event.kind === "stderr")) {
     const { text: _text, ...rest } = event;
     data = rest;
@@ -96,7 +99,7 @@ export function encodeRaw(event: AgentEvent, secrets: readonly string[], verdict
       data = {
         ...event,
         ...(code !== undefined ? { reason: code, code } : {}),
-        ...(event.message !== undefined ? { message: failureMessage(code, event.message, secrets) } : {}),
+        ...(event.message !== undefined ? { message: failureMessage(code, event.message, secrets()) } : {}),
         ...(pending ? { pendingApproval: wirePendingApproval(pending) } : {}),
       };
     }

@@ -4,6 +4,12 @@ import type { Frame } from "../protocols/frame.js";
 import type { SseConnection } from "../sse/sse-connection.js";
 import { ReplayBuffer } from "./replay-buffer.js";
 
+/**
+ * Events the pump encodes before it lets the event loop turn: a backlog already buffered would
+ * otherwise be drained in one chain of microtasks, holding every other client, timer and approval.
+ */
+const PUMP_BATCH = 64;
+
 /** The verdict of a run as the channel saw it. */
 export type ChannelVerdict = { readonly ok: true; readonly result: Result } | { readonly ok: false; readonly error: unknown };
 
@@ -180,8 +186,13 @@ export class RunChannel {
   async #pump(): Promise<void> {
     const stream = this.#init.stream;
     let verdict: ChannelVerdict | undefined;
+    let batch = 0;
     try {
       for await (const event of stream) {
+        if (++batch >= PUMP_BATCH) {
+          batch = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         if (event.type === "approval-request") {
           this.#asked.add(event.request);
           this.#init.onApproval(event.request);

@@ -14,6 +14,13 @@ export const AGENT_TOOL_MATCHER = "^(Agent|Task)$";
 const AGENT_TOOLS: ReadonlySet<string> = new Set(["Agent", "Task"]);
 
 /**
+ * Tool names claude-code 2.1.332 still takes under a former name, former → current: it offers the
+ * model `Agent` (no `Task`), yet runs a `Task` call as `Agent`, and names it `Agent` in
+ * `can_use_tool` requests and hook callbacks. Events and the transcript use the current name too.
+ */
+export const CLAUDE_TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({ Task: "Agent" });
+
+/**
  * The input a call of `toolName` runs with: for the Agent tool, an object input with
  * `run_in_background: false` (a copy; the same object when it already says so); any other input as given.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DriverEvent } from "@adaptor/driver";
-import { checkModel, checkModelFallback } from "./model-check.js";
+import { checkModel, checkModelFallback, oncePerDifference, reportModel } from "./model-check.js";
 
 function notices(message: Record<string, unknown>, requested: string | undefined): DriverEvent[] {
   const events: DriverEvent[] = [];
@@ -26,6 +26,20 @@ describe("checkModel", () => {
     expect(notices(init("claude-opus-5-5"), undefined)).toEqual([]);
     expect(notices(init(undefined), "claude-opus-4-1")).toEqual([]);
     expect(notices({ type: "system", subtype: "status", model: "x-1" }, "claude-opus-4-1")).toEqual([]);
+  });
+});
+
+describe("oncePerDifference", () => {
+  it("passes each requested → used difference of a turn once, however many lines name it", () => {
+    const events: DriverEvent[] = [];
+    const emit = oncePerDifference((event) => events.push(event));
+    reportModel("claude-opus-4-1", "claude-opus-5-5", emit); // the set_model answer
+    checkModel(init("claude-opus-5-5"), "claude-opus-4-1", emit); // the turn's init line
+    reportModel("opus", "claude-opus-5-5", emit);
+    expect(events.map((event) => (event.type === "notice" ? [event.kind, event.data] : event.type))).toEqual([
+      ["model.substituted", { requested: "claude-opus-4-1", used: "claude-opus-5-5" }],
+      ["model.resolved", { requested: "opus", used: "claude-opus-5-5" }],
+    ]);
   });
 });
 

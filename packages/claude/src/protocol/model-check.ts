@@ -1,7 +1,7 @@
 import type { DriverEvent } from "@adaptor/driver";
 
 /**
- * Compares the model a run asked for (`--model`) with the one claude says it uses (the `model` of
+ * Compares the model last asked for on the process (`--model`, or the latest `set_model`) with the one claude says it uses (the `model` of
  * its `system init` line, which is also the model of its API requests and of the result's
  * `modelUsage`), and reports a difference with {@link reportModel}; any other line is ignored.
  *
@@ -40,6 +40,23 @@ export function reportModel(requested: string, used: string, emit: (event: Drive
 }
 
 /**
+ * The `emit` of one turn's {@link checkModel} and {@link reportModel} calls, which passes each
+ * difference (`data.requested` → `data.used`) once: claude names the model it switched to both in
+ * its answer to `set_model` and in the turn's `system init` line.
+ */
+export function oncePerDifference(emit: (event: DriverEvent) => void): (event: DriverEvent) => void {
+  const reported = new Set<string>();
+  return (event) => {
+    if (event.type === "notice") {
+      const key = `${event.kind}\n${JSON.stringify(event.data)}`;
+      if (reported.has(key)) return;
+      reported.add(key);
+    }
+    emit(event);
+  };
+}
+
+/**
  * claude's `system` line of subtype `model_fallback`: the CLI switched the turn to the fallback
  * model (`--fallback-model`) because the primary failed. claude 2.1.332 writes it with
  * `original_model`, `fallback_model` and `trigger` (`model_not_found`, `permission_denied`,
@@ -68,7 +85,7 @@ export function checkModelFallback(message: Record<string, unknown>, emit: (even
 }
 
 /** Same model up to letter case and a trailing context-window suffix such as `[1m]`. */
-function sameModel(a: string, b: string): boolean {
+export function sameModel(a: string, b: string): boolean {
   const plain = (id: string): string => id.replace(/\[\d+m\]$/i, "").toLowerCase();
   return plain(a) === plain(b);
 }

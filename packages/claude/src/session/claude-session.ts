@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalDecision, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
+import type { ApprovalDecision, DriverEvent, DriverSink, HookAnswer, HookAsk, HookPoint, PromptImage, Usage } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import {
   BACKGROUND_ENDED_MESSAGE,
@@ -29,10 +29,10 @@ import {
   userLine,
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
-import { FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
+import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
-import { checkModel, checkModelFallback, reportModel } from "../protocol/model-check.js";
+import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
 import { parseLine, StdoutLines } from "./stdout-lines.js";
 import { ControlAnswers } from "./control-answers.js";
@@ -52,6 +52,17 @@ function startedByCli(message: Record<string, unknown>): boolean {
 function foregroundEdit(ask: HookAsk, answer: HookAnswer): HookAnswer {
   if (ask.point !== "beforeToolCall" || answer.updatedInput === undefined) return answer;
   return { ...answer, updatedInput: inForeground(ask.toolName, answer.updatedInput) as Readonly<Record<string, unknown>> };
+}
+
+/**
+ * `ask` with the delegation's tool call id when a subagent makes the call it is about: the CLI's
+ * `can_use_tool` request and hook callback name only the subagent (`agent_id`), but the call's own
+ * line, read before, carries `parent_tool_use_id`.
+ */
+function withParent<T extends object>(ask: T, turn: StreamJsonTurn): T {
+  const id = (ask as { toolCallId?: unknown }).toolCallId;
+  const parent = typeof id === "string" ? turn.parentToolCallId(id) : undefined;
+  return parent === undefined ? ask : { ...ask, parentToolCallId: parent };
 }
 
 /** How long what a turn left running below the CLI may take to end by itself before it is ended, in ms. */
@@ -139,6 +150,12 @@ export class ClaudeSession implements PooledProcess {
   /** `uuid` of the last conversation message of the last turn this process completed successfully. */
   lastMessageId: string | undefined;
 
+  /**
+   * The model last asked for on this process: its `--model`, then the model of each `set_model`
+   * request written to it (a turn's model differences are judged against it).
+   */
+  #requestedModel: string | undefined;
+
   /** Tool-name prefixes (`mcp__<server>__`) of trusted MCP servers, never asked for by the every-tool hook. */
   readonly #trustedPrefixes: string[];
 
@@ -163,6 +180,7 @@ export class ClaudeSession implements PooledProcess {
     this.#freshSession = freshSession;
     this.#trustedPrefixes = (launch.mcpServers ?? []).filter((server) => server.trusted).map((server) => `mcp__${server.name}__`);
     this.#lines = new StdoutLines(proc);
+    this.#requestedModel = launch.model;
     void proc.exited.then(() => (this.#exited = true));
     // Under ask / auto_deny the hook also guards every process against settings files' allow rules.
     this.#askHook = askForEveryTool || launch.guardAllowRules === true;
@@ -242,6 +260,10 @@ export class ClaudeSession implements PooledProcess {
    * otherwise, after the result, stdin is closed, the CLI gets the grace to exit on its own, then
    * SIGTERM and SIGKILL: the verdict is the result already received. On `signal` abort the CLI's own
    * interrupt goes first, then SIGTERM/SIGKILL after the grace.
+   *
+   * @param model - the model the turn names (the run's `model`): when the process was switched to
+   * another one (`set_model` in an earlier turn), it is switched back before the prompt. Undefined:
+   * the turn runs on the model the process is on.
    */
   async runTurn(
     prompt: string,
@@ -249,10 +271,11 @@ export class ClaudeSession implements PooledProcess {
     signal: AbortSignal,
     keepAlive: boolean,
     images?: readonly PromptImage[],
+    model?: string,
   ): Promise<TurnOutcome> {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
-    const turn = new StreamJsonTurn((event) => sink.emit(event));
+    const turn = new StreamJsonTurn((event) => sink.emit(event), { toolAliases: CLAUDE_TOOL_ALIASES });
     // Interrupt first; SIGTERM/SIGKILL only if the CLI has not exited within the grace.
     const cancel = new InterruptEscalation(proc, {
       graceMs: this.#graceMs,
@@ -294,6 +317,12 @@ export class ClaudeSession implements PooledProcess {
       if (!this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
+      // Each model difference is reported once, against the model last asked for.
+      const reportModels = oncePerDifference((event) => sink.emit(event));
+      // A reused process a host's set_model switched away from the model this turn names goes back to it first.
+      if (model !== undefined && this.#requestedModel !== undefined && !sameModel(model, this.#requestedModel)) {
+        void this.#setModel(model, answers, turn, reportModels).catch(() => undefined);
+      }
       // The controls come first: a model switch the host asked for before the turn started is
       // written ahead of the prompt, so the whole turn runs on it; messages and interrupts follow
       // the prompt.
@@ -321,15 +350,7 @@ export class ClaudeSession implements PooledProcess {
         },
         setModel: async (model) => {
           if (closed) return false;
-          const id = `adaptor_set_model_${randomUUID()}`;
-          const answered = answers.wait(id, "set_model");
-          await proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
-          // The answer names the model the CLI switched to, which may not be the one asked for.
-          const used = (await answered)?.model;
-          if (typeof used === "string" && used !== "") {
-            reportModel(model, used, (event) => sink.emit(event));
-            turn.model = used;
-          }
+          await this.#setModel(model, answers, turn, reportModels);
           // The result came first: the switch reached no model request of this turn.
           return !closed;
         },
@@ -392,7 +413,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
-        checkModel(message, this.#launch.model, (event) => sink.emit(event));
+        checkModel(message, this.#requestedModel, reportModels);
         const fallback = checkModelFallback(message, (event) => sink.emit(event));
         if (fallback !== undefined) {
           // The rest of the turn runs on the fallback model: the result names it.
@@ -434,7 +455,9 @@ export class ClaudeSession implements PooledProcess {
         return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
       }
       this.lastMessageId = undefined;
-      const exit = ended ? await proc.exited : await this.#finish(sink);
+      // Stdout ended: the CLI can report nothing more. One that stays alive is given the grace to
+      // exit, then ended, rather than waited for until the stall timeout.
+      const exit = ended ? await exitOrTerminate(proc, this.#graceMs) : await this.#finish(sink);
       return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
       closed = true;
@@ -442,6 +465,30 @@ export class ClaudeSession implements PooledProcess {
       answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+    }
+  }
+
+  /**
+   * Writes a `set_model` control request for `model` and waits for the CLI's answer, which names
+   * the model it switched to (it may not be the one asked for: a `model.resolved` /
+   * `model.substituted` notice then says so, and the turn reports that model). An error answer
+   * rejects (DriverError `DRIVER`) and leaves the model asked for before.
+   */
+  async #setModel(model: string, answers: ControlAnswers, turn: StreamJsonTurn, report: (event: DriverEvent) => void): Promise<void> {
+    const id = `adaptor_set_model_${randomUUID()}`;
+    const answered = answers.wait(id, "set_model");
+    const before = this.#requestedModel;
+    this.#requestedModel = model;
+    try {
+      await this.proc.writeJson({ type: "control_request", request_id: id, request: { subtype: "set_model", model } });
+      const used = (await answered)?.model;
+      if (typeof used === "string" && used !== "") {
+        reportModel(model, used, report);
+        turn.model = used;
+      }
+    } catch (error) {
+      if (this.#requestedModel === model) this.#requestedModel = before;
+      throw error;
     }
   }
 
@@ -630,7 +677,7 @@ export class ClaudeSession implements PooledProcess {
       request?.subtype === "hook_callback" ? readHookCallback(request.callback_id, (request as { input?: unknown }).input) : undefined;
     if (hook) {
       // The CLI waits for the answer: the host's hook decides, edits or adds context.
-      const answered = sink.hook ? sink.hook(hook.ask) : Promise.resolve({});
+      const answered = sink.hook ? sink.hook(withParent(hook.ask, turn)) : Promise.resolve({});
       answered
         .then((answer) => proc.writeJson(hookResponse(requestId, hookOutput(hook.event, foregroundEdit(hook.ask, answer)))))
         .catch(() => undefined); // the process is gone: its exit decides the verdict
@@ -642,7 +689,7 @@ export class ClaudeSession implements PooledProcess {
     }
     const ask = request as CanUseToolRequest;
     sink
-      .requestApproval(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)))
+      .requestApproval(withParent(toApprovalAsk(ask, turn.toolInput(ask.tool_use_id)), turn))
       .then((decision: ApprovalDecision) => {
         const answer = toPermissionAnswer(ask, decision);
         // A host's edit of a delegation keeps it in the foreground.

@@ -10,6 +10,8 @@ export interface ApprovalAsk {
   readonly toolName?: string;
   /** Provider id of that tool call. */
   readonly toolCallId?: string;
+  /** The delegation's tool call id when a subagent makes the call (see `ToolCallEvent.parentToolCallId`). */
+  readonly parentToolCallId?: string;
   /** The tool input the CLI proposes. */
   readonly input?: unknown;
   /** Choices for a `question`. */

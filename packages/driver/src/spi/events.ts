@@ -42,6 +42,13 @@ export interface ToolCallEvent {
    * kind `read`, `search` or `think` never gets an `approval.unasked` notice.
    */
   readonly kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+  /**
+   * The id of the tool call that started the subagent making this call (the delegation's
+   * `tool-call` `id`), when the agent says so (Claude Code: the stream-json line's
+   * `parent_tool_use_id`). Absent for a call of the main conversation, and where the agent does
+   * not say (Codex, ACP agents).
+   */
+  readonly parentToolCallId?: string;
 }
 
 /** The result a tool call produced, as the CLI reported it. */
@@ -55,6 +62,13 @@ export interface ToolResultEvent {
   readonly output: string;
   /** True when the tool failed or was denied. */
   readonly isError: boolean;
+  /**
+   * The id of the tool call that started the subagent that made the call (the delegation's
+   * `tool-call` `id`), when the agent says so (Claude Code: the stream-json line's
+   * `parent_tool_use_id`). Absent for a call of the main conversation, and where the agent does
+   * not say (Codex, ACP agents).
+   */
+  readonly parentToolCallId?: string;
 }
 
 /** Lifecycle, audit and transcript notes. `kind` examples: `lifecycle`, `runtime`, `transcript.item`, `approval.requested`. */

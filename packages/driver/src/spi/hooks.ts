@@ -10,6 +10,8 @@ export type HookAsk =
       readonly point: "beforeToolCall";
       /** Provider id of the tool call, when known. */
       readonly toolCallId?: string;
+      /** The delegation's tool call id when a subagent makes the call (see `ToolCallEvent.parentToolCallId`). */
+      readonly parentToolCallId?: string;
       /** The tool's name as the CLI knows it, e.g. `"Bash"`. */
       readonly toolName: string;
       /** The input the agent proposes. */
@@ -18,6 +20,7 @@ export type HookAsk =
   | {
       readonly point: "afterToolCall";
       readonly toolCallId?: string;
+      readonly parentToolCallId?: string;
       readonly toolName: string;
       /** The input the tool ran with. */
       readonly input: unknown;

@@ -62,10 +62,29 @@ export interface FleetApproval {
   readonly request: JsonValue;
   /**
    * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
-   * `closed` (unanswered, but its deadline passed on the worker, its run has its verdict or the
-   * attempt that asked was lost: an answer would reach nobody).
+   * `closed` (unanswered, but its deadline passed on the worker, its run ended (closed on the
+   * worker as the run ends, before its verdict: its own `timeoutMs`, the CLI gone) or
+   * has its verdict, or the attempt that asked was lost: an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
+}
+
+/** A pending approval as {@link Fleet.pendingApprovals} lists it: what {@link Fleet.approval} reads, with its run's thread key and when it was asked. */
+export interface FleetWaitingApproval extends FleetApproval {
+  /** Always `pending` when listed (it may be answered or closed by the time it is read). */
+  readonly status: "pending";
+  /** The thread key of the run that asked it, if any. */
+  readonly threadKey: string | undefined;
+  /** When the worker stored it (PostgreSQL's clock), ISO 8601. */
+  readonly askedAt: string;
+}
+
+/** Options of {@link Fleet.pendingApprovals}. */
+export interface FleetPendingApprovalsOptions {
+  /** Only the approvals of runs of this thread key. */
+  readonly threadKey?: string;
+  /** At most this many, the oldest first: an integer from 1 to 1,000. Default 100. */
+  readonly limit?: number;
 }
 
 /** How often (s) a worker looks for unannounced runs (retries) in an earlier run format's queue. */
@@ -373,7 +392,8 @@ export class Fleet implements AsyncDisposable {
    * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
    * won is applied, one that lost is refused `"closed"`).
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
-   *   deadline passed on the worker, its run has its verdict (cancelled, attempts exhausted, ...) or
+   *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
+   *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
    *   no run asked).
    */
@@ -389,6 +409,36 @@ export class Fleet implements AsyncDisposable {
     await this.start();
     const found = await this.#core.tables.approval(approvalId);
     return found ? { id: approvalId, ...found } : undefined;
+  }
+
+  /**
+   * The approvals waiting for an answer across the fleet (or on one thread key), oldest first: each
+   * one {@link approval} reads `pending` and {@link answer} would take when the list was read, for
+   * an operator's queue of questions. A question its run ended unanswered (its verdict, its own
+   * timeout, a cancel, its deadline, a retried attempt taking over) is not listed.
+   * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
+   *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
+   *   a key rule (TypeError for an empty one).
+   */
+  async pendingApprovals(options: FleetPendingApprovalsOptions = {}): Promise<FleetWaitingApproval[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new InvalidOptionError({
+        subject: "fleet pendingApprovals",
+        field: "limit",
+        reason: `must be an integer from 1 to 1000, got ${String(limit)}`,
+      });
+    if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
+    await this.start();
+    const rows = await this.#core.tables.fleetPendingApprovals(options.threadKey, limit);
+    return rows.map((row) => ({
+      id: row.id,
+      runId: row.run_id,
+      request: row.request,
+      status: "pending",
+      threadKey: row.thread_key ?? undefined,
+      askedAt: row.created_at.toISOString(),
+    }));
   }
 
   /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */

@@ -217,7 +217,10 @@ export class RunHandle {
     return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
   }
 
-  /** The approvals the run's current attempt waits on, oldest first. */
+  /**
+   * The approvals the run's current attempt waits on, oldest first: those `fleet.approval(id)`
+   * reads `pending` (none once the run ended; see `fleet.pendingApprovals()` for every run's).
+   */
   async pendingApprovals(): Promise<FleetPendingApproval[]> {
     return this.#core.tables.pendingApprovals(this.id);
   }

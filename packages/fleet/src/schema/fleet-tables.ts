@@ -16,6 +16,13 @@ export function verdictTopic(runId: string): string {
   return `verdict:${runId}`;
 }
 
+/**
+ * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
+ * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict.
+ * What `approval()` reads, `answer()` requires and the listings list.
+ */
+const PENDING = "a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt";
+
 /** One stored event row. */
 export interface EventRow {
   readonly seq: number;
@@ -133,6 +140,11 @@ export class FleetTables {
       // The queue deadline (ms after submission) past which an unstarted run expires; null in runs
       // submitted by earlier versions (no deadline).
       await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS queue_deadline_ms bigint`);
+      // The approvals still open to answers, by run: what a verdict closes, and what the fleet-wide
+      // listing reads (every ending of a run closes its own, so this stays small).
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS adaptor_fleet_approvals_open ON ${s}.adaptor_fleet_approvals (run_id) WHERE decision IS NULL AND closed_at IS NULL`,
+      );
       await client.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
       );
@@ -206,8 +218,7 @@ export class FleetTables {
    */
   async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
     const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
-      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered,
-         (a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt) AS open
+      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${PENDING}) AS open
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
       [id],
     );
@@ -358,6 +369,8 @@ export class FleetTables {
    * and a final `{ type: "verdict" }` event, in one statement. `attempt` 0 writes whatever attempt
    * is current (a cancellation, the attempts budget) unless a turn was committed; otherwise only
    * that attempt may. A resume run settled without a Result gives up its claim on the approval.
+   * The run's approvals left unanswered are closed in the same statement, so the verdict and their
+   * `closed` state commit together (an answer holding the run's row either came first or is refused).
    * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
    */
   async settle(
@@ -379,7 +392,10 @@ export class FleetTables {
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
          SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
-         RETURNING seq)
+         RETURNING seq),
+       closed AS (
+         UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
+         WHERE run_id = $1 AND decision IS NULL AND closed_at IS NULL AND EXISTS (SELECT 1 FROM r))
        SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($6, $1::text), pg_notify($6, $7)`,
       [
         id,
@@ -453,7 +469,7 @@ export class FleetTables {
     const { rows } = await this.#pool.query<{ run_id: string }>(
       `WITH open AS (
          SELECT a.id FROM ${s}.adaptor_fleet_approvals a JOIN ${s}.adaptor_fleet_runs r ON r.id = a.run_id
-         WHERE a.id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
+         WHERE a.id = $1 AND ${PENDING}
          FOR SHARE OF r),
        a AS (UPDATE ${s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
              WHERE id = (SELECT id FROM open) AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
@@ -546,13 +562,37 @@ export class FleetTables {
     return rows[0]?.decision ?? null;
   }
 
-  /** Unanswered approvals of a run's current attempt, not closed by their deadline. */
+  /** The pending approvals of a run (as {@link approval} reads them), oldest first. */
   async pendingApprovals(runId: string): Promise<{ id: string; request: JsonValue }[]> {
     const { rows } = await this.#pool.query<{ id: string; request: JsonValue }>(
       `SELECT a.id, a.request FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE a.run_id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND a.attempt = r.attempt AND r.verdict IS NULL
-       ORDER BY a.created_at`,
+       WHERE a.run_id = $1 AND ${PENDING}
+       ORDER BY a.created_at, a.id`,
       [runId],
+    );
+    return rows;
+  }
+
+  /**
+   * The pending approvals of every run (as {@link approval} reads them), or of the runs of
+   * `threadKey`, oldest first, at most `limit`, with their run's thread key and when they were asked.
+   */
+  async fleetPendingApprovals(
+    threadKey: string | undefined,
+    limit: number,
+  ): Promise<{ id: string; run_id: string; request: JsonValue; thread_key: string | null; created_at: Date }[]> {
+    const { rows } = await this.#pool.query<{
+      id: string;
+      run_id: string;
+      request: JsonValue;
+      thread_key: string | null;
+      created_at: Date;
+    }>(
+      `SELECT a.id, a.run_id, a.request, r.thread_key, a.created_at
+       FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
+       WHERE ${PENDING} AND ($1::text IS NULL OR r.thread_key = $1)
+       ORDER BY a.created_at, a.id LIMIT $2`,
+      [threadKey ?? null, limit],
     );
     return rows;
   }

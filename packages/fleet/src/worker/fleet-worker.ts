@@ -250,6 +250,10 @@ export class FleetWorker {
     // The recorded answers of lost attempts this attempt has applied (each at most once).
     const replayed = new Set<string>();
     const rows = new ApprovalRows();
+    // An answer to a question this attempt leaves unanswered is applied by a retried attempt only
+    // when one follows (a drained worker's run, while attempts remain): otherwise it reaches nobody.
+    const retried = () =>
+      this.#stopping.signal.aborted && attempt < this.#core.options.maxAttempts && (threadKey !== null || this.#core.options.retryRuns);
     const runOptions: RunOptions = {
       ...(stored as RunOptions),
       ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
@@ -282,6 +286,10 @@ export class FleetWorker {
           else {
             // A subscriber answers what it sees: an asked approval is logged once its row exists.
             if (event.type === "approval-request" && !suspend && event.request.status === "pending") await rows.wait(event.request.id);
+            // The run ended a question unanswered (cancelled, timed out, the CLI gone): its row is
+            // closed to answers before the event is logged and long before the verdict.
+            const ended = event.type === "notice" ? expiredApproval(event) : undefined;
+            if (ended !== undefined && !retried()) await rows.end(ended);
             await log.push(json);
           }
         }
@@ -386,6 +394,16 @@ export class FleetWorker {
         return;
       }
       await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
+      // The run ending the request unanswered closes the row (see `#run`) and ends the wait below.
+      rows.onEnd(request.id, () =>
+        tables
+          .closeApproval(request.id)
+          .then(
+            () => undefined,
+            () => undefined,
+          )
+          .finally(() => closed.abort()),
+      );
     } finally {
       inserted();
       rows.written(request.id);
@@ -422,6 +440,19 @@ export class FleetWorker {
  */
 class ApprovalRows {
   readonly #rows = new Map<string, { readonly done: Promise<void>; readonly resolve: () => void }>();
+  readonly #enders = new Map<string, () => Promise<void>>();
+
+  /** Sets what closes approval `id`'s row when the run ends its request unanswered. */
+  onEnd(id: string, end: () => Promise<void>): void {
+    this.#enders.set(id, end);
+  }
+
+  /** Closes approval `id`'s row (if this attempt wrote it and it is still open to answers), once. */
+  async end(id: string): Promise<void> {
+    const end = this.#enders.get(id);
+    this.#enders.delete(id);
+    await end?.();
+  }
 
   /** Marks the row of approval `id` as written (or its write as ended). */
   written(id: string): void {
@@ -444,6 +475,17 @@ class ApprovalRows {
     }
     return entry;
   }
+}
+
+/**
+ * The id of the approval an `approval.resolved` notice says the run ended unanswered (outcome
+ * `expired`: the run was cancelled, timed out, stopped or lost its CLI while it waited), else
+ * undefined. A deadline's expiry (`timeout`) closed its row already.
+ */
+function expiredApproval(event: { readonly kind?: string; readonly data?: Readonly<Record<string, unknown>> }): string | undefined {
+  if (event.kind !== "approval.resolved" || event.data?.["outcome"] !== "expired") return undefined;
+  const id = event.data["id"];
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Decides `request` as `decision` says. */

@@ -10,6 +10,8 @@
  *   fake exits with code 3. `{ awaitStdinEnd: true }` waits until stdin ends (lines arriving meanwhile
  *   are dropped) and goes on with the next step, as a CLI that exits 0 when its input closes.
  * - `{ closeStdin: true }` the fake destroys its own stdin, so a parent's later writes get EPIPE.
+ * - `{ closeStdout: true }` the fake closes its stdout: the parent reads its end while the fake
+ *   lives on (later writes to stdout are lost).
  * - `{ ignoreSigterm: true }` installs a SIGTERM handler that does nothing (only SIGKILL stops it).
  * - `{ spawnGrandchild: true }` starts a long-lived `node` grandchild in the same process group (not
  *   detached, stdio ignored) and writes `{"type":"grandchild","pid":N}\n` to stdout.
@@ -27,6 +29,7 @@ export type FakeCliStep =
   | { readonly awaitStdinEnd: true }
   | { readonly echoStdinLine: true }
   | { readonly closeStdin: true }
+  | { readonly closeStdout: true }
   | { readonly ignoreSigterm: true }
   | { readonly spawnGrandchild: true }
   | { readonly hang: true }

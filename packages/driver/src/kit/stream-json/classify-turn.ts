@@ -7,6 +7,11 @@ export interface TurnEnd {
   readonly exitCode: number | null;
   readonly exitSignal: string | null;
   readonly stderrTail: string;
+  /**
+   * The SDK sent the signal that ended the process: its stdout had ended and it did not exit
+   * within the kill grace.
+   */
+  readonly endedBySdk?: boolean;
   /** The run asked to resume a session (`--resume`). */
   readonly resuming?: boolean;
 }
@@ -29,7 +34,11 @@ export interface StreamJsonCli {
 export function classifyStreamJsonTurn(end: TurnEnd, cli: StreamJsonCli): DriverFailure | undefined {
   const { terminal, exitCode, exitSignal, stderrTail } = end;
   if (!terminal) {
-    const how = exitSignal ? `killed by ${exitSignal}, a signal the SDK did not send` : `code ${String(exitCode)}`;
+    const how = !exitSignal
+      ? `code ${String(exitCode)}`
+      : end.endedBySdk
+        ? `ended by the SDK with ${exitSignal}: its stdout had ended and it did not exit within the kill grace`
+        : `killed by ${exitSignal}, a signal the SDK did not send`;
     return {
       reason: "agent_error",
       message: `${cli.name} exited (${how}) without a result line${stderrTail ? `: ${stderrTail}` : ""}`,

@@ -3,6 +3,16 @@ import type { ContentBlock, ResultLine } from "./stream-json-lines.js";
 
 type Emit = (event: DriverEvent) => void;
 
+/** Options of a {@link StreamJsonTurn}. */
+export interface StreamJsonTurnOptions {
+  /**
+   * Tool names the CLI also takes under an older name, old → current (Claude Code runs a model's
+   * `Task` call as its `Agent` tool): events and the transcript use the current name, the one
+   * approvals and hooks carry.
+   */
+  readonly toolAliases?: Readonly<Record<string, string>>;
+}
+
 /** The `command_lifecycle` states of a prompt claude runs normally (ignored: `system init` and `result` say the same). */
 const COMMAND_STATES: ReadonlySet<string> = new Set(["queued", "started", "completed"]);
 
@@ -49,20 +59,24 @@ export class StreamJsonTurn {
   /** The official terminal line and its exact JSON text; set once. */
   terminal: { line: ResultLine; json: string } | undefined;
   readonly #emit: Emit;
+  readonly #toolAliases: Readonly<Record<string, string>>;
   readonly #toolNames = new Map<string, string>();
+  /** Tool call id → the id of the delegation whose subagent made it (`parent_tool_use_id`). */
+  readonly #toolParents = new Map<string, string>();
   readonly #toolInputs = new Map<string, unknown>();
   /** Message ids whose text/thinking already streamed as deltas. */
   readonly #streamed = new Set<string>();
   /** Content block index → tool call (id, name) of the streaming message. */
-  readonly #streamingTools = new Map<number, { id: string; name: string }>();
+  readonly #streamingTools = new Map<number, { id: string; name: string; parentToolCallId?: string }>();
   #streamingMessageId: string | undefined;
   /** Ids of the main conversation's model responses seen so far (one `model.response` notice each). */
   readonly #responses = new Set<string>();
   /** The `key` of each `system` `notification` line of the turn (e.g. Claude Code's `stop-hook-block-cap`). */
   readonly notificationKeys = new Set<string>();
 
-  constructor(emit: Emit) {
+  constructor(emit: Emit, options: StreamJsonTurnOptions = {}) {
     this.#emit = emit;
+    this.#toolAliases = options.toolAliases ?? {};
   }
 
   /** Handles one stdout JSON value that is not a control message; returns true for the first `result`. */
@@ -81,7 +95,7 @@ export class StreamJsonTurn {
       case "stream_event": {
         const event = value.event as Record<string, unknown> | undefined;
         if (event?.type === "message_start" && isMain(value)) this.#modelResponse(event.message as ResponseMessage | undefined);
-        this.#streamEvent(event);
+        this.#streamEvent(event, parentOf(value));
         return false;
       }
       case "assistant":
@@ -99,11 +113,11 @@ export class StreamJsonTurn {
           return false;
         }
         if (isMain(value)) this.#modelResponse(value.message as ResponseMessage | undefined);
-        this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined);
+        this.#assistant(value.message as { id?: string; content?: ContentBlock[] } | undefined, parentOf(value));
         return false;
       case "user":
         this.#noteMessage(value);
-        this.#user(value.message as { content?: ContentBlock[] | string } | undefined, isMain(value));
+        this.#user(value.message as { content?: ContentBlock[] | string } | undefined, parentOf(value));
         return false;
       case "result":
         if (this.terminal) {
@@ -143,6 +157,19 @@ export class StreamJsonTurn {
     return toolUseId ? this.#toolNames.get(toolUseId) : undefined;
   }
 
+  /** The delegation's tool call id when a subagent made the call `toolUseId` (see `ToolCallEvent.parentToolCallId`). */
+  parentToolCallId(toolUseId: string | undefined): string | undefined {
+    return toolUseId ? this.#toolParents.get(toolUseId) : undefined;
+  }
+
+  /** A tool call's name (current, for an alias) and parent, noted for later lines; the event fields for it. */
+  #noteTool(id: string, rawName: string, parent: string | undefined): { name: string; parentToolCallId?: string } {
+    const name = this.#toolAliases[rawName] ?? rawName;
+    this.#toolNames.set(id, name);
+    if (parent !== undefined) this.#toolParents.set(id, parent);
+    return parent !== undefined ? { name, parentToolCallId: parent } : { name };
+  }
+
   /**
    * One `model.response` notice per model response of the main conversation (a subagent's are the
    * CLI's own business, as its turn limit counts them): at its `message_start` when partial
@@ -165,7 +192,7 @@ export class StreamJsonTurn {
     if (!subagent && value.isReplay !== true) this.lastMessageId = str(value.uuid) ?? this.lastMessageId;
   }
 
-  #streamEvent(event: Record<string, unknown> | undefined): void {
+  #streamEvent(event: Record<string, unknown> | undefined, parent: string | undefined): void {
     if (!event) return;
     if (event.type === "message_start") {
       this.#streamingMessageId = str((event.message as { id?: unknown } | undefined)?.id);
@@ -177,9 +204,9 @@ export class StreamJsonTurn {
     if (event.type === "content_block_start") {
       const block = event.content_block as { type?: string; id?: string; name?: string } | undefined;
       if (block?.type === "tool_use" && block.id && block.name) {
-        this.#streamingTools.set(index, { id: block.id, name: block.name });
-        this.#toolNames.set(block.id, block.name);
-        this.#emit({ type: "tool-call", phase: "start", id: block.id, name: block.name });
+        const tool = this.#noteTool(block.id, block.name, parent);
+        this.#streamingTools.set(index, { id: block.id, ...tool });
+        this.#emit({ type: "tool-call", phase: "start", id: block.id, ...tool });
       }
       return;
     }
@@ -194,7 +221,7 @@ export class StreamJsonTurn {
       );
     } else if (delta?.type === "input_json_delta" && delta.partial_json) {
       const tool = this.#streamingTools.get(index);
-      if (tool) this.#emit({ type: "tool-call", phase: "args", id: tool.id, name: tool.name, argsDelta: delta.partial_json });
+      if (tool) this.#emit({ type: "tool-call", phase: "args", ...tool, argsDelta: delta.partial_json });
     }
   }
 
@@ -208,7 +235,7 @@ export class StreamJsonTurn {
     this.#emit(messageId ? { type: "text-delta", text, messageId } : { type: "text-delta", text });
   }
 
-  #assistant(message: { id?: string; content?: ContentBlock[] } | undefined): void {
+  #assistant(message: { id?: string; content?: ContentBlock[] } | undefined, parent: string | undefined): void {
     const streamed = message?.id !== undefined && this.#streamed.has(message.id);
     for (const block of message?.content ?? []) {
       if (block.type === "text" && typeof block.text === "string") {
@@ -218,19 +245,23 @@ export class StreamJsonTurn {
         this.transcript.push({ kind: "thinking", text: block.thinking });
         if (!streamed) this.#emit({ type: "thinking-delta", text: block.thinking });
       } else if (block.type === "tool_use") {
-        const { id, name, input } = block as { id: string; name: string; input: unknown };
+        const { id, name: rawName, input } = block as { id: string; name: string; input: unknown };
         const known = this.#toolNames.has(id);
-        this.#toolNames.set(id, name);
+        const tool = this.#noteTool(id, rawName, parent);
         this.#toolInputs.set(id, input);
-        this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: name, input });
-        if (!known) this.#emit({ type: "tool-call", phase: "start", id, name });
-        this.#emit({ type: "tool-call", phase: "end", id, name, input });
+        this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
+        if (!known) this.#emit({ type: "tool-call", phase: "start", id, ...tool });
+        this.#emit({ type: "tool-call", phase: "end", id, ...tool, input });
       }
     }
   }
 
-  /** A user line: its tool results, and its text unless it is a subagent's prompt (`main` false), which the Agent call's input holds. */
-  #user(message: { content?: ContentBlock[] | string } | undefined, main: boolean): void {
+  /**
+   * A user line: its tool results, and its text unless it is a subagent's prompt (`parent` set:
+   * the delegation's tool call id), which the Agent call's input holds.
+   */
+  #user(message: { content?: ContentBlock[] | string } | undefined, parent: string | undefined): void {
+    const main = parent === undefined;
     const content = message?.content;
     if (typeof content === "string" || !content) {
       if (typeof content === "string" && main) this.transcript.push({ kind: "user", text: content });
@@ -249,7 +280,14 @@ export class StreamJsonTurn {
           isError,
           ...(name ? { toolName: name } : {}),
         });
-        this.#emit({ type: "tool-result", id: result.tool_use_id, output, isError, ...(name ? { name } : {}) });
+        this.#emit({
+          type: "tool-result",
+          id: result.tool_use_id,
+          output,
+          isError,
+          ...(name ? { name } : {}),
+          ...(parent !== undefined ? { parentToolCallId: parent } : {}),
+        });
       } else if (block.type === "text" && typeof block.text === "string" && main) {
         this.transcript.push({ kind: "user", text: block.text });
       }
@@ -276,4 +314,9 @@ function resultText(content: unknown): string {
 /** True for a line of the main conversation (not a subagent's). */
 function isMain(value: Record<string, unknown>): boolean {
   return value.parent_tool_use_id === undefined || value.parent_tool_use_id === null;
+}
+
+/** A subagent's line: the id of the delegation's tool call (`parent_tool_use_id`); undefined for the main conversation's. */
+function parentOf(value: Record<string, unknown>): string | undefined {
+  return str(value.parent_tool_use_id);
 }
