@@ -807,7 +807,9 @@ function emptyResponse(plan: AcpPolicyPlan, failure: DriverFailure): DriverRespo
 /** The report with every entry that relied on `mechanism` marked not enforced, saying why. */
 function notEnforcedBy(report: readonly PolicyEnforcement[], mechanism: EnforcementMechanism, why: string): PolicyEnforcement[] {
   return report.map((entry) =>
-    entry.mechanisms.includes(mechanism) ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)` } : entry,
+    entry.mechanisms.includes(mechanism)
+      ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)`, bestEffort: true }
+      : entry,
   );
 }
 

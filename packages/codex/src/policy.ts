@@ -202,7 +202,10 @@ export function codexEnforcement(
   const exec = transport === "exec";
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox" && plan.sandboxBestEffort)
-      return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}` };
+      return {
+        notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}`,
+        bestEffort: true,
+      };
     if (field === "sandbox") {
       const roots = plan.hostWritableRoots
         ? `; writable roots besides the working directory (configOverrides ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
