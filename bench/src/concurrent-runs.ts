@@ -34,6 +34,12 @@ interface Report {
   readonly newSpaceBefore: number;
   readonly newSpaceBeforeIdle: number;
   readonly cpuUs: number;
+  /** Of `cpuUs`, the main thread's (absent where /proc has no schedstat). */
+  readonly mainThreadCpuUs?: number;
+  /** This process's CPU from the start of the runs until `close()` resolved. */
+  readonly cpuThroughCloseUs: number;
+  /** Of `cpuThroughCloseUs`, the main thread's. */
+  readonly mainThreadThroughCloseUs?: number;
   readonly correct: number;
   readonly failures: readonly string[];
   readonly allInFlight: boolean;
@@ -167,6 +173,38 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       value: cpu(ours),
       unit: "ms",
       note: `Claude Agent SDK ${fmt(cpu(peer), 2)} ms; ${fmt(cpu(ours) / cpu(peer), 2)}x (goal ≤ 1.2x)`,
+    },
+    ...threadSplit(ours, peer, at),
+    {
+      label: `${at}CPU per run through close() (the CLIs' exits and sweeps after the last verdict included)`,
+      value: ours.cpuThroughCloseUs / 1000 / ours.runs,
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(peer.cpuThroughCloseUs / 1000 / peer.runs, 2)} ms; ${fmt(ours.cpuThroughCloseUs / peer.cpuThroughCloseUs, 2)}x; main thread ${fmt((ours.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / ours.runs, 2)} against ${fmt((peer.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / peer.runs, 2)} ms`,
+    },
+  ];
+}
+
+/**
+ * The CPU per run split by thread, ours against the Agent SDK's: the main thread (the JavaScript,
+ * the event loop, the forks) and the others (V8's optimizing compiler and GC helpers, libuv's
+ * pool). Empty where either process could not read its main thread's schedstat.
+ */
+function threadSplit(ours: Report, peer: Report, at: string): Figure[] {
+  if (ours.mainThreadCpuUs === undefined || peer.mainThreadCpuUs === undefined) return [];
+  const main = (report: Report) => (report.mainThreadCpuUs ?? 0) / 1000 / report.runs;
+  const others = (report: Report) => report.cpuUs / 1000 / report.runs - main(report);
+  return [
+    {
+      label: `${at}… of which on the main thread (JavaScript, event loop, forks)`,
+      value: main(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(main(peer), 2)} ms; ${fmt(main(ours) / main(peer), 2)}x`,
+    },
+    {
+      label: `${at}… of which on other threads (V8's optimizing compiler and GC helpers, libuv's pool)`,
+      value: others(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(others(peer), 2)} ms; ${fmt(others(ours) / others(peer), 2)}x`,
     },
   ];
 }

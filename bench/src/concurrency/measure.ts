@@ -23,6 +23,21 @@ export const FAKE_N = process.env.FAKE_N ?? "1000";
 const rss = (): number => process.memoryUsage.rss();
 
 /**
+ * CPU time this process's main thread has run so far, µs (the first field of
+ * `/proc/self/task/<pid>/schedstat`, ns, user and system together): the JavaScript, the event
+ * loop, the garbage collector's share on that thread and the forks, without V8's compiler and GC
+ * helper threads or libuv's pool. Undefined where the file cannot be read.
+ */
+function mainThreadCpuUs(): number | undefined {
+  try {
+    const ns = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "latin1").split(" ")[0]);
+    return Number.isFinite(ns) ? ns / 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The resident set split as `/proc/self/status` gives it, bytes: `anon` (heap, stacks, buffers:
  * what the program holds) and `file` (mapped files: the node binary's code, paged in as it is first
  * run, e.g. V8's optimizing compiler the first time it compiles). Zeros where there is no `/proc`.
@@ -108,6 +123,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const allAsked = new Promise<void>((resolve) => (releaseAll = resolve));
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadCpuUs();
   const outcomes = await Promise.all(
     Array.from({ length: RUNS }, (_, i) => {
       const name = `run-${i}`;
@@ -127,10 +143,15 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
     }),
   );
   const cpu = process.cpuUsage(cpuBefore);
+  const mainAfter = mainThreadCpuUs();
   const elapsedMs = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, rss());
   await close();
+  // Through close(): what a host pays for the runs, the ending of their CLIs included (a turn
+  // answers before its CLI's exit and the sweep after it, which may fall after the last verdict).
+  const cpuThroughClose = process.cpuUsage(cpuBefore);
+  const mainThroughClose = mainThreadCpuUs();
   const after = await settledRss();
   const newSpaceAfter = newSpaceBytes();
   const idle = await idleRss(() => newSpaceBytes() >= newSpaceAfter);
@@ -163,6 +184,12 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       elapsedMs,
       /** This process's user + system CPU from the start of the runs to their end, µs (the fake CLIs are other processes). */
       cpuUs: cpu.user + cpu.system,
+      /** Of {@link cpuUs}, the main thread's (undefined where /proc has no schedstat); the rest ran on V8's and libuv's threads. */
+      mainThreadCpuUs: mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore,
+      /** This process's CPU from the start of the runs until `close()` resolved, µs. */
+      cpuThroughCloseUs: cpuThroughClose.user + cpuThroughClose.system,
+      /** Of {@link cpuThroughCloseUs}, the main thread's. */
+      mainThreadThroughCloseUs: mainBefore === undefined || mainThroughClose === undefined ? undefined : mainThroughClose - mainBefore,
       heapUsedBefore: heapBefore,
       heapUsedAfter: process.memoryUsage().heapUsed,
     }),
