@@ -34,6 +34,12 @@ interface Report {
   readonly newSpaceBefore: number;
   readonly newSpaceBeforeIdle: number;
   readonly cpuUs: number;
+  /** Of `cpuUs`, the main thread's (absent where /proc has no schedstat). */
+  readonly mainThreadCpuUs?: number;
+  /** This process's CPU from the start of the runs until `close()` resolved. */
+  readonly cpuThroughCloseUs: number;
+  /** Of `cpuThroughCloseUs`, the main thread's. */
+  readonly mainThreadThroughCloseUs?: number;
   readonly correct: number;
   readonly failures: readonly string[];
   readonly allInFlight: boolean;
@@ -48,6 +54,12 @@ interface Report {
   readonly elapsedMs: number;
   readonly heapUsedBefore: number;
   readonly heapUsedAfter: number;
+  readonly anonBeforeIdle: number;
+  readonly fileBeforeIdle: number;
+  readonly anonAllAsked: number;
+  readonly fileAllAsked: number;
+  readonly anonAfterIdle: number;
+  readonly fileAfterIdle: number;
 }
 
 /** Runs a consumer; resolves its report and whether it exited by itself within {@link EXIT_WAIT_MS} of reporting. */
@@ -130,6 +142,7 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
   const mib = (bytes: number) => fmt(bytes / 2 ** 20);
   const at = `${runs} runs: `;
   const cpu = (report: Report) => report.cpuUs / 1000 / report.runs;
+  const anon = (report: Report) => (report.anonAllAsked - report.anonBeforeIdle) / 1024 / report.runs;
   return [
     {
       label: `${at}Claude Agent SDK: correct verdicts`,
@@ -150,10 +163,48 @@ function againstPeer(ours: Report, peer: Report, runs: number): Figure[] {
       note: `(peak - RSS once V8 shrank its young generation to ${mib(ours.newSpaceBeforeIdle)} MiB) / ${ours.runs}; Claude Agent SDK ${fmt(kib(peer, peer.beforeIdleRss))} KiB (young generation ${mib(peer.newSpaceBeforeIdle)} MiB); ${fmt(kib(ours, ours.beforeIdleRss) / kib(peer, peer.beforeIdleRss), 2)}x (goal ≤ 1x)`,
     },
     {
+      label: `${at}anonymous memory per in-flight run from the same start (RssAnon when every run asked)`,
+      value: anon(ours),
+      unit: "KiB",
+      note: `Claude Agent SDK ${fmt(anon(peer))} KiB; ${fmt(anon(ours) / anon(peer), 2)}x; file-backed pages the runs paged in (the node binary's code first run, such as V8's optimizing compiler): ours ${fmt((ours.fileAllAsked - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB, the Agent SDK's ${fmt((peer.fileAllAsked - peer.fileBeforeIdle) / 2 ** 20, 1)} MiB (its start-up and warm-up had paged in ${fmt((peer.fileBeforeIdle - ours.fileBeforeIdle) / 2 ** 20, 1)} MiB more)`,
+    },
+    {
       label: `${at}CPU per run (this process, from the first run's start to the last one's end)`,
       value: cpu(ours),
       unit: "ms",
       note: `Claude Agent SDK ${fmt(cpu(peer), 2)} ms; ${fmt(cpu(ours) / cpu(peer), 2)}x (goal ≤ 1.2x)`,
+    },
+    ...threadSplit(ours, peer, at),
+    {
+      label: `${at}CPU per run through close() (the CLIs' exits and sweeps after the last verdict included)`,
+      value: ours.cpuThroughCloseUs / 1000 / ours.runs,
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(peer.cpuThroughCloseUs / 1000 / peer.runs, 2)} ms; ${fmt(ours.cpuThroughCloseUs / peer.cpuThroughCloseUs, 2)}x; main thread ${fmt((ours.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / ours.runs, 2)} against ${fmt((peer.mainThreadThroughCloseUs ?? Number.NaN) / 1000 / peer.runs, 2)} ms`,
+    },
+  ];
+}
+
+/**
+ * The CPU per run split by thread, ours against the Agent SDK's: the main thread (the JavaScript,
+ * the event loop, the forks) and the others (V8's optimizing compiler and GC helpers, libuv's
+ * pool). Empty where either process could not read its main thread's schedstat.
+ */
+function threadSplit(ours: Report, peer: Report, at: string): Figure[] {
+  if (ours.mainThreadCpuUs === undefined || peer.mainThreadCpuUs === undefined) return [];
+  const main = (report: Report) => (report.mainThreadCpuUs ?? 0) / 1000 / report.runs;
+  const others = (report: Report) => report.cpuUs / 1000 / report.runs - main(report);
+  return [
+    {
+      label: `${at}… of which on the main thread (JavaScript, event loop, forks)`,
+      value: main(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(main(peer), 2)} ms; ${fmt(main(ours) / main(peer), 2)}x`,
+    },
+    {
+      label: `${at}… of which on other threads (V8's optimizing compiler and GC helpers, libuv's pool)`,
+      value: others(ours),
+      unit: "ms",
+      note: `Claude Agent SDK ${fmt(others(peer), 2)} ms; ${fmt(others(ours) / others(peer), 2)}x`,
     },
   ];
 }
@@ -187,7 +238,7 @@ function measured({ report, exitedByItself }: { report: Report; exitedByItself: 
       label: `${at}RSS once idle (V8 shrank its young generation) + GC`,
       value: mib(report.afterIdleRss),
       unit: "MiB",
-      note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle`,
+      note: `${fmt(report.afterIdleRss / report.beforeRss, 2)}x the start (goal ≤ 1.10x); young generation ${fmt(mib(report.newSpaceAfterIdle))} MiB after ${fmt(report.idleWaitMs / 1000, 1)} s idle; from the same start, anonymous ${fmt(mib(report.anonAfterIdle - report.anonBeforeIdle), 1)} MiB more and file-backed ${fmt(mib(report.fileAfterIdle - report.fileBeforeIdle), 1)} MiB more`,
     },
     {
       label: `${at}exits by itself after close()`,

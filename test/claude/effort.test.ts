@@ -61,4 +61,11 @@ describe("reasoning effort (real binary)", { timeout: 180_000 }, () => {
     const refused = await refusing.run("hi", { effort: "minimal" }).catch((e: unknown) => e);
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "claude", feature: "effort" });
   });
+
+  it("xhigh, a Codex level Claude Code does not carry: FeatureUnsupportedError before anything starts", async () => {
+    await using refusing = new Agent(claude({ command: "/nonexistent/claude" }), { effort: "xhigh" });
+    const refused = await refusing.run("hi").catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "claude", feature: "effort" });
+    expect(String((refused as Error).message)).toContain("xhigh");
+  });
 });

@@ -108,7 +108,7 @@ describe("codex exec transcript (fake CLI)", () => {
       else if (item?.type === "command_execution" && event.type === "item.started")
         plain.push({ kind: "tool-call", toolCallId: item.id, toolName: "shell", input: { command: "ls" } });
       else if (item?.type === "command_execution")
-        plain.push({ kind: "tool-result", toolCallId: item.id, toolName: "shell", text: "a\n", isError: false });
+        plain.push({ kind: "tool-result", toolCallId: item.id, toolName: "shell", text: "a\n", isError: false, exitCode: 0 });
     }
     const steps: FakeCliStep[] = [{ write: lines.join("") }, { exit: 0 }];
     const agent = new Agent(codex({ command: fakeCliPath, env: fakeCliEnv(steps), transport: "exec", killGraceMs: 300 }));

@@ -156,6 +156,7 @@ describe("codex: a confining sandbox with permission ask (real binary)", () => {
         enforced: false,
         mechanisms: [],
         detail: expect.stringContaining("best effort accepted") as string,
+        bestEffort: true,
       },
       expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true }),
     ]);

@@ -42,26 +42,40 @@ describe.each(["app-server", "exec"] as const)("reasoning effort over %s (real b
     expect(reasoningFor(h.server, "effort-none")).toMatchObject({ effort: "medium" });
   });
 
-  it(
-    "a thread turn without effort: app-server keeps the thread's last effort, exec uses codex's default",
-    { timeout: 180_000 },
-    async () => {
-      h = await codexHarness({
-        rules: [
-          { when: whenPromptSays("turn-minimal"), reply: { text: "one" } },
-          { when: whenPromptSays("turn-default"), reply: { text: "two" } },
-        ],
-      });
-      agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
-        threadStore: new MemoryThreadStore(),
-      });
-      const thread = agent.thread("effort");
-      await thread.run("turn-minimal", { effort: "minimal" });
-      await thread.run("turn-default");
-      expect(reasoningFor(h.server, "turn-minimal")).toMatchObject({ effort: "minimal" });
-      // codex's app-server stores a turn's effort with the thread and applies it to its later turns
-      // (on the same process or a resumed one); `codex exec resume` takes it from the config again.
-      expect(reasoningFor(h.server, "turn-default")).toMatchObject({ effort: transport === "app-server" ? "minimal" : "medium" });
-    },
-  );
+  it("xhigh, per run and as the Agent's option, reaches the model request", { timeout: 180_000 }, async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("effort-xhigh-run"), reply: { text: "run" } },
+        { when: whenPromptSays("effort-xhigh-agent"), reply: { text: "agent" } },
+      ],
+    });
+    const config = { cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport } as const;
+    agent = new Agent(codex(config));
+    await agent.run("effort-xhigh-run", { effort: "xhigh" });
+    await agent.close();
+    agent = new Agent(codex(config), { effort: "xhigh" });
+    await agent.run("effort-xhigh-agent");
+    expect(reasoningFor(h.server, "effort-xhigh-run")).toMatchObject({ effort: "xhigh" });
+    expect(reasoningFor(h.server, "effort-xhigh-agent")).toMatchObject({ effort: "xhigh" });
+  });
+
+  it("a thread turn without effort keeps the thread's last effort on both transports", { timeout: 180_000 }, async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("turn-minimal"), reply: { text: "one" } },
+        { when: whenPromptSays("turn-default"), reply: { text: "two" } },
+      ],
+    });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    const thread = agent.thread("effort");
+    await thread.run("turn-minimal", { effort: "minimal" });
+    await thread.run("turn-default");
+    expect(reasoningFor(h.server, "turn-minimal")).toMatchObject({ effort: "minimal" });
+    // codex's app-server stores a turn's effort with the thread and applies it to its later turns
+    // (on the same process or a resumed one); on exec, where `codex exec resume` would take it from
+    // the config again, the driver passes the effort kept in the checkpoint.
+    expect(reasoningFor(h.server, "turn-default")).toMatchObject({ effort: "minimal" });
+  });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenPromptSays } from "@adaptor/testkit";
 import { Agent, type AgentEvent } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // Real codex binary (pinned 0.171.0) against the testkit's scripted OpenAI Responses server: the
@@ -33,4 +34,38 @@ describe.each(["app-server", "exec"] as const)("codex %s: the run's model option
       events.filter((event) => event.type === "notice" && (event.kind === "model.substituted" || event.kind === "model.resolved")),
     ).toEqual([]);
   });
+
+  it(
+    "a thread keeps the last model a turn named; result.model names the model codex used, named or not",
+    { timeout: 180_000 },
+    async () => {
+      h = await codexHarness({
+        rules: ["plain-run", "named-turn", "unnamed-turn", "respawned-turn"].map((marker) => ({
+          when: whenPromptSays(marker),
+          reply: { text: marker },
+        })),
+        config: { transport },
+      });
+      agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+      const sent = (marker: string) => [
+        ...new Set(
+          h!.server.requests.filter((r) => r.view.lastUserText.includes(marker)).map((r) => (r.body as { model?: unknown }).model),
+        ),
+      ];
+      const plain = await agent.run("plain-run");
+      expect(sent("plain-run")).toEqual([h.env.model]);
+      expect(plain.model).toBe(h.env.model);
+
+      const thread = agent.thread("kept-model");
+      const named = await thread.run("named-turn", { model: "gpt-5-codex" });
+      const unnamed = await thread.run("unnamed-turn");
+      const respawned = await thread.run("respawned-turn", { spawn: true });
+      expect([named.model, unnamed.model, respawned.model]).toEqual(["gpt-5-codex", "gpt-5-codex", "gpt-5-codex"]);
+      expect([sent("named-turn"), sent("unnamed-turn"), sent("respawned-turn")]).toEqual([
+        ["gpt-5-codex"],
+        ["gpt-5-codex"],
+        ["gpt-5-codex"],
+      ]);
+    },
+  );
 });

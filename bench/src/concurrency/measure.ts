@@ -2,6 +2,7 @@
 // two are measured the same way: RSS settled after GCs before the runs, sampled every 10 ms and at
 // the moment every run asked for approval, then after the runs and once V8 shrank its young
 // generation. Run with --expose-gc.
+import { readFileSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -10,10 +11,46 @@ const collect: () => void = gc;
 
 /** Concurrent runs to start (env RUNS, default 100). */
 export const RUNS = Number(process.env.RUNS ?? 100);
+/**
+ * Warm-up runs before the measured ones (env WARMUP_RUNS, default 1). More let V8's optimizing
+ * compiler run before the measurement (paging in its code and that of what it compiles): a probe of
+ * what is one-time, not per run; the benchmark itself uses the default.
+ */
+const WARMUP_RUNS = Number(process.env.WARMUP_RUNS ?? 1);
 /** Text deltas per run the fake CLI writes (env FAKE_N, default 1,000). */
 export const FAKE_N = process.env.FAKE_N ?? "1000";
 
 const rss = (): number => process.memoryUsage.rss();
+
+/**
+ * CPU time this process's main thread has run so far, µs (the first field of
+ * `/proc/self/task/<pid>/schedstat`, ns, user and system together): the JavaScript, the event
+ * loop, the garbage collector's share on that thread and the forks, without V8's compiler and GC
+ * helper threads or libuv's pool. Undefined where the file cannot be read.
+ */
+function mainThreadCpuUs(): number | undefined {
+  try {
+    const ns = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "latin1").split(" ")[0]);
+    return Number.isFinite(ns) ? ns / 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The resident set split as `/proc/self/status` gives it, bytes: `anon` (heap, stacks, buffers:
+ * what the program holds) and `file` (mapped files: the node binary's code, paged in as it is first
+ * run, e.g. V8's optimizing compiler the first time it compiles). Zeros where there is no `/proc`.
+ */
+function rssParts(): { anon: number; file: number } {
+  try {
+    const status = readFileSync("/proc/self/status", "latin1");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+    return { anon: kib("RssAnon"), file: kib("RssFile") };
+  } catch {
+    return { anon: 0, file: 0 };
+  }
+}
 
 /** RSS after three GCs, each followed by a turn of the event loop. */
 export async function settledRss(): Promise<number> {
@@ -64,9 +101,11 @@ export type RunOne = (name: string, onApproval: (allow: boolean) => Promise<bool
  */
 export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise<void>): Promise<void> {
   const expectation = (i: number, name: string): string => (i % 2 === 0 ? `allowed ${name}` : `denied ${name}`);
-  // Warm-up: one run, so code compiled on first use is not counted as per-run memory.
-  const warm = await runOne("warm-up", async () => true, expectation(0, "warm-up"));
-  if (!warm.ok) throw new Error(`warm-up run failed: ${warm.detail}`);
+  // Warm-up: one run (WARMUP_RUNS, one after another), so code compiled on first use is not counted as per-run memory.
+  for (let i = 0; i < WARMUP_RUNS; i++) {
+    const warm = await runOne("warm-up", async () => true, expectation(0, "warm-up"));
+    if (!warm.ok) throw new Error(`warm-up run failed: ${warm.detail}`);
+  }
 
   const before = await settledRss();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -75,6 +114,8 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   // shares, whatever its warm-up left the young generation at (the runs grow it again).
   const beforeIdle = await idleRss(() => newSpaceBytes() > IDLE_NEW_SPACE_BYTES);
   const newSpaceBeforeIdle = newSpaceBytes();
+  const partsBeforeIdle = rssParts();
+  let partsAllAsked = partsBeforeIdle;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
   let asked = 0;
@@ -82,6 +123,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
   const allAsked = new Promise<void>((resolve) => (releaseAll = resolve));
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadCpuUs();
   const outcomes = await Promise.all(
     Array.from({ length: RUNS }, (_, i) => {
       const name = `run-${i}`;
@@ -90,6 +132,7 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
         async (allow) => {
           if (++asked === RUNS) {
             peak = Math.max(peak, rss());
+            partsAllAsked = rssParts();
             releaseAll();
           }
           await allAsked;
@@ -100,13 +143,19 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
     }),
   );
   const cpu = process.cpuUsage(cpuBefore);
+  const mainAfter = mainThreadCpuUs();
   const elapsedMs = performance.now() - started;
   clearInterval(sampler);
   peak = Math.max(peak, rss());
   await close();
+  // Through close(): what a host pays for the runs, the ending of their CLIs included (a turn
+  // answers before its CLI's exit and the sweep after it, which may fall after the last verdict).
+  const cpuThroughClose = process.cpuUsage(cpuBefore);
+  const mainThroughClose = mainThreadCpuUs();
   const after = await settledRss();
   const newSpaceAfter = newSpaceBytes();
   const idle = await idleRss(() => newSpaceBytes() >= newSpaceAfter);
+  const partsAfterIdle = rssParts();
   const failures = outcomes.filter((o) => !o.ok).map((o) => o.detail);
   console.log(
     JSON.stringify({
@@ -123,11 +172,24 @@ export async function measureConcurrentRuns(runOne: RunOne, close: () => Promise
       newSpaceBefore,
       newSpaceAfter,
       afterIdleRss: idle.rss,
+      /** RssAnon and RssFile of `/proc/self/status`, bytes: at the same start, when every run had asked, once idle after. */
+      anonBeforeIdle: partsBeforeIdle.anon,
+      fileBeforeIdle: partsBeforeIdle.file,
+      anonAllAsked: partsAllAsked.anon,
+      fileAllAsked: partsAllAsked.file,
+      anonAfterIdle: partsAfterIdle.anon,
+      fileAfterIdle: partsAfterIdle.file,
       newSpaceAfterIdle: newSpaceBytes(),
       idleWaitMs: idle.waitedMs,
       elapsedMs,
       /** This process's user + system CPU from the start of the runs to their end, µs (the fake CLIs are other processes). */
       cpuUs: cpu.user + cpu.system,
+      /** Of {@link cpuUs}, the main thread's (undefined where /proc has no schedstat); the rest ran on V8's and libuv's threads. */
+      mainThreadCpuUs: mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore,
+      /** This process's CPU from the start of the runs until `close()` resolved, µs. */
+      cpuThroughCloseUs: cpuThroughClose.user + cpuThroughClose.system,
+      /** Of {@link cpuThroughCloseUs}, the main thread's. */
+      mainThreadThroughCloseUs: mainBefore === undefined || mainThroughClose === undefined ? undefined : mainThroughClose - mainBefore,
       heapUsedBefore: heapBefore,
       heapUsedAfter: process.memoryUsage().heapUsed,
     }),

@@ -313,19 +313,14 @@ export class AcpDriver implements Driver {
     const trusted = (request.mcpServers ?? [])
       .filter((server) => server.trusted === true)
       .map((server) => ({ name: server.name, tools: server.tools ?? [] }));
-    const host = new HostClient({
-      plan,
-      sink,
+    const terminals = new HostTerminals({
+      env: proc.env,
       cwd,
-      driver: this.descriptor.type,
-      terminals: new HostTerminals({
-        env: proc.env,
-        cwd,
-        device: `${this.descriptor.type} terminal`,
-        maxOutputBytes: config.maxTerminalOutputBytes ?? DEFAULT_MAX_TERMINAL_OUTPUT_BYTES,
-        ...spawnLimits(config),
-      }),
+      device: `${this.descriptor.type} terminal`,
+      maxOutputBytes: config.maxTerminalOutputBytes ?? DEFAULT_MAX_TERMINAL_OUTPUT_BYTES,
+      ...spawnLimits(config),
     });
+    const host = new HostClient({ plan, sink, cwd, driver: this.descriptor.type, terminals });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
     let violation: DriverFailure | undefined;
@@ -353,7 +348,7 @@ export class AcpDriver implements Driver {
       sink.emit({ type: "notice", kind: "policy", message: `ending the turn: ${message}`, data: { ...violation.details } });
       violated();
     };
-    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked);
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id));
     // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     const handler: SessionHandler = {
       onUpdate: (update) => turn.onUpdate(update),
@@ -807,7 +802,9 @@ function emptyResponse(plan: AcpPolicyPlan, failure: DriverFailure): DriverRespo
 /** The report with every entry that relied on `mechanism` marked not enforced, saying why. */
 function notEnforcedBy(report: readonly PolicyEnforcement[], mechanism: EnforcementMechanism, why: string): PolicyEnforcement[] {
   return report.map((entry) =>
-    entry.mechanisms.includes(mechanism) ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)` } : entry,
+    entry.mechanisms.includes(mechanism)
+      ? { ...entry, enforced: false, mechanisms: [], detail: `${why} (best effort accepted)`, bestEffort: true }
+      : entry,
   );
 }
 

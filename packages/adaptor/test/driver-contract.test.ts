@@ -44,6 +44,38 @@ describe("the SDK's checks of a driver's response", () => {
     ]);
   });
 
+  it("a driver that reports a set value it did not enforce, without best effort, fails the run as policy_violation with its Result", async () => {
+    const driver = scriptedDriver(async () => ({
+      text: "wrote the file",
+      enforcement: [{ field: "approvals.permission", value: "auto_deny", enforced: false, mechanisms: [], detail: "mycli cannot" }],
+    }));
+    const error = await new Agent(driver).run("hi", { policy: { approvals: { permission: "auto_deny" } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("policy_violation");
+    expect((error as RunError).message).toBe(
+      "scripted reported approvals.permission=auto_deny not enforced (mycli cannot); a value a driver cannot enforce must be refused before launch",
+    );
+    expect((error as RunError).details).toEqual({ fields: ["approvals.permission"] });
+    expect((error as RunError).result.text).toBe("wrote the file");
+    expect((error as RunError).result.enforcement).toEqual([
+      { field: "approvals.permission", value: "auto_deny", enforced: false, mechanisms: [], detail: "mycli cannot" },
+    ]);
+  });
+
+  it("a set value the driver ran on best effort (bestEffort: true, the host's choice) stays a success listed as not enforced", async () => {
+    const entry = {
+      field: "approvals.permission",
+      value: "auto_deny",
+      enforced: false,
+      mechanisms: [],
+      detail: "best effort accepted",
+      bestEffort: true,
+    };
+    const driver = scriptedDriver(async () => ({ text: "ok", enforcement: [entry] }));
+    const result = await new Agent(driver).run("hi", { policy: { approvals: { permission: "auto_deny" } } });
+    expect(result.enforcement).toEqual([entry]);
+  });
+
   it("under an explicit ask or auto_deny, a tool that ran with no approval asked about it gets an approval.unasked notice; an asked one does not", async () => {
     const driver = scriptedDriver(async (_request, sink) => {
       sink.emit({ type: "tool-call", phase: "start", id: "t1", name: "Bash" });

@@ -16,7 +16,7 @@ import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
-import { checkCodexEffort } from "./effort.js";
+import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } from "./effort.js";
 import { CODEX_DESCRIPTOR, CODEX_EXEC_DESCRIPTOR } from "./descriptor.js";
 import { toStrictOutputSchema } from "./output-schema/strict-output-schema.js";
 import { codexEnforcement, planPolicy, type CodexPolicyPlan } from "./policy.js";
@@ -73,23 +73,34 @@ export class CodexDriver implements Driver {
   /**
    * Runs one turn; see {@link Driver.run} for the verdict contract. Before anything is launched it
    * refuses what the descriptor lacks (policy, approval modes) and output schemas strict mode cannot
-   * express.
+   * express. A turn with effort `minimal` and `policy.webSearch` unset runs with web search off (a
+   * `notice` `policy.adjusted` and the `webSearch` enforcement entry say so).
    *
    * @throws InvalidDriverConfigError, InvalidPolicyError, PolicyCapabilityUnsupportedError,
    * HumanDecisionModeUnsupportedError, InvalidOutputSchemaError, InvalidOptionError (field `prompt`,
    * text over 1,048,576 characters, codex's own limit; field `effort`, when `configOverrides` also
-   * sets `model_reasoning_effort`) before launch; PolicyCapabilityUnsupportedError
+   * sets `model_reasoning_effort`, or for `minimal` with `policy.webSearch` `allow`, which the OpenAI
+   * API refuses) before launch; PolicyCapabilityUnsupportedError
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended); DriverError
    * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
-  async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
+  async run(asked: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     this.validateConfig();
-    checkCodexPrompt(request.prompt);
-    checkCodexEffort(request.effort, this.config);
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
+    checkCodexPrompt(asked.prompt);
+    checkCodexEffort(asked.effort, this.config);
+    const { request, webSearchOff } = minimalEffortRequest(asked, readCheckpointData(asked.session?.data).effort);
+    const planned = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
+    const plan: CodexPolicyPlan = webSearchOff ? { ...planned, webSearchOffForEffort: MINIMAL_EFFORT_NO_WEB_SEARCH } : planned;
+    if (webSearchOff)
+      sink.emit({
+        type: "notice",
+        kind: "policy.adjusted",
+        message: `web search off for this turn: ${MINIMAL_EFFORT_NO_WEB_SEARCH}`,
+        data: { field: "webSearch", value: "deny", effort: "minimal" },
+      });
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
     const transport = this.config.transport === "exec" ? "exec" : "app-server";

@@ -27,7 +27,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     },
     approvals: { permission: ["inherit", "ask", "auto_approve", "auto_deny"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
-    effort: ["minimal", "low", "medium", "high"],
+    effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
@@ -56,13 +56,13 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
-      webSearch: [],
+      webSearch: ["allow", "deny"],
       browser: [],
       activeExecutionTimeout: false,
     },
     approvals: { permission: ["inherit"], plan_review: ["inherit"], question: ["inherit"] },
     systemPrompt: ["replace", "append"],
-    effort: ["minimal", "low", "medium", "high"],
+    effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
     streaming: { textDeltas: false, thinking: false, toolCallArgs: false },

@@ -34,6 +34,7 @@ describe("codexEnforcement", () => {
         enforced: false,
         mechanisms: [],
         detail: expect.stringContaining("outside its sandbox") as string,
+        bestEffort: true,
       },
       expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: true, mechanisms: ["approval"] }),
     ]);
@@ -131,6 +132,7 @@ describe("checkInheritedApprovals", () => {
         enforced: false,
         mechanisms: [],
         detail: expect.stringContaining(`best effort accepted): codex's own approval policy is "on-request"`) as string,
+        bestEffort: true,
       },
     ]);
   });

@@ -20,6 +20,8 @@ export interface CodexPolicyPlan {
   readonly approvalPolicy?: "untrusted" | "never";
   /** `web_search` config: `"live"` offers the model the web search tool, `"disabled"` removes it. */
   readonly webSearch?: "live" | "disabled";
+  /** Set when the driver turned web search off because of the run's effort: why (the enforcement detail says it). */
+  readonly webSearchOffForEffort?: string;
   /**
    * Set when the run accepted best effort (`bestEffortPolicy`) for a confining sandbox that codex's
    * approval policy can leave (permission `ask`, or `inherit` with codex's own policy other than
@@ -202,7 +204,10 @@ export function codexEnforcement(
   const exec = transport === "exec";
   return reportEnforcement(policy, (field) => {
     if (field === "sandbox" && plan.sandboxBestEffort)
-      return { notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}` };
+      return {
+        notEnforced: `sandbox ${String(plan.sandbox)} set, not enforced (best effort accepted): ${plan.sandboxBestEffort}`,
+        bestEffort: true,
+      };
     if (field === "sandbox") {
       const roots = plan.hostWritableRoots
         ? `; writable roots besides the working directory (configOverrides ${WRITABLE_ROOTS_KEY}): ${JSON.stringify(plan.writableRoots)}`
@@ -214,7 +219,10 @@ export function codexEnforcement(
         : { mechanisms: ["cli_config"], detail: `thread/start sandbox ${String(plan.sandbox)}${roots}` };
     }
     if (field === "webSearch")
-      return { mechanisms: [exec ? "cli_flag" : "cli_config"], detail: `web_search = "${String(plan.webSearch)}"` };
+      return {
+        mechanisms: [exec ? "cli_flag" : "cli_config"],
+        detail: `web_search = "${String(plan.webSearch)}"${plan.webSearchOffForEffort ? ` (set by the driver for effort minimal: ${plan.webSearchOffForEffort})` : ""}`,
+      };
     return plan.approvalPolicy === "never"
       ? {
           mechanisms: [exec ? "cli_flag" : "cli_config"],

@@ -27,6 +27,13 @@ if (!PG_URL) {
         cleanup: async () => void (await pool.query(`DROP SCHEMA "${schema}" CASCADE`)),
         // A second instance on the same schema with its own connections, as a restarted process opens it.
         reopen: async () => new PostgresThreadStore({ connectionString: PG_URL, schema }),
+        // A lost segment row, deleted beneath the store.
+        loseSegment: async (recordId, index) =>
+          void (await pool.query(
+            `DELETE FROM "${schema}".adaptor_thread_session_segments WHERE record_id = $1 AND seq =
+               (SELECT seq FROM "${schema}".adaptor_thread_session_segments WHERE record_id = $1 ORDER BY seq LIMIT 1 OFFSET $2)`,
+            [recordId, index],
+          )),
       };
     },
     { sessionState: true, releaseLeases: true },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describeSegmentsFromConformance, describeThreadStoreConformance } from "@adaptor/threadstore/testing";
 import Database from "better-sqlite3";
 import { SqliteThreadStore } from "@adaptor/threadstore-sqlite";
+import { loseSegmentRow } from "./support/lose-segment.js";
 
 // Every test gets its own file in a fresh temp dir; expiry is judged by the process clock, so the
 // kit waits in real time with short TTLs.
@@ -21,7 +22,12 @@ describeThreadStoreConformance(
     }
     const path = join(dir, "threads.db");
     // A second instance on the same file, as a restarted process opens it.
-    return { store: new SqliteThreadStore({ path, faults }), cleanup, reopen: async () => new SqliteThreadStore({ path }) };
+    return {
+      store: new SqliteThreadStore({ path, faults }),
+      cleanup,
+      reopen: async () => new SqliteThreadStore({ path }),
+      loseSegment: loseSegmentRow(path),
+    };
   },
   { sessionState: true, releaseLeases: true },
 );

@@ -53,6 +53,7 @@ describe("public surface", () => {
       "ManualClock",
       "checkHammerReports",
       "checkSegmentSummary",
+      "checkSummarySeesLoss",
       "describePendingApprovalsConformance",
       "describeSegmentsFromConformance",
       "describeThreadCatalogConformance",

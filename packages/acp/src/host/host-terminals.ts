@@ -34,6 +34,8 @@ export interface TerminalLaunch {
 export class HostTerminals {
   readonly #launch: TerminalLaunch;
   readonly #terminals = new Map<string, Terminal>();
+  /** Exit codes of the turn's terminals that exited with one, released or not (one number per terminal). */
+  readonly #exitCodes = new Map<string, number>();
   #next = 0;
   #closed = false;
 
@@ -66,7 +68,10 @@ export class HostTerminals {
     const id = `terminal-${++this.#next}`;
     const terminal: Terminal = { proc, output };
     this.#terminals.set(id, terminal);
-    void proc.exited.then((exit) => (terminal.exit = exit));
+    void proc.exited.then((exit) => {
+      terminal.exit = exit;
+      if (exit.code !== null) this.#exitCodes.set(id, exit.code);
+    });
     return { terminalId: id };
   }
 
@@ -94,6 +99,11 @@ export class HostTerminals {
     this.#terminals.delete(request.terminalId);
     await terminal.proc.close();
     return {};
+  }
+
+  /** The exit code of terminal `id` of this turn once it exited with one (released or not); undefined otherwise. */
+  exitCodeOf(id: string): number | undefined {
+    return this.#exitCodes.get(id);
   }
 
   /** Ends every terminal still running and refuses new ones. Idempotent. */

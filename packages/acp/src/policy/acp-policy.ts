@@ -163,8 +163,11 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
         "; the host asks before its own fs/write_text_file and terminal/create",
       );
     if (field === "sandbox" && value === "read_only")
-      return { notEnforced: "no session mode: only asks for non-read tools, fs/write_text_file and terminal/create are refused" };
-    return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)` };
+      return {
+        notEnforced: "no session mode: only asks for non-read tools, fs/write_text_file and terminal/create are refused",
+        bestEffort,
+      };
+    return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)`, bestEffort };
   });
   return { ...(mode ? { mode } : {}), denyNonReadAsks, unaskedFails, writes, commands, offer, hostAsks, bestEffort, enforcement };
 }

@@ -25,6 +25,8 @@ interface ToolState {
   trusted?: boolean;
   /** The call was reported running without an ask. */
   unasked?: boolean;
+  /** The last host terminal the call's content named (`{ type: "terminal", terminalId }`). */
+  terminalId?: string;
 }
 
 /** A tool call that acts (see {@link actsKind}) and ran without a permission ask. */
@@ -82,6 +84,7 @@ export class AcpTurn implements SessionHandler {
   readonly #nameOf: (call: acp.ToolCallUpdate) => string;
   readonly #trusted: readonly TrustedServer[];
   readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
+  readonly #terminalExitCode: ((terminalId: string) => number | undefined) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
@@ -99,7 +102,9 @@ export class AcpTurn implements SessionHandler {
     nameOf: (call: acp.ToolCallUpdate) => string = toolNameOf,
     trustedServers: readonly TrustedServer[] = [],
     onUnasked?: (call: UnaskedCall) => void,
+    terminalExitCode?: (terminalId: string) => number | undefined,
   ) {
+    this.#terminalExitCode = terminalExitCode;
     this.#sink = sink;
     this.#nameOf = nameOf;
     this.#trusted = trustedServers;
@@ -335,15 +340,24 @@ export class AcpTurn implements SessionHandler {
     delete tool.unasked;
   }
 
+  /**
+   * A call's end (`completed` / `failed`) becomes its `tool-result`; with the exit code of the last
+   * host terminal its content named (the command the agent ran through `terminal/*`), once that
+   * terminal has exited with a code.
+   */
   #toolUpdate(update: acp.ToolCallUpdate): void {
     const tool = this.#tools.get(update.toolCallId);
-    if (!tool || tool.resulted) return;
+    if (!tool) return;
+    for (const item of update.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
+    if (tool.resulted) return;
     if (update.status !== "completed" && update.status !== "failed") return;
     tool.resulted = true;
     const output = toolCallText(update);
     const isError = update.status === "failed";
-    this.transcript.push({ kind: "tool-result", toolCallId: update.toolCallId, toolName: tool.name, text: output, isError });
-    this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError });
+    const exitCode = tool.terminalId !== undefined ? this.#terminalExitCode?.(tool.terminalId) : undefined;
+    const code = exitCode !== undefined ? { exitCode } : {};
+    this.transcript.push({ kind: "tool-result", toolCallId: update.toolCallId, toolName: tool.name, text: output, isError, ...code });
+    this.#sink.emit({ type: "tool-result", id: update.toolCallId, name: tool.name, output, isError, ...code });
   }
 
   #denied(id: string, reason: string): void {

@@ -56,7 +56,7 @@ const SHARED: OptionShape = {
   allowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   disallowedTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of permission rules"),
   additionalDirectories: is.arrayOf(absolutePath, "an array of absolute directory paths"),
-  effort: is.oneOf("minimal", "low", "medium", "high"),
+  effort: is.oneOf("minimal", "low", "medium", "high", "xhigh"),
   budget: is.shape(
     {
       maxTurns: is.integer(1),

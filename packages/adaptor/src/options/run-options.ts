@@ -81,12 +81,16 @@ export interface SharedRunOptions {
    */
   readonly additionalDirectories?: readonly string[];
   /**
-   * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"` or `"high"`
-   * (`InvalidOptionError` otherwise). Codex (both transports) sends every level as the model
-   * request's `reasoning.effort`; Claude Code takes `low`, `medium` and `high` (`--effort`, sent only
-   * for a model that takes an effort). Refused before launch with `FeatureUnsupportedError`
-   * (feature `effort`) by a driver that cannot carry the level (see the README's agent table). A
-   * call's value replaces the agent's. Default: the CLI's own.
+   * How much the model reasons before it answers: `"minimal"`, `"low"`, `"medium"`, `"high"` or
+   * `"xhigh"` (`InvalidOptionError` otherwise). Codex (both transports) sends every level as the
+   * model request's `reasoning.effort` (`xhigh` only for a model that has it: another answers with
+   * an API error); Claude Code takes `low`, `medium` and `high` (`--effort`, sent only for a model
+   * that takes an effort). Refused before launch with `FeatureUnsupportedError` (feature `effort`)
+   * by a driver that cannot carry the level (`minimal` and `xhigh` on Claude; see the README's agent
+   * table). On Codex a thread turn without `effort` runs at the thread's last one, and a `minimal`
+   * turn runs without web search when `policy.webSearch` is unset (the OpenAI API refuses the pair;
+   * a `notice` `policy.adjusted` says so), `InvalidOptionError` with `webSearch: "allow"`. A call's
+   * value replaces the agent's. Default: the CLI's own.
    */
   readonly effort?: ReasoningEffort;
   /**

@@ -49,6 +49,8 @@ export async function settleAfterAbort<T>(work: Promise<T>, signal: AbortSignal,
  *   `details.driverClaimedSuccess: true` noting the driver's claim; a driver's own `agent_error`
  *   for a process that exited non-zero or by a signal gets `details.exitCode` / `details.exitSignal`
  *   when it has none;
+ * - a response without a failure whose `enforcement` lists a value `enforced: false` without
+ *   `bestEffort` is a `policy_violation` (`details.fields`), keeping the driver's report;
  * - each explicitly set policy field of `policy` (the one the driver was given) that the response's
  *   `enforcement` does not list is added as not enforced ("the driver did not report enforcing it").
  */
@@ -73,7 +75,28 @@ export function checkDriverResponse(device: string, response: DriverResponse, po
   )
     // The promised fields of a crash, for a driver that classified it without them.
     checked = { ...response, failure: { ...failure, details: { ...failure.details, exitCode: exit.code, exitSignal: exit.signal } } };
-  return withUnreported(checked, policy, "the driver did not report enforcing it");
+  return withUnreported(refuseUnenforced(device, checked), policy, "the driver did not report enforcing it");
+}
+
+/**
+ * `response` failed as `policy_violation` when, without a failure of its own, it reports a set
+ * policy value not enforced that the host did not accept on best effort (`bestEffort`): a value a
+ * driver cannot enforce is refused before launch, so such a run must not end as a success. The
+ * Result keeps the driver's report; `details.fields` names the fields.
+ */
+function refuseUnenforced(device: string, response: DriverResponse): DriverResponse {
+  if (response.failure || response.interrupted === true) return response;
+  const unenforced = (response.enforcement ?? []).filter((entry) => !entry.enforced && entry.bestEffort !== true);
+  if (unenforced.length === 0) return response;
+  const which = unenforced.map((entry) => `${entry.field}=${entry.value} not enforced (${entry.detail})`).join(", ");
+  return {
+    ...response,
+    failure: {
+      reason: "policy_violation",
+      message: `${device} reported ${which}; a value a driver cannot enforce must be refused before launch`,
+      details: { fields: unenforced.map((entry) => entry.field) },
+    },
+  };
 }
 
 /**

@@ -63,12 +63,13 @@ export function renderChanges(changes: readonly FileUpdateChange[]): string {
   return changes.map((change) => `${change.kind.type} ${change.path}\n${change.diff}`.trimEnd()).join("\n");
 }
 
-function resultOf(item: ThreadItem, streamed: string | undefined): { output: string; isError: boolean } {
+function resultOf(item: ThreadItem, streamed: string | undefined): { output: string; isError: boolean; exitCode?: number } {
   switch (item.type) {
     case "commandExecution":
       return {
         output: item.aggregatedOutput || streamed || (item.status === "declined" ? "declined" : ""),
         isError: item.status !== "completed" || (item.exitCode !== null && item.exitCode !== 0),
+        ...(Number.isInteger(item.exitCode) ? { exitCode: item.exitCode as number } : {}),
       };
     case "fileChange":
       return { output: item.status === "declined" ? "declined" : renderChanges(item.changes), isError: item.status !== "completed" };
@@ -392,9 +393,10 @@ export class AppServerTurnState {
         const name = toolNameOf(item);
         if (!name) return;
         if (!seen) this.#started(item);
-        const { output, isError } = resultOf(item, this.#commandOutput.get(item.id));
-        this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
-        this.#emit({ type: "tool-result", id: item.id, name, output, isError });
+        const { output, isError, exitCode } = resultOf(item, this.#commandOutput.get(item.id));
+        const code = exitCode !== undefined ? { exitCode } : {};
+        this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
+        this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
       }
     }
   }

@@ -13,7 +13,7 @@ import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, St
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
-import { rolloutUsageTotal } from "./rollout-usage.js";
+import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
 
@@ -69,6 +69,19 @@ export function execArgs(
 }
 
 /**
+ * The request with the model and effort the thread's last committed turn named (its checkpoint
+ * `data`), where it names none itself: `codex exec resume` would take them from the config again,
+ * while a thread on app-server keeps them. A run that is not a thread turn is returned as it is.
+ */
+function keptModelAndEffort(request: DriverRequest): DriverRequest {
+  if (!request.session || (request.model !== undefined && request.effort !== undefined)) return request;
+  const kept = readCheckpointData(request.session.data);
+  const model = request.model ?? kept.model;
+  const effort = request.effort ?? (kept.effort as DriverRequest["effort"]);
+  return { ...request, ...(model !== undefined ? { model } : {}), ...(effort !== undefined ? { effort } : {}) };
+}
+
+/**
  * The run's system prompt as config overrides: `model_instructions_file` (a file holding the
  * text) replaces codex's base instructions, `developer_instructions` adds a developer message
  * after them (what app-server's `baseInstructions` / `developerInstructions` set). Values are TOML
@@ -87,7 +100,8 @@ function systemPromptArgs(request: DriverRequest, promptFile: string | undefined
  * SIGKILL (exec has no interrupt request). A resume of a thread codex cannot find exits 1 before
  * `thread.started` and becomes `resume_rejected`.
  */
-export async function runExec(init: ExecRunInit): Promise<DriverResponse> {
+export async function runExec(asked: ExecRunInit): Promise<DriverResponse> {
+  const init = { ...asked, request: keptModelAndEffort(asked.request) };
   const { config, request, sink, signal, plan } = init;
   // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
   let runDir: string | undefined;
@@ -253,11 +267,19 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
   // or the next adoption would continue after it.
   if (failure && request.session && previous.turns === undefined && baseTurns !== undefined && turn.threadId)
     await dropFailedTurn(init, { ...request, session: request.session }, baseTurns);
-  const data: CodexCheckpointData = { ...(turns !== undefined ? { turns } : {}), ...(total ? { usage: total } : {}) };
+  // Only a model or effort a turn named is kept (as on app-server): a thread that names none follows the driver's.
+  const data: CodexCheckpointData = {
+    ...(turns !== undefined ? { turns } : {}),
+    ...(total ? { usage: total } : {}),
+    ...(request.model !== undefined ? { model: request.model } : {}),
+    ...(request.effort !== undefined ? { effort: request.effort } : {}),
+  };
+  // `codex exec --json` names no model: one the run did not name is read from the thread's rollout.
+  const model = request.model ?? config.model ?? (turn.threadId ? await rolloutModel(config, turn.threadId, request.env) : undefined);
   return {
     text: failure ? "" : text,
     ...(structured !== undefined ? { structured } : {}),
-    ...((request.model ?? config.model) ? { model: request.model ?? config.model } : {}),
+    ...(model ? { model } : {}),
     ...(usage ? { usage } : {}),
     // Made when first read: the SDK reads it when the host asks the Result for its transcript.
     get transcript() {

@@ -143,9 +143,11 @@ export class ExecTurnState {
     this.#start(item);
     let output = "";
     let isError = false;
+    let code: { exitCode?: number } = {};
     if (item.type === "command_execution") {
       output = String(item.aggregated_output ?? "");
       isError = item.status !== "completed" || (item.exit_code !== null && item.exit_code !== 0);
+      if (Number.isInteger(item.exit_code)) code = { exitCode: item.exit_code as number };
     } else if (item.type === "file_change") {
       const changes = item.changes as { path: string; kind: string }[];
       output = changes.map((c) => `${c.kind} ${c.path}`).join("\n");
@@ -154,7 +156,7 @@ export class ExecTurnState {
       output = JSON.stringify(item);
       isError = (item as { status?: unknown }).status === "failed";
     }
-    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError });
-    this.#emit({ type: "tool-result", id: item.id, name, output, isError });
+    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
+    this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
   }
 }

@@ -11,8 +11,8 @@ import type { Usage } from "@adaptor/driver";
  *   codex recorded beyond it are dropped (see `rewindExecThread`).
  * - `usage` (exec): the thread's cumulative token usage as codex reported it after that turn
  *   (`codex exec resume` reports the thread's running total; the run's own usage is the difference).
- * - `model`, `effort` (app-server): the model and reasoning effort the committed turn ran with; a
- *   later turn of the thread (or of a fork made at this checkpoint) that names none runs with them.
+ * - `model`, `effort`: the model and reasoning effort the thread's turns last named; a later turn
+ *   of the thread (or of a fork made at this checkpoint) that names none runs with them.
  * - `lineage` (app-server): for a fork, the rollouts of the threads it was forked from (its
  *   parent, the parent's parent, …), each named by its path below `CODEX_HOME` with its length
  *   in bytes when the fork was made. codex resumes a fork by reading its parent's rollout up to

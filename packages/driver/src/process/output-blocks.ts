@@ -1,5 +1,9 @@
-/** Bytes of one block of kept raw output: 16 KiB. */
-export const OUTPUT_BLOCK_BYTES = 16 * 1024;
+/**
+ * Bytes of one block of kept raw output: 4 KiB, one page. A tail holds its last, partly written
+ * block in memory even while its full blocks are spilled, so this is what each of many concurrent
+ * runs keeps resident at the least.
+ */
+export const OUTPUT_BLOCK_BYTES = 4 * 1024;
 
 /**
  * Blocks per slab: 32 MiB and one block. A slab must be a mapping of its own, never memory of the
@@ -10,13 +14,13 @@ export const OUTPUT_BLOCK_BYTES = 16 * 1024;
  * buffer of this size, above the 32 MiB up to which glibc raises its mmap threshold, is a
  * mapping of its own too.
  */
-const SLAB_BLOCKS = 2 * 1024 + 1;
+const SLAB_BLOCKS = 8 * 1024 + 1;
 
 /** Bytes of one slab. */
 const SLAB_BYTES = SLAB_BLOCKS * OUTPUT_BLOCK_BYTES;
 
 /** A slab grows by this many blocks at a time (1 MiB, the default window of one run). */
-const GROW_BLOCKS = 64;
+const GROW_BLOCKS = 256;
 
 /** One block handed out by {@link OutputBlockPool.acquire}: `bytes` is a view of {@link OUTPUT_BLOCK_BYTES}. */
 export interface OutputBlock {
@@ -35,6 +39,8 @@ interface Slab {
   fresh: number;
   /** Blocks handed out and not released. */
   used: number;
+  /** The block of each index handed out so far, kept for the next time it is handed out (its view made once). */
+  readonly blocks: OutputBlock[];
 }
 
 /**
@@ -62,17 +68,22 @@ export class OutputBlockPool {
   acquire(): OutputBlock {
     let slab = this.#slabs.find((s) => s.free.length > 0 || s.fresh < SLAB_BLOCKS);
     if (!slab) {
-      slab = { memory: newSlab(), free: [], fresh: 0, used: 0 };
+      slab = { memory: newSlab(), free: [], fresh: 0, used: 0, blocks: [] };
       this.#slabs.push(slab);
     }
-    const index = slab.free.pop() ?? slab.fresh++;
     slab.used++;
+    const reused = slab.free.pop();
+    if (reused !== undefined) return slab.blocks[reused]!;
+    const index = slab.fresh++;
     const start = index * OUTPUT_BLOCK_BYTES;
     const memory = slab.memory;
     if (memory.byteLength < start + OUTPUT_BLOCK_BYTES) {
       (memory as ResizableArrayBuffer).resize(Math.min(SLAB_BYTES, start + GROW_BLOCKS * OUTPUT_BLOCK_BYTES));
     }
-    return { bytes: Buffer.from(memory, start, OUTPUT_BLOCK_BYTES), slab, index };
+    // A view of fixed length: it stays valid as the slab grows (a slab never shrinks).
+    const block: OutputBlock = { bytes: Buffer.from(memory, start, OUTPUT_BLOCK_BYTES), slab, index };
+    slab.blocks[index] = block;
+    return block;
   }
 
   /** Gives `block` back; a block must be released once, and not used after. */

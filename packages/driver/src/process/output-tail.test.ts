@@ -121,6 +121,21 @@ describe("OutputTail over several blocks", () => {
     expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
   });
 
+  it("a block handed out again is the view of its own index's bytes, kept from its first hand-out, past the slab's growth", () => {
+    const pool = new OutputBlockPool();
+    const blocks = Array.from({ length: 300 }, () => pool.acquire()); // past the first growth step
+    for (const at of [299, 7, 150]) pool.release(blocks[at]!);
+    for (const at of [150, 7, 299]) {
+      const again = pool.acquire(); // most recently released first
+      expect(again.index).toBe(at);
+      expect(again.bytes.buffer).toBe(blocks[0]!.bytes.buffer);
+      expect(again.bytes.byteOffset).toBe(at * OUTPUT_BLOCK_BYTES);
+      expect(again.bytes.length).toBe(OUTPUT_BLOCK_BYTES);
+      again.bytes.fill(9);
+      expect(blocks[at + 1 === 300 ? at - 1 : at + 1]!.bytes.includes(9)).toBe(false);
+    }
+  });
+
   it("a slab grows as fresh blocks are handed out, and every block keeps its own bytes across the growth steps", () => {
     const pool = new OutputBlockPool();
     const blocks = Array.from({ length: 300 }, (_, i) => {
@@ -180,6 +195,39 @@ describe("OutputTail over several blocks", () => {
     }
     spilling.push(Buffer.from("short\n"));
     expect(spilling.take()).toEqual({ text: "short\n", bytes: 6, truncated: false });
+  });
+
+  it("exactly the bound, a byte under and a byte over, in whole blocks or not: spilled several blocks at a time across the ring's end, the tail equals the one kept in memory", () => {
+    const B = OUTPUT_BLOCK_BYTES;
+    let seed = 5;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (const maxBytes of [5 * B, 5 * B + 1, 5 * B - 1, 1]) {
+      for (const total of [maxBytes - 1, maxBytes, maxBytes + 1, 7 * maxBytes + 3]) {
+        // Spilling once more than three blocks are in use: a push then moves several at once.
+        const spilling = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes: 3 * B });
+        const inMemory = new OutputTail(maxBytes, { pool: new OutputBlockPool(), spillAboveBytes: Number.MAX_SAFE_INTEGER });
+        const bytes = Buffer.from(Array.from({ length: total }, (_, i) => 32 + ((i * 7 + (i >> 12)) % 95)));
+        for (let at = 0; at < total;) {
+          const size = Math.min(total - at, 1 + random(random(3) === 0 ? 3 * B : 300));
+          const chunk = bytes.subarray(at, at + size);
+          spilling.push(chunk);
+          inMemory.push(chunk);
+          at += size;
+        }
+        const label = `max ${maxBytes}, ${total} bytes`;
+        if (maxBytes > 4 * B && total > 4 * B) expect(spilling.spilledBlocks, label).toBeGreaterThan(1);
+        const expected = {
+          text: bytes.subarray(Math.max(0, total - maxBytes)).toString("latin1"),
+          bytes: total,
+          truncated: total > maxBytes,
+        };
+        expect(inMemory.take(), label).toEqual(expected);
+        expect(spilling.peek(), label).toEqual(expected);
+        const { output, ...counts } = spilling.takeKept();
+        expect({ text: output.text, ...counts }, label).toEqual(expected);
+      }
+    }
+    expect(spillFiles()).toEqual([]);
   });
 
   it("decoded block by block, the text is what decoding the kept bytes at once gives, for any bytes, in memory and spilled", () => {

@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, unlinkSync, writeSync, writevSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OUTPUT_BLOCK_BYTES, outputBlocks, type OutputBlock, type OutputBlockPool } from "./output-blocks.js";
 
 /**
- * Default of {@link OutputTailOptions.spillAboveBytes}: 4 MiB of blocks in use across the pool.
- * One run's tail (1 MiB by default) stays in memory; many concurrent runs spill.
+ * Default of {@link OutputTailOptions.spillAboveBytes}: 2 MiB of blocks in use across the pool.
+ * One run's windows (stdout's 1 MiB by default, one block more, and stderr's) stay in memory;
+ * many concurrent runs spill.
  */
-export const DEFAULT_SPILL_ABOVE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_SPILL_ABOVE_BYTES = 2 * 1024 * 1024;
 
 /** One block's bytes read back from a spill file; shared, as a tail decodes a block before reading the next. */
 let spillReadBuffer: Buffer | undefined;
@@ -106,16 +107,33 @@ function spill(store: Store, all: boolean): boolean {
       unlinkSync(path);
     }
     while (store.blocks.length > (all ? 0 : 1)) {
-      const block = store.blocks[0]!;
+      // The blocks going to consecutive slots (up to the ring's end) in one write.
       const slot = (store.spillHead + store.spilled) % store.slots;
-      writeSync(store.fd, block.bytes, 0, OUTPUT_BLOCK_BYTES, slot * OUTPUT_BLOCK_BYTES);
-      store.blocks.shift();
-      store.pool.release(block);
-      store.spilled++;
+      const count = Math.min(store.blocks.length - (all ? 0 : 1), store.slots - slot);
+      const moving = store.blocks.slice(0, count);
+      writeBlocks(store.fd, moving, slot * OUTPUT_BLOCK_BYTES);
+      store.blocks.splice(0, count);
+      for (const block of moving) store.pool.release(block);
+      store.spilled += count;
     }
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Writes `blocks` whole, one after another, at `position` of `fd`: one gathered write, resumed if cut short. */
+function writeBlocks(fd: number, blocks: readonly OutputBlock[], position: number): void {
+  let written = writevSync(
+    fd,
+    blocks.map((block) => block.bytes),
+    position,
+  );
+  const total = blocks.length * OUTPUT_BLOCK_BYTES;
+  while (written < total) {
+    const block = blocks[Math.floor(written / OUTPUT_BLOCK_BYTES)]!;
+    const from = written % OUTPUT_BLOCK_BYTES;
+    written += writeSync(fd, block.bytes, from, OUTPUT_BLOCK_BYTES - from, position + written);
   }
 }
 

@@ -165,7 +165,7 @@ describe("spawnCli", () => {
   });
 
   it("a window that spilled (more kept output than the spill bound) is read back when stdout is first read: every byte, the file then closed", async () => {
-    // 6 MiB kept by one window is above the 4 MiB of blocks in use past which tails spill.
+    // 6 MiB kept by one window is above the 2 MiB of blocks in use past which tails spill.
     const script = "const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 6 * 1024; i++) process.stdout.write(row)";
     await using proc = await nodeScript(script, { maxRawBytes: 8 * 1024 * 1024 });
     expect((await collect(proc.lines())).length).toBe(6 * 1024);
@@ -177,6 +177,22 @@ describe("spawnCli", () => {
     expect(output.stdout).toBe(("é😀".repeat(170) + "xyz\n").repeat(6 * 1024));
     expect(files()).toEqual([]);
     expect(output.stdout.length).toBe(6 * 1024 * (3 * 170 + 4)); // read again: the same text, nothing reopened
+  });
+
+  it("a spilled window of exactly maxRawBytes gives every byte, untruncated; one byte more drops only the first", async () => {
+    const max = 3 * 1024 * 1024; // above the 2 MiB of blocks in use past which tails spill
+    for (const extra of [0, 1]) {
+      const script = `const row = 'é😀'.repeat(170) + 'xyz\\n'; for (let i = 0; i < 3 * 1024; i++) process.stdout.write(row); process.stdout.write('${"a".repeat(extra)}')`;
+      await using proc = await nodeScript(script, { maxRawBytes: max });
+      await collect(proc.lines());
+      await proc.exited;
+      const output = proc.takeOutput();
+      const whole = ("é😀".repeat(170) + "xyz\n").repeat(3 * 1024) + "a".repeat(extra);
+      expect(Buffer.byteLength(whole)).toBe(max + extra);
+      expect(output).toMatchObject({ stdoutBytes: max + extra, stdoutTruncated: extra > 0 });
+      // One byte over: the first byte (of an "é") goes, and with it the rest of that character.
+      expect(output.stdout).toBe(extra === 0 ? whole : whole.slice(1));
+    }
   });
 
   it("reused process: each takeOutput() window holds only that turn's output, nothing from earlier turns", async () => {

@@ -33,4 +33,12 @@ export interface PolicyEnforcement {
   readonly mechanisms: readonly EnforcementMechanism[];
   /** For people: what the driver set (a flag, a mode id), or why the value was not enforced. */
   readonly detail: string;
+  /**
+   * True on an entry with `enforced: false` when the host accepted best effort for it through a
+   * driver option (the `bestEffortPolicy` of the ACP and Codex drivers). A driver's entry with
+   * `enforced: false` without it, in a response without a failure, fails the run: the SDK ends it
+   * as `policy_violation` (a value a driver cannot enforce must be refused before launch). Absent
+   * means false.
+   */
+  readonly bestEffort?: boolean;
 }

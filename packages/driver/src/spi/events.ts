@@ -63,6 +63,15 @@ export interface ToolResultEvent {
   /** True when the tool failed or was denied. */
   readonly isError: boolean;
   /**
+   * The exit code of a shell command, an integer, when it is known: Codex's command executions
+   * (both transports); an ACP agent's call that ran its command in a terminal the host served
+   * (`terminal/*`, named in the call's content), once that terminal exited. Absent for other tools,
+   * for a command that never ran or was killed by a signal, and where the agent gives only text
+   * (Claude Code's `Bash` result, whose text may say "Exit code N"; an ACP agent running commands
+   * itself).
+   */
+  readonly exitCode?: number;
+  /**
    * The id of the tool call that started the subagent that made the call (the delegation's
    * `tool-call` `id`), when the agent says so (Claude Code: the stream-json line's
    * `parent_tool_use_id`). Absent for a call of the main conversation, and where the agent does

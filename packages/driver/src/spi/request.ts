@@ -13,9 +13,11 @@ export interface SystemPrompt {
 /**
  * How much reasoning the model spends before it answers, from least to most; see
  * {@link DriverRequest.effort}. The CLI maps it to the model's own setting (Codex:
- * `model_reasoning_effort`, the Responses API's `reasoning.effort`).
+ * `model_reasoning_effort`, the Responses API's `reasoning.effort`). `"xhigh"` (extra high) is a
+ * level of OpenAI's newer reasoning models, which codex passes through; a model without it answers
+ * with an API error.
  */
-export type ReasoningEffort = "minimal" | "low" | "medium" | "high";
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh";
 
 /** A subagent the agent may delegate to; see {@link DriverRequest.agents}. */
 export interface SubagentDefinition {

@@ -62,6 +62,8 @@ export interface TranscriptItem {
   readonly input?: unknown;
   /** True for a failed or denied tool result. */
   readonly isError?: boolean;
+  /** For a tool result: the shell command's exit code, as on the `tool-result` event (`ToolResultEvent.exitCode`). */
+  readonly exitCode?: number;
 }
 
 /**

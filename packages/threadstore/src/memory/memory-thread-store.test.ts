@@ -1,3 +1,4 @@
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { describe, expect, it } from "vitest";
 import { describeSegmentsFromConformance, describeThreadStoreConformance, ManualClock } from "../testing/index.js";
 import type { ThreadStore } from "../contract/thread-store.js";
@@ -43,6 +44,39 @@ describeThreadStoreConformance("a store that ignores releaseLeases", async ({ fa
   };
   return { store, clock };
 });
+
+// A backend that answers asynchronously, so its failures arrive out of call order: every read of
+// the broken store fails after an event-loop turn, `read()` (two round trips) after two.
+// The kit must handle every rejection at once (an unhandled one fails the implementer's run).
+describeThreadStoreConformance(
+  "a broken backend that fails its reads out of order",
+  async ({ faults, broken }) => {
+    const clock = new ManualClock();
+    const inner = new MemoryThreadStore({ now: clock.now, faults });
+    if (!broken) return { store: inner, clock };
+    const fail = (op: string, turns = 1): Promise<never> =>
+      new Promise((resolve) => setImmediate(resolve)).then(() =>
+        turns > 1
+          ? fail(op, turns - 1)
+          : Promise.reject(new DriverError({ op, device: "async-store", code: ErrCode.Internal, cause: new Error("ECONNRESET") })),
+      );
+    const store: ThreadStore = {
+      resolve: () => fail("resolve"),
+      acquireLease: () => fail("acquireLease"),
+      renewLease: () => fail("renewLease"),
+      releaseLease: () => fail("releaseLease"),
+      finalize: () => fail("finalize"),
+      close: () => inner.close(),
+      sessionState: {
+        read: () => fail("read", 2),
+        segments: () => fail("segments"),
+        summary: () => fail("summary"),
+      },
+    };
+    return { store, clock };
+  },
+  { sessionState: true, releaseLeases: true },
+);
 
 describe("MemoryThreadStore", () => {
   it("returns copies: mutating a resolved record or its checkpoint data does not change the store", async () => {

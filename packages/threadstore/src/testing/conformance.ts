@@ -14,7 +14,15 @@ import { describeReleaseConformance } from "./release-conformance.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
+import { rejection, rejections } from "./rejections.js";
+import type { LoseSegment } from "./segment-summary-check.js";
 import { at, record } from "./sample-record.js";
+import {
+  checkTwoInstanceAcquire,
+  checkTwoInstanceCompareAndSet,
+  checkTwoInstanceCreateIfAbsent,
+  checkTwoInstanceFencedWrites,
+} from "./two-instance-checks.js";
 
 /** A clock the kit can read and move; `ManualClock` is one. */
 export interface ConformanceClock {
@@ -41,10 +49,24 @@ export interface ConformanceHarness {
    * database schema or directory) as a restarted process would. The kit then checks durability:
    * what `finalize` committed is read back whole by an instance opened while the first is still open
    * (as after a crash, before it could flush anything) and by one opened after the first was closed.
-   * The kit closes every instance it opens, before `cleanup`. Without it (a store that keeps nothing
-   * past its process, like the memory store) those checks are skipped.
+   * It also races the two instances, as two hosts sharing one backend: 20 rounds each of
+   * `acquireLease` on one target, `finalize` with `requireKeyAbsent`, `finalize` replacing the active
+   * record (`archiveId`), and a fenced `finalize` against a takeover from the other instance, each
+   * round with exactly one winner. A store that serializes only inside one instance (an in-process
+   * mutex around its read-modify-write) fails them. The kit closes every instance it opens, before
+   * `cleanup`. Without it (a store that keeps nothing past its process, like the memory store) those
+   * checks are skipped, with the reason.
    */
   readonly reopen?: () => Promise<ThreadStore>;
+  /**
+   * Optional, for a store with `sessionState.summary`: deletes the stored segment at `index`
+   * (0-based, in `segments()` order) of a record's session state directly in the backend, beneath
+   * the store (`DELETE` of its row, removal of its file or object), leaving whatever the store keeps
+   * beside the segments (counters, the manifest) as it is, as a lost row would. The kit then checks
+   * `summary` sees the loss, so a store whose summary comes from counters fails. Without it that
+   * test is skipped, with the reason: nothing else lets the kit tell a counter from the rows.
+   */
+  readonly loseSegment?: LoseSegment;
 }
 
 /** What the kit passes to the factory. */
@@ -167,6 +189,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
     if (options.sessionState) {
       describeSessionStateConformance({
         store: () => store,
+        loseSegment: () => h.loseSegment,
         faults: () => faults,
         brokenStore,
         lapsingTtl,
@@ -788,8 +811,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
             store.renewLease(forged, LONG_TTL),
             store.releaseLease(forged),
           ];
-          for (const call of calls) {
-            const err = await rejection(call);
+          for (const err of await rejections(calls)) {
             expect(err, label).toBeInstanceOf(InvalidThreadKeyError);
             expect(isError(err, ErrInvalidThreadKey), label).toBe(true);
             expect(findError(err, InvalidThreadKeyError)?.key === key, label).toBe(true);
@@ -839,6 +861,31 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         const next = await late.acquireLease("d-durable", "owner-b", LONG_TTL);
         expect(next.token).toBeGreaterThan(lease.token);
       });
+    });
+
+    describe("two instances on one backend (with the harness's reopen)", () => {
+      const races = {
+        "acquireLease: exactly one lease per round, the rest BusyError, tokens strictly increasing": checkTwoInstanceAcquire,
+        "finalize with requireKeyAbsent on a fresh key: exactly one creator per round, the rest AlreadyExistsError":
+          checkTwoInstanceCreateIfAbsent,
+        "finalize replacing the active record (archiveId): exactly one replacement per round, the rest AlreadyExistsError":
+          checkTwoInstanceCompareAndSet,
+        "a fenced finalize against a takeover from the other instance: exactly one of the two writes lands per round":
+          checkTwoInstanceFencedWrites,
+      };
+      for (const [title, check] of Object.entries(races)) {
+        it(`two instances racing ${title}`, async (test) => {
+          const reopen = h.reopen;
+          if (!reopen) {
+            return test.skip(
+              "the harness has no reopen, so the kit cannot open a second instance on the same backend (a store whose backend is its own instance, like the memory store, has nothing two hosts could share)",
+            );
+          }
+          const other = await reopen();
+          open.unshift({ store: other });
+          await check(store, other);
+        });
+      }
     });
 
     describe("atomicity under injected faults", () => {
@@ -893,8 +940,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           broken.releaseLease(lease),
           broken.finalize({ leases: [lease], record: record("t-broken") }),
         ];
-        for (const call of calls) {
-          const err = await rejection(call);
+        for (const err of await rejections(calls)) {
           expect(err).toBeInstanceOf(Error);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost) || isError(err, ErrAlreadyExists)).toBe(false);
           expect((err as Error).cause, BROKEN_CAUSE).toBeDefined();
@@ -912,8 +958,7 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
           store.releaseLease(lease),
           store.finalize({ leases: [lease], record: record("t-closed") }),
         ];
-        for (const call of calls) {
-          const err = await rejection(call);
+        for (const err of await rejections(calls)) {
           expect(err).toBeInstanceOf(Error);
           expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
         }
@@ -1058,16 +1103,6 @@ const BROKEN_CAUSE =
 /** `draft` as the store keeps it after its `revision`-th write. */
 function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
-}
-
-/** The error `promise` rejects with; fails the test with `why` (what the store did wrong) when it resolves. */
-async function rejection(promise: Promise<unknown>, why = "expected the call to reject, but it resolved"): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error(why);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -12,5 +12,5 @@ export { leaseHammer, hammerWorkerMain, checkHammerReports, runHammerWorkers, ty
 export { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 export { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
 export { describeSegmentsFromConformance } from "./segments-from-conformance.js";
-export { checkSegmentSummary } from "./segment-summary-check.js";
+export { checkSegmentSummary, checkSummarySeesLoss, type LoseSegment } from "./segment-summary-check.js";
 export { hostileSegmentStore, type HostileSegmentStoreOptions, type SegmentDamage } from "./hostile-segment-store.js";

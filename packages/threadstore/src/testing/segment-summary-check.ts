@@ -51,3 +51,34 @@ export async function checkSegmentSummary(store: ThreadStore, key = "segment-sum
   }
   return true;
 }
+
+/**
+ * Deletes the stored segment at `index` (0-based, in `segments()` order) of `recordId`'s session
+ * state directly in the backend, beneath the store (a lost row, file or object), leaving everything
+ * the store keeps beside the segments (counters, the manifest) as it is.
+ */
+export type LoseSegment = (recordId: string, index: number) => Promise<void>;
+
+/**
+ * Writes three segments of different lengths through `store`, has `lose` delete the middle one
+ * beneath the store, and checks `sessionState.summary` now counts two segments and their bytes: a
+ * store whose summary comes from counters kept beside the segments still reports three, and fails.
+ * Resolves `true` when it checked, `false` for a store without `sessionState.summary`.
+ * @throws Error saying what the summary reported after the loss.
+ */
+export async function checkSummarySeesLoss(store: ThreadStore, lose: LoseSegment, key = "segment-loss"): Promise<boolean> {
+  const state = store.sessionState;
+  if (!state?.summary) return false;
+  const draft = record(key);
+  const segments = [filled(10, 1), filled(20, 2), filled(30, 3)];
+  await store.finalize({ leases: [], record: draft, sessionState: { mode: "replace", segments, manifest: {}, limitBytes: LIMIT } });
+  const before = await state.summary(draft.id);
+  await lose(draft.id, 1);
+  const after = await state.summary(draft.id);
+  if (after.segments !== 2 || after.bytes !== 40) {
+    throw new Error(
+      `summary after the second of 3 segments (10, 20, 30 bytes) was deleted beneath the store: ${JSON.stringify(after)} (before: ${JSON.stringify(before)}), expected 2 segments of 40 bytes: summary must be computed from the segments as stored, not from counters kept beside them`,
+    );
+  }
+  return true;
+}

@@ -9,11 +9,14 @@ import { SessionStateTooLargeError } from "../errors/session-state-too-large-err
 import { ErrBusy, ErrLeaseLost, ErrSessionStateTooLarge } from "../errors/sentinels.js";
 import type { SessionStateStore, SessionStateWrite } from "../session-state/session-state.js";
 import type { FaultPlan } from "./fault-plan.js";
-import { checkSegmentSummary } from "./segment-summary-check.js";
+import { checkSegmentSummary, checkSummarySeesLoss, type LoseSegment } from "./segment-summary-check.js";
+import { rejections } from "./rejections.js";
 
 /** What the session-state block needs from the surrounding conformance suite, read per test. */
 export interface SessionStateKitContext {
   store(): ThreadStore;
+  /** The harness's `loseSegment`, when it has one. */
+  loseSegment(): LoseSegment | undefined;
   faults(): FaultPlan;
   brokenStore(): Promise<ThreadStore>;
   lapsingTtl(): number;
@@ -256,6 +259,15 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       if (!(await checkSegmentSummary(ctx.store()))) test.skip();
     });
 
+    it("summary (when the store has it) sees a segment lost beneath the store (with the harness's loseSegment)", async (test) => {
+      const lose = ctx.loseSegment();
+      if (!lose)
+        return test.skip(
+          "the harness has no loseSegment, so the kit cannot tell a summary computed from the stored segments from counters kept beside them",
+        );
+      if (!(await checkSummarySeesLoss(ctx.store(), lose))) test.skip("the store has no sessionState.summary");
+    });
+
     it("a malformed sessionState is refused before anything is written", async () => {
       const store = ctx.store();
       const rec = ctx.record("s-bad");
@@ -277,8 +289,7 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       const broken = (await ctx.brokenStore()).sessionState;
       expect(broken).toBeDefined();
       const calls = [broken!.read("some-id"), broken!.segments("some-id"), ...(broken!.summary ? [broken!.summary("some-id")] : [])];
-      for (const call of calls) {
-        const err = await ctx.rejection(call);
+      for (const err of await rejections(calls)) {
         expect(err).toBeInstanceOf(Error);
         expect(isError(err, ErrBusy) || isError(err, ErrLeaseLost)).toBe(false);
         expect((err as Error).cause).toBeDefined();

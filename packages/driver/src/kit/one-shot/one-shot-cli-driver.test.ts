@@ -108,13 +108,11 @@ describe("OneShotCliDriver", () => {
     expect(response.exit).toEqual({ code: 139, signal: null });
   });
 
-  it("reports each explicitly set policy field by the plan's enforcement rule, or as not enforced when the plan declares none", async () => {
+  it("reports each explicitly set policy field by the plan's enforcement rule, and nothing when the plan declares none (the SDK lists them unreported)", async () => {
     const policy = { approvals: { permission: "auto_deny" as const, question: "inherit" as const } };
     await using bare = new OneShotCliDriver(PLAN, {});
     const unreported = await bare.run({ runId: "r1", prompt: "hello", policy }, sink(), new AbortController().signal);
-    expect(unreported.enforcement).toEqual([
-      { field: "approvals.permission", value: "auto_deny", enforced: false, mechanisms: [], detail: "the driver reports no enforcement" },
-    ]);
+    expect(unreported.enforcement).toEqual([]);
     await using declared = new OneShotCliDriver({ ...PLAN, enforcement: () => ({ mechanisms: ["approval"], detail: "the CLI asks" }) }, {});
     const reported = await declared.run({ runId: "r2", prompt: "hello", policy }, sink(), new AbortController().signal);
     expect(reported.enforcement).toEqual([

@@ -77,8 +77,10 @@ export interface OneShotCliDriverPlan<C extends CommonDriverConfig> {
   env?(request: DriverRequest): Readonly<Record<string, string | undefined>> | undefined;
   /**
    * How the driver enforces each explicitly set policy field (see `reportEnforcement`); the
-   * response's `enforcement` is made of it. Without it every such field is reported not enforced
-   * ("the driver reports no enforcement"): declare the rule for what the descriptor accepts.
+   * response's `enforcement` is made of it. Without it the response reports none, and the SDK lists
+   * every such field as not enforced ("the driver did not report enforcing it"): declare the rule
+   * for what the descriptor accepts. A rule's `notEnforced` without `bestEffort` fails the run
+   * (`policy_violation`): refuse such a value before launch instead.
    */
   readonly enforcement?: EnforcementRule;
   /** Starts reading one run on its freshly spawned process. */
@@ -187,7 +189,6 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
     });
     const outcome = handler.finish(exit);
     const failure = outcome.failure ?? crashFailure(this.descriptor.type, exit, terminal, proc.stderrTail());
-    const rule = this.#plan.enforcement ?? notReported;
     return {
       text: outcome.text,
       transcript: [{ kind: "user", text: request.prompt }, ...outcome.transcript],
@@ -195,14 +196,11 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
       ...(outcome.model ? { model: outcome.model } : {}),
       ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(failure ? { failure } : outcome.resumeId ? { checkpoint: { resumeId: outcome.resumeId } } : {}),
-      enforcement: reportEnforcement(request.policy, rule),
+      enforcement: this.#plan.enforcement ? reportEnforcement(request.policy, this.#plan.enforcement) : [],
       exit: responseExit(exit),
     };
   }
 }
-
-/** The enforcement rule of a plan that declares none. */
-const notReported: EnforcementRule = () => ({ notEnforced: "the driver reports no enforcement" });
 
 /**
  * The failure of a process that claimed nothing went wrong: a non-zero exit code, or a signal

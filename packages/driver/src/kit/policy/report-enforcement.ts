@@ -5,7 +5,10 @@ import type { RunPolicy } from "../../spi/policy.js";
 export type EnforcementRule = (
   field: string,
   value: string,
-) => { readonly mechanisms: readonly EnforcementMechanism[]; readonly detail: string } | { readonly notEnforced: string };
+) =>
+  | { readonly mechanisms: readonly EnforcementMechanism[]; readonly detail: string }
+  /** Not enforced, and why; `bestEffort` when the host accepted best effort for it (see {@link PolicyEnforcement.bestEffort}). */
+  | { readonly notEnforced: string; readonly bestEffort?: boolean };
 
 /**
  * The `enforcement` report of a run: one entry per explicitly requested field of `policy`
@@ -28,7 +31,7 @@ export function reportEnforcement(policy: RunPolicy | undefined, rule: Enforceme
     const how = rule(field, value);
     out.push(
       "notEnforced" in how
-        ? { field, value, enforced: false, mechanisms: [], detail: how.notEnforced }
+        ? { field, value, enforced: false, mechanisms: [], detail: how.notEnforced, ...(how.bestEffort ? { bestEffort: true } : {}) }
         : { field, value, enforced: true, mechanisms: [...how.mechanisms], detail: how.detail },
     );
   }
