@@ -340,6 +340,31 @@ describe("bounded event buffer for a consumer that does not read", () => {
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
   });
 
+  it("a reader that yields to the event loop once per event keeps a burst of 5,000 tool calls (20,000 events that are never dropped) whole at the default eventBuffer", async () => {
+    const calls = 5000;
+    const driver = scriptedDriver(async (_r, sink, signal) => {
+      // One burst, as a CLI writing thousands of tool lines at once: the host gets no turn of the event loop during it.
+      for (let i = 0; i < calls; i++) {
+        if (signal.aborted) throw signal.reason;
+        sink.emit({ type: "tool-call", phase: "start", id: `t${i}`, name: "Bash", input: { command: "true" } });
+        sink.emit({ type: "tool-call", phase: "end", id: `t${i}`, name: "Bash", input: { command: "true" } });
+        sink.emit({ type: "tool-result", id: `t${i}`, output: "", isError: false });
+        sink.emit({ type: "notice", kind: "lifecycle", message: `model response ${i}` });
+      }
+      return { text: "done" };
+    });
+    const stream = new Agent(driver).stream("p");
+    const events: AgentEvent[] = [];
+    for await (const e of stream) {
+      events.push(e);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await expect(stream.result()).resolves.toMatchObject({ text: "done" });
+    expect(events.filter((e) => e.type === "tool-result")).toHaveLength(calls);
+    expect(events.some((e) => e.type === "dropped")).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
+  });
+
   it("a backlog of events that are never dropped past its hard cap ends the run with RESOURCE_EXHAUSTED, holding no more than the cap", async () => {
     let emitted = 0;
     const driver = scriptedDriver(async (_r, sink, signal) => {
@@ -354,10 +379,10 @@ describe("bounded event buffer for a consumer that does not read", () => {
     const error = await stream.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DriverError);
     expect(error).toMatchObject({ code: "RESOURCE_EXHAUSTED", op: "events" });
-    expect((error as Error).message).toContain("16384 events");
-    expect(emitted).toBe(16384); // run-started and 16,383 results are kept; the next one ends the run
+    expect((error as Error).message).toContain("65536 events");
+    expect(emitted).toBe(65536); // run-started and 65,535 results are kept; the next one ends the run
     const events = await collect(stream);
-    expect(events.length).toBeLessThanOrEqual(16384 + 2);
+    expect(events.length).toBeLessThanOrEqual(65536 + 2);
     expect(events.at(-2)).toMatchObject({ type: "dropped" });
     expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: false, reason: "error" });
   });

@@ -4,12 +4,13 @@ import type { AgentEvent, EventMeta, EventPayload } from "./agent-event.js";
 export const DEFAULT_EVENT_BUFFER = 1024;
 
 /**
- * The most events a run's buffer holds for a consumer that falls behind: 16 times its capacity,
- * at least 16,384. Past it the run is ended (see {@link EventQueue}); a consumer that keeps up
- * never comes near it.
+ * The most events a run's buffer holds for a consumer that falls behind: 64 times its capacity,
+ * at least 65,536. Past it the run is ended (see {@link EventQueue}). It only bounds memory against
+ * a CLI that floods the run: a consumer that reads as the run goes, even one that yields to the
+ * event loop per event during a burst of thousands of tool calls, never comes near it.
  */
 export function maxEventBacklog(capacity: number): number {
-  return Math.max(16 * capacity, 16_384);
+  return Math.max(64 * capacity, 65_536);
 }
 
 /** Events stamped with one clock reading at most, while the host takes none of them (see `#now`). */
