@@ -29,4 +29,16 @@ describe.each(["app-server", "exec"] as const)("command exit code over %s (real 
     const ok = await agent.run("SHELL_CMD echo fine", { policy: { sandbox: "unrestricted" } });
     expect(ok.transcript().find((item) => item.kind === "tool-result")).toMatchObject({ text: "fine\n", isError: false, exitCode: 0 });
   });
+
+  it("a command ended by a signal carries the shell's 128 + signal number as its exit code", { timeout: 180_000 }, async () => {
+    h = await codexHarness();
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }));
+    const killed = agent.stream("SHELL_CMD sh -c 'kill -9 $$'", { policy: { sandbox: "unrestricted" } });
+    const results = [];
+    for await (const event of killed) if (event.type === "tool-result") results.push(event);
+    const result = await killed.result();
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ name: "shell", isError: true, exitCode: 137 }); // SIGKILL is signal 9
+    expect(result.transcript().find((item) => item.kind === "tool-result")).toMatchObject({ isError: true, exitCode: 137 });
+  });
 });
