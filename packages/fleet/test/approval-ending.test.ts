@@ -56,6 +56,22 @@ describe("fleet pendingApprovals options", () => {
     await expect(fleet.pendingApprovals({ threadKey: "" })).rejects.toBeInstanceOf(TypeError);
     await fleet.close();
   });
+
+  it("a null limit, a misspelt key or options that are not an object are refused with InvalidOptionError, not read as the defaults", async () => {
+    const fleet = new Fleet({ connectionString: "postgres://127.0.0.1:1/none" });
+    const nullLimit = await fleet.pendingApprovals({ limit: null as unknown as number }).catch((e: unknown) => e);
+    expect(nullLimit).toBeInstanceOf(InvalidOptionError);
+    expect((nullLimit as InvalidOptionError).field).toBe("limit");
+    const misspelt = await fleet.pendingApprovals({ limt: 5 } as never).catch((e: unknown) => e);
+    expect(misspelt).toBeInstanceOf(InvalidOptionError);
+    expect(misspelt).toMatchObject({ subject: "fleet pendingApprovals", field: "limt", suggestion: "limit" });
+    for (const options of [null, "x", [1]]) {
+      const error = await fleet.pendingApprovals(options as never).catch((e: unknown) => e);
+      expect(error, JSON.stringify(options)).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).subject).toBe("fleet pendingApprovals");
+    }
+    await fleet.close();
+  });
 });
 
 if (!PG_URL) {

@@ -52,10 +52,10 @@ if (!PG_URL) {
       expect(await reading).toEqual([]);
     });
 
-    it("an after that is not an integer >= 0 is an InvalidOptionError, not a database error", async () => {
+    it("an after that is not an integer >= 0 (null included: it is not read as 0) is an InvalidOptionError, not a database error", async () => {
       const front = await fleetOf(freshSchema("after"));
       const handle = await front.submit("never served");
-      for (const after of [1.5, -1, Number.NaN, "3" as unknown as number]) {
+      for (const after of [1.5, -1, Number.NaN, "3" as unknown as number, null as unknown as number]) {
         const error = await sequences(handle, after).catch((e: unknown) => e);
         expect(error, String(after)).toBeInstanceOf(InvalidOptionError);
         expect((error as InvalidOptionError).field).toBe("after");

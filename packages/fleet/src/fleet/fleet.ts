@@ -19,6 +19,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
+import { checkPendingOptions } from "./check-pending.js";
 import { checkDecisionShape, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
@@ -451,22 +452,16 @@ export class Fleet implements AsyncDisposable {
    * one {@link approval} reads `pending` and {@link answer} would take when the list was read, for
    * an operator's queue of questions. A question its run ended unanswered (its verdict, its own
    * timeout, a cancel, its deadline, a retried attempt taking over) is not listed.
-   * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
-   *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
+   * @throws InvalidOptionError (subject `"fleet pendingApprovals"`) for options that are not an
+   *   object, an unknown key (field: the key, with the closest known name as `suggestion`), or a
+   *   `limit` (field `limit`) that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
    *   a key rule (TypeError for an empty one); FleetClosedError after `close()`.
    */
-  async pendingApprovals(options: FleetPendingApprovalsOptions = {}): Promise<FleetWaitingApproval[]> {
-    const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-      throw new InvalidOptionError({
-        subject: "fleet pendingApprovals",
-        field: "limit",
-        reason: `must be an integer from 1 to 1000, got ${String(limit)}`,
-      });
-    if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
+  async pendingApprovals(options?: FleetPendingApprovalsOptions): Promise<FleetWaitingApproval[]> {
+    const { threadKey, limit } = checkPendingOptions(options);
     if (this.#state === "closed") throw new FleetClosedError("pendingApprovals", "closed");
     await this.start();
-    const rows = await this.#core.tables.fleetPendingApprovals(options.threadKey, limit);
+    const rows = await this.#core.tables.fleetPendingApprovals(threadKey, limit);
     return rows.map((row) => ({
       id: row.id,
       runId: row.run_id,

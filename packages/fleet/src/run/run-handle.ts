@@ -92,12 +92,12 @@ export class RunHandle {
   async *#events(options: RunEventsOptions): AsyncGenerator<FleetEvent, void, undefined> {
     this.#checkOpen("events");
     const { tables } = this.#core;
-    const given = options.after ?? 0;
+    const given = options.after === undefined ? 0 : options.after;
     if (!Number.isSafeInteger(given) || given < 0)
       throw new InvalidOptionError({
         subject: "fleet events",
         field: "after",
-        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" ? String(given) : typeof given}`,
+        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" || given === null ? String(given) : typeof given}`,
       });
     let after = given;
     // The run had its verdict when the log was read once more: nothing can come after what that read found.
