@@ -94,6 +94,13 @@ export interface AcpDriverOptions {
    * host does not control (an untrusted folder's `.env`). Default: none.
    */
   readonly emptyWhenUnset?: readonly string[];
+  /**
+   * Tools (by name) that start a sub-agent whose own tool calls never reach the host: no
+   * `session/request_permission`, no `tool_call`. Under a policy the agent's asks enforce (`ask`,
+   * `auto_deny`, `read_only` through the ask mode), an ask for one is denied without asking (a
+   * `policy` notice says why): approving it would let the sub-agent act unasked and unseen. Default none.
+   */
+  readonly delegationTools?: readonly string[];
 }
 
 /** What {@link AcpDriverOptions.inheritedSession} is told. */
@@ -125,6 +132,7 @@ export class AcpDriver implements Driver {
   readonly #toolName: (call: ToolCallUpdate) => string;
   readonly #inherited: AcpDriverOptions["inheritedSession"];
   readonly #emptyWhenUnset: readonly string[];
+  readonly #delegationTools: readonly string[];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -140,6 +148,7 @@ export class AcpDriver implements Driver {
     this.#toolName = options.toolName ?? toolNameOf;
     this.#inherited = options.inheritedSession;
     this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
+    this.#delegationTools = options.delegationTools ?? [];
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -320,7 +329,14 @@ export class AcpDriver implements Driver {
       maxOutputBytes: config.maxTerminalOutputBytes ?? DEFAULT_MAX_TERMINAL_OUTPUT_BYTES,
       ...spawnLimits(config),
     });
-    const host = new HostClient({ plan, sink, cwd, driver: this.descriptor.type, terminals });
+    const host = new HostClient({
+      plan,
+      sink,
+      cwd,
+      driver: this.descriptor.type,
+      terminals,
+      delegationTools: this.#delegationTools,
+    });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
     let violation: DriverFailure | undefined;
