@@ -479,6 +479,22 @@ describe("an ask that comes before the agent announces its call is the same call
     });
   }
 
+  it("a pending announcement with part of the input, then the ask with the command: the call's input is the asked command", async () => {
+    // The same agent's messages when the host takes its tool_call before its ask.
+    const run = await turn(
+      [
+        callWith("A", { kind: "execute", status: "pending", rawInput: { cwd: "/work" } }),
+        ask("A", { kind: "execute", status: "pending", rawInput: { command: "rm -rf victim" } }),
+        update("A", { status: "in_progress", rawInput: { command: "rm -rf victim", cwd: "/work" } }),
+        update("A", { status: "failed" }),
+        done,
+      ],
+      AUTO_DENY,
+    );
+    expect(run.error).toBeUndefined();
+    expect(endedInputs(run.events)).toEqual([{ command: "rm -rf victim" }]);
+  });
+
   it("auto_deny: the denied call the agent then reports completed still fails the run as run although denied", async () => {
     const run = await turn(
       [

@@ -303,7 +303,10 @@ export class AcpTurn implements SessionHandler {
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
-    if (!tool.ended && (knownInput(tool.input) || asking || done)) {
+    // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking
+    // with the command): the call ends at its ask, its next update, or its result.
+    const settled = knownInput(tool.input) && status !== "pending";
+    if (!tool.ended && (settled || asking || done)) {
       tool.ended = true;
       const input = tool.input ?? {};
       this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
