@@ -94,13 +94,6 @@ export interface AcpDriverOptions {
    * host does not control (an untrusted folder's `.env`). Default: none.
    */
   readonly emptyWhenUnset?: readonly string[];
-  /**
-   * Tools (by name) that start a sub-agent whose own tool calls never reach the host: no
-   * `session/request_permission`, no `tool_call`. Under a policy the agent's asks enforce (`ask`,
-   * `auto_deny`, `read_only` through the ask mode), an ask for one is denied without asking (a
-   * `policy` notice says why): approving it would let the sub-agent act unasked and unseen. Default none.
-   */
-  readonly delegationTools?: readonly string[];
 }
 
 /** What {@link AcpDriverOptions.inheritedSession} is told. */
@@ -132,7 +125,6 @@ export class AcpDriver implements Driver {
   readonly #toolName: (call: ToolCallUpdate) => string;
   readonly #inherited: AcpDriverOptions["inheritedSession"];
   readonly #emptyWhenUnset: readonly string[];
-  readonly #delegationTools: readonly string[];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -148,7 +140,6 @@ export class AcpDriver implements Driver {
     this.#toolName = options.toolName ?? toolNameOf;
     this.#inherited = options.inheritedSession;
     this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
-    this.#delegationTools = options.delegationTools ?? [];
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -335,7 +326,7 @@ export class AcpDriver implements Driver {
       cwd,
       driver: this.descriptor.type,
       terminals,
-      delegationTools: this.#delegationTools,
+      delegationTools: config.delegationTools ?? [],
     });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.

@@ -91,7 +91,7 @@ describe("opencode on the real binary", () => {
           request.approve();
         },
       });
-      for await (const event of stream) if (event.type === "notice" && event.kind === "policy") notices.push(event.message);
+      for await (const event of stream) if (event.type === "notice" && event.kind === "policy") notices.push(event.message ?? "");
       const result = await stream.result();
       expect(result.status).toBe("completed");
       expect(asked).toEqual([]);

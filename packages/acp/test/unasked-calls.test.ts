@@ -510,3 +510,36 @@ describe("an ask that comes before the agent announces its call is the same call
     );
   });
 });
+
+describe("a delegation tool (a sub-agent the host cannot see) is refused under a policy enforced by asks", () => {
+  const delegate: readonly HostileStep[] = [
+    callWith("T", { title: "task", kind: "think", status: "pending", rawInput: { description: "sub" } }),
+    ask("T", { title: "task", kind: "think", rawInput: { description: "sub", subagent_type: "general" } }),
+    update("T", { status: "failed" }),
+    done,
+  ];
+
+  it("ask: the task ask is denied without reaching the handler, with a policy notice", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "ask" } } }, { delegationTools: ["task"] });
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    expect(policyNotices(run.events)).toEqual([
+      "denied without asking: task starts a sub-agent whose own tool calls the host is never asked about, under the run's approvals.permission",
+    ]);
+  });
+
+  it("auto_approve does not rely on asks: the task ask is approved", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "auto_approve" } } }, { delegationTools: ["task"] });
+    expect(run.error).toBeUndefined();
+    expect(policyNotices(run.events)).toEqual([]);
+  });
+
+  it("without delegationTools the task ask reaches the handler", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "ask" } } });
+    expect(run.asked).toEqual(["task"]);
+  });
+
+  it("delegationTools must be an array of tool names", () => {
+    expect(() => hostileAcp({}, { delegationTools: "task" as never }).validateConfig()).toThrow(/delegationTools/);
+  });
+});

@@ -96,6 +96,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   displayName: "OpenCode",
   sandboxModes: { read_only: OPENCODE_READ_ONLY_AGENT },
   askMode: OPENCODE_ASK_AGENT,
+  delegationTools: OPENCODE_DELEGATION_TOOLS,
   mcpTransports: ["stdio"],
 };
 
@@ -143,6 +144,5 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
 export function opencode(config?: OpencodeConfig): AcpDriver {
   return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
     resolve: () => opencodeAcpConfig(config),
-    delegationTools: OPENCODE_DELEGATION_TOOLS,
   });
 }
