@@ -84,6 +84,15 @@ if (!PG_URL) {
       const replay: SseMessage[] = [];
       for await (const message of sseMessages(await fetch(`${b.url}/runs/${key}/events`))) replay.push(message);
       expect(replay).toEqual(all);
+      // A client reconnecting after the last frame of the settled run gets a stream that ends at once, empty.
+      const after = await fetch(`${b.url}/runs/${key}/events`, {
+        headers: { "last-event-id": last.id! },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(after.status).toBe(200);
+      const none: SseMessage[] = [];
+      for await (const message of sseMessages(after)) none.push(message);
+      expect(none).toEqual([]);
       // The front-end that submitted the run reports its verdict although its client left.
       expect((await a.settledRun(key)).result?.text).toBe("reply to one");
     });

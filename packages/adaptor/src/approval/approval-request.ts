@@ -138,20 +138,11 @@ export class ApprovalRequest {
     const mismatch = kindMismatch(this.id, this.kind, "approve");
     if (mismatch) throw mismatch;
     const { updatedInput } = options;
-    if (updatedInput === undefined) {
-      this.#settle({ outcome: "approve" });
-      return;
-    }
-    const invalid = updatedInputError(updatedInput, "approve()");
-    if (invalid) throw invalid;
-    if (!this.inputEditable) {
-      this.#settle({ outcome: "deny", reason: EDIT_UNSUPPORTED_REASON });
-      throw new AdaptorError(
-        `approval ${this.id}: ${this.toolName ?? this.kind} cannot run an edited input on this agent; the request was denied`,
-        { sentinel: ErrApprovalEditUnsupported },
-      );
-    }
-    this.#settle({ outcome: "approve", updatedInput });
+    const decision: ApprovalDecision = updatedInput === undefined ? { outcome: "approve" } : { outcome: "approve", updatedInput };
+    const refused = decisionRefusal(this, decision, "approve()");
+    if (refused?.denies) this.#settle({ outcome: "deny", reason: EDIT_UNSUPPORTED_REASON });
+    if (refused) throw refused.error;
+    this.#settle(decision);
   }
 
   /**
@@ -199,6 +190,33 @@ export function kindMismatch(id: string, kind: string, outcome: ApprovalDecision
   return fits
     ? undefined
     : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
+}
+
+/**
+ * Why an answer `decision` to the approval `ask` (its id, kind, tool and whether its input is
+ * editable) cannot be applied as given, or undefined when it can: the checks {@link ApprovalRequest}'s
+ * methods make, for answers that reach a request from elsewhere (another host) to meet before they
+ * are recorded. `error`: `ErrApprovalKindMismatch` (the outcome does not fit the kind),
+ * `InvalidOptionError` (field `updatedInput`, `subject` naming the call) for an edited input that
+ * is not a plain object, or `ErrApprovalEditUnsupported` for an edit the agent cannot run; `denies`
+ * is true for the last, which denies the request (nothing runs) where the others leave it pending.
+ */
+export function decisionRefusal(
+  ask: { readonly id: string; readonly kind: string; readonly toolName?: string | undefined; readonly inputEditable?: boolean | undefined },
+  decision: ApprovalDecision,
+  subject: string,
+): { readonly error: Error; readonly denies: boolean } | undefined {
+  const mismatch = kindMismatch(ask.id, ask.kind, decision.outcome);
+  if (mismatch) return { error: mismatch, denies: false };
+  if (decision.outcome !== "approve" || decision.updatedInput === undefined) return undefined;
+  const invalid = updatedInputError(decision.updatedInput, subject);
+  if (invalid) return { error: invalid, denies: false };
+  if (ask.inputEditable === true) return undefined;
+  const error = new AdaptorError(
+    `approval ${ask.id}: ${ask.toolName ?? ask.kind} cannot run an edited input on this agent; the request was denied`,
+    { sentinel: ErrApprovalEditUnsupported },
+  );
+  return { error, denies: true };
 }
 
 /** The deny reason sent to the CLI when the host approved with an edit the agent cannot run. */

@@ -78,8 +78,9 @@ export class FleetClosedError extends AdaptorError {
   /** The refused operation, e.g. `"submit"`. */
   readonly operation: string;
 
-  constructor(operation: string, state: "closed" | "draining") {
-    super(`fleet ${operation}: the fleet is ${state}`);
+  /** `cause`: the error the closed fleet's connection gave a call that was under way. */
+  constructor(operation: string, state: "closed" | "draining", options: { readonly cause?: unknown } = {}) {
+    super(`fleet ${operation}: the fleet is ${state}`, "cause" in options ? { cause: options.cause } : {});
     this.operation = operation;
   }
 }

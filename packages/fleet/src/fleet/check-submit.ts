@@ -32,6 +32,25 @@ const decision: OptionCheck = (value, field, subject) => {
   checkOptions(subject, value, DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: field });
 };
 
+/**
+ * Checks the shape of an answer's decision as `fleet.answer` takes it: the thread store's own
+ * check (a `TypeError` for another shape, as `thread.answer` throws), then no key its outcome does
+ * not have. An approve's `updatedInput` is left to the check against the request it answers.
+ * @throws TypeError for a decision that is not an approve, a deny with a string reason or an
+ *   answer with a string choice; InvalidOptionError
+ *   (`subject`, field `decision.<key>`) for a key its outcome does not have.
+ */
+export function checkDecisionShape(value: unknown, subject: string): asserts value is StoredApprovalDecision {
+  // An approve's edited input is checked against the request it answers (see `decisionRefusal`).
+  const edited = typeof value === "object" && value !== null && (value as { outcome?: unknown }).outcome === "approve";
+  try {
+    checkStoredDecision((edited ? { outcome: "approve" } : value) as StoredApprovalDecision);
+  } catch (error) {
+    throw new TypeError(`${subject}: ${(error as Error).message.replace(/^answerPendingApproval: /, "")}`, { cause: error });
+  }
+  checkOptions(subject, value, DECISION_SHAPES[(value as StoredApprovalDecision).outcome], { path: "decision" });
+}
+
 /** A run id: a UUID (the fleet's tables key runs by one). */
 const runId: OptionCheck = (value, field, subject) => checkRunId(value, subject, field);
 

@@ -13,4 +13,6 @@ export interface FleetCore {
   readonly boss: PgBoss;
   readonly threadStore: ThreadStore | undefined;
   readonly metrics: FleetMetrics;
+  /** Aborted when the fleet is closed: its connections are ended, so a call then is refused with `FleetClosedError`. */
+  readonly closed: AbortSignal;
 }

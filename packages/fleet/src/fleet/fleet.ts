@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
+import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
 import { InvalidOptionError } from "@adaptor/errors";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { dispatchTopic, HostDispatch } from "../dispatch/host-dispatch.js";
-import { FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
+import { FleetClosedError, FleetQueueFullError, FleetRunExistsError } from "../errors/fleet-errors.js";
 import { Notifier } from "../events/notifier.js";
 import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
@@ -18,7 +19,7 @@ import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent
 import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
-import { checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkDecisionShape, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -122,6 +123,7 @@ export class Fleet implements AsyncDisposable {
   readonly #core: FleetCore;
   readonly #pool: pg.Pool;
   readonly #stopping = new AbortController();
+  readonly #closed = new AbortController();
   #state: "new" | "open" | "draining" | "closed" = "new";
   #started: Promise<void> | undefined;
   readonly #dispatches: HostDispatch[] = [];
@@ -152,6 +154,7 @@ export class Fleet implements AsyncDisposable {
       boss,
       threadStore: options.threadStore as ThreadStore | undefined,
       metrics: new FleetMetrics(resolved.queue, () => tables.open(), options.meter),
+      closed: this.#closed.signal,
     };
   }
 
@@ -391,21 +394,53 @@ export class Fleet implements AsyncDisposable {
    * (`policy.approvals.timeoutMs`) closes it on the worker with the same conditional write before
    * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
    * won is applied, one that lost is refused `"closed"`).
+   *
+   * The decision is checked as the request's own methods check it, before anything is recorded.
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
-   *   no run asked).
+   *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
+   *   string reason or an answer with a string choice); InvalidOptionError (subject
+   *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
+   *   `updatedInput`) an edited input that is not a plain object; `ErrApprovalKindMismatch` for an
+   *   outcome that does not fit the request's kind (all these record nothing: the approval stays
+   *   pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
+   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    checkDecisionShape(decision, "fleet answer");
+    if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
-    const outcome = await this.#core.tables.answerApproval(approvalId, decision as unknown as JsonValue);
-    if ("runId" in outcome) return;
-    throw new ApprovalNotPendingError(approvalId, outcome.status);
+    const { tables } = this.#core;
+    const found = await tables.approval(approvalId);
+    if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
+    // What the request's own methods would refuse is refused before anything is recorded.
+    const ask = found.request as { kind?: unknown; toolName?: unknown; inputEditable?: unknown };
+    const refused = decisionRefusal(
+      {
+        id: approvalId,
+        kind: String(ask.kind),
+        toolName: typeof ask.toolName === "string" ? ask.toolName : undefined,
+        inputEditable: ask.inputEditable === true,
+      },
+      decision,
+      "fleet answer",
+    );
+    if (refused && !refused.denies) throw refused.error;
+    // An edit the agent cannot run denies the request, as approve() does on the worker.
+    const recorded: StoredApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;
+    const outcome = await tables.answerApproval(approvalId, toJsonEvent(recorded));
+    if (!("runId" in outcome)) throw new ApprovalNotPendingError(approvalId, outcome.status);
+    if (refused) throw refused.error;
   }
 
-  /** The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned). */
+  /**
+   * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
+   * @throws FleetClosedError after `close()`.
+   */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
+    if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
     await this.start();
     const found = await this.#core.tables.approval(approvalId);
     return found ? { id: approvalId, ...found } : undefined;
@@ -418,7 +453,7 @@ export class Fleet implements AsyncDisposable {
    * timeout, a cancel, its deadline, a retried attempt taking over) is not listed.
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`, field `limit`) for a `limit`
    *   that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
-   *   a key rule (TypeError for an empty one).
+   *   a key rule (TypeError for an empty one); FleetClosedError after `close()`.
    */
   async pendingApprovals(options: FleetPendingApprovalsOptions = {}): Promise<FleetWaitingApproval[]> {
     const limit = options.limit ?? 100;
@@ -429,6 +464,7 @@ export class Fleet implements AsyncDisposable {
         reason: `must be an integer from 1 to 1000, got ${String(limit)}`,
       });
     if (options.threadKey !== undefined) checkThreadKey(options.threadKey);
+    if (this.#state === "closed") throw new FleetClosedError("pendingApprovals", "closed");
     await this.start();
     const rows = await this.#core.tables.fleetPendingApprovals(options.threadKey, limit);
     return rows.map((row) => ({
@@ -441,8 +477,12 @@ export class Fleet implements AsyncDisposable {
     }));
   }
 
-  /** Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many. */
+  /**
+   * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
+   * @throws FleetClosedError after `close()`.
+   */
   async prune(olderThanMs?: number): Promise<number> {
+    if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
     return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs);
   }
@@ -473,6 +513,7 @@ export class Fleet implements AsyncDisposable {
     if (this.#state === "closed") return;
     const started = this.#started;
     this.#state = "closed";
+    this.#closed.abort(new Error("fleet closed"));
     this.#stopping.abort(new Error("fleet closed"));
     this.#stopDispatch();
     if (started) {

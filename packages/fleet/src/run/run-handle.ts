@@ -1,9 +1,11 @@
 import type { Result } from "adaptor";
+import { InvalidOptionError } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
-import { FleetRunNotFoundError } from "../errors/fleet-errors.js";
+import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
 import type { Ticket } from "../events/notifier.js";
 import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
+import { connectionLost } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
 import { loadVerdict, wholeVerdictEvent, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
@@ -17,13 +19,6 @@ const PAGE = 500;
  */
 export const VERDICT_BACKSTOP_MS = 5_000;
 const BACKSTOP = Symbol("verdict backstop");
-
-/** True for a query that failed because the database connection was lost or refused. */
-function connectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return /Connection terminated|connection/i.test(String((error as Error | null)?.message ?? ""));
-  return code.startsWith("08") || code.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code);
-}
 
 /** Options of {@link RunHandle.events}. */
 export interface RunEventsOptions {
@@ -60,7 +55,9 @@ export interface FleetRunInfo {
 
 /**
  * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
- * the id alone). Nothing is held open between calls.
+ * the id alone). Nothing is held open between calls. Once its fleet is closed, every method rejects
+ * with `FleetClosedError` (`operation` the method's name), a call under way then too (with what
+ * the ended connection gave it as `cause`), unless the call's own `signal` ended it.
  */
 export class RunHandle {
   /** The run's id (UUID), the same on every host. */
@@ -78,20 +75,39 @@ export class RunHandle {
    * any host append them (woken by LISTEN/NOTIFY), ending after the `verdict` event. Every attempt's
    * events carry its number; a superseded attempt's events stop where its worker was lost, and only
    * the `verdict` event (with the `run-finished` written with it) is final. A lost database
-   * connection (a restart) is waited out: reading resumes after the fleet reconnects.
-   * @throws FleetRunNotFoundError for an unknown id; `signal.reason` when aborted.
+   * connection (a restart) is waited out: reading resumes after the fleet reconnects. A settled
+   * run's events end at once when `after` is at or past its `verdict` event (a reader reconnecting
+   * after the last event it got).
+   * @throws FleetRunNotFoundError for an unknown id; InvalidOptionError (subject `"fleet events"`,
+   *   field `after`) for an `after` that is not an integer >= 0; `signal.reason` when aborted.
    */
   async *events(options: RunEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
+    try {
+      yield* this.#events(options);
+    } catch (error) {
+      throw this.#closedError("events", error, options.signal);
+    }
+  }
+
+  async *#events(options: RunEventsOptions): AsyncGenerator<FleetEvent, void, undefined> {
+    this.#checkOpen("events");
     const { tables } = this.#core;
-    let after = options.after ?? 0;
-    let checked = false;
+    const given = options.after ?? 0;
+    if (!Number.isSafeInteger(given) || given < 0)
+      throw new InvalidOptionError({
+        subject: "fleet events",
+        field: "after",
+        reason: `must be an integer >= 0 (an event's sequence), got ${typeof given === "number" ? String(given) : typeof given}`,
+      });
+    let after = given;
+    // The run had its verdict when the log was read once more: nothing can come after what that read found.
+    let settled = false;
     for (;;) {
       const read = await this.#read(() => tables.events(this.id, after, PAGE), options.signal);
       if (!read) continue;
       const { value: rows, ticket } = read;
       if (rows.length > 0) {
         ticket.drop();
-        checked = true;
         for (const row of rows) {
           after = row.seq;
           const event = row.event as unknown as FleetEventBody;
@@ -105,16 +121,25 @@ export class RunHandle {
         }
         continue;
       }
-      if (!checked) {
-        const run = await tables.run(this.id).catch((error: unknown) => {
-          ticket.drop();
-          throw error;
-        });
-        if (!run) {
-          ticket.drop();
-          throw new FleetRunNotFoundError(this.id);
-        }
-        checked = true;
+      if (settled) {
+        ticket.drop();
+        return;
+      }
+      // Nothing new: is the run known, and settled already (its verdict at or before `after`)?
+      // Read on every empty read, so a reader past the verdict's sequence ends when it comes.
+      const run = await tables.run(this.id).catch((error: unknown) => {
+        ticket.drop();
+        throw error;
+      });
+      if (!run) {
+        ticket.drop();
+        throw new FleetRunNotFoundError(this.id);
+      }
+      if (run.verdict) {
+        // Read once more (the verdict may have come between the two reads) and end with what that finds.
+        ticket.drop();
+        settled = true;
+        continue;
       }
       if (options.follow === false) {
         ticket.drop();
@@ -130,6 +155,15 @@ export class RunHandle {
    * worker of an earlier version announces its verdict on the run's topic only).
    */
   async verdict(options: { readonly signal?: AbortSignal } = {}): Promise<StoredVerdict> {
+    this.#checkOpen("verdict");
+    try {
+      return await this.#verdict(options);
+    } catch (error) {
+      throw this.#closedError("verdict", error, options.signal);
+    }
+  }
+
+  async #verdict(options: { readonly signal?: AbortSignal }): Promise<StoredVerdict> {
     for (;;) {
       const read = await this.#read(() => this.#core.tables.run(this.id), options.signal, verdictTopic(this.id));
       if (!read) continue;
@@ -147,6 +181,20 @@ export class RunHandle {
         clearTimeout(timer);
       }
     }
+  }
+
+  /** @throws FleetClosedError once the fleet is closed. */
+  #checkOpen(operation: string): void {
+    if (this.#core.closed.aborted) throw new FleetClosedError(operation, "closed");
+  }
+
+  /**
+   * What a call that failed is rejected with: `FleetClosedError` (the failure as `cause`) when the
+   * fleet was closed under it, unless the caller's own `signal` ended it; the failure otherwise.
+   */
+  #closedError(operation: string, error: unknown, signal: AbortSignal | undefined): unknown {
+    if (!this.#core.closed.aborted || signal?.aborted || error instanceof FleetClosedError) return error;
+    return new FleetClosedError(operation, "closed", { cause: error });
   }
 
   /** The verdict event with the whole verdict (see `wholeVerdictEvent`), a lost connection waited out. */
@@ -196,15 +244,37 @@ export class RunHandle {
   }
 
   /**
-   * Cancels the run from any host: a queued run never starts; a running one's worker sees its job
-   * cancelled at its next heartbeat (`heartbeatSeconds / 5`) and ends the CLI. The verdict is
-   * `FleetRunCancelledError` unless the run already had one. Resolves whether this call settled it.
+   * Cancels the run from any host: a queued run is settled here and never starts; a running one's
+   * worker is asked (LISTEN/NOTIFY), ends the CLI and then writes the verdict, so the verdict (and
+   * the thread's next turn) comes after the cancelled turn's process is gone. A worker that does
+   * not settle it within `heartbeatSeconds` (lost, or of an earlier version) is not waited for: the
+   * run is settled here and its job cancelled (that worker ends the CLI at its next heartbeat). The
+   * verdict is `FleetRunCancelledError` unless the run already had one or its turn committed.
+   * Resolves whether this call cancelled it.
    */
   async cancel(reason?: string): Promise<boolean> {
+    this.#checkOpen("cancel");
+    try {
+      return await this.#cancel(reason);
+    } catch (error) {
+      throw this.#closedError("cancel", error, undefined);
+    }
+  }
+
+  async #cancel(reason: string | undefined): Promise<boolean> {
     const { boss, options, tables } = this.#core;
+    const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) };
     // The run's job is in the queue of its run format: this host's or an earlier one.
-    await Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
-    return tables.settle(this.id, 0, { kind: "cancelled", ...(reason !== undefined ? { reason } : {}) });
+    const cancelJob = () => Promise.all(formatQueues(options.queue, options.runFormat).map((queue) => boss.cancel(queue, this.id)));
+    if (await tables.settle(this.id, 0, verdict, [], { unstarted: true })) {
+      await cancelJob();
+      return true;
+    }
+    if (!(await tables.requestCancel(this.id, reason))) return false;
+    const settled = await this.verdict({ signal: AbortSignal.timeout(options.heartbeatSeconds * 1000) }).catch(() => undefined);
+    if (settled) return settled.kind === "cancelled";
+    await cancelJob();
+    return tables.settle(this.id, 0, verdict);
   }
 
   /**
@@ -212,7 +282,10 @@ export class RunHandle {
    * @throws FleetRunNotFoundError for an unknown id.
    */
   async info(): Promise<FleetRunInfo> {
-    const found = await this.#core.tables.runInfo(this.id);
+    this.#checkOpen("info");
+    const found = await this.#core.tables.runInfo(this.id).catch((error: unknown) => {
+      throw this.#closedError("info", error, undefined);
+    });
     if (!found) throw new FleetRunNotFoundError(this.id);
     return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
   }
@@ -222,6 +295,9 @@ export class RunHandle {
    * reads `pending` (none once the run ended; see `fleet.pendingApprovals()` for every run's).
    */
   async pendingApprovals(): Promise<FleetPendingApproval[]> {
-    return this.#core.tables.pendingApprovals(this.id);
+    this.#checkOpen("pendingApprovals");
+    return this.#core.tables.pendingApprovals(this.id).catch((error: unknown) => {
+      throw this.#closedError("pendingApprovals", error, undefined);
+    });
   }
 }

@@ -16,6 +16,11 @@ export function verdictTopic(runId: string): string {
   return `verdict:${runId}`;
 }
 
+/** The notification topic that asks the worker of a run to cancel it. */
+export function cancelTopic(runId: string): string {
+  return `cancel:${runId}`;
+}
+
 /**
  * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
  * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict.
@@ -140,6 +145,10 @@ export class FleetTables {
       // The queue deadline (ms after submission) past which an unstarted run expires; null in runs
       // submitted by earlier versions (no deadline).
       await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS queue_deadline_ms bigint`);
+      // A cancel of a running run, asked of its worker: it ends the CLI, then writes the verdict.
+      await client.query(
+        `ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz, ADD COLUMN IF NOT EXISTS cancel_reason text`,
+      );
       // The approvals still open to answers, by run: what a verdict closes, and what the fleet-wide
       // listing reads (every ending of a run closes its own, so this stays small).
       await client.query(
@@ -428,6 +437,32 @@ export class FleetTables {
     if (!row) return "no";
     if (!row.due) return "early";
     return (await this.settle(id, 0, verdict(Number(row.ms)), [], { unstarted: true })) ? "expired" : "no";
+  }
+
+  /**
+   * Asks the worker of a started run to cancel it: records the request once (a run with a verdict,
+   * a committed turn, an unstarted run or one already asked is left alone) and notifies
+   * {@link cancelTopic}. A commit under way holds the run's row: this waits for it, then finds the
+   * turn committed. Returns whether this call recorded the request.
+   */
+  async requestCancel(id: string, reason: string | undefined): Promise<boolean> {
+    const { rows } = await this.#pool.query(
+      `WITH r AS (
+         UPDATE ${this.#s}.adaptor_fleet_runs SET cancel_requested_at = now(), cancel_reason = $2
+         WHERE id = $1 AND verdict IS NULL AND attempt > 0 AND committed_at IS NULL AND cancel_requested_at IS NULL RETURNING id)
+       SELECT pg_notify($3, $4) FROM r`,
+      [id, reason ?? null, this.channel, cancelTopic(id)],
+    );
+    return rows.length > 0;
+  }
+
+  /** The cancel asked of a run's worker (`reason` null when none was given), or undefined when none was asked. */
+  async cancelRequest(id: string): Promise<{ reason: string | null } | undefined> {
+    const { rows } = await this.#pool.query<{ reason: string | null }>(
+      `SELECT cancel_reason AS reason FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1 AND cancel_requested_at IS NOT NULL`,
+      [id],
+    );
+    return rows[0];
   }
 
   /** The run's verdict, or null while it has none (undefined for an unknown run). */

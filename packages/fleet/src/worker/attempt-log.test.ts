@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "@adaptor/sessionrecorder";
-import { AttemptLog } from "./attempt-log.js";
+import { AttemptLog, MAX_JOINED_TEXT } from "./attempt-log.js";
 
 /** A write that records its batches and completes when the test releases it (`true`: written, `false`: fenced). */
 function heldWrites() {
@@ -99,5 +99,42 @@ describe("AttemptLog", () => {
     while (writes === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     await expect(log.close()).rejects.toBe(failure);
     expect(fenced).toBe(1);
+  });
+
+  it("text deltas of one message queued while a write is in flight are joined into one event, and pushing 5,000 of them never waits", async () => {
+    const w = heldWrites();
+    const log = new AttemptLog(w.write, () => {});
+    void log.push({ type: "notice", n: 0 });
+    await w.started(1);
+    let resolved = 0;
+    const pushes: Promise<void>[] = [];
+    for (let i = 0; i < 5000; i++)
+      pushes.push(log.push({ type: "text-delta", text: `${i} `, messageId: "m1" }).then(() => void resolved++));
+    pushes.push(log.push({ type: "thinking-delta", text: "hm", messageId: "m1" }).then(() => void resolved++));
+    pushes.push(log.push({ type: "text-delta", text: "other", messageId: "m2" }).then(() => void resolved++));
+    // The write is still held: no push waited for it.
+    await Promise.all(pushes);
+    expect(resolved).toBe(5002);
+    w.release();
+    await w.started(2);
+    const text = Array.from({ length: 5000 }, (_, i) => `${i} `).join("");
+    expect(w.batches[1]).toEqual([
+      { type: "text-delta", text, messageId: "m1" },
+      { type: "thinking-delta", text: "hm", messageId: "m1" },
+      { type: "text-delta", text: "other", messageId: "m2" },
+    ]);
+    w.release();
+    expect(await log.close()).toEqual([]);
+  });
+
+  it(`a joined delta holds at most ${MAX_JOINED_TEXT} characters; the rest starts the next event`, async () => {
+    const w = heldWrites();
+    const log = new AttemptLog(w.write, () => {});
+    const half = "x".repeat(MAX_JOINED_TEXT / 2);
+    for (let i = 0; i < 3; i++) void log.push({ type: "text-delta", text: half });
+    expect(await log.close()).toEqual([
+      { type: "text-delta", text: half + half },
+      { type: "text-delta", text: half },
+    ]);
   });
 });

@@ -18,10 +18,11 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import type { RunResume, RunRow } from "../schema/fleet-tables.js";
+import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { AttemptLog } from "./attempt-log.js";
+import { connectionLost } from "../schema/connection-lost.js";
 
 /** What {@link FleetWorker}'s base lookup returns when it settled the run instead. */
 const SETTLED = Symbol("settled");
@@ -196,7 +197,7 @@ export class FleetWorker {
     if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
     try {
       const prompt = run.promptParts ? (run.promptParts as unknown as Prompt) : run.prompt;
-      await this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume);
+      await this.#cancellable(runId, (cancel) => this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume, cancel));
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -231,6 +232,30 @@ export class FleetWorker {
     return { kind: "result", recovered: true, result: { runId, text } };
   }
 
+  /**
+   * Watches for a cancel asked of run `runId` from any host (`RunHandle.cancel`) while `body` runs:
+   * the signal it gets aborts then, so the run ends its CLI, and this worker writes the verdict
+   * once the stream ended (the thread's next turn starts after the process is gone).
+   */
+  async #cancellable(runId: string, body: (cancel: CancelRequest) => Promise<void>): Promise<void> {
+    const controller = new AbortController();
+    let reason: string | null = null;
+    const check = async (): Promise<void> => {
+      const asked = await this.#core.tables.cancelRequest(runId).catch(() => undefined);
+      if (!asked || controller.signal.aborted) return;
+      reason = asked.reason;
+      controller.abort(new Error(`fleet run ${runId} cancelled`));
+    };
+    // Woken by the request's notification and whenever notifications may have been missed.
+    const unwatch = this.#core.notifier.watch(cancelTopic(runId), () => void check());
+    try {
+      await check();
+      await body({ signal: controller.signal, reason: () => reason });
+    } finally {
+      unwatch();
+    }
+  }
+
   async #run(
     job: Job<RunJobData>,
     threadKey: string | null,
@@ -239,12 +264,13 @@ export class FleetWorker {
     attempt: number,
     suspend: boolean,
     resume: RunResume | null,
+    cancel: CancelRequest,
   ): Promise<void> {
     const { tables } = this.#core;
     const runId = job.id;
     const startedAt = performance.now();
     const fenced = new AbortController();
-    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal]);
+    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancel.signal]);
     const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, this.#secrets));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -311,6 +337,14 @@ export class FleetWorker {
     const unwritten = await log.close();
     if (fenced.signal.aborted) return;
     let retry: Error | undefined;
+    if (cancel.signal.aborted && !outcome.ok) {
+      // Cancelled: the stream ended after the CLI did; the verdict says so.
+      const reason = cancel.reason();
+      const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== null ? { reason } : {}) };
+      if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
+        this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
+      return;
+    }
     if (this.#stopping.signal.aborted && !outcome.ok) {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
       retry = new Error("fleet worker stopped before the run finished");
@@ -410,12 +444,28 @@ export class FleetWorker {
     }
     const topic = `approval:${request.id}`;
     const until = AbortSignal.any([context.signal, closed.signal]);
+    // When the read first failed for want of a connection, while the failures last.
+    let failingSince: number | undefined;
     for (;;) {
       const ticket = notifier.ticket(topic);
-      const decision = (await tables.decision(request.id).catch((error: unknown) => {
+      const generation = notifier.generation;
+      let decision: StoredApprovalDecision | null;
+      try {
+        decision = (await tables.decision(request.id)) as StoredApprovalDecision | null;
+        failingSince = undefined;
+      } catch (error) {
         ticket.drop();
-        throw error;
-      })) as StoredApprovalDecision | null;
+        // A lost connection (a restart, a failover, a backend ended) is waited out while the
+        // approval waits: the pool connects afresh for the next read. A database unreachable
+        // for longer than the heartbeat (past which the attempt is lost to pg-boss anyway)
+        // fails the run with its error.
+        failingSince ??= performance.now();
+        if (!connectionLost(error) || performance.now() - failingSince > this.#core.options.heartbeatSeconds * 1000) throw error;
+        await notifier.reconnected(generation, until).catch(() => {});
+        if (closed.signal.aborted) return;
+        if (until.aborted) throw until.reason;
+        continue;
+      }
       if (decision) {
         ticket.drop();
         if (request.status === "pending") applyDecision(request, decision);
@@ -431,6 +481,12 @@ export class FleetWorker {
       });
     }
   }
+}
+
+/** A cancel asked of a running attempt: `signal` aborts when it is asked; `reason()` is the reason given (null: none). */
+interface CancelRequest {
+  readonly signal: AbortSignal;
+  readonly reason: () => string | null;
 }
 
 /**

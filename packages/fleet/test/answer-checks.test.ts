@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Agent, ErrApprovalEditUnsupported, ErrApprovalKindMismatch, InvalidOptionError } from "adaptor";
+import { isError } from "@adaptor/errors";
+import { ApprovalNotPendingError } from "@adaptor/threadstore";
+import type { StoredApprovalDecision } from "@adaptor/threadstore";
+import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
+import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { fakeCliHost } from "./support/fake-cli-host.js";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+
+/** The id of the first approval the run asks (waits for it). */
+async function askedId(handle: RunHandle): Promise<string> {
+  for await (const { event } of handle.events())
+    if (event.type === "approval-request") return ((event as RecordedAgentEvent).request as { id: string }).id;
+  throw new Error("no approval-request event");
+}
+
+if (!PG_URL) {
+  skipWithoutServer("fleet answer checks");
+} else {
+  const url = PG_URL;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
+
+  describe("fleet answer checks", () => {
+    it("answer() refuses a malformed decision with the error an in-process answer gets, records nothing, and a corrected answer is applied", async () => {
+      const schema = freshSchema("answer");
+      const front = await fleetOf(schema);
+      const back = await fleetOf(schema);
+      await back.worker(new Agent(fakeCodex("unused")));
+      const handle = await front.submit("run the tests", {
+        runOptions: fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
+      });
+      const id = await askedId(handle);
+      const refusals: [unknown, (error: unknown) => boolean][] = [
+        [{ outcome: "aprove" }, (e) => e instanceof TypeError],
+        ["approve", (e) => e instanceof TypeError],
+        [{ outcome: "deny" }, (e) => e instanceof TypeError],
+        [{ outcome: "approve", reasn: "x" }, (e) => e instanceof InvalidOptionError && e.field === "decision.reasn"],
+        [{ outcome: "approve", updatedInput: "rm -rf x" }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
+        [{ outcome: "approve", updatedInput: null }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
+        [{ outcome: "answer", choice: "yes" }, (e) => isError(e, ErrApprovalKindMismatch)],
+      ];
+      for (const [decision, expected] of refusals) {
+        const error = await front.answer(id, decision as StoredApprovalDecision).catch((e: unknown) => e);
+        expect(expected(error), `${JSON.stringify(decision)}: ${String(error)}`).toBe(true);
+        expect((await front.approval(id))?.status).toBe("pending");
+      }
+      await front.answer(id, { outcome: "approve" });
+      expect((await handle.result()).text).toBe("after the approval");
+    });
+
+    it("an edited input answered from another host to a request that cannot run one denies it and throws ErrApprovalEditUnsupported, as approve() does", async () => {
+      const schema = freshSchema("answer");
+      const front = await fleetOf(schema);
+      const back = await fleetOf(schema);
+      await back.worker(new Agent(fakeCodex("unused")));
+      const handle = await front.submit("run the tests", { runOptions: fakeRun(fakeCodexSteps("after the deny", { ask: "npm test" })) });
+      const id = await askedId(handle);
+      const error = await front
+        .answer(id, { outcome: "approve", updatedInput: { command: "npm test -- --bail" } })
+        .catch((e: unknown) => e);
+      expect(isError(error, ErrApprovalEditUnsupported)).toBe(true);
+      expect((await front.approval(id))?.status).toBe("answered");
+      expect((await handle.result()).text).toBe("after the deny");
+      // The fake CLI echoed what the worker answered: a deny saying why.
+      const echoed: string[] = [];
+      for await (const { event } of handle.events())
+        if (event.type === "process" && typeof event.text === "string" && event.text.includes('"echo"')) echoed.push(event.text);
+      expect(echoed).toHaveLength(1);
+      expect(echoed[0]).toContain("cannot run");
+    });
+
+    it("answer() to an id no run asked is refused unknown, whatever the decision's shape is valid", async () => {
+      const front = await fleetOf(freshSchema("answer"));
+      const refused = await front.answer("no-such-approval", { outcome: "approve" }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ApprovalNotPendingError);
+      expect((refused as ApprovalNotPendingError).status).toBe("unknown");
+    });
+  });
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { Agent } from "adaptor";
+import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
+import { fakeCliHost } from "./support/fake-cli-host.js";
+import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
+import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { until } from "./support/processes.js";
+
+/** The id of the first approval the run asks (waits for it). */
+async function askedId(handle: RunHandle): Promise<string> {
+  for await (const { event } of handle.events())
+    if (event.type === "approval-request") return ((event as RecordedAgentEvent).request as { id: string }).id;
+  throw new Error("no approval-request event");
+}
+
+if (!PG_URL) {
+  skipWithoutServer("fleet approval connection loss");
+} else {
+  const url = PG_URL;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  describe("fleet approval connection loss", () => {
+    it.each([
+      ["a run without a thread key", undefined],
+      ["a thread turn (its thread store's connections ended too)", "conn-loss"],
+    ])(
+      "every connection of the worker's host ended while an approval of %s waits: the worker reconnects, the approval stays pending, and an answer from another host is applied",
+      async (_, threadKey) => {
+        const schema = freshSchema("connloss");
+        // The worker's host names its connections, so that only they are ended.
+        const name = `worker_${randomBytes(4).toString("hex")}`;
+        const back = await fakeCliHost(`${url}${url.includes("?") ? "&" : "?"}application_name=${name}`, schema, closers);
+        await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+        const front = await fakeCliHost(url, schema, closers);
+        const runOptions = {
+          ...fakeRun(fakeCodexSteps("after the approval", { ask: "npm test" })),
+          policy: { approvals: { timeoutMs: 60_000 } },
+        };
+        const handle = await front.submit("run the tests", { runOptions, ...(threadKey !== undefined ? { threadKey } : {}) });
+        const id = await askedId(handle);
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          const ended = await admin.query<{ pid: number }>(
+            "SELECT pid, pg_terminate_backend(pid) FROM (SELECT pid FROM pg_stat_activity WHERE application_name = $1 OFFSET 0) AS host",
+            [name],
+          );
+          expect(ended.rowCount).toBeGreaterThan(0);
+          const before = new Set(ended.rows.map((r) => r.pid));
+          // The worker's LISTEN connection is back (a backend of its host that was not ended runs LISTEN):
+          // the worker has read the approval again since.
+          await until(async () => {
+            const { rows } = await admin.query<{ pid: number }>(
+              "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'LISTEN%'",
+              [name],
+            );
+            return rows.some((r) => !before.has(r.pid));
+          }, "the worker host LISTENs again");
+        } finally {
+          await admin.end();
+        }
+        expect((await front.approval(id))?.status).toBe("pending");
+        expect((await handle.info()).settled).toBe(false);
+        await front.answer(id, { outcome: "approve" });
+        expect((await handle.result()).text).toBe("after the approval");
+      },
+    );
+  });
+}
