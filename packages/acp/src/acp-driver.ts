@@ -320,7 +320,14 @@ export class AcpDriver implements Driver {
       maxOutputBytes: config.maxTerminalOutputBytes ?? DEFAULT_MAX_TERMINAL_OUTPUT_BYTES,
       ...spawnLimits(config),
     });
-    const host = new HostClient({ plan, sink, cwd, driver: this.descriptor.type, terminals });
+    const host = new HostClient({
+      plan,
+      sink,
+      cwd,
+      driver: this.descriptor.type,
+      terminals,
+      delegationTools: config.delegationTools ?? [],
+    });
     let enforcement = plan.enforcement;
     // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
     let violation: DriverFailure | undefined;

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { whenChatToolResult, whenChatUserSays, type ChatScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
@@ -47,6 +49,59 @@ describe("opencode on the real binary", () => {
       expect(offered).toContain("read");
       for (const tool of ["write", "edit", "bash", "task"]) expect(offered).not.toContain(tool);
     },
+  });
+
+  it("under ask a sub-agent delegation (task) is denied without asking: its sub-agent's command would run unasked and unseen", async () => {
+    // OpenCode's sub-agent runs as another OpenCode agent in its own session: its asks never reach
+    // the ACP client, so approving `task` would approve the sub-agent's commands unseen.
+    const h = await harness([
+      {
+        when: whenChatUserSays("RUN_SUB"),
+        reply: (view) => ({
+          toolCall: {
+            name: "bash",
+            arguments: { command: `touch ${/RUN_SUB (\S+)/.exec(view.lastUserText)?.[1] ?? ""}`, description: "touch" },
+          },
+        }),
+      },
+      { when: whenChatToolResult("bash"), reply: { text: "sub done" } },
+      {
+        when: whenChatUserSays("DELEGATE"),
+        reply: (view) => ({
+          toolCall: {
+            name: "task",
+            arguments: {
+              description: "sub",
+              prompt: `RUN_SUB ${/DELEGATE (\S+)/.exec(view.lastUserText)?.[1] ?? ""}`,
+              subagent_type: "general",
+            },
+          },
+        }),
+      },
+      { when: whenChatToolResult("task"), reply: (view) => ({ text: `parent saw: ${view.lastToolResult?.content ?? ""}` }) },
+    ]);
+    try {
+      const file = join(h.workDir, "sub1");
+      const asked: string[] = [];
+      const notices: string[] = [];
+      const stream = h.agent.stream(`DELEGATE ${file}`, {
+        policy: { approvals: { permission: "ask" } },
+        onApproval: (request) => {
+          asked.push(request.toolName ?? "");
+          request.approve();
+        },
+      });
+      for await (const event of stream) if (event.type === "notice" && event.kind === "policy") notices.push(event.message ?? "");
+      const result = await stream.result();
+      expect(result.status).toBe("completed");
+      expect(asked).toEqual([]);
+      expect(notices.join("\n")).toMatch(/denied without asking: .*task.*sub-agent/);
+      expect(existsSync(file)).toBe(false);
+      expect(h.server.turns().some((view) => view.lastUserText.includes("RUN_SUB"))).toBe(false);
+      expect(result.enforcement.find((e) => e.field === "approvals.permission")?.enforced).toBe(true);
+    } finally {
+      await h.close();
+    }
   });
 
   it("MCP over stdio: the model calls the fixture's tool and its result comes back", async () => {

@@ -450,3 +450,96 @@ describe("the verdict and the approval.unasked notice exempt the same kinds (rea
     expect(unaskedNotices(run.events)).toBe(0);
   });
 });
+
+describe("an ask that comes before the agent announces its call is the same call's ask", () => {
+  // Kilo CLI 7.7.9's order: session/request_permission, then the tool_call (with only part of the
+  // input), in_progress, and failed once the ask was denied.
+  const askFirst: readonly HostileStep[] = [
+    ask("A", { kind: "execute", status: "pending", rawInput: { command: "rm -rf victim" } }),
+    callWith("A", { kind: "execute", status: "pending", rawInput: { cwd: "/work" } }),
+    update("A", { status: "in_progress", rawInput: { command: "rm -rf victim", cwd: "/work" } }),
+    update("A", { status: "failed", content: [{ type: "content", content: text("The user rejected permission") }] }),
+    done,
+  ];
+  const endedInputs = (events: readonly AgentEvent[]): unknown[] =>
+    events.flatMap((e) => (e.type === "tool-call" && e.phase === "end" ? [e.input] : []));
+
+  for (const [label, options] of [
+    ["read_only (denied without asking)", READ_ONLY],
+    ["auto_deny", AUTO_DENY],
+    [
+      "ask, the handler denies",
+      { policy: { approvals: { permission: "ask" } }, onApproval: (request: ApprovalRequest) => request.deny("no") },
+    ],
+  ] as const) {
+    it(`${label}: the denied call reported failed is no violation, and its input is the asked command`, async () => {
+      const run = await turn(askFirst, options as RunOptions);
+      expect(run.error).toBeUndefined();
+      expect(endedInputs(run.events)).toEqual([{ command: "rm -rf victim" }]);
+    });
+  }
+
+  it("a pending announcement with part of the input, then the ask with the command: the call's input is the asked command", async () => {
+    // The same agent's messages when the host takes its tool_call before its ask.
+    const run = await turn(
+      [
+        callWith("A", { kind: "execute", status: "pending", rawInput: { cwd: "/work" } }),
+        ask("A", { kind: "execute", status: "pending", rawInput: { command: "rm -rf victim" } }),
+        update("A", { status: "in_progress", rawInput: { command: "rm -rf victim", cwd: "/work" } }),
+        update("A", { status: "failed" }),
+        done,
+      ],
+      AUTO_DENY,
+    );
+    expect(run.error).toBeUndefined();
+    expect(endedInputs(run.events)).toEqual([{ command: "rm -rf victim" }]);
+  });
+
+  it("auto_deny: the denied call the agent then reports completed still fails the run as run although denied", async () => {
+    const run = await turn(
+      [
+        ask("A", { kind: "execute", status: "pending", rawInput: { command: "rm -rf victim" } }),
+        callWith("A", { kind: "execute", status: "pending", rawInput: { cwd: "/work" } }),
+        update("A", { status: "completed" }),
+        done,
+      ],
+      AUTO_DENY,
+    );
+    expect((run.error as RunError).message).toBe(
+      'A (ACP kind execute) ran although its permission ask was denied under approvals.permission "auto_deny"',
+    );
+  });
+});
+
+describe("a delegation tool (a sub-agent the host cannot see) is refused under a policy enforced by asks", () => {
+  const delegate: readonly HostileStep[] = [
+    callWith("T", { title: "task", kind: "think", status: "pending", rawInput: { description: "sub" } }),
+    ask("T", { title: "task", kind: "think", rawInput: { description: "sub", subagent_type: "general" } }),
+    update("T", { status: "failed" }),
+    done,
+  ];
+
+  it("ask: the task ask is denied without reaching the handler, with a policy notice", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "ask" } } }, { delegationTools: ["task"] });
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    expect(policyNotices(run.events)).toEqual([
+      "denied without asking: task starts a sub-agent whose own tool calls the host is never asked about, under the run's approvals.permission",
+    ]);
+  });
+
+  it("auto_approve does not rely on asks: the task ask is approved", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "auto_approve" } } }, { delegationTools: ["task"] });
+    expect(run.error).toBeUndefined();
+    expect(policyNotices(run.events)).toEqual([]);
+  });
+
+  it("without delegationTools the task ask reaches the handler", async () => {
+    const run = await turn(delegate, { policy: { approvals: { permission: "ask" } } });
+    expect(run.asked).toEqual(["task"]);
+  });
+
+  it("delegationTools must be an array of tool names", () => {
+    expect(() => hostileAcp({}, { delegationTools: "task" as never }).validateConfig()).toThrow(/delegationTools/);
+  });
+});

@@ -62,6 +62,14 @@ export interface AcpConfig extends CommonDriverConfig {
    */
   readonly askMode?: string;
   /**
+   * Tools (by the name the driver gives the call) that start a sub-agent whose own tool calls
+   * never reach the host: no `session/request_permission`, no `tool_call` (OpenCode's and Kilo
+   * CLI's `task`). Under a policy the agent's asks enforce (`ask`, `auto_deny`, `read_only` through
+   * `askMode`) an ask for one is denied without asking, with a `notice` `policy` saying why:
+   * approving it would let the sub-agent act unasked and unseen. Default none.
+   */
+  readonly delegationTools?: readonly string[];
+  /**
    * The agent answers `session/set_mode` with an error for a mode it does not take and reports no
    * `current_mode_update`: its success answer is the check that the mode was applied. Default false:
    * the driver waits for the agent's report. Only for agents proven so in tests (gemini-cli 0.61.0).
@@ -133,6 +141,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   fork: is.boolean(),
   mcpTransports: is.arrayOf(is.oneOf("stdio", "http", "sse"), 'an array of "stdio", "http", "sse"'),
   askMode: is.string({ nonEmpty: true }),
+  delegationTools: is.arrayOf(is.string({ nonEmpty: true }), "an array of tool names"),
   modeConfirmedByAnswer: is.boolean(),
   hostCapabilities: is.boolean(),
   bestEffortPolicy: is.boolean(),

@@ -39,6 +39,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  *   the agent covers ({@link ApprovedAsks}: an ask of an acting kind naming the same file, an
  *   `execute` ask naming the same command line, each used once) is asked about here, through the
  *   same approval path.
+ * - a delegation tool's ask (`delegationTools`: a sub-agent whose own calls never reach the host) is
+ *   denied unasked under a policy the agent's asks enforce (`ask`, `auto_deny`, `read_only` through the ask mode).
  * - an approval with an edited input of the agent's own ask is refused: the tool is denied
  *   ({@link AcpApprovalEditUnsupportedError}); the host's own asks (for a write or command the agent
  *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd` / `env`).
@@ -51,6 +53,7 @@ export class HostClient {
   readonly #cwd: string;
   readonly #terminals: HostTerminals;
   readonly #driver: string;
+  readonly #delegationTools: readonly string[];
   /** Approved asks of the agent not yet used by a host write or command. */
   readonly #approved: ApprovedAsks;
   /** The edited approval refused during the turn, if any. */
@@ -58,7 +61,15 @@ export class HostClient {
   /** The sink the turn asks through: the read_only gate and the edited-input refusal in front of the run's sink. */
   readonly sink: DriverSink;
 
-  constructor(options: { plan: AcpPolicyPlan; sink: DriverSink; cwd: string; terminals: HostTerminals; driver: string }) {
+  constructor(options: {
+    plan: AcpPolicyPlan;
+    sink: DriverSink;
+    cwd: string;
+    terminals: HostTerminals;
+    driver: string;
+    delegationTools?: readonly string[];
+  }) {
+    this.#delegationTools = options.delegationTools ?? [];
     this.#plan = options.plan;
     this.#sink = options.sink;
     this.#cwd = options.cwd;
@@ -69,16 +80,13 @@ export class HostClient {
   }
 
   async #ask(ask: ApprovalAsk): Promise<ApprovalDecision> {
-    if (this.#plan.denyNonReadAsks && ask.kind === "permission" && !isReadOnlyKind(ask.details?.["toolKind"])) {
-      const reason = `the run's sandbox is read_only; ${ask.toolName ?? "this tool"} is not a read`;
-      this.#sink.emit({
-        type: "notice",
-        kind: "policy",
-        message: `denied without asking: ${reason}`,
-        data: { toolName: ask.toolName, toolCallId: ask.toolCallId },
-      });
-      return { outcome: "deny", reason };
-    }
+    if (this.#plan.denyNonReadAsks && ask.kind === "permission" && !isReadOnlyKind(ask.details?.["toolKind"]))
+      return this.#denyUnasked(ask, `the run's sandbox is read_only; ${ask.toolName ?? "this tool"} is not a read`);
+    if (this.#plan.unaskedFails.length > 0 && ask.kind === "permission" && this.#delegationTools.includes(ask.toolName ?? ""))
+      return this.#denyUnasked(
+        ask,
+        `${ask.toolName ?? "this tool"} starts a sub-agent whose own tool calls the host is never asked about, under the run's ${this.#plan.unaskedFails.join(" and ")}`,
+      );
     const decision = await this.#sink.requestApproval(ask);
     if (decision.outcome === "approve" && decision.updatedInput !== undefined) {
       const error = new AcpApprovalEditUnsupportedError(this.#driver, ask.toolName, ask.toolCallId);
@@ -93,6 +101,17 @@ export class HostClient {
     }
     if (decision.outcome === "approve" && ask.kind === "permission") this.#approved.add(ask);
     return decision;
+  }
+
+  /** Denies `ask` without asking, with a `policy` notice giving `reason`. */
+  #denyUnasked(ask: ApprovalAsk, reason: string): ApprovalDecision {
+    this.#sink.emit({
+      type: "notice",
+      kind: "policy",
+      message: `denied without asking: ${reason}`,
+      data: { toolName: ask.toolName, toolCallId: ask.toolCallId },
+    });
+    return { outcome: "deny", reason };
   }
 
   /** Serves one host method of the agent. @throws RequestError the agent sees as the method's error. */

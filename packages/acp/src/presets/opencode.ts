@@ -31,6 +31,13 @@ export const OPENCODE_ASK_AGENT = "adaptor-ask";
 export const OPENCODE_READ_ONLY_AGENT = "adaptor-read-only";
 
 /**
+ * OpenCode's tool that starts a sub-agent: the sub-agent runs as another OpenCode agent in a
+ * session of its own, whose asks and calls never reach the ACP client, so under `ask`, `auto_deny`
+ * and `read_only` the host denies its ask without asking.
+ */
+const OPENCODE_DELEGATION_TOOLS: readonly string[] = ["task"];
+
+/**
  * The two primary agents the preset adds to OpenCode's config, offered as session modes: one whose
  * every edit, command, web fetch and sub-agent asks (`session/request_permission`), one that may
  * not edit, run commands or start sub-agents (OpenCode's own `permission` rules; OpenCode's `plan`
@@ -89,6 +96,7 @@ const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   displayName: "OpenCode",
   sandboxModes: { read_only: OPENCODE_READ_ONLY_AGENT },
   askMode: OPENCODE_ASK_AGENT,
+  delegationTools: OPENCODE_DELEGATION_TOOLS,
   mcpTransports: ["stdio"],
 };
 

@@ -11,7 +11,13 @@ interface ToolState {
   /** The most complete input seen across the call's updates. */
   input: unknown;
   ended: boolean;
+  /** The call has its `tool-result` (from the agent's `completed` / `failed`, or the host's denial). */
   resulted: boolean;
+  /**
+   * The agent itself reported the call `completed` or `failed`. A host denial gives the call its
+   * result but does not finish it: an agent may ask before it announces the call (`tool_call`).
+   */
+  finished?: boolean;
   /** The agent's `kind` of the call, the latest one before its end. */
   kind?: acp.ToolKind;
   /** Some update of the call carried a `kind`. */
@@ -297,7 +303,10 @@ export class AcpTurn implements SessionHandler {
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
-    if (!tool.ended && (knownInput(tool.input) || asking || done)) {
+    // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking
+    // with the command): the call ends at its ask, its next update, or its result.
+    const settled = knownInput(tool.input) && status !== "pending";
+    if (!tool.ended && (settled || asking || done)) {
       tool.ended = true;
       const input = tool.input ?? {};
       this.transcript.push({ kind: "tool-call", toolCallId: id, toolName: tool.name, input });
@@ -326,12 +335,15 @@ export class AcpTurn implements SessionHandler {
   }
 
   /**
-   * A `tool_call` (not an update) for an id whose call already ended with a result starts a new call
-   * under the same id: it needs its own ask, and its kinds are its own.
+   * A `tool_call` (not an update) for an id whose call the agent already reported `completed` or
+   * `failed` starts a new call under the same id: it needs its own ask, and its kinds are its own.
+   * Until then a `tool_call` announces the same call, also after its ask (and the host's answer):
+   * asks and updates are matched by `toolCallId`, whatever their order.
    */
   #restart(id: string): void {
     const tool = this.#tools.get(id);
-    if (!tool?.resulted) return;
+    if (!tool?.finished) return;
+    delete tool.finished;
     this.#asked.delete(id);
     this.#refused.delete(id);
     delete tool.kindSeen;
@@ -349,8 +361,9 @@ export class AcpTurn implements SessionHandler {
     const tool = this.#tools.get(update.toolCallId);
     if (!tool) return;
     for (const item of update.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
-    if (tool.resulted) return;
     if (update.status !== "completed" && update.status !== "failed") return;
+    tool.finished = true;
+    if (tool.resulted) return;
     tool.resulted = true;
     const output = toolCallText(update);
     const isError = update.status === "failed";
