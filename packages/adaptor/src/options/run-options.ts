@@ -223,9 +223,10 @@ export interface AgentOptions extends SharedRunOptions {
   readonly spawn?: boolean;
   /**
    * Events buffered per stream before high-frequency deltas are dropped (each gap reported by a
-   * `dropped` event), an integer >= 1. Default 1024. The Claude and Codex drivers hand over one
-   * stdout line per turn of the microtask queue, so a consumer that keeps up loses nothing even with
-   * a small value.
+   * `dropped` event), an integer >= 1. Default 1024. A driver may hand over a batch of lines at
+   * once, so a batch larger than the buffer can drop deltas even for a consumer that reads as fast
+   * as it can; `result.text` stays whole either way. Once 64 times this many events (at least
+   * 65,536) wait unread, the run ends with a `DriverError` `RESOURCE_EXHAUSTED` (op `events`).
    */
   readonly eventBuffer?: number;
   /**
