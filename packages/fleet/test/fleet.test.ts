@@ -419,6 +419,23 @@ if (!PG_URL) {
       }
     });
 
+    it("a credential variable set after the worker started (a vault loader, a rotation) is removed from what it writes too", async () => {
+      const schema = freshSchema("fleet");
+      const front = await host(schema);
+      const back = await host(schema);
+      await back.fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const secret = "rotated-credential-5521";
+      process.env.FLEET_TEST_ROTATED_TOKEN = secret;
+      closers.push(async () => {
+        delete process.env.FLEET_TEST_ROTATED_TOKEN;
+      });
+      const echoed = await front.fleet.submit("echo", { runOptions: fakeRun(fakeCodexSteps(`the key is ${secret}`)) });
+      expect((await echoed.result()).text).toBe("the key is [redacted]");
+      const events: FleetEvent[] = [];
+      for await (const e of front.fleet.handle(echoed.id).events({ follow: false })) events.push(e);
+      expect(JSON.stringify(events)).not.toContain(secret);
+    });
+
     it("metrics: attempts, wait time, run duration by outcome, and the queue depth read from PostgreSQL", async () => {
       const recorded: { name: string; value: number; attributes: unknown }[] = [];
       const gauges: ((result: ObservableResult) => Promise<void>)[] = [];

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Job } from "pg-boss";
 import {
   ErrThreadLeaseLost,
-  secretEnvValues,
+  currentSecretEnvValues,
   type Agent,
   type ApprovalHandlerContext,
   type ApprovalRequest,
@@ -72,8 +72,6 @@ export class FleetWorker {
   readonly #stopping: AbortController;
   /** The run and attempt serving each thread key on this worker now (one at a time per key, fleet-wide). */
   readonly #turns = new Map<string, { runId: string; attempt: number }>();
-  /** The values of this host's credential variables: removed from every verdict and event the worker writes. */
-  readonly #secrets = secretEnvValues();
 
   constructor(core: FleetCore, name: string, stopping: AbortController) {
     this.#core = core;
@@ -205,10 +203,11 @@ export class FleetWorker {
 
   /**
    * Settles the run with `verdict` (and `tail`, its last events), the values of this worker's own
-   * credential variables removed: they never reach the shared database.
+   * credential variables (as they are now) removed: they never reach the shared database.
    */
   #settle(runId: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
-    return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, this.#secrets), scrubSecrets(tail, this.#secrets));
+    const secrets = currentSecretEnvValues();
+    return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, secrets), scrubSecrets(tail, secrets));
   }
 
   /** Settles an unstarted run past its queue deadline with its expired verdict (nothing otherwise). */
@@ -271,7 +270,7 @@ export class FleetWorker {
     const startedAt = performance.now();
     const fenced = new AbortController();
     const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancel.signal]);
-    const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, this.#secrets));
+    const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, currentSecretEnvValues()));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
     const replayed = new Set<string>();
