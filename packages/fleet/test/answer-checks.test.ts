@@ -1,12 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, ErrApprovalEditUnsupported, ErrApprovalKindMismatch, InvalidOptionError } from "adaptor";
 import { isError } from "@adaptor/errors";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
-import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
+import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 
 /** The id of the first approval the run asks (waits for it). */
 async function askedId(handle: RunHandle): Promise<string> {
@@ -15,17 +15,7 @@ async function askedId(handle: RunHandle): Promise<string> {
   throw new Error("no approval-request event");
 }
 
-if (!PG_URL) {
-  skipWithoutServer("fleet answer checks");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
   describe("fleet answer checks", () => {
     it("answer() refuses a malformed decision with the error an in-process answer gets, records nothing, and a corrected answer is applied", async () => {
       const schema = freshSchema("answer");
@@ -82,4 +72,4 @@ if (!PG_URL) {
       expect((refused as ApprovalNotPendingError).status).toBe("unknown");
     });
   });
-}
+});

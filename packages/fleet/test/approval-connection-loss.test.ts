@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent } from "adaptor";
 import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
-import { fakeCliHost } from "./support/fake-cli-host.js";
+import { fakeCliHost, onFakeCliFleet } from "./support/fake-cli-host.js";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { freshSchema } from "./support/pg.js";
 import { until } from "./support/processes.js";
 
 /** The id of the first approval the run asks (waits for it). */
@@ -15,15 +15,7 @@ async function askedId(handle: RunHandle): Promise<string> {
   throw new Error("no approval-request event");
 }
 
-if (!PG_URL) {
-  skipWithoutServer("fleet approval connection loss");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
+onFakeCliFleet("fleet approval connection loss", ({ url, closers }) => {
   describe("fleet approval connection loss", () => {
     it.each([
       ["a run without a thread key", undefined],
@@ -71,4 +63,4 @@ if (!PG_URL) {
       },
     );
   });
-}
+});

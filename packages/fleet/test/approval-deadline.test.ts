@@ -3,28 +3,18 @@
 // with it) or it is refused `closed` and the deadline's fallback acts; `approval()` reads what
 // happened. The race is held open deterministically: a transaction of the test holds the approval's
 // row while the answer and the worker's deadline both queue behind it, in a known order.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent, RunError } from "adaptor";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
-import { Fleet, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
+import type { RecordedAgentEvent, RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 import { until } from "./support/processes.js";
 
-if (!PG_URL) {
-  skipWithoutServer("fleet approval deadline");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet approval deadline", ({ url, closers, host }) => {
   async function client(): Promise<pg.Client> {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -193,4 +183,4 @@ if (!PG_URL) {
       },
     );
   });
-}
+});

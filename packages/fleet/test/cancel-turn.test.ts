@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
-import { Fleet, FleetRunCancelledError, type RunHandle } from "@adaptor/fleet";
+import { FleetRunCancelledError, type RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 import { processesWith, until } from "./support/processes.js";
 
 /** Waits for the first event of `type` in the run's log. */
@@ -12,17 +12,7 @@ async function reached(handle: RunHandle, type: string): Promise<void> {
   throw new Error(`no ${type} event`);
 }
 
-if (!PG_URL) {
-  skipWithoutServer("fleet cancel of a thread turn");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet cancel of a thread turn", ({ host }) => {
   describe("fleet cancel of a thread turn", () => {
     it("a running thread turn cancelled from another host: its verdict comes after its CLI is gone, and the next turn of the key starts after that", async () => {
       const schema = freshSchema("cancelturn");
@@ -48,4 +38,4 @@ if (!PG_URL) {
       expect((await queued.result()).text).toBe("next done");
     });
   });
-}
+});

@@ -1,26 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "adaptor";
-import { Fleet } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 
 const THREAD_ID = "0192f0a0-0000-7000-8000-000000000001";
 
-if (!PG_URL) {
-  skipWithoutServer("fleet delta burst");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet delta burst", ({ closers, host: fleetOf }) => {
   describe("fleet delta burst", () => {
     it("a CLI streaming 20,000 text deltas in 1,000-line chunks: the stored deltas hold the whole text and nothing is dropped", async () => {
       const schema = freshSchema("burst");
@@ -59,4 +48,4 @@ if (!PG_URL) {
       expect(text).toBe(pieces.join(""));
     });
   });
-}
+});

@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, InvalidOptionError } from "adaptor";
-import { Fleet, type FleetEvent, type RunHandle } from "@adaptor/fleet";
+import type { FleetEvent, RunHandle } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 
 /** The sequences `events(options)` yields until it ends (a safety net of 20 s rejects a reader that never ends). */
 async function sequences(handle: RunHandle, after: number): Promise<number[]> {
@@ -12,17 +12,7 @@ async function sequences(handle: RunHandle, after: number): Promise<number[]> {
   return out;
 }
 
-if (!PG_URL) {
-  skipWithoutServer("fleet events after");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const fleetOf = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet events after", ({ host: fleetOf }) => {
   describe("fleet events after", () => {
     it("a settled run's events({ after }) at or past its verdict's sequence ends at once with nothing", async () => {
       const schema = freshSchema("after");
@@ -62,4 +52,4 @@ if (!PG_URL) {
       }
     });
   });
-}
+});

@@ -2,27 +2,17 @@
 // run's row; the `verdict` event leaves them there. Every reader gets the same whole verdict:
 // `result()`, a replay of the events, a follower on another host, and a verdict event written whole
 // by an earlier version.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent, RunError } from "adaptor";
-import { Fleet, type FleetEvent, type RunHandle, type StoredVerdict } from "@adaptor/fleet";
+import type { FleetEvent, RunHandle, StoredVerdict } from "@adaptor/fleet";
 import { fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
-import { fakeCliHost } from "./support/fake-cli-host.js";
-import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
+import { onFakeCliFleet } from "./support/fake-cli-host.js";
+import { freshSchema } from "./support/pg.js";
 import { readResult } from "./support/result-members.js";
 import { loadVerdict } from "../src/verdict/verdict.js";
 
-if (!PG_URL) {
-  skipWithoutServer("fleet verdict stored once");
-} else {
-  const url = PG_URL;
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  });
-
-  const host = (schema: string): Promise<Fleet> => fakeCliHost(url, schema, closers);
-
+onFakeCliFleet("fleet verdict stored once", ({ url, host }) => {
   async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -122,4 +112,4 @@ if (!PG_URL) {
       expect(read(handle.id, (event.event as { verdict: StoredVerdict }).verdict)).toEqual(readResult(result));
     });
   });
-}
+});
