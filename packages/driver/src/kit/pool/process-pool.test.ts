@@ -5,8 +5,12 @@ import type { DriverSink } from "../../spi/driver.js";
 import { ProcessPool, type PooledProcess } from "./process-pool.js";
 
 class FakeProcess implements PooledProcess {
-  static next = 1;
-  readonly pid = FakeProcess.next++;
+  /**
+   * The pool also asks the OS whether a process is gone (`processGone(pid)`): a fake names this test
+   * process, which is alive, so only `alive` / `close()` decide whether it is usable (a made-up pid
+   * names whatever process, if any, holds that number on the machine now).
+   */
+  readonly pid = process.pid;
   closed = 0;
   alive = true;
   constructor(
