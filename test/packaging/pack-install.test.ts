@@ -216,6 +216,24 @@ describe("pnpm pack tarballs", () => {
   });
 });
 
+/** Runs `code` with plain node in the scratch project; its stdout and the URL of every ES module it loaded, in order. */
+async function loadedModules(code: string): Promise<{ stdout: string; loaded: string[] }> {
+  // A module hook (run in the loader thread) that writes each loaded URL to stderr.
+  const hook = `data:text/javascript,${encodeURIComponent(
+    `import { writeSync } from "node:fs"; export async function load(url, context, next) { writeSync(2, "LOADED " + url + "\\n"); return next(url, context); }`,
+  )}`;
+  const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(hook)});`)}`;
+  const { stdout, stderr } = await run(process.execPath, ["--import", register, "--input-type=module", "-e", code], {
+    cwd: project,
+    env: cleanEnv(),
+  });
+  const loaded = stderr
+    .split("\n")
+    .filter((line) => line.startsWith("LOADED "))
+    .map((line) => line.slice("LOADED ".length));
+  return { stdout, loaded };
+}
+
 describe("the tarballs installed with plain npm outside the workspace", () => {
   it("runs a Claude run with plain node in which the host approves one tool call", async () => {
     await copyFile(join(FIXTURES, "claude-approve-one-tool.mjs"), join(project, "program.mjs"));
@@ -271,7 +289,7 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
         maxBuffer: 16 * 1024 * 1024,
         timeout: 120_000,
       });
-      return JSON.parse(stdout.trim().split("\n").at(-1)!) as { skipped: string[]; pairs: string[] };
+      return JSON.parse(stdout.trim().split("\n").at(-1)!) as { skipped: string[]; pairs: string[]; names: Record<string, string[]> };
     };
     await copyFile(join(FIXTURES, "shared-exports.mjs"), join(project, "shared-exports.mjs"));
     const installed = await listing(
@@ -287,41 +305,61 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
       join(ROOT, "test"),
       entries.filter(([label]) => !testing.includes(label)).map(([label, , source]) => [label, source]),
     );
-    expect(installed.pairs.filter((pair) => pair.endsWith(" same")).length).toBeGreaterThan(50);
-    expect(installed.pairs).toEqual(fromSource.pairs);
+    // A public entry exports exactly its source's names. An `/internal` entry (not a public API)
+    // exports its source's names and, built, also the package's other runtime entries' and what
+    // the package's separately built modules import from it (scripts/build.mjs): the pairs are
+    // compared over the source's names.
+    for (const [label, names] of Object.entries(fromSource.names)) {
+      if (label.endsWith("/internal")) expect(installed.names[label], label).toEqual(expect.arrayContaining(names));
+      else expect(installed.names[label], label).toEqual(names);
+    }
+    const inSource = (label: string, name: string) => fromSource.names[label]?.includes(name) === true;
+    const comparable = installed.pairs.filter((pair) => {
+      const [labelA, name, labelB] = pair.split(" ") as [string, string, string];
+      return inSource(labelA, name) && inSource(labelB, name);
+    });
+    expect(comparable.filter((pair) => pair.endsWith(" same")).length).toBeGreaterThan(50);
+    expect(comparable).toEqual(fromSource.pairs);
   }, 180_000);
 
   it("copies uuid, p-queue (with eventemitter3 and p-timeout) and fastest-levenshtein into the bundles: importing adaptor and the claude and codex drivers loads no module of theirs, and a misspelt option is still refused with its closest match", async () => {
-    // A module hook (run in the loader thread) that writes each loaded URL to stderr.
-    const hook = `data:text/javascript,${encodeURIComponent(
-      `import { writeSync } from "node:fs"; export async function load(url, context, next) { writeSync(2, "LOADED " + url + "\\n"); return next(url, context); }`,
-    )}`;
-    const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(hook)});`)}`;
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [
-        "--import",
-        register,
-        "--input-type=module",
-        "-e",
-        `const { Agent } = await import("adaptor");
-         const { claude } = await import("@adaptor/claude");
-         await import("@adaptor/codex");
-         const agent = new Agent(claude({ modle: "claude-sonnet-4-5", command: process.execPath }));
-         let typo = null;
-         try { await agent.run("hello"); } catch (error) { typo = error.message; }
-         await agent.close();
-         console.log(JSON.stringify(typo));`,
-      ],
-      { cwd: project, env: cleanEnv() },
+    const { stdout, loaded } = await loadedModules(
+      `const { Agent } = await import("adaptor");
+       const { claude } = await import("@adaptor/claude");
+       await import("@adaptor/codex");
+       const agent = new Agent(claude({ modle: "claude-sonnet-4-5", command: process.execPath }));
+       let typo = null;
+       try { await agent.run("hello"); } catch (error) { typo = error.message; }
+       await agent.close();
+       console.log(JSON.stringify(typo));`,
     );
-    const loaded = stderr
-      .split("\n")
-      .filter((line) => line.startsWith("LOADED "))
-      .map((line) => line.slice("LOADED ".length));
     expect(loaded.filter((url) => url.includes("/node_modules/adaptor/dist/js/"))).not.toEqual([]);
     expect(loaded.filter((url) => /\/node_modules\/(uuid|p-queue|eventemitter3|p-timeout|fastest-levenshtein)\//.test(url))).toEqual([]);
     expect(JSON.parse(stdout) as unknown).toBe('claude: invalid driver config: modle is not a known option; did you mean "model"?');
+  });
+
+  it("loads one module of each package adaptor and the claude and codex drivers import, and the entry the program names besides (adaptor's and codex's re-export from theirs)", async () => {
+    const { loaded } = await loadedModules(`await import("adaptor"); await import("@adaptor/claude"); await import("@adaptor/codex");`);
+    const modules = loaded
+      .filter((url) => url.startsWith("file:"))
+      .map((url) => fileURLToPath(url).slice(join(project, "node_modules").length + 1))
+      .map((path) => path.replace(/chunk-[A-Z0-9]+\.js$/, "chunk.js"))
+      .sort();
+    expect(modules).toEqual([
+      "@adaptor/a2a-client/dist/js/index.js",
+      "@adaptor/claude/dist/js/index.js",
+      "@adaptor/codex/dist/js/chunk.js",
+      "@adaptor/codex/dist/js/index.js",
+      "@adaptor/driver/dist/js/internal.js",
+      "@adaptor/errors/dist/js/internal.js",
+      "@adaptor/mcp/dist/js/index.js",
+      "@adaptor/sessionrecorder/dist/js/internal.js",
+      "@adaptor/skill/dist/js/internal.js",
+      "@adaptor/threadstore/dist/js/internal.js",
+      "@adaptor/tool/dist/js/internal.js",
+      "adaptor/dist/js/index.js",
+      "adaptor/dist/js/internal.js",
+    ]);
   });
 
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
