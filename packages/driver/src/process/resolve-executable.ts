@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import { basename, delimiter, resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { osError } from "./os-error.js";
@@ -39,7 +38,7 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
 
   if (isPath(command)) {
     const full = resolve(cwd, command);
-    const probe = await probeExecutable(full);
+    const probe = probeExecutable(full);
     if (probe.kind === "ok") return full;
     if (probe.kind === "missing")
       throw fail(ErrCode.NotFound, osError(`executable not found at ${full}`, "ENOENT", { syscall, path: full, cause: probe.cause }));
@@ -51,7 +50,7 @@ export async function resolveExecutable(command: string, options: ResolveExecuta
   for (const dir of (options.path ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = resolve(cwd, dir, command);
-    const probe = await probeExecutable(candidate);
+    const probe = probeExecutable(candidate);
     if (probe.kind === "ok") return candidate;
     if (probe.kind === "denied") denied ??= probe.cause;
   }
@@ -65,9 +64,15 @@ function isPath(command: string): boolean {
   return command.includes("/") || (process.platform === "win32" && command.includes("\\"));
 }
 
-async function probeExecutable(file: string): Promise<Probe> {
+/**
+ * What `execve` would find at `file`. Synchronous: spawn() itself blocks on the child's exec of the
+ * same file, so these calls add no new wait, and they save two round trips through the thread pool
+ * (each a wake-up of a pool thread and of the event loop, waiting for a CPU on a busy host) before
+ * every spawn.
+ */
+function probeExecutable(file: string): Probe {
   try {
-    const info = await stat(file);
+    const info = statSync(file);
     if (info.isDirectory()) return { kind: "directory" };
     // execve answers EACCES for anything but a regular file
     if (!info.isFile())
@@ -78,7 +83,7 @@ async function probeExecutable(file: string): Promise<Probe> {
     return { kind: "missing", cause: err }; // ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG
   }
   try {
-    await access(file, constants.X_OK);
+    accessSync(file, constants.X_OK);
     return { kind: "ok" };
   } catch (err) {
     return { kind: "denied", cause: osError(`${file} is not executable`, "EACCES", { syscall: "spawn", path: file, cause: err }) };

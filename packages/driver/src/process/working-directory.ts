@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { osError } from "./os-error.js";
@@ -23,7 +23,10 @@ export async function checkWorkingDirectory(cwd: string, device: string): Promis
     new DriverError({ op: "spawn", device: dir, code, cause: osError(message, errno, { syscall: "chdir", path: dir, cause }) });
   let isDirectory: boolean;
   try {
-    isDirectory = (await stat(dir)).isDirectory();
+    // Synchronous: spawn() itself blocks on the child's chdir and exec, so a stat of the same
+    // directory adds no new wait, and saves a round trip through the thread pool (a wake-up of a
+    // pool thread and of the event loop, each waiting for a CPU on a busy host) before every spawn.
+    isDirectory = statSync(dir).isDirectory();
   } catch (err) {
     const errno = (err as NodeJS.ErrnoException).code;
     if (errno === "EACCES" || errno === "EPERM")
