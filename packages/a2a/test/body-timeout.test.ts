@@ -94,6 +94,39 @@ describe("the A2A server's body timeout", () => {
     }
   });
 
+  it("the server's own refusals of a GET (forbidden host, unauthorized, not found) close the connection; the agent card served to a GET keeps it", async () => {
+    const served = await serve(undefined, { log: () => undefined, authorize: () => false });
+    const url = new URL(served.url);
+    try {
+      for (const [request, status] of [
+        [`GET /.well-known/agent-card.json HTTP/1.1\r\nhost: evil.example\r\n\r\n`, 403],
+        [`GET /tasks HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, 401],
+      ] as const) {
+        const { answers, open } = await sendOnOneConnection(Number(url.port), [request, request]);
+        expect(answers[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+        expect(answers[0]!.toLowerCase()).toContain("connection: close");
+        expect([request, answers[1], open]).toEqual([request, undefined, false]);
+      }
+      const card = `GET /.well-known/agent-card.json HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`;
+      const kept = await sendOnOneConnection(Number(url.port), [card, card]);
+      expect(kept.answers.map((answer) => answer?.slice(0, 15))).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+      expect(kept.open).toBe(true);
+    } finally {
+      await served.close();
+    }
+    const open = await serve(undefined, { log: () => undefined });
+    const openUrl = new URL(open.url);
+    try {
+      const missing = `GET /nowhere HTTP/1.1\r\nhost: ${openUrl.host}\r\n\r\n`;
+      const { answers, open: stillOpen } = await sendOnOneConnection(Number(openUrl.port), [missing, missing]);
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 404 /);
+      expect(answers[0]!.toLowerCase()).toContain("connection: close");
+      expect(stillOpen).toBe(false);
+    } finally {
+      await open.close();
+    }
+  });
+
   it("a request whose body arrived keeps its connection alive for the next request", async () => {
     const served = await serve(undefined, { bodyTimeoutMs: 1_000, log: () => undefined });
     const url = new URL(served.url);

@@ -412,15 +412,15 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
   });
   app.use(bodyDeadline(bodyTimeoutMs));
   app.use(declaredBodyLimit(MAX_REQUEST_BODY_BYTES));
-  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
+  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : refuse(res, 403, "forbidden host")));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
   if (authorize) {
     app.use((req, res, next) => {
       Promise.resolve()
         .then(() => outsideServerLog(() => authorize(req)))
         .then(
-          (ok) => (ok ? next() : res.status(401).json({ error: "unauthorized" })),
-          () => res.status(401).json({ error: "unauthorized" }),
+          (ok) => (ok ? next() : refuse(res, 401, "unauthorized")),
+          () => refuse(res, 401, "unauthorized"),
         );
     });
   }
@@ -430,9 +430,7 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
   app.use("/", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   // Express's own fallbacks answer in HTML, its error page with the stack trace: answer in JSON,
   // with the status's short text only.
-  app.use((_req: express.Request, res: express.Response) => {
-    res.status(404).json({ error: "not found" });
-  });
+  app.use((_req: express.Request, res: express.Response) => refuse(res, 404, "not found"));
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = httpStatusOf(error);
     if (res.headersSent) {
@@ -443,6 +441,14 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
   });
 
   return app;
+}
+
+/**
+ * Answers one of the server's own refusals (`{ error }`) with `connection: close`, so the connection
+ * closes once it is written, for a request without a body (a `GET`) as for one whose body is unread.
+ */
+function refuse(res: express.Response, status: number, error: string): void {
+  res.status(status).set("connection", "close").json({ error });
 }
 
 /**
