@@ -2,7 +2,7 @@
 // end, streams that speak of another task, output without end, failure text of any size.
 import type { ServerResponse } from "node:http";
 import { DriverError, ErrCode, errorCode, findError, isError } from "@adaptor/errors";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   A2AClient,
   DEFAULT_MAX_DELEGATION_TEXT_CHARS,
@@ -15,30 +15,9 @@ import {
   StreamRecoveryError,
   type A2AStreamEvent,
 } from "../src/index.js";
-import { startSdkAgent, type SdkAgent } from "./sdk-server.js";
+import type { SdkAgent } from "./sdk-server.js";
+import { agent, drain, rejection } from "./support.js";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-async function agent(...args: Parameters<typeof startSdkAgent>): Promise<SdkAgent> {
-  const started = await startSdkAgent(...args);
-  cleanups.push(() => started.close());
-  return started;
-}
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
-async function drain(stream: AsyncIterable<A2AStreamEvent>): Promise<A2AStreamEvent[]> {
-  const events: A2AStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 /** Writes `chunk()` to `res` for as long as the client reads; resolves with the bytes written once the connection is gone. */
 function writeForever(res: ServerResponse, chunk: () => string): Promise<number> {
   let written = 0;

@@ -131,3 +131,19 @@ export async function floodBody(port: number, head: string, chunked: boolean, gi
     socket.destroy();
   }
 }
+
+/**
+ * Sends `request` twice on one raw socket to 127.0.0.1:`port`: the first answer's status and
+ * `connection` header, the second answer (undefined when the server had closed the connection),
+ * and whether the connection is still open after it.
+ */
+export async function askTwice(
+  port: number,
+  request: string,
+): Promise<{ status: number | undefined; connection: string | undefined; second: string | undefined; open: boolean }> {
+  const { answers, open } = await sendOnOneConnection(port, [request, request]);
+  const [first, second] = answers;
+  const status = first === undefined ? undefined : Number(/^HTTP\/1\.1 (\d{3}) /.exec(first)?.[1]);
+  const connection = first === undefined ? undefined : /\r\nconnection:\s*([^\r]*)/i.exec(first)?.[1]?.toLowerCase();
+  return { status, connection, second, open };
+}

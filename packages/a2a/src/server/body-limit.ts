@@ -45,17 +45,10 @@ export function arrivingBodyLimit(maxBytes: number): express.RequestHandler {
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size <= maxBytes) return;
-      done();
+      req.off("data", onData);
       refuse(req, res);
     };
-    const done = (): void => {
-      req.off("data", onData);
-      req.off("end", done);
-      req.off("close", done);
-    };
     req.on("data", onData);
-    req.once("end", done);
-    req.once("close", done);
     next();
   };
 }
