@@ -18,11 +18,14 @@ export {
   type SendOptions,
 } from "./client/a2a-client.js";
 export { DEFAULT_MAX_REDIRECTS } from "./client/trust.js";
+export { DEFAULT_MAX_RESPONSE_BYTES } from "./client/bounded-body.js";
 export { isFinalState, taskStateName, type A2AStreamEvent } from "./client/stream-event.js";
 export { DelegationError, type DelegationErrorCode, type DelegationErrorInit } from "./delegation/delegation-error.js";
 export {
   delegate,
+  DEFAULT_MAX_DELEGATION_TEXT_CHARS,
   FAILURE_METADATA_KEY,
+  MAX_REMOTE_MESSAGE_CHARS,
   type DelegateOptions,
   type DelegationProgress,
   type DelegationResult,

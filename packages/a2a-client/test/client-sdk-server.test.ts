@@ -4,7 +4,7 @@
 import { TaskState } from "@a2a-js/sdk";
 import { DriverError, ErrCode, errorCode, findError, isError } from "@adaptor/errors";
 import { invokeTool } from "@adaptor/tool/internal";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   A2AClient,
   a2aDelegation,
@@ -23,35 +23,7 @@ import {
   taskStateName,
   type A2AStreamEvent,
 } from "../src/index.js";
-import { startPlainServer, startSdkAgent, type PlainServer, type SdkAgent } from "./sdk-server.js";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-async function agent(...args: Parameters<typeof startSdkAgent>): Promise<SdkAgent> {
-  const started = await startSdkAgent(...args);
-  cleanups.push(() => started.close());
-  return started;
-}
-async function plain(...args: Parameters<typeof startPlainServer>): Promise<PlainServer> {
-  const started = await startPlainServer(...args);
-  cleanups.push(() => started.close());
-  return started;
-}
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
-async function drain(stream: AsyncIterable<A2AStreamEvent>): Promise<A2AStreamEvent[]> {
-  const events: A2AStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
+import { agent, closeAfter, drain, plain, rejection } from "./support.js";
 
 describe("A2AClient against the @a2a-js/sdk server", () => {
   it("connects from the base URL, sends, and gets the completed task with its artifact", async () => {
@@ -481,7 +453,7 @@ describe("stream recovery", () => {
     });
     let taskId = "";
     const client = await A2AClient.connect(remote.url, { recoveryDelayMs: 10 });
-    cleanups.push(() => client.close());
+    closeAfter(() => client.close());
     const events: A2AStreamEvent[] = [];
     for await (const event of client.stream("gated")) {
       taskId ||= event.taskId ?? "";

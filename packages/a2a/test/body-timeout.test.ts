@@ -3,7 +3,7 @@ import { ReferenceDriver } from "@adaptor/driver/testing";
 import { Agent, ErrInvalidOption, isError } from "adaptor";
 import { describe, expect, it } from "vitest";
 import { a2aServer } from "../src/index.js";
-import { sendOnOneConnection, trickleBody } from "../../bridge/test/raw-socket.js";
+import { askTwice, sendOnOneConnection, trickleBody } from "../../bridge/test/raw-socket.js";
 import { serve } from "./support.js";
 
 // A client that trickles its request body (slowloris) must not hold a connection open forever:
@@ -91,6 +91,36 @@ describe("the A2A server's body timeout", () => {
       }
     } finally {
       await served.close();
+    }
+  });
+
+  it("the server's own refusals of a GET (forbidden host, unauthorized, not found) close the connection; the agent card served to a GET keeps it", async () => {
+    const served = await serve(undefined, { log: () => undefined, authorize: () => false });
+    const url = new URL(served.url);
+    try {
+      for (const [request, status] of [
+        [`GET /.well-known/agent-card.json HTTP/1.1\r\nhost: evil.example\r\n\r\n`, 403],
+        [`GET /tasks HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, 401],
+      ] as const) {
+        expect([request, await askTwice(Number(url.port), request)]).toEqual([
+          request,
+          { status, connection: "close", second: undefined, open: false },
+        ]);
+      }
+      const card = `GET /.well-known/agent-card.json HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`;
+      const kept = await sendOnOneConnection(Number(url.port), [card, card]);
+      expect(kept.answers.map((answer) => answer?.slice(0, 15))).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+      expect(kept.open).toBe(true);
+    } finally {
+      await served.close();
+    }
+    const open = await serve(undefined, { log: () => undefined });
+    const openUrl = new URL(open.url);
+    try {
+      const missing = `GET /nowhere HTTP/1.1\r\nhost: ${openUrl.host}\r\n\r\n`;
+      expect(await askTwice(Number(openUrl.port), missing)).toEqual({ status: 404, connection: "close", second: undefined, open: false });
+    } finally {
+      await open.close();
     }
   });
 

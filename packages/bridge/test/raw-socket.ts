@@ -92,3 +92,58 @@ export async function sendOnOneConnection(
     socket.destroy();
   }
 }
+
+/** What a client sending a body without end saw. */
+export interface Flooded {
+  /** Everything the server sent. */
+  readonly answer: string;
+  /** Whether the server closed the connection before the client gave up. */
+  readonly closed: boolean;
+  /** Body bytes written before the connection closed (or the client gave up). */
+  readonly sent: number;
+}
+
+/**
+ * Sends `head` on a raw socket to 127.0.0.1:`port`, then body bytes as fast as the server takes
+ * them (64 KiB at a time, as HTTP chunks when `chunked`), until the server closes the connection
+ * or `giveUpBytes` were sent.
+ */
+export async function floodBody(port: number, head: string, chunked: boolean, giveUpBytes = 32 * 1024 * 1024): Promise<Flooded> {
+  const socket = connect(port, "127.0.0.1");
+  let answer = "";
+  let closed = false;
+  const gone = new Promise<void>((resolve) => socket.once("close", resolve));
+  socket.on("data", (chunk: Buffer) => (answer += chunk.toString("utf8")));
+  socket.on("close", () => (closed = true));
+  socket.on("error", () => undefined);
+  const block = Buffer.alloc(64 * 1024, " ");
+  const frame = chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from("\r\n")]) : block;
+  let sent = 0;
+  try {
+    socket.write(head);
+    while (!closed && sent < giveUpBytes) {
+      sent += block.length;
+      if (!socket.write(frame)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), gone]);
+    }
+    if (closed) await gone;
+    return { answer, closed, sent };
+  } finally {
+    socket.destroy();
+  }
+}
+
+/**
+ * Sends `request` twice on one raw socket to 127.0.0.1:`port`: the first answer's status and
+ * `connection` header, the second answer (undefined when the server had closed the connection),
+ * and whether the connection is still open after it.
+ */
+export async function askTwice(
+  port: number,
+  request: string,
+): Promise<{ status: number | undefined; connection: string | undefined; second: string | undefined; open: boolean }> {
+  const { answers, open } = await sendOnOneConnection(port, [request, request]);
+  const [first, second] = answers;
+  const status = first === undefined ? undefined : Number(/^HTTP\/1\.1 (\d{3}) /.exec(first)?.[1]);
+  const connection = first === undefined ? undefined : /\r\nconnection:\s*([^\r]*)/i.exec(first)?.[1]?.toLowerCase();
+  return { status, connection, second, open };
+}

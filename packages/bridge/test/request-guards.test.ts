@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { sendOnOneConnection, trickleBody } from "./raw-socket.js";
+import { askTwice, sendOnOneConnection, trickleBody } from "./raw-socket.js";
 import { postJson, rawRequest, readUntil, referenceAgent, serve, sseMessages, type Served } from "./support.js";
 
 // What the bridge refuses before a run starts or an approval is answered: cross-site requests
@@ -123,6 +123,28 @@ describe("malformed input is a 400 before anything happens", () => {
     }
     expect(served.settled).toHaveLength(0);
     expect((await send("/api/runs")).status).toBe(200);
+  });
+
+  it("a route with a trailing slash is no route (404, as an empty segment is): a live approval is not answered through approvals/<id>/ and no run starts", async () => {
+    served = await serve({ runner: referenceAgent() });
+    const { key, id } = await waitingApproval(served);
+    const json = { "content-type": "application/json" };
+    for (const [path, body] of [
+      [`/approvals/${id}/`, { decision: "deny" }],
+      [`/approvals//${id}`, { decision: "deny" }],
+      ["/runs/", { prompt: "hi" }],
+      ["/ag-ui/", { threadId: "t", runId: "r", messages: [{ id: "m", role: "user", content: "hi" }] }],
+      [`/runs/${key}/cancel/`, {}],
+      [`/runs/${key}/interrupt/`, {}],
+    ] as const) {
+      const answer = await rawRequest(served.url, path, { headers: json, body: JSON.stringify(body) });
+      expect([path, answer]).toEqual([path, { status: 404, body: { error: { code: "not_found", message: "no such route" } } }]);
+    }
+    expect(await rawRequest(served.url, `/runs/${key}/events/`, { method: "GET" })).toMatchObject({ status: 404 });
+    expect(served.bridge.size).toBe(1);
+    // The approval still waits, answered at its own path.
+    const answered = await rawRequest(served.url, `/approvals/${id}`, { headers: json, body: JSON.stringify({ decision: "approve" }) });
+    expect(answered).toMatchObject({ status: 200, body: { id } });
   });
 
   it("Last-Event-ID must be a non-negative safe decimal integer: 1e3, 0x10, -1, 1.5 and 99999999999999999999 are 400", async () => {
@@ -251,6 +273,23 @@ describe("a request answered before its body is read", () => {
       expect(trickled.elapsedMs).toBeLessThan(6_000);
     }
     expect(served.bridge.size).toBe(0);
+  });
+
+  it("a refusal of a request without a body (GET, OPTIONS) closes its connection too", async () => {
+    served = await serve({ runner: referenceAgent() });
+    const url = new URL(served.url);
+    for (const [request, status] of [
+      [`GET /runs/x/events HTTP/1.1\r\nhost: evil.example\r\n\r\n`, 403],
+      [`OPTIONS /runs HTTP/1.1\r\nhost: ${url.host}\r\norigin: https://evil.example\r\naccess-control-request-method: POST\r\n\r\n`, 404],
+      [`GET /runs/x/events HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, 404],
+      [`GET /nowhere HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, 404],
+      [`GET /runs HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`, 405],
+    ] as const) {
+      expect([request, await askTwice(Number(url.port), request)]).toEqual([
+        request,
+        { status, connection: "close", second: undefined, open: false },
+      ]);
+    }
   });
 
   it("a request whose body the bridge reads keeps its connection alive for the next request", async () => {

@@ -6,6 +6,7 @@ import { ProtocolError } from "../errors/protocol-error.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
 import { classify } from "./classify.js";
+import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from "./bounded-body.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
 import { isFinalState, isInterruptedState, type A2AStreamEvent } from "./stream-event.js";
 import { ROLE_USER, TASK_STATE, a2aSdk } from "./protocol-values.js";
@@ -67,6 +68,14 @@ export interface A2AClientOptions {
    * `DriverError` coded `TIMEOUT`. Default 30,000 ({@link DEFAULT_CONNECT_TIMEOUT_MS}).
    */
   readonly connectTimeoutMs?: number;
+  /**
+   * The largest answer body the client reads, in bytes: a blocking `send`, `getTask`, `cancelTask`,
+   * and error bodies (a stream's events are bounded one by one by the SDK, 4 MiB each). A longer
+   * answer (or a `Content-Length` over it) is dropped with its connection as soon as the limit is
+   * passed, and the call fails with a `ProtocolError` matching `ErrProtocol` whose cause is a
+   * `DriverError` coded `RESOURCE_EXHAUSTED`. Default 16 MiB ({@link DEFAULT_MAX_RESPONSE_BYTES}).
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** What to send: text, or A2A parts. */
@@ -148,6 +157,9 @@ export class A2AClient {
       trusted,
       maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
     });
+    const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
+      throw new TypeError(`maxResponseBytes must be a positive integer, got ${maxResponseBytes}`);
     const op = "agent-card";
     const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`connectTimeoutMs must be a positive number, got ${timeoutMs}`);
@@ -194,9 +206,10 @@ export class A2AClient {
         secrets,
       });
     }
+    const answersOf = boundedFetch(fetchImpl, maxResponseBytes);
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        transports: [new JsonRpcTransportFactory({ fetchImpl: answersOf }), new RestTransportFactory({ fetchImpl: answersOf })],
         preferredTransports: [selected.protocolBinding as (typeof BINDINGS)[number]],
       }),
     );
@@ -237,7 +250,13 @@ export class A2AClient {
    */
   async *stream(input: MessageInput, options: SendOptions = {}): AsyncGenerator<A2AStreamEvent, void, undefined> {
     const signal = this.#signal(options.signal);
-    yield* this.#follow("message/stream", this.#sdk.sendMessageStream(request(input, options), { signal }), signal, undefined);
+    yield* this.#follow(
+      "message/stream",
+      this.#sdk.sendMessageStream(request(input, options), { signal }),
+      signal,
+      undefined,
+      options.taskId || undefined,
+    );
   }
 
   /**
@@ -249,7 +268,7 @@ export class A2AClient {
    */
   async *resubscribe(taskId: string, options: { readonly signal?: AbortSignal } = {}): AsyncGenerator<A2AStreamEvent, void, undefined> {
     const signal = this.#signal(options.signal);
-    yield* this.#follow("tasks/resubscribe", this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal }), signal, taskId);
+    yield* this.#follow("tasks/resubscribe", this.#sdk.resubscribeTask({ tenant: "", id: taskId }, { signal }), signal, taskId, taskId);
   }
 
   /**
@@ -302,9 +321,14 @@ export class A2AClient {
     first: AsyncGenerator<StreamResponse, void, undefined>,
     signal: AbortSignal,
     knownTaskId: string | undefined,
+    continuedTaskId: string | undefined,
   ): AsyncGenerator<A2AStreamEvent, void, undefined> {
     let source = first;
     let taskId = knownTaskId;
+    /** The task this stream is about (the spec: one task's lifecycle per stream); an event of another is refused. */
+    let owner = continuedTaskId;
+    /** The refusal of an event naming another task: not mended by resubscribing. */
+    let foreign: ProtocolError | undefined;
     /** Resubscriptions since the stream last made progress (a status or artifact event). */
     let attempts = 0;
     /** The current source is a resubscription made by this loop. */
@@ -324,6 +348,15 @@ export class A2AClient {
               raw: JSON.stringify(response),
               secrets: this.#secrets,
             });
+          owner ??= event.taskId;
+          if (event.taskId !== undefined && event.taskId !== owner) {
+            throw (foreign = new ProtocolError({
+              op,
+              reason: `an event of task ${event.taskId} on the stream of task ${owner}`,
+              raw: JSON.stringify(response),
+              secrets: this.#secrets,
+            }));
+          }
           taskId ??= event.taskId;
           if (event.kind !== "task") attempts = 0;
           if (held) {
@@ -357,9 +390,11 @@ export class A2AClient {
           return;
         }
         // Resubscribing cannot mend a refused credential, an unknown task or an unsupported request.
-        const fatal = [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) =>
-          isError(classified, category),
-        );
+        const fatal =
+          error === foreign ||
+          [ErrUnauthorized, ErrUntrustedOrigin, ErrInvalidAgentCard, ErrNotFound, ErrUnsupported].some((category) =>
+            isError(classified, category),
+          );
         if (taskId === undefined || fatal) {
           if (!resubscribed) throw classified;
           throw new StreamRecoveryError(taskId ?? "", classified, attempts);
@@ -384,35 +419,16 @@ export class A2AClient {
  * the body's request cancelled.
  */
 async function cardText(response: Response, secrets: readonly string[]): Promise<string> {
-  const tooLarge = (): ProtocolError => {
+  const { bytes, complete } = await readBounded(response, MAX_AGENT_CARD_BYTES);
+  if (!complete) {
     const reason = `the card is larger than ${MAX_AGENT_CARD_BYTES} bytes`;
     const cause = new DriverError(
       { op: "agent-card", device: "a2a", code: ErrCode.ResourceExhausted, cause: reason },
       { sentinel: ErrInvalidAgentCard },
     );
-    return new ProtocolError({ op: "agent-card", reason, cause, secrets });
-  };
-  const announced = Number(response.headers.get("content-length") ?? NaN);
-  const body = response.body;
-  if (announced > MAX_AGENT_CARD_BYTES) {
-    await body?.cancel().catch(() => undefined);
-    throw tooLarge();
+    throw new ProtocolError({ op: "agent-card", reason, cause, secrets });
   }
-  if (!body) return "";
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_AGENT_CARD_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(bytes);
 }
 
 function invalidCard(reason: string, raw: string, secrets: readonly string[]): ProtocolError {

@@ -27,8 +27,9 @@ function isConnectionFailure(err: unknown): boolean {
 /**
  * The `ProtocolError` for a failure of client operation `op`: the A2A SDK's errors, HTTP
  * failures and trust refusals keep their identity as the cause; a broken connection is a
- * `DriverError` coded `SERVICE_UNAVAILABLE`; anything else is a protocol violation
- * (`ErrProtocol`). An abort of `signal` is returned unchanged (it is the caller's, not the remote's).
+ * `DriverError` coded `SERVICE_UNAVAILABLE`; an answer over the size limit keeps its
+ * `RESOURCE_EXHAUSTED` `DriverError` (which carries `ErrProtocol`) as the cause; anything else is
+ * a protocol violation (`ErrProtocol`). An abort of `signal` is returned unchanged (it is the caller's, not the remote's).
  */
 export function classify(op: string, err: unknown, secrets: readonly string[], signal?: AbortSignal): unknown {
   if (signal?.aborted && (err === signal.reason || (err instanceof Error && err.name === "AbortError"))) return signal.reason ?? err;
@@ -72,6 +73,12 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
       raw,
       secrets,
     });
+  }
+  const exhausted = findError(err, DriverError);
+  if (exhausted?.code === ErrCode.ResourceExhausted) {
+    // An answer over the client's limit (`maxResponseBytes`): dropped unread, its identity kept.
+    const reason = typeof exhausted.cause === "string" ? exhausted.cause : "the response is too large";
+    return new ProtocolError({ op, reason, cause: exhausted, secrets });
   }
   if (isConnectionFailure(err) || isConnectionFailure((err as { cause?: unknown } | undefined)?.cause)) {
     const cause = new DriverError({ op, device: "a2a", code: ErrCode.ServiceUnavailable, cause: err });

@@ -1,8 +1,12 @@
 import { AdaptorError } from "@adaptor/errors";
 import { ErrUnauthorized, ErrUntrustedOrigin } from "../errors/sentinels.js";
+import { readBounded } from "./bounded-body.js";
 
 /** Redirects a request may follow before it fails. */
 export const DEFAULT_MAX_REDIRECTS = 5;
+
+/** How much of a 401/403 body is read, in bytes. */
+const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -69,7 +73,11 @@ export function guardedFetch(settings: {
         continue;
       }
       if (response.status === 401 || response.status === 403) {
-        const raw = await response.text().catch(() => "");
+        // Only the start of the body is kept (`raw` is cut to 2048 characters): a remote cannot make it large.
+        const raw = await readBounded(response, MAX_REFUSAL_BODY_BYTES).then(
+          ({ bytes }) => new TextDecoder().decode(bytes),
+          () => "",
+        );
         throw new HttpFailure(`HTTP ${response.status}`, { sentinel: ErrUnauthorized, status: response.status, raw });
       }
       return response;

@@ -17,6 +17,8 @@ export interface A2ADelegationOptions extends Omit<A2AClientOptions, "signal"> {
    * gets `timeout`. Default 600,000 (10 minutes).
    */
   readonly timeoutMs?: number;
+  /** The most answer text one delegation holds, in characters (see `DelegateOptions.maxTextChars`). Default 4 Mi. */
+  readonly maxTextChars?: number;
 }
 
 /** Default deadline of one delegation, in milliseconds. */
@@ -50,7 +52,7 @@ export const DELEGATION_NOTICE = {
  * await using agent = new Agent(claude({ cwd }), { tools: [reviewer] });
  */
 export function a2aDelegation(options: A2ADelegationOptions): Tool {
-  const { url, name = "delegate", description, timeoutMs = DEFAULT_DELEGATION_TIMEOUT_MS, ...clientOptions } = options;
+  const { url, name = "delegate", description, timeoutMs = DEFAULT_DELEGATION_TIMEOUT_MS, maxTextChars, ...clientOptions } = options;
   let client: A2AClient | undefined;
   // Each call that finds no client connects under its own deadline and signal (so a card that
   // never comes is given up at the call's deadline); the first client made is kept.
@@ -91,6 +93,7 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
           {
             signal: context.signal,
             ...(contextId ? { contextId } : {}),
+            ...(maxTextChars !== undefined ? { maxTextChars } : {}),
             onProgress: (progress: DelegationProgress) => context.notice(DELEGATION_NOTICE.progress, progress.text, { ...progress }),
           },
           deadline,

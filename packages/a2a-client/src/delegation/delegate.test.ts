@@ -40,4 +40,11 @@ describe("toDelegationError: each client failure becomes one DelegationError cod
     const existing = new DelegationError({ code: "rejected", message: "remote agent: no", retryable: false });
     expect(toDelegationError(new Error("wrapped", { cause: existing }), "t")).toBe(existing);
   });
+
+  it("an unexpected error (not a client identity) becomes protocol with the error kept as its cause", () => {
+    const unexpected = new RangeError("Invalid string length");
+    const result = toDelegationError(unexpected, "task-9");
+    expect(result).toMatchObject({ code: "protocol", retryable: false, message: "the delegation failed", metadata: { taskId: "task-9" } });
+    expect(result.cause).toBe(unexpected);
+  });
 });

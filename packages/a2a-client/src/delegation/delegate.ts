@@ -13,6 +13,18 @@ import { DelegationError, type DelegationErrorCode } from "./delegation-error.js
 /** Metadata key under which an adaptor A2A server reports a failed task's closed failure code. */
 export const FAILURE_METADATA_KEY = "adaptor.failure";
 
+/**
+ * Default of `DelegateOptions.maxTextChars`: the most answer text one delegation holds, in
+ * UTF-16 code units (4 Mi, what one stream event may carry).
+ */
+export const DEFAULT_MAX_DELEGATION_TEXT_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Longest remote status text a `DelegationError` message quotes, in characters (as the A2A
+ * server's failure text); a longer one is cut and says so.
+ */
+export const MAX_REMOTE_MESSAGE_CHARS = 500;
+
 /** How long a delegation that ends early waits for the remote agent to accept its cancel request, in milliseconds. */
 const CANCEL_TIMEOUT_MS = 5_000;
 
@@ -48,6 +60,13 @@ export interface DelegateOptions {
   readonly timeoutMs?: number;
   /** Called with each progress event. */
   readonly onProgress?: (progress: DelegationProgress) => void;
+  /**
+   * The most answer text the delegation holds, in UTF-16 code units: the artifacts' text (appended
+   * chunks joined) or the final message. Past it the remote task is canceled and `DelegationError`
+   * `output_too_large` thrown (its `cause` a `DriverError` coded `RESOURCE_EXHAUSTED`).
+   * Default 4 Mi characters ({@link DEFAULT_MAX_DELEGATION_TEXT_CHARS}).
+   */
+  readonly maxTextChars?: number;
 }
 
 /**
@@ -95,48 +114,104 @@ export async function delegateBy(
 ): Promise<DelegationResult> {
   const deadline = deadlineAt?.signal;
   const signal = anySignal(options.signal, deadline);
+  const maxChars = options.maxTextChars ?? DEFAULT_MAX_DELEGATION_TEXT_CHARS;
+  if (!Number.isSafeInteger(maxChars) || maxChars <= 0) throw new TypeError(`maxTextChars must be a positive integer, got ${maxChars}`);
   let taskId: string | undefined;
+  const cancelRemote = async (): Promise<void> => {
+    if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+  };
   try {
     const sendOptions = { ...(options.contextId ? { contextId: options.contextId } : {}), ...(signal ? { signal } : {}) };
     let final: Task | undefined;
-    const artifacts = new Map<string, string>();
+    const artifacts = new ArtifactTexts(maxChars);
     if (client.card.capabilities?.streaming) {
       for await (const event of client.stream(task, sendOptions)) {
         taskId ??= event.taskId;
         report(event, options.onProgress, artifacts);
         if (event.kind === "message")
-          return { taskId: event.taskId ?? "", contextId: event.message.contextId, text: textOf(event.message.parts) };
+          return {
+            taskId: event.taskId ?? "",
+            contextId: event.message.contextId,
+            text: withinLimit(textOf(event.message.parts), maxChars),
+          };
         if (event.kind === "task") final = event.task;
         if (event.kind === "status-update" && event.final)
           final = { ...(final ?? emptyTask(event.taskId, event.update.contextId)), status: event.update.status };
       }
     } else {
       const reply = await client.send(task, sendOptions);
-      if ("parts" in reply) return { taskId: reply.taskId, contextId: reply.contextId, text: textOf(reply.parts) };
+      if ("parts" in reply) return { taskId: reply.taskId, contextId: reply.contextId, text: withinLimit(textOf(reply.parts), maxChars) };
       final = reply;
-      for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts));
+      taskId = reply.id;
+      for (const artifact of reply.artifacts) artifacts.set(artifact.artifactId, textOf(artifact.parts), false);
     }
     if (!final) throw new DelegationError({ code: "protocol", message: "the remote stream ended without a task", retryable: false });
-    return outcome(final, artifacts, secretsOf(client));
+    return outcome(final, artifacts, secretsOf(client), maxChars);
   } catch (error) {
     if (options.signal?.aborted) {
       // The caller gave up (e.g. the parent run was cancelled): the remote task goes too.
-      if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+      await cancelRemote();
       throw options.signal.reason;
     }
     if (deadline?.aborted) {
-      if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+      await cancelRemote();
       throw delegationTimeout(deadlineAt!.ms, taskId);
+    }
+    if (error instanceof DelegationError && error.code === "output_too_large") {
+      // The remote task would go on producing the answer for nobody.
+      await cancelRemote();
+      throw outputTooLarge(maxChars, taskId);
     }
     throw toDelegationError(error, taskId);
   }
 }
 
-function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"], artifacts: Map<string, string>): void {
+/** The text of each artifact of a delegation (appended chunks joined), with their total bounded. */
+class ArtifactTexts {
+  readonly #texts = new Map<string, string>();
+  #total = 0;
+  constructor(readonly maxChars: number) {}
+
+  /**
+   * Sets artifact `id` to `text`, or appends `text` to it.
+   * @throws DelegationError `output_too_large` when the total would pass `maxChars` (nothing is kept of this chunk).
+   */
+  set(id: string, text: string, append: boolean): void {
+    const before = this.#texts.get(id) ?? "";
+    const total = this.#total - (append ? 0 : before.length) + text.length;
+    if (total > this.maxChars) throw outputTooLarge(this.maxChars);
+    this.#texts.set(id, append ? before + text : text);
+    this.#total = total;
+  }
+
+  /** Every artifact's text, joined in the order they first came. */
+  joined(): string {
+    return [...this.#texts.values()].join("");
+  }
+}
+
+/** `text`, when it is at most `maxChars` long. @throws DelegationError `output_too_large` otherwise. */
+function withinLimit(text: string, maxChars: number): string {
+  if (text.length > maxChars) throw outputTooLarge(maxChars);
+  return text;
+}
+
+/** The `output_too_large` DelegationError of an answer longer than `maxChars`. */
+function outputTooLarge(maxChars: number, taskId?: string): DelegationError {
+  const reason = `the remote agent's answer is longer than ${maxChars} characters (maxTextChars)`;
+  return new DelegationError({
+    code: "output_too_large",
+    message: `${reason}; the delegation was stopped and the remote task canceled`,
+    retryable: false,
+    metadata: taskId ? { taskId } : {},
+    cause: new DriverError({ op: "delegate", device: "a2a", code: ErrCode.ResourceExhausted, cause: reason }),
+  });
+}
+
+function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"], artifacts: ArtifactTexts): void {
   if (event.kind === "artifact-update") {
     // A chunk with `append` extends its artifact; one without replaces it.
-    const id = event.update.artifact?.artifactId ?? "";
-    artifacts.set(id, event.update.append ? (artifacts.get(id) ?? "") + event.text : event.text);
+    artifacts.set(event.update.artifact?.artifactId ?? "", event.text, event.update.append);
     onProgress?.({ kind: "artifact", taskId: event.taskId, text: event.text });
   } else if (event.kind === "status-update") {
     onProgress?.({ kind: "status", taskId: event.taskId, state: taskStateName(event.state), ...(event.text ? { text: event.text } : {}) });
@@ -147,12 +222,12 @@ function report(event: A2AStreamEvent, onProgress: DelegateOptions["onProgress"]
   }
 }
 
-function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: readonly string[]): DelegationResult {
+function outcome(task: Task, artifacts: ArtifactTexts, secrets: readonly string[], maxChars: number): DelegationResult {
   const state = task.status?.state ?? TASK_STATE.UNSPECIFIED;
   const statusText = textOf(task.status?.message?.parts ?? []);
   if (state === TASK_STATE.COMPLETED) {
     const fromTask = task.artifacts.map((artifact) => textOf(artifact.parts)).join("");
-    return { taskId: task.id, contextId: task.contextId, text: fromTask || [...artifacts.values()].join("") || statusText };
+    return { taskId: task.id, contextId: task.contextId, text: withinLimit(fromTask || artifacts.joined() || statusText, maxChars) };
   }
   const failure = task.status?.message?.metadata?.[FAILURE_METADATA_KEY] as { code?: unknown; retryable?: unknown } | undefined;
   const metadata = {
@@ -169,12 +244,18 @@ function outcome(task: Task, artifacts: ReadonlyMap<string, string>, secrets: re
     [TASK_STATE.AUTH_REQUIRED]: "auth_required",
   };
   const code = codes[state] ?? "protocol";
-  // The remote's status text reaches the model: credentials it echoes are redacted first.
-  const message = redactCredentials(statusText, secrets) || `the remote task ended ${remoteStatus}`;
+  // The remote's status text reaches the model: credentials it echoes are redacted first, and it is cut.
+  const message = cutRemoteText(redactCredentials(statusText, secrets)) || `the remote task ended ${remoteStatus}`;
   throw new DelegationError({ code, message: `remote agent: ${message}`, retryable: failure?.retryable === true, remoteStatus, metadata });
 }
 
-/** The DelegationError for a client failure of a delegation. */
+/** `text` cut to {@link MAX_REMOTE_MESSAGE_CHARS}, saying how long it was when it is cut. */
+function cutRemoteText(text: string): string {
+  if (text.length <= MAX_REMOTE_MESSAGE_CHARS) return text;
+  return `${text.slice(0, MAX_REMOTE_MESSAGE_CHARS)}… (cut: ${text.length} characters in all)`;
+}
+
+/** The DelegationError for a client failure of a delegation; an unexpected error stays its `cause`. */
 export function toDelegationError(error: unknown, taskId: string | undefined): DelegationError {
   const existing = findError(error, DelegationError);
   if (existing) return existing;
@@ -201,7 +282,9 @@ export function toDelegationError(error: unknown, taskId: string | undefined): D
     return ["protocol", false, "the delegation failed"];
   };
   const [code, retryable, message] = pick();
-  return new DelegationError({ code, message, retryable, metadata });
+  // Not one of the client's identities: what went wrong stays on `cause`, for logs.
+  const unexpected = !protocol && !isError(error, ErrProtocol);
+  return new DelegationError({ code, message, retryable, metadata, ...(unexpected ? { cause: error } : {}) });
 }
 
 function emptyTask(id: string, contextId: string): Task {

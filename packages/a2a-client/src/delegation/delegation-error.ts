@@ -5,7 +5,8 @@ import { AdaptorError } from "@adaptor/errors";
  * `auth_required` come from the remote task's state; `unauthorized`, `not_found`, `unsupported`,
  * `untrusted_origin`, `invalid_agent_card` and `protocol` from the client's error identities;
  * `unreachable` is a connection failure, `stream_lost` a stream that could not be recovered,
- * `timeout` the delegation's own deadline.
+ * `timeout` the delegation's own deadline, `output_too_large` an answer longer than the
+ * delegation's `maxTextChars`.
  */
 export type DelegationErrorCode =
   | "remote_failed"
@@ -21,7 +22,8 @@ export type DelegationErrorCode =
   | "protocol"
   | "unreachable"
   | "stream_lost"
-  | "timeout";
+  | "timeout"
+  | "output_too_large";
 
 /** Fields of a {@link DelegationError}. */
 export interface DelegationErrorInit {
@@ -35,6 +37,8 @@ export interface DelegationErrorInit {
   readonly remoteStatus?: string | undefined;
   /** Structured detail (copied and frozen). */
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+  /** The local failure behind it, when there is one (a limit passed, an unexpected error); for logs, not for the model. */
+  readonly cause?: unknown;
 }
 
 /**
@@ -44,7 +48,9 @@ export interface DelegationErrorInit {
  * structured detail (`metadata`: the remote task id, the remote failure code).
  *
  * It has no sentinel and no unwrap contract: match it with `findError(err, DelegationError)` and
- * read its fields; it keeps no `cause`.
+ * read its fields. A failure that is neither the remote's nor one of the client's error identities
+ * keeps what caused it on `cause` (an answer over `maxTextChars`: a `DriverError` coded
+ * `RESOURCE_EXHAUSTED`; an unexpected error: that error), for logs.
  */
 export class DelegationError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.DelegationError");
@@ -58,7 +64,7 @@ export class DelegationError extends AdaptorError {
   readonly metadata: Readonly<Record<string, unknown>>;
 
   constructor(init: DelegationErrorInit) {
-    super(init.message);
+    super(init.message, init.cause !== undefined ? { cause: init.cause } : {});
     this.code = init.code;
     this.retryable = init.retryable;
     this.remoteStatus = init.remoteStatus;

@@ -18,6 +18,7 @@ import { InvalidOptionError } from "@adaptor/errors";
 import { closeIfBodyUnread, hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
+import { arrivingBodyLimit, declaredBodyLimit, MAX_REQUEST_BODY_BYTES } from "./body-limit.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
@@ -390,7 +391,8 @@ function servedHosts(options: AppOptions): readonly string[] | "*" {
 
 /**
  * The Express app of a server: any answer sent before its request's body is read closing the
- * connection, the body deadline (HTTP 408 after `bodyTimeoutMs`), the `Host`
+ * connection, the body deadline (HTTP 408 after `bodyTimeoutMs`), the body limit (HTTP 413 with
+ * the connection closed once a `Content-Length` or the body itself passes 100 kB), the `Host`
  * check (HTTP 403), the card (public), then `authorize`
  * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
  * answers for Express's own fallbacks (no HTML error page, no stack).
@@ -409,25 +411,26 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
     next();
   });
   app.use(bodyDeadline(bodyTimeoutMs));
-  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : res.status(403).json({ error: "forbidden host" })));
+  app.use(declaredBodyLimit(MAX_REQUEST_BODY_BYTES));
+  app.use((req, res, next) => (hostAllowed(req, hosts) ? next() : refuse(res, 403, "forbidden host")));
   app.use(`/${AGENT_CARD_PATH.replace(/^\//, "")}`, agentCardHandler({ agentCardProvider: requestHandler }));
   if (authorize) {
     app.use((req, res, next) => {
       Promise.resolve()
         .then(() => outsideServerLog(() => authorize(req)))
         .then(
-          (ok) => (ok ? next() : res.status(401).json({ error: "unauthorized" })),
-          () => res.status(401).json({ error: "unauthorized" }),
+          (ok) => (ok ? next() : refuse(res, 401, "unauthorized")),
+          () => refuse(res, 401, "unauthorized"),
         );
     });
   }
+  // Right before the SDK's parsers, which it reaches synchronously: they listen before the body flows.
+  app.use(arrivingBodyLimit(MAX_REQUEST_BODY_BYTES));
   app.use("/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   app.use("/", jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   // Express's own fallbacks answer in HTML, its error page with the stack trace: answer in JSON,
   // with the status's short text only.
-  app.use((_req: express.Request, res: express.Response) => {
-    res.status(404).json({ error: "not found" });
-  });
+  app.use((_req: express.Request, res: express.Response) => refuse(res, 404, "not found"));
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = httpStatusOf(error);
     if (res.headersSent) {
@@ -438,6 +441,14 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
   });
 
   return app;
+}
+
+/**
+ * Answers one of the server's own refusals (`{ error }`) with `connection: close`, so the connection
+ * closes once it is written, for a request without a body (a `GET`) as for one whose body is unread.
+ */
+function refuse(res: express.Response, status: number, error: string): void {
+  res.status(status).set("connection", "close").json({ error });
 }
 
 /**

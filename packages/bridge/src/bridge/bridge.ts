@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { EventType } from "@ag-ui/core";
 import {
+  announcesBody,
   closeIfBodyUnread,
   currentSecretEnvValues,
   ErrFeatureUnsupported,
@@ -48,6 +49,20 @@ export type BridgeHandler = (req: IncomingMessage, res: ServerResponse, next?: (
 const DOT_SEGMENT_OR_BACKSLASH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
+ * `headers` for a refusal of `req`, with `connection: close` when `req` has no body: such a
+ * refusal (403 `forbidden_host`, a 404) closes its connection as one sent before a body is read
+ * does (`closeIfBodyUnread`), so a page that counts on a kept socket (DNS rebinding) does not get it.
+ */
+function closing(req: IncomingMessage, headers: Record<string, string> = {}): Record<string, string> {
+  return announcesBody(req) ? headers : { ...headers, connection: "close" };
+}
+
+/** The path of `req` as it was sent (before the URL parser resolves its dot segments), without the query. */
+function rawPath(req: IncomingMessage): string {
+  return (req.url ?? "/").split("?", 1)[0]!;
+}
+
+/**
  * Serves a Runner (an `Agent` or a `Thread`) over HTTP with Server-Sent Events. Routes, under
  * `basePath`:
  * - `POST runs`: body `{ "prompt": string | parts, "threadKey"?: string }` (parts: `{ "type": "text", "text" }`
@@ -64,6 +79,9 @@ const DOT_SEGMENT_OR_BACKSLASH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
  * - `POST runs/<key>/interrupt`: body `{}`; interrupts the running turn as `stream.interrupt()` does,
  *   keeping the conversation (200 `{ key, interrupted }`, `false` when the run had ended; 422
  *   `interrupt_unsupported` when its agent cannot interrupt, or over a fleet).
+ *
+ * A path that is not exactly one of these (a trailing slash, an empty segment) is no route: 404,
+ * or the next handler when the bridge is used as middleware; one with a dot segment is 400.
  *
  * With `fleet` instead of `runner`, runs go to a fleet's workers and every stream is read from
  * the fleet's stored events: front-ends are stateless and interchangeable (see `fleet`).
@@ -97,7 +115,7 @@ export class Bridge implements AsyncDisposable {
 
   /** The request handler, bound: pass it to `http.createServer`, `app.use(...)` or a framework's Node adapter. */
   readonly handler: BridgeHandler = (req, res, next) => {
-    const work = this.#handle(req, res, next).catch((error: unknown) => sendError(res, error));
+    const work = this.#handle(req, res, next).catch((error: unknown) => sendError(res, error, closing(req)));
     this.#track(work);
   };
 
@@ -141,7 +159,8 @@ export class Bridge implements AsyncDisposable {
     const url = new URL(req.url ?? "/", "http://bridge.invalid");
     const base = this.#settings.basePath;
     if (!url.pathname.startsWith(base) && url.pathname !== base.slice(0, -1)) return this.#unmatched(req, res, next);
-    const route = url.pathname.slice(base.length).replace(/\/+$/, "");
+    const path = url.pathname.slice(base.length);
+    const route = path.replace(/\/+$/, "");
     const method = req.method ?? "GET";
     const reconnect = /^runs\/([^/]+)\/events$/.exec(route);
     const cancel = /^runs\/([^/]+)\/cancel$/.exec(route);
@@ -149,12 +168,16 @@ export class Bridge implements AsyncDisposable {
     const approval = /^approvals\/([^/]+)$/.exec(route);
     const known = route === "runs" || route === "ag-ui" || reconnect !== null || cancel !== null || interrupt !== null || approval !== null;
     if (!known) return this.#unmatched(req, res, next);
+    // A trailing slash is no route (as `//` is not): a guard in front that matches the raw path
+    // (`/approvals/<id>`) would see another path than the route served. One with a dot segment
+    // is refused below as such.
+    if (path !== route && !DOT_SEGMENT_OR_BACKSLASH.test(rawPath(req))) return this.#unmatched(req, res, next);
     // An answer sent before the body is read (a refusal) closes the connection: a trickled body cannot hold it open.
     closeIfBodyUnread(req, res);
     if (!hostAllowed(req, this.#settings.allowedHosts)) throw forbiddenHost(req);
     // The URL parser resolves `.`/`..` segments (`%2e` too) and reads `\` as `/`: a guard in front
     // of the bridge that matches the raw path would see another route than the one served.
-    if (DOT_SEGMENT_OR_BACKSLASH.test((req.url ?? "/").split("?", 1)[0]!))
+    if (DOT_SEGMENT_OR_BACKSLASH.test(rawPath(req)))
       throw new HttpError(400, "bad_request", "the path has a dot segment or a backslash; send it normalized");
 
     if (method === "OPTIONS") {
@@ -178,7 +201,7 @@ export class Bridge implements AsyncDisposable {
     } catch (error) {
       // The rest of a body too large or too slow is not read: the connection closes after the answer.
       const unread = error instanceof HttpError && (error.status === 413 || error.status === 408);
-      sendError(res, error, unread ? { ...cors, connection: "close" } : cors);
+      sendError(res, error, unread ? { ...cors, connection: "close" } : closing(req, cors));
       if (unread) res.once("finish", () => req.destroy());
     }
   }
@@ -187,7 +210,7 @@ export class Bridge implements AsyncDisposable {
     if (next) next();
     else {
       closeIfBodyUnread(req, res);
-      sendError(res, new HttpError(404, "not_found", "no such route"), corsHeaders(this.#settings.cors, req, false));
+      sendError(res, new HttpError(404, "not_found", "no such route"), closing(req, corsHeaders(this.#settings.cors, req, false)));
     }
   }
 
