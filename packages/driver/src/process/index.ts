@@ -29,4 +29,4 @@ export {
   SESSION_FILE_LIMIT_BYTES,
   type SessionFilePart,
 } from "./session-files.js";
-export { openRegularFile, type OpenedRegularFile } from "./regular-file.js";
+export { openRegularFile, type OpenedRegularFile, type OpenRegularFileOptions } from "./regular-file.js";

@@ -13,21 +13,36 @@ export interface OpenedRegularFile {
   readonly stat: BigIntStats;
 }
 
+/** Options of {@link openRegularFile}. */
+export interface OpenRegularFileOptions {
+  /**
+   * Follow a symbolic link at `path` (a settings file kept in a dotfiles folder) instead of
+   * refusing it; what it leads to must still be a regular file. Default `false`.
+   */
+  readonly followLinks?: boolean;
+}
+
 /**
  * Opens the regular file at `path` without ever blocking on what is there: `O_NONBLOCK` (a FIFO
- * in its place is not waited on for a writer), `O_NOFOLLOW` (a symbolic link is refused, not
- * followed to a device), then `fstat` of the opened handle, so a file swapped in between a check
- * and the open is judged too. `mode` `"read"` opens it read-only, `"write"` read-write.
+ * in its place is not waited on for a writer), `O_NOFOLLOW` unless `followLinks` (a symbolic link
+ * is refused, not followed to a device), then `fstat` of the opened handle, so a file swapped in
+ * between a check and the open is judged too. `mode` `"read"` opens it read-only, `"write"`
+ * read-write.
  * @param op - the operation named in the error, e.g. `"read session file"`.
  * @throws DriverError (op `op`, device `path`): `IS_DIRECTORY` for a directory, `INVALID` for a
  * symbolic link, FIFO, socket or device; the `open` error as is for anything else (`ENOENT` for a
  * missing file, `EACCES`).
  */
-export async function openRegularFile(path: string, mode: "read" | "write", op: string): Promise<OpenedRegularFile> {
+export async function openRegularFile(
+  path: string,
+  mode: "read" | "write",
+  op: string,
+  { followLinks = false }: OpenRegularFileOptions = {},
+): Promise<OpenedRegularFile> {
   const access = mode === "read" ? constants.O_RDONLY : constants.O_RDWR;
   let handle: FileHandle;
   try {
-    handle = await open(path, access | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    handle = await open(path, access | constants.O_NONBLOCK | (followLinks ? 0 : constants.O_NOFOLLOW));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw new DriverError({ op, device: path, code: ErrCode.Invalid, cause: "a symbolic link, not a regular file" });
