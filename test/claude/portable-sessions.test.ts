@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -13,6 +14,7 @@ import {
   ErrThreadSessionCorrupt,
   ErrThreadSessionRewritten,
   ErrThreadSessionTooLarge,
+  ErrThreadSessionUnavailable,
   ThreadSessionError,
   findError,
   isError,
@@ -191,6 +193,33 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const third = await drain(a.agent.thread("k").stream("three", { spawn: true }));
     expect(third.notices.map((n) => n.message)).toContain("session restored");
     expect(third.text).toMatch(/I saw 5 message/);
+  });
+
+  it("a FIFO or a sparse 2 GiB file in place of the local transcript is restored over from the store, never waited on or read; a directory there is ThreadSessionError restore_failed before the CLI starts", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("k").stream("one"));
+    const [file] = transcripts(a.env.configDir);
+    rmSync(file!);
+    execFileSync("mkfifo", [file!]);
+    const two = await drain(a.agent.thread("k").stream("two", { spawn: true }));
+    expect(two.notices.map((n) => n.message)).toContain("session restored");
+    expect(two.text).toMatch(/I saw 3 message/);
+    expect(statSync(file!).isFile()).toBe(true);
+    truncateSync(file!, 2 * 1024 ** 3);
+    const three = await drain(a.agent.thread("k").stream("three", { spawn: true }));
+    expect(three.notices.map((n) => n.message)).toContain("session restored");
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(statSync(file!).size).toBeLessThan(1024 * 1024);
+    rmSync(file!);
+    mkdirSync(file!);
+    const err = await a.agent
+      .thread("k")
+      .run("four", { spawn: true })
+      .catch((e: unknown) => e);
+    expect(findError(err, ThreadSessionError)?.reason).toBe("restore_failed");
+    expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
   });
 
   it("without the store capability a missing transcript falls back to a fresh conversation with a typed notice", async () => {

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { openRegularFile } from "@adaptor/driver/process";
 import type { InheritedSession, InheritedSessionContext } from "../acp-driver.js";
 
 /** claude-agent-acp 0.23.1's names for `permissions.defaultMode` (lower case) and the mode each selects. */
@@ -18,10 +18,24 @@ interface Settings {
   readonly permissions?: { readonly defaultMode?: unknown };
 }
 
+/** Most bytes of a settings file read; a longer one is read as empty. */
+const SETTINGS_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The JSON object in the settings file at `path`; `{}` when it is missing, not an object, over
+ * {@link SETTINGS_LIMIT_BYTES}, or not a regular file (a FIFO an agent made in the workspace's
+ * `.claude` folder is refused, never waited on; a symbolic link is followed to a regular file).
+ */
 async function readSettings(path: string): Promise<Settings> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(path, "utf8"));
-    return typeof parsed === "object" && parsed !== null ? (parsed as Settings) : {};
+    const { handle, stat } = await openRegularFile(path, "read", "read claude settings", { followLinks: true });
+    try {
+      if (stat.size > SETTINGS_LIMIT_BYTES) return {};
+      const parsed: unknown = JSON.parse(await handle.readFile("utf8"));
+      return typeof parsed === "object" && parsed !== null ? (parsed as Settings) : {};
+    } finally {
+      await handle.close();
+    }
   } catch {
     return {};
   }

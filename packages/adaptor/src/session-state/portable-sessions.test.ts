@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { SessionLocation } from "@adaptor/driver";
-import { findError, isError } from "@adaptor/errors";
+import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import { MemoryThreadStore, type SessionStateWrite, type StoredSessionState } from "@adaptor/threadstore";
 import { FakeHome, sessionRecord } from "../../test/support/fake-session-home.js";
 import { ErrThreadSessionCorrupt, ErrThreadSessionUnavailable } from "../errors/sentinels.js";
@@ -109,6 +109,31 @@ describe("PortableSessions", () => {
     expect(await new PortableSessions(store.sessionState!, big, 100, "k").capture(undefined, where)).toMatchObject({
       kind: "skipped",
       reason: "too_large",
+    });
+  });
+
+  it("a session file longer than the driver reads (DriverError RESOURCE_EXHAUSTED from the export) is a too_large skip, not not_exported", async () => {
+    const store = new MemoryThreadStore();
+    const huge = new FakeHome();
+    const refused = new DriverError({
+      op: "read session file",
+      device: "/home/t.jsonl",
+      code: ErrCode.ResourceExhausted,
+      cause: "2147483648 bytes",
+    });
+    huge.exportSession = () => Promise.reject(refused);
+    expect(await new PortableSessions(store.sessionState!, huge, 1_000_000, "k").capture(undefined, where)).toMatchObject({
+      kind: "skipped",
+      reason: "too_large",
+      cause: refused,
+    });
+    const fifo = new FakeHome();
+    const invalid = new DriverError({ op: "read session file", device: "/home/t.jsonl", code: ErrCode.Invalid, cause: "a FIFO" });
+    fifo.exportSession = () => Promise.reject(invalid);
+    expect(await new PortableSessions(store.sessionState!, fifo, 1_000_000, "k").capture(undefined, where)).toMatchObject({
+      kind: "skipped",
+      reason: "not_exported",
+      cause: invalid,
     });
   });
 

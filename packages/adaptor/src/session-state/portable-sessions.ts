@@ -1,5 +1,6 @@
 import { promisify } from "node:util";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
+import { ErrCode, errorCode } from "@adaptor/errors";
 import {
   segmentSummaryAfter,
   type SegmentSummary,
@@ -53,7 +54,9 @@ export type SessionCapture =
   | { readonly kind: "write"; readonly write: SessionStateWrite; readonly bytes: number }
   /**
    * Nothing to store for this turn: the driver found no files or could not read them
-   * (`not_exported`), or they would go over the limit (`too_large`).
+   * (`not_exported`: also a session file that is not a regular file), or they would go over the
+   * limit, or a file is longer than the driver reads (`too_large`: a `DriverError` coded
+   * `RESOURCE_EXHAUSTED` from the export, its cause).
    */
   | { readonly kind: "skipped"; readonly reason: "not_exported" | "too_large"; readonly message: string; readonly cause?: unknown }
   /** A stored file is gone, shorter, or no longer begins with the stored bytes: never stored. */
@@ -401,6 +404,9 @@ export class PortableSessions {
         )) ?? [];
     } catch (cause) {
       signal?.throwIfAborted();
+      // A session file over the length the driver reads (`SESSION_FILE_LIMIT_BYTES` of the driver kit) is too large to keep.
+      if (errorCode(cause) === ErrCode.ResourceExhausted)
+        return { kind: "skipped", reason: "too_large", message: "a session file is over the length the driver reads", cause };
       return { kind: "skipped", reason: "not_exported", message: "the session files could not be exported", cause };
     }
     // Files the last turn stored and this one removed count as rewritten, not as never written.

@@ -1,9 +1,9 @@
-import { open, readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import { appendSessionFile, openRegularFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData, type LineageFile } from "../session/checkpoint-data.js";
@@ -75,11 +75,14 @@ function checkNames(location: SessionLocation, files: readonly { readonly name: 
 /** Most bytes read to find a rollout's first line (its `session_meta`, which holds the base instructions). */
 const FIRST_LINE_LIMIT = 4 * 1024 * 1024;
 
-/** The first line of the file at `path` (without its newline); `undefined` when unreadable or longer than {@link FIRST_LINE_LIMIT}. */
+/**
+ * The first line of the file at `path` (without its newline); `undefined` when unreadable, not a
+ * regular file (never waited on: see `openRegularFile`), or longer than {@link FIRST_LINE_LIMIT}.
+ */
 async function firstLine(path: string): Promise<string | undefined> {
   let file;
   try {
-    file = await open(path, "r");
+    file = (await openRegularFile(path, "read", "read rollout")).handle;
   } catch {
     return undefined;
   }
@@ -148,6 +151,8 @@ export function codexHomeOf(config: CodexConfig, env: Readonly<Record<string, st
  * `home`: the parent's own lineage, then each rollout of the parent through the fork point (the
  * entries before the ordinal the fork's `session_meta` names), as long as it is now. `undefined`
  * when the fork's rollout names no parent (nothing to carry).
+ * @throws as `readSessionFileFrom` for a parent rollout that is not a regular file or is over
+ * `SESSION_FILE_LIMIT_BYTES`; Error for one removed meanwhile; the I/O error.
  */
 export async function forkLineage(
   home: string,
@@ -161,7 +166,9 @@ export async function forkLineage(
   if (point?.threadId !== parentId) return undefined;
   const files: LineageFile[] = [...(parent.lineage ?? [])];
   for (const path of await rollouts(home, parentId)) {
-    const bytes = cutBefore(await readFile(path), point.ordinal);
+    const part = await readSessionFileFrom(path, 0, () => true);
+    if (!part) throw new Error(`rollout ${path} of fork parent ${parentId} is gone`);
+    const bytes = cutBefore(part.content, point.ordinal);
     if (bytes > 0) files.push({ name: relative(home, path).split(sep).join("/"), bytes });
   }
   return files.length > 0 ? files : undefined;

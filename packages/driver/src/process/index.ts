@@ -26,5 +26,7 @@ export {
   readSessionFile,
   readSessionFileFrom,
   writeSessionFile,
+  SESSION_FILE_LIMIT_BYTES,
   type SessionFilePart,
 } from "./session-files.js";
+export { openRegularFile, type OpenedRegularFile, type OpenRegularFileOptions } from "./regular-file.js";

@@ -1,8 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { afterEach, describe, expect, it } from "vitest";
-import { appendSessionFile, partFrom, readSessionFile, readSessionFileFrom } from "./session-files.js";
+import { appendSessionFile, partFrom, readSessionFile, readSessionFileFrom, SESSION_FILE_LIMIT_BYTES } from "./session-files.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -66,5 +69,77 @@ describe("session files read from an offset and appended to", () => {
     await expect(appendSessionFile(path, 100, Buffer.from("x"))).rejects.toThrow(/shorter than the 100/);
     expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree\nfour\n");
     await expect(appendSessionFile(join(path, "..", "missing.jsonl"), 0, Buffer.from("x"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("session files that are not plain files are refused, never waited on", () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await new Promise((done) => server.close(done));
+  });
+
+  /** A path in a fresh folder, with `make` putting something there. */
+  async function at(make: (path: string) => void | Promise<void>): Promise<string> {
+    const path = join(file("x"), "..", "s2.jsonl");
+    await make(path);
+    return path;
+  }
+  const kinds: Record<string, (path: string) => void | Promise<void>> = {
+    FIFO: (path) => void execFileSync("mkfifo", [path]),
+    directory: (path) => mkdirSync(path),
+    socket: (path) =>
+      new Promise<void>((done) => {
+        const server = createServer();
+        servers.push(server);
+        server.listen(path, done);
+      }),
+    "symbolic link to /dev/zero": (path) => symlinkSync("/dev/zero", path),
+  };
+  const code = (kind: string) => (kind === "directory" ? ErrCode.IsDirectory : ErrCode.Invalid);
+
+  for (const [kind, make] of Object.entries(kinds)) {
+    it(`a ${kind} in place of a session file: DriverError ${code(kind)} from every read and the append, at once`, async () => {
+      const path = await at(make);
+      for (const [what, call] of [
+        ["readSessionFile", () => readSessionFile(path, () => true)],
+        ["readSessionFileFrom", () => readSessionFileFrom(path, 0, () => true)],
+        ["readSessionFileFrom (lengths only)", () => readSessionFileFrom(path, Number.MAX_SAFE_INTEGER, () => true)],
+        ["appendSessionFile", () => appendSessionFile(path, 0, Buffer.from("x"))],
+      ] as const) {
+        const error = await (call() as Promise<unknown>).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const driverError = findError(error, DriverError);
+        expect(driverError?.code, `${what}: ${String(error)}`).toBe(code(kind));
+        expect(driverError?.device).toBe(path);
+      }
+    });
+  }
+
+  it("a session file over SESSION_FILE_LIMIT_BYTES (a sparse 2 GiB transcript) is refused by its length, RESOURCE_EXHAUSTED", async () => {
+    const path = file('{"uuid":"a"}\n');
+    truncateSync(path, 2 * 1024 ** 3);
+    for (const call of [() => readSessionFile(path, () => true), () => readSessionFileFrom(path, 13, () => true)]) {
+      const error = findError(await call().catch((e: unknown) => e), DriverError);
+      expect(error?.code).toBe(ErrCode.ResourceExhausted);
+      expect(error?.message).toContain(`${2 * 1024 ** 3} bytes, over the limit of ${SESSION_FILE_LIMIT_BYTES}`);
+    }
+    truncateSync(path, SESSION_FILE_LIMIT_BYTES + 1);
+    expect(findError(await readSessionFileFrom(path, 0, () => true).catch((e: unknown) => e), DriverError)?.code).toBe(
+      ErrCode.ResourceExhausted,
+    );
+  });
+
+  it("a file longer than one read chunk is read whole, from an offset too", async () => {
+    const path = file("head\n");
+    truncateSync(path, 20 * 1024 * 1024);
+    writeFileSync(path, "tail\n", { flag: "a" });
+    const whole = (await readSessionFile(path, (content) => content.includes("tail")))!;
+    expect(whole.byteLength).toBe(20 * 1024 * 1024 + 5);
+    expect(whole.subarray(0, 5).toString()).toBe("head\n");
+    expect(whole.subarray(-5).toString()).toBe("tail\n");
+    const part = (await readSessionFileFrom(path, 3, () => true))!;
+    expect(part.content.equals(whole.subarray(3))).toBe(true);
   });
 });

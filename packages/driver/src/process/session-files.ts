@@ -1,9 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { DriverError, ErrCode } from "@adaptor/errors";
+import { openRegularFile, IO_CHUNK_BYTES, readRange } from "./regular-file.js";
 
+/**
+ * Most bytes a CLI session file may hold for the SDK to read, store or restore it: 1 GiB. The SDK
+ * holds a file it reads in memory, and checks the length before reading or hashing anything; a
+ * longer file (a runaway transcript, a sparse file) is refused with a `DriverError` coded
+ * `RESOURCE_EXHAUSTED`, which portable sessions report as `too_large`.
+ */
+export const SESSION_FILE_LIMIT_BYTES = 1024 * 1024 * 1024;
+
+/** The operation a refused or failed read names. */
+const READ_OP = "read session file";
 /** How long {@link readSessionFile} waits for a CLI to finish writing a session file, in ms. */
 const SETTLE_MS = 5_000;
 /** Poll interval of {@link readSessionFile}, in ms. */
@@ -12,9 +24,12 @@ const POLL_MS = 50;
 /**
  * Reads a CLI's session file once it holds `marker` (the checkpoint's last entry, which the CLI may
  * still be flushing when its turn's terminal line arrives), polling for up to 5 s. Resolves
- * `undefined` when the file does not exist.
- * @throws Error when the file never holds `marker`; the I/O error for an unreadable file;
- * `signal.reason` when aborted.
+ * `undefined` when the file does not exist. Never blocks on what is at `path` (see
+ * {@link readSessionFileFrom}).
+ * @throws Error when the file never holds `marker`; DriverError (op `read session file`):
+ * `IS_DIRECTORY` / `INVALID` for anything but a regular file (a directory, a symbolic link, a FIFO,
+ * a socket, a device), `RESOURCE_EXHAUSTED` for a file over {@link SESSION_FILE_LIMIT_BYTES}; the
+ * I/O error for an unreadable file; `signal.reason` when aborted.
  */
 export async function readSessionFile(
   path: string,
@@ -26,7 +41,7 @@ export async function readSessionFile(
     signal?.throwIfAborted();
     let content: Buffer;
     try {
-      content = await readFile(path);
+      content = (await readPart(path, 0)).content;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
@@ -54,9 +69,12 @@ export interface SessionFilePart {
 
 /**
  * {@link readSessionFile} reading only from byte `offset` on (an offset at or past the end gives the
- * length and no bytes): `marker` is checked against those bytes. One read of `length - offset`
- * bytes per try, however long the file is. A file shorter than `offset` is returned at once (it
- * was not appended to, so its entries are not where a caller looks for them). When `marker` never
+ * length and no bytes): `marker` is checked against those bytes. Reads `length - offset` bytes per
+ * try, in reads of at most 8 MiB, however long the file is. The file is opened without blocking or
+ * following a symbolic link, and anything but a regular file of at most
+ * {@link SESSION_FILE_LIMIT_BYTES} is refused before a byte is read, so a FIFO, a device or a huge
+ * sparse file in its place never hangs or exhausts the host. A file shorter than `offset` is
+ * returned at once (it was not appended to, so its entries are not where a caller looks for them). When `marker` never
  * matches the bytes from `offset`, the whole file is checked once before giving up, so the outcome
  * is the one {@link readSessionFile} would give.
  * @throws as {@link readSessionFile}; RangeError for an offset that is not a non-negative number.
@@ -104,20 +122,25 @@ function identityOf(stat: BigIntStats): string {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
-/** The length of the file at `path` and its bytes from `offset` to that length. */
+/**
+ * The length of the regular file at `path` and its bytes from `offset` to that length.
+ * @throws as {@link readSessionFile} for a file that is not regular or is over the limit.
+ */
 async function readPart(path: string, offset: number): Promise<SessionFilePart> {
-  const file = await open(path, "r");
+  const { handle, stat } = await openRegularFile(path, "read", READ_OP);
   try {
-    const stat = await file.stat({ bigint: true });
     const size = Number(stat.size);
+    if (size > SESSION_FILE_LIMIT_BYTES)
+      throw new DriverError({
+        op: READ_OP,
+        device: path,
+        code: ErrCode.ResourceExhausted,
+        cause: `${size} bytes, over the limit of ${SESSION_FILE_LIMIT_BYTES}`,
+      });
     const start = Math.min(offset, size);
     const content = Buffer.allocUnsafe(size - start);
-    let read = 0;
-    while (read < content.byteLength) {
-      const { bytesRead } = await file.read(content, read, content.byteLength - read, start + read);
-      if (bytesRead === 0) break; // shortened while read: what is there
-      read += bytesRead;
-    }
+    // Shortened while read: what is there.
+    const read = await readRange(handle, content, start);
     return {
       bytes: start + read,
       offset: start,
@@ -125,7 +148,7 @@ async function readPart(path: string, offset: number): Promise<SessionFilePart> 
       identity: identityOf(stat),
     };
   } finally {
-    await file.close();
+    await handle.close();
   }
 }
 
@@ -133,22 +156,24 @@ async function readPart(path: string, offset: number): Promise<SessionFilePart> 
  * Writes `content` at byte `offset` of the existing file at `path`, which must hold at least
  * `offset` bytes (an older copy the caller checked; a CLI may have added entries when its process
  * ended): what follows `offset` is replaced, everything before it is left as it is, and the file
- * keeps its mode.
- * @throws Error when the file is shorter than `offset`; the I/O error (ENOENT for a missing file).
+ * keeps its mode. Opened as {@link readSessionFile} opens it: anything but a regular file is refused.
+ * @throws Error when the file is shorter than `offset`; DriverError (op `append session file`)
+ * `IS_DIRECTORY` / `INVALID` for anything but a regular file; the I/O error (ENOENT for a missing file).
  */
 export async function appendSessionFile(path: string, offset: number, content: Uint8Array): Promise<void> {
-  const file = await open(path, "r+");
+  const { handle, stat } = await openRegularFile(path, "write", "append session file");
   try {
-    const { size } = await file.stat();
+    const size = Number(stat.size);
     if (size < offset) throw new Error(`session file ${path} is ${size} bytes, shorter than the ${offset} the append expects`);
-    if (size > offset) await file.truncate(offset);
+    if (size > offset) await handle.truncate(offset);
     let written = 0;
     while (written < content.byteLength) {
-      const { bytesWritten } = await file.write(content, written, content.byteLength - written, offset + written);
+      const length = Math.min(IO_CHUNK_BYTES, content.byteLength - written);
+      const { bytesWritten } = await handle.write(content, written, length, offset + written);
       written += bytesWritten;
     }
   } finally {
-    await file.close();
+    await handle.close();
   }
 }
 

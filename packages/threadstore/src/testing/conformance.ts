@@ -411,6 +411,24 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         expect((await store.renewLease(renewed, LONG_TTL)).token).toBe(lease.token);
       });
 
+      it("renewLease sets expiresAt = the renewal's now + ttl, not the lease's stored expiry + ttl", async () => {
+        // Held with a long TTL, renewed with a shorter one: a store extending from the stored expiry
+        // lands a whole LONG_TTL later, also in real time, with no waiting.
+        const slack = h.clock ? 0 : tolerance;
+        let lease = await store.acquireLease("t-renew-now", "owner-a", LONG_TTL);
+        for (const step of [7_000, 10_000, 10_000]) {
+          if (h.clock) await h.clock.advance(step);
+          const before = now();
+          lease = await store.renewLease(lease, 30_000);
+          const after = now();
+          expect(lease.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 30_000 - slack);
+          expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(after + 30_000 + slack);
+        }
+        // Another owner is told the renewed expiry, when the holder's lease really lapses.
+        const busy = findError(await rejection(store.acquireLease("t-renew-now", "owner-b", LONG_TTL)), BusyError);
+        expect(busy?.expiresAt?.getTime()).toBe(lease.expiresAt.getTime());
+      });
+
       it("renewLease after expiry fails with LeaseLostError even when nobody took the lease", async () => {
         const ttl = lapsingTtl();
         const lease = await store.acquireLease("t-lapsed", "owner-a", ttl);

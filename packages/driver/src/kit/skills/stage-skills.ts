@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { cp, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import type { SkillBundle } from "../../spi/mcp-server.js";
+import { hashFile } from "./hash-file.js";
 
 /** Safe skill folder names (the SDK's runtime names satisfy it). */
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
@@ -55,12 +56,11 @@ function hashTree(dir: string): string {
     for (const entry of readdirSync(join(dir, relative), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(relative, entry.name);
       if (entry.isDirectory()) visit(path);
-      else if (entry.isFile())
-        hash
-          .update(path)
-          .update("\0")
-          .update(readFileSync(join(dir, path)))
-          .update("\0");
+      else if (entry.isFile()) {
+        hash.update(path).update("\0");
+        hashFile(hash, join(dir, path));
+        hash.update("\0");
+      }
     }
   };
   try {
