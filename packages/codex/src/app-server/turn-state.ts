@@ -96,6 +96,9 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
  * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
  *   item, a usage update) in between, end the turn: {@link gaveUp}.
  *
+ * Terminal means terminal: the turn's first `turn/completed` decides it; what comes after it
+ * (another `turn/completed`, deltas, items) is dropped and counted in {@link late}.
+ *
  * Turn isolation: a notification that names a turn is handled only when it names this turn. Until
  * this turn's id is known (the `turn/start` reply, {@link setTurnId}), such notifications are held,
  * then replayed if they belong to this turn and dropped otherwise: codex replays the previous
@@ -109,6 +112,11 @@ export class AppServerTurnState {
   turnId: string | undefined;
   /** Notifications of other turns that were dropped (late events of a previous turn, replayed usage). */
   dropped = 0;
+  /**
+   * Notifications of this turn that came after its first `turn/completed` and were dropped: the
+   * first terminal decides the turn (a second `turn/completed` changes nothing).
+   */
+  late = 0;
   /** The `turn/completed` turn of this run, once it arrived. */
   completed: Turn | undefined;
   /** The exact JSON line of `turn/completed`. */
@@ -249,6 +257,11 @@ export class AppServerTurnState {
         return false;
       }
     }
+    // Terminal means terminal: nothing after this turn's first `turn/completed` is its output.
+    if (this.completed !== undefined) {
+      if (turnId !== undefined) this.late++;
+      return false;
+    }
     // The line a long turn is made of, first: no further dispatch.
     if (method === "item/agentMessage/delta") {
       const delta = params as AgentMessageDeltaNotification;
@@ -269,6 +282,8 @@ export class AppServerTurnState {
       case "turn/completed":
         this.completed = message.params.turn;
         this.completedJson = json;
+        // Deltas after it are no longer read from their lines: they reach the check above.
+        this.#deltaLines = undefined;
         this.#emit({
           type: "notice",
           kind: "lifecycle",

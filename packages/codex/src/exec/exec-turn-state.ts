@@ -59,8 +59,26 @@ export class ExecTurnState {
     };
   }
 
-  /** Handles one line; returns true for the terminal (`turn.completed` / `turn.failed`). */
+  /**
+   * Lines that came after the turn's end (its terminal, or the retry announcement that gave up)
+   * and were dropped: the first terminal decides the turn's text and verdict.
+   */
+  late = 0;
+
+  /** True once the turn ended: its terminal was read, or codex's retries exceeded the bound. */
+  get ended(): boolean {
+    return this.terminal !== undefined || this.gaveUp !== undefined;
+  }
+
+  /**
+   * Handles one line; returns true for the terminal (`turn.completed` / `turn.failed`). After the
+   * turn ended ({@link ended}) a line is only counted in {@link late}.
+   */
   accept(event: ExecEvent, json: string): boolean {
+    if (this.ended) {
+      this.late++;
+      return false;
+    }
     switch (event.type) {
       case "thread.started":
         this.threadId = event.thread_id;
@@ -113,8 +131,12 @@ export class ExecTurnState {
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
   }
 
-  /** A completed agent message (`item.completed` with an `agent_message` item). */
+  /** A completed agent message (`item.completed` with an `agent_message` item); after the turn ended, only counted in {@link late}. */
   agentMessage(id: string, text: string): void {
+    if (this.ended) {
+      this.late++;
+      return;
+    }
     this.lastAgentText = text;
     this.transcript.text("assistant", text);
     this.#emit({ type: "text-delta", text, messageId: id });

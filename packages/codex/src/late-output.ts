@@ -1,0 +1,11 @@
+import type { DriverSink } from "@adaptor/driver";
+
+/**
+ * Tells `sink`, in one `runtime` notice (`data.count`), how many lines of a turn came after its
+ * terminal (`turn/completed` on app-server, `turn.completed` / `turn.failed` on exec) and were
+ * dropped: the first terminal decides the turn. Nothing when there were none.
+ */
+export function reportLateOutput(sink: DriverSink, count: number): void {
+  if (count === 0) return;
+  sink.emit({ type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count } });
+}
