@@ -15,7 +15,7 @@ import {
   type PooledProcess,
   responseExit,
 } from "@adaptor/driver/kit";
-import { reportLateOutput } from "../late-output.js";
+import { reportLateOutput } from "../turn-end.js";
 import { classifyCodexTurn, lineageGap, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";

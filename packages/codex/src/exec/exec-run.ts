@@ -16,7 +16,7 @@ import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
 import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
-import { reportLateOutput } from "../late-output.js";
+import { reportLateOutput } from "../turn-end.js";
 
 const DEVICE = "codex";
 
