@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Driver } from "@adaptor/driver";
 import { runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -32,6 +33,23 @@ function echoed(stdout: string[]): unknown[] {
     .map((text) => JSON.parse(text) as { type: string; line: unknown })
     .filter((e) => e.type === "echo")
     .map((e) => e.line);
+}
+
+/**
+ * Runs `driver` (a codex that closes its stdout mid-turn and stays alive) and expects the verdict
+ * of a CLI the SDK ended after the kill grace, and no process left.
+ */
+async function expectEndedAfterStdoutClosed(driver: Driver): Promise<void> {
+  const run = await runDriver(driver, { prompt: "hi" });
+  expect(run.error).toBeUndefined();
+  expect(run.response?.failure).toMatchObject({
+    reason: "agent_error",
+    message:
+      "codex exited (ended by the SDK with SIGTERM: its stdout had ended and it did not exit within the kill grace) before the turn completed",
+  });
+  expect(run.response?.exit).toMatchObject({ signal: "SIGTERM", endedByDriver: true });
+  const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+  expect(alive(pid!)).toBe(false);
 }
 
 describe("codex app-server driver faults (fake CLI)", () => {
@@ -165,15 +183,7 @@ describe("codex app-server: the first terminal decides (fake CLI)", () => {
   });
 
   it("a codex that closes its stdout mid-turn and stays alive is agent_error saying the SDK ended it after the kill grace", async () => {
-    const driver = fake([...handshake, { closeStdout: true }, { hang: true }]);
-    const run = await runDriver(driver, { prompt: "hi" });
-    expect(run.error).toBeUndefined();
-    expect(run.response?.failure).toMatchObject({
-      reason: "agent_error",
-      message:
-        "codex exited (ended by the SDK with SIGTERM: its stdout had ended and it did not exit within the kill grace) before the turn completed",
-    });
-    expect(run.response?.exit).toMatchObject({ signal: "SIGTERM", endedByDriver: true });
+    await expectEndedAfterStdoutClosed(fake([...handshake, { closeStdout: true }, { hang: true }]));
   });
 });
 
@@ -435,17 +445,7 @@ describe("codex exec driver faults (fake CLI)", () => {
   });
 
   it("a codex exec that closes its stdout and stays alive is ended after the kill grace, not at the stall timeout: agent_error saying the SDK ended it", async () => {
-    const driver = execDriver([...begun, message("i0", "partial"), { closeStdout: true }, { hang: true }]);
-    const run = await runDriver(driver, { prompt: "hi" });
-    expect(run.error).toBeUndefined();
-    expect(run.response?.failure).toMatchObject({
-      reason: "agent_error",
-      message:
-        "codex exited (ended by the SDK with SIGTERM: its stdout had ended and it did not exit within the kill grace) before the turn completed",
-    });
-    expect(run.response?.exit).toMatchObject({ signal: "SIGTERM", endedByDriver: true });
-    const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
-    expect(alive(pid!)).toBe(false);
+    await expectEndedAfterStdoutClosed(execDriver([...begun, message("i0", "partial"), { closeStdout: true }, { hang: true }]));
   }, 30_000);
 
   it("a codex exec that keeps stdout open after turn.completed is ended after the grace; the verdict is the result already read", async () => {
