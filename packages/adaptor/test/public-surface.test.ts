@@ -112,6 +112,7 @@ describe("public surface", () => {
       "classifyStreamJsonTurn",
       "closingQuote",
       "deepFreeze",
+      "describeExit",
       "endTurnBackground",
       "exitOrTerminate",
       "graceMs",
