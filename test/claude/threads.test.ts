@@ -58,6 +58,20 @@ describe("claude threads on the real binary", { timeout: 120_000 }, () => {
     expect(alive(first.pid!)).toBe(false);
   });
 
+  it("thread.delete() ends the thread's parked process; the next turn on the key is a new conversation on the only process", async () => {
+    h = await harness();
+    extra = threadAgent(h, new MemoryThreadStore());
+    const first = await runAndPid(extra.thread("chat").stream("first turn"));
+    expect((extra.driver as ClaudeDriver).parkedProcesses).toBe(1);
+    await extra.thread("chat").delete();
+    expect((extra.driver as ClaudeDriver).parkedProcesses).toBe(0);
+    expect(alive(first.pid!)).toBe(false);
+    const again = await runAndPid(extra.thread("chat").stream("after delete"));
+    expect(again.reused).toBe(false);
+    expect(again.text).toMatch(/I saw 1 message/);
+    expect((extra.driver as ClaudeDriver).parkedProcesses).toBe(1);
+  });
+
   it("spawn: true and a changed environment replace the process; resume in a new process keeps the history", async () => {
     h = await harness();
     const store = new MemoryThreadStore();

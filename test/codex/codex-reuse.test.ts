@@ -60,6 +60,19 @@ function causes(error: unknown): unknown[] {
 const parked = (): number => (agent?.driver as CodexDriver).parkedProcesses;
 
 describe("codex process reuse for thread turns (real binary)", () => {
+  it("thread.delete() ends the thread's parked process; the next turn on the key is a new conversation on the only process", async () => {
+    const a = await threadAgent();
+    const first = await turn(a.thread("chat").stream("first turn"));
+    expect(parked()).toBe(1);
+    await a.thread("chat").delete();
+    expect(parked()).toBe(0);
+    expect(alive(first.pid!)).toBe(false);
+    const again = await turn(a.thread("chat").stream("after delete"));
+    expect(again.reused).toBe(false);
+    expect(again.text).toBe('Fake reply. I saw 4 input item(s), 1 user message(s); first user text: "after delete"');
+    expect(parked()).toBe(1);
+  });
+
   it("three turns of one thread run on one process; the model sees the history grow; no second initialize", async () => {
     const thread = (await threadAgent()).thread("chat");
     const first = await turn(thread.stream("first turn"));

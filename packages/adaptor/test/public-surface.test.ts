@@ -114,6 +114,7 @@ describe("public surface", () => {
       "classifyStreamJsonTurn",
       "closingQuote",
       "deepFreeze",
+      "describeExit",
       "endTurnBackground",
       "exitOrTerminate",
       "graceMs",

@@ -49,17 +49,36 @@ describe("managing threads through the Agent", () => {
     expect((await store.resolve({ key: "user-1/a" }))?.revision).toBe(1);
   });
 
-  it("deleting a thread while its turn runs fails with ErrThreadBusy and deletes nothing", async () => {
+  it("thread.delete asks the driver to end the process parked for the thread's conversation; an unknown key asks nothing", async () => {
+    const released: string[] = [];
+    let sessions = 0;
+    const driver = scriptedDriver(
+      async (request: DriverRequest) => ({ text: "ok", checkpoint: { resumeId: request.session?.resumeId ?? `session-${++sessions}` } }),
+      { releaseSession: async (resumeId) => void released.push(resumeId) },
+    );
+    await using agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    await agent.thread("a").run("hello");
+    await agent.thread("b").run("hello");
+    await agent.thread("a").delete();
+    await agent.deleteThread("never-used");
+    expect(released).toEqual(["session-1"]);
+  });
+
+  it("deleting a thread while its turn runs fails with ErrThreadBusy, deletes nothing and ends no process", async () => {
     const store = new MemoryThreadStore();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const driver = scriptedDriver(async (request, _sink, signal) => {
-      if (request.prompt === "hold") {
-        started();
-        await untilAborted(signal);
-      }
-      return { text: "done", checkpoint: { resumeId: "s1" } };
-    });
+    const released: string[] = [];
+    const driver = scriptedDriver(
+      async (request, _sink, signal) => {
+        if (request.prompt === "hold") {
+          started();
+          await untilAborted(signal);
+        }
+        return { text: "done", checkpoint: { resumeId: "s1" } };
+      },
+      { releaseSession: async (resumeId) => void released.push(resumeId) },
+    );
     await using agent = new Agent(driver, { threadStore: store });
     await agent.thread("busy").run("first");
     const controller = new AbortController();
@@ -68,6 +87,7 @@ describe("managing threads through the Agent", () => {
     const refused = await agent.deleteThread("busy").catch((e: unknown) => e);
     expect(isError(refused, ErrThreadBusy)).toBe(true);
     expect((await store.resolve({ key: "busy" }))?.checkpoint.resumeId).toBe("s1");
+    expect(released).toEqual([]);
     controller.abort();
     await turn.catch(() => undefined);
   });

@@ -229,6 +229,11 @@ export class ClaudeDriver implements Driver {
     return response;
   }
 
+  /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */
+  releaseSession(resumeId: string): Promise<void> {
+    return this.#pool.evict(resumeId);
+  }
+
   /** Ends every live and parked process of this driver. Idempotent. */
   async close(): Promise<void> {
     await this.#pool.close();

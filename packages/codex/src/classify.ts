@@ -1,4 +1,5 @@
 import type { DriverFailure } from "@adaptor/driver";
+import { describeExit, type ExitCause } from "@adaptor/driver/kit";
 import { stripTerminalEscapes } from "@adaptor/driver/process";
 
 /** `text` without terminal escape codes (codex colours its log lines), trimmed. */
@@ -68,30 +69,29 @@ export function retryCause(stderrTail: string): string | undefined {
 }
 
 /** How a codex turn ended, as the classifier needs it (both transports). */
-export interface CodexTurnEnd {
+export interface CodexTurnEnd extends ExitCause {
   /** Terminal status: app-server `turn.status`, exec `turn.completed` → `"completed"`, `turn.failed` → `"failed"`; undefined when none arrived. */
   readonly status: "completed" | "interrupted" | "failed" | "inProgress" | undefined;
   /** The turn's error message (raw), when failed. */
   readonly errorMessage?: string;
   /** app-server `codexErrorInfo`, when given. */
   readonly codexErrorInfo?: unknown;
-  readonly exitCode: number | null;
-  readonly exitSignal: string | null;
   readonly stderrTail: string;
 }
 
 /**
  * Classifies a finished codex turn: `completed` is no failure; `failed` is `agent_error` carrying
  * the API's message ({@link apiMessage}); `interrupted` (not asked for by the host) is `cancelled`;
- * no terminal at all (codex exited first, or was killed by a signal the SDK did not send) is
- * `agent_error` with the exit code or signal and the stderr tail (escape codes stripped).
+ * no terminal at all (codex exited first, was killed by a signal the SDK did not send, or was ended
+ * by the SDK after its stdout ended: `endedBySdk`) is `agent_error` with the exit code or signal,
+ * worded as {@link describeExit} does, and the stderr tail (escape codes stripped).
  */
 export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined {
   const { status, exitCode, exitSignal } = end;
   const stderrTail = plainText(end.stderrTail);
   if (status === "completed") return undefined;
   if (status === undefined || status === "inProgress") {
-    const how = exitSignal ? `killed by ${exitSignal}, a signal the SDK did not send` : `code ${String(exitCode)}`;
+    const how = describeExit(end);
     return {
       reason: "agent_error",
       message: `codex exited (${how}) before the turn completed${stderrTail ? `: ${stderrTail}` : ""}`,

@@ -187,6 +187,11 @@ export class CodexDriver implements Driver {
     return true;
   }
 
+  /** Ends the process parked for the conversation `resumeId`, if any (see `Driver.releaseSession`). Never rejects. */
+  releaseSession(resumeId: string): Promise<void> {
+    return this.#pool.evict(resumeId);
+  }
+
   /** Ends every live, parked and pre-warmed process of this driver. Idempotent. */
   async close(): Promise<void> {
     await this.#pool.close();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Driver } from "@adaptor/driver";
 import { runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -32,6 +33,23 @@ function echoed(stdout: string[]): unknown[] {
     .map((text) => JSON.parse(text) as { type: string; line: unknown })
     .filter((e) => e.type === "echo")
     .map((e) => e.line);
+}
+
+/**
+ * Runs `driver` (a codex that closes its stdout mid-turn and stays alive) and expects the verdict
+ * of a CLI the SDK ended after the kill grace, and no process left.
+ */
+async function expectEndedAfterStdoutClosed(driver: Driver): Promise<void> {
+  const run = await runDriver(driver, { prompt: "hi" });
+  expect(run.error).toBeUndefined();
+  expect(run.response?.failure).toMatchObject({
+    reason: "agent_error",
+    message:
+      "codex exited (ended by the SDK with SIGTERM: its stdout had ended and it did not exit within the kill grace) before the turn completed",
+  });
+  expect(run.response?.exit).toMatchObject({ signal: "SIGTERM", endedByDriver: true });
+  const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
+  expect(alive(pid!)).toBe(false);
 }
 
 describe("codex app-server driver faults (fake CLI)", () => {
@@ -134,6 +152,38 @@ describe("codex app-server driver faults (fake CLI)", () => {
     const run = await runDriver(driver, { prompt: "hi" });
     expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
     expect(run.response?.exit?.signal).toBe("SIGKILL");
+  });
+});
+
+describe("codex app-server: the first terminal decides (fake CLI)", () => {
+  const agentMessage = (text: string): FakeCliStep =>
+    line({
+      method: "item/completed",
+      params: { threadId: "t-fake", turnId: "u-fake", item: { type: "agentMessage", id: `m-${text}`, text, phase: null } },
+    });
+
+  it("a second turn/completed of the turn (failed) after a completed one changes neither verdict nor text; a runtime notice counts the dropped lines", async () => {
+    const driver = fake([
+      ...handshake,
+      agentMessage("done"),
+      completed("completed"),
+      agentMessage("late"),
+      completed("failed", { message: "late failure", codexErrorInfo: null, additionalDetails: null }),
+      { awaitStdinEnd: true },
+    ]);
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.response?.text).toBe("done");
+    expect(run.recording.ofType("text-delta").map((e) => e.text)).toEqual(["done"]);
+    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
+    expect(run.recording.ofType("notice").filter((n) => n.kind === "runtime")).toEqual([
+      { type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count: 2 } },
+    ]);
+  });
+
+  it("a codex that closes its stdout mid-turn and stays alive is agent_error saying the SDK ended it after the kill grace", async () => {
+    await expectEndedAfterStdoutClosed(fake([...handshake, { closeStdout: true }, { hang: true }]));
   });
 });
 
@@ -366,8 +416,39 @@ describe("codex app-server answers the driver reads (fake CLI)", () => {
 });
 
 describe("codex exec driver faults (fake CLI)", () => {
+  const exec = (value: unknown): FakeCliStep => line(value);
+  const execDriver = (steps: FakeCliStep[]) => codex({ command: fakeCliPath, transport: "exec", killGraceMs: 300, env: fakeCliEnv(steps) });
+  const message = (id: string, text: string): FakeCliStep => exec({ type: "item.completed", item: { id, type: "agent_message", text } });
+  const begun: FakeCliStep[] = [exec({ type: "thread.started", thread_id: "t-exec" }), exec({ type: "turn.started" })];
+  const usage = { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3 };
+
+  it("lines after turn.completed (more agent messages, a turn.failed) change neither the text nor the verdict; a runtime notice counts them", async () => {
+    const driver = execDriver([
+      ...begun,
+      message("i0", "done"),
+      exec({ type: "turn.completed", usage }),
+      message("i1", "late 1"),
+      message("i2", "late 2"),
+      exec({ type: "turn.failed", error: { message: "late failure" } }),
+      { awaitStdinEnd: true },
+    ]);
+    const run = await runDriver(driver, { prompt: "hi" });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toBeUndefined();
+    expect(run.response?.text).toBe("done");
+    expect(run.recording.ofType("text-delta").map((e) => e.text)).toEqual(["done"]);
+    expect(run.response?.transcript.filter((item) => item.kind === "assistant")).toEqual([{ kind: "assistant", text: "done" }]);
+    expect(run.response?.checkpoint?.resumeId).toBe("t-exec");
+    expect(run.recording.ofType("notice").filter((n) => n.kind === "runtime")).toEqual([
+      { type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count: 3 } },
+    ]);
+  });
+
+  it("a codex exec that closes its stdout and stays alive is ended after the kill grace, not at the stall timeout: agent_error saying the SDK ended it", async () => {
+    await expectEndedAfterStdoutClosed(execDriver([...begun, message("i0", "partial"), { closeStdout: true }, { hang: true }]));
+  }, 30_000);
+
   it("a codex exec that keeps stdout open after turn.completed is ended after the grace; the verdict is the result already read", async () => {
-    const exec = (value: unknown): FakeCliStep => line(value);
     const driver = codex({
       command: fakeCliPath,
       transport: "exec",

@@ -143,8 +143,9 @@ export class Agent implements AsyncDisposable {
 
   /**
    * Deletes the thread under `key` from the Agent's thread store: its current and archived
-   * records, their session state and its stored approvals, in one atomic step. A parked CLI
-   * process of the thread is no longer reused (the next turn on `key` starts a new conversation).
+   * records, their session state and its stored approvals, in one atomic step. The CLI process
+   * parked for the thread's conversation is ended (`Driver.releaseSession`); the next turn on `key`
+   * starts a new conversation.
    * What the CLI keeps in this host's own home (its transcript files) is not touched.
    * @returns how many records and stored approvals were removed (`{ records: 0, approvals: 0 }` for an unknown key).
    * @throws `ErrThreadBusy` while a turn holds the key's lease (nothing deleted); InvalidThreadKeyError
@@ -154,7 +155,10 @@ export class Agent implements AsyncDisposable {
     checkThreadKey(key);
     const store = this.#catalog("deleting a thread");
     try {
-      return await store.deleteThread(key, signal);
+      const record = await store.resolve({ key }, signal);
+      const deleted = await store.deleteThread(key, signal);
+      if (record) await this.driver.releaseSession?.(record.checkpoint.resumeId);
+      return deleted;
     } catch (error) {
       throw threadBusyError(key, error) ?? error;
     } finally {

@@ -15,6 +15,7 @@ import {
   type PooledProcess,
   responseExit,
 } from "@adaptor/driver/kit";
+import { reportLateOutput } from "../turn-end.js";
 import { classifyCodexTurn, lineageGap, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
@@ -514,6 +515,7 @@ export class AppServerSession implements PooledProcess {
         ...(completed?.error ? { errorMessage: completed.error.message, codexErrorInfo: completed.error.codexErrorInfo } : {}),
         exitCode: exitInfo ? exitInfo.code : null,
         exitSignal: exitInfo ? exitInfo.signal : null,
+        ...(exitInfo?.terminated === true ? { endedBySdk: true } : {}),
         stderrTail: proc.stderrTail(),
       });
     const text = turn.lastAgentText ?? "";
@@ -522,6 +524,7 @@ export class AppServerSession implements PooledProcess {
     if (turn.dropped > 0) {
       sink.emit({ type: "notice", kind: "runtime", message: "events of another turn ignored", data: { count: turn.dropped } });
     }
+    reportLateOutput(sink, turn.late);
     const checkpointData: CodexCheckpointData | undefined = turn.completed
       ? await this.#checkpointData(turn.completed.id, request, data, opened)
       : undefined;

@@ -258,3 +258,44 @@ describe("AppServerTurnState model-call retries", () => {
     expect(state.gaveUp).toBeUndefined();
   });
 });
+
+describe("AppServerTurnState at the turn's end", () => {
+  const command = (id: string) => ({
+    type: "commandExecution",
+    id,
+    command: "sleep 100",
+    cwd: "/w",
+    processId: null,
+    status: "inProgress",
+    commandActions: [],
+    aggregatedOutput: null,
+    exitCode: null,
+    durationMs: null,
+  });
+  const at = (params: Record<string, unknown>) => ({ threadId: THREAD, turnId: TURN, ...params });
+  const completed = (status: string) => at({ turn: { id: TURN, status, items: [], error: null } });
+
+  it("answers every tool call codex left open before the turn completed notice: its output so far, else still running; isError", () => {
+    const { state, events } = turn();
+    state.accept("item/started", at({ item: command("c1") }), "");
+    state.accept("item/commandExecution/outputDelta", at({ itemId: "c1", delta: "partial\n" }), "");
+    state.accept("item/started", at({ item: command("c2") }), "");
+    expect(state.accept("turn/completed", completed("completed"), "")).toBe(true);
+    state.accept("item/completed", at({ item: { ...command("c2"), status: "failed", exitCode: 143 } }), "");
+    const tail = events.filter((e) => e.type === "tool-result" || (e.type === "notice" && e.kind === "lifecycle"));
+    expect(tail).toEqual([
+      { type: "tool-result", id: "c1", name: "shell", output: "partial\n", isError: true },
+      { type: "tool-result", id: "c2", name: "shell", output: "still running when the turn ended, ended by the SDK", isError: true },
+      { type: "notice", kind: "lifecycle", message: "turn completed", data: { turnId: TURN, status: "completed" } },
+    ]);
+    expect(state.transcript.filter((item) => item.kind === "tool-result").map((item) => item.toolCallId)).toEqual(["c1", "c2"]);
+    expect(state.late).toBe(1);
+  });
+
+  it("a second turn/completed changes nothing: the first one's status stays", () => {
+    const { state } = turn();
+    state.accept("turn/completed", completed("completed"), "first");
+    expect(state.accept("turn/completed", completed("failed"), "second")).toBe(false);
+    expect([state.completed?.status, state.completedJson, state.late]).toEqual(["completed", "first", 1]);
+  });
+});

@@ -6,6 +6,7 @@ import type { Turn } from "../protocol/generated/v2/Turn.js";
 import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
 import { DeltaLineTemplates, type DeltaMethod } from "./delta-lines.js";
 import { DeltaLineReader } from "./parse-line.js";
+import { STILL_RUNNING } from "../turn-end.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -96,6 +97,11 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
  * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
  *   item, a usage update) in between, end the turn: {@link gaveUp}.
  *
+ * Terminal means terminal: the turn's first `turn/completed` decides it; what comes after it
+ * (another `turn/completed`, deltas, items) is dropped and counted in {@link late}. A tool call
+ * still open then (a command codex keeps running past its answer) gets its `tool-result` just
+ * before the `turn completed` notice: the output it wrote so far, else {@link STILL_RUNNING}, `isError` true.
+ *
  * Turn isolation: a notification that names a turn is handled only when it names this turn. Until
  * this turn's id is known (the `turn/start` reply, {@link setTurnId}), such notifications are held,
  * then replayed if they belong to this turn and dropped otherwise: codex replays the previous
@@ -109,6 +115,11 @@ export class AppServerTurnState {
   turnId: string | undefined;
   /** Notifications of other turns that were dropped (late events of a previous turn, replayed usage). */
   dropped = 0;
+  /**
+   * Notifications of this turn that came after its first `turn/completed` and were dropped: the
+   * first terminal decides the turn (a second `turn/completed` changes nothing).
+   */
+  late = 0;
   /** The `turn/completed` turn of this run, once it arrived. */
   completed: Turn | undefined;
   /** The exact JSON line of `turn/completed`. */
@@ -125,6 +136,8 @@ export class AppServerTurnState {
   /** Consecutive `willRetry` errors since the last model output. */
   #retries = 0;
   readonly #items = new Map<string, ThreadItem>();
+  /** Tool calls of this turn reported as started and not yet answered by a `tool-result`, by id. */
+  readonly #open = new Map<string, ThreadItem>();
   readonly #streamed = new Set<string>();
   /** The item id added to {@link #streamed} last (consecutive deltas of one message skip the set). */
   #lastStreamed: string | undefined;
@@ -249,6 +262,11 @@ export class AppServerTurnState {
         return false;
       }
     }
+    // Terminal means terminal: nothing after this turn's first `turn/completed` is its output.
+    if (this.completed !== undefined) {
+      if (turnId !== undefined) this.late++;
+      return false;
+    }
     // The line a long turn is made of, first: no further dispatch.
     if (method === "item/agentMessage/delta") {
       const delta = params as AgentMessageDeltaNotification;
@@ -269,6 +287,9 @@ export class AppServerTurnState {
       case "turn/completed":
         this.completed = message.params.turn;
         this.completedJson = json;
+        // Deltas after it are no longer read from their lines: they reach the check above.
+        this.#deltaLines = undefined;
+        this.#closeOpenCalls();
         this.#emit({
           type: "notice",
           kind: "lifecycle",
@@ -364,6 +385,7 @@ export class AppServerTurnState {
     const name = toolNameOf(item);
     if (!name) return;
     const input = toolInputOf(item);
+    this.#open.set(item.id, item);
     this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
     this.#emit({ type: "tool-call", phase: "start", id: item.id, name });
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
@@ -393,11 +415,30 @@ export class AppServerTurnState {
         const name = toolNameOf(item);
         if (!name) return;
         if (!seen) this.#started(item);
-        const { output, isError, exitCode } = resultOf(item, this.#commandOutput.get(item.id));
-        const code = exitCode !== undefined ? { exitCode } : {};
-        this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
-        this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
+        this.#result(item, name, resultOf(item, this.#commandOutput.get(item.id)));
       }
+    }
+  }
+
+  /** Answers the tool call `item` with `result`: its `tool-result` event and transcript item. */
+  #result(item: ThreadItem, name: string, result: { output: string; isError: boolean; exitCode?: number }): void {
+    this.#open.delete(item.id);
+    const { output, isError, exitCode } = result;
+    const code = exitCode !== undefined ? { exitCode } : {};
+    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
+    this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
+  }
+
+  /**
+   * At the turn's end, answers every tool call codex left open (a command it keeps running past
+   * its answer to the model, `exec_command` with `yield_time_ms`): what the command wrote so far,
+   * else {@link STILL_RUNNING}, with `isError` (the command did not finish; it ends with the turn).
+   * Every tool call of a turn gets its `tool-result` before the turn's end.
+   */
+  #closeOpenCalls(): void {
+    for (const item of [...this.#open.values()]) {
+      const streamed = this.#commandOutput.get(item.id);
+      this.#result(item, toolNameOf(item)!, { output: streamed || STILL_RUNNING, isError: true });
     }
   }
 }

@@ -16,6 +16,7 @@ import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
 import { rolloutModel, rolloutUsageTotal } from "./rollout-usage.js";
 import { ExecTurnState } from "./exec-turn-state.js";
 import { AgentMessageLineReader } from "./agent-message-line.js";
+import { reportLateOutput } from "../turn-end.js";
 
 const DEVICE = "codex";
 
@@ -206,7 +207,9 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
         }
       }
     }
-    exit = await (afterTerminal ?? proc.exited);
+    // Stdout ended without a terminal: codex can report nothing more. One that stays alive is given
+    // the grace to exit, then ended, rather than waited for until the stall timeout.
+    exit = await (afterTerminal ?? exitOrTerminate(proc, graceMs(config)));
   } finally {
     watchdog.close();
     runSignal.removeEventListener("abort", onAbort);
@@ -223,6 +226,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     throw exit.forceKilled ? forceKilledError(DEVICE, runSignal.reason) : runSignal.reason;
   }
 
+  reportLateOutput(sink, turn.late);
   const stderrTail = plainText(proc.stderrTail());
   let failure: DriverFailure | undefined;
   if (request.session && !turn.threadId && exit.code !== 0) {
@@ -246,6 +250,7 @@ async function execTurn(init: ExecRunInit, args: string[], sink: DriverSink, sig
     ...(turn.errorMessage !== undefined ? { errorMessage: turn.errorMessage } : {}),
     exitCode: exit.code,
     exitSignal: exit.signal,
+    ...(exit.terminated === true ? { endedBySdk: true } : {}),
     stderrTail,
   });
   const text = turn.lastAgentText ?? "";

@@ -47,3 +47,25 @@ describe("ExecTurnState model-call retries (exec error lines carry only a messag
     expect(notices).toEqual([{ willRetry: true, attempt: 3, maxAttempts: 5 }, { willRetry: true }, { willRetry: false }]);
   });
 });
+
+describe("ExecTurnState at the turn's end", () => {
+  const command = (id: string, output: string) =>
+    ({ id, type: "command_execution", command: "sleep 100", aggregated_output: output, exit_code: null, status: "in_progress" }) as const;
+
+  it("answers every tool call codex left open before the terminal; lines after it change nothing and are counted", () => {
+    const events: DriverEvent[] = [];
+    const s = new ExecTurnState((event) => events.push(event));
+    s.accept({ type: "item.started", item: command("c1", "") }, "");
+    s.accept({ type: "item.updated", item: command("c1", "partial\n") }, "");
+    s.accept({ type: "item.started", item: command("c2", "") }, "");
+    s.agentMessage("m1", "done");
+    expect(s.accept({ type: "turn.completed" }, "terminal")).toBe(true);
+    s.agentMessage("m2", "late");
+    expect(s.accept({ type: "turn.failed", error: { message: "late failure" } }, "")).toBe(false);
+    expect(events.filter((e) => e.type === "tool-result")).toEqual([
+      { type: "tool-result", id: "c1", name: "shell", output: "partial\n", isError: true },
+      { type: "tool-result", id: "c2", name: "shell", output: "still running when the turn ended, ended by the SDK", isError: true },
+    ]);
+    expect([s.status, s.lastAgentText, s.terminal?.json, s.late]).toEqual(["completed", "done", "terminal", 2]);
+  });
+});

@@ -2,6 +2,7 @@ import type { DriverEvent, Usage } from "@adaptor/driver";
 import { TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
 import { retryAnnouncement } from "./retry-announcement.js";
+import { STILL_RUNNING } from "../turn-end.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -16,7 +17,9 @@ const TOOL_NAMES: Readonly<Record<string, string>> = {
  * Translates `codex exec --json` lines into driver events (whole items, no deltas) and keeps what
  * the response needs: thread id, terminal line, usage, transcript, last agent message. A long
  * turn is mostly agent messages, one transcript item each: the transcript keeps their texts packed
- * and makes the items when they are first read ({@link TranscriptLog}).
+ * and makes the items when they are first read ({@link TranscriptLog}). The first terminal decides
+ * the turn: a tool call still open then gets its `tool-result` first (see {@link STILL_RUNNING}),
+ * and lines after it are only counted ({@link late}).
  */
 export class ExecTurnState {
   readonly transcript = new TranscriptLog();
@@ -31,6 +34,8 @@ export class ExecTurnState {
   #usage: ExecUsage | undefined;
   readonly #emit: Emit;
   readonly #started = new Set<string>();
+  /** Tool calls reported as started and not yet answered by a `tool-result`: their latest item, by id. */
+  readonly #open = new Map<string, ExecItem>();
   readonly #maxRetries: number;
   /** Consecutive retry announcements since the last item. */
   #retries = 0;
@@ -59,8 +64,26 @@ export class ExecTurnState {
     };
   }
 
-  /** Handles one line; returns true for the terminal (`turn.completed` / `turn.failed`). */
+  /**
+   * Lines that came after the turn's end (its terminal, or the retry announcement that gave up)
+   * and were dropped: the first terminal decides the turn's text and verdict.
+   */
+  late = 0;
+
+  /** True once the turn ended: its terminal was read, or codex's retries exceeded the bound. */
+  get ended(): boolean {
+    return this.terminal !== undefined || this.gaveUp !== undefined;
+  }
+
+  /**
+   * Handles one line; returns true for the terminal (`turn.completed` / `turn.failed`). After the
+   * turn ended ({@link ended}) a line is only counted in {@link late}.
+   */
   accept(event: ExecEvent, json: string): boolean {
+    if (this.ended) {
+      this.late++;
+      return false;
+    }
     switch (event.type) {
       case "thread.started":
         this.threadId = event.thread_id;
@@ -74,17 +97,20 @@ export class ExecTurnState {
         this.#start(event.item);
         return false;
       case "item.updated":
+        if (this.#open.has(event.item.id)) this.#open.set(event.item.id, event.item);
         return false;
       case "item.completed":
         this.#retries = 0;
         this.#complete(event.item);
         return false;
       case "turn.completed":
+        this.#closeOpenCalls();
         this.status = "completed";
         this.#usage = event.usage;
         this.terminal = { event: event.type, json };
         return true;
       case "turn.failed":
+        this.#closeOpenCalls();
         this.status = "failed";
         this.errorMessage = event.error.message;
         this.terminal = { event: event.type, json };
@@ -106,6 +132,7 @@ export class ExecTurnState {
     const name = TOOL_NAMES[item.type];
     if (!name || this.#started.has(item.id)) return;
     this.#started.add(item.id);
+    this.#open.set(item.id, item);
     const input =
       item.type === "command_execution" ? { command: item.command } : item.type === "file_change" ? { changes: item.changes } : {};
     this.transcript.push({ kind: "tool-call", toolCallId: item.id, toolName: name, input });
@@ -113,8 +140,12 @@ export class ExecTurnState {
     this.#emit({ type: "tool-call", phase: "end", id: item.id, name, input });
   }
 
-  /** A completed agent message (`item.completed` with an `agent_message` item). */
+  /** A completed agent message (`item.completed` with an `agent_message` item); after the turn ended, only counted in {@link late}. */
   agentMessage(id: string, text: string): void {
+    if (this.ended) {
+      this.late++;
+      return;
+    }
     this.lastAgentText = text;
     this.transcript.text("assistant", text);
     this.#emit({ type: "text-delta", text, messageId: id });
@@ -156,7 +187,23 @@ export class ExecTurnState {
       output = JSON.stringify(item);
       isError = (item as { status?: unknown }).status === "failed";
     }
-    this.transcript.push({ kind: "tool-result", toolCallId: item.id, toolName: name, text: output, isError, ...code });
-    this.#emit({ type: "tool-result", id: item.id, name, output, isError, ...code });
+    this.#result(item.id, name, output, isError, code);
+  }
+
+  #result(id: string, name: string, output: string, isError: boolean, code: { exitCode?: number } = {}): void {
+    this.#open.delete(id);
+    this.transcript.push({ kind: "tool-result", toolCallId: id, toolName: name, text: output, isError, ...code });
+    this.#emit({ type: "tool-result", id, name, output, isError, ...code });
+  }
+
+  /**
+   * At the turn's end, answers every tool call codex left open (a command it keeps running past its
+   * answer to the model): what the command wrote so far, else {@link STILL_RUNNING}, `isError` true.
+   */
+  #closeOpenCalls(): void {
+    for (const item of [...this.#open.values()]) {
+      const written = item.type === "command_execution" ? String(item.aggregated_output ?? "") : "";
+      this.#result(item.id, TOOL_NAMES[item.type]!, written || STILL_RUNNING, true);
+    }
   }
 }

@@ -33,6 +33,7 @@ export { holdHostWhile } from "../process/hold-host.js";
 export { InterruptEscalation, exitOrTerminate, raceAbort, within, type InterruptEscalationOptions } from "./cancel/escalation.js";
 export { IDLE_SINK } from "./idle-sink.js";
 export { responseExit } from "./cancel/response-exit.js";
+export { describeExit, type ExitCause } from "./cancel/exit-description.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { hasNoEffect } from "./policy/tool-kinds.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";

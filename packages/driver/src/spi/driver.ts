@@ -105,6 +105,13 @@ export interface Driver {
    * @throws only `signal.reason` when aborted (the probe processes are then ended).
    */
   inspect?(options?: InspectOptions): Promise<DriverInspection>;
+  /**
+   * Ends the CLI process parked between turns for the conversation `resumeId` (a checkpoint's
+   * `resumeId`), if there is one: the SDK calls it when the thread it served was deleted, so
+   * nothing of a deleted thread keeps running until idle eviction. A process serving a run is not
+   * touched. Optional: a driver that parks no processes needs none. Never rejects.
+   */
+  releaseSession?(resumeId: string): Promise<void>;
   /** Releases pooled processes; idempotent. */
   close?(): Promise<void>;
 }

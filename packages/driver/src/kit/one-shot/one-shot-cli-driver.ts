@@ -14,6 +14,7 @@ import { ProcessPool, type PooledProcess } from "../pool/process-pool.js";
 import { reportEnforcement, type EnforcementRule } from "../policy/report-enforcement.js";
 import { oneShotTurn, type OneShotTurnOptions } from "./one-shot-turn.js";
 import { responseExit } from "../cancel/response-exit.js";
+import { describeExit } from "../cancel/exit-description.js";
 
 /** What one run of a {@link OneShotCliDriver} is given: the process spawned for it and the run's inputs. */
 export interface OneShotTurnContext<C extends CommonDriverConfig> {
@@ -209,7 +210,7 @@ export class OneShotCliDriver<C extends CommonDriverConfig> implements Driver, A
 function crashFailure(device: string, exit: ExitInfo, terminal: boolean, stderrTail: string): DriverFailure | undefined {
   const crashed = (exit.code !== null && exit.code !== 0) || (exit.signal !== null && !terminal);
   if (!crashed) return undefined;
-  const how = exit.signal ? `killed by ${exit.signal}, a signal the SDK did not send` : `code ${String(exit.code)}`;
+  const how = describeExit({ exitCode: exit.code, exitSignal: exit.signal, ...(exit.terminated === true ? { endedBySdk: true } : {}) });
   return {
     reason: "agent_error",
     message: `${device} exited (${how}) ${terminal ? "after" : "without"} its terminal line${stderrTail ? `: ${stderrTail}` : ""}`,

@@ -155,7 +155,7 @@ export class ProcessPool<P extends PooledProcess> {
     this.#parked.set(key, { process, timer });
   }
 
-  /** Ends the process parked under `key`, if any (another process is about to write to that conversation). */
+  /** Ends the process parked under `key`, if any (another process is about to write to that conversation, or its thread was deleted). */
   async evict(key: string): Promise<void> {
     const entry = this.#parked.get(key);
     if (!entry) return;

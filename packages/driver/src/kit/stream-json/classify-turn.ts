@@ -1,17 +1,11 @@
 import type { DriverFailure } from "@adaptor/driver";
 import type { ResultLine } from "./stream-json-lines.js";
+import { describeExit, type ExitCause } from "../cancel/exit-description.js";
 
 /** What ended the process, as the classifier needs it. */
-export interface TurnEnd {
+export interface TurnEnd extends ExitCause {
   readonly terminal: ResultLine | undefined;
-  readonly exitCode: number | null;
-  readonly exitSignal: string | null;
   readonly stderrTail: string;
-  /**
-   * The SDK sent the signal that ended the process: its stdout had ended and it did not exit
-   * within the kill grace.
-   */
-  readonly endedBySdk?: boolean;
   /** The run asked to resume a session (`--resume`). */
   readonly resuming?: boolean;
 }
@@ -34,11 +28,7 @@ export interface StreamJsonCli {
 export function classifyStreamJsonTurn(end: TurnEnd, cli: StreamJsonCli): DriverFailure | undefined {
   const { terminal, exitCode, exitSignal, stderrTail } = end;
   if (!terminal) {
-    const how = !exitSignal
-      ? `code ${String(exitCode)}`
-      : end.endedBySdk
-        ? `ended by the SDK with ${exitSignal}: its stdout had ended and it did not exit within the kill grace`
-        : `killed by ${exitSignal}, a signal the SDK did not send`;
+    const how = describeExit(end);
     return {
       reason: "agent_error",
       message: `${cli.name} exited (${how}) without a result line${stderrTail ? `: ${stderrTail}` : ""}`,
