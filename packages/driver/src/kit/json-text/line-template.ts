@@ -7,7 +7,9 @@ import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-st
  * constant text. {@link match} accepts a line only when it is those constants with valid JSON
  * strings in the slots (so the whole line is valid JSON and parses to the learned value with other
  * slot values), then {@link values} holds each slot's string as `JSON.parse` gives it. A refused
- * line is never partly read.
+ * line is never partly read. Templates learned from lines of one shape with the same slot options
+ * (each process of a CLI learning its shape anew) share one compiled pattern; each keeps its own
+ * {@link values}.
  */
 export class LineTemplate {
   /** The whole line as one anchored pattern: the constant parts as they are, a group per kept slot. */
