@@ -113,7 +113,7 @@ describe("TextDeltaLineReader", () => {
       deltaLine("x", { user_message_uuid: "p1" }),
       deltaLine(""),
       deltaLine("x", { parent_tool_use_id: 7 }),
-      deltaLine("x", { session_id: "\u2060adaptor-uuid\u2060" }), // a marker in a constant part
+      deltaLine("x", { parent_tool_use_id: "\u2060adaptor-uuid\u2060" }), // a marker in a constant part
       deltaLine("x").replace('"index":0', '"index":1.5'),
       JSON.stringify({
         type: "stream_event",
@@ -130,6 +130,27 @@ describe("TextDeltaLineReader", () => {
       }
       reader.learn(line, parsed as Record<string, unknown>);
       expect(reader.read(line), line).toBeUndefined();
+    }
+  });
+
+  it("reads a delta of any session id JSON writes without escapes as the parse reads it, so every process learns one shape", () => {
+    const other = "0d4c1c39-5a0e-4d5f-9a57-3f1d8e2b7c61";
+    const ours = learned(deltaLine("seed"));
+    const theirs = learned(deltaLine("seed", { session_id: other }));
+    for (const text of TEXTS) {
+      for (const line of [deltaLine(text), deltaLine(text, { session_id: other }), deltaLine(text, { session_id: "" })]) {
+        expect(ours.read(line), line.slice(0, 160)).toBe(parsedText(line));
+        expect(theirs.read(line), line.slice(0, 160)).toBe(parsedText(line));
+      }
+    }
+    for (const session_id of ['quo"te', "back\\slash", "tab\there", "\u0001"]) {
+      const line = deltaLine("x", { session_id });
+      expect(ours.read(line), line).toBeUndefined();
+      // Learned from such a line, the shape is the same: it refuses that line and reads a plain one.
+      const reader = new TextDeltaLineReader();
+      reader.learn(line, JSON.parse(line) as Record<string, unknown>);
+      expect(reader.read(line), line).toBeUndefined();
+      expect(reader.read(deltaLine("x")), line).toBe("x");
     }
   });
 

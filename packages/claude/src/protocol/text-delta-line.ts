@@ -8,10 +8,13 @@ import { LineTemplate } from "@adaptor/driver/kit";
  *
  * The reader learns the shape from a line the caller parsed ({@link learn}): a text delta with
  * exactly these keys, in any order, written compactly (`JSON.stringify` of the parsed value gives
- * the line back). The shape is the line with its text, `uuid` and `api_message_id` values cut
- * out; everything else (key order, block index, `session_id`, `parent_tool_use_id`) is part of it.
- * {@link read} then accepts a line only when it is the shape with a non-empty text and ids that
- * JSON writes without escapes, and returns what `JSON.parse(line).event.delta.text` gives. Any
+ * the line back). The shape is the line with its text, `uuid`, `session_id` and `api_message_id`
+ * values cut out; everything else (key order, block index, `parent_tool_use_id`) is part of it. The
+ * session id is cut out though it stays the same along a process's output: what a delta line gives
+ * does not depend on it, and so every process of the same CLI learns the same shape, whose pattern
+ * is compiled once ({@link LineTemplate}). {@link read} then accepts a line only when it is the
+ * shape with a non-empty text and ids that JSON writes without escapes, and returns what
+ * `JSON.parse(line).event.delta.text` gives. Any
  * other line (another shape, key order or block index, whitespace, escapes in an id, a prompt tag
  * such as `user_message_uuid`, not JSON) is refused with `undefined` and left to the caller's
  * parse, which may {@link learn} it. A refused line is never partly read.
@@ -36,7 +39,7 @@ export class TextDeltaLineReader {
     if (message.type !== "stream_event") return;
     const shaped = withSlots(message);
     if (shaped === undefined) return;
-    const slots = message.api_message_id === undefined ? SLOTS.slice(0, 2) : SLOTS;
+    const slots = message.api_message_id === undefined ? SLOTS.slice(0, 3) : SLOTS;
     this.#shape = LineTemplate.learn(line, message, shaped, slots) ?? this.#shape;
   }
 }
@@ -44,10 +47,12 @@ export class TextDeltaLineReader {
 /** Markers standing for the values cut out of a learned line. */
 const TEXT_SLOT = "\u2060adaptor-text\u2060";
 const UUID_SLOT = "\u2060adaptor-uuid\u2060";
+const SESSION_SLOT = "\u2060adaptor-session-id\u2060";
 const API_MESSAGE_SLOT = "\u2060adaptor-api-message-id\u2060";
 const SLOTS = [
   { marker: TEXT_SLOT, escapable: true },
   { marker: UUID_SLOT, escapable: false, keep: false },
+  { marker: SESSION_SLOT, escapable: false, keep: false },
   { marker: API_MESSAGE_SLOT, escapable: false, keep: false },
 ];
 const TOP_KEYS = new Set(["type", "event", "session_id", "parent_tool_use_id", "uuid", "api_message_id"]);
@@ -55,7 +60,7 @@ const EVENT_KEYS = new Set(["type", "index", "delta"]);
 const DELTA_KEYS = new Set(["type", "text"]);
 
 /**
- * `message` with its text, `uuid` and `api_message_id` replaced by the slot markers, keys in the
+ * `message` with its text, `uuid`, `session_id` and `api_message_id` replaced by the slot markers, keys in the
  * same order, when it is an untagged text delta of the shape; else undefined.
  */
 function withSlots(message: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -82,6 +87,7 @@ function withSlots(message: Record<string, unknown>): Record<string, unknown> | 
       }
       replaced[key] = e;
     } else if (key === "uuid") replaced[key] = UUID_SLOT;
+    else if (key === "session_id") replaced[key] = SESSION_SLOT;
     else if (key === "api_message_id") replaced[key] = API_MESSAGE_SLOT;
     else replaced[key] = message[key];
   }

@@ -33,6 +33,33 @@ describe("LineTemplate", () => {
       expect(shape.match(line), line).toBe(false);
   });
 
+  it("reads with a template learned again from a shape seen before as with one learned alone, each keeping its own values", () => {
+    const first = learn({ text: "seed", id: "a", n: 1 })!;
+    const second = learn({ text: "other", id: "b", n: 1 })!;
+    expect(second.match(JSON.stringify({ text: "two", id: "i2", n: 1 }))).toBe(true);
+    expect(first.match(JSON.stringify({ text: "one", id: "i1", n: 1 }))).toBe(true);
+    expect(second.values).toEqual(["two", "i2"]);
+    expect(first.values).toEqual(["one", "i1"]);
+    expect(first.match(JSON.stringify({ text: "x", id: "i1", n: 2 }))).toBe(false);
+    // The same line with other slot options is another shape: an unkept id reads as "".
+    const line = JSON.stringify({ text: "seed", id: "a", n: 1 });
+    const unkept = LineTemplate.learn(line, JSON.parse(line), { text: TEXT, id: ID, n: 1 }, [
+      SLOTS[0]!,
+      { marker: ID, escapable: false, keep: false },
+    ])!;
+    expect(unkept.match(JSON.stringify({ text: "z", id: "q", n: 1 }))).toBe(true);
+    expect(unkept.values).toEqual(["z", ""]);
+    // More shapes than are kept compiled: each template still reads its own shape only.
+    const many = Array.from({ length: 100 }, (_, n) => learn({ text: "seed", id: "a", n })!);
+    for (const [n, shape] of many.entries()) {
+      expect(shape.match(JSON.stringify({ text: `t${n}`, id: "c", n })), String(n)).toBe(true);
+      expect(shape.values).toEqual([`t${n}`, "c"]);
+      expect(shape.match(JSON.stringify({ text: "t", id: "c", n: n + 1 })), String(n)).toBe(false);
+    }
+    expect(first.match(JSON.stringify({ text: "again", id: "i3", n: 1 }))).toBe(true);
+    expect(first.values).toEqual(["again", "i3"]);
+  });
+
   it("compares the constant parts character for character, whatever characters they hold", () => {
     const constant = "a.b(c)$^|[x]{2}*+?/\\ \u00e9\u2028";
     const seed = { text: "seed", id: "a", n: constant };

@@ -7,7 +7,9 @@ import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-st
  * constant text. {@link match} accepts a line only when it is those constants with valid JSON
  * strings in the slots (so the whole line is valid JSON and parses to the learned value with other
  * slot values), then {@link values} holds each slot's string as `JSON.parse` gives it. A refused
- * line is never partly read.
+ * line is never partly read. Templates learned from lines of one shape with the same slot options
+ * (each process of a CLI learning its shape anew) share one compiled pattern; each keeps its own
+ * {@link values}.
  */
 export class LineTemplate {
   /** The whole line as one anchored pattern: the constant parts as they are, a group per kept slot. */
@@ -63,39 +65,15 @@ export class LineTemplate {
   ): LineTemplate | undefined {
     if (JSON.stringify(parsed) !== line) return undefined;
     const template = JSON.stringify(shaped);
-    const cuts: { at: number; length: number; slot: number }[] = [];
-    for (const [slot, { marker }] of slots.entries()) {
-      const quoted = JSON.stringify(marker);
-      const at = template.indexOf(quoted);
-      if (at === -1 || template.indexOf(quoted, at + 1) !== -1) return undefined; // absent, or also in a constant part
-      cuts.push({ at, length: quoted.length, slot });
+    const key = shapeKey(template, slots);
+    let shape = SHAPES.get(key);
+    if (shape === undefined) {
+      shape = compileShape(template, slots);
+      if (shape === undefined) return undefined;
+      if (SHAPES.size >= MAX_SHAPES) SHAPES.delete(SHAPES.keys().next().value!);
+      SHAPES.set(key, shape);
     }
-    cuts.sort((a, b) => a.at - b.at);
-    // Up to and with each value's opening quote, a pattern for the value, from its closing quote on.
-    let source = "^";
-    let from = 0;
-    const escapable: boolean[] = [];
-    const own: boolean[] = [];
-    const order: number[] = [];
-    for (const cut of cuts) {
-      source += escapeForPattern(template.slice(from, cut.at + 1));
-      from = cut.at + cut.length - 1;
-      const slot = slots[cut.slot]!;
-      if (slot.escapable) {
-        source += `(${JSON_STRING_BODY})`;
-      } else if (slot.keep !== false) {
-        source += `(${PLAIN_STRING_BODY})`;
-      } else {
-        source += PLAIN_STRING_BODY;
-        continue;
-      }
-      escapable.push(slot.escapable);
-      own.push(slot.escapable && slot.own === true);
-      order.push(cut.slot);
-    }
-    source += `${escapeForPattern(template.slice(from))}$`;
-    const single = cuts.length === 1 && order.length === 1 ? { head: cuts[0]!.at + 1, tail: template.length - from } : undefined;
-    return new LineTemplate(new RegExp(source), escapable, own, order, slots.length, single);
+    return new LineTemplate(shape.pattern, shape.escapable, shape.own, shape.order, slots.length, shape.single);
   }
 
   /** True when `line` has this shape; {@link values} then holds its slot values. */
@@ -129,3 +107,67 @@ export class LineTemplate {
 
 /** The longest slice V8 copies rather than pointing into its string (`SlicedString::kMinLength` is 13). */
 const SHORT_SLICE = 12;
+
+/** What a learned template is made of, the same for every line of the same shape and slots. */
+interface CompiledShape {
+  readonly pattern: RegExp;
+  readonly escapable: readonly boolean[];
+  readonly own: readonly boolean[];
+  readonly order: readonly number[];
+  readonly single: { readonly head: number; readonly tail: number } | undefined;
+}
+
+/**
+ * Shapes compiled so far, by {@link shapeKey}: each process of a CLI has its reader learn its
+ * shape anew, and a shape whose slots cut out every per-process value is the same for all of them,
+ * so its pattern is compiled once (the engine compiles a regular expression on first use, and
+ * again to machine code once it runs often) and shared. A pattern is stateless here (neither
+ * global nor sticky). At most {@link MAX_SHAPES}, the oldest dropped first.
+ */
+const SHAPES = new Map<string, CompiledShape>();
+const MAX_SHAPES = 64;
+
+/** The options of each slot, as {@link LineTemplate.learn} takes them. */
+type Slots = Parameters<typeof LineTemplate.learn>[3];
+
+/** The key of `template` learned with `slots`: the template (JSON text, no raw line break), then each slot's options. */
+function shapeKey(template: string, slots: Slots): string {
+  return `${template}\n${JSON.stringify(slots.map((slot) => [slot.marker, slot.escapable, slot.keep !== false, slot.own === true]))}`;
+}
+
+/** The pattern and slot bookkeeping of `template` (see {@link LineTemplate.learn}); undefined when a marker is absent or repeated. */
+function compileShape(template: string, slots: Slots): CompiledShape | undefined {
+  const cuts: { at: number; length: number; slot: number }[] = [];
+  for (const [slot, { marker }] of slots.entries()) {
+    const quoted = JSON.stringify(marker);
+    const at = template.indexOf(quoted);
+    if (at === -1 || template.indexOf(quoted, at + 1) !== -1) return undefined; // absent, or also in a constant part
+    cuts.push({ at, length: quoted.length, slot });
+  }
+  cuts.sort((a, b) => a.at - b.at);
+  // Up to and with each value's opening quote, a pattern for the value, from its closing quote on.
+  let source = "^";
+  let from = 0;
+  const escapable: boolean[] = [];
+  const own: boolean[] = [];
+  const order: number[] = [];
+  for (const cut of cuts) {
+    source += escapeForPattern(template.slice(from, cut.at + 1));
+    from = cut.at + cut.length - 1;
+    const slot = slots[cut.slot]!;
+    if (slot.escapable) {
+      source += `(${JSON_STRING_BODY})`;
+    } else if (slot.keep !== false) {
+      source += `(${PLAIN_STRING_BODY})`;
+    } else {
+      source += PLAIN_STRING_BODY;
+      continue;
+    }
+    escapable.push(slot.escapable);
+    own.push(slot.escapable && slot.own === true);
+    order.push(cut.slot);
+  }
+  source += `${escapeForPattern(template.slice(from))}$`;
+  const single = cuts.length === 1 && order.length === 1 ? { head: cuts[0]!.at + 1, tail: template.length - from } : undefined;
+  return { pattern: new RegExp(source), escapable, own, order, single };
+}
