@@ -14,18 +14,19 @@ import {
   type RunOptions,
 } from "adaptor";
 import { copilot, type CopilotConfig } from "../src/index.js";
-import { collect, processesWith } from "./support.js";
+import { collect, isolatedHome, processesWith, type IsolatedHome } from "./support.js";
 
 // GitHub Copilot CLI 1.0.102 (the pinned platform binary, `copilot --acp`) through the copilot()
 // preset, offline against a scripted chat-completions server (Copilot's own provider settings).
 
 let cache: string;
+let isolated: IsolatedHome;
 let server: ChatCompletionsServer;
 let root: string;
 let ws: string;
 /** A directory outside the working directory. */
 let out: string;
-/** The user's home: its `.copilot` is Copilot's default config directory. */
+/** The user's home (the root): its `.copilot` is Copilot's default config directory. */
 let home: string;
 let env: Record<string, string>;
 let agent: Agent | undefined;
@@ -44,13 +45,13 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "acp-copilot-"));
-  ws = join(root, "ws");
+  isolated = await isolatedHome();
+  root = isolated.home;
+  home = isolated.home;
+  ws = isolated.workDir;
   out = join(root, "out");
-  home = join(root, "home");
-  await mkdir(ws);
   await mkdir(out);
-  await mkdir(join(home, ".copilot"), { recursive: true });
+  await mkdir(join(home, ".copilot"));
   offered = [];
   server = await startChatCompletionsServer({
     rules: [
@@ -88,15 +89,8 @@ beforeEach(async () => {
     ],
   });
   env = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
+    ...isolated.env,
     XDG_CACHE_HOME: cache,
-    TMPDIR: root,
-    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-    HTTPS_PROXY: "http://127.0.0.1:9",
-    HTTP_PROXY: "http://127.0.0.1:9",
-    NO_PROXY: "127.0.0.1",
     COPILOT_OFFLINE: "true",
     COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
     COPILOT_PROVIDER_API_KEY: "dummy",
@@ -109,7 +103,7 @@ afterEach(async () => {
   agent = undefined;
   await server.close();
   expect(await processesWith(root)).toEqual([]);
-  await rm(root, { recursive: true, force: true });
+  await isolated.cleanup();
 });
 
 function copilotAgent(extra: Partial<CopilotConfig> = {}): Agent {
