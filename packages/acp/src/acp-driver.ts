@@ -99,10 +99,11 @@ export interface AcpDriverOptions {
   /**
    * Environment variables with which the agent runs every tool without asking (and may load the
    * working directory's own config), for a run whose policy confines the agent (a `sandbox` other
-   * than `unrestricted`, or a permission mode other than `inherit`): one the host sets (`env` of the config or of the run) refuses the run
-   * before launch (`PolicyCapabilityUnsupportedError` for `sandbox`, else
-   * `HumanDecisionModeUnsupportedError`); one only inherited from the host's environment is removed,
-   * with a `notice` `policy` naming it. Default none.
+   * than `unrestricted`, or a permission mode other than `inherit`): one the host sets, to any
+   * value (`env` of the config or of the run), refuses the run before launch
+   * (`PolicyCapabilityUnsupportedError` for `sandbox`, else `HumanDecisionModeUnsupportedError`;
+   * also with `bestEffortPolicy`); one only inherited from the host's environment is removed, with
+   * a `notice` `policy` naming it. Default none.
    */
   readonly allowAllEnv?: readonly string[];
   /**

@@ -14,7 +14,7 @@ export const PINNED_COPILOT_VERSION = "1.0.102";
 /**
  * The host variables GitHub Copilot CLI inherits when `inheritEnv` is unset: the safe base plus its
  * own settings and login (`COPILOT_*`, `GH_TOKEN`, `GITHUB_TOKEN`, `GH_HOST`), proxies and `NO_COLOR`.
- * `COPILOT_ALLOW_ALL` is removed under a confining policy, and `COPILOT_HOME` is the preset's
+ * `COPILOT_ALLOW_ALL` and `COPILOT_ASSISTED_APPROVAL` are removed under a confining policy, and `COPILOT_HOME` is the preset's
  * (see {@link CopilotConfig.copilotHome}).
  */
 export const COPILOT_INHERITED_ENV: readonly string[] = Object.freeze([
@@ -40,12 +40,16 @@ const AGENT_MODE = "https://agentclientprotocol.com/protocol/session-modes#agent
 const ALLOW_ALL_ENV: readonly string[] = ["COPILOT_ALLOW_ALL", "COPILOT_ASSISTED_APPROVAL"];
 
 /**
- * Copilot's tools that run without a permission ask, removed under a confining policy: `sql` (its
- * per-session database, which can also attach a database file anywhere) and `task` (a sub-agent).
+ * Copilot's tools that run without a permission ask (ACP kind `other`), not offered to the model
+ * under a confining policy, where each call would fail the run: `sql` (its per-session todo
+ * database) and `task` (a sub-agent, whose own calls it does ask about).
  */
 const CONFINED_ARGS: readonly string[] = ["--excluded-tools", "sql", "task"];
 
-/** Flags the preset owns or refuses: ACP mode, and those that approve tools, paths or URLs, change the mode, or trust folders, plugins or MCP config. */
+/**
+ * Flags refused in `extraArgs`: the preset's own, and those that approve tools, paths or URLs,
+ * change the mode, filter tools, or trust folders, plugins or MCP config.
+ */
 const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--acp",
   "--allow-all-tools",
@@ -120,8 +124,8 @@ function copilotBinary(): string | undefined {
 
 /**
  * What Copilot CLI 1.0.102 has proved in this package's tests: the permission modes and `read_only`
- * through its `#agent` session mode (it asks before edits and shell commands, also its sub-agents');
- * no MCP servers from the host (not proved).
+ * through its `#agent` session mode (it asks before edits and shell commands); no MCP servers from
+ * the host (not proved).
  */
 const DESCRIPTOR_CONFIG: Partial<AcpConfig> = {
   type: "copilot",
