@@ -9,6 +9,8 @@ import {
 } from "@agentclientprotocol/sdk";
 import {
   FeatureUnsupportedError,
+  HumanDecisionModeUnsupportedError,
+  PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
   type Driver,
@@ -37,7 +39,7 @@ import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_E
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
-import { acpPolicyCapabilities, planAcpPolicy, type AcpPolicyPlan, type HostOffer } from "./policy/acp-policy.js";
+import { acpPolicyCapabilities, confinesAgent, planAcpPolicy, type AcpPolicyPlan, type HostOffer } from "./policy/acp-policy.js";
 import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
@@ -94,6 +96,22 @@ export interface AcpDriverOptions {
    * host does not control (an untrusted folder's `.env`). Default: none.
    */
   readonly emptyWhenUnset?: readonly string[];
+  /**
+   * Environment variables with which the agent runs every tool without asking (and may load the
+   * working directory's own config), for a run whose policy confines the agent (a `sandbox` other
+   * than `unrestricted`, or a permission mode other than `inherit`): one the host sets, to any
+   * value (`env` of the config or of the run), refuses the run before launch
+   * (`PolicyCapabilityUnsupportedError` for `sandbox`, else `HumanDecisionModeUnsupportedError`;
+   * also with `bestEffortPolicy`); one only inherited from the host's environment is removed, with
+   * a `notice` `policy` naming it. Default none.
+   */
+  readonly allowAllEnv?: readonly string[];
+  /**
+   * Arguments added to the agent's command line for a run whose policy confines the agent (as for
+   * `allowAllEnv`), e.g. switches that remove tools which run without an ask. Part of the
+   * process's launch signature. Default none.
+   */
+  readonly confinedArgs?: readonly string[];
 }
 
 /** What {@link AcpDriverOptions.inheritedSession} is told. */
@@ -125,6 +143,8 @@ export class AcpDriver implements Driver {
   readonly #toolName: (call: ToolCallUpdate) => string;
   readonly #inherited: AcpDriverOptions["inheritedSession"];
   readonly #emptyWhenUnset: readonly string[];
+  readonly #allowAllEnv: readonly string[];
+  readonly #confinedArgs: readonly string[];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -140,6 +160,8 @@ export class AcpDriver implements Driver {
     this.#toolName = options.toolName ?? toolNameOf;
     this.#inherited = options.inheritedSession;
     this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
+    this.#allowAllEnv = options.allowAllEnv ?? [];
+    this.#confinedArgs = options.confinedArgs ?? [];
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -171,8 +193,9 @@ export class AcpDriver implements Driver {
 
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
-    const config = this.config;
+    const config = this.#configFor(request);
     const plan = planAcpPolicy(this.descriptor, config, request.policy);
+    this.#refuseAllowAllEnv(config, request, sink);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
     }
@@ -180,6 +203,15 @@ export class AcpDriver implements Driver {
     const model = request.model ?? config.model;
 
     const env = this.#env(config, request);
+    const merged = this.#merged(config, request);
+    const removed = this.#allowAllEnv.filter((name) => env[name] === undefined && merged[name] !== undefined);
+    if (removed.length > 0)
+      sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: `${removed.join(", ")} (inherited from the host's environment) removed from ${this.descriptor.displayName}'s environment: with it the agent runs every tool without asking, which the run's policy forbids`,
+        data: { removed },
+      });
     // A parked process serves a turn only if it was launched, and its session opened, exactly alike.
     const signature = launchSignature({ config, env, request });
     let proc = await this.#pool.acquire({ request, signature, sink });
@@ -233,8 +265,9 @@ export class AcpDriver implements Driver {
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
-    const config = this.config;
+    const config = this.#configFor(request);
     const plan = planAcpPolicy(this.descriptor, config, request.policy);
+    this.#refuseAllowAllEnv(config, request);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = launchSignature({ config, env: this.#env(config, first), request: first });
     await this.#pool.prewarm(
@@ -298,9 +331,44 @@ export class AcpDriver implements Driver {
     await this.#pool.close();
   }
 
+  /** The checked configuration, with {@link AcpDriverOptions.confinedArgs} for a run whose policy confines the agent. */
+  #configFor(request: Pick<DriverRequest, "policy">): AcpConfig {
+    const config = this.config;
+    if (this.#confinedArgs.length === 0 || !confinesAgent(request.policy)) return config;
+    return { ...config, extraArgs: [...(config.extraArgs ?? []), ...this.#confinedArgs] };
+  }
+
+  /**
+   * Refuses a run whose policy confines the agent while the host sets one of
+   * {@link AcpDriverOptions.allowAllEnv}, with a `policy` notice naming it when a sink is given.
+   * @throws PolicyCapabilityUnsupportedError, HumanDecisionModeUnsupportedError
+   */
+  #refuseAllowAllEnv(config: AcpConfig, request: Pick<DriverRequest, "policy" | "env">, sink?: Pick<DriverSink, "emit">): void {
+    if (!confinesAgent(request.policy)) return;
+    const set = this.#allowAllEnv.filter((name) => config.env?.[name] !== undefined || request.env?.[name] !== undefined);
+    if (set.length === 0) return;
+    sink?.emit({
+      type: "notice",
+      kind: "policy",
+      message: `${set.join(", ")} set in ${this.descriptor.displayName}'s env: with it the agent runs every tool without asking, so the run's policy cannot be enforced`,
+      data: { set },
+    });
+    const sandbox = request.policy?.sandbox;
+    if (sandbox !== undefined && sandbox !== "unrestricted")
+      throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sandbox", sandbox);
+    throw new HumanDecisionModeUnsupportedError(this.descriptor.type, "permission", request.policy?.approvals?.permission ?? "inherit");
+  }
+
+  /** The agent's environment before {@link AcpDriverOptions.allowAllEnv} is removed. */
+  #merged(config: AcpConfig, request: DriverRequest): Record<string, string | undefined> {
+    return mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
+  }
+
   #env(config: AcpConfig, request: DriverRequest): Record<string, string | undefined> {
-    const env = mergeChildEnv({ inheritEnv: config.inheritEnv, defaultInherit: SAFE_ENV_BASE, layers: [config.env, request.env] });
+    const env = this.#merged(config, request);
     for (const name of this.#emptyWhenUnset) if (env[name] === undefined) env[name] = "";
+    // Only an inherited one is left by now: one the host set refused the run (#refuseAllowAllEnv).
+    if (confinesAgent(request.policy)) for (const name of this.#allowAllEnv) if (env[name] !== undefined) env[name] = undefined;
     return env;
   }
 

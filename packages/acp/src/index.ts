@@ -28,3 +28,4 @@ export {
   CLAUDE_AGENT_ACP_INHERITED_ENV,
   type ClaudeAgentAcpConfig,
 } from "./presets/claude-agent-acp.js";
+export { copilot, copilotAcpConfig, PINNED_COPILOT_VERSION, COPILOT_INHERITED_ENV, type CopilotConfig } from "./presets/copilot.js";

@@ -63,6 +63,16 @@ const ALL_SANDBOX: readonly SandboxMode[] = ["read_only", "workspace_write", "un
 const ALL_MODES = ["inherit", "ask", "auto_approve", "auto_deny"] as const;
 const READ_KINDS: readonly string[] = ["read", "search"];
 
+/**
+ * True when `policy` confines the agent: a `sandbox` other than `unrestricted`, or a permission
+ * mode other than `inherit`.
+ */
+export function confinesAgent(policy: RunPolicy | undefined): boolean {
+  const sandbox = policy?.sandbox;
+  const permission = policy?.approvals?.permission;
+  return (sandbox !== undefined && sandbox !== "unrestricted") || (permission !== undefined && permission !== "inherit");
+}
+
 /** True for a permission ask the `read_only` gate lets through: a tool whose ACP kind is `read` or `search`. */
 export function isReadOnlyKind(kind: unknown): boolean {
   return typeof kind === "string" && READ_KINDS.includes(kind);
