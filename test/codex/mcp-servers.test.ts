@@ -1,8 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { whenPromptSays, type ResponsesScriptRule } from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
 import {
   Agent,
@@ -51,6 +53,13 @@ function fixture(root: string, options: { failStart?: boolean } = {}) {
   return { logFile, command };
 }
 
+/** The files below `dir` whose content holds `text` (grep exits 1 when none does). */
+function filesHolding(text: string, dir: string): string[] {
+  const grep = spawnSync("grep", ["-rl", text, dir], { encoding: "utf8" });
+  if (grep.status !== 0 && grep.status !== 1) throw new Error(`grep failed: ${grep.stderr}`);
+  return grep.stdout.split("\n").filter(Boolean);
+}
+
 /** The last tool output the model received. */
 function lastToolOutput(harness: CodexHarness): string {
   return String(harness.server.responses().at(-1)?.view.lastToolOutput?.output ?? "");
@@ -77,6 +86,8 @@ describe("codex app-server: MCP servers", () => {
     expect(events.some((e) => e.type === "tool-call" && e.name === "fixture/echo")).toBe(true);
     expect(argv).toContain("app-server");
     expect(argv).not.toContain("s3cret-value");
+    // Nor in any file codex wrote (config, rollout, state).
+    expect(filesHolding("s3cret-value", h.env.codexHome)).toEqual([]);
     const log = await readMcpFixtureLog(logFile);
     expect(log.filter((entry) => entry.event === "call").map((entry) => entry.text)).toEqual(["ping"]);
     expect(events.some((e) => e.type === "notice" && e.kind === "mcp.status")).toBe(true);
@@ -156,9 +167,7 @@ describe("codex app-server: MCP servers", () => {
       await using agent = new Agent((await codexHarnessFor({ bestEffortPolicy })).driver, {
         policy: { sandbox: "read_only", ...(permission ? { approvals: { permission } } : {}) },
       });
-      const refused = await agent
-        .run("CALL_ECHO", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] })
-        .catch((e: unknown) => e);
+      const refused = await agent.run("CALL_ECHO", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] }).catch((e: unknown) => e);
       expect(findError(refused, PolicyCapabilityUnsupportedError)).toMatchObject({ dimension: "sandbox" });
       expect(h?.server.responses()).toEqual([]);
     },
@@ -213,6 +222,19 @@ describe("codex app-server: host tools (defineTool)", () => {
     await agent.close();
     expect(calls).toEqual([]);
     expect(lastToolOutput(h)).toContain("permission_denied: words are off limits");
+  });
+
+  it("a thread's second turn reuses the parked process with the same host-tool server, and its tool still answers", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("tools");
+    await thread.run("LOOKUP once");
+    const stream = thread.stream("LOOKUP twice");
+    const events = await collect(stream);
+    await stream.result();
+    await agent.close();
+    expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(true);
+    expect(calls).toEqual(["codex", "codex"]);
   });
 
   it("sandbox read_only with permission unset: host tools run (they are the host's own code), the sandbox reported enforced", async () => {

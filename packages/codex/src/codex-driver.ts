@@ -111,7 +111,11 @@ export class CodexDriver implements Driver {
     const enforcement = codexEnforcement(request.policy, plan, transport);
     // The SDK refuses MCP servers on exec before this (the descriptor lists no transport); the driver's own guard.
     if (request.mcpServers?.length)
-      throw new FeatureUnsupportedError(this.descriptor.type, "mcpServers", "codex exec takes no MCP servers; use the app-server transport");
+      throw new FeatureUnsupportedError(
+        this.descriptor.type,
+        "mcpServers",
+        "codex exec takes no MCP servers; use the app-server transport",
+      );
     // `codex exec resume` can only continue the parent's own thread: a fork would share it.
     if (request.session?.fork)
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "codex exec cannot fork a thread; use the app-server transport");

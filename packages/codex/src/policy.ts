@@ -74,7 +74,7 @@ export const SANDBOX_UNDER_ASK =
 export const SANDBOX_WITH_MCP =
   "an MCP server's tool runs outside codex's sandbox (the server is a process of its own, or remote), and under this " +
   "sandbox with approval policy never (permission unset, auto_approve, or inherit) codex refuses every MCP tool call " +
-  "(\"MCP tool call requires approval, but approval policy is never\"); use sandbox unrestricted with the MCP servers";
+  '("MCP tool call requires approval, but approval policy is never"); use sandbox unrestricted with the MCP servers';
 
 /** Why a confining sandbox cannot be enforced under codex's own approval policy `policy` (permission `inherit`). */
 export function sandboxUnderInherited(policy: AskForApproval): string {

@@ -1,4 +1,12 @@
-import { MCP_CONNECT_OP, type ApprovalAsk, type DriverFailure, type DriverRequest, type DriverResponse, type DriverSink, type McpServerConfig } from "@adaptor/driver";
+import {
+  MCP_CONNECT_OP,
+  type ApprovalAsk,
+  type DriverFailure,
+  type DriverRequest,
+  type DriverResponse,
+  type DriverSink,
+  type McpServerConfig,
+} from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
@@ -761,11 +769,7 @@ export class AppServerSession implements PooledProcess {
    * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call");
    * an MCP server's own elicitation is declined.
    */
-  #elicitation(
-    message: JsonRpcServerRequest,
-    answer: (id: string | number, send: () => Promise<void>) => void,
-    sink: DriverSink,
-  ): void {
+  #elicitation(message: JsonRpcServerRequest, answer: (id: string | number, send: () => Promise<void>) => void, sink: DriverSink): void {
     const rpc = this.#rpc;
     const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
     const decided = mcpElicitation(message as ServerRequest, this.#mcpServers);
