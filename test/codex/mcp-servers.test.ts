@@ -133,7 +133,11 @@ describe("codex app-server: MCP servers", () => {
     });
     await agent.close();
     expect(asked).toEqual(["mcp__fixture__echo", "mcp__fixture__echo"]);
-    expect(lastToolOutput(h)).toContain("user rejected MCP tool call");
+    // The model reads codex's rejection and the host's reason (a developer message).
+    const body = JSON.stringify(h.server.responses().at(-1)?.body);
+    expect(body).toContain("user rejected MCP tool call");
+    expect(body).toContain("The host denied mcp__fixture__echo");
+    expect(body).toContain("not now");
     expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toHaveLength(1);
   });
 

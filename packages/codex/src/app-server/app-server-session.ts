@@ -744,7 +744,7 @@ export class AppServerSession implements PooledProcess {
    */
   async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
     const threadId = this.threadId;
-    if (!V2_APPROVAL_METHODS.includes(message.method) || !threadId) return;
+    if ((!V2_APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) || !threadId) return;
     const text = `The host denied ${ask.title}: ${reason}`;
     const params: ThreadInjectItemsParams = {
       threadId,
@@ -766,7 +766,8 @@ export class AppServerSession implements PooledProcess {
    * Answers codex's `mcpServer/elicitation/request` of the running turn: a trusted server's tool
    * (the SDK's host tools, approved on the host's own path) is accepted at once; codex's ask before
    * another MCP server's tool call goes to the host as a `permission` ask (approve → `accept`, any
-   * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call");
+   * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call";
+   * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
    * an MCP server's own elicitation is declined.
    */
   #elicitation(message: JsonRpcServerRequest, answer: (id: string | number, send: () => Promise<void>) => void, sink: DriverSink): void {
@@ -777,8 +778,14 @@ export class AppServerSession implements PooledProcess {
       respond(decided.answer);
       return;
     }
-    sink.requestApproval(decided.ask).then(
-      (decision) => respond(effectiveDecision(decision).outcome === "approve" ? "accept" : "decline"),
+    const ask = decided.ask;
+    sink.requestApproval(ask).then(
+      async (decision) => {
+        const effective = effectiveDecision(decision);
+        if (effective.outcome === "approve") return respond("accept");
+        if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+        respond("decline");
+      },
       () => respond("decline"),
     );
   }
