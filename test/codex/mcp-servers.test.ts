@@ -155,7 +155,7 @@ describe("codex app-server: MCP servers", () => {
     });
     await agent.close();
     expect(asked).toEqual([]);
-    expect(lastToolOutput(h)).toContain("user rejected MCP tool call");
+    expect(JSON.stringify(h.server.responses().at(-1)?.body)).toContain("user rejected MCP tool call");
     expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toEqual([]);
     expect(result.enforcement?.find((entry) => entry.field === "sandbox")?.enforced).toBe(true);
   });
