@@ -92,7 +92,7 @@ export class CodexDriver implements Driver {
     checkCodexPrompt(asked.prompt);
     checkCodexEffort(asked.effort, this.config);
     const { request, webSearchOff } = minimalEffortRequest(asked, readCheckpointData(asked.session?.data).effort);
-    const planned = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
+    const planned = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
     const plan: CodexPolicyPlan = webSearchOff ? { ...planned, webSearchOffForEffort: MINIMAL_EFFORT_NO_WEB_SEARCH } : planned;
     if (webSearchOff)
       sink.emit({
@@ -109,6 +109,13 @@ export class CodexDriver implements Driver {
       return { ...response, enforcement: codexEnforcement(request.policy, checked, transport) };
     }
     const enforcement = codexEnforcement(request.policy, plan, transport);
+    // The SDK refuses MCP servers on exec before this (the descriptor lists no transport); the driver's own guard.
+    if (request.mcpServers?.length)
+      throw new FeatureUnsupportedError(
+        this.descriptor.type,
+        "mcpServers",
+        "codex exec takes no MCP servers; use the app-server transport",
+      );
     // `codex exec resume` can only continue the parent's own thread: a fork would share it.
     if (request.session?.fork)
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "codex exec cannot fork a thread; use the app-server transport");
@@ -168,7 +175,7 @@ export class CodexDriver implements Driver {
     signal.throwIfAborted();
     this.validateConfig();
     if (this.config.transport === "exec") return false;
-    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config);
+    const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };

@@ -4,8 +4,9 @@ import { deepFreeze } from "@adaptor/driver/kit";
 /**
  * Capabilities of the app-server transport, each proved against codex 0.171.0 in this package's
  * real-binary tests (packages/codex/test/): resume and fork in a new process, process reuse for
- * thread turns (codex-reuse.test.ts), skills (codex-skills.test.ts), native structured output, the three sandbox levels, web
- * search allow/deny, and the four permission modes.
+ * thread turns (codex-reuse.test.ts), skills (codex-skills.test.ts), MCP servers over stdio and
+ * HTTP and the SDK's host tools (mcp-servers.test.ts), native structured output, the three sandbox
+ * levels, web search allow/deny, and the four permission modes.
  */
 export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
   type: "codex",
@@ -18,7 +19,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     structuredOutput: { native: true, prompt: false },
     // Staged per process and announced with `skills/extraRoots/set` (test/codex/codex-skills.test.ts).
     skills: true,
-    mcp: { transports: [] },
+    // `mcp_servers` in the thread's config (test/codex/mcp-servers.test.ts); codex speaks no SSE.
+    mcp: { transports: ["stdio", "http"] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],
       webSearch: ["allow", "deny"],
@@ -53,6 +55,8 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     structuredOutput: { native: true, prompt: false },
     // `codex exec` has no request to announce an extra skills root: a run with skills is refused.
     skills: false,
+    // `-c mcp_servers.…` would put a server's env and headers in argv, and exec cannot ask the host
+    // before a tool call: MCP servers and host tools are refused before launch.
     mcp: { transports: [] },
     policy: {
       sandbox: ["read_only", "workspace_write", "unrestricted"],

@@ -2,6 +2,7 @@ import {
   assertPolicySupported,
   PolicyCapabilityUnsupportedError,
   type DriverDescriptor,
+  type McpServerConfig,
   type PolicyEnforcement,
   type RunPolicy,
   type SandboxMode,
@@ -69,6 +70,12 @@ export const SANDBOX_UNDER_ASK =
   "asking again) or when the model asks for escalated permissions (the approval request looks the same); use auto_approve " +
   "or auto_deny with this sandbox, or ask with sandbox unrestricted";
 
+/** Why a confining sandbox cannot be enforced with MCP servers of the host's (not the SDK's host tools) unless every call is denied. */
+export const SANDBOX_WITH_MCP =
+  "an MCP server's tool runs outside codex's sandbox (the server is a process of its own, or remote), and under this " +
+  "sandbox with approval policy never (permission unset, auto_approve, or inherit) codex refuses every MCP tool call " +
+  '("MCP tool call requires approval, but approval policy is never"); use sandbox unrestricted with the MCP servers';
+
 /** Why a confining sandbox cannot be enforced under codex's own approval policy `policy` (permission `inherit`). */
 export function sandboxUnderInherited(policy: AskForApproval): string {
   return (
@@ -101,10 +108,15 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  *   under `untrusted` codex runs an approved command outside its sandbox; under its other policies it
  *   does not ask before a sandboxed command), unless `bestEffort`: then the run goes on and the
  *   plan's `sandboxBestEffort` is set.
+ * - sandbox `read_only` or `workspace_write` with an MCP server of the host's (`mcpServers` that are
+ *   not `trusted`, i.e. not the SDK's host-tool server) is refused unless the permission is
+ *   `auto_deny` ({@link SANDBOX_WITH_MCP}: codex would refuse every call of its tools), whatever
+ *   `bestEffort` says. Under `auto_deny` codex asks before each MCP tool call and the SDK denies it.
  *
  * @throws InvalidPolicyError for a value outside its domain; PolicyCapabilityUnsupportedError for
  * a sandbox / web search / browser / active-timeout value the descriptor lacks, or for sandbox
- * `read_only` / `workspace_write` with permission `ask` (without `bestEffort`);
+ * `read_only` / `workspace_write` with permission `ask` (without `bestEffort`), or with an MCP
+ * server of the host's and a permission other than `auto_deny`;
  * HumanDecisionModeUnsupportedError for an approval mode the descriptor lacks.
  */
 export function planPolicy(
@@ -112,6 +124,7 @@ export function planPolicy(
   descriptor: DriverDescriptor,
   bestEffort = false,
   launch: CodexLaunchSettings = {},
+  mcpServers: readonly McpServerConfig[] = [],
 ): CodexPolicyPlan {
   if (!policy) return {};
   assertPolicySupported(descriptor, policy);
@@ -122,6 +135,11 @@ export function planPolicy(
   if (confined && permission === "ask" && !bestEffort) {
     const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
     error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be enforced with permission "ask": ${SANDBOX_UNDER_ASK} (or set bestEffortPolicy to run it with the sandbox reported not enforced)`;
+    throw error;
+  }
+  if (confined && permission !== "ask" && permission !== "auto_deny" && mcpServers.some((server) => server.trusted !== true)) {
+    const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
+    error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be combined with MCP servers under permission ${JSON.stringify(permission ?? "unset")}: ${SANDBOX_WITH_MCP}`;
     throw error;
   }
   const approvalPolicy =

@@ -1,9 +1,18 @@
-import type { ApprovalAsk, DriverFailure, DriverRequest, DriverResponse, DriverSink } from "@adaptor/driver";
+import {
+  MCP_CONNECT_OP,
+  type ApprovalAsk,
+  type DriverFailure,
+  type DriverRequest,
+  type DriverResponse,
+  type DriverSink,
+  type McpServerConfig,
+} from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   beforeNextLine,
   DEFAULT_IDLE_MS,
+  DEFAULT_REPLY_TIMEOUT_MS,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
@@ -40,6 +49,14 @@ import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
 import { codexRpc } from "./codex-rpc.js";
 import { parseAppServerLine } from "./parse-line.js";
+import {
+  codexMcpServers,
+  elicitationAnswer,
+  MCP_ELICITATION_METHOD,
+  mcpElicitation,
+  McpStartup,
+  requiredMcpFailure,
+} from "./mcp-servers.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 
@@ -122,6 +139,10 @@ export class AppServerSession implements PooledProcess {
   readonly #cwd: string;
   /** The run's skills, staged for this process; announced right after `initialize`. */
   readonly #skills: StagedCodexSkills | undefined;
+  /** The MCP servers this process was launched with (part of its launch signature). */
+  readonly #mcpServers: readonly McpServerConfig[] | undefined;
+  /** The startup states codex reported for those servers (none without servers). */
+  readonly #mcpStartup: McpStartup | undefined;
   readonly #graceMs: number;
   readonly #rpc: JsonRpcConnection;
   readonly #pump: Promise<void>;
@@ -177,14 +198,23 @@ export class AppServerSession implements PooledProcess {
     }
     // The staged skills live as long as the process (close() removes them too, and waits for it).
     if (skills) void proc.exited.then(() => skills.remove());
-    session = new AppServerSession(proc, init.signature, config, cwd, skills);
+    session = new AppServerSession(proc, init.signature, config, cwd, skills, request.mcpServers);
     sink.emit({ type: "process", kind: "spawn", pid: proc.pid });
     return session;
   }
 
-  private constructor(proc: CliProcess, signature: string, config: CodexConfig, cwd: string, skills: StagedCodexSkills | undefined) {
+  private constructor(
+    proc: CliProcess,
+    signature: string,
+    config: CodexConfig,
+    cwd: string,
+    skills: StagedCodexSkills | undefined,
+    mcpServers: readonly McpServerConfig[] | undefined,
+  ) {
     this.proc = proc;
     this.#skills = skills;
+    this.#mcpServers = mcpServers;
+    this.#mcpStartup = mcpServers?.length ? new McpStartup(mcpServers.map((server) => server.name)) : undefined;
     this.signature = signature;
     this.#config = config;
     this.#cwd = cwd;
@@ -274,6 +304,7 @@ export class AppServerSession implements PooledProcess {
     const ready = (async () => {
       // Written right behind the handshake, without waiting for its answer (codex reads its stdin in order).
       const initialized = this.#initialize();
+      this.#mcpStartup?.reset();
       const opening = openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
       opening.catch(() => undefined); // read below, once the handshake's own failure had its say
       await initialized;
@@ -380,6 +411,7 @@ export class AppServerSession implements PooledProcess {
       opened = this.#opened;
       if (!opened) {
         // Written right behind the handshake of a new process, without waiting for its answer.
+        this.#mcpStartup?.reset();
         const opening = openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
         opening.catch(() => undefined); // read below, once the handshake's own failure had its say
         await initialized;
@@ -402,6 +434,7 @@ export class AppServerSession implements PooledProcess {
         checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
+        await this.#mcpStarted(signal, sink);
         baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
@@ -653,7 +686,38 @@ export class AppServerSession implements PooledProcess {
     if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
   }
 
+  /**
+   * Waits until codex reported each of the run's MCP servers `ready`, `failed` or `cancelled` (at
+   * most `replyTimeoutMs`; a cancel or codex's exit ends the wait too), then reports their states
+   * in a `notice` of kind `mcp.status`. Without MCP servers it returns at once; on a thread whose
+   * servers already settled (a reused process) it only reports.
+   */
+  async #mcpStarted(signal: AbortSignal, sink: DriverSink): Promise<void> {
+    const startup = this.#mcpStartup;
+    if (!startup) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = Promise.race([
+      this.proc.exited,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#config.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+        timer.unref();
+        onAbort = resolve;
+        if (signal.aborted) resolve();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+    try {
+      await startup.settled(stop);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+    sink.emit({ type: "notice", kind: "mcp.status", message: "MCP servers at turn start", data: { servers: startup.statuses() } });
+  }
+
   #onNotification(method: string, params: unknown): void {
+    this.#mcpStartup?.accept(method, params);
     if (method === "thread/closed" && (params as { threadId?: unknown } | undefined)?.threadId === this.threadId) {
       this.#threadClosed = true; // codex unloaded the thread: this process cannot continue it
     }
@@ -667,8 +731,8 @@ export class AppServerSession implements PooledProcess {
       return;
     }
     // No turn is running (the process is parked): nobody can decide, so decline.
-    if (APPROVAL_METHODS.includes(message.method)) {
-      void this.#rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason: "no turn is running" }));
+    if (APPROVAL_METHODS.includes(message.method) || message.method === MCP_ELICITATION_METHOD) {
+      void this.#rpc.respond(message.id, declineAnswer(message.method, "no turn is running"));
     } else {
       void this.#rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`);
     }
@@ -683,7 +747,7 @@ export class AppServerSession implements PooledProcess {
    */
   async #tellDenyReason(message: JsonRpcServerRequest, ask: ApprovalAsk, reason: string, sink: DriverSink): Promise<void> {
     const threadId = this.threadId;
-    if (!V2_APPROVAL_METHODS.includes(message.method) || !threadId) return;
+    if ((!V2_APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) || !threadId) return;
     const text = `The host denied ${ask.title}: ${reason}`;
     const params: ThreadInjectItemsParams = {
       threadId,
@@ -702,6 +766,34 @@ export class AppServerSession implements PooledProcess {
   }
 
   /**
+   * Answers codex's `mcpServer/elicitation/request` of the running turn: a trusted server's tool
+   * (the SDK's host tools, approved on the host's own path) is accepted at once; codex's ask before
+   * another MCP server's tool call goes to the host as a `permission` ask (approve → `accept`, any
+   * other decision → `decline`, which codex reports to the model as "user rejected MCP tool call";
+   * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
+   * an MCP server's own elicitation is declined.
+   */
+  #elicitation(message: JsonRpcServerRequest, answer: (id: string | number, send: () => Promise<void>) => void, sink: DriverSink): void {
+    const rpc = this.#rpc;
+    const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
+    const decided = mcpElicitation(message as ServerRequest, this.#mcpServers);
+    if ("answer" in decided) {
+      respond(decided.answer);
+      return;
+    }
+    const ask = decided.ask;
+    sink.requestApproval(ask).then(
+      async (decision) => {
+        const effective = effectiveDecision(decision);
+        if (effective.outcome === "approve") return respond("accept");
+        if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+        respond("decline");
+      },
+      () => respond("decline"),
+    );
+  }
+
+  /**
    * The server-request handler of one turn. Approvals of this turn go to the host; each request is
    * answered once. Requests that name a turn are held until this turn's id is known; one of another
    * turn, or one that arrives after this turn's `turn/completed`, is declined to codex at once and
@@ -717,9 +809,9 @@ export class AppServerSession implements PooledProcess {
       void send();
     };
     const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
-      answer(message.id, () => rpc.respond(message.id, approvalAnswer(message.method, { outcome: "deny", reason })));
+      answer(message.id, () => rpc.respond(message.id, declineAnswer(message.method, reason)));
     const handle = (message: JsonRpcServerRequest): void => {
-      if (!APPROVAL_METHODS.includes(message.method)) {
+      if (!APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
         answer(message.id, () =>
           rpc.respondError(message.id, JSON_RPC_METHOD_NOT_FOUND, `the adaptor codex driver does not handle ${message.method}`),
@@ -745,6 +837,10 @@ export class AppServerSession implements PooledProcess {
           data: { id: message.id, method: message.method, ...(requestTurn ? { turnId: requestTurn } : {}) },
         });
         decline(message, `approval request ${late}`);
+        return;
+      }
+      if (message.method === MCP_ELICITATION_METHOD) {
+        this.#elicitation(message, answer, sink);
         return;
       }
       try {
@@ -782,14 +878,19 @@ export class AppServerSession implements PooledProcess {
   }
 }
 
+/** The answer that declines server request `method` (an approval, or an MCP elicitation). */
+function declineAnswer(method: string, reason: string): unknown {
+  return method === MCP_ELICITATION_METHOD ? elicitationAnswer("decline") : approvalAnswer(method, { outcome: "deny", reason });
+}
+
 /** The effort of a turn: its own, else the last committed turn's (`data`). */
 function effortOf(request: DriverRequest, data: CodexCheckpointData): string | undefined {
   return request.effort ?? data.effort;
 }
 
-/** A disconnect (codex gone before answering) is classified from the exit, not thrown. */
+/** A disconnect (codex gone before answering) is classified from the exit, not thrown; a required MCP server's is thrown. */
 function isDisconnect(err: unknown): boolean {
-  return err instanceof DriverError && err.code === ErrCode.DeviceDisconnected;
+  return err instanceof DriverError && err.code === ErrCode.DeviceDisconnected && err.op !== MCP_CONNECT_OP;
 }
 
 /**
@@ -800,6 +901,9 @@ function isDisconnect(err: unknown): boolean {
  * is thrown: an infrastructure failure, never a reason to start over.
  */
 function refusedSession(request: DriverRequest, err: unknown, idleMs: number): DriverFailure {
+  // A required MCP server that did not start fails the run (codex refused to open the thread).
+  const mcp = err instanceof CodexRpcError ? requiredMcpFailure(err.message, request.mcpServers) : undefined;
+  if (mcp) throw mcp;
   const session = request.session;
   if (!session || !(err instanceof CodexRpcError)) throw err;
   const refusal = resumeRefusal(err.message);
@@ -868,14 +972,19 @@ async function openThread(
   const model = request.model ?? data.model ?? config.model;
   // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides, `-c` at launch).
   const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
+  // The run's MCP servers go in the thread's config (stdin): their env and headers never reach argv.
+  const mcpServers = request.mcpServers?.length ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env)) } : {};
+  const threadConfig = {
+    ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
+    ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),
+    ...mcpServers,
+  };
   const common = {
     cwd,
     ...(model ? { model } : {}),
     ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
     ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
-    ...(plan.webSearch || pinRoots
-      ? { config: { ...(plan.webSearch ? { web_search: plan.webSearch } : {}), ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}) } }
-      : {}),
+    ...(Object.keys(threadConfig).length ? { config: threadConfig as ThreadStartParams["config"] } : {}),
     // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
     ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
     ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),

@@ -1,0 +1,258 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { whenPromptSays, type ResponsesScriptRule } from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
+import {
+  Agent,
+  defineTool,
+  DriverError,
+  ErrCode,
+  ErrMCPUnsupported,
+  findError,
+  isError,
+  mcpStdio,
+  PolicyCapabilityUnsupportedError,
+  type AgentEvent,
+} from "adaptor";
+import { alive, codexHarness, type CodexHarness } from "./support.js";
+
+// MCP servers and host tools on the codex app-server, on the real binary: the servers go in the
+// thread's config (`thread/start` `config.mcp_servers`, over stdin), codex's ask before an MCP tool
+// call (`mcpServer/elicitation/request`, approval policy `untrusted`) goes to the host, host tools
+// pass the SDK's own approval gate.
+
+/** The model calls the fixture's `echo` (codex offers a server's tools as the namespace `mcp__<server>`). */
+const CALL_ECHO: ResponsesScriptRule = {
+  when: whenPromptSays("CALL_ECHO"),
+  reply: { functionCall: { name: "echo", namespace: "mcp__fixture", arguments: { text: "ping" } } },
+};
+const CALL_LOOKUP: ResponsesScriptRule = {
+  when: whenPromptSays("LOOKUP"),
+  reply: { functionCall: { name: "lookup", namespace: "mcp__adaptor", arguments: { word: "codex" } } },
+};
+
+let h: CodexHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+function fixture(root: string, options: { failStart?: boolean } = {}) {
+  const logFile = join(root, "mcp.log");
+  const command = mcpFixtureCommand({ logFile, ...options });
+  return { logFile, command };
+}
+
+/** The files below `dir` whose content holds `text` (grep exits 1 when none does). */
+function filesHolding(text: string, dir: string): string[] {
+  const grep = spawnSync("grep", ["-rl", text, dir], { encoding: "utf8" });
+  if (grep.status !== 0 && grep.status !== 1) throw new Error(`grep failed: ${grep.stderr}`);
+  return grep.stdout.split("\n").filter(Boolean);
+}
+
+/** The last tool output the model received. */
+function lastToolOutput(harness: CodexHarness): string {
+  return String(harness.server.responses().at(-1)?.view.lastToolOutput?.output ?? "");
+}
+
+describe("codex app-server: MCP servers", () => {
+  it("auto_approve, sandbox unrestricted: a stdio server's tool runs unasked and its result reaches the model; its env stays out of argv; the server ends with the run", async () => {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { logFile, command } = fixture(h.env.root);
+    const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
+    const stream = agent.stream("CALL_ECHO please", {
+      mcpServers: [mcpStdio("fixture", command.command, { args: command.args, env: { FIXTURE_SECRET: "s3cret-value" } })],
+    });
+    let argv = "";
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "process" && event.kind === "spawn") argv = readFileSync(`/proc/${event.pid}/cmdline`, "utf8");
+    }
+    const result = await stream.result();
+    await agent.close();
+    expect(lastToolOutput(h)).toContain("echo: ping (MCP_FIXTURE_OK)");
+    expect(result.text).toContain("MCP_FIXTURE_OK");
+    expect(events.some((e) => e.type === "tool-call" && e.name === "fixture/echo")).toBe(true);
+    expect(argv).toContain("app-server");
+    expect(argv).not.toContain("s3cret-value");
+    // Nor in any file codex wrote (config, rollout, state).
+    expect(filesHolding("s3cret-value", h.env.codexHome)).toEqual([]);
+    const log = await readMcpFixtureLog(logFile);
+    expect(log.filter((entry) => entry.event === "call").map((entry) => entry.text)).toEqual(["ping"]);
+    expect(events.some((e) => e.type === "notice" && e.kind === "mcp.status")).toBe(true);
+    const started = log.filter((entry) => entry.event === "start");
+    expect(started.length).toBeGreaterThan(0);
+    expect(started.every((entry) => !alive(entry.pid))).toBe(true);
+  });
+
+  it("a required server that cannot start fails the run: DEVICE_DISCONNECTED, op mcp connect, the server named", async () => {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { command } = fixture(h.env.root, { failStart: true });
+    const agent = new Agent(h.driver);
+    const failed = await agent
+      .run("CALL_ECHO please", { mcpServers: [mcpStdio("fixture", command.command, { args: command.args, required: true })] })
+      .catch((e: unknown) => e);
+    await agent.close();
+    const error = findError(failed, DriverError);
+    expect(error).toMatchObject({ code: ErrCode.DeviceDisconnected, op: "mcp connect", device: "fixture" });
+    expect(h.server.responses()).toEqual([]);
+  });
+
+  it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not", async () => {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { logFile, command } = fixture(h.env.root);
+    const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
+    const servers = [mcpStdio("fixture", command.command, { args: command.args })];
+    const asked: (string | undefined)[] = [];
+    await agent.run("CALL_ECHO please", {
+      mcpServers: servers,
+      onApproval: (request) => {
+        asked.push(request.toolName);
+        request.approve();
+      },
+    });
+    expect(asked).toEqual(["mcp__fixture__echo"]);
+    expect(lastToolOutput(h)).toContain("MCP_FIXTURE_OK");
+    await agent.run("CALL_ECHO again", {
+      mcpServers: servers,
+      onApproval: (request) => {
+        asked.push(request.toolName);
+        request.deny("not now");
+      },
+    });
+    await agent.close();
+    expect(asked).toEqual(["mcp__fixture__echo", "mcp__fixture__echo"]);
+    // The model reads codex's rejection and the host's reason (a developer message).
+    const body = JSON.stringify(h.server.responses().at(-1)?.body);
+    expect(body).toContain("user rejected MCP tool call");
+    expect(body).toContain("The host denied mcp__fixture__echo");
+    expect(body).toContain("not now");
+    expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toHaveLength(1);
+  });
+
+  it("permission auto_deny: the MCP tool call is denied without asking the host; the sandbox read_only is enforced", async () => {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { logFile, command } = fixture(h.env.root);
+    const agent = new Agent(h.driver, { policy: { sandbox: "read_only", approvals: { permission: "auto_deny" } } });
+    const asked: string[] = [];
+    const result = await agent.run("CALL_ECHO please", {
+      mcpServers: [mcpStdio("fixture", command.command, { args: command.args })],
+      onApproval: (request) => {
+        asked.push(String(request.toolName));
+        request.approve();
+      },
+    });
+    await agent.close();
+    expect(asked).toEqual([]);
+    expect(JSON.stringify(h.server.responses().at(-1)?.body)).toContain("user rejected MCP tool call");
+    expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toEqual([]);
+    expect(result.enforcement?.find((entry) => entry.field === "sandbox")?.enforced).toBe(true);
+  });
+
+  it.each([
+    ["permission unset", undefined, false],
+    ["auto_approve", "auto_approve", false],
+    ["inherit", "inherit", false],
+    ["auto_approve and bestEffortPolicy", "auto_approve", true],
+  ] as const)(
+    "sandbox read_only with an MCP server and %s: refused before launch (codex would refuse every MCP tool call)",
+    async (_label, permission, bestEffortPolicy) => {
+      await using agent = new Agent((await codexHarnessFor({ bestEffortPolicy })).driver, {
+        policy: { sandbox: "read_only", ...(permission ? { approvals: { permission } } : {}) },
+      });
+      const refused = await agent.run("CALL_ECHO", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] }).catch((e: unknown) => e);
+      expect(findError(refused, PolicyCapabilityUnsupportedError)).toMatchObject({ dimension: "sandbox" });
+      expect(h?.server.responses()).toEqual([]);
+    },
+  );
+
+  it("exec transport: MCP servers are refused before launch (ErrMCPUnsupported)", async () => {
+    await using agent = new Agent((await codexHarnessFor({ transport: "exec" })).driver);
+    const refused = await agent.run("hi", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] }).catch((e: unknown) => e);
+    expect(isError(refused, ErrMCPUnsupported)).toBe(true);
+    expect(h?.server.responses()).toEqual([]);
+  });
+});
+
+describe("codex app-server: host tools (defineTool)", () => {
+  const calls: string[] = [];
+  const lookup = defineTool({
+    name: "lookup",
+    description: "Looks up a word",
+    input: z.object({ word: z.string() }),
+    handler: ({ word }) => {
+      calls.push(word);
+      return `meaning of ${word}`;
+    },
+  });
+  afterEach(() => {
+    calls.length = 0;
+  });
+
+  it("permission ask: the call is asked on the host's own path once; approved, its value reaches the model", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
+    const asked: [string | undefined, unknown][] = [];
+    const stream = agent.stream("LOOKUP please", {
+      onApproval: (request) => {
+        asked.push([request.toolName, request.input]);
+        request.approve();
+      },
+    });
+    await collect(stream);
+    const result = await stream.result();
+    await agent.close();
+    expect(asked).toEqual([["lookup", { word: "codex" }]]);
+    expect(calls).toEqual(["codex"]);
+    expect(lastToolOutput(h)).toContain("meaning of codex");
+    expect(result.text).toContain("meaning of codex");
+  });
+
+  it("permission ask, denied on the host: the handler does not run and the model reads the denial", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
+    await agent.run("LOOKUP please", { onApproval: (request) => request.deny("words are off limits") });
+    await agent.close();
+    expect(calls).toEqual([]);
+    expect(lastToolOutput(h)).toContain("permission_denied: words are off limits");
+  });
+
+  it("a thread's second turn reuses the parked process with the same host-tool server, and its tool still answers", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("tools");
+    await thread.run("LOOKUP once");
+    const stream = thread.stream("LOOKUP twice");
+    const events = await collect(stream);
+    await stream.result();
+    await agent.close();
+    expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(true);
+    expect(calls).toEqual(["codex", "codex"]);
+  });
+
+  it("sandbox read_only with permission unset: host tools run (they are the host's own code), the sandbox reported enforced", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], policy: { sandbox: "read_only" } });
+    const result = await agent.run("LOOKUP please");
+    await agent.close();
+    expect(calls).toEqual(["codex"]);
+    expect(result.enforcement?.find((entry) => entry.field === "sandbox")?.enforced).toBe(true);
+  });
+});
+
+/** A harness for a refusal test (no model request is expected). */
+async function codexHarnessFor(config: { transport?: "exec"; bestEffortPolicy?: boolean } = {}): Promise<CodexHarness> {
+  h = await codexHarness({ config });
+  return h;
+}
