@@ -14,6 +14,7 @@ import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js
 import { RunHandle } from "../run/run-handle.js";
 import { expiredVerdict } from "../verdict/verdict.js";
 import { FleetTables } from "../schema/fleet-tables.js";
+import { databaseError } from "../schema/connection-lost.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
 import type { FleetCore } from "./fleet-core.js";
@@ -66,7 +67,9 @@ export interface FleetApproval {
    * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
    * `closed` (unanswered, but its deadline passed on the worker, its run ended (closed on the
    * worker as the run ends, before its verdict: its own `timeoutMs`, the CLI gone) or
-   * has its verdict, or the attempt that asked was lost: an answer would reach nobody).
+   * has its verdict, or the attempt that asked ended: its worker was lost or drained, or gave up
+   * on an unreachable database, and pg-boss failed or re-queued its job (from that write on), so
+   * an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
 }
@@ -135,7 +138,7 @@ export class Fleet implements AsyncDisposable {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
     this.#pool.on("error", () => {});
-    const tables = new FleetTables(this.#pool, resolved.schema);
+    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss`, queue: resolved.queue });
     const boss = new PgBoss({
       connectionString: resolved.connectionString,
       schema: `${resolved.schema}_boss`,
@@ -274,9 +277,20 @@ export class Fleet implements AsyncDisposable {
    *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
-   *   approval another run of the fleet resumes or resumed (nothing stored).
+   *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
+   *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
+   *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
+   *   then refused `FleetRunExistsError`).
    */
   async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
+    try {
+      return await this.#submit(prompt, options);
+    } catch (error) {
+      throw databaseError("fleet submit", error);
+    }
+  }
+
+  async #submit(prompt: Prompt, options: SubmitOptions): Promise<RunHandle> {
     if (typeof prompt !== "string" && !Array.isArray(prompt))
       throw new TypeError("fleet submit: prompt must be a string or an array of parts");
     checkSubmitOptions(options);
@@ -400,16 +414,28 @@ export class Fleet implements AsyncDisposable {
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
-   *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
+   *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
+   *   without the database: closed in the write that fails or re-queues its job), `"unknown"` for an id
    *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
    *   string reason or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object; `ErrApprovalKindMismatch` for an
    *   outcome that does not fit the request's kind (all these record nothing: the approval stays
    *   pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
-   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it).
+   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
+   *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
+   *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
+   *   statement recorded is then refused `"answered"`).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    try {
+      await this.#answer(approvalId, decision);
+    } catch (error) {
+      throw databaseError("fleet answer", error);
+    }
+  }
+
+  async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();

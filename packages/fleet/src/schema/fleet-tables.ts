@@ -21,12 +21,10 @@ export function cancelTopic(runId: string): string {
   return `cancel:${runId}`;
 }
 
-/**
- * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
- * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict.
- * What `approval()` reads, `answer()` requires and the listings list.
- */
-const PENDING = "a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt";
+/** Quotes a SQL string literal. */
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 /** One stored event row. */
 export interface EventRow {
@@ -63,13 +61,34 @@ export interface RunResume {
 export class FleetTables {
   readonly #pool: pg.Pool;
   readonly #s: string;
+  /**
+   * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
+   * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict,
+   * and that attempt's pg-boss job still active (`retry_count` one less than the attempt). What
+   * `approval()` reads, `answer()` requires and the listings list. The last part makes an attempt's
+   * end close its approvals in the very write that ends it: pg-boss failing the job of a lost
+   * worker (its heartbeat stopped) or of one that gave up re-queues or fails the job in one
+   * statement, and from its commit on the approvals of that attempt read `closed` (their rows'
+   * `closed_at` is written by the next attempt or the verdict).
+   */
+  readonly #pending: string;
   /** The LISTEN/NOTIFY channel of this schema's events. */
   readonly channel: string;
 
-  constructor(pool: pg.Pool, schema: string) {
+  /**
+   * @param schema the fleet's schema.
+   * @param boss pg-boss's schema (`<schema>_boss`) and the fleet's queue (its run queues are it and
+   *   `<queue>.format-<n>`).
+   */
+  constructor(pool: pg.Pool, schema: string, boss: { readonly schema: string; readonly queue: string }) {
     this.#pool = pool;
     this.#s = quoteIdent(schema);
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
+    const queue = quoteLiteral(boss.queue);
+    const formats = quoteLiteral(`${boss.queue}.format-`);
+    this.#pending = `a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
+      AND EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
+        WHERE (j.name = ${queue} OR starts_with(j.name, ${formats})) AND j.id = r.id AND j.state = 'active' AND j.retry_count = a.attempt - 1)`;
   }
 
   /**
@@ -221,13 +240,13 @@ export class FleetTables {
   }
 
   /**
-   * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current,
-   * its run unsettled), `answered`, or `closed` (unanswered, but closed by its deadline, its run
-   * settled or its attempt was lost).
+   * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current
+   * and its job active, its run unsettled), `answered`, or `closed` (unanswered, but closed by its
+   * deadline, its run settled, or its attempt ended: lost, failed or given up).
    */
   async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
     const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
-      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${PENDING}) AS open
+      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${this.#pending}) AS open
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
       [id],
     );
@@ -504,7 +523,7 @@ export class FleetTables {
     const { rows } = await this.#pool.query<{ run_id: string }>(
       `WITH open AS (
          SELECT a.id FROM ${s}.adaptor_fleet_approvals a JOIN ${s}.adaptor_fleet_runs r ON r.id = a.run_id
-         WHERE a.id = $1 AND ${PENDING}
+         WHERE a.id = $1 AND ${this.#pending}
          FOR SHARE OF r),
        a AS (UPDATE ${s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
              WHERE id = (SELECT id FROM open) AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
@@ -601,7 +620,7 @@ export class FleetTables {
   async pendingApprovals(runId: string): Promise<{ id: string; request: JsonValue }[]> {
     const { rows } = await this.#pool.query<{ id: string; request: JsonValue }>(
       `SELECT a.id, a.request FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE a.run_id = $1 AND ${PENDING}
+       WHERE a.run_id = $1 AND ${this.#pending}
        ORDER BY a.created_at, a.id`,
       [runId],
     );
@@ -625,7 +644,7 @@ export class FleetTables {
     }>(
       `SELECT a.id, a.run_id, a.request, r.thread_key, a.created_at
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE ${PENDING} AND ($1::text IS NULL OR r.thread_key = $1)
+       WHERE ${this.#pending} AND ($1::text IS NULL OR r.thread_key = $1)
        ORDER BY a.created_at, a.id LIMIT $2`,
       [threadKey ?? null, limit],
     );
