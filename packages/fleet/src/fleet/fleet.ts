@@ -3,7 +3,7 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
 import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
-import { InvalidOptionError } from "@adaptor/errors";
+import { DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -13,7 +13,7 @@ import { Notifier } from "../events/notifier.js";
 import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
 import { expiredVerdict } from "../verdict/verdict.js";
-import { FleetTables } from "../schema/fleet-tables.js";
+import { FLEET_SCHEMA_VERSION, FleetTables } from "../schema/fleet-tables.js";
 import { databaseError } from "../schema/connection-lost.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
@@ -162,7 +162,14 @@ export class Fleet implements AsyncDisposable {
     };
   }
 
-  /** Creates the tables and the run queues (one per run format up to `runFormat`) if missing and connects; idempotent. Every other method awaits it. */
+  /**
+   * Connects, first creating or updating the tables when they are not at this version (see
+   * {@link migrate}; with them current it runs no DDL) and the run queues (one per run format up
+   * to `runFormat`) when missing; idempotent. Every other method awaits it.
+   * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
+   *   tables need a migration this role may not run (run `migrate()` as their owner),
+   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable.
+   */
   start(): Promise<void> {
     this.#started ??= this.#start();
     return this.#started;
@@ -177,9 +184,37 @@ export class Fleet implements AsyncDisposable {
     return `${this.#core.options.queue}-deadline`;
   }
 
+  /**
+   * Creates or updates what the fleet keeps in PostgreSQL: its schema and tables, pg-boss's schema
+   * (`<schema>_boss`) and the run queues, as the role of `connectionString`, which needs the rights
+   * to (the owner: CREATE on the database, or on both schemas once they exist). Idempotent, safe
+   * from several processes at once, and then starts the fleet as {@link start} does.
+   *
+   * `start()` runs it itself unless the tables are at this version already, which it checks with
+   * one read and no DDL: hosts that connect as a role without DDL rights (see the package README
+   * for its grants) start once `migrate()` ran as the owner, once per deployment and per upgrade.
+   * @throws DriverError (device `fleet`, code `PERMISSION`, the pg error as `cause`) when the role
+   *   lacks a right the DDL needs; SERVICE_UNAVAILABLE when PostgreSQL is unreachable.
+   */
+  async migrate(): Promise<void> {
+    if (this.#state === "closed") throw new FleetClosedError("migrate", "closed");
+    try {
+      await this.#core.tables.migrate();
+    } catch (error) {
+      throw migrationError(error, "fleet migrate");
+    }
+    await this.start();
+  }
+
   async #start(): Promise<void> {
     const { tables, boss, notifier, options } = this.#core;
-    await tables.migrate();
+    // Tables at this version (or a later one) take no DDL: a role without DDL rights starts.
+    try {
+      const version = await tables.schemaVersion();
+      if ((version ?? 0) < FLEET_SCHEMA_VERSION) await tables.migrate();
+    } catch (error) {
+      throw migrationError(error, "fleet start");
+    }
     await boss.start();
     for (const name of formatQueues(options.queue, options.runFormat)) await this.#createRunQueue(name);
     // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
@@ -572,6 +607,19 @@ function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
       });
     return { type: "image", url: part.url, ...(part.mimeType !== undefined ? { mimeType: part.mimeType } : {}) };
   });
+}
+
+/**
+ * What a failed migration rejects with: a right the role lacks (SQLSTATE 42501) as a DriverError
+ * (code `PERMISSION`) naming what to do; an unreachable database as {@link databaseError} says.
+ */
+function migrationError(error: unknown, op: string): unknown {
+  if ((error as { code?: unknown } | null)?.code !== "42501") return databaseError(op, error);
+  const detail = new Error(
+    `the fleet's tables are missing or older than this version (${FLEET_SCHEMA_VERSION}), and this role may not create or alter them (${(error as Error).message}): run fleet.migrate() once as their owner, then grant this role the rights the fleet README lists`,
+    { cause: error },
+  );
+  return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: detail });
 }
 
 /** The text of a prompt of parts, its text parts joined by a blank line (as the run joins them). */

@@ -57,6 +57,13 @@ export interface RunResume {
   readonly decision: JsonValue;
 }
 
+/**
+ * The version of the fleet's tables this version of the fleet needs: `migrate()` writes it into
+ * `adaptor_fleet_version`, and a host whose tables are at it (or a later one) starts without any DDL.
+ * Bumped with every change to the tables' DDL.
+ */
+export const FLEET_SCHEMA_VERSION = 1;
+
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
   readonly #pool: pg.Pool;
@@ -107,7 +114,25 @@ export class FleetTables {
     return "(attempt > 0 OR queue_deadline_ms IS NULL OR now() < submitted_at + queue_deadline_ms * interval '1 millisecond')";
   }
 
-  /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
+  /**
+   * The version of the fleet's tables as `migrate()` recorded it, or undefined when the schema, the
+   * version table or its row is missing (tables of versions before it, or none). One read, no DDL.
+   */
+  async schemaVersion(): Promise<number | undefined> {
+    try {
+      const { rows } = await this.#pool.query<{ version: number }>(`SELECT version FROM ${this.#s}.adaptor_fleet_version`);
+      return rows[0]?.version;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "42P01" || code === "3F000") return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Creates the schema and tables if missing and brings tables of earlier versions up to
+   * {@link FLEET_SCHEMA_VERSION}, which it records (serialized across hosts by an advisory lock).
+   */
   async migrate(): Promise<void> {
     const s = this.#s;
     await this.transaction(async (client) => {
@@ -175,6 +200,15 @@ export class FleetTables {
       );
       await client.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
+      );
+      // The version the tables are at: a host that reads it current starts without DDL.
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_version (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        version int NOT NULL)`);
+      await client.query(
+        `INSERT INTO ${s}.adaptor_fleet_version (version) VALUES ($1)
+         ON CONFLICT (one) DO UPDATE SET version = GREATEST(${s}.adaptor_fleet_version.version, EXCLUDED.version)`,
+        [FLEET_SCHEMA_VERSION],
       );
     });
   }
