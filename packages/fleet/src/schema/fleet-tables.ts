@@ -2,6 +2,7 @@ import type pg from "pg";
 import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
+import { formatQueues, RUN_FORMAT } from "../format/run-format.js";
 
 /** Quotes a SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -20,6 +21,9 @@ export function verdictTopic(runId: string): string {
 export function cancelTopic(runId: string): string {
   return `cancel:${runId}`;
 }
+
+/** How many run formats past this version's the pending condition looks for a run's job in. */
+const JOB_QUEUE_FORMATS_AHEAD = 8;
 
 /** Quotes a SQL string literal. */
 function quoteLiteral(text: string): string {
@@ -85,17 +89,20 @@ export class FleetTables {
   /**
    * @param schema the fleet's schema.
    * @param boss pg-boss's schema (`<schema>_boss`) and the fleet's queue (its run queues are it and
-   *   `<queue>.format-<n>`).
+   *   `<queue>.format-<n>`, see `formatQueue`).
    */
   constructor(pool: pg.Pool, schema: string, boss: { readonly schema: string; readonly queue: string }) {
     this.#pool = pool;
     this.#s = quoteIdent(schema);
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
-    const queue = quoteLiteral(boss.queue);
-    const formats = quoteLiteral(`${boss.queue}.format-`);
+    // The job is looked up by its primary key (name, id) in the run queues of every run format up
+    // to a bound well past this version's, so a run of a later version's format is found too.
+    const queues = formatQueues(boss.queue, RUN_FORMAT + JOB_QUEUE_FORMATS_AHEAD)
+      .map(quoteLiteral)
+      .join(", ");
     this.#pending = `a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
       AND EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
-        WHERE (j.name = ${queue} OR starts_with(j.name, ${formats})) AND j.id = r.id AND j.state = 'active' AND j.retry_count = a.attempt - 1)`;
+        WHERE j.name = ANY (ARRAY[${queues}]) AND j.id = r.id AND j.state = 'active' AND j.retry_count = a.attempt - 1)`;
   }
 
   /**
