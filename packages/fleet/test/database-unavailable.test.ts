@@ -1,4 +1,4 @@
-// A fleet call that cannot reach PostgreSQL rejects as the thread store does for the same
+// A fleet call that cannot reach PostgreSQL (its start included) rejects as the thread store does for the same
 // condition: a DriverError with code SERVICE_UNAVAILABLE (retryable), the pg error as its cause.
 import net from "node:net";
 import { describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ describe("fleet calls without a database", () => {
       for (const call of [() => fleet.submit("hello"), () => fleet.answer("some-approval", { outcome: "approve" })]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(DriverError);
-        expect(error).toMatchObject({ code: ErrCode.ServiceUnavailable, op: expect.stringMatching(/^fleet (submit|answer)$/) });
+        expect(error).toMatchObject({ code: ErrCode.ServiceUnavailable, op: expect.stringMatching(/^fleet (start|submit|answer)$/) });
         expect((error as DriverError).cause).toMatchObject({ code: "ECONNREFUSED" });
       }
     } finally {
