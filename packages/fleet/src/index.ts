@@ -11,7 +11,7 @@ export type { FleetOptions } from "./fleet/fleet-options.js";
 export { RunHandle, type RunEventsOptions, type FleetPendingApproval, type FleetRunInfo } from "./run/run-handle.js";
 export type { FleetEvent, FleetEventBody, AttemptStartedEvent, VerdictEvent, RecordedAgentEvent } from "./run/fleet-event.js";
 export type { FleetWorkerOptions, WorkerAgent, WorkerContext } from "./worker/fleet-worker.js";
-export type { StoredVerdict, StoredResult } from "./verdict/verdict.js";
+export type { StoredVerdict, StoredResult, FleetResult } from "./verdict/verdict.js";
 export {
   FleetQueueFullError,
   FleetAttemptsExhaustedError,

@@ -37,5 +37,22 @@ onFakeCliFleet("fleet cancel of a thread turn", ({ host }) => {
       expect(processesWith(first)).toEqual([]);
       expect((await queued.result()).text).toBe("next done");
     });
+
+    it("two cancels of a running turn racing from two hosts: exactly one of them returns true, and the verdict is its cancel", async () => {
+      const schema = freshSchema("cancelrace");
+      const front = await host(schema);
+      const other = await host(schema);
+      const back = await host(schema);
+      await back.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore! }));
+      const long = fakeRun(fakeCodexSteps("never", { sleepMs: 120_000 }));
+      const handle = await front.submit("a long turn", { threadKey: "race", runOptions: long });
+      await reached(handle, "run-started");
+      const outcomes = await Promise.all([handle.cancel("first"), other.handle(handle.id).cancel("second")]);
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const error = await handle.result().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FleetRunCancelledError);
+      expect((error as FleetRunCancelledError).reason).toBe(outcomes[0] ? "first" : "second");
+      expect(await handle.cancel("late")).toBe(false);
+    });
   });
 });

@@ -3,7 +3,7 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
 import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
-import { InvalidOptionError } from "@adaptor/errors";
+import { DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -13,7 +13,8 @@ import { Notifier } from "../events/notifier.js";
 import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js";
 import { RunHandle } from "../run/run-handle.js";
 import { expiredVerdict } from "../verdict/verdict.js";
-import { FleetTables } from "../schema/fleet-tables.js";
+import { FLEET_SCHEMA_VERSION, FleetTables } from "../schema/fleet-tables.js";
+import { databaseError } from "../schema/connection-lost.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
 import type { FleetCore } from "./fleet-core.js";
@@ -66,7 +67,9 @@ export interface FleetApproval {
    * `pending` (its run waits for the answer), `answered` (the first answer was recorded), or
    * `closed` (unanswered, but its deadline passed on the worker, its run ended (closed on the
    * worker as the run ends, before its verdict: its own `timeoutMs`, the CLI gone) or
-   * has its verdict, or the attempt that asked was lost: an answer would reach nobody).
+   * has its verdict, or the attempt that asked ended: its worker was lost or drained, or gave up
+   * on an unreachable database, and pg-boss failed or re-queued its job (from that write on), so
+   * an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
 }
@@ -135,7 +138,7 @@ export class Fleet implements AsyncDisposable {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
     this.#pool.on("error", () => {});
-    const tables = new FleetTables(this.#pool, resolved.schema);
+    const tables = new FleetTables(this.#pool, resolved.schema, { schema: `${resolved.schema}_boss`, queue: resolved.queue });
     const boss = new PgBoss({
       connectionString: resolved.connectionString,
       schema: `${resolved.schema}_boss`,
@@ -159,7 +162,14 @@ export class Fleet implements AsyncDisposable {
     };
   }
 
-  /** Creates the tables and the run queues (one per run format up to `runFormat`) if missing and connects; idempotent. Every other method awaits it. */
+  /**
+   * Connects, first creating or updating the tables when they are not at this version (see
+   * {@link migrate}; with them current it runs no DDL) and the run queues (one per run format up
+   * to `runFormat`) when missing; idempotent. Every other method awaits it.
+   * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
+   *   tables need a migration this role may not run (run `migrate()` as their owner),
+   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable.
+   */
   start(): Promise<void> {
     this.#started ??= this.#start();
     return this.#started;
@@ -174,9 +184,37 @@ export class Fleet implements AsyncDisposable {
     return `${this.#core.options.queue}-deadline`;
   }
 
+  /**
+   * Creates or updates what the fleet keeps in PostgreSQL: its schema and tables, pg-boss's schema
+   * (`<schema>_boss`) and the run queues, as the role of `connectionString`, which needs the rights
+   * to (the owner: CREATE on the database, or on both schemas once they exist). Idempotent, safe
+   * from several processes at once, and then starts the fleet as {@link start} does.
+   *
+   * `start()` runs it itself unless the tables are at this version already, which it checks with
+   * one read and no DDL: hosts that connect as a role without DDL rights (see the package README
+   * for its grants) start once `migrate()` ran as the owner, once per deployment and per upgrade.
+   * @throws DriverError (device `fleet`, code `PERMISSION`, the pg error as `cause`) when the role
+   *   lacks a right the DDL needs; SERVICE_UNAVAILABLE when PostgreSQL is unreachable.
+   */
+  async migrate(): Promise<void> {
+    if (this.#state === "closed") throw new FleetClosedError("migrate", "closed");
+    try {
+      await this.#core.tables.migrate();
+    } catch (error) {
+      throw migrationError(error, "fleet migrate");
+    }
+    await this.start();
+  }
+
   async #start(): Promise<void> {
     const { tables, boss, notifier, options } = this.#core;
-    await tables.migrate();
+    // Tables at this version (or a later one) take no DDL: a role without DDL rights starts.
+    try {
+      const version = await tables.schemaVersion();
+      if ((version ?? 0) < FLEET_SCHEMA_VERSION) await tables.migrate();
+    } catch (error) {
+      throw migrationError(error, "fleet start");
+    }
     await boss.start();
     for (const name of formatQueues(options.queue, options.runFormat)) await this.#createRunQueue(name);
     // Retention: pg-boss's scheduler sends one prune job every 15 minutes for the whole fleet;
@@ -274,9 +312,20 @@ export class Fleet implements AsyncDisposable {
    *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
-   *   approval another run of the fleet resumes or resumed (nothing stored).
+   *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
+   *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
+   *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
+   *   then refused `FleetRunExistsError`).
    */
   async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
+    try {
+      return await this.#submit(prompt, options);
+    } catch (error) {
+      throw databaseError("fleet submit", error);
+    }
+  }
+
+  async #submit(prompt: Prompt, options: SubmitOptions): Promise<RunHandle> {
     if (typeof prompt !== "string" && !Array.isArray(prompt))
       throw new TypeError("fleet submit: prompt must be a string or an array of parts");
     checkSubmitOptions(options);
@@ -400,16 +449,28 @@ export class Fleet implements AsyncDisposable {
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
-   *   its attempt was lost before an answer and a retried attempt took over, `"unknown"` for an id
+   *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
+   *   without the database: closed in the write that fails or re-queues its job), `"unknown"` for an id
    *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
    *   string reason or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object; `ErrApprovalKindMismatch` for an
    *   outcome that does not fit the request's kind (all these record nothing: the approval stays
    *   pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
-   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it).
+   *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
+   *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
+   *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
+   *   statement recorded is then refused `"answered"`).
    */
   async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    try {
+      await this.#answer(approvalId, decision);
+    } catch (error) {
+      throw databaseError("fleet answer", error);
+    }
+  }
+
+  async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
@@ -546,6 +607,19 @@ function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
       });
     return { type: "image", url: part.url, ...(part.mimeType !== undefined ? { mimeType: part.mimeType } : {}) };
   });
+}
+
+/**
+ * What a failed migration rejects with: a right the role lacks (SQLSTATE 42501) as a DriverError
+ * (code `PERMISSION`) naming what to do; an unreachable database as {@link databaseError} says.
+ */
+function migrationError(error: unknown, op: string): unknown {
+  if ((error as { code?: unknown } | null)?.code !== "42501") return databaseError(op, error);
+  const detail = new Error(
+    `the fleet's tables are missing or older than this version (${FLEET_SCHEMA_VERSION}), and this role may not create or alter them (${(error as Error).message}): run fleet.migrate() once as their owner, then grant this role the rights the fleet README lists`,
+    { cause: error },
+  );
+  return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: detail });
 }
 
 /** The text of a prompt of parts, its text parts joined by a blank line (as the run joins them). */

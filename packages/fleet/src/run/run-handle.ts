@@ -1,4 +1,3 @@
-import type { Result } from "adaptor";
 import { InvalidOptionError } from "@adaptor/errors";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.js";
@@ -7,7 +6,7 @@ import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { connectionLost } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
-import { loadVerdict, wholeVerdictEvent, type StoredVerdict } from "../verdict/verdict.js";
+import { loadVerdict, wholeVerdictEvent, type FleetResult, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
 
 const PAGE = 500;
@@ -232,12 +231,13 @@ export class RunHandle {
   }
 
   /**
-   * The run's one verdict, the same from every host: resolves the `Result`; rejects with `RunError`
+   * The run's one verdict, the same from every host: resolves the `Result` (with `recovered`: true
+   * when a later attempt settled a turn its lost attempt had committed); rejects with `RunError`
    * (a business failure, with its partial result), `FleetRunCancelledError`,
    * `FleetAttemptsExhaustedError`, or a `FleetRemoteError` rebuilt from the worker's error (same
    * name, message, code and sentinels, cause chain kept).
    */
-  async result(options: { readonly signal?: AbortSignal } = {}): Promise<Result> {
+  async result(options: { readonly signal?: AbortSignal } = {}): Promise<FleetResult> {
     const settled = loadVerdict(this.id, await this.verdict(options));
     if (settled.ok) return settled.value;
     throw settled.error;
@@ -270,11 +270,21 @@ export class RunHandle {
       await cancelJob();
       return true;
     }
+    // The request is recorded once: this call is the one cancel that may cancel the run from here on.
     if (!(await tables.requestCancel(this.id, reason))) return false;
-    const settled = await this.verdict({ signal: AbortSignal.timeout(options.heartbeatSeconds * 1000) }).catch(() => undefined);
+    // Waits for the worker's verdict up to `heartbeatSeconds`, on a timer that ends with the wait.
+    const waited = new AbortController();
+    const timer = setTimeout(() => waited.abort(new Error("the worker wrote no verdict in time")), options.heartbeatSeconds * 1000);
+    let settled: StoredVerdict | undefined;
+    try {
+      settled = await this.verdict({ signal: waited.signal }).catch(() => undefined);
+    } finally {
+      clearTimeout(timer);
+    }
     if (settled) return settled.kind === "cancelled";
     await cancelJob();
-    return tables.settle(this.id, 0, verdict);
+    // The worker may have written the verdict of this request meanwhile: it is this call's cancel too.
+    return (await tables.settle(this.id, 0, verdict)) || (await tables.verdict(this.id))?.kind === "cancelled";
   }
 
   /**

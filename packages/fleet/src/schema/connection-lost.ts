@@ -1,3 +1,6 @@
+import { AdaptorError, DriverError, ErrCode } from "@adaptor/errors";
+import { postgresErrorCode } from "@adaptor/errors/internal";
+
 /**
  * True for a query that failed because the database connection was lost or refused (a restart, a
  * failover, a backend ended by an administrator or a pooler): the pool connects afresh for the next
@@ -7,4 +10,15 @@ export function connectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return /Connection terminated|connection/i.test(String((error as Error | null)?.message ?? ""));
   return code.startsWith("08") || code.startsWith("57P") || ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code);
+}
+
+/**
+ * What a fleet call that failed on PostgreSQL rejects with: a failure of the database itself (a
+ * connection refused or lost, a serialization failure or deadlock) as the thread store reports it,
+ * a `DriverError` (device `fleet`, code `SERVICE_UNAVAILABLE`, retryable) with the `pg` error as
+ * `cause`; any other error as it is.
+ */
+export function databaseError(op: string, error: unknown): unknown {
+  if (error instanceof AdaptorError || postgresErrorCode(error) !== ErrCode.ServiceUnavailable) return error;
+  return new DriverError({ op, device: "fleet", code: ErrCode.ServiceUnavailable, cause: error });
 }

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
+import { formatQueues, RUN_FORMAT } from "../format/run-format.js";
 
 /** Quotes a SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -21,12 +22,13 @@ export function cancelTopic(runId: string): string {
   return `cancel:${runId}`;
 }
 
-/**
- * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
- * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict.
- * What `approval()` reads, `answer()` requires and the listings list.
- */
-const PENDING = "a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt";
+/** How many run formats past this version's the pending condition looks for a run's job in. */
+const JOB_QUEUE_FORMATS_AHEAD = 8;
+
+/** Quotes a SQL string literal. */
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 /** One stored event row. */
 export interface EventRow {
@@ -59,17 +61,48 @@ export interface RunResume {
   readonly decision: JsonValue;
 }
 
+/**
+ * The version of the fleet's tables this version of the fleet needs: `migrate()` writes it into
+ * `adaptor_fleet_version`, and a host whose tables are at it (or a later one) starts without any DDL.
+ * Bumped with every change to the tables' DDL.
+ */
+export const FLEET_SCHEMA_VERSION = 1;
+
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
   readonly #pool: pg.Pool;
   readonly #s: string;
+  /**
+   * The SQL condition on an approval `a` joined with its run `r` that holds while the approval is
+   * pending: unanswered, not closed, asked by the run's current attempt, its run without a verdict,
+   * and that attempt's pg-boss job still active (`retry_count` one less than the attempt). What
+   * `approval()` reads, `answer()` requires and the listings list. The last part makes an attempt's
+   * end close its approvals in the very write that ends it: pg-boss failing the job of a lost
+   * worker (its heartbeat stopped) or of one that gave up re-queues or fails the job in one
+   * statement, and from its commit on the approvals of that attempt read `closed` (their rows'
+   * `closed_at` is written by the next attempt or the verdict).
+   */
+  readonly #pending: string;
   /** The LISTEN/NOTIFY channel of this schema's events. */
   readonly channel: string;
 
-  constructor(pool: pg.Pool, schema: string) {
+  /**
+   * @param schema the fleet's schema.
+   * @param boss pg-boss's schema (`<schema>_boss`) and the fleet's queue (its run queues are it and
+   *   `<queue>.format-<n>`, see `formatQueue`).
+   */
+  constructor(pool: pg.Pool, schema: string, boss: { readonly schema: string; readonly queue: string }) {
     this.#pool = pool;
     this.#s = quoteIdent(schema);
     this.channel = `adaptor_fleet_${schema}`.slice(0, 63);
+    // The job is looked up by its primary key (name, id) in the run queues of every run format up
+    // to a bound well past this version's, so a run of a later version's format is found too.
+    const queues = formatQueues(boss.queue, RUN_FORMAT + JOB_QUEUE_FORMATS_AHEAD)
+      .map(quoteLiteral)
+      .join(", ");
+    this.#pending = `a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
+      AND EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
+        WHERE j.name = ANY (ARRAY[${queues}]) AND j.id = r.id AND j.state = 'active' AND j.retry_count = a.attempt - 1)`;
   }
 
   /**
@@ -88,7 +121,25 @@ export class FleetTables {
     return "(attempt > 0 OR queue_deadline_ms IS NULL OR now() < submitted_at + queue_deadline_ms * interval '1 millisecond')";
   }
 
-  /** Creates the schema and tables if missing (serialized across hosts by an advisory lock). */
+  /**
+   * The version of the fleet's tables as `migrate()` recorded it, or undefined when the schema, the
+   * version table or its row is missing (tables of versions before it, or none). One read, no DDL.
+   */
+  async schemaVersion(): Promise<number | undefined> {
+    try {
+      const { rows } = await this.#pool.query<{ version: number }>(`SELECT version FROM ${this.#s}.adaptor_fleet_version`);
+      return rows[0]?.version;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "42P01" || code === "3F000") return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Creates the schema and tables if missing and brings tables of earlier versions up to
+   * {@link FLEET_SCHEMA_VERSION}, which it records (serialized across hosts by an advisory lock).
+   */
   async migrate(): Promise<void> {
     const s = this.#s;
     await this.transaction(async (client) => {
@@ -157,6 +208,15 @@ export class FleetTables {
       await client.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS adaptor_fleet_runs_resume_claim ON ${s}.adaptor_fleet_runs (thread_key, resume_claim) WHERE resume_claim IS NOT NULL`,
       );
+      // The version the tables are at: a host that reads it current starts without DDL.
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.adaptor_fleet_version (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        version int NOT NULL)`);
+      await client.query(
+        `INSERT INTO ${s}.adaptor_fleet_version (version) VALUES ($1)
+         ON CONFLICT (one) DO UPDATE SET version = GREATEST(${s}.adaptor_fleet_version.version, EXCLUDED.version)`,
+        [FLEET_SCHEMA_VERSION],
+      );
     });
   }
 
@@ -221,13 +281,13 @@ export class FleetTables {
   }
 
   /**
-   * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current,
-   * its run unsettled), `answered`, or `closed` (unanswered, but closed by its deadline, its run
-   * settled or its attempt was lost).
+   * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current
+   * and its job active, its run unsettled), `answered`, or `closed` (unanswered, but closed by its
+   * deadline, its run settled, or its attempt ended: lost, failed or given up).
    */
   async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
     const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
-      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${PENDING}) AS open
+      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${this.#pending}) AS open
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
       [id],
     );
@@ -504,7 +564,7 @@ export class FleetTables {
     const { rows } = await this.#pool.query<{ run_id: string }>(
       `WITH open AS (
          SELECT a.id FROM ${s}.adaptor_fleet_approvals a JOIN ${s}.adaptor_fleet_runs r ON r.id = a.run_id
-         WHERE a.id = $1 AND ${PENDING}
+         WHERE a.id = $1 AND ${this.#pending}
          FOR SHARE OF r),
        a AS (UPDATE ${s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
              WHERE id = (SELECT id FROM open) AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
@@ -601,7 +661,7 @@ export class FleetTables {
   async pendingApprovals(runId: string): Promise<{ id: string; request: JsonValue }[]> {
     const { rows } = await this.#pool.query<{ id: string; request: JsonValue }>(
       `SELECT a.id, a.request FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE a.run_id = $1 AND ${PENDING}
+       WHERE a.run_id = $1 AND ${this.#pending}
        ORDER BY a.created_at, a.id`,
       [runId],
     );
@@ -625,7 +685,7 @@ export class FleetTables {
     }>(
       `SELECT a.id, a.run_id, a.request, r.thread_key, a.created_at
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id
-       WHERE ${PENDING} AND ($1::text IS NULL OR r.thread_key = $1)
+       WHERE ${this.#pending} AND ($1::text IS NULL OR r.thread_key = $1)
        ORDER BY a.created_at, a.id LIMIT $2`,
       [threadKey ?? null, limit],
     );

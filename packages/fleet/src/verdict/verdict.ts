@@ -186,43 +186,70 @@ export function storeOutcome(outcome: { ok: true; value: Result } | { ok: false;
   return { kind: "error", error: storeError(err) };
 }
 
-function loadResult(stored: StoredResult): Result {
+/**
+ * What `RunHandle.result()` resolves: the worker's `Result`, field for field, and whether it was
+ * recovered.
+ */
+export interface FleetResult extends Result {
+  /**
+   * True when the attempt that ran the turn committed it to the thread store and then lost its
+   * worker before writing the verdict, so a later attempt settled the run with what was kept: the
+   * text, model, `sessionId` (the committed thread record's) and the transcript come from that
+   * attempt's logged events; `usage`, `costUsd`, `durationMs` (0) and `raw()` (empty) went with the
+   * worker. False for a Result the worker that ran the turn wrote.
+   */
+  readonly recovered: boolean;
+}
+
+/** A Result read from its stored verdict, with {@link FleetResult.recovered}. */
+class LoadedResult extends Result implements FleetResult {
+  readonly recovered: boolean;
+  constructor(init: ResultInit, recovered: boolean) {
+    super(init);
+    this.recovered = recovered;
+  }
+}
+
+function loadResult(stored: StoredResult, recovered = false): FleetResult {
   const s = stored as Record<string, unknown>;
   const pending = s.pendingApproval as Record<string, unknown> | undefined;
   const checked = s.structuredOutput as (Omit<StructuredOutputInit, "errors"> & { errors?: StructuredOutputInit["errors"] }) | undefined;
-  return new Result({
-    runId: stored.runId,
-    model: s.model as string | undefined,
-    provider: s.provider as string | undefined,
-    text: stored.text,
-    sessionId: s.sessionId as string | undefined,
-    usage: s.usage as ResultInit["usage"],
-    costUsd: s.costUsd as number | undefined,
-    durationMs: (s.durationMs as number | undefined) ?? 0,
-    structured: checked ? new StructuredOutput({ ...checked, errors: checked.errors ?? [] }) : s.structured,
-    raw: (s.raw as ResultInit["raw"] | undefined) ?? { stdout: "", stderr: "" },
-    transcript: (s.transcript as ResultInit["transcript"] | undefined) ?? [],
-    pendingApproval: pending
-      ? ({
-          ...pending,
-          createdAt: new Date(pending.createdAt as string),
-          ...(pending.deadline ? { deadline: new Date(pending.deadline as string) } : {}),
-          ...(pending.resolvedAt ? { resolvedAt: new Date(pending.resolvedAt as string) } : {}),
-        } as unknown as ResultInit["pendingApproval"])
-      : undefined,
-    interrupted: s.interrupted === true ? true : undefined,
-    enforcement: s.enforcement as ResultInit["enforcement"],
-  });
+  return new LoadedResult(
+    {
+      runId: stored.runId,
+      model: s.model as string | undefined,
+      provider: s.provider as string | undefined,
+      text: stored.text,
+      sessionId: s.sessionId as string | undefined,
+      usage: s.usage as ResultInit["usage"],
+      costUsd: s.costUsd as number | undefined,
+      durationMs: (s.durationMs as number | undefined) ?? 0,
+      structured: checked ? new StructuredOutput({ ...checked, errors: checked.errors ?? [] }) : s.structured,
+      raw: (s.raw as ResultInit["raw"] | undefined) ?? { stdout: "", stderr: "" },
+      transcript: (s.transcript as ResultInit["transcript"] | undefined) ?? [],
+      pendingApproval: pending
+        ? ({
+            ...pending,
+            createdAt: new Date(pending.createdAt as string),
+            ...(pending.deadline ? { deadline: new Date(pending.deadline as string) } : {}),
+            ...(pending.resolvedAt ? { resolvedAt: new Date(pending.resolvedAt as string) } : {}),
+          } as unknown as ResultInit["pendingApproval"])
+        : undefined,
+      interrupted: s.interrupted === true ? true : undefined,
+      enforcement: s.enforcement as ResultInit["enforcement"],
+    },
+    recovered,
+  );
 }
 
 /**
  * What `result()` settles with for a stored verdict, the same on every host: a `Result` to resolve,
  * or the error to reject with (`RunError`, a typed fleet error, or a {@link FleetRemoteError}).
  */
-export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; value: Result } | { ok: false; error: Error } {
+export function loadVerdict(runId: string, verdict: StoredVerdict): { ok: true; value: FleetResult } | { ok: false; error: Error } {
   switch (verdict.kind) {
     case "result":
-      return { ok: true, value: loadResult(verdict.result) };
+      return { ok: true, value: loadResult(verdict.result, verdict.recovered === true) };
     case "run-error":
       return {
         ok: false,

@@ -21,6 +21,7 @@ import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/ver
 import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
+import { recoveredResult } from "../verdict/recovered.js";
 import { AttemptLog } from "./attempt-log.js";
 import { connectionLost } from "../schema/connection-lost.js";
 
@@ -130,7 +131,7 @@ export class FleetWorker {
     const lost = attempt - 1;
     if (run.committed) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(runId, run.attempt, await this.#recovered(runId, run.attempt));
+      await this.#settle(runId, run.attempt, await this.#recovered(runId, run.attempt, run.threadKey));
       return;
     }
     if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
@@ -146,7 +147,7 @@ export class FleetWorker {
     }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(runId, attempt, await this.#recovered(runId, attempt - 1));
+      await this.#settle(runId, attempt, await this.#recovered(runId, attempt - 1, run.threadKey));
       return;
     }
     // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
@@ -215,20 +216,23 @@ export class FleetWorker {
     await this.#core.tables.expire(runId, (ms) => expiredVerdict(runId, ms));
   }
 
-  /** The verdict of a turn its lost attempt committed: a Result of the text that attempt streamed. */
-  async #recovered(runId: string, attempt: number): Promise<StoredVerdict> {
-    let text = "";
+  /**
+   * The verdict of a turn its lost attempt committed: a Result of what that attempt logged and the
+   * thread record it committed (see `recoveredResult`), marked `recovered`.
+   */
+  async #recovered(runId: string, attempt: number, threadKey: string | null): Promise<StoredVerdict> {
+    const events: JsonValue[] = [];
     let after = 0;
     for (;;) {
       const rows = await this.#core.tables.events(runId, after, 1000);
       if (rows.length === 0) break;
       for (const row of rows) {
         after = row.seq;
-        const event = row.event as { type?: string; text?: string };
-        if (row.attempt === attempt && event.type === "text-delta" && typeof event.text === "string") text += event.text;
+        if (row.attempt === attempt) events.push(row.event);
       }
     }
-    return { kind: "result", recovered: true, result: { runId, text } };
+    const record = threadKey !== null ? await this.#core.threadStore?.resolve({ key: threadKey }).catch(() => undefined) : undefined;
+    return { kind: "result", recovered: true, result: recoveredResult(runId, events, record?.checkpoint.resumeId) };
   }
 
   /**
@@ -459,7 +463,13 @@ export class FleetWorker {
         // for longer than the heartbeat (past which the attempt is lost to pg-boss anyway)
         // fails the run with its error.
         failingSince ??= performance.now();
-        if (!connectionLost(error) || performance.now() - failingSince > this.#core.options.heartbeatSeconds * 1000) throw error;
+        if (!connectionLost(error)) throw error;
+        if (performance.now() - failingSince > this.#core.options.heartbeatSeconds * 1000) {
+          // Given up: the approval is closed before the run fails, so an answer is refused `closed`
+          // from then on rather than accepted into nothing; an answer recorded first is applied.
+          if (await this.#closeGivenUp(request, until)) return;
+          throw error;
+        }
         await notifier.reconnected(generation, until).catch(() => {});
         if (closed.signal.aborted) return;
         if (until.aborted) throw until.reason;
@@ -478,6 +488,30 @@ export class FleetWorker {
       await ticket.wait(until).catch((error: unknown) => {
         if (!closed.signal.aborted) throw error;
       });
+    }
+  }
+
+  /**
+   * Closes an approval whose worker gave up waiting for the database: waits for it to be reachable
+   * again (while `until` lets it), then writes the conditional close that an answer also makes.
+   * Returns true when an answer recorded first was applied instead (the run goes on), false when
+   * the approval is closed or the wait ended (the run fails with the database's error).
+   */
+  async #closeGivenUp(request: ApprovalRequest, until: AbortSignal): Promise<boolean> {
+    const { tables, notifier } = this.#core;
+    for (;;) {
+      const generation = notifier.generation;
+      try {
+        const outcome = await tables.closeApproval(request.id);
+        if (outcome.closed || !outcome.decision || request.status !== "pending") return false;
+        applyDecision(request, outcome.decision as unknown as StoredApprovalDecision);
+        return true;
+      } catch (error) {
+        if (!connectionLost(error)) return false;
+      }
+      if (this.#core.closed.aborted) return false;
+      await notifier.reconnected(generation, until).catch(() => {});
+      if (until.aborted) return false;
     }
   }
 }
