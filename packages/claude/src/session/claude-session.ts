@@ -314,12 +314,8 @@ export class ClaudeSession implements PooledProcess {
     try {
       // A dead child is classified from its exit; a failed write alone is no verdict.
       // The every-tool hook is registered before the first prompt (its answer is a control_response, skipped below).
-      // The prompt waits for its answer: a model switch the host asks for while the CLI starts goes
-      // ahead of the prompt.
       if (!this.#initializeSent) {
-        const initId = `adaptor_init_${randomUUID()}`;
-        answers.wait(initId, "initialize").catch(() => undefined);
-        proc.writeJson(this.#initializeRequest(initId)).catch(() => undefined);
+        proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
       /** The model asked for when the last user line was written: the CLI starts its turn on it. */
       let lineModel = this.#requestedModel;
@@ -329,10 +325,10 @@ export class ClaudeSession implements PooledProcess {
       if (model !== undefined && this.#requestedModel !== undefined && !sameModel(model, this.#requestedModel)) {
         void this.#setModel(model, answers, turn, reportModels).catch(() => undefined);
       }
-      // The controls come first: a model switch the host asked for before the turn started (or
-      // while the CLI starts) is written ahead of the prompt, and the prompt waits for the CLI's
-      // answer, so the whole turn runs on it; messages and interrupts follow the prompt. (claude
-      // 2.1.332 builds the first request of a prompt it read before a switch on the model it was on.)
+      // The controls come first: a model switch the host asked for before the turn started is
+      // written ahead of the prompt, and the prompt waits for the CLI's answer, so the whole turn
+      // runs on it; messages and interrupts follow the prompt. (claude 2.1.332 builds the first
+      // request of a prompt it read before a switch on the model it was on.)
       let promptWritten: () => void = () => undefined;
       const prompted = new Promise<void>((resolve) => (promptWritten = resolve));
       detach = sink.attachControl?.({
@@ -480,8 +476,9 @@ export class ClaudeSession implements PooledProcess {
 
   /**
    * Reads stdout until the CLI has answered every control request of `answers` written so far
-   * (before the prompt: the model switches the prompt waits for). Other lines read meanwhile are
-   * put back, in order, for the turn's reader; stdout ending stops the wait.
+   * (before the prompt: the model switches the prompt waits for). Any other line
+   * ends the wait (the CLI is writing something else: the turn's reader takes it, put back in
+   * order), as does stdout ending.
    */
   async #awaitAnswers(answers: ControlAnswers, turn: StreamJsonTurn): Promise<void> {
     const held: string[] = [];
@@ -491,8 +488,11 @@ export class ClaudeSession implements PooledProcess {
         if (text === undefined) return;
         const line = parseLine(text);
         const message = line.kind === "json" ? (line.value as { type?: unknown } | null) : null;
-        if (message?.type === "control_response") answers.settle(message as Record<string, unknown>);
-        else held.push(text);
+        if (message?.type !== "control_response") {
+          held.push(text);
+          return;
+        }
+        answers.settle(message as Record<string, unknown>);
       }
     } finally {
       this.#lines.unread(held);
