@@ -1,7 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { whenToolResult, whenUserSays } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { Agent, type AgentEvent } from "adaptor";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 import { drain, drainApproving, pidOf } from "../support/turn-events.js";
@@ -132,6 +134,35 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
       ["tool", "claude-sonnet-4-5"],
       ["after-tool", "claude-haiku-4-5"],
     ]);
+  });
+
+  it("setModel asked while the CLI starts, after the prompt went out: no model notice for a turn the CLI began before the switch", async () => {
+    h = await harness([
+      { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
+      { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
+    ]);
+    // A session-start hook of the user's settings keeps the CLI from its prompt for seconds.
+    const hook = [{ hooks: [{ type: "command", command: "sleep 4" }] }];
+    await writeFile(join(h.env.configDir, "settings.json"), JSON.stringify({ hooks: { SessionStart: hook } }));
+    const stream = h.agent.stream("make a folder", { model: "claude-sonnet-4-5", onApproval: (request) => request.approve() });
+    // Asked a second after the CLI process is spawned (its prompt is written), while it starts.
+    let switched: Promise<boolean> | undefined;
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "process" && event.kind === "spawn") setTimeout(() => (switched = stream.setModel("claude-haiku-4-5")), 1000);
+    }
+    await expect(switched).resolves.toBe(true);
+    const result = await stream.result();
+    expect(result.text).toBe("made it");
+    const turnRequests = h.server.requests.filter((r) => r.rule !== "directive");
+    expect(turnRequests.map((r) => r.rule)).toEqual(["tool", "after-tool"]);
+    // The CLI read the prompt before the switch: the turn began on the model asked for then.
+    expect(turnRequests[0]?.view.model).toBe("claude-sonnet-4-5");
+    expect(result.model).toBe(turnRequests[1]?.view.model);
+    expect(events.filter((event) => event.type === "notice" && event.kind.startsWith("model.") && event.kind !== "model.response")).toEqual(
+      [],
+    );
   });
 
   it("setApprovalMode applies to the rest of the turn: after auto_approve the next tool call is approved without asking", async () => {

@@ -47,6 +47,29 @@ describe("host tools follow policy.approvals.permission (real claude binary)", (
     expect(result.text.split("\n")[0]).toBe("mcp__adaptor__lookup error: permission_denied: orders are off limits");
   }, 60_000);
 
+  it("hooks name a host tool as approvals do (its own name), with the agent's name in agentToolName", async () => {
+    const ran: string[] = [];
+    const named: string[][] = [];
+    h = await harness(callThenReport("LOOKUP", "mcp__adaptor__lookup", { id: "o-17" }), {}, { tools: [lookupTool(ran)] });
+    await h.agent.run("LOOKUP o-17", {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        named.push(["onApproval", request.toolName ?? ""]);
+        request.approve();
+      },
+      hooks: {
+        beforeToolCall: (call) => void named.push(["beforeToolCall", call.toolName, call.agentToolName]),
+        afterToolCall: (call) => void named.push(["afterToolCall", call.toolName, call.agentToolName]),
+      },
+    });
+    expect(ran).toEqual(["o-17"]);
+    expect(named).toEqual([
+      ["beforeToolCall", "lookup", "mcp__adaptor__lookup"],
+      ["onApproval", "lookup"],
+      ["afterToolCall", "lookup", "mcp__adaptor__lookup"],
+    ]);
+  }, 60_000);
+
   it("ask: an approve runs the handler with the edited input; inherit runs it without asking, as before", async () => {
     const ran: string[] = [];
     const asked: string[] = [];

@@ -38,7 +38,7 @@ describe("codex app-server driver on the real binary", () => {
     expect(events.some((e) => e.type === "thinking-delta" && e.text.length > 0)).toBe(true);
     expect(result.model).toBe("gpt-5.5");
     expect(result.provider).toBe("fake");
-    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(result.usage).toEqual({ inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
     expect(JSON.parse(result.raw().terminal?.json ?? "{}")).toMatchObject({
       method: "turn/completed",
       params: { turn: { status: "completed" } },

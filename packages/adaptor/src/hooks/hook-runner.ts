@@ -1,6 +1,7 @@
 import { FeatureUnsupportedError, type DriverEvent, type HookAnswer, type HookAsk, type HookPoint } from "@adaptor/driver";
 import { raceAbort } from "@adaptor/driver/kit";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
+import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 import type { HookContext, RunHooks } from "./run-hooks.js";
 
 /** The hook option of each hook point. */
@@ -41,6 +42,8 @@ export class HookRunner {
   readonly #native: ReadonlySet<HookPoint>;
   readonly #runId: string;
   readonly #driver: string;
+  /** The wire names of the run's host tools (`mcp__adaptor__x`, `adaptor/x`) to their own names. */
+  readonly #hostTools: ReadonlyMap<string, string>;
   readonly #onFailure: (error: AdaptorError) => void;
   readonly #ended = new AbortController();
   readonly #signal: AbortSignal;
@@ -55,6 +58,8 @@ export class HookRunner {
     readonly native: readonly HookPoint[];
     readonly runId: string;
     readonly driver: string;
+    /** The names of the run's host tools. */
+    readonly hostTools?: readonly string[];
     readonly signal: AbortSignal;
     readonly onFailure: (error: AdaptorError) => void;
   }) {
@@ -62,6 +67,12 @@ export class HookRunner {
     this.#native = new Set(init.native);
     this.#runId = init.runId;
     this.#driver = init.driver;
+    this.#hostTools = new Map(
+      (init.hostTools ?? []).flatMap((name) => [
+        [`mcp__${HOST_TOOL_SERVER_NAME}__${name}`, name],
+        [`${HOST_TOOL_SERVER_NAME}/${name}`, name],
+      ]),
+    );
     this.#onFailure = init.onFailure;
     this.#signal = AbortSignal.any([init.signal, this.#ended.signal]);
   }
@@ -156,11 +167,11 @@ export class HookRunner {
     switch (ask.point) {
       case "beforeToolCall": {
         const { point: _, ...call } = ask;
-        return hooks.beforeToolCall?.(call, context);
+        return hooks.beforeToolCall?.(this.#named(call), context);
       }
       case "afterToolCall": {
         const { point: _, ...call } = ask;
-        return hooks.afterToolCall?.(call, context);
+        return hooks.afterToolCall?.(this.#named(call), context);
       }
       case "promptSubmit":
         return hooks.onPromptSubmit?.({ prompt: ask.prompt }, context);
@@ -169,6 +180,11 @@ export class HookRunner {
         return hooks.onStop?.(stop, context);
       }
     }
+  }
+
+  /** `call` with a host tool named as approvals name it (its own name), and the agent's name in `agentToolName`. */
+  #named<T extends { readonly toolName: string }>(call: T): T & { readonly agentToolName: string } {
+    return { ...call, toolName: this.#hostTools.get(call.toolName) ?? call.toolName, agentToolName: call.toolName };
   }
 
   /**

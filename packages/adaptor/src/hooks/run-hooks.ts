@@ -7,8 +7,17 @@ export interface ToolCallHookInput {
    * `toolCallId`), when the agent says so (Claude Code); absent for the main conversation's calls.
    */
   readonly parentToolCallId?: string;
-  /** The tool's name as the agent knows it, e.g. `"Bash"` or `"mcp__host__lookup"`. */
+  /**
+   * The tool's name, e.g. `"Bash"` or `"mcp__host__lookup"`; a host tool (the Agent's `tools`) by
+   * its own name, e.g. `"lookup"`, as approvals name it.
+   */
   readonly toolName: string;
+  /**
+   * The tool's name as the agent calls it, which `tool-call` events carry: `toolName` but for a
+   * host tool, whose name here is its wire name (`"mcp__adaptor__lookup"` on Claude Code,
+   * `"adaptor/lookup"` on Codex).
+   */
+  readonly agentToolName: string;
   /** The input the agent proposes (before the call) or ran it with (after it). */
   readonly input: unknown;
 }

@@ -181,6 +181,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           native: prep.request.hooks ?? [],
           runId,
           driver: driver.descriptor.type,
+          hostTools: setup.tools?.tools.map((tool) => tool.name) ?? [],
           signal: controller.signal,
           onFailure: (error) => controller.abort(error),
         })

@@ -15,11 +15,22 @@ import type { DriverEvent } from "@adaptor/driver";
  * Other ids, unknown ones included (`claude-3-opus-20240229`, `gpt-5`), are sent as given. Letter
  * case and a `[1m]` context suffix are not a difference (claude sends `CLAUDE-OPUS-5-5` as
  * `claude-opus-5-5`, and `claude-sonnet-4-5[1m]` as `claude-sonnet-4-5` with a long-context beta).
+ *
+ * @param atLine - the model asked for when the user line that started the turn was written: the
+ * CLI starts its turn on the model it was on when it read the line, so a `set_model` written
+ * after it is no difference for this line (the answer to `set_model` names the model switched to).
  */
-export function checkModel(message: Record<string, unknown>, requested: string | undefined, emit: (event: DriverEvent) => void): void {
+export function checkModel(
+  message: Record<string, unknown>,
+  requested: string | undefined,
+  emit: (event: DriverEvent) => void,
+  atLine?: string,
+): void {
   if (message.type !== "system" || message.subtype !== "init") return;
   const used = message.model;
   if (requested === undefined || typeof used !== "string" || used === "") return;
+  // A switch written after the user line that started this turn reaches its later requests only.
+  if (atLine !== undefined && sameModel(atLine, used)) return;
   reportModel(requested, used, emit);
 }
 

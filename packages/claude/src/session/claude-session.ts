@@ -317,6 +317,8 @@ export class ClaudeSession implements PooledProcess {
       if (!this.#initializeSent) {
         proc.writeJson(this.#initializeRequest(`adaptor_init_${randomUUID()}`)).catch(() => undefined);
       }
+      /** The model asked for when the last user line was written: the CLI starts its turn on it. */
+      let lineModel = this.#requestedModel;
       // Each model difference is reported once, against the model last asked for.
       const reportModels = oncePerDifference((event) => sink.emit(event));
       // A reused process a host's set_model switched away from the model this turn names goes back to it first.
@@ -324,8 +326,9 @@ export class ClaudeSession implements PooledProcess {
         void this.#setModel(model, answers, turn, reportModels).catch(() => undefined);
       }
       // The controls come first: a model switch the host asked for before the turn started is
-      // written ahead of the prompt, so the whole turn runs on it; messages and interrupts follow
-      // the prompt.
+      // written ahead of the prompt, and the prompt waits for the CLI's answer, so the whole turn
+      // runs on it; messages and interrupts follow the prompt. (claude 2.1.332 builds the first
+      // request of a prompt it read before a switch on the model it was on.)
       let promptWritten: () => void = () => undefined;
       const prompted = new Promise<void>((resolve) => (promptWritten = resolve));
       detach = sink.attachControl?.({
@@ -345,6 +348,7 @@ export class ClaudeSession implements PooledProcess {
           const id = randomUUID();
           promptIds.add(id);
           sent.set(id, text);
+          lineModel = this.#requestedModel;
           await proc.writeJson(userLine(text, id));
           return true;
         },
@@ -357,7 +361,9 @@ export class ClaudeSession implements PooledProcess {
       });
       // Requests the host made before the turn started are written now (they waited for the controls).
       await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.#awaitAnswers(answers, turn);
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
+      lineModel = this.#requestedModel;
       promptWritten();
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
@@ -413,7 +419,7 @@ export class ClaudeSession implements PooledProcess {
           continue;
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
-        checkModel(message, this.#requestedModel, reportModels);
+        checkModel(message, this.#requestedModel, reportModels, lineModel);
         const fallback = checkModelFallback(message, (event) => sink.emit(event));
         if (fallback !== undefined) {
           // The rest of the turn runs on the fallback model: the result names it.
@@ -465,6 +471,31 @@ export class ClaudeSession implements PooledProcess {
       answers.end();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
+    }
+  }
+
+  /**
+   * Reads stdout until the CLI has answered every control request of `answers` written so far
+   * (before the prompt: the model switches the prompt waits for). Any other line
+   * ends the wait (the CLI is writing something else: the turn's reader takes it, put back in
+   * order), as does stdout ending.
+   */
+  async #awaitAnswers(answers: ControlAnswers, turn: StreamJsonTurn): Promise<void> {
+    const held: string[] = [];
+    try {
+      while (answers.waiting > 0) {
+        const text = await nextLine(this.#lines, undefined, turn);
+        if (text === undefined) return;
+        const line = parseLine(text);
+        const message = line.kind === "json" ? (line.value as { type?: unknown } | null) : null;
+        if (message?.type !== "control_response") {
+          held.push(text);
+          return;
+        }
+        answers.settle(message as Record<string, unknown>);
+      }
+    } finally {
+      this.#lines.unread(held);
     }
   }
 

@@ -16,6 +16,11 @@ export class ControlAnswers {
     return new Promise<Answer>((resolve, reject) => this.#pending.set(requestId, { op, resolve, reject }));
   }
 
+  /** How many requests still wait for their answer. */
+  get waiting(): number {
+    return this.#pending.size;
+  }
+
   /** Settles the waiter a `control_response` line answers; other lines are ignored. */
   settle(message: Record<string, unknown>): void {
     const response = message.response as { subtype?: unknown; request_id?: unknown; error?: unknown; response?: unknown } | undefined;

@@ -37,6 +37,13 @@ export class StdoutLines {
     return true;
   }
 
+  /** Puts `lines` (taken earlier, in order) back ahead of the lines not yet taken. */
+  unread(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    this.#batch = [...lines, ...this.#batch.slice(this.#index)];
+    this.#index = 0;
+  }
+
   /** The next line, parsed as `lines()` parses it (`json` with its value, or `text`); done once stdout ended. */
   async next(): Promise<IteratorResult<OutputLine, undefined>> {
     let text = this.take();

@@ -147,7 +147,7 @@ export class AppServerTurnState {
   readonly #deltaTemplates = new DeltaLineTemplates();
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
-  #usage: { input: number; output: number; cached: number; cacheWrite: number } | undefined;
+  #usage: { input: number; output: number; cached: number; cacheWrite: number; reasoning: number } | undefined;
   #held: { method: string; params: unknown; json: string }[] = [];
 
   /**
@@ -169,7 +169,13 @@ export class AppServerTurnState {
   usage(): Usage | undefined {
     const u = this.#usage;
     if (!u) return undefined;
-    return { inputTokens: u.input, outputTokens: u.output, cacheReadTokens: u.cached, cacheWriteTokens: u.cacheWrite };
+    return {
+      inputTokens: u.input,
+      outputTokens: u.output,
+      cacheReadTokens: u.cached,
+      cacheWriteTokens: u.cacheWrite,
+      reasoningTokens: u.reasoning,
+    };
   }
 
   /**
@@ -313,11 +319,12 @@ export class AppServerTurnState {
       case "thread/tokenUsage/updated": {
         this.#retries = 0;
         const last = message.params.tokenUsage.last;
-        const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0 });
+        const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0, reasoning: 0 });
         u.input += last.inputTokens;
         u.output += last.outputTokens;
         u.cached += last.cachedInputTokens;
         u.cacheWrite += last.cacheWriteInputTokens;
+        u.reasoning += last.reasoningOutputTokens;
         // One usage update per model response: what a turn budget counts.
         this.#emit({ type: "notice", kind: "model.response", data: { usage: last } });
         return false;

@@ -61,6 +61,7 @@ export class ExecTurnState {
       outputTokens: u.output_tokens,
       ...(u.cached_input_tokens !== undefined ? { cacheReadTokens: u.cached_input_tokens } : {}),
       ...(u.cache_write_input_tokens !== undefined ? { cacheWriteTokens: u.cache_write_input_tokens } : {}),
+      ...(u.reasoning_output_tokens !== undefined ? { reasoningTokens: u.reasoning_output_tokens } : {}),
     };
   }
 

@@ -54,11 +54,13 @@ function readUsage(value: unknown): Usage | undefined {
   if (inputTokens === undefined || outputTokens === undefined) return undefined;
   const cacheReadTokens = count(u.cacheReadTokens);
   const cacheWriteTokens = count(u.cacheWriteTokens);
+  const reasoningTokens = count(u.reasoningTokens);
   return {
     inputTokens,
     outputTokens,
     ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
     ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
   };
 }
 
@@ -90,11 +92,13 @@ export function usageSince(total: Usage, previous: Usage | undefined): Usage | u
   const outputTokens = total.outputTokens - previous.outputTokens;
   const cacheReadTokens = diff(total.cacheReadTokens, previous.cacheReadTokens);
   const cacheWriteTokens = diff(total.cacheWriteTokens, previous.cacheWriteTokens);
-  if ([inputTokens, outputTokens, cacheReadTokens ?? 0, cacheWriteTokens ?? 0].some((n) => n < 0)) return undefined;
+  const reasoningTokens = diff(total.reasoningTokens, previous.reasoningTokens);
+  if ([inputTokens, outputTokens, cacheReadTokens ?? 0, cacheWriteTokens ?? 0, reasoningTokens ?? 0].some((n) => n < 0)) return undefined;
   return {
     inputTokens,
     outputTokens,
     ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
     ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
   };
 }

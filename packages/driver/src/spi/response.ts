@@ -10,6 +10,11 @@ export interface Usage {
   readonly cacheReadTokens?: number;
   /** Prompt tokens written to the provider's cache, when reported. */
   readonly cacheWriteTokens?: number;
+  /**
+   * Completion tokens the model spent reasoning, counted within {@link outputTokens}, when the CLI
+   * reports them (Codex: the OpenAI API's `reasoning_output_tokens`; Claude Code reports none).
+   */
+  readonly reasoningTokens?: number;
 }
 
 /** Reasons of a classified business failure (docs/errors.md "Business failures"); unknown codes pass through. */

@@ -7,6 +7,8 @@ export interface ResponsesReplyUsage {
   readonly input_tokens: number;
   /** Completion tokens. Default 10. */
   readonly output_tokens: number;
+  /** Of the completion tokens, those spent reasoning (`output_tokens_details.reasoning_tokens`). Default 0. */
+  readonly reasoning_tokens?: number;
 }
 
 /** Fields every {@link ResponsesReply} variant may carry. */

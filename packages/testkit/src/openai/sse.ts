@@ -36,7 +36,7 @@ export function responseUsage(usage: ResponsesReplyUsage): ResponseObject["usage
     input_tokens: usage.input_tokens,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: usage.output_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
     total_tokens: usage.input_tokens + usage.output_tokens,
   };
 }
