@@ -83,5 +83,9 @@ describe("suspended turns on the real codex binary", { timeout: 120_000 }, () =>
     expect(suspended.result.usage).toMatchObject({ inputTokens: 777, outputTokens: 11 });
     expect(suspended.result.transcript().some((item) => item.kind === "tool-call" && item.toolName === "apply_patch")).toBe(true);
     expect(suspended.events.at(-1)).toMatchObject({ type: "run-finished", ok: true, suspended: true, usage: { inputTokens: 777 } });
+    // The suspended call ends as suspended, not as a denial: codex's rejection of it is not reported.
+    const callId = suspended.result.pendingApproval!.toolCallId;
+    expect(suspended.events.some((event) => event.type === "tool-call" && event.id === callId)).toBe(true);
+    expect(suspended.events.filter((event) => event.type === "tool-result" && event.id === callId)).toEqual([]);
   });
 });

@@ -70,4 +70,18 @@ describe("suspended turns on gemini-cli", () => {
     expect(h.server.turns()).toHaveLength(1);
     expect((await h.agent.thread("chat").pendingApprovals()).map((p) => [p.id, p.status])).toEqual([[id, "pending"]]);
   });
+
+  it("a first turn suspends on the write's approval: the call ends as suspended (no tool-result for it), not as a denial", async () => {
+    h = await geminiHarness([], {}, { threadStore: new MemoryThreadStore(), policy: { approvals: { permission: "ask" } } });
+    const file = join(h.env.workDir, "suspended.txt");
+    const stream = h.agent.thread("fresh").stream(`WRITE_FILE ${file}`, { suspend: {} });
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(result.status).toBe("suspended");
+    const callId = result.pendingApproval!.toolCallId;
+    expect(events.some((event) => event.type === "tool-call" && event.id === callId)).toBe(true);
+    expect(events.filter((event) => event.type === "tool-result" && event.id === callId)).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true, suspended: true });
+    expect(existsSync(file)).toBe(false);
+  });
 });

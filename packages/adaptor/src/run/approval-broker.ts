@@ -63,6 +63,8 @@ export interface ApprovalBrokerInit {
 export class ApprovalBroker {
   readonly #init: ApprovalBrokerInit;
   readonly #pending = new Set<ApprovalResponder>();
+  /** Asks this broker answered by suspending the turn (their deny only tells the CLI to stop). */
+  readonly #suspended = new WeakSet<ApprovalAsk>();
   #waiting = 0;
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
@@ -88,6 +90,14 @@ export class ApprovalBroker {
    */
   get permission(): ApprovalMode {
     return this.#permission;
+  }
+
+  /**
+   * Whether `ask` was answered by suspending the turn: its decision is then a deny the CLI gets
+   * because it is ended, not a person's or a policy's.
+   */
+  suspended(ask: ApprovalAsk): boolean {
+    return this.#suspended.has(ask);
   }
 
   /** Decides one ask; always resolves (a deny when the run ends first). */
@@ -258,6 +268,7 @@ export class ApprovalBroker {
       inputEditable: ask.inputEditable === true,
     });
     await suspend(ask, id);
+    this.#suspended.add(ask);
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: "suspended", attempt: 1 });
     return { outcome: "deny", reason: "the turn is suspended until this approval is answered" };
   }

@@ -214,6 +214,9 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         const unasked = new UnaskedTools(request.policy, driver.descriptor);
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
+            // The suspended call never ran: the CLI's rejection of it (it is told a deny as it is
+            // ended) is not reported; the call stays open, as one a stopped run leaves.
+            if (event.type === "tool-result" && event.id === suspension?.suspendedOn?.toolCallId) return;
             const notice = unasked.observe(event);
             if (event.type === "process") {
               if (event.kind === "spawn" && event.pid !== undefined) pid = event.pid;
@@ -235,7 +238,13 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           requestApproval: (ask: ApprovalAsk) => {
             if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
             unasked.asked(ask);
-            return telemetry ? telemetry.approval(ask, () => broker.ask(ask)) : broker.ask(ask);
+            return telemetry
+              ? telemetry.approval(
+                  ask,
+                  () => broker.ask(ask),
+                  () => broker.suspended(ask),
+                )
+              : broker.ask(ask);
           },
           ...(runHooks && request.hooks?.length
             ? {

@@ -119,8 +119,16 @@ export class RunTelemetry {
     }
   }
 
-  /** Times one approval wait: `ask` → the decision. */
-  async approval(ask: ApprovalAsk, wait: () => Promise<ApprovalDecision>): Promise<ApprovalDecision> {
+  /**
+   * Times one approval wait: `ask` → the decision. `suspended` tells, once decided, whether the
+   * decision was the turn suspending: the span's decision is then `suspended`, not the deny the
+   * CLI is told.
+   */
+  async approval(
+    ask: ApprovalAsk,
+    wait: () => Promise<ApprovalDecision>,
+    suspended: () => boolean = () => false,
+  ): Promise<ApprovalDecision> {
     const parent = (ask.toolCallId !== undefined ? this.#tools.get(ask.toolCallId)?.context : undefined) ?? this.#context;
     const span = this.#tracer.startSpan(
       SPAN.approval,
@@ -136,10 +144,11 @@ export class RunTelemetry {
     const started = performance.now();
     try {
       const decision = await wait();
+      const suspending = suspended();
       span.setAttributes({
-        "adaptor.approval.decision": decision.outcome,
+        "adaptor.approval.decision": suspending ? "suspended" : decision.outcome,
         "adaptor.approval.waited_ms": Math.round(performance.now() - started),
-        ...(this.#content && decision.outcome === "deny" ? { "adaptor.approval.reason": decision.reason } : {}),
+        ...(this.#content && decision.outcome === "deny" && !suspending ? { "adaptor.approval.reason": decision.reason } : {}),
       });
       return decision;
     } catch (error) {

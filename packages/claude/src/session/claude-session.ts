@@ -387,7 +387,9 @@ export class ClaudeSession implements PooledProcess {
           answers.settle(message);
           continue;
         }
-        if (message.type === "keep_alive") continue;
+        // `control_cancel_request`: the CLI withdrew a control request of its own that had no
+        // answer yet (a permission ask, when it is stopped mid-ask); nothing here waits on it.
+        if (message.type === "keep_alive" || message.type === "control_cancel_request") continue;
         // The CLI queues a message sent during the turn and starts it ("started") when it adds it
         // to the turn's next model request.
         if (message.type === "command_lifecycle" && typeof message.command_uuid === "string" && sent.has(message.command_uuid)) {
@@ -751,7 +753,13 @@ class LateOutput {
 
   accept(message: Record<string, unknown>): void {
     // Bookkeeping without content: a prompt's "completed" lifecycle line routinely follows its result.
-    if (message.type === "control_response" || message.type === "keep_alive" || message.type === "command_lifecycle") return;
+    if (
+      message.type === "control_response" ||
+      message.type === "control_cancel_request" ||
+      message.type === "keep_alive" ||
+      message.type === "command_lifecycle"
+    )
+      return;
     if (message.type === "control_request") {
       const requestId = String(message.request_id);
       const request = message.request as Partial<CanUseToolRequest> | undefined;
