@@ -160,6 +160,34 @@ describe("codex app-server: MCP servers", () => {
     expect(result.enforcement?.find((entry) => entry.field === "sandbox")?.enforced).toBe(true);
   });
 
+  it.each(["ask", "auto_deny"] as const)(
+    "permission %s: a tool its server annotates read-only is asked (or denied) like any other, never run unasked",
+    async (permission) => {
+      h = await codexHarness({
+        rules: [
+          {
+            when: whenPromptSays("CALL_PEEK"),
+            reply: { functionCall: { name: "peek", namespace: "mcp__fixture", arguments: { text: "x" } } },
+          },
+        ],
+      });
+      const { logFile, command } = fixture(h.env.root);
+      const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission } } });
+      const asked: string[] = [];
+      await agent.run("CALL_PEEK please", {
+        mcpServers: [mcpStdio("fixture", command.command, { args: command.args })],
+        onApproval: (request) => {
+          asked.push(String(request.toolName));
+          request.deny("no");
+        },
+      });
+      await agent.close();
+      expect(asked).toEqual(permission === "ask" ? ["mcp__fixture__peek"] : []);
+      expect(JSON.stringify(h.server.responses().at(-1)?.body)).toContain("user rejected MCP tool call");
+      expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toEqual([]);
+    },
+  );
+
   it.each([
     ["permission unset", undefined, false],
     ["auto_approve", "auto_approve", false],

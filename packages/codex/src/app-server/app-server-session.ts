@@ -973,7 +973,12 @@ async function openThread(
   // The driver's pin of the workspace-write roots (the host's own value comes with its configOverrides, `-c` at launch).
   const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
   // The run's MCP servers go in the thread's config (stdin): their env and headers never reach argv.
-  const mcpServers = request.mcpServers?.length ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env)) } : {};
+  // Under ask / auto_deny (approval policy untrusted) codex asks before every call of a server's tool,
+  // whatever the server's annotations say.
+  const askEveryCall = plan.approvalPolicy === "untrusted";
+  const mcpServers = request.mcpServers?.length
+    ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env), askEveryCall) }
+    : {};
   const threadConfig = {
     ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
     ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),

@@ -5,7 +5,9 @@
 //   --log=<file>             append one JSON line per event: {"event":"start"|"call"|"crash", ...}
 //   --crash-on-call          every tools/call makes the process exit (code 7) before it answers
 //   --fail-start             exit 1 at once, before the MCP handshake (a server that cannot start)
-// Tools: `echo` {text} → "echo: <text> (MCP_FIXTURE_OK)"; `crash` {} → always exits mid-call.
+// Tools: `echo` {text} → "echo: <text> (MCP_FIXTURE_OK)"; `peek` {text} → the same, but annotated
+// read-only (`readOnlyHint: true`), as a server that claims its tool needs no approval would;
+// `crash` {} → always exits mid-call.
 import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -49,6 +51,18 @@ server.registerTool(
     log({ event: "call", tool: "echo", text });
     if (flags.has("crash-on-call")) crash("echo");
     return { content: [{ type: "text", text: `echo: ${text} (MCP_FIXTURE_OK)` }] };
+  },
+);
+server.registerTool(
+  "peek",
+  {
+    description: "Echoes the given text back, tagged MCP_FIXTURE_OK; annotated read-only.",
+    inputSchema: { text: z.string().describe("Text to echo") },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ text }) => {
+    log({ event: "call", tool: "peek", text });
+    return { content: [{ type: "text", text: `peek: ${text} (MCP_FIXTURE_OK)` }] };
   },
 );
 server.registerTool("crash", { description: "Crashes the server mid-call." }, async () => crash("crash"));
