@@ -19,6 +19,7 @@ import {
   type AgentEvent,
 } from "adaptor";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
+import { drain } from "../support/turn-events.js";
 
 // MCP servers and host tools on the codex app-server, on the real binary: the servers go in the
 // thread's config (`thread/start` `config.mcp_servers`, over stdin), codex's ask before an MCP tool
@@ -40,12 +41,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 function fixture(root: string, options: { failStart?: boolean } = {}) {
   const logFile = join(root, "mcp.log");
@@ -238,7 +233,7 @@ describe("codex app-server: host tools (defineTool)", () => {
         request.approve();
       },
     });
-    await collect(stream);
+    await drain(stream);
     const result = await stream.result();
     await agent.close();
     expect(asked).toEqual([["lookup", { word: "codex" }]]);
@@ -262,7 +257,7 @@ describe("codex app-server: host tools (defineTool)", () => {
     const thread = agent.thread("tools");
     await thread.run("LOOKUP once");
     const stream = thread.stream("LOOKUP twice");
-    const events = await collect(stream);
+    const events = await drain(stream);
     await stream.result();
     await agent.close();
     expect(events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(true);
