@@ -112,6 +112,24 @@ export interface AcpDriverOptions {
    * process's launch signature. Default none.
    */
   readonly confinedArgs?: readonly string[];
+  /**
+   * Recognizes an `agent_message_chunk` (its whole text) that is the agent's own notice, not the
+   * model's text, for an agent that sends its notices as message chunks. Such a chunk becomes a
+   * `notice` `runtime` (with `data.agentNotice`) and is not part of the run's text; an `error` one
+   * fails a turn that otherwise ends normally with no model text as `agent_error` carrying its
+   * message (the last one), with its `details`. Default: every chunk is the model's text.
+   */
+  readonly agentNotice?: (text: string) => AgentNotice | undefined;
+}
+
+/** An agent's own notice sent as a message chunk (see {@link AcpDriverOptions.agentNotice}). */
+export interface AgentNotice {
+  /** `info`: only a notice; `error`: the turn's model request failed. */
+  readonly level: "info" | "error";
+  /** The notice's text, as the agent wrote it. */
+  readonly message: string;
+  /** Details of an `error` the failure carries, e.g. `apiErrorStatus` (the model API's HTTP status). */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 /** What {@link AcpDriverOptions.inheritedSession} is told. */
@@ -145,6 +163,7 @@ export class AcpDriver implements Driver {
   readonly #emptyWhenUnset: readonly string[];
   readonly #allowAllEnv: readonly string[];
   readonly #confinedArgs: readonly string[];
+  readonly #agentNotice: AcpDriverOptions["agentNotice"];
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -162,6 +181,7 @@ export class AcpDriver implements Driver {
     this.#emptyWhenUnset = options.emptyWhenUnset ?? [];
     this.#allowAllEnv = options.allowAllEnv ?? [];
     this.#confinedArgs = options.confinedArgs ?? [];
+    this.#agentNotice = options.agentNotice;
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -428,7 +448,7 @@ export class AcpDriver implements Driver {
       sink.emit({ type: "notice", kind: "policy", message: `ending the turn: ${message}`, data: { ...violation.details } });
       violated();
     };
-    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id));
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice);
     // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     const handler: SessionHandler = {
       onUpdate: (update) => turn.onUpdate(update),
@@ -693,7 +713,7 @@ export class AcpDriver implements Driver {
           }
         : endedByDenial || interrupted
           ? undefined
-          : stopReasonFailure(answer.stopReason);
+          : (stopReasonFailure(answer.stopReason) ?? agentErrorFailure(turn, answer.stopReason));
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
@@ -818,6 +838,13 @@ export class AcpDriver implements Driver {
     }
     return { servers: out };
   }
+}
+
+/** The failure of a turn that ended normally with no model text after the agent's own error notice. */
+function agentErrorFailure(turn: AcpTurn, stopReason: string): DriverFailure | undefined {
+  const error = turn.agentError;
+  if (!error || turn.text !== "") return undefined;
+  return { reason: "agent_error", message: error.message, details: { ...error.details, stopReason } };
 }
 
 function tail(proc: AcpProcess): string {

@@ -1,5 +1,5 @@
 export { acp } from "./acp.js";
-export { AcpDriver, type AcpDriverOptions, type InheritedSession, type InheritedSessionContext } from "./acp-driver.js";
+export { AcpDriver, type AcpDriverOptions, type AgentNotice, type InheritedSession, type InheritedSessionContext } from "./acp-driver.js";
 export { validateAcpConfig, type AcpConfig, type AcpSandboxModes } from "./config/acp-config.js";
 export {
   gemini,

@@ -12,6 +12,7 @@ import {
   PolicyCapabilityUnsupportedError,
   type AgentEvent,
   type RunOptions,
+  type RunError,
 } from "adaptor";
 import { copilot, type CopilotConfig } from "../src/index.js";
 import { collect, isolatedHome, processesWith, type IsolatedHome } from "./support.js";
@@ -69,6 +70,8 @@ beforeEach(async () => {
         reply: shell(join(out, "sub.txt")),
       },
       { name: "shell", when: whenChatUserSays("SH now"), reply: shell(join(out, "sh.txt")) },
+      { name: "hello", when: whenChatUserSays("HELLO now"), reply: { text: "hi there" } },
+      { name: "unauthorized", when: whenChatUserSays("DENIED now"), reply: { error: { status: 401, message: "bad key" } } },
       {
         name: "todo",
         when: whenChatUserSays("TODO now"),
@@ -255,5 +258,34 @@ describe("copilot 1.0.102: its tools that run without an ask are not offered und
     const { error } = await run(copilotAgent(), "DELEGATE now", { policy: { approvals: { permission: "auto_deny" } } });
     expect(isError(error, ErrPolicyViolation)).toBe(true);
     expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe("copilot 1.0.102: its own Info: and Error: lines are not the model's text", () => {
+  it("read_only: the text is the model's alone, and Copilot's disabled-tools line is a notice", async () => {
+    const stream = copilotAgent().stream("HELLO now", { policy: { sandbox: "read_only" } });
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(result.text).toBe("hi there");
+    expect(events.flatMap((e) => (e.type === "text-delta" ? [e.text] : []))).toEqual(["hi there"]);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "notice",
+        kind: "runtime",
+        message: "Info: Disabled tools: sql, task",
+        data: { agentNotice: "info" },
+      }),
+    );
+  });
+
+  it("HTTP 401 from the model: RunError agent_error with Copilot's error line and the status", async () => {
+    const { events, error } = await run(copilotAgent(), "DENIED now", { policy: { approvals: { permission: "ask" } } });
+    expect((error as RunError).reason).toBe("agent_error");
+    expect((error as RunError).message).toMatch(
+      /^Error: Authentication failed with provider at http:\/\/127\.0\.0\.1:\d+\/v1 \(HTTP 401\)/,
+    );
+    expect((error as RunError).details).toMatchObject({ apiErrorStatus: 401, stopReason: "end_turn" });
+    expect((error as RunError).result.text).toBe("");
+    expect(events.filter((e) => e.type === "text-delta")).toEqual([]);
   });
 });

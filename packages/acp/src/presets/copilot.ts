@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
-import { AcpDriver } from "../acp-driver.js";
+import { AcpDriver, type AgentNotice } from "../acp-driver.js";
 import { validateAcpConfig, type AcpConfig } from "../config/acp-config.js";
 import { trustedDescriptor } from "./trusted-workspace.js";
 
@@ -103,6 +103,23 @@ export interface CopilotConfig extends CommonDriverConfig {
   readonly workspaceSettings?: boolean;
 }
 
+/**
+ * Copilot's own notices, each sent as a whole message chunk of its own: `Info: …` (e.g. "Info:
+ * Disabled tools: sql, task", "Info: Request failed due to a transient API error. Retrying...") and
+ * `Error: …` (e.g. "Error: Failed to get response from the AI model; retried 5 times …",
+ * "Error: Authentication failed with provider at … (HTTP 401)"), after which it ends the turn normally.
+ */
+function copilotNotice(text: string): AgentNotice | undefined {
+  const match = /^(Info|Error): \S/.exec(text);
+  if (!match) return undefined;
+  const message = text.trim();
+  if (match[1] === "Info") return { level: "info", message };
+  // The model API's HTTP status: "(HTTP 401)", or the last error's "Last error: 500 …".
+  const status = /\(HTTP ([45]\d\d)\)|Last error: ([45]\d\d)\b/.exec(message);
+  const code = status?.[1] ?? status?.[2];
+  return { level: "error", message, ...(code !== undefined ? { details: { apiErrorStatus: Number(code) } } : {}) };
+}
+
 /** The platform binary `@github/copilot` installs (an optional dependency of it). */
 function copilotBinary(): string | undefined {
   try {
@@ -164,12 +181,15 @@ export function copilotAcpConfig(config: CopilotConfig | undefined): AcpConfig {
  * The GitHub Copilot CLI driver: Copilot CLI 1.0.102 over ACP (`copilot --acp`). `read_only` and
  * the permission modes select its `#agent` session mode (checked after it is set); under them its
  * unasked `sql` and `task` tools are removed and `COPILOT_ALLOW_ALL` is refused (set by the host)
- * or removed (inherited). MCP servers are refused before launch.
+ * or removed (inherited). MCP servers are refused before launch. Copilot's own `Info:` / `Error:`
+ * lines are `notice`s, not text; a turn that ends after its `Error:` line with no model text (a
+ * failed model request) fails as `agent_error` with that message.
  */
 export function copilot(config?: CopilotConfig): AcpDriver {
   return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
     resolve: () => copilotAcpConfig(config),
     allowAllEnv: ALLOW_ALL_ENV,
     confinedArgs: CONFINED_ARGS,
+    agentNotice: copilotNotice,
   });
 }

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
 import { hasNoEffect } from "@adaptor/driver/kit";
+import type { AgentNotice } from "../acp-driver.js";
 import type { SessionHandler } from "../connection/acp-process.js";
 import { callsServer, changesMachine, knownInput, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 
@@ -82,6 +83,8 @@ export class AcpTurn implements SessionHandler {
   text = "";
   /** Tool calls the host denied during this turn. */
   denied = 0;
+  /** The agent's last own `error` notice of this turn (see {@link AgentNotice}). */
+  agentError: AgentNotice | undefined;
   /** The session's cumulative cost from the latest `usage_update` (of this turn, or replayed before it). */
   sessionCost: { readonly amount: number; readonly currency: string } | undefined;
   /** {@link sessionCost} as it stood when the prompt was sent: the turn's baseline. */
@@ -91,6 +94,7 @@ export class AcpTurn implements SessionHandler {
   readonly #trusted: readonly TrustedServer[];
   readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
   readonly #terminalExitCode: ((terminalId: string) => number | undefined) | undefined;
+  readonly #agentNotice: ((text: string) => AgentNotice | undefined) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
@@ -102,6 +106,8 @@ export class AcpTurn implements SessionHandler {
    *   first (not `in_progress`: an agent may report a call running while the tool itself is about
    *   to ask, as OpenCode does); and once per call of any kind reported `completed` after the host
    *   denied its ask (`denied`).
+   * @param terminalExitCode - the exit code of a host terminal, once it has exited.
+   * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
   constructor(
     sink: DriverSink,
@@ -109,8 +115,10 @@ export class AcpTurn implements SessionHandler {
     trustedServers: readonly TrustedServer[] = [],
     onUnasked?: (call: UnaskedCall) => void,
     terminalExitCode?: (terminalId: string) => number | undefined,
+    agentNotice?: (text: string) => AgentNotice | undefined,
   ) {
     this.#terminalExitCode = terminalExitCode;
+    this.#agentNotice = agentNotice;
     this.#sink = sink;
     this.#nameOf = nameOf;
     this.#trusted = trustedServers;
@@ -147,7 +155,8 @@ export class AcpTurn implements SessionHandler {
   #accept(update: acp.SessionUpdate): void {
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (update.content.type === "text") this.#appendText(update.content.text, update.messageId ?? undefined);
+        if (update.content.type !== "text") return;
+        if (!this.#noticed(update.content.text)) this.#appendText(update.content.text, update.messageId ?? undefined);
         return;
       case "agent_thought_chunk":
         if (update.content.type === "text") this.#appendThinking(update.content.text, update.messageId ?? undefined);
@@ -247,6 +256,15 @@ export class AcpTurn implements SessionHandler {
     this.#ended = true;
     for (const settle of [...this.#open]) settle(CANCELLED);
     this.#open.clear();
+  }
+
+  /** A chunk that is the agent's own notice becomes a `notice` (an `error` one is kept for the verdict). */
+  #noticed(text: string): boolean {
+    const notice = this.#agentNotice?.(text);
+    if (!notice) return false;
+    if (notice.level === "error") this.agentError = notice;
+    this.#sink.emit({ type: "notice", kind: "runtime", message: notice.message, data: { agentNotice: notice.level } });
+    return true;
   }
 
   #appendText(text: string, messageId: string | undefined): void {
