@@ -137,7 +137,15 @@ describe("hooks", () => {
       })
       .catch((e: unknown) => e);
     expect(seen).toEqual([
-      { toolCallId: "t1", toolName: "Read", agentToolName: "Read", input: { path: "a" }, output: "contents", isError: false, native: false },
+      {
+        toolCallId: "t1",
+        toolName: "Read",
+        agentToolName: "Read",
+        input: { path: "a" },
+        output: "contents",
+        isError: false,
+        native: false,
+      },
       { toolCallId: "t2", toolName: "Bash", agentToolName: "Bash", input: undefined, output: "denied", isError: true, native: false },
     ]);
     expect((failed as Error).message).toBe("hook afterToolCall failed");
