@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startChatCompletionsServer, whenChatUserSays, type ChatCompletionsServer, type ChatRequestView } from "@adaptor/testkit";
-import { Agent, ErrPolicyViolation, isError, RunError, type AgentEvent, type RunOptions } from "adaptor";
+import { Agent, ErrPolicyViolation, isError, RunError, type RunOptions } from "adaptor";
 import { acp, type AcpConfig } from "../src/index.js";
-import { collect, processesWith } from "./support.js";
+import { policyNotices, processesWith, runDeciding, type DecidedRun } from "./support.js";
 
 // Cline CLI 3.0.65 (`cline --acp`, the real binary), offline against a scripted chat-completions
 // server. Cline labels its `spawn_agent` tool (a sub-agent with the full tool set) ACP kind `think`,
@@ -107,31 +107,12 @@ function cline(extra: Partial<AcpConfig> = {}): Agent {
   return agent;
 }
 
-async function run(
-  a: Agent,
-  prompt: string,
-  options: RunOptions,
-  approve: RegExp,
-): Promise<{ events: AgentEvent[]; asked: string[]; error: unknown }> {
-  const asked: string[] = [];
-  const stream = a.stream(prompt, {
-    ...options,
-    onApproval: (request) => {
-      asked.push(String(request.toolName));
-      if (approve.test(String(request.toolName))) request.approve();
-      else request.deny("not that one");
-    },
+/** Runs `prompt`, approving the asks whose tool name matches `approve` and denying the rest. */
+const run = (a: Agent, prompt: string, options: RunOptions, approve: RegExp): Promise<DecidedRun> =>
+  runDeciding(a, prompt, options, (request) => {
+    if (approve.test(String(request.toolName))) request.approve();
+    else request.deny("not that one");
   });
-  const events = await collect(stream);
-  const error = await stream.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  return { events, asked, error };
-}
-
-const policyNotices = (events: readonly AgentEvent[]): string[] =>
-  events.flatMap((e) => (e.type === "notice" && e.kind === "policy" ? [e.message ?? ""] : []));
 
 describe("cline 3.0.65 under policies enforced by asks", () => {
   it("read_only through askMode: the think-kind spawn_agent ask is denied unasked; the sub-agent never writes outside the workspace", async () => {

@@ -10,12 +10,11 @@ import {
   HumanDecisionModeUnsupportedError,
   isError,
   PolicyCapabilityUnsupportedError,
-  type AgentEvent,
   type RunOptions,
   type RunError,
 } from "adaptor";
 import { copilot, type CopilotConfig } from "../src/index.js";
-import { collect, isolatedHome, processesWith, type IsolatedHome } from "./support.js";
+import { collect, isolatedHome, policyNotices, processesWith, runDeciding, type DecidedRun, type IsolatedHome } from "./support.js";
 
 // GitHub Copilot CLI 1.0.102 (the pinned platform binary, `copilot --acp`) through the copilot()
 // preset, offline against a scripted chat-completions server (Copilot's own provider settings).
@@ -114,25 +113,14 @@ function copilotAgent(extra: Partial<CopilotConfig> = {}): Agent {
   return agent;
 }
 
-async function run(a: Agent, prompt: string, options: RunOptions): Promise<{ events: AgentEvent[]; asked: string[]; error: unknown }> {
-  const asked: string[] = [];
-  const stream = a.stream(prompt, {
-    ...options,
-    onApproval: (request) => {
-      asked.push(String(request.details?.["toolKind"] ?? request.toolName));
-      request.deny("no");
-    },
-  });
-  const events = await collect(stream);
-  const error = await stream.result().then(
-    () => undefined,
-    (e: unknown) => e,
+const run = (a: Agent, prompt: string, options: RunOptions): Promise<DecidedRun> =>
+  runDeciding(
+    a,
+    prompt,
+    options,
+    (request) => request.deny("no"),
+    (request) => String(request.details?.["toolKind"] ?? request.toolName),
   );
-  return { events, asked, error };
-}
-
-const policyNotices = (events: readonly AgentEvent[]): string[] =>
-  events.flatMap((e) => (e.type === "notice" && e.kind === "policy" ? [e.message ?? ""] : []));
 
 describe("copilot 1.0.102: the basics of ask, auto_deny and read_only", () => {
   it('approvals.permission "ask": its shell command is asked, and denied it does not run', async () => {

@@ -22,7 +22,7 @@ import {
 } from "@adaptor/testkit";
 import { processGone } from "@adaptor/driver/kit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, RunError, type AgentEvent, type AgentOptions } from "adaptor";
+import { Agent, RunError, type AgentEvent, type AgentOptions, type ApprovalRequest, type RunOptions } from "adaptor";
 import { expect } from "vitest";
 import type { DriverFixture, ScriptedTurns } from "@adaptor/driver/testing";
 import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
@@ -68,6 +68,44 @@ export async function collect(stream: AsyncIterable<AgentEvent>): Promise<AgentE
   for await (const event of stream) events.push(event);
   return events;
 }
+
+/** What {@link runDeciding} saw: the stream's events, each ask's label, and the run's rejection (if any). */
+export interface DecidedRun {
+  readonly events: AgentEvent[];
+  readonly asked: string[];
+  readonly error: unknown;
+}
+
+/**
+ * Runs `prompt` and answers every ask with `decide`, recording each ask as `label(request)` (by
+ * default its tool name).
+ */
+export async function runDeciding(
+  agent: Agent,
+  prompt: string,
+  options: RunOptions,
+  decide: (request: ApprovalRequest) => void,
+  label: (request: ApprovalRequest) => string = (request) => String(request.toolName),
+): Promise<DecidedRun> {
+  const asked: string[] = [];
+  const stream = agent.stream(prompt, {
+    ...options,
+    onApproval: (request) => {
+      asked.push(label(request));
+      decide(request);
+    },
+  });
+  const events = await collect(stream);
+  const error = await stream.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { events, asked, error };
+}
+
+/** The messages of a stream's `policy` notices. */
+export const policyNotices = (events: readonly AgentEvent[]): string[] =>
+  events.flatMap((e) => (e.type === "notice" && e.kind === "policy" ? [e.message ?? ""] : []));
 
 /** The text of a stream's `text-delta` events, joined. */
 export function streamedText(events: readonly AgentEvent[]): string {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Agent, defineTool, ErrPolicyViolation, isError, RunError, type AgentEvent, type ApprovalRequest, type RunOptions } from "adaptor";
 import type { AcpConfig } from "../src/index.js";
 import { hostileAcp, text, type HostileScenario, type HostileStep } from "./hostile-agent/hostile.js";
+import { policyNotices } from "./support.js";
 
 // Tool calls that act without the agent asking, and asks for tools that act under a name of
 // reasoning, against the scripted agent (fault injection); the real agent is in cline.test.ts.
@@ -62,9 +63,6 @@ async function turn(
   );
   return { events, asked, ...outcome };
 }
-
-const policyNotices = (events: readonly AgentEvent[]): string[] =>
-  events.flatMap((e) => (e.type === "notice" && e.kind === "policy" ? [e.message ?? ""] : []));
 
 describe("read_only denies every ask for a tool that is not a read or search", () => {
   it("an ask for a think-kind tool (a sub-agent under a reasoning label) is denied without reaching the handler", async () => {
