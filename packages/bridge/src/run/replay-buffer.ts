@@ -8,11 +8,19 @@ export interface ReplaySlice {
   readonly gap?: { readonly firstId: number; readonly lastId: number };
 }
 
-/** The last frames of a run, bounded by count and by bytes; the oldest are evicted first (at least one is kept). */
+/** Emptied slots at the front of the array from which it is compacted, when they are also at least half of it. */
+const COMPACT_AT = 64;
+
+/**
+ * The last frames of a run, bounded by count and by bytes; the oldest are evicted first (at least
+ * one is kept). An evicted frame is released at once: the buffer never references more than
+ * `maxBytes` of frame text, or one frame when that frame alone is larger.
+ */
 export class ReplayBuffer {
   readonly #maxFrames: number;
   readonly #maxBytes: number;
-  #frames: Frame[] = [];
+  /** Kept frames from {@link #start}; the slots before it are emptied (evicted). */
+  #frames: (Frame | undefined)[] = [];
   #start = 0;
   #bytes = 0;
   #evictedUpTo = 0;
@@ -31,11 +39,12 @@ export class ReplayBuffer {
     this.#frames.push(frame);
     this.#bytes += Buffer.byteLength(frame.text);
     while (this.#frames.length - this.#start > 1 && (this.#frames.length - this.#start > this.#maxFrames || this.#bytes > this.#maxBytes)) {
-      const evicted = this.#frames[this.#start++]!;
+      const evicted = this.#frames[this.#start]!;
+      this.#frames[this.#start++] = undefined;
       this.#bytes -= Buffer.byteLength(evicted.text);
       this.#evictedUpTo = evicted.id;
     }
-    if (this.#start > 1024 && this.#start * 2 > this.#frames.length) {
+    if (this.#start >= COMPACT_AT && this.#start * 2 >= this.#frames.length) {
       this.#frames = this.#frames.slice(this.#start);
       this.#start = 0;
     }
@@ -45,7 +54,7 @@ export class ReplayBuffer {
   after(id: number): ReplaySlice {
     let index = this.#frames.length;
     while (index > this.#start && this.#frames[index - 1]!.id > id) index--;
-    const frames = this.#frames.slice(index);
+    const frames = this.#frames.slice(index) as Frame[];
     if (id < this.#evictedUpTo) return { frames, gap: { firstId: id + 1, lastId: this.#evictedUpTo } };
     return { frames };
   }
