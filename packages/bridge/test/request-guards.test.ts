@@ -162,6 +162,42 @@ describe("malformed input is a 400 before anything happens", () => {
     expect((await readUntil(sseMessages(replay), (m) => m.data["type"] === "run-finished"))[0]!.id).toBe("3");
   });
 
+  it("a Last-Event-ID beyond the run's newest frame is 400 bad_request, not a stream that skips the frames in between", async () => {
+    served = await serve({ runner: referenceAgent() });
+    const { key, id, messages } = await waitingApproval(served);
+    // The run waits on its approval: its newest frame is the approval request.
+    const replayed = await readUntil(
+      sseMessages(await fetch(`${served.url}/runs/${key}/events`)),
+      (m) => m.data["type"] === "approval-request",
+    );
+    const head = Number(replayed.at(-1)!.id);
+    for (const ahead of [head + 1, head + 20]) {
+      const answer = await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": String(ahead) } });
+      expect([ahead, answer.status]).toEqual([ahead, 400]);
+      expect(await answer.json()).toMatchObject({
+        error: {
+          code: "bad_request",
+          message: expect.stringContaining(`Last-Event-ID ${ahead} is beyond run ${key}'s newest frame (${head})`),
+        },
+      });
+    }
+    // The run goes on; a client at the head gets every later frame.
+    const atHead = sseMessages(await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": String(head) } }));
+    await rawRequest(served.url, `/approvals/${id}`, {
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ decision: "approve" }),
+    });
+    const rest = await readUntil(atHead, (m) => m.data["type"] === "run-finished");
+    expect(rest.map((m) => Number(m.id))).toEqual(rest.map((_, i) => head + 1 + i));
+    expect(rest.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
+    await readUntil(messages, (m) => m.data["type"] === "run-finished");
+    // A finished run: one past its last frame is refused too.
+    const last = Number(rest.at(-1)!.id);
+    const after = await fetch(`${served.url}/runs/${key}/events`, { headers: { "last-event-id": String(last + 1) } });
+    expect(after.status).toBe(400);
+    expect(await after.json()).toMatchObject({ error: { code: "bad_request" } });
+  });
+
   it("a prompt with a lone surrogate is 400 on both protocols, and no run starts", async () => {
     served = await serve({ runner: referenceAgent() });
     const raw = await postJson(`${served.url}/runs`, { prompt: "cut \uD83D through an emoji" });

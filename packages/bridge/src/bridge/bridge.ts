@@ -303,6 +303,13 @@ export class Bridge implements AsyncDisposable {
     const entry = this.#channels.get(key);
     if (!entry) throw new HttpError(404, "not_found", `no run ${key} (unknown, or finished and forgotten)`);
     const lastId = parseLastEventId(req.headers["last-event-id"]);
+    const headId = entry.channel.headId;
+    if (lastId > headId)
+      throw new HttpError(
+        400,
+        "bad_request",
+        `Last-Event-ID ${lastId} is beyond run ${key}'s newest frame (${headId}): it was not sent by this run; reconnect with an id this run sent, or 0 to replay from the start`,
+      );
     entry.channel.admit();
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });

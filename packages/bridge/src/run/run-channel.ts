@@ -59,6 +59,11 @@ export class RunChannel {
     this.done = this.#pump();
   }
 
+  /** Id of the run's newest frame so far, 0 before the first. */
+  get headId(): number {
+    return this.#buffer.headId;
+  }
+
   /** True once the run's last frame is buffered. */
   get finished(): boolean {
     return this.#finished;
