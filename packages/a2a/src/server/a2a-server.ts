@@ -20,6 +20,7 @@ import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { arrivingBodyLimit, declaredBodyLimit, MAX_REQUEST_BODY_BYTES } from "./body-limit.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
+import { recordingStore } from "./recording-store.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
@@ -170,7 +171,8 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     });
   const card = publicCard(options.url, options.card);
   const runs = new Map<string, TaskRun>();
-  const taskStore = options.taskStore ?? new InMemoryTaskStore();
+  // Each write of a task tells its run that the events published before it were handled.
+  const taskStore = recordingStore(options.taskStore ?? new InMemoryTaskStore(), (taskId) => runs.get(taskId)?.recorded());
   /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
   const resuming = new Map<string, string>();
   let closed = false;
