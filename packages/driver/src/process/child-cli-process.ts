@@ -34,6 +34,8 @@ export interface ChildCliProcessInit {
 
 const EMPTY = Buffer.alloc(0);
 const LINES_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+/** Taken slots at the front of the stdout queue from which it is compacted, when they are also at least half of it. */
+const COMPACT_QUEUE_AT = 1024;
 /** After SIGKILL, how long to wait for stdio to close before destroying our ends (a pipe held outside the group). */
 const STDIO_RELEASE_MS = 1000;
 
@@ -404,10 +406,16 @@ export class ChildCliProcess implements CliProcess {
 
   /** The next queued line (the queue is not empty). */
   #takeLine(): string | OutputLine {
-    const line = this.#queue[this.#queueHead] as string | OutputLine;
+    const queue = this.#queue;
+    const line = queue[this.#queueHead] as string | OutputLine;
+    // The consumer holds the line now; the queue lets it go (a slow consumer's queue may not empty for a long time).
+    queue[this.#queueHead] = undefined as unknown as string;
     this.#queueHead++;
-    if (this.#queueHead === this.#queue.length) {
+    if (this.#queueHead === queue.length) {
       this.#queue = [];
+      this.#queueHead = 0;
+    } else if (this.#queueHead >= COMPACT_QUEUE_AT && this.#queueHead * 2 >= queue.length) {
+      this.#queue = queue.slice(this.#queueHead);
       this.#queueHead = 0;
     }
     return line;

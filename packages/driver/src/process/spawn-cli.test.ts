@@ -1,6 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { forceKilledError } from "./force-killed-error.js";
@@ -223,6 +225,26 @@ describe("spawnCli", () => {
     await using proc = await nodeScript("0");
     proc.lines();
     expect(() => proc.lines()).toThrow(expect.objectContaining({ code: ErrCode.Invalid }));
+  });
+
+  it("a line lines() handed over is not kept by the process while later lines wait: after 999 of 1,000 queued lines are taken, the taken ones can be collected", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const proc = await nodeScript('for (let i = 0; i < 1000; i++) console.log(JSON.stringify({ i, pad: "x".repeat(1000) }))');
+    await proc.exited; // every line is queued
+    const lines = proc.lines()[Symbol.asyncIterator]();
+    const taken: WeakRef<OutputLine>[] = [];
+    for (let i = 0; i < 999; i++) {
+      const next = await lines.next();
+      expect(next.value).toMatchObject({ kind: "json", value: { i } });
+      taken.push(new WeakRef(next.value as OutputLine));
+    }
+    // A weak reference made in this job keeps its target alive until the job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(taken.filter((ref) => ref.deref() !== undefined).length).toBeLessThanOrEqual(1);
+    expect((await lines.next()).value).toMatchObject({ kind: "json", value: { i: 999 } });
+    expect((await lines.next()).done).toBe(true);
   });
 
   it("lineBatches() delivers the same lines as lines(), in order, then the over-long line's RESOURCE_EXHAUSTED", async () => {
