@@ -65,26 +65,28 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     expect(existsSync(join(dir, "second.txt"))).toBe(false);
   });
 
-  it("maxTurns: a run that needs a second model response ends before it; a thread's later turn gets the whole budget again", async () => {
+  it("maxTurns: a run that needs a second model response ends before it with the streamed text; a thread's later turn gets the whole budget again", async () => {
     const a = await setUp([
-      { when: whenUserSays("write then answer"), reply: write("turns.txt", "x\n") },
+      { when: whenUserSays("write then answer"), reply: () => ({ text: "writing it. ", ...write("turns.txt", "x\n")() }) },
       { when: whenToolResult("Write"), reply: { text: "written" } },
       { when: whenUserSays("just answer"), reply: { text: "answered" } },
     ]);
     const err = budgetError(await a.run("write then answer", { budget: { maxTurns: 1 } }).catch((e: unknown) => e));
     expect(err.details).toMatchObject({ budget: "maxTurns", limit: 1, used: 1 });
+    expect(err.result.text).toBe("writing it. ");
     expect(h!.server.requests.filter((r) => r.view.lastToolResult?.toolName === "Write")).toEqual([]);
     // One response per turn, twice on one reused process: the CLI's limit counts each turn anew.
     expect(await turnsReused(a.thread("budgeted"), "just answer", 1, 2, "answered")).toEqual([false, true]);
   });
 
-  it("maxCostUsd: a run whose cost passes the limit ends as budget_exceeded with its cost in the partial Result", async () => {
+  it("maxCostUsd: a run whose cost passes the limit ends as budget_exceeded with its cost and streamed text in the partial Result", async () => {
     const a = await setUp([
       { when: whenUserSays("expensive"), reply: { text: "costly", usage: { input_tokens: 100_000, output_tokens: 10 } } },
     ]);
     const err = budgetError(await a.run("expensive", { budget: { maxCostUsd: 0.01 } }).catch((e: unknown) => e));
     expect(err.details).toMatchObject({ budget: "maxCostUsd", limit: 0.01, used: err.result.costUsd });
     expect(err.result.costUsd).toBeGreaterThan(0.01);
+    expect(err.result.text).toBe("costly");
   });
 
   it("maxCostUsd on a thread: each turn's limit counts that turn's cost alone, so turns under the limit pass and one over it still stops", async () => {

@@ -5,8 +5,9 @@ import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // The `budget` run option on the real codex binary (app-server): tool calls and model responses
-// are counted by the SDK from the driver's events; codex reports no cost, so a cost budget is
-// refused before launch, as is a turn budget on the exec transport (no per-response event).
+// are counted by the SDK from the driver's events, and the driver interrupts a turn whose last
+// allowed response calls a tool; codex reports no cost, so a cost budget is refused before launch,
+// as is a turn budget on the exec transport (no per-response event).
 
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
@@ -40,10 +41,25 @@ describe("run budgets on codex (real binary)", { timeout: 180_000 }, () => {
     });
     const tools = budgetError(await agent.run("two commands", { budget: { maxToolCalls: 1 } }).catch((e: unknown) => e));
     expect(tools.details).toMatchObject({ budget: "maxToolCalls", limit: 1, used: 2 });
-    const turns = budgetError(await agent.run("two commands", { budget: { maxTurns: 2 } }).catch((e: unknown) => e));
-    expect(turns.details).toMatchObject({ budget: "maxTurns", limit: 2, used: 3 });
     expect((await agent.run("two commands", { budget: { maxTurns: 3, maxToolCalls: 2 } })).text).toBe("both ran");
     expect((await agent.run("just answer", { budget: { maxTurns: 1 } })).text).toBe("answered");
+  });
+
+  it("maxTurns: the last allowed response calling a tool ends the turn before its next model request", async () => {
+    // Each command takes two seconds: the interrupt reaches codex long before the one it stops ends.
+    const slow = shell("sleep 2 && echo step");
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("keep going"), reply: slow },
+        { when: whenToolOutput("exec_command", "step"), reply: slow },
+      ],
+    });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }), {
+      policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
+    });
+    const turns = budgetError(await agent.run("keep going", { budget: { maxTurns: 2 } }).catch((e: unknown) => e));
+    expect(turns.details).toMatchObject({ budget: "maxTurns", limit: 2, used: 2 });
+    expect(h.server.requests.filter((request) => request.rule !== undefined)).toHaveLength(2);
   });
 
   it("a cost budget, and a turn budget over exec, are refused before launch with FeatureUnsupportedError", async () => {

@@ -306,7 +306,7 @@ export class ClaudeDriver implements Driver {
     const model = answeringModel(turn);
     const sessionId = turn.sessionId ?? session.sessionId;
     return {
-      text: resultText(turn, interrupted),
+      text: resultText(turn),
       ...(interrupted ? { interrupted: true } : {}),
       ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
       ...(model ? { model } : {}),
@@ -343,15 +343,17 @@ function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink[
  * The turn's answer: the `result` line's text. When the CLI ended the turn over a Stop hook that
  * kept asking it to go on (`stop-hook-block-cap`: after `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`
  * consecutive blocks, 9 by default), that line's text is empty although the agent answered: the
- * answer is then the last assistant message, before the hook's last (unread) feedback. An
- * interrupted turn's answer is what it wrote so far.
+ * answer is then the last assistant message, before the hook's last (unread) feedback. A turn
+ * that ended without an answer (interrupted, over `--max-turns` or `--max-budget-usd`, out of
+ * structured-output retries, failed, or without a result line) has what it wrote so far: those
+ * lines' `result` is empty or the error's message.
  */
-function resultText(turn: TurnOutcome["turn"], interrupted: boolean | undefined): string {
+function resultText(turn: TurnOutcome["turn"]): string {
   const line = turn.terminal?.line;
-  if (line && !line.is_error && typeof line.result === "string") {
+  if (line && !line.is_error && line.subtype === "success" && typeof line.result === "string") {
     return line.result === "" && turn.notificationKeys.has(STOP_HOOK_BLOCK_CAP) ? lastAssistantText(turn.transcript) : line.result;
   }
-  return interrupted ? partialText(turn.transcript) : "";
+  return partialText(turn.transcript);
 }
 
 /** The `key` of Claude Code's notification that it ended a turn over a Stop hook's block. */

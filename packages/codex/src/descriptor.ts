@@ -34,7 +34,8 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
     turnControl: { interrupt: true, send: true },
-    // A model.response notice per thread/tokenUsage/updated (one per model response); no cost reported.
+    // A model.response notice per thread/tokenUsage/updated (one per model response); the turn is
+    // interrupted at the last allowed response's first tool call (app-server/turn-limit.ts); no cost reported.
     budgets: { turns: true },
     streaming: { textDeltas: true, thinking: true, toolCallArgs: false },
   },

@@ -59,6 +59,7 @@ import {
 } from "./mcp-servers.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
+import { TurnLimit } from "./turn-limit.js";
 
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
@@ -382,7 +383,16 @@ export class AppServerSession implements PooledProcess {
     const proc = this.proc;
     proc.takeOutput(); // drop what came between turns: the turn's raw output starts here
     const data = readCheckpointData(request.session?.data);
-    const turn = new AppServerTurnState((event) => sink.emit(event), this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
+    // The turn the budget stop interrupts, once codex named it.
+    let running: { threadId: string; turnId: string } | undefined;
+    const interruptAtLimit = (): void => {
+      if (running) this.#rpc.request("turn/interrupt", running).catch(() => undefined);
+    };
+    const limit = new TurnLimit(request.budget?.maxTurns, interruptAtLimit);
+    const turn = new AppServerTurnState((event) => {
+      sink.emit(event);
+      limit.observe(event);
+    }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
     let markTurnDone: () => void = () => undefined;
     const turnDone = new Promise<void>((resolve) => {
       markTurnDone = resolve;
@@ -453,12 +463,13 @@ export class AppServerSession implements PooledProcess {
         const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
         cancel.turnStarted(opened.thread.id, started.turn.id);
-        const running = { threadId: opened.thread.id, turnId: started.turn.id };
+        running = { threadId: opened.thread.id, turnId: started.turn.id };
+        const current = running;
         detach = sink.attachControl?.({
           interrupt: async () => {
             interruptedByHost = true;
             try {
-              await this.#rpc.request("turn/interrupt", running);
+              await this.#rpc.request("turn/interrupt", current);
             } catch (error) {
               // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
               if (isTurnEnded(error)) return false;
@@ -468,8 +479,8 @@ export class AppServerSession implements PooledProcess {
           send: async (text) => {
             try {
               await this.#rpc.request("turn/steer", {
-                threadId: running.threadId,
-                expectedTurnId: running.turnId,
+                threadId: current.threadId,
+                expectedTurnId: current.turnId,
                 input: [{ type: "text", text, text_elements: [] }],
               });
             } catch (error) {
@@ -542,6 +553,8 @@ export class AppServerSession implements PooledProcess {
     const completed = turn.completed;
     // Read once the process ended: its stderr holds the cause of the last retry by then.
     if (turn.gaveUp) failure ??= modelUnreachable(turn.gaveUp, retryCause(proc.stderrTail()));
+    // Stopped at the turn budget: the interrupt is the SDK's, the verdict the budget's.
+    if (limit.reached && !interruptedByHost) failure ??= limit.failure();
     if (!interrupted)
       failure ??= classifyCodexTurn({
         status: completed?.status,
