@@ -21,7 +21,7 @@ import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
-import { checkDecisionShape, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -310,6 +310,7 @@ export class Fleet implements AsyncDisposable {
    *   field `runId`) for a `runId` that is not a UUID, (field `queueDeadlineMs`) a queue deadline
    *   that is not an integer from 1,000 to 365 days, or (field `resume.decision.<key>`) a key the
    *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   DriverError (device `fleet`, code `RESOURCE_EXHAUSTED`) for an input past `maxPayloadBytes` (nothing sent to PostgreSQL);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
@@ -347,6 +348,8 @@ export class Fleet implements AsyncDisposable {
       if (typeof resume.approvalId !== "string" || resume.approvalId === "")
         throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
     }
+    const text = resume ? "" : typeof prompt === "string" ? prompt : promptText(prompt);
+    checkPayloadSize(this.#core.options.maxPayloadBytes, text, resume ? undefined : parts, runOptions, resume?.decision);
     await this.start();
     checkOpen(this.#state as "open", "submit");
     const { tables, boss, options: o } = this.#core;
@@ -360,13 +363,12 @@ export class Fleet implements AsyncDisposable {
       const open = await tables.open(client, dispatchTopic(queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
-      const text = typeof prompt === "string" ? prompt : promptText(prompt);
       const deadlineMs = options.queueDeadlineMs ?? o.queueDeadlineMs;
       const inserted = await tables.insertRun(
         client,
         id,
         options.threadKey,
-        resume ? "" : text,
+        text,
         runOptions,
         stored,
         resume ? undefined : parts,
