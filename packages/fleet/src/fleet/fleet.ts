@@ -3,7 +3,8 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
 import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
-import { DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -129,7 +130,12 @@ export class Fleet implements AsyncDisposable {
   readonly #stopping = new AbortController();
   readonly #closed = new AbortController();
   #state: "new" | "open" | "draining" | "closed" = "new";
+  /** The start under way or done; cleared when it fails, so that a later `start()` tries again. */
   #started: Promise<void> | undefined;
+  /** Whether a start was ever tried: what `close()` must stop then. */
+  #startTried = false;
+  /** Whether this host takes the queue deadline jobs already (a start retried after a failure does not register twice). */
+  #deadlineWorking = false;
   readonly #dispatches: HostDispatch[] = [];
   readonly #unwatch: (() => void)[] = [];
 
@@ -168,10 +174,19 @@ export class Fleet implements AsyncDisposable {
    * to `runFormat`) when missing; idempotent. Every other method awaits it.
    * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
    *   tables need a migration this role may not run (run `migrate()` as their owner),
-   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable.
+   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable, refuses connections (starting up,
+   *   shutting down) or the connection was lost, at any step. A failed start is not kept: the next
+   *   call (or any method that awaits it) tries again.
    */
   start(): Promise<void> {
-    this.#started ??= this.#start();
+    if (!this.#started) {
+      this.#startTried = true;
+      const started = this.#start().catch((error: unknown) => {
+        if (this.#started === started) this.#started = undefined;
+        throw startError(error);
+      });
+      this.#started = started;
+    }
     return this.#started;
   }
 
@@ -234,13 +249,16 @@ export class Fleet implements AsyncDisposable {
           if (!(await boss.getQueue(this.#deadlineQueue))) throw error;
         });
     }
-    await boss.work<DeadlineJobData>(
-      this.#deadlineQueue,
-      { pollingIntervalSeconds: DEADLINE_POLL_SECONDS, batchSize: 20 },
-      async (jobs) => {
-        for (const job of jobs) await this.#expire(job.data);
-      },
-    );
+    if (!this.#deadlineWorking) {
+      await boss.work<DeadlineJobData>(
+        this.#deadlineQueue,
+        { pollingIntervalSeconds: DEADLINE_POLL_SECONDS, batchSize: 20 },
+        async (jobs) => {
+          for (const job of jobs) await this.#expire(job.data);
+        },
+      );
+      this.#deadlineWorking = true;
+    }
     await notifier.start();
     if (this.#state === "new") this.#state = "open";
   }
@@ -574,8 +592,8 @@ export class Fleet implements AsyncDisposable {
     this.#closed.abort(new Error("fleet closed"));
     this.#stopping.abort(new Error("fleet closed"));
     this.#stopDispatch();
-    if (started) {
-      await started.catch(() => {});
+    if (this.#startTried) {
+      await started?.catch(() => {});
       await this.#core.boss.stop({ graceful: false, close: true, timeout: 5_000 }).catch(() => {});
       await this.#core.notifier.close();
     }
@@ -609,6 +627,23 @@ function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
       });
     return { type: "image", url: part.url, ...(part.mimeType !== undefined ? { mimeType: part.mimeType } : {}) };
   });
+}
+
+/**
+ * What a failed `start()` rejects with, whichever step failed (the tables' version or migration,
+ * pg-boss's start, its queues and schedule, the LISTEN connection): a typed error as it is; a right
+ * the role lacks (SQLSTATE 42501) as a DriverError (code `PERMISSION`) naming `migrate()`; a
+ * connection refused or lost (also as the cause of a wrapping error) as {@link databaseError} says.
+ */
+function startError(error: unknown): unknown {
+  if (error instanceof AdaptorError) return error;
+  let cause = error;
+  for (let depth = 0; depth < 5 && cause instanceof Error && postgresErrorCode(cause) === ErrCode.Internal; depth++) {
+    if (cause.cause === undefined) break;
+    cause = cause.cause;
+  }
+  const mapped = migrationError(cause, "fleet start");
+  return mapped === cause ? error : mapped;
 }
 
 /**
