@@ -1,6 +1,7 @@
 // Hosts that connect as a role without DDL rights: once the owner ran migrate(), start() reads the
-// tables' version and runs no DDL, so such a host starts, submits and answers; a role that would
-// have to migrate is refused with a DriverError PERMISSION naming migrate().
+// tables' version and runs no DDL, so such a host starts, submits and answers, and creates a queue
+// of its own (a row, no DDL); a role that would have to migrate is refused with a DriverError
+// PERMISSION naming migrate().
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -55,6 +56,33 @@ if (!PG_URL) {
       await host.start();
       const handle = await host.submit("hello", { runOptions: fakeRun(fakeCodexSteps("served for the app role")) });
       expect((await handle.result()).text).toBe("served for the app role");
+    });
+
+    it("a host whose role has only the listed grants creates a queue that does not exist yet itself (no DDL) and its run is served", async () => {
+      const schema = freshSchema("limited_queue");
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      closers.push(() => admin.end());
+      const owner = new Fleet({ connectionString: url, schema });
+      closers.push(() => owner.close());
+      await owner.migrate();
+      const app = await limitedRole(admin);
+      await grantHostRights(admin, schema, app.role);
+      const host = new Fleet({ connectionString: app.url, schema, queue: "limited-role-own-queue" });
+      closers.push(() => host.close());
+      await host.start();
+      const { rows } = await admin.query<{ name: string }>(
+        `SELECT name FROM "${schema}_boss".queue WHERE name LIKE 'limited-role-own-queue%' ORDER BY name`,
+      );
+      expect(rows.map((row) => row.name)).toEqual([
+        "limited-role-own-queue",
+        "limited-role-own-queue-deadline",
+        "limited-role-own-queue-prune",
+        "limited-role-own-queue.format-2",
+      ]);
+      await host.worker(new Agent(fakeCodex("unused")));
+      const handle = await host.submit("hello", { runOptions: fakeRun(fakeCodexSteps("served on a queue the app role made")) });
+      expect((await handle.result()).text).toBe("served on a queue the app role made");
     });
 
     it("a host whose role may not create the tables, on a database never migrated, is refused with DriverError PERMISSION naming migrate()", async () => {

@@ -33,9 +33,15 @@ export class Notifier {
     this.#channel = channel;
   }
 
-  /** Connects and listens (idempotent); resolves once listening. */
+  /** Connects and listens (idempotent); resolves once listening. A failed start is not kept: the next call tries again. */
   start(): Promise<void> {
-    this.#connecting ??= this.#connect();
+    if (!this.#connecting) {
+      const connecting = this.#connect().catch((error: unknown) => {
+        if (this.#connecting === connecting) this.#connecting = undefined;
+        throw error;
+      });
+      this.#connecting = connecting;
+    }
     return this.#connecting;
   }
 
@@ -46,8 +52,13 @@ export class Notifier {
     client.on("notification", (message) => {
       if (message.channel === this.#channel && message.payload) this.#wake(message.payload);
     });
-    await client.connect();
-    await client.query(`LISTEN "${this.#channel}"`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.#channel}"`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     if (this.#closed) {
       await client.end().catch(() => {});
       return;

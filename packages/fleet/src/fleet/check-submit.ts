@@ -1,5 +1,5 @@
 import { validate as isUuid } from "uuid";
-import { checkOptions, InvalidOptionError, type OptionCheck, type OptionShape } from "@adaptor/errors";
+import { checkOptions, DriverError, ErrCode, InvalidOptionError, type OptionCheck, type OptionShape } from "@adaptor/errors";
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 
@@ -125,4 +125,25 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
   for (const [key, item] of Object.entries(value))
     checkJson(item, path === "" ? key : Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, ancestors);
   ancestors.delete(value);
+}
+
+/**
+ * Refuses a run's input (its prompt text, parts, run options and resume) past `limit` bytes of
+ * UTF-8, counted before anything is sent to PostgreSQL: the prompt text first, so a huge prompt
+ * is refused without serialising anything.
+ * @throws DriverError (device `fleet`, op `fleet submit`, code `RESOURCE_EXHAUSTED`) naming the size and the limit.
+ */
+export function checkPayloadSize(limit: number, text: string, ...json: unknown[]): void {
+  let bytes = Buffer.byteLength(text);
+  for (const value of json) {
+    if (bytes > limit) break;
+    if (value !== undefined) bytes += Buffer.byteLength(JSON.stringify(value));
+  }
+  if (bytes > limit)
+    throw new DriverError({
+      op: "fleet submit",
+      device: "fleet",
+      code: ErrCode.ResourceExhausted,
+      cause: `the run's input (prompt, parts, run options, resume) takes more than ${limit} bytes (${bytes} counted), past the fleet's maxPayloadBytes; nothing was stored`,
+    });
 }

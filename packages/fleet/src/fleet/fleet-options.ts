@@ -85,6 +85,14 @@ export interface FleetOptions {
    * a run its own (`SubmitOptions.queueDeadlineMs`).
    */
   readonly queueDeadlineMs?: number;
+  /**
+   * The most bytes a submitted run's input may take (UTF-8): its prompt text, its parts, its run
+   * options and its `resume` as JSON, counted before anything is sent to PostgreSQL. Past it
+   * `submit` rejects with `DriverError` (device `fleet`, code `RESOURCE_EXHAUSTED`) and stores
+   * nothing. Default 64 MiB (67,108,864); from 1 to 256 MiB (PostgreSQL keeps no longer string in
+   * `jsonb`, and CLIs refuse far shorter inputs).
+   */
+  readonly maxPayloadBytes?: number;
   /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
   readonly retentionMs?: number;
   /**

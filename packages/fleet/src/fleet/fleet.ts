@@ -3,7 +3,8 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
 import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
-import { DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
+import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
+import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
@@ -21,7 +22,7 @@ import type { FleetCore } from "./fleet-core.js";
 import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
-import { checkDecisionShape, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -129,7 +130,12 @@ export class Fleet implements AsyncDisposable {
   readonly #stopping = new AbortController();
   readonly #closed = new AbortController();
   #state: "new" | "open" | "draining" | "closed" = "new";
+  /** The start under way or done; cleared when it fails, so that a later `start()` tries again. */
   #started: Promise<void> | undefined;
+  /** Whether a start was ever tried: what `close()` must stop then. */
+  #startTried = false;
+  /** Whether this host takes the queue deadline jobs already (a start retried after a failure does not register twice). */
+  #deadlineWorking = false;
   readonly #dispatches: HostDispatch[] = [];
   readonly #unwatch: (() => void)[] = [];
 
@@ -168,10 +174,19 @@ export class Fleet implements AsyncDisposable {
    * to `runFormat`) when missing; idempotent. Every other method awaits it.
    * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
    *   tables need a migration this role may not run (run `migrate()` as their owner),
-   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable.
+   *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable, refuses connections (starting up,
+   *   shutting down) or the connection was lost, at any step. A failed start is not kept: the next
+   *   call (or any method that awaits it) tries again.
    */
   start(): Promise<void> {
-    this.#started ??= this.#start();
+    if (!this.#started) {
+      this.#startTried = true;
+      const started = this.#start().catch((error: unknown) => {
+        if (this.#started === started) this.#started = undefined;
+        throw startError(error);
+      });
+      this.#started = started;
+    }
     return this.#started;
   }
 
@@ -234,13 +249,16 @@ export class Fleet implements AsyncDisposable {
           if (!(await boss.getQueue(this.#deadlineQueue))) throw error;
         });
     }
-    await boss.work<DeadlineJobData>(
-      this.#deadlineQueue,
-      { pollingIntervalSeconds: DEADLINE_POLL_SECONDS, batchSize: 20 },
-      async (jobs) => {
-        for (const job of jobs) await this.#expire(job.data);
-      },
-    );
+    if (!this.#deadlineWorking) {
+      await boss.work<DeadlineJobData>(
+        this.#deadlineQueue,
+        { pollingIntervalSeconds: DEADLINE_POLL_SECONDS, batchSize: 20 },
+        async (jobs) => {
+          for (const job of jobs) await this.#expire(job.data);
+        },
+      );
+      this.#deadlineWorking = true;
+    }
     await notifier.start();
     if (this.#state === "new") this.#state = "open";
   }
@@ -310,6 +328,7 @@ export class Fleet implements AsyncDisposable {
    *   field `runId`) for a `runId` that is not a UUID, (field `queueDeadlineMs`) a queue deadline
    *   that is not an integer from 1,000 to 365 days, or (field `resume.decision.<key>`) a key the
    *   decision's outcome does not have; TypeError for a `resume` without `threadKey` (all: nothing stored); FleetQueueFullError past `maxQueued` unfinished runs (nothing stored);
+   *   DriverError (device `fleet`, code `RESOURCE_EXHAUSTED`) for an input past `maxPayloadBytes` (nothing sent to PostgreSQL);
    *   FleetClosedError after `drain()`/`close()`; FleetRunExistsError for a `runId` a run has
    *   already (nothing stored); ApprovalNotPendingError (`"answered"`) for a `resume` of an
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
@@ -347,6 +366,8 @@ export class Fleet implements AsyncDisposable {
       if (typeof resume.approvalId !== "string" || resume.approvalId === "")
         throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
     }
+    const text = resume ? "" : typeof prompt === "string" ? prompt : promptText(prompt);
+    checkPayloadSize(this.#core.options.maxPayloadBytes, text, resume ? undefined : parts, runOptions, resume?.decision);
     await this.start();
     checkOpen(this.#state as "open", "submit");
     const { tables, boss, options: o } = this.#core;
@@ -360,13 +381,12 @@ export class Fleet implements AsyncDisposable {
       const open = await tables.open(client, dispatchTopic(queue));
       if (open >= o.maxQueued) throw new FleetQueueFullError(open, o.maxQueued);
       const stored = resume ? { approvalId: resume.approvalId, decision: toJsonEvent(resume.decision) } : undefined;
-      const text = typeof prompt === "string" ? prompt : promptText(prompt);
       const deadlineMs = options.queueDeadlineMs ?? o.queueDeadlineMs;
       const inserted = await tables.insertRun(
         client,
         id,
         options.threadKey,
-        resume ? "" : text,
+        text,
         runOptions,
         stored,
         resume ? undefined : parts,
@@ -572,8 +592,8 @@ export class Fleet implements AsyncDisposable {
     this.#closed.abort(new Error("fleet closed"));
     this.#stopping.abort(new Error("fleet closed"));
     this.#stopDispatch();
-    if (started) {
-      await started.catch(() => {});
+    if (this.#startTried) {
+      await started?.catch(() => {});
       await this.#core.boss.stop({ graceful: false, close: true, timeout: 5_000 }).catch(() => {});
       await this.#core.notifier.close();
     }
@@ -607,6 +627,23 @@ function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
       });
     return { type: "image", url: part.url, ...(part.mimeType !== undefined ? { mimeType: part.mimeType } : {}) };
   });
+}
+
+/**
+ * What a failed `start()` rejects with, whichever step failed (the tables' version or migration,
+ * pg-boss's start, its queues and schedule, the LISTEN connection): a typed error as it is; a right
+ * the role lacks (SQLSTATE 42501) as a DriverError (code `PERMISSION`) naming `migrate()`; a
+ * connection refused or lost (also as the cause of a wrapping error) as {@link databaseError} says.
+ */
+function startError(error: unknown): unknown {
+  if (error instanceof AdaptorError) return error;
+  let cause = error;
+  for (let depth = 0; depth < 5 && cause instanceof Error && postgresErrorCode(cause) === ErrCode.Internal; depth++) {
+    if (cause.cause === undefined) break;
+    cause = cause.cause;
+  }
+  const mapped = migrationError(cause, "fleet start");
+  return mapped === cause ? error : mapped;
 }
 
 /**

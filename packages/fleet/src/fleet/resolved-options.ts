@@ -10,6 +10,7 @@ export interface ResolvedFleetOptions {
   readonly queue: string;
   readonly runFormat: number;
   readonly maxQueued: number;
+  readonly maxPayloadBytes: number;
   readonly maxAttempts: number;
   readonly heartbeatSeconds: number;
   readonly monitorIntervalSeconds: number;
@@ -30,6 +31,18 @@ function runFormat(value: unknown): number {
   if (value === undefined) return RUN_FORMAT;
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > RUN_FORMAT)
     throw new RangeError(`Fleet options: runFormat must be an integer from 1 to ${RUN_FORMAT}, got ${String(value)}`);
+  return value as number;
+}
+
+/** The default bound of a submitted run's input: 64 MiB. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
+/** The largest bound of a submitted run's input: 256 MiB, the longest string `jsonb` keeps. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
+
+function maxPayloadBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_PAYLOAD_BYTES;
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_PAYLOAD_BYTES)
+    throw new RangeError(`Fleet options: maxPayloadBytes must be an integer from 1 to ${MAX_PAYLOAD_BYTES}, got ${String(value)}`);
   return value as number;
 }
 
@@ -83,6 +96,7 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
     queue,
     runFormat: runFormat(options.runFormat),
     maxQueued: positiveInteger("maxQueued", options.maxQueued, 10_000),
+    maxPayloadBytes: maxPayloadBytes(options.maxPayloadBytes),
     maxAttempts: positiveInteger("maxAttempts", options.maxAttempts, 3),
     heartbeatSeconds: positiveInteger("heartbeatSeconds", options.heartbeatSeconds, 10, 10),
     monitorIntervalSeconds: positiveInteger("monitorIntervalSeconds", options.monitorIntervalSeconds, 2),

@@ -16,9 +16,12 @@ export function connectionLost(error: unknown): boolean {
  * What a fleet call that failed on PostgreSQL rejects with: a failure of the database itself (a
  * connection refused or lost, a serialization failure or deadlock) as the thread store reports it,
  * a `DriverError` (device `fleet`, code `SERVICE_UNAVAILABLE`, retryable) with the `pg` error as
- * `cause`; any other error as it is.
+ * `cause`; a value longer than PostgreSQL keeps (SQLSTATE 54000) a `DriverError` of code
+ * `RESOURCE_EXHAUSTED`; any other error as it is.
  */
 export function databaseError(op: string, error: unknown): unknown {
-  if (error instanceof AdaptorError || postgresErrorCode(error) !== ErrCode.ServiceUnavailable) return error;
-  return new DriverError({ op, device: "fleet", code: ErrCode.ServiceUnavailable, cause: error });
+  if (error instanceof AdaptorError) return error;
+  const code = postgresErrorCode(error);
+  if (code !== ErrCode.ServiceUnavailable && code !== ErrCode.ResourceExhausted) return error;
+  return new DriverError({ op, device: "fleet", code, cause: error });
 }

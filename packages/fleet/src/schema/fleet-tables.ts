@@ -3,6 +3,7 @@ import { postgresTransaction } from "@adaptor/errors/internal";
 import type { JsonValue } from "@adaptor/sessionrecorder";
 import { verdictEventBody, type StoredVerdict } from "../verdict/verdict.js";
 import { formatQueues, RUN_FORMAT } from "../format/run-format.js";
+import { escapeNul, NUL_ESCAPED_KEY, readInput, readJson, writtenInput, writtenJson } from "./nul-escape.js";
 
 /** Quotes a SQL identifier. */
 export function quoteIdent(name: string): string {
@@ -249,6 +250,13 @@ export class FleetTables {
     promptParts: readonly JsonValue[] | undefined,
     queueDeadlineMs: number,
   ): Promise<"inserted" | "exists" | "claimed"> {
+    // U+0000, which text and jsonb cannot hold, is escaped (and unescaped as the row is read).
+    const written = writtenInput({
+      prompt,
+      promptParts: promptParts ?? null,
+      options: options as Record<string, JsonValue>,
+      resume: resume ?? null,
+    });
     const { rowCount } = await client.query(
       `INSERT INTO ${this.#s}.adaptor_fleet_runs (id, thread_key, prompt, options, resume, resume_claim, prompt_parts, queue_deadline_ms)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -256,11 +264,11 @@ export class FleetTables {
       [
         id,
         threadKey ?? null,
-        prompt,
-        JSON.stringify(options),
-        resume ? JSON.stringify(resume) : null,
+        written.prompt,
+        JSON.stringify(written.options),
+        written.resume ? JSON.stringify(written.resume) : null,
         resume?.approvalId ?? null,
-        promptParts ? JSON.stringify(promptParts) : null,
+        written.promptParts ? JSON.stringify(written.promptParts) : null,
         queueDeadlineMs,
       ],
     );
@@ -293,7 +301,7 @@ export class FleetTables {
     );
     const row = rows[0];
     if (!row) return undefined;
-    return { runId: row.run_id, request: row.request, status: row.answered ? "answered" : row.open ? "pending" : "closed" };
+    return { runId: row.run_id, request: readJson(row.request), status: row.answered ? "answered" : row.open ? "pending" : "closed" };
   }
 
   /** The run, or undefined. */
@@ -315,7 +323,7 @@ export class FleetTables {
     );
     const row = rows[0];
     return row
-      ? {
+      ? readInput({
           id: row.id,
           threadKey: row.thread_key,
           prompt: row.prompt,
@@ -323,10 +331,10 @@ export class FleetTables {
           options: row.options,
           attempt: row.attempt,
           base: row.base,
-          verdict: row.verdict,
+          verdict: readJson(row.verdict),
           committed: row.committed,
           resume: row.resume,
-        }
+        })
       : undefined;
   }
 
@@ -376,11 +384,11 @@ export class FleetTables {
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event) SELECT $1, r.last_seq, 1, $3::jsonb FROM r)
        SELECT thread_key, prompt, prompt_parts, options, base, resume, wait_ms, pg_notify($4, $1::text) FROM r`,
-      [id, JSON.stringify(base), JSON.stringify(started), this.channel],
+      [id, JSON.stringify(base), JSON.stringify(writtenJson(started)), this.channel],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const run: RunRow = {
+    const run: RunRow = readInput({
       id,
       threadKey: row.thread_key,
       prompt: row.prompt,
@@ -391,7 +399,7 @@ export class FleetTables {
       verdict: null,
       committed: false,
       resume: row.resume,
-    };
+    });
     return { run, base: row.base, waitMs: row.wait_ms };
   }
 
@@ -428,7 +436,7 @@ export class FleetTables {
          SELECT $1, r.first + e.ord, $2, e.value FROM r, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq)
        SELECT (SELECT count(*) FROM ins)::text AS n, pg_notify($5, $1::text)`,
-      [id, attempt, events.length, JSON.stringify(events), this.channel],
+      [id, attempt, events.length, JSON.stringify(events.map(writtenJson)), this.channel],
     );
     return Number(rows[0]?.n ?? 0) > 0;
   }
@@ -470,8 +478,8 @@ export class FleetTables {
         id,
         attempt,
         events.length,
-        JSON.stringify(verdict),
-        JSON.stringify(events),
+        JSON.stringify(writtenJson(verdict)),
+        JSON.stringify(events.map(writtenJson)),
         this.channel,
         verdictTopic(id),
         options.unstarted === true,
@@ -531,7 +539,7 @@ export class FleetTables {
       `SELECT verdict FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
-    return rows[0]?.verdict;
+    return readJson(rows[0]?.verdict);
   }
 
   /** The run's events with `seq > after`, in order, at most `limit`. */
@@ -540,14 +548,14 @@ export class FleetTables {
       `SELECT e.seq::text AS seq, e.attempt, e.recorded_at, e.event FROM ${this.#s}.adaptor_fleet_events e WHERE e.run_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`,
       [id, after, limit],
     );
-    return rows.map((r) => ({ seq: Number(r.seq), attempt: r.attempt, recordedAt: r.recorded_at.toISOString(), event: r.event }));
+    return rows.map((r) => ({ seq: Number(r.seq), attempt: r.attempt, recordedAt: r.recorded_at.toISOString(), event: readJson(r.event) }));
   }
 
   /** Stores an approval a worker waits on. */
   async insertApproval(id: string, runId: string, attempt: number, request: JsonValue): Promise<void> {
     await this.#pool.query(
       `INSERT INTO ${this.#s}.adaptor_fleet_approvals (id, run_id, attempt, request) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-      [id, runId, attempt, JSON.stringify(request)],
+      [id, runId, attempt, JSON.stringify(writtenJson(request))],
     );
   }
 
@@ -569,7 +577,7 @@ export class FleetTables {
        a AS (UPDATE ${s}.adaptor_fleet_approvals SET decision = $2::jsonb, answered_at = now()
              WHERE id = (SELECT id FROM open) AND decision IS NULL AND closed_at IS NULL RETURNING run_id)
        SELECT run_id, pg_notify($3, 'approval:' || $1) FROM a`,
-      [id, JSON.stringify(decision), this.channel],
+      [id, JSON.stringify(writtenJson(decision)), this.channel],
     );
     if (rows[0]) return { runId: rows[0].run_id };
     // Refused: an approval is never pending again once it is not, so what it is now is why.
@@ -625,11 +633,20 @@ export class FleetTables {
     const { rows } = await this.#pool.query<{ id: string; decision: JsonValue }>(
       `SELECT id, decision FROM ${this.#s}.adaptor_fleet_approvals
        WHERE run_id = $1 AND attempt < $2 AND decision IS NOT NULL AND replayed_from IS NULL
-         AND request->>'kind' = $3 AND (request->>'toolName') IS NOT DISTINCT FROM $4 AND (request->'input') IS NOT DISTINCT FROM $5::jsonb
+         AND request->>'kind' = $3 AND (request->>'toolName') IS NOT DISTINCT FROM $4
+         AND (request->'input') IS NOT DISTINCT FROM (CASE WHEN request ? '${NUL_ESCAPED_KEY}' THEN $6 ELSE $5 END)::jsonb
        ORDER BY attempt, created_at, id`,
-      [runId, attempt, ask.kind, ask.toolName, ask.input === null ? null : JSON.stringify(ask.input)],
+      [
+        runId,
+        attempt,
+        ask.kind,
+        ask.toolName,
+        ask.input === null ? null : JSON.stringify(ask.input),
+        // A request holding U+0000 was stored escaped (see writtenJson), its input with it.
+        ask.input === null ? null : JSON.stringify(escapeNul(ask.input)),
+      ],
     );
-    return rows;
+    return rows.map((row) => ({ ...row, decision: readJson(row.decision) }));
   }
 
   /** Stores an approval of attempt `attempt` that a recorded answer (`from`) decided at once. */
@@ -644,7 +661,7 @@ export class FleetTables {
     await this.#pool.query(
       `INSERT INTO ${this.#s}.adaptor_fleet_approvals (id, run_id, attempt, request, decision, answered_at, replayed_from)
        VALUES ($1, $2, $3, $4, $5, now(), $6) ON CONFLICT (id) DO NOTHING`,
-      [id, runId, attempt, JSON.stringify(request), JSON.stringify(decision), from],
+      [id, runId, attempt, JSON.stringify(writtenJson(request)), JSON.stringify(writtenJson(decision)), from],
     );
   }
 
@@ -654,7 +671,7 @@ export class FleetTables {
       `SELECT decision FROM ${this.#s}.adaptor_fleet_approvals WHERE id = $1`,
       [id],
     );
-    return rows[0]?.decision ?? null;
+    return readJson(rows[0]?.decision ?? null);
   }
 
   /** The pending approvals of a run (as {@link approval} reads them), oldest first. */
@@ -665,7 +682,7 @@ export class FleetTables {
        ORDER BY a.created_at, a.id`,
       [runId],
     );
-    return rows;
+    return rows.map((row) => ({ ...row, request: readJson(row.request) }));
   }
 
   /**
@@ -689,7 +706,7 @@ export class FleetTables {
        ORDER BY a.created_at, a.id LIMIT $2`,
       [threadKey ?? null, limit],
     );
-    return rows;
+    return rows.map((row) => ({ ...row, request: readJson(row.request) }));
   }
 
   /** Deletes runs (with their events and approvals) finished more than `olderThanMs` ago; returns how many. */
