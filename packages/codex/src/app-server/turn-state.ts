@@ -144,7 +144,7 @@ export class AppServerTurnState {
   /** Reads this turn's agent message deltas in codex's own shape straight from their text, once the thread and turn are known. */
   #deltaLines: DeltaLineReader | undefined;
   /** Reads this turn's delta notifications of any method and key order, once a line of their shape was parsed. */
-  readonly #deltaTemplates = new DeltaLineTemplates();
+  #deltaTemplates = new DeltaLineTemplates();
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number; reasoning: number } | undefined;
@@ -191,6 +191,21 @@ export class AppServerTurnState {
     let done = false;
     for (const { method, params, json } of held) done = this.accept(method, params, json) || done;
     return done;
+  }
+
+  /**
+   * Follows the next turn of the same run on this thread (another `turn/start`, when the run's
+   * stop hook asked the agent to go on): the transcript, the usage and the last agent text go on;
+   * the finished turn's id and terminal are cleared, and notifications naming a turn are held
+   * until {@link setTurnId} names the next one (the finished turn's late ones are then dropped).
+   */
+  beginNext(): void {
+    this.turnId = undefined;
+    this.completed = undefined;
+    this.completedJson = undefined;
+    this.#deltaLines = undefined;
+    // A learned shape keeps the finished turn's id.
+    this.#deltaTemplates = new DeltaLineTemplates();
   }
 
   /**
