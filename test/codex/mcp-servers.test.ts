@@ -78,7 +78,7 @@ describe("codex app-server: MCP servers", () => {
     await agent.close();
     expect(lastToolOutput(h)).toContain("echo: ping (MCP_FIXTURE_OK)");
     expect(result.text).toContain("MCP_FIXTURE_OK");
-    expect(events.some((e) => e.type === "tool-call" && e.name === "fixture/echo")).toBe(true);
+    expect(events.some((e) => e.type === "tool-call" && e.name === "mcp__fixture__echo")).toBe(true);
     expect(argv).toContain("app-server");
     expect(argv).not.toContain("s3cret-value");
     // Nor in any file codex wrote (config, rollout, state).
@@ -104,20 +104,25 @@ describe("codex app-server: MCP servers", () => {
     expect(h.server.responses()).toEqual([]);
   });
 
-  it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not", async () => {
+  it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not; approval, event and hook name the tool mcp__<server>__<tool>", async () => {
     h = await codexHarness({ rules: [CALL_ECHO] });
     const { logFile, command } = fixture(h.env.root);
     const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
     const servers = [mcpStdio("fixture", command.command, { args: command.args })];
     const asked: (string | undefined)[] = [];
-    await agent.run("CALL_ECHO please", {
+    const hooked: string[] = [];
+    const approved = await agent.run("CALL_ECHO please", {
       mcpServers: servers,
       onApproval: (request) => {
         asked.push(request.toolName);
         request.approve();
       },
+      hooks: { afterToolCall: (call) => void hooked.push(call.toolName, call.agentToolName) },
     });
     expect(asked).toEqual(["mcp__fixture__echo"]);
+    // One concept, one name, as on Claude Code: the event (and transcript) and the hook say what the approval said.
+    expect(approved.transcript().flatMap((item) => (item.kind === "tool-call" ? [item.toolName] : []))).toEqual(["mcp__fixture__echo"]);
+    expect(hooked).toEqual(["mcp__fixture__echo", "mcp__fixture__echo"]);
     expect(lastToolOutput(h)).toContain("MCP_FIXTURE_OK");
     await agent.run("CALL_ECHO again", {
       mcpServers: servers,

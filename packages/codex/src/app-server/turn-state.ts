@@ -22,7 +22,11 @@ export function turnIdOf(params: unknown): string | undefined {
   return undefined;
 }
 
-/** Tool name the driver reports for a codex thread item that is a tool call, else undefined. */
+/**
+ * Tool name the driver reports for a codex thread item that is a tool call, else undefined. An MCP
+ * server's tool is `mcp__<server>__<tool>`: the name codex gives the model (namespace
+ * `mcp__<server>`, tool `<tool>`) and its approvals, as Claude Code names MCP tools.
+ */
 export function toolNameOf(item: ThreadItem): string | undefined {
   switch (item.type) {
     case "commandExecution":
@@ -30,7 +34,7 @@ export function toolNameOf(item: ThreadItem): string | undefined {
     case "fileChange":
       return "apply_patch";
     case "mcpToolCall":
-      return `${item.server}/${item.tool}`;
+      return `mcp__${item.server}__${item.tool}`;
     case "dynamicToolCall":
       return item.tool;
     case "webSearch":
