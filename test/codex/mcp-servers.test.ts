@@ -6,6 +6,7 @@ import { z } from "zod";
 import { whenPromptSays, type ResponsesScriptRule } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
+import { SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
 import {
   Agent,
   defineTool,
@@ -90,6 +91,51 @@ describe("codex app-server: MCP servers", () => {
     expect(started.length).toBeGreaterThan(0);
     expect(started.every((entry) => !alive(entry.pid))).toBe(true);
   });
+
+  // codex 0.171.0 passes a stdio server variables of its own environment besides the server's
+  // `env`; the driver's `/usr/bin/env -u …` wrapper unsets every name of codex's environment the
+  // server does not inherit, so none of them reaches it. The server logs its environment.
+  it.each([
+    [false, false],
+    [false, true],
+    [undefined, false],
+    [undefined, true],
+  ] as const)(
+    "a stdio server with inheritEnv %s (the driver's inheritEnv %s) sees its declared env, the stdio-server marker and only the inherited part of codex's environment",
+    async (inheritEnv, driverInherits) => {
+      h = await codexHarness({ rules: [CALL_ECHO], config: { inheritEnv: driverInherits } });
+      const logFile = join(h.env.root, "mcp.log");
+      const command = mcpFixtureCommand({ logFile, logEnv: true });
+      const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
+      const result = await agent.run("CALL_ECHO please", {
+        env: { HOST_SECRET: "not-for-servers" },
+        mcpServers: [
+          mcpStdio("fixture", command.command, {
+            args: command.args,
+            env: { DECLARED: "yes" },
+            ...(inheritEnv !== undefined ? { inheritEnv } : {}),
+          }),
+        ],
+      });
+      expect(result.text).toContain("MCP_FIXTURE_OK");
+      await agent.close();
+      // The environment of the server process that answered the call, as it logged it.
+      const env = (await readMcpFixtureLog(logFile)).find((entry) => entry.event === "call")!.env!;
+      const names = Object.keys(env);
+      expect(env).toMatchObject({ [STDIO_SERVER_VAR]: "1", DECLARED: "yes" });
+      if (inheritEnv === false) expect(names.sort()).toEqual([STDIO_SERVER_VAR, "DECLARED"].sort());
+      else {
+        // The safe base only: never the run's own variables, nor codex's credentials or home.
+        const extra = names.filter((name) => name !== STDIO_SERVER_VAR && name !== "DECLARED");
+        expect(
+          extra.filter((name) => !SAFE_ENV_BASE.some((safe) => (safe.endsWith("*") ? name.startsWith(safe.slice(0, -1)) : name === safe))),
+        ).toEqual([]);
+        expect(extra).toContain("PATH");
+      }
+      expect(names).not.toContain("HOST_SECRET");
+      expect(names).not.toContain("CODEX_HOME");
+    },
+  );
 
   it("a required server that cannot start fails the run: DEVICE_DISCONNECTED, op mcp connect, the server named", async () => {
     h = await codexHarness({ rules: [CALL_ECHO] });
