@@ -21,6 +21,7 @@ import {
 } from "adaptor";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 import { drain } from "../support/turn-events.js";
+import { prewarmTurn } from "../support/prewarm.js";
 
 // MCP servers and host tools on the codex app-server, on the real binary: the servers go in the
 // thread's config (`thread/start` `config.mcp_servers`, over stdin), codex's ask before an MCP tool
@@ -256,6 +257,60 @@ describe("codex app-server: MCP servers", () => {
     const refused = await agent.run("hi", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] }).catch((e: unknown) => e);
     expect(isError(refused, ErrMCPUnsupported)).toBe(true);
     expect(h?.server.responses()).toEqual([]);
+  });
+});
+
+describe("codex app-server: MCP servers on resumed, forked and pre-warmed runs", { timeout: 180_000 }, () => {
+  const policy = { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } as const;
+  /** An Agent on a thread store, the fixture server declared for the run that calls it, its log. */
+  async function setUp() {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { logFile, command } = fixture(h.env.root);
+    const agent = new Agent(h.driver, { threadStore: new MemoryThreadStore(), policy });
+    const servers = [mcpStdio("fixture", command.command, { args: command.args })];
+    const calls = async () => (await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call").map((entry) => entry.text);
+    return { agent, servers, calls };
+  }
+
+  it("a thread turn resumed in a new process (thread/resume) reaches a server declared on it (the first turn had none)", async () => {
+    const { agent, servers, calls } = await setUp();
+    try {
+      const thread = agent.thread("chat");
+      await thread.run("first turn");
+      const resumed = await thread.run("CALL_ECHO please", { spawn: true, mcpServers: servers });
+      expect(resumed.text).toContain("MCP_FIXTURE_OK");
+      // The same conversation: the resumed thread, not a new one.
+      expect(h!.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "CALL_ECHO please"]);
+      expect(await calls()).toEqual(["ping"]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a fork's first turn (thread/fork) reaches a server declared on it", async () => {
+    const { agent, servers, calls } = await setUp();
+    try {
+      await agent.thread("parent").run("first turn");
+      const forked = await agent.thread("parent").fork("child").run("CALL_ECHO please", { mcpServers: servers });
+      expect(forked.text).toContain("MCP_FIXTURE_OK");
+      expect(h!.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "CALL_ECHO please"]);
+      expect(await calls()).toEqual(["ping"]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a process pre-warmed with a server serves the first turn that declares it, and the server answers there", async () => {
+    const { agent, servers, calls } = await setUp();
+    try {
+      expect(await agent.prewarm({ mcpServers: servers })).toBe(1);
+      const turn = await prewarmTurn(agent.stream("CALL_ECHO please", { mcpServers: servers }));
+      expect(turn).toMatchObject({ spawned: false, prewarmedPid: expect.any(Number) });
+      expect(turn.text).toContain("MCP_FIXTURE_OK");
+      expect(await calls()).toEqual(["ping"]);
+    } finally {
+      await agent.close();
+    }
   });
 });
 
