@@ -18,6 +18,7 @@ import {
   mcpStdio,
   PolicyCapabilityUnsupportedError,
   type AgentEvent,
+  type RunOptions,
 } from "adaptor";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 import { drain } from "../support/turn-events.js";
@@ -272,27 +273,22 @@ describe("codex app-server: MCP servers on resumed, forked and pre-warmed runs",
     return { agent, servers, calls };
   }
 
-  it("a thread turn resumed in a new process (thread/resume) reaches a server declared on it (the first turn had none)", async () => {
-    const { agent, servers, calls } = await setUp();
-    try {
-      const thread = agent.thread("chat");
-      await thread.run("first turn");
-      const resumed = await thread.run("CALL_ECHO please", { spawn: true, mcpServers: servers });
-      expect(resumed.text).toContain("MCP_FIXTURE_OK");
-      // The same conversation: the resumed thread, not a new one.
-      expect(h!.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "CALL_ECHO please"]);
-      expect(await calls()).toEqual(["ping"]);
-    } finally {
-      await agent.close();
-    }
-  });
-
-  it("a fork's first turn (thread/fork) reaches a server declared on it", async () => {
+  it.each([
+    [
+      "a thread turn resumed in a new process (thread/resume)",
+      (agent: Agent, options: RunOptions) => agent.thread("parent").run("CALL_ECHO please", { ...options, spawn: true }),
+    ],
+    [
+      "a fork's first turn (thread/fork)",
+      (agent: Agent, options: RunOptions) => agent.thread("parent").fork("child").run("CALL_ECHO please", options),
+    ],
+  ])("%s reaches a server declared on it (the thread's first turn had none)", async (_, next) => {
     const { agent, servers, calls } = await setUp();
     try {
       await agent.thread("parent").run("first turn");
-      const forked = await agent.thread("parent").fork("child").run("CALL_ECHO please", { mcpServers: servers });
-      expect(forked.text).toContain("MCP_FIXTURE_OK");
+      const result = await next(agent, { mcpServers: servers });
+      expect(result.text).toContain("MCP_FIXTURE_OK");
+      // The same conversation, continued: not a new thread.
       expect(h!.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "CALL_ECHO please"]);
       expect(await calls()).toEqual(["ping"]);
     } finally {
