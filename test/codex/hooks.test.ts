@@ -152,6 +152,29 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     ).toEqual(["first answer", "second answer"]);
   });
 
+  it("app-server: a run cancelled while its onStop hook works rejects with the abort reason: no further turn starts, the hook's answer is dropped", async () => {
+    h = await codexHarness({ rules: [{ when: whenPromptSays("start"), reply: { text: "first answer" } }] });
+    agent = new Agent(h.driver);
+    const cancel = new AbortController();
+    let hookSignal: AbortSignal | undefined;
+    const failed = await agent
+      .run("start", {
+        signal: cancel.signal,
+        hooks: {
+          onStop: async (_, context) => {
+            hookSignal = context.signal;
+            cancel.abort();
+            return { continueWith: "never sent" };
+          },
+        },
+      })
+      .catch((e: unknown) => e);
+    // The run rejects with the host's own abort reason.
+    expect(failed).toBe(cancel.signal.reason);
+    expect(hookSignal?.aborted).toBe(true);
+    expect(h.server.requests.map((request) => request.view.userTexts)).toEqual([["start"]]);
+  });
+
   it("app-server: a thread turn that went on over continueWith commits its last turn: the next turn, in a new process, continues after it", async () => {
     h = await codexHarness({
       rules: [
