@@ -109,6 +109,9 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
     expect(result.text).toBe("noted");
     expect(h.server.requests).toHaveLength(1);
     expect(lastUserParts(h.server.requests[0]!.body)).toEqual(["context for: what is the code word", "what is the code word"]);
+    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([
+      { kind: "user", text: "context for: what is the code word\nwhat is the code word" },
+    ]);
   });
 
   it("app-server: onStop's continueWith is another turn on the same thread in the same run; the Result has both turns' events and usage", async () => {

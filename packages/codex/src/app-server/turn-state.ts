@@ -422,7 +422,8 @@ export class AppServerTurnState {
     this.#items.set(item.id, item);
     switch (item.type) {
       case "userMessage": {
-        const text = item.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        // Its text parts, one a line (a prompt hook's context comes as a part ahead of the prompt's).
+        const text = item.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
         this.transcript.push({ kind: "user", text });
         return;
       }
