@@ -62,6 +62,27 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     });
   });
 
+  it("send asks onPromptSubmit about the message first: its additionalContext is steered in ahead of it", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const prompts: string[] = [];
+    const stream = agent.stream("SHELL_CMD echo hi", {
+      policy: { approvals: { permission: "ask" } },
+      hooks: {
+        onPromptSubmit: ({ prompt }) => {
+          prompts.push(prompt);
+          return prompt === "also mention bananas" ? { additionalContext: "bananas are yellow" } : undefined;
+        },
+      },
+    });
+    await drainApproving(stream, () => expect(stream.send("also mention bananas")).resolves.toBe(true));
+    expect((await stream.result()).status).toBe("completed");
+    expect(prompts).toEqual(["SHELL_CMD echo hi", "also mention bananas"]);
+    const input = (h.server.responses().at(-1)!.body as { input: { type?: string; role?: string; content?: { text?: string }[] }[] }).input;
+    const steered = input.filter((item) => item.type === "message" && item.role === "user").at(-1)!;
+    expect(steered.content!.map((part) => part.text)).toEqual(["bananas are yellow", "also mention bananas"]);
+  });
+
   it("what codex cannot do during a turn is refused with FeatureUnsupportedError: setModel; everything on exec", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);

@@ -7,18 +7,22 @@ import {
   isError,
   ErrFeatureUnsupported,
   type HookContext,
+  type StopHookInput,
   type ToolResultHookInput,
 } from "adaptor";
 import { codex } from "@adaptor/codex";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { codexHarness, type CodexHarness } from "./support.js";
 
-// The `hooks` run option on the real codex binary. Over the protocols the driver speaks (app-server
-// JSON-RPC, exec JSON Lines) codex waits for the host only for some commands and file changes, and
-// only under some policies; its own command hooks (config-file hooks run as a process per event,
-// behind hook trust) are not bridged by this driver. So the hooks it takes observe the run's events:
-// after each tool call with its result, the prompt, the stop. A `beforeToolCall` hook is refused
-// before launch, and an observing hook that answers with a verdict ends the run with
-// FeatureUnsupportedError rather than dropping it.
+// The `hooks` run option on the real codex binary. Over app-server the driver waits for two hooks
+// itself: `onPromptSubmit` before it sends the prompt (`turn/start`, `turn/steer`), whose
+// `additionalContext` is a text item ahead of the prompt's; `onStop` at each completed turn, whose
+// `continueWith` is another `turn/start` on the thread within the same run. Codex's own command
+// hooks (config-file hooks run as a process per event, behind hook trust) are not bridged, and codex
+// waits for the host only for some commands and file changes: `afterToolCall` observes each tool
+// result (a verdict ends the run with FeatureUnsupportedError), `beforeToolCall` is refused before
+// launch. On exec, whose process has ended before a stop hook could answer, `onStop` is refused
+// before launch; `onPromptSubmit` is observed before launch, so its verdict fails before any work.
 
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
@@ -30,10 +34,23 @@ afterEach(async () => {
 
 const shell = (cmd: string) => ({ functionCall: { name: "exec_command", arguments: { cmd } } });
 
+/** The text parts of the last user message of a Responses API request body. */
+function lastUserParts(body: unknown): string[] {
+  const input = (body as { input?: unknown }).input;
+  const messages = Array.isArray(input)
+    ? input.filter((item: { type?: unknown; role?: unknown }) => item.type === "message" && item.role === "user")
+    : [];
+  const content = (messages.at(-1) as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) ? content.flatMap((part: { text?: unknown }) => (typeof part.text === "string" ? [part.text] : [])) : [];
+}
+
 describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
-  it.each(["app-server", "exec"] as const)(
-    "%s: afterToolCall sees each call with its result, onPromptSubmit the prompt, onStop the final text, all observing",
-    async (transport) => {
+  it.each([
+    ["app-server", [true, false, true]],
+    ["exec", [false, false]],
+  ] as const)(
+    "%s: afterToolCall sees each call with its result, onPromptSubmit the prompt, onStop (app-server) the final text",
+    async (transport, natives) => {
       h = await codexHarness({
         rules: [
           { when: whenPromptSays("run the command"), reply: shell("echo hook-visible-output") },
@@ -58,22 +75,166 @@ describe("hooks on codex (real binary)", { timeout: 180_000 }, () => {
             calls.push(call);
             contexts.push(context);
           },
-          onStop: ({ text }, context) => {
-            order.push(`stop:${text ?? ""}`);
-            contexts.push(context);
-          },
+          ...(transport === "app-server"
+            ? {
+                onStop: ({ text, continued }: StopHookInput, context: HookContext) => {
+                  order.push(`stop:${text ?? ""}:${String(continued)}`);
+                  contexts.push(context);
+                },
+              }
+            : {}),
         },
       });
       expect(result.text).toBe("it ran");
-      expect(order).toEqual(["prompt:run the command", `tool:${calls[0]?.toolName}`, "stop:it ran"]);
+      expect(order).toEqual([
+        "prompt:run the command",
+        `tool:${calls[0]?.toolName}`,
+        ...(transport === "app-server" ? ["stop:it ran:undefined"] : []),
+      ]);
       expect(calls).toHaveLength(1);
       expect(calls[0]!.isError).toBe(false);
       expect(String(calls[0]!.output)).toContain("hook-visible-output");
       expect(JSON.stringify(calls[0]!.input)).toContain("echo hook-visible-output");
-      expect(contexts.map((context) => context.native)).toEqual([false, false, false]);
+      expect(contexts.map((context) => context.native)).toEqual(natives);
       expect(contexts.every((context) => context.signal.aborted)).toBe(true); // the run is over
     },
   );
+
+  it("app-server: onPromptSubmit's additionalContext reaches the model as a text part ahead of the prompt, in the prompt's user message", async () => {
+    h = await codexHarness({ rules: [{ when: whenPromptSays("what is the code word"), reply: { text: "noted" } }] });
+    agent = new Agent(h.driver);
+    const result = await agent.run("what is the code word", {
+      hooks: { onPromptSubmit: ({ prompt }) => ({ additionalContext: `context for: ${prompt}` }) },
+    });
+    expect(result.text).toBe("noted");
+    expect(h.server.requests).toHaveLength(1);
+    expect(lastUserParts(h.server.requests[0]!.body)).toEqual(["context for: what is the code word", "what is the code word"]);
+    expect(result.transcript().filter((item) => item.kind === "user")).toEqual([
+      { kind: "user", text: "context for: what is the code word\nwhat is the code word" },
+    ]);
+  });
+
+  it("app-server: onStop's continueWith is another turn on the same thread in the same run; the Result has both turns' events and usage", async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("keep going please"), reply: { text: "second answer" } },
+        { when: whenPromptSays("start"), reply: { text: "first answer" } },
+      ],
+    });
+    agent = new Agent(h.driver);
+    const stops: StopHookInput[] = [];
+    const stream = agent.stream("start", {
+      hooks: {
+        onStop: (stop) => {
+          stops.push(stop);
+          return stop.continued ? undefined : { continueWith: "keep going please" };
+        },
+      },
+    });
+    const responses: { inputTokens: number; outputTokens: number }[] = [];
+    const turns: unknown[] = [];
+    for await (const event of stream) {
+      if (event.type === "notice" && event.kind === "model.response")
+        responses.push((event.data as { usage: { inputTokens: number; outputTokens: number } }).usage);
+      if (event.type === "notice" && event.kind === "lifecycle" && event.message === "turn completed") turns.push(event.data);
+    }
+    const result = await stream.result();
+    expect(result.text).toBe("second answer");
+    expect(stops).toEqual([{ text: "first answer" }, { text: "second answer", continued: true }]);
+    expect(turns).toHaveLength(2);
+    // The second model call continues the first's conversation: same thread, the hook's text as the user's.
+    expect(h.server.requests.map((request) => request.view.userTexts)).toEqual([["start"], ["start", "keep going please"]]);
+    expect(responses).toHaveLength(2);
+    expect(result.usage?.inputTokens).toBe(responses[0]!.inputTokens + responses[1]!.inputTokens);
+    expect(result.usage?.outputTokens).toBe(responses[0]!.outputTokens + responses[1]!.outputTokens);
+    expect(
+      result
+        .transcript()
+        .filter((item) => item.kind === "assistant")
+        .map((item) => item.text),
+    ).toEqual(["first answer", "second answer"]);
+  });
+
+  it("app-server: a run cancelled while its onStop hook works rejects with the abort reason: no further turn starts, the hook's answer is dropped", async () => {
+    h = await codexHarness({ rules: [{ when: whenPromptSays("start"), reply: { text: "first answer" } }] });
+    agent = new Agent(h.driver);
+    const cancel = new AbortController();
+    let hookSignal: AbortSignal | undefined;
+    const failed = await agent
+      .run("start", {
+        signal: cancel.signal,
+        hooks: {
+          onStop: async (_, context) => {
+            hookSignal = context.signal;
+            cancel.abort();
+            return { continueWith: "never sent" };
+          },
+        },
+      })
+      .catch((e: unknown) => e);
+    // The run rejects with the host's own abort reason.
+    expect(failed).toBe(cancel.signal.reason);
+    expect(hookSignal?.aborted).toBe(true);
+    expect(h.server.requests.map((request) => request.view.userTexts)).toEqual([["start"]]);
+  });
+
+  it("app-server: a thread turn that went on over continueWith commits its last turn: the next turn, in a new process, continues after it", async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("keep going please"), reply: { text: "second answer" } },
+        { when: whenPromptSays("next turn"), reply: { text: "third answer" } },
+        { when: whenPromptSays("start"), reply: { text: "first answer" } },
+      ],
+    });
+    agent = new Agent(h.driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("chat");
+    const first = await thread.run("start", {
+      hooks: { onStop: ({ continued }) => (continued ? undefined : { continueWith: "keep going please" }) },
+    });
+    expect(first.text).toBe("second answer");
+    const next = await thread.run("next turn", { spawn: true });
+    expect(next.text).toBe("third answer");
+    expect(h.server.requests.at(-1)!.view.userTexts).toEqual(["start", "keep going please", "next turn"]);
+  });
+
+  it("app-server: an onStop that always answers continueWith is asked 9 times; the 9th is not carried and the run completes with the last answer", async () => {
+    let answers = 0;
+    h = await codexHarness({ rules: [{ when: () => true, reply: () => ({ text: `answer ${++answers}` }) }] });
+    agent = new Agent(h.driver);
+    let stops = 0;
+    const stream = agent.stream("start", { hooks: { onStop: () => ({ continueWith: `again ${++stops}` }) } });
+    const capped: unknown[] = [];
+    for await (const event of stream) {
+      if (
+        event.type === "notice" &&
+        event.kind === "runtime" &&
+        (event.data as { key?: unknown } | undefined)?.key === "stop-hook-block-cap"
+      )
+        capped.push(event.data);
+    }
+    const result = await stream.result();
+    expect(stops).toBe(9);
+    expect(answers).toBe(9);
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("answer 9");
+    expect(capped).toEqual([{ key: "stop-hook-block-cap", limit: 9 }]);
+  });
+
+  it("exec: onStop is refused before launch with FeatureUnsupportedError (feature hooks.onStop)", async () => {
+    await using refusing = new Agent(codex({ command: "/nonexistent/codex", transport: "exec" }));
+    const refused = await refusing.run("hi", { hooks: { onStop: () => undefined } }).catch((e: unknown) => e);
+    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.onStop" });
+  });
+
+  it("exec: onPromptSubmit's additionalContext ends the run with FeatureUnsupportedError before codex is launched", async () => {
+    await using refusing = new Agent(codex({ command: "/nonexistent/codex", transport: "exec" }));
+    const refused = await refusing
+      .run("hi", { hooks: { onPromptSubmit: () => ({ additionalContext: "cannot be carried" }) } })
+      .catch((e: unknown) => e);
+    // Not a NOT_FOUND DriverError: the executable was never looked for.
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "codex", feature: "hooks.onPromptSubmit" });
+  });
 
   it("an observing afterToolCall that answers with additionalContext ends the run with FeatureUnsupportedError", async () => {
     h = await codexHarness({

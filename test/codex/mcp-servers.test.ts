@@ -6,6 +6,7 @@ import { z } from "zod";
 import { whenPromptSays, type ResponsesScriptRule } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { mcpFixtureCommand, readMcpFixtureLog } from "@adaptor/testkit/mcp-fixtures";
+import { SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
 import {
   Agent,
   defineTool,
@@ -17,9 +18,11 @@ import {
   mcpStdio,
   PolicyCapabilityUnsupportedError,
   type AgentEvent,
+  type RunOptions,
 } from "adaptor";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
 import { drain } from "../support/turn-events.js";
+import { prewarmTurn } from "../support/prewarm.js";
 
 // MCP servers and host tools on the codex app-server, on the real binary: the servers go in the
 // thread's config (`thread/start` `config.mcp_servers`, over stdin), codex's ask before an MCP tool
@@ -78,7 +81,7 @@ describe("codex app-server: MCP servers", () => {
     await agent.close();
     expect(lastToolOutput(h)).toContain("echo: ping (MCP_FIXTURE_OK)");
     expect(result.text).toContain("MCP_FIXTURE_OK");
-    expect(events.some((e) => e.type === "tool-call" && e.name === "fixture/echo")).toBe(true);
+    expect(events.some((e) => e.type === "tool-call" && e.name === "mcp__fixture__echo")).toBe(true);
     expect(argv).toContain("app-server");
     expect(argv).not.toContain("s3cret-value");
     // Nor in any file codex wrote (config, rollout, state).
@@ -90,6 +93,51 @@ describe("codex app-server: MCP servers", () => {
     expect(started.length).toBeGreaterThan(0);
     expect(started.every((entry) => !alive(entry.pid))).toBe(true);
   });
+
+  // codex 0.171.0 passes a stdio server variables of its own environment besides the server's
+  // `env`; the driver's `/usr/bin/env -u …` wrapper unsets every name of codex's environment the
+  // server does not inherit, so none of them reaches it. The server logs its environment.
+  it.each([
+    [false, false],
+    [false, true],
+    [undefined, false],
+    [undefined, true],
+  ] as const)(
+    "a stdio server with inheritEnv %s (the driver's inheritEnv %s) sees its declared env, the stdio-server marker and only the inherited part of codex's environment",
+    async (inheritEnv, driverInherits) => {
+      h = await codexHarness({ rules: [CALL_ECHO], config: { inheritEnv: driverInherits } });
+      const logFile = join(h.env.root, "mcp.log");
+      const command = mcpFixtureCommand({ logFile, logEnv: true });
+      const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } });
+      const result = await agent.run("CALL_ECHO please", {
+        env: { HOST_SECRET: "not-for-servers" },
+        mcpServers: [
+          mcpStdio("fixture", command.command, {
+            args: command.args,
+            env: { DECLARED: "yes" },
+            ...(inheritEnv !== undefined ? { inheritEnv } : {}),
+          }),
+        ],
+      });
+      expect(result.text).toContain("MCP_FIXTURE_OK");
+      await agent.close();
+      // The environment of the server process that answered the call, as it logged it.
+      const env = (await readMcpFixtureLog(logFile)).find((entry) => entry.event === "call")!.env!;
+      const names = Object.keys(env);
+      expect(env).toMatchObject({ [STDIO_SERVER_VAR]: "1", DECLARED: "yes" });
+      if (inheritEnv === false) expect(names.sort()).toEqual([STDIO_SERVER_VAR, "DECLARED"].sort());
+      else {
+        // The safe base only: never the run's own variables, nor codex's credentials or home.
+        const extra = names.filter((name) => name !== STDIO_SERVER_VAR && name !== "DECLARED");
+        expect(
+          extra.filter((name) => !SAFE_ENV_BASE.some((safe) => (safe.endsWith("*") ? name.startsWith(safe.slice(0, -1)) : name === safe))),
+        ).toEqual([]);
+        expect(extra).toContain("PATH");
+      }
+      expect(names).not.toContain("HOST_SECRET");
+      expect(names).not.toContain("CODEX_HOME");
+    },
+  );
 
   it("a required server that cannot start fails the run: DEVICE_DISCONNECTED, op mcp connect, the server named", async () => {
     h = await codexHarness({ rules: [CALL_ECHO] });
@@ -104,20 +152,25 @@ describe("codex app-server: MCP servers", () => {
     expect(h.server.responses()).toEqual([]);
   });
 
-  it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not", async () => {
+  it("permission ask: codex's ask before the MCP tool call reaches the host; approved it runs, denied it does not; approval, event and hook name the tool mcp__<server>__<tool>", async () => {
     h = await codexHarness({ rules: [CALL_ECHO] });
     const { logFile, command } = fixture(h.env.root);
     const agent = new Agent(h.driver, { policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
     const servers = [mcpStdio("fixture", command.command, { args: command.args })];
     const asked: (string | undefined)[] = [];
-    await agent.run("CALL_ECHO please", {
+    const hooked: string[] = [];
+    const approved = await agent.run("CALL_ECHO please", {
       mcpServers: servers,
       onApproval: (request) => {
         asked.push(request.toolName);
         request.approve();
       },
+      hooks: { afterToolCall: (call) => void hooked.push(call.toolName, call.agentToolName) },
     });
     expect(asked).toEqual(["mcp__fixture__echo"]);
+    // One concept, one name, as on Claude Code: the event (and transcript) and the hook say what the approval said.
+    expect(approved.transcript().flatMap((item) => (item.kind === "tool-call" ? [item.toolName] : []))).toEqual(["mcp__fixture__echo"]);
+    expect(hooked).toEqual(["mcp__fixture__echo", "mcp__fixture__echo"]);
     expect(lastToolOutput(h)).toContain("MCP_FIXTURE_OK");
     await agent.run("CALL_ECHO again", {
       mcpServers: servers,
@@ -205,6 +258,55 @@ describe("codex app-server: MCP servers", () => {
     const refused = await agent.run("hi", { mcpServers: [mcpStdio("fixture", "/nonexistent/server")] }).catch((e: unknown) => e);
     expect(isError(refused, ErrMCPUnsupported)).toBe(true);
     expect(h?.server.responses()).toEqual([]);
+  });
+});
+
+describe("codex app-server: MCP servers on resumed, forked and pre-warmed runs", { timeout: 180_000 }, () => {
+  const policy = { sandbox: "unrestricted", approvals: { permission: "auto_approve" } } as const;
+  /** An Agent on a thread store, the fixture server declared for the run that calls it, its log. */
+  async function setUp() {
+    h = await codexHarness({ rules: [CALL_ECHO] });
+    const { logFile, command } = fixture(h.env.root);
+    const agent = new Agent(h.driver, { threadStore: new MemoryThreadStore(), policy });
+    const servers = [mcpStdio("fixture", command.command, { args: command.args })];
+    const calls = async () => (await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call").map((entry) => entry.text);
+    return { agent, servers, calls };
+  }
+
+  it.each([
+    [
+      "a thread turn resumed in a new process (thread/resume)",
+      (agent: Agent, options: RunOptions) => agent.thread("parent").run("CALL_ECHO please", { ...options, spawn: true }),
+    ],
+    [
+      "a fork's first turn (thread/fork)",
+      (agent: Agent, options: RunOptions) => agent.thread("parent").fork("child").run("CALL_ECHO please", options),
+    ],
+  ])("%s reaches a server declared on it (the thread's first turn had none)", async (_, next) => {
+    const { agent, servers, calls } = await setUp();
+    try {
+      await agent.thread("parent").run("first turn");
+      const result = await next(agent, { mcpServers: servers });
+      expect(result.text).toContain("MCP_FIXTURE_OK");
+      // The same conversation, continued: not a new thread.
+      expect(h!.server.responses().at(-1)!.view.userTexts).toEqual(["first turn", "CALL_ECHO please"]);
+      expect(await calls()).toEqual(["ping"]);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a process pre-warmed with a server serves the first turn that declares it, and the server answers there", async () => {
+    const { agent, servers, calls } = await setUp();
+    try {
+      expect(await agent.prewarm({ mcpServers: servers })).toBe(1);
+      const turn = await prewarmTurn(agent.stream("CALL_ECHO please", { mcpServers: servers }));
+      expect(turn).toMatchObject({ spawned: false, prewarmedPid: expect.any(Number) });
+      expect(turn.text).toContain("MCP_FIXTURE_OK");
+      expect(await calls()).toEqual(["ping"]);
+    } finally {
+      await agent.close();
+    }
   });
 });
 

@@ -45,6 +45,18 @@ describe("hooks", () => {
     expect(driver.requests).toEqual([]);
   });
 
+  it("a hook at a point the driver lists in refusedHooks is refused with FeatureUnsupportedError naming it; the driver never starts", async () => {
+    const driver = hookedDriver([], async () => ({ text: "ok" }));
+    const capabilities: DriverCapabilities = { ...driver.descriptor.capabilities, refusedHooks: ["stop"] };
+    Object.assign(driver, { descriptor: { ...driver.descriptor, capabilities } });
+    const refused = await new Agent(driver).run("p", { hooks: { onStop: () => undefined } }).catch((e: unknown) => e);
+    expect(isError(refused, ErrFeatureUnsupported)).toBe(true);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "scripted", feature: "hooks.onStop" });
+    expect(driver.requests).toEqual([]);
+    // The other points still observe.
+    expect((await new Agent(driver).run("p", { hooks: { onPromptSubmit: () => undefined } })).text).toBe("ok");
+  });
+
   it("a native hook's verdict reaches the driver as its answer, with native: true in the context", async () => {
     const answers: HookAnswer[] = [];
     const contexts: HookContext[] = [];

@@ -34,6 +34,10 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
     turnControl: { interrupt: true, send: true },
+    // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a text item
+    // ahead of the prompt's; onStop: asked at each completed turn, continueWith another turn/start
+    // on the thread within the run (test/codex/hooks.test.ts).
+    hooks: ["promptSubmit", "stop"],
     // A model.response notice per thread/tokenUsage/updated (one per model response); the turn is
     // interrupted at the last allowed response's first tool call (app-server/turn-limit.ts); no cost reported.
     budgets: { turns: true },
@@ -70,6 +74,9 @@ export const CODEX_EXEC_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescript
     effort: ["minimal", "low", "medium", "high", "xhigh"],
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
+    // A stop hook would be called after the process ended, its continueWith too late to carry:
+    // refused before launch. onPromptSubmit is observed before launch, so a verdict fails before it.
+    refusedHooks: ["stop"],
     streaming: { textDeltas: false, thinking: false, toolCallArgs: false },
   },
 });

@@ -23,6 +23,20 @@ const handshake: FakeCliStep[] = [
 const completed = (status: string, error: unknown = null): FakeCliStep =>
   line({ method: "turn/completed", params: { threadId: "t-fake", turn: { id: "u-fake", status, items: [], error } } });
 
+/** An app-server `item/completed` agent message of the fake's turn. */
+const agentMessage = (text: string): FakeCliStep =>
+  line({
+    method: "item/completed",
+    params: { threadId: "t-fake", turnId: "u-fake", item: { type: "agentMessage", id: `m-${text}`, text, phase: null } },
+  });
+
+// The exec transport's fake: JSON Lines events.
+const exec = (value: unknown): FakeCliStep => line(value);
+const execDriver = (steps: FakeCliStep[]) => codex({ command: fakeCliPath, transport: "exec", killGraceMs: 300, env: fakeCliEnv(steps) });
+const message = (id: string, text: string): FakeCliStep => exec({ type: "item.completed", item: { id, type: "agent_message", text } });
+const begun: FakeCliStep[] = [exec({ type: "thread.started", thread_id: "t-exec" }), exec({ type: "turn.started" })];
+const usage = { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3 };
+
 function fake(steps: FakeCliStep[]) {
   return codex({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 });
 }
@@ -156,32 +170,6 @@ describe("codex app-server driver faults (fake CLI)", () => {
 });
 
 describe("codex app-server: the first terminal decides (fake CLI)", () => {
-  const agentMessage = (text: string): FakeCliStep =>
-    line({
-      method: "item/completed",
-      params: { threadId: "t-fake", turnId: "u-fake", item: { type: "agentMessage", id: `m-${text}`, text, phase: null } },
-    });
-
-  it("a second turn/completed of the turn (failed) after a completed one changes neither verdict nor text; a runtime notice counts the dropped lines", async () => {
-    const driver = fake([
-      ...handshake,
-      agentMessage("done"),
-      completed("completed"),
-      agentMessage("late"),
-      completed("failed", { message: "late failure", codexErrorInfo: null, additionalDetails: null }),
-      { awaitStdinEnd: true },
-    ]);
-    const run = await runDriver(driver, { prompt: "hi" });
-    expect(run.error).toBeUndefined();
-    expect(run.response?.failure).toBeUndefined();
-    expect(run.response?.text).toBe("done");
-    expect(run.recording.ofType("text-delta").map((e) => e.text)).toEqual(["done"]);
-    expect(run.response?.checkpoint).toEqual({ resumeId: "t-fake", data: { lastTurnId: "u-fake" } });
-    expect(run.recording.ofType("notice").filter((n) => n.kind === "runtime")).toEqual([
-      { type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count: 2 } },
-    ]);
-  });
-
   it("a codex that closes its stdout mid-turn and stays alive is agent_error saying the SDK ended it after the kill grace", async () => {
     await expectEndedAfterStdoutClosed(fake([...handshake, { closeStdout: true }, { hang: true }]));
   });
@@ -416,34 +404,6 @@ describe("codex app-server answers the driver reads (fake CLI)", () => {
 });
 
 describe("codex exec driver faults (fake CLI)", () => {
-  const exec = (value: unknown): FakeCliStep => line(value);
-  const execDriver = (steps: FakeCliStep[]) => codex({ command: fakeCliPath, transport: "exec", killGraceMs: 300, env: fakeCliEnv(steps) });
-  const message = (id: string, text: string): FakeCliStep => exec({ type: "item.completed", item: { id, type: "agent_message", text } });
-  const begun: FakeCliStep[] = [exec({ type: "thread.started", thread_id: "t-exec" }), exec({ type: "turn.started" })];
-  const usage = { input_tokens: 7, cached_input_tokens: 0, output_tokens: 3 };
-
-  it("lines after turn.completed (more agent messages, a turn.failed) change neither the text nor the verdict; a runtime notice counts them", async () => {
-    const driver = execDriver([
-      ...begun,
-      message("i0", "done"),
-      exec({ type: "turn.completed", usage }),
-      message("i1", "late 1"),
-      message("i2", "late 2"),
-      exec({ type: "turn.failed", error: { message: "late failure" } }),
-      { awaitStdinEnd: true },
-    ]);
-    const run = await runDriver(driver, { prompt: "hi" });
-    expect(run.error).toBeUndefined();
-    expect(run.response?.failure).toBeUndefined();
-    expect(run.response?.text).toBe("done");
-    expect(run.recording.ofType("text-delta").map((e) => e.text)).toEqual(["done"]);
-    expect(run.response?.transcript.filter((item) => item.kind === "assistant")).toEqual([{ kind: "assistant", text: "done" }]);
-    expect(run.response?.checkpoint?.resumeId).toBe("t-exec");
-    expect(run.recording.ofType("notice").filter((n) => n.kind === "runtime")).toEqual([
-      { type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count: 3 } },
-    ]);
-  });
-
   it("a codex exec that closes its stdout and stays alive is ended after the kill grace, not at the stall timeout: agent_error saying the SDK ended it", async () => {
     await expectEndedAfterStdoutClosed(execDriver([...begun, message("i0", "partial"), { closeStdout: true }, { hang: true }]));
   }, 30_000);
@@ -472,4 +432,52 @@ describe("codex exec driver faults (fake CLI)", () => {
     const pid = run.recording.ofType("process").find((p) => p.kind === "spawn")?.pid;
     expect(alive(pid!)).toBe(false);
   });
+});
+
+describe("codex: the first terminal decides, on both transports (fake CLI)", () => {
+  it.each([
+    {
+      transport: "app-server",
+      driver: () =>
+        fake([
+          ...handshake,
+          agentMessage("done"),
+          completed("completed"),
+          agentMessage("late"),
+          completed("failed", { message: "late failure", codexErrorInfo: null, additionalDetails: null }),
+          { awaitStdinEnd: true },
+        ]),
+      checkpoint: { resumeId: "t-fake", data: { lastTurnId: "u-fake" } },
+      dropped: 2,
+    },
+    {
+      transport: "exec",
+      driver: () =>
+        execDriver([
+          ...begun,
+          message("i0", "done"),
+          exec({ type: "turn.completed", usage }),
+          message("i1", "late 1"),
+          message("i2", "late 2"),
+          exec({ type: "turn.failed", error: { message: "late failure" } }),
+          { awaitStdinEnd: true },
+        ]),
+      checkpoint: { resumeId: "t-exec" },
+      dropped: 3,
+    },
+  ])(
+    "$transport: lines after the turn's terminal (more agent messages, a failed terminal) change neither the text nor the verdict; a runtime notice counts them",
+    async ({ driver, checkpoint, dropped }) => {
+      const run = await runDriver(driver(), { prompt: "hi" });
+      expect(run.error).toBeUndefined();
+      expect(run.response?.failure).toBeUndefined();
+      expect(run.response?.text).toBe("done");
+      expect(run.recording.ofType("text-delta").map((e) => e.text)).toEqual(["done"]);
+      expect(run.response?.transcript.filter((item) => item.kind === "assistant")).toEqual([{ kind: "assistant", text: "done" }]);
+      expect(run.response?.checkpoint).toMatchObject(checkpoint);
+      expect(run.recording.ofType("notice").filter((n) => n.kind === "runtime")).toEqual([
+        { type: "notice", kind: "runtime", message: "output after the turn's end dropped", data: { count: dropped } },
+      ]);
+    },
+  );
 });

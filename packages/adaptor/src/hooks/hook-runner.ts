@@ -12,6 +12,11 @@ const HOOK_NAMES: Readonly<Record<HookPoint, keyof RunHooks>> = {
   stop: "onStop",
 };
 
+/** The `RunHooks` option name of a hook point, e.g. `onStop` for `stop`. */
+export function hookName(point: HookPoint): keyof RunHooks {
+  return HOOK_NAMES[point];
+}
+
 /** The hook points of the hooks the host set. */
 export function hookPoints(hooks: RunHooks): HookPoint[] {
   return (Object.keys(HOOK_NAMES) as HookPoint[]).filter((point) => hooks[HOOK_NAMES[point]] !== undefined);

@@ -14,8 +14,8 @@ export interface ToolCallHookInput {
   readonly toolName: string;
   /**
    * The tool's name as the agent calls it, which `tool-call` events carry: `toolName` but for a
-   * host tool, whose name here is its wire name (`"mcp__adaptor__lookup"` on Claude Code,
-   * `"adaptor/lookup"` on Codex).
+   * host tool, whose name here is its wire name (`"mcp__adaptor__lookup"` on Claude Code and
+   * Codex).
    */
   readonly agentToolName: string;
   /** The input the agent proposes (before the call) or ran it with (after it). */

@@ -1,7 +1,7 @@
 import { FeatureUnsupportedError, type SubagentDefinition, type SystemPrompt } from "@adaptor/driver";
 import type { Preparation } from "./preparation.js";
 import { readImages } from "../prompt/read-images.js";
-import { hookPoints } from "../hooks/hook-runner.js";
+import { hookName, hookPoints } from "../hooks/hook-runner.js";
 
 /**
  * Pre-invocation step: hands the run's `systemPrompt` option to the driver as
@@ -130,8 +130,9 @@ export async function prepareImages(prep: Preparation): Promise<void> {
  * for (`DriverCapabilities.hooks`); the SDK observes the others from the run. Nothing to do without
  * the option.
  * @throws FeatureUnsupportedError (feature `hooks.beforeToolCall`) when the agent cannot wait for a
- * `beforeToolCall` hook (a hook that only observed a call after the fact could not deny or edit it);
- * the driver is never started.
+ * `beforeToolCall` hook (a hook that only observed a call after the fact could not deny or edit it),
+ * or feature `hooks.<name>` for a hook at a point the descriptor lists in `refusedHooks`; the driver
+ * is never started.
  */
 export function prepareHooks(prep: Preparation): void {
   const hooks = prep.options.hooks;
@@ -141,6 +142,13 @@ export function prepareHooks(prep: Preparation): void {
   const points = hookPoints(hooks);
   if (points.includes("beforeToolCall") && !carried.includes("beforeToolCall"))
     throw new FeatureUnsupportedError(type, "hooks.beforeToolCall", "its agent does not wait for the host before a tool call runs");
+  const refused = points.find((point) => !carried.includes(point) && capabilities.refusedHooks?.includes(point));
+  if (refused !== undefined)
+    throw new FeatureUnsupportedError(
+      type,
+      `hooks.${hookName(refused)}`,
+      "its agent does not wait for this hook, and observed after the work it ran its verdict could not be carried",
+    );
   const native = points.filter((point) => carried.includes(point));
   if (native.length > 0) prep.request = { ...prep.request, hooks: native };
 }

@@ -60,6 +60,7 @@ import {
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
+import { promptInput, stopContinuation } from "./turn-hooks.js";
 
 const DEVICE = "codex";
 /** Notifications the driver never reads; codex is asked not to send them (`optOutNotificationMethods`). */
@@ -119,6 +120,8 @@ interface ActiveTurn {
 /** The server requests of one turn: approvals go to the host, each request is answered once. */
 interface TurnRequests {
   handle(message: JsonRpcServerRequest): void;
+  /** The next turn of the run is starting: its requests are held until {@link release}. */
+  hold(): void;
   /** The turn id is known: requests held until now are handled or declined. */
   release(): void;
 }
@@ -389,19 +392,31 @@ export class AppServerSession implements PooledProcess {
       if (running) this.#rpc.request("turn/interrupt", running).catch(() => undefined);
     };
     const limit = new TurnLimit(request.budget?.maxTurns, interruptAtLimit);
+    // The run's turns: the first, then one more per stop hook's `continueWith` (see stopContinuation).
     const turn = new AppServerTurnState((event) => {
       sink.emit(event);
       limit.observe(event);
     }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
     let markTurnDone: () => void = () => undefined;
-    const turnDone = new Promise<void>((resolve) => {
-      markTurnDone = resolve;
+    const nextTurnDone = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        markTurnDone = resolve;
+      });
+    let turnDone = nextTurnDone();
+    // Done once no further turn starts: after the last turn, or a turn that ended under a cancel.
+    let markRunDone: () => void = () => undefined;
+    const runDone = new Promise<void>((resolve) => {
+      markRunDone = resolve;
     });
     const requests = this.#requestsFor(turn, sink);
-    this.#active = { state: turn, sink, markDone: () => markTurnDone(), requests };
-    if (this.#ended) markTurnDone();
+    const markDone = (): void => {
+      markTurnDone();
+      if (signal.aborted || this.#ended) markRunDone();
+    };
+    this.#active = { state: turn, sink, markDone, requests };
+    if (this.#ended) markDone();
 
-    const cancel = new AppServerCancellation(proc, this.#rpc, turnDone, this.#graceMs);
+    const cancel = new AppServerCancellation(proc, this.#rpc, runDone, this.#graceMs);
     const onAbort = (): void => cancel.start();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) cancel.start();
@@ -446,21 +461,16 @@ export class AppServerSession implements PooledProcess {
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
         await this.#mcpStarted(signal, sink);
         baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
-        const params: TurnStartParams = {
-          threadId: opened.thread.id,
-          input: [
-            // Images first (as data URLs), then the text.
-            ...(request.images ?? []).map((image): UserInput => ({
-              type: "image",
-              url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
-            })),
-            { type: "text", text: request.prompt, text_elements: [] },
-          ],
+        const turnParams = (input: UserInput[]): TurnStartParams => ({
+          threadId: opened!.thread.id,
+          input,
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
           // A turn that names no effort keeps the last committed turn's (codex would keep the last one sent, committed or not).
           ...(effortOf(request, data) ? { effort: effortOf(request, data) as TurnStartParams["effort"] } : {}),
-        };
-        const started = await requestAnswer(this.#rpc, "turn/start", params, turnStarted);
+        });
+        const input = await promptInput(request, sink, request.prompt, request.images);
+        signal.throwIfAborted();
+        const started = await requestAnswer(this.#rpc, "turn/start", turnParams(input), turnStarted);
         // Known to the cancellation first: replaying the held events may make the host cancel.
         cancel.turnStarted(opened.thread.id, started.turn.id);
         running = { threadId: opened.thread.id, turnId: started.turn.id };
@@ -481,7 +491,7 @@ export class AppServerSession implements PooledProcess {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: [{ type: "text", text, text_elements: [] }],
+                input: await promptInput(request, sink, text),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
@@ -499,7 +509,28 @@ export class AppServerSession implements PooledProcess {
         // Also done when codex kept retrying a model call it cannot reach (turn.gaveUp): the turn
         // never completes then, so the process is ended below.
         await turnDone;
+        // The stop hook may make the agent go on: another turn on the thread, within this run.
+        for (let continuations = 0; turn.completed?.status === "completed" && !signal.aborted && this.usable; continuations++) {
+          const next = await stopContinuation(request, sink, turn.lastAgentText, continuations);
+          if (next === undefined || signal.aborted || !this.usable) break;
+          turn.beginNext();
+          requests.hold();
+          turnDone = nextTurnDone();
+          const again = await requestAnswer(
+            this.#rpc,
+            "turn/start",
+            turnParams([{ type: "text", text: next, text_elements: [] }]),
+            turnStarted,
+          );
+          cancel.turnStarted(current.threadId, again.turn.id);
+          current.turnId = again.turn.id;
+          if (turn.setTurnId(again.turn.id)) markTurnDone();
+          requests.release();
+          if (signal.aborted) cancel.start();
+          await turnDone;
+        }
       }
+      markRunDone();
       // A turn the host interrupted ends with status interrupted: kept, like a completed one.
       interrupted = interruptedByHost && turn.completed?.status === "interrupted";
       const ended = turn.completed?.status === "completed" || interrupted;
@@ -525,6 +556,7 @@ export class AppServerSession implements PooledProcess {
     } catch (err) {
       error = err;
     } finally {
+      markRunDone();
       detach?.();
       signal.removeEventListener("abort", onAbort);
       await cancel.settled();
@@ -882,6 +914,9 @@ export class AppServerSession implements PooledProcess {
     };
     return {
       handle,
+      hold() {
+        held ??= [];
+      },
       release() {
         const pending = held ?? [];
         held = undefined;

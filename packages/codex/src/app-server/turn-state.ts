@@ -22,7 +22,11 @@ export function turnIdOf(params: unknown): string | undefined {
   return undefined;
 }
 
-/** Tool name the driver reports for a codex thread item that is a tool call, else undefined. */
+/**
+ * Tool name the driver reports for a codex thread item that is a tool call, else undefined. An MCP
+ * server's tool is `mcp__<server>__<tool>`: the name codex gives the model (namespace
+ * `mcp__<server>`, tool `<tool>`) and its approvals, as Claude Code names MCP tools.
+ */
 export function toolNameOf(item: ThreadItem): string | undefined {
   switch (item.type) {
     case "commandExecution":
@@ -30,7 +34,7 @@ export function toolNameOf(item: ThreadItem): string | undefined {
     case "fileChange":
       return "apply_patch";
     case "mcpToolCall":
-      return `${item.server}/${item.tool}`;
+      return `mcp__${item.server}__${item.tool}`;
     case "dynamicToolCall":
       return item.tool;
     case "webSearch":
@@ -144,7 +148,7 @@ export class AppServerTurnState {
   /** Reads this turn's agent message deltas in codex's own shape straight from their text, once the thread and turn are known. */
   #deltaLines: DeltaLineReader | undefined;
   /** Reads this turn's delta notifications of any method and key order, once a line of their shape was parsed. */
-  readonly #deltaTemplates = new DeltaLineTemplates();
+  #deltaTemplates = new DeltaLineTemplates();
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number; reasoning: number } | undefined;
@@ -191,6 +195,21 @@ export class AppServerTurnState {
     let done = false;
     for (const { method, params, json } of held) done = this.accept(method, params, json) || done;
     return done;
+  }
+
+  /**
+   * Follows the next turn of the same run on this thread (another `turn/start`, when the run's
+   * stop hook asked the agent to go on): the transcript, the usage and the last agent text go on;
+   * the finished turn's id and terminal are cleared, and notifications naming a turn are held
+   * until {@link setTurnId} names the next one (the finished turn's late ones are then dropped).
+   */
+  beginNext(): void {
+    this.turnId = undefined;
+    this.completed = undefined;
+    this.completedJson = undefined;
+    this.#deltaLines = undefined;
+    // A learned shape keeps the finished turn's id.
+    this.#deltaTemplates = new DeltaLineTemplates();
   }
 
   /**
@@ -403,7 +422,8 @@ export class AppServerTurnState {
     this.#items.set(item.id, item);
     switch (item.type) {
       case "userMessage": {
-        const text = item.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+        // Its text parts, one a line (a prompt hook's context comes as a part ahead of the prompt's).
+        const text = item.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
         this.transcript.push({ kind: "user", text });
         return;
       }

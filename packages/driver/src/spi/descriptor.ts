@@ -124,6 +124,13 @@ export interface DriverCapabilities {
    * (`FeatureUnsupportedError`). Absent: none.
    */
   readonly hooks?: readonly HookPoint[];
+  /**
+   * Hook points, not in `hooks`, that the SDK refuses before launch (`FeatureUnsupportedError`,
+   * feature `hooks.<name>`, e.g. `hooks.onStop`) instead of observing them: the SDK could only call
+   * them after the work their verdict would steer, so a verdict would end a run whose work already
+   * ran. Absent: none (`beforeToolCall` is refused wherever `hooks` lacks it).
+   */
+  readonly refusedHooks?: readonly HookPoint[];
   /** Streaming detail the driver emits. */
   readonly streaming: {
     readonly textDeltas: boolean;

@@ -20,6 +20,8 @@ export interface McpFixtureOptions {
   readonly crashOnCall?: boolean;
   /** Exit 1 at once, before the MCP handshake: a server that cannot start. */
   readonly failStart?: boolean;
+  /** Each `call` entry of the log also holds the server's whole environment (`env`): for tests of what a CLI passes its servers. */
+  readonly logEnv?: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export function mcpFixtureCommand(options: McpFixtureOptions = {}): { command: s
   if (options.logFile !== undefined) args.push(`--log=${options.logFile}`);
   if (options.crashOnCall) args.push("--crash-on-call");
   if (options.failStart) args.push("--fail-start");
+  if (options.logEnv) args.push("--log-env");
   return { command: process.execPath, args };
 }
 
@@ -44,6 +47,8 @@ export interface McpFixtureLogEntry {
   readonly tool?: string;
   /** The `echo` input text, for `call`. */
   readonly text?: string;
+  /** The environment of the server that answered, for `call` of `echo` with {@link McpFixtureOptions.logEnv}. */
+  readonly env?: Readonly<Record<string, string>>;
   /** The server name given with `--name`. */
   readonly name?: string;
   /** Process id of the fixture server. */

@@ -5,6 +5,7 @@
 //   --log=<file>             append one JSON line per event: {"event":"start"|"call"|"crash", ...}
 //   --crash-on-call          every tools/call makes the process exit (code 7) before it answers
 //   --fail-start             exit 1 at once, before the MCP handshake (a server that cannot start)
+//   --log-env                each `call` entry also holds the server's whole environment (`env`)
 // Tools: `echo` {text} → "echo: <text> (MCP_FIXTURE_OK)"; `peek` {text} → the same, but annotated
 // read-only (`readOnlyHint: true`), as a server that claims its tool needs no approval would;
 // `crash` {} → always exits mid-call.
@@ -48,7 +49,7 @@ server.registerTool(
     inputSchema: { text: z.string().describe("Text to echo") },
   },
   async ({ text }) => {
-    log({ event: "call", tool: "echo", text });
+    log({ event: "call", tool: "echo", text, ...(flags.has("log-env") ? { env: { ...process.env } } : {}) });
     if (flags.has("crash-on-call")) crash("echo");
     return { content: [{ type: "text", text: `echo: ${text} (MCP_FIXTURE_OK)` }] };
   },
