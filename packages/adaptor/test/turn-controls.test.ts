@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Driver, DriverResponse, TurnControl } from "@adaptor/driver";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { Agent, ErrFeatureUnsupported, ErrHumanDecisionModeUnsupported, FeatureUnsupportedError, isError } from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
@@ -175,5 +176,47 @@ describe("stream turn controls", () => {
     const result = await stream.result();
     expect(result.status).toBe("interrupted");
     expect(result.text).toBe("partial");
+  });
+
+  describe("an interrupt the turn does not honour (driver killGraceMs 100: bound 3 x 100 + 5,000 ms)", () => {
+    /** A driver whose turn ignores the interrupt (`acknowledged`: the CLI answers it, or never does) and ends only at its signal. */
+    function deaf(acknowledged: boolean) {
+      const base = scriptedDriver(async () => ({}));
+      const driver: Driver & { config: { killGraceMs: number } } = {
+        ...base,
+        config: { killGraceMs: 100 },
+        descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, turnControl: { interrupt: true } } },
+        async run(_request, sink, signal): Promise<DriverResponse> {
+          const detach = sink.attachControl?.({ interrupt: () => (acknowledged ? Promise.resolve() : new Promise<void>(() => undefined)) });
+          try {
+            return await untilAborted(signal);
+          } finally {
+            detach?.();
+          }
+        },
+      };
+      return driver;
+    }
+
+    it("unanswered: the run is ended like a cancel with a TIMEOUT DriverError (op interrupt) and interrupt() resolves false", async () => {
+      await using agent = new Agent(deaf(false));
+      const stream = agent.stream("go");
+      const interrupted = stream.interrupt();
+      const error = await stream.result().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(DriverError);
+      expect(error).toMatchObject({ code: ErrCode.Timeout, op: "interrupt" });
+      expect((error as Error).message).toContain("the turn did not end within 5300 ms of the interrupt");
+      await expect(interrupted).resolves.toBe(false);
+    }, 30_000);
+
+    it("answered but the turn goes on: interrupt() resolves true and the run is still ended at the bound", async () => {
+      await using agent = new Agent(deaf(true));
+      const stream = agent.stream("go");
+      await expect(stream.interrupt()).resolves.toBe(true);
+      await expect(stream.result()).rejects.toMatchObject({ code: ErrCode.Timeout, op: "interrupt" });
+    }, 30_000);
   });
 });

@@ -10,7 +10,6 @@ import {
   type DriverInspection,
   type InspectOptions,
   type SessionTransfer,
-  type TranscriptItem,
 } from "@adaptor/driver";
 import {
   captureConfig,
@@ -28,6 +27,7 @@ import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { prepareLaunch } from "./launch/launch.js";
 import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
+import { lastAssistantText, partialText } from "./protocol/partial-text.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { addUsage } from "./session/cli-own-turns.js";
@@ -358,23 +358,6 @@ function resultText(turn: TurnOutcome["turn"]): string {
 
 /** The `key` of Claude Code's notification that it ended a turn over a Stop hook's block. */
 const STOP_HOOK_BLOCK_CAP = "stop-hook-block-cap";
-
-/** The text of the last assistant message(s) of the transcript, ignoring user items after them. */
-function lastAssistantText(transcript: readonly TranscriptItem[]): string {
-  let end = transcript.length;
-  while (end > 0 && transcript[end - 1]!.kind === "user") end--;
-  return partialText(transcript.slice(0, end));
-}
-
-/** The assistant text an interrupted turn wrote after its last user message. */
-function partialText(transcript: readonly TranscriptItem[]): string {
-  const parts: string[] = [];
-  for (let i = transcript.length - 1; i >= 0 && transcript[i]!.kind !== "user"; i--) {
-    const item = transcript[i]!;
-    if (item.kind === "assistant" && item.text) parts.unshift(item.text);
-  }
-  return parts.join("");
-}
 
 /**
  * The model that gave the turn's answer: the one its last model response names (a switch during

@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type { DriverEvent } from "@adaptor/driver";
+import type { DriverSink } from "@adaptor/driver";
 import { within, type PooledProcess } from "@adaptor/driver/kit";
 import { spawnCli, type CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
@@ -72,8 +72,11 @@ export class AcpProcess implements PooledProcess {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The launch signature it was started with (a parked process serves only turns launched alike). */
   readonly signature: string;
-  /** Where the agent's stderr goes: the sink of the run it serves now. */
-  readonly stderrTo: { sink: { emit(event: DriverEvent): void } };
+  /**
+   * Where the agent's stderr goes, and whose event buffer paces the reading of its `session/update`
+   * notifications (`DriverSink.ready`): the sink of the run it serves now.
+   */
+  readonly stderrTo: { sink: Pick<DriverSink, "emit" | "ready"> };
   /** Unknown: a parked process continues the session wherever it stands. */
   readonly version = undefined;
   readonly connection: acp.ClientConnection;
@@ -148,7 +151,15 @@ export class AcpProcess implements PooledProcess {
     this.sdkLog = new BoundedSdkLog((level, text) =>
       this.stderrTo.sink.emit({ type: "notice", kind: "runtime", message: `ACP SDK: ${text}`, data: { level } }),
     );
-    this.connection = withSdkLog(this.sdkLog, () => app.connect(messageStream(child, (line) => this.#onText(line))));
+    this.connection = withSdkLog(this.sdkLog, () =>
+      app.connect(
+        messageStream(
+          child,
+          (line) => this.#onText(line),
+          () => this.stderrTo.sink.ready?.(),
+        ),
+      ),
+    );
     void child.exited.then(() => {
       this.#exited = true;
     });

@@ -2,6 +2,9 @@ import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { CliProcess } from "@adaptor/driver/process";
 import { DriverError, ErrCode } from "@adaptor/errors";
 
+/** Notifications handed over between two turns of the event loop. */
+const YIELD_EVERY = 64;
+
 /** A stdout line that starts like a JSON-RPC message but does not parse: a message cut off. */
 function cutOff(text: string): boolean {
   const trimmed = text.trimStart();
@@ -15,8 +18,16 @@ function cutOff(text: string): boolean {
  * like a JSON-RPC message (`{` ... `"jsonrpc"`) and does not parse: an answer cut off, which would
  * leave its request waiting forever, so the stream fails with a DriverError `DRIVER` (op `"read"`).
  * An over-long line fails it with the plumbing's `RESOURCE_EXHAUSTED`.
+ *
+ * The SDK reads the next message as soon as it has dispatched one, without waiting for its
+ * handler: `pace` is what the stream awaits before handing over a notification (a
+ * `session/update`, as frequent as the agent writes them), so a run whose host has half its event
+ * buffer waiting lets the host take events before more are read (`DriverSink.ready`), and every
+ * {@link YIELD_EVERY} notifications the event loop turns, so a flooding agent cannot keep the
+ * host's timers and I/O waiting.
  */
-export function messageStream(child: CliProcess, onText: (line: string) => void): Stream {
+export function messageStream(child: CliProcess, onText: (line: string) => void, pace?: () => Promise<void> | undefined): Stream {
+  let notifications = 0;
   const lines = child.lines()[Symbol.asyncIterator]();
   const readable = new ReadableStream<AnyMessage>({
     async pull(controller) {
@@ -28,7 +39,13 @@ export function messageStream(child: CliProcess, onText: (line: string) => void)
             return;
           }
           if (next.value.kind === "json") {
-            controller.enqueue(next.value.value as AnyMessage);
+            const message = next.value.value as AnyMessage;
+            if ("method" in message && !("id" in message)) {
+              const wait = pace?.();
+              if (wait) await wait;
+              if (++notifications % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+            }
+            controller.enqueue(message);
             return;
           }
           if (cutOff(next.value.text)) {

@@ -25,6 +25,7 @@ import type { Result } from "../result/result.js";
 import { mergeRunOptions, type AgentOptions, type RunOptions } from "../options/run-options.js";
 import { checkAgentOptions, checkPrewarmOptions, checkRunOptions, checkThreadOptions, type ThreadOptions } from "../options/check-input.js";
 import { TurnControls } from "../run/turn-controls.js";
+import { driverStopMs } from "../run/driver-contract.js";
 import { Stream } from "../run/stream.js";
 import { assertPromptHasContent, splitPrompt, type PendingImage, type Prompt } from "../prompt/prompt.js";
 import type { ThreadContext } from "../thread/thread-context.js";
@@ -251,7 +252,8 @@ export class Agent implements AsyncDisposable {
     const tracing = this.#options.telemetry?.tracer !== undefined || otelRegistered();
     const parentContext = tracing ? otelApi().context.active() : undefined;
     const controller = new AbortController();
-    const controls = new TurnControls(this.driver.descriptor);
+    // An interrupt the turn does not honour within the driver's stop bound ends the run like a cancel.
+    const controls = new TurnControls(this.driver.descriptor, { afterMs: driverStopMs(this.driver), controller });
     const queue = new EventQueue(
       { runId, ...(threadKey !== undefined ? { threadKey, turnId: uuidv7() } : {}) },
       this.#options.eventBuffer ?? DEFAULT_EVENT_BUFFER,

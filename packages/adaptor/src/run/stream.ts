@@ -55,10 +55,12 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * partial text, usage and transcript; `run-finished` has `interrupted: true`), and a thread
    * commits the interrupted turn as its checkpoint, so its next turn continues after what the
    * interrupted one did (on the same process when it is reused). Waits for the turn to start when
-   * called early.
+   * called early. A CLI that does not end the turn within 3 × the driver's `killGraceMs` plus
+   * 5,000 ms of the interrupt (11 s by default) is stopped as by {@link cancel}: the verdict then
+   * rejects with a `DriverError` `TIMEOUT` (op `"interrupt"`).
    *
    * @returns `true` once the CLI took the interrupt; `false` when the run had ended (nothing to
-   * interrupt).
+   * interrupt), or ended or began ending (that bound, a cancel, a timeout) before the CLI answered.
    * @throws FeatureUnsupportedError (rejected) when the driver cannot interrupt a turn
    * (`capabilities.turnControl.interrupt`).
    */

@@ -7,6 +7,7 @@ import {
   type DriverDescriptor,
   type TurnControl,
 } from "@adaptor/driver";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 
 /** Approval modes per kind, as the SDK's approval broker applies them. */
@@ -15,6 +16,14 @@ const KINDS: readonly ApprovalKind[] = ["permission", "plan_review", "question"]
 
 /** The stream methods that act on a running turn, by their descriptor flag. */
 export type TurnControlName = "interrupt" | "send" | "setModel";
+
+/** How an interrupt the turn does not honour is escalated. */
+export interface InterruptBound {
+  /** ms after the interrupt reached the driver within which the run must end (the driver's stop bound). */
+  readonly afterMs: number;
+  /** The run's controller: aborted (with a DriverError `TIMEOUT`, op `"interrupt"`) to end it like a cancel. */
+  readonly controller: AbortController;
+}
 
 /**
  * Carries a host's requests to the running turn: the driver attaches its {@link TurnControl} once
@@ -28,9 +37,22 @@ export class TurnControls {
   #waiters: (() => void)[] = [];
   #applyModes: ((modes: Modes) => void) | undefined;
   #pendingModes: Modes | undefined;
+  readonly #interruptBound: InterruptBound | undefined;
+  #interruptTimer: ReturnType<typeof setTimeout> | undefined;
+  #resolveEnded!: () => void;
+  /** Resolves once the run is over or being ended. */
+  readonly #ended$ = new Promise<false>((resolve) => (this.#resolveEnded = () => resolve(false)));
 
-  constructor(descriptor: DriverDescriptor) {
+  /**
+   * @param interruptBound - when given, an interrupt after which the run has not ended within
+   * `afterMs` aborts its controller with a DriverError `TIMEOUT` (op `"interrupt"`); once that
+   * controller aborts, requests the CLI has not answered resolve `false`.
+   */
+  constructor(descriptor: DriverDescriptor, interruptBound?: InterruptBound) {
     this.#descriptor = descriptor;
+    this.#interruptBound = interruptBound;
+    // A run being ended (cancel, timeout, close, the interrupt bound) decides requests the CLI has not answered yet.
+    interruptBound?.controller.signal.addEventListener("abort", () => this.#resolveEnded(), { once: true });
   }
 
   /** For the sink: offers the turn's controls until the returned function withdraws them. */
@@ -46,6 +68,9 @@ export class TurnControls {
   /** The run is over: pending and later requests resolve `false`. Idempotent. */
   end(): void {
     this.#ended = true;
+    clearTimeout(this.#interruptTimer);
+    this.#interruptTimer = undefined;
+    this.#resolveEnded();
     this.#control = undefined;
     this.#applyModes = undefined;
     this.#wake();
@@ -53,8 +78,10 @@ export class TurnControls {
 
   /**
    * Runs `call` on the turn's controls: `true` once the CLI took it, `false` when no turn is
-   * running any more (also when the driver found the turn ending as it made the request). Rejects with {@link FeatureUnsupportedError} when the driver does not declare
-   * `name`, before anything else.
+   * running any more (also when the driver found the turn ending as it made the request, or the
+   * run ended before the CLI took it). Rejects with {@link FeatureUnsupportedError} when the
+   * driver does not declare `name`, before anything else. An interrupt starts the interrupt
+   * bound: a run still going `afterMs` later is ended (see the constructor).
    */
   async request(name: TurnControlName, call: (control: TurnControl) => Promise<boolean | void> | undefined): Promise<boolean> {
     const { type, capabilities } = this.#descriptor;
@@ -67,7 +94,9 @@ export class TurnControls {
       if (control) {
         const pending = call(control);
         if (!pending) throw new FeatureUnsupportedError(type, name, "the running turn does not offer it");
-        return (await pending) !== false;
+        if (name === "interrupt") this.#boundInterrupt();
+        // A CLI that never answers leaves the request pending: the run's end decides it then.
+        return Promise.race([pending.then((taken) => taken !== false), this.#ended$]);
       }
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
@@ -114,6 +143,25 @@ export class TurnControls {
     if (this.#applyModes) this.#applyModes(resolved);
     else this.#pendingModes = { ...this.#pendingModes, ...resolved };
     return true;
+  }
+
+  /** Ends the run like a cancel when it is still going `afterMs` after the first interrupt. */
+  #boundInterrupt(): void {
+    const bound = this.#interruptBound;
+    if (!bound || this.#interruptTimer !== undefined || this.#ended || bound.controller.signal.aborted) return;
+    this.#interruptTimer = setTimeout(() => {
+      this.#interruptTimer = undefined;
+      if (this.#ended) return;
+      bound.controller.abort(
+        new DriverError({
+          op: "interrupt",
+          device: this.#descriptor.type,
+          code: ErrCode.Timeout,
+          cause: `the turn did not end within ${bound.afterMs} ms of the interrupt`,
+        }),
+      );
+    }, bound.afterMs);
+    this.#interruptTimer.unref();
   }
 
   #wake(): void {

@@ -38,6 +38,8 @@ const LINES_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, 
 const COMPACT_QUEUE_AT = 1024;
 /** After SIGKILL, how long to wait for stdio to close before destroying our ends (a pipe held outside the group). */
 const STDIO_RELEASE_MS = 1000;
+/** Unread stdout lines from which stdout is paused until its consumer has read them all. */
+const MAX_QUEUED_LINES = 8_192;
 
 /**
  * {@link CliProcess} over a spawned `ChildProcess` (stdio pipes, `detached: true`, already past its
@@ -56,6 +58,11 @@ export class ChildCliProcess implements CliProcess {
   #forceKilled = false;
   #terminated = false;
   #outputBytes = 0;
+  /** True while stdout is paused because {@link MAX_QUEUED_LINES} lines wait unread. */
+  #stdoutPaused = false;
+  #exitSeen = false;
+  /** True once stdout's consumer started reading: only then is stdout paused for it. */
+  #reading = false;
   #terminating: Promise<ExitInfo> | undefined;
   #closing: Promise<void> | undefined;
   readonly #descendants: DescendantTracker;
@@ -115,6 +122,11 @@ export class ChildCliProcess implements CliProcess {
     // What the CLI started ends with it, at its exit: a child that inherited its stdio (a launcher
     // that runs the real binary) would otherwise keep the pipes open and serve on without it.
     child.once("exit", () => void this.#endDescendants());
+    // A child that exited writes no more: what its pipe still holds is read whatever the queue holds.
+    child.once("exit", () => {
+      this.#exitSeen = true;
+      this.#resumeStdout();
+    });
 
     const { stdin, stdout, stderr } = child;
     stdin.on("error", (err) => this.#stdinClosed(err));
@@ -368,12 +380,14 @@ export class ChildCliProcess implements CliProcess {
    * served in call order.
    */
   #iterate<T>(take: () => T): AsyncIterableIterator<T> {
+    this.#reading = true;
     let finished = false;
     const finish = (): void => {
       finished = true;
       this.#consumerGone = true;
       this.#queue = [];
       this.#queueHead = 0;
+      this.#resumeStdout();
       this.#notify();
     };
     const next = (): Promise<IteratorResult<T, undefined>> => {
@@ -414,6 +428,7 @@ export class ChildCliProcess implements CliProcess {
     if (this.#queueHead === queue.length) {
       this.#queue = [];
       this.#queueHead = 0;
+      this.#resumeStdout();
     } else if (this.#queueHead >= COMPACT_QUEUE_AT && this.#queueHead * 2 >= queue.length) {
       this.#queue = queue.slice(this.#queueHead);
       this.#queueHead = 0;
@@ -426,6 +441,7 @@ export class ChildCliProcess implements CliProcess {
     const batch = this.#queueHead === 0 ? this.#queue : this.#queue.slice(this.#queueHead);
     this.#queue = [];
     this.#queueHead = 0;
+    this.#resumeStdout();
     return batch;
   }
 
@@ -441,9 +457,22 @@ export class ChildCliProcess implements CliProcess {
     if (this.#queueHead === this.#queue.length) {
       this.#queue = lines;
       this.#queueHead = 0;
-      return;
+    } else {
+      for (const line of lines) this.#queue.push(line);
     }
-    for (const line of lines) this.#queue.push(line);
+    // A consumer this far behind (a CLI that floods, a host that paces its driver) leaves the rest
+    // in the pipe: the CLI waits on its writes until the queue is read empty, and memory stays bounded.
+    if (this.#reading && !this.#stdoutPaused && !this.#exitSeen && this.#queue.length - this.#queueHead >= MAX_QUEUED_LINES) {
+      this.#stdoutPaused = true;
+      this.#child.stdout.pause();
+    }
+  }
+
+  /** Reads stdout again once the queue was read empty (or its consumer left, or the child exited). */
+  #resumeStdout(): void {
+    if (!this.#stdoutPaused) return;
+    this.#stdoutPaused = false;
+    this.#child.stdout.resume();
   }
 
   #onStdout(chunk: Buffer): void {

@@ -16,7 +16,9 @@ export interface CliProcess extends AsyncDisposable {
    * stdout framed as JSON Lines ({@link JsonLinesDecoder}), in order, from the first line. Ends when
    * stdout ends. Single consumer: a second call throws a DriverError `INVALID` (op `"read"`).
    * Breaking out of the loop is clean: no error, later lines are dropped (stdout keeps draining).
-   * Lines are queued in memory until read; stdout is never paused, so the child cannot block on it.
+   * Lines are queued in memory until read. Once 8,192 lines wait unread, stdout is paused until
+   * they all were (the child then waits on its writes): a consumer that falls behind a flooding
+   * child holds a bounded queue. A child that exited is read to the end whatever waits.
    *
    * @throws DriverError `RESOURCE_EXHAUSTED` (op `"read"`) from the iterator when a line exceeds
    * `maxLineBytes`, after every line before it was delivered.

@@ -181,6 +181,28 @@ describe("spawnCli", () => {
     expect(output.stdout.length).toBe(6 * 1024 * (3 * 170 + 4)); // read again: the same text, nothing reopened
   });
 
+  it("a child flooding stdout past 8,192 unread lines waits on its writes until they are read; then every line arrives", async () => {
+    // 60,000 lines of 100 bytes (6 MB) written synchronously; "all written" on stderr once the last write returned.
+    const script =
+      "const fs = require('node:fs'); const row = 'r'.repeat(99) + '\\n'; for (let i = 0; i < 60000; i++) fs.writeSync(1, row); fs.writeSync(2, 'all written')";
+    let stderr = "";
+    await using proc = await nodeScript(script, { onStderr: (text) => (stderr += text) });
+    const lines = proc.lines()[Symbol.asyncIterator]();
+    await lines.next(); // the consumer started, and reads nothing more for now
+    const written = await Promise.race([
+      proc.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000)),
+    ]);
+    expect([written, stderr]).toEqual([false, ""]);
+    // Read: the 8,192 queued lines, the pipe's buffer and one chunk; far from the 6 MB written unpaused.
+    expect(proc.outputBytes).toBeLessThan(2 * 1024 * 1024);
+    let count = 1;
+    while (!(await lines.next()).done) count++;
+    expect(count).toBe(60_000);
+    expect((await proc.exited).code).toBe(0);
+    expect(stderr).toBe("all written");
+  });
+
   it("a spilled window of exactly maxRawBytes gives every byte, untruncated; one byte more drops only the first", async () => {
     const max = 3 * 1024 * 1024; // above the 2 MiB of blocks in use past which tails spill
     for (const extra of [0, 1]) {
