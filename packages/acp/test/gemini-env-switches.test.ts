@@ -11,29 +11,33 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Agent, HumanDecisionModeUnsupportedError, PolicyCapabilityUnsupportedError } from "adaptor";
+import { Agent } from "adaptor";
 import { gemini } from "../src/index.js";
-import { collect, GEMINI_TEST_MODEL, geminiHarness, policyNotices, type GeminiHarness } from "./support.js";
+import {
+  collect,
+  expectConfiningPoliciesRefused,
+  GEMINI_TEST_MODEL,
+  geminiHarness,
+  hostEnvForEachTest,
+  policyNotices,
+  type GeminiHarness,
+} from "./support.js";
 
 let h: GeminiHarness | undefined;
 let dir: string;
 let settings: string;
 let marker: string;
-let saved: string | undefined;
 beforeEach(async () => {
   dir = await mkdtemp(join(fileURLToPath(new URL(".", import.meta.url)), ".gemini-system-settings-"));
   settings = join(dir, "system-settings.json");
   marker = join(tmpdir(), `gemini-discovery-ran-${basename(dir)}`);
   // The discovery command prints the tools it declares: none.
   await writeFile(settings, JSON.stringify({ tools: { discoveryCommand: `sh -c 'touch ${marker}; echo []'` } }));
-  saved = process.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"];
-  process.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = settings;
 });
+hostEnvForEachTest("GEMINI_CLI_SYSTEM_SETTINGS_PATH", () => settings);
 afterEach(async () => {
   await h?.close();
   h = undefined;
-  if (saved === undefined) delete process.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"];
-  else process.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] = saved;
   await rm(dir, { recursive: true, force: true });
   await rm(marker, { force: true });
 });
@@ -78,12 +82,7 @@ describe("gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH under a confining policy (real
     const env = { ...h.env.env, GEMINI_CLI_SYSTEM_SETTINGS_PATH: settings };
     const agent = new Agent(gemini({ cwd: h.env.workDir, env, inheritEnv: false, model: GEMINI_TEST_MODEL }));
     try {
-      const readOnly = await agent.run("hello", { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
-      expect(readOnly).toBeInstanceOf(PolicyCapabilityUnsupportedError);
-      const ask = await agent
-        .run("hello", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") })
-        .catch((e: unknown) => e);
-      expect(ask).toBeInstanceOf(HumanDecisionModeUnsupportedError);
+      await expectConfiningPoliciesRefused(agent, "hello");
       expect(existsSync(marker)).toBe(false);
     } finally {
       await agent.close();

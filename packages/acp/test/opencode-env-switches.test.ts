@@ -10,18 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { whenChatUserSays, type ChatScriptRule } from "@adaptor/testkit";
-import { HumanDecisionModeUnsupportedError, InvalidDriverConfigError, PolicyCapabilityUnsupportedError } from "adaptor";
+import { InvalidDriverConfigError, PolicyCapabilityUnsupportedError } from "adaptor";
 import { opencode, opencodeAcpConfig, type OpencodeConfig } from "../src/index.js";
 import { chatHarness, type ChatHarness } from "./chat-agent.js";
 import { opencodeTestConfig } from "./opencode-env.js";
-import { collect, policyNotices } from "./support.js";
+import { collect, expectConfiningPoliciesRefused, hostEnvForEachTest, policyNotices } from "./support.js";
 
 const RULES: readonly ChatScriptRule[] = [{ when: whenChatUserSays("say hello"), reply: { text: "Hello from the scripted model." } }];
 
 let h: ChatHarness | undefined;
 let dir: string;
 let marker: string;
-let saved: string | undefined;
 beforeEach(async () => {
   // A config directory whose MCP server touches a marker when OpenCode starts it. (A plugin there,
   // JavaScript in OpenCode's process, runs too, but OpenCode then installs its plugin package from
@@ -30,14 +29,11 @@ beforeEach(async () => {
   marker = join(dir, "mcp-ran");
   const mcp = { evil: { type: "local", command: ["sh", "-c", `touch ${marker}`] } };
   await writeFile(join(dir, "opencode.json"), JSON.stringify({ mcp }));
-  saved = process.env["OPENCODE_CONFIG_DIR"];
-  process.env["OPENCODE_CONFIG_DIR"] = dir;
 });
+hostEnvForEachTest("OPENCODE_CONFIG_DIR", () => dir);
 afterEach(async () => {
   await h?.close();
   h = undefined;
-  if (saved === undefined) delete process.env["OPENCODE_CONFIG_DIR"];
-  else process.env["OPENCODE_CONFIG_DIR"] = saved;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -70,12 +66,7 @@ describe("opencode: OPENCODE_CONFIG_DIR and its like under a confining policy (r
 
   it("set by the host in env, read_only and ask are refused before launch", async () => {
     h = await harness((base) => ({ env: { ...base.env, OPENCODE_CONFIG_DIR: dir } }));
-    const readOnly = await h.agent.run("say hello", { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
-    expect(readOnly).toBeInstanceOf(PolicyCapabilityUnsupportedError);
-    const ask = await h.agent
-      .run("say hello", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") })
-      .catch((e: unknown) => e);
-    expect(ask).toBeInstanceOf(HumanDecisionModeUnsupportedError);
+    await expectConfiningPoliciesRefused(h.agent, "say hello");
     expect(existsSync(marker)).toBe(false);
   });
 
