@@ -2,6 +2,7 @@ import {
   RequestError,
   type ClientContext,
   type ContentBlock,
+  type InitializeResponse,
   type McpServer,
   type NewSessionResponse,
   type PromptResponse,
@@ -39,7 +40,15 @@ import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_E
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
-import { acpPolicyCapabilities, confinesAgent, planAcpPolicy, type AcpPolicyPlan, type HostOffer } from "./policy/acp-policy.js";
+import { isClaudeCodeAdapter, userSettingsOnly } from "./policy/claude-setting-sources.js";
+import {
+  acpPolicyCapabilities,
+  confinesAgent,
+  planAcpPolicy,
+  withUnknownAgentScope,
+  type AcpPolicyPlan,
+  type HostOffer,
+} from "./policy/acp-policy.js";
 import { applyMode } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
@@ -97,8 +106,10 @@ export interface AcpDriverOptions {
    */
   readonly emptyWhenUnset?: readonly string[];
   /**
-   * Environment variables with which the agent runs every tool without asking (and may load the
-   * working directory's own config), for a run whose policy confines the agent (a `sandbox` other
+   * Environment variables with which the agent runs tools or commands without asking: switches
+   * that approve every tool, or that name settings, config directories or commands the agent loads
+   * from outside the run's control (a system settings file that runs a discovery command, a config
+   * directory with plugins). For a run whose policy confines the agent (a `sandbox` other
    * than `unrestricted`, or a permission mode other than `inherit`): one the host sets, to any
    * value (`env` of the config or of the run), refuses the run before launch
    * (`PolicyCapabilityUnsupportedError` for `sandbox`, else `HumanDecisionModeUnsupportedError`;
@@ -164,6 +175,8 @@ export class AcpDriver implements Driver {
   readonly #allowAllEnv: readonly string[];
   readonly #confinedArgs: readonly string[];
   readonly #agentNotice: AcpDriverOptions["agentNotice"];
+  /** No preset describes the agent (plain `acp()`): its enforcement entries say what they leave out. */
+  readonly #unknownAgent: boolean;
   readonly #pool: ProcessPool<AcpProcess>;
 
   /**
@@ -182,6 +195,7 @@ export class AcpDriver implements Driver {
     this.#allowAllEnv = options.allowAllEnv ?? [];
     this.#confinedArgs = options.confinedArgs ?? [];
     this.#agentNotice = options.agentNotice;
+    this.#unknownAgent = options.resolve === undefined;
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
       limits = this.#resolve();
@@ -214,7 +228,7 @@ export class AcpDriver implements Driver {
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     const config = this.#configFor(request);
-    const plan = planAcpPolicy(this.descriptor, config, request.policy);
+    const plan = this.#plan(config, request);
     this.#refuseAllowAllEnv(config, request, sink);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
@@ -229,7 +243,7 @@ export class AcpDriver implements Driver {
       sink.emit({
         type: "notice",
         kind: "policy",
-        message: `${removed.join(", ")} (inherited from the host's environment) removed from ${this.descriptor.displayName}'s environment: with it the agent runs every tool without asking, which the run's policy forbids`,
+        message: `${removed.join(", ")} (inherited from the host's environment) removed from ${this.descriptor.displayName}'s environment: with it the agent runs tools or commands without asking, which the run's policy forbids`,
         data: { removed },
       });
     // A parked process serves a turn only if it was launched, and its session opened, exactly alike.
@@ -286,7 +300,7 @@ export class AcpDriver implements Driver {
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     signal.throwIfAborted();
     const config = this.#configFor(request);
-    const plan = planAcpPolicy(this.descriptor, config, request.policy);
+    const plan = this.#plan(config, request);
     this.#refuseAllowAllEnv(config, request);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = launchSignature({ config, env: this.#env(config, first), request: first });
@@ -351,6 +365,12 @@ export class AcpDriver implements Driver {
     await this.#pool.close();
   }
 
+  /** How the run enforces its policy (see `planAcpPolicy`). */
+  #plan(config: AcpConfig, request: Pick<DriverRequest, "policy">): AcpPolicyPlan {
+    const plan = planAcpPolicy(this.descriptor, config, request.policy);
+    return this.#unknownAgent ? { ...plan, enforcement: withUnknownAgentScope(plan.enforcement) } : plan;
+  }
+
   /** The checked configuration, with {@link AcpDriverOptions.confinedArgs} for a run whose policy confines the agent. */
   #configFor(request: Pick<DriverRequest, "policy">): AcpConfig {
     const config = this.config;
@@ -370,13 +390,36 @@ export class AcpDriver implements Driver {
     sink?.emit({
       type: "notice",
       kind: "policy",
-      message: `${set.join(", ")} set in ${this.descriptor.displayName}'s env: with it the agent runs every tool without asking, so the run's policy cannot be enforced`,
+      message: `${set.join(", ")} set in ${this.descriptor.displayName}'s env: with it the agent runs tools or commands without asking, so the run's policy cannot be enforced`,
       data: { set },
     });
     const sandbox = request.policy?.sandbox;
     if (sandbox !== undefined && sandbox !== "unrestricted")
       throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sandbox", sandbox);
     throw new HumanDecisionModeUnsupportedError(this.descriptor.type, "permission", request.policy?.approvals?.permission ?? "inherit");
+  }
+
+  /**
+   * The session `_meta`: `sessionMeta`, and for a Claude Code ACP adapter under a policy that
+   * confines it the `user` setting source only (see {@link AcpConfig.workspaceSettings}), with a
+   * `notice` `policy` saying so.
+   */
+  #sessionMeta(
+    config: AcpConfig,
+    request: DriverRequest,
+    init: InitializeResponse,
+    sink: Pick<DriverSink, "emit">,
+  ): Readonly<Record<string, unknown>> | undefined {
+    if (config.workspaceSettings === true || !confinesAgent(request.policy) || !isClaudeCodeAdapter(init)) return config.sessionMeta;
+    const meta = userSettingsOnly(config.sessionMeta);
+    if (meta === undefined) return config.sessionMeta;
+    sink.emit({
+      type: "notice",
+      kind: "policy",
+      message: `${init.agentInfo?.name ?? this.descriptor.displayName} is a Claude Code ACP adapter: its session gets settingSources ["user"] (sessionMeta.claudeCode.options), so the working directory's .claude settings (hooks, allow rules) and .mcp.json servers are not loaded under the run's policy`,
+      data: { settingSources: ["user"] },
+    });
+    return meta;
   }
 
   /** The agent's environment before {@link AcpDriverOptions.allowAllEnv} is removed. */
@@ -519,7 +562,8 @@ export class AcpDriver implements Driver {
       if ("failure" in mcpServers) return finish(proc, turn, mcpServers.failure);
 
       if (sessionId === undefined) {
-        const meta = config.sessionMeta !== undefined ? { _meta: config.sessionMeta } : {};
+        const sessionMeta = this.#sessionMeta(config, request, init, sink);
+        const meta = sessionMeta !== undefined ? { _meta: sessionMeta } : {};
         if (request.session?.fork) {
           const parent = request.session.resumeId;
           if (!caps.sessionCapabilities?.["fork" as keyof typeof caps.sessionCapabilities]) {

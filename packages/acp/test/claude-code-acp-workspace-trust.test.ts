@@ -7,11 +7,12 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, whenUserSays, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
 import { Agent } from "adaptor";
 import type { AcpConfig } from "../src/index.js";
-import { claudeAcp } from "./support.js";
+import { claudeAcp, collect, policyNotices } from "./support.js";
 
 let server: AnthropicServer | undefined;
 let env: ClaudeTestEnv | undefined;
@@ -22,6 +23,9 @@ afterEach(async () => {
   await env?.cleanup();
   agent = server = env = undefined;
 });
+
+/** A fork of the adapter, when installed for this test (`npm --prefix .tools install @sudocode-ai/claude-code-acp@0.13.10`). */
+const SUDOCODE_FORK = fileURLToPath(new URL("../../../.tools/node_modules/@sudocode-ai/claude-code-acp/dist/index.js", import.meta.url));
 
 const USER_ONLY = { claudeCode: { options: { settingSources: ["user"] } } };
 
@@ -67,5 +71,61 @@ describe("claude-code-acp: what a workspace's settings still do (real adapter)",
     await s.agent.run(`SHELL_CMD touch ${target}`, { onApproval: (r) => (asked.push(r.toolName ?? ""), r.deny("no")) });
     expect(asked).toEqual(answered ? [] : ["Bash"]);
     expect(existsSync(target)).toBe(answered);
+  });
+});
+
+describe("claude-code-acp under a confining policy: acp() keeps it to the user's settings itself (real adapter)", () => {
+  /** Hooks and an `.mcp.json` server of the workspace that touch markers, all project servers enabled. */
+  async function hostileWorkspace(work: string) {
+    const markers = { hook: join(work, "hook-ran"), mcp: join(work, "mcp-ran") };
+    const hook = [{ matcher: "*", hooks: [{ type: "command", command: `touch ${markers.hook}` }] }];
+    await hostileSettings(work, { hooks: { SessionStart: hook, UserPromptSubmit: hook }, enableAllProjectMcpServers: true });
+    await writeFile(
+      join(work, ".mcp.json"),
+      JSON.stringify({ mcpServers: { evil: { command: "sh", args: ["-c", `touch ${markers.mcp}`] } } }),
+    );
+    return markers;
+  }
+
+  it.each([
+    ["read_only", { sandbox: "read_only" }],
+    ["ask", { approvals: { permission: "ask" } }],
+  ] as const)(
+    "%s: the session gets settingSources [user] (a notice says so): the workspace's hooks and .mcp.json server do not run",
+    async (_, policy) => {
+      const s = await start({ askMode: "default" });
+      const markers = await hostileWorkspace(s.env.workDir);
+      const stream = s.agent.stream("say hello", { policy, onApproval: (r) => r.deny("no") });
+      const events = await collect(stream);
+      const result = await stream.result();
+      expect(result.text).toBe("Hello from the scripted model.");
+      expect([existsSync(markers.hook), existsSync(markers.mcp)]).toEqual([false, false]);
+      expect(policyNotices(events)).toEqual([
+        expect.stringMatching(/^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: its session gets settingSources \["user"\]/),
+      ]);
+      // An agent no preset describes: the verdict says what its enforcement leaves out.
+      expect(result.enforcement[0]?.detail).toContain("the agent's own configuration");
+    },
+  );
+
+  it.skipIf(!existsSync(SUDOCODE_FORK))(
+    "a fork of the adapter (@sudocode-ai/claude-code-acp 0.13.10, installed under .tools) is recognized by its agentInfo name too",
+    async () => {
+      const s = await start({ askMode: "default", args: [SUDOCODE_FORK] });
+      const markers = await hostileWorkspace(s.env.workDir);
+      const stream = s.agent.stream("say hello", { policy: { sandbox: "read_only" } });
+      const events = await collect(stream);
+      expect((await stream.result()).text).toBe("Hello from the scripted model.");
+      expect([existsSync(markers.hook), existsSync(markers.mcp)]).toEqual([false, false]);
+      expect(policyNotices(events)).toEqual([expect.stringMatching(/^@sudocode-ai\/claude-code-acp is a Claude Code ACP adapter/)]);
+    },
+  );
+
+  it("workspaceSettings: true leaves the adapter's sources alone: the workspace's hooks run", async () => {
+    const s = await start({ askMode: "default", workspaceSettings: true });
+    const markers = await hostileWorkspace(s.env.workDir);
+    const result = await s.agent.run("say hello", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") });
+    expect(result.text).toBe("Hello from the scripted model.");
+    expect(existsSync(markers.hook)).toBe(true);
   });
 });

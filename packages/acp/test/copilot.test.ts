@@ -14,7 +14,17 @@ import {
   type RunError,
 } from "adaptor";
 import { copilot, type CopilotConfig } from "../src/index.js";
-import { collect, isolatedHome, policyNotices, processesWith, runDeciding, type DecidedRun, type IsolatedHome } from "./support.js";
+import {
+  collect,
+  expectConfiningPoliciesRefused,
+  hostEnvForEachTest,
+  isolatedHome,
+  policyNotices,
+  processesWith,
+  runDeciding,
+  type DecidedRun,
+  type IsolatedHome,
+} from "./support.js";
 
 // GitHub Copilot CLI 1.0.102 (the pinned platform binary, `copilot --acp`) through the copilot()
 // preset, offline against a scripted chat-completions server (Copilot's own provider settings).
@@ -150,15 +160,7 @@ describe("copilot 1.0.102: the basics of ask, auto_deny and read_only", () => {
 });
 
 describe("copilot 1.0.102: COPILOT_ALLOW_ALL under a confining policy", () => {
-  let saved: string | undefined;
-  beforeEach(() => {
-    saved = process.env["COPILOT_ALLOW_ALL"];
-    process.env["COPILOT_ALLOW_ALL"] = "true";
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env["COPILOT_ALLOW_ALL"];
-    else process.env["COPILOT_ALLOW_ALL"] = saved;
-  });
+  hostEnvForEachTest("COPILOT_ALLOW_ALL", () => "true");
 
   it("inherited from the host's environment, it is removed under read_only (with a notice): the shell write is asked, denied, not run", async () => {
     const { events, error } = await run(copilotAgent({ inheritEnv: ["COPILOT_ALLOW_ALL"] }), "SH now", {
@@ -182,13 +184,7 @@ describe("copilot 1.0.102: COPILOT_ALLOW_ALL under a confining policy", () => {
   });
 
   it("set by the host in env, read_only and ask are refused before launch", async () => {
-    const a = copilotAgent({ env: { ...env, COPILOT_ALLOW_ALL: "true" } });
-    const readOnly = await a.run("SH now", { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
-    expect(readOnly).toBeInstanceOf(PolicyCapabilityUnsupportedError);
-    const ask = await a
-      .run("SH now", { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") })
-      .catch((e: unknown) => e);
-    expect(ask).toBeInstanceOf(HumanDecisionModeUnsupportedError);
+    await expectConfiningPoliciesRefused(copilotAgent({ env: { ...env, COPILOT_ALLOW_ALL: "true" } }), "SH now");
     expect(existsSync(join(out, "sh.txt"))).toBe(false);
   });
 });

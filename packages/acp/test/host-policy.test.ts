@@ -18,6 +18,7 @@ import {
   type AgentEvent,
 } from "adaptor";
 import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, validateAcpConfig, type AcpConfig } from "../src/index.js";
+import { UNKNOWN_AGENT_SCOPE } from "../src/policy/acp-policy.js";
 import { collect, processesWith } from "./support.js";
 
 // The host side of the ACP policy (fs/*, terminal/*, session modes, edited approvals) against a
@@ -397,7 +398,8 @@ console.log(JSON.stringify({ answers: answers.map((a) => a.slice(0, 8)), plain: 
         enforced: true,
         mechanisms: ["agent_mode", "host_capability"],
         detail:
-          'session mode "default"; the host refuses fs/write_text_file outside the working directory and does not offer its terminal (a command it spawns is not confined)',
+          'session mode "default"; the host refuses fs/write_text_file outside the working directory and does not offer its terminal (a command it spawns is not confined)' +
+          UNKNOWN_AGENT_SCOPE,
       },
     ]);
   });

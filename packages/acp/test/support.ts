@@ -22,8 +22,17 @@ import {
 } from "@adaptor/testkit";
 import { processGone } from "@adaptor/driver/kit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, RunError, type AgentEvent, type AgentOptions, type ApprovalRequest, type RunOptions } from "adaptor";
-import { expect } from "vitest";
+import {
+  Agent,
+  HumanDecisionModeUnsupportedError,
+  PolicyCapabilityUnsupportedError,
+  RunError,
+  type AgentEvent,
+  type AgentOptions,
+  type ApprovalRequest,
+  type RunOptions,
+} from "adaptor";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { DriverFixture, ScriptedTurns } from "@adaptor/driver/testing";
 import { acp, gemini, type AcpConfig, type AcpDriver, type GeminiConfig } from "../src/index.js";
 
@@ -384,4 +393,30 @@ export function anthropicFixture(driverOf: (env: ClaudeTestEnv) => AcpDriver): (
       },
     };
   };
+}
+
+/**
+ * Sets `name` in this process's environment (what an agent inherits) to `value()` before each test
+ * of the calling file and restores it after.
+ */
+export function hostEnvForEachTest(name: string, value: () => string): void {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env[name];
+    process.env[name] = value();
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  });
+}
+
+/** Expects `agent` to refuse `prompt` before launch under `read_only` and under `ask`. */
+export async function expectConfiningPoliciesRefused(agent: Agent, prompt: string): Promise<void> {
+  const readOnly = await agent.run(prompt, { policy: { sandbox: "read_only" } }).catch((e: unknown) => e);
+  expect(readOnly).toBeInstanceOf(PolicyCapabilityUnsupportedError);
+  const ask = await agent
+    .run(prompt, { policy: { approvals: { permission: "ask" } }, onApproval: (r) => r.deny("no") })
+    .catch((e: unknown) => e);
+  expect(ask).toBeInstanceOf(HumanDecisionModeUnsupportedError);
 }

@@ -105,6 +105,17 @@ export interface AcpConfig extends CommonDriverConfig {
    */
   readonly sessionMeta?: Readonly<Record<string, unknown>>;
   /**
+   * Let an agent the driver recognizes load the working directory's own configuration under a
+   * policy that confines it (a `sandbox` other than `unrestricted`, or a permission mode other than
+   * `inherit`). Default false: to an agent whose `initialize` answer identifies a Claude Code ACP
+   * adapter (`agentInfo.name` ending in `claude-code-acp` or `claude-agent-acp`, or
+   * `agentCapabilities._meta.claudeCode`) such a run sends `claudeCode.options.settingSources:
+   * ["user"]` in the session `_meta` unless `sessionMeta` sets `settingSources` itself, with a
+   * `notice` `policy`: the workspace's `.claude/settings.json` hooks and `.mcp.json` servers would
+   * run commands no mode governs. Any other agent's own files are outside the driver's checks.
+   */
+  readonly workspaceSettings?: boolean;
+  /**
    * Offer `stream.interrupt()`: ACP's `session/cancel` stops the running turn, whose answer
    * `cancelled` is an interrupted success, and the process and session serve the next turn.
    * Default true; false for an agent whose next turn after a cancel does not run (the SDK then
@@ -147,6 +158,7 @@ export const ACP_CONFIG_SHAPE: OptionShape = {
   bestEffortPolicy: is.boolean(),
   handshakeTimeoutMs: is.timerMs(),
   sessionMeta: is.object(),
+  workspaceSettings: is.boolean(),
   interrupt: is.boolean(),
   maxTerminalOutputBytes: is.integer(1, MAX_TERMINAL_OUTPUT_BYTES),
 };

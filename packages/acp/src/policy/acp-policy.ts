@@ -181,3 +181,20 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
   });
   return { ...(mode ? { mode } : {}), denyNonReadAsks, unaskedFails, writes, commands, offer, hostAsks, bestEffort, enforcement };
 }
+
+/**
+ * What an enforcement entry of an agent no preset describes (plain `acp()`) leaves out: the driver
+ * checks only what reaches the host (the session mode it set, the agent's asks, its fs and terminal
+ * requests), not what the agent loads by itself.
+ */
+export const UNKNOWN_AGENT_SCOPE =
+  "; only what reaches the host is checked (the session mode, the agent's asks, its fs and terminal requests): the agent's own configuration (settings, hooks, MCP servers or plugins it loads from the working directory or elsewhere) is outside this";
+
+/** `enforcement` with {@link UNKNOWN_AGENT_SCOPE} added to each enforced `sandbox` and `approvals.permission` entry. */
+export function withUnknownAgentScope(enforcement: readonly PolicyEnforcement[]): PolicyEnforcement[] {
+  return enforcement.map((entry) =>
+    entry.enforced && (entry.field === "sandbox" || entry.field === "approvals.permission")
+      ? { ...entry, detail: entry.detail + UNKNOWN_AGENT_SCOPE }
+      : entry,
+  );
+}

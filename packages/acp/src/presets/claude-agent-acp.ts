@@ -87,7 +87,9 @@ export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): 
   const base = entry ? { command: process.execPath, args: [entry] } : { command: checked.command ?? "claude-agent-acp", args: [] };
   return validateAcpConfig("claude-agent-acp", {
     ...checked,
-    ...(workspaceSettings ? TRUSTED_DESCRIPTOR_CONFIG : { ...DESCRIPTOR_CONFIG, sessionMeta: USER_SETTINGS_ONLY }),
+    ...(workspaceSettings
+      ? { ...TRUSTED_DESCRIPTOR_CONFIG, workspaceSettings }
+      : { ...DESCRIPTOR_CONFIG, sessionMeta: USER_SETTINGS_ONLY }),
     command: base.command,
     args: base.args,
     inheritEnv: checked.inheritEnv ?? CLAUDE_AGENT_ACP_INHERITED_ENV,

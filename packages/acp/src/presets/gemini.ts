@@ -27,6 +27,21 @@ export const GEMINI_INHERITED_ENV: readonly string[] = Object.freeze([...SAFE_EN
 export const GEMINI_RESUME_LIMIT =
   'gemini-cli 0.61.0 cannot continue a session in a new process (its session/load answers -32603, "No previous sessions found for this project." or "Invalid session identifier", although the session file exists); a Gemini thread continues only on the live process of its previous turn (same Agent, within idleMs, no spawn: true)';
 
+/**
+ * gemini-cli 0.61.0's environment switches that load settings or run commands from outside the
+ * run's control: `GEMINI_CLI_SYSTEM_SETTINGS_PATH` and `GEMINI_CLI_SYSTEM_DEFAULTS_PATH` (a settings
+ * file whose `tools.discoveryCommand`, hooks or MCP servers run commands, loaded whatever folder
+ * trust says), `GEMINI_CLI_IDE_SERVER_STDIO_COMMAND` (a command it starts to reach an IDE) and
+ * `GEMINI_SANDBOX_PROXY_COMMAND` (a command it starts with its sandbox). Under a confining policy
+ * (without `workspaceSettings`) one the host sets refuses the run; an inherited one is removed.
+ */
+const CONFINED_ENV: readonly string[] = [
+  "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+  "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+  "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+  "GEMINI_SANDBOX_PROXY_COMMAND",
+];
+
 /** Flags the preset sets itself; `extraArgs` may not contain them. */
 const OWNED_FLAGS: readonly string[] = Object.freeze([
   "--acp",
@@ -154,7 +169,11 @@ function geminiToolName(call: ToolCallUpdate): string {
 
 /**
  * The Gemini CLI driver: gemini-cli 0.61.0 over ACP (`gemini --acp`), in an untrusted working
- * directory unless `workspaceSettings` (see {@link GeminiConfig}). Sandbox levels map to its
+ * directory unless `workspaceSettings` (see {@link GeminiConfig}); under `read_only` and the
+ * permission modes, its system settings and command switches (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`,
+ * `GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, `GEMINI_CLI_IDE_SERVER_STDIO_COMMAND`,
+ * `GEMINI_SANDBOX_PROXY_COMMAND`) are refused (set by the host) or removed (inherited, with a
+ * `notice` `policy`). Sandbox levels map to its
  * session modes (`read_only` → `plan`; with `workspaceSettings`, `workspace_write` → `autoEdit`,
  * `unrestricted` → `yolo`);
  * thread turns continue on the live process only ({@link GEMINI_RESUME_LIMIT}); MCP over stdio
@@ -165,7 +184,7 @@ export function gemini(config?: GeminiConfig): AcpDriver {
     resolve: () => geminiAcpConfig(config),
     toolName: geminiToolName,
     // gemini-cli fills these from a `.env` (an untrusted folder's too) only when they are unset.
-    ...(config?.workspaceSettings === true ? {} : { emptyWhenUnset: GEMINI_ENV_CREDENTIALS }),
+    ...(config?.workspaceSettings === true ? {} : { emptyWhenUnset: GEMINI_ENV_CREDENTIALS, allowAllEnv: CONFINED_ENV }),
   });
 }
 

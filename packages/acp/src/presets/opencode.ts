@@ -38,6 +38,21 @@ export const OPENCODE_READ_ONLY_AGENT = "adaptor-read-only";
 const OPENCODE_DELEGATION_TOOLS: readonly string[] = ["task"];
 
 /**
+ * opencode 1.18.33's environment switches that load config (plugins, which are JavaScript OpenCode
+ * runs; MCP servers; permission rules) from outside the run's control: `OPENCODE_CONFIG` (a config
+ * file), `OPENCODE_CONFIG_DIR` (a config directory, with its `plugin/`),
+ * `OPENCODE_TEST_MANAGED_CONFIG_DIR` (in place of the machine's managed config directory) and
+ * `OPENCODE_PERMISSION` (permission rules over every agent's). Under a confining policy (without
+ * `workspaceSettings`) one the host sets refuses the run; an inherited one is removed.
+ */
+const CONFINED_ENV: readonly string[] = [
+  "OPENCODE_CONFIG",
+  "OPENCODE_CONFIG_DIR",
+  "OPENCODE_TEST_MANAGED_CONFIG_DIR",
+  "OPENCODE_PERMISSION",
+];
+
+/**
  * The two primary agents the preset adds to OpenCode's config, offered as session modes: one whose
  * every edit, command, web fetch and sub-agent asks (`session/request_permission`), one that may
  * not edit, run commands or start sub-agents (OpenCode's own `permission` rules; OpenCode's `plan`
@@ -108,6 +123,11 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
   const checked = validateDriverConfig<OpencodeConfig>("opencode", config, {
     ownedFlags: ["acp"],
     shape: { opencodeConfig: optionChecks.object(), workspaceSettings: optionChecks.boolean() },
+    check: (c, refuse) => {
+      const env = c["env"] as Record<string, string> | undefined;
+      if (env?.["OPENCODE_CONFIG_CONTENT"] !== undefined)
+        refuse("env", "OPENCODE_CONFIG_CONTENT is the preset's: set `opencodeConfig` instead");
+    },
   });
   const { opencodeConfig = {}, workspaceSettings = false, ...common } = checked;
   const own = opencodeConfig as Record<string, unknown>;
@@ -139,10 +159,15 @@ export function opencodeAcpConfig(config: OpencodeConfig | undefined): AcpConfig
 /**
  * The OpenCode driver: opencode 1.18.33 over ACP (`opencode acp`). `read_only` and the permission
  * modes select agents the preset adds to OpenCode's config (see {@link OPENCODE_ASK_AGENT},
- * {@link OPENCODE_READ_ONLY_AGENT}), checked after they are set; MCP over stdio.
+ * {@link OPENCODE_READ_ONLY_AGENT}), checked after they are set; under them its config switches
+ * (`OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR`, `OPENCODE_TEST_MANAGED_CONFIG_DIR`,
+ * `OPENCODE_PERMISSION`) are refused (set by the host) or removed (inherited, with a `notice`
+ * `policy`); `env.OPENCODE_CONFIG_CONTENT` is refused (use `opencodeConfig`). MCP over stdio.
  */
 export function opencode(config?: OpencodeConfig): AcpDriver {
-  return new AcpDriver(config?.workspaceSettings === true ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
+  const trusted = config?.workspaceSettings === true;
+  return new AcpDriver(trusted ? TRUSTED_DESCRIPTOR_CONFIG : DESCRIPTOR_CONFIG, {
     resolve: () => opencodeAcpConfig(config),
+    ...(trusted ? {} : { allowAllEnv: CONFINED_ENV }),
   });
 }
