@@ -33,7 +33,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
-    turnControl: { interrupt: true, send: true },
+    turnControl: { interrupt: true, send: true, sendImages: true },
     // A model.response notice per thread/tokenUsage/updated (one per model response); the turn is
     // interrupted at the last allowed response's first tool call (app-server/turn-limit.ts); no cost reported.
     budgets: { turns: true },

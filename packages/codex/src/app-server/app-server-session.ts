@@ -6,6 +6,7 @@ import {
   type DriverResponse,
   type DriverSink,
   type McpServerConfig,
+  type PromptImage,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
@@ -448,14 +449,7 @@ export class AppServerSession implements PooledProcess {
         baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;
         const params: TurnStartParams = {
           threadId: opened.thread.id,
-          input: [
-            // Images first (as data URLs), then the text.
-            ...(request.images ?? []).map((image): UserInput => ({
-              type: "image",
-              url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
-            })),
-            { type: "text", text: request.prompt, text_elements: [] },
-          ],
+          input: userInput(request.prompt, request.images),
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
           // A turn that names no effort keeps the last committed turn's (codex would keep the last one sent, committed or not).
           ...(effortOf(request, data) ? { effort: effortOf(request, data) as TurnStartParams["effort"] } : {}),
@@ -476,12 +470,12 @@ export class AppServerSession implements PooledProcess {
               if (!turn.completed) throw turnControlError(error);
             }
           },
-          send: async (text) => {
+          send: async (text, images) => {
             try {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: [{ type: "text", text, text_elements: [] }],
+                input: userInput(text, images),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
@@ -1029,4 +1023,14 @@ async function openThread(
     { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams,
     threadOpened,
   );
+}
+
+/** A user message's input items: its images first (as data URLs), then its text (none when empty beside an image). */
+function userInput(text: string, images: readonly PromptImage[] = []): UserInput[] {
+  const input = images.map((image): UserInput => ({
+    type: "image",
+    url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
+  }));
+  if (text !== "" || input.length === 0) input.push({ type: "text", text, text_elements: [] });
+  return input;
 }
