@@ -569,7 +569,7 @@ export class AppServerSession implements PooledProcess {
       ? await this.#checkpointData(turn.completed.id, request, data, opened)
       : undefined;
     const response: DriverResponse = {
-      text: failure ? "" : text,
+      text,
       ...(interrupted ? { interrupted: true } : {}),
       ...(structured !== undefined ? { structured } : {}),
       ...(opened?.model ? { model: opened.model } : {}),
