@@ -11,6 +11,9 @@ import { drain, drainApproving, pidOf } from "../support/turn-events.js";
 // What a host does during a running turn, on the real claude binary: interrupt it (the
 // conversation and the process stay), send it another message, switch its model.
 
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
 let h: Harness | undefined;
 let agent: Agent | undefined;
 afterEach(async () => {
@@ -118,6 +121,28 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(marks).toEqual(["model.response", "approval.resolved", "input.accepted", "model.response"]);
     const accepted = events.find((e) => e.type === "notice" && e.kind === "input.accepted");
     expect(accepted).toMatchObject({ data: { text: "also mention bananas" } });
+  });
+
+  it("send with an image gives the running turn a user message whose image bytes its next model request carries", async () => {
+    h = await harness([
+      { name: "tool", when: whenUserSays("list the files"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
+      { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "listed them" } },
+    ]);
+    const stream = h.agent.stream("list the files", { policy: { approvals: { permission: "ask" } } });
+    const message = [{ type: "image" as const, data: PNG }, "what is in this picture"];
+    await drainApproving(stream, () => expect(stream.send(message)).resolves.toBe(true));
+    expect((await stream.result()).text).toBe("listed them");
+    expect(h.server.requests.map((r) => r.rule)).toEqual(["tool", "after-tool"]);
+    expect(JSON.stringify(h.server.requests[0]!.body)).not.toContain(PNG.toString("base64"));
+    // The second request carries the message: its image block with the bytes, and its text.
+    const blocks = (h.server.requests[1]!.body as { messages: { content: string | Record<string, unknown>[] }[] }).messages.flatMap((m) =>
+      typeof m.content === "string" ? [] : m.content,
+    );
+    // Claude Code 2.1.332 surfaces the text in a reminder beside the tool result, and the image block after it.
+    expect(blocks.find((block) => block.type === "image")).toMatchObject({
+      source: { type: "base64", media_type: "image/png", data: PNG.toString("base64") },
+    });
+    expect(blocks.some((block) => block.type === "text" && String(block.text).includes("what is in this picture"))).toBe(true);
   });
 
   it("setModel switches the model for the rest of the turn: its next model request names the new model", async () => {

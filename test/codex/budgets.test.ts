@@ -62,6 +62,18 @@ describe("run budgets on codex (real binary)", { timeout: 180_000 }, () => {
     expect(h.server.requests.filter((request) => request.rule !== undefined)).toHaveLength(2);
   });
 
+  it("a turn stopped by maxTurns keeps the text it streamed in err.result.text", async () => {
+    h = await codexHarness({
+      rules: [{ when: whenPromptSays("look first"), reply: { text: "Let me look first.", ...shell("sleep 2 && echo step") } }],
+    });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }), {
+      policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
+    });
+    const stopped = budgetError(await agent.run("look first", { budget: { maxTurns: 1 } }).catch((e: unknown) => e));
+    expect(stopped.details).toMatchObject({ budget: "maxTurns", limit: 1, used: 1 });
+    expect(stopped.result?.text).toBe("Let me look first.");
+  });
+
   it("a cost budget, and a turn budget over exec, are refused before launch with FeatureUnsupportedError", async () => {
     await using appServer = new Agent(codex({ command: "/nonexistent/codex" }));
     const cost = await appServer.run("hi", { budget: { maxCostUsd: 1 } }).catch((e: unknown) => e);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { ErrInvalidOutputSchema } from "@adaptor/driver";
 import { findError, isError } from "@adaptor/errors";
-import { PATCH_FILE_CONTENT, whenPromptSays } from "@adaptor/testkit";
+import { PATCH_FILE_CONTENT, whenPromptSays, whenToolOutput } from "@adaptor/testkit";
 import { Agent, type AgentEvent } from "adaptor";
 import { CodexRpcError } from "@adaptor/codex";
 import { alive, codexHarness, type CodexHarness } from "./support.js";
@@ -231,5 +231,24 @@ describe("codex app-server driver on the real binary", () => {
     });
     expect(run.response?.checkpoint).toBeUndefined();
     expect(run.recording.ofType("notice").some((n) => n.kind === "error")).toBe(true);
+  });
+
+  it("a turn that fails after the agent wrote text keeps that text in the failed response", async () => {
+    h = await codexHarness({
+      rules: [
+        {
+          when: whenPromptSays("look then break"),
+          reply: { text: "Looking first.", functionCall: { name: "exec_command", arguments: { cmd: "echo step" } } },
+        },
+        { when: whenToolOutput("exec_command", "step"), reply: { error: { status: 400, message: "scripted bad request" } } },
+      ],
+    });
+    const run = await runDriver(h.driver, {
+      prompt: "look then break",
+      policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
+    });
+    expect(run.error).toBeUndefined();
+    expect(run.response?.failure).toMatchObject({ reason: "agent_error", message: "scripted bad request" });
+    expect(run.response?.text).toBe("Looking first.");
   });
 });

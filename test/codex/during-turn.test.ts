@@ -8,6 +8,9 @@ import { drain, drainApproving, pidOf } from "../support/turn-events.js";
 // What a host does during a running turn, on the real codex app-server: interrupt it (the thread
 // and the process stay), steer it with another message; what the app-server cannot do is refused.
 
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
 let h: CodexHarness | undefined;
 let agent: Agent | undefined;
 afterEach(async () => {
@@ -83,6 +86,26 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     expect(steered.content!.map((part) => part.text)).toEqual(["bananas are yellow", "also mention bananas"]);
   });
 
+  it("send with an image steers the running turn: the image bytes are in the turn's next model request", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" } } });
+    const message = [{ type: "image" as const, data: PNG }, "what is in this picture"];
+    await drainApproving(stream, () => expect(stream.send(message)).resolves.toBe(true));
+    expect((await stream.result()).status).toBe("completed");
+    const bodies = h.server.requests.map((r) => JSON.stringify(r.body));
+    expect(bodies).toHaveLength(2);
+    expect(bodies[0]).not.toContain(PNG.toString("base64"));
+    // The steered message: its image (a data URL) before its text, in the second request.
+    const input = (
+      h.server.requests[1]!.body as { input: { role?: string; content?: { type: string; text?: string; image_url?: string }[] }[] }
+    ).input;
+    const steered = input.filter((item) => item.role === "user").at(-1)!.content!;
+    expect(steered.map((part) => part.type)).toEqual(["input_image", "input_text"]);
+    expect(steered[0]!.image_url).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+    expect(steered[1]!.text).toBe("what is in this picture");
+  });
+
   it("what codex cannot do during a turn is refused with FeatureUnsupportedError: setModel; everything on exec", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);
@@ -98,7 +121,12 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     const exec = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, transport: "exec" }));
     try {
       const batch = exec.stream("hello");
-      for (const call of [() => batch.interrupt(), () => batch.send("more"), () => batch.setModel("gpt-5.5")]) {
+      for (const call of [
+        () => batch.interrupt(),
+        () => batch.send("more"),
+        () => batch.send([{ type: "image", data: PNG }, "more"]),
+        () => batch.setModel("gpt-5.5"),
+      ]) {
         expect(isError(await call().catch((error: unknown) => error), ErrFeatureUnsupported)).toBe(true);
       }
       await drain(batch);

@@ -1,15 +1,25 @@
 import { describe, expect, it } from "vitest";
 import type { Driver, DriverResponse, TurnControl } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { Agent, ErrFeatureUnsupported, ErrHumanDecisionModeUnsupported, FeatureUnsupportedError, isError } from "adaptor";
+import {
+  Agent,
+  ErrFeatureUnsupported,
+  ErrHumanDecisionModeUnsupported,
+  FeatureUnsupportedError,
+  InvalidOptionError,
+  isError,
+} from "adaptor";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { scriptedDriver, untilAborted } from "./scripted-driver.js";
 
 // The stream's turn controls (interrupt, send, setModel) against a scripted driver: what reaches
 // the driver, when, and the verdict and checkpoint of an interrupted turn.
 
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
 /** A driver declaring `turnControl`, whose turn attaches `control` and ends when `done` settles. */
-function controllable(turnControl: { interrupt?: boolean; send?: boolean; setModel?: boolean }) {
+function controllable(turnControl: { interrupt?: boolean; send?: boolean; sendImages?: boolean; setModel?: boolean }) {
   const calls: string[] = [];
   let interrupted!: () => void;
   const stop = new Promise<void>((resolve) => (interrupted = resolve));
@@ -30,8 +40,10 @@ function controllable(turnControl: { interrupt?: boolean; send?: boolean; setMod
           interrupted();
           return Promise.resolve();
         },
-        send: (text) => {
-          calls.push(`send ${text}`);
+        send: (text, images) => {
+          calls.push(
+            `send ${text}${images ? ` + ${images.map((image) => `${image.mimeType} ${image.data.byteLength} bytes`).join(", ")}` : ""}`,
+          );
           return Promise.resolve();
         },
         setModel: (model) => {
@@ -117,6 +129,43 @@ describe("stream turn controls", () => {
     await expect(pending).resolves.toBe(false);
     await expect(stream.result()).rejects.toThrow();
     expect(calls).toEqual([]);
+  });
+
+  it("send takes a prompt's parts: its images are read and checked as a prompt's, and reach the driver with the text", async () => {
+    const { driver, calls, attach } = controllable({ interrupt: true, send: true, sendImages: true });
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    const sent = stream.send([{ type: "image", data: PNG }, "look", { type: "text", text: "closely" }]);
+    attach();
+    await expect(sent).resolves.toBe(true);
+    await expect(stream.send([{ type: "image", url: `data:image/png;base64,${PNG.toString("base64")}` }])).resolves.toBe(true);
+    const notImage = await stream.send([{ type: "image", data: new Uint8Array([1, 2, 3]) }, "look"]).catch((e: unknown) => e);
+    expect(notImage).toBeInstanceOf(InvalidOptionError);
+    expect(notImage).toMatchObject({ field: "prompt[0]" });
+    await expect(stream.send([])).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(stream.send(["  "])).rejects.toBeInstanceOf(TypeError);
+    await stream.interrupt();
+    await stream.result();
+    expect(calls).toEqual([
+      `send look\n\nclosely + image/png ${PNG.byteLength} bytes`,
+      `send  + image/png ${PNG.byteLength} bytes`,
+      "interrupt",
+    ]);
+  });
+
+  it("send with an image on a driver that cannot give one to a running turn is refused before the image is read", async () => {
+    const { driver, calls, attach } = controllable({ send: true });
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    // A path that does not exist: reading it would fail with InvalidOptionError instead.
+    const error = await stream.send([{ type: "image", path: "/nonexistent/picture.png" }, "look"]).catch((e: unknown) => e);
+    expect(isError(error, ErrFeatureUnsupported)).toBe(true);
+    expect(error).toMatchObject({ driver: "scripted", feature: "images" });
+    attach();
+    await expect(stream.send(["text only"])).resolves.toBe(true);
+    expect(calls).toEqual(["send text only"]);
+    stream.cancel();
+    await expect(stream.result()).rejects.toThrow();
   });
 
   it("setApprovalMode decides the asks after it; a mode the driver lacks is refused with HumanDecisionModeUnsupportedError", async () => {

@@ -72,7 +72,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     // interrupt: the `interrupt` control request, the process kept; send: a user line during the
     // turn; setModel: the `set_model` control request; approvalMode: the CLI asks the same whatever
     // the modes, which the SDK applies (test/claude/during-turn.test.ts).
-    turnControl: { interrupt: true, send: true, setModel: true, approvalMode: true },
+    turnControl: { interrupt: true, send: true, sendImages: true, setModel: true, approvalMode: true },
     // A model.response notice per main-conversation response; --max-turns and --max-budget-usd too.
     budgets: { turns: true, costUsd: true },
     // Each point a CLI hook registered in `initialize` and answered over `hook_callback`

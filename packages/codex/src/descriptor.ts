@@ -33,7 +33,7 @@ export const CODEX_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>({
     // Images as data URLs in turn/start (app-server) or --image files (exec).
     images: true,
     // interrupt: turn/interrupt, the process kept; send: turn/steer (test/codex/during-turn.test.ts).
-    turnControl: { interrupt: true, send: true },
+    turnControl: { interrupt: true, send: true, sendImages: true },
     // onPromptSubmit: asked before turn/start (and turn/steer), its additionalContext a text item
     // ahead of the prompt's; onStop: asked at each completed turn, continueWith another turn/start
     // on the thread within the run (test/codex/hooks.test.ts).

@@ -1,6 +1,8 @@
 import type { ApprovalModes } from "@adaptor/driver";
 import type { AgentEvent } from "../events/agent-event.js";
 import type { EventQueue } from "../events/event-queue.js";
+import { splitPrompt, type Prompt } from "../prompt/prompt.js";
+import { readImages } from "../prompt/read-images.js";
 import type { Result } from "../result/result.js";
 import type { TurnControls } from "./turn-controls.js";
 
@@ -73,21 +75,33 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * of the same turn; a `notice` of kind `input.accepted` (`data.text`) marks where. Waits for the
    * turn to start when called early.
    *
-   * @param text - the message, non-empty.
+   * @param message - the message: text, or a list of parts as a run's prompt takes (text and
+   * images: `data`, `path` or a `data:` URL; read and checked as a prompt's are, before the turn is
+   * waited for). The images go to the model before the text (the text parts joined by a blank line),
+   * on a driver that declares `capabilities.turnControl.sendImages` (Claude Code: image blocks of
+   * the user line; Codex app-server: image input items of `turn/steer`).
    * @returns `true` once the CLI took the message for the running turn (Claude Code queues it and
    * starts it at the turn's next model request; when the turn's last response was already under
    * way, it answers the message right after, and the run goes on until that answer: its output,
    * usage and cost are the run's); `false` when the run had ended, or its turn was ending as the
    * message came (not delivered, no `input.accepted`).
-   * @throws TypeError (rejected) for an empty `text`; FeatureUnsupportedError (rejected) when the
-   * driver cannot take a message during a turn (`capabilities.turnControl.send`); a DriverError
-   * (the CLI's protocol error as its `cause`) when the CLI refused the message for another reason.
+   * @throws TypeError (rejected) for a message without text (not only whitespace) or an image;
+   * InvalidOptionError (rejected; field `prompt` or `prompt[i]`) for a malformed part or an image
+   * that cannot be read, is not a PNG, JPEG, GIF or WebP, or is too large; FeatureUnsupportedError
+   * (rejected) when the driver cannot take a message during a turn (`capabilities.turnControl.send`,
+   * feature `send`), or the message has an image and the driver cannot give one to a running turn
+   * (`capabilities.turnControl.sendImages`, feature `images`), before anything is read or written; a
+   * DriverError (the CLI's protocol error as its `cause`) when the CLI refused the message for
+   * another reason.
    */
-  send(text: string): Promise<boolean> {
-    if (typeof text !== "string" || text.trim() === "") {
-      return Promise.reject(new TypeError(`stream ${this.runId}: send() needs a non-empty text`));
+  async send(message: Prompt): Promise<boolean> {
+    const { text, images } = splitPrompt(message);
+    if (text.trim() === "" && images.length === 0) {
+      throw new TypeError(`stream ${this.runId}: send() needs a non-empty text or an image`);
     }
-    return this.#controls.request("send", (control) => control.send?.(text));
+    if (images.length > 0) this.#controls.require("send", "sendImages", "images", "its CLI cannot take an image during a turn");
+    const read = images.length > 0 ? await readImages(images) : undefined;
+    return this.#controls.request("send", (control) => (read ? control.send?.(text, read) : control.send?.(text)));
   }
 
   /**

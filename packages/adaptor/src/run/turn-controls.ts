@@ -77,6 +77,19 @@ export class TurnControls {
   }
 
   /**
+   * Refuses, before anything is read or written, a request the driver does not declare (`name`,
+   * then `flag`, e.g. `send` then `sendImages`).
+   * @throws FeatureUnsupportedError (feature `name`, or `feature` for a missing `flag`).
+   */
+  require(name: TurnControlName, flag: "sendImages", feature: string, reason: string): void {
+    const { type, capabilities } = this.#descriptor;
+    if (capabilities.turnControl?.[name] !== true) {
+      throw new FeatureUnsupportedError(type, name, "its CLI cannot take this request during a turn");
+    }
+    if (capabilities.turnControl[flag] !== true) throw new FeatureUnsupportedError(type, feature, reason);
+  }
+
+  /**
    * Runs `call` on the turn's controls: `true` once the CLI took it, `false` when no turn is
    * running any more (also when the driver found the turn ending as it made the request, or the
    * run ended before the CLI took it). Rejects with {@link FeatureUnsupportedError} when the

@@ -5,7 +5,7 @@ import { FOREGROUND_AGENT_HOOK, AGENT_TOOL_MATCHER } from "./foreground-agents.j
 // their translation (`StreamJsonTurn`) are the driver kit's, shared with CodeBuddy Code.
 
 /**
- * The user line that carries a prompt (its images, then its text) on stdin. `uuid` names the prompt: the CLI tags the lines of
+ * The user line that carries a prompt (its images, then its text: none when empty beside an image) on stdin. `uuid` names the prompt: the CLI tags the lines of
  * the turn it starts with it (`user_message_uuid` / `user_message_uuids`).
  */
 export function userLine(text: string, uuid?: string, images: readonly PromptImage[] = []): Record<string, unknown> {
@@ -14,7 +14,8 @@ export function userLine(text: string, uuid?: string, images: readonly PromptIma
     type: "image",
     source: { type: "base64", media_type: image.mimeType, data: Buffer.from(image.data).toString("base64") },
   }));
-  content.push({ type: "text", text });
+  // The Messages API refuses an empty text block.
+  if (text !== "" || content.length === 0) content.push({ type: "text", text });
   return {
     type: "user",
     session_id: "",

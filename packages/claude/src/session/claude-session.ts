@@ -341,7 +341,7 @@ export class ClaudeSession implements PooledProcess {
           await proc.writeJson(interruptRequest(id));
           await answered;
         },
-        send: async (text) => {
+        send: async (text, images) => {
           await prompted;
           // The turn's result is in: a message written now would start a turn of its own.
           if (closed) return false;
@@ -349,7 +349,7 @@ export class ClaudeSession implements PooledProcess {
           promptIds.add(id);
           sent.set(id, text);
           lineModel = this.#requestedModel;
-          await proc.writeJson(userLine(text, id));
+          await proc.writeJson(userLine(text, id, images));
           return true;
         },
         setModel: async (model) => {

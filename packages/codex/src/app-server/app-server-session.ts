@@ -486,12 +486,12 @@ export class AppServerSession implements PooledProcess {
               if (!turn.completed) throw turnControlError(error);
             }
           },
-          send: async (text) => {
+          send: async (text, images) => {
             try {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,
                 expectedTurnId: current.turnId,
-                input: await promptInput(request, sink, text),
+                input: await promptInput(request, sink, text, images),
               });
             } catch (error) {
               // Codex had ended the turn before the message came (its turn/completed may still be on
@@ -607,7 +607,7 @@ export class AppServerSession implements PooledProcess {
       ? await this.#checkpointData(turn.completed.id, request, data, opened)
       : undefined;
     const response: DriverResponse = {
-      text: failure ? "" : text,
+      text,
       ...(interrupted ? { interrupted: true } : {}),
       ...(structured !== undefined ? { structured } : {}),
       ...(opened?.model ? { model: opened.model } : {}),

@@ -32,7 +32,8 @@ export async function promptInput(
       url: `data:${image.mimeType};base64,${Buffer.from(image.data).toString("base64")}`,
     })),
     ...(answer.additionalContext ? [{ type: "text", text: answer.additionalContext, text_elements: [] } satisfies UserInput] : []),
-    { type: "text", text: prompt, text_elements: [] },
+    // No empty text item beside an image: the API refuses an empty text.
+    ...(prompt !== "" || images.length === 0 ? [{ type: "text", text: prompt, text_elements: [] } satisfies UserInput] : []),
   ];
 }
 

@@ -104,7 +104,8 @@ export interface DriverCapabilities {
   readonly budgets?: { readonly turns?: boolean; readonly costUsd?: boolean };
   /**
    * What a host can do to a running turn (see `TurnControl`): `interrupt` stops it and keeps the
-   * conversation and process for the next turn; `send` gives it another user message; `setModel`
+   * conversation and process for the next turn; `send` gives it another user message, and
+   * `sendImages` one that carries images (as a prompt's); `setModel`
    * switches its model; `approvalMode`: the CLI sends the SDK every ask whatever the approval modes
    * it was launched with, so the SDK can apply new modes to the rest of the run. Absent or false:
    * the stream's matching method is refused (`FeatureUnsupportedError`).
@@ -112,6 +113,7 @@ export interface DriverCapabilities {
   readonly turnControl?: {
     readonly interrupt?: boolean;
     readonly send?: boolean;
+    readonly sendImages?: boolean;
     readonly setModel?: boolean;
     readonly approvalMode?: boolean;
   };

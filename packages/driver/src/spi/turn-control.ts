@@ -1,3 +1,5 @@
+import type { PromptImage } from "./request.js";
+
 /**
  * What a host can do to a turn while it runs, offered by the driver through
  * {@link DriverSink.attachControl} once the turn can take it. Each member is present only when the
@@ -14,8 +16,12 @@ export interface TurnControl {
    * what happened (the next turn continues after it).
    */
   interrupt?(): Promise<boolean | void>;
-  /** Gives the running turn another user message, taken in at the CLI's next model request. */
-  send?(text: string): Promise<boolean | void>;
+  /**
+   * Gives the running turn another user message, taken in at the CLI's next model request: its
+   * `images` (read and checked, as a prompt's are; only when the descriptor declares
+   * `turnControl.sendImages`) before its `text` (empty when the message is only images).
+   */
+  send?(text: string, images?: readonly PromptImage[]): Promise<boolean | void>;
   /**
    * Switches the model for the rest of the turn (and of the process's conversation); `false` when
    * the turn had ended (or will make no further model request) before the switch could apply to it.

@@ -33,6 +33,8 @@ export interface ResponsesTextReply extends ResponsesReplyTiming {
 
 /** A `function_call` output item, e.g. codex's shell tool `exec_command` with `{ "cmd": "..." }`. */
 export interface ResponsesFunctionCallReply extends ResponsesReplyTiming {
+  /** An assistant message before the call (a preamble), streamed as its `output_text` deltas. Default none. */
+  readonly text?: string;
   /** The one function call of this reply (e.g. `exec_command`). */
   readonly functionCall: {
     /** Tool name as offered in the request, e.g. `"exec_command"`. */

@@ -85,6 +85,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
   function render(reply: Exclude<ResponsesReply, ResponsesErrorReply>, model: string): ResponseObject {
     const output: ResponseOutputItem[] = [];
     if ("functionCall" in reply) {
+      if (reply.text !== undefined) output.push(message(reply.text));
       const args = reply.functionCall.arguments;
       output.push({
         type: "function_call",
@@ -108,13 +109,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       if (reply.reasoning !== undefined) {
         output.push({ type: "reasoning", id: next("rs"), summary: [{ type: "summary_text", text: reply.reasoning }] });
       }
-      output.push({
-        type: "message",
-        id: next("msg"),
-        status: "completed",
-        role: "assistant",
-        content: [{ type: "output_text", text: reply.text, annotations: [] }],
-      });
+      output.push(message(reply.text));
     }
     return {
       id: next("resp"),
@@ -124,6 +119,16 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       model,
       output,
       usage: responseUsage(reply.usage ?? { input_tokens: 100, output_tokens: 10 }),
+    };
+  }
+
+  function message(text: string): ResponseOutputItem {
+    return {
+      type: "message",
+      id: next("msg"),
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text, annotations: [] }],
     };
   }
 
