@@ -325,7 +325,7 @@ export class ThreadTurn {
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
     this.#turnsBefore = restored.turns;
-    const written = restored.outcome === "restored" || restored.outcome === "appended";
+    const written = restored.outcome === "restored" || restored.outcome === "appended" || restored.outcome === "trimmed";
     const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
   }
@@ -386,13 +386,20 @@ export class ThreadTurn {
     }
     if (this.#portable && stored) {
       const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
-      if (outcome === "restored" || outcome === "appended") {
+      if (outcome !== "local") {
         this.#queue.push({
           type: "notice",
           kind: "lifecycle",
           message: "session restored",
-          // `appended`: this host's older copy was completed with the segments it lacked.
-          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes, appended: outcome === "appended" },
+          // `appended`: this host's older copy was completed with the segments it lacked; `trimmed`:
+          // bytes past the stored ones (no committed turn's) were cut off.
+          data: {
+            threadKey: this.#ctx.key,
+            resumeId: record.checkpoint.resumeId,
+            bytes: stored.bytes,
+            appended: outcome === "appended",
+            trimmed: outcome === "trimmed",
+          },
         });
       }
       return { stored, ...(turns ? { turns } : {}), outcome };
