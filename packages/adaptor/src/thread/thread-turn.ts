@@ -325,7 +325,9 @@ export class ThreadTurn {
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
     this.#turnsBefore = restored.turns;
-    const written = restored.outcome === "restored" || restored.outcome === "appended" || restored.outcome === "trimmed";
+    // A trimmed copy is the stored one again and the append ended any process serving it: this turn
+    // spawns, and its process may be parked for the next, as after a turn that failed here.
+    const written = restored.outcome === "restored" || restored.outcome === "appended";
     const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
   }
