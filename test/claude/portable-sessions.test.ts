@@ -1,5 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -173,6 +184,23 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
       garbage: false,
     });
     for (const request of s.requests) expect(JSON.stringify(request.body)).not.toContain("FORGED-PROMPT");
+  });
+
+  it("a symbolic link planted in place of the transcript is removed before the parked process is ended: nothing is written through it, and the stored transcript is restored", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const victim = join(a.env.workDir, "victim.txt");
+    writeFileSync(victim, "VICTIM\n");
+    rmSync(file!);
+    symlinkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]", { spawn: true }));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
+    expect(lstatSync(file!).isFile()).toBe(true);
   });
 
   it("a same-length edit of the transcript before its last 64 KiB between turns (the first prompt blanked) is replaced by the stored bytes, on a live host and after a restart; nothing edited is committed", async () => {

@@ -3,7 +3,14 @@ import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, openRegularFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import {
+  appendSessionFile,
+  openRegularFile,
+  partFrom,
+  readSessionFileFrom,
+  unlinkSymlinks,
+  writeSessionFile,
+} from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData, type LineageFile } from "../session/checkpoint-data.js";
@@ -310,9 +317,11 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       signal?.throwIfAborted();
       checkNames(location, files);
       const home = homeOf(location);
-      await evict(location.resumeId);
       const own = files.filter((file) => isOwn(location, file.name));
       const targets = own.map((file) => join(home, ...file.name.split("/")));
+      // A link planted in place of a rollout goes before the parked process ends and writes to it.
+      await unlinkSymlinks(targets);
+      await evict(location.resumeId);
       const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
       for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
       const written = [location.resumeId];
