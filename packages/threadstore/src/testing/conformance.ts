@@ -339,6 +339,15 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         await store.finalize({ leases: [], record: record("other-key", { status: "archived", createdAt: at(9) }) });
         expect((await store.resolve({ key: "k-newest", includeArchived: true }))?.id).toBe(c.id);
       });
+
+      it("includeArchived breaks a tie of createdAt between archived records by the larger id", async () => {
+        const tied = ["tie-b", "tie-c", "tie-a"].map((id) => record("k-tie", { id, status: "archived", createdAt: at(4) }));
+        for (const r of tied) await store.finalize({ leases: [], record: r });
+        expect(
+          (await store.resolve({ key: "k-tie", includeArchived: true }))?.id,
+          "two archived records with the same createdAt: the larger id wins",
+        ).toBe("tie-c");
+      });
     });
 
     describe("leases", () => {
