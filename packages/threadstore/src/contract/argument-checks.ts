@@ -100,7 +100,8 @@ export function jsonProblem(value: unknown, at: string): string | undefined {
  * Checks a `finalize` request.
  * @throws TypeError for an empty or malformed record id or `archiveId`, an empty key, an unknown
  * status, `archiveId === record.id`, a `checkpoint.data` that is not JSON (the message names the
- * path of the first value that is not, see {@link jsonProblem}), a malformed lease or a
+ * path of the first value that is not: a function, symbol, bigint, NaN or infinity, a Date or other class
+ * instance, an undefined array element or a cycle), a malformed lease or a
  * `releaseLeases` that is not a boolean;
  * InvalidThreadKeyError when `record.key` or a lease target breaks the key rules.
  */
