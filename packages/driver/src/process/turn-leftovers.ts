@@ -82,13 +82,17 @@ export async function endTurnLeftovers(
       if (!groups.has(group) && !(keep ??= kept()).has(group)) groups.add(group);
     }
   };
-  const signalGroups = (sig: NodeJS.Signals): void => {
+  /** Sends `sig` to each group noted, forgetting those gone. @returns the groups it reached. */
+  const signalGroups = (sig: NodeJS.Signals): Set<number> => {
+    const reached = new Set<number>();
     for (const group of groups)
       try {
         process.kill(-group, sig);
+        reached.add(group);
       } catch {
         groups.delete(group); // gone
       }
+    return reached;
   };
   const leftovers = async (): Promise<number[]> => {
     signalGroups("SIGSTOP");
@@ -113,15 +117,8 @@ export async function endTurnLeftovers(
   if (await sweepUntilGone(leftovers, () => undefined, Date.now() + options.settleMs)) return [];
   const signal = (pid: number, sig: NodeJS.Signals): boolean => {
     const group = listedIn.get(pid) ?? processGroupOf(pid);
-    let sent = false;
-    for (const known of groups)
-      try {
-        process.kill(-known, sig);
-        sent ||= known === group;
-      } catch {
-        groups.delete(known); // gone
-      }
-    return sent || signalProcess(pid, sig);
+    const reached = signalGroups(sig);
+    return (group !== undefined && reached.has(group)) || signalProcess(pid, sig);
   };
   return endSweeping(leftovers, options.graceMs, signal, options.onGaveUp);
 }
