@@ -83,7 +83,6 @@ describe("public surface", () => {
       "readSessionFileFrom",
       "spawnCli",
       "stripTerminalEscapes",
-      "unlinkSymlinks",
       "waitForCpuIdle",
       "writeSessionFile",
     ]);

@@ -25,7 +25,6 @@ export {
   partFrom,
   readSessionFile,
   readSessionFileFrom,
-  unlinkSymlinks,
   writeSessionFile,
   SESSION_FILE_LIMIT_BYTES,
   type SessionFilePart,
