@@ -20,6 +20,17 @@ if (!PG_URL) {
     for (const close of closers.splice(0).reverse()) await close();
   });
 
+  /** An admin connection and the owner's Fleet on `schema`, migrated by the owner. */
+  async function migratedByOwner(schema: string): Promise<{ admin: pg.Client; owner: Fleet }> {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    closers.push(() => admin.end());
+    const owner = new Fleet({ connectionString: url, schema });
+    closers.push(() => owner.close());
+    await owner.migrate();
+    return { admin, owner };
+  }
+
   /** A login role with no rights of its own; returns its connection string. */
   async function limitedRole(admin: pg.Client): Promise<{ role: string; url: string }> {
     const role = `fleet_app_${randomBytes(4).toString("hex")}`;
@@ -42,12 +53,7 @@ if (!PG_URL) {
   describe("fleet hosts with a limited database role", () => {
     it("after migrate() as the owner, a host whose role has only the listed grants starts without DDL, submits, and its run is served", async () => {
       const schema = freshSchema("limited");
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      closers.push(() => admin.end());
-      const owner = new Fleet({ connectionString: url, schema });
-      closers.push(() => owner.close());
-      await owner.migrate();
+      const { admin, owner } = await migratedByOwner(schema);
       await owner.worker(new Agent(fakeCodex("unused")));
       const app = await limitedRole(admin);
       await grantHostRights(admin, schema, app.role);
@@ -60,12 +66,7 @@ if (!PG_URL) {
 
     it("a host whose role has only the listed grants creates a queue that does not exist yet itself (no DDL) and its run is served", async () => {
       const schema = freshSchema("limited_queue");
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      closers.push(() => admin.end());
-      const owner = new Fleet({ connectionString: url, schema });
-      closers.push(() => owner.close());
-      await owner.migrate();
+      const { admin } = await migratedByOwner(schema);
       const app = await limitedRole(admin);
       await grantHostRights(admin, schema, app.role);
       const host = new Fleet({ connectionString: app.url, schema, queue: "limited-role-own-queue" });
