@@ -153,6 +153,7 @@ describe("a Claude result's turn count, API time, usage per model and permission
     expect(notices(one.events, "context.compacted")).toEqual([]);
 
     const compact = await turn(thread.stream("/compact"));
+    expect([compact.result.text, compact.result.numTurns]).toEqual(["", 0]);
     const compacted = notices(compact.events, "context.compacted");
     expect(compacted).toHaveLength(1);
     expect(compacted[0]?.data).toMatchObject({ trigger: "manual", preTokens: expect.any(Number), postTokens: expect.any(Number) });

@@ -101,7 +101,8 @@ export class Result {
    * Time in ms the run's model API requests took (the Claude Agent SDK's `duration_api_ms`), for
    * this run alone: Claude Code reports the session's running total, whose growth over the run this
    * is. `undefined` when the CLI reports none (Codex, ACP agents) or the run's share cannot be
-   * known (the first turn of a resumed session on a new process, whose running total was restored).
+   * known: the first turn of a resumed session on a new process, whose running total was restored;
+   * a `/compact` turn, whose result reports none (the next turn's then includes its API time).
    */
   readonly durationApiMs: number | undefined;
   /**

@@ -199,8 +199,8 @@ export interface FleetResult extends Result {
    * True when the attempt that ran the turn committed it to the thread store and then lost its
    * worker before writing the verdict, so a later attempt settled the run with what was kept: the
    * text, model, `sessionId` (the committed thread record's) and the transcript come from that
-   * attempt's logged events; `usage`, `costUsd`, `durationMs` (0) and `raw()` (empty) went with the
-   * worker. False for a Result the worker that ran the turn wrote.
+   * attempt's logged events; `usage`, `costUsd`, `durationMs` (0), `numTurns`, `durationApiMs`,
+   * `modelUsage`, `permissionDenials` and `raw()` (empty) went with the worker. False for a Result the worker that ran the turn wrote.
    */
   readonly recovered: boolean;
 }
