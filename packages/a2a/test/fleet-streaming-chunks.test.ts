@@ -2,41 +2,15 @@
 // stored while the previous chunk was being recorded go out as one appended chunk, instead of one
 // artifact update (and one write of the whole task) per stored delta.
 import { TaskState } from "@a2a-js/sdk";
-import type { Driver } from "@adaptor/driver";
-import { REFERENCE_DESCRIPTOR } from "@adaptor/driver/testing";
 import { Fleet } from "@adaptor/fleet";
 import { Agent } from "adaptor";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshSchema, PG_URL, skipWithoutServer } from "../../fleet/test/support/pg.js";
 import { a2aFleetServer, FLEET_RUN_METADATA_KEY } from "../src/index.js";
 import { PostgresTaskStore } from "../src/postgres/index.js";
-import { listen, partsText, sdkClient, send, text } from "./support.js";
+import { listen, manyDeltasDriver, numberedDelta, partsText, sdkClient, send, text } from "./support.js";
 
 const DELTAS = 2_000;
-
-/** The text of delta `i`: its number, so a lost, repeated or reordered delta changes the answer. */
-const delta = (i: number): string => `${i},`;
-
-/**
- * A driver that emits {@link DELTAS} deltas, each of a message of its own (so the fleet stores
- * each as an event: it joins only deltas of one message), letting the event loop turn every 100.
- */
-function manyDeltasDriver(): Driver {
-  return {
-    descriptor: REFERENCE_DESCRIPTOR,
-    validateConfig() {},
-    async run(_request, sink, signal) {
-      let answer = "";
-      for (let i = 0; i < DELTAS; i++) {
-        signal.throwIfAborted();
-        sink.emit({ type: "text-delta", text: delta(i), messageId: `m${i}` });
-        answer += delta(i);
-        if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
-      }
-      return { text: answer, transcript: [], raw: { stdout: "", stderr: "" } };
-    },
-  };
-}
 
 if (!PG_URL) {
   skipWithoutServer("a2aFleetServer streaming chunks");
@@ -53,7 +27,7 @@ if (!PG_URL) {
       const fleet = new Fleet({ connectionString: url, schema });
       closers.push(() => fleet.close());
       await fleet.start();
-      const agent = new Agent(manyDeltasDriver());
+      const agent = new Agent(manyDeltasDriver(DELTAS, true));
       closers.push(() => agent.close());
       await fleet.worker(agent);
       const taskStore = new PostgresTaskStore({ connectionString: url, schema: `${schema}_a2a` });
@@ -71,7 +45,7 @@ if (!PG_URL) {
       listening.handle(server.handler);
       const client = await sdkClient(listening.url);
 
-      const expected = Array.from({ length: DELTAS }, (_, i) => delta(i)).join("");
+      const expected = Array.from({ length: DELTAS }, (_, i) => numberedDelta(i)).join("");
       const chunks: { text: string; append: boolean; lastChunk: boolean }[] = [];
       let final: TaskState | undefined;
       let taskId = "";
