@@ -256,12 +256,13 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
           if (change.kind === "text") {
             if (!chunks) yield artifact(change.text, change.append, false);
             else {
+              // Text of a run that started over (a lost worker) replaces the answer so far; other
+              // text continues it, also when an earlier request of the task sent the start.
+              if (change.append) chunks.continueArtifact();
+              else chunks.restart();
               textSequence = entry.sequence;
               chunks.add(change.text);
             }
-          } else if (change.kind === "restarted") {
-            // A lost worker's run starts over: its next text replaces the answer so far.
-            chunks?.restart();
           } else if (change.kind === "asked") {
             if (!(await stillPending(change.request.id))) continue;
             const update = await ask(change.request);

@@ -66,6 +66,14 @@ export class TextChunks {
     this.#late.unref();
   }
 
+  /**
+   * The artifact already holds text (sent before this one was made, e.g. by an earlier request's
+   * chunks): unless text waits to be sent, the next chunk appends to it.
+   */
+  continueArtifact(): void {
+    if (this.#unsent === "") this.#streamed = true;
+  }
+
   /** Sends the unsent text, then starts the artifact over: the next chunk replaces it (`append` false). */
   restart(): void {
     this.flush();
