@@ -325,6 +325,8 @@ export class ThreadTurn {
     const restored = await this.#restore(current, prep);
     this.#stored = restored.stored;
     this.#turnsBefore = restored.turns;
+    // A trimmed copy is the stored one again and the append ended any process serving it: this turn
+    // spawns, and its process may be parked for the next, as after a turn that failed here.
     const written = restored.outcome === "restored" || restored.outcome === "appended";
     const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
@@ -386,13 +388,20 @@ export class ThreadTurn {
     }
     if (this.#portable && stored) {
       const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
-      if (outcome === "restored" || outcome === "appended") {
+      if (outcome !== "local") {
         this.#queue.push({
           type: "notice",
           kind: "lifecycle",
           message: "session restored",
-          // `appended`: this host's older copy was completed with the segments it lacked.
-          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes, appended: outcome === "appended" },
+          // `appended`: this host's older copy was completed with the segments it lacked; `trimmed`:
+          // bytes past the stored ones (no committed turn's) were cut off.
+          data: {
+            threadKey: this.#ctx.key,
+            resumeId: record.checkpoint.resumeId,
+            bytes: stored.bytes,
+            appended: outcome === "appended",
+            trimmed: outcome === "trimmed",
+          },
         });
       }
       return { stored, ...(turns ? { turns } : {}), outcome };

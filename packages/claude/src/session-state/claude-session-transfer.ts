@@ -2,7 +2,14 @@ import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, mergeChildEnv, readSessionFile, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import {
+  appendSessionFile,
+  mergeChildEnv,
+  readSessionFile,
+  readSessionFileFrom,
+  unlinkSymlinks,
+  writeSessionFile,
+} from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
 
@@ -112,8 +119,12 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
       if (!transcript || unknown)
         throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
       const { projects, own } = where(location);
+      const others = await copies(projects, location.resumeId);
+      // A link planted in place of the transcript goes before the parked process ends: it would
+      // append its exit lines through it.
+      await unlinkSymlinks([own, ...others]);
       await evict(location.resumeId);
-      await writeSessionFile(own, transcript.content, await copies(projects, location.resumeId));
+      await writeSessionFile(own, transcript.content, others);
     },
   };
 }
