@@ -186,6 +186,28 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     for (const request of s.requests) expect(JSON.stringify(request.body)).not.toContain("FORGED-PROMPT");
   });
 
+  it("a line the parked claude process writes to its transcript between turns (its bookkeeping) leaves that process to serve the next turn: kept, not cut, and stored with that turn", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const sessionId = JSON.parse(readFileSync(file!, "utf8").trim().split("\n").at(-1)!).sessionId as string;
+    // As claude writes it: a line of its own with the session id, after the committed bytes.
+    appendFileSync(file!, `${JSON.stringify({ type: "last-prompt", lastPrompt: "PARKED-BOOKKEEPING", sessionId })}\n`);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect({
+      reused: three.notices.some((n) => n.message === "process reused"),
+      restored: three.notices.some((n) => n.message === "session restored"),
+    }).toEqual({ reused: true, restored: false });
+    expect(three.text).toMatch(/I saw 5 message/);
+    const four = await drain(b.agent.thread("chat").stream("turn four [chat-t4]"));
+    expect(four.text).toMatch(/I saw 7 message/);
+    expect(readFileSync(transcripts(b.env.configDir)[0]!, "utf8")).toContain("PARKED-BOOKKEEPING");
+  });
+
   it("a symbolic link planted in place of the transcript is removed before the parked process is ended: nothing is written through it, and the stored transcript is restored", async () => {
     const s = await server();
     const store = new MemoryThreadStore();

@@ -183,6 +183,45 @@ describe("portable sessions fast paths", () => {
     expect(captured.segments.map((s) => gunzipSync(s).toString())).toEqual(["turn four\n"]);
   });
 
+  it("bytes past the stored ones stay for a turn that reuses this host's live parked process (its own lines between turns, stored with that turn); without that process or that turn they are cut off", async () => {
+    const { store, states } = await history(500_000, 3);
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    const t = states[2]!.get("t.jsonl")!;
+    const late = '{"type":"last-prompt","lastPrompt":"turn three"}\n';
+    const home = holding(new SliceHome(), states[2]!);
+    const portable = new PortableSessions(store.sessionState!, home, LIMIT, "k");
+    expect(await portable.restore("rec-1", stored, where)).toBe("local");
+    home.files.set("t.jsonl", Buffer.concat([t, Buffer.from(late)]));
+    home.parkedProcess = true;
+    expect(await portable.restore("rec-1", stored, where, { reuse: true })).toBe("local");
+    expect({ appends: home.appends.length, imports: home.imports, parked: home.parkedProcess }).toEqual({
+      appends: 0,
+      imports: 0,
+      parked: true,
+    });
+    expect(home.files.get("t.jsonl")!.toString()).toBe(t.toString() + late);
+    // The reusing turn's capture holds the process's late line and the turn's own.
+    home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl")!, Buffer.from("turn four\n")]));
+    const captured = write(await portable.capture(stored, where));
+    expect(captured.segments.map((s) => gunzipSync(s).toString())).toEqual([`${late}turn four\n`]);
+    // A turn that will not reuse it (spawn), or no live parked process: cut back to the stored bytes.
+    for (const [reuse, parked] of [
+      [false, true],
+      [true, false],
+    ] as const) {
+      home.files.set("t.jsonl", Buffer.concat([t, Buffer.from(late)]));
+      home.parkedProcess = parked;
+      home.appends = [];
+      expect({ reuse, parked, outcome: await portable.restore("rec-1", stored, where, { reuse }) }).toEqual({
+        reuse,
+        parked,
+        outcome: "trimmed",
+      });
+      expect(text(home.files)).toEqual(text(states[2]));
+      expect(home.parkedProcess).toBe(false);
+    }
+  });
+
   it("a host with an older copy gets only the segments it lacks, appended: the files equal a whole restore's", async () => {
     const { store, states } = await history(300_000, 6);
     const stored = (await store.sessionState!.read("rec-1"))!;

@@ -40,7 +40,11 @@ export function claudeProjectDir(cwd: string): string {
  * project folders, so workers with different working directories continue one conversation.
  * Subagent transcripts, file-edit history and todos are not carried: `--resume` does not need them.
  */
-export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: string) => Promise<void>): SessionTransfer {
+export function claudeSessionTransfer(
+  config: ClaudeConfig,
+  evict: (resumeId: string) => Promise<void>,
+  parked: (resumeId: string) => boolean,
+): SessionTransfer {
   const where = (location: SessionLocation): { projects: string; own: string } => {
     if (!SESSION_ID.test(location.resumeId))
       throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
@@ -84,6 +88,7 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
   };
   return {
     format: CLAUDE_SESSION_FORMAT,
+    parked: (location) => parked(location.resumeId),
     async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
       const holds = holdsCheckpoint(location);
       for await (const path of paths(location)) {
