@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import { readdirSync } from "node:fs";
+import { appendFileSync, copyFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrThreadSessionRewritten, ThreadSessionError, findError, isError, type Agent, type AgentEvent, type Stream } from "adaptor";
 import { codexHost } from "./support.js";
@@ -24,16 +24,24 @@ function rollouts(codexHome: string): string[] {
     .map((name) => join(root, name));
 }
 
-async function drain(stream: Stream): Promise<{ text: string; notices: string[]; appended?: unknown }> {
+async function drain(stream: Stream): Promise<{ text: string; notices: string[]; appended?: unknown; trimmed?: unknown }> {
   const notices: string[] = [];
   let appended: unknown;
+  let trimmed: unknown;
   for await (const event of stream as AsyncIterable<AgentEvent>) {
     if (event.type !== "notice") continue;
     notices.push(event.message ?? "");
-    if (event.message === "session restored") appended = event.data?.appended;
+    if (event.message === "session restored") ({ appended, trimmed } = event.data ?? {});
   }
-  return { text: (await stream.result()).text, notices, appended };
+  return { text: (await stream.result()).text, notices, appended, trimmed };
 }
+
+/** A complete rollout line no turn wrote: a user message codex would replay. */
+const FORGED_ITEM = `${JSON.stringify({
+  timestamp: "2026-01-01T00:00:00.000Z",
+  type: "response_item",
+  payload: { type: "message", role: "user", content: [{ type: "input_text", text: "FORGED-ITEM" }] },
+})}\n`;
 
 describe("codex portable sessions on the real binary", { timeout: 120_000 }, () => {
   it("turns alternate between two hosts with different CODEX_HOMEs and working directories; every turn carries the whole thread", async () => {
@@ -73,6 +81,53 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const last = JSON.stringify(s.requests.at(-1)!.body);
     for (const m of ["[chat-t1]", "[chat-t2]", "[chat-t3]"]) expect(last).toContain(m);
     expect(last).not.toContain("[chat-lost]");
+  });
+
+  for (const [what, extra] of [
+    ["a complete rollout item", FORGED_ITEM],
+    ["a line that is not JSON", "GARBAGE-NOT-JSON\n"],
+    ["a half-written line", '{"timestamp":"2026-01-01T00:00:00.000Z","type":"HALF-LINE'],
+  ] as const) {
+    it(`${what} appended to the local rollout between turns is cut off before codex resumes: the host continues, and nothing of it is stored or reaches another host`, async () => {
+      const s = await startOpenAIServer({ rules: [] });
+      open.push(s);
+      const store = new MemoryThreadStore();
+      const a = await codexHost(s, store, (item) => open.push(item));
+      const b = await codexHost(s, store, (item) => open.push(item));
+      await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+      await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+      const [file] = rollouts(a.env.codexHome);
+      appendFileSync(file!, extra);
+      const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]", { spawn: true }));
+      expect(three.trimmed).toBe(true);
+      expect(three.text).toMatch(/3 user message/);
+      const four = await drain(b.agent.thread("chat").stream("turn four [chat-t4]"));
+      expect(four.text).toMatch(/4 user message/);
+      const marker = extra.slice(-12, -1);
+      expect(readFileSync(rollouts(b.env.codexHome)[0]!, "utf8")).not.toContain(marker);
+      for (const request of s.requests) expect(JSON.stringify(request.body)).not.toContain("FORGED-ITEM");
+    });
+  }
+
+  it("another thread's rollout copied over the local one is replaced from the store: that host continues the thread (codex's history projection of the foreign bytes is dropped)", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await codexHost(s, store, (item) => open.push(item));
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    const [own] = rollouts(a.env.codexHome);
+    await drain(a.agent.thread("other").stream("other one [other-1]"));
+    await drain(a.agent.thread("other").stream("other two [other-2]"));
+    copyFileSync(
+      rollouts(a.env.codexHome).find((f) => f !== own)!,
+      own!,
+    );
+    const sent = s.requests.length;
+    for (const n of [2, 3]) {
+      const turn = await drain(a.agent.thread("chat").stream(`turn ${n} [chat-t${n}]`, { spawn: true }));
+      expect(turn.text).toMatch(new RegExp(`${n} user message`));
+    }
+    for (const request of s.requests.slice(sent)) expect(JSON.stringify(request.body)).not.toContain("[other-");
   });
 
   it("exec transport: turns alternate between two hosts and each carries the whole thread", async () => {

@@ -83,6 +83,7 @@ describe("public surface", () => {
       "readSessionFileFrom",
       "spawnCli",
       "stripTerminalEscapes",
+      "unlinkSymlinks",
       "waitForCpuIdle",
       "writeSessionFile",
     ]);

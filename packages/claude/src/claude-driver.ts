@@ -115,7 +115,11 @@ export class ClaudeDriver implements Driver {
     this.#captured = captureConfig(validateClaudeConfig, config);
     const checked = (this.config = this.#captured.config);
     this.#pool = new ProcessPool<ClaudeSession>(checked);
-    this.sessions = claudeSessionTransfer(checked, (resumeId) => this.#pool.evict(resumeId));
+    this.sessions = claudeSessionTransfer(
+      checked,
+      (resumeId) => this.#pool.evict(resumeId),
+      (resumeId) => this.#pool.holdsParked(resumeId),
+    );
   }
 
   /** Checks the host without a model call; see `Driver.inspect`. */

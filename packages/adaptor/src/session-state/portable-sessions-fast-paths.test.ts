@@ -141,12 +141,11 @@ describe("portable sessions fast paths", () => {
     }
   });
 
-  it("a host whose copy is the stored one (or more) keeps it, reading it whole once and then only each file's window", async () => {
+  it("a host whose copy is the stored one keeps it, reading it whole once and then only each file's window", async () => {
     const { store, states } = await history(500_000, 3);
     const stored = (await store.sessionState!.read("rec-1"))!;
     const home = holding(new SliceHome(), states[2]!);
-    home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl")!, lines("uncommitted", 900)]));
-    const windows = TAIL_WINDOW + 900 + states[2]!.get("u.jsonl")!.byteLength;
+    const windows = TAIL_WINDOW + states[2]!.get("u.jsonl")!.byteLength;
     // A copy this process never verified is checked against every stored byte once (read whole) …
     expect(await new PortableSessions(store.sessionState!, home, LIMIT, "k").restore("rec-1", stored, where)).toBe("local");
     expect(home.bytesRead).toBe(windows + home.files.get("t.jsonl")!.byteLength + states[2]!.get("u.jsonl")!.byteLength);
@@ -155,6 +154,72 @@ describe("portable sessions fast paths", () => {
     expect(await new PortableSessions(store.sessionState!, home, LIMIT, "k").restore("rec-1", stored, where)).toBe("local");
     expect(home.bytesRead).toBe(windows);
     expect(home.imports + home.appends.length).toBe(0);
+  });
+
+  it("bytes past the stored ones (a failed turn's, a forged or half line) are cut off before the CLI starts (one whole read of the file written since it was verified), and never reach the next capture", async () => {
+    const { store, states } = await history(500_000, 3);
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    const home = holding(new SliceHome(), states[2]!);
+    const portable = new PortableSessions(store.sessionState!, home, LIMIT, "k");
+    // Verified once (read whole), as after this process's own turn.
+    expect(await portable.restore("rec-1", stored, where)).toBe("local");
+    for (const extra of ['{"type":"user","text":"FORGED"}\n', "GARBAGE-NOT-JSON\n", '{"type":"respo']) {
+      home.files.set("t.jsonl", Buffer.concat([states[2]!.get("t.jsonl")!, Buffer.from(extra)]));
+      home.bytesRead = 0;
+      home.appends = [];
+      expect(await portable.restore("rec-1", stored, where)).toBe("trimmed");
+      expect(text(home.files)).toEqual(text(states[2]));
+      const t = states[2]!.get("t.jsonl")!.byteLength;
+      expect(home.appends.map((a) => a.map((s) => [s.name, s.offset, s.bytes, s.content.byteLength]))).toEqual([[["t.jsonl", t, t, 0]]]);
+      expect(home.imports).toBe(0);
+      // The windows and the extra bytes; the written file whole once (written since this process
+      // verified it: an edit before the window must not pass); the windows again after the cut.
+      const windows = TAIL_WINDOW + states[2]!.get("u.jsonl")!.byteLength;
+      expect(home.bytesRead).toBe(2 * windows + extra.length + (t + extra.length));
+    }
+    // The next turn's capture holds only what that turn wrote.
+    home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl")!, Buffer.from("turn four\n")]));
+    const captured = write(await portable.capture(stored, where));
+    expect(captured.segments.map((s) => gunzipSync(s).toString())).toEqual(["turn four\n"]);
+  });
+
+  it("bytes past the stored ones stay for a turn that reuses this host's live parked process (its own lines between turns, stored with that turn); without that process or that turn they are cut off", async () => {
+    const { store, states } = await history(500_000, 3);
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    const t = states[2]!.get("t.jsonl")!;
+    const late = '{"type":"last-prompt","lastPrompt":"turn three"}\n';
+    const home = holding(new SliceHome(), states[2]!);
+    const portable = new PortableSessions(store.sessionState!, home, LIMIT, "k");
+    expect(await portable.restore("rec-1", stored, where)).toBe("local");
+    home.files.set("t.jsonl", Buffer.concat([t, Buffer.from(late)]));
+    home.parkedProcess = true;
+    expect(await portable.restore("rec-1", stored, where, { reuse: true })).toBe("local");
+    expect({ appends: home.appends.length, imports: home.imports, parked: home.parkedProcess }).toEqual({
+      appends: 0,
+      imports: 0,
+      parked: true,
+    });
+    expect(home.files.get("t.jsonl")!.toString()).toBe(t.toString() + late);
+    // The reusing turn's capture holds the process's late line and the turn's own.
+    home.files.set("t.jsonl", Buffer.concat([home.files.get("t.jsonl")!, Buffer.from("turn four\n")]));
+    const captured = write(await portable.capture(stored, where));
+    expect(captured.segments.map((s) => gunzipSync(s).toString())).toEqual([`${late}turn four\n`]);
+    // A turn that will not reuse it (spawn), or no live parked process: cut back to the stored bytes.
+    for (const [reuse, parked] of [
+      [false, true],
+      [true, false],
+    ] as const) {
+      home.files.set("t.jsonl", Buffer.concat([t, Buffer.from(late)]));
+      home.parkedProcess = parked;
+      home.appends = [];
+      expect({ reuse, parked, outcome: await portable.restore("rec-1", stored, where, { reuse }) }).toEqual({
+        reuse,
+        parked,
+        outcome: "trimmed",
+      });
+      expect(text(home.files)).toEqual(text(states[2]));
+      expect(home.parkedProcess).toBe(false);
+    }
   });
 
   it("a host with an older copy gets only the segments it lacks, appended: the files equal a whole restore's", async () => {

@@ -137,15 +137,20 @@ describe("PortableSessions", () => {
     });
   });
 
-  it("restore writes the stored files into a home that lacks them or diverged, and keeps a copy that only grew", async () => {
+  it("restore writes the stored files into a home that lacks them, diverged, or holds bytes past them (no turn's), and keeps an exact copy", async () => {
     const { stored, portable } = await twoTurns();
     const fresh = new FakeHome();
     expect(await portable(fresh).restore("rec-1", stored, where)).toBe("restored");
     expect(fresh.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
     const grown = new FakeHome();
     grown.files.set("t.jsonl", Buffer.from("one\ntwo\nfailed turn\n"));
-    expect(await portable(grown).restore("rec-1", stored, where)).toBe("local");
-    expect(grown.imports).toBe(0);
+    // Without appendSession, the stored files are written whole over it.
+    expect(await portable(grown).restore("rec-1", stored, where)).toBe("restored");
+    expect(grown.files.get("t.jsonl")?.toString()).toBe("one\ntwo\n");
+    const exact = new FakeHome();
+    exact.files.set("t.jsonl", Buffer.from("one\ntwo\n"));
+    expect(await portable(exact).restore("rec-1", stored, where)).toBe("local");
+    expect(exact.imports).toBe(0);
     const diverged = new FakeHome();
     diverged.files.set("t.jsonl", Buffer.from("one\nother\n"));
     expect(await portable(diverged).restore("rec-1", stored, where)).toBe("restored");

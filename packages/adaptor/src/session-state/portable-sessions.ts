@@ -36,17 +36,37 @@ export const DEFAULT_SESSION_STATE_LIMIT_BYTES = 64 * 1024 * 1024;
 /** What restoring before a resume found. */
 export type RestoreOutcome =
   /**
-   * This host's CLI home already held the stored files, possibly followed by entries of turns that
-   * were never committed (the drivers resume at the checkpoint and drop those themselves).
+   * This host's CLI home already held exactly the stored files, or (a turn that may reuse this
+   * host's live parked process, see {@link RestoreOptions.reuse}) the stored files followed by
+   * what that process wrote since: left for it.
    */
   | "local"
   /** The stored files were written into this host's CLI home, whole. */
   | "restored"
   /**
    * This host's CLI home held an older copy (the stored files up to the end of an earlier stored
-   * segment): only the later segments were read from the store and appended to it.
+   * segment): only the later segments were read from the store and appended to it (and any file
+   * that held more than its stored bytes was cut back to them).
    */
-  | "appended";
+  | "appended"
+  /**
+   * This host's CLI home held the stored files followed by bytes no committed turn wrote (a turn
+   * that failed here, or another writer): they were cut off, so the files are exactly the stored ones.
+   */
+  | "trimmed";
+
+/** Options of {@link PortableSessions.restore}. */
+export interface RestoreOptions {
+  /** Cancels the reads and writes. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * The turn may run on the process this host parked after the record's last turn (it continues
+   * the conversation where this process committed it). When the driver also reports a live process
+   * parked on the session (`SessionTransfer.parked`), bytes after the stored ones are that
+   * process's own and are left in place; otherwise they are cut off. Default false.
+   */
+  readonly reuse?: boolean | undefined;
+}
 
 /** What the export after a turn gives the commit. */
 export type SessionCapture =
@@ -75,9 +95,23 @@ export type SessionCapture =
  * lines), and files new since the last turn are added whole. A stored file that is gone, shorter,
  * or differs there was rewritten, and is never stored silently (see {@link SessionCapture}).
  *
+ * Trust: the stored bytes are the conversation's. Whatever follows them in a local copy is taken
+ * as the CLI's own only while a live CLI process of this host owns the files: the one parked after
+ * this process committed the record's last turn (`SessionTransfer.parked`), which a reusing turn
+ * takes. Such a process legitimately writes between turns (a background task's end, its own
+ * bookkeeping), and its lines are exported with the turn it serves next, as a turn's own lines are;
+ * a writer that appends while it lives cannot be told from it, as during a turn. When no such
+ * process is parked, or the turn will not reuse it (a spawn, a resume on another host or after a
+ * restart, a process that idled out or died), whatever follows the stored bytes (a turn that
+ * failed here, a process's exit lines, any other writer) is cut back to the stored length
+ * (`appendSession` at that offset, which also ends a process still parked on it) before the CLI
+ * starts, so it is never resumed or exported.
+ *
  * Cost: with a driver that reads files from an offset (`exportSessionFrom`), a turn reads only
- * the bytes it added plus that window, and a restore on a host whose copy is the stored one (or
- * more) reads only the window. A host whose copy ends where an earlier stored segment ended, with
+ * the bytes it added plus that window, and a restore on a host whose copy is the stored one reads
+ * only the window. A copy that grew since this process last verified it (bytes past the stored
+ * ones, cut or kept) is hashed whole against the stored segments once; the cut itself costs the
+ * window plus the bytes past it. A host whose copy ends where an earlier stored segment ended, with
  * the same window there, gets only the later segments from the store, appended to its copy
  * (`appendSession`). Without those driver methods the files are read whole, with the same results.
  *
@@ -129,14 +163,21 @@ export class PortableSessions {
   }
 
   /**
-   * Makes this host's CLI home hold record `recordId`'s stored session files. First, with a store
-   * that has `summary`, checks that the segments it holds add up to what the last write left.
+   * Makes this host's CLI home hold record `recordId`'s stored session files (see the trust model
+   * above for bytes after them, and {@link RestoreOptions.reuse}). First, with a store that has
+   * `summary`, checks that the segments it holds add up to what the last write left.
    * @throws ThreadSessionError `damaged` (`ErrThreadSessionCorrupt`) when the stored state is not
    * this driver's format, does not decode to what its manifest says, or the store's summary of its
    * segments differs from the manifest's (a segment lost, shortened or reordered); `restore_failed`
    * (`ErrThreadSessionUnavailable`) when the driver cannot write the files, its error as cause.
    */
-  async restore(recordId: string, stored: StoredSessionState, location: SessionLocation, signal?: AbortSignal): Promise<RestoreOutcome> {
+  async restore(
+    recordId: string,
+    stored: StoredSessionState,
+    location: SessionLocation,
+    options: RestoreOptions = {},
+  ): Promise<RestoreOutcome> {
+    const { signal } = options;
     const manifest = readManifest(stored.manifest, this.#transfer.format);
     if (!manifest) throw this.#error("damaged", `the stored manifest is not one of this driver's format (${this.#transfer.format})`);
     // Segments are numbered from 0 across files, and an append never drops a file: a store holding
@@ -157,9 +198,8 @@ export class PortableSessions {
       },
       signal,
     );
-    // A local copy that holds the stored bytes and more (a turn that failed here later) is kept: the
-    // drivers resume at the checkpoint and drop what follows it, and a CLI may refuse to see its
-    // own file shrink under it.
+    // Only the stored bytes are the conversation's: whatever follows them in a local copy is cut off
+    // before the CLI starts, unless this host's live parked process wrote it and serves the turn.
     const sameNames =
       local !== undefined &&
       local.length === manifest.files.length &&
@@ -167,16 +207,9 @@ export class PortableSessions {
     // A copy this process has not verified since it was last written (another process edited it, or
     // this one restarted) is checked against every stored byte once, not only the tail window.
     if (sameNames && (await this.#verify(manifest, local, asTheyAre, signal))) {
-      if (
-        manifest.files.every((file) =>
-          grewFrom(
-            file,
-            local.find((l) => l.name === file.name)!,
-          ),
-        )
-      )
-        return "local";
-      if (await this.#complete(recordId, manifest, local, asTheyAre, location, signal)) return "appended";
+      const owned = options.reuse === true && this.#transfer.parked?.(asTheyAre) === true;
+      const completed = await this.#complete(recordId, manifest, local, asTheyAre, location, owned, signal);
+      if (completed) return completed;
     }
     const segments = await this.#store.segments(recordId, signal);
     const files = [];
@@ -272,11 +305,15 @@ export class PortableSessions {
   }
 
   /**
-   * Completes an older copy on this host: when every local file either holds its stored bytes or
-   * ends where one of its stored segments ended (same length, same window before it), the later
-   * segments alone are read from the store, checked, and appended (`appendSession`). `false` when
-   * the copy is not such an older one, the driver cannot append, or the append fails: the caller
-   * then restores the files whole.
+   * Makes a local copy whose earlier bytes are the stored ones exactly the stored files: `local`
+   * when every file already is (or, `owned`: this host's live parked process serves the turn, when
+   * every file holds the stored bytes and more, the rest being that process's own); else files
+   * longer than stored are cut back to the stored length (`trimmed`: the stored length and tail
+   * window tell where the stored bytes end, so nothing is read or hashed beyond the window the
+   * caller already read), and files that end where one of their stored segments ended (same length, same window before it) get the later segments alone,
+   * read from the store, checked and appended (`appended`), all in one `appendSession`. `false`
+   * when the copy is neither, the driver cannot append, or the append fails: the caller then
+   * restores the files whole.
    * @throws ThreadSessionError `damaged` for a stored segment that does not decode to its checksum.
    */
   async #complete(
@@ -285,38 +322,55 @@ export class PortableSessions {
     local: readonly SessionFileSlice[],
     asTheyAre: SessionLocation,
     location: SessionLocation,
+    owned: boolean,
     signal?: AbortSignal,
-  ): Promise<boolean> {
-    if (!this.#transfer.appendSession) return false;
+  ): Promise<"local" | "appended" | "trimmed" | false> {
     // Per file to complete: its local length and the index (into the file's segments) of the first missing one.
     const missing: { file: SessionManifestFile; bytes: number; next: number }[] = [];
+    // Files holding their stored bytes and more: cut back to the stored length.
+    const longer: SessionManifestFile[] = [];
     for (const file of manifest.files) {
       const part = local.find((l) => l.name === file.name)!;
-      if (grewFrom(file, part)) continue;
+      if (grewFrom(file, part)) {
+        if (part.bytes > file.bytes) longer.push(file);
+        continue;
+      }
       const next = file.ends ? file.ends.findIndex((end) => end.bytes === part.bytes) + 1 : 0;
       if (next === 0 || part.bytes === 0) return false;
       missing.push({ file, bytes: part.bytes, next });
     }
-    if (missing.length === 0) return false;
+    if (missing.length === 0 && (longer.length === 0 || owned)) return "local";
+    if (!this.#transfer.appendSession) return false;
     // The window before each local end: the same bytes as the stored file had there.
-    const windows = await this.#local(
-      asTheyAre,
-      (name) => {
-        const m = missing.find((f) => f.file.name === name);
-        return m ? m.bytes - Math.min(TAIL_WINDOW, m.bytes) : Number.MAX_SAFE_INTEGER;
-      },
-      signal,
-    );
+    const windows =
+      missing.length === 0
+        ? []
+        : await this.#local(
+            asTheyAre,
+            (name) => {
+              const m = missing.find((f) => f.file.name === name);
+              return m ? m.bytes - Math.min(TAIL_WINDOW, m.bytes) : Number.MAX_SAFE_INTEGER;
+            },
+            signal,
+          );
     for (const { file, bytes, next } of missing) {
       const part = windows?.find((l) => l.name === file.name);
       const window = part && part.bytes === bytes ? bytesOf(part, bytes - Math.min(TAIL_WINDOW, bytes), bytes) : undefined;
       if (!window || sha256(window) !== file.ends![next - 1]!.sha256) return false;
     }
+    const slices: SessionFileSlice[] = longer.map((file) => ({
+      name: file.name,
+      bytes: file.bytes,
+      offset: file.bytes,
+      content: new Uint8Array(0),
+    }));
     const first = Math.min(...missing.flatMap(({ file, next }) => file.segments.slice(next)));
-    const later = this.#store.segmentsFrom
-      ? await this.#store.segmentsFrom(recordId, first, signal)
-      : (await this.#store.segments(recordId, signal)).slice(first);
-    const slices: SessionFileSlice[] = [];
+    const later =
+      missing.length === 0
+        ? []
+        : this.#store.segmentsFrom
+          ? await this.#store.segmentsFrom(recordId, first, signal)
+          : (await this.#store.segments(recordId, signal)).slice(first);
     for (const { file, bytes, next } of missing) {
       const indexes = file.segments.slice(next).map((index) => index - first);
       const content = await this.#decode({ ...file, bytes: file.bytes - bytes }, indexes, later, next);
@@ -341,8 +395,9 @@ export class PortableSessions {
       const part = now?.find((l) => l.name === file.name);
       return part !== undefined && part.bytes === file.bytes && grewFrom(file, part);
     });
-    if (held) for (const part of now ?? []) markVerified(part.identity);
-    return held;
+    if (!held) return false;
+    for (const part of now ?? []) markVerified(part.identity);
+    return missing.length > 0 ? "appended" : "trimmed";
   }
 
   /**

@@ -322,11 +322,16 @@ export class ThreadTurn {
       return;
     }
     this.#checkCompatible(current);
-    const restored = await this.#restore(current, prep);
+    // The process parked after this agent's commit of `current` may serve the turn: what it wrote to
+    // the session files since is its own, and stays for it (see `PortableSessions`).
+    const mayReuse = wantsReuse && this.#ctx.lastCommitted === recordVersion(current);
+    const restored = await this.#restore(current, prep, undefined, mayReuse);
     this.#stored = restored.stored;
     this.#turnsBefore = restored.turns;
+    // A trimmed copy is the stored one again and the append ended any process serving it: this turn
+    // spawns, and its process may be parked for the next, as after a turn that failed here.
     const written = restored.outcome === "restored" || restored.outcome === "appended";
-    const reuseProcess = wantsReuse && !written && this.#ctx.lastCommitted === recordVersion(current);
+    const reuseProcess = mayReuse && !written;
     prep.request = { ...prep.request, session: sessionOf(current, false), reuseProcess };
   }
 
@@ -339,6 +344,7 @@ export class ThreadTurn {
    * the session's files, so the fresh-conversation fallback says why.
    * `turns`: the record's committed turns through its checkpoint, from the stored manifest.
    * `known`: the record's stored session state when the caller already read it (not read again).
+   * `reuse`: the turn may run on the process parked after this agent's commit of `record`.
    * @throws ThreadSessionError: `missing` / `damaged` / `stale` (`ErrThreadSessionCorrupt`) when the
    * record's stored state is gone, damaged or another record's; `local_only` / `restore_failed`
    * (`ErrThreadSessionUnavailable`).
@@ -347,6 +353,7 @@ export class ThreadTurn {
     record: ThreadRecord,
     prep: Preparation,
     known?: { readonly stored: StoredSessionState | undefined },
+    reuse = false,
   ): Promise<{ stored?: StoredSessionState; turns?: TurnLog; outcome: "none" | RestoreOutcome }> {
     const location = {
       ...this.#where,
@@ -385,14 +392,21 @@ export class ThreadTurn {
       });
     }
     if (this.#portable && stored) {
-      const outcome = await this.#portable.restore(record.id, stored, location, prep.signal);
-      if (outcome === "restored" || outcome === "appended") {
+      const outcome = await this.#portable.restore(record.id, stored, location, { signal: prep.signal, reuse });
+      if (outcome !== "local") {
         this.#queue.push({
           type: "notice",
           kind: "lifecycle",
           message: "session restored",
-          // `appended`: this host's older copy was completed with the segments it lacked.
-          data: { threadKey: this.#ctx.key, resumeId: record.checkpoint.resumeId, bytes: stored.bytes, appended: outcome === "appended" },
+          // `appended`: this host's older copy was completed with the segments it lacked; `trimmed`:
+          // bytes past the stored ones (no committed turn's) were cut off.
+          data: {
+            threadKey: this.#ctx.key,
+            resumeId: record.checkpoint.resumeId,
+            bytes: stored.bytes,
+            appended: outcome === "appended",
+            trimmed: outcome === "trimmed",
+          },
         });
       }
       return { stored, ...(turns ? { turns } : {}), outcome };

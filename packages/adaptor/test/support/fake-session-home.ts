@@ -30,6 +30,11 @@ export class SliceHome extends FakeHome {
   appends: SessionFileSlice[][] = [];
   /** What a live process ending at the append adds to each file first (a CLI writing on exit). */
   onEnd: Buffer | undefined;
+  /** Whether a live process is parked on the session (`SessionTransfer.parked`); an append ends it. */
+  parkedProcess = false;
+  parked(_location: SessionLocation): boolean {
+    return this.parkedProcess;
+  }
   override async exportSession(location: SessionLocation): Promise<readonly SessionFile[] | undefined> {
     const files = await super.exportSession(location);
     this.bytesRead += (files ?? []).reduce((sum, f) => sum + f.content.byteLength, 0);
@@ -45,6 +50,7 @@ export class SliceHome extends FakeHome {
     });
   }
   async appendSession(_location: SessionLocation, slices: readonly SessionFileSlice[]): Promise<void> {
+    this.parkedProcess = false;
     if (this.onEnd) for (const [name, content] of this.files) this.files.set(name, Buffer.concat([content, this.onEnd]));
     for (const slice of slices) {
       const now = this.files.get(slice.name);

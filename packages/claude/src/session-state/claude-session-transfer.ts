@@ -2,7 +2,14 @@ import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, mergeChildEnv, readSessionFile, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import {
+  appendSessionFile,
+  mergeChildEnv,
+  readSessionFile,
+  readSessionFileFrom,
+  unlinkSymlinks,
+  writeSessionFile,
+} from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
 import { readCheckpointData } from "../session/checkpoint-data.js";
 
@@ -33,7 +40,11 @@ export function claudeProjectDir(cwd: string): string {
  * project folders, so workers with different working directories continue one conversation.
  * Subagent transcripts, file-edit history and todos are not carried: `--resume` does not need them.
  */
-export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: string) => Promise<void>): SessionTransfer {
+export function claudeSessionTransfer(
+  config: ClaudeConfig,
+  evict: (resumeId: string) => Promise<void>,
+  parked: (resumeId: string) => boolean,
+): SessionTransfer {
   const where = (location: SessionLocation): { projects: string; own: string } => {
     if (!SESSION_ID.test(location.resumeId))
       throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
@@ -77,6 +88,7 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
   };
   return {
     format: CLAUDE_SESSION_FORMAT,
+    parked: (location) => parked(location.resumeId),
     async exportSession(location, signal): Promise<readonly SessionFile[] | undefined> {
       const holds = holdsCheckpoint(location);
       for await (const path of paths(location)) {
@@ -112,8 +124,12 @@ export function claudeSessionTransfer(config: ClaudeConfig, evict: (resumeId: st
       if (!transcript || unknown)
         throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
       const { projects, own } = where(location);
+      const others = await copies(projects, location.resumeId);
+      // A link planted in place of the transcript goes before the parked process ends: it would
+      // append its exit lines through it.
+      await unlinkSymlinks([own, ...others]);
       await evict(location.resumeId);
-      await writeSessionFile(own, transcript.content, await copies(projects, location.resumeId));
+      await writeSessionFile(own, transcript.content, others);
     },
   };
 }

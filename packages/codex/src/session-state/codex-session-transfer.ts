@@ -3,10 +3,18 @@ import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { appendSessionFile, openRegularFile, partFrom, readSessionFileFrom, writeSessionFile } from "@adaptor/driver/process";
+import {
+  appendSessionFile,
+  openRegularFile,
+  partFrom,
+  readSessionFileFrom,
+  unlinkSymlinks,
+  writeSessionFile,
+} from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
 import { codexEnv } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData, type LineageFile } from "../session/checkpoint-data.js";
+import { dropHistoryProjection } from "./history-projection.js";
 
 /**
  * The export layout: the thread's rollout files, each named by its path below `CODEX_HOME` (codex
@@ -196,7 +204,8 @@ async function foundLineage(home: string, threadId: string): Promise<LineageFile
  * id>.jsonl` (`CODEX_HOME`: `codexHome`, else the run's env, else `~/.codex`). An import writes it
  * at the same path below this host's `CODEX_HOME`, replacing other copies; `thread/resume` then
  * finds it by id, whatever this host's cwd. Codex's own SQLite state (thread index, goals, memories)
- * is not carried: resume reads the rollout.
+ * is not carried: resume reads the rollout. An import or append drops codex's projection of the
+ * threads it wrote (its history database), which codex then builds again from the rollout.
  */
 export function codexSessionTransfer(config: CodexConfig, evict: (threadId: string) => Promise<void>): SessionTransfer {
   const homeOf = (location: SessionLocation): string => {
@@ -294,21 +303,28 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       checkNames(location, slices);
       const home = homeOf(location);
       await evict(location.resumeId);
+      const written = new Set([location.resumeId]);
       for (const slice of slices) {
         const thread = threadOf(slice.name)!;
         if (thread !== location.resumeId) await evict(thread);
         await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
+        written.add(thread);
       }
+      // What follows `offset` was replaced: codex's projection may have read past it.
+      await dropHistoryProjection(home, [...written]);
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();
       checkNames(location, files);
       const home = homeOf(location);
-      await evict(location.resumeId);
       const own = files.filter((file) => isOwn(location, file.name));
       const targets = own.map((file) => join(home, ...file.name.split("/")));
+      // A link planted in place of a rollout goes before the parked process ends and writes to it.
+      await unlinkSymlinks(targets);
+      await evict(location.resumeId);
       const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
       for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
+      const written = [location.resumeId];
       // The lineage's rollouts: a local copy that already begins with the stored bytes (the same
       // thread, continued here since) is kept; any other is written, ending a process serving it.
       for (const file of files.filter((f) => !isOwn(location, f.name))) {
@@ -318,7 +334,10 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
           continue;
         await evict(threadOf(file.name)!);
         await writeSessionFile(target, file.content);
+        written.push(threadOf(file.name)!);
       }
+      // Codex's projection of the old bytes would outlive them (see dropHistoryProjection).
+      await dropHistoryProjection(home, written);
     },
   };
 }

@@ -25,6 +25,7 @@ export {
   partFrom,
   readSessionFile,
   readSessionFileFrom,
+  unlinkSymlinks,
   writeSessionFile,
   SESSION_FILE_LIMIT_BYTES,
   type SessionFilePart,

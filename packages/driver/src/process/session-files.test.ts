@@ -1,11 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { afterEach, describe, expect, it } from "vitest";
-import { appendSessionFile, partFrom, readSessionFile, readSessionFileFrom, SESSION_FILE_LIMIT_BYTES } from "./session-files.js";
+import {
+  appendSessionFile,
+  partFrom,
+  readSessionFile,
+  readSessionFileFrom,
+  SESSION_FILE_LIMIT_BYTES,
+  unlinkSymlinks,
+} from "./session-files.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -141,5 +148,27 @@ describe("session files that are not plain files are refused, never waited on", 
     expect(whole.subarray(-5).toString()).toBe("tail\n");
     const part = (await readSessionFileFrom(path, 3, () => true))!;
     expect(part.content.equals(whole.subarray(3))).toBe(true);
+  });
+});
+
+describe("unlinkSymlinks", () => {
+  it("removes a symbolic link (never its target), leaves a regular file and a directory, and ignores a missing path", async () => {
+    const victim = file("VICTIM\n");
+    const dir = join(victim, "..");
+    const link = join(dir, "link.jsonl");
+    symlinkSync(victim, link);
+    const dangling = join(dir, "dangling.jsonl");
+    symlinkSync(join(dir, "nowhere"), dangling);
+    const regular = join(dir, "regular.jsonl");
+    writeFileSync(regular, "mine\n");
+    const folder = join(dir, "folder.jsonl");
+    mkdirSync(folder);
+    await unlinkSymlinks([link, dangling, regular, folder, join(dir, "missing.jsonl")]);
+    // lstat: the links themselves are gone (existsSync would follow them).
+    expect(() => lstatSync(link)).toThrow(/ENOENT/);
+    expect(() => lstatSync(dangling)).toThrow(/ENOENT/);
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
+    expect(readFileSync(regular, "utf8")).toBe("mine\n");
+    expect(statSync(folder).isDirectory()).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -193,4 +193,23 @@ export async function writeSessionFile(path: string, content: Uint8Array, stale:
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * Removes each of `paths` that is a symbolic link (the link itself, never what it points at);
+ * anything else there, or nothing, is left as it is. Called before a parked CLI process serving
+ * the session is ended: such a process may append its exit lines to its session file by path, and
+ * must not write through a link planted there to a file outside its home.
+ * @throws the I/O error of an `lstat` or `unlink` that fails for another reason than a missing path.
+ */
+export async function unlinkSymlinks(paths: readonly string[]): Promise<void> {
+  await Promise.all(
+    paths.map(async (path) => {
+      try {
+        if ((await lstat(path)).isSymbolicLink()) await unlink(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }),
+  );
 }

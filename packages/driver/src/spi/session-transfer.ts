@@ -88,4 +88,14 @@ export interface SessionTransfer {
    * restores the files whole with {@link importSession}).
    */
   appendSession?(location: SessionLocation, slices: readonly SessionFileSlice[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: whether a live process of this driver is parked on the session (`location.resumeId`)
+   * between its turns on this host, so a turn that may reuse it would be offered it. Such a process
+   * owns the session's files while it lives: a CLI writes to them between turns (a background
+   * task's end, its own bookkeeping), so the SDK takes what follows the stored bytes as that
+   * process's and leaves it in place for the reusing turn (exported with it), where it would
+   * otherwise cut the files back to the stored bytes, which ends the process. Without this method
+   * no process is taken as parked. Must not take, end or wait for the process.
+   */
+  parked?(location: SessionLocation): boolean;
 }

@@ -55,9 +55,54 @@ export function checkResolveQuery(query: ResolveQuery): void {
 }
 
 /**
+ * Where `value` first stops being JSON, as `"<path> is <what>"` (`path` built on `at`, e.g.
+ * `record.checkpoint.data.when`), or `undefined` when it is JSON: `null`, booleans, finite
+ * numbers, strings, arrays without holes, and plain objects (prototype `Object.prototype` or
+ * `null`) of such values. An object property whose value is `undefined` counts as absent, as
+ * `JSON.stringify` treats it; anything else (a function, symbol, bigint, `NaN` or infinity, a
+ * `Date` or other class instance, an `undefined` array element, a cycle) is not JSON.
+ */
+export function jsonProblem(value: unknown, at: string): string | undefined {
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: string): string | undefined => {
+    if (v === null || typeof v === "string" || typeof v === "boolean") return undefined;
+    if (typeof v === "number") return Number.isFinite(v) ? undefined : `${path} is ${String(v)}`;
+    if (typeof v !== "object") return `${path} is a ${typeof v}`;
+    if (seen.has(v)) return `${path} is a cycle back to an enclosing value`;
+    seen.add(v);
+    try {
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          if (!(i in v) || v[i] === undefined) return `${path}[${i}] is undefined`;
+          const problem = walk(v[i], `${path}[${i}]`);
+          if (problem) return problem;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null)
+        return `${path} is ${v instanceof Date ? "a Date" : `an instance of ${(v as { constructor?: { name?: string } }).constructor?.name || "a class"}`}`;
+      if (Object.getOwnPropertySymbols(v).length > 0) return `${path} has a symbol key`;
+      for (const [key, item] of Object.entries(v)) {
+        if (item === undefined) continue;
+        const problem = walk(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+        if (problem) return problem;
+      }
+      return undefined;
+    } finally {
+      seen.delete(v);
+    }
+  };
+  return walk(value, at);
+}
+
+/**
  * Checks a `finalize` request.
  * @throws TypeError for an empty or malformed record id or `archiveId`, an empty key, an unknown
- * status, `archiveId === record.id`, a malformed lease or a `releaseLeases` that is not a boolean;
+ * status, `archiveId === record.id`, a `checkpoint.data` that is not JSON (the message names the
+ * path of the first value that is not: a function, symbol, bigint, NaN or infinity, a Date or other class
+ * instance, an undefined array element or a cycle), a malformed lease or a
+ * `releaseLeases` that is not a boolean;
  * InvalidThreadKeyError when `record.key` or a lease target breaks the key rules.
  */
 export function checkFinalizeRequest({ leases, record, archiveId, sessionState, releaseLeases }: FinalizeRequest): void {
@@ -69,6 +114,10 @@ export function checkFinalizeRequest({ leases, record, archiveId, sessionState, 
     throw new TypeError(`finalize: bad record.status ${String(record.status)}`);
   if (archiveId !== undefined) checkName(archiveId, "finalize: archiveId");
   if (archiveId === record.id) throw new TypeError("finalize: archiveId must differ from record.id");
+  if (typeof record.checkpoint !== "object" || record.checkpoint === null)
+    throw new TypeError("finalize: record.checkpoint must be an object");
+  const problem = record.checkpoint.data === undefined ? undefined : jsonProblem(record.checkpoint.data, "record.checkpoint.data");
+  if (problem) throw new TypeError(`finalize: ${problem}: checkpoint data must be JSON (every store keeps it as JSON text)`);
   if (sessionState !== undefined) checkSessionStateWrite(sessionState);
   if (releaseLeases !== undefined && typeof releaseLeases !== "boolean") throw new TypeError("finalize: releaseLeases must be a boolean");
 }

@@ -7,7 +7,11 @@ export interface CheckpointState {
   readonly resumeId: string;
   /** A second id for people, when the provider has one. */
   readonly displayId?: string;
-  /** Driver-specific JSON data, encoded by the record's codec. */
+  /**
+   * Driver-specific JSON data, encoded by the record's codec: `null`, booleans, finite numbers,
+   * strings, arrays and plain objects only (an object property set to `undefined` counts as
+   * absent). `finalize` refuses anything else with a TypeError naming its path, on every store.
+   */
   readonly data?: unknown;
 }
 

@@ -339,6 +339,15 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         await store.finalize({ leases: [], record: record("other-key", { status: "archived", createdAt: at(9) }) });
         expect((await store.resolve({ key: "k-newest", includeArchived: true }))?.id).toBe(c.id);
       });
+
+      it("includeArchived breaks a tie of createdAt between archived records by the larger id", async () => {
+        const tied = ["tie-b", "tie-c", "tie-a"].map((id) => record("k-tie", { id, status: "archived", createdAt: at(4) }));
+        for (const r of tied) await store.finalize({ leases: [], record: r });
+        expect(
+          (await store.resolve({ key: "k-tie", includeArchived: true }))?.id,
+          "two archived records with the same createdAt: the larger id wins",
+        ).toBe("tie-c");
+      });
     });
 
     describe("leases", () => {
@@ -748,6 +757,30 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         await expect(store.finalize({ leases: [], record: { ...rec, key: "" } })).rejects.toBeInstanceOf(TypeError);
         await expect(store.finalize({ leases: [], record: rec, archiveId: rec.id })).rejects.toBeInstanceOf(TypeError);
         expect(await store.resolve({ id: rec.id })).toBeUndefined();
+      });
+
+      it("finalize refuses checkpoint data that is not JSON with a TypeError naming the path of the first such value, writing nothing; JSON data comes back as written", async () => {
+        const cycle: Record<string, unknown> = { ok: 1 };
+        cycle.self = cycle;
+        const cases: [unknown, string][] = [
+          [{ f: () => 1 }, "record.checkpoint.data.f"],
+          [{ when: new Date(0) }, "record.checkpoint.data.when"],
+          [{ list: [1, Number.NaN] }, "record.checkpoint.data.list[1]"],
+          [{ n: 10n }, "record.checkpoint.data.n"],
+          [cycle, "record.checkpoint.data.self"],
+          [{ deep: { "odd key": [null, { inf: Number.POSITIVE_INFINITY }] } }, 'record.checkpoint.data.deep["odd key"][1].inf'],
+        ];
+        for (const [i, [data, path]] of cases.entries()) {
+          const rec = record(`k-json-${i}`, { checkpoint: { resumeId: "r", data } });
+          const err = await rejection(store.finalize({ leases: [], record: rec }));
+          expect(err, `checkpoint data ${path}: not JSON must be refused with a TypeError`).toBeInstanceOf(TypeError);
+          expect((err as Error).message).toContain(path);
+          expect(await store.resolve({ id: rec.id })).toBeUndefined();
+        }
+        const json = { s: "żółw", n: -1.5, b: false, z: null, list: [1, "two", { three: [] }], nested: { "odd key": {} } };
+        const ok = record("k-json-ok", { checkpoint: { resumeId: "r", data: json } });
+        await store.finalize({ leases: [], record: ok });
+        expect((await store.resolve({ id: ok.id }))?.checkpoint.data).toStrictEqual(json);
       });
     });
 

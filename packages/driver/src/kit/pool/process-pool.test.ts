@@ -70,6 +70,25 @@ describe("ProcessPool", () => {
     expect(p.closed).toBe(0); // taken: the driver owns it now
   });
 
+  it("holdsParked tells whether a live process is parked on a conversation, without taking or ending it", async () => {
+    const pool = new ProcessPool<FakeProcess>();
+    const p = new FakeProcess("sig", "m1");
+    expect(pool.holdsParked("t1")).toBe(false);
+    pool.park("t1", p);
+    expect({ t1: pool.holdsParked("t1"), other: pool.holdsParked("t2"), parked: pool.parkedCount, closed: p.closed }).toEqual({
+      t1: true,
+      other: false,
+      parked: 1,
+      closed: 0,
+    });
+    p.alive = false;
+    expect(pool.holdsParked("t1")).toBe(false);
+    p.alive = true;
+    expect(await pool.acquire({ request: resume("t1"), signature: "sig", version: "m1", sink: sink() })).toBe(p);
+    expect(pool.holdsParked("t1")).toBe(false);
+    await pool.close();
+  });
+
   it("parked and pre-warmed processes do not hold the host; the turn that takes one holds it again", async () => {
     const pool = new ProcessPool<FakeProcess>();
     const parked = new FakeProcess("sig", "m1");

@@ -155,6 +155,15 @@ export class ProcessPool<P extends PooledProcess> {
     this.#parked.set(key, { process, timer });
   }
 
+  /**
+   * Whether a process is parked under `key` and still running (`usable`, and not gone by the OS):
+   * the one a reusing turn of that conversation would be offered. Neither takes nor ends it.
+   */
+  holdsParked(key: string): boolean {
+    const entry = this.#parked.get(key);
+    return entry !== undefined && entry.process.usable && !processGone(entry.process.pid);
+  }
+
   /** Ends the process parked under `key`, if any (another process is about to write to that conversation, or its thread was deleted). */
   async evict(key: string): Promise<void> {
     const entry = this.#parked.get(key);
