@@ -176,6 +176,8 @@ export type {
   ApprovalModes,
   ApprovalDecision,
   Usage,
+  ModelUsage,
+  PermissionDenial,
   PolicyEnforcement,
   EnforcementMechanism,
   FailureReason,

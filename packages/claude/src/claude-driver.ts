@@ -313,6 +313,7 @@ export class ClaudeDriver implements Driver {
       provider: "anthropic",
       ...(usage ? { usage } : {}),
       ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+      ...outcome.report,
       transcript: turn.transcript,
       raw: rawStreams(outcome.output, terminal ? { event: "result", json: terminal.json } : undefined),
       ...(!failure && sessionId

@@ -34,7 +34,17 @@ export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
-export type { Usage, FailureReason, DriverFailure, TranscriptItem, RawStreams, Checkpoint, DriverResponse } from "./spi/response.js";
+export type {
+  Usage,
+  ModelUsage,
+  PermissionDenial,
+  FailureReason,
+  DriverFailure,
+  TranscriptItem,
+  RawStreams,
+  Checkpoint,
+  DriverResponse,
+} from "./spi/response.js";
 export type { Driver, DriverSink } from "./spi/driver.js";
 export type { TurnControl } from "./spi/turn-control.js";
 export type {

@@ -1,5 +1,5 @@
 import { AdaptorError } from "@adaptor/errors";
-import type { PolicyEnforcement, RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
+import type { ModelUsage, PermissionDenial, PolicyEnforcement, RawStreams, TranscriptItem, Usage } from "@adaptor/driver";
 import { formatIssues } from "@adaptor/tool/internal";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { StructuredOutput } from "../structured-output/structured-output.js";
@@ -22,6 +22,14 @@ export interface ResultInit {
   readonly costUsd?: number | undefined;
   /** Wall-clock duration of the run in ms. */
   readonly durationMs: number;
+  /** Model responses of the main conversation (see {@link Result.numTurns}). */
+  readonly numTurns?: number | undefined;
+  /** Time the run's model API requests took in ms (see {@link Result.durationApiMs}). */
+  readonly durationApiMs?: number | undefined;
+  /** Usage and cost per model (see {@link Result.modelUsage}). */
+  readonly modelUsage?: Readonly<Record<string, ModelUsage>> | undefined;
+  /** Tool calls the permission checks refused (see {@link Result.permissionDenials}). */
+  readonly permissionDenials?: readonly PermissionDenial[] | undefined;
   /** The natively enforced structured value, when the CLI returned one. */
   readonly structured?: unknown;
   /** Everything the CLI wrote on stdout and stderr. */
@@ -82,6 +90,39 @@ export class Result {
   /** Wall time of the run in ms, from start to verdict. */
   readonly durationMs: number;
   /**
+   * How many model responses the main conversation got in this run (the Claude Agent SDK's
+   * `num_turns`): one per `notice` of kind `model.response`, what `budget.maxTurns` counts; a
+   * subagent's responses are not counted. Claude Code: its result's `num_turns`. Codex app-server:
+   * its usage updates, one per model response. `undefined` where the driver cannot count them
+   * (Codex exec, ACP agents).
+   */
+  readonly numTurns: number | undefined;
+  /**
+   * Time in ms the run's model API requests took (the Claude Agent SDK's `duration_api_ms`), for
+   * this run alone: Claude Code reports the session's running total, whose growth over the run this
+   * is. `undefined` when the CLI reports none (Codex, ACP agents) or the run's share cannot be
+   * known: the first turn of a resumed session on a new process, whose running total was restored;
+   * a `/compact` turn, whose result reports none (the next turn's then includes its API time).
+   */
+  readonly durationApiMs: number | undefined;
+  /**
+   * This run's token counts and cost per model id (the Claude Agent SDK's `modelUsage`, for this run
+   * alone rather than the session): a subagent or a fallback model that answered part of the run
+   * has its own entry. Claude Code: from its per-turn model usage, every model request of the run
+   * included (a subagent's, a `/compact` summary's), so the entries may add up to more than
+   * {@link usage}, which counts the main conversation. `undefined` when the CLI reports no usage per
+   * model (Codex reports the turn's usage only: see {@link usage} and {@link model}; ACP agents).
+   */
+  readonly modelUsage: Readonly<Record<string, ModelUsage>> | undefined;
+  /**
+   * The tool calls the run's permission checks refused, in order (the Claude Agent SDK's
+   * `permission_denials`): the tool's name, its call id and the input it was given. Claude Code:
+   * every call its permission checks refused, the host's denials (`onApproval`, `auto_deny`) and
+   * its own rules' alike; an empty list when none was. `undefined` when the CLI reports none (Codex,
+   * ACP agents: their `approval.resolved` notices with `data.outcome` `denied` list the host's).
+   */
+  readonly permissionDenials: readonly PermissionDenial[] | undefined;
+  /**
    * `"completed"`: the run finished. `"suspended"`: a thread turn run with the `suspend` option
    * stopped to wait for an approval; nothing was committed, the CLI was ended and the lease
    * released, and {@link pendingApproval} is the stored question. Answer it, from any host, with
@@ -118,6 +159,14 @@ export class Result {
     this.usage = init.usage ? Object.freeze({ ...init.usage }) : undefined;
     this.costUsd = init.costUsd;
     this.durationMs = init.durationMs;
+    this.numTurns = init.numTurns;
+    this.durationApiMs = init.durationApiMs;
+    this.modelUsage = init.modelUsage
+      ? Object.freeze(Object.fromEntries(Object.entries(init.modelUsage).map(([model, usage]) => [model, Object.freeze({ ...usage })])))
+      : undefined;
+    this.permissionDenials = init.permissionDenials
+      ? Object.freeze(init.permissionDenials.map((denial) => Object.freeze({ ...denial })))
+      : undefined;
     this.pendingApproval = init.pendingApproval;
     this.enforcement = Object.freeze(
       (init.enforcement ?? []).map((entry) => Object.freeze({ ...entry, mechanisms: Object.freeze([...entry.mechanisms]) })),

@@ -82,11 +82,16 @@ export class TurnControls {
    * @throws FeatureUnsupportedError (feature `name`, or `feature` for a missing `flag`).
    */
   require(name: TurnControlName, flag: "sendImages", feature: string, reason: string): void {
+    this.#requireDeclared(name);
     const { type, capabilities } = this.#descriptor;
-    if (capabilities.turnControl?.[name] !== true) {
-      throw new FeatureUnsupportedError(type, name, "its CLI cannot take this request during a turn");
+    if (capabilities.turnControl?.[flag] !== true) throw new FeatureUnsupportedError(type, feature, reason);
+  }
+
+  /** @throws FeatureUnsupportedError (feature `name`) when the driver does not declare `name`. */
+  #requireDeclared(name: TurnControlName): void {
+    if (this.#descriptor.capabilities.turnControl?.[name] !== true) {
+      throw new FeatureUnsupportedError(this.#descriptor.type, name, "its CLI cannot take this request during a turn");
     }
-    if (capabilities.turnControl[flag] !== true) throw new FeatureUnsupportedError(type, feature, reason);
   }
 
   /**
@@ -97,10 +102,8 @@ export class TurnControls {
    * bound: a run still going `afterMs` later is ended (see the constructor).
    */
   async request(name: TurnControlName, call: (control: TurnControl) => Promise<boolean | void> | undefined): Promise<boolean> {
-    const { type, capabilities } = this.#descriptor;
-    if (capabilities.turnControl?.[name] !== true) {
-      throw new FeatureUnsupportedError(type, name, "its CLI cannot take this request during a turn");
-    }
+    this.#requireDeclared(name);
+    const { type } = this.#descriptor;
     for (;;) {
       if (this.#ended) return false;
       const control = this.#control;

@@ -31,6 +31,7 @@ import {
 import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
+import { apiTimeTotal, turnReport, type TurnReport } from "../protocol/turn-report.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
 import { TextDeltaLineReader } from "../protocol/text-delta-line.js";
@@ -91,6 +92,8 @@ export interface TurnOutcome {
    * their cost; the turn's reported usage should include this.
    */
   readonly partsUsage?: Usage;
+  /** What the turn's result lines report beyond text, usage and cost (model responses, API time, usage per model, denials). */
+  readonly report: TurnReport;
 }
 
 /** Awaited between two lines of a batch: one turn of the microtask queue, for the host's loop. */
@@ -145,6 +148,8 @@ export class ClaudeSession implements PooledProcess {
   #results = 0;
   /** `total_cost_usd` of the last result line on this process. */
   #lastTotalCost: number | undefined;
+  /** `duration_api_ms` of the last result line on this process that reported the running total. */
+  #lastApiTotal: number | undefined;
   /** The session id the CLI reported last. */
   sessionId: string | undefined;
   /** `uuid` of the last conversation message of the last turn this process completed successfully. */
@@ -308,7 +313,11 @@ export class ClaudeSession implements PooledProcess {
     let begun = this.#results === 0 && !this.#reportsLifecycle;
     let detach: (() => void) | undefined;
     let ended = false;
-    const baseline = { previousTotal: this.#lastTotalCost, freshSession: this.#freshSession && this.#results === 0 };
+    const baseline = {
+      previousTotal: this.#lastTotalCost,
+      previousApiTotal: this.#lastApiTotal,
+      freshSession: this.#freshSession && this.#results === 0,
+    };
     // What runs below the CLI now is not this turn's (the CLI's own helpers, a previous turn's).
     const running = await descendantBaseline(proc);
     try {
@@ -453,7 +462,7 @@ export class ClaudeSession implements PooledProcess {
       // The process ended before the part answering a sent message did: the last part's result stands.
       if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
-      const { terminal, costUsd, cliOwn, split } = this.#settleTurn(turn, parts, ownResults, baseline, sink);
+      const { terminal, costUsd, cliOwn, split, report } = this.#settleTurn(turn, parts, ownResults, baseline, sink);
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
@@ -466,13 +475,13 @@ export class ClaudeSession implements PooledProcess {
       }
       if (!ended && keepAlive && healthy && !signal.aborted) {
         this.lastMessageId = turn.lastMessageId;
-        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
+        return { turn, output: proc.takeOutput(), exit: undefined, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
       }
       this.lastMessageId = undefined;
       // Stdout ended: the CLI can report nothing more. One that stays alive is given the grace to
       // exit, then ended, rather than waited for until the stall timeout.
       const exit = ended ? await exitOrTerminate(proc, this.#graceMs) : await this.#finish(sink);
-      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, ...(cliOwn ? { cliOwn } : {}), ...split };
+      return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
       closed = true;
       detach?.();
@@ -541,9 +550,15 @@ export class ClaudeSession implements PooledProcess {
     turn: StreamJsonTurn,
     parts: { line: ResultLine; json: string }[],
     ownResults: ResultLine[],
-    baseline: CostBaseline,
+    baseline: CostBaseline & { readonly previousApiTotal: number | undefined },
     sink: DriverSink,
-  ): { terminal: ResultLine | undefined; costUsd: number | undefined; cliOwn: CliOwnUsage | undefined; split: { partsUsage?: Usage } } {
+  ): {
+    terminal: ResultLine | undefined;
+    costUsd: number | undefined;
+    cliOwn: CliOwnUsage | undefined;
+    split: { partsUsage?: Usage };
+    report: TurnReport;
+  } {
     const cliOwn = cliOwnUsage(ownResults, baseline);
     if (cliOwn) {
       if (cliOwn.lastTotalCost !== undefined) this.#lastTotalCost = cliOwn.lastTotalCost;
@@ -584,7 +599,15 @@ export class ClaudeSession implements PooledProcess {
     const ownCost = lastCost === undefined || partsCost === undefined ? undefined : lastCost + partsCost;
     const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
     const split = partsUsage ? { partsUsage } : {};
-    return { terminal, costUsd, cliOwn, split };
+    const prompted = [...parts.map(({ line }) => line), ...(terminal ? [terminal] : [])];
+    const report = terminal
+      ? turnReport(prompted, ownResults, {
+          ...(baseline.previousApiTotal !== undefined ? { previousTotal: baseline.previousApiTotal } : {}),
+          freshSession: baseline.freshSession,
+        })
+      : {};
+    for (const line of [...ownResults, ...prompted]) this.#lastApiTotal = apiTimeTotal(line) ?? this.#lastApiTotal;
+    return { terminal, costUsd, cliOwn, split, report };
   }
 
   /**

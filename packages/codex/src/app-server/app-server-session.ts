@@ -613,6 +613,7 @@ export class AppServerSession implements PooledProcess {
       ...(opened?.model ? { model: opened.model } : {}),
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
       ...(usage ? { usage } : {}),
+      numTurns: turn.responses,
       transcript: turn.transcript,
       raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),

@@ -153,6 +153,13 @@ export class AppServerTurnState {
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number; reasoning: number } | undefined;
   #held: { method: string; params: unknown; json: string }[] = [];
+  /**
+   * Model responses of this turn's conversation so far: its usage updates, one per response (each a
+   * `model.response` notice), but for those of a context compaction.
+   */
+  responses = 0;
+  /** Ids of the `contextCompaction` items started and not yet completed. */
+  readonly #compactions = new Set<string>();
 
   /**
    * @param maxRetries how many consecutive `error` notifications with `willRetry: true` (codex
@@ -330,9 +337,11 @@ export class AppServerTurnState {
         return false;
       case "item/started":
         this.#retries = 0;
+        if (message.params.item.type === "contextCompaction") this.#compactions.add(message.params.item.id);
         this.#started(message.params.item);
         return false;
       case "item/completed":
+        if (message.params.item.type === "contextCompaction") this.#compacted(message.params.item.id);
         this.#completed(message.params.item);
         return false;
       case "thread/tokenUsage/updated": {
@@ -344,7 +353,11 @@ export class AppServerTurnState {
         u.cached += last.cachedInputTokens;
         u.cacheWrite += last.cacheWriteInputTokens;
         u.reasoning += last.reasoningOutputTokens;
-        // One usage update per model response: what a turn budget counts.
+        // One usage update per model response: what a turn budget counts. A context compaction's
+        // (the previous usage again, the summary request's, the reset history's estimate) are not
+        // responses of the conversation, as Claude Code counts none for its compaction either.
+        if (this.#compactions.size > 0) return false;
+        this.responses += 1;
         this.#emit({ type: "notice", kind: "model.response", data: { usage: last } });
         return false;
       }
@@ -404,6 +417,21 @@ export class AppServerTurnState {
     const p = params as Record<string, unknown>;
     if (this.#deltaLines === undefined || p.threadId !== this.threadId || p.turnId !== this.turnId) return;
     this.#deltaTemplates.learn(json, method, p);
+  }
+
+  /**
+   * A context compaction ended: codex replaced the thread's history with a summary (the
+   * `contextCompaction` item; it compacts by itself when the context reaches its limit, as it
+   * reports no cause or token counts, `trigger` is `auto`).
+   */
+  #compacted(id: string): void {
+    this.#compactions.delete(id);
+    this.#emit({
+      type: "notice",
+      kind: "context.compacted",
+      message: "conversation history replaced by a summary",
+      data: { trigger: "auto" },
+    });
   }
 
   #started(item: ThreadItem): void {

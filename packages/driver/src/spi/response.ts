@@ -17,6 +17,28 @@ export interface Usage {
   readonly reasoningTokens?: number;
 }
 
+/**
+ * One model's share of a run: its token counts and, when the CLI prices them, their cost (the
+ * Claude Agent SDK's `modelUsage` entry, in the SDK's terms).
+ */
+export interface ModelUsage extends Usage {
+  /** Cost in US dollars of this model's tokens in the run, when the CLI reports it. */
+  readonly costUsd?: number;
+}
+
+/**
+ * A tool call the run's permission checks refused, so it did not run (the Claude Agent SDK's
+ * `permission_denials` entry, in the SDK's terms).
+ */
+export interface PermissionDenial {
+  /** The tool, as the CLI names it (e.g. `"Bash"`, `"mcp__adaptor__lookup"`). */
+  readonly toolName: string;
+  /** The provider's tool call id, as on the `tool-call` event. */
+  readonly toolCallId: string;
+  /** The input the model gave the call. */
+  readonly input: unknown;
+}
+
 /** Reasons of a classified business failure (docs/errors.md "Business failures"); unknown codes pass through. */
 export type FailureReason =
   | "approval_denied"
@@ -120,6 +142,24 @@ export interface DriverResponse {
   readonly usage?: Usage;
   /** Cost in US dollars, when the CLI reports it. */
   readonly costUsd?: number;
+  /**
+   * Model responses of the main conversation in this run (a subagent's are not counted): one per
+   * `model.response` notice. Absent when the driver cannot count them.
+   */
+  readonly numTurns?: number;
+  /** Time in ms this run's model API requests took, when the CLI reports it (Claude's `duration_api_ms` share). */
+  readonly durationApiMs?: number;
+  /**
+   * This run's usage per model id (a subagent's or a fallback model's tokens under its own id),
+   * when the CLI reports it per model. It counts every model request the CLI made for the run, so
+   * its sums may exceed `usage` where the CLI reports that for the main conversation only.
+   */
+  readonly modelUsage?: Readonly<Record<string, ModelUsage>>;
+  /**
+   * The tool calls the run's permission checks refused, in order, when the CLI reports them (an
+   * empty list: none was refused).
+   */
+  readonly permissionDenials?: readonly PermissionDenial[];
   /**
    * The parsed transcript, in order. The SDK reads it only when the host first asks the Result for
    * its transcript, so a driver whose turns can hold very many items may make this a getter that

@@ -27,6 +27,13 @@ const everyField: Required<ResultInit> = {
   usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 3, cacheWriteTokens: 2 },
   costUsd: 0.0125,
   durationMs: 1234,
+  numTurns: 3,
+  durationApiMs: 987,
+  modelUsage: {
+    "claude-sonnet-4-5": { inputTokens: 8, outputTokens: 4, cacheReadTokens: 3, cacheWriteTokens: 2, costUsd: 0.01 },
+    "claude-haiku-4-5": { inputTokens: 2, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0025 },
+  },
+  permissionDenials: [{ toolName: "Bash", toolCallId: "toolu_1", input: { command: "rm -rf build" } }],
   structured: new StructuredOutput({
     source: "native",
     schema,
@@ -76,10 +83,14 @@ describe("a Result through the fleet's verdict", () => {
     expect(resultMembers()).toEqual([
       "costUsd",
       "decode",
+      "durationApiMs",
       "durationMs",
       "enforcement",
       "model",
+      "modelUsage",
+      "numTurns",
       "pendingApproval",
+      "permissionDenials",
       "provider",
       "raw",
       "runId",

@@ -130,6 +130,10 @@ export function storeResult(result: Result): StoredResult {
     usage: result.usage,
     costUsd: result.costUsd,
     durationMs: result.durationMs,
+    numTurns: result.numTurns,
+    durationApiMs: result.durationApiMs,
+    modelUsage: result.modelUsage,
+    permissionDenials: result.permissionDenials,
     structuredOutput: checked && {
       source: checked.source,
       schema: checked.schema,
@@ -195,8 +199,8 @@ export interface FleetResult extends Result {
    * True when the attempt that ran the turn committed it to the thread store and then lost its
    * worker before writing the verdict, so a later attempt settled the run with what was kept: the
    * text, model, `sessionId` (the committed thread record's) and the transcript come from that
-   * attempt's logged events; `usage`, `costUsd`, `durationMs` (0) and `raw()` (empty) went with the
-   * worker. False for a Result the worker that ran the turn wrote.
+   * attempt's logged events; `usage`, `costUsd`, `durationMs` (0), `numTurns`, `durationApiMs`,
+   * `modelUsage`, `permissionDenials` and `raw()` (empty) went with the worker. False for a Result the worker that ran the turn wrote.
    */
   readonly recovered: boolean;
 }
@@ -224,6 +228,10 @@ function loadResult(stored: StoredResult, recovered = false): FleetResult {
       usage: s.usage as ResultInit["usage"],
       costUsd: s.costUsd as number | undefined,
       durationMs: (s.durationMs as number | undefined) ?? 0,
+      numTurns: s.numTurns as number | undefined,
+      durationApiMs: s.durationApiMs as number | undefined,
+      modelUsage: s.modelUsage as ResultInit["modelUsage"],
+      permissionDenials: s.permissionDenials as ResultInit["permissionDenials"],
       structured: checked ? new StructuredOutput({ ...checked, errors: checked.errors ?? [] }) : s.structured,
       raw: (s.raw as ResultInit["raw"] | undefined) ?? { stdout: "", stderr: "" },
       transcript: (s.transcript as ResultInit["transcript"] | undefined) ?? [],

@@ -39,5 +39,9 @@ export interface ResultLine {
    * Per model, what this turn alone used and cost (`costUSD`), unlike `total_cost_usd` and
    * `modelUsage`, which are the session's running totals (restored on `--resume`, carried into a fork).
    */
-  model_usage_since_last_result?: Record<string, { costUSD?: unknown } | undefined>;
+  model_usage_since_last_result?: Record<string, Record<string, unknown> | undefined>;
+  /** Time in ms the session's model API requests took so far (a running total, like `total_cost_usd`). */
+  duration_api_ms?: number;
+  /** Set on the result of a local slash command (e.g. `"compact"`), whose `duration_api_ms` is 0. */
+  local_command?: string;
 }

@@ -1,5 +1,6 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
 import type { ContentBlock, ResultLine } from "./stream-json-lines.js";
+import { contextCompactedNotice, sessionInitNotice } from "./system-notices.js";
 
 type Emit = (event: DriverEvent) => void;
 
@@ -87,9 +88,11 @@ export class StreamJsonTurn {
           this.sessionId = str(value.session_id) ?? this.sessionId;
           this.model = str(value.model) ?? this.model;
           this.#emit({ type: "notice", kind: "lifecycle", message: "init", data: { sessionId: this.sessionId, model: this.model } });
+          this.#emit(sessionInitNotice(value));
         } else {
           if (value.subtype === "notification" && typeof value.key === "string") this.notificationKeys.add(value.key);
           this.#emit({ type: "notice", kind: "runtime", message: String(value.subtype), data: value });
+          if (value.subtype === "compact_boundary") this.#emit(contextCompactedNotice(value));
         }
         return false;
       case "stream_event": {

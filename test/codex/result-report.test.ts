@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { whenPromptSays, whenToolOutput } from "@adaptor/testkit";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, type AgentEvent, type NoticeEvent, type Result, type Stream } from "adaptor";
+import { codex } from "@adaptor/codex";
+import { codexHarness, type CodexHarness } from "./support.js";
+
+// The Claude Agent SDK's result fields on codex (real binary): `numTurns` is the run's model
+// responses on the app-server transport (one usage update each, as its `model.response`
+// notices; a context compaction's requests are not counted); codex reports no API time, no usage
+// per model and no permission denials, so those stay unset, and exec, with no per-response event,
+// reports no turn count either. A compaction codex ran is a `context.compacted` notice.
+
+let h: CodexHarness | undefined;
+let agent: Agent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await h?.close();
+  h = agent = undefined;
+});
+
+const shell = (cmd: string) => ({ functionCall: { name: "exec_command", arguments: { cmd } } });
+const RULES = [
+  { when: whenPromptSays("two commands"), reply: shell("echo one") },
+  { when: whenToolOutput("exec_command", "one"), reply: shell("echo two") },
+  { when: whenToolOutput("exec_command", "two"), reply: { text: "both ran" } },
+  { when: whenPromptSays("just answer"), reply: { text: "answered" } },
+];
+
+async function turn(stream: Stream): Promise<{ result: Result; responses: number; notices: NoticeEvent[] }> {
+  const notices: NoticeEvent[] = [];
+  for await (const event of stream as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event);
+  const responses = notices.filter((notice) => notice.kind === "model.response").length;
+  return { result: await stream.result(), responses, notices };
+}
+
+describe("a codex result's turn count and the fields codex does not report (real binary)", { timeout: 180_000 }, () => {
+  it("app-server: numTurns is the run's model responses; durationApiMs, modelUsage and permissionDenials are unset", async () => {
+    h = await codexHarness({ rules: RULES });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }), {
+      policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
+    });
+    const commands = await turn(agent.stream("two commands"));
+    expect(commands.result.text).toBe("both ran");
+    expect(commands.result.numTurns).toBe(3);
+    expect(commands.responses).toBe(3);
+    const answer = await turn(agent.stream("just answer"));
+    expect(answer.result.numTurns).toBe(1);
+    expect(answer.responses).toBe(1);
+    for (const { result } of [commands, answer]) {
+      expect(result.durationApiMs).toBeUndefined();
+      expect(result.modelUsage).toBeUndefined();
+      expect(result.permissionDenials).toBeUndefined();
+    }
+  });
+
+  it("a turn codex compacts the context for: a context.compacted notice, and the compaction's requests are no model responses", async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("fill the context"), reply: { text: "filled", usage: { input_tokens: 50_000, output_tokens: 10 } } },
+        { when: whenPromptSays("after compaction"), reply: { text: "still here" } },
+      ],
+    });
+    // Over 1,000 tokens of context, codex summarizes the history before the next request.
+    const driver = codex({
+      cwd: h.env.workDir,
+      env: h.env.env,
+      inheritEnv: false,
+      killGraceMs: 1000,
+      configOverrides: { model_auto_compact_token_limit: 1000 },
+    });
+    agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    const thread = agent.thread("compacting");
+    const first = await turn(thread.stream("fill the context"));
+    expect(first.notices.filter((notice) => notice.kind === "context.compacted")).toEqual([]);
+    const second = await turn(thread.stream("after compaction"));
+    expect(second.result.text).toBe("still here");
+    // The summary request codex made, then the turn's own.
+    const prompts = h.server.requests.slice(1).map((request) => request.view.lastUserText ?? "");
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).toContain("CONTEXT CHECKPOINT COMPACTION");
+    expect(prompts[1]).toBe("after compaction");
+    const compacted = second.notices.filter((notice) => notice.kind === "context.compacted");
+    expect(compacted.map((notice) => notice.data)).toEqual([{ trigger: "auto" }]);
+    expect([first.result.numTurns, second.result.numTurns]).toEqual([1, 1]);
+    expect([first.responses, second.responses]).toEqual([1, 1]);
+  });
+
+  it("exec: none of the four is reported", async () => {
+    h = await codexHarness({ rules: RULES });
+    agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport: "exec" }), {
+      policy: { sandbox: "unrestricted" },
+    });
+    const result = await agent.run("just answer");
+    expect(result.text).toBe("answered");
+    expect([result.numTurns, result.durationApiMs, result.modelUsage, result.permissionDenials]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});
