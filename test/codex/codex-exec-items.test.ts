@@ -4,15 +4,18 @@ import { Agent, type AgentEvent } from "adaptor";
 import { codex } from "@adaptor/codex";
 
 // The fake CLI plays `codex exec --json`: completed agent messages in codex's own shape (read
-// without a parse once the first was parsed), in another key order, and spaced (always parsed).
+// without a parse once the first was parsed), in another key order, spaced (always parsed), with
+// a field codex does not write today, and all of these mixed in one turn.
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 const texts = Array.from({ length: 150 }, (_, i) => (i % 9 === 4 ? `q"${i}\\ é\n${"long text ".repeat(i % 5)}` : `t${i} `));
 
-type Form = "codex" | "reordered" | "spaced";
+type Form = "codex" | "reordered" | "spaced" | "unknown field" | "mixed";
 
 function itemLine(form: Form, text: string, i: number): string {
   const id = `item_${i}`;
+  if (form === "mixed") return itemLine((["codex", "reordered", "unknown field", "codex", "spaced"] as const)[i % 5]!, text, i);
+  if (form === "unknown field") return line({ type: "item.completed", item: { id, type: "agent_message", text, phase: "final" } });
   if (form === "codex") return line({ type: "item.completed", item: { id, type: "agent_message", text } });
   const reordered = { item: { text, type: "agent_message", id }, type: "item.completed" };
   return form === "reordered" ? line(reordered) : `${JSON.stringify(reordered, null, 1).replaceAll("\n", " ")}\n`;
@@ -59,7 +62,7 @@ async function execTurn(form: Form) {
 }
 
 describe("codex exec agent messages (fake CLI)", () => {
-  it("messages in codex's shape, in another key order and spaced give the same events, transcript and result", async () => {
+  it("messages in codex's shape, in another key order, spaced, with an unknown field or all mixed give the same events, transcript and result", async () => {
     const plain = await execTurn("codex");
     const deltas = plain.events.filter((e) => e.type === "text-delta");
     expect(deltas.map((e) => [e.text, e.messageId])).toEqual([...texts.map((text, i) => [text, `item_${i}`]), ["last", "item_999"]]);
@@ -72,6 +75,8 @@ describe("codex exec agent messages (fake CLI)", () => {
     const withoutPids = (turn: typeof plain) => ({ ...turn, events: turn.events.map((e) => ("pid" in e ? { ...e, pid: 0 } : e)) });
     expect(withoutPids(await execTurn("reordered"))).toEqual(withoutPids(plain));
     expect(withoutPids(await execTurn("spaced"))).toEqual(withoutPids(plain));
+    expect(withoutPids(await execTurn("unknown field"))).toEqual(withoutPids(plain));
+    expect(withoutPids(await execTurn("mixed"))).toEqual(withoutPids(plain));
   });
 });
 

@@ -1,35 +1,12 @@
 // A long answer of many small text deltas streams at the rate the agent produces it: the server
 // sends the text that arrived while the previous chunk was being recorded as one appended chunk,
 // instead of one artifact update (and one write of the whole task) per delta.
-import { REFERENCE_DESCRIPTOR } from "@adaptor/driver/testing";
-import type { Driver } from "@adaptor/driver";
 import { TaskState } from "@a2a-js/sdk";
 import { Agent } from "adaptor";
 import { afterEach, describe, expect, it } from "vitest";
-import { partsText, sdkClient, send, serve, text, type Served } from "./support.js";
+import { manyDeltasDriver, numberedDelta, partsText, sdkClient, send, serve, text, type Served } from "./support.js";
 
 const DELTAS = 20_000;
-
-/** The text of delta `i`: its number, so a lost, repeated or reordered delta changes the answer. */
-const delta = (i: number): string => `${i},`;
-
-/** A driver that emits {@link DELTAS} small deltas, letting the event loop turn every 100 (as a CLI's stdout chunks do). */
-function manyDeltasDriver(): Driver {
-  return {
-    descriptor: REFERENCE_DESCRIPTOR,
-    validateConfig() {},
-    async run(_request, sink, signal) {
-      let answer = "";
-      for (let i = 0; i < DELTAS; i++) {
-        signal.throwIfAborted();
-        sink.emit({ type: "text-delta", text: delta(i) });
-        answer += delta(i);
-        if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
-      }
-      return { text: answer, transcript: [], raw: { stdout: "", stderr: "" } };
-    },
-  };
-}
 
 let served: Served | undefined;
 afterEach(async () => {
@@ -39,10 +16,10 @@ afterEach(async () => {
 
 describe("streaming many small text deltas", () => {
   it("20,000 deltas reach the @a2a-js/sdk client whole and in order, in far fewer artifact updates than deltas", async () => {
-    const agent = new Agent(manyDeltasDriver());
+    const agent = new Agent(manyDeltasDriver(DELTAS));
     served = await serve(agent);
     const client = await sdkClient(served.url);
-    const expected = Array.from({ length: DELTAS }, (_, i) => delta(i)).join("");
+    const expected = Array.from({ length: DELTAS }, (_, i) => numberedDelta(i)).join("");
     const chunks: { text: string; append: boolean; lastChunk: boolean }[] = [];
     let final: TaskState | undefined;
     let taskId = "";

@@ -144,3 +144,28 @@ export async function sdkClient(url: string, transport: "JSONRPC" | "HTTP+JSON" 
   const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] }));
   return factory.createFromUrl(url);
 }
+
+/** The text of delta `i` of {@link manyDeltasDriver}: its number, so a lost, repeated or reordered delta changes the answer. */
+export const numberedDelta = (i: number): string => `${i},`;
+
+/**
+ * A driver that emits `count` small deltas ({@link numberedDelta}), letting the event loop turn
+ * every 100 (as a CLI's stdout chunks do). With `ownMessages`, each delta is of a message of its
+ * own (a fleet then stores each as an event: it joins only deltas of one message).
+ */
+export function manyDeltasDriver(count: number, ownMessages = false): Driver {
+  return {
+    descriptor: REFERENCE_DESCRIPTOR,
+    validateConfig() {},
+    async run(_request, sink, signal) {
+      let answer = "";
+      for (let i = 0; i < count; i++) {
+        signal.throwIfAborted();
+        sink.emit({ type: "text-delta", text: numberedDelta(i), ...(ownMessages ? { messageId: `m${i}` } : {}) });
+        answer += numberedDelta(i);
+        if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { text: answer, transcript: [], raw: { stdout: "", stderr: "" } };
+    },
+  };
+}

@@ -188,6 +188,65 @@ if (!PG_URL) {
       expect(statuses.at(-1)).toBe("approved");
     });
 
+    it("a Last-Event-ID beyond the run's newest stored event is 400 bad_request on another front-end, while the run waits and after its verdict (raw and ag-ui)", async () => {
+      const marker = `BRIDGE_FLEET_${randomUUID()}`;
+      const { a, b } = await fleetOf(marker);
+      /** Reconnects on B from `id`: the response. */
+      const from = (key: string, id: number) => fetch(`${b.url}/runs/${key}/events`, { headers: { "last-event-id": String(id) } });
+      /** Expects B to refuse `id` as beyond the run's newest frame. */
+      const refused = async (key: string, id: number) => {
+        const answer = await from(key, id);
+        expect([id, answer.status]).toEqual([id, 400]);
+        expect(await answer.json()).toMatchObject({
+          error: { code: "bad_request", message: expect.stringContaining(`Last-Event-ID ${id} is beyond run ${key}'s newest frame`) },
+        });
+      };
+
+      // raw: frame ids are the fleet's sequences; the run waits on its approval, its newest event.
+      const started = await postJson(`${a.url}/runs`, { prompt: "ask", threadKey: "ahead-raw" });
+      const key = started.headers.get("x-adaptor-run-id")!;
+      const messages = sseMessages(started);
+      const asked = await readUntil(messages, (m) => m.data.type === "approval-request");
+      const head = Number(asked.at(-1)!.id);
+      for (const ahead of [head + 1, head + 20]) await refused(key, ahead);
+      // A client at the head gets every later frame, from the next event on.
+      const atHead = sseMessages(await from(key, head));
+      const request = asked.at(-1)!.data.request as { id: string };
+      expect((await postJson(`${b.url}/approvals/${request.id}`, { decision: "approve" })).status).toBe(200);
+      const rest = await readUntil(atHead, (m) => m.data.type === "run-finished");
+      expect(rest.map((m) => m.data.type)).toContain("text-delta");
+      expect(Number(rest[0]!.id)).toBeGreaterThan(head);
+      expect(rest.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
+      await readUntil(messages, (m) => m.data.type === "run-finished");
+      // The run has its verdict: one past its last frame is refused too.
+      await refused(key, Number(rest.at(-1)!.id) + 1);
+
+      // ag-ui: frames are numbered AG_UI_FRAMES_PER_EVENT per stored event.
+      const runId = randomUUID();
+      const agUi = await postJson(`${a.url}/ag-ui`, {
+        threadId: randomUUID(),
+        runId,
+        messages: [userMessage("ask")],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      });
+      expect(agUi.status).toBe(200);
+      const frames = sseMessages(agUi);
+      const waiting = await readUntil(frames, (m) => m.data.type === "CUSTOM" && m.data.name === AG_UI_CUSTOM_EVENTS.approvalRequest);
+      const newest = Math.floor(Number(waiting.at(-1)!.id) / AG_UI_FRAMES_PER_EVENT);
+      await refused(runId, (newest + 1) * AG_UI_FRAMES_PER_EVENT);
+      const fromHead = sseMessages(await from(runId, Number(waiting.at(-1)!.id)));
+      const approval = (waiting.at(-1)!.data.value as { id: string }).id;
+      expect((await postJson(`${b.url}/approvals/${approval}`, { decision: "approve" })).status).toBe(200);
+      const tail = await readUntil(fromHead, (m) => m.data.type === "RUN_FINISHED");
+      expect(tail.map((m) => m.data.type)).toContain("TEXT_MESSAGE_CONTENT");
+      await readUntil(frames, (m) => m.data.type === "RUN_FINISHED");
+      const verdict = Math.floor(Number(tail.at(-1)!.id) / AG_UI_FRAMES_PER_EVENT);
+      await refused(runId, (verdict + 1) * AG_UI_FRAMES_PER_EVENT);
+    });
+
     it("a client that leaves does not cancel the run; an explicit cancel on the other front-end does (raw: reason cancelled, ag-ui: outcome cancelled)", async () => {
       const marker = `BRIDGE_FLEET_${randomUUID()}`;
       const { a, b, fleets } = await fleetOf(marker);

@@ -152,16 +152,26 @@ if (!PG_URL) {
         request: expect.objectContaining({ kind: "permission" }),
         status: "pending",
       });
-      expect(await back.fleet.handle(runId).info()).toEqual({
+      const waiting = await back.fleet.handle(runId).info();
+      const stored: FleetEvent[] = [];
+      for await (const e of back.fleet.handle(runId).events({ follow: false })) stored.push(e);
+      expect(waiting).toEqual({
         id: runId,
         threadKey: "chosen",
         submittedAt: expect.any(String),
         settled: false,
+        lastSequence: stored.at(-1)!.sequence,
       });
+      expect(waiting.lastSequence).toBeGreaterThanOrEqual(asked.sequence);
       await back.fleet.answer(id, { outcome: "approve" });
       expect((await back.fleet.approval(id))?.status).toBe("answered");
       expect((await handle.result()).text).toBe("after the approval");
-      expect((await front.fleet.handle(runId).info()).settled).toBe(true);
+      const settled = await front.fleet.handle(runId).info();
+      expect(settled.settled).toBe(true);
+      const all: FleetEvent[] = [];
+      for await (const e of front.fleet.handle(runId).events()) all.push(e);
+      expect(all.at(-1)!.event.type).toBe("verdict");
+      expect(settled.lastSequence).toBe(all.at(-1)!.sequence);
       expect(await front.fleet.approval("no-such-approval")).toBeUndefined();
       await expect(front.fleet.handle(randomUUID()).info()).rejects.toBeInstanceOf(FleetRunNotFoundError);
     });

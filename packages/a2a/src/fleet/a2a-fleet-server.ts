@@ -24,9 +24,19 @@ import {
   type A2AServer,
   type A2AServerCard,
 } from "../server/a2a-server.js";
-import { failedWithError, messageText, rejected, statusUpdate } from "../server/parts.js";
+import { failedWithError, messageText, partsText, rejected, statusUpdate } from "../server/parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
-import { approvalMessage, failureStatus, responseArtifact, TaskRun, type ApprovalAnswer, type AskedApproval } from "../server/task-run.js";
+import { recordingStore } from "../server/recording-store.js";
+import {
+  approvalMessage,
+  failureStatus,
+  RESPONSE_ARTIFACT_ID,
+  responseArtifact,
+  TaskRun,
+  type ApprovalAnswer,
+  type AskedApproval,
+} from "../server/task-run.js";
+import { TextChunks } from "../server/text-chunks.js";
 import type { A2AFleet, A2AFleetRun, A2AFleetRunOptions } from "./fleet-front.js";
 import { RunView, type RecordedRequest, type RecordedVerdict } from "./run-view.js";
 
@@ -35,6 +45,9 @@ import { RunView, type RecordedRequest, type RecordedVerdict } from "./run-view.
  * state has followed the run's log: `{ runId, sequence }`.
  */
 export const FLEET_RUN_METADATA_KEY = "adaptor.fleetRun";
+
+/** How long a write of the whole answer waits for the chunks before it to be recorded, when nobody records them (ms). */
+const UNRECORDED_SETTLE_MS = 5_000;
 
 /** Options of {@link a2aFleetServer}. */
 export interface A2AFleetServerOptions {
@@ -95,7 +108,10 @@ type Stop = "input-required" | "terminal" | "ended";
  */
 export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions): A2AServer {
   const card = publicCard(options.url, options.card);
-  const { taskStore } = options;
+  /** The follows publishing their text in chunks on a bus, by task id: told of each completed write of their task. */
+  const chunking = new Map<string, (task: Task) => void>();
+  // Each write of a task tells its follow that the events published before it were handled.
+  const taskStore = recordingStore(options.taskStore, (task) => chunking.get(task.id)?.(task));
   const log = options.log ?? consoleWarnLog;
   const threadKeyOf = options.threadKey ?? (({ contextId }: { contextId: string }) => `a2a:${contextId}`);
   const stopping = new AbortController();
@@ -141,7 +157,8 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
    * Follows a run's log for a task: replays it from the start (the same view on every front-end),
    * yields the A2A events of what comes after `after` (the sequence the stored task reflects), and
    * stops at the next `input-required` or terminal state. Each state change is also recorded in the
-   * task store, whoever is listening.
+   * task store, whoever is listening. With `bus`, the answer's text is published there in chunks
+   * as the task store records them (as `a2aServer` does), not yielded one update per delta.
    */
   async function* follow(
     task: { readonly id: string; readonly contextId: string },
@@ -149,23 +166,66 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     after: number,
     shownState: TaskState,
     callContext: ServerCallContext,
+    bus?: ExecutionEventBus,
   ): AsyncGenerator<AgentExecutionEvent, Stop> {
     const run = fleet.handle(runId);
     const view = new RunView();
     let shown = shownState;
-    const metadata = () => ({ [FLEET_RUN_METADATA_KEY]: { runId, sequence: view.sequence } satisfies RunMark });
+    const metadata = (sequence = view.sequence) => ({ [FLEET_RUN_METADATA_KEY]: { runId, sequence } satisfies RunMark });
     const stillPending = async (id: string) => (await run.pendingApprovals()).some((pending) => pending.id === id);
-    const artifact = (text: string, append: boolean, lastChunk: boolean) =>
+    const artifact = (text: string, append: boolean, lastChunk: boolean, sequence = view.sequence) =>
       AgentEvent.artifactUpdate({
         taskId: task.id,
         contextId: task.contextId,
         artifact: responseArtifact(text),
         append,
         lastChunk,
-        metadata: metadata(),
+        metadata: metadata(sequence),
       });
-    /** Records the new state, then returns its status update. */
+    /** The sequence of the last text delta given to `chunks`: a chunk reflects the log up to it. */
+    let textSequence = after;
+    /** The length of the answer the chunks sent so far, and of the one the store holds. */
+    let sent = 0;
+    let stored = 0;
+    let allStored: (() => void) | undefined;
+    const chunks =
+      bus &&
+      new TextChunks((text, append) => {
+        sent = (append ? sent : 0) + text.length;
+        bus.publish(artifact(text, append, false, textSequence));
+      });
+    const saved = (written: Task) => {
+      chunks?.recorded();
+      const answer = written.artifacts?.find((candidate) => candidate.artifactId === RESPONSE_ARTIFACT_ID);
+      stored = answer ? partsText(answer.parts).length : 0;
+      if (stored >= sent) allStored?.();
+    };
+    if (chunks) chunking.set(task.id, saved);
+    /**
+     * Before a write of the whole answer: sends the text not sent yet and waits until the store
+     * holds every chunk sent, so that no chunk's append lands after it (a store that merges writes
+     * takes a rewrite of an earlier value for a stale one). Nobody may be recording them (the
+     * client left): then after {@link UNRECORDED_SETTLE_MS}.
+     */
+    const settle = async () => {
+      if (!chunks) return;
+      chunks.flush();
+      if (stored >= sent || stopping.signal.aborted) return;
+      await new Promise<void>((resolve) => {
+        const done = () => allStored?.();
+        const late = setTimeout(done, UNRECORDED_SETTLE_MS);
+        stopping.signal.addEventListener("abort", done, { once: true });
+        allStored = () => {
+          clearTimeout(late);
+          stopping.signal.removeEventListener("abort", done);
+          allStored = undefined;
+          resolve();
+        };
+      });
+    };
+    /** Records the new state, then returns its status update (the text before it sent first). */
     const status = async (state: TaskState, message?: Message, artifactText?: string) => {
+      chunks?.flush();
       shown = state;
       const now = { state, message, timestamp: new Date().toISOString() };
       await record(callContext, {
@@ -181,43 +241,60 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     // Events `ask` wants out before its status (a generator cannot yield from a nested function).
     const queued: AgentExecutionEvent[] = [];
     const ask = async (request: RecordedRequest) => {
+      await settle();
       const message = approvalMessage(task.id, task.contextId, askOf(request, view.pending.size));
       // The answer so far, whole: a writer that lagged behind with chunks ends on the full text.
       if (view.text) queued.push(artifact(view.text, false, false));
       return status(TaskState.TASK_STATE_INPUT_REQUIRED, message, view.text);
     };
 
-    for await (const entry of run.events({ after: 0, signal: stopping.signal })) {
-      const changes = view.apply(entry);
-      if (entry.sequence <= after) continue;
-      for (const change of changes) {
-        if (change.kind === "text") {
-          yield artifact(change.text, change.append, false);
-        } else if (change.kind === "asked") {
-          if (!(await stillPending(change.request.id))) continue;
-          const update = await ask(change.request);
-          yield* queued.splice(0);
-          yield update;
-          return "input-required";
-        } else if (change.kind === "resolved") {
-          if (shown !== TaskState.TASK_STATE_INPUT_REQUIRED) continue;
-          const next = view.oldest;
-          if (next && (await stillPending(next.id))) {
-            const update = await ask(next);
+    try {
+      for await (const entry of run.events({ after: 0, signal: stopping.signal })) {
+        const changes = view.apply(entry);
+        if (entry.sequence <= after) continue;
+        for (const change of changes) {
+          if (change.kind === "text") {
+            if (!chunks) yield artifact(change.text, change.append, false);
+            else {
+              // Text of a run that started over (a lost worker) replaces the answer so far; other
+              // text continues it, also when an earlier request of the task sent the start.
+              if (change.append) chunks.continueArtifact();
+              else chunks.restart();
+              textSequence = entry.sequence;
+              chunks.add(change.text);
+            }
+          } else if (change.kind === "asked") {
+            if (!(await stillPending(change.request.id))) continue;
+            const update = await ask(change.request);
             yield* queued.splice(0);
             yield update;
             return "input-required";
+          } else if (change.kind === "resolved") {
+            if (shown !== TaskState.TASK_STATE_INPUT_REQUIRED) continue;
+            const next = view.oldest;
+            if (next && (await stillPending(next.id))) {
+              const update = await ask(next);
+              yield* queued.splice(0);
+              yield update;
+              return "input-required";
+            }
+            if (view.pending.size === 0) yield await status(TaskState.TASK_STATE_WORKING);
+          } else if (change.kind === "verdict") {
+            await settle();
+            const end = await terminalOf(run, task, change.verdict, view);
+            if (end.text !== undefined) yield artifact(end.text, false, true);
+            yield await status(end.state, end.message, end.text);
+            return "terminal";
           }
-          if (view.pending.size === 0) yield await status(TaskState.TASK_STATE_WORKING);
-        } else if (change.kind === "verdict") {
-          const end = await terminalOf(run, task, change.verdict, view);
-          if (end.text !== undefined) yield artifact(end.text, false, true);
-          yield await status(end.state, end.message, end.text);
-          return "terminal";
         }
       }
+      chunks?.flush();
+      return "ended";
+    } finally {
+      chunks?.stop();
+      allStored?.();
+      if (chunking.get(task.id) === saved) chunking.delete(task.id);
     }
-    return "ended";
   }
 
   /** Publishes a follow on `bus`, registered as this task's follow until it stops. */
@@ -269,7 +346,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
       // Nothing waits any more (a deadline resolved it): the task goes on.
       await pump(
         taskId,
-        follow({ id: taskId, contextId }, mark.runId, mark.sequence, TaskState.TASK_STATE_INPUT_REQUIRED, context.context),
+        follow({ id: taskId, contextId }, mark.runId, mark.sequence, TaskState.TASK_STATE_INPUT_REQUIRED, context.context, bus),
         bus,
       );
       return;
@@ -297,7 +374,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
           // The answer reached the fleet (the gate answered it): follow the run to its next stop.
           await pump(
             taskId,
-            follow({ id: taskId, contextId }, mark.runId, mark.sequence, TaskState.TASK_STATE_INPUT_REQUIRED, context.context),
+            follow({ id: taskId, contextId }, mark.runId, mark.sequence, TaskState.TASK_STATE_INPUT_REQUIRED, context.context, bus),
             bus,
           );
           return;
@@ -328,7 +405,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
       bus.publish(
         AgentEvent.task({ ...initial, metadata: { [FLEET_RUN_METADATA_KEY]: { runId: run.id, sequence: 0 } satisfies RunMark } }),
       );
-      await pump(taskId, follow({ id: taskId, contextId }, run.id, 0, TaskState.TASK_STATE_WORKING, context.context), bus);
+      await pump(taskId, follow({ id: taskId, contextId }, run.id, 0, TaskState.TASK_STATE_WORKING, context.context, bus), bus);
     },
     async cancelTask(taskId: string): Promise<void> {
       // The request handler cancelled the run and recorded the outcome already; a follow of this

@@ -172,7 +172,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const card = publicCard(options.url, options.card);
   const runs = new Map<string, TaskRun>();
   // Each write of a task tells its run that the events published before it were handled.
-  const taskStore = recordingStore(options.taskStore ?? new InMemoryTaskStore(), (taskId) => runs.get(taskId)?.recorded());
+  const taskStore = recordingStore(options.taskStore ?? new InMemoryTaskStore(), (task) => runs.get(task.id)?.recorded());
   /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
   const resuming = new Map<string, string>();
   let closed = false;

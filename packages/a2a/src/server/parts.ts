@@ -20,7 +20,12 @@ export function agentMessage(taskId: string, contextId: string, parts: Part[], m
 
 /** The text parts of a message, joined; data parts are ignored. */
 export function messageText(message: Message | undefined): string {
-  return (message?.parts ?? []).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+  return partsText(message?.parts);
+}
+
+/** Text parts joined (an artifact's text); data parts are ignored. */
+export function partsText(parts: readonly Part[] = []): string {
+  return parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
 }
 
 /** The first data part's value that is an object, else `undefined`. */

@@ -4,12 +4,7 @@ import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
 import type { ApprovalRequest, PendingApproval, Stream } from "adaptor";
 import { taskFailure } from "./failure.js";
 import { agentMessage, dataPart, textPart } from "./parts.js";
-
-/**
- * How long text waits for the task store to record the chunk before it (ms): a task nobody reads
- * with a request (no write follows its events) still gets its text, in chunks this far apart.
- */
-const UNRECORDED_CHUNK_MS = 250;
+import { TextChunks } from "./text-chunks.js";
 
 /** The artifact that carries the run's answer. */
 export const RESPONSE_ARTIFACT_ID = "response";
@@ -59,15 +54,8 @@ export class TaskRun {
   #waiters: (() => void)[] = [];
   #ended = false;
   #cancelRequested = false;
-  #streamed = false;
-  /** Text deltas not yet published, joined. */
-  #unsent = "";
-  /** A chunk was published and no write of the task has completed since. */
-  #chunkInFlight = false;
-  /** Sends {@link #unsent} once the loop turns (the deltas already buffered join it). */
-  #flushSoon: NodeJS.Immediate | undefined;
-  /** Sends {@link #unsent} although the chunk before it was not recorded. */
-  #flushLate: NodeJS.Timeout | undefined;
+  /** The answer's text deltas, published in chunks as the task store records them. */
+  readonly #chunks = new TextChunks((text, append) => this.#artifact(text, append, false));
   readonly done: Promise<void>;
 
   readonly #store: TaskStore;
@@ -92,7 +80,7 @@ export class TaskRun {
     this.done = this.#pump()
       .then(() => this.#persisting)
       .finally(() => {
-        this.#stopFlushing();
+        this.#chunks.stop();
         this.#ended = true;
         this.#release();
         init.onDone();
@@ -188,11 +176,7 @@ export class TaskRun {
    * the text that arrived meanwhile is sent as the next chunk.
    */
   recorded(): void {
-    if (!this.#chunkInFlight) return;
-    this.#chunkInFlight = false;
-    clearTimeout(this.#flushLate);
-    this.#flushLate = undefined;
-    if (this.#unsent !== "") this.#flushSoon ??= setImmediate(() => this.#flush());
+    this.#chunks.recorded();
   }
 
   /** Forgets approvals that were resolved elsewhere (their deadline and fallback, the run's end). */
@@ -215,7 +199,7 @@ export class TaskRun {
    * records only what a live request consumes.
    */
   status(state: TaskState, message?: Message, artifactText?: string): void {
-    this.#flush();
+    this.#chunks.flush();
     const status = { state, message, timestamp: new Date().toISOString() };
     this.bus.publish(AgentEvent.statusUpdate({ taskId: this.taskId, contextId: this.contextId, status, metadata: undefined }));
     const artifacts = artifactText === undefined ? [] : [responseArtifact(artifactText)];
@@ -245,44 +229,6 @@ export class TaskRun {
     for (const wake of waiters) wake();
   }
 
-  /**
-   * Text for the `response` artifact. Each artifact update costs the task store a write of the
-   * whole task (the SDK loads and saves it per event), so deltas are not published one by one:
-   * the text arriving while the previous chunk is being recorded is sent as one appended chunk
-   * once it was, in order. A single delta on an idle task goes out on the next turn of the loop.
-   */
-  #text(text: string): void {
-    this.#unsent += text;
-    if (!this.#chunkInFlight) this.#flushSoon ??= setImmediate(() => this.#flush());
-  }
-
-  /** Publishes the unsent text as the next chunk, now. */
-  #flush(): void {
-    clearImmediate(this.#flushSoon);
-    this.#flushSoon = undefined;
-    if (this.#unsent === "") return;
-    const text = this.#unsent;
-    this.#unsent = "";
-    this.#artifact(text, this.#streamed, false);
-    this.#streamed = true;
-    this.#chunkInFlight = true;
-    clearTimeout(this.#flushLate);
-    this.#flushLate = setTimeout(() => {
-      this.#flushLate = undefined;
-      this.#chunkInFlight = false;
-      this.#flush();
-    }, UNRECORDED_CHUNK_MS);
-    this.#flushLate.unref();
-  }
-
-  /** Ends chunking: no timer stays behind the run. */
-  #stopFlushing(): void {
-    clearImmediate(this.#flushSoon);
-    clearTimeout(this.#flushLate);
-    this.#flushSoon = undefined;
-    this.#flushLate = undefined;
-  }
-
   #artifact(text: string, append: boolean, lastChunk: boolean): void {
     this.bus.publish(
       AgentEvent.artifactUpdate({
@@ -308,7 +254,7 @@ export class TaskRun {
           }
         }
         if (event.type === "text-delta" && event.text) {
-          this.#text(event.text);
+          this.#chunks.add(event.text);
         } else if (event.type === "approval-request") {
           const request = event.request;
           if (request.status !== "pending") continue;
@@ -327,8 +273,8 @@ export class TaskRun {
         );
         return;
       }
-      this.#flush();
-      this.#stopFlushing();
+      this.#chunks.flush();
+      this.#chunks.stop();
       this.#artifact(result.text, false, true);
       this.status(TaskState.TASK_STATE_COMPLETED, undefined, result.text);
     } catch (error) {

@@ -22,8 +22,11 @@ export interface BridgeFleetRun {
   result(options?: { readonly signal?: AbortSignal }): Promise<Result>;
   /** Cancels the run from any host; resolves whether this call settled it. */
   cancel(reason?: string): Promise<boolean>;
-  /** What the run was submitted with; rejects for an unknown run. */
-  info(): Promise<{ readonly threadKey: string | undefined; readonly settled: boolean }>;
+  /**
+   * What the run was submitted with, and the sequence of its newest stored event (0 before any:
+   * no event read anywhere so far has a later one); rejects for an unknown run.
+   */
+  info(): Promise<{ readonly threadKey: string | undefined; readonly settled: boolean; readonly lastSequence: number }>;
 }
 
 /**

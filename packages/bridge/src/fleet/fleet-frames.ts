@@ -63,6 +63,11 @@ export class FleetFrames {
     return this.#mapper ? 0 : lastId;
   }
 
+  /** The sequence of the stored event whose frames include frame `id`. */
+  sequenceOf(id: number): number {
+    return this.#mapper ? Math.floor(id / AG_UI_FRAMES_PER_EVENT) : id;
+  }
+
   /** The frames of one stored event (none for an SDK `run-finished`, which waits for the verdict). */
   async frames(stored: BridgeFleetEvent): Promise<Frame[]> {
     this.#sequence = stored.sequence;

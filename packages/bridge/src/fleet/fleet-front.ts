@@ -23,6 +23,8 @@ interface FoundRun {
   readonly run: BridgeFleetRun;
   readonly protocol: BridgeProtocol;
   readonly threadKey: string | undefined;
+  /** The sequence of its newest stored event when it was found. */
+  readonly lastSequence: number;
 }
 
 /** Sentinel ids of the fleet errors the bridge answers with a status of its own. */
@@ -93,10 +95,22 @@ export class FleetFront {
     this.#track(settled.catch(() => undefined));
   }
 
-  /** `GET runs/<key>/events`: the run's frames after `lastId`, from the fleet's stored events, then live. */
+  /**
+   * `GET runs/<key>/events`: the run's frames after `lastId`, from the fleet's stored events, then live.
+   * @throws HttpError 400 `bad_request` for a `lastId` of a frame after the run's newest stored
+   *   event (no front-end sent it; following from it would skip every frame up to it).
+   */
   async reconnect(res: ServerResponse, key: string, lastId: number, cors: Record<string, string>): Promise<void> {
     const found = await this.#find(key);
     const frames = this.#frames(found.protocol, found.run, key, found.threadKey ?? "");
+    // Every event stored is counted in lastSequence before any front-end sends its frames, so an id
+    // any front-end sent, while the run is live or after its verdict, names an event up to it.
+    if (frames.sequenceOf(lastId) > found.lastSequence)
+      throw new HttpError(
+        400,
+        "bad_request",
+        `Last-Event-ID ${lastId} is beyond run ${key}'s newest frame (of stored event ${found.lastSequence}): it was not sent by this run; reconnect with an id this run sent, or 0 to replay from the start`,
+      );
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });
     await this.#follow(connection, found.run, frames, lastId);
@@ -172,12 +186,12 @@ export class FleetFront {
     };
     const agUi = this.#fleet.handle(agUiFleetRunId(key));
     const agUiInfo = await agUi.info().catch(unknown);
-    if (agUiInfo) return { run: agUi, protocol: "ag-ui", threadKey: agUiInfo.threadKey };
+    if (agUiInfo) return { run: agUi, protocol: "ag-ui", threadKey: agUiInfo.threadKey, lastSequence: agUiInfo.lastSequence };
     if (!isUuid(key)) throw notFound();
     const raw = this.#fleet.handle(key);
     const rawInfo = await raw.info().catch(unknown);
     if (!rawInfo) throw notFound();
-    return { run: raw, protocol: "raw", threadKey: rawInfo.threadKey };
+    return { run: raw, protocol: "raw", threadKey: rawInfo.threadKey, lastSequence: rawInfo.lastSequence };
   }
 
   /** Writes the run's frames after `lastId` to `connection` until the verdict, the client leaves, or the bridge closes. */

@@ -50,6 +50,11 @@ export interface FleetRunInfo {
   readonly submittedAt: string;
   /** Whether it has its verdict. */
   readonly settled: boolean;
+  /**
+   * The sequence of its newest stored event (0 before any): every event {@link RunHandle.events}
+   * has yielded anywhere so far has a sequence at most this; the `verdict` event's once settled.
+   */
+  readonly lastSequence: number;
 }
 
 /**
@@ -288,7 +293,8 @@ export class RunHandle {
   }
 
   /**
-   * What the run was submitted with (thread key, submission time) and whether it has its verdict.
+   * What the run was submitted with (thread key, submission time), whether it has its verdict, and
+   * the sequence of its newest stored event.
    * @throws FleetRunNotFoundError for an unknown id.
    */
   async info(): Promise<FleetRunInfo> {
@@ -297,7 +303,13 @@ export class RunHandle {
       throw this.#closedError("info", error, undefined);
     });
     if (!found) throw new FleetRunNotFoundError(this.id);
-    return { id: this.id, threadKey: found.threadKey ?? undefined, submittedAt: found.submittedAt, settled: found.settled };
+    return {
+      id: this.id,
+      threadKey: found.threadKey ?? undefined,
+      submittedAt: found.submittedAt,
+      settled: found.settled,
+      lastSequence: found.lastSequence,
+    };
   }
 
   /**

@@ -279,13 +279,17 @@ export class FleetTables {
   }
 
   /** What a run was submitted with, or undefined. */
-  async runInfo(id: string): Promise<{ threadKey: string | null; submittedAt: string; settled: boolean } | undefined> {
-    const { rows } = await this.#pool.query<{ thread_key: string | null; submitted_at: Date; settled: boolean }>(
-      `SELECT thread_key, submitted_at, verdict IS NOT NULL AS settled FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+  async runInfo(
+    id: string,
+  ): Promise<{ threadKey: string | null; submittedAt: string; settled: boolean; lastSequence: number } | undefined> {
+    const { rows } = await this.#pool.query<{ thread_key: string | null; submitted_at: Date; settled: boolean; last_seq: string }>(
+      `SELECT thread_key, submitted_at, verdict IS NOT NULL AS settled, last_seq::text AS last_seq FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
-    return row ? { threadKey: row.thread_key, submittedAt: row.submitted_at.toISOString(), settled: row.settled } : undefined;
+    return row
+      ? { threadKey: row.thread_key, submittedAt: row.submitted_at.toISOString(), settled: row.settled, lastSequence: Number(row.last_seq) }
+      : undefined;
   }
 
   /**
