@@ -15,7 +15,7 @@ import {
   type PooledProcess,
   type ResultLine,
 } from "@adaptor/driver/kit";
-import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
+import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo, type OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { READ_ONLY_TOOLS } from "../launch/policy.js";
 import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
@@ -377,15 +377,21 @@ export class ClaudeSession implements PooledProcess {
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
       const deltaLines = this.#deltaLines;
+      // The line at hand, let go before waiting for the next: a line is a slice of the stdout
+      // chunk it came in, and this function may wait long after one (for an approval, for the
+      // CLI), holding what its suspended frame holds.
+      let text: string | undefined;
+      let line: OutputLine | undefined;
       for (;;) {
+        text = line = undefined;
         // The run of text deltas is read by a small loop of its own: this function resumes once
         // per other line, so the large turn body is not what the engine compiles for the deltas.
-        const text = await nextLine(this.#lines, begun ? deltaLines : undefined, turn);
+        text = await nextLine(this.#lines, begun ? deltaLines : undefined, turn);
         if (text === undefined) {
           ended = true;
           break;
         }
-        const line = parseLine(text);
+        line = parseLine(text);
         if (line.kind === "text") {
           sink.emit({ type: "process", kind: "stdout", text: line.text });
           continue;

@@ -1,6 +1,7 @@
 import type { CliProcess, OutputLine } from "@adaptor/driver/process";
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+const NO_LINES: readonly string[] = [];
 
 /**
  * The claude process's stdout lines, unparsed, in the batches {@link CliProcess.textBatches} hands
@@ -11,16 +12,28 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
  */
 export class StdoutLines {
   readonly #batches: AsyncIterator<readonly string[]>;
-  #batch: readonly string[] = [];
+  #batch: readonly string[] = NO_LINES;
   #index = 0;
 
   constructor(proc: CliProcess) {
     this.#batches = proc.textBatches()[Symbol.asyncIterator]();
   }
 
-  /** The next line of the batch at hand (its text, unparsed), or undefined when it is used up. */
+  /**
+   * The next line of the batch at hand (its text, unparsed), or undefined when it is used up. The
+   * batch is let go with its last line: a line is a slice of the decoded stdout it came in, so a
+   * used-up batch held while the turn waits (for an approval, for the CLI) would keep that whole
+   * output alive.
+   */
   take(): string | undefined {
-    return this.#index < this.#batch.length ? this.#batch[this.#index++] : undefined;
+    const batch = this.#batch;
+    const index = this.#index;
+    if (index >= batch.length) return undefined;
+    if (index + 1 === batch.length) {
+      this.#batch = NO_LINES;
+      this.#index = 0;
+    } else this.#index = index + 1;
+    return batch[index];
   }
 
   /**
@@ -56,7 +69,7 @@ export class StdoutLines {
 
   /** Stops reading: later lines are dropped (stdout keeps draining). */
   async return(): Promise<IteratorResult<OutputLine, undefined>> {
-    this.#batch = [];
+    this.#batch = NO_LINES;
     this.#index = 0;
     await this.#batches.return?.();
     return DONE;
