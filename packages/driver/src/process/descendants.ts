@@ -1,5 +1,8 @@
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
+import { followPidWindows, inWindow, type PidWindow } from "./pid-windows.js";
+
+export { inWindow, type PidWindow } from "./pid-windows.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
 export interface ProcStat {
@@ -204,27 +207,29 @@ function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map
   return all;
 }
 
-/**
- * The pids handed out in this pid namespace after `after` up to `last` (both pids the kernel handed
- * out last, read at two moments): the kernel hands pids out in increasing order from the last one
- * handed out, wrapping to the lowest free pid past the maximum, so every process started between
- * the two reads has its pid in this window, whatever it is now.
- */
-export interface PidWindow {
-  readonly after: number;
-  readonly last: number;
-}
+/** Above this many pids, a window of them is read through a listing of `/proc` rather than pid by pid. */
+const DIRECT_WINDOW = 256;
 
-/** Whether `pid` is one the kernel handed out in `window` (see {@link PidWindow}). */
-export function inWindow(pid: number, { after, last }: PidWindow): boolean {
-  return after <= last ? pid > after && pid <= last : pid > after || pid <= last;
+/**
+ * The live processes the kernel handed a pid in `window` (see {@link PidWindow}): each pid's stat
+ * read directly when the window is small, else the entries of `/proc` in it.
+ */
+function startedIn(window: PidWindow): Iterable<ProcStat> {
+  if (window.after > window.last || window.last - window.after > DIRECT_WINDOW) return scan(procNames(), window).values();
+  const found: ProcStat[] = [];
+  for (let pid = window.after + 1; pid <= window.last; pid++) {
+    const stat = readStat(pid);
+    if (stat) found.push(stat);
+  }
+  return found;
 }
 
 /**
  * The pid this pid namespace handed out last (the last field of `/proc/loadavg`); undefined where
  * it cannot be read or `/proc` is not this process's pid namespace's (its pids would not be ours).
+ * Read before a listing, it is where {@link DescendantTracker.catchUp} starts.
  */
-function lastPid(): number | undefined {
+export function lastPid(): number | undefined {
   const loadavg = readProcFile(`${PROC}/loadavg`);
   if (!loadavg) return undefined;
   const last = Number(loadavg.toString("latin1").trim().split(" ").pop());
@@ -433,6 +438,28 @@ export class DescendantTracker {
     this.refreshTree();
     this.#refreshSessions(all);
     return true;
+  }
+
+  /**
+   * Catches what this tracker remembers up with the processes started since `since` (the
+   * {@link lastPid} read before the listing this follows began), window after window until one in
+   * which nothing started ({@link followPidWindows}): adds each that is a child of the CLI or of a
+   * remembered one, carries the CLI's tag, or is in a session or group one of its processes was
+   * seen in (not the host's). A job that forks faster than a listing reads `/proc` is found under
+   * its newest pid, however slow the listing was.
+   * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
+   */
+  catchUp(since: number | undefined): boolean {
+    const host = readStat(process.pid);
+    return followPidWindows(since, lastPid, (window) => {
+      for (const stat of startedIn(window)) {
+        if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
+        if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
+        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) this.adopt(stat);
+        else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
+        else if (this.#sessions.has(stat.sid) || this.#groups.has(stat.pgid)) this.#known.set(stat.pid, stat.start);
+      }
+    });
   }
 
   /** {@link refreshDeepTree}, or where the kernel has no children lists the full deep {@link refresh}. */

@@ -39,6 +39,16 @@ const JOB = [
   "time.sleep(30)",
 ].join("\n");
 
+// A job that keeps changing its pid: in a session of its own, it forks every 20 ms, the parent exiting.
+const HOPPER = [
+  "import os, sys, time",
+  "if os.fork() > 0: os._exit(0)",
+  "os.setsid()",
+  "while True:",
+  "    if os.fork() > 0: os._exit(0)",
+  "    time.sleep(0.02)",
+].join("\n");
+
 describe("endTurnLeftovers", () => {
   it("a process without listDescendants has no baseline and nothing is ended for it", async () => {
     const proc = { pid: process.pid, liveDescendants: () => [] } as unknown as CliProcess;
@@ -101,6 +111,40 @@ describe("endTurnLeftovers", () => {
       }
     },
     30_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "a job that forks faster than a listing reads is found by every listing after the first (its group is stopped while the listing runs), and ended",
+    async () => {
+      const marker = `leftover-hopper-${process.pid}-${Date.now()}`;
+      spawn("python3", ["-c", HOPPER, marker], { stdio: "ignore" }).unref();
+      try {
+        expect(await until(() => naming(marker).length > 0)).toBe(true);
+        let listings = 0;
+        // The first listing sees the job. Each later one is slower than the job: it reads the job's
+        // pids, waits until the job forked to a pid it did not read (for up to 3 s, as a stopped job
+        // never does), and hands back those of the pids read that are still alive.
+        const slowListing = async (): Promise<number[]> => {
+          if (++listings === 1) {
+            let seen: number[] = [];
+            await until(() => (seen = naming(marker)).length > 0);
+            return seen;
+          }
+          const read = naming(marker);
+          await until(() => naming(marker).some((pid) => !read.includes(pid)), 3_000);
+          const live = naming(marker);
+          return read.filter((pid) => live.includes(pid));
+        };
+        const proc = { pid: process.pid, listDescendants: slowListing } as unknown as CliProcess;
+        const signalled = await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 1_000 });
+        expect(signalled.length).toBeGreaterThan(0);
+        expect(listings).toBeGreaterThan(1);
+        expect(await until(() => naming(marker).length === 0)).toBe(true);
+      } finally {
+        for (let round = 0; round < 20; round++) for (const pid of naming(marker)) process.kill(pid, "SIGKILL");
+      }
+    },
+    60_000,
   );
 
   it.skipIf(process.platform !== "linux")(
