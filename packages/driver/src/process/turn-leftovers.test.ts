@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
 import { spawnCli } from "./spawn-cli.js";
+import { processGroupOf } from "./descendants.js";
 import { descendantBaseline, endTurnLeftovers } from "./turn-leftovers.js";
 
 /** Polls until `check` holds (true) or `ms` passed (false). */
@@ -127,7 +128,9 @@ describe("endTurnLeftovers", () => {
         const slowListing = async (): Promise<number[]> => {
           if (++listings === 1) {
             let seen: number[] = [];
-            await until(() => (seen = naming(marker)).length > 0);
+            // Once the job has made its own session (before, it is in this process's group).
+            const ours = processGroupOf(process.pid);
+            await until(() => (seen = naming(marker)).length > 0 && seen.every((pid) => ![undefined, ours].includes(processGroupOf(pid))));
             return seen;
           }
           const read = naming(marker);
