@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
 import { followPidWindows, inWindow, type PidWindow } from "./pid-windows.js";
+import { RememberedIds } from "./remembered-ids.js";
 
 export { inWindow, type PidWindow } from "./pid-windows.js";
 
@@ -283,10 +284,12 @@ export class DescendantTracker {
   /**
    * Sessions and process groups its processes were seen in, other than the CLI's own, kept after
    * they end: each was created by one of them (a process only enters a session or group it
-   * creates, or one of its parent's), so whatever is still in one was started by them.
+   * creates, or one of its parent's), so whatever is still in one was started by them. An id the
+   * kernel handed out again (to a process on the host that made a session or group of its own
+   * with it) is forgotten ({@link RememberedIds}).
    */
-  readonly #sessions = new Set<number>();
-  readonly #groups = new Set<number>();
+  readonly #sessions = new RememberedIds();
+  readonly #groups = new RememberedIds();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
 
@@ -320,24 +323,41 @@ export class DescendantTracker {
 
   /** Notes the session and group `stat`'s process is in, other than the CLI's own (what is in those ends with the CLI anyway). */
   #noteSession(stat: ProcStat): void {
-    if (stat.sid !== this.#root) this.#sessions.add(stat.sid);
-    if (stat.pgid !== this.#root) this.#groups.add(stat.pgid);
+    if (stat.sid !== this.#root) this.#sessions.note(stat.sid, Number(stat.start));
+    if (stat.pgid !== this.#root) this.#groups.note(stat.pgid, Number(stat.start));
+  }
+
+  /**
+   * Whether `stat`'s process is in a session or process group one of the CLI's processes was seen
+   * in, and that session or group is still the one seen ({@link RememberedIds.holds}; `lookup` reads
+   * a live process by pid). Never a CLI this host runs: it is no process of another CLI's turn.
+   */
+  #inSeenSession(stat: ProcStat, lookup: (pid: number) => ProcStat | undefined): boolean {
+    if (ownedRoots().has(stat.pid)) return false;
+    const startOf = (pid: number): number | undefined => {
+      const found = lookup(pid);
+      return found ? Number(found.start) : undefined;
+    };
+    return this.#sessions.holds(stat.sid, startOf) || this.#groups.holds(stat.pgid, startOf);
   }
 
   /**
    * Adds every live process younger than the CLI that is in a session or process group one of its
    * processes was seen in ({@link #sessions}): a job that cleared its environment (no tag) and left
    * the tree is still in the session a tagged process created. The session and group of this
-   * process (the host) are never taken, whatever was seen in them.
+   * process (the host), and one whose id now names another ({@link #inSeenSession}), are never
+   * taken, whatever was seen in them.
    */
   #refreshSessions(all: () => Map<number, ProcStat>): void {
     if (this.#sessions.size === 0 && this.#groups.size === 0) return;
     const host = readStat(process.pid);
-    for (const stat of all().values()) {
+    const every = all();
+    const lookup = (pid: number): ProcStat | undefined => every.get(pid) ?? readStat(pid);
+    for (const stat of every.values()) {
       if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
       if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
       if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
-      if (this.#sessions.has(stat.sid) || this.#groups.has(stat.pgid)) this.#known.set(stat.pid, stat.start);
+      if (this.#inSeenSession(stat, lookup)) this.#known.set(stat.pid, stat.start);
     }
   }
 
@@ -445,7 +465,7 @@ export class DescendantTracker {
    * {@link lastPid} read before the listing this follows began), window after window until one in
    * which nothing started ({@link followPidWindows}): adds each that is a child of the CLI or of a
    * remembered one, carries the CLI's tag, or is in a session or group one of its processes was
-   * seen in (not the host's). A job that forks faster than a listing reads `/proc` is found under
+   * seen in (not the host's, nor one whose id now names another: {@link #inSeenSession}). A job that forks faster than a listing reads `/proc` is found under
    * its newest pid, however slow the listing was.
    * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
    */
@@ -457,7 +477,7 @@ export class DescendantTracker {
         if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
         if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) this.adopt(stat);
         else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
-        else if (this.#sessions.has(stat.sid) || this.#groups.has(stat.pgid)) this.#known.set(stat.pid, stat.start);
+        else if (this.#inSeenSession(stat, readStat)) this.#known.set(stat.pid, stat.start);
       }
     });
   }
