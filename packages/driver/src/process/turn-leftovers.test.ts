@@ -92,6 +92,36 @@ describe("endTurnLeftovers", () => {
   );
 
   it.skipIf(process.platform !== "linux")(
+    "a listing that names the CLI itself beside a leftover: the leftover is ended, the CLI and its process group are never signalled",
+    async () => {
+      const marker = `leftover-beside-cli-${process.pid}-${Date.now()}`;
+      await using proc = await spawnCli({
+        command: process.execPath,
+        args: ["-e", "setInterval(() => {}, 1000)", `${marker}-cli`],
+        device: "node",
+        killGraceMs: 500,
+      });
+      const job = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", `${marker}-job`], { stdio: "ignore", detached: true });
+      try {
+        expect(await until(() => naming(`${marker}-job`).length === 1)).toBe(true);
+        // As a catch-up that took the CLI for one of its own leftovers would list it.
+        const listing = {
+          ...proc,
+          pid: proc.pid,
+          listDescendants: () => Promise.resolve([proc.pid, ...naming(`${marker}-job`)]),
+        } as unknown as CliProcess;
+        const signalled = await endTurnLeftovers(listing, new Set(), { settleMs: 0, graceMs: 1_000 });
+        expect(signalled).toEqual([job.pid]);
+        expect(await until(() => naming(`${marker}-job`).length === 0)).toBe(true);
+        expect(naming(`${marker}-cli`)).toEqual([proc.pid]);
+      } finally {
+        for (const pid of naming(`${marker}-job`)) process.kill(pid, "SIGKILL");
+      }
+    },
+    30_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
     "a leftover in a process group of its own making is ended with its whole group, a member no listing saw included",
     async () => {
       const marker = `leftover-group-${process.pid}-${Date.now()}`;

@@ -43,16 +43,17 @@ export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<
 /**
  * Ends what a turn left running on a CLI process that stays up for the next turn (a background
  * command the agent started, however detached): every live descendant of `proc` that is not in
- * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}). Waits up to `settleMs` for them
- * to end by themselves, then SIGTERM to each found (to its whole process group when the group is
- * not one of `proc`, this process, or a process that stays),
- * round after round for `graceMs` (a job that keeps changing its pid is signalled under each),
- * then SIGKILL the same way to what is still found, for at least 2 s; what is still found then is
- * told to `options.onGaveUp`. Once a leftover's process group was found (one not kept, as above),
- * it is stopped (SIGSTOP, then SIGCONT) while each later listing runs: a job that forks faster than
- * a listing reads `/proc` is still found, however slow the listing. Nothing is taken as gone before
- * three listings in a row, 20 ms apart, found nothing, unless `options.exiting` and the first
- * listing finds nothing. Never throws; the waits never keep Node alive.
+ * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}); never `proc` itself or this
+ * process, nor the process group of any of those (what the driver keeps). Waits up to `settleMs`
+ * for them to end by themselves, then SIGTERM to each found (to its whole process group when the
+ * group is not one of `proc`, this process, or a process that stays), round after round for
+ * `graceMs` (a job that keeps changing its pid is signalled under each), then SIGKILL the same way
+ * to what is still found, for at least 2 s; what is still found then is told to `options.onGaveUp`.
+ * Once a leftover's process group was found (one not kept, as above), it is stopped (SIGSTOP, then
+ * SIGCONT) while each later listing runs: a job that forks faster than a listing reads `/proc` is
+ * still found, however slow the listing. Nothing is taken as gone before three listings in a row,
+ * 20 ms apart, found nothing, unless `options.exiting` and the first listing finds nothing. Never
+ * throws; the waits never keep Node alive.
  * @returns the pids it had to signal (empty when nothing was left, or without a baseline).
  */
 export async function endTurnLeftovers(
@@ -67,7 +68,7 @@ export async function endTurnLeftovers(
   // that whole group from then on: stopped (SIGSTOP) while each later listing reads `/proc`, so a
   // job that forks faster than a listing reads cannot slip past it under a new pid, and signalled
   // whole, so one kill reaches the pid it forked since it was listed. Groups a process that stays
-  // belongs to are never touched.
+  // belongs to (checked again before every signal) are never touched.
   const groups = new Set<number>();
   // The group each pid of the last listing was in then (the pid may have forked and exited since).
   let listedIn = new Map<number, number>();
@@ -82,23 +83,28 @@ export async function endTurnLeftovers(
       if (!groups.has(group) && !(keep ??= kept()).has(group)) groups.add(group);
     }
   };
-  /** Sends `sig` to each group noted, forgetting those gone. @returns the groups it reached. */
+  /** Sends `sig` to each group noted, forgetting those gone or kept. @returns the groups it reached. */
   const signalGroups = (sig: NodeJS.Signals): Set<number> => {
     const reached = new Set<number>();
+    if (groups.size === 0) return reached;
+    const keep = kept();
     for (const group of groups)
-      try {
-        process.kill(-group, sig);
-        reached.add(group);
-      } catch {
-        groups.delete(group); // gone
-      }
+      if (keep.has(group)) groups.delete(group);
+      else
+        try {
+          process.kill(-group, sig);
+          reached.add(group);
+        } catch {
+          groups.delete(group); // gone
+        }
     return reached;
   };
   const leftovers = async (): Promise<number[]> => {
-    signalGroups("SIGSTOP");
+    const stopped = signalGroups("SIGSTOP");
     try {
       const found = ((await proc.listDescendants?.()) ?? []).filter((pid) => {
-        if (baseline.has(pid) || servers.has(pid)) return false;
+        // The CLI itself and this process are never a turn's leftover, whatever a listing says.
+        if (pid === proc.pid || pid === process.pid || baseline.has(pid) || servers.has(pid)) return false;
         if (processEnvHas(pid, serverEntry)) {
           servers.add(pid);
           return false;
@@ -108,7 +114,13 @@ export async function endTurnLeftovers(
       noteGroups(found);
       return found;
     } finally {
-      signalGroups("SIGCONT");
+      // Each group stopped goes on, also one found kept meanwhile.
+      for (const group of stopped)
+        try {
+          process.kill(-group, "SIGCONT");
+        } catch {
+          // gone
+        }
     }
   };
   // A process about to exit: nothing found now is final (its exit ends what a listing missed).
