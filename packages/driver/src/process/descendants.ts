@@ -213,16 +213,33 @@ const DIRECT_WINDOW = 256;
 
 /**
  * The live processes the kernel handed a pid in `window` (see {@link PidWindow}): each pid's stat
- * read directly when the window is small, else the entries of `/proc` in it.
+ * read directly when the window is small, else the entries of `/proc` in it. Threads are left out:
+ * a thread's id comes from the same numbers, and `/proc/<tid>` answers for it (with its process's
+ * parent, session, group and environment) although `/proc` does not list it; a signal sent to it
+ * reaches its whole process.
  */
-function startedIn(window: PidWindow): Iterable<ProcStat> {
+export function startedIn(window: PidWindow): Iterable<ProcStat> {
   if (window.after > window.last || window.last - window.after > DIRECT_WINDOW) return scan(procNames(), window).values();
   const found: ProcStat[] = [];
   for (let pid = window.after + 1; pid <= window.last; pid++) {
     const stat = readStat(pid);
-    if (stat) found.push(stat);
+    if (stat && threadGroupOf(pid) === pid) found.push(stat);
   }
   return found;
+}
+
+/**
+ * The process (thread group) `id` belongs to, from the `Tgid` of `/proc/<id>/status`: `id` itself
+ * for a process, its process's pid for a thread; undefined when gone or unreadable.
+ */
+export function threadGroupOf(id: number): number | undefined {
+  const status = readProcFile(`${PROC}/${id}/status`);
+  if (!status) return undefined;
+  const at = status.indexOf("\nTgid:");
+  if (at === -1) return undefined;
+  const end = status.indexOf(0x0a, at + 1);
+  const tgid = Number(status.toString("latin1", at + 6, end === -1 ? status.length : end).trim());
+  return Number.isSafeInteger(tgid) ? tgid : undefined;
 }
 
 /**

@@ -92,7 +92,7 @@ describe("endTurnLeftovers", () => {
   );
 
   it.skipIf(process.platform !== "linux")(
-    "a listing that names the CLI itself beside a leftover: the leftover is ended, the CLI and its process group are never signalled",
+    "a listing that names the CLI itself and its threads beside a leftover: the leftover is ended, the CLI is never signalled",
     async () => {
       const marker = `leftover-beside-cli-${process.pid}-${Date.now()}`;
       await using proc = await spawnCli({
@@ -104,11 +104,19 @@ describe("endTurnLeftovers", () => {
       const job = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", `${marker}-job`], { stdio: "ignore", detached: true });
       try {
         expect(await until(() => naming(`${marker}-job`).length === 1)).toBe(true);
-        // As a catch-up that took the CLI for one of its own leftovers would list it.
+        // As a catch-up that took the CLI, or its threads (their ids answer in /proc), for leftovers would list them.
+        let threads: number[] = [];
+        expect(
+          await until(
+            () =>
+              (threads = readdirSync(`/proc/${proc.pid}/task`)
+                .map(Number)
+                .filter((tid) => tid !== proc.pid)).length > 0,
+          ),
+        ).toBe(true);
         const listing = {
-          ...proc,
           pid: proc.pid,
-          listDescendants: () => Promise.resolve([proc.pid, ...naming(`${marker}-job`)]),
+          listDescendants: () => Promise.resolve([proc.pid, ...threads, ...naming(`${marker}-job`)]),
         } as unknown as CliProcess;
         const signalled = await endTurnLeftovers(listing, new Set(), { settleMs: 0, graceMs: 1_000 });
         expect(signalled).toEqual([job.pid]);

@@ -1,5 +1,5 @@
 import type { CliProcess } from "./cli-process.js";
-import { processEnvHas, processGroupOf, signalProcess } from "./descendants.js";
+import { processEnvHas, processGroupOf, signalProcess, threadGroupOf } from "./descendants.js";
 import { endSweeping, sweepUntilGone } from "./sweep.js";
 
 /**
@@ -44,7 +44,7 @@ export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<
  * Ends what a turn left running on a CLI process that stays up for the next turn (a background
  * command the agent started, however detached): every live descendant of `proc` that is not in
  * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}); never `proc` itself or this
- * process, nor the process group of any of those (what the driver keeps). Waits up to `settleMs`
+ * process, nor the process group of any of those (what the driver keeps), nor a thread. Waits up to `settleMs`
  * for them to end by themselves, then SIGTERM to each found (to its whole process group when the
  * group is not one of `proc`, this process, or a process that stays), round after round for
  * `graceMs` (a job that keeps changing its pid is signalled under each), then SIGKILL the same way
@@ -103,8 +103,10 @@ export async function endTurnLeftovers(
     const stopped = signalGroups("SIGSTOP");
     try {
       const found = ((await proc.listDescendants?.()) ?? []).filter((pid) => {
-        // The CLI itself and this process are never a turn's leftover, whatever a listing says.
+        // The CLI itself and this process are never a turn's leftover, whatever a listing says; nor
+        // is a thread (a signal sent to one reaches its whole process, the CLI's own included).
         if (pid === proc.pid || pid === process.pid || baseline.has(pid) || servers.has(pid)) return false;
+        if (threadGroupOf(pid) !== pid) return false;
         if (processEnvHas(pid, serverEntry)) {
           servers.add(pid);
           return false;
