@@ -482,8 +482,9 @@ export class DescendantTracker {
    * {@link lastPid} read before the listing this follows began), window after window until one in
    * which nothing started ({@link followPidWindows}): adds each that is a child of the CLI or of a
    * remembered one, carries the CLI's tag, or is in a session or group one of its processes was
-   * seen in (not the host's, nor one whose id now names another: {@link #inSeenSession}). A job that forks faster than a listing reads `/proc` is found under
-   * its newest pid, however slow the listing was.
+   * seen in (not the host's, nor one whose id now names another: {@link #inSeenSession}). A job
+   * that forks faster than a listing reads `/proc` is found under its newest pid, however slow the
+   * listing was.
    * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
    */
   catchUp(since: number | undefined): boolean {

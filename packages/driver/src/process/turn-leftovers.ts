@@ -44,16 +44,16 @@ export async function descendantBaseline(proc: CliProcess): Promise<ReadonlySet<
  * Ends what a turn left running on a CLI process that stays up for the next turn (a background
  * command the agent started, however detached): every live descendant of `proc` that is not in
  * `baseline` and is not a stdio server ({@link STDIO_SERVER_VAR}); never `proc` itself or this
- * process, nor the process group of any of those (what the driver keeps), nor a thread. Waits up to `settleMs`
- * for them to end by themselves, then SIGTERM to each found (to its whole process group when the
- * group is not one of `proc`, this process, or a process that stays), round after round for
- * `graceMs` (a job that keeps changing its pid is signalled under each), then SIGKILL the same way
- * to what is still found, for at least 2 s; what is still found then is told to `options.onGaveUp`.
- * Once a leftover's process group was found (one not kept, as above), it is stopped (SIGSTOP, then
- * SIGCONT) while each later listing runs: a job that forks faster than a listing reads `/proc` is
- * still found, however slow the listing. Nothing is taken as gone before three listings in a row,
- * 20 ms apart, found nothing, unless `options.exiting` and the first listing finds nothing. Never
- * throws; the waits never keep Node alive.
+ * process, nor the process group of any of those (what the driver keeps), nor a thread. Waits up to
+ * `settleMs` for them to end by themselves, then SIGTERM to each found (to its whole process group
+ * when the group is not one of `proc`, this process, or a process that stays), round after round
+ * for `graceMs` (a job that keeps changing its pid is signalled under each), then SIGKILL the same
+ * way to what is still found, for at least 2 s; what is still found then is told to
+ * `options.onGaveUp`. Once a leftover's process group was found (one not kept, as above), it is
+ * stopped (SIGSTOP, then SIGCONT) while each later listing runs: a job that forks faster than a
+ * listing reads `/proc` is still found, however slow the listing. Nothing is taken as gone before
+ * three listings in a row, 20 ms apart, found nothing, unless `options.exiting` and the first
+ * listing finds nothing. Never throws; the waits never keep Node alive.
  * @returns the pids it had to signal (empty when nothing was left, or without a baseline).
  */
 export async function endTurnLeftovers(
