@@ -106,7 +106,8 @@ export async function endTurnLeftovers(
         // The CLI itself and this process are never a turn's leftover, whatever a listing says; nor
         // is a thread (a signal sent to one reaches its whole process, the CLI's own included).
         if (pid === proc.pid || pid === process.pid || baseline.has(pid) || servers.has(pid)) return false;
-        if (threadGroupOf(pid) !== pid) return false;
+        const group = threadGroupOf(pid);
+        if (group !== undefined && group !== pid) return false; // (one gone since keeps the sweep looking)
         if (processEnvHas(pid, serverEntry)) {
           servers.add(pid);
           return false;
