@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
 import { spawnCli } from "./spawn-cli.js";
@@ -40,11 +42,13 @@ const JOB = [
   "time.sleep(30)",
 ].join("\n");
 
-// A job that keeps changing its pid: in a session of its own, it forks every 20 ms, the parent exiting.
+// A job that keeps changing its pid: in a session of its own, once the file named second exists,
+// it forks every 20 ms, the parent exiting.
 const HOPPER = [
   "import os, sys, time",
   "if os.fork() > 0: os._exit(0)",
   "os.setsid()",
+  "while not os.path.exists(sys.argv[2]): time.sleep(0.02)",
   "while True:",
   "    if os.fork() > 0: os._exit(0)",
   "    time.sleep(0.02)",
@@ -156,13 +160,15 @@ describe("endTurnLeftovers", () => {
     "a job that forks faster than a listing reads is found by every listing after the first (its group is stopped while the listing runs), and ended",
     async () => {
       const marker = `leftover-hopper-${process.pid}-${Date.now()}`;
-      spawn("python3", ["-c", HOPPER, marker], { stdio: "ignore" }).unref();
+      const go = join(tmpdir(), `${marker}.go`);
+      spawn("python3", ["-c", HOPPER, marker, go], { stdio: "ignore" }).unref();
       try {
         expect(await until(() => naming(marker).length > 0)).toBe(true);
         let listings = 0;
-        // The first listing sees the job. Each later one is slower than the job: it reads the job's
-        // pids, waits until the job forked to a pid it did not read (for up to 3 s, as a stopped job
-        // never does), and hands back those of the pids read that are still alive.
+        // The first listing sees the job, still waiting to hop (its pid must outlive the listing on
+        // a busy host). Each later one starts the hopping and is slower than the job: it reads the
+        // job's pids, waits until the job forked to a pid it did not read (for up to 3 s, as a
+        // stopped job never does), and hands back those of the pids read that are still alive.
         const slowListing = async (): Promise<number[]> => {
           if (++listings === 1) {
             let seen: number[] = [];
@@ -171,6 +177,7 @@ describe("endTurnLeftovers", () => {
             await until(() => (seen = naming(marker)).length > 0 && seen.every((pid) => ![undefined, ours].includes(processGroupOf(pid))));
             return seen;
           }
+          writeFileSync(go, "");
           const read = naming(marker);
           await until(() => naming(marker).some((pid) => !read.includes(pid)), 3_000);
           const live = naming(marker);
@@ -183,6 +190,7 @@ describe("endTurnLeftovers", () => {
         expect(await until(() => naming(marker).length === 0)).toBe(true);
       } finally {
         for (let round = 0; round < 20; round++) for (const pid of naming(marker)) process.kill(pid, "SIGKILL");
+        rmSync(go, { force: true });
       }
     },
     60_000,
