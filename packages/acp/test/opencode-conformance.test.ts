@@ -11,5 +11,7 @@ describeChatAgentConformance("opencode() (real opencode)", {
   makeForeignDriver: () => opencode({ command: "" }),
   makeMissingDriver: () => opencode({ command: "/nonexistent/bin/opencode" }),
   cancelAfterMs: 20_000,
-  timeoutMs: 150_000,
+  // A clause's budget: 1.2 makes one real OpenCode run per declared value, one after another, after
+  // the fresh database's migration; on a busy machine each can take a minute or more.
+  timeoutMs: 480_000,
 });

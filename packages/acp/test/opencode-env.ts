@@ -15,7 +15,9 @@ const OPENCODE_BIN = fileURLToPath(new URL("../node_modules/opencode-ai/bin/open
  * with "Failed query: CREATE TABLE `workspace`"), which the conformance kit's concurrent runs hit.
  */
 export function opencodeTestConfig(home: IsolatedHome, server: ChatCompletionsServer): OpencodeConfig {
-  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 60_000 });
+  // Bounded (a synchronous call no test timeout can stop), but generously: on a busy machine the
+  // migration of a fresh database alone has taken over a minute.
+  execFileSync(OPENCODE_BIN, ["db", "path"], { env: { ...home.env, OPENCODE_DISABLE_AUTOUPDATE: "1" }, stdio: "ignore", timeout: 240_000 });
   return {
     cwd: home.workDir,
     inheritEnv: false,

@@ -92,6 +92,7 @@ describe("public surface", () => {
   it("@adaptor/driver/kit", async () => {
     expect(Object.keys(await import("@adaptor/driver/kit")).sort()).toEqual([
       "BACKGROUND_ENDED_MESSAGE",
+      "BACKGROUND_LEFT_MESSAGE",
       "COMMON_CONFIG_SHAPE",
       "DEFAULT_IDLE_MS",
       "DEFAULT_MAX_CONCURRENT_SPAWNS",

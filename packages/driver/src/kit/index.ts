@@ -37,7 +37,7 @@ export { describeExit, type ExitCause } from "./cancel/exit-description.js";
 export { reportEnforcement, type EnforcementRule } from "./policy/report-enforcement.js";
 export { hasNoEffect } from "./policy/tool-kinds.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
-export { endTurnBackground, BACKGROUND_ENDED_MESSAGE } from "./cancel/turn-background.js";
+export { endTurnBackground, BACKGROUND_ENDED_MESSAGE, BACKGROUND_LEFT_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
 export { beforeNextLine } from "./pace/before-next-line.js";

@@ -7,7 +7,7 @@ import { keptOutput, type CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { LineFramer, toOutputLine } from "./line-framer.js";
-import { DescendantTracker, refreshDeepSoon, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
+import { DescendantTracker, lastPid, refreshDeepSoon, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { endSweeping } from "./sweep.js";
 import { holdHostWhile } from "./hold-host.js";
@@ -288,8 +288,19 @@ export class ChildCliProcess implements CliProcess {
 
   async listDescendants(): Promise<number[] | undefined> {
     if (process.platform !== "linux") return undefined;
-    await refreshDeepSoon(this.#descendants);
+    await this.#refreshCaughtUp();
     return this.#liveOnes();
+  }
+
+  /**
+   * A deep refresh of the descendants, caught up with what started while it ran
+   * ({@link DescendantTracker.catchUp}): a job that forks faster than `/proc` is read is found
+   * under its newest pid.
+   */
+  async #refreshCaughtUp(): Promise<void> {
+    const since = lastPid();
+    await refreshDeepSoon(this.#descendants);
+    this.#descendants.catchUp(since);
   }
 
   /** The remembered descendants but zombies: a zombie has ended; only its parent's wait is left. */
@@ -333,11 +344,11 @@ export class ChildCliProcess implements CliProcess {
   #endDescendants(): Promise<void> {
     this.#descendantsEnded ??= (async () => {
       unwatchDescendants(this.#descendants);
-      await refreshDeepSoon(this.#descendants);
+      await this.#refreshCaughtUp();
       if (this.#descendants.pids.length > 0) {
         // Swept by tag round after round: a job that keeps changing its pid is signalled under each.
         const list = async (): Promise<number[]> => {
-          await refreshDeepSoon(this.#descendants);
+          await this.#refreshCaughtUp();
           return this.#descendants.pids;
         };
         await endSweeping(list, this.#killGraceMs);

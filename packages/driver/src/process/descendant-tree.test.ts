@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   DescendantTracker,
@@ -12,6 +12,7 @@ import {
   pollStrategy,
   refreshAllTrackers,
   releaseDescendants,
+  startedIn,
   watchDescendants,
 } from "./descendants.js";
 
@@ -339,6 +340,27 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
     ]);
     // Nothing handed out since.
     expect(inWindow(150, { after: 150, last: 150 })).toBe(false);
+  });
+
+  it("the processes started in a window of pids are processes only: the threads of a CLI that started in it are not taken for processes of its own", async () => {
+    const cli = spawn(node, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore", detached: true });
+    try {
+      const pid = cli.pid!;
+      // Node starts its worker threads right after the process: their ids follow its pid.
+      let threads: number[] = [];
+      for (const end = Date.now() + 20_000; threads.length < 2 && Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
+        threads = readdirSync(`/proc/${pid}/task`)
+          .map(Number)
+          .filter((tid) => tid > pid);
+      expect(threads.length).toBeGreaterThan(1);
+      // Each thread's id answers in /proc as if it were a process, a child of this one.
+      expect(readFileSync(`/proc/${threads[0]}/stat`, "latin1").split(") ")[1]?.split(" ")[1]).toBe(String(process.pid));
+      const found = [...startedIn({ after: pid - 1, last: Math.max(...threads) })].map((stat) => stat.pid);
+      expect(found).toContain(pid);
+      expect(found.filter((each) => threads.includes(each))).toEqual([]);
+    } finally {
+      cli.kill("SIGKILL");
+    }
   });
 
   it("a poll scans /proc once only when that reads fewer files than walking every tree", () => {

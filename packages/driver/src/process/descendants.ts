@@ -1,5 +1,9 @@
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
+import { followPidWindows, inWindow, type PidWindow } from "./pid-windows.js";
+import { RememberedIds } from "./remembered-ids.js";
+
+export { inWindow, type PidWindow } from "./pid-windows.js";
 
 /** One process as `/proc/<pid>/stat` describes it. */
 export interface ProcStat {
@@ -204,27 +208,46 @@ function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map
   return all;
 }
 
+/** Above this many pids, a window of them is read through a listing of `/proc` rather than pid by pid. */
+const DIRECT_WINDOW = 256;
+
 /**
- * The pids handed out in this pid namespace after `after` up to `last` (both pids the kernel handed
- * out last, read at two moments): the kernel hands pids out in increasing order from the last one
- * handed out, wrapping to the lowest free pid past the maximum, so every process started between
- * the two reads has its pid in this window, whatever it is now.
+ * The live processes the kernel handed a pid in `window` (see {@link PidWindow}): each pid's stat
+ * read directly when the window is small, else the entries of `/proc` in it. Threads are left out:
+ * a thread's id comes from the same numbers, and `/proc/<tid>` answers for it (with its process's
+ * parent, session, group and environment) although `/proc` does not list it; a signal sent to it
+ * reaches its whole process.
  */
-export interface PidWindow {
-  readonly after: number;
-  readonly last: number;
+export function startedIn(window: PidWindow): Iterable<ProcStat> {
+  if (window.after > window.last || window.last - window.after > DIRECT_WINDOW) return scan(procNames(), window).values();
+  const found: ProcStat[] = [];
+  for (let pid = window.after + 1; pid <= window.last; pid++) {
+    const stat = readStat(pid);
+    if (stat && threadGroupOf(pid) === pid) found.push(stat);
+  }
+  return found;
 }
 
-/** Whether `pid` is one the kernel handed out in `window` (see {@link PidWindow}). */
-export function inWindow(pid: number, { after, last }: PidWindow): boolean {
-  return after <= last ? pid > after && pid <= last : pid > after || pid <= last;
+/**
+ * The process (thread group) `id` belongs to, from the `Tgid` of `/proc/<id>/status`: `id` itself
+ * for a process, its process's pid for a thread; undefined when gone or unreadable.
+ */
+export function threadGroupOf(id: number): number | undefined {
+  const status = readProcFile(`${PROC}/${id}/status`);
+  if (!status) return undefined;
+  const at = status.indexOf("\nTgid:");
+  if (at === -1) return undefined;
+  const end = status.indexOf(0x0a, at + 1);
+  const tgid = Number(status.toString("latin1", at + 6, end === -1 ? status.length : end).trim());
+  return Number.isSafeInteger(tgid) ? tgid : undefined;
 }
 
 /**
  * The pid this pid namespace handed out last (the last field of `/proc/loadavg`); undefined where
  * it cannot be read or `/proc` is not this process's pid namespace's (its pids would not be ours).
+ * Read before a listing, it is where {@link DescendantTracker.catchUp} starts.
  */
-function lastPid(): number | undefined {
+export function lastPid(): number | undefined {
   const loadavg = readProcFile(`${PROC}/loadavg`);
   if (!loadavg) return undefined;
   const last = Number(loadavg.toString("latin1").trim().split(" ").pop());
@@ -278,10 +301,12 @@ export class DescendantTracker {
   /**
    * Sessions and process groups its processes were seen in, other than the CLI's own, kept after
    * they end: each was created by one of them (a process only enters a session or group it
-   * creates, or one of its parent's), so whatever is still in one was started by them.
+   * creates, or one of its parent's), so whatever is still in one was started by them. An id the
+   * kernel handed out again (to a process on the host that made a session or group of its own
+   * with it) is forgotten ({@link RememberedIds}).
    */
-  readonly #sessions = new Set<number>();
-  readonly #groups = new Set<number>();
+  readonly #sessions = new RememberedIds();
+  readonly #groups = new RememberedIds();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
 
@@ -315,24 +340,41 @@ export class DescendantTracker {
 
   /** Notes the session and group `stat`'s process is in, other than the CLI's own (what is in those ends with the CLI anyway). */
   #noteSession(stat: ProcStat): void {
-    if (stat.sid !== this.#root) this.#sessions.add(stat.sid);
-    if (stat.pgid !== this.#root) this.#groups.add(stat.pgid);
+    if (stat.sid !== this.#root) this.#sessions.note(stat.sid, Number(stat.start));
+    if (stat.pgid !== this.#root) this.#groups.note(stat.pgid, Number(stat.start));
+  }
+
+  /**
+   * Whether `stat`'s process is in a session or process group one of the CLI's processes was seen
+   * in, and that session or group is still the one seen ({@link RememberedIds.holds}; `lookup` reads
+   * a live process by pid). Never a CLI this host runs: it is no process of another CLI's turn.
+   */
+  #inSeenSession(stat: ProcStat, lookup: (pid: number) => ProcStat | undefined): boolean {
+    if (ownedRoots().has(stat.pid)) return false;
+    const startOf = (pid: number): number | undefined => {
+      const found = lookup(pid);
+      return found ? Number(found.start) : undefined;
+    };
+    return this.#sessions.holds(stat.sid, startOf) || this.#groups.holds(stat.pgid, startOf);
   }
 
   /**
    * Adds every live process younger than the CLI that is in a session or process group one of its
    * processes was seen in ({@link #sessions}): a job that cleared its environment (no tag) and left
    * the tree is still in the session a tagged process created. The session and group of this
-   * process (the host) are never taken, whatever was seen in them.
+   * process (the host), and one whose id now names another ({@link #inSeenSession}), are never
+   * taken, whatever was seen in them.
    */
   #refreshSessions(all: () => Map<number, ProcStat>): void {
     if (this.#sessions.size === 0 && this.#groups.size === 0) return;
     const host = readStat(process.pid);
-    for (const stat of all().values()) {
+    const every = all();
+    const lookup = (pid: number): ProcStat | undefined => every.get(pid) ?? readStat(pid);
+    for (const stat of every.values()) {
       if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
       if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
       if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
-      if (this.#sessions.has(stat.sid) || this.#groups.has(stat.pgid)) this.#known.set(stat.pid, stat.start);
+      if (this.#inSeenSession(stat, lookup)) this.#known.set(stat.pid, stat.start);
     }
   }
 
@@ -433,6 +475,29 @@ export class DescendantTracker {
     this.refreshTree();
     this.#refreshSessions(all);
     return true;
+  }
+
+  /**
+   * Catches what this tracker remembers up with the processes started since `since` (the
+   * {@link lastPid} read before the listing this follows began), window after window until one in
+   * which nothing started ({@link followPidWindows}): adds each that is a child of the CLI or of a
+   * remembered one, carries the CLI's tag, or is in a session or group one of its processes was
+   * seen in (not the host's, nor one whose id now names another: {@link #inSeenSession}). A job
+   * that forks faster than a listing reads `/proc` is found under its newest pid, however slow the
+   * listing was.
+   * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
+   */
+  catchUp(since: number | undefined): boolean {
+    const host = readStat(process.pid);
+    return followPidWindows(since, lastPid, (window) => {
+      for (const stat of startedIn(window)) {
+        if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
+        if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
+        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) this.adopt(stat);
+        else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
+        else if (this.#inSeenSession(stat, readStat)) this.#known.set(stat.pid, stat.start);
+      }
+    });
   }
 
   /** {@link refreshDeepTree}, or where the kernel has no children lists the full deep {@link refresh}. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sweepUntilGone } from "./sweep.js";
+import { endSweeping, sweepUntilGone } from "./sweep.js";
 
 describe("sweepUntilGone", () => {
   it("one empty listing between two finds is not the end: each pid a listing finds is signalled", async () => {
@@ -25,5 +25,33 @@ describe("sweepUntilGone", () => {
     );
     expect(quiet).toBe(false);
     expect(listed).toBe(1);
+  });
+});
+
+describe("endSweeping", () => {
+  it("what outlasts every SIGKILL round is told to gaveUp; nothing is told when the rounds end it", async () => {
+    const sent: string[] = [];
+    const left: number[][] = [];
+    const signal = (pid: number, sig: NodeJS.Signals): boolean => (sent.push(`${sig} ${pid}`), true);
+    expect(
+      await endSweeping(
+        () => [7],
+        0,
+        signal,
+        (pids) => left.push(pids),
+      ),
+    ).toEqual([7]);
+    expect(left).toEqual([[7]]);
+    expect(sent).toContain("SIGKILL 7");
+    let listings = 0;
+    expect(
+      await endSweeping(
+        () => (++listings > 2 ? [] : [8]),
+        0,
+        signal,
+        (pids) => left.push(pids),
+      ),
+    ).toEqual([8]);
+    expect(left).toEqual([[7]]);
   });
 });

@@ -41,19 +41,24 @@ const KILL_SWEEP_MS = 2_000;
  * round after round for `graceMs` ({@link sweepUntilGone}: a job that keeps changing its pid is
  * signalled under each), then, if something is still found, SIGKILL the same way for at least
  * {@link KILL_SWEEP_MS}. `signal` sends one signal to one found pid (default: to the pid, or to
- * its process group when it leads one); true when sent. Never throws; the waits never keep Node alive.
+ * its process group when it leads one); true when sent. `gaveUp` is told the pids the last listing
+ * found when the SIGKILL rounds ended with something still found. Never throws; the waits never
+ * keep Node alive.
  * @returns the pids it sent SIGTERM to.
  */
 export async function endSweeping(
   list: () => number[] | Promise<number[]>,
   graceMs: number,
   signal: (pid: number, signal: NodeJS.Signals) => boolean = signalProcess,
+  gaveUp?: (left: number[]) => void,
 ): Promise<number[]> {
   const signalled = new Set<number>();
   const term = (pid: number): void => {
     if (!signalled.has(pid) && signal(pid, "SIGTERM")) signalled.add(pid);
   };
-  if (!(await sweepUntilGone(list, term, Date.now() + graceMs)))
-    await sweepUntilGone(list, (pid) => signal(pid, "SIGKILL"), Date.now() + Math.max(graceMs, KILL_SWEEP_MS));
+  if (await sweepUntilGone(list, term, Date.now() + graceMs)) return [...signalled];
+  let left: number[] = [];
+  const listKept = async (): Promise<number[]> => (left = await list());
+  if (!(await sweepUntilGone(listKept, (pid) => signal(pid, "SIGKILL"), Date.now() + Math.max(graceMs, KILL_SWEEP_MS)))) gaveUp?.(left);
   return [...signalled];
 }

@@ -1,8 +1,11 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
 import { spawnCli } from "./spawn-cli.js";
+import { processGroupOf } from "./descendants.js";
 import { descendantBaseline, endTurnLeftovers } from "./turn-leftovers.js";
 
 /** Polls until `check` holds (true) or `ms` passed (false). */
@@ -37,6 +40,18 @@ const JOB = [
   "    if os.fork() == 0:",
   "        os.execvp('python3', ['python3', '-c', 'import time; time.sleep(30)', m + '-' + tag])",
   "time.sleep(30)",
+].join("\n");
+
+// A job that keeps changing its pid: in a session of its own, once the file named second exists,
+// it forks every 20 ms, the parent exiting.
+const HOPPER = [
+  "import os, sys, time",
+  "if os.fork() > 0: os._exit(0)",
+  "os.setsid()",
+  "while not os.path.exists(sys.argv[2]): time.sleep(0.02)",
+  "while True:",
+  "    if os.fork() > 0: os._exit(0)",
+  "    time.sleep(0.02)",
 ].join("\n");
 
 describe("endTurnLeftovers", () => {
@@ -81,6 +96,44 @@ describe("endTurnLeftovers", () => {
   );
 
   it.skipIf(process.platform !== "linux")(
+    "a listing that names the CLI itself and its threads beside a leftover: the leftover is ended, the CLI is never signalled",
+    async () => {
+      const marker = `leftover-beside-cli-${process.pid}-${Date.now()}`;
+      await using proc = await spawnCli({
+        command: process.execPath,
+        args: ["-e", "setInterval(() => {}, 1000)", `${marker}-cli`],
+        device: "node",
+        killGraceMs: 500,
+      });
+      const job = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", `${marker}-job`], { stdio: "ignore", detached: true });
+      try {
+        expect(await until(() => naming(`${marker}-job`).length === 1)).toBe(true);
+        // As a catch-up that took the CLI, or its threads (their ids answer in /proc), for leftovers would list them.
+        let threads: number[] = [];
+        expect(
+          await until(
+            () =>
+              (threads = readdirSync(`/proc/${proc.pid}/task`)
+                .map(Number)
+                .filter((tid) => tid !== proc.pid)).length > 0,
+          ),
+        ).toBe(true);
+        const listing = {
+          pid: proc.pid,
+          listDescendants: () => Promise.resolve([proc.pid, ...threads, ...naming(`${marker}-job`)]),
+        } as unknown as CliProcess;
+        const signalled = await endTurnLeftovers(listing, new Set(), { settleMs: 0, graceMs: 1_000 });
+        expect(signalled).toEqual([job.pid]);
+        expect(await until(() => naming(`${marker}-job`).length === 0)).toBe(true);
+        expect(naming(`${marker}-cli`)).toEqual([proc.pid]);
+      } finally {
+        for (const pid of naming(`${marker}-job`)) process.kill(pid, "SIGKILL");
+      }
+    },
+    30_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
     "a leftover in a process group of its own making is ended with its whole group, a member no listing saw included",
     async () => {
       const marker = `leftover-group-${process.pid}-${Date.now()}`;
@@ -101,6 +154,46 @@ describe("endTurnLeftovers", () => {
       }
     },
     30_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "a job that forks faster than a listing reads is found by every listing after the first (its group is stopped while the listing runs), and ended",
+    async () => {
+      const marker = `leftover-hopper-${process.pid}-${Date.now()}`;
+      const go = join(tmpdir(), `${marker}.go`);
+      spawn("python3", ["-c", HOPPER, marker, go], { stdio: "ignore" }).unref();
+      try {
+        expect(await until(() => naming(marker).length > 0)).toBe(true);
+        let listings = 0;
+        // The first listing sees the job, still waiting to hop (its pid must outlive the listing on
+        // a busy host). Each later one starts the hopping and is slower than the job: it reads the
+        // job's pids, waits until the job forked to a pid it did not read (for up to 3 s, as a
+        // stopped job never does), and hands back those of the pids read that are still alive.
+        const slowListing = async (): Promise<number[]> => {
+          if (++listings === 1) {
+            let seen: number[] = [];
+            // Once the job has made its own session (before, it is in this process's group).
+            const ours = processGroupOf(process.pid);
+            await until(() => (seen = naming(marker)).length > 0 && seen.every((pid) => ![undefined, ours].includes(processGroupOf(pid))));
+            return seen;
+          }
+          writeFileSync(go, "");
+          const read = naming(marker);
+          await until(() => naming(marker).some((pid) => !read.includes(pid)), 3_000);
+          const live = naming(marker);
+          return read.filter((pid) => live.includes(pid));
+        };
+        const proc = { pid: process.pid, listDescendants: slowListing } as unknown as CliProcess;
+        const signalled = await endTurnLeftovers(proc, new Set(), { settleMs: 0, graceMs: 1_000 });
+        expect(signalled.length).toBeGreaterThan(0);
+        expect(listings).toBeGreaterThan(1);
+        expect(await until(() => naming(marker).length === 0)).toBe(true);
+      } finally {
+        for (let round = 0; round < 20; round++) for (const pid of naming(marker)) process.kill(pid, "SIGKILL");
+        rmSync(go, { force: true });
+      }
+    },
+    60_000,
   );
 
   it.skipIf(process.platform !== "linux")(
