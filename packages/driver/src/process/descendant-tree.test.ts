@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   DescendantTracker,
   PROCESS_TAG_VAR,
+  candidateStatReads,
   inWindow,
   orphanReads,
   ownedCliPids,
@@ -63,13 +64,16 @@ setInterval(() => {}, 1000);
 
 /** Two tagged CLI stand-ins ({@link TAGGED}), each with its tag and the pids it prints; trackers and pids filled by {@link watchAll}. */
 function twoTaggedClis(prefix: string) {
-  const clis = [0, 1].map((i) => {
-    const tag = `${prefix}-${i}-${process.pid}-${Date.now()}`;
-    const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
-    const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
-    return { cli, tag, pids };
-  });
+  const clis = [0, 1].map((i) => taggedCli(`${prefix}-${i}`));
   return { clis, trackers: [] as DescendantTracker[], all: [] as number[] };
+}
+
+/** A tagged CLI stand-in ({@link TAGGED}) with its tag and the pids it prints. */
+function taggedCli(prefix: string) {
+  const tag = `${prefix}-${process.pid}-${Date.now()}`;
+  const cli = spawn(node, ["-e", TAGGED], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+  const pids = new Promise<number[]>((resolve) => cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
+  return { cli, tag, pids };
 }
 
 /** Waits for each CLI's pids (into `all`) and watches a tracker of it (into `trackers`). */
@@ -156,6 +160,36 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       }
     } finally {
       for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("a read of where orphans are handed takes the stat of a candidate whose pid was not handed out since the last read from that read, and still finds a tagged orphan started since", async () => {
+    // Trackers not watched: no poll reads the candidates between the walks.
+    const first = taggedCli("cached-candidates");
+    const all: number[] = [];
+    try {
+      const [, orphan] = await first.pids;
+      all.push(first.cli.pid!, orphan!);
+      const tracker = new DescendantTracker(first.cli.pid!, first.tag);
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(tracker.pids).toContain(orphan);
+      // The orphan (a child of pid 1 or of an ancestor, so a candidate) was read when its pid was new.
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(candidateStatReads.pids).not.toContain(orphan);
+      expect(tracker.pids).toContain(orphan);
+      // A tagged orphan started since: its pid was handed out after the last read, so it is read.
+      const second = taggedCli("cached-candidates-later");
+      const later = await second.pids;
+      all.push(second.cli.pid!, ...later);
+      const laterTracker = new DescendantTracker(second.cli.pid!, second.tag);
+      expect(laterTracker.refreshDeepTree()).toBe(true);
+      expect(candidateStatReads.pids).toContain(later[1]);
+      const scanned = new DescendantTracker(second.cli.pid!, second.tag);
+      scanned.refresh(undefined, true);
+      expect(laterTracker.pids.sort()).toEqual([...later].sort());
+      expect(scanned.pids.sort()).toEqual([...later].sort());
+    } finally {
       killAll(all);
     }
   }, 30_000);

@@ -726,10 +726,35 @@ function orphanCandidates(): ProcStat[] {
   return readOrphanCandidates();
 }
 
-/** {@link orphanCandidates}, not counted in {@link orphanReads} (the poll's own read). */
+/**
+ * The candidates the last {@link readOrphanCandidates} found, by pid, the last pid handed out
+ * before it read them, and when (`performance.now()`, ms).
+ */
+let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat> } | undefined;
+
+/** The candidates whose stat the last {@link readOrphanCandidates} read, not taking the read before's (for tests). */
+export const candidateStatReads: { pids: number[] } = { pids: [] };
+
+/**
+ * {@link orphanCandidates}, not counted in {@link orphanReads} (the poll's own read). The stat of a
+ * candidate the last read found is not read again when its pid was not handed out since that read
+ * (within {@link WINDOW_MAX_AGE_MS} of it; see {@link PidWindow}): it is the same process, with the
+ * same start time, and its session and group are those it was seen in then (a tracker that adopts
+ * it notes them, and its next walk of the tree notes those it is in by then). Ancestors hold the
+ * same few children for the CLI's life, and pid 1 every orphan of the host: their stat would
+ * otherwise be read on every poll.
+ */
 function readOrphanCandidates(): ProcStat[] {
   const otherCLIs = ownedRoots();
   const found: ProcStat[] = [];
+  const last = lastPid();
+  const at = performance.now();
+  const previous = lastCandidates;
+  const window =
+    previous === undefined || last === undefined || at - previous.at > WINDOW_MAX_AGE_MS ? undefined : { after: previous.lastPid, last };
+  const stats = new Map<number, ProcStat>();
+  lastCandidates = last === undefined ? undefined : { lastPid: last, at, stats };
+  candidateStatReads.pids = [];
   // The holder the walk came up from: a child of the next one, this process or an ancestor,
   // older than any CLI, so its stat is not read again.
   let below: number | undefined;
@@ -743,8 +768,14 @@ function readOrphanCandidates(): ProcStat[] {
     const listed = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
     for (const pid of listed ?? []) {
       if (pid === below || otherCLIs.has(pid)) continue;
-      const stat = readStat(pid);
-      if (stat) found.push(stat);
+      let stat = window && !inWindow(pid, window) ? previous?.stats.get(pid) : undefined;
+      if (!stat) {
+        candidateStatReads.pids.push(pid);
+        stat = readStat(pid);
+      }
+      if (!stat) continue;
+      found.push(stat);
+      stats.set(pid, stat);
     }
     below = holder;
     holder = self ? process.ppid : holderStat?.ppid;
