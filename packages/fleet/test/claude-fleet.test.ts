@@ -67,9 +67,9 @@ if (!PG_URL) {
       const want = readResult(workers);
       for (const member of Object.keys(want)) expect({ [member]: got[member] }).toStrictEqual({ [member]: want[member] });
       // A local run of the same scripted turn: every member equal but those naming this run or
-      // timing it (its id, the CLI session, the wall time, the CLI's output, which quotes both; the
+      // timing it (its id, the CLI session, the wall and API times, the CLI's output, which quotes them; the
       // scripted model numbers its tool calls, so the transcript is compared without their ids).
-      const perRun = new Set(["runId", "sessionId", "durationMs", "raw()"]);
+      const perRun = new Set(["runId", "sessionId", "durationMs", "durationApiMs", "raw()"]);
       const withoutCallIds = (read: Record<string, unknown>): Record<string, unknown> => ({
         ...read,
         "transcript()": (read["transcript()"] as { returns: object[] }).returns.map((item) => ({ ...item, toolCallId: "id" })),
