@@ -10,6 +10,11 @@ function field(key: string, value: unknown): Record<string, unknown> {
   return value === undefined ? {} : { [key]: value };
 }
 
+/** {@link field} of `value` when it is of type `type` (`"string"`, `"number"`), else nothing. */
+function typed(key: string, value: unknown, type: "string" | "number"): Record<string, unknown> {
+  return typeof value === type ? { [key]: value } : {};
+}
+
 /**
  * The `session.init` notice of a `system` `init` line: what the CLI set the session up with, in
  * the SDK's terms (the Claude Agent SDK's `SDKSystemMessage`). `data`: `sessionId`, `model`,
@@ -28,16 +33,16 @@ export function sessionInitNotice(line: Record<string, unknown>): DriverEvent {
     type: "notice",
     kind: "session.init",
     data: {
-      ...field("sessionId", typeof line.session_id === "string" ? line.session_id : undefined),
-      ...field("model", typeof line.model === "string" ? line.model : undefined),
-      ...field("cwd", typeof line.cwd === "string" ? line.cwd : undefined),
+      ...typed("sessionId", line.session_id, "string"),
+      ...typed("model", line.model, "string"),
+      ...typed("cwd", line.cwd, "string"),
       ...field("tools", strings(line.tools)),
       ...field("mcpServers", servers),
-      ...field("permissionMode", typeof line.permissionMode === "string" ? line.permissionMode : undefined),
+      ...typed("permissionMode", line.permissionMode, "string"),
       ...field("slashCommands", strings(line.slash_commands)),
       ...field("agents", strings(line.agents)),
       ...field("skills", strings(line.skills)),
-      ...field("cliVersion", typeof line.claude_code_version === "string" ? line.claude_code_version : undefined),
+      ...typed("cliVersion", line.claude_code_version, "string"),
     },
   };
 }
@@ -55,9 +60,9 @@ export function contextCompactedNotice(line: Record<string, unknown>): DriverEve
     kind: "context.compacted",
     message: "conversation history replaced by a summary",
     data: {
-      ...field("trigger", typeof meta.trigger === "string" ? meta.trigger : undefined),
-      ...field("preTokens", typeof meta.pre_tokens === "number" ? meta.pre_tokens : undefined),
-      ...field("postTokens", typeof meta.post_tokens === "number" ? meta.post_tokens : undefined),
+      ...typed("trigger", meta.trigger, "string"),
+      ...typed("preTokens", meta.pre_tokens, "number"),
+      ...typed("postTokens", meta.post_tokens, "number"),
     },
   };
 }
