@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   DescendantTracker,
   PROCESS_TAG_VAR,
-  candidateStatReads,
+  observeCandidateStatReads,
   inWindow,
   orphanReads,
   ownedCliPids,
@@ -175,21 +175,25 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(tracker.refreshDeepTree()).toBe(true);
       expect(tracker.pids).toContain(orphan);
       // The orphan (a child of pid 1 or of an ancestor, so a candidate) was read when its pid was new.
+      const reads: number[] = [];
+      observeCandidateStatReads((pid) => reads.push(pid));
       expect(tracker.refreshDeepTree()).toBe(true);
-      expect(candidateStatReads.pids).not.toContain(orphan);
+      expect(reads).not.toContain(orphan);
       expect(tracker.pids).toContain(orphan);
       // A tagged orphan started since: its pid was handed out after the last read, so it is read.
       const second = taggedCli("cached-candidates-later");
       const later = await second.pids;
       all.push(second.cli.pid!, ...later);
       const laterTracker = new DescendantTracker(second.cli.pid!, second.tag);
+      reads.length = 0;
       expect(laterTracker.refreshDeepTree()).toBe(true);
-      expect(candidateStatReads.pids).toContain(later[1]);
+      expect(reads).toContain(later[1]);
       const scanned = new DescendantTracker(second.cli.pid!, second.tag);
       scanned.refresh(undefined, true);
       expect(laterTracker.pids.sort()).toEqual([...later].sort());
       expect(scanned.pids.sort()).toEqual([...later].sort());
     } finally {
+      observeCandidateStatReads(undefined);
       killAll(all);
     }
   }, 30_000);
@@ -376,8 +380,13 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
     expect(inWindow(150, { after: 150, last: 150 })).toBe(false);
   });
 
-  it("the processes started in a window of pids are processes only: the threads of a CLI that started in it are not taken for processes of its own", async () => {
-    const cli = spawn(node, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore", detached: true });
+  it("a catch-up over the pids a tagged CLI's threads took adopts none of them: a thread answers in /proc with the CLI's tag but is not a process of its own", async () => {
+    const tag = `threads-${process.pid}-${Date.now()}`;
+    const cli = spawn(node, ["-e", "setInterval(() => {}, 1000)"], {
+      stdio: "ignore",
+      detached: true,
+      env: { ...process.env, [PROCESS_TAG_VAR]: tag },
+    });
     try {
       const pid = cli.pid!;
       // Node starts its worker threads right after the process: their ids follow its pid.
@@ -387,11 +396,15 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
           .map(Number)
           .filter((tid) => tid > pid);
       expect(threads.length).toBeGreaterThan(1);
-      // Each thread's id answers in /proc as if it were a process, a child of this one.
+      // Each thread's id answers in /proc as if it were a process, a child of this one, tagged.
       expect(readFileSync(`/proc/${threads[0]}/stat`, "latin1").split(") ")[1]?.split(" ")[1]).toBe(String(process.pid));
-      const found = [...startedIn({ after: pid - 1, last: Math.max(...threads) })].map((stat) => stat.pid);
-      expect(found).toContain(pid);
-      expect(found.filter((each) => threads.includes(each))).toEqual([]);
+      expect(readFileSync(`/proc/${threads[0]}/environ`, "latin1")).toContain(tag);
+      // Read pid by pid, the window holds the threads' ids too: the catch-up must tell them apart.
+      const window = { after: pid - 1, last: Math.max(...threads) };
+      expect([...startedIn(window)].map((stat) => stat.pid)).toEqual(expect.arrayContaining(threads));
+      const tracker = new DescendantTracker(pid, tag);
+      expect(tracker.catchUp(pid - 1)).toBe(true);
+      expect(tracker.pids.filter((each) => threads.includes(each))).toEqual([]);
     } finally {
       cli.kill("SIGKILL");
     }

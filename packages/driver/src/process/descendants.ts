@@ -212,20 +212,25 @@ function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map
 const DIRECT_WINDOW = 256;
 
 /**
- * The live processes the kernel handed a pid in `window` (see {@link PidWindow}): each pid's stat
- * read directly when the window is small, else the entries of `/proc` in it. Threads are left out:
- * a thread's id comes from the same numbers, and `/proc/<tid>` answers for it (with its process's
- * parent, session, group and environment) although `/proc` does not list it; a signal sent to it
- * reaches its whole process.
+ * The live pids the kernel handed out in `window` (see {@link PidWindow}), each with its stat: read
+ * directly when the window is small, else through the entries of `/proc` in it. A pid read directly
+ * may be a thread's: a thread's id comes from the same numbers, and `/proc/<tid>` answers for it
+ * (with its process's parent, session, group and environment) although `/proc` does not list it;
+ * a signal sent to it reaches its whole process. Check {@link isProcess} before taking one.
  */
 export function startedIn(window: PidWindow): Iterable<ProcStat> {
   if (window.after > window.last || window.last - window.after > DIRECT_WINDOW) return scan(procNames(), window).values();
   const found: ProcStat[] = [];
   for (let pid = window.after + 1; pid <= window.last; pid++) {
     const stat = readStat(pid);
-    if (stat && threadGroupOf(pid) === pid) found.push(stat);
+    if (stat) found.push(stat);
   }
   return found;
+}
+
+/** Whether `id` is a process (a thread group's leader), not another thread of one: see {@link threadGroupOf}. */
+function isProcess(id: number): boolean {
+  return threadGroupOf(id) === id;
 }
 
 /**
@@ -493,9 +498,11 @@ export class DescendantTracker {
       for (const stat of startedIn(window)) {
         if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
         if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
-        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) this.adopt(stat);
-        else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
-        else if (this.#inSeenSession(stat, readStat)) this.#known.set(stat.pid, stat.start);
+        // Only one about to be taken is checked to be a process (one more read): most are not taken.
+        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) {
+          if (isProcess(stat.pid)) this.adopt(stat);
+        } else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
+        else if (this.#inSeenSession(stat, readStat) && isProcess(stat.pid)) this.#known.set(stat.pid, stat.start);
       }
     });
   }
@@ -732,8 +739,16 @@ function orphanCandidates(): ProcStat[] {
  */
 let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat> } | undefined;
 
-/** The candidates whose stat the last {@link readOrphanCandidates} read, not taking the read before's (for tests). */
-export const candidateStatReads: { pids: number[] } = { pids: [] };
+/** Told the pid of each candidate whose stat {@link readOrphanCandidates} reads (not taken from the read before); none by default. */
+let candidateStatRead: ((pid: number) => void) | undefined;
+
+/**
+ * Has `observer` told the pid of every orphan candidate whose stat is read from now on, not taken
+ * from the read before (for tests); `undefined` stops it.
+ */
+export function observeCandidateStatReads(observer: ((pid: number) => void) | undefined): void {
+  candidateStatRead = observer;
+}
 
 /**
  * {@link orphanCandidates}, not counted in {@link orphanReads} (the poll's own read). The stat of a
@@ -754,7 +769,6 @@ function readOrphanCandidates(): ProcStat[] {
     previous === undefined || last === undefined || at - previous.at > WINDOW_MAX_AGE_MS ? undefined : { after: previous.lastPid, last };
   const stats = new Map<number, ProcStat>();
   lastCandidates = last === undefined ? undefined : { lastPid: last, at, stats };
-  candidateStatReads.pids = [];
   // The holder the walk came up from: a child of the next one, this process or an ancestor,
   // older than any CLI, so its stat is not read again.
   let below: number | undefined;
@@ -770,7 +784,7 @@ function readOrphanCandidates(): ProcStat[] {
       if (pid === below || otherCLIs.has(pid)) continue;
       let stat = window && !inWindow(pid, window) ? previous?.stats.get(pid) : undefined;
       if (!stat) {
-        candidateStatReads.pids.push(pid);
+        candidateStatRead?.(pid);
         stat = readStat(pid);
       }
       if (!stat) continue;
