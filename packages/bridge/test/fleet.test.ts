@@ -247,6 +247,40 @@ if (!PG_URL) {
       await refused(runId, (verdict + 1) * AG_UI_FRAMES_PER_EVENT);
     });
 
+    it("a front-end followed by many clients at once raises no listener-leak warning, and every follower sees the run's verdict", async () => {
+      const marker = `BRIDGE_FLEET_${randomUUID()}`;
+      const { a, b } = await fleetOf(marker);
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on("warning", onWarning);
+      try {
+        const slow = await postJson(`${a.url}/runs`, { prompt: "slow", threadKey: "many-followers" });
+        const key = slow.headers.get("x-adaptor-run-id")!;
+        await readUntil(sseMessages(slow), (m) => m.data.type === "run-started");
+        // Sixteen clients follow the run on B at once: each holds a listener on B's close signal.
+        const followers = await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            const messages = sseMessages(await fetch(`${b.url}/runs/${key}/events`));
+            await readUntil(messages, (m) => m.data.type === "run-started");
+            return messages;
+          }),
+        );
+        await until(() => processesWith(marker).length > 0, "the fake CLI");
+        expect((await postJson(`${b.url}/runs/${key}/cancel`, {})).status).toBe(200);
+        const ends = await Promise.all(
+          followers.map(async (messages) => (await readUntil(messages, (m) => m.data.type === "run-finished")).at(-1)?.data),
+        );
+        expect(ends).toEqual(
+          Array.from({ length: 16 }, () => expect.objectContaining({ type: "run-finished", ok: false, reason: "cancelled" })),
+        );
+        // A warning is emitted on a later tick than the listener that passed the limit.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings).not.toContain("MaxListenersExceededWarning");
+      } finally {
+        process.off("warning", onWarning);
+      }
+    });
+
     it("a client that leaves does not cancel the run; an explicit cancel on the other front-end does (raw: reason cancelled, ag-ui: outcome cancelled)", async () => {
       const marker = `BRIDGE_FLEET_${randomUUID()}`;
       const { a, b, fleets } = await fleetOf(marker);

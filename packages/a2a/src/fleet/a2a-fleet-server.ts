@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { IncomingMessage } from "node:http";
 import { TaskState, type Message, type StreamResponse, type Task } from "@a2a-js/sdk";
 import {
@@ -115,6 +116,8 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
   const log = options.log ?? consoleWarnLog;
   const threadKeyOf = options.threadKey ?? (({ contextId }: { contextId: string }) => `a2a:${contextId}`);
   const stopping = new AbortController();
+  // Every task being followed holds listeners on it until it ends: no listener limit applies.
+  setMaxListeners(0, stopping.signal);
   let closed = false;
   /** The approval each accepted answer answered, by the answering message's id. */
   const accepted = new Map<string, string>();

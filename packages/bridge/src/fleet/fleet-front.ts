@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { ServerResponse } from "node:http";
 import { v5 as uuidV5, validate as isUuid } from "uuid";
 import { ErrApprovalNotPending, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
@@ -45,6 +46,7 @@ export class FleetFront {
   readonly #settings: BridgeSettings;
   readonly #secrets: () => readonly string[];
   readonly #track: (work: Promise<void>) => void;
+  /** Aborted by {@link close}. Every stream being written holds a listener on it until it ends: no listener limit applies. */
   readonly #closing = new AbortController();
 
   constructor(fleet: BridgeFleet, settings: BridgeSettings, secrets: () => readonly string[], track: (work: Promise<void>) => void) {
@@ -52,6 +54,7 @@ export class FleetFront {
     this.#settings = settings;
     this.#secrets = secrets;
     this.#track = track;
+    setMaxListeners(0, this.#closing.signal);
   }
 
   /** Ends every stream this front-end writes (the runs go on in the fleet). */
