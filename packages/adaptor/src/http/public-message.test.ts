@@ -23,6 +23,8 @@ describe("publicMessage redacts common credential formats", () => {
     ["URL user and password", "mongodb+srv://u:mongopass@c.x.net", "mongodb+srv://[redacted]@c.x.net"],
     ["sk- API key", "sk-proj-abcdefghijklmnopqrstuvwxyz012345", "[redacted]"],
     ["NAME=value pair", "password=hunter4pw", "password=[redacted]"],
+    ["Cookie header", "request failed; cookie: sid=abc123def456; theme=dark", "request failed; cookie: [redacted]"],
+    ["Set-Cookie header", "Set-Cookie: session=zz9plural; HttpOnly", "Set-Cookie: [redacted]"],
   ])("%s", (_name, message, expected) => {
     expect(publicMessage(message)).toBe(expected);
   });
@@ -46,6 +48,7 @@ describe("publicMessage redacts common credential formats", () => {
     ["a URL without credentials", "GET https://api.example.com/v1/messages returned 529"],
     ["an email address", "ownership: ann@example.com"],
     ["upper-case words", "ASIAN AKIA HTTP ERROR"],
+    ["the word cookie in prose", "the cookie jar is empty"],
   ])("leaves %s alone", (_name, message) => {
     expect(publicMessage(message)).toBe(message);
   });

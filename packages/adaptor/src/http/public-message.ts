@@ -80,8 +80,9 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  * `-----BEGIN … PRIVATE KEY-----` blocks; JSON Web Tokens; `sk-…` API keys; GitHub (`ghp_…`,
  * `gho_…`, `github_pat_…`), Slack (`xoxb-…`), AWS (`AKIA…`, `ASIA…`) and Google (`AIza…`) keys;
  * bearer/basic tokens; the value of a key/token/secret/password/credential-named pair, as
- * `NAME=value`, `name: value` or JSON `"name": "value"`; and URL passwords (`scheme://user:pw@`,
- * `scheme://:pw@`, spaces allowed).
+ * `NAME=value`, `name: value` or JSON `"name": "value"`; what follows a `Cookie:` or `Set-Cookie:`
+ * header name, to the line's end; and URL passwords (`scheme://user:pw@`, `scheme://:pw@`, spaces
+ * allowed). Each secret is also found in another letter case, URL-encoded or base64-encoded.
  * @param message the failure's message.
  * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
  */
@@ -113,6 +114,7 @@ function redactShapes(text: string): string {
     .replace(/\b(Bearer|Basic|Token)[^\S\r\n]+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
     .replace(JSON_CREDENTIAL_PAIR, '$1$2$1$3"[redacted]"')
     .replace(CREDENTIAL_PAIR, "$1$2[redacted]")
+    .replace(/\b((?:set-)?cookie)([^\S\r\n]*:[^\S\r\n]*)[^\r\n]+/gi, "$1$2[redacted]")
     .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@\n]*)@/gi, urlPassword);
 }
 

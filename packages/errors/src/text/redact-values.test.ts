@@ -10,4 +10,23 @@ describe("redactValues", () => {
     expect(redactValues("abc", [""])).toBe("abc");
     expect(redactValues("abc", [])).toBe("abc");
   });
+
+  it("finds a value written in another letter case, URL-encoded, or base64-encoded (padded, unpadded, URL-safe)", () => {
+    const secret = "p@ss(w0rd)+[x]*?\\1$&/ü~";
+    const base64 = Buffer.from(secret).toString("base64");
+    const written = [
+      secret.toUpperCase(),
+      encodeURIComponent(secret),
+      base64,
+      base64.replace(/=+$/, ""),
+      Buffer.from(secret).toString("base64url"),
+      `url=https://x.test/?q=${encodeURIComponent(secret)}&next=1`,
+    ];
+    for (const text of written) expect(redactValues(`seen: ${text} end`, [secret])).not.toMatch(/p@ss|P@SS|p%40ss|cEBzc/);
+    expect(redactValues(`seen: ${secret.toUpperCase()} end`, [secret])).toBe("seen: [redacted] end");
+    expect(redactValues(`q=${encodeURIComponent(secret)}&next=1`, [secret])).toBe("q=[redacted]&next=1");
+    expect(redactValues(`token ${base64} end`, [secret])).toBe("token [redacted] end");
+    // Characters with no case and text around them are left as they are.
+    expect(redactValues("id 12345678-90 and 1234", ["12345678-90"])).toBe("id [redacted] and 1234");
+  });
 });
