@@ -168,6 +168,10 @@ export class ChildCliProcess implements CliProcess {
     return this.#outputBytes;
   }
 
+  get outputHeld(): boolean {
+    return this.#stdoutPaused;
+  }
+
   takeOutput(): CapturedOutput {
     // Decoded when first read: until then the bytes stay in the tail's blocks or spill file.
     return keptOutput(this.#stdoutWindow.takeKept(), this.#stderrWindow.takeKept());

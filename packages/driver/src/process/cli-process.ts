@@ -76,6 +76,11 @@ export interface CliProcess extends AsyncDisposable {
    */
   readonly outputBytes: number;
   /**
+   * True while stdout is not read because the lines read wait unconsumed (a consumer that fell
+   * behind): the child blocks on its writes then, so a stall watchdog does not count it as silence.
+   */
+  readonly outputHeld: boolean;
+  /**
    * The last `maxBytes` bytes of stderr since spawn, across windows (never cut inside a character),
    * without terminal escape codes (as `stripTerminalEscapes` does), trimmed; for error messages.
    *

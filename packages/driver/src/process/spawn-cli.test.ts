@@ -194,11 +194,15 @@ describe("spawnCli", () => {
       new Promise<false>((resolve) => setTimeout(() => resolve(false), 3_000)),
     ]);
     expect([written, stderr]).toEqual([false, ""]);
+    // The output is held back (a stall watchdog does not count that as the child's silence).
+    for (const end = Date.now() + 60_000; !proc.outputHeld && Date.now() < end;) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(proc.outputHeld).toBe(true);
     // Read: the 8,192 queued lines, the pipe's buffer and one chunk; far from the 6 MB written unpaused.
     expect(proc.outputBytes).toBeLessThan(2 * 1024 * 1024);
     let count = 1;
     while (!(await lines.next()).done) count++;
     expect(count).toBe(60_000);
+    expect(proc.outputHeld).toBe(false);
     expect((await proc.exited).code).toBe(0);
     expect(stderr).toBe("all written");
   });

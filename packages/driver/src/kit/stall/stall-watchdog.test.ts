@@ -28,6 +28,20 @@ describe("StallWatchdog", () => {
     expect([error?.code, error?.op, error?.device]).toEqual([ErrCode.Timeout, "stall", "agent"]);
   });
 
+  it("does not count time the reader holds the output back (a slow host): the CLI cannot write then; the clock restarts once reading resumes", () => {
+    const source = { outputBytes: 0, outputHeld: false };
+    using watchdog = new StallWatchdog(source, { timeoutMs: 2_000, device: "agent" });
+    vi.advanceTimersByTime(1_500);
+    source.outputHeld = true;
+    vi.advanceTimersByTime(60_000);
+    expect(watchdog.signal.aborted).toBe(false);
+    source.outputHeld = false;
+    vi.advanceTimersByTime(1_499);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(2_000);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
   it("does not count time spent waiting on an approval, and restarts the clock once it is answered", async () => {
     const source = counter();
     let answer!: (decision: ApprovalDecision) => void;

@@ -9,6 +9,11 @@ export const DEFAULT_STALL_TIMEOUT_MS = 600_000;
 export interface OutputCounter {
   /** Bytes produced so far; any change counts as output. */
   readonly outputBytes: number;
+  /**
+   * True while the reader holds the output back (it stopped reading because its consumer fell
+   * behind): the process cannot write then, so its silence is not a stall. `CliProcess` sets it.
+   */
+  readonly outputHeld?: boolean;
 }
 
 /** Options of a {@link StallWatchdog}. */
@@ -25,7 +30,8 @@ export interface StallWatchdogOptions {
 /**
  * Ends a run whose CLI stopped producing output: once the watched process wrote nothing on stdout
  * or stderr for `timeoutMs`, not counting time the run waits on a human (an approval asked through
- * {@link sink}, or any {@link pause}), {@link signal} aborts with a DriverError coded `TIMEOUT`
+ * {@link sink}, or any {@link pause}) nor time its output is held back by the reader
+ * ({@link OutputCounter.outputHeld}: a host reading slowly), {@link signal} aborts with a DriverError coded `TIMEOUT`
  * (op `"stall"`). A driver joins that signal with its run's signal (`AbortSignal.any`), so a stall
  * ends the run through its ordinary cancellation path and the verdict is the `TIMEOUT` error (or
  * `FORCE_KILLED` wrapping it when SIGTERM was not enough).
@@ -142,7 +148,7 @@ export class StallWatchdog implements Disposable {
   #check(): void {
     const now = performance.now();
     const bytes = this.#source.outputBytes;
-    if (bytes !== this.#bytes || this.#paused > 0) {
+    if (bytes !== this.#bytes || this.#paused > 0 || this.#source.outputHeld === true) {
       this.#bytes = bytes;
       this.#quietSince = now;
       return;
