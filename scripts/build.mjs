@@ -113,6 +113,15 @@ const COMMON = {
   metafile: true,
 };
 
+/**
+ * What the shared module (and a package's only module) is built with besides {@link COMMON}: its
+ * whitespace and comments dropped and its syntax shortened, names kept as written. A cold start
+ * compiles the modules it imports before running anything, and V8 scans every byte of them; the
+ * source maps beside them point back into the shipped `src/`. The modules built apart are left as
+ * they are: {@link linkToShared} rewrites their imports line for line, and they load only when used.
+ */
+const MINIFY = { minifyWhitespace: true, minifySyntax: true };
+
 /** The external path a separate module's import of a file of the shared module gets while it is built. */
 const SHARED_PREFIX = "shared-module:";
 
@@ -219,18 +228,6 @@ function fromShared(sharedFiles) {
   };
 }
 
-/** The names a bundle's top-level `export { … }` statements export. */
-function exportedNames(text) {
-  const names = new Set();
-  for (const match of text.matchAll(/^export\s*\{([^}]*)\}/gm)) {
-    for (const specifier of match[1].split(",")) {
-      const parts = specifier.trim().split(/\s+as\s+/);
-      if (parts[0]) names.add(parts.at(-1));
-    }
-  }
-  return names;
-}
-
 /**
  * Rewrites a separate module's imports of `shared-module:<file>` into imports of the shared module's
  * names for them (line for line, so the source map still holds). Returns the text and, per file,
@@ -267,7 +264,7 @@ function linkToShared(text, packageDir, sharedFile, label) {
   return { text: linked, needs };
 }
 
-/** The JavaScript and map of a write:false build with one output file. */
+/** The JavaScript and map of a write:false build with one output file, its inputs and the names its entry exports. */
 function outputOf(result) {
   const js = result.outputFiles.find((file) => file.path.endsWith(".js"));
   const map = result.outputFiles.find((file) => file.path.endsWith(".js.map"));
@@ -276,7 +273,8 @@ function outputOf(result) {
       .filter((input) => input !== "<stdin>")
       .map((input) => resolve(input)),
   );
-  return { js, map, inputs };
+  const exports = new Set(Object.values(result.metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports ?? []);
+  return { js, map, inputs, exports };
 }
 
 /**
@@ -315,6 +313,7 @@ export async function bundlePackage(packageDir, layout = workspaceLayout()) {
     const shared = outputOf(
       await build({
         ...COMMON,
+        ...MINIFY,
         stdin: { contents: lines.join("\n"), resolveDir: packageDir, sourcefile: "shared.js", loader: "js" },
         outfile: join(outdir, sharedFile),
         plugins: [externals(layout), lazyModules(packageDir, lazy)],
@@ -366,7 +365,7 @@ export async function bundlePackage(packageDir, layout = workspaceLayout()) {
     }
     // Every entry's names, as the entry alone exports them, must be the shared module's, and so must
     // what the separate modules import (an export * that two entries both fill differently is dropped).
-    const exported = exportedNames(shared.js.text);
+    const exported = shared.exports;
     const stubs = [];
     for (const entry of merged) {
       const probe = await build({

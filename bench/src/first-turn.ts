@@ -182,8 +182,11 @@ async function codexFirstTurn(): Promise<Figure[]> {
   }
 }
 
+/** `FIRST_TURN_CLI=claude` or `codex`: measure that CLI only (else both). */
+const ONLY = process.env.FIRST_TURN_CLI;
+
 /** `pnpm bench`: P2, a first turn on a pre-warmed process vs a cold one, real binaries. */
 export const firstTurn: Benchmark = {
   name: `first turn: pre-warmed (agent.prewarm()) vs cold spawn, real binaries + scripted model (medians of ${ROUNDS})`,
-  run: async () => [...(await claudeFirstTurn()), ...(await codexFirstTurn())],
+  run: async () => [...(ONLY === "codex" ? [] : await claudeFirstTurn()), ...(ONLY === "claude" ? [] : await codexFirstTurn())],
 };

@@ -56,7 +56,8 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Bare module specifiers imported by a built JS or .d.ts file. */
 function bareImports(source: string): string[] {
   const specifiers = new Set<string>();
-  const patterns = [/\bfrom\s+["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s+["']([^"']+)["']/gm];
+  // Minified modules write `from"x"` and `import"x"` with no space and several statements a line.
+  const patterns = [/\bfrom\s*["']([^"'\s]+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /\bimport\s*["']([^"'\s]+)["']/g];
   for (const pattern of patterns) {
     for (const match of source.matchAll(pattern)) {
       const specifier = match[1]!;
@@ -194,6 +195,30 @@ describe("pnpm pack tarballs", () => {
         manifest.name,
       ).toEqual([]);
     }
+  });
+
+  it("ships minified the module each package loads at a cold start (its shared module, or its only one), with a source map into the shipped src/", async () => {
+    let checked = 0;
+    for (const { manifest, files, dir } of packed.values()) {
+      if (!files.includes("dist/js/index.js")) continue;
+      // The main entry is the shared module itself, or one line re-exporting from it.
+      const index = await readFile(join(dir, "dist/js/index.js"), "utf8");
+      const file = /^export \{[^}]*\} from "\.\/([^"]+)";\n/.exec(index)?.[1] ?? "index.js";
+      const text = await readFile(join(dir, "dist/js", file), "utf8");
+      // Left as written, esbuild's output has a line per statement (30–40 characters a line);
+      // minified, lines break only inside template literals (SQL text, say).
+      expect(text.split("\n").length, `${manifest.name} ${file}`).toBeLessThan(text.length / 100);
+      const map = JSON.parse(await readFile(join(dir, "dist/js", `${file}.map`), "utf8")) as { sources: string[]; mappings: string };
+      expect(map.mappings.length, `${manifest.name} ${file}.map`).toBeGreaterThan(0);
+      const shipped = map.sources.filter((source) => source.startsWith("../../src/"));
+      expect(shipped.length, `${manifest.name} ${file}.map`).toBeGreaterThan(0);
+      expect(
+        shipped.filter((source) => !files.includes(source.slice("../../".length))),
+        `${manifest.name} ${file}.map`,
+      ).toEqual([]);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(15);
   });
 
   it("declares as a dependency every package its built JS and .d.ts files import", async () => {
@@ -361,6 +386,40 @@ describe("the tarballs installed with plain npm outside the workspace", () => {
       "adaptor/dist/js/internal.js",
     ]);
   });
+
+  it("keeps the names of every exported class and function as the sources have them (the cold-start modules are minified)", async () => {
+    const entries = ["adaptor", "@adaptor/codex", "@adaptor/claude", "@adaptor/driver", "@adaptor/errors"];
+    const script = `const out = {};
+      for (const [label, specifier] of JSON.parse(process.env.NAMED_ENTRIES)) {
+        const m = await import(specifier);
+        out[label] = Object.entries(m).filter(([, v]) => typeof v === "function").map(([k, v]) => k + " " + v.name).sort();
+      }
+      console.log(JSON.stringify(out));`;
+    const names = async (args: string[], cwd: string, imports: [string, string][]) => {
+      const { stdout } = await run(process.execPath, [...args, "--input-type=module", "-e", script], {
+        cwd,
+        env: cleanEnv({ NAMED_ENTRIES: JSON.stringify(imports) }),
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 120_000,
+      });
+      return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, string[]>;
+    };
+    const installed = await names(
+      [],
+      project,
+      entries.map((label) => [label, label]),
+    );
+    const sources = await Promise.all(
+      entries.map(async (label): Promise<[string, string]> => {
+        const folder = label === "adaptor" ? "adaptor" : label.slice("@adaptor/".length);
+        const manifest = JSON.parse(await readFile(join(ROOT, "packages", folder, "package.json"), "utf8")) as Manifest;
+        return [label, pathToFileURL(join(ROOT, "packages", folder, manifest.exports!["."]!.source!)).href];
+      }),
+    );
+    const fromSource = await names(["--conditions=source", "--import", "tsx"], join(ROOT, "test"), sources);
+    expect(installed["adaptor"]).toContain("AdaptorError AdaptorError");
+    expect(installed).toEqual(fromSource);
+  }, 180_000);
 
   it("resolves the installed packages from the scratch project, not from the workspace", async () => {
     const { stdout } = await run(

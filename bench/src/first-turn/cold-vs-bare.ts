@@ -127,8 +127,9 @@ export async function coldVsBare(
   requestTimes: () => readonly number[],
 ): Promise<Figure[]> {
   buildPackages();
-  const bundle = await bundleProgram("first-turn/sdk-first-turn.ts");
-  const installedProgram = await bundleProgram("first-turn/sdk-first-turn.ts", { installed: true });
+  // The client imports `adaptor` and this CLI's driver only, as a host running that CLI does.
+  const bundle = await bundleProgram(`first-turn/sdk-first-turn-${name}.ts`);
+  const installedProgram = await bundleProgram(`first-turn/sdk-first-turn-${name}.ts`, { installed: true });
   try {
     const configEnv = { FIRST_TURN_CONFIG: JSON.stringify(config) };
     const sdkRun = (captureLaunch: boolean, script = bundle.script) =>

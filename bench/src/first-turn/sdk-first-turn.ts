@@ -1,13 +1,13 @@
-// One measured process of the cold-first-turn benchmark: imports the SDK, makes an Agent with the
-// claude or codex driver and runs one first turn (the run spawns the CLI). Prints one JSON line:
+// One measured process of the cold-first-turn benchmark, the part both CLIs share: the entry
+// (`sdk-first-turn-claude.ts` or `sdk-first-turn-codex.ts`) imports `adaptor` and its one driver, as
+// a host that runs that CLI does, and calls firstTurn(), which makes an Agent with the driver and
+// runs one first turn (the run spawns the CLI). Prints one JSON line:
 // ms from this process's start to the SDK being loaded, to the CLI's spawn, to the turn's terminal
 // (its last event before the process's exit) and to the turn's end (its last event), this
 // process's CPU (µs) up to then, and the spawned CLI's argv and environment (read from /proc at its
 // spawn) so that the bare client can start the same binary the same way.
 import { readFileSync } from "node:fs";
-import { claude } from "@adaptor/claude";
-import { codex } from "@adaptor/codex";
-import { Agent } from "adaptor";
+import { Agent, type Driver } from "adaptor";
 
 const loadedMs = performance.now();
 /** This process's CPU so far (user + system), ms. */
@@ -17,7 +17,6 @@ const cpuMs = () => {
 };
 if (process.env.FIRST_TURN_TRACE === "1")
   process.stderr.write(`${loadedMs.toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms hr ${process.hrtime.bigint() / 1000n} loaded\n`);
-const which = process.argv[2];
 const config = JSON.parse(process.env.FIRST_TURN_CONFIG ?? "{}") as {
   command: string;
   cwd: string;
@@ -25,8 +24,14 @@ const config = JSON.parse(process.env.FIRST_TURN_CONFIG ?? "{}") as {
   model: string;
   prompt: string;
 };
-const options = { command: config.command, cwd: config.cwd, env: config.env, inheritEnv: false, model: config.model };
-const agent = new Agent(which === "codex" ? codex(options) : claude(options));
+/** The driver options every measured run gets. */
+interface FirstTurnOptions {
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly inheritEnv: false;
+  readonly model: string;
+}
 let launch: { argv: string[]; env: Record<string, string> } | undefined;
 
 /** The process's argv and environment, as the kernel has them. */
@@ -56,7 +61,7 @@ let firstMs: number | undefined;
 let terminalMs: number | undefined;
 let resultMs: number | undefined;
 
-async function turn(): Promise<number> {
+async function turn(agent: Agent): Promise<number> {
   const stream = agent.stream(config.prompt);
   for await (const event of stream) {
     if (event.type === "process" && event.kind === "spawn") spawnMs ??= performance.now();
@@ -77,23 +82,29 @@ async function turn(): Promise<number> {
   return end;
 }
 
-// Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
-process.stderr.write("turn started\n");
-const endMs = await turn();
-process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms turn ended\n`);
-const u = process.resourceUsage();
-await agent.close();
-process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms agent closed\n`);
-console.log(
-  JSON.stringify({
-    timeOrigin: performance.timeOrigin,
-    loadedMs,
-    spawnMs,
-    firstMs,
-    terminalMs,
-    endMs,
-    resultMs,
-    cpuUs: u.userCPUTime + u.systemCPUTime,
-    ...(launch ? { launch } : {}),
-  }),
-);
+/** Runs the measured first turn with the driver `makeDriver` makes, and prints the report. */
+export async function firstTurn(makeDriver: (options: FirstTurnOptions) => Driver): Promise<void> {
+  const agent = new Agent(
+    makeDriver({ command: config.command, cwd: config.cwd, env: config.env, inheritEnv: false, model: config.model }),
+  );
+  // Where a run that never ends stopped (node exits 13 when nothing is left to wait for): on stderr.
+  process.stderr.write("turn started\n");
+  const endMs = await turn(agent);
+  process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms turn ended\n`);
+  const u = process.resourceUsage();
+  await agent.close();
+  process.stderr.write(`${performance.now().toFixed(0)} ms cpu ${cpuMs().toFixed(0)} ms agent closed\n`);
+  console.log(
+    JSON.stringify({
+      timeOrigin: performance.timeOrigin,
+      loadedMs,
+      spawnMs,
+      firstMs,
+      terminalMs,
+      endMs,
+      resultMs,
+      cpuUs: u.userCPUTime + u.systemCPUTime,
+      ...(launch ? { launch } : {}),
+    }),
+  );
+}
