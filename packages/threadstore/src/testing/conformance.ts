@@ -98,7 +98,8 @@ export interface ConformanceOptions {
   /**
    * The store has the optional session-state capability (`ThreadStore.sessionState`): the kit then
    * checks it (round trip, append and replace, atomic with `finalize`, the size limit, a stale lease
-   * cannot write, a 1.2 MB history of 60 segments read back whole by every read). Default false: the kit checks that the store does not claim it.
+   * cannot write, a write's manifest replacing the stored one whole, segments copied in and out, a
+   * 1.2 MB history of 60 segments read back whole by every read). Default false: the kit checks that the store does not claim it.
    */
   readonly sessionState?: boolean;
   /**
