@@ -4,7 +4,8 @@ import type { ThreadStore } from "./thread-store.js";
 /**
  * Where a stored approval stands:
  * - `pending`: waiting for an answer;
- * - `answered`: a host answered it (`decision` holds the answer); the turn can be resumed;
+ * - `answered`: a host answered it (`decision` holds the answer); the turn can be resumed. It
+ *   stays answered when its deadline passes: only a `pending` approval expires;
  * - `expired`: its deadline passed first; `decision` holds the recorded fallback (a deny), and
  *   `onDeadline` says whether the turn continues with that deny or is aborted;
  * - `closed`: done with (the resumed turn committed, was aborted, or the thread moved on); no

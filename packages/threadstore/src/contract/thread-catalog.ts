@@ -31,7 +31,7 @@ export interface ThreadSummary {
   readonly revision: number;
   /** Records of the key replaced by a newer conversation (kept until the thread is deleted). */
   readonly archivedRecords: number;
-  /** Bytes of session state stored with the active record (0 when none, or without the capability). */
+  /** Bytes of session state stored with the active record, not its archived ones (0 when none, or without the capability). */
   readonly sessionStateBytes: number;
 }
 
@@ -71,7 +71,8 @@ export interface ThreadCatalogStore {
    * fencing tokens keep increasing when the key is used again. Deleting an unknown key removes
    * nothing and resolves `{ records: 0, approvals: 0 }`.
    * @throws BusyError while any owner holds a live lease on `key` (a turn is running; nothing is
-   * deleted); InvalidThreadKeyError for a key that breaks the key rules.
+   * deleted); an expired lease (a crashed turn's) does not stop it. InvalidThreadKeyError for a
+   * key that breaks the key rules.
    */
   deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread>;
 }

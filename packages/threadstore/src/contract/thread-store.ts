@@ -42,8 +42,9 @@ export interface ThreadStore {
   /** The record, or `undefined`. By key: the active one, else (with `includeArchived`) the newest archived. */
   resolve(query: ResolveQuery, signal?: AbortSignal): Promise<ThreadRecord | undefined>;
   /**
-   * Takes the lease on `target` for `ttlMs` ms with a new, higher fencing token.
-   * An expired lease, or one `owner` already holds, can be taken.
+   * Takes the lease on `target` for `ttlMs` ms with a new, higher fencing token; it lapses at
+   * now + `ttlMs`. An expired lease, or one `owner` already holds, can be taken (the held one's
+   * expiry is replaced by now + `ttlMs`, later or earlier).
    * @throws BusyError while another owner's lease is live.
    */
   acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease>;

@@ -13,7 +13,10 @@ export interface SessionStateWrite {
   readonly mode: "append" | "replace";
   /** Opaque bytes, in order; may be empty (only the manifest changes). */
   readonly segments: readonly Uint8Array[];
-  /** JSON-serialisable description of the whole state after this write; stored and returned as is. */
+  /**
+   * JSON-serialisable description of the whole state after this write; stored and returned as is.
+   * It replaces the stored manifest whole, in either mode: no field of the previous one is kept.
+   */
   readonly manifest: unknown;
   /**
    * The most bytes the record's segments may hold after this write (the sum of all stored segment
@@ -46,13 +49,17 @@ export interface StoredSessionState {
 export interface SessionStateStore {
   /** The state stored for record `recordId`, or `undefined` when there is none. @throws DriverError for backend failures. */
   read(recordId: string, signal?: AbortSignal): Promise<StoredSessionState | undefined>;
-  /** Every stored segment of record `recordId`, in order (`[]` when none). @throws DriverError for backend failures. */
+  /**
+   * Every stored segment of record `recordId`, in order (`[]` when none), each a copy: a caller
+   * changing one in place changes nothing stored (and neither does changing a segment passed to
+   * `finalize` after it resolved). @throws DriverError for backend failures.
+   */
   segments(recordId: string, signal?: AbortSignal): Promise<Uint8Array[]>;
   /**
    * Optional: the stored segments of record `recordId` from index `from` (0-based, in the order of
    * {@link segments}) on: what `segments(recordId)` holds after its first `from`, read without the
-   * earlier ones (`[]` when there are no more). A host that holds an older copy of the session
-   * reads only what it lacks. Without it the SDK reads every segment and skips the first `from`.
+   * earlier ones (`[]` when there are no more), copies as {@link segments} returns. A host that
+   * holds an older copy of the session reads only what it lacks. Without it the SDK reads every segment and skips the first `from`.
    * @throws RangeError when `from` is not a non-negative safe integer; DriverError for backend failures.
    */
   segmentsFrom?(recordId: string, from: number, signal?: AbortSignal): Promise<Uint8Array[]>;

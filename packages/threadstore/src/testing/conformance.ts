@@ -98,7 +98,8 @@ export interface ConformanceOptions {
   /**
    * The store has the optional session-state capability (`ThreadStore.sessionState`): the kit then
    * checks it (round trip, append and replace, atomic with `finalize`, the size limit, a stale lease
-   * cannot write, a 1.2 MB history of 60 segments read back whole by every read). Default false: the kit checks that the store does not claim it.
+   * cannot write, a write's manifest replacing the stored one whole, segments copied in and out, a
+   * 1.2 MB history of 60 segments read back whole by every read). Default false: the kit checks that the store does not claim it.
    */
   readonly sessionState?: boolean;
   /**
@@ -125,7 +126,8 @@ const LONG_TTL = 60_000;
  * active record of the key remains (not named by `archiveId`) fails with `AlreadyExistsError`;
  * `requireKeyAbsent` looks at the state before `archiveId` is applied; an unknown or already
  * archived `archiveId` is ignored; by key with `includeArchived`, the archived record with the
- * latest `createdAt` (then the larger `id`) wins; records and leases are copied in and out; a lease is
+ * latest `createdAt` (then the larger `id`) wins; the same owner re-acquiring its live lease gets
+ * `expiresAt = now + ttl` of the new call; records and leases are copied in and out; a lease is
  * judged by the store's own record (owner, token, stored expiry), never by the `expiresAt` of the
  * object passed in; backend failures and calls after `close()` reject with errors that are never
  * `BusyError` / `LeaseLostError` and keep their cause.
@@ -405,6 +407,26 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         const err = await rejection(store.renewLease(first, LONG_TTL));
         expect(err).toBeInstanceOf(LeaseLostError);
         expect((await store.renewLease(second, LONG_TTL)).token).toBe(second.token);
+      });
+
+      it("the same owner re-acquiring its live lease gets expiresAt = now + the new ttl, longer or shorter, and other owners are told that expiry", async () => {
+        // An hour against a minute (then 20 s against an hour): a store that keeps the held lease's
+        // expiry fails in real time with no waiting.
+        const slack = h.clock ? 0 : tolerance;
+        let held = await store.acquireLease("t-again-ttl", "owner-a", LONG_TTL);
+        for (const ttl of [3_600_000, 20_000]) {
+          if (h.clock) await h.clock.advance(5_000);
+          const before = now();
+          const again = await store.acquireLease("t-again-ttl", "owner-a", ttl);
+          const after = now();
+          expect(again.token).toBeGreaterThan(held.token);
+          expect(again.expiresAt.getTime(), `re-acquired with ttl ${ttl}`).toBeGreaterThanOrEqual(before + ttl - slack);
+          expect(again.expiresAt.getTime(), `re-acquired with ttl ${ttl}`).toBeLessThanOrEqual(after + ttl + slack);
+          // The stored lease moved too: another owner is told the new expiry.
+          const busy = findError(await rejection(store.acquireLease("t-again-ttl", "owner-b", LONG_TTL)), BusyError);
+          expect(busy?.expiresAt?.getTime()).toBe(again.expiresAt.getTime());
+          held = again;
+        }
       });
 
       it("renewLease keeps the token and moves expiresAt to now + ttl, so the lease outlives its first TTL", async () => {

@@ -14,6 +14,11 @@ import type { ConformanceHarness, ConformanceOptions, MakeConformanceStore } fro
 import { FaultPlan } from "./fault-plan.js";
 
 const LONG_TTL = 60_000;
+/**
+ * Without a controllable clock: how long before its deadline an approval is saved, so that it is
+ * surely answered before the deadline passes (well above any store round trip on a busy machine).
+ */
+const ANSWER_WINDOW_MS = 3_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -230,6 +235,31 @@ export function describePendingApprovalsConformance(name: string, makeStore: Mak
       );
       expect(late?.status).toBe("expired");
       expect(await store.getPendingApproval(d.id)).toEqual(expired);
+    });
+
+    it("an approval answered before its deadline keeps its answer once the deadline passes: only a pending one expires", async (ctx) => {
+      need(ctx);
+      const lease = await store.acquireLease("pa-answered", "worker-a", LONG_TTL);
+      // Without a clock, the answer has ANSWER_WINDOW_MS to land; the reads come a second after the deadline.
+      const window = h.clock ? 10_000 : ANSWER_WINDOW_MS;
+      const deadline = new Date(now() + window);
+      const d = draft("pa-answered", { deadline });
+      const unanswered = draft("pa-answered", { deadline });
+      await store.savePendingApproval(d, lease);
+      await store.savePendingApproval(unanswered, lease);
+      const answered = await store.answerPendingApproval(d.id, { outcome: "approve" });
+      expect(answered.status).toBe("answered");
+      await elapse(window + 1_000);
+      // The deadline has passed on the store's clock: the unanswered one expires, the answered one stays as answered.
+      expect((await store.getPendingApproval(unanswered.id))?.status).toBe("expired");
+      expect(await store.getPendingApproval(d.id)).toEqual(answered);
+      expect((await store.listPendingApprovals("pa-answered")).find((a) => a.id === d.id)).toEqual(answered);
+      const again = findError(
+        await store.answerPendingApproval(d.id, { outcome: "deny", reason: "late" }).catch((e: unknown) => e),
+        ApprovalNotPendingError,
+      );
+      expect(again?.status).toBe("answered");
+      expect(await store.getPendingApproval(d.id)).toEqual(answered);
     });
 
     it("an answer arriving after the deadline, as the first access, fails with ApprovalNotPendingError (expired)", async (ctx) => {

@@ -172,6 +172,46 @@ export function describeSessionStateConformance(ctx: SessionStateKitContext): vo
       });
     }
 
+    it("a write's manifest replaces the stored one whole, in append and in replace mode: no field of the old one is kept", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-manifest", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-manifest");
+      const steps: [SessionStateWrite["mode"], Uint8Array[], unknown][] = [
+        ["replace", [bytes("a")], { a: 1, b: { c: 2 } }],
+        ["append", [bytes("b")], { d: 3 }],
+        ["append", [], { b: { e: 4 } }],
+        ["replace", [bytes("c")], { f: [5] }],
+        ["append", [], ["g"]],
+        ["append", [], { h: 6 }],
+      ];
+      for (const [mode, segments, manifest] of steps) {
+        await store.finalize({ leases: [lease], record: rec, sessionState: write(mode, segments, manifest) });
+        expect((await cap().read(rec.id))?.manifest, `after ${mode} with ${JSON.stringify(manifest)}`).toStrictEqual(manifest);
+      }
+    });
+
+    it("segments are copied in and out: changing an array after finalize wrote it, or one a read returned, changes nothing stored", async () => {
+      const store = ctx.store();
+      const lease = await store.acquireLease("s-copies", "owner-a", LONG_TTL);
+      const rec = ctx.record("s-copies");
+      const stored = [[...bytes("one")], [...bytes("two")], [...bytes("three")]];
+      const first = [bytes("one"), bytes("two")];
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("replace", first, { n: 1 }) });
+      const appended = [bytes("three")];
+      await store.finalize({ leases: [lease], record: rec, sessionState: write("append", appended, { n: 2 }) });
+      for (const segment of [...first, ...appended]) segment.fill(0x58);
+      expect(await segmentsOf(rec.id), "a caller's array changed after finalize changed the stored segment").toStrictEqual(stored);
+      for (const segment of await cap().segments(rec.id)) segment.fill(0x59);
+      expect(await segmentsOf(rec.id), "a segment segments() returned, changed in place, changed the stored one").toStrictEqual(stored);
+      const state = cap();
+      if (state.segmentsFrom) {
+        for (const segment of await state.segmentsFrom(rec.id, 1)) segment.fill(0x5a);
+        expect(await segmentsOf(rec.id), "a segment segmentsFrom() returned, changed in place, changed the stored one").toStrictEqual(
+          stored,
+        );
+      }
+    });
+
     it("a finalize refused with AlreadyExistsError writes no state", async () => {
       const store = ctx.store();
       await store.finalize({ leases: [], record: ctx.record("s-taken") });

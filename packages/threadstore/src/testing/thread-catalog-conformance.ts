@@ -39,6 +39,14 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
     const need = (ctx: TestContext): void => {
       if (!supported) ctx.skip();
     };
+    /**
+     * Lets a lease of `ttl` ms (granted just now) lapse, its expiry then well in the past: the
+     * manual clock moves `ttl` plus 10 s; otherwise real time passes `ttl` plus 1.5 s.
+     */
+    const lapse = async (ttl: number): Promise<void> => {
+      if (h.clock) await h.clock.advance(ttl + 10_000);
+      else await sleep(ttl + 1_500);
+    };
 
     /** Commits `draft` as the key's active record (archiving `archiveId`) under a fresh lease, then releases it. */
     const commit = async (draft: ThreadRecordDraft, archiveId?: string): Promise<void> => {
@@ -180,10 +188,45 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
       expect(await store.deleteThread("in-use")).toStrictEqual({ records: 1, approvals: 0 });
     });
 
+    it("deleteThread goes ahead over an expired lease (a crashed turn's): the key is deleted and its fencing tokens keep increasing", async (ctx) => {
+      need(ctx);
+      const draft = record("crashed", { createdAt: at(0) });
+      await commit(draft);
+      const ttl = h.clock ? 10_000 : 1;
+      const lapsed = await store.acquireLease("crashed", "crashed-worker", ttl);
+      await lapse(ttl);
+      expect(await store.deleteThread("crashed")).toStrictEqual({ records: 1, approvals: 0 });
+      expect(await store.resolve({ key: "crashed", includeArchived: true })).toBeUndefined();
+      expect((await store.acquireLease("crashed", "next-worker", LONG_TTL)).token).toBeGreaterThan(lapsed.token);
+    });
+
+    it("sessionStateBytes counts the active record's session state only, not the archived records' (stores with session state)", async (ctx) => {
+      need(ctx);
+      const state = store.sessionState;
+      if (!state) return ctx.skip();
+      const lease = await store.acquireLease("state-bytes", "catalog-writer", LONG_TTL);
+      const old = record("state-bytes", { createdAt: at(0) });
+      const write = (mode: "append" | "replace", length: number) => ({
+        sessionState: { mode, segments: [new Uint8Array(length)], manifest: { length }, limitBytes: 1_000_000 },
+      });
+      await store.finalize({ leases: [lease], record: old, ...write("replace", 1_000) });
+      const current = record("state-bytes", { createdAt: at(5) });
+      await store.finalize({ leases: [lease], record: current, archiveId: old.id, ...write("replace", 10) });
+      await store.finalize({ leases: [lease], record: current, ...write("append", 5) });
+      await store.releaseLease(lease);
+      const [summary] = (await store.listThreads()).threads;
+      expect(summary).toMatchObject({ key: "state-bytes", recordId: current.id, archivedRecords: 1, sessionStateBytes: 15 });
+      expect((await state.read(old.id))?.bytes).toBe(1_000);
+    });
+
     it("deleteThread of an unknown key removes nothing; a malformed key is refused", async (ctx) => {
       need(ctx);
       expect(await store.deleteThread("never-used")).toStrictEqual({ records: 0, approvals: 0 });
       expect(findError(await store.deleteThread("bad\u0000key").catch((e: unknown) => e), InvalidThreadKeyError)).toBeDefined();
     });
   });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
