@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenPromptSays, whenToolOutput } from "@adaptor/testkit";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, type AgentEvent, type NoticeEvent, type Result, type Stream } from "adaptor";
+import { Agent, type AgentEvent, type NoticeEvent, type Result, type Stream, type Thread } from "adaptor";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
@@ -84,6 +84,49 @@ describe("a codex result's turn count and the fields codex does not report (real
     expect(compacted.map((notice) => notice.data)).toEqual([{ trigger: "auto" }]);
     expect([first.result.numTurns, second.result.numTurns]).toEqual([1, 1]);
     expect([first.responses, second.responses]).toEqual([1, 1]);
+  });
+
+  it("the usage of a turn codex compacts the context for is the turn's own: the summary request and the answer, not the previous turn's usage codex sends again", async () => {
+    h = await codexHarness({
+      rules: [
+        { when: whenPromptSays("fill the context"), reply: { text: "filled", usage: { input_tokens: 50_000, output_tokens: 10 } } },
+        {
+          when: whenPromptSays("CONTEXT CHECKPOINT COMPACTION"),
+          reply: { text: "summary", usage: { input_tokens: 100, output_tokens: 10 } },
+        },
+        { when: whenPromptSays("after compaction"), reply: { text: "still here", usage: { input_tokens: 700, output_tokens: 7 } } },
+      ],
+    });
+    const driver = codex({
+      cwd: h.env.workDir,
+      env: h.env.env,
+      inheritEnv: false,
+      killGraceMs: 1000,
+      configOverrides: { model_auto_compact_token_limit: 1000 },
+    });
+    agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    const own = { inputTokens: 800, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    const compacting = async (thread: Thread, options: { spawn?: true } = {}): Promise<Awaited<ReturnType<typeof turn>>> => {
+      const second = await turn(thread.stream("after compaction", options));
+      expect(second.notices.filter((notice) => notice.kind === "context.compacted")).toHaveLength(1);
+      return second;
+    };
+    // The process that ran the first turn serves the second.
+    const reused = agent.thread("reused");
+    expect((await turn(reused.stream("fill the context"))).result.usage).toMatchObject({ inputTokens: 50_000, outputTokens: 10 });
+    expect((await compacting(reused)).result.usage).toEqual(own);
+    // A new process resumes the thread.
+    const resumed = agent.thread("resumed");
+    await turn(resumed.stream("fill the context"));
+    expect((await compacting(resumed, { spawn: true })).result.usage).toEqual(own);
+    // A fork's first turn, in a process of its own.
+    const parent = agent.thread("parent");
+    await turn(parent.stream("fill the context"));
+    expect((await compacting(parent.fork("branch"))).result.usage).toEqual(own);
+    // Each compacting turn's own requests were the summary's and the answer's.
+    expect(h.server.requests.map((request) => request.view.lastUserText?.slice(0, 16))).toEqual(
+      Array.from({ length: 3 }, () => ["fill the context", "You are performi", "after compaction"]).flat(),
+    );
   });
 
   it("exec: none of the four is reported", async () => {

@@ -43,6 +43,8 @@ import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertPa
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
+import type { ThreadTokenUsageUpdatedNotification } from "../protocol/generated/v2/ThreadTokenUsageUpdatedNotification.js";
+import type { TokenUsageBreakdown } from "../protocol/generated/v2/TokenUsageBreakdown.js";
 import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
@@ -167,6 +169,8 @@ export class AppServerSession implements PooledProcess {
   #unreadable = false;
   /** The last turn this process completed healthily (what a reuse must continue from). */
   #lastTurnId: string | undefined;
+  /** The loaded thread's running token total as codex last reported it in this process (see `AppServerTurnState.previousTotal`). */
+  #threadTotal: TokenUsageBreakdown | undefined;
   /** Start of the stderr line being assembled (bounded). */
   #stderrLine = "";
   #ended = false;
@@ -329,6 +333,7 @@ export class AppServerSession implements PooledProcess {
     const finished = this.#opened?.thread.id;
     this.#opened = undefined;
     this.#lastTurnId = undefined;
+    this.#threadTotal = undefined;
     if (finished !== undefined) await raceAbort(this.#rpc.request("thread/unsubscribe", { threadId: finished }), signal);
     await this.prewarm(request, plan, signal);
   }
@@ -397,6 +402,7 @@ export class AppServerSession implements PooledProcess {
       sink.emit(event);
       limit.observe(event);
     }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
+    turn.previousTotal = this.#threadTotal;
     let markTurnDone: () => void = () => undefined;
     const nextTurnDone = (): Promise<void> =>
       new Promise<void>((resolve) => {
@@ -769,6 +775,10 @@ export class AppServerSession implements PooledProcess {
     }
     const active = this.#active;
     if (active?.state.accept(method, params, this.#lineText)) active.markDone();
+    if (method === "thread/tokenUsage/updated") {
+      const update = params as Partial<ThreadTokenUsageUpdatedNotification> | undefined;
+      if (update?.threadId === this.threadId && update?.tokenUsage?.total) this.#threadTotal = update.tokenUsage.total;
+    }
   }
 
   #onServerRequest(message: JsonRpcServerRequest): void {
