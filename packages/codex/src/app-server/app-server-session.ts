@@ -6,6 +6,7 @@ import {
   type DriverResponse,
   type DriverSink,
   type McpServerConfig,
+  type PermissionDenial,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
@@ -45,7 +46,7 @@ import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsE
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
 import type { ThreadTokenUsageUpdatedNotification } from "../protocol/generated/v2/ThreadTokenUsageUpdatedNotification.js";
 import type { TokenUsageBreakdown } from "../protocol/generated/v2/TokenUsageBreakdown.js";
-import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
+import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision, refusesCall } from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
@@ -126,6 +127,11 @@ interface TurnRequests {
   hold(): void;
   /** The turn id is known: requests held until now are handled or declined. */
   release(): void;
+  /**
+   * The tool calls the host's decision refused so far (`onApproval`, the policy's `auto_deny`, an
+   * approval that expired), in the order they were decided.
+   */
+  readonly denials: readonly PermissionDenial[];
 }
 
 /**
@@ -620,6 +626,7 @@ export class AppServerSession implements PooledProcess {
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
       ...(usage ? { usage } : {}),
       numTurns: turn.responses,
+      permissionDenials: [...requests.denials],
       transcript: turn.transcript,
       raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
@@ -829,7 +836,12 @@ export class AppServerSession implements PooledProcess {
    * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
    * an MCP server's own elicitation is declined.
    */
-  #elicitation(message: JsonRpcServerRequest, answer: (id: string | number, send: () => Promise<void>) => void, sink: DriverSink): void {
+  #elicitation(
+    message: JsonRpcServerRequest,
+    answer: (id: string | number, send: () => Promise<void>) => void,
+    sink: DriverSink,
+    denied: (ask: ApprovalAsk) => void,
+  ): void {
     const rpc = this.#rpc;
     const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
     const decided = mcpElicitation(message as ServerRequest, this.#mcpServers);
@@ -843,6 +855,7 @@ export class AppServerSession implements PooledProcess {
         const effective = effectiveDecision(decision);
         if (effective.outcome === "approve") return respond("accept");
         if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+        denied(ask);
         respond("decline");
       },
       () => respond("decline"),
@@ -866,6 +879,12 @@ export class AppServerSession implements PooledProcess {
     };
     const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, declineAnswer(message.method, reason)));
+    const denials: PermissionDenial[] = [];
+    // An MCP tool call's ask names no call id: the call codex announced for that tool, if it did.
+    const denied = (ask: ApprovalAsk): void => {
+      const toolName = ask.toolName ?? "";
+      denials.push({ toolName, toolCallId: ask.toolCallId ?? turn.openCall(toolName) ?? "", input: ask.input });
+    };
     const handle = (message: JsonRpcServerRequest): void => {
       if (!APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
@@ -896,7 +915,7 @@ export class AppServerSession implements PooledProcess {
         return;
       }
       if (message.method === MCP_ELICITATION_METHOD) {
-        this.#elicitation(message, answer, sink);
+        this.#elicitation(message, answer, sink, denied);
         return;
       }
       try {
@@ -911,7 +930,9 @@ export class AppServerSession implements PooledProcess {
             async (decision) => {
               const effective = effectiveDecision(decision);
               if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
-              return approvalAnswer(message.method, effective);
+              const result = approvalAnswer(message.method, effective);
+              if (refusesCall(result)) denied(ask);
+              return result;
             },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
           )
@@ -925,6 +946,7 @@ export class AppServerSession implements PooledProcess {
     };
     return {
       handle,
+      denials,
       hold() {
         held ??= [];
       },

@@ -195,6 +195,16 @@ export class AppServerTurnState {
     this.#maxRetries = maxRetries;
   }
 
+  /**
+   * The id of the latest tool call named `name` (as {@link toolNameOf} names it) that codex
+   * announced and has not answered yet, if any.
+   */
+  openCall(name: string): string | undefined {
+    let id: string | undefined;
+    for (const item of this.#open.values()) if (toolNameOf(item) === name) id = item.id;
+    return id;
+  }
+
   /** A thread item seen in this turn, by id (file-change approvals only carry the item id). */
   item(id: string): ThreadItem | undefined {
     return this.#items.get(id);
