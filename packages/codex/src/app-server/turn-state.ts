@@ -64,10 +64,14 @@ function toolInputOf(item: ThreadItem): unknown {
   }
 }
 
-/** Whether two running token totals of a thread are the same, field by field. */
+/**
+ * Whether two running token totals of a thread are the same, field by field, and not nothing (a
+ * total of zeros tells nothing: no usage before it to send again).
+ */
 function sameTotal(a: TokenUsageBreakdown, b: TokenUsageBreakdown | undefined): boolean {
   return (
     b !== undefined &&
+    b.inputTokens + b.outputTokens > 0 &&
     a.inputTokens === b.inputTokens &&
     a.outputTokens === b.outputTokens &&
     a.cachedInputTokens === b.cachedInputTokens &&
