@@ -681,10 +681,22 @@ export class AppServerSession implements PooledProcess {
   }
 
   async #readLines(): Promise<void> {
+    const batches = this.proc.textBatches()[Symbol.asyncIterator]();
+    let ended = false;
     try {
       // stdout is taken a chunk at a time; between two lines of a chunk the host's loop takes its
-      // events in step (beforeNextLine) while no new stdout is read in between.
-      for await (const batch of this.proc.textBatches()) {
+      // events in step (beforeNextLine) while no new stdout is read in between. A line is a slice
+      // of the chunk it came in: the batch and what its lines left behind are let go before the
+      // wait for the next, which a turn waiting for an approval spends in this frame (a suspended
+      // async function keeps its registers alive, dead or not).
+      for (;;) {
+        let read: IteratorResult<readonly string[]> | undefined = await batches.next();
+        if (read.done === true) {
+          ended = true;
+          break;
+        }
+        let batch: readonly string[] | undefined = read.value;
+        read = undefined;
         if (this.#frequent) {
           const wait = beforeNextLine(this.#active?.sink, true);
           if (wait !== undefined) await wait;
@@ -694,9 +706,13 @@ export class AppServerSession implements PooledProcess {
           next = this.#readRun(batch, next);
           if (next < batch.length) await this.#wait;
         }
+        batch = undefined;
+        this.#wait = undefined;
+        this.#active?.state.releaseLines();
       }
     } catch (err) {
       this.#readError = err;
+      if (!ended) await batches.return?.().catch(() => undefined);
     } finally {
       this.#ended = true;
       this.#rpc.close("codex app-server exited");
@@ -734,7 +750,6 @@ export class AppServerSession implements PooledProcess {
 
   /** One stdout line through JSON-RPC; a line that is not JSON, or not JSON-RPC, is reported as stdout. */
   #dispatch(text: string): void {
-    this.#lineText = text;
     let value: unknown;
     try {
       value = parseAppServerLine(text);
@@ -742,7 +757,13 @@ export class AppServerSession implements PooledProcess {
       this.#active?.sink.emit({ type: "process", kind: "stdout", text });
       return;
     }
-    if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
+    this.#lineText = text;
+    try {
+      if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
+    } finally {
+      // Only the dispatch reads it: not kept past the line (a slice of its stdout chunk).
+      this.#lineText = "";
+    }
   }
 
   /**

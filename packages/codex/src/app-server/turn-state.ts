@@ -1,4 +1,5 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import { ownString } from "@adaptor/driver/kit";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
 import type { AgentMessageDeltaNotification } from "../protocol/generated/v2/AgentMessageDeltaNotification.js";
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
@@ -287,12 +288,26 @@ export class AppServerTurnState {
     this.#emit({ type: "text-delta", text, messageId: itemId });
   }
 
-  /** Records that `itemId` streamed (its completed item repeats nothing); consecutive deltas of one item skip the set. */
+  /**
+   * Records that `itemId` streamed (its completed item repeats nothing); consecutive deltas of one
+   * item skip the set. Kept for the turn: a copy, not a slice of the line's stdout chunk.
+   */
   #streamedItem(itemId: string): void {
     if (itemId !== this.#lastStreamed) {
-      this.#streamed.add(itemId);
-      this.#lastStreamed = itemId;
+      const id = ownString(itemId);
+      this.#streamed.add(id);
+      this.#lastStreamed = id;
     }
+  }
+
+  /**
+   * Lets go of what the last lines read left behind (the delta readers' values, slices of those
+   * lines): called before the stdout reader waits for more, so a turn waiting (for an approval,
+   * for codex) keeps no stdout chunk alive.
+   */
+  releaseLines(): void {
+    this.#deltaLines?.release();
+    this.#deltaTemplates.release();
   }
 
   /** One delta notification of this turn, parsed or read from its line. */
