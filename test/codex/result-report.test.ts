@@ -41,10 +41,22 @@ async function turnEvents(stream: Stream): Promise<{ result: Result; events: Age
 }
 
 async function turn(stream: Stream): Promise<{ result: Result; responses: number; notices: NoticeEvent[] }> {
-  const notices: NoticeEvent[] = [];
-  for await (const event of stream as AsyncIterable<AgentEvent>) if (event.type === "notice") notices.push(event);
+  const { result, events } = await turnEvents(stream);
+  const notices = events.flatMap((event) => (event.type === "notice" ? [event] : []));
   const responses = notices.filter((notice) => notice.kind === "model.response").length;
-  return { result: await stream.result(), responses, notices };
+  return { result, responses, notices };
+}
+
+/** An Agent with a thread store on `harness`'s codex, which summarizes the history once the context is over 1,000 tokens. */
+function compactingAgent(harness: CodexHarness): Agent {
+  const driver = codex({
+    cwd: harness.env.workDir,
+    env: harness.env.env,
+    inheritEnv: false,
+    killGraceMs: 1000,
+    configOverrides: { model_auto_compact_token_limit: 1000 },
+  });
+  return new Agent(driver, { threadStore: new MemoryThreadStore() });
 }
 
 describe("a codex result's turn count and the fields codex does not report (real binary)", { timeout: 180_000 }, () => {
@@ -74,15 +86,7 @@ describe("a codex result's turn count and the fields codex does not report (real
         { when: whenPromptSays("after compaction"), reply: { text: "still here" } },
       ],
     });
-    // Over 1,000 tokens of context, codex summarizes the history before the next request.
-    const driver = codex({
-      cwd: h.env.workDir,
-      env: h.env.env,
-      inheritEnv: false,
-      killGraceMs: 1000,
-      configOverrides: { model_auto_compact_token_limit: 1000 },
-    });
-    agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    agent = compactingAgent(h);
     const thread = agent.thread("compacting");
     const first = await turn(thread.stream("fill the context"));
     expect(first.notices.filter((notice) => notice.kind === "context.compacted")).toEqual([]);
@@ -110,14 +114,7 @@ describe("a codex result's turn count and the fields codex does not report (real
         { when: whenPromptSays("after compaction"), reply: { text: "still here", usage: { input_tokens: 700, output_tokens: 7 } } },
       ],
     });
-    const driver = codex({
-      cwd: h.env.workDir,
-      env: h.env.env,
-      inheritEnv: false,
-      killGraceMs: 1000,
-      configOverrides: { model_auto_compact_token_limit: 1000 },
-    });
-    agent = new Agent(driver, { threadStore: new MemoryThreadStore() });
+    agent = compactingAgent(h);
     const own = { inputTokens: 800, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
     const compacting = async (thread: Thread, options: { spawn?: true } = {}): Promise<Awaited<ReturnType<typeof turn>>> => {
       const second = await turn(thread.stream("after compaction", options));
