@@ -206,6 +206,10 @@ describe("codex app-server: MCP servers", () => {
     expect(JSON.stringify(h.server.responses().at(-1)?.body)).toContain("user rejected MCP tool call");
     expect((await readMcpFixtureLog(logFile)).filter((entry) => entry.event === "call")).toEqual([]);
     expect(result.enforcement?.find((entry) => entry.field === "sandbox")?.enforced).toBe(true);
+    // The refused call, under the id of its tool-call event (codex's ask names none).
+    const call = result.transcript().find((item) => item.kind === "tool-call");
+    expect(call?.toolCallId).toEqual(expect.any(String));
+    expect(result.permissionDenials).toEqual([{ toolName: "mcp__fixture__echo", toolCallId: call?.toolCallId, input: { text: "ping" } }]);
   });
 
   it.each(["ask", "auto_deny"] as const)(

@@ -126,6 +126,7 @@ describe("public surface", () => {
       "inspectCli",
       "launchSignature",
       "oneShotTurn",
+      "ownString",
       "parseVersion",
       "probeFailure",
       "processGone",

@@ -116,10 +116,14 @@ export class Result {
   readonly modelUsage: Readonly<Record<string, ModelUsage>> | undefined;
   /**
    * The tool calls the run's permission checks refused, in order (the Claude Agent SDK's
-   * `permission_denials`): the tool's name, its call id and the input it was given. Claude Code:
-   * every call its permission checks refused, the host's denials (`onApproval`, `auto_deny`) and
-   * its own rules' alike; an empty list when none was. `undefined` when the CLI reports none (Codex,
-   * ACP agents: their `approval.resolved` notices with `data.outcome` `denied` list the host's).
+   * `permission_denials`): the tool's name, its call id and the input it was given, as on its
+   * `tool-call` event. An empty list when none was. Claude Code: every call its permission checks
+   * refused, the host's denials (`onApproval`, `auto_deny`) and its own rules' alike. Codex
+   * app-server: every command, file change and MCP tool call codex asked about that the host's
+   * decision refused (`onApproval`, `auto_deny`, an approval that expired), in the order they were
+   * decided. `undefined` where the driver cannot know: Codex exec (it asks nothing; codex refuses by
+   * its own sandbox and approval policy and does not report which calls) and ACP agents (their
+   * `approval.resolved` notices with `data.outcome` `denied` list the host's).
    */
   readonly permissionDenials: readonly PermissionDenial[] | undefined;
   /**

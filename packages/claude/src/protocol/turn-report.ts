@@ -32,14 +32,14 @@ export function apiTimeTotal(line: ResultLine): number | undefined {
 }
 
 /**
- * The API time in ms of the turn that wrote `line`. `duration_api_ms` is the session's running
- * total (a reused process adds to it, `--resume` restores it), so this is its growth since the
- * previous result on the same process, or the total itself for the first result of a session that
- * began in this process; undefined when neither is known, or for a local command's result (the API
- * time of a `/compact` summary is then counted in the next turn's).
+ * The API time in ms of the turn whose result line reports the running total `total`
+ * ({@link apiTimeTotal} of the line). `duration_api_ms` is the session's running total (a reused
+ * process adds to it, `--resume` restores it), so this is its growth since the previous result on
+ * the same process, or the total itself for the first result of a session that began in this
+ * process; undefined when neither is known, or for a local command's result, which reports none
+ * (the API time of a `/compact` summary is then counted in the next turn's).
  */
-export function apiDurationMs(line: ResultLine, baseline: ApiTimeBaseline): number | undefined {
-  const total = apiTimeTotal(line);
+function apiDurationMs(total: number | undefined, baseline: ApiTimeBaseline): number | undefined {
   if (total === undefined) return undefined;
   if (baseline.previousTotal !== undefined) return total >= baseline.previousTotal ? total - baseline.previousTotal : undefined;
   return baseline.freshSession ? total : undefined;
@@ -143,9 +143,9 @@ export function turnReport(results: readonly ResultLine[], ownResults: readonly 
     permissionDenials = permissionDenials && denials ? [...permissionDenials, ...denials] : undefined;
     const used = lineModelUsage(line);
     modelUsage = modelUsage && used ? addModelUsage(modelUsage, used) : undefined;
-    const share = apiDurationMs(line, { ...(from !== undefined ? { previousTotal: from } : {}), freshSession: fresh });
-    durationApiMs = durationApiMs === undefined || share === undefined ? undefined : durationApiMs + share;
     const total = apiTimeTotal(line);
+    const share = apiDurationMs(total, { ...(from !== undefined ? { previousTotal: from } : {}), freshSession: fresh });
+    durationApiMs = durationApiMs === undefined || share === undefined ? undefined : durationApiMs + share;
     if (total !== undefined) {
       from = total;
       fresh = false;

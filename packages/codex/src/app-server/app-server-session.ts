@@ -6,6 +6,7 @@ import {
   type DriverResponse,
   type DriverSink,
   type McpServerConfig,
+  type PermissionDenial,
 } from "@adaptor/driver";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
@@ -43,7 +44,9 @@ import type { ThreadRevertParams } from "../protocol/generated/v2/ThreadRevertPa
 import type { ThreadTurnsListParams } from "../protocol/generated/v2/ThreadTurnsListParams.js";
 import type { SkillsExtraRootsSetParams } from "../protocol/generated/v2/SkillsExtraRootsSetParams.js";
 import type { ThreadInjectItemsParams } from "../protocol/generated/v2/ThreadInjectItemsParams.js";
-import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision } from "./approvals.js";
+import type { ThreadTokenUsageUpdatedNotification } from "../protocol/generated/v2/ThreadTokenUsageUpdatedNotification.js";
+import type { TokenUsageBreakdown } from "../protocol/generated/v2/TokenUsageBreakdown.js";
+import { APPROVAL_METHODS, V2_APPROVAL_METHODS, approvalAnswer, approvalAsk, effectiveDecision, refusesCall } from "./approvals.js";
 import { requestAnswer, threadOpened, turnStarted, turnsPage, type ThreadOpened } from "./answers.js";
 import { AppServerCancellation } from "./cancellation.js";
 import { CodexRpcError, isTurnEnded, turnControlError } from "./codex-rpc-error.js";
@@ -124,6 +127,11 @@ interface TurnRequests {
   hold(): void;
   /** The turn id is known: requests held until now are handled or declined. */
   release(): void;
+  /**
+   * The tool calls the host's decision refused so far (`onApproval`, the policy's `auto_deny`, an
+   * approval that expired), in the order they were decided.
+   */
+  readonly denials: readonly PermissionDenial[];
 }
 
 /**
@@ -167,6 +175,8 @@ export class AppServerSession implements PooledProcess {
   #unreadable = false;
   /** The last turn this process completed healthily (what a reuse must continue from). */
   #lastTurnId: string | undefined;
+  /** The loaded thread's running token total as codex last reported it in this process (see `AppServerTurnState.previousTotal`). */
+  #threadTotal: TokenUsageBreakdown | undefined;
   /** Start of the stderr line being assembled (bounded). */
   #stderrLine = "";
   #ended = false;
@@ -329,6 +339,7 @@ export class AppServerSession implements PooledProcess {
     const finished = this.#opened?.thread.id;
     this.#opened = undefined;
     this.#lastTurnId = undefined;
+    this.#threadTotal = undefined;
     if (finished !== undefined) await raceAbort(this.#rpc.request("thread/unsubscribe", { threadId: finished }), signal);
     await this.prewarm(request, plan, signal);
   }
@@ -397,6 +408,7 @@ export class AppServerSession implements PooledProcess {
       sink.emit(event);
       limit.observe(event);
     }, this.#config.maxModelRetries ?? MAX_MODEL_RETRIES);
+    turn.previousTotal = this.#threadTotal;
     let markTurnDone: () => void = () => undefined;
     const nextTurnDone = (): Promise<void> =>
       new Promise<void>((resolve) => {
@@ -614,6 +626,7 @@ export class AppServerSession implements PooledProcess {
       ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
       ...(usage ? { usage } : {}),
       numTurns: turn.responses,
+      permissionDenials: [...requests.denials],
       transcript: turn.transcript,
       raw: rawStreams(proc.takeOutput(), turn.completedJson ? { event: "turn/completed", json: turn.completedJson } : undefined),
       ...(!failure && opened ? { checkpoint: { resumeId: opened.thread.id, ...(checkpointData ? { data: checkpointData } : {}) } } : {}),
@@ -668,10 +681,22 @@ export class AppServerSession implements PooledProcess {
   }
 
   async #readLines(): Promise<void> {
+    const batches = this.proc.textBatches()[Symbol.asyncIterator]();
+    let ended = false;
     try {
       // stdout is taken a chunk at a time; between two lines of a chunk the host's loop takes its
-      // events in step (beforeNextLine) while no new stdout is read in between.
-      for await (const batch of this.proc.textBatches()) {
+      // events in step (beforeNextLine) while no new stdout is read in between. A line is a slice
+      // of the chunk it came in: the batch and what its lines left behind are let go before the
+      // wait for the next, which a turn waiting for an approval spends in this frame (a suspended
+      // async function keeps its registers alive, dead or not).
+      for (;;) {
+        let read: IteratorResult<readonly string[]> | undefined = await batches.next();
+        if (read.done === true) {
+          ended = true;
+          break;
+        }
+        let batch: readonly string[] | undefined = read.value;
+        read = undefined;
         if (this.#frequent) {
           const wait = beforeNextLine(this.#active?.sink, true);
           if (wait !== undefined) await wait;
@@ -681,9 +706,13 @@ export class AppServerSession implements PooledProcess {
           next = this.#readRun(batch, next);
           if (next < batch.length) await this.#wait;
         }
+        batch = undefined;
+        this.#wait = undefined;
+        this.#active?.state.releaseLines();
       }
     } catch (err) {
       this.#readError = err;
+      if (!ended) await batches.return?.().catch(() => undefined);
     } finally {
       this.#ended = true;
       this.#rpc.close("codex app-server exited");
@@ -721,7 +750,6 @@ export class AppServerSession implements PooledProcess {
 
   /** One stdout line through JSON-RPC; a line that is not JSON, or not JSON-RPC, is reported as stdout. */
   #dispatch(text: string): void {
-    this.#lineText = text;
     let value: unknown;
     try {
       value = parseAppServerLine(text);
@@ -729,7 +757,13 @@ export class AppServerSession implements PooledProcess {
       this.#active?.sink.emit({ type: "process", kind: "stdout", text });
       return;
     }
-    if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
+    this.#lineText = text;
+    try {
+      if (!this.#rpc.accept(value)) this.#active?.sink.emit({ type: "process", kind: "stdout", text });
+    } finally {
+      // Only the dispatch reads it: not kept past the line (a slice of its stdout chunk).
+      this.#lineText = "";
+    }
   }
 
   /**
@@ -769,6 +803,10 @@ export class AppServerSession implements PooledProcess {
     }
     const active = this.#active;
     if (active?.state.accept(method, params, this.#lineText)) active.markDone();
+    if (method === "thread/tokenUsage/updated") {
+      const update = params as Partial<ThreadTokenUsageUpdatedNotification> | undefined;
+      if (update?.threadId === this.threadId && update?.tokenUsage?.total) this.#threadTotal = update.tokenUsage.total;
+    }
   }
 
   #onServerRequest(message: JsonRpcServerRequest): void {
@@ -819,7 +857,12 @@ export class AppServerSession implements PooledProcess {
    * a deny's reason reaches the model as a developer message, see {@link #tellDenyReason});
    * an MCP server's own elicitation is declined.
    */
-  #elicitation(message: JsonRpcServerRequest, answer: (id: string | number, send: () => Promise<void>) => void, sink: DriverSink): void {
+  #elicitation(
+    message: JsonRpcServerRequest,
+    answer: (id: string | number, send: () => Promise<void>) => void,
+    sink: DriverSink,
+    denied: (ask: ApprovalAsk) => void,
+  ): void {
     const rpc = this.#rpc;
     const respond = (action: "accept" | "decline"): void => answer(message.id, () => rpc.respond(message.id, elicitationAnswer(action)));
     const decided = mcpElicitation(message as ServerRequest, this.#mcpServers);
@@ -833,6 +876,7 @@ export class AppServerSession implements PooledProcess {
         const effective = effectiveDecision(decision);
         if (effective.outcome === "approve") return respond("accept");
         if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
+        denied(ask);
         respond("decline");
       },
       () => respond("decline"),
@@ -856,6 +900,12 @@ export class AppServerSession implements PooledProcess {
     };
     const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, declineAnswer(message.method, reason)));
+    const denials: PermissionDenial[] = [];
+    // An MCP tool call's ask names no call id: the call codex announced for that tool, if it did.
+    const denied = (ask: ApprovalAsk): void => {
+      const toolName = ask.toolName ?? "";
+      denials.push({ toolName, toolCallId: ask.toolCallId ?? turn.openCall(toolName) ?? "", input: ask.input });
+    };
     const handle = (message: JsonRpcServerRequest): void => {
       if (!APPROVAL_METHODS.includes(message.method) && message.method !== MCP_ELICITATION_METHOD) {
         sink.emit({ type: "notice", kind: "runtime", message: `unsupported server request ${message.method}`, data: { id: message.id } });
@@ -886,7 +936,7 @@ export class AppServerSession implements PooledProcess {
         return;
       }
       if (message.method === MCP_ELICITATION_METHOD) {
-        this.#elicitation(message, answer, sink);
+        this.#elicitation(message, answer, sink, denied);
         return;
       }
       try {
@@ -901,7 +951,9 @@ export class AppServerSession implements PooledProcess {
             async (decision) => {
               const effective = effectiveDecision(decision);
               if (effective.outcome === "deny") await this.#tellDenyReason(message, ask, effective.reason, sink);
-              return approvalAnswer(message.method, effective);
+              const result = approvalAnswer(message.method, effective);
+              if (refusesCall(result)) denied(ask);
+              return result;
             },
             () => approvalAnswer(message.method, { outcome: "deny", reason: "approval failed" }),
           )
@@ -915,6 +967,7 @@ export class AppServerSession implements PooledProcess {
     };
     return {
       handle,
+      denials,
       hold() {
         held ??= [];
       },

@@ -132,6 +132,16 @@ export function effectiveDecision(decision: ApprovalDecision): ApprovalDecision 
 }
 
 /**
+ * Whether `answer` refuses the call: codex does not run it (`decline`, `cancel`; legacy
+ * `{ denied }`, `abort`, `timed_out`).
+ */
+export function refusesCall(answer: ApprovalAnswer): boolean {
+  const decision = answer.decision;
+  if (typeof decision === "object") return "denied" in decision;
+  return decision === "decline" || decision === "cancel" || decision === "abort" || decision === "timed_out";
+}
+
+/**
  * The answer for `method` given the host's decision: `approve` → `accept` (legacy `approved`);
  * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes a choice the method
  * knows (`acceptForSession`, `cancel`; legacy `approved_for_session`, `abort`), else declines.

@@ -1,4 +1,4 @@
-import { LineTemplate } from "@adaptor/driver/kit";
+import { LineTemplate, ownString } from "@adaptor/driver/kit";
 
 /** The notifications of a turn that come in long runs: one per streamed piece of an item. */
 export const DELTA_METHODS = [
@@ -53,6 +53,12 @@ export class DeltaLineTemplates {
     return false;
   }
 
+  /** Lets go of the last line's values (slices of that line), e.g. before the stdout reader waits. */
+  release(): void {
+    this.delta = "";
+    for (const shape of this.#shapes) shape.template.values.fill("");
+  }
+
   /**
    * Learns the shape of `line`, the notification `method` with `params` as the caller parsed it,
    * when it is a delta of {@link DELTA_METHODS} written compactly with no member but `method` and
@@ -69,7 +75,8 @@ export class DeltaLineTemplates {
     const shaped = methodFirst ? { method, params: shapedParams } : { params: shapedParams, method };
     const template = LineTemplate.learn(line, parsed, shaped, method === "item/commandExecution/outputDelta" ? KEPT_SLOTS : SLOTS);
     if (template === undefined) return;
-    this.#shapes.unshift({ method, itemId, template });
+    // Kept with the shape: a copy, not a slice that would keep this line's stdout chunk.
+    this.#shapes.unshift({ method, itemId: ownString(itemId), template });
     if (this.#shapes.length > MAX_SHAPES) this.#shapes.pop();
   }
 }

@@ -1,4 +1,4 @@
-import { closingQuote, hasRawControl } from "@adaptor/driver/kit";
+import { closingQuote, hasRawControl, ownString } from "@adaptor/driver/kit";
 /**
  * Parses one `codex app-server` stdout line exactly as `JSON.parse` would, with a fast path for
  * the line a long turn is made of: an `item/agentMessage/delta` notification
@@ -83,11 +83,17 @@ export class DeltaLineReader {
       }
     }
     if (!sameItem) {
-      this.itemId = text.slice(itemStart, itemEnd);
-      this.#sameItem = text.slice(0, deltaStart);
+      // Kept for the item's next lines: copies, not slices that would keep this line's stdout chunk.
+      this.itemId = ownString(text.slice(itemStart, itemEnd));
+      this.#sameItem = ownString(text.slice(0, deltaStart));
     }
     this.delta = delta;
     return true;
+  }
+
+  /** Lets go of the last line's delta (a slice of that line), e.g. before the stdout reader waits. */
+  release(): void {
+    this.delta = "";
   }
 }
 

@@ -299,3 +299,63 @@ describe("AppServerTurnState at the turn's end", () => {
     expect([state.completed?.status, state.completedJson, state.late]).toEqual(["completed", "first", 1]);
   });
 });
+
+describe("AppServerTurnState usage", () => {
+  const breakdown = (input: number, output: number) => ({
+    totalTokens: input + output,
+    inputTokens: input,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    outputTokens: output,
+    reasoningOutputTokens: 0,
+  });
+  type Tokens = readonly [input: number, output: number];
+  const update = (total: Tokens, last: Tokens, turnId = TURN) => ({
+    threadId: THREAD,
+    turnId,
+    tokenUsage: { total: breakdown(...total), last: breakdown(...last), modelContextWindow: null },
+  });
+  const compaction = { threadId: THREAD, turnId: TURN, item: { type: "contextCompaction", id: "compaction_1" } };
+  /** What codex 0.171.0 sends in a turn it compacts the context for, after a turn that used 50,000 + 10 tokens. */
+  function compactingTurn(state: AppServerTurnState): void {
+    state.accept("item/started", compaction, "");
+    state.accept("thread/tokenUsage/updated", update([50_000, 10], [50_000, 10]), ""); // the previous usage again
+    state.accept("thread/tokenUsage/updated", update([50_100, 20], [100, 10]), ""); // the summary request
+    state.accept("thread/tokenUsage/updated", update([50_100, 20], [0, 0]), ""); // the reset history's estimate
+    state.accept("item/completed", compaction, "");
+    state.accept("thread/tokenUsage/updated", update([50_800, 27], [700, 7]), ""); // the answer
+  }
+  const own = { inputTokens: 800, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+
+  it("an update that leaves the thread's running total where it was adds no tokens: the previous usage codex re-sends as it compacts", () => {
+    const { state } = turn();
+    state.previousTotal = breakdown(50_000, 10);
+    compactingTurn(state);
+    expect(state.usage()).toEqual(own);
+    expect(state.responses).toBe(1);
+  });
+
+  it("the running total of another turn's update codex replays on resume is the one the turn starts from", () => {
+    const state = new AppServerTurnState(() => undefined);
+    state.threadId = THREAD;
+    state.accept("thread/tokenUsage/updated", update([50_000, 10], [50_000, 10], OTHER_TURN), "");
+    state.setTurnId(TURN);
+    expect(state.dropped).toBe(1);
+    compactingTurn(state);
+    expect(state.usage()).toEqual(own);
+  });
+
+  it("with no running total known (a forked thread), a compaction's first update is taken as the re-sent usage", () => {
+    const { state } = turn();
+    compactingTurn(state);
+    expect(state.usage()).toEqual(own);
+  });
+
+  it("without a compaction every update counts its last usage, the first one too", () => {
+    const { state } = turn();
+    state.accept("thread/tokenUsage/updated", update([50_000, 10], [50_000, 10]), "");
+    state.accept("thread/tokenUsage/updated", update([50_300, 13], [300, 3]), "");
+    expect(state.usage()).toMatchObject({ inputTokens: 50_300, outputTokens: 13 });
+    expect(state.responses).toBe(2);
+  });
+});

@@ -1,7 +1,9 @@
 import type { DriverEvent, TranscriptItem, Usage } from "@adaptor/driver";
+import { ownString } from "@adaptor/driver/kit";
 import type { ServerNotification } from "../protocol/generated/ServerNotification.js";
 import type { AgentMessageDeltaNotification } from "../protocol/generated/v2/AgentMessageDeltaNotification.js";
 import type { ThreadItem } from "../protocol/generated/v2/ThreadItem.js";
+import type { TokenUsageBreakdown } from "../protocol/generated/v2/TokenUsageBreakdown.js";
 import type { Turn } from "../protocol/generated/v2/Turn.js";
 import type { FileUpdateChange } from "../protocol/generated/v2/FileUpdateChange.js";
 import { DeltaLineTemplates, type DeltaMethod } from "./delta-lines.js";
@@ -63,6 +65,22 @@ function toolInputOf(item: ThreadItem): unknown {
   }
 }
 
+/**
+ * Whether two running token totals of a thread are the same, field by field, and not nothing (a
+ * total of zeros tells nothing: no usage before it to send again).
+ */
+function sameTotal(a: TokenUsageBreakdown, b: TokenUsageBreakdown | undefined): boolean {
+  return (
+    b !== undefined &&
+    b.inputTokens + b.outputTokens > 0 &&
+    a.inputTokens === b.inputTokens &&
+    a.outputTokens === b.outputTokens &&
+    a.cachedInputTokens === b.cachedInputTokens &&
+    a.cacheWriteInputTokens === b.cacheWriteInputTokens &&
+    a.reasoningOutputTokens === b.reasoningOutputTokens
+  );
+}
+
 /** A readable rendering of file changes: `<kind> <path>` then the diff, per change. */
 export function renderChanges(changes: readonly FileUpdateChange[]): string {
   return changes.map((change) => `${change.kind.type} ${change.path}\n${change.diff}`.trimEnd()).join("\n");
@@ -96,7 +114,8 @@ function resultOf(item: ThreadItem, streamed: string | undefined): { output: str
  * - `item/started` of a command execution / file change / MCP or dynamic tool call → `tool-call`
  *   `start` and `end` (codex announces the complete input at once); `item/completed` → `tool-result`
  *   (command output — `aggregatedOutput`, else the `outputDelta`s — and exit code, file changes with their diffs, `isError` for a failure or a decline);
- * - `thread/tokenUsage/updated` of this turn → usage (sum of `last`); `turn/plan/updated` → notice `plan`;
+ * - `thread/tokenUsage/updated` of this turn → usage (sum of `last`, but for an update that adds
+ *   nothing to the thread's running `total`: see {@link previousTotal}); `turn/plan/updated` → notice `plan`;
  *   `turn/diff/updated` → notice `diff`; `error` → notice `error`; warnings → notice `warning`;
  * - more consecutive `error`s with `willRetry: true` than allowed, with no model output (a delta, an
  *   item, a usage update) in between, end the turn: {@link gaveUp}.
@@ -160,6 +179,16 @@ export class AppServerTurnState {
   responses = 0;
   /** Ids of the `contextCompaction` items started and not yet completed. */
   readonly #compactions = new Set<string>();
+  /**
+   * The thread's running token total (`tokenUsage.total`) as codex last reported it before this
+   * turn's next usage update: set by the session for a thread it served before (a reused process),
+   * then kept up to date from every usage update of the thread, this turn's and the others' codex
+   * sends (a resumed thread's replayed usage). An update whose `total` equals it used no tokens:
+   * codex re-sends the thread's last usage as it starts a context compaction, and those tokens were
+   * counted by the turn that used them. Undefined while unknown (a resumed or forked thread codex
+   * replayed no usage for): a compaction's first update is then taken as that re-send.
+   */
+  previousTotal: TokenUsageBreakdown | undefined;
 
   /**
    * @param maxRetries how many consecutive `error` notifications with `willRetry: true` (codex
@@ -169,6 +198,16 @@ export class AppServerTurnState {
   constructor(emit: Emit, maxRetries = Number.POSITIVE_INFINITY) {
     this.#emit = emit;
     this.#maxRetries = maxRetries;
+  }
+
+  /**
+   * The id of the latest tool call named `name` (as {@link toolNameOf} names it) that codex
+   * announced and has not answered yet, if any.
+   */
+  openCall(name: string): string | undefined {
+    let id: string | undefined;
+    for (const item of this.#open.values()) if (toolNameOf(item) === name) id = item.id;
+    return id;
   }
 
   /** A thread item seen in this turn, by id (file-change approvals only carry the item id). */
@@ -249,12 +288,26 @@ export class AppServerTurnState {
     this.#emit({ type: "text-delta", text, messageId: itemId });
   }
 
-  /** Records that `itemId` streamed (its completed item repeats nothing); consecutive deltas of one item skip the set. */
+  /**
+   * Records that `itemId` streamed (its completed item repeats nothing); consecutive deltas of one
+   * item skip the set. Kept for the turn: a copy, not a slice of the line's stdout chunk.
+   */
   #streamedItem(itemId: string): void {
     if (itemId !== this.#lastStreamed) {
-      this.#streamed.add(itemId);
-      this.#lastStreamed = itemId;
+      const id = ownString(itemId);
+      this.#streamed.add(id);
+      this.#lastStreamed = id;
     }
+  }
+
+  /**
+   * Lets go of what the last lines read left behind (the delta readers' values, slices of those
+   * lines): called before the stdout reader waits for more, so a turn waiting (for an approval,
+   * for codex) keeps no stdout chunk alive.
+   */
+  releaseLines(): void {
+    this.#deltaLines?.release();
+    this.#deltaTemplates.release();
   }
 
   /** One delta notification of this turn, parsed or read from its line. */
@@ -291,6 +344,7 @@ export class AppServerTurnState {
       }
       if (turnId !== this.turnId) {
         this.dropped++;
+        if (method === "thread/tokenUsage/updated") this.#sawTotal(params);
         return false;
       }
     }
@@ -346,13 +400,20 @@ export class AppServerTurnState {
         return false;
       case "thread/tokenUsage/updated": {
         this.#retries = 0;
-        const last = message.params.tokenUsage.last;
+        const { last, total } = message.params.tokenUsage;
+        const before = this.previousTotal;
+        this.#sawTotal(params);
+        // The thread's running total did not move: no tokens were used (a compaction re-sends the
+        // previous usage first, with no total known before it when the thread was resumed or forked).
+        const repeated = before === undefined ? this.#compactions.size > 0 : sameTotal(before, total);
         const u = (this.#usage ??= { input: 0, output: 0, cached: 0, cacheWrite: 0, reasoning: 0 });
-        u.input += last.inputTokens;
-        u.output += last.outputTokens;
-        u.cached += last.cachedInputTokens;
-        u.cacheWrite += last.cacheWriteInputTokens;
-        u.reasoning += last.reasoningOutputTokens;
+        if (!repeated) {
+          u.input += last.inputTokens;
+          u.output += last.outputTokens;
+          u.cached += last.cachedInputTokens;
+          u.cacheWrite += last.cacheWriteInputTokens;
+          u.reasoning += last.reasoningOutputTokens;
+        }
         // One usage update per model response: what a turn budget counts. A context compaction's
         // (the previous usage again, the summary request's, the reset history's estimate) are not
         // responses of the conversation, as Claude Code counts none for its compaction either.
@@ -406,6 +467,12 @@ export class AppServerTurnState {
       default:
         return false;
     }
+  }
+
+  /** Keeps the running total of a usage update of this thread (`params` of `thread/tokenUsage/updated`) in {@link previousTotal}. */
+  #sawTotal(params: unknown): void {
+    const total = (params as { tokenUsage?: { total?: TokenUsageBreakdown } } | undefined)?.tokenUsage?.total;
+    if (typeof total === "object" && total !== null) this.previousTotal = total;
   }
 
   /**

@@ -40,6 +40,7 @@ export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type Stall
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE, BACKGROUND_LEFT_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
 export { LineTemplate } from "./json-text/line-template.js";
+export { ownString } from "./json-text/own-string.js";
 export { beforeNextLine } from "./pace/before-next-line.js";
 export {
   inspectCli,

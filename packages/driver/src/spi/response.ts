@@ -156,8 +156,9 @@ export interface DriverResponse {
    */
   readonly modelUsage?: Readonly<Record<string, ModelUsage>>;
   /**
-   * The tool calls the run's permission checks refused, in order, when the CLI reports them (an
-   * empty list: none was refused).
+   * The tool calls the run's permission checks refused, in order, when the driver knows them (the
+   * CLI reports them, or the driver saw the host's decisions on every call the CLI asked about);
+   * an empty list: none was refused.
    */
   readonly permissionDenials?: readonly PermissionDenial[];
   /**

@@ -1,4 +1,5 @@
 import { escapeForPattern, JSON_STRING_BODY, PLAIN_STRING_BODY } from "./json-string-scan.js";
+import { SHORT_SLICE } from "./own-string.js";
 
 /**
  * The shape of a driver's most frequent JSON line, learned from one such line the driver parsed,
@@ -104,9 +105,6 @@ export class LineTemplate {
     return true;
   }
 }
-
-/** The longest slice V8 copies rather than pointing into its string (`SlicedString::kMinLength` is 13). */
-const SHORT_SLICE = 12;
 
 /** What a learned template is made of, the same for every line of the same shape and slots. */
 interface CompiledShape {
