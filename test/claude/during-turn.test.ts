@@ -161,7 +161,7 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     ]);
   });
 
-  it("setModel asked while the CLI starts, after the prompt went out: no model notice for a turn the CLI began before the switch", async () => {
+  it("setModel asked while the CLI starts, after the prompt went out: the turn's later requests run on the new model, with no model notice", async () => {
     h = await harness([
       { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
       { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
@@ -182,9 +182,12 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(result.text).toBe("made it");
     const turnRequests = h.server.requests.filter((r) => r.rule !== "directive");
     expect(turnRequests.map((r) => r.rule)).toEqual(["tool", "after-tool"]);
-    // The CLI read the prompt before the switch: the turn began on the model asked for then.
+    // The switch waits for the CLI to start the turn (starting its first prompt, claude goes back to
+    // its --model, losing a switch it took meanwhile): the turn begins on the model it was given,
+    // and its later requests run on the new one.
     expect(turnRequests[0]?.view.model).toBe("claude-sonnet-4-5");
-    expect(result.model).toBe(turnRequests[1]?.view.model);
+    expect(turnRequests[1]?.view.model).toBe("claude-haiku-4-5");
+    expect(result.model).toBe("claude-haiku-4-5");
     expect(events.filter((event) => event.type === "notice" && event.kind.startsWith("model.") && event.kind !== "model.response")).toEqual(
       [],
     );
