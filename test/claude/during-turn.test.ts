@@ -56,6 +56,9 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     const result = await slow.result();
     expect(result.status).toBe("interrupted");
     expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    // No model response came: none is counted (the CLI's num_turns counts the interrupt's messages).
+    expect(slowEvents.filter((e) => e.type === "notice" && e.kind === "model.response")).toEqual([]);
+    expect(result.numTurns).toBe(0);
     const next = thread.stream("after the interrupt");
     const nextEvents = await drain(next);
     expect((await next.result()).status).toBe("completed");
@@ -71,6 +74,21 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(texts[1]).toMatch(/slow question[\s\S]*\[Request interrupted by user\][\s\S]*after the interrupt/);
     // After the run, there is nothing to interrupt.
     await expect(slow.interrupt()).resolves.toBe(false);
+  });
+
+  it("an interrupt while a tool call waits for approval: numTurns is the one model response that asked for it", async () => {
+    h = await harness([{ name: "bash", when: whenUserSays("please list"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } }]);
+    agent = threadAgent(h, new MemoryThreadStore());
+    const stream = agent.thread("chat").stream("please list", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "approval-request") void stream.interrupt();
+    }
+    const result = await stream.result();
+    expect(result.status).toBe("interrupted");
+    expect(events.filter((e) => e.type === "notice" && e.kind === "model.response")).toHaveLength(1);
+    expect(result.numTurns).toBe(1);
   });
 
   it("an interrupted turn is the thread's checkpoint: a turn resumed in a new process continues after it", async () => {
