@@ -118,7 +118,8 @@ export class Result {
    * The tool calls the run's permission checks refused, in order (the Claude Agent SDK's
    * `permission_denials`): the tool's name, its call id and the input it was given. Claude Code:
    * every call its permission checks refused, the host's denials (`onApproval`, `auto_deny`) and
-   * its own rules' alike; an empty list when none was. `undefined` when the CLI reports none (Codex,
+   * its own rules' alike, host tools' (`defineTool`, named as the model called them, e.g.
+   * `mcp__adaptor__lookup`) too; an empty list when none was. `undefined` when the CLI reports none (Codex,
    * ACP agents: their `approval.resolved` notices with `data.outcome` `denied` list the host's).
    */
   readonly permissionDenials: readonly PermissionDenial[] | undefined;
