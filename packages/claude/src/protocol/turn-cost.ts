@@ -9,9 +9,10 @@ export interface CostBaseline {
 }
 
 /**
- * `usd` to 12 significant digits: a cost the SDK adds up or subtracts from the CLI's figures
- * (running totals, per-model costs) reads as those figures do, without the float noise of the
- * arithmetic (`0.000594`, not `0.0005939999999999999`). The CLI's costs carry far fewer digits.
+ * `usd` to 12 significant digits: a cost taken or derived from the CLI's figures (running totals,
+ * per-model costs, their sums and differences) reads without float noise (`0.000594`, not
+ * `0.0005939999999999999`; the CLI's own figures may carry some, e.g. `0.00045000000000000004`).
+ * Token counts times list prices need far fewer digits.
  */
 export function roundCost(usd: number): number {
   return Number(usd.toPrecision(12));
@@ -39,5 +40,5 @@ export function turnCostUsd(line: ResultLine, baseline: CostBaseline): number | 
     const own = total - baseline.previousTotal;
     return own >= 0 ? roundCost(own) : undefined;
   }
-  return baseline.freshSession ? total : undefined;
+  return baseline.freshSession ? roundCost(total) : undefined;
 }
