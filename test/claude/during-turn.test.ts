@@ -56,6 +56,9 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     const result = await slow.result();
     expect(result.status).toBe("interrupted");
     expect(slowEvents.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    // No model response came: none is counted (the CLI's num_turns counts the interrupt's messages).
+    expect(slowEvents.filter((e) => e.type === "notice" && e.kind === "model.response")).toEqual([]);
+    expect(result.numTurns).toBe(0);
     const next = thread.stream("after the interrupt");
     const nextEvents = await drain(next);
     expect((await next.result()).status).toBe("completed");
@@ -71,6 +74,21 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(texts[1]).toMatch(/slow question[\s\S]*\[Request interrupted by user\][\s\S]*after the interrupt/);
     // After the run, there is nothing to interrupt.
     await expect(slow.interrupt()).resolves.toBe(false);
+  });
+
+  it("an interrupt while a tool call waits for approval: numTurns is the one model response that asked for it", async () => {
+    h = await harness([{ name: "bash", when: whenUserSays("please list"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } }]);
+    agent = threadAgent(h, new MemoryThreadStore());
+    const stream = agent.thread("chat").stream("please list", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "approval-request") void stream.interrupt();
+    }
+    const result = await stream.result();
+    expect(result.status).toBe("interrupted");
+    expect(events.filter((e) => e.type === "notice" && e.kind === "model.response")).toHaveLength(1);
+    expect(result.numTurns).toBe(1);
   });
 
   it("an interrupted turn is the thread's checkpoint: a turn resumed in a new process continues after it", async () => {
@@ -161,7 +179,7 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     ]);
   });
 
-  it("setModel asked while the CLI starts, after the prompt went out: no model notice for a turn the CLI began before the switch", async () => {
+  it("setModel asked while the CLI starts, after the prompt went out: the turn's later requests run on the new model, with no model notice", async () => {
     h = await harness([
       { name: "tool", when: whenUserSays("make a folder"), reply: { toolUse: { name: "Bash", input: { command: "mkdir made" } } } },
       { name: "after-tool", when: whenToolResult("Bash"), reply: { text: "made it" } },
@@ -182,9 +200,12 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(result.text).toBe("made it");
     const turnRequests = h.server.requests.filter((r) => r.rule !== "directive");
     expect(turnRequests.map((r) => r.rule)).toEqual(["tool", "after-tool"]);
-    // The CLI read the prompt before the switch: the turn began on the model asked for then.
+    // The switch waits for the CLI to start the turn (starting its first prompt, claude goes back to
+    // its --model, losing a switch it took meanwhile): the turn begins on the model it was given,
+    // and its later requests run on the new one.
     expect(turnRequests[0]?.view.model).toBe("claude-sonnet-4-5");
-    expect(result.model).toBe(turnRequests[1]?.view.model);
+    expect(turnRequests[1]?.view.model).toBe("claude-haiku-4-5");
+    expect(result.model).toBe("claude-haiku-4-5");
     expect(events.filter((event) => event.type === "notice" && event.kind.startsWith("model.") && event.kind !== "model.response")).toEqual(
       [],
     );

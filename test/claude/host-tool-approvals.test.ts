@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, type ApprovalRequest } from "adaptor";
+import { whenToolResult, whenUserSays } from "@adaptor/testkit";
 import { callThenReport, drainEvents, harness, type Harness } from "./support.js";
 
 let h: Harness | undefined;
@@ -45,7 +46,38 @@ describe("host tools follow policy.approvals.permission (real claude binary)", (
     expect(ran).toEqual([]);
     // The CLI may append a note with the deferred tool's schema after an error result.
     expect(result.text.split("\n")[0]).toBe("mcp__adaptor__lookup error: permission_denied: orders are off limits");
+    // The host's denial is the run's, as one of the CLI's own checks would be: under the name the model called.
+    expect(result.permissionDenials).toEqual([
+      { toolName: "mcp__adaptor__lookup", toolCallId: asked[0]?.toolCallId, input: { id: "o-17" } },
+    ]);
   }, 60_000);
+
+  it("auto_deny: permissionDenials lists a refused Bash call and a refused host tool call, once each, in the order they were made", async () => {
+    const ran: string[] = [];
+    h = await harness(
+      [
+        { when: whenUserSays("BOTH"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } },
+        { when: whenToolResult("Bash"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { id: "o-17" } } } },
+        { when: whenToolResult("mcp__adaptor__lookup"), reply: { text: "both refused" } },
+      ],
+      {},
+      { tools: [lookupTool(ran)] },
+    );
+    const stream = h.agent.stream("BOTH please", { policy: { approvals: { permission: "auto_deny" } } });
+    const events = await drainEvents(stream);
+    const result = await stream.result();
+    expect(result.text).toBe("both refused");
+    expect(ran).toEqual([]);
+    // A call's tool-call events (its start, then its input) share its id.
+    const calls = [
+      ...new Map(events.flatMap((e) => (e.type === "tool-call" ? [[e.id, { name: e.name, id: e.id }] as const] : []))).values(),
+    ];
+    expect(calls.map((call) => call.name)).toEqual(["Bash", "mcp__adaptor__lookup"]);
+    expect(result.permissionDenials).toEqual([
+      { toolName: "Bash", toolCallId: calls[0]?.id, input: { command: "echo hi" } },
+      { toolName: "mcp__adaptor__lookup", toolCallId: calls[1]?.id, input: { id: "o-17" } },
+    ]);
+  }, 90_000);
 
   it("hooks name a host tool as approvals do (its own name), with the agent's name in agentToolName", async () => {
     const ran: string[] = [];

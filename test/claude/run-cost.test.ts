@@ -62,6 +62,9 @@ describe("per-run cost and usage (real binary)", { timeout: 180_000 }, () => {
       const scripted = TURNS[i]!;
       expect(result.usage).toEqual({ inputTokens: scripted.input, outputTokens: scripted.output, cacheReadTokens: 0, cacheWriteTokens: 0 });
       expect(result.costUsd).toBeCloseTo(scripted.input * INPUT_USD + scripted.output * OUTPUT_USD, 12);
+      // Derived from the CLI's figures, it reads as they do: no float noise from the arithmetic.
+      expect(result.costUsd).toBe(Number(result.costUsd!.toPrecision(12)));
+      for (const usage of Object.values(result.modelUsage ?? {})) expect(usage.costUsd).toBe(Number(usage.costUsd!.toPrecision(12)));
     });
     const sum = results.reduce((total, result) => total + result.costUsd!, 0);
     const expected = TURNS.reduce((total, t) => total + t.input * INPUT_USD + t.output * OUTPUT_USD, 0);

@@ -1,5 +1,5 @@
 import { AdaptorError } from "@adaptor/errors";
-import type { ApprovalAsk, DriverResponse, McpServerConfig, TranscriptItem } from "@adaptor/driver";
+import type { ApprovalAsk, DriverResponse, McpServerConfig, PermissionDenial, TranscriptItem } from "@adaptor/driver";
 import { ErrInvalidConfig, ErrTransportUnsupported, ErrUnsupported, type HostToolReply, type HostToolSpec } from "@adaptor/mcp";
 import { ErrInvalidDefinition, Tool } from "@adaptor/tool";
 import { invokeTool, type ToolOutcome } from "@adaptor/tool/internal";
@@ -67,6 +67,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
   }
 
   const calls: HostCall[] = [];
+  const denials: PermissionDenial[] = [];
   const grant = await binding.open(
     {
       tools: [...byName.values()].map(toSpec),
@@ -85,6 +86,11 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         };
         const gate = await approve(prep, tool, call.arguments, toolCallId);
         if (gate.outcome === "deny") {
+          denials.push({
+            toolName: tool.name,
+            toolCallId,
+            input: call.arguments === undefined || call.arguments === null ? {} : call.arguments,
+          });
           const text = `permission_denied: ${gate.reason}`;
           binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: text, isError: true });
           return { text, isError: true };
@@ -121,7 +127,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
     tools: [...byName.keys()],
   };
   prep.request = { ...prep.request, mcpServers: [...declared, entry] };
-  prep.onResponse((response) => withHostFailures(response, calls));
+  prep.onResponse((response) => withHostDenials(withHostFailures(response, calls), denials));
 }
 
 /**
@@ -202,6 +208,31 @@ function describeError(error: unknown): string {
     node = node instanceof Error ? node.cause : undefined;
   }
   return parts.join(" <- ");
+}
+
+/**
+ * Adds the calls the run's permission gate refused to the driver's `permissionDenials`, once each
+ * (a call the CLI already lists is not added again), each under the name the transcript's
+ * `tool-call` item gives it (as the model saw it, e.g. `mcp__adaptor__lookup`), in the order of
+ * the transcript's tool calls. A driver that reports no denials (`undefined`) is left so.
+ */
+function withHostDenials(response: DriverResponse, denials: readonly PermissionDenial[]): DriverResponse {
+  const reported = response.permissionDenials;
+  if (denials.length === 0 || reported === undefined) return response;
+  const listed = new Set(reported.map((denial) => denial.toolCallId));
+  const added = denials.filter((denial) => !listed.has(denial.toolCallId));
+  if (added.length === 0) return response;
+  const calls = new Map<string, { readonly at: number; readonly name: string | undefined }>();
+  response.transcript.forEach((item, at) => {
+    if (item.kind === "tool-call" && item.toolCallId !== undefined && !calls.has(item.toolCallId)) {
+      calls.set(item.toolCallId, { at, name: item.toolName });
+    }
+  });
+  const position = (denial: PermissionDenial): number => calls.get(denial.toolCallId)?.at ?? Number.MAX_SAFE_INTEGER;
+  const named = added.map((denial) => ({ ...denial, toolName: calls.get(denial.toolCallId)?.name ?? denial.toolName }));
+  // A stable sort: denials of calls missing from the transcript keep their order, at the end.
+  const permissionDenials = [...reported, ...named].sort((a, b) => position(a) - position(b));
+  return { ...response, permissionDenials };
 }
 
 /** Adds a host-view transcript item after the CLI's item of each failed call (or at the end). */

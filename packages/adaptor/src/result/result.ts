@@ -118,7 +118,8 @@ export class Result {
    * The tool calls the run's permission checks refused, in order (the Claude Agent SDK's
    * `permission_denials`): the tool's name, its call id and the input it was given, as on its
    * `tool-call` event. An empty list when none was. Claude Code: every call its permission checks
-   * refused, the host's denials (`onApproval`, `auto_deny`) and its own rules' alike. Codex
+   * refused, the host's denials (`onApproval`, `auto_deny`) and its own rules' alike, host tools'
+   * (`defineTool`, named as the model called them, e.g. `mcp__adaptor__lookup`) too. Codex
    * app-server: every command, file change and MCP tool call codex asked about that the host's
    * decision refused (`onApproval`, `auto_deny`, an approval that expired), in the order they were
    * decided. `undefined` where the driver cannot know: Codex exec (it asks nothing; codex refuses by

@@ -107,14 +107,16 @@ export class Stream implements AsyncIterable<AgentEvent> {
   /**
    * Switches the model for the rest of the running turn (and, on a thread whose process is reused,
    * for its later turns on that process that name no `model`: a turn given a `model`, as a run or
-   * Agent option, runs on that one). Called before the turn started, it waits for it and
-   * applies to the whole turn. Called during the turn, it applies to the model requests the turn
-   * starts after the switch: a response already under way finishes on the previous model, and a
-   * turn whose last response was under way makes no request on the new one (`result.model` and each
-   * `model.response` notice's `data.model` name the model that answered). The CLI may switch to
-   * another model than `model` (Claude Code resolves an alias, replaces a retired id): a `notice`
-   * of kind `model.resolved` or `model.substituted` then names both, once. A switch the CLI makes
-   * as asked gives no such notice.
+   * Agent option, runs on that one). Called before the turn started (before the driver gave the
+   * CLI the prompt), it waits for it and applies to the whole turn. Called during the turn, it
+   * applies to the model requests the turn starts after the switch (on Claude, one asked while
+   * the CLI is still starting its process's first turn is made once the CLI has begun the turn,
+   * whose first request then runs on the previous model): a response already under way finishes
+   * on the previous model, and a turn whose last response was under way makes no request on the
+   * new one (`result.model` and each `model.response` notice's `data.model` name the model that
+   * answered). The CLI may switch to another model than `model` (Claude Code resolves an alias,
+   * replaces a retired id): a `notice` of kind `model.resolved` or `model.substituted` then names
+   * both, once. A switch the CLI makes as asked gives no such notice.
    *
    * @param model - a model id or an alias the CLI knows, non-empty.
    * @returns `true` once the CLI switched while the turn was still running; `false` when the run

@@ -1,9 +1,13 @@
 import type { ModelUsage, PermissionDenial } from "@adaptor/driver";
 import type { ResultLine } from "@adaptor/driver/kit";
+import { roundCost } from "./turn-cost.js";
 
 /** What a turn's `result` lines say beyond its text, usage and cost, in the SDK's terms. */
 export interface TurnReport {
-  /** Model responses of the main conversation: the lines' `num_turns`, summed. */
+  /**
+   * Model responses of the main conversation: the lines' `num_turns`, summed (an interrupted turn's
+   * counts the interrupt's own messages too: the session reports the responses the turn read instead).
+   */
   readonly numTurns?: number;
   /** The turn's share of the session's running API time (`duration_api_ms`), in ms. */
   readonly durationApiMs?: number;
@@ -52,7 +56,7 @@ function finite(value: unknown): number | undefined {
 
 /**
  * `model_usage_since_last_result` of `line` in the SDK's terms (input, output, cache read and
- * write tokens, cost); undefined when the line has none or an entry lacks its token counts.
+ * write tokens, cost rounded by `roundCost`); undefined when the line has none or an entry lacks its token counts.
  */
 export function lineModelUsage(line: ResultLine): Record<string, ModelUsage> | undefined {
   const since = line.model_usage_since_last_result;
@@ -64,7 +68,8 @@ export function lineModelUsage(line: ResultLine): Record<string, ModelUsage> | u
     if (inputTokens === undefined || outputTokens === undefined) return undefined;
     const cacheReadTokens = finite(entry?.cacheReadInputTokens);
     const cacheWriteTokens = finite(entry?.cacheCreationInputTokens);
-    const costUsd = finite(entry?.costUSD);
+    const cost = finite(entry?.costUSD);
+    const costUsd = cost === undefined ? undefined : roundCost(cost);
     out[model] = {
       inputTokens,
       outputTokens,
@@ -76,7 +81,7 @@ export function lineModelUsage(line: ResultLine): Record<string, ModelUsage> | u
   return out;
 }
 
-/** `a + b` model by model, field by field (a field present in either is kept). */
+/** `a + b` model by model, field by field (a field present in either is kept; costs rounded by `roundCost`). */
 export function addModelUsage(
   a: Readonly<Record<string, ModelUsage>>,
   b: Readonly<Record<string, ModelUsage>>,
@@ -92,7 +97,8 @@ export function addModelUsage(
     }
     const cacheReadTokens = sum(before.cacheReadTokens, usage.cacheReadTokens);
     const cacheWriteTokens = sum(before.cacheWriteTokens, usage.cacheWriteTokens);
-    const costUsd = sum(before.costUsd, usage.costUsd);
+    const summed = sum(before.costUsd, usage.costUsd);
+    const costUsd = summed === undefined ? undefined : roundCost(summed);
     out[model] = {
       inputTokens: before.inputTokens + usage.inputTokens,
       outputTokens: before.outputTokens + usage.outputTokens,

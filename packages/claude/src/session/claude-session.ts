@@ -30,7 +30,7 @@ import {
 } from "../protocol/messages.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
-import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
+import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 import { apiTimeTotal, turnReport, type TurnReport } from "../protocol/turn-report.js";
 import { checkMcpStatus } from "../protocol/mcp-status.js";
 import { checkModel, checkModelFallback, oncePerDifference, reportModel, sameModel } from "../protocol/model-check.js";
@@ -312,6 +312,8 @@ export class ClaudeSession implements PooledProcess {
     // reports its prompts' lifecycle starts the turn with its prompt's `started` line (see below).
     let begun = this.#results === 0 && !this.#reportsLifecycle;
     let detach: (() => void) | undefined;
+    /** Settles what waits for the turn's `init` line (see below); called again as the turn ends. */
+    let turnStarted: () => void = () => undefined;
     let ended = false;
     const baseline = {
       previousTotal: this.#lastTotalCost,
@@ -330,6 +332,13 @@ export class ClaudeSession implements PooledProcess {
       let lineModel = this.#requestedModel;
       // Each model difference is reported once, against the model last asked for.
       const reportModels = oncePerDifference((event) => sink.emit(event));
+      // A process launched with `--model` goes back to it as it starts its first prompt: a switch
+      // it applies meanwhile (it validates the model first, so possibly after reading the prompt)
+      // is lost although answered, and asking the same again changes nothing (claude 2.1.332). A
+      // switch asked for once the prompt went out waits for the turn's `init` line: it then
+      // applies as one during the turn, to the requests after it.
+      let started = !(this.#results === 0 && this.#launch.model !== undefined);
+      const startedOrClosed = new Promise<void>((resolve) => (turnStarted = resolve));
       // A reused process a host's set_model switched away from the model this turn names goes back to it first.
       if (model !== undefined && this.#requestedModel !== undefined && !sameModel(model, this.#requestedModel)) {
         void this.#setModel(model, answers, turn, reportModels).catch(() => undefined);
@@ -339,6 +348,7 @@ export class ClaudeSession implements PooledProcess {
       // runs on it; messages and interrupts follow the prompt. (claude 2.1.332 builds the first
       // request of a prompt it read before a switch on the model it was on.)
       let promptWritten: () => void = () => undefined;
+      let promptIsWritten = false;
       const prompted = new Promise<void>((resolve) => (promptWritten = resolve));
       detach = sink.attachControl?.({
         interrupt: async () => {
@@ -362,6 +372,7 @@ export class ClaudeSession implements PooledProcess {
           return true;
         },
         setModel: async (model) => {
+          if (!started && promptIsWritten) await startedOrClosed;
           if (closed) return false;
           await this.#setModel(model, answers, turn, reportModels);
           // The result came first: the switch reached no model request of this turn.
@@ -373,6 +384,7 @@ export class ClaudeSession implements PooledProcess {
       await this.#awaitAnswers(answers, turn);
       proc.writeJson(userLine(prompt, promptId, images)).catch(() => undefined);
       lineModel = this.#requestedModel;
+      promptIsWritten = true;
       promptWritten();
       // A text delta of the running turn is read without a parse. One await per line, as with
       // lines(): the host's loop takes its events in step, so its queue stays short.
@@ -437,6 +449,10 @@ export class ClaudeSession implements PooledProcess {
         }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
         checkModel(message, this.#requestedModel, reportModels, lineModel);
+        if (!started && message.type === "system" && message.subtype === "init") {
+          started = true;
+          turnStarted();
+        }
         const fallback = checkModelFallback(message, (event) => sink.emit(event));
         if (fallback !== undefined) {
           // The rest of the turn runs on the fallback model: the result names it.
@@ -462,9 +478,13 @@ export class ClaudeSession implements PooledProcess {
       // The process ended before the part answering a sent message did: the last part's result stands.
       if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
-      const { terminal, costUsd, cliOwn, split, report } = this.#settleTurn(turn, parts, ownResults, baseline, sink);
+      const settled = this.#settleTurn(turn, parts, ownResults, baseline, sink);
+      const { terminal, costUsd, cliOwn, split } = settled;
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
+      // An interrupted turn's `num_turns` counts the interrupt's own messages too: its model
+      // responses are the ones the turn read.
+      const report = interrupted ? { ...settled.report, numTurns: turn.responses } : settled.report;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
       // A background shell the turn started (Bash `run_in_background`) ends with the turn: on a
       // process kept for the next turn, and before a one-shot CLI is asked to exit (it would wait for
@@ -484,6 +504,7 @@ export class ClaudeSession implements PooledProcess {
       return { turn, output: proc.takeOutput(), exit, costUsd, interrupted, report, ...(cliOwn ? { cliOwn } : {}), ...split };
     } finally {
       closed = true;
+      turnStarted();
       detach?.();
       answers.end();
       signal.removeEventListener("abort", onAbort);
@@ -592,12 +613,13 @@ export class ClaudeSession implements PooledProcess {
     for (const { line: part } of parts) {
       partsUsage = addUsage(partsUsage, resultUsage(part));
       const cost = turnCostUsd(part, from);
-      partsCost = partsCost === undefined || cost === undefined ? undefined : partsCost + cost;
+      partsCost = partsCost === undefined || cost === undefined ? undefined : roundCost(partsCost + cost);
       if (typeof part.total_cost_usd === "number") from = { previousTotal: part.total_cost_usd, freshSession: false };
     }
     const lastCost = terminal ? turnCostUsd(terminal, from) : undefined;
-    const ownCost = lastCost === undefined || partsCost === undefined ? undefined : lastCost + partsCost;
-    const costUsd = ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? ownCost + cliOwn.costUsd : undefined) : ownCost;
+    const ownCost = lastCost === undefined || partsCost === undefined ? undefined : roundCost(lastCost + partsCost);
+    const costUsd =
+      ownCost !== undefined && cliOwn ? (cliOwn.costUsd !== undefined ? roundCost(ownCost + cliOwn.costUsd) : undefined) : ownCost;
     const split = partsUsage ? { partsUsage } : {};
     const prompted = [...parts.map(({ line }) => line), ...(terminal ? [terminal] : [])];
     const report = terminal

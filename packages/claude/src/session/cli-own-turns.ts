@@ -1,6 +1,6 @@
 import type { Usage } from "@adaptor/driver";
 import { resultUsage, type ResultLine } from "@adaptor/driver/kit";
-import { turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
+import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
 
 /** What the turns the CLI ran by itself between two of the host's prompts used and cost. */
 export interface CliOwnUsage {
@@ -43,7 +43,7 @@ export function cliOwnUsage(results: readonly ResultLine[], baseline: CostBaseli
   for (const line of results) {
     usage = addUsage(usage, resultUsage(line));
     const cost = turnCostUsd(line, { previousTotal, freshSession: false });
-    costUsd = costUsd === undefined || cost === undefined ? undefined : costUsd + cost;
+    costUsd = costUsd === undefined || cost === undefined ? undefined : roundCost(costUsd + cost);
     if (typeof line.total_cost_usd === "number") previousTotal = line.total_cost_usd;
   }
   return {

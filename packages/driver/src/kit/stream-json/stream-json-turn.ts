@@ -52,6 +52,10 @@ export class StreamJsonTurn {
   readonly answeredBy: string[] = [];
   /** The model of the turn's last main-conversation response (the one that gave its answer). */
   lastResponseModel: string | undefined;
+  /** How many main-conversation model responses the turn has read: one per `model.response` notice. */
+  get responses(): number {
+    return this.#responses.size;
+  }
   /**
    * `uuid` of the last main-conversation message (assistant or user line, not a subagent's) of the
    * turn: the point a later turn resumes at.
