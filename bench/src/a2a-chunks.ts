@@ -11,6 +11,7 @@ import { Role } from "@a2a-js/sdk";
 import { InMemoryTaskStore, type TaskStore } from "@a2a-js/sdk/server";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { a2aServer } from "@adaptor/a2a";
+import { PostgresTaskStore } from "@adaptor/a2a/postgres";
 import type { Driver } from "@adaptor/driver";
 import { REFERENCE_DESCRIPTOR } from "@adaptor/driver/testing";
 import { Agent } from "adaptor";
@@ -125,18 +126,35 @@ export const a2aChunks: Benchmark = {
   name: "a2a server: CPU time per streamed 20-byte answer chunk at 10 kB and at 1 MB of answer",
   async run() {
     const figures: Figure[] = [];
-    const stores: [string, () => TaskStore | undefined][] = [
-      ["default task store", () => undefined],
-      ["@a2a-js/sdk InMemoryTaskStore", () => new InMemoryTaskStore()],
+    const stores: [string, () => Promise<TaskStore | undefined>][] = [
+      ["default task store", async () => undefined],
+      ["@a2a-js/sdk InMemoryTaskStore", async () => new InMemoryTaskStore()],
     ];
-    for (const [name, store] of stores) {
-      await perChunk(store()); // warm-up
-      const { short, long } = await perChunk(store());
-      figures.push(
-        { label: `${name}, CPU per chunk at 10 kB`, value: short * 1_000, unit: "µs", note: `mean of ${TIMED}` },
-        { label: `${name}, CPU per chunk at 1 MB`, value: long * 1_000, unit: "µs", note: `mean of ${TIMED}` },
-        { label: `${name}, 1 MB / 10 kB`, value: long / short, unit: "x", note: "baseline: the chunk at 10 kB, same run" },
-      );
+    const url = process.env.ADAPTOR_TEST_PG_URL;
+    const opened: PostgresTaskStore[] = [];
+    if (url) {
+      stores.push([
+        "PostgresTaskStore",
+        async () => {
+          const store = new PostgresTaskStore({ connectionString: url, schema: `bench_a2a_${opened.length}` });
+          opened.push(store);
+          await store.migrate();
+          return store;
+        },
+      ]);
+    } else process.stderr.write("bench: ADAPTOR_TEST_PG_URL not set, skipping PostgresTaskStore (run under scripts/with-postgres.sh)\n");
+    try {
+      for (const [name, store] of stores) {
+        await perChunk(await store()); // warm-up
+        const { short, long } = await perChunk(await store());
+        figures.push(
+          { label: `${name}, CPU per chunk at 10 kB`, value: short * 1_000, unit: "µs", note: `mean of ${TIMED}` },
+          { label: `${name}, CPU per chunk at 1 MB`, value: long * 1_000, unit: "µs", note: `mean of ${TIMED}` },
+          { label: `${name}, 1 MB / 10 kB`, value: long / short, unit: "x", note: "baseline: the chunk at 10 kB, same run" },
+        );
+      }
+    } finally {
+      for (const store of opened) await store.close();
     }
     return figures;
   },

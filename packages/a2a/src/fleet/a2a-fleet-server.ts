@@ -24,7 +24,7 @@ import {
   type A2AServer,
   type A2AServerCard,
 } from "../server/a2a-server.js";
-import { failedWithError, messageText, partsText, rejected, statusUpdate } from "../server/parts.js";
+import { failedWithError, messageText, partsTextLength, rejected, statusUpdate } from "../server/parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
 import { recordingStore } from "../server/recording-store.js";
 import {
@@ -197,7 +197,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     const saved = (written: Task) => {
       chunks?.recorded();
       const answer = written.artifacts?.find((candidate) => candidate.artifactId === RESPONSE_ARTIFACT_ID);
-      stored = answer ? partsText(answer.parts).length : 0;
+      stored = answer ? partsTextLength(answer.parts) : 0;
       if (stored >= sent) allStored?.();
     };
     if (chunks) chunking.set(task.id, saved);
