@@ -96,8 +96,8 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /**
-   * The frozen version of `task` to keep: values already kept are shared, new ones copied and
-   * frozen. A list that starts with the items of the one `previous` kept (parts of an artifact
+   * The version of `task` to keep (its spine of its own): values already kept are shared, new ones
+   * copied and frozen. A list that starts with the items of the one `previous` kept (parts of an artifact
    * that grew by a chunk, a history that grew by a message) is compared by identity, not looked up
    * item by item.
    */
