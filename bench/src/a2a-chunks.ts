@@ -144,8 +144,8 @@ export const a2aChunks: Benchmark = {
       ]);
     } else process.stderr.write("bench: ADAPTOR_TEST_PG_URL not set, skipping PostgresTaskStore (run under scripts/with-postgres.sh)\n");
     try {
+      await perChunk(undefined); // warm-up: the server, the client and the HTTP path all stores share
       for (const [name, store] of stores) {
-        await perChunk(await store()); // warm-up
         const { short, long } = await perChunk(await store());
         figures.push(
           { label: `${name}, CPU per chunk at 10 kB`, value: short * 1_000, unit: "µs", note: `mean of ${TIMED}` },
