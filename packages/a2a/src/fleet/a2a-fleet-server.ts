@@ -46,7 +46,7 @@ import { RunView, type RecordedRequest, type RecordedVerdict } from "./run-view.
  */
 export const FLEET_RUN_METADATA_KEY = "adaptor.fleetRun";
 
-/** How long a write of the whole answer waits for the chunks before it to be recorded, when nobody records them (ms). */
+/** How long an `input-required` write of the whole answer waits for the chunks before it to be recorded, when nobody records them (ms). */
 const UNRECORDED_SETTLE_MS = 5_000;
 
 /** Options of {@link a2aFleetServer}. */
@@ -280,8 +280,19 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
             }
             if (view.pending.size === 0) yield await status(TaskState.TASK_STATE_WORKING);
           } else if (change.kind === "verdict") {
-            await settle();
             const end = await terminalOf(run, task, change.verdict, view);
+            if (chunks) {
+              // In the stream, after the last chunk: the request draining the bus records the
+              // whole answer and the terminal state in order after the chunks, with no wait for
+              // them to be recorded first (a task its request failed to record reads its state
+              // from the run's log on the next GetTask).
+              chunks.flush();
+              shown = end.state;
+              if (end.text !== undefined) yield artifact(end.text, false, true);
+              const now = { state: end.state, message: end.message, timestamp: new Date().toISOString() };
+              yield AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status: now, metadata: metadata() });
+              return "terminal";
+            }
             if (end.text !== undefined) yield artifact(end.text, false, true);
             yield await status(end.state, end.message, end.text);
             return "terminal";
