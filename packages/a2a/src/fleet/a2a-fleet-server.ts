@@ -287,7 +287,6 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
               // them to be recorded first (a task its request failed to record reads its state
               // from the run's log on the next GetTask).
               chunks.flush();
-              shown = end.state;
               if (end.text !== undefined) yield artifact(end.text, false, true);
               const now = { state: end.state, message: end.message, timestamp: new Date().toISOString() };
               yield AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status: now, metadata: metadata() });
