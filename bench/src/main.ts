@@ -1,6 +1,7 @@
 // `pnpm bench`: runs every benchmark in order and prints its figures. Each benchmark lives in its
 // own file and is listed below; ratios are always against a baseline measured in the same run.
 import { fmt, type Benchmark } from "./harness.js";
+import { a2aChunks } from "./a2a-chunks.js";
 import { claudeThreadTurn } from "./claude-thread-turn.js";
 import { codexThreadTurn } from "./codex-thread-turn.js";
 import { concurrentRuns } from "./concurrent-runs.js";
@@ -25,6 +26,7 @@ const all: Benchmark[] = [
   portableSessions,
   sessionTranscript,
   fileCheckpoints,
+  a2aChunks,
 ];
 // `pnpm bench <word>...` runs only the benchmarks whose heading contains one of the words.
 const filters = process.argv.slice(2).map((word) => word.toLowerCase());

@@ -2,6 +2,7 @@
 // stored while the previous chunk was being recorded go out as one appended chunk, instead of one
 // artifact update (and one write of the whole task) per stored delta.
 import { TaskState } from "@a2a-js/sdk";
+import { ServerCallContext } from "@a2a-js/sdk/server";
 import { Fleet } from "@adaptor/fleet";
 import { Agent } from "adaptor";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,6 +73,11 @@ if (!PG_URL) {
       expect(chunks.at(-1)).toEqual({ text: expected, append: false, lastChunk: true });
       expect(streamed.length).toBeGreaterThan(0);
       expect(streamed.length).toBeLessThan(DELTAS / 10);
+      // The stream recorded the whole answer and the terminal state after the chunks, in order: the
+      // store holds them before any GetTask (which would bring the task up to date from the log).
+      const recorded = await taskStore.load(taskId, new ServerCallContext());
+      expect(recorded?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(partsText(recorded?.artifacts[0]?.parts)).toBe(expected);
       // The stored task holds the whole answer too.
       const task = await client.getTask({ tenant: "", id: taskId });
       expect(partsText(task.artifacts[0]?.parts)).toBe(expected);

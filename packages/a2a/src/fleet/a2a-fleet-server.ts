@@ -25,7 +25,7 @@ import {
   type A2AServer,
   type A2AServerCard,
 } from "../server/a2a-server.js";
-import { failedWithError, messageText, partsText, rejected, statusUpdate } from "../server/parts.js";
+import { failedWithError, messageText, partsTextLength, rejected, statusUpdate } from "../server/parts.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
 import { recordingStore } from "../server/recording-store.js";
 import {
@@ -47,7 +47,7 @@ import { RunView, type RecordedRequest, type RecordedVerdict } from "./run-view.
  */
 export const FLEET_RUN_METADATA_KEY = "adaptor.fleetRun";
 
-/** How long a write of the whole answer waits for the chunks before it to be recorded, when nobody records them (ms). */
+/** How long an `input-required` write of the whole answer waits for the chunks before it to be recorded, when nobody records them (ms). */
 const UNRECORDED_SETTLE_MS = 5_000;
 
 /** Options of {@link a2aFleetServer}. */
@@ -200,7 +200,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     const saved = (written: Task) => {
       chunks?.recorded();
       const answer = written.artifacts?.find((candidate) => candidate.artifactId === RESPONSE_ARTIFACT_ID);
-      stored = answer ? partsText(answer.parts).length : 0;
+      stored = answer ? partsTextLength(answer.parts) : 0;
       if (stored >= sent) allStored?.();
     };
     if (chunks) chunking.set(task.id, saved);
@@ -283,8 +283,18 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
             }
             if (view.pending.size === 0) yield await status(TaskState.TASK_STATE_WORKING);
           } else if (change.kind === "verdict") {
-            await settle();
             const end = await terminalOf(run, task, change.verdict, view);
+            if (chunks) {
+              // In the stream, after the last chunk: the request draining the bus records the
+              // whole answer and the terminal state in order after the chunks, with no wait for
+              // them to be recorded first (a task its request failed to record reads its state
+              // from the run's log on the next GetTask).
+              chunks.flush();
+              if (end.text !== undefined) yield artifact(end.text, false, true);
+              const now = { state: end.state, message: end.message, timestamp: new Date().toISOString() };
+              yield AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status: now, metadata: metadata() });
+              return "terminal";
+            }
             if (end.text !== undefined) yield artifact(end.text, false, true);
             yield await status(end.state, end.message, end.text);
             return "terminal";

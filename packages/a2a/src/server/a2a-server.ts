@@ -3,7 +3,6 @@ import { AGENT_CARD_PATH, TaskState, type AgentCard, type AgentSkill, type Messa
 import {
   AgentEvent,
   DefaultRequestHandler,
-  InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
   type DefaultRequestHandlerOptions,
@@ -20,6 +19,7 @@ import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
 import { arrivingBodyLimit, declaredBodyLimit, MAX_REQUEST_BODY_BYTES } from "./body-limit.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
+import { MemoryTaskStore } from "./memory-task-store.js";
 import { recordingStore } from "./recording-store.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
 import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
@@ -86,8 +86,10 @@ export interface A2AServerOptions {
   readonly runOptions?: Omit<RunOptions, "onApproval" | "signal">;
   /**
    * Where the A2A tasks are kept (the `@a2a-js/sdk` `TaskStore` interface, e.g.
-   * `PostgresTaskStore` from `@adaptor/a2a/postgres`). Default: a new `InMemoryTaskStore`,
-   * whose tasks a restart forgets. A suspended task survives a restart only in a durable one.
+   * `PostgresTaskStore` from `@adaptor/a2a/postgres`). Default: a new in-memory store with the
+   * SDK's `InMemoryTaskStore` semantics that does not copy the whole task per streamed chunk (a
+   * chunk costs its own bytes); a restart forgets its tasks. A suspended task survives a restart
+   * only in a durable one.
    */
   readonly taskStore?: TaskStore;
   /**
@@ -172,7 +174,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
   const card = publicCard(options.url, options.card);
   const runs = new Map<string, TaskRun>();
   // Each write of a task tells its run that the events published before it were handled.
-  const taskStore = recordingStore(options.taskStore ?? new InMemoryTaskStore(), (task) => runs.get(task.id)?.recorded());
+  const taskStore = recordingStore(options.taskStore ?? new MemoryTaskStore(), (task) => runs.get(task.id)?.recorded());
   /** The message resuming each task (a suspended turn's answer), by task id, until its run is registered in `runs`. */
   const resuming = new Map<string, string>();
   let closed = false;

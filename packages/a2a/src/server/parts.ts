@@ -28,6 +28,13 @@ export function partsText(parts: readonly Part[] = []): string {
   return parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
 }
 
+/** The length of {@link partsText}, without joining the text (a pass over the parts, not the characters). */
+export function partsTextLength(parts: readonly Part[] = []): number {
+  let length = 0;
+  for (const part of parts) if (part.content?.$case === "text") length += part.content.value.length;
+  return length;
+}
+
 /** The first data part's value that is an object, else `undefined`. */
 export function messageData(message: Message | undefined): Record<string, unknown> | undefined {
   for (const part of message?.parts ?? []) {
