@@ -65,7 +65,10 @@ export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze(
   maxBudgetUsd: claude("the Claude Agent SDK's maxBudgetUsd is budget.maxCostUsd here", "budget.maxCostUsd"),
   maxThinkingTokens: claude(THINKING, "MAX_THINKING_TOKENS"),
   maxTurns: claude("the Claude Agent SDK's maxTurns is budget.maxTurns here", "budget.maxTurns"),
-  onElicitation: claude("none here: Claude Code declines an MCP server's elicitations, as the peer does without onElicitation", "none"),
+  onElicitation: claude(
+    "none here: an MCP server's elicitations do not reach the host (the peer declines them without onElicitation)",
+    "none",
+  ),
   outputFormat: claude("structured output is schema (zod) or schemaJSON (a JSON Schema) here", "schema", "schemaJSON"),
   pathToClaudeCodeExecutable: claude(CLI_PATH("claude"), "claude({ command })"),
   permissionMode: claude(
