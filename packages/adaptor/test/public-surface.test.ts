@@ -45,6 +45,7 @@ describe("public surface", () => {
       "InvalidOutputSchemaError",
       "InvalidPolicyError",
       "MCP_CONNECT_OP",
+      "PEER_OPTIONS",
       "PolicyCapabilityUnsupportedError",
       "SessionConfigFingerprintError",
       "StructuredOutputUnsupportedError",
@@ -53,6 +54,7 @@ describe("public surface", () => {
       "checkInspectOptions",
       "driverConfigRefusal",
       "inheritEnvOption",
+      "peerOptionHints",
     ]);
   });
 

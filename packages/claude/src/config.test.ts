@@ -42,7 +42,7 @@ describe("validateClaudeConfig", () => {
     expect(message).toBe('claude: invalid driver config: comand is not a known option; did you mean "command"?');
   });
 
-  it("names what to write for the Claude Agent SDK's settingSources and pathToClaudeCodeExecutable", () => {
+  it("names what to write for the Claude Agent SDK's options (settingSources, pathToClaudeCodeExecutable, stderr, strictMcpConfig)", () => {
     const message = (config: object): string => {
       try {
         validateClaudeConfig(config as ClaudeConfig);
@@ -52,12 +52,15 @@ describe("validateClaudeConfig", () => {
       return "";
     };
     expect(message({ settingSources: [] })).toContain(
-      "settingSources is not a known option; workspaceSettings here loads the project's settings",
+      "settingSources is not a known option; which settings the CLI loads is a driver option here: settingSources: [] is claude({ userSettings: false })",
     );
-    expect(message({ settingSources: [] })).toContain("settingSources: [] is userSettings: false");
     expect(message({ pathToClaudeCodeExecutable: "/x" })).toContain(
-      "pathToClaudeCodeExecutable is not a known option; the CLI's path is command here",
+      "pathToClaudeCodeExecutable is not a known option; the CLI's path is the driver option command here (claude({ command }))",
     );
+    expect(message({ stderr: () => undefined })).toContain("stderr is not a known option; the CLI's stderr is in process events");
+    expect(message({ strictMcpConfig: true })).toContain("strictMcpConfig is not a known option; only the run's mcpServers reach the CLI");
+    // Another SDK's names are not answered with the Claude Agent SDK's hints.
+    expect(message({ codexPathOverride: "/x" })).toBe("claude: invalid driver config: codexPathOverride is not a known option");
   });
 
   it.each([

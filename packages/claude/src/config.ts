@@ -1,4 +1,5 @@
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { peerOptionHints } from "@adaptor/driver";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
 
@@ -128,13 +129,8 @@ const CLAUDE_CONFIG_SHAPE: OptionShape = {
   askForEveryTool: is.boolean(),
 };
 
-/** Claude Agent SDK names for what this config sets, with what to write instead. */
-const CLAUDE_PEER_HINTS: Readonly<Record<string, string>> = {
-  pathToClaudeCodeExecutable: "the CLI's path is command here",
-  executable: "the CLI's path is command here (a script runs with node)",
-  settingSources:
-    "workspaceSettings here loads the project's settings (off by default), userSettings the user's (those of configDir, CLAUDE_CONFIG_DIR; on by default): settingSources: [] is userSettings: false",
-};
+/** The Claude Agent SDK's names for options, with what to write instead (those this config takes are never consulted). */
+const CLAUDE_PEER_HINTS = peerOptionHints("Claude Agent SDK");
 
 /**
  * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`

@@ -56,7 +56,8 @@ describe("validateCodexConfig", () => {
 
 describe("validateCodexConfig: the Codex SDK's names", () => {
   it.each([
-    ["codexPathOverride", "the CLI's path is command here"],
+    ["codexPathOverride", "the CLI's path is the driver option command here (codex({ command }))"],
+    ["networkAccessEnabled", 'network access is codex({ configOverrides: { "sandbox_workspace_write.network_access": true } })'],
     ["baseUrl", "the model provider is set in CODEX_HOME's config.toml, configOverrides or env here"],
   ])("%s is refused with what to write here", (key, hint) => {
     let refused: unknown;

@@ -1,4 +1,5 @@
 import { validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
+import { peerOptionHints } from "@adaptor/driver";
 import { optionChecks, type OptionShape } from "@adaptor/errors";
 import { configKeySetBy } from "./config-key.js";
 import { SAFE_ENV_BASE, type InheritEnv } from "@adaptor/driver/process";
@@ -131,14 +132,6 @@ export const OWNED_CONFIG_KEYS: readonly string[] = Object.freeze(["approval_pol
 
 const is = optionChecks;
 
-/** Codex SDK names for what this config sets, with what to write instead. */
-const CODEX_PEER_HINTS: Readonly<Record<string, string>> = {
-  codexPathOverride: "the CLI's path is command here",
-  baseUrl: "the model provider is set in CODEX_HOME's config.toml, configOverrides or env here",
-  apiKey: "the key is passed in env here (env: { CODEX_API_KEY }, the variable the Codex SDK sets)",
-  config: "codex config keys are configOverrides here",
-};
-
 /** Codex's own options with their runtime checks (the common ones come from the kit); a key not listed is refused. */
 const CODEX_CONFIG_SHAPE: OptionShape = {
   transport: is.oneOf("app-server", "exec"),
@@ -158,6 +151,9 @@ const CODEX_CONFIG_SHAPE: OptionShape = {
   maxModelRetries: is.integer(0),
   bestEffortPolicy: is.boolean(),
 };
+
+/** The Codex SDK's names for options, with what to write instead (those this config takes are never consulted). */
+const CODEX_PEER_HINTS = peerOptionHints("Codex SDK");
 
 /**
  * Checks a config without I/O and returns a frozen copy of it (each option read once; `extraArgs`,

@@ -32,6 +32,7 @@ export type { RunPolicy, ApprovalModes } from "./spi/policy.js";
 export type { EnforcementMechanism, PolicyEnforcement } from "./spi/enforcement.js";
 export { assertPolicySupported } from "./policy/assert-policy-supported.js";
 export { checkDriverConfig, driverConfigRefusal, inheritEnvOption } from "./config/check-driver-config.js";
+export { PEER_OPTIONS, peerOptionHints, type PeerOption, type PeerSdk } from "./peer-options/peer-options.js";
 export { checkInspectOptions } from "./spi/check-inspect-options.js";
 export { MCP_CONNECT_OP, type McpServerConfig, type SkillBundle } from "./spi/mcp-server.js";
 export type {

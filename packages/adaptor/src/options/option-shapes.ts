@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { InvalidOptionError, optionChecks as is, type OptionCheck, type OptionShape } from "@adaptor/errors";
+import { PEER_OPTIONS } from "@adaptor/driver";
 import { PEER_BUDGET_HINTS, PEER_HOOK_HINTS } from "./peer-names.js";
 
 /** Accepts any value: the option is checked later by its own step, with its own typed error. */
@@ -30,6 +31,20 @@ const subagent: OptionCheck = (value, field, subject) => {
 const absolutePath: OptionCheck = (value, field, subject) => {
   is.string({ nonEmpty: true })(value, field, subject);
   if (!isAbsolute(value as string)) throw new InvalidOptionError({ subject, field, reason: "must be an absolute path" });
+};
+
+/**
+ * The Agent's host tools (each definition is checked before each run, ErrInvalidDefinition). The
+ * Claude Agent SDK's `tools` (names of built-ins, or `{ type: "preset" }`) is refused at once with
+ * what to write here.
+ */
+const hostTools: OptionCheck = (value, field, subject) => {
+  const peer = `here tools are host tools (defineTool); ${PEER_OPTIONS.tools!.hint}`;
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && (value as { type?: unknown }).type === "preset")
+    throw new InvalidOptionError({ subject, field, reason: `is a preset of built-in tools: ${peer}` });
+  is.arrayOf((entry, at) => {
+    if (typeof entry === "string") throw new InvalidOptionError({ subject, field: at, reason: `is a built-in tool's name: ${peer}` });
+  }, "an array of tools (defineTool)")(value, field, subject);
 };
 
 /** Options of both the Agent (defaults) and each call; see `SharedRunOptions`. */
@@ -99,8 +114,7 @@ export const AGENT_OPTIONS_SHAPE: OptionShape = {
   sessionPortability: is.oneOf("best_effort", "strict"),
   spawn: is.boolean(),
   eventBuffer: is.integer(1),
-  // Each definition is checked before each run (ErrInvalidDefinition).
-  tools: is.arrayOf(checkedLater, "an array of tools (defineTool)"),
+  tools: hostTools,
   telemetry: is.shape({ tracer: is.object("an OpenTelemetry Tracer", ["startSpan"]), recordContent: is.boolean() }),
 };
 

@@ -52,6 +52,14 @@ describe("checkOptions: unknown keys", () => {
     expect(error.message).toBe("test options: threadStore is not a known option; it is an Agent option");
   });
 
+  it("a key that belongs elsewhere and has a peer library's name gets both hints", () => {
+    const error = refusal(
+      { tools: ["Read"] },
+      { elsewhere: { tools: "an Agent option" }, hints: { tools: "built-ins are chosen by policy here" } },
+    );
+    expect(error.message).toBe("test options: tools is not a known option; it is an Agent option; built-ins are chosen by policy here");
+  });
+
   it("gives another library's name for an option its hint instead of a spelling guess", () => {
     const error = refusal({ maxTurn: 1 }, { hints: { maxTurn: "it is budget.maxTurns here" } });
     expect(error.suggestion).toBeUndefined();

@@ -17,7 +17,8 @@ export interface CheckOptionsSettings {
   readonly allowNull?: boolean;
   /**
    * Names that belong elsewhere, with where: an unknown key found here gets that hint instead of
-   * a spelling suggestion, e.g. `{ threadStore: "an Agent option" }`.
+   * a spelling suggestion, e.g. `{ threadStore: "an Agent option" }` (followed by its `hints`
+   * entry when it has one too).
    */
   readonly elsewhere?: Readonly<Record<string, string>>;
   /**
@@ -61,14 +62,13 @@ export function checkOptions<T extends object>(
     const place = settings.elsewhere && Object.hasOwn(settings.elsewhere, key) ? settings.elsewhere[key] : undefined;
     const named = settings.hints && Object.hasOwn(settings.hints, key) ? settings.hints[key] : undefined;
     const suggestion = place === undefined && named === undefined ? closestOption(key, known) : undefined;
+    // A name both kinds of hint know (another level's option that a peer library names alike) gets both.
     const hint =
-      place !== undefined
-        ? `; it is ${place}`
-        : named !== undefined
-          ? `; ${named}`
-          : suggestion !== undefined
-            ? `; did you mean ${JSON.stringify(suggestion)}?`
-            : "";
+      place !== undefined || named !== undefined
+        ? `${place !== undefined ? `; it is ${place}` : ""}${named !== undefined ? `; ${named}` : ""}`
+        : suggestion !== undefined
+          ? `; did you mean ${JSON.stringify(suggestion)}?`
+          : "";
     throw new InvalidOptionError({ subject, field: at(key), reason: `is not a known option${hint}`, suggestion });
   }
   const snapshot: Record<string, unknown> = {};

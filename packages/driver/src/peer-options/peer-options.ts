@@ -1,0 +1,197 @@
+/** The other SDKs whose option names are answered: the Claude Agent SDK (`query({ options })`) and the Codex SDK (`new Codex()`, `startThread()`, `run()`). */
+export type PeerSdk = "Claude Agent SDK" | "Codex SDK";
+
+/** One option of a peer SDK that adaptor names or places otherwise. */
+export interface PeerOption {
+  /** The SDK whose option this is. */
+  readonly sdk: PeerSdk;
+  /** What to write here instead, as the refusal says it after `is not a known option; `. */
+  readonly hint: string;
+  /**
+   * The adaptor names the hint points to, each written in the hint as docs/migrating.md writes it
+   * in this option's row (a test holds the two together); `"none"` where adaptor has no equivalent.
+   */
+  readonly uses: readonly string[];
+}
+
+const claude = (hint: string, ...uses: string[]): PeerOption => Object.freeze({ sdk: "Claude Agent SDK", hint, uses: Object.freeze(uses) });
+const codex = (hint: string, ...uses: string[]): PeerOption => Object.freeze({ sdk: "Codex SDK", hint, uses: Object.freeze(uses) });
+
+const CLI_PATH = (driver: string): string => `the CLI's path is the driver option command here (${driver}({ command }))`;
+const THINKING =
+  'the thinking budget is the env MAX_THINKING_TOKENS here (env: { MAX_THINKING_TOKENS: "4096" }) on Claude; effort sets the reasoning effort, not the budget';
+const WEB_SEARCH = 'web search is policy.webSearch here ("allow" or "deny")';
+
+/**
+ * The options of the Claude Agent SDK and the Codex SDK that adaptor refuses under their own name,
+ * each with what to write here instead (their options adaptor takes as they are, such as `model`,
+ * `cwd`, `env`, `allowedTools` or `signal`, are not listed). An unknown run or Agent option under
+ * one of these names, and an unknown `claude()` / `codex()` config key under a name of that
+ * driver's peer SDK, is refused with `; <hint>` in its `InvalidOptionError` message.
+ * docs/migrating.md has a row for each.
+ */
+export const PEER_OPTIONS: Readonly<Record<string, PeerOption>> = Object.freeze({
+  // Claude Agent SDK: the fields of `Options`.
+  abortController: claude("an AbortController is passed as signal here (signal: controller.signal)", "signal"),
+  agent: claude(
+    "the main thread's agent is a Claude Code flag here: claude({ extraArgs: [\"--agent\", name] }), for an agent of agents or of the CLI's configuration",
+    '"--agent"',
+  ),
+  betas: claude('beta headers are a Claude Code flag here: claude({ extraArgs: ["--betas", beta] })', '"--betas"'),
+  canUseTool: claude("the Claude Agent SDK's canUseTool is onApproval here", "onApproval"),
+  continue: claude("a conversation is continued with agent.thread(key) here (agent.listThreads() lists them)", "agent.listThreads()"),
+  debug: claude('debug logs are a Claude Code flag here: claude({ extraArgs: ["--debug"] }) or ["--debug-file", path]', '"--debug"'),
+  debugFile: claude('debug logs are a Claude Code flag here: claude({ extraArgs: ["--debug-file", path] })', '"--debug-file"'),
+  enableFileCheckpointing: claude(
+    "file checkpoints are checkpointFiles: true here (thread turns); thread.rewind(runId) restores the files",
+    "checkpointFiles: true",
+    "thread.rewind(runId)",
+  ),
+  executable: claude(CLI_PATH("claude"), "claude({ command })"),
+  executableArgs: claude(CLI_PATH("claude"), "claude({ command })"),
+  extraArgs: claude(
+    'extra CLI flags are the driver option extraArgs here (claude({ extraArgs: ["--flag", "value"] }))',
+    "claude({ extraArgs",
+  ),
+  fallbackModel: claude(
+    'a fallback model is a Claude Code flag here: claude({ extraArgs: ["--fallback-model", model] })',
+    '"--fallback-model"',
+  ),
+  forkSession: claude("a fork is thread.fork(newKey) here", "thread.fork(newKey)"),
+  includePartialMessages: claude(
+    "text-delta events are on by default here (claude({ partialMessages: false }) turns them off)",
+    "partialMessages: false",
+  ),
+  maxBudgetUsd: claude("the Claude Agent SDK's maxBudgetUsd is budget.maxCostUsd here", "budget.maxCostUsd"),
+  maxThinkingTokens: claude(THINKING, "MAX_THINKING_TOKENS"),
+  maxTurns: claude("the Claude Agent SDK's maxTurns is budget.maxTurns here", "budget.maxTurns"),
+  onElicitation: claude(
+    "none here: an MCP server's elicitations do not reach the host (the peer declines them without onElicitation)",
+    "none",
+  ),
+  outputFormat: claude("structured output is schema (zod) or schemaJSON (a JSON Schema) here", "schema", "schemaJSON"),
+  pathToClaudeCodeExecutable: claude(CLI_PATH("claude"), "claude({ command })"),
+  permissionMode: claude(
+    'the Claude Agent SDK\'s permissionMode is policy here ("default" is policy: { approvals: { permission: "ask" } }, "bypassPermissions" is policy: { sandbox: "unrestricted" }), and stream.setApprovalMode() during a run',
+    'approvals: { permission: "ask" }',
+    'sandbox: "unrestricted"',
+  ),
+  allowDangerouslySkipPermissions: claude(
+    'running without permission prompts is policy: { sandbox: "unrestricted" } here (the peer\'s bypassPermissions)',
+    'sandbox: "unrestricted"',
+  ),
+  permissionPromptToolName: claude(
+    'no MCP tool is needed: every permission prompt reaches onApproval here (or an approval-request event), with policy.approvals.permission "ask"',
+    "onApproval",
+  ),
+  persistSession: claude(
+    'sessions are saved here (threads continue from them); claude({ extraArgs: ["--no-session-persistence"] }) saves none, for runs outside threads',
+    '"--no-session-persistence"',
+  ),
+  plugins: claude(
+    'a plugin\'s skills are skills here (skillDir, skillInline, skillArchive); a whole plugin is claude({ extraArgs: ["--plugin-dir", dir] })',
+    "skills",
+    '"--plugin-dir"',
+  ),
+  promptSuggestions: claude("none here: a run ends with its result, no suggested next prompt follows", "none"),
+  agentProgressSummaries: claude(
+    "none here: a subagent's activity is its tool-call and tool-result events, with parentToolCallId",
+    "parentToolCallId",
+  ),
+  resume: claude(
+    "a conversation is continued with agent.thread(key) here, or agent.thread(key, { adoptSession: id }) for a CLI session id",
+    "adoptSession",
+  ),
+  resumeSessionAt: claude(
+    "thread.fork(newKey, { at }) forks at an earlier turn here; thread.rewind(runId) goes back to one",
+    "thread.fork(newKey, { at })",
+    "thread.rewind(runId)",
+  ),
+  sandbox: claude(
+    "Claude Code's sandbox settings are its settings file here (the \"sandbox\" key of claude({ configDir })'s settings.json); what a run may do is policy.sandbox",
+    "configDir",
+    "policy.sandbox",
+  ),
+  sessionId: claude(
+    "a conversation's key is your own here: agent.thread(key); the CLI's session id is result.sessionId",
+    "agent.thread(key)",
+    "result.sessionId",
+  ),
+  settings: claude(
+    "settings are driver options here: claude({ configDir }) names the directory of the settings.json, claude({ workspaceSettings: true }) adds the project's (the driver owns --settings)",
+    "configDir",
+    "workspaceSettings: true",
+  ),
+  settingSources: claude(
+    'which settings the CLI loads is a driver option here: settingSources: [] is claude({ userSettings: false }), "project" / "local" is claude({ workspaceSettings: true })',
+    "userSettings: false",
+    "workspaceSettings: true",
+  ),
+  spawnClaudeCodeProcess: claude(
+    `the driver starts the CLI here: ${CLI_PATH("claude")}, its environment env and inheritEnv`,
+    "claude({ command })",
+  ),
+  stderr: claude("the CLI's stderr is in process events of kind stderr here, and in result.raw().stderr", "process", "result.raw().stderr"),
+  strictMcpConfig: claude(
+    "only the run's mcpServers reach the CLI here (strict by default); claude({ userMcpServers: true }) adds the user's own",
+    "mcpServers",
+    "userMcpServers: true",
+  ),
+  thinking: claude(THINKING, "MAX_THINKING_TOKENS"),
+  toolConfig: claude("none here: Claude Code's built-in tools run with their defaults", "none"),
+  tools: claude(
+    'the Claude Agent SDK\'s tools (the built-ins offered) is policy: { sandbox: "read_only" } here (the read-only built-ins), otherwise disallowedTools',
+    'policy: { sandbox: "read_only" }',
+    "disallowedTools",
+  ),
+  // Claude Agent SDK: an option of its earlier versions.
+  appendSystemPrompt: claude("systemPrompt: { append } adds to the system prompt here", "systemPrompt: { append"),
+
+  // Codex SDK: the fields of `CodexOptions`, `ThreadOptions` and `TurnOptions`.
+  codexPathOverride: codex(CLI_PATH("codex"), "codex({ command })"),
+  baseUrl: codex("the model provider is set in CODEX_HOME's config.toml, configOverrides or env here", "config.toml", "configOverrides"),
+  apiKey: codex("the key is passed in env here (env: { CODEX_API_KEY }, the variable the Codex SDK sets)", "CODEX_API_KEY"),
+  config: codex("codex config keys are the driver option configOverrides here (codex({ configOverrides }))", "codex({ configOverrides })"),
+  workingDirectory: codex("the Codex SDK's workingDirectory is cwd here", "cwd"),
+  skipGitRepoCheck: codex("no git repository is needed here: pass cwd only", "cwd"),
+  sandboxMode: codex(
+    'the Codex SDK\'s sandboxMode is policy.sandbox here ("read_only", "workspace_write", "unrestricted")',
+    '"read_only"',
+    '"workspace_write"',
+    '"unrestricted"',
+  ),
+  approvalPolicy: codex(
+    'the Codex SDK\'s approvalPolicy is policy.approvals.permission here ("ask", "auto_approve", "auto_deny")',
+    '"ask"',
+    '"auto_approve"',
+    '"auto_deny"',
+  ),
+  modelReasoningEffort: codex("the Codex SDK's modelReasoningEffort is effort here", "effort"),
+  networkAccessEnabled: codex(
+    'network access is codex({ configOverrides: { "sandbox_workspace_write.network_access": true } }) with policy: { sandbox: "workspace_write" } here',
+    '"sandbox_workspace_write.network_access": true',
+    'sandbox: "workspace_write"',
+  ),
+  webSearchEnabled: codex(WEB_SEARCH, '"allow"', '"deny"'),
+  webSearchMode: codex(WEB_SEARCH, '"allow"', '"deny"'),
+  collaborationMode: codex("none here: codex runs each turn in its default collaboration mode", "none"),
+  outputSchema: codex("the Codex SDK's outputSchema is schemaJSON (a JSON Schema) or schema (zod) here", "schemaJSON"),
+  onRequestUserInput: codex(
+    "none here: codex's request_user_input questions do not reach the host (onApproval answers its approvals)",
+    "none",
+  ),
+});
+
+/**
+ * The hints of {@link PEER_OPTIONS} by option name, for the `hints` of `checkOptions`: every
+ * peer SDK's, or only `sdk`'s (a driver config answers the names of its CLI's SDK).
+ */
+export function peerOptionHints(sdk?: PeerSdk): Readonly<Record<string, string>> {
+  return Object.freeze(
+    Object.fromEntries(
+      Object.entries(PEER_OPTIONS)
+        .filter(([, option]) => sdk === undefined || option.sdk === sdk)
+        .map(([name, option]) => [name, option.hint]),
+    ),
+  );
+}
