@@ -2,20 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { Agent, type AgentEvent } from "adaptor";
 import { codex } from "@adaptor/codex";
+import { FAKE_APP_SERVER_HANDSHAKE, fakeLine } from "./support.js";
 
 // Fault injection: the fake CLI plays codex app-server for a turn that completes on its own just
 // as the host interrupts it. interrupt() resolves true only for an interrupt codex took (the turn
 // ends interrupted), false when the turn had completed: the host must not show "stopped".
 
-const line = (value: unknown): FakeCliStep => ({ write: `${JSON.stringify(value)}\n` });
+const line = fakeLine;
 const turnOpened: FakeCliStep[] = [
-  { awaitStdinLine: true }, // initialize
-  line({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
-  { awaitStdinLine: true }, // initialized
-  { awaitStdinLine: true }, // thread/start
-  line({ id: 2, result: { thread: { id: "t-fake" }, model: "fake-model", modelProvider: "fake" } }),
-  { awaitStdinLine: true }, // turn/start
-  line({ id: 3, result: { turn: { id: "u-fake", status: "inProgress", items: [], error: null } } }),
+  ...FAKE_APP_SERVER_HANDSHAKE,
   line({ method: "turn/started", params: { threadId: "t-fake", turn: { id: "u-fake", status: "inProgress", items: [], error: null } } }),
   line({ method: "item/agentMessage/delta", params: { threadId: "t-fake", turnId: "u-fake", itemId: "m-1", delta: "done" } }),
 ];
