@@ -46,6 +46,32 @@ describe("during a turn on the real codex app-server", { timeout: 120_000 }, () 
     await expect(slow.interrupt()).resolves.toBe(false);
   });
 
+  it("interrupt called right after stream() waits until codex started the turn: resolves true, the turn ends interrupted", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    // The model request is held for a minute: only the interrupt ends this turn.
+    const stream = agent.stream("SLOW_MS 60000 slow question");
+    // Called before codex answered turn/start: codex refuses turn/interrupt until the turn is active.
+    const taken = stream.interrupt();
+    const events = drain(stream);
+    expect(await taken).toBe(true);
+    expect((await events).at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
+    expect((await stream.result()).status).toBe("interrupted");
+  });
+
+  it("send called right after stream() waits until codex started the turn: the message reaches the turn", async () => {
+    h = await codexHarness();
+    agent = new Agent(h.driver);
+    const stream = agent.stream("SHELL_CMD echo hi", { policy: { approvals: { permission: "ask" } } });
+    const sent = stream.send("also mention bananas");
+    // The command's approval waits for the answer: the turn is still running when codex takes it.
+    const events = await drainApproving(stream, () => sent);
+    expect(await sent).toBe(true);
+    expect((await stream.result()).status).toBe("completed");
+    expect(h.server.responses().at(-1)!.view.userTexts).toEqual(["SHELL_CMD echo hi", "also mention bananas"]);
+    expect(events.filter((e) => e.type === "notice" && e.kind === "input.accepted")).toHaveLength(1);
+  });
+
   it("send steers the running turn: the message is in the turn's next model request", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);

@@ -8,6 +8,8 @@ export {
   alive,
   codexHarness,
   ESCALATE_RULE,
+  FAKE_APP_SERVER_HANDSHAKE,
+  fakeLine,
   NON_TMP_PARENT,
   type CodexHarness,
   type CodexHarnessOptions,

@@ -55,6 +55,30 @@ export function apiMessage(text: string): { message: string; apiError?: Record<s
 }
 
 /**
+ * The model API's HTTP status of a failed codex model call, when codex names it (codex 0.171.0):
+ * - app-server's `codexErrorInfo` variant that carries it, e.g.
+ *   `{"httpConnectionFailed":{"httpStatusCode":401}}` or `{"responseTooManyFailedAttempts":{"httpStatusCode":429}}`;
+ * - the error text of either transport: `unexpected status 401 Unauthorized: …`,
+ *   `exceeded retry limit, last status: 429 Too Many Requests, …`;
+ * - an error text that is the API's own JSON error body (`{"error":{…}}`, see {@link apiMessage}):
+ *   codex reports a failed model call so only for an HTTP 400 (its invalid-request error), so 400.
+ *
+ * Undefined when none of these is there (a connection that never got an answer, a codex-side error).
+ */
+export function apiErrorStatus(errorMessage: string | undefined, codexErrorInfo?: unknown): number | undefined {
+  if (typeof codexErrorInfo === "object" && codexErrorInfo !== null) {
+    for (const variant of Object.values(codexErrorInfo as Record<string, unknown>)) {
+      const status = (variant as { httpStatusCode?: unknown } | null)?.httpStatusCode;
+      if (typeof variant === "object" && Number.isInteger(status)) return status as number;
+    }
+  }
+  if (errorMessage === undefined) return undefined;
+  const named = /\b(?:unexpected status|last status:?) ([1-5]\d\d)\b/.exec(errorMessage);
+  if (named) return Number(named[1]);
+  return apiMessage(errorMessage).apiError ? 400 : undefined;
+}
+
+/**
  * The cause codex logged for its last model-call retry, from its stderr: codex 0.171.0 writes
  * `WARN codex_core::responses_retry: stream connection failed; waiting to retry turn_id=… error=Connection failed: error sending request retry_delay=5s`
  * and this returns `"Connection failed: error sending request"` for it; undefined when no such line is there.
@@ -81,7 +105,8 @@ export interface CodexTurnEnd extends ExitCause {
 
 /**
  * Classifies a finished codex turn: `completed` is no failure; `failed` is `agent_error` carrying
- * the API's message ({@link apiMessage}); `interrupted` (not asked for by the host) is `cancelled`;
+ * the API's message ({@link apiMessage}) and, when codex names it, the HTTP status in
+ * `details.apiErrorStatus` ({@link apiErrorStatus}); `interrupted` (not asked for by the host) is `cancelled`;
  * no terminal at all (codex exited first, was killed by a signal the SDK did not send, or was ended
  * by the SDK after its stdout ended: `endedBySdk`) is `agent_error` with the exit code or signal,
  * worded as {@link describeExit} does, and the stderr tail (escape codes stripped).
@@ -103,11 +128,13 @@ export function classifyCodexTurn(end: CodexTurnEnd): DriverFailure | undefined 
   }
   const raw = end.errorMessage ?? "codex turn failed";
   const { message, apiError } = apiMessage(raw);
+  const httpStatus = apiErrorStatus(end.errorMessage, end.codexErrorInfo);
   return {
     reason: "agent_error",
     message,
     details: {
       status,
+      ...(httpStatus !== undefined ? { apiErrorStatus: httpStatus } : {}),
       ...(end.codexErrorInfo !== undefined && end.codexErrorInfo !== null ? { codexErrorInfo: end.codexErrorInfo } : {}),
       ...(apiError ? { apiError } : {}),
       rawMessage: raw,
@@ -121,18 +148,21 @@ export const MAX_MODEL_RETRIES = 3;
 
 /**
  * The verdict of a turn that codex kept retrying a model call for (`CodexConfig.maxModelRetries`):
- * `agent_error` with codex's last error text, the cause it logged (`cause`, from its stderr) and the retry count.
+ * `agent_error` with codex's last error text, the cause it logged (`cause`, from its stderr), the retry count
+ * and the last HTTP status when codex named it (`apiErrorStatus`).
  */
 export function modelUnreachable(
   gaveUp: { readonly message: string; readonly retries: number; readonly codexErrorInfo?: unknown },
   logged: string | undefined,
 ): DriverFailure {
   const cause = logged && !gaveUp.message.includes(logged) ? logged : undefined;
+  const httpStatus = apiErrorStatus(gaveUp.message, gaveUp.codexErrorInfo);
   return {
     reason: "agent_error",
     message: `model unreachable: ${gaveUp.message}${cause ? ` (${cause})` : ""}; no model output after ${gaveUp.retries} ${gaveUp.retries === 1 ? "retry" : "retries"}`,
     details: {
       retries: gaveUp.retries,
+      ...(httpStatus !== undefined ? { apiErrorStatus: httpStatus } : {}),
       rawMessage: gaveUp.message,
       ...(cause ? { cause } : {}),
       ...(gaveUp.codexErrorInfo !== undefined && gaveUp.codexErrorInfo !== null ? { codexErrorInfo: gaveUp.codexErrorInfo } : {}),

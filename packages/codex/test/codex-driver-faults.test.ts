@@ -4,22 +4,14 @@ import { runDriver } from "@adaptor/driver/testing";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { codex } from "../src/index.js";
-import { alive } from "./support.js";
+import { alive, FAKE_APP_SERVER_HANDSHAKE, fakeLine } from "./support.js";
 
 // Fault injection: the testkit's fake CLI plays codex app-server with exact JSON lines, for what the
 // real binary will not do on cue (requests the driver does not handle, legacy approvals, crashes).
 
-const line = (value: unknown): FakeCliStep => ({ write: `${JSON.stringify(value)}\n` });
+const line = fakeLine;
 const THREAD = { thread: { id: "t-fake" }, model: "fake-model", modelProvider: "fake" };
-const handshake: FakeCliStep[] = [
-  { awaitStdinLine: true }, // initialize
-  line({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
-  { awaitStdinLine: true }, // initialized
-  { awaitStdinLine: true }, // thread/start
-  line({ id: 2, result: THREAD }),
-  { awaitStdinLine: true }, // turn/start
-  line({ id: 3, result: { turn: { id: "u-fake", status: "inProgress", items: [], error: null } } }),
-];
+const handshake = FAKE_APP_SERVER_HANDSHAKE;
 const completed = (status: string, error: unknown = null): FakeCliStep =>
   line({ method: "turn/completed", params: { threadId: "t-fake", turn: { id: "u-fake", status, items: [], error } } });
 

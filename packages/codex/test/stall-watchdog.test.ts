@@ -4,18 +4,11 @@ import { runDriver } from "@adaptor/driver/testing";
 import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex } from "../src/index.js";
+import { FAKE_APP_SERVER_HANDSHAKE, fakeLine } from "./support.js";
 
 // Fault injection: the testkit's fake CLI plays codex app-server and codex exec with exact lines.
-const line = (value: unknown): FakeCliStep => ({ write: `${JSON.stringify(value)}\n` });
-const handshake: FakeCliStep[] = [
-  { awaitStdinLine: true }, // initialize
-  line({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
-  { awaitStdinLine: true }, // initialized
-  { awaitStdinLine: true }, // thread/start
-  line({ id: 2, result: { thread: { id: "t-fake" }, model: "fake-model", modelProvider: "fake" } }),
-  { awaitStdinLine: true }, // turn/start
-  line({ id: 3, result: { turn: { id: "u-fake", status: "inProgress", items: [], error: null } } }),
-];
+const line = fakeLine;
+const handshake = FAKE_APP_SERVER_HANDSHAKE;
 
 async function stallOf(steps: FakeCliStep[], transport: "app-server" | "exec") {
   const driver = codex({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300, stallTimeoutMs: 2_000, transport });

@@ -9,8 +9,26 @@ import {
   type OpenAIServer,
   type ResponsesScriptRule,
 } from "@adaptor/testkit";
+import type { FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, type CodexConfig, type CodexDriver } from "../src/index.js";
 import { processGone } from "@adaptor/driver/kit";
+
+/** A fake CLI step writing `value` as one JSON line on stdout. */
+export const fakeLine = (value: unknown): FakeCliStep => ({ write: `${JSON.stringify(value)}\n` });
+
+/**
+ * The fake CLI playing codex app-server up to a running turn: it answers `initialize`,
+ * `thread/start` (thread `t-fake`) and `turn/start` (turn `u-fake`), each once it was read.
+ */
+export const FAKE_APP_SERVER_HANDSHAKE: readonly FakeCliStep[] = [
+  { awaitStdinLine: true }, // initialize
+  fakeLine({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+  { awaitStdinLine: true }, // initialized
+  { awaitStdinLine: true }, // thread/start
+  fakeLine({ id: 2, result: { thread: { id: "t-fake" }, model: "fake-model", modelProvider: "fake" } }),
+  { awaitStdinLine: true }, // turn/start
+  fakeLine({ id: 3, result: { turn: { id: "u-fake", status: "inProgress", items: [], error: null } } }),
+];
 
 /** A scripted OpenAI server, an isolated codex environment and a driver on the real binary. */
 export interface CodexHarness {

@@ -487,18 +487,29 @@ export class AppServerSession implements PooledProcess {
         cancel.turnStarted(opened.thread.id, started.turn.id);
         running = { threadId: opened.thread.id, turnId: started.turn.id };
         const current = running;
+        // codex answers turn/start before the turn is active and refuses a request for it until
+        // then: a host's request made that early waits for turn/started. False when the turn (or
+        // the process) ended first.
+        const turnActive = async (): Promise<boolean> => {
+          await Promise.race([turn.whenStarted(), turnDone]);
+          return turn.started && !turn.completed && !turn.gaveUp;
+        };
         detach = sink.attachControl?.({
           interrupt: async () => {
+            if (!(await turnActive())) return false;
             interruptedByHost = true;
             try {
               await this.#rpc.request("turn/interrupt", current);
             } catch (error) {
-              // The turn ended meanwhile: nothing left to interrupt, its own verdict stands.
-              if (isTurnEnded(error)) return false;
-              if (!turn.completed) throw turnControlError(error);
+              // The turn ended meanwhile (or the process did): nothing interrupted, its own verdict stands.
+              if (isTurnEnded(error) || turn.completed || turn.gaveUp) return false;
+              throw turnControlError(error);
             }
+            // Taken unless the turn had completed some other way before codex answered.
+            return turn.completed === undefined || turn.completed.status === "interrupted";
           },
           send: async (text, images) => {
+            if (!(await turnActive())) return false;
             try {
               await this.#rpc.request("turn/steer", {
                 threadId: current.threadId,

@@ -359,3 +359,30 @@ describe("AppServerTurnState usage", () => {
     expect(state.responses).toBe(2);
   });
 });
+
+describe("AppServerTurnState.started", () => {
+  const started = (turnId: string) =>
+    JSON.stringify({
+      method: "turn/started",
+      params: { threadId: THREAD, turn: { id: turnId, status: "inProgress", items: [], error: null } },
+    });
+
+  it("is set by this turn's first notification (held ones too, once the turn id is known), not another turn's; whenStarted resolves then", async () => {
+    const state = new AppServerTurnState(() => undefined);
+    state.threadId = THREAD;
+    const waiting = state.whenStarted();
+    feed(state, started(TURN)); // before the turn/start answer: held
+    expect(state.started).toBe(false);
+    state.setTurnId(TURN);
+    expect(state.started).toBe(true);
+    await waiting;
+    state.beginNext();
+    expect(state.started).toBe(false);
+    state.setTurnId(OTHER_TURN);
+    feed(state, started(TURN));
+    expect(state.started).toBe(false);
+    feed(state, delta("x", "msg_1", { turnId: OTHER_TURN }));
+    expect(state.started).toBe(true);
+    await state.whenStarted();
+  });
+});

@@ -143,6 +143,14 @@ export class AppServerTurnState {
    * first terminal decides the turn (a second `turn/completed` changes nothing).
    */
   late = 0;
+  /**
+   * True once a notification of this turn arrived (`turn/started` comes first): codex answers
+   * `turn/start` before the turn is active, and refuses `turn/interrupt` / `turn/steer` for it
+   * until then ("no active turn").
+   */
+  started = false;
+  /** Resolved by this turn's first notification (see {@link whenStarted}). */
+  #startWaiters: (() => void)[] = [];
   /** The `turn/completed` turn of this run, once it arrived. */
   completed: Turn | undefined;
   /** The exact JSON line of `turn/completed`. */
@@ -244,6 +252,22 @@ export class AppServerTurnState {
   }
 
   /**
+   * Resolves once this turn {@link started} (at once when it has). It never resolves for a turn
+   * codex reports nothing of (codex exited first): race it with the turn's end.
+   */
+  whenStarted(): Promise<void> {
+    if (this.started) return Promise.resolve();
+    return new Promise((resolve) => this.#startWaiters.push(resolve));
+  }
+
+  #markStarted(): void {
+    this.started = true;
+    const waiters = this.#startWaiters;
+    this.#startWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /**
    * Follows the next turn of the same run on this thread (another `turn/start`, when the run's
    * stop hook asked the agent to go on): the transcript, the usage and the last agent text go on;
    * the finished turn's id and terminal are cleared, and notifications naming a turn are held
@@ -251,6 +275,7 @@ export class AppServerTurnState {
    */
   beginNext(): void {
     this.turnId = undefined;
+    this.started = false;
     this.completed = undefined;
     this.completedJson = undefined;
     this.#deltaLines = undefined;
@@ -269,6 +294,7 @@ export class AppServerTurnState {
     const reader = this.#deltaLines;
     if (reader === undefined) return false;
     if (reader.read(text)) {
+      if (!this.started) this.#markStarted();
       // #textDelta written out: one function less for V8 to compile on the per-line path.
       const itemId = reader.itemId;
       this.#retries = 0;
@@ -278,6 +304,7 @@ export class AppServerTurnState {
     }
     const templates = this.#deltaTemplates;
     if (!templates.read(text)) return false;
+    if (!this.started) this.#markStarted();
     this.#delta(templates.method, templates.itemId, templates.delta);
     return true;
   }
@@ -353,6 +380,8 @@ export class AppServerTurnState {
       if (turnId !== undefined) this.late++;
       return false;
     }
+    // Codex runs this turn once it names it: `turn/started` first (else its first item, its end).
+    if (turnId !== undefined && !this.started) this.#markStarted();
     // The line a long turn is made of, first: no further dispatch.
     if (method === "item/agentMessage/delta") {
       const delta = params as AgentMessageDeltaNotification;
