@@ -54,7 +54,7 @@ import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
-import { toolNameOf } from "./turn/tool-call.js";
+import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
@@ -465,12 +465,15 @@ export class AcpDriver implements Driver {
       delegationTools: config.delegationTools ?? [],
     });
     let enforcement = plan.enforcement;
-    // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
+    // A tool that acts and ran unasked under a policy enforced by asks, or one that changes the
+    // machine and ran unasked under a declared read-only mode: the turn ends at once as a policy violation.
     let violation: DriverFailure | undefined;
     let violated!: () => void;
     const violating = new Promise<void>((resolve) => (violated = resolve));
     const onUnasked = (call: UnaskedCall): void => {
-      const broken = enforcement.filter((entry) => entry.enforced && plan.unaskedFails.includes(entry.field));
+      const changes = call.denied === true || changesMachine(call.toolKind);
+      const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
+      const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;
       const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
       const how = call.denied ? "ran although its permission ask was denied" : "ran without a permission ask";
