@@ -250,7 +250,9 @@ describe("a tool call that acts and runs without an ask fails the run when the p
       "plan",
     );
     expect(run.asked).toEqual([]);
-    expect((run.error as RunError).message).toBe('bash (ACP kind execute) ran although its permission ask was denied under sandbox "read_only"');
+    expect((run.error as RunError).message).toBe(
+      'bash (ACP kind execute) ran although its permission ask was denied under sandbox "read_only"',
+    );
   });
 });
 

@@ -190,7 +190,18 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
       };
     return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)`, bestEffort };
   });
-  return { ...(mode ? { mode } : {}), denyNonReadAsks, unaskedFails, changeFails, writes, commands, offer, hostAsks, bestEffort, enforcement };
+  return {
+    ...(mode ? { mode } : {}),
+    denyNonReadAsks,
+    unaskedFails,
+    changeFails,
+    writes,
+    commands,
+    offer,
+    hostAsks,
+    bestEffort,
+    enforcement,
+  };
 }
 
 /**
