@@ -495,9 +495,9 @@ export class AcpDriver implements Driver {
       violated();
     };
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice);
-    // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
     let onTurnUpdate = (): void => undefined;
+    // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     const handler: SessionHandler = {
       onUpdate: (update) => {
         const taken = turn.onUpdate(update);
