@@ -54,7 +54,7 @@ import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
-import { toolNameOf } from "./turn/tool-call.js";
+import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
@@ -465,12 +465,15 @@ export class AcpDriver implements Driver {
       delegationTools: config.delegationTools ?? [],
     });
     let enforcement = plan.enforcement;
-    // A tool that acts and ran unasked under a policy enforced by asks: the turn ends at once as a policy violation.
+    // A tool that acts and ran unasked under a policy enforced by asks, or one that changes the
+    // machine and ran unasked under a declared read-only mode: the turn ends at once as a policy violation.
     let violation: DriverFailure | undefined;
     let violated!: () => void;
     const violating = new Promise<void>((resolve) => (violated = resolve));
     const onUnasked = (call: UnaskedCall): void => {
-      const broken = enforcement.filter((entry) => entry.enforced && plan.unaskedFails.includes(entry.field));
+      const changes = call.denied === true || changesMachine(call.toolKind);
+      const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
+      const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;
       const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
       const how = call.denied ? "ran although its permission ask was denied" : "ran without a permission ask";
@@ -492,9 +495,15 @@ export class AcpDriver implements Driver {
       violated();
     };
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice);
+    // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
+    let onTurnUpdate = (): void => undefined;
     // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
     const handler: SessionHandler = {
-      onUpdate: (update) => turn.onUpdate(update),
+      onUpdate: (update) => {
+        const taken = turn.onUpdate(update);
+        if (taken) onTurnUpdate();
+        return taken;
+      },
       onPermission: (params, permissionSignal) => turn.onPermission(params, permissionSignal),
       onText: (line) => turn.onText(line),
       onHost: (method, params) => host.handle(method, params),
@@ -688,12 +697,26 @@ export class AcpDriver implements Driver {
       prompting = prompted.then(honoured, honoured);
       const promptedSession = sessionId;
       let interruptedByHost = false;
-      // The host's interrupt: ACP's `session/cancel`; the agent ends the turn with stopReason `cancelled`.
+      // The host's interrupt: ACP's `session/cancel`; the agent ends the turn with stopReason
+      // `cancelled`. An agent that has not taken the prompt in yet may drop the cancel: it is sent
+      // once more at the turn's first update after it. A turn not ended killGraceMs after the first
+      // cancel is ended by the host: its process is ended and the verdict is interrupted.
+      const cancelTurn = (): Promise<void> => agent.notify("session/cancel", { sessionId: promptedSession });
+      let resent = false;
+      let interruptTimer: ReturnType<typeof setTimeout> | undefined;
+      let cutOff!: () => void;
+      const interruptExpired = new Promise<typeof INTERRUPT_EXPIRED>((resolve) => (cutOff = () => resolve(INTERRUPT_EXPIRED)));
+      onTurnUpdate = () => {
+        if (!interruptedByHost || resent || !prompting) return;
+        resent = true;
+        void cancelTurn().catch(() => undefined);
+      };
       const detachControl = sink.attachControl?.({
         interrupt: async () => {
           interruptedByHost = true;
           turn.interrupt();
-          await agent.notify("session/cancel", { sessionId: promptedSession });
+          interruptTimer ??= setTimeout(cutOff, graceMs(config));
+          await cancelTurn();
         },
       });
       // A policy violation cancels the turn (`session/cancel`) and does not wait for its answer: the
@@ -703,8 +726,25 @@ export class AcpDriver implements Driver {
         void agent.notify("session/cancel", { sessionId: promptedSession }).catch(() => undefined);
       });
       try {
-        const answered = await Promise.race([prompted, cancelOnViolation]);
+        const answered = await Promise.race([prompted, cancelOnViolation, interruptExpired]);
         if (violation) return finish(proc, turn, violation);
+        if (answered === INTERRUPT_EXPIRED) {
+          const ms = graceMs(config);
+          sink.emit({
+            type: "notice",
+            kind: "lifecycle",
+            message: `${this.descriptor.displayName} did not end the turn within ${ms} ms of session/cancel (killGraceMs): its process is ended`,
+            data: { killGraceMs: ms },
+          });
+          await proc.close();
+          const cost = turnCost(turn, proc, sessionId, request);
+          return finish(proc, turn, undefined, {
+            interrupted: true,
+            ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
+            ...(model !== undefined ? { model } : {}),
+            checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) },
+          });
+        }
         answer = answered as PromptResponse;
       } catch (error) {
         if (violation) return finish(proc, turn, violation);
@@ -728,6 +768,7 @@ export class AcpDriver implements Driver {
         return finish(proc, turn, { reason: "agent_error", message: rpcMessage(error), details: rpcDetails(error), cause: error });
       } finally {
         prompting = undefined;
+        clearTimeout(interruptTimer);
         detachControl?.();
       }
       if (signal.aborted) {
@@ -983,6 +1024,9 @@ function finishTurn(
     ...(failure ? { failure } : {}),
   };
 }
+
+/** What the race of a prompt against the interrupt's bound yields when the bound passed first. */
+const INTERRUPT_EXPIRED: unique symbol = Symbol("interrupt expired");
 
 /** Default `handshakeTimeoutMs`: the set-up requests of a turn answer within 120,000 ms in all. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = DEFAULT_REPLY_TIMEOUT_MS;

@@ -176,14 +176,83 @@ describe("a tool call that acts and runs without an ask fails the run when the p
     expect(run.error).toBeUndefined();
   });
 
-  it("a declared read_only session mode is enforced by the agent: an unasked call there is no violation of sandbox", async () => {
+  it("a declared read_only session mode: an unasked execute call (a workspace config loosened the mode) fails the run", async () => {
     const run = await turn(
-      [call("sh", "execute", "completed", "run_commands"), text("ok"), done],
+      [call("sh", "execute", "in_progress", "bash"), status("sh", "completed"), { awaitCancel: true }, { hang: true }],
+      { policy: { sandbox: "read_only" } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+    const error = run.error as RunError;
+    expect(error.message).toBe('bash (ACP kind execute) ran without a permission ask under sandbox "read_only"');
+    expect(error.details).toEqual({ toolCallId: "sh", toolName: "bash", toolKind: "execute", fields: ["sandbox"] });
+    expect(error.result.enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false, mechanisms: [] }),
+    ]);
+    expect(policyNotices(run.events)).toEqual([`ending the turn: ${error.message}`]);
+  });
+
+  for (const kind of ["edit", "delete", "move"])
+    it(`a declared read_only session mode: an unasked ${kind} call fails the run`, async () => {
+      const run = await turn(
+        [call("c", kind, "completed", "change"), text("ok"), done],
+        { policy: { sandbox: "read_only" } },
+        { sandboxModes: { read_only: "plan" } },
+        "plan",
+      );
+      expect((run.error as RunError).details).toEqual({ toolCallId: "c", toolName: "change", toolKind: kind, fields: ["sandbox"] });
+    });
+
+  it("a declared read_only session mode is the bound for calls that do not change the machine: unasked read, search, fetch, think, other and kindless calls pass", async () => {
+    const run = await turn(
+      [
+        call("r", "read", "completed", "read"),
+        call("s", "search", "completed", "grep"),
+        call("f", "fetch", "completed", "webfetch"),
+        call("t", "think", "completed", "plan"),
+        call("o", "other", "completed", "todowrite"),
+        call("n", undefined, "completed", "mcp_tool"),
+        text("ok"),
+        done,
+      ],
       { policy: { sandbox: "read_only" } },
       { sandboxModes: { read_only: "plan" } },
       "plan",
     );
     expect(run.error).toBeUndefined();
+    expect((run.result as { enforcement: unknown }).enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true }),
+    ]);
+  });
+
+  it("a declared read_only session mode: a read call that an update turns into execute fails the run as execute", async () => {
+    const run = await turn(
+      [call("x", "read", "in_progress", "tool"), update("x", { kind: "execute" }), status("x", "completed"), text("ok"), done],
+      { policy: { sandbox: "read_only" } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(violated(run)).toEqual({ toolCallId: "x", toolName: "tool", toolKind: "execute", fields: ["sandbox"] });
+  });
+
+  it("a declared read_only session mode: the agent runs a call the host denied (its ask) anyway: fails the run", async () => {
+    const run = await turn(
+      [
+        call("sh", "execute", "pending", "bash"),
+        { permission: { toolCallId: "sh", title: "bash", kind: "execute" } },
+        status("sh", "completed"),
+        text("ok"),
+        done,
+      ],
+      { policy: { sandbox: "read_only" } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(run.asked).toEqual([]);
+    expect((run.error as RunError).message).toBe(
+      'bash (ACP kind execute) ran although its permission ask was denied under sandbox "read_only"',
+    );
   });
 });
 

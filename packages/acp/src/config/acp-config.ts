@@ -6,7 +6,9 @@ import { optionChecks, type OptionShape } from "@adaptor/errors";
  * Session modes of an ACP agent that enforce a sandbox level, by the level: the mode id the driver
  * selects with `session/set_mode` when a run's policy asks for it. A level without a mode is refused
  * before launch with `PolicyCapabilityUnsupportedError`. Example (Gemini CLI):
- * `{ read_only: "plan", workspace_write: "autoEdit", unrestricted: "yolo" }`.
+ * `{ read_only: "plan", workspace_write: "autoEdit", unrestricted: "yolo" }`. Under the
+ * `read_only` mode a tool call of kind `edit`, `delete`, `move` or `execute` that runs without a
+ * permission ask fails the run with `policy_violation` (the agent's own configuration loosened the mode).
  */
 export type AcpSandboxModes = { readonly [S in SandboxMode]?: string };
 
@@ -117,7 +119,8 @@ export interface AcpConfig extends CommonDriverConfig {
   readonly workspaceSettings?: boolean;
   /**
    * Offer `stream.interrupt()`: ACP's `session/cancel` stops the running turn, whose answer
-   * `cancelled` is an interrupted success, and the process and session serve the next turn.
+   * `cancelled` is an interrupted success, and the process and session serve the next turn. A
+   * turn not ended `killGraceMs` after the cancel is ended with its process, still as interrupted.
    * Default true; false for an agent whose next turn after a cancel does not run (the SDK then
    * refuses the interrupt with `FeatureUnsupportedError`).
    */

@@ -41,6 +41,16 @@ export interface AcpPolicyPlan {
    * fails with `policy_violation`.
    */
   readonly unaskedFails: readonly string[];
+  /**
+   * The policy fields a tool call that changes the machine (ACP kind `edit`, `delete`, `move`,
+   * `execute`, by the most acting kind of its updates) breaks when it runs without a permission ask,
+   * or any call run although its ask was denied, where the rest is left to the agent's session mode:
+   * `sandbox` under a declared read-only mode (`sandboxModes.read_only`). An agent's own
+   * configuration may loosen its mode (a workspace file allowing the shell there); this is the
+   * evidence the host sees of it. Calls the agent reports as `read`, `search`, `fetch`, `think`,
+   * `switch_mode`, `other` or without a kind are left to the mode.
+   */
+  readonly changeFails: readonly string[];
   /** The host's rule for `fs/write_text_file`. */
   readonly writes: HostWrites;
   /** The host's rule for `terminal/create`. */
@@ -133,6 +143,7 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
     ...(sandbox === "read_only" && sandboxMode === undefined && askMode !== undefined ? ["sandbox"] : []),
     ...(permissionEnforced && (permission === "ask" || permission === "auto_deny") ? ["approvals.permission"] : []),
   ];
+  const changeFails = sandbox === "read_only" && sandboxMode !== undefined ? ["sandbox"] : [];
   const writes: HostWrites = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "workspace" : "allow";
   const commands: HostCommands = sandbox === "read_only" ? "deny" : sandbox === "workspace_write" ? "ask" : "allow";
   const host = config.hostCapabilities !== false;
@@ -150,7 +161,7 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
       return value === "read_only"
         ? how(
             ["agent_mode", "host_capability"],
-            `session mode ${JSON.stringify(sandboxMode)}; the host denies every ask for a tool that is not a read`,
+            `session mode ${JSON.stringify(sandboxMode)}; the host denies every ask for a tool that is not a read, fails the run when an edit, delete, move or execute tool runs without an ask`,
             ", and refuses fs/write_text_file and terminal/create",
           )
         : how(
@@ -179,7 +190,18 @@ export function planAcpPolicy(descriptor: DriverDescriptor, config: AcpConfig, p
       };
     return { notEnforced: `${descriptor.displayName} has no way to enforce ${field}=${value} (best effort accepted)`, bestEffort };
   });
-  return { ...(mode ? { mode } : {}), denyNonReadAsks, unaskedFails, writes, commands, offer, hostAsks, bestEffort, enforcement };
+  return {
+    ...(mode ? { mode } : {}),
+    denyNonReadAsks,
+    unaskedFails,
+    changeFails,
+    writes,
+    commands,
+    offer,
+    hostAsks,
+    bestEffort,
+    enforcement,
+  };
 }
 
 /**

@@ -18,7 +18,8 @@
 //   { "stderrParams": true }       write the request's method and params to stderr as one JSON line
 //   { "sleepMs": n }               wait n ms
 //   { "closeStdout": true }        close stdout and stay alive
-//   { "awaitCancel": true }        wait for session/cancel
+//   { "awaitCancel": true }        wait for the next session/cancel
+//   { "awaitCancel": n }           wait until n session/cancel notifications arrived in all
 //   { "hang": true }               never go on (the process stays alive)
 //   { "later": [steps] }           run these steps after the request's own steps finished
 //   { "exit": code }               exit now
@@ -32,6 +33,7 @@ let stdoutOpen = true;
 let nextId = 1;
 let prompts = 0;
 const answers = new Map();
+let cancels = 0;
 let cancelled = () => undefined;
 
 const write = (text) =>
@@ -107,8 +109,10 @@ async function run(steps, id, sessionId, state, request = {}) {
     else if ("closeStdout" in step) {
       stdoutOpen = false;
       closeSync(1);
-    } else if ("awaitCancel" in step) await new Promise((resolve) => (cancelled = resolve));
-    else if ("hang" in step) await new Promise(() => undefined);
+    } else if ("awaitCancel" in step) {
+      const target = step.awaitCancel === true ? cancels + 1 : step.awaitCancel;
+      while (cancels < target) await new Promise((resolve) => (cancelled = resolve));
+    } else if ("hang" in step) await new Promise(() => undefined);
     else if ("later" in step) state.later.push(...step.later);
     else if ("exit" in step) process.exit(step.exit);
   }
@@ -122,6 +126,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     return;
   }
   if (message.method === "session/cancel") {
+    cancels += 1;
     cancelled();
     return;
   }
