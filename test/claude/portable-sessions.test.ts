@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -222,6 +223,62 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(three.text).toMatch(/I saw 5 message/);
     expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
     expect(lstatSync(file).isFile()).toBe(true);
+  });
+
+  it("a hard link planted in place of the transcript is removed before the parked process is ended: its exit lines never reach the linked file, and the stored transcript is restored", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const victim = join(a.env.workDir, "victim.txt");
+    writeFileSync(victim, "VICTIM\n");
+    rmSync(file!);
+    linkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]", { spawn: true }));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
+    expect(statSync(file!).nlink).toBe(1);
+  });
+
+  it("a hard link to an outside file holding the stored bytes is not kept as the local copy: the next turn is written into a file of the CLI home's own, never into the linked file", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const victim = join(a.env.workDir, "victim.jsonl");
+    const stored = readFileSync(file!);
+    writeFileSync(victim, stored);
+    rmSync(file!);
+    linkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readFileSync(victim).equals(stored)).toBe(true);
+    expect(statSync(file!).nlink).toBe(1);
+    expect(readFileSync(file!, "utf8")).toContain("[chat-t3]");
+  });
+
+  it("a symbolic link planted in place of the project folder on another host is removed: the restore writes the transcript inside the CLI home, nothing outside it", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const outside = mkdtempSync(join(tmpdir(), "adaptor-outside-"));
+    open.push({ close: async () => rmSync(outside, { recursive: true, force: true }) });
+    const folder = join(b.env.configDir, "projects", b.env.workDir.replace(/[^a-zA-Z0-9]/g, "-"));
+    mkdirSync(join(b.env.configDir, "projects"), { recursive: true });
+    rmSync(folder, { recursive: true, force: true });
+    symlinkSync(outside, folder);
+    const three = await drain(b.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(lstatSync(folder).isDirectory()).toBe(true);
+    expect(readFileSync(transcripts(b.env.configDir)[0]!, "utf8")).toContain("[chat-t3]");
   });
 
   it("a same-length edit of the transcript before its last 64 KiB between turns (the first prompt blanked) is replaced by the stored bytes, on a live host and after a restart; nothing edited is committed", async () => {

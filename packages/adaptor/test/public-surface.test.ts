@@ -67,6 +67,7 @@ describe("public surface", () => {
       "STDIO_SERVER_VAR",
       "WarmPool",
       "appendSessionFile",
+      "checkSessionFolders",
       "descendantBaseline",
       "endTurnLeftovers",
       "envNameMatches",
@@ -83,7 +84,7 @@ describe("public surface", () => {
       "readSessionFileFrom",
       "spawnCli",
       "stripTerminalEscapes",
-      "unlinkSymlinks",
+      "unlinkPlantedLinks",
       "waitForCpuIdle",
       "writeSessionFile",
     ]);
