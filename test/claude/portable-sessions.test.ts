@@ -515,4 +515,66 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(three.notices.map((n) => n.message)).toContain("session restored");
     expect(three.text).toMatch(/I saw 5 message/);
   });
+
+  it("damaged and stale stored state in SQLite (a middle segment row lost; the session tables rolled back to an earlier turn) fails on every host, also the one that ran every turn; once the record's session rows are deleted, as docs/errors.md tells an operator, that host continues from its copy and stores it again, and another host then continues the whole conversation", async () => {
+    const s = await server();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const path = join(dir, "threads.db");
+    const store = new SqliteThreadStore({ path });
+    open.push(store);
+    const a = await host(s, store);
+    const b = await host(s, store);
+    for (const key of ["lost", "rolled"]) {
+      await drain(a.agent.thread(key).stream(`one [${key}-1]`));
+      await drain(a.agent.thread(key).stream(`two [${key}-2]`));
+    }
+    const db = new Database(path);
+    const idOf = async (key: string): Promise<string> => (await store.resolve({ key }))!.id;
+    const rolled = await idOf("rolled");
+    const sessionRow = db.prepare("SELECT * FROM adaptor_thread_sessions WHERE record_id = ?").get(rolled) as Record<string, unknown>;
+    const segmentRows = db.prepare("SELECT * FROM adaptor_thread_session_segments WHERE record_id = ?").all(rolled) as Record<
+      string,
+      unknown
+    >[];
+    for (const key of ["lost", "rolled"]) await drain(a.agent.thread(key).stream(`three [${key}-3]`));
+    const lost = await idOf("lost");
+    db.prepare("DELETE FROM adaptor_thread_session_segments WHERE record_id = ? AND seq = 1").run(lost);
+    const restoreRows = (table: string, rows: Record<string, unknown>[]) => {
+      db.prepare(`DELETE FROM ${table} WHERE record_id = ?`).run(rolled);
+      for (const row of rows) {
+        const columns = Object.keys(row);
+        db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
+      }
+    };
+    restoreRows("adaptor_thread_sessions", [sessionRow]);
+    restoreRows("adaptor_thread_session_segments", segmentRows);
+    for (const [key, reason] of [
+      ["lost", "damaged"],
+      ["rolled", "stale"],
+    ] as const) {
+      for (const [agent, spawn] of [
+        [a.agent, true],
+        [b.agent, false],
+      ] as const) {
+        const err = await agent
+          .thread(key)
+          .run("four", { spawn })
+          .catch((e: unknown) => e);
+        expect(findError(err, ThreadSessionError)?.reason).toBe(reason);
+        expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+      }
+      // The operator's recovery: the record's stored session state removed, so it is missing.
+      const id = await idOf(key);
+      db.prepare("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?").run(id);
+      db.prepare("DELETE FROM adaptor_thread_sessions WHERE record_id = ?").run(id);
+      const own = await drain(a.agent.thread(key).stream(`four [${key}-4]`, { spawn: true }));
+      expect(own.notices.map((n) => n.message)).toContain("session state missing; continuing from this host's copy");
+      expect(own.text).toMatch(/I saw 7 message/);
+      const five = await drain(b.agent.thread(key).stream(`five [${key}-5]`));
+      expect(five.notices.map((n) => n.message)).toContain("session restored");
+      expect(five.text).toMatch(/I saw 9 message/);
+    }
+    db.close();
+  });
 });
