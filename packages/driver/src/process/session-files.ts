@@ -28,7 +28,8 @@ const POLL_MS = 50;
  * {@link readSessionFileFrom}).
  * @throws Error when the file never holds `marker`; DriverError (op `read session file`):
  * `IS_DIRECTORY` / `INVALID` for anything but a regular file of its own (a directory, a symbolic
- * link, a FIFO, a socket, a device, a hard link: a file with more than one name), `RESOURCE_EXHAUSTED` for a file over {@link SESSION_FILE_LIMIT_BYTES}; the
+ * link, a FIFO, a socket, a device, a hard link: a file with more than one name),
+ * `RESOURCE_EXHAUSTED` for a file over {@link SESSION_FILE_LIMIT_BYTES}; the
  * I/O error for an unreadable file; `signal.reason` when aborted.
  */
 export async function readSessionFile(
@@ -224,6 +225,7 @@ function foldersBetween(root: string, path: string): string[] {
  * its own, not a symbolic link (or anything else) planted in its place, so a read or write of
  * `path` never leads outside the CLI home. `root` itself may be a link (a home kept elsewhere).
  * A missing folder ends the check (the file is missing too).
+ * @param op - the operation named in the error; default `"read session file"`.
  * @throws DriverError (op `op`, device the folder) `INVALID` for a symbolic link or anything but
  * a folder; the `lstat` error for another failure than a missing path.
  */
