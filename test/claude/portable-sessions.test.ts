@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -222,6 +223,62 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(three.text).toMatch(/I saw 5 message/);
     expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
     expect(lstatSync(file).isFile()).toBe(true);
+  });
+
+  it("a hard link planted in place of the transcript is removed before the parked process is ended: its exit lines never reach the linked file, and the stored transcript is restored", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const victim = join(a.env.workDir, "victim.txt");
+    writeFileSync(victim, "VICTIM\n");
+    rmSync(file!);
+    linkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]", { spawn: true }));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
+    expect(statSync(file!).nlink).toBe(1);
+  });
+
+  it("a hard link to an outside file holding the stored bytes is not kept as the local copy: the next turn is written into a file of the CLI home's own, never into the linked file", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = transcripts(a.env.configDir);
+    const victim = join(a.env.workDir, "victim.jsonl");
+    const stored = readFileSync(file!);
+    writeFileSync(victim, stored);
+    rmSync(file!);
+    linkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readFileSync(victim).equals(stored)).toBe(true);
+    expect(statSync(file!).nlink).toBe(1);
+    expect(readFileSync(file!, "utf8")).toContain("[chat-t3]");
+  });
+
+  it("a symbolic link planted in place of the project folder on another host is removed: the restore writes the transcript inside the CLI home, nothing outside it", async () => {
+    const s = await server();
+    const store = new MemoryThreadStore();
+    const a = await host(s, store);
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const outside = mkdtempSync(join(tmpdir(), "adaptor-outside-"));
+    open.push({ close: async () => rmSync(outside, { recursive: true, force: true }) });
+    const folder = join(b.env.configDir, "projects", b.env.workDir.replace(/[^a-zA-Z0-9]/g, "-"));
+    mkdirSync(join(b.env.configDir, "projects"), { recursive: true });
+    rmSync(folder, { recursive: true, force: true });
+    symlinkSync(outside, folder);
+    const three = await drain(b.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/I saw 5 message/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(lstatSync(folder).isDirectory()).toBe(true);
+    expect(readFileSync(transcripts(b.env.configDir)[0]!, "utf8")).toContain("[chat-t3]");
   });
 
   it("a same-length edit of the transcript before its last 64 KiB between turns (the first prompt blanked) is replaced by the stored bytes, on a live host and after a restart; nothing edited is committed", async () => {
@@ -457,5 +514,67 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const three = await drain(b.agent.thread("gone").stream("three [gone-3]"));
     expect(three.notices.map((n) => n.message)).toContain("session restored");
     expect(three.text).toMatch(/I saw 5 message/);
+  });
+
+  it("damaged and stale stored state in SQLite (a middle segment row lost; the session tables rolled back to an earlier turn) fails on every host, also the one that ran every turn; once the record's session rows are deleted, as docs/errors.md tells an operator, that host continues from its copy and stores it again, and another host then continues the whole conversation", async () => {
+    const s = await server();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const path = join(dir, "threads.db");
+    const store = new SqliteThreadStore({ path });
+    open.push(store);
+    const a = await host(s, store);
+    const b = await host(s, store);
+    for (const key of ["lost", "rolled"]) {
+      await drain(a.agent.thread(key).stream(`one [${key}-1]`));
+      await drain(a.agent.thread(key).stream(`two [${key}-2]`));
+    }
+    const db = new Database(path);
+    const idOf = async (key: string): Promise<string> => (await store.resolve({ key }))!.id;
+    const rolled = await idOf("rolled");
+    const sessionRow = db.prepare("SELECT * FROM adaptor_thread_sessions WHERE record_id = ?").get(rolled) as Record<string, unknown>;
+    const segmentRows = db.prepare("SELECT * FROM adaptor_thread_session_segments WHERE record_id = ?").all(rolled) as Record<
+      string,
+      unknown
+    >[];
+    for (const key of ["lost", "rolled"]) await drain(a.agent.thread(key).stream(`three [${key}-3]`));
+    const lost = await idOf("lost");
+    db.prepare("DELETE FROM adaptor_thread_session_segments WHERE record_id = ? AND seq = 1").run(lost);
+    const restoreRows = (table: string, rows: Record<string, unknown>[]) => {
+      db.prepare(`DELETE FROM ${table} WHERE record_id = ?`).run(rolled);
+      for (const row of rows) {
+        const columns = Object.keys(row);
+        db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`).run(row);
+      }
+    };
+    restoreRows("adaptor_thread_sessions", [sessionRow]);
+    restoreRows("adaptor_thread_session_segments", segmentRows);
+    for (const [key, reason] of [
+      ["lost", "damaged"],
+      ["rolled", "stale"],
+    ] as const) {
+      for (const [agent, spawn] of [
+        [a.agent, true],
+        [b.agent, false],
+      ] as const) {
+        const err = await agent
+          .thread(key)
+          .run("four", { spawn })
+          .catch((e: unknown) => e);
+        expect(findError(err, ThreadSessionError)?.reason).toBe(reason);
+        expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+      }
+      // The operator's recovery: the record's stored session state removed, so it is missing.
+      const id = await idOf(key);
+      db.prepare("DELETE FROM adaptor_thread_session_segments WHERE record_id = ?").run(id);
+      db.prepare("DELETE FROM adaptor_thread_sessions WHERE record_id = ?").run(id);
+      const own = await drain(a.agent.thread(key).stream(`four [${key}-4]`, { spawn: true }));
+      expect(own.notices.map((n) => n.message)).toContain("session state missing; continuing from this host's copy");
+      expect(own.text).toMatch(/I saw 7 message/);
+      const five = await drain(b.agent.thread(key).stream(`five [${key}-5]`));
+      expect(five.notices.map((n) => n.message)).toContain("session restored");
+      expect(five.text).toMatch(/I saw 9 message/);
+    }
+    db.close();
   });
 });

@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import { appendFileSync, copyFileSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  appendFileSync,
+  copyFileSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { ErrThreadSessionRewritten, ThreadSessionError, findError, isError, type Agent, type AgentEvent, type Stream } from "adaptor";
 import { codexHost } from "./support.js";
 import { closedAfterEach } from "../support/closed-after-each.js";
@@ -165,5 +179,59 @@ describe("codex portable sessions on the real binary", { timeout: 120_000 }, () 
     const two = await drain(b.thread("chat").stream("turn two [chat-t2]"));
     expect(two.notices).toContain("session restored");
     expect(two.text).toMatch(/2 user message/);
+  });
+
+  it("a rollout replaced by a byte-identical new file while the app-server is parked: the next turn runs on a process that resumes the file at the path, is stored, and every host continues it", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await codexHost(s, store, (item) => open.push(item));
+    const b = await host(s, store);
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = rollouts(a.env.codexHome);
+    const copy = readFileSync(file!);
+    rmSync(file!);
+    writeFileSync(file!, copy);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/3 user message/);
+    expect(three.notices).not.toContain("session not stored");
+    expect(readFileSync(file!, "utf8")).toContain("[chat-t3]");
+    const four = await drain(a.agent.thread("chat").stream("turn four [chat-t4]", { spawn: true }));
+    expect(four.text).toMatch(/4 user message/);
+    const five = await drain(b.thread("chat").stream("turn five [chat-t5]"));
+    expect(five.notices).toContain("session restored");
+    expect(five.text).toMatch(/5 user message/);
+  });
+
+  it("links planted in place of a rollout (a hard link) and of a sessions folder (a symbolic link) are removed: nothing is written through them, and the stored rollout is restored inside CODEX_HOME", async () => {
+    const s = await startOpenAIServer({ rules: [] });
+    open.push(s);
+    const store = new MemoryThreadStore();
+    const a = await codexHost(s, store, (item) => open.push(item));
+    const b = await codexHost(s, store, (item) => open.push(item));
+    await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+    await drain(a.agent.thread("chat").stream("turn two [chat-t2]"));
+    const [file] = rollouts(a.env.codexHome);
+    const stored = readFileSync(file!);
+    const victim = join(a.env.workDir, "victim.jsonl");
+    writeFileSync(victim, stored);
+    rmSync(file!);
+    linkSync(victim, file!);
+    const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+    expect(three.text).toMatch(/3 user message/);
+    expect(readFileSync(victim).equals(stored)).toBe(true);
+    expect(statSync(file!).nlink).toBe(1);
+    // Host B: its day folder of the thread's rollout is a link to a folder outside CODEX_HOME.
+    const outside = mkdtempSync(join(tmpdir(), "adaptor-outside-"));
+    open.push({ close: async () => rmSync(outside, { recursive: true, force: true }) });
+    const day = join(b.env.codexHome, dirname(file!).slice(a.env.codexHome.length + 1));
+    mkdirSync(dirname(day), { recursive: true });
+    rmSync(day, { recursive: true, force: true });
+    symlinkSync(outside, day);
+    const four = await drain(b.agent.thread("chat").stream("turn four [chat-t4]"));
+    expect(four.text).toMatch(/4 user message/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(lstatSync(day).isDirectory()).toBe(true);
   });
 });

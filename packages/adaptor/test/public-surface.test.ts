@@ -69,6 +69,7 @@ describe("public surface", () => {
       "STDIO_SERVER_VAR",
       "WarmPool",
       "appendSessionFile",
+      "checkSessionFolders",
       "descendantBaseline",
       "endTurnLeftovers",
       "envNameMatches",
@@ -85,7 +86,7 @@ describe("public surface", () => {
       "readSessionFileFrom",
       "spawnCli",
       "stripTerminalEscapes",
-      "unlinkSymlinks",
+      "unlinkPlantedLinks",
       "waitForCpuIdle",
       "writeSessionFile",
     ]);

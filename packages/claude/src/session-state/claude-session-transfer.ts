@@ -4,10 +4,11 @@ import { join } from "node:path";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import {
   appendSessionFile,
+  checkSessionFolders,
   mergeChildEnv,
   readSessionFile,
   readSessionFileFrom,
-  unlinkSymlinks,
+  unlinkPlantedLinks,
   writeSessionFile,
 } from "@adaptor/driver/process";
 import { CLAUDE_INHERITED_ENV, type ClaudeConfig } from "../config.js";
@@ -45,7 +46,7 @@ export function claudeSessionTransfer(
   evict: (resumeId: string) => Promise<void>,
   parked: (resumeId: string) => boolean,
 ): SessionTransfer {
-  const where = (location: SessionLocation): { projects: string; own: string } => {
+  const where = (location: SessionLocation): { configDir: string; projects: string; own: string } => {
     if (!SESSION_ID.test(location.resumeId))
       throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
     const env = mergeChildEnv({
@@ -56,7 +57,7 @@ export function claudeSessionTransfer(
     const configDir = env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".claude");
     const projects = join(configDir, "projects");
     const cwd = location.cwd ?? config.cwd ?? process.cwd();
-    return { projects, own: join(projects, claudeProjectDir(cwd), `${location.resumeId}.jsonl`) };
+    return { configDir, projects, own: join(projects, claudeProjectDir(cwd), `${location.resumeId}.jsonl`) };
   };
   const copies = async (projects: string, resumeId: string): Promise<string[]> => {
     let folders: string[];
@@ -81,10 +82,16 @@ export function claudeSessionTransfer(
     return (content) => marker === undefined || content.includes(marker);
   };
   // This host's own path first; the other project folders are listed only when it has no copy there.
+  // A path below a link planted in place of a session folder is refused, not read through.
   const paths = async function* (location: SessionLocation): AsyncGenerator<string> {
-    const { projects, own } = where(location);
+    const { configDir, projects, own } = where(location);
+    await checkSessionFolders(configDir, own);
     yield own;
-    for (const path of await copies(projects, location.resumeId)) if (path !== own) yield path;
+    for (const path of await copies(projects, location.resumeId)) {
+      if (path === own) continue;
+      await checkSessionFolders(configDir, path);
+      yield path;
+    }
   };
   return {
     format: CLAUDE_SESSION_FORMAT,
@@ -110,7 +117,8 @@ export function claudeSessionTransfer(
       const [transcript, ...unknown] = slices;
       if (!transcript || transcript.name !== TRANSCRIPT || unknown.length > 0)
         throw new TypeError(`claude session append: expected exactly ${TRANSCRIPT}, got ${slices.map((f) => f.name).join(", ")}`);
-      const { projects, own } = where(location);
+      const { configDir, projects, own } = where(location);
+      await checkSessionFolders(configDir, own, "append session file");
       // Only a copy at this host's own path, and no other, is completed; else the import writes it whole.
       if ((await copies(projects, location.resumeId)).some((path) => path !== own))
         throw new Error(`claude session append: ${location.resumeId} has copies in other project folders`);
@@ -123,11 +131,11 @@ export function claudeSessionTransfer(
       const unknown = files.find((file) => file.name !== TRANSCRIPT);
       if (!transcript || unknown)
         throw new TypeError(`claude session import: expected exactly ${TRANSCRIPT}, got ${files.map((f) => f.name).join(", ")}`);
-      const { projects, own } = where(location);
+      const { configDir, projects, own } = where(location);
       const others = await copies(projects, location.resumeId);
-      // A link planted in place of the transcript goes before the parked process ends: it would
-      // append its exit lines through it.
-      await unlinkSymlinks([own, ...others]);
+      // A link planted in place of the transcript or a folder above it goes before the parked
+      // process ends: it would append its exit lines through it, and the import would write there.
+      await unlinkPlantedLinks(configDir, [own, ...others]);
       await evict(location.resumeId);
       await writeSessionFile(own, transcript.content, others);
     },

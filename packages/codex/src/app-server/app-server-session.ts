@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import {
   MCP_CONNECT_OP,
   type ApprovalAsk,
@@ -177,6 +178,11 @@ export class AppServerSession implements PooledProcess {
   #lastTurnId: string | undefined;
   /** The loaded thread's running token total as codex last reported it in this process (see `AppServerTurnState.previousTotal`). */
   #threadTotal: TokenUsageBreakdown | undefined;
+  /**
+   * The thread's rollout as this process left it after a turn it kept alive for: its path and the
+   * file's identity (device and inode). codex keeps the file open and writes to it, not to its path.
+   */
+  #rollout: { readonly path: string; readonly identity: string } | undefined;
   /** Start of the stderr line being assembled (bounded). */
   #stderrLine = "";
   #ended = false;
@@ -300,10 +306,21 @@ export class AppServerSession implements PooledProcess {
     return this.#opened?.thread.id;
   }
 
-  /** True while the process can take another turn of its thread. */
+  /**
+   * True while the process can take another turn of its thread: it is running, its thread is
+   * loaded, and the rollout it writes is still the file at the rollout's path (one removed or
+   * replaced there, e.g. by a backup restore or a copy, even with the same bytes, would have the
+   * turn written into a file no one reads again).
+   */
   get usable(): boolean {
     return (
-      this.#closed === undefined && !this.#ended && !this.#exited && !this.#threadClosed && !this.#unreadable && this.#opened !== undefined
+      this.#closed === undefined &&
+      !this.#ended &&
+      !this.#exited &&
+      !this.#threadClosed &&
+      !this.#unreadable &&
+      this.#opened !== undefined &&
+      (this.#rollout === undefined || rolloutIdentity(this.#rollout.path) === this.#rollout.identity)
     );
   }
 
@@ -340,6 +357,7 @@ export class AppServerSession implements PooledProcess {
     this.#opened = undefined;
     this.#lastTurnId = undefined;
     this.#threadTotal = undefined;
+    this.#rollout = undefined;
     if (finished !== undefined) await raceAbort(this.#rpc.request("thread/unsubscribe", { threadId: finished }), signal);
     await this.prewarm(request, plan, signal);
   }
@@ -571,6 +589,9 @@ export class AppServerSession implements PooledProcess {
       }
       // Checked again after that wait: a cancel or the process's end meanwhile ends the run as usual.
       alive = healthy && (turnInit.keepAlive || settled) && !signal.aborted && this.usable;
+      const path = alive && turnInit.keepAlive ? this.#opened?.thread.path : undefined;
+      const identity = path ? rolloutIdentity(path) : undefined;
+      this.#rollout = path && identity ? { path, identity } : undefined;
       if (!alive) {
         proc.closeStdin();
         exit = await exitOrTerminate(proc, this.#graceMs);
@@ -1129,4 +1150,17 @@ async function openThread(
     { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams,
     threadOpened,
   );
+}
+
+/**
+ * The identity (device and inode) of the file at `path`, not following a symbolic link;
+ * `undefined` when there is none. Synchronous: one `lstat`, asked when a turn looks for a process.
+ */
+function rolloutIdentity(path: string): string | undefined {
+  try {
+    const stat = lstatSync(path, { throwIfNoEntry: false, bigint: true });
+    return stat ? `${stat.dev}:${stat.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -5,10 +5,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionFile, SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import {
   appendSessionFile,
+  checkSessionFolders,
   openRegularFile,
   partFrom,
   readSessionFileFrom,
-  unlinkSymlinks,
+  unlinkPlantedLinks,
   writeSessionFile,
 } from "@adaptor/driver/process";
 import type { CodexConfig } from "../config.js";
@@ -229,6 +230,7 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
     for (const file of files) {
       if (!ROLLOUT_NAME.test(file.name)) throw new Error(`codex fork lineage: not a rollout name: ${file.name}`);
       const path = join(home, ...file.name.split("/"));
+      await checkSessionFolders(home, path);
       const part = await readSessionFileFrom(
         path,
         file.bytes < 0 ? from(file.name) : Math.min(from(file.name), file.bytes),
@@ -266,6 +268,8 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       const slices: (SessionFileSlice & { readonly content: Buffer })[] = [];
       for (const path of await rollouts(home, location.resumeId)) {
         const name = relative(home, path).split(sep).join("/");
+        // A rollout below a link planted in place of a session folder is refused, not read through.
+        await checkSessionFolders(home, path);
         const part = await readSessionFileFrom(path, start(name), () => true, signal);
         if (part) slices.push({ name, ...part });
       }
@@ -302,6 +306,7 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       signal?.throwIfAborted();
       checkNames(location, slices);
       const home = homeOf(location);
+      for (const slice of slices) await checkSessionFolders(home, join(home, ...slice.name.split("/")), "append session file");
       await evict(location.resumeId);
       const written = new Set([location.resumeId]);
       for (const slice of slices) {
@@ -319,8 +324,12 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       const home = homeOf(location);
       const own = files.filter((file) => isOwn(location, file.name));
       const targets = own.map((file) => join(home, ...file.name.split("/")));
-      // A link planted in place of a rollout goes before the parked process ends and writes to it.
-      await unlinkSymlinks(targets);
+      // A link planted in place of a rollout or a folder above it goes before the parked process
+      // ends and writes to it, and before the import writes there.
+      await unlinkPlantedLinks(
+        home,
+        files.map((file) => join(home, ...file.name.split("/"))),
+      );
       await evict(location.resumeId);
       const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
       for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);

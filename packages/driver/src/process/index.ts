@@ -22,10 +22,11 @@ export { WarmPool, type WarmProcess } from "./warm-pool.js";
 export { waitForCpuIdle, type CpuIdleOptions } from "./cpu-idle.js";
 export {
   appendSessionFile,
+  checkSessionFolders,
   partFrom,
   readSessionFile,
   readSessionFileFrom,
-  unlinkSymlinks,
+  unlinkPlantedLinks,
   writeSessionFile,
   SESSION_FILE_LIMIT_BYTES,
   type SessionFilePart,

@@ -1,5 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +18,12 @@ import { DriverError, ErrCode, findError } from "@adaptor/errors";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   appendSessionFile,
+  checkSessionFolders,
   partFrom,
   readSessionFile,
   readSessionFileFrom,
   SESSION_FILE_LIMIT_BYTES,
-  unlinkSymlinks,
+  unlinkPlantedLinks,
 } from "./session-files.js";
 
 const dirs: string[] = [];
@@ -151,24 +163,70 @@ describe("session files that are not plain files are refused, never waited on", 
   });
 });
 
-describe("unlinkSymlinks", () => {
-  it("removes a symbolic link (never its target), leaves a regular file and a directory, and ignores a missing path", async () => {
+describe("unlinkPlantedLinks", () => {
+  it("removes a symbolic link and a hard link in place of a session file (never what they lead to), leaves a regular file of its own and a directory, and ignores a missing path", async () => {
     const victim = file("VICTIM\n");
     const dir = join(victim, "..");
     const link = join(dir, "link.jsonl");
     symlinkSync(victim, link);
     const dangling = join(dir, "dangling.jsonl");
     symlinkSync(join(dir, "nowhere"), dangling);
+    const hard = join(dir, "hard.jsonl");
+    linkSync(victim, hard);
     const regular = join(dir, "regular.jsonl");
     writeFileSync(regular, "mine\n");
     const folder = join(dir, "folder.jsonl");
     mkdirSync(folder);
-    await unlinkSymlinks([link, dangling, regular, folder, join(dir, "missing.jsonl")]);
+    await unlinkPlantedLinks(dir, [link, dangling, hard, regular, folder, join(dir, "missing.jsonl")]);
     // lstat: the links themselves are gone (existsSync would follow them).
     expect(() => lstatSync(link)).toThrow(/ENOENT/);
     expect(() => lstatSync(dangling)).toThrow(/ENOENT/);
+    expect(() => lstatSync(hard)).toThrow(/ENOENT/);
     expect(readFileSync(victim, "utf8")).toBe("VICTIM\n");
+    expect(statSync(victim).nlink).toBe(1);
     expect(readFileSync(regular, "utf8")).toBe("mine\n");
     expect(statSync(folder).isDirectory()).toBe(true);
+  });
+
+  it("removes a symbolic link in place of a folder between the CLI home and a session file, leaving what it leads to; the home itself may be a link", async () => {
+    const outside = join(file("x"), "..");
+    writeFileSync(join(outside, "s.jsonl"), "OUTSIDE\n");
+    const real = join(file("y"), "..");
+    const home = join(real, "home-link");
+    symlinkSync(real, home);
+    mkdirSync(join(home, "projects"));
+    const folder = join(home, "projects", "slug");
+    symlinkSync(outside, folder);
+    await unlinkPlantedLinks(home, [join(folder, "s.jsonl")]);
+    expect(() => lstatSync(folder)).toThrow(/ENOENT/);
+    expect(readFileSync(join(outside, "s.jsonl"), "utf8")).toBe("OUTSIDE\n");
+    expect(lstatSync(home).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("checkSessionFolders and hard links", () => {
+  it("refuses a session file below a symbolic link planted in place of a folder, and passes real folders, a linked home and a missing folder", async () => {
+    const outside = join(file("x"), "..");
+    const real = join(file("y"), "..");
+    const home = join(real, "home-link");
+    symlinkSync(real, home);
+    mkdirSync(join(home, "projects"));
+    symlinkSync(outside, join(home, "projects", "slug"));
+    const err = await checkSessionFolders(home, join(home, "projects", "slug", "s.jsonl")).catch((e: unknown) => e);
+    expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
+    await expect(checkSessionFolders(home, join(home, "projects", "s.jsonl"))).resolves.toBeUndefined();
+    await expect(checkSessionFolders(home, join(home, "gone", "deeper", "s.jsonl"))).resolves.toBeUndefined();
+  });
+
+  it("refuses to read or append to a session file with more than one name", async () => {
+    const path = file("line\n");
+    linkSync(path, `${path}.other`);
+    for (const err of [
+      await readSessionFile(path, () => true).catch((e: unknown) => e),
+      await readSessionFileFrom(path, 0, () => true).catch((e: unknown) => e),
+      await appendSessionFile(path, 5, Buffer.from("more\n")).catch((e: unknown) => e),
+    ])
+      expect(findError(err, DriverError)?.code).toBe(ErrCode.Invalid);
+    expect(readFileSync(`${path}.other`, "utf8")).toBe("line\n");
   });
 });

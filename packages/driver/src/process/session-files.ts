@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { lstat, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { openRegularFile, IO_CHUNK_BYTES, readRange } from "./regular-file.js";
@@ -27,8 +27,9 @@ const POLL_MS = 50;
  * `undefined` when the file does not exist. Never blocks on what is at `path` (see
  * {@link readSessionFileFrom}).
  * @throws Error when the file never holds `marker`; DriverError (op `read session file`):
- * `IS_DIRECTORY` / `INVALID` for anything but a regular file (a directory, a symbolic link, a FIFO,
- * a socket, a device), `RESOURCE_EXHAUSTED` for a file over {@link SESSION_FILE_LIMIT_BYTES}; the
+ * `IS_DIRECTORY` / `INVALID` for anything but a regular file of its own (a directory, a symbolic
+ * link, a FIFO, a socket, a device, a hard link: a file with more than one name),
+ * `RESOURCE_EXHAUSTED` for a file over {@link SESSION_FILE_LIMIT_BYTES}; the
  * I/O error for an unreadable file; `signal.reason` when aborted.
  */
 export async function readSessionFile(
@@ -123,12 +124,23 @@ function identityOf(stat: BigIntStats): string {
 }
 
 /**
+ * Refuses a session file with more than one name (a hard link): its bytes are also a file
+ * elsewhere, which the CLI would write through it. The SDK writes session files anew, never linked.
+ * @throws DriverError (op `op`, device `path`) `INVALID`.
+ */
+function refuseHardLink(stat: BigIntStats, path: string, op: string): void {
+  if (stat.nlink > 1n)
+    throw new DriverError({ op, device: path, code: ErrCode.Invalid, cause: `a hard link (${stat.nlink} names), not a file of its own` });
+}
+
+/**
  * The length of the regular file at `path` and its bytes from `offset` to that length.
  * @throws as {@link readSessionFile} for a file that is not regular or is over the limit.
  */
 async function readPart(path: string, offset: number): Promise<SessionFilePart> {
   const { handle, stat } = await openRegularFile(path, "read", READ_OP);
   try {
+    refuseHardLink(stat, path, READ_OP);
     const size = Number(stat.size);
     if (size > SESSION_FILE_LIMIT_BYTES)
       throw new DriverError({
@@ -158,11 +170,13 @@ async function readPart(path: string, offset: number): Promise<SessionFilePart> 
  * ended): what follows `offset` is replaced, everything before it is left as it is, and the file
  * keeps its mode. Opened as {@link readSessionFile} opens it: anything but a regular file is refused.
  * @throws Error when the file is shorter than `offset`; DriverError (op `append session file`)
- * `IS_DIRECTORY` / `INVALID` for anything but a regular file; the I/O error (ENOENT for a missing file).
+ * `IS_DIRECTORY` / `INVALID` for anything but a regular file of its own (a hard link too); the I/O
+ * error (ENOENT for a missing file).
  */
 export async function appendSessionFile(path: string, offset: number, content: Uint8Array): Promise<void> {
   const { handle, stat } = await openRegularFile(path, "write", "append session file");
   try {
+    refuseHardLink(stat, path, "append session file");
     const size = Number(stat.size);
     if (size < offset) throw new Error(`session file ${path} is ${size} bytes, shorter than the ${offset} the append expects`);
     if (size > offset) await handle.truncate(offset);
@@ -196,20 +210,79 @@ export async function writeSessionFile(path: string, content: Uint8Array, stale:
 }
 
 /**
- * Removes each of `paths` that is a symbolic link (the link itself, never what it points at);
- * anything else there, or nothing, is left as it is. Called before a parked CLI process serving
- * the session is ended: such a process may append its exit lines to its session file by path, and
- * must not write through a link planted there to a file outside its home.
+ * The folders between `root` (excluded) and `path`'s own folder (included), outermost first, or
+ * none when `path` is not below `root`.
+ */
+function foldersBetween(root: string, path: string): string[] {
+  const rel = relative(root, dirname(path));
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return [];
+  const parts = rel.split(sep);
+  return parts.map((_, i) => join(root, ...parts.slice(0, i + 1)));
+}
+
+/**
+ * Checks that each folder between the CLI home `root` and the session file `path` is a folder of
+ * its own, not a symbolic link (or anything else) planted in its place, so a read or write of
+ * `path` never leads outside the CLI home. `root` itself may be a link (a home kept elsewhere).
+ * A missing folder ends the check (the file is missing too).
+ * @param op - the operation named in the error; default `"read session file"`.
+ * @throws DriverError (op `op`, device the folder) `INVALID` for a symbolic link or anything but
+ * a folder; the `lstat` error for another failure than a missing path.
+ */
+export async function checkSessionFolders(root: string, path: string, op = READ_OP): Promise<void> {
+  for (const folder of foldersBetween(root, path)) {
+    let stat;
+    try {
+      stat = await lstat(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    if (!stat.isDirectory()) {
+      const what = stat.isSymbolicLink() ? "a symbolic link" : "not a folder";
+      throw new DriverError({ op, device: folder, code: ErrCode.Invalid, cause: `${what} in place of a session folder` });
+    }
+  }
+}
+
+/**
+ * Removes what was planted in place of the session files `paths` below the CLI home `root`: a
+ * symbolic link in place of a folder between `root` and a file (the link itself, never what it
+ * points at), and in place of a file a symbolic link, a FIFO, socket or device, or a hard link (a
+ * regular file with more than one name: writing to it writes the other names too). A folder in
+ * place of a file, a regular file of its own, or nothing, is left as it is. Called before a parked
+ * CLI process serving the session is ended: such a process may append its exit lines to its
+ * session file by path, and must never write through a link to a file outside its home.
  * @throws the I/O error of an `lstat` or `unlink` that fails for another reason than a missing path.
  */
-export async function unlinkSymlinks(paths: readonly string[]): Promise<void> {
-  await Promise.all(
-    paths.map(async (path) => {
-      try {
-        if ((await lstat(path)).isSymbolicLink()) await unlink(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+export async function unlinkPlantedLinks(root: string, paths: readonly string[]): Promise<void> {
+  const lstatOrNothing = async (path: string) => {
+    try {
+      return await lstat(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  };
+  const unlinkOrNothing = async (path: string) => {
+    try {
+      await unlink(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  };
+  for (const path of paths) {
+    let below = true;
+    for (const folder of foldersBetween(root, path)) {
+      const stat = await lstatOrNothing(folder);
+      if (stat?.isSymbolicLink()) await unlinkOrNothing(folder);
+      if (!stat?.isDirectory()) {
+        below = false;
+        break;
       }
-    }),
-  );
+    }
+    if (!below) continue;
+    const stat = await lstatOrNothing(path);
+    if (stat && !stat.isDirectory() && (!stat.isFile() || stat.nlink > 1)) await unlinkOrNothing(path);
+  }
 }

@@ -59,7 +59,10 @@ export interface SessionTransfer {
   /**
    * Writes `files` (from {@link exportSession}, on any host) where this host's CLI resumes the
    * session from, replacing a local copy, and ends a live process of this driver still serving the
-   * session (its conversation is no longer the stored one).
+   * session (its conversation is no longer the stored one). A link planted in place of a session
+   * file or of a folder above it in the CLI home is removed before that process is ended (it may
+   * write to its files by path as it exits), so nothing is ever written through it
+   * (`unlinkPlantedLinks` of `@adaptor/driver/process`).
    * @throws for files this driver cannot place (an unknown name) or a failed write.
    */
   importSession(location: SessionLocation, files: readonly SessionFile[], signal?: AbortSignal): Promise<void>;
