@@ -77,7 +77,9 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
   });
 
   it("an interrupt while a tool call waits for approval: numTurns is the one model response that asked for it", async () => {
-    h = await harness([{ name: "bash", when: whenUserSays("please list"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } }]);
+    h = await harness([
+      { name: "bash", when: whenUserSays("please list"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } },
+    ]);
     agent = threadAgent(h, new MemoryThreadStore());
     const stream = agent.thread("chat").stream("please list", { policy: { approvals: { permission: "ask" } } });
     const events: AgentEvent[] = [];
