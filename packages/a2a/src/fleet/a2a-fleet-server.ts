@@ -330,7 +330,10 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     const run = fleet.handle(mark.runId);
     const view = new RunView();
     for await (const entry of run.events({ after: 0, follow: false, signal: stopping.signal })) view.apply(entry);
-    if (view.sequence <= mark.sequence) return;
+    // Up to date, unless the run has its verdict: the follow recording it writes the whole answer
+    // (which carries the last sequence) before the terminal state, and a read between the two
+    // would otherwise keep showing the task working.
+    if (view.sequence <= mark.sequence && !view.verdict) return;
     let state = TaskState.TASK_STATE_WORKING;
     let message: Message | undefined;
     let text: string | undefined = view.text || undefined;
