@@ -471,11 +471,13 @@ export class AcpDriver implements Driver {
     let violated!: () => void;
     const violating = new Promise<void>((resolve) => (violated = resolve));
     // A declared read-only mode of an agent no preset describes is checked against that evidence
-    // (its own configuration may loosen it). A preset's mode, and a Claude Code adapter's, are the
-    // bound: their read-only modes run read-only shell commands (ls, git status) unasked.
+    // (its own configuration may loosen it): a call that changes the machine reported completed
+    // unasked (a call the agent reports failed after refusing it itself is not). A preset's mode,
+    // and a Claude Code adapter's, are the bound: their read-only modes run read-only shell
+    // commands (ls, git status) unasked.
     let checkMode = this.#unknownAgent;
     const onUnasked = (call: UnaskedCall): void => {
-      const changes = call.denied === true || (checkMode && changesMachine(call.toolKind));
+      const changes = call.denied === true || (checkMode && call.status === "completed" && changesMachine(call.toolKind));
       const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
       const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;

@@ -204,6 +204,19 @@ describe("a tool call that acts and runs without an ask fails the run when the p
       expect((run.error as RunError).details).toEqual({ toolCallId: "c", toolName: "change", toolKind: kind, fields: ["sandbox"] });
     });
 
+  it("a declared read_only session mode: an unasked execute call the agent reports failed (refused by its own mode) is no evidence", async () => {
+    const run = await turn(
+      [call("sh", "execute", "in_progress", "bash"), status("sh", "failed"), text("ok"), done],
+      { policy: { sandbox: "read_only" } },
+      { sandboxModes: { read_only: "plan" } },
+      "plan",
+    );
+    expect(run.error).toBeUndefined();
+    expect((run.result as { enforcement: unknown }).enforcement).toEqual([
+      expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true }),
+    ]);
+  });
+
   it("a declared read_only session mode is the bound for calls that do not change the machine: unasked read, search, fetch, think, other and kindless calls pass", async () => {
     const run = await turn(
       [

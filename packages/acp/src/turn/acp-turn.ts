@@ -44,6 +44,8 @@ export interface UnaskedCall {
   readonly toolKind?: string;
   /** The host had denied the call's permission ask: the agent ran it against the answer. */
   readonly denied?: boolean;
+  /** How the agent reported the call's end. */
+  readonly status: "completed" | "failed";
 }
 
 /**
@@ -349,7 +351,13 @@ export class AcpTurn implements SessionHandler {
     if (!refused && (this.#asked.has(id) || !acting || exempt)) return;
     tool.unasked = true;
     const toolKind = tool.actingKind ?? kind ?? tool.kind;
-    this.#onUnasked?.({ toolCallId: id, toolName: tool.name, ...(toolKind ? { toolKind } : {}), ...(refused ? { denied: true } : {}) });
+    this.#onUnasked?.({
+      toolCallId: id,
+      toolName: tool.name,
+      ...(toolKind ? { toolKind } : {}),
+      ...(refused ? { denied: true } : {}),
+      status,
+    });
   }
 
   /**
