@@ -19,8 +19,12 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const KEYS = ["k1", "k2", "k3", "k4", "k5"];
 const TURNS = 6;
-/** Short, so the takeover after the kill is quick; renewed every third of it. */
-const LEASE_TTL_MS = 3_000;
+/**
+ * Short, so the takeover after the kill is quick; renewed every third of it. Long enough that a
+ * worker whose event loop stalls while several CLIs start at once on a busy machine (seconds, at a
+ * load of 25 on 2 cores) still renews in time.
+ */
+const LEASE_TTL_MS = 10_000;
 
 /** A worker process and its pending turns. */
 class Worker {
