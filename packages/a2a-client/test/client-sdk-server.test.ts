@@ -204,6 +204,31 @@ describe("A2A client error rows", () => {
     }
   });
 
+  it("a remote error body that echoes the credential URL-encoded, base64-encoded and in upper case: raw and message carry none of those forms", async () => {
+    const key = "k3y:echoed/7777";
+    const forms = [encodeURIComponent(key), Buffer.from(key).toString("base64"), key.toUpperCase()];
+    const remote = await agent();
+    remote.intercept((req, res, next) => {
+      const body = (req.body ?? {}) as { id?: unknown; method?: unknown };
+      if (body.method !== "SendMessage") return next();
+      const sent = String(req.headers["x-api-key"]);
+      res.json({
+        jsonrpc: "2.0",
+        id: body.id,
+        error: {
+          code: -32001,
+          message: `no task for ${encodeURIComponent(sent)} / ${Buffer.from(sent).toString("base64")} / ${sent.toUpperCase()}`,
+        },
+      });
+    });
+    await using client = await A2AClient.connect(remote.url, { headers: { "x-api-key": key } });
+    const err = await rejection(client.send("echo x"));
+    const protocol = findError(err, ProtocolError)!;
+    expect(protocol.message).toBe("a2a message/send: task not found (no task for <redacted> / <redacted> / <redacted>)");
+    for (const text of [protocol.message, protocol.reason, protocol.raw ?? "", String(err)])
+      for (const form of forms) expect(text).not.toContain(form);
+  });
+
   it("a failed remote task whose status echoes the credential: the DelegationError message (what the model reads) has it redacted", async () => {
     const remote = await agent({ token: "Bearer tok-del-5555" });
     await using client = await A2AClient.connect(remote.url, { headers: { authorization: "Bearer tok-del-5555" } });

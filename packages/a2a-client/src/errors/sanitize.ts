@@ -1,3 +1,5 @@
+import { redactValues } from "@adaptor/errors/internal";
+
 /** Longest `raw` text a {@link ProtocolError} keeps, in UTF-16 code units. */
 export const MAX_RAW_CHARS = 2048;
 
@@ -20,18 +22,30 @@ export function sanitizeRaw(text: string, secrets: readonly string[] = []): stri
 }
 
 /**
- * `text` with each of `secrets` (at least 4 characters long) and anything that looks like an
- * authorization value or a secret JSON field replaced by `<redacted>`, and terminal escapes and
- * control characters (except newline and tab) removed; not cut. What {@link sanitizeRaw} does
- * before cutting, and what error messages built from a remote's text go through.
+ * `text` with each of `secrets` (at least 4 characters long; a header value `Bearer abc` or
+ * `Basic abc` also as its bare `abc`) and anything that looks like an authorization value or a
+ * secret JSON field replaced by `<redacted>`, and terminal escapes and control characters (except
+ * newline and tab) removed; not cut. Each secret is found as it is, in any letter case, URL-encoded
+ * or base64-encoded (the SDK's shared value redaction). What {@link sanitizeRaw} does before
+ * cutting, and what error messages built from a remote's text go through.
  */
 export function redactCredentials(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("<redacted>");
-  // A header value such as "Bearer abc" is also redacted when echoed alone ("abc").
+  const values: string[] = [];
   for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    values.push(secret);
+    // A header value such as "Bearer abc" is also redacted when echoed alone ("abc").
     const bare = /^(?:Bearer|Basic)\s+(\S{4,})$/i.exec(secret)?.[1];
-    if (bare) out = out.split(bare).join("<redacted>");
+    if (bare) values.push(bare);
   }
-  return out.replace(TERMINAL_ESCAPE, "").replace(CONTROL, "").replace(AUTH_VALUE, "$1 <redacted>").replace(SECRET_FIELD, '$1"<redacted>"');
+  // Longest first, so a value that contains another is replaced whole.
+  return redactValues(
+    text,
+    values.sort((a, b) => b.length - a.length),
+    "<redacted>",
+  )
+    .replace(TERMINAL_ESCAPE, "")
+    .replace(CONTROL, "")
+    .replace(AUTH_VALUE, "$1 <redacted>")
+    .replace(SECRET_FIELD, '$1"<redacted>"');
 }

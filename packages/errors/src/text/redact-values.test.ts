@@ -29,4 +29,11 @@ describe("redactValues", () => {
     // Characters with no case and text around them are left as they are.
     expect(redactValues("id 12345678-90 and 1234", ["12345678-90"])).toBe("id [redacted] and 1234");
   });
+
+  it("writes the given marker in place of every form, as it is (a `$&` in it is not a replacement pattern)", () => {
+    const secret = "tok-Echoed-42";
+    const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;
+    expect(redactValues(text, [secret], "<redacted>")).toBe("a <redacted> b <redacted> c <redacted> d");
+    expect(redactValues(text, [secret], "$&")).toBe("a $& b $& c $& d");
+  });
 });

@@ -40,13 +40,14 @@ function formsOf(value: string): ValueForms {
 }
 
 /**
- * `text` with every occurrence of each of `values` replaced by `[redacted]`: the values of
+ * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
  * stored text. Each value is found as it is, in any letter case, URL-encoded
  * (`encodeURIComponent`) and base64-encoded (standard, unpadded or URL-safe, when the text holds the
  * value's encoding on its own). Empty values are skipped (they would match everywhere).
+ * @param marker what replaces each occurrence; default `[redacted]`.
  */
-export function redactValues(text: string, values: readonly string[]): string {
+export function redactValues(text: string, values: readonly string[], marker = "[redacted]"): string {
   let out = text;
   let lower: string | undefined;
   for (const value of values) {
@@ -54,14 +55,14 @@ export function redactValues(text: string, values: readonly string[]): string {
     const forms = formsOf(value);
     for (const form of forms.exact) {
       if (out.includes(form)) {
-        out = out.split(form).join("[redacted]");
+        out = out.split(form).join(marker);
         lower = undefined;
       }
     }
     if (forms.lower === undefined || forms.anyCase === undefined) continue;
     lower ??= out.toLowerCase();
     if (lower.includes(forms.lower)) {
-      out = out.replace(forms.anyCase, "[redacted]");
+      out = out.replace(forms.anyCase, () => marker);
       lower = undefined;
     }
   }
