@@ -64,6 +64,13 @@ async function turn(
   return { events, asked, ...outcome };
 }
 
+const AUTO_DENY: RunOptions = { policy: { approvals: { permission: "auto_deny" } } };
+const READ_ONLY: RunOptions = { policy: { sandbox: "read_only" } };
+
+/** A {@link turn} under sandbox read_only in a session mode the config declares read-only (`plan`). */
+const declaredReadOnly = (prompt: readonly HostileStep[]): ReturnType<typeof turn> =>
+  turn(prompt, READ_ONLY, { sandboxModes: { read_only: "plan" } }, "plan");
+
 describe("read_only denies every ask for a tool that is not a read or search", () => {
   it("an ask for a think-kind tool (a sub-agent under a reasoning label) is denied without reaching the handler", async () => {
     const run = await turn(
@@ -177,12 +184,12 @@ describe("a tool call that acts and runs without an ask fails the run when the p
   });
 
   it("a declared read_only session mode: an unasked execute call (a workspace config loosened the mode) fails the run", async () => {
-    const run = await turn(
-      [call("sh", "execute", "in_progress", "bash"), status("sh", "completed"), { awaitCancel: true }, { hang: true }],
-      { policy: { sandbox: "read_only" } },
-      { sandboxModes: { read_only: "plan" } },
-      "plan",
-    );
+    const run = await declaredReadOnly([
+      call("sh", "execute", "in_progress", "bash"),
+      status("sh", "completed"),
+      { awaitCancel: true },
+      { hang: true },
+    ]);
     expect(isError(run.error, ErrPolicyViolation)).toBe(true);
     const error = run.error as RunError;
     expect(error.message).toBe('bash (ACP kind execute) ran without a permission ask under sandbox "read_only"');
@@ -195,22 +202,12 @@ describe("a tool call that acts and runs without an ask fails the run when the p
 
   for (const kind of ["edit", "delete", "move"])
     it(`a declared read_only session mode: an unasked ${kind} call fails the run`, async () => {
-      const run = await turn(
-        [call("c", kind, "completed", "change"), text("ok"), done],
-        { policy: { sandbox: "read_only" } },
-        { sandboxModes: { read_only: "plan" } },
-        "plan",
-      );
+      const run = await declaredReadOnly([call("c", kind, "completed", "change"), text("ok"), done]);
       expect((run.error as RunError).details).toEqual({ toolCallId: "c", toolName: "change", toolKind: kind, fields: ["sandbox"] });
     });
 
   it("a declared read_only session mode: an unasked execute call the agent reports failed (refused by its own mode) is no evidence", async () => {
-    const run = await turn(
-      [call("sh", "execute", "in_progress", "bash"), status("sh", "failed"), text("ok"), done],
-      { policy: { sandbox: "read_only" } },
-      { sandboxModes: { read_only: "plan" } },
-      "plan",
-    );
+    const run = await declaredReadOnly([call("sh", "execute", "in_progress", "bash"), status("sh", "failed"), text("ok"), done]);
     expect(run.error).toBeUndefined();
     expect((run.result as { enforcement: unknown }).enforcement).toEqual([
       expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true }),
@@ -218,21 +215,16 @@ describe("a tool call that acts and runs without an ask fails the run when the p
   });
 
   it("a declared read_only session mode is the bound for calls that do not change the machine: unasked read, search, fetch, think, other and kindless calls pass", async () => {
-    const run = await turn(
-      [
-        call("r", "read", "completed", "read"),
-        call("s", "search", "completed", "grep"),
-        call("f", "fetch", "completed", "webfetch"),
-        call("t", "think", "completed", "plan"),
-        call("o", "other", "completed", "todowrite"),
-        call("n", undefined, "completed", "mcp_tool"),
-        text("ok"),
-        done,
-      ],
-      { policy: { sandbox: "read_only" } },
-      { sandboxModes: { read_only: "plan" } },
-      "plan",
-    );
+    const run = await declaredReadOnly([
+      call("r", "read", "completed", "read"),
+      call("s", "search", "completed", "grep"),
+      call("f", "fetch", "completed", "webfetch"),
+      call("t", "think", "completed", "plan"),
+      call("o", "other", "completed", "todowrite"),
+      call("n", undefined, "completed", "mcp_tool"),
+      text("ok"),
+      done,
+    ]);
     expect(run.error).toBeUndefined();
     expect((run.result as { enforcement: unknown }).enforcement).toEqual([
       expect.objectContaining({ field: "sandbox", value: "read_only", enforced: true }),
@@ -240,28 +232,24 @@ describe("a tool call that acts and runs without an ask fails the run when the p
   });
 
   it("a declared read_only session mode: a read call that an update turns into execute fails the run as execute", async () => {
-    const run = await turn(
-      [call("x", "read", "in_progress", "tool"), update("x", { kind: "execute" }), status("x", "completed"), text("ok"), done],
-      { policy: { sandbox: "read_only" } },
-      { sandboxModes: { read_only: "plan" } },
-      "plan",
-    );
+    const run = await declaredReadOnly([
+      call("x", "read", "in_progress", "tool"),
+      update("x", { kind: "execute" }),
+      status("x", "completed"),
+      text("ok"),
+      done,
+    ]);
     expect(violated(run)).toEqual({ toolCallId: "x", toolName: "tool", toolKind: "execute", fields: ["sandbox"] });
   });
 
   it("a declared read_only session mode: the agent runs a call the host denied (its ask) anyway: fails the run", async () => {
-    const run = await turn(
-      [
-        call("sh", "execute", "pending", "bash"),
-        { permission: { toolCallId: "sh", title: "bash", kind: "execute" } },
-        status("sh", "completed"),
-        text("ok"),
-        done,
-      ],
-      { policy: { sandbox: "read_only" } },
-      { sandboxModes: { read_only: "plan" } },
-      "plan",
-    );
+    const run = await declaredReadOnly([
+      call("sh", "execute", "pending", "bash"),
+      { permission: { toolCallId: "sh", title: "bash", kind: "execute" } },
+      status("sh", "completed"),
+      text("ok"),
+      done,
+    ]);
     expect(run.asked).toEqual([]);
     expect((run.error as RunError).message).toBe(
       'bash (ACP kind execute) ran although its permission ask was denied under sandbox "read_only"',
@@ -279,8 +267,6 @@ const ask = (toolCallId: string, fields: Readonly<Record<string, unknown>>): Hos
 const update = (toolCallId: string, fields: Readonly<Record<string, unknown>>): HostileStep => ({
   update: { sessionUpdate: "tool_call_update", toolCallId, ...fields },
 });
-const AUTO_DENY: RunOptions = { policy: { approvals: { permission: "auto_deny" } } };
-const READ_ONLY: RunOptions = { policy: { sandbox: "read_only" } };
 const violated = (run: { error: unknown }): unknown => (run.error instanceof RunError ? run.error.details : run.error);
 
 describe("a call is a host tool's only by its exact name and a kind that does not act", () => {
