@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ErrCode, errorCode, isError, walkError } from "@adaptor/errors";
 import {
@@ -124,8 +125,6 @@ function matches(text: string, pattern: string | RegExp | undefined): boolean {
 const LATE_EVENT_SETTLE_MS = 1000;
 /** How long the run's processes may take to exit after `run()` settled, in ms (a safety net). */
 const PROCESS_EXIT_WAIT_MS = 10_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits until every process the run spawned is gone (unless the driver reuses processes, which

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { findError, isError, walkError } from "@adaptor/errors";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Lease } from "../contract/lease.js";
@@ -1176,8 +1177,4 @@ const BROKEN_CAUSE =
 /** `draft` as the store keeps it after its `revision`-th write. */
 function stored(draft: ThreadRecordDraft, revision = 1): ThreadRecord {
   return { ...draft, revision };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

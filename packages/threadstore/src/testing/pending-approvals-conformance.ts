@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { findError } from "@adaptor/errors";
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from "vitest";
 import type { ThreadStore } from "../contract/thread-store.js";
@@ -19,10 +20,6 @@ const LONG_TTL = 60_000;
  * surely answered before the deadline passes (well above any store round trip on a busy machine).
  */
 const ANSWER_WINDOW_MS = 3_000;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 let counter = 0;
 

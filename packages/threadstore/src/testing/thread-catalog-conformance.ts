@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { findError } from "@adaptor/errors";
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from "vitest";
 import type { ThreadStore } from "../contract/thread-store.js";
@@ -225,8 +226,4 @@ export function describeThreadCatalogConformance(name: string, makeStore: MakeCo
       expect(findError(await store.deleteThread("bad\u0000key").catch((e: unknown) => e), InvalidThreadKeyError)).toBeDefined();
     });
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
