@@ -9,6 +9,7 @@ import { claude } from "@adaptor/claude";
 
 const SESSION = "faafdc72-86fd-44e3-8500-4f233e1579e0";
 const PROMPT_OTHER = "00000000-0000-4000-8000-0000000000ff";
+const SESSION_OTHER = "0b7c2a51-3d4e-4f60-8a71-92b3c4d5e6f7";
 const write = (text: string): FakeCliStep => ({ write: text + "\n" });
 const line = (value: unknown): FakeCliStep => write(JSON.stringify(value));
 /** A text-delta line as the CLI writes it (key order included). */
@@ -144,6 +145,42 @@ describe("claude text-delta lines (fake CLI)", () => {
     expect(cli.deltas).toEqual(texts.map((text) => [text, "msg-2"]));
     expect(await turn("reordered")).toEqual(cli);
     expect(await turn("spaced")).toEqual(cli);
+  });
+  it("stream events of another session (a misbehaving CLI) are dropped and counted, in the CLI's exact shape and in other shapes", async () => {
+    const other = { session_id: SESSION_OTHER };
+    const steps: FakeCliStep[] = [
+      { awaitStdinLine: true },
+      init,
+      line({ type: "stream_event", event: { type: "message_start", message: { id: "msg-2" } }, session_id: SESSION }),
+      delta("mine "),
+      delta("theirs ", other), // the exact shape, read without a parse
+      line({
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "theirs too" } },
+        type: "stream_event",
+        ...other,
+      }),
+      line({ type: "stream_event", event: { type: "message_start", message: { id: "msg-other" } }, ...other }),
+      delta("still mine"),
+      assistant("msg-2", "ignored: streamed"),
+      result("done"),
+      { hang: true },
+    ];
+    const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }));
+    try {
+      const stream = agent.stream("go");
+      const events = await drain(stream);
+      const r = await stream.result();
+      expect(events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId])).toEqual([
+        ["mine ", "msg-2"],
+        ["still mine", "msg-2"],
+      ]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: "notice", message: "output of another session dropped", data: { lines: { stream_event: 3 } } }),
+      );
+      expect([r.text, r.sessionId]).toEqual(["done", SESSION]);
+    } finally {
+      await agent.close();
+    }
   });
   it("a host that keeps up loses no delta even with a small event buffer: lines are taken one at a time, in step with its loop", async () => {
     const texts = Array.from({ length: 300 }, (_, i) => `t${i} `);

@@ -154,6 +154,18 @@ describe("TextDeltaLineReader", () => {
     }
   });
 
+  it("given the turn's session id, refuses a delta of another session, even one whose text spells the session's key", () => {
+    const other = "0d4c1c39-5a0e-4d5f-9a57-3f1d8e2b7c61";
+    const reader = learned(deltaLine("seed"));
+    for (const text of TEXTS) expect(reader.read(deltaLine(text), SESSION)).toBe(parsedText(deltaLine(text)));
+    expect(reader.read(deltaLine("x", { session_id: other }), SESSION)).toBeUndefined();
+    expect(reader.read(deltaLine("x", { session_id: other }), other)).toBe("x");
+    expect(reader.read(deltaLine("x", { session_id: "" }), SESSION)).toBeUndefined();
+    const spelled = `"session_id":"${SESSION}"`;
+    expect(reader.read(deltaLine(spelled, { session_id: other }), SESSION)).toBeUndefined();
+    expect(reader.read(deltaLine(spelled), SESSION)).toBe(spelled);
+  });
+
   it("refuses every other line, leaving it to the caller's parse", () => {
     const good = deltaLine("hello");
     expect(new TextDeltaLineReader().read(good)).toBeUndefined(); // nothing learned yet

@@ -17,16 +17,22 @@ import { LineTemplate } from "@adaptor/driver/kit";
  * `JSON.parse(line).event.delta.text` gives. Any
  * other line (another shape, key order or block index, whitespace, escapes in an id, a prompt tag
  * such as `user_message_uuid`, not JSON) is refused with `undefined` and left to the caller's
- * parse, which may {@link learn} it. A refused line is never partly read.
+ * parse, which may {@link learn} it. A refused line is never partly read. Given the turn's session
+ * id, {@link read} also refuses a line of another session (the shape keeps the cut-out value to
+ * compare), for the caller's parse to drop.
  */
 export class TextDeltaLineReader {
   /** The learned shape, if any. */
   #shape: LineTemplate | undefined;
 
-  /** The delta's text when `line` has the learned shape, else undefined. */
-  read(line: string): string | undefined {
+  /**
+   * The delta's text when `line` has the learned shape (and, given `sessionId`, names that
+   * session), else undefined.
+   */
+  read(line: string, sessionId?: string): string | undefined {
     const shape = this.#shape;
     if (shape === undefined || !shape.match(line)) return undefined;
+    if (sessionId !== undefined && shape.values[SESSION_VALUE] !== sessionId) return undefined;
     const text = shape.values[0]!;
     return text === "" ? undefined : text; // an empty text: no event, the parse path says so
   }
@@ -49,10 +55,12 @@ const TEXT_SLOT = "\u2060adaptor-text\u2060";
 const UUID_SLOT = "\u2060adaptor-uuid\u2060";
 const SESSION_SLOT = "\u2060adaptor-session-id\u2060";
 const API_MESSAGE_SLOT = "\u2060adaptor-api-message-id\u2060";
+/** The index of the session id in a template's values (the order of {@link SLOTS}). */
+const SESSION_VALUE = 2;
 const SLOTS = [
   { marker: TEXT_SLOT, escapable: true },
   { marker: UUID_SLOT, escapable: false, keep: false },
-  { marker: SESSION_SLOT, escapable: false, keep: false },
+  { marker: SESSION_SLOT, escapable: false },
   { marker: API_MESSAGE_SLOT, escapable: false, keep: false },
 ];
 const TOP_KEYS = new Set(["type", "event", "session_id", "parent_tool_use_id", "uuid", "api_message_id"]);

@@ -28,6 +28,7 @@ import {
   preToolUseAnswer,
   userLine,
 } from "../protocol/messages.js";
+import { ofOtherSession } from "../protocol/other-session.js";
 import { attribute } from "../protocol/turn-attribution.js";
 import { CLAUDE_TOOL_ALIASES, FOREGROUND_AGENT_HOOK, foregroundAgentAnswer, inForeground } from "../protocol/foreground-agents.js";
 import { roundCost, turnCostUsd, type CostBaseline } from "../protocol/turn-cost.js";
@@ -105,14 +106,19 @@ const ONE_TURN = Promise.resolve();
  * skipped. One await per line, as with `lines()`: the host's loop takes its events in step, so its
  * queue stays short.
  */
-async function nextLine(lines: StdoutLines, deltas: TextDeltaLineReader | undefined, turn: StreamJsonTurn): Promise<string | undefined> {
+async function nextLine(
+  lines: StdoutLines,
+  deltas: TextDeltaLineReader | undefined,
+  turn: StreamJsonTurn,
+  sessionId?: string,
+): Promise<string | undefined> {
   for (;;) {
     let text = lines.take();
     if (text !== undefined) await ONE_TURN;
     else if (await lines.fill()) text = lines.take();
     else return undefined;
     if (text === undefined) continue;
-    const delta = deltas?.read(text);
+    const delta = deltas?.read(text, sessionId);
     if (delta === undefined) return text;
     turn.textDelta(delta);
   }
@@ -130,7 +136,8 @@ const LATE_APPROVAL_DENIAL = "the turn this request belongs to has already ended
  * On a reused process, lines that arrive before the new turn begins (the `init` line or the first
  * line tagged with its id), and tagged lines of another prompt, are an earlier turn's late output:
  * they never reach the new turn's events, transcript or usage, and a late approval request is
- * denied to the CLI at once without asking the host.
+ * denied to the CLI at once without asking the host. A stream event naming another session than
+ * the turn's is dropped too, and counted in a notice.
  */
 export class ClaudeSession implements PooledProcess {
   readonly proc: CliProcess;
@@ -306,6 +313,8 @@ export class ClaudeSession implements PooledProcess {
     const answers = new ControlAnswers();
     let interruptedByHost = false;
     const late = new LateOutput(sink, proc);
+    // Stream events naming another session than the turn's (a misbehaving CLI): never this turn's text.
+    const otherSession = new LateOutput(sink, proc, "of another session");
     // Results of turns the CLI ran by itself before this one began: not this turn's, but their usage counts.
     const ownResults: ResultLine[] = [];
     // The first turn of a process has no predecessor whose output could still arrive; a CLI that
@@ -398,7 +407,7 @@ export class ClaudeSession implements PooledProcess {
         text = line = undefined;
         // The run of text deltas is read by a small loop of its own: this function resumes once
         // per other line, so the large turn body is not what the engine compiles for the deltas.
-        text = await nextLine(this.#lines, begun ? deltaLines : undefined, turn);
+        text = await nextLine(this.#lines, begun ? deltaLines : undefined, turn, turn.sessionId ?? this.sessionId);
         if (text === undefined) {
           ended = true;
           break;
@@ -447,6 +456,10 @@ export class ClaudeSession implements PooledProcess {
           late.accept(message);
           continue;
         }
+        if (message.type === "stream_event" && ofOtherSession(message, turn.sessionId ?? this.sessionId)) {
+          otherSession.accept(message);
+          continue;
+        }
         checkMcpStatus(message, this.#launch.mcpServers, (event) => sink.emit(event), signal.aborted); // throws for a failed required server
         checkModel(message, this.#requestedModel, reportModels, lineModel);
         if (!started && message.type === "system" && message.subtype === "init") {
@@ -478,6 +491,7 @@ export class ClaudeSession implements PooledProcess {
       // The process ended before the part answering a sent message did: the last part's result stands.
       if (!turn.terminal && parts.length > 0) turn.terminal = parts.pop();
       late.report();
+      otherSession.report();
       const settled = this.#settleTurn(turn, parts, ownResults, baseline, sink);
       const { terminal, costUsd, cliOwn, split } = settled;
       // The host's interrupt ends the turn with this result; the process takes the next turn.
@@ -785,8 +799,8 @@ export class ClaudeSession implements PooledProcess {
 }
 
 /**
- * Output that belongs to no live turn: an earlier turn's late lines on a reused process, or lines
- * after the terminal result. Approval requests are denied to the CLI at once (the host is not
+ * Output that belongs to no live turn: an earlier turn's late lines on a reused process, lines
+ * after the terminal result, or stream events of another session. Approval requests are denied to the CLI at once (the host is not
  * asked) and each is recorded in a notice; other control requests get an error answer; everything
  * else is counted and reported in one notice.
  */
