@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
-import { Agent, type AgentEvent, type Stream } from "adaptor";
+import { Agent, type AgentEvent, type AgentOptions, type Result, type Stream } from "adaptor";
 import { claude } from "@adaptor/claude";
 
 // Text-delta lines in the exact shape claude 2.1.332 writes them (read without a parse) and in
@@ -47,6 +47,18 @@ async function drain(stream: Stream): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
   for await (const event of stream) events.push(event);
   return events;
+}
+
+/** One run on a fake CLI that plays `steps`: its events and its result. */
+async function fakeRun(steps: FakeCliStep[], options: AgentOptions = {}): Promise<{ events: AgentEvent[]; result: Result }> {
+  const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), options);
+  try {
+    const stream = agent.stream("go");
+    const events = await drain(stream);
+    return { events, result: await stream.result() };
+  } finally {
+    await agent.close();
+  }
 }
 
 describe("claude text-delta lines (fake CLI)", () => {
@@ -127,19 +139,12 @@ describe("claude text-delta lines (fake CLI)", () => {
         result("done"),
         { hang: true },
       ];
-      const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }));
-      try {
-        const stream = agent.stream("go");
-        const events = await drain(stream);
-        const r = await stream.result();
-        return {
-          deltas: events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId]),
-          types: events.map((e) => e.type),
-          text: r.text,
-        };
-      } finally {
-        await agent.close();
-      }
+      const { events, result: r } = await fakeRun(steps);
+      return {
+        deltas: events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId]),
+        types: events.map((e) => e.type),
+        text: r.text,
+      };
     };
     const cli = await turn("cli");
     expect(cli.deltas).toEqual(texts.map((text) => [text, "msg-2"]));
@@ -165,36 +170,22 @@ describe("claude text-delta lines (fake CLI)", () => {
       result("done"),
       { hang: true },
     ];
-    const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }));
-    try {
-      const stream = agent.stream("go");
-      const events = await drain(stream);
-      const r = await stream.result();
-      expect(events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId])).toEqual([
-        ["mine ", "msg-2"],
-        ["still mine", "msg-2"],
-      ]);
-      expect(events).toContainEqual(
-        expect.objectContaining({ type: "notice", message: "output of another session dropped", data: { lines: { stream_event: 3 } } }),
-      );
-      expect([r.text, r.sessionId]).toEqual(["done", SESSION]);
-    } finally {
-      await agent.close();
-    }
+    const { events, result: r } = await fakeRun(steps);
+    expect(events.filter((e) => e.type === "text-delta").map((e) => [e.text, e.messageId])).toEqual([
+      ["mine ", "msg-2"],
+      ["still mine", "msg-2"],
+    ]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "notice", message: "output of another session dropped", data: { lines: { stream_event: 3 } } }),
+    );
+    expect([r.text, r.sessionId]).toEqual(["done", SESSION]);
   });
   it("a host that keeps up loses no delta even with a small event buffer: lines are taken one at a time, in step with its loop", async () => {
     const texts = Array.from({ length: 300 }, (_, i) => `t${i} `);
     const body = texts.map((text) => (delta(text) as { write: string }).write).join("");
     const steps: FakeCliStep[] = [{ awaitStdinLine: true }, init, { write: body }, result("done"), { hang: true }];
-    const agent = new Agent(claude({ command: fakeCliPath, env: fakeCliEnv(steps), killGraceMs: 300 }), { eventBuffer: 4 });
-    try {
-      const stream = agent.stream("go");
-      const events = await drain(stream);
-      await stream.result();
-      expect(events.filter((e) => e.type === "dropped")).toEqual([]);
-      expect(events.filter((e) => e.type === "text-delta").map((e) => e.text)).toEqual(texts);
-    } finally {
-      await agent.close();
-    }
+    const { events } = await fakeRun(steps, { eventBuffer: 4 });
+    expect(events.filter((e) => e.type === "dropped")).toEqual([]);
+    expect(events.filter((e) => e.type === "text-delta").map((e) => e.text)).toEqual(texts);
   });
 });

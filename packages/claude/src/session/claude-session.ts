@@ -800,9 +800,9 @@ export class ClaudeSession implements PooledProcess {
 
 /**
  * Output that belongs to no live turn: an earlier turn's late lines on a reused process, lines
- * after the terminal result, or stream events of another session. Approval requests are denied to the CLI at once (the host is not
- * asked) and each is recorded in a notice; other control requests get an error answer; everything
- * else is counted and reported in one notice.
+ * after the terminal result, or stream events of another session. Approval requests are denied to
+ * the CLI at once (the host is not asked) and each is recorded in a notice; other control requests
+ * get an error answer; everything else is counted and reported in one notice.
  */
 class LateOutput {
   readonly #sink: DriverSink;
