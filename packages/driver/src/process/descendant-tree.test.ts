@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import {
   DescendantTracker,
@@ -7,7 +8,10 @@ import {
   observeCandidateStatReads,
   inWindow,
   orphanReads,
+  lastPid,
+  observeEnvironReads,
   ownedCliPids,
+  processScans,
   refreshDeepSoon,
   unwatchDescendants,
   pollStrategy,
@@ -61,6 +65,36 @@ require("readline").createInterface({ input: process.stdin }).on("line", () => {
 });
 setInterval(() => {}, 1000);
 `;
+
+/**
+ * A tagged CLI stand-in with a shell in its own session (setsid); on a line on its stdin the shell
+ * starts a job with an empty environment (no tag) in that session and exits. Prints the shell's
+ * pid, then the job's, each as a JSON array a line.
+ */
+const SESSION_JOB = `
+const { spawn } = require("child_process");
+const job = 'read x; env -i ' + JSON.stringify(process.execPath) + ' -e "setInterval(() => {}, 1000)" >/dev/null 2>&1 & echo $!';
+const shell = spawn("/bin/sh", ["-c", job], { detached: true, stdio: ["pipe", "pipe", "ignore"] });
+console.log(JSON.stringify([shell.pid]));
+let out = "";
+shell.stdout.on("data", (d) => (out += d));
+shell.on("exit", () => console.log(JSON.stringify([Number(out.trim())])));
+process.stdin.on("data", () => shell.stdin.write("go\\n"));
+setInterval(() => {}, 1000);
+`;
+
+/** Starts a child for each line on its stdin and prints its pid (0 once ready). */
+const FORKER = `
+console.log(0);
+process.stdin.on("data", () => console.log(require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }).pid));
+setInterval(() => {}, 1000);
+`;
+
+/** The start time of `pid` in clock ticks since boot (field 22 of its stat). */
+const startOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")[19]);
+
+/** Clock ticks since boot now (100 a second). */
+const ticksNow = (): number => Math.floor(Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]) * 100);
 
 /** Two tagged CLI stand-ins ({@link TAGGED}), each with its tag and the pids it prints; trackers and pids filled by {@link watchAll}. */
 function twoTaggedClis(prefix: string) {
@@ -160,6 +194,32 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       }
     } finally {
       for (const tracker of trackers) releaseDescendants(tracker);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("a deep walk finds a job that left the tree without its tag, in a session a process of the CLI created, from where orphans are handed, reading no stat of every process", async () => {
+    const tag = `session-job-${process.pid}-${Date.now()}`;
+    const cli = spawn(node, ["-e", SESSION_JOB], { stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+    const lines = createInterface({ input: cli.stdout! })[Symbol.asyncIterator]();
+    const next = async (): Promise<number> => (JSON.parse(String((await lines.next()).value)) as number[])[0]!;
+    const all: number[] = [cli.pid!];
+    try {
+      const shell = await next();
+      all.push(shell);
+      // Not watched: no poll sees the job while it is in the tree.
+      const tracker = new DescendantTracker(cli.pid!, tag);
+      expect(tracker.refreshTree()).toBe(true);
+      expect(tracker.pids).toEqual([shell]);
+      cli.stdin!.write("go\n");
+      const job = await next();
+      all.push(job);
+      expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain(PROCESS_TAG_VAR);
+      const scans = processScans.count;
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(tracker.pids).toEqual([job]);
+      expect(processScans.count).toBe(scans);
+    } finally {
       killAll(all);
     }
   }, 30_000);
@@ -409,6 +469,38 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       cli.kill("SIGKILL");
     }
   });
+
+  it("a catch-up reads no environment of a process started since by one older than the CLI that is neither this process nor its ancestor, and still adopts the CLI's tagged orphan", async () => {
+    const forker = spawn(node, ["-e", FORKER], { stdio: ["pipe", "pipe", "ignore"] });
+    const lines = createInterface({ input: forker.stdout! })[Symbol.asyncIterator]();
+    const next = async (): Promise<number> => Number((await lines.next()).value);
+    const all: number[] = [forker.pid!];
+    try {
+      expect(await next()).toBe(0);
+      // The CLI starts in a later clock tick than the forker.
+      const forkerStart = startOf(forker.pid!);
+      while (ticksNow() <= forkerStart + 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      const since = lastPid();
+      const cli = taggedCli("catch-up-parents");
+      const [child, orphan] = await cli.pids;
+      all.push(cli.cli.pid!, child!, orphan!);
+      forker.stdin!.write("go\n");
+      const foreign = await next();
+      all.push(foreign);
+      expect(startOf(cli.cli.pid!)).toBeGreaterThan(forkerStart);
+      const tracker = new DescendantTracker(cli.cli.pid!, cli.tag);
+      const read: number[] = [];
+      observeEnvironReads((pid) => read.push(pid));
+      tracker.catchUp(since);
+      expect(tracker.pids.sort()).toEqual([child!, orphan!].sort());
+      // The orphan's parent is where orphans are handed: read, tagged. The forker's child: not read.
+      expect(read).toContain(orphan);
+      expect(read).not.toContain(foreign);
+    } finally {
+      observeEnvironReads(undefined);
+      killAll(all);
+    }
+  }, 30_000);
 
   it("a poll scans /proc once only when that reads fewer files than walking every tree", () => {
     const hostAsked: number[] = [];

@@ -90,8 +90,17 @@ export function processGroupOf(pid: number): number | undefined {
   return readStat(pid)?.pgid;
 }
 
+/** Told the pid of each process whose environment is read for a tag; none by default. */
+let environRead: ((pid: number) => void) | undefined;
+
+/** Has `observer` told the pid of every process whose environment is read for a tag from now on (for tests); `undefined` stops it. */
+export function observeEnvironReads(observer: ((pid: number) => void) | undefined): void {
+  environRead = observer;
+}
+
 /** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
 function environHas(pid: number, needle: Buffer): boolean {
+  environRead?.(pid);
   const environ = readProcFile(`${PROC}/${pid}/environ`);
   if (!environ) return false;
   for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
@@ -198,6 +207,7 @@ function procNames(): string[] | undefined {
 function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map<number, ProcStat> {
   const all = new Map<number, ProcStat>();
   if (!names) return all;
+  if (!since) processScans.count++;
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
@@ -207,6 +217,9 @@ function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map
   }
   return all;
 }
+
+/** How many times the stat of every process in `/proc` was read (for tests). */
+export const processScans = { count: 0 };
 
 /** Above this many pids, a window of them is read through a listing of `/proc` rather than pid by pid. */
 const DIRECT_WINDOW = 256;
@@ -464,21 +477,23 @@ export class DescendantTracker {
    * the dead.
    * @param candidates - those processes as read for several trackers at once, after this refresh
    *   was asked for ({@link refreshDeepSoon}); read now when not given.
-   * @param all - every process (called only when a session or group other than the CLI's own was
-   *   seen), for their members ({@link #refreshSessions}); a fresh scan when not given.
+   * @param all - the processes a member of a session or group other than the CLI's own can be
+   *   (called only when one was seen), for {@link #refreshSessions}: by default those younger than
+   *   the CLI among the candidates, with everything below them ({@link youngSubtrees}).
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
    */
-  refreshDeepTree(candidates?: readonly ProcStat[], all: () => Map<number, ProcStat> = scan): boolean {
+  refreshDeepTree(candidates?: readonly ProcStat[], all?: () => Map<number, ProcStat>): boolean {
     if (!hasChildrenFiles()) return false;
+    const read = candidates ?? orphanCandidates();
     if (this.#tag) {
-      for (const stat of candidates ?? orphanCandidates()) {
+      for (const stat of read) {
         if (stat.pid === this.#root || this.#known.has(stat.pid)) continue;
         if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
         if (environHas(stat.pid, this.#tag)) this.adopt(stat);
       }
     }
     this.refreshTree();
-    this.#refreshSessions(all);
+    this.#refreshSessions(all ?? (() => youngSubtrees(read, this.#rootStart)));
     return true;
   }
 
@@ -494,12 +509,27 @@ export class DescendantTracker {
    */
   catchUp(since: number | undefined): boolean {
     const host = readStat(process.pid);
+    const parentStarts = new Map<number, string | undefined>();
+    /**
+     * Whether `stat`'s process can carry the tag: not when its parent is older than the CLI and
+     * neither this process nor an ancestor of it. Such a parent is no process of the CLI (the tag
+     * is newer), and was not handed the process as an orphan (an orphan goes to an ancestor of the
+     * process that started it, and the CLI's ancestors are this process's), so it started the
+     * process, which got its environment: no tag.
+     */
+    const mayCarryTag = (stat: ProcStat): boolean => {
+      const holders = hostAncestors();
+      if (!holders || holders.has(stat.ppid)) return true;
+      if (!parentStarts.has(stat.ppid)) parentStarts.set(stat.ppid, readStat(stat.ppid)?.start);
+      const parentStart = parentStarts.get(stat.ppid);
+      return parentStart === undefined || !(Number(parentStart) < this.#rootStart);
+    };
     return followPidWindows(since, lastPid, (window) => {
       for (const stat of startedIn(window)) {
         if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
         if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
         // Only one about to be taken is checked to be a process (one more read): most are not taken.
-        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && environHas(stat.pid, this.#tag))) {
+        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && mayCarryTag(stat) && environHas(stat.pid, this.#tag))) {
           if (isProcess(stat.pid)) this.adopt(stat);
         } else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
         else if (this.#inSeenSession(stat, readStat) && isProcess(stat.pid)) this.#known.set(stat.pid, stat.start);
@@ -797,6 +827,57 @@ function readOrphanCandidates(): ProcStat[] {
   return found;
 }
 
+/**
+ * The processes a member of a session or process group that a CLI's process created can be, once
+ * it is not in the CLI's tree: those among `candidates` (the children of this process and of its
+ * ancestors, where the kernel hands orphans: {@link orphanCandidates}) started at or after `since`
+ * (the CLI's start, clock ticks since boot), and every process below them, through the children
+ * lists. A process enters only a session or group it creates or one of its parent's, so every
+ * member was started, directly or not, by the CLI's processes: it is in the tree, or it left it
+ * when an ancestor of it ended, and was then handed, with what it started, to this process or an
+ * ancestor of it (the nearest that reaps orphans), each process on the way down from there as
+ * young as the CLI or younger. Every process in `/proc` when `since` is unknown (NaN).
+ */
+function youngSubtrees(candidates: readonly ProcStat[], since: number): Map<number, ProcStat> {
+  if (Number.isNaN(since)) return scan();
+  const found = new Map<number, ProcStat>();
+  const queue: number[] = [];
+  for (const stat of candidates) {
+    if (Number(stat.start) < since || found.has(stat.pid)) continue;
+    found.set(stat.pid, stat);
+    queue.push(stat.pid);
+  }
+  while (queue.length > 0) {
+    const parent = queue.pop() as number;
+    for (const pid of childrenOf(parent) ?? []) {
+      if (found.has(pid)) continue;
+      const stat = readStat(pid);
+      if (!stat || stat.ppid !== parent) continue; // ended, or moved, since its parent's list was read
+      found.set(pid, stat);
+      queue.push(pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * This process and its ancestors up to the first process (whose parent is 0), as read the first
+ * time: a process only ever loses ancestors (an orphan is handed to one of its own ancestors), so
+ * the set holds every ancestor it has later.
+ */
+let ancestors: Set<number> | undefined;
+
+/** This process's pid and its ancestors' ({@link ancestors}); undefined when one of them could not be read. */
+function hostAncestors(): Set<number> | undefined {
+  if (ancestors) return ancestors;
+  const found = new Set<number>([process.pid]);
+  for (let pid: number | undefined = process.ppid; pid !== 0; pid = readStat(pid)?.ppid) {
+    if (pid === undefined || found.has(pid)) return undefined;
+    found.add(pid);
+  }
+  return (ancestors = found);
+}
+
 /** Deep refreshes asked for in the current turn of the event loop, served together after it. */
 let pendingDeep: { readonly trackers: Set<DescendantTracker>; readonly done: Promise<void> } | undefined;
 
@@ -819,9 +900,14 @@ export function refreshDeepSoon(tracker: DescendantTracker): Promise<void> {
       pendingDeep = undefined;
       let candidates: ProcStat[] | undefined;
       let all: Map<number, ProcStat> | undefined;
+      let members: Map<number, ProcStat> | undefined;
+      // One walk below the candidates serves every tracker: from those younger than the oldest CLI.
+      const oldest = Math.min(...[...trackers].map((each) => each.rootStart));
       for (const each of trackers) {
-        if (hasChildrenFiles()) each.refreshDeepTree((candidates ??= orphanCandidates()), () => (all ??= scan()));
-        else each.refresh((all ??= scan()), true);
+        if (hasChildrenFiles()) {
+          const read = (candidates ??= orphanCandidates());
+          each.refreshDeepTree(read, () => (members ??= youngSubtrees(read, oldest)));
+        } else each.refresh((all ??= scan()), true);
       }
       resolve();
     });
