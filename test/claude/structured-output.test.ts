@@ -127,6 +127,8 @@ describe("structured output on the real claude binary", () => {
     expect(err.result.structuredOutput).toMatchObject({ present: true, valid: false, value: { output: { answer: "a@b.co" } } });
     expect(JSON.parse(err.result.raw().terminal?.json ?? "{}")).toMatchObject({ subtype: "error_max_structured_output_retries" });
     expect(h.server.requests).toHaveLength(5);
+    // The CLI's num_turns says 6: numTurns is the model responses.
+    expect(err.result.numTurns).toBe(5);
   });
 
   it("native, the CLI out of retries, with returnInvalid: a success whose result says why", async () => {
