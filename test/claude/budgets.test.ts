@@ -73,6 +73,8 @@ describe("run budgets (real binary)", { timeout: 180_000 }, () => {
     ]);
     const err = budgetError(await a.run("write then answer", { budget: { maxTurns: 1 } }).catch((e: unknown) => e));
     expect(err.details).toMatchObject({ budget: "maxTurns", limit: 1, used: 1 });
+    // The CLI's num_turns says 2 here: numTurns is the model responses, as maxTurns counts them.
+    expect(err.result.numTurns).toBe(1);
     expect(err.result.text).toBe("writing it. ");
     expect(h!.server.requests.filter((r) => r.view.lastToolResult?.toolName === "Write")).toEqual([]);
     // One response per turn, twice on one reused process: the CLI's limit counts each turn anew.

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { whenUserSays, type ScriptRule } from "@adaptor/testkit";
+import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import type { Driver } from "@adaptor/driver";
 import {
   Agent,
@@ -33,6 +33,9 @@ const answerJSON = {
 const RULES: ScriptRule[] = [
   { when: whenUserSays("so-native-valid"), reply: { toolUse: { name: "StructuredOutput", input: { answer: "a@b.co" } } } },
   { when: whenUserSays("so-native-format"), reply: { toolUse: { name: "StructuredOutput", input: { answer: "not-an-email" } } } },
+  // A value wrapped in `{ output }`: claude's own check refuses it, the model sends it again until the CLI gives up.
+  { when: whenUserSays("so-native-wrapped"), reply: { toolUse: { name: "StructuredOutput", input: { output: { answer: "a@b.co" } } } } },
+  { when: whenToolResult("StructuredOutput"), reply: { toolUse: { name: "StructuredOutput", input: { output: { answer: "a@b.co" } } } } },
   { when: whenUserSays("so-prompt-valid"), reply: { text: '{"answer":"a@b.co"}' } },
   { when: whenUserSays("so-prompt-prose"), reply: { text: 'Here you go: {"answer":"a@b.co"}' } },
 ];
@@ -109,6 +112,36 @@ describe("structured output on the real claude binary", () => {
     expect(result.structuredOutput).toMatchObject({ source: "native", present: true, valid: false, value: { answer: "not-an-email" } });
     expect(result.structuredOutput?.errors[0]).toMatchObject({ path: "/answer", keyword: "format" });
     expect(() => result.decode()).toThrow(/invalid: \/answer: must match format "email"/);
+  });
+
+  it("native, the CLI out of retries (error_max_structured_output_retries): policy_violation with the last refused answer", async () => {
+    h = await harness(RULES);
+    const err = (await h.agent.run("so-native-wrapped please", { schemaJSON: answerJSON }).catch((e: unknown) => e)) as RunError;
+    expect(err).toBeInstanceOf(RunError);
+    expect(err.reason).toBe("policy_violation");
+    expect(err.message).toContain("structured output (native) is invalid");
+    expect(err.details).toMatchObject({
+      source: "native",
+      validationErrors: expect.arrayContaining([{ path: "", keyword: "required", message: "must have required property 'answer'" }]),
+    });
+    expect(err.result.structuredOutput).toMatchObject({ present: true, valid: false, value: { output: { answer: "a@b.co" } } });
+    expect(JSON.parse(err.result.raw().terminal?.json ?? "{}")).toMatchObject({ subtype: "error_max_structured_output_retries" });
+    expect(h.server.requests).toHaveLength(5);
+    // The CLI's num_turns says 6: numTurns is the model responses.
+    expect(err.result.numTurns).toBe(5);
+  });
+
+  it("native, the CLI out of retries, with returnInvalid: a success whose result says why", async () => {
+    h = await harness(RULES);
+    const result = await h.agent.run("so-native-wrapped please", { schemaJSON: answerJSON, returnInvalid: true });
+    expect(result.status).toBe("completed");
+    expect(result.structuredOutput).toMatchObject({ present: true, valid: false, value: { output: { answer: "a@b.co" } } });
+    expect(result.structuredOutput?.errors).toContainEqual({
+      path: "",
+      keyword: "required",
+      message: "must have required property 'answer'",
+    });
+    expect(() => result.decode()).toThrow(/invalid/);
   });
 
   it("prompt mode (forced) valid: instructions in the prompt, no StructuredOutput tool, final text parsed", async () => {

@@ -139,6 +139,33 @@ describe("subagent definitions (real binary)", { timeout: 180_000 }, () => {
     expect(hooks).toEqual(["before Agent undefined", `before Bash ${delegation}`, `after Bash ${delegation}`, "after Agent undefined"]);
   });
 
+  it("a delegation the host denies is Agent in result.permissionDenials too, as on its tool-call event and approval (the CLI's list says Task)", async () => {
+    h = await harness(delegationRules());
+    agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));
+    const asked: (string | undefined)[] = [];
+    const stream = agent.stream("delegate the review", {
+      agents: REVIEWER,
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(request.toolName);
+        request.deny("no delegation");
+      },
+    });
+    const events = await drainEvents(stream);
+    const result = await stream.result();
+    const call = events.find((e) => e.type === "tool-call" && e.phase === "end");
+    expect(call).toMatchObject({ name: "Agent" });
+    expect(asked).toEqual(["Agent"]);
+    expect(result.permissionDenials).toEqual([
+      {
+        toolName: "Agent",
+        toolCallId: call?.type === "tool-call" ? call.id : "",
+        input: expect.objectContaining({ subagent_type: "release-reviewer" }),
+      },
+    ]);
+    expect(h.server.requests.map((r) => r.rule)).toEqual(["delegate", "parent"]);
+  });
+
   it("a host's beforeToolCall edit of the delegation keeps it in the foreground", async () => {
     h = await harness(delegationRules());
     agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: "claude-sonnet-4-5" }));

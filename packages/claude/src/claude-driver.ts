@@ -28,6 +28,7 @@ import { prepareLaunch } from "./launch/launch.js";
 import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { lastAssistantText, partialText } from "./protocol/partial-text.js";
+import { lastStructuredAttempt, STRUCTURED_RETRIES_SPENT } from "./protocol/structured-attempt.js";
 import { checkpointData, readCheckpointData } from "./session/checkpoint-data.js";
 import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { addUsage } from "./session/cli-own-turns.js";
@@ -309,10 +310,15 @@ export class ClaudeDriver implements Driver {
     const line = terminal?.line;
     const model = answeringModel(turn);
     const sessionId = turn.sessionId ?? session.sessionId;
+    // Out of structured-output retries, the line has no value: the last one the CLI refused is the
+    // answer. The CLI then exits with code 1 once the driver closes its stdin: that code reports
+    // the answer the SDK judges, not a crash.
+    const retriesSpent = line?.subtype === STRUCTURED_RETRIES_SPENT;
+    const structured = line?.structured_output ?? (retriesSpent ? lastStructuredAttempt(turn.transcript) : undefined);
     return {
       text: resultText(turn),
       ...(interrupted ? { interrupted: true } : {}),
-      ...(line?.structured_output !== undefined ? { structured: line.structured_output } : {}),
+      ...(structured !== undefined ? { structured } : {}),
       ...(model ? { model } : {}),
       provider: "anthropic",
       ...(usage ? { usage } : {}),
@@ -324,7 +330,7 @@ export class ClaudeDriver implements Driver {
         ? { checkpoint: { resumeId: sessionId, ...(turn.lastMessageId ? { data: checkpointData(turn.lastMessageId) } : {}) } }
         : {}),
       ...(failure ? { failure } : {}),
-      ...(exit ? { exit: responseExit(exit) } : {}),
+      ...(exit ? { exit: retriesSpent && exit.signal === null ? { ...responseExit(exit), endedByDriver: true } : responseExit(exit) } : {}),
     };
   }
 }

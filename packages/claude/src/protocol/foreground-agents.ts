@@ -16,7 +16,8 @@ const AGENT_TOOLS: ReadonlySet<string> = new Set(["Agent", "Task"]);
 /**
  * Tool names claude-code 2.1.332 still takes under a former name, former → current: it offers the
  * model `Agent` (no `Task`), yet runs a `Task` call as `Agent`, and names it `Agent` in
- * `can_use_tool` requests and hook callbacks. Events and the transcript use the current name too.
+ * `can_use_tool` requests and hook callbacks, yet `Task` in a result's `permission_denials`.
+ * Events, the transcript and the Result's permission denials use the current name too.
  */
 export const CLAUDE_TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({ Task: "Agent" });
 

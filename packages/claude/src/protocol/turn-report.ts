@@ -1,12 +1,14 @@
 import type { ModelUsage, PermissionDenial } from "@adaptor/driver";
 import type { ResultLine } from "@adaptor/driver/kit";
+import { CLAUDE_TOOL_ALIASES } from "./foreground-agents.js";
 import { roundCost } from "./turn-cost.js";
 
 /** What a turn's `result` lines say beyond its text, usage and cost, in the SDK's terms. */
 export interface TurnReport {
   /**
-   * Model responses of the main conversation: the lines' `num_turns`, summed (an interrupted turn's
-   * counts the interrupt's own messages too: the session reports the responses the turn read instead).
+   * Model responses of the main conversation: the lines' `num_turns`, summed (a turn that did not
+   * end in success counts more, e.g. the interrupt's own messages, one more on `error_max_turns`:
+   * the session reports the responses the turn read instead).
    */
   readonly numTurns?: number;
   /** The turn's share of the session's running API time (`duration_api_ms`), in ms. */
@@ -110,14 +112,19 @@ export function addModelUsage(
   return out;
 }
 
-/** `permission_denials` of `line` in the SDK's terms; undefined when the line has no such list. */
+/**
+ * `permission_denials` of `line` in the SDK's terms, each tool under the name events, approvals
+ * and hooks give it (`Task` is `Agent`, see `CLAUDE_TOOL_ALIASES`); undefined when the line has no
+ * such list.
+ */
 export function linePermissionDenials(line: ResultLine): PermissionDenial[] | undefined {
   const denials = line.permission_denials;
   if (!Array.isArray(denials)) return undefined;
   return denials.flatMap((entry) => {
     const denial = entry as { tool_name?: unknown; tool_use_id?: unknown; tool_input?: unknown } | null;
     if (typeof denial?.tool_name !== "string" || typeof denial.tool_use_id !== "string") return [];
-    return [{ toolName: denial.tool_name, toolCallId: denial.tool_use_id, input: denial.tool_input }];
+    const toolName = CLAUDE_TOOL_ALIASES[denial.tool_name] ?? denial.tool_name;
+    return [{ toolName, toolCallId: denial.tool_use_id, input: denial.tool_input }];
   });
 }
 
