@@ -55,7 +55,11 @@ describe("ACP stream.interrupt() (session/cancel)", () => {
     });
     const home = await isolatedHome();
     try {
-      await using agent = new Agent(opencode(opencodeTestConfig(home, server)), { threadStore: new MemoryThreadStore() });
+      // The cooperative path: on a busy machine OpenCode can take longer than the default 2 s grace
+      // to end the cancelled turn, after which the host ends its process (pinned elsewhere).
+      await using agent = new Agent(opencode({ ...opencodeTestConfig(home, server), killGraceMs: 60_000 }), {
+        threadStore: new MemoryThreadStore(),
+      });
       const { first, events, second, nextEvents } = await interruptThenContinue(agent, slow.asked);
       expect(first.status).toBe("interrupted");
       expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true, interrupted: true });
