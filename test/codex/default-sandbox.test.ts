@@ -25,6 +25,11 @@ async function trustWorkDir(harness: CodexHarness): Promise<void> {
   await appendFile(harness.env.configPath, `\n[projects.${JSON.stringify(harness.env.workDir)}]\ntrust_level = "trusted"\n`);
 }
 
+/** What the model read of the last tool call (codex's own summary: exit code, then output). */
+function modelRead(harness: CodexHarness): string {
+  return String(harness.server.responses().at(-1)?.view.lastToolOutput?.output ?? "");
+}
+
 /** The output of the run's one shell command, as codex reported it. */
 function shellOutput(run: Awaited<ReturnType<typeof runDriver>>): string {
   return run.recording.ofType("tool-result")[0]?.output ?? "";
@@ -43,7 +48,8 @@ describe("codex's own sandbox when the policy sets none (real binary)", () => {
     expect(run.response?.failure).toBeUndefined();
     expect(run.recording.asks).toHaveLength(0);
     expect(existsSync(join(h.env.workDir, "own.txt"))).toBe(lands);
-    if (!lands) expect(shellOutput(run)).toContain("Read-only file system");
+    if (!lands) expect(shellOutput(run), "the shell's own complaint, when codex reported the output").toMatch(/^$|Read-only file system/);
+    expect(modelRead(h)).toContain(lands ? "Process exited with code 0" : "Process exited with code 1");
   });
 });
 
@@ -60,6 +66,7 @@ describe("codex permission ask with no sandbox (real binary)", () => {
       expect(run.recording.asks.map((ask) => ask.toolName)).toEqual(["shell"]);
       expect(await readFile(join(h.env.workDir, `first-${index + 1}.txt`), "utf8")).toBe("first\n");
       expect(shellOutput(run)).not.toContain("Read-only file system");
+      expect(modelRead(h)).toContain("Process exited with code 0");
       expect(run.response?.enforcement).toEqual([
         expect.objectContaining({
           field: "approvals.permission",
