@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { ErrPolicyCapabilityUnsupported } from "@adaptor/driver";
 import { isError } from "@adaptor/errors";
 import { CODEX_DESCRIPTOR } from "./descriptor.js";
-import { checkInheritedApprovals, codexEnforcement, planPolicy, SANDBOX_UNDER_ASK } from "./policy.js";
+import {
+  ASK_WITHOUT_SANDBOX,
+  checkInheritedApprovals,
+  codexEnforcement,
+  MCP_TOOLS_UNDER_NEVER,
+  planPolicy,
+  SANDBOX_UNDER_ASK,
+} from "./policy.js";
 
 describe("codexEnforcement", () => {
   it("exec: -s and -c flags; app server: thread/start settings; ask through approvals, auto_approve through approval_policy never", () => {
@@ -58,12 +65,11 @@ describe("planPolicy", () => {
     },
   );
 
-  it("ask with sandbox unrestricted or unset, and a confining sandbox with the other modes, are planned as before", () => {
+  it("ask with sandbox unrestricted, and a confining sandbox with the other modes, are planned as before", () => {
     expect(planPolicy({ sandbox: "unrestricted", approvals: { permission: "ask" } }, CODEX_DESCRIPTOR)).toEqual({
       sandbox: "danger-full-access",
       approvalPolicy: "untrusted",
     });
-    expect(planPolicy({ approvals: { permission: "ask" } }, CODEX_DESCRIPTOR)).toEqual({ approvalPolicy: "untrusted" });
     expect(planPolicy({ sandbox: "read_only", approvals: { permission: "auto_deny" } }, CODEX_DESCRIPTOR)).toEqual({
       sandbox: "read-only",
       approvalPolicy: "untrusted",
@@ -73,6 +79,32 @@ describe("planPolicy", () => {
       approvalPolicy: "never",
       writableRoots: [],
     });
+  });
+
+  it("ask with no sandbox runs codex in danger-full-access, and the approvals entry says so; auto_deny and auto_approve leave codex's own sandbox", () => {
+    const policy = { approvals: { permission: "ask" } } as const;
+    const plan = planPolicy(policy, CODEX_DESCRIPTOR);
+    expect(plan).toEqual({ sandbox: "danger-full-access", approvalPolicy: "untrusted", sandboxForAsk: ASK_WITHOUT_SANDBOX });
+    expect(codexEnforcement(policy, plan, "app-server")).toEqual([
+      {
+        field: "approvals.permission",
+        value: "ask",
+        enforced: true,
+        mechanisms: ["approval"],
+        detail: expect.stringContaining("sandbox danger-full-access (turn/start sandboxPolicy)") as string,
+      },
+    ]);
+    expect(planPolicy({ approvals: { permission: "auto_deny" } }, CODEX_DESCRIPTOR)).toEqual({ approvalPolicy: "untrusted" });
+    expect(planPolicy({ approvals: { permission: "auto_approve" } }, CODEX_DESCRIPTOR)).toEqual({ approvalPolicy: "never" });
+  });
+
+  it("auto_approve with an MCP server of the host's: its tools run unasked, as the approvals entry says", () => {
+    const policy = { approvals: { permission: "auto_approve" } } as const;
+    const server = { name: "fixture", transport: "stdio", command: "fixture" } as const;
+    const plan = planPolicy(policy, CODEX_DESCRIPTOR, false, {}, [server]);
+    expect(plan).toEqual({ approvalPolicy: "never", hostMcpServers: true });
+    expect(codexEnforcement(policy, plan, "app-server")[0]?.detail).toContain(MCP_TOOLS_UNDER_NEVER);
+    expect(codexEnforcement(policy, planPolicy(policy, CODEX_DESCRIPTOR), "app-server")[0]?.detail).not.toContain("MCP");
   });
 
   it("a confining sandbox with permission unset is planned with approval policy never; unrestricted or no sandbox leaves codex's own", () => {

@@ -30,6 +30,17 @@ export interface CodexPolicyPlan {
    */
   readonly sandboxBestEffort?: string;
   /**
+   * Set for permission `ask` with no sandbox in the policy: the driver then runs each turn in
+   * `danger-full-access` ({@link sandbox}; app server: `turn/start` `sandboxPolicy`, not
+   * `thread/start` `sandbox`, which makes codex 0.171.0 mark the working directory trusted in its
+   * config.toml and load the project's `.codex/config.toml`), because in codex's own sandbox a
+   * command the host approved runs confined or not by a race ({@link ASK_WITHOUT_SANDBOX}). The
+   * reason, for the enforcement detail.
+   */
+  readonly sandboxForAsk?: string;
+  /** True when the run has MCP servers of the host's (not the SDK's host-tool server): the enforcement detail says how their tools are approved. */
+  readonly hostMcpServers?: boolean;
+  /**
    * Set for permission `inherit` under a confining sandbox: codex's own approval policy, known only
    * once `thread/start` / `thread/resume` answered, is checked by {@link checkInheritedApprovals}
    * before the first turn starts (`"refuse"`, or `"best_effort"` with `bestEffortPolicy`).
@@ -70,6 +81,26 @@ export const SANDBOX_UNDER_ASK =
   "asking again) or when the model asks for escalated permissions (the approval request looks the same); use auto_approve " +
   "or auto_deny with this sandbox, or ask with sandbox unrestricted";
 
+/**
+ * Why permission `ask` with no sandbox runs codex in `danger-full-access` (codex 0.171.0). Left to
+ * itself codex takes `sandbox_mode` from its config, else `workspace-write` for a project the user
+ * trusted (or distrusted) in config.toml, else `read-only`. Under approval policy `untrusted` it asks,
+ * then runs the approved command in that sandbox; only when the command exits within a short window
+ * of its start with output that looks like a sandbox denial does codex run it again outside the
+ * sandbox, so an approved write fails ("Read-only file system") or runs by a race.
+ */
+export const ASK_WITHOUT_SANDBOX =
+  "no sandbox set: each turn runs with sandbox danger-full-access (turn/start sandboxPolicy), so a command the host approved runs as approved (in codex's " +
+  "own default sandbox it would run confined or not by a race); a command codex knows to be safe (ls, cat, git status) " +
+  "runs unasked";
+
+/**
+ * What approval policy `never` does to the tools of the host's MCP servers (app-server): codex
+ * 0.171.0 refuses a call it would ask about when it may not ask, so the driver gives every such
+ * server `default_tools_approval_mode = "approve"` and its tools run unasked.
+ */
+export const MCP_TOOLS_UNDER_NEVER = 'MCP servers\' tools run unasked (default_tools_approval_mode = "approve")';
+
 /** Why a confining sandbox cannot be enforced with MCP servers of the host's (not the SDK's host tools) unless every call is denied. */
 export const SANDBOX_WITH_MCP =
   "an MCP server's tool runs outside codex's sandbox (the server is a process of its own, or remote), and under this " +
@@ -104,6 +135,8 @@ const SANDBOXES: Readonly<Record<SandboxMode, CodexSandbox>> = {
  *   or `workspace_write` (the host set a sandbox and no approval mode: the sandbox is the bound),
  *   otherwise codex's own policy; `inherit` → codex's own policy (under a confining sandbox it is
  *   checked once the thread is open, {@link checkInheritedApprovals}).
+ * - `ask` with no sandbox → `danger-full-access` ({@link ASK_WITHOUT_SANDBOX}): codex's own default
+ *   sandbox would run a command the host approved confined or not by a race.
  * - `ask` together with sandbox `read_only` or `workspace_write` is refused ({@link SANDBOX_UNDER_ASK}:
  *   under `untrusted` codex runs an approved command outside its sandbox; under its other policies it
  *   does not ask before a sandboxed command), unless `bestEffort`: then the run goes on and the
@@ -132,12 +165,13 @@ export function planPolicy(
   const confined = policy.sandbox === "read_only" || policy.sandbox === "workspace_write";
   if (confined) refuseWideningArgs(descriptor.type, policy.sandbox!, launch.extraArgs ?? []);
   const hostRoots = launch.configOverrides?.[WRITABLE_ROOTS_KEY];
+  const hostMcp = mcpServers.some((server) => server.trusted !== true);
   if (confined && permission === "ask" && !bestEffort) {
     const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
     error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be enforced with permission "ask": ${SANDBOX_UNDER_ASK} (or set bestEffortPolicy to run it with the sandbox reported not enforced)`;
     throw error;
   }
-  if (confined && permission !== "ask" && permission !== "auto_deny" && mcpServers.some((server) => server.trusted !== true)) {
+  if (confined && permission !== "ask" && permission !== "auto_deny" && hostMcp) {
     const error = new PolicyCapabilityUnsupportedError(descriptor.type, "sandbox", policy.sandbox!);
     error.message = `${descriptor.type}: policy sandbox=${JSON.stringify(policy.sandbox)} cannot be combined with MCP servers under permission ${JSON.stringify(permission ?? "unset")}: ${SANDBOX_WITH_MCP}`;
     throw error;
@@ -149,10 +183,15 @@ export function planPolicy(
         ? "never"
         : undefined;
   return {
-    ...(policy.sandbox ? { sandbox: SANDBOXES[policy.sandbox] } : {}),
+    ...(policy.sandbox
+      ? { sandbox: SANDBOXES[policy.sandbox] }
+      : permission === "ask"
+        ? { sandbox: "danger-full-access", sandboxForAsk: ASK_WITHOUT_SANDBOX }
+        : {}),
     ...(approvalPolicy ? { approvalPolicy } : {}),
     ...(policy.webSearch ? { webSearch: policy.webSearch === "allow" ? "live" : "disabled" } : {}),
     ...(confined && permission === "ask" ? { sandboxBestEffort: SANDBOX_UNDER_ASK } : {}),
+    ...(hostMcp ? { hostMcpServers: true } : {}),
     ...(confined && permission === "inherit" ? { inheritedApprovals: bestEffort ? "best_effort" : "refuse" } : {}),
     ...(policy.sandbox === "workspace_write"
       ? hostRoots === undefined
@@ -244,8 +283,11 @@ export function codexEnforcement(
     return plan.approvalPolicy === "never"
       ? {
           mechanisms: [exec ? "cli_flag" : "cli_config"],
-          detail: 'approval_policy = "never": codex asks nothing; its sandbox is the bound',
+          detail: `approval_policy = "never": codex asks nothing; its sandbox is the bound${plan.hostMcpServers ? `; ${MCP_TOOLS_UNDER_NEVER}` : ""}`,
         }
-      : { mechanisms: ["approval"], detail: 'approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers' };
+      : {
+          mechanisms: ["approval"],
+          detail: `approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers${plan.sandboxForAsk ? `; ${plan.sandboxForAsk}` : ""}`,
+        };
   });
 }

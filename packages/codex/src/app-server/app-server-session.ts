@@ -497,6 +497,9 @@ export class AppServerSession implements PooledProcess {
           ...(turnInit.outputSchema ? { outputSchema: turnInit.outputSchema as TurnStartParams["outputSchema"] } : {}),
           // A turn that names no effort keeps the last committed turn's (codex would keep the last one sent, committed or not).
           ...(effortOf(request, data) ? { effort: effortOf(request, data) as TurnStartParams["effort"] } : {}),
+          // ask with no sandbox: full access for the turn, set here rather than at thread/start,
+          // where codex would also mark the working directory trusted in its config.toml.
+          ...(checked.sandboxForAsk ? { sandboxPolicy: { type: "dangerFullAccess" } as const } : {}),
         });
         const input = await promptInput(request, sink, request.prompt, request.images);
         signal.throwIfAborted();
@@ -1108,10 +1111,11 @@ async function openThread(
   const pinRoots = plan.writableRoots !== undefined && !plan.hostWritableRoots;
   // The run's MCP servers go in the thread's config (stdin): their env and headers never reach argv.
   // Under ask / auto_deny (approval policy untrusted) codex asks before every call of a server's tool,
-  // whatever the server's annotations say.
-  const askEveryCall = plan.approvalPolicy === "untrusted";
+  // whatever the server's annotations say; under approval policy never (auto_approve) it runs them
+  // unasked, where it would otherwise refuse every call it may not ask about.
+  const toolsApproval = plan.approvalPolicy === "untrusted" ? "prompt" : plan.approvalPolicy === "never" ? "approve" : undefined;
   const mcpServers = request.mcpServers?.length
-    ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env), askEveryCall) }
+    ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env), toolsApproval) }
     : {};
   const threadConfig = {
     ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
@@ -1122,7 +1126,8 @@ async function openThread(
     cwd,
     ...(model ? { model } : {}),
     ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
-    ...(plan.sandbox ? { sandbox: plan.sandbox } : {}),
+    // The sandbox ask runs in when the policy sets none goes with each turn/start instead (see there).
+    ...(plan.sandbox && !plan.sandboxForAsk ? { sandbox: plan.sandbox } : {}),
     ...(Object.keys(threadConfig).length ? { config: threadConfig as ThreadStartParams["config"] } : {}),
     // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
     ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),

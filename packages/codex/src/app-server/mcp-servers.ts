@@ -21,15 +21,18 @@ export interface McpElicitationAnswer {
  * `isolateStdioServer`), `env` (its declared variables, plus the kit's stdio-server marker) and
  * `required`; an `http` server `url`, `http_headers` (the bearer token the SDK resolved) and
  * `required`. An `sse` server is not offered (the descriptor does not list the transport).
- * With `askEveryCall` (the host's permission is `ask` or `auto_deny`) every other server's tools get
- * `default_tools_approval_mode = "prompt"`: left to itself, codex 0.171.0 runs a tool its server
- * annotates read-only (`readOnlyHint`, or neither destructive nor open-world) without asking, so a
- * server could take its own tools out of the host's approval by how it describes them.
+ * `toolsApproval` is every other server's `default_tools_approval_mode`: `"prompt"` under approval
+ * policy `untrusted` (the host's permission is `ask` or `auto_deny`), because left to itself codex
+ * 0.171.0 runs a tool its server annotates read-only (`readOnlyHint`, or neither destructive nor
+ * open-world) without asking, so a server could take its own tools out of the host's approval by how
+ * it describes them; `"approve"` under approval policy `never` (`auto_approve`), where codex would
+ * refuse every other call ("MCP tool call requires approval, but approval policy is never");
+ * `undefined` leaves it to codex.
  */
 export function codexMcpServers(
   servers: readonly McpServerConfig[],
   cliEnv: Readonly<Record<string, string | undefined>>,
-  askEveryCall = false,
+  toolsApproval?: "prompt" | "approve",
 ): Record<string, Record<string, unknown>> {
   const table: Record<string, Record<string, unknown>> = {};
   for (const server of servers) {
@@ -40,7 +43,7 @@ export function codexMcpServers(
         : { url: server.url, ...(server.headers ? { http_headers: { ...server.headers } } : {}), ...required };
     // The SDK's host tools pass the host's own approval gate: codex runs them without asking.
     if (server.trusted === true) table[server.name] = { ...table[server.name], default_tools_approval_mode: "approve" };
-    else if (askEveryCall) table[server.name] = { ...table[server.name], default_tools_approval_mode: "prompt" };
+    else if (toolsApproval) table[server.name] = { ...table[server.name], default_tools_approval_mode: toolsApproval };
   }
   return table;
 }
