@@ -56,6 +56,7 @@ import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
 import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
+import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
@@ -842,10 +843,12 @@ export class AcpDriver implements Driver {
   }
 
   /**
-   * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
+   * Selects `model` on a new session: the agent's model config option (`session/set_config_option`;
+   * of several options of category `model`, the one whose id is `model`, see {@link modelOption})
    * when it lists one, else the unstable `session/set_model` when it lists models.
    * @throws DriverError `INVALID` (op `"model selection"`) when the agent offers no model selection,
-   * or offers models and `model` is not among them (the message lists what it offers).
+   * offers models and `model` is not among them (the message lists what it offers), or offers
+   * several model options none of which is the model's.
    */
   async #selectModel(
     agent: ClientContext,
@@ -853,22 +856,21 @@ export class AcpDriver implements Driver {
     model: string,
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
-    const option = offered?.configOptions?.find((o) => o.category === "model");
+    const { option, candidates } = modelOption(offered?.configOptions, model);
     const models = (offered as { models?: { availableModels?: readonly { modelId: string }[] } } | undefined)?.models;
-    const choices: string[] | undefined =
-      option?.type === "select"
-        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))
-        : option
-          ? undefined
-          : models?.availableModels?.map((m) => m.modelId);
     const refuse = (why: string): never => {
       throw new DriverError({ op: "model selection", device: this.descriptor.type, code: ErrCode.Invalid, cause: why });
     };
+    if (!option && candidates.length > 0)
+      refuse(
+        `${this.descriptor.displayName} offers several model options and none is the model's (${describeOptions(candidates)}): model ${JSON.stringify(model)} is the value of ${candidates.some((o) => choicesOf(o)?.includes(model)) ? "more than one" : "none"}`,
+      );
+    const choices: string[] | undefined = option ? choicesOf(option) : models?.availableModels?.map((m) => m.modelId);
     if (!option && models === undefined)
       refuse(`${this.descriptor.displayName} offers no model selection (model ${JSON.stringify(model)})`);
     if (choices !== undefined && !choices.includes(model))
       refuse(
-        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (it offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
+        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (${option ? `its ${JSON.stringify(option.id)} option ` : "it "}offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
       );
     try {
       if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
@@ -879,18 +881,18 @@ export class AcpDriver implements Driver {
     return undefined;
   }
 
-  /** Selects `preference` (the agent resolves an alias), else or when it refuses it the first model offered. */
+  /**
+   * Selects `preference` (the agent resolves an alias) on the agent's model option ({@link modelOption}),
+   * else or when it refuses it the first value of that option; nothing when the agent has no such option.
+   */
   async #selectInheritedModel(
     agent: ClientContext,
     sessionId: string,
     preference: string | null,
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
-    const option = offered?.configOptions?.find((o) => o.category === "model");
-    const first =
-      option?.type === "select"
-        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))[0]
-        : undefined;
+    const { option } = modelOption(offered?.configOptions, preference ?? undefined);
+    const first = option ? choicesOf(option)?.[0] : undefined;
     if (option === undefined || first === undefined) return undefined;
     if (preference !== null) {
       const taken = await agent
