@@ -49,7 +49,7 @@ import {
   type AcpPolicyPlan,
   type HostOffer,
 } from "./policy/acp-policy.js";
-import { applyMode } from "./policy/apply-mode.js";
+import { applyMode, notOffered } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
@@ -640,18 +640,30 @@ export class AcpDriver implements Driver {
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         if (plan.mode) {
-          const reported = await applyMode(
-            proc,
-            sessionId,
-            plan.mode.id,
-            offered,
-            (promise) => step("session mode", promise),
-            config.modeConfirmedByAnswer === true,
-          );
+          // A mode the session does not offer is not set: an agent may take any id (Nanocoder 1.30.0
+          // turns an unknown one into its auto-accept mode and answers success).
+          const missing = notOffered(plan.mode.id, offered);
+          const reported = missing
+            ? undefined
+            : await applyMode(
+                proc,
+                sessionId,
+                plan.mode.id,
+                offered,
+                (promise) => step("session mode", promise),
+                config.modeConfirmedByAnswer === true,
+              );
           // The mode check took the session's messages for a moment: give them back to the turn.
           if (detach) detach = proc.attach(sessionId, handler);
           if (reported !== plan.mode.id) {
-            const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
+            const error = new AcpModeNotAppliedError(
+              this.descriptor.type,
+              plan.mode.field,
+              plan.mode.value,
+              plan.mode.id,
+              reported,
+              missing,
+            );
             if (!plan.bestEffort) throw error;
             enforcement = notEnforcedBy(enforcement, "agent_mode", error.message);
           }
@@ -664,17 +676,20 @@ export class AcpDriver implements Driver {
         // What the run leaves to the agent, where the agent would take it from the workspace.
         const inherited = !plan.mode || model === undefined ? await this.#inherited?.({ cwd, env: proc.env }) : undefined;
         if (!plan.mode && inherited?.mode !== undefined) {
-          const reported = await applyMode(
-            proc,
-            sessionId,
-            inherited.mode,
-            offered,
-            (promise) => step("session mode", promise),
-            config.modeConfirmedByAnswer === true,
-          );
+          const missing = notOffered(inherited.mode, offered);
+          const reported = missing
+            ? undefined
+            : await applyMode(
+                proc,
+                sessionId,
+                inherited.mode,
+                offered,
+                (promise) => step("session mode", promise),
+                config.modeConfirmedByAnswer === true,
+              );
           if (detach) detach = proc.attach(sessionId, handler);
           if (reported !== inherited.mode)
-            throw new AcpModeNotAppliedError(this.descriptor.type, "session mode", "inherit", inherited.mode, reported);
+            throw new AcpModeNotAppliedError(this.descriptor.type, "session mode", "inherit", inherited.mode, reported, missing);
           sink.emit({
             type: "notice",
             kind: "lifecycle",
