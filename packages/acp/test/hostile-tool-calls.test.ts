@@ -70,6 +70,34 @@ describe("tool calls, usage and model selection as agents send them (hostile age
     expect(run.recording.ofType("tool-call").at(-1)).toMatchObject({ phase: "end", input: { path: "a.txt", content: "x" } });
   });
 
+  it("an ask without a kind (a multiple-choice question: every option allow_once) carries the kind the call's updates gave", async () => {
+    // Nanocoder 1.30.0's ask_user: a tool_call of kind other, then an ask whose options are the answers.
+    const run = await turn({
+      "session/prompt": [
+        [
+          { update: { sessionUpdate: "tool_call", toolCallId: "q1", title: "ask_user", kind: "other", status: "pending", rawInput: {} } },
+          {
+            permission: { toolCallId: "q1", title: "Drop the table?" },
+            options: [
+              { optionId: "answer-0", name: "Yes, drop it", kind: "allow_once" },
+              { optionId: "answer-1", name: "No, keep it", kind: "allow_once" },
+            ],
+          },
+          done,
+        ],
+      ],
+    });
+    expect(run.recording.asks.map((ask) => ask.details)).toEqual([
+      {
+        toolKind: "other",
+        options: [
+          { optionId: "answer-0", name: "Yes, drop it", kind: "allow_once" },
+          { optionId: "answer-1", name: "No, keep it", kind: "allow_once" },
+        ],
+      },
+    ]);
+  });
+
   it("a call first named by its title takes the real name a later update carries", async () => {
     const run = await turn({
       "session/prompt": [

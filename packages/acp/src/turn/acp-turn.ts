@@ -211,7 +211,9 @@ export class AcpTurn implements SessionHandler {
       input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
       details: {
         options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-        ...(call.kind ? { toolKind: call.kind } : {}),
+        // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its
+        // multiple-choice questions with no kind, its tool_call saying `other`).
+        ...((call.kind ?? tool.kind) ? { toolKind: call.kind ?? tool.kind } : {}),
         ...(call.content ? { content: call.content } : {}),
         ...(call.locations ? { locations: call.locations } : {}),
       },

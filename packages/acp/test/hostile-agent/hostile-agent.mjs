@@ -10,7 +10,8 @@
 //   { "respondThen": { result, updates } }  answer, and write these session/updates in the same write
 //   { "error": { code, message } } answer the request with this error
 //   { "update": update }           session/update notification for the request's session
-//   { "permission": toolCall }     session/request_permission; waits for the answer
+//   { "permission": toolCall }     session/request_permission (options allow / reject); waits for the answer
+//   { "permission": toolCall, "options": [...] }  the same with these permission options
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
@@ -87,7 +88,7 @@ async function run(steps, id, sessionId, state, request = {}) {
         params: {
           sessionId,
           toolCall: step.permission,
-          options: [
+          options: step.options ?? [
             { optionId: "allow", name: "Allow", kind: "allow_once" },
             { optionId: "reject", name: "Reject", kind: "reject_once" },
           ],
