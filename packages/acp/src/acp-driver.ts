@@ -230,6 +230,7 @@ export class AcpDriver implements Driver {
     signal.throwIfAborted();
     const config = this.#configFor(request);
     const plan = this.#plan(config, request);
+    this.#refuseUnheldToolBudget(config, request, plan);
     this.#refuseAllowAllEnv(config, request, sink);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
@@ -377,6 +378,26 @@ export class AcpDriver implements Driver {
     const config = this.config;
     if (this.#confinedArgs.length === 0 || !confinesAgent(request.policy)) return config;
     return { ...config, extraArgs: [...(config.extraArgs ?? []), ...this.#confinedArgs] };
+  }
+
+  /**
+   * Refuses `budget.maxToolCalls` where the call over the limit could run before the host hears of
+   * it. Over ACP the host learns of a call from the agent's `tool_call` update or its permission
+   * ask; an agent that does not ask first sends the update as it runs the call (Nanocoder 1.30.0
+   * in its own auto-accept mode), so ending the turn then cannot overtake it. The budget is held
+   * only where the run puts the agent in its ask mode (`askMode`: a permission mode `ask`,
+   * `auto_approve`, `auto_deny`, or `read_only` through it), where the over-limit edit or command
+   * waits on its ask, which the ended run answers `cancelled`.
+   * @throws FeatureUnsupportedError (feature `budget.maxToolCalls`) before launch.
+   */
+  #refuseUnheldToolBudget(config: AcpConfig, request: Pick<DriverRequest, "budget">, plan: AcpPolicyPlan): void {
+    if (request.budget?.maxToolCalls === undefined) return;
+    if (config.askMode !== undefined && plan.mode?.id === config.askMode) return;
+    throw new FeatureUnsupportedError(
+      this.descriptor.type,
+      "budget.maxToolCalls",
+      `${this.descriptor.displayName} may run a tool call before the host hears of it unless it asks first: the budget is held only in its ask mode (askMode, with a permission mode ask, auto_approve or auto_deny, or sandbox read_only through it)`,
+    );
   }
 
   /**
@@ -664,7 +685,8 @@ export class AcpDriver implements Driver {
               reported,
               missing,
             );
-            if (!plan.bestEffort) throw error;
+            // The tool-call budget relies on the ask mode too (see #refuseUnheldToolBudget): no best effort for it.
+            if (!plan.bestEffort || request.budget?.maxToolCalls !== undefined) throw error;
             enforcement = notEnforcedBy(enforcement, "agent_mode", error.message);
           }
           sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${String(reported)}`, data: { modeId: reported } });

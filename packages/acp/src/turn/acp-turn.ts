@@ -197,6 +197,8 @@ export class AcpTurn implements SessionHandler {
     this.#asked.add(call.toolCallId);
     // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
     this.#toolCall(call, call.rawInput, undefined, true);
+    // Announcing the call may have ended the run (the tool-call budget): its ask is not put to the host.
+    if (this.#ended || this.#interrupted) return CANCELLED;
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
     if (tool.trusted && !changesMachine(tool.actingKind)) {
