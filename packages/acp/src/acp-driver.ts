@@ -11,6 +11,7 @@ import {
 import {
   FeatureUnsupportedError,
   HumanDecisionModeUnsupportedError,
+  MCP_CONNECT_OP,
   PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
@@ -36,7 +37,8 @@ import {
   spawnLimits,
   StallWatchdog,
 } from "@adaptor/driver/kit";
-import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
+import { MCP_SERVER_NAME_VAR, stdioServersNotRunning } from "./mcp/stdio-server-check.js";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
@@ -844,6 +846,7 @@ export class AcpDriver implements Driver {
         : endedByDenial || interrupted
           ? undefined
           : (stopReasonFailure(answer.stopReason) ?? agentErrorFailure(turn, answer.stopReason));
+      if (!failure && !interrupted) await this.#checkStdioServers(proc, request.mcpServers ?? [], sink);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
@@ -941,6 +944,38 @@ export class AcpDriver implements Driver {
     return this.#selectModel(agent, sessionId, first, offered);
   }
 
+  /**
+   * After a turn that ended well: the declared stdio servers that are not among the agent's live
+   * processes ({@link stdioServersNotRunning}; ACP reports no server status) get a `notice`
+   * `mcp.status` (`data.servers`: `{ name, status: "not_running" }`, or `"unknown"` where the
+   * agent's processes cannot be listed).
+   * @throws DriverError `DEVICE_DISCONNECTED` (op `mcp connect`, device the server's name) for a
+   * `required` one not running, as for a required server that failed to start on the other drivers.
+   */
+  async #checkStdioServers(proc: AcpProcess, servers: readonly McpServerConfig[], sink: Pick<DriverSink, "emit">): Promise<void> {
+    const missing = await stdioServersNotRunning(proc.child, servers);
+    if (missing?.length === 0) return;
+    const unknown = missing === undefined;
+    const named = unknown ? servers.filter((server) => server.transport === "stdio") : missing;
+    const status = unknown ? "unknown" : "not_running";
+    sink.emit({
+      type: "notice",
+      kind: "mcp.status",
+      message: unknown
+        ? `MCP servers at the end of the turn: whether ${this.descriptor.displayName} started ${named.map((s) => s.name).join(", ")} cannot be seen here (its processes cannot be listed)`
+        : `MCP servers at the end of the turn: ${named.map((s) => s.name).join(", ")} not running (${this.descriptor.displayName} did not start ${named.length === 1 ? "it" : "them"}, or ${named.length === 1 ? "it" : "they"} ended)`,
+      data: { servers: named.map((server) => ({ name: server.name, status })) },
+    });
+    const required = unknown ? undefined : named.find((server) => server.required === true);
+    if (required)
+      throw new DriverError({
+        op: MCP_CONNECT_OP,
+        device: required.name,
+        code: ErrCode.DeviceDisconnected,
+        cause: `required MCP server not running at the end of the turn: ${this.descriptor.displayName} did not start it (an ACP agent may ignore session/new's mcpServers), or it ended`,
+      });
+  }
+
   #mcpServers(
     servers: readonly McpServerConfig[],
     proc: AcpProcess,
@@ -950,11 +985,13 @@ export class AcpDriver implements Driver {
     for (const server of servers) {
       if (server.transport === "stdio") {
         const launch = isolateStdioServer(server, proc.env);
+        // Marked as a server of the agent's whole life, and by name: the turn's end looks for it.
+        const env = { ...server.env, [STDIO_SERVER_VAR]: "1", [MCP_SERVER_NAME_VAR]: server.name };
         out.push({
           name: server.name,
           command: launch.command,
           args: launch.args,
-          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+          env: Object.entries(env).map(([name, value]) => ({ name, value })),
         });
         continue;
       }

@@ -24,7 +24,9 @@
 //   { "hang": true }               never go on (the process stays alive)
 //   { "later": [steps] }           run these steps after the request's own steps finished
 //   { "exit": code }               exit now
+//   { "spawnMcpServers": true }    start every stdio server of the request's mcpServers (ended when the agent exits)
 // Requests are handled one at a time, in order; a request arriving while steps run waits.
+import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -36,6 +38,10 @@ let prompts = 0;
 const answers = new Map();
 let cancels = 0;
 let cancelled = () => undefined;
+const servers = [];
+process.on("exit", () => {
+  for (const server of servers) server.kill("SIGKILL");
+});
 
 const write = (text) =>
   new Promise((resolve) => {
@@ -116,6 +122,12 @@ async function run(steps, id, sessionId, state, request = {}) {
     } else if ("hang" in step) await new Promise(() => undefined);
     else if ("later" in step) state.later.push(...step.later);
     else if ("exit" in step) process.exit(step.exit);
+    else if ("spawnMcpServers" in step)
+      for (const server of request.params?.mcpServers ?? []) {
+        if (server.command === undefined) continue;
+        const env = { ...process.env, ...Object.fromEntries(server.env.map((v) => [v.name, v.value])) };
+        servers.push(spawn(server.command, server.args, { env, stdio: ["pipe", "ignore", "ignore"] }));
+      }
   }
 }
 
