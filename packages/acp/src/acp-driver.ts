@@ -11,6 +11,7 @@ import {
 import {
   FeatureUnsupportedError,
   HumanDecisionModeUnsupportedError,
+  MCP_CONNECT_OP,
   PolicyCapabilityUnsupportedError,
   type EnforcementMechanism,
   type PolicyEnforcement,
@@ -36,7 +37,8 @@ import {
   spawnLimits,
   StallWatchdog,
 } from "@adaptor/driver/kit";
-import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE } from "@adaptor/driver/process";
+import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
+import { MCP_SERVER_NAME_VAR, stdioServersNotRunning } from "./mcp/stdio-server-check.js";
 import { ErrMCPTransportUnsupportedFailure } from "./failures.js";
 import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
@@ -49,13 +51,14 @@ import {
   type AcpPolicyPlan,
   type HostOffer,
 } from "./policy/acp-policy.js";
-import { applyMode } from "./policy/apply-mode.js";
+import { applyMode, notOffered } from "./policy/apply-mode.js";
 import { AcpModeNotAppliedError } from "./policy/mode-not-applied-error.js";
 import { DEFAULT_MAX_TERMINAL_OUTPUT_BYTES, validateAcpConfig, type AcpConfig } from "./config/acp-config.js";
 import { AcpProcess, type SessionHandler } from "./connection/acp-process.js";
 import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
 import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
+import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
@@ -229,6 +232,7 @@ export class AcpDriver implements Driver {
     signal.throwIfAborted();
     const config = this.#configFor(request);
     const plan = this.#plan(config, request);
+    this.#refuseUnheldToolBudget(config, request, plan);
     this.#refuseAllowAllEnv(config, request, sink);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
@@ -376,6 +380,26 @@ export class AcpDriver implements Driver {
     const config = this.config;
     if (this.#confinedArgs.length === 0 || !confinesAgent(request.policy)) return config;
     return { ...config, extraArgs: [...(config.extraArgs ?? []), ...this.#confinedArgs] };
+  }
+
+  /**
+   * Refuses `budget.maxToolCalls` where the call over the limit could run before the host hears of
+   * it. Over ACP the host learns of a call from the agent's `tool_call` update or its permission
+   * ask; an agent that does not ask first sends the update as it runs the call (Nanocoder 1.30.0
+   * in its own auto-accept mode), so ending the turn then cannot overtake it. The budget is held
+   * only where the run puts the agent in its ask mode (`askMode`: a permission mode `ask`,
+   * `auto_approve`, `auto_deny`, or `read_only` through it), where the over-limit edit or command
+   * waits on its ask, which the ended run answers `cancelled`.
+   * @throws FeatureUnsupportedError (feature `budget.maxToolCalls`) before launch.
+   */
+  #refuseUnheldToolBudget(config: AcpConfig, request: Pick<DriverRequest, "budget">, plan: AcpPolicyPlan): void {
+    if (request.budget?.maxToolCalls === undefined) return;
+    if (config.askMode !== undefined && plan.mode?.id === config.askMode) return;
+    throw new FeatureUnsupportedError(
+      this.descriptor.type,
+      "budget.maxToolCalls",
+      `${this.descriptor.displayName} may run a tool call before the host hears of it unless it asks first: the budget is held only in its ask mode (askMode, with a permission mode ask, auto_approve or auto_deny, or sandbox read_only through it)`,
+    );
   }
 
   /**
@@ -639,19 +663,32 @@ export class AcpDriver implements Driver {
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         if (plan.mode) {
-          const reported = await applyMode(
-            proc,
-            sessionId,
-            plan.mode.id,
-            offered,
-            (promise) => step("session mode", promise),
-            config.modeConfirmedByAnswer === true,
-          );
+          // A mode the session does not offer is not set: an agent may take any id (Nanocoder 1.30.0
+          // turns an unknown one into its auto-accept mode and answers success).
+          const missing = notOffered(plan.mode.id, offered);
+          const reported = missing
+            ? undefined
+            : await applyMode(
+                proc,
+                sessionId,
+                plan.mode.id,
+                offered,
+                (promise) => step("session mode", promise),
+                config.modeConfirmedByAnswer === true,
+              );
           // The mode check took the session's messages for a moment: give them back to the turn.
           if (detach) detach = proc.attach(sessionId, handler);
           if (reported !== plan.mode.id) {
-            const error = new AcpModeNotAppliedError(this.descriptor.type, plan.mode.field, plan.mode.value, plan.mode.id, reported);
-            if (!plan.bestEffort) throw error;
+            const error = new AcpModeNotAppliedError(
+              this.descriptor.type,
+              plan.mode.field,
+              plan.mode.value,
+              plan.mode.id,
+              reported,
+              missing,
+            );
+            // The tool-call budget relies on the ask mode too (see #refuseUnheldToolBudget): no best effort for it.
+            if (!plan.bestEffort || request.budget?.maxToolCalls !== undefined) throw error;
             enforcement = notEnforcedBy(enforcement, "agent_mode", error.message);
           }
           sink.emit({ type: "notice", kind: "lifecycle", message: `session mode ${String(reported)}`, data: { modeId: reported } });
@@ -663,17 +700,20 @@ export class AcpDriver implements Driver {
         // What the run leaves to the agent, where the agent would take it from the workspace.
         const inherited = !plan.mode || model === undefined ? await this.#inherited?.({ cwd, env: proc.env }) : undefined;
         if (!plan.mode && inherited?.mode !== undefined) {
-          const reported = await applyMode(
-            proc,
-            sessionId,
-            inherited.mode,
-            offered,
-            (promise) => step("session mode", promise),
-            config.modeConfirmedByAnswer === true,
-          );
+          const missing = notOffered(inherited.mode, offered);
+          const reported = missing
+            ? undefined
+            : await applyMode(
+                proc,
+                sessionId,
+                inherited.mode,
+                offered,
+                (promise) => step("session mode", promise),
+                config.modeConfirmedByAnswer === true,
+              );
           if (detach) detach = proc.attach(sessionId, handler);
           if (reported !== inherited.mode)
-            throw new AcpModeNotAppliedError(this.descriptor.type, "session mode", "inherit", inherited.mode, reported);
+            throw new AcpModeNotAppliedError(this.descriptor.type, "session mode", "inherit", inherited.mode, reported, missing);
           sink.emit({
             type: "notice",
             kind: "lifecycle",
@@ -806,6 +846,7 @@ export class AcpDriver implements Driver {
         : endedByDenial || interrupted
           ? undefined
           : (stopReasonFailure(answer.stopReason) ?? agentErrorFailure(turn, answer.stopReason));
+      if (!failure && !interrupted) await this.#checkStdioServers(proc, request.mcpServers ?? [], sink);
       const usage = promptUsage(answer);
       const cost = turnCost(turn, proc, sessionId, request);
       return finish(proc, turn, failure, {
@@ -842,10 +883,12 @@ export class AcpDriver implements Driver {
   }
 
   /**
-   * Selects `model` on a new session: the agent's `model` config option (`session/set_config_option`)
+   * Selects `model` on a new session: the agent's model config option (`session/set_config_option`;
+   * of several options of category `model`, the one whose id is `model`, see {@link modelOption})
    * when it lists one, else the unstable `session/set_model` when it lists models.
    * @throws DriverError `INVALID` (op `"model selection"`) when the agent offers no model selection,
-   * or offers models and `model` is not among them (the message lists what it offers).
+   * offers models and `model` is not among them (the message lists what it offers), or offers
+   * several model options none of which is the model's.
    */
   async #selectModel(
     agent: ClientContext,
@@ -853,22 +896,21 @@ export class AcpDriver implements Driver {
     model: string,
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
-    const option = offered?.configOptions?.find((o) => o.category === "model");
+    const { option, candidates } = modelOption(offered?.configOptions, model);
     const models = (offered as { models?: { availableModels?: readonly { modelId: string }[] } } | undefined)?.models;
-    const choices: string[] | undefined =
-      option?.type === "select"
-        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))
-        : option
-          ? undefined
-          : models?.availableModels?.map((m) => m.modelId);
     const refuse = (why: string): never => {
       throw new DriverError({ op: "model selection", device: this.descriptor.type, code: ErrCode.Invalid, cause: why });
     };
+    if (!option && candidates.length > 0)
+      refuse(
+        `${this.descriptor.displayName} offers several model options and none is the model's (${describeOptions(candidates)}): model ${JSON.stringify(model)} is the value of ${candidates.some((o) => choicesOf(o)?.includes(model)) ? "more than one" : "none"}`,
+      );
+    const choices: string[] | undefined = option ? choicesOf(option) : models?.availableModels?.map((m) => m.modelId);
     if (!option && models === undefined)
       refuse(`${this.descriptor.displayName} offers no model selection (model ${JSON.stringify(model)})`);
     if (choices !== undefined && !choices.includes(model))
       refuse(
-        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (it offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
+        `${this.descriptor.displayName} does not offer model ${JSON.stringify(model)} (${option ? `its ${JSON.stringify(option.id)} option ` : "it "}offers ${choices.map((c) => JSON.stringify(c)).join(", ") || "none"})`,
       );
     try {
       if (option) await agent.request("session/set_config_option", { sessionId, configId: option.id, value: model });
@@ -879,18 +921,18 @@ export class AcpDriver implements Driver {
     return undefined;
   }
 
-  /** Selects `preference` (the agent resolves an alias), else or when it refuses it the first model offered. */
+  /**
+   * Selects `preference` (the agent resolves an alias) on the agent's model option ({@link modelOption}),
+   * else or when it refuses it the first value of that option; nothing when the agent has no such option.
+   */
   async #selectInheritedModel(
     agent: ClientContext,
     sessionId: string,
     preference: string | null,
     offered: NewSessionResponse | undefined,
   ): Promise<DriverFailure | undefined> {
-    const option = offered?.configOptions?.find((o) => o.category === "model");
-    const first =
-      option?.type === "select"
-        ? option.options.flatMap((o) => ("options" in o ? o.options.map((choice) => choice.value) : [o.value]))[0]
-        : undefined;
+    const { option } = modelOption(offered?.configOptions, preference ?? undefined);
+    const first = option ? choicesOf(option)?.[0] : undefined;
     if (option === undefined || first === undefined) return undefined;
     if (preference !== null) {
       const taken = await agent
@@ -902,6 +944,38 @@ export class AcpDriver implements Driver {
     return this.#selectModel(agent, sessionId, first, offered);
   }
 
+  /**
+   * After a turn that ended well: the declared stdio servers that are not among the agent's live
+   * processes ({@link stdioServersNotRunning}; ACP reports no server status) get a `notice`
+   * `mcp.status` (`data.servers`: `{ name, status: "not_running" }`, or `"unknown"` where the
+   * agent's processes cannot be listed).
+   * @throws DriverError `DEVICE_DISCONNECTED` (op `mcp connect`, device the server's name) for a
+   * `required` one not running, as for a required server that failed to start on the other drivers.
+   */
+  async #checkStdioServers(proc: AcpProcess, servers: readonly McpServerConfig[], sink: Pick<DriverSink, "emit">): Promise<void> {
+    const missing = await stdioServersNotRunning(proc.child, servers);
+    if (missing?.length === 0) return;
+    const unknown = missing === undefined;
+    const named = unknown ? servers.filter((server) => server.transport === "stdio") : missing;
+    const status = unknown ? "unknown" : "not_running";
+    sink.emit({
+      type: "notice",
+      kind: "mcp.status",
+      message: unknown
+        ? `MCP servers at the end of the turn: whether ${this.descriptor.displayName} started ${named.map((s) => s.name).join(", ")} cannot be seen here (its processes cannot be listed)`
+        : `MCP servers at the end of the turn: ${named.map((s) => s.name).join(", ")} not running (${this.descriptor.displayName} did not start ${named.length === 1 ? "it" : "them"}, or ${named.length === 1 ? "it" : "they"} ended)`,
+      data: { servers: named.map((server) => ({ name: server.name, status })) },
+    });
+    const required = unknown ? undefined : named.find((server) => server.required === true);
+    if (required)
+      throw new DriverError({
+        op: MCP_CONNECT_OP,
+        device: required.name,
+        code: ErrCode.DeviceDisconnected,
+        cause: `required MCP server not running at the end of the turn: ${this.descriptor.displayName} did not start it (an ACP agent may ignore session/new's mcpServers), or it ended`,
+      });
+  }
+
   #mcpServers(
     servers: readonly McpServerConfig[],
     proc: AcpProcess,
@@ -911,11 +985,13 @@ export class AcpDriver implements Driver {
     for (const server of servers) {
       if (server.transport === "stdio") {
         const launch = isolateStdioServer(server, proc.env);
+        // Marked as a server of the agent's whole life, and by name: the turn's end looks for it.
+        const env = { ...server.env, [STDIO_SERVER_VAR]: "1", [MCP_SERVER_NAME_VAR]: server.name };
         out.push({
           name: server.name,
           command: launch.command,
           args: launch.args,
-          env: Object.entries(server.env ?? {}).map(([name, value]) => ({ name, value })),
+          env: Object.entries(env).map(([name, value]) => ({ name, value })),
         });
         continue;
       }

@@ -42,14 +42,14 @@ describe("claude-agent-acp on the real adapter", () => {
     },
   });
 
-  it("MCP over stdio: the model calls the fixture's tool and its result comes back", async () => {
+  it("MCP over stdio: the model calls the fixture's tool and its result comes back; required, it is found running after the turn", async () => {
     const fixture = mcpFixtureCommand();
     const h = await harness([
       { when: whenUserSays("CALL_ECHO"), reply: { toolUse: { name: "mcp__fixture__echo", input: { text: "ping" } } } },
     ]);
     try {
       const result = await h.agent.run("CALL_ECHO please", {
-        mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
+        mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true })],
         onApproval: (request) => request.approve(),
       });
       expect(result.text).toMatch(/^Done: .*ping/);

@@ -93,7 +93,7 @@ describe("codex-acp on the real adapter", () => {
     await expectCancelLeavesNothing(h.agent, "slow one", h.env.home);
   });
 
-  it("MCP server: the model calls the stdio fixture's tool and its result comes back", async () => {
+  it("MCP server: the model calls the stdio fixture's tool and its result comes back; required, it is found running after the turn", async () => {
     const fixture = mcpFixtureCommand();
     h = await codexAcpHarness([
       {
@@ -103,7 +103,7 @@ describe("codex-acp on the real adapter", () => {
       },
     ]);
     const result = await h.agent.run("CALL_ECHO please", {
-      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
+      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true })],
       onApproval: (request) => request.approve(),
     });
     expect(h.server.responses()[0]?.view.toolNames).toContain("mcp__fixture");

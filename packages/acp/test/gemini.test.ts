@@ -74,7 +74,7 @@ describe("gemini over ACP on the real binary", () => {
     await expectCancelLeavesNothing(h.agent, "slow one", h.env.home);
   });
 
-  it("MCP server (with workspaceSettings: untrusted, gemini-cli drops every server): the model calls the stdio fixture's tool and its result comes back", async () => {
+  it("MCP server (with workspaceSettings: untrusted, gemini-cli drops every server): the model calls the stdio fixture's tool and its result comes back; required, it is found running after the turn", async () => {
     const fixture = mcpFixtureCommand();
     h = await geminiHarness(
       [
@@ -88,7 +88,7 @@ describe("gemini over ACP on the real binary", () => {
       { workspaceSettings: true },
     );
     const result = await h.agent.run("CALL_ECHO please", {
-      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })],
+      mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true })],
       onApproval: (request) => request.approve(),
     });
     const offered = h.server.turns()[0]?.view.toolNames ?? [];

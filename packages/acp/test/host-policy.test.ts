@@ -79,6 +79,21 @@ describe("session modes are checked after they are set", () => {
     expect(events.some((e) => e.type === "text-delta")).toBe(false);
   });
 
+  it("a mode the session does not offer is never set: AcpModeNotAppliedError before the prompt names the modes it offers", async () => {
+    // The agent takes any id it is given (as Nanocoder 1.30.0 does), and its answer is taken as the report.
+    const a = scripted({ askMode: "Normal", modeConfirmedByAnswer: true });
+    const stream = a.stream("hello", { policy: { approvals: { permission: "ask" } } });
+    const events = await collect(stream);
+    const error = await stream.result().catch((e: unknown) => e);
+    const typed = findError(error, AcpModeNotAppliedError);
+    expect(typed).toMatchObject({ dimension: "approvals.permission", value: "ask", requestedMode: "Normal", reportedMode: undefined });
+    expect(typed?.offeredModes).toEqual(["default", "plan"]);
+    expect(typed?.message).toContain('does not offer session mode "Normal" (it offers "default", "plan")');
+    expect(isError(error, ErrPolicyCapabilityUnsupported)).toBe(true);
+    expect(notices(events, "lifecycle").filter((m) => m.startsWith("session mode"))).toEqual([]);
+    expect(events.some((e) => e.type === "text-delta")).toBe(false);
+  });
+
   it("bestEffortPolicy: the run goes on and the Result reports the sandbox as not enforced", async () => {
     const a = scripted({ sandboxModes: { read_only: "plan" }, bestEffortPolicy: true }, { FAKE_REPORT_MODE: "default" });
     const result = await a.run("hello", { policy: { sandbox: "read_only" } });

@@ -104,14 +104,16 @@ describe("opencode on the real binary", () => {
     }
   });
 
-  it("MCP over stdio: the model calls the fixture's tool and its result comes back", async () => {
+  it("MCP over stdio: the model calls the fixture's tool and its result comes back; required, it is found running after the turn", async () => {
     const fixture = mcpFixtureCommand();
     const h = await harness([
       { when: whenChatUserSays("CALL_ECHO"), reply: { toolCall: { name: "fixture_echo", arguments: { text: "ping" } } } },
       { when: whenChatToolResult("fixture_echo"), reply: (view) => ({ text: `echoed: ${view.lastToolResult?.content ?? ""}` }) },
     ]);
     try {
-      const result = await h.agent.run("CALL_ECHO please", { mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args })] });
+      const result = await h.agent.run("CALL_ECHO please", {
+        mcpServers: [mcpStdio("fixture", fixture.command, { args: fixture.args, required: true })],
+      });
       expect(result.text).toMatch(/^echoed: .*ping/);
     } finally {
       await h.close();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, ErrFeatureUnsupported, FeatureUnsupportedError, findError, isError, type AgentEvent } from "adaptor";
+import { DriverError, ErrCode } from "@adaptor/errors";
 import { acp } from "../src/index.js";
 
 // What ACP cannot carry is refused before launch: the protocol has no system prompt and no
@@ -43,7 +44,7 @@ describe("ACP refuses what its protocol cannot carry", () => {
     expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
   });
 
-  it("turn and cost budgets are refused (no per-response event, no cost); a tool-call budget is accepted", async () => {
+  it("turn and cost budgets are refused (no per-response event, no cost)", async () => {
     await using agent = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
     for (const [budget, feature] of [
       [{ maxTurns: 2 }, "budget.maxTurns"],
@@ -52,9 +53,25 @@ describe("ACP refuses what its protocol cannot carry", () => {
       const refused = await agent.run("hi", { budget }).catch((e: unknown) => e);
       expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature });
     }
-    // Accepted: the run gets as far as starting the (missing) agent.
-    const started = await agent.run("hi", { budget: { maxToolCalls: 2 } }).catch((e: unknown) => e);
-    expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
+  });
+
+  it("a tool-call budget is refused before launch unless the run puts the agent in its ask mode (a call the agent does not ask about may run first)", async () => {
+    await using plain = new Agent(acp({ command: "adaptor-no-such-acp-agent" }));
+    const refused = await plain.run("hi", { budget: { maxToolCalls: 2 } }).catch((e: unknown) => e);
+    expect(findError(refused, FeatureUnsupportedError)).toMatchObject({ driver: "acp", feature: "budget.maxToolCalls" });
+    await using asking = new Agent(acp({ command: "adaptor-no-such-acp-agent", askMode: "ask", sandboxModes: { read_only: "plan" } }));
+    for (const policy of [undefined, { sandbox: "read_only" as const }]) {
+      const unheld = await asking.run("hi", { budget: { maxToolCalls: 2 }, ...(policy ? { policy } : {}) }).catch((e: unknown) => e);
+      expect(findError(unheld, FeatureUnsupportedError)).toMatchObject({ feature: "budget.maxToolCalls" });
+    }
+    // Accepted in the ask mode: the run gets as far as starting the (missing) agent.
+    for (const permission of ["ask", "auto_approve", "auto_deny"] as const) {
+      const started = await asking
+        .run("hi", { budget: { maxToolCalls: 2 }, policy: { approvals: { permission } } })
+        .catch((e: unknown) => e);
+      expect(findError(started, FeatureUnsupportedError)).toBeUndefined();
+      expect(findError(started, DriverError)?.code).toBe(ErrCode.NotFound);
+    }
   });
 
   it("send, setModel and setApprovalMode during a turn are refused with FeatureUnsupportedError (interrupt is session/cancel: turn-control.test.ts)", async () => {

@@ -609,3 +609,22 @@ describe("a delegation tool (a sub-agent the host cannot see) is refused under a
     expect(() => hostileAcp({}, { delegationTools: "task" as never }).validateConfig()).toThrow(/delegationTools/);
   });
 });
+
+describe("budget.maxToolCalls in the agent's ask mode: the call over the limit ends the run at its ask, which no one approves", () => {
+  const ask = (toolCallId: string): HostileStep => ({ permission: { toolCallId, title: toolCallId, kind: "edit" } });
+  it.each([
+    ["announced, then asked (Nanocoder's order)", [call("w2", "edit", "pending"), ask("w2")]],
+    ["asked before it is announced (Kilo CLI's order)", [ask("w2")]],
+  ])("%s", async (_, second) => {
+    const run = await turn(
+      [call("w1", "edit", "pending"), ask("w1"), status("w1", "completed"), ...second, status("w2", "completed"), done],
+      {
+        policy: { approvals: { permission: "ask" } },
+        budget: { maxToolCalls: 1 },
+      },
+    );
+    expect(run.asked).toEqual(["w1"]);
+    expect(run.error).toBeInstanceOf(RunError);
+    expect(run.error).toMatchObject({ reason: "budget_exceeded", details: { budget: "maxToolCalls", limit: 1, used: 2 } });
+  });
+});

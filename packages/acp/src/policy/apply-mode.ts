@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AcpProcess } from "../connection/acp-process.js";
+import { choicesOf } from "../session/model-option.js";
 
 /** How long the driver waits for a `current_mode_update` after `session/set_mode` answered: 5 s (a safety net). */
 export const MODE_REPORT_WAIT_MS = 5_000;
@@ -17,12 +18,29 @@ function currentValue(option: acp.SessionConfigOption | undefined): string | und
 }
 
 /**
+ * The mode ids a session offers: the values of its `mode` config option when it has one, else its
+ * `modes.availableModes`; undefined when it lists none (the mode is then set and checked as reported).
+ */
+export function offeredModes(offered: Offered): string[] | undefined {
+  const option = modeOption(offered?.configOptions);
+  const modes = option ? choicesOf(option) : offered?.modes?.availableModes.map((mode) => mode.id);
+  return modes !== undefined && modes.length > 0 ? modes : undefined;
+}
+
+/** The modes the session offers when `modeId` is not among them (it must not be set); undefined when it is, or none are listed. */
+export function notOffered(modeId: string, offered: Offered): string[] | undefined {
+  const modes = offeredModes(offered);
+  return modes !== undefined && !modes.includes(modeId) ? modes : undefined;
+}
+
+/**
  * Selects session mode `modeId` and returns the mode the agent reports afterwards (undefined when it
  * reports none): through the agent's `mode` config option when it offers one (`session/set_config_option`,
  * whose answer lists the options with their current values), else `session/set_mode`, whose effect
  * the agent reports in a `current_mode_update` (waited for at most {@link MODE_REPORT_WAIT_MS}). A
  * mode already current is not set again. With `confirmedByAnswer`, `session/set_mode`'s success
  * answer counts as the report (an agent that refuses unknown modes and sends no update).
+ * The caller checks first that the session offers the mode ({@link notOffered}).
  */
 export async function applyMode(
   proc: AcpProcess,

@@ -197,6 +197,8 @@ export class AcpTurn implements SessionHandler {
     this.#asked.add(call.toolCallId);
     // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
     this.#toolCall(call, call.rawInput, undefined, true);
+    // Announcing the call may have ended the run (the tool-call budget): its ask is not put to the host.
+    if (this.#ended || this.#interrupted) return CANCELLED;
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
     if (tool.trusted && !changesMachine(tool.actingKind)) {
@@ -211,7 +213,9 @@ export class AcpTurn implements SessionHandler {
       input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
       details: {
         options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-        ...(call.kind ? { toolKind: call.kind } : {}),
+        // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its
+        // multiple-choice questions with no kind, its tool_call saying `other`).
+        ...((call.kind ?? tool.kind) ? { toolKind: call.kind ?? tool.kind } : {}),
         ...(call.content ? { content: call.content } : {}),
         ...(call.locations ? { locations: call.locations } : {}),
       },

@@ -10,7 +10,8 @@
 //   { "respondThen": { result, updates } }  answer, and write these session/updates in the same write
 //   { "error": { code, message } } answer the request with this error
 //   { "update": update }           session/update notification for the request's session
-//   { "permission": toolCall }     session/request_permission; waits for the answer
+//   { "permission": toolCall }     session/request_permission (options allow / reject); waits for the answer
+//   { "permission": toolCall, "options": [...] }  the same with these permission options
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
@@ -23,7 +24,9 @@
 //   { "hang": true }               never go on (the process stays alive)
 //   { "later": [steps] }           run these steps after the request's own steps finished
 //   { "exit": code }               exit now
+//   { "spawnMcpServers": true }    start every stdio server of the request's mcpServers (ended when the agent exits)
 // Requests are handled one at a time, in order; a request arriving while steps run waits.
+import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -35,6 +38,10 @@ let prompts = 0;
 const answers = new Map();
 let cancels = 0;
 let cancelled = () => undefined;
+const servers = [];
+process.on("exit", () => {
+  for (const server of servers) server.kill("SIGKILL");
+});
 
 const write = (text) =>
   new Promise((resolve) => {
@@ -87,7 +94,7 @@ async function run(steps, id, sessionId, state, request = {}) {
         params: {
           sessionId,
           toolCall: step.permission,
-          options: [
+          options: step.options ?? [
             { optionId: "allow", name: "Allow", kind: "allow_once" },
             { optionId: "reject", name: "Reject", kind: "reject_once" },
           ],
@@ -115,6 +122,12 @@ async function run(steps, id, sessionId, state, request = {}) {
     } else if ("hang" in step) await new Promise(() => undefined);
     else if ("later" in step) state.later.push(...step.later);
     else if ("exit" in step) process.exit(step.exit);
+    else if ("spawnMcpServers" in step)
+      for (const server of request.params?.mcpServers ?? []) {
+        if (server.command === undefined) continue;
+        const env = { ...process.env, ...Object.fromEntries(server.env.map((v) => [v.name, v.value])) };
+        servers.push(spawn(server.command, server.args, { env, stdio: ["pipe", "ignore", "ignore"] }));
+      }
   }
 }
 

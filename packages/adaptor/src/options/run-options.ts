@@ -97,9 +97,13 @@ export interface SharedRunOptions {
    * Limits of the run: `maxTurns` (model responses, an integer >= 1), `maxToolCalls` (tool calls the
    * agent starts, an integer >= 1), `maxCostUsd` (US dollars, > 0). Passing one ends the run as a
    * `RunError` `budget_exceeded` (`details.budget` names it, `details.limit` and `details.used`)
-   * with the partial Result. Tool calls are counted on every driver; turns and cost only where the
-   * driver reports them, else the run is refused before launch with `FeatureUnsupportedError`
-   * (feature `budget.maxTurns` / `budget.maxCostUsd`). A call's budget replaces the agent's.
+   * with the partial Result. Tool calls are counted on every driver, the run ending at the call over
+   * the limit before it runs; an ACP agent is held to it only in its ask mode (`askMode`, with a
+   * permission mode `ask`, `auto_approve` or `auto_deny`), elsewhere `budget.maxToolCalls` is refused
+   * before launch (an agent that does not ask first runs a call as it reports it). Turns and cost
+   * only where the driver reports them, else the run is refused before launch with
+   * `FeatureUnsupportedError` (feature `budget.maxTurns` / `budget.maxCostUsd` /
+   * `budget.maxToolCalls`). A call's budget replaces the agent's.
    * Default: none.
    */
   readonly budget?: RunBudget;

@@ -39,7 +39,11 @@ export interface SubagentDefinition {
 export interface RunBudget {
   /** Most model responses (round trips to the model), an integer >= 1. */
   readonly maxTurns?: number;
-  /** Most tool calls the agent starts, an integer >= 1. */
+  /**
+   * Most tool calls the agent starts, an integer >= 1. A driver that cannot stop the call over the
+   * limit before it runs refuses it before launch (`FeatureUnsupportedError`, feature
+   * `budget.maxToolCalls`; ACP outside the agent's ask mode).
+   */
   readonly maxToolCalls?: number;
   /** Most cost in US dollars, a number > 0. */
   readonly maxCostUsd?: number;
