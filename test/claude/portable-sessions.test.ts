@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
+  existsSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -13,6 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,7 +36,7 @@ import {
   type AgentOptions,
   type Stream,
 } from "adaptor";
-import { claude } from "@adaptor/claude";
+import { claude, type ClaudeDriver } from "@adaptor/claude";
 import { closedAfterEach } from "../support/closed-after-each.js";
 
 // Portable sessions on the real claude binary: two hosts (own CLI home, own working directory) share
@@ -82,6 +84,16 @@ function transcripts(configDir: string): string[] {
       .filter((f) => f.endsWith(".jsonl"))
       .map((f) => join(projects, dir, f)),
   );
+}
+
+/** Whether process `pid` still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -259,6 +271,84 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(readFileSync(victim).equals(stored)).toBe(true);
     expect(statSync(file!).nlink).toBe(1);
     expect(readFileSync(file!, "utf8")).toContain("[chat-t3]");
+  });
+
+  it.each<[string, (file: string, outside: string) => string]>([
+    ["symbolic link", (file, outside) => `cp ${file} ${outside} && rm ${file} && ln -s ${outside} ${file}`],
+    ["hard link", (file, outside) => `ln ${file} ${outside}`],
+  ])(
+    "a %s put in place of the transcript during a turn fails that turn with ErrThreadSessionRewritten under best effort too: the stored history stays at the previous turn, both hosts continue from it, and nothing more reaches the linked file",
+    async (_link, swap) => {
+      const s = await server();
+      const dir = mkdtempSync(join(tmpdir(), "adaptor-claude-link-"));
+      open.push({ close: () => rmSync(dir, { recursive: true, force: true }) });
+      const store = new SqliteThreadStore({ path: join(dir, "threads.db") });
+      open.push(store);
+      const a = await host(s, store);
+      const b = await host(s, store);
+      await drain(a.agent.thread("chat").stream("turn one [chat-t1]"));
+      const before = await store.resolve({ key: "chat" });
+      const [file] = transcripts(a.env.configDir);
+      const outside = join(dir, "outside.jsonl");
+      // The turn's own tool call links the transcript to a file outside the CLI home; the CLI appends
+      // the rest of the turn through the link.
+      const err = await a.agent
+        .thread("chat")
+        .run(`SHELL_CMD ${swap(file!, outside)}`, { policy: { sandbox: "unrestricted" } })
+        .catch((e: unknown) => e);
+      expect(lstatSync(file!).isSymbolicLink() || lstatSync(file!).nlink === 2).toBe(true);
+      const typed = findError(err, ThreadSessionError);
+      expect(typed?.reason).toBe("rewritten");
+      expect(isError(err, ErrThreadSessionRewritten)).toBe(true);
+      expect(typed?.result?.text).toMatch(/^Done:/);
+      expect((await store.resolve({ key: "chat" }))?.revision).toBe(before?.revision);
+      const written = readFileSync(outside);
+      const three = await drain(a.agent.thread("chat").stream("turn three [chat-t3]"));
+      expect(three.text).toMatch(/I saw 3 message/);
+      expect(lstatSync(file!).isFile()).toBe(true);
+      const four = await drain(b.agent.thread("chat").stream("turn four [chat-t4]"));
+      expect(four.text).toMatch(/I saw 5 message/);
+      const last = JSON.stringify(s.requests.at(-1)!.body);
+      for (const m of ["[chat-t1]", "[chat-t3]", "[chat-t4]"]) expect(last).toContain(m);
+      expect(last).not.toContain("SHELL_CMD");
+      await a.agent.close();
+      expect(readFileSync(outside).equals(written)).toBe(true);
+    },
+  );
+
+  it("a symbolic link planted in place of a parked process's transcript is removed before close() ends that process: its exit lines never reach the linked file", async () => {
+    const { a, file } = await twoTurnsOnA();
+    expect((a.agent.driver as ClaudeDriver).parkedProcesses).toBe(1);
+    const victim = join(a.env.workDir, "victim.jsonl");
+    const stored = readFileSync(file);
+    writeFileSync(victim, stored);
+    rmSync(file);
+    symlinkSync(victim, file);
+    await a.agent.close();
+    expect(readFileSync(victim).equals(stored)).toBe(true);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("a symbolic link planted in place of a parked process's transcript is removed before the idle timeout ends that process: its exit lines never reach the linked file", async () => {
+    const s = await server();
+    const env = await claudeTestEnv({ server: s });
+    open.push({ close: () => env.cleanup() });
+    const driver = claude({ env: env.env, inheritEnv: false, model: "claude-sonnet-4-5", idleMs: 5_000 });
+    const agent = new Agent(driver, { threadStore: new MemoryThreadStore(), cwd: env.workDir });
+    open.push(agent);
+    let pid = 0;
+    for await (const event of agent.thread("chat").stream("turn one [chat-t1]") as AsyncIterable<AgentEvent>)
+      if (event.type === "process" && event.kind === "spawn") pid = event.pid ?? 0;
+    const [file] = transcripts(env.configDir);
+    const victim = join(env.workDir, "victim.jsonl");
+    const stored = readFileSync(file!);
+    writeFileSync(victim, stored);
+    rmSync(file!);
+    symlinkSync(victim, file!);
+    expect(driver.parkedProcesses).toBe(1);
+    while (driver.parkedProcesses > 0 || alive(pid)) await sleep(100);
+    expect(readFileSync(victim).equals(stored)).toBe(true);
+    expect(existsSync(file!)).toBe(false);
   });
 
   it("a symbolic link planted in place of the project folder on another host is removed: the restore writes the transcript inside the CLI home, nothing outside it", async () => {

@@ -34,7 +34,7 @@ import { ClaudeSession, type TurnOutcome } from "./session/claude-session.js";
 import { addUsage } from "./session/cli-own-turns.js";
 import { claudeLaunchSignature } from "./session/launch-signature.js";
 import { inspectClaude } from "./inspect/inspect-claude.js";
-import { claudeSessionTransfer } from "./session-state/claude-session-transfer.js";
+import { claudeSessionTransfer, unlinkPlantedTranscripts } from "./session-state/claude-session-transfer.js";
 
 const DEVICE = "claude";
 
@@ -115,7 +115,9 @@ export class ClaudeDriver implements Driver {
     // An invalid config is reported by validateConfig() before any run, not thrown from here.
     this.#captured = captureConfig(validateClaudeConfig, config);
     const checked = (this.config = this.#captured.config);
-    this.#pool = new ProcessPool<ClaudeSession>(checked);
+    // A link planted in place of a parked process's transcript goes before the process ends: it
+    // appends its exit lines to its transcript by path.
+    this.#pool = new ProcessPool<ClaudeSession>(checked, (resumeId, session) => unlinkPlantedTranscripts(session.place, resumeId));
     this.sessions = claudeSessionTransfer(
       checked,
       (resumeId) => this.#pool.evict(resumeId),

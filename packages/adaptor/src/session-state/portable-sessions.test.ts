@@ -89,6 +89,27 @@ describe("PortableSessions", () => {
     expect(await portable(renamed).capture(stored, where)).toMatchObject({ kind: "rewritten", file: "t.jsonl" });
   });
 
+  it("a stored file's path holding a link, FIFO or folder after the turn (the export's DriverError INVALID / IS_DIRECTORY) is a rewrite carrying that refusal, not a skipped capture", async () => {
+    const { stored, portable } = await twoTurns();
+    for (const code of [ErrCode.Invalid, ErrCode.IsDirectory]) {
+      const home = new FakeHome();
+      const refused = new DriverError({
+        op: "read session file",
+        device: "/home/projects/t.jsonl",
+        code,
+        cause: "a symbolic link, not a regular file",
+      });
+      home.exportSession = () => Promise.reject(refused);
+      const capture = await portable(home).capture(stored, where);
+      expect(capture).toMatchObject({ kind: "rewritten", file: "t.jsonl", cause: refused });
+      expect(capture.kind === "rewritten" && capture.message).toContain("a symbolic link, not a regular file");
+    }
+    const unreadable = new FakeHome();
+    const denied = Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+    unreadable.exportSession = () => Promise.reject(denied);
+    expect(await portable(unreadable).capture(stored, where)).toMatchObject({ kind: "skipped", reason: "not_exported", cause: denied });
+  });
+
   it("no session files, an export error, or state over the limit are skipped captures with their reason", async () => {
     const store = new MemoryThreadStore();
     const empty = new FakeHome();

@@ -1,6 +1,7 @@
+import { sep } from "node:path";
 import { promisify } from "node:util";
 import type { SessionFileSlice, SessionLocation, SessionTransfer } from "@adaptor/driver";
-import { ErrCode, errorCode } from "@adaptor/errors";
+import { DriverError, ErrCode, errorCode } from "@adaptor/errors";
 import {
   segmentSummaryAfter,
   type SegmentSummary,
@@ -74,13 +75,16 @@ export type SessionCapture =
   | { readonly kind: "write"; readonly write: SessionStateWrite; readonly bytes: number }
   /**
    * Nothing to store for this turn: the driver found no files or could not read them
-   * (`not_exported`: also a session file that is not a regular file), or they would go over the
-   * limit, or a file is longer than the driver reads (`too_large`: a `DriverError` coded
-   * `RESOURCE_EXHAUSTED` from the export, its cause).
+   * (`not_exported`: also a session file that is not a regular file while none is stored), or
+   * they would go over the limit, or a file is longer than the driver reads (`too_large`: a
+   * `DriverError` coded `RESOURCE_EXHAUSTED` from the export, its cause).
    */
   | { readonly kind: "skipped"; readonly reason: "not_exported" | "too_large"; readonly message: string; readonly cause?: unknown }
-  /** A stored file is gone, shorter, or no longer begins with the stored bytes: never stored. */
-  | { readonly kind: "rewritten"; readonly file: string; readonly message: string };
+  /**
+   * A stored file is gone, shorter, no longer begins with the stored bytes, or was replaced by
+   * anything but a regular file of its own (a link: `cause`, the export's refusal): never stored.
+   */
+  | { readonly kind: "rewritten"; readonly file: string; readonly message: string; readonly cause?: unknown };
 
 /**
  * Portable sessions of one thread run: the store's session-state capability and the driver's
@@ -462,6 +466,18 @@ export class PortableSessions {
       // A session file over the length the driver reads (`SESSION_FILE_LIMIT_BYTES` of the driver kit) is too large to keep.
       if (errorCode(cause) === ErrCode.ResourceExhausted)
         return { kind: "skipped", reason: "too_large", message: "a session file is over the length the driver reads", cause };
+      // A stored file's path holding a link, FIFO or folder now (the export refuses it: INVALID,
+      // IS_DIRECTORY) was replaced during the turn: the CLI wrote the turn through it, if anywhere.
+      const refused = errorCode(cause);
+      const device = cause instanceof DriverError ? cause.device.split(sep).join("/") : "";
+      const stored = before?.files.find((file) => device.endsWith(`/${file.name}`)) ?? before?.files[0];
+      if (stored && (refused === ErrCode.Invalid || refused === ErrCode.IsDirectory))
+        return {
+          kind: "rewritten",
+          file: stored.name,
+          message: `a session file was replaced by what is not a regular file of its own (${cause instanceof Error ? cause.message : String(cause)})`,
+          cause,
+        };
       return { kind: "skipped", reason: "not_exported", message: "the session files could not be exported", cause };
     }
     // Files the last turn stored and this one removed count as rewritten, not as never written.

@@ -617,6 +617,7 @@ export class ThreadTurn {
           key,
           reason: "rewritten",
           message: `thread ${key}: the CLI rewrote its session during the turn (${captured.message}); the turn is not committed and the previous checkpoint is kept`,
+          ...(captured.cause !== undefined ? { cause: captured.cause } : {}),
         });
       } else if (this.#ctx.sessionPortability === "strict") {
         throw new ThreadSessionError({

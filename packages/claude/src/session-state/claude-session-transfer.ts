@@ -34,6 +34,62 @@ export function claudeProjectDir(cwd: string): string {
   return name.length <= MAX_PROJECT_DIR ? name : `${name.slice(0, MAX_PROJECT_DIR)}-adaptor`;
 }
 
+/** Where a Claude session's transcript is kept. */
+interface TranscriptPaths {
+  /** The CLI home: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+  readonly configDir: string;
+  /** Its `projects` folder, one folder per working directory. */
+  readonly projects: string;
+  /** The transcript in the working directory's own project folder. */
+  readonly own: string;
+}
+
+/**
+ * The transcript paths of session `resumeId` for a CLI run with the environment `env` (merged as
+ * the child gets it) in `cwd`.
+ * @throws TypeError for a session id that is not a UUID.
+ */
+function transcriptPaths(env: Readonly<Record<string, string | undefined>>, cwd: string, resumeId: string): TranscriptPaths {
+  if (!SESSION_ID.test(resumeId)) throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(resumeId)}`);
+  const configDir = env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".claude");
+  const projects = join(configDir, "projects");
+  return { configDir, projects, own: join(projects, claudeProjectDir(cwd), `${resumeId}.jsonl`) };
+}
+
+/** The transcripts of session `resumeId` in any project folder below `projects`. */
+async function copies(projects: string, resumeId: string): Promise<string[]> {
+  let folders: string[];
+  try {
+    folders = await readdir(projects);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const folder of folders) {
+    try {
+      if ((await readdir(join(projects, folder))).includes(`${resumeId}.jsonl`)) found.push(join(projects, folder, `${resumeId}.jsonl`));
+    } catch {
+      // not a folder
+    }
+  }
+  return found;
+}
+
+/**
+ * Removes links planted in place of the transcript of session `resumeId` (in any project folder,
+ * and in place of a folder above it; see `unlinkPlantedLinks`) of a CLI process launched with
+ * `env` in `cwd`, before that process is ended: claude appends its exit lines to its transcript by
+ * path, and must never write through a link to a file outside its home.
+ * @throws TypeError for a session id that is not a UUID; the I/O error of a failed `lstat` or `unlink`.
+ */
+export async function unlinkPlantedTranscripts(
+  launch: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string },
+  resumeId: string,
+): Promise<void> {
+  const { configDir, projects, own } = transcriptPaths(launch.env, launch.cwd, resumeId);
+  await unlinkPlantedLinks(configDir, [own, ...(await copies(projects, resumeId)).filter((path) => path !== own)]);
+}
+
 /**
  * Moves a Claude session between hosts: the transcript `$CLAUDE_CONFIG_DIR/projects/<cwd
  * folder>/<session id>.jsonl` (config dir: `configDir`, else `CLAUDE_CONFIG_DIR` of the run's env,
@@ -46,35 +102,13 @@ export function claudeSessionTransfer(
   evict: (resumeId: string) => Promise<void>,
   parked: (resumeId: string) => boolean,
 ): SessionTransfer {
-  const where = (location: SessionLocation): { configDir: string; projects: string; own: string } => {
-    if (!SESSION_ID.test(location.resumeId))
-      throw new TypeError(`claude session id must be a UUID, got ${JSON.stringify(location.resumeId)}`);
+  const where = (location: SessionLocation): TranscriptPaths => {
     const env = mergeChildEnv({
       inheritEnv: config.inheritEnv,
       defaultInherit: CLAUDE_INHERITED_ENV,
       layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, location.env],
     });
-    const configDir = env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".claude");
-    const projects = join(configDir, "projects");
-    const cwd = location.cwd ?? config.cwd ?? process.cwd();
-    return { configDir, projects, own: join(projects, claudeProjectDir(cwd), `${location.resumeId}.jsonl`) };
-  };
-  const copies = async (projects: string, resumeId: string): Promise<string[]> => {
-    let folders: string[];
-    try {
-      folders = await readdir(projects);
-    } catch {
-      return [];
-    }
-    const found: string[] = [];
-    for (const folder of folders) {
-      try {
-        if ((await readdir(join(projects, folder))).includes(`${resumeId}.jsonl`)) found.push(join(projects, folder, `${resumeId}.jsonl`));
-      } catch {
-        // not a folder
-      }
-    }
-    return found;
+    return transcriptPaths(env, location.cwd ?? config.cwd ?? process.cwd(), location.resumeId);
   };
   const holdsCheckpoint = (location: SessionLocation): ((content: Buffer) => boolean) => {
     const last = readCheckpointData(location.data)?.lastMessageId;

@@ -200,6 +200,11 @@ export class ClaudeSession implements PooledProcess {
     this.#hooks = hooks;
   }
 
+  /** Where the process runs: its working directory and environment (which hold its CLI home). */
+  get place(): Pick<Launch, "cwd" | "env"> {
+    return { cwd: this.#launch.cwd, env: this.#launch.env };
+  }
+
   /** The hook points registered with the process's `initialize` request. */
   readonly #hooks: readonly HookPoint[];
 

@@ -12,6 +12,7 @@ export {
   ProcessPool,
   DEFAULT_IDLE_MS,
   DEFAULT_MAX_CONCURRENT_SPAWNS,
+  type BeforeEndParked,
   type Closable,
   type PooledProcess,
   type PoolTurn,

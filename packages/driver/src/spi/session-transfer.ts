@@ -53,7 +53,11 @@ export interface SessionTransfer {
   /**
    * Reads the session's files from this host's CLI home, complete through the checkpoint in
    * `location.data`. Resolves `undefined` when this host has no copy of the session.
-   * @throws for an unreadable file (the I/O error as is).
+   * @throws for an unreadable file (the I/O error as is); a DriverError coded `RESOURCE_EXHAUSTED`
+   * for a file longer than the driver reads; a DriverError coded `INVALID` or `IS_DIRECTORY` for
+   * anything but a regular file of its own at a session file's path (a symbolic or hard link, a
+   * FIFO, a folder), or a link in place of a folder above it (as the `@adaptor/driver/process`
+   * readers refuse them): the SDK counts a stored file found so as replaced, never exported.
    */
   exportSession(location: SessionLocation, signal?: AbortSignal): Promise<readonly SessionFile[] | undefined>;
   /**

@@ -244,4 +244,42 @@ describe("ProcessPool", () => {
     await served;
     expect([live.closed, parked.closed]).toEqual([1, 1]);
   });
+
+  it("the driver's beforeEnd runs before every end of a parked process (evict, a turn it cannot serve, the idle timeout, close), never for a live one; its rejection still ends the process", async () => {
+    const order: string[] = [];
+    const pool = new ProcessPool<FakeProcess>({ idleMs: 20 }, async (key, process) => {
+      order.push(`before ${key} closed=${process.closed}`);
+      if (key === "idle") throw new Error("unlink failed");
+    });
+    const watched = (key: string, signature = "sig"): FakeProcess => {
+      const process = new FakeProcess(signature);
+      const close = process.close.bind(process);
+      process.close = () => {
+        order.push(`close ${key}`);
+        return close();
+      };
+      return process;
+    };
+    pool.park("evicted", watched("evicted"));
+    await pool.evict("evicted");
+    pool.park("replaced", watched("replaced", "old"));
+    expect(await pool.acquire({ request: resume("replaced"), signature: "new", sink: sink() })).toBeUndefined();
+    const idle = watched("idle");
+    pool.park("idle", idle);
+    await until(() => idle.closed === 1);
+    pool.park("closed", watched("closed"));
+    const live = watched("live");
+    await pool.serve(live, () => pool.close());
+    expect(order).toEqual([
+      "before evicted closed=0",
+      "close evicted",
+      "before replaced closed=0",
+      "close replaced",
+      "before idle closed=0",
+      "close idle",
+      "close live",
+      "before closed closed=0",
+      "close closed",
+    ]);
+  });
 });

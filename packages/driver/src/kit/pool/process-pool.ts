@@ -51,6 +51,14 @@ export interface ProcessPoolOptions {
   readonly maxConcurrentSpawns?: number | undefined;
 }
 
+/**
+ * Runs before a parked process is ended, whatever ends it ({@link ProcessPool.evict}, the idle
+ * timeout, {@link ProcessPool.close}, a turn it cannot serve): `key` is its conversation id. A CLI
+ * may write to its session files as it exits; a driver removes what must not be written through
+ * here (links planted in their place). A rejection is ignored: the process is ended all the same.
+ */
+export type BeforeEndParked<P> = (key: string, process: P) => Promise<void>;
+
 /** The turn {@link ProcessPool.acquire} looks for a process for. */
 export interface PoolTurn {
   /** The run's request: its `session` (resume id, fork) and `reuseProcess` decide what may serve it. */
@@ -88,9 +96,12 @@ export class ProcessPool<P extends PooledProcess> {
   readonly #warm: WarmPool<P>;
   readonly #live = new Set<Closable>();
   readonly #spawns: PQueue;
+  readonly #beforeEnd: BeforeEndParked<P> | undefined;
   #closed = false;
 
-  constructor(options: ProcessPoolOptions = {}) {
+  /** @param beforeEnd - see {@link BeforeEndParked}. */
+  constructor(options: ProcessPoolOptions = {}, beforeEnd?: BeforeEndParked<P>) {
+    this.#beforeEnd = beforeEnd;
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.#warm = new WarmPool<P>(this.#idleMs, (process) => process.usable && !processGone(process.pid));
     this.#spawns = new PQueue({ concurrency: options.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS });
@@ -170,7 +181,7 @@ export class ProcessPool<P extends PooledProcess> {
     if (!entry) return;
     this.#parked.delete(key);
     clearTimeout(entry.timer);
-    await entry.process.close();
+    await this.#end(key, entry.process);
   }
 
   /**
@@ -251,7 +262,17 @@ export class ProcessPool<P extends PooledProcess> {
       process.ref();
       return process;
     }
-    await process.close();
+    await this.#end(key, process);
     return undefined;
+  }
+
+  /** Ends the parked `process` of conversation `key`, after the driver's {@link BeforeEndParked}. */
+  async #end(key: string, process: P): Promise<void> {
+    try {
+      await this.#beforeEnd?.(key, process);
+    } catch {
+      // Ended all the same.
+    }
+    await process.close();
   }
 }
