@@ -31,6 +31,12 @@ function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/**
+ * Whether the attempt a worker runs still holds its pg-boss job, asked in the transaction of
+ * `client` (which keeps the job's row until it ends).
+ */
+export type ClaimCheck = (client: pg.ClientBase) => Promise<boolean>;
+
 /** One stored event row. */
 export interface EventRow {
   readonly seq: number;
@@ -84,6 +90,12 @@ export class FleetTables {
    * `closed_at` is written by the next attempt or the verdict).
    */
   readonly #pending: string;
+  /**
+   * The SQL condition that holds while attempt `attempt` (a SQL expression) of run `run` (one too)
+   * still has its pg-boss job active: the job not failed, retried or settled since that attempt
+   * fetched it (`retry_count` one less than the attempt).
+   */
+  readonly #jobActive: (run: string, attempt: string) => string;
   /** The LISTEN/NOTIFY channel of this schema's events. */
   readonly channel: string;
 
@@ -101,9 +113,11 @@ export class FleetTables {
     const queues = formatQueues(boss.queue, RUN_FORMAT + JOB_QUEUE_FORMATS_AHEAD)
       .map(quoteLiteral)
       .join(", ");
+    this.#jobActive = (run, attempt) =>
+      `EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
+        WHERE j.name = ANY (ARRAY[${queues}]) AND j.id = ${run} AND j.state = 'active' AND j.retry_count = ${attempt} - 1)`;
     this.#pending = `a.decision IS NULL AND a.closed_at IS NULL AND r.verdict IS NULL AND r.attempt = a.attempt
-      AND EXISTS (SELECT 1 FROM ${quoteIdent(boss.schema)}.job j
-        WHERE j.name = ANY (ARRAY[${queues}]) AND j.id = r.id AND j.state = 'active' AND j.retry_count = a.attempt - 1)`;
+      AND ${this.#jobActive("r.id", "a.attempt")}`;
   }
 
   /**
@@ -412,10 +426,13 @@ export class FleetTables {
    * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
    * either happened before (nothing is committed: this throws) or waits and finds the turn committed
    * (it settles nothing, and the worker's verdict follows).
-   * @throws Error when the run already has a verdict or a later attempt started.
+   * With `claim`, the attempt's pg-boss job must also still be this worker's (see {@link settle}).
+   * @throws Error when the run already has a verdict, a later attempt started, or the claim lapsed.
    */
-  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>): Promise<T> {
+  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>, claim?: ClaimCheck): Promise<T> {
     return this.transaction(async (client) => {
+      if (claim && !(await claim(client)))
+        throw new Error(`fleet run ${id}: attempt ${attempt} lost its job's claim before it committed its turn`);
       const marked = await client.query(
         `UPDATE ${this.#s}.adaptor_fleet_runs SET committed_at = now() WHERE id = $1 AND attempt = $2 AND verdict IS NULL RETURNING 1`,
         [id, attempt],
@@ -427,13 +444,15 @@ export class FleetTables {
 
   /**
    * Appends events of attempt `attempt` in order, in one statement, and notifies listeners.
-   * Returns false when the attempt was fenced out (a later attempt started, or a verdict exists).
+   * Returns false when the attempt was fenced out (a later attempt started, a verdict exists, or
+   * the attempt's pg-boss job is no longer active: its worker lost the claim).
    */
   async append(id: string, attempt: number, events: readonly JsonValue[]): Promise<boolean> {
     if (events.length === 0) return true;
     const { rows } = await this.#pool.query<{ n: string }>(
       `WITH r AS (
-         UPDATE ${this.#s}.adaptor_fleet_runs SET last_seq = last_seq + $3 WHERE id = $1 AND attempt = $2 AND verdict IS NULL
+         UPDATE ${this.#s}.adaptor_fleet_runs SET last_seq = last_seq + $3
+         WHERE id = $1 AND attempt = $2 AND verdict IS NULL AND ${this.#jobActive("$1::uuid", "$2::int")}
          RETURNING last_seq - $3 AS first),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
@@ -453,17 +472,35 @@ export class FleetTables {
    * The run's approvals left unanswered are closed in the same statement, so the verdict and their
    * `closed` state commit together (an answer holding the run's row either came first or is refused).
    * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
+   *
+   * With `options.claim` (a worker settling the attempt it runs), the verdict is written in a
+   * transaction that first asks `claim` whether the attempt's pg-boss job is still this worker's
+   * (holding the job's row until the verdict commits); nothing is written when it is not.
    */
   async settle(
     id: string,
     attempt: number,
     verdict: StoredVerdict,
     tail: readonly JsonValue[] = [],
-    options: { readonly unstarted?: boolean } = {},
+    options: { readonly unstarted?: boolean; readonly claim?: ClaimCheck } = {},
+  ): Promise<boolean> {
+    const { claim } = options;
+    if (claim)
+      return this.transaction(async (client) => (await claim(client)) && this.#settle(client, id, attempt, verdict, tail, options));
+    return this.#settle(this.#pool, id, attempt, verdict, tail, options);
+  }
+
+  async #settle(
+    client: pg.ClientBase | pg.Pool,
+    id: string,
+    attempt: number,
+    verdict: StoredVerdict,
+    tail: readonly JsonValue[],
+    options: { readonly unstarted?: boolean },
   ): Promise<boolean> {
     // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
     const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
-    const { rows } = await this.#pool.query<{ n: string }>(
+    const { rows } = await client.query<{ n: string }>(
       `WITH r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
          SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),

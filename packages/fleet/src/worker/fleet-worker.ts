@@ -23,6 +23,7 @@ import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { recoveredResult } from "../verdict/recovered.js";
 import { AttemptLog } from "./attempt-log.js";
+import { JobClaim } from "./job-claim.js";
 import { connectionLost } from "../schema/connection-lost.js";
 
 /** What {@link FleetWorker}'s base lookup returns when it settled the run instead. */
@@ -71,8 +72,8 @@ export class FleetWorker {
   #agent: Agent | undefined;
   readonly name: string;
   readonly #stopping: AbortController;
-  /** The run and attempt serving each thread key on this worker now (one at a time per key, fleet-wide). */
-  readonly #turns = new Map<string, { runId: string; attempt: number }>();
+  /** The run, attempt and job claim serving each thread key on this worker now (one at a time per key, fleet-wide). */
+  readonly #turns = new Map<string, { runId: string; attempt: number; claim: JobClaim }>();
 
   constructor(core: FleetCore, name: string, stopping: AbortController) {
     this.#core = core;
@@ -89,7 +90,7 @@ export class FleetWorker {
     const { threadStore, options, tables } = this.#core;
     const guard: CommitGuard = (key, commit) => {
       const turn = this.#turns.get(key);
-      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit) : commit();
+      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit, (client) => turn.claim.held(client)) : commit();
     };
     const store = threadStore ? fleetLeaseStore(threadStore, `adaptor-fleet/${options.queue}`, guard) : undefined;
     this.#agent = await agent({ threadStore: store });
@@ -106,6 +107,8 @@ export class FleetWorker {
     const runId = job.id;
     const attempt = job.retryCount + 1;
     const threadKey = job.data?.threadKey;
+    // Everything this attempt stores or answers is fenced by its claim on the job.
+    const claim = new JobClaim(this.#core.boss, job);
     // Never reached through the format queues (a worker polls none of a later format); a job sent
     // to the wrong queue goes back to pg-boss for a worker of its format.
     if ((job.data?.format ?? 1) > options.runFormat)
@@ -114,7 +117,7 @@ export class FleetWorker {
       );
     // A first attempt has nothing to recover: it starts in one statement, without reading the row.
     if (attempt === 1 && threadKey !== undefined) {
-      const base = await this.#base(runId, threadKey);
+      const base = await this.#base(claim, runId, threadKey);
       if (base === SETTLED) return;
       const started = await tables.startFirstAttempt(runId, base, { type: "attempt-started", attempt, worker: this.name });
       if (!started) {
@@ -123,7 +126,7 @@ export class FleetWorker {
         return;
       }
       this.#core.metrics.attemptStarted(attempt, started.waitMs);
-      await this.#turn(job, started.run, attempt, false);
+      await this.#turn(job, claim, started.run, attempt, false);
       return;
     }
     const run = await tables.run(runId);
@@ -131,14 +134,14 @@ export class FleetWorker {
     const lost = attempt - 1;
     if (run.committed) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(runId, run.attempt, await this.#recovered(runId, run.attempt, run.threadKey));
+      await this.#settle(claim, runId, run.attempt, await this.#recovered(runId, run.attempt, run.threadKey));
       return;
     }
     if (attempt > options.maxAttempts || (lost > 0 && run.threadKey === null && !options.retryRuns)) {
-      await this.#settle(runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
+      await this.#settle(claim, runId, 0, { kind: "attempts-exhausted", attempts: Math.max(lost, 1) });
       return;
     }
-    const base = await this.#base(runId, run.threadKey);
+    const base = await this.#base(claim, runId, run.threadKey);
     if (base === SETTLED) return;
     const started = await tables.startAttempt(runId, attempt, base);
     if (!started) {
@@ -147,7 +150,7 @@ export class FleetWorker {
     }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
       // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(runId, attempt, await this.#recovered(runId, attempt - 1, run.threadKey));
+      await this.#settle(claim, runId, attempt, await this.#recovered(runId, attempt - 1, run.threadKey));
       return;
     }
     // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
@@ -156,7 +159,7 @@ export class FleetWorker {
     const suspend = lostWhileAsking && run.threadKey !== null && options.onLostApproval === "suspend";
     this.#core.metrics.attemptStarted(attempt, attempt === 1 ? started.waitMs : undefined);
     await tables.append(runId, attempt, [{ type: "attempt-started", attempt, worker: this.name }]);
-    await this.#turn(job, run, attempt, suspend);
+    await this.#turn(job, claim, run, attempt, suspend);
   }
 
   /**
@@ -165,11 +168,11 @@ export class FleetWorker {
    * instead (no thread store, or one that fails for good).
    * @throws Error when the thread store's database is unreachable (pg-boss attempts the run again).
    */
-  async #base(runId: string, threadKey: string | null): Promise<JsonValue | typeof SETTLED> {
+  async #base(claim: JobClaim, runId: string, threadKey: string | null): Promise<JsonValue | typeof SETTLED> {
     if (threadKey === null) return null;
     const { threadStore } = this.#core;
     if (!threadStore) {
-      await this.#settle(runId, 0, {
+      await this.#settle(claim, runId, 0, {
         kind: "error",
         error: { name: "TypeError", message: "fleet worker: a thread run needs the Fleet's threadStore option", sentinels: [] },
       });
@@ -184,19 +187,21 @@ export class FleetWorker {
         throw new Error("fleet worker: the thread store was unavailable when the attempt started", { cause: error });
       // Anything else (e.g. a thread store never migrated) would fail every attempt the same way:
       // it is the run's verdict.
-      await this.#settle(runId, 0, storeOutcome({ ok: false, error }));
+      await this.#settle(claim, runId, 0, storeOutcome({ ok: false, error }));
       return SETTLED;
     }
     return record ? { id: record.id, revision: record.revision } : null;
   }
 
   /** Runs a started attempt's turn, the thread key marked as served by it meanwhile. */
-  async #turn(job: Job<RunJobData>, run: RunRow, attempt: number, suspend: boolean): Promise<void> {
+  async #turn(job: Job<RunJobData>, claim: JobClaim, run: RunRow, attempt: number, suspend: boolean): Promise<void> {
     const runId = job.id;
-    if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt });
+    if (run.threadKey !== null) this.#turns.set(run.threadKey, { runId, attempt, claim });
     try {
       const prompt = run.promptParts ? (run.promptParts as unknown as Prompt) : run.prompt;
-      await this.#cancellable(runId, (cancel) => this.#run(job, run.threadKey, prompt, run.options, attempt, suspend, run.resume, cancel));
+      await this.#cancellable(runId, (cancel) =>
+        this.#run(job, claim, run.threadKey, prompt, run.options, attempt, suspend, run.resume, cancel),
+      );
     } finally {
       if (run.threadKey !== null && this.#turns.get(run.threadKey)?.runId === runId) this.#turns.delete(run.threadKey);
     }
@@ -204,11 +209,14 @@ export class FleetWorker {
 
   /**
    * Settles the run with `verdict` (and `tail`, its last events), the values of this worker's own
-   * credential variables (as they are now) removed: they never reach the shared database.
+   * credential variables (as they are now) removed: they never reach the shared database. Only
+   * while `claim` holds (in the verdict's transaction): a lost attempt writes no verdict.
    */
-  #settle(runId: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
+  #settle(claim: JobClaim, runId: string, attempt: number, verdict: StoredVerdict, tail: readonly JsonValue[] = []): Promise<boolean> {
     const secrets = currentSecretEnvValues();
-    return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, secrets), scrubSecrets(tail, secrets));
+    return this.#core.tables.settle(runId, attempt, scrubSecrets(verdict, secrets), scrubSecrets(tail, secrets), {
+      claim: (client) => claim.held(client),
+    });
   }
 
   /** Settles an unstarted run past its queue deadline with its expired verdict (nothing otherwise). */
@@ -261,6 +269,7 @@ export class FleetWorker {
 
   async #run(
     job: Job<RunJobData>,
+    claim: JobClaim,
     threadKey: string | null,
     prompt: Prompt,
     stored: Record<string, JsonValue>,
@@ -273,7 +282,9 @@ export class FleetWorker {
     const runId = job.id;
     const startedAt = performance.now();
     const fenced = new AbortController();
-    const signal = AbortSignal.any([job.signal, fenced.signal, this.#stopping.signal, cancel.signal]);
+    // pg-boss aborts `job.signal` when its heartbeat finds the claim gone (or it gives the job up):
+    // the CLI ends, and the claim then refuses the verdict.
+    const signal = AbortSignal.any([job.signal, claim.lost, fenced.signal, this.#stopping.signal, cancel.signal]);
     const write = (events: JsonValue[]): Promise<boolean> => tables.append(runId, attempt, scrubSecrets(events, currentSecretEnvValues()));
     const log = new AttemptLog(write, () => fenced.abort(new Error("superseded by a later attempt")));
     // The recorded answers of lost attempts this attempt has applied (each at most once).
@@ -287,7 +298,7 @@ export class FleetWorker {
       ...(stored as RunOptions),
       ...(suspend ? { suspend: (stored.suspend as SuspendOptions | undefined) ?? {} } : {}),
       signal,
-      onApproval: (request, context) => this.#approval(runId, attempt, request, context, replayed, rows),
+      onApproval: (request, context) => this.#approval(claim, runId, attempt, request, context, replayed, rows),
     };
     const agent = this.#agent;
     if (!agent) throw new Error("fleet worker: init() was not called");
@@ -300,7 +311,7 @@ export class FleetWorker {
             ? await this.#resumeStream(agent, threadKey, resume, attempt, runOptions)
             : agent.thread(threadKey).stream(prompt, runOptions);
     } catch (error) {
-      await this.#settle(runId, attempt, storeOutcome({ ok: false, error }));
+      await this.#settle(claim, runId, attempt, storeOutcome({ ok: false, error }));
       return;
     }
     let finished: JsonValue | undefined;
@@ -331,20 +342,22 @@ export class FleetWorker {
       );
       const pending = outcome.ok && threadKey !== null && attempt > 1 ? outcome.value.pendingApproval : undefined;
       const recorded = pending && (await this.#recordedAnswer(runId, attempt, pending, replayed).catch(() => undefined));
-      if (!pending || !recorded || signal.aborted) break;
+      if (!pending || !recorded || signal.aborted || !(await claim.held().catch(() => false))) break;
       // Suspended on a question a lost attempt's asker already answered: answer the stored
       // approval with it and let the resumed turn go on (it replays the earlier answers itself).
       stream = agent.thread(threadKey!).streamAnswer(pending.id, recorded.decision as unknown as StoredApprovalDecision, runOptions);
     }
     // The events not written yet go into the verdict's statement (one round trip less per run).
     const unwritten = await log.close();
-    if (fenced.signal.aborted) return;
+    // Fenced out, or lost its claim (a worker paused past its heartbeat): the run belongs to the
+    // attempt pg-boss retries, and this one writes nothing.
+    if (fenced.signal.aborted || claim.lost.aborted) return;
     let retry: Error | undefined;
     if (cancel.signal.aborted && !outcome.ok) {
       // Cancelled: the stream ended after the CLI did; the verdict says so.
       const reason = cancel.reason();
       const verdict: StoredVerdict = { kind: "cancelled", ...(reason !== null ? { reason } : {}) };
-      if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
+      if (await this.#settle(claim, runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished]))
         this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
       return;
     }
@@ -361,7 +374,7 @@ export class FleetWorker {
       throw retry;
     }
     const verdict = storeOutcome(outcome);
-    if (await this.#settle(runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished])) {
+    if (await this.#settle(claim, runId, attempt, verdict, finished === undefined ? unwritten : [...unwritten, finished])) {
       this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
     }
   }
@@ -402,6 +415,7 @@ export class FleetWorker {
   }
 
   async #approval(
+    claim: JobClaim,
     runId: string,
     attempt: number,
     request: ApprovalRequest,
@@ -410,6 +424,13 @@ export class FleetWorker {
     rows: ApprovalRows,
   ): Promise<void> {
     const { tables, notifier } = this.#core;
+    // An answer reaches the CLI only while this attempt still holds its job: a lost attempt (its
+    // worker paused past the heartbeat) applies none, since the retried attempt applies it instead.
+    const apply = async (decision: JsonValue): Promise<boolean> => {
+      if (!(await claim.held())) return false;
+      if (request.status === "pending") applyDecision(request, decision as unknown as StoredApprovalDecision);
+      return true;
+    };
     // The deadline closes the approval's row to answers before it acts, in the one conditional
     // write an answer from any host also makes: an answer recorded first is applied instead, and
     // one that comes after is refused `closed`.
@@ -419,15 +440,14 @@ export class FleetWorker {
     context.beforeDeadline(async () => {
       await row;
       const outcome = await tables.closeApproval(request.id).finally(() => closed.abort());
-      if (!outcome.closed && outcome.decision && request.status === "pending")
-        applyDecision(request, outcome.decision as unknown as StoredApprovalDecision);
+      if (!outcome.closed && outcome.decision && request.status === "pending") await apply(outcome.decision);
     });
     try {
       const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
       if (recorded) {
         // A lost attempt asked the same and was answered: apply that answer instead of asking again.
         await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
-        applyDecision(request, recorded.decision as unknown as StoredApprovalDecision);
+        await apply(recorded.decision);
         return;
       }
       await tables.insertApproval(request.id, runId, attempt, toJsonEvent(request));
@@ -467,7 +487,7 @@ export class FleetWorker {
         if (performance.now() - failingSince > this.#core.options.heartbeatSeconds * 1000) {
           // Given up: the approval is closed before the run fails, so an answer is refused `closed`
           // from then on rather than accepted into nothing; an answer recorded first is applied.
-          if (await this.#closeGivenUp(request, until)) return;
+          if (await this.#closeGivenUp(request, until, apply)) return;
           throw error;
         }
         await notifier.reconnected(generation, until).catch(() => {});
@@ -477,7 +497,7 @@ export class FleetWorker {
       }
       if (decision) {
         ticket.drop();
-        if (request.status === "pending") applyDecision(request, decision);
+        await apply(decision as unknown as JsonValue);
         return;
       }
       // Closed by the deadline (which applied an answer that came first): nothing left to wait for.
@@ -494,18 +514,18 @@ export class FleetWorker {
   /**
    * Closes an approval whose worker gave up waiting for the database: waits for it to be reachable
    * again (while `until` lets it), then writes the conditional close that an answer also makes.
-   * Returns true when an answer recorded first was applied instead (the run goes on), false when
-   * the approval is closed or the wait ended (the run fails with the database's error).
+   * Returns true when an answer recorded first was applied instead (`apply`: the run goes on), false
+   * when the approval is closed, the wait ended or the claim lapsed (the run fails with the
+   * database's error).
    */
-  async #closeGivenUp(request: ApprovalRequest, until: AbortSignal): Promise<boolean> {
+  async #closeGivenUp(request: ApprovalRequest, until: AbortSignal, apply: (decision: JsonValue) => Promise<boolean>): Promise<boolean> {
     const { tables, notifier } = this.#core;
     for (;;) {
       const generation = notifier.generation;
       try {
         const outcome = await tables.closeApproval(request.id);
         if (outcome.closed || !outcome.decision || request.status !== "pending") return false;
-        applyDecision(request, outcome.decision as unknown as StoredApprovalDecision);
-        return true;
+        return await apply(outcome.decision);
       } catch (error) {
         if (!connectionLost(error)) return false;
       }

@@ -1,10 +1,15 @@
 // A fleet worker process for the chaos and failover tests: argv url, schema, name, and optionally
-// maxAttempts (default 5), then flags: "retryRuns", "suspend" (`onLostApproval: "suspend"`). Prints
-// "ready" once polling; SIGTERM drains and exits 0.
+// maxAttempts (default 5), then flags: "retryRuns", "suspend" (`onLostApproval: "suspend"`),
+// "counted" (the fake CLI behind support/counting-cli.mjs, which counts the approval answers that
+// reach it in the file the run's env FLEET_ANSWER_COUNTER names). Prints "ready" once polling;
+// SIGTERM drains and exits 0.
+import { fileURLToPath } from "node:url";
 import { Agent } from "adaptor";
+import { codex } from "@adaptor/codex";
+import { fakeCliEnv, fakeCliPath } from "@adaptor/testkit/fake-cli";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
 import { Fleet } from "@adaptor/fleet";
-import { fakeCliStoreView, fakeCodex } from "./fake-codex.js";
+import { fakeCliStoreView, fakeCodex, fakeCodexSteps } from "./fake-codex.js";
 
 const [url, schema, name, attempts, ...flags] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
@@ -31,7 +36,14 @@ process.on("SIGTERM", () => {
     .then(() => store.close())
     .then(() => process.exit(0));
 });
-await fleet.worker(({ threadStore }) => new Agent(fakeCodex("unused"), { threadStore: threadStore!, spawn: true }), {
+const driver = flags.includes("counted")
+  ? codex({
+      command: fileURLToPath(new URL("counting-cli.mjs", import.meta.url)),
+      env: { ...fakeCliEnv(fakeCodexSteps("unused")), FLEET_FAKE_CLI: fakeCliPath },
+      killGraceMs: 300,
+    })
+  : fakeCodex("unused");
+await fleet.worker(({ threadStore }) => new Agent(driver, { threadStore: threadStore!, spawn: true }), {
   concurrency: 2,
   name,
 });
