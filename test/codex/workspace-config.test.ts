@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOpenAIServer, type OpenAIServer } from "@adaptor/testkit";
-import { Agent, type ApprovalRequest } from "adaptor";
+import { Agent, PolicyCapabilityUnsupportedError, type ApprovalRequest } from "adaptor";
 import { codexHarness, type CodexHarness } from "./support.js";
 
 // Real codex binary (pinned 0.171.0), both transports. A working directory is often a cloned
@@ -160,5 +160,52 @@ describe("codex: a hostile workspace's own config does not act for the host (rea
     expect(existsSync(markers(harness.env.root).mcp)).toBe(true);
     // Codex 0.171.0 never takes a model provider from a project's config, trusted or not.
     expect(rogue?.requests).toEqual([]);
+  });
+});
+
+describe("codex app-server: a sandbox that lets codex write leaves the user's trust as it was (real binary)", { timeout: 60_000 }, () => {
+  // Opened with such a sandbox on a folder its config.toml holds no trust for, codex 0.171.0 would
+  // write `trust_level = "trusted"` for it there, and from then on load the folder's own config.
+  it.each(["workspace_write", "unrestricted"] as const)(
+    "%s: config.toml stays byte-identical and the workspace's MCP server runs on neither of two runs",
+    async (sandbox) => {
+      const harness = await hostile("app-server");
+      const before = await readFile(harness.env.configPath);
+      for (const run of [1, 2]) {
+        const agent = new Agent(harness.driver);
+        const result = await agent.run("say hello", { policy: { sandbox, approvals: { permission: "auto_approve" } } });
+        await agent.close();
+        expect({ run, text: result.text }).toEqual({ run, text: expect.any(String) });
+        expect((await readFile(harness.env.configPath)).equals(before)).toBe(true);
+        expectNothingActed(harness);
+      }
+    },
+  );
+
+  it("workspace_write with permission inherit: codex's own approval policy is still its default for a folder it knows nothing of (on-request)", async () => {
+    const harness = await hostile("app-server");
+    const before = await readFile(harness.env.configPath);
+    const agent = new Agent(harness.driver);
+    const refused = await agent.run("say hello", { policy: { sandbox: "workspace_write", approvals: { permission: "inherit" } } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await agent.close();
+    // Refused before the first turn, naming codex's own policy: on-request, not the untrusted of an untrusted folder.
+    expect(refused).toBeInstanceOf(PolicyCapabilityUnsupportedError);
+    expect(String((refused as Error).message)).toContain(`codex's own approval policy is "on-request"`);
+    expect((await readFile(harness.env.configPath)).equals(before)).toBe(true);
+  });
+
+  it("workspace_write on a folder the user trusted: still trusted (its MCP server starts), config.toml byte-identical", async () => {
+    const harness = await hostile("app-server", true);
+    const before = await readFile(harness.env.configPath);
+    const agent = new Agent(harness.driver);
+    await agent
+      .run("say hello", { policy: { sandbox: "workspace_write", approvals: { permission: "auto_approve" } } })
+      .catch(() => undefined);
+    await agent.close();
+    expect(existsSync(markers(harness.env.root).mcp)).toBe(true);
+    expect((await readFile(harness.env.configPath)).equals(before)).toBe(true);
   });
 });

@@ -61,6 +61,7 @@ import {
   McpStartup,
   requiredMcpFailure,
 } from "./mcp-servers.js";
+import { projectTrustPin } from "./project-trust.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
 import { TurnLimit } from "./turn-limit.js";
@@ -1117,17 +1118,26 @@ async function openThread(
   const mcpServers = request.mcpServers?.length
     ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env), toolsApproval) }
     : {};
+  // Opened with a sandbox that lets it write, codex would mark an untrusted working directory
+  // trusted in the user's config.toml for good: the trust that config already holds goes along.
+  const sandbox = plan.sandbox && !plan.sandboxForAsk ? plan.sandbox : undefined;
+  const trust =
+    sandbox === "workspace-write" || sandbox === "danger-full-access"
+      ? await projectTrustPin(config, codexHomeOf(config, request.env), cwd)
+      : undefined;
+  const approvalPolicy = plan.approvalPolicy ?? trust?.approvalPolicy;
   const threadConfig = {
     ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
     ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),
+    ...(trust ? { projects: trust.projects } : {}),
     ...mcpServers,
   };
   const common = {
     cwd,
     ...(model ? { model } : {}),
-    ...(plan.approvalPolicy ? { approvalPolicy: plan.approvalPolicy } : {}),
+    ...(approvalPolicy ? { approvalPolicy } : {}),
     // The sandbox ask runs in when the policy sets none goes with each turn/start instead (see there).
-    ...(plan.sandbox && !plan.sandboxForAsk ? { sandbox: plan.sandbox } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(Object.keys(threadConfig).length ? { config: threadConfig as ThreadStartParams["config"] } : {}),
     // The run's system prompt: base instructions replace codex's own, developer instructions follow them.
     ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
