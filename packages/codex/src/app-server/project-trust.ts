@@ -1,6 +1,5 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { parse } from "smol-toml";
 import { configKeySetBy } from "../config-key.js";
 import type { CodexConfig } from "../config.js";
 
@@ -65,10 +64,16 @@ function table(value: unknown): Readonly<Record<string, unknown>> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-/** The user's `config.toml`, parsed; `undefined` when there is none or it does not parse (codex then refuses to start anyway). */
+/**
+ * The user's `config.toml`, parsed; `undefined` when there is none or it does not parse (codex then
+ * refuses to start anyway). The TOML parser is loaded here, by the first thread opened with a
+ * sandbox that lets codex write, not at the package's import (a host's cold start).
+ */
 async function userConfig(path: string): Promise<UserConfig | undefined> {
   try {
-    return parse(await readFile(path, "utf8"));
+    const text = await readFile(path, "utf8");
+    const { parse } = await import("smol-toml");
+    return parse(text);
   } catch {
     return undefined;
   }
