@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createServer } from "node:net";
 import { readFile, writeFile } from "node:fs/promises";
-import { codexTestEnv, startOpenAIServer, type CodexTestEnv } from "@adaptor/testkit";
+import { codexTestEnv, refusedLocalPort, startOpenAIServer, type CodexTestEnv } from "@adaptor/testkit";
 import { Agent, RunError, type AgentEvent } from "adaptor";
 import { codex, type CodexConfig } from "@adaptor/codex";
 import { alive } from "./support.js";
@@ -17,17 +16,8 @@ afterEach(async () => {
   agent = env = undefined;
 });
 
-/** A 127.0.0.1 port that was free a moment ago and has no listener now. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function runAgainstClosedPort(config: CodexConfig): Promise<{ error: unknown; retries: number; pid: number | undefined }> {
-  env = await codexTestEnv({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
+  env = await codexTestEnv({ baseUrl: `http://127.0.0.1:${await refusedLocalPort()}/v1` });
   agent = new Agent(codex({ cwd: env.workDir, env: env.env, inheritEnv: false, killGraceMs: 1000, ...config }));
   const stream = agent.stream("hello");
   let retries = 0;

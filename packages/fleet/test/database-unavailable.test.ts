@@ -1,22 +1,13 @@
 // A fleet call that cannot reach PostgreSQL (its start included) rejects as the thread store does for the same
 // condition: a DriverError with code SERVICE_UNAVAILABLE (retryable), the pg error as its cause.
-import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { Fleet } from "@adaptor/fleet";
-
-/** A port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { refusedLocalPort } from "@adaptor/testkit";
 
 describe("fleet calls without a database", () => {
   it("submit and answer reject with DriverError SERVICE_UNAVAILABLE, the connection error as cause", async () => {
-    const fleet = new Fleet({ connectionString: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres` });
+    const fleet = new Fleet({ connectionString: `postgres://postgres@127.0.0.1:${await refusedLocalPort()}/postgres` });
     try {
       for (const call of [() => fleet.submit("hello"), () => fleet.answer("some-approval", { outcome: "approve" })]) {
         const error = await call().catch((e: unknown) => e);

@@ -41,6 +41,7 @@ export {
   type ChatRequestView,
   type ChatLoggedRequest,
 } from "./chat/server.js";
+export { refusedLocalPort } from "./http/refused-port.js";
 export {
   terminateNextTransaction,
   type TerminableClient,
