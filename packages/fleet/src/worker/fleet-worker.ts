@@ -349,9 +349,12 @@ export class FleetWorker {
     }
     // The events not written yet go into the verdict's statement (one round trip less per run).
     const unwritten = await log.close();
+    const drained = this.#stopping.signal.aborted && !outcome.ok;
     // Fenced out, or lost its claim (a worker paused past its heartbeat): the run belongs to the
-    // attempt pg-boss retries, and this one writes nothing.
-    if (fenced.signal.aborted || claim.lost.aborted) return;
+    // attempt pg-boss retries, and this one writes nothing. A drained attempt still hands the job
+    // back (below): the drain's own timeout may have given the job up first, which fences its
+    // appends, and returning would let pg-boss count the attempt as done.
+    if ((fenced.signal.aborted || claim.lost.aborted) && !drained) return;
     let retry: Error | undefined;
     if (cancel.signal.aborted && !outcome.ok) {
       // Cancelled: the stream ended after the CLI did; the verdict says so.
@@ -361,7 +364,7 @@ export class FleetWorker {
         this.#core.metrics.settled(verdict.kind, performance.now() - startedAt);
       return;
     }
-    if (this.#stopping.signal.aborted && !outcome.ok) {
+    if (drained) {
       // Drained mid-run: leave the run to another worker (pg-boss retries the job).
       retry = new Error("fleet worker stopped before the run finished");
     } else if (!outcome.ok && (threadKey !== null || this.#core.options.retryRuns) && lostToDatabase(outcome.error)) {
