@@ -91,8 +91,8 @@ export const SANDBOX_UNDER_ASK =
  */
 export const ASK_WITHOUT_SANDBOX =
   "no sandbox set: each turn runs with sandbox danger-full-access (turn/start sandboxPolicy), so a command the host approved runs as approved (in codex's " +
-  "own default sandbox it would run confined or not by a race); a command codex knows to be safe (ls, cat, git status) " +
-  "runs unasked";
+  "own default sandbox it would run confined or not by a race); codex itself may run a command it deems safe unasked, " +
+  "unconfined (codex 0.171.0 asked for ls, cat, git status and pwd as well)";
 
 /**
  * What approval policy `never` does to the tools of the host's MCP servers (app-server): codex
