@@ -30,6 +30,7 @@ describe("public surface", () => {
       "geminiDirectiveReply",
       "geminiSettings",
       "geminiTestEnv",
+      "refusedLocalPort",
       "responsesDirectiveReply",
       "startAnthropicServer",
       "startChatCompletionsServer",
