@@ -207,7 +207,7 @@ function procNames(): string[] | undefined {
 function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map<number, ProcStat> {
   const all = new Map<number, ProcStat>();
   if (!names) return all;
-  if (!since) processScans.count++;
+  if (!since) processScanned?.();
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
@@ -218,8 +218,13 @@ function scan(names: string[] | undefined = procNames(), since?: PidWindow): Map
   return all;
 }
 
-/** How many times the stat of every process in `/proc` was read (for tests). */
-export const processScans = { count: 0 };
+/** Told each time the stat of every process in `/proc` is read; none by default. */
+let processScanned: (() => void) | undefined;
+
+/** Has `observer` told each time the stat of every process in `/proc` is read from now on (for tests); `undefined` stops it. */
+export function observeProcessScans(observer: (() => void) | undefined): void {
+  processScanned = observer;
+}
 
 /** Above this many pids, a window of them is read through a listing of `/proc` rather than pid by pid. */
 const DIRECT_WINDOW = 256;
