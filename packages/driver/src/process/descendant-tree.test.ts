@@ -215,7 +215,7 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       const job = await next();
       all.push(job);
       // `$!` is the shell's fork: until it has executed `env -i node` it still holds the shell's (tagged) environment.
-      for (const end = Date.now() + 20_000; Date.now() < end && !readFileSync(`/proc/${job}/cmdline`, "latin1").includes("setInterval"); ) {
+      for (const end = Date.now() + 20_000; Date.now() < end && !readFileSync(`/proc/${job}/cmdline`, "latin1").includes("setInterval");) {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain(PROCESS_TAG_VAR);
