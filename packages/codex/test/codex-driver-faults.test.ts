@@ -382,10 +382,13 @@ describe("codex app-server answers the driver reads (fake CLI)", () => {
   it("a thread/turns/list answer without data, when a resumed thread is rewound to its committed turn, ends the run with a DRIVER DriverError naming thread/turns/list", async () => {
     const error = await malformed(
       [
-        ...handshake.slice(0, 4), // initialize, initialized, thread/resume
-        line({ id: 2, result: THREAD }),
+        ...handshake.slice(0, 3), // initialize, initialized
+        { awaitStdinLine: true }, // config/read: what codex gives a new thread, sent with thread/resume
+        line({ id: 2, result: { config: {} } }),
+        { awaitStdinLine: true }, // thread/resume
+        line({ id: 3, result: THREAD }),
         { awaitStdinLine: true }, // thread/turns/list
-        line({ id: 3, result: { turns: [] } }),
+        line({ id: 4, result: { turns: [] } }),
         { awaitStdinEnd: true },
       ],
       { prompt: "hi", session: { resumeId: "t-fake", data: { lastTurnId: "u-old" } } },
