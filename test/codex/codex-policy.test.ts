@@ -290,28 +290,33 @@ describe("codex: a confining sandbox with permission unset or inherit (real bina
     },
   );
 
-  it("a resumed thread's turn with inherit under read_only: codex's policy from thread/resume decides (its default refused before the turn, never kept confined)", async () => {
+  it("a resumed thread's turn with inherit under read_only: codex's own policy for the folder decides, as on a new thread, not what the thread's earlier turn ran under", async () => {
     h = await codexHarness({ rules: [ESCALATE_RULE] });
     const inherit: RunPolicy = { sandbox: "read_only", approvals: { permission: "inherit" } };
-    // A thread opened under codex's own policy is resumed under it: refused after thread/resume.
-    const asked = await runDriver(h.driver, { prompt: "first turn", policy: { approvals: { permission: "inherit" } } });
-    const requests = h.server.responses().length;
-    const run = await runDriver(h.driver, {
-      prompt: "ESCALATE_CMD echo x > resumed.txt",
-      session: { resumeId: asked.response!.checkpoint!.resumeId },
-      policy: inherit,
-    });
-    expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
-    expect(h.server.responses()).toHaveLength(requests);
-    expect(alive(run.recording.pids()[0]!)).toBe(false);
-    // A thread opened with the permission unset (approval policy never) keeps never when resumed:
-    // the run goes on, and the escalated command is rejected unasked.
-    const never = await runDriver(h.driver, { prompt: "first turn", policy: { sandbox: "read_only" } });
-    const kept = await runDriver(h.driver, {
-      prompt: "ESCALATE_CMD echo x > resumed.txt",
-      session: { resumeId: never.response!.checkpoint!.resumeId },
-      policy: inherit,
-    });
+    const resumed = async (policy: RunPolicy) => {
+      const first = await runDriver(h!.driver, { prompt: "first turn", policy });
+      const requests = h!.server.responses().length;
+      const run = await runDriver(h!.driver, {
+        prompt: "ESCALATE_CMD echo x > resumed.txt",
+        session: { resumeId: first.response!.checkpoint!.resumeId },
+        policy: inherit,
+      });
+      return { run, modelCalled: h!.server.responses().length > requests };
+    };
+    // Opened under codex's own policy (on-request), or under never (permission unset with read_only):
+    // resumed under inherit, codex's own policy for the folder (on-request) is checked and refused
+    // after thread/resume, before the model is called.
+    for (const policy of [{ approvals: { permission: "inherit" } }, { sandbox: "read_only" }] satisfies RunPolicy[]) {
+      const { run, modelCalled } = await resumed(policy);
+      expect(isError(run.error, ErrPolicyCapabilityUnsupported)).toBe(true);
+      expect((run.error as Error).message).toContain('codex\'s own approval policy is "on-request"');
+      expect(modelCalled).toBe(false);
+      expect(alive(run.recording.pids()[0]!)).toBe(false);
+    }
+    // With approval_policy = "never" in codex's config (a top-level key goes before the first table),
+    // the resumed turn goes on, and the escalated command is rejected unasked.
+    await writeFile(h.env.configPath, `approval_policy = "never"\n${await readFile(h.env.configPath, "utf8")}`);
+    const { run: kept } = await resumed({ approvals: { permission: "ask" } });
     expect(kept.response?.failure).toBeUndefined();
     expect(kept.recording.asks).toHaveLength(0);
     expect(h.server.responses().at(-1)?.view.lastToolOutput?.output).toContain("approval policy is Never");

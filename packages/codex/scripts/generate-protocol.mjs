@@ -25,6 +25,7 @@ const ROOTS = [
   "InitializeResponse",
   "ExecCommandApprovalResponse",
   "ApplyPatchApprovalResponse",
+  "v2/ConfigReadParams",
   "v2/ThreadStartParams",
   "v2/ThreadStartResponse",
   "v2/ThreadResumeParams",

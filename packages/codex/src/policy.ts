@@ -10,6 +10,7 @@ import {
 import { reportEnforcement } from "@adaptor/driver/kit";
 import { configKeySetBy } from "./config-key.js";
 import type { AskForApproval } from "./protocol/generated/v2/AskForApproval.js";
+import type { SandboxPolicy } from "./protocol/generated/v2/SandboxPolicy.js";
 
 /** codex's sandbox names (`thread/start` `sandbox`, `codex exec -s`). */
 export type CodexSandbox = "read-only" | "workspace-write" | "danger-full-access";
@@ -38,6 +39,12 @@ export interface CodexPolicyPlan {
    * reason, for the enforcement detail.
    */
   readonly sandboxForAsk?: string;
+  /**
+   * Set when the policy sets no sandbox and the permission is not `ask`: the sandbox codex applied
+   * of its own, as the thread's opening answer names it (`read-only`, `workspace-write`,
+   * `danger-full-access`, `external-sandbox`), for the approvals entry of the enforcement report.
+   */
+  readonly ownSandbox?: string;
   /** True when the run has MCP servers of the host's (not the SDK's host-tool server): the enforcement detail says how their tools are approved. */
   readonly hostMcpServers?: boolean;
   /**
@@ -221,6 +228,31 @@ function refuseWideningArgs(driverType: string, sandbox: SandboxMode, extraArgs:
   }
 }
 
+const SANDBOX_POLICY_NAMES: Readonly<Record<SandboxPolicy["type"], string>> = {
+  readOnly: "read-only",
+  workspaceWrite: "workspace-write",
+  dangerFullAccess: "danger-full-access",
+  externalSandbox: "external-sandbox",
+};
+
+/** The name of codex's sandbox `policy` (an answer's `SandboxPolicy`): `read-only`, `workspace-write`, `danger-full-access`, `external-sandbox`; `undefined` for none or an unknown type. */
+export function sandboxPolicyName(policy: SandboxPolicy | undefined): string | undefined {
+  const type = (policy as { type?: unknown } | undefined)?.type;
+  return typeof type === "string" && Object.hasOwn(SANDBOX_POLICY_NAMES, type)
+    ? SANDBOX_POLICY_NAMES[type as SandboxPolicy["type"]]
+    : undefined;
+}
+
+/**
+ * The plan with the sandbox codex applied of its own (`applied`, from the `thread/start` /
+ * `thread/resume` / `thread/fork` answer) as {@link CodexPolicyPlan.ownSandbox}, when the plan
+ * sets none; otherwise, or when codex named none, the plan as is.
+ */
+export function withOwnSandbox(plan: CodexPolicyPlan, applied: SandboxPolicy | undefined): CodexPolicyPlan {
+  const name = sandboxPolicyName(applied);
+  return plan.sandbox || name === undefined ? plan : { ...plan, ownSandbox: name };
+}
+
 /**
  * Checks codex's own approval policy (`effective`, from the `thread/start` / `thread/resume`
  * answer) for a plan with `inheritedApprovals`: `never` keeps the sandbox the bound and the plan is
@@ -280,14 +312,15 @@ export function codexEnforcement(
         mechanisms: [exec ? "cli_flag" : "cli_config"],
         detail: `web_search = "${String(plan.webSearch)}"${plan.webSearchOffForEffort ? ` (set by the driver for effort minimal: ${plan.webSearchOffForEffort})` : ""}`,
       };
+    const own = plan.ownSandbox ? `; sandbox ${plan.ownSandbox} (codex's own for this working directory, as for a new thread)` : "";
     return plan.approvalPolicy === "never"
       ? {
           mechanisms: [exec ? "cli_flag" : "cli_config"],
-          detail: `approval_policy = "never": codex asks nothing; its sandbox is the bound${plan.hostMcpServers ? `; ${MCP_TOOLS_UNDER_NEVER}` : ""}`,
+          detail: `approval_policy = "never": codex asks nothing; its sandbox is the bound${own}${plan.hostMcpServers ? `; ${MCP_TOOLS_UNDER_NEVER}` : ""}`,
         }
       : {
           mechanisms: ["approval"],
-          detail: `approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers${plan.sandboxForAsk ? `; ${plan.sandboxForAsk}` : ""}`,
+          detail: `approval_policy = "untrusted": codex asks before commands and file changes; the SDK answers${plan.sandboxForAsk ? `; ${plan.sandboxForAsk}` : own}`,
         };
   });
 }

@@ -379,13 +379,31 @@ describe("codex app-server answers the driver reads (fake CLI)", () => {
     expect(error.message).toBe("[DRIVER] thread/start: codex (the answer is not an object: null)");
   });
 
+  it("a thread/start answer naming another approval policy and sandbox than sent ends the run with a DRIVER DriverError before the turn, naming both", async () => {
+    const error = await malformed(
+      [
+        ...handshake.slice(0, 4),
+        line({ id: 2, result: { ...THREAD, approvalPolicy: "on-request", sandbox: { type: "dangerFullAccess" } } }),
+        { awaitStdinEnd: true },
+      ],
+      { prompt: "hi", policy: { sandbox: "read_only" } },
+      "thread/start",
+    );
+    expect(error.message).toBe(
+      '[DRIVER] thread/start: codex (codex applied approval policy "on-request" and sandbox "danger-full-access" where the driver sent "never" and "read-only")',
+    );
+  });
+
   it("a thread/turns/list answer without data, when a resumed thread is rewound to its committed turn, ends the run with a DRIVER DriverError naming thread/turns/list", async () => {
     const error = await malformed(
       [
-        ...handshake.slice(0, 4), // initialize, initialized, thread/resume
-        line({ id: 2, result: THREAD }),
+        ...handshake.slice(0, 3), // initialize, initialized
+        { awaitStdinLine: true }, // config/read: what codex gives a new thread, sent with thread/resume
+        line({ id: 2, result: { config: {} } }),
+        { awaitStdinLine: true }, // thread/resume
+        line({ id: 3, result: THREAD }),
         { awaitStdinLine: true }, // thread/turns/list
-        line({ id: 3, result: { turns: [] } }),
+        line({ id: 4, result: { turns: [] } }),
         { awaitStdinEnd: true },
       ],
       { prompt: "hi", session: { resumeId: "t-fake", data: { lastTurnId: "u-old" } } },

@@ -30,7 +30,7 @@ import { reportLateOutput } from "../turn-end.js";
 import { classifyCodexTurn, lineageGap, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
 import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
-import { checkInheritedApprovals, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
+import { checkInheritedApprovals, withOwnSandbox, WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import { codexHomeOf, forkLineage } from "../session-state/codex-session-transfer.js";
@@ -61,6 +61,7 @@ import {
   McpStartup,
   requiredMcpFailure,
 } from "./mcp-servers.js";
+import { appliedAsSent, codexOwnSettings } from "./codex-own-settings.js";
 import { projectTrustPin } from "./project-trust.js";
 import { stageCodexSkills, type StagedCodexSkills } from "./skills.js";
 import { AppServerTurnState, turnIdOf } from "./turn-state.js";
@@ -487,7 +488,7 @@ export class AppServerSession implements PooledProcess {
       if (opened) {
         // Under permission inherit, codex's own approval policy decides whether the sandbox holds:
         // refused here, before the turn starts (the process is ended below).
-        checked = checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex");
+        checked = withOwnSandbox(checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex"), opened.sandbox);
         turn.threadId = opened.thread.id;
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
         await this.#mcpStarted(signal, sink);
@@ -1118,14 +1119,19 @@ async function openThread(
   const mcpServers = request.mcpServers?.length
     ? { mcp_servers: codexMcpServers(request.mcpServers, codexEnv(config, request.env), toolsApproval) }
     : {};
+  const session = request.session;
+  // Resumed or forked, codex 0.171.0 restores the approval policy and sandbox the thread's last turn
+  // ran under (an ask turn's untrusted and full access, say) rather than what a new thread gets:
+  // what the run leaves to codex is sent as codex would give it to a new thread.
+  const own = session && (plan.approvalPolicy === undefined || plan.sandbox === undefined) ? await codexOwnSettings(rpc, cwd) : undefined;
   // Opened with a sandbox that lets it write, codex would mark an untrusted working directory
   // trusted in the user's config.toml for good: the trust that config already holds goes along.
-  const sandbox = plan.sandbox && !plan.sandboxForAsk ? plan.sandbox : undefined;
+  const sandbox = plan.sandboxForAsk ? undefined : (plan.sandbox ?? own?.sandbox);
   const trust =
     sandbox === "workspace-write" || sandbox === "danger-full-access"
       ? await projectTrustPin(config, codexHomeOf(config, request.env), cwd)
       : undefined;
-  const approvalPolicy = plan.approvalPolicy ?? trust?.approvalPolicy;
+  const approvalPolicy = plan.approvalPolicy ?? trust?.approvalPolicy ?? own?.approvalPolicy;
   const threadConfig = {
     ...(plan.webSearch ? { web_search: plan.webSearch } : {}),
     ...(pinRoots ? { [WRITABLE_ROOTS_KEY]: [] } : {}),
@@ -1143,11 +1149,13 @@ async function openThread(
     ...(request.systemPrompt?.mode === "replace" ? { baseInstructions: request.systemPrompt.text } : {}),
     ...(request.systemPrompt?.mode === "append" ? { developerInstructions: request.systemPrompt.text } : {}),
   };
-  const session = request.session;
-  if (!session) return requestAnswer(rpc, "thread/start", common satisfies ThreadStartParams, threadOpened);
+  // What codex applied is checked against what was sent: the turn's report says the latter.
+  const sent = { approvalPolicy, sandbox };
+  if (!session)
+    return appliedAsSent("thread/start", await requestAnswer(rpc, "thread/start", common satisfies ThreadStartParams, threadOpened), sent);
   if (session.fork) {
     // A fork copies the thread only through its committed turn.
-    return requestAnswer(
+    const forked = await requestAnswer(
       rpc,
       "thread/fork",
       {
@@ -1158,13 +1166,15 @@ async function openThread(
       } satisfies ThreadForkParams,
       threadOpened,
     );
+    return appliedAsSent("thread/fork", forked, sent);
   }
-  return requestAnswer(
+  const resumed = await requestAnswer(
     rpc,
     "thread/resume",
     { threadId: session.resumeId, excludeTurns: true, ...common } satisfies ThreadResumeParams,
     threadOpened,
   );
+  return appliedAsSent("thread/resume", resumed, sent);
 }
 
 /**

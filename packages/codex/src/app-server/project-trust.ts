@@ -39,14 +39,8 @@ export async function projectTrustPin(config: CodexConfig, codexHome: string, cw
   const hostKeys = [...Object.keys(config.configOverrides ?? {}), ...args.map((arg, i) => configKeySetBy(arg, args[i + 1]))];
   if (hostKeys.some((key) => key === "projects" || key?.startsWith("projects.") === true)) return undefined;
   const user = await userConfig(join(codexHome, "config.toml"));
-  const projects = table(user?.["projects"]);
   const real = await realpath(cwd).catch(() => cwd);
-  const root = await repositoryRoot(real);
-  // The folders whose entry codex reads for cwd, the first found applies: cwd itself (as given and
-  // resolved), then its repository's root.
-  const level = [cwd, real, root]
-    .map((folder) => (folder === undefined ? undefined : table(projects?.[folder])?.["trust_level"]))
-    .find((value) => value === "trusted" || value === "untrusted");
+  const level = await projectTrustLevel(user?.["projects"], cwd);
   const trust = { trust_level: level ?? "untrusted" };
   const pinned = { [cwd]: trust, [real]: trust };
   if (level !== undefined) return { projects: pinned };
@@ -58,6 +52,23 @@ export async function projectTrustPin(config: CodexConfig, codexHome: string, cw
     user?.["approval_policy"] !== undefined ||
     (typeof user?.["profile"] === "string" && table(table(user["profiles"])?.[user["profile"]])?.["approval_policy"] !== undefined);
   return setsPolicy ? { projects: pinned } : { projects: pinned, approvalPolicy: "on-request" };
+}
+
+/**
+ * The trust codex's `projects` table (`projects`, as parsed from its config) gives the working
+ * directory `cwd`: the entry of `cwd` itself (as given, then resolved), else of its git
+ * repository's root (a linked worktree's main repository's); `undefined` when none of them has a
+ * `trust_level` of `"trusted"` or `"untrusted"`.
+ */
+export async function projectTrustLevel(projects: unknown, cwd: string): Promise<"trusted" | "untrusted" | undefined> {
+  const entries = table(projects);
+  if (!entries) return undefined;
+  const real = await realpath(cwd).catch(() => cwd);
+  const root = await repositoryRoot(real);
+  // The folders whose entry codex reads for cwd, the first found applies.
+  return [cwd, real, root]
+    .map((folder) => (folder === undefined ? undefined : table(entries[folder])?.["trust_level"]))
+    .find((value): value is "trusted" | "untrusted" => value === "trusted" || value === "untrusted");
 }
 
 function table(value: unknown): Readonly<Record<string, unknown>> | undefined {
