@@ -491,10 +491,11 @@ export class DescendantTracker {
     if (!hasChildrenFiles()) return false;
     const read = candidates ?? orphanCandidates();
     if (this.#tag) {
+      const entry = this.#tag.toString("latin1");
       for (const stat of read) {
         if (stat.pid === this.#root || this.#known.has(stat.pid)) continue;
         if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-        if (environHas(stat.pid, this.#tag)) this.adopt(stat);
+        if (candidateTags(stat).includes(entry)) this.adopt(stat);
       }
     }
     this.refreshTree();
@@ -653,9 +654,6 @@ export function refreshAllTrackers(strategy?: "walk" | "scan"): "walk" | "scan" 
   return served;
 }
 
-/** Orphans {@link adoptTaggedOrphans} read the environment of, by pid (their start time): not read again. */
-let checkedOrphans = new Map<number, string>();
-
 /**
  * Where the kernel has children lists: hands each watched tracker the processes carrying its tag
  * among those an orphan is handed to (children of this process and of its ancestors, as
@@ -674,29 +672,61 @@ function adoptTaggedOrphans(): void {
     oldestRoot = Math.min(oldestRoot, Number.isNaN(tracker.rootStart) ? -Infinity : tracker.rootStart);
   }
   if (byTag.size === 0) return;
-  const checked = new Map<number, string>();
   for (const stat of readOrphanCandidates()) {
     if (Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
-    checked.set(stat.pid, stat.start);
-    if (checkedOrphans.get(stat.pid) === stat.start) continue;
-    const tag = tagEntryOf(stat.pid);
-    const tracker = tag === undefined ? undefined : byTag.get(tag);
-    if (tracker && !tracker.knows(stat.pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
+    for (const tag of candidateTags(stat)) {
+      const tracker = byTag.get(tag);
+      if (tracker && !tracker.knows(stat.pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
+    }
   }
-  checkedOrphans = checked;
 }
 
-/** The `ADAPTOR_PROCESS_TAG=<value>` entry of `pid`'s initial environment, if it has one. */
-function tagEntryOf(pid: number): string | undefined {
+/**
+ * Reads where orphans are handed now, and the tag of each candidate as young as a watched CLI,
+ * adopting the tagged ones ({@link adoptTaggedOrphans}): for a CLI told to exit (its stdin closed),
+ * while it shuts down. The deep refresh at its exit then takes what did not change from this read
+ * (the stat of a candidate whose pid was not handed out since, the tag of one already read) and
+ * reads the rest. Never throws.
+ */
+export function readOrphansAhead(): void {
+  adoptTaggedOrphans();
+}
+
+/** The `ADAPTOR_PROCESS_TAG=<value>` entries of `pid`'s initial environment (usually none or one). */
+function tagEntriesOf(pid: number): string[] {
+  environRead?.(pid);
   const environ = readProcFile(`${PROC}/${pid}/environ`);
-  if (!environ) return undefined;
+  if (!environ) return [];
   const name = `${PROCESS_TAG_VAR}=`;
+  const found: string[] = [];
   for (let at = environ.indexOf(name, 0, "latin1"); at !== -1; at = environ.indexOf(name, at + 1, "latin1")) {
     if (at !== 0 && environ[at - 1] !== 0) continue;
     const end = environ.indexOf(0, at);
-    return environ.toString("latin1", at, end === -1 ? environ.length : end);
+    found.push(environ.toString("latin1", at, end === -1 ? environ.length : end));
   }
-  return undefined;
+  return found;
+}
+
+/**
+ * The tag entries of the orphan candidates whose environment was read, by pid, with their start
+ * time: kept for as long as the pid stays a candidate (each read of where orphans are handed keeps
+ * those of the candidates it found), so a candidate's environment is read once.
+ */
+let orphanTags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
+
+/**
+ * The {@link PROCESS_TAG_VAR} entries of orphan candidate `stat`'s environment, as read the first
+ * time that process (the same pid and start time) was a candidate. Its environment is that of its
+ * start (or its last `exec`): one read as tagged was started by a tagged process, whatever it
+ * drops later (it is then adopted on that read); one read as untagged got no tag from whoever
+ * started it, and is caught, if it is a CLI's, by the session or group it is in.
+ */
+function candidateTags(stat: ProcStat): readonly string[] {
+  const known = orphanTags.get(stat.pid);
+  if (known?.start === stat.start) return known.tags;
+  const tags = tagEntriesOf(stat.pid);
+  orphanTags.set(stat.pid, { start: stat.start, tags });
+  return tags;
 }
 
 /**
@@ -772,7 +802,7 @@ function orphanCandidates(): ProcStat[] {
  * The candidates the last {@link readOrphanCandidates} found, by pid, the last pid handed out
  * before it read them, and when (`performance.now()`, ms).
  */
-let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat> } | undefined;
+let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat | null> } | undefined;
 
 /** Told the pid of each candidate whose stat {@link readOrphanCandidates} reads (not taken from the read before); none by default. */
 let candidateStatRead: ((pid: number) => void) | undefined;
@@ -790,9 +820,10 @@ export function observeCandidateStatReads(observer: ((pid: number) => void) | un
  * candidate the last read found is not read again when its pid was not handed out since that read
  * (within {@link WINDOW_MAX_AGE_MS} of it; see {@link PidWindow}): it is the same process, with the
  * same start time, and its session and group are those it was seen in then (a tracker that adopts
- * it notes them, and its next walk of the tree notes those it is in by then). Ancestors hold the
- * same few children for the CLI's life, and pid 1 every orphan of the host: their stat would
- * otherwise be read on every poll.
+ * it notes them, and its next walk of the tree notes those it is in by then); one that was a zombie
+ * then is one still, or reaped, and is left out unread. Ancestors hold the same few children for
+ * the CLI's life, and pid 1 every orphan of the host: their stat would otherwise be read on every
+ * poll.
  */
 function readOrphanCandidates(): ProcStat[] {
   const otherCLIs = ownedRoots();
@@ -802,8 +833,9 @@ function readOrphanCandidates(): ProcStat[] {
   const previous = lastCandidates;
   const window =
     previous === undefined || last === undefined || at - previous.at > WINDOW_MAX_AGE_MS ? undefined : { after: previous.lastPid, last };
-  const stats = new Map<number, ProcStat>();
+  const stats = new Map<number, ProcStat | null>();
   lastCandidates = last === undefined ? undefined : { lastPid: last, at, stats };
+  const tags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
   // The holder the walk came up from: a child of the next one, this process or an ancestor,
   // older than any CLI, so its stat is not read again.
   let below: number | undefined;
@@ -817,18 +849,22 @@ function readOrphanCandidates(): ProcStat[] {
     const listed = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
     for (const pid of listed ?? []) {
       if (pid === below || otherCLIs.has(pid)) continue;
+      // null: a zombie when read, and its pid not handed out since: still one, or reaped.
       let stat = window && !inWindow(pid, window) ? previous?.stats.get(pid) : undefined;
-      if (!stat) {
+      if (stat === undefined) {
         candidateStatRead?.(pid);
-        stat = readStat(pid);
+        stat = readStat(pid) ?? null;
       }
+      stats.set(pid, stat);
       if (!stat) continue;
       found.push(stat);
-      stats.set(pid, stat);
+      const read = orphanTags.get(pid);
+      if (read?.start === stat.start) tags.set(pid, read);
     }
     below = holder;
     holder = self ? process.ppid : holderStat?.ppid;
   }
+  orphanTags = tags;
   return found;
 }
 
