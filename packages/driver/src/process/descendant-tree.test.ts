@@ -102,6 +102,22 @@ started.stdout.once("data", (d) => console.log(JSON.stringify([started.pid, Numb
 setInterval(() => {}, 1000);
 `;
 
+/**
+ * The leader of a session of its own (to be started detached): prints 0 once ready, then for each
+ * line on its stdin starts a helper in its session that starts a job and exits (the job an orphan
+ * in that session), and prints the job's pid.
+ */
+const OLD_SESSION = `
+const { spawn } = require("child_process");
+const helper = 'const job = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); console.log(job.pid); process.exit(0);';
+console.log(0);
+process.stdin.on("data", () => {
+  const started = spawn(process.execPath, ["-e", helper], { stdio: ["ignore", "pipe", "ignore"] });
+  started.stdout.once("data", (d) => console.log(String(d).trim()));
+});
+setInterval(() => {}, 1000);
+`;
+
 /** Starts a child for each line on its stdin and prints its pid (0 once ready). */
 const FORKER = `
 console.log(0);
@@ -353,6 +369,43 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       observeCandidateStatReads(undefined);
     }
   });
+
+  it("a deep walk and a catch-up read no environment of an orphan in a session created before the CLI, and still adopt the CLI's tagged orphan", async () => {
+    const leader = spawn(node, ["-e", OLD_SESSION], { stdio: ["pipe", "pipe", "ignore"], detached: true });
+    const lines = createInterface({ input: leader.stdout! })[Symbol.asyncIterator]();
+    const next = async (): Promise<number> => Number((await lines.next()).value);
+    const all: number[] = [leader.pid!];
+    const reads: number[] = [];
+    try {
+      await next();
+      // The CLI starts after the session: its start time is later than the leader's.
+      for (const end = Date.now() + 20_000; Date.now() < end && ticksNow() <= startOf(leader.pid!);)
+        await new Promise((r) => setTimeout(r, 20));
+      const { cli, tag, pids } = taggedCli("older-session");
+      const [, orphan] = await pids;
+      all.push(cli.pid!, orphan!);
+      const tracker = new DescendantTracker(cli.pid!, tag);
+      const since = lastPid();
+      leader.stdin!.write("go\n");
+      const job = await next();
+      all.push(job);
+      const parentOf = (): string | undefined => readFileSync(`/proc/${job}/stat`, "latin1").split(") ")[1]!.split(" ")[1];
+      // An orphan once its helper exited: handed to an ancestor of this process, where orphans are looked for.
+      const helper = String(Number(parentOf()));
+      for (const end = Date.now() + 20_000; Date.now() < end && parentOf() === helper;) await new Promise((r) => setTimeout(r, 50));
+      expect(startOf(job)).toBeGreaterThanOrEqual(tracker.rootStart);
+      observeEnvironReads((pid) => reads.push(pid));
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(tracker.pids).toContain(orphan);
+      expect(tracker.pids).not.toContain(job);
+      tracker.catchUp(since);
+      expect(tracker.pids).not.toContain(job);
+      expect(reads).not.toContain(job);
+    } finally {
+      observeEnvironReads(undefined);
+      killAll(all);
+    }
+  }, 30_000);
 
   it("deep refreshes asked for in one turn of the event loop share one read of where orphans are handed, made after they were asked, and each finds what its deep scan finds", async () => {
     const { clis, trackers, all } = twoTaggedClis("deep-soon");

@@ -332,12 +332,36 @@ export class DescendantTracker {
   readonly #groups = new RememberedIds();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
+  /** The session the CLI was started in (its own, when started detached); undefined when unknown. */
+  readonly #rootSession: number | undefined;
 
   /** @param tag - the value of {@link PROCESS_TAG_VAR} the CLI was started with, if any. */
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
-    this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+    const stat = readStat(root);
+    this.#rootStart = Number(stat?.start ?? Number.NaN);
+    this.#rootSession = stat?.sid;
+  }
+
+  /**
+   * Whether `stat`'s process is in a session created before the CLI started, other than the one the
+   * CLI was started in: its leader (the pid that names it) is alive and older than the CLI. No
+   * process the CLI started can be in one: a process enters only a session it creates or its
+   * parent's, so every one of them is in the CLI's session or one created by one of them since,
+   * and the kernel hands a session's pid to no other process while the session has members. Such a
+   * process carries no tag of the CLI's, and its environment (a read that waits for a process that
+   * is mapping memory, as a starting one does) need not be read. `leaders` caches each leader's
+   * start time for one pass.
+   */
+  #inOlderSession(stat: ProcStat, leaders: Map<number, number | undefined>): boolean {
+    if (this.#rootSession === undefined || stat.sid === this.#rootSession || Number.isNaN(this.#rootStart)) return false;
+    if (!leaders.has(stat.sid)) {
+      const leader = stat.sid === stat.pid ? stat : stat.sid > 0 ? readStat(stat.sid) : undefined;
+      leaders.set(stat.sid, leader ? Number(leader.start) : undefined);
+    }
+    const start = leaders.get(stat.sid);
+    return start !== undefined && start < this.#rootStart;
   }
 
   /** The value of {@link PROCESS_TAG_VAR} it looks for (`NAME=value`), if any. */
@@ -492,9 +516,11 @@ export class DescendantTracker {
     const read = candidates ?? orphanCandidates();
     if (this.#tag) {
       const entry = this.#tag.toString("latin1");
+      const leaders = new Map<number, number | undefined>();
       for (const stat of read) {
         if (stat.pid === this.#root || this.#known.has(stat.pid)) continue;
         if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
+        if (this.#inOlderSession(stat, leaders)) continue;
         if (candidateTags(stat).includes(entry)) this.adopt(stat);
       }
     }
@@ -516,14 +542,17 @@ export class DescendantTracker {
   catchUp(since: number | undefined): boolean {
     const host = readStat(process.pid);
     const parentStarts = new Map<number, string | undefined>();
+    const leaders = new Map<number, number | undefined>();
     /**
      * Whether `stat`'s process can carry the tag: not when its parent is older than the CLI and
      * neither this process nor an ancestor of it. Such a parent is no process of the CLI (the tag
      * is newer), and was not handed the process as an orphan (an orphan goes to an ancestor of the
      * process that started it, and the CLI's ancestors are this process's), so it started the
-     * process, which got its environment: no tag.
+     * process, which got its environment: no tag. Nor when it is in a session created before the
+     * CLI ({@link #inOlderSession}).
      */
     const mayCarryTag = (stat: ProcStat): boolean => {
+      if (this.#inOlderSession(stat, leaders)) return false;
       const holders = hostAncestors();
       if (!holders || holders.has(stat.ppid)) return true;
       if (!parentStarts.has(stat.ppid)) parentStarts.set(stat.ppid, readStat(stat.ppid)?.start);
