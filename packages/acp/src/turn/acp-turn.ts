@@ -211,6 +211,10 @@ export class AcpTurn implements SessionHandler {
       toolName: name,
       toolCallId: call.toolCallId,
       input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
+      // The agent's options, for `answer(optionId)`: the option's name for people, its kind beside it.
+      ...(request.options.length > 0
+        ? { choices: request.options.map((o) => ({ key: o.optionId, label: o.name, description: o.kind })) }
+        : {}),
       details: {
         options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
         // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its

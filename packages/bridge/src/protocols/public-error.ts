@@ -1,3 +1,4 @@
+import { InvalidOptionError } from "@adaptor/errors";
 import {
   ErrApprovalKindMismatch,
   ErrApprovalNotPending,
@@ -29,8 +30,8 @@ export function failureMessage(code: string | undefined, message: string, secret
 
 /**
  * A short machine-readable code for a failed verdict: the `RunError` reason, `cancelled` for an
- * abort, `approval_not_pending` / `approval_kind_mismatch` / `thread_busy` for what a resume can
- * meet, else the `ErrCode` or `error`.
+ * abort, `approval_not_pending` / `approval_kind_mismatch` / `approval_invalid_choice` /
+ * `thread_busy` for what a resume can meet, else the `ErrCode` or `error`.
  */
 export function failureCode(error: unknown): string {
   if (error instanceof RunError) return error.reason;
@@ -38,6 +39,7 @@ export function failureCode(error: unknown): string {
   // What a resume can meet, so a client can tell them apart without reading the message.
   if (isError(error, ErrApprovalNotPending)) return "approval_not_pending";
   if (isError(error, ErrApprovalKindMismatch)) return "approval_kind_mismatch";
+  if (error instanceof InvalidOptionError && error.field === "choice") return "approval_invalid_choice";
   if (isError(error, ErrThreadBusy)) return "thread_busy";
   return errorCode(error) ?? carriedCode(error) ?? "error";
 }
