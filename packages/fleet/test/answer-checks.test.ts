@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Agent, ErrApprovalEditUnsupported, ErrApprovalKindMismatch, InvalidOptionError } from "adaptor";
+import { Agent, ErrApprovalEditUnsupported, InvalidOptionError } from "adaptor";
 import { isError } from "@adaptor/errors";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import type { StoredApprovalDecision } from "@adaptor/threadstore";
@@ -33,7 +33,8 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
         [{ outcome: "approve", reasn: "x" }, (e) => e instanceof InvalidOptionError && e.field === "decision.reasn"],
         [{ outcome: "approve", updatedInput: "rm -rf x" }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
         [{ outcome: "approve", updatedInput: null }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
-        [{ outcome: "answer", choice: "yes" }, (e) => isError(e, ErrApprovalKindMismatch)],
+        // A codex command ask lists codex's decisions as its choices: anything else is refused.
+        [{ outcome: "answer", choice: "yes" }, (e) => e instanceof InvalidOptionError && e.field === "choice" && e.subject === "fleet answer"],
       ];
       for (const [decision, expected] of refusals) {
         const error = await front.answer(id, decision as StoredApprovalDecision).catch((e: unknown) => e);
@@ -42,6 +43,23 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
       }
       await front.answer(id, { outcome: "approve" });
       expect((await handle.result()).text).toBe("after the approval");
+    });
+
+    it("answer() with one of the request's choices (the codex ask's decisions) is recorded and reaches the CLI as that decision", async () => {
+      const schema = freshSchema("answer");
+      const front = await fleetOf(schema);
+      const back = await fleetOf(schema);
+      await back.worker(new Agent(fakeCodex("unused")));
+      const handle = await front.submit("run the tests", { runOptions: fakeRun(fakeCodexSteps("after the answer", { ask: "npm test" })) });
+      const id = await askedId(handle);
+      const request = (await front.approval(id))?.request as { choices?: { key: string }[] };
+      expect(request.choices?.map((c) => c.key)).toEqual(["accept", "acceptForSession", "decline", "cancel"]);
+      await front.answer(id, { outcome: "answer", choice: "acceptForSession" });
+      expect((await handle.result()).text).toBe("after the answer");
+      const echoed: string[] = [];
+      for await (const { event } of handle.events())
+        if (event.type === "process" && typeof event.text === "string" && event.text.includes('"echo"')) echoed.push(event.text);
+      expect(echoed[0]).toContain('"decision":"acceptForSession"');
     });
 
     it("an edited input answered from another host to a request that cannot run one denies it and throws ErrApprovalEditUnsupported, as approve() does", async () => {

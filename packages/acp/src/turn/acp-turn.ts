@@ -233,6 +233,11 @@ export class AcpTurn implements SessionHandler {
       const answered = this.#sink.requestApproval(ask).then((decision): acp.RequestPermissionResponse => {
         if (decision.outcome === "answer") {
           const option = request.options.find((o) => o.optionId === decision.choice);
+          if (option?.kind.startsWith("reject_")) {
+            // A reject option the host chose by id refuses the call as a deny does.
+            this.#refused.add(call.toolCallId);
+            this.#denied(call.toolCallId, option.name);
+          }
           return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
         }
         const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
