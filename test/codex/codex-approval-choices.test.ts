@@ -3,8 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolOutput, type ResponsesReply } from "@adaptor/testkit";
 import { InvalidOptionError } from "@adaptor/errors";
-import { Agent, type AgentEvent, type ApprovalRequest } from "adaptor";
-import { codexHarness, type CodexHarness } from "./support.js";
+import { codexHarness, runAsking, type CodexHarness } from "./support.js";
 
 // Real codex binary (pinned 0.171.0), app-server transport: a permission ask lists codex's own
 // decisions in `request.choices`, and `answer(key)` sends that decision.
@@ -15,40 +14,13 @@ afterEach(async () => {
   h = undefined;
 });
 
-const POLICY = { approvals: { permission: "ask" }, sandbox: "unrestricted" } as const;
 const TWICE = 'echo run >> twice.txt; echo "count=$(wc -l < twice.txt)"';
 const shell = (cmd: string): ResponsesReply => ({ functionCall: { name: "exec_command", arguments: { cmd } } });
-
-/** Runs `prompt` with a handler that applies `decide` to each ask (`index` counts them from 0). */
-async function runWith(
-  harness: CodexHarness,
-  prompt: string,
-  decide: (request: ApprovalRequest, index: number) => void,
-): Promise<{ events: AgentEvent[]; thrown: unknown[]; requests: ApprovalRequest[]; verdict: unknown }> {
-  const thrown: unknown[] = [];
-  const requests: ApprovalRequest[] = [];
-  const agent = new Agent(harness.driver, {
-    onApproval: (request) => {
-      requests.push(request);
-      try {
-        decide(request, requests.length - 1);
-      } catch (error) {
-        thrown.push(error);
-      }
-    },
-  });
-  const stream = agent.stream(prompt, { policy: POLICY });
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  const verdict = await stream.result().catch((error: unknown) => error);
-  await agent.close();
-  return { events, thrown, requests, verdict };
-}
 
 describe("codex approvals: answer(choice) sends codex's own decision (real binary)", () => {
   it("a command ask lists accept, acceptForSession, decline and cancel as its choices", async () => {
     h = await codexHarness();
-    const { requests } = await runWith(h, "SHELL_CMD echo listed > listed.txt", (request) => request.deny("only looking"));
+    const { requests } = await runAsking(h, "SHELL_CMD echo listed > listed.txt", (request) => request.deny("only looking"));
     expect(requests[0]?.kind).toBe("permission");
     expect(requests[0]?.choices?.map((choice) => choice.key)).toEqual(["accept", "acceptForSession", "decline", "cancel"]);
     expect(requests[0]?.choices?.[1]).toMatchObject({ label: "Allow for this session" });
@@ -58,7 +30,7 @@ describe("codex approvals: answer(choice) sends codex's own decision (real binar
 
   it('answer("acceptForSession"): the command runs, and the same command later in the turn runs without a second ask', async () => {
     h = await codexHarness({ rules: [{ when: whenToolOutput("exec_command", "count=1"), reply: shell(TWICE) }] });
-    const { requests, thrown, verdict } = await runWith(h, `SHELL_CMD ${TWICE}`, (request) => request.answer("acceptForSession"));
+    const { requests, thrown, verdict } = await runAsking(h, `SHELL_CMD ${TWICE}`, (request) => request.answer("acceptForSession"));
     expect(thrown).toEqual([]);
     expect(requests).toHaveLength(1);
     expect(requests[0]?.status).toBe("answered");
@@ -68,7 +40,7 @@ describe("codex approvals: answer(choice) sends codex's own decision (real binar
 
   it('answer("accept") runs the command once; the same command again is asked again', async () => {
     h = await codexHarness({ rules: [{ when: whenToolOutput("exec_command", "count=1"), reply: shell(TWICE) }] });
-    const { requests, thrown } = await runWith(h, `SHELL_CMD ${TWICE}`, (request) => request.answer("accept"));
+    const { requests, thrown } = await runAsking(h, `SHELL_CMD ${TWICE}`, (request) => request.answer("accept"));
     expect(thrown).toEqual([]);
     expect(requests).toHaveLength(2);
     expect(readFileSync(join(h.env.workDir, "twice.txt"), "utf8")).toBe("run\nrun\n");
@@ -76,7 +48,9 @@ describe("codex approvals: answer(choice) sends codex's own decision (real binar
 
   it('answer("cancel"): the command does not run and codex interrupts the turn', async () => {
     h = await codexHarness();
-    const { requests, thrown, verdict, events } = await runWith(h, "SHELL_CMD echo no > cancelled.txt", (request) => request.answer("cancel"));
+    const { requests, thrown, verdict, events } = await runAsking(h, "SHELL_CMD echo no > cancelled.txt", (request) =>
+      request.answer("cancel"),
+    );
     expect(thrown).toEqual([]);
     expect(requests[0]?.status).toBe("answered");
     expect(existsSync(join(h.env.workDir, "cancelled.txt"))).toBe(false);
@@ -86,7 +60,7 @@ describe("codex approvals: answer(choice) sends codex's own decision (real binar
 
   it("an unknown choice throws InvalidOptionError naming the choices; the ask stays pending and a later approve runs the command", async () => {
     h = await codexHarness();
-    const { requests, thrown } = await runWith(h, "SHELL_CMD echo later > later.txt", (request) => {
+    const { requests, thrown } = await runAsking(h, "SHELL_CMD echo later > later.txt", (request) => {
       try {
         request.answer("approve-all");
       } finally {

@@ -331,13 +331,23 @@ describe("approvals, first form", () => {
 
     it("answer() on a permission without choices (or an empty list) and on a plan review is ErrApprovalKindMismatch", () => {
       for (const request of [ask("permission"), ask("permission", []), ask("plan_review"), ask("plan_review", CHOICES)])
-        expect(isError(thrownBy(() => request.answer("accept")), ErrApprovalKindMismatch)).toBe(true);
+        expect(
+          isError(
+            thrownBy(() => request.answer("accept")),
+            ErrApprovalKindMismatch,
+          ),
+        ).toBe(true);
     });
 
     it("a question takes any answer (a key or free text); approve() does not fit it", () => {
       expect(fits(thrownBy(() => ask("question", CHOICES).answer("free text")))).toBe(true);
       expect(fits(thrownBy(() => ask("question").answer("free text")))).toBe(true);
-      expect(isError(thrownBy(() => ask("question", CHOICES).approve()), ErrApprovalKindMismatch)).toBe(true);
+      expect(
+        isError(
+          thrownBy(() => ask("question", CHOICES).approve()),
+          ErrApprovalKindMismatch,
+        ),
+      ).toBe(true);
     });
 
     it("approve() and deny() fit a permission with choices as without", () => {

@@ -262,7 +262,11 @@ describe("suspended turns", () => {
       .thread("t-choice")
       .answer(id, { outcome: "answer", choice: "acceptforsession" })
       .catch((e: unknown) => e);
-    expect(findError(error, InvalidOptionError)).toMatchObject({ subject: "resume decision", field: "choice", suggestion: "acceptForSession" });
+    expect(findError(error, InvalidOptionError)).toMatchObject({
+      subject: "resume decision",
+      field: "choice",
+      suggestion: "acceptForSession",
+    });
     expect((await store.getPendingApproval(id))?.status).toBe("pending");
     expect(driver.requests).toHaveLength(1);
     const answered = await agent.thread("t-choice").answer(id, { outcome: "answer", choice: "acceptForSession" });

@@ -34,7 +34,10 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
         [{ outcome: "approve", updatedInput: "rm -rf x" }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
         [{ outcome: "approve", updatedInput: null }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
         // A codex command ask lists codex's decisions as its choices: anything else is refused.
-        [{ outcome: "answer", choice: "yes" }, (e) => e instanceof InvalidOptionError && e.field === "choice" && e.subject === "fleet answer"],
+        [
+          { outcome: "answer", choice: "yes" },
+          (e) => e instanceof InvalidOptionError && e.field === "choice" && e.subject === "fleet answer",
+        ],
       ];
       for (const [decision, expected] of refusals) {
         const error = await front.answer(id, decision as StoredApprovalDecision).catch((e: unknown) => e);

@@ -629,4 +629,3 @@ function suspendedApproval(task: Task | undefined): SuspendedApproval | undefine
     ...(Array.isArray(approval["choices"]) ? { choices: approval["choices"] as unknown[] } : {}),
   };
 }
-

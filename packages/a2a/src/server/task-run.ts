@@ -50,7 +50,10 @@ export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
  * Whether `answer` fits `approval` (a request's fields as JSON: `kind`, `choices`) as the SDK's own
  * answer methods would take it: `answer` needs a `choice`, one of the `choices` of a permission.
  */
-export function answerFits(approval: { readonly id: string }, answer: ApprovalAnswer): boolean {
+export function answerFits(
+  approval: { readonly id: string; readonly kind?: string | undefined; readonly choices?: readonly unknown[] | undefined },
+  answer: ApprovalAnswer,
+): boolean {
   if (answer.decision === "answer" && answer.choice === undefined) return false;
   return decisionRefusal(askFactsOf(approval.id, approval), decisionOf(answer), "answer") === undefined;
 }

@@ -369,6 +369,8 @@ export class HostClient {
 function allows(ask: ApprovalAsk, decision: ApprovalDecision): boolean {
   if (decision.outcome !== "answer") return decision.outcome === "approve";
   const options = ask.details?.["options"];
-  const chosen = Array.isArray(options) ? (options as { optionId?: unknown; kind?: unknown }[]).find((o) => o.optionId === decision.choice) : undefined;
+  const chosen = Array.isArray(options)
+    ? (options as { optionId?: unknown; kind?: unknown }[]).find((o) => o.optionId === decision.choice)
+    : undefined;
   return typeof chosen?.kind === "string" && chosen.kind.startsWith("allow_");
 }

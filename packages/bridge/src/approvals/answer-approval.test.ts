@@ -23,7 +23,12 @@ describe("POST approvals/<id>: answers a permission's choices", () => {
   ];
 
   it("a choice the permission lists fits (it goes on to the request's responder)", () => {
-    expect(isError(refusal(() => answerApproval(request("permission", CHOICES), { decision: "answer", choice: "always" })), ErrApprovalUnavailable)).toBe(true);
+    expect(
+      isError(
+        refusal(() => answerApproval(request("permission", CHOICES), { decision: "answer", choice: "always" })),
+        ErrApprovalUnavailable,
+      ),
+    ).toBe(true);
   });
 
   it("a choice it does not list is 422 approval_invalid_choice, the message listing the choices", () => {

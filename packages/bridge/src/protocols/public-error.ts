@@ -1,6 +1,6 @@
-import { InvalidOptionError } from "@adaptor/errors";
 import {
   ErrApprovalKindMismatch,
+  ErrInvalidOption,
   ErrApprovalNotPending,
   ErrCode,
   ErrThreadBusy,
@@ -19,6 +19,9 @@ export { MAX_PUBLIC_MESSAGE_CHARS, publicMessage, secretEnvValues } from "adapto
  * fixed message for the code instead.
  */
 const FIXED_MESSAGES: Readonly<Record<string, string>> = { thread_busy: "thread busy" };
+
+/** The `subject` of the `InvalidOptionError` a resume's decision gets (`thread.answer()`). */
+const RESUME_DECISION = "resume decision";
 
 /**
  * The message an error event carries for a failure with `code` ({@link failureCode}): a fixed one
@@ -39,7 +42,9 @@ export function failureCode(error: unknown): string {
   // What a resume can meet, so a client can tell them apart without reading the message.
   if (isError(error, ErrApprovalNotPending)) return "approval_not_pending";
   if (isError(error, ErrApprovalKindMismatch)) return "approval_kind_mismatch";
-  if (error instanceof InvalidOptionError && error.field === "choice") return "approval_invalid_choice";
+  // By its message, which a fleet's rebuilt worker error keeps (its `field` is not carried over).
+  if (isError(error, ErrInvalidOption) && error instanceof Error && error.message.startsWith(`${RESUME_DECISION}: choice `))
+    return "approval_invalid_choice";
   if (isError(error, ErrThreadBusy)) return "thread_busy";
   return errorCode(error) ?? carriedCode(error) ?? "error";
 }

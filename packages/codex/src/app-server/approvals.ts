@@ -129,11 +129,17 @@ const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
 /** What each choice codex takes does, for people. */
 const CHOICE_TEXT: Readonly<Record<string, { label: string; description: string }>> = {
   accept: { label: "Allow once", description: "run this call" },
-  acceptForSession: { label: "Allow for this session", description: "run this call, and the same ones later in the session without asking" },
+  acceptForSession: {
+    label: "Allow for this session",
+    description: "run this call, and the same ones later in the session without asking",
+  },
   decline: { label: "Decline", description: "do not run this call; the turn goes on" },
   cancel: { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" },
   approved: { label: "Allow once", description: "run this call" },
-  approved_for_session: { label: "Allow for this session", description: "run this call, and the same ones later in the session without asking" },
+  approved_for_session: {
+    label: "Allow for this session",
+    description: "run this call, and the same ones later in the session without asking",
+  },
   abort: { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" },
 };
 
