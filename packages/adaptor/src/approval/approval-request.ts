@@ -237,7 +237,7 @@ export function askFactsOf(id: string, request: unknown): ApprovalAskFacts {
  * (field `choice`, `subject` naming the call, the closest key as `suggestion`) for a key the
  * permission does not list. Live requests and stored (suspended) approvals are held to the same rule.
  */
-export function kindMismatch(ask: ApprovalAskFacts, decision: ApprovalDecision, subject: string): AdaptorError | undefined {
+export function decisionMismatch(ask: ApprovalAskFacts, decision: ApprovalDecision, subject: string): AdaptorError | undefined {
   const { id, kind } = ask;
   if (decision.outcome === "deny") return undefined;
   if (decision.outcome === "approve") return kind === "question" ? mismatch(id, kind, "approve") : undefined;
@@ -268,7 +268,7 @@ function closestKey(value: string, keys: readonly string[]): string | undefined 
  * Why an answer `decision` to the approval `ask` (its id, kind, choices, tool and whether its input
  * is editable) cannot be applied as given, or undefined when it can: the checks {@link ApprovalRequest}'s
  * methods make, for answers that reach a request from elsewhere (another host) to meet before they
- * are recorded. `error`: what {@link kindMismatch} returns (`ErrApprovalKindMismatch`, or
+ * are recorded. `error`: what {@link decisionMismatch} returns (`ErrApprovalKindMismatch`, or
  * `InvalidOptionError` field `choice` for a permission's unlisted choice), `InvalidOptionError`
  * (field `updatedInput`, `subject` naming the call) for an edited input that is not a plain object,
  * or `ErrApprovalEditUnsupported` for an edit the agent cannot run; `denies` is true for the last,
@@ -279,7 +279,7 @@ export function decisionRefusal(
   decision: ApprovalDecision,
   subject: string,
 ): { readonly error: Error; readonly denies: boolean } | undefined {
-  const mismatch = kindMismatch(ask, decision, subject);
+  const mismatch = decisionMismatch(ask, decision, subject);
   if (mismatch) return { error: mismatch, denies: false };
   if (decision.outcome !== "approve" || decision.updatedInput === undefined) return undefined;
   const invalid = updatedInputError(decision.updatedInput, subject);

@@ -9,7 +9,7 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "@adaptor/threadstore";
-import { kindMismatch, updatedInputError } from "../approval/approval-request.js";
+import { decisionMismatch, updatedInputError } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ResumeSpec, ThreadContext, ThreadMode } from "../thread/thread-context.js";
@@ -122,7 +122,7 @@ export async function loadResumeTurn(
   const { approvalId, decision } = spec;
   const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
-  const mismatch = decision ? kindMismatch({ ...approval, id: approvalId }, decision, "resume decision") : undefined;
+  const mismatch = decision ? decisionMismatch({ ...approval, id: approvalId }, decision, "resume decision") : undefined;
   if (mismatch) throw mismatch;
   const edit = decision?.outcome === "approve" ? decision.updatedInput : undefined;
   const invalid = edit === undefined ? undefined : updatedInputError(edit, "resume decision");

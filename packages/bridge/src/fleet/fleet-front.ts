@@ -222,7 +222,6 @@ export class FleetFront {
   }
 }
 
-/** Whether a decision fits an approval's kind: deny fits every kind, approve all but a `question`, answer only a `question`. */
 /** The answer to a refused submit. */
 function submitRefusal(error: unknown, agUiRunId: string | undefined, resumed: string | undefined): unknown {
   if (resumed !== undefined && isError(error, ErrApprovalNotPending))

@@ -126,42 +126,36 @@ type Choice = NonNullable<ApprovalAsk["choices"]>[number];
 const V2_CHOICES = ["accept", "acceptForSession", "decline", "cancel"] as const;
 const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
 
-/** What each choice codex takes does, for people. */
-const CHOICE_TEXT: Readonly<Record<string, { label: string; description: string }>> = {
-  accept: { label: "Allow once", description: "run this call" },
-  acceptForSession: {
-    label: "Allow for this session",
-    description: "run this call, and the same ones later in the session without asking",
-  },
+const ONCE = { label: "Allow once", description: "run this call" };
+const SESSION = { label: "Allow for this session", description: "run this call, and the same ones later in the session without asking" };
+const CANCEL = { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" };
+
+/** What each decision codex takes does, for people. */
+const CHOICE_TEXT: Readonly<Record<(typeof V2_CHOICES)[number] | (typeof LEGACY_CHOICES)[number], Omit<Choice, "key">>> = {
+  accept: ONCE,
+  acceptForSession: SESSION,
   decline: { label: "Decline", description: "do not run this call; the turn goes on" },
-  cancel: { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" },
-  approved: { label: "Allow once", description: "run this call" },
-  approved_for_session: {
-    label: "Allow for this session",
-    description: "run this call, and the same ones later in the session without asking",
-  },
-  abort: { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" },
+  cancel: CANCEL,
+  approved: ONCE,
+  approved_for_session: SESSION,
+  abort: CANCEL,
 };
-
-function choice(key: string): Choice {
-  const text = CHOICE_TEXT[key];
-  return text ? { key, ...text } : { key, label: key };
-}
-
-const LEGACY_ASK_CHOICES: readonly Choice[] = Object.freeze(LEGACY_CHOICES.map(choice));
 
 /**
  * The choices of a v2 approval request: the four bare decisions its answer type takes. Not its
  * `availableDecisions`: codex 0.171.0 lists `accept`, an execpolicy amendment and `cancel` there
  * for a command, yet takes `decline` (what a deny sends) and honours `acceptForSession`.
  */
+const V2_ASK_CHOICES: readonly Choice[] = Object.freeze(V2_CHOICES.map((key) => ({ key, ...CHOICE_TEXT[key] })));
+
+/** The choices of a legacy approval request: the bare decisions besides a denial with its reason. */
+const LEGACY_ASK_CHOICES: readonly Choice[] = Object.freeze(LEGACY_CHOICES.map((key) => ({ key, ...CHOICE_TEXT[key] })));
+
 /** `{ availableDecisions }` (codex's suggestion of what to show) when the request has them, else `{}`. */
 function availableDecisions(params: object): { availableDecisions?: readonly unknown[] } {
   const value = (params as { availableDecisions?: unknown }).availableDecisions;
   return Array.isArray(value) ? { availableDecisions: value } : {};
 }
-
-const V2_ASK_CHOICES: readonly Choice[] = Object.freeze(V2_CHOICES.map(choice));
 
 /**
  * The decision codex is told: an `approve` with an `updatedInput` becomes a deny (no codex approval
