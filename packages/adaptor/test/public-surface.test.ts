@@ -308,7 +308,12 @@ describe("public surface", () => {
   });
 
   it("adaptor/internal (shared with the SDK's own packages, outside the documented surface)", async () => {
-    expect(Object.keys(await import("adaptor/internal")).sort()).toEqual(["EDIT_UNSUPPORTED_REASON", "decisionRefusal", "sniffImageType"]);
+    expect(Object.keys(await import("adaptor/internal")).sort()).toEqual([
+      "EDIT_UNSUPPORTED_REASON",
+      "askFactsOf",
+      "decisionRefusal",
+      "sniffImageType",
+    ]);
     expect(Object.keys(await import("adaptor"))).not.toContain("sniffImageType");
   });
 
