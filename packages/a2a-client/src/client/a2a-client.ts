@@ -3,8 +3,10 @@ import type { AgentCard, AgentInterface, Message, Part, StreamResponse, Task } f
 import type { Client } from "@a2a-js/sdk/client";
 import { AdaptorError, DriverError, ErrCode, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
+import { agentUrl, urlSecrets } from "./agent-url.js";
 import { classify } from "./classify.js";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from "./bounded-body.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
@@ -140,17 +142,17 @@ export class A2AClient {
    *   with a `DriverError` coded `RESOURCE_EXHAUSTED` as its cause (`errorCode(err)`) for a body
    *   over {@link MAX_AGENT_CARD_BYTES}, or, when no card arrived
    *   within `connectTimeoutMs`, none of them: its cause is a `DriverError` coded `TIMEOUT`
-   *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts; a
-   *   `TypeError` for a bad `url` or option.
+   *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts;
+   *   `InvalidOptionError` (field `url`) for a `url` with credentials in it (`user:password@`;
+   *   send them in `headers`); a `TypeError` for another bad `url` or option.
    */
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
-    const cardUrl = new URL(url);
-    if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:")
-      throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
+    const cardUrl = agentUrl(url, "A2AClient.connect()");
     if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = cardUrl.pathname.replace(/\/+$/, "") + AGENT_CARD_PATH;
     const credentials = { ...(options.headers ?? {}) };
     const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
-    const secrets = Object.values(credentials);
+    // A credential in the card URL's query (`?api_key=…`) is redacted like the header values.
+    const secrets = [...Object.values(credentials), ...urlSecrets(cardUrl)];
     const fetchImpl = guardedFetch({
       base: options.fetch ?? globalThis.fetch,
       credentials,
@@ -196,7 +198,7 @@ export class A2AClient {
         secrets,
       });
     }
-    if (secrets.length > 0 && !trusted.has(new URL(selected.url).origin)) {
+    if (Object.keys(credentials).length > 0 && !trusted.has(new URL(selected.url).origin)) {
       throw new ProtocolError({
         op,
         reason: `the card's interface ${new URL(selected.url).origin} is not a trusted origin`,
@@ -432,7 +434,9 @@ async function cardText(response: Response, secrets: readonly string[]): Promise
 }
 
 function invalidCard(reason: string, raw: string, secrets: readonly string[]): ProtocolError {
-  return new ProtocolError({ op: "agent-card", reason, cause: new AdaptorError(reason, { sentinel: ErrInvalidAgentCard }), raw, secrets });
+  // The reason may name the card URL, and so a credential in its query: the cause's message is redacted too.
+  const cause = new AdaptorError(redactCredentials(reason, secrets), { sentinel: ErrInvalidAgentCard });
+  return new ProtocolError({ op: "agent-card", reason, cause, raw, secrets });
 }
 
 /** The card as the SDK's type, after the checks this client relies on. */
@@ -461,6 +465,9 @@ function checkCard(
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw invalidCard(`supportedInterfaces[${index}].url must be http or https`, text, secrets);
+    }
+    if (parsed.username !== "" || parsed.password !== "") {
+      throw invalidCard(`supportedInterfaces[${index}].url carries credentials (user:password@)`, text, secrets);
     }
   }
   try {
