@@ -40,6 +40,25 @@ export function secretsOf(client: A2AClient): readonly string[] {
   return SECRETS.get(client) ?? [];
 }
 
+/**
+ * How long a cancel request sent in the background ({@link cancelInBackground}) may take before
+ * it is given up, in milliseconds.
+ */
+export const BACKGROUND_CANCEL_TIMEOUT_MS = 5_000;
+
+/** Each client's way to send a cancel request in the background, for delegations outside the class. */
+const BACKGROUND_CANCELS = new WeakMap<A2AClient, (taskId: string) => void>();
+
+/**
+ * Asks the remote agent to cancel `taskId` without waiting for its answer: for a delegation that
+ * has already settled (its deadline passed, its caller aborted, its answer grew too large). The
+ * request is given up after {@link BACKGROUND_CANCEL_TIMEOUT_MS} or when the client closes
+ * (`close()` waits for it to end); its outcome, failure included, is dropped.
+ */
+export function cancelInBackground(client: A2AClient, taskId: string): void {
+  BACKGROUND_CANCELS.get(client)?.(taskId);
+}
+
 /** The interface bindings this client speaks. */
 const BINDINGS = ["JSONRPC", "HTTP+JSON"] as const;
 
@@ -118,6 +137,8 @@ export class A2AClient {
   readonly #attempts: number;
   readonly #delayMs: number;
   readonly #closing = new AbortController();
+  /** Cancel requests sent in the background and not ended yet (they never reject). */
+  readonly #backgroundCancels = new Set<Promise<void>>();
 
   private constructor(card: AgentCard, agentInterface: AgentInterface, sdk: Client, secrets: readonly string[], options: A2AClientOptions) {
     this.card = card;
@@ -125,6 +146,7 @@ export class A2AClient {
     this.#sdk = sdk;
     this.#secrets = secrets;
     SECRETS.set(this, secrets);
+    BACKGROUND_CANCELS.set(this, (taskId) => this.#cancelInBackground(taskId));
     this.#attempts = options.recoveryAttempts ?? DEFAULT_RECOVERY_ATTEMPTS;
     this.#delayMs = options.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
   }
@@ -305,13 +327,38 @@ export class A2AClient {
     }
   }
 
-  /** Aborts every request and stream of this client. Idempotent. */
+  /**
+   * Aborts every request and stream of this client, and resolves once the cancel requests a
+   * delegation left running in the background have ended. Idempotent.
+   */
   async close(): Promise<void> {
     this.#closing.abort(new AdaptorError("A2A client closed"));
+    await Promise.all(this.#backgroundCancels);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  #cancelInBackground(taskId: string): void {
+    if (this.#closing.signal.aborted) return;
+    const limit = new AbortController();
+    const timer = setTimeout(
+      () => limit.abort(new AdaptorError(`no answer to the cancel request within ${BACKGROUND_CANCEL_TIMEOUT_MS} ms`)),
+      BACKGROUND_CANCEL_TIMEOUT_MS,
+    );
+    // Only the request holds the process open, not its time limit.
+    timer.unref();
+    const pending: Promise<void> = this.cancelTask(taskId, { signal: limit.signal })
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.#backgroundCancels.delete(pending);
+      });
+    this.#backgroundCancels.add(pending);
   }
 
   #signal(signal: AbortSignal | undefined): AbortSignal {
