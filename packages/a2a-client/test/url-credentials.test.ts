@@ -42,7 +42,16 @@ describe("credentials in the agent URL's userinfo", () => {
     expect(findError(thrown, InvalidOptionError)).toMatchObject({ subject: "a2aDelegation()", field: "url" });
     expect(String((thrown as Error).message)).not.toContain("PASSWORD-XYZ");
     expect(() => a2aDelegation({ url: "ftp://127.0.0.1/x" })).toThrow(TypeError);
-    expect(() => a2aDelegation({ url: "not a url with pw:SECRET-1@x" })).toThrow(/must be an absolute URL/);
+    const malformed = (() => {
+      try {
+        a2aDelegation({ url: "not a url with pw:SECRET-1@x" });
+      } catch (error) {
+        return error as Error & { input?: unknown };
+      }
+    })();
+    expect(malformed).toBeInstanceOf(TypeError);
+    expect(malformed?.message).toBe("A2A card URL must be an absolute http or https URL");
+    expect(malformed?.input).toBeUndefined();
   });
 
   it("a card whose interface URL carries userinfo is ErrInvalidAgentCard, its password redacted from raw and message", async () => {

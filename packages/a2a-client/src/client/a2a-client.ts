@@ -41,8 +41,9 @@ export function secretsOf(client: A2AClient): readonly string[] {
 }
 
 /**
- * How long a cancel request sent in the background ({@link cancelInBackground}) may take before
- * it is given up, in milliseconds.
+ * How long the remote task's cancel request of a delegation that ended early (past its deadline,
+ * aborted, over `maxTextChars`) may take before it is given up, in milliseconds. The request is
+ * sent in the background: the delegation does not wait for it.
  */
 export const BACKGROUND_CANCEL_TIMEOUT_MS = 5_000;
 

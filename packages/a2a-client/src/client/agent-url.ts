@@ -17,8 +17,8 @@ export function agentUrl(url: string, subject: string): URL {
   try {
     parsed = new URL(url);
   } catch {
-    // Not the URL parser's error: it keeps the input, credentials and all, on `input`.
-    throw new TypeError(`A2A card URL must be an absolute URL, got ${JSON.stringify(redactCredentials(url))}`);
+    // Not the URL parser's error, and not the text: either may hold a credential (the parser keeps it on `input`).
+    throw new TypeError("A2A card URL must be an absolute http or https URL");
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     throw new TypeError(`A2A card URL must be http or https, got ${parsed.protocol}`);

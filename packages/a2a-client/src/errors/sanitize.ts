@@ -25,8 +25,9 @@ export function isCredentialParam(name: string): boolean {
 /**
  * Text received from a remote agent, made safe to keep on an error: each of `secrets` (credential
  * values the client sent) and anything that looks like an authorization value, a secret JSON
- * field or a credential in a URL becomes `<redacted>` (as {@link redactCredentials} does); terminal escapes and control characters (except newline and tab) are
- * removed; the result is cut to {@link MAX_RAW_CHARS} with a trailing `…`.
+ * field or a credential in a URL becomes `<redacted>` (as {@link redactCredentials} does);
+ * terminal escapes and control characters (except newline and tab) are removed; the result is
+ * cut to {@link MAX_RAW_CHARS} with a trailing `…`.
  */
 export function sanitizeRaw(text: string, secrets: readonly string[] = []): string {
   const out = redactCredentials(text, secrets);
