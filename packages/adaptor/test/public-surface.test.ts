@@ -439,6 +439,7 @@ describe("public surface", () => {
       "hostAllowed",
       "hostRule",
       "isError",
+      "isNotice",
       "mcpHttp",
       "mcpSse",
       "mcpStdio",
