@@ -86,6 +86,19 @@ describe("structured output on the real claude binary", () => {
     expect(h.server.requests).toHaveLength(1);
   });
 
+  it("native valid in one model response: numTurns 1 as its model.response notices (the CLI's num_turns says 2), within budget.maxTurns 1", async () => {
+    h = await harness(RULES);
+    const options: RunOptions = { schemaJSON: answerJSON, budget: { maxTurns: 1 } };
+    const stream = h.agent.stream("so-native-valid please", options);
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true });
+    expect(h.server.requests).toHaveLength(1);
+    expect(events.filter((e) => e.type === "notice" && e.kind === "model.response")).toHaveLength(1);
+    expect((JSON.parse(result.raw().terminal?.json ?? "{}") as { num_turns?: number }).num_turns).toBe(2);
+    expect(result.numTurns).toBe(1);
+  });
+
   it("native invalid (the CLI ignores format): RunError policy_violation with the Result and the errors", async () => {
     h = await harness(RULES);
     const stream = h.agent.stream("so-native-format please", { schemaJSON: answerJSON, schemaName: "Answer" });

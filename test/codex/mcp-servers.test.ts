@@ -357,6 +357,26 @@ describe("codex app-server: host tools (defineTool)", () => {
     expect(lastToolOutput(h)).toContain("permission_denied: words are off limits");
   });
 
+  it("permission ask: the approval, the host's tool-result and the denial carry the tool-call's id (codex's callId); the denial names mcp__adaptor__lookup", async () => {
+    h = await codexHarness({ rules: [CALL_LOOKUP] });
+    const agent = new Agent(h.driver, { tools: [lookup], policy: { sandbox: "unrestricted", approvals: { permission: "ask" } } });
+    const stream = agent.stream("LOOKUP please", { onApproval: (request) => request.deny("words are off limits") });
+    const events = await drain(stream);
+    const result = await stream.result();
+    await agent.close();
+    const call = events.find((e) => e.type === "tool-call" && e.phase === "start");
+    expect(call).toMatchObject({ name: "mcp__adaptor__lookup", id: expect.stringMatching(/^call_/) });
+    const id = call?.type === "tool-call" ? call.id : "no tool-call";
+    const approvals = events.flatMap((e) => (e.type === "approval-request" ? [[e.request.toolName, e.request.toolCallId]] : []));
+    expect(approvals).toEqual([["lookup", id]]);
+    const results = events.flatMap((e) => (e.type === "tool-result" ? [[e.name, e.id]] : []));
+    expect(results).toEqual([
+      ["lookup", id],
+      ["mcp__adaptor__lookup", id],
+    ]);
+    expect(result.permissionDenials).toEqual([{ toolName: "mcp__adaptor__lookup", toolCallId: id, input: { word: "codex" } }]);
+  });
+
   it("a thread's second turn reuses the parked process with the same host-tool server, and its tool still answers", async () => {
     h = await codexHarness({ rules: [CALL_LOOKUP] });
     const agent = new Agent(h.driver, { tools: [lookup], threadStore: new MemoryThreadStore() });

@@ -29,13 +29,21 @@ async function runUnasked(agent: {
   stream(prompt: string): AsyncIterable<{ type: string }> & { result(): Promise<Result> };
 }): Promise<Result> {
   const stream = agent.stream("LOOKUP acp");
-  const events = await collect(stream as never);
+  const events = (await collect(stream as never)) as { type: string; id?: string; name?: string; phase?: string }[];
   expect(events.filter((e) => e.type === "approval-request")).toEqual([]);
+  // The host's tool-result and the agent's name the same call: the id of its tool-call event.
+  const callIds = events.filter((e) => e.type === "tool-call" && e.phase === "start").map((e) => e.id);
+  const results = events.filter((e) => e.type === "tool-result");
+  expect(callIds).toHaveLength(1);
+  expect(results.map((e) => [e.name, e.id])).toEqual([
+    ["lookup", callIds[0]],
+    [expect.not.stringMatching(/^lookup$/), callIds[0]],
+  ]);
   return stream.result();
 }
 
 describe("host tools through the Agent's MCP server on real ACP agents", () => {
-  it("gemini-cli (workspaceSettings: untrusted, it drops every MCP server): mcp_adaptor_lookup runs unasked and its value reaches the model", async () => {
+  it("gemini-cli (workspaceSettings: untrusted, it drops every MCP server): mcp_adaptor_lookup runs unasked, its value reaches the model, its host tool-result carries the tool-call's id", async () => {
     const h = await geminiHarness(
       [
         {
@@ -53,7 +61,7 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
     expect(result.text).toContain("meaning of acp");
   });
 
-  it("claude-code-acp: mcp__adaptor__lookup runs unasked and its value reaches the model", async () => {
+  it("claude-code-acp: mcp__adaptor__lookup runs unasked, its value reaches the model, its host tool-result carries the tool-call's id", async () => {
     const h = await claudeAcpHarness(
       [{ when: whenUserSays("LOOKUP"), reply: { toolUse: { name: "mcp__adaptor__lookup", input: { word: "acp" } } } }],
       { tools: [lookup] },
@@ -65,7 +73,7 @@ describe("host tools through the Agent's MCP server on real ACP agents", () => {
     expect(result.text).toContain("meaning of acp");
   });
 
-  it("codex-acp: the adaptor namespace's lookup runs unasked and its value reaches the model", async () => {
+  it("codex-acp: the adaptor namespace's lookup runs unasked, its value reaches the model, its host tool-result carries the tool-call's id", async () => {
     const h = await codexAcpHarness(
       [
         {

@@ -445,6 +445,7 @@ describe("public surface", () => {
       "hostAllowed",
       "hostRule",
       "isError",
+      "isNotice",
       "mcpHttp",
       "mcpSse",
       "mcpStdio",

@@ -29,6 +29,9 @@ interface HostCall {
  * exactly as a CLI's own tool's ask (`inherit` runs it, unless `needsApproval: true`). A denied
  * call never reaches the handler; the model reads `permission_denied: <reason>`.
  *
+ * Each call's approval, `tool-result` and denial carry the id of its `tool-call` event: the one the
+ * CLI sends with the MCP request, else the one `HostCallIds` matches in the run's events, else `host_<uuid v7>`.
+ *
  * Each call emits a `tool-result` event with the host's view: `name` is the tool's own name and,
  * for a failure, `output` holds the full error text the model never sees (the CLI's own
  * `tool-result` for the same id follows, with the model's text). Failed calls are also added to
@@ -73,8 +76,9 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
       tools: [...byName.values()].map(toSpec),
       async call(call): Promise<HostToolReply> {
         const tool = byName.get(call.name);
-        const toolCallId = call.toolCallId ?? `host_${uuidv7()}`;
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
+        // The id of the call's `tool-call` event: sent by the CLI, else matched to the run's events.
+        const toolCallId = call.toolCallId ?? (await binding.callIds.claim(tool.name, call.arguments, call.signal)) ?? `host_${uuidv7()}`;
         const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
           if (typeof kind !== "string" || kind === "") return;
           binding.queue.push({

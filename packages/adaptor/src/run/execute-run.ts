@@ -237,6 +237,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             }
             if (keepText && event.type === "text-delta") streamedText += event.text;
             telemetry?.onEvent(event);
+            setup.tools?.callIds.observe(event);
             queue.push(event);
             tally?.observe(event);
             runHooks?.observe(event);

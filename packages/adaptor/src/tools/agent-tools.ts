@@ -8,6 +8,7 @@ import {
 } from "@adaptor/mcp";
 import type { Tool } from "@adaptor/tool";
 import type { EventQueue } from "../events/event-queue.js";
+import { HostCallIds } from "./host-call-ids.js";
 
 /**
  * Name of the SDK's host-tool MCP server in a run's `mcpServers`. Claude shows a host tool `x`
@@ -38,6 +39,8 @@ export interface RunToolBinding {
   readonly threadKey: string | undefined;
   readonly queue: EventQueue;
   readonly tools: readonly Tool[];
+  /** The run's `tool-call` events of host tools, for the calls whose CLI sends no call id. */
+  readonly callIds: HostCallIds;
   /**
    * Opens this run's access to the agent's server (started on first use) for `session`; `signal`
    * ends it. A plain run gets a grant (bearer token) of its own, revoked when it ends. A thread turn
@@ -85,6 +88,10 @@ export class AgentTools {
       threadKey,
       queue,
       tools: this.#tools,
+      callIds: new HostCallIds(
+        HOST_TOOL_SERVER_NAME,
+        this.#tools.map((tool) => tool.name),
+      ),
       open: async (session, signal) => {
         const server = await this.#start();
         if (threadKey !== undefined) {

@@ -6,9 +6,9 @@ import { roundCost } from "./turn-cost.js";
 /** What a turn's `result` lines say beyond its text, usage and cost, in the SDK's terms. */
 export interface TurnReport {
   /**
-   * Model responses of the main conversation: the lines' `num_turns`, summed (a turn that did not
-   * end in success counts more, e.g. the interrupt's own messages, one more on `error_max_turns`:
-   * the session reports the responses the turn read instead).
+   * Model responses of the main conversation: the lines' `num_turns`, summed (they count more in
+   * places, e.g. the interrupt's own messages, one more on `error_max_turns` or for the
+   * StructuredOutput tool's round: the session reports the responses the turn read instead).
    */
   readonly numTurns?: number;
   /** The turn's share of the session's running API time (`duration_api_ms`), in ms. */

@@ -501,11 +501,11 @@ export class ClaudeSession implements PooledProcess {
       const { terminal, costUsd, cliOwn, split } = settled;
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
-      // The CLI's `num_turns` of a turn that did not end in success counts more than its model
-      // responses (an interrupt's own messages; one more on `error_max_turns` and out of
-      // structured-output retries): its model responses are the ones the turn read.
-      const report =
-        terminal !== undefined && terminal.subtype !== "success" ? { ...settled.report, numTurns: turn.responses } : settled.report;
+      // The CLI's `num_turns` counts more than the turn's model responses in places (an interrupt's
+      // own messages; one more on `error_max_turns`, out of structured-output retries, and for the
+      // StructuredOutput tool's round of a structured answer): its model responses are the ones the
+      // turn read, one per `model.response` notice, which is also what `budget.maxTurns` counts.
+      const report = terminal !== undefined ? { ...settled.report, numTurns: turn.responses } : settled.report;
       const healthy = terminal !== undefined && ((!terminal.is_error && terminal.subtype === "success") || interrupted);
       // A background shell the turn started (Bash `run_in_background`) ends with the turn: on a
       // process kept for the next turn, and before a one-shot CLI is asked to exit (it would wait for

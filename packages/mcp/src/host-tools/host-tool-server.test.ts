@@ -69,6 +69,17 @@ describe("host-tool MCP server", () => {
     await client.close();
   });
 
+  it("takes the call id from Codex's _meta.callId as from Claude's claudecode/toolUseId, and none when neither is sent", async () => {
+    server = await startHostToolServer();
+    const grant = server.open(echoSession);
+    const client = await connect(grant.url, { ...grant.headers });
+    await client.callTool({ name: "echo", arguments: { text: "codex" }, _meta: { callId: "call_3", threadId: "t-1" } });
+    expect(calls.at(-1)).toMatchObject({ arguments: { text: "codex" }, toolCallId: "call_3" });
+    await client.callTool({ name: "echo", arguments: { text: "gemini" }, _meta: { progressToken: "p-1" } });
+    expect(calls.at(-1)).toMatchObject({ arguments: { text: "gemini" }, toolCallId: undefined });
+    await client.close();
+  });
+
   it("a session that throws: the model gets generic text, the error goes to onError only", async () => {
     const errors: unknown[] = [];
     server = await startHostToolServer({ onError: (e) => errors.push(e) });

@@ -100,13 +100,13 @@ export async function startHostToolServer(options: HostToolServerOptions = {}): 
       if (!live.session.tools.some((tool) => tool.name === name)) {
         return { content: [{ type: "text", text: `unknown_tool: no tool named ${JSON.stringify(name)}` }], isError: true };
       }
-      const toolCallId = (_meta as Record<string, unknown> | undefined)?.["claudecode/toolUseId"];
+      const toolCallId = callIdOf(_meta);
       let answer: HostToolReply;
       try {
         answer = await live.session.call({
           name,
           arguments: args,
-          toolCallId: typeof toolCallId === "string" ? toolCallId : undefined,
+          toolCallId,
           signal: AbortSignal.any([extra.signal, live.controller.signal]),
         });
       } catch (error) {
@@ -187,4 +187,16 @@ function digest(token: string): string {
 function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/**
+ * The client's id of the tool call in a `tools/call` request's `_meta`: Claude Code's
+ * `claudecode/toolUseId` (`"toolu_…"`) or Codex's `callId` (`"call_…"`, the id of its `mcpToolCall`
+ * item); `undefined` when the client sends neither (Gemini CLI, codex-acp).
+ */
+function callIdOf(meta: unknown): string | undefined {
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const record = meta as Record<string, unknown>;
+  const id = record["claudecode/toolUseId"] ?? record["callId"];
+  return typeof id === "string" && id !== "" ? id : undefined;
 }

@@ -32,7 +32,11 @@ export interface HostToolCall {
   readonly name: string;
   /** The arguments as sent (not validated: the session validates). */
   readonly arguments: unknown;
-  /** The CLI's id of the call when it sends one (Claude: `_meta["claudecode/toolUseId"]`, e.g. `"toolu_1"`). */
+  /**
+   * The CLI's id of the call when it sends one: Claude Code's `_meta["claudecode/toolUseId"]`
+   * (e.g. `"toolu_1"`), Codex's `_meta.callId` (e.g. `"call_3"`); the same id as the call's
+   * `tool-call` event. `undefined` when the CLI sends none.
+   */
   readonly toolCallId: string | undefined;
   /** Aborted when the client cancels the request, the session is revoked, or the server closes. */
   readonly signal: AbortSignal;
