@@ -458,6 +458,7 @@ describe("public surface", () => {
       "skillSet",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
+      "writableOrDropped",
     ]);
   });
 });
