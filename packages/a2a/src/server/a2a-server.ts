@@ -126,8 +126,9 @@ export interface A2AServerOptions {
    * Longest time, in ms, a client's event stream (`SendStreamingMessage`, `SubscribeToTask`) may
    * wait for its socket to take more: a client that stops reading is dropped then (the connection
    * destroyed), as by the bridge's `writeTimeoutMs`. Until then the stream holds at most the
-   * socket's high-water mark and one event in the response; the task goes on and is recorded
-   * whatever its clients do, so `GetTask` or a new `SubscribeToTask` finds it. Default 30,000.
+   * socket's high-water mark and one event in the response, and the events not yet written in
+   * memory, which the drop frees; the task goes on and is recorded whatever its clients do, so
+   * `GetTask` or a new `SubscribeToTask` finds it. Default 30,000.
    * @throws InvalidOptionError (at construction) for a value that is not a number of ms in (0, 2^31-1].
    */
   readonly writeTimeoutMs?: number;
