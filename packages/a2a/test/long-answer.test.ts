@@ -2,11 +2,9 @@
 // included) streams byte-exact in appended chunks, a reader that subscribes mid answer and the
 // first reader both get all of it, and the task read back after completion is the streamed one.
 import { TaskState, type Artifact, type StreamResponse, type Task, type TaskStatus } from "@a2a-js/sdk";
-import { REFERENCE_DESCRIPTOR } from "@adaptor/driver/testing";
-import type { Driver } from "@adaptor/driver";
 import { Agent } from "adaptor";
 import { afterEach, describe, expect, it } from "vitest";
-import { partsText, sdkClient, send, serve, text, type Served } from "./support.js";
+import { deltasDriver, partsText, sdkClient, send, serve, text, type Served } from "./support.js";
 
 /** About 1 MB of answer in about 500 deltas of 1 to 4,001 characters (ASCII, accents, CJK, emoji). */
 function longAnswer(): string[] {
@@ -21,23 +19,6 @@ function longAnswer(): string[] {
     length += delta.length;
   }
   return deltas;
-}
-
-/** A driver answering `deltas`; with `gate`, it waits for it after the first `pauseAfter` deltas. */
-function deltasDriver(deltas: readonly string[], gate?: { pauseAfter: number; open: Promise<void> }): Driver {
-  return {
-    descriptor: REFERENCE_DESCRIPTOR,
-    validateConfig() {},
-    async run(_request, sink, signal) {
-      for (const [i, delta] of deltas.entries()) {
-        signal.throwIfAborted();
-        if (gate && i === gate.pauseAfter) await gate.open;
-        sink.emit({ type: "text-delta", text: delta });
-        if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
-      }
-      return { text: deltas.join(""), transcript: [], raw: { stdout: "", stderr: "" } };
-    },
-  };
 }
 
 /** A task as a streaming reader rebuilds it from the events it got (the SDK's rules for artifact updates). */

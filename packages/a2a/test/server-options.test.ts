@@ -24,6 +24,22 @@ describe("a2aServer options", () => {
     expect((error as InvalidOptionError).field).toBe("runOptions.suspend");
   });
 
+  it("refuses a bodyTimeoutMs or writeTimeoutMs that is not a positive timer duration with InvalidOptionError naming it", async () => {
+    await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }));
+    for (const field of ["bodyTimeoutMs", "writeTimeoutMs"] as const) {
+      for (const value of [0, -1, Number.NaN, 2 ** 31, "30000"]) {
+        let error: unknown;
+        try {
+          a2aServer(agent, { url: "http://127.0.0.1:1", card: { name: "n", description: "d" }, [field]: value as number });
+        } catch (err) {
+          error = err;
+        }
+        expect(isError(error, ErrInvalidOption)).toBe(true);
+        expect((error as { field?: string }).field).toBe(field);
+      }
+    }
+  });
+
   it("refuses a url that is not http or https", async () => {
     await using agent = new Agent(new ReferenceDriver({ latencyMs: 0 }));
     expect(() => a2aServer(agent, { url: "ftp://127.0.0.1/x", card: { name: "n", description: "d" } })).toThrow(TypeError);

@@ -169,3 +169,20 @@ export function manyDeltasDriver(count: number, ownMessages = false): Driver {
     },
   };
 }
+
+/** A driver answering `deltas`; with `gate`, it waits for it after the first `pauseAfter` deltas. */
+export function deltasDriver(deltas: readonly string[], gate?: { pauseAfter: number; open: Promise<void> }): Driver {
+  return {
+    descriptor: REFERENCE_DESCRIPTOR,
+    validateConfig() {},
+    async run(_request, sink, signal) {
+      for (const [i, delta] of deltas.entries()) {
+        signal.throwIfAborted();
+        if (gate && i === gate.pauseAfter) await gate.open;
+        sink.emit({ type: "text-delta", text: delta });
+        if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { text: deltas.join(""), transcript: [], raw: { stdout: "", stderr: "" } };
+    },
+  };
+}

@@ -19,6 +19,7 @@ export {
   MAX_PUBLIC_MESSAGE_CHARS,
 } from "./http/public-message.js";
 export { announcesBody, closeIfBodyUnread } from "./http/unread-body.js";
+export { writableOrDropped } from "./http/write-deadline.js";
 export { MAX_PROMPT_IMAGES, type Prompt, type PromptPart, type TextPart, type ImagePart } from "./prompt/prompt.js";
 export { MAX_PROMPT_IMAGE_BYTES } from "./prompt/read-images.js";
 export { Result, type ResultInit } from "./result/result.js";

@@ -465,6 +465,7 @@ describe("public surface", () => {
       "skillSet",
       "supportsPendingApprovals",
       "supportsThreadCatalog",
+      "writableOrDropped",
     ]);
   });
 });

@@ -16,6 +16,7 @@ import { isFinalState } from "@adaptor/a2a-client";
 import { ApprovalNotPendingError, findError } from "adaptor";
 import {
   expressApp,
+  streamPacing,
   namingState,
   parseAnswer,
   publicCard,
@@ -78,6 +79,8 @@ export interface A2AFleetServerOptions {
   readonly log?: A2AServerLog;
   /** Longest time a request body may take to arrive, in ms; a slower one gets HTTP 408 (as for `a2aServer`). Default 30,000. */
   readonly bodyTimeoutMs?: number;
+  /** Longest wait, in ms, for a slow client's socket to take more of its event stream; then it is dropped (as for `a2aServer`). Default 30,000. */
+  readonly writeTimeoutMs?: number;
 }
 
 /** What a fleet-served task's metadata says of its run. */
@@ -110,6 +113,7 @@ type Stop = "input-required" | "terminal" | "ended";
  */
 export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions): A2AServer {
   const card = publicCard(options.url, options.card);
+  const pacing = streamPacing(options);
   /** The follows publishing their text in chunks on a bus, by task id: told of each completed write of their task. */
   const chunking = new Map<string, (task: Task) => void>();
   // Each write of a task tells its follow that the events published before it were handled.
@@ -491,7 +495,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         follow(task, mark.runId, mark.sequence, task.status?.state ?? TaskState.TASK_STATE_WORKING, callContext),
     },
   );
-  const app = expressApp(requestHandler, options);
+  const app = expressApp(requestHandler, options, pacing);
 
   return {
     handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
@@ -499,6 +503,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
     async close() {
       if (closed) return;
       closed = true;
+      pacing.close();
       stopping.abort(new Error("the A2A front-end is closing"));
       await Promise.all([...following.values()]);
     },
@@ -579,11 +584,11 @@ class FleetRequestHandler extends StateNamingRequestHandler {
     return super.cancelTask(...args);
   }
 
-  override async *resubscribe(
+  protected override async *subscription(
     ...args: Parameters<StateNamingRequestHandler["resubscribe"]>
   ): ReturnType<StateNamingRequestHandler["resubscribe"]> {
     const open = await this.#open(args[0].id, args[1]);
-    if (!open) return yield* super.resubscribe(...args);
+    if (!open) return yield* super.subscription(...args);
     try {
       yield { payload: { $case: "task", value: open.task } } as StreamResponse;
       for await (const event of this.#hooks.follow(open.task, open.mark, args[1])) yield streamResponse(event);

@@ -17,6 +17,7 @@ import { InvalidOptionError } from "@adaptor/errors";
 import { closeIfBodyUnread, hostAllowed, hostRule, type ApprovalDecision, type RunOptions, type Stream } from "adaptor";
 import express from "express";
 import { bodyDeadline, bodyTimeoutOf } from "./body-deadline.js";
+import { paced, StreamPacing, writeTimeoutOf } from "./stream-pacing.js";
 import { arrivingBodyLimit, declaredBodyLimit, MAX_REQUEST_BODY_BYTES } from "./body-limit.js";
 import { agentMessage, failedWithError, messageData, messageText, rejected, textPart } from "./parts.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
@@ -121,6 +122,16 @@ export interface A2AServerOptions {
    * @throws InvalidOptionError (at construction) for a value that is not a number of ms in (0, 2^31-1].
    */
   readonly bodyTimeoutMs?: number;
+  /**
+   * Longest time, in ms, a client's event stream (`SendStreamingMessage`, `SubscribeToTask`) may
+   * wait for its socket to take more: a client that stops reading is dropped then (the connection
+   * destroyed), as by the bridge's `writeTimeoutMs`. Until then the stream holds at most the
+   * socket's high-water mark and one event in the response, and the events not yet written in
+   * memory, which the drop frees; the task goes on and is recorded whatever its clients do, so
+   * `GetTask` or a new `SubscribeToTask` finds it. Default 30,000.
+   * @throws InvalidOptionError (at construction) for a value that is not a number of ms in (0, 2^31-1].
+   */
+  readonly writeTimeoutMs?: number;
 }
 
 /** An A2A agent serving a runner; mount {@link handler} in `http.createServer`, Express, Fastify or Hono's Node adapter. */
@@ -129,7 +140,7 @@ export interface A2AServer {
   readonly handler: (request: IncomingMessage, response: ServerResponse) => void;
   /** The agent card the server publishes. */
   readonly card: AgentCard;
-  /** Cancels every running task and waits for their runs to end. Idempotent. */
+  /** Cancels every running task, drops the connections stalled on a write (see `writeTimeoutMs`) and waits for the runs to end. Idempotent. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -172,6 +183,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
       reason: "needs runners that can resume a suspended turn (Thread.streamAnswer): serve a Thread, or a RunnerFor that picks threads",
     });
   const card = publicCard(options.url, options.card);
+  const pacing = streamPacing(options);
   const runs = new Map<string, TaskRun>();
   // Each write of a task tells its run that the events published before it were handled.
   const taskStore = recordingStore(options.taskStore ?? new MemoryTaskStore(), (task) => runs.get(task.id)?.recorded());
@@ -346,13 +358,14 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     check: checkResume,
     release: releaseClaim,
   });
-  const app = expressApp(requestHandler, options);
+  const app = expressApp(requestHandler, options, pacing);
 
   return {
     handler: (req, res) => withServerLog(log, () => app(req as never, res as never)),
     card,
     async close() {
       closed = true;
+      pacing.close();
       const live = [...runs.values()];
       for (const run of live) run.cancel();
       await Promise.all(live.map((run) => run.done));
@@ -365,6 +378,14 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
 
 /** What {@link expressApp} takes of a server's options. */
 type AppOptions = Pick<A2AServerOptions, "url" | "authorize" | "allowedHosts" | "bodyTimeoutMs">;
+
+/**
+ * The pacing of a server's streams, from its `writeTimeoutMs`.
+ * @throws InvalidOptionError for a `writeTimeoutMs` that is not a number of ms in (0, 2^31-1].
+ */
+export function streamPacing(options: Pick<A2AServerOptions, "writeTimeoutMs">): StreamPacing {
+  return new StreamPacing(writeTimeoutOf(options.writeTimeoutMs));
+}
 
 /**
  * The hosts a server answers (see `allowedHosts`): the host of its `url` and the configured ones.
@@ -396,12 +417,13 @@ function servedHosts(options: AppOptions): readonly string[] | "*" {
  * connection, the body deadline (HTTP 408 after `bodyTimeoutMs`), the body limit (HTTP 413 with
  * the connection closed once a `Content-Length` or the body itself passes 100 kB), the `Host`
  * check (HTTP 403), the card (public), then `authorize`
- * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, and JSON
- * answers for Express's own fallbacks (no HTML error page, no stack).
+ * (HTTP 401 on refusal), the HTTP+JSON interface under `/rest` and JSON-RPC at the root, their
+ * event streams paced on each client's response by `pacing`, and JSON answers for Express's own
+ * fallbacks (no HTML error page, no stack).
  * @throws InvalidOptionError for an `allowedHosts` entry that is not a host, or a `bodyTimeoutMs`
  *   that is not a number of ms in (0, 2^31-1].
  */
-export function expressApp(requestHandler: DefaultRequestHandler, options: AppOptions): express.Express {
+export function expressApp(requestHandler: DefaultRequestHandler, options: AppOptions, pacing: StreamPacing): express.Express {
   const hosts = servedHosts(options);
   const bodyTimeoutMs = bodyTimeoutOf(options.bodyTimeoutMs);
   const authorize = options.authorize;
@@ -426,6 +448,7 @@ export function expressApp(requestHandler: DefaultRequestHandler, options: AppOp
         );
     });
   }
+  app.use(pacing.middleware);
   // Right before the SDK's parsers, which it reaches synchronously: they listen before the body flows.
   app.use(arrivingBodyLimit(MAX_REQUEST_BODY_BYTES));
   app.use("/rest", restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
@@ -488,7 +511,14 @@ export class StateNamingRequestHandler extends DefaultRequestHandler {
     }
   }
 
-  override async *sendMessageStream(
+  /** The SDK's stream of the message (gated), paced on the client's response (see {@link paced}). */
+  override sendMessageStream(
+    ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
+  ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
+    return paced(this.#gatedStream(...args));
+  }
+
+  async *#gatedStream(
     ...args: Parameters<DefaultRequestHandler["sendMessageStream"]>
   ): ReturnType<DefaultRequestHandler["sendMessageStream"]> {
     this.#gate.claim(args[0].message);
@@ -502,7 +532,15 @@ export class StateNamingRequestHandler extends DefaultRequestHandler {
     }
   }
 
-  override async *resubscribe(...args: Parameters<DefaultRequestHandler["resubscribe"]>): ReturnType<DefaultRequestHandler["resubscribe"]> {
+  /** The task's {@link subscription}, paced on the client's response (see {@link paced}). */
+  override resubscribe(...args: Parameters<DefaultRequestHandler["resubscribe"]>): ReturnType<DefaultRequestHandler["resubscribe"]> {
+    return paced(this.subscription(...args));
+  }
+
+  /** The events a `SubscribeToTask` gets: the SDK's, its refusals naming the task's state. */
+  protected async *subscription(
+    ...args: Parameters<DefaultRequestHandler["resubscribe"]>
+  ): ReturnType<DefaultRequestHandler["resubscribe"]> {
     try {
       return yield* super.resubscribe(...args);
     } catch (error) {

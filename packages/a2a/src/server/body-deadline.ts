@@ -8,14 +8,20 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 const checkTimerMs = optionChecks.timerMs({ positive: true });
 
 /**
+ * A server's timer option, in ms: `value`, or `fallback` when it is not set.
+ * @throws InvalidOptionError (field `field`) for a value that is not a number of ms in (0, 2^31-1].
+ */
+export function timerOption(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  checkTimerMs(value, field, "a2a server options");
+  return value as number;
+}
+
+/**
  * The `bodyTimeoutMs` a server runs with: the option or {@link DEFAULT_BODY_TIMEOUT_MS}.
  * @throws InvalidOptionError (field `bodyTimeoutMs`) for a value that is not a number of ms in (0, 2^31-1].
  */
-export function bodyTimeoutOf(value: unknown): number {
-  if (value === undefined) return DEFAULT_BODY_TIMEOUT_MS;
-  checkTimerMs(value, "bodyTimeoutMs", "a2a server options");
-  return value as number;
-}
+export const bodyTimeoutOf = (value: unknown): number => timerOption(value, "bodyTimeoutMs", DEFAULT_BODY_TIMEOUT_MS);
 
 /**
  * Express middleware bounding how long a request body may take to arrive: one still incomplete

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { writableOrDropped } from "adaptor";
 
 /** Settings of one SSE response. */
 export interface SseConnectionSettings {
@@ -16,8 +17,6 @@ export class SseConnection {
   readonly #res: ServerResponse;
   readonly #settings: SseConnectionSettings;
   #ping: NodeJS.Timeout | undefined;
-  #drainTimer: NodeJS.Timeout | undefined;
-  #waiters: (() => void)[] = [];
   #closed = false;
   readonly #onClose: (() => void)[] = [];
   /** Id of the last frame written. */
@@ -27,7 +26,6 @@ export class SseConnection {
     this.#res = res;
     this.#settings = settings;
     res.on("close", () => this.#finish());
-    res.on("drain", () => this.#drained());
     res.on("error", () => this.#finish());
     // The client may have gone while the request was read or the runner picked: no close event comes then.
     if (res.destroyed || res.writableEnded || !res.socket || res.socket.destroyed) this.#closed = true;
@@ -57,7 +55,7 @@ export class SseConnection {
     this.#res.flushHeaders();
     this.#res.socket?.setNoDelay(true);
     this.#ping = setInterval(() => {
-      if (this.#drainTimer === undefined) void this.write(": ping\n\n");
+      if (!this.#res.writableNeedDrain) void this.write(": ping\n\n");
     }, this.#settings.pingIntervalMs);
   }
 
@@ -72,8 +70,7 @@ export class SseConnection {
       return Promise.resolve();
     }
     if (accepted) return Promise.resolve();
-    this.#drainTimer ??= setTimeout(() => this.destroy(), this.#settings.writeTimeoutMs);
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return writableOrDropped(this.#res, this.#settings.writeTimeoutMs);
   }
 
   /** Ends the response normally. */
@@ -89,30 +86,15 @@ export class SseConnection {
     this.#finish();
   }
 
-  #drained(): void {
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
-    this.#release();
-  }
-
-  #release(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
   #stopTimers(): void {
     clearInterval(this.#ping);
-    clearTimeout(this.#drainTimer);
     this.#ping = undefined;
-    this.#drainTimer = undefined;
   }
 
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopTimers();
-    this.#release();
     for (const listener of this.#onClose.splice(0)) listener();
   }
 }
