@@ -614,13 +614,16 @@ export class AppServerSession implements PooledProcess {
     }
     const exitInfo = alive ? undefined : (exit ?? (await proc.exited));
     if (signal.aborted) {
-      // What ran before the stop: the agent's text, the usage of the model calls so far, the transcript.
+      // What ran before the stop: the agent's text, the usage and number of the model calls so far, the
+      // calls refused so far, the transcript.
       const usage = turn.usage();
       sink.partial?.({
         text: turn.lastAgentText ?? "",
         ...(opened?.model ? { model: opened.model } : {}),
         ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
         ...(usage ? { usage } : {}),
+        numTurns: turn.responses,
+        permissionDenials: [...requests.denials],
         transcript: turn.transcript,
       });
       throw exitInfo?.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
