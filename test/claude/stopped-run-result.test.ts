@@ -15,13 +15,20 @@ const cost = (input: number, output: number): number => (input * 3 + output * 15
 const RULES: ScriptRule[] = [
   {
     when: whenUserSays("stop at the call"),
-    reply: { text: "running it. ", toolUse: { name: "Bash", input: { command: "touch x.txt" } }, usage: { input_tokens: 5000, output_tokens: 50 } },
+    reply: {
+      text: "running it. ",
+      toolUse: { name: "Bash", input: { command: "touch x.txt" } },
+      usage: { input_tokens: 5000, output_tokens: 50 },
+    },
   },
   {
     when: whenUserSays("two calls"),
     reply: { toolUse: { name: "Bash", input: { command: "echo one" } }, usage: { input_tokens: 300, output_tokens: 30 } },
   },
-  { when: whenToolResult("Bash"), reply: { toolUse: { name: "Bash", input: { command: "echo two" } }, usage: { input_tokens: 400, output_tokens: 40 } } },
+  {
+    when: whenToolResult("Bash"),
+    reply: { toolUse: { name: "Bash", input: { command: "echo two" } }, usage: { input_tokens: 400, output_tokens: 40 } },
+  },
 ];
 
 let h: Harness | undefined;
@@ -65,7 +72,11 @@ describe("the partial Result of a Claude run the SDK stopped (real binary)", { t
       "approval_denied",
       { policy: { approvals: { permission: "ask", onReject: "abort" } }, onApproval: (r) => r.deny("stop here") },
     ],
-    ["an approval left unanswered past its deadline", "approval_timeout", { policy: { approvals: { permission: "ask", timeoutMs: 1000 } } }],
+    [
+      "an approval left unanswered past its deadline",
+      "approval_timeout",
+      { policy: { approvals: { permission: "ask", timeoutMs: 1000 } } },
+    ],
   ] as const satisfies readonly (readonly [string, string, RunOptions])[]) {
     it(`${name}: usage, modelUsage, numTurns, transcript and the refused call are what the events showed`, async () => {
       const { events, error } = await stoppedAtTheCall(options);
@@ -80,7 +91,12 @@ describe("the partial Result of a Claude run the SDK stopped (real binary)", { t
       expect(r.model).toBe(MODEL);
       expect(r.text).toBe("running it. ");
       expect(r.permissionDenials).toEqual([{ toolName: "Bash", toolCallId: call?.id, input: { command: "touch x.txt" } }]);
-      expect(r.transcript().filter((item) => item.kind === "tool-call").map((item) => item.toolCallId)).toEqual([call?.id]);
+      expect(
+        r
+          .transcript()
+          .filter((item) => item.kind === "tool-call")
+          .map((item) => item.toolCallId),
+      ).toEqual([call?.id]);
     });
   }
 
