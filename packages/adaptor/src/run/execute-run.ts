@@ -159,6 +159,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     });
     approvals = broker;
     setup.controls?.onApprovalModes((modes) => broker.setModes(modes));
+    setup.controls?.onInterrupt(() => broker.expirePending("turn interrupted"));
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(
