@@ -50,11 +50,12 @@ describe("RunRecord", () => {
     });
   });
 
-  it("a driver that does not report its model responses gets no numTurns; an ask without a tool call id is no denial", () => {
+  it("no numTurns for a driver that does not report its model responses; an ask without a tool call id is no denial; none reported or made: unset", () => {
     const record = new RunRecord(false);
     record.observe(response);
     record.decided({ kind: "question", title: "which?" }, deny);
-    expect(record.complete(undefined)).toEqual({ text: "", permissionDenials: [] });
+    expect(record.complete(undefined)).toEqual({ text: "" });
+    expect(record.complete({ permissionDenials: [] })).toEqual({ text: "", permissionDenials: [] });
   });
 });
 

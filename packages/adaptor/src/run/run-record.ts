@@ -45,17 +45,19 @@ export class RunRecord {
    * `output` (the driver's partial report; undefined: none) completed with what the run showed:
    * its text when the driver gave none, `numTurns` (the `model.response` notices) when it gave
    * none and counts them, and `permissionDenials`: the driver's, then each refused call it does
-   * not list (`[]` for none). Every other field is the driver's.
+   * not list (left unset when the driver reports none and the host refused none: a driver that
+   * cannot know its CLI's own refusals). Every other field is the driver's.
    */
   complete(output: DriverOutput | undefined): DriverOutput {
-    const reported = output?.permissionDenials ?? [];
-    const listed = new Set(reported.map((denial) => denial.toolCallId));
+    const reported = output?.permissionDenials;
+    const listed = new Set((reported ?? []).map((denial) => denial.toolCallId));
+    const added = this.#denials.filter((denial) => !listed.has(denial.toolCallId));
     const numTurns = output?.numTurns ?? (this.#countsResponses ? this.#responses : undefined);
     return {
       ...output,
       text: output?.text || this.#text,
       ...(numTurns !== undefined ? { numTurns } : {}),
-      permissionDenials: [...reported, ...this.#denials.filter((denial) => !listed.has(denial.toolCallId))],
+      ...(reported || added.length > 0 ? { permissionDenials: [...(reported ?? []), ...added] } : {}),
     };
   }
 }
