@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { InvalidOptionError, isError } from "@adaptor/errors";
-import { Agent, ErrApprovalEditUnsupported, type AgentEvent, type ApprovalRequest } from "adaptor";
-import { codexHarness, type CodexHarness } from "./support.js";
+import { Agent, ErrApprovalEditUnsupported, type AgentEvent } from "adaptor";
+import { codexHarness, runAsking, type CodexHarness } from "./support.js";
 
 // Real codex binary (pinned 0.171.0), app-server transport. What a host's approval answer can carry:
 // codex's v2 approval answers (`CommandExecutionApprovalDecision`, `FileChangeApprovalDecision`) are a
@@ -21,36 +21,10 @@ const ASK = { approvals: { permission: "ask" } } as const;
 // The runs use sandbox unrestricted (ask with a confining sandbox is refused): a command codex
 // wrongly ran could write, so a file that is absent proves the command did not run.
 
-/** Runs `prompt` through an Agent whose handler applies `decide`; returns the events, the verdict and what the handler threw. */
-async function runWith(
-  harness: CodexHarness,
-  prompt: string,
-  decide: (request: ApprovalRequest) => void,
-): Promise<{ events: AgentEvent[]; thrown: unknown[]; requests: ApprovalRequest[]; verdict: unknown }> {
-  const thrown: unknown[] = [];
-  const requests: ApprovalRequest[] = [];
-  const agent = new Agent(harness.driver, {
-    onApproval: (request) => {
-      requests.push(request);
-      try {
-        decide(request);
-      } catch (error) {
-        thrown.push(error);
-      }
-    },
-  });
-  const stream = agent.stream(prompt, { policy: { ...ASK, sandbox: "unrestricted" } });
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  const verdict = await stream.result().catch((error: unknown) => error);
-  await agent.close();
-  return { events, thrown, requests, verdict };
-}
-
 describe("codex approvals: what an answer can carry (real binary)", () => {
   it("approve({ updatedInput }) on a command: refused with ErrApprovalEditUnsupported, the call is denied, neither command runs", async () => {
     h = await codexHarness();
-    const { events, thrown, requests, verdict } = await runWith(h, "SHELL_CMD echo original > original.txt", (request) =>
+    const { events, thrown, requests, verdict } = await runAsking(h, "SHELL_CMD echo original > original.txt", (request) =>
       request.approve({ updatedInput: { command: "echo edited > edited.txt" } }),
     );
     expect(requests).toHaveLength(1);
@@ -86,7 +60,9 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
 
   it("approve({ updatedInput }) on a file change: refused, the patch is not applied", async () => {
     h = await codexHarness();
-    const { thrown, verdict } = await runWith(h, "PATCH_FILE patched.txt", (request) => request.approve({ updatedInput: { changes: [] } }));
+    const { thrown, verdict } = await runAsking(h, "PATCH_FILE patched.txt", (request) =>
+      request.approve({ updatedInput: { changes: [] } }),
+    );
     expect(thrown).toHaveLength(1);
     expect(isError(thrown[0], ErrApprovalEditUnsupported)).toBe(true);
     expect(existsSync(join(h.env.workDir, "patched.txt"))).toBe(false);
@@ -95,7 +71,7 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
 
   it("approve({ updatedInput: null }): InvalidOptionError at once, the request stays pending for a real answer", async () => {
     h = await codexHarness();
-    const { thrown, requests } = await runWith(h, "SHELL_CMD echo kept > kept.txt", (request) => {
+    const { thrown, requests } = await runAsking(h, "SHELL_CMD echo kept > kept.txt", (request) => {
       try {
         request.approve({ updatedInput: null });
       } finally {
@@ -126,7 +102,7 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
   ])("deny reason on %s: the next model request carries the host's reason after codex's generic rejection", async (_name, prompt, file) => {
     h = await codexHarness();
     const reason = "host-reason-7d1f: use the staging database";
-    const { verdict } = await runWith(h, prompt, (request) => request.deny(reason));
+    const { verdict } = await runAsking(h, prompt, (request) => request.deny(reason));
     expect(verdict).not.toBeInstanceOf(Error);
     expect(existsSync(join(h.env.workDir, file))).toBe(false);
     const afterDecline = h.server.responses().at(-1);
@@ -140,7 +116,7 @@ describe("codex approvals: what an answer can carry (real binary)", () => {
 
   it("an edit refused on codex: the model is told why the call did not run", async () => {
     h = await codexHarness();
-    await runWith(h, "SHELL_CMD echo original > original.txt", (request) => request.approve({ updatedInput: { command: "true" } }));
+    await runAsking(h, "SHELL_CMD echo original > original.txt", (request) => request.approve({ updatedInput: { command: "true" } }));
     expect(JSON.stringify(h.server.responses().at(-1)?.body)).toContain("edited input, which this agent cannot run");
   });
 });

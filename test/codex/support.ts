@@ -2,8 +2,9 @@
 // these cross-package suites.
 import type { ThreadStore } from "@adaptor/threadstore";
 import { codexTestEnv, type CodexTestEnv, type OpenAIServer } from "@adaptor/testkit";
-import { Agent } from "adaptor";
+import { Agent, type AgentEvent, type ApprovalRequest } from "adaptor";
 import { codex } from "@adaptor/codex";
+import type { CodexHarness } from "../../packages/codex/test/support.js";
 export {
   alive,
   codexHarness,
@@ -38,4 +39,35 @@ export async function codexHost(
   });
   track(agent);
   return { agent, env };
+}
+
+/**
+ * Runs `prompt` through an Agent on `harness` under permission `ask` and sandbox `unrestricted` (a
+ * command codex wrongly ran could write, so an absent file proves it did not run), with a handler
+ * that applies `decide` to each ask (`index` counts them from 0); returns the events, the verdict,
+ * the asks and what `decide` threw.
+ */
+export async function runAsking(
+  harness: CodexHarness,
+  prompt: string,
+  decide: (request: ApprovalRequest, index: number) => void,
+): Promise<{ events: AgentEvent[]; thrown: unknown[]; requests: ApprovalRequest[]; verdict: unknown }> {
+  const thrown: unknown[] = [];
+  const requests: ApprovalRequest[] = [];
+  const agent = new Agent(harness.driver, {
+    onApproval: (request) => {
+      requests.push(request);
+      try {
+        decide(request, requests.length - 1);
+      } catch (error) {
+        thrown.push(error);
+      }
+    },
+  });
+  const stream = agent.stream(prompt, { policy: { approvals: { permission: "ask" }, sandbox: "unrestricted" } });
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const verdict = await stream.result().catch((error: unknown) => error);
+  await agent.close();
+  return { events, thrown, requests, verdict };
 }

@@ -8,6 +8,7 @@ export { sanitizeRaw, redactCredentials, MAX_RAW_CHARS } from "./errors/sanitize
 export {
   A2AClient,
   AGENT_CARD_PATH,
+  BACKGROUND_CANCEL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RECOVERY_ATTEMPTS,
   DEFAULT_RECOVERY_DELAY_MS,

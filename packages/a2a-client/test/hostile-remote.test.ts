@@ -5,6 +5,7 @@ import { DriverError, ErrCode, errorCode, findError, isError } from "@adaptor/er
 import { describe, expect, it } from "vitest";
 import {
   A2AClient,
+  a2aDelegation,
   DEFAULT_MAX_DELEGATION_TEXT_CHARS,
   DEFAULT_MAX_RESPONSE_BYTES,
   delegate,
@@ -17,6 +18,7 @@ import {
 } from "../src/index.js";
 import type { SdkAgent } from "./sdk-server.js";
 import { agent, drain, rejection } from "./support.js";
+import { invokeTool } from "@adaptor/tool/internal";
 
 /** Writes `chunk()` to `res` for as long as the client reads; resolves with the bytes written once the connection is gone. */
 function writeForever(res: ServerResponse, chunk: () => string): Promise<number> {
@@ -168,7 +170,10 @@ describe("what one delegation holds", () => {
     });
     expect(findError(failure?.cause, DriverError)?.code).toBe(ErrCode.ResourceExhausted);
     await gone;
-    expect(remote.requests.map((r) => r.rpcMethod).filter(Boolean)).toEqual(["SendStreamingMessage", "CancelTask"]);
+    // The cancel request goes out in the background, once the delegation has settled.
+    await expect
+      .poll(() => remote.requests.map((r) => r.rpcMethod).filter(Boolean), { timeout: 10_000 })
+      .toEqual(["SendStreamingMessage", "CancelTask"]);
   });
 
   it("a final answer longer than maxTextChars (one artifact) is output_too_large too; one within it is returned whole", async () => {
@@ -198,5 +203,105 @@ describe("a remote's failure text", () => {
     const text = "y".repeat(500);
     const err = findError(await rejection(delegate(client, `fail ${text}`)), DelegationError)!;
     expect(err.message).toBe(`remote agent: ${text}`);
+  });
+});
+
+/** A promise and the function that resolves it. */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/**
+ * A remote whose stream (task `t-stuck`) never ends and whose `CancelTask` is never answered, and
+ * a `fetch` for the client that tracks the cancel request on the client's side: whether it has
+ * ended (answered, failed or given up) yet.
+ */
+async function stuckRemote() {
+  const remote = await agent();
+  const cancelArrived = signalled();
+  const cancelDropped = signalled();
+  const client = { cancelEnded: false };
+  remote.intercept((req, res, next) => {
+    const rpc = rpcOf(req);
+    if (rpc.method === "SendStreamingMessage") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(sseEvent(rpc.id, working("t-stuck")));
+      return;
+    }
+    if (rpc.method === "CancelTask") {
+      cancelArrived.resolve();
+      res.once("close", () => cancelDropped.resolve());
+      return;
+    }
+    next();
+  });
+  const tracking: typeof fetch = (input, init) => {
+    const response = fetch(input, init);
+    if (typeof init?.body === "string" && init.body.includes('"CancelTask"'))
+      void response.then(
+        () => (client.cancelEnded = true),
+        () => (client.cancelEnded = true),
+      );
+    return response;
+  };
+  return { remote, client, fetch: tracking, cancelArrived: cancelArrived.promise, cancelDropped: cancelDropped.promise };
+}
+
+describe("a delegation that ends early settles at once; the remote cancel goes on in the background", () => {
+  it("timeoutMs: rejects with timeout while the cancel request is still waiting for the remote; close() ends it", async () => {
+    const stuck = await stuckRemote();
+    const client = await A2AClient.connect(stuck.remote.url, { fetch: stuck.fetch });
+    const err = await rejection(delegate(client, "x", { timeoutMs: 1000 }));
+    const cancelEndedAtSettle = stuck.client.cancelEnded;
+    expect(findError(err, DelegationError)).toMatchObject({ code: "timeout", metadata: { taskId: "t-stuck" } });
+    // Settled without waiting for the remote's answer to the cancel, or giving the request up.
+    expect(cancelEndedAtSettle).toBe(false);
+    await stuck.cancelArrived;
+    await client.close();
+    expect(stuck.client.cancelEnded).toBe(true);
+    await stuck.cancelDropped;
+    expect(stuck.remote.requests.map((r) => r.rpcMethod).filter(Boolean)).toEqual(["SendStreamingMessage", "CancelTask"]);
+  }, 20_000);
+
+  it("the caller's abort: rejects with the signal's reason at once, the cancel request still waiting", async () => {
+    const stuck = await stuckRemote();
+    const client = await A2AClient.connect(stuck.remote.url, { fetch: stuck.fetch });
+    const controller = new AbortController();
+    const reason = new Error("host stopping");
+    // Aborted once the delegation knows its remote task (its first progress event).
+    const err = await rejection(delegate(client, "x", { signal: controller.signal, onProgress: () => controller.abort(reason) }));
+    const cancelEndedAtSettle = stuck.client.cancelEnded;
+    expect(err).toBe(reason);
+    expect(cancelEndedAtSettle).toBe(false);
+    await stuck.cancelArrived;
+    await client.close();
+    expect(stuck.client.cancelEnded).toBe(true);
+    await stuck.cancelDropped;
+  });
+
+  it("a2aDelegation: a tool call whose run is cancelled settles without waiting for the remote cancel", async () => {
+    const stuck = await stuckRemote();
+    const tool = a2aDelegation({ url: stuck.remote.url, name: "ask", fetch: stuck.fetch });
+    const controller = new AbortController();
+    // The run is cancelled once the delegation reports progress on its remote task.
+    const outcome = await invokeTool(
+      tool,
+      { task: "x" },
+      {
+        signal: controller.signal,
+        runId: "run-1",
+        toolCallId: "call-1",
+        notice: (kind) => {
+          if (kind === "a2a.delegation.progress") controller.abort(new Error("run cancelled"));
+        },
+      },
+    );
+    const cancelEndedAtSettle = stuck.client.cancelEnded;
+    expect(outcome).toMatchObject({ kind: "failed" });
+    expect(cancelEndedAtSettle).toBe(false);
+    // The tool's client is its own: the cancel request ends when the remote (closed after the test) drops it.
+    await stuck.cancelArrived;
   });
 });

@@ -9,6 +9,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/a2a")).sort()).toEqual([
       "A2AClient",
       "AGENT_CARD_PATH",
+      "BACKGROUND_CANCEL_TIMEOUT_MS",
       "DEFAULT_CONNECT_TIMEOUT_MS",
       "DEFAULT_DELEGATION_TIMEOUT_MS",
       "DEFAULT_MAX_DELEGATION_TEXT_CHARS",

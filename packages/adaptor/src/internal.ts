@@ -2,4 +2,4 @@
 // promise, and not part of the documented surface.
 
 export { sniffImageType } from "./prompt/sniff-image-type.js";
-export { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "./approval/approval-request.js";
+export { askFactsOf, decisionRefusal, EDIT_UNSUPPORTED_REASON, type ApprovalAskFacts } from "./approval/approval-request.js";

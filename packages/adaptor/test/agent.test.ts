@@ -298,6 +298,91 @@ describe("approvals, first form", () => {
     }
     expect(isError(err, ErrApprovalKindMismatch)).toBe(true);
   });
+
+  describe("which answer fits which ask", () => {
+    const CHOICES = [
+      { key: "accept", label: "Allow once" },
+      { key: "acceptForSession", label: "Allow for this session" },
+    ];
+    const ask = (kind: "permission" | "plan_review" | "question", choices?: typeof CHOICES) =>
+      new ApprovalRequest({ id: "a1", runId: "r", kind, title: "t", choices, createdAt: new Date(), attempt: 1 });
+    /** What `call` throws on a request without a responder: the rule's refusal, else ErrApprovalUnavailable (it fits). */
+    const thrownBy = (call: () => void): unknown => {
+      try {
+        call();
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const fits = (error: unknown) => isError(error, ErrApprovalUnavailable);
+
+    it("answer() fits a permission that lists choices, with one of their keys", () => {
+      expect(fits(thrownBy(() => ask("permission", CHOICES).answer("acceptForSession")))).toBe(true);
+    });
+
+    it("answer() with a key a permission does not list is InvalidOptionError (field choice) naming its keys, with a case-only match as suggestion", () => {
+      const error = thrownBy(() => ask("permission", CHOICES).answer("acceptforsession"));
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect(error).toMatchObject({ subject: "answer()", field: "choice", suggestion: "acceptForSession" });
+      expect((error as Error).message).toContain('(its choices: "accept", "acceptForSession")');
+      expect(thrownBy(() => ask("permission", CHOICES).answer("approve"))).toMatchObject({ suggestion: undefined });
+    });
+
+    it("answer() on a permission without choices (or an empty list) and on a plan review is ErrApprovalKindMismatch", () => {
+      for (const request of [ask("permission"), ask("permission", []), ask("plan_review"), ask("plan_review", CHOICES)])
+        expect(
+          isError(
+            thrownBy(() => request.answer("accept")),
+            ErrApprovalKindMismatch,
+          ),
+        ).toBe(true);
+    });
+
+    it("a question takes any answer (a key or free text); approve() does not fit it", () => {
+      expect(fits(thrownBy(() => ask("question", CHOICES).answer("free text")))).toBe(true);
+      expect(fits(thrownBy(() => ask("question").answer("free text")))).toBe(true);
+      expect(
+        isError(
+          thrownBy(() => ask("question", CHOICES).approve()),
+          ErrApprovalKindMismatch,
+        ),
+      ).toBe(true);
+    });
+
+    it("approve() and deny() fit a permission with choices as without", () => {
+      expect(fits(thrownBy(() => ask("permission", CHOICES).approve()))).toBe(true);
+      expect(fits(thrownBy(() => ask("permission", CHOICES).deny()))).toBe(true);
+    });
+  });
+
+  it("an unlisted choice leaves a live request pending: a later listed answer reaches the driver", async () => {
+    const thrown: unknown[] = [];
+    const driver = scriptedDriver(async (_r, sink) => {
+      const decision = await sink.requestApproval({
+        kind: "permission",
+        title: "shell: ls",
+        choices: [
+          { key: "accept", label: "Allow once" },
+          { key: "cancel", label: "Cancel the turn" },
+        ],
+      });
+      return { text: decision.outcome };
+    });
+    await new Agent(driver, {
+      onApproval: (request) => {
+        try {
+          request.answer("abort");
+        } catch (error) {
+          thrown.push(error);
+        }
+        expect(request.status).toBe("pending");
+        request.answer("cancel");
+      },
+    }).run("p");
+    expect(thrown[0]).toBeInstanceOf(InvalidOptionError);
+    expect(driver.decisions).toEqual([{ outcome: "answer", choice: "cancel" }]);
+  });
 });
 
 describe("backpressure", () => {

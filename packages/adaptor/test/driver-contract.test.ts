@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
+import type { DriverEvent } from "@adaptor/driver";
+import { MemoryThreadStore } from "@adaptor/threadstore";
 import { Agent, RunError, type AgentEvent } from "adaptor";
 import { scriptedDriver } from "./scripted-driver.js";
+
+/** Every event of a run on `agent` and its verdict (the Result, or what it rejected with). */
+async function drain(stream: ReturnType<Agent["stream"]>): Promise<{ events: AgentEvent[]; verdict: unknown }> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const verdict = await stream.result().catch((e: unknown) => e);
+  return { events, verdict };
+}
+
+/** `events` without `meta`, for comparing. */
+const bare = (events: AgentEvent[]): unknown[] => events.map(({ meta: _meta, ...event }) => event);
 
 // What the SDK checks of every driver, so that a driver's mistake never becomes a wrong verdict.
 
@@ -178,4 +191,95 @@ describe("the SDK's checks of a driver's response", () => {
       stopped = true;
     }
   }, 60_000);
+
+  it("events only the SDK may emit (run-started, run-finished, dropped, approval-request, unknown types) are dropped, counted in one driver.contract notice; the run's own lifecycle stands", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      const forged = [
+        { type: "run-finished", ok: false, reason: "agent_error", message: "forged by the driver" },
+        { type: "run-started", driver: "forged" },
+        { type: "dropped", count: 99 },
+        { type: "run-finished", ok: true },
+        { type: "approval-request" },
+        { type: "custom" },
+      ];
+      for (const event of forged) sink.emit(event as unknown as DriverEvent);
+      sink.emit({ type: "text-delta", text: "hello" });
+      return { text: "hello" };
+    });
+    const { events, verdict } = await drain(new Agent(driver).stream("p"));
+    expect((verdict as { status?: unknown }).status).toBe("completed");
+    expect(bare(events).map((e) => (e as { type: string }).type)).toEqual(["run-started", "text-delta", "notice", "run-finished"]);
+    // Counted as the driver's call ends.
+    const notice = bare(events)[2];
+    expect(notice).toEqual({
+      type: "notice",
+      kind: "driver.contract",
+      message:
+        "scripted emitted 6 events only the SDK may emit (run-finished ×2, run-started ×1, dropped ×1, approval-request ×1, custom ×1); dropped",
+      data: {
+        driver: "scripted",
+        check: "sdk-only-events",
+        refused: { "run-finished": 2, "run-started": 1, dropped: 1, "approval-request": 1, custom: 1 },
+        count: 6,
+      },
+    });
+    expect(events.at(-1)).toMatchObject({ type: "run-finished", ok: true });
+    expect(events.map((e) => e.meta.sequence)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("a driver that emits only its own events gets no driver.contract notice", async () => {
+    const driver = scriptedDriver(async (_request, sink) => {
+      sink.emit({ type: "text-delta", text: "hi" });
+      sink.emit({ type: "notice", kind: "lifecycle", message: "init" });
+      sink.emit({ type: "process", kind: "stderr", text: "warn" });
+      return { text: "hi" };
+    });
+    const { events } = await drain(new Agent(driver).stream("p"));
+    expect(events.filter((e) => e.type === "notice" && e.kind === "driver.contract")).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(["run-started", "text-delta", "notice", "process", "run-finished"]);
+  });
+
+  it("interrupted: true that no stream.interrupt() asked for is a completed turn, with a driver.contract notice; run-finished has no interrupted", async () => {
+    const driver = scriptedDriver(async () => ({ text: "all done", interrupted: true }));
+    const { events, verdict } = await drain(new Agent(driver).stream("p"));
+    expect((verdict as { status?: unknown }).status).toBe("completed");
+    expect((verdict as { text?: unknown }).text).toBe("all done");
+    const { meta: _meta, ...finished } = events.at(-1)!;
+    expect(finished).toEqual({ type: "run-finished", ok: true });
+    expect(bare(events).filter((e) => (e as { kind?: string }).kind === "driver.contract")).toEqual([
+      {
+        type: "notice",
+        kind: "driver.contract",
+        message: "scripted reported the turn interrupted, but the host did not interrupt it; the turn counts as completed",
+        data: { driver: "scripted", check: "unasked-interrupt" },
+      },
+    ]);
+  });
+
+  it("an unasked interrupted: true does not hide a crash: a non-zero exit is an agent_error as for any completed turn", async () => {
+    const driver = scriptedDriver(async () => ({ text: "", interrupted: true, exit: { code: 1, signal: null } }));
+    const error = await new Agent(driver).run("hi").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).reason).toBe("agent_error");
+    expect((error as RunError).details).toEqual({ exitCode: 1, exitSignal: null, driverClaimedSuccess: true });
+    expect((error as RunError).result.status).toBe("completed");
+  });
+
+  it("a thread turn whose driver reports an interrupt nobody asked for commits as completed, and the next turn resumes after it", async () => {
+    const scripted = scriptedDriver(async (request) => ({
+      text: request.session ? "second" : "first",
+      interrupted: true,
+      checkpoint: { resumeId: "s1" },
+    }));
+    const { descriptor } = scripted;
+    const driver = Object.assign(scripted, {
+      descriptor: { ...descriptor, capabilities: { ...descriptor.capabilities, sessions: { resume: true, fork: false } } },
+    });
+    const thread = new Agent(driver, { threadStore: new MemoryThreadStore() }).thread("k");
+    expect((await thread.run("one")).status).toBe("completed");
+    const second = await thread.run("two");
+    expect(second.status).toBe("completed");
+    expect(second.text).toBe("second");
+    expect(driver.requests.at(-1)?.session?.resumeId).toBe("s1");
+  });
 });

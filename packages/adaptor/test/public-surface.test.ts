@@ -276,6 +276,7 @@ describe("public surface", () => {
     expect(Object.keys(await import("@adaptor/a2a-client")).sort()).toEqual([
       "A2AClient",
       "AGENT_CARD_PATH",
+      "BACKGROUND_CANCEL_TIMEOUT_MS",
       "DEFAULT_CONNECT_TIMEOUT_MS",
       "DEFAULT_DELEGATION_TIMEOUT_MS",
       "DEFAULT_MAX_DELEGATION_TEXT_CHARS",
@@ -308,7 +309,12 @@ describe("public surface", () => {
   });
 
   it("adaptor/internal (shared with the SDK's own packages, outside the documented surface)", async () => {
-    expect(Object.keys(await import("adaptor/internal")).sort()).toEqual(["EDIT_UNSUPPORTED_REASON", "decisionRefusal", "sniffImageType"]);
+    expect(Object.keys(await import("adaptor/internal")).sort()).toEqual([
+      "EDIT_UNSUPPORTED_REASON",
+      "askFactsOf",
+      "decisionRefusal",
+      "sniffImageType",
+    ]);
     expect(Object.keys(await import("adaptor"))).not.toContain("sniffImageType");
   });
 

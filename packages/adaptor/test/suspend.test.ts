@@ -32,6 +32,18 @@ const WRITE: ApprovalAsk = {
   input: { file_path: "notes.md", content: "hi\n" },
 };
 const BASH: ApprovalAsk = { kind: "permission", title: "Bash: ls", toolName: "Bash", toolCallId: "call-2", input: { command: "ls" } };
+/** A permission whose agent takes named answers (as Codex's and ACP agents' asks do). */
+const SHELL: ApprovalAsk = {
+  kind: "permission",
+  title: "shell: ls",
+  toolName: "shell",
+  toolCallId: "call-3",
+  input: { command: "ls" },
+  choices: [
+    { key: "accept", label: "Allow once" },
+    { key: "acceptForSession", label: "Allow for this session" },
+  ],
+};
 
 /**
  * A driver whose turn asks for `asks` in order (each waits for its decision or the abort), "runs"
@@ -47,7 +59,7 @@ function toolDriver(asks: readonly ApprovalAsk[], { resume = true }: { resume?: 
     const outcomes: string[] = [];
     for (const ask of asks) {
       const decision = await Promise.race([sink.requestApproval(ask), untilAborted(signal)]);
-      outcomes.push(`${ask.toolName}:${decision.outcome}`);
+      outcomes.push(`${ask.toolName}:${decision.outcome}${decision.outcome === "answer" ? `=${decision.choice}` : ""}`);
       if (decision.outcome === "approve") effects.push(`${ask.toolName} for ${request.prompt}`);
     }
     return { text: outcomes.join(" "), checkpoint: { resumeId: request.session?.resumeId ?? "s1", data: { turn: request.prompt } } };
@@ -221,7 +233,7 @@ describe("suspended turns", () => {
     }
   });
 
-  it("a decision that does not fit the approval's kind is refused with ErrApprovalKindMismatch and records nothing", async () => {
+  it("a decision that does not fit the approval's kind (an answer on a permission without choices) is refused with ErrApprovalKindMismatch and records nothing", async () => {
     const store = new MemoryThreadStore();
     const { driver } = toolDriver([WRITE]);
     await using agent = new Agent(driver, { threadStore: store });
@@ -236,6 +248,29 @@ describe("suspended turns", () => {
     expect(driver.requests).toHaveLength(1);
     const approved = await agent.thread("t-kind").answer(id, { outcome: "approve" });
     expect(approved.text).toBe("Write:approve");
+  });
+
+  it("a stored permission keeps its choices: an unlisted answer is an InvalidOptionError and records nothing, a listed one reaches the driver", async () => {
+    const store = new MemoryThreadStore();
+    const { driver } = toolDriver([SHELL]);
+    await using agent = new Agent(driver, { threadStore: store });
+    const suspended = await agent.thread("t-choice").run("go", { suspend: {} });
+    const id = suspended.pendingApproval!.id;
+    expect(suspended.pendingApproval?.choices).toEqual(SHELL.choices);
+    expect((await agent.thread("t-choice").pendingApprovals())[0]?.choices).toEqual(SHELL.choices);
+    const error = await agent
+      .thread("t-choice")
+      .answer(id, { outcome: "answer", choice: "acceptforsession" })
+      .catch((e: unknown) => e);
+    expect(findError(error, InvalidOptionError)).toMatchObject({
+      subject: "resume decision",
+      field: "choice",
+      suggestion: "acceptForSession",
+    });
+    expect((await store.getPendingApproval(id))?.status).toBe("pending");
+    expect(driver.requests).toHaveLength(1);
+    const answered = await agent.thread("t-choice").answer(id, { outcome: "answer", choice: "acceptForSession" });
+    expect(answered.text).toBe("shell:answer=acceptForSession");
   });
 
   it("a stored edit that is not a plain object is an InvalidOptionError and records nothing; one the agent cannot run is applied as a deny", async () => {

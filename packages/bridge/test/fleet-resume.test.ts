@@ -101,7 +101,7 @@ if (!PG_URL) {
       expect((await store.listPendingApprovals("raw-resume")).filter((p) => p.status === "pending")).toEqual([]);
     });
 
-    it("raw: a resume that fails on the worker (a decision of the wrong kind, nothing recorded) releases the approval: a later resume through the other front-end completes the turn", async () => {
+    it("raw: a resume that fails on the worker (a choice the codex ask does not list, nothing recorded) releases the approval: a later resume through the other front-end completes the turn", async () => {
       const marker = `BRIDGE_RESUME_${randomUUID()}`;
       const { a, b } = await fleetOf(marker);
       const first = await readAll(await postJson(`${a.url}/runs`, { prompt: "publish", threadKey: "raw-retry" }));
@@ -109,7 +109,7 @@ if (!PG_URL) {
       const resume = (front: Served, decision: Record<string, unknown>) =>
         postJson(`${front.url}/runs`, { threadKey: "raw-retry", resume: { approvalId: id, ...decision } });
       const wrong = await readAll(await resume(a, { decision: "answer", choice: "x" }));
-      expect(wrong.at(-1)!.data).toMatchObject({ type: "run-finished", ok: false, code: "approval_kind_mismatch" });
+      expect(wrong.at(-1)!.data).toMatchObject({ type: "run-finished", ok: false, code: "approval_invalid_choice" });
       const right = await readAll(await resume(b, { decision: "deny", reason: "not now" }));
       expect(right.at(-1)!.data).toMatchObject({ type: "run-finished", ok: true });
       expect(right.filter((m) => m.data.type === "text-delta").map((m) => m.data.text)).toEqual(["after the approval"]);

@@ -151,6 +151,8 @@ if (!PG_URL) {
       expect(request.kind).toBe("permission");
       const mismatch = await postJson(`${b.url}/approvals/${request.id}`, { decision: "answer", choice: "x" });
       expect(mismatch.status).toBe(422);
+      // The codex ask lists its decisions: "x" is none of them.
+      expect(await mismatch.json()).toMatchObject({ error: { code: "approval_invalid_choice" } });
       const answer = await postJson(`${b.url}/approvals/${request.id}`, { decision: "approve" });
       expect(answer.status).toBe(200);
       expect(await answer.json()).toEqual({ id: request.id, status: "approved" });

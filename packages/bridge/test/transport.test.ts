@@ -217,4 +217,35 @@ describe("keep-alive, slow clients, CORS, shutdown", () => {
     expect(() => new Bridge({ runner: agent, cors: { origins: "*", credentials: true } })).toThrow(/credentials/);
     expect(() => new Bridge({ runner: agent, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
   });
+
+  it('refuses cors.origins entries that no browser Origin can equal, and "null", naming the entry', () => {
+    const agent = referenceAgent();
+    const refusal = (origins: string[]): InvalidOptionError | undefined => {
+      try {
+        new Bridge({ runner: agent, cors: { origins } });
+      } catch (error) {
+        return findError(error, InvalidOptionError);
+      }
+      return undefined;
+    };
+    const cases: [string, RegExp][] = [
+      ["https://app.example/", /did you mean "https:\/\/app\.example"\?/],
+      ["https://app.example/chat", /did you mean "https:\/\/app\.example"\?/],
+      ["HTTPS://App.Example", /did you mean "https:\/\/app\.example"\?/],
+      ["https://app.example:443", /did you mean "https:\/\/app\.example"\?/],
+      ["*.example", /wildcard/],
+      ["https://*.example", /wildcard/],
+      ["null", /sandboxed iframe/],
+      ["app.example", /is not an origin/],
+      ["https://user@app.example", /is not an origin/],
+    ];
+    for (const [entry, reason] of cases) {
+      const error = refusal(["https://ok.example", entry]);
+      expect(error, entry).toMatchObject({ field: "cors.origins[1]" });
+      expect(error?.reason, entry).toMatch(reason);
+      expect(error?.message, entry).toContain(JSON.stringify(entry));
+    }
+    for (const origins of [["https://app.example", "http://localhost:5173", "http://[::1]:3000", "chrome-extension://abcdef"]])
+      expect(refusal(origins)).toBeUndefined();
+  });
 });

@@ -3,8 +3,10 @@ import type { AgentCard, AgentInterface, Message, Part, StreamResponse, Task } f
 import type { Client } from "@a2a-js/sdk/client";
 import { AdaptorError, DriverError, ErrCode, isError } from "@adaptor/errors";
 import { ProtocolError } from "../errors/protocol-error.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "../errors/sentinels.js";
 import { StreamRecoveryError } from "../errors/stream-recovery-error.js";
+import { agentUrl, urlSecrets } from "./agent-url.js";
 import { classify } from "./classify.js";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from "./bounded-body.js";
 import { DEFAULT_MAX_REDIRECTS, guardedFetch, originOf } from "./trust.js";
@@ -36,6 +38,26 @@ const SECRETS = new WeakMap<A2AClient, readonly string[]>();
 /** The credential values `client` sends (its header values), to redact from text a remote sent. */
 export function secretsOf(client: A2AClient): readonly string[] {
   return SECRETS.get(client) ?? [];
+}
+
+/**
+ * How long the remote task's cancel request of a delegation that ended early (past its deadline,
+ * aborted, over `maxTextChars`) may take before it is given up, in milliseconds. The request is
+ * sent in the background: the delegation does not wait for it.
+ */
+export const BACKGROUND_CANCEL_TIMEOUT_MS = 5_000;
+
+/** Each client's way to send a cancel request in the background, for delegations outside the class. */
+const BACKGROUND_CANCELS = new WeakMap<A2AClient, (taskId: string) => void>();
+
+/**
+ * Asks the remote agent to cancel `taskId` without waiting for its answer: for a delegation that
+ * has already settled (its deadline passed, its caller aborted, its answer grew too large). The
+ * request is given up after {@link BACKGROUND_CANCEL_TIMEOUT_MS} or when the client closes
+ * (`close()` waits for it to end); its outcome, failure included, is dropped.
+ */
+export function cancelInBackground(client: A2AClient, taskId: string): void {
+  BACKGROUND_CANCELS.get(client)?.(taskId);
 }
 
 /** The interface bindings this client speaks. */
@@ -116,6 +138,8 @@ export class A2AClient {
   readonly #attempts: number;
   readonly #delayMs: number;
   readonly #closing = new AbortController();
+  /** Cancel requests sent in the background and not ended yet (they never reject). */
+  readonly #backgroundCancels = new Set<Promise<void>>();
 
   private constructor(card: AgentCard, agentInterface: AgentInterface, sdk: Client, secrets: readonly string[], options: A2AClientOptions) {
     this.card = card;
@@ -123,6 +147,7 @@ export class A2AClient {
     this.#sdk = sdk;
     this.#secrets = secrets;
     SECRETS.set(this, secrets);
+    BACKGROUND_CANCELS.set(this, (taskId) => this.#cancelInBackground(taskId));
     this.#attempts = options.recoveryAttempts ?? DEFAULT_RECOVERY_ATTEMPTS;
     this.#delayMs = options.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
   }
@@ -140,17 +165,17 @@ export class A2AClient {
    *   with a `DriverError` coded `RESOURCE_EXHAUSTED` as its cause (`errorCode(err)`) for a body
    *   over {@link MAX_AGENT_CARD_BYTES}, or, when no card arrived
    *   within `connectTimeoutMs`, none of them: its cause is a `DriverError` coded `TIMEOUT`
-   *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts; a
-   *   `TypeError` for a bad `url` or option.
+   *   (`errorCode(err) === ErrCode.Timeout`); the signal's reason when `signal` aborts;
+   *   `InvalidOptionError` (field `url`) for a `url` with credentials in it (`user:password@`;
+   *   send them in `headers`); a `TypeError` for another bad `url` or option.
    */
   static async connect(url: string, options: A2AClientOptions = {}): Promise<A2AClient> {
-    const cardUrl = new URL(url);
-    if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:")
-      throw new TypeError(`A2A card URL must be http or https, got ${cardUrl.protocol}`);
+    const cardUrl = agentUrl(url, "A2AClient.connect()");
     if (!cardUrl.pathname.endsWith(".json")) cardUrl.pathname = cardUrl.pathname.replace(/\/+$/, "") + AGENT_CARD_PATH;
     const credentials = { ...(options.headers ?? {}) };
     const trusted = new Set([cardUrl.origin, ...(options.trustedOrigins ?? []).map((origin) => originOf(origin))]);
-    const secrets = Object.values(credentials);
+    // A credential in the card URL's query (`?api_key=…`) is redacted like the header values.
+    const secrets = [...Object.values(credentials), ...urlSecrets(cardUrl)];
     const fetchImpl = guardedFetch({
       base: options.fetch ?? globalThis.fetch,
       credentials,
@@ -196,7 +221,7 @@ export class A2AClient {
         secrets,
       });
     }
-    if (secrets.length > 0 && !trusted.has(new URL(selected.url).origin)) {
+    if (Object.keys(credentials).length > 0 && !trusted.has(new URL(selected.url).origin)) {
       throw new ProtocolError({
         op,
         reason: `the card's interface ${new URL(selected.url).origin} is not a trusted origin`,
@@ -303,13 +328,38 @@ export class A2AClient {
     }
   }
 
-  /** Aborts every request and stream of this client. Idempotent. */
+  /**
+   * Aborts every request and stream of this client, and resolves once the cancel requests a
+   * delegation left running in the background have ended. Idempotent.
+   */
   async close(): Promise<void> {
     this.#closing.abort(new AdaptorError("A2A client closed"));
+    await Promise.all(this.#backgroundCancels);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  #cancelInBackground(taskId: string): void {
+    if (this.#closing.signal.aborted) return;
+    const limit = new AbortController();
+    const timer = setTimeout(
+      () => limit.abort(new AdaptorError(`no answer to the cancel request within ${BACKGROUND_CANCEL_TIMEOUT_MS} ms`)),
+      BACKGROUND_CANCEL_TIMEOUT_MS,
+    );
+    // Only the request holds the process open, not its time limit.
+    timer.unref();
+    const pending: Promise<void> = this.cancelTask(taskId, { signal: limit.signal })
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.#backgroundCancels.delete(pending);
+      });
+    this.#backgroundCancels.add(pending);
   }
 
   #signal(signal: AbortSignal | undefined): AbortSignal {
@@ -432,7 +482,9 @@ async function cardText(response: Response, secrets: readonly string[]): Promise
 }
 
 function invalidCard(reason: string, raw: string, secrets: readonly string[]): ProtocolError {
-  return new ProtocolError({ op: "agent-card", reason, cause: new AdaptorError(reason, { sentinel: ErrInvalidAgentCard }), raw, secrets });
+  // The reason may name the card URL, and so a credential in its query: the cause's message is redacted too.
+  const cause = new AdaptorError(redactCredentials(reason, secrets), { sentinel: ErrInvalidAgentCard });
+  return new ProtocolError({ op: "agent-card", reason, cause, raw, secrets });
 }
 
 /** The card as the SDK's type, after the checks this client relies on. */
@@ -461,6 +513,9 @@ function checkCard(
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw invalidCard(`supportedInterfaces[${index}].url must be http or https`, text, secrets);
+    }
+    if (parsed.username !== "" || parsed.password !== "") {
+      throw invalidCard(`supportedInterfaces[${index}].url carries credentials (user:password@)`, text, secrets);
     }
   }
   try {

@@ -1,5 +1,7 @@
 import { defineTool, reject, type Tool } from "@adaptor/tool";
 import { A2AClient, type A2AClientOptions } from "../client/a2a-client.js";
+import { agentUrl } from "../client/agent-url.js";
+import { redactCredentials } from "../errors/sanitize.js";
 import { DelegationError } from "./delegation-error.js";
 import { deadlineOf, delegateBy, delegationTimeout, toDelegationError, type DelegationProgress } from "./delegate.js";
 
@@ -47,12 +49,19 @@ export const DELEGATION_NOTICE = {
  * The client connects on the first call and is reused; a failed connection is retried on the next
  * call. Credentials go only to the origins {@link A2AClientOptions} trusts.
  *
+ * @throws TypeError for a `url` that is not an absolute http or https URL; InvalidOptionError
+ *   (field `url`) for one with credentials in it (`user:password@`: send them in `headers`).
+ *
  * @example
  * const reviewer = a2aDelegation({ url: "https://review.example.com", headers: { authorization: `Bearer ${token}` } });
  * await using agent = new Agent(claude({ cwd }), { tools: [reviewer] });
  */
 export function a2aDelegation(options: A2ADelegationOptions): Tool {
   const { url, name = "delegate", description, timeoutMs = DEFAULT_DELEGATION_TIMEOUT_MS, maxTextChars, ...clientOptions } = options;
+  // A URL the first call could only fail on is refused now.
+  agentUrl(url, "a2aDelegation()");
+  // What the model and the run's notices see of the URL: a credential in its query redacted.
+  const shownUrl = redactCredentials(url);
   let client: A2AClient | undefined;
   // Each call that finds no client connects under its own deadline and signal (so a card that
   // never comes is given up at the call's deadline); the first client made is kept.
@@ -66,7 +75,7 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
     name,
     description:
       description ??
-      `Delegate a self-contained sub-task to the remote agent at ${url} and get its answer. Describe the task fully: the remote agent sees nothing else.`,
+      `Delegate a self-contained sub-task to the remote agent at ${shownUrl} and get its answer. Describe the task fully: the remote agent sees nothing else.`,
     input: {
       type: "object",
       properties: {
@@ -86,7 +95,7 @@ export function a2aDelegation(options: A2ADelegationOptions): Tool {
           if (deadline.signal.aborted) throw delegationTimeout(timeoutMs, undefined, "agent-card");
           throw toDelegationError(error, undefined);
         });
-        context.notice(DELEGATION_NOTICE.started, `delegating to ${remote.card.name}`, { url, agent: remote.card.name });
+        context.notice(DELEGATION_NOTICE.started, `delegating to ${remote.card.name}`, { url: shownUrl, agent: remote.card.name });
         const result = await delegateBy(
           remote,
           task,

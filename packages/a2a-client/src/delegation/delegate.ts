@@ -2,7 +2,7 @@ import type { Task, TaskState } from "@a2a-js/sdk";
 import { TASK_STATE } from "../client/protocol-values.js";
 import { DriverError, ErrCode, findError, isError } from "@adaptor/errors";
 import type { A2AClient } from "../client/a2a-client.js";
-import { secretsOf, textOf } from "../client/a2a-client.js";
+import { cancelInBackground, secretsOf, textOf } from "../client/a2a-client.js";
 import { redactCredentials } from "../errors/sanitize.js";
 import { taskStateName, type A2AStreamEvent } from "../client/stream-event.js";
 import { ProtocolError } from "../errors/protocol-error.js";
@@ -24,9 +24,6 @@ export const DEFAULT_MAX_DELEGATION_TEXT_CHARS = 4 * 1024 * 1024;
  * server's failure text); a longer one is cut and says so.
  */
 export const MAX_REMOTE_MESSAGE_CHARS = 500;
-
-/** How long a delegation that ends early waits for the remote agent to accept its cancel request, in milliseconds. */
-const CANCEL_TIMEOUT_MS = 5_000;
 
 /** A completed delegation. */
 export interface DelegationResult {
@@ -54,9 +51,17 @@ export interface DelegationProgress {
 export interface DelegateOptions {
   /** Continue a remote conversation. */
   readonly contextId?: string;
-  /** Aborts the delegation and cancels the remote task; the abort reason is thrown as is (not a `DelegationError`). */
+  /**
+   * Aborts the delegation: it rejects at once with the abort reason as is (not a
+   * `DelegationError`), and the remote task's cancel request goes on in the background (see
+   * {@link delegate}).
+   */
   readonly signal?: AbortSignal;
-  /** Deadline for the whole delegation, in milliseconds; then the remote task is canceled and `DelegationError` `timeout` thrown. Default: none. */
+  /**
+   * Deadline for the whole delegation, in milliseconds: when it passes, `DelegationError`
+   * `timeout` is thrown at once and the remote task's cancel request goes on in the background
+   * (see {@link delegate}). Default: none.
+   */
   readonly timeoutMs?: number;
   /** Called with each progress event. */
   readonly onProgress?: (progress: DelegationProgress) => void;
@@ -72,6 +77,12 @@ export interface DelegateOptions {
 /**
  * Sends `task` to the remote agent (streaming when its card says it streams) and waits for the
  * remote task to complete.
+ *
+ * A delegation that ends before its remote task does (its deadline passed, `signal` aborted, the
+ * answer passed `maxTextChars`) settles at once: the remote task's `CancelTask` request is sent
+ * in the background, without waiting for the remote's answer. That request is given up after
+ * {@link BACKGROUND_CANCEL_TIMEOUT_MS} (5 s) or when `client.close()` is called (which waits for
+ * it to end); its failure is ignored, never an unhandled rejection.
  *
  * @returns the remote answer when the task completed.
  * @throws DelegationError for every remote or business failure (a task that failed, was
@@ -117,8 +128,9 @@ export async function delegateBy(
   const maxChars = options.maxTextChars ?? DEFAULT_MAX_DELEGATION_TEXT_CHARS;
   if (!Number.isSafeInteger(maxChars) || maxChars <= 0) throw new TypeError(`maxTextChars must be a positive integer, got ${maxChars}`);
   let taskId: string | undefined;
-  const cancelRemote = async (): Promise<void> => {
-    if (taskId) await client.cancelTask(taskId, { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) }).catch(() => undefined);
+  // The delegation settles at once; the remote task's cancel request goes on in the background.
+  const cancelRemote = (): void => {
+    if (taskId) cancelInBackground(client, taskId);
   };
   try {
     const sendOptions = { ...(options.contextId ? { contextId: options.contextId } : {}), ...(signal ? { signal } : {}) };
@@ -150,16 +162,16 @@ export async function delegateBy(
   } catch (error) {
     if (options.signal?.aborted) {
       // The caller gave up (e.g. the parent run was cancelled): the remote task goes too.
-      await cancelRemote();
+      cancelRemote();
       throw options.signal.reason;
     }
     if (deadline?.aborted) {
-      await cancelRemote();
+      cancelRemote();
       throw delegationTimeout(deadlineAt!.ms, taskId);
     }
     if (error instanceof DelegationError && error.code === "output_too_large") {
       // The remote task would go on producing the answer for nobody.
-      await cancelRemote();
+      cancelRemote();
       throw outputTooLarge(maxChars, taskId);
     }
     throw toDelegationError(error, taskId);

@@ -2,7 +2,7 @@ import { AdaptorError, DriverError, ErrCode, errorCode, findError, isError } fro
 import { describe, expect, it } from "vitest";
 import { DelegationError } from "../delegation/delegation-error.js";
 import { ProtocolError } from "./protocol-error.js";
-import { MAX_RAW_CHARS, sanitizeRaw } from "./sanitize.js";
+import { MAX_RAW_CHARS, redactCredentials, sanitizeRaw } from "./sanitize.js";
 import { ErrInvalidAgentCard, ErrNotFound, ErrProtocol, ErrUnauthorized, ErrUnsupported, ErrUntrustedOrigin } from "./sentinels.js";
 import { StreamRecoveryError } from "./stream-recovery-error.js";
 
@@ -41,6 +41,20 @@ describe("ProtocolError", () => {
     expect(long.raw).toHaveLength(MAX_RAW_CHARS);
     expect(long.raw?.endsWith("…")).toBe(true);
     expect(new ProtocolError({ op: "x", reason: "y" }).raw).toBeUndefined();
+  });
+
+  it("redactCredentials redacts a URL's userinfo and the values of credential-named query parameters, and leaves other URLs alone", () => {
+    const cases: [string, string][] = [
+      ["Request cannot be constructed from http://user:PW-1@h:1/x", "Request cannot be constructed from http://<redacted>@h:1/x"],
+      ['{"url":"https://ghp-token@git.example/r"}', '{"url":"https://<redacted>@git.example/r"}'],
+      ["HTTP 404 for http://h/card.json?api_key=K-1&page=2", "HTTP 404 for http://h/card.json?api_key=<redacted>&page=2"],
+      [
+        "http://h/?a=1&access_token=T-1&X-Amz-Signature=S-1&sig=G-1#id_token=I-1",
+        "http://h/?a=1&access_token=<redacted>&X-Amz-Signature=<redacted>&sig=<redacted>#id_token=<redacted>",
+      ],
+      ["http://h/a@b?design=x&page=2 mail me@example.com", "http://h/a@b?design=x&page=2 mail me@example.com"],
+    ];
+    for (const [text, redacted] of cases) expect(redactCredentials(text)).toBe(redacted);
   });
 
   it("sanitizeRaw keeps newlines and tabs and ignores secrets too short to redact safely", () => {

@@ -15,7 +15,6 @@ import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { isFinalState } from "@adaptor/a2a-client";
 import { ApprovalNotPendingError, findError } from "adaptor";
 import {
-  decisionOf,
   expressApp,
   namingState,
   parseAnswer,
@@ -29,7 +28,9 @@ import { failedWithError, messageText, partsTextLength, rejected, statusUpdate }
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "../server/server-log.js";
 import { recordingStore } from "../server/recording-store.js";
 import {
+  answerFits,
   approvalMessage,
+  decisionOf,
   failureStatus,
   RESPONSE_ARTIFACT_ID,
   responseArtifact,
@@ -456,8 +457,7 @@ export function a2aFleetServer(fleet: A2AFleet, options: A2AFleetServerOptions):
         if (pending.length === 0 && answer.id === undefined) refuse();
         const id = answer.id ?? pending[0]!.id;
         const request = pending.find((candidate) => candidate.id === id)?.request as RecordedRequest | undefined;
-        const question = request?.kind === "question";
-        if (request && (question ? answer.decision !== "answer" || answer.choice === undefined : answer.decision === "answer")) return;
+        if (request && !answerFits(request, answer)) return;
         try {
           await outsideServerLog(() => fleet.answer(id, decisionOf(answer)));
           accepted.set(message.messageId, id);

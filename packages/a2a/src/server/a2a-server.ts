@@ -22,7 +22,7 @@ import { agentMessage, failedWithError, messageData, messageText, rejected, text
 import { MemoryTaskStore } from "./memory-task-store.js";
 import { recordingStore } from "./recording-store.js";
 import { consoleWarnLog, outsideServerLog, withServerLog, type A2AServerLog } from "./server-log.js";
-import { approvalMessage, TaskRun, type ApprovalAnswer } from "./task-run.js";
+import { answerFits, approvalMessage, decisionOf, TaskRun, type ApprovalAnswer } from "./task-run.js";
 
 /** What the server runs: an `Agent` or a `Thread` (anything with `stream`). */
 export interface StreamRunner {
@@ -275,9 +275,7 @@ export function a2aServer(runner: StreamRunner | RunnerFor, options: A2AServerOp
     const answer = parseAnswer(context.userMessage);
     if (answer?.id !== undefined && answer.id !== approval.id)
       return reask(`no waiting approval has the id ${JSON.stringify(answer.id)} (waiting: ${approval.id})`);
-    const fits =
-      answer && (approval.kind === "question" ? answer.decision === "answer" && answer.choice !== undefined : answer.decision !== "answer");
-    if (!answer || !fits) return reask("that answer does not fit the waiting approval");
+    if (!answer || !answerFits(approval, answer)) return reask("that answer does not fit the waiting approval");
     let stream: Stream;
     try {
       if (closed) throw new Error("closed");
@@ -630,11 +628,4 @@ function suspendedApproval(task: Task | undefined): SuspendedApproval | undefine
     ...(approval["input"] !== undefined ? { input: approval["input"] } : {}),
     ...(Array.isArray(approval["choices"]) ? { choices: approval["choices"] as unknown[] } : {}),
   };
-}
-
-/** The decision an answer makes; a denial without a reason is denied "by the A2A client". */
-export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
-  if (answer.decision === "approve") return { outcome: "approve" };
-  if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? "denied by the A2A client" };
-  return { outcome: "answer", choice: answer.choice ?? "" };
 }

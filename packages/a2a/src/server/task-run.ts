@@ -1,7 +1,8 @@
 import { TaskState, type Artifact, type Message, type Task } from "@a2a-js/sdk";
 import { AgentEvent, ResultManager, type ExecutionEventBus, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import { FAILURE_METADATA_KEY } from "@adaptor/a2a-client";
-import type { ApprovalRequest, PendingApproval, Stream } from "adaptor";
+import type { ApprovalDecision, ApprovalRequest, PendingApproval, Stream } from "adaptor";
+import { askFactsOf, decisionRefusal } from "adaptor/internal";
 import { taskFailure } from "./failure.js";
 import { agentMessage, dataPart, textPart } from "./parts.js";
 import { TextChunks } from "./text-chunks.js";
@@ -25,12 +26,36 @@ export function responseArtifact(text: string): Artifact {
 export interface ApprovalAnswer {
   /** The approval's `id` (from the `input-required` message); default: the oldest waiting one. */
   readonly id?: string;
-  /** `approve` or `deny` a permission or plan review; `answer` a question with `choice`. */
+  /**
+   * `approve` or `deny` a permission or plan review; `answer` a question with `choice`, or a
+   * permission that lists `choices` with one of their keys.
+   */
   readonly decision: "approve" | "deny" | "answer";
   /** Why, for `deny`; the agent reads it as the tool's error text. */
   readonly reason?: string;
   /** The chosen key, for `answer`. */
   readonly choice?: string;
+}
+
+/**
+ * The decision an answer makes; a denial without a reason is denied "by the A2A client".
+ */
+export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  if (answer.decision === "approve") return { outcome: "approve" };
+  if (answer.decision === "deny") return { outcome: "deny", reason: answer.reason ?? "denied by the A2A client" };
+  return { outcome: "answer", choice: answer.choice ?? "" };
+}
+
+/**
+ * Whether `answer` fits `approval` (a request's fields as JSON: `kind`, `choices`) as the SDK's own
+ * answer methods would take it: `answer` needs a `choice`, one of the `choices` of a permission.
+ */
+export function answerFits(
+  approval: { readonly id: string; readonly kind?: string | undefined; readonly choices?: readonly unknown[] | undefined },
+  answer: ApprovalAnswer,
+): boolean {
+  if (answer.decision === "answer" && answer.choice === undefined) return false;
+  return decisionRefusal(askFactsOf(approval.id, approval), decisionOf(answer), "answer") === undefined;
 }
 
 /**
@@ -342,10 +367,16 @@ export function approvalMessage(taskId: string, contextId: string, ask: AskedApp
     waiting: ask.waiting,
     ...(ask.suspended ? { suspended: true } : {}),
   };
+  const keys = (ask.choices ?? []).flatMap((c) => {
+    const key = typeof c === "object" && c !== null ? (c as { key?: unknown }).key : undefined;
+    return typeof key === "string" ? [JSON.stringify(key)] : [];
+  });
   const hint =
     ask.kind === "question"
       ? 'answer with { decision: "answer", choice }'
-      : 'answer with { decision: "approve" } or { decision: "deny", reason }';
+      : ask.kind === "permission" && keys.length > 0
+        ? `answer with { decision: "approve" }, { decision: "deny", reason } or { decision: "answer", choice } (choice one of ${keys.join(", ")})`
+        : 'answer with { decision: "approve" } or { decision: "deny", reason }';
   const text = `${note ? `${note}. ` : ""}${ask.title} (${hint})`;
   return agentMessage(taskId, contextId, [textPart(text), dataPart({ approval })]);
 }

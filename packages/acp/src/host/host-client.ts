@@ -99,7 +99,7 @@ export class HostClient {
       });
       return { outcome: "deny", reason: "an edited input cannot be carried over ACP" };
     }
-    if (decision.outcome === "approve" && ask.kind === "permission") this.#approved.add(ask);
+    if (ask.kind === "permission" && allows(ask, decision)) this.#approved.add(ask);
     return decision;
   }
 
@@ -363,4 +363,14 @@ export class HostClient {
   close(): Promise<void> {
     return this.#terminals.close();
   }
+}
+
+/** Whether `decision` lets the call of `ask` run: an approve, or an answer choosing one of its `allow_*` options. */
+function allows(ask: ApprovalAsk, decision: ApprovalDecision): boolean {
+  if (decision.outcome !== "answer") return decision.outcome === "approve";
+  const options = ask.details?.["options"];
+  const chosen = Array.isArray(options)
+    ? (options as { optionId?: unknown; kind?: unknown }[]).find((o) => o.optionId === decision.choice)
+    : undefined;
+  return typeof chosen?.kind === "string" && chosen.kind.startsWith("allow_");
 }

@@ -211,6 +211,10 @@ export class AcpTurn implements SessionHandler {
       toolName: name,
       toolCallId: call.toolCallId,
       input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
+      // The agent's options, for `answer(optionId)`: the option's name for people, its kind beside it.
+      ...(request.options.length > 0
+        ? { choices: request.options.map((o) => ({ key: o.optionId, label: o.name, description: o.kind })) }
+        : {}),
       details: {
         options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
         // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its
@@ -229,6 +233,11 @@ export class AcpTurn implements SessionHandler {
       const answered = this.#sink.requestApproval(ask).then((decision): acp.RequestPermissionResponse => {
         if (decision.outcome === "answer") {
           const option = request.options.find((o) => o.optionId === decision.choice);
+          if (option?.kind.startsWith("reject_")) {
+            // A reject option the host chose by id refuses the call as a deny does.
+            this.#refused.add(call.toolCallId);
+            this.#denied(call.toolCallId, option.name);
+          }
           return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
         }
         const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];

@@ -165,7 +165,9 @@ export class Thread {
    * to this thread, or the thread's record changed since the turn suspended (then it is closed);
    * `ErrThreadBusy` while another host runs a turn on the key (nothing is recorded);
    * `ErrApprovalKindMismatch` for a decision that does not fit the approval's kind (approve on a
-   * `question`, answer on any other kind; nothing is recorded); `SuspendUnsupportedError` for a
+   * `question`, answer on a `plan_review` or on a `permission` without `choices`; nothing is
+   * recorded); `InvalidOptionError` (field `choice`) for an answer the stored permission's
+   * `choices` do not list (nothing is recorded); `SuspendUnsupportedError` for a
    * store without the capability; `FeatureUnsupportedError` (feature `resume`) when the turn
    * continues the thread's stored conversation and the driver does not declare `sessions.resume`
    * (the resumed turn runs in a new process, which would lose the history; nothing is recorded,

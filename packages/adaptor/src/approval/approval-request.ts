@@ -9,13 +9,17 @@ import {
 } from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
 
-/** A choice offered by a `question`. */
+/**
+ * A choice offered by a `question` (one of its options), or one of the named answers a
+ * `permission`'s agent protocol can take beyond approve and deny (Codex `acceptForSession`,
+ * `cancel`; an ACP agent's permission options).
+ */
 export interface ApprovalChoice {
   /** The value to pass to `answer()`. */
   readonly key: string;
   /** Short text for people. */
   readonly label: string;
-  /** Longer explanation, when the CLI gives one. */
+  /** Longer explanation, when the CLI gives one (for an ACP option: its kind, e.g. `allow_always`). */
   readonly description?: string;
 }
 
@@ -57,7 +61,9 @@ export interface ApprovalRequestInit {
  * `approval-request` event. The methods are synchronous and throw:
  * - `ErrApprovalResolved` when another answer already won;
  * - `ErrApprovalExpired` (also matches `ErrApprovalResolved`) after the deadline or the run's end;
- * - `ErrApprovalKindMismatch` when the method does not fit the kind;
+ * - `ErrApprovalKindMismatch` when the method does not fit the kind (see {@link answer});
+ * - `InvalidOptionError` (field `choice`) for an `answer()` on a `permission` with a choice it does
+ *   not list in {@link choices} (the request stays pending);
  * - `ErrApprovalUnavailable` when the request has no run-owned responder;
  * - `InvalidOptionError` (field `updatedInput`) for an edited input that is not a plain object
  *   (the request stays pending);
@@ -85,7 +91,13 @@ export class ApprovalRequest {
   readonly parentToolCallId: string | undefined;
   /** The input the CLI proposes for the tool. */
   readonly input: unknown;
-  /** The options of a `question`; undefined for other kinds. */
+  /**
+   * For a `question`: its options (`answer()` takes one's `key`, or free text). For a `permission`:
+   * the named answers the agent's protocol takes beyond approve and deny, e.g. Codex's `accept`,
+   * `acceptForSession`, `decline`, `cancel` or an ACP agent's option ids; `answer()` takes exactly
+   * these keys. Undefined for a `permission` whose agent takes only approve or deny (Claude Code,
+   * Codex exec) and for a `plan_review`.
+   */
   readonly choices: readonly ApprovalChoice[] | undefined;
   /** Protocol detail (Claude's `permission_suggestions`, `blocked_path`, a diff). */
   readonly details: Readonly<Record<string, unknown>> | undefined;
@@ -135,8 +147,6 @@ export class ApprovalRequest {
    * when {@link inputEditable} is false (the request is denied, nothing runs).
    */
   approve(options: { updatedInput?: unknown } = {}): void {
-    const mismatch = kindMismatch(this.id, this.kind, "approve");
-    if (mismatch) throw mismatch;
     const { updatedInput } = options;
     const decision: ApprovalDecision = updatedInput === undefined ? { outcome: "approve" } : { outcome: "approve", updatedInput };
     const refused = decisionRefusal(this, decision, "approve()");
@@ -154,12 +164,16 @@ export class ApprovalRequest {
   }
 
   /**
-   * Answers a `question` with a choice key or free text.
-   * @throws see the class comment; `ErrApprovalKindMismatch` for other kinds.
+   * Answers a `question` with a choice key or free text, or a `permission` that lists
+   * {@link choices} with one of their keys (passed to the agent as it is: Codex `acceptForSession`
+   * or `cancel`, an ACP option id).
+   * @throws see the class comment; `ErrApprovalKindMismatch` for a `plan_review` or a `permission`
+   * without choices; `InvalidOptionError` (field `choice`) for a key a `permission` does not list
+   * (nothing is decided: the request stays pending).
    */
   answer(choice: string): void {
-    const mismatch = kindMismatch(this.id, this.kind, "answer");
-    if (mismatch) throw mismatch;
+    const refused = decisionRefusal(this, { outcome: "answer", choice }, "answer()");
+    if (refused) throw refused.error;
     this.#settle({ outcome: "answer", choice });
   }
 
@@ -180,33 +194,92 @@ export class ApprovalRequest {
   }
 }
 
-/**
- * The `ErrApprovalKindMismatch` error for a decision whose `outcome` does not fit an approval of
- * `kind` (approve on a `question`, answer on any other kind; deny fits every kind), or undefined
- * when it fits. Live requests and stored (suspended) approvals are held to the same rule.
- */
-export function kindMismatch(id: string, kind: string, outcome: ApprovalDecision["outcome"]): AdaptorError | undefined {
-  const fits = outcome === "deny" || (outcome === "approve" ? kind !== "question" : kind === "question");
-  return fits
-    ? undefined
-    : new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}`, { sentinel: ErrApprovalKindMismatch });
+/** The fields of an approval the answer rule reads (a live request, a stored approval, a fleet's request JSON). */
+export interface ApprovalAskFacts {
+  /** The approval's id, for messages. */
+  readonly id: string;
+  /** `permission`, `plan_review` or `question`. */
+  readonly kind: string;
+  /** The choices it lists (see {@link ApprovalRequest.choices}). */
+  readonly choices?: readonly { readonly key: string }[] | undefined;
+  /** The tool it asks about, for messages. */
+  readonly toolName?: string | undefined;
+  /** Whether an approve's edited input runs (see {@link ApprovalRequest.inputEditable}). */
+  readonly inputEditable?: boolean | undefined;
 }
 
 /**
- * Why an answer `decision` to the approval `ask` (its id, kind, tool and whether its input is
- * editable) cannot be applied as given, or undefined when it can: the checks {@link ApprovalRequest}'s
+ * The {@link ApprovalAskFacts} of approval `id` from its request as JSON (an `ApprovalRequest`'s
+ * fields, e.g. a fleet's stored request): a field of another type is left out.
+ */
+export function askFactsOf(id: string, request: unknown): ApprovalAskFacts {
+  const json = (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>;
+  const choices = Array.isArray(json["choices"])
+    ? json["choices"].flatMap((c: unknown) => {
+        const key = typeof c === "object" && c !== null ? (c as { key?: unknown }).key : undefined;
+        return typeof key === "string" ? [{ key }] : [];
+      })
+    : undefined;
+  return {
+    id,
+    kind: String(json["kind"]),
+    choices,
+    toolName: typeof json["toolName"] === "string" ? json["toolName"] : undefined,
+    inputEditable: json["inputEditable"] === true,
+  };
+}
+
+/**
+ * Why `decision` does not fit the approval `ask`, or undefined when it fits: deny fits every kind;
+ * approve every kind but `question`; answer a `question` (any text), or a `permission` that lists
+ * `choices` with one of their keys. Returns `ErrApprovalKindMismatch` for an outcome the kind does
+ * not take (answer on a `plan_review` or on a `permission` without choices), `InvalidOptionError`
+ * (field `choice`, `subject` naming the call, the closest key as `suggestion`) for a key the
+ * permission does not list. Live requests and stored (suspended) approvals are held to the same rule.
+ */
+export function decisionMismatch(ask: ApprovalAskFacts, decision: ApprovalDecision, subject: string): AdaptorError | undefined {
+  const { id, kind } = ask;
+  if (decision.outcome === "deny") return undefined;
+  if (decision.outcome === "approve") return kind === "question" ? mismatch(id, kind, "approve") : undefined;
+  if (kind === "question") return undefined;
+  const keys = kind === "permission" ? (ask.choices ?? []).map((choice) => choice.key) : [];
+  if (keys.length === 0) return mismatch(id, kind, "answer");
+  if (keys.includes(decision.choice)) return undefined;
+  return new InvalidOptionError({
+    subject,
+    field: "choice",
+    reason: `${JSON.stringify(decision.choice)} is not a choice of approval ${id} (its choices: ${keys.map((key) => JSON.stringify(key)).join(", ")})`,
+    suggestion: closestKey(decision.choice, keys),
+  });
+}
+
+function mismatch(id: string, kind: string, outcome: ApprovalDecision["outcome"]): AdaptorError {
+  const hint = outcome === "answer" && kind === "permission" ? " without choices (approve or deny it)" : "";
+  return new AdaptorError(`approval ${id}: ${outcome}() does not fit kind ${kind}${hint}`, { sentinel: ErrApprovalKindMismatch });
+}
+
+/** The key that differs from `value` only in case, else undefined. */
+function closestKey(value: string, keys: readonly string[]): string | undefined {
+  const lower = value.toLowerCase();
+  return keys.find((key) => key.toLowerCase() === lower);
+}
+
+/**
+ * Why an answer `decision` to the approval `ask` (its id, kind, choices, tool and whether its input
+ * is editable) cannot be applied as given, or undefined when it can: the checks {@link ApprovalRequest}'s
  * methods make, for answers that reach a request from elsewhere (another host) to meet before they
- * are recorded. `error`: `ErrApprovalKindMismatch` (the outcome does not fit the kind),
- * `InvalidOptionError` (field `updatedInput`, `subject` naming the call) for an edited input that
- * is not a plain object, or `ErrApprovalEditUnsupported` for an edit the agent cannot run; `denies`
- * is true for the last, which denies the request (nothing runs) where the others leave it pending.
+ * are recorded. `error`: what {@link decisionMismatch} returns (`ErrApprovalKindMismatch`, or
+ * `InvalidOptionError` field `choice` for a permission's unlisted choice), `InvalidOptionError`
+ * (field `updatedInput`, `subject` naming the call) for an edited input that is not a plain object,
+ * or `ErrApprovalEditUnsupported` for an edit the agent cannot run; `denies` is true for the last,
+ * which denies the request (nothing runs) where the others leave it pending.
  */
 export function decisionRefusal(
-  ask: { readonly id: string; readonly kind: string; readonly toolName?: string | undefined; readonly inputEditable?: boolean | undefined },
+  ask: ApprovalAskFacts,
   decision: ApprovalDecision,
   subject: string,
 ): { readonly error: Error; readonly denies: boolean } | undefined {
-  const mismatch = kindMismatch(ask.id, ask.kind, decision.outcome);
+  const mismatch = decisionMismatch(ask, decision, subject);
   if (mismatch) return { error: mismatch, denies: false };
   if (decision.outcome !== "approve" || decision.updatedInput === undefined) return undefined;
   const invalid = updatedInputError(decision.updatedInput, subject);

@@ -69,7 +69,10 @@ export const ErrApprovalResolved = sentinel("adaptor.ApprovalResolved", "approva
 export const ErrApprovalExpired = sentinel("adaptor.ApprovalExpired", "approval expired", {
   also: [ErrApprovalResolved],
 });
-/** The response method does not fit the request kind (approve on a question, answer on a permission). */
+/**
+ * The response method does not fit the request kind (approve on a question; answer on a plan
+ * review, or on a permission that lists no `choices`).
+ */
 export const ErrApprovalKindMismatch = sentinel("adaptor.ApprovalKindMismatch", "approval kind mismatch");
 /**
  * `approve({ updatedInput })` on a request whose driver cannot run an edited input

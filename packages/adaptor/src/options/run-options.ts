@@ -194,7 +194,13 @@ export interface AgentOptions extends SharedRunOptions {
   readonly leaseTtlMs?: number;
   /** Host identity (tenant, user) stored with thread records and part of their fingerprint. Default `""`. */
   readonly identity?: string;
-  /** Lease owner name of this agent, non-empty. Default: a UUID v7 per Agent. */
+  /**
+   * Lease owner name of this agent, non-empty. Default: `agent-<UUID v7>`, one per Agent. A thread
+   * turn takes the key's lease as `<owner>/<run id>` (the run's `result.runId`), so two turns of
+   * one agent on one key exclude each other too: the `owner` of a `BusyError` (`ErrThreadBusy`)
+   * held by this agent's turn is that, never `owner` alone; compare the part before the last `/`.
+   * `thread.rewind()` takes the lease as `owner` itself.
+   */
   readonly owner?: string;
   /**
    * The workspace's name in thread fingerprints, non-empty, e.g. a repository URL. Default: the

@@ -1,4 +1,4 @@
-import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, RunPolicy } from "@adaptor/driver";
+import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, NoticeEvent, RunPolicy } from "@adaptor/driver";
 import { hasNoEffect, raceAbort, reportEnforcement } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
@@ -76,6 +76,66 @@ export function checkDriverResponse(device: string, response: DriverResponse, po
     // The promised fields of a crash, for a driver that classified it without them.
     checked = { ...response, failure: { ...failure, details: { ...failure.details, exitCode: exit.code, exitSignal: exit.signal } } };
   return withUnreported(refuseUnenforced(device, checked), policy, "the driver did not report enforcing it");
+}
+
+/**
+ * `response` as a plain completion when it says `interrupted: true` although no host interrupt
+ * reached the turn (`asked` false): only `stream.interrupt()` makes a turn `interrupted`. The
+ * notice (kind `driver.contract`, `data.check` `unasked-interrupt`) says so; the response then
+ * goes through every check of a completed turn (a crash, a value not enforced, structured output).
+ */
+export function withoutUnaskedInterrupt(
+  device: string,
+  response: DriverResponse,
+  asked: boolean,
+): [DriverResponse, NoticeEvent | undefined] {
+  if (response.interrupted !== true || asked) return [response, undefined];
+  const { interrupted: _unasked, ...completed } = response;
+  return [
+    completed,
+    {
+      type: "notice",
+      kind: "driver.contract",
+      message: `${device} reported the turn interrupted, but the host did not interrupt it; the turn counts as completed`,
+      data: { driver: device, check: "unasked-interrupt" },
+    },
+  ];
+}
+
+/** The event types a driver may emit ({@link DriverEvent}); every other type is the SDK's own. */
+const DRIVER_EVENT_TYPES: ReadonlySet<string> = new Set(["text-delta", "thinking-delta", "tool-call", "tool-result", "notice", "process"]);
+
+/**
+ * Keeps a driver to its events: `run-started`, `approval-request`, `dropped` and `run-finished`
+ * (and any type the driver SPI does not define) are the SDK's alone, so one a driver emits is
+ * dropped and counted, and one notice (kind `driver.contract`, `data.check` `sdk-only-events`)
+ * reports the count per type when the driver's call ends.
+ */
+export class ForeignEvents {
+  readonly #counts = new Map<string, number>();
+
+  /** True when a driver may emit `event`; else it is counted and must be dropped. */
+  admit(event: DriverEvent): boolean {
+    const type: unknown = (event as { readonly type?: unknown } | null)?.type;
+    if (typeof type === "string" && DRIVER_EVENT_TYPES.has(type)) return true;
+    const name = typeof type === "string" ? type : "(no type)";
+    this.#counts.set(name, (this.#counts.get(name) ?? 0) + 1);
+    return false;
+  }
+
+  /** The notice of the events dropped so far, if any. */
+  notice(device: string): NoticeEvent | undefined {
+    if (this.#counts.size === 0) return undefined;
+    const refused = Object.fromEntries(this.#counts);
+    const count = [...this.#counts.values()].reduce((sum, n) => sum + n, 0);
+    const which = [...this.#counts].map(([type, n]) => `${type} ×${n}`).join(", ");
+    return {
+      type: "notice",
+      kind: "driver.contract",
+      message: `${device} emitted ${count} event${count === 1 ? "" : "s"} only the SDK may emit (${which}); dropped`,
+      data: { driver: device, check: "sdk-only-events", refused, count },
+    };
+  }
 }
 
 /**

@@ -19,7 +19,15 @@ import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
-import { checkDriverResponse, driverStopMs, settleAfterAbort, UnaskedTools, withUnreported } from "./driver-contract.js";
+import {
+  checkDriverResponse,
+  driverStopMs,
+  ForeignEvents,
+  settleAfterAbort,
+  UnaskedTools,
+  withoutUnaskedInterrupt,
+  withUnreported,
+} from "./driver-contract.js";
 import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
@@ -213,8 +221,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         let exitSeen = false;
         calledPolicy = request.policy;
         const unasked = new UnaskedTools(request.policy, driver.descriptor);
+        const foreign = new ForeignEvents();
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
+            // Lifecycle events are the SDK's: a driver's own would contradict the verdict.
+            if (!foreign.admit(event)) return;
             // The suspended call never ran: the CLI's rejection of it (it is told a deny as it is
             // ended) is not reported; the call stays open, as one a stopped run leaves.
             if (event.type === "tool-result" && event.id === suspension?.suspendedOn?.toolCallId) return;
@@ -276,10 +287,18 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           );
         } finally {
           live = false;
+          const refused = foreign.notice(driver.descriptor.type);
+          if (refused) queue.push(refused);
         }
         // The process ended during the call: say so unless the driver did.
         if (called.exit && !exitSeen) queue.push(exitEvent(called.exit, pid));
-        return checkDriverResponse(driver.descriptor.type, called, request.policy);
+        const [answered, unaskedInterrupt] = withoutUnaskedInterrupt(
+          driver.descriptor.type,
+          called,
+          setup.controls?.interruptAsked === true,
+        );
+        if (unaskedInterrupt) queue.push(unaskedInterrupt);
+        return checkDriverResponse(driver.descriptor.type, answered, request.policy);
       };
       if (hooks) {
         await hooks.promptSubmitted(prompt);

@@ -40,6 +40,7 @@ export class TurnControls {
   #pendingModes: Modes | undefined;
   readonly #interruptBound: InterruptBound | undefined;
   #interruptTimer: ReturnType<typeof setTimeout> | undefined;
+  #interruptAsked = false;
   #resolveEnded!: () => void;
   /** Resolves once the run is over or being ended. */
   readonly #ended$ = new Promise<false>((resolve) => (this.#resolveEnded = () => resolve(false)));
@@ -54,6 +55,15 @@ export class TurnControls {
     this.#interruptBound = interruptBound;
     // A run being ended (cancel, timeout, close, the interrupt bound) decides requests the CLI has not answered yet.
     interruptBound?.controller.signal.addEventListener("abort", () => this.#resolveEnded(), { once: true });
+  }
+
+  /**
+   * True once a host interrupt reached the running turn (`stream.interrupt()` handed to the
+   * driver's {@link TurnControl}), whatever the CLI made of it: only then may the driver report
+   * the turn `interrupted`.
+   */
+  get interruptAsked(): boolean {
+    return this.#interruptAsked;
   }
 
   /** For the sink: offers the turn's controls until the returned function withdraws them. */
@@ -114,7 +124,10 @@ export class TurnControls {
         if (name === "interrupt") this.#onInterrupt?.();
         const pending = call(control);
         if (!pending) throw new FeatureUnsupportedError(type, name, "the running turn does not offer it");
-        if (name === "interrupt") this.#boundInterrupt();
+        if (name === "interrupt") {
+          this.#interruptAsked = true;
+          this.#boundInterrupt();
+        }
         // A CLI that never answers leaves the request pending: the run's end decides it then.
         return Promise.race([pending.then((taken) => taken !== false), this.#ended$]);
       }

@@ -9,7 +9,7 @@ import {
   type ThreadRecord,
   type ThreadStore,
 } from "@adaptor/threadstore";
-import { kindMismatch, updatedInputError } from "../approval/approval-request.js";
+import { decisionMismatch, updatedInputError } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ResumeSpec, ThreadContext, ThreadMode } from "../thread/thread-context.js";
@@ -109,8 +109,9 @@ export async function saveSuspension(init: {
  * a lease: the checks that count run again under the lease in {@link claimResume}. A `decision`
  * that does not fit the approval's kind is refused here, before anything is recorded.
  * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError;
- * `ErrApprovalKindMismatch` (approve on a `question`, answer on another kind); `InvalidOptionError`
- * (field `updatedInput`) for an edited input that is not a plain object.
+ * `ErrApprovalKindMismatch` (approve on a `question`, answer on a `plan_review` or on a
+ * `permission` without choices); `InvalidOptionError` (field `choice`) for an answer the stored
+ * permission's choices do not list, or (field `updatedInput`) an edited input that is not a plain object.
  */
 export async function loadResumeTurn(
   store: ThreadStore,
@@ -121,7 +122,7 @@ export async function loadResumeTurn(
   const { approvalId, decision } = spec;
   const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
-  const mismatch = decision ? kindMismatch(approvalId, approval.kind, decision.outcome) : undefined;
+  const mismatch = decision ? decisionMismatch({ ...approval, id: approvalId }, decision, "resume decision") : undefined;
   if (mismatch) throw mismatch;
   const edit = decision?.outcome === "approve" ? decision.updatedInput : undefined;
   const invalid = edit === undefined ? undefined : updatedInputError(edit, "resume decision");

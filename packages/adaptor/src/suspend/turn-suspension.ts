@@ -64,7 +64,7 @@ export class TurnSuspension {
    * Reads a resumed turn's prompt and mode, and checks the `suspend` option, before anything starts.
    * @throws InvalidOptionError, SuspendUnsupportedError (see `checkSuspend`); ApprovalNotPendingError
    * for an approval the thread does not have; `ErrApprovalKindMismatch` for a decision that does not
-   * fit its kind; the store's errors; SuspendUnsupportedError (`images`) for a prompt with images
+   * fit its kind, `InvalidOptionError` (field `choice`) for a choice its permission does not list; the store's errors; SuspendUnsupportedError (`images`) for a prompt with images
    * (a stored turn keeps its prompt's text only); FeatureUnsupportedError (feature `resume`) for
    * resuming a turn that continues the thread's stored conversation on a driver without
    * `sessions.resume` (before any lease or write: the approval stays as it is).

@@ -8,6 +8,7 @@ import {
   type ApprovalDecision,
   type ApprovalRequest,
 } from "adaptor";
+import { InvalidOptionError } from "@adaptor/errors";
 import { toJsonSchema } from "@adaptor/tool/internal";
 import { HttpError } from "../http/http-error.js";
 
@@ -69,8 +70,8 @@ export function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
  * Applies a client's answer to `request`, exactly once.
  * @throws HttpError 400 for a malformed body (an `updatedInput` that is not a plain object too), 409 when another answer already won, 410 when the
  *   request expired (its deadline passed or its run ended), 422 when the decision does not fit
- *   the request's kind, or (`approval_edit_unsupported`) for an `updatedInput` the agent cannot run
- *   (the request was denied).
+ *   the request (see {@link unfitAnswerError}), or (`approval_edit_unsupported`) for an
+ *   `updatedInput` the agent cannot run (the request was denied).
  */
 export function answerApproval(request: ApprovalRequest, body: unknown): { readonly id: string; readonly status: string } {
   const answer = parseApprovalAnswer(body, "body");
@@ -85,8 +86,8 @@ export function answerApproval(request: ApprovalRequest, body: unknown): { reado
       throw new HttpError(410, "approval_expired", `approval ${request.id} expired`, { status: request.status });
     if (isError(error, ErrApprovalResolved))
       throw new HttpError(409, "approval_resolved", `approval ${request.id} was already answered`, { status: request.status });
-    if (isError(error, ErrApprovalKindMismatch))
-      throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${request.kind} request`);
+    const unfit = unfitAnswerError(error, answer.decision, request.kind);
+    if (unfit) throw unfit;
     if (isError(error, ErrApprovalEditUnsupported))
       throw new HttpError(
         422,
@@ -99,4 +100,17 @@ export function answerApproval(request: ApprovalRequest, body: unknown): { reado
     throw error;
   }
   return { id: request.id, status: request.status };
+}
+
+/**
+ * The 422 answer for a decision the approval refuses without deciding anything, or undefined for
+ * another error: `approval_kind_mismatch` (`ErrApprovalKindMismatch`: the outcome does not fit the
+ * kind) or `approval_invalid_choice` (`InvalidOptionError` field `choice`: an answer the
+ * permission's `choices` do not list; the message lists them).
+ */
+export function unfitAnswerError(error: unknown, decision: string, kind: string): HttpError | undefined {
+  if (isError(error, ErrApprovalKindMismatch))
+    return new HttpError(422, "approval_kind_mismatch", `decision ${decision} does not fit a ${kind} request`);
+  if (error instanceof InvalidOptionError && error.field === "choice") return new HttpError(422, "approval_invalid_choice", error.reason);
+  return undefined;
 }

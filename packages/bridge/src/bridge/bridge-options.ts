@@ -12,7 +12,7 @@ import {
   type Stream,
 } from "adaptor";
 import type { BridgeResume } from "../approvals/answer-approval.js";
-import type { CorsOptions } from "../http/cors.js";
+import { corsOriginFlaw, type CorsOptions } from "../http/cors.js";
 import type { BridgeFleet } from "../fleet/bridge-fleet.js";
 import { hostRule } from "adaptor";
 
@@ -198,6 +198,11 @@ const corsCheck: OptionCheck = (value, field, subject) => {
   if (cors.origins === undefined) throw new InvalidOptionError({ subject, field: `${field}.origins`, reason: "is required" });
   if (cors.origins === "*" && cors.credentials)
     throw new InvalidOptionError({ subject, field: `${field}.credentials`, reason: 'cannot be true with origins "*"' });
+  if (cors.origins !== "*")
+    cors.origins.forEach((entry, index) => {
+      const flaw = corsOriginFlaw(entry);
+      if (flaw) throw new InvalidOptionError({ subject, field: `${field}.origins[${index}]`, reason: `${JSON.stringify(entry)} ${flaw}` });
+    });
 };
 
 const allowedHostsCheck: OptionCheck = (value, field, subject) => {

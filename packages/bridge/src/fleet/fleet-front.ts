@@ -2,7 +2,8 @@ import { setMaxListeners } from "node:events";
 import type { ServerResponse } from "node:http";
 import { v5 as uuidV5, validate as isUuid } from "uuid";
 import { ErrApprovalNotPending, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
-import { decisionOf, parseApprovalAnswer } from "../approvals/answer-approval.js";
+import { askFactsOf, decisionRefusal } from "adaptor/internal";
+import { decisionOf, parseApprovalAnswer, unfitAnswerError } from "../approvals/answer-approval.js";
 import { HttpError, sendJson } from "../http/http-error.js";
 import { sdkPrompt } from "../protocols/wire-prompt.js";
 import type { ChannelVerdict } from "../run/run-channel.js";
@@ -128,9 +129,9 @@ export class FleetFront {
     if (found.status === "answered")
       throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
     if (found.status === "closed") throw new HttpError(410, "approval_expired", `approval ${id} expired`, { status: "expired" });
-    const request = (found.request ?? {}) as { kind?: unknown; inputEditable?: unknown };
-    if (!decisionFits(String(request.kind), decision.outcome))
-      throw new HttpError(422, "approval_kind_mismatch", `decision ${answer.decision} does not fit a ${String(request.kind)} request`);
+    const ask = askFactsOf(id, found.request);
+    const refused = decisionRefusal(ask, decision, "answer");
+    if (refused && !refused.denies) throw unfitAnswerError(refused.error, answer.decision, ask.kind) ?? refused.error;
     try {
       await this.#fleet.answer(id, decision);
     } catch (error) {
@@ -138,7 +139,7 @@ export class FleetFront {
         throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
       throw error;
     }
-    if (decision.outcome === "approve" && decision.updatedInput !== undefined && request.inputEditable !== true)
+    if (refused?.denies)
       // The worker's request denies an edit its agent cannot run, as a local request does.
       throw new HttpError(
         422,
@@ -219,11 +220,6 @@ export class FleetFront {
       connection.end();
     }
   }
-}
-
-/** Whether a decision fits an approval's kind: deny fits every kind, approve all but a `question`, answer only a `question`. */
-function decisionFits(kind: string, outcome: ApprovalDecision["outcome"]): boolean {
-  return outcome === "deny" || (outcome === "approve" ? kind !== "question" : kind === "question");
 }
 
 /** The answer to a refused submit. */

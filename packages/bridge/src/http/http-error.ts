@@ -19,6 +19,7 @@ export type BridgeErrorCode =
   | "approval_resolved"
   | "approval_expired"
   | "approval_kind_mismatch"
+  | "approval_invalid_choice"
   | "approval_edit_unsupported"
   | "resume_unsupported"
   | "thread_unsupported"

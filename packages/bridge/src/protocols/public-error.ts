@@ -1,5 +1,6 @@
 import {
   ErrApprovalKindMismatch,
+  ErrInvalidOption,
   ErrApprovalNotPending,
   ErrCode,
   ErrThreadBusy,
@@ -19,6 +20,9 @@ export { MAX_PUBLIC_MESSAGE_CHARS, publicMessage, secretEnvValues } from "adapto
  */
 const FIXED_MESSAGES: Readonly<Record<string, string>> = { thread_busy: "thread busy" };
 
+/** The `subject` of the `InvalidOptionError` a resume's decision gets (`thread.answer()`). */
+const RESUME_DECISION = "resume decision";
+
 /**
  * The message an error event carries for a failure with `code` ({@link failureCode}): a fixed one
  * for a busy thread, else `publicMessage(message, secrets)`.
@@ -29,8 +33,8 @@ export function failureMessage(code: string | undefined, message: string, secret
 
 /**
  * A short machine-readable code for a failed verdict: the `RunError` reason, `cancelled` for an
- * abort, `approval_not_pending` / `approval_kind_mismatch` / `thread_busy` for what a resume can
- * meet, else the `ErrCode` or `error`.
+ * abort, `approval_not_pending` / `approval_kind_mismatch` / `approval_invalid_choice` /
+ * `thread_busy` for what a resume can meet, else the `ErrCode` or `error`.
  */
 export function failureCode(error: unknown): string {
   if (error instanceof RunError) return error.reason;
@@ -38,6 +42,9 @@ export function failureCode(error: unknown): string {
   // What a resume can meet, so a client can tell them apart without reading the message.
   if (isError(error, ErrApprovalNotPending)) return "approval_not_pending";
   if (isError(error, ErrApprovalKindMismatch)) return "approval_kind_mismatch";
+  // By its message, which a fleet's rebuilt worker error keeps (its `field` is not carried over).
+  if (isError(error, ErrInvalidOption) && error instanceof Error && error.message.startsWith(`${RESUME_DECISION}: choice `))
+    return "approval_invalid_choice";
   if (isError(error, ErrThreadBusy)) return "thread_busy";
   return errorCode(error) ?? carriedCode(error) ?? "error";
 }

@@ -53,6 +53,7 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
         toolName: "shell",
         toolCallId: p.itemId,
         input: { command, cwd: p.cwd ?? null },
+        choices: V2_ASK_CHOICES,
         details: {
           method: request.method,
           command,
@@ -60,6 +61,7 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
           ...(p.reason ? { reason: p.reason } : {}),
           ...(p.commandActions ? { commandActions: p.commandActions } : {}),
           ...(p.proposedExecpolicyAmendment ? { proposedExecpolicyAmendment: p.proposedExecpolicyAmendment } : {}),
+          ...availableDecisions(p),
         },
       };
     }
@@ -73,6 +75,7 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
         toolName: "apply_patch",
         toolCallId: p.itemId,
         input: { changes },
+        choices: V2_ASK_CHOICES,
         details: {
           method: request.method,
           diff: renderChanges(changes),
@@ -91,6 +94,7 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
         toolName: "shell",
         toolCallId: p.callId,
         input: { command: p.command, cwd: p.cwd },
+        choices: LEGACY_ASK_CHOICES,
         details: { method: request.method, command, argv: p.command, cwd: p.cwd, ...(p.reason ? { reason: p.reason } : {}) },
       };
     }
@@ -102,6 +106,7 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
         toolName: "apply_patch",
         toolCallId: p.callId,
         input: { fileChanges: p.fileChanges },
+        choices: LEGACY_ASK_CHOICES,
         details: {
           method: request.method,
           diff: legacyDiff(p.fileChanges),
@@ -116,8 +121,41 @@ export function approvalAsk(request: ServerRequest, lookup: (itemId: string) => 
   }
 }
 
+type Choice = NonNullable<ApprovalAsk["choices"]>[number];
+
 const V2_CHOICES = ["accept", "acceptForSession", "decline", "cancel"] as const;
 const LEGACY_CHOICES = ["approved", "approved_for_session", "abort"] as const;
+
+const ONCE = { label: "Allow once", description: "run this call" };
+const SESSION = { label: "Allow for this session", description: "run this call, and the same ones later in the session without asking" };
+const CANCEL = { label: "Cancel the turn", description: "do not run this call, and interrupt the turn" };
+
+/** What each decision codex takes does, for people. */
+const CHOICE_TEXT: Readonly<Record<(typeof V2_CHOICES)[number] | (typeof LEGACY_CHOICES)[number], Omit<Choice, "key">>> = {
+  accept: ONCE,
+  acceptForSession: SESSION,
+  decline: { label: "Decline", description: "do not run this call; the turn goes on" },
+  cancel: CANCEL,
+  approved: ONCE,
+  approved_for_session: SESSION,
+  abort: CANCEL,
+};
+
+/**
+ * The choices of a v2 approval request: the four bare decisions its answer type takes. Not its
+ * `availableDecisions`: codex 0.171.0 lists `accept`, an execpolicy amendment and `cancel` there
+ * for a command, yet takes `decline` (what a deny sends) and honours `acceptForSession`.
+ */
+const V2_ASK_CHOICES: readonly Choice[] = Object.freeze(V2_CHOICES.map((key) => ({ key, ...CHOICE_TEXT[key] })));
+
+/** The choices of a legacy approval request: the bare decisions besides a denial with its reason. */
+const LEGACY_ASK_CHOICES: readonly Choice[] = Object.freeze(LEGACY_CHOICES.map((key) => ({ key, ...CHOICE_TEXT[key] })));
+
+/** `{ availableDecisions }` (codex's suggestion of what to show) when the request has them, else `{}`. */
+function availableDecisions(params: object): { availableDecisions?: readonly unknown[] } {
+  const value = (params as { availableDecisions?: unknown }).availableDecisions;
+  return Array.isArray(value) ? { availableDecisions: value } : {};
+}
 
 /**
  * The decision codex is told: an `approve` with an `updatedInput` becomes a deny (no codex approval
@@ -143,8 +181,10 @@ export function refusesCall(answer: ApprovalAnswer): boolean {
 
 /**
  * The answer for `method` given the host's decision: `approve` → `accept` (legacy `approved`);
- * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes a choice the method
- * knows (`acceptForSession`, `cancel`; legacy `approved_for_session`, `abort`), else declines.
+ * `deny` → `decline` (legacy `{denied: {rejection}}`); `answer(choice)` passes one of the ask's
+ * `choices` (`accept`, `acceptForSession`, `decline`, `cancel`; legacy `approved`,
+ * `approved_for_session`, `abort`). The SDK refuses any other choice before it gets here
+ * (`InvalidOptionError`); a driver handed one directly declines.
  * An `approve` with an `updatedInput` declines ({@link effectiveDecision}; the asks are not
  * `inputEditable`, so the SDK refuses such an approve before it gets here).
  */

@@ -7,7 +7,15 @@ import { keptOutput, type CapturedOutput } from "./captured-output.js";
 import { DEFAULT_STDERR_TAIL_BYTES, MAX_STDERR_TAIL_BYTES } from "./constants.js";
 import type { ExitInfo } from "./exit-info.js";
 import { LineFramer, toOutputLine } from "./line-framer.js";
-import { DescendantTracker, lastPid, refreshDeepSoon, releaseDescendants, unwatchDescendants, watchDescendants } from "./descendants.js";
+import {
+  DescendantTracker,
+  lastPid,
+  readOrphansAhead,
+  refreshDeepSoon,
+  releaseDescendants,
+  unwatchDescendants,
+  watchDescendants,
+} from "./descendants.js";
 import { signalGroup } from "./kill.js";
 import { endSweeping } from "./sweep.js";
 import { holdHostWhile } from "./hold-host.js";
@@ -248,7 +256,13 @@ export class ChildCliProcess implements CliProcess {
     if (this.#stdinEnded) return;
     this.#stdinEnded = true;
     const stdin = this.#child.stdin;
-    if (!stdin.destroyed && !stdin.writableEnded) stdin.end();
+    if (stdin.destroyed || stdin.writableEnded) return;
+    // Once the CLI has its EOF, and while it shuts down, where orphans are handed is read for the
+    // sweep at its exit: that one then reads only what changed since.
+    stdin.once("finish", () => {
+      if (!this.#reaped) readOrphansAhead();
+    });
+    stdin.end();
   }
 
   terminate(): Promise<ExitInfo> {

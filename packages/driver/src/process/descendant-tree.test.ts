@@ -83,6 +83,41 @@ process.stdin.on("data", () => shell.stdin.write("go\\n"));
 setInterval(() => {}, 1000);
 `;
 
+/**
+ * A background job's shell: waits until SIGUSR1, then `exec`s node with an empty environment (the
+ * same process, its tag dropped). `$0` is node's path.
+ */
+const TAG_DROPPING_JOB = `trap 'exec env -i "$0" -e "setInterval(() => {}, 1000)"' USR1; while :; do sleep 1000 & wait $!; done`;
+
+/**
+ * A tagged CLI stand-in whose helper in its own session (setsid) starts {@link TAG_DROPPING_JOB} and
+ * exits, so that the job is an orphan; prints the helper's pid (the job's session and group) and
+ * the job's, as one JSON array.
+ */
+const TAG_DROPPER = `
+const { spawn } = require("child_process");
+const helper = 'const job = require("child_process").spawn("/bin/sh", ["-c", ' + JSON.stringify(${JSON.stringify(TAG_DROPPING_JOB)}) + ', process.execPath], { stdio: "ignore" }); console.log(job.pid); process.exit(0);';
+const started = spawn(process.execPath, ["-e", helper], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+started.stdout.once("data", (d) => console.log(JSON.stringify([started.pid, Number(String(d).trim())])));
+setInterval(() => {}, 1000);
+`;
+
+/**
+ * The leader of a session of its own (to be started detached): prints 0 once ready, then for each
+ * line on its stdin starts a helper in its session that starts a job and exits (the job an orphan
+ * in that session), and prints the job's pid.
+ */
+const OLD_SESSION = `
+const { spawn } = require("child_process");
+const helper = 'const job = require("child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); console.log(job.pid); process.exit(0);';
+console.log(0);
+process.stdin.on("data", () => {
+  const started = spawn(process.execPath, ["-e", helper], { stdio: ["ignore", "pipe", "ignore"] });
+  started.stdout.once("data", (d) => console.log(String(d).trim()));
+});
+setInterval(() => {}, 1000);
+`;
+
 /** Starts a child for each line on its stdin and prints its pid (0 once ready). */
 const FORKER = `
 console.log(0);
@@ -263,6 +298,111 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(scanned.pids.sort()).toEqual([...later].sort());
     } finally {
       observeCandidateStatReads(undefined);
+      killAll(all);
+    }
+  }, 30_000);
+
+  it("an orphan read as tagged is adopted by a later deep walk after it dropped its tag (exec with an empty environment): its environment is read once while it stays a candidate", async () => {
+    const tag = `tag-dropper-${process.pid}-${Date.now()}`;
+    const cli = spawn(node, ["-e", TAG_DROPPER], { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, [PROCESS_TAG_VAR]: tag } });
+    const [group, job] = await new Promise<number[]>((resolve) =>
+      cli.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])),
+    );
+    const reads: number[] = [];
+    try {
+      const stat = (): string[] => readFileSync(`/proc/${job}/stat`, "latin1").split(") ")[1]!.split(" ");
+      // An orphan once its helper exited: handed to an ancestor of this process, where orphans are looked for.
+      for (const end = Date.now() + 20_000; Date.now() < end && stat()[1] === String(group);) await new Promise((r) => setTimeout(r, 50));
+      expect(stat()[1]).not.toBe(String(group));
+      // Not watched: no poll reads the candidates between the walks.
+      const seen = new DescendantTracker(cli.pid!, tag);
+      expect(seen.refreshDeepTree()).toBe(true);
+      expect(seen.pids).toContain(job);
+      process.kill(job!, "SIGUSR1");
+      // The shell's own command line names the program too: wait for node to be the program run.
+      const program = (): string | undefined => readFileSync(`/proc/${job}/cmdline`, "latin1").split("\0")[0];
+      for (const end = Date.now() + 20_000; Date.now() < end && program() !== node;) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain(PROCESS_TAG_VAR);
+      observeEnvironReads((pid) => reads.push(pid));
+      const later = new DescendantTracker(cli.pid!, tag);
+      expect(later.refreshDeepTree()).toBe(true);
+      expect(reads).not.toContain(job);
+      expect(later.pids).toContain(job);
+    } finally {
+      observeEnvironReads(undefined);
+      try {
+        process.kill(-group!, "SIGKILL");
+      } catch {
+        // gone
+      }
+      killAll([cli.pid!, job!]);
+    }
+  }, 30_000);
+
+  it("a read of where orphans are handed reads no stat of a candidate that was a zombie at the last read, its pid not handed out since", () => {
+    // A child of this process that exited: a zombie until this process's event loop reaps it.
+    const child = spawn("/bin/sh", ["-c", "exit 0"], { stdio: "ignore" });
+    const zombie = child.pid!;
+    const state = (): string | undefined => {
+      try {
+        return readFileSync(`/proc/${zombie}/stat`, "latin1").split(") ")[1]!.split(" ")[0];
+      } catch {
+        return undefined;
+      }
+    };
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (const end = Date.now() + 20_000; Date.now() < end && state() !== "Z";) Atomics.wait(pause, 0, 0, 10);
+    expect(state()).toBe("Z");
+    const reads: number[] = [];
+    observeCandidateStatReads((pid) => reads.push(pid));
+    try {
+      const tracker = new DescendantTracker(process.pid);
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(reads).toContain(zombie);
+      reads.length = 0;
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(reads).not.toContain(zombie);
+      expect(state()).toBe("Z");
+    } finally {
+      observeCandidateStatReads(undefined);
+    }
+  });
+
+  it("a deep walk and a catch-up read no environment of an orphan in a session created before the CLI, and still adopt the CLI's tagged orphan", async () => {
+    const leader = spawn(node, ["-e", OLD_SESSION], { stdio: ["pipe", "pipe", "ignore"], detached: true });
+    const lines = createInterface({ input: leader.stdout! })[Symbol.asyncIterator]();
+    const next = async (): Promise<number> => Number((await lines.next()).value);
+    const all: number[] = [leader.pid!];
+    const reads: number[] = [];
+    try {
+      await next();
+      // The CLI starts after the session: its start time is later than the leader's.
+      for (const end = Date.now() + 20_000; Date.now() < end && ticksNow() <= startOf(leader.pid!);)
+        await new Promise((r) => setTimeout(r, 20));
+      const { cli, tag, pids } = taggedCli("older-session");
+      const [, orphan] = await pids;
+      all.push(cli.pid!, orphan!);
+      const tracker = new DescendantTracker(cli.pid!, tag);
+      const since = lastPid();
+      leader.stdin!.write("go\n");
+      const job = await next();
+      all.push(job);
+      const parentOf = (): string | undefined => readFileSync(`/proc/${job}/stat`, "latin1").split(") ")[1]!.split(" ")[1];
+      // An orphan once its helper exited: handed to an ancestor of this process, where orphans are looked for.
+      const helper = String(Number(parentOf()));
+      for (const end = Date.now() + 20_000; Date.now() < end && parentOf() === helper;) await new Promise((r) => setTimeout(r, 50));
+      expect(startOf(job)).toBeGreaterThanOrEqual(tracker.rootStart);
+      observeEnvironReads((pid) => reads.push(pid));
+      expect(tracker.refreshDeepTree()).toBe(true);
+      expect(tracker.pids).toContain(orphan);
+      expect(tracker.pids).not.toContain(job);
+      tracker.catchUp(since);
+      expect(tracker.pids).not.toContain(job);
+      expect(reads).not.toContain(job);
+    } finally {
+      observeEnvironReads(undefined);
       killAll(all);
     }
   }, 30_000);

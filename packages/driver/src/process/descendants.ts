@@ -332,12 +332,36 @@ export class DescendantTracker {
   readonly #groups = new RememberedIds();
   /** The CLI's start time (clock ticks since boot): nothing it started can be older. NaN when unknown. */
   readonly #rootStart: number;
+  /** The session the CLI was started in (its own, when started detached); undefined when unknown. */
+  readonly #rootSession: number | undefined;
 
   /** @param tag - the value of {@link PROCESS_TAG_VAR} the CLI was started with, if any. */
   constructor(root: number, tag?: string) {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
-    this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+    const stat = readStat(root);
+    this.#rootStart = Number(stat?.start ?? Number.NaN);
+    this.#rootSession = stat?.sid;
+  }
+
+  /**
+   * Whether `stat`'s process is in a session created before the CLI started, other than the one the
+   * CLI was started in: its leader (the pid that names it) is alive and older than the CLI. No
+   * process the CLI started can be in one: a process enters only a session it creates or its
+   * parent's, so every one of them is in the CLI's session or one created by one of them since,
+   * and the kernel hands a session's pid to no other process while the session has members. Such a
+   * process carries no tag of the CLI's, and its environment (a read that waits for a process that
+   * is mapping memory, as a starting one does) need not be read. `leaders` caches each leader's
+   * start time for one pass.
+   */
+  #inOlderSession(stat: ProcStat, leaders: Map<number, number | undefined>): boolean {
+    if (this.#rootSession === undefined || stat.sid === this.#rootSession || Number.isNaN(this.#rootStart)) return false;
+    if (!leaders.has(stat.sid)) {
+      const leader = stat.sid === stat.pid ? stat : stat.sid > 0 ? readStat(stat.sid) : undefined;
+      leaders.set(stat.sid, leader ? Number(leader.start) : undefined);
+    }
+    const start = leaders.get(stat.sid);
+    return start !== undefined && start < this.#rootStart;
   }
 
   /** The value of {@link PROCESS_TAG_VAR} it looks for (`NAME=value`), if any. */
@@ -491,10 +515,13 @@ export class DescendantTracker {
     if (!hasChildrenFiles()) return false;
     const read = candidates ?? orphanCandidates();
     if (this.#tag) {
+      const entry = this.#tag.toString("latin1");
+      const leaders = new Map<number, number | undefined>();
       for (const stat of read) {
         if (stat.pid === this.#root || this.#known.has(stat.pid)) continue;
         if (Number(stat.start) < this.#rootStart) continue; // older than the CLI: cannot carry its tag
-        if (environHas(stat.pid, this.#tag)) this.adopt(stat);
+        if (this.#inOlderSession(stat, leaders)) continue;
+        if (candidateTags(stat).includes(entry)) this.adopt(stat);
       }
     }
     this.refreshTree();
@@ -515,14 +542,17 @@ export class DescendantTracker {
   catchUp(since: number | undefined): boolean {
     const host = readStat(process.pid);
     const parentStarts = new Map<number, string | undefined>();
+    const leaders = new Map<number, number | undefined>();
     /**
      * Whether `stat`'s process can carry the tag: not when its parent is older than the CLI and
      * neither this process nor an ancestor of it. Such a parent is no process of the CLI (the tag
      * is newer), and was not handed the process as an orphan (an orphan goes to an ancestor of the
      * process that started it, and the CLI's ancestors are this process's), so it started the
-     * process, which got its environment: no tag.
+     * process, which got its environment: no tag. Nor when it is in a session created before the
+     * CLI ({@link #inOlderSession}).
      */
     const mayCarryTag = (stat: ProcStat): boolean => {
+      if (this.#inOlderSession(stat, leaders)) return false;
       const holders = hostAncestors();
       if (!holders || holders.has(stat.ppid)) return true;
       if (!parentStarts.has(stat.ppid)) parentStarts.set(stat.ppid, readStat(stat.ppid)?.start);
@@ -653,9 +683,6 @@ export function refreshAllTrackers(strategy?: "walk" | "scan"): "walk" | "scan" 
   return served;
 }
 
-/** Orphans {@link adoptTaggedOrphans} read the environment of, by pid (their start time): not read again. */
-let checkedOrphans = new Map<number, string>();
-
 /**
  * Where the kernel has children lists: hands each watched tracker the processes carrying its tag
  * among those an orphan is handed to (children of this process and of its ancestors, as
@@ -674,29 +701,61 @@ function adoptTaggedOrphans(): void {
     oldestRoot = Math.min(oldestRoot, Number.isNaN(tracker.rootStart) ? -Infinity : tracker.rootStart);
   }
   if (byTag.size === 0) return;
-  const checked = new Map<number, string>();
   for (const stat of readOrphanCandidates()) {
     if (Number(stat.start) < oldestRoot) continue; // older than every CLI: carries no tag of theirs
-    checked.set(stat.pid, stat.start);
-    if (checkedOrphans.get(stat.pid) === stat.start) continue;
-    const tag = tagEntryOf(stat.pid);
-    const tracker = tag === undefined ? undefined : byTag.get(tag);
-    if (tracker && !tracker.knows(stat.pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
+    for (const tag of candidateTags(stat)) {
+      const tracker = byTag.get(tag);
+      if (tracker && !tracker.knows(stat.pid) && Number(stat.start) >= tracker.rootStart) tracker.adopt(stat);
+    }
   }
-  checkedOrphans = checked;
 }
 
-/** The `ADAPTOR_PROCESS_TAG=<value>` entry of `pid`'s initial environment, if it has one. */
-function tagEntryOf(pid: number): string | undefined {
+/**
+ * Reads where orphans are handed now, and the tag of each candidate as young as a watched CLI,
+ * adopting the tagged ones ({@link adoptTaggedOrphans}): for a CLI told to exit (its stdin closed),
+ * while it shuts down. The deep refresh at its exit then takes what did not change from this read
+ * (the stat of a candidate whose pid was not handed out since, the tag of one already read) and
+ * reads the rest. Never throws.
+ */
+export function readOrphansAhead(): void {
+  adoptTaggedOrphans();
+}
+
+/** The `ADAPTOR_PROCESS_TAG=<value>` entries of `pid`'s initial environment (usually none or one). */
+function tagEntriesOf(pid: number): string[] {
+  environRead?.(pid);
   const environ = readProcFile(`${PROC}/${pid}/environ`);
-  if (!environ) return undefined;
+  if (!environ) return [];
   const name = `${PROCESS_TAG_VAR}=`;
+  const found: string[] = [];
   for (let at = environ.indexOf(name, 0, "latin1"); at !== -1; at = environ.indexOf(name, at + 1, "latin1")) {
     if (at !== 0 && environ[at - 1] !== 0) continue;
     const end = environ.indexOf(0, at);
-    return environ.toString("latin1", at, end === -1 ? environ.length : end);
+    found.push(environ.toString("latin1", at, end === -1 ? environ.length : end));
   }
-  return undefined;
+  return found;
+}
+
+/**
+ * The tag entries of the orphan candidates whose environment was read, by pid, with their start
+ * time: kept for as long as the pid stays a candidate (each read of where orphans are handed keeps
+ * those of the candidates it found), so a candidate's environment is read once.
+ */
+let orphanTags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
+
+/**
+ * The {@link PROCESS_TAG_VAR} entries of orphan candidate `stat`'s environment, as read the first
+ * time that process (the same pid and start time) was a candidate. Its environment is that of its
+ * start (or its last `exec`): one read as tagged was started by a tagged process, whatever it
+ * drops later (it is then adopted on that read); one read as untagged got no tag from whoever
+ * started it, and is caught, if it is a CLI's, by the session or group it is in.
+ */
+function candidateTags(stat: ProcStat): readonly string[] {
+  const known = orphanTags.get(stat.pid);
+  if (known?.start === stat.start) return known.tags;
+  const tags = tagEntriesOf(stat.pid);
+  orphanTags.set(stat.pid, { start: stat.start, tags });
+  return tags;
 }
 
 /**
@@ -772,7 +831,7 @@ function orphanCandidates(): ProcStat[] {
  * The candidates the last {@link readOrphanCandidates} found, by pid, the last pid handed out
  * before it read them, and when (`performance.now()`, ms).
  */
-let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat> } | undefined;
+let lastCandidates: { readonly lastPid: number; readonly at: number; readonly stats: Map<number, ProcStat | null> } | undefined;
 
 /** Told the pid of each candidate whose stat {@link readOrphanCandidates} reads (not taken from the read before); none by default. */
 let candidateStatRead: ((pid: number) => void) | undefined;
@@ -790,9 +849,10 @@ export function observeCandidateStatReads(observer: ((pid: number) => void) | un
  * candidate the last read found is not read again when its pid was not handed out since that read
  * (within {@link WINDOW_MAX_AGE_MS} of it; see {@link PidWindow}): it is the same process, with the
  * same start time, and its session and group are those it was seen in then (a tracker that adopts
- * it notes them, and its next walk of the tree notes those it is in by then). Ancestors hold the
- * same few children for the CLI's life, and pid 1 every orphan of the host: their stat would
- * otherwise be read on every poll.
+ * it notes them, and its next walk of the tree notes those it is in by then); one that was a zombie
+ * then is one still, or reaped, and is left out unread. Ancestors hold the same few children for
+ * the CLI's life, and pid 1 every orphan of the host: their stat would otherwise be read on every
+ * poll.
  */
 function readOrphanCandidates(): ProcStat[] {
   const otherCLIs = ownedRoots();
@@ -802,8 +862,9 @@ function readOrphanCandidates(): ProcStat[] {
   const previous = lastCandidates;
   const window =
     previous === undefined || last === undefined || at - previous.at > WINDOW_MAX_AGE_MS ? undefined : { after: previous.lastPid, last };
-  const stats = new Map<number, ProcStat>();
+  const stats = new Map<number, ProcStat | null>();
   lastCandidates = last === undefined ? undefined : { lastPid: last, at, stats };
+  const tags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
   // The holder the walk came up from: a child of the next one, this process or an ancestor,
   // older than any CLI, so its stat is not read again.
   let below: number | undefined;
@@ -817,18 +878,22 @@ function readOrphanCandidates(): ProcStat[] {
     const listed = self || holderStat ? mainThreadChildrenOf(holder) : childrenOf(holder);
     for (const pid of listed ?? []) {
       if (pid === below || otherCLIs.has(pid)) continue;
+      // null: a zombie when read, and its pid not handed out since: still one, or reaped.
       let stat = window && !inWindow(pid, window) ? previous?.stats.get(pid) : undefined;
-      if (!stat) {
+      if (stat === undefined) {
         candidateStatRead?.(pid);
-        stat = readStat(pid);
+        stat = readStat(pid) ?? null;
       }
+      stats.set(pid, stat);
       if (!stat) continue;
       found.push(stat);
-      stats.set(pid, stat);
+      const read = orphanTags.get(pid);
+      if (read?.start === stat.start) tags.set(pid, read);
     }
     below = holder;
     holder = self ? process.ppid : holderStat?.ppid;
   }
+  orphanTags = tags;
   return found;
 }
 

@@ -14,7 +14,11 @@ export interface ApprovalAsk {
   readonly parentToolCallId?: string;
   /** The tool input the CLI proposes. */
   readonly input?: unknown;
-  /** Choices for a `question`. */
+  /**
+   * For a `question`: its options (the host may also answer free text). For a `permission`: the
+   * named answers the agent's protocol takes beyond approve and deny (the SDK then lets the host
+   * `answer()` exactly these keys and passes the key through); absent when it takes only those two.
+   */
   readonly choices?: readonly { readonly key: string; readonly label: string; readonly description?: string }[];
   /** Protocol detail, e.g. Claude's `permission_suggestions` or a diff. */
   readonly details?: Readonly<Record<string, unknown>>;

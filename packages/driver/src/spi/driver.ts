@@ -10,7 +10,10 @@ import type { TurnControl } from "./turn-control.js";
 
 /** How a driver reports progress and asks the host for decisions during {@link Driver.run}. */
 export interface DriverSink {
-  /** Emits an event; never throws, never blocks. */
+  /**
+   * Emits an event; never throws, never blocks. Only the {@link DriverEvent} types pass: the SDK
+   * drops any other (its own lifecycle events included) and counts them in a `driver.contract` notice.
+   */
   emit(event: DriverEvent): void;
   /**
    * Asks the host to decide. Always resolves: when the run ends or the host cannot answer, it

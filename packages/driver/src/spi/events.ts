@@ -1,6 +1,8 @@
 /**
  * Events a driver emits through {@link DriverSink.emit}. The SDK adds `meta` (run id, sequence,
- * time) and the lifecycle events (`run-started`, `approval-request`, `dropped`, `run-finished`).
+ * time) and the lifecycle events (`run-started`, `approval-request`, `dropped`, `run-finished`),
+ * which are the SDK's alone: an event of any other type than these six that a driver emits is
+ * dropped and counted in a `driver.contract` notice.
  */
 export type DriverEvent = TextDeltaEvent | ThinkingDeltaEvent | ToolCallEvent | ToolResultEvent | NoticeEvent | ProcessEvent;
 

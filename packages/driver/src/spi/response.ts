@@ -174,7 +174,9 @@ export interface DriverResponse {
   readonly checkpoint?: Checkpoint;
   /**
    * True when the host interrupted the turn (`TurnControl.interrupt`) and the CLI stopped it: a
-   * success carrying the partial output and the checkpoint after it, never a `failure`.
+   * success carrying the partial output and the checkpoint after it, never a `failure`. Only then:
+   * the SDK treats `true` on a turn no host interrupt reached as a completed turn (with a
+   * `driver.contract` notice), and conformance clause 3.5 fails a driver that says it.
    */
   readonly interrupted?: boolean;
   /** Present when the run completed but failed (a business failure). */

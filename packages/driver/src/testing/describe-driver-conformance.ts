@@ -179,6 +179,16 @@ function singleFieldPolicies(policy: RunPolicy): RunPolicy[] {
 function succeeded(run: DriverRun): asserts run is DriverRun & { response: NonNullable<DriverRun["response"]> } {
   if (run.error !== undefined) throw new Error(`run rejected: ${String((run.error as Error)?.message ?? run.error)}`, { cause: run.error });
   expect(run.response?.failure, `unexpected failure: ${run.response?.failure?.message}`).toBeUndefined();
+  expect(run.response?.interrupted, UNASKED_INTERRUPT).not.toBe(true);
+}
+
+/** Why a turn the kit never interrupted must not say `interrupted`. */
+const UNASKED_INTERRUPT =
+  "response.interrupted is true, but nothing interrupted the turn: only a host's TurnControl.interrupt() makes a turn interrupted";
+
+/** The assertion message of a text that does not match `expected`. */
+function textMessage(text: string, expected: string | RegExp | undefined): string {
+  return `text ${JSON.stringify(text)} does not ${typeof expected === "string" ? "contain" : "match"} ${typeof expected === "string" ? JSON.stringify(expected) : String(expected)}`;
 }
 
 /** Capability requests the descriptor does not declare, each with the identity its refusal must match. */
@@ -251,7 +261,9 @@ function undeclaredProbes(
  * 3 Events — 3.1 events only while `run()` is in flight, in order (late events are awaited until
  *   the run's processes are gone plus one second); 3.2 text turn: deltas carry the final text,
  *   transcript holds it; 3.3 tool turn: tool-call start/end and tool-result well-formed; 3.4 (when
- *   the text turn gives `expectUsage`) `response.usage` carries the usage the backend reported.
+ *   the text turn gives `expectUsage`) `response.usage` carries the usage the backend reported; 3.5 a
+ *   turn nobody interrupted does not say `interrupted: true` (only `TurnControl.interrupt()` makes a
+ *   turn interrupted; every clause that expects a success checks it too).
  * 4 Cancel — 4.1 an aborted signal rejects at once without launching; 4.2 cancel mid-turn rejects with
  *   the abort reason on the cause chain, every spawned process is gone, nothing is emitted after.
  * 5 Checkpoints — 5.1 a failed run yields none; 5.2 a successful one yields one (when resume is
@@ -516,7 +528,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         succeeded(result);
         const { response, recording } = result;
         expect(response.text).toMatch(/\S/);
-        expect(matches(response.text, turn.expectText), `text ${JSON.stringify(response.text)}`).toBe(true);
+        expect(matches(response.text, turn.expectText), textMessage(response.text, turn.expectText)).toBe(true);
         const deltas = recording.ofType("text-delta");
         for (const delta of deltas) expect(typeof delta.text).toBe("string");
         if (fixture.driver.descriptor.capabilities.streaming.textDeltas) {
@@ -571,6 +583,12 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
         },
         (_caps, fixture) => options.scripted.text(fixture).expectUsage !== undefined || "scripted.text gives no expectUsage",
       );
+
+      clause("3.5", "a turn nobody interrupted is not reported interrupted", async (fixture) => {
+        const result = await run(fixture, options.scripted.text(fixture).request);
+        expect(result.error, String(result.error)).toBeUndefined();
+        expect(result.response?.interrupted, UNASKED_INTERRUPT).not.toBe(true);
+      });
     });
 
     describe("4 cancel", () => {
@@ -629,7 +647,7 @@ export function describeDriverConformance<F extends DriverFixture>(name: string,
           const followUp = (options.scripted.followUp ?? options.scripted.text)(fixture);
           const second = await run(fixture, { ...followUp.request, session: { resumeId } });
           succeeded(second);
-          expect(matches(second.response.text, followUp.expectText)).toBe(true);
+          expect(matches(second.response.text, followUp.expectText), textMessage(second.response.text, followUp.expectText)).toBe(true);
           expect(second.response.checkpoint?.resumeId).toMatch(/\S/);
         },
         (caps) => caps.sessions.resume,

@@ -1,7 +1,7 @@
 // A driver for the fixture CLI `mycli.mjs` on `OneShotCliDriver`, and deliberately broken variants
 // of it: the conformance kit's own tests run the kit against each and expect the clause it breaks to fail.
 import { fileURLToPath } from "node:url";
-import type { Driver, DriverDescriptor, DriverFailure, Usage } from "@adaptor/driver";
+import type { Driver, DriverDescriptor, DriverEvent, DriverFailure, Usage } from "@adaptor/driver";
 import { deepFreeze, OneShotCliDriver, reportEnforcement, validateDriverConfig, type CommonDriverConfig } from "@adaptor/driver/kit";
 import { SAFE_ENV_BASE } from "@adaptor/driver/process";
 import { optionChecks } from "@adaptor/errors";
@@ -19,6 +19,8 @@ export const VARIANTS = [
   "fake-enforcement", // does not pass --read-only, and reports read_only enforced by that flag
   "events-after-terminal", // emits a delta 200 ms after the terminal line
   "lose-usage", // drops the usage the CLI reported
+  "unasked-interrupt", // says interrupted: true for a turn nothing interrupted
+  "sdk-events", // emits a run-finished event of its own, which only the SDK may emit
 ] as const;
 
 /** One of {@link VARIANTS}. */
@@ -165,14 +167,17 @@ class MyCliDriver extends OneShotCliDriver<MyCliConfig> {
  * The fixture driver of `variant`. Its `result.enforcement` says `read_only` is the `--read-only`
  * flag and the approval modes are the SDK broker's (`approval`); the fake-policy variant leaves its
  * sandbox out, the fake-enforcement variant claims the flag it never passes, the swallow-crash
- * variant drops the failure of a crash.
+ * variant drops the failure of a crash, the unasked-interrupt variant says every turn was
+ * interrupted, the sdk-events variant emits a `run-finished` of its own first.
  */
 export function myCliDriver(config: MyCliConfig = {}): Driver {
   const variant = config.variant ?? "good";
   const driver = new MyCliDriver(config);
   const run = driver.run.bind(driver);
   driver.run = async (request, sink, signal) => {
+    if (variant === "sdk-events") sink.emit({ type: "run-finished", ok: false } as unknown as DriverEvent);
     let response = await run(request, sink, signal);
+    if (variant === "unasked-interrupt") response = { ...response, interrupted: true };
     const details = response.failure?.details;
     if (variant === "swallow-crash" && (details?.exitCode !== undefined || details?.exitSignal !== undefined)) {
       const { failure: _swallowed, ...success } = response;

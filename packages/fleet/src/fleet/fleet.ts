@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
-import { decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
+import { askFactsOf, decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
@@ -474,9 +474,10 @@ export class Fleet implements AsyncDisposable {
    *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
    *   string reason or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
-   *   `updatedInput`) an edited input that is not a plain object; `ErrApprovalKindMismatch` for an
-   *   outcome that does not fit the request's kind (all these record nothing: the approval stays
-   *   pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
+   *   `updatedInput`) an edited input that is not a plain object, or (field `choice`) an answer
+   *   the request's `choices` do not list (a `permission`'s); `ErrApprovalKindMismatch` for an
+   *   outcome that does not fit the request's kind (an answer on a `permission` without `choices`)
+   *   (all these record nothing: the approval stays pending); `ErrApprovalEditUnsupported` for an edited input on a request whose
    *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
    *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
    *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
@@ -498,17 +499,7 @@ export class Fleet implements AsyncDisposable {
     const found = await tables.approval(approvalId);
     if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");
     // What the request's own methods would refuse is refused before anything is recorded.
-    const ask = found.request as { kind?: unknown; toolName?: unknown; inputEditable?: unknown };
-    const refused = decisionRefusal(
-      {
-        id: approvalId,
-        kind: String(ask.kind),
-        toolName: typeof ask.toolName === "string" ? ask.toolName : undefined,
-        inputEditable: ask.inputEditable === true,
-      },
-      decision,
-      "fleet answer",
-    );
+    const refused = decisionRefusal(askFactsOf(approvalId, found.request), decision, "fleet answer");
     if (refused && !refused.denies) throw refused.error;
     // An edit the agent cannot run denies the request, as approve() does on the worker.
     const recorded: StoredApprovalDecision = refused ? { outcome: "deny", reason: EDIT_UNSUPPORTED_REASON } : decision;

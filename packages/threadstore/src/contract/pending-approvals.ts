@@ -43,7 +43,10 @@ export interface PendingApprovalDraft {
   readonly toolCallId?: string;
   /** The tool input the CLI proposed (JSON). */
   readonly input?: unknown;
-  /** The options of a `question`. */
+  /**
+   * The options of a `question`, or the named answers a `permission`'s agent takes (an answer to
+   * such a permission must be one of their keys).
+   */
   readonly choices?: readonly { readonly key: string; readonly label: string; readonly description?: string }[];
   /** When the turn suspended (UTC). */
   readonly createdAt: Date;

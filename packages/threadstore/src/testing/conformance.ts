@@ -12,6 +12,7 @@ import { ErrAlreadyExists, ErrBusy, ErrInvalidThreadKey, ErrLeaseLost } from "..
 import { MAX_THREAD_KEY_BYTES } from "../keys/thread-key.js";
 import { FaultPlan } from "./fault-plan.js";
 import { describeReleaseConformance } from "./release-conformance.js";
+import { checkReleasedLeaseLost } from "./released-lease-checks.js";
 import { describePendingApprovalsConformance } from "./pending-approvals-conformance.js";
 import { describeSessionStateConformance, expectHistory, LONG_LIMIT, longHistory } from "./session-state-conformance.js";
 import { describeThreadCatalogConformance } from "./thread-catalog-conformance.js";
@@ -588,6 +589,10 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         // The third release of the old lease did not free owner-b's lease.
         await expect(store.acquireLease("t-release", "owner-c", LONG_TTL)).rejects.toBeInstanceOf(BusyError);
         await expect(store.renewLease(lease, LONG_TTL)).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it("a released lease can neither renew nor finalize (LeaseLostError, nothing written), even while no other owner took its key", async () => {
+        await checkReleasedLeaseLost(store, "t-released");
       });
 
       it("releasing a lease that was never granted, or with a stale token, is a no-op", async () => {

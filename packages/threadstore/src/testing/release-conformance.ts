@@ -8,6 +8,7 @@ import { BusyError } from "../errors/busy-error.js";
 import { LeaseLostError } from "../errors/lease-lost-error.js";
 import { SessionStateTooLargeError } from "../errors/session-state-too-large-error.js";
 import type { FaultPlan } from "./fault-plan.js";
+import { checkLeaseReleasedByFinalizeLost } from "./released-lease-checks.js";
 
 /** What the releasing-finalize block needs from the surrounding conformance suite, read per test. */
 export interface ReleaseKitContext {
@@ -112,6 +113,10 @@ export function describeReleaseConformance(ctx: ReleaseKitContext): void {
         await stillHeld(nextA);
         await stillHeld(nextB);
         expect((await store.resolve({ key: "r-now-a" }))?.checkpoint).toStrictEqual(rec.checkpoint);
+      });
+
+      it("a lease released by a finalize with releaseLeases can neither renew nor finalize again (LeaseLostError, nothing written), even while no other owner took its key", async () => {
+        await checkLeaseReleasedByFinalizeLost(ctx.store(), "r-released");
       });
 
       it("a releaseLeases that is not a boolean is refused with a TypeError, writing and releasing nothing", async () => {
