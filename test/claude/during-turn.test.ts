@@ -76,7 +76,7 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     await expect(slow.interrupt()).resolves.toBe(false);
   });
 
-  it("an interrupt while a tool call waits for approval: numTurns is the one model response that asked for it", async () => {
+  it("an interrupt while a tool call waits for approval: numTurns is the one model response that asked for it; the approval expires before the turn ends and the call is a permission denial", async () => {
     h = await harness([
       { name: "bash", when: whenUserSays("please list"), reply: { toolUse: { name: "Bash", input: { command: "echo hi" } } } },
     ]);
@@ -91,6 +91,16 @@ describe("during a turn on the real claude binary", { timeout: 120_000 }, () => 
     expect(result.status).toBe("interrupted");
     expect(events.filter((e) => e.type === "notice" && e.kind === "model.response")).toHaveLength(1);
     expect(result.numTurns).toBe(1);
+    // The same answer as codex's: an expired approval is a denial, resolved before the turn's result.
+    const call = events.find((e) => e.type === "tool-call" && e.phase === "start");
+    expect(result.permissionDenials?.map((d) => [d.toolName, d.toolCallId])).toEqual([
+      ["Bash", call?.type === "tool-call" ? call.id : "?"],
+    ]);
+    const resolved = events.findIndex((e) => e.type === "notice" && e.kind === "approval.resolved");
+    expect(events[resolved]).toMatchObject({ data: { outcome: "expired" } });
+    const toolResult = events.findIndex((e) => e.type === "tool-result");
+    expect(events[toolResult]).toMatchObject({ isError: true, output: expect.stringContaining("rejected") });
+    expect(resolved).toBeLessThan(toolResult);
   });
 
   it("an interrupted turn is the thread's checkpoint: a turn resumed in a new process continues after it", async () => {

@@ -337,15 +337,23 @@ export class ClaudeDriver implements Driver {
   }
 }
 
-/** What a turn stopped by its signal produced: its text, usage, cost, model and transcript so far. */
+/**
+ * What a turn stopped by its signal produced: its text, model and transcript so far, and what the
+ * result line the CLI wrote as it stopped reports (usage, cost, model responses, usage per model,
+ * refused calls).
+ */
 function stoppedOutput(outcome: TurnOutcome): Parameters<NonNullable<DriverSink["partial"]>>[0] {
   const { turn } = outcome;
   const usage = turn.usage();
   const model = answeringModel(turn);
+  const { numTurns, modelUsage, permissionDenials } = outcome.report;
   return {
     text: partialText(turn.transcript),
     ...(usage ? { usage } : {}),
     ...(outcome.costUsd !== undefined ? { costUsd: outcome.costUsd } : {}),
+    ...(numTurns !== undefined ? { numTurns } : {}),
+    ...(modelUsage ? { modelUsage } : {}),
+    ...(permissionDenials ? { permissionDenials } : {}),
     ...(model ? { model } : {}),
     provider: "anthropic",
     transcript: turn.transcript,

@@ -124,7 +124,10 @@ export class Result {
    * decision refused (`onApproval`, `auto_deny`, an approval that expired), in the order they were
    * decided. `undefined` where the driver cannot know: Codex exec (it asks nothing; codex refuses by
    * its own sandbox and approval policy and does not report which calls) and ACP agents (their
-   * `approval.resolved` notices with `data.outcome` `denied` list the host's).
+   * `approval.resolved` notices with `data.outcome` `denied` list the host's). On a `RunError`
+   * the SDK gave as it stopped the run (an approval denied with the `abort` fallback or timed out,
+   * a budget), the driver's list with each call whose approval the host refused added: the call
+   * the run stopped at is listed, also for an ACP agent.
    */
   readonly permissionDenials: readonly PermissionDenial[] | undefined;
   /**

@@ -148,11 +148,19 @@ export class ApprovalBroker {
     return { outcome: "deny", reason };
   }
 
+  /**
+   * Expires every pending request (the driver receives a deny; `approval.resolved` says
+   * `expired`); later asks are asked as before.
+   */
+  expirePending(reason: string): void {
+    for (const responder of this.#pending) responder.expire(reason);
+    this.#pending.clear();
+  }
+
   /** Expires every pending request (the driver receives a deny); later asks are refused at once. */
   end(reason: string): void {
     this.#ended = true;
-    for (const responder of this.#pending) responder.expire(reason);
-    this.#pending.clear();
+    this.expirePending(reason);
   }
 
   async #askOnce(ask: ApprovalAsk, attempt: number): Promise<{ decision: ApprovalDecision; timedOut: boolean }> {

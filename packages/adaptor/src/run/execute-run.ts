@@ -31,6 +31,7 @@ import {
 import { refuseThreadOnlyOptions } from "../options/thread-only-options.js";
 import type { TurnControls } from "./turn-controls.js";
 import { RunTally } from "./run-budget.js";
+import { RunRecord } from "./run-record.js";
 import type { PendingImage } from "../prompt/prompt.js";
 import { Preparation } from "../prepare/preparation.js";
 import { prepare } from "../prepare/prepare-run.js";
@@ -109,13 +110,12 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
   let response: DriverResponse | undefined;
   // What the driver produced before its signal stopped it (a suspended turn's Result carries it).
   let partial: Partial<DriverResponse> | undefined;
-  // The text streamed so far, for a suspended turn whose driver reports no partial output.
-  let streamedText = "";
   // The policy the latest driver call was given: a run the SDK stops still lists each of its fields.
   let calledPolicy: RunPolicy | undefined;
-  const keepText = options.suspend !== undefined;
   let budget: ActiveBudget | undefined;
   const tally = options.budget ? new RunTally(options.budget, stop) : undefined;
+  // What the events and approvals showed: the Result of a run the SDK stops before the driver answers.
+  const record = new RunRecord(driver.descriptor.capabilities.budgets?.turns === true);
   let approvals: ApprovalBroker | undefined;
   // Once the run is cancelled, no pending or later approval can still be answered.
   const expireApprovals = (): void => approvals?.end("run cancelled");
@@ -167,6 +167,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     });
     approvals = broker;
     setup.controls?.onApprovalModes((modes) => broker.setModes(modes));
+    setup.controls?.onInterrupt(() => broker.expirePending("turn interrupted"));
     if (controller.signal.aborted) broker.end("run cancelled");
     budget?.resume();
     const prep = await prepare(
@@ -235,11 +236,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             } else if (event.type === "notice" && typeof event.data?.["pid"] === "number" && event.message === "process reused") {
               pid = event.data["pid"];
             }
-            if (keepText && event.type === "text-delta") streamedText += event.text;
             telemetry?.onEvent(event);
             setup.tools?.callIds.observe(event);
             queue.push(event);
             tally?.observe(event);
+            record.observe(event);
             runHooks?.observe(event);
             if (notice) queue.push(notice);
           },
@@ -247,16 +248,18 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           partial: (output) => {
             if (live) partial = output;
           },
-          requestApproval: (ask: ApprovalAsk) => {
-            if (!live) return Promise.resolve(broker.refuse(ask, "after the driver returned"));
+          requestApproval: async (ask: ApprovalAsk) => {
+            if (!live) return broker.refuse(ask, "after the driver returned");
             unasked.asked(ask);
-            return telemetry
+            const decision = await (telemetry
               ? telemetry.approval(
                   ask,
                   () => broker.ask(ask),
                   () => broker.suspended(ask),
                 )
-              : broker.ask(ask);
+              : broker.ask(ask));
+            record.decided(ask, decision);
+            return decision;
           },
           ...(runHooks && request.hooks?.length
             ? {
@@ -363,7 +366,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
     if (suspendedOn) {
       // The turn suspended: however the CLI ended after that, the verdict is the suspension.
       // What ran before the question: the driver's partial output, else the text streamed.
-      const before = response ?? { ...partial, text: partial?.text || streamedText };
+      const before = response ?? { ...partial, text: partial?.text || record.text };
       const result = toResult(runId, before, options.policy?.activeExecutionTimeoutMs, performance.now() - started, suspendedOn);
       queue.push({ type: "run-finished", ok: true, suspended: true, ...(result.usage ? { usage: result.usage } : {}) });
       telemetry?.end({ kind: "ok", usage: result.usage, costUsd: result.costUsd, model: result.model });
@@ -375,12 +378,10 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           duringStartUp(stopped, error),
           toResult(
             runId,
-            // The driver's report (its response's, else the one it gave as it stopped), completed.
+            // The driver's report (its response's, else the one it gave as it stopped, completed
+            // with what the run's events and approvals showed).
             withUnreported(
-              response ?? {
-                ...(tally ? { text: tally.text } : {}),
-                ...(partial?.enforcement ? { enforcement: partial.enforcement } : {}),
-              },
+              response ?? record.complete(partial),
               calledPolicy,
               "the SDK stopped the run before the driver reported enforcing it",
             ),

@@ -4,8 +4,7 @@ import type { DriverEvent, DriverFailure, RunBudget } from "@adaptor/driver";
  * Holds a run to its `budget` option as the driver's events go by: tool calls (every `tool-call`
  * `start` with a new id), model responses (`notice` of kind `model.response`) and, at the end, the
  * reported cost. Calls `onExceeded` once with the `budget_exceeded` failure at the first event over
- * a limit. Keeps the text streamed so far, so a run stopped before the driver answered still has
- * its partial text.
+ * a limit.
  */
 export class RunTally {
   readonly #budget: RunBudget;
@@ -13,22 +12,15 @@ export class RunTally {
   readonly #toolCalls = new Set<string>();
   #turns = 0;
   #exceeded = false;
-  #text = "";
 
   constructor(budget: RunBudget, onExceeded: (failure: DriverFailure) => void) {
     this.#budget = budget;
     this.#onExceeded = onExceeded;
   }
 
-  /** Text of the `text-delta` events seen so far. */
-  get text(): string {
-    return this.#text;
-  }
-
   /** Counts one driver event against the budget. */
   observe(event: DriverEvent): void {
-    if (event.type === "text-delta") this.#text += event.text;
-    else if (event.type === "tool-call" && event.phase === "start" && !this.#toolCalls.has(event.id)) {
+    if (event.type === "tool-call" && event.phase === "start" && !this.#toolCalls.has(event.id)) {
       this.#toolCalls.add(event.id);
       this.#check("maxToolCalls", this.#toolCalls.size, "tool calls");
     } else if (event.type === "notice" && event.kind === "model.response") {

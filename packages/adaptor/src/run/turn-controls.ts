@@ -36,6 +36,7 @@ export class TurnControls {
   #ended = false;
   #waiters: (() => void)[] = [];
   #applyModes: ((modes: Modes) => void) | undefined;
+  #onInterrupt: (() => void) | undefined;
   #pendingModes: Modes | undefined;
   readonly #interruptBound: InterruptBound | undefined;
   #interruptTimer: ReturnType<typeof setTimeout> | undefined;
@@ -118,6 +119,9 @@ export class TurnControls {
       if (this.#ended) return false;
       const control = this.#control;
       if (control) {
+        // The approvals the turn waits on end before the CLI is told: the driver answers them
+        // (denied) before the turn ends, and their resolution precedes the turn's end.
+        if (name === "interrupt") this.#onInterrupt?.();
         const pending = call(control);
         if (!pending) throw new FeatureUnsupportedError(type, name, "the running turn does not offer it");
         if (name === "interrupt") {
@@ -129,6 +133,11 @@ export class TurnControls {
       }
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
+  }
+
+  /** For the run: called as an interrupt reaches the running turn, before the driver is told (its approval broker expires the pending asks). */
+  onInterrupt(expire: () => void): void {
+    this.#onInterrupt = expire;
   }
 
   /** For the run: where approval mode changes go (its approval broker); earlier changes are applied now. */

@@ -135,6 +135,11 @@ interface TurnRequests {
    * approval that expired), in the order they were decided.
    */
   readonly denials: readonly PermissionDenial[];
+  /**
+   * Resolves once every approval the host has decided so far is answered to codex (a decision
+   * still being asked is not waited for). Never rejects.
+   */
+  answered(): Promise<void>;
 }
 
 /**
@@ -521,6 +526,9 @@ export class AppServerSession implements PooledProcess {
           interrupt: async () => {
             if (!(await turnActive())) return false;
             interruptedByHost = true;
+            // Approvals the host ended as it interrupted reach codex first: a call it was asking
+            // about ends declined, not left open by the interrupt.
+            await requests.answered();
             try {
               await this.#rpc.request("turn/interrupt", current);
             } catch (error) {
@@ -614,13 +622,16 @@ export class AppServerSession implements PooledProcess {
     }
     const exitInfo = alive ? undefined : (exit ?? (await proc.exited));
     if (signal.aborted) {
-      // What ran before the stop: the agent's text, the usage of the model calls so far, the transcript.
+      // What ran before the stop: the agent's text, the usage and number of the model calls so far, the
+      // calls refused so far, the transcript.
       const usage = turn.usage();
       sink.partial?.({
         text: turn.lastAgentText ?? "",
         ...(opened?.model ? { model: opened.model } : {}),
         ...(opened?.modelProvider ? { provider: opened.modelProvider } : {}),
         ...(usage ? { usage } : {}),
+        numTurns: turn.responses,
+        permissionDenials: [...requests.denials],
         transcript: turn.transcript,
       });
       throw exitInfo?.forceKilled ? forceKilledError(DEVICE, signal.reason) : signal.reason;
@@ -929,12 +940,18 @@ export class AppServerSession implements PooledProcess {
   #requestsFor(turn: AppServerTurnState, sink: DriverSink): TurnRequests {
     const rpc = this.#rpc;
     const answered = new Set<string | number>();
+    // The answers being sent to codex.
+    const sending = new Set<Promise<void>>();
     let held: JsonRpcServerRequest[] | undefined = [];
     const answer = (id: string | number, send: () => Promise<void>): void => {
       if (answered.has(id)) return;
       answered.add(id);
-      void send();
+      const sent = send().catch(() => undefined);
+      sending.add(sent);
+      void sent.finally(() => sending.delete(sent));
     };
+    // Approvals asked of the host and not yet answered to codex; `decided` once the host's decision came.
+    const deciding = new Set<{ readonly handled: Promise<void>; decided: boolean }>();
     const decline = (message: JsonRpcServerRequest, reason = "declined"): void =>
       answer(message.id, () => rpc.respond(message.id, declineAnswer(message.method, reason)));
     const denials: PermissionDenial[] = [];
@@ -982,8 +999,8 @@ export class AppServerSession implements PooledProcess {
           decline(message);
           return;
         }
-        sink
-          .requestApproval(ask)
+        const asked = sink.requestApproval(ask);
+        const handled = asked
           .then(
             async (decision) => {
               const effective = effectiveDecision(decision);
@@ -998,6 +1015,11 @@ export class AppServerSession implements PooledProcess {
             (result) => answer(message.id, () => rpc.respond(message.id, result)),
             () => decline(message),
           );
+        const entry = { handled, decided: false };
+        deciding.add(entry);
+        const decided = (): void => void (entry.decided = true);
+        asked.then(decided, decided);
+        void handled.finally(() => deciding.delete(entry));
       } catch {
         decline(message);
       }
@@ -1005,6 +1027,12 @@ export class AppServerSession implements PooledProcess {
     return {
       handle,
       denials,
+      async answered() {
+        // Decisions the host made before this call reach their entries within the microtasks it runs first.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await Promise.all([...deciding].filter((entry) => entry.decided).map((entry) => entry.handled));
+        await Promise.all([...sending]);
+      },
       hold() {
         held ??= [];
       },

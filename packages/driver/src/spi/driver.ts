@@ -44,13 +44,23 @@ export interface DriverSink {
   ready?(): Promise<void> | undefined;
   /**
    * What the turn produced before its signal stopped it, reported once by a driver about to reject
-   * with the abort reason: the assistant text, the usage (token counts) and cost of the model
-   * calls that ran, the model and the transcript items so far, and how the run's policy was
-   * enforced until then (`enforcement`). The host gives them to a verdict that still has a Result
-   * (a suspended turn's; the `enforcement` also to a `RunError` the SDK's own stop gives, e.g. an
-   * approval timeout). Optional: a host without it keeps the streamed text only.
+   * with the abort reason: the assistant text, the usage (token counts), cost and per-model usage
+   * of the model calls that ran, their number (`numTurns`), the model, the transcript items so
+   * far, the tool calls refused so far (`permissionDenials`) and how the run's policy was enforced
+   * until then (`enforcement`). The host gives them to a verdict that still has a Result: a
+   * suspended turn's, and a `RunError` the SDK's own stop gives (an approval denied with an
+   * aborting fallback or timed out, a budget), whose Result the host completes with what the run's
+   * events showed (the streamed text, the `model.response` notices, the approvals it refused).
+   * Optional: a host without it keeps what the events showed only.
    */
-  partial?(output: Partial<Pick<DriverResponse, "text" | "usage" | "costUsd" | "model" | "provider" | "transcript" | "enforcement">>): void;
+  partial?(
+    output: Partial<
+      Pick<
+        DriverResponse,
+        "text" | "usage" | "costUsd" | "modelUsage" | "numTurns" | "model" | "provider" | "transcript" | "permissionDenials" | "enforcement"
+      >
+    >,
+  ): void;
 }
 
 /**

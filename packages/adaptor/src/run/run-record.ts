@@ -1,0 +1,63 @@
+import type { ApprovalAsk, ApprovalDecision, DriverEvent, DriverResponse, PermissionDenial } from "@adaptor/driver";
+
+/** What a driver reports of a turn its signal stopped (`DriverSink.partial`), or its whole response. */
+export type DriverOutput = Partial<DriverResponse>;
+
+/**
+ * What a run's events and approvals showed, kept for the Result of a run the SDK stopped before
+ * the driver answered (a denial whose fallback aborts, an approval nobody answered in time, a
+ * budget the SDK holds): the text streamed, the model responses (`model.response` notices, counted
+ * only for a driver that reports them: `countsResponses`) and each tool call whose approval the
+ * host's decision refused. {@link complete} fills the driver's partial output with them.
+ */
+export class RunRecord {
+  readonly #countsResponses: boolean;
+  #text = "";
+  #responses = 0;
+  readonly #denials: PermissionDenial[] = [];
+
+  constructor(countsResponses: boolean) {
+    this.#countsResponses = countsResponses;
+  }
+
+  /** The text of the run's `text-delta` events so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Takes one driver event of the run. */
+  observe(event: DriverEvent): void {
+    if (event.type === "text-delta") this.#text += event.text;
+    else if (event.type === "notice" && event.kind === "model.response") this.#responses += 1;
+  }
+
+  /**
+   * Takes the host's decision on `ask`: a denied tool call (one with a tool name and call id) is a
+   * permission denial, listed once however often it was asked.
+   */
+  decided(ask: ApprovalAsk, decision: ApprovalDecision): void {
+    if (decision.outcome !== "deny" || ask.toolName === undefined || ask.toolCallId === undefined) return;
+    if (this.#denials.some((denial) => denial.toolCallId === ask.toolCallId)) return;
+    this.#denials.push({ toolName: ask.toolName, toolCallId: ask.toolCallId, input: ask.input });
+  }
+
+  /**
+   * `output` (the driver's partial report; undefined: none) completed with what the run showed:
+   * its text when the driver gave none, `numTurns` (the `model.response` notices) when it gave
+   * none and counts them, and `permissionDenials`: the driver's, then each refused call it does
+   * not list (left unset when the driver reports none and the host refused none: a driver that
+   * cannot know its CLI's own refusals). Every other field is the driver's.
+   */
+  complete(output: DriverOutput | undefined): DriverOutput {
+    const reported = output?.permissionDenials;
+    const listed = new Set((reported ?? []).map((denial) => denial.toolCallId));
+    const added = this.#denials.filter((denial) => !listed.has(denial.toolCallId));
+    const numTurns = output?.numTurns ?? (this.#countsResponses ? this.#responses : undefined);
+    return {
+      ...output,
+      text: output?.text || this.#text,
+      ...(numTurns !== undefined ? { numTurns } : {}),
+      ...(reported || added.length > 0 ? { permissionDenials: [...(reported ?? []), ...added] } : {}),
+    };
+  }
+}
