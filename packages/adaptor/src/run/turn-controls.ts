@@ -100,8 +100,8 @@ export class TurnControls {
    * ended before the CLI took it, or the request failed because the turn was over: the run
    * ending, or a DriverError `DEVICE_DISCONNECTED` / `BROKEN_PIPE`, the CLI gone). Rejects with
    * {@link FeatureUnsupportedError} when the driver does not declare `name`, before anything
-   * else; with the driver's error when the CLI refused the request during the turn. An interrupt starts the interrupt
-   * bound: a run still going `afterMs` later is ended (see the constructor).
+   * else; with the driver's error when the CLI refused the request during the turn. An interrupt
+   * starts the interrupt bound: a run still going `afterMs` later is ended (see the constructor).
    */
   async request(name: TurnControlName, call: (control: TurnControl) => Promise<boolean | void> | undefined): Promise<boolean> {
     this.#requireDeclared(name);
