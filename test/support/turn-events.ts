@@ -31,3 +31,24 @@ export async function drainApproving(stream: Stream, during: () => Promise<unkno
   }
   return events;
 }
+
+/** What {@link interruptOutcome} saw: what `interrupt()` settled with, and the run's error. */
+export interface InterruptOutcome {
+  /** What `interrupt()` resolved with, or `{ rejected }` with its rejection. */
+  readonly taken: unknown;
+  /** What `result()` rejected with; undefined when it resolved. */
+  readonly error: unknown;
+}
+
+/** Drains `stream`, calling `interrupt()` at the first event `when` picks; returns how both ended. */
+export async function interruptOutcome(stream: Stream, when: (event: AgentEvent) => boolean): Promise<InterruptOutcome> {
+  let taken: Promise<unknown> | undefined;
+  for await (const event of stream) {
+    if (!taken && when(event)) taken = stream.interrupt().catch((error: unknown) => ({ rejected: error }));
+  }
+  const error = await stream.result().then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  return { taken: await taken, error };
+}

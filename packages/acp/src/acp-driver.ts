@@ -181,6 +181,8 @@ export class AcpDriver implements Driver {
   /** No preset describes the agent (plain `acp()`): its enforcement entries say what they leave out. */
   readonly #unknownAgent: boolean;
   readonly #pool: ProcessPool<AcpProcess>;
+  /** Conversations whose parked process was ended for writing after its turn, with its pid: told to their next turn. */
+  readonly #endedLate = new Map<string, number>();
 
   /**
    * @param config - the ACP configuration (checked by `validateConfig()` and before every run, never here).
@@ -268,6 +270,8 @@ export class AcpDriver implements Driver {
     }
     const served = proc;
     served.stderrTo.sink = sink;
+    served.onUnfenced = undefined;
+    this.#noteEndedLate(request, sink);
     // No output for stallTimeoutMs (time waiting on a human aside) ends the run like a cancel, with a TIMEOUT verdict.
     const watchdog = new StallWatchdog(served.child, { timeoutMs: config.stallTimeoutMs, device: this.descriptor.type });
     const runSignal = AbortSignal.any([signal, watchdog.signal]);
@@ -281,7 +285,14 @@ export class AcpDriver implements Driver {
         }
         // A parked process's stderr belongs to no run until the next turn takes it.
         served.stderrTo.sink = IDLE_SINK;
-        this.#pool.park(response.checkpoint!.resumeId, served);
+        const key = response.checkpoint!.resumeId;
+        this.#pool.park(key, served);
+        // One that writes a turn's output while parked is never reused: it is ended at once, not after idleMs.
+        served.onUnfenced = () => {
+          this.#endedLate.set(key, served.pid);
+          if (this.#endedLate.size > MAX_ENDED_LATE) this.#endedLate.delete(this.#endedLate.keys().next().value!);
+          void this.#pool.evict(key, served);
+        };
         return response;
       } catch (error) {
         await served.close();
@@ -291,6 +302,23 @@ export class AcpDriver implements Driver {
       } finally {
         watchdog.close();
       }
+    });
+  }
+
+  /**
+   * Tells the turn continuing a conversation whose parked process was ended for writing after its
+   * turn: a `notice` `lifecycle` (`data.pid`, `data.sessionId`).
+   */
+  #noteEndedLate(request: DriverRequest, sink: DriverSink): void {
+    const key = request.session?.resumeId;
+    const pid = key === undefined ? undefined : this.#endedLate.get(key);
+    if (key === undefined || pid === undefined) return;
+    this.#endedLate.delete(key);
+    sink.emit({
+      type: "notice",
+      kind: "lifecycle",
+      message: `parked process ended: ${this.descriptor.displayName} wrote a turn's output after its turn had ended`,
+      data: { pid, sessionId: key },
     });
   }
 
@@ -1110,6 +1138,9 @@ function finishTurn(
 
 /** What the race of a prompt against the interrupt's bound yields when the bound passed first. */
 const INTERRUPT_EXPIRED: unique symbol = Symbol("interrupt expired");
+
+/** At most this many conversations are remembered for {@link AcpDriver}'s ended-late notice (the oldest are forgotten). */
+const MAX_ENDED_LATE = 256;
 
 /** Default `handshakeTimeoutMs`: the set-up requests of a turn answer within 120,000 ms in all. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = DEFAULT_REPLY_TIMEOUT_MS;

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
 import { hostileAcp, text, type HostileStep } from "./hostile-agent/hostile.js";
+import { alive } from "./support.js";
 
 const SESSION = "hostile-session";
 /** The history a session/load replays: an old question, its answer, an old tool call and thought. */
@@ -18,6 +20,13 @@ const HISTORY = [
   { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "OLD ANSWER" } },
 ];
 const replay: HostileStep[] = HISTORY.map((update) => ({ update }));
+/** Resolves once `done()` holds, checking every 100 ms; rejects after `withinMs`. */
+async function until(done: () => boolean, withinMs: number): Promise<void> {
+  for (const start = Date.now(); !done(); await sleep(100)) {
+    if (Date.now() - start > withinMs) throw new Error(`not done within ${withinMs} ms`);
+  }
+}
+
 const NEW_TURN = [[text("new answer"), { respond: { stopReason: "end_turn" } }]];
 
 async function loadedTurn(load: HostileStep[]) {
@@ -67,4 +76,29 @@ describe("output belongs to its own turn (hostile agent)", () => {
       await driver.close();
     }
   });
+
+  it("an agent that writes a turn's output while parked is ended then, not after idleMs; the conversation's next turn is told", async () => {
+    const driver = hostileAcp({
+      "session/prompt:first": [
+        text("first answer"),
+        { respond: { stopReason: "end_turn" } },
+        { later: [{ sleepMs: 2_000 }, { update: HISTORY[3] }] },
+      ],
+      "session/prompt:second": [text("second answer"), { respond: { stopReason: "end_turn" } }],
+    });
+    try {
+      const first = await runDriver(driver, { prompt: "first", reuseProcess: true });
+      expect(first.response?.checkpoint).toEqual({ resumeId: SESSION });
+      const [pid] = first.recording.pids();
+      await until(() => !alive(pid!), 20_000);
+      const second = await runDriver(driver, { prompt: "second", reuseProcess: true, session: { resumeId: SESSION } });
+      expect(second.response?.text).toBe("second answer");
+      expect(second.recording.ofType("notice").find((n) => n.message?.startsWith("parked process ended") === true)?.data).toEqual({
+        pid,
+        sessionId: SESSION,
+      });
+    } finally {
+      await driver.close();
+    }
+  }, 40_000);
 });

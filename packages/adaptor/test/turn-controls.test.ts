@@ -131,6 +131,37 @@ describe("stream turn controls", () => {
     expect(calls).toEqual([]);
   });
 
+  it("a request that fails because the CLI is gone resolves false; one the CLI refused rejects with its error", async () => {
+    const gone = (op: string, code: ErrCode) => Promise.reject(new DriverError({ op, device: "scripted", code, cause: "the CLI exited" }));
+    const base = scriptedDriver(async () => ({}));
+    const driver: Driver = {
+      ...base,
+      descriptor: {
+        ...base.descriptor,
+        capabilities: { ...base.descriptor.capabilities, turnControl: { interrupt: true, send: true, setModel: true } },
+      },
+      async run(_request, sink, signal): Promise<DriverResponse> {
+        const detach = sink.attachControl?.({
+          interrupt: () => gone("turn/interrupt", ErrCode.DeviceDisconnected),
+          send: () => gone("write", ErrCode.BrokenPipe),
+          setModel: () => gone("set_model", ErrCode.Driver),
+        });
+        try {
+          return await untilAborted(signal);
+        } finally {
+          detach?.();
+        }
+      },
+    };
+    await using agent = new Agent(driver);
+    const stream = agent.stream("go");
+    await expect(stream.interrupt()).resolves.toBe(false);
+    await expect(stream.send("more")).resolves.toBe(false);
+    await expect(stream.setModel("m2")).rejects.toMatchObject({ code: ErrCode.Driver, op: "set_model" });
+    stream.cancel();
+    await expect(stream.result()).rejects.toThrow();
+  });
+
   it("send takes a prompt's parts: its images are read and checked as a prompt's, and reach the driver with the text", async () => {
     const { driver, calls, attach } = controllable({ interrupt: true, send: true, sendImages: true });
     await using agent = new Agent(driver);

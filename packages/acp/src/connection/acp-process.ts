@@ -101,6 +101,11 @@ export class AcpProcess implements PooledProcess {
    * verdict) or the driver closed it. Never rejects.
    */
   readonly ended: Promise<DriverError | undefined>;
+  /**
+   * Called once (on a later tick) when the agent first writes a turn's output for one of its
+   * sessions while no turn is open there: from then on it is not {@link usable}.
+   */
+  onUnfenced: (() => void) | undefined;
   readonly #handlers = new Map<string, SessionHandler>();
   #closing: Promise<void> | undefined;
   #exited = false;
@@ -129,7 +134,11 @@ export class AcpProcess implements PooledProcess {
           const taken = handler ? handler.onUpdate(params.update) : !this.sessions.has(params.sessionId);
           // Output about one of its sessions while no turn is open: the agent kept writing after its
           // turn ended. It is dropped, and the process is not reused: its next turn could not be told apart.
-          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate)) this.#unfenced = true;
+          if (!taken && OUTPUT_UPDATES.has(params.update.sessionUpdate) && !this.#unfenced) {
+            this.#unfenced = true;
+            const unfenced = this.onUnfenced;
+            if (unfenced) setImmediate(unfenced);
+          }
         }),
       )
       .onRequest("session/request_permission", ({ params, signal }) =>

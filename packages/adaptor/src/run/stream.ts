@@ -61,8 +61,12 @@ export class Stream implements AsyncIterable<AgentEvent> {
    * 5,000 ms of the interrupt (11 s by default) is stopped as by {@link cancel}: the verdict then
    * rejects with a `DriverError` `TIMEOUT` (op `"interrupt"`).
    *
-   * @returns `true` once the CLI took the interrupt; `false` when the run had ended (nothing to
-   * interrupt), or ended or began ending (that bound, a cancel, a timeout) before the CLI answered.
+   * @returns `true` once the CLI took the interrupt: Claude Code answered its `interrupt` control
+   * request (or ended the turn as interrupted); Codex app-server answered `turn/interrupt` with the
+   * turn not completed some other way; an ACP agent was sent `session/cancel` (a notification ACP
+   * has no answer to: the verdict tells whether the turn ended interrupted). `false` when the run
+   * had ended (nothing to interrupt), or ended or began ending before the CLI answered (that bound,
+   * a cancel, the stall timeout, the CLI exiting); it never rejects for a run that ended.
    * @throws FeatureUnsupportedError (rejected) when the driver cannot interrupt a turn
    * (`capabilities.turnControl.interrupt`).
    */

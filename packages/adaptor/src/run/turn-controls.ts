@@ -107,10 +107,12 @@ export class TurnControls {
 
   /**
    * Runs `call` on the turn's controls: `true` once the CLI took it, `false` when no turn is
-   * running any more (also when the driver found the turn ending as it made the request, or the
-   * run ended before the CLI took it). Rejects with {@link FeatureUnsupportedError} when the
-   * driver does not declare `name`, before anything else. An interrupt starts the interrupt
-   * bound: a run still going `afterMs` later is ended (see the constructor).
+   * running any more (also when the driver found the turn ending as it made the request, the run
+   * ended before the CLI took it, or the request failed because the turn was over: the run
+   * ending, or a DriverError `DEVICE_DISCONNECTED` / `BROKEN_PIPE`, the CLI gone). Rejects with
+   * {@link FeatureUnsupportedError} when the driver does not declare `name`, before anything
+   * else; with the driver's error when the CLI refused the request during the turn. An interrupt
+   * starts the interrupt bound: a run still going `afterMs` later is ended (see the constructor).
    */
   async request(name: TurnControlName, call: (control: TurnControl) => Promise<boolean | void> | undefined): Promise<boolean> {
     this.#requireDeclared(name);
@@ -128,8 +130,16 @@ export class TurnControls {
           this.#interruptAsked = true;
           this.#boundInterrupt();
         }
-        // A CLI that never answers leaves the request pending: the run's end decides it then.
-        return Promise.race([pending.then((taken) => taken !== false), this.#ended$]);
+        // A CLI that never answers leaves the request pending: the run's end decides it then. A
+        // request that failed because the turn was over (the CLI gone, or the run ending) reached no turn.
+        const settled = pending.then(
+          (taken) => taken !== false,
+          (error: unknown) => {
+            if (this.#ended || this.#interruptBound?.controller.signal.aborted === true || cliGone(error)) return false;
+            throw error;
+          },
+        );
+        return Promise.race([settled, this.#ended$]);
       }
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
@@ -207,4 +217,9 @@ export class TurnControls {
     this.#waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/** Whether `error` says the CLI is gone (its connection closed, its stdin broken): its turn is over with it. */
+function cliGone(error: unknown): boolean {
+  return error instanceof DriverError && (error.code === ErrCode.DeviceDisconnected || error.code === ErrCode.BrokenPipe);
 }

@@ -317,6 +317,8 @@ export class ClaudeSession implements PooledProcess {
     const parts: { line: ResultLine; json: string }[] = [];
     const answers = new ControlAnswers();
     let interruptedByHost = false;
+    /** The turn ended as the host's interrupt ends it (set once its last line was read). */
+    let endedByInterrupt = false;
     const late = new LateOutput(sink, proc);
     // Stream events naming another session than the turn's (a misbehaving CLI): never this turn's text.
     const otherSession = new LateOutput(sink, proc, "of another session");
@@ -372,7 +374,9 @@ export class ClaudeSession implements PooledProcess {
           const id = `adaptor_interrupt_${randomUUID()}`;
           const answered = answers.wait(id, "interrupt");
           await proc.writeJson(interruptRequest(id));
-          await answered;
+          // Unanswered when the turn ended: taken only if the interrupt is what ended it (not the
+          // stall stop, a cancel, or the CLI exiting).
+          return (await answered) !== null || endedByInterrupt;
         },
         send: async (text, images) => {
           await prompted;
@@ -501,6 +505,7 @@ export class ClaudeSession implements PooledProcess {
       const { terminal, costUsd, cliOwn, split } = settled;
       // The host's interrupt ends the turn with this result; the process takes the next turn.
       const interrupted = interruptedByHost && terminal?.subtype === "error_during_execution" && !signal.aborted;
+      endedByInterrupt = interrupted;
       // The CLI's `num_turns` counts more than the turn's model responses in places (an interrupt's
       // own messages; one more on `error_max_turns`, out of structured-output retries, and for the
       // StructuredOutput tool's round of a structured answer): its model responses are the ones the

@@ -1,12 +1,15 @@
 import { DriverError, ErrCode } from "@adaptor/errors";
 
-/** The `response` object of a success answer; `undefined` when it had none or the turn ended first. */
-type Answer = Record<string, unknown> | undefined;
+/**
+ * The `response` object of a success answer (`undefined` when it had none), or `null` when the
+ * turn ended before the CLI answered.
+ */
+type Answer = Record<string, unknown> | undefined | null;
 
 /**
  * The driver's own control requests of one turn awaiting the CLI's `control_response`: each
  * settles with its answer's `response` object (an `error` answer rejects with a DriverError
- * `DRIVER` naming the request), or with `undefined` when the turn ends without one.
+ * `DRIVER` naming the request), or with `null` when the turn ends without one.
  */
 export class ControlAnswers {
   readonly #pending = new Map<string, { op: string; resolve: (answer: Answer) => void; reject: (error: unknown) => void }>();
@@ -32,9 +35,9 @@ export class ControlAnswers {
     } else waiter.resolve(isRecord(response.response) ? response.response : undefined);
   }
 
-  /** The turn ended: requests still unanswered resolve (they were written; the turn is over). */
+  /** The turn ended: requests still unanswered resolve `null` (they were written; the turn is over). */
   end(): void {
-    for (const waiter of this.#pending.values()) waiter.resolve(undefined);
+    for (const waiter of this.#pending.values()) waiter.resolve(null);
     this.#pending.clear();
   }
 }

@@ -7,7 +7,9 @@ import type { PromptImage } from "./request.js";
  * request (written to it, or acknowledged when the protocol answers), resolves `false` when the
  * turn had ended before the CLI could take it (nothing delivered: the host's call resolves `false`),
  * and rejects with an ordinary error (a `DriverError` keeping the protocol's error as its `cause`)
- * when the CLI refused it or the write failed.
+ * when the CLI refused it or the write failed. A rejection with a `DriverError`
+ * `DEVICE_DISCONNECTED` or `BROKEN_PIPE` (the CLI gone), or one that comes as the run ends, is the
+ * turn's end to the SDK: the host's call resolves `false`.
  */
 export interface TurnControl {
   /**

@@ -175,10 +175,14 @@ export class ProcessPool<P extends PooledProcess> {
     return entry !== undefined && entry.process.usable && !processGone(entry.process.pid);
   }
 
-  /** Ends the process parked under `key`, if any (another process is about to write to that conversation, or its thread was deleted). */
-  async evict(key: string): Promise<void> {
+  /**
+   * Ends the process parked under `key`, if any (another process is about to write to that
+   * conversation, its thread was deleted, or it is known not to be reusable); with `only`, only
+   * when that is the process parked there.
+   */
+  async evict(key: string, only?: P): Promise<void> {
     const entry = this.#parked.get(key);
-    if (!entry) return;
+    if (!entry || (only !== undefined && entry.process !== only)) return;
     this.#parked.delete(key);
     clearTimeout(entry.timer);
     await this.#end(key, entry.process);
