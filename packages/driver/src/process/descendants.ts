@@ -322,11 +322,13 @@ export class DescendantTracker {
   readonly #tag: Buffer | undefined;
   readonly #known = new Map<number, string>();
   /**
-   * Sessions and process groups its processes were seen in, other than the CLI's own, kept after
-   * they end: each was created by one of them (a process only enters a session or group it
-   * creates, or one of its parent's), so whatever is still in one was started by them. An id the
-   * kernel handed out again (to a process on the host that made a session or group of its own
-   * with it) is forgotten ({@link RememberedIds}).
+   * Sessions and process groups its processes were seen in, kept after they end: each was created
+   * by one of them (a process only enters a session or group it creates, or one of its parent's),
+   * so whatever is still in one was started by them. The CLI's own session (it is started as a
+   * session leader: the session's id is its pid) is one from the start: a job that moved to a
+   * process group of its own there, without a tag, is no member of the CLI's group, which is what
+   * is signalled with the CLI. An id the kernel handed out again (to a process on the host that
+   * made a session or group of its own with it) is forgotten ({@link RememberedIds}).
    */
   readonly #sessions = new RememberedIds();
   readonly #groups = new RememberedIds();
@@ -338,6 +340,7 @@ export class DescendantTracker {
     this.#root = root;
     this.#tag = tag === undefined ? undefined : Buffer.from(`${PROCESS_TAG_VAR}=${tag}`);
     this.#rootStart = Number(readStat(root)?.start ?? Number.NaN);
+    if (!Number.isNaN(this.#rootStart)) this.#sessions.note(root, this.#rootStart);
   }
 
   /** The value of {@link PROCESS_TAG_VAR} it looks for (`NAME=value`), if any. */
@@ -361,7 +364,7 @@ export class DescendantTracker {
     this.#noteSession(stat);
   }
 
-  /** Notes the session and group `stat`'s process is in, other than the CLI's own (what is in those ends with the CLI anyway). */
+  /** Notes the session and group `stat`'s process is in, other than the CLI's own (its session is noted from the start, and its group is in that session). */
   #noteSession(stat: ProcStat): void {
     if (stat.sid !== this.#root) this.#sessions.note(stat.sid, Number(stat.start));
     if (stat.pgid !== this.#root) this.#groups.note(stat.pgid, Number(stat.start));
