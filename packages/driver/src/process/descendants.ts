@@ -487,7 +487,10 @@ export class DescendantTracker {
    *   was asked for ({@link refreshDeepSoon}); read now when not given.
    * @param all - the processes a member of a session or group other than the CLI's own can be
    *   (called only when one was seen), for {@link #refreshSessions}: by default those younger than
-   *   the CLI among the candidates, with everything below them ({@link youngSubtrees}).
+   *   the CLI among the candidates, with everything below them ({@link youngSubtrees}). When the
+   *   CLI's own session is all that was seen, only the candidates in it and what is below them are
+   *   read instead: a process enters no session but its parent's or one it creates, so a member
+   *   out of the tree is such a candidate or below one.
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
    */
   refreshDeepTree(candidates?: readonly ProcStat[], all?: () => Map<number, ProcStat>): boolean {
@@ -501,7 +504,15 @@ export class DescendantTracker {
       }
     }
     this.refreshTree();
-    this.#refreshSessions(all ?? (() => youngSubtrees(read, this.#rootStart)));
+    const ownSessionOnly = this.#groups.size === 0 && this.#sessions.size === 1 && this.#sessions.has(this.#root);
+    if (ownSessionOnly)
+      this.#refreshSessions(() =>
+        youngSubtrees(
+          read.filter((stat) => stat.sid === this.#root),
+          this.#rootStart,
+        ),
+      );
+    else this.#refreshSessions(all ?? (() => youngSubtrees(read, this.#rootStart)));
     return true;
   }
 
