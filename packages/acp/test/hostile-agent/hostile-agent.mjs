@@ -25,6 +25,8 @@
 //   { "later": [steps] }           run these steps after the request's own steps finished
 //   { "exit": code }               exit now
 //   { "spawnMcpServers": true }    start every stdio server of the request's mcpServers (ended when the agent exits)
+//   { "command": [file, ...args] } start this command and wait until it exited and its stdout is closed
+//                                  (by every process holding it)
 // Requests are handled one at a time, in order; a request arriving while steps run waits.
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
@@ -122,7 +124,14 @@ async function run(steps, id, sessionId, state, request = {}) {
     } else if ("hang" in step) await new Promise(() => undefined);
     else if ("later" in step) state.later.push(...step.later);
     else if ("exit" in step) process.exit(step.exit);
-    else if ("spawnMcpServers" in step)
+    else if ("command" in step) {
+      const [file, ...args] = step.command;
+      await new Promise((resolve) =>
+        spawn(file, args, { stdio: ["ignore", "pipe", "ignore"] })
+          .on("close", resolve)
+          .stdout.resume(),
+      );
+    } else if ("spawnMcpServers" in step)
       for (const server of request.params?.mcpServers ?? []) {
         if (server.command === undefined) continue;
         const env = { ...process.env, ...Object.fromEntries(server.env.map((v) => [v.name, v.value])) };

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { CliProcess } from "./cli-process.js";
@@ -53,8 +55,88 @@ const startSetsidTool = (marker: string): string =>
 const startOrphanedJob = (marker: string): string =>
   `require("child_process").spawn("/bin/sh", ["-c", ${JSON.stringify(`"${node}" -e "setInterval(() => {}, 1000)" ${marker} >/dev/null 2>&1 &`)}], { detached: true, stdio: "ignore" });`;
 
+/**
+ * A CLI script that starts `argv` (a perl job that forks, its parent exiting at once: the fork is
+ * out of the CLI's tree, still in the CLI's session), prints the first line the job writes (the
+ * fork's pid), and exits on a line on its stdin.
+ */
+const startSessionJob = (argv: readonly string[]): string =>
+  `const job = require("child_process").spawn(${JSON.stringify(argv[0])}, ${JSON.stringify(argv.slice(1))}, { stdio: ["ignore", "pipe", "ignore"] });
+job.stdout.once("data", (d) => console.log(String(d).trim()));
+process.stdin.on("data", () => process.exit(0));
+setInterval(() => {}, 1000);`;
+
+/**
+ * The fork of a session job: once its parent is gone (it is out of the CLI's tree), moves to a
+ * process group of its own (setpgrp), prints its pid, and lives on.
+ */
+const FORK_TO_OWN_GROUP = `my $parent = $$; exit if fork; select(undef, undef, undef, 0.05) while getppid() == $parent; setpgrp(0, 0); print "$$\\n"; close STDOUT; sleep 300`;
+
+/** A session job with an empty environment (no tag) from the start, carrying `marker` as an argument. */
+const untaggedSessionJob = (marker: string): string[] => ["/usr/bin/env", "-i", "perl", "-e", FORK_TO_OWN_GROUP, marker];
+
+/**
+ * A session job started with the tag that drops it before it forks: it moves to a process group of
+ * its own and renames itself to `marker` (perl's `$0` writes over the environment's memory, so
+ * `/proc/<pid>/environ` no longer holds the tag).
+ */
+const renamedSessionJob = (marker: string): string[] => ["perl", "-e", `setpgrp(0, 0); $0 = "${marker}"; ${FORK_TO_OWN_GROUP}`];
+
+/** The fork's pid, printed by the CLI; checks it is in the CLI's session, out of its tree and group, without the tag. */
+async function sessionJob(proc: CliProcess): Promise<number> {
+  let job = 0;
+  for await (const line of proc.lines()) {
+    job = Number(line.text);
+    break;
+  }
+  const stat = readFileSync(`/proc/${job}/stat`, "latin1");
+  const [, ppid, pgid, sid] = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  expect(sid).toBe(proc.pid);
+  expect(ppid).not.toBe(proc.pid);
+  expect(pgid).not.toBe(proc.pid);
+  expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain("ADAPTOR_PROCESS_TAG");
+  return job;
+}
+
 function cli(script: string, killGraceMs = 500): Promise<CliProcess> {
   return spawnCli({ command: node, args: ["-e", script], device: "node", killGraceMs });
+}
+
+/**
+ * Starts a host (a Node process) that runs a CLI with `cliScript`, waits until a process carries
+ * `marker`, ends the host by `how`, and checks how it ended. @returns whether every process
+ * carrying `marker` is gone after it (within a few seconds). The host is a plain child, not one of
+ * `spawnCli`: this process's own containment would end what the host left at the host's exit.
+ */
+async function hostEndLeavesNothing(how: "exit" | "SIGTERM" | "SIGINT", cliScript: string, marker: string): Promise<boolean> {
+  const module = pathToFileURL(fileURLToPath(new URL("./spawn-cli.ts", import.meta.url))).href;
+  const root = fileURLToPath(new URL("../../../../", import.meta.url));
+  const script = `const { spawnCli } = await import(${JSON.stringify(module)});
+await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(cliScript)}] });
+process.stdin.on("data", () => process.exit(0));
+console.log("ready");
+setInterval(() => {}, 1000);`;
+  const host = spawn(node, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    host.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  try {
+    for await (const line of createInterface({ input: host.stdout })) if (line === "ready") break;
+    expect(await appeared(marker)).toBe(true);
+    if (how === "exit") host.stdin.write("exit\n");
+    else host.kill(how);
+    const exit = await exited;
+    expect(how === "exit" ? exit.code : exit.signal).toBe(how === "exit" ? 0 : how);
+  } finally {
+    host.kill("SIGKILL");
+  }
+  return noSurvivors(marker);
 }
 
 describe.skipIf(process.platform !== "linux")("process containment", () => {
@@ -117,28 +199,36 @@ describe.skipIf(process.platform !== "linux")("process containment", () => {
     expect(survivors(marker)).toEqual([]);
   });
 
+  it("a job without a tag that left the tree into a process group of its own in the CLI's session ends when the CLI exits", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(startSessionJob(untaggedSessionJob(marker)));
+    const job = await sessionJob(proc);
+    expect(survivors(marker)).toEqual([job]);
+    await proc.writeText("exit\n");
+    expect((await proc.exited).code).toBe(0);
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
+  it("a job that dropped its tag by renaming itself after moving to a process group of its own in the CLI's session ends on close()", async () => {
+    const marker = `adaptor-marker-${randomUUID()}`;
+    await using proc = await cli(startSessionJob(renamedSessionJob(marker)));
+    const job = await sessionJob(proc);
+    expect(survivors(marker)).toEqual([job]);
+    await proc.close();
+    expect(survivors(marker)).toEqual([]);
+  });
+
   it.each(["exit", "SIGTERM", "SIGINT"] as const)("host ends by %s: the CLI's setsid tool is ended too", async (how) => {
     const marker = `adaptor-marker-${randomUUID()}`;
-    const module = pathToFileURL(fileURLToPath(new URL("./spawn-cli.ts", import.meta.url))).href;
-    const root = fileURLToPath(new URL("../../../../", import.meta.url));
-    const script = `const { spawnCli } = await import(${JSON.stringify(module)});
-await spawnCli({ command: process.execPath, args: ["-e", ${JSON.stringify(`${startSetsidTool(marker)} setInterval(() => {}, 1000);`)}] });
-process.stdin.on("data", () => process.exit(0));
-console.log("ready");
-setInterval(() => {}, 1000);`;
-    await using host = await spawnCli({
-      command: node,
-      args: ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script],
-      cwd: root,
-      device: "host",
-      killGraceMs: 3000,
-    });
-    for await (const line of host.lines()) if (line.text === "ready") break;
-    expect(await appeared(marker)).toBe(true);
-    if (how === "exit") await host.writeText("exit\n");
-    else process.kill(host.pid, how);
-    const exit = await host.exited;
-    expect(how === "exit" ? exit.code : exit.signal).toBe(how === "exit" ? 0 : how);
-    expect(await noSurvivors(marker)).toBe(true);
+    expect(await hostEndLeavesNothing(how, `${startSetsidTool(marker)} setInterval(() => {}, 1000);`, marker)).toBe(true);
   });
+
+  it.each(["exit", "SIGTERM"] as const)(
+    "host ends by %s: a job without a tag in a process group of its own in the CLI's session is ended too",
+    async (how) => {
+      const marker = `adaptor-marker-${randomUUID()}`;
+      expect(await hostEndLeavesNothing(how, startSessionJob(untaggedSessionJob(marker)), marker)).toBe(true);
+    },
+  );
 });

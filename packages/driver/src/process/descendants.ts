@@ -322,11 +322,13 @@ export class DescendantTracker {
   readonly #tag: Buffer | undefined;
   readonly #known = new Map<number, string>();
   /**
-   * Sessions and process groups its processes were seen in, other than the CLI's own, kept after
-   * they end: each was created by one of them (a process only enters a session or group it
-   * creates, or one of its parent's), so whatever is still in one was started by them. An id the
-   * kernel handed out again (to a process on the host that made a session or group of its own
-   * with it) is forgotten ({@link RememberedIds}).
+   * Sessions and process groups its processes were seen in, kept after they end: each was created
+   * by one of them (a process only enters a session or group it creates, or one of its parent's),
+   * so whatever is still in one was started by them. The CLI's own session (it is started as a
+   * session leader: the session's id is its pid) is one from the start: a job that moved to a
+   * process group of its own there, without a tag, is no member of the CLI's group, which is what
+   * is signalled with the CLI. An id the kernel handed out again (to a process on the host that
+   * made a session or group of its own with it) is forgotten ({@link RememberedIds}).
    */
   readonly #sessions = new RememberedIds();
   readonly #groups = new RememberedIds();
@@ -342,6 +344,7 @@ export class DescendantTracker {
     const stat = readStat(root);
     this.#rootStart = Number(stat?.start ?? Number.NaN);
     this.#rootSession = stat?.sid;
+    if (!Number.isNaN(this.#rootStart)) this.#sessions.note(root, this.#rootStart);
   }
 
   /**
@@ -385,7 +388,7 @@ export class DescendantTracker {
     this.#noteSession(stat);
   }
 
-  /** Notes the session and group `stat`'s process is in, other than the CLI's own (what is in those ends with the CLI anyway). */
+  /** Notes the session and group `stat`'s process is in, other than the CLI's own (its session is noted from the start, and its group is in that session). */
   #noteSession(stat: ProcStat): void {
     if (stat.sid !== this.#root) this.#sessions.note(stat.sid, Number(stat.start));
     if (stat.pgid !== this.#root) this.#groups.note(stat.pgid, Number(stat.start));
@@ -508,7 +511,10 @@ export class DescendantTracker {
    *   was asked for ({@link refreshDeepSoon}); read now when not given.
    * @param all - the processes a member of a session or group other than the CLI's own can be
    *   (called only when one was seen), for {@link #refreshSessions}: by default those younger than
-   *   the CLI among the candidates, with everything below them ({@link youngSubtrees}).
+   *   the CLI among the candidates, with everything below them ({@link youngSubtrees}). When the
+   *   CLI's own session is all that was seen, only the candidates in it and what is below them are
+   *   read instead: a process enters no session but its parent's or one it creates, so a member
+   *   out of the tree is such a candidate or below one.
    * @returns false (nothing changed) where the kernel has no children lists; {@link refresh} then.
    */
   refreshDeepTree(candidates?: readonly ProcStat[], all?: () => Map<number, ProcStat>): boolean {
@@ -525,7 +531,15 @@ export class DescendantTracker {
       }
     }
     this.refreshTree();
-    this.#refreshSessions(all ?? (() => youngSubtrees(read, this.#rootStart)));
+    const ownSessionOnly = this.#groups.size === 0 && this.#sessions.size === 1 && this.#sessions.has(this.#root);
+    if (ownSessionOnly)
+      this.#refreshSessions(() =>
+        youngSubtrees(
+          read.filter((stat) => stat.sid === this.#root),
+          this.#rootStart,
+        ),
+      );
+    else this.#refreshSessions(all ?? (() => youngSubtrees(read, this.#rootStart)));
     return true;
   }
 

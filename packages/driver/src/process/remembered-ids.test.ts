@@ -26,5 +26,13 @@ describe("RememberedIds", () => {
     expect(sessions.holds(4100, (pid) => (pid === 4100 ? 9000 : undefined))).toBe(false);
     expect(sessions.holds(4100, () => undefined)).toBe(false);
     expect(sessions.size).toBe(0);
+    expect(sessions.has(4100)).toBe(false);
+  });
+
+  it("has tells whether an id is remembered, without checking that it still names what was seen", () => {
+    const sessions = new RememberedIds();
+    sessions.note(4100, 500);
+    expect(sessions.has(4100)).toBe(true);
+    expect(sessions.has(4200)).toBe(false);
   });
 });

@@ -15,6 +15,11 @@ export class RememberedIds {
     return this.#since.size;
   }
 
+  /** Whether `id` is remembered (whether or not it still names what was seen: {@link holds}). */
+  has(id: number): boolean {
+    return this.#since.has(id);
+  }
+
   /** Remembers `id`, seen holding a process that started at `start` (clock ticks). */
   note(id: number, start: number): void {
     const since = this.#since.get(id);

@@ -241,4 +241,40 @@ describe("endTurnLeftovers", () => {
     },
     60_000,
   );
+
+  it.skipIf(process.platform !== "linux")(
+    "a job without a tag that left the tree into a process group of its own in the CLI's own session is ended; the CLI and a process started since outside that session are left alone",
+    async () => {
+      const marker = `leftover-own-session-${process.pid}-${Date.now()}`;
+      // Started with an empty environment (no tag); its parent exits at once, and once out of the
+      // tree the fork moves to a process group of its own, staying in the CLI's session.
+      const job = `my $parent = $$; exit if fork; select(undef, undef, undef, 0.05) while getppid() == $parent; setpgrp(0, 0); sleep 300`;
+      const start = `require("child_process").spawn("/usr/bin/env", ["-i", "perl", "-e", ${JSON.stringify(job)}, "${marker}-job"], { stdio: "ignore" })`;
+      const script = `process.stdin.on("data", () => ${start}); setInterval(() => {}, 1000);`;
+      await using proc = await spawnCli({ command: process.execPath, args: ["-e", script], device: "node", killGraceMs: 500 });
+      const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", `${marker}-other`], { stdio: "ignore", detached: true });
+      try {
+        const baseline = await descendantBaseline(proc);
+        await proc.writeText("go\n");
+        // (The CLI's own command line names the job's marker too.)
+        const jobs = (): number[] => naming(`${marker}-job`).filter((pid) => pid !== proc.pid);
+        expect(await until(() => jobs().length === 1 && processGroupOf(jobs()[0]!) === jobs()[0])).toBe(true);
+        const stat = readFileSync(`/proc/${jobs()[0]!}/stat`, "latin1");
+        const [, ppid, , sid] = stat
+          .slice(stat.lastIndexOf(")") + 2)
+          .split(" ")
+          .map(Number);
+        expect(sid).toBe(proc.pid);
+        expect(ppid).not.toBe(proc.pid);
+        await endTurnLeftovers(proc, baseline, { settleMs: 0, graceMs: 1_000 });
+        expect(await until(() => jobs().length === 0)).toBe(true);
+        expect(naming(`${marker}-other`)).toEqual([other.pid]);
+        expect(naming(marker).filter((pid) => pid !== other.pid)).toEqual([proc.pid]); // the CLI itself stays
+      } finally {
+        other.kill("SIGKILL");
+        for (const pid of naming(marker)) process.kill(pid, "SIGKILL");
+      }
+    },
+    60_000,
+  );
 });
