@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { runDriver } from "@adaptor/driver/testing";
@@ -78,11 +81,14 @@ describe("output belongs to its own turn (hostile agent)", () => {
   });
 
   it("an agent that writes a turn's output while parked is ended then, not after idleMs; the conversation's next turn is told", async () => {
+    // The late write waits until the test has seen the turn end (the process parked).
+    const dir = mkdtempSync(join(tmpdir(), "acp-parked-"));
+    const parked = join(dir, "parked");
     const driver = hostileAcp({
       "session/prompt:first": [
         text("first answer"),
         { respond: { stopReason: "end_turn" } },
-        { later: [{ sleepMs: 2_000 }, { update: HISTORY[3] }] },
+        { later: [{ awaitFile: parked }, { update: HISTORY[3] }] },
       ],
       "session/prompt:second": [text("second answer"), { respond: { stopReason: "end_turn" } }],
     });
@@ -90,6 +96,8 @@ describe("output belongs to its own turn (hostile agent)", () => {
       const first = await runDriver(driver, { prompt: "first", reuseProcess: true });
       expect(first.response?.checkpoint).toEqual({ resumeId: SESSION });
       const [pid] = first.recording.pids();
+      expect(alive(pid!)).toBe(true);
+      writeFileSync(parked, "");
       await until(() => !alive(pid!), 20_000);
       const second = await runDriver(driver, { prompt: "second", reuseProcess: true, session: { resumeId: SESSION } });
       expect(second.response?.text).toBe("second answer");
@@ -99,6 +107,7 @@ describe("output belongs to its own turn (hostile agent)", () => {
       });
     } finally {
       await driver.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 40_000);
 });

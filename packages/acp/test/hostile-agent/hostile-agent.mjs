@@ -18,6 +18,7 @@
 //   { "stderr": text }             write text to stderr
 //   { "stderrParams": true }       write the request's method and params to stderr as one JSON line
 //   { "sleepMs": n }               wait n ms
+//   { "awaitFile": path }          wait until this file exists
 //   { "closeStdout": true }        close stdout and stay alive
 //   { "awaitCancel": true }        wait for the next session/cancel
 //   { "awaitCancel": n }           wait until n session/cancel notifications arrived in all
@@ -29,7 +30,7 @@
 //                                  (by every process holding it)
 // Requests are handled one at a time, in order; a request arriving while steps run waits.
 import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const scenario = JSON.parse(process.env.HOSTILE_ACP_SCENARIO ?? "{}");
@@ -115,6 +116,7 @@ async function run(steps, id, sessionId, state, request = {}) {
       );
     else if ("stderr" in step) await new Promise((resolve) => process.stderr.write(step.stderr, () => resolve()));
     else if ("sleepMs" in step) await new Promise((resolve) => setTimeout(resolve, step.sleepMs));
+    else if ("awaitFile" in step) while (!existsSync(step.awaitFile)) await new Promise((resolve) => setTimeout(resolve, 50));
     else if ("closeStdout" in step) {
       stdoutOpen = false;
       closeSync(1);
