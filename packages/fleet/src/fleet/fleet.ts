@@ -96,6 +96,12 @@ export interface FleetPendingApprovalsOptions {
 /** How often (s) a worker looks for unannounced runs (retries) in an earlier run format's queue. */
 const EARLIER_FORMAT_BACKSTOP_SECONDS = 30;
 
+/**
+ * How long (ms) after a drain's timeout pg-boss waits before it gives up the jobs still held: the
+ * stopped runs' attempts end their CLI, write their last events and hand their jobs back meanwhile.
+ */
+const DRAIN_HANDBACK_MS = 10_000;
+
 /** How often (s) each host looks for runs whose queue deadline came (their deadline jobs). */
 const DEADLINE_POLL_SECONDS = 5;
 
@@ -556,7 +562,9 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Stops taking work and lets runs in flight on this host finish (up to `timeoutMs`, default
-   * 30,000); runs still going then are left to other workers. `submit` and `worker` refuse from the
+   * 30,000); runs still going then are stopped and left to other workers: each attempt writes its
+   * last events and hands its job back (pg-boss gives up a job whose attempt has not ended 10 s
+   * after `timeoutMs`). `submit` and `worker` refuse from the
    * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
    * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
    */
@@ -569,7 +577,9 @@ export class Fleet implements AsyncDisposable {
     this.#stopDispatch();
     const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
     try {
-      await this.#core.boss.stop({ graceful: true, close: false, timeout });
+      // pg-boss fails the jobs still held at its own timeout: later than ours, so a stopped run's
+      // attempt writes its last events and hands its job back itself while its claim still holds.
+      await this.#core.boss.stop({ graceful: true, close: false, timeout: timeout + DRAIN_HANDBACK_MS });
     } finally {
       clearTimeout(timer);
     }
