@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit";
-import { Agent, RunError, type AgentEvent, type RunOptions, type Stream } from "adaptor";
+import { Agent, type AgentEvent, type RunError, type RunOptions } from "adaptor";
+import { drainStopped } from "../support/turn-events.js";
 import { claude } from "@adaptor/claude";
 import { harness, type Harness } from "./support.js";
 
@@ -39,18 +40,6 @@ afterEach(async () => {
   h = agent = undefined;
 });
 
-/** The stream's events and the RunError it rejects with. */
-async function stopped(stream: Stream): Promise<{ events: AgentEvent[]; error: RunError }> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  const error = await stream.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof RunError)) throw new Error(`expected a RunError, got ${String(error)}`);
-  return { events, error };
-}
-
 function count(events: readonly AgentEvent[], kind: string): number {
   return events.filter((event) => event.type === "notice" && event.kind === kind).length;
 }
@@ -62,7 +51,7 @@ function calls(events: readonly AgentEvent[]): { id: string; input: unknown }[] 
 async function stoppedAtTheCall(options: RunOptions): Promise<{ events: AgentEvent[]; error: RunError }> {
   h = await harness(RULES);
   agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: MODEL }));
-  return stopped(agent.stream("stop at the call", options));
+  return drainStopped(agent.stream("stop at the call", options));
 }
 
 describe("the partial Result of a Claude run the SDK stopped (real binary)", { timeout: 180_000 }, () => {
@@ -105,7 +94,7 @@ describe("the partial Result of a Claude run the SDK stopped (real binary)", { t
     agent = new Agent(claude({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, model: MODEL }), {
       policy: { approvals: { permission: "auto_approve" } },
     });
-    const { events, error } = await stopped(agent.stream("two calls", { budget: { maxToolCalls: 1 } }));
+    const { events, error } = await drainStopped(agent.stream("two calls", { budget: { maxToolCalls: 1 } }));
     expect(error.reason).toBe("budget_exceeded");
     const r = error.result;
     expect(count(events, "model.response")).toBe(2);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { whenPromptSays, whenToolOutput } from "@adaptor/testkit";
-import { Agent, RunError, type AgentEvent, type RunOptions, type Stream } from "adaptor";
+import { Agent, type AgentEvent, type RunOptions } from "adaptor";
+import { drainStopped } from "../support/turn-events.js";
 import { codex } from "@adaptor/codex";
 import { codexHarness, type CodexHarness } from "./support.js";
 
@@ -22,18 +23,6 @@ const shell = (cmd: string, input: number, output: number) => ({
   functionCall: { name: "exec_command", arguments: { cmd } },
   usage: { input_tokens: input, output_tokens: output },
 });
-
-/** The stream's events and the RunError it rejects with. */
-async function stopped(stream: Stream): Promise<{ events: AgentEvent[]; error: RunError }> {
-  const events: AgentEvent[] = [];
-  for await (const event of stream) events.push(event);
-  const error = await stream.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof RunError)) throw new Error(`expected a RunError, got ${String(error)}`);
-  return { events, error };
-}
 
 type Notice = Extract<AgentEvent, { type: "notice" }>;
 const notices = (events: readonly AgentEvent[], kind: string): Notice[] =>
@@ -57,7 +46,7 @@ describe("the partial Result of a codex run the SDK stopped (real binary)", { ti
     it(`${name}: usage, numTurns, transcript and the refused call are what the events showed`, async () => {
       h = await codexHarness({ rules: [{ when: whenPromptSays("stop at the call"), reply: shell("touch x.txt", 5000, 50) }] });
       agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }));
-      const { events, error } = await stopped(agent.stream("stop at the call", options));
+      const { events, error } = await drainStopped(agent.stream("stop at the call", options));
       expect(error.reason).toBe(reason);
       const r = error.result;
       const [id] = callIds(events);
@@ -87,7 +76,7 @@ describe("the partial Result of a codex run the SDK stopped (real binary)", { ti
     agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000 }), {
       policy: { sandbox: "unrestricted", approvals: { permission: "auto_approve" } },
     });
-    const { events, error } = await stopped(agent.stream("two calls", { budget: { maxToolCalls: 1 } }));
+    const { events, error } = await drainStopped(agent.stream("two calls", { budget: { maxToolCalls: 1 } }));
     expect(error.reason).toBe("budget_exceeded");
     const r = error.result;
     expect(r.numTurns).toBe(notices(events, "model.response").length);

@@ -1,4 +1,4 @@
-import type { AgentEvent, Stream } from "adaptor";
+import { RunError, type AgentEvent, type Stream } from "adaptor";
 
 /** Drains `stream`, returning its events in order. */
 export async function drain(stream: Stream): Promise<AgentEvent[]> {
@@ -51,4 +51,15 @@ export async function interruptOutcome(stream: Stream, when: (event: AgentEvent)
     (reason: unknown) => reason,
   );
   return { taken: await taken, error };
+}
+
+/** Drains `stream` and returns its events with the RunError its verdict rejects with; throws when the verdict is anything else. */
+export async function drainStopped(stream: Stream): Promise<{ events: AgentEvent[]; error: RunError }> {
+  const events = await drain(stream);
+  const error = await stream.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof RunError)) throw new Error(`expected a RunError, got ${String(error)}`);
+  return { events, error };
 }
