@@ -1,9 +1,10 @@
 // Cold first turn through the SDK against a bare client of the same binary, each a fresh node
 // process timed from its own start (so the SDK's module loading counts), interleaved round by round.
 import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { fmt, type Figure } from "../harness.js";
 import { FIXTURES, bundleProgram } from "../pipeline/consumer-process.js";
 import { median, range } from "../pipeline/stats.js";
@@ -46,7 +47,67 @@ interface Report {
   /** Filled in here: ms from the process's start to its exit, as this process saw it. */
   exitMs?: number;
   readonly launch?: { readonly argv: string[]; readonly env: Record<string, string> };
+  /** Filled in here with FIRST_TURN_COVERAGE=1 (SDK clients): how much of the client's code ran when. */
+  coverage?: CodeRun;
 }
+
+/** Characters of the client's own code (bundle or installed packages): loaded, and in functions called before and only after the spawn. */
+interface CodeRun {
+  readonly loaded: number;
+  readonly beforeSpawn: number;
+  readonly onlyAfterSpawn: number;
+}
+
+/** One script's part of `fixtures/coverage-at-spawn.mjs`'s file. */
+interface CoveredScript {
+  readonly url: string;
+  readonly size: number;
+  readonly ranges: [number, number][];
+}
+
+/** Characters covered by `ranges` (a called function nested in another called one counts once). */
+function covered(ranges: readonly (readonly [number, number])[]): number {
+  let end = -1;
+  let total = 0;
+  for (const [start, stop] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    if (stop <= end) continue;
+    total += stop - Math.max(start, end);
+    end = stop;
+  }
+  return total;
+}
+
+/** Sums a coverage file of one run over its scripts. */
+function codeRun(file: string): CodeRun {
+  const parts = JSON.parse(readFileSync(file, "utf8")) as { spawn?: CoveredScript[]; exit?: CoveredScript[] };
+  const scripts = new Map<string, { size: number; before: [number, number][]; after: [number, number][] }>();
+  for (const [part, list] of [
+    ["before", parts.spawn ?? []],
+    ["after", parts.exit ?? []],
+  ] as const)
+    for (const script of list) {
+      const entry = scripts.get(script.url) ?? { size: script.size, before: [], after: [] };
+      entry[part].push(...script.ranges);
+      scripts.set(script.url, entry);
+    }
+  let loaded = 0;
+  let beforeSpawn = 0;
+  let whole = 0;
+  for (const { size, before, after } of scripts.values()) {
+    loaded += size;
+    beforeSpawn += covered(before);
+    whole += covered([...before, ...after]);
+  }
+  return { loaded, beforeSpawn, onlyAfterSpawn: whole - beforeSpawn };
+}
+
+/**
+ * `FIRST_TURN_COVERAGE=1`: each SDK client runs with `fixtures/coverage-at-spawn.mjs` preloaded
+ * (V8 precise coverage, so its times are not the measurement's: use it apart from timing runs),
+ * and the SDK rows say how much of the client's code ran before the CLI's spawn, only after it, and
+ * not at all: what a cold path that loads only what precedes the spawn would still compile first.
+ */
+const COVERAGE = process.env.FIRST_TURN_COVERAGE === "1";
 
 /**
  * `BENCH_CPU_PROFILE=<dir>`: each SDK client writes a V8 CPU profile (100 µs samples) to
@@ -58,14 +119,18 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const TRACE_DIR = PROFILE_DIR ?? process.env.FIRST_TURN_TRACE_DIR;
 let traced = 0;
 
-function runNode(args: readonly string[], env: Record<string, string>, trace?: string): Promise<Report> {
+function runNode(args: readonly string[], env: Record<string, string>, trace?: string, coverage = false): Promise<Report> {
   const profileArgs =
     trace !== undefined && PROFILE_DIR !== undefined ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", trace] : [];
   if (trace !== undefined) env = { ...env, FIRST_TURN_TRACE: "1" };
+  const coverageDir = coverage ? mkdtempSync(join(tmpdir(), "adaptor-first-turn-coverage-")) : undefined;
+  const coverageFile = coverageDir === undefined ? undefined : join(coverageDir, "coverage.json");
+  const coverageArgs = coverageFile === undefined ? [] : ["--import", pathToFileURL(join(FIXTURES, "coverage-at-spawn.mjs")).href];
+  if (coverageFile !== undefined) env = { ...env, FIRST_TURN_COVERAGE_OUT: coverageFile };
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [...profileArgs, ...args],
+      [...profileArgs, ...coverageArgs, ...args],
       { env: { ...process.env, ...env }, maxBuffer: 1 << 24 },
       (error, stdout, stderr) => {
         if (trace !== undefined) writeFileSync(join(trace, `run-${String(++traced).padStart(3, "0")}.trace`), stderr);
@@ -79,7 +144,14 @@ function runNode(args: readonly string[], env: Record<string, string>, trace?: s
           return;
         }
         const report = JSON.parse(stdout.trim().split("\n").pop() ?? "") as Report;
-        resolve({ ...report, exitMs: Date.now() - report.timeOrigin });
+        const exitMs = Date.now() - report.timeOrigin;
+        try {
+          resolve({ ...report, exitMs, ...(coverageFile === undefined ? {} : { coverage: codeRun(coverageFile) }) });
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        } finally {
+          if (coverageDir !== undefined) rmSync(coverageDir, { recursive: true, force: true });
+        }
       },
     );
   });
@@ -137,6 +209,7 @@ export async function coldVsBare(
         [script, name],
         { ...configEnv, ...(captureLaunch ? { FIRST_TURN_LAUNCH: "1" } : {}) },
         TRACE_DIR === undefined ? undefined : traceDir(join(TRACE_DIR, name)),
+        COVERAGE,
       );
     const warm = await sdkRun(true);
     if (!warm.launch) throw new Error(`${name}: the SDK run reported no launch`);
@@ -196,6 +269,15 @@ export async function coldVsBare(
         (r) => r.resultMs,
       )}, process exit ${at((r) => r.exitMs)}`;
     };
+    /** With FIRST_TURN_COVERAGE=1: medians of how much of the client's code ran when, in kB (1,000 characters). */
+    const codeRuns = (reports: Report[]) => {
+      const runs = reports.map((r) => r.coverage).filter((c): c is CodeRun => c !== undefined);
+      if (runs.length === 0) return "";
+      const kb = (pick: (c: CodeRun) => number) => fmt(median(runs.map(pick)) / 1000, 0);
+      return `; code (FIRST_TURN_COVERAGE, medians, kB): loaded ${kb((c) => c.loaded)}, in functions called before the spawn ${kb(
+        (c) => c.beforeSpawn,
+      )}, only after it ${kb((c) => c.onlyAfterSpawn)}, never ${kb((c) => c.loaded - c.beforeSpawn - c.onlyAfterSpawn)}`;
+    };
     const sdkRow = (form: string, reports: Report[]): Figure => {
       const sdkMs = median(reports.map((r) => r.endMs));
       return {
@@ -205,7 +287,7 @@ export async function coldVsBare(
         note: `${fmt(sdkMs / bareMs, 2)}x the bare client (goal ≤ 1.05x), ${fmt(sdkMs / bareExitMs, 2)}x the one waiting for the exit; round by round (median of the rounds' ratios) ${fmt(paired(reports, bare), 2)}x and ${fmt(paired(reports, bareExit), 2)}x; min–max ${range(
           reports.map((r) => r.endMs),
           ms,
-        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}; ${timeline(reports)}`,
+        )} ms; SDK loaded at ${ms(median(reports.map((r) => r.loadedMs ?? 0)))} ms; client CPU ${ms(cpu(reports))} ms; ${phases(reports)}; ${timeline(reports)}${codeRuns(reports)}`,
       };
     };
     return [
