@@ -250,8 +250,10 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       cli.stdin!.write("go\n");
       const job = await next();
       all.push(job);
-      // `$!` is the shell's fork: until it has executed `env -i node` it still holds the shell's (tagged) environment.
-      for (const end = Date.now() + 20_000; Date.now() < end && !readFileSync(`/proc/${job}/cmdline`, "latin1").includes("setInterval");) {
+      // `$!` is the shell's fork: until `env -i` has executed node it still holds the shell's (tagged)
+      // environment, and `env`'s own command line names node's arguments too: wait for node to be the program run.
+      const program = (): string | undefined => readFileSync(`/proc/${job}/cmdline`, "latin1").split("\0")[0];
+      for (const end = Date.now() + 20_000; Date.now() < end && program() !== node;) {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain(PROCESS_TAG_VAR);
