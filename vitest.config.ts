@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Tests run from `src`: every workspace package name (and subpath export) is aliased to the file
@@ -34,5 +35,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     maxWorkers: 2,
+    // Fails the run when a process a test started outlives the last test file (and kills it).
+    globalSetup: [fileURLToPath(new URL("test/support/leftover-processes.ts", import.meta.url))],
   },
 });

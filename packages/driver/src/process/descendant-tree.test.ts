@@ -147,8 +147,9 @@ function taggedCli(prefix: string) {
 
 /** Waits for each CLI's pids (into `all`) and watches a tracker of it (into `trackers`). */
 async function watchAll(clis: ReturnType<typeof twoTaggedClis>["clis"], trackers: DescendantTracker[], all: number[]): Promise<void> {
+  all.push(...clis.map(({ cli }) => cli.pid!));
   for (const { cli, tag, pids } of clis) {
-    all.push(cli.pid!, ...(await pids));
+    all.push(...(await pids));
     const tracker = new DescendantTracker(cli.pid!, tag);
     watchDescendants(tracker);
     trackers.push(tracker);
@@ -249,8 +250,10 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       cli.stdin!.write("go\n");
       const job = await next();
       all.push(job);
-      // `$!` is the shell's fork: until it has executed `env -i node` it still holds the shell's (tagged) environment.
-      for (const end = Date.now() + 20_000; Date.now() < end && !readFileSync(`/proc/${job}/cmdline`, "latin1").includes("setInterval");) {
+      // `$!` is the shell's fork: until `env -i` has executed node it still holds the shell's (tagged)
+      // environment, and `env`'s own command line names node's arguments too: wait for node to be the program run.
+      const program = (): string | undefined => readFileSync(`/proc/${job}/cmdline`, "latin1").split("\0")[0];
+      for (const end = Date.now() + 20_000; Date.now() < end && program() !== node;) {
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(readFileSync(`/proc/${job}/environ`, "latin1")).not.toContain(PROCESS_TAG_VAR);
@@ -271,10 +274,11 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
   it("a read of where orphans are handed takes the stat of a candidate whose pid was not handed out since the last read from that read, and still finds a tagged orphan started since", async () => {
     // Trackers not watched: no poll reads the candidates between the walks.
     const first = taggedCli("cached-candidates");
-    const all: number[] = [];
+    const all: number[] = [first.cli.pid!];
     try {
-      const [, orphan] = await first.pids;
-      all.push(first.cli.pid!, orphan!);
+      // Every pid the CLI printed is ended after the test: its child outlives a SIGKILL of the CLI.
+      const [child, orphan] = await first.pids;
+      all.push(child!, orphan!);
       const tracker = new DescendantTracker(first.cli.pid!, first.tag);
       expect(tracker.refreshDeepTree()).toBe(true);
       expect(tracker.pids).toContain(orphan);
@@ -286,8 +290,9 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       expect(tracker.pids).toContain(orphan);
       // A tagged orphan started since: its pid was handed out after the last read, so it is read.
       const second = taggedCli("cached-candidates-later");
+      all.push(second.cli.pid!);
       const later = await second.pids;
-      all.push(second.cli.pid!, ...later);
+      all.push(...later);
       const laterTracker = new DescendantTracker(second.cli.pid!, second.tag);
       reads.length = 0;
       expect(laterTracker.refreshDeepTree()).toBe(true);
@@ -382,8 +387,9 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       for (const end = Date.now() + 20_000; Date.now() < end && ticksNow() <= startOf(leader.pid!);)
         await new Promise((r) => setTimeout(r, 20));
       const { cli, tag, pids } = taggedCli("older-session");
-      const [, orphan] = await pids;
-      all.push(cli.pid!, orphan!);
+      all.push(cli.pid!);
+      const [child, orphan] = await pids;
+      all.push(child!, orphan!);
       const tracker = new DescendantTracker(cli.pid!, tag);
       const since = lastPid();
       leader.stdin!.write("go\n");
@@ -436,10 +442,10 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       return { cli, pids };
     });
     const polled: DescendantTracker[] = [];
-    const all: number[] = [];
+    const all: number[] = clis.map(({ cli }) => cli.pid!);
     try {
       for (const { cli, pids } of clis) {
-        all.push(cli.pid!, ...(await pids));
+        all.push(...(await pids));
         const tracker = new DescendantTracker(cli.pid!);
         watchDescendants(tracker);
         polled.push(tracker);
@@ -492,11 +498,11 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
     const older = spawn(node, ["-e", TREE], { stdio: ["ignore", "pipe", "ignore"], detached: true });
     const olderPids = new Promise<number[]>((resolve) => older.stdout.once("data", (d) => resolve(JSON.parse(String(d)) as number[])));
     const polled: DescendantTracker[] = [];
-    const all: number[] = [older.pid!];
+    const all: number[] = [older.pid!, ...clis.map(({ cli }) => cli.pid!)];
     try {
       all.push(...(await olderPids));
       for (const { cli, next } of clis) {
-        all.push(cli.pid!, ...(await next()));
+        all.push(...(await next()));
         const tracker = new DescendantTracker(cli.pid!);
         watchDescendants(tracker);
         polled.push(tracker);
@@ -631,8 +637,9 @@ describe.skipIf(process.platform !== "linux" || !hasChildrenLists)("descendant t
       while (ticksNow() <= forkerStart + 1) await new Promise((resolve) => setTimeout(resolve, 20));
       const since = lastPid();
       const cli = taggedCli("catch-up-parents");
+      all.push(cli.cli.pid!);
       const [child, orphan] = await cli.pids;
-      all.push(cli.cli.pid!, child!, orphan!);
+      all.push(child!, orphan!);
       forker.stdin!.write("go\n");
       const foreign = await next();
       all.push(foreign);
