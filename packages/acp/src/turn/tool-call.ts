@@ -1,5 +1,5 @@
-import { mcpToolOf } from "@adaptor/driver/kit";
 import type * as acp from "@agentclientprotocol/sdk";
+import { mcpToolOf, type McpServerTools } from "@adaptor/driver/kit";
 
 /**
  * The tool's name as the agent knows it: the ACP `name` field, else a `toolName` an adapter puts in
@@ -36,12 +36,11 @@ export function toolCallText(update: acp.ToolCallUpdate): string {
   return typeof output === "string" ? output : JSON.stringify(raw);
 }
 
-/** A trusted MCP server (the SDK's host-tool server) and the exact names of the tools it offers. */
-export interface TrustedServer {
-  readonly name: string;
-  /** Its tools' names; absent or empty: none of its calls can be told apart, so none is trusted. */
-  readonly tools?: readonly string[];
-}
+/**
+ * A trusted MCP server (the SDK's host-tool server) and the exact names of the tools it offers;
+ * without tools none of its calls can be told apart, so none is trusted.
+ */
+export type TrustedServer = McpServerTools;
 
 /** ACP tool kinds that change the machine: a call of one of them is never trusted by its name. */
 const ACTING_KINDS: ReadonlySet<string> = new Set(["edit", "delete", "move", "execute"]);
