@@ -194,7 +194,7 @@ describe("A2A client error rows", () => {
     const err = await rejection(client.send("echo x"));
     expect(isError(err, ErrNotFound)).toBe(true);
     const protocol = findError(err, ProtocolError)!;
-    expect(protocol.message).toBe("a2a message/send: task not found (no task for <redacted> (key <redacted>))");
+    expect(protocol.message).toBe("a2a message/send: task not found (no task for [redacted] (key [redacted]))");
     const chain: string[] = [];
     for (let node: unknown = err; node instanceof Error; node = node.cause) chain.push(node.message, String(node.stack));
     chain.push(protocol.reason, protocol.raw ?? "");
@@ -224,7 +224,7 @@ describe("A2A client error rows", () => {
     await using client = await A2AClient.connect(remote.url, { headers: { "x-api-key": key } });
     const err = await rejection(client.send("echo x"));
     const protocol = findError(err, ProtocolError)!;
-    expect(protocol.message).toBe("a2a message/send: task not found (no task for <redacted> / <redacted> / <redacted>)");
+    expect(protocol.message).toBe("a2a message/send: task not found (no task for [redacted] / [redacted] / [redacted])");
     for (const text of [protocol.message, protocol.reason, protocol.raw ?? "", String(err)])
       for (const form of forms) expect(text).not.toContain(form);
   });
@@ -233,7 +233,7 @@ describe("A2A client error rows", () => {
     const remote = await agent({ token: "Bearer tok-del-5555" });
     await using client = await A2AClient.connect(remote.url, { headers: { authorization: "Bearer tok-del-5555" } });
     const err = await rejection(delegate(client, "fail you sent tok-del-5555"));
-    expect(findError(err, DelegationError)).toMatchObject({ code: "remote_failed", message: "remote agent: you sent <redacted>" });
+    expect(findError(err, DelegationError)).toMatchObject({ code: "remote_failed", message: "remote agent: you sent [redacted]" });
   });
 
   it("ErrUnauthorized: HTTP 401 on a protected card; the right credential passes", async () => {

@@ -26,7 +26,7 @@ describe("credentials in the agent URL's userinfo", () => {
       expect(isError(err, ErrInvalidOption), url).toBe(true);
       expect(isError(err, ErrProtocol), url).toBe(false);
       expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "A2AClient.connect()", field: "url" });
-      expect((err as Error).message).toContain(`http://<redacted>@${host}/`);
+      expect((err as Error).message).toContain(`http://[redacted]@${host}/`);
       for (const text of everyText(err)) expect(text).not.toMatch(/PASSWORD-XYZ|TOKEN-AS-USER/);
     }
     expect(server.requests).toEqual([]);
@@ -63,7 +63,7 @@ describe("credentials in the agent URL's userinfo", () => {
     const err = await rejection(A2AClient.connect(server.url));
     expect(isError(err, ErrInvalidAgentCard)).toBe(true);
     expect(findError(err, ProtocolError)).toMatchObject({ reason: "supportedInterfaces[0].url carries credentials (user:password@)" });
-    expect(findError(err, ProtocolError)?.raw).toContain('"url":"http://<redacted>@127.0.0.1:9/a2a"');
+    expect(findError(err, ProtocolError)?.raw).toContain('"url":"http://[redacted]@127.0.0.1:9/a2a"');
     for (const text of everyText(err)) expect(text).not.toContain("CARD-PW-55555");
   });
 });
@@ -75,8 +75,8 @@ describe("a credential in the agent URL's query", () => {
     const err = await rejection(A2AClient.connect(`${echoing.url}/nope?api_key=${secret}&page=2`));
     expect(isError(err, ErrInvalidAgentCard)).toBe(true);
     expect(findError(err, ProtocolError)).toMatchObject({
-      reason: `HTTP 404 for ${echoing.url}/nope/.well-known/agent-card.json?api_key=<redacted>&page=2`,
-      raw: "no card at /nope/.well-known/agent-card.json?api_key=<redacted>&page=2 (key <redacted>)",
+      reason: `HTTP 404 for ${echoing.url}/nope/.well-known/agent-card.json?api_key=[redacted]&page=2`,
+      raw: "no card at /nope/.well-known/agent-card.json?api_key=[redacted]&page=2 (key [redacted])",
     });
     for (const text of everyText(err)) expect(text).not.toContain(secret);
 
@@ -90,7 +90,7 @@ describe("a credential in the agent URL's query", () => {
   it("is redacted from what the model and the run read of a2aDelegation: its description and the started notice", async () => {
     const remote = await agent();
     const tool = a2aDelegation({ url: `${remote.url}/?api_key=QUERYSECRET-123456`, name: "ask" });
-    expect(tool.description).toContain(`${remote.url}/?api_key=<redacted>`);
+    expect(tool.description).toContain(`${remote.url}/?api_key=[redacted]`);
     const notices: unknown[] = [];
     const outcome = await invokeTool(
       tool,
@@ -98,7 +98,7 @@ describe("a credential in the agent URL's query", () => {
       { signal: new AbortController().signal, runId: "run-1", toolCallId: "call-1", notice: (_kind, _message, data) => notices.push(data) },
     );
     expect(outcome).toMatchObject({ kind: "success" });
-    expect(notices[0]).toMatchObject({ url: `${remote.url}/?api_key=<redacted>` });
+    expect(notices[0]).toMatchObject({ url: `${remote.url}/?api_key=[redacted]` });
     expect(JSON.stringify([tool.description, notices])).not.toContain("QUERYSECRET");
   });
 });

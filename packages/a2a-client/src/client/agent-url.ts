@@ -1,5 +1,6 @@
 import { InvalidOptionError } from "@adaptor/errors";
-import { isCredentialParam, redactCredentials } from "../errors/sanitize.js";
+import { isCredentialParam } from "@adaptor/errors/internal";
+import { redactCredentials } from "../errors/sanitize.js";
 
 /**
  * `url` parsed as the URL of a remote agent (its card, or the base the card is found below).

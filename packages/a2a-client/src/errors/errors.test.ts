@@ -36,7 +36,7 @@ describe("ProtocolError", () => {
       raw: '{"error":"bad token Bearer abc.def-123","api_key":"k-777","echo":"s3cr3t-value"}\u001b[31m\u0007',
       secrets: ["s3cr3t-value"],
     });
-    expect(err.raw).toBe('{"error":"bad token Bearer <redacted>","api_key":"<redacted>","echo":"<redacted>"}');
+    expect(err.raw).toBe('{"error":"bad token Bearer [redacted]","api_key":"[redacted]","echo":"[redacted]"}');
     const long = new ProtocolError({ op: "x", reason: "y", raw: "a".repeat(10_000) });
     expect(long.raw).toHaveLength(MAX_RAW_CHARS);
     expect(long.raw?.endsWith("…")).toBe(true);
@@ -45,12 +45,13 @@ describe("ProtocolError", () => {
 
   it("redactCredentials redacts a URL's userinfo and the values of credential-named query parameters, and leaves other URLs alone", () => {
     const cases: [string, string][] = [
-      ["Request cannot be constructed from http://user:PW-1@h:1/x", "Request cannot be constructed from http://<redacted>@h:1/x"],
-      ['{"url":"https://ghp-token@git.example/r"}', '{"url":"https://<redacted>@git.example/r"}'],
-      ["HTTP 404 for http://h/card.json?api_key=K-1&page=2", "HTTP 404 for http://h/card.json?api_key=<redacted>&page=2"],
+      ["Request cannot be constructed from http://user:PW-1@h:1/x", "Request cannot be constructed from http://[redacted]@h:1/x"],
+      ['{"url":"https://ghp-token@git.example/r"}', '{"url":"https://[redacted]@git.example/r"}'],
+      ["postgresql://user:pa ss@h/db is down", "postgresql://[redacted]@h/db is down"],
+      ["HTTP 404 for http://h/card.json?api_key=K-1&page=2", "HTTP 404 for http://h/card.json?api_key=[redacted]&page=2"],
       [
         "http://h/?a=1&access_token=T-1&X-Amz-Signature=S-1&sig=G-1#id_token=I-1",
-        "http://h/?a=1&access_token=<redacted>&X-Amz-Signature=<redacted>&sig=<redacted>#id_token=<redacted>",
+        "http://h/?a=1&access_token=[redacted]&X-Amz-Signature=[redacted]&sig=[redacted]#id_token=[redacted]",
       ],
       ["http://h/a@b?design=x&page=2 mail me@example.com", "http://h/a@b?design=x&page=2 mail me@example.com"],
     ];

@@ -1,4 +1,4 @@
-import { redactValues } from "@adaptor/errors/internal";
+import { REDACTED, redactUrlCredentials, redactValues } from "@adaptor/errors/internal";
 
 /** Longest `raw` text a {@link ProtocolError} keeps, in UTF-16 code units. */
 export const MAX_RAW_CHARS = 2048;
@@ -9,23 +9,10 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const TERMINAL_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]/g;
 const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const SECRET_FIELD = /("(?:authorization|api[-_]?key|x-api-key|token|access[-_]?token|password|secret|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
-/** The userinfo of a URL (`scheme://user:password@`, `scheme://token@`): all of it may be a credential. */
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#\s@]+@/gi;
-/** A URL parameter name that says its value is a credential: `api_key`, `access_token`, `X-Amz-Signature`, `sig`. */
-const CREDENTIAL_PARAM = String.raw`[\w.-]*(?:key|token|secret|passw(?:or)?d|pwd|credential|auth|session|signature)[\w.-]*|sig`;
-const CREDENTIAL_PARAM_NAME = new RegExp(`^(?:${CREDENTIAL_PARAM})$`, "i");
-/** A query (or fragment) parameter whose name says credential, e.g. `?api_key=…`, `&access_token=…`. */
-const QUERY_CREDENTIAL = new RegExp(String.raw`([?&#;](?:${CREDENTIAL_PARAM})=)[^&#\s"'<>]+`, "gi");
-
-/** Whether a URL query parameter named `name` carries a credential, by the names {@link redactCredentials} redacts. */
-export function isCredentialParam(name: string): boolean {
-  return CREDENTIAL_PARAM_NAME.test(name);
-}
-
 /**
  * Text received from a remote agent, made safe to keep on an error: each of `secrets` (credential
  * values the client sent) and anything that looks like an authorization value, a secret JSON
- * field or a credential in a URL becomes `<redacted>` (as {@link redactCredentials} does);
+ * field or a credential in a URL becomes `[redacted]` (as {@link redactCredentials} does);
  * terminal escapes and control characters (except newline and tab) are removed; the result is
  * cut to {@link MAX_RAW_CHARS} with a trailing `…`.
  */
@@ -37,13 +24,14 @@ export function sanitizeRaw(text: string, secrets: readonly string[] = []): stri
 /**
  * `text` with each of `secrets` (at least 4 characters long; a header value `Bearer abc` or
  * `Basic abc` also as its bare `abc`) and anything that looks like an authorization value, a
- * secret JSON field, a URL's userinfo (`https://user:pw@host` → `https://<redacted>@host`) or
- * the value of a URL query parameter named like a credential (`?api_key=…`, `&access_token=…`,
- * `&sig=…`: names containing key, token, secret, password, passwd, pwd, credential, auth, session
- * or signature) replaced by `<redacted>`, and terminal escapes and control characters (except
- * newline and tab) removed; not cut. Each secret is found as it is, in any letter case, URL-encoded
- * or base64-encoded (the SDK's shared value redaction). What {@link sanitizeRaw} does before
- * cutting, and what error messages built from a remote's text go through.
+ * secret JSON field, a URL's userinfo (`https://user:pw@host` → `https://[redacted]@host`, a
+ * password possibly with spaces) or the value of a URL query parameter named like a credential
+ * (`?api_key=…`, `&access_token=…`, `&sig=…`: names containing key, token, secret, password,
+ * passwd, pwd, credential, auth, session or signature) replaced by `[redacted]`, and terminal
+ * escapes and control characters (except newline and tab) removed; not cut. Each secret is found
+ * as it is, in any letter case, URL-encoded or base64-encoded (the SDK's shared value redaction).
+ * What {@link sanitizeRaw} does before cutting, and what error messages built from a remote's text
+ * go through.
  */
 export function redactCredentials(text: string, secrets: readonly string[] = []): string {
   const values: string[] = [];
@@ -55,15 +43,13 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
     if (bare) values.push(bare);
   }
   // Longest first, so a value that contains another is replaced whole.
-  return redactValues(
+  const out = redactValues(
     text,
     values.sort((a, b) => b.length - a.length),
-    "<redacted>",
   )
     .replace(TERMINAL_ESCAPE, "")
     .replace(CONTROL, "")
-    .replace(AUTH_VALUE, "$1 <redacted>")
-    .replace(SECRET_FIELD, '$1"<redacted>"')
-    .replace(URL_USERINFO, "$1<redacted>@")
-    .replace(QUERY_CREDENTIAL, "$1<redacted>");
+    .replace(AUTH_VALUE, `$1 ${REDACTED}`)
+    .replace(SECRET_FIELD, `$1"${REDACTED}"`);
+  return redactUrlCredentials(out);
 }

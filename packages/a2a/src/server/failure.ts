@@ -36,8 +36,9 @@ export interface TaskFailure {
 /**
  * Maps a run's rejection to its {@link TaskFailure}. A `RunError` keeps its reason and what
  * `publicMessage` (from `adaptor`, the redaction the bridge applies too) keeps of its message: the
- * first line, control characters removed, API keys, tokens, `NAME_KEY=value` pairs, URL passwords
- * and the values of `secrets` replaced by `[redacted]`, cut to 500 characters. Any other error is
+ * first line, control characters removed, API keys, tokens, `NAME_KEY=value` pairs, URL
+ * credentials (userinfo and credential-named query values) and the values of `secrets` replaced
+ * by `[redacted]`, cut to 500 characters. Any other error is
  * `error` with the fixed message `"internal error"`: no message, stack or cause of it leaves the host.
  * @param secrets literal values to redact; default the values of this process's credential-looking
  *   environment variables as they are now (`currentSecretEnvValues()` from `adaptor`).

@@ -1,9 +1,9 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAsk, DriverSink, TranscriptItem, Usage } from "@adaptor/driver";
-import { hasNoEffect } from "@adaptor/driver/kit";
+import { hasNoEffect, knownInput } from "@adaptor/driver/kit";
 import type { AgentNotice } from "../acp-driver.js";
 import type { SessionHandler } from "../connection/acp-process.js";
-import { callsServer, changesMachine, knownInput, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
+import { callsServer, changesMachine, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
 
 interface ToolState {
   /** The first name that is not only a title (a later update may carry `_meta.toolName`). */

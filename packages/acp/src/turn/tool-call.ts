@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import { mcpToolOf, type McpServerTools } from "@adaptor/driver/kit";
 
 /**
  * The tool's name as the agent knows it: the ACP `name` field, else a `toolName` an adapter puts in
@@ -35,12 +36,11 @@ export function toolCallText(update: acp.ToolCallUpdate): string {
   return typeof output === "string" ? output : JSON.stringify(raw);
 }
 
-/** A trusted MCP server (the SDK's host-tool server) and the exact names of the tools it offers. */
-export interface TrustedServer {
-  readonly name: string;
-  /** Its tools' names; absent or empty: none of its calls can be told apart, so none is trusted. */
-  readonly tools?: readonly string[];
-}
+/**
+ * A trusted MCP server (the SDK's host-tool server) and the exact names of the tools it offers;
+ * without tools none of its calls can be told apart, so none is trusted.
+ */
+export type TrustedServer = McpServerTools;
 
 /** ACP tool kinds that change the machine: a call of one of them is never trusted by its name. */
 const ACTING_KINDS: ReadonlySet<string> = new Set(["edit", "delete", "move", "execute"]);
@@ -52,11 +52,12 @@ export function changesMachine(kind: string | null | undefined): boolean {
 
 /**
  * Whether a tool call is a call of one of `servers`' tools (the run's trusted MCP servers, e.g. the
- * SDK's host-tool server), by the exact names agents give MCP tools: `mcp__<server>__<tool>` (Claude
- * Code), `mcp_<server>_<tool>` (Gemini CLI), a title `Tool: <server>/<tool>`, or an input naming both
- * `server` / `server_name` and `tool` / `tool_name` (Codex), for a `<tool>` the server offers. All of
- * that is text the agent chooses: a call whose ACP `kind` acts (`edit`, `delete`, `move`, `execute`)
- * is never taken as one, whatever its name.
+ * SDK's host-tool server), by the exact names agents give MCP tools ({@link mcpToolOf}: `name`
+ * `mcp__<server>__<tool>` (Claude Code) or `mcp_<server>_<tool>` (Gemini CLI), a title
+ * `Tool: <server>/<tool>`, or an input naming both `server` / `server_name` and `tool` /
+ * `tool_name` (Codex)), for a `<tool>` the server offers. All of that is text the agent chooses: a
+ * call whose ACP `kind` acts (`edit`, `delete`, `move`, `execute`) is never taken as one, whatever
+ * its name.
  */
 export function callsServer(
   call: acp.ToolCallUpdate,
@@ -65,22 +66,5 @@ export function callsServer(
   kind: string | null | undefined = call.kind,
 ): boolean {
   if (changesMachine(kind)) return false;
-  const input = (typeof call.rawInput === "object" && call.rawInput !== null ? call.rawInput : {}) as Record<string, unknown>;
-  const title = call.title ?? "";
-  return servers.some((server) =>
-    (server.tools ?? []).some(
-      (tool) =>
-        name === `mcp__${server.name}__${tool}` ||
-        name === `mcp_${server.name}_${tool}` ||
-        title === `Tool: ${server.name}/${tool}` ||
-        ((input["server_name"] === server.name || input["server"] === server.name) &&
-          (input["tool_name"] === tool || input["tool"] === tool)),
-    ),
-  );
-}
-
-/** True when a tool call's `rawInput` says something: not absent, not null, not an empty object. */
-export function knownInput(input: unknown): boolean {
-  if (input === undefined || input === null) return false;
-  return typeof input !== "object" || Array.isArray(input) || Object.keys(input).length > 0;
+  return mcpToolOf({ name, title: call.title, input: call.rawInput }, servers) !== undefined;
 }

@@ -21,6 +21,12 @@ describe("publicMessage redacts common credential formats", () => {
     ["URL with an empty user", "connect redis://:onlypass@host:6379 refused", "connect redis://[redacted]@host:6379 refused"],
     ["URL password with a space", "postgresql://user:pa ss@h/db", "postgresql://[redacted]@h/db"],
     ["URL user and password", "mongodb+srv://u:mongopass@c.x.net", "mongodb+srv://[redacted]@c.x.net"],
+    ["URL with a token as its user", "clone https://ghs-token-123@git.example/r failed", "clone https://[redacted]@git.example/r failed"],
+    [
+      "URL query parameters named like credentials",
+      "GET https://s3.example/o?X-Amz-Signature=abc123&sig=def456&page=2 returned 403",
+      "GET https://s3.example/o?X-Amz-Signature=[redacted]&sig=[redacted]&page=2 returned 403",
+    ],
     ["sk- API key", "sk-proj-abcdefghijklmnopqrstuvwxyz012345", "[redacted]"],
     ["NAME=value pair", "password=hunter4pw", "password=[redacted]"],
     ["Cookie header", "request failed; cookie: sid=abc123def456; theme=dark", "request failed; cookie: [redacted]"],

@@ -1,4 +1,4 @@
-import { redactValues } from "@adaptor/errors/internal";
+import { REDACTED, redactUrlCredentials, redactValues } from "@adaptor/errors/internal";
 
 /** Longest error message a server puts on the wire ({@link publicMessage}), in characters. */
 export const MAX_PUBLIC_MESSAGE_CHARS = 500;
@@ -81,8 +81,11 @@ const TOKEN_SHAPES: readonly RegExp[] = [
  * `gho_…`, `github_pat_…`), Slack (`xoxb-…`), AWS (`AKIA…`, `ASIA…`) and Google (`AIza…`) keys;
  * bearer/basic tokens; the value of a key/token/secret/password/credential-named pair, as
  * `NAME=value`, `name: value` or JSON `"name": "value"`; what follows a `Cookie:` or `Set-Cookie:`
- * header name, to the line's end; and URL passwords (`scheme://user:pw@`, `scheme://:pw@`, spaces
- * allowed). Each secret is also found in another letter case, URL-encoded or base64-encoded.
+ * header name, to the line's end; and the credentials of URLs: a URL's whole userinfo
+ * (`scheme://user:pw@`, `scheme://token@`, `scheme://:pw@`, spaces allowed in a password) and the
+ * value of a query parameter named like a credential (`?api_key=…`, `&access_token=…`, `&sig=…`:
+ * names containing key, token, secret, password, passwd, pwd, credential, auth, session or
+ * signature). Each secret is also found in another letter case, URL-encoded or base64-encoded.
  * @param message the failure's message.
  * @param secrets literal values to redact, e.g. {@link secretEnvValues}; default none.
  */
@@ -109,16 +112,11 @@ export function redactCredentials(text: string, secrets: readonly string[] = [])
 /** The shape-based redaction of {@link publicMessage}; each rule stays within a line, except a PEM block. */
 function redactShapes(text: string): string {
   let out = text;
-  for (const shape of TOKEN_SHAPES) out = out.replace(shape, "[redacted]");
-  return out
-    .replace(/\b(Bearer|Basic|Token)[^\S\r\n]+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]")
-    .replace(JSON_CREDENTIAL_PAIR, '$1$2$1$3"[redacted]"')
-    .replace(CREDENTIAL_PAIR, "$1$2[redacted]")
-    .replace(/\b((?:set-)?cookie)([^\S\r\n]*:[^\S\r\n]*)[^\r\n]+/gi, "$1$2[redacted]")
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:([^/@\n]*)@/gi, urlPassword);
-}
-
-/** `scheme://user:password@` with its credentials redacted, unless what looks like a password is a port followed by prose. */
-function urlPassword(match: string, scheme: string, password: string): string {
-  return /^\d*\s/.test(password) ? match : `${scheme}[redacted]@`;
+  for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
+  out = out
+    .replace(/\b(Bearer|Basic|Token)[^\S\r\n]+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`)
+    .replace(JSON_CREDENTIAL_PAIR, `$1$2$1$3"${REDACTED}"`)
+    .replace(CREDENTIAL_PAIR, `$1$2${REDACTED}`)
+    .replace(/\b((?:set-)?cookie)([^\S\r\n]*:[^\S\r\n]*)[^\r\n]+/gi, `$1$2${REDACTED}`);
+  return redactUrlCredentials(out);
 }

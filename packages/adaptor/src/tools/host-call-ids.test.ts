@@ -51,4 +51,10 @@ describe("HostCallIds: a host-tool call without a CLI call id finds its tool-cal
     controller.abort();
     expect(await abandoned).toBeUndefined();
   });
+
+  it("a call reported with a null input counts as one whose input the agent left out", async () => {
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    ids.observe(call("n1", "mcp_adaptor_lookup", null));
+    expect(await ids.claim("lookup", { word: "a" })).toBe("n1");
+  });
 });

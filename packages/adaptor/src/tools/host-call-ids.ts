@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { DriverEvent } from "@adaptor/driver";
+import { knownInput, mcpToolOf, type McpServerTools } from "@adaptor/driver/kit";
 
 /** One `tool-call` of a host tool the run reported and no host-tool call has claimed yet. */
 interface ReportedCall {
@@ -29,20 +30,18 @@ export const CLAIM_WAIT_MS = 1_000;
  * (Gemini CLI, codex-acp), so the call's approval, host `tool-result` and denial carry the id the
  * run's events already gave it. Fed every driver event of the run ({@link observe}); a host-tool
  * call then claims ({@link claim}) the oldest reported, unclaimed call of that tool whose input is
- * its arguments, else the oldest whose input the agent did not report (absent or `{}`), waiting
+ * its arguments, else the oldest whose input the agent did not report (absent, `null` or `{}`), waiting
  * up to {@link CLAIM_WAIT_MS} for one to be reported. Each reported call is claimed at most once.
  */
 export class HostCallIds {
-  readonly #server: string;
-  readonly #tools: ReadonlySet<string>;
+  readonly #servers: readonly McpServerTools[];
   readonly #unclaimed: ReportedCall[] = [];
   readonly #claimed = new Set<string>();
   readonly #waiters: Waiter[] = [];
 
   /** `server` is the host-tool server's name in the run's `mcpServers`, `tools` its tools' names. */
   constructor(server: string, tools: Iterable<string>) {
-    this.#server = server;
-    this.#tools = new Set(tools);
+    this.#servers = [{ name: server, tools: new Set(tools) }];
   }
 
   /** Notes the run's `tool-call` events of host tools (and the input a later `end` phase gives). */
@@ -52,7 +51,8 @@ export class HostCallIds {
     if (known) {
       if (event.input !== undefined) known.input = event.input;
     } else {
-      const tool = this.#toolOf(event.name);
+      // A driver's event name may be the call's title (an ACP call without a name).
+      const tool = mcpToolOf({ name: event.name, title: event.name }, this.#servers)?.tool;
       if (tool === undefined) return;
       this.#unclaimed.push({ id: event.id, name: tool, input: event.input });
       if (this.#unclaimed.length > MAX_UNCLAIMED) this.#unclaimed.shift();
@@ -91,23 +91,11 @@ export class HostCallIds {
   #take(tool: string, args: unknown): string | undefined {
     const fits = (call: ReportedCall): boolean => call.name === tool;
     const exact = this.#unclaimed.findIndex((call) => fits(call) && sameArguments(call.input, args));
-    const at = exact !== -1 ? exact : this.#unclaimed.findIndex((call) => fits(call) && unreported(call.input));
+    const at = exact !== -1 ? exact : this.#unclaimed.findIndex((call) => fits(call) && !knownInput(call.input));
     if (at === -1) return undefined;
     const [call] = this.#unclaimed.splice(at, 1);
     this.#claimed.add(call!.id);
     return call!.id;
-  }
-
-  /**
-   * The host tool a `tool-call` name refers to: `mcp__adaptor__x` (Claude Code, Codex),
-   * `mcp_adaptor_x` (Gemini CLI), `Tool: adaptor/x` (codex-acp); `undefined` for any other tool.
-   */
-  #toolOf(name: string): string | undefined {
-    const server = this.#server;
-    for (const prefix of [`mcp__${server}__`, `mcp_${server}_`, `Tool: ${server}/`, `${server}/`]) {
-      if (name.startsWith(prefix) && this.#tools.has(name.slice(prefix.length))) return name.slice(prefix.length);
-    }
-    return undefined;
   }
 }
 
@@ -117,9 +105,4 @@ function sameArguments(input: unknown, args: unknown): boolean {
   if (isDeepStrictEqual(input, given)) return true;
   if (typeof input !== "object" || input === null || !("arguments" in input)) return false;
   return isDeepStrictEqual((input as { arguments: unknown }).arguments ?? {}, given);
-}
-
-/** The agent reported no input for the call (Gemini CLI sends `{}`). */
-function unreported(input: unknown): boolean {
-  return input === undefined || (typeof input === "object" && input !== null && Object.keys(input).length === 0);
 }

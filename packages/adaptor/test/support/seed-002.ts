@@ -271,7 +271,7 @@ const protocolError: TypedSpec = {
       cause: connectionCause(s),
       raw: 'upstream said: {"token":"abc123"}',
     }),
-  fields: { op: "message/send", reason: "connection failed", raw: 'upstream said: {"token":"<redacted>"}' },
+  fields: { op: "message/send", reason: "connection failed", raw: 'upstream said: {"token":"[redacted]"}' },
 };
 
 const streamRecovery: TypedSpec = {

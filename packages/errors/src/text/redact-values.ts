@@ -39,15 +39,18 @@ function formsOf(value: string): ValueForms {
   return forms;
 }
 
+/** What the SDK writes in place of a credential it redacts, everywhere it redacts one. */
+export const REDACTED = "[redacted]";
+
 /**
  * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
  * stored text. Each value is found as it is, in any letter case, URL-encoded
  * (`encodeURIComponent`) and base64-encoded (standard, unpadded or URL-safe, when the text holds the
  * value's encoding on its own). Empty values are skipped (they would match everywhere).
- * @param marker what replaces each occurrence; default `[redacted]`.
+ * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
-export function redactValues(text: string, values: readonly string[], marker = "[redacted]"): string {
+export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
   let out = text;
   let lower: string | undefined;
   for (const value of values) {
