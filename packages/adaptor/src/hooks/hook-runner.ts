@@ -1,5 +1,5 @@
 import { FeatureUnsupportedError, type DriverEvent, type HookAnswer, type HookAsk, type HookPoint } from "@adaptor/driver";
-import { raceAbort } from "@adaptor/driver/kit";
+import { mcpToolOf, raceAbort, type McpServerTools } from "@adaptor/driver/kit";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
 import type { HookContext, RunHooks } from "./run-hooks.js";
@@ -47,8 +47,8 @@ export class HookRunner {
   readonly #native: ReadonlySet<HookPoint>;
   readonly #runId: string;
   readonly #driver: string;
-  /** The wire names of the run's host tools (`mcp__adaptor__x`, `adaptor/x`) to their own names. */
-  readonly #hostTools: ReadonlyMap<string, string>;
+  /** The run's host-tool server and its tools' own names, to read a call's name in any form agents give it. */
+  readonly #hostTools: readonly McpServerTools[];
   readonly #onFailure: (error: AdaptorError) => void;
   readonly #ended = new AbortController();
   readonly #signal: AbortSignal;
@@ -72,12 +72,7 @@ export class HookRunner {
     this.#native = new Set(init.native);
     this.#runId = init.runId;
     this.#driver = init.driver;
-    this.#hostTools = new Map(
-      (init.hostTools ?? []).flatMap((name) => [
-        [`mcp__${HOST_TOOL_SERVER_NAME}__${name}`, name],
-        [`${HOST_TOOL_SERVER_NAME}/${name}`, name],
-      ]),
-    );
+    this.#hostTools = [{ name: HOST_TOOL_SERVER_NAME, tools: init.hostTools ?? [] }];
     this.#onFailure = init.onFailure;
     this.#signal = AbortSignal.any([init.signal, this.#ended.signal]);
   }
@@ -189,7 +184,9 @@ export class HookRunner {
 
   /** `call` with a host tool named as approvals name it (its own name), and the agent's name in `agentToolName`. */
   #named<T extends { readonly toolName: string }>(call: T): T & { readonly agentToolName: string } {
-    return { ...call, toolName: this.#hostTools.get(call.toolName) ?? call.toolName, agentToolName: call.toolName };
+    // An agent's event name may be the call's title (an ACP call without a name).
+    const own = mcpToolOf({ name: call.toolName, title: call.toolName }, this.#hostTools)?.tool;
+    return { ...call, toolName: own ?? call.toolName, agentToolName: call.toolName };
   }
 
   /**
