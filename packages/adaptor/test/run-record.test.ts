@@ -33,6 +33,22 @@ describe("RunRecord", () => {
     });
   });
 
+  it("a long run's text is every delta in order, as appending them gives, read once or again as more arrive", () => {
+    const record = new RunRecord(false);
+    // Deltas of every length around the pieces the text is kept in, with multi-unit characters.
+    const deltas = Array.from({ length: 40_000 }, (_, i) => (i % 97 === 0 ? "é🙂".repeat(i % 300) : `tok ${i} `));
+    let appended = "";
+    for (const [i, text] of deltas.entries()) {
+      record.observe({ type: "text-delta", text });
+      appended += text;
+      if (i === 25_000) expect(record.text).toBe(appended);
+    }
+    expect(appended.length).toBeGreaterThan(100_000);
+    expect(record.text).toBe(appended);
+    expect(record.complete(undefined).text).toBe(appended);
+    expect(new RunRecord(false).complete(undefined).text).toBe("");
+  });
+
   it("keeps the driver's fields and lists a refused call the driver did not after the driver's own", () => {
     const record = new RunRecord(true);
     record.observe(response);

@@ -316,9 +316,7 @@ export class ChildCliProcess implements CliProcess {
    * under its newest pid.
    */
   async #refreshCaughtUp(): Promise<void> {
-    const since = lastPid();
-    await refreshDeepSoon(this.#descendants);
-    this.#descendants.catchUp(since);
+    await refreshDeepSoon(this.#descendants, lastPid());
   }
 
   /** The remembered descendants but zombies: a zombie has ended; only its parent's wait is left. */

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
 import { signalGroup } from "./kill.js";
-import { followPidWindows, inWindow, type PidWindow } from "./pid-windows.js";
+import { followPidWindows, inWindow, SharedWindowReads, type PidWindow } from "./pid-windows.js";
 import { RememberedIds } from "./remembered-ids.js";
 
 export { inWindow, type PidWindow } from "./pid-windows.js";
@@ -244,6 +244,35 @@ export function startedIn(window: PidWindow): Iterable<ProcStat> {
     if (stat) found.push(stat);
   }
   return found;
+}
+
+/**
+ * What catch-ups made one right after the other read of `/proc` ({@link DescendantTracker.catchUp}):
+ * the stat of each process started in their windows and the tag entries of each whose environment
+ * is looked at, each read once for all of them. With many CLIs ending at once, each catch-up's
+ * window holds the others' processes: read per tracker, that was every tracker times every process
+ * started meanwhile. Lives for one synchronous pass (what it holds is what was read then).
+ */
+export class CatchUpReads {
+  readonly #windows = new SharedWindowReads<ProcStat>(startedIn);
+  readonly #tags = new Map<number, { readonly start: string; readonly tags: readonly string[] }>();
+
+  /** {@link startedIn}, each pid read once: by ascending pid. */
+  startedIn(window: PidWindow): Iterable<ProcStat> {
+    return this.#windows.in(window);
+  }
+
+  /**
+   * The {@link PROCESS_TAG_VAR} entries of `stat`'s initial environment, read once per process (not
+   * at all for an orphan candidate whose environment the last read of where orphans are handed read).
+   */
+  tagsOf(stat: ProcStat): readonly string[] {
+    const known = this.#tags.get(stat.pid) ?? orphanTags.get(stat.pid);
+    if (known?.start === stat.start) return known.tags;
+    const tags = tagEntriesOf(stat.pid);
+    this.#tags.set(stat.pid, { start: stat.start, tags });
+    return tags;
+  }
 }
 
 /** Whether `id` is a process (a thread group's leader), not another thread of one: see {@link threadGroupOf}. */
@@ -551,9 +580,12 @@ export class DescendantTracker {
    * seen in (not the host's, nor one whose id now names another: {@link #inSeenSession}). A job
    * that forks faster than a listing reads `/proc` is found under its newest pid, however slow the
    * listing was.
+   * @param reads - what catch-ups made together read of `/proc` ({@link CatchUpReads}): each
+   *   process started in their windows read once, whatever the number of trackers; a fresh one
+   *   by default.
    * @returns false when it gave up (the host kept starting processes) or the last pid cannot be read.
    */
-  catchUp(since: number | undefined): boolean {
+  catchUp(since: number | undefined, reads: CatchUpReads = new CatchUpReads()): boolean {
     const host = readStat(process.pid);
     const parentStarts = new Map<number, string | undefined>();
     const leaders = new Map<number, number | undefined>();
@@ -573,12 +605,13 @@ export class DescendantTracker {
       const parentStart = parentStarts.get(stat.ppid);
       return parentStart === undefined || !(Number(parentStart) < this.#rootStart);
     };
+    const entry = this.#tag?.toString("latin1");
     return followPidWindows(since, lastPid, (window) => {
-      for (const stat of startedIn(window)) {
+      for (const stat of reads.startedIn(window)) {
         if (stat.pid === this.#root || stat.pid === process.pid || this.#known.has(stat.pid)) continue;
         if (!(Number(stat.start) >= this.#rootStart)) continue; // older than the CLI: not started by it
         // Only one about to be taken is checked to be a process (one more read): most are not taken.
-        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (this.#tag && mayCarryTag(stat) && environHas(stat.pid, this.#tag))) {
+        if (stat.ppid === this.#root || this.#known.has(stat.ppid) || (entry && mayCarryTag(stat) && reads.tagsOf(stat).includes(entry))) {
           if (isProcess(stat.pid)) this.adopt(stat);
         } else if (host && (stat.sid === host.sid || stat.pgid === host.pgid)) continue;
         else if (this.#inSeenSession(stat, readStat) && isProcess(stat.pid)) this.#known.set(stat.pid, stat.start);
@@ -962,23 +995,30 @@ function hostAncestors(): Set<number> | undefined {
   return (ancestors = found);
 }
 
-/** Deep refreshes asked for in the current turn of the event loop, served together after it. */
-let pendingDeep: { readonly trackers: Set<DescendantTracker>; readonly done: Promise<void> } | undefined;
+/**
+ * Deep refreshes asked for in the current turn of the event loop, served together after it, each
+ * with the last pid its catch-up starts from (undefined: none).
+ */
+let pendingDeep: { readonly trackers: Map<DescendantTracker, number | undefined>; readonly done: Promise<void> } | undefined;
 
 /**
  * {@link DescendantTracker.refreshDeep} of `tracker`, made right after the current turn of the
  * event loop together with every other asked for in that turn: one read of where orphans are
  * handed ({@link orphanCandidates}: this process's children list holds every CLI it runs) serves
  * them all, and is made after each of them was asked for, so each finds what its own refresh made
- * then would find. Where the kernel has no children lists, one full scan serves them all. Never
- * rejects.
+ * then would find. Where the kernel has no children lists, one full scan serves them all. With
+ * `catchUpSince` (the {@link lastPid} read before this was asked for), each refresh is then caught
+ * up ({@link DescendantTracker.catchUp}) once all were made, the catch-ups sharing their reads
+ * ({@link CatchUpReads}); asked twice in one turn for one tracker, the catch-up starts from the
+ * first pid given. Never rejects.
  */
-export function refreshDeepSoon(tracker: DescendantTracker): Promise<void> {
+export function refreshDeepSoon(tracker: DescendantTracker, catchUpSince?: number): Promise<void> {
   if (pendingDeep) {
-    pendingDeep.trackers.add(tracker);
+    const { trackers } = pendingDeep;
+    if (trackers.get(tracker) === undefined) trackers.set(tracker, catchUpSince);
     return pendingDeep.done;
   }
-  const trackers = new Set([tracker]);
+  const trackers = new Map([[tracker, catchUpSince]]);
   const done = new Promise<void>((resolve) => {
     setImmediate(() => {
       pendingDeep = undefined;
@@ -986,13 +1026,15 @@ export function refreshDeepSoon(tracker: DescendantTracker): Promise<void> {
       let all: Map<number, ProcStat> | undefined;
       let members: Map<number, ProcStat> | undefined;
       // One walk below the candidates serves every tracker: from those younger than the oldest CLI.
-      const oldest = Math.min(...[...trackers].map((each) => each.rootStart));
-      for (const each of trackers) {
+      const oldest = Math.min(...[...trackers.keys()].map((each) => each.rootStart));
+      for (const each of trackers.keys()) {
         if (hasChildrenFiles()) {
           const read = (candidates ??= orphanCandidates());
           each.refreshDeepTree(read, () => (members ??= youngSubtrees(read, oldest)));
         } else each.refresh((all ??= scan()), true);
       }
+      const reads = new CatchUpReads();
+      for (const [each, since] of trackers) if (since !== undefined) each.catchUp(since, reads);
       resolve();
     });
   });

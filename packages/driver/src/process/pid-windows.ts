@@ -44,3 +44,52 @@ export function followPidWindows(
   }
   return false;
 }
+
+/**
+ * The processes (or anything keyed by pid) started in pid windows, read once for several readers
+ * that ask, one right after the other, for windows that overlap: catch-ups made together, each
+ * from the last pid it read before its own listing to the last pid handed out now. Each pid of the
+ * span the windows cover together is read once; a window that wraps past the highest pid, or lies
+ * apart from that span, is read as asked, not remembered. Meant to live for one synchronous pass:
+ * what it holds is what was there when it was first read.
+ */
+export class SharedWindowReads<T extends { readonly pid: number }> {
+  readonly #read: (window: PidWindow) => Iterable<T>;
+  /** The span read so far, `(after, last]`; undefined before the first read. */
+  #span: PidWindow | undefined;
+  /** What was found in {@link #span}, by pid. */
+  readonly #found = new Map<number, T>();
+
+  /** @param read - reads what started in one window (as `startedIn` does). */
+  constructor(read: (window: PidWindow) => Iterable<T>) {
+    this.#read = read;
+  }
+
+  /** What started in `window`, by ascending pid (for a window that wraps: in the order read). */
+  in(window: PidWindow): T[] {
+    const { after, last } = window;
+    if (after >= last) return [...this.#read(window)];
+    const span = this.#span;
+    if (span && (last < span.after || after > span.last)) return [...this.#read(window)].sort((a, b) => a.pid - b.pid);
+    if (!span) this.#add(window);
+    else {
+      if (after < span.after) this.#add({ after, last: span.after });
+      if (last > span.last) this.#add({ after: span.last, last });
+    }
+    this.#span = { after: Math.min(after, span?.after ?? after), last: Math.max(last, span?.last ?? last) };
+    const found: T[] = [];
+    if (last - after <= this.#found.size) {
+      for (let pid = after + 1; pid <= last; pid++) {
+        const each = this.#found.get(pid);
+        if (each) found.push(each);
+      }
+      return found;
+    }
+    for (const [pid, each] of this.#found) if (pid > after && pid <= last) found.push(each);
+    return found.sort((a, b) => a.pid - b.pid);
+  }
+
+  #add(window: PidWindow): void {
+    for (const each of this.#read(window)) this.#found.set(each.pid, each);
+  }
+}
