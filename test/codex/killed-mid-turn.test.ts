@@ -15,7 +15,7 @@ const open = closedAfterEach();
 // Fault injection: better-sqlite3 as an install that did not build its native binary has it.
 const sqlite = vi.hoisted(() => ({ broken: false }));
 vi.mock("better-sqlite3", async (importOriginal) => {
-  const real = (await importOriginal<typeof import("better-sqlite3")>()).default;
+  const real = (await importOriginal<{ default: typeof import("better-sqlite3") }>()).default;
   function Database(...args: ConstructorParameters<typeof real>) {
     if (sqlite.broken) throw new Error("Could not locate the bindings file. Tried: build/Release/better_sqlite3.node");
     return new real(...args);
