@@ -107,7 +107,9 @@ describe("codex killed mid-turn (real binary)", { timeout: 120_000 }, () => {
       const three = await turn(agent.thread("chat").stream("turn three [chat-t3]"));
       expect(three.error).toBeInstanceOf(ThreadSessionError);
       expect(three.error).toMatchObject({ reason: "restore_failed" });
-      expect(causes(three.error).map((e) => String((e as Error).message))).toContainEqual(expect.stringContaining("bindings file"));
+      const messages = causes(three.error).map((e) => String((e as Error).message));
+      expect(messages).toContainEqual(expect.stringContaining("better-sqlite3 (a dependency of @adaptor/codex) could not be loaded"));
+      expect(messages).toContainEqual(expect.stringContaining("bindings file"));
       expect(rollouts(env.codexHome)).toEqual(left);
     } finally {
       sqlite.broken = false;
