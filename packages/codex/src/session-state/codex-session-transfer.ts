@@ -307,16 +307,12 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
       checkNames(location, slices);
       const home = homeOf(location);
       for (const slice of slices) await checkSessionFolders(home, join(home, ...slice.name.split("/")), "append session file");
-      await evict(location.resumeId);
-      const written = new Set([location.resumeId]);
-      for (const slice of slices) {
-        const thread = threadOf(slice.name)!;
-        if (thread !== location.resumeId) await evict(thread);
-        await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
-        written.add(thread);
-      }
-      // What follows `offset` was replaced: codex's projection may have read past it.
-      await dropHistoryProjection(home, [...written]);
+      const threads = [...new Set([location.resumeId, ...slices.map((slice) => threadOf(slice.name)!)])];
+      for (const thread of threads) await evict(thread);
+      // What follows `offset` is replaced, and codex's projection may have read past it: it goes
+      // first, so a projection that cannot be dropped leaves every rollout as it was.
+      await dropHistoryProjection(home, threads);
+      for (const slice of slices) await appendSessionFile(join(home, ...slice.name.split("/")), slice.offset, slice.content);
     },
     async importSession(location, files, signal): Promise<void> {
       signal?.throwIfAborted();
@@ -331,22 +327,23 @@ export function codexSessionTransfer(config: CodexConfig, evict: (threadId: stri
         files.map((file) => join(home, ...file.name.split("/"))),
       );
       await evict(location.resumeId);
-      const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
-      for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
-      const written = [location.resumeId];
       // The lineage's rollouts: a local copy that already begins with the stored bytes (the same
       // thread, continued here since) is kept; any other is written, ending a process serving it.
+      const lineage = [];
       for (const file of files.filter((f) => !isOwn(location, f.name))) {
         const target = join(home, ...file.name.split("/"));
         const local = await readSessionFileFrom(target, 0, () => true, signal).catch(() => undefined);
         if (local && local.bytes >= file.content.byteLength && local.content.subarray(0, file.content.byteLength).equals(file.content))
           continue;
         await evict(threadOf(file.name)!);
-        await writeSessionFile(target, file.content);
-        written.push(threadOf(file.name)!);
+        lineage.push({ target, file });
       }
-      // Codex's projection of the old bytes would outlive them (see dropHistoryProjection).
-      await dropHistoryProjection(home, written);
+      // Codex's projection of the old bytes would outlive them (see dropHistoryProjection): it goes
+      // before any rollout is written, so a projection that cannot be dropped leaves them as they were.
+      await dropHistoryProjection(home, [location.resumeId, ...lineage.map(({ file }) => threadOf(file.name)!)]);
+      const stale = (await rollouts(home, location.resumeId)).filter((path) => !targets.includes(path));
+      for (const [i, file] of own.entries()) await writeSessionFile(targets[i]!, file.content, i === 0 ? stale : []);
+      for (const { target, file } of lineage) await writeSessionFile(target, file.content);
     },
   };
 }

@@ -16,7 +16,8 @@ const BUSY_TIMEOUT_MS = 5_000;
  * than the offset fails every later resume ("durable rollout shrank before projection"). Called
  * after the rollouts were replaced or cut, with no codex process serving the threads. A home without
  * the database (codex never ran there) is left as it is.
- * @throws the database's error (busy past {@link BUSY_TIMEOUT_MS}, unreadable) as is.
+ * @throws the database's error (busy past {@link BUSY_TIMEOUT_MS}, unreadable) as is; Error
+ * naming better-sqlite3 when it cannot be loaded (its native binary not built), its error as cause.
  */
 export async function dropHistoryProjection(home: string, threadIds: readonly string[]): Promise<void> {
   let names: string[];
@@ -26,9 +27,8 @@ export async function dropHistoryProjection(home: string, threadIds: readonly st
     return;
   }
   if (names.length === 0 || threadIds.length === 0) return;
-  const { default: Database } = await import("better-sqlite3");
   for (const name of names) {
-    const db = new Database(join(home, name), { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    const db = await open(join(home, name));
     try {
       const present = new Set(
         (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name),
@@ -43,4 +43,33 @@ export async function dropHistoryProjection(home: string, threadIds: readonly st
       db.close();
     }
   }
+}
+
+/**
+ * The history database at `path`, opened with better-sqlite3.
+ * @throws Error naming better-sqlite3 when it cannot be loaded or its native binary is missing
+ * (an install that did not build it), its error as cause; the database's error as is.
+ */
+async function open(path: string): Promise<import("better-sqlite3").Database> {
+  let Database: typeof import("better-sqlite3");
+  try {
+    Database = (await import("better-sqlite3")).default;
+  } catch (cause) {
+    throw unloadable(cause);
+  }
+  try {
+    return new Database(path, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  } catch (cause) {
+    // The native binary is loaded with the first database opened.
+    if (cause instanceof Error && /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION/.test(cause.message)) throw unloadable(cause);
+    throw cause;
+  }
+}
+
+/** The error of a better-sqlite3 that cannot be loaded. */
+function unloadable(cause: unknown): Error {
+  return new Error(
+    "codex's thread history database cannot be updated: better-sqlite3 (a dependency of @adaptor/codex) could not be loaded; install or rebuild it (its native binary)",
+    { cause },
+  );
 }
