@@ -73,7 +73,9 @@ afterEach(async () => {
 });
 
 const piAgent = (): Agent =>
-  new Agent(acp({ type: "pi", displayName: "pi", command: process.execPath, args: [PI_ACP], cwd: ws, env, inheritEnv: false, askMode: "off" }));
+  new Agent(
+    acp({ type: "pi", displayName: "pi", command: process.execPath, args: [PI_ACP], cwd: ws, env, inheritEnv: false, askMode: "off" }),
+  );
 
 async function failBash(options: RunOptions): Promise<unknown> {
   agent = piAgent();

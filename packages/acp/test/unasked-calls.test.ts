@@ -452,7 +452,12 @@ describe("a call that acts and is reported failed without an ask fails the run t
     expect(result).toBeUndefined();
     expect(isError(error, ErrPolicyViolation)).toBe(true);
     expect((error as RunError).message).toBe('bash (ACP kind execute) ran without a permission ask under approvals.permission "ask"');
-    expect((error as RunError).details).toEqual({ toolCallId: "sh", toolName: "bash", toolKind: "execute", fields: ["approvals.permission"] });
+    expect((error as RunError).details).toEqual({
+      toolCallId: "sh",
+      toolName: "bash",
+      toolKind: "execute",
+      fields: ["approvals.permission"],
+    });
     expect((error as RunError).result.enforcement).toEqual([
       expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
     ]);
