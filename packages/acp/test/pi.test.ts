@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startChatCompletionsServer, whenChatToolResult, whenChatUserSays, type ChatCompletionsServer } from "@adaptor/testkit";
-import { Agent, ErrPolicyViolation, isError, RunError, type RunOptions } from "adaptor";
+import { Agent, ErrPolicyViolation, isError, RunError, type AgentEvent, type RunOptions } from "adaptor";
 import { acp } from "../src/index.js";
-import { isolatedHome, processesWith, type IsolatedHome } from "./support.js";
+import { isolatedHome, policyNotices, processesWith, type IsolatedHome } from "./support.js";
 
 // pi (the pi coding agent 0.73.1) through its ACP adapter pi-acp 0.0.24, the real binaries, offline
 // against a scripted chat-completions server. pi never asks (no session/request_permission) and its
@@ -34,6 +34,11 @@ beforeEach(async () => {
         name: "failbash",
         when: whenChatUserSays("FAILBASH"),
         reply: { toolCall: { name: "bash", arguments: { command: `echo pwned > ${join(ws, "marker.txt")}; exit 3` } } },
+      },
+      {
+        name: "slowbash",
+        when: whenChatUserSays("SLOWBASH"),
+        reply: { toolCall: { name: "bash", arguments: { command: `echo pwned > ${join(ws, "marker.txt")}; sleep 60` } } },
       },
     ],
   });
@@ -67,10 +72,13 @@ afterEach(async () => {
   await home.cleanup();
 });
 
-async function failBash(options: RunOptions): Promise<unknown> {
-  agent = new Agent(
+const piAgent = (): Agent =>
+  new Agent(
     acp({ type: "pi", displayName: "pi", command: process.execPath, args: [PI_ACP], cwd: ws, env, inheritEnv: false, askMode: "off" }),
   );
+
+async function failBash(options: RunOptions): Promise<unknown> {
+  agent = piAgent();
   const asked: string[] = [];
   const error = await agent
     .run("FAILBASH", { timeoutMs: 90_000, ...options, onApproval: (request) => (asked.push(String(request.toolName)), request.deny("no")) })
@@ -101,5 +109,40 @@ describe("pi-acp 0.0.24 + pi 0.73.1 on the real binaries", () => {
     expect((error as RunError).result.enforcement).toEqual([
       expect.objectContaining({ field: "sandbox", value: "read_only", enforced: false }),
     ]);
+  }, 120_000);
+
+  it("ask: a shell command interrupted while it runs (reported in_progress, then failed) still fails the run with policy_violation", async () => {
+    agent = piAgent();
+    const marker = join(ws, "marker.txt");
+    const asked: string[] = [];
+    const stream = agent.stream("SLOWBASH", {
+      timeoutMs: 90_000,
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => (asked.push(String(request.toolName)), request.deny("no")),
+    });
+    const events: AgentEvent[] = [];
+    let interrupting: Promise<boolean> | undefined;
+    for await (const event of stream) {
+      events.push(event);
+      // pi-acp reports the call pending while the model streams it and in_progress as pi runs it:
+      // the call's end is the in_progress update. Once the command has written, the host interrupts.
+      if (event.type === "tool-call" && event.phase === "end" && !interrupting) {
+        await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 60_000, interval: 100 });
+        interrupting = stream.interrupt();
+      }
+    }
+    await interrupting;
+    const error = await stream.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(asked).toEqual([]);
+    expect(events).toContainEqual(expect.objectContaining({ type: "tool-result", name: "bash", isError: true }));
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).message).toBe('bash (ACP kind other) ran without a permission ask under approvals.permission "ask"');
+    expect((error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
+    ]);
+    expect(policyNotices(events)).toHaveLength(1);
   }, 120_000);
 });

@@ -428,33 +428,77 @@ describe("a call that acts and is reported failed without an ask fails the run t
     expect(run.error).toBeUndefined();
   });
 
-  it("a call the agent ends failed after the host interrupted the turn (it had not asked yet) is no violation", async () => {
-    const driver = hostileAcp(
-      {
-        "session/new": [inMode("default")],
-        "session/prompt": [
-          [
-            call("sh", "execute", "in_progress", "bash"),
-            { awaitCancel: true },
-            status("sh", "failed"),
-            { respond: { stopReason: "cancelled" } },
-          ],
-        ],
-      },
-      { askMode: "default" },
-    );
-    agent = new Agent(driver);
-    const stream = agent.stream("go", { policy: { approvals: { permission: "ask" } } });
-    const events: AgentEvent[] = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "tool-call" && event.phase === "start") await stream.interrupt();
-    }
-    const result = await stream.result();
-    expect(result.status).toBe("interrupted");
+  it("a call only ever pending (no status, then pending) that the agent ends failed after the host interrupted the turn is no violation", async () => {
+    const { events, result, error } = await interruptAtStart([
+      { update: { sessionUpdate: "tool_call", toolCallId: "sh", title: "bash", kind: "execute", rawInput: { command: "touch x" } } },
+      status("sh", "pending"),
+      { awaitCancel: true },
+      status("sh", "failed"),
+      { respond: { stopReason: "cancelled" } },
+    ]);
+    expect(error).toBeUndefined();
+    expect(result).toMatchObject({ status: "interrupted" });
     expect(policyNotices(events)).toEqual([]);
   });
+
+  it("a call reported in_progress before the host interrupted the turn, never asked, then ended failed, fails the run with policy_violation", async () => {
+    const { events, result, error } = await interruptAtStart([
+      call("sh", "execute", "pending", "bash"),
+      status("sh", "in_progress"),
+      { awaitCancel: true },
+      status("sh", "failed"),
+      { respond: { stopReason: "cancelled" } },
+    ]);
+    expect(result).toBeUndefined();
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).message).toBe('bash (ACP kind execute) ran without a permission ask under approvals.permission "ask"');
+    expect((error as RunError).details).toEqual({
+      toolCallId: "sh",
+      toolName: "bash",
+      toolKind: "execute",
+      fields: ["approvals.permission"],
+    });
+    expect((error as RunError).result.enforcement).toEqual([
+      expect.objectContaining({ field: "approvals.permission", value: "ask", enforced: false }),
+    ]);
+    expect(policyNotices(events)).toHaveLength(1);
+  });
+
+  it("a call reported with output (rawOutput) while pending before the interrupt counts as started", async () => {
+    const { error } = await interruptAtStart([
+      call("sh", "execute", "pending", "bash"),
+      { update: { sessionUpdate: "tool_call_update", toolCallId: "sh", rawOutput: { output: "partial" } } },
+      { awaitCancel: true },
+      status("sh", "failed"),
+      { respond: { stopReason: "cancelled" } },
+    ]);
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).details).toMatchObject({ toolCallId: "sh", fields: ["approvals.permission"] });
+  });
 });
+
+/**
+ * A turn under `ask` whose prompt runs `steps`: the host interrupts it at the call's `tool-call`
+ * `end`, which the driver emits as it takes the first update that is not `pending` with the input
+ * known (here the one before the steps' `awaitCancel`; a status-less `tool_call` in the pending case).
+ */
+async function interruptAtStart(steps: readonly HostileStep[]): Promise<{ events: AgentEvent[]; result: unknown; error: unknown }> {
+  const driver = hostileAcp({ "session/new": [inMode("default")], "session/prompt": [steps] }, { askMode: "default" });
+  agent = new Agent(driver);
+  const stream = agent.stream("go", { policy: { approvals: { permission: "ask" } } });
+  const events: AgentEvent[] = [];
+  let interrupting: Promise<boolean> | undefined;
+  for await (const event of stream) {
+    events.push(event);
+    if (event.type === "tool-call" && event.phase === "end") interrupting ??= stream.interrupt();
+  }
+  await interrupting;
+  const outcome = await stream.result().then(
+    (result) => ({ result, error: undefined }),
+    (error: unknown) => ({ result: undefined, error }),
+  );
+  return { events, ...outcome };
+}
 
 describe("a call counts as acting when any of its updates gave it an acting kind", () => {
   it("auto_deny: read, then an update to edit, then completed without a kind fails the run", async () => {

@@ -32,6 +32,12 @@ interface ToolState {
   trusted?: boolean;
   /** The call was reported running without an ask. */
   unasked?: boolean;
+  /**
+   * Before the host cancelled the turn the agent reported the call started: `in_progress` (ACP:
+   * running; `pending`, also a `tool_call` with no status, has not started), `completed` or
+   * `failed`, or with output (`rawOutput`, a host terminal).
+   */
+  startedBeforeCancel?: boolean;
   /** The last host terminal the call's content named (`{ type: "terminal", terminalId }`). */
   terminalId?: string;
 }
@@ -104,10 +110,11 @@ export class AcpTurn implements SessionHandler {
    *   allowed without asking (the SDK's host tools).
    * @param onUnasked - called once per call that acts (see {@link actsKind}; by the most acting kind
    *   any of its updates carried), is not a trusted server's, and is reported `completed` or
-   *   `failed` (not after the host cancelled the turn) although no permission ask about it came
-   *   first (not `in_progress`: an agent may report a call running while the tool itself is about
-   *   to ask, as OpenCode does); and once per call of any kind reported `completed` after the host
-   *   denied its ask (`denied`).
+   *   `failed` although no permission ask about it came first (not `in_progress`: an agent may
+   *   report a call running while the tool itself is about to ask, as OpenCode does; a call ended
+   *   `failed` after the host cancelled the turn counts only when it was reported started,
+   *   `in_progress` or with output, before the cancel); and once per call of any kind reported
+   *   `completed` after the host denied its ask (`denied`).
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
    * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
@@ -333,6 +340,7 @@ export class AcpTurn implements SessionHandler {
       if (changesMachine(call.kind) || (actsKind(call.kind) && tool.actingKind === undefined)) tool.actingKind = call.kind;
     }
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
+    if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
@@ -352,11 +360,13 @@ export class AcpTurn implements SessionHandler {
    * denied. A failed call ran as far as anyone can tell (a shell command that wrote a file and
    * exited non-zero is reported `failed`), except where the host has evidence it never ran: its ask
    * was denied (the agent reports the refusal as the call's failure), or the host had cancelled the
-   * turn (an agent ends a call it had not started yet `failed` then, e.g. OpenCode's, reported
-   * running before its own ask).
+   * turn before the call was reported started (an agent ends a call still `pending` `failed` then).
+   * A call reported `in_progress` before the cancel has started as far as the host can tell (pi-acp
+   * reports pi's shell command `in_progress` as it runs it, then `failed` when the cancel aborts it):
+   * unasked, it is a violation although the turn was interrupted.
    */
   #checkRan(id: string, tool: ToolState, kind: string | undefined, status: "completed" | "failed"): void {
-    if (status === "failed" && this.#interrupted) return;
+    if (status === "failed" && this.#interrupted && !tool.startedBeforeCancel) return;
     const refused = this.#refused.has(id);
     if (refused && status === "failed") return;
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
@@ -389,6 +399,7 @@ export class AcpTurn implements SessionHandler {
     delete tool.actingKind;
     delete tool.trusted;
     delete tool.unasked;
+    delete tool.startedBeforeCancel;
   }
 
   /**
@@ -421,6 +432,17 @@ export class AcpTurn implements SessionHandler {
     this.transcript.push({ kind: "tool-result", toolCallId: id, toolName: tool.name, text: output, isError: true });
     this.#sink.emit({ type: "tool-result", id, name: tool.name, output, isError: true });
   }
+}
+
+/**
+ * An update that reports its call started: status `in_progress`, `completed` or `failed`, or output
+ * (`rawOutput`, a host terminal in its content). A `pending` call, or one with no status (ACP's
+ * default is `pending`), has not started: its input is streaming or it awaits its ask.
+ */
+function reportsStarted(call: acp.ToolCallUpdate, status: string | undefined): boolean {
+  if (status === "in_progress" || status === "completed" || status === "failed") return true;
+  if (call.rawOutput !== undefined && call.rawOutput !== null) return true;
+  return (call.content ?? []).some((item) => item.type === "terminal");
 }
 
 /** Token counts in ACP's shape (`inputTokens`, `cachedReadTokens`, ...) or the model APIs' (`input_tokens`, ...). */
