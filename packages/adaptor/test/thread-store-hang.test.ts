@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DriverError, InvalidOptionError } from "@adaptor/errors";
+import type { SessionFile, SessionLocation, SessionTransfer } from "@adaptor/driver";
 import { MemoryThreadStore, type ThreadStore } from "@adaptor/threadstore";
 import { Agent } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
@@ -87,6 +88,63 @@ describe("a thread store call that never answers", () => {
     const err = await runVerdict(faulty(inner, "finalize", hang), "k", { timeoutMs: 300 });
     expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.finalize" });
     expect((err as Error).message).toContain("unknown");
+    expect(await freeForAnotherHost(inner, "k")).toBe(true);
+  });
+
+  it("releaseLease hangs: the run still ends with its verdict once the lease time-to-live has passed, with a notice", async () => {
+    const inner = new MemoryThreadStore();
+    const driver = scriptedDriver(async () => {
+      throw new Error("driver exploded");
+    });
+    const agent = new Agent(driver, { threadStore: faulty(inner, "releaseLease", hang), owner: "h", leaseTtlMs: 500 });
+    const stream = agent.thread("k").stream("x");
+    const notices: string[] = [];
+    for await (const event of stream) if (event.type === "notice") notices.push(event.message ?? "");
+    const err = await stream.result().catch((error: unknown) => error);
+    expect((err as Error).message).toBe("driver exploded");
+    expect(notices.some((message) => message.startsWith("lease release failed"))).toBe(true);
+  });
+
+  it("a session state read hangs: TIMEOUT naming threadStore.sessionState.read", async () => {
+    /** A CLI home holding one session file per id. */
+    class Home implements SessionTransfer {
+      readonly format = "lines/v1";
+      readonly files = new Map<string, Buffer>();
+      async exportSession(location: SessionLocation): Promise<readonly SessionFile[] | undefined> {
+        const content = this.files.get(location.resumeId);
+        return content ? [{ name: "session.log", content }] : undefined;
+      }
+      async importSession(location: SessionLocation, files: readonly SessionFile[]): Promise<void> {
+        this.files.set(location.resumeId, Buffer.from(files[0]!.content));
+      }
+    }
+    const hostDriver = (home: Home) =>
+      scriptedDriver(
+        async (request) => {
+          const id = request.session?.resumeId ?? "00000000-0000-4000-8000-000000000001";
+          home.files.set(id, Buffer.concat([home.files.get(id) ?? Buffer.alloc(0), Buffer.from(`user: ${request.prompt}\n`)]));
+          return { text: "ok", checkpoint: { resumeId: id } };
+        },
+        { sessions: home },
+      );
+    const inner = new MemoryThreadStore();
+    await new Agent(hostDriver(new Home()), { threadStore: inner, owner: "a" }).thread("k").run("first");
+    const state = inner.sessionState!;
+    const hungRead = new Proxy(state, {
+      get: (target, prop) => (prop === "read" ? hang : (Reflect.get(target, prop, target) as unknown)),
+    });
+    const store = new Proxy(inner, {
+      get: (target, prop) => {
+        if (prop === "sessionState") return hungRead;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as ThreadStore;
+    const err = await new Agent(hostDriver(new Home()), { threadStore: store, owner: "b", leaseTtlMs: 60_000 })
+      .thread("k")
+      .run("second", { timeoutMs: 300 })
+      .catch((error: unknown) => error);
+    expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.sessionState.read" });
     expect(await freeForAnotherHost(inner, "k")).toBe(true);
   });
 });

@@ -2,8 +2,8 @@ import { DriverError, InvalidOptionError } from "@adaptor/errors";
 import { raceAbort } from "@adaptor/driver/kit";
 import type { Lease, ThreadRecord } from "@adaptor/threadstore";
 
-/** A thread store method a thread turn waits on. */
-export type StoreOp = "acquireLease" | "resolve" | "finalize" | "releaseLease" | "sessionState";
+/** A thread store method a thread turn waits on (`sessionState.<method>` for its session state). */
+export type StoreOp = "acquireLease" | "resolve" | "finalize" | "releaseLease" | `sessionState.${string}`;
 
 /**
  * Waits for one store call, but never past the run's end: when `signal` aborts first the call is
@@ -32,6 +32,25 @@ export function abandonedStoreCall(op: StoreOp, reason: unknown): unknown {
     op === "finalize" ? "; the turn's commit may still land or not: whether it was saved is unknown until the thread is read again" : "";
   const detail = new Error(`the thread store's ${op} had not answered when the run ended (${reason.message})${outcome}`, { cause: reason });
   return new DriverError({ op: `threadStore.${op}`, device: "thread store", code: reason.code, cause: detail });
+}
+
+/**
+ * A view of `state` whose every call given an `AbortSignal` never waits past that signal's abort
+ * (see {@link storeCall}): a session state read or write that hangs ends with the run.
+ */
+export function racedSessionState<S extends object>(state: S): S {
+  return new Proxy(state, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== "function" || typeof prop !== "string") return value;
+      return (...args: unknown[]): unknown => {
+        const answer: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        const signal = args.find((arg): arg is AbortSignal => arg instanceof AbortSignal);
+        const thenable = typeof (answer as { then?: unknown } | null)?.then === "function";
+        return signal && thenable ? storeCall(`sessionState.${prop}`, signal, Promise.resolve(answer)) : answer;
+      };
+    },
+  });
 }
 
 function malformed(op: StoreOp, field: string, reason: string): InvalidOptionError {

@@ -31,7 +31,7 @@ import { forkedTurns, readTurnLog, turnsThrough, withTurn, type TurnLog } from "
 import { readManifest } from "../session-state/session-manifest.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
-import { checkLease, checkRecord, storeCall } from "./store-calls.js";
+import { checkLease, checkRecord, racedSessionState, storeCall } from "./store-calls.js";
 import { within } from "@adaptor/driver/kit";
 import { SPAN } from "../telemetry/span-names.js";
 
@@ -227,7 +227,9 @@ export class ThreadTurn {
     const driverType = prep.driver.descriptor.type;
     const transfer = prep.driver.sessions;
     const portable =
-      store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes, key) : undefined;
+      store.sessionState && transfer
+        ? new PortableSessions(racedSessionState(store.sessionState), transfer, ctx.sessionStateLimitBytes, key)
+        : undefined;
     const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
