@@ -31,6 +31,8 @@ import { forkedTurns, readTurnLog, turnsThrough, withTurn, type TurnLog } from "
 import { readManifest } from "../session-state/session-manifest.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
+import { checkLease, checkRecord, racedSessionState, storeCall } from "./store-calls.js";
+import { within } from "@adaptor/driver/kit";
 import { SPAN } from "../telemetry/span-names.js";
 
 /**
@@ -225,11 +227,21 @@ export class ThreadTurn {
     const driverType = prep.driver.descriptor.type;
     const transfer = prep.driver.sessions;
     const portable =
-      store.sessionState && transfer ? new PortableSessions(store.sessionState, transfer, ctx.sessionStateLimitBytes, key) : undefined;
+      store.sessionState && transfer
+        ? new PortableSessions(racedSessionState(store.sessionState), transfer, ctx.sessionStateLimitBytes, key)
+        : undefined;
     const fingerprints = fingerprintsOf(ctx, prep, driverType, portable !== undefined);
     let lease: Lease;
     try {
-      const acquire = (): Promise<Lease> => store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal);
+      // A lease granted after the run ended (a store that answered late) is given back at once.
+      const acquire = async (): Promise<Lease> =>
+        checkLease(
+          await storeCall("acquireLease", prep.signal, store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal), (late) => {
+            if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
+          }),
+          key,
+          ctx.owner,
+        );
       lease = prep.telemetry
         ? await prep.telemetry.span(
             SPAN.leaseAcquire,
@@ -261,8 +273,14 @@ export class ThreadTurn {
     }
   }
 
+  /** The key's active record, checked; never waits past the run's end (see {@link storeCall}). */
+  async #resolveKey(key: string, signal: AbortSignal): Promise<ThreadRecord | undefined> {
+    const found = await storeCall("resolve", signal, this.#ctx.store.resolve({ key }, signal));
+    return checkRecord("resolve", found, key, true);
+  }
+
   async #resolve(prep: Preparation): Promise<void> {
-    const { store, key, mode } = this.#ctx;
+    const { key, mode } = this.#ctx;
     // A live process may serve the turn only if the conversation is still where this agent left it:
     // another agent or worker may have continued it since, and a parked process would miss that.
     const wantsReuse = prep.options.spawn !== true && mode !== "fork";
@@ -272,10 +290,10 @@ export class ThreadTurn {
     };
     if (mode === "fork") {
       const parentKey = this.#ctx.parentKey ?? "";
-      const parent = await store.resolve({ key: parentKey }, prep.signal);
+      const parent = await this.#resolveKey(parentKey, prep.signal);
       if (!parent) throw threadError(ErrThreadNotFound, `thread ${parentKey}: no active record to fork`);
       this.#checkCompatible(parent);
-      if (await store.resolve({ key }, prep.signal)) {
+      if (await this.#resolveKey(key, prep.signal)) {
         throw threadError(ErrThreadAlreadyExists, `thread ${key}: fork target already has an active conversation`);
       }
       const at = this.#ctx.forkAt;
@@ -295,7 +313,7 @@ export class ThreadTurn {
       prep.request = { ...prep.request, session, reuseProcess: false };
       return;
     }
-    const current = await store.resolve({ key }, prep.signal);
+    const current = await this.#resolveKey(key, prep.signal);
     this.#current = current;
     if (mode === "adopt") {
       const adopted = this.#ctx.adoptSession ?? "";
@@ -673,13 +691,15 @@ export class ThreadTurn {
           },
           signal,
         );
-      const written = this.#telemetry
-        ? await this.#telemetry.span(
-            SPAN.leaseFinalize,
-            { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode },
-            finalize,
-          )
-        : await finalize();
+      // Never waits past the run's end; a finalize left behind may still commit (outcome unknown).
+      const answered = await storeCall(
+        "finalize",
+        signal,
+        this.#telemetry
+          ? this.#telemetry.span(SPAN.leaseFinalize, { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode }, finalize)
+          : finalize(),
+      );
+      const written = checkRecord("finalize", answered, key);
       this.#ctx.onCommitted?.(recordVersion(written));
       return written;
     } catch (error) {
@@ -700,7 +720,8 @@ export class ThreadTurn {
 
   /**
    * Stops renewal and releases the lease; idempotent, never throws. A failed release is tried once
-   * more; if that fails too, a `notice` (kind `lifecycle`) says the key stays busy until the lease
+   * more; if that fails too, or the store does not answer within the lease time-to-live (at most
+   * {@link RELEASE_WAIT_MS}), a `notice` (kind `lifecycle`) says the key stays busy until the lease
    * expires (the lease time-to-live from the last renewal).
    */
   async end(): Promise<void> {
@@ -709,9 +730,16 @@ export class ThreadTurn {
     clearInterval(this.#renewal);
     const { store, key, leaseTtlMs } = this.#ctx;
     let failure: unknown;
+    const waitMs = Math.min(leaseTtlMs, RELEASE_WAIT_MS);
     for (let attempt = 1; attempt <= 2; attempt++) {
+      const release = store.releaseLease(this.#lease);
+      release.catch(() => undefined);
+      if (!(await within(release, waitMs))) {
+        failure = new Error(`the thread store's releaseLease did not answer within ${waitMs} ms`);
+        break;
+      }
       try {
-        await store.releaseLease(this.#lease);
+        await release;
         return;
       } catch (error) {
         failure = error;
@@ -725,6 +753,9 @@ export class ThreadTurn {
     });
   }
 }
+
+/** The longest {@link ThreadTurn.end} waits for the store to release the lease (ms). */
+const RELEASE_WAIT_MS = 5_000;
 
 /** Span attributes of a lease step: the key, the fencing token and the time-to-live. */
 function leaseAttributes(ctx: ThreadContext, lease: Lease): Record<string, string | number> {
