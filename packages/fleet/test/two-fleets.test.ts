@@ -62,7 +62,10 @@ if (!PG_URL) {
       expect(committed?.revision).toBe(1);
 
       // Submitted again once the key is free, fleet B's turn runs on fleet A's: both are in the thread.
-      const again = await b.submit("second again", { threadKey: "shared", runOptions: fakeRun(fakeCodexSteps("turn b", { resume: true })) });
+      const again = await b.submit("second again", {
+        threadKey: "shared",
+        runOptions: fakeRun(fakeCodexSteps("turn b", { resume: true })),
+      });
       expect((await again.result()).text).toBe("turn b");
       const after = await store.resolve({ key: "shared" });
       expect({ id: after?.id, revision: after?.revision }).toEqual({ id: committed?.id, revision: 2 });
