@@ -2,4 +2,10 @@
 // promise, and not part of the documented surface.
 
 export { sniffImageType } from "./prompt/sniff-image-type.js";
-export { askFactsOf, decisionRefusal, EDIT_UNSUPPORTED_REASON, type ApprovalAskFacts } from "./approval/approval-request.js";
+export {
+  askFactsOf,
+  decisionRefusal,
+  DEFAULT_DENY_REASON,
+  EDIT_UNSUPPORTED_REASON,
+  type ApprovalAskFacts,
+} from "./approval/approval-request.js";

@@ -312,6 +312,7 @@ describe("public surface", () => {
 
   it("adaptor/internal (shared with the SDK's own packages, outside the documented surface)", async () => {
     expect(Object.keys(await import("adaptor/internal")).sort()).toEqual([
+      "DEFAULT_DENY_REASON",
       "EDIT_UNSUPPORTED_REASON",
       "askFactsOf",
       "decisionRefusal",

@@ -40,7 +40,7 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
       const refusals: [unknown, (error: unknown) => boolean][] = [
         [{ outcome: "aprove" }, (e) => e instanceof TypeError],
         ["approve", (e) => e instanceof TypeError],
-        [{ outcome: "deny" }, (e) => e instanceof TypeError],
+        [{ outcome: "deny", reason: 5 }, (e) => e instanceof TypeError],
         [{ outcome: "approve", reasn: "x" }, (e) => e instanceof InvalidOptionError && e.field === "decision.reasn"],
         [{ outcome: "approve", updatedInput: "rm -rf x" }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
         [{ outcome: "approve", updatedInput: null }, (e) => e instanceof InvalidOptionError && e.field === "updatedInput"],
@@ -80,6 +80,16 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
       const echoed = await echoedAnswers(handle);
       expect(echoed).toHaveLength(1);
       expect(echoed[0]).toContain("cannot run");
+    });
+
+    it("answer() of a deny without a reason denies with the reason request.deny() gives, as an in-process deny() does", async () => {
+      const { front, handle, id } = await askingRun(fleetOf, "after the deny");
+      await front.answer(id, { outcome: "deny" });
+      expect((await front.approval(id))?.status).toBe("answered");
+      expect((await handle.result()).text).toBe("after the deny");
+      const echoed = await echoedAnswers(handle);
+      expect(echoed).toHaveLength(1);
+      expect(echoed[0]).toContain("denied by host");
     });
 
     it("answer() to an id no run asked is refused unknown, whatever the decision's shape is valid", async () => {

@@ -1,4 +1,4 @@
-import type { ApprovalRequest } from "./approval-request.js";
+import { DEFAULT_DENY_REASON, type ApprovalRequest } from "./approval-request.js";
 
 /**
  * Host-side approval handler: decide by calling `request.approve()`, `deny()` or `answer()`.
@@ -40,6 +40,6 @@ export function approveAll(): ApprovalHandler {
 }
 
 /** Handler that denies everything with `reason`. */
-export function denyAll(reason = "denied by host"): ApprovalHandler {
+export function denyAll(reason = DEFAULT_DENY_REASON): ApprovalHandler {
   return (request) => request.deny(reason);
 }

@@ -156,10 +156,11 @@ export class ApprovalRequest {
   }
 
   /**
-   * Refuses the action; `reason` reaches the model as the tool's error text.
+   * Refuses the action; `reason` (default {@link DEFAULT_DENY_REASON}) reaches the model as the
+   * tool's error text.
    * @throws see the class comment.
    */
-  deny(reason = "denied by host"): void {
+  deny(reason = DEFAULT_DENY_REASON): void {
     this.#settle({ outcome: "deny", reason });
   }
 
@@ -291,6 +292,9 @@ export function decisionRefusal(
   );
   return { error, denies: true };
 }
+
+/** The reason of a deny given none (`request.deny()`, a fleet's `answer` of a deny without `reason`). */
+export const DEFAULT_DENY_REASON = "denied by host";
 
 /** The deny reason sent to the CLI when the host approved with an edit the agent cannot run. */
 export const EDIT_UNSUPPORTED_REASON = "the host approved an edited input, which this agent cannot run; the call was not run";

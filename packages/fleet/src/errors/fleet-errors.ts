@@ -133,6 +133,11 @@ export interface StoredError {
   readonly message: string;
   /** `ErrCode` of a `DriverError`. */
   readonly code?: string | undefined;
+  /**
+   * The error's own `reason`, when it has a string one (a `ThreadSessionError`'s `restore_failed`,
+   * a `FileCheckpointError`'s, an `InvalidOptionError`'s). Absent in errors stored by earlier versions.
+   */
+  readonly reason?: string | undefined;
   /** Ids of the sentinels it matched directly. */
   readonly sentinels: readonly string[];
   /** The next error of the chain. */
@@ -141,14 +146,19 @@ export interface StoredError {
 
 /**
  * An error raised on a worker, rebuilt from its stored form on any host: same `name`, `message`,
- * `code` and sentinels (so `isError(err, ErrThreadBusy)` matches as on the worker), with its
- * `cause` chain rebuilt the same way. Also matches {@link ErrFleetRemote}.
+ * `code`, `reason` and sentinels (so `isError(err, ErrThreadBusy)` matches as on the worker), with
+ * its `cause` chain rebuilt the same way. Also matches {@link ErrFleetRemote}.
  */
 export class FleetRemoteError extends AdaptorError {
   static override readonly brand: symbol = Symbol.for("adaptor.error.FleetRemoteError");
   static override readonly sentinel = ErrFleetRemote;
   /** The worker error's `ErrCode`, when it had one. */
   readonly code: string | undefined;
+  /**
+   * The worker error's `reason`, when it had a string one (e.g. a `ThreadSessionError`'s
+   * `"restore_failed"`); undefined otherwise and for errors stored by earlier versions.
+   */
+  readonly reason: string | undefined;
   /** The stored form this error was rebuilt from. */
   readonly stored: StoredError;
 
@@ -160,6 +170,7 @@ export class FleetRemoteError extends AdaptorError {
     });
     Object.defineProperty(this, "name", { value: stored.name, configurable: true, writable: true });
     this.code = stored.code;
+    this.reason = typeof stored.reason === "string" ? stored.reason : undefined;
     this.stored = stored;
   }
 }

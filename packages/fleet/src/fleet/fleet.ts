@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { checkRunInput, type Prompt, type PromptPart, type RunOptions } from "adaptor";
-import { askFactsOf, decisionRefusal, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
+import { askFactsOf, decisionRefusal, DEFAULT_DENY_REASON, EDIT_UNSUPPORTED_REASON } from "adaptor/internal";
 import { AdaptorError, DriverError, ErrCode, InvalidOptionError } from "@adaptor/errors";
 import { postgresErrorCode } from "@adaptor/errors/internal";
 import { checkThreadKey, type StoredApprovalDecision, type ThreadStore } from "@adaptor/threadstore";
@@ -471,14 +471,16 @@ export class Fleet implements AsyncDisposable {
    * its `onTimeout` fallback acts: of an answer and the deadline, exactly one wins (an answer that
    * won is applied, one that lost is refused `"closed"`).
    *
-   * The decision is checked as the request's own methods check it, before anything is recorded.
+   * The decision is checked as the request's own methods check it, before anything is recorded; a
+   * deny without `reason` is recorded and applied with the reason `request.deny()` gives one,
+   * `"denied by host"`.
    * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
    *   without the database: closed in the write that fails or re-queues its job), `"unknown"` for an id
-   *   no run asked); TypeError for a decision of another shape (not an approve, a deny with a
-   *   string reason or an answer with a string choice); InvalidOptionError (subject
+   *   no run asked); TypeError for a decision of another shape (not an approve, a deny (its reason,
+   *   when given, a string) or an answer with a string choice); InvalidOptionError (subject
    *   `"fleet answer"`, field `decision.<key>`) for a key its outcome does not have, or (field
    *   `updatedInput`) an edited input that is not a plain object, or (field `choice`) an answer
    *   the request's `choices` do not list (a `permission`'s); `ErrApprovalKindMismatch` for an
@@ -489,9 +491,12 @@ export class Fleet implements AsyncDisposable {
    *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
    *   statement recorded is then refused `"answered"`).
    */
-  async answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+  async answer(
+    approvalId: string,
+    decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string },
+  ): Promise<void> {
     try {
-      await this.#answer(approvalId, decision);
+      await this.#answer(approvalId, withDenyReason(decision));
     } catch (error) {
       throw databaseError("fleet answer", error);
     }
@@ -666,4 +671,12 @@ function promptText(prompt: readonly PromptPart[]): string {
     .map((part) => (typeof part === "string" ? part : part.type === "text" ? part.text : undefined))
     .filter((text) => text !== undefined)
     .join("\n\n");
+}
+
+/** `decision`, a deny without `reason` given the one `request.deny()` gives (anything else as it is, for the checks). */
+function withDenyReason(decision: StoredApprovalDecision | { readonly outcome: "deny"; readonly reason?: string }): StoredApprovalDecision {
+  const given = decision as { outcome?: unknown; reason?: unknown } | null;
+  if (typeof given === "object" && given !== null && given.outcome === "deny" && given.reason === undefined)
+    return { ...(decision as object), outcome: "deny", reason: DEFAULT_DENY_REASON };
+  return decision as StoredApprovalDecision;
 }

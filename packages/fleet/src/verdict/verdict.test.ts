@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Result, RunError, StructuredOutput, type ResultInit } from "adaptor";
+import { ErrThreadSessionUnavailable, Result, RunError, StructuredOutput, ThreadSessionError, type ResultInit } from "adaptor";
 import { readResult, resultMembers } from "../../test/support/result-members.js";
 import { isError } from "@adaptor/errors";
 import { FleetRemoteError, FleetRunExpiredError, type StoredError } from "../errors/fleet-errors.js";
@@ -181,5 +181,22 @@ describe("a Result through the fleet's verdict", () => {
       message: error.message,
       code: (error as FleetRunExpiredError).code,
     });
+  });
+
+  it("an error's reason crosses hosts: a ThreadSessionError's restore_failed reads as the FleetRemoteError's reason, its sentinel kept; an error without one has none", () => {
+    const worker = new ThreadSessionError({ key: "ticket-1", reason: "restore_failed", message: "thread ticket-1: restore failed" });
+    const loaded = throughTheFleet({ ok: false, error: worker });
+    const error = (loaded as { error: Error }).error;
+    expect(error).toBeInstanceOf(FleetRemoteError);
+    expect({ name: error.name, message: error.message, reason: (error as FleetRemoteError).reason }).toEqual({
+      name: "ThreadSessionError",
+      message: "thread ticket-1: restore failed",
+      reason: "restore_failed",
+    });
+    expect(isError(error, ErrThreadSessionUnavailable)).toBe(true);
+    const plain = (throughTheFleet({ ok: false, error: new Error("boom") }) as { error: Error }).error;
+    expect((plain as FleetRemoteError).reason).toBeUndefined();
+    // Stored by an earlier version: no reason.
+    expect(new FleetRemoteError({ name: "ThreadSessionError", message: "m", sentinels: [] }).reason).toBeUndefined();
   });
 });

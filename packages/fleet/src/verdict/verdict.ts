@@ -104,11 +104,13 @@ export function storeError(err: unknown, depth = 0): StoredError {
   if (!(err instanceof Error)) return { name: "Error", message: String(err), sentinels: [] };
   const sentinels = err instanceof AdaptorError ? err.sentinels.map((s) => s.id) : [];
   const code = err instanceof DriverError ? err.code : undefined;
+  const reason = (err as { reason?: unknown }).reason;
   const cause = (err as { cause?: unknown }).cause;
   return {
     name: err.name,
     message: err.message,
     ...(code ? { code } : {}),
+    ...(typeof reason === "string" ? { reason } : {}),
     sentinels,
     ...(cause !== undefined && depth < MAX_CHAIN ? { cause: storeError(cause, depth + 1) } : {}),
   };

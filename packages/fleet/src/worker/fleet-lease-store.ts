@@ -4,10 +4,20 @@ import type { FinalizeRequest, ThreadStore } from "@adaptor/threadstore";
 export type CommitGuard = <T>(key: string, commit: () => Promise<T>) => Promise<T>;
 
 /**
+ * The owner under which every worker of one fleet takes thread leases: the fleet's schema and queue
+ * (what names its pg-boss queue), so that another fleet sharing the thread store is refused busy
+ * while this one holds a key, instead of taking the lease over as a retry of its own would.
+ */
+export function fleetLeaseOwner(schema: string, queue: string): string {
+  return `adaptor-fleet/${schema}/${queue}`;
+}
+
+/**
  * The thread store a fleet worker's Agent uses: the same store, except that
  *
- * - every lease is taken by one owner for the whole fleet (`owner`). The fleet's queue already runs
- *   one turn per thread key at a time across every host, so the lease only has to fence: an attempt
+ * - every lease is taken by one owner for the whole fleet (`owner`, see {@link fleetLeaseOwner}). The
+ *   fleet's queue already runs one turn per thread key at a time across every host, so within the
+ *   fleet the lease only has to fence (another fleet, or an Agent outside it, is refused busy): an attempt
  *   retried after its worker died takes the key's lease at once (the store's fencing token moves
  *   on, so the dead attempt can never commit) instead of waiting for the lost lease to expire;
  * - a turn's commit (`finalize`) goes through `guard`, which records it on the fleet's run in the

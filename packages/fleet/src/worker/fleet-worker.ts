@@ -19,7 +19,7 @@ import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
 import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
-import { fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
+import { fleetLeaseOwner, fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { recoveredResult } from "../verdict/recovered.js";
 import { AttemptLog } from "./attempt-log.js";
@@ -92,7 +92,7 @@ export class FleetWorker {
       const turn = this.#turns.get(key);
       return turn ? tables.guardCommit(turn.runId, turn.attempt, commit, (client) => turn.claim.held(client)) : commit();
     };
-    const store = threadStore ? fleetLeaseStore(threadStore, `adaptor-fleet/${options.queue}`, guard) : undefined;
+    const store = threadStore ? fleetLeaseStore(threadStore, fleetLeaseOwner(options.schema, options.queue), guard) : undefined;
     this.#agent = await agent({ threadStore: store });
   }
 

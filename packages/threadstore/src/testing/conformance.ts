@@ -411,6 +411,22 @@ export function describeThreadStoreConformance(name: string, makeStore: MakeConf
         expect((await store.renewLease(second, LONG_TTL)).token).toBe(second.token);
       });
 
+      it("the same owner re-acquiring its live lease fences the first holder: its finalize fails and writes nothing, before and after the second holder commits", async () => {
+        const first = await store.acquireLease("t-again-commit", "owner-a", LONG_TTL);
+        const second = await store.acquireLease("t-again-commit", "owner-a", LONG_TTL);
+        const early = record("t-again-commit");
+        const why = "finalize accepted the first lease after the same owner re-acquired it (the token must move on)";
+        expect(await rejection(store.finalize({ leases: [first], record: early }), why), why).toBeInstanceOf(LeaseLostError);
+        expect(await store.resolve({ id: early.id })).toBeUndefined();
+        const kept = record("t-again-commit");
+        expect((await store.finalize({ leases: [second], record: kept, releaseLeases: true })).id).toBe(kept.id);
+        const late = record("t-again-commit");
+        const lateWhy = "finalize accepted the first lease after the second holder committed (and released) it";
+        expect(await rejection(store.finalize({ leases: [first], record: late }), lateWhy), lateWhy).toBeInstanceOf(LeaseLostError);
+        expect(await store.resolve({ id: late.id })).toBeUndefined();
+        expect((await store.resolve({ key: "t-again-commit" }))?.id).toBe(kept.id);
+      });
+
       it("the same owner re-acquiring its live lease gets expiresAt = now + the new ttl, longer or shorter, and other owners are told that expiry", async () => {
         // An hour against a minute (then 20 s against an hour): a store that keeps the held lease's
         // expiry fails in real time with no waiting.
