@@ -13,7 +13,7 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -28,7 +28,6 @@ import {
   ErrThreadSessionCorrupt,
   ErrThreadSessionRewritten,
   ErrThreadSessionTooLarge,
-  ErrThreadSessionUnavailable,
   ThreadSessionError,
   findError,
   isError,
@@ -424,7 +423,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(third.text).toMatch(/I saw 5 message/);
   });
 
-  it("a FIFO or a sparse 2 GiB file in place of the local transcript is restored over from the store, never waited on or read; a directory there is ThreadSessionError restore_failed before the CLI starts", async () => {
+  it("a FIFO, a sparse 2 GiB file or a directory in place of the local transcript is restored over from the store, never waited on or read; the directory is moved aside beside it with what it holds", async () => {
     const s = await server();
     const store = new MemoryThreadStore();
     const a = await host(s, store);
@@ -443,12 +442,15 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(statSync(file!).size).toBeLessThan(1024 * 1024);
     rmSync(file!);
     mkdirSync(file!);
-    const err = await a.agent
-      .thread("k")
-      .run("four", { spawn: true })
-      .catch((e: unknown) => e);
-    expect(findError(err, ThreadSessionError)?.reason).toBe("restore_failed");
-    expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
+    writeFileSync(join(file!, "kept"), "theirs\n");
+    const four = await drain(a.agent.thread("k").stream("four", { spawn: true }));
+    expect(four.notices.map((n) => n.message)).toContain("session restored");
+    expect(four.text).toMatch(/I saw 7 message/);
+    expect(lstatSync(file!).isFile()).toBe(true);
+    const folder = join(file!, "..");
+    const aside = readdirSync(folder).filter((name) => name.startsWith(`.${basename(file!)}.adaptor-displaced-`));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(folder, aside[0]!, "kept"), "utf8")).toBe("theirs\n");
   });
 
   it("without the store capability a missing transcript falls back to a fresh conversation with a typed notice", async () => {
