@@ -13,7 +13,7 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
@@ -28,7 +28,6 @@ import {
   ErrThreadSessionCorrupt,
   ErrThreadSessionRewritten,
   ErrThreadSessionTooLarge,
-  ErrThreadSessionUnavailable,
   ThreadSessionError,
   findError,
   isError,
@@ -424,7 +423,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(third.text).toMatch(/I saw 5 message/);
   });
 
-  it("a FIFO or a sparse 2 GiB file in place of the local transcript is restored over from the store, never waited on or read; a directory there is ThreadSessionError restore_failed before the CLI starts", async () => {
+  it("a FIFO, a sparse 2 GiB file or a directory in place of the local transcript is restored over from the store, never waited on or read; the directory is moved aside beside it with what it holds", async () => {
     const s = await server();
     const store = new MemoryThreadStore();
     const a = await host(s, store);
@@ -443,12 +442,15 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     expect(statSync(file!).size).toBeLessThan(1024 * 1024);
     rmSync(file!);
     mkdirSync(file!);
-    const err = await a.agent
-      .thread("k")
-      .run("four", { spawn: true })
-      .catch((e: unknown) => e);
-    expect(findError(err, ThreadSessionError)?.reason).toBe("restore_failed");
-    expect(isError(err, ErrThreadSessionUnavailable)).toBe(true);
+    writeFileSync(join(file!, "kept"), "theirs\n");
+    const four = await drain(a.agent.thread("k").stream("four", { spawn: true }));
+    expect(four.notices.map((n) => n.message)).toContain("session restored");
+    expect(four.text).toMatch(/I saw 7 message/);
+    expect(lstatSync(file!).isFile()).toBe(true);
+    const folder = join(file!, "..");
+    const aside = readdirSync(folder).filter((name) => name.startsWith(`.${basename(file!)}.adaptor-displaced-`));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(folder, aside[0]!, "kept"), "utf8")).toBe("theirs\n");
   });
 
   it("without the store capability a missing transcript falls back to a fresh conversation with a typed notice", async () => {
@@ -604,6 +606,50 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
     const three = await drain(b.agent.thread("gone").stream("three [gone-3]"));
     expect(three.notices.map((n) => n.message)).toContain("session restored");
     expect(three.text).toMatch(/I saw 5 message/);
+  });
+
+  it("a stored manifest edited in SQLite (the transcript named under another folder or outside the CLI home, its segments reordered with their hashes) is ThreadSessionError damaged on a host without the transcript, before anything is written or claude starts", async () => {
+    const s = await server();
+    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const path = join(dir, "threads.db");
+    const store = new SqliteThreadStore({ path });
+    open.push(store);
+    const a = await host(s, store);
+    const b = await host(s, store);
+    for (const key of ["sub", "up", "order"]) await drain(a.agent.thread(key).stream(`one [${key}-1]`));
+    await drain(a.agent.thread("order").stream("two [order-2]"));
+    const db = new Database(path);
+    type Manifest = { files: { name: string; segments: number[]; segmentSha256: string[] }[] };
+    const edit = async (key: string, change: (m: Manifest) => void): Promise<void> => {
+      const id = (await store.resolve({ key }))!.id;
+      const row = db.prepare("SELECT manifest_json FROM adaptor_thread_sessions WHERE record_id = ?").get(id) as { manifest_json: string };
+      const manifest = JSON.parse(row.manifest_json) as Manifest;
+      change(manifest);
+      db.prepare("UPDATE adaptor_thread_sessions SET manifest_json = ? WHERE record_id = ?").run(JSON.stringify(manifest), id);
+    };
+    const outside = join(dir, "outside.jsonl");
+    await edit("sub", (m) => (m.files[0]!.name = `a/b/${m.files[0]!.name}`));
+    await edit("up", (m) => (m.files[0]!.name = `../../../../../../../..${outside}`));
+    await edit("order", (m) => {
+      expect(m.files[0]!.segments).toEqual([0, 1]);
+      m.files[0]!.segments.reverse();
+      m.files[0]!.segmentSha256.reverse();
+    });
+    db.close();
+    const requests = s.requests.length;
+    for (const key of ["sub", "up", "order"]) {
+      const err = await b.agent
+        .thread(key)
+        .run("three")
+        .catch((e: unknown) => e);
+      expect(findError(err, ThreadSessionError)?.reason, key).toBe("damaged");
+      expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+    }
+    expect(s.requests.length).toBe(requests);
+    expect(existsSync(outside)).toBe(false);
+    // Claude never ran on that host, and the restore wrote nothing there.
+    expect(existsSync(join(b.env.configDir, "projects"))).toBe(false);
   });
 
   it("damaged and stale stored state in SQLite (a middle segment row lost; the session tables rolled back to an earlier turn) fails on every host, also the one that ran every turn; once the record's session rows are deleted, as docs/errors.md tells an operator, that host continues from its copy and stores it again, and another host then continues the whole conversation", async () => {

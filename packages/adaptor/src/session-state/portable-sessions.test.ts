@@ -212,6 +212,83 @@ describe("PortableSessions", () => {
     expect((zlib.cause as NodeJS.ErrnoException).code).toMatch(/^Z_/);
   });
 
+  it("a manifest naming a path outside the CLI home, a session id that is a path, a name twice, or its segments in another order is damaged before anything is written", async () => {
+    const { store, stored, portable } = await twoTurns();
+    const manifest = stored.manifest as { files: { name: string; segments: number[]; segmentSha256: string[] }[] };
+    const [file] = manifest.files;
+    const withFiles = (...files: object[]): StoredSessionState => ({ ...stored, manifest: { ...manifest, files } });
+    const cases: [StoredSessionState, SessionLocation, string][] = [
+      [withFiles({ ...file, name: "../../../../tmp/x.jsonl" }), where, 'file name "../../../../tmp/x.jsonl"'],
+      [withFiles({ ...file, name: "/tmp/x.jsonl" }), where, 'file name "/tmp/x.jsonl"'],
+      [withFiles({ ...file, name: "a\\..\\x.jsonl" }), where, "is not a session file's"],
+      [withFiles(file!, { ...file, name: "sub/../../x" }), where, 'file name "sub/../../x"'],
+      [withFiles(file!, { ...file }), where, 'file name "t.jsonl" is there twice'],
+      [stored, { resumeId: "../../../../tmp/x" }, "session id"],
+      [stored, { resumeId: "/tmp/x" }, "session id"],
+      [stored, { resumeId: ".." }, "session id"],
+      [
+        withFiles({ ...file, segments: [...file!.segments].reverse(), segmentSha256: [...file!.segmentSha256].reverse() }),
+        where,
+        "segments of t.jsonl (1, 0) are not in the order they were stored",
+      ],
+    ];
+    for (const [state, location, message] of cases) {
+      const home = new FakeHome();
+      const err = await portable(home)
+        .restore("rec-1", state, location)
+        .catch((e: unknown) => e);
+      expect(findError(err, ThreadSessionError)?.reason, message).toBe("damaged");
+      expect(String(err)).toContain(message);
+      expect(home.imports).toBe(0);
+    }
+    // The store's segments swapped with the manifest's hashes: each matches its own, the file does not end as stored.
+    const real = await store.sessionState!.segments("rec-1");
+    const swapped = new PortableSessions(
+      { read: store.sessionState!.read, segments: async () => [real[1]!, real[0]!] },
+      new FakeHome(),
+      1_000_000,
+      "k",
+    );
+    const hashesSwapped = withFiles({ ...file, segmentSha256: [...file!.segmentSha256].reverse() });
+    const err = await restoreFails(swapped, hashesSwapped);
+    expect(err.reason).toBe("damaged");
+    expect(err.message).toContain("t.jsonl does not end with the bytes it ended with when stored");
+  });
+
+  it("stored segments of unequal length swapped along with their hashes are damaged: each ends where its manifest entry says", async () => {
+    const store = new MemoryThreadStore();
+    const home = new FakeHome();
+    const portable = new PortableSessions(store.sessionState!, home, 1_000_000, "k");
+    home.files.set("t.jsonl", Buffer.from("a\n"));
+    await store.finalize({ leases: [], record: sessionRecord(), sessionState: written(await portable.capture(undefined, where)) });
+    home.files.set("t.jsonl", Buffer.from("a\nbbbb\n"));
+    const second = written(await portable.capture(await store.sessionState!.read("rec-1"), where));
+    await store.finalize({ leases: [], record: sessionRecord(), sessionState: second });
+    const stored = (await store.sessionState!.read("rec-1"))!;
+    const manifest = stored.manifest as { files: { segmentSha256: string[] }[] };
+    const real = await store.sessionState!.segments("rec-1");
+    const swapped = new PortableSessions(
+      { read: store.sessionState!.read, segments: async () => [real[1]!, real[0]!] },
+      new FakeHome(),
+      1_000_000,
+      "k",
+    );
+    const files = [{ ...manifest.files[0], segmentSha256: [...manifest.files[0]!.segmentSha256].reverse() }];
+    const err = await restoreFails(swapped, { ...stored, manifest: { ...manifest, files } });
+    expect(err.reason).toBe("damaged");
+    expect(err.message).toContain("t.jsonl: segment 0 is not as long as where it ends says");
+  });
+
+  it("files the driver refuses to place by name (its TypeError, before writing) are damaged, not restore_failed", async () => {
+    const { stored, portable } = await twoTurns();
+    const picky = new FakeHome();
+    const refused = new TypeError("fake session import: expected exactly t.jsonl, got a/b/t.jsonl");
+    picky.importSession = () => Promise.reject(refused);
+    const err = await restoreFails(portable(picky), stored);
+    expect(err).toMatchObject({ reason: "damaged", cause: refused });
+    expect(isError(err, ErrThreadSessionCorrupt)).toBe(true);
+  });
+
   it("a CLI home the files cannot be written into is ThreadSessionError restore_failed (ErrThreadSessionUnavailable, not Corrupt)", async () => {
     const { stored, portable } = await twoTurns();
     const readOnly = new FakeHome();

@@ -15,6 +15,7 @@ import {
   bytesOf,
   grewFrom,
   heldThrough,
+  manifestFault,
   readFrom,
   readManifest,
   sha256,
@@ -171,8 +172,12 @@ export class PortableSessions {
    * above for bytes after them, and {@link RestoreOptions.reuse}). First, with a store that has
    * `summary`, checks that the segments it holds add up to what the last write left.
    * @throws ThreadSessionError `damaged` (`ErrThreadSessionCorrupt`) when the stored state is not
-   * this driver's format, does not decode to what its manifest says, or the store's summary of its
-   * segments differs from the manifest's (a segment lost, shortened or reordered); `restore_failed`
+   * this driver's format, names a path outside the CLI home (a file name or the session id
+   * `location.resumeId` with a `..` part, absolute, a file named twice) or files the driver refuses
+   * to place (its `TypeError`), lists a file's segments out of the order they were stored, does not
+   * decode to what its manifest says (each segment's checksum and length, the file's length and last
+   * window), or the store's summary of its segments differs from the manifest's (a segment lost,
+   * shortened or reordered); all but the last found before anything is written. `restore_failed`
    * (`ErrThreadSessionUnavailable`) when the driver cannot write the files, its error as cause.
    */
   async restore(
@@ -184,6 +189,9 @@ export class PortableSessions {
     const { signal } = options;
     const manifest = readManifest(stored.manifest, this.#transfer.format);
     if (!manifest) throw this.#error("damaged", `the stored manifest is not one of this driver's format (${this.#transfer.format})`);
+    // Before anything is read or written: nothing the store holds may name a path outside the CLI home.
+    const fault = manifestFault(manifest, location.resumeId);
+    if (fault) throw this.#error("damaged", `the stored manifest is not one this SDK wrote: ${fault}`);
     // Segments are numbered from 0 across files, and an append never drops a file: a store holding
     // fewer than the manifest names lost some (a store that keeps only the newest), even when this
     // host's copy is whole and no segment is read.
@@ -221,6 +229,10 @@ export class PortableSessions {
     try {
       await this.#transfer.importSession(location, files, signal);
     } catch (cause) {
+      // The driver refuses names it does not place (a TypeError) before it writes anything: the
+      // stored state is not one this driver exported, whichever host reads it.
+      if (cause instanceof TypeError && !signal?.aborted)
+        throw this.#error("damaged", "the stored session files are not ones this driver places", cause);
       throw this.#error("restore_failed", "the stored session files could not be written into this host's CLI home", cause);
     }
     return "restored";
@@ -425,12 +437,24 @@ export class PortableSessions {
         const expected = file.segmentSha256?.[i];
         if (expected !== undefined && sha256(part) !== expected)
           throw this.#error("damaged", `stored session file ${file.name}: segment ${index} does not match its checksum`);
+        // Where each segment ends is kept with it: a segment moved to another place is found here.
+        const end = file.ends?.[i]?.bytes;
+        if (end !== undefined && part.byteLength !== end - (i === 0 ? 0 : file.ends![i - 1]!.bytes))
+          throw this.#error("damaged", `stored session file ${file.name}: segment ${index} is not as long as where it ends says`);
         return part;
       }),
     );
     const content = Buffer.concat(parts);
     if (content.byteLength !== file.bytes || (skip === 0 && file.sha256 !== undefined && sha256(content) !== file.sha256))
       throw this.#error("damaged", `stored session file ${file.name} does not match its checksum`);
+    // The whole file must end with the window it ended with when stored: segments that each match
+    // their own checksum but were put in another order do not (a completed copy is checked after its append).
+    if (
+      skip === 0 &&
+      file.tail &&
+      (file.tail.bytes > file.bytes || sha256(content.subarray(file.bytes - file.tail.bytes)) !== file.tail.sha256)
+    )
+      throw this.#error("damaged", `stored session file ${file.name} does not end with the bytes it ended with when stored`);
     return content;
   }
 

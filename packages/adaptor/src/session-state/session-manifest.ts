@@ -172,3 +172,40 @@ export function readManifest(value: unknown, format: string): SessionManifest | 
     (typeof stored === "object" && stored !== null && count(stored.segments) && count(stored.bytes) && count(stored.checksum));
   return ok && storedOk ? (m as SessionManifest) : undefined;
 }
+
+/**
+ * Whether `name` can be a driver's logical session file name (`SessionFile.name`): relative,
+ * `/`-separated, with no empty, `.` or `..` part, no backslash and no NUL, so it never names a path
+ * outside the CLI home.
+ */
+export function isLogicalName(name: string): boolean {
+  return name !== "" && !/[\\\0]/.test(name) && name.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+}
+
+/**
+ * Whether `id` can be a session's id (`SessionLocation.resumeId`): non-empty, not `.` or `..`, with no
+ * `/`, backslash or NUL, so a path built from it stays in the folder it is built in.
+ */
+export function isSessionId(id: string): boolean {
+  return id !== "" && id !== "." && id !== ".." && !/[/\\\0]/.test(id);
+}
+
+/**
+ * What makes `manifest` unfit to restore session `resumeId` from, whatever the driver: a session id
+ * or a file name that could name a path outside the CLI home ({@link isSessionId},
+ * {@link isLogicalName}), two files of one name, or a file whose segments are not in the order they
+ * were stored (each write appends segments with higher indexes, so a file's indexes only rise).
+ * `undefined` when none.
+ */
+export function manifestFault(manifest: SessionManifest, resumeId: string): string | undefined {
+  if (!isSessionId(resumeId)) return `the session id ${JSON.stringify(resumeId)} is not one a CLI names a session by`;
+  const names = new Set<string>();
+  for (const file of manifest.files) {
+    if (!isLogicalName(file.name)) return `the file name ${JSON.stringify(file.name)} is not a session file's`;
+    if (names.has(file.name)) return `the file name ${JSON.stringify(file.name)} is there twice`;
+    names.add(file.name);
+    if (file.segments.some((index, i) => i > 0 && index <= file.segments[i - 1]!))
+      return `the segments of ${file.name} (${file.segments.join(", ")}) are not in the order they were stored`;
+  }
+  return undefined;
+}

@@ -4,6 +4,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -24,6 +25,7 @@ import {
   readSessionFileFrom,
   SESSION_FILE_LIMIT_BYTES,
   unlinkPlantedLinks,
+  writeSessionFile,
 } from "./session-files.js";
 
 const dirs: string[] = [];
@@ -201,6 +203,35 @@ describe("unlinkPlantedLinks", () => {
     expect(() => lstatSync(folder)).toThrow(/ENOENT/);
     expect(readFileSync(join(outside, "s.jsonl"), "utf8")).toBe("OUTSIDE\n");
     expect(lstatSync(home).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("writeSessionFile", () => {
+  it("moves a directory (with what it holds) in the session file's place aside, beside it, and writes the file", async () => {
+    const path = file("old\n");
+    const dir = join(path, "..");
+    rmSync(path);
+    mkdirSync(path);
+    writeFileSync(join(path, "kept"), "theirs\n");
+    await writeSessionFile(path, Buffer.from("stored\n"));
+    expect(readFileSync(path, "utf8")).toBe("stored\n");
+    expect(lstatSync(path).isFile()).toBe(true);
+    const aside = readdirSync(dir).filter((name) => name !== "s.jsonl");
+    expect(aside).toEqual([expect.stringMatching(/^\.s\.jsonl\.adaptor-displaced-[0-9a-f-]{36}$/)]);
+    expect(readFileSync(join(dir, aside[0]!, "kept"), "utf8")).toBe("theirs\n");
+  });
+
+  it("writes over a regular file and a symbolic link in place (the link itself, never what it leads to), leaving no temp file", async () => {
+    const victim = file("VICTIM\n");
+    const dir = join(victim, "..");
+    const link = join(dir, "link.jsonl");
+    symlinkSync(victim, link);
+    await writeSessionFile(link, Buffer.from("stored\n"));
+    await writeSessionFile(victim, Buffer.from("mine\n"));
+    expect(lstatSync(link).isFile()).toBe(true);
+    expect(readFileSync(link, "utf8")).toBe("stored\n");
+    expect(readFileSync(victim, "utf8")).toBe("mine\n");
+    expect(readdirSync(dir).sort()).toEqual(["link.jsonl", "s.jsonl"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { lstat, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DriverError, ErrCode } from "@adaptor/errors";
 import { openRegularFile, IO_CHUNK_BYTES, readRange } from "./regular-file.js";
@@ -194,7 +194,10 @@ export async function appendSessionFile(path: string, offset: number, content: U
 /**
  * Writes `content` to `path` atomically (a private temp file beside it, then a rename), making
  * missing parent directories (mode 0700); the file gets mode 0600. `stale` paths (other copies of
- * the same session) are removed first.
+ * the same session) are removed first. A directory in `path`'s place (never a CLI's own: a session
+ * file is a file) is moved aside, whole, to `.<name>.adaptor-displaced-<uuid>` beside it, so what it
+ * holds is kept for its owner and never followed or deleted: the rename moves the entry itself.
+ * @throws the I/O error of a failed write or rename.
  */
 export async function writeSessionFile(path: string, content: Uint8Array, stale: readonly string[] = []): Promise<void> {
   await Promise.all(stale.filter((other) => other !== path).map((other) => rm(other, { force: true })));
@@ -202,11 +205,30 @@ export async function writeSessionFile(path: string, content: Uint8Array, stale:
   const temp = join(dirname(path), `.adaptor-${randomUUID()}.tmp`);
   try {
     await writeFile(temp, content, { mode: 0o600 });
-    await rename(temp, path);
+    try {
+      await rename(temp, path);
+    } catch (error) {
+      if (!(await displaceFolder(path, error))) throw error;
+      await rename(temp, path);
+    }
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * After a rename onto `path` failed with `error`: moves a directory found at `path` to a new name
+ * beside it (a rename of the entry, whatever it has become since, so no link is followed and nothing
+ * leaves the folder). Whether it did.
+ */
+async function displaceFolder(path: string, error: unknown): Promise<boolean> {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== "EISDIR" && code !== "ENOTEMPTY" && code !== "EEXIST") return false;
+  const stat = await lstat(path).catch(() => undefined);
+  if (!stat?.isDirectory()) return false;
+  await rename(path, join(dirname(path), `.${basename(path)}.adaptor-displaced-${randomUUID()}`));
+  return true;
 }
 
 /**

@@ -67,7 +67,8 @@ export interface SessionTransfer {
    * file or of a folder above it in the CLI home is removed before that process is ended (it may
    * write to its files by path as it exits), so nothing is ever written through it
    * (`unlinkPlantedLinks` of `@adaptor/driver/process`).
-   * @throws for files this driver cannot place (an unknown name) or a failed write.
+   * @throws TypeError for files this driver cannot place (an unknown name), before anything is
+   * written (the SDK reports the stored state `damaged`); the I/O error of a failed write.
    */
   importSession(location: SessionLocation, files: readonly SessionFile[], signal?: AbortSignal): Promise<void>;
   /**
