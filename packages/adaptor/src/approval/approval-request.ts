@@ -156,7 +156,7 @@ export class ApprovalRequest {
   }
 
   /**
-   * Refuses the action; `reason` (default {@link DEFAULT_DENY_REASON}) reaches the model as the
+   * Refuses the action; `reason` (default `"denied by host"`) reaches the model as the
    * tool's error text.
    * @throws see the class comment.
    */
