@@ -217,4 +217,20 @@ describe("a thread store answering a malformed value", () => {
     );
     expect(err).toMatchObject({ subject: "thread store acquireLease() answer", field: "token" });
   });
+
+  it("acquireLease: a lease under the store's own owner (as a fleet's workers share one) is taken as it is", async () => {
+    const inner = new MemoryThreadStore();
+    const ownOwner: ThreadStore = new Proxy(inner, {
+      get(target, prop) {
+        if (prop !== "acquireLease") {
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        }
+        return (key: string, _owner: string, ttlMs: number, signal?: AbortSignal) =>
+          target.acquireLease(key, "the-store's-own", ttlMs, signal);
+      },
+    }) as ThreadStore;
+    expect(await runVerdict(ownOwner, "k", {})).toBe("resolved");
+    expect((await inner.resolve({ key: "k" }))?.revision).toBe(1);
+  });
 });

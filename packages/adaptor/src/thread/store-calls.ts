@@ -69,17 +69,19 @@ function isDate(value: unknown): value is Date {
 }
 
 /**
- * The lease `acquireLease(key, owner)` answered, checked: an object for that key and owner with a
- * finite token and a valid expiry.
+ * The lease `acquireLease(key, owner)` answered, checked: an object for that key, with an owner (a
+ * store may name its own), a finite token and a valid expiry.
  * @throws InvalidOptionError naming the method and the field otherwise.
  */
-export function checkLease(answer: unknown, key: string, owner: string): Lease {
+export function checkLease(answer: unknown, key: string): Lease {
   if (typeof answer !== "object" || answer === null) throw malformed("acquireLease", "", `must be a lease object, got ${describe(answer)}`);
   const lease = answer as Partial<Record<keyof Lease, unknown>>;
   if (lease.target !== key)
     throw malformed("acquireLease", "target", `must be the key asked for, ${JSON.stringify(key)}, got ${describe(lease.target)}`);
-  if (lease.owner !== owner)
-    throw malformed("acquireLease", "owner", `must be the owner asked for, ${JSON.stringify(owner)}, got ${describe(lease.owner)}`);
+  // The owner may differ from the one asked for: a store may take leases under an owner of its own
+  // (a fleet's workers share one), so only its shape is checked.
+  if (typeof lease.owner !== "string" || lease.owner === "")
+    throw malformed("acquireLease", "owner", `must be a non-empty string, got ${describe(lease.owner)}`);
   if (typeof lease.token !== "number" || !Number.isFinite(lease.token))
     throw malformed("acquireLease", "token", `must be a finite number, got ${describe(lease.token)}`);
   if (!isDate(lease.expiresAt)) throw malformed("acquireLease", "expiresAt", `must be a valid Date, got ${describe(lease.expiresAt)}`);

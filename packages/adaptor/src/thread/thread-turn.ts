@@ -240,7 +240,6 @@ export class ThreadTurn {
             if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
           }),
           key,
-          ctx.owner,
         );
       lease = prep.telemetry
         ? await prep.telemetry.span(
