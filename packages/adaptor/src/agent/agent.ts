@@ -36,6 +36,7 @@ import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
+import { checkRecord, storeCall } from "../thread/store-calls.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -139,7 +140,7 @@ export class Agent implements AsyncDisposable {
    */
   async listThreads(query: ListThreadsQuery = {}, signal?: AbortSignal): Promise<ThreadPage> {
     checkListThreadsQuery(query);
-    return this.#catalog("listing threads").listThreads(query, signal);
+    return storeCall("listThreads", signal, this.#catalog("listing threads").listThreads(query, signal));
   }
 
   /**
@@ -156,8 +157,8 @@ export class Agent implements AsyncDisposable {
     checkThreadKey(key);
     const store = this.#catalog("deleting a thread");
     try {
-      const record = await store.resolve({ key }, signal);
-      const deleted = await store.deleteThread(key, signal);
+      const record = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+      const deleted = await storeCall("deleteThread", signal, store.deleteThread(key, signal));
       if (record) await this.driver.releaseSession?.(record.checkpoint.resumeId);
       return deleted;
     } catch (error) {
@@ -204,7 +205,7 @@ export class Agent implements AsyncDisposable {
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return store.resolve({ key }, signal);
+      return checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
     },
     deleteThread: (key, signal) => this.deleteThread(key, signal),
     history: async (key, scope) => {
@@ -229,7 +230,7 @@ export class Agent implements AsyncDisposable {
     pendingApprovals: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return pendingStore(store).listPendingApprovals(key, signal);
+      return storeCall("listPendingApprovals", signal, pendingStore(store).listPendingApprovals(key, signal));
     },
   };
 

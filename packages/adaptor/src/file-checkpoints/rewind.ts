@@ -5,6 +5,7 @@ import { type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
 import type { DriverDescriptor } from "@adaptor/driver";
+import { checkLease, checkRecord, storeCall } from "../thread/store-calls.js";
 import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
 
 /** What a rewind needs from its Agent. */
@@ -46,7 +47,15 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const repo = await openRepo(init.cwd, init.options, signal);
   let lease;
   try {
-    lease = await store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
+    // A lease granted after the caller gave up is given back at once.
+    const granted = store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
+    lease = checkLease(
+      await storeCall("acquireLease", signal, granted, (late) => {
+        if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
+      }),
+      key,
+      init.owner,
+    );
   } catch (error) {
     throw threadBusyError(key, error) ?? error;
   }
@@ -65,7 +74,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         `thread ${key}: turn ${init.runId} started the conversation; there is no checkpoint before it`,
       );
     }
-    const current = await store.resolve({ key }, signal);
+    const current = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
     if (!current || versionOf(current) !== entryOf(head).after) {
       throw new FileCheckpointError(
         "diverged",
