@@ -27,7 +27,7 @@ function faulty(inner: MemoryThreadStore, method: string, answer: (real: unknown
         return Promise.resolve(real).then(answer);
       };
     },
-  }) as ThreadStore & { calls: number };
+  }) as unknown as ThreadStore & { calls: number };
 }
 
 const hang = (): Promise<never> => new Promise<never>(() => undefined);

@@ -134,6 +134,7 @@ export class Agent implements AsyncDisposable {
    * `nextCursor` as `cursor` for the next page.
    * @param query.prefix - only keys starting with it (exact, no case folding); default every key.
    * @param query.limit - threads per page, an integer in [1, 1000]; default 100.
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
    * @throws ErrThreadStoreRequired without a store; ThreadCatalogUnsupportedError
    * (`ErrThreadCatalogUnsupported`) for a store without the thread-catalog capability; RangeError /
    * TypeError for a bad query (nothing asked); the store's errors.
@@ -150,8 +151,11 @@ export class Agent implements AsyncDisposable {
    * starts a new conversation.
    * What the CLI keeps in this host's own home (its transcript files) is not touched.
    * @returns how many records and stored approvals were removed (`{ records: 0, approvals: 0 }` for an unknown key).
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not
+   * answered (a delete already sent may still complete: list or resolve the key to know).
    * @throws `ErrThreadBusy` while a turn holds the key's lease (nothing deleted); InvalidThreadKeyError
-   * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads}.
+   * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads};
+   * InvalidOptionError (subject `"thread store resolve() answer"`) for a malformed record.
    */
   async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
     checkThreadKey(key);

@@ -33,7 +33,9 @@ export interface RewindInit {
  * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
- * nothing changed; `store_failed`: the files were restored, the conversation was not).
+ * nothing changed; `store_failed`: the files were restored, the conversation was not);
+ * InvalidOptionError for a malformed lease or record from the store; the signal's abort reason
+ * while a store call before the restore has not answered (a lease granted later is given back).
  */
 export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const { store, key, signal } = init;
