@@ -36,6 +36,7 @@ import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
+import { checkRecord, storeCall } from "../thread/store-calls.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -133,13 +134,14 @@ export class Agent implements AsyncDisposable {
    * `nextCursor` as `cursor` for the next page.
    * @param query.prefix - only keys starting with it (exact, no case folding); default every key.
    * @param query.limit - threads per page, an integer in [1, 1000]; default 100.
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
    * @throws ErrThreadStoreRequired without a store; ThreadCatalogUnsupportedError
    * (`ErrThreadCatalogUnsupported`) for a store without the thread-catalog capability; RangeError /
    * TypeError for a bad query (nothing asked); the store's errors.
    */
   async listThreads(query: ListThreadsQuery = {}, signal?: AbortSignal): Promise<ThreadPage> {
     checkListThreadsQuery(query);
-    return this.#catalog("listing threads").listThreads(query, signal);
+    return storeCall("listThreads", signal, this.#catalog("listing threads").listThreads(query, signal));
   }
 
   /**
@@ -149,15 +151,18 @@ export class Agent implements AsyncDisposable {
    * starts a new conversation.
    * What the CLI keeps in this host's own home (its transcript files) is not touched.
    * @returns how many records and stored approvals were removed (`{ records: 0, approvals: 0 }` for an unknown key).
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not
+   * answered (a delete already sent may still complete: list or resolve the key to know).
    * @throws `ErrThreadBusy` while a turn holds the key's lease (nothing deleted); InvalidThreadKeyError
-   * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads}.
+   * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads};
+   * InvalidOptionError (subject `"thread store resolve() answer"`) for a malformed record.
    */
   async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
     checkThreadKey(key);
     const store = this.#catalog("deleting a thread");
     try {
-      const record = await store.resolve({ key }, signal);
-      const deleted = await store.deleteThread(key, signal);
+      const record = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+      const deleted = await storeCall("deleteThread", signal, store.deleteThread(key, signal));
       if (record) await this.driver.releaseSession?.(record.checkpoint.resumeId);
       return deleted;
     } catch (error) {
@@ -204,7 +209,7 @@ export class Agent implements AsyncDisposable {
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return store.resolve({ key }, signal);
+      return checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
     },
     deleteThread: (key, signal) => this.deleteThread(key, signal),
     history: async (key, scope) => {
@@ -229,7 +234,7 @@ export class Agent implements AsyncDisposable {
     pendingApprovals: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return pendingStore(store).listPendingApprovals(key, signal);
+      return storeCall("listPendingApprovals", signal, pendingStore(store).listPendingApprovals(key, signal));
     },
   };
 

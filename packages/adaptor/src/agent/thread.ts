@@ -140,6 +140,7 @@ export class Thread {
    * oldest first: `pending` ones, `answered` ones whose turn has not completed yet, and `expired`
    * ones (their deadline passed: the store recorded the fallback at this access if no host was
    * running at that moment). Any host sharing the store sees them.
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
    * @throws ErrThreadStoreRequired without a store; SuspendUnsupportedError for a store without
    * the pending-approvals capability; the store's errors.
    */
@@ -222,13 +223,21 @@ export class Thread {
    * earlier checkpoint (ACP agents);
    * FileCheckpointError: `turn_not_found`, `first_turn` (the turn started the conversation: start
    * a new thread instead), `diverged` (the record moved on without checkpointed turns), and those of
-   * {@link history} (nothing changed); `store_failed` (the files were restored, the checkpoint not).
+   * {@link history} (nothing changed); `store_failed` (the files were restored, the checkpoint not);
+   * InvalidOptionError (subject `"thread store <method>() answer"`) for a malformed lease or record
+   * from the store; `scope.signal`'s abort reason when it aborts before the restore starts, even
+   * while a store call has not answered (a lease granted after that is given back).
    */
   rewind(runId: string, scope: FileCheckpointScope = {}): Promise<ThreadRecord> {
     return this.#host.rewind(this.key, runId, scope);
   }
 
-  /** The active record of this key (diagnostic), or `undefined`. Rejects with `ErrThreadStoreRequired` without a store. */
+  /**
+   * The active record of this key (diagnostic), or `undefined`.
+   * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
+   * @throws ErrThreadStoreRequired without a store; InvalidOptionError (subject
+   * `"thread store resolve() answer"`) for a malformed record; the store's errors.
+   */
   checkpoint(signal?: AbortSignal): Promise<ThreadRecord | undefined> {
     return this.#host.checkpoint(this.key, signal);
   }

@@ -5,6 +5,7 @@ import { type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
 import type { DriverDescriptor } from "@adaptor/driver";
+import { checkLease, checkRecord, storeCall } from "../thread/store-calls.js";
 import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
 
 /** What a rewind needs from its Agent. */
@@ -32,7 +33,9 @@ export interface RewindInit {
  * opened or leased; FeatureUnsupportedError (feature `checkpointFiles`) for a driver that cannot resume
  * from an earlier checkpoint; ErrThreadBusy while a turn holds the lease; FileCheckpointError (`turn_not_found`,
  * `first_turn`, `diverged`, `git_missing`, `git_failed`, `inside_workspace`, `cwd_required`:
- * nothing changed; `store_failed`: the files were restored, the conversation was not).
+ * nothing changed; `store_failed`: the files were restored, the conversation was not);
+ * InvalidOptionError for a malformed lease or record from the store; the signal's abort reason
+ * while a store call before the restore has not answered (a lease granted later is given back).
  */
 export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const { store, key, signal } = init;
@@ -46,7 +49,15 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   const repo = await openRepo(init.cwd, init.options, signal);
   let lease;
   try {
-    lease = await store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
+    // A lease granted after the caller gave up is given back at once.
+    const granted = store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
+    lease = checkLease(
+      await storeCall("acquireLease", signal, granted, (late) => {
+        if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
+      }),
+      key,
+      init.owner,
+    );
   } catch (error) {
     throw threadBusyError(key, error) ?? error;
   }
@@ -65,7 +76,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         `thread ${key}: turn ${init.runId} started the conversation; there is no checkpoint before it`,
       );
     }
-    const current = await store.resolve({ key }, signal);
+    const current = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
     if (!current || versionOf(current) !== entryOf(head).after) {
       throw new FileCheckpointError(
         "diverged",

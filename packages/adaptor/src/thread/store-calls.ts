@@ -2,15 +2,34 @@ import { DriverError, InvalidOptionError } from "@adaptor/errors";
 import { raceAbort } from "@adaptor/driver/kit";
 import type { Lease, ThreadRecord } from "@adaptor/threadstore";
 
-/** A thread store method a thread turn waits on (`sessionState.<method>` for its session state). */
-export type StoreOp = "acquireLease" | "resolve" | "finalize" | "releaseLease" | `sessionState.${string}`;
+/**
+ * A thread store method the SDK waits on (`sessionState.<method>` for its session state): a thread
+ * turn's calls, the lease renewal, and those of the Agent's thread APIs that take a signal.
+ */
+export type StoreOp =
+  | "acquireLease"
+  | "resolve"
+  | "finalize"
+  | "releaseLease"
+  | "renewLease"
+  | "listThreads"
+  | "deleteThread"
+  | "listPendingApprovals"
+  | `sessionState.${string}`;
 
 /**
- * Waits for one store call, but never past the run's end: when `signal` aborts first the call is
- * left behind (its late answer handled by `onLate`, e.g. to give back a lease granted after all)
- * and this rejects with {@link abandonedStoreCall}.
+ * Waits for one store call, but never past `signal`'s abort (the run's end, or the caller giving
+ * up): when `signal` aborts first the call is left behind (its late answer handled by `onLate`,
+ * e.g. to give back a lease granted after all) and this rejects with {@link abandonedStoreCall}.
+ * Without a signal it waits for the call as it is.
  */
-export async function storeCall<T>(op: StoreOp, signal: AbortSignal, work: Promise<T>, onLate?: (value: T) => void): Promise<T> {
+export async function storeCall<T>(
+  op: StoreOp,
+  signal: AbortSignal | undefined,
+  work: Promise<T>,
+  onLate?: (value: T) => void,
+): Promise<T> {
+  if (!signal) return work;
   try {
     return await raceAbort(work, signal);
   } catch (error) {

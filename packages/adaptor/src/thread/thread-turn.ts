@@ -123,6 +123,8 @@ export class ThreadTurn {
   readonly #driverType: string;
   readonly #queue: EventQueue;
   readonly #renewal: NodeJS.Timeout;
+  /** The renewal in flight, and the timer that gives it up when the lease it renews expires. */
+  #renewing: { readonly expiry: AbortController; readonly timer: NodeJS.Timeout } | undefined;
   readonly #telemetry: RunTelemetry | undefined;
   #current: ThreadRecord | undefined;
   #archiveId: string | undefined;
@@ -166,18 +168,29 @@ export class ThreadTurn {
     this.#queue = init.queue;
     let lease = init.lease;
     let failures = 0;
-    // Renewed every third of the TTL. A store error is retried at the next tick (the lease still has
-    // two thirds of its time); a definite loss (LeaseLostError) or a second failure in a row, while
-    // the lease is still valid, ends the run as lost.
+    // Renewed every third of the TTL, one renewal in flight at a time (a tick while one is pending
+    // does nothing). A store error is retried at the next tick (the lease still has two thirds of
+    // its time); a definite loss (LeaseLostError), a renewal that has not answered when the lease
+    // expires, or a second failure in a row, while the lease is still valid, ends the run as lost.
     this.#renewal = setInterval(
       () => {
-        const renew = (): Promise<Lease> => init.ctx.store.renewLease(lease, init.ctx.leaseTtlMs);
-        (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, lease), renew) : renew()).then(
+        if (this.#renewing) return;
+        const expiry = new AbortController();
+        const held = lease;
+        const renew = (): Promise<Lease> =>
+          storeCall("renewLease", expiry.signal, init.ctx.store.renewLease(held, init.ctx.leaseTtlMs, expiry.signal));
+        const unanswered = new Error("the thread store's renewLease had not answered when the lease expired");
+        const giveUp = (): void => expiry.abort(new LeaseLostError(held.target, { cause: unanswered }));
+        this.#renewing = { expiry, timer: setTimeout(giveUp, untilExpiry(held, init.ctx.leaseTtlMs)) };
+        this.#renewing.timer.unref();
+        (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, held), renew) : renew()).then(
           (renewed) => {
+            this.#stopRenewing();
             lease = renewed;
             failures = 0;
           },
           (cause: unknown) => {
+            this.#stopRenewing();
             if (this.#ended || this.#leaseLost) return;
             if (!findError(cause, LeaseLostError) && ++failures < 2) {
               this.#queue.push({
@@ -674,6 +687,7 @@ export class ThreadTurn {
       updatedAt: now,
     };
     clearInterval(this.#renewal);
+    this.#stopRenewing();
     try {
       const finalize = (): Promise<ThreadRecord> =>
         store.finalize(
@@ -717,6 +731,12 @@ export class ThreadTurn {
     }
   }
 
+  /** Forgets the renewal in flight (its answer, if any, still lands) and clears its expiry timer. */
+  #stopRenewing(): void {
+    if (this.#renewing) clearTimeout(this.#renewing.timer);
+    this.#renewing = undefined;
+  }
+
   /**
    * Stops renewal and releases the lease; idempotent, never throws. A failed release is tried once
    * more; if that fails too, or the store does not answer within the lease time-to-live (at most
@@ -727,6 +747,8 @@ export class ThreadTurn {
     if (this.#ended) return;
     this.#ended = true;
     clearInterval(this.#renewal);
+    this.#renewing?.expiry.abort(new Error("the turn ended"));
+    this.#stopRenewing();
     const { store, key, leaseTtlMs } = this.#ctx;
     let failure: unknown;
     const waitMs = Math.min(leaseTtlMs, RELEASE_WAIT_MS);
@@ -755,6 +777,12 @@ export class ThreadTurn {
 
 /** The longest {@link ThreadTurn.end} waits for the store to release the lease (ms). */
 const RELEASE_WAIT_MS = 5_000;
+
+/** Milliseconds until `lease` expires (0 when it has); `fallbackMs` for a lease without a valid expiry. */
+function untilExpiry(lease: Lease, fallbackMs: number): number {
+  const left = lease.expiresAt instanceof Date ? lease.expiresAt.getTime() - Date.now() : Number.NaN;
+  return Number.isFinite(left) ? Math.max(0, left) : fallbackMs;
+}
 
 /** Span attributes of a lease step: the key, the fencing token and the time-to-live. */
 function leaseAttributes(ctx: ThreadContext, lease: Lease): Record<string, string | number> {
