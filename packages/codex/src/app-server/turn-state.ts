@@ -301,8 +301,8 @@ export class AppServerTurnState {
     if (reader === undefined) return false;
     const triedTemplates = this.#templatesFirst;
     if (triedTemplates && this.#readTemplate(text)) return true;
+    // #templatesFirst is false here: set by a line the learned shapes read, cleared by one they refused.
     if (reader.read(text)) {
-      this.#templatesFirst = false;
       if (!this.started) this.#markStarted();
       // #textDelta written out: one function less for V8 to compile on the per-line path.
       const itemId = reader.itemId;
