@@ -1,6 +1,6 @@
 import type { DriverEvent } from "@adaptor/driver";
-import { describe, expect, it } from "vitest";
-import { parseAppServerLine } from "./parse-line.js";
+import { describe, expect, it, vi } from "vitest";
+import { DeltaLineReader, parseAppServerLine } from "./parse-line.js";
 import { AppServerTurnState } from "./turn-state.js";
 
 const THREAD = "019a0000-0000-7000-8000-000000000001";
@@ -153,6 +153,42 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
     expect(output?.type === "tool-result" && output.output).toBe(TEXTS.map((t, i) => `${t}${i}:${t}`).join(""));
   });
 
+  it("reads a run of deltas in another key order by its learned shape without trying codex's order first, and goes back to codex's order when a line is in it", () => {
+    const reordered = (text: string, itemId = "msg_1") =>
+      line("item/agentMessage/delta", [["delta", text], ["itemId", itemId], ...ids()], true);
+    const lines = [
+      ...Array.from({ length: 50 }, (_, i) => reordered(`r${i} `)),
+      ...Array.from({ length: 5 }, (_, i) => delta(`c${i} `)),
+      ...Array.from({ length: 5 }, (_, i) => reordered(`s${i} `, "msg_2")),
+      reordered("again "),
+      delta('esc "\\\n '),
+      line("item/completed", [...ids(), ["item", { type: "agentMessage", id: "msg_2", text: "done" }]]),
+    ];
+    const direct = turn();
+    const parsed = turn();
+    const tried = vi.spyOn(DeltaLineReader.prototype, "read");
+    let how: string[];
+    try {
+      how = lines.map((l) => feed(direct.state, l));
+      const triedOn = tried.mock.calls.map(([text]) => lines.indexOf(text));
+      // codex's order reader: the first reordered line and the one after it (the shape is learned
+      // from the first), then not until a line the shape refuses (line 50, in codex's order).
+      expect(triedOn.filter((i) => i < 50)).toEqual([0, 1]);
+      expect(triedOn).toContain(50);
+    } finally {
+      tried.mockRestore();
+    }
+    for (const l of lines) feedParsed(parsed.state, l);
+    expect(how.filter((h) => h === "parsed")).toHaveLength(3); // the first line of each shape, and the item's end
+    expect(direct.events).toEqual(parsed.events);
+    expect(direct.events.map((e) => (e.type === "text-delta" ? e.text : e.type)).join("")).toBe(
+      [...Array.from({ length: 50 }, (_, i) => `r${i} `), ...Array.from({ length: 5 }, (_, i) => `c${i} `)].join("") +
+        Array.from({ length: 5 }, (_, i) => `s${i} `).join("") +
+        'again esc "\\\n ',
+    );
+    expect(direct.state.transcript).toEqual(parsed.state.transcript);
+  });
+
   it("refuses or reads as JSON.parse reads every one-character change of a learned line", () => {
     const learned = [
       line("item/agentMessage/delta", [["delta", 'a "b" \\ c'], ["itemId", "msg_1"], ...ids()]),
@@ -161,13 +197,14 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
     ];
     const replacements = ['"', "\\", "x", "}", " ", ",", "1", "\u0001", "é", ""];
     let readDirectly = 0;
-    for (const original of learned) {
+    // Learned only, and learned then read once (the next line is tried by the learned shape first).
+    for (const [original, times] of learned.flatMap((l) => [[l, 1] as const, [l, 2] as const])) {
       for (let at = 0; at < original.length; at++) {
         for (const r of replacements) {
           const changed = original.slice(0, at) + r + original.slice(at + 1);
           if (changed === original) continue;
           const direct = turn();
-          feed(direct.state, original); // learned here
+          for (let i = 0; i < times; i++) feed(direct.state, original); // learned by the first
           let valid = true;
           try {
             JSON.parse(changed);
@@ -179,7 +216,7 @@ describe("DeltaLineTemplates through AppServerTurnState.acceptLine", () => {
           readDirectly++;
           expect(valid, changed).toBe(true);
           const parsed = turn();
-          feedParsed(parsed.state, original);
+          for (let i = 0; i < times; i++) feedParsed(parsed.state, original);
           feedParsed(parsed.state, changed);
           const done = line("item/completed", [
             ...ids(),

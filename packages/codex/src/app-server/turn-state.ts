@@ -176,6 +176,12 @@ export class AppServerTurnState {
   #deltaLines: DeltaLineReader | undefined;
   /** Reads this turn's delta notifications of any method and key order, once a line of their shape was parsed. */
   #deltaTemplates = new DeltaLineTemplates();
+  /**
+   * True when the line before was read by {@link #deltaTemplates}: the next line is tried there
+   * first, so a run of deltas in another key order does not pay a refused attempt of
+   * {@link #deltaLines} per line.
+   */
+  #templatesFirst = false;
   /** Command output that arrived as `item/commandExecution/outputDelta`, by item id. */
   readonly #commandOutput = new Map<string, string>();
   #usage: { input: number; output: number; cached: number; cacheWrite: number; reasoning: number } | undefined;
@@ -293,6 +299,9 @@ export class AppServerTurnState {
   acceptLine(text: string): boolean {
     const reader = this.#deltaLines;
     if (reader === undefined) return false;
+    const triedTemplates = this.#templatesFirst;
+    if (triedTemplates && this.#readTemplate(text)) return true;
+    // #templatesFirst is false here: set by a line the learned shapes read, cleared by one they refused.
     if (reader.read(text)) {
       if (!this.started) this.#markStarted();
       // #textDelta written out: one function less for V8 to compile on the per-line path.
@@ -302,8 +311,17 @@ export class AppServerTurnState {
       this.#emit({ type: "text-delta", text: reader.delta, messageId: itemId });
       return true;
     }
+    return !triedTemplates && this.#readTemplate(text);
+  }
+
+  /** {@link acceptLine} by a learned shape: true when `text` has one, and then its delta is handled. */
+  #readTemplate(text: string): boolean {
     const templates = this.#deltaTemplates;
-    if (!templates.read(text)) return false;
+    if (!templates.read(text)) {
+      this.#templatesFirst = false;
+      return false;
+    }
+    this.#templatesFirst = true;
     if (!this.started) this.#markStarted();
     this.#delta(templates.method, templates.itemId, templates.delta);
     return true;
