@@ -56,7 +56,6 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
       }),
       key,
-      init.owner,
     );
   } catch (error) {
     throw threadBusyError(key, error) ?? error;
