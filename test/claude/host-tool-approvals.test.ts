@@ -106,14 +106,18 @@ describe("host tools follow policy.approvals.permission (real claude binary)", (
     const ran: string[] = [];
     const asked: string[] = [];
     h = await harness(callThenReport("LOOKUP", "mcp__adaptor__lookup", { id: "o-17" }), {}, { tools: [lookupTool(ran)] });
-    const edited = await h.agent.run("LOOKUP o-17", {
+    const stream = h.agent.stream("LOOKUP o-17", {
       policy: { approvals: { permission: "ask" } },
       onApproval: (request) => {
         asked.push(request.toolName ?? "");
         request.approve({ updatedInput: { id: "o-18" } });
       },
     });
+    const events = await drainEvents(stream);
+    const edited = await stream.result();
     expect([asked, ran]).toEqual([["lookup"], ["o-18"]]);
+    // The host approved the call: the CLI's own run of it, unasked by design, is no approval.unasked.
+    expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
     expect(edited.text).toBe('mcp__adaptor__lookup ok: {"id":"o-18","total":42}');
     const inherited = await h.agent.run("LOOKUP o-17", { onApproval: (request) => request.deny("nothing should be asked") });
     expect([asked, ran]).toEqual([["lookup"], ["o-18", "o-17"]]);

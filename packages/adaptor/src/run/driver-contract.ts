@@ -1,5 +1,5 @@
 import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, NoticeEvent, RunPolicy } from "@adaptor/driver";
-import { hasNoEffect, raceAbort, reportEnforcement } from "@adaptor/driver/kit";
+import { hasNoEffect, mcpToolOf, raceAbort, reportEnforcement, type McpServerTools } from "@adaptor/driver/kit";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
 const STOP_MARGIN_MS = 5_000;
@@ -175,8 +175,10 @@ export function withUnreported<T extends Partial<DriverResponse>>(output: T, pol
  * run started): a tool call that returned a result without error although no approval asked about
  * its id gets an `approval.unasked` notice, unless the call can have no effect: a tool the driver
  * declares its CLI runs unasked (`capabilities.askExemptTools`: Claude Code's Read, its task list),
- * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so). Only a
- * notice: the SDK cannot tell a CLI's own exemption of another tool from a driver that skipped the ask.
+ * or a call whose `tool-call` `kind` is `read`, `search` or `think` (ACP agents say so), or a call
+ * of the run's host tools (the SDK's own server applies the run's approvals to each call itself, so
+ * the CLI runs them unasked by design). Only a notice: the SDK cannot tell a CLI's own exemption of
+ * another tool from a driver that skipped the ask.
  */
 export class UnaskedTools {
   readonly #mode: string | undefined;
@@ -186,10 +188,22 @@ export class UnaskedTools {
   /** Calls that cannot have an effect (by their name or kind). */
   readonly #harmless = new Set<string>();
 
-  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor) {
+  /** The run's host-tool server and its tools, whose calls the SDK gates itself. */
+  readonly #hostTools: readonly McpServerTools[];
+
+  /**
+   * @param hostTools - the run's host-tool server (its name and its tools' names), if it has host tools.
+   */
+  constructor(policy: RunPolicy | undefined, descriptor?: DriverDescriptor, hostTools?: McpServerTools) {
     const mode = policy?.approvals?.permission;
     this.#mode = mode === "ask" || mode === "auto_deny" ? mode : undefined;
     this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
+    this.#hostTools = hostTools ? [hostTools] : [];
+  }
+
+  /** Whether `name` (an agent's name or title for a call) is one of the run's host tools. */
+  #isHostTool(name: string | undefined): boolean {
+    return name !== undefined && mcpToolOf({ name, title: name }, this.#hostTools) !== undefined;
   }
 
   /** Notes an approval the driver asked for. */
@@ -202,12 +216,12 @@ export class UnaskedTools {
     if (!this.#mode) return undefined;
     if (event.type === "tool-call") {
       if (event.phase === "start" || !this.#names.has(event.id)) this.#names.set(event.id, event.name);
-      if (this.#exempt.has(event.name) || hasNoEffect(event.kind)) this.#harmless.add(event.id);
+      if (this.#exempt.has(event.name) || hasNoEffect(event.kind) || this.#isHostTool(event.name)) this.#harmless.add(event.id);
       return undefined;
     }
     if (event.type !== "tool-result" || event.isError || this.#asked.has(event.id) || this.#harmless.has(event.id)) return undefined;
     const toolName = event.name ?? this.#names.get(event.id) ?? "a tool";
-    if (this.#exempt.has(toolName)) return undefined;
+    if (this.#exempt.has(toolName) || this.#isHostTool(event.name)) return undefined;
     return {
       type: "notice",
       kind: "approval.unasked",

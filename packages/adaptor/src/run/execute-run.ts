@@ -41,7 +41,7 @@ import type { ThreadContext } from "../thread/thread-context.js";
 import { ThreadTurn } from "../thread/thread-turn.js";
 import { checkThreadCapabilities } from "../thread/check-thread-capabilities.js";
 import { checkRewindable, TurnFiles } from "../file-checkpoints/turn-files.js";
-import type { RunToolBinding } from "../tools/agent-tools.js";
+import { HOST_TOOL_SERVER_NAME, type RunToolBinding } from "../tools/agent-tools.js";
 import type { PendingApproval } from "@adaptor/threadstore";
 import { TurnSuspension } from "../suspend/turn-suspension.js";
 import type { Context } from "@opentelemetry/api";
@@ -220,7 +220,11 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         let pid: number | undefined;
         let exitSeen = false;
         calledPolicy = request.policy;
-        const unasked = new UnaskedTools(request.policy, driver.descriptor);
+        const unasked = new UnaskedTools(
+          request.policy,
+          driver.descriptor,
+          setup.tools ? { name: HOST_TOOL_SERVER_NAME, tools: setup.tools.tools.map((tool) => tool.name) } : undefined,
+        );
         const foreign = new ForeignEvents();
         const sink: DriverSink = {
           emit: (event: DriverEvent) => {
