@@ -69,6 +69,24 @@ function promptOnly(harnessed: Harness): Agent {
 }
 
 describe("structured output on the real claude binary", () => {
+  it("under an explicit ask the StructuredOutput tool is never asked about: the value arrives, no approval, no approval.unasked", async () => {
+    h = await harness(RULES);
+    const asked: string[] = [];
+    const stream = h.agent.stream("so-native-valid please", {
+      schemaJSON: answerJSON,
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        asked.push(request.toolName ?? "");
+        request.deny("no tools");
+      },
+    });
+    const events = await collect(stream);
+    const result = await stream.result();
+    expect(asked).toEqual([]);
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, value: { answer: "a@b.co" } });
+    expect(events.filter((e) => e.type === "notice" && e.kind === "approval.unasked")).toEqual([]);
+  });
+
   it("native valid: --json-schema, the value from the result line's structured_output; runAs types it", async () => {
     h = await harness(RULES);
     const { value, result } = await runAs(h.agent, "so-native-valid please", Answer);

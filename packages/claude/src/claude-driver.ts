@@ -59,7 +59,7 @@ export const CLAUDE_DESCRIPTOR: DriverDescriptor = deepFreeze<DriverDescriptor>(
     },
     // What claude 2.1.332 runs without asking under `ask` (test/claude/unasked-tools.test.ts):
     // Read, ToolSearch and the session's task list; Glob and Grep are read-only where offered.
-    askExemptTools: ["Read", "Glob", "Grep", "ToolSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"],
+    askExemptTools: ["Read", "Glob", "Grep", "ToolSearch", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "StructuredOutput"],
     systemPrompt: ["replace", "append"],
     // --agents: the Task tool offers them (test/claude/subagents.test.ts).
     subagents: true,

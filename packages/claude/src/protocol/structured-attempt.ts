@@ -8,7 +8,8 @@ import type { TranscriptItem } from "@adaptor/driver";
 export const STRUCTURED_RETRIES_SPENT = "error_max_structured_output_retries";
 
 /** The tool Claude Code offers the model under `--json-schema`: its input is the structured answer. */
-const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+/** The tool the CLI offers the model under `--json-schema` to give its structured answer. */
+export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
 
 /**
  * The structured answer of a turn Claude Code gave up on ({@link STRUCTURED_RETRIES_SPENT}): the

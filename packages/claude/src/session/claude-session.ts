@@ -18,6 +18,7 @@ import {
 import { descendantBaseline, type CapturedOutput, type CliProcess, type ExitInfo, type OutputLine } from "@adaptor/driver/process";
 import type { Launch } from "../launch/launch.js";
 import { READ_ONLY_TOOLS } from "../launch/policy.js";
+import { STRUCTURED_OUTPUT_TOOL } from "../protocol/structured-attempt.js";
 import { hookOutput, hookRegistrations, hookResponse, readHookCallback } from "../protocol/hooks.js";
 import {
   ASK_EVERY_TOOL_HOOK,
@@ -774,7 +775,11 @@ export class ClaudeSession implements PooledProcess {
       const tool = typeof request.input?.tool_name === "string" ? request.input.tool_name : "";
       const trusted = this.#trustedPrefixes.some((prefix) => tool.startsWith(prefix));
       // Under read_only only the read tools are asked about; the rest is the CLI's dontAsk denial.
-      const askable = (this.#launch.askableTools?.includes(tool) ?? true) && (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
+      // The structured-output tool of --json-schema hands the CLI the answer and acts on nothing: never asked.
+      const askable =
+        tool !== STRUCTURED_OUTPUT_TOOL &&
+        (this.#launch.askableTools?.includes(tool) ?? true) &&
+        (this.#askReadTools || !READ_ONLY_TOOLS.includes(tool));
       proc.writeJson(preToolUseAnswer(requestId, !trusted && askable)).catch(() => undefined);
       return;
     }
