@@ -36,7 +36,7 @@ import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
-import { checkRecord, storeCall } from "../thread/store-calls.js";
+import { resolveWithin, storeCall } from "../thread/store-calls.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -161,7 +161,7 @@ export class Agent implements AsyncDisposable {
     checkThreadKey(key);
     const store = this.#catalog("deleting a thread");
     try {
-      const record = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+      const record = await resolveWithin(store, key, signal);
       const deleted = await storeCall("deleteThread", signal, store.deleteThread(key, signal));
       if (record) await this.driver.releaseSession?.(record.checkpoint.resumeId);
       return deleted;
@@ -209,7 +209,7 @@ export class Agent implements AsyncDisposable {
     checkpoint: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("thread checkpoints need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+      return resolveWithin(store, key, signal);
     },
     deleteThread: (key, signal) => this.deleteThread(key, signal),
     history: async (key, scope) => {

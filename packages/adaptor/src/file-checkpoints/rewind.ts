@@ -5,7 +5,7 @@ import { type ThreadRecord, type ThreadStore } from "@adaptor/threadstore";
 import { FileCheckpointError } from "../errors/file-checkpoint-error.js";
 import type { FileCheckpointOptions } from "./file-checkpoint-options.js";
 import type { DriverDescriptor } from "@adaptor/driver";
-import { checkLease, checkRecord, storeCall } from "../thread/store-calls.js";
+import { acquireLeaseWithin, resolveWithin } from "../thread/store-calls.js";
 import { checkRewindable, entryOf, openRepo, recordBefore, versionOf } from "./turn-files.js";
 
 /** What a rewind needs from its Agent. */
@@ -50,13 +50,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
   let lease;
   try {
     // A lease granted after the caller gave up is given back at once.
-    const granted = store.acquireLease(key, init.owner, init.leaseTtlMs, signal);
-    lease = checkLease(
-      await storeCall("acquireLease", signal, granted, (late) => {
-        if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
-      }),
-      key,
-    );
+    lease = await acquireLeaseWithin(store, key, init.owner, init.leaseTtlMs, signal);
   } catch (error) {
     throw threadBusyError(key, error) ?? error;
   }
@@ -75,7 +69,7 @@ export async function rewindThread(init: RewindInit): Promise<ThreadRecord> {
         `thread ${key}: turn ${init.runId} started the conversation; there is no checkpoint before it`,
       );
     }
-    const current = checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+    const current = await resolveWithin(store, key, signal);
     if (!current || versionOf(current) !== entryOf(head).after) {
       throw new FileCheckpointError(
         "diverged",

@@ -1,7 +1,8 @@
 import { FeatureUnsupportedError, type DriverEvent, type HookAnswer, type HookAsk, type HookPoint } from "@adaptor/driver";
-import { mcpToolOf, raceAbort, type McpServerTools } from "@adaptor/driver/kit";
+import { raceAbort, type McpServerTools } from "@adaptor/driver/kit";
 import { AdaptorError, InvalidOptionError } from "@adaptor/errors";
 import { HOST_TOOL_SERVER_NAME } from "../tools/agent-tools.js";
+import { hostToolOf } from "../tools/host-tool-of.js";
 import type { HookContext, RunHooks } from "./run-hooks.js";
 
 /** The hook option of each hook point. */
@@ -48,7 +49,7 @@ export class HookRunner {
   readonly #runId: string;
   readonly #driver: string;
   /** The run's host-tool server and its tools' own names, to read a call's name in any form agents give it. */
-  readonly #hostTools: readonly McpServerTools[];
+  readonly #hostTools: McpServerTools;
   readonly #onFailure: (error: AdaptorError) => void;
   readonly #ended = new AbortController();
   readonly #signal: AbortSignal;
@@ -72,7 +73,7 @@ export class HookRunner {
     this.#native = new Set(init.native);
     this.#runId = init.runId;
     this.#driver = init.driver;
-    this.#hostTools = [{ name: HOST_TOOL_SERVER_NAME, tools: init.hostTools ?? [] }];
+    this.#hostTools = { name: HOST_TOOL_SERVER_NAME, tools: init.hostTools ?? [] };
     this.#onFailure = init.onFailure;
     this.#signal = AbortSignal.any([init.signal, this.#ended.signal]);
   }
@@ -184,9 +185,7 @@ export class HookRunner {
 
   /** `call` with a host tool named as approvals name it (its own name), and the agent's name in `agentToolName`. */
   #named<T extends { readonly toolName: string }>(call: T): T & { readonly agentToolName: string } {
-    // An agent's event name may be the call's title (an ACP call without a name).
-    const own = mcpToolOf({ name: call.toolName, title: call.toolName }, this.#hostTools)?.tool;
-    return { ...call, toolName: own ?? call.toolName, agentToolName: call.toolName };
+    return { ...call, toolName: hostToolOf(call.toolName, this.#hostTools) ?? call.toolName, agentToolName: call.toolName };
   }
 
   /**

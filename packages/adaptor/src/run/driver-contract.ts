@@ -1,5 +1,6 @@
 import type { ApprovalAsk, DriverDescriptor, DriverEvent, DriverResponse, NoticeEvent, RunPolicy } from "@adaptor/driver";
-import { hasNoEffect, mcpToolOf, raceAbort, reportEnforcement, type McpServerTools } from "@adaptor/driver/kit";
+import { hasNoEffect, raceAbort, reportEnforcement, type McpServerTools } from "@adaptor/driver/kit";
+import { hostToolOf } from "../tools/host-tool-of.js";
 
 /** ms added to three kill graces in {@link driverStopMs}. */
 const STOP_MARGIN_MS = 5_000;
@@ -189,7 +190,7 @@ export class UnaskedTools {
   readonly #harmless = new Set<string>();
 
   /** The run's host-tool server and its tools, whose calls the SDK gates itself. */
-  readonly #hostTools: readonly McpServerTools[];
+  readonly #hostTools: McpServerTools | undefined;
 
   /**
    * @param hostTools - the run's host-tool server (its name and its tools' names), if it has host tools.
@@ -198,12 +199,12 @@ export class UnaskedTools {
     const mode = policy?.approvals?.permission;
     this.#mode = mode === "ask" || mode === "auto_deny" ? mode : undefined;
     this.#exempt = new Set(descriptor?.capabilities.askExemptTools ?? []);
-    this.#hostTools = hostTools ? [hostTools] : [];
+    this.#hostTools = hostTools;
   }
 
   /** Whether `name` (an agent's name or title for a call) is one of the run's host tools. */
   #isHostTool(name: string | undefined): boolean {
-    return name !== undefined && mcpToolOf({ name, title: name }, this.#hostTools) !== undefined;
+    return this.#hostTools !== undefined && hostToolOf(name, this.#hostTools) !== undefined;
   }
 
   /** Notes an approval the driver asked for. */

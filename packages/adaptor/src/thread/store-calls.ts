@@ -1,6 +1,6 @@
 import { DriverError, InvalidOptionError } from "@adaptor/errors";
 import { raceAbort } from "@adaptor/driver/kit";
-import type { Lease, ThreadRecord } from "@adaptor/threadstore";
+import type { Lease, ThreadRecord, ThreadStore } from "@adaptor/threadstore";
 
 /**
  * A thread store method the SDK waits on (`sessionState.<method>` for its session state): a thread
@@ -135,4 +135,32 @@ export function checkRecord(op: "resolve" | "finalize", answer: unknown, key: st
   if (typeof record.revision !== "number" || !Number.isFinite(record.revision))
     throw malformed(op, "revision", `must be a finite number, got ${describe(record.revision)}`);
   return answer as ThreadRecord;
+}
+
+/**
+ * `store.acquireLease(key, owner, ttlMs, signal)`, checked ({@link checkLease}), never waiting past
+ * `signal`'s abort ({@link storeCall}): a lease the store grants after that is given back at once.
+ * @throws the store's errors; InvalidOptionError for a malformed lease; the abort's verdict.
+ */
+export async function acquireLeaseWithin(
+  store: ThreadStore,
+  key: string,
+  owner: string,
+  ttlMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Lease> {
+  const granted = store.acquireLease(key, owner, ttlMs, signal);
+  const lease = await storeCall("acquireLease", signal, granted, (late) => {
+    if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
+  });
+  return checkLease(lease, key);
+}
+
+/**
+ * The active record of `key` (`store.resolve({ key })`), checked ({@link checkRecord}), never
+ * waiting past `signal`'s abort ({@link storeCall}); `undefined` when there is none.
+ * @throws the store's errors; InvalidOptionError for a malformed record; the abort's verdict.
+ */
+export async function resolveWithin(store: ThreadStore, key: string, signal: AbortSignal | undefined): Promise<ThreadRecord | undefined> {
+  return checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
 }

@@ -31,7 +31,7 @@ import { forkedTurns, readTurnLog, turnsThrough, withTurn, type TurnLog } from "
 import { readManifest } from "../session-state/session-manifest.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
-import { checkLease, checkRecord, racedSessionState, storeCall } from "./store-calls.js";
+import { acquireLeaseWithin, checkRecord, racedSessionState, resolveWithin, storeCall } from "./store-calls.js";
 import { within } from "@adaptor/driver/kit";
 import { SPAN } from "../telemetry/span-names.js";
 
@@ -247,13 +247,7 @@ export class ThreadTurn {
     let lease: Lease;
     try {
       // A lease granted after the run ended (a store that answered late) is given back at once.
-      const acquire = async (): Promise<Lease> =>
-        checkLease(
-          await storeCall("acquireLease", prep.signal, store.acquireLease(key, ctx.owner, ctx.leaseTtlMs, prep.signal), (late) => {
-            if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
-          }),
-          key,
-        );
+      const acquire = (): Promise<Lease> => acquireLeaseWithin(store, key, ctx.owner, ctx.leaseTtlMs, prep.signal);
       lease = prep.telemetry
         ? await prep.telemetry.span(
             SPAN.leaseAcquire,
@@ -285,10 +279,9 @@ export class ThreadTurn {
     }
   }
 
-  /** The key's active record, checked; never waits past the run's end (see {@link storeCall}). */
-  async #resolveKey(key: string, signal: AbortSignal): Promise<ThreadRecord | undefined> {
-    const found = await storeCall("resolve", signal, this.#ctx.store.resolve({ key }, signal));
-    return checkRecord("resolve", found, key, true);
+  /** The key's active record, checked; never waits past the run's end (see {@link resolveWithin}). */
+  #resolveKey(key: string, signal: AbortSignal): Promise<ThreadRecord | undefined> {
+    return resolveWithin(this.#ctx.store, key, signal);
   }
 
   async #resolve(prep: Preparation): Promise<void> {

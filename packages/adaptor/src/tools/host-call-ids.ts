@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { DriverEvent } from "@adaptor/driver";
-import { knownInput, mcpToolOf, type McpServerTools } from "@adaptor/driver/kit";
+import { knownInput, type McpServerTools } from "@adaptor/driver/kit";
+import { hostToolOf } from "./host-tool-of.js";
 
 /** One `tool-call` of a host tool the run reported and no host-tool call has claimed yet. */
 interface ReportedCall {
@@ -34,14 +35,14 @@ export const CLAIM_WAIT_MS = 1_000;
  * up to {@link CLAIM_WAIT_MS} for one to be reported. Each reported call is claimed at most once.
  */
 export class HostCallIds {
-  readonly #servers: readonly McpServerTools[];
+  readonly #server: McpServerTools;
   readonly #unclaimed: ReportedCall[] = [];
   readonly #claimed = new Set<string>();
   readonly #waiters: Waiter[] = [];
 
   /** `server` is the host-tool server's name in the run's `mcpServers`, `tools` its tools' names. */
   constructor(server: string, tools: Iterable<string>) {
-    this.#servers = [{ name: server, tools: new Set(tools) }];
+    this.#server = { name: server, tools: new Set(tools) };
   }
 
   /** Notes the run's `tool-call` events of host tools (and the input a later `end` phase gives). */
@@ -51,8 +52,7 @@ export class HostCallIds {
     if (known) {
       if (event.input !== undefined) known.input = event.input;
     } else {
-      // A driver's event name may be the call's title (an ACP call without a name).
-      const tool = mcpToolOf({ name: event.name, title: event.name }, this.#servers)?.tool;
+      const tool = hostToolOf(event.name, this.#server);
       if (tool === undefined) return;
       this.#unclaimed.push({ id: event.id, name: tool, input: event.input });
       if (this.#unclaimed.length > MAX_UNCLAIMED) this.#unclaimed.shift();
