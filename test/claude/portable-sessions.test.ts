@@ -68,6 +68,24 @@ async function host(
   return { env, agent };
 }
 
+/** A scripted server, a SQLite store in a temporary folder's file (`dir`, `path`), and two hosts `a` and `b` sharing it. */
+async function sqliteHosts(): Promise<{
+  s: AnthropicServer;
+  dir: string;
+  path: string;
+  store: SqliteThreadStore;
+  a: Awaited<ReturnType<typeof host>>;
+  b: Awaited<ReturnType<typeof host>>;
+}> {
+  const s = await server();
+  const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
+  open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+  const path = join(dir, "threads.db");
+  const store = new SqliteThreadStore({ path });
+  open.push(store);
+  return { s, dir, path, store, a: await host(s, store), b: await host(s, store) };
+}
+
 async function drain(stream: Stream): Promise<{ text: string; notices: { message: string; data?: Record<string, unknown> }[] }> {
   const notices: { message: string; data?: Record<string, unknown> }[] = [];
   for await (const event of stream as AsyncIterable<AgentEvent>) {
@@ -569,14 +587,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
   });
 
   it("damaged stored state in SQLite (the state row deleted, a segment truncated, the manifest cut short) is ThreadSessionError missing / damaged (ErrThreadSessionCorrupt) on a host without the transcript, never a fresh conversation; the host that holds it continues", async () => {
-    const s = await server();
-    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
-    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
-    const path = join(dir, "threads.db");
-    const store = new SqliteThreadStore({ path });
-    open.push(store);
-    const a = await host(s, store);
-    const b = await host(s, store);
+    const { s, path, store, a, b } = await sqliteHosts();
     await drain(a.agent.thread("gone").stream("one [gone-1]"));
     await drain(a.agent.thread("cut").stream("one [cut-1]"));
     await drain(a.agent.thread("garbled").stream("one [garbled-1]"));
@@ -609,14 +620,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
   });
 
   it("a stored manifest edited in SQLite (the transcript named under another folder or outside the CLI home, its segments reordered with their hashes) is ThreadSessionError damaged on a host without the transcript, before anything is written or claude starts", async () => {
-    const s = await server();
-    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
-    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
-    const path = join(dir, "threads.db");
-    const store = new SqliteThreadStore({ path });
-    open.push(store);
-    const a = await host(s, store);
-    const b = await host(s, store);
+    const { s, dir, path, store, a, b } = await sqliteHosts();
     for (const key of ["sub", "up", "order"]) await drain(a.agent.thread(key).stream(`one [${key}-1]`));
     await drain(a.agent.thread("order").stream("two [order-2]"));
     const db = new Database(path);
@@ -653,14 +657,7 @@ describe("claude portable sessions on the real binary", { timeout: 120_000 }, ()
   });
 
   it("damaged and stale stored state in SQLite (a middle segment row lost; the session tables rolled back to an earlier turn) fails on every host, also the one that ran every turn; once the record's session rows are deleted, as docs/errors.md tells an operator, that host continues from its copy and stores it again, and another host then continues the whole conversation", async () => {
-    const s = await server();
-    const dir = mkdtempSync(join(tmpdir(), "adaptor-sessions-"));
-    open.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
-    const path = join(dir, "threads.db");
-    const store = new SqliteThreadStore({ path });
-    open.push(store);
-    const a = await host(s, store);
-    const b = await host(s, store);
+    const { path, store, a, b } = await sqliteHosts();
     for (const key of ["lost", "rolled"]) {
       await drain(a.agent.thread(key).stream(`one [${key}-1]`));
       await drain(a.agent.thread(key).stream(`two [${key}-2]`));
