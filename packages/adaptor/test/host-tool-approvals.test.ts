@@ -61,9 +61,11 @@ async function callHostTool(
   const handled: unknown[] = [];
   const replies: { text: string; isError: boolean }[] = [];
   const asked: ApprovalRequest[] = [];
-  const driver = capabilityDriver(CAPS, async (request: DriverRequest) => {
+  const driver = capabilityDriver(CAPS, async (request: DriverRequest, sink) => {
     const client = await connect(request);
     for (const [index, args] of calls.entries()) {
+      // As a CLI does: the call is reported before the tool is called.
+      sink.emit({ type: "tool-call", phase: "start", id: `toolu_${index}`, name: "mcp__adaptor__lookup" });
       const reply = (await client.callTool({
         name: "lookup",
         arguments: args as Record<string, unknown>,

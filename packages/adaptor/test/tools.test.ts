@@ -80,9 +80,9 @@ describe("host tools through the Agent", () => {
     expect(root.ErrInvalidOutput).toBe(toolPackage.ErrInvalidOutput);
   });
 
-  it("serves the agent's tools over an authenticated http MCP entry; calls emit host-view tool-result events", async () => {
+  it("serves the agent's tools over an authenticated http MCP entry; calls emit host-view tool-result events, the CLI's own result of a call folded into the host's", async () => {
     let url = "";
-    const driver = capabilityDriver(HTTP_MCP, async (request) => {
+    const driver = capabilityDriver(HTTP_MCP, async (request, sink) => {
       const entry = hostEntry(request);
       url = entry.url;
       expect(entry.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -98,7 +98,10 @@ describe("host tools through the Agent", () => {
           annotations: { title: "Lookup", readOnlyHint: true },
         }),
       ]);
+      // As a CLI does: the call is reported, the tool called, then the CLI reports the result.
+      sink.emit({ type: "tool-call", phase: "start", id: "toolu_7", name: "mcp__adaptor__lookup_order" });
       const ok = await client.callTool({ name: "lookup_order", arguments: { id: "o1" }, _meta: { "claudecode/toolUseId": "toolu_7" } });
+      sink.emit({ type: "tool-result", id: "toolu_7", name: "mcp__adaptor__lookup_order", output: "cli view", isError: false });
       const rejected = await client.callTool({ name: "lookup_order", arguments: { id: "missing" } });
       const failed = await client.callTool({ name: "lookup_order", arguments: { id: "boom" } });
       const invalid = await client.callTool({ name: "lookup_order", arguments: { id: 7 } });
@@ -164,8 +167,9 @@ describe("host tools through the Agent", () => {
         return "finished";
       },
     });
-    const driver = capabilityDriver(HTTP_MCP, async (request) => {
+    const driver = capabilityDriver(HTTP_MCP, async (request, sink) => {
       const client = await mcpClient(hostEntry(request));
+      sink.emit({ type: "tool-call", phase: "start", id: "toolu_9", name: "mcp__adaptor__long_job" });
       await client.callTool({ name: "long_job", arguments: {}, _meta: { "claudecode/toolUseId": "toolu_9" } });
       await client.close();
       return { text: "done", transcript: [], raw: { stdout: "", stderr: "" } };

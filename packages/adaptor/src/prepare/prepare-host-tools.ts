@@ -32,10 +32,13 @@ interface HostCall {
  * Each call's approval, `tool-result` and denial carry the id of its `tool-call` event: the one the
  * CLI sends with the MCP request, else the one `HostCallIds` matches in the run's events, else `host_<uuid v7>`.
  *
- * Each call emits a `tool-result` event with the host's view: `name` is the tool's own name and,
- * for a failure, `output` holds the full error text the model never sees (the CLI's own
- * `tool-result` for the same id follows, with the model's text). Failed calls are also added to
- * the Result's transcript after the CLI's item, with the full error text.
+ * A call whose CLI sent its id waits for the run's `tool-call` event of that id (at most
+ * `REPORT_WAIT_MS`) before anything else, so its approval, notices and `tool-result` come after it.
+ *
+ * Each call emits one `tool-result` event, the host's view: `name` is the tool's own name and, for
+ * a failure, `output` holds the full error text the model never sees; the CLI's own `tool-result`
+ * of the same id that follows is folded into it (not emitted). Failed calls are also added to the
+ * Result's transcript after the CLI's item, with the full error text.
  */
 export async function prepareHostTools(prep: Preparation): Promise<void> {
   const binding = prep.tools;
@@ -78,7 +81,22 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         const tool = byName.get(call.name);
         if (!tool) return { text: `unknown_tool: no tool named ${JSON.stringify(call.name)}`, isError: true };
         // The id of the call's `tool-call` event: sent by the CLI, else matched to the run's events.
-        const toolCallId = call.toolCallId ?? (await binding.callIds.claim(tool.name, call.arguments, call.signal)) ?? `host_${uuidv7()}`;
+        // A sent id waits for its event, so the call's approval, notices and result follow it.
+        if (call.toolCallId !== undefined) await binding.callIds.reported(call.toolCallId, call.signal);
+        const matched = call.toolCallId ?? (await binding.callIds.claim(tool.name, call.arguments, call.signal));
+        const toolCallId = matched ?? `host_${uuidv7()}`;
+        const parentToolCallId = matched === undefined ? undefined : binding.callIds.parentOf(matched);
+        const result = (output: string, isError: boolean): void => {
+          binding.queue.push({
+            type: "tool-result",
+            id: toolCallId,
+            name: tool.name,
+            output,
+            isError,
+            ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+          });
+          if (matched !== undefined) binding.callIds.answered(matched);
+        };
         const notice = (kind: string, message?: string, data?: Readonly<Record<string, unknown>>): void => {
           if (typeof kind !== "string" || kind === "") return;
           binding.queue.push({
@@ -88,7 +106,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             ...(data !== undefined ? { data: { ...data, toolCallId, tool: tool.name } } : { data: { toolCallId, tool: tool.name } }),
           });
         };
-        const gate = await approve(prep, tool, call.arguments, toolCallId);
+        const gate = await approve(prep, tool, call.arguments, toolCallId, parentToolCallId);
         if (gate.outcome === "deny") {
           denials.push({
             toolName: tool.name,
@@ -96,7 +114,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
             input: call.arguments === undefined || call.arguments === null ? {} : call.arguments,
           });
           const text = `permission_denied: ${gate.reason}`;
-          binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: text, isError: true });
+          result(text, true);
           return { text, isError: true };
         }
         const outcome = await invokeTool(tool, gate.input, {
@@ -108,7 +126,7 @@ export async function prepareHostTools(prep: Preparation): Promise<void> {
         });
         const hostText = hostView(outcome);
         calls.push({ toolCallId, tool: tool.name, outcome, hostText });
-        binding.queue.push({ type: "tool-result", id: toolCallId, name: tool.name, output: hostText, isError: outcome.kind !== "success" });
+        result(hostText, outcome.kind !== "success");
         return {
           text: outcome.modelText,
           isError: outcome.kind !== "success",
@@ -145,6 +163,7 @@ async function approve(
   tool: Tool,
   args: unknown,
   toolCallId: string,
+  parentToolCallId: string | undefined,
 ): Promise<{ readonly outcome: "run"; readonly input: unknown } | { readonly outcome: "deny"; readonly reason: string }> {
   const approvals = prep.approvals;
   if (!approvals || tool.needsApproval === false) return { outcome: "run", input: args };
@@ -155,6 +174,7 @@ async function approve(
     title: `${tool.name}: ${summary(input)}`,
     toolName: tool.name,
     toolCallId,
+    ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
     input,
     details: { hostTool: true },
     inputEditable: true,

@@ -242,7 +242,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
             }
             telemetry?.onEvent(event);
             setup.tools?.callIds.observe(event);
-            queue.push(event);
+            // A host tool's call has one result on the stream: the host's, which came first.
+            if (setup.tools?.callIds.folds(event) !== true) queue.push(event);
             tally?.observe(event);
             record.observe(event);
             runHooks?.observe(event);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DriverEvent } from "@adaptor/driver";
-import { HostCallIds } from "./host-call-ids.js";
+import { HostCallIds, REPORT_WAIT_MS } from "./host-call-ids.js";
 
 function call(id: string, name: string, input?: unknown, phase: "start" | "end" = "start"): DriverEvent {
   return { type: "tool-call", phase, id, name, ...(input !== undefined ? { input } : {}) } as DriverEvent;
@@ -56,5 +56,75 @@ describe("HostCallIds: a host-tool call without a CLI call id finds its tool-cal
     const ids = new HostCallIds("adaptor", ["lookup"]);
     ids.observe(call("n1", "mcp_adaptor_lookup", null));
     expect(await ids.claim("lookup", { word: "a" })).toBe("n1");
+  });
+});
+
+/** Whether `promise` has settled, once the microtasks queued so far have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true));
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  return done;
+}
+
+describe("HostCallIds: a host-tool call whose CLI sent its id waits for its tool-call event", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("a call that reaches the host before its event waits until the event is observed; one already observed goes on at once", async () => {
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    const early = ids.reported("call_1");
+    expect(await settled(early)).toBe(false);
+    ids.observe(call("call_0", "mcp__adaptor__lookup"));
+    expect(await settled(early)).toBe(false);
+    ids.observe(call("call_1", "mcp__adaptor__lookup"));
+    expect(await settled(early)).toBe(true);
+    expect(await settled(ids.reported("call_0"))).toBe(true);
+  });
+
+  it("the call's event may name any tool; the call is not claimed again by a call without an id", async () => {
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    ids.observe(call("t1", "lookup"));
+    ids.observe(call("k1", "mcp__adaptor__lookup", { word: "a" }));
+    await ids.reported("t1");
+    await ids.reported("k1");
+    expect(await ids.claim("lookup", { word: "a" }, AbortSignal.abort())).toBeUndefined();
+  });
+
+  it(`an event never reported: the call goes on after ${REPORT_WAIT_MS} ms, or when its signal aborts`, async () => {
+    vi.useFakeTimers();
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    const never = ids.reported("call_9");
+    const controller = new AbortController();
+    const aborted = ids.reported("call_8", controller.signal);
+    await vi.advanceTimersByTimeAsync(REPORT_WAIT_MS - 1);
+    expect(await settled(never)).toBe(false);
+    controller.abort();
+    expect(await settled(aborted)).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(never)).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("a subagent's call: parentOf gives the delegation's id its event carried", () => {
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    ids.observe({ type: "tool-call", phase: "start", id: "toolu_2", name: "mcp__adaptor__lookup", parentToolCallId: "toolu_1" });
+    ids.observe(call("toolu_3", "mcp__adaptor__lookup"));
+    expect(ids.parentOf("toolu_2")).toBe("toolu_1");
+    expect(ids.parentOf("toolu_3")).toBeUndefined();
+  });
+});
+
+describe("HostCallIds: one tool-result per host-tool call", () => {
+  it("the CLI's result of an answered call is folded once; results of other calls are not", () => {
+    const ids = new HostCallIds("adaptor", ["lookup"]);
+    const result = (id: string): DriverEvent => ({ type: "tool-result", id, name: "mcp__adaptor__lookup", output: "x", isError: false });
+    expect(ids.folds(result("toolu_1"))).toBe(false);
+    ids.answered("toolu_1");
+    expect(ids.folds(call("toolu_1", "mcp__adaptor__lookup"))).toBe(false);
+    expect(ids.folds(result("toolu_2"))).toBe(false);
+    expect(ids.folds(result("toolu_1"))).toBe(true);
+    expect(ids.folds(result("toolu_1"))).toBe(false);
   });
 });

@@ -19,6 +19,10 @@ interface Waiter {
 
 /** Reported calls kept for matching at most; the oldest go first beyond it. */
 const MAX_UNCLAIMED = 256;
+/** Ids of reported calls (of any tool) kept at most; the oldest go first beyond it. */
+const MAX_REPORTED = 1024;
+/** Answered calls awaiting the CLI's own result kept at most; the oldest go first beyond it. */
+const MAX_ANSWERED = 256;
 
 /**
  * How long a host-tool call waits for its `tool-call` event when the agent has not reported it
@@ -27,27 +31,51 @@ const MAX_UNCLAIMED = 256;
 export const CLAIM_WAIT_MS = 1_000;
 
 /**
- * Finds the `tool-call` event of a host-tool call whose CLI sent no call id with its MCP request
- * (Gemini CLI, codex-acp), so the call's approval, host `tool-result` and denial carry the id the
- * run's events already gave it. Fed every driver event of the run ({@link observe}); a host-tool
- * call then claims ({@link claim}) the oldest reported, unclaimed call of that tool whose input is
- * its arguments, else the oldest whose input the agent did not report (absent, `null` or `{}`), waiting
- * up to {@link CLAIM_WAIT_MS} for one to be reported. Each reported call is claimed at most once.
+ * How long a host-tool call whose CLI sent its call id waits for the run's `tool-call` event of
+ * that id before its approval, notices and `tool-result` go out without it, ms. The CLI reports
+ * the call before it calls the tool, but the report (the CLI's output) and the MCP request (HTTP)
+ * travel apart and either can reach the SDK first.
+ */
+export const REPORT_WAIT_MS = 5_000;
+
+/**
+ * Ties a run's host-tool calls to the `tool-call` events the run reported for them. Fed every
+ * driver event of the run ({@link observe}), before the event is queued.
+ *
+ * - Ids: a call whose CLI sent no call id with its MCP request (Gemini CLI, codex-acp) claims
+ *   ({@link claim}) the oldest reported, unclaimed call of that tool whose input is its arguments,
+ *   else the oldest whose input the agent did not report (absent, `null` or `{}`), waiting up to
+ *   {@link CLAIM_WAIT_MS} for one to be reported. Each reported call is claimed at most once.
+ * - Order: a call whose CLI sent its id waits ({@link reported}) until the run's `tool-call` event
+ *   of that id is out, so the call's approval, notices and `tool-result` follow it.
+ * - One result: the host's `tool-result` of a call ({@link answered}) stands for it; the CLI's own
+ *   `tool-result` of that id that follows is folded into it ({@link folds}).
  */
 export class HostCallIds {
   readonly #server: McpServerTools;
   readonly #unclaimed: ReportedCall[] = [];
   readonly #claimed = new Set<string>();
   readonly #waiters: Waiter[] = [];
+  /** Ids of the run's reported calls, each with its delegation's id (a subagent's call), oldest first. */
+  readonly #reported = new Map<string, string | undefined>();
+  /** What to call once the call of an id is reported. */
+  readonly #reportWaiters = new Map<string, (() => void)[]>();
+  /** Calls the host answered whose CLI result has not come yet, oldest first. */
+  readonly #answered = new Set<string>();
 
   /** `server` is the host-tool server's name in the run's `mcpServers`, `tools` its tools' names. */
   constructor(server: string, tools: Iterable<string>) {
     this.#server = { name: server, tools: new Set(tools) };
   }
 
-  /** Notes the run's `tool-call` events of host tools (and the input a later `end` phase gives). */
+  /**
+   * Notes the run's `tool-call` events: every call's id, and the host tools' calls (and the input a
+   * later `end` phase gives) for {@link claim}.
+   */
   observe(event: DriverEvent): void {
-    if (event.type !== "tool-call" || this.#claimed.has(event.id)) return;
+    if (event.type !== "tool-call") return;
+    this.#noteReported(event.id, event.parentToolCallId);
+    if (this.#claimed.has(event.id)) return;
     const known = this.#unclaimed.find((call) => call.id === event.id);
     if (known) {
       if (event.input !== undefined) known.input = event.input;
@@ -85,6 +113,59 @@ export class HostCallIds {
       signal?.addEventListener("abort", abort, { once: true });
       this.#waiters.push(waiter);
     });
+  }
+
+  /**
+   * Resolves once the run's `tool-call` event of call `id` is out (at once when it is), after
+   * {@link REPORT_WAIT_MS} when the agent does not report it, or when `signal` aborts. The call is
+   * claimed: no {@link claim} takes it.
+   */
+  async reported(id: string, signal?: AbortSignal): Promise<void> {
+    this.#claimed.add(id);
+    const at = this.#unclaimed.findIndex((call) => call.id === id);
+    if (at !== -1) this.#unclaimed.splice(at, 1);
+    if (this.#reported.has(id) || signal?.aborted) return;
+    return new Promise((resolve) => {
+      const settle = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", settle);
+        const waiting = this.#reportWaiters.get(id)?.filter((other) => other !== settle) ?? [];
+        if (waiting.length > 0) this.#reportWaiters.set(id, waiting);
+        else this.#reportWaiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(settle, REPORT_WAIT_MS);
+      signal?.addEventListener("abort", settle, { once: true });
+      this.#reportWaiters.set(id, [...(this.#reportWaiters.get(id) ?? []), settle]);
+    });
+  }
+
+  /** The delegation's `tool-call` id of reported call `id` (a subagent's call); `undefined` for others. */
+  parentOf(id: string): string | undefined {
+    return this.#reported.get(id);
+  }
+
+  /** Notes that the host's `tool-result` of call `id` is out: it stands for the call ({@link folds}). */
+  answered(id: string): void {
+    this.#answered.add(id);
+    if (this.#answered.size > MAX_ANSWERED) this.#answered.delete(this.#answered.values().next().value!);
+  }
+
+  /**
+   * Whether `event` is the CLI's own `tool-result` of a call the host already answered, which the
+   * host's result stands for and the run does not emit again. True once per answered call.
+   */
+  folds(event: DriverEvent): boolean {
+    if (event.type !== "tool-result" || !this.#answered.has(event.id)) return false;
+    this.#answered.delete(event.id);
+    return true;
+  }
+
+  #noteReported(id: string, parent: string | undefined): void {
+    if (!this.#reported.has(id) || parent !== undefined) this.#reported.set(id, parent ?? this.#reported.get(id));
+    if (this.#reported.size > MAX_REPORTED) this.#reported.delete(this.#reported.keys().next().value!);
+    const waiting = this.#reportWaiters.get(id);
+    if (waiting) for (const settle of waiting) settle();
   }
 
   /** Claims the best reported call for `tool` with `args`, if any. */
