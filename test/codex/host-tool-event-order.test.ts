@@ -68,6 +68,5 @@ describe("codex app-server: a host tool's events", () => {
       await agent.close();
     }
     expect(seen).toEqual(expected);
-
   });
 });
