@@ -1,8 +1,8 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryThreadStore } from "@adaptor/threadstore";
-import { Agent, FeatureUnsupportedError, findError } from "adaptor";
+import { Agent, FeatureUnsupportedError, findError, isNotice, type AgentEvent, type Stream } from "adaptor";
 import { codex } from "@adaptor/codex";
 import { runDriver } from "@adaptor/driver/testing";
 import { codexHarness, type CodexHarness } from "./support.js";
@@ -25,6 +25,38 @@ function rollouts(codexHome: string, id: string): string[] {
   const root = join(codexHome, "sessions");
   return (readdirSync(root, { recursive: true }) as string[]).filter((path) => path.endsWith(`-${id}.jsonl`));
 }
+
+/** The stream's events and its Result. */
+async function drain(stream: Stream): Promise<{ events: AgentEvent[]; sessionId: string | undefined }> {
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return { events, sessionId: (await stream.result()).sessionId };
+}
+
+describe("codex thread id before the turn ends: the session.init notice (real binary)", { timeout: 120_000 }, () => {
+  for (const transport of ["app-server", "exec"] as const) {
+    it(`${transport}: each run's one session.init carries the thread id the Result reports, before the turn's first text`, async () => {
+      h = await codexHarness();
+      agent = new Agent(codex({ cwd: h.env.workDir, env: h.env.env, inheritEnv: false, killGraceMs: 1000, transport }), {
+        threadStore: new MemoryThreadStore(),
+      });
+      const thread = agent.thread("chat");
+      for (const prompt of ["first thread turn", "second thread turn"]) {
+        const { events, sessionId } = await drain(thread.stream(prompt));
+        const inits = events.filter((event) => isNotice(event, "session.init"));
+        expect(sessionId).toMatch(UUID);
+        expect(inits.map((event) => (isNotice(event, "session.init") ? event.data?.sessionId : undefined))).toEqual([sessionId]);
+        const firstText = events.findIndex((event) => event.type === "text-delta");
+        expect(firstText).toBeGreaterThan(events.indexOf(inits[0]!));
+        if (transport === "app-server") {
+          const data = isNotice(inits[0]!, "session.init") ? inits[0].data : undefined;
+          expect(data?.model).toEqual(expect.stringMatching(/./));
+          expect([h.env.workDir, realpathSync(h.env.workDir)]).toContain(data?.cwd);
+        }
+      }
+    });
+  }
+});
 
 describe("codex thread id on the Result (real binary)", { timeout: 120_000 }, () => {
   for (const transport of ["app-server", "exec"] as const) {

@@ -35,6 +35,7 @@ import {
   launchSignature,
   ProcessPool,
   spawnLimits,
+  sessionInit,
   StallWatchdog,
 } from "@adaptor/driver/kit";
 import { forceKilledError, isolateStdioServer, mergeChildEnv, rawStreams, SAFE_ENV_BASE, STDIO_SERVER_VAR } from "@adaptor/driver/process";
@@ -690,6 +691,7 @@ export class AcpDriver implements Driver {
         proc.sessions.add(sessionId);
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
+        sink.emit(sessionInit({ sessionId, cwd }));
         if (plan.mode) {
           // A mode the session does not offer is not set: an agent may take any id (Nanocoder 1.30.0
           // turns an unknown one into its auto-accept mode and answers success).

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import type { Agent, AgentEvent } from "adaptor";
+import { isNotice, type Agent, type AgentEvent } from "adaptor";
 import { collect, expectCancelLeavesNothing, streamedText } from "./support.js";
 
 /** One agent on the real binary, against a scripted model server, in a private home. */
@@ -56,13 +56,19 @@ export function agentPolicySuite<H extends SuiteHarness>(suite: AgentSuite<H>): 
   });
   const start = async (): Promise<H> => (h = await suite.harness());
 
-  it("text turn: the final text and deltas", async () => {
-    const { agent } = await start();
+  it("text turn: the final text and deltas; one session.init with the Result's session id and the cwd before the text", async () => {
+    const { agent, workDir } = await start();
     const stream = agent.stream("please say hello");
     const events = await collect(stream);
     const result = await stream.result();
     expect(result.text).toBe("Hello from the scripted model.");
     expect(streamedText(events)).toBe(result.text);
+    const inits = events.filter((event) => isNotice(event, "session.init"));
+    expect(inits.map((event) => (isNotice(event, "session.init") ? event.data : undefined))).toEqual([
+      { sessionId: result.sessionId, cwd: workDir },
+    ]);
+    expect(result.sessionId).toEqual(expect.stringMatching(/./));
+    expect(events.findIndex((event) => event.type === "text-delta")).toBeGreaterThan(events.indexOf(inits[0]!));
   });
 
   it("tool approved under ask: the asking mode is set and checked; asked once, the file is written; the Result says how", async () => {

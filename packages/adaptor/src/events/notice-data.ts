@@ -16,10 +16,12 @@ export interface SessionInitMcpServer {
 export interface NoticeData {
   /**
    * Claude Code's (and CodeBuddy Code's) `system` `init` line, at the start of each run: what the
-   * CLI set the session up with (the Claude Agent SDK's `SDKSystemMessage`).
+   * CLI set the session up with (the Claude Agent SDK's `SDKSystemMessage`). Codex (both
+   * transports) and ACP agents emit it too, once per run as soon as the session is open:
+   * `sessionId`, and `model` and `cwd` where the CLI reports them (Codex app-server: both; ACP: `cwd`).
    */
   readonly "session.init": {
-    /** The CLI's session id. */
+    /** The CLI's session id (Codex: the thread id): what `result.sessionId` will be. */
     readonly sessionId?: string;
     /** The model the session runs on. */
     readonly model?: string;

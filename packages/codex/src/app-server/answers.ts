@@ -5,7 +5,8 @@ import type { ThreadTurnsListResponse } from "../protocol/generated/v2/ThreadTur
 import type { TurnStartResponse } from "../protocol/generated/v2/TurnStartResponse.js";
 
 /** What the driver reads of a `thread/start`, `thread/resume` or `thread/fork` answer. */
-export type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider" | "approvalPolicy" | "sandbox">;
+export type ThreadOpened = Pick<ThreadStartResponse, "thread" | "model" | "modelProvider" | "approvalPolicy" | "sandbox"> &
+  Partial<Pick<ThreadStartResponse, "cwd">>;
 
 /** Reads one answer of `codex app-server`; throws {@link malformedAnswer} when it lacks what the driver reads. */
 export type AnswerReader<T> = (method: string, answer: unknown) => T;

@@ -25,6 +25,7 @@ import {
   type JsonRpcServerRequest,
   type PooledProcess,
   responseExit,
+  sessionInit,
 } from "@adaptor/driver/kit";
 import { reportLateOutput } from "../turn-end.js";
 import { classifyCodexTurn, lineageGap, MAX_MODEL_RETRIES, modelUnreachable, plainText, resumeRefusal, retryCause } from "../classify.js";
@@ -495,6 +496,7 @@ export class AppServerSession implements PooledProcess {
         // refused here, before the turn starts (the process is ended below).
         checked = withOwnSandbox(checkInheritedApprovals(plan, opened.approvalPolicy, request.policy, "codex"), opened.sandbox);
         turn.threadId = opened.thread.id;
+        sink.emit(sessionInit({ sessionId: opened.thread.id, model: opened.model, cwd: opened.cwd }));
         // What runs now is not the turn's: only what it starts is ended when it ends (keepAlive).
         await this.#mcpStarted(signal, sink);
         baseline = turnInit.keepAlive ? await descendantBaseline(proc) : undefined;

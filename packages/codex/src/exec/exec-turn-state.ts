@@ -1,5 +1,5 @@
 import type { DriverEvent, Usage } from "@adaptor/driver";
-import { TranscriptLog } from "@adaptor/driver/kit";
+import { sessionInit, TranscriptLog } from "@adaptor/driver/kit";
 import type { ExecEvent, ExecItem, ExecUsage } from "./exec-events.js";
 import { retryAnnouncement } from "./retry-announcement.js";
 import { STILL_RUNNING } from "../turn-end.js";
@@ -89,6 +89,7 @@ export class ExecTurnState {
       case "thread.started":
         this.threadId = event.thread_id;
         this.#emit({ type: "notice", kind: "lifecycle", message: "thread started", data: { threadId: event.thread_id } });
+        this.#emit(sessionInit({ sessionId: event.thread_id }));
         return false;
       case "turn.started":
         this.#emit({ type: "notice", kind: "lifecycle", message: "turn started" });
