@@ -66,7 +66,7 @@ describe("claude driver on the real binary", () => {
       }
     }
     const result = await stream.result();
-    expect(approvals).toEqual([expect.stringMatching(/^permission:Write:toolu_\d+$/)]);
+    expect(approvals).toEqual([expect.stringMatching(/^permission:Write:toolu_[0-9a-f]{32}$/)]);
     expect(existsSync(file)).toBe(true);
     expect(result.text).toMatch(/^Done: /);
     const last = h.server.requests.at(-1);

@@ -4,9 +4,12 @@ import { whenToolResult, whenUserSays, type ScriptRule } from "@adaptor/testkit"
 import type { Driver } from "@adaptor/driver";
 import {
   Agent,
+  ErrInvalidOption,
   ErrInvalidOutputSchema,
   ErrPolicyViolation,
+  InvalidOptionError,
   InvalidOutputSchemaError,
+  findError,
   RunError,
   isError,
   runAs,
@@ -102,6 +105,34 @@ describe("structured output on the real claude binary", () => {
       properties: { answer: { type: "string", format: "email" } },
     });
     expect(h.server.requests).toHaveLength(1);
+  });
+
+  it("native: schemaName and schemaDescription reach the model as the StructuredOutput tool's input_schema title and description", async () => {
+    h = await harness(RULES);
+    const result = await h.agent.run("so-native-valid please", {
+      schemaJSON: answerJSON,
+      schemaName: " contact_answer ",
+      schemaDescription: "The contact address found",
+    });
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, schemaName: "contact_answer" });
+    const offered = h.server.requests[0]?.body as { tools?: { name: string; input_schema?: unknown }[] };
+    expect(offered.tools?.find((tool) => tool.name === "StructuredOutput")?.input_schema).toMatchObject({
+      type: "object",
+      title: "contact_answer",
+      description: "The contact address found",
+      properties: { answer: { type: "string", format: "email" } },
+    });
+  });
+
+  it("native: a schemaDescription that would replace the zod schema's own description is refused before launch", async () => {
+    h = await harness(RULES);
+    const stream = h.agent.stream("so-native-valid please", { schema: Answer.describe("An answer"), schemaDescription: "Another" });
+    const events = await collect(stream);
+    const err = await stream.result().catch((e: unknown) => e);
+    expect(isError(err, ErrInvalidOption)).toBe(true);
+    expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "run options", field: "schemaDescription" });
+    expect(events.some((e) => e.type === "process")).toBe(false);
+    expect(h.server.requests).toHaveLength(0);
   });
 
   it("native valid in one model response: numTurns 1 as its model.response notices (the CLI's num_turns says 2), within budget.maxTurns 1", async () => {

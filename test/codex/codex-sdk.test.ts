@@ -36,6 +36,27 @@ describe("codex driver under the SDK on the real binary", () => {
     expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, value: { answer: "forty-two" } });
   });
 
+  for (const transport of ["app-server", "exec"] as const) {
+    it(`structured output on ${transport}: schemaName and schemaDescription reach the model as the text.format schema's title and description`, async () => {
+      h = await codexHarness({ config: { transport } });
+      agent = new Agent(h.driver);
+      const result = await agent.run('JSON_REPLY {"answer":"forty-two","note":null}', {
+        schemaJSON: answerJSON,
+        schemaName: "final_answer",
+        schemaDescription: "The answer and an optional note",
+      });
+      expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, schemaName: "final_answer" });
+      const body = h.server.responses()[0]?.body as { text?: { format?: { name?: string; schema?: unknown } } };
+      // codex names the format itself; the schema it sends carries the name and description.
+      expect(body.text?.format?.name).toBe("codex_output_schema");
+      expect(body.text?.format?.schema).toMatchObject({
+        type: "object",
+        title: "final_answer",
+        description: "The answer and an optional note",
+      });
+    });
+  }
+
   it("structured output the caller's schema rejects: RunError policy_violation from the SDK's validation", async () => {
     h = await codexHarness();
     agent = new Agent(h.driver);

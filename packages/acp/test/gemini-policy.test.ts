@@ -134,4 +134,17 @@ describe("gemini policy, resume and structured output on the real binary", () =>
     expect(result.structuredOutput).toMatchObject({ valid: true, value: { answer: "forty-two" } });
     expect(h.server.turns()[0]?.view.lastUserText).toContain("JSON Schema");
   });
+
+  it("structured output: schemaName and schemaDescription reach the model in the prompt instructions", async () => {
+    h = await geminiHarness();
+    const result = await h.agent.run('JSON_REPLY {"answer":"forty-two"}', {
+      schema: z.object({ answer: z.string() }),
+      schemaName: "final_answer",
+      schemaDescription: "The answer to the question",
+    });
+    expect(result.structuredOutput).toMatchObject({ source: "prompt", valid: true, schemaName: "final_answer" });
+    const sent = h.server.turns()[0]?.view.lastUserText;
+    expect(sent).toContain('JSON Schema (draft 2020-12) named "final_answer"');
+    expect(sent).toContain("It describes: The answer to the question");
+  });
 });

@@ -2,9 +2,11 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import {
   Agent,
+  ErrInvalidOption,
   ErrInvalidOutputSchema,
   ErrPolicyViolation,
   ErrStructuredOutputUnsupported,
+  InvalidOptionError,
   InvalidOutputSchemaError,
   Result,
   RunError,
@@ -74,12 +76,50 @@ describe("structured output: negotiation", () => {
   it("native when the descriptor declares it: outputSchema goes to the driver, the prompt is untouched", async () => {
     const driver = capabilityDriver(NATIVE, async () => ({ text: '{"answer":"a@b.co"}', structured: { answer: "a@b.co" } }));
     const agent = new Agent(driver);
-    const result = await agent.run("question", { schemaJSON: answer, schemaName: " Answer " });
+    const result = await agent.run("question", { schemaJSON: answer });
     expect(driver.requests[0]?.outputSchema).toEqual(answer);
     expect(driver.requests[0]?.prompt).toBe("question");
-    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, schemaName: "Answer", errors: [] });
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, errors: [] });
     expect(result.decode()).toEqual({ answer: "a@b.co" });
   });
+
+  it("native: schemaName and schemaDescription are the root title and description of the outputSchema; the schema checked is the caller's", async () => {
+    const driver = capabilityDriver(NATIVE, async () => ({ text: '{"answer":"a@b.co"}', structured: { answer: "a@b.co" } }));
+    const agent = new Agent(driver);
+    const result = await agent.run("question", { schemaJSON: answer, schemaName: " Answer ", schemaDescription: " the reply " });
+    expect(driver.requests[0]?.outputSchema).toEqual({ ...answer, title: "Answer", description: "the reply" });
+    expect(result.structuredOutput).toMatchObject({ source: "native", valid: true, schemaName: "Answer", schema: answer });
+  });
+
+  it("native: a schema whose own root title and description are the same texts is sent unchanged", async () => {
+    const driver = capabilityDriver(NATIVE, async () => ({ text: "{}", structured: { answer: "a@b.co" } }));
+    const own = { ...answer, title: "Answer", description: "the reply" };
+    await new Agent(driver).run("question", { schemaJSON: own, schemaName: "Answer", schemaDescription: "the reply" });
+    expect(driver.requests[0]?.outputSchema).toEqual(own);
+  });
+
+  const replacing: [string, RunOptions, string][] = [
+    ["schemaName, a JSON Schema with another root title", { schemaJSON: { ...answer, title: "Mine" }, schemaName: "Answer" }, "schemaName"],
+    [
+      "schemaDescription, a zod schema's .describe()",
+      { schema: z.object({ a: z.string() }).describe("mine"), schemaDescription: "yours" },
+      "schemaDescription",
+    ],
+  ];
+  for (const [kind, options, field] of replacing) {
+    for (const [mode, capabilities] of [
+      ["native", NATIVE],
+      ["prompt", PROMPT],
+    ] as const) {
+      it(`${mode}: ${kind} → InvalidOptionError { field: ${field} }, no driver started`, async () => {
+        const driver = capabilityDriver(capabilities);
+        const err = await verdict(new Agent(driver), "p", options);
+        expect(isError(err, ErrInvalidOption)).toBe(true);
+        expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "run options", field });
+        expect(driver.requests).toHaveLength(0);
+      });
+    }
+  }
 
   it("prompt mode otherwise: instructions with the schema in the prompt, no outputSchema", async () => {
     const driver = capabilityDriver(PROMPT, async () => ({ text: '  {"answer":"a@b.co"}\n' }));

@@ -36,6 +36,7 @@ export {
   whenChatUserSays,
   whenChatToolResult,
   type ChatCompletionsServer,
+  type ChatCompletionsServerOptions,
   type ChatScriptRule,
   type ChatReply,
   type ChatRequestView,

@@ -182,7 +182,11 @@ describe("claude CLI against the scripted Anthropic server", () => {
     claude.send(userLine("Please create the file"));
     const ask = await claude.next((m) => m.type === "control_request");
     const request = ask.request as { subtype: string; tool_name: string; input: unknown; tool_use_id: string };
-    expect(request).toMatchObject({ subtype: "can_use_tool", tool_name: "Write", tool_use_id: "toolu_1" });
+    expect(request).toMatchObject({
+      subtype: "can_use_tool",
+      tool_name: "Write",
+      tool_use_id: expect.stringMatching(/^toolu_[0-9a-f]{32}$/),
+    });
     expect(request.input).toEqual({ file_path: target, content: "scripted content\n" });
     expect(existsSync(target)).toBe(false);
     claude.send({
@@ -198,7 +202,7 @@ describe("claude CLI against the scripted Anthropic server", () => {
     expect(requests.map((r) => r.rule)).toEqual(["write", "after-write"]);
     const followUp = requests[1]?.view;
     expect(followUp?.lastUserText).toBe("");
-    expect(followUp?.lastToolResult).toMatchObject({ toolUseId: "toolu_1", toolName: "Write", isError: false });
+    expect(followUp?.lastToolResult).toMatchObject({ toolUseId: request.tool_use_id, toolName: "Write", isError: false });
     expect(followUp?.lastToolResult?.content).toMatch(/^File created successfully at: .*hello\.txt/);
     expect(followUp?.lastToolResult?.content).not.toContain("system-reminder");
     expect(followUp?.firstUserText).toBe("Please create the file");

@@ -163,9 +163,21 @@ export interface RunOptions extends SharedRunOptions {
   readonly schema?: StandardSchemaLike;
   /** Output schema as a JSON Schema object or its JSON text (exactly one value); not with `schema`. */
   readonly schemaJSON?: JsonSchemaSource;
-  /** Name of the schema (trimmed), given to the CLI or the prompt instructions. */
+  /**
+   * Name of the schema (trimmed; blank is none). With native structured output it is the root
+   * `title` of the schema the CLI hands the model (Claude Code: the `StructuredOutput` tool's input
+   * schema; Codex: the `text.format` schema, whose format name stays Codex's own
+   * `codex_output_schema`); in prompt mode the instructions name the schema with it. Also
+   * `result.structuredOutput.schemaName`. A schema whose own root `title` is a different text:
+   * `InvalidOptionError` before launch.
+   */
   readonly schemaName?: string;
-  /** Description of the schema (trimmed), given to the CLI or the prompt instructions. */
+  /**
+   * Description of the schema (trimmed; blank is none). With native structured output it is the
+   * root `description` of the schema the CLI hands the model; in prompt mode the instructions
+   * quote it. A schema whose own root `description` is a different text (for instance a zod
+   * schema's `.describe()`): `InvalidOptionError` before launch.
+   */
   readonly schemaDescription?: string;
   /**
    * An invalid or missing structured value makes the run a success whose

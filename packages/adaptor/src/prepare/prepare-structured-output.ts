@@ -10,8 +10,11 @@ import { SPAN } from "../telemetry/span-names.js";
 
 /**
  * Preparation step for structured output: compiles the call's schema
- * (`InvalidOutputSchemaError`), negotiates native vs prompt (`StructuredOutputUnsupportedError`),
- * then either passes `outputSchema` to the driver or appends instructions to the prompt. After the
+ * (`InvalidOutputSchemaError`; `InvalidOptionError` for a `schemaName` / `schemaDescription` that
+ * would replace the schema's own root `title` / `description`), negotiates native vs prompt
+ * (`StructuredOutputUnsupportedError`), then either passes `outputSchema` to the driver (with
+ * `schemaName` and `schemaDescription` as its root `title` and `description`) or appends
+ * instructions naming and describing the schema to the prompt. After the
  * run, the answer is checked; an invalid or missing value fails the run as `policy_violation`
  * (`details`: `validationErrors`, `source`, `schemaName`) with the Result kept, unless
  * `returnInvalid` is set. The checked value is on `result.structuredOutput`.
@@ -22,7 +25,7 @@ export function prepareStructuredOutput(prep: Preparation): void {
   const source = negotiateStructuredOutput(prep.driver.descriptor);
   prep.request =
     source === "native"
-      ? { ...prep.request, outputSchema: schema.json }
+      ? { ...prep.request, outputSchema: schema.annotated }
       : { ...prep.request, prompt: withOutputInstructions(prep.request.prompt, schema) };
   const returnInvalid = prep.options.returnInvalid === true;
   prep.onResponse(async (response): Promise<DriverResponse> => {

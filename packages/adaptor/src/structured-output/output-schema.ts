@@ -1,4 +1,5 @@
 import { InvalidOutputSchemaError } from "@adaptor/driver";
+import { InvalidOptionError } from "@adaptor/errors";
 import type { JsonSchemaObject, JsonSchemaSource, StandardSchemaLike } from "@adaptor/tool";
 import { compileJsonSchema, isStandardSchema, SchemaError, toJsonSchema, type CompiledSchema } from "@adaptor/tool/internal";
 
@@ -21,12 +22,21 @@ export interface OutputSchema {
   readonly name: string | undefined;
   /** Trimmed `schemaDescription`, `undefined` when blank. */
   readonly description: string | undefined;
+  /**
+   * What a driver enforcing the schema natively is given: {@link json} with {@link name} as its root
+   * `title` and {@link description} as its root `description` (the keywords a CLI hands the model
+   * with the schema). {@link json} itself when the call names and describes nothing.
+   */
+  readonly annotated: JsonSchemaObject;
 }
 
 /**
  * Derives and compiles the call's output schema, before any process starts.
  * Returns `undefined` when the call has no schema.
  *
+ * @throws InvalidOptionError `{ subject: "run options", field: "schemaName" | "schemaDescription" }`
+ *   (`ErrInvalidOption`) when the schema's own root `title` / `description` is a different text
+ *   (the option would replace it): give one of the two.
  * @throws InvalidOutputSchemaError `{ reason, cause }` (`ErrInvalidOutputSchema`): both `schema` and
  *   `schemaJSON` given; a `schema` that is not a zod schema or cannot be converted; JSON text that
  *   is empty, not JSON or several values; a root that is not an object; anything ajv refuses when
@@ -50,13 +60,34 @@ export function resolveOutputSchema(options: OutputSchemaOptions): OutputSchema 
     if (error instanceof SchemaError) throw new InvalidOutputSchemaError(error.reason, { cause: error });
     throw new InvalidOutputSchemaError(error instanceof Error ? error.message : String(error), { cause: error });
   }
+  const name = trimmed(options.schemaName);
+  const description = trimmed(options.schemaDescription);
   return Object.freeze({
     json,
     compiled,
     standard: schema,
-    name: trimmed(options.schemaName),
-    description: trimmed(options.schemaDescription),
+    name,
+    description,
+    annotated: annotate(json, { title: [name, "schemaName"], description: [description, "schemaDescription"] }),
   });
+}
+
+/** `json` with each given text as its root keyword; refuses to replace a different text already there. */
+function annotate(json: JsonSchemaObject, texts: Record<"title" | "description", [string | undefined, string]>): JsonSchemaObject {
+  let out = json;
+  for (const [keyword, [text, option]] of Object.entries(texts)) {
+    if (text === undefined) continue;
+    const own = json[keyword];
+    if (own !== undefined && own !== text) {
+      throw new InvalidOptionError({
+        subject: "run options",
+        field: option,
+        reason: `differs from the schema's own root "${keyword}" (${JSON.stringify(own)}), which it would replace: give one of the two`,
+      });
+    }
+    out = { ...out, [keyword]: text };
+  }
+  return out;
 }
 
 function trimmed(value: string | undefined): string | undefined {

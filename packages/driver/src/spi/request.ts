@@ -90,7 +90,11 @@ export interface DriverRequest {
    * another first turn.
    */
   readonly reuseProcess?: boolean;
-  /** JSON Schema the final answer must satisfy, already validated by the SDK. */
+  /**
+   * JSON Schema the final answer must satisfy, already validated by the SDK. The call's
+   * `schemaName` and `schemaDescription` are its root `title` and `description`: a driver hands
+   * the schema to the model with those keywords kept.
+   */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** Run policy, validated against the descriptor; drivers map it to CLI flags and settings. */
   readonly policy?: RunPolicy;

@@ -33,7 +33,7 @@ export interface RenderContext {
   readonly model: string;
   /** Message count of the request (for the default input usage). */
   readonly messageCount: number;
-  /** Makes the next server-unique tool_use id, e.g. `toolu_4`. */
+  /** Makes the id of a tool_use block whose reply gives none. */
   readonly nextToolUseId: () => string;
 }
 

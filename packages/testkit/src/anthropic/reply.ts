@@ -37,7 +37,7 @@ export interface ToolUseReply extends ReplyTiming {
     readonly name: string;
     /** Tool input; streamed as a few `input_json_delta` chunks of its JSON. */
     readonly input: unknown;
-    /** tool_use id. Default: `toolu_<n>`, unique per server. */
+    /** tool_use id. Default: one from the server's `nextToolUseId` (unique across servers). */
     readonly id?: string;
   };
   /** Optional text sent before the tool_use block. */

@@ -100,7 +100,7 @@ describe("startAnthropicServer", () => {
     const starts = frames.filter((f) => f.event === "content_block_start").map((f) => f.data.content_block);
     expect(starts).toEqual([
       { type: "text", text: "" },
-      { type: "tool_use", id: "toolu_1", name: "Write", input: {} },
+      { type: "tool_use", id: expect.stringMatching(/^toolu_[0-9a-f]{32}$/), name: "Write", input: {} },
     ]);
     const deltas = frames.filter((f) => f.event === "content_block_delta").map((f) => f.data.delta as Record<string, string>);
     expect(
@@ -191,8 +191,30 @@ describe("startAnthropicServer", () => {
     expect(await response.json()).toEqual({ type: "error", error: { type: "api_error", message: "scripted rule broken threw: boom" } });
   });
 
-  test("directives: WRITE_FILE, SHELL_CMD, tool result, HTTP_ERROR and the default reply", async () => {
+  test("tool_use ids: unique across servers by default; a reply's id or nextToolUseId pins them", async () => {
+    const writeId = async (url: string): Promise<unknown> => {
+      const message = (await (await post(url, body([user("WRITE_FILE /tmp/a.txt")]))).json()) as { content: { id?: string }[] };
+      return message.content[0]?.id;
+    };
     const { url } = await start();
+    await using other = await startAnthropicServer();
+    const ids = [await writeId(url), await writeId(url), await writeId(other.url)];
+    for (const id of ids) expect(id).toMatch(/^toolu_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(3);
+
+    let n = 0;
+    await using pinned = await startAnthropicServer({
+      nextToolUseId: () => `toolu_${++n}`,
+      rules: [{ when: whenUserSays("fixed"), reply: { toolUse: { name: "Write", input: {}, id: "toolu_fixed" } } }],
+    });
+    expect([await writeId(pinned.url), await writeId(pinned.url)]).toEqual(["toolu_1", "toolu_2"]);
+    const fixed = (await (await post(pinned.url, body([user("fixed")]))).json()) as { content: { id?: string }[] };
+    expect(fixed.content[0]?.id).toBe("toolu_fixed");
+  });
+
+  test("directives: WRITE_FILE, SHELL_CMD, tool result, HTTP_ERROR and the default reply", async () => {
+    let n = 0;
+    const { url } = await start({ nextToolUseId: () => `toolu_${++n}` });
     const first = async (text: string) => {
       const message = (await (await post(url, body([user(text)]))).json()) as { content: Record<string, unknown>[] };
       return message.content[0];

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { chooseReply, describe, loggedHeaders, readBody, startLoopbackServer, type LoopbackServer } from "../http/loopback-server.js";
+import { uniqueCallId } from "../http/call-id.js";
 import { directiveReply } from "./directives.js";
 import { renderMessage } from "./message.js";
 import { errorTypeForStatus, isErrorReply, type ErrorReply, type Reply } from "./reply.js";
@@ -14,6 +15,12 @@ export interface AnthropicServerOptions {
    * Default: none, so the built-in directives of {@link directiveReply} answer everything.
    */
   readonly rules?: readonly ScriptRule[];
+  /**
+   * Makes the id of a `tool_use` block whose reply gives none (`toolUse.id`), called once per such
+   * block. Default: `toolu_` and a random UUID's hex digits, unique across servers. Give one to pin
+   * the ids a test asserts, e.g. a counter making `toolu_1`, `toolu_2`, ….
+   */
+  readonly nextToolUseId?: () => string;
 }
 
 /** One request the server received, as logged in {@link AnthropicServer.requests}. */
@@ -66,7 +73,8 @@ function errorBody(type: string, message: string): unknown {
  * Serves `POST /v1/messages` (any query, e.g. `?beta=true`): the reply comes from the first
  * matching {@link ScriptRule}, else from the built-in directives ({@link directiveReply}); it is
  * sent as SSE when the request has `"stream": true`, else as one JSON message. Message ids are
- * `msg_fake_<n>` and tool_use ids `toolu_<n>`, unique per server. `POST /v1/messages/count_tokens`
+ * `msg_fake_<n>`, unique per server; tool_use ids are unique across servers (`toolu_<uuid hex>`,
+ * see {@link AnthropicServerOptions.nextToolUseId}). `POST /v1/messages/count_tokens`
  * answers `{ input_tokens }` (characters / 4 of the body); anything else is a 404 with an
  * Anthropic-style error body. Error statuses are only sent when a rule or `HTTP_ERROR` asks
  * (or the body of a Messages request is not JSON: 400).
@@ -77,7 +85,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
   const rules = [...(options.rules ?? [])];
   const requests: LoggedRequest[] = [];
   let messageSeq = 0;
-  let toolUseSeq = 0;
+  const nextToolUseId = options.nextToolUseId ?? (() => uniqueCallId("toolu"));
   let requestSeq = 0;
 
   function choose(view: RequestView): { reply: Reply; rule: string } {
@@ -125,7 +133,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
         id: `msg_fake_${++messageSeq}`,
         model: view.model,
         messageCount: view.messageCount,
-        nextToolUseId: () => `toolu_${++toolUseSeq}`,
+        nextToolUseId,
       });
       if (!view.stream) {
         send(res, 200, message, requestId);

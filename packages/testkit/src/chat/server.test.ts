@@ -40,6 +40,32 @@ describe("chat-completions server", () => {
     expect(server.turns()[1]?.lastToolResult).toEqual({ toolCallId: call!.id, toolName: "bash", content: "a.txt" });
   });
 
+  it("tool call ids: unique across servers by default; a reply's id or nextCallId pins them", async () => {
+    const callId = async (url: string, prompt: string): Promise<unknown> => {
+      const answer = (await (await post(url, { model: "m", messages: [{ role: "user", content: prompt }] })).json()) as {
+        choices: { message: { tool_calls?: { id: string }[] } }[];
+      };
+      return answer.choices[0]?.message.tool_calls?.[0]?.id;
+    };
+    const rules = [
+      { when: whenChatUserSays("fixed"), reply: { toolCall: { name: "bash", arguments: {}, id: "call_fixed" } } },
+      { when: whenChatUserSays("LIST"), reply: { toolCall: { name: "bash", arguments: { command: "ls" } } } },
+    ];
+    await using one = await startChatCompletionsServer({ rules });
+    await using other = await startChatCompletionsServer({ rules });
+    const ids = [await callId(one.url, "LIST"), await callId(one.url, "LIST"), await callId(other.url, "LIST")];
+    for (const id of ids) expect(id).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(3);
+
+    let n = 0;
+    await using pinned = await startChatCompletionsServer({ rules, nextCallId: () => `call_${++n}` });
+    expect([await callId(pinned.url, "LIST"), await callId(pinned.url, "LIST"), await callId(pinned.url, "fixed")]).toEqual([
+      "call_1",
+      "call_2",
+      "call_fixed",
+    ]);
+  });
+
   it("answers an unmatched prompt with the fake reply and a scripted error with its status", async () => {
     await using server = await startChatCompletionsServer({
       rules: [{ when: whenChatUserSays("FAIL"), reply: { error: { status: 400, message: "bad request" } } }],

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { uniqueCallId } from "../http/call-id.js";
 import { loggedHeaders, readBody, startLoopbackServer } from "../http/loopback-server.js";
 import { textMatches } from "../http/text-matches.js";
 
@@ -20,10 +21,16 @@ export interface ChatRequestView {
   readonly raw: Record<string, unknown>;
 }
 
-/** What a rule answers: final text, or one tool call (`arguments` as an object). Either may wait `delayMs` first. */
+/**
+ * What a rule answers: final text, or one tool call (`arguments` as an object; `id` its tool call
+ * id, default one from the server's `nextCallId`). Either may wait `delayMs` first.
+ */
 export type ChatReply =
   | { readonly text: string; readonly delayMs?: number }
-  | { readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown> }; readonly delayMs?: number }
+  | {
+      readonly toolCall: { readonly name: string; readonly arguments: Record<string, unknown>; readonly id?: string };
+      readonly delayMs?: number;
+    }
   | { readonly error: { readonly status: number; readonly message: string } };
 
 /** A scripted answer: the first rule whose `when` matches a request answers it. */
@@ -109,7 +116,19 @@ function directive(view: ChatRequestView): ChatReply {
   return { text: `Fake reply. I saw ${view.messageCount} message(s).`, ...(slow ? { delayMs: Number(slow[1]) } : {}) };
 }
 
-let callCounter = 0;
+let completionSeq = 0;
+
+/** Options of {@link startChatCompletionsServer}. */
+export interface ChatCompletionsServerOptions {
+  /** Scripted rules, checked in order for each request; the first match answers. Default: none. */
+  readonly rules?: readonly ChatScriptRule[];
+  /**
+   * Makes the id of a tool call whose reply gives none (`toolCall.id`), called once per such call.
+   * Default: `call_` and a random UUID's hex digits, unique across servers. Give one to pin the ids
+   * a test asserts, e.g. a counter making `call_1`, `call_2`, ….
+   */
+  readonly nextCallId?: () => string;
+}
 
 /**
  * Starts a scripted OpenAI chat-completions API on 127.0.0.1 (`POST /v1/chat/completions`, streamed
@@ -117,8 +136,9 @@ let callCounter = 0;
  * OpenCode's OpenAI-compatible provider). Rules are checked in order for every request; without a
  * match, the built-in directives answer (a tool result → `Done: <output>`, `SLOW_MS <n>` delays).
  */
-export async function startChatCompletionsServer(options: { rules?: readonly ChatScriptRule[] } = {}): Promise<ChatCompletionsServer> {
+export async function startChatCompletionsServer(options: ChatCompletionsServerOptions = {}): Promise<ChatCompletionsServer> {
   const rules = options.rules ?? [];
+  const nextCallId = options.nextCallId ?? (() => uniqueCallId("call"));
   const requests: ChatLoggedRequest[] = [];
   const loop = await startLoopbackServer(
     async (req: IncomingMessage, res: ServerResponse, server) => {
@@ -142,14 +162,14 @@ export async function startChatCompletionsServer(options: { rules?: readonly Cha
         return;
       }
       if (reply.delayMs && !(await server.wait(reply.delayMs, res))) return;
-      const id = `chatcmpl-${++callCounter}`;
+      const id = `chatcmpl-${++completionSeq}`;
       const created = Math.floor(Date.now() / 1000);
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
       const toolCall =
         "toolCall" in reply
           ? {
               index: 0,
-              id: `call_${callCounter}`,
+              id: reply.toolCall.id ?? nextCallId(),
               type: "function",
               function: { name: reply.toolCall.name, arguments: JSON.stringify(reply.toolCall.arguments) },
             }

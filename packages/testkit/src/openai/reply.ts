@@ -41,7 +41,7 @@ export interface ResponsesFunctionCallReply extends ResponsesReplyTiming {
     readonly name: string;
     /** Arguments: an object (sent as its JSON) or a JSON string sent verbatim. */
     readonly arguments: unknown;
-    /** `call_id`. Default `call_<n>`, unique per server. */
+    /** `call_id`. Default: one from the server's `nextCallId` (unique across servers). */
     readonly callId?: string;
     /** The tool namespace the function belongs to, e.g. `"mcp__fixture"` for an MCP server's tool. Default none. */
     readonly namespace?: string;
@@ -56,7 +56,7 @@ export interface ResponsesCustomToolCallReply extends ResponsesReplyTiming {
     readonly name: string;
     /** The freeform input text, e.g. a `*** Begin Patch` envelope. */
     readonly input: string;
-    /** `call_id`. Default `call_<n>`, unique per server. */
+    /** `call_id`. Default: one from the server's `nextCallId` (unique across servers). */
     readonly callId?: string;
   };
 }

@@ -102,7 +102,7 @@ describe("startOpenAIServer", () => {
     const { url, responses } = await start();
     const frames = await events(await post(url, body([CONTEXT, user("SHELL_CMD echo hi > f.txt")])));
     const done = frames.find((f) => f.event === "response.output_item.done")?.data.item as Record<string, unknown>;
-    expect(done).toMatchObject({ type: "function_call", name: "exec_command", call_id: expect.stringMatching(/^call_\d+$/) });
+    expect(done).toMatchObject({ type: "function_call", name: "exec_command", call_id: expect.stringMatching(/^call_[0-9a-f]{32}$/) });
     expect(JSON.parse(done.arguments as string)).toEqual({ cmd: "echo hi > f.txt" });
     expect(frames.some((f) => f.event === "response.function_call_arguments.delta")).toBe(true);
 
@@ -120,6 +120,28 @@ describe("startOpenAIServer", () => {
       lastUserText: "",
       lastToolOutput: { toolName: "exec_command", kind: "function", output: "Process exited with code 0\nOutput:\nhi" },
     });
+  });
+
+  test("call ids: unique across servers by default (function and custom calls); a reply's callId or nextCallId pins them", async () => {
+    const callId = async (url: string, prompt: string): Promise<unknown> => {
+      const response = (await (await post(url, body([CONTEXT, user(prompt)], { stream: false }))).json()) as {
+        output: { call_id?: string }[];
+      };
+      return response.output.find((item) => item.call_id !== undefined)?.call_id;
+    };
+    const { url } = await start();
+    await using other = await startOpenAIServer();
+    const ids = [await callId(url, "SHELL_CMD echo a"), await callId(url, "PATCH_FILE a.txt"), await callId(other.url, "SHELL_CMD echo a")];
+    for (const id of ids) expect(id).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(3);
+
+    let n = 0;
+    await using pinned = await startOpenAIServer({
+      nextCallId: () => `call_${++n}`,
+      rules: [{ when: whenPromptSays("fixed"), reply: { functionCall: { name: "exec_command", arguments: {}, callId: "call_fixed" } } }],
+    });
+    expect([await callId(pinned.url, "SHELL_CMD echo a"), await callId(pinned.url, "PATCH_FILE a.txt")]).toEqual(["call_1", "call_2"]);
+    expect(await callId(pinned.url, "fixed")).toBe("call_fixed");
   });
 
   test("PATCH_FILE → a custom_tool_call of apply_patch with an Add File patch", async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { chooseReply, describe, loggedHeaders, readBody, startLoopbackServer, type LoopbackServer } from "../http/loopback-server.js";
+import { uniqueCallId } from "../http/call-id.js";
 import { responsesDirectiveReply } from "./directives.js";
 import { isResponsesErrorReply, openAIErrorType, type ResponsesErrorReply, type ResponsesReply } from "./reply.js";
 import { buildResponsesRequestView, type ResponsesRequestView } from "./request-view.js";
@@ -13,6 +14,12 @@ export interface OpenAIServerOptions {
    * Default: none, so the built-in directives of {@link responsesDirectiveReply} answer everything.
    */
   readonly rules?: readonly ResponsesScriptRule[];
+  /**
+   * Makes the `call_id` of a function or custom tool call whose reply gives none (`callId`),
+   * called once per such call. Default: `call_` and a random UUID's hex digits, unique across
+   * servers. Give one to pin the ids a test asserts, e.g. a counter making `call_1`, `call_2`, ….
+   */
+  readonly nextCallId?: () => string;
 }
 
 /** One request the server received, as logged in {@link OpenAIServer.requests}. */
@@ -66,8 +73,9 @@ function errorBody(type: string, message: string, code: string | null = null): u
  *
  * Serves `POST /v1/responses`: the reply comes from the first matching {@link ResponsesScriptRule},
  * else from the built-in directives ({@link responsesDirectiveReply}); it is streamed as SSE when
- * the request has `"stream": true`, else sent as one response JSON. Ids are unique per server:
- * `resp_<n>`, `msg_<n>`, `rs_<n>`, `fc_<n>`, and `call_<n>` for call ids. Anything else is a 404
+ * the request has `"stream": true`, else sent as one response JSON. Item ids are unique per server:
+ * `resp_<n>`, `msg_<n>`, `rs_<n>`, `fc_<n>`, `ctc_<n>`; call ids are unique across servers
+ * (`call_<uuid hex>`, see {@link OpenAIServerOptions.nextCallId}). Anything else is a 404
  * with an OpenAI-style error body.
  *
  * Rejects with the listen error (e.g. `EADDRINUSE`) if the socket cannot be bound.
@@ -77,6 +85,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
   const requests: ResponsesLoggedRequest[] = [];
   let seq = 0;
   const next = (prefix: string): string => `${prefix}_${++seq}`;
+  const nextCallId = options.nextCallId ?? (() => uniqueCallId("call"));
 
   function choose(view: ResponsesRequestView): { reply: ResponsesReply; rule: string } {
     return chooseReply(rules, view, responsesDirectiveReply, (message) => ({ error: { status: 500, type: "server_error", message } }));
@@ -90,7 +99,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       output.push({
         type: "function_call",
         id: next("fc"),
-        call_id: reply.functionCall.callId ?? next("call"),
+        call_id: reply.functionCall.callId ?? nextCallId(),
         name: reply.functionCall.name,
         ...(reply.functionCall.namespace !== undefined ? { namespace: reply.functionCall.namespace } : {}),
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
@@ -100,7 +109,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       output.push({
         type: "custom_tool_call",
         id: next("ctc"),
-        call_id: reply.customToolCall.callId ?? next("call"),
+        call_id: reply.customToolCall.callId ?? nextCallId(),
         name: reply.customToolCall.name,
         input: reply.customToolCall.input,
         status: "completed",
