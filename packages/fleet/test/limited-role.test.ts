@@ -2,7 +2,7 @@
 // tables' version and runs no DDL, so such a host starts, submits and answers, and creates a queue
 // of its own (a row, no DDL); a role that would have to migrate is refused with a DriverError
 // PERMISSION naming migrate().
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { Agent } from "adaptor";
@@ -224,5 +224,33 @@ if (!PG_URL) {
       expect(String((worker as DriverError).cause)).toContain("may only read");
       expect(await host.approval(approvalId)).toMatchObject({ status: "answered" });
     });
+
+    it("a worker whose role loses INSERT and UPDATE mid-run is lost, and the run gets one verdict from a worker that may write", async () => {
+      const schema = freshSchema("revoked_worker");
+      const { admin, owner } = await migratedByOwner(schema);
+      const app = await limitedRole(admin);
+      await grantHostRights(admin, schema, app.role);
+      const revoked = new Fleet({ connectionString: app.url, schema, retryRuns: true });
+      closers.push(() => revoked.close());
+      await revoked.worker(new Agent(fakeCodex("unused")), { name: "revoked" });
+      // The run waits on its question on the worker whose rights are then revoked.
+      const asking = await owner.submit("please run ls", { runOptions: askingRun("answered on the other worker") });
+      const approvalId = await firstApproval(owner, asking.id);
+      await revokeWrites(admin, schema, app.role);
+      await owner.answer(approvalId, { outcome: "approve" });
+      const other = new Fleet({ connectionString: url, schema, retryRuns: true });
+      closers.push(() => other.close());
+      await other.worker(new Agent(fakeCodex("unused")), { name: "other" });
+      expect((await asking.result()).text).toBe("answered on the other worker");
+      const attempts: { attempt: number; type: string; worker?: string }[] = [];
+      for await (const { event, attempt } of asking.events({ follow: false }))
+        if (event.type === "attempt-started" || event.type === "verdict")
+          attempts.push({ attempt, type: event.type, ...(event.type === "attempt-started" ? { worker: String(event.worker) } : {}) });
+      expect(attempts).toEqual([
+        { attempt: 1, type: "attempt-started", worker: "revoked" },
+        { attempt: 2, type: "attempt-started", worker: "other" },
+        { attempt: 2, type: "verdict" },
+      ]);
+    }, 90_000);
   });
 }

@@ -183,9 +183,13 @@ export class Fleet implements AsyncDisposable {
   /**
    * Connects, first creating or updating the tables when they are not at this version (see
    * {@link migrate}; with them current it runs no DDL) and the run queues (one per run format up
-   * to `runFormat`) when missing; idempotent. Every other method awaits it.
+   * to `runFormat`) when missing; idempotent. Every other method awaits it. A role granted reads
+   * only (no INSERT or UPDATE on the runs table) starts as a reader: the LISTEN connection only,
+   * no pg-boss; its handles, {@link approval} and {@link pendingApprovals} read, and the calls that
+   * write reject with `DriverError` `PERMISSION`.
    * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
-   *   tables need a migration this role may not run (run `migrate()` as their owner),
+   *   tables need a migration this role may not run (run `migrate()` as their owner) or when the
+   *   role lacks a grant on tables that exist (the cause names the grant PostgreSQL refused),
    *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable, refuses connections (starting up,
    *   shutting down) or the connection was lost, at any step. A failed start is not kept: the next
    *   call (or any method that awaits it) tries again.
@@ -357,7 +361,8 @@ export class Fleet implements AsyncDisposable {
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
    *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
    *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
-   *   then refused `FleetRunExistsError`).
+   *   then refused `FleetRunExistsError`); DriverError (device `fleet`, code `PERMISSION`, the
+   *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored).
    */
   async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
     try {
@@ -446,6 +451,7 @@ export class Fleet implements AsyncDisposable {
   /**
    * Serves runs on this host: `concurrency` at once, runs of one thread key never at once anywhere.
    * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
+   * @throws DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
     await this.start();
@@ -515,7 +521,8 @@ export class Fleet implements AsyncDisposable {
    *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
    *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
    *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
-   *   statement recorded is then refused `"answered"`).
+   *   statement recorded is then refused `"answered"`); DriverError (device `fleet`, code
+   *   `PERMISSION`, the `pg` error as `cause`) when the role may not record it (nothing recorded).
    */
   async answer(
     approvalId: string,
@@ -547,7 +554,9 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
-   * @throws FleetClosedError after `close()`.
+   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   *   `cause`) code `PERMISSION` when the role may not read the tables, `SERVICE_UNAVAILABLE` when
+   *   PostgreSQL is unreachable.
    */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
     if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
@@ -566,7 +575,8 @@ export class Fleet implements AsyncDisposable {
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`) for options that are not an
    *   object, an unknown key (field: the key, with the closest known name as `suggestion`), or a
    *   `limit` (field `limit`) that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
-   *   a key rule (TypeError for an empty one); FleetClosedError after `close()`.
+   *   a key rule (TypeError for an empty one); FleetClosedError after `close()`; DriverError as
+   *   {@link approval} says.
    */
   async pendingApprovals(options?: FleetPendingApprovalsOptions): Promise<FleetWaitingApproval[]> {
     const { threadKey, limit } = checkPendingOptions(options);
@@ -587,7 +597,8 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
-   * @throws FleetClosedError after `close()`.
+   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   *   `cause`) code `PERMISSION` when the role may not delete runs.
    */
   async prune(olderThanMs?: number): Promise<number> {
     if (this.#state === "closed") throw new FleetClosedError("prune", "closed");

@@ -61,7 +61,11 @@ export interface FleetRunInfo {
  * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
  * the id alone). Nothing is held open between calls. Once its fleet is closed, every method rejects
  * with `FleetClosedError` (`operation` the method's name), a call under way then too (with what
- * the ended connection gave it as `cause`), unless the call's own `signal` ended it.
+ * the ended connection gave it as `cause`), unless the call's own `signal` ended it. A statement
+ * PostgreSQL refuses rejects with `DriverError` (device `fleet`, `op` `fleet <method>`, the `pg`
+ * error as `cause`): code `PERMISSION` for a right the role lacks (a grant missing or revoked; a
+ * role granted reads only cancels nothing), `SERVICE_UNAVAILABLE` for a lost connection that
+ * `cancel()` or `info()` met (`events()` and `result()` wait one out).
  */
 export class RunHandle {
   /** The run's id (UUID), the same on every host. */
