@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { ServerResponse } from "node:http";
 import { v5 as uuidV5, validate as isUuid } from "uuid";
-import { ErrApprovalNotPending, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
+import { DriverError, ErrApprovalNotPending, ErrCode, ErrInvalidThreadKey, isError, type ApprovalDecision, type RunOptions } from "adaptor";
 import { askFactsOf, decisionRefusal } from "adaptor/internal";
 import { decisionOf, parseApprovalAnswer, unfitAnswerError } from "../approvals/answer-approval.js";
 import { HttpError, sendJson } from "../http/http-error.js";
@@ -124,7 +124,9 @@ export class FleetFront {
   async answer(res: ServerResponse, id: string, body: unknown, cors: Record<string, string>): Promise<void> {
     const answer = parseApprovalAnswer(body, "body");
     const decision: ApprovalDecision = decisionOf(answer);
-    const found = await this.#fleet.approval(id);
+    const found = await this.#fleet.approval(id).catch((error: unknown) => {
+      throw databaseRefusal(error);
+    });
     if (!found) throw new HttpError(404, "not_found", `no approval ${id} (unknown, or its run was removed)`);
     if (found.status === "answered")
       throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
@@ -137,7 +139,7 @@ export class FleetFront {
     } catch (error) {
       if (isError(error, ErrApprovalNotPending))
         throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
-      throw error;
+      throw databaseRefusal(error);
     }
     if (refused?.denies)
       // The worker's request denies an edit its agent cannot run, as a local request does.
@@ -156,7 +158,9 @@ export class FleetFront {
   /** `POST runs/<key>/cancel`: cancels the run through the fleet, from any front-end. */
   async cancel(res: ServerResponse, key: string, reason: string | undefined, cors: Record<string, string>): Promise<void> {
     const found = await this.#find(key);
-    const cancelled = await found.run.cancel(reason ?? "cancelled by a client");
+    const cancelled = await found.run.cancel(reason ?? "cancelled by a client").catch((error: unknown) => {
+      throw databaseRefusal(error);
+    });
     sendJson(res, 200, { key, cancelled }, cors);
   }
 
@@ -186,7 +190,7 @@ export class FleetFront {
     // Only "no such run" is a 404: anything else (the database restarting) fails the request, and the client tries again.
     const unknown = (error: unknown): undefined => {
       if (sentinelIds(error).has(FLEET_ERRORS.runNotFound)) return undefined;
-      throw error;
+      throw databaseRefusal(error);
     };
     const agUi = this.#fleet.handle(agUiFleetRunId(key));
     const agUiInfo = await agUi.info().catch(unknown);
@@ -235,6 +239,17 @@ function submitRefusal(error: unknown, agUiRunId: string | undefined, resumed: s
   if (ids.has(FLEET_ERRORS.closed)) return new HttpError(503, "bridge_closed", "the fleet is closed");
   if (isError(error, ErrInvalidThreadKey))
     return new HttpError(400, "invalid_id", error instanceof Error ? error.message : "invalid thread key");
+  return databaseRefusal(error);
+}
+
+/**
+ * The answer to a fleet call its database refused for a right the fleet's role lacks (`DriverError`
+ * `PERMISSION`): 403 `permission_denied`, with a fixed message (the role and table names stay on
+ * the host); anything else as it is.
+ */
+function databaseRefusal(error: unknown): unknown {
+  if (error instanceof DriverError && error.code === ErrCode.Permission)
+    return new HttpError(403, "permission_denied", "the server's fleet may not do this: its database role lacks a right it needs");
   return error;
 }
 

@@ -5,6 +5,7 @@ export type BridgeErrorCode =
   | "bad_request"
   | "forbidden_origin"
   | "forbidden_host"
+  | "permission_denied"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"

@@ -15,7 +15,8 @@ import { formatQueue, formatQueues, promptFormat } from "../format/run-format.js
 import { RunHandle } from "../run/run-handle.js";
 import { expiredVerdict } from "../verdict/verdict.js";
 import { FLEET_SCHEMA_VERSION, FleetTables } from "../schema/fleet-tables.js";
-import { databaseError } from "../schema/connection-lost.js";
+import { databaseError, permissionDenied } from "../schema/connection-lost.js";
+import { missingGrant } from "../schema/missing-grant.js";
 import { FleetMetrics } from "../telemetry/fleet-metrics.js";
 import { FleetWorker, type FleetWorkerOptions, type RunJobData, type WorkerAgent } from "../worker/fleet-worker.js";
 import type { FleetCore } from "./fleet-core.js";
@@ -140,6 +141,11 @@ export class Fleet implements AsyncDisposable {
   #started: Promise<void> | undefined;
   /** Whether a start was ever tried: what `close()` must stop then. */
   #startTried = false;
+  /**
+   * Whether `start()` found the role granted reads only (no INSERT or UPDATE on the runs table):
+   * the host then reads runs and approvals, and starts neither pg-boss nor a worker.
+   */
+  #readOnly = false;
   /** Whether this host takes the queue deadline jobs already (a start retried after a failure does not register twice). */
   #deadlineWorking = false;
   readonly #dispatches: HostDispatch[] = [];
@@ -177,9 +183,13 @@ export class Fleet implements AsyncDisposable {
   /**
    * Connects, first creating or updating the tables when they are not at this version (see
    * {@link migrate}; with them current it runs no DDL) and the run queues (one per run format up
-   * to `runFormat`) when missing; idempotent. Every other method awaits it.
+   * to `runFormat`) when missing; idempotent. Every other method awaits it. A role granted reads
+   * only (no INSERT or UPDATE on the runs table) starts as a reader: the LISTEN connection only,
+   * no pg-boss; its handles, {@link approval} and {@link pendingApprovals} read, and the calls that
+   * write reject with `DriverError` `PERMISSION`.
    * @throws DriverError (device `fleet`, the pg error as `cause`): code `PERMISSION` when the
-   *   tables need a migration this role may not run (run `migrate()` as their owner),
+   *   tables need a migration this role may not run (run `migrate()` as their owner) or when the
+   *   role lacks a grant on tables that exist (the cause names the grant PostgreSQL refused),
    *   `SERVICE_UNAVAILABLE` when PostgreSQL is unreachable, refuses connections (starting up,
    *   shutting down) or the connection was lost, at any step. A failed start is not kept: the next
    *   call (or any method that awaits it) tries again.
@@ -230,11 +240,22 @@ export class Fleet implements AsyncDisposable {
   async #start(): Promise<void> {
     const { tables, boss, notifier, options } = this.#core;
     // Tables at this version (or a later one) take no DDL: a role without DDL rights starts.
-    try {
-      const version = await tables.schemaVersion();
-      if ((version ?? 0) < FLEET_SCHEMA_VERSION) await tables.migrate();
-    } catch (error) {
-      throw migrationError(error, "fleet start");
+    // A refused read of the version is a grant missing on tables that exist (see startError).
+    const version = await tables.schemaVersion();
+    if ((version ?? 0) < FLEET_SCHEMA_VERSION) {
+      try {
+        await tables.migrate();
+      } catch (error) {
+        throw migrationError(error, "fleet start", version);
+      }
+    }
+    // A role granted reads only reads runs and approvals: no pg-boss (its start and the deadline
+    // jobs write), only the LISTEN connection that wakes the readers.
+    this.#readOnly = !(await tables.writable());
+    if (this.#readOnly) {
+      await notifier.start();
+      if (this.#state === "new") this.#state = "open";
+      return;
     }
     await boss.start();
     for (const name of formatQueues(options.queue, options.runFormat)) await this.#createRunQueue(name);
@@ -340,7 +361,8 @@ export class Fleet implements AsyncDisposable {
    *   approval another run of the fleet resumes or resumed (nothing stored); DriverError (device
    *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
    *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
-   *   then refused `FleetRunExistsError`).
+   *   then refused `FleetRunExistsError`); DriverError (device `fleet`, code `PERMISSION`, the
+   *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored).
    */
   async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
     try {
@@ -429,10 +451,20 @@ export class Fleet implements AsyncDisposable {
   /**
    * Serves runs on this host: `concurrency` at once, runs of one thread key never at once anywhere.
    * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
+   * @throws DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
     await this.start();
     checkOpen(this.#state as "open", "worker");
+    if (this.#readOnly)
+      throw new DriverError({
+        op: "fleet worker",
+        device: "fleet",
+        code: ErrCode.Permission,
+        cause: new Error(
+          `this role may only read the fleet's tables (no INSERT or UPDATE on ${this.#core.options.schema}.adaptor_fleet_runs): a worker needs the rights the fleet README lists under "Database roles"`,
+        ),
+      });
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
@@ -489,7 +521,8 @@ export class Fleet implements AsyncDisposable {
    *   `inputEditable` is false (the approval is answered with a deny, as `approve()` denies it);
    *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
    *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
-   *   statement recorded is then refused `"answered"`).
+   *   statement recorded is then refused `"answered"`); DriverError (device `fleet`, code
+   *   `PERMISSION`, the `pg` error as `cause`) when the role may not record it (nothing recorded).
    */
   async answer(
     approvalId: string,
@@ -521,12 +554,16 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
-   * @throws FleetClosedError after `close()`.
+   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   *   `cause`) code `PERMISSION` when the role may not read the tables, `SERVICE_UNAVAILABLE` when
+   *   PostgreSQL is unreachable.
    */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
     if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
     await this.start();
-    const found = await this.#core.tables.approval(approvalId);
+    const found = await this.#core.tables.approval(approvalId).catch((error: unknown) => {
+      throw databaseError("fleet approval", error);
+    });
     return found ? { id: approvalId, ...found } : undefined;
   }
 
@@ -538,13 +575,16 @@ export class Fleet implements AsyncDisposable {
    * @throws InvalidOptionError (subject `"fleet pendingApprovals"`) for options that are not an
    *   object, an unknown key (field: the key, with the closest known name as `suggestion`), or a
    *   `limit` (field `limit`) that is not an integer from 1 to 1,000; InvalidThreadKeyError for a `threadKey` that breaks
-   *   a key rule (TypeError for an empty one); FleetClosedError after `close()`.
+   *   a key rule (TypeError for an empty one); FleetClosedError after `close()`; DriverError as
+   *   {@link approval} says.
    */
   async pendingApprovals(options?: FleetPendingApprovalsOptions): Promise<FleetWaitingApproval[]> {
     const { threadKey, limit } = checkPendingOptions(options);
     if (this.#state === "closed") throw new FleetClosedError("pendingApprovals", "closed");
     await this.start();
-    const rows = await this.#core.tables.fleetPendingApprovals(threadKey, limit);
+    const rows = await this.#core.tables.fleetPendingApprovals(threadKey, limit).catch((error: unknown) => {
+      throw databaseError("fleet pendingApprovals", error);
+    });
     return rows.map((row) => ({
       id: row.id,
       runId: row.run_id,
@@ -557,12 +597,15 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
-   * @throws FleetClosedError after `close()`.
+   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   *   `cause`) code `PERMISSION` when the role may not delete runs.
    */
   async prune(olderThanMs?: number): Promise<number> {
     if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
-    return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs);
+    return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs).catch((error: unknown) => {
+      throw databaseError("fleet prune", error);
+    });
   }
 
   /**
@@ -578,6 +621,7 @@ export class Fleet implements AsyncDisposable {
     if (this.#state !== "draining") this.#state = "draining";
     if (!this.#started) return;
     await this.#started.catch(() => {});
+    if (this.#readOnly) return;
     const timeout = options.timeoutMs ?? 30_000;
     this.#stopDispatch();
     const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
@@ -636,30 +680,45 @@ function jsonPromptParts(prompt: readonly PromptPart[]): JsonValue[] {
 }
 
 /**
- * What a failed `start()` rejects with, whichever step failed (the tables' version or migration,
- * pg-boss's start, its queues and schedule, the LISTEN connection): a typed error as it is; a right
- * the role lacks (SQLSTATE 42501) as a DriverError (code `PERMISSION`) naming `migrate()`; a
+ * What a failed `start()` rejects with, whichever step failed (pg-boss's start, its queues and
+ * schedule, the LISTEN connection, the read of the tables' version): a typed error as it is (a
+ * migration's, see {@link migrationError}); a right the role lacks (SQLSTATE 42501) on what
+ * exists already as a DriverError (code `PERMISSION`) naming the grant that is missing; a
  * connection refused or lost (also as the cause of a wrapping error) as {@link databaseError} says.
  */
 function startError(error: unknown): unknown {
   if (error instanceof AdaptorError) return error;
   let cause = error;
   for (let depth = 0; depth < 5 && cause instanceof Error && postgresErrorCode(cause) === ErrCode.Internal; depth++) {
-    if (cause.cause === undefined) break;
+    if (permissionDenied(cause) || cause.cause === undefined) break;
     cause = cause.cause;
   }
-  const mapped = migrationError(cause, "fleet start");
+  if (permissionDenied(cause)) {
+    const grant = missingGrant(cause);
+    const detail = new Error(
+      `this role lacks a right the fleet needs on its tables, which exist (${(cause as Error).message}): ${grant ? `${grant} TO the role, and ` : ""}grant it every right the fleet README lists under "Database roles", on both of the fleet's schemas`,
+      { cause },
+    );
+    return new DriverError({ op: "fleet start", device: "fleet", code: ErrCode.Permission, cause: detail });
+  }
+  const mapped = databaseError("fleet start", cause);
   return mapped === cause ? error : mapped;
 }
 
 /**
  * What a failed migration rejects with: a right the role lacks (SQLSTATE 42501) as a DriverError
- * (code `PERMISSION`) naming what to do; an unreachable database as {@link databaseError} says.
+ * (code `PERMISSION`) naming what to do (run `migrate()` as the owner); an unreachable database
+ * as {@link databaseError} says. `found`: the tables' version the migration was to bring up to
+ * date (undefined: missing), when known.
  */
-function migrationError(error: unknown, op: string): unknown {
-  if ((error as { code?: unknown } | null)?.code !== "42501") return databaseError(op, error);
+function migrationError(error: unknown, op: string, found?: number): unknown {
+  if (!permissionDenied(error)) return databaseError(op, error);
+  const state =
+    found === undefined
+      ? `the fleet's tables are missing or older than this version (${FLEET_SCHEMA_VERSION})`
+      : `the fleet's tables are at version ${found}, older than this version (${FLEET_SCHEMA_VERSION})`;
   const detail = new Error(
-    `the fleet's tables are missing or older than this version (${FLEET_SCHEMA_VERSION}), and this role may not create or alter them (${(error as Error).message}): run fleet.migrate() once as their owner, then grant this role the rights the fleet README lists`,
+    `${state}, and this role may not create or alter them (${(error as Error).message}): run fleet.migrate() once as their owner, then grant this role the rights the fleet README lists`,
     { cause: error },
   );
   return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: detail });

@@ -4,7 +4,7 @@ import { FleetClosedError, FleetRunNotFoundError } from "../errors/fleet-errors.
 import type { Ticket } from "../events/notifier.js";
 import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
-import { connectionLost } from "../schema/connection-lost.js";
+import { connectionLost, databaseError } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
 import { loadVerdict, wholeVerdictEvent, type FleetResult, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
@@ -61,7 +61,11 @@ export interface FleetRunInfo {
  * A durable handle on one submitted run, usable from any host (`fleet.handle(id)` rebuilds it from
  * the id alone). Nothing is held open between calls. Once its fleet is closed, every method rejects
  * with `FleetClosedError` (`operation` the method's name), a call under way then too (with what
- * the ended connection gave it as `cause`), unless the call's own `signal` ended it.
+ * the ended connection gave it as `cause`), unless the call's own `signal` ended it. A statement
+ * PostgreSQL refuses rejects with `DriverError` (device `fleet`, `op` `fleet <method>`, the `pg`
+ * error as `cause`): code `PERMISSION` for a right the role lacks (a grant missing or revoked; a
+ * role granted reads only cancels nothing), `SERVICE_UNAVAILABLE` for a lost connection that
+ * `cancel()` or `info()` met (`events()` and `result()` wait one out).
  */
 export class RunHandle {
   /** The run's id (UUID), the same on every host. */
@@ -89,7 +93,7 @@ export class RunHandle {
     try {
       yield* this.#events(options);
     } catch (error) {
-      throw this.#closedError("events", error, options.signal);
+      throw this.#failure("events", error, options.signal);
     }
   }
 
@@ -163,7 +167,7 @@ export class RunHandle {
     try {
       return await this.#verdict(options);
     } catch (error) {
-      throw this.#closedError("verdict", error, options.signal);
+      throw this.#failure("verdict", error, options.signal);
     }
   }
 
@@ -194,10 +198,12 @@ export class RunHandle {
 
   /**
    * What a call that failed is rejected with: `FleetClosedError` (the failure as `cause`) when the
-   * fleet was closed under it, unless the caller's own `signal` ended it; the failure otherwise.
+   * fleet was closed under it, unless the caller's own `signal` ended it; the failure otherwise, a
+   * database's as `databaseError` maps it (e.g. a revoked right: `DriverError` `PERMISSION`).
    */
-  #closedError(operation: string, error: unknown, signal: AbortSignal | undefined): unknown {
-    if (!this.#core.closed.aborted || signal?.aborted || error instanceof FleetClosedError) return error;
+  #failure(operation: string, error: unknown, signal: AbortSignal | undefined): unknown {
+    if (!this.#core.closed.aborted || signal?.aborted || error instanceof FleetClosedError)
+      return databaseError(`fleet ${operation}`, error);
     return new FleetClosedError(operation, "closed", { cause: error });
   }
 
@@ -262,7 +268,7 @@ export class RunHandle {
     try {
       return await this.#cancel(reason);
     } catch (error) {
-      throw this.#closedError("cancel", error, undefined);
+      throw this.#failure("cancel", error, undefined);
     }
   }
 
@@ -300,7 +306,7 @@ export class RunHandle {
   async info(): Promise<FleetRunInfo> {
     this.#checkOpen("info");
     const found = await this.#core.tables.runInfo(this.id).catch((error: unknown) => {
-      throw this.#closedError("info", error, undefined);
+      throw this.#failure("info", error, undefined);
     });
     if (!found) throw new FleetRunNotFoundError(this.id);
     return {
@@ -319,7 +325,7 @@ export class RunHandle {
   async pendingApprovals(): Promise<FleetPendingApproval[]> {
     this.#checkOpen("pendingApprovals");
     return this.#core.tables.pendingApprovals(this.id).catch((error: unknown) => {
-      throw this.#closedError("pendingApprovals", error, undefined);
+      throw this.#failure("pendingApprovals", error, undefined);
     });
   }
 }

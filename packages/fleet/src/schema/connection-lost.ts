@@ -13,15 +13,23 @@ export function connectionLost(error: unknown): boolean {
 }
 
 /**
- * What a fleet call that failed on PostgreSQL rejects with: a failure of the database itself (a
- * connection refused or lost, a serialization failure or deadlock) as the thread store reports it,
- * a `DriverError` (device `fleet`, code `SERVICE_UNAVAILABLE`, retryable) with the `pg` error as
- * `cause`; a value longer than PostgreSQL keeps (SQLSTATE 54000) a `DriverError` of code
- * `RESOURCE_EXHAUSTED`; any other error as it is.
+ * What a fleet call that failed on PostgreSQL rejects with (the one mapping of every fleet method
+ * that reads or writes the database): a failure of the database itself (a connection refused or
+ * lost, a serialization failure or deadlock) as the thread store reports it, a `DriverError`
+ * (device `fleet`, code `SERVICE_UNAVAILABLE`, retryable) with the `pg` error as `cause`; a right
+ * the connecting role lacks (SQLSTATE 42501: a grant the fleet README lists is missing or was
+ * revoked) a `DriverError` of code `PERMISSION`; a value longer than PostgreSQL keeps (SQLSTATE
+ * 54000) one of code `RESOURCE_EXHAUSTED`; a typed error, and any other error, as it is.
  */
 export function databaseError(op: string, error: unknown): unknown {
   if (error instanceof AdaptorError) return error;
+  if (permissionDenied(error)) return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: error });
   const code = postgresErrorCode(error);
   if (code !== ErrCode.ServiceUnavailable && code !== ErrCode.ResourceExhausted) return error;
   return new DriverError({ op, device: "fleet", code, cause: error });
+}
+
+/** True for a statement PostgreSQL refused because the role lacks a right on what it touches (SQLSTATE 42501). */
+export function permissionDenied(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "42501";
 }

@@ -152,6 +152,18 @@ export class FleetTables {
   }
 
   /**
+   * Whether the connecting role may write runs (INSERT and UPDATE on the runs table): false for a
+   * role granted only reads. One read, no write.
+   */
+  async writable(): Promise<boolean> {
+    const { rows } = await this.#pool.query<{ ok: boolean }>(
+      `SELECT has_table_privilege($1, 'INSERT') AND has_table_privilege($1, 'UPDATE') AS ok`,
+      [`${this.#s}.adaptor_fleet_runs`],
+    );
+    return rows[0]?.ok === true;
+  }
+
+  /**
    * Creates the schema and tables if missing and brings tables of earlier versions up to
    * {@link FLEET_SCHEMA_VERSION}, which it records (serialized across hosts by an advisory lock).
    */

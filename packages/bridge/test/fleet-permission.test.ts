@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { DriverError, ErrCode } from "adaptor";
+import type { BridgeFleet, BridgeFleetRun } from "../src/fleet/bridge-fleet.js";
+import { postJson, serve, type Served } from "./support.js";
+
+// A bridge over a fleet whose database role lacks a right (revoked after the fleet started): every
+// fleet call rejects with the fleet's DriverError PERMISSION, which the bridge answers 403
+// `permission_denied` with a fixed message, not 500 `internal`. The fleet is a stand-in that
+// refuses (fault injection); packages/fleet/test/limited-role.test.ts pins the fleet's errors on PostgreSQL.
+
+/** What the fleet rejects with when PostgreSQL refuses its role (SQLSTATE 42501). */
+function refused(op: string): DriverError {
+  const pgError = Object.assign(new Error("permission denied for table adaptor_fleet_runs"), { code: "42501" });
+  return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: pgError });
+}
+
+/** A fleet every call of which is refused for want of a right. */
+function refusingFleet(): BridgeFleet {
+  const run = (id: string): BridgeFleetRun =>
+    ({
+      id,
+      info: () => Promise.reject(refused("fleet info")),
+      cancel: () => Promise.reject(refused("fleet cancel")),
+      result: () => Promise.reject(refused("fleet verdict")),
+      // eslint-disable-next-line require-yield
+      events: async function* () {
+        throw refused("fleet events");
+      },
+    }) as unknown as BridgeFleetRun;
+  return {
+    submit: () => Promise.reject(refused("fleet submit")),
+    handle: run,
+    answer: () => Promise.reject(refused("fleet answer")),
+    approval: () => Promise.reject(refused("fleet approval")),
+  };
+}
+
+const served: Served[] = [];
+afterEach(async () => {
+  for (const s of served.splice(0)) await s.close();
+});
+
+describe("bridge over a fleet whose database role lacks a right", () => {
+  it("answers submit, reconnect, cancel and an approval answer with 403 permission_denied and a fixed message", async () => {
+    const bridge = await serve({ fleet: refusingFleet() });
+    served.push(bridge);
+    const expected = {
+      error: { code: "permission_denied", message: "the server's fleet may not do this: its database role lacks a right it needs" },
+    };
+    const id = randomUUID();
+    const responses = [
+      await postJson(`${bridge.url}/runs`, { prompt: "hello" }),
+      await fetch(`${bridge.url}/runs/${id}/events`),
+      await postJson(`${bridge.url}/runs/${id}/cancel`, {}),
+      await postJson(`${bridge.url}/approvals/${id}`, { decision: "approve" }),
+    ];
+    for (const response of responses) {
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual(expected);
+    }
+  });
+});
