@@ -17,7 +17,8 @@ const CONNECTION_ERRNO = new Set([
  * message), for the PostgreSQL stores' `DriverError`s: `SERVICE_UNAVAILABLE` for a connection that
  * could not be made or was lost (class 08, 57P, socket errors), a serialization failure, a deadlock
  * or a lock not available (retryable); `NOT_FOUND` for a missing table or schema (run
- * `migrate()`); `TIMEOUT` for a cancelled statement; `RESOURCE_EXHAUSTED` for a program limit
+ * `migrate()`); `PERMISSION` for a right the role lacks (42501, e.g. a revoked grant); `TIMEOUT`
+ * for a cancelled statement; `RESOURCE_EXHAUSTED` for a program limit
  * exceeded; `INTERNAL` otherwise.
  */
 export function postgresErrorCode(cause: unknown): ErrCode {
@@ -26,6 +27,7 @@ export function postgresErrorCode(cause: unknown): ErrCode {
     if (CONNECTION_ERRNO.has(code) || code.startsWith("08") || code.startsWith("57P")) return ErrCode.ServiceUnavailable;
     if (code === "40001" || code === "40P01" || code === "55P03") return ErrCode.ServiceUnavailable;
     if (code === "42P01" || code === "3F000") return ErrCode.NotFound;
+    if (code === "42501") return ErrCode.Permission;
     if (code === "57014") return ErrCode.Timeout;
     if (code === "54000") return ErrCode.ResourceExhausted;
   }
