@@ -10,29 +10,32 @@ import { postJson, serve, type Served } from "./support.js";
 // refuses (fault injection); packages/fleet/test/limited-role.test.ts pins the fleet's errors on PostgreSQL.
 
 /** What the fleet rejects with when PostgreSQL refuses its role (SQLSTATE 42501). */
-function refused(op: string): DriverError {
-  const pgError = Object.assign(new Error("permission denied for table adaptor_fleet_runs"), { code: "42501" });
-  return new DriverError({ op, device: "fleet", code: ErrCode.Permission, cause: pgError });
+function refused(op: string, code: ErrCode = ErrCode.Permission): DriverError {
+  const pgError =
+    code === ErrCode.Permission
+      ? Object.assign(new Error("permission denied for table adaptor_fleet_runs"), { code: "42501" })
+      : Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+  return new DriverError({ op, device: "fleet", code, cause: pgError });
 }
 
-/** A fleet every call of which is refused for want of a right. */
-function refusingFleet(): BridgeFleet {
+/** A fleet every call of which is refused with `code` (default: for want of a right). */
+function refusingFleet(code: ErrCode = ErrCode.Permission): BridgeFleet {
   const run = (id: string): BridgeFleetRun =>
     ({
       id,
-      info: () => Promise.reject(refused("fleet info")),
-      cancel: () => Promise.reject(refused("fleet cancel")),
-      result: () => Promise.reject(refused("fleet verdict")),
+      info: () => Promise.reject(refused("fleet info", code)),
+      cancel: () => Promise.reject(refused("fleet cancel", code)),
+      result: () => Promise.reject(refused("fleet verdict", code)),
       // eslint-disable-next-line require-yield
       events: async function* () {
-        throw refused("fleet events");
+        throw refused("fleet events", code);
       },
     }) as unknown as BridgeFleetRun;
   return {
-    submit: () => Promise.reject(refused("fleet submit")),
+    submit: () => Promise.reject(refused("fleet submit", code)),
     handle: run,
-    answer: () => Promise.reject(refused("fleet answer")),
-    approval: () => Promise.reject(refused("fleet approval")),
+    answer: () => Promise.reject(refused("fleet answer", code)),
+    approval: () => Promise.reject(refused("fleet approval", code)),
   };
 }
 
@@ -58,6 +61,24 @@ describe("bridge over a fleet whose database role lacks a right", () => {
     for (const response of responses) {
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual(expected);
+    }
+  });
+
+  it("a fleet whose database is unreachable is answered 503 database_unavailable (retry), not 500 internal, on the same four routes", async () => {
+    const bridge = await serve({ fleet: refusingFleet(ErrCode.ServiceUnavailable) });
+    served.push(bridge);
+    const id = randomUUID();
+    const responses = [
+      await postJson(`${bridge.url}/runs`, { prompt: "hello" }),
+      await fetch(`${bridge.url}/runs/${id}/events`),
+      await postJson(`${bridge.url}/runs/${id}/cancel`, {}),
+      await postJson(`${bridge.url}/approvals/${id}`, { decision: "approve" }),
+    ];
+    for (const response of responses) {
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        error: { code: "database_unavailable", message: "the server's fleet cannot reach its database: try again" },
+      });
     }
   });
 });

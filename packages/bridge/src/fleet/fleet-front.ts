@@ -243,13 +243,16 @@ function submitRefusal(error: unknown, agUiRunId: string | undefined, resumed: s
 }
 
 /**
- * The answer to a fleet call its database refused for a right the fleet's role lacks (`DriverError`
- * `PERMISSION`): 403 `permission_denied`, with a fixed message (the role and table names stay on
- * the host); anything else as it is.
+ * The answer to a fleet call its database refused: for a right the fleet's role lacks (`DriverError`
+ * `PERMISSION`) 403 `permission_denied`; unreachable or restarting (`SERVICE_UNAVAILABLE`, which the
+ * client may retry) 503 `database_unavailable`; each with a fixed message (the role, table and
+ * PostgreSQL's message stay on the host); anything else as it is.
  */
 function databaseRefusal(error: unknown): unknown {
   if (error instanceof DriverError && error.code === ErrCode.Permission)
     return new HttpError(403, "permission_denied", "the server's fleet may not do this: its database role lacks a right it needs");
+  if (error instanceof DriverError && error.code === ErrCode.ServiceUnavailable)
+    return new HttpError(503, "database_unavailable", "the server's fleet cannot reach its database: try again");
   return error;
 }
 

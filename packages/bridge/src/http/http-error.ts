@@ -26,6 +26,7 @@ export type BridgeErrorCode =
   | "thread_unsupported"
   | "bridge_closed"
   | "queue_full"
+  | "database_unavailable"
   | "too_many_watchers"
   | "interrupt_unsupported"
   | "internal";
