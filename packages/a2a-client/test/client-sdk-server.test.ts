@@ -1,6 +1,7 @@
 // Our A2A client against agents on the official @a2a-js/sdk server: every row of the A2A client
 // error table, the trusted-origin rule (card interfaces and redirects), and stream recovery by
 // resubscribing after a disconnect.
+import { inspect } from "node:util";
 import { TaskState } from "@a2a-js/sdk";
 import { DriverError, ErrCode, errorCode, findError, isError } from "@adaptor/errors";
 import { invokeTool } from "@adaptor/tool/internal";
@@ -201,6 +202,40 @@ describe("A2A client error rows", () => {
     for (const text of chain) {
       expect(text).not.toContain("tok-echoed-4242");
       expect(text).not.toContain("key-echoed-7777");
+    }
+  });
+
+  it("a JSON-RPC error whose data echoes the credential (send and stream): nothing util.inspect prints of the error carries it", async () => {
+    const key = "Zq9s/Wk3+Lm7=Pp2xY";
+    const forms = [key, encodeURIComponent(key), Buffer.from(key).toString("base64"), key.toUpperCase()];
+    const remote = await agent();
+    remote.intercept((req, res, next) => {
+      const body = (req.body ?? {}) as { id?: unknown; method?: unknown };
+      if (body.method !== "SendMessage" && body.method !== "SendStreamingMessage") return next();
+      const sent = String(req.headers["x-api-key"]);
+      const error = {
+        code: -32603,
+        message: "boom",
+        data: [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "X",
+            domain: "d",
+            metadata: { echo: `token=${sent}`, encoded: `${encodeURIComponent(sent)} ${Buffer.from(sent).toString("base64")}` },
+          },
+          { nested: { deeper: [`key ${sent.toUpperCase()}`] } },
+        ],
+      };
+      if (body.method === "SendMessage") return void res.json({ jsonrpc: "2.0", id: body.id, error });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: body.id, error })}\n\n`);
+    });
+    await using client = await A2AClient.connect(remote.url, { headers: { "x-api-key": key } });
+    for (const err of [await rejection(client.send("echo x")), await rejection(drain(client.stream("echo x")))]) {
+      expect(findError(err, ProtocolError)?.message).toMatch(/^a2a message\/(send|stream): internal error \(boom\)$/);
+      const printed = inspect(err, { depth: Infinity, showHidden: true });
+      expect(printed).toContain("token=[redacted]");
+      for (const form of forms) expect(printed).not.toContain(form);
     }
   });
 

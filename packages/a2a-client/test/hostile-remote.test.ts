@@ -135,6 +135,100 @@ describe("a stream is one task's", () => {
   });
 });
 
+describe("an answer about another task than the one asked", () => {
+  const completed = (id: string) => ({
+    id,
+    contextId: "ctx9",
+    status: { state: "TASK_STATE_COMPLETED" },
+    artifacts: [{ artifactId: "response", parts: [{ text: `answer of ${id}` }] }],
+    history: [],
+  });
+  /**
+   * A remote whose stream of task `t-mine` breaks after its first event; the resubscription
+   * (`"subscribe"`) sends task `t-other`, or says the task finished and `GetTask` (`"get"`) answers
+   * with task `t-other`.
+   */
+  async function recoveryRemote(mode: "subscribe" | "get"): Promise<SdkAgent> {
+    const remote = await agent();
+    remote.intercept((req, res, next) => {
+      const rpc = rpcOf(req);
+      if (rpc.method === "SendStreamingMessage") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return void res.end(sseEvent(rpc.id, working("t-mine")));
+      }
+      if (rpc.method === "SubscribeToTask" && mode === "subscribe") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return void res.end(sseEvent(rpc.id, { task: completed("t-other") }));
+      }
+      if (rpc.method === "SubscribeToTask") {
+        const data = [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }];
+        return void res.json({ jsonrpc: "2.0", id: rpc.id, error: { code: -32004, message: "Task is in a terminal state", data } });
+      }
+      if (rpc.method === "GetTask") return void res.json({ jsonrpc: "2.0", id: rpc.id, result: completed("t-other") });
+      next();
+    });
+    return remote;
+  }
+
+  it.each([
+    ["subscribe", "tasks/resubscribe", "an event of task t-other on the stream of task t-mine"],
+    ["get", "tasks/get", "an answer about task t-other to a request about task t-mine"],
+  ] as const)(
+    "a recovery answered with another task (%s) is ErrProtocol, thrown as is: not the stream's end, not a StreamRecoveryError",
+    async (mode, op, reason) => {
+      const remote = await recoveryRemote(mode);
+      await using client = await A2AClient.connect(remote.url, { recoveryDelayMs: 10 });
+      const seen: A2AStreamEvent[] = [];
+      const err = await rejection(
+        (async () => {
+          for await (const event of client.stream("x")) seen.push(event);
+        })(),
+      );
+      expect(seen.map((e) => [e.kind, e.taskId])).toEqual([
+        ["task", "t-mine"],
+        ["recovered", "t-mine"],
+      ]);
+      expect(findError(err, StreamRecoveryError)).toBeUndefined();
+      expect(isError(err, ErrProtocol)).toBe(true);
+      expect(findError(err, ProtocolError)).toMatchObject({ op: mode === "get" ? op : "message/stream", reason });
+    },
+  );
+
+  it.each(["subscribe", "get"] as const)(
+    "delegate() whose recovery is answered with another task (%s): DelegationError protocol, not retryable, not that task's text",
+    async (mode) => {
+      const remote = await recoveryRemote(mode);
+      await using client = await A2AClient.connect(remote.url, { recoveryDelayMs: 10 });
+      const err = await rejection(delegate(client, "x"));
+      expect(findError(err, DelegationError)).toMatchObject({ code: "protocol", retryable: false, metadata: { taskId: "t-mine" } });
+    },
+  );
+
+  it("getTask, cancelTask and send({ taskId }) answered with another task: ErrProtocol naming both", async () => {
+    const remote = await agent();
+    remote.intercept((req, res, next) => {
+      const rpc = rpcOf(req);
+      if (rpc.method === "GetTask" || rpc.method === "CancelTask")
+        return void res.json({ jsonrpc: "2.0", id: rpc.id, result: completed("t-other") });
+      if (rpc.method === "SendMessage") return void res.json({ jsonrpc: "2.0", id: rpc.id, result: { task: completed("t-other") } });
+      next();
+    });
+    await using client = await A2AClient.connect(remote.url);
+    const calls = [
+      ["tasks/get", client.getTask("t-mine")],
+      ["tasks/cancel", client.cancelTask("t-mine")],
+      ["message/send", client.send("approve", { taskId: "t-mine" })],
+    ] as const;
+    for (const [op, call] of calls) {
+      const err = await rejection(call);
+      expect(isError(err, ErrProtocol)).toBe(true);
+      expect(findError(err, ProtocolError)).toMatchObject({ op, reason: "an answer about task t-other to a request about task t-mine" });
+    }
+    // A new message (no taskId) may start any task.
+    await expect(client.send("hello")).resolves.toMatchObject({ id: "t-other" });
+  });
+});
+
 describe("what one delegation holds", () => {
   it("artifact chunks that never end: output_too_large at maxTextChars, its cause RESOURCE_EXHAUSTED, the remote task canceled", async () => {
     expect(DEFAULT_MAX_DELEGATION_TEXT_CHARS).toBe(4 * 1024 * 1024);

@@ -50,6 +50,30 @@ describe("A2A server log", () => {
     expect(warnSpy).not.toHaveBeenCalled();
   });
 
+  it("a line quoting what a client sent has it redacted as a failed task's message is: API keys by their shape, credential pairs, Bearer values", async () => {
+    const lines: string[] = [];
+    served = await serve(undefined, { log: (line) => lines.push(line) });
+    const secrets = [
+      "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+      "api_key=ABCDEF0123456789xyz",
+      "Bearer abcdef0123456789xyz",
+      '{"password":"hunter2hunter2"}',
+    ];
+    for (const id of secrets)
+      await fetch(served.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SubscribeToTask", params: { id } }),
+      }).then((r) => r.text());
+    expect(lines).toHaveLength(secrets.length);
+    for (const line of lines) {
+      expect(line).toMatch(/TaskNotFoundError: Task not found: .*\[redacted\]/);
+      for (const value of ["AAAAAAAAAAAAAAAA", "ABCDEFGHIJKLMNOP", "ABCDEF0123456789xyz", "abcdef0123456789xyz", "hunter2hunter2"])
+        expect(line).not.toContain(value);
+    }
+  });
+
   it("by default each line goes to console.warn, prefixed 'a2a server: '; console.error stays quiet", async () => {
     served = await serve();
     await clientErrors(served.url);

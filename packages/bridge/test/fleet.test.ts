@@ -158,11 +158,14 @@ if (!PG_URL) {
       expect(await answer.json()).toEqual({ id: request.id, status: "approved" });
       const twice = await postJson(`${a.url}/approvals/${request.id}`, { decision: "deny" });
       expect(twice.status).toBe(409);
+      // It says how the approval was answered, as a local bridge does.
+      expect(await twice.json()).toMatchObject({ error: { code: "approval_resolved", status: "approved" } });
       const rest = await readUntil(messages, (m) => m.data.type === "run-finished");
       expect(rest.at(-1)?.data).toMatchObject({ type: "run-finished", ok: true });
       expect(rest.filter((m) => m.data.type === "text-delta").map((m) => m.data.text)).toEqual(["after the approval"]);
       const late = await postJson(`${b.url}/approvals/${request.id}`, { decision: "deny" });
       expect(late.status).toBe(409);
+      expect(await late.json()).toMatchObject({ error: { code: "approval_resolved", status: "approved" } });
       const unknown = await postJson(`${b.url}/approvals/no-such-approval`, { decision: "deny" });
       expect(unknown.status).toBe(404);
 

@@ -229,7 +229,7 @@ describe("ids and slow bodies", () => {
     forwardedProps: {},
   });
 
-  it("an AG-UI runId or threadId that is empty, 900 kB long, or holds control characters (a runId: spaces) is 400 invalid_id, and no run starts", async () => {
+  it("an AG-UI runId or threadId that is empty, 900 kB long, or holds control characters (a runId: spaces) or is . or .. (no route could reach that run) is 400 invalid_id, and no run starts", async () => {
     served = await serve({ runner: referenceAgent() });
     const huge = "r".repeat(900_000);
     const cases: [string, Record<string, unknown>, string][] = [
@@ -238,6 +238,8 @@ describe("ids and slow bodies", () => {
       ["257-character runId", agUiInput("r".repeat(257)), "runId is 257 characters long; the limit is 256"],
       ["runId with a newline", agUiInput("run\nx-injected: 1"), "runId may hold printable ASCII characters only (no spaces)"],
       ["runId with a space", agUiInput("my run"), "runId may hold printable ASCII characters only (no spaces)"],
+      ["runId .", agUiInput("."), 'runId may not be "." (it names the run in the URLs of its routes)'],
+      ["runId ..", agUiInput(".."), 'runId may not be ".." (it names the run in the URLs of its routes)'],
       ["empty threadId", agUiInput("r", ""), "threadId is empty"],
       ["900 kB threadId", agUiInput("r", huge), "threadId is 900000 characters long; the limit is 256"],
       ["threadId with a NUL", agUiInput("r", "t\u0000"), "threadId holds a control character or a lone UTF-16 surrogate"],

@@ -64,6 +64,7 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
       const request = (await front.approval(id))?.request as { choices?: { key: string }[] };
       expect(request.choices?.map((c) => c.key)).toEqual(["accept", "acceptForSession", "decline", "cancel"]);
       await front.answer(id, { outcome: "answer", choice: "acceptForSession" });
+      expect(await front.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "answer", choice: "acceptForSession" } });
       expect((await handle.result()).text).toBe("after the answer");
       expect((await echoedAnswers(handle))[0]).toContain('"decision":"acceptForSession"');
     });
@@ -74,7 +75,8 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
         .answer(id, { outcome: "approve", updatedInput: { command: "npm test -- --bail" } })
         .catch((e: unknown) => e);
       expect(isError(error, ErrApprovalEditUnsupported)).toBe(true);
-      expect((await front.approval(id))?.status).toBe("answered");
+      // approval() reads the answer as recorded: the deny the edit became.
+      expect(await front.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "deny" } });
       expect((await handle.result()).text).toBe("after the deny");
       // The fake CLI echoed what the worker answered: a deny saying why.
       const echoed = await echoedAnswers(handle);
@@ -85,7 +87,7 @@ onFakeCliFleet("fleet answer checks", ({ host: fleetOf }) => {
     it("answer() of a deny without a reason denies with the reason request.deny() gives, as an in-process deny() does", async () => {
       const { front, handle, id } = await askingRun(fleetOf, "after the deny");
       await front.answer(id, { outcome: "deny" });
-      expect((await front.approval(id))?.status).toBe("answered");
+      expect(await front.approval(id)).toMatchObject({ status: "answered", decision: { outcome: "deny" } });
       expect((await handle.result()).text).toBe("after the deny");
       const echoed = await echoedAnswers(handle);
       expect(echoed).toHaveLength(1);

@@ -247,15 +247,20 @@ export class A2AClient {
    * or for the agent's direct reply.
    *
    * @returns the `Task` (any final state, `input-required`, `auth-required`) or a `Message`.
-   * @throws ProtocolError (op `"message/send"`); the signal's reason when aborted.
+   * @throws ProtocolError (op `"message/send"`), matching `ErrProtocol` when a message continuing
+   *   `taskId` is answered with another task; the signal's reason when aborted.
    */
   async send(input: MessageInput, options: SendOptions = {}): Promise<Task | Message> {
     const signal = this.#signal(options.signal);
+    let answer: Task | Message;
     try {
-      return await this.#sdk.sendMessage(request(input, options), { signal });
+      answer = await this.#sdk.sendMessage(request(input, options), { signal });
     } catch (error) {
       throw classify("message/send", error, this.#secrets, signal);
     }
+    const answered = "parts" in answer ? answer.taskId : answer.id;
+    if (options.taskId && answered && answered !== options.taskId) throw this.#otherTask("message/send", options.taskId, answered);
+    return answer;
   }
 
   /**
@@ -270,7 +275,8 @@ export class A2AClient {
    * Breaking out of the loop closes the connection (the remote task keeps running; cancel it with
    * {@link cancelTask}).
    *
-   * @throws ProtocolError (op `"message/stream"`) before the task is known;
+   * @throws ProtocolError (op `"message/stream"`) before the task is known; ProtocolError matching
+   *   `ErrProtocol` for an event, or a recovery's answer, naming another task (not recovered);
    *   StreamRecoveryError (`taskId`) when every recovery failed; the signal's reason when aborted.
    */
   async *stream(input: MessageInput, options: SendOptions = {}): AsyncGenerator<A2AStreamEvent, void, undefined> {
@@ -299,33 +305,41 @@ export class A2AClient {
   /**
    * The task's current state.
    *
-   * @throws ProtocolError (op `"tasks/get"`) matching `ErrNotFound` for an unknown task.
+   * @throws ProtocolError (op `"tasks/get"`) matching `ErrNotFound` for an unknown task, or
+   *   `ErrProtocol` when the remote answers with another task.
    */
   async getTask(taskId: string, options: { readonly signal?: AbortSignal; readonly historyLength?: number } = {}): Promise<Task> {
     const signal = this.#signal(options.signal);
+    let task: Task;
     try {
-      return await this.#sdk.getTask(
+      task = await this.#sdk.getTask(
         { tenant: "", id: taskId, ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {}) },
         { signal },
       );
     } catch (error) {
       throw classify("tasks/get", error, this.#secrets, signal);
     }
+    if (task.id !== taskId) throw this.#otherTask("tasks/get", taskId, task.id);
+    return task;
   }
 
   /**
    * Asks the agent to cancel the task and returns its state after the request.
    *
-   * @throws ProtocolError (op `"tasks/cancel"`) matching `ErrNotFound` (unknown task) or
-   *   `ErrUnsupported` (the task cannot be canceled, e.g. it already finished).
+   * @throws ProtocolError (op `"tasks/cancel"`) matching `ErrNotFound` (unknown task),
+   *   `ErrUnsupported` (the task cannot be canceled, e.g. it already finished) or `ErrProtocol`
+   *   (the remote answers with another task).
    */
   async cancelTask(taskId: string, options: { readonly signal?: AbortSignal } = {}): Promise<Task> {
     const signal = this.#signal(options.signal);
+    let task: Task;
     try {
-      return await this.#sdk.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal });
+      task = await this.#sdk.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal });
     } catch (error) {
       throw classify("tasks/cancel", error, this.#secrets, signal);
     }
+    if (task.id !== taskId) throw this.#otherTask("tasks/cancel", taskId, task.id);
+    return task;
   }
 
   /**
@@ -360,6 +374,11 @@ export class A2AClient {
         this.#backgroundCancels.delete(pending);
       });
     this.#backgroundCancels.add(pending);
+  }
+
+  /** The refusal (`ErrProtocol`) of an answer about task `answered` to a request about task `asked`. */
+  #otherTask(op: string, asked: string, answered: string): ProtocolError {
+    return new ProtocolError({ op, reason: `an answer about task ${answered} to a request about task ${asked}`, secrets: this.#secrets });
   }
 
   #signal(signal: AbortSignal | undefined): AbortSignal {
@@ -446,7 +465,8 @@ export class A2AClient {
             isError(classified, category),
           );
         if (taskId === undefined || fatal) {
-          if (!resubscribed) throw classified;
+          // Another task's event is the remote's protocol violation, whichever request it answers.
+          if (!resubscribed || error === foreign) throw classified;
           throw new StreamRecoveryError(taskId ?? "", classified, attempts);
         }
         lost = classified;

@@ -43,9 +43,10 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
   if (http) return new ProtocolError({ op, reason: http.message, ...(http.raw !== undefined ? { raw: http.raw } : {}), secrets });
   const remote = findA2AError(err);
   if (remote) {
-    // The remote's error text may echo what the request carried (a token): the SDK's error, which
-    // stays on the cause chain, keeps only the redacted text, like every message built from it.
-    redactInPlace(remote, secrets);
+    // The remote's error text and data may echo what the request carried (a token): the SDK's
+    // error, which stays on the cause chain (and is what `console.error(err)` prints), keeps only
+    // redacted text, like every message built from it.
+    redactInPlace(err, secrets);
     const raw = remote.message;
     if (remote.reason === "TASK_NOT_FOUND") {
       return new ProtocolError({
@@ -85,7 +86,7 @@ export function classify(op: string, err: unknown, secrets: readonly string[], s
     return new ProtocolError({ op, reason: "connection failed", cause, secrets });
   }
   const message = redactCredentials(err instanceof Error ? err.message : String(err), secrets);
-  if (err instanceof Error) redactInPlace(err, secrets);
+  redactInPlace(err, secrets);
   return new ProtocolError({
     op,
     reason: "unexpected response",
@@ -105,11 +106,40 @@ function findA2AError(err: unknown): A2AError | undefined {
   return undefined;
 }
 
-/** Redacts `error.message` where it is writable (a DOMException's is not). */
-function redactInPlace(error: Error, secrets: readonly string[]): void {
-  try {
-    error.message = redactCredentials(error.message, secrets);
-  } catch {
-    // read-only: left as is
+/** How deep {@link redactInPlace} goes into an error's properties. */
+const MAX_REDACT_DEPTH = 16;
+
+/**
+ * Redacts, in place, every string reachable from `value` through its own properties (an error's
+ * `message`, `stack`, `cause`, the JSON-RPC error's `data`, the `metadata` of an `ErrorInfo`):
+ * errors, arrays and plain objects are entered, up to {@link MAX_REDACT_DEPTH} levels; a property
+ * that cannot be written (a DOMException's message) is left as is.
+ */
+function redactInPlace(value: unknown, secrets: readonly string[], seen = new Set<object>(), depth = 0): void {
+  if (typeof value !== "object" || value === null || seen.has(value) || depth > MAX_REDACT_DEPTH) return;
+  if (!(value instanceof Error) && !Array.isArray(value) && !isPlainObject(value)) return;
+  seen.add(value);
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+    // Accessors are not called: only what the object holds.
+    if (!descriptor || !("value" in descriptor)) continue;
+    const field: unknown = descriptor.value;
+    if (typeof field === "string") {
+      const redacted = redactCredentials(field, secrets);
+      if (redacted !== field) {
+        try {
+          (value as Record<PropertyKey, unknown>)[key] = redacted;
+        } catch {
+          // read-only: left as is
+        }
+      }
+    } else {
+      redactInPlace(field, secrets, seen, depth + 1);
+    }
   }
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Reflect.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }

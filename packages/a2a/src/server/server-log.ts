@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { redactCredentials } from "@adaptor/a2a-client";
+import { redactCredentials as redactRemoteText } from "@adaptor/a2a-client";
+import { currentSecretEnvValues, redactCredentials } from "adaptor";
 
 /**
  * Where an A2A server's diagnostics go, one line each: a refused or failed client request (an
  * unknown task, an unsupported protocol version, an answer that lost a race), a task event the
  * `@a2a-js/sdk` server ignored. `line` names the error and its message's first line, with
- * credentials redacted and no stack trace; `level` is `"error"` for what the SDK reports as an
+ * credentials redacted as a failure's public message is (`publicMessage` of `adaptor`: API keys
+ * and tokens by their shape, `Bearer`/`Basic` values, credential-named pairs, the host's credential
+ * variables), control characters removed and no stack trace; `level` is `"error"` for what the SDK reports as an
  * error, else `"warn"`.
  */
 export type A2AServerLog = (line: string, level: "error" | "warn") => void;
@@ -70,11 +73,17 @@ function oneLine(args: readonly unknown[]): string {
       return String(arg);
     }
   });
+  // Control characters and terminal escapes out (the client's rule for a remote's text), then
+  // what a server redacts from every message it sends (publicMessage's rule): API keys and tokens
+  // by their shape, credential-named pairs, the host's credential variables.
   const line = redactCredentials(
-    parts
-      .join(" ")
-      .replace(/\s*\n\s*/g, " ")
-      .trim(),
+    redactRemoteText(
+      parts
+        .join(" ")
+        .replace(/\s*\n\s*/g, " ")
+        .trim(),
+    ),
+    currentSecretEnvValues(),
   );
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS - 1)}…` : line;
 }

@@ -54,8 +54,17 @@ export interface BridgeFleet {
   handle(runId: string): BridgeFleetRun;
   /** Records the answer to an approval a worker waits on, exactly once across hosts. */
   answer(approvalId: string, decision: ApprovalDecision): Promise<void>;
-  /** An approval with its state (`pending`, `answered`, `closed`), or undefined for an unknown id. */
-  approval(
-    approvalId: string,
-  ): Promise<{ readonly runId: string; readonly request: unknown; readonly status: "pending" | "answered" | "closed" } | undefined>;
+  /**
+   * An approval with its state (`pending`, `answered`, `closed`) and, once answered, the decision
+   * recorded (its `outcome` says how the 409 of a later answer reads), or undefined for an unknown id.
+   */
+  approval(approvalId: string): Promise<
+    | {
+        readonly runId: string;
+        readonly request: unknown;
+        readonly status: "pending" | "answered" | "closed";
+        readonly decision?: { readonly outcome: "approve" | "deny" | "answer" };
+      }
+    | undefined
+  >;
 }

@@ -128,8 +128,7 @@ export class FleetFront {
       throw databaseRefusal(error);
     });
     if (!found) throw new HttpError(404, "not_found", `no approval ${id} (unknown, or its run was removed)`);
-    if (found.status === "answered")
-      throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
+    if (found.status === "answered") throw answeredError(id, found.decision);
     if (found.status === "closed") throw new HttpError(410, "approval_expired", `approval ${id} expired`, { status: "expired" });
     const ask = askFactsOf(id, found.request);
     const refused = decisionRefusal(ask, decision, "answer");
@@ -137,8 +136,14 @@ export class FleetFront {
     try {
       await this.#fleet.answer(id, decision);
     } catch (error) {
-      if (isError(error, ErrApprovalNotPending))
-        throw new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: "answered" });
+      if (isError(error, ErrApprovalNotPending)) {
+        // Another answer won meanwhile (through any front-end): say how, as a local bridge does.
+        const now = await this.#fleet.approval(id).catch((failure: unknown) => {
+          throw databaseRefusal(failure);
+        });
+        if (now?.status === "closed") throw new HttpError(410, "approval_expired", `approval ${id} expired`, { status: "expired" });
+        throw answeredError(id, now?.decision);
+      }
       throw databaseRefusal(error);
     }
     if (refused?.denies)
@@ -151,8 +156,7 @@ export class FleetFront {
           status: "denied",
         },
       );
-    const status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
-    sendJson(res, 200, { id, status }, cors);
+    sendJson(res, 200, { id, status: answeredStatus(decision) }, cors);
   }
 
   /** `POST runs/<key>/cancel`: cancels the run through the fleet, from any front-end. */
@@ -224,6 +228,16 @@ export class FleetFront {
       connection.end();
     }
   }
+}
+
+/** The status an approval answered with `decision` has, as the SDK's request says it: `approved`, `denied` or `answered` (a choice). */
+function answeredStatus(decision: { readonly outcome: string } | undefined): "approved" | "denied" | "answered" {
+  return decision?.outcome === "approve" ? "approved" : decision?.outcome === "deny" ? "denied" : "answered";
+}
+
+/** The 409 `approval_resolved` of an approval answered before (its `status` the recorded answer's). */
+function answeredError(id: string, decision: { readonly outcome: string } | undefined): HttpError {
+  return new HttpError(409, "approval_resolved", `approval ${id} was already answered`, { status: answeredStatus(decision) });
 }
 
 /** The answer to a refused submit. */

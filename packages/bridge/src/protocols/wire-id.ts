@@ -6,10 +6,16 @@ export const MAX_WIRE_ID_LENGTH = 256;
 /**
  * Checks an id a client sent: non-empty, at most {@link MAX_WIRE_ID_LENGTH} characters, no control
  * character or lone UTF-16 surrogate; `visibleAscii` (an id that goes into a response header, as
- * the AG-UI `runId` does in `x-adaptor-run-id`) allows printable ASCII without spaces only.
+ * the AG-UI `runId` does in `x-adaptor-run-id`) allows printable ASCII without spaces only;
+ * `pathSegment` (an id that names a run in the routes, `/runs/<id>/events`, as the AG-UI `runId`
+ * does) refuses `.` and `..`, which a URL resolves away (every route to such a run would be refused).
  * @throws HttpError 400 `invalid_id` naming the field and the rule.
  */
-export function checkWireId(field: string, value: string, options: { readonly visibleAscii?: boolean } = {}): string {
+export function checkWireId(
+  field: string,
+  value: string,
+  options: { readonly visibleAscii?: boolean; readonly pathSegment?: boolean } = {},
+): string {
   const problem =
     value.length === 0
       ? "is empty"
@@ -19,7 +25,9 @@ export function checkWireId(field: string, value: string, options: { readonly vi
           ? "may hold printable ASCII characters only (no spaces)"
           : /\p{Cc}|\p{Cs}/u.test(value)
             ? "holds a control character or a lone UTF-16 surrogate"
-            : undefined;
+            : options.pathSegment && (value === "." || value === "..")
+              ? `may not be "${value}" (it names the run in the URLs of its routes)`
+              : undefined;
   if (problem !== undefined) throw new HttpError(400, "invalid_id", `${field} ${problem}`);
   return value;
 }

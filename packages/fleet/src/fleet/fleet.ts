@@ -74,6 +74,11 @@ export interface FleetApproval {
    * an answer would reach nobody).
    */
   readonly status: "pending" | "answered" | "closed";
+  /**
+   * The answer recorded (the first one, as the worker applies it: an edited input the agent
+   * cannot run recorded as the deny it became), when `status` is `answered`.
+   */
+  readonly decision?: StoredApprovalDecision;
 }
 
 /** A pending approval as {@link Fleet.pendingApprovals} lists it: what {@link Fleet.approval} reads, with its run's thread key and when it was asked. */
@@ -564,7 +569,9 @@ export class Fleet implements AsyncDisposable {
     const found = await this.#core.tables.approval(approvalId).catch((error: unknown) => {
       throw databaseError("fleet approval", error);
     });
-    return found ? { id: approvalId, ...found } : undefined;
+    if (!found) return undefined;
+    const { decision, ...rest } = found;
+    return { id: approvalId, ...rest, ...(decision !== undefined ? { decision: decision as unknown as StoredApprovalDecision } : {}) };
   }
 
   /**

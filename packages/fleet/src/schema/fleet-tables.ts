@@ -321,17 +321,22 @@ export class FleetTables {
   /**
    * An approval as stored, with its state: `pending` (unanswered, not closed, its attempt current
    * and its job active, its run unsettled), `answered`, or `closed` (unanswered, but closed by its
-   * deadline, its run settled, or its attempt ended: lost, failed or given up).
+   * deadline, its run settled, or its attempt ended: lost, failed or given up); an answered one
+   * with the decision recorded.
    */
-  async approval(id: string): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed" } | undefined> {
-    const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; answered: boolean; open: boolean }>(
-      `SELECT a.run_id, a.request, a.decision IS NOT NULL AS answered, (${this.#pending}) AS open
+  async approval(
+    id: string,
+  ): Promise<{ runId: string; request: JsonValue; status: "pending" | "answered" | "closed"; decision?: JsonValue } | undefined> {
+    const { rows } = await this.#pool.query<{ run_id: string; request: JsonValue; decision: JsonValue | null; open: boolean }>(
+      `SELECT a.run_id, a.request, a.decision, (${this.#pending}) AS open
        FROM ${this.#s}.adaptor_fleet_approvals a JOIN ${this.#s}.adaptor_fleet_runs r ON r.id = a.run_id WHERE a.id = $1`,
       [id],
     );
     const row = rows[0];
     if (!row) return undefined;
-    return { runId: row.run_id, request: readJson(row.request), status: row.answered ? "answered" : row.open ? "pending" : "closed" };
+    if (row.decision !== null)
+      return { runId: row.run_id, request: readJson(row.request), status: "answered", decision: readJson(row.decision) };
+    return { runId: row.run_id, request: readJson(row.request), status: row.open ? "pending" : "closed" };
   }
 
   /** The run, or undefined. */
