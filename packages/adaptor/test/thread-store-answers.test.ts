@@ -45,7 +45,7 @@ describe("a malformed answer of a thread API's store call is an InvalidOptionErr
   });
 
   it.each([
-    ["undefined", () => undefined, ""],
+    ["undefined", (): undefined => undefined, ""],
     ["a NaN records count", () => ({ records: NaN, approvals: 0 }), "records"],
     ["no approvals count", () => ({ records: 1 }), "approvals"],
   ] as const)("deleteThread answering %s (the store answered: the thread is gone all the same)", async (_name, answer, field) => {
