@@ -530,12 +530,17 @@ export class AcpDriver implements Driver {
     // commands (ls, git status) unasked.
     let checkMode = this.#unknownAgent;
     const onUnasked = (call: UnaskedCall): void => {
-      const changes = call.denied === true || (checkMode && call.status === "completed" && changesMachine(call.toolKind));
+      const changes =
+        call.denied === true || call.cancelled === true || (checkMode && call.status === "completed" && changesMachine(call.toolKind));
       const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
       const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;
       const fields = broken.map((entry) => `${entry.field} ${JSON.stringify(entry.value)}`).join(" and ");
-      const how = call.denied ? "ran although its permission ask was denied" : "ran without a permission ask";
+      const how = call.denied
+        ? "ran although its permission ask was denied"
+        : call.cancelled
+          ? "ran although its permission ask was answered cancelled (the host had interrupted the turn)"
+          : "ran without a permission ask";
       const message = `${call.toolName} (ACP kind ${call.toolKind ?? "none"}) ${how} under ${fields}`;
       enforcement = enforcement.map((entry) =>
         broken.includes(entry) ? { ...entry, enforced: false, mechanisms: [], detail: `${entry.detail}; broken: ${message}` } : entry,

@@ -483,6 +483,14 @@ describe("a call that acts and is reported failed without an ask fails the run t
  * known (here the one before the steps' `awaitCancel`; a status-less `tool_call` in the pending case).
  */
 async function interruptAtStart(steps: readonly HostileStep[]): Promise<{ events: AgentEvent[]; result: unknown; error: unknown }> {
+  return interruptAt(steps, (event) => event.type === "tool-call" && event.phase === "end");
+}
+
+/** A turn under `ask` whose prompt runs `steps`, asks left unanswered: the host interrupts it at the first event `at` matches. */
+async function interruptAt(
+  steps: readonly HostileStep[],
+  at: (event: AgentEvent) => boolean,
+): Promise<{ events: AgentEvent[]; result: unknown; error: unknown }> {
   const driver = hostileAcp({ "session/new": [inMode("default")], "session/prompt": [steps] }, { askMode: "default" });
   agent = new Agent(driver);
   const stream = agent.stream("go", { policy: { approvals: { permission: "ask" } } });
@@ -490,7 +498,7 @@ async function interruptAtStart(steps: readonly HostileStep[]): Promise<{ events
   let interrupting: Promise<boolean> | undefined;
   for await (const event of stream) {
     events.push(event);
-    if (event.type === "tool-call" && event.phase === "end") interrupting ??= stream.interrupt();
+    if (at(event)) interrupting ??= stream.interrupt();
   }
   await interrupting;
   const outcome = await stream.result().then(
@@ -499,6 +507,57 @@ async function interruptAtStart(steps: readonly HostileStep[]): Promise<{ events
   );
   return { events, ...outcome };
 }
+
+describe("an ask the host answers cancelled because it interrupted the turn (ACP: every permission request after session/cancel)", () => {
+  const ask: HostileStep = { permission: { toolCallId: "sh", title: "bash", kind: "execute", rawInput: { command: "touch x" } } };
+  const cancelled =
+    'bash (ACP kind execute) ran although its permission ask was answered cancelled (the host had interrupted the turn) under approvals.permission "ask"';
+  const atText = (event: AgentEvent): boolean => event.type === "text-delta";
+  const atAsk = (event: AgentEvent): boolean => event.type === "approval-request";
+  const deniedResults = (events: readonly AgentEvent[]): AgentEvent[] =>
+    events.filter((e) => e.type === "tool-result" && e.output.startsWith("denied"));
+
+  it("an ask that comes after the interrupt, then the call reported completed: fails the run as run against the cancelled ask", async () => {
+    const { events, error } = await interruptAt(
+      [text("working"), { awaitCancel: true }, ask, status("sh", "completed"), { respond: { stopReason: "cancelled" } }],
+      atText,
+    );
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).message).toBe(cancelled);
+    expect((error as RunError).details).toEqual({
+      toolCallId: "sh",
+      toolName: "bash",
+      toolKind: "execute",
+      fields: ["approvals.permission"],
+    });
+    expect(policyNotices(events)).toHaveLength(1);
+  });
+
+  it("an ask open when the host interrupts, then the call reported completed: fails the run as run against the cancelled ask, not a denied one", async () => {
+    const { events, error } = await interruptAt([ask, status("sh", "completed"), { respond: { stopReason: "cancelled" } }], atAsk);
+    expect(isError(error, ErrPolicyViolation)).toBe(true);
+    expect((error as RunError).message).toBe(cancelled);
+    // The agent was answered `cancelled`: the host counts no denial of the call.
+    expect(deniedResults(events)).toEqual([]);
+  });
+
+  it.each([
+    ["after the interrupt", [text("working"), { awaitCancel: true }, ask], atText],
+    ["open at the interrupt", [ask], atAsk],
+  ] as const)(
+    "an ask %s, then the call reported failed: no violation, the turn interrupted, no denial counted",
+    async (_when, before, at) => {
+      const { events, result, error } = await interruptAt(
+        [...before, status("sh", "failed"), { respond: { stopReason: "cancelled" } }],
+        at,
+      );
+      expect(error).toBeUndefined();
+      expect(result).toMatchObject({ status: "interrupted" });
+      expect(policyNotices(events)).toEqual([]);
+      expect(deniedResults(events)).toEqual([]);
+    },
+  );
+});
 
 describe("a call counts as acting when any of its updates gave it an acting kind", () => {
   it("auto_deny: read, then an update to edit, then completed without a kind fails the run", async () => {

@@ -50,6 +50,11 @@ export interface UnaskedCall {
   readonly toolKind?: string;
   /** The host had denied the call's permission ask: the agent ran it against the answer. */
   readonly denied?: boolean;
+  /**
+   * The host had answered the call's permission ask `cancelled` (it had interrupted the turn, before
+   * or while the agent asked): the agent ran it against the answer.
+   */
+  readonly cancelled?: boolean;
   /** How the agent reported the call's end. */
   readonly status: "completed" | "failed";
 }
@@ -79,6 +84,8 @@ export class AcpTurn implements SessionHandler {
   readonly #asked = new Set<string>();
   /** Tool calls whose ask the host denied. */
   readonly #refused = new Set<string>();
+  /** Tool calls whose ask was answered `cancelled` because the host interrupted the turn. */
+  readonly #cancelled = new Set<string>();
   #interrupted = false;
   #message: { text: string } | undefined;
   #thinking: { text: string } | undefined;
@@ -114,7 +121,8 @@ export class AcpTurn implements SessionHandler {
    *   report a call running while the tool itself is about to ask, as OpenCode does; a call ended
    *   `failed` after the host cancelled the turn counts only when it was reported started,
    *   `in_progress` or with output, before the cancel); and once per call of any kind reported
-   *   `completed` after the host denied its ask (`denied`).
+   *   `completed` after the host denied its ask (`denied`) or answered it `cancelled` because it
+   *   had interrupted the turn (`cancelled`).
    * @param terminalExitCode - the exit code of a host terminal, once it has exited.
    * @param agentNotice - recognizes a message chunk that is the agent's own notice (a `notice`, not text).
    */
@@ -199,13 +207,17 @@ export class AcpTurn implements SessionHandler {
   }
 
   async onPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    if (this.#ended || this.#interrupted || !this.#prompting || signal.aborted) return CANCELLED;
+    if (this.#ended || !this.#prompting || signal.aborted) return CANCELLED;
     const call = request.toolCall;
-    this.#asked.add(call.toolCallId);
     // The name and input the call's own updates gave win (a permission request may carry less, e.g. no `_meta`).
     this.#toolCall(call, call.rawInput, undefined, true);
+    // An ask after the host's interrupt is answered `cancelled` (ACP: a client that cancelled the
+    // turn answers every permission request so): the call is not allowed, and running it after all
+    // is running it against the answer, as after a deny.
+    if (this.#interrupted) return this.#cancel(call.toolCallId);
+    this.#asked.add(call.toolCallId);
     // Announcing the call may have ended the run (the tool-call budget): its ask is not put to the host.
-    if (this.#ended || this.#interrupted) return CANCELLED;
+    if (this.#ended) return CANCELLED;
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
     if (tool.trusted && !changesMachine(tool.actingKind)) {
@@ -231,13 +243,26 @@ export class AcpTurn implements SessionHandler {
         ...(call.locations ? { locations: call.locations } : {}),
       },
     };
-    let settle!: (response: acp.RequestPermissionResponse) => void;
-    const cancelled = new Promise<acp.RequestPermissionResponse>((resolve) => (settle = resolve));
+    let resolveCancelled!: (response: acp.RequestPermissionResponse) => void;
+    const cancelled = new Promise<acp.RequestPermissionResponse>((resolve) => (resolveCancelled = resolve));
+    // Once the ask is answered `cancelled` (the interrupt, the turn's end, the request's abort), the
+    // host's decision arriving after it (the interrupt expires the pending approval: a deny) is
+    // not what the agent got: it records nothing.
+    let lost = false;
+    let decided = false;
+    const settle = (response: acp.RequestPermissionResponse): void => {
+      if (decided) return;
+      lost = true;
+      if (this.#interrupted) this.#cancel(call.toolCallId);
+      resolveCancelled(response);
+    };
     this.#open.add(settle);
     const onAbort = (): void => settle(CANCELLED);
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       const answered = this.#sink.requestApproval(ask).then((decision): acp.RequestPermissionResponse => {
+        if (lost) return CANCELLED;
+        decided = true;
         if (decision.outcome === "answer") {
           const option = request.options.find((o) => o.optionId === decision.choice);
           if (option?.kind.startsWith("reject_")) {
@@ -262,10 +287,17 @@ export class AcpTurn implements SessionHandler {
     }
   }
 
+  /** Answers the ask of call `id` `cancelled` after the host's interrupt, and remembers it (see {@link UnaskedCall.cancelled}). */
+  #cancel(id: string): acp.RequestPermissionResponse {
+    this.#cancelled.add(id);
+    return CANCELLED;
+  }
+
   /**
    * The host interrupted the turn (`session/cancel` sent): every open permission request, and any
-   * later one, is answered `cancelled`, as ACP asks of a client that cancels; updates are still the
-   * turn's until the prompt's answer.
+   * later one, is answered `cancelled`, as ACP asks of a client that cancels (not a deny: the host
+   * counts no denial); updates are still the turn's until the prompt's answer, and a call whose
+   * ask was answered so that the agent then reports `completed` ran against the answer.
    */
   interrupt(): void {
     this.#interrupted = true;
@@ -368,10 +400,11 @@ export class AcpTurn implements SessionHandler {
   #checkRan(id: string, tool: ToolState, kind: string | undefined, status: "completed" | "failed"): void {
     if (status === "failed" && this.#interrupted && !tool.startedBeforeCancel) return;
     const refused = this.#refused.has(id);
-    if (refused && status === "failed") return;
+    const cancelled = !refused && this.#cancelled.has(id);
+    if ((refused || cancelled) && status === "failed") return;
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
-    if (!refused && (this.#asked.has(id) || !acting || exempt)) return;
+    if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
     tool.unasked = true;
     const toolKind = tool.actingKind ?? kind ?? tool.kind;
     this.#onUnasked?.({
@@ -379,6 +412,7 @@ export class AcpTurn implements SessionHandler {
       toolName: tool.name,
       ...(toolKind ? { toolKind } : {}),
       ...(refused ? { denied: true } : {}),
+      ...(cancelled ? { cancelled: true } : {}),
       status,
     });
   }
@@ -395,6 +429,7 @@ export class AcpTurn implements SessionHandler {
     delete tool.finished;
     this.#asked.delete(id);
     this.#refused.delete(id);
+    this.#cancelled.delete(id);
     delete tool.kindSeen;
     delete tool.actingKind;
     delete tool.trusted;

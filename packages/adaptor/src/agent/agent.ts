@@ -36,7 +36,7 @@ import { rewindThread } from "../file-checkpoints/rewind.js";
 import { DEFAULT_SESSION_STATE_LIMIT_BYTES } from "../session-state/portable-sessions.js";
 import { AgentTools } from "../tools/agent-tools.js";
 import { pendingStore } from "../suspend/suspension.js";
-import { resolveWithin, storeCall } from "../thread/store-calls.js";
+import { checkApprovalList, checkDeletedThread, checkThreadPage, resolveWithin, storeCall } from "../thread/store-calls.js";
 import { otelApi, otelRegistered } from "../telemetry/otel-api.js";
 
 /** Default thread lease time-to-live, in ms. */
@@ -137,11 +137,13 @@ export class Agent implements AsyncDisposable {
    * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
    * @throws ErrThreadStoreRequired without a store; ThreadCatalogUnsupportedError
    * (`ErrThreadCatalogUnsupported`) for a store without the thread-catalog capability; RangeError /
-   * TypeError for a bad query (nothing asked); the store's errors.
+   * TypeError for a bad query (nothing asked); the store's errors; InvalidOptionError (subject
+   * `"thread store listThreads() answer"`, `field` naming the first bad one, e.g. `threads[2].key`)
+   * for a malformed page from a custom store.
    */
   async listThreads(query: ListThreadsQuery = {}, signal?: AbortSignal): Promise<ThreadPage> {
-    checkListThreadsQuery(query);
-    return storeCall("listThreads", signal, this.#catalog("listing threads").listThreads(query, signal));
+    const { prefix } = checkListThreadsQuery(query);
+    return checkThreadPage(await storeCall("listThreads", signal, this.#catalog("listing threads").listThreads(query, signal)), prefix);
   }
 
   /**
@@ -155,7 +157,9 @@ export class Agent implements AsyncDisposable {
    * answered (a delete already sent may still complete: list or resolve the key to know).
    * @throws `ErrThreadBusy` while a turn holds the key's lease (nothing deleted); InvalidThreadKeyError
    * for a malformed key; ErrThreadStoreRequired / ThreadCatalogUnsupportedError as {@link listThreads};
-   * InvalidOptionError (subject `"thread store resolve() answer"`) for a malformed record.
+   * InvalidOptionError (subject `"thread store resolve() answer"`) for a malformed record (nothing
+   * deleted), or (subject `"thread store deleteThread() answer"`) for a malformed count: the store
+   * answered, so the delete may have been done, and the parked CLI process is ended all the same.
    */
   async deleteThread(key: string, signal?: AbortSignal): Promise<DeletedThread> {
     checkThreadKey(key);
@@ -164,7 +168,7 @@ export class Agent implements AsyncDisposable {
       const record = await resolveWithin(store, key, signal);
       const deleted = await storeCall("deleteThread", signal, store.deleteThread(key, signal));
       if (record) await this.driver.releaseSession?.(record.checkpoint.resumeId);
-      return deleted;
+      return checkDeletedThread(deleted);
     } catch (error) {
       throw threadBusyError(key, error) ?? error;
     } finally {
@@ -234,7 +238,7 @@ export class Agent implements AsyncDisposable {
     pendingApprovals: async (key, signal) => {
       const store = this.#options.threadStore;
       if (!store) throw new AdaptorError("pending approvals need a threadStore", { sentinel: ErrThreadStoreRequired });
-      return storeCall("listPendingApprovals", signal, pendingStore(store).listPendingApprovals(key, signal));
+      return checkApprovalList(await storeCall("listPendingApprovals", signal, pendingStore(store).listPendingApprovals(key, signal)), key);
     },
   };
 

@@ -142,7 +142,9 @@ export class Thread {
    * running at that moment). Any host sharing the store sees them.
    * @param signal - ends the wait: rejects with its abort reason even while the store has not answered.
    * @throws ErrThreadStoreRequired without a store; SuspendUnsupportedError for a store without
-   * the pending-approvals capability; the store's errors.
+   * the pending-approvals capability; the store's errors; InvalidOptionError (subject
+   * `"thread store listPendingApprovals() answer"`, `field` naming the first bad one, e.g. `[1].key`)
+   * for a malformed answer from a custom store.
    */
   pendingApprovals(signal?: AbortSignal): Promise<PendingApproval[]> {
     return this.#host.pendingApprovals(this.key, signal);

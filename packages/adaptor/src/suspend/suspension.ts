@@ -11,6 +11,7 @@ import {
 } from "@adaptor/threadstore";
 import { decisionMismatch, updatedInputError } from "../approval/approval-request.js";
 import { SuspendUnsupportedError } from "../errors/suspend-unsupported-error.js";
+import { storeCall } from "../thread/store-calls.js";
 import type { RunOptions } from "../options/run-options.js";
 import type { ResumeSpec, ThreadContext, ThreadMode } from "../thread/thread-context.js";
 import { readTurnData, type StoredAnswer, type TurnData } from "./turn-data.js";
@@ -68,8 +69,10 @@ function refOf(record: ThreadRecord | undefined): PendingApproval["checkpoint"] 
 
 /**
  * Stores the approval `ask` of a suspending turn under the turn's lease, as approval `id` (the id
- * the run's `approval.*` notices gave it).
- * @throws LeaseLostError (the lease was lost: nothing stored); the store's errors.
+ * the run's `approval.*` notices gave it), never waiting past `signal`'s abort (the run's end): an
+ * approval the store saves after that is closed at once (while the lease allows), not left asking.
+ * @throws LeaseLostError (the lease was lost: nothing stored); the store's errors; the abort's
+ * verdict (see `storeCall`).
  */
 export async function saveSuspension(init: {
   readonly id: string;
@@ -80,11 +83,13 @@ export async function saveSuspension(init: {
   readonly startedFrom: ThreadRecord | undefined;
   readonly settings: SuspendSettings;
   readonly turn: TurnData;
+  readonly signal: AbortSignal;
 }): Promise<PendingApproval> {
   const { ask, settings } = init;
   const createdAt = new Date();
   const checkpoint = refOf(init.startedFrom);
-  return pendingStore(init.store).savePendingApproval(
+  const store = pendingStore(init.store);
+  const saved = store.savePendingApproval(
     {
       id: init.id,
       key: init.key,
@@ -101,7 +106,11 @@ export async function saveSuspension(init: {
       turn: init.turn,
     },
     init.lease,
+    init.signal,
   );
+  return storeCall("savePendingApproval", init.signal, saved, () => {
+    store.closePendingApproval(init.id, init.lease).catch(() => undefined);
+  });
 }
 
 /**
@@ -111,7 +120,9 @@ export async function saveSuspension(init: {
  * @throws ApprovalNotPendingError (`unknown`) for an id the key does not have; SuspendUnsupportedError;
  * `ErrApprovalKindMismatch` (approve on a `question`, answer on a `plan_review` or on a
  * `permission` without choices); `InvalidOptionError` (field `choice`) for an answer the stored
- * permission's choices do not list, or (field `updatedInput`) an edited input that is not a plain object.
+ * permission's choices do not list, or (field `updatedInput`) an edited input that is not a plain
+ * object; the store's errors; the verdict of `signal`'s abort (the run's end) while the store has
+ * not answered (see `storeCall`: a run's `timeoutMs` names `threadStore.getPendingApproval`).
  */
 export async function loadResumeTurn(
   store: ThreadStore,
@@ -120,7 +131,7 @@ export async function loadResumeTurn(
   signal: AbortSignal,
 ): Promise<{ turn: TurnData; checkpoint: PendingApproval["checkpoint"] }> {
   const { approvalId, decision } = spec;
-  const approval = await pendingStore(store).getPendingApproval(approvalId, signal);
+  const approval = await storeCall("getPendingApproval", signal, pendingStore(store).getPendingApproval(approvalId, signal));
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(approvalId, "unknown", `thread ${key} has no such approval`);
   const mismatch = decision ? decisionMismatch({ ...approval, id: approvalId }, decision, "resume decision") : undefined;
   if (mismatch) throw mismatch;
@@ -163,7 +174,9 @@ export function checkResumable(descriptor: DriverDescriptor, feature: "resume" |
  * it was asked) is closed on the way.
  * @throws ApprovalNotPendingError: already answered or expired (with a `decision`), still pending
  * (without one), closed, expired with the `abort` fallback, or the thread's record changed since
- * the turn suspended (status `closed`).
+ * the turn suspended (status `closed`); the store's errors; the verdict of `signal`'s abort (the
+ * run's end) while a store call has not answered (see `storeCall`; an answer left behind may
+ * still be recorded, and the approval then stays answered for a later resume).
  */
 export async function claimResume(init: {
   readonly store: ThreadStore;
@@ -176,18 +189,20 @@ export async function claimResume(init: {
   const { lease, key, spec, signal } = init;
   const store = pendingStore(init.store);
   const id = spec.approvalId;
-  let approval = spec.decision ? await store.answerPendingApproval(id, spec.decision, signal) : await store.getPendingApproval(id, signal);
+  let approval = spec.decision
+    ? await storeCall("answerPendingApproval", signal, store.answerPendingApproval(id, spec.decision, signal))
+    : await storeCall("getPendingApproval", signal, store.getPendingApproval(id, signal));
   if (!approval || approval.key !== key) throw new ApprovalNotPendingError(id, "unknown", `thread ${key} has no such approval`);
   if (approval.status === "pending") throw new ApprovalNotPendingError(id, "pending", "answer it first (thread.answer)");
   if (approval.status === "closed") throw new ApprovalNotPendingError(id, "closed");
   if (approval.status === "expired" && approval.onDeadline === "abort") {
-    await store.closePendingApproval(id, lease, signal);
+    await storeCall("closePendingApproval", signal, store.closePendingApproval(id, lease, signal));
     throw new ApprovalNotPendingError(id, "expired", "its deadline passed and its fallback aborts the turn");
   }
   const started = approval.checkpoint;
   const now = refOf(init.current);
   if (started?.recordId !== now?.recordId || started?.revision !== now?.revision) {
-    await store.closePendingApproval(id, lease, signal);
+    await storeCall("closePendingApproval", signal, store.closePendingApproval(id, lease, signal));
     throw new ApprovalNotPendingError(id, "closed", `thread ${key} moved on since the turn suspended; run a new turn instead`);
   }
   const turn = readTurnData(approval.turn, id);

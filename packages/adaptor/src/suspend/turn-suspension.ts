@@ -18,6 +18,7 @@ import {
   type SuspendSettings,
 } from "./suspension.js";
 import { StoredAnswers, type StoredAnswer } from "./turn-data.js";
+import { storeCall } from "../thread/store-calls.js";
 
 /**
  * The suspend/resume side of one run (docs/suspend.md): built before the run prepares, it gives
@@ -143,16 +144,18 @@ export class TurnSuspension {
   }
 
   /**
-   * After the turn committed: closes the approval it resumed. Never throws: closing is not atomic
-   * with the commit, and an approval left open is closed by its next resume, which finds the
-   * checkpoint moved on (a `notice` records the failure).
+   * After the turn committed: closes the approval it resumed, never waiting past the run's end (its
+   * signal, `timeoutMs`). Never throws: closing is not atomic with the commit, and an approval left
+   * open is closed by its next resume, which finds the checkpoint moved on (a `notice` records the
+   * failure, or the close left unanswered).
    */
   async committed(): Promise<void> {
     const resumed = this.#resumed;
     const turn = this.#turn;
     if (!resumed || !turn || !this.thread) return;
     try {
-      await pendingStore(this.thread.store).closePendingApproval(resumed.id, turn.lease);
+      const { signal } = this.#controller;
+      await storeCall("closePendingApproval", signal, pendingStore(this.thread.store).closePendingApproval(resumed.id, turn.lease, signal));
     } catch (error) {
       this.#queue.push({
         type: "notice",
@@ -163,7 +166,10 @@ export class TurnSuspension {
     }
   }
 
-  /** Stores `ask` as approval `id` under the lease and stops the run (the first ask only); a failure to store stops the run with that error. */
+  /**
+   * Stores `ask` as approval `id` under the lease and stops the run (the first ask only); a failure
+   * to store stops the run with that error. No store call waits past the run's end.
+   */
   async #suspend(ask: ApprovalAsk, id: string): Promise<void> {
     const turn = this.#turn;
     const thread = this.thread;
@@ -188,6 +194,7 @@ export class TurnSuspension {
           answers: this.#answers,
           ...(this.#cwd !== undefined ? { cwd: this.#cwd } : {}),
         },
+        signal: controller.signal,
       });
       if (controller.signal.aborted) {
         // The run ended another way meanwhile: the question is not left behind.
@@ -195,7 +202,12 @@ export class TurnSuspension {
         return;
       }
       // The new approval carries the answer of the one this turn resumed.
-      if (this.#resumed) await store.closePendingApproval(this.#resumed.id, turn.lease);
+      if (this.#resumed)
+        await storeCall(
+          "closePendingApproval",
+          controller.signal,
+          store.closePendingApproval(this.#resumed.id, turn.lease, controller.signal),
+        );
       this.#suspendedOn = approval;
       this.#queue.push({
         type: "notice",

@@ -1,10 +1,11 @@
 import { DriverError, InvalidOptionError } from "@adaptor/errors";
 import { raceAbort } from "@adaptor/driver/kit";
-import type { Lease, ThreadRecord, ThreadStore } from "@adaptor/threadstore";
+import type { DeletedThread, Lease, PendingApproval, ThreadPage, ThreadRecord, ThreadStore } from "@adaptor/threadstore";
 
 /**
  * A thread store method the SDK waits on (`sessionState.<method>` for its session state): a thread
- * turn's calls, the lease renewal, and those of the Agent's thread APIs that take a signal.
+ * turn's calls, the lease renewal, those of the Agent's thread APIs that take a signal, and the
+ * pending-approval calls of a turn that suspends or resumes.
  */
 export type StoreOp =
   | "acquireLease"
@@ -15,6 +16,10 @@ export type StoreOp =
   | "listThreads"
   | "deleteThread"
   | "listPendingApprovals"
+  | "savePendingApproval"
+  | "getPendingApproval"
+  | "answerPendingApproval"
+  | "closePendingApproval"
   | `sessionState.${string}`;
 
 /**
@@ -89,21 +94,26 @@ function isDate(value: unknown): value is Date {
 
 /**
  * The lease `acquireLease(key, owner)` answered, checked: an object for that key, with an owner (a
- * store may name its own), a finite token and a valid expiry.
+ * store may name its own), a finite token and a valid expiry. For `renewLease` (`renewed` the lease
+ * given to it) the same, and the token must be the renewed one's (a renewal keeps it).
  * @throws InvalidOptionError naming the method and the field otherwise.
  */
-export function checkLease(answer: unknown, key: string): Lease {
-  if (typeof answer !== "object" || answer === null) throw malformed("acquireLease", "", `must be a lease object, got ${describe(answer)}`);
+export function checkLease(answer: unknown, key: string, renewed?: Lease): Lease {
+  const op = renewed ? "renewLease" : "acquireLease";
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer))
+    throw malformed(op, "", `must be a lease object, got ${describe(answer)}`);
   const lease = answer as Partial<Record<keyof Lease, unknown>>;
   if (lease.target !== key)
-    throw malformed("acquireLease", "target", `must be the key asked for, ${JSON.stringify(key)}, got ${describe(lease.target)}`);
+    throw malformed(op, "target", `must be the key asked for, ${JSON.stringify(key)}, got ${describe(lease.target)}`);
   // The owner may differ from the one asked for: a store may take leases under an owner of its own
   // (a fleet's workers share one), so only its shape is checked.
   if (typeof lease.owner !== "string" || lease.owner === "")
-    throw malformed("acquireLease", "owner", `must be a non-empty string, got ${describe(lease.owner)}`);
+    throw malformed(op, "owner", `must be a non-empty string, got ${describe(lease.owner)}`);
   if (typeof lease.token !== "number" || !Number.isFinite(lease.token))
-    throw malformed("acquireLease", "token", `must be a finite number, got ${describe(lease.token)}`);
-  if (!isDate(lease.expiresAt)) throw malformed("acquireLease", "expiresAt", `must be a valid Date, got ${describe(lease.expiresAt)}`);
+    throw malformed(op, "token", `must be a finite number, got ${describe(lease.token)}`);
+  if (renewed && lease.token !== renewed.token)
+    throw malformed(op, "token", `must be the renewed lease's token ${renewed.token} (a renewal keeps it), got ${lease.token}`);
+  if (!isDate(lease.expiresAt)) throw malformed(op, "expiresAt", `must be a valid Date, got ${describe(lease.expiresAt)}`);
   return answer as Lease;
 }
 
@@ -140,6 +150,9 @@ export function checkRecord(op: "resolve" | "finalize", answer: unknown, key: st
 /**
  * `store.acquireLease(key, owner, ttlMs, signal)`, checked ({@link checkLease}), never waiting past
  * `signal`'s abort ({@link storeCall}): a lease the store grants after that is given back at once.
+ * A malformed answer (no lease, or one whose token cannot be trusted) may hide a lease the store did
+ * grant; it is taken back as {@link reclaimLease} does before the error is thrown (while `signal`
+ * allows), so the key is not left busy until the lease's time-to-live passes.
  * @throws the store's errors; InvalidOptionError for a malformed lease; the abort's verdict.
  */
 export async function acquireLeaseWithin(
@@ -150,10 +163,40 @@ export async function acquireLeaseWithin(
   signal: AbortSignal | undefined,
 ): Promise<Lease> {
   const granted = store.acquireLease(key, owner, ttlMs, signal);
-  const lease = await storeCall("acquireLease", signal, granted, (late) => {
-    if (late && typeof late === "object") store.releaseLease(late).catch(() => undefined);
-  });
-  return checkLease(lease, key);
+  const lease = await storeCall("acquireLease", signal, granted, (late) => void giveBack(store, key, owner, late));
+  try {
+    return checkLease(lease, key);
+  } catch (error) {
+    await storeCall("acquireLease", signal, reclaimLease(store, key, owner)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Gives back what `acquireLease(key, owner)` answered: a well-formed lease is released, anything else reclaimed ({@link reclaimLease}). Never rejects. */
+function giveBack(store: ThreadStore, key: string, owner: string, answer: unknown): Promise<void> {
+  let lease: Lease;
+  try {
+    lease = checkLease(answer, key);
+  } catch {
+    return reclaimLease(store, key, owner);
+  }
+  return store.releaseLease(lease).catch(() => undefined);
+}
+
+/**
+ * Frees a lease on `key` that `owner` may hold without knowing its token (its grant was answered
+ * malformed): the contract lets an owner take its own lease again, so it is taken once more with a
+ * 1 ms time-to-live (lapsing at once even if the release below fails) and released with the token
+ * that answer carries. A lease another owner holds is left alone (the store refuses: BusyError);
+ * a key nobody holds is taken and released (only its fencing token moves on). A store that answers
+ * this acquisition malformed too still got the 1 ms expiry. Never rejects.
+ */
+export async function reclaimLease(store: ThreadStore, key: string, owner: string): Promise<void> {
+  try {
+    await store.releaseLease(checkLease(await store.acquireLease(key, owner, 1), key));
+  } catch {
+    // Busy under another owner, or the store failed again: nothing more can be done.
+  }
 }
 
 /**
@@ -163,4 +206,111 @@ export async function acquireLeaseWithin(
  */
 export async function resolveWithin(store: ThreadStore, key: string, signal: AbortSignal | undefined): Promise<ThreadRecord | undefined> {
   return checkRecord("resolve", await storeCall("resolve", signal, store.resolve({ key }, signal)), key, true);
+}
+
+/** @throws InvalidOptionError (op, `<at>.<field>`) unless `entry[field]` is a string (non-empty where `nonEmpty`). */
+function checkString(op: StoreOp, entry: Record<string, unknown>, at: string, field: string, nonEmpty = false): void {
+  const value = entry[field];
+  if (typeof value !== "string" || (nonEmpty && value === ""))
+    throw malformed(op, `${at}${field}`, `must be a ${nonEmpty ? "non-empty " : ""}string, got ${describe(value)}`);
+}
+
+/** @throws InvalidOptionError (op, `<at>.<field>`) unless `entry[field]` is a non-negative safe integer. */
+function checkCount(op: StoreOp, entry: Record<string, unknown>, at: string, field: string): void {
+  const value = entry[field];
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+    throw malformed(op, `${at}${field}`, `must be a non-negative integer, got ${describe(value)}`);
+}
+
+/** @throws InvalidOptionError (op, `<at>.<field>`) unless `entry[field]` is a valid Date (or absent, where `optional`). */
+function checkDate(op: StoreOp, entry: Record<string, unknown>, at: string, field: string, optional = false): void {
+  const value = entry[field];
+  if (!(optional && value === undefined) && !isDate(value))
+    throw malformed(op, `${at}${field}`, `must be a valid Date, got ${describe(value)}`);
+}
+
+/** @throws InvalidOptionError (op, `what`) unless `value` is a plain object (not null, not an array). */
+function checkObject(op: StoreOp, value: unknown, field: string, what: string): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw malformed(op, field, `must be ${what}, got ${describe(value)}`);
+}
+
+/**
+ * The page `listThreads({ prefix })` answered, checked: an object whose `threads` is an array of
+ * summaries (each with a `key` starting with `prefix`, string ids, valid dates, a finite
+ * `revision`, non-negative integer counts) and whose `nextCursor` is a string or absent.
+ * @throws InvalidOptionError naming `listThreads` and the field (e.g. `threads[2].key`) otherwise.
+ */
+export function checkThreadPage(answer: unknown, prefix: string): ThreadPage {
+  checkObject("listThreads", answer, "", "a page object");
+  const { threads, nextCursor } = answer;
+  if (!Array.isArray(threads)) throw malformed("listThreads", "threads", `must be an array, got ${describe(threads)}`);
+  threads.forEach((thread: unknown, i) => {
+    const at = `threads[${i}].`;
+    checkObject("listThreads", thread, `threads[${i}]`, "a thread summary");
+    checkString("listThreads", thread, at, "key", true);
+    if (!(thread["key"] as string).startsWith(prefix))
+      throw malformed(
+        "listThreads",
+        `${at}key`,
+        `must start with the prefix asked for, ${JSON.stringify(prefix)}, got ${describe(thread["key"])}`,
+      );
+    for (const field of ["recordId", "driverType", "identity"]) checkString("listThreads", thread, at, field);
+    for (const field of ["createdAt", "updatedAt"]) checkDate("listThreads", thread, at, field);
+    if (typeof thread["revision"] !== "number" || !Number.isFinite(thread["revision"]))
+      throw malformed("listThreads", `${at}revision`, `must be a finite number, got ${describe(thread["revision"])}`);
+    for (const field of ["archivedRecords", "sessionStateBytes"]) checkCount("listThreads", thread, at, field);
+  });
+  if (nextCursor !== undefined && typeof nextCursor !== "string")
+    throw malformed("listThreads", "nextCursor", `must be a string or absent, got ${describe(nextCursor)}`);
+  return answer as unknown as ThreadPage;
+}
+
+/**
+ * What `deleteThread` answered, checked: an object whose `records` and `approvals` are non-negative integers.
+ * @throws InvalidOptionError naming `deleteThread` and the field otherwise.
+ */
+export function checkDeletedThread(answer: unknown): DeletedThread {
+  checkObject("deleteThread", answer, "", "an object { records, approvals }");
+  for (const field of ["records", "approvals"]) checkCount("deleteThread", answer, "", field);
+  return answer as unknown as DeletedThread;
+}
+
+const APPROVAL_STATUSES: readonly unknown[] = ["pending", "answered", "expired", "closed"];
+
+/**
+ * One stored approval a pending-approvals method answered for thread `key`, checked: an object of
+ * that key with a non-empty `id` and `kind`, a string `title`, a known `status` and `onDeadline`, a
+ * valid `createdAt` and a valid or absent `deadline`. `at` prefixes the fields named (`[0].`).
+ * @throws InvalidOptionError naming `op` and the field otherwise.
+ */
+export function checkApproval(op: StoreOp, answer: unknown, key: string, at = ""): PendingApproval {
+  checkObject(op, answer, at.replace(/\.$/, ""), "a stored approval");
+  checkString(op, answer, at, "id", true);
+  if (answer["key"] !== key)
+    throw malformed(op, `${at}key`, `must be the thread key asked for, ${JSON.stringify(key)}, got ${describe(answer["key"])}`);
+  checkString(op, answer, at, "kind", true);
+  checkString(op, answer, at, "title");
+  if (!APPROVAL_STATUSES.includes(answer["status"]))
+    throw malformed(op, `${at}status`, `must be pending, answered, expired or closed, got ${describe(answer["status"])}`);
+  if (answer["onDeadline"] !== "deny" && answer["onDeadline"] !== "abort")
+    throw malformed(op, `${at}onDeadline`, `must be "deny" or "abort", got ${describe(answer["onDeadline"])}`);
+  checkDate(op, answer, at, "createdAt");
+  checkDate(op, answer, at, "deadline", true);
+  return answer as unknown as PendingApproval;
+}
+
+/**
+ * What `listPendingApprovals(key)` answered, checked: an array of approvals of `key`, each as
+ * {@link checkApproval}, none `closed` (the method lists open ones only).
+ * @throws InvalidOptionError naming `listPendingApprovals` and the field (e.g. `[1].key`) otherwise.
+ */
+export function checkApprovalList(answer: unknown, key: string): PendingApproval[] {
+  if (!Array.isArray(answer)) throw malformed("listPendingApprovals", "", `must be an array of approvals, got ${describe(answer)}`);
+  answer.forEach((entry: unknown, i) => {
+    const approval = checkApproval("listPendingApprovals", entry, key, `[${i}].`);
+    if (approval.status === "closed")
+      throw malformed("listPendingApprovals", `[${i}].status`, "must not be closed (only open approvals are listed)");
+  });
+  return answer as PendingApproval[];
 }

@@ -1,4 +1,4 @@
-import { AdaptorError, findError, type Sentinel } from "@adaptor/errors";
+import { AdaptorError, findError, InvalidOptionError, type Sentinel } from "@adaptor/errors";
 import { threadBusyError } from "../errors/thread-busy.js";
 import { BusyError } from "@adaptor/threadstore";
 import { FeatureUnsupportedError, type DriverRequest, type DriverResponse } from "@adaptor/driver";
@@ -31,7 +31,7 @@ import { forkedTurns, readTurnLog, turnsThrough, withTurn, type TurnLog } from "
 import { readManifest } from "../session-state/session-manifest.js";
 import type { ThreadContext } from "./thread-context.js";
 import type { RunTelemetry } from "../telemetry/run-telemetry.js";
-import { acquireLeaseWithin, checkRecord, racedSessionState, resolveWithin, storeCall } from "./store-calls.js";
+import { acquireLeaseWithin, checkLease, checkRecord, racedSessionState, resolveWithin, storeCall } from "./store-calls.js";
 import { within } from "@adaptor/driver/kit";
 import { SPAN } from "../telemetry/span-names.js";
 
@@ -170,15 +170,20 @@ export class ThreadTurn {
     let failures = 0;
     // Renewed every third of the TTL, one renewal in flight at a time (a tick while one is pending
     // does nothing). A store error is retried at the next tick (the lease still has two thirds of
-    // its time); a definite loss (LeaseLostError), a renewal that has not answered when the lease
+    // its time); a definite loss (LeaseLostError), a malformed answer (InvalidOptionError: whether
+    // the lease is still held cannot be known), a renewal that has not answered when the lease
     // expires, or a second failure in a row, while the lease is still valid, ends the run as lost.
     this.#renewal = setInterval(
       () => {
         if (this.#renewing) return;
         const expiry = new AbortController();
         const held = lease;
-        const renew = (): Promise<Lease> =>
-          storeCall("renewLease", expiry.signal, init.ctx.store.renewLease(held, init.ctx.leaseTtlMs, expiry.signal));
+        const renew = async (): Promise<Lease> =>
+          checkLease(
+            await storeCall("renewLease", expiry.signal, init.ctx.store.renewLease(held, init.ctx.leaseTtlMs, expiry.signal)),
+            held.target,
+            held,
+          );
         const unanswered = new Error("the thread store's renewLease had not answered when the lease expired");
         const giveUp = (): void => expiry.abort(new LeaseLostError(held.target, { cause: unanswered }));
         this.#renewing = { expiry, timer: setTimeout(giveUp, untilExpiry(held, init.ctx.leaseTtlMs)) };
@@ -192,7 +197,7 @@ export class ThreadTurn {
           (cause: unknown) => {
             this.#stopRenewing();
             if (this.#ended || this.#leaseLost) return;
-            if (!findError(cause, LeaseLostError) && ++failures < 2) {
+            if (!findError(cause, LeaseLostError) && !findError(cause, InvalidOptionError) && ++failures < 2) {
               this.#queue.push({
                 type: "notice",
                 kind: "lifecycle",

@@ -45,6 +45,13 @@ export interface ThreadStore {
    * Takes the lease on `target` for `ttlMs` ms with a new, higher fencing token; it lapses at
    * now + `ttlMs`. An expired lease, or one `owner` already holds, can be taken (the held one's
    * expiry is replaced by now + `ttlMs`, later or earlier).
+   *
+   * Answers the lease exactly as granted: a lease is released only with its token (there is no
+   * release by owner), so a caller given no well-formed lease (`null`, a NaN token, another
+   * target) cannot release one the store did grant. Such a caller can only take the lease again
+   * under the same owner and release that (the SDK does, with a 1 ms `ttlMs`, so it lapses at
+   * once even if the release fails); a store that answers malformed again leaves the key busy
+   * until that short lease lapses, and a caller that does not retake it, until `ttlMs` passes.
    * @throws BusyError while another owner's lease is live.
    */
   acquireLease(target: string, owner: string, ttlMs: number, signal?: AbortSignal): Promise<Lease>;

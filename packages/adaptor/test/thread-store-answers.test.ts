@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import { InvalidOptionError, findError } from "@adaptor/errors";
+import { MemoryThreadStore, type Lease } from "@adaptor/threadstore";
+import { Agent, ErrThreadLeaseLost, isError } from "../src/index.js";
+import { scriptedDriver } from "./scripted-driver.js";
+import { faultyStore, freeForAnotherHost, verdict } from "./support/faulty-store.js";
+
+// A custom store that answers a malformed value: the Agent's thread APIs and a turn's lease
+// renewal refuse it with an InvalidOptionError naming the method and the field, rather than
+// crashing on it later or using it; a lease grant answered malformed does not leave the key busy.
+
+function healthyDriver() {
+  return scriptedDriver(async (request) => ({ text: `ok:${request.prompt}`, checkpoint: { resumeId: request.session?.resumeId ?? "s1" } }));
+}
+
+async function seeded(): Promise<MemoryThreadStore> {
+  const inner = new MemoryThreadStore();
+  await new Agent(healthyDriver(), { threadStore: inner, owner: "h" }).thread("k").run("first");
+  return inner;
+}
+
+const summary = (page: unknown): Record<string, unknown> => ({ ...(page as { threads: object[] }).threads[0] });
+
+describe("a malformed answer of a thread API's store call is an InvalidOptionError naming the method and the field", () => {
+  it.each([
+    ["not an object", () => "page", ""],
+    ["threads not an array", () => ({ threads: {} }), "threads"],
+    ["an entry without a key", (page: unknown) => ({ threads: [{ ...summary(page), key: undefined }] }), "threads[0].key"],
+    ["an entry of a key outside the prefix", (page: unknown) => ({ threads: [{ ...summary(page), key: "zz" }] }), "threads[0].key"],
+    ["an invalid updatedAt", (page: unknown) => ({ threads: [{ ...summary(page), updatedAt: new Date(NaN) }] }), "threads[0].updatedAt"],
+    ["a NaN revision", (page: unknown) => ({ threads: [{ ...summary(page), revision: NaN }] }), "threads[0].revision"],
+    ["a negative count", (page: unknown) => ({ threads: [{ ...summary(page), archivedRecords: -1 }] }), "threads[0].archivedRecords"],
+    ["a numeric nextCursor", (page: unknown) => ({ ...(page as object), nextCursor: 7 }), "nextCursor"],
+  ] as const)("listThreads answering %s", async (_name, answer, field) => {
+    const store = faultyStore(await seeded(), "listThreads", answer);
+    const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).listThreads({ prefix: "k" }));
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect(err).toMatchObject({ subject: "thread store listThreads() answer", field });
+  });
+
+  it("listThreads: a well-formed page is answered as the store gave it", async () => {
+    const store = faultyStore(await seeded(), "listThreads", (page) => page);
+    const page = await new Agent(healthyDriver(), { threadStore: store, owner: "h" }).listThreads({ prefix: "k" });
+    expect(page.threads.map((thread) => thread.key)).toEqual(["k"]);
+  });
+
+  it.each([
+    ["undefined", (): undefined => undefined, ""],
+    ["a NaN records count", () => ({ records: NaN, approvals: 0 }), "records"],
+    ["no approvals count", () => ({ records: 1 }), "approvals"],
+  ] as const)("deleteThread answering %s (the store answered: the thread is gone all the same)", async (_name, answer, field) => {
+    const inner = await seeded();
+    const err = await verdict(
+      new Agent(healthyDriver(), { threadStore: faultyStore(inner, "deleteThread", answer), owner: "h" }).deleteThread("k"),
+    );
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect(err).toMatchObject({ subject: "thread store deleteThread() answer", field });
+    expect(await inner.resolve({ key: "k" })).toBeUndefined();
+  });
+
+  const approval = {
+    id: "a1",
+    key: "k",
+    kind: "permission",
+    title: "Write: notes.md",
+    status: "pending",
+    createdAt: new Date(),
+    onDeadline: "deny",
+    turn: {},
+  };
+  it.each([
+    ["an object", () => ({ approvals: [] }), ""],
+    ["an entry of another key", () => [approval, { ...approval, id: "a2", key: "other" }], "[1].key"],
+    ["an entry without an id", () => [{ ...approval, id: undefined }], "[0].id"],
+    ["an unknown status", () => [{ ...approval, status: "waiting" }], "[0].status"],
+    ["a closed approval", () => [{ ...approval, status: "closed" }], "[0].status"],
+    ["an invalid deadline", () => [{ ...approval, deadline: "tomorrow" }], "[0].deadline"],
+  ] as const)("thread.pendingApprovals: listPendingApprovals answering %s", async (_name, answer, field) => {
+    const store = faultyStore(await seeded(), "listPendingApprovals", answer);
+    const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").pendingApprovals());
+    expect(err).toBeInstanceOf(InvalidOptionError);
+    expect(err).toMatchObject({ subject: "thread store listPendingApprovals() answer", field });
+  });
+
+  it("thread.pendingApprovals: well-formed approvals are answered as the store gave them", async () => {
+    const store = faultyStore(await seeded(), "listPendingApprovals", () => [approval]);
+    expect(await new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").pendingApprovals()).toEqual([approval]);
+  });
+});
+
+describe("a lease renewal answering a malformed lease", () => {
+  it.each([
+    ["a NaN expiry", (lease: Lease) => ({ ...lease, expiresAt: new Date(NaN) }), "expiresAt"],
+    ["a lease of another key", (lease: Lease) => ({ ...lease, target: "other" }), "target"],
+    ["another token", (lease: Lease) => ({ ...lease, token: lease.token + 1 }), "token"],
+    ["undefined", () => undefined, ""],
+  ] as const)(
+    "%s: ends the run at once with ErrThreadLeaseLost caused by an InvalidOptionError naming renewLease",
+    async (_name, answer, field) => {
+      const store = faultyStore(new MemoryThreadStore(), "renewLease", (lease) => answer(lease as Lease));
+      // The turn runs until its signal aborts: only the lease loss can end it.
+      const driver = scriptedDriver(
+        (_request, _sink, signal) =>
+          new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true })),
+      );
+      const err = await verdict(new Agent(driver, { threadStore: store, owner: "h", leaseTtlMs: 900 }).thread("k").run("x"));
+      expect(isError(err, ErrThreadLeaseLost)).toBe(true);
+      expect(findError(err, InvalidOptionError)).toMatchObject({ subject: "thread store renewLease() answer", field });
+      // Not renewed again with what it answered.
+      expect(store.calls).toBe(1);
+    },
+  );
+});
+
+describe("a lease grant answered malformed although the store granted it", () => {
+  it.each([
+    ["null, then well-formed when taken again", (lease: unknown, calls: number) => (calls === 1 ? null : lease)],
+    [
+      "a NaN token, then well-formed when taken again",
+      (lease: unknown, calls: number) => (calls === 1 ? { ...(lease as Lease), token: NaN } : lease),
+    ],
+    ["null every time", () => null],
+  ] as const)("%s: the run fails with InvalidOptionError and the key is not left busy", async (_name, answer) => {
+    const inner = new MemoryThreadStore();
+    const store = faultyStore(inner, "acquireLease", (lease) => answer(lease, store.calls));
+    const agent = new Agent(healthyDriver(), { threadStore: store, owner: "h", leaseTtlMs: 60_000 });
+    const err = await verdict(agent.thread("k").run("x"));
+    expect(err).toMatchObject({ subject: "thread store acquireLease() answer" });
+    // Taken again by its owner with a 1 ms time-to-live and released: free long before the 60 s.
+    await expect.poll(() => freeForAnotherHost(inner, "k")).toBe(true);
+  });
+
+  it("a lease another owner holds is left alone", async () => {
+    const inner = new MemoryThreadStore();
+    const held = await inner.acquireLease("k", "other-owner", 60_000);
+    // Answers null at first without asking (as a store would that turned a BusyError into null).
+    let asked = 0;
+    const store = new Proxy(inner, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) =>
+          prop === "acquireLease" && asked++ === 0 ? Promise.resolve(null) : (value as (...a: unknown[]) => unknown).apply(target, args);
+      },
+    });
+    const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").run("x"));
+    expect(err).toMatchObject({ subject: "thread store acquireLease() answer" });
+    expect(await inner.renewLease(held, 60_000)).toMatchObject({ owner: "other-owner", token: held.token });
+  });
+});
