@@ -32,6 +32,20 @@ function quoteLiteral(text: string): string {
 }
 
 /**
+ * The `approval.resolved` notice (outcome `expired`, the SDK's for a question that ended unanswered)
+ * that closes approval row `a` in its run's stream when the attempt that asked it could not say so
+ * itself (its worker was lost, or the run was settled without it): the request's id, kind, tool
+ * name and approval attempt, as the SDK writes them, and the SDK run id of the attempt in `meta`.
+ */
+function closingNotice(a: string): string {
+  return `jsonb_build_object('type', 'notice', 'kind', 'approval.resolved',
+    'message', 'approval ' || ${a}.id || ' closed unanswered: the attempt that asked it ended',
+    'data', jsonb_strip_nulls(jsonb_build_object('id', ${a}.id, 'kind', ${a}.request->'kind', 'toolName', ${a}.request->'toolName',
+      'outcome', 'expired', 'attempt', ${a}.request->'attempt')),
+    'meta', jsonb_strip_nulls(jsonb_build_object('runId', ${a}.request->'runId', 'time', to_jsonb(now()))))`;
+}
+
+/**
  * Whether the attempt a worker runs still holds its pg-boss job, asked in the transaction of
  * `client` (which keeps the job's row until it ends).
  */
@@ -500,16 +514,27 @@ export class FleetTables {
   ): Promise<boolean> {
     // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
     const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
+    // Questions the run leaves open that its stream never closed (their attempt's worker was lost,
+    // or the run is settled without it) are closed in it first, before the tail and the verdict.
     const { rows } = await client.query<{ n: string }>(
-      `WITH r AS (
+      `WITH lost AS (
+         SELECT ${closingNotice("a")} AS event, row_number() OVER (ORDER BY a.created_at, a.id) AS ord
+         FROM ${this.#s}.adaptor_fleet_approvals a
+         WHERE a.run_id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND NOT (a.id = ANY ($9::text[])) AND ${this.#unclosedInStream("a")}),
+       n AS (SELECT count(*)::int AS n FROM lost),
+       r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
-         SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
+         SET last_seq = last_seq + $3 + n.n, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
            resume_claim = CASE WHEN $4::jsonb->>'kind' = 'result' THEN resume_claim END
+         FROM n
          WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2) AND (NOT $8::boolean OR attempt = 0)
-         RETURNING last_seq - $3 AS first, attempt),
+         RETURNING last_seq - $3 - n.n AS first, n.n AS lost, attempt),
+       closing AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + lost.ord, r.attempt, lost.event FROM r, lost),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
-         SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
+         SELECT $1, r.first + r.lost + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq),
        closed AS (
          UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
@@ -524,6 +549,7 @@ export class FleetTables {
         this.channel,
         verdictTopic(id),
         options.unstarted === true,
+        resolvedIn(tail),
       ],
     );
     return Number(rows[0]?.n ?? 0) > 0;
@@ -651,15 +677,42 @@ export class FleetTables {
   /**
    * Closes the approvals earlier attempts of a run left unanswered (their worker was lost while
    * asking): from now on answering one fails. Conditional on `decision IS NULL`, so an answer and
-   * this close never both win. Returns how many were closed.
+   * this close never both win. In the same statement, each closed approval whose close the run's
+   * stream does not hold yet (an `approval.resolved` notice of its id) gets one, written as an event
+   * of attempt `attempt` (the run's current one): a client that saw the question sees it end.
+   * Returns how many were closed.
    */
   async closeLostApprovals(runId: string, attempt: number): Promise<number> {
-    const { rowCount } = await this.#pool.query(
-      `UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
-       WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL`,
+    const s = this.#s;
+    const { rows } = await this.#pool.query<{ closed: number }>(
+      `WITH closed AS (
+         UPDATE ${s}.adaptor_fleet_approvals SET closed_at = now()
+         WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL
+         RETURNING id, request, created_at),
+       lost AS (
+         SELECT ${closingNotice("c")} AS event, row_number() OVER (ORDER BY c.created_at, c.id) AS ord FROM closed c
+         WHERE ${this.#unclosedInStream("c")}),
+       n AS (SELECT count(*)::int AS n FROM lost),
+       r AS (
+         UPDATE ${s}.adaptor_fleet_runs SET last_seq = last_seq + n.n FROM n
+         WHERE id = $1 AND attempt = $2 AND verdict IS NULL AND n.n > 0
+         RETURNING last_seq - n.n AS first),
+       ins AS (
+         INSERT INTO ${s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + lost.ord, $2, lost.event FROM r, lost)
+       SELECT (SELECT count(*) FROM closed)::int AS closed`,
       [runId, attempt],
     );
-    return rowCount ?? 0;
+    return rows[0]?.closed ?? 0;
+  }
+
+  /**
+   * The SQL condition on an approval row `a` of run `$1` that holds while the run's stream has no
+   * `approval.resolved` notice of it (the SDK writes one whenever a question it asked ends).
+   */
+  #unclosedInStream(a: string): string {
+    return `NOT EXISTS (SELECT 1 FROM ${this.#s}.adaptor_fleet_events e
+      WHERE e.run_id = $1 AND e.event->>'type' = 'notice' AND e.event->>'kind' = 'approval.resolved' AND e.event->'data'->>'id' = ${a}.id)`;
   }
 
   /**
@@ -758,4 +811,14 @@ export class FleetTables {
     );
     return rowCount ?? 0;
   }
+}
+
+/** The ids of the approvals whose `approval.resolved` notice is among `events`. */
+function resolvedIn(events: readonly JsonValue[]): string[] {
+  const ids: string[] = [];
+  for (const json of events) {
+    const event = json as { type?: unknown; kind?: unknown; data?: { id?: unknown } | null };
+    if (event.type === "notice" && event.kind === "approval.resolved" && typeof event.data?.id === "string") ids.push(event.data.id);
+  }
+  return ids;
 }

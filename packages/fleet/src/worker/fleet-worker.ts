@@ -4,6 +4,7 @@ import {
   ErrThreadLeaseLost,
   currentSecretEnvValues,
   type Agent,
+  type AgentEvent,
   type ApprovalHandlerContext,
   type ApprovalRequest,
   type Prompt,
@@ -319,13 +320,16 @@ export class FleetWorker {
     for (;;) {
       try {
         for await (const event of stream) {
-          const json = toJsonEvent(event);
+          let json = toJsonEvent(event);
           // Only the last run-finished is written, with the verdict (a turn suspended on a
           // question whose answer was recorded goes on below).
           if (event.type === "run-finished") finished = json;
           else {
             // A subscriber answers what it sees: an asked approval is logged once its row exists.
             if (event.type === "approval-request" && !suspend && event.request.status === "pending") await rows.wait(event.request.id);
+            // A question a lost attempt's asker answered already reaches clients as that answer
+            // applied, not as a question to answer again.
+            json = rows.replayedEvent(event, json);
             // The run ended a question unanswered (cancelled, timed out, the CLI gone): its row is
             // closed to answers before the event is logged and long before the verdict.
             const ended = event.type === "notice" ? expiredApproval(event) : undefined;
@@ -449,6 +453,7 @@ export class FleetWorker {
       const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
       if (recorded) {
         // A lost attempt asked the same and was answered: apply that answer instead of asking again.
+        rows.replayed(request.id, recorded.id, recorded.decision);
         await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
         await apply(recorded.decision);
         return;
@@ -553,6 +558,50 @@ interface CancelRequest {
 class ApprovalRows {
   readonly #rows = new Map<string, { readonly done: Promise<void>; readonly resolve: () => void }>();
   readonly #enders = new Map<string, () => Promise<void>>();
+  /** The approvals this attempt decided with a lost attempt's recorded answer: the answered approval's id and the decision. */
+  readonly #replays = new Map<string, { readonly from: string; readonly decision: JsonValue }>();
+
+  /** Marks approval `id` as decided by the recorded answer of approval `from` (before it is applied). */
+  replayed(id: string, from: string, decision: JsonValue): void {
+    this.#replays.set(id, { from, decision });
+  }
+
+  /**
+   * The event to log for `event` (whose JSON is `json`): for the `approval-request` of an approval
+   * decided by a recorded answer, the `approval.replayed` notice the SDK writes for a stored answer
+   * applied without asking, with `replayedFrom` naming the answered approval; its `approval.resolved`
+   * notice marked `replayed` the same way; any other event as it is.
+   */
+  replayedEvent(event: AgentEvent, json: JsonValue): JsonValue {
+    if (event.type === "approval-request") {
+      const request = event.request;
+      const replay = this.#replays.get(request.id);
+      if (!replay) return json;
+      const outcome = (replay.decision as { outcome?: JsonValue } | null)?.outcome ?? null;
+      const meta = (json as { meta?: JsonValue }).meta;
+      return toJsonEvent({
+        type: "notice",
+        kind: "approval.replayed",
+        message: `${request.title}: the answer recorded for an earlier attempt of the run (${String(outcome)}) applied without asking`,
+        data: {
+          id: request.id,
+          kind: request.kind,
+          toolName: request.toolName,
+          toolCallId: request.toolCallId,
+          outcome,
+          replayedFrom: replay.from,
+        },
+        ...(meta !== undefined ? { meta } : {}),
+      });
+    }
+    if (event.type !== "notice" || event.kind !== "approval.resolved") return json;
+    const id = event.data?.["id"];
+    const replay = typeof id === "string" ? this.#replays.get(id) : undefined;
+    if (!replay) return json;
+    this.#replays.delete(id as string);
+    const logged = json as { data?: Record<string, JsonValue> };
+    return { ...logged, data: { ...logged.data, replayed: true, replayedFrom: replay.from } } as JsonValue;
+  }
 
   /** Sets what closes approval `id`'s row when the run ends its request unanswered. */
   onEnd(id: string, end: () => Promise<void>): void {
