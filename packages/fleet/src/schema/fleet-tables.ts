@@ -72,8 +72,23 @@ export interface RunRow {
   readonly verdict: StoredVerdict | null;
   /** Set when an attempt committed the run's thread turn. */
   readonly committed: boolean;
+  /** The thread record the run's latest attempt to commit its turn was about to write, or null. */
+  readonly commitIntent: CommitIntent | null;
   /** For a run that resumes a suspended turn: the stored approval it answers and the decision. */
   readonly resume: RunResume | null;
+}
+
+/**
+ * The thread record an attempt is about to commit, stored before the commit (which a lost worker
+ * may finish without the fleet learning of it): the record's `id` and its `updatedAt` (ISO 8601,
+ * which every thread store keeps exactly as written). A record that reads back with both is the one
+ * this attempt wrote; a later write of it by anyone sets another `updatedAt`.
+ */
+export interface CommitIntent {
+  /** The attempt that committed (or meant to). */
+  readonly attempt: number;
+  readonly recordId: string;
+  readonly updatedAt: string;
 }
 
 /** What a run resuming a suspended thread turn answers: the stored approval's id and the decision (JSON). */
@@ -87,7 +102,7 @@ export interface RunResume {
  * `adaptor_fleet_version`, and a host whose tables are at it (or a later one) starts without any DDL.
  * Bumped with every change to the tables' DDL.
  */
-export const FLEET_SCHEMA_VERSION = 1;
+export const FLEET_SCHEMA_VERSION = 2;
 
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
@@ -220,6 +235,8 @@ export class FleetTables {
       await client.query(
         `ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS resume jsonb, ADD COLUMN IF NOT EXISTS resume_claim text`,
       );
+      // The thread record an attempt is about to commit (see `CommitIntent`).
+      await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS commit_intent jsonb`);
       // A prompt of parts (text and images): the JSON parts; `prompt` then holds their text.
       await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS prompt_parts jsonb`);
       // The queue deadline (ms after submission) past which an unstarted run expires; null in runs
@@ -348,9 +365,10 @@ export class FleetTables {
       base: JsonValue;
       verdict: StoredVerdict | null;
       committed: boolean;
+      commit_intent: CommitIntent | null;
       resume: RunResume | null;
     }>(
-      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, commit_intent, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
@@ -365,6 +383,7 @@ export class FleetTables {
           base: row.base,
           verdict: readJson(row.verdict),
           committed: row.committed,
+          commitIntent: row.commit_intent,
           resume: row.resume,
         })
       : undefined;
@@ -430,6 +449,7 @@ export class FleetTables {
       base: row.base,
       verdict: null,
       committed: false,
+      commitIntent: null,
       resume: row.resume,
     });
     return { run, base: row.base, waitMs: row.wait_ms };
@@ -439,11 +459,19 @@ export class FleetTables {
    * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
    * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
    * either happened before (nothing is committed: this throws) or waits and finds the turn committed
-   * (it settles nothing, and the worker's verdict follows).
+   * (it settles nothing, and the worker's verdict follows). First, in a write of its own, stores
+   * `intent` (the record the commit writes): a worker lost after the thread store committed and
+   * before this transaction did leaves the run unmarked, and a retried attempt then recognises the
+   * record as this attempt's by it.
    * With `claim`, the attempt's pg-boss job must also still be this worker's (see {@link settle}).
    * @throws Error when the run already has a verdict, a later attempt started, or the claim lapsed.
    */
-  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>, claim?: ClaimCheck): Promise<T> {
+  async guardCommit<T>(id: string, attempt: number, intent: CommitIntent, commit: () => Promise<T>, claim?: ClaimCheck): Promise<T> {
+    const recorded = await this.#pool.query(
+      `UPDATE ${this.#s}.adaptor_fleet_runs SET commit_intent = $3 WHERE id = $1 AND attempt = $2 AND verdict IS NULL`,
+      [id, attempt, JSON.stringify(intent)],
+    );
+    if (!recorded.rowCount) throw new Error(`fleet run ${id}: settled or superseded before attempt ${attempt} committed its turn`);
     return this.transaction(async (client) => {
       if (claim && !(await claim(client)))
         throw new Error(`fleet run ${id}: attempt ${attempt} lost its job's claim before it committed its turn`);

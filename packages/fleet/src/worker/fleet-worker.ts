@@ -19,7 +19,7 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
+import { cancelTopic, type CommitIntent, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseOwner, fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { recoveredResult } from "../verdict/recovered.js";
@@ -89,9 +89,11 @@ export class FleetWorker {
       return;
     }
     const { threadStore, options, tables } = this.#core;
-    const guard: CommitGuard = (key, commit) => {
-      const turn = this.#turns.get(key);
-      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit, (client) => turn.claim.held(client)) : commit();
+    const guard: CommitGuard = (record, commit) => {
+      const turn = this.#turns.get(record.key);
+      if (!turn) return commit();
+      const intent = { attempt: turn.attempt, recordId: record.id, updatedAt: record.updatedAt.toISOString() };
+      return tables.guardCommit(turn.runId, turn.attempt, intent, commit, (client) => turn.claim.held(client));
     };
     const store = threadStore ? fleetLeaseStore(threadStore, fleetLeaseOwner(options.schema, options.queue), guard) : undefined;
     this.#agent = await agent({ threadStore: store });
@@ -150,9 +152,14 @@ export class FleetWorker {
       return;
     }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
-      // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(claim, runId, attempt, await this.#recovered(runId, attempt - 1, run.threadKey));
-      return;
+      // The thread changed since the run began. Only a record the lost attempt wrote (as it
+      // recorded before committing) means the turn was committed and must not run twice; another
+      // writer's turn (the lost attempt's lease lapsed in a long outage) leaves this turn to run.
+      const committed = await this.#committedBy(run.commitIntent, run.threadKey);
+      if (committed !== undefined) {
+        await this.#settle(claim, runId, attempt, await this.#recovered(runId, committed, run.threadKey));
+        return;
+      }
     }
     // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
     // asks again or, with `onLostApproval: "suspend"`, suspends the turn on its question.
@@ -223,6 +230,18 @@ export class FleetWorker {
   /** Settles an unstarted run past its queue deadline with its expired verdict (nothing otherwise). */
   async #expire(runId: string): Promise<void> {
     await this.#core.tables.expire(runId, (ms) => expiredVerdict(runId, ms));
+  }
+
+  /**
+   * The attempt whose commit the thread's record is (the record `intent` names, as that attempt
+   * wrote it: same id and `updatedAt`), or undefined when no attempt of the run wrote the record as
+   * it is now.
+   * @throws Error when the thread store's database is unreachable (pg-boss attempts the run again).
+   */
+  async #committedBy(intent: CommitIntent | null, threadKey: string): Promise<number | undefined> {
+    if (!intent) return undefined;
+    const record = await this.#core.threadStore?.resolve({ key: threadKey });
+    return record?.id === intent.recordId && record.updatedAt.toISOString() === intent.updatedAt ? intent.attempt : undefined;
   }
 
   /**
