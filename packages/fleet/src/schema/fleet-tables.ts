@@ -81,8 +81,9 @@ export interface RunRow {
 /**
  * The thread record an attempt is about to commit, stored before the commit (which a lost worker
  * may finish without the fleet learning of it): the record's `id` and its `updatedAt` (ISO 8601,
- * which every thread store keeps exactly as written). A record that reads back with both is the one
- * this attempt wrote; a later write of it by anyone sets another `updatedAt`.
+ * which every thread store keeps exactly as written; the SDK sets it to the time of the write). A
+ * record that reads back with both is the one this attempt wrote; another turn's write of it
+ * carries that turn's own time.
  */
 export interface CommitIntent {
   /** The attempt that committed (or meant to). */
