@@ -4,7 +4,7 @@ import pg from "pg";
 import { Agent } from "adaptor";
 import { ApprovalNotPendingError } from "@adaptor/threadstore";
 import { PostgresThreadStore } from "@adaptor/threadstore-postgres";
-import { Fleet, type FleetEvent, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
+import { Fleet, FleetAttemptsExhaustedError, type FleetEvent, type RecordedAgentEvent, type RunHandle } from "@adaptor/fleet";
 import { fakeCliStoreView, fakeCodex, fakeCodexSteps, fakeRun } from "./support/fake-codex.js";
 import { PG_URL, freshSchema, skipWithoutServer } from "./support/pg.js";
 import { processesWith, startWorker, until } from "./support/processes.js";
@@ -73,6 +73,16 @@ if (!PG_URL) {
     e.event.type === "process" && typeof e.event.text === "string" && e.event.text.includes('"echo"');
   const isAsk = (attempt: number) => (e: FleetEvent) => e.event.type === "approval-request" && e.attempt === attempt;
   const requestId = (e: FleetEvent): string => ((e.event as RecordedAgentEvent).request as { id: string }).id;
+  const isResolved = (id: string) => (e: FleetEvent) =>
+    e.event.type === "notice" &&
+    (e.event as RecordedAgentEvent).kind === "approval.resolved" &&
+    ((e.event as RecordedAgentEvent).data as { id?: string } | undefined)?.id === id;
+  /** The ids of the questions the stream asked that no `approval.resolved` of it closes. */
+  const unclosed = (events: readonly FleetEvent[]): string[] =>
+    events
+      .filter((e) => e.event.type === "approval-request")
+      .map(requestId)
+      .filter((id) => events.filter(isResolved(id)).length !== 1);
 
   describe("fleet approvals when the worker dies", () => {
     it("answered on attempt 1, worker SIGKILLed before the turn finished: attempt 2 applies the recorded answer to the same request, asking nobody", async () => {
@@ -98,19 +108,34 @@ if (!PG_URL) {
       expect((await handle.result()).text).toBe("done with the replayed answer");
       const events: FleetEvent[] = [];
       for await (const e of handle.events()) events.push(e);
+      // Clients saw one question: attempt 2's repeat of it reached the stream as the recorded
+      // answer applied (an `approval.replayed` notice naming the answered approval), not as a new ask.
       const asks = events.filter((e) => e.event.type === "approval-request");
-      expect(asks.map((e) => e.attempt)).toEqual([1, 2]);
-      // The same request (tool and input) both times, and the CLI got the same answer both times.
-      const requests = asks.map((e) => (e.event as RecordedAgentEvent).request as { toolName: string; input: unknown });
-      expect(requests[1]).toMatchObject({ toolName: requests[0]!.toolName, input: requests[0]!.input });
+      expect(asks.map((e) => e.attempt)).toEqual([1]);
+      const id1 = requestId(asks[0]!);
+      const replays = events.filter((e) => e.event.type === "notice" && (e.event as RecordedAgentEvent).kind === "approval.replayed");
+      expect(replays.map((e) => e.attempt)).toEqual([2]);
+      const replay = (replays[0]!.event as RecordedAgentEvent).data as Record<string, unknown>;
+      const request1 = (asks[0]!.event as RecordedAgentEvent).request as { kind: string; toolName: string };
+      expect(replay).toMatchObject({ kind: request1.kind, toolName: request1.toolName, outcome: "approve", replayedFrom: id1 });
+      const id2 = replay.id as string;
+      expect(id2).not.toBe(id1);
+      const resolved = events.filter(
+        (e) =>
+          e.event.type === "notice" &&
+          (e.event as RecordedAgentEvent).kind === "approval.resolved" &&
+          ((e.event as RecordedAgentEvent).data as { id: string }).id === id2,
+      );
+      expect(resolved.map((e) => (e.event as RecordedAgentEvent).data)).toEqual([
+        expect.objectContaining({ outcome: "approved", replayed: true, replayedFrom: id1 }),
+      ]);
+      // The CLI got the same answer both times.
       const echoes = events.filter(isEcho);
       expect(echoes.map((e) => e.attempt)).toEqual([1, 2]);
       const text = (e: FleetEvent): unknown => (e.event as RecordedAgentEvent).text;
       expect(text(echoes[1]!)).toBe(text(echoes[0]!));
       expect(text(echoes[0]!)).toContain("accept");
       // Stored: the person's answer once, and attempt 2's request decided by it (not answerable).
-      const id1 = requestId(asks[0]!);
-      const id2 = requestId(asks[1]!);
       expect(await t.approvals(handle.id)).toEqual([
         { id: id1, attempt: 1, decision: { outcome: "approve" }, closed: false, replayed_from: null },
         { id: id2, attempt: 2, decision: { outcome: "approve" }, closed: false, replayed_from: id1 },
@@ -139,6 +164,43 @@ if (!PG_URL) {
         [1, null, true],
         [2, "deny", false],
       ]);
+    });
+
+    it("a question left unanswered by a SIGKILLed worker closes in the run's stream (approval.resolved, outcome expired) before the retried attempt starts: every question asked is closed once", async () => {
+      const t = await setup("appr_closes");
+      const first = await t.worker("first");
+      const runOptions = { env: { ...fakeRun(fakeCodexSteps("closed then asked again", { ask: "rm -rf dist" })).env, [t.marker]: "1" } };
+      const handle = await t.front.submit("clean", { threadKey: "closes", runOptions });
+      const lost = requestId(await waitFor(handle, isAsk(1)));
+      await t.kill(first);
+      await t.worker("second");
+      await t.front.answer(requestId(await waitFor(handle, isAsk(2))), { outcome: "approve" });
+      expect((await handle.result()).text).toBe("closed then asked again");
+      const events: FleetEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      const closing = events.filter(isResolved(lost));
+      expect(closing.map((e) => (e.event as RecordedAgentEvent).data)).toEqual([expect.objectContaining({ id: lost, outcome: "expired" })]);
+      const retried = events.find((e) => e.event.type === "attempt-started" && e.attempt === 2)!;
+      expect(closing[0]!.sequence).toBeLessThan(retried.sequence);
+      expect(unclosed(events)).toEqual([]);
+    });
+
+    it("a question left unanswered by a SIGKILLed worker of a run that is not retried closes in the run's stream before its verdict (attempts exhausted)", async () => {
+      const t = await setup("appr_exhausted");
+      const first = await t.worker("first");
+      const runOptions = { env: { ...fakeRun(fakeCodexSteps("never", { ask: "make install" })).env, [t.marker]: "1" } };
+      const handle = await t.front.submit("install", { runOptions });
+      const lost = requestId(await waitFor(handle, isAsk(1)));
+      await t.kill(first);
+      await t.worker("second");
+      await expect(handle.result()).rejects.toBeInstanceOf(FleetAttemptsExhaustedError);
+      const events: FleetEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      const closing = events.filter(isResolved(lost));
+      expect(closing.map((e) => (e.event as RecordedAgentEvent).data)).toEqual([expect.objectContaining({ id: lost, outcome: "expired" })]);
+      expect(closing[0]!.sequence).toBeLessThan(events.at(-1)!.sequence);
+      expect(events.at(-1)!.event.type).toBe("verdict");
+      expect(unclosed(events)).toEqual([]);
     });
 
     it('unanswered when its worker was SIGKILLed, with onLostApproval "suspend": attempt 2 ends the turn suspended, and another host answers it through the thread store', async () => {

@@ -136,7 +136,13 @@ if (!PG_URL) {
       expect(delivered[0]).toContain("accept");
       expect((await handle.result()).text).toBe("ran the approved call");
       const events = await allEvents(handle);
-      expect(events.filter((e) => e.event.type === "approval-request").map((e) => e.attempt)).toEqual([1, 2]);
+      // Attempt 2's repeat of the question reached the stream as the recorded answer applied.
+      expect(events.filter((e) => e.event.type === "approval-request").map((e) => e.attempt)).toEqual([1]);
+      expect(
+        events
+          .filter((e) => e.event.type === "notice" && (e.event as RecordedAgentEvent).kind === "approval.replayed")
+          .map((e) => [e.attempt, ((e.event as RecordedAgentEvent).data as { replayedFrom: string }).replayedFrom]),
+      ).toEqual([[2, id]]);
       expect(events.filter((e) => e.event.type === "run-finished").map((e) => e.attempt)).toEqual([2]);
     });
   });

@@ -32,6 +32,20 @@ function quoteLiteral(text: string): string {
 }
 
 /**
+ * The `approval.resolved` notice (outcome `expired`, the SDK's for a question that ended unanswered)
+ * that closes approval row `a` in its run's stream when the attempt that asked it could not say so
+ * itself (its worker was lost, or the run was settled without it): the request's id, kind, tool
+ * name and approval attempt, as the SDK writes them, and the SDK run id of the attempt in `meta`.
+ */
+function closingNotice(a: string): string {
+  return `jsonb_build_object('type', 'notice', 'kind', 'approval.resolved',
+    'message', 'approval ' || ${a}.id || ' closed unanswered: the attempt that asked it ended',
+    'data', jsonb_strip_nulls(jsonb_build_object('id', ${a}.id, 'kind', ${a}.request->'kind', 'toolName', ${a}.request->'toolName',
+      'outcome', 'expired', 'attempt', ${a}.request->'attempt')),
+    'meta', jsonb_strip_nulls(jsonb_build_object('runId', ${a}.request->'runId', 'time', to_jsonb(now()))))`;
+}
+
+/**
  * Whether the attempt a worker runs still holds its pg-boss job, asked in the transaction of
  * `client` (which keeps the job's row until it ends).
  */
@@ -58,8 +72,24 @@ export interface RunRow {
   readonly verdict: StoredVerdict | null;
   /** Set when an attempt committed the run's thread turn. */
   readonly committed: boolean;
+  /** The thread record the run's latest attempt to commit its turn was about to write, or null. */
+  readonly commitIntent: CommitIntent | null;
   /** For a run that resumes a suspended turn: the stored approval it answers and the decision. */
   readonly resume: RunResume | null;
+}
+
+/**
+ * The thread record an attempt is about to commit, stored before the commit (which a lost worker
+ * may finish without the fleet learning of it): the record's `id` and its `updatedAt` (ISO 8601,
+ * which every thread store keeps exactly as written; the SDK sets it to the time of the write). A
+ * record that reads back with both is the one this attempt wrote; another turn's write of it
+ * carries that turn's own time.
+ */
+export interface CommitIntent {
+  /** The attempt that committed (or meant to). */
+  readonly attempt: number;
+  readonly recordId: string;
+  readonly updatedAt: string;
 }
 
 /** What a run resuming a suspended thread turn answers: the stored approval's id and the decision (JSON). */
@@ -73,7 +103,7 @@ export interface RunResume {
  * `adaptor_fleet_version`, and a host whose tables are at it (or a later one) starts without any DDL.
  * Bumped with every change to the tables' DDL.
  */
-export const FLEET_SCHEMA_VERSION = 1;
+export const FLEET_SCHEMA_VERSION = 2;
 
 /** The fleet's own tables (runs, events, approvals) and the statements on them. */
 export class FleetTables {
@@ -218,6 +248,8 @@ export class FleetTables {
       await client.query(
         `ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS resume jsonb, ADD COLUMN IF NOT EXISTS resume_claim text`,
       );
+      // The thread record an attempt is about to commit (see `CommitIntent`).
+      await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS commit_intent jsonb`);
       // A prompt of parts (text and images): the JSON parts; `prompt` then holds their text.
       await client.query(`ALTER TABLE ${s}.adaptor_fleet_runs ADD COLUMN IF NOT EXISTS prompt_parts jsonb`);
       // The queue deadline (ms after submission) past which an unstarted run expires; null in runs
@@ -351,9 +383,10 @@ export class FleetTables {
       base: JsonValue;
       verdict: StoredVerdict | null;
       committed: boolean;
+      commit_intent: CommitIntent | null;
       resume: RunResume | null;
     }>(
-      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
+      `SELECT id, thread_key, prompt, prompt_parts, options, attempt, base, verdict, committed_at IS NOT NULL AS committed, commit_intent, resume FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1`,
       [id],
     );
     const row = rows[0];
@@ -368,6 +401,7 @@ export class FleetTables {
           base: row.base,
           verdict: readJson(row.verdict),
           committed: row.committed,
+          commitIntent: row.commit_intent,
           resume: row.resume,
         })
       : undefined;
@@ -433,6 +467,7 @@ export class FleetTables {
       base: row.base,
       verdict: null,
       committed: false,
+      commitIntent: null,
       resume: row.resume,
     });
     return { run, base: row.base, waitMs: row.wait_ms };
@@ -442,11 +477,19 @@ export class FleetTables {
    * Runs `commit` (the thread store's finalize of the run's turn) while holding the run's row, and
    * marks the run committed in the same transaction: a cancellation (`settle` with attempt 0) then
    * either happened before (nothing is committed: this throws) or waits and finds the turn committed
-   * (it settles nothing, and the worker's verdict follows).
+   * (it settles nothing, and the worker's verdict follows). First, in a write of its own, stores
+   * `intent` (the record the commit writes): a worker lost after the thread store committed and
+   * before this transaction did leaves the run unmarked, and a retried attempt then recognises the
+   * record as this attempt's by it.
    * With `claim`, the attempt's pg-boss job must also still be this worker's (see {@link settle}).
    * @throws Error when the run already has a verdict, a later attempt started, or the claim lapsed.
    */
-  guardCommit<T>(id: string, attempt: number, commit: () => Promise<T>, claim?: ClaimCheck): Promise<T> {
+  async guardCommit<T>(id: string, attempt: number, intent: CommitIntent, commit: () => Promise<T>, claim?: ClaimCheck): Promise<T> {
+    const recorded = await this.#pool.query(
+      `UPDATE ${this.#s}.adaptor_fleet_runs SET commit_intent = $3 WHERE id = $1 AND attempt = $2 AND verdict IS NULL`,
+      [id, attempt, JSON.stringify(intent)],
+    );
+    if (!recorded.rowCount) throw new Error(`fleet run ${id}: settled or superseded before attempt ${attempt} committed its turn`);
     return this.transaction(async (client) => {
       if (claim && !(await claim(client)))
         throw new Error(`fleet run ${id}: attempt ${attempt} lost its job's claim before it committed its turn`);
@@ -517,16 +560,27 @@ export class FleetTables {
   ): Promise<boolean> {
     // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
     const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
+    // Questions the run leaves open that its stream never closed (their attempt's worker was lost,
+    // or the run is settled without it) are closed in it first, before the tail and the verdict.
     const { rows } = await client.query<{ n: string }>(
-      `WITH r AS (
+      `WITH lost AS (
+         SELECT ${closingNotice("a")} AS event, row_number() OVER (ORDER BY a.created_at, a.id) AS ord
+         FROM ${this.#s}.adaptor_fleet_approvals a
+         WHERE a.run_id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND NOT (a.id = ANY ($9::text[])) AND ${this.#unclosedInStream("a")}),
+       n AS (SELECT count(*)::int AS n FROM lost),
+       r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
-         SET last_seq = last_seq + $3, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
+         SET last_seq = last_seq + $3 + n.n, verdict = $4::jsonb, verdict_attempt = attempt, finished_at = now(),
            resume_claim = CASE WHEN $4::jsonb->>'kind' = 'result' THEN resume_claim END
+         FROM n
          WHERE id = $1 AND verdict IS NULL AND ($2 = 0 AND committed_at IS NULL OR attempt = $2) AND (NOT $8::boolean OR attempt = 0)
-         RETURNING last_seq - $3 AS first, attempt),
+         RETURNING last_seq - $3 - n.n AS first, n.n AS lost, attempt),
+       closing AS (
+         INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + lost.ord, r.attempt, lost.event FROM r, lost),
        ins AS (
          INSERT INTO ${this.#s}.adaptor_fleet_events (run_id, seq, attempt, event)
-         SELECT $1, r.first + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
+         SELECT $1, r.first + r.lost + e.ord, r.attempt, e.value FROM r, jsonb_array_elements($5::jsonb) WITH ORDINALITY AS e(value, ord)
          RETURNING seq),
        closed AS (
          UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
@@ -541,6 +595,7 @@ export class FleetTables {
         this.channel,
         verdictTopic(id),
         options.unstarted === true,
+        resolvedIn(tail),
       ],
     );
     return Number(rows[0]?.n ?? 0) > 0;
@@ -668,15 +723,42 @@ export class FleetTables {
   /**
    * Closes the approvals earlier attempts of a run left unanswered (their worker was lost while
    * asking): from now on answering one fails. Conditional on `decision IS NULL`, so an answer and
-   * this close never both win. Returns how many were closed.
+   * this close never both win. In the same statement, each closed approval whose close the run's
+   * stream does not hold yet (an `approval.resolved` notice of its id) gets one, written as an event
+   * of attempt `attempt` (the run's current one): a client that saw the question sees it end.
+   * Returns how many were closed.
    */
   async closeLostApprovals(runId: string, attempt: number): Promise<number> {
-    const { rowCount } = await this.#pool.query(
-      `UPDATE ${this.#s}.adaptor_fleet_approvals SET closed_at = now()
-       WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL`,
+    const s = this.#s;
+    const { rows } = await this.#pool.query<{ closed: number }>(
+      `WITH closed AS (
+         UPDATE ${s}.adaptor_fleet_approvals SET closed_at = now()
+         WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL
+         RETURNING id, request, created_at),
+       lost AS (
+         SELECT ${closingNotice("c")} AS event, row_number() OVER (ORDER BY c.created_at, c.id) AS ord FROM closed c
+         WHERE ${this.#unclosedInStream("c")}),
+       n AS (SELECT count(*)::int AS n FROM lost),
+       r AS (
+         UPDATE ${s}.adaptor_fleet_runs SET last_seq = last_seq + n.n FROM n
+         WHERE id = $1 AND attempt = $2 AND verdict IS NULL AND n.n > 0
+         RETURNING last_seq - n.n AS first),
+       ins AS (
+         INSERT INTO ${s}.adaptor_fleet_events (run_id, seq, attempt, event)
+         SELECT $1, r.first + lost.ord, $2, lost.event FROM r, lost)
+       SELECT (SELECT count(*) FROM closed)::int AS closed`,
       [runId, attempt],
     );
-    return rowCount ?? 0;
+    return rows[0]?.closed ?? 0;
+  }
+
+  /**
+   * The SQL condition on an approval row `a` of run `$1` that holds while the run's stream has no
+   * `approval.resolved` notice of it (the SDK writes one whenever a question it asked ends).
+   */
+  #unclosedInStream(a: string): string {
+    return `NOT EXISTS (SELECT 1 FROM ${this.#s}.adaptor_fleet_events e
+      WHERE e.run_id = $1 AND e.event->>'type' = 'notice' AND e.event->>'kind' = 'approval.resolved' AND e.event->'data'->>'id' = ${a}.id)`;
   }
 
   /**
@@ -775,4 +857,14 @@ export class FleetTables {
     );
     return rowCount ?? 0;
   }
+}
+
+/** The ids of the approvals whose `approval.resolved` notice is among `events`. */
+function resolvedIn(events: readonly JsonValue[]): string[] {
+  const ids: string[] = [];
+  for (const json of events) {
+    const event = json as { type?: unknown; kind?: unknown; data?: { id?: unknown } | null };
+    if (event.type === "notice" && event.kind === "approval.resolved" && typeof event.data?.id === "string") ids.push(event.data.id);
+  }
+  return ids;
 }

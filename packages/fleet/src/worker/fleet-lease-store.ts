@@ -1,7 +1,10 @@
-import type { FinalizeRequest, ThreadStore } from "@adaptor/threadstore";
+import type { FinalizeRequest, ThreadRecordDraft, ThreadStore } from "@adaptor/threadstore";
 
-/** Wraps the commit of a thread turn (see `FleetTables.guardCommit`); `commit` runs the store's finalize. */
-export type CommitGuard = <T>(key: string, commit: () => Promise<T>) => Promise<T>;
+/**
+ * Wraps the commit of a thread turn (see `FleetTables.guardCommit`): `record` is what it writes,
+ * `commit` runs the store's finalize.
+ */
+export type CommitGuard = <T>(record: ThreadRecordDraft, commit: () => Promise<T>) => Promise<T>;
 
 /**
  * The owner under which every worker of one fleet takes thread leases: the fleet's schema and queue
@@ -30,7 +33,7 @@ export function fleetLeaseStore<S extends ThreadStore>(store: S, owner: string, 
         return (key: string, _owner: string, ttlMs: number, signal?: AbortSignal) => target.acquireLease(key, owner, ttlMs, signal);
       }
       if (property === "finalize") {
-        return (request: FinalizeRequest, signal?: AbortSignal) => guard(request.record.key, () => target.finalize(request, signal));
+        return (request: FinalizeRequest, signal?: AbortSignal) => guard(request.record, () => target.finalize(request, signal));
       }
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;

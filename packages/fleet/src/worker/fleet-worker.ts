@@ -4,6 +4,7 @@ import {
   ErrThreadLeaseLost,
   currentSecretEnvValues,
   type Agent,
+  type AgentEvent,
   type ApprovalHandlerContext,
   type ApprovalRequest,
   type Prompt,
@@ -18,7 +19,7 @@ import type { StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { expiredVerdict, storeOutcome, type StoredVerdict } from "../verdict/verdict.js";
-import { cancelTopic, type RunResume, type RunRow } from "../schema/fleet-tables.js";
+import { cancelTopic, type CommitIntent, type RunResume, type RunRow } from "../schema/fleet-tables.js";
 import { fleetLeaseOwner, fleetLeaseStore, type CommitGuard } from "./fleet-lease-store.js";
 import { scrubSecrets } from "./scrub.js";
 import { recoveredResult } from "../verdict/recovered.js";
@@ -88,9 +89,11 @@ export class FleetWorker {
       return;
     }
     const { threadStore, options, tables } = this.#core;
-    const guard: CommitGuard = (key, commit) => {
-      const turn = this.#turns.get(key);
-      return turn ? tables.guardCommit(turn.runId, turn.attempt, commit, (client) => turn.claim.held(client)) : commit();
+    const guard: CommitGuard = (record, commit) => {
+      const turn = this.#turns.get(record.key);
+      if (!turn) return commit();
+      const intent = { attempt: turn.attempt, recordId: record.id, updatedAt: record.updatedAt.toISOString() };
+      return tables.guardCommit(turn.runId, turn.attempt, intent, commit, (client) => turn.claim.held(client));
     };
     const store = threadStore ? fleetLeaseStore(threadStore, fleetLeaseOwner(options.schema, options.queue), guard) : undefined;
     this.#agent = await agent({ threadStore: store });
@@ -149,9 +152,14 @@ export class FleetWorker {
       return;
     }
     if (attempt > 1 && run.threadKey !== null && JSON.stringify(started.base) !== JSON.stringify(base)) {
-      // The lost attempt committed its turn before its worker died: the turn must not run twice.
-      await this.#settle(claim, runId, attempt, await this.#recovered(runId, attempt - 1, run.threadKey));
-      return;
+      // The thread changed since the run began. Only a record the lost attempt wrote (as it
+      // recorded before committing) means the turn was committed and must not run twice; another
+      // writer's turn (the lost attempt's lease lapsed in a long outage) leaves this turn to run.
+      const committed = await this.#committedBy(run.commitIntent, run.threadKey);
+      if (committed !== undefined) {
+        await this.#settle(claim, runId, attempt, await this.#recovered(runId, committed, run.threadKey));
+        return;
+      }
     }
     // A lost attempt's unanswered approvals are closed (answering them now fails): this attempt
     // asks again or, with `onLostApproval: "suspend"`, suspends the turn on its question.
@@ -222,6 +230,18 @@ export class FleetWorker {
   /** Settles an unstarted run past its queue deadline with its expired verdict (nothing otherwise). */
   async #expire(runId: string): Promise<void> {
     await this.#core.tables.expire(runId, (ms) => expiredVerdict(runId, ms));
+  }
+
+  /**
+   * The attempt whose commit the thread's record is (the record `intent` names, as that attempt
+   * wrote it: same id and `updatedAt`), or undefined when no attempt of the run wrote the record as
+   * it is now.
+   * @throws Error when the thread store's database is unreachable (pg-boss attempts the run again).
+   */
+  async #committedBy(intent: CommitIntent | null, threadKey: string): Promise<number | undefined> {
+    if (!intent) return undefined;
+    const record = await this.#core.threadStore?.resolve({ key: threadKey });
+    return record?.id === intent.recordId && record.updatedAt.toISOString() === intent.updatedAt ? intent.attempt : undefined;
   }
 
   /**
@@ -319,13 +339,16 @@ export class FleetWorker {
     for (;;) {
       try {
         for await (const event of stream) {
-          const json = toJsonEvent(event);
+          let json = toJsonEvent(event);
           // Only the last run-finished is written, with the verdict (a turn suspended on a
           // question whose answer was recorded goes on below).
           if (event.type === "run-finished") finished = json;
           else {
             // A subscriber answers what it sees: an asked approval is logged once its row exists.
             if (event.type === "approval-request" && !suspend && event.request.status === "pending") await rows.wait(event.request.id);
+            // A question a lost attempt's asker answered already reaches clients as that answer
+            // applied, not as a question to answer again.
+            json = rows.replayedEvent(event, json);
             // The run ended a question unanswered (cancelled, timed out, the CLI gone): its row is
             // closed to answers before the event is logged and long before the verdict.
             const ended = event.type === "notice" ? expiredApproval(event) : undefined;
@@ -449,6 +472,7 @@ export class FleetWorker {
       const recorded = attempt > 1 ? await this.#recordedAnswer(runId, attempt, request, replayed) : undefined;
       if (recorded) {
         // A lost attempt asked the same and was answered: apply that answer instead of asking again.
+        rows.replayed(request.id, recorded.id, recorded.decision);
         await tables.insertReplayedApproval(request.id, runId, attempt, toJsonEvent(request), recorded.decision, recorded.id);
         await apply(recorded.decision);
         return;
@@ -553,6 +577,50 @@ interface CancelRequest {
 class ApprovalRows {
   readonly #rows = new Map<string, { readonly done: Promise<void>; readonly resolve: () => void }>();
   readonly #enders = new Map<string, () => Promise<void>>();
+  /** The approvals this attempt decided with a lost attempt's recorded answer: the answered approval's id and the decision. */
+  readonly #replays = new Map<string, { readonly from: string; readonly decision: JsonValue }>();
+
+  /** Marks approval `id` as decided by the recorded answer of approval `from` (before it is applied). */
+  replayed(id: string, from: string, decision: JsonValue): void {
+    this.#replays.set(id, { from, decision });
+  }
+
+  /**
+   * The event to log for `event` (whose JSON is `json`): for the `approval-request` of an approval
+   * decided by a recorded answer, the `approval.replayed` notice the SDK writes for a stored answer
+   * applied without asking, with `replayedFrom` naming the answered approval; its `approval.resolved`
+   * notice marked `replayed` the same way; any other event as it is.
+   */
+  replayedEvent(event: AgentEvent, json: JsonValue): JsonValue {
+    if (event.type === "approval-request") {
+      const request = event.request;
+      const replay = this.#replays.get(request.id);
+      if (!replay) return json;
+      const outcome = (replay.decision as { outcome?: JsonValue } | null)?.outcome ?? null;
+      const meta = (json as { meta?: JsonValue }).meta;
+      return toJsonEvent({
+        type: "notice",
+        kind: "approval.replayed",
+        message: `${request.title}: the answer recorded for an earlier attempt of the run (${String(outcome)}) applied without asking`,
+        data: {
+          id: request.id,
+          kind: request.kind,
+          toolName: request.toolName,
+          toolCallId: request.toolCallId,
+          outcome,
+          replayedFrom: replay.from,
+        },
+        ...(meta !== undefined ? { meta } : {}),
+      });
+    }
+    if (event.type !== "notice" || event.kind !== "approval.resolved") return json;
+    const id = event.data?.["id"];
+    const replay = typeof id === "string" ? this.#replays.get(id) : undefined;
+    if (!replay) return json;
+    this.#replays.delete(id as string);
+    const logged = json as { data?: Record<string, JsonValue> };
+    return { ...logged, data: { ...logged.data, replayed: true, replayedFrom: replay.from } } as JsonValue;
+  }
 
   /** Sets what closes approval `id`'s row when the run ends its request unanswered. */
   onEnd(id: string, end: () => Promise<void>): void {

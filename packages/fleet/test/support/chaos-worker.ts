@@ -1,8 +1,9 @@
 // A fleet worker process for the chaos and failover tests: argv url, schema, name, and optionally
 // maxAttempts (default 5), then flags: "retryRuns", "suspend" (`onLostApproval: "suspend"`),
 // "counted" (the fake CLI behind support/counting-cli.mjs, which counts the approval answers that
-// reach it in the file the run's env FLEET_ANSWER_COUNTER names). Prints "ready" once polling;
-// SIGTERM drains and exits 0.
+// reach it in the file the run's env FLEET_ANSWER_COUNTER names), "lostAfterCommit" (a thread
+// turn's commit returns from the thread store, then the worker prints "committed" and never goes on:
+// the test kills it there). Prints "ready" once polling; SIGTERM drains and exits 0.
 import { fileURLToPath } from "node:url";
 import { Agent } from "adaptor";
 import { codex } from "@adaptor/codex";
@@ -13,7 +14,7 @@ import { fakeCliStoreView, fakeCodex, fakeCodexSteps } from "./fake-codex.js";
 
 const [url, schema, name, attempts, ...flags] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
 const store = new PostgresThreadStore({ connectionString: url, schema: `${schema}_threads` });
-const view = fakeCliStoreView(store);
+const view = flags.includes("lostAfterCommit") ? stallAfterCommit(fakeCliStoreView(store)) : fakeCliStoreView(store);
 const fleet = new Fleet({
   connectionString: url,
   schema,
@@ -48,3 +49,19 @@ await fleet.worker(({ threadStore }) => new Agent(driver, { threadStore: threadS
   name,
 });
 process.stdout.write("ready\n");
+
+/** `store`, whose `finalize` commits, then prints "committed" and never returns. */
+function stallAfterCommit<S extends object>(store: S): S {
+  return new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property !== "finalize") return (value as (...a: unknown[]) => unknown).bind(target);
+      return async (...args: unknown[]) => {
+        await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        process.stdout.write("committed\n");
+        return new Promise<never>(() => {});
+      };
+    },
+  });
+}
