@@ -140,6 +140,7 @@ describe("public surface", () => {
       "reportEnforcement",
       "responseExit",
       "resultUsage",
+      "sessionInit",
       "skillsDigest",
       "spawnLimits",
       "stableJson",
