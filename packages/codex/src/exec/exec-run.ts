@@ -62,11 +62,18 @@ export function execArgs(
     ...(request.effort ? ["-c", `model_reasoning_effort="${request.effort}"`] : []),
     ...systemPromptArgs(request, promptFile),
     ...(schemaFile ? ["--output-schema", schemaFile] : []),
-    ...imageFiles.flatMap((file) => ["--image", file]),
+    // `exec --image` takes any number of values (it would take `resume <id> -` as images too):
+    // one `--image=<file>` each, and for a resumed session `resume`'s own `--image`.
+    ...(request.session ? [] : images(imageFiles)),
     ...commonArgs(config),
-    ...(request.session ? ["resume", request.session.resumeId] : []),
+    ...(request.session ? ["resume", ...images(imageFiles), request.session.resumeId] : []),
     "-",
   ];
+}
+
+/** One `--image=<file>` argument per image (the `=` form: a value never swallows the next argument). */
+function images(files: readonly string[]): string[] {
+  return files.map((file) => `--image=${file}`);
 }
 
 /**
