@@ -20,4 +20,12 @@ export const PEER_HOOK_HINTS: Readonly<Record<string, string>> = Object.freeze({
   PostToolUse: "the Claude Agent SDK's PostToolUse hook is hooks.afterToolCall here",
   UserPromptSubmit: "the Claude Agent SDK's UserPromptSubmit hook is hooks.onPromptSubmit here",
   Stop: "the Claude Agent SDK's Stop hook is hooks.onStop here",
+  PostToolUseFailure: "the Claude Agent SDK's PostToolUseFailure hook is hooks.afterToolCall here (it sees failed calls too: isError)",
+  PermissionRequest: "the Claude Agent SDK's PermissionRequest hook is onApproval here (every permission prompt reaches it)",
+  SessionStart: "no SessionStart hook here: observe the session.init notice at each run's start",
+  SessionEnd: "no SessionEnd hook here: observe run-finished (each run's end) or await agent.close()",
+  Notification: "no Notification hook here: the permission prompts it announces are approval-request events (onApproval)",
+  PreCompact: "no PreCompact hook here: the context.compacted notice reports a compaction once it happened",
+  SubagentStart: "no SubagentStart hook here: a subagent's tool-call events carry its delegating call's id (parentToolCallId)",
+  SubagentStop: "no SubagentStop hook here: the delegating call's tool-result ends the subagent's work",
 });
