@@ -105,3 +105,25 @@ describe("a pending-approvals store call that never answers ends with the run", 
     expect(await freeForAnotherHost(inner, "k")).toBe(true);
   });
 });
+
+describe("a turn whose run ended while its suspension was being saved", () => {
+  it("the saved question's close is not waited for: a close that never answers leaves the run's verdict (the abort) and the lease free", async () => {
+    const inner = new MemoryThreadStore();
+    const first = new Agent(writeDriver(), { threadStore: inner, owner: "h" });
+    await first.thread("k").run("first", { onApproval: (r) => r.approve() });
+    await first.close();
+    const controller = new AbortController();
+    const reason = new Error("caller gave up");
+    const saving = faultyStore(inner, "savePendingApproval", (saved) => {
+      controller.abort(reason);
+      return saved;
+    });
+    const store = faultyStore(saving, "closePendingApproval", hang);
+    const agent = new Agent(writeDriver(), { threadStore: store, owner: "h" });
+    expect(await verdict(agent.thread("k").run("second", { suspend: {}, signal: controller.signal }))).toBe(reason);
+    expect(saving.calls).toBe(1);
+    expect(store.calls).toBe(1);
+    expect(await freeForAnotherHost(inner, "k")).toBe(true);
+    await agent.close();
+  });
+});
