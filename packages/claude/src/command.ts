@@ -1,9 +1,26 @@
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@anthropic-ai/claude-code` version this package pins and is tested against. */
 export const PINNED_CLAUDE_VERSION = "2.1.332";
+
+/**
+ * The oldest `@anthropic-ai/claude-code` version this package's promises were shown on: a run on
+ * an older claude is refused before it starts, with a FeatureUnsupportedError (feature
+ * `"cliVersion"`). 2.1.212, for one, exits at once on a flag the driver passes
+ * (`unknown option '--system-prompt-snapshot'`).
+ */
+export const MIN_CLAUDE_VERSION = "2.1.270";
+
+/** The versions of claude this driver declares: refused below `minimum`. */
+export const CLAUDE_VERSION_FLOOR: VersionFloor = Object.freeze({
+  driver: "claude",
+  cli: "claude",
+  minimum: MIN_CLAUDE_VERSION,
+  pinned: PINNED_CLAUDE_VERSION,
+});
 
 // The npm package's bin is a ~500-byte stub until its postinstall links the native binary over it.
 const MIN_NATIVE_BYTES = 1024 * 1024;

@@ -9,7 +9,8 @@ import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
+import { beforeNextLine, exitOrTerminate, graceMs, requireCliVersion, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
+import { CODEX_VERSION_FLOOR } from "../command.js";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
@@ -99,11 +100,19 @@ function systemPromptArgs(request: DriverRequest, promptFile: string | undefined
  * One turn over `codex exec --json` (docs/protocols.md): batch, no approval channel, stdin
  * closed at once; `turn.completed` / `turn.failed` is the terminal; cancellation is SIGTERM then
  * SIGKILL (exec has no interrupt request). A resume of a thread codex cannot find exits 1 before
- * `thread.started` and becomes `resume_rejected`.
+ * `thread.started` and becomes `resume_rejected`. A codex older than `MIN_CODEX_VERSION` (asked
+ * `codex --version` once per binary) is refused first with FeatureUnsupportedError `cliVersion`.
  */
 export async function runExec(asked: ExecRunInit): Promise<DriverResponse> {
   const init = { ...asked, request: keptModelAndEffort(asked.request) };
   const { config, request, sink, signal, plan } = init;
+  // codex exec prints no version before it acts: asked once per binary, before anything is written.
+  await requireCliVersion(
+    CODEX_VERSION_FLOOR,
+    { command: init.command, args: ["--version"], env: codexEnv(config, request.env), cwd: request.cwd ?? config.cwd, device: DEVICE },
+    sink,
+    signal,
+  );
   // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
   let runDir: string | undefined;
   const runFile = async (name: string, text: string | Uint8Array): Promise<string> => {
