@@ -396,9 +396,10 @@ export class AppServerSession implements PooledProcess {
 
   /**
    * Writes the handshake the first time (`initialize`, `initialized`, then `skills/extraRoots/set`
-   * for the run's skills) all at once, without waiting for an answer in between: codex reads its
-   * stdin in order, so the thread request written right after it is served once the handshake is.
-   * Resolves when codex answered the handshake; rejects with its first failure.
+   * for the run's skills) all at once, without waiting for an answer in between (codex reads its
+   * stdin in order). Resolves with the `userAgent` of codex's `initialize` answer once it answered
+   * the whole handshake (the thread request is written only then: {@link #checkVersion}); rejects
+   * with its first failure.
    */
   #initialize(): Promise<string> {
     this.#initialized ??= (() => {
