@@ -26,7 +26,7 @@ import {
 import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
 import { claudeEnv, prepareLaunch } from "./launch/launch.js";
-import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand } from "./command.js";
+import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand, defaultClaudeVersion } from "./command.js";
 import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { lastAssistantText, partialText } from "./protocol/partial-text.js";
@@ -197,7 +197,8 @@ export class ClaudeDriver implements Driver {
 
   /**
    * Runs one turn; see {@link Driver.run} for the verdict contract. A new process is started only
-   * after `claude --version` (asked once per binary and process) showed `MIN_CLAUDE_VERSION` or newer.
+   * on a claude of `MIN_CLAUDE_VERSION` or newer: the default binary's package version, else
+   * `claude --version` (asked once per binary and process).
    *
    * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is started.
    */
@@ -268,16 +269,18 @@ export class ClaudeDriver implements Driver {
   }
 
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
-    // claude prints its version only once it acts (its init line): asked once per binary, before
-    // anything of the run is written or started.
+    // claude prints its version only once it acts (its init line): the default binary's is its
+    // package's; another is asked once per binary, before anything of the run is written or started.
+    const installed = this.config.command === undefined ? defaultClaudeVersion() : undefined;
     await requireCliVersion(
       CLAUDE_VERSION_FLOOR,
       {
         command: this.config.command ?? defaultClaudeCommand(),
         args: ["--version"],
-        env: claudeEnv(this.config, request),
+        env: installed === undefined ? claudeEnv(this.config, request) : {},
         cwd: request.cwd ?? this.config.cwd,
         device: DEVICE,
+        installed,
       },
       sink,
       signal,

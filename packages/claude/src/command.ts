@@ -26,6 +26,20 @@ export const CLAUDE_VERSION_FLOOR: VersionFloor = Object.freeze({
 const MIN_NATIVE_BYTES = 1024 * 1024;
 
 /**
+ * The version of the `@anthropic-ai/claude-code` package {@link defaultClaudeCommand} takes its
+ * binary from (its `package.json`), or undefined when that is `"claude"` on PATH or unreadable.
+ */
+export function defaultClaudeVersion(): string | undefined {
+  if (defaultClaudeCommand() === "claude") return undefined;
+  try {
+    const manifest = createRequire(import.meta.url)("@anthropic-ai/claude-code/package.json") as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The default executable: the pinned binary installed with this package (its postinstall-linked
  * `bin/claude.exe`, else the platform package's native `claude`), else `"claude"` on PATH.
  */

@@ -5,6 +5,7 @@ import { runDriver } from "@adaptor/driver/testing";
 import { findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { claude, MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION } from "../src/index.js";
+import { defaultClaudeVersion } from "../src/command.js";
 import { driverHarness } from "./support.js";
 
 // A claude older than MIN_CLAUDE_VERSION is refused before it is started (2.1.212 exits at once on
@@ -90,5 +91,11 @@ describe("the pinned claude binary passes the version floor", () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe("the default claude binary's version is its package's", () => {
+  it("read from @anthropic-ai/claude-code's package.json (no --version process): the pinned version", () => {
+    expect(defaultClaudeVersion()).toBe(PINNED_CLAUDE_VERSION);
   });
 });

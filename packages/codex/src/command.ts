@@ -36,6 +36,21 @@ const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
  * The native binary is used rather than the npm launcher `bin/codex.js` because on Node 20 the
  * launcher stays alive as a second process between us and codex (it only `execve`s on Node ≥ 22.15).
  */
+/**
+ * The version of the `@openai/codex` package {@link defaultCodexCommand} takes its binary from (its
+ * `package.json`; the platform package's own version carries a platform suffix), or undefined when
+ * that is `"codex"` on PATH or unreadable.
+ */
+export function defaultCodexVersion(): string | undefined {
+  if (defaultCodexCommand() === "codex") return undefined;
+  try {
+    const manifest = createRequire(import.meta.url)("@openai/codex/package.json") as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function defaultCodexCommand(): string {
   const target = TARGETS[`${process.platform}-${process.arch}`];
   if (!target) return "codex";

@@ -5,6 +5,7 @@ import { runDriver } from "@adaptor/driver/testing";
 import { findError } from "@adaptor/errors";
 import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
 import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
+import { defaultCodexVersion } from "../src/command.js";
 import { codexHarness, fakeLine } from "./support.js";
 
 // A codex older than MIN_CODEX_VERSION broke the driver's promises (it marked the workspace
@@ -136,4 +137,10 @@ describe("the pinned codex binary passes the version floor", () => {
       }
     });
   }
+});
+
+describe("the default codex binary's version is its package's", () => {
+  it("read from @openai/codex's package.json (no --version process; not the platform package's suffixed one): the pinned version", () => {
+    expect(defaultCodexVersion()).toBe(PINNED_CODEX_VERSION);
+  });
 });

@@ -30,12 +30,18 @@ export interface CliVersionProbe {
   readonly cwd?: string;
   /** Device name for errors, e.g. `"codex"`. */
   readonly device: string;
+  /**
+   * The version known without asking, when `command` is the binary of an npm package whose
+   * `package.json` names it (a driver's default executable): no process is started. Absent: asked.
+   */
+  readonly installed?: string | undefined;
 }
 
 const remembered = new Map<string, Promise<CliVersion>>();
 
 /**
- * The version a CLI prints, asked once per binary and process: the answer is remembered under
+ * The version a CLI prints, or the one its probe says is installed (`installed`: nothing is
+ * started). Asked once per binary and process: the answer is remembered under
  * the resolved path, size and modification time of the executable, so a binary replaced in
  * place is asked again. Concurrent callers share one probe. A probe that failed (it could not be
  * started, or gave no answer within {@link VERSION_PROBE_TIMEOUT_MS}) is not remembered.
@@ -46,6 +52,7 @@ const remembered = new Map<string, Promise<CliVersion>>();
  */
 export async function cliVersion(probe: CliVersionProbe, signal: AbortSignal): Promise<CliVersion> {
   signal.throwIfAborted();
+  if (probe.installed !== undefined) return { version: parseVersion(probe.installed), output: probe.installed };
   const path = await resolveExecutable(probe.command, {
     device: probe.device,
     path: probe.env["PATH"] ?? process.env["PATH"] ?? "",
