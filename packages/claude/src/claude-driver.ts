@@ -18,13 +18,15 @@ import {
   graceMs,
   IDLE_SINK,
   ProcessPool,
+  requireCliVersion,
   spawnLimits,
   StallWatchdog,
   responseExit,
 } from "@adaptor/driver/kit";
 import { forceKilledError, rawStreams, spawnCli, waitForCpuIdle } from "@adaptor/driver/process";
 import { validateClaudeConfig, type ClaudeConfig } from "./config.js";
-import { prepareLaunch } from "./launch/launch.js";
+import { claudeEnv, prepareLaunch } from "./launch/launch.js";
+import { CLAUDE_VERSION_FLOOR, defaultClaudeCommand, defaultClaudeVersion } from "./command.js";
 import { claudeEnforcement } from "./launch/policy.js";
 import { classifyTurn } from "./protocol/classify.js";
 import { lastAssistantText, partialText } from "./protocol/partial-text.js";
@@ -170,8 +172,9 @@ export class ClaudeDriver implements Driver {
    * healthy turn ends it in the background as a one-shot turn would (stdin closed, the grace, then
    * SIGTERM; {@link close} ends it at once), so its response has no `exit`.
    *
-   * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch; DriverError
-   * `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
+   * @throws InvalidDriverConfigError, PolicyCapabilityUnsupportedError before launch;
+   * FeatureUnsupportedError (feature `"cliVersion"`) for a claude older than `MIN_CLAUDE_VERSION`,
+   * before it is started; DriverError `NOT_FOUND` for a missing executable; DriverError `DEVICE_DISCONNECTED` when the CLI ends before
    * it is ready; `signal.reason` when aborted (the process is ended).
    */
   async prewarm(request: PrewarmRequest, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
@@ -188,11 +191,17 @@ export class ClaudeDriver implements Driver {
       await waitForCpuIdle(session.proc.pid, { signal });
       this.#prewarmed.add(session);
     };
-    await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature), ready, signal, "claude process");
+    await this.#pool.prewarm(signature, () => this.#spawn(first, IDLE_SINK, signature, signal), ready, signal, "claude process");
     return true;
   }
 
-  /** Runs one turn; see {@link Driver.run} for the verdict contract. */
+  /**
+   * Runs one turn; see {@link Driver.run} for the verdict contract. A new process is started only
+   * on a claude of `MIN_CLAUDE_VERSION` or newer: the default binary's package version, else
+   * `claude --version` (asked once per binary and process).
+   *
+   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older claude, before it is started.
+   */
   async run(request: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
     signal.throwIfAborted();
     assertPolicySupported(this.descriptor, request.policy);
@@ -200,7 +209,8 @@ export class ClaudeDriver implements Driver {
     const reusable = request.reuseProcess === true && !request.session?.fork;
     // A parked process serves the turn only while its conversation ends at the turn's checkpoint.
     const version = readCheckpointData(request.session?.data)?.lastMessageId;
-    const session = (await this.#pool.acquire({ request, signature, version, sink })) ?? (await this.#spawn(request, sink, signature));
+    const session =
+      (await this.#pool.acquire({ request, signature, version, sink })) ?? (await this.#spawn(request, sink, signature, signal));
     // A pre-warmed process answers as soon as its result is in; it then ends in the background.
     const handOver = this.#prewarmed.delete(session);
     const stderr = this.#stderrTo.get(session);
@@ -258,7 +268,23 @@ export class ClaudeDriver implements Driver {
       .finally(untrack);
   }
 
-  async #spawn(request: DriverRequest, sink: DriverSink, signature: string): Promise<ClaudeSession> {
+  async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
+    // claude prints its version only once it acts (its init line): the default binary's is its
+    // package's; another is asked once per binary, before anything of the run is written or started.
+    const installed = this.config.command === undefined ? defaultClaudeVersion() : undefined;
+    await requireCliVersion(
+      CLAUDE_VERSION_FLOOR,
+      {
+        command: this.config.command ?? defaultClaudeCommand(),
+        args: ["--version"],
+        env: installed === undefined ? claudeEnv(this.config, request) : {},
+        cwd: request.cwd ?? this.config.cwd,
+        device: DEVICE,
+        installed,
+      },
+      sink,
+      signal,
+    );
     // A new conversation gets its id up front (--session-id); the checkpoint still takes the id the CLI reports.
     const launch = await prepareLaunch(this.config, request, request.session ? undefined : randomUUID());
     const stderr = { sink };

@@ -3,7 +3,7 @@ import type { ClaudeConfig } from "./config.js";
 
 export { ClaudeDriver, CLAUDE_DESCRIPTOR } from "./claude-driver.js";
 export { CLAUDE_INHERITED_ENV, OWNED_FLAGS, validateClaudeConfig, type ClaudeConfig } from "./config.js";
-export { PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "./command.js";
+export { MIN_CLAUDE_VERSION, PINNED_CLAUDE_VERSION, defaultClaudeCommand } from "./command.js";
 
 /**
  * Makes a Claude Code driver.

@@ -9,6 +9,7 @@ describe("public surface", () => {
       "CLAUDE_DESCRIPTOR",
       "CLAUDE_INHERITED_ENV",
       "ClaudeDriver",
+      "MIN_CLAUDE_VERSION",
       "OWNED_FLAGS",
       "PINNED_CLAUDE_VERSION",
       "claude",

@@ -82,8 +82,10 @@ export class CodexDriver implements Driver {
    * sets `model_reasoning_effort`, or for `minimal` with `policy.webSearch` `allow`, which the OpenAI
    * API refuses) before launch; PolicyCapabilityUnsupportedError
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
-   * permission `inherit` when codex's own approval policy is not `never` (the process ended); DriverError
-   * `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
+   * permission `inherit` when codex's own approval policy is not `never` (the process ended);
+   * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
+   * before the thread starts (app-server: from its `initialize` answer; exec: `codex --version`,
+   * asked once per binary, before codex exec starts); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
   async run(asked: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {

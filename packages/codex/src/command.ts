@@ -1,9 +1,27 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@openai/codex` version this package pins and is tested against. */
 export const PINNED_CODEX_VERSION = "0.171.0";
+
+/**
+ * The oldest `@openai/codex` version this package's promises were shown on (both transports): a
+ * run on an older codex is refused before its thread starts, with a FeatureUnsupportedError
+ * (feature `"cliVersion"`). Older versions broke them: 0.166.0 rejects an MCP tool call under
+ * permission `ask` without asking the host; 0.147.0 cannot resume a thread; 0.124.0 marks the
+ * workspace trusted in the user's `config.toml`.
+ */
+export const MIN_CODEX_VERSION = "0.169.1";
+
+/** The versions of codex this driver declares: refused below `minimum`. */
+export const CODEX_VERSION_FLOOR: VersionFloor = Object.freeze({
+  driver: "codex",
+  cli: "codex",
+  minimum: MIN_CODEX_VERSION,
+  pinned: PINNED_CODEX_VERSION,
+});
 
 const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
   "linux-x64": { pkg: "@openai/codex-linux-x64", triple: "x86_64-unknown-linux-musl" },
@@ -18,6 +36,21 @@ const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
  * The native binary is used rather than the npm launcher `bin/codex.js` because on Node 20 the
  * launcher stays alive as a second process between us and codex (it only `execve`s on Node ≥ 22.15).
  */
+/**
+ * The version of the `@openai/codex` package {@link defaultCodexCommand} takes its binary from (its
+ * `package.json`; the platform package's own version carries a platform suffix), or undefined when
+ * that is `"codex"` on PATH or unreadable.
+ */
+export function defaultCodexVersion(): string | undefined {
+  if (defaultCodexCommand() === "codex") return undefined;
+  try {
+    const manifest = createRequire(import.meta.url)("@openai/codex/package.json") as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function defaultCodexCommand(): string {
   const target = TARGETS[`${process.platform}-${process.arch}`];
   if (!target) return "codex";

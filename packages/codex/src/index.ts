@@ -11,7 +11,7 @@ export {
   type CodexConfig,
   type CodexTransport,
 } from "./config.js";
-export { PINNED_CODEX_VERSION, defaultCodexCommand } from "./command.js";
+export { MIN_CODEX_VERSION, PINNED_CODEX_VERSION, defaultCodexCommand } from "./command.js";
 export { CodexRpcError } from "./app-server/codex-rpc-error.js";
 export { toStrictOutputSchema, stripOptionalNulls } from "./output-schema/strict-output-schema.js";
 

@@ -13,6 +13,7 @@ describe("public surface", () => {
       "CODEX_INHERITED_ENV",
       "CodexDriver",
       "CodexRpcError",
+      "MIN_CODEX_VERSION",
       "OWNED_CONFIG_KEYS",
       "OWNED_FLAGS",
       "PINNED_CODEX_VERSION",

@@ -22,7 +22,7 @@ export const fakeLine = (value: unknown): FakeCliStep => ({ write: `${JSON.strin
  */
 export const FAKE_APP_SERVER_HANDSHAKE: readonly FakeCliStep[] = [
   { awaitStdinLine: true }, // initialize
-  fakeLine({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+  fakeLine({ id: 1, result: { userAgent: "adaptor/0.171.0 (fake)", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
   { awaitStdinLine: true }, // initialized
   { awaitStdinLine: true }, // thread/start
   fakeLine({ id: 2, result: { thread: { id: "t-fake" }, model: "fake-model", modelProvider: "fake" } }),

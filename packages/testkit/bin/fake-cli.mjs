@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // adaptor fake CLI: replays a scripted scenario of stdout/stderr bytes, stdin reads, signals,
 // grandchildren, hangs and exits, for fault-injection tests of the process plumbing and drivers.
-// Its argv is ignored (drivers pass their own flags). The scenario is a JSON array of steps, read
+// Its argv is ignored (drivers pass their own flags), except `--version` alone: it prints
+// ADAPTOR_FAKE_CLI_VERSION (default "fake-cli", no version) and exits 0. The scenario is a JSON array of steps, read
 // from env ADAPTOR_FAKE_CLI_SCENARIO, else from the file named by ADAPTOR_FAKE_CLI_SCENARIO_FILE.
 // Steps (see FakeCliStep in @adaptor/testkit/fake-cli): write, writeBase64, stderr, sleepMs,
 // awaitStdinLine, awaitStdinEnd, echoStdinLine, closeStdin, closeStdout, ignoreSigterm, spawnGrandchild,
@@ -13,6 +14,7 @@ import { closeSync, readFileSync } from "node:fs";
 
 const SCENARIO_ENV = "ADAPTOR_FAKE_CLI_SCENARIO";
 const SCENARIO_FILE_ENV = "ADAPTOR_FAKE_CLI_SCENARIO_FILE";
+const VERSION_ENV = "ADAPTOR_FAKE_CLI_VERSION";
 
 /** @param {string} message @returns {never} */
 function badScenario(message) {
@@ -191,5 +193,10 @@ async function run(step) {
   if ("exit" in step) process.exit(step.exit); // every earlier write was already flushed
 }
 
+// `--version` alone (a driver's version probe) answers at once instead of replaying the scenario.
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  await writeTo(process.stdout, `${process.env[VERSION_ENV] ?? "fake-cli"}\n`);
+  process.exit(0);
+}
 for (const step of loadScenario()) await run(step);
 process.exit(0);

@@ -73,17 +73,7 @@ export async function prepareLaunch(config: ClaudeConfig, request: DriverRequest
   for (const dir of request.additionalDirectories ?? []) args.push(`--add-dir=${dir}`);
   if (request.effort) args.push("--effort", request.effort);
   args.push(...jsonSchemaArgs(request));
-  const env = mergeChildEnv({
-    inheritEnv: config.inheritEnv,
-    defaultInherit: CLAUDE_INHERITED_ENV,
-    layers: [
-      config.env,
-      config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined,
-      request.env,
-      policy.env,
-      traceEnv(request),
-    ],
-  });
+  const env = claudeEnv(config, request, [policy.env, traceEnv(request)]);
   let privateDir: string | undefined;
   const privateFile = async (name: string): Promise<string> => {
     privateDir ??= await mkdtemp(join(env.TMPDIR ?? tmpdir(), "adaptor-claude-"));
@@ -149,4 +139,20 @@ export function settingSources(config: Pick<ClaudeConfig, "userSettings" | "work
 function traceEnv(request: DriverRequest): Record<string, string> | undefined {
   if (!request.traceparent) return undefined;
   return { TRACEPARENT: request.traceparent, ...(request.tracestate ? { TRACESTATE: request.tracestate } : {}) };
+}
+
+/**
+ * The environment claude gets for `request`: the inherited variables, the config's `env` and
+ * `configDir`, the run's `env`, then `more` (the policy's variables, the trace context).
+ */
+export function claudeEnv(
+  config: ClaudeConfig,
+  request: Pick<DriverRequest, "env">,
+  more: readonly (Readonly<Record<string, string>> | undefined)[] = [],
+): Record<string, string | undefined> {
+  return mergeChildEnv({
+    inheritEnv: config.inheritEnv,
+    defaultInherit: CLAUDE_INHERITED_ENV,
+    layers: [config.env, config.configDir ? { CLAUDE_CONFIG_DIR: config.configDir } : undefined, request.env, ...more],
+  });
 }

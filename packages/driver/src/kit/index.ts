@@ -72,3 +72,17 @@ export {
 } from "./one-shot/one-shot-cli-driver.js";
 export { TranscriptLog, type PackedTextKind } from "./transcript/transcript-log.js";
 export { processGone, waitForProcessGone } from "./process-gone/process-gone.js";
+export {
+  checkVersionFloor,
+  compareVersions,
+  requireCliVersion,
+  CLI_VERSION_FEATURE,
+  type VersionFloor,
+} from "./version-floor/version-floor.js";
+export {
+  cliVersion,
+  forgetCliVersions,
+  VERSION_PROBE_TIMEOUT_MS,
+  type CliVersion,
+  type CliVersionProbe,
+} from "./version-floor/cli-version.js";

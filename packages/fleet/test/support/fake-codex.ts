@@ -29,7 +29,7 @@ export function fakeCodexSteps(
     : [];
   return [
     { awaitStdinLine: true },
-    line({ id: 1, result: { userAgent: "fake", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+    line({ id: 1, result: { userAgent: "adaptor/0.171.0 (fake)", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
     { awaitStdinLine: true },
     // A resumed thread: config/read first (what codex gives a new thread, sent with thread/resume).
     ...(resume ? [{ awaitStdinLine: true } as const, line({ id: 2, result: { config: {} } })] : []),

@@ -1,4 +1,4 @@
 export { fakeCliPath } from "./fake-cli-path.js";
 export type { FakeCliStep } from "./fake-cli-step.js";
-export { fakeCliEnv } from "./fake-cli-env.js";
+export { fakeCliEnv, type FakeCliOptions } from "./fake-cli-env.js";
 export { processGone, waitForProcessGone } from "@adaptor/driver/kit";

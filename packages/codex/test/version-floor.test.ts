@@ -1,0 +1,146 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { forgetCliVersions } from "@adaptor/driver/kit";
+import { FeatureUnsupportedError } from "@adaptor/driver";
+import { runDriver } from "@adaptor/driver/testing";
+import { findError } from "@adaptor/errors";
+import { fakeCliEnv, fakeCliPath, type FakeCliStep } from "@adaptor/testkit/fake-cli";
+import { codex, MIN_CODEX_VERSION, PINNED_CODEX_VERSION } from "../src/index.js";
+import { defaultCodexVersion } from "../src/command.js";
+import { codexHarness, fakeLine } from "./support.js";
+
+// A codex older than MIN_CODEX_VERSION broke the driver's promises (it marked the workspace
+// trusted at thread/start, ran MCP tools under ask without asking): it is refused before the
+// thread starts. The fake CLI plays an app-server answering `initialize` with a given userAgent.
+
+/**
+ * The fake app-server: answers `initialize` as `userAgent`, echoes the next two lines it reads
+ * (`initialized`, then `thread/start` when the driver wrote it) and exits 1.
+ */
+function appServer(userAgent: string): FakeCliStep[] {
+  return [
+    { awaitStdinLine: true }, // initialize
+    fakeLine({ id: 1, result: { userAgent, codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+    { echoStdinLine: true }, // initialized
+    { echoStdinLine: true }, // thread/start, if the driver wrote it
+    { exit: 1 },
+  ];
+}
+
+/** The methods of the JSON-RPC messages the fake read and echoed back. */
+function echoedMethods(stdout: readonly string[]): string[] {
+  return stdout
+    .map((text) => JSON.parse(text) as { type?: string; line?: { method?: string } })
+    .filter((e) => e.type === "echo")
+    .map((e) => e.line?.method ?? "");
+}
+
+// The fake is one binary whose answer to `--version` changes with its environment: asked anew each test.
+beforeEach(() => forgetCliVersions());
+
+describe("codex app-server: a codex older than the driver supports", () => {
+  it("is refused with FeatureUnsupportedError cliVersion naming both versions, before thread/start is written", async () => {
+    const driver = codex({
+      command: fakeCliPath,
+      env: fakeCliEnv(appServer("adaptor/0.160.0 (Debian 12.0.0; x86_64) xterm (adaptor; 0.1.0)")),
+      killGraceMs: 300,
+    });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      const error = findError(run.error, FeatureUnsupportedError);
+      expect([error?.driver, error?.feature]).toEqual(["codex", "cliVersion"]);
+      expect(error?.reason).toBe(
+        `codex 0.160.0 is older than ${MIN_CODEX_VERSION}, the oldest version this driver is known to keep its promises on ` +
+          `(pinned: ${PINNED_CODEX_VERSION}); install codex ${MIN_CODEX_VERSION} or newer`,
+      );
+      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
+      expect(echoedMethods(stdout)).not.toContain("thread/start");
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("is refused by prewarm() too, before thread/start", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("adaptor/0.147.0 (Debian 12.0.0; x86_64)")), killGraceMs: 300 });
+    try {
+      const error = await driver.prewarm({}).catch((e: unknown) => e);
+      expect(findError(error, FeatureUnsupportedError)?.feature).toBe("cliVersion");
+      expect(driver.prewarmedProcesses).toBe(0);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("a newer codex than the pinned one is not refused: the thread starts", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("adaptor/0.999.0 (Debian 12.0.0; x86_64)")), killGraceMs: 300 });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();
+      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
+      expect(echoedMethods(stdout)).toContain("thread/start");
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("a version it cannot read runs, with a warning notice saying so", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("something else")), killGraceMs: 300 });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();
+      const notice = run.recording.events.find(({ event }) => event.type === "notice" && event.kind === "warning");
+      expect(notice?.event).toMatchObject({
+        data: { check: "version", minimum: MIN_CODEX_VERSION, output: "something else" },
+      });
+      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
+      expect(echoedMethods(stdout)).toContain("thread/start");
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+describe("codex exec: a codex older than the driver supports", () => {
+  it("is refused with FeatureUnsupportedError cliVersion before codex exec is started", async () => {
+    const steps: FakeCliStep[] = [fakeLine({ type: "thread.started", thread_id: "t-exec" }), { exit: 0 }];
+    const driver = codex({
+      command: fakeCliPath,
+      transport: "exec",
+      killGraceMs: 300,
+      env: fakeCliEnv(steps, { version: "codex-cli 0.124.0" }),
+    });
+    try {
+      const run = await runDriver(driver, { prompt: "hi" });
+      const error = findError(run.error, FeatureUnsupportedError);
+      expect([error?.feature, error?.reason.startsWith(`codex 0.124.0 is older than ${MIN_CODEX_VERSION}`)]).toEqual(["cliVersion", true]);
+      expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+describe("the pinned codex binary passes the version floor", () => {
+  for (const transport of ["app-server", "exec"] as const) {
+    it(`${transport}: runs, with no version warning`, async () => {
+      const h = await codexHarness({ config: { transport } });
+      try {
+        const run = await runDriver(h.driver, { prompt: "hello" });
+        expect(run.error).toBeUndefined();
+        expect(run.response?.failure).toBeUndefined();
+        const warnings = run.recording.events.filter(({ event }) => event.type === "notice" && event.kind === "warning");
+        expect(warnings.map(({ event }) => (event.type === "notice" ? event.data : undefined))).not.toContainEqual(
+          expect.objectContaining({ check: "version" }),
+        );
+        expect(h.server.requests.length).toBeGreaterThan(0);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
+describe("the default codex binary's version is its package's", () => {
+  it("read from @openai/codex's package.json (no --version process; not the platform package's suffixed one): the pinned version", () => {
+    expect(defaultCodexVersion()).toBe(PINNED_CODEX_VERSION);
+  });
+});
