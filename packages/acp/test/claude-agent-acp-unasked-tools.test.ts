@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, type AnthropicServer, type ClaudeTestEnv } from "@adaptor/testkit";
-import { Agent, type RunPolicy } from "adaptor";
+import { Agent, type Policy } from "adaptor";
 import { claudeAgentAcp } from "../src/index.js";
 
 let server: AnthropicServer | undefined;
@@ -22,7 +22,7 @@ afterEach(async () => {
 const CRON = { cron: "*/5 * * * *", prompt: "say hi", recurring: true, durable: true };
 
 describe("claude-agent-acp's unasked writing tools under a confining policy (real adapter)", () => {
-  for (const policy of [{ sandbox: "read_only" }, { approvals: { permission: "ask" } }] satisfies RunPolicy[])
+  for (const policy of [{ sandbox: "read_only" }, { approvals: { permission: "ask" } }] satisfies Policy[])
     it(`are not offered under ${JSON.stringify(policy)}: a CronCreate and an EnterWorktree call write nothing and the policy holds`, async () => {
       const offered: string[][] = [];
       server = await startAnthropicServer({

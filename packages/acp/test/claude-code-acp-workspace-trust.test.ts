@@ -102,7 +102,9 @@ describe("claude-code-acp under a confining policy: acp() keeps it to the user's
       expect([existsSync(markers.hook), existsSync(markers.mcp)]).toEqual([false, false]);
       expect(policyNotices(events)).toEqual([
         expect.stringMatching(/^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: its session gets settingSources \["user"\]/),
-        expect.stringMatching(/^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: CronCreate, CronDelete, EnterWorktree, ExitWorktree .* are left out/),
+        expect.stringMatching(
+          /^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: CronCreate, CronDelete, EnterWorktree, ExitWorktree .* are left out/,
+        ),
       ]);
       // An agent no preset describes: the verdict says what its enforcement leaves out.
       expect(result.enforcement[0]?.detail).toContain("the agent's own configuration");

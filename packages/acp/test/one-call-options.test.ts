@@ -34,7 +34,9 @@ async function turn(
 ): Promise<{ events: AgentEvent[]; answered: unknown; error: unknown }> {
   const driver = hostileAcp(
     {
-      "session/new": [{ respond: { sessionId: "s", modes: { currentModeId: "default", availableModes: [{ id: "default", name: "default" }] } } }],
+      "session/new": [
+        { respond: { sessionId: "s", modes: { currentModeId: "default", availableModes: [{ id: "default", name: "default" }] } } },
+      ],
       "session/prompt": [[askWith(options, policy?.sandbox === "read_only" ? "read" : "execute"), text("ok"), done]],
     },
     { askMode: "default" },
@@ -47,7 +49,7 @@ async function turn(
     () => undefined,
     (e: unknown) => e,
   );
-  const line = events.flatMap((e) => (e.type === "process" && e.kind === "stderr" ? [e.text] : [])).find((t) => t.includes("answered"));
+  const line = events.flatMap((e) => (e.type === "process" && e.kind === "stderr" ? [e.text] : [])).find((t) => t?.includes("answered"));
   return { events, answered: line === undefined ? undefined : (JSON.parse(line) as { answered: unknown }).answered, error };
 }
 
@@ -73,11 +75,7 @@ describe("options that answer later calls too", () => {
     });
 
   it("under ask, approve() with only allow_always offered does not select it: the call is refused with a policy notice", async () => {
-    const run = await turn(
-      [ALL_OPTIONS[0], ALL_OPTIONS[2]],
-      { approvals: { permission: "ask" } },
-      (request) => request.approve(),
-    );
+    const run = await turn([ALL_OPTIONS[0], ALL_OPTIONS[2]], { approvals: { permission: "ask" } }, (request) => request.approve());
     expect(run.answered).toEqual({ outcome: { outcome: "cancelled" } });
     expect(policyNotices(run.events)).toEqual([
       "not run: touch x: the agent offers no option to allow this one call (only one that also allows later calls unasked)",

@@ -678,7 +678,9 @@ describe("a Claude Code adapter's tools that write unasked in every mode", () =>
   async function claudeTurn(prompt: readonly HostileStep[], options: RunOptions, mode: string): ReturnType<typeof turn> {
     const driver = hostileAcp(
       {
-        initialize: [{ respond: { protocolVersion: 1, agentInfo: { name: "@zed-industries/claude-agent-acp", version: "0" }, authMethods: [] } }],
+        initialize: [
+          { respond: { protocolVersion: 1, agentInfo: { name: "@zed-industries/claude-agent-acp", version: "0" }, authMethods: [] } },
+        ],
         "session/new": [{ stderrParams: true }, inMode(mode)],
         "session/prompt": [prompt],
       },

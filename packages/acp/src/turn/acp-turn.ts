@@ -262,7 +262,8 @@ export class AcpTurn implements SessionHandler {
           const reject = ofKind("reject_once");
           return reject ? { outcome: { outcome: "selected", optionId: reject.optionId } } : CANCELLED;
         }
-        const kinds: acp.PermissionOptionKind[] = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+        const kinds: acp.PermissionOptionKind[] =
+          decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
         const option = kinds.map(ofKind).find((o) => o !== undefined);
         if (decision.outcome === "deny") {
           this.#refused.add(call.toolCallId);
@@ -270,7 +271,12 @@ export class AcpTurn implements SessionHandler {
         } else if (!option && options.length < request.options.length) {
           // Only an option for every later call too would run it: the approved call is not run.
           const reason = `${name}: the agent offers no option to allow this one call (only one that also allows later calls unasked)`;
-          this.#sink.emit({ type: "notice", kind: "policy", message: `not run: ${reason}`, data: { toolName: name, toolCallId: call.toolCallId } });
+          this.#sink.emit({
+            type: "notice",
+            kind: "policy",
+            message: `not run: ${reason}`,
+            data: { toolName: name, toolCallId: call.toolCallId },
+          });
           this.#refused.add(call.toolCallId);
           this.#denied(call.toolCallId, reason);
         }
