@@ -582,6 +582,7 @@ export class AcpDriver implements Driver {
     // Under a permission mode or read_only every acting call is asked: no answer may stop the asking.
     const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice, {
       oneCallOptions: plan.hostAsks || plan.denyNonReadAsks,
+      takeAskedTerminal: (id) => host.takeAskedTerminal(id),
     });
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
     let onTurnUpdate = (): void => undefined;

@@ -105,6 +105,7 @@ export class AcpTurn implements SessionHandler {
   readonly #agentNotice: ((text: string) => AgentNotice | undefined) | undefined;
   /** Whether the agent's `allow_always` / `reject_always` options are left out (see the constructor). */
   readonly #oneCallOptions: boolean;
+  readonly #takeAskedTerminal: ((terminalId: string) => boolean) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
@@ -135,9 +136,15 @@ export class AcpTurn implements SessionHandler {
        * run whose policy has every acting call asked (a permission mode, `read_only`). Default false.
        */
       oneCallOptions?: boolean;
+      /**
+       * Whether the host itself asked about the command of a host terminal (and it was approved):
+       * the call whose content names that terminal counts as asked (each terminal for one call).
+       */
+      takeAskedTerminal?: (terminalId: string) => boolean;
     } = {},
   ) {
     this.#oneCallOptions = options.oneCallOptions === true;
+    this.#takeAskedTerminal = options.takeAskedTerminal;
     this.#terminalExitCode = terminalExitCode;
     this.#agentNotice = agentNotice;
     this.#sink = sink;
@@ -368,6 +375,7 @@ export class AcpTurn implements SessionHandler {
     }
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
+    for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
@@ -399,6 +407,8 @@ export class AcpTurn implements SessionHandler {
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && (this.#asked.has(id) || !acting || exempt)) return;
+    // The command the call ran in a host terminal the host itself asked about: that was its ask.
+    if (!refused && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) return;
     tool.unasked = true;
     const toolKind = tool.actingKind ?? kind ?? tool.kind;
     this.#onUnasked?.({
@@ -437,7 +447,6 @@ export class AcpTurn implements SessionHandler {
   #toolUpdate(update: acp.ToolCallUpdate): void {
     const tool = this.#tools.get(update.toolCallId);
     if (!tool) return;
-    for (const item of update.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
     if (update.status !== "completed" && update.status !== "failed") return;
     tool.finished = true;
     if (tool.resulted) return;
