@@ -45,6 +45,12 @@ import { HostClient } from "./host/host-client.js";
 import { HostTerminals } from "./host/host-terminals.js";
 import { isClaudeCodeAdapter, userSettingsOnly } from "./policy/claude-setting-sources.js";
 import {
+  CLAUDE_UNASKED_WRITING_TOOLS,
+  disallowedToolsOf,
+  isClaudeUnaskedWritingTool,
+  withoutUnaskedWritingTools,
+} from "./policy/claude-unasked-tools.js";
+import {
   acpPolicyCapabilities,
   confinesAgent,
   planAcpPolicy,
@@ -454,7 +460,9 @@ export class AcpDriver implements Driver {
 
   /**
    * The session `_meta`: `sessionMeta`, and for a Claude Code ACP adapter under a policy that
-   * confines it the `user` setting source only (see {@link AcpConfig.workspaceSettings}), with a
+   * confines it (see {@link AcpConfig.workspaceSettings}) the `user` setting source only (unless the
+   * host chose the sources) and its unasked writing tools left out
+   * (`claudeCode.options.disallowedTools`, see {@link CLAUDE_UNASKED_WRITING_TOOLS}), each with a
    * `notice` `policy` saying so.
    */
   #sessionMeta(
@@ -464,15 +472,22 @@ export class AcpDriver implements Driver {
     sink: Pick<DriverSink, "emit">,
   ): Readonly<Record<string, unknown>> | undefined {
     if (config.workspaceSettings === true || !confinesAgent(request.policy) || !isClaudeCodeAdapter(init)) return config.sessionMeta;
-    const meta = userSettingsOnly(config.sessionMeta);
-    if (meta === undefined) return config.sessionMeta;
+    const name = init.agentInfo?.name ?? this.descriptor.displayName;
+    const userOnly = userSettingsOnly(config.sessionMeta);
+    if (userOnly !== undefined)
+      sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: `${name} is a Claude Code ACP adapter: its session gets settingSources ["user"] (sessionMeta.claudeCode.options), so the working directory's .claude settings (hooks, allow rules) and .mcp.json servers are not loaded under the run's policy`,
+        data: { settingSources: ["user"] },
+      });
     sink.emit({
       type: "notice",
       kind: "policy",
-      message: `${init.agentInfo?.name ?? this.descriptor.displayName} is a Claude Code ACP adapter: its session gets settingSources ["user"] (sessionMeta.claudeCode.options), so the working directory's .claude settings (hooks, allow rules) and .mcp.json servers are not loaded under the run's policy`,
-      data: { settingSources: ["user"] },
+      message: `${name} is a Claude Code ACP adapter: ${CLAUDE_UNASKED_WRITING_TOOLS.join(", ")} (which write into the working directory without a permission ask in every mode) are left out of its session under the run's policy (sessionMeta.claudeCode.options.disallowedTools)`,
+      data: { disallowedTools: [...CLAUDE_UNASKED_WRITING_TOOLS] },
     });
-    return meta;
+    return withoutUnaskedWritingTools(userOnly ?? config.sessionMeta);
   }
 
   /** The agent's environment before {@link AcpDriverOptions.allowAllEnv} is removed. */
@@ -529,9 +544,20 @@ export class AcpDriver implements Driver {
     // and a Claude Code adapter's, are the bound: their read-only modes run read-only shell
     // commands (ls, git status) unasked.
     let checkMode = this.#unknownAgent;
+    // A Claude Code adapter's tools that write unasked in every mode (left out of its session under
+    // a confining policy) are evidence against its read-only mode all the same: one reported
+    // completed unasked (an adapter that does not honour `disallowedTools`) changed the machine.
+    let claudeAdapter = false;
     const onUnasked = (call: UnaskedCall): void => {
+      // A call the agent reports failed of a tool its session was opened without did not run: the
+      // adapter answers the model's call itself ("No such tool available").
+      if (call.status === "failed" && !call.denied && sessionId !== undefined && proc.toolsLeftOut.get(sessionId)?.includes(call.toolName))
+        return;
       const changes =
-        call.denied === true || call.cancelled === true || (checkMode && call.status === "completed" && changesMachine(call.toolKind));
+        call.denied === true ||
+        call.cancelled === true ||
+        (call.status === "completed" &&
+          ((checkMode && changesMachine(call.toolKind)) || (claudeAdapter && isClaudeUnaskedWritingTool(call.toolName))));
       const fails = (field: string): boolean => plan.unaskedFails.includes(field) || (changes && plan.changeFails.includes(field));
       const broken = enforcement.filter((entry) => entry.enforced && fails(entry.field));
       if (violation || broken.length === 0) return;
@@ -558,7 +584,11 @@ export class AcpDriver implements Driver {
       sink.emit({ type: "notice", kind: "policy", message: `ending the turn: ${message}`, data: { ...violation.details } });
       violated();
     };
-    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice);
+    // Under a permission mode or read_only every acting call is asked: no answer may stop the asking.
+    const turn = new AcpTurn(host.sink, this.#toolName, trusted, onUnasked, (id) => terminals.exitCodeOf(id), this.#agentNotice, {
+      oneCallOptions: plan.hostAsks || plan.denyNonReadAsks,
+      takeAskedTerminal: (id) => host.takeAskedTerminal(id),
+    });
     // Set while the prompt runs: sees each of the turn's updates (the interrupt's second cancel).
     let onTurnUpdate = (): void => undefined;
     // The turn takes the session's messages; the host serves the agent's fs and terminal requests.
@@ -624,7 +654,10 @@ export class AcpDriver implements Driver {
     let detach: (() => void) | undefined;
     try {
       const init = proc.initialized ?? (await step("initialize", proc.initialize(signal)));
-      if (isClaudeCodeAdapter(init)) checkMode = false;
+      if (isClaudeCodeAdapter(init)) {
+        checkMode = false;
+        claudeAdapter = true;
+      }
       const caps = init.agentCapabilities ?? {};
       if (request.images?.length && caps.promptCapabilities?.image !== true)
         throw new FeatureUnsupportedError(
@@ -694,6 +727,8 @@ export class AcpDriver implements Driver {
           }
         }
         proc.sessions.add(sessionId);
+        const leftOut = claudeAdapter ? disallowedToolsOf(sessionMeta) : [];
+        if (leftOut.length > 0) proc.toolsLeftOut.set(sessionId, leftOut);
         const started = request.session?.fork ? "session forked" : request.session ? "session loaded" : "session started";
         sink.emit({ type: "notice", kind: "lifecycle", message: started, data: { sessionId } });
         sink.emit(sessionInit({ sessionId, cwd }));

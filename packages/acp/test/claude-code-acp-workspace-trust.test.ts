@@ -102,6 +102,9 @@ describe("claude-code-acp under a confining policy: acp() keeps it to the user's
       expect([existsSync(markers.hook), existsSync(markers.mcp)]).toEqual([false, false]);
       expect(policyNotices(events)).toEqual([
         expect.stringMatching(/^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: its session gets settingSources \["user"\]/),
+        expect.stringMatching(
+          /^@zed-industries\/claude-code-acp is a Claude Code ACP adapter: CronCreate, CronDelete, EnterWorktree, ExitWorktree .* are left out/,
+        ),
       ]);
       // An agent no preset describes: the verdict says what its enforcement leaves out.
       expect(result.enforcement[0]?.detail).toContain("the agent's own configuration");
@@ -117,7 +120,10 @@ describe("claude-code-acp under a confining policy: acp() keeps it to the user's
       const events = await collect(stream);
       expect((await stream.result()).text).toBe("Hello from the scripted model.");
       expect([existsSync(markers.hook), existsSync(markers.mcp)]).toEqual([false, false]);
-      expect(policyNotices(events)).toEqual([expect.stringMatching(/^@sudocode-ai\/claude-code-acp is a Claude Code ACP adapter/)]);
+      expect(policyNotices(events)).toEqual([
+        expect.stringMatching(/^@sudocode-ai\/claude-code-acp is a Claude Code ACP adapter: its session gets settingSources/),
+        expect.stringMatching(/^@sudocode-ai\/claude-code-acp is a Claude Code ACP adapter: CronCreate/),
+      ]);
     },
   );
 

@@ -15,6 +15,7 @@ import {
   ErrPolicyCapabilityUnsupported,
   findError,
   isError,
+  RunError,
   type AgentEvent,
 } from "adaptor";
 import { acp, AcpApprovalEditUnsupportedError, AcpModeNotAppliedError, validateAcpConfig, type AcpConfig } from "../src/index.js";
@@ -777,5 +778,48 @@ describe("a host capability not advertised is not served", () => {
     const file = join(dir, "r.txt");
     await writeFile(file, "hello host\n");
     expect((await scripted().run(`READ ${file}`)).text).toBe("read: hello host\n");
+  });
+});
+
+describe("a command the host itself asked about is the ask of the call that ran it", () => {
+  /** Runs `steps` under `ask`, approving every ask (the host's own too); the error, if the run failed. */
+  async function steps(list: readonly Record<string, unknown>[]): Promise<{ text?: string; error?: unknown; hostAsks: string[] }> {
+    const hostAsks: string[] = [];
+    try {
+      const result = await scripted().run(`STEPS ${JSON.stringify(list)}`, {
+        policy: { approvals: { permission: "ask" } },
+        onApproval: (request) => {
+          if (request.toolName === "terminal/create") hostAsks.push(request.title);
+          request.approve();
+        },
+      });
+      return { text: result.text, hostAsks };
+    } catch (error) {
+      return { error, hostAsks };
+    }
+  }
+
+  it("an unasked execute call whose command the host asked about through terminal/create and was approved passes", async () => {
+    const a = join(dir, "a.txt");
+    const run = await steps([
+      { call: { toolCallId: "c1", title: "Bash", kind: "execute", rawInput: { command: `touch ${a}` } } },
+      { terminal: { command: "touch", args: [a] }, toolCallId: "c1" },
+    ]);
+    expect(run.error).toBeUndefined();
+    expect(JSON.parse(run.text ?? "[]")).toEqual(["announced", "exit 0"]);
+    expect(run.hostAsks).toEqual([`Run touch ${a}`]);
+    expect(existsSync(a)).toBe(true);
+  });
+
+  it("one host ask answers for one call: a second unasked call naming the same terminal fails the run", async () => {
+    const a = join(dir, "a.txt");
+    const run = await steps([
+      { call: { toolCallId: "c1", title: "Bash", kind: "execute", rawInput: { command: `touch ${a}` } } },
+      { call: { toolCallId: "c2", title: "Bash", kind: "execute", rawInput: { command: "rm -rf x" } } },
+      { terminal: { command: "touch", args: [a] }, toolCallId: "c1", alsoNamedBy: ["c2"] },
+    ]);
+    expect(run.error).toBeInstanceOf(RunError);
+    expect((run.error as RunError).reason).toBe("policy_violation");
+    expect((run.error as RunError).details).toMatchObject({ toolCallId: "c2", fields: ["approvals.permission"] });
   });
 });

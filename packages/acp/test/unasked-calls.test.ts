@@ -731,3 +731,49 @@ describe("budget.maxToolCalls in the agent's ask mode: the call over the limit e
     expect(run.error).toMatchObject({ reason: "budget_exceeded", details: { budget: "maxToolCalls", limit: 1, used: 2 } });
   });
 });
+
+describe("a Claude Code adapter's tools that write unasked in every mode", () => {
+  /** A Claude Code adapter (by its agentInfo name) in a session that starts in `mode`, playing `prompt`. */
+  async function claudeTurn(prompt: readonly HostileStep[], options: RunOptions, mode: string): ReturnType<typeof turn> {
+    const driver = hostileAcp(
+      {
+        initialize: [
+          { respond: { protocolVersion: 1, agentInfo: { name: "@zed-industries/claude-agent-acp", version: "0" }, authMethods: [] } },
+        ],
+        "session/new": [{ stderrParams: true }, inMode(mode)],
+        "session/prompt": [prompt],
+      },
+      { askMode: "default", sandboxModes: { read_only: "dontAsk" } },
+    );
+    agent = new Agent(driver);
+    const stream = agent.stream("go", { onApproval: (request: ApprovalRequest) => request.approve(), ...options });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const outcome = await stream.result().then(
+      (result) => ({ result, error: undefined }),
+      (error: unknown) => ({ result: undefined, error }),
+    );
+    return { events, asked: [], ...outcome };
+  }
+
+  it("under a declared read_only mode: a CronCreate reported completed unasked (an adapter that offered it anyway) fails the run", async () => {
+    const run = await claudeTurn([call("c", "other", "completed", "CronCreate"), text("ok"), done], READ_ONLY, "dontAsk");
+    expect(violated(run)).toEqual({ toolCallId: "c", toolName: "CronCreate", toolKind: "other", fields: ["sandbox"] });
+    expect(policyNotices(run.events)).toContain(
+      "@zed-industries/claude-agent-acp is a Claude Code ACP adapter: CronCreate, CronDelete, EnterWorktree, ExitWorktree (which write into the working directory without a permission ask in every mode) are left out of its session under the run's policy (sessionMeta.claudeCode.options.disallowedTools)",
+    );
+  });
+
+  it("under a declared read_only mode: another kind-other call reported completed unasked passes", async () => {
+    const run = await claudeTurn([call("t", "other", "completed", "TaskOutput"), text("ok"), done], READ_ONLY, "dontAsk");
+    expect(run.error).toBeUndefined();
+  });
+
+  it("under ask: a call the adapter reports failed of a tool its session was opened without is no evidence; one of another tool is", async () => {
+    const ASK: RunOptions = { policy: { approvals: { permission: "ask" } } };
+    const leftOut = await claudeTurn([call("c", "other", "failed", "EnterWorktree"), text("ok"), done], ASK, "default");
+    expect(leftOut.error).toBeUndefined();
+    const other = await claudeTurn([call("f", "other", "failed", "FooBar"), text("ok"), done], ASK, "default");
+    expect(violated(other)).toEqual({ toolCallId: "f", toolName: "FooBar", toolKind: "other", fields: ["approvals.permission"] });
+  });
+});

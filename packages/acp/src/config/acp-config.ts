@@ -114,7 +114,11 @@ export interface AcpConfig extends CommonDriverConfig {
    * `agentCapabilities._meta.claudeCode`) such a run sends `claudeCode.options.settingSources:
    * ["user"]` in the session `_meta` unless `sessionMeta` sets `settingSources` itself, with a
    * `notice` `policy`: the workspace's `.claude/settings.json` hooks and `.mcp.json` servers would
-   * run commands no mode governs. Any other agent's own files are outside the driver's checks.
+   * run commands no mode governs. Such a run also adds the adapter's tools that write without a
+   * permission ask in every mode (`CronCreate`, `CronDelete`, `EnterWorktree`, `ExitWorktree`) to
+   * `claudeCode.options.disallowedTools` (after the host's own), with a `notice` `policy`; one of
+   * them reported completed without an ask fails the run `policy_violation` under `read_only` too.
+   * Any other agent's own files are outside the driver's checks.
    */
   readonly workspaceSettings?: boolean;
   /**

@@ -84,6 +84,8 @@ export class AcpProcess implements PooledProcess {
   initialized: acp.InitializeResponse | undefined;
   /** Sessions this process created or loaded. */
   readonly sessions = new Set<string>();
+  /** The tools each of {@link sessions} was opened without (`claudeCode.options.disallowedTools` of its `_meta`), when any. */
+  readonly toolsLeftOut = new Map<string, readonly string[]>();
   /**
    * What the ACP SDK logs for this connection (e.g. a reply to a request never sent): the first 20
    * lines of a turn as `notice` events (`message` "ACP SDK: ...", `data.level`) to the run served,

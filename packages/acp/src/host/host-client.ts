@@ -46,6 +46,8 @@ export type HostMethod = (typeof HOST_METHODS)[number];
  *   did not ask about) apply the edited input themselves (`path` / `content`, `command` / `args` / `cwd` / `env`).
  * - a `terminal/create` with an `env` of its own is asked about by the host under a permission mode,
  *   even after the agent's own approved ask; the ask's input and title show the variables.
+ * - a terminal whose command the host asked about and that was approved is the ask of one tool call
+ *   that names it ({@link takeAskedTerminal}).
  */
 export class HostClient {
   readonly #plan: AcpPolicyPlan;
@@ -56,6 +58,8 @@ export class HostClient {
   readonly #delegationTools: readonly string[];
   /** Approved asks of the agent not yet used by a host write or command. */
   readonly #approved: ApprovedAsks;
+  /** Host terminals whose command the host itself asked about and the host approved, not yet claimed by a tool call. */
+  readonly #askedTerminals = new Set<string>();
   /** The edited approval refused during the turn, if any. */
   editRefused: AcpApprovalEditUnsupportedError | undefined;
   /** The sink the turn asks through: the read_only gate and the edited-input refusal in front of the run's sink. */
@@ -162,8 +166,11 @@ export class HostClient {
 
   async #write(asked: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
     await this.#checkWrite(asked.path);
-    const edited = await this.#askFirst("fs/write_text_file", `Write ${asked.path}`, { path: asked.path, content: asked.content }, () =>
-      this.#approved.takeWrite(asked.path),
+    const { input: edited } = await this.#askFirst(
+      "fs/write_text_file",
+      `Write ${asked.path}`,
+      { path: asked.path, content: asked.content },
+      () => this.#approved.takeWrite(asked.path),
     );
     // The host applies an edit of its own ask itself: the edited path is held to the same rules.
     const path = typeof edited?.["path"] === "string" ? edited["path"] : asked.path;
@@ -253,7 +260,7 @@ export class HostClient {
     const shown = [...env.map(({ name, value }) => `${name}=${value}`), command].join(" ");
     // Under workspace_write a command the host spawns is not confined: each one is asked about. So is
     // one with variables of its own: an agent's own ask does not show them.
-    const edited = await this.#askFirst(
+    const { asked: hostAsked, input: edited } = await this.#askFirst(
       "terminal/create",
       `Run ${shown}`,
       { command: asked.command, args: asked.args ?? [], cwd: asked.cwd ?? this.#cwd, env },
@@ -264,7 +271,26 @@ export class HostClient {
         this.#approved.takeCommand(asked.command, asked.args ?? []),
       this.#plan.commands === "ask",
     );
-    if (!edited) return this.#terminals.create(asked);
+    const created = edited ? await this.#createEdited(asked, edited, env, shown) : await this.#terminals.create(asked);
+    if (hostAsked) this.#askedTerminals.add(created.terminalId);
+    return created;
+  }
+
+  /**
+   * Whether the host itself asked about the command of `terminalId` and it was approved: that ask
+   * is the ask of the tool call whose content names the terminal. Each such terminal answers for one call.
+   */
+  takeAskedTerminal(terminalId: string): boolean {
+    return this.#askedTerminals.delete(terminalId);
+  }
+
+  /** Creates the terminal of a `terminal/create` whose host ask was approved with `edited` input. */
+  #createEdited(
+    asked: acp.CreateTerminalRequest,
+    edited: Record<string, unknown>,
+    env: acp.EnvVariable[],
+    shown: string,
+  ): Promise<acp.CreateTerminalResponse> {
     // The host applies an edit of its own ask itself: it runs the command the host approved.
     const args = Array.isArray(edited["args"]) ? edited["args"].map(String) : asked.args;
     return this.#terminals.create({
@@ -296,7 +322,8 @@ export class HostClient {
    * Under a permission mode: a write or command no approved ask of the agent covers (`covered`
    * uses that ask's credit) is asked about now (with `always`, even when the agent's own ask was
    * approved; without a permission mode it is refused).
-   * Resolves with the host's edited input when it approved with one (the host applies it), else undefined.
+   * Resolves with whether the host asked (and the ask was approved), and the host's edited input
+   * when it approved with one (the host applies it).
    */
   async #askFirst(
     toolName: string,
@@ -304,18 +331,19 @@ export class HostClient {
     input: Record<string, unknown>,
     covered: () => boolean,
     always = false,
-  ): Promise<Record<string, unknown> | undefined> {
+  ): Promise<{ asked: boolean; input?: Record<string, unknown> }> {
     if (!this.#plan.hostAsks) {
       if (always) this.#refuse(toolName, title, "the run's sandbox is workspace_write and no one is asked before a host command");
-      return undefined;
+      return { asked: false };
     }
-    if (!always && covered()) return undefined;
+    if (!always && covered()) return { asked: false };
     // The host runs what it approves itself, so an edited input can be applied.
     const decision = await this.#sink.requestApproval({ kind: "permission", title, toolName, input, inputEditable: true });
     if (decision.outcome === "approve") {
       const edited = decision.updatedInput;
-      if (edited === undefined) return undefined;
-      if (typeof edited === "object" && edited !== null && !Array.isArray(edited)) return edited as Record<string, unknown>;
+      if (edited === undefined) return { asked: true };
+      if (typeof edited === "object" && edited !== null && !Array.isArray(edited))
+        return { asked: true, input: edited as Record<string, unknown> };
       this.#refuse(toolName, title, "the edited input is not an object");
     }
     this.#refuse(toolName, title, `denied: ${decision.outcome === "deny" ? decision.reason : "not approved"}`);

@@ -99,6 +99,9 @@ export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): 
 /**
  * Claude Code through Zed's ACP adapter (`@zed-industries/claude-agent-acp` 0.23.1). `read_only`
  * selects session mode `dontAsk`, the permission modes `default`, each checked after it was set.
+ * Under either the session is opened without the adapter's tools that write unasked in every mode
+ * (`CronCreate`, `CronDelete`, `EnterWorktree`, `ExitWorktree`: `disallowedTools`), and an ask
+ * offers only its options for the one call (no "Always Allow").
  */
 export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
   const trusted = config?.workspaceSettings === true;

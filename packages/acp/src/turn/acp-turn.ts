@@ -110,6 +110,9 @@ export class AcpTurn implements SessionHandler {
   readonly #onUnasked: ((call: UnaskedCall) => void) | undefined;
   readonly #terminalExitCode: ((terminalId: string) => number | undefined) | undefined;
   readonly #agentNotice: ((text: string) => AgentNotice | undefined) | undefined;
+  /** Whether the agent's `allow_always` / `reject_always` options are left out (see the constructor). */
+  readonly #oneCallOptions: boolean;
+  readonly #takeAskedTerminal: ((terminalId: string) => boolean) | undefined;
 
   /**
    * @param nameOf - the tool's name from a call (a preset's naming rule).
@@ -133,7 +136,23 @@ export class AcpTurn implements SessionHandler {
     onUnasked?: (call: UnaskedCall) => void,
     terminalExitCode?: (terminalId: string) => number | undefined,
     agentNotice?: (text: string) => AgentNotice | undefined,
+    options: {
+      /**
+       * Offer and select only the agent's options for the one call asked about: its
+       * `allow_always` and `reject_always` options (which answer the tool's later calls, or switch
+       * asking off, without an ask) are left out of the ask's `choices` and never selected. For a
+       * run whose policy has every acting call asked (a permission mode, `read_only`). Default false.
+       */
+      oneCallOptions?: boolean;
+      /**
+       * Whether the host itself asked about the command of a host terminal (and it was approved):
+       * the call whose content names that terminal counts as asked (each terminal for one call).
+       */
+      takeAskedTerminal?: (terminalId: string) => boolean;
+    } = {},
   ) {
+    this.#oneCallOptions = options.oneCallOptions === true;
+    this.#takeAskedTerminal = options.takeAskedTerminal;
     this.#terminalExitCode = terminalExitCode;
     this.#agentNotice = agentNotice;
     this.#sink = sink;
@@ -220,8 +239,11 @@ export class AcpTurn implements SessionHandler {
     if (this.#ended) return CANCELLED;
     const tool = this.#tools.get(call.toolCallId)!;
     const name = tool.name;
+    // Under a policy that has every acting call asked, an option answering later calls too is not offered.
+    const options = this.#oneCallOptions ? request.options.filter((o) => !o.kind.endsWith("_always")) : request.options;
+    const ofKind = (kind: acp.PermissionOptionKind): acp.PermissionOption | undefined => options.find((o) => o.kind === kind);
     if (tool.trusted && !changesMachine(tool.actingKind)) {
-      const allow = request.options.find((o) => o.kind === "allow_once") ?? request.options.find((o) => o.kind === "allow_always");
+      const allow = ofKind("allow_once") ?? ofKind("allow_always");
       if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
     }
     const ask: ApprovalAsk = {
@@ -231,11 +253,9 @@ export class AcpTurn implements SessionHandler {
       toolCallId: call.toolCallId,
       input: knownInput(tool.input) ? tool.input : (call.content ?? {}),
       // The agent's options, for `answer(optionId)`: the option's name for people, its kind beside it.
-      ...(request.options.length > 0
-        ? { choices: request.options.map((o) => ({ key: o.optionId, label: o.name, description: o.kind })) }
-        : {}),
+      ...(options.length > 0 ? { choices: options.map((o) => ({ key: o.optionId, label: o.name, description: o.kind })) } : {}),
       details: {
-        options: request.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+        options: options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
         // The ask's own kind, else the one the call's updates gave (Nanocoder 1.30.0 asks its
         // multiple-choice questions with no kind, its tool_call saying `other`).
         ...((call.kind ?? tool.kind) ? { toolKind: call.kind ?? tool.kind } : {}),
@@ -264,19 +284,33 @@ export class AcpTurn implements SessionHandler {
         if (lost) return CANCELLED;
         decided = true;
         if (decision.outcome === "answer") {
-          const option = request.options.find((o) => o.optionId === decision.choice);
-          if (option?.kind.startsWith("reject_")) {
-            // A reject option the host chose by id refuses the call as a deny does.
+          // Only an offered option is selected: another answer (one left out) refuses the call.
+          const option = options.find((o) => o.optionId === decision.choice);
+          if (!option || option.kind.startsWith("reject_")) {
             this.#refused.add(call.toolCallId);
-            this.#denied(call.toolCallId, option.name);
+            this.#denied(call.toolCallId, option?.name ?? `${JSON.stringify(decision.choice)} is not an offered option`);
           }
-          return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
+          if (option) return { outcome: { outcome: "selected", optionId: option.optionId } };
+          const reject = ofKind("reject_once");
+          return reject ? { outcome: { outcome: "selected", optionId: reject.optionId } } : CANCELLED;
         }
-        const kinds = decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
-        const option = kinds.map((kind) => request.options.find((o) => o.kind === kind)).find((o) => o !== undefined);
+        const kinds: acp.PermissionOptionKind[] =
+          decision.outcome === "approve" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
+        const option = kinds.map(ofKind).find((o) => o !== undefined);
         if (decision.outcome === "deny") {
           this.#refused.add(call.toolCallId);
           this.#denied(call.toolCallId, decision.reason);
+        } else if (!option && options.length < request.options.length) {
+          // Only an option for every later call too would run it: the approved call is not run.
+          const reason = `${name}: the agent offers no option to allow this one call (only one that also allows later calls unasked)`;
+          this.#sink.emit({
+            type: "notice",
+            kind: "policy",
+            message: `not run: ${reason}`,
+            data: { toolName: name, toolCallId: call.toolCallId },
+          });
+          this.#refused.add(call.toolCallId);
+          this.#denied(call.toolCallId, reason);
         }
         return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
       });
@@ -373,6 +407,7 @@ export class AcpTurn implements SessionHandler {
     }
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
+    for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
@@ -405,6 +440,8 @@ export class AcpTurn implements SessionHandler {
     const acting = !tool.kindSeen || tool.actingKind !== undefined;
     const exempt = tool.trusted === true && !changesMachine(tool.actingKind);
     if (!refused && !cancelled && (this.#asked.has(id) || !acting || exempt)) return;
+    // The command the call ran in a host terminal the host itself asked about: that was its ask.
+    if (!refused && !cancelled && tool.terminalId !== undefined && this.#takeAskedTerminal?.(tool.terminalId) === true) return;
     tool.unasked = true;
     const toolKind = tool.actingKind ?? kind ?? tool.kind;
     this.#onUnasked?.({
@@ -445,7 +482,6 @@ export class AcpTurn implements SessionHandler {
   #toolUpdate(update: acp.ToolCallUpdate): void {
     const tool = this.#tools.get(update.toolCallId);
     if (!tool) return;
-    for (const item of update.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
     if (update.status !== "completed" && update.status !== "failed") return;
     tool.finished = true;
     if (tool.resulted) return;

@@ -12,6 +12,7 @@
 //   { "update": update }           session/update notification for the request's session
 //   { "permission": toolCall }     session/request_permission (options allow / reject); waits for the answer
 //   { "permission": toolCall, "options": [...] }  the same with these permission options
+//   { "permission": toolCall, "echo": true }        the same, then write {"answered": result} to stderr as one JSON line
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
@@ -103,7 +104,8 @@ async function run(steps, id, sessionId, state, request = {}) {
           ],
         },
       });
-      await answered;
+      const result = await answered;
+      if (step.echo) await new Promise((resolve) => process.stderr.write(`${JSON.stringify({ answered: result })}\n`, () => resolve()));
     } else if ("raw" in step) await write(step.raw);
     else if ("bogusReplies" in step) {
       const lines = [];
