@@ -14,6 +14,7 @@ import { captureConfig, type CapturedConfig, IDLE_SINK, ProcessPool, StallWatchd
 import type { CliProcess } from "@adaptor/driver/process";
 import { AppServerSession } from "./app-server/app-server-session.js";
 import { defaultCodexCommand } from "./command.js";
+import { requireCodexVersion } from "./version-check.js";
 import { validateCodexConfig, type CodexConfig } from "./config.js";
 import { checkCodexPrompt } from "./prompt-limit.js";
 import { checkCodexEffort, MINIMAL_EFFORT_NO_WEB_SEARCH, minimalEffortRequest } from "./effort.js";
@@ -84,8 +85,8 @@ export class CodexDriver implements Driver {
    * after `thread/start` and before the turn for sandbox `read_only` / `workspace_write` with
    * permission `inherit` when codex's own approval policy is not `never` (the process ended);
    * FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than `MIN_CODEX_VERSION`,
-   * before the thread starts (app-server: from its `initialize` answer; exec: `codex --version`,
-   * asked once per binary, before codex exec starts); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
+   * before any process of the run starts (the default executable's package version, else
+   * `codex --version` asked once per binary); DriverError `NOT_FOUND` when the executable is missing; `signal.reason` (or a `FORCE_KILLED` DriverError
    * carrying it) after a cancel, once the process is gone.
    */
   async run(asked: DriverRequest, sink: DriverSink, signal: AbortSignal): Promise<DriverResponse> {
@@ -105,6 +106,7 @@ export class CodexDriver implements Driver {
       });
     const outputSchema = request.outputSchema ? toStrictOutputSchema(request.outputSchema) : undefined;
     const command = this.config.command ?? defaultCodexCommand();
+    await requireCodexVersion(command, this.config, request, sink, signal);
     const transport = this.config.transport === "exec" ? "exec" : "app-server";
     if (transport === "app-server") {
       const { response, plan: checked } = await this.#runAppServer(command, request, sink, signal, plan, outputSchema);
@@ -180,6 +182,7 @@ export class CodexDriver implements Driver {
     const plan = planPolicy(request.policy, this.descriptor, this.config.bestEffortPolicy === true, this.config, request.mcpServers);
     if (request.outputSchema) toStrictOutputSchema(request.outputSchema);
     const command = this.config.command ?? defaultCodexCommand();
+    await requireCodexVersion(command, this.config, request, IDLE_SINK, signal);
     const first: DriverRequest = { ...request, runId: "prewarm", prompt: "" };
     const signature = codexLaunchSignature(command, this.config, first);
     await this.#pool.prewarm(

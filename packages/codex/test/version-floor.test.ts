@@ -9,19 +9,17 @@ import { defaultCodexVersion } from "../src/command.js";
 import { codexHarness, fakeLine } from "./support.js";
 
 // A codex older than MIN_CODEX_VERSION broke the driver's promises (it marked the workspace
-// trusted at thread/start, ran MCP tools under ask without asking): it is refused before the
-// thread starts. The fake CLI plays an app-server answering `initialize` with a given userAgent.
+// trusted at thread/start, ran MCP tools under ask without asking): it is refused before any process
+// of the run starts. The fake CLI answers `--version` as given and plays an app-server that echoes
+// what it reads.
 
-/**
- * The fake app-server: answers `initialize` as `userAgent`, echoes the next two lines it reads
- * (`initialized`, then `thread/start` when the driver wrote it) and exits 1.
- */
-function appServer(userAgent: string): FakeCliStep[] {
+/** The fake app-server: answers `initialize`, echoes the next two lines it reads (`initialized`, `thread/start`) and exits 1. */
+function appServer(): FakeCliStep[] {
   return [
     { awaitStdinLine: true }, // initialize
-    fakeLine({ id: 1, result: { userAgent, codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
+    fakeLine({ id: 1, result: { userAgent: "adaptor/0.171.0", codexHome: "/x", platformFamily: "unix", platformOs: "linux" } }),
     { echoStdinLine: true }, // initialized
-    { echoStdinLine: true }, // thread/start, if the driver wrote it
+    { echoStdinLine: true }, // thread/start
     { exit: 1 },
   ];
 }
@@ -38,10 +36,10 @@ function echoedMethods(stdout: readonly string[]): string[] {
 beforeEach(() => forgetCliVersions());
 
 describe("codex app-server: a codex older than the driver supports", () => {
-  it("is refused with FeatureUnsupportedError cliVersion naming both versions, before thread/start is written", async () => {
+  it("is refused with FeatureUnsupportedError cliVersion naming both versions, before codex app-server is started", async () => {
     const driver = codex({
       command: fakeCliPath,
-      env: fakeCliEnv(appServer("adaptor/0.160.0 (Debian 12.0.0; x86_64) xterm (adaptor; 0.1.0)")),
+      env: fakeCliEnv(appServer(), { version: "codex-cli 0.160.0" }),
       killGraceMs: 300,
     });
     try {
@@ -52,15 +50,14 @@ describe("codex app-server: a codex older than the driver supports", () => {
         `codex 0.160.0 is older than ${MIN_CODEX_VERSION}, the oldest version this driver is known to keep its promises on ` +
           `(pinned: ${PINNED_CODEX_VERSION}); install codex ${MIN_CODEX_VERSION} or newer`,
       );
-      const stdout = run.recording.ofType("process").flatMap((p) => (p.kind === "stdout" ? [p.text ?? ""] : []));
-      expect(echoedMethods(stdout)).not.toContain("thread/start");
+      expect(run.recording.ofType("process").filter((p) => p.kind === "spawn")).toEqual([]);
     } finally {
       await driver.close();
     }
   });
 
-  it("is refused by prewarm() too, before thread/start", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("adaptor/0.147.0 (Debian 12.0.0; x86_64)")), killGraceMs: 300 });
+  it("is refused by prewarm() too, before any process starts", async () => {
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "codex-cli 0.147.0" }), killGraceMs: 300 });
     try {
       const error = await driver.prewarm({}).catch((e: unknown) => e);
       expect(findError(error, FeatureUnsupportedError)?.feature).toBe("cliVersion");
@@ -71,7 +68,7 @@ describe("codex app-server: a codex older than the driver supports", () => {
   });
 
   it("a newer codex than the pinned one is not refused: the thread starts", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("adaptor/0.999.0 (Debian 12.0.0; x86_64)")), killGraceMs: 300 });
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "codex-cli 0.999.0" }), killGraceMs: 300 });
     try {
       const run = await runDriver(driver, { prompt: "hi" });
       expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();
@@ -83,7 +80,7 @@ describe("codex app-server: a codex older than the driver supports", () => {
   });
 
   it("a version it cannot read runs, with a warning notice saying so", async () => {
-    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer("something else")), killGraceMs: 300 });
+    const driver = codex({ command: fakeCliPath, env: fakeCliEnv(appServer(), { version: "something else" }), killGraceMs: 300 });
     try {
       const run = await runDriver(driver, { prompt: "hi" });
       expect(findError(run.error, FeatureUnsupportedError)).toBeUndefined();

@@ -13,13 +13,11 @@ import { DriverError, ErrCode } from "@adaptor/errors";
 import { descendantBaseline, forceKilledError, rawStreams, spawnCli, type CliProcess, type ExitInfo } from "@adaptor/driver/process";
 import {
   beforeNextLine,
-  checkVersionFloor,
   DEFAULT_IDLE_MS,
   DEFAULT_REPLY_TIMEOUT_MS,
   endTurnBackground,
   exitOrTerminate,
   graceMs,
-  IDLE_SINK,
   JSON_RPC_METHOD_NOT_FOUND,
   raceAbort,
   spawnLimits,
@@ -38,9 +36,6 @@ import { codexEnv, commonArgs } from "../process-helpers.js";
 import { readCheckpointData, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import { codexHomeOf, forkLineage } from "../session-state/codex-session-transfer.js";
 import type { InitializeParams } from "../protocol/generated/InitializeParams.js";
-import type { InitializeResponse } from "../protocol/generated/InitializeResponse.js";
-import { CODEX_VERSION_FLOOR } from "../command.js";
-import { versionOfUserAgent } from "./user-agent-version.js";
 import type { ServerRequest } from "../protocol/generated/ServerRequest.js";
 import type { ThreadForkParams } from "../protocol/generated/v2/ThreadForkParams.js";
 import type { ThreadResumeParams } from "../protocol/generated/v2/ThreadResumeParams.js";
@@ -180,11 +175,8 @@ export class AppServerSession implements PooledProcess {
   /** The raw text of the line being dispatched (kept as the terminal's exact JSON). */
   #lineText = "";
   #active: ActiveTurn | undefined;
-  /**
-   * The handshake (`initialize`, `initialized`, the skill roots), written once per process; settles
-   * with codex's `userAgent` once it answered all of it.
-   */
-  #initialized: Promise<string> | undefined;
+  /** The handshake (`initialize`, `initialized`, the skill roots), written once per process; settles with codex's answers. */
+  #initialized: Promise<void> | undefined;
   /** The thread opened in this process and the reply that opened it. */
   #opened: ThreadOpened | undefined;
   #threadClosed = false;
@@ -345,15 +337,17 @@ export class AppServerSession implements PooledProcess {
    * future first turn of `request`'s spawn inputs, so that turn only sends `turn/start`.
    *
    * @throws DriverError `DEVICE_DISCONNECTED` when codex exits first; CodexRpcError for an error
-   * answer; FeatureUnsupportedError (feature `"cliVersion"`) for a codex older than
-   * `MIN_CODEX_VERSION`, before `thread/start`; `signal.reason` when aborted.
+   * answer; `signal.reason` when aborted.
    */
   async prewarm(request: DriverRequest, plan: CodexPolicyPlan, signal: AbortSignal): Promise<void> {
     const ready = (async () => {
-      // The thread is opened once codex answered the handshake with a version the driver supports.
-      await this.#checkVersion(IDLE_SINK);
+      // Written right behind the handshake, without waiting for its answer (codex reads its stdin in order).
+      const initialized = this.#initialize();
       this.#mcpStartup?.reset();
-      this.#opened = await openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
+      const opening = openThread(this.#rpc, { ...request, session: undefined }, this.#config, plan, this.#cwd, {});
+      opening.catch(() => undefined); // read below, once the handshake's own failure had its say
+      await initialized;
+      this.#opened = await opening;
     })();
     await raceAbort(ready, signal);
   }
@@ -396,15 +390,14 @@ export class AppServerSession implements PooledProcess {
 
   /**
    * Writes the handshake the first time (`initialize`, `initialized`, then `skills/extraRoots/set`
-   * for the run's skills) all at once, without waiting for an answer in between (codex reads its
-   * stdin in order). Resolves with the `userAgent` of codex's `initialize` answer once it answered
-   * the whole handshake (the thread request is written only then: {@link #checkVersion}); rejects
-   * with its first failure.
+   * for the run's skills) all at once, without waiting for an answer in between: codex reads its
+   * stdin in order, so the thread request written right after it is served once the handshake is.
+   * Resolves when codex answered the handshake; rejects with its first failure.
    */
-  #initialize(): Promise<string> {
+  #initialize(): Promise<void> {
     this.#initialized ??= (() => {
       const initialize: InitializeParams = {
-        clientInfo: { name: this.#clientName, title: null, version: "0.1.0" },
+        clientInfo: { name: this.#config.clientName ?? "adaptor", title: null, version: "0.1.0" },
         capabilities: { experimentalApi: false, requestAttestation: false, optOutNotificationMethods: OPTED_OUT },
       };
       const answers: Promise<unknown>[] = [this.#rpc.request("initialize", initialize)];
@@ -413,26 +406,9 @@ export class AppServerSession implements PooledProcess {
         const roots: SkillsExtraRootsSetParams = { extraRoots: [this.#skills.root] };
         answers.push(this.#rpc.request("skills/extraRoots/set", roots));
       }
-      return Promise.all(answers).then(([answer]) => String((answer as Partial<InitializeResponse> | undefined)?.userAgent ?? ""));
+      return Promise.all(answers).then(() => undefined);
     })();
     return this.#initialized;
-  }
-
-  get #clientName(): string {
-    return this.#config.clientName ?? "adaptor";
-  }
-
-  /**
-   * Waits for codex's answer to the handshake and refuses a codex older than
-   * {@link CODEX_VERSION_FLOOR} (its version read from the answer's `userAgent`): called before
-   * `thread/start`, which an older codex may act on (0.124.0 marks the working directory trusted
-   * in the user's `config.toml` there).
-   *
-   * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older codex; the handshake's failure.
-   */
-  async #checkVersion(sink: DriverSink): Promise<void> {
-    const userAgent = await this.#initialize();
-    checkVersionFloor(CODEX_VERSION_FLOOR, versionOfUserAgent(userAgent, this.#clientName), sink, userAgent);
   }
 
   /**
@@ -494,13 +470,16 @@ export class AppServerSession implements PooledProcess {
     let detach: (() => void) | undefined;
     let baseline: ReadonlySet<number> | undefined;
     try {
+      const initialized = this.#initialize();
       opened = this.#opened;
       if (!opened) {
-        // Written once codex answered the handshake with a version the driver supports.
-        await this.#checkVersion(sink);
+        // Written right behind the handshake of a new process, without waiting for its answer.
         this.#mcpStartup?.reset();
+        const opening = openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
+        opening.catch(() => undefined); // read below, once the handshake's own failure had its say
+        await initialized;
         try {
-          opened = this.#opened = await openThread(this.#rpc, request, this.#config, plan, this.#cwd, data);
+          opened = this.#opened = await opening;
         } catch (err) {
           failure = refusedSession(request, err, this.#config.idleMs ?? DEFAULT_IDLE_MS);
         }
@@ -510,7 +489,7 @@ export class AppServerSession implements PooledProcess {
           await rewindTo(this.#rpc, opened.thread.id, data.lastTurnId, sink);
         }
       } else {
-        await this.#initialize();
+        await initialized;
       }
       if (opened) {
         // Under permission inherit, codex's own approval policy decides whether the sandbox holds:

@@ -9,8 +9,7 @@ import type { CodexConfig } from "../config.js";
 import { structuredAnswer } from "../output-schema/structured-answer.js";
 import { WRITABLE_ROOTS_KEY, type CodexPolicyPlan } from "../policy.js";
 import { codexEnv, commonArgs } from "../process-helpers.js";
-import { beforeNextLine, exitOrTerminate, graceMs, requireCliVersion, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
-import { CODEX_VERSION_FLOOR, defaultCodexVersion } from "../command.js";
+import { beforeNextLine, exitOrTerminate, graceMs, responseExit, spawnLimits, StallWatchdog } from "@adaptor/driver/kit";
 import { readCheckpointData, usageSince, type CodexCheckpointData } from "../session/checkpoint-data.js";
 import type { ExecEvent } from "./exec-events.js";
 import { rewindExecThread, type ExecRewindOutcome } from "./exec-rewind.js";
@@ -107,28 +106,11 @@ function systemPromptArgs(request: DriverRequest, promptFile: string | undefined
  * One turn over `codex exec --json` (docs/protocols.md): batch, no approval channel, stdin
  * closed at once; `turn.completed` / `turn.failed` is the terminal; cancellation is SIGTERM then
  * SIGKILL (exec has no interrupt request). A resume of a thread codex cannot find exits 1 before
- * `thread.started` and becomes `resume_rejected`. A codex older than `MIN_CODEX_VERSION` (the default
- * binary's package version, else `codex --version` asked once per binary) is refused first with FeatureUnsupportedError `cliVersion`.
+ * `thread.started` and becomes `resume_rejected`.
  */
 export async function runExec(asked: ExecRunInit): Promise<DriverResponse> {
   const init = { ...asked, request: keptModelAndEffort(asked.request) };
   const { config, request, sink, signal, plan } = init;
-  // codex exec prints no version before it acts: the default binary's is its package's; another is
-  // asked once per binary, before anything is written.
-  const installed = config.command === undefined ? defaultCodexVersion() : undefined;
-  await requireCliVersion(
-    CODEX_VERSION_FLOOR,
-    {
-      command: init.command,
-      args: ["--version"],
-      env: installed === undefined ? codexEnv(config, request.env) : {},
-      cwd: request.cwd ?? config.cwd,
-      device: DEVICE,
-      installed,
-    },
-    sink,
-    signal,
-  );
   // Per-run files (output schema, replaced instructions) in one private folder, removed after the run.
   let runDir: string | undefined;
   const runFile = async (name: string, text: string | Uint8Array): Promise<string> => {

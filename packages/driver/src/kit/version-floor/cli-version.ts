@@ -48,7 +48,7 @@ const remembered = new Map<string, Promise<CliVersion>>();
  *
  * @throws DriverError with op `"spawn"` (`NOT_FOUND`, `PERMISSION`, ...) when the executable cannot
  * be started, as a run would; DriverError `TIMEOUT` when it printed nothing within the deadline;
- * `signal.reason` when aborted (the probe process is ended by its deadline, not left behind).
+ * `signal.reason` when aborted, once the probe's process is gone (it ends by its deadline at the latest).
  */
 export async function cliVersion(probe: CliVersionProbe, signal: AbortSignal): Promise<CliVersion> {
   signal.throwIfAborted();
@@ -67,7 +67,14 @@ export async function cliVersion(probe: CliVersionProbe, signal: AbortSignal): P
     if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
     answer.catch(() => remembered.delete(key));
   }
-  return raceAbort(answer, signal);
+  try {
+    return await raceAbort(answer, signal);
+  } catch (error) {
+    // An abort does not leave the probe's process behind the caller's verdict: it is waited for
+    // (it ends by its own deadline at the latest).
+    if (signal.aborted) await answer.catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Forgets every remembered version (for tests that replace a binary within one mtime tick). */
