@@ -168,6 +168,45 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
     await backend.close();
   });
 
+  it("a record() that cannot open the log (key locked, invalid key, closed backend) returns the source before it throws", async () => {
+    const locked = make();
+    const holder = await locked.openWriter("held");
+    const closed = make();
+    await closed.close();
+    const cases = [
+      [locked, "held", ErrEventLogLocked],
+      [make(), "../escape", undefined],
+      [closed, "k", ErrJSONLEventBackendClosed],
+    ] as const;
+    for (const [backend, key, sentinel] of cases) {
+      // A source that tells whether it was returned without being read (an SDK Stream ends its run then).
+      let returned = false;
+      let read = false;
+      const stream: AsyncIterable<Ev> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            read = true;
+            return { done: true, value: undefined };
+          },
+          return: async () => {
+            returned = true;
+            return { done: true, value: undefined };
+          },
+        }),
+      };
+      const err = await (async () => {
+        for await (const _ of new SessionRecorder<Ev>({ backend }).record(key, stream)) {
+          // not reached
+        }
+      })().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      if (sentinel) expect(isError(err, sentinel)).toBe(true);
+      expect([key, returned, read]).toEqual([key, true, false]);
+    }
+    await holder.close();
+    await locked.close();
+  });
+
   it("after the backend is closed, record, replay and open fail with ErrJSONLEventBackendClosed", async () => {
     const backend = make();
     const recorder = new SessionRecorder<Ev>({ backend });

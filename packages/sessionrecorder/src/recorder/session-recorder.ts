@@ -87,11 +87,21 @@ export class SessionRecorder<E = unknown, S = JsonForm<E>> {
    * @throws a `DriverError` coded `INVALID` (op `append`, `device` the key, the encoder's error as
    * `cause`) for an event the encoder cannot turn into JSON (a `BigInt`, a cycle), before it is
    * yielded; the first failed append's error at the next event (the source's iterator is then
-   * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`.
+   * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`
+   * (`InvalidSessionKeyError`, `EventLogLockedError`, the backend's closed error), thrown when the
+   * iteration starts, the source's iterator returned first in the same way (the run it was given
+   * does not go on unread and unrecorded).
    */
   async *record<T extends E>(target: string | EventLogWriter, events: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
     const owned = !isWriter(target);
-    const writer = owned ? await this.backend.openWriter(checkSessionKey(target)) : target;
+    let writer: EventLogWriter;
+    try {
+      writer = owned ? await this.backend.openWriter(checkSessionKey(target)) : target;
+    } catch (error) {
+      // Nothing will read the source: end it as a failed append would (an SDK Stream ends its run).
+      await returnSource(events);
+      throw error;
+    }
     const pending: Promise<RecordedEvent>[] = [];
     let failure: { error: unknown } | undefined;
     const settle = (p: Promise<RecordedEvent>): void => {
@@ -146,6 +156,15 @@ function encodeEvent<E>(encode: EventEncoder<E>, event: E, key: string): JsonVal
   } catch (error) {
     if (error instanceof DriverError) throw error;
     throw new DriverError({ op: "append", device: key, code: ErrCode.Invalid, cause: error });
+  }
+}
+
+/** Returns `events`' iterator unread (for an SDK `Stream`, ends its run); its own failure is ignored. */
+async function returnSource(events: AsyncIterable<unknown>): Promise<void> {
+  try {
+    await events[Symbol.asyncIterator]().return?.();
+  } catch {
+    // The open error is the one reported.
   }
 }
 
