@@ -275,3 +275,14 @@ if (!PG_URL) {
     });
   });
 }
+
+describe("PostgresTaskStore options", () => {
+  it("refuses a malformed connectionString at construction with a TypeError naming it, never quoting the password", () => {
+    for (const connectionString of ["postgres://u:SuperSecretPw42@127.0.0.1:notaport/db", "postgres://u:SuperSecretPw42@[::1"]) {
+      expect(() => new PostgresTaskStore({ connectionString })).toThrow(
+        /^PostgresTaskStore: connectionString is not a valid connection URL/,
+      );
+      expect(() => new PostgresTaskStore({ connectionString })).not.toThrow(/SuperSecretPw42/);
+    }
+  });
+});

@@ -55,6 +55,43 @@ describe("run telemetry", () => {
     expect(finalize.attributes["adaptor.thread.mode"]).toBe("continue_or_start");
   });
 
+  it("a finalize the run leaves behind (abort, agent.close()) ends its span with ERROR, marked left behind, when the run ends", async () => {
+    for (const how of ["abort", "close"] as const) {
+      exporter.reset();
+      const inner = new MemoryThreadStore();
+      let finalizing = false;
+      // A store whose finalize never answers (a row lock held elsewhere).
+      const store = new Proxy(inner, {
+        get(target, prop) {
+          if (prop === "finalize")
+            return () => {
+              finalizing = true;
+              return new Promise<never>(() => undefined);
+            };
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const agent = new Agent(
+        scriptedDriver(async () => ({ text: "done", checkpoint: { resumeId: "s1" } })),
+        { threadStore: store, telemetry: { tracer } },
+      );
+      const host = new AbortController();
+      const run = agent.thread("acme-9").run("hello", { signal: host.signal });
+      await until(() => finalizing);
+      if (how === "abort") host.abort(new Error("host gave up"));
+      else void agent.close();
+      await run.catch(() => undefined);
+      await until(() => named("adaptor.run").length === 1);
+      const finalize = only("adaptor.lease.finalize");
+      expect(childOf(finalize, only("adaptor.run"))).toBe(true);
+      expect(finalize.attributes["adaptor.store.left_behind"]).toBe(true);
+      expect(finalize.status.code).toBe(SpanStatusCode.ERROR);
+      expect(finalize.status.message).toMatch(/left behind/);
+      await agent.close();
+    }
+  });
+
   it("structured output validation is a span; an invalid answer makes the run a business failure with its reason", async () => {
     const driver = capabilityDriver({ structuredOutput: { native: false, prompt: true } }, async () => ({
       text: "not json",

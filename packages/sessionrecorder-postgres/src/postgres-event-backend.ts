@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import pg from "pg";
 import { InvalidOptionError } from "@adaptor/errors";
-import { postgresTransaction } from "@adaptor/errors/internal";
+import { connectionStringProblem, postgresTransaction } from "@adaptor/errors/internal";
 import {
   DEFAULT_MAX_RECORD_BYTES,
   EventLogCorruptError,
@@ -23,7 +23,7 @@ import { SessionChannel } from "./session-channel.js";
 export interface PostgresEventBackendOptions {
   /** A pool the caller owns: `close()` leaves it open. The backend's one LISTEN connection is made with the pool's settings. */
   readonly pool?: pg.Pool;
-  /** A connection string; the backend makes its own pool and ends it on `close()`. */
+  /** A connection string (`postgres://user:password@host:5432/db`); the backend makes its own pool and ends it on `close()`. */
   readonly connectionString?: string;
   /** The schema holding the backend's tables. Default `"public"`. Letters, digits and `_`, at most 40. */
   readonly schema?: string;
@@ -91,7 +91,11 @@ export class PostgresEventBackend implements EventBackend {
   readonly #host: WriterHost;
   #closed = false;
 
-  /** @throws InvalidOptionError naming the field: not exactly one of `pool` / `connectionString`, a bad `schema` or `maxRecordBytes`, an unknown key. */
+  /**
+   * @throws InvalidOptionError naming the field: not exactly one of `pool` / `connectionString`, a
+   * `connectionString` that is not a connection URL or socket path `pg` can parse (a malformed port
+   * or host; the value is never quoted), a bad `schema` or `maxRecordBytes`, an unknown key.
+   */
   constructor(options: PostgresEventBackendOptions) {
     const refuse = (field: string, reason: string): never => {
       throw new InvalidOptionError({ subject: "PostgresEventBackend options", field, reason });
@@ -101,9 +105,8 @@ export class PostgresEventBackend implements EventBackend {
     if ((options.pool === undefined) === (options.connectionString === undefined)) {
       refuse("pool", "pass exactly one of `pool` and `connectionString`");
     }
-    if (options.connectionString !== undefined && (typeof options.connectionString !== "string" || options.connectionString === "")) {
-      refuse("connectionString", "must be a non-empty string");
-    }
+    const problem = options.connectionString === undefined ? undefined : connectionStringProblem(options.connectionString);
+    if (problem !== undefined) refuse("connectionString", problem);
     const schema = options.schema ?? "public";
     if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(schema)) {
       refuse("schema", "must be 1 to 40 letters, digits or _, not starting with a digit");

@@ -240,3 +240,18 @@ if (!PG_URL) {
     });
   });
 }
+
+describe("PostgresEventBackend options", () => {
+  it("refuses a malformed connectionString at construction, naming the field, never quoting the password", () => {
+    for (const connectionString of ["postgres://u:SuperSecretPw42@127.0.0.1:notaport/db", "postgres://u:SuperSecretPw42@[::1", ""]) {
+      let refused: unknown;
+      try {
+        new PostgresEventBackend({ connectionString });
+      } catch (error) {
+        refused = error;
+      }
+      expect(findError(refused, InvalidOptionError)?.field).toBe("connectionString");
+      expect(String((refused as Error).message)).not.toContain("SuperSecretPw42");
+    }
+  });
+});

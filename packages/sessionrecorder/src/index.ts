@@ -1,5 +1,11 @@
 // Public surface of @adaptor/sessionrecorder.
-export { SessionRecorder, toJsonEvent, type SessionRecorderOptions, type EventEncoder } from "./recorder/session-recorder.js";
+export {
+  SessionRecorder,
+  toJsonEvent,
+  type SessionRecorderOptions,
+  type EventEncoder,
+  type RecordOptions,
+} from "./recorder/session-recorder.js";
 export type { JsonForm } from "./recorder/json-form.js";
 export type { EventBackend, EventLogWriter, RecordedEvent, RepairReport, BackendCallOptions, JsonValue } from "./backend/event-backend.js";
 export { MemoryEventBackend } from "./memory/memory-event-backend.js";

@@ -168,6 +168,89 @@ describe.each(BACKENDS)("SessionRecorder on the %s backend", (_name, make) => {
     await backend.close();
   });
 
+  it("a record() that cannot open the log (key locked, invalid key, closed backend) returns the source before it throws", async () => {
+    const locked = make();
+    const holder = await locked.openWriter("held");
+    const closed = make();
+    await closed.close();
+    const cases = [
+      [locked, "held", ErrEventLogLocked],
+      [make(), "../escape", undefined],
+      [closed, "k", ErrJSONLEventBackendClosed],
+    ] as const;
+    for (const [backend, key, sentinel] of cases) {
+      // A source that tells whether it was returned without being read (an SDK Stream ends its run then).
+      let returned = false;
+      let read = false;
+      const stream: AsyncIterable<Ev> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            read = true;
+            return { done: true, value: undefined };
+          },
+          return: async () => {
+            returned = true;
+            return { done: true, value: undefined };
+          },
+        }),
+      };
+      const err = await (async () => {
+        for await (const _ of new SessionRecorder<Ev>({ backend }).record(key, stream)) {
+          // not reached
+        }
+      })().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      if (sentinel) expect(isError(err, sentinel)).toBe(true);
+      expect([key, returned, read]).toEqual([key, true, false]);
+    }
+    await holder.close();
+    await locked.close();
+  });
+
+  it("a store whose appends never answer: aborting record()'s signal ends the loop with its reason and returns the source", async () => {
+    const inner = make();
+    // A backend whose writer's appends from the second on never answer (a row lock held elsewhere).
+    const backend: EventBackend = {
+      openWriter: async (key, options) => {
+        const writer = await inner.openWriter(key, options);
+        let calls = 0;
+        return {
+          key: writer.key,
+          get lastSequence() {
+            return writer.lastSequence;
+          },
+          append: (event) => (++calls >= 2 ? new Promise<never>(() => undefined) : writer.append(event)),
+          close: () => writer.close(),
+          [Symbol.asyncDispose]: () => writer.close(),
+        };
+      },
+      replay: (key, options) => inner.replay(key, options),
+      repair: (key, options) => inner.repair(key, options),
+      close: () => inner.close(),
+      [Symbol.asyncDispose]: () => inner.close(),
+    };
+    const recorder = new SessionRecorder<Ev>({ backend, maxPendingAppends: 1 });
+    const host = new AbortController();
+    let returned = false;
+    const seen: number[] = [];
+    const loop = (async () => {
+      for await (const e of recorder.record(
+        "stuck",
+        source([ev(1), ev(2), ev(3), ev(4)], () => (returned = true)),
+        { signal: host.signal },
+      ))
+        seen.push(e.meta.sequence);
+    })().catch((e: unknown) => e);
+    // The loop waits on the second append (over maxPendingAppends) once the first event was yielded.
+    while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const reason = new Error("host gave up on the recording");
+    host.abort(reason);
+    expect(await loop).toBe(reason);
+    expect(returned).toBe(true);
+    expect(seen).toEqual([1]);
+    await inner.close();
+  });
+
   it("after the backend is closed, record, replay and open fail with ErrJSONLEventBackendClosed", async () => {
     const backend = make();
     const recorder = new SessionRecorder<Ev>({ backend });

@@ -25,7 +25,7 @@ import {
   checkListThreadsQuery,
   checkThreadKey,
 } from "@adaptor/threadstore";
-import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
+import { connectionStringProblem, postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import {
@@ -124,11 +124,17 @@ export class PostgresThreadStore implements ThreadStore, PendingApprovalStore, T
    */
   readonly sessionState: SessionStateStore | undefined;
 
-  /** @throws TypeError unless exactly one of `pool` and `connectionString` is given, or for an empty `schema`. */
+  /**
+   * @throws TypeError unless exactly one of `pool` and `connectionString` is given; for a
+   * `connectionString` that is not a connection URL or socket path `pg` can parse (a malformed
+   * port or host; the value is never quoted); for an empty `schema`.
+   */
   constructor(options: PostgresThreadStoreOptions) {
     if ((options.pool === undefined) === (options.connectionString === undefined)) {
       throw new TypeError("PostgresThreadStore: pass exactly one of `pool` and `connectionString`");
     }
+    const problem = options.connectionString === undefined ? undefined : connectionStringProblem(options.connectionString);
+    if (problem !== undefined) throw new TypeError(`PostgresThreadStore: connectionString ${problem}`);
     const schema = options.schema ?? "public";
     if (typeof schema !== "string" || schema === "") throw new TypeError("PostgresThreadStore: schema must be a non-empty string");
     this.#owned = options.pool === undefined;

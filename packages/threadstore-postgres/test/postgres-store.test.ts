@@ -332,3 +332,14 @@ if (!PG_URL) {
     });
   });
 }
+
+describe("PostgresThreadStore options", () => {
+  it("refuses a malformed connectionString at construction with a TypeError naming it, never quoting the password", () => {
+    for (const connectionString of ["postgres://u:SuperSecretPw42@127.0.0.1:notaport/db", "postgres://u:SuperSecretPw42@[::1"]) {
+      expect(() => new PostgresThreadStore({ connectionString })).toThrow(
+        /^PostgresThreadStore: connectionString is not a valid connection URL/,
+      );
+      expect(() => new PostgresThreadStore({ connectionString })).not.toThrow(/SuperSecretPw42/);
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasks
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { OwnerResolver, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { DriverError, ErrCode } from "@adaptor/errors";
-import { postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
+import { connectionStringProblem, postgresErrorCode, postgresTransaction } from "@adaptor/errors/internal";
 import pg from "pg";
 import { quoteIdent, taskStoreDdl, TASKS_TABLE } from "./schema.js";
 import { mergeTask, type Superseded, type TaskJson } from "./task-merge.js";
@@ -74,11 +74,17 @@ export class PostgresTaskStore implements TaskStore, AsyncDisposable {
   readonly #owner: OwnerResolver;
   #closed = false;
 
-  /** @throws TypeError unless exactly one of `pool` and `connectionString` is given, or for an empty `schema`. */
+  /**
+   * @throws TypeError unless exactly one of `pool` and `connectionString` is given; for a
+   * `connectionString` that is not a connection URL or socket path `pg` can parse (a malformed
+   * port or host; the value is never quoted); for an empty `schema`.
+   */
   constructor(options: PostgresTaskStoreOptions) {
     if ((options.pool === undefined) === (options.connectionString === undefined)) {
       throw new TypeError("PostgresTaskStore: pass exactly one of `pool` and `connectionString`");
     }
+    const problem = options.connectionString === undefined ? undefined : connectionStringProblem(options.connectionString);
+    if (problem !== undefined) throw new TypeError(`PostgresTaskStore: connectionString ${problem}`);
     const schema = options.schema ?? "public";
     if (typeof schema !== "string" || schema === "") throw new TypeError("PostgresTaskStore: schema must be a non-empty string");
     this.#owned = options.pool === undefined;

@@ -159,8 +159,20 @@ export class RunTelemetry {
     }
   }
 
-  /** Runs `work` inside a child span of the run named `name`; a throw is recorded and rethrown. */
-  async span<T>(name: string, attributes: Attributes, work: () => Promise<T>, describe?: (value: T) => Attributes): Promise<T> {
+  /**
+   * Runs `work` inside a child span of the run named `name`; a throw is recorded and rethrown.
+   * `leftBehind` is the signal `work` stops waiting on (the run's end, a lease's expiry): `work`
+   * rejecting once it has aborted means the call was left unanswered, and the span says so
+   * (`adaptor.store.left_behind`, status ERROR with the message `left behind: …`). The span thus
+   * ends when the run gives up on the call, never later.
+   */
+  async span<T>(
+    name: string,
+    attributes: Attributes,
+    work: () => Promise<T>,
+    describe?: (value: T) => Attributes,
+    leftBehind?: AbortSignal,
+  ): Promise<T> {
     const span = this.#tracer.startSpan(name, { attributes }, this.#context);
     try {
       const value = await work();
@@ -168,6 +180,14 @@ export class RunTelemetry {
       return value;
     } catch (error) {
       this.#fail(span, error);
+      if (leftBehind?.aborted) {
+        span.setAttribute("adaptor.store.left_behind", true);
+        const code = errorCode(error) ?? (error instanceof Error ? error.name : typeof error);
+        span.setStatus({
+          code: otelApi().SpanStatusCode.ERROR,
+          message: `left behind: the store had not answered when the run stopped waiting (${code})`,
+        });
+      }
       throw error;
     } finally {
       span.end();

@@ -188,7 +188,10 @@ export class ThreadTurn {
         const giveUp = (): void => expiry.abort(new LeaseLostError(held.target, { cause: unanswered }));
         this.#renewing = { expiry, timer: setTimeout(giveUp, untilExpiry(held, init.ctx.leaseTtlMs)) };
         this.#renewing.timer.unref();
-        (init.telemetry ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, held), renew) : renew()).then(
+        (init.telemetry
+          ? init.telemetry.span(SPAN.leaseRenew, leaseAttributes(init.ctx, held), renew, undefined, expiry.signal)
+          : renew()
+        ).then(
           (renewed) => {
             this.#stopRenewing();
             lease = renewed;
@@ -259,6 +262,7 @@ export class ThreadTurn {
             { "adaptor.thread.key": key, "adaptor.lease.ttl_ms": ctx.leaseTtlMs },
             acquire,
             (taken) => ({ "adaptor.lease.token": taken.token }),
+            prep.signal,
           )
         : await acquire();
     } catch (error) {
@@ -703,13 +707,17 @@ export class ThreadTurn {
           signal,
         );
       // Never waits past the run's end; a finalize left behind may still commit (outcome unknown).
-      const answered = await storeCall(
-        "finalize",
-        signal,
-        this.#telemetry
-          ? this.#telemetry.span(SPAN.leaseFinalize, { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode }, finalize)
-          : finalize(),
-      );
+      // The span ends when the run gives up on the call, not when a late answer lands.
+      const commit = (): Promise<ThreadRecord> => storeCall("finalize", signal, finalize());
+      const answered = await (this.#telemetry
+        ? this.#telemetry.span(
+            SPAN.leaseFinalize,
+            { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode },
+            commit,
+            undefined,
+            signal,
+          )
+        : commit());
       const written = checkRecord("finalize", answered, key);
       this.#ctx.onCommitted?.(recordVersion(written));
       return written;

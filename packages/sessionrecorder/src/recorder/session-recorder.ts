@@ -1,6 +1,7 @@
 import { checkOptions, DriverError, ErrCode, InvalidOptionError, optionChecks } from "@adaptor/errors";
 import type { BackendCallOptions, EventBackend, EventLogWriter, JsonValue, RecordedEvent, RepairReport } from "../backend/event-backend.js";
 import { checkSessionKey } from "../keys/session-key.js";
+import { throwIfAborted, untilAborted } from "../backend/abort.js";
 import type { JsonForm } from "./json-form.js";
 
 /** Turns a host event into the JSON value a backend stores. */
@@ -27,6 +28,18 @@ export interface SessionRecorderOptions<E> {
   readonly encode?: EventEncoder<E>;
   /** Most appends of one {@link SessionRecorder.record} call awaiting storage before it waits (default 256). */
   readonly maxPendingAppends?: number;
+}
+
+/** Options of one {@link SessionRecorder.record} call. */
+export interface RecordOptions {
+  /**
+   * Stops the recording: once aborted, `record()` no longer waits for storage (opening the log, an
+   * append over `maxPendingAppends`, the appends still pending at the end, the writer's close), returns
+   * the source's iterator (for an SDK `Stream`, ends its run) and throws `signal.reason`. Appends left
+   * behind may still be stored; a key's writer whose close was left behind keeps the key until the
+   * store answers. Default: none (waits for the store as long as it takes).
+   */
+  readonly signal?: AbortSignal;
 }
 
 const OPTIONS_SUBJECT = "SessionRecorder options";
@@ -87,11 +100,33 @@ export class SessionRecorder<E = unknown, S = JsonForm<E>> {
    * @throws a `DriverError` coded `INVALID` (op `append`, `device` the key, the encoder's error as
    * `cause`) for an event the encoder cannot turn into JSON (a `BigInt`, a cycle), before it is
    * yielded; the first failed append's error at the next event (the source's iterator is then
-   * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`.
+   * returned, which for an SDK `Stream` ends the run); the key and lock errors of `openWriter`
+   * (`InvalidSessionKeyError`, `EventLogLockedError`, the backend's closed error), thrown when the
+   * iteration starts, the source's iterator returned first in the same way (the run it was given
+   * does not go on unread and unrecorded); `options.signal`'s reason once it aborts (see
+   * {@link RecordOptions.signal}); TypeError for a `signal` that is not an `AbortSignal`.
    */
-  async *record<T extends E>(target: string | EventLogWriter, events: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  async *record<T extends E>(
+    target: string | EventLogWriter,
+    events: AsyncIterable<T>,
+    options: RecordOptions = {},
+  ): AsyncGenerator<T, void, undefined> {
+    const signal = options.signal;
     const owned = !isWriter(target);
-    const writer = owned ? await this.backend.openWriter(checkSessionKey(target)) : target;
+    let writer: EventLogWriter;
+    let opening: Promise<EventLogWriter> | undefined;
+    try {
+      if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("record(): options.signal must be an AbortSignal");
+      throwIfAborted(signal);
+      opening = owned ? this.backend.openWriter(checkSessionKey(target), signal ? { signal } : undefined) : undefined;
+      writer = opening ? await untilAborted(opening, signal) : (target as EventLogWriter);
+    } catch (error) {
+      // A writer granted after the abort is closed at once, so the key is not left locked.
+      if (signal?.aborted) void opening?.then((late) => late.close()).catch(() => undefined);
+      // Nothing will read the source: end it as a failed append would (an SDK Stream ends its run).
+      await returnSource(events);
+      throw error;
+    }
     const pending: Promise<RecordedEvent>[] = [];
     let failure: { error: unknown } | undefined;
     const settle = (p: Promise<RecordedEvent>): void => {
@@ -101,19 +136,32 @@ export class SessionRecorder<E = unknown, S = JsonForm<E>> {
     };
     try {
       for await (const event of events) {
+        throwIfAborted(signal);
         if (failure) throw failure.error;
         const appended = writer.append(encodeEvent(this.#encode, event, owned ? target : writer.key));
         settle(appended);
         pending.push(appended);
-        if (pending.length >= this.#maxPending) await pending.shift()!.catch(() => undefined);
+        if (pending.length >= this.#maxPending)
+          await untilAborted(
+            pending.shift()!.catch(() => undefined),
+            signal,
+          );
         if (failure) throw (failure as { error: unknown }).error;
         yield event;
       }
-      await Promise.allSettled(pending);
+      await untilAborted(Promise.allSettled(pending), signal);
       if (failure) throw (failure as { error: unknown }).error;
     } finally {
-      await Promise.allSettled(pending);
-      if (owned) await writer.close();
+      if (signal?.aborted) {
+        // Given up on: what is still pending, and the writer's close behind it, are left behind.
+        if (owned) writer.close().catch(() => undefined);
+      } else {
+        await untilAborted(Promise.allSettled(pending), signal).catch(() => undefined);
+        if (owned)
+          await untilAborted(writer.close(), signal).catch((error: unknown) => {
+            if (!signal?.aborted) throw error;
+          });
+      }
     }
   }
 
@@ -146,6 +194,15 @@ function encodeEvent<E>(encode: EventEncoder<E>, event: E, key: string): JsonVal
   } catch (error) {
     if (error instanceof DriverError) throw error;
     throw new DriverError({ op: "append", device: key, code: ErrCode.Invalid, cause: error });
+  }
+}
+
+/** Returns `events`' iterator unread (for an SDK `Stream`, ends its run); its own failure is ignored. */
+async function returnSource(events: AsyncIterable<unknown>): Promise<void> {
+  try {
+    await events[Symbol.asyncIterator]().return?.();
+  } catch {
+    // The open error is the one reported.
   }
 }
 
