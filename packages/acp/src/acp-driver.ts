@@ -795,7 +795,7 @@ export class AcpDriver implements Driver {
           const failure = await step("model selection", this.#selectInheritedModel(agent, sessionId, inherited.model, offered));
           if (failure) return finish(proc, turn, failure);
         }
-      }
+      } else sink.emit(sessionInit({ sessionId, cwd })); // the parked process's session, open already
       endHandshake();
       detach ??= proc.attach(sessionId, handler);
       if (turn.replayed > 0)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { claudeTestEnv, startAnthropicServer, whenUserSays, type ScriptRule } from "@adaptor/testkit";
 import { mcpFixtureCommand } from "@adaptor/testkit/mcp-fixtures";
-import { Agent, mcpStdio } from "adaptor";
+import { MemoryThreadStore } from "@adaptor/threadstore";
+import { Agent, isNotice, mcpStdio, type AgentEvent } from "adaptor";
 import { claudeAgentAcp } from "../src/index.js";
 import { agentPolicySuite, type SuiteHarness } from "./agent-suite.js";
 
@@ -40,6 +41,35 @@ describe("claude-agent-acp on the real adapter", () => {
       expect(events.some((e) => e.type === "approval-request")).toBe(false);
       expect(events.find((e) => e.type === "tool-result")).toMatchObject({ name: "Write", isError: true });
     },
+  });
+
+  it("a thread's second turn on its parked process gets the session.init of the session it continues", async () => {
+    const server = await startAnthropicServer({
+      rules: [{ when: whenUserSays("say hello"), reply: { text: "Hello from the scripted model." } }],
+    });
+    const env = await claudeTestEnv({ server });
+    const agent = new Agent(claudeAgentAcp({ cwd: env.workDir, env: env.env, inheritEnv: false }), {
+      threadStore: new MemoryThreadStore(),
+    });
+    try {
+      const turns: { events: AgentEvent[]; sessionId: string | undefined }[] = [];
+      for (const prompt of ["please say hello", "please say hello again"]) {
+        const stream = agent.thread("t").stream(prompt);
+        const events: AgentEvent[] = [];
+        for await (const event of stream) events.push(event);
+        turns.push({ events, sessionId: (await stream.result()).sessionId });
+      }
+      const [first, second] = turns;
+      expect(second!.events.some((e) => e.type === "notice" && e.message === "process reused")).toBe(true);
+      expect(second!.sessionId).toBe(first!.sessionId);
+      const inits = second!.events.filter((e) => isNotice(e, "session.init"));
+      expect(inits.map((e) => (isNotice(e, "session.init") ? e.data?.sessionId : undefined))).toEqual([second!.sessionId]);
+      expect(second!.events.findIndex((e) => e.type === "text-delta")).toBeGreaterThan(second!.events.indexOf(inits[0]!));
+    } finally {
+      await agent.close();
+      await server.close();
+      await env.cleanup();
+    }
   });
 
   it("MCP over stdio: the model calls the fixture's tool and its result comes back; required, it is found running after the turn", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { VersionFloor } from "@adaptor/driver/kit";
@@ -32,7 +32,9 @@ const MIN_NATIVE_BYTES = 1024 * 1024;
 export function defaultClaudeVersion(): string | undefined {
   if (defaultClaudeCommand() === "claude") return undefined;
   try {
-    const manifest = createRequire(import.meta.url)("@anthropic-ai/claude-code/package.json") as { version?: unknown };
+    // Read anew each time (not require's cache): a package updated under a running host counts.
+    const file = createRequire(import.meta.url).resolve("@anthropic-ai/claude-code/package.json");
+    const manifest = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
     return typeof manifest.version === "string" ? manifest.version : undefined;
   } catch {
     return undefined;

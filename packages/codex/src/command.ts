@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { VersionFloor } from "@adaptor/driver/kit";
@@ -44,7 +44,9 @@ const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
 export function defaultCodexVersion(): string | undefined {
   if (defaultCodexCommand() === "codex") return undefined;
   try {
-    const manifest = createRequire(import.meta.url)("@openai/codex/package.json") as { version?: unknown };
+    // Read anew each time (not require's cache): a package updated under a running host counts.
+    const file = createRequire(import.meta.url).resolve("@openai/codex/package.json");
+    const manifest = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
     return typeof manifest.version === "string" ? manifest.version : undefined;
   } catch {
     return undefined;

@@ -69,11 +69,24 @@ export interface CliInspectionPlan {
 /** What a check that did not run says: `authentication.reason`, `models.reason`. */
 export const NOT_PROBED = "not probed: an earlier check failed";
 
-const SEMVER = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/;
+/**
+ * A `major.minor.patch[-prerelease]` (an optional leading `v`) that is not part of a longer dotted
+ * number such as an IP address.
+ */
+const SEMVER = /(?<![\w.])v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)(?![.\d])/;
 
-/** The first `major.minor.patch` in `text`. */
+/**
+ * The version a CLI printed: the first `major.minor.patch` of the LAST line of `text` that holds
+ * one (a wrapper's or version manager's banner comes before the CLI's own line), an optional `v`
+ * dropped; never a piece of a longer dotted number (`10.20.30.40`). Undefined when no line holds one.
+ */
 export function parseVersion(text: string): string | undefined {
-  return SEMVER.exec(text)?.[1];
+  const lines = text.split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const found = SEMVER.exec(lines[i]!)?.[1];
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The typed reason of a spawn failure. */

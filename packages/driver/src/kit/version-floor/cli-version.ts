@@ -40,8 +40,9 @@ export interface CliVersionProbe {
 const remembered = new Map<string, Promise<CliVersion>>();
 
 /**
- * The version a CLI prints, or the one its probe says is installed (`installed`: nothing is
- * started). Asked once per binary and process: the answer is remembered under
+ * The version a CLI prints ({@link parseVersion}: on stdout, else stderr), or the one its probe
+ * says is installed (`installed`: nothing is started). Asked once per binary, working directory and
+ * process: the answer is remembered under the working directory and
  * the resolved path, size and modification time of the executable, so a binary replaced in
  * place is asked again. Concurrent callers share one probe. A probe that failed (it could not be
  * started, or gave no answer within {@link VERSION_PROBE_TIMEOUT_MS}) is not remembered.
@@ -59,7 +60,8 @@ export async function cliVersion(probe: CliVersionProbe, signal: AbortSignal): P
     ...(probe.cwd !== undefined ? { cwd: probe.cwd } : {}),
   });
   const file = await stat(path);
-  const key = `${path}\0${file.size}\0${file.mtimeMs}\0${probe.args.join("\0")}`;
+  // The working directory too: a version manager's shim picks the CLI by it (asdf, mise, volta).
+  const key = `${path}\0${file.size}\0${file.mtimeMs}\0${probe.cwd ?? process.cwd()}\0${probe.args.join("\0")}`;
   let answer = remembered.get(key);
   if (!answer) {
     answer = ask(probe, path);
@@ -96,7 +98,8 @@ async function ask(probe: CliVersionProbe, path: string): Promise<CliVersion> {
     // Its own deadline, not a caller's signal: the answer is shared by every caller.
     await withDeadline(child, child.exited, VERSION_PROBE_TIMEOUT_MS, new AbortController().signal, probe.args);
     const stdout = child.takeOutput().stdout;
-    return { version: parseVersion(stdout), output: stdout.trim() || child.stderrTail() };
+    const stderr = child.stderrTail();
+    return { version: parseVersion(stdout) ?? parseVersion(stderr), output: stdout.trim() || stderr };
   } finally {
     await child.close();
   }

@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FeatureUnsupportedError } from "../../errors/feature-unsupported-error.js";
 import { createRecordingSink } from "../../testing/recording-sink.js";
+import { parseVersion } from "../inspect/inspect-cli.js";
 import { cliVersion, forgetCliVersions } from "./cli-version.js";
 import { checkVersionFloor, compareVersions, type VersionFloor } from "./version-floor.js";
 
@@ -64,5 +65,62 @@ describe("cliVersion", () => {
       forgetCliVersions();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("asks a version manager's shim once per working directory: each project's pin is its own answer", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const shim = join(dir, "cli");
+      await writeFile(shim, '#!/bin/sh\necho "cli $(cat .pinned)"\n');
+      await chmod(shim, 0o755);
+      const old = join(dir, "old");
+      const current = join(dir, "current");
+      for (const [project, version] of [
+        [old, "0.124.0"],
+        [current, "0.171.0"],
+      ] as const) {
+        await mkdir(project);
+        await writeFile(join(project, ".pinned"), version);
+      }
+      const probe = (cwd: string) => ({ command: shim, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli", cwd });
+      const signal = new AbortController().signal;
+      expect((await cliVersion(probe(current), signal)).version).toBe("0.171.0");
+      expect((await cliVersion(probe(old), signal)).version).toBe("0.124.0");
+      expect((await cliVersion(probe(current), signal)).version).toBe("0.171.0");
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a version printed on stderr only", async () => {
+    forgetCliVersions();
+    const dir = await mkdtemp(join(tmpdir(), "adaptor-cli-version-"));
+    try {
+      const bin = join(dir, "cli");
+      await writeFile(bin, '#!/bin/sh\necho "cli 0.124.0" >&2\n');
+      await chmod(bin, 0o755);
+      const probe = { command: bin, args: ["--version"], env: { PATH: process.env["PATH"] }, device: "cli" };
+      expect((await cliVersion(probe, new AbortController().signal)).version).toBe("0.124.0");
+    } finally {
+      forgetCliVersions();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("parseVersion", () => {
+  it("takes the last line holding a version (a wrapper's banner comes first), never a piece of a longer dotted number", () => {
+    expect(parseVersion("codex-cli 0.171.0\n")).toBe("0.171.0");
+    expect(parseVersion("2.1.332 (Claude Code)")).toBe("2.1.332");
+    expect(parseVersion("corp-proxy: using gateway 10.20.30.40\ncodex-cli 0.124.0\n")).toBe("0.124.0");
+    expect(parseVersion("codex wrapper 2.0.1 by infra team\ncodex-cli 0.124.0")).toBe("0.124.0");
+    expect(parseVersion("Running node v20.19.0\n2.1.212 (Claude Code)")).toBe("2.1.212");
+    expect(parseVersion("codex-cli v0.124.0")).toBe("0.124.0");
+    expect(parseVersion("codex-cli 0.169.1-alpha.3")).toBe("0.169.1-alpha.3");
+    expect(parseVersion("codex-cli 0.171.0+build5")).toBe("0.171.0");
+    expect(parseVersion("gateway 10.20.30.40")).toBeUndefined();
+    expect(parseVersion("something else")).toBeUndefined();
   });
 });
