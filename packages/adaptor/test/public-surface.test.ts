@@ -134,6 +134,7 @@ describe("public surface", () => {
       "hasRawControl",
       "holdHostWhile",
       "inspectCli",
+      "installedPackageVersion",
       "knownInput",
       "launchSignature",
       "mcpToolOf",

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { VersionFloor } from "@adaptor/driver/kit";
+import { installedPackageVersion, type VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@anthropic-ai/claude-code` version this package pins and is tested against. */
 export const PINNED_CLAUDE_VERSION = "2.1.332";
@@ -31,14 +31,7 @@ const MIN_NATIVE_BYTES = 1024 * 1024;
  */
 export function defaultClaudeVersion(): string | undefined {
   if (defaultClaudeCommand() === "claude") return undefined;
-  try {
-    // Read anew each time (not require's cache): a package updated under a running host counts.
-    const file = createRequire(import.meta.url).resolve("@anthropic-ai/claude-code/package.json");
-    const manifest = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
-    return typeof manifest.version === "string" ? manifest.version : undefined;
-  } catch {
-    return undefined;
-  }
+  return installedPackageVersion("@anthropic-ai/claude-code", createRequire(import.meta.url).resolve);
 }
 
 /**

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { VersionFloor } from "@adaptor/driver/kit";
+import { installedPackageVersion, type VersionFloor } from "@adaptor/driver/kit";
 
 /** The `@openai/codex` version this package pins and is tested against. */
 export const PINNED_CODEX_VERSION = "0.171.0";
@@ -43,14 +43,7 @@ const TARGETS: Readonly<Record<string, { pkg: string; triple: string }>> = {
  */
 export function defaultCodexVersion(): string | undefined {
   if (defaultCodexCommand() === "codex") return undefined;
-  try {
-    // Read anew each time (not require's cache): a package updated under a running host counts.
-    const file = createRequire(import.meta.url).resolve("@openai/codex/package.json");
-    const manifest = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
-    return typeof manifest.version === "string" ? manifest.version : undefined;
-  } catch {
-    return undefined;
-  }
+  return installedPackageVersion("@openai/codex", createRequire(import.meta.url).resolve);
 }
 
 export function defaultCodexCommand(): string {

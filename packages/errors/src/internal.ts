@@ -1,6 +1,7 @@
 // `@adaptor/errors/internal`: plumbing shared by the SDK's own packages. Not a stable API: no
 // semver promise.
 
+export { raceAbort } from "./abort/race-abort.js";
 export { connectionStringProblem } from "./postgres/connection-string.js";
 export { postgresErrorCode } from "./postgres/postgres-error-code.js";
 export { postgresTransaction, type PostgresTransactionClient, type PostgresTransactionOptions } from "./postgres/postgres-transaction.js";

@@ -40,6 +40,7 @@ export { hasNoEffect } from "./policy/tool-kinds.js";
 export { mcpToolOf, type McpServerTools, type McpToolCallNames, type McpToolRef } from "./tool-call/mcp-tool-of.js";
 export { knownInput } from "./tool-call/known-input.js";
 export { sessionInit, type SessionOpened } from "./session-init.js";
+export { installedPackageVersion } from "./version-floor/package-version.js";
 export { StallWatchdog, DEFAULT_STALL_TIMEOUT_MS, type OutputCounter, type StallWatchdogOptions } from "./stall/stall-watchdog.js";
 export { endTurnBackground, BACKGROUND_ENDED_MESSAGE, BACKGROUND_LEFT_MESSAGE } from "./cancel/turn-background.js";
 export { closingQuote, hasRawControl } from "./json-text/json-string-scan.js";
