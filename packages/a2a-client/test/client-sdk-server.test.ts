@@ -264,6 +264,33 @@ describe("A2A client error rows", () => {
       for (const form of forms) expect(text).not.toContain(form);
   });
 
+  it("an HTTP 500 body that echoes the bearer token JSON-escaped (`\\/` as PHP writes it, `+` as \\u002b): raw, message and what util.inspect prints carry none of it", async () => {
+    const token = "Zq9s/Wk3+Lm7=Pp2xY";
+    const escaped = [
+      token.replace(/\//g, "\\/"),
+      token.replace(/\+/g, "\\u002b"),
+      token.replace(/\+/g, "\\u002B").replace(/\//g, "\\u002f"),
+    ];
+    for (const form of escaped) {
+      const remote = await agent();
+      remote.intercept((req, res, next) => {
+        const body = (req.body ?? {}) as { method?: unknown };
+        if (body.method !== "SendMessage") return next();
+        res.writeHead(500, { "content-type": "application/json" }).end(`{"error":"invalid token ${form}"}`);
+      });
+      await using client = await A2AClient.connect(remote.url, { headers: { authorization: `Bearer ${token}` } });
+      const err = await rejection(client.send("echo x"));
+      const protocol = findError(err, ProtocolError)!;
+      expect(protocol.raw).toContain('{"error":"invalid token [redacted]"}');
+      const printed = inspect(err, { depth: Infinity, showHidden: true });
+      expect(printed).toContain("invalid token [redacted]");
+      for (const text of [printed, protocol.message, String(err)]) {
+        expect(text).not.toContain(form);
+        expect(text).not.toContain("Zq9s");
+      }
+    }
+  });
+
   it("a failed remote task whose status echoes the credential: the DelegationError message (what the model reads) has it redacted", async () => {
     const remote = await agent({ token: "Bearer tok-del-5555" });
     await using client = await A2AClient.connect(remote.url, { headers: { authorization: "Bearer tok-del-5555" } });

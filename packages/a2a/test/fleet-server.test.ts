@@ -2,6 +2,7 @@
 // front-ends on one PostgreSQL (task store and fleet), workers on the testkit's fake codex CLI.
 // Sends and streams submit fleet runs; GetTask, SubscribeToTask, answers and CancelTask work on
 // either front-end, including one started after the other was closed mid-run.
+import { createServer, type AddressInfo } from "node:net";
 import { TaskState, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { Fleet } from "@adaptor/fleet";
@@ -232,6 +233,42 @@ if (!PG_URL) {
       expect((await rest).states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
       await until(() => processesWith(marker).length === 0, "the cancelled run's CLI to end");
       expect((await a.client.getTask({ tenant: "", id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    });
+
+    it("a task store whose database is down: SendMessage and GetTask answer a JSON-RPC internal error with a fixed message, not the database's address", async () => {
+      const schema = freshSchema("a2a_fleet_down");
+      const { fleet } = await fleetHost(schema);
+      // A port nobody listens on: every connection of the task store is refused.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      const taskStore = new PostgresTaskStore({
+        connectionString: `postgresql://nobody:pw@127.0.0.1:${port}/none`,
+        schema: `${schema}_a2a`,
+      });
+      const listening = await listen();
+      const server = a2aFleetServer(fleet, { url: listening.url, card: { name: "Fleet", description: "d" }, taskStore });
+      listening.handle(server.handler);
+      closers.push(async () => {
+        await server.close();
+        await listening.close();
+        await taskStore.close();
+      });
+      const message = { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] };
+      for (const [method, params] of [
+        ["SendMessage", { message }],
+        ["GetTask", { id: "t1" }],
+      ] as const) {
+        const response = await fetch(listening.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "a2a-version": "1.0" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        });
+        const body = (await response.json()) as { error?: unknown };
+        expect(body.error, method).toEqual({ code: -32603, message: "internal error" });
+        expect(JSON.stringify(body)).not.toContain(String(port));
+      }
     });
   });
 }

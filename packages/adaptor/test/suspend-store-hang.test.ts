@@ -87,7 +87,7 @@ describe("a pending-approvals store call that never answers ends with the run", 
     expect(await freeForAnotherHost(inner, "k")).toBe(true);
   });
 
-  it("storing the question of a suspending turn hangs: timeoutMs rejects with DriverError TIMEOUT, the ask is answered (no driver left waiting), and the lease is released", async () => {
+  it("storing the question of a suspending turn hangs: timeoutMs rejects with DriverError TIMEOUT naming threadStore.savePendingApproval, the ask is answered (no driver left waiting), and the lease is released", async () => {
     const inner = new MemoryThreadStore();
     // The turn waits for its approval's answer as a CLI does, whatever the run's signal.
     const driver = scriptedDriver(async (_request, sink) => {
@@ -98,7 +98,9 @@ describe("a pending-approvals store call that never answers ends with the run", 
     const stream = agent.thread("k").stream("go", { suspend: {}, timeoutMs: 1_000 });
     const notices: string[] = [];
     for await (const event of stream) if (event.type === "notice") notices.push(event.message ?? "");
-    expect(await verdict(stream.result())).toMatchObject({ code: "TIMEOUT" });
+    const err = await verdict(stream.result());
+    expect(err).toBeInstanceOf(DriverError);
+    expect(err).toMatchObject({ code: "TIMEOUT", op: "threadStore.savePendingApproval", device: "thread store" });
     // The driver got its answer (a deny: the turn could not suspend), rather than being left behind.
     expect(driver.decisions).toEqual([{ outcome: "deny", reason: "the turn is suspended until this approval is answered" }]);
     expect(notices).not.toContain("driver did not stop");

@@ -29,6 +29,21 @@ describe("a malformed answer of a thread API's store call is an InvalidOptionErr
     ["an entry of a key outside the prefix", (page: unknown) => ({ threads: [{ ...summary(page), key: "zz" }] }), "threads[0].key"],
     ["an invalid updatedAt", (page: unknown) => ({ threads: [{ ...summary(page), updatedAt: new Date(NaN) }] }), "threads[0].updatedAt"],
     ["a NaN revision", (page: unknown) => ({ threads: [{ ...summary(page), revision: NaN }] }), "threads[0].revision"],
+    ["a fractional revision", (page: unknown) => ({ threads: [{ ...summary(page), revision: 1.5 }] }), "threads[0].revision"],
+    ["a negative revision", (page: unknown) => ({ threads: [{ ...summary(page), revision: -3 }] }), "threads[0].revision"],
+    [
+      "a revision 0 (a record's first write is revision 1)",
+      (page: unknown) => ({ threads: [{ ...summary(page), revision: 0 }] }),
+      "threads[0].revision",
+    ],
+    ["an empty recordId", (page: unknown) => ({ threads: [{ ...summary(page), recordId: "" }] }), "threads[0].recordId"],
+    [
+      "an entry whose key breaks the key rules (NUL)",
+      (page: unknown) => ({ threads: [{ ...summary(page), key: "k\0x" }] }),
+      "threads[0].key",
+    ],
+    // eslint-disable-next-line no-sparse-arrays -- a hole in the array is the malformed answer
+    ["a hole in threads", (page: unknown) => ({ threads: [summary(page), , summary(page)] }), "threads[1]"],
     ["a negative count", (page: unknown) => ({ threads: [{ ...summary(page), archivedRecords: -1 }] }), "threads[0].archivedRecords"],
     ["a numeric nextCursor", (page: unknown) => ({ ...(page as object), nextCursor: 7 }), "nextCursor"],
   ] as const)("listThreads answering %s", async (_name, answer, field) => {
@@ -75,6 +90,32 @@ describe("a malformed answer of a thread API's store call is an InvalidOptionErr
     ["an unknown status", () => [{ ...approval, status: "waiting" }], "[0].status"],
     ["a closed approval", () => [{ ...approval, status: "closed" }], "[0].status"],
     ["an invalid deadline", () => [{ ...approval, deadline: "tomorrow" }], "[0].deadline"],
+    ["an answered approval without decision", () => [{ ...approval, status: "answered", resolvedAt: new Date() }], "[0].decision"],
+    ["an expired approval without decision", () => [{ ...approval, status: "expired", resolvedAt: new Date() }], "[0].decision"],
+    [
+      "a decision of an unknown outcome",
+      () => [{ ...approval, status: "answered", decision: { outcome: "maybe" }, resolvedAt: new Date() }],
+      "[0].decision.outcome",
+    ],
+    [
+      "a deny decision without reason",
+      () => [{ ...approval, status: "answered", decision: { outcome: "deny" }, resolvedAt: new Date() }],
+      "[0].decision.reason",
+    ],
+    [
+      "an answer decision without choice",
+      () => [{ ...approval, status: "answered", decision: { outcome: "answer", choice: 3 }, resolvedAt: new Date() }],
+      "[0].decision.choice",
+    ],
+    [
+      "an invalid resolvedAt",
+      () => [{ ...approval, status: "answered", decision: { outcome: "approve" }, resolvedAt: "x" }],
+      "[0].resolvedAt",
+    ],
+    ["choices not an array", () => [{ ...approval, choices: "x" }], "[0].choices"],
+    ["a choice without label", () => [{ ...approval, choices: [{ key: "a" }] }], "[0].choices[0].label"],
+    // eslint-disable-next-line no-sparse-arrays -- a hole in the array is the malformed answer
+    ["a hole in the list", () => [approval, , approval], "[1]"],
   ] as const)("thread.pendingApprovals: listPendingApprovals answering %s", async (_name, answer, field) => {
     const store = faultyStore(await seeded(), "listPendingApprovals", answer);
     const err = await verdict(new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").pendingApprovals());
@@ -83,8 +124,24 @@ describe("a malformed answer of a thread API's store call is an InvalidOptionErr
   });
 
   it("thread.pendingApprovals: well-formed approvals are answered as the store gave them", async () => {
-    const store = faultyStore(await seeded(), "listPendingApprovals", () => [approval]);
-    expect(await new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").pendingApprovals()).toEqual([approval]);
+    const answered = {
+      ...approval,
+      id: "a2",
+      status: "answered",
+      decision: { outcome: "answer", choice: "a" },
+      resolvedAt: new Date(),
+      choices: [
+        { key: "a", label: "A", description: "the first" },
+        { key: "b", label: "B" },
+      ],
+    };
+    const expired = { ...approval, id: "a3", status: "expired", decision: { outcome: "deny", reason: "late" }, resolvedAt: new Date() };
+    const store = faultyStore(await seeded(), "listPendingApprovals", () => [approval, answered, expired]);
+    expect(await new Agent(healthyDriver(), { threadStore: store, owner: "h" }).thread("k").pendingApprovals()).toEqual([
+      approval,
+      answered,
+      expired,
+    ]);
   });
 });
 

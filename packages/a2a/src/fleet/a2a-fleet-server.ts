@@ -17,7 +17,7 @@ import { ApprovalNotPendingError, findError } from "adaptor";
 import {
   expressApp,
   streamPacing,
-  namingState,
+  publicError,
   parseAnswer,
   publicCard,
   snapshot,
@@ -571,29 +571,42 @@ class FleetRequestHandler extends StateNamingRequestHandler {
   }
 
   override async getTask(...args: Parameters<StateNamingRequestHandler["getTask"]>): ReturnType<StateNamingRequestHandler["getTask"]> {
-    const open = await this.#open(args[0].id, args[1]);
-    if (open) await this.#hooks.catchUp(open.task, open.mark, args[1]);
+    try {
+      const open = await this.#open(args[0].id, args[1]);
+      if (open) await this.#hooks.catchUp(open.task, open.mark, args[1]);
+    } catch (error) {
+      throw publicError(error);
+    }
     return super.getTask(...args);
   }
 
   override async cancelTask(
     ...args: Parameters<StateNamingRequestHandler["cancelTask"]>
   ): ReturnType<StateNamingRequestHandler["cancelTask"]> {
-    const open = await this.#open(args[0].id, args[1]);
-    if (open) await this.#hooks.cancel(open.task, open.mark, args[1]);
+    try {
+      const open = await this.#open(args[0].id, args[1]);
+      if (open) await this.#hooks.cancel(open.task, open.mark, args[1]);
+    } catch (error) {
+      throw publicError(error);
+    }
     return super.cancelTask(...args);
   }
 
   protected override async *subscription(
     ...args: Parameters<StateNamingRequestHandler["resubscribe"]>
   ): ReturnType<StateNamingRequestHandler["resubscribe"]> {
-    const open = await this.#open(args[0].id, args[1]);
+    let open: { task: Task; mark: RunMark } | undefined;
+    try {
+      open = await this.#open(args[0].id, args[1]);
+    } catch (error) {
+      throw publicError(error);
+    }
     if (!open) return yield* super.subscription(...args);
     try {
       yield { payload: { $case: "task", value: open.task } } as StreamResponse;
       for await (const event of this.#hooks.follow(open.task, open.mark, args[1])) yield streamResponse(event);
     } catch (error) {
-      throw namingState(error);
+      throw publicError(error);
     }
   }
 }

@@ -10,7 +10,7 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
-import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { taskStateName } from "@adaptor/a2a-client";
 import { InvalidOptionError } from "@adaptor/errors";
@@ -505,7 +505,7 @@ export class StateNamingRequestHandler extends DefaultRequestHandler {
       await this.#gate.check(args[0].message, args[1]);
       return await super.sendMessage(...args);
     } catch (error) {
-      throw namingState(error);
+      throw publicError(error);
     } finally {
       this.#gate.release(args[0].message);
     }
@@ -526,9 +526,25 @@ export class StateNamingRequestHandler extends DefaultRequestHandler {
       await this.#gate.check(args[0].message, args[1]);
       return yield* super.sendMessageStream(...args);
     } catch (error) {
-      throw namingState(error);
+      throw publicError(error);
     } finally {
       this.#gate.release(args[0].message);
+    }
+  }
+
+  override async getTask(...args: Parameters<DefaultRequestHandler["getTask"]>): ReturnType<DefaultRequestHandler["getTask"]> {
+    try {
+      return await super.getTask(...args);
+    } catch (error) {
+      throw publicError(error);
+    }
+  }
+
+  override async cancelTask(...args: Parameters<DefaultRequestHandler["cancelTask"]>): ReturnType<DefaultRequestHandler["cancelTask"]> {
+    try {
+      return await super.cancelTask(...args);
+    } catch (error) {
+      throw publicError(error);
     }
   }
 
@@ -544,9 +560,24 @@ export class StateNamingRequestHandler extends DefaultRequestHandler {
     try {
       return yield* super.resubscribe(...args);
     } catch (error) {
-      throw namingState(error);
+      throw publicError(error);
     }
   }
+}
+
+/** What a client is told of a request that failed on something else than an A2A refusal. */
+export const INTERNAL_ERROR_MESSAGE = "internal error";
+
+/**
+ * What a request handler throws to the client for `error`: an A2A refusal (task not found, not
+ * cancelable, ...) as it is, its state named (see {@link namingState}); anything else (a task store
+ * that cannot reach its database, a fleet call that failed) an `Error` with the fixed message
+ * {@link INTERNAL_ERROR_MESSAGE}, `error` as its cause, so that no address, query or stack of it
+ * reaches the client (the SDK answers it as a JSON-RPC internal error with that message).
+ */
+export function publicError(error: unknown): unknown {
+  if (error instanceof A2AError) return namingState(error);
+  return new Error(INTERNAL_ERROR_MESSAGE, { cause: error });
 }
 
 /** The same error (its class and code kept), its "terminal state (3)" made "terminal state (completed)". */

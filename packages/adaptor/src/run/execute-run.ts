@@ -397,7 +397,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
         )
       : error instanceof RunError || !controller.signal.aborted
         ? error
-        : abortVerdict(error, controller.signal);
+        : abortVerdict(suspension?.unansweredStoreCall ?? error, controller.signal);
     queue.push({
       type: "run-finished",
       ok: false,

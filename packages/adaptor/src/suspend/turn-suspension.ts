@@ -41,6 +41,7 @@ export class TurnSuspension {
   #answers: readonly StoredAnswer[] = [];
   #suspending = false;
   #suspendedOn: PendingApproval | undefined;
+  #unanswered: unknown;
   /** The run's working directory (its request's `cwd`), when the SDK knows it. */
   #cwd: string | undefined;
   readonly #descriptor: DriverDescriptor;
@@ -107,6 +108,15 @@ export class TurnSuspension {
 
   get suspendedOn(): PendingApproval | undefined {
     return this.#suspendedOn;
+  }
+
+  /**
+   * The verdict of a store call this turn's suspension was waiting on when the run ended (a
+   * `timeoutMs` expiry: a `DriverError` `TIMEOUT` naming `threadStore.<method>`, see `storeCall`);
+   * undefined when none was left unanswered. The run's verdict, in place of the bare expiry.
+   */
+  get unansweredStoreCall(): unknown {
+    return this.#unanswered;
   }
 
   /** For the broker: suspends instead of asking, when the run has `suspend`. */
@@ -222,6 +232,8 @@ export class TurnSuspension {
       });
       controller.abort(new SuspendStop("the turn suspended waiting for an approval"));
     } catch (error) {
+      // The run ended while the store had not answered: its verdict names the store call.
+      if (controller.signal.aborted) this.#unanswered = error;
       controller.abort(new AdaptorError("suspending the turn failed", { cause: error }));
     }
   }

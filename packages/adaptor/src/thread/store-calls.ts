@@ -1,6 +1,14 @@
 import { DriverError, InvalidOptionError } from "@adaptor/errors";
 import { raceAbort } from "@adaptor/driver/kit";
-import type { DeletedThread, Lease, PendingApproval, ThreadPage, ThreadRecord, ThreadStore } from "@adaptor/threadstore";
+import {
+  threadKeyProblem,
+  type DeletedThread,
+  type Lease,
+  type PendingApproval,
+  type ThreadPage,
+  type ThreadRecord,
+  type ThreadStore,
+} from "@adaptor/threadstore";
 
 /**
  * A thread store method the SDK waits on (`sessionState.<method>` for its session state): a thread
@@ -236,8 +244,9 @@ function checkObject(op: StoreOp, value: unknown, field: string, what: string): 
 }
 
 /**
- * The page `listThreads({ prefix })` answered, checked: an object whose `threads` is an array of
- * summaries (each with a `key` starting with `prefix`, string ids, valid dates, a finite
+ * The page `listThreads({ prefix })` answered, checked: an object whose `threads` is an array
+ * without holes of summaries (each with a `key` that keeps the key rules and starts with `prefix`,
+ * a non-empty `recordId`, string `driverType` and `identity`, valid dates, a positive integer
  * `revision`, non-negative integer counts) and whose `nextCursor` is a string or absent.
  * @throws InvalidOptionError naming `listThreads` and the field (e.g. `threads[2].key`) otherwise.
  */
@@ -245,22 +254,29 @@ export function checkThreadPage(answer: unknown, prefix: string): ThreadPage {
   checkObject("listThreads", answer, "", "a page object");
   const { threads, nextCursor } = answer;
   if (!Array.isArray(threads)) throw malformed("listThreads", "threads", `must be an array, got ${describe(threads)}`);
-  threads.forEach((thread: unknown, i) => {
+  // By index: a hole in the array is an entry that is not a summary.
+  for (let i = 0; i < threads.length; i++) {
+    const thread: unknown = threads[i];
     const at = `threads[${i}].`;
     checkObject("listThreads", thread, `threads[${i}]`, "a thread summary");
     checkString("listThreads", thread, at, "key", true);
-    if (!(thread["key"] as string).startsWith(prefix))
+    const key = thread["key"] as string;
+    const problem = threadKeyProblem(key);
+    if (problem !== undefined) throw malformed("listThreads", `${at}key`, `must keep the thread key rules, got a key that ${problem}`);
+    if (!key.startsWith(prefix))
+      throw malformed("listThreads", `${at}key`, `must start with the prefix asked for, ${JSON.stringify(prefix)}, got ${describe(key)}`);
+    checkString("listThreads", thread, at, "recordId", true);
+    for (const field of ["driverType", "identity"]) checkString("listThreads", thread, at, field);
+    for (const field of ["createdAt", "updatedAt"]) checkDate("listThreads", thread, at, field);
+    const revision = thread["revision"];
+    if (typeof revision !== "number" || !Number.isSafeInteger(revision) || revision < 1)
       throw malformed(
         "listThreads",
-        `${at}key`,
-        `must start with the prefix asked for, ${JSON.stringify(prefix)}, got ${describe(thread["key"])}`,
+        `${at}revision`,
+        `must be a positive integer (a record's first write is 1), got ${describe(revision)}`,
       );
-    for (const field of ["recordId", "driverType", "identity"]) checkString("listThreads", thread, at, field);
-    for (const field of ["createdAt", "updatedAt"]) checkDate("listThreads", thread, at, field);
-    if (typeof thread["revision"] !== "number" || !Number.isFinite(thread["revision"]))
-      throw malformed("listThreads", `${at}revision`, `must be a finite number, got ${describe(thread["revision"])}`);
     for (const field of ["archivedRecords", "sessionStateBytes"]) checkCount("listThreads", thread, at, field);
-  });
+  }
   if (nextCursor !== undefined && typeof nextCursor !== "string")
     throw malformed("listThreads", "nextCursor", `must be a string or absent, got ${describe(nextCursor)}`);
   return answer as unknown as ThreadPage;
@@ -278,10 +294,35 @@ export function checkDeletedThread(answer: unknown): DeletedThread {
 
 const APPROVAL_STATUSES: readonly unknown[] = ["pending", "answered", "expired", "closed"];
 
+/** @throws InvalidOptionError (op, `<at>decision…`) unless `value` is a stored decision: approve, deny with a string reason, or answer with a string choice. */
+function checkDecision(op: StoreOp, value: unknown, at: string): void {
+  checkObject(op, value, `${at}decision`, "a decision object");
+  const outcome = value["outcome"];
+  if (outcome === "deny") checkString(op, value, `${at}decision.`, "reason");
+  else if (outcome === "answer") checkString(op, value, `${at}decision.`, "choice");
+  else if (outcome !== "approve")
+    throw malformed(op, `${at}decision.outcome`, `must be "approve", "deny" or "answer", got ${describe(outcome)}`);
+}
+
+/** @throws InvalidOptionError (op, `<at>choices…`) unless `value` is an array of `{ key, label, description? }` with string fields. */
+function checkChoices(op: StoreOp, value: unknown, at: string): void {
+  if (!Array.isArray(value)) throw malformed(op, `${at}choices`, `must be an array or absent, got ${describe(value)}`);
+  for (let i = 0; i < value.length; i++) {
+    const choice: unknown = value[i];
+    checkObject(op, choice, `${at}choices[${i}]`, "a choice { key, label, description? }");
+    checkString(op, choice, `${at}choices[${i}].`, "key");
+    checkString(op, choice, `${at}choices[${i}].`, "label");
+    if (choice["description"] !== undefined) checkString(op, choice, `${at}choices[${i}].`, "description");
+  }
+}
+
 /**
  * One stored approval a pending-approvals method answered for thread `key`, checked: an object of
  * that key with a non-empty `id` and `kind`, a string `title`, a known `status` and `onDeadline`, a
- * valid `createdAt` and a valid or absent `deadline`. `at` prefixes the fields named (`[0].`).
+ * valid `createdAt`, a valid or absent `deadline` and `resolvedAt`, `choices` absent or an array
+ * of `{ key, label, description? }`, and a `decision` (approve; deny with a string `reason`;
+ * answer with a string `choice`) when `answered` or `expired`, well-formed wherever present.
+ * `at` prefixes the fields named (`[0].`).
  * @throws InvalidOptionError naming `op` and the field otherwise.
  */
 export function checkApproval(op: StoreOp, answer: unknown, key: string, at = ""): PendingApproval {
@@ -291,26 +332,34 @@ export function checkApproval(op: StoreOp, answer: unknown, key: string, at = ""
     throw malformed(op, `${at}key`, `must be the thread key asked for, ${JSON.stringify(key)}, got ${describe(answer["key"])}`);
   checkString(op, answer, at, "kind", true);
   checkString(op, answer, at, "title");
-  if (!APPROVAL_STATUSES.includes(answer["status"]))
-    throw malformed(op, `${at}status`, `must be pending, answered, expired or closed, got ${describe(answer["status"])}`);
+  const status = answer["status"];
+  if (!APPROVAL_STATUSES.includes(status))
+    throw malformed(op, `${at}status`, `must be pending, answered, expired or closed, got ${describe(status)}`);
   if (answer["onDeadline"] !== "deny" && answer["onDeadline"] !== "abort")
     throw malformed(op, `${at}onDeadline`, `must be "deny" or "abort", got ${describe(answer["onDeadline"])}`);
   checkDate(op, answer, at, "createdAt");
   checkDate(op, answer, at, "deadline", true);
+  checkDate(op, answer, at, "resolvedAt", true);
+  if (answer["choices"] !== undefined) checkChoices(op, answer["choices"], at);
+  const decision = answer["decision"];
+  if (decision === undefined && (status === "answered" || status === "expired"))
+    throw malformed(op, `${at}decision`, `must be present when the status is ${String(status)} (the answer or the recorded fallback)`);
+  if (decision !== undefined) checkDecision(op, decision, at);
   return answer as unknown as PendingApproval;
 }
 
 /**
- * What `listPendingApprovals(key)` answered, checked: an array of approvals of `key`, each as
- * {@link checkApproval}, none `closed` (the method lists open ones only).
+ * What `listPendingApprovals(key)` answered, checked: an array without holes of approvals of
+ * `key`, each as {@link checkApproval}, none `closed` (the method lists open ones only).
  * @throws InvalidOptionError naming `listPendingApprovals` and the field (e.g. `[1].key`) otherwise.
  */
 export function checkApprovalList(answer: unknown, key: string): PendingApproval[] {
   if (!Array.isArray(answer)) throw malformed("listPendingApprovals", "", `must be an array of approvals, got ${describe(answer)}`);
-  answer.forEach((entry: unknown, i) => {
-    const approval = checkApproval("listPendingApprovals", entry, key, `[${i}].`);
+  // By index: a hole in the array is an entry that is not an approval.
+  for (let i = 0; i < answer.length; i++) {
+    const approval = checkApproval("listPendingApprovals", answer[i], key, `[${i}].`);
     if (approval.status === "closed")
       throw malformed("listPendingApprovals", `[${i}].status`, "must not be closed (only open approvals are listed)");
-  });
+  }
   return answer as PendingApproval[];
 }

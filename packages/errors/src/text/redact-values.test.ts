@@ -30,6 +30,24 @@ describe("redactValues", () => {
     expect(redactValues("id 12345678-90 and 1234", ["12345678-90"])).toBe("id [redacted] and 1234");
   });
 
+  it("finds a value written as JSON encoders escape it inside a string (slash as backslash-slash, any character as backslash-u and hex in either case, quote and backslash escaped)", () => {
+    const secret = "Zq9s/Wk3+Lm7=Pp2xY";
+    const written = [
+      secret.replace(/\//g, "\\/"),
+      secret.replace(/\+/g, "\\u002b"),
+      secret.replace(/\+/g, "\\u002B").replace(/\//g, "\\u002f"),
+      secret.replace(/=/g, "\\u003d").toUpperCase(),
+    ];
+    for (const text of written)
+      expect(redactValues(`{"error":"invalid token ${text}"}`, [secret])).toBe('{"error":"invalid token [redacted]"}');
+    const quoted = 'k"ey\\é/x';
+    expect(redactValues(`seen ${JSON.stringify(quoted)} end`, [quoted])).toBe('seen "[redacted]" end');
+    const ascii = JSON.stringify(quoted).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    expect(redactValues(`seen ${ascii} end`, [quoted])).toBe('seen "[redacted]" end');
+    // An escape that spells other characters is left as it is.
+    expect(redactValues("token Zq9s\\/Wk3\\u002cLm7=Pp2xY", [secret])).toBe("token Zq9s\\/Wk3\\u002cLm7=Pp2xY");
+  });
+
   it("writes the given marker in place of every form, as it is (a `$&` in it is not a replacement pattern)", () => {
     const secret = "tok-Echoed-42";
     const text = `a ${secret} b ${secret.toUpperCase()} c ${Buffer.from(secret).toString("base64")} d`;

@@ -6,6 +6,49 @@ interface ValueForms {
   readonly lower: string | undefined;
   /** The value matched in any case (its characters escaped); undefined with {@link lower}. */
   readonly anyCase: RegExp | undefined;
+  /**
+   * The value as written inside a JSON string, in any case: each character as it is, as its
+   * `\uXXXX` escape (hex digits in either case), or as its short escape (`\/`, `\"`, `\\`, `\n`…),
+   * so that `a\/b`, `a\u002fb` and `a\u002Fb` all match `a/b`.
+   */
+  readonly jsonEscaped: RegExp;
+}
+
+/** The short escapes a JSON string may use for a character (`\/` is optional; PHP writes it). */
+const JSON_SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "/": "\\/",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+/** `text` as a regular expression source matching it literally, each code unit as a `\uXXXX` escape. */
+function literalSource(text: string): string {
+  let source = "";
+  for (let i = 0; i < text.length; i++) source += `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return source;
+}
+
+/** A pattern matching `value` in any case as a JSON encoder may write it inside a string. */
+function jsonEscapedPattern(value: string): RegExp {
+  let source = "";
+  // Code unit by code unit: a JSON encoder escapes a character outside the BMP as two `\uXXXX`.
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    const char = value.charAt(i);
+    // The escape `\uXXXX` (the flag `i` lets its hex digits be in either case).
+    const alternatives = [`\\\\u${unit.toString(16).padStart(4, "0")}`];
+    const short = JSON_SHORT_ESCAPES[char];
+    if (short !== undefined) alternatives.push(literalSource(short));
+    // The character itself, unless JSON requires it escaped (a quote, a backslash, a control character).
+    if (unit >= 0x20 && char !== '"' && char !== "\\") alternatives.push(literalSource(char));
+    source += `(?:${alternatives.join("|")})`;
+  }
+  return new RegExp(source, "gi");
 }
 
 /** The forms of values seen lately (a host has a few secrets; cleared past {@link FORMS_KEPT}). */
@@ -33,6 +76,7 @@ function formsOf(value: string): ValueForms {
     exact: exact.sort((a, b) => b.length - a.length),
     lower: cased ? lower : undefined,
     anyCase: cased ? new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu") : undefined,
+    jsonEscaped: jsonEscapedPattern(value),
   };
   if (formsSeen.size >= FORMS_KEPT) formsSeen.clear();
   formsSeen.set(value, forms);
@@ -46,8 +90,9 @@ export const REDACTED = "[redacted]";
  * `text` with every occurrence of each of `values` replaced by `marker`: the values of
  * credentials the host knows (its secret environment variables) never leave it in a message or
  * stored text. Each value is found as it is, in any letter case, URL-encoded
- * (`encodeURIComponent`) and base64-encoded (standard, unpadded or URL-safe, when the text holds the
- * value's encoding on its own). Empty values are skipped (they would match everywhere).
+ * (`encodeURIComponent`), base64-encoded (standard, unpadded or URL-safe, when the text holds the
+ * value's encoding on its own) and as a JSON string writes it (any character as its `\uXXXX`
+ * escape, `/` as `\/`, a quote or backslash escaped: a remote's JSON body echoing it). Empty values are skipped (they would match everywhere).
  * @param marker what replaces each occurrence; default {@link REDACTED}.
  */
 export function redactValues(text: string, values: readonly string[], marker = REDACTED): string {
@@ -68,6 +113,13 @@ export function redactValues(text: string, values: readonly string[], marker = R
       out = out.replace(forms.anyCase, () => marker);
       lower = undefined;
     }
+  }
+  // A value inside a JSON text may be written with escapes (`\/`, `\u002b`): looked for only when
+  // the text holds an escape.
+  if (!out.includes("\\")) return out;
+  for (const value of values) {
+    if (value === "") continue;
+    out = out.replace(formsOf(value).jsonEscaped, () => marker);
   }
   return out;
 }
