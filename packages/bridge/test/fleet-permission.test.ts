@@ -64,6 +64,26 @@ describe("bridge over a fleet whose database role lacks a right", () => {
     }
   });
 
+  it("a reconnect to a run whose stored events the fleet may not read (its info readable) is answered 403 permission_denied, before any stream header", async () => {
+    const refusing = refusingFleet();
+    const fleet: BridgeFleet = {
+      ...refusing,
+      handle: (id) =>
+        ({
+          ...refusing.handle(id),
+          info: () => Promise.resolve({ threadKey: undefined, settled: false, lastSequence: 3 }),
+        }) as BridgeFleetRun,
+    };
+    const bridge = await serve({ fleet });
+    served.push(bridge);
+    const response = await fetch(`${bridge.url}/runs/${randomUUID()}/events`);
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await response.json()).toEqual({
+      error: { code: "permission_denied", message: "the server's fleet may not do this: its database role lacks a right it needs" },
+    });
+  });
+
   it("a fleet whose database is unreachable is answered 503 database_unavailable (retry), not 500 internal, on the same four routes", async () => {
     const bridge = await serve({ fleet: refusingFleet(ErrCode.ServiceUnavailable) });
     served.push(bridge);

@@ -144,6 +144,32 @@ if (!PG_URL) {
       expect(processesWith(t.marker)).toEqual([]);
     });
 
+    it("answered while its worker was stopped, then the worker SIGKILLed: the run's stream closes the first question with its recorded answer (approval.resolved, approved) and the retry replays it", async () => {
+      const t = await setup("appr_stopped");
+      const first = await t.worker("first");
+      const runOptions = {
+        env: { ...fakeRun(fakeCodexSteps("done with the replayed answer", { ask: "npm test", sleepMs: 8000 })).env, [t.marker]: "1" },
+      };
+      const handle = await t.front.submit("run the tests", { threadKey: "stopped", runOptions });
+      const asked = await waitFor(handle, isAsk(1));
+      const id1 = requestId(asked);
+      // The worker never learns of the answer: it is stopped when the answer is recorded, then killed.
+      first.kill("SIGSTOP");
+      await t.front.answer(id1, { outcome: "approve" });
+      await t.kill(first);
+      await t.worker("second");
+      expect((await handle.result()).text).toBe("done with the replayed answer");
+      const events: FleetEvent[] = [];
+      for await (const e of handle.events()) events.push(e);
+      expect(unclosed(events)).toEqual([]);
+      expect(events.filter(isResolved(id1)).map((e) => [e.attempt, (e.event as RecordedAgentEvent).data])).toEqual([
+        [2, expect.objectContaining({ id: id1, outcome: "approved", attempt: 1 })],
+      ]);
+      const replays = events.filter((e) => e.event.type === "notice" && (e.event as RecordedAgentEvent).kind === "approval.replayed");
+      expect(replays.map((e) => (e.event as RecordedAgentEvent).data)).toEqual([expect.objectContaining({ replayedFrom: id1 })]);
+      expect(processesWith(t.marker)).toEqual([]);
+    });
+
     it('unanswered when its worker was SIGKILLed (default "ask-again"): the lost question is closed, attempt 2 asks again and its answer is applied', async () => {
       const t = await setup("appr_again");
       const first = await t.worker("first");

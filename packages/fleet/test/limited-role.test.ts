@@ -78,6 +78,13 @@ if (!PG_URL) {
     expect((error as DriverError).cause).toMatchObject({ code: "42501" });
   }
 
+  /** Asserts `error` is a reader host's own DriverError PERMISSION of `op` (refused before any statement). */
+  function expectReaderRefusal(error: unknown, op: string): void {
+    expect(error).toBeInstanceOf(DriverError);
+    expect(error).toMatchObject({ code: ErrCode.Permission, device: "fleet", op });
+    expect(String((error as DriverError).cause)).toContain("may only read");
+  }
+
   /** Run options that make the fake ask to run `ls`, then answer `text` once approved. */
   function askingRun(text: string) {
     return { ...fakeRun(fakeCodexSteps(text, { ask: "ls" })), policy: { approvals: { permission: "ask" as const, timeoutMs: 120_000 } } };
@@ -213,16 +220,33 @@ if (!PG_URL) {
       expect(await host.approval(approvalId)).toMatchObject({ id: approvalId, runId: handle.id, status: "pending" });
       expect((await host.pendingApprovals()).map((a) => a.id)).toEqual([approvalId]);
       // Writes are refused as such.
-      expectPermission(await refusal(host.answer(approvalId, { outcome: "approve" })), "fleet answer");
-      expectPermission(await refusal(host.submit("refused")), "fleet submit");
+      expectReaderRefusal(await refusal(host.answer(approvalId, { outcome: "approve" })), "fleet answer");
+      expectReaderRefusal(await refusal(host.submit("refused")), "fleet submit");
       await owner.answer(approvalId, { outcome: "approve" });
       expect((await run.result()).text).toBe("asked");
       expect((await followed).at(-1)).toBe("verdict");
-      const worker = await refusal(host.worker(new Agent(fakeCodex("unused"))));
-      expect(worker).toBeInstanceOf(DriverError);
-      expect(worker).toMatchObject({ code: ErrCode.Permission, op: "fleet worker" });
-      expect(String((worker as DriverError).cause)).toContain("may only read");
+      expectReaderRefusal(await refusal(host.worker(new Agent(fakeCodex("unused")))), "fleet worker");
       expect(await host.approval(approvalId)).toMatchObject({ status: "answered" });
+    });
+
+    it("a host whose role lacks only UPDATE on the runs table starts as a reader and refuses submit, answer and worker itself with DriverError PERMISSION", async () => {
+      const schema = freshSchema("partial");
+      const { admin, owner } = await migratedByOwner(schema);
+      await owner.worker(new Agent(fakeCodex("unused")));
+      const handle = await owner.submit("please run ls", { runOptions: askingRun("answered by the owner") });
+      const approvalId = await firstApproval(owner, handle.id);
+      const app = await limitedRole(admin);
+      await grantHostRights(admin, schema, app.role);
+      await admin.query(`REVOKE UPDATE ON "${schema}".adaptor_fleet_runs FROM ${app.role}`);
+      const host = new Fleet({ connectionString: app.url, schema });
+      closers.push(() => host.close());
+      await host.start();
+      expectReaderRefusal(await refusal(host.submit("refused")), "fleet submit");
+      expectReaderRefusal(await refusal(host.answer(approvalId, { outcome: "approve" })), "fleet answer");
+      expectReaderRefusal(await refusal(host.worker(new Agent(fakeCodex("unused")))), "fleet worker");
+      expect(await host.approval(approvalId)).toMatchObject({ status: "pending" });
+      await owner.answer(approvalId, { outcome: "approve" });
+      expect((await host.handle(handle.id).result()).text).toBe("answered by the owner");
     });
 
     it("a worker whose role loses INSERT and UPDATE mid-run is lost, and the run gets one verdict from a worker that may write", async () => {

@@ -102,7 +102,9 @@ export class FleetFront {
   /**
    * `GET runs/<key>/events`: the run's frames after `lastId`, from the fleet's stored events, then live.
    * @throws HttpError 400 `bad_request` for a `lastId` of a frame after the run's newest stored
-   *   event (no front-end sent it; following from it would skip every frame up to it).
+   *   event (no front-end sent it; following from it would skip every frame up to it); 403
+   *   `permission_denied` (503 `database_unavailable`) when the fleet may not read (cannot reach)
+   *   the run's events, found before the stream's headers go out.
    */
   async reconnect(res: ServerResponse, key: string, lastId: number, cors: Record<string, string>): Promise<void> {
     const found = await this.#find(key);
@@ -115,6 +117,7 @@ export class FleetFront {
         "bad_request",
         `Last-Event-ID ${lastId} is beyond run ${key}'s newest frame (of stored event ${found.lastSequence}): it was not sent by this run; reconnect with an id this run sent, or 0 to replay from the start`,
       );
+    await readable(found.run, found.lastSequence);
     const connection = new SseConnection(res, this.#settings);
     connection.open({ ...cors, "x-adaptor-run-id": key });
     await this.#follow(connection, found.run, frames, lastId);
@@ -227,6 +230,24 @@ export class FleetFront {
       this.#closing.signal.removeEventListener("abort", onClosing);
       connection.end();
     }
+  }
+}
+
+/**
+ * Reads the newest stored event of `run` (of sequence `lastSequence`; nothing when it has none
+ * yet) and drops it: a fleet that may not read the run's events (or cannot reach them) refuses
+ * here, while the request can still be answered with its status.
+ * @throws HttpError 403 `permission_denied` or 503 `database_unavailable` (see `databaseRefusal`).
+ */
+async function readable(run: BridgeFleetRun, lastSequence: number): Promise<void> {
+  if (lastSequence < 1) return;
+  const stop = new AbortController();
+  try {
+    for await (const _ of run.events({ after: lastSequence - 1, signal: stop.signal })) break;
+  } catch (error) {
+    throw databaseRefusal(error);
+  } finally {
+    stop.abort();
   }
 }
 

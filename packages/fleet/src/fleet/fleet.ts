@@ -367,7 +367,8 @@ export class Fleet implements AsyncDisposable {
    *   `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when PostgreSQL is unreachable
    *   or the connection was lost (submit again; with a `runId`, a run the lost commit stored is
    *   then refused `FleetRunExistsError`); DriverError (device `fleet`, code `PERMISSION`, the
-   *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored).
+   *   `pg` error as `cause`) when the role may not write the run (a grant missing or revoked; nothing stored), or (its cause
+   *   saying so) on a host started as a reader.
    */
   async submit(prompt: Prompt, options: SubmitOptions = {}): Promise<RunHandle> {
     try {
@@ -403,6 +404,7 @@ export class Fleet implements AsyncDisposable {
     checkPayloadSize(this.#core.options.maxPayloadBytes, text, resume ? undefined : parts, runOptions, resume?.decision);
     await this.start();
     checkOpen(this.#state as "open", "submit");
+    this.#refuseReader("submit");
     const { tables, boss, options: o } = this.#core;
     const id = options.runId?.toLowerCase() ?? randomUUID();
     // Every run of this host goes to the queue of its run format, text runs too: a thread's turns
@@ -444,6 +446,23 @@ export class Fleet implements AsyncDisposable {
   }
 
   /**
+   * Refuses call `op` (`worker`, `submit`, `answer`) on a host started as a reader (its role lacks
+   * INSERT or UPDATE on the runs table), before it touches the database.
+   * @throws DriverError (device `fleet`, code `PERMISSION`) on such a host.
+   */
+  #refuseReader(op: "worker" | "submit" | "answer"): void {
+    if (!this.#readOnly) return;
+    throw new DriverError({
+      op: `fleet ${op}`,
+      device: "fleet",
+      code: ErrCode.Permission,
+      cause: new Error(
+        `this role may only read the fleet's tables (no INSERT or UPDATE on ${this.#core.options.schema}.adaptor_fleet_runs): fleet ${op} needs the rights the fleet README lists under "Database roles"`,
+      ),
+    });
+  }
+
+  /**
    * The handle of a run submitted on any host (no query is made until it is used).
    * @throws InvalidOptionError (subject `"fleet handle"`, field `runId`) for a `runId` that is not
    *   a UUID: no run has one.
@@ -461,15 +480,7 @@ export class Fleet implements AsyncDisposable {
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
     await this.start();
     checkOpen(this.#state as "open", "worker");
-    if (this.#readOnly)
-      throw new DriverError({
-        op: "fleet worker",
-        device: "fleet",
-        code: ErrCode.Permission,
-        cause: new Error(
-          `this role may only read the fleet's tables (no INSERT or UPDATE on ${this.#core.options.schema}.adaptor_fleet_runs): a worker needs the rights the fleet README lists under "Database roles"`,
-        ),
-      });
+    this.#refuseReader("worker");
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
@@ -527,7 +538,8 @@ export class Fleet implements AsyncDisposable {
    *   DriverError (device `fleet`, code `SERVICE_UNAVAILABLE`, the `pg` error as `cause`) when
    *   PostgreSQL is unreachable or the connection was lost (answer again: an answer the lost
    *   statement recorded is then refused `"answered"`); DriverError (device `fleet`, code
-   *   `PERMISSION`, the `pg` error as `cause`) when the role may not record it (nothing recorded).
+   *   `PERMISSION`, the `pg` error as `cause`) when the role may not record it (nothing recorded), or (its cause
+   *   saying so) on a host started as a reader.
    */
   async answer(
     approvalId: string,
@@ -544,6 +556,7 @@ export class Fleet implements AsyncDisposable {
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
+    this.#refuseReader("answer");
     const { tables } = this.#core;
     const found = await tables.approval(approvalId);
     if (!found) throw new ApprovalNotPendingError(approvalId, "unknown");

@@ -32,16 +32,21 @@ function quoteLiteral(text: string): string {
 }
 
 /**
- * The `approval.resolved` notice (outcome `expired`, the SDK's for a question that ended unanswered)
- * that closes approval row `a` in its run's stream when the attempt that asked it could not say so
- * itself (its worker was lost, or the run was settled without it): the request's id, kind, tool
- * name and approval attempt, as the SDK writes them, and the SDK run id of the attempt in `meta`.
+ * The `approval.resolved` notice that closes approval row `a` in its run's stream when the attempt
+ * that asked it could not say so itself (its worker was lost, or the run was settled without it):
+ * the request's id, kind, tool name and approval attempt, as the SDK writes them, and the SDK run
+ * id of the attempt in `meta`. Its outcome is the SDK's for the answer recorded (`approved`,
+ * `denied`, or `answered` with the `choice`), or `expired` (the SDK's for a question that ended
+ * unanswered) when none was.
  */
 function closingNotice(a: string): string {
+  const outcome = `CASE ${a}.decision->>'outcome' WHEN 'approve' THEN 'approved' WHEN 'deny' THEN 'denied' WHEN 'answer' THEN 'answered'
+    ELSE 'expired' END`;
   return `jsonb_build_object('type', 'notice', 'kind', 'approval.resolved',
-    'message', 'approval ' || ${a}.id || ' closed unanswered: the attempt that asked it ended',
+    'message', 'approval ' || ${a}.id || CASE WHEN ${a}.decision IS NULL THEN ' closed unanswered' ELSE ' closed with its recorded answer' END
+      || ': the attempt that asked it ended',
     'data', jsonb_strip_nulls(jsonb_build_object('id', ${a}.id, 'kind', ${a}.request->'kind', 'toolName', ${a}.request->'toolName',
-      'outcome', 'expired', 'attempt', ${a}.request->'attempt')),
+      'outcome', ${outcome}, 'choice', ${a}.decision->'choice', 'attempt', ${a}.request->'attempt')),
     'meta', jsonb_strip_nulls(jsonb_build_object('runId', ${a}.request->'runId', 'time', to_jsonb(now()))))`;
 }
 
@@ -560,13 +565,14 @@ export class FleetTables {
   ): Promise<boolean> {
     // The row keeps the whole verdict; the event leaves its bulky members to it (readers join them back).
     const events = [...tail, verdictEventBody(verdict) as unknown as JsonValue];
-    // Questions the run leaves open that its stream never closed (their attempt's worker was lost,
-    // or the run is settled without it) are closed in it first, before the tail and the verdict.
+    // Questions the run's stream never closed (their attempt's worker was lost, or the run is
+    // settled without it), unanswered or answered, are closed in it first, before the tail and the
+    // verdict: an answered one with its recorded answer's outcome.
     const { rows } = await client.query<{ n: string }>(
       `WITH lost AS (
          SELECT ${closingNotice("a")} AS event, row_number() OVER (ORDER BY a.created_at, a.id) AS ord
          FROM ${this.#s}.adaptor_fleet_approvals a
-         WHERE a.run_id = $1 AND a.decision IS NULL AND a.closed_at IS NULL AND NOT (a.id = ANY ($9::text[])) AND ${this.#unclosedInStream("a")}),
+         WHERE a.run_id = $1 AND (a.decision IS NOT NULL OR a.closed_at IS NULL) AND NOT (a.id = ANY ($9::text[])) AND ${this.#unclosedInStream("a")}),
        n AS (SELECT count(*)::int AS n FROM lost),
        r AS (
          UPDATE ${this.#s}.adaptor_fleet_runs
@@ -725,8 +731,10 @@ export class FleetTables {
    * asking): from now on answering one fails. Conditional on `decision IS NULL`, so an answer and
    * this close never both win. In the same statement, each closed approval whose close the run's
    * stream does not hold yet (an `approval.resolved` notice of its id) gets one, written as an event
-   * of attempt `attempt` (the run's current one): a client that saw the question sees it end.
-   * Returns how many were closed.
+   * of attempt `attempt` (the run's current one): a client that saw the question sees it end. So
+   * does each question of an earlier attempt answered before its worker was lost without saying
+   * so, with its recorded answer's outcome (`approved`, `denied`, `answered`). Returns how many
+   * were closed to answers.
    */
   async closeLostApprovals(runId: string, attempt: number): Promise<number> {
     const s = this.#s;
@@ -734,9 +742,13 @@ export class FleetTables {
       `WITH closed AS (
          UPDATE ${s}.adaptor_fleet_approvals SET closed_at = now()
          WHERE run_id = $1 AND attempt < $2 AND decision IS NULL AND closed_at IS NULL
-         RETURNING id, request, created_at),
+         RETURNING id, request, decision, created_at),
+       answered AS (
+         SELECT a.id, a.request, a.decision, a.created_at FROM ${s}.adaptor_fleet_approvals a
+         WHERE a.run_id = $1 AND a.attempt < $2 AND a.decision IS NOT NULL),
        lost AS (
-         SELECT ${closingNotice("c")} AS event, row_number() OVER (ORDER BY c.created_at, c.id) AS ord FROM closed c
+         SELECT ${closingNotice("c")} AS event, row_number() OVER (ORDER BY c.created_at, c.id) AS ord
+         FROM (SELECT * FROM closed UNION ALL SELECT * FROM answered) c
          WHERE ${this.#unclosedInStream("c")}),
        n AS (SELECT count(*)::int AS n FROM lost),
        r AS (
