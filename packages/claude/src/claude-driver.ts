@@ -271,11 +271,14 @@ export class ClaudeDriver implements Driver {
   async #spawn(request: DriverRequest, sink: DriverSink, signature: string, signal: AbortSignal): Promise<ClaudeSession> {
     // claude prints its version only once it acts (its init line): the default binary's is its
     // package's; another is asked once per binary, before anything of the run is written or started.
-    const installed = this.config.command === undefined ? defaultClaudeVersion() : undefined;
+    // A `command` naming the default executable's own path is that package's binary too.
+    const own = defaultClaudeCommand();
+    const command = this.config.command ?? own;
+    const installed = command === own ? defaultClaudeVersion() : undefined;
     await requireCliVersion(
       CLAUDE_VERSION_FLOOR,
       {
-        command: this.config.command ?? defaultClaudeCommand(),
+        command,
         args: ["--version"],
         env: installed === undefined ? claudeEnv(this.config, request) : {},
         cwd: request.cwd ?? this.config.cwd,

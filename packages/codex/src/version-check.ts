@@ -1,6 +1,6 @@
 import type { DriverSink } from "@adaptor/driver";
 import { requireCliVersion } from "@adaptor/driver/kit";
-import { CODEX_VERSION_FLOOR, defaultCodexVersion } from "./command.js";
+import { CODEX_VERSION_FLOOR, defaultCodexCommand, defaultCodexVersion } from "./command.js";
 import type { CodexConfig } from "./config.js";
 import { codexEnv } from "./process-helpers.js";
 
@@ -8,8 +8,8 @@ import { codexEnv } from "./process-helpers.js";
  * Refuses a codex older than `MIN_CODEX_VERSION` before anything of a run (or a pre-warm) is
  * written or started, on both transports: codex tells a client its version only once it acts
  * (app-server's answer to `initialize`, with the thread request already on its way). The default
- * executable's version is its npm package's (`defaultCodexVersion`: no process); another
- * executable is asked `codex --version` once per binary and process.
+ * executable's version (also when `command` names its path) is its npm package's
+ * (`defaultCodexVersion`: no process); another executable is asked `codex --version` once per binary and process.
  *
  * @throws FeatureUnsupportedError (feature `"cliVersion"`) for an older codex; DriverError (op
  * `"spawn"`) when the executable cannot be started; `signal.reason` when aborted.
@@ -21,7 +21,8 @@ export async function requireCodexVersion(
   sink: DriverSink,
   signal: AbortSignal,
 ): Promise<void> {
-  const installed = config.command === undefined ? defaultCodexVersion() : undefined;
+  // A `command` naming the default executable's own path is that package's binary too.
+  const installed = command === defaultCodexCommand() ? defaultCodexVersion() : undefined;
   const cwd = run.cwd ?? config.cwd;
   await requireCliVersion(
     CODEX_VERSION_FLOOR,
