@@ -80,6 +80,7 @@ describe("public surface", () => {
       "mergeChildEnv",
       "openRegularFile",
       "partFrom",
+      "processEnvEntry",
       "processEnvHas",
       "rawHoldsFiles",
       "rawStreams",

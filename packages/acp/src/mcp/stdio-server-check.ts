@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { McpServerConfig } from "@adaptor/driver";
-import { processEnvHas, type CliProcess } from "@adaptor/driver/process";
+import { processEnvEntry, type CliProcess } from "@adaptor/driver/process";
 
 /**
  * Set in the environment of every stdio server declared to an ACP agent, to the server's name: the
@@ -8,11 +9,21 @@ import { processEnvHas, type CliProcess } from "@adaptor/driver/process";
 export const MCP_SERVER_NAME_VAR = "ADAPTOR_MCP_SERVER";
 
 /**
+ * How long, in ms, a server not found yet is looked for again while one of the agent's processes
+ * shows an empty environment (one in the middle of an `execve`, such as `env` handing over to the
+ * server it starts). 2,000.
+ */
+export const EXEC_SETTLE_MS = 2_000;
+/** The wait between two such looks, in ms. */
+const EXEC_SETTLE_STEP_MS = 25;
+
+/**
  * The declared stdio servers none of the agent's live processes is (by {@link MCP_SERVER_NAME_VAR}):
  * servers the agent never started (an agent may ignore `mcpServers`: Nanocoder 1.30.0 does), or
  * that ended. ACP reports no MCP server status; the agent's processes, read from `/proc` after its
- * turn ended, are what the host can rely on. Undefined where the agent's processes cannot be
- * listed (not Linux).
+ * turn ended, are what the host can rely on. A process whose environment reads empty (mid-`execve`)
+ * is read again, for at most {@link EXEC_SETTLE_MS}, before a server is called missing. Undefined
+ * where the agent's processes cannot be listed (not Linux).
  */
 export async function stdioServersNotRunning(
   child: Pick<CliProcess, "listDescendants">,
@@ -22,5 +33,18 @@ export async function stdioServersNotRunning(
   if (stdio.length === 0) return [];
   const live = await child.listDescendants?.();
   if (live === undefined) return undefined;
-  return stdio.filter((server) => !live.some((pid) => processEnvHas(pid, `${MCP_SERVER_NAME_VAR}=${server.name}`)));
+  const deadline = Date.now() + EXEC_SETTLE_MS;
+  for (;;) {
+    let unsettled = false;
+    const missing = stdio.filter((server) => {
+      const entry = `${MCP_SERVER_NAME_VAR}=${server.name}`;
+      return !live.some((pid) => {
+        const state = processEnvEntry(pid, entry);
+        if (state === "empty") unsettled = true;
+        return state === "has";
+      });
+    });
+    if (missing.length === 0 || !unsettled || Date.now() >= deadline) return missing;
+    await sleep(EXEC_SETTLE_STEP_MS);
+  }
 }

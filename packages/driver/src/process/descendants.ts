@@ -70,6 +70,20 @@ export function processEnvHas(pid: number, entry: string): boolean {
 }
 
 /**
+ * What `/proc/<pid>/environ` says of the entry `NAME=value`: `"has"`; `"lacks"` (also when it cannot
+ * be read: gone, another user's); `"empty"` when it reads empty. A process in the middle of an
+ * `execve` (`env VAR=x -- server` handing over to the server) reads empty until the new program's
+ * environment is set up, for microseconds on an idle machine and longer on a busy one; so does one
+ * started with no environment at all. Read again a little later to tell them apart.
+ */
+export function processEnvEntry(pid: number, entry: string): EnvEntryState {
+  return environState(pid, Buffer.from(entry));
+}
+
+/** What a process's environment says of one entry ({@link processEnvEntry}). */
+export type EnvEntryState = "has" | "lacks" | "empty";
+
+/**
  * Sends `signal` to `pid`, and to its process group when it leads one (what it started is in that
  * group). Never throws. @returns false when the process is gone (or not ours to signal).
  */
@@ -100,14 +114,20 @@ export function observeEnvironReads(observer: ((pid: number) => void) | undefine
 
 /** True when the initial environment of `pid` holds `needle` (`NAME=value`); false when unreadable. */
 function environHas(pid: number, needle: Buffer): boolean {
+  return environState(pid, needle) === "has";
+}
+
+/** What the initial environment of `pid` says of `needle` (`NAME=value`); see {@link processEnvEntry}. */
+function environState(pid: number, needle: Buffer): EnvEntryState {
   environRead?.(pid);
   const environ = readProcFile(`${PROC}/${pid}/environ`);
-  if (!environ) return false;
+  if (!environ) return "lacks";
+  if (environ.length === 0) return "empty";
   for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
     const end = at + needle.length;
-    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return true;
+    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0)) return "has";
   }
-  return false;
+  return "lacks";
 }
 
 function readStat(pid: number): ProcStat | undefined {
