@@ -284,12 +284,14 @@ export class CatchUpReads {
 
   /**
    * The {@link PROCESS_TAG_VAR} entries of `stat`'s initial environment, read once per process (not
-   * at all for an orphan candidate whose environment the last read of where orphans are handed read).
+   * at all for an orphan candidate whose environment the last read of where orphans are handed read);
+   * one that reads empty (mid-`execve`) is not remembered.
    */
   tagsOf(stat: ProcStat): readonly string[] {
     const known = this.#tags.get(stat.pid) ?? orphanTags.get(stat.pid);
     if (known?.start === stat.start) return known.tags;
     const tags = tagEntriesOf(stat.pid);
+    if (tags === undefined) return []; // mid-execve: read again when asked again
     this.#tags.set(stat.pid, { start: stat.start, tags });
     return tags;
   }
@@ -788,11 +790,15 @@ export function readOrphansAhead(): void {
   adoptTaggedOrphans();
 }
 
-/** The `ADAPTOR_PROCESS_TAG=<value>` entries of `pid`'s initial environment (usually none or one). */
-function tagEntriesOf(pid: number): string[] {
+/**
+ * The `ADAPTOR_PROCESS_TAG=<value>` entries of `pid`'s initial environment (usually none or one);
+ * undefined when it reads empty (in the middle of an `execve`, see {@link processEnvEntry}).
+ */
+function tagEntriesOf(pid: number): string[] | undefined {
   environRead?.(pid);
   const environ = readProcFile(`${PROC}/${pid}/environ`);
   if (!environ) return [];
+  if (environ.length === 0) return undefined;
   const name = `${PROCESS_TAG_VAR}=`;
   const found: string[] = [];
   for (let at = environ.indexOf(name, 0, "latin1"); at !== -1; at = environ.indexOf(name, at + 1, "latin1")) {
@@ -815,12 +821,14 @@ let orphanTags = new Map<number, { readonly start: string; readonly tags: readon
  * time that process (the same pid and start time) was a candidate. Its environment is that of its
  * start (or its last `exec`): one read as tagged was started by a tagged process, whatever it
  * drops later (it is then adopted on that read); one read as untagged got no tag from whoever
- * started it, and is caught, if it is a CLI's, by the session or group it is in.
+ * started it, and is caught, if it is a CLI's, by the session or group it is in. One whose
+ * environment reads empty (mid-`execve`) is not remembered: it is read again next time.
  */
 function candidateTags(stat: ProcStat): readonly string[] {
   const known = orphanTags.get(stat.pid);
   if (known?.start === stat.start) return known.tags;
   const tags = tagEntriesOf(stat.pid);
+  if (tags === undefined) return []; // read again next time: an environment in the making
   orphanTags.set(stat.pid, { start: stat.start, tags });
   return tags;
 }
