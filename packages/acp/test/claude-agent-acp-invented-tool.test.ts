@@ -27,8 +27,7 @@ describe("claude-agent-acp: a call of a tool the agent does not have (real adapt
             reply: (view) => {
               const { messages } = view.raw as { messages: { content: unknown }[] };
               const last = messages.at(-1)!;
-              const answered =
-                Array.isArray(last.content) && (last.content as { type?: string }[]).some((c) => c.type === "tool_result");
+              const answered = Array.isArray(last.content) && (last.content as { type?: string }[]).some((c) => c.type === "tool_result");
               return answered ? { text: "no such tool, done" } : { toolUse: { name: "FrobnicateWidget", input: { widget: "w1" } } };
             },
           },

@@ -796,7 +796,10 @@ describe("a call the agent answers itself because it has no such tool (a name th
   });
 
   it("reported failed with only the agent's no-such-tool answer naming it is no violation under ask", async () => {
-    const run = await turn([pending("u", "other", "FrobnicateWidget"), failedWith("u", NO_SUCH("FrobnicateWidget")), text("ok"), done], ASK);
+    const run = await turn(
+      [pending("u", "other", "FrobnicateWidget"), failedWith("u", NO_SUCH("FrobnicateWidget")), text("ok"), done],
+      ASK,
+    );
     expect(run.error).toBeUndefined();
     expect(run.asked).toEqual([]);
     const result = run.events.find((e) => e.type === "tool-result");
