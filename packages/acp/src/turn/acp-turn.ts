@@ -104,7 +104,11 @@ export class AcpTurn implements SessionHandler {
   text = "";
   /** Tool calls the host denied during this turn. */
   denied = 0;
-
+  /**
+   * The agent was answered with one of its `allow_always` options during this turn (the host's
+   * answer, or a trusted host tool's ask allowed so): it may run later calls without asking.
+   */
+  grantedAlways = false;
   /** The agent's last own `error` notice of this turn (see {@link AgentNotice}). */
   agentError: AgentNotice | undefined;
   /** The session's cumulative cost from the latest `usage_update` (of this turn, or replayed before it). */
@@ -251,7 +255,7 @@ export class AcpTurn implements SessionHandler {
     const ofKind = (kind: acp.PermissionOptionKind): acp.PermissionOption | undefined => options.find((o) => o.kind === kind);
     if (tool.trusted && !changesMachine(tool.actingKind)) {
       const allow = ofKind("allow_once") ?? ofKind("allow_always");
-      if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
+      if (allow) return this.#granting(options, { outcome: { outcome: "selected", optionId: allow.optionId } });
     }
     const ask: ApprovalAsk = {
       kind: "permission",
@@ -321,11 +325,19 @@ export class AcpTurn implements SessionHandler {
         }
         return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
       });
-      return await Promise.race([answered, cancelled]);
+      return this.#granting(options, await Promise.race([answered, cancelled]));
     } finally {
       signal.removeEventListener("abort", onAbort);
       this.#open.delete(settle);
     }
+  }
+
+  /** `response`, noting in {@link grantedAlways} when it selects one of `options` of kind `allow_always`. */
+  #granting(options: readonly acp.PermissionOption[], response: acp.RequestPermissionResponse): acp.RequestPermissionResponse {
+    const outcome = response.outcome;
+    if (outcome.outcome === "selected" && options.some((o) => o.optionId === outcome.optionId && o.kind === "allow_always"))
+      this.grantedAlways = true;
+    return response;
   }
 
   /** Answers the ask of call `id` `cancelled` after the host's interrupt, and remembers it (see {@link UnaskedCall.cancelled}). */
@@ -416,7 +428,8 @@ export class AcpTurn implements SessionHandler {
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
     for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
     if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call, status);
-    if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status)) tool.reportedRunning = true;
+    if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status))
+      tool.reportedRunning = true;
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking
