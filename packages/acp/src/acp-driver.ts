@@ -20,6 +20,7 @@ import {
   type DriverDescriptor,
   type DriverFailure,
   type DriverRequest,
+  type Checkpoint,
   type DriverResponse,
   type PrewarmRequest,
   type DriverSink,
@@ -66,6 +67,7 @@ import { AcpTurn, promptUsage, type UnaskedCall } from "./turn/acp-turn.js";
 import { changesMachine, toolNameOf } from "./turn/tool-call.js";
 import { parseStructured, stopReasonFailure, withSchemaInstructions } from "./turn/verdict.js";
 import { choicesOf, describeOptions, modelOption } from "./session/model-option.js";
+import { alwaysAllowedIn, checkpointData } from "./session/always-allowed.js";
 
 /** Descriptor capabilities of an ACP agent from its config: what the protocol and the config let the driver enforce. */
 function capabilitiesOf(config: Partial<AcpConfig>): DriverCapabilities {
@@ -141,6 +143,14 @@ export interface AcpDriverOptions {
    * message (the last one), with its `details`. Default: every chunk is the model's text.
    */
   readonly agentNotice?: (text: string) => AgentNotice | undefined;
+  /**
+   * The agent keeps an "always" grant (an ask answered with its `allow_always` option) only in the
+   * process that got it: the same session loaded in a new process asks again. A run that has every
+   * acting call asked (a permission mode other than `inherit`, `sandbox` `read_only`) continuing a
+   * session with such a grant then runs in a new process that loads the session; without this
+   * option it is refused before launch (the agent may keep the grant with the session). Default false.
+   */
+  readonly grantsEndWithProcess?: boolean;
 }
 
 /** An agent's own notice sent as a message chunk (see {@link AcpDriverOptions.agentNotice}). */
@@ -185,6 +195,9 @@ export class AcpDriver implements Driver {
   readonly #allowAllEnv: readonly string[];
   readonly #confinedArgs: readonly string[];
   readonly #agentNotice: AcpDriverOptions["agentNotice"];
+  readonly #grantsEndWithProcess: boolean;
+  /** Sessions in which an "always" grant was given (see {@link AcpDriverOptions.grantsEndWithProcess}); the oldest are forgotten past {@link MAX_ALWAYS_ALLOWED}. */
+  readonly #alwaysAllowed = new Set<string>();
   /** No preset describes the agent (plain `acp()`): its enforcement entries say what they leave out. */
   readonly #unknownAgent: boolean;
   readonly #pool: ProcessPool<AcpProcess>;
@@ -207,6 +220,7 @@ export class AcpDriver implements Driver {
     this.#allowAllEnv = options.allowAllEnv ?? [];
     this.#confinedArgs = options.confinedArgs ?? [];
     this.#agentNotice = options.agentNotice;
+    this.#grantsEndWithProcess = options.grantsEndWithProcess === true;
     this.#unknownAgent = options.resolve === undefined;
     let limits: Pick<AcpConfig, "idleMs" | "maxConcurrentSpawns"> = {};
     try {
@@ -243,6 +257,9 @@ export class AcpDriver implements Driver {
     const plan = this.#plan(config, request);
     this.#refuseUnheldToolBudget(config, request, plan);
     this.#refuseAllowAllEnv(config, request, sink);
+    // A session with an "always" grant is not continued where the grant may hold under a policy that has every call asked.
+    const confineGrant = this.#alwaysAllowedBefore(request) && (plan.hostAsks || plan.denyNonReadAsks);
+    if (confineGrant) this.#confineGrant(request, sink);
     if (request.session?.fork && !this.descriptor.capabilities.sessions.fork) {
       throw new FeatureUnsupportedError(this.descriptor.type, "fork", "the agent is not configured to fork sessions (`fork: true`)");
     }
@@ -261,7 +278,7 @@ export class AcpDriver implements Driver {
       });
     // A parked process serves a turn only if it was launched, and its session opened, exactly alike.
     const signature = launchSignature({ config, env, request });
-    let proc = await this.#pool.acquire({ request, signature, sink });
+    let proc = await this.#pool.acquire({ request: confineGrant ? { ...request, reuseProcess: false } : request, signature, sink });
     if (!proc && request.session && !request.session.fork && config.loadSession === false) {
       return emptyResponse(plan, {
         reason: "resume_rejected",
@@ -437,6 +454,50 @@ export class AcpDriver implements Driver {
     );
   }
 
+  /** True when the session `request` continues (or forks) had an "always" grant: its checkpoint says so, or this driver saw it given. */
+  #alwaysAllowedBefore(request: Pick<DriverRequest, "session">): boolean {
+    const session = request.session;
+    return session !== undefined && (alwaysAllowedIn(session.data) || this.#alwaysAllowed.has(session.resumeId));
+  }
+
+  /** Remembers that session `sessionId` had an "always" grant (the oldest remembered are forgotten past {@link MAX_ALWAYS_ALLOWED}). */
+  #noteAlwaysAllowed(sessionId: string): void {
+    this.#alwaysAllowed.delete(sessionId);
+    this.#alwaysAllowed.add(sessionId);
+    if (this.#alwaysAllowed.size > MAX_ALWAYS_ALLOWED) this.#alwaysAllowed.delete(this.#alwaysAllowed.values().next().value!);
+  }
+
+  /**
+   * A run that has every acting call asked continues a session with an "always" grant: for an agent
+   * whose grants end with its process (see {@link AcpDriverOptions.grantsEndWithProcess}) it takes no
+   * parked process (a new one loads the session), with a `notice` `policy`; any other agent is
+   * refused, with a `notice` `policy` saying why.
+   * @throws PolicyCapabilityUnsupportedError (`sandbox` `read_only`), HumanDecisionModeUnsupportedError
+   */
+  #confineGrant(request: DriverRequest, sink: Pick<DriverSink, "emit">): void {
+    const sessionId = request.session!.resumeId;
+    const granted = `an ask in session ${sessionId} was answered with ${this.descriptor.displayName}'s "always" option`;
+    if (this.#grantsEndWithProcess) {
+      sink.emit({
+        type: "notice",
+        kind: "policy",
+        message: `${granted}: the session is continued in a new process, where the grant does not hold`,
+        data: { sessionId, alwaysAllowed: true },
+      });
+      return;
+    }
+    sink.emit({
+      type: "notice",
+      kind: "policy",
+      message: `${granted}, which the agent may keep with the session: it cannot be continued under a policy that has every call asked (start a new conversation)`,
+      data: { sessionId, alwaysAllowed: true },
+    });
+    const sandbox = request.policy?.sandbox;
+    if (sandbox !== undefined && sandbox !== "unrestricted")
+      throw new PolicyCapabilityUnsupportedError(this.descriptor.type, "sandbox", sandbox);
+    throw new HumanDecisionModeUnsupportedError(this.descriptor.type, "permission", request.policy?.approvals?.permission ?? "inherit");
+  }
+
   /**
    * Refuses a run whose policy confines the agent while the host sets one of
    * {@link AcpDriverOptions.allowAllEnv}, with a `policy` notice naming it when a sink is given.
@@ -607,7 +668,16 @@ export class AcpDriver implements Driver {
       turn: AcpTurn,
       failure: DriverFailure | undefined,
       extra: Partial<DriverResponse> = {},
-    ): DriverResponse => finishTurn(proc, turn, failure, { ...extra, enforcement });
+    ): DriverResponse => {
+      if (sessionId !== undefined && (turn.grantedAlways || grantedBefore)) this.#noteAlwaysAllowed(sessionId);
+      return finishTurn(proc, turn, failure, { ...extra, enforcement });
+    };
+    // The session (or the one it forks) had an "always" grant: every later checkpoint says so.
+    const grantedBefore = this.#alwaysAllowedBefore(request);
+    const checkpointOf = (id: string, sessionCostUsd: number | undefined): Checkpoint => {
+      const data = checkpointData(sessionCostUsd, grantedBefore || turn.grantedAlways);
+      return { resumeId: id, ...(data ? { data } : {}) };
+    };
     const agent = proc.connection.agent;
     let aborted!: (reason: unknown) => void;
     let honoured!: (value: unknown) => void;
@@ -859,7 +929,7 @@ export class AcpDriver implements Driver {
             interrupted: true,
             ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
             ...(model !== undefined ? { model } : {}),
-            checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) },
+            checkpoint: checkpointOf(sessionId, cost.total),
           });
         }
         answer = answered as PromptResponse;
@@ -925,9 +995,7 @@ export class AcpDriver implements Driver {
         ...(cost.costUsd !== undefined ? { costUsd: cost.costUsd } : {}),
         ...(model !== undefined ? { model } : {}),
         ...(request.outputSchema && !failure && !interrupted ? parseStructured(turn.text) : {}),
-        ...(failure
-          ? {}
-          : { checkpoint: { resumeId: sessionId, ...(cost.total !== undefined ? { data: { sessionCostUsd: cost.total } } : {}) } }),
+        ...(failure ? {} : { checkpoint: checkpointOf(sessionId, cost.total) }),
       });
     } catch (error) {
       // The agent's process ended while the session was being set up (before the prompt): say how it
@@ -1183,6 +1251,9 @@ const INTERRUPT_EXPIRED: unique symbol = Symbol("interrupt expired");
 
 /** At most this many conversations are remembered for {@link AcpDriver}'s ended-late notice (the oldest are forgotten). */
 const MAX_ENDED_LATE = 256;
+
+/** At most this many sessions with an "always" grant are remembered by an {@link AcpDriver} beside their checkpoints (the oldest are forgotten). */
+const MAX_ALWAYS_ALLOWED = 4_096;
 
 /** Default `handshakeTimeoutMs`: the set-up requests of a turn answer within 120,000 ms in all. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = DEFAULT_REPLY_TIMEOUT_MS;

@@ -777,3 +777,48 @@ describe("a Claude Code adapter's tools that write unasked in every mode", () =>
     expect(violated(other)).toEqual({ toolCallId: "f", toolName: "FooBar", toolKind: "other", fields: ["approvals.permission"] });
   });
 });
+
+describe("a call the agent answers itself because it has no such tool (a name the model invented)", () => {
+  const ASK: RunOptions = { policy: { approvals: { permission: "ask" } } };
+  const NO_SUCH = (name: string): string => `<tool_use_error>Error: No such tool available: ${name}</tool_use_error>`;
+  /** The call's end: `failed`, with this text content and raw output, and any extra content. */
+  const failedWith = (toolCallId: string, said: string, extra: unknown[] = []): HostileStep => ({
+    update: {
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "```\n" + said + "\n```" } }, ...extra],
+      rawOutput: said,
+    },
+  });
+  const pending = (toolCallId: string, kind: string, title: string): HostileStep => ({
+    update: { sessionUpdate: "tool_call", toolCallId, title, kind, status: "pending", rawInput: { widget: "w1" } },
+  });
+
+  it("reported failed with only the agent's no-such-tool answer naming it is no violation under ask", async () => {
+    const run = await turn(
+      [pending("u", "other", "FrobnicateWidget"), failedWith("u", NO_SUCH("FrobnicateWidget")), text("ok"), done],
+      ASK,
+    );
+    expect(run.error).toBeUndefined();
+    expect(run.asked).toEqual([]);
+    const result = run.events.find((e) => e.type === "tool-result");
+    expect(result).toMatchObject({ name: "FrobnicateWidget", isError: true });
+    expect(run.events.some((e) => e.type === "notice" && e.data?.["unknownTool"] === true)).toBe(true);
+  });
+
+  it("a call reported running first, of a kind that changes the machine, naming another tool, or with more output still fails the run", async () => {
+    const cases: HostileStep[][] = [
+      [pending("a", "other", "Frob"), status("a", "in_progress"), failedWith("a", NO_SUCH("Frob"))],
+      [pending("b", "execute", "Frob"), failedWith("b", NO_SUCH("Frob"))],
+      [pending("c", "other", "Frob"), failedWith("c", NO_SUCH("Other"))],
+      [pending("d", "other", "Frob"), failedWith("d", NO_SUCH("Frob") + "\nwrote x")],
+      [pending("e", "other", "Frob"), failedWith("e", NO_SUCH("Frob"), [{ type: "diff", path: "/w/x", oldText: null, newText: "x" }])],
+    ];
+    for (const steps of cases) {
+      const run = await turn([...steps, { awaitCancel: true }, { hang: true }], ASK);
+      expect(isError(run.error, ErrPolicyViolation)).toBe(true);
+      await agent?.close();
+    }
+  });
+});

@@ -101,7 +101,8 @@ export function claudeAgentAcpConfig(config: ClaudeAgentAcpConfig | undefined): 
  * selects session mode `dontAsk`, the permission modes `default`, each checked after it was set.
  * Under either the session is opened without the adapter's tools that write unasked in every mode
  * (`CronCreate`, `CronDelete`, `EnterWorktree`, `ExitWorktree`: `disallowedTools`), and an ask
- * offers only its options for the one call (no "Always Allow").
+ * offers only its options for the one call (no "Always Allow"). Such a run continuing a session in
+ * which an ask was answered "Always Allow" runs in a new process, where the grant does not hold.
  */
 export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
   const trusted = config?.workspaceSettings === true;
@@ -110,5 +111,8 @@ export function claudeAgentAcp(config?: ClaudeAgentAcpConfig): AcpDriver {
     // The adapter takes the session's mode and model from the workspace's files whatever the
     // setting sources: a run that leaves them to the agent gets the host's own instead.
     ...(trusted ? {} : { inheritedSession: claudeInheritedSession }),
+    // Its "Always Allow" adds a rule to the session in its process only (0.23.1): the session loaded
+    // in a new process asks again (test/claude-agent-acp-always-grant.test.ts).
+    grantsEndWithProcess: true,
   });
 }

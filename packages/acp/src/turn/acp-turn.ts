@@ -4,6 +4,7 @@ import { hasNoEffect, knownInput } from "@adaptor/driver/kit";
 import type { AgentNotice } from "../acp-driver.js";
 import type { SessionHandler } from "../connection/acp-process.js";
 import { callsServer, changesMachine, toolCallText, toolNameOf, type TrustedServer } from "./tool-call.js";
+import { reportsUnknownTool } from "./unknown-tool.js";
 
 interface ToolState {
   /** The first name that is not only a title (a later update may carry `_meta.toolName`). */
@@ -38,6 +39,11 @@ interface ToolState {
    * `failed`, or with output (`rawOutput`, a host terminal).
    */
   startedBeforeCancel?: boolean;
+  /**
+   * An update before the call's end reported it running: `in_progress`, or with output
+   * (`rawOutput`, a host terminal).
+   */
+  reportedRunning?: boolean;
   /** The last host terminal the call's content named (`{ type: "terminal", terminalId }`). */
   terminalId?: string;
 }
@@ -98,6 +104,11 @@ export class AcpTurn implements SessionHandler {
   text = "";
   /** Tool calls the host denied during this turn. */
   denied = 0;
+  /**
+   * The agent was answered with one of its `allow_always` options during this turn (the host's
+   * answer, or a trusted host tool's ask allowed so): it may run later calls without asking.
+   */
+  grantedAlways = false;
   /** The agent's last own `error` notice of this turn (see {@link AgentNotice}). */
   agentError: AgentNotice | undefined;
   /** The session's cumulative cost from the latest `usage_update` (of this turn, or replayed before it). */
@@ -244,7 +255,7 @@ export class AcpTurn implements SessionHandler {
     const ofKind = (kind: acp.PermissionOptionKind): acp.PermissionOption | undefined => options.find((o) => o.kind === kind);
     if (tool.trusted && !changesMachine(tool.actingKind)) {
       const allow = ofKind("allow_once") ?? ofKind("allow_always");
-      if (allow) return { outcome: { outcome: "selected", optionId: allow.optionId } };
+      if (allow) return this.#granting(options, { outcome: { outcome: "selected", optionId: allow.optionId } });
     }
     const ask: ApprovalAsk = {
       kind: "permission",
@@ -314,11 +325,19 @@ export class AcpTurn implements SessionHandler {
         }
         return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : CANCELLED;
       });
-      return await Promise.race([answered, cancelled]);
+      return this.#granting(options, await Promise.race([answered, cancelled]));
     } finally {
       signal.removeEventListener("abort", onAbort);
       this.#open.delete(settle);
     }
+  }
+
+  /** `response`, noting in {@link grantedAlways} when it selects one of `options` of kind `allow_always`. */
+  #granting(options: readonly acp.PermissionOption[], response: acp.RequestPermissionResponse): acp.RequestPermissionResponse {
+    const outcome = response.outcome;
+    if (outcome.outcome === "selected" && options.some((o) => o.optionId === outcome.optionId && o.kind === "allow_always"))
+      this.grantedAlways = true;
+    return response;
   }
 
   /** Answers the ask of call `id` `cancelled` after the host's interrupt, and remembers it (see {@link UnaskedCall.cancelled}). */
@@ -408,7 +427,9 @@ export class AcpTurn implements SessionHandler {
     if (callsServer(call, tool.name, this.#trusted, tool.actingKind ?? call.kind)) tool.trusted = true;
     if (!this.#interrupted && reportsStarted(call, status)) tool.startedBeforeCancel = true;
     for (const item of call.content ?? []) if (item.type === "terminal") tool.terminalId = item.terminalId;
-    if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call.kind ?? undefined, status);
+    if ((status === "completed" || status === "failed") && !tool.unasked) this.#checkRan(id, tool, call, status);
+    if (!tool.finished && reportsStarted(call, status === "completed" || status === "failed" ? undefined : status))
+      tool.reportedRunning = true;
     if (knownInput(rawInput) || (rawInput !== undefined && tool.input === undefined)) tool.input = rawInput;
     const done = status === "completed" || status === "failed";
     // A `pending` announcement's input may be partial (Kilo CLI announces `{ cwd }` after asking
@@ -430,10 +451,29 @@ export class AcpTurn implements SessionHandler {
    * turn before the call was reported started (an agent ends a call still `pending` `failed` then).
    * A call reported `in_progress` before the cancel has started as far as the host can tell (pi-acp
    * reports pi's shell command `in_progress` as it runs it, then `failed` when the cancel aborts it):
-   * unasked, it is a violation although the turn was interrupted.
+   * unasked, it is a violation although the turn was interrupted. A call the agent answered itself
+   * because it has no such tool (a name the model invented) did not run either: reported `failed`
+   * with only the agent's "no such tool" text naming it ({@link reportsUnknownTool}), never
+   * reported running before, and of no kind that changes the machine.
    */
-  #checkRan(id: string, tool: ToolState, kind: string | undefined, status: "completed" | "failed"): void {
+  #checkRan(id: string, tool: ToolState, call: acp.ToolCallUpdate, status: "completed" | "failed"): void {
+    const kind = call.kind ?? undefined;
     if (status === "failed" && this.#interrupted && !tool.startedBeforeCancel) return;
+    if (
+      status === "failed" &&
+      !tool.reportedRunning &&
+      tool.terminalId === undefined &&
+      !changesMachine(tool.actingKind) &&
+      reportsUnknownTool(call, tool.name)
+    ) {
+      this.#sink.emit({
+        type: "notice",
+        kind: "runtime",
+        message: `${tool.name}: the agent has no such tool (the call did not run)`,
+        data: { toolCallId: id, toolName: tool.name, unknownTool: true },
+      });
+      return;
+    }
     const refused = this.#refused.has(id);
     const cancelled = !refused && this.#cancelled.has(id);
     if ((refused || cancelled) && status === "failed") return;
@@ -472,6 +512,7 @@ export class AcpTurn implements SessionHandler {
     delete tool.trusted;
     delete tool.unasked;
     delete tool.startedBeforeCancel;
+    delete tool.reportedRunning;
   }
 
   /**

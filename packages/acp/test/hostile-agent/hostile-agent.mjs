@@ -13,6 +13,9 @@
 //   { "permission": toolCall }     session/request_permission (options allow / reject); waits for the answer
 //   { "permission": toolCall, "options": [...] }  the same with these permission options
 //   { "permission": toolCall, "echo": true }        the same, then write {"answered": result} to stderr as one JSON line
+//   { "askOnce": toolCall, "grants": path }  session/request_permission (options allow_always / allow / reject) unless
+//                                  the grants file (JSON: session id -> true, across processes) holds the session;
+//                                  an allow_always answer adds it (an agent that keeps "always" with the session)
 //   { "raw": text }                write text to stdout exactly as given
 //   { "longLine": bytes }          write one JSON-RPC notification line of about this many bytes
 //   { "bogusReplies": n }          write n JSON-RPC replies to ids never requested, in one write
@@ -31,7 +34,7 @@
 //                                  (by every process holding it)
 // Requests are handled one at a time, in order; a request arriving while steps run waits.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const scenario = JSON.parse(process.env.HOSTILE_ACP_SCENARIO ?? "{}");
@@ -89,22 +92,18 @@ async function run(steps, id, sessionId, state, request = {}) {
       state.answered = true;
       await send({ id, error: step.error });
     } else if ("update" in step) await send({ method: "session/update", params: { sessionId, update: step.update } });
-    else if ("permission" in step) {
-      const requestId = `p${nextId++}`;
-      const answered = new Promise((resolve) => answers.set(requestId, resolve));
-      await send({
-        id: requestId,
-        method: "session/request_permission",
-        params: {
-          sessionId,
-          toolCall: step.permission,
-          options: step.options ?? [
-            { optionId: "allow", name: "Allow", kind: "allow_once" },
-            { optionId: "reject", name: "Reject", kind: "reject_once" },
-          ],
-        },
-      });
-      const result = await answered;
+    else if ("askOnce" in step) {
+      const grants = existsSync(step.grants) ? JSON.parse(readFileSync(step.grants, "utf8")) : {};
+      if (grants[sessionId] !== true) {
+        const result = await ask(sessionId, step.askOnce, [
+          { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
+          { optionId: "allow", name: "Allow", kind: "allow_once" },
+          { optionId: "reject", name: "Reject", kind: "reject_once" },
+        ]);
+        if (result?.outcome?.optionId === "allow_always") writeFileSync(step.grants, JSON.stringify({ ...grants, [sessionId]: true }));
+      }
+    } else if ("permission" in step) {
+      const result = await ask(sessionId, step.permission, step.options);
       if (step.echo) await new Promise((resolve) => process.stderr.write(`${JSON.stringify({ answered: result })}\n`, () => resolve()));
     } else if ("raw" in step) await write(step.raw);
     else if ("bogusReplies" in step) {
@@ -142,6 +141,25 @@ async function run(steps, id, sessionId, state, request = {}) {
         servers.push(spawn(server.command, server.args, { env, stdio: ["pipe", "ignore", "ignore"] }));
       }
   }
+}
+
+/** Sends session/request_permission about `toolCall` with `options` (default allow / reject); resolves with the answer's result. */
+async function ask(sessionId, toolCall, options) {
+  const requestId = `p${nextId++}`;
+  const answered = new Promise((resolve) => answers.set(requestId, resolve));
+  await send({
+    id: requestId,
+    method: "session/request_permission",
+    params: {
+      sessionId,
+      toolCall,
+      options: options ?? [
+        { optionId: "allow", name: "Allow", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+    },
+  });
+  return answered;
 }
 
 let queue = Promise.resolve();
