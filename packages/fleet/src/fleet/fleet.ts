@@ -24,6 +24,7 @@ import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
 import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkAge, checkApprovalId, checkDrainOptions, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -397,8 +398,6 @@ export class Fleet implements AsyncDisposable {
     const resume = options.resume;
     if (resume !== undefined) {
       if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
-      if (typeof resume.approvalId !== "string" || resume.approvalId === "")
-        throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
     }
     const text = resume ? "" : typeof prompt === "string" ? prompt : promptText(prompt);
     checkPayloadSize(this.#core.options.maxPayloadBytes, text, resume ? undefined : parts, runOptions, resume?.decision);
@@ -478,14 +477,13 @@ export class Fleet implements AsyncDisposable {
    * @throws DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
+    const checked = checkWorkerOptions(options);
     await this.start();
     checkOpen(this.#state as "open", "worker");
     this.#refuseReader("worker");
-    const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
+    const concurrency = checked.concurrency ?? 1;
     const { boss, notifier, options: o } = this.#core;
-    const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
+    const worker = new FleetWorker(this.#core, checked.name ?? FleetWorker.defaultName(), this.#stopping);
     await worker.init(agent);
     // The queue of this host's run format with `concurrency` slots; each earlier format's queue
     // (runs submitted by hosts of an earlier version, announced on its topic as ever) with one,
@@ -553,6 +551,7 @@ export class Fleet implements AsyncDisposable {
   }
 
   async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    checkApprovalId(approvalId, "fleet answer");
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
@@ -577,6 +576,7 @@ export class Fleet implements AsyncDisposable {
    *   PostgreSQL is unreachable.
    */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
+    checkApprovalId(approvalId, "fleet approval");
     if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
     await this.start();
     const found = await this.#core.tables.approval(approvalId).catch((error: unknown) => {
@@ -621,6 +621,7 @@ export class Fleet implements AsyncDisposable {
    *   `cause`) code `PERMISSION` when the role may not delete runs.
    */
   async prune(olderThanMs?: number): Promise<number> {
+    if (olderThanMs !== undefined) checkAge(olderThanMs, "fleet prune", "olderThanMs");
     if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
     return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs).catch((error: unknown) => {
@@ -637,18 +638,19 @@ export class Fleet implements AsyncDisposable {
    * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
    */
   async drain(options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    const { timeoutMs } = checkDrainOptions(options);
     if (this.#state === "closed") return;
     if (this.#state !== "draining") this.#state = "draining";
     if (!this.#started) return;
     await this.#started.catch(() => {});
     if (this.#readOnly) return;
-    const timeout = options.timeoutMs ?? 30_000;
+    const timeout = timeoutMs ?? 30_000;
     this.#stopDispatch();
     const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
     try {
       // pg-boss fails the jobs still held at its own timeout: later than ours, so a stopped run's
       // attempt writes its last events and hands its job back itself while its claim still holds.
-      await this.#core.boss.stop({ graceful: true, close: false, timeout: timeout + DRAIN_HANDBACK_MS });
+      await this.#core.boss.stop({ graceful: true, close: false, timeout: Math.min(timeout + DRAIN_HANDBACK_MS, MAX_TIMER_MS) });
     } finally {
       clearTimeout(timer);
     }

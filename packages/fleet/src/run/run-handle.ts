@@ -6,6 +6,7 @@ import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { connectionLost, databaseError } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
+import { checkCancelReason } from "../fleet/check-calls.js";
 import { loadVerdict, wholeVerdictEvent, type FleetResult, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
 
@@ -264,6 +265,7 @@ export class RunHandle {
    * Resolves whether this call cancelled it.
    */
   async cancel(reason?: string): Promise<boolean> {
+    checkCancelReason(reason);
     this.#checkOpen("cancel");
     try {
       return await this.#cancel(reason);

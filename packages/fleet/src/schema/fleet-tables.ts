@@ -861,15 +861,23 @@ export class FleetTables {
     return rows.map((row) => ({ ...row, request: readJson(row.request) }));
   }
 
-  /** Deletes runs (with their events and approvals) finished more than `olderThanMs` ago; returns how many. */
+  /**
+   * Deletes runs (with their events and approvals) finished more than `olderThanMs` ago (a finite
+   * number >= 0; in whole microseconds, PostgreSQL's resolution, and at most {@link PRUNE_AGE_CAP_MS},
+   * older than any run: a longer age would take the cutoff out of `timestamptz`'s range); returns how many.
+   */
   async prune(olderThanMs: number): Promise<number> {
+    const microseconds = Math.round(Math.min(olderThanMs, PRUNE_AGE_CAP_MS) * 1000);
     const { rowCount } = await this.#pool.query(
-      `DELETE FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NOT NULL AND finished_at < now() - $1::float8 * interval '1 millisecond'`,
-      [olderThanMs],
+      `DELETE FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NOT NULL AND finished_at < now() - $1::bigint * interval '1 microsecond'`,
+      [microseconds],
     );
     return rowCount ?? 0;
   }
 }
+
+/** The longest age (ms) `prune` puts in its cutoff: 1,000 years, before any run was finished and well within `timestamptz`. */
+const PRUNE_AGE_CAP_MS = 1_000 * 365.25 * 24 * 3_600_000;
 
 /** The ids of the approvals whose `approval.resolved` notice is among `events`. */
 function resolvedIn(events: readonly JsonValue[]): string[] {
