@@ -537,6 +537,8 @@ export class FleetTables {
    * The run's approvals left unanswered are closed in the same statement, so the verdict and their
    * `closed` state commit together (an answer holding the run's row either came first or is refused).
    * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
+   * The run's row is locked before the statement runs, in its transaction: an `approval.resolved`
+   * notice an attempt appended first is then seen, so the stream holds at most one per approval.
    *
    * With `options.claim` (a worker settling the attempt it runs), the verdict is written in a
    * transaction that first asks `claim` whether the attempt's pg-boss job is still this worker's
@@ -550,13 +552,18 @@ export class FleetTables {
     options: { readonly unstarted?: boolean; readonly claim?: ClaimCheck } = {},
   ): Promise<boolean> {
     const { claim } = options;
-    if (claim)
-      return this.transaction(async (client) => (await claim(client)) && this.#settle(client, id, attempt, verdict, tail, options));
-    return this.#settle(this.#pool, id, attempt, verdict, tail, options);
+    return this.transaction(async (client) => {
+      if (claim && !(await claim(client))) return false;
+      // The run's row first, as every write of its events takes it: the statement below then reads
+      // the stream after any write of it that came first (its snapshot is taken once the row is
+      // this transaction's), so it closes no question whose notice an attempt wrote meanwhile.
+      await client.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+      return this.#settle(client, id, attempt, verdict, tail, options);
+    });
   }
 
   async #settle(
-    client: pg.ClientBase | pg.Pool,
+    client: pg.ClientBase,
     id: string,
     attempt: number,
     verdict: StoredVerdict,
