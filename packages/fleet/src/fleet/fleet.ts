@@ -157,7 +157,14 @@ export class Fleet implements AsyncDisposable {
   readonly #dispatches: HostDispatch[] = [];
   readonly #unwatch: (() => void)[] = [];
 
-  /** @throws TypeError / RangeError for a bad option (named). */
+  /**
+   * Checks the options (no connection is made until {@link start}).
+   * @throws TypeError (naming the field) for a `connectionString` or `listenConnectionString` that
+   *   is not a connection URL or socket path `pg` can parse (the value is never quoted: it may hold
+   *   a password), a bad `schema`, `queue` or `onLostApproval`; InvalidOptionError (subject
+   *   `"Fleet options"`, field: the option) for a number out of its domain or a `retryRuns` that is
+   *   not a boolean.
+   */
   constructor(options: FleetOptions) {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
@@ -474,7 +481,9 @@ export class Fleet implements AsyncDisposable {
   /**
    * Serves runs on this host: `concurrency` at once, runs of one thread key never at once anywhere.
    * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
-   * @throws DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
+   * @throws InvalidOptionError (subject `"fleet worker"`) for a `concurrency` that is not an integer
+   *   from 1 to 1,000, a `name` that is not a non-empty string, or an unknown option, before the
+   *   fleet connects; DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
     const checked = checkWorkerOptions(options);
@@ -520,7 +529,9 @@ export class Fleet implements AsyncDisposable {
    * The decision is checked as the request's own methods check it, before anything is recorded; a
    * deny without `reason` is recorded and applied with the reason `request.deny()` gives one,
    * `"denied by host"`.
-   * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
+   * @throws InvalidOptionError (subject `"fleet answer"`, field `approvalId`) for an id that is not
+   *   a non-empty string or holds U+0000 (no approval has one), before any query;
+   *   ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
@@ -571,7 +582,8 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
-   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   * @throws InvalidOptionError (subject `"fleet approval"`, field `approvalId`) for an id that is not
+   *   a non-empty string or holds U+0000, before any query; FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
    *   `cause`) code `PERMISSION` when the role may not read the tables, `SERVICE_UNAVAILABLE` when
    *   PostgreSQL is unreachable.
    */
@@ -617,8 +629,11 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
-   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
-   *   `cause`) code `PERMISSION` when the role may not delete runs.
+   * `olderThanMs`: any finite number of milliseconds >= 0 (a fraction, a huge one), counted in whole
+   * microseconds; an age past 1,000 years counts as 1,000 years (older than any run).
+   * @throws InvalidOptionError (subject `"fleet prune"`, field `olderThanMs`) for a negative, NaN,
+   *   infinite or non-number age, before any query; FleetClosedError after `close()`; DriverError
+   *   (device `fleet`, the `pg` error as `cause`) code `PERMISSION` when the role may not delete runs.
    */
   async prune(olderThanMs?: number): Promise<number> {
     if (olderThanMs !== undefined) checkAge(olderThanMs, "fleet prune", "olderThanMs");
@@ -636,6 +651,8 @@ export class Fleet implements AsyncDisposable {
    * after `timeoutMs`). `submit` and `worker` refuse from the
    * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
    * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
+   * @throws InvalidOptionError (subject `"fleet drain"`) for a `timeoutMs` that is not a number
+   *   from 0 to 2^31 - 1 (the longest timer), or an unknown option.
    */
   async drain(options: { readonly timeoutMs?: number } = {}): Promise<void> {
     const { timeoutMs } = checkDrainOptions(options);

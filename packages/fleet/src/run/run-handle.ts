@@ -263,6 +263,8 @@ export class RunHandle {
    * run is settled here and its job cancelled (that worker ends the CLI at its next heartbeat). The
    * verdict is `FleetRunCancelledError` unless the run already had one or its turn committed.
    * Resolves whether this call cancelled it.
+   * @throws InvalidOptionError (subject `"fleet cancel"`, field `reason`) for a reason that is not
+   *   a string or holds U+0000 (PostgreSQL's `text` cannot hold it), before any query.
    */
   async cancel(reason?: string): Promise<boolean> {
     checkCancelReason(reason);
