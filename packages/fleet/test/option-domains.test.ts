@@ -2,6 +2,7 @@
 // fraction, a huge number) works, an illegal one is refused with InvalidOptionError, and no value
 // reaches PostgreSQL raw (where it would fail with a bare SQLSTATE such as 22P02 or 22008).
 import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
 import { Agent } from "adaptor";
 import { InvalidOptionError } from "@adaptor/errors";
 import { Fleet } from "@adaptor/fleet";
@@ -29,9 +30,17 @@ describe("fleet option domains, before any query", () => {
     const fleet = new Fleet({ connectionString: NOWHERE });
     try {
       for (const olderThanMs of ILLEGAL_DURATIONS) {
-        const error = await refusal(() => fleet.prune(olderThanMs as number));
-        expect([error.subject, error.field], String(olderThanMs)).toEqual(["fleet prune", "olderThanMs"]);
+        // An object is the options form ({} asks for the retention), so the direct form is tried with the others.
+        if (typeof olderThanMs !== "object" || olderThanMs === null) {
+          const error = await refusal(() => fleet.prune(olderThanMs as number));
+          expect([error.subject, error.field], String(olderThanMs)).toEqual(["fleet prune", "olderThanMs"]);
+        }
+        // The options form, as drain takes them.
+        const given = await refusal(() => fleet.prune({ olderThanMs: olderThanMs as number }));
+        expect([given.subject, given.field], String(olderThanMs)).toEqual(["fleet prune", "olderThanMs"]);
       }
+      const misspelt = await refusal(() => fleet.prune({ olderThan: 5 } as never));
+      expect([misspelt.field, misspelt.suggestion]).toEqual(["olderThan", "olderThanMs"]);
     } finally {
       await fleet.close();
     }
@@ -179,12 +188,32 @@ if (!PG_URL) {
   });
 
   describe("fleet option domains on PostgreSQL", () => {
-    it("prune takes odd but legal ages: 1 ms, a fraction, 0, a huge number and Number.MAX_VALUE", async () => {
+    it("prune takes odd but legal ages, as a number or as { olderThanMs }: 1 ms, a fraction, 0, a huge number and Number.MAX_VALUE", async () => {
       const fleet = new Fleet({ connectionString: url, schema: freshSchema("fleet_prune_domain") });
       closers.push(() => fleet.close());
       await fleet.start();
-      for (const olderThanMs of [1, 0.5, 0, 1e12, 1e15, 1e300, Number.MAX_VALUE, Number.MIN_VALUE])
+      for (const olderThanMs of [1, 0.5, 0, 1e12, 1e15, 1e300, Number.MAX_VALUE, Number.MIN_VALUE]) {
         expect(await fleet.prune(olderThanMs), String(olderThanMs)).toBe(0);
+        expect(await fleet.prune({ olderThanMs }), String(olderThanMs)).toBe(0);
+      }
+      expect(await fleet.prune({})).toBe(0);
+    });
+
+    it("prune of 1 ms removes a run finished before it, of a huge age keeps it", async () => {
+      const schema = freshSchema("fleet_prune_finished");
+      const fleet = new Fleet({ connectionString: url, schema });
+      closers.push(() => fleet.close());
+      await fleet.start();
+      const handle = await fleet.submit("never served");
+      expect(await handle.cancel()).toBe(true);
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      closers.push(() => db.end());
+      // The run finished a second ago on PostgreSQL's clock (no wait for the clock to move).
+      await db.query(`UPDATE "${schema}".adaptor_fleet_runs SET finished_at = now() - interval '1 second' WHERE id = $1`, [handle.id]);
+      expect(await fleet.prune({ olderThanMs: 1e300 })).toBe(0);
+      expect(await fleet.prune(Number.MAX_VALUE)).toBe(0);
+      expect(await fleet.prune({ olderThanMs: 1 })).toBe(1);
     });
   });
 }

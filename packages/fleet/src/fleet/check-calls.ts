@@ -20,6 +20,20 @@ export function checkAge(value: unknown, subject: string, field: string): assert
     throw new InvalidOptionError({ subject, field, reason: `must be a finite number of milliseconds >= 0, got ${shown(value)}` });
 }
 
+/** {@link checkAge} as an option check. */
+const ageOption: OptionCheck = (value, field, subject) => checkAge(value, subject, field);
+
+/**
+ * The age `fleet.prune()` was given, as a number or as `{ olderThanMs }`; undefined for none.
+ * @throws InvalidOptionError (subject `"fleet prune"`) for an age {@link checkAge} refuses or an unknown option.
+ */
+export function checkPruneAge(given: unknown): number | undefined {
+  if (typeof given === "object" && given !== null && !Array.isArray(given))
+    return checkOptions<{ olderThanMs?: number }>("fleet prune", given, { olderThanMs: ageOption }).olderThanMs;
+  if (given !== undefined) checkAge(given, "fleet prune", "olderThanMs");
+  return given;
+}
+
 /**
  * Refuses an approval id that is not a non-empty string, or one holding U+0000 (which no asked
  * approval has, and PostgreSQL's `text` cannot hold).

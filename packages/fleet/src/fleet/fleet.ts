@@ -24,7 +24,7 @@ import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
 import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
-import { checkAge, checkApprovalId, checkDrainOptions, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
+import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -90,6 +90,12 @@ export interface FleetWaitingApproval extends FleetApproval {
   readonly threadKey: string | undefined;
   /** When the worker stored it (PostgreSQL's clock), ISO 8601. */
   readonly askedAt: string;
+}
+
+/** Options of {@link Fleet.prune}. */
+export interface FleetPruneOptions {
+  /** Remove the runs finished more than this long ago (ms): any finite number >= 0. Default: the fleet's `retentionMs`. */
+  readonly olderThanMs?: number;
 }
 
 /** Options of {@link Fleet.pendingApprovals}. */
@@ -629,17 +635,19 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
-   * `olderThanMs`: any finite number of milliseconds >= 0 (a fraction, a huge one), counted in whole
-   * microseconds; an age past 1,000 years counts as 1,000 years (older than any run).
+   * `olderThanMs`, given as it is or as `{ olderThanMs }` (as `drain` takes its options): any finite
+   * number of milliseconds >= 0 (a fraction, a huge one), counted in whole microseconds; an age past
+   * 1,000 years counts as 1,000 years (older than any run).
    * @throws InvalidOptionError (subject `"fleet prune"`, field `olderThanMs`) for a negative, NaN,
-   *   infinite or non-number age, before any query; FleetClosedError after `close()`; DriverError
-   *   (device `fleet`, the `pg` error as `cause`) code `PERMISSION` when the role may not delete runs.
+   *   infinite or non-number age, or an unknown option, before any query; FleetClosedError after
+   *   `close()`; DriverError (device `fleet`, the `pg` error as `cause`) code `PERMISSION` when the
+   *   role may not delete runs.
    */
-  async prune(olderThanMs?: number): Promise<number> {
-    if (olderThanMs !== undefined) checkAge(olderThanMs, "fleet prune", "olderThanMs");
+  async prune(olderThanMs?: number | FleetPruneOptions): Promise<number> {
+    const age = checkPruneAge(olderThanMs);
     if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
-    return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs).catch((error: unknown) => {
+    return this.#core.tables.prune(age ?? this.#core.options.retentionMs).catch((error: unknown) => {
       throw databaseError("fleet prune", error);
     });
   }
