@@ -84,6 +84,34 @@ describe("bridge over a fleet whose database role lacks a right", () => {
     });
   });
 
+  it("a reconnect to a run with no stored events yet, whose events the fleet may not read, is answered 403 permission_denied, before any stream header", async () => {
+    const refusing = refusingFleet();
+    const reads: unknown[] = [];
+    const fleet: BridgeFleet = {
+      ...refusing,
+      handle: (id) =>
+        ({
+          ...refusing.handle(id),
+          info: () => Promise.resolve({ threadKey: undefined, settled: false, lastSequence: 0 }),
+          // eslint-disable-next-line require-yield
+          events: async function* (options: unknown) {
+            reads.push(options);
+            throw refused("fleet events");
+          },
+        }) as BridgeFleetRun,
+    };
+    const bridge = await serve({ fleet });
+    served.push(bridge);
+    const response = await fetch(`${bridge.url}/runs/${randomUUID()}/events`);
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(await response.json()).toEqual({
+      error: { code: "permission_denied", message: "the server's fleet may not do this: its database role lacks a right it needs" },
+    });
+    // The check reads what is stored without waiting for live events: a run with none ends the read at once.
+    expect(reads[0]).toMatchObject({ after: 0, follow: false });
+  });
+
   it("a fleet whose database is unreachable is answered 503 database_unavailable (retry), not 500 internal, on the same four routes", async () => {
     const bridge = await serve({ fleet: refusingFleet(ErrCode.ServiceUnavailable) });
     served.push(bridge);

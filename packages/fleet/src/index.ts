@@ -6,6 +6,7 @@ export {
   type FleetApproval,
   type FleetWaitingApproval,
   type FleetPendingApprovalsOptions,
+  type FleetPruneOptions,
 } from "./fleet/fleet.js";
 export type { FleetOptions } from "./fleet/fleet-options.js";
 export { RunHandle, type RunEventsOptions, type FleetPendingApproval, type FleetRunInfo } from "./run/run-handle.js";

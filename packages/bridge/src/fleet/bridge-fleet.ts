@@ -16,8 +16,13 @@ export interface BridgeFleetEvent {
 export interface BridgeFleetRun {
   /** The run's id (a UUID). */
   readonly id: string;
-  /** The run's events after `after` (replayed from the database, then live), ending with the `verdict` event. */
-  events(options?: { readonly after?: number; readonly signal?: AbortSignal }): AsyncIterable<BridgeFleetEvent>;
+  /**
+   * The run's events after `after` (replayed from the database, then live), ending with the
+   * `verdict` event; with `follow: false`, ending after the events stored when the read reaches
+   * them (the bridge reads so before a reconnect's headers go out, to answer a refused read with
+   * its status: an implementation that ignores it holds such a reconnect until the run's first event).
+   */
+  events(options?: { readonly after?: number; readonly signal?: AbortSignal; readonly follow?: boolean }): AsyncIterable<BridgeFleetEvent>;
   /** The run's verdict: resolves the `Result` or rejects with the verdict's error. */
   result(options?: { readonly signal?: AbortSignal }): Promise<Result>;
   /** Cancels the run from any host; resolves whether this call settled it. */

@@ -234,16 +234,16 @@ export class FleetFront {
 }
 
 /**
- * Reads the newest stored event of `run` (of sequence `lastSequence`; nothing when it has none
- * yet) and drops it: a fleet that may not read the run's events (or cannot reach them) refuses
- * here, while the request can still be answered with its status.
+ * Reads the newest stored event of `run` (of sequence `lastSequence`) and drops it, or, for a run
+ * with none yet, what is stored without waiting for live events (`follow: false`, which finds
+ * nothing): a fleet that may not read the run's events (or cannot reach them) refuses here either
+ * way, while the request can still be answered with its status.
  * @throws HttpError 403 `permission_denied` or 503 `database_unavailable` (see `databaseRefusal`).
  */
 async function readable(run: BridgeFleetRun, lastSequence: number): Promise<void> {
-  if (lastSequence < 1) return;
   const stop = new AbortController();
   try {
-    for await (const _ of run.events({ after: lastSequence - 1, signal: stop.signal })) break;
+    for await (const _ of run.events({ after: Math.max(0, lastSequence - 1), follow: false, signal: stop.signal })) break;
   } catch (error) {
     throw databaseRefusal(error);
   } finally {

@@ -3,6 +3,7 @@ import { checkOptions, DriverError, ErrCode, InvalidOptionError, type OptionChec
 import { checkStoredDecision, type StoredApprovalDecision } from "@adaptor/threadstore";
 import { toJsonEvent, type JsonValue } from "@adaptor/sessionrecorder";
 
+import { approvalIdOption } from "./check-calls.js";
 import { isQueueDeadline, MAX_QUEUE_DEADLINE_MS, MIN_QUEUE_DEADLINE_MS } from "./resolved-options.js";
 
 const SUBJECT = "fleet submit";
@@ -55,10 +56,10 @@ export function checkDecisionShape(value: unknown, subject: string): asserts val
 const runId: OptionCheck = (value, field, subject) => checkRunId(value, subject, field);
 
 const resume: OptionCheck = (value, field, subject) => {
-  checkOptions(subject, value, { approvalId: any, decision }, { path: field });
-  if ((value as { decision?: unknown }).decision === undefined) {
-    throw new InvalidOptionError({ subject, field: `${field}.decision`, reason: "is required" });
-  }
+  checkOptions(subject, value, { approvalId: approvalIdOption, decision }, { path: field });
+  for (const key of ["approvalId", "decision"])
+    if ((value as Record<string, unknown>)[key] === undefined)
+      throw new InvalidOptionError({ subject, field: `${field}.${key}`, reason: "is required" });
 };
 
 /** A queue deadline (ms): an integer from 1 s to 365 days. */

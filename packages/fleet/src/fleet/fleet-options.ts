@@ -4,7 +4,9 @@ import type { ThreadStore } from "@adaptor/threadstore";
 /** Options of a {@link Fleet}; every host of one fleet passes the same `connectionString`, `schema` and `queue`. */
 export interface FleetOptions {
   /**
-   * PostgreSQL connection string (the database the thread store uses, or any other). It may point
+   * PostgreSQL connection string (the database the thread store uses, or any other): a URL or a
+   * socket path `pg` can parse, checked at construction (a malformed port or host is refused with
+   * `TypeError`, the value not quoted). It may point
    * at a pooler in transaction mode (PgBouncer `pool_mode = transaction`) when
    * `listenConnectionString` is given: the fleet then runs no session-level statement on it.
    */
@@ -36,20 +38,20 @@ export interface FleetOptions {
   readonly threadStore?: ThreadStore;
   /**
    * Unfinished runs (queued or running) from which `submit` refuses with `FleetQueueFullError`.
-   * Default 10,000. Submissions take no lock across hosts, so submissions in flight at the same
+   * Default 10,000; an integer from 1 to 2^31 - 1. Submissions take no lock across hosts, so submissions in flight at the same
    * moment do not see each other: the fleet holds at most `maxQueued - 1` plus the number of
    * submissions concurrent with the last accepted one (on all hosts) unfinished runs; one
    * submission at a time keeps it exact.
    */
   readonly maxQueued?: number;
-  /** Attempts of a run before the typed failure verdict `FleetAttemptsExhaustedError`. Default 3. */
+  /** Attempts of a run before the typed failure verdict `FleetAttemptsExhaustedError`. Default 3; from 1 to 1,000. */
   readonly maxAttempts?: number;
   /**
    * Seconds without a worker's heartbeat after which pg-boss takes its job back for another attempt
-   * (pg-boss `heartbeatSeconds`, at least 10). Default 10. Workers refresh it every `heartbeatSeconds / 5`.
+   * (pg-boss `heartbeatSeconds`): an integer from 10 to 86,400. Default 10. Workers refresh it every `heartbeatSeconds / 5`.
    */
   readonly heartbeatSeconds?: number;
-  /** How often (s) pg-boss's supervisor looks for jobs whose heartbeat stopped. Default 2. */
+  /** How often (s) pg-boss's supervisor looks for jobs whose heartbeat stopped: an integer from 1 to 86,400. Default 2. */
   readonly monitorIntervalSeconds?: number;
   /**
    * Runs without a thread key: attempt again after a lost worker (`true`), or settle with
@@ -93,7 +95,11 @@ export interface FleetOptions {
    * `jsonb`, and CLIs refuse far shorter inputs).
    */
   readonly maxPayloadBytes?: number;
-  /** How long (ms) a finished run, its events and approvals are kept before `prune()` removes them. Default 7 days. */
+  /**
+   * How long (ms) a finished run, its events and approvals are kept before `prune()` removes them:
+   * an integer from 1 to 2^31 - 1 seconds' worth (about 68 years; pg-boss keeps its jobs by it in
+   * whole seconds). Default 7 days.
+   */
   readonly retentionMs?: number;
   /**
    * Where the fleet's metrics go (queue depth, wait time, run duration, attempts; see the package

@@ -24,6 +24,7 @@ import type { FleetOptions } from "./fleet-options.js";
 import { checkOpen, resolveOptions } from "./resolved-options.js";
 import { checkPendingOptions } from "./check-pending.js";
 import { checkDecisionShape, checkPayloadSize, checkRunId, checkSubmitOptions, jsonRunOptions } from "./check-submit.js";
+import { checkApprovalId, checkDrainOptions, checkPruneAge, checkWorkerOptions, MAX_TIMER_MS } from "./check-calls.js";
 
 /** The run options a submitted run may carry: JSON only (no signal, handlers, hooks, tools or schemas, which live on the worker's Agent). */
 export type FleetRunOptions = Omit<RunOptions, "signal" | "onApproval" | "hooks" | "schema" | "spawn"> & { readonly spawn?: boolean };
@@ -91,6 +92,12 @@ export interface FleetWaitingApproval extends FleetApproval {
   readonly askedAt: string;
 }
 
+/** Options of {@link Fleet.prune}. */
+export interface FleetPruneOptions {
+  /** Remove the runs finished more than this long ago (ms): any finite number >= 0. Default: the fleet's `retentionMs`. */
+  readonly olderThanMs?: number;
+}
+
 /** Options of {@link Fleet.pendingApprovals}. */
 export interface FleetPendingApprovalsOptions {
   /** Only the approvals of runs of this thread key. */
@@ -156,7 +163,14 @@ export class Fleet implements AsyncDisposable {
   readonly #dispatches: HostDispatch[] = [];
   readonly #unwatch: (() => void)[] = [];
 
-  /** @throws TypeError / RangeError for a bad option (named). */
+  /**
+   * Checks the options (no connection is made until {@link start}).
+   * @throws TypeError (naming the field) for a `connectionString` or `listenConnectionString` that
+   *   is not a connection URL or socket path `pg` can parse (the value is never quoted: it may hold
+   *   a password), a bad `schema`, `queue` or `onLostApproval`; InvalidOptionError (subject
+   *   `"Fleet options"`, field: the option) for a number out of its domain or a `retryRuns` that is
+   *   not a boolean.
+   */
   constructor(options: FleetOptions) {
     const resolved = resolveOptions(options);
     this.#pool = new pg.Pool({ connectionString: resolved.connectionString, max: 5 });
@@ -397,8 +411,6 @@ export class Fleet implements AsyncDisposable {
     const resume = options.resume;
     if (resume !== undefined) {
       if (options.threadKey === undefined) throw new TypeError("fleet submit: a resume needs the threadKey of the suspended turn");
-      if (typeof resume.approvalId !== "string" || resume.approvalId === "")
-        throw new TypeError("fleet submit: resume.approvalId must be a non-empty string");
     }
     const text = resume ? "" : typeof prompt === "string" ? prompt : promptText(prompt);
     checkPayloadSize(this.#core.options.maxPayloadBytes, text, resume ? undefined : parts, runOptions, resume?.decision);
@@ -475,17 +487,18 @@ export class Fleet implements AsyncDisposable {
   /**
    * Serves runs on this host: `concurrency` at once, runs of one thread key never at once anywhere.
    * Resolves once the worker is polling. Stopped by `drain()` or `close()`.
-   * @throws DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
+   * @throws InvalidOptionError (subject `"fleet worker"`) for a `concurrency` that is not an integer
+   *   from 1 to 1,000, a `name` that is not a non-empty string, or an unknown option, before the
+   *   fleet connects; DriverError (device `fleet`, code `PERMISSION`) on a host whose role is granted reads only.
    */
   async worker(agent: WorkerAgent, options: FleetWorkerOptions = {}): Promise<void> {
+    const checked = checkWorkerOptions(options);
     await this.start();
     checkOpen(this.#state as "open", "worker");
     this.#refuseReader("worker");
-    const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new RangeError(`fleet worker: concurrency must be an integer >= 1, got ${String(concurrency)}`);
+    const concurrency = checked.concurrency ?? 1;
     const { boss, notifier, options: o } = this.#core;
-    const worker = new FleetWorker(this.#core, options.name ?? FleetWorker.defaultName(), this.#stopping);
+    const worker = new FleetWorker(this.#core, checked.name ?? FleetWorker.defaultName(), this.#stopping);
     await worker.init(agent);
     // The queue of this host's run format with `concurrency` slots; each earlier format's queue
     // (runs submitted by hosts of an earlier version, announced on its topic as ever) with one,
@@ -522,7 +535,9 @@ export class Fleet implements AsyncDisposable {
    * The decision is checked as the request's own methods check it, before anything is recorded; a
    * deny without `reason` is recorded and applied with the reason `request.deny()` gives one,
    * `"denied by host"`.
-   * @throws ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
+   * @throws InvalidOptionError (subject `"fleet answer"`, field `approvalId`) for an id that is not
+   *   a non-empty string or holds U+0000 (no approval has one), before any query;
+   *   ApprovalNotPendingError (`status` `"answered"` when already answered, `"closed"` when its
    *   deadline passed on the worker, its run ended without it (its own timeout, the CLI gone:
    *   closed on the worker before the verdict) or has its verdict (cancelled, attempts exhausted, ...) or
    *   its attempt ended before an answer (its worker lost, drained, or past `heartbeatSeconds`
@@ -553,6 +568,7 @@ export class Fleet implements AsyncDisposable {
   }
 
   async #answer(approvalId: string, decision: StoredApprovalDecision): Promise<void> {
+    checkApprovalId(approvalId, "fleet answer");
     checkDecisionShape(decision, "fleet answer");
     if (this.#state === "closed") throw new FleetClosedError("answer", "closed");
     await this.start();
@@ -572,11 +588,13 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * The approval `approvalId` with its state, or undefined when no run asked it (or its run was pruned).
-   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
+   * @throws InvalidOptionError (subject `"fleet approval"`, field `approvalId`) for an id that is not
+   *   a non-empty string or holds U+0000, before any query; FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
    *   `cause`) code `PERMISSION` when the role may not read the tables, `SERVICE_UNAVAILABLE` when
    *   PostgreSQL is unreachable.
    */
   async approval(approvalId: string): Promise<FleetApproval | undefined> {
+    checkApprovalId(approvalId, "fleet approval");
     if (this.#state === "closed") throw new FleetClosedError("approval", "closed");
     await this.start();
     const found = await this.#core.tables.approval(approvalId).catch((error: unknown) => {
@@ -617,13 +635,19 @@ export class Fleet implements AsyncDisposable {
 
   /**
    * Removes finished runs older than `retentionMs` (or `olderThanMs`) with their events; returns how many.
-   * @throws FleetClosedError after `close()`; DriverError (device `fleet`, the `pg` error as
-   *   `cause`) code `PERMISSION` when the role may not delete runs.
+   * `olderThanMs`, given as it is or as `{ olderThanMs }` (as `drain` takes its options): any finite
+   * number of milliseconds >= 0 (a fraction, a huge one), counted in whole microseconds; an age past
+   * 1,000 years counts as 1,000 years (older than any run).
+   * @throws InvalidOptionError (subject `"fleet prune"`, field `olderThanMs`) for a negative, NaN,
+   *   infinite or non-number age, or an unknown option, before any query; FleetClosedError after
+   *   `close()`; DriverError (device `fleet`, the `pg` error as `cause`) code `PERMISSION` when the
+   *   role may not delete runs.
    */
-  async prune(olderThanMs?: number): Promise<number> {
+  async prune(olderThanMs?: number | FleetPruneOptions): Promise<number> {
+    const age = checkPruneAge(olderThanMs);
     if (this.#state === "closed") throw new FleetClosedError("prune", "closed");
     await this.start();
-    return this.#core.tables.prune(olderThanMs ?? this.#core.options.retentionMs).catch((error: unknown) => {
+    return this.#core.tables.prune(age ?? this.#core.options.retentionMs).catch((error: unknown) => {
       throw databaseError("fleet prune", error);
     });
   }
@@ -635,20 +659,23 @@ export class Fleet implements AsyncDisposable {
    * after `timeoutMs`). `submit` and `worker` refuse from the
    * call on. For SIGTERM: `process.on("SIGTERM", () => void fleet.drain().then(() => fleet.close()))` (`on`, not
    * `once`: while a CLI runs, the driver kit ends the process on a SIGTERM nobody else listens to).
+   * @throws InvalidOptionError (subject `"fleet drain"`) for a `timeoutMs` that is not a number
+   *   from 0 to 2^31 - 1 (the longest timer), or an unknown option.
    */
   async drain(options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    const { timeoutMs } = checkDrainOptions(options);
     if (this.#state === "closed") return;
     if (this.#state !== "draining") this.#state = "draining";
     if (!this.#started) return;
     await this.#started.catch(() => {});
     if (this.#readOnly) return;
-    const timeout = options.timeoutMs ?? 30_000;
+    const timeout = timeoutMs ?? 30_000;
     this.#stopDispatch();
     const timer = setTimeout(() => this.#stopping.abort(new Error("fleet drain timed out")), timeout);
     try {
       // pg-boss fails the jobs still held at its own timeout: later than ours, so a stopped run's
       // attempt writes its last events and hands its job back itself while its claim still holds.
-      await this.#core.boss.stop({ graceful: true, close: false, timeout: timeout + DRAIN_HANDBACK_MS });
+      await this.#core.boss.stop({ graceful: true, close: false, timeout: Math.min(timeout + DRAIN_HANDBACK_MS, MAX_TIMER_MS) });
     } finally {
       clearTimeout(timer);
     }

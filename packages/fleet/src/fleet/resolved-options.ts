@@ -1,3 +1,5 @@
+import { InvalidOptionError } from "@adaptor/errors";
+import { connectionStringProblem } from "@adaptor/errors/internal";
 import { FleetClosedError } from "../errors/fleet-errors.js";
 import { RUN_FORMAT } from "../format/run-format.js";
 import type { FleetOptions } from "./fleet-options.js";
@@ -20,31 +22,33 @@ export interface ResolvedFleetOptions {
   readonly onLostApproval: "ask-again" | "suspend";
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw new RangeError(`Fleet options: ${name} must be an integer >= ${min}, got ${String(value)}`);
-  return value;
-}
+const SUBJECT = "Fleet options";
 
-function runFormat(value: unknown): number {
-  if (value === undefined) return RUN_FORMAT;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > RUN_FORMAT)
-    throw new RangeError(`Fleet options: runFormat must be an integer from 1 to ${RUN_FORMAT}, got ${String(value)}`);
+/** `value` when it is an integer from `min` to `max`, `fallback` when undefined. @throws InvalidOptionError naming `name`. */
+function integer(name: string, value: unknown, fallback: number, min: number, max: number, unit = ""): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+    throw new InvalidOptionError({
+      subject: SUBJECT,
+      field: name,
+      reason: `must be an integer from ${min} to ${max}${unit}, got ${typeof value === "number" || value === null ? String(value) : typeof value}`,
+    });
   return value as number;
 }
+
+/** The most attempts a run may be given (pg-boss keeps its retry limit as an `int`). */
+export const MAX_ATTEMPTS = 1_000;
+/** The longest heartbeat and supervision interval (s): 24 hours, the longest pg-boss takes. */
+export const MAX_INTERVAL_SECONDS = 86_400;
+/** The longest retention (ms): 2^31 - 1 s (about 68 years), the longest pg-boss keeps a job by. */
+export const MAX_RETENTION_MS = (2 ** 31 - 1) * 1000;
+/** The most unfinished runs `maxQueued` may allow. */
+export const MAX_QUEUED = 2 ** 31 - 1;
 
 /** The default bound of a submitted run's input: 64 MiB. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 /** The largest bound of a submitted run's input: 256 MiB, the longest string `jsonb` keeps. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024 * 1024;
-
-function maxPayloadBytes(value: unknown): number {
-  if (value === undefined) return DEFAULT_MAX_PAYLOAD_BYTES;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_PAYLOAD_BYTES)
-    throw new RangeError(`Fleet options: maxPayloadBytes must be an integer from 1 to ${MAX_PAYLOAD_BYTES}, got ${String(value)}`);
-  return value as number;
-}
 
 /** The default queue deadline: 24 hours. */
 export const DEFAULT_QUEUE_DEADLINE_MS = 24 * 3_600_000;
@@ -58,12 +62,14 @@ export function isQueueDeadline(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= MIN_QUEUE_DEADLINE_MS && (value as number) <= MAX_QUEUE_DEADLINE_MS;
 }
 
-function queueDeadline(value: unknown): number {
-  if (value === undefined) return DEFAULT_QUEUE_DEADLINE_MS;
-  if (!isQueueDeadline(value))
-    throw new RangeError(
-      `Fleet options: queueDeadlineMs must be an integer from ${MIN_QUEUE_DEADLINE_MS} to ${MAX_QUEUE_DEADLINE_MS}, got ${String(value)}`,
-    );
+function flag(name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean")
+    throw new InvalidOptionError({
+      subject: SUBJECT,
+      field: name,
+      reason: `must be a boolean, got ${value === null ? "null" : typeof value}`,
+    });
   return value;
 }
 
@@ -73,17 +79,19 @@ function lostApproval(value: unknown): "ask-again" | "suspend" {
   throw new TypeError(`Fleet options: onLostApproval must be "ask-again" or "suspend", got ${JSON.stringify(value)}`);
 }
 
-/** Checks and completes options. @throws TypeError / RangeError naming the field. */
+/**
+ * Checks and completes options.
+ * @throws TypeError naming the field for a `connectionString` or `listenConnectionString` that is
+ *   not a connection URL or socket path `pg` can parse (the value is never quoted: it may hold a
+ *   password), a bad `schema`, `queue` or `onLostApproval`; InvalidOptionError (subject
+ *   `"Fleet options"`, field: the option) for a number out of its domain.
+ */
 export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("Fleet options: expected an object");
-  if (typeof options.connectionString !== "string" || options.connectionString === "") {
-    throw new TypeError("Fleet options: connectionString must be a non-empty string");
-  }
-  if (
-    options.listenConnectionString !== undefined &&
-    (typeof options.listenConnectionString !== "string" || options.listenConnectionString === "")
-  ) {
-    throw new TypeError("Fleet options: listenConnectionString must be a non-empty string");
+  for (const field of ["connectionString", "listenConnectionString"] as const) {
+    if (field === "listenConnectionString" && options[field] === undefined) continue;
+    const problem = connectionStringProblem(options[field]);
+    if (problem !== undefined) throw new TypeError(`Fleet options: ${field} ${problem}`);
   }
   const schema = options.schema ?? "adaptor_fleet";
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(schema)) throw new TypeError(`Fleet options: schema must match [a-z_][a-z0-9_]{0,40}, got ${schema}`);
@@ -94,15 +102,21 @@ export function resolveOptions(options: FleetOptions): ResolvedFleetOptions {
     listenConnectionString: options.listenConnectionString ?? options.connectionString,
     schema,
     queue,
-    runFormat: runFormat(options.runFormat),
-    maxQueued: positiveInteger("maxQueued", options.maxQueued, 10_000),
-    maxPayloadBytes: maxPayloadBytes(options.maxPayloadBytes),
-    maxAttempts: positiveInteger("maxAttempts", options.maxAttempts, 3),
-    heartbeatSeconds: positiveInteger("heartbeatSeconds", options.heartbeatSeconds, 10, 10),
-    monitorIntervalSeconds: positiveInteger("monitorIntervalSeconds", options.monitorIntervalSeconds, 2),
-    retryRuns: options.retryRuns ?? false,
-    retentionMs: positiveInteger("retentionMs", options.retentionMs, 7 * 24 * 3_600_000),
-    queueDeadlineMs: queueDeadline(options.queueDeadlineMs),
+    runFormat: integer("runFormat", options.runFormat, RUN_FORMAT, 1, RUN_FORMAT),
+    maxQueued: integer("maxQueued", options.maxQueued, 10_000, 1, MAX_QUEUED),
+    maxPayloadBytes: integer("maxPayloadBytes", options.maxPayloadBytes, DEFAULT_MAX_PAYLOAD_BYTES, 1, MAX_PAYLOAD_BYTES),
+    maxAttempts: integer("maxAttempts", options.maxAttempts, 3, 1, MAX_ATTEMPTS),
+    heartbeatSeconds: integer("heartbeatSeconds", options.heartbeatSeconds, 10, 10, MAX_INTERVAL_SECONDS, " (s)"),
+    monitorIntervalSeconds: integer("monitorIntervalSeconds", options.monitorIntervalSeconds, 2, 1, MAX_INTERVAL_SECONDS, " (s)"),
+    retryRuns: flag("retryRuns", options.retryRuns),
+    retentionMs: integer("retentionMs", options.retentionMs, 7 * 24 * 3_600_000, 1, MAX_RETENTION_MS, " (ms)"),
+    queueDeadlineMs: integer(
+      "queueDeadlineMs",
+      options.queueDeadlineMs,
+      DEFAULT_QUEUE_DEADLINE_MS,
+      MIN_QUEUE_DEADLINE_MS,
+      MAX_QUEUE_DEADLINE_MS,
+    ),
     onLostApproval: lostApproval(options.onLostApproval),
   };
 }

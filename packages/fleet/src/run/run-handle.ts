@@ -6,6 +6,7 @@ import { formatQueues } from "../format/run-format.js";
 import type { FleetCore } from "../fleet/fleet-core.js";
 import { connectionLost, databaseError } from "../schema/connection-lost.js";
 import { verdictTopic } from "../schema/fleet-tables.js";
+import { checkCancelReason } from "../fleet/check-calls.js";
 import { loadVerdict, wholeVerdictEvent, type FleetResult, type StoredVerdict } from "../verdict/verdict.js";
 import type { FleetEvent, FleetEventBody, VerdictEvent } from "./fleet-event.js";
 
@@ -262,8 +263,11 @@ export class RunHandle {
    * run is settled here and its job cancelled (that worker ends the CLI at its next heartbeat). The
    * verdict is `FleetRunCancelledError` unless the run already had one or its turn committed.
    * Resolves whether this call cancelled it.
+   * @throws InvalidOptionError (subject `"fleet cancel"`, field `reason`) for a reason that is not
+   *   a string or holds U+0000 (PostgreSQL's `text` cannot hold it), before any query.
    */
   async cancel(reason?: string): Promise<boolean> {
+    checkCancelReason(reason);
     this.#checkOpen("cancel");
     try {
       return await this.#cancel(reason);

@@ -537,6 +537,8 @@ export class FleetTables {
    * The run's approvals left unanswered are closed in the same statement, so the verdict and their
    * `closed` state commit together (an answer holding the run's row either came first or is refused).
    * Notifies the run's topic and its {@link verdictTopic}. Returns whether this call wrote it.
+   * The run's row is locked before the statement runs, in its transaction: an `approval.resolved`
+   * notice an attempt appended first is then seen, so the stream holds at most one per approval.
    *
    * With `options.claim` (a worker settling the attempt it runs), the verdict is written in a
    * transaction that first asks `claim` whether the attempt's pg-boss job is still this worker's
@@ -550,13 +552,18 @@ export class FleetTables {
     options: { readonly unstarted?: boolean; readonly claim?: ClaimCheck } = {},
   ): Promise<boolean> {
     const { claim } = options;
-    if (claim)
-      return this.transaction(async (client) => (await claim(client)) && this.#settle(client, id, attempt, verdict, tail, options));
-    return this.#settle(this.#pool, id, attempt, verdict, tail, options);
+    return this.transaction(async (client) => {
+      if (claim && !(await claim(client))) return false;
+      // The run's row first, as every write of its events takes it: the statement below then reads
+      // the stream after any write of it that came first (its snapshot is taken once the row is
+      // this transaction's), so it closes no question whose notice an attempt wrote meanwhile.
+      await client.query(`SELECT 1 FROM ${this.#s}.adaptor_fleet_runs WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+      return this.#settle(client, id, attempt, verdict, tail, options);
+    });
   }
 
   async #settle(
-    client: pg.ClientBase | pg.Pool,
+    client: pg.ClientBase,
     id: string,
     attempt: number,
     verdict: StoredVerdict,
@@ -861,15 +868,23 @@ export class FleetTables {
     return rows.map((row) => ({ ...row, request: readJson(row.request) }));
   }
 
-  /** Deletes runs (with their events and approvals) finished more than `olderThanMs` ago; returns how many. */
+  /**
+   * Deletes runs (with their events and approvals) finished more than `olderThanMs` ago (a finite
+   * number >= 0; in whole microseconds, PostgreSQL's resolution, and at most {@link PRUNE_AGE_CAP_MS},
+   * older than any run: a longer age would take the cutoff out of `timestamptz`'s range); returns how many.
+   */
   async prune(olderThanMs: number): Promise<number> {
+    const microseconds = Math.round(Math.min(olderThanMs, PRUNE_AGE_CAP_MS) * 1000);
     const { rowCount } = await this.#pool.query(
-      `DELETE FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NOT NULL AND finished_at < now() - $1::float8 * interval '1 millisecond'`,
-      [olderThanMs],
+      `DELETE FROM ${this.#s}.adaptor_fleet_runs WHERE verdict IS NOT NULL AND finished_at < now() - $1::bigint * interval '1 microsecond'`,
+      [microseconds],
     );
     return rowCount ?? 0;
   }
 }
+
+/** The longest age (ms) `prune` puts in its cutoff: 1,000 years, before any run was finished and well within `timestamptz`. */
+const PRUNE_AGE_CAP_MS = 1_000 * 365.25 * 24 * 3_600_000;
 
 /** The ids of the approvals whose `approval.resolved` notice is among `events`. */
 function resolvedIn(events: readonly JsonValue[]): string[] {
