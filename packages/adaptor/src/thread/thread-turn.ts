@@ -824,7 +824,7 @@ export class ThreadTurn {
       throw new ThreadCommitError({
         key,
         reason: "not_committed",
-        message: `thread ${key}: the thread store's finalize failed (${why}); nothing was committed (the record read back is ${before ? `revision ${before.revision}, the one the turn started from` : "still absent"}), and the previous checkpoint is kept`,
+        message: `thread ${key}: the thread store's finalize failed (${why}); nothing was committed (${before ? `the record read back is revision ${before.revision}, the one the turn started from, and its checkpoint is kept` : "the key still has no record"})`,
         cause: error,
       });
     }
