@@ -64,6 +64,7 @@ export {
 } from "./policy/policy.js";
 export { RunError, type RunErrorInit } from "./errors/run-error.js";
 export { ThreadSessionError, type ThreadSessionErrorInit, type ThreadSessionFailure } from "./errors/thread-session-error.js";
+export { ThreadCommitError, type ThreadCommitErrorInit, type ThreadCommitFailure } from "./errors/thread-commit-error.js";
 
 // Root-owned identities.
 export {

@@ -443,6 +443,7 @@ describe("public surface", () => {
       "SuspendUnsupportedError",
       "Thread",
       "ThreadCatalogUnsupportedError",
+      "ThreadCommitError",
       "ThreadSessionError",
       "Tool",
       "announcesBody",

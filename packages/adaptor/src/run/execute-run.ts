@@ -17,6 +17,7 @@ import { ApprovalBroker } from "./approval-broker.js";
 import { resolveApprovalSettings } from "../approval/approval-settings.js";
 import { RunError } from "../errors/run-error.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
+import { ThreadCommitError } from "../errors/thread-commit-error.js";
 import type { EventQueue } from "../events/event-queue.js";
 import { ActiveBudget } from "./active-budget.js";
 import {
@@ -342,7 +343,7 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
           );
         } catch (error) {
           // The turn ran and only its commit was refused: the error carries what it produced.
-          if (error instanceof ThreadSessionError)
+          if (error instanceof ThreadSessionError || error instanceof ThreadCommitError)
             throw error.withResult(toResult(runId, response, options.policy?.activeExecutionTimeoutMs, performance.now() - started));
           throw error;
         }

@@ -23,6 +23,7 @@ import {
   ErrThreadNotFound,
 } from "../errors/sentinels.js";
 import { ThreadSessionError } from "../errors/thread-session-error.js";
+import { ThreadCommitError } from "../errors/thread-commit-error.js";
 import { PortableSessions, type RestoreOutcome } from "../session-state/portable-sessions.js";
 import type { EventQueue } from "../events/event-queue.js";
 import type { Preparation } from "../prepare/preparation.js";
@@ -140,6 +141,11 @@ export class ThreadTurn {
   /** Set by {@link end}: a renewal still in flight then reports nothing. */
   #ended = false;
   /**
+   * Set when `finalize` is called: renewal goes on while it runs (a write slower than the lease
+   * TTL still finds its lease held), but a renewal's failure no longer ends the run.
+   */
+  #finalizing = false;
+  /**
    * Portable sessions: the committed turns of the conversation this turn continues or branches
    * from (a fork: the parent's through its fork point); `undefined` when they are not known.
    */
@@ -199,7 +205,8 @@ export class ThreadTurn {
           },
           (cause: unknown) => {
             this.#stopRenewing();
-            if (this.#ended || this.#leaseLost) return;
+            // While finalize runs its own answer decides: a lease it released, or lost, is its to report.
+            if (this.#ended || this.#leaseLost || this.#finalizing) return;
             if (!findError(cause, LeaseLostError) && !findError(cause, InvalidOptionError) && ++failures < 2) {
               this.#queue.push({
                 type: "notice",
@@ -602,8 +609,14 @@ export class ThreadTurn {
    * Portable sessions: the turn's session files go with it; when there are none to store, or they
    * are over the limit, the checkpoint is committed without them (`session=local`, a `notice`
    * `session not stored`), unless session portability is strict.
-   * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost, ErrThreadAlreadyExists (plain errors);
-   * ThreadSessionError `rewritten`, and with strict portability `not_exported` / `too_large`.
+   * A `finalize` that failed is judged by reading the record back (see {@link #afterFailedFinalize}):
+   * a write that landed though its reply was lost is answered as committed. Renewal goes on while
+   * `finalize` runs.
+   * @throws ErrThreadCheckpointMissing, ErrThreadLeaseLost (lost before the write), ErrThreadAlreadyExists
+   * (plain errors); ThreadCommitError `not_committed` (also `ErrThreadLeaseLost` for a lease lost at
+   * the write) / `unknown` for a failed `finalize`, and `revision_moved` (also `ErrThreadLeaseLost`:
+   * committed, over a newer revision than the turn resumed from); ThreadSessionError `rewritten`,
+   * and with strict portability `not_exported` / `too_large`.
    */
   async commit(
     response: DriverResponse,
@@ -688,8 +701,9 @@ export class ThreadTurn {
       createdAt: keep?.createdAt ?? now,
       updatedAt: now,
     };
-    clearInterval(this.#renewal);
-    this.#stopRenewing();
+    // Renewal goes on while finalize runs: a write slower than the lease TTL still finds it held.
+    this.#finalizing = true;
+    let answered: unknown;
     try {
       const finalize = (): Promise<ThreadRecord> =>
         store.finalize(
@@ -709,7 +723,7 @@ export class ThreadTurn {
       // Never waits past the run's end; a finalize left behind may still commit (outcome unknown).
       // The span ends when the run gives up on the call, not when a late answer lands.
       const commit = (): Promise<ThreadRecord> => storeCall("finalize", signal, finalize());
-      const answered = await (this.#telemetry
+      answered = await (this.#telemetry
         ? this.#telemetry.span(
             SPAN.leaseFinalize,
             { ...leaseAttributes(this.#ctx, this.#lease), "adaptor.thread.mode": mode },
@@ -718,23 +732,108 @@ export class ThreadTurn {
             signal,
           )
         : commit());
-      const written = checkRecord("finalize", answered, key);
-      this.#ctx.onCommitted?.(recordVersion(written));
-      return written;
     } catch (error) {
-      if (findError(error, LeaseLostError)) throw threadError(ErrThreadLeaseLost, `thread ${key}: lease lost before finalize`, error);
-      if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
-      const tooLarge = findError(error, SessionStateTooLargeError);
-      if (tooLarge) {
-        throw new ThreadSessionError({
-          key,
-          reason: "too_large",
-          message: `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`,
-          cause: error,
-        });
-      }
-      throw error;
+      clearInterval(this.#renewal);
+      this.#stopRenewing();
+      answered = await this.#afterFailedFinalize(error, record, keep, signal);
+    } finally {
+      clearInterval(this.#renewal);
+      this.#stopRenewing();
     }
+    const written = checkRecord("finalize", answered, key);
+    this.#ctx.onCommitted?.(recordVersion(written));
+    if (keep && written.revision !== keep.revision + 1) {
+      // The store let the write land over revisions the turn never saw: their turns are gone.
+      const between = written.revision - keep.revision - 1;
+      throw new ThreadCommitError({
+        key,
+        reason: "revision_moved",
+        sentinel: ErrThreadLeaseLost,
+        message: `thread ${key}: the store's revision moved under the turn: the turn resumed from revision ${keep.revision} of record ${keep.id}, but finalize wrote revision ${written.revision} (expected ${keep.revision + 1}); the turn is committed, and ${between > 0 ? `the ${between} write${between === 1 ? "" : "s"} between ${between === 1 ? "is" : "are"}` : "what the store held"} cut from the thread's history (the store's resolve answered an older revision than it holds, e.g. from a lagging replica)`,
+      });
+    }
+    return written;
+  }
+
+  /**
+   * The outcome of a `finalize` that rejected. A refused write (lease lost, key taken, state too
+   * large) and a call the run gave up on (its signal aborted: the outcome is unknown, as the
+   * abort's verdict says) are errors as they are. Any other failure (a lost reply, a dropped
+   * connection) may have come after the write landed: the key's record is read back (bounded by
+   * `signal`), and the turn is committed when it is the record this turn wrote (its id, its
+   * checkpoint, the revision after the one it started from): then the record is answered, and a
+   * `notice` `thread store reply lost` says so.
+   * @throws ThreadCommitError `not_committed` when the record read back is still the one the turn
+   * started from (or there is still none), or the store refused the write for a lost lease (also
+   * `ErrThreadLeaseLost`); `unknown` when the read failed too or shows another write;
+   * ErrThreadAlreadyExists; ThreadSessionError `too_large`; the abort's verdict as it is.
+   */
+  async #afterFailedFinalize(
+    error: unknown,
+    record: ThreadRecordDraft,
+    keep: ThreadRecord | undefined,
+    signal: AbortSignal,
+  ): Promise<ThreadRecord> {
+    const { key } = this.#ctx;
+    if (findError(error, LeaseLostError)) {
+      if (signal.aborted) throw threadError(ErrThreadLeaseLost, `thread ${key}: lease lost before finalize`, error);
+      throw new ThreadCommitError({
+        key,
+        reason: "not_committed",
+        sentinel: ErrThreadLeaseLost,
+        message: `thread ${key}: lease lost at finalize: the store refused the write (the lease had lapsed or been taken over by the time it ran); nothing was committed and the previous checkpoint is kept`,
+        cause: error,
+      });
+    }
+    if (findError(error, AlreadyExistsError)) throw threadError(ErrThreadAlreadyExists, `thread ${key}: already exists`, error);
+    const tooLarge = findError(error, SessionStateTooLargeError);
+    if (tooLarge) {
+      throw new ThreadSessionError({
+        key,
+        reason: "too_large",
+        message: `thread ${key}: session state of ${tooLarge.bytes} bytes is over the limit of ${tooLarge.limitBytes}; the previous checkpoint is kept`,
+        cause: error,
+      });
+    }
+    if (signal.aborted) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    let read: ThreadRecord | undefined;
+    try {
+      read = await this.#resolveKey(key, signal);
+    } catch (readError) {
+      throw new ThreadCommitError({
+        key,
+        reason: "unknown",
+        message: `thread ${key}: the thread store's finalize failed (${why}), and reading the record back failed too (${readError instanceof Error ? readError.message : String(readError)}): the turn's commit may or may not have landed; whether it was saved is unknown until the thread is read again`,
+        cause: new AggregateError([error, readError], "finalize failed, and reading the record back failed too"),
+      });
+    }
+    const expected = keep ? keep.revision + 1 : 1;
+    if (read && read.id === record.id && read.revision === expected && read.checkpoint.resumeId === record.checkpoint.resumeId) {
+      this.#queue.push({
+        type: "notice",
+        kind: "lifecycle",
+        message: "thread store reply lost; the turn is committed",
+        data: { threadKey: key, recordId: read.id, revision: read.revision, error: why },
+      });
+      return read;
+    }
+    const before = this.#current;
+    const unchanged = before ? read !== undefined && recordVersion(read) === recordVersion(before) : read === undefined;
+    if (unchanged) {
+      throw new ThreadCommitError({
+        key,
+        reason: "not_committed",
+        message: `thread ${key}: the thread store's finalize failed (${why}); nothing was committed (${before ? `the record read back is revision ${before.revision}, the one the turn started from, and its checkpoint is kept` : "the key still has no record"})`,
+        cause: error,
+      });
+    }
+    throw new ThreadCommitError({
+      key,
+      reason: "unknown",
+      message: `thread ${key}: the thread store's finalize failed (${why}), and the record read back is neither the turn's write nor the one it started from (${read ? `record ${read.id} revision ${read.revision}` : "none"}): the turn's commit may or may not have landed; whether it was saved is unknown until the thread is read again`,
+      cause: error,
+    });
   }
 
   /** Forgets the renewal in flight (its answer, if any, still lands) and clears its expiry timer. */
