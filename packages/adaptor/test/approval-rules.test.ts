@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
-import {
-  Agent,
-  InvalidOptionError,
-  RunError,
-  type AgentEvent,
-  type ApprovalRequest,
-  type Policy,
-  type RememberRule,
-} from "../src/index.js";
+import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
 import { ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
 import { scriptedDriver } from "./scripted-driver.js";
 
@@ -162,18 +154,6 @@ describe("approval rules in a run", () => {
       { outcome: "approve" },
       { outcome: "deny", reason: "never rm" },
     ]);
-  });
-
-  it("a remembered deny ends the run under onReject abort, as auto_deny does", async () => {
-    const { decisions } = await run(
-      [bash("rm a"), bash("rm a")],
-      (request) => request.deny("never", { remember: request.suggestions[0]! }),
-      {
-        approvals: { permission: "ask", onReject: "abort" },
-      },
-    );
-    expect(decisions).toBeInstanceOf(RunError);
-    expect((decisions as RunError).reason).toBe("approval_denied");
   });
 
   it("under sandbox read_only, approve({ remember }) is InvalidOptionError and nothing is decided; deny({ remember }) still works", async () => {

@@ -56,7 +56,7 @@ export interface ApprovalBrokerInit {
  * An answer that remembers a rule (`approve({ remember })`, `deny(reason, { remember })`) adds it
  * to the run's rules (`approval.remembered`); a later `permission` ask it matches, when its mode is
  * `ask`, is answered at once by the rule (its `approval.requested` and `approval.resolved` carry
- * `data.rule`), a remembered deny also ending the run under `onReject: "abort"`. Auto modes and a
+ * `data.rule`). Auto modes and a
  * resumed turn's stored answers come first.
  *
  * Edge cases, each recorded in a `notice` event:
@@ -298,15 +298,15 @@ export class ApprovalBroker {
     });
   }
 
-  /** A remembered rule answers `ask` at once; a deny under `onReject: "abort"` ends the run, as `auto_deny` does. */
+  /**
+   * A remembered rule answers `ask` at once. A deny takes no `onReject` fallback: the host's own
+   * deny that remembered it already took it (under `abort` the run ended there).
+   */
   #byRule(ask: ApprovalAsk, remembered: RememberedRule): ApprovalDecision {
     const { rule, scope, decision } = remembered;
     const id = uuidv7();
     this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, rule, scope });
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: resolvedOutcome(decision), attempt: 1, rule, scope });
-    if (decision.outcome === "deny" && this.#init.settings.onReject === "abort") {
-      this.#fail("approval_denied", `${ask.title}: ${decision.reason} (remembered rule)`, ask, 1);
-    }
     return decision;
   }
 
