@@ -231,6 +231,29 @@ describe("approval rules in a run", () => {
     expect(question.thrown[0]).toMatchObject({ field: "remember" });
   });
 
+  it("a mode switched to auto_deny mid-run wins over a remembered allow", async () => {
+    const base = askingInOrder([bash("npm test"), bash("npm test")]);
+    const driver = {
+      ...base,
+      descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, turnControl: { approvalMode: true } } },
+    };
+    await using agent = new Agent(driver);
+    const stream = agent.stream("p", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type !== "approval-request") continue;
+      event.request.approve({ remember: event.request.suggestions[0]! });
+      await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+    }
+    const decisions: unknown = JSON.parse((await stream.result()).text);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "deny", reason: "denied by policy" }]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.auto, d.rule])).toEqual([
+      ["approved", undefined, undefined],
+      ["denied", true, undefined],
+    ]);
+  });
+
   it("auto modes come first: under auto_approve the host is never asked, so nothing is remembered", async () => {
     const { requests, events } = await run([bash("npm test")], () => undefined, { approvals: { permission: "auto_approve" } });
     expect(requests).toEqual([]);
