@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestView, ScriptRule } from "@adaptor/testkit";
@@ -24,15 +24,26 @@ function toolResults(view: RequestView): number {
     .filter((block) => block.type === "tool_result").length;
 }
 
-/** A turn in which the model runs the Bash `commands` one after the other, then says "finished". */
-function commandsInOrder(marker: string, commands: readonly string[]): ScriptRule {
+/** A tool call of the scripted model. */
+type Call = { readonly name: string; readonly input: Record<string, unknown> };
+
+/** A turn in which the model makes the `calls` one after the other, then says "finished". */
+function callsInOrder(marker: string, calls: readonly Call[] | (() => readonly Call[])): ScriptRule {
   return {
     when: (view) => view.firstUserText.includes(marker),
     reply: (view) => {
-      const command = commands[toolResults(view)];
-      return command === undefined ? { text: "finished" } : { toolUse: { name: "Bash", input: { command, description: "step" } } };
+      const call = (typeof calls === "function" ? calls() : calls)[toolResults(view)];
+      return call === undefined ? { text: "finished" } : { toolUse: call };
     },
   };
+}
+
+/** A turn in which the model runs the Bash `commands` one after the other, then says "finished". */
+function commandsInOrder(marker: string, commands: readonly string[]): ScriptRule {
+  return callsInOrder(
+    marker,
+    commands.map((command) => ({ name: "Bash", input: { command, description: "step" } })),
+  );
 }
 
 const notices = (events: readonly AgentEvent[], kind: string) =>
@@ -64,5 +75,30 @@ describe("remembered approval rules on claude (real binary)", () => {
       ["denied", undefined],
     ]);
     expect(result.permissionDenials?.map((d) => d.input)).toEqual([{ command: "echo two >> log.txt", description: "step" }]);
+  });
+
+  it("approve({ remember }) with a file's folder: a later write in that folder is approved by the SDK; one elsewhere still asks", async () => {
+    let calls: Call[] = [];
+    h = await harness([callsInOrder("REMEMBER_FOLDER", () => calls)]);
+    const src = join(h.env.workDir, "src");
+    const other = join(h.env.workDir, "other");
+    mkdirSync(src);
+    mkdirSync(other);
+    const write = (file: string): Call => ({ name: "Write", input: { file_path: file, content: "x\n" } });
+    calls = [write(join(src, "a.txt")), write(join(src, "b.txt")), write(join(other, "c.txt"))];
+    const requests: ApprovalRequest[] = [];
+    const result = await h.agent.run("REMEMBER_FOLDER", {
+      policy: { approvals: { permission: "ask" } },
+      onApproval: (request) => {
+        requests.push(request);
+        if (requests.length === 1) request.approve({ remember: request.suggestions[0]! });
+        else request.deny("not there");
+      },
+    });
+    expect(result.text).toBe("finished");
+    expect(requests[0]!.suggestions).toEqual([{ toolName: "Write", pathPrefix: src }]);
+    expect(requests.map((r) => (r.input as { file_path: string }).file_path)).toEqual([join(src, "a.txt"), join(other, "c.txt")]);
+    expect(existsSync(join(src, "a.txt")) && existsSync(join(src, "b.txt"))).toBe(true);
+    expect(existsSync(join(other, "c.txt"))).toBe(false);
   });
 });
