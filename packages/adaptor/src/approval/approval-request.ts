@@ -8,6 +8,7 @@ import {
   ErrApprovalUnavailable,
 } from "../errors/sentinels.js";
 import type { ApprovalResponder } from "./approval-responder.js";
+import { rememberError, type ApprovalRule, type RememberRule } from "./approval-rule.js";
 
 /**
  * A choice offered by a `question` (one of its options), or one of the named answers a
@@ -53,6 +54,13 @@ export interface ApprovalRequestInit {
   readonly deadline?: Date | undefined;
   /** See {@link ApprovalRequest.attempt}. */
   readonly attempt: number;
+  /** See {@link ApprovalRequest.suggestions}; default none. */
+  readonly suggestions?: readonly ApprovalRule[] | undefined;
+  /**
+   * Why an allow may not be remembered in this run (a confining policy, e.g. `policy.sandbox is
+   * "read_only"`); undefined when it may.
+   */
+  readonly rememberAllowRefused?: string | undefined;
 }
 
 /**
@@ -68,7 +76,10 @@ export interface ApprovalRequestInit {
  * - `InvalidOptionError` (field `updatedInput`) for an edited input that is not a plain object
  *   (the request stays pending);
  * - `ErrApprovalEditUnsupported` for an edited input the driver cannot run (see
- *   {@link inputEditable}; the request was denied).
+ *   {@link inputEditable}; the request was denied);
+ * - `InvalidOptionError` (field `remember` or `remember.<field>`) for a rule to remember that is
+ *   malformed, does not match this request, is given on a `question` or `plan_review`, with an
+ *   `updatedInput`, or is an allow under a confining policy (the request stays pending).
  */
 export class ApprovalRequest {
   /** UUID v7, new for every attempt. */
@@ -113,6 +124,15 @@ export class ApprovalRequest {
   readonly deadline: Date | undefined;
   /** 1 for the first ask, then 2, 3, ... on retries. */
   readonly attempt: number;
+  /**
+   * Rules the host could remember with its answer (`approve({ remember })`, `deny(reason, {
+   * remember })`) so that the SDK answers later matching asks of the run at once: for a shell
+   * command its exact command (`{ toolName: "Bash", command: "npm test" }`), for files the first
+   * file's folder (`{ toolName: "Edit", pathPrefix: "/repo/src" }`), else the tool alone. Empty
+   * for a `question` and a `plan_review`, which cannot be remembered.
+   */
+  readonly suggestions: readonly ApprovalRule[];
+  readonly #rememberAllowRefused: string | undefined;
   readonly #responder: ApprovalResponder | undefined;
 
   /** @internal Requests are made by the SDK; one built by hand has no responder. */
@@ -131,6 +151,8 @@ export class ApprovalRequest {
     this.createdAt = init.createdAt;
     this.deadline = init.deadline;
     this.attempt = init.attempt;
+    this.suggestions = init.suggestions ?? [];
+    this.#rememberAllowRefused = init.rememberAllowRefused;
     this.#responder = responder;
   }
 
@@ -142,26 +164,44 @@ export class ApprovalRequest {
   /**
    * Allows the action, optionally with an edited input (a plain object, the tool's whole input)
    * the CLI runs instead. `updatedInput: undefined` is no edit.
+   *
+   * `remember`: a rule (see {@link suggestions}) the SDK remembers for the rest of the run: later
+   * asks it matches are approved at once without reaching the host, each recorded in the stream
+   * (`approval.requested` and `approval.resolved` notices with `data.rule`). Nothing is written
+   * to the CLI's own settings. The rule must match this request; it cannot come with an
+   * `updatedInput` (later calls run as the CLI proposes them), and under a confining policy
+   * (`policy.sandbox` `read_only`) an allow is not remembered: `InvalidOptionError`.
    * @throws see the class comment; `ErrApprovalKindMismatch` for a `question`; `InvalidOptionError`
-   * for an `updatedInput` that is not a plain object (nothing is decided); `ErrApprovalEditUnsupported`
-   * when {@link inputEditable} is false (the request is denied, nothing runs).
+   * for an `updatedInput` that is not a plain object or a refused `remember` (nothing is decided);
+   * `ErrApprovalEditUnsupported` when {@link inputEditable} is false (the request is denied, nothing runs).
    */
-  approve(options: { updatedInput?: unknown } = {}): void {
-    const { updatedInput } = options;
+  approve(options: { updatedInput?: unknown; remember?: RememberRule } = {}): void {
+    const { updatedInput, remember } = options;
     const decision: ApprovalDecision = updatedInput === undefined ? { outcome: "approve" } : { outcome: "approve", updatedInput };
+    if (remember !== undefined) {
+      const invalid = rememberError(remember, this, "approve()") ?? this.#allowRefusal(updatedInput);
+      if (invalid) throw invalid;
+    }
     const refused = decisionRefusal(this, decision, "approve()");
     if (refused?.denies) this.#settle({ outcome: "deny", reason: EDIT_UNSUPPORTED_REASON });
     if (refused) throw refused.error;
-    this.#settle(decision);
+    this.#settle(decision, remember);
   }
 
   /**
    * Refuses the action; `reason` (default `"denied by host"`) reaches the model as the
-   * tool's error text.
-   * @throws see the class comment.
+   * tool's error text. `options.remember`: a rule (see {@link suggestions}) the SDK remembers for
+   * the rest of the run, denying later asks it matches at once with the same reason (a remembered
+   * deny wins over a remembered allow that matches the same ask).
+   * @throws see the class comment; `InvalidOptionError` for a refused `remember` (nothing is decided).
    */
-  deny(reason = DEFAULT_DENY_REASON): void {
-    this.#settle({ outcome: "deny", reason });
+  deny(reason = DEFAULT_DENY_REASON, options: { remember?: RememberRule } = {}): void {
+    const { remember } = options;
+    if (remember !== undefined) {
+      const invalid = rememberError(remember, this, "deny()");
+      if (invalid) throw invalid;
+    }
+    this.#settle({ outcome: "deny", reason }, remember);
   }
 
   /**
@@ -178,12 +218,24 @@ export class ApprovalRequest {
     this.#settle({ outcome: "answer", choice });
   }
 
-  #settle(decision: ApprovalDecision): void {
+  /** Why an approve may not remember its rule: an edited input, or a confining policy. */
+  #allowRefusal(updatedInput: unknown): InvalidOptionError | undefined {
+    const refuse = (reason: string): InvalidOptionError => new InvalidOptionError({ subject: "approve()", field: "remember", reason });
+    if (updatedInput !== undefined)
+      return refuse("cannot be given with updatedInput (a remembered rule approves later calls as the CLI proposes them)");
+    if (this.#rememberAllowRefused !== undefined)
+      return refuse(
+        `an allow cannot be remembered in this run: ${this.#rememberAllowRefused} (approve without remember, or remember a deny)`,
+      );
+    return undefined;
+  }
+
+  #settle(decision: ApprovalDecision, remember?: RememberRule): void {
     const responder = this.#responder;
     if (!responder) {
       throw new AdaptorError(`approval ${this.id}: no responder`, { sentinel: ErrApprovalUnavailable });
     }
-    const outcome = responder.settle(decision);
+    const outcome = responder.settle(decision, remember);
     if (outcome === "expired") {
       throw new AdaptorError(`approval ${this.id}: expired`, { sentinel: ErrApprovalExpired });
     }

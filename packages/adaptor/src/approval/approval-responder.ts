@@ -1,4 +1,5 @@
 import type { ApprovalDecision } from "@adaptor/driver";
+import type { RememberRule } from "./approval-rule.js";
 
 /** How a settle attempt ended: `"won"`, or why it lost. */
 export type SettleOutcome = "won" | "resolved" | "expired";
@@ -14,6 +15,7 @@ export class ApprovalResponder {
   #status: "pending" | "approved" | "denied" | "answered" | "expired" = "pending";
   #resolve!: (decision: ApprovalDecision) => void;
   readonly #onLate: LateAnswerListener | undefined;
+  #remember: RememberRule | undefined;
   /** Settles once with the winning decision (an expiry yields a deny). */
   readonly decision: Promise<ApprovalDecision>;
 
@@ -27,14 +29,23 @@ export class ApprovalResponder {
     return this.#status;
   }
 
-  /** Tries to answer; loses to an earlier answer or expiry (and then tells the late-answer listener). */
-  settle(decision: ApprovalDecision): SettleOutcome {
+  /** The rule the winning answer asked to remember, if any. */
+  get remember(): RememberRule | undefined {
+    return this.#remember;
+  }
+
+  /**
+   * Tries to answer; loses to an earlier answer or expiry (and then tells the late-answer listener).
+   * `remember`: a rule the winning answer asks the run to remember (see {@link remember}).
+   */
+  settle(decision: ApprovalDecision, remember?: RememberRule): SettleOutcome {
     if (this.#status !== "pending") {
       const outcome = this.#status === "expired" ? "expired" : "resolved";
       this.#onLate?.(outcome, decision);
       return outcome;
     }
     this.#status = decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
+    this.#remember = remember;
     this.#resolve(decision);
     return "won";
   }

@@ -7,6 +7,7 @@ import type { ApprovalHandler, ApprovalHandlerContext } from "../approval/approv
 import { ApprovalRequest, EDIT_UNSUPPORTED_REASON } from "../approval/approval-request.js";
 import { ApprovalResponder } from "../approval/approval-responder.js";
 import type { ApprovalSettings } from "../approval/approval-settings.js";
+import { ApprovalRules, ruleOf, suggestRules, type RememberedRule } from "../approval/approval-rule.js";
 import type { StoredAnswers } from "../suspend/turn-data.js";
 
 /** How the broker reaches the run it serves. */
@@ -39,6 +40,11 @@ export interface ApprovalBrokerInit {
    * notices carry) and the run stopped instead (never rejects).
    */
   readonly suspend?: ((ask: ApprovalAsk, id: string) => Promise<void>) | undefined;
+  /**
+   * Why the run's policy confines it so that an allow may not be remembered (e.g. `policy.sandbox
+   * is "read_only"`); undefined when it may.
+   */
+  readonly rememberAllowRefused?: string | undefined;
 }
 
 /**
@@ -46,6 +52,12 @@ export interface ApprovalBrokerInit {
  * settings: auto modes decide at once; `ask` emits the `approval-request` event, runs the
  * `onApproval` handler, applies the deadline and the timeout/reject fallbacks (abort, continue,
  * retry with a new id). Every ask resolves: the driver always gets a decision to forward.
+ *
+ * An answer that remembers a rule (`approve({ remember })`, `deny(reason, { remember })`) adds it
+ * to the run's rules (`approval.remembered`); a later `permission` ask it matches, when its mode is
+ * `ask`, is answered at once by the rule (its `approval.requested` and `approval.resolved` carry
+ * `data.rule`). Auto modes and a
+ * resumed turn's stored answers come first.
  *
  * Edge cases, each recorded in a `notice` event:
  * - an ask after the broker ended (the run is over) or one the run refuses ({@link refuse}, e.g.
@@ -69,6 +81,8 @@ export class ApprovalBroker {
   #ended = false;
   /** The mode per kind, from the settings until {@link setModes} changes them. */
   #modes: ApprovalSettings["modes"];
+  /** The rules the host's answers remembered in this run. */
+  readonly #rules = new ApprovalRules();
   /** The permission mode as set (before `inherit` resolves to `ask`), for host tools. */
   #permission: ApprovalMode;
 
@@ -113,6 +127,8 @@ export class ApprovalBroker {
       if (settings.onReject === "abort") this.#fail("approval_denied", `${ask.title}: denied by policy`, ask, 1);
       return decision;
     }
+    const remembered = this.#rules.match(ask);
+    if (remembered) return this.#byRule(ask, remembered);
     if (this.#init.suspend) return this.#suspend(ask, this.#init.suspend);
     if (!this.#init.handler && !this.#init.eventsRead) return this.#unanswerable(ask);
     for (let attempt = 1; ; attempt++) {
@@ -192,6 +208,8 @@ export class ApprovalBroker {
         createdAt,
         deadline,
         attempt,
+        suggestions: suggestRules(ask),
+        rememberAllowRefused: this.#init.rememberAllowRefused,
       },
       responder,
     );
@@ -237,6 +255,7 @@ export class ApprovalBroker {
         ...(decision.outcome === "answer" ? { choice: decision.choice } : {}),
         attempt,
       });
+      this.#remember(request, responder, decision);
       return { decision, timedOut };
     } finally {
       clearTimeout(timer);
@@ -261,6 +280,33 @@ export class ApprovalBroker {
       data: { id, kind: ask.kind, toolName: ask.toolName, toolCallId: ask.toolCallId, outcome: decision.outcome },
     });
     this.#notice("approval.resolved", { id, kind: ask.kind, outcome: resolvedOutcome(decision), attempt: 1, replayed: true });
+    return decision;
+  }
+
+  /** Adds the rule the winning answer asked to remember, if any (`approval.remembered`). */
+  #remember(request: ApprovalRequest, responder: ApprovalResponder, decision: ApprovalDecision): void {
+    const remember = responder.remember;
+    if (!remember || decision.outcome === "answer") return;
+    const rule = ruleOf(remember);
+    const scope = remember.scope ?? "run";
+    this.#rules.add({ rule, scope, decision: decision.outcome === "approve" ? { outcome: "approve" } : decision });
+    this.#init.queue.push({
+      type: "notice",
+      kind: "approval.remembered",
+      message: `${request.title}: ${decision.outcome === "approve" ? "allow" : "deny"} remembered for the ${scope} (${describeRule(rule)})`,
+      data: { id: request.id, kind: request.kind, toolName: request.toolName, outcome: resolvedOutcome(decision), rule, scope },
+    });
+  }
+
+  /**
+   * A remembered rule answers `ask` at once. A deny takes no `onReject` fallback: the host's own
+   * deny that remembered it already took it (under `abort` the run ended there).
+   */
+  #byRule(ask: ApprovalAsk, remembered: RememberedRule): ApprovalDecision {
+    const { rule, scope, decision } = remembered;
+    const id = uuidv7();
+    this.#notice("approval.requested", { id, kind: ask.kind, toolName: ask.toolName, attempt: 1, rule, scope });
+    this.#notice("approval.resolved", { id, kind: ask.kind, outcome: resolvedOutcome(decision), attempt: 1, rule, scope });
     return decision;
   }
 
@@ -385,6 +431,14 @@ export class ApprovalBroker {
 /** The `approval.resolved` outcome of a decision. */
 function resolvedOutcome(decision: ApprovalDecision): "approved" | "denied" | "answered" {
   return decision.outcome === "approve" ? "approved" : decision.outcome === "deny" ? "denied" : "answered";
+}
+
+/** A rule in one line for people, e.g. `Bash command "npm test"`. */
+function describeRule(rule: ReturnType<typeof ruleOf>): string {
+  if (rule.command !== undefined) return `${rule.toolName} command ${JSON.stringify(rule.command)}`;
+  if (rule.commandPrefix !== undefined) return `${rule.toolName} commands starting ${JSON.stringify(rule.commandPrefix)}`;
+  if (rule.pathPrefix !== undefined) return `${rule.toolName} in ${rule.pathPrefix}`;
+  return `every ${rule.toolName} call`;
 }
 
 /** The auto modes a host can set for `kind`, for messages. */

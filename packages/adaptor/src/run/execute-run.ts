@@ -165,6 +165,8 @@ export async function executeRun(setup: RunSetup): Promise<Result> {
       onWaiting: (waiting) => (waiting ? budget?.pause() : budget?.resume()),
       replay: suspension.replay,
       suspend: suspension.suspender,
+      // A remembered allow would widen what a read-only run lets through without a person.
+      rememberAllowRefused: options.policy?.sandbox === "read_only" ? 'policy.sandbox is "read_only"' : undefined,
     });
     approvals = broker;
     setup.controls?.onApprovalModes((modes) => broker.setModes(modes));

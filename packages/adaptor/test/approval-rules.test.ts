@@ -1,0 +1,262 @@
+import { describe, expect, it } from "vitest";
+import type { ApprovalAsk, ApprovalDecision } from "@adaptor/driver";
+import { Agent, InvalidOptionError, type AgentEvent, type ApprovalRequest, type Policy, type RememberRule } from "../src/index.js";
+import { ruleMatches, suggestRules } from "../src/approval/approval-rule.js";
+import { scriptedDriver } from "./scripted-driver.js";
+
+const bash = (command: string): ApprovalAsk => ({ kind: "permission", title: `Bash: ${command}`, toolName: "Bash", input: { command } });
+const edit = (file: string): ApprovalAsk => ({ kind: "permission", title: `Edit: ${file}`, toolName: "Edit", input: { file_path: file } });
+
+/** A driver that asks `asks` one after the other and reports each decision's outcome as its text. */
+function askingInOrder(asks: readonly ApprovalAsk[], sandbox: boolean = false) {
+  const driver = scriptedDriver(async (_request, sink) => {
+    const outcomes: ApprovalDecision[] = [];
+    for (const ask of asks) outcomes.push(await sink.requestApproval(ask));
+    return { text: JSON.stringify(outcomes) };
+  });
+  if (sandbox) {
+    const { capabilities } = driver.descriptor;
+    (driver as { descriptor: unknown }).descriptor = {
+      ...driver.descriptor,
+      capabilities: { ...capabilities, policy: { ...capabilities.policy, sandbox: ["read_only"] } },
+    };
+  }
+  return driver;
+}
+
+async function run(
+  asks: readonly ApprovalAsk[],
+  decide: (request: ApprovalRequest, index: number) => void,
+  policy: Policy = { approvals: { permission: "ask" } },
+): Promise<{ events: AgentEvent[]; requests: ApprovalRequest[]; thrown: unknown[]; decisions: unknown }> {
+  const requests: ApprovalRequest[] = [];
+  const thrown: unknown[] = [];
+  const agent = new Agent(askingInOrder(asks, policy.sandbox !== undefined), {
+    onApproval: (request) => {
+      requests.push(request);
+      try {
+        decide(request, requests.length - 1);
+      } catch (error) {
+        thrown.push(error);
+        if (request.status === "pending") request.deny("after a refusal");
+      }
+    },
+  });
+  const stream = agent.stream("p", { policy });
+  const events: AgentEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const verdict = await stream.result().catch((error: unknown) => error);
+  await agent.close();
+  return { events, requests, thrown, decisions: verdict instanceof Error ? verdict : JSON.parse((verdict as { text: string }).text) };
+}
+
+const notices = (events: readonly AgentEvent[], kind: string) =>
+  events.flatMap((e) => (e.type === "notice" && e.kind === kind ? [e.data ?? {}] : []));
+
+describe("approval rules: what a rule matches", () => {
+  it("an exact command matches that command only", () => {
+    const rule = { toolName: "Bash", command: "npm test" };
+    expect(ruleMatches(rule, bash("npm test"))).toBe(true);
+    expect(ruleMatches(rule, bash("npm test -- --watch"))).toBe(false);
+    expect(ruleMatches(rule, { ...bash("npm test"), toolName: "shell" })).toBe(false);
+    expect(ruleMatches(rule, { ...bash("npm test"), kind: "plan_review" })).toBe(false);
+  });
+
+  it("a command prefix matches at a word boundary, and never a command with a shell operator or substitution", () => {
+    const rule = { toolName: "Bash", commandPrefix: "npm test" };
+    expect(ruleMatches(rule, bash("npm test"))).toBe(true);
+    expect(ruleMatches(rule, bash("npm test -- --watch"))).toBe(true);
+    expect(ruleMatches(rule, bash("npm tests"))).toBe(false);
+    for (const command of [
+      "npm test && rm -rf x",
+      "npm test; rm x",
+      "npm test | sh",
+      "npm test > /etc/x",
+      "npm test $(rm x)",
+      "npm test `rm x`",
+      "npm test\nrm x",
+    ])
+      expect(ruleMatches(rule, bash(command)), command).toBe(false);
+  });
+
+  it("an argv command (codex legacy asks) is compared joined with spaces", () => {
+    expect(
+      ruleMatches({ toolName: "shell", command: "ls -la" }, { kind: "permission", toolName: "shell", input: { command: ["ls", "-la"] } }),
+    ).toBe(true);
+  });
+
+  it("a path prefix matches files inside the folder after resolving '..', and needs every file of a patch inside", () => {
+    const rule = { toolName: "Edit", pathPrefix: "/repo/src" };
+    expect(ruleMatches(rule, edit("/repo/src/a.ts"))).toBe(true);
+    expect(ruleMatches(rule, edit("/repo/src/deep/b.ts"))).toBe(true);
+    expect(ruleMatches(rule, edit("/repo/src/../secrets.env"))).toBe(false);
+    expect(ruleMatches(rule, edit("/repo/srcx/a.ts"))).toBe(false);
+    expect(ruleMatches(rule, edit("src/a.ts"))).toBe(false);
+    const patch = (paths: string[]): ApprovalAsk => ({
+      kind: "permission",
+      title: "",
+      toolName: "Edit",
+      input: { changes: paths.map((path) => ({ path })) },
+    });
+    expect(ruleMatches(rule, patch(["/repo/src/a.ts", "/repo/src/b.ts"]))).toBe(true);
+    expect(ruleMatches(rule, patch(["/repo/src/a.ts", "/repo/other.ts"]))).toBe(false);
+  });
+
+  it("a tool-only rule matches every ask about the tool", () => {
+    expect(ruleMatches({ toolName: "Bash" }, bash("anything"))).toBe(true);
+  });
+
+  it("suggestions: the command for shell, the file's folder for files, the tool otherwise; none for questions and plan reviews", () => {
+    expect(suggestRules(bash("npm test"))).toEqual([{ toolName: "Bash", command: "npm test" }]);
+    expect(suggestRules(edit("/repo/src/a.ts"))).toEqual([{ toolName: "Edit", pathPrefix: "/repo/src" }]);
+    expect(suggestRules({ kind: "permission", toolName: "WebFetch", input: { url: "https://x" } })).toEqual([{ toolName: "WebFetch" }]);
+    expect(suggestRules({ kind: "question", toolName: "AskUserQuestion", input: {} })).toEqual([]);
+    expect(suggestRules({ kind: "plan_review", toolName: "ExitPlanMode", input: {} })).toEqual([]);
+  });
+});
+
+describe("approval rules in a run", () => {
+  it("approve({ remember }) answers later matching asks at once, each recorded; other asks still reach the host", async () => {
+    const { events, requests, thrown, decisions } = await run(
+      [bash("npm test"), bash("npm test"), bash("npm run build"), bash("npm test")],
+      (request, index) => {
+        if (index === 0) request.approve({ remember: request.suggestions[0]! });
+        else request.deny("no");
+      },
+    );
+    expect(thrown).toEqual([]);
+    expect(requests.map((r) => r.title)).toEqual(["Bash: npm test", "Bash: npm run build"]);
+    expect(requests[0]!.suggestions).toEqual([{ toolName: "Bash", command: "npm test" }]);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "approve" }, { outcome: "deny", reason: "no" }, { outcome: "approve" }]);
+    const rule = { toolName: "Bash", command: "npm test" };
+    expect(notices(events, "approval.remembered")).toEqual([
+      { id: requests[0]!.id, kind: "permission", toolName: "Bash", outcome: "approved", rule, scope: "run" },
+    ]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.rule])).toEqual([
+      ["approved", undefined],
+      ["approved", rule],
+      ["denied", undefined],
+      ["approved", rule],
+    ]);
+    expect(notices(events, "approval.requested").filter((d) => d.rule !== undefined)).toHaveLength(2);
+  });
+
+  it("deny(reason, { remember }) denies later matching asks with the same reason, and wins over a remembered allow", async () => {
+    const prefix: RememberRule = { toolName: "Bash", commandPrefix: "rm" };
+    const { requests, decisions } = await run([bash("rm a"), bash("rm b"), bash("ls"), bash("rm c")], (request, index) => {
+      if (index === 0) request.deny("never rm", { remember: prefix });
+      else request.approve({ remember: { toolName: "Bash" } });
+    });
+    expect(requests.map((r) => r.title)).toEqual(["Bash: rm a", "Bash: ls"]);
+    expect(decisions).toEqual([
+      { outcome: "deny", reason: "never rm" },
+      { outcome: "deny", reason: "never rm" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "never rm" },
+    ]);
+  });
+
+  it("under sandbox read_only, approve({ remember }) is InvalidOptionError and nothing is decided; deny({ remember }) still works", async () => {
+    let statusAfter: string | undefined;
+    const { thrown, requests, decisions } = await run(
+      [bash("cat a"), bash("cat a"), bash("rm a"), bash("rm a")],
+      (request, index) => {
+        if (index === 0) {
+          try {
+            request.approve({ remember: request.suggestions[0]! });
+          } finally {
+            statusAfter = request.status;
+          }
+        } else if (index === 1) request.approve();
+        else request.deny("no", { remember: request.suggestions[0]! });
+      },
+      { sandbox: "read_only", approvals: { permission: "ask" } },
+    );
+    expect(thrown).toHaveLength(1);
+    expect(thrown[0]).toBeInstanceOf(InvalidOptionError);
+    expect(thrown[0]).toMatchObject({ field: "remember" });
+    expect((thrown[0] as Error).message).toContain('policy.sandbox is "read_only"');
+    expect(statusAfter).toBe("pending");
+    // No rule was remembered: the second `cat a` was asked again.
+    expect(requests.map((r) => r.title)).toEqual(["Bash: cat a", "Bash: cat a", "Bash: rm a"]);
+    expect(decisions).toEqual([
+      { outcome: "deny", reason: "after a refusal" },
+      { outcome: "approve" },
+      { outcome: "deny", reason: "no" },
+      { outcome: "deny", reason: "no" },
+    ]);
+  });
+
+  it("refuses a rule that does not match the request, a malformed one, one with updatedInput, and one on a question; the request stays pending", async () => {
+    const attempts: Array<(request: ApprovalRequest) => void> = [
+      (r) => r.approve({ remember: { toolName: "Bash", command: "something else" } }),
+      (r) => r.approve({ remember: { toolName: "Edit" } }),
+      (r) => r.approve({ remember: { toolName: "Bash", command: "npm test", commandPrefix: "npm" } }),
+      (r) => r.approve({ remember: { toolName: "Bash", pathPrefix: "relative/dir" } }),
+      (r) => r.approve({ remember: { toolName: "Bash", scope: "forever" } as unknown as RememberRule }),
+      (r) => r.approve({ remember: { toolName: "Bash" }, updatedInput: { command: "npm test --ci" } }),
+      (r) => r.deny("x", { remember: null as unknown as RememberRule }),
+    ];
+    const fields: unknown[] = [];
+    const { requests, decisions } = await run([bash("npm test")], (request) => {
+      for (const attempt of attempts) {
+        try {
+          attempt(request);
+        } catch (error) {
+          fields.push(error instanceof InvalidOptionError ? error.field : error);
+        }
+        expect(request.status).toBe("pending");
+      }
+      request.approve();
+    });
+    expect(fields).toEqual([
+      "remember",
+      "remember",
+      "remember.commandPrefix",
+      "remember.pathPrefix",
+      "remember.scope",
+      "remember",
+      "remember",
+    ]);
+    expect(requests).toHaveLength(1);
+    expect(decisions).toEqual([{ outcome: "approve" }]);
+    const question = await run(
+      [{ kind: "question", title: "Which?", toolName: "AskUserQuestion", input: {} }],
+      (request) => request.deny("x", { remember: { toolName: "AskUserQuestion" } }),
+      {
+        approvals: { question: "ask" },
+      },
+    );
+    expect(question.thrown).toHaveLength(1);
+    expect(question.thrown[0]).toMatchObject({ field: "remember" });
+  });
+
+  it("a mode switched to auto_deny mid-run wins over a remembered allow", async () => {
+    const base = askingInOrder([bash("npm test"), bash("npm test")]);
+    const driver = {
+      ...base,
+      descriptor: { ...base.descriptor, capabilities: { ...base.descriptor.capabilities, turnControl: { approvalMode: true } } },
+    };
+    await using agent = new Agent(driver);
+    const stream = agent.stream("p", { policy: { approvals: { permission: "ask" } } });
+    const events: AgentEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type !== "approval-request") continue;
+      event.request.approve({ remember: event.request.suggestions[0]! });
+      await expect(stream.setApprovalMode({ permission: "auto_deny" })).resolves.toBe(true);
+    }
+    const decisions: unknown = JSON.parse((await stream.result()).text);
+    expect(decisions).toEqual([{ outcome: "approve" }, { outcome: "deny", reason: "denied by policy" }]);
+    expect(notices(events, "approval.resolved").map((d) => [d.outcome, d.auto, d.rule])).toEqual([
+      ["approved", undefined, undefined],
+      ["denied", true, undefined],
+    ]);
+  });
+
+  it("auto modes come first: under auto_approve the host is never asked, so nothing is remembered", async () => {
+    const { requests, events } = await run([bash("npm test")], () => undefined, { approvals: { permission: "auto_approve" } });
+    expect(requests).toEqual([]);
+    expect(notices(events, "approval.remembered")).toEqual([]);
+  });
+});
