@@ -1,14 +1,17 @@
 import type { ApprovalAsk, ApprovalDecision, DriverEvent, DriverResponse, PermissionDenial } from "@adaptor/driver";
+import { OffHeapText } from "./off-heap-text.js";
 
 /** What a driver reports of a turn its signal stopped (`DriverSink.partial`), or its whole response. */
 export type DriverOutput = Partial<DriverResponse>;
 
 /**
- * The streamed text is kept as pieces of at least this many characters, each joined once from its
- * deltas: a string appended to delta by delta stays a tree of every delta (a node per append, the
- * deltas themselves held) until read whole, about 20 times the text's own size for a long turn of
- * short deltas (measured: 37 MiB for 200,000 deltas, 1.6 MB of text). Small, so that each of many
- * runs in flight holds few deltas unjoined (a run's first 1,000 deltas were 56 KiB as a tree).
+ * The streamed text is kept in pieces of at least this many characters, each joined once from its
+ * deltas and written to an {@link OffHeapText}: a string appended to delta by delta stays a tree of
+ * every delta (a node per append, the deltas themselves held) until read whole, about 20 times the
+ * text's own size for a long turn of short deltas (measured: 37 MiB for 200,000 deltas, 1.6 MB of
+ * text), and pieces kept as strings are copied and promoted by V8's collector for the whole turn.
+ * Small, so that each of many runs in flight holds few deltas unjoined (a run's first 1,000 deltas
+ * were 56 KiB as a tree).
  */
 const PIECE_CHARS = 1024;
 
@@ -21,8 +24,8 @@ const PIECE_CHARS = 1024;
  */
 export class RunRecord {
   readonly #countsResponses: boolean;
-  /** The text streamed before {@link #deltas}, in pieces of at least {@link PIECE_CHARS} characters. */
-  #pieces: string[] = [];
+  /** The text streamed before {@link #deltas}. */
+  readonly #text = new OffHeapText();
   /** The deltas streamed since the last piece, and their length. */
   #deltas: string[] = [];
   #deltaChars = 0;
@@ -36,8 +39,7 @@ export class RunRecord {
   /** The text of the run's `text-delta` events so far. */
   get text(): string {
     this.#closePiece();
-    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join("")];
-    return this.#pieces[0] ?? "";
+    return this.#text.toString();
   }
 
   /** Takes one driver event of the run. */
@@ -49,10 +51,10 @@ export class RunRecord {
     } else if (event.type === "notice" && event.kind === "model.response") this.#responses += 1;
   }
 
-  /** Joins the deltas since the last piece into one more piece (one flat string: the deltas can go). */
+  /** Joins the deltas since the last piece into one more piece of the text (the deltas can go). */
   #closePiece(): void {
     if (this.#deltas.length === 0) return;
-    this.#pieces.push(this.#deltas.join(""));
+    this.#text.append(this.#deltas.join(""));
     this.#deltas = [];
     this.#deltaChars = 0;
   }
