@@ -3,21 +3,11 @@ import { InvalidOptionError, findError } from "@adaptor/errors";
 import { MemoryThreadStore, type Lease } from "@adaptor/threadstore";
 import { Agent, ErrThreadLeaseLost, isError } from "../src/index.js";
 import { scriptedDriver } from "./scripted-driver.js";
-import { faultyStore, freeForAnotherHost, verdict } from "./support/faulty-store.js";
+import { faultyStore, freeForAnotherHost, healthyDriver, seeded, verdict } from "./support/faulty-store.js";
 
 // A custom store that answers a malformed value: the Agent's thread APIs and a turn's lease
 // renewal refuse it with an InvalidOptionError naming the method and the field, rather than
 // crashing on it later or using it; a lease grant answered malformed does not leave the key busy.
-
-function healthyDriver() {
-  return scriptedDriver(async (request) => ({ text: `ok:${request.prompt}`, checkpoint: { resumeId: request.session?.resumeId ?? "s1" } }));
-}
-
-async function seeded(): Promise<MemoryThreadStore> {
-  const inner = new MemoryThreadStore();
-  await new Agent(healthyDriver(), { threadStore: inner, owner: "h" }).thread("k").run("first");
-  return inner;
-}
 
 const summary = (page: unknown): Record<string, unknown> => ({ ...(page as { threads: object[] }).threads[0] });
 
